@@ -1,0 +1,59 @@
+/** The public catalog served at GET /v1/catalog (and by the get_catalog MCP tool). */
+
+import { type CommandSpec, type JsonSchema, type ParamSpec, paramsJsonSchema } from './command-params.ts';
+import { ALARM_EVENT_TYPES, DEVICE_COMMANDS, DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES } from './devices.ts';
+import { HOUSE_COMMANDS } from './house-commands.ts';
+import { HOUSE_STATE_JSON_SCHEMA } from './house-state.ts';
+import { METRIC_BY_NAME, METRICS } from './metrics.ts';
+import { DEFAULT_RULES } from './rules.ts';
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './webhook-events.ts';
+
+export const CATALOG_VERSION = '2026-10-18';
+
+export interface CatalogCommand {
+  name: string;
+  description: string;
+  caution?: string;
+  params: ParamSpec[];
+  params_schema: JsonSchema;
+}
+
+function catalogCommand(spec: CommandSpec): CatalogCommand {
+  const out: CatalogCommand = {
+    name: spec.name,
+    description: spec.description,
+    params: structuredClone(spec.params) as ParamSpec[],
+    params_schema: paramsJsonSchema(spec),
+  };
+  if (spec.caution) out.caution = spec.caution;
+  return out;
+}
+
+/**
+ * Builds the catalog as plain JSON-serialisable data. A new object every call, so a caller may
+ * decorate it without touching the shared definitions.
+ */
+export function buildCatalog() {
+  const commands: Record<string, CatalogCommand[]> = { house: HOUSE_COMMANDS.map(catalogCommand) };
+  for (const type of DEVICE_TYPES) {
+    const specs = DEVICE_COMMANDS[type];
+    if (specs) commands[type] = specs.map(catalogCommand);
+  }
+  return {
+    version: CATALOG_VERSION,
+    metrics: METRICS.map((m) => ({ ...m })),
+    rules: DEFAULT_RULES.map((r) => ({ ...r, unit: METRIC_BY_NAME.get(r.metric)?.unit ?? null })),
+    commands,
+    device_types: DEVICE_TYPES.map((type) => ({
+      type,
+      description: DEVICE_TYPE_DESCRIPTIONS[type],
+      // null: the type defines its own commands and any command name is accepted.
+      commands: type === 'house' || DEVICE_COMMANDS[type] ? (commands[type]?.map((c) => c.name) ?? []) : null,
+    })),
+    webhook_events: WEBHOOK_EVENTS.map((name) => ({ name, description: WEBHOOK_EVENT_DESCRIPTIONS[name] })),
+    device_alarm_events: ALARM_EVENT_TYPES.map((e) => ({ ...e })),
+    house_state_schema: structuredClone(HOUSE_STATE_JSON_SCHEMA) as JsonSchema,
+  };
+}
+
+export type Catalog = ReturnType<typeof buildCatalog>;

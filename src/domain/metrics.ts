@@ -1,0 +1,40 @@
+/**
+ * The metrics the spec names. Devices may report any metric name and the service stores all of
+ * them; these are the ones with a documented unit and meaning (and, for some, a default alert rule).
+ */
+export type Metric = {
+  readonly name: string;
+  /** The unit devices report the metric in. */
+  readonly unit: string;
+  readonly meaning: string;
+};
+
+export const METRICS: readonly Metric[] = Object.freeze([
+  { name: 'feed.bin_pct', unit: '%', meaning: 'feed left in the bin' },
+  { name: 'feed.dispensed_kg', unit: 'kg', meaning: 'feed delivered since last report' },
+  { name: 'water.tank_pct', unit: '%', meaning: 'header tank or trough level' },
+  { name: 'water.used_l', unit: 'L', meaning: 'water used since last report' },
+  { name: 'climate.temp_c', unit: '°C', meaning: 'air temperature at bird height or at the station' },
+  { name: 'climate.humidity_pct', unit: '%', meaning: 'relative humidity' },
+  { name: 'climate.nh3_ppm', unit: 'ppm', meaning: 'ammonia at bird height' },
+  { name: 'climate.co2_ppm', unit: 'ppm', meaning: 'carbon dioxide at bird height' },
+  { name: 'power.battery_pct', unit: '%', meaning: 'house battery state of charge' },
+  { name: 'power.solar_w', unit: 'W', meaning: 'solar input' },
+  { name: 'power.load_w', unit: 'W', meaning: 'total electrical load' },
+  { name: 'move.distance_m', unit: 'm', meaning: 'distance moved since last report' },
+  { name: 'birds.inside', unit: 'birds', meaning: 'birds counted inside' },
+  { name: 'body.temp_c', unit: '°C', meaning: 'body or rumen temperature' },
+  { name: 'rumination.min', unit: 'min', meaning: 'rumination minutes in the last report window' },
+  {
+    name: 'activity.index',
+    unit: 'index',
+    meaning: "activity relative to the animal's own baseline (100 = normal)",
+  },
+  { name: 'weight.kg', unit: 'kg', meaning: 'weight from a scale head, matched to the animal by EID' },
+  { name: 'water.flow_lpm', unit: 'L/min', meaning: 'flow through line or pump' },
+  { name: 'rain.mm', unit: 'mm', meaning: 'rain since last report' },
+  { name: 'wind.kph', unit: 'km/h', meaning: 'wind speed' },
+  { name: 'device.battery_pct', unit: '%', meaning: 'tracker or sensor battery' },
+]);
+
+export const METRIC_BY_NAME: ReadonlyMap<string, Metric> = new Map(METRICS.map((m) => [m.name, m]));

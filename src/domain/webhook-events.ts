@@ -1,0 +1,41 @@
+/** Event names a webhook can subscribe to, and what emits each. `*` in a webhook's events means all. */
+
+export const WEBHOOK_EVENTS = [
+  'alert.created',
+  'alert.resolved',
+  'command.queued',
+  'command.done',
+  'command.failed',
+  'event.created',
+  'device.created',
+  'animal.created',
+] as const;
+
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+
+export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, string>> = Object.freeze({
+  'alert.created':
+    'An alert opened: a device reading reached a rule’s watch or urgent line, or a device reported ' +
+    'predator.detected, safety_edge.stop or door.jammed. data is the Alert.',
+  'alert.resolved':
+    'An alert resolved: POST /v1/alerts/{id}/resolve (or the update_alert tool), or a later reading ' +
+    'crossed back past the rule’s clear value. data is the Alert.',
+  'command.queued':
+    'A command was queued for a device: POST /v1/devices/{id}/commands or the house_command tool. data is the Command.',
+  'command.done':
+    'A device reported a command done (POST /v1/device/commands/{id} with status done), or a sample-farm ' +
+    'command completed at once as a simulation. data is the Command.',
+  'command.failed':
+    'A device reported a command failed (POST /v1/device/commands/{id} with status failed). data is the Command.',
+  'event.created':
+    'A farm event was logged: POST /v1/farms/{farm}/events, the log_event tool, or an event in a device ' +
+    'report. data is the Event.',
+  'device.created':
+    'A device was added: POST /v1/farms/{farm}/devices. data is the Device (without its key).',
+  'animal.created':
+    'An animal was added: POST /v1/farms/{farm}/animals or the add_animal tool. data is the Animal.',
+});
+
+export function isWebhookEventName(value: unknown): value is WebhookEventName {
+  return typeof value === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(value);
+}
