@@ -1,0 +1,117 @@
+/**
+ * buildApp: the whole HTTP service as a Fastify instance, never listening (server start is main.ts;
+ * tests call it with inject or on an ephemeral port). Wiring is explicit: every module is registered here.
+ */
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { ErrorSchema } from './http/schemas.ts';
+import { registerValidation } from './http/validation.ts';
+import { randomToken } from './lib/secrets.ts';
+import { accountRoutes } from './modules/accounts/routes.ts';
+import { briefRoutes } from './modules/brief/routes.ts';
+import { catalogRoutes } from './modules/catalog/routes.ts';
+import { farmRoutes } from './modules/farms/routes.ts';
+import { FarmSchema } from './modules/farms/schemas.ts';
+import { keyRoutes } from './modules/keys/routes.ts';
+import { KeySchema } from './modules/keys/schemas.ts';
+import type { UsageCounter } from './modules/usage/counter.ts';
+import { usageRoutes } from './modules/usage/routes.ts';
+
+export const API_VERSION = '2026-10-18';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  database: Database;
+  usage: UsageCounter;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Response schemas shown as named components in the OpenAPI document. */
+const SHARED_SCHEMAS = [ErrorSchema, FarmSchema, KeySchema];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database, usage } = deps;
+  const db = database.db;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => `req_${randomToken(20)}`,
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  // Action endpoints take no body; tolerate clients that send `Content-Type: application/json` anyway.
+  // JSON only: any other content type is 415 unsupported_media_type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      const error = err as Error & { statusCode?: number; code?: string };
+      error.statusCode = 400;
+      error.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+      done(error, undefined);
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Farmstead API',
+        version: API_VERSION,
+        description:
+          'The farm and ranch platform: farms, animals, groups, paddocks, devices, readings, commands, alerts, tasks, events, webhooks, keys, usage, the brief and the catalog.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: rk_live_… or rk_test_…' },
+          deviceKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Device key: rd_… (device endpoints only)',
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth ?? 'api';
+    if (route.schema && auth !== 'none' && !route.schema.security) {
+      route.schema.security = [auth === 'device' ? { deviceKey: [] } : { apiKey: [] }];
+    }
+  });
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  registerAuth(app, { db, usage });
+
+  app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
+    ok: true,
+    engine: database.engine,
+    version: API_VERSION,
+  }));
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(catalogRoutes);
+  await app.register(accountRoutes, { db });
+  await app.register(keyRoutes, { db });
+  await app.register(usageRoutes, { db, usage });
+  await app.register(farmRoutes, { db });
+  await app.register(briefRoutes, { db });
+
+  return app;
+}

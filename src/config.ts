@@ -1,0 +1,106 @@
+/**
+ * The only reader of process.env. Every setting is validated here once and frozen;
+ * the rest of the code receives a Config value.
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** Address the HTTP listener binds to. */
+  host: string;
+  port: number;
+  /** Folder of the embedded SQLite database (used when databaseUrl is unset). */
+  dataDir: string;
+  /** PostgreSQL connection string; when set, PostgreSQL is the storage engine. */
+  databaseUrl: string | null;
+  /** Connections per process in the PostgreSQL pool. */
+  pgPoolSize: number;
+  logLevel: LogLevel;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** How often buffered usage counts are written, in milliseconds. */
+  usageFlushMs: number;
+  /** Allow webhook URLs on loopback, private and link-local addresses (self-hosted farm LANs). */
+  webhookAllowPrivate: boolean;
+  /** Run the webhook delivery worker inside the server process. */
+  webhookWorkerInProcess: boolean;
+  /** Retry delays of webhook deliveries after the first attempt, in milliseconds. */
+  webhookRetryScheduleMs: readonly number[];
+  /** How long a webhook receiver has to answer, in milliseconds. */
+  webhookTimeoutMs: number;
+  /** Raw readings older than this many days are removed in the background; null keeps them forever. */
+  readingsRetentionDays: number | null;
+  /** Default expiry of device commands, in seconds. */
+  commandExpirySeconds: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${raw}"`);
+}
+
+/** Standard Webhooks' schedule after the first, immediate attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [
+  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
+];
+
+function schedule(env: Env, name: string): readonly number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS;
+  const parts = raw.split(',').map((p) => Number(p.trim()));
+  if (parts.length === 0 || parts.some((n) => !Number.isInteger(n) || n < 0)) {
+    throw new ConfigError(`${name} must be a comma-separated list of millisecond delays, got "${raw}"`);
+  }
+  return parts;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const retention = env.FARMSTEAD_READINGS_RETENTION_DAYS;
+  return Object.freeze({
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.FARMSTEAD_DATA || './data'),
+    databaseUrl,
+    pgPoolSize: int(env, 'FARMSTEAD_PG_POOL_SIZE', 10, 1, 1000),
+    logLevel,
+    bodyLimitBytes: int(env, 'FARMSTEAD_BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    usageFlushMs: int(env, 'FARMSTEAD_USAGE_FLUSH_MS', 2_000, 10, 3_600_000),
+    webhookAllowPrivate: bool(env, 'FARMSTEAD_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookWorkerInProcess: bool(env, 'FARMSTEAD_WEBHOOK_WORKER', true),
+    webhookRetryScheduleMs: schedule(env, 'FARMSTEAD_WEBHOOK_RETRY_SCHEDULE_MS'),
+    webhookTimeoutMs: int(env, 'FARMSTEAD_WEBHOOK_TIMEOUT_MS', 5_000, 100, 60_000),
+    readingsRetentionDays:
+      retention === undefined || retention === ''
+        ? null
+        : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
+    commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
+  });
+}

@@ -1,0 +1,59 @@
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  mode: 'live' | 'test';
+  prefix: string;
+  key_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface FarmsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  mode: 'live' | 'test';
+  timezone: string;
+  lat: number | null;
+  lon: number | null;
+  acres: number | null;
+  sample: Generated<number>;
+  /** JSON text. */
+  settings: string;
+  created_at: number;
+}
+
+export interface UsageCountsTable {
+  account_id: string;
+  day: string;
+  surface: string;
+  count: number;
+}
+
+export interface OutboxTable {
+  id: string;
+  farm_id: string;
+  type: string;
+  /** JSON text of the event's data object. */
+  data: string;
+  created_at: number;
+  dispatched_at: number | null;
+}
+
+export interface FoundationTables {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  farms: FarmsTable;
+  usage_counts: UsageCountsTable;
+  outbox: OutboxTable;
+}

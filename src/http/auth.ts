@@ -1,0 +1,160 @@
+/**
+ * Authentication, decided per route by `config.auth`:
+ *  - 'api' (default): an API key `rk_live_…` / `rk_test_…`;
+ *  - 'device': a device key `rd_…` (device endpoints only);
+ *  - 'none': public (catalog, health, OpenAPI).
+ * Keys are looked up by their SHA-256 hash on every request (no cache), so a revoked key stops working
+ * at once in every process.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/schema.ts';
+import { hashSecret, type KeyMode } from '../lib/secrets.ts';
+import { MINUTE_MS } from '../lib/time.ts';
+import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
+import { AppError } from './errors.ts';
+
+export type AuthKind = 'api' | 'device' | 'none';
+
+export interface ApiCaller {
+  kind: 'api';
+  accountId: string;
+  keyId: string;
+  keyName: string;
+  mode: KeyMode;
+  prefix: string;
+}
+
+export interface DeviceCaller {
+  kind: 'device';
+  deviceId: string;
+  farmId: string;
+  accountId: string;
+  mode: KeyMode;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthKind;
+    /** Usage surface this route counts under (default 'api', device routes 'ingest'). */
+    surface?: Surface;
+  }
+  interface FastifyRequest {
+    caller: ApiCaller | DeviceCaller | null;
+  }
+}
+
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+function unauthorized(message: string): AppError {
+  return new AppError('unauthorized', message);
+}
+
+/** Touches last_used_at at most once a minute per key and process, so reads do not become writes. */
+class LastUsedTracker {
+  private readonly touched = new Map<string, number>();
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+  async touch(
+    keyId: string,
+    lastUsedAt: number | null,
+    now: number,
+    log: FastifyRequest['log'],
+  ): Promise<void> {
+    const last = Math.max(this.touched.get(keyId) ?? 0, lastUsedAt ?? 0);
+    if (now - last < MINUTE_MS) return;
+    this.touched.set(keyId, now);
+    try {
+      await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
+    } catch (err) {
+      log.warn({ err }, 'could not record key use');
+    }
+  }
+}
+
+export async function authenticateApiKey(
+  db: Db,
+  token: string | null,
+): Promise<Omit<ApiCaller, 'kind'> & { lastUsedAt: number | null }> {
+  if (!token) {
+    throw unauthorized('Send your API key in the header "Authorization: Bearer rk_live_…" (or rk_test_…).');
+  }
+  if (token.startsWith('rd_')) {
+    throw unauthorized('This is a device key; it can only call the device endpoints. Use an API key (rk_…).');
+  }
+  if (!/^rk_(live|test)_[0-9A-Za-z]+$/.test(token)) {
+    throw unauthorized('That is not an API key: API keys start with rk_live_ or rk_test_.');
+  }
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at'])
+    .where('key_hash', '=', hashSecret(token))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw unauthorized('This API key is not valid: it is unknown or has been revoked.');
+  return {
+    accountId: row.account_id,
+    keyId: row.id,
+    keyName: row.name,
+    mode: row.mode,
+    prefix: row.prefix,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/** Looks up a device key; installed by the devices module so auth stays in one place. */
+export type DeviceAuthenticator = (db: Db, token: string) => Promise<Omit<DeviceCaller, 'kind'> | null>;
+
+export function registerAuth(
+  app: FastifyInstance,
+  deps: { db: Db; usage: UsageCounter; deviceAuthenticator?: DeviceAuthenticator },
+): void {
+  const lastUsed = new LastUsedTracker(deps.db);
+  app.decorateRequest('caller', null);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // Unmatched routes fall to the 404 handler, which needs no key.
+    if (!request.routeOptions.url) return;
+    const auth = request.routeOptions.config.auth ?? 'api';
+    if (auth === 'none') return;
+    reply.header('www-authenticate', 'Bearer');
+    const token = bearerToken(request.headers.authorization);
+    const now = Date.now();
+    if (auth === 'device') {
+      if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
+      if (!token.startsWith('rd_')) {
+        throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
+      }
+      const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
+      if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
+      request.caller = { kind: 'device', ...device };
+      request.log = request.log.child({ device: device.deviceId });
+      deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', now);
+      return;
+    }
+    const { lastUsedAt, ...caller } = await authenticateApiKey(deps.db, token);
+    request.caller = { kind: 'api', ...caller };
+    request.log = request.log.child({ key: caller.prefix });
+    await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
+    deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
+  });
+}
+
+/** The API caller of a route registered with auth 'api'. */
+export function apiCaller(request: FastifyRequest): ApiCaller {
+  const caller = request.caller;
+  if (caller?.kind !== 'api') throw unauthorized('An API key is required.');
+  return caller;
+}
+
+/** The device caller of a route registered with auth 'device'. */
+export function deviceCaller(request: FastifyRequest): DeviceCaller {
+  const caller = request.caller;
+  if (caller?.kind !== 'device') throw unauthorized('A device key is required.');
+  return caller;
+}

@@ -1,0 +1,143 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/** Stable error codes; clients may branch on them. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error type. `param` names the offending input field when there is one. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { param?: string; status?: number } = {}) {
+    super(message);
+    this.code = code;
+    this.status = options.status ?? ERROR_STATUS[code];
+    this.param = options.param;
+  }
+}
+
+export const invalid = (param: string, message: string): AppError =>
+  new AppError('invalid_request', message, { param });
+
+/** Anything missing, in another account or in the other mode: the same answer, so existence never leaks. */
+export const notFound = (what: string, id: string): AppError =>
+  new AppError('not_found', `No ${what} with id "${id}".`);
+
+export const conflict = (message: string, param?: string): AppError =>
+  new AppError('conflict', message, param ? { param } : {});
+
+export interface ErrorBody {
+  error: { code: string; message: string; param?: string };
+}
+
+export function errorBody(err: AppError): ErrorBody {
+  return { error: { code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) } };
+}
+
+/** Ajv's instancePath (`/readings/17/value`) as the dotted path users write (`readings[17].value`). */
+function pathToParam(instancePath: string, missing?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (missing) parts.push(missing);
+  let out = '';
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  return out;
+}
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function validationToAppError(err: FastifyError): AppError {
+  const issue = (err.validation?.[0] as AjvIssue | undefined) ?? undefined;
+  const context = err.validationContext ?? 'body';
+  if (!issue) return new AppError('invalid_request', err.message);
+  const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
+  const extra =
+    issue.keyword === 'additionalProperties' ? String(issue.params.additionalProperty) : undefined;
+  const param = pathToParam(issue.instancePath, missing ?? extra) || context;
+  let message: string;
+  switch (issue.keyword) {
+    case 'required':
+      message = `${param} is required.`;
+      break;
+    case 'additionalProperties':
+      message = `${param} is not a known field${context === 'querystring' ? ' (query parameter)' : ''}.`;
+      break;
+    case 'enum':
+      message = `${param} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}.`;
+      break;
+    case 'type':
+      message = `${param} must be ${issue.params.type === 'integer' ? 'a whole number' : `of type ${String(issue.params.type)}`}.`;
+      break;
+    case 'format':
+      message = `${param} must be a valid ${issue.params.format === 'date-time' ? 'ISO 8601 date-time' : String(issue.params.format)}.`;
+      break;
+    default:
+      message = `${param} ${issue.message ?? 'is invalid'}.`;
+  }
+  return new AppError('invalid_request', message, { param });
+}
+
+/** Fastify's own client errors (bad JSON, wrong content type, body too large) mapped to our codes. */
+function fastifyToAppError(err: FastifyError): AppError | null {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', `The request body is not valid JSON: ${err.message}`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than this service accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('unsupported_media_type', 'Send the request body as application/json.');
+    default:
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        return new AppError(err.statusCode === 404 ? 'not_found' : 'invalid_request', err.message, {
+          status: err.statusCode,
+        });
+      }
+      return null;
+  }
+}
+
+/** Turns every failure into `{ error: { code, message } }`; unknown failures become a logged 500 without internals. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    let appError: AppError;
+    if (err instanceof AppError) appError = err;
+    else if (err.validation) appError = validationToAppError(err);
+    else {
+      const mapped = fastifyToAppError(err);
+      if (mapped) appError = mapped;
+      else {
+        request.log.error({ err }, 'unhandled error');
+        appError = new AppError('internal_error', 'Something went wrong on our side; it has been logged.');
+      }
+    }
+    if (appError.status >= 500 && err instanceof AppError) request.log.error({ err }, appError.message);
+    reply.status(appError.status).send(errorBody(appError));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .status(404)
+      .send(errorBody(new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
+  });
+}

@@ -1,0 +1,40 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters of base62 from a CSPRNG (rejection sampling keeps it unbiased); 32 characters ≈ 190 bits. */
+export function randomToken(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Secrets are random and long, so a fast one-way hash is the right store: a slow password hash would
+ * only cost latency on every request without adding safety to 190-bit tokens.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export type KeyMode = 'live' | 'test';
+
+export function newApiKey(mode: KeyMode): { key: string; prefix: string; hash: string } {
+  const key = `rk_${mode}_${randomToken(32)}`;
+  return { key, prefix: key.slice(0, 12), hash: hashSecret(key) };
+}
+
+export function newDeviceKey(): { key: string; prefix: string; hash: string } {
+  const key = `rd_${randomToken(32)}`;
+  return { key, prefix: key.slice(0, 7), hash: hashSecret(key) };
+}
+
+/** Webhook signing secrets: 32 bytes (256 bits), shown once. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}

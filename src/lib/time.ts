@@ -1,0 +1,19 @@
+/** Times are stored as integer milliseconds since the epoch and shown as ISO 8601 UTC with milliseconds. */
+export function toIso(ms: number): string;
+export function toIso(ms: number | null | undefined): string | null;
+export function toIso(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO 8601 date or date-time; returns epoch ms, or null when the text is not a valid one. */
+export function parseIso(text: string): number | null {
+  if (!ISO_8601.test(text)) return null;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;

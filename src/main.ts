@@ -1,0 +1,112 @@
+/**
+ * Entry point. `serve` (default) runs the service; `accounts create --name NAME [--json]` creates an
+ * account with its sample farm and prints its keys.
+ */
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { bootstrapFirstAccount, createAccount, type NewAccount } from './modules/accounts/service.ts';
+import { UsageCounter } from './modules/usage/counter.ts';
+
+function printFirstAccount(account: NewAccount, port: number, host: string): void {
+  const line = '='.repeat(72);
+  process.stdout.write(
+    [
+      '',
+      line,
+      ' Farmstead: first start. An account was created with a sample farm.',
+      ' These keys are shown ONCE; store them now (only their hashes are kept).',
+      '',
+      `   account        ${account.account_id}`,
+      `   live key       ${account.live_key}`,
+      `   test key       ${account.test_key}   (works on the sample farm)`,
+      `   sample farm    ${account.sample_farm_id}`,
+      '',
+      ` Try: curl -H "Authorization: Bearer ${account.test_key}" http://${host}:${port}/v1/farms`,
+      line,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  const usage = new UsageCounter(database.db, config.usageFlushMs);
+  const app = await buildApp({ config, database, usage });
+
+  const first = await bootstrapFirstAccount(database);
+  await app.listen({ host: config.host, port: config.port });
+  if (first) printFirstAccount(first, config.port, config.host);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    try {
+      await app.close();
+      await usage.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function accounts(args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  if (action !== 'create') throw new UsageError('usage: cli accounts create --name NAME [--json]');
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (!values.name) throw new UsageError('accounts create needs --name NAME');
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  try {
+    const account = await createAccount(database.db, { name: values.name });
+    const out = {
+      account_id: account.account_id,
+      live_key: account.live_key,
+      test_key: account.test_key,
+      sample_farm_id: account.sample_farm_id,
+    };
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(out)}\n`
+        : `account ${out.account_id}\nlive key ${out.live_key}\ntest key ${out.test_key}\nsample farm ${out.sample_farm_id}\n`,
+    );
+  } finally {
+    await database.close();
+  }
+}
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve();
+    case 'accounts':
+      return accounts(rest);
+    default:
+      throw new UsageError(`unknown command "${command}"; commands: serve, accounts create`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError || err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

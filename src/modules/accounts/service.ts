@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.ts';
+import type { Db } from '../../db/schema.ts';
+import { notFound } from '../../http/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { toIso } from '../../lib/time.ts';
+import { createKey } from '../keys/service.ts';
+import { createSampleFarm } from '../sample/service.ts';
+
+export interface NewAccount {
+  account_id: string;
+  name: string;
+  live_key: string;
+  test_key: string;
+  sample_farm_id: string;
+}
+
+/**
+ * Creates an account with one live key, one test key and its own sample farm (test mode), all in one
+ * transaction, so an account never exists half-made.
+ */
+export async function createAccount(db: Db, input: { name: string }): Promise<NewAccount> {
+  const run = async (trx: Db): Promise<NewAccount> => {
+    const now = Date.now();
+    const accountId = newId('account', now);
+    await trx.insertInto('accounts').values({ id: accountId, name: input.name, created_at: now }).execute();
+    const live = await createKey(trx, accountId, { name: 'Default live key', mode: 'live' }, now);
+    const test = await createKey(trx, accountId, { name: 'Default test key', mode: 'test' }, now);
+    const farm = await createSampleFarm(trx, { accountId, mode: 'test' });
+    return {
+      account_id: accountId,
+      name: input.name,
+      live_key: live.key,
+      test_key: test.key,
+      sample_farm_id: farm.id,
+    };
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/**
+ * On an empty database, creates the first account and returns it (so the server can print its keys
+ * once); returns null when any account exists. On PostgreSQL an advisory lock makes several processes
+ * starting together create exactly one.
+ */
+export async function bootstrapFirstAccount(database: Database): Promise<NewAccount | null> {
+  return database.db.transaction().execute(async (trx) => {
+    if (database.engine === 'postgres') await sql`select pg_advisory_xact_lock(727001)`.execute(trx);
+    const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+    if (any) return null;
+    return createAccount(trx, { name: 'My farm account' });
+  });
+}
+
+export async function getMe(
+  db: Db,
+  caller: { accountId: string; keyId: string; keyName: string; mode: string; prefix: string },
+) {
+  const account = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('id', '=', caller.accountId)
+    .executeTakeFirst();
+  if (!account) throw notFound('account', caller.accountId);
+  return {
+    account: { id: account.id, name: account.name, created_at: toIso(account.created_at) },
+    key: { id: caller.keyId, name: caller.keyName, mode: caller.mode, prefix: caller.prefix },
+    mode: caller.mode,
+  };
+}

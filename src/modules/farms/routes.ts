@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { parsePage } from '../../http/pagination.ts';
+import { DeletedSchema, errorResponses, FarmParams, ListOf, PageQuery } from '../../http/schemas.ts';
+import { CreateFarmBody, UpdateFarmBody } from './schemas.ts';
+import { createFarm, deleteFarm, getFarm, listFarms, updateFarm } from './service.ts';
+
+export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Farms'];
+  const FarmRef = Type.Ref('Farm');
+
+  app.get(
+    '/v1/farms',
+    {
+      schema: {
+        tags,
+        summary: 'List the farms this key can see (its account, its mode)',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: ListOf(FarmRef), ...errorResponses },
+      },
+    },
+    async (request) => listFarms(db, apiCaller(request), parsePage(request.query)),
+  );
+
+  app.post(
+    '/v1/farms',
+    {
+      schema: {
+        tags,
+        summary: "Create a farm in the key's mode",
+        body: CreateFarmBody,
+        response: { 201: FarmRef, ...errorResponses },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createFarm(db, apiCaller(request), request.body)),
+  );
+
+  app.get(
+    '/v1/farms/:farm',
+    {
+      schema: {
+        tags,
+        summary: 'Get a farm',
+        params: FarmParams,
+        response: { 200: FarmRef, ...errorResponses },
+      },
+    },
+    async (request) => getFarm(db, apiCaller(request), request.params.farm),
+  );
+
+  app.patch(
+    '/v1/farms/:farm',
+    {
+      schema: {
+        tags,
+        summary: 'Update a farm (any fields, including settings.rules)',
+        params: FarmParams,
+        body: UpdateFarmBody,
+        response: { 200: FarmRef, ...errorResponses },
+      },
+    },
+    async (request) => updateFarm(db, apiCaller(request), request.params.farm, request.body),
+  );
+
+  app.delete(
+    '/v1/farms/:farm',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a farm and everything in it',
+        params: FarmParams,
+        response: { 200: DeletedSchema, ...errorResponses },
+      },
+    },
+    async (request) => deleteFarm(db, apiCaller(request), request.params.farm),
+  );
+};

@@ -1,0 +1,76 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable } from '../../http/schemas.ts';
+
+const Rules = Type.Record(
+  Type.String(),
+  Type.Object(
+    {
+      watch: Type.Optional(Type.Number()),
+      urgent: Type.Optional(Nullable(Type.Number())),
+      clear: Type.Optional(Type.Number()),
+    },
+    { additionalProperties: false },
+  ),
+  { description: 'Alert threshold overrides keyed by rule name (see GET /v1/catalog for the rules).' },
+);
+
+export const FarmSettings = Type.Object(
+  { rules: Type.Optional(Rules) },
+  {
+    additionalProperties: true,
+    description:
+      '`rules` overrides alert thresholds; other members are kept as given. PATCH merges members one level deep; a member set to null is removed.',
+  },
+);
+
+export const FarmSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    timezone: Type.String({ description: 'IANA time zone, e.g. America/Chicago.' }),
+    lat: Nullable(Type.Number()),
+    lon: Nullable(Type.Number()),
+    acres: Nullable(Type.Number()),
+    sample: Type.Boolean(),
+    settings: Type.Record(Type.String(), Type.Unknown()),
+    created_at: DateTime(),
+  },
+  { $id: 'Farm', title: 'Farm' },
+);
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  timezone: Type.String({ minLength: 1, description: 'IANA time zone (default UTC).' }),
+  lat: Nullable(Type.Number({ minimum: -90, maximum: 90 })),
+  lon: Nullable(Type.Number({ minimum: -180, maximum: 180 })),
+  acres: Nullable(Type.Number({ minimum: 0 })),
+};
+
+export const CreateFarmBody = Type.Object(
+  {
+    name: fields.name,
+    timezone: Type.Optional(fields.timezone),
+    lat: Type.Optional(fields.lat),
+    lon: Type.Optional(fields.lon),
+    acres: Type.Optional(fields.acres),
+    settings: Type.Optional(FarmSettings),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateFarmBody = Type.Object(
+  {
+    name: Type.Optional(fields.name),
+    timezone: Type.Optional(fields.timezone),
+    lat: Type.Optional(fields.lat),
+    lon: Type.Optional(fields.lon),
+    acres: Type.Optional(fields.acres),
+    settings: Type.Optional(Nullable(FarmSettings)),
+  },
+  { additionalProperties: false },
+);
+
+export type Farm = Static<typeof FarmSchema>;
+export type CreateFarmInput = Static<typeof CreateFarmBody>;
+export type UpdateFarmInput = Static<typeof UpdateFarmBody>;

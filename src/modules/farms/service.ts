@@ -1,0 +1,140 @@
+import type { Db } from '../../db/schema.ts';
+import { validateRuleOverrides } from '../../domain/rules.ts';
+import { AppError, conflict, invalid } from '../../http/errors.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { requireFarm, type Scope } from './access.ts';
+import { toFarm } from './repository.ts';
+import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
+
+export function isValidTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkTimezone(tz: string): string {
+  if (!isValidTimezone(tz)) {
+    throw invalid(
+      'timezone',
+      `timezone "${tz}" is not an IANA time zone (for example America/Chicago or UTC).`,
+    );
+  }
+  return tz;
+}
+
+/** Validates `settings` as a whole: `rules` must be valid overrides; other members are kept as given. */
+export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  if (settings.rules !== undefined && settings.rules !== null) {
+    const result = validateRuleOverrides(settings.rules);
+    if (!result.ok) throw invalid(result.param, result.message);
+    return { ...settings, rules: result.value };
+  }
+  const { rules: _dropped, ...rest } = settings;
+  return rest;
+}
+
+export async function listFarms(db: Db, scope: Scope, page: PageRequest): Promise<Page<Farm>> {
+  const rows = await db
+    .selectFrom('farms')
+    .selectAll()
+    .where('account_id', '=', scope.accountId)
+    .where('mode', '=', scope.mode)
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toFarm);
+}
+
+export async function getFarm(db: Db, scope: Scope, farmId: string): Promise<Farm> {
+  return toFarm(await requireFarm(db, scope, farmId));
+}
+
+/** Creates a farm in the scope's mode. `sample` marks an account's sample farm (test mode only). */
+export async function createFarm(
+  db: Db,
+  scope: Scope,
+  input: CreateFarmInput,
+  options: { sample?: boolean; now?: number } = {},
+): Promise<Farm> {
+  const now = options.now ?? Date.now();
+  const settings = checkSettings(input.settings ?? {});
+  const row = {
+    id: newId('farm', now),
+    account_id: scope.accountId,
+    name: input.name,
+    mode: scope.mode,
+    timezone: checkTimezone(input.timezone ?? 'UTC'),
+    lat: input.lat ?? null,
+    lon: input.lon ?? null,
+    acres: input.acres ?? null,
+    sample: options.sample ? 1 : 0,
+    settings: JSON.stringify(settings),
+    created_at: now,
+  };
+  await db.insertInto('farms').values(row).execute();
+  return toFarm(row);
+}
+
+export async function updateFarm(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: UpdateFarmInput,
+): Promise<Farm> {
+  const farm = await requireFarm(db, scope, farmId);
+  const patch: Partial<{
+    name: string;
+    timezone: string;
+    lat: number | null;
+    lon: number | null;
+    acres: number | null;
+    settings: string;
+  }> = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.timezone !== undefined) patch.timezone = checkTimezone(input.timezone);
+  if (input.lat !== undefined) patch.lat = input.lat;
+  if (input.lon !== undefined) patch.lon = input.lon;
+  if (input.acres !== undefined) patch.acres = input.acres;
+  if (input.settings !== undefined) {
+    // Members merge one level deep; null removes a member; `settings: null` clears everything.
+    const merged: Record<string, unknown> =
+      input.settings === null ? {} : { ...parseJson<Record<string, unknown>>(farm.settings, {}) };
+    if (input.settings !== null) {
+      for (const [key, value] of Object.entries(input.settings)) {
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+    }
+    if (!isPlainObject(merged)) throw invalid('settings', 'settings must be an object.');
+    patch.settings = JSON.stringify(checkSettings(merged));
+  }
+  if (Object.keys(patch).length > 0) {
+    await db.updateTable('farms').set(patch).where('id', '=', farm.id).execute();
+  }
+  return toFarm({ ...farm, ...patch });
+}
+
+/**
+ * Deletes the farm and everything in it (every farm-owned table cascades on farm_id). The sample farm
+ * is refused: it is reset, not deleted, so a test key always has a farm to work on.
+ */
+export async function deleteFarm(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+): Promise<{ id: string; deleted: true }> {
+  const farm = await requireFarm(db, scope, farmId);
+  if (farm.sample === 1) {
+    throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
+  }
+  const result = await db.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
+  if (Number(result.numDeletedRows) !== 1) throw new AppError('not_found', `No farm with id "${farmId}".`);
+  return { id: farm.id, deleted: true };
+}

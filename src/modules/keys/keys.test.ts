@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
+
+forEachEngine('auth and API keys', (t) => {
+  test('a request without a key is 401 unauthorized with WWW-Authenticate', async () => {
+    const res = await t().request('GET', '/v1/farms');
+    expectError(res, 401, 'unauthorized');
+    assert.equal(res.headers['www-authenticate'], 'Bearer');
+  });
+
+  test('a malformed key, an unknown key and a device-shaped key are each 401', async () => {
+    expectError(
+      await t().request('GET', '/v1/farms', { headers: { authorization: 'Basic abc' } }),
+      401,
+      'unauthorized',
+    );
+    expectError(await t().request('GET', '/v1/farms', { key: 'sk_live_nothing' }), 401, 'unauthorized');
+    expectError(
+      await t().request('GET', '/v1/farms', { key: `rk_live_${'x'.repeat(32)}` }),
+      401,
+      'unauthorized',
+    );
+    const device = expectError(
+      await t().request('GET', '/v1/farms', { key: `rd_${'x'.repeat(32)}` }),
+      401,
+      'unauthorized',
+    );
+    assert.match(device.message, /device key/);
+  });
+
+  test('keys are rk_live_/rk_test_ with 32 random characters and are stored only hashed', async () => {
+    const acct = await t().account();
+    assert.match(acct.live_key, /^rk_live_[0-9A-Za-z]{32}$/);
+    assert.match(acct.test_key, /^rk_test_[0-9A-Za-z]{32}$/);
+    const rows = await t()
+      .database.db.selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', acct.account_id)
+      .execute();
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.ok(!JSON.stringify(row).includes(acct.live_key.slice(12)), 'full key must not be stored');
+      assert.match(row.key_hash, /^[0-9a-f]{64}$/);
+    }
+  });
+
+  test('POST /v1/keys returns the full key once; GET /v1/keys shows prefix and last_used_at, never the key', async () => {
+    const acct = await t().account();
+    const created = await t().request('POST', '/v1/keys', {
+      key: acct.live_key,
+      body: { name: 'barn tablet' },
+    });
+    assert.equal(created.status, 201);
+    assert.equal(created.body.mode, 'live', 'mode defaults to the calling key’s mode');
+    assert.match(created.body.key, /^rk_live_/);
+    assert.equal(created.body.prefix, created.body.key.slice(0, 12));
+    // The new key works.
+    const me = await t().request('GET', '/v1/me', { key: created.body.key });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.key.name, 'barn tablet');
+    const list = await t().request('GET', '/v1/keys', { key: acct.live_key });
+    assert.equal(list.status, 200);
+    assert.equal(list.body.data.length, 3);
+    for (const k of list.body.data) {
+      assert.equal(k.key, undefined);
+      assert.equal(typeof k.prefix, 'string');
+      assert.ok('last_used_at' in k);
+    }
+    const listed = list.body.data.find((k: any) => k.id === created.body.id);
+    assert.notEqual(listed.last_used_at, null, 'the new key was just used');
+  });
+
+  test('POST /v1/keys with a test key makes a test key; mode can be chosen; bad mode is 400', async () => {
+    const acct = await t().account();
+    const fromTest = await t().request('POST', '/v1/keys', { key: acct.test_key });
+    assert.equal(fromTest.status, 201);
+    assert.equal(fromTest.body.mode, 'test');
+    assert.match(fromTest.body.key, /^rk_test_/);
+    const chosen = await t().request('POST', '/v1/keys', { key: acct.live_key, body: { mode: 'test' } });
+    assert.equal(chosen.body.mode, 'test');
+    const bad = expectError(
+      await t().request('POST', '/v1/keys', { key: acct.live_key, body: { mode: 'prod' } }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(bad.param, 'mode');
+    const unknown = expectError(
+      await t().request('POST', '/v1/keys', { key: acct.live_key, body: { nmae: 'x' } }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(unknown.param, 'nmae');
+  });
+
+  test('a revoked key stops working at once', async () => {
+    const acct = await t().account();
+    const extra = await t().request('POST', '/v1/keys', { key: acct.live_key });
+    const revoked = await t().request('DELETE', `/v1/keys/${extra.body.id}`, { key: acct.live_key });
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.deleted, true);
+    expectError(await t().request('GET', '/v1/me', { key: extra.body.key }), 401, 'unauthorized');
+    const list = await t().request('GET', '/v1/keys', { key: acct.live_key });
+    assert.ok(!list.body.data.some((k: any) => k.id === extra.body.id));
+    expectError(
+      await t().request('DELETE', `/v1/keys/${extra.body.id}`, { key: acct.live_key }),
+      404,
+      'not_found',
+    );
+  });
+
+  test("the account's last live key cannot be revoked (409); with another live key it can", async () => {
+    const acct = await t().account();
+    const keys = await t().request('GET', '/v1/keys', { key: acct.live_key });
+    const live = keys.body.data.find((k: any) => k.mode === 'live');
+    const refused = expectError(
+      await t().request('DELETE', `/v1/keys/${live.id}`, { key: acct.live_key }),
+      409,
+      'conflict',
+    );
+    assert.match(refused.message, /last live key/);
+    const second = await t().request('POST', '/v1/keys', { key: acct.live_key });
+    assert.equal((await t().request('DELETE', `/v1/keys/${live.id}`, { key: second.body.key })).status, 200);
+    expectError(await t().request('GET', '/v1/me', { key: acct.live_key }), 401, 'unauthorized');
+  });
+
+  test("another account's key id is 404 not_found", async () => {
+    const a = await t().account();
+    const b = await t().account();
+    const bKeys = await t().request('GET', '/v1/keys', { key: b.live_key });
+    const res = await t().request('DELETE', `/v1/keys/${bKeys.body.data[0].id}`, { key: a.live_key });
+    expectError(res, 404, 'not_found');
+  });
+
+  test('GET /v1/me names the account and the calling key', async () => {
+    const acct = await t().account('Hillside Ranch');
+    const res = await t().request('GET', '/v1/me', { key: acct.test_key });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.account.id, acct.account_id);
+    assert.equal(res.body.account.name, 'Hillside Ranch');
+    assert.equal(res.body.key.mode, 'test');
+    assert.equal(res.body.key.prefix, acct.test_key.slice(0, 12));
+    assert.ok(typeof res.headers['request-id'] === 'string' && res.headers['request-id'].startsWith('req_'));
+  });
+
+  test('usage counts move with authenticated calls, by day and surface', async () => {
+    const acct = await t().account();
+    for (let i = 0; i < 3; i++) await t().request('GET', '/v1/farms', { key: acct.live_key });
+    const first = await t().request('GET', '/v1/usage', { key: acct.live_key });
+    assert.equal(first.status, 200);
+    const today = new Date().toISOString().slice(0, 10);
+    const day = first.body.days.find((d: any) => d.day === today);
+    assert.equal(day.api, 4, 'three list calls plus this usage call');
+    await t().request('GET', '/v1/me', { key: acct.test_key });
+    const second = await t().request('GET', '/v1/usage', { key: acct.live_key });
+    assert.equal(second.body.totals.api, 6);
+    assert.equal(second.body.totals.ingest, 0);
+    // Unauthenticated calls are not counted.
+    await t().request('GET', '/v1/farms');
+    const third = await t().request('GET', '/v1/usage', { key: acct.live_key });
+    assert.equal(third.body.totals.api, 7);
+  });
+});

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { parsePage } from '../../http/pagination.ts';
+import { DateTime, errorResponses, IdParams, ListOf, PageQuery } from '../../http/schemas.ts';
+import { CreateKeyBody } from './schemas.ts';
+import { createKey, listKeys, revokeKey } from './service.ts';
+
+export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Account'];
+  app.get(
+    '/v1/keys',
+    {
+      schema: {
+        tags,
+        summary: "List the account's active API keys (prefix and last use; never the full key)",
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: ListOf(Type.Ref('Key')), ...errorResponses },
+      },
+    },
+    async (request) => listKeys(db, apiCaller(request).accountId, parsePage(request.query)),
+  );
+  app.post(
+    '/v1/keys',
+    {
+      schema: {
+        tags,
+        summary: 'Create an API key; the full key is returned only in this response',
+        body: CreateKeyBody,
+        response: { 201: Type.Ref('Key'), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = apiCaller(request);
+      const body = request.body ?? {};
+      const key = await createKey(db, caller.accountId, { name: body.name, mode: body.mode ?? caller.mode });
+      return reply.status(201).send(key);
+    },
+  );
+  app.delete(
+    '/v1/keys/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an API key (effective at once)',
+        params: IdParams,
+        response: {
+          200: Type.Object({ id: Type.String(), deleted: Type.Boolean(), revoked_at: DateTime() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => revokeKey(db, apiCaller(request).accountId, request.params.id),
+  );
+};

@@ -1,0 +1,65 @@
+/**
+ * Counts authenticated calls by account, day (UTC) and surface without a write per request: counts
+ * gather in memory and are added to the database in one batch every few seconds (and on shutdown).
+ * The write is an additive upsert, so several processes sharing one PostgreSQL stay exact.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/schema.ts';
+
+export type Surface = 'api' | 'ingest' | 'mcp';
+export const SURFACES: readonly Surface[] = ['api', 'ingest', 'mcp'];
+
+export class UsageCounter {
+  private pending = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly db: Db;
+
+  constructor(db: Db, flushEveryMs: number) {
+    this.db = db;
+    this.timer = setInterval(() => void this.flush().catch(() => {}), flushEveryMs);
+    this.timer.unref();
+  }
+
+  count(accountId: string, surface: Surface, at: number = Date.now()): void {
+    const key = `${accountId}|${new Date(at).toISOString().slice(0, 10)}|${surface}`;
+    this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+  }
+
+  /** Writes what has gathered; concurrent callers wait for the same write. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write());
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    const rows = [...batch].map(([key, count]) => {
+      const [account_id, day, surface] = key.split('|') as [string, string, string];
+      return { account_id, day, surface, count };
+    });
+    try {
+      await this.db
+        .insertInto('usage_counts')
+        .values(rows)
+        .onConflict((oc) =>
+          oc
+            .columns(['account_id', 'day', 'surface'])
+            .doUpdateSet({ count: sql<number>`usage_counts.count + excluded.count` }),
+        )
+        .execute();
+    } catch (err) {
+      // Put the counts back so a passing failure loses nothing.
+      for (const [key, count] of batch) this.pending.set(key, (this.pending.get(key) ?? 0) + count);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+}

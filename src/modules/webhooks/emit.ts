@@ -1,0 +1,39 @@
+/**
+ * The internal emitter. Every change that produces a webhook event calls `emitEvent` with the same
+ * transaction that makes the change, so the event is stored (in the outbox) exactly when the change
+ * commits; the delivery worker sends it later. Nothing is lost if the process dies in between.
+ */
+
+import type { Db } from '../../db/schema.ts';
+import type { WebhookEventName } from '../../domain/webhook-events.ts';
+import { newId } from '../../lib/ids.ts';
+
+export interface EmittedEvent {
+  id: string;
+  type: WebhookEventName;
+  farm_id: string;
+  created_at: number;
+  data: Record<string, unknown>;
+}
+
+export async function emitEvent(
+  db: Db,
+  farmId: string,
+  type: WebhookEventName,
+  data: Record<string, unknown>,
+  now: number = Date.now(),
+): Promise<EmittedEvent> {
+  const event = { id: newId('outbox', now), type, farm_id: farmId, created_at: now, data };
+  await db
+    .insertInto('outbox')
+    .values({
+      id: event.id,
+      farm_id: farmId,
+      type,
+      data: JSON.stringify(data),
+      created_at: now,
+      dispatched_at: null,
+    })
+    .execute();
+  return event;
+}
