@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { bootstrapFirstAccount, createAccount, type NewAccount } from './modules/accounts/service.ts';
 import { UsageCounter } from './modules/usage/counter.ts';
+import { JOBS } from './workers/jobs.ts';
+import { startWorkers } from './workers/runner.ts';
 
 function printFirstAccount(account: NewAccount, port: number, host: string): void {
   const line = '='.repeat(72);
@@ -39,6 +41,7 @@ async function serve(): Promise<void> {
   const first = await bootstrapFirstAccount(database);
   await app.listen({ host: config.host, port: config.port });
   if (first) printFirstAccount(first, config.port, config.host);
+  const workers = startWorkers(JOBS, { database, config, log: app.log });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -47,6 +50,7 @@ async function serve(): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing requests in flight');
     try {
       await app.close();
+      await workers.stop();
       await usage.close();
       await database.close();
       process.exit(0);
