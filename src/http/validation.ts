@@ -4,7 +4,7 @@
  */
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { parseIso } from '../lib/time.ts';
 
 function makeAjv(options: Options): Ajv {
@@ -47,10 +47,10 @@ export function registerValidation(app: FastifyInstance): void {
         return required.length === 0;
       }
       const ok = validate(data) as boolean;
-      check.errors = validate.errors ?? null;
+      check.errors = (validate.errors as FastifySchemaValidationError[] | null | undefined) ?? null;
       return ok;
     };
-    check.errors = null as unknown;
+    check.errors = null as FastifySchemaValidationError[] | null;
     return check;
   });
 }
