@@ -38,8 +38,9 @@ export function registerValidation(app: FastifyInstance): void {
           ? [
               {
                 instancePath: '',
+                schemaPath: '#/required',
                 keyword: 'required',
-                params: { missingProperty: required[0] },
+                params: { missingProperty: required[0] ?? '' },
                 message: 'is required',
               },
             ]
