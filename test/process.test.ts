@@ -1,0 +1,151 @@
+/**
+ * The service as a user runs it: `npm start` (main.ts serve) on a fresh database prints the first
+ * account's keys once; `cli accounts create --json` prints exactly one JSON object and works while the
+ * server runs; SIGTERM shuts down cleanly. Runs on both engines.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { ENGINES, testConfig } from './harness.ts';
+
+const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function envFor(config: { dataDir: string; databaseUrl: string | null }, extra: Record<string, string> = {}) {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...extra };
+  if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
+  else env.FARMSTEAD_DATA = config.dataDir;
+  return env;
+}
+
+async function waitFor(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!pattern.test(output.text)) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${output.text}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}: ${output.text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+for (const engine of ENGINES) {
+  describe(`running the service [${engine}]`, () => {
+    let env: Record<string, string>;
+    let cleanup: () => Promise<void>;
+    let port: number;
+    let server: ChildProcess;
+    const output = { text: '' };
+
+    before(async () => {
+      const made = await testConfig(engine);
+      cleanup = made.cleanup;
+      port = await freePort();
+      env = envFor(made.config, { PORT: String(port), HOST: '127.0.0.1', FARMSTEAD_WEBHOOK_WORKER: '0' });
+      server = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      server.stdout?.on('data', (d) => {
+        output.text += String(d);
+      });
+      server.stderr?.on('data', (d) => {
+        output.text += String(d);
+      });
+      await waitFor(server, /sample farm\s+farm_/, output);
+    });
+
+    after(async () => {
+      if (server.exitCode === null) {
+        server.kill('SIGKILL');
+        await once(server, 'exit');
+      }
+      await cleanup();
+    });
+
+    test('the first start on an empty database prints a live and a test key once, and they work', async () => {
+      const live = /live key\s+(rk_live_\w+)/.exec(output.text)?.[1];
+      const testKey = /test key\s+(rk_test_\w+)/.exec(output.text)?.[1];
+      assert.ok(live && testKey, output.text);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.equal(health.status, 200);
+      assert.equal((await health.json()).engine, engine);
+      const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
+        headers: { authorization: `Bearer ${live}` },
+      });
+      assert.equal(me.status, 200);
+      const farms = await fetch(`http://127.0.0.1:${port}/v1/farms`, {
+        headers: { authorization: `Bearer ${testKey}` },
+      });
+      const body = await farms.json();
+      assert.equal(body.data.length, 1);
+      assert.equal(body.data[0].sample, true);
+      assert.equal(output.text.match(/rk_live_/g)?.length, 1, 'the live key is printed once');
+    });
+
+    test('cli accounts create --json prints exactly one JSON object while the server runs', async () => {
+      const { stdout } = await run(
+        process.execPath,
+        [MAIN, 'accounts', 'create', '--name', 'Creek Ranch', '--json'],
+        { env },
+      );
+      const lines = stdout.trim().split('\n');
+      assert.equal(lines.length, 1);
+      const created = JSON.parse(lines[0] ?? '');
+      assert.deepEqual(Object.keys(created).sort(), ['account_id', 'live_key', 'sample_farm_id', 'test_key']);
+      assert.match(created.live_key, /^rk_live_/);
+      assert.match(created.test_key, /^rk_test_/);
+      const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
+        headers: { authorization: `Bearer ${created.live_key}` },
+      });
+      assert.equal((await me.json()).account.name, 'Creek Ranch');
+      const farm = await fetch(`http://127.0.0.1:${port}/v1/farms/${created.sample_farm_id}`, {
+        headers: { authorization: `Bearer ${created.test_key}` },
+      });
+      assert.equal(farm.status, 200);
+    });
+
+    test('the CLI explains a bad call with exit code 2', async () => {
+      await assert.rejects(run(process.execPath, [MAIN, 'accounts', 'create'], { env }), (err: any) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--name/);
+        return true;
+      });
+    });
+
+    test('SIGTERM stops the server cleanly (exit code 0) and a restart prints no new keys', async () => {
+      server.kill('SIGTERM');
+      const [code] = await once(server, 'exit');
+      assert.equal(code, 0, output.text);
+      const again = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const second = { text: '' };
+      again.stdout?.on('data', (d) => {
+        second.text += String(d);
+      });
+      try {
+        let ready = false;
+        for (let i = 0; i < 300 && !ready; i++) {
+          ready = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (!ready) await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.ok(ready, 'restarted server answers');
+        assert.doesNotMatch(second.text, /rk_live_/);
+      } finally {
+        again.kill('SIGTERM');
+        await once(again, 'exit');
+      }
+    });
+  });
+}
