@@ -1,7 +1,15 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_foundation.ts';
+import * as m0002 from './0002_records.ts';
+import * as m0003 from './0003_devices.ts';
+import * as m0004 from './0004_alerts.ts';
+import * as m0005 from './0005_webhooks.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_records': m0002,
+  '0003_devices': m0003,
+  '0004_alerts': m0004,
+  '0005_webhooks': m0005,
 };

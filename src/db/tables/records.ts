@@ -1,0 +1,83 @@
+/** Row types of the farm records tables (migration 0002_records). Times are epoch ms; JSON is text. */
+
+export interface PaddocksTable {
+  id: string;
+  farm_id: string;
+  name: string;
+  acres: number | null;
+  /** JSON text of the geometry object, or null. */
+  geometry: string | null;
+  rest_days_target: number | null;
+  last_grazed_at: number | null;
+  created_at: number;
+}
+
+export interface AnimalGroupsTable {
+  id: string;
+  farm_id: string;
+  name: string;
+  species: string;
+  kind: string;
+  head_count: number | null;
+  hatch_date: number | null;
+  paddock_id: string | null;
+  created_at: number;
+}
+
+export interface AnimalsTable {
+  id: string;
+  farm_id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  species: string;
+  name: string | null;
+  tag: string | null;
+  eid: string | null;
+  sex: string | null;
+  breed: string | null;
+  birth_date: number | null;
+  group_id: string | null;
+  paddock_id: string | null;
+  status: string;
+  notes: string | null;
+  /** JSON text of the free-form custom fields object. */
+  fields: string;
+  /** Lower-cased name, tag, EID and breed joined by newlines; what `q` searches. */
+  search_text: string;
+  created_at: number;
+}
+
+export interface TasksTable {
+  id: string;
+  farm_id: string;
+  title: string;
+  notes: string | null;
+  due_at: number | null;
+  assignee: string | null;
+  status: string;
+  subject_type: string | null;
+  subject_id: string | null;
+  alert_id: string | null;
+  done_at: number | null;
+  created_at: number;
+}
+
+export interface FarmEventsTable {
+  id: string;
+  farm_id: string;
+  type: string;
+  subject_type: string | null;
+  subject_id: string | null;
+  /** JSON text of the event's data object. */
+  data: string;
+  at: number;
+  created_at: number;
+}
+
+export interface RecordsTables {
+  paddocks: PaddocksTable;
+  animal_groups: AnimalGroupsTable;
+  animals: AnimalsTable;
+  tasks: TasksTable;
+  farm_events: FarmEventsTable;
+}

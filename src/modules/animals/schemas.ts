@@ -1,0 +1,124 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+
+export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'] as const;
+
+export const AnimalSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    species: Type.String(),
+    name: Nullable(Type.String()),
+    tag: Nullable(Type.String({ description: 'Visual ear tag.' })),
+    eid: Nullable(
+      Type.String({ description: "Electronic id; unique among the account's animals in this mode." }),
+    ),
+    sex: Nullable(Type.String()),
+    breed: Nullable(Type.String()),
+    birth_date: Nullable(DateTime()),
+    group_id: Nullable(Type.String()),
+    paddock_id: Nullable(Type.String()),
+    status: Type.String({ description: `Known values: ${ANIMAL_STATUSES.join(', ')} (default active).` }),
+    notes: Nullable(Type.String()),
+    fields: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form custom fields.' }),
+    created_at: DateTime(),
+  },
+  { $id: 'Animal', title: 'Animal' },
+);
+
+const text = (maxLength: number, description?: string) =>
+  Nullable(Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) }));
+
+const fields = {
+  species: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'e.g. cattle, sheep, goat, pig, chicken.',
+  }),
+  name: text(200),
+  tag: text(100),
+  eid: text(100, "Electronic id (e.g. a 15-digit FDX-B number); unique among the account's animals."),
+  sex: text(50, 'e.g. female, male, castrated.'),
+  breed: text(100),
+  birth_date: Nullable(DateTime('ISO 8601 date or date-time; stored in UTC.')),
+  group_id: text(100),
+  paddock_id: text(100),
+  status: Type.String({
+    minLength: 1,
+    maxLength: 50,
+    description: `Known values: ${ANIMAL_STATUSES.join(', ')}; other values are kept as given. Default active.`,
+  }),
+  notes: text(10_000),
+  fields: Type.Record(Type.String(), Type.Unknown()),
+};
+
+export const CreateAnimalBody = Type.Object(
+  {
+    species: fields.species,
+    name: Type.Optional(fields.name),
+    tag: Type.Optional(fields.tag),
+    eid: Type.Optional(fields.eid),
+    sex: Type.Optional(fields.sex),
+    breed: Type.Optional(fields.breed),
+    birth_date: Type.Optional(fields.birth_date),
+    group_id: Type.Optional(fields.group_id),
+    paddock_id: Type.Optional(fields.paddock_id),
+    status: Type.Optional(fields.status),
+    notes: Type.Optional(fields.notes),
+    fields: Type.Optional(fields.fields),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAnimalBody = Type.Object(
+  {
+    species: Type.Optional(fields.species),
+    name: Type.Optional(fields.name),
+    tag: Type.Optional(fields.tag),
+    eid: Type.Optional(fields.eid),
+    sex: Type.Optional(fields.sex),
+    breed: Type.Optional(fields.breed),
+    birth_date: Type.Optional(fields.birth_date),
+    group_id: Type.Optional(fields.group_id),
+    paddock_id: Type.Optional(fields.paddock_id),
+    status: Type.Optional(fields.status),
+    notes: Type.Optional(fields.notes),
+    fields: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'Merged one level deep: a member set to null is removed; fields: null clears all.',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const filter = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
+
+export const AnimalListQuery = Type.Object(
+  {
+    ...PageQuery,
+    species: filter('Exact species.'),
+    group_id: filter('Animals in this group.'),
+    paddock_id: filter('Animals in this paddock.'),
+    status: filter('Exact status, e.g. active.'),
+    tag: filter('Exact tag.'),
+    eid: filter('Exact electronic id.'),
+    q: filter('Case-insensitive substring of name, tag, eid or breed.'),
+  },
+  { additionalProperties: false },
+);
+
+export type Animal = Static<typeof AnimalSchema>;
+export type CreateAnimalInput = Static<typeof CreateAnimalBody>;
+export type UpdateAnimalInput = Static<typeof UpdateAnimalBody>;
+export interface AnimalFilters {
+  species?: string | undefined;
+  group_id?: string | undefined;
+  paddock_id?: string | undefined;
+  status?: string | undefined;
+  tag?: string | undefined;
+  eid?: string | undefined;
+  q?: string | undefined;
+}

@@ -1,0 +1,245 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/schema.ts';
+import { conflict, invalid } from '../../http/errors.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseJson } from '../../lib/json.ts';
+import { parseIso } from '../../lib/time.ts';
+import { requireReference } from '../events/references.ts';
+import type { FarmEvent } from '../events/schemas.ts';
+import { listSubjectEvents, recordFarmEvent } from '../events/service.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import {
+  type AnimalRow,
+  findEidHolder,
+  isUniqueViolation,
+  loadAnimal,
+  searchTextOf,
+  toAnimal,
+} from './repository.ts';
+import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from './schemas.ts';
+
+export const DEFAULT_ANIMAL_STATUS = 'active';
+
+function parseDate(param: string, text: string | null | undefined): number | null {
+  if (text === null || text === undefined) return null;
+  const ms = parseIso(text);
+  if (ms === null) throw invalid(param, `${param} must be an ISO 8601 date or date-time.`);
+  return ms;
+}
+
+/** `%` and `_` in a user's text match themselves, not anything. */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function eidConflict(eid: string, holderId: string): Error {
+  return conflict(`Another animal (${holderId}) already has eid "${eid}"; an EID names one animal.`, 'eid');
+}
+
+async function checkEidFree(db: Db, row: AnimalRow): Promise<void> {
+  if (row.eid === null) return;
+  const holder = await findEidHolder(db, row.account_id, row.mode, row.eid, row.id);
+  if (holder) throw eidConflict(row.eid, holder.id);
+}
+
+/** Runs a write; a race past checkEidFree still ends as the same clean 409 from the unique index. */
+async function withEidGuard<T>(eid: string | null, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (eid !== null && isUniqueViolation(err)) {
+      throw conflict(`Another animal already has eid "${eid}"; an EID names one animal.`, 'eid');
+    }
+    throw err;
+  }
+}
+
+export async function listAnimals(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  filters: AnimalFilters,
+  page: PageRequest,
+): Promise<Page<Animal>> {
+  const farm = await requireFarm(db, scope, farmId);
+  let query = db.selectFrom('animals').selectAll().where('farm_id', '=', farm.id);
+  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
+  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
+  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
+  if (filters.eid !== undefined) query = query.where('eid', '=', filters.eid);
+  if (filters.q !== undefined) {
+    const pattern = likeContains(filters.q.toLowerCase());
+    query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
+  }
+  const rows = await query
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toAnimal);
+}
+
+export async function getAnimal(db: Db, scope: Scope, id: string): Promise<Animal> {
+  return toAnimal(await loadAnimal(db, scope, id));
+}
+
+/** The farm's animal with this EID, or null (device ingest matches scale weights by EID). */
+export async function findAnimalByEid(db: Db, farmId: string, eid: string): Promise<Animal | null> {
+  const row = await db
+    .selectFrom('animals')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('eid', '=', eid)
+    .executeTakeFirst();
+  return row ? toAnimal(row) : null;
+}
+
+/** Adds an animal; writes `animal.created` in the same transaction. */
+export async function createAnimal(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateAnimalInput,
+  now: number = Date.now(),
+): Promise<Animal> {
+  const run = async (trx: Db): Promise<Animal> => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const base = {
+      name: input.name ?? null,
+      tag: input.tag ?? null,
+      eid: input.eid ?? null,
+      breed: input.breed ?? null,
+    };
+    const row: AnimalRow = {
+      id: newId('animal', now),
+      farm_id: farm.id,
+      account_id: farm.account_id,
+      mode: farm.mode,
+      species: input.species,
+      ...base,
+      sex: input.sex ?? null,
+      birth_date: parseDate('birth_date', input.birth_date),
+      group_id: input.group_id ?? null,
+      paddock_id: input.paddock_id ?? null,
+      status: input.status ?? DEFAULT_ANIMAL_STATUS,
+      notes: input.notes ?? null,
+      fields: JSON.stringify(input.fields ?? {}),
+      search_text: searchTextOf(base),
+      created_at: now,
+    };
+    if (row.group_id) await requireReference(trx, farm.id, 'group', row.group_id, 'group_id');
+    if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
+    await checkEidFree(trx, row);
+    await trx.insertInto('animals').values(row).execute();
+    const animal = toAnimal(row);
+    await emitEvent(trx, farm.id, 'animal.created', animal, now);
+    return animal;
+  };
+  return withEidGuard(input.eid ?? null, () => (db.isTransaction ? run(db) : db.transaction().execute(run)));
+}
+
+/**
+ * Updates any subset of fields. A change of paddock_id or group_id logs a `move` event on the animal
+ * in the same transaction, so its history keeps where it was.
+ */
+export async function updateAnimal(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdateAnimalInput,
+  now: number = Date.now(),
+): Promise<Animal> {
+  const run = async (trx: Db): Promise<Animal> => {
+    const row = await loadAnimal(trx, scope, id);
+    const next: AnimalRow = { ...row };
+    if (patch.species !== undefined) next.species = patch.species;
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.tag !== undefined) next.tag = patch.tag;
+    if (patch.eid !== undefined) next.eid = patch.eid;
+    if (patch.sex !== undefined) next.sex = patch.sex;
+    if (patch.breed !== undefined) next.breed = patch.breed;
+    if (patch.birth_date !== undefined) next.birth_date = parseDate('birth_date', patch.birth_date);
+    if (patch.group_id !== undefined) next.group_id = patch.group_id;
+    if (patch.paddock_id !== undefined) next.paddock_id = patch.paddock_id;
+    if (patch.status !== undefined) next.status = patch.status;
+    if (patch.notes !== undefined) next.notes = patch.notes;
+    if (patch.fields !== undefined) {
+      // Members merge one level deep; null removes a member; `fields: null` clears everything.
+      const merged: Record<string, unknown> =
+        patch.fields === null ? {} : { ...parseJson<Record<string, unknown>>(row.fields, {}) };
+      for (const [key, value] of Object.entries(patch.fields ?? {})) {
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      next.fields = JSON.stringify(merged);
+    }
+    next.search_text = searchTextOf(next);
+
+    const groupChanged = next.group_id !== row.group_id;
+    const paddockChanged = next.paddock_id !== row.paddock_id;
+    if (groupChanged && next.group_id) {
+      await requireReference(trx, row.farm_id, 'group', next.group_id, 'group_id');
+    }
+    if (paddockChanged && next.paddock_id) {
+      await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
+    }
+    if (next.eid !== row.eid) await checkEidFree(trx, next);
+
+    const { id: _id, farm_id: _farm, account_id: _acct, mode: _mode, created_at: _created, ...set } = next;
+    await trx.updateTable('animals').set(set).where('id', '=', row.id).execute();
+    if (groupChanged || paddockChanged) {
+      await recordMove(trx, row, { group_id: next.group_id, paddock_id: next.paddock_id }, null, now);
+    }
+    return toAnimal(next);
+  };
+  return withEidGuard(patch.eid ?? null, () => (db.isTransaction ? run(db) : db.transaction().execute(run)));
+}
+
+/** Logs an animal's move from where `row` says it was to `to`; `reason` says why when not a PATCH. */
+export async function recordMove(
+  db: Db,
+  row: Pick<AnimalRow, 'id' | 'farm_id' | 'group_id' | 'paddock_id'>,
+  to: { group_id: string | null; paddock_id: string | null },
+  reason: string | null,
+  now: number,
+): Promise<FarmEvent> {
+  return recordFarmEvent(
+    db,
+    row.farm_id,
+    {
+      type: 'move',
+      subject_type: 'animal',
+      subject_id: row.id,
+      data: {
+        from: { group_id: row.group_id, paddock_id: row.paddock_id },
+        to,
+        ...(reason ? { reason } : {}),
+      },
+      at: now,
+    },
+    now,
+  );
+}
+
+/** Deletes the animal. Its farm events stay in the log (history is not rewritten). */
+export async function deleteAnimal(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
+  const row = await loadAnimal(db, scope, id);
+  await db.deleteFrom('animals').where('id', '=', row.id).execute();
+  return { id: row.id, deleted: true };
+}
+
+/** The animal's farm events (treatments, weights, moves…), newest first. */
+export async function getAnimalHistory(
+  db: Db,
+  scope: Scope,
+  animalId: string,
+  limit = 50,
+): Promise<FarmEvent[]> {
+  const row = await loadAnimal(db, scope, animalId);
+  return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), 500));
+}

@@ -1,0 +1,172 @@
+import type { Db } from '../../db/schema.ts';
+import { invalid } from '../../http/errors.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseIso } from '../../lib/time.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import { resolveSubject, subjectKindOfId } from './references.ts';
+import { type FarmEventRow, loadEvent, toFarmEvent } from './repository.ts';
+import type { CreateEventInput, EventFilters, FarmEvent, UpdateEventInput } from './schemas.ts';
+
+export { toFarmEvent } from './repository.ts';
+export type { FarmEvent } from './schemas.ts';
+
+export interface RecordFarmEventInput {
+  type: string;
+  subject_type?: string | null;
+  subject_id?: string | null;
+  data?: Record<string, unknown>;
+  /** When it happened, epoch ms; default `now`. */
+  at?: number;
+}
+
+/**
+ * Writes one farm event and its `event.created` webhook event in the same transaction (the caller's
+ * when `db` is one). No access check: callers have already checked the farm. Device ingest, the alert
+ * engine and move logging call this; the API goes through createEvent, which checks the subject.
+ */
+export async function recordFarmEvent(
+  db: Db,
+  farmId: string,
+  input: RecordFarmEventInput,
+  now: number = Date.now(),
+): Promise<FarmEvent> {
+  const subjectId = input.subject_id ?? null;
+  const row: FarmEventRow = {
+    id: newId('event', now),
+    farm_id: farmId,
+    type: input.type,
+    subject_type: input.subject_type ?? (subjectId ? subjectKindOfId(subjectId) : null),
+    subject_id: subjectId,
+    data: JSON.stringify(input.data ?? {}),
+    at: input.at ?? now,
+    created_at: now,
+  };
+  const run = async (trx: Db): Promise<FarmEvent> => {
+    await trx.insertInto('farm_events').values(row).execute();
+    const event = toFarmEvent(row);
+    await emitEvent(trx, farmId, 'event.created', event, now);
+    return event;
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+function parseAt(text: string): number {
+  const at = parseIso(text);
+  if (at === null) throw invalid('at', 'at must be an ISO 8601 date-time.');
+  return at;
+}
+
+/** The farm's event log, newest `at` first; pages by (at, id). */
+export async function listEvents(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  filters: EventFilters,
+  page: PageRequest,
+): Promise<Page<FarmEvent>> {
+  const farm = await requireFarm(db, scope, farmId);
+  let query = db.selectFrom('farm_events').selectAll().where('farm_id', '=', farm.id);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
+  if (filters.subject_type !== undefined) query = query.where('subject_type', '=', filters.subject_type);
+  const rows = await query
+    .where(beforeCondition('at', 'id', page))
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.at, id: r.id }), toFarmEvent);
+}
+
+export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEvent> {
+  return toFarmEvent(await loadEvent(db, scope, id));
+}
+
+/** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */
+export async function createEvent(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateEventInput,
+  now: number = Date.now(),
+): Promise<FarmEvent> {
+  const run = async (trx: Db): Promise<FarmEvent> => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const subject = await resolveSubject(trx, farm.id, input.subject_type ?? null, input.subject_id ?? null);
+    return recordFarmEvent(
+      trx,
+      farm.id,
+      {
+        type: input.type,
+        ...subject,
+        data: input.data ?? {},
+        at: input.at === undefined ? now : parseAt(input.at),
+      },
+      now,
+    );
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+export async function updateEvent(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdateEventInput,
+): Promise<FarmEvent> {
+  const row = await loadEvent(db, scope, id);
+  const next: FarmEventRow = { ...row };
+  if (patch.type !== undefined) next.type = patch.type;
+  if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
+  if (patch.at !== undefined) next.at = parseAt(patch.at);
+  if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
+    const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
+    // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
+    const subjectType =
+      patch.subject_type !== undefined
+        ? patch.subject_type
+        : patch.subject_id !== undefined
+          ? null
+          : row.subject_type;
+    Object.assign(next, await resolveSubject(db, row.farm_id, subjectType, subjectId));
+  }
+  await db
+    .updateTable('farm_events')
+    .set({
+      type: next.type,
+      subject_type: next.subject_type,
+      subject_id: next.subject_id,
+      data: next.data,
+      at: next.at,
+    })
+    .where('id', '=', row.id)
+    .execute();
+  return toFarmEvent(next);
+}
+
+export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
+  const row = await loadEvent(db, scope, id);
+  await db.deleteFrom('farm_events').where('id', '=', row.id).execute();
+  return { id: row.id, deleted: true };
+}
+
+/** Events whose subject is this record, newest `at` first (an animal's history). */
+export async function listSubjectEvents(
+  db: Db,
+  farmId: string,
+  subjectId: string,
+  limit: number,
+): Promise<FarmEvent[]> {
+  const rows = await db
+    .selectFrom('farm_events')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toFarmEvent);
+}
