@@ -13,12 +13,22 @@ import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
+import { animalRoutes } from './modules/animals/routes.ts';
+import { AnimalSchema } from './modules/animals/schemas.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
+import { eventRoutes } from './modules/events/routes.ts';
+import { EventSchema } from './modules/events/schemas.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
 import { FarmSchema } from './modules/farms/schemas.ts';
+import { groupRoutes } from './modules/groups/routes.ts';
+import { GroupSchema } from './modules/groups/schemas.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
+import { paddockRoutes } from './modules/paddocks/routes.ts';
+import { PaddockSchema } from './modules/paddocks/schemas.ts';
+import { taskRoutes } from './modules/tasks/routes.ts';
+import { TaskSchema } from './modules/tasks/schemas.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
 
@@ -32,7 +42,16 @@ export interface AppDeps {
 }
 
 /** Response schemas shown as named components in the OpenAPI document. */
-const SHARED_SCHEMAS = [ErrorSchema, FarmSchema, KeySchema];
+const SHARED_SCHEMAS = [
+  ErrorSchema,
+  FarmSchema,
+  KeySchema,
+  AnimalSchema,
+  GroupSchema,
+  PaddockSchema,
+  TaskSchema,
+  EventSchema,
+];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
@@ -111,6 +130,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(keyRoutes, { db });
   await app.register(usageRoutes, { db, usage });
   await app.register(farmRoutes, { db });
+  await app.register(animalRoutes, { db });
+  await app.register(groupRoutes, { db });
+  await app.register(paddockRoutes, { db });
+  await app.register(taskRoutes, { db });
+  await app.register(eventRoutes, { db });
   await app.register(briefRoutes, { db });
 
   return app;

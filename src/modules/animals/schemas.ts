@@ -48,7 +48,7 @@ const fields = {
     maxLength: 50,
     description: `Known values: ${ANIMAL_STATUSES.join(', ')}; other values are kept as given. Default active.`,
   }),
-  notes: text(10_000),
+  notes: Nullable(Type.String({ maxLength: 10_000 })),
   fields: Type.Record(Type.String(), Type.Unknown()),
 };
 

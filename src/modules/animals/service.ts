@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
-import { conflict, invalid } from '../../http/errors.ts';
+import { conflict } from '../../http/errors.ts';
 import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { parseIso } from '../../lib/time.ts';
+import { parseDateInput } from '../events/inputs.ts';
 import { requireReference } from '../events/references.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { listSubjectEvents, recordFarmEvent } from '../events/service.ts';
@@ -21,13 +21,6 @@ import {
 import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from './schemas.ts';
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
-
-function parseDate(param: string, text: string | null | undefined): number | null {
-  if (text === null || text === undefined) return null;
-  const ms = parseIso(text);
-  if (ms === null) throw invalid(param, `${param} must be an ISO 8601 date or date-time.`);
-  return ms;
-}
 
 /** `%` and `_` in a user's text match themselves, not anything. */
 export function likeContains(text: string): string {
@@ -123,7 +116,7 @@ export async function createAnimal(
       species: input.species,
       ...base,
       sex: input.sex ?? null,
-      birth_date: parseDate('birth_date', input.birth_date),
+      birth_date: parseDateInput('birth_date', input.birth_date),
       group_id: input.group_id ?? null,
       paddock_id: input.paddock_id ?? null,
       status: input.status ?? DEFAULT_ANIMAL_STATUS,
@@ -163,7 +156,7 @@ export async function updateAnimal(
     if (patch.eid !== undefined) next.eid = patch.eid;
     if (patch.sex !== undefined) next.sex = patch.sex;
     if (patch.breed !== undefined) next.breed = patch.breed;
-    if (patch.birth_date !== undefined) next.birth_date = parseDate('birth_date', patch.birth_date);
+    if (patch.birth_date !== undefined) next.birth_date = parseDateInput('birth_date', patch.birth_date);
     if (patch.group_id !== undefined) next.group_id = patch.group_id;
     if (patch.paddock_id !== undefined) next.paddock_id = patch.paddock_id;
     if (patch.status !== undefined) next.status = patch.status;

@@ -4,17 +4,19 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { invalid } from '../../http/errors.ts';
+import { ID_PREFIX } from '../../lib/ids.ts';
 
 /** Subject kinds whose ids are checked. Other subject_type values are stored as given. */
-export const SUBJECT_KINDS = ['animal', 'group', 'paddock', 'device', 'task'] as const;
+export const SUBJECT_KINDS = ['animal', 'group', 'paddock', 'device', 'task', 'alert'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 const KIND_BY_PREFIX: Readonly<Record<string, SubjectKind>> = {
-  ani: 'animal',
-  grp: 'group',
-  pad: 'paddock',
-  dev: 'device',
-  task: 'task',
+  [ID_PREFIX.animal]: 'animal',
+  [ID_PREFIX.group]: 'group',
+  [ID_PREFIX.paddock]: 'paddock',
+  [ID_PREFIX.device]: 'device',
+  [ID_PREFIX.task]: 'task',
+  [ID_PREFIX.alert]: 'alert',
 };
 
 export function isSubjectKind(value: string | null | undefined): value is SubjectKind {
@@ -32,12 +34,13 @@ const TABLE_OF = {
   animal: 'animals',
   group: 'animal_groups',
   paddock: 'paddocks',
+  device: 'devices',
   task: 'tasks',
+  alert: 'alerts',
 } as const;
 
 /** Whether a record of this kind exists on the farm. */
 export async function recordExists(db: Db, farmId: string, kind: SubjectKind, id: string): Promise<boolean> {
-  if (kind === 'device') return deviceExists(db, farmId, id);
   const row = await db
     .selectFrom(TABLE_OF[kind])
     .select('id')
@@ -45,10 +48,6 @@ export async function recordExists(db: Db, farmId: string, kind: SubjectKind, id
     .where('farm_id', '=', farmId)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-async function deviceExists(_db: Db, _farmId: string, _id: string): Promise<boolean> {
-  return true;
 }
 
 /** Throws 400 naming `param` unless the record exists on the farm. */

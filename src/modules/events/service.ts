@@ -1,10 +1,9 @@
 import type { Db } from '../../db/schema.ts';
-import { invalid } from '../../http/errors.ts';
 import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { parseDateInput } from './inputs.ts';
 import { resolveSubject, subjectKindOfId } from './references.ts';
 import { type FarmEventRow, loadEvent, toFarmEvent } from './repository.ts';
 import type { CreateEventInput, EventFilters, FarmEvent, UpdateEventInput } from './schemas.ts';
@@ -52,12 +51,6 @@ export async function recordFarmEvent(
   return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
-function parseAt(text: string): number {
-  const at = parseIso(text);
-  if (at === null) throw invalid('at', 'at must be an ISO 8601 date-time.');
-  return at;
-}
-
 /** The farm's event log, newest `at` first; pages by (at, id). */
 export async function listEvents(
   db: Db,
@@ -102,7 +95,7 @@ export async function createEvent(
         type: input.type,
         ...subject,
         data: input.data ?? {},
-        at: input.at === undefined ? now : parseAt(input.at),
+        at: input.at === undefined ? now : parseDateInput('at', input.at),
       },
       now,
     );
@@ -120,7 +113,7 @@ export async function updateEvent(
   const next: FarmEventRow = { ...row };
   if (patch.type !== undefined) next.type = patch.type;
   if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
-  if (patch.at !== undefined) next.at = parseAt(patch.at);
+  if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
   if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
     const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
     // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.

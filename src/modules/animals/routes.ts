@@ -1,0 +1,85 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { parsePage } from '../../http/pagination.ts';
+import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { AnimalListQuery, CreateAnimalBody, UpdateAnimalBody } from './schemas.ts';
+import { createAnimal, deleteAnimal, getAnimal, listAnimals, updateAnimal } from './service.ts';
+
+export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Animals'];
+  const AnimalRef = Type.Ref('Animal');
+
+  app.get(
+    '/v1/farms/:farm/animals',
+    {
+      schema: {
+        tags,
+        summary: "List a farm's animals, newest first, with filters",
+        params: FarmParams,
+        querystring: AnimalListQuery,
+        response: { 200: ListOf(AnimalRef), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { limit, before, ...filters } = request.query;
+      return listAnimals(db, apiCaller(request), request.params.farm, filters, parsePage({ limit, before }));
+    },
+  );
+
+  app.post(
+    '/v1/farms/:farm/animals',
+    {
+      schema: {
+        tags,
+        summary: 'Add an animal (emits animal.created)',
+        params: FarmParams,
+        body: CreateAnimalBody,
+        response: { 201: AnimalRef, ...errorResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await createAnimal(db, apiCaller(request), request.params.farm, request.body)),
+  );
+
+  app.get(
+    '/v1/animals/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an animal',
+        params: IdParams,
+        response: { 200: AnimalRef, ...errorResponses },
+      },
+    },
+    async (request) => getAnimal(db, apiCaller(request), request.params.id),
+  );
+
+  app.patch(
+    '/v1/animals/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update an animal (a paddock or group change logs a move event)',
+        params: IdParams,
+        body: UpdateAnimalBody,
+        response: { 200: AnimalRef, ...errorResponses },
+      },
+    },
+    async (request) => updateAnimal(db, apiCaller(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/v1/animals/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an animal (its farm events stay in the log)',
+        params: IdParams,
+        response: { 200: DeletedSchema, ...errorResponses },
+      },
+    },
+    async (request) => deleteAnimal(db, apiCaller(request), request.params.id),
+  );
+};

@@ -1,0 +1,167 @@
+import type { Db } from '../../db/schema.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { recordMove } from '../animals/service.ts';
+import { parseDateInput } from '../events/inputs.ts';
+import { requireReference } from '../events/references.ts';
+import { recordFarmEvent } from '../events/service.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { type GroupRow, loadGroup, toGroup } from './repository.ts';
+import type { CreateGroupInput, Group, GroupFilters, UpdateGroupInput } from './schemas.ts';
+
+const FLOCK_SPECIES = new Set([
+  'chicken',
+  'chickens',
+  'poultry',
+  'hen',
+  'hens',
+  'broiler',
+  'broilers',
+  'layer',
+  'layers',
+  'duck',
+  'ducks',
+  'goose',
+  'geese',
+  'turkey',
+  'turkeys',
+  'quail',
+  'sheep',
+]);
+
+/** The kind a farmer would say: a flock of birds or sheep, otherwise a herd. */
+export function defaultGroupKind(species: string): string {
+  return FLOCK_SPECIES.has(species.trim().toLowerCase()) ? 'flock' : 'herd';
+}
+
+export async function listGroups(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  filters: GroupFilters,
+  page: PageRequest,
+): Promise<Page<Group>> {
+  const farm = await requireFarm(db, scope, farmId);
+  let query = db.selectFrom('animal_groups').selectAll().where('farm_id', '=', farm.id);
+  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
+  if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
+  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
+  const rows = await query
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toGroup);
+}
+
+export async function getGroup(db: Db, scope: Scope, id: string): Promise<Group> {
+  return toGroup(await loadGroup(db, scope, id));
+}
+
+export async function createGroup(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateGroupInput,
+  now: number = Date.now(),
+): Promise<Group> {
+  const farm = await requireFarm(db, scope, farmId);
+  const row: GroupRow = {
+    id: newId('group', now),
+    farm_id: farm.id,
+    name: input.name,
+    species: input.species,
+    kind: input.kind ?? defaultGroupKind(input.species),
+    head_count: input.head_count ?? null,
+    hatch_date: parseDateInput('hatch_date', input.hatch_date),
+    paddock_id: input.paddock_id ?? null,
+    created_at: now,
+  };
+  if (row.paddock_id) await requireReference(db, farm.id, 'paddock', row.paddock_id, 'paddock_id');
+  await db.insertInto('animal_groups').values(row).execute();
+  return toGroup(row);
+}
+
+/** Logs a group's move between paddocks (so grazing history is kept, like an animal's). */
+export async function recordGroupMove(
+  db: Db,
+  row: Pick<GroupRow, 'id' | 'farm_id' | 'paddock_id'>,
+  toPaddockId: string | null,
+  reason: string | null,
+  now: number,
+): Promise<void> {
+  await recordFarmEvent(
+    db,
+    row.farm_id,
+    {
+      type: 'move',
+      subject_type: 'group',
+      subject_id: row.id,
+      data: {
+        from: { paddock_id: row.paddock_id },
+        to: { paddock_id: toPaddockId },
+        ...(reason ? { reason } : {}),
+      },
+      at: now,
+    },
+    now,
+  );
+}
+
+/** Updates any subset of fields; a paddock change logs a `move` event on the group. */
+export async function updateGroup(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdateGroupInput,
+  now: number = Date.now(),
+): Promise<Group> {
+  const run = async (trx: Db): Promise<Group> => {
+    const row = await loadGroup(trx, scope, id);
+    const next: GroupRow = { ...row };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.species !== undefined) next.species = patch.species;
+    if (patch.kind !== undefined) next.kind = patch.kind;
+    if (patch.head_count !== undefined) next.head_count = patch.head_count;
+    if (patch.hatch_date !== undefined) next.hatch_date = parseDateInput('hatch_date', patch.hatch_date);
+    if (patch.paddock_id !== undefined) next.paddock_id = patch.paddock_id;
+    const moved = next.paddock_id !== row.paddock_id;
+    if (moved && next.paddock_id) {
+      await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
+    }
+    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
+    await trx.updateTable('animal_groups').set(set).where('id', '=', row.id).execute();
+    if (moved) await recordGroupMove(trx, row, next.paddock_id, null, now);
+    return toGroup(next);
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/**
+ * Deletes the group. Animals in it are not deleted: their group_id is cleared and each gets a `move`
+ * event (reason group_deleted), all in one transaction.
+ */
+export async function deleteGroup(
+  db: Db,
+  scope: Scope,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ id: string; deleted: true }> {
+  const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
+    const row = await loadGroup(trx, scope, id);
+    const members = await trx
+      .selectFrom('animals')
+      .select(['id', 'farm_id', 'group_id', 'paddock_id'])
+      .where('farm_id', '=', row.farm_id)
+      .where('group_id', '=', row.id)
+      .execute();
+    for (const animal of members) {
+      await recordMove(trx, animal, { group_id: null, paddock_id: animal.paddock_id }, 'group_deleted', now);
+    }
+    await trx.updateTable('animals').set({ group_id: null }).where('group_id', '=', row.id).execute();
+    await trx.deleteFrom('animal_groups').where('id', '=', row.id).execute();
+    return { id: row.id, deleted: true };
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}

@@ -1,0 +1,115 @@
+import type { Db } from '../../db/schema.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { recordMove } from '../animals/service.ts';
+import { parseDateInput } from '../events/inputs.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { recordGroupMove } from '../groups/service.ts';
+import { loadPaddock, type PaddockRow, toPaddock } from './repository.ts';
+import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
+
+export async function listPaddocks(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  page: PageRequest,
+): Promise<Page<Paddock>> {
+  const farm = await requireFarm(db, scope, farmId);
+  const rows = await db
+    .selectFrom('paddocks')
+    .selectAll()
+    .where('farm_id', '=', farm.id)
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toPaddock);
+}
+
+export async function getPaddock(db: Db, scope: Scope, id: string): Promise<Paddock> {
+  return toPaddock(await loadPaddock(db, scope, id));
+}
+
+export async function createPaddock(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreatePaddockInput,
+  now: number = Date.now(),
+): Promise<Paddock> {
+  const farm = await requireFarm(db, scope, farmId);
+  const row: PaddockRow = {
+    id: newId('paddock', now),
+    farm_id: farm.id,
+    name: input.name,
+    acres: input.acres ?? null,
+    geometry: input.geometry ? JSON.stringify(input.geometry) : null,
+    rest_days_target: input.rest_days_target ?? null,
+    last_grazed_at: parseDateInput('last_grazed_at', input.last_grazed_at),
+    created_at: now,
+  };
+  await db.insertInto('paddocks').values(row).execute();
+  return toPaddock(row);
+}
+
+/** Updates any subset of fields; `geometry` is replaced as a whole. */
+export async function updatePaddock(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdatePaddockInput,
+): Promise<Paddock> {
+  const row = await loadPaddock(db, scope, id);
+  const next: PaddockRow = { ...row };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.acres !== undefined) next.acres = patch.acres;
+  if (patch.geometry !== undefined) next.geometry = patch.geometry ? JSON.stringify(patch.geometry) : null;
+  if (patch.rest_days_target !== undefined) next.rest_days_target = patch.rest_days_target;
+  if (patch.last_grazed_at !== undefined) {
+    next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);
+  }
+  const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
+  await db.updateTable('paddocks').set(set).where('id', '=', row.id).execute();
+  return toPaddock(next);
+}
+
+/**
+ * Deletes the paddock. Animals and groups in it are not deleted: their paddock_id is cleared and each
+ * gets a `move` event (reason paddock_deleted), all in one transaction.
+ */
+export async function deletePaddock(
+  db: Db,
+  scope: Scope,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ id: string; deleted: true }> {
+  const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
+    const row = await loadPaddock(trx, scope, id);
+    const animals = await trx
+      .selectFrom('animals')
+      .select(['id', 'farm_id', 'group_id', 'paddock_id'])
+      .where('farm_id', '=', row.farm_id)
+      .where('paddock_id', '=', row.id)
+      .execute();
+    for (const animal of animals) {
+      await recordMove(trx, animal, { group_id: animal.group_id, paddock_id: null }, 'paddock_deleted', now);
+    }
+    const groups = await trx
+      .selectFrom('animal_groups')
+      .select(['id', 'farm_id', 'paddock_id'])
+      .where('farm_id', '=', row.farm_id)
+      .where('paddock_id', '=', row.id)
+      .execute();
+    for (const group of groups) await recordGroupMove(trx, group, null, 'paddock_deleted', now);
+    await trx.updateTable('animals').set({ paddock_id: null }).where('paddock_id', '=', row.id).execute();
+    await trx
+      .updateTable('animal_groups')
+      .set({ paddock_id: null })
+      .where('paddock_id', '=', row.id)
+      .execute();
+    await trx.deleteFrom('paddocks').where('id', '=', row.id).execute();
+    return { id: row.id, deleted: true };
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { parsePage } from '../../http/pagination.ts';
+import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { CreateTaskBody, TaskListQuery, UpdateTaskBody } from './schemas.ts';
+import { completeTask, createTask, deleteTask, getTask, listTasks, updateTask } from './service.ts';
+
+export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Tasks'];
+  const TaskRef = Type.Ref('Task');
+
+  app.get(
+    '/v1/farms/:farm/tasks',
+    {
+      schema: {
+        tags,
+        summary: "List a farm's tasks, newest first, with filters",
+        params: FarmParams,
+        querystring: TaskListQuery,
+        response: { 200: ListOf(TaskRef), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { limit, before, ...filters } = request.query;
+      return listTasks(db, apiCaller(request), request.params.farm, filters, parsePage({ limit, before }));
+    },
+  );
+
+  app.post(
+    '/v1/farms/:farm/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'Add a task',
+        params: FarmParams,
+        body: CreateTaskBody,
+        response: { 201: TaskRef, ...errorResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await createTask(db, apiCaller(request), request.params.farm, request.body)),
+  );
+
+  app.get(
+    '/v1/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a task',
+        params: IdParams,
+        response: { 200: TaskRef, ...errorResponses },
+      },
+    },
+    async (request) => getTask(db, apiCaller(request), request.params.id),
+  );
+
+  app.patch(
+    '/v1/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a task',
+        params: IdParams,
+        body: UpdateTaskBody,
+        response: { 200: TaskRef, ...errorResponses },
+      },
+    },
+    async (request) => updateTask(db, apiCaller(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/v1/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a task',
+        params: IdParams,
+        response: { 200: DeletedSchema, ...errorResponses },
+      },
+    },
+    async (request) => deleteTask(db, apiCaller(request), request.params.id),
+  );
+
+  app.post(
+    '/v1/tasks/:id/done',
+    {
+      schema: {
+        tags,
+        summary: 'Mark a task done (sets done_at; a task already done is returned unchanged)',
+        params: IdParams,
+        response: { 200: TaskRef, ...errorResponses },
+      },
+    },
+    async (request) => completeTask(db, apiCaller(request), request.params.id),
+  );
+};

@@ -1,0 +1,98 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+
+export const TASK_STATUSES = ['open', 'done'] as const;
+
+const STATUS_DESCRIPTION =
+  'open (default) or done; other values (e.g. in_progress) are kept as given. Becoming done sets done_at; leaving done clears it.';
+
+export const TaskSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    title: Type.String(),
+    notes: Nullable(Type.String()),
+    due_at: Nullable(DateTime()),
+    assignee: Nullable(Type.String()),
+    status: Type.String({ description: STATUS_DESCRIPTION }),
+    subject_type: Nullable(Type.String({ description: 'The kind of record subject_id names.' })),
+    subject_id: Nullable(Type.String()),
+    alert_id: Nullable(Type.String()),
+    done_at: Nullable(DateTime('When the task was marked done.')),
+    created_at: DateTime(),
+  },
+  { $id: 'Task', title: 'Task' },
+);
+
+const fields = {
+  title: Type.String({ minLength: 1, maxLength: 500 }),
+  notes: Nullable(Type.String({ maxLength: 10_000 })),
+  due_at: Nullable(DateTime('ISO 8601 date or date-time; stored in UTC.')),
+  assignee: Nullable(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Who should do it (free text).' }),
+  ),
+  status: Type.String({ minLength: 1, maxLength: 50, description: STATUS_DESCRIPTION }),
+  subject_type: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 50,
+      description:
+        'animal, group, paddock, device, task or alert; inferred from the subject_id prefix when omitted.',
+    }),
+  ),
+  subject_id: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The record the task is about; must be on this farm.',
+    }),
+  ),
+  alert_id: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'An alert on this farm.' })),
+};
+
+export const CreateTaskBody = Type.Object(
+  {
+    title: fields.title,
+    notes: Type.Optional(fields.notes),
+    due_at: Type.Optional(fields.due_at),
+    assignee: Type.Optional(fields.assignee),
+    status: Type.Optional(fields.status),
+    subject_type: Type.Optional(fields.subject_type),
+    subject_id: Type.Optional(fields.subject_id),
+    alert_id: Type.Optional(fields.alert_id),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateTaskBody = Type.Object(
+  {
+    title: Type.Optional(fields.title),
+    notes: Type.Optional(fields.notes),
+    due_at: Type.Optional(fields.due_at),
+    assignee: Type.Optional(fields.assignee),
+    status: Type.Optional(fields.status),
+    subject_type: Type.Optional(fields.subject_type),
+    subject_id: Type.Optional(fields.subject_id),
+    alert_id: Type.Optional(fields.alert_id),
+  },
+  { additionalProperties: false },
+);
+
+export const TaskListQuery = Type.Object(
+  {
+    ...PageQuery,
+    status: Type.Optional(Type.String({ minLength: 1, description: 'Exact status, e.g. open.' })),
+    assignee: Type.Optional(Type.String({ minLength: 1, description: 'Exact assignee.' })),
+    subject_id: Type.Optional(Type.String({ minLength: 1, description: 'Tasks about this record.' })),
+  },
+  { additionalProperties: false },
+);
+
+export type Task = Static<typeof TaskSchema>;
+export type CreateTaskInput = Static<typeof CreateTaskBody>;
+export type UpdateTaskInput = Static<typeof UpdateTaskBody>;
+export interface TaskFilters {
+  status?: string | undefined;
+  assignee?: string | undefined;
+  subject_id?: string | undefined;
+}

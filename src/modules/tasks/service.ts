@@ -1,0 +1,132 @@
+import type { Db } from '../../db/schema.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseDateInput } from '../events/inputs.ts';
+import { requireReference, resolveSubject } from '../events/references.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadTask, type TaskRow, toTask } from './repository.ts';
+import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
+
+export const DEFAULT_TASK_STATUS = 'open';
+export const DONE = 'done';
+
+/** done_at follows status: set when a task becomes done, kept while it stays done, cleared otherwise. */
+function doneAtFor(status: string, previous: TaskRow | null, now: number): number | null {
+  if (status !== DONE) return null;
+  return previous?.status === DONE ? previous.done_at : now;
+}
+
+export async function listTasks(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  filters: TaskFilters,
+  page: PageRequest,
+): Promise<Page<Task>> {
+  const farm = await requireFarm(db, scope, farmId);
+  let query = db.selectFrom('tasks').selectAll().where('farm_id', '=', farm.id);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.assignee !== undefined) query = query.where('assignee', '=', filters.assignee);
+  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
+  const rows = await query
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toTask);
+}
+
+export async function getTask(db: Db, scope: Scope, id: string): Promise<Task> {
+  return toTask(await loadTask(db, scope, id));
+}
+
+export async function createTask(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateTaskInput,
+  now: number = Date.now(),
+): Promise<Task> {
+  const farm = await requireFarm(db, scope, farmId);
+  const status = input.status ?? DEFAULT_TASK_STATUS;
+  const subject = await resolveSubject(db, farm.id, input.subject_type ?? null, input.subject_id ?? null);
+  if (input.alert_id) await requireReference(db, farm.id, 'alert', input.alert_id, 'alert_id');
+  const row: TaskRow = {
+    id: newId('task', now),
+    farm_id: farm.id,
+    title: input.title,
+    notes: input.notes ?? null,
+    due_at: parseDateInput('due_at', input.due_at),
+    assignee: input.assignee ?? null,
+    status,
+    ...subject,
+    alert_id: input.alert_id ?? null,
+    done_at: doneAtFor(status, null, now),
+    created_at: now,
+  };
+  await db.insertInto('tasks').values(row).execute();
+  return toTask(row);
+}
+
+export async function updateTask(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdateTaskInput,
+  now: number = Date.now(),
+): Promise<Task> {
+  const row = await loadTask(db, scope, id);
+  const next: TaskRow = { ...row };
+  if (patch.title !== undefined) next.title = patch.title;
+  if (patch.notes !== undefined) next.notes = patch.notes;
+  if (patch.due_at !== undefined) next.due_at = parseDateInput('due_at', patch.due_at);
+  if (patch.assignee !== undefined) next.assignee = patch.assignee;
+  if (patch.status !== undefined) {
+    next.status = patch.status;
+    next.done_at = doneAtFor(patch.status, row, now);
+  }
+  if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
+    const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
+    // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
+    const subjectType =
+      patch.subject_type !== undefined
+        ? patch.subject_type
+        : patch.subject_id !== undefined
+          ? null
+          : row.subject_type;
+    Object.assign(next, await resolveSubject(db, row.farm_id, subjectType, subjectId));
+  }
+  if (patch.alert_id !== undefined) {
+    if (patch.alert_id) await requireReference(db, row.farm_id, 'alert', patch.alert_id, 'alert_id');
+    next.alert_id = patch.alert_id;
+  }
+  const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
+  await db.updateTable('tasks').set(set).where('id', '=', row.id).execute();
+  return toTask(next);
+}
+
+/** Marks the task done and records when; a task already done is returned unchanged. */
+export async function completeTask(
+  db: Db,
+  scope: Scope,
+  id: string,
+  now: number = Date.now(),
+): Promise<Task> {
+  const row = await loadTask(db, scope, id);
+  if (row.status === DONE) return toTask(row);
+  // The status guard makes a concurrent second call a no-op instead of moving done_at.
+  await db
+    .updateTable('tasks')
+    .set({ status: DONE, done_at: now })
+    .where('id', '=', row.id)
+    .where('status', '!=', DONE)
+    .execute();
+  return toTask(await loadTask(db, scope, id));
+}
+
+export async function deleteTask(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
+  const row = await loadTask(db, scope, id);
+  await db.deleteFrom('tasks').where('id', '=', row.id).execute();
+  return { id: row.id, deleted: true };
+}
