@@ -13,6 +13,8 @@ import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
+import { alertRoutes } from './modules/alerts/routes.ts';
+import { AlertSchema } from './modules/alerts/schemas.ts';
 import { animalRoutes } from './modules/animals/routes.ts';
 import { AnimalSchema } from './modules/animals/schemas.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
@@ -46,6 +48,7 @@ const SHARED_SCHEMAS = [
   ErrorSchema,
   FarmSchema,
   KeySchema,
+  AlertSchema,
   AnimalSchema,
   GroupSchema,
   PaddockSchema,
@@ -135,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(paddockRoutes, { db });
   await app.register(taskRoutes, { db });
   await app.register(eventRoutes, { db });
+  await app.register(alertRoutes, { db });
   await app.register(briefRoutes, { db });
 
   return app;

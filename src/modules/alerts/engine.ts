@@ -1,9 +1,46 @@
 /**
  * The alert engine's entry point. Ingest calls `evaluateReport` inside the report's transaction, after
  * the readings and device events are stored, so alerts open and resolve atomically with the report.
+ *
+ * Per reading of a rule's metric (in time order): at or beyond urgent → an urgent alert, at or beyond
+ * watch → a watch alert, at or past clears-at → the active alert resolves, in between → nothing
+ * (hysteresis). One active alert per farm, rule and subject: the database's unique partial index
+ * holds that across processes; a crossing while one is active updates it (escalating watch → urgent).
+ * A reading older than the latest one evaluated for its device and metric changes nothing.
  */
 import type { Trx } from '../../db/schema.ts';
+import type { AlertSeverity } from '../../db/tables/alerts.ts';
+import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
+import {
+  type AlertRule,
+  classifyReading,
+  effectiveRules,
+  type RuleThresholds,
+  rulesForMetric,
+} from '../../domain/rules.ts';
+import { newId } from '../../lib/ids.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import {
+  ACTIVE_STATUSES,
+  type AlertKey,
+  type AlertRow,
+  findActiveAlert,
+  insertActiveAlert,
+  SEVERITY_RANK,
+  toAlert,
+  transitionAlert,
+} from './repository.ts';
+import { resolveAlertRow } from './service.ts';
+import {
+  eventAlertReason,
+  eventAlertTitle,
+  readingAlertReason,
+  readingAlertTitle,
+  type SubjectLabel,
+} from './wording.ts';
 
 export interface IngestedReport {
   /** The reporting device's farm; `settings.rules` holds its threshold overrides. */
@@ -16,6 +53,252 @@ export interface IngestedReport {
   receivedAt: number;
 }
 
-export async function evaluateReport(_trx: Trx, _report: IngestedReport): Promise<void> {
-  // Filled in by the alert engine (issue 5): rule evaluation and device-event alarms.
+type Reading = IngestedReport['readings'][number];
+
+interface Context {
+  trx: Trx;
+  farmId: string;
+  now: number;
+}
+
+/**
+ * A lost race (another transaction changed the alert between our read and our write) is retried
+ * from a fresh read; each retry sees a newer committed state, so a few attempts always settle.
+ */
+const MAX_ATTEMPTS = 5;
+
+export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
+  // Overrides were validated when saved; effectiveRules ignores anything malformed.
+  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
+  const rules = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
+  const byMetric = new Map<string, Reading[]>();
+  for (const reading of report.readings) {
+    if (!Number.isFinite(reading.value) || rulesForMetric(rules, reading.metric).length === 0) continue;
+    const list = byMetric.get(reading.metric) ?? [];
+    list.push(reading);
+    byMetric.set(reading.metric, list);
+  }
+  const alarms = report.events.filter((e) => ALARM_EVENT_BY_TYPE.has(e.type));
+  if (byMetric.size === 0 && alarms.length === 0) return;
+
+  const ctx: Context = { trx, farmId: report.farm.id, now: report.receivedAt };
+  const deviceSubject = deviceLabel(report.device);
+  const readingSubject = report.device.animal_id
+    ? await animalLabel(trx, report.farm.id, report.device.animal_id, report.device)
+    : deviceSubject;
+
+  // Metrics in a fixed order, so concurrent reports of one device take the watermark locks in the
+  // same order and never deadlock.
+  for (const metric of [...byMetric.keys()].sort()) {
+    const readings = [...(byMetric.get(metric) ?? [])].sort((a, b) => a.at - b.at);
+    let latest = await lockWatermark(trx, report.farm.id, report.device.id, metric);
+    for (const reading of readings) {
+      // Late data: older than a reading already evaluated for this device and metric.
+      if (latest !== null && reading.at < latest) continue;
+      for (const rule of rulesForMetric(rules, metric)) {
+        await applyReading(ctx, rule, readingSubject, reading);
+      }
+      latest = reading.at;
+    }
+    await trx
+      .updateTable('alert_watermarks')
+      .set({ at: latest })
+      .where('device_id', '=', report.device.id)
+      .where('metric', '=', metric)
+      .execute();
+  }
+
+  for (const event of [...alarms].sort((a, b) => a.at - b.at)) {
+    const alarm = ALARM_EVENT_BY_TYPE.get(event.type);
+    if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data);
+  }
+}
+
+/**
+ * Returns the device's latest evaluated reading time for the metric (null if none yet) and holds
+ * the watermark row for the rest of the transaction: the upsert writes the row, so on PostgreSQL a
+ * second report of the same device waits here until the first commits, then reads its watermark.
+ */
+async function lockWatermark(
+  trx: Trx,
+  farmId: string,
+  deviceId: string,
+  metric: string,
+): Promise<number | null> {
+  const row = await trx
+    .insertInto('alert_watermarks')
+    .values({ device_id: deviceId, metric, farm_id: farmId, at: null })
+    .onConflict((oc) =>
+      oc.columns(['device_id', 'metric']).doUpdateSet((eb) => ({ farm_id: eb.ref('excluded.farm_id') })),
+    )
+    .returning('at')
+    .executeTakeFirstOrThrow();
+  return row.at;
+}
+
+function deviceLabel(device: IngestedReport['device']): SubjectLabel {
+  return {
+    type: 'device',
+    id: device.id,
+    name: device.name,
+    device: { name: device.name, type: device.type },
+  };
+}
+
+/** Names an animal the way a farmer knows it: "Daisy (tag 114)", "tag 114", or its id. */
+async function animalLabel(
+  trx: Trx,
+  farmId: string,
+  animalId: string,
+  device: IngestedReport['device'],
+): Promise<SubjectLabel> {
+  const animal = await trx
+    .selectFrom('animals')
+    .select(['name', 'tag'])
+    .where('id', '=', animalId)
+    .where('farm_id', '=', farmId)
+    .executeTakeFirst();
+  const tag = animal?.tag ? `tag ${animal.tag}` : null;
+  let name = `animal ${animalId}`;
+  if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
+  else if (tag) name = tag;
+  return { type: 'animal', id: animalId, name, device: { name: device.name, type: device.type } };
+}
+
+function newAlertRow(
+  ctx: Context,
+  key: AlertKey,
+  fields: { severity: AlertSeverity; title: string; reason: string },
+): AlertRow {
+  return {
+    id: newId('alert', ctx.now),
+    farm_id: key.farmId,
+    severity: fields.severity,
+    severity_rank: SEVERITY_RANK[fields.severity],
+    title: fields.title,
+    reason: fields.reason,
+    rule: key.rule,
+    subject_type: key.subjectType,
+    subject_id: key.subjectId,
+    status: 'open',
+    created_at: ctx.now,
+    updated_at: ctx.now,
+    acknowledged_at: null,
+    resolved_at: null,
+  };
+}
+
+/** Opens an alert and emits `alert.created`; null when another active alert holds the slot. */
+async function openAlert(ctx: Context, row: AlertRow): Promise<AlertRow | null> {
+  const inserted = await insertActiveAlert(ctx.trx, row);
+  if (inserted) await emitEvent(ctx.trx, ctx.farmId, 'alert.created', toAlert(inserted), ctx.now);
+  return inserted;
+}
+
+async function applyReading(
+  ctx: Context,
+  rule: AlertRule,
+  subject: SubjectLabel,
+  reading: Reading,
+): Promise<void> {
+  const level = classifyReading(rule, reading.value);
+  if (level === 'between') return;
+  const key: AlertKey = {
+    farmId: ctx.farmId,
+    rule: rule.name,
+    subjectType: subject.type,
+    subjectId: subject.id,
+  };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const active = await findActiveAlert(ctx.trx, key);
+    if (level === 'clear') {
+      // Resolves whether open or acknowledged; a concurrent resolution already did the job.
+      if (active) await resolveAlertRow(ctx.trx, active, ctx.now);
+      return;
+    }
+    const reason = readingAlertReason(rule, subject, reading, level);
+    if (!active) {
+      const title = readingAlertTitle(rule, subject);
+      if (await openAlert(ctx, newAlertRow(ctx, key, { severity: level, title, reason }))) return;
+      continue; // another transaction opened it first: update that one instead
+    }
+    if (await updateActive(ctx, active, level, reason, reading)) return;
+  }
+  throw new Error(`alert ${rule.name} for ${subject.type} ${subject.id} kept changing under evaluation`);
+}
+
+/**
+ * A further crossing while an alert is active: a watch alert reaching the urgent line escalates
+ * (severity and reason, logged as `alert.escalated`); a crossing at the alert's own severity
+ * refreshes the reason with the latest value; a watch-level reading leaves an urgent alert as is.
+ * Returns false when the alert changed under us and the caller should read it again.
+ */
+async function updateActive(
+  ctx: Context,
+  active: AlertRow,
+  level: 'urgent' | 'watch',
+  reason: string,
+  reading: Reading,
+): Promise<boolean> {
+  if (level === 'urgent' && active.severity !== 'urgent') {
+    const escalated = await transitionAlert(
+      ctx.trx,
+      active.id,
+      ACTIVE_STATUSES,
+      { severity: 'urgent', severity_rank: SEVERITY_RANK.urgent, reason, updated_at: ctx.now },
+      active.severity,
+    );
+    if (!escalated) return false;
+    await recordFarmEvent(
+      ctx.trx,
+      ctx.farmId,
+      {
+        type: 'alert.escalated',
+        subject_type: escalated.subject_type,
+        subject_id: escalated.subject_id,
+        data: {
+          alert_id: escalated.id,
+          rule: escalated.rule,
+          from: active.severity,
+          to: 'urgent',
+          reason,
+          metric: reading.metric,
+          value: reading.value,
+          unit: reading.unit,
+        },
+        at: reading.at,
+      },
+      ctx.now,
+    );
+    return true;
+  }
+  if (level === active.severity && reason !== active.reason) {
+    return (
+      (await transitionAlert(ctx.trx, active.id, ACTIVE_STATUSES, { reason, updated_at: ctx.now })) !== null
+    );
+  }
+  return true;
+}
+
+/**
+ * A device alarm opens an alert at once, subject the device, unless one for the same event type is
+ * already active. These alerts never resolve automatically: a person resolves them.
+ */
+async function openEventAlert(
+  ctx: Context,
+  alarm: AlarmEventType,
+  subject: SubjectLabel,
+  data: Record<string, unknown>,
+): Promise<void> {
+  const key: AlertKey = {
+    farmId: ctx.farmId,
+    rule: alarm.type,
+    subjectType: subject.type,
+    subjectId: subject.id,
+  };
+  if (await findActiveAlert(ctx.trx, key)) return;
+  const title = eventAlertTitle(alarm, subject);
+  const reason = eventAlertReason(alarm, subject, data);
+  // A conflict here means a concurrent report opened the same alarm: nothing more to do.
+  await openAlert(ctx, newAlertRow(ctx, key, { severity: alarm.severity, title, reason }));
 }

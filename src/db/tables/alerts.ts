@@ -1,0 +1,38 @@
+export type AlertSeverity = 'urgent' | 'watch' | 'info';
+export type AlertStatus = 'open' | 'acknowledged' | 'resolved';
+
+export interface AlertsTable {
+  id: string;
+  farm_id: string;
+  severity: AlertSeverity;
+  /** 0 urgent, 1 watch, 2 info: lists sort on it (most urgent first). */
+  severity_rank: number;
+  title: string;
+  reason: string;
+  /** A rule name (`house.ammonia`) or, for device alarms, the event type (`predator.detected`). */
+  rule: string;
+  subject_type: string;
+  subject_id: string;
+  status: AlertStatus;
+  created_at: number;
+  updated_at: number;
+  acknowledged_at: number | null;
+  resolved_at: number | null;
+}
+
+/**
+ * The time of the latest reading the engine evaluated per device and metric, so a late reading
+ * (older than one already evaluated) never reopens or resolves an alert.
+ */
+export interface AlertWatermarksTable {
+  device_id: string;
+  metric: string;
+  farm_id: string;
+  /** Epoch ms; null only between the row's creation and the end of its first evaluation. */
+  at: number | null;
+}
+
+export interface AlertTables {
+  alerts: AlertsTable;
+  alert_watermarks: AlertWatermarksTable;
+}

@@ -1,0 +1,104 @@
+/** Alert queries and the one row → Alert mapping. */
+import { type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
+import { ACTIVE_ALERT_PREDICATE } from '../../db/migrations/0004_alerts.ts';
+import type { Db } from '../../db/schema.ts';
+import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
+import { toIso } from '../../lib/time.ts';
+import type { Scope } from '../farms/access.ts';
+import type { Alert } from './schemas.ts';
+
+export type AlertRow = Selectable<AlertsTable>;
+
+export const ACTIVE_STATUSES: readonly AlertStatus[] = ['open', 'acknowledged'];
+
+/** Lists sort on this rank: most urgent first. */
+export const SEVERITY_RANK: Readonly<Record<AlertSeverity, number>> = { urgent: 0, watch: 1, info: 2 };
+
+export function toAlert(row: AlertRow): Alert {
+  return {
+    id: row.id,
+    farm_id: row.farm_id,
+    severity: row.severity,
+    title: row.title,
+    reason: row.reason,
+    rule: row.rule,
+    subject_type: row.subject_type,
+    subject_id: row.subject_id,
+    status: row.status,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    acknowledged_at: toIso(row.acknowledged_at),
+    resolved_at: toIso(row.resolved_at),
+  };
+}
+
+export interface AlertKey {
+  farmId: string;
+  rule: string;
+  subjectType: string;
+  subjectId: string;
+}
+
+/** The active (open or acknowledged) alert for a farm, rule and subject, if there is one. */
+export async function findActiveAlert(db: Db, key: AlertKey): Promise<AlertRow | undefined> {
+  return db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('farm_id', '=', key.farmId)
+    .where('rule', '=', key.rule)
+    .where('subject_type', '=', key.subjectType)
+    .where('subject_id', '=', key.subjectId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts an active alert unless one is already active for its farm, rule and subject (the unique
+ * partial index decides, so a concurrent transaction's alert counts too). Returns the new row, or
+ * null when another active alert holds the slot. The conflict target repeats the index predicate
+ * as literal SQL so both engines match it to the partial index.
+ */
+export async function insertActiveAlert(db: Db, row: AlertRow): Promise<AlertRow | null> {
+  const inserted = await db
+    .insertInto('alerts')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['farm_id', 'rule', 'subject_type', 'subject_id'])
+        .where(sql<SqlBool>`${sql.raw(ACTIVE_ALERT_PREDICATE)}`)
+        .doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  return inserted ?? null;
+}
+
+/**
+ * Updates an alert only while it is in one of `from` (and, optionally, at `severity`); returns the
+ * updated row, or null when the alert had already moved on. Conditional updates make each
+ * transition happen once even when two transactions race for it.
+ */
+export async function transitionAlert(
+  db: Db,
+  id: string,
+  from: readonly AlertStatus[],
+  set: Updateable<AlertsTable>,
+  onlySeverity?: AlertSeverity,
+): Promise<AlertRow | null> {
+  let query = db.updateTable('alerts').set(set).where('id', '=', id).where('status', 'in', from);
+  if (onlySeverity) query = query.where('severity', '=', onlySeverity);
+  const row = await query.returningAll().executeTakeFirst();
+  return row ?? null;
+}
+
+/** An alert the scope may see (its farm in the scope's account and mode), else undefined. */
+export async function findAlertForScope(db: Db, scope: Scope, id: string): Promise<AlertRow | undefined> {
+  return db
+    .selectFrom('alerts')
+    .innerJoin('farms', 'farms.id', 'alerts.farm_id')
+    .selectAll('alerts')
+    .where('alerts.id', '=', id)
+    .where('farms.account_id', '=', scope.accountId)
+    .where('farms.mode', '=', scope.mode)
+    .executeTakeFirst();
+}

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { AlertListQuery } from './schemas.ts';
+import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from './service.ts';
+
+export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Alerts'];
+  const AlertRef = Type.Ref('Alert');
+
+  app.get(
+    '/v1/farms/:farm/alerts',
+    {
+      schema: {
+        tags,
+        summary: "A farm's alerts, most urgent first (urgent, watch, info), then newest",
+        params: FarmParams,
+        querystring: AlertListQuery,
+        response: { 200: ListOf(AlertRef), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { status, limit, before } = request.query;
+      return listAlerts(db, apiCaller(request), request.params.farm, { status }, { limit, before });
+    },
+  );
+
+  app.get(
+    '/v1/alerts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an alert',
+        params: IdParams,
+        response: { 200: AlertRef, ...errorResponses },
+      },
+    },
+    async (request) => getAlert(db, apiCaller(request), request.params.id),
+  );
+
+  app.post(
+    '/v1/alerts/:id/acknowledge',
+    {
+      schema: {
+        tags,
+        summary:
+          'Acknowledge an open alert (an acknowledged one is returned unchanged; a resolved one is 409)',
+        params: IdParams,
+        response: { 200: AlertRef, ...errorResponses },
+      },
+    },
+    async (request) => acknowledgeAlert(db, apiCaller(request), request.params.id),
+  );
+
+  app.post(
+    '/v1/alerts/:id/resolve',
+    {
+      schema: {
+        tags,
+        summary: 'Resolve an open or acknowledged alert (a resolved one is returned unchanged)',
+        params: IdParams,
+        response: { 200: AlertRef, ...errorResponses },
+      },
+    },
+    async (request) => resolveAlert(db, apiCaller(request), request.params.id),
+  );
+};

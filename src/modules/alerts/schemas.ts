@@ -1,0 +1,53 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+
+export const ALERT_SEVERITIES = ['urgent', 'watch', 'info'] as const;
+export const ALERT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
+export const ALERT_STATUS_FILTERS = ['active', 'open', 'acknowledged', 'resolved', 'all'] as const;
+export type AlertStatusFilter = (typeof ALERT_STATUS_FILTERS)[number];
+
+export const AlertSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    severity: Type.Enum(ALERT_SEVERITIES, { description: 'urgent, watch or info; lists put urgent first.' }),
+    title: Type.String({ description: 'Short headline naming the house, device or animal.' }),
+    reason: Type.String({
+      description:
+        'Why the alert is open: the value with its unit and the line it crossed, or the device event.',
+    }),
+    rule: Type.String({
+      description: 'The rule name (e.g. house.ammonia), or the device event type for device alarms.',
+    }),
+    subject_type: Type.String({ description: '`animal` for a device attached to an animal, else `device`.' }),
+    subject_id: Type.String(),
+    status: Type.Enum(ALERT_STATUSES),
+    created_at: DateTime(),
+    updated_at: DateTime('Last change: escalation, a newer reading, acknowledgement or resolution.'),
+    acknowledged_at: Nullable(DateTime()),
+    resolved_at: Nullable(DateTime()),
+  },
+  { $id: 'Alert', title: 'Alert' },
+);
+
+export type Alert = Static<typeof AlertSchema>;
+
+export const AlertListQuery = Type.Object(
+  {
+    ...PageQuery,
+    before: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'The `next_before` cursor of the previous page, or an ISO 8601 time (alerts created strictly before it).',
+      }),
+    ),
+    status: Type.Optional(
+      Type.Enum(ALERT_STATUS_FILTERS, {
+        description:
+          '`active` (open and acknowledged; the default), `open`, `acknowledged`, `resolved` or `all`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,98 @@
+/**
+ * Alert operations for callers with an API key (REST, MCP, the brief). Alerts open, escalate and
+ * resolve automatically in the engine (engine.ts); people acknowledge and resolve them here.
+ */
+import type { Db } from '../../db/schema.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import type { Page } from '../../http/pagination.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
+import { ACTIVE_STATUSES, type AlertRow, findAlertForScope, toAlert, transitionAlert } from './repository.ts';
+import type { Alert, AlertStatusFilter } from './schemas.ts';
+
+function inTransaction<T>(db: Db, run: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/**
+ * A farm's alerts, most urgent first (urgent, watch, info), then newest. `status` defaults to
+ * `active` (open and acknowledged). `page` is the raw `limit` / `before` of the request; `before`
+ * takes the `next_before` cursor of a previous page or an ISO time (see paging.ts).
+ */
+export async function listAlerts(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  filter: { status?: AlertStatusFilter } = {},
+  page: { limit?: number; before?: string } = {},
+): Promise<Page<Alert>> {
+  const request = parseAlertPage(page);
+  const farm = await requireFarm(db, scope, farmId);
+  const status = filter.status ?? 'active';
+  let query = db.selectFrom('alerts').selectAll().where('farm_id', '=', farm.id);
+  if (status === 'active') query = query.where('status', 'in', ACTIVE_STATUSES);
+  else if (status !== 'all') query = query.where('status', '=', status);
+  const rows = await query
+    .where(alertPageCondition(request))
+    .orderBy('severity_rank', 'asc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(request.limit + 1)
+    .execute();
+  return toAlertPage(rows, request, toAlert);
+}
+
+async function requireAlert(db: Db, scope: Scope, id: string): Promise<AlertRow> {
+  const row = await findAlertForScope(db, scope, id);
+  if (!row) throw notFound('alert', id);
+  return row;
+}
+
+export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert> {
+  return toAlert(await requireAlert(db, scope, id));
+}
+
+/**
+ * open → acknowledged. Acknowledging an acknowledged alert returns it unchanged; a resolved alert
+ * cannot be acknowledged (409 conflict).
+ */
+export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
+  return inTransaction(db, async (trx) => {
+    const row = await requireAlert(trx, scope, id);
+    const updated = await transitionAlert(trx, row.id, ['open'], {
+      status: 'acknowledged',
+      acknowledged_at: now,
+      updated_at: now,
+    });
+    if (updated) return toAlert(updated);
+    // Already moved on (possibly just now, in another transaction): answer from its current state.
+    const current = await requireAlert(trx, scope, id);
+    if (current.status === 'acknowledged') return toAlert(current);
+    throw conflict(`Alert ${id} is resolved; a resolved alert cannot be acknowledged.`);
+  });
+}
+
+/**
+ * Resolves an active alert and emits `alert.resolved` in the same transaction; returns the updated
+ * row, or null when it was no longer active. Used by people (resolveAlert) and by the engine.
+ */
+export async function resolveAlertRow(db: Db, row: AlertRow, now: number): Promise<AlertRow | null> {
+  const updated = await transitionAlert(db, row.id, ACTIVE_STATUSES, {
+    status: 'resolved',
+    resolved_at: now,
+    updated_at: now,
+  });
+  if (updated) await emitEvent(db, updated.farm_id, 'alert.resolved', toAlert(updated), now);
+  return updated;
+}
+
+/** open or acknowledged → resolved. Resolving a resolved alert returns it unchanged. */
+export async function resolveAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
+  return inTransaction(db, async (trx) => {
+    const row = await requireAlert(trx, scope, id);
+    if (row.status === 'resolved') return toAlert(row);
+    const updated = await resolveAlertRow(trx, row, now);
+    return toAlert(updated ?? (await requireAlert(trx, scope, id)));
+  });
+}

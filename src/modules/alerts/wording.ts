@@ -1,0 +1,100 @@
+/**
+ * Alert titles and reasons, written for a farmer reading them on a phone at night: which house or
+ * animal, which measurement, the value with its unit, and the line it crossed.
+ */
+import type { AlarmEventType } from '../../domain/devices.ts';
+import { METRIC_BY_NAME } from '../../domain/metrics.ts';
+import type { AlertRule } from '../../domain/rules.ts';
+
+/** Who or what an alert is about, with the words used to name it. */
+export interface SubjectLabel {
+  type: 'device' | 'animal';
+  id: string;
+  /** "House 2", "Daisy (tag 114)". */
+  name: string;
+  /** The reporting device's name and type, for animal subjects ("via Bolus 7"). */
+  device: { name: string; type: string };
+}
+
+/** How each rule is named in titles and how its metric is named in reasons. */
+const RULE_WORDS: Readonly<Record<string, { title: string; measure: string }>> = {
+  'house.ammonia': { title: 'High ammonia', measure: 'Ammonia' },
+  'house.heat': { title: 'High temperature', measure: 'Temperature' },
+  'house.feed': { title: 'Feed running low', measure: 'Feed bin' },
+  'water.level': { title: 'Water running low', measure: 'Water level' },
+  'house.battery': { title: 'House battery low', measure: 'House battery' },
+  'animal.fever': { title: 'Raised temperature', measure: 'Body temperature' },
+  'device.battery': { title: 'Device battery low', measure: 'Battery' },
+};
+
+function ruleWords(rule: AlertRule): { title: string; measure: string } {
+  const words = RULE_WORDS[rule.name];
+  if (words) return words;
+  const meaning = METRIC_BY_NAME.get(rule.metric)?.meaning ?? rule.metric;
+  const measure = meaning.charAt(0).toUpperCase() + meaning.slice(1);
+  return { title: `${measure} ${rule.direction === 'high' ? 'high' : 'low'}`, measure };
+}
+
+/** "26 ppm", "12%", "40.7°C": numbers as sent (trimmed to 2 decimals), the unit as people write it. */
+export function formatValue(value: number, unit: string | null): string {
+  const n = Number.isInteger(value) ? String(value) : String(Number(value.toFixed(2)));
+  if (!unit) return n;
+  return unit === '%' || unit.startsWith('°') ? `${n}${unit}` : `${n} ${unit}`;
+}
+
+/** "in House 2", "at North trough", "for Daisy (tag 114)". */
+function where(subject: SubjectLabel): string {
+  if (subject.type === 'animal') return `for ${subject.name}`;
+  return subject.device.type === 'house' ? `in ${subject.name}` : `at ${subject.name}`;
+}
+
+export function readingAlertTitle(rule: AlertRule, subject: SubjectLabel): string {
+  return `${ruleWords(rule).title} ${where(subject)}`;
+}
+
+/** "Ammonia 26 ppm in House 2 — at or above the urgent line of 25 ppm". */
+export function readingAlertReason(
+  rule: AlertRule,
+  subject: SubjectLabel,
+  reading: { value: number; unit: string | null },
+  severity: 'urgent' | 'watch',
+): string {
+  const line = severity === 'urgent' ? rule.urgent : rule.watch;
+  // The rule's documented unit when the device sent none, so the line and the value read alike.
+  const unit = reading.unit ?? METRIC_BY_NAME.get(rule.metric)?.unit ?? null;
+  const via = subject.type === 'animal' ? ` (${subject.device.name})` : '';
+  const side = rule.direction === 'high' ? 'at or above' : 'at or below';
+  return (
+    `${ruleWords(rule).measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +
+    `${side} the ${severity} line of ${formatValue(line ?? rule.watch, unit)}`
+  );
+}
+
+/** "Predator detected at Guardian 1". */
+export function eventAlertTitle(alarm: AlarmEventType, subject: SubjectLabel): string {
+  return `${alarm.title} ${where(subject)}`;
+}
+
+const MAX_DETAILS = 400;
+
+function formatDataValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** "Guardian 1 reported predator.detected: species fox, confidence 0.92." */
+export function eventAlertReason(
+  alarm: AlarmEventType,
+  subject: SubjectLabel,
+  data: Record<string, unknown>,
+): string {
+  const details = Object.entries(data)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${formatDataValue(v)}`);
+  const head = `${subject.name} reported ${alarm.type}`;
+  if (details.length === 0) return `${head}. ${alarm.description}`;
+  const text = details.join(', ');
+  // A device can send a large data object; the full data stays in the farm event log.
+  return `${head}: ${text.length > MAX_DETAILS ? `${text.slice(0, MAX_DETAILS - 1)}…` : text}.`;
+}
