@@ -19,16 +19,26 @@ import { animalRoutes } from './modules/animals/routes.ts';
 import { AnimalSchema } from './modules/animals/schemas.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
+import { commandRoutes } from './modules/commands/routes.ts';
+import { CommandSchema } from './modules/commands/schemas.ts';
+import { deviceRoutes } from './modules/devices/routes.ts';
+import { DeviceKeySchema, DeviceSchema } from './modules/devices/schemas.ts';
+import { authenticateDevice } from './modules/devices/service.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { EventSchema } from './modules/events/schemas.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
 import { FarmSchema } from './modules/farms/schemas.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { GroupSchema } from './modules/groups/schemas.ts';
+import { houseRoutes } from './modules/houses/routes.ts';
+import { HouseSchema } from './modules/houses/schemas.ts';
+import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
+import { readingRoutes } from './modules/readings/routes.ts';
+import { ReadingSchema } from './modules/readings/schemas.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
@@ -54,6 +64,11 @@ const SHARED_SCHEMAS = [
   PaddockSchema,
   TaskSchema,
   EventSchema,
+  DeviceSchema,
+  DeviceKeySchema,
+  ReadingSchema,
+  CommandSchema,
+  HouseSchema,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -119,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  registerAuth(app, { db, usage });
+  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
 
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,
@@ -139,6 +154,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(taskRoutes, { db });
   await app.register(eventRoutes, { db });
   await app.register(alertRoutes, { db });
+  await app.register(deviceRoutes, { db });
+  await app.register(readingRoutes, { db });
+  await app.register(commandRoutes, { db, commandExpirySeconds: config.commandExpirySeconds });
+  await app.register(ingestRoutes, { db });
+  await app.register(houseRoutes, { db });
   await app.register(briefRoutes, { db });
 
   return app;

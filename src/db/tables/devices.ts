@@ -1,0 +1,63 @@
+export interface DevicesTable {
+  id: string;
+  farm_id: string;
+  type: string;
+  name: string;
+  serial: string | null;
+  animal_id: string | null;
+  group_id: string | null;
+  firmware: string | null;
+  lat: number | null;
+  lon: number | null;
+  battery: number | null;
+  /** JSON text of the device's state object, merged from its reports. */
+  state: string;
+  /** SHA-256 of the device key; the key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, for recognising it. */
+  key_prefix: string;
+  last_seen_at: number | null;
+  created_at: number;
+}
+
+/** Raw readings, append-only. No id: nothing addresses a single reading. */
+export interface ReadingsTable {
+  device_id: string;
+  farm_id: string;
+  metric: string;
+  value: number;
+  unit: string | null;
+  at: number;
+}
+
+/** The newest reading of each (device, metric), kept by ingest so "latest values" is one index read. */
+export interface DeviceLatestTable {
+  device_id: string;
+  metric: string;
+  value: number;
+  unit: string | null;
+  at: number;
+}
+
+export interface CommandsTable {
+  id: string;
+  farm_id: string;
+  device_id: string;
+  command: string;
+  /** JSON text. */
+  params: string;
+  status: 'queued' | 'delivered' | 'done' | 'failed';
+  /** JSON text, or null until the command finishes. */
+  result: string | null;
+  created_at: number;
+  delivered_at: number | null;
+  done_at: number | null;
+  expires_at: number;
+}
+
+export interface DevicesTables {
+  devices: DevicesTable;
+  readings: ReadingsTable;
+  device_latest: DeviceLatestTable;
+  commands: CommandsTable;
+}

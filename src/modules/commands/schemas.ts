@@ -1,0 +1,68 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+
+export const COMMAND_STATUSES = ['queued', 'delivered', 'done', 'failed'] as const;
+export type CommandStatus = (typeof COMMAND_STATUSES)[number];
+
+/** Longest expiry a command may ask for: 30 days. */
+export const MAX_COMMAND_EXPIRY_S = 30 * 86_400;
+
+export const CommandSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    device_id: Type.String(),
+    command: Type.String({ description: 'Command name (see GET /v1/catalog for each device type).' }),
+    params: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'As validated and stored, with defaults filled in.',
+    }),
+    status: Type.Enum([...COMMAND_STATUSES]),
+    result: Nullable(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'What the device answered; `{error: "expired"}` when it expired unanswered; `simulated: true` on the sample farm.',
+      }),
+    ),
+    created_at: DateTime(),
+    delivered_at: Nullable(DateTime('When the device picked it up.')),
+    done_at: Nullable(DateTime('When it finished (done or failed).')),
+    expires_at: DateTime('A command still queued or delivered at this time becomes failed (expired).'),
+  },
+  { $id: 'Command', title: 'Command' },
+);
+
+export const QueueCommandBody = Type.Object(
+  {
+    command: Type.String({ minLength: 1, maxLength: 100, description: 'Command name, e.g. doors.open.' }),
+    params: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Parameters of the command.' }),
+    ),
+    expires_in_s: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_COMMAND_EXPIRY_S,
+        description: 'Seconds until an unanswered command fails as expired (default 86400, one day).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AnswerCommandBody = Type.Object(
+  {
+    status: Type.Enum(['done', 'failed'], { description: 'How the command ended.' }),
+    result: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Anything the device reports back.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CommandListQuery = Type.Object(
+  { ...PageQuery, status: Type.Optional(Type.Enum([...COMMAND_STATUSES])) },
+  { additionalProperties: false },
+);
+
+export type Command = Static<typeof CommandSchema>;
+export type QueueCommandInput = Static<typeof QueueCommandBody>;
+export type AnswerCommandInput = Static<typeof AnswerCommandBody>;

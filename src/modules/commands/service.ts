@@ -1,0 +1,275 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/schema.ts';
+import { validateDeviceCommand } from '../../domain/devices.ts';
+import { applyHouseCommandToState } from '../../domain/house-commands.ts';
+import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
+import { conflict, invalid, notFound } from '../../http/errors.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseJson } from '../../lib/json.ts';
+import { inTransaction, loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
+import { mergeState } from '../devices/state.ts';
+import type { Scope } from '../farms/access.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import { byCreation, type CommandRow, toCommand } from './repository.ts';
+import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } from './schemas.ts';
+
+/** Default life of a command before it expires unanswered: one day. */
+export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
+
+const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
+
+/** Validates a command for the device's type, then checks references the domain cannot see. */
+async function validateForDevice(
+  db: Db,
+  device: ScopedDeviceRow,
+  command: string,
+  params: unknown,
+): Promise<Record<string, unknown>> {
+  const checked = validateDeviceCommand(device.type, command, params);
+  if (!checked.ok) throw invalid(checked.param, checked.message);
+  const paddockId = checked.params.paddock_id;
+  if (device.type === 'house' && typeof paddockId === 'string') {
+    const paddock = await db
+      .selectFrom('paddocks')
+      .select('id')
+      .where('id', '=', paddockId)
+      .where('farm_id', '=', device.farm_id)
+      .executeTakeFirst();
+    if (!paddock)
+      throw invalid('params.paddock_id', `params.paddock_id "${paddockId}" is not a paddock on this farm.`);
+  }
+  return checked.params;
+}
+
+/**
+ * The simulated effect of a sample-farm command on the house's stored state. The device row is
+ * locked first (a no-op update), so two simulated commands at once cannot lose each other's change.
+ */
+async function simulateOnHouse(
+  db: Db,
+  deviceId: string,
+  command: string,
+  params: Record<string, unknown>,
+): Promise<void> {
+  const locked = await db
+    .updateTable('devices')
+    .set((eb) => ({ state: eb.ref('state') }))
+    .where('id', '=', deviceId)
+    .returning('state')
+    .executeTakeFirstOrThrow();
+  const stored = parseJson<Record<string, unknown>>(locked.state, {});
+  // Parts a house never reported (or removed) take their defaults so the command has a state to act on.
+  const current = mergeState({ ...defaultHouseState() }, stored) as unknown as HouseState;
+  const next = applyHouseCommandToState(current, command, params);
+  await db
+    .updateTable('devices')
+    .set({ state: JSON.stringify(next) })
+    .where('id', '=', deviceId)
+    .execute();
+}
+
+/**
+ * Queues a command for a device (201 `queued`, emits `command.queued`). On the sample farm the
+ * command skips the queue: it is `done` at once with `result.simulated: true`, a house's stored
+ * state changes as the command says, and `command.done` is emitted.
+ */
+export async function queueCommand(
+  db: Db,
+  scope: Scope,
+  deviceId: string,
+  input: QueueCommandInput,
+  options: { now?: number; defaultExpirySeconds?: number } = {},
+): Promise<Command> {
+  const now = options.now ?? Date.now();
+  const expiresIn = input.expires_in_s ?? options.defaultExpirySeconds ?? DEFAULT_COMMAND_EXPIRY_S;
+  return inTransaction(db, async (trx) => {
+    const device = await loadDevice(trx, scope, deviceId);
+    const params = await validateForDevice(trx, device, input.command, input.params);
+    const simulated = device.farm_sample === 1;
+    const row: CommandRow = {
+      id: newId('command', now),
+      farm_id: device.farm_id,
+      device_id: device.id,
+      command: input.command,
+      params: JSON.stringify(params),
+      status: simulated ? 'done' : 'queued',
+      result: simulated ? JSON.stringify({ simulated: true }) : null,
+      created_at: now,
+      delivered_at: simulated ? now : null,
+      done_at: simulated ? now : null,
+      expires_at: now + expiresIn * 1000,
+    };
+    if (simulated && device.type === 'house') await simulateOnHouse(trx, device.id, input.command, params);
+    await trx.insertInto('commands').values(row).execute();
+    const command = toCommand(row);
+    await emitEvent(trx, device.farm_id, simulated ? 'command.done' : 'command.queued', command, now);
+    return command;
+  });
+}
+
+/** A device's command history, newest first. */
+export async function listCommands(
+  db: Db,
+  scope: Scope,
+  deviceId: string,
+  page: PageRequest,
+  filters: { status?: CommandStatus | undefined } = {},
+): Promise<Page<Command>> {
+  const device = await loadDevice(db, scope, deviceId);
+  let query = db
+    .selectFrom('commands')
+    .selectAll()
+    .where('device_id', '=', device.id)
+    .where(beforeCondition('created_at', 'id', page));
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toCommand);
+}
+
+/**
+ * Hands the device its queued (unexpired) commands, oldest first, and marks them `delivered`. One
+ * conditional UPDATE … RETURNING, so with several processes each command is delivered exactly once.
+ */
+export async function pickUpCommands(db: Db, deviceId: string, now: number): Promise<Command[]> {
+  const rows = await db
+    .updateTable('commands')
+    .set({ status: 'delivered', delivered_at: now })
+    .where('device_id', '=', deviceId)
+    .where('status', '=', 'queued')
+    .where('expires_at', '>', now)
+    .returningAll()
+    .execute();
+  return rows.sort(byCreation).map(toCommand);
+}
+
+/** GET /v1/device/commands: a poll counts as the device being seen. */
+export async function pollCommands(
+  db: Db,
+  caller: { deviceId: string },
+  now: number = Date.now(),
+): Promise<Command[]> {
+  return inTransaction(db, async (trx) => {
+    await trx.updateTable('devices').set({ last_seen_at: now }).where('id', '=', caller.deviceId).execute();
+    return pickUpCommands(trx, caller.deviceId, now);
+  });
+}
+
+/**
+ * A device's answer to a command it was given: stores `status` (done or failed) and `result`, sets
+ * done_at and emits `command.done` / `command.failed`. Another device's command is 404; one not yet
+ * delivered or already finished is 409, and nothing changes.
+ */
+export async function answerCommand(
+  db: Db,
+  caller: { deviceId: string },
+  commandId: string,
+  input: AnswerCommandInput,
+  now: number = Date.now(),
+): Promise<Command> {
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('commands')
+      .set({ status: input.status, result: JSON.stringify(input.result ?? {}), done_at: now })
+      .where('id', '=', commandId)
+      .where('device_id', '=', caller.deviceId)
+      .where('status', '=', 'delivered')
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) {
+      const existing = await trx
+        .selectFrom('commands')
+        .select(['status'])
+        .where('id', '=', commandId)
+        .where('device_id', '=', caller.deviceId)
+        .executeTakeFirst();
+      if (!existing) throw notFound('command', commandId);
+      if (existing.status === 'queued') {
+        throw conflict(
+          `Command ${commandId} has not been delivered yet; pick it up first (GET /v1/device/commands or an ingest report).`,
+        );
+      }
+      throw conflict(`Command ${commandId} is already ${existing.status}; it cannot be answered again.`);
+    }
+    const command = toCommand(row);
+    await emitEvent(
+      trx,
+      row.farm_id,
+      input.status === 'done' ? 'command.done' : 'command.failed',
+      command,
+      now,
+    );
+    return command;
+  });
+}
+
+/**
+ * Fails every command still queued or delivered after its expiry, with `result.error = "expired"`,
+ * emitting `command.failed` for each; in batches, one transaction each. Safe with several processes:
+ * the UPDATE re-checks the status, so a command expires (and is announced) once. Returns how many.
+ */
+export async function expireDueCommands(
+  db: Db,
+  now: number = Date.now(),
+  options: { batchSize?: number } = {},
+): Promise<number> {
+  const batchSize = options.batchSize ?? 200;
+  let total = 0;
+  for (;;) {
+    const expired = await inTransaction(db, async (trx) => {
+      const due = trx
+        .selectFrom('commands')
+        .select('id')
+        .where('status', 'in', OPEN_STATUSES)
+        .where('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(batchSize);
+      const rows = await trx
+        .updateTable('commands')
+        .set({ status: 'failed', result: JSON.stringify({ error: 'expired' }), done_at: now })
+        .where('id', 'in', due)
+        .where('status', 'in', OPEN_STATUSES)
+        .returningAll()
+        .execute();
+      for (const row of rows.sort(byCreation)) {
+        await emitEvent(trx, row.farm_id, 'command.failed', toCommand(row), now);
+      }
+      return rows.length;
+    });
+    total += expired;
+    if (expired < batchSize) return total;
+  }
+}
+
+/** The newest `perDevice` commands of each device, newest first, keyed by device id. */
+export async function recentCommands(
+  db: Db,
+  deviceIds: readonly string[],
+  perDevice = 10,
+): Promise<Record<string, Command[]>> {
+  const out: Record<string, Command[]> = {};
+  for (const id of deviceIds) out[id] = [];
+  if (deviceIds.length === 0) return out;
+  const ranked = db
+    .selectFrom('commands')
+    .selectAll()
+    .select(
+      sql<number>`row_number() over (partition by device_id order by created_at desc, id desc)`.as('rank'),
+    )
+    .where('device_id', 'in', [...new Set(deviceIds)])
+    .as('ranked');
+  const rows = await db
+    .selectFrom(ranked)
+    .selectAll()
+    .where('rank', '<=', perDevice)
+    .orderBy('device_id')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const { rank: _rank, ...row } of rows) out[row.device_id]?.push(toCommand(row));
+  return out;
+}

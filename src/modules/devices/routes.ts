@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { parsePage } from '../../http/pagination.ts';
+import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { CreateDeviceBody, DeviceListQuery, UpdateDeviceBody } from './schemas.ts';
+import {
+  createDevice,
+  deleteDevice,
+  getDevice,
+  listDevices,
+  rotateDeviceKey,
+  updateDevice,
+} from './service.ts';
+
+export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Devices'];
+  const DeviceRef = Type.Ref('Device');
+
+  app.get(
+    '/v1/farms/:farm/devices',
+    {
+      schema: {
+        tags,
+        summary: "List a farm's devices, newest first",
+        params: FarmParams,
+        querystring: DeviceListQuery,
+        response: { 200: ListOf(DeviceRef), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { limit, before, ...filters } = request.query;
+      return listDevices(db, apiCaller(request), request.params.farm, filters, parsePage({ limit, before }));
+    },
+  );
+
+  app.post(
+    '/v1/farms/:farm/devices',
+    {
+      schema: {
+        tags,
+        summary: 'Add a device; the response carries its device key, shown only this once',
+        params: FarmParams,
+        body: CreateDeviceBody,
+        response: { 201: DeviceRef, ...errorResponses },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await createDevice(db, apiCaller(request), request.params.farm, request.body)),
+  );
+
+  app.get(
+    '/v1/devices/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a device',
+        params: IdParams,
+        response: { 200: DeviceRef, ...errorResponses },
+      },
+    },
+    async (request) => getDevice(db, apiCaller(request), request.params.id),
+  );
+
+  app.patch(
+    '/v1/devices/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a device (any fields; null clears an optional one)',
+        params: IdParams,
+        body: UpdateDeviceBody,
+        response: { 200: DeviceRef, ...errorResponses },
+      },
+    },
+    async (request) => updateDevice(db, apiCaller(request), request.params.id, request.body ?? {}),
+  );
+
+  app.delete(
+    '/v1/devices/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a device with its readings and commands; its key stops working',
+        params: IdParams,
+        response: { 200: DeletedSchema, ...errorResponses },
+      },
+    },
+    async (request) => deleteDevice(db, apiCaller(request), request.params.id),
+  );
+
+  app.post(
+    '/v1/devices/:id/key',
+    {
+      schema: {
+        tags,
+        summary: 'Rotate the device key: the new key is shown once and the old one stops working at once',
+        params: IdParams,
+        response: { 200: Type.Ref('DeviceKey'), ...errorResponses },
+      },
+    },
+    async (request) => rotateDeviceKey(db, apiCaller(request), request.params.id),
+  );
+};

@@ -1,0 +1,96 @@
+import { type Static, Type } from 'typebox';
+import { DEVICE_TYPES } from '../../domain/devices.ts';
+import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+
+export const DeviceTypeSchema = Type.Enum([...DEVICE_TYPES], {
+  description: `Device type: ${DEVICE_TYPES.join(', ')}.`,
+});
+
+export const DeviceSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    type: Type.String({ description: `One of ${DEVICE_TYPES.join(', ')}.` }),
+    name: Type.String(),
+    serial: Nullable(Type.String()),
+    animal_id: Nullable(Type.String({ description: 'The animal wearing the device (trackers, boluses).' })),
+    group_id: Nullable(Type.String({ description: 'The group the device serves (a house’s flock).' })),
+    firmware: Nullable(Type.String()),
+    lat: Nullable(Type.Number()),
+    lon: Nullable(Type.Number()),
+    battery: Nullable(Type.Number({ description: 'Battery charge in percent, as last reported.' })),
+    state: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Merged from device reports. For a house: the house state object (schema in GET /v1/catalog, `house_state_schema`).',
+    }),
+    key_prefix: Type.String({ description: 'The first characters of the device key, for recognising it.' }),
+    last_seen_at: Nullable(DateTime('When the device last reported or polled.')),
+    created_at: DateTime(),
+    device_key: Type.Optional(
+      Type.String({ description: 'The device key (rd_…): returned only once, on create.' }),
+    ),
+  },
+  { $id: 'Device', title: 'Device' },
+);
+
+export const DeviceKeySchema = Type.Object(
+  {
+    id: Type.String(),
+    device_key: Type.String({ description: 'The new device key (rd_…), shown only in this response.' }),
+    key_prefix: Type.String(),
+  },
+  { $id: 'DeviceKey', title: 'DeviceKey' },
+);
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  serial: Nullable(Type.String({ minLength: 1, maxLength: 200 })),
+  animal_id: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'An animal on the farm.' })),
+  group_id: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'A group on the farm.' })),
+  firmware: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
+  lat: Nullable(Type.Number({ minimum: -90, maximum: 90 })),
+  lon: Nullable(Type.Number({ minimum: -180, maximum: 180 })),
+};
+
+export const CreateDeviceBody = Type.Object(
+  {
+    type: DeviceTypeSchema,
+    name: fields.name,
+    serial: Type.Optional(fields.serial),
+    animal_id: Type.Optional(fields.animal_id),
+    group_id: Type.Optional(fields.group_id),
+    firmware: Type.Optional(fields.firmware),
+    lat: Type.Optional(fields.lat),
+    lon: Type.Optional(fields.lon),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateDeviceBody = Type.Object(
+  {
+    type: Type.Optional(DeviceTypeSchema),
+    name: Type.Optional(fields.name),
+    serial: Type.Optional(fields.serial),
+    animal_id: Type.Optional(fields.animal_id),
+    group_id: Type.Optional(fields.group_id),
+    firmware: Type.Optional(fields.firmware),
+    lat: Type.Optional(fields.lat),
+    lon: Type.Optional(fields.lon),
+  },
+  { additionalProperties: false },
+);
+
+export const DeviceListQuery = Type.Object(
+  {
+    ...PageQuery,
+    type: Type.Optional(DeviceTypeSchema),
+    animal_id: Type.Optional(Type.String({ minLength: 1 })),
+    group_id: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export type Device = Static<typeof DeviceSchema>;
+export type CreateDeviceInput = Static<typeof CreateDeviceBody>;
+export type UpdateDeviceInput = Static<typeof UpdateDeviceBody>;
+export type DeviceListFilters = Omit<Static<typeof DeviceListQuery>, 'limit' | 'before'>;

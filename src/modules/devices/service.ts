@@ -1,0 +1,188 @@
+import type { Db } from '../../db/schema.ts';
+import { defaultHouseState } from '../../domain/house-state.ts';
+import type { DeviceCaller } from '../../http/auth.ts';
+import { invalid } from '../../http/errors.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseJson } from '../../lib/json.ts';
+import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import { type DeviceRow, inTransaction, loadDevice, toDevice } from './repository.ts';
+import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
+import { mergeState } from './state.ts';
+
+/** Throws 400 naming `param` unless the animal or group exists on the farm. */
+async function checkReference(
+  db: Db,
+  farmId: string,
+  table: 'animals' | 'animal_groups',
+  id: string,
+  param: string,
+): Promise<void> {
+  const row = await db
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id)
+    .where('farm_id', '=', farmId)
+    .executeTakeFirst();
+  if (!row) {
+    const what = table === 'animals' ? 'an animal' : 'a group';
+    throw invalid(param, `${param} "${id}" is not ${what} on this farm.`);
+  }
+}
+
+async function checkReferences(
+  db: Db,
+  farmId: string,
+  input: { animal_id?: string | null | undefined; group_id?: string | null | undefined },
+): Promise<void> {
+  if (input.animal_id) await checkReference(db, farmId, 'animals', input.animal_id, 'animal_id');
+  if (input.group_id) await checkReference(db, farmId, 'animal_groups', input.group_id, 'group_id');
+}
+
+/** A new device's state: a house starts with the complete default house state, others empty. */
+function initialState(type: string): Record<string, unknown> {
+  return type === 'house' ? { ...defaultHouseState() } : {};
+}
+
+export async function listDevices(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  filters: DeviceListFilters,
+  page: PageRequest,
+): Promise<Page<Device>> {
+  const farm = await requireFarm(db, scope, farmId);
+  let query = db
+    .selectFrom('devices')
+    .selectAll()
+    .where('farm_id', '=', farm.id)
+    .where(beforeCondition('created_at', 'id', page));
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.animal_id !== undefined) query = query.where('animal_id', '=', filters.animal_id);
+  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toDevice);
+}
+
+export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {
+  return toDevice(await loadDevice(db, scope, deviceId));
+}
+
+/**
+ * Adds a device to a farm and issues its key. The key is in the result only (it is stored hashed):
+ * the caller shows it once. Emits `device.created` (without the key) in the same transaction.
+ */
+export async function createDevice(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateDeviceInput,
+  options: { now?: number } = {},
+): Promise<Device & { device_key: string }> {
+  const now = options.now ?? Date.now();
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    await checkReferences(trx, farm.id, input);
+    const key = newDeviceKey();
+    const row: DeviceRow = {
+      id: newId('device', now),
+      farm_id: farm.id,
+      type: input.type,
+      name: input.name,
+      serial: input.serial ?? null,
+      animal_id: input.animal_id ?? null,
+      group_id: input.group_id ?? null,
+      firmware: input.firmware ?? null,
+      lat: input.lat ?? null,
+      lon: input.lon ?? null,
+      battery: null,
+      state: JSON.stringify(initialState(input.type)),
+      key_hash: key.hash,
+      key_prefix: key.prefix,
+      last_seen_at: null,
+      created_at: now,
+    };
+    await trx.insertInto('devices').values(row).execute();
+    const device = toDevice(row);
+    await emitEvent(trx, farm.id, 'device.created', device, now);
+    return { ...device, device_key: key.key };
+  });
+}
+
+export async function updateDevice(
+  db: Db,
+  scope: Scope,
+  deviceId: string,
+  input: UpdateDeviceInput,
+): Promise<Device> {
+  const device = await loadDevice(db, scope, deviceId);
+  await checkReferences(db, device.farm_id, input);
+  const patch: Partial<DeviceRow> = {};
+  if (input.type !== undefined) patch.type = input.type;
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.serial !== undefined) patch.serial = input.serial;
+  if (input.animal_id !== undefined) patch.animal_id = input.animal_id;
+  if (input.group_id !== undefined) patch.group_id = input.group_id;
+  if (input.firmware !== undefined) patch.firmware = input.firmware;
+  if (input.lat !== undefined) patch.lat = input.lat;
+  if (input.lon !== undefined) patch.lon = input.lon;
+  if (input.type === 'house' && device.type !== 'house') {
+    // A device that becomes a house gets every part of the house state it does not report yet.
+    const stored = parseJson<Record<string, unknown>>(device.state, {});
+    patch.state = JSON.stringify(mergeState({ ...defaultHouseState() }, stored));
+  }
+  if (Object.keys(patch).length > 0) {
+    await db.updateTable('devices').set(patch).where('id', '=', device.id).execute();
+  }
+  const { farm_sample: _sample, ...row } = device;
+  return toDevice({ ...row, ...patch });
+}
+
+/** Deletes the device with its readings and commands; its key stops working at once. */
+export async function deleteDevice(
+  db: Db,
+  scope: Scope,
+  deviceId: string,
+): Promise<{ id: string; deleted: true }> {
+  const device = await loadDevice(db, scope, deviceId);
+  await db.deleteFrom('devices').where('id', '=', device.id).execute();
+  return { id: device.id, deleted: true };
+}
+
+/** Issues a new key for the device; the old one stops working at once. */
+export async function rotateDeviceKey(
+  db: Db,
+  scope: Scope,
+  deviceId: string,
+): Promise<{ id: string; device_key: string; key_prefix: string }> {
+  const device = await loadDevice(db, scope, deviceId);
+  const key = newDeviceKey();
+  await db
+    .updateTable('devices')
+    .set({ key_hash: key.hash, key_prefix: key.prefix })
+    .where('id', '=', device.id)
+    .execute();
+  return { id: device.id, device_key: key.key, key_prefix: key.prefix };
+}
+
+/**
+ * The device a key belongs to, with its farm's account and mode, or null for an unknown, rotated or
+ * deleted key. Looked up by hash on every request, so rotation takes effect at once everywhere.
+ */
+export async function authenticateDevice(db: Db, token: string): Promise<Omit<DeviceCaller, 'kind'> | null> {
+  if (!/^rd_[0-9A-Za-z]+$/.test(token)) return null;
+  const row = await db
+    .selectFrom('devices')
+    .innerJoin('farms', 'farms.id', 'devices.farm_id')
+    .select(['devices.id as deviceId', 'devices.farm_id as farmId', 'farms.account_id', 'farms.mode'])
+    .where('devices.key_hash', '=', hashSecret(token))
+    .executeTakeFirst();
+  if (!row) return null;
+  return { deviceId: row.deviceId, farmId: row.farmId, accountId: row.account_id, mode: row.mode };
+}

@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
+import { HouseListSchema } from './schemas.ts';
+import { getHouse, getHouses } from './service.ts';
+
+export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const tags = ['Houses'];
+  app.get(
+    '/v1/farms/:farm/houses',
+    {
+      schema: {
+        tags,
+        summary: 'Every house on the farm with its state, latest readings and recent commands',
+        params: FarmParams,
+        response: { 200: HouseListSchema, ...errorResponses },
+      },
+    },
+    async (request) => ({ data: await getHouses(db, apiCaller(request), request.params.farm) }),
+  );
+  app.get(
+    '/v1/houses/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One house (a device of type house) with its state, latest readings and recent commands',
+        params: IdParams,
+        response: { 200: Type.Ref('House'), ...errorResponses },
+      },
+    },
+    async (request) => getHouse(db, apiCaller(request), request.params.id),
+  );
+};

@@ -1,0 +1,78 @@
+import { type Static, Type } from 'typebox';
+import type { Command } from '../commands/schemas.ts';
+
+/** Most device events one report may carry. */
+export const MAX_EVENTS_PER_REPORT = 1_000;
+
+const IngestReading = Type.Object(
+  {
+    metric: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Any metric name, e.g. climate.temp_c.',
+    }),
+    value: Type.Number({ description: 'A finite number.' }),
+    unit: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: 'Default: the catalog unit of a known metric.',
+      }),
+    ),
+    at: Type.Optional(Type.String({ format: 'date-time', description: 'When measured (default: receipt).' })),
+  },
+  { additionalProperties: false },
+);
+
+const IngestEvent = Type.Object(
+  {
+    type: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'predator.detected, safety_edge.stop and door.jammed open alerts; any other name is logged.',
+    }),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When it happened (default: receipt).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const IngestBody = Type.Object(
+  {
+    readings: Type.Optional(
+      Type.Array(IngestReading, { description: 'At most 1,000 per report (more is 413, nothing stored).' }),
+    ),
+    state: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Merged into the stored state: objects key by key, other values replaced, null removes a key.',
+      }),
+    ),
+    events: Type.Optional(Type.Array(IngestEvent, { maxItems: MAX_EVENTS_PER_REPORT })),
+    battery: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 100, description: 'Battery charge, percent.' }),
+    ),
+    lat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+    lon: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+    firmware: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const IngestResponse = Type.Object({
+  ok: Type.Boolean(),
+  accepted: Type.Integer({ description: 'Readings stored from this report.' }),
+  commands: Type.Array(Type.Ref('Command'), {
+    description: 'Commands waiting for the device; they are now delivered.',
+  }),
+});
+
+export type IngestInput = Static<typeof IngestBody>;
+export interface IngestResult {
+  ok: true;
+  accepted: number;
+  commands: Command[];
+}

@@ -1,0 +1,122 @@
+/**
+ * Device ingest: one report, one transaction. Readings, state, battery/position/firmware, device
+ * events and the alert engine's work commit together or not at all; queued commands ride back on
+ * the response.
+ */
+import type { Db } from '../../db/schema.ts';
+import { AppError, invalid } from '../../http/errors.ts';
+import { parseJson } from '../../lib/json.ts';
+import { parseIso } from '../../lib/time.ts';
+import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';
+import { pickUpCommands } from '../commands/service.ts';
+import { inTransaction } from '../devices/repository.ts';
+import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
+import { recordFarmEvent } from '../events/service.ts';
+import { prepareReadings, storeReadings } from '../readings/service.ts';
+import type { IngestInput, IngestResult } from './schemas.ts';
+
+export type { IngestInput, IngestResult } from './schemas.ts';
+
+/** The reporting device, as the device key identified it. */
+export interface IngestCaller {
+  deviceId: string;
+}
+
+function prepareEvents(
+  events: NonNullable<IngestInput['events']>,
+  receivedAt: number,
+): { type: string; data: Record<string, unknown>; at: number }[] {
+  return events.map((e, i) => {
+    let at = receivedAt;
+    if (e.at !== undefined) {
+      const parsed = parseIso(e.at);
+      if (parsed === null) throw invalid(`events[${i}].at`, `events[${i}].at must be an ISO 8601 date-time.`);
+      at = parsed;
+    }
+    return { type: e.type, data: e.data ?? {}, at };
+  });
+}
+
+function checkFinite(body: IngestInput): void {
+  for (const param of ['battery', 'lat', 'lon'] as const) {
+    const value = body[param];
+    if (value !== undefined && !Number.isFinite(value))
+      throw invalid(param, `${param} must be a finite number.`);
+  }
+}
+
+/**
+ * Stores one device report. Everything is checked before anything is written, and all writes share
+ * one transaction (the caller's when `db` is one), so a rejected report leaves no trace.
+ */
+export async function ingestReport(
+  db: Db,
+  caller: IngestCaller,
+  body: IngestInput | undefined,
+  now: number = Date.now(),
+): Promise<IngestResult> {
+  const input = body ?? {};
+  checkFinite(input);
+  const readings = prepareReadings(input.readings ?? [], now);
+  const events = prepareEvents(input.events ?? [], now);
+
+  return inTransaction(db, async (trx) => {
+    // This UPDATE also locks the device row, so concurrent reports from one device merge state in turn.
+    const device = await trx
+      .updateTable('devices')
+      .set({
+        last_seen_at: now,
+        ...(input.battery !== undefined ? { battery: input.battery } : {}),
+        ...(input.lat !== undefined ? { lat: input.lat } : {}),
+        ...(input.lon !== undefined ? { lon: input.lon } : {}),
+        ...(input.firmware !== undefined ? { firmware: input.firmware } : {}),
+      })
+      .where('id', '=', caller.deviceId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!device) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
+
+    if (input.state !== undefined) {
+      const merged = JSON.stringify(
+        mergeState(parseJson<Record<string, unknown>>(device.state, {}), input.state),
+      );
+      if (Buffer.byteLength(merged) > MAX_STATE_BYTES) {
+        throw invalid(
+          'state',
+          `The device state would exceed ${MAX_STATE_BYTES} bytes; remove keys with null.`,
+        );
+      }
+      await trx.updateTable('devices').set({ state: merged }).where('id', '=', device.id).execute();
+    }
+
+    await storeReadings(trx, device, readings);
+
+    const stored: IngestedReport['events'][number][] = [];
+    for (const e of events) {
+      const event = await recordFarmEvent(
+        trx,
+        device.farm_id,
+        { type: e.type, subject_type: 'device', subject_id: device.id, data: e.data, at: e.at },
+        now,
+      );
+      stored.push({ event_id: event.id, type: e.type, data: e.data, at: e.at });
+    }
+
+    const farm = await trx
+      .selectFrom('farms')
+      .selectAll()
+      .where('id', '=', device.farm_id)
+      .executeTakeFirstOrThrow();
+    // The alert engine's seam: it sees exactly what this report stored, inside the same transaction.
+    await evaluateReport(trx, {
+      farm,
+      device: { id: device.id, name: device.name, type: device.type, animal_id: device.animal_id },
+      readings,
+      events: stored,
+      receivedAt: now,
+    });
+
+    const commands = await pickUpCommands(trx, device.id, now);
+    return { ok: true, accepted: readings.length, commands };
+  });
+}
