@@ -21,7 +21,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_seen_at', T.time)
     .addColumn('created_at', T.time, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('devices_farm').on('devices').columns(['farm_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('devices_farm')
+    .on('devices')
+    .columns(['farm_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('devices_animal').on('devices').columns(['animal_id']).execute();
   await db.schema.createIndex('devices_group').on('devices').columns(['group_id']).execute();
 
