@@ -1,15 +1,28 @@
 import { invalid } from '../../http/errors.ts';
 import { parseIso } from '../../lib/time.ts';
 
+const DATE_PART = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/** Date.parse rolls 2026-02-30 over to March 2; a farmer's typo must be an error, not another day. */
+function isCalendarDate(text: string): boolean {
+  const match = DATE_PART.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+}
+
 /**
- * An input date or date-time (already format-checked by the route schema; checked again for callers
- * that skip it, such as MCP tools) as epoch ms; null and absent stay null.
+ * An input date or date-time as epoch ms (the route schema checks the format; this also checks the
+ * calendar, and serves callers that skip the schema, such as MCP tools); null and absent stay null.
  */
 export function parseDateInput(param: string, text: string): number;
 export function parseDateInput(param: string, text: string | null | undefined): number | null;
 export function parseDateInput(param: string, text: string | null | undefined): number | null {
   if (text === null || text === undefined) return null;
   const ms = parseIso(text);
-  if (ms === null) throw invalid(param, `${param} must be an ISO 8601 date or date-time.`);
+  if (ms === null || !isCalendarDate(text)) {
+    throw invalid(param, `${param} must be a valid ISO 8601 date or date-time (e.g. 2026-05-01T06:00:00Z).`);
+  }
   return ms;
 }

@@ -1,0 +1,298 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { defaultGroupKind } from './service.ts';
+
+async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
+  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
+  assert.equal(res.status, 201);
+  return res.body.id;
+}
+
+test('default group kind: a flock of birds or sheep, otherwise a herd', () => {
+  assert.equal(defaultGroupKind('chicken'), 'flock');
+  assert.equal(defaultGroupKind(' Broilers '), 'flock');
+  assert.equal(defaultGroupKind('Sheep'), 'flock');
+  assert.equal(defaultGroupKind('cattle'), 'herd');
+  assert.equal(defaultGroupKind('goat'), 'herd');
+});
+
+forEachEngine('groups', (t) => {
+  test('POST /v1/farms/{farm}/groups creates a group with every field; GET returns it', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
+      key: acct.live_key,
+      body: { name: 'South' },
+    });
+    const body = {
+      name: 'Spring broilers',
+      species: 'chicken',
+      kind: 'flock',
+      head_count: 450,
+      hatch_date: '2026-04-01T06:00:00-05:00',
+      paddock_id: paddock.body.id,
+    };
+    const res = await t().request('POST', `/v1/farms/${farm}/groups`, { key: acct.live_key, body });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.match(res.body.id, /^grp_/);
+    assert.equal(res.body.farm_id, farm);
+    assert.deepEqual(
+      { ...res.body, id: undefined, farm_id: undefined, created_at: undefined },
+      {
+        ...body,
+        hatch_date: '2026-04-01T11:00:00.000Z',
+        id: undefined,
+        farm_id: undefined,
+        created_at: undefined,
+      },
+    );
+    const got = await t().request('GET', `/v1/groups/${res.body.id}`, { key: acct.live_key });
+    assert.deepEqual(got.body, res.body);
+  });
+
+  test('kind defaults by species and accepts any other value; optional fields default to null', async () => {
+    const acct = await t().account();
+    const farm = acct.sample_farm_id;
+    const key = acct.test_key;
+    const herd = await t().request('POST', `/v1/farms/${farm}/groups`, {
+      key,
+      body: { name: 'Cows', species: 'cattle' },
+    });
+    assert.equal(herd.body.kind, 'herd');
+    assert.equal(herd.body.head_count, null);
+    assert.equal(herd.body.hatch_date, null);
+    assert.equal(herd.body.paddock_id, null);
+    const flock = await t().request('POST', `/v1/farms/${farm}/groups`, {
+      key,
+      body: { name: 'Layers', species: 'chicken' },
+    });
+    assert.equal(flock.body.kind, 'flock');
+    for (const kind of ['pen', 'litter', 'mob']) {
+      const res = await t().request('POST', `/v1/farms/${farm}/groups`, {
+        key,
+        body: { name: kind, species: 'pig', kind },
+      });
+      assert.equal(res.body.kind, kind);
+    }
+  });
+
+  test('group validation errors are 400 naming the field, and write nothing', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const other = await liveFarm(t(), acct.live_key, 'Other');
+    const foreignPaddock = await t().request('POST', `/v1/farms/${other}/paddocks`, {
+      key: acct.live_key,
+      body: { name: 'Far' },
+    });
+    const ok = { name: 'G', species: 'sheep' };
+    const cases: [unknown, string][] = [
+      [{ species: 'sheep' }, 'name'],
+      [{ name: 'G' }, 'species'],
+      [{ name: '', species: 'sheep' }, 'name'],
+      [{ name: 1, species: 'sheep' }, 'name'],
+      [{ name: 'G', species: 2 }, 'species'],
+      [{ ...ok, kind: '' }, 'kind'],
+      [{ ...ok, head_count: '10' }, 'head_count'],
+      [{ ...ok, head_count: 12.5 }, 'head_count'],
+      [{ ...ok, head_count: -1 }, 'head_count'],
+      [{ ...ok, hatch_date: 'tuesday' }, 'hatch_date'],
+      [{ ...ok, paddock_id: 'pad_missing' }, 'paddock_id'],
+      [{ ...ok, paddock_id: foreignPaddock.body.id }, 'paddock_id'],
+      [{ ...ok, size: 3 }, 'size'],
+    ];
+    for (const [body, param] of cases) {
+      const err = expectError(
+        await t().request('POST', `/v1/farms/${farm}/groups`, { key: acct.live_key, body }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(err.param, param, JSON.stringify(body));
+    }
+    const list = await t().request('GET', `/v1/farms/${farm}/groups`, { key: acct.live_key });
+    assert.equal(list.body.data.length, 0);
+  });
+
+  test('PATCH updates any subset and rejects unknown fields; a paddock change logs a group move', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const p1 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })).body
+      .id;
+    const group = await t().request('POST', `/v1/farms/${farm}/groups`, {
+      key,
+      body: { name: 'Ewes', species: 'sheep', head_count: 40 },
+    });
+    const url = `/v1/groups/${group.body.id}`;
+    const patched = await t().request('PATCH', url, {
+      key,
+      body: { head_count: 38, kind: 'mob', paddock_id: p1, hatch_date: '2025-02-01' },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.head_count, 38);
+    assert.equal(patched.body.kind, 'mob');
+    assert.equal(patched.body.name, 'Ewes');
+    assert.equal(patched.body.paddock_id, p1);
+    assert.equal(patched.body.hatch_date, '2025-02-01T00:00:00.000Z');
+    assert.deepEqual((await t().request('GET', url, { key })).body, patched.body);
+    const moves = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${group.body.id}`, { key }))
+      .body.data;
+    assert.equal(moves.length, 1);
+    assert.equal(moves[0].type, 'move');
+    assert.equal(moves[0].subject_type, 'group');
+    assert.deepEqual(moves[0].data, { from: { paddock_id: null }, to: { paddock_id: p1 } });
+    await t().request('PATCH', url, { key, body: { name: 'Ewes 2026' } });
+    const after = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${group.body.id}`, { key }))
+      .body.data;
+    assert.equal(after.length, 1, 'no move without a paddock change');
+    const cleared = await t().request('PATCH', url, { key, body: { head_count: null, hatch_date: null } });
+    assert.equal(cleared.body.head_count, null);
+    assert.equal(cleared.body.hatch_date, null);
+
+    const bad: [unknown, string][] = [
+      [{ nmae: 'x' }, 'nmae'],
+      [{ name: null }, 'name'],
+      [{ species: null }, 'species'],
+      [{ head_count: 1.5 }, 'head_count'],
+      [{ hatch_date: 'nope' }, 'hatch_date'],
+      [{ paddock_id: 'pad_gone' }, 'paddock_id'],
+    ];
+    for (const [body, param] of bad) {
+      const err = expectError(await t().request('PATCH', url, { key, body }), 400, 'invalid_request');
+      assert.equal(err.param, param, JSON.stringify(body));
+    }
+  });
+
+  test('list filters: species, kind, paddock_id', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
+    const make = async (body: Record<string, unknown>) =>
+      (await t().request('POST', `/v1/farms/${farm}/groups`, { key, body })).body.id as string;
+    const a = await make({ name: 'A', species: 'cattle' });
+    const b = await make({ name: 'B', species: 'chicken', paddock_id: p });
+    const c = await make({ name: 'C', species: 'cattle', kind: 'pen', paddock_id: p });
+    const ids = async (query: string) =>
+      (await t().request('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data.map(
+        (x: any) => x.id,
+      );
+    assert.deepEqual(await ids(''), [c, b, a]);
+    assert.deepEqual(await ids('species=cattle'), [c, a]);
+    assert.deepEqual(await ids('kind=herd'), [a]);
+    assert.deepEqual(await ids('kind=flock'), [b]);
+    assert.deepEqual(await ids(`paddock_id=${p}`), [c, b]);
+    assert.deepEqual(await ids(`paddock_id=${p}&species=cattle`), [c]);
+    const err = expectError(
+      await t().request('GET', `/v1/farms/${farm}/groups?status=x`, { key }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(err.param, 'status');
+  });
+
+  test('paging backwards over 121 groups: newest first, no overlap', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const created: { id: string; created_at: string }[] = [];
+    for (let i = 0; i < 121; i++) {
+      const res = await t().request('POST', `/v1/farms/${farm}/groups`, {
+        key: acct.live_key,
+        body: { name: `G${i}`, species: 'cattle' },
+      });
+      created.push(res.body);
+    }
+    const seen: string[] = [];
+    let url = `/v1/farms/${farm}/groups?limit=10`;
+    for (let page = 0; page < 30; page++) {
+      const res = await t().request('GET', url, { key: acct.live_key });
+      seen.push(...res.body.data.map((g: any) => g.id));
+      if (!res.body.has_more) break;
+      url = `/v1/farms/${farm}/groups?limit=10&before=${encodeURIComponent(res.body.next_before)}`;
+    }
+    assert.equal(new Set(seen).size, 121);
+    assert.deepEqual(
+      seen,
+      [...created]
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
+        .map((g) => g.id),
+    );
+  });
+
+  test('DELETE clears group_id on its animals and logs a move for each, in one transaction', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
+    const group = (
+      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G', species: 'cattle' } })
+    ).body.id;
+    const a1 = (
+      await t().request('POST', `/v1/farms/${farm}/animals`, {
+        key,
+        body: { species: 'cattle', group_id: group, paddock_id: p },
+      })
+    ).body.id;
+    const a2 = (
+      await t().request('POST', `/v1/farms/${farm}/animals`, {
+        key,
+        body: { species: 'cattle', group_id: group },
+      })
+    ).body.id;
+    const del = await t().request('DELETE', `/v1/groups/${group}`, { key });
+    assert.equal(del.status, 200);
+    assert.deepEqual(del.body, { id: group, deleted: true });
+    expectError(await t().request('GET', `/v1/groups/${group}`, { key }), 404, 'not_found');
+    const animal = (await t().request('GET', `/v1/animals/${a1}`, { key })).body;
+    assert.equal(animal.group_id, null);
+    assert.equal(animal.paddock_id, p, 'the paddock is kept');
+    for (const id of [a1, a2]) {
+      const log = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${id}&type=move`, { key }))
+        .body.data;
+      assert.equal(log.length, 1, id);
+      assert.equal(log[0].data.reason, 'group_deleted');
+      assert.equal(log[0].data.from.group_id, group);
+      assert.equal(log[0].data.to.group_id, null);
+    }
+    const filtered = await t().request('GET', `/v1/farms/${farm}/animals?group_id=${group}`, { key });
+    assert.equal(filtered.body.data.length, 0);
+  });
+
+  test("another account's and the other mode's groups are 404 on every endpoint", async () => {
+    const a = await t().account();
+    const b = await t().account();
+    const farm = await liveFarm(t(), a.live_key);
+    const group = (
+      await t().request('POST', `/v1/farms/${farm}/groups`, {
+        key: a.live_key,
+        body: { name: 'G', species: 'cattle' },
+      })
+    ).body.id;
+    const sampleGroup = (
+      await t().request('POST', `/v1/farms/${a.sample_farm_id}/groups`, {
+        key: a.test_key,
+        body: { name: 'S', species: 'cattle' },
+      })
+    ).body.id;
+    const body = { name: 'x', species: 'cattle' };
+    const attempts: [string, string, string, unknown?][] = [];
+    for (const [key, farmId, id] of [
+      [b.live_key, farm, group],
+      [a.test_key, farm, group],
+      [a.live_key, a.sample_farm_id, sampleGroup],
+    ] as const) {
+      attempts.push(
+        [key, 'GET', `/v1/farms/${farmId}/groups`],
+        [key, 'POST', `/v1/farms/${farmId}/groups`, body],
+        [key, 'GET', `/v1/groups/${id}`],
+        [key, 'PATCH', `/v1/groups/${id}`, { name: 'x' }],
+        [key, 'DELETE', `/v1/groups/${id}`],
+      );
+    }
+    for (const [key, method, url, reqBody] of attempts) {
+      expectError(await t().request(method, url, { key, body: reqBody }), 404, 'not_found');
+    }
+    const still = await t().request('GET', `/v1/groups/${group}`, { key: a.live_key });
+    assert.equal(still.body.name, 'G');
+  });
+});
