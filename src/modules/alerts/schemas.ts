@@ -10,7 +10,10 @@ export const AlertSchema = Type.Object(
   {
     id: Type.String(),
     farm_id: Type.String(),
-    severity: Type.Enum(ALERT_SEVERITIES, { description: 'urgent, watch or info; lists put urgent first.' }),
+    severity: Type.Enum(ALERT_SEVERITIES, {
+      type: 'string',
+      description: 'urgent, watch or info; lists put urgent first.',
+    }),
     title: Type.String({ description: 'Short headline naming the house, device or animal.' }),
     reason: Type.String({
       description:
@@ -21,7 +24,7 @@ export const AlertSchema = Type.Object(
     }),
     subject_type: Type.String({ description: '`animal` for a device attached to an animal, else `device`.' }),
     subject_id: Type.String(),
-    status: Type.Enum(ALERT_STATUSES),
+    status: Type.Enum(ALERT_STATUSES, { type: 'string' }),
     created_at: DateTime(),
     updated_at: DateTime('Last change: escalation, a newer reading, acknowledgement or resolution.'),
     acknowledged_at: Nullable(DateTime()),
@@ -44,6 +47,7 @@ export const AlertListQuery = Type.Object(
     ),
     status: Type.Optional(
       Type.Enum(ALERT_STATUS_FILTERS, {
+        type: 'string',
         description:
           '`active` (open and acknowledged; the default), `open`, `acknowledged`, `resolved` or `all`.',
       }),

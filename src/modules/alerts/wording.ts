@@ -70,9 +70,9 @@ export function readingAlertReason(
   );
 }
 
-/** "Predator detected at Guardian 1". */
+/** "Predator detected: Guardian 1", "Safety edge stopped the house: House 2". */
 export function eventAlertTitle(alarm: AlarmEventType, subject: SubjectLabel): string {
-  return `${alarm.title} ${where(subject)}`;
+  return `${alarm.title}: ${subject.name}`;
 }
 
 const MAX_DETAILS = 400;

@@ -1,0 +1,209 @@
+/** The alert engine end to end: devices report through POST /v1/ingest with their own keys. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { buildApp } from '../../app.ts';
+import { openDatabase } from '../../db/database.ts';
+import { UsageCounter } from '../usage/counter.ts';
+import { allAlerts, createLiveFarm, farmEvents, outboxEvents } from './test-helpers.ts';
+
+async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
+  const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { id: string; device_key: string; name: string };
+}
+
+async function ingest(t: TestApp, deviceKey: string, body: unknown) {
+  const res = await t.request('POST', '/v1/ingest', { key: deviceKey, body });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+forEachEngine('alerts through ingest', (t) => {
+  async function setup() {
+    const acct = await t().account();
+    const farmId = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farmId, { type: 'house', name: 'House 2' });
+    return { key: acct.live_key, farmId, house };
+  }
+
+  test('a house reporting ammonia at the urgent line opens an urgent alert; a report at clears-at resolves it', async () => {
+    const { key, farmId, house } = await setup();
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+    const [alert] = await allAlerts(t(), key, farmId);
+    assert.ok(alert);
+    assert.equal(alert.severity, 'urgent');
+    assert.equal(alert.status, 'open');
+    assert.equal(alert.subject_type, 'device');
+    assert.equal(alert.subject_id, house.id);
+    assert.equal(alert.title, 'High ammonia in House 2');
+    assert.equal(alert.reason, 'Ammonia 26 ppm in House 2 — at or above the urgent line of 25 ppm');
+    const created = await outboxEvents(t(), farmId, 'alert.created');
+    assert.deepEqual(
+      created.map((e) => e.data),
+      [alert],
+    );
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 17 }] });
+    assert.equal(
+      (await allAlerts(t(), key, farmId))[0]?.status,
+      'open',
+      'between clear and watch: still open',
+    );
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 15 }] });
+    const [resolved] = await allAlerts(t(), key, farmId);
+    assert.equal(resolved?.status, 'resolved');
+    const events = await outboxEvents(t(), farmId, 'alert.resolved');
+    assert.deepEqual(
+      events.map((e) => e.data),
+      [resolved],
+    );
+  });
+
+  test('a watch alert escalated by a report is logged in the farm event log', async () => {
+    const { key, farmId, house } = await setup();
+    await ingest(t(), house.device_key, { readings: [{ metric: 'feed.bin_pct', value: 14 }] });
+    await ingest(t(), house.device_key, { readings: [{ metric: 'feed.bin_pct', value: 4.5 }] });
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.equal(alerts.length, 1);
+    assert.equal(alerts[0]?.severity, 'urgent');
+    assert.equal(alerts[0]?.reason, 'Feed bin 4.5% in House 2 — at or below the urgent line of 5%');
+    const log = await t().request('GET', `/v1/farms/${farmId}/events?type=alert.escalated`, { key });
+    assert.equal(log.status, 200);
+    assert.equal(log.body.data.length, 1);
+    assert.equal(log.body.data[0].subject_id, house.id);
+    assert.equal(log.body.data[0].data.alert_id, alerts[0]?.id);
+  });
+
+  test('a predator.detected event in a report opens an urgent alert and is logged like every device event', async () => {
+    const { key, farmId } = await setup();
+    const guardian = await addDevice(t(), key, farmId, { type: 'guardian', name: 'Guardian 1' });
+    await ingest(t(), guardian.device_key, {
+      events: [
+        { type: 'predator.detected', data: { species: 'fox', confidence: 0.92 } },
+        { type: 'door.closed', data: {} },
+      ],
+    });
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.equal(alerts.length, 1);
+    assert.equal(alerts[0]?.severity, 'urgent');
+    assert.equal(alerts[0]?.rule, 'predator.detected');
+    assert.equal(alerts[0]?.title, 'Predator detected: Guardian 1');
+    assert.equal(alerts[0]?.reason, 'Guardian 1 reported predator.detected: species fox, confidence 0.92.');
+    const logged = await farmEvents(t(), farmId, 'predator.detected');
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]?.subject_id, guardian.id);
+    await ingest(t(), guardian.device_key, {
+      events: [{ type: 'predator.detected', data: { species: 'fox' } }],
+    });
+    assert.equal(
+      (await allAlerts(t(), key, farmId)).length,
+      1,
+      'a repeat while active opens no second alert',
+    );
+    assert.equal((await farmEvents(t(), farmId, 'predator.detected')).length, 2, 'but is logged');
+  });
+
+  test('a bolus on an animal alerts on the animal by name and tag', async () => {
+    const { key, farmId } = await setup();
+    const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+      key,
+      body: { species: 'cattle', name: 'Daisy', tag: '114' },
+    });
+    assert.equal(animal.status, 201, JSON.stringify(animal.body));
+    const bolus = await addDevice(t(), key, farmId, {
+      type: 'bolus',
+      name: 'Bolus 7',
+      animal_id: animal.body.id,
+    });
+    await ingest(t(), bolus.device_key, { readings: [{ metric: 'body.temp_c', value: 40.1 }] });
+    const [alert] = await allAlerts(t(), key, farmId);
+    assert.equal(alert?.subject_type, 'animal');
+    assert.equal(alert?.subject_id, animal.body.id);
+    assert.equal(alert?.severity, 'watch');
+    assert.equal(alert?.title, 'Raised temperature for Daisy (tag 114)');
+    assert.equal(
+      alert?.reason,
+      'Body temperature 40.1°C for Daisy (tag 114) (Bolus 7) — at or above the watch line of 40°C',
+    );
+  });
+
+  test('a late reading in a later report neither reopens nor resolves', async () => {
+    const { key, farmId, house } = await setup();
+    const at = (min: number) => new Date(Date.UTC(2026, 5, 1, 3, min)).toISOString();
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 33, at: at(10) }] });
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 25, at: at(5) }] });
+    assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'open');
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 25, at: at(15) }] });
+    assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'resolved');
+    await ingest(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 36, at: at(12) }] });
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.equal(alerts.length, 1);
+    assert.equal(alerts[0]?.status, 'resolved');
+  });
+
+  test('parallel reports for one device leave exactly one active alert', async () => {
+    const { key, farmId, house } = await setup();
+    const replies = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        t().request('POST', '/v1/ingest', {
+          key: house.device_key,
+          body: {
+            readings: [{ metric: 'climate.nh3_ppm', value: i % 2 === 0 ? 21 : 26 }],
+            events: [{ type: 'door.jammed', data: { door: 3 } }],
+          },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      replies.map(() => 200),
+      'no report failed',
+    );
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.deepEqual(alerts.map((a) => [a.rule, a.status]).sort(), [
+      ['door.jammed', 'open'],
+      ['house.ammonia', 'open'],
+    ]);
+    assert.equal((await outboxEvents(t(), farmId, 'alert.created')).length, 2);
+  });
+
+  test('two API processes on one database, reporting for one device at once, open one alert', async (ctx) => {
+    if (t().engine !== 'postgres') {
+      ctx.skip('two processes share a database server only on PostgreSQL');
+      return;
+    }
+    const { key, farmId, house } = await setup();
+    // A second, independent app (its own connection pool) on the same PostgreSQL database.
+    const database = await openDatabase(t().config);
+    const usage = new UsageCounter(database.db, 60_000);
+    const second = await buildApp({ config: t().config, database, usage, logger: false });
+    try {
+      const post = (app: typeof second, value: number) =>
+        app.inject({
+          method: 'POST',
+          url: '/v1/ingest',
+          headers: { authorization: `Bearer ${house.device_key}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({
+            readings: [{ metric: 'climate.temp_c', value }],
+            events: [{ type: 'safety_edge.stop' }],
+          }),
+        });
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => post(i % 2 === 0 ? t().app : second, i % 3 === 0 ? 36 : 33)),
+      );
+      assert.deepEqual(
+        replies.map((r) => r.statusCode),
+        replies.map(() => 200),
+      );
+    } finally {
+      await second.close();
+      await usage.close().catch(() => {});
+      await database.close();
+    }
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.deepEqual(alerts.map((a) => [a.rule, a.status]).sort(), [
+      ['house.heat', 'open'],
+      ['safety_edge.stop', 'open'],
+    ]);
+  });
+});
