@@ -174,14 +174,14 @@ forEachEngine('groups', (t) => {
     const b = await make({ name: 'B', species: 'chicken', paddock_id: p });
     const c = await make({ name: 'C', species: 'cattle', kind: 'pen', paddock_id: p });
     const ids = async (query: string) =>
-      (await t().request('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data.map(
-        (x: any) => x.id,
-      );
-    assert.deepEqual(await ids(''), [c, b, a]);
-    assert.deepEqual(await ids('species=cattle'), [c, a]);
+      (await t().request('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data
+        .map((x: any) => x.id)
+        .sort();
+    assert.deepEqual(await ids(''), [c, b, a].sort());
+    assert.deepEqual(await ids('species=cattle'), [c, a].sort());
     assert.deepEqual(await ids('kind=herd'), [a]);
     assert.deepEqual(await ids('kind=flock'), [b]);
-    assert.deepEqual(await ids(`paddock_id=${p}`), [c, b]);
+    assert.deepEqual(await ids(`paddock_id=${p}`), [c, b].sort());
     assert.deepEqual(await ids(`paddock_id=${p}&species=cattle`), [c]);
     const err = expectError(
       await t().request('GET', `/v1/farms/${farm}/groups?status=x`, { key }),

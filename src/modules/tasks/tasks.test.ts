@@ -1,0 +1,355 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { newId } from '../../lib/ids.ts';
+
+async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
+  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
+  assert.equal(res.status, 201);
+  return res.body.id;
+}
+
+/** An alert row on the farm, written directly: the alert engine opens alerts, not the API. */
+async function insertAlert(t: TestApp, farmId: string): Promise<string> {
+  const now = Date.now();
+  const id = newId('alert', now);
+  await t.database.db
+    .insertInto('alerts')
+    .values({
+      id,
+      farm_id: farmId,
+      severity: 'watch',
+      severity_rank: 1,
+      title: 'Ammonia rising',
+      reason: 'NH3 20 ppm',
+      rule: 'house.ammonia',
+      subject_type: 'device',
+      subject_id: 'dev_x',
+      status: 'open',
+      created_at: now,
+      updated_at: now,
+      acknowledged_at: null,
+      resolved_at: null,
+    })
+    .execute();
+  return id;
+}
+
+forEachEngine('tasks', (t) => {
+  test('POST /v1/farms/{farm}/tasks creates a task with every field; GET returns it', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
+      key: acct.live_key,
+      body: { species: 'cattle' },
+    });
+    const alert = await insertAlert(t(), farm);
+    const body = {
+      title: 'Check ammonia and top up bedding',
+      notes: 'House 2',
+      due_at: '2026-06-01T07:00:00-05:00',
+      assignee: 'maria',
+      status: 'open',
+      subject_id: animal.body.id,
+      alert_id: alert,
+    };
+    const res = await t().request('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.match(res.body.id, /^task_/);
+    assert.deepEqual(
+      { ...res.body, id: undefined, created_at: undefined },
+      {
+        ...body,
+        farm_id: farm,
+        due_at: '2026-06-01T12:00:00.000Z',
+        subject_type: 'animal',
+        done_at: null,
+        id: undefined,
+        created_at: undefined,
+      },
+    );
+    const got = await t().request('GET', `/v1/tasks/${res.body.id}`, { key: acct.live_key });
+    assert.deepEqual(got.body, res.body);
+  });
+
+  test('only title is required; status defaults to open and the rest to null', async () => {
+    const acct = await t().account();
+    const res = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/tasks`, {
+      key: acct.test_key,
+      body: { title: 'Fix fence' },
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.status, 'open');
+    for (const field of [
+      'notes',
+      'due_at',
+      'assignee',
+      'subject_type',
+      'subject_id',
+      'alert_id',
+      'done_at',
+    ]) {
+      assert.equal(res.body[field], null, field);
+    }
+    const doneAtOnce = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/tasks`, {
+      key: acct.test_key,
+      body: { title: 'Already done', status: 'done' },
+    });
+    assert.equal(doneAtOnce.body.status, 'done');
+    assert.ok(doneAtOnce.body.done_at, 'a task created done records when');
+  });
+
+  test('task validation errors are 400 naming the field, references included, and write nothing', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const other = await liveFarm(t(), acct.live_key, 'Other');
+    const foreignAnimal = await t().request('POST', `/v1/farms/${other}/animals`, {
+      key: acct.live_key,
+      body: { species: 'cattle' },
+    });
+    const foreignAlert = await insertAlert(t(), other);
+    const cases: [unknown, string][] = [
+      [{}, 'title'],
+      [{ title: '' }, 'title'],
+      [{ title: 9 }, 'title'],
+      [{ title: 'T', notes: 1 }, 'notes'],
+      [{ title: 'T', due_at: 'tomorrow' }, 'due_at'],
+      [{ title: 'T', due_at: '2026-04-31' }, 'due_at'],
+      [{ title: 'T', assignee: 5 }, 'assignee'],
+      [{ title: 'T', status: '' }, 'status'],
+      [{ title: 'T', subject_id: 'ani_missing' }, 'subject_id'],
+      [{ title: 'T', subject_id: foreignAnimal.body.id }, 'subject_id'],
+      [{ title: 'T', subject_type: 'paddock', subject_id: 'pad_missing' }, 'subject_id'],
+      [{ title: 'T', subject_type: 'group', subject_id: foreignAnimal.body.id }, 'subject_id'],
+      [{ title: 'T', alert_id: 'alt_missing' }, 'alert_id'],
+      [{ title: 'T', alert_id: foreignAlert }, 'alert_id'],
+      [{ title: 'T', priority: 'high' }, 'priority'],
+    ];
+    for (const [body, param] of cases) {
+      const err = expectError(
+        await t().request('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(err.param, param, JSON.stringify(body));
+    }
+    const list = await t().request('GET', `/v1/farms/${farm}/tasks`, { key: acct.live_key });
+    assert.equal(list.body.data.length, 0);
+  });
+
+  test('subject_id of every known kind is checked on the farm; other ids are kept as given', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig' } }))
+      .body.id;
+    const group = (
+      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G', species: 'pig' } })
+    ).body.id;
+    const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
+      .body.id;
+    const other = (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Other' } }))
+      .body.id;
+    const expected: [string, string][] = [
+      [animal, 'animal'],
+      [group, 'group'],
+      [paddock, 'paddock'],
+      [other, 'task'],
+    ];
+    for (const [subjectId, kind] of expected) {
+      const res = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+        key,
+        body: { title: `About ${kind}`, subject_id: subjectId },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.subject_type, kind, 'inferred from the id');
+    }
+    const free = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+      key,
+      body: { title: 'About the well', subject_type: 'well', subject_id: 'north-well' },
+    });
+    assert.equal(free.status, 201);
+    assert.equal(free.body.subject_type, 'well');
+    assert.equal(free.body.subject_id, 'north-well');
+  });
+
+  test('POST /v1/tasks/{id}/done marks done and records when; repeating returns it unchanged', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const task = await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Move hens' } });
+    const before = Date.now();
+    const done = await t().request('POST', `/v1/tasks/${task.body.id}/done`, { key });
+    assert.equal(done.status, 200);
+    assert.equal(done.body.status, 'done');
+    assert.match(done.body.done_at, /Z$/);
+    assert.ok(Date.parse(done.body.done_at) >= before - 1000);
+    assert.deepEqual({ ...done.body, status: 'open', done_at: null }, task.body, 'nothing else changed');
+    const again = await t().request('POST', `/v1/tasks/${task.body.id}/done`, {
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, done.body, 'the second call changes nothing, done_at included');
+    const reopened = await t().request('PATCH', `/v1/tasks/${task.body.id}`, {
+      key,
+      body: { status: 'open' },
+    });
+    assert.equal(reopened.body.status, 'open');
+    assert.equal(reopened.body.done_at, null, 'leaving done clears done_at');
+    const viaPatch = await t().request('PATCH', `/v1/tasks/${task.body.id}`, {
+      key,
+      body: { status: 'done' },
+    });
+    assert.ok(viaPatch.body.done_at, 'PATCH status done records when too');
+    const rePatch = await t().request('PATCH', `/v1/tasks/${task.body.id}`, {
+      key,
+      body: { status: 'done', notes: 'x' },
+    });
+    assert.equal(rePatch.body.done_at, viaPatch.body.done_at, 'staying done keeps done_at');
+    expectError(await t().request('POST', '/v1/tasks/task_missing/done', { key }), 404, 'not_found');
+  });
+
+  test('PATCH updates any subset, clears with null, checks references, rejects unknown fields', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
+      .body.id;
+    const alert = await insertAlert(t(), farm);
+    const task = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+      key,
+      body: { title: 'Walk fence', assignee: 'sam', notes: 'n' },
+    });
+    const url = `/v1/tasks/${task.body.id}`;
+    const patched = await t().request('PATCH', url, {
+      key,
+      body: {
+        assignee: null,
+        due_at: '2026-07-04',
+        subject_id: paddock,
+        alert_id: alert,
+        status: 'in_progress',
+      },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.assignee, null);
+    assert.equal(patched.body.due_at, '2026-07-04T00:00:00.000Z');
+    assert.equal(patched.body.subject_type, 'paddock');
+    assert.equal(patched.body.alert_id, alert);
+    assert.equal(patched.body.status, 'in_progress', 'other statuses are kept as given');
+    assert.equal(patched.body.title, 'Walk fence');
+    assert.deepEqual((await t().request('GET', url, { key })).body, patched.body);
+    const cleared = await t().request('PATCH', url, { key, body: { subject_id: null, alert_id: null } });
+    assert.equal(cleared.body.subject_id, null);
+    assert.equal(cleared.body.subject_type, null);
+    assert.equal(cleared.body.alert_id, null);
+    const bad: [unknown, string][] = [
+      [{ titel: 'x' }, 'titel'],
+      [{ title: null }, 'title'],
+      [{ status: null }, 'status'],
+      [{ due_at: 'x' }, 'due_at'],
+      [{ subject_id: 'ani_missing' }, 'subject_id'],
+      [{ alert_id: 'alt_missing' }, 'alert_id'],
+      [{ done_at: '2026-01-01' }, 'done_at'],
+    ];
+    for (const [body, param] of bad) {
+      const err = expectError(await t().request('PATCH', url, { key, body }), 400, 'invalid_request');
+      assert.equal(err.param, param, JSON.stringify(body));
+    }
+    const del = await t().request('DELETE', url, { key });
+    assert.deepEqual(del.body, { id: task.body.id, deleted: true });
+    expectError(await t().request('GET', url, { key }), 404, 'not_found');
+  });
+
+  test('list filters: status, assignee, subject_id', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const key = acct.live_key;
+    const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
+      .body.id;
+    const make = async (body: Record<string, unknown>) =>
+      (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body })).body.id as string;
+    const a = await make({ title: 'A', assignee: 'maria' });
+    const b = await make({ title: 'B', assignee: 'sam', subject_id: animal });
+    const c = await make({ title: 'C', assignee: 'maria', subject_id: animal });
+    await t().request('POST', `/v1/tasks/${c}/done`, { key });
+    const ids = async (query: string) =>
+      (await t().request('GET', `/v1/farms/${farm}/tasks?${query}`, { key })).body.data
+        .map((x: any) => x.id)
+        .sort();
+    assert.deepEqual(await ids(''), [c, b, a].sort());
+    assert.deepEqual(await ids('status=open'), [b, a].sort());
+    assert.deepEqual(await ids('status=done'), [c]);
+    assert.deepEqual(await ids('assignee=maria'), [c, a].sort());
+    assert.deepEqual(await ids(`subject_id=${animal}`), [c, b].sort());
+    assert.deepEqual(await ids(`subject_id=${animal}&status=open&assignee=sam`), [b]);
+    expectError(
+      await t().request('GET', `/v1/farms/${farm}/tasks?due=today`, { key }),
+      400,
+      'invalid_request',
+    );
+  });
+
+  test('paging backwards over 123 tasks: newest first, no overlap', async () => {
+    const acct = await t().account();
+    const farm = await liveFarm(t(), acct.live_key);
+    const created: { id: string; created_at: string }[] = [];
+    for (let i = 0; i < 123; i++) {
+      const res = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+        key: acct.live_key,
+        body: { title: `T${i}` },
+      });
+      created.push(res.body);
+    }
+    const seen: string[] = [];
+    let url = `/v1/farms/${farm}/tasks?limit=8`;
+    for (let page = 0; page < 30; page++) {
+      const res = await t().request('GET', url, { key: acct.live_key });
+      seen.push(...res.body.data.map((g: any) => g.id));
+      if (!res.body.has_more) break;
+      url = `/v1/farms/${farm}/tasks?limit=8&before=${encodeURIComponent(res.body.next_before)}`;
+    }
+    assert.equal(new Set(seen).size, 123);
+    assert.deepEqual(
+      seen,
+      [...created]
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
+        .map((g) => g.id),
+    );
+  });
+
+  test("another account's and the other mode's tasks are 404 on every endpoint, done included", async () => {
+    const a = await t().account();
+    const b = await t().account();
+    const farm = await liveFarm(t(), a.live_key);
+    const task = (
+      await t().request('POST', `/v1/farms/${farm}/tasks`, { key: a.live_key, body: { title: 'T' } })
+    ).body.id;
+    const sampleTask = (
+      await t().request('POST', `/v1/farms/${a.sample_farm_id}/tasks`, {
+        key: a.test_key,
+        body: { title: 'S' },
+      })
+    ).body.id;
+    for (const [key, farmId, id] of [
+      [b.live_key, farm, task],
+      [a.test_key, farm, task],
+      [a.live_key, a.sample_farm_id, sampleTask],
+    ] as const) {
+      const attempts: [string, string, unknown?][] = [
+        ['GET', `/v1/farms/${farmId}/tasks`],
+        ['POST', `/v1/farms/${farmId}/tasks`, { title: 'x' }],
+        ['GET', `/v1/tasks/${id}`],
+        ['PATCH', `/v1/tasks/${id}`, { title: 'x' }],
+        ['POST', `/v1/tasks/${id}/done`],
+        ['DELETE', `/v1/tasks/${id}`],
+      ];
+      for (const [method, url, body] of attempts) {
+        expectError(await t().request(method, url, { key, body }), 404, 'not_found');
+      }
+    }
+    const still = await t().request('GET', `/v1/tasks/${task}`, { key: a.live_key });
+    assert.equal(still.body.status, 'open', 'a foreign done call changed nothing');
+  });
+});
