@@ -78,7 +78,7 @@ for (const engine of ENGINES) {
       assert.ok(live && testKey, output.text);
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       assert.equal(health.status, 200);
-      assert.equal((await health.json()).engine, engine);
+      assert.equal(((await health.json()) as any).engine, engine);
       const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
         headers: { authorization: `Bearer ${live}` },
       });
@@ -86,7 +86,7 @@ for (const engine of ENGINES) {
       const farms = await fetch(`http://127.0.0.1:${port}/v1/farms`, {
         headers: { authorization: `Bearer ${testKey}` },
       });
-      const body = await farms.json();
+      const body = (await farms.json()) as any;
       assert.equal(body.data.length, 1);
       assert.equal(body.data[0].sample, true);
       assert.equal(output.text.match(/rk_live_/g)?.length, 1, 'the live key is printed once');
@@ -107,7 +107,7 @@ for (const engine of ENGINES) {
       const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
         headers: { authorization: `Bearer ${created.live_key}` },
       });
-      assert.equal((await me.json()).account.name, 'Creek Ranch');
+      assert.equal(((await me.json()) as any).account.name, 'Creek Ranch');
       const farm = await fetch(`http://127.0.0.1:${port}/v1/farms/${created.sample_farm_id}`, {
         headers: { authorization: `Bearer ${created.test_key}` },
       });
