@@ -11,7 +11,12 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(
 export function parseIso(text: string): number | null {
   if (!ISO_8601.test(text)) return null;
   const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : null;
+  if (!Number.isFinite(ms)) return null;
+  // Date.parse rolls impossible days over (2026-02-30 → 2 March); refuse them instead.
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return null;
+  return ms;
 }
 
 export const MINUTE_MS = 60_000;

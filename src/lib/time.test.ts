@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseIso, toIso } from './time.ts';
+
+test('parseIso accepts ISO 8601 dates and date-times, with or without a zone (UTC)', () => {
+  assert.equal(parseIso('2026-03-01'), Date.UTC(2026, 2, 1));
+  assert.equal(parseIso('2026-03-01T10:20:30Z'), Date.UTC(2026, 2, 1, 10, 20, 30));
+  assert.equal(parseIso('2026-03-01T10:20:30.123+02:00'), Date.UTC(2026, 2, 1, 8, 20, 30, 123));
+  assert.equal(parseIso('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29));
+});
+
+test('parseIso refuses text that is not an ISO date, and impossible calendar days', () => {
+  for (const bad of ['yesterday', '03/01/2026', '2026-02-30', '2026-13-01', '2025-02-29T00:00:00Z', '']) {
+    assert.equal(parseIso(bad), null, bad);
+  }
+});
+
+test('toIso writes UTC with milliseconds and passes null through', () => {
+  assert.equal(toIso(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), '2026-01-02T03:04:05.006Z');
+  assert.equal(toIso(null), null);
+});
