@@ -425,6 +425,35 @@ forEachEngine('alerts', (t) => {
     assert.equal((await allAlerts(t(), key, farmId)).length, 3);
   });
 
+  test('a report of many readings opens, escalates, resolves and reopens exactly as the readings one by one would', async () => {
+    const { key, farmId } = await setup();
+    const device = testDevice({ name: 'House 6' });
+    const base = Date.UTC(2026, 7, 1);
+    const values = [21, 17, 22, 23, 26, 24, 27, 18, 15, 14, 21, 22];
+    await runReport(t(), farmId, device, {
+      readings: values.map((value, i) => ({
+        metric: 'climate.nh3_ppm',
+        value,
+        unit: 'ppm',
+        at: base + i * 60_000,
+      })),
+    });
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.deepEqual(
+      alerts.map((a) => [a.severity, a.status, a.reason]),
+      [
+        ['urgent', 'resolved', 'Ammonia 27 ppm in House 6 — at or above the urgent line of 25 ppm'],
+        ['watch', 'open', 'Ammonia 22 ppm in House 6 — at or above the watch line of 20 ppm'],
+      ],
+    );
+    const escalations = await farmEvents(t(), farmId, 'alert.escalated');
+    assert.equal(escalations.length, 1);
+    assert.equal(escalations[0]?.at, base + 4 * 60_000, 'escalated at the first urgent reading');
+    assert.equal(escalations[0]?.data.value, 26);
+    assert.equal((await outboxEvents(t(), farmId, 'alert.created')).length, 2);
+    assert.equal((await outboxEvents(t(), farmId, 'alert.resolved')).length, 1);
+  });
+
   test('a reading at watch refreshes the reason of an active alert with the latest value', async () => {
     const { key, farmId } = await setup();
     const device = testDevice({ name: 'House 5' });

@@ -90,19 +90,19 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   // Metrics in a fixed order, so concurrent reports of one device take the watermark locks in the
   // same order and never deadlock.
   for (const metric of [...byMetric.keys()].sort()) {
-    const readings = [...(byMetric.get(metric) ?? [])].sort((a, b) => a.at - b.at);
-    let latest = await lockWatermark(trx, report.farm.id, report.device.id, metric);
-    for (const reading of readings) {
-      // Late data: older than a reading already evaluated for this device and metric.
-      if (latest !== null && reading.at < latest) continue;
-      for (const rule of rulesForMetric(rules, metric)) {
-        await applyReading(ctx, rule, readingSubject, reading);
-      }
-      latest = reading.at;
+    const watermark = await lockWatermark(trx, report.farm.id, report.device.id, metric);
+    // Late data: a reading older than one already evaluated for this device and metric is ignored.
+    const readings = (byMetric.get(metric) ?? [])
+      .filter((r) => watermark === null || r.at >= watermark)
+      .sort((a, b) => a.at - b.at);
+    const last = readings.at(-1);
+    if (!last) continue;
+    for (const rule of rulesForMetric(rules, metric)) {
+      await applyReadings(ctx, rule, readingSubject, readings);
     }
     await trx
       .updateTable('alert_watermarks')
-      .set({ at: latest })
+      .set({ at: last.at })
       .where('device_id', '=', report.device.id)
       .where('metric', '=', metric)
       .execute();
@@ -195,52 +195,96 @@ async function openAlert(ctx: Context, row: AlertRow): Promise<AlertRow | null> 
   return inserted;
 }
 
-async function applyReading(
+/**
+ * Consecutive readings at the same level (urgent, watch or clear) act like one: the first makes the
+ * change, the later ones only refresh the reason. So a report is evaluated as runs of levels, the
+ * first reading of a run timing an escalation and the last one giving the reason; readings in the
+ * hysteresis band are skipped. This keeps a report of many readings to a few statements.
+ */
+interface Run {
+  level: 'urgent' | 'watch' | 'clear';
+  first: Reading;
+  last: Reading;
+}
+
+function levelRuns(rule: AlertRule, readings: readonly Reading[]): Run[] {
+  const runs: Run[] = [];
+  for (const reading of readings) {
+    const level = classifyReading(rule, reading.value);
+    if (level === 'between') continue;
+    const current = runs.at(-1);
+    if (current?.level === level) current.last = reading;
+    else runs.push({ level, first: reading, last: reading });
+  }
+  return runs;
+}
+
+async function applyReadings(
   ctx: Context,
   rule: AlertRule,
   subject: SubjectLabel,
-  reading: Reading,
+  readings: readonly Reading[],
 ): Promise<void> {
-  const level = classifyReading(rule, reading.value);
-  if (level === 'between') return;
+  const runs = levelRuns(rule, readings);
+  if (runs.length === 0) return;
   const key: AlertKey = {
     farmId: ctx.farmId,
     rule: rule.name,
     subjectType: subject.type,
     subjectId: subject.id,
   };
+  // The active alert as this transaction last left it; every write is conditional on the state it
+  // expects, and a write that finds the alert changed by someone else re-reads it.
+  let known: AlertRow | null = (await findActiveAlert(ctx.trx, key)) ?? null;
+  for (const run of runs) known = await applyRun(ctx, key, rule, subject, run, known);
+}
+
+/** Applies one run of readings; returns the active alert afterwards (null when none). */
+async function applyRun(
+  ctx: Context,
+  key: AlertKey,
+  rule: AlertRule,
+  subject: SubjectLabel,
+  run: Run,
+  known: AlertRow | null,
+): Promise<AlertRow | null> {
+  let active = known;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const active = await findActiveAlert(ctx.trx, key);
-    if (level === 'clear') {
+    if (attempt > 0) active = (await findActiveAlert(ctx.trx, key)) ?? null;
+    if (run.level === 'clear') {
       // Resolves whether open or acknowledged; a concurrent resolution already did the job.
       if (active) await resolveAlertRow(ctx.trx, active, ctx.now);
-      return;
+      return null;
     }
-    const reason = readingAlertReason(rule, subject, reading, level);
+    const level = run.level;
+    const reason = readingAlertReason(rule, subject, run.last, level);
     if (!active) {
       const title = readingAlertTitle(rule, subject);
-      if (await openAlert(ctx, newAlertRow(ctx, key, { severity: level, title, reason }))) return;
+      const opened = await openAlert(ctx, newAlertRow(ctx, key, { severity: level, title, reason }));
+      if (opened) return opened;
       continue; // another transaction opened it first: update that one instead
     }
-    if (await updateActive(ctx, active, level, reason, reading)) return;
+    const updated = await updateActive(ctx, rule, subject, active, { ...run, level }, reason);
+    if (updated) return updated;
   }
   throw new Error(`alert ${rule.name} for ${subject.type} ${subject.id} kept changing under evaluation`);
 }
 
 /**
  * A further crossing while an alert is active: a watch alert reaching the urgent line escalates
- * (severity and reason, logged as `alert.escalated`); a crossing at the alert's own severity
- * refreshes the reason with the latest value; a watch-level reading leaves an urgent alert as is.
- * Returns false when the alert changed under us and the caller should read it again.
+ * (severity and reason, logged as `alert.escalated` at the first urgent reading); a crossing at the
+ * alert's own severity refreshes the reason with the latest value; a watch-level reading leaves an
+ * urgent alert as is. Returns the alert as it now is, or null when it changed under us.
  */
 async function updateActive(
   ctx: Context,
+  rule: AlertRule,
+  subject: SubjectLabel,
   active: AlertRow,
-  level: 'urgent' | 'watch',
+  run: Omit<Run, 'level'> & { level: 'urgent' | 'watch' },
   reason: string,
-  reading: Reading,
-): Promise<boolean> {
-  if (level === 'urgent' && active.severity !== 'urgent') {
+): Promise<AlertRow | null> {
+  if (run.level === 'urgent' && active.severity !== 'urgent') {
     const escalated = await transitionAlert(
       ctx.trx,
       active.id,
@@ -248,7 +292,8 @@ async function updateActive(
       { severity: 'urgent', severity_rank: SEVERITY_RANK.urgent, reason, updated_at: ctx.now },
       active.severity,
     );
-    if (!escalated) return false;
+    if (!escalated) return null;
+    const crossing = run.first;
     await recordFarmEvent(
       ctx.trx,
       ctx.farmId,
@@ -261,23 +306,21 @@ async function updateActive(
           rule: escalated.rule,
           from: active.severity,
           to: 'urgent',
-          reason,
-          metric: reading.metric,
-          value: reading.value,
-          unit: reading.unit,
+          reason: readingAlertReason(rule, subject, crossing, 'urgent'),
+          metric: crossing.metric,
+          value: crossing.value,
+          unit: crossing.unit,
         },
-        at: reading.at,
+        at: crossing.at,
       },
       ctx.now,
     );
-    return true;
+    return escalated;
   }
-  if (level === active.severity && reason !== active.reason) {
-    return (
-      (await transitionAlert(ctx.trx, active.id, ACTIVE_STATUSES, { reason, updated_at: ctx.now })) !== null
-    );
+  if (run.level === active.severity && reason !== active.reason) {
+    return transitionAlert(ctx.trx, active.id, ACTIVE_STATUSES, { reason, updated_at: ctx.now });
   }
-  return true;
+  return active;
 }
 
 /**

@@ -11,6 +11,9 @@ import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
 import { ACTIVE_STATUSES, type AlertRow, findAlertForScope, toAlert, transitionAlert } from './repository.ts';
 import type { Alert, AlertStatusFilter } from './schemas.ts';
 
+export { toAlert } from './repository.ts';
+export type { Alert, AlertStatusFilter } from './schemas.ts';
+
 function inTransaction<T>(db: Db, run: (trx: Db) => Promise<T>): Promise<T> {
   return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
