@@ -24,13 +24,22 @@ export interface Database {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
+function defaultPoolError(err: Error): void {
+  process.stderr.write(`PostgreSQL connection lost while idle (the pool reconnects): ${err.message}\n`);
+}
+
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolSize'>,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; onPoolError?: (err: Error) => void } = {},
 ): Promise<Database> {
   let database: Database;
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.pgPoolSize });
+    // An idle connection closed by the server (restart, failover, admin kill) must not crash the
+    // process: the pool drops it and opens a new one on the next query.
+    pool.on('error', (err) => {
+      (options.onPoolError ?? defaultPoolError)(err);
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     database = { db, engine: 'postgres', close: () => db.destroy() };
   } else {
