@@ -43,6 +43,8 @@ import { taskRoutes } from './modules/tasks/routes.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
+import { webhookRoutes } from './modules/webhooks/routes.ts';
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookSchema } from './modules/webhooks/schemas.ts';
 
 export const API_VERSION = '2026-10-18';
 
@@ -69,6 +71,9 @@ const SHARED_SCHEMAS = [
   ReadingSchema,
   CommandSchema,
   HouseSchema,
+  WebhookSchema,
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -159,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(commandRoutes, { db, commandExpirySeconds: config.commandExpirySeconds });
   await app.register(ingestRoutes, { db });
   await app.register(houseRoutes, { db });
+  await app.register(webhookRoutes, { db, config });
   await app.register(briefRoutes, { db });
 
   return app;

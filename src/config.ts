@@ -29,6 +29,10 @@ export interface Config {
   webhookRetryScheduleMs: readonly number[];
   /** How long a webhook receiver has to answer, in milliseconds. */
   webhookTimeoutMs: number;
+  /** Webhook deliveries one process sends at the same time (at most 4 of them to any one webhook). */
+  webhookConcurrency: number;
+  /** How often the webhook worker looks for new events and due retries when idle, in milliseconds. */
+  webhookPollMs: number;
   /** Raw readings older than this many days are removed in the background; null keeps them forever. */
   readingsRetentionDays: number | null;
   /** Default expiry of device commands, in seconds. */
@@ -97,6 +101,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookWorkerInProcess: bool(env, 'FARMSTEAD_WEBHOOK_WORKER', true),
     webhookRetryScheduleMs: schedule(env, 'FARMSTEAD_WEBHOOK_RETRY_SCHEDULE_MS'),
     webhookTimeoutMs: int(env, 'FARMSTEAD_WEBHOOK_TIMEOUT_MS', 5_000, 100, 60_000),
+    webhookConcurrency: int(env, 'FARMSTEAD_WEBHOOK_CONCURRENCY', 16, 1, 1000),
+    webhookPollMs: int(env, 'FARMSTEAD_WEBHOOK_POLL_MS', 500, 10, 60_000),
     readingsRetentionDays:
       retention === undefined || retention === ''
         ? null

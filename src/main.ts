@@ -1,8 +1,10 @@
 /**
  * Entry point. `serve` (default) runs the service; `accounts create --name NAME [--json]` creates an
- * account with its sample farm and prints its keys.
+ * account with its sample farm and prints its keys; `worker` runs only the background jobs (webhook
+ * delivery included), with no HTTP listener.
  */
 import { parseArgs } from 'node:util';
+import Fastify from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -92,6 +94,38 @@ async function accounts(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * Background jobs only, no HTTP: several of these can share the webhook work on PostgreSQL (deliveries are
+ * claimed with FOR UPDATE SKIP LOCKED). SIGTERM stops claiming, lets sends in flight finish, then exits 0.
+ */
+async function worker(args: string[]): Promise<void> {
+  if (args.length > 0) throw new UsageError('usage: cli worker (configured by environment variables only)');
+  // This process exists to deliver webhooks, whatever FARMSTEAD_WEBHOOK_WORKER says for `serve`.
+  const config = { ...loadConfig(), webhookWorkerInProcess: true };
+  const database = await openDatabase(config);
+  // Fastify's logger (pino) without a server, so worker logs look like the server's.
+  const log = Fastify({ logger: { level: config.logLevel } }).log;
+  const workers = startWorkers(JOBS, { database, config, log });
+  log.info({ engine: database.engine, jobs: JOBS.map((j) => j.name) }, 'worker started');
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'worker stopping: finishing deliveries in flight');
+    try {
+      await workers.stop();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
@@ -101,8 +135,10 @@ async function main(argv: string[]): Promise<void> {
       return serve();
     case 'accounts':
       return accounts(rest);
+    case 'worker':
+      return worker(rest);
     default:
-      throw new UsageError(`unknown command "${command}"; commands: serve, accounts create`);
+      throw new UsageError(`unknown command "${command}"; commands: serve, accounts create, worker`);
   }
 }
 

@@ -8,6 +8,8 @@
  * FARMSTEAD_TEST_ENGINES=sqlite (or postgres) narrows the run; FARMSTEAD_TEST_PG_URL names the server.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
@@ -18,6 +20,8 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { type Database, type Engine, openDatabase } from '../src/db/database.ts';
 import { createAccount, type NewAccount } from '../src/modules/accounts/service.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
+import { type RunningWorkers, startWorkers } from '../src/workers/runner.ts';
+import { webhookDeliveryJob } from '../src/workers/webhook-delivery.ts';
 
 export const ENGINES: Engine[] = (process.env.FARMSTEAD_TEST_ENGINES ?? 'sqlite,postgres')
   .split(',')
@@ -66,6 +70,16 @@ export async function createPgDatabase(): Promise<{ url: string; drop(): Promise
     drop: async () => {
       const client = new pg.Client({ connectionString: PG_ADMIN_URL });
       await client.connect();
+      // pg's Pool.end() resolves before its sockets have closed; forcing the drop while they close makes
+      // the pool's clients throw "terminating connection" after the tests. Wait (briefly) for them to go.
+      for (let i = 0; i < 100; i++) {
+        const open = await client.query(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [name],
+        );
+        if (open.rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },
@@ -166,4 +180,138 @@ export function expectError(
     throw new Error('error without a message');
   }
   return reply.body.error;
+}
+
+/**
+ * Another process on the same database as `t`: its own connections, usage counter and app, as a restarted
+ * server or a second worker would have. close() leaves the database in place.
+ */
+export async function openTestAppOn(t: TestApp, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config = { ...t.config, ...overrides };
+  const database = await openDatabase(config);
+  const usage = new UsageCounter(database.db, config.usageFlushMs);
+  const app = await buildApp({ config, database, usage, logger: false });
+  await app.ready();
+  let n = 0;
+  const other: TestApp = {
+    ...t,
+    app,
+    database,
+    usage,
+    config,
+    account: (name) => createAccount(database.db, { name: name ?? `Test account B${++n}` }),
+    async close() {
+      await app.close();
+      await usage.close().catch(() => {});
+      await database.close();
+    },
+  };
+  // request() goes through this app, not t's.
+  other.request = (method, url, options) => requestVia(app, method, url, options);
+  return other;
+}
+
+async function requestVia(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  options: RequestOptions = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let payload: string | undefined;
+  if (options.rawBody !== undefined) payload = options.rawBody;
+  else if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  const res = await app.inject({ method: method as 'GET', url, headers, payload });
+  let body: unknown = res.body;
+  if (String(res.headers['content-type'] ?? '').includes('json') && res.body) body = JSON.parse(res.body);
+  return { status: res.statusCode, body: body as any, headers: res.headers };
+}
+
+/**
+ * Runs the webhook delivery worker on a test app's database, as the server (or `cli worker`) does. Settings
+ * such as the retry schedule or the receiver deadline can be overridden for this worker only.
+ */
+export function startWebhookWorker(t: TestApp, overrides: Partial<Config> = {}): RunningWorkers {
+  const config = { ...t.config, webhookPollMs: 20, ...overrides, webhookWorkerInProcess: true };
+  return startWorkers([webhookDeliveryJob], { database: t.database, config, log: t.app.log });
+}
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Epoch ms when the request arrived. */
+  at: number;
+}
+
+/** What the receiver answers: a status, optionally after a delay. */
+export type ReceiverAnswer = number | { status: number; delayMs?: number };
+
+export interface Receiver {
+  url: string;
+  requests: ReceivedRequest[];
+  /** Changes how later requests are answered; `n` counts requests from 1. */
+  answer(fn: (request: ReceivedRequest, n: number) => ReceiverAnswer): void;
+  close(): Promise<void>;
+}
+
+/** A real HTTP webhook receiver on 127.0.0.1 that records every request (default answer 200). */
+export async function startReceiver(
+  fn: (request: ReceivedRequest, n: number) => ReceiverAnswer = () => 200,
+): Promise<Receiver> {
+  let answer = fn;
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      requests.push(received);
+      const result = answer(received, requests.length);
+      const { status, delayMs = 0 } = typeof result === 'number' ? { status: result } : result;
+      const timer = setTimeout(
+        () => res.writeHead(status, { 'content-type': 'text/plain' }).end('ok'),
+        delayMs,
+      );
+      res.on('close', () => clearTimeout(timer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    requests,
+    answer: (next) => {
+      answer = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls `check` until it returns something truthy (then returns it), failing with `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { expireDueCommands } from '../modules/commands/service.ts';
 import type { PeriodicJob } from './runner.ts';
+import { webhookDeliveryJob } from './webhook-delivery.ts';
 
 export const JOBS: readonly PeriodicJob[] = [
   {
@@ -14,4 +15,5 @@ export const JOBS: readonly PeriodicJob[] = [
       await expireDueCommands(database.db, Date.now());
     },
   },
+  webhookDeliveryJob,
 ];

@@ -1,0 +1,229 @@
+import type { Db } from '../../db/schema.ts';
+import { isWebhookEventName, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import { conflict, invalid, notFound } from '../../http/errors.ts';
+import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { newId } from '../../lib/ids.ts';
+import { newWebhookSecret } from '../../lib/secrets.ts';
+import { toIso } from '../../lib/time.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import {
+  attemptDelivery,
+  claimDeliveryForRetry,
+  type DeliverySettings,
+  disableWebhook,
+  LEASE_MARGIN_MS,
+} from './delivery.ts';
+import {
+  attemptsByDelivery,
+  findVisibleWebhook,
+  toDelivery,
+  toWebhook,
+  type WebhookRow,
+} from './repository.ts';
+import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery } from './schemas.ts';
+import { checkWebhookUrl } from './url-guard.ts';
+
+type DeliveryStatusFilter = WebhookDelivery['status'];
+
+/** `events` as stored: known names without repeats, or exactly ["*"]. Errors name the bad entry. */
+export function checkEvents(events: readonly string[]): string[] {
+  if (events.length === 0) {
+    throw invalid('events', 'events must name at least one event, or be ["*"] for every event.');
+  }
+  const out: string[] = [];
+  events.forEach((name, i) => {
+    const param = `events[${i}]`;
+    if (name === '*') {
+      if (events.length !== 1) {
+        throw invalid(param, `${param}: "*" means every event and must be the only entry of events.`);
+      }
+    } else if (!isWebhookEventName(name)) {
+      throw invalid(
+        param,
+        `${param} "${name}" is not a webhook event; use any of ${WEBHOOK_EVENTS.join(', ')}, or ["*"] alone for every event.`,
+      );
+    }
+    if (!out.includes(name)) out.push(name);
+  });
+  return out;
+}
+
+async function requireWebhook(db: Db, scope: Scope, id: string): Promise<WebhookRow> {
+  const row = await findVisibleWebhook(db, scope, id);
+  if (!row) throw notFound('webhook', id);
+  return row;
+}
+
+/** Creates a webhook; the result carries the signing secret, which no other response ever shows. */
+export async function createWebhook(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateWebhookInput,
+  options: { allowPrivate: boolean; now?: number },
+): Promise<Webhook & { secret: string }> {
+  const farm = await requireFarm(db, scope, farmId);
+  const events = checkEvents(input.events ?? ['*']);
+  const url = await checkWebhookUrl(input.url, options);
+  const now = options.now ?? Date.now();
+  const row: WebhookRow = {
+    id: newId('webhook', now),
+    farm_id: farm.id,
+    url,
+    events: JSON.stringify(events),
+    secret: newWebhookSecret(),
+    status: 'enabled',
+    disabled_reason: null,
+    created_at: now,
+  };
+  await db.insertInto('webhooks').values(row).execute();
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+export async function listWebhooks(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  page: PageRequest,
+): Promise<Page<Webhook>> {
+  const farm = await requireFarm(db, scope, farmId);
+  const rows = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('farm_id', '=', farm.id)
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toWebhook);
+}
+
+export async function getWebhook(db: Db, scope: Scope, id: string): Promise<Webhook> {
+  return toWebhook(await requireWebhook(db, scope, id));
+}
+
+/**
+ * Changes url, events and/or status. Disabling fails the webhook's pending deliveries (nothing is sent to a
+ * disabled webhook); enabling sends the events that happen from then on.
+ */
+export async function updateWebhook(
+  db: Db,
+  scope: Scope,
+  id: string,
+  input: UpdateWebhookInput,
+  options: { allowPrivate: boolean; now?: number },
+): Promise<Webhook> {
+  const row = await requireWebhook(db, scope, id);
+  const now = options.now ?? Date.now();
+  const patch: Partial<Pick<WebhookRow, 'url' | 'events' | 'status' | 'disabled_reason'>> = {};
+  if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events));
+  if (input.url !== undefined) patch.url = await checkWebhookUrl(input.url, options);
+  const disabling = input.status === 'disabled' && row.status !== 'disabled';
+  if (input.status === 'enabled' && row.status !== 'enabled') {
+    patch.status = 'enabled';
+    patch.disabled_reason = null;
+  }
+  const run = async (trx: Db) => {
+    if (Object.keys(patch).length > 0)
+      await trx.updateTable('webhooks').set(patch).where('id', '=', row.id).execute();
+    if (disabling) await disableWebhook(trx, row.id, `Disabled with PATCH at ${toIso(now)}.`, now);
+  };
+  if (db.isTransaction) await run(db);
+  else await db.transaction().execute(run);
+  return getWebhook(db, scope, id);
+}
+
+/** Deletes a webhook with its deliveries and their attempts. */
+export async function deleteWebhook(
+  db: Db,
+  scope: Scope,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
+  const row = await requireWebhook(db, scope, id);
+  await db.deleteFrom('webhooks').where('id', '=', row.id).execute();
+  return { id: row.id, deleted: true };
+}
+
+export async function listDeliveries(
+  db: Db,
+  scope: Scope,
+  webhookId: string,
+  page: PageRequest,
+  filter: { status?: DeliveryStatusFilter } = {},
+): Promise<Page<WebhookDelivery>> {
+  const webhook = await requireWebhook(db, scope, webhookId);
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhook.id)
+    .where(beforeCondition('created_at', 'id', page));
+  if (filter.status) query = query.where('status', '=', filter.status);
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  const attempts = await attemptsByDelivery(
+    db,
+    rows.slice(0, page.limit).map((r) => r.id),
+  );
+  return toPage(
+    rows,
+    page,
+    (r) => ({ at: r.created_at, id: r.id }),
+    (r) => toDelivery(r, attempts.get(r.id) ?? []),
+  );
+}
+
+export async function getDelivery(
+  db: Db,
+  scope: Scope,
+  webhookId: string,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
+  const webhook = await requireWebhook(db, scope, webhookId);
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhook.id)
+    .executeTakeFirst();
+  if (!row) throw notFound('delivery', deliveryId);
+  const attempts = await attemptsByDelivery(db, [row.id]);
+  return toDelivery(row, attempts.get(row.id) ?? []);
+}
+
+/**
+ * Sends a delivery again now, whatever its status, and answers once the attempt is recorded. A failed manual
+ * attempt leaves the delivery's status and retry schedule as they were; a 2xx makes it succeeded.
+ */
+export async function retryDelivery(
+  db: Db,
+  scope: Scope,
+  webhookId: string,
+  deliveryId: string,
+  settings: DeliverySettings,
+): Promise<WebhookDelivery> {
+  const webhook = await requireWebhook(db, scope, webhookId);
+  const exists = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhook.id)
+    .executeTakeFirst();
+  if (!exists) throw notFound('delivery', deliveryId);
+  if (webhook.status !== 'enabled') {
+    throw conflict(
+      `Webhook ${webhook.id} is disabled, so nothing is sent to it; enable it first with PATCH /v1/webhooks/${webhook.id} {"status": "enabled"}.`,
+    );
+  }
+  const claimed = await claimDeliveryForRetry(db, deliveryId, settings.webhookTimeoutMs + LEASE_MARGIN_MS);
+  if (!claimed) {
+    throw conflict(
+      'An attempt of this delivery is in progress right now; retry it again when it has finished.',
+    );
+  }
+  await attemptDelivery(db, claimed, settings, 'manual');
+  return getDelivery(db, scope, webhookId, deliveryId);
+}

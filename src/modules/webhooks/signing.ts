@@ -1,0 +1,43 @@
+/**
+ * What a receiver gets: the payload text and its signature. The signature follows the Stripe / Standard
+ * Webhooks shape the spec names: `Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`,
+ * keyed with the webhook's secret exactly as shown on create (the whole `whsec_…` text, as UTF-8).
+ */
+import { createHmac } from 'node:crypto';
+import { toIso } from '../../lib/time.ts';
+
+export const SIGNATURE_HEADER = 'Service-Signature';
+export const EVENT_ID_HEADER = 'Service-Event-Id';
+export const EVENT_TYPE_HEADER = 'Service-Event-Type';
+export const DELIVERY_ID_HEADER = 'Service-Delivery-Id';
+export const DELIVERY_ATTEMPT_HEADER = 'Service-Delivery-Attempt';
+export const WEBHOOK_USER_AGENT = 'Farmstead-Webhooks/1.0';
+
+export interface OutboxEvent {
+  id: string;
+  type: string;
+  farm_id: string;
+  created_at: number;
+  /** The event's data as stored: JSON text of an object. */
+  data: string;
+}
+
+/**
+ * The payload `{id, type, farm_id, created_at, data}`. Built from the stored outbox row, so every attempt of
+ * every webhook sends the same bytes; `data` is embedded as stored, without a parse and re-serialise.
+ */
+export function payloadOf(event: OutboxEvent): string {
+  const head = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    farm_id: event.farm_id,
+    created_at: toIso(event.created_at),
+  });
+  return `${head.slice(0, -1)},"data":${event.data}}`;
+}
+
+/** The Service-Signature header value for a body sent at `timestampSeconds`. */
+export function signPayload(secret: string, body: string, timestampSeconds: number): string {
+  const v1 = createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex');
+  return `t=${timestampSeconds},v1=${v1}`;
+}

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AppError } from '../../http/errors.ts';
+import { checkWebhookUrl, refusalReason } from './url-guard.ts';
+
+describe('webhook URL guard', () => {
+  test('refuses loopback, private, link-local, CGNAT, unique-local, metadata and reserved addresses', () => {
+    const refused = [
+      '127.0.0.1',
+      '127.255.0.9',
+      '0.0.0.0',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.20',
+      '169.254.169.254',
+      '100.64.0.1',
+      '100.100.100.200',
+      '168.63.129.16',
+      '198.18.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd00:ec2::254',
+      'ff02::1',
+      '2001:db8::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:c0a8:0101::1',
+    ];
+    for (const address of refused) assert.ok(refusalReason(address), `${address} must be refused`);
+    assert.match(refusalReason('::ffff:127.0.0.1') ?? '', /loopback.*IPv6/);
+    assert.match(refusalReason('169.254.169.254') ?? '', /metadata/);
+  });
+
+  test('allows public addresses, including ones next to private ranges', () => {
+    for (const address of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.15.255.255',
+      '172.32.0.1',
+      '100.63.255.255',
+      '100.128.0.1',
+      '11.0.0.1',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:80b::200e',
+      '::ffff:8.8.8.8',
+    ]) {
+      assert.equal(refusalReason(address), null, address);
+    }
+    assert.ok(refusalReason('not-an-ip'));
+  });
+
+  test('checkWebhookUrl refuses private hosts with a message naming the override, and allows them with it', async () => {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://localhost/hook',
+      'http://api.localhost/hook',
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://2130706433/hook',
+      'http://0x7f.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'http://192.168.1.10:8123/farm',
+      'http://10.0.0.5/',
+    ]) {
+      await assert.rejects(checkWebhookUrl(url, { allowPrivate: false }), (err: unknown) => {
+        assert.ok(err instanceof AppError, url);
+        assert.equal(err.status, 400);
+        assert.equal(err.param, 'url');
+        assert.match(err.message, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/, url);
+        return true;
+      });
+      assert.equal(typeof (await checkWebhookUrl(url, { allowPrivate: true })), 'string', url);
+    }
+    assert.equal(
+      await checkWebhookUrl('https://93.184.215.14/hooks', { allowPrivate: false }),
+      'https://93.184.215.14/hooks',
+    );
+  });
+
+  test('checkWebhookUrl requires an absolute http(s) URL', async () => {
+    for (const url of [
+      '/relative',
+      'example.com/hook',
+      'ftp://example.com/x',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+    ]) {
+      await assert.rejects(checkWebhookUrl(url, { allowPrivate: true }), (err: unknown) => {
+        assert.ok(err instanceof AppError && err.param === 'url', url);
+        return true;
+      });
+    }
+  });
+});

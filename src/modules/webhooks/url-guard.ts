@@ -1,0 +1,218 @@
+/**
+ * SSRF guard for webhook URLs. A webhook makes the service send requests to an address a user chose, so
+ * unless the operator allows it (FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1, for a receiver on the farm LAN) the
+ * service refuses every address that is not on the public internet: loopback, private, link-local, carrier-
+ * grade NAT, unique-local, cloud metadata, multicast and reserved ranges, also when written as an IPv4-mapped,
+ * IPv4-compatible, NAT64 or 6to4 IPv6 address. Names are resolved and every address they resolve to must pass.
+ * The check runs when a webhook is saved and again inside each delivery's connection (see `guardedLookup`),
+ * because DNS answers can change between the two.
+ */
+import dns from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { invalid } from '../../http/errors.ts';
+
+type Range = { base: bigint; bits: number; reason: string };
+
+const V4_RANGES: ReadonlyArray<[string, number, string]> = [
+  ['0.0.0.0', 8, '"this network"'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'carrier-grade NAT'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local, where cloud metadata services live'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'IETF protocol assignments'],
+  ['192.0.2.0', 24, 'documentation'],
+  ['192.88.99.0', 24, '6to4 relay anycast'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation'],
+  ['203.0.113.0', 24, 'documentation'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+  // Azure's platform endpoint answers metadata-style requests from any VM although it is a public address.
+  ['168.63.129.16', 32, 'cloud metadata'],
+];
+
+const V6_RANGES: ReadonlyArray<[string, number, string]> = [
+  ['::', 128, 'unspecified'],
+  ['::1', 128, 'loopback'],
+  ['100::', 64, 'discard-only'],
+  ['2001:db8::', 32, 'documentation'],
+  ['fc00::', 7, 'unique local (private; includes fd00:ec2::254, a cloud metadata address)'],
+  ['fe80::', 10, 'link-local'],
+  ['fec0::', 10, 'site-local'],
+  ['ff00::', 8, 'multicast'],
+];
+
+/** IPv6 prefixes that carry an IPv4 address, with the bit offset of that address. */
+const V6_EMBEDDING_V4: ReadonlyArray<[string, number, number]> = [
+  ['::ffff:0:0', 96, 96], // IPv4-mapped
+  ['::', 96, 96], // IPv4-compatible (deprecated)
+  ['64:ff9b::', 96, 96], // NAT64
+  ['2002::', 16, 16], // 6to4
+];
+
+function parseV4(text: string): bigint | null {
+  const parts = text.split('.');
+  if (parts.length !== 4) return null;
+  let n = 0n;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return null;
+    n = (n << 8n) | BigInt(part);
+  }
+  return n;
+}
+
+function parseV6(input: string): bigint | null {
+  let text = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    const v4 = parseV4(dotted[1]);
+    if (v4 === null) return null;
+    text = `${text.slice(0, -dotted[1].length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  let n = 0n;
+  for (const group of groups) {
+    if (!/^[0-9a-f]{1,4}$/i.test(group)) return null;
+    n = (n << 16n) | BigInt(Number.parseInt(group, 16));
+  }
+  return n;
+}
+
+function toRanges(
+  list: ReadonlyArray<[string, number, string]>,
+  parse: (s: string) => bigint | null,
+): Range[] {
+  return list.map(([text, bits, reason]) => ({ base: parse(text) ?? 0n, bits, reason }));
+}
+
+const V4 = toRanges(V4_RANGES, parseV4);
+const V6 = toRanges(V6_RANGES, parseV6);
+
+function inRange(value: bigint, width: number, range: { base: bigint; bits: number }): boolean {
+  const shift = BigInt(width - range.bits);
+  return value >> shift === range.base >> shift;
+}
+
+function v4Reason(value: bigint): string | null {
+  return V4.find((r) => inRange(value, 32, r))?.reason ?? null;
+}
+
+/**
+ * Why an IP address may not receive webhooks, or null when it is a public address. Text that is not an IP
+ * address is refused too (the caller resolves names first).
+ */
+export function refusalReason(address: string): string | null {
+  const family = isIP(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  if (family === 4) {
+    const value = parseV4(address);
+    return value === null ? 'not an IP address' : v4Reason(value);
+  }
+  if (family !== 6) return 'not an IP address';
+  const value = parseV6(address);
+  if (value === null) return 'not an IP address';
+  const own = V6.find((r) => inRange(value, 128, r));
+  if (own) return own.reason;
+  for (const [prefix, bits, offset] of V6_EMBEDDING_V4) {
+    if (!inRange(value, 128, { base: parseV6(prefix) ?? 0n, bits })) continue;
+    const embedded = (value >> BigInt(128 - offset - 32)) & 0xffffffffn;
+    const reason = v4Reason(embedded);
+    if (reason) return `${reason}, written as IPv6`;
+  }
+  return null;
+}
+
+export const ALLOW_PRIVATE_HINT =
+  'On a self-hosted install, set FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1 to allow receivers on your own network.';
+
+/** A delivery or a save refused because the receiver's address is not public. */
+export class RefusedAddressError extends Error {
+  readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
+  constructor(host: string, address: string, reason: string) {
+    super(
+      `${host === address ? address : `${host} resolves to ${address}`}, a ${reason} address; ` +
+        `webhooks are only sent to public internet addresses. ${ALLOW_PRIVATE_HINT}`,
+    );
+  }
+}
+
+/** The URL's host without IPv6 brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** Resolves the host (every address) and throws RefusedAddressError for the first address that is not public. */
+export async function assertPublicHost(host: string): Promise<void> {
+  if (isLocalhostName(host)) throw new RefusedAddressError(host, host, 'loopback');
+  if (isIP(host)) {
+    const reason = refusalReason(host);
+    if (reason) throw new RefusedAddressError(host, host, reason);
+    return;
+  }
+  const addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+  for (const { address } of addresses) {
+    const reason = refusalReason(address);
+    if (reason) throw new RefusedAddressError(host, address, reason);
+  }
+}
+
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * Validates a webhook URL for saving: an absolute http(s) URL whose host (unless private addresses are
+ * allowed) resolves only to public addresses. Throws 400 naming `url`.
+ */
+export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean }): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid('url', `url "${raw}" is not an absolute URL; use one like https://example.com/webhooks.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw invalid('url', `url must use http:// or https://, not ${url.protocol}//.`);
+  }
+  if (raw.length > MAX_URL_LENGTH) throw invalid('url', `url must be at most ${MAX_URL_LENGTH} characters.`);
+  if (!hostOf(url)) throw invalid('url', 'url must name a host.');
+  if (options.allowPrivate) return url.toString();
+  try {
+    await assertPublicHost(hostOf(url));
+  } catch (err) {
+    if (err instanceof RefusedAddressError) throw invalid('url', `url refused: ${err.message}`);
+    const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
+    throw invalid('url', `url host "${hostOf(url)}" could not be resolved (${code}).`);
+  }
+  return url.toString();
+}
+
+/**
+ * A `lookup` for outgoing delivery connections: resolves like dns.lookup but fails the connection when any
+ * address is not public. The check and the connection use the same answer, so a DNS change between a check
+ * and the request (DNS rebinding) cannot slip a private address through.
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '');
+    for (const { address } of addresses) {
+      const reason = refusalReason(address);
+      if (reason) return callback(new RefusedAddressError(hostname, address, reason), '');
+    }
+    const first = addresses[0];
+    if (!first)
+      return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+    if (options.all) return callback(null, addresses);
+    callback(null, first.address, first.family);
+  });
+};
