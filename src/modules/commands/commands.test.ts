@@ -174,15 +174,22 @@ forEachEngine('commands', (t) => {
     }
   });
 
-  test('expiry works through many commands in batches', async () => {
+  test('expiry works through many commands in batches, once even with two sweeps at once', async () => {
     const acct = await t().account();
     const farm = await createLiveFarm(t(), acct.live_key);
     const device = await addDevice(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
     for (let i = 0; i < 7; i++) {
       await send(t(), acct.live_key, device.id, { command: `relay.${i}`, expires_in_s: 1 });
     }
-    const expired = await expireDueCommands(t().database.db, Date.now() + 5_000, { batchSize: 3 });
-    assert.equal(expired, 7);
+    // Two sweeps at once (as from two processes) expire and announce each command once.
+    const now = Date.now() + 5_000;
+    const db = t().database.db;
+    const [a, b] = await Promise.all([
+      expireDueCommands(db, now, { batchSize: 3 }),
+      expireDueCommands(db, now, { batchSize: 3 }),
+    ]);
+    assert.equal(a + b, 7);
+    assert.equal((await outboxEvents(t(), farm, 'command.failed')).length, 7);
     const left = await t().request('GET', `/v1/devices/${device.id}/commands?status=queued`, {
       key: acct.live_key,
     });

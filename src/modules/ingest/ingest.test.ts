@@ -291,4 +291,35 @@ forEachEngine('ingest', (t) => {
     const again = await report(t(), device.device_key, {});
     assert.deepEqual(again.body.commands, [], 'a command is delivered only once');
   });
+
+  test('concurrent reports from one device lose no state and deliver each command once', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const device = await addDevice(t(), acct.live_key, farm, { type: 'other', name: 'Busy' });
+    const queued: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+        key: acct.live_key,
+        body: { command: `step.${i}` },
+      });
+      queued.push(res.body.id);
+    }
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        report(t(), device.device_key, {
+          state: { [`k${i}`]: i, shared: { [`s${i}`]: true } },
+          readings: [{ metric: 'power.load_w', value: i }],
+        }),
+      ),
+    );
+    assert.ok(replies.every((r) => r.status === 200));
+    const delivered = replies.flatMap((r) => r.body.commands.map((c: any) => c.id));
+    assert.deepEqual([...delivered].sort(), [...queued].sort(), 'every command delivered exactly once');
+    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    for (let i = 0; i < 8; i++) {
+      assert.equal(got.body.state[`k${i}`], i);
+      assert.equal(got.body.state.shared[`s${i}`], true);
+    }
+    assert.equal(await readingCount(t(), device.id), 8);
+  });
 });
