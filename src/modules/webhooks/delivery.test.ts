@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import {
   expectError,
   forEachEngine,
@@ -20,30 +22,19 @@ import { WEBHOOK_EVENTS, type WebhookEventName } from '../../domain/webhook-even
 import { webhookDeliveryJob } from '../../workers/webhook-delivery.ts';
 import { deliverDueNow } from './delivery.ts';
 import { emitEvent } from './emit.ts';
+import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
 
-/** The receiver's side, written from docs/webhooks.md with Web Crypto: independent of our signing code. */
-async function verifyLikeAReceiver(secret: string, header: string, body: string): Promise<boolean> {
-  const fields = new Map(header.split(',').map((part) => part.split('=', 2) as [string, string]));
-  const t = Number(fields.get('t'));
-  const v1 = fields.get('v1') ?? '';
-  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return false;
-  const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey(
-    'raw',
-    enc.encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['verify'],
-  );
-  return crypto.subtle.verify('HMAC', key, Buffer.from(v1, 'hex'), enc.encode(`${t}.${body}`));
-}
-
-/** Recomputes the HMAC-SHA256 of "<t>.<body>" and compares it with the header's v1. */
-function hmacMatches(secret: string, header: string, body: string): boolean {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
-  if (!match) return false;
-  const expected = createHmac('sha256', secret).update(`${match[1]}.${body}`).digest();
-  return timingSafeEqual(expected, Buffer.from(match[2] ?? '', 'hex'));
+/** The verifier printed in docs/webhooks.md, loaded from the docs, so the docs stay right. */
+async function docsVerifier(): Promise<(secret: string, header: string, body: string) => boolean> {
+  const docs = readFileSync(path.resolve(import.meta.dirname, '../../../docs/webhooks.md'), 'utf8');
+  const block = /```js\n(\/\/ verify-signature\.mjs\n[\s\S]*?)```/.exec(docs)?.[1];
+  assert.ok(block, 'docs/webhooks.md has the verify-signature.mjs block');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'farmstead-docs-')), 'verify-signature.mjs');
+  writeFileSync(file, block);
+  const mod = (await import(pathToFileURL(file).href)) as {
+    verifyWebhook: (secret: string, header: string, body: string) => boolean;
+  };
+  return mod.verifyWebhook;
 }
 
 const SHORT_RETRIES = { webhookRetryScheduleMs: [150, 150, 150] };
@@ -119,6 +110,9 @@ forEachEngine(
         false,
         'another secret fails',
       );
+      const docs = await docsVerifier();
+      assert.equal(docs(secret, signature, req.body), true, 'the verifier in docs/webhooks.md accepts it');
+      assert.equal(docs(secret, signature, req.body.replace('Bessie', 'Bossie')), false);
       assert.deepEqual(JSON.parse(req.body), {
         id: event.id,
         type: 'animal.created',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../http/errors.ts';
-import { checkWebhookUrl, refusalReason } from './url-guard.ts';
+import { checkWebhookUrl, guardedLookup, RefusedAddressError, refusalReason } from './url-guard.ts';
 
 describe('webhook URL guard', () => {
   test('refuses loopback, private, link-local, CGNAT, unique-local, metadata and reserved addresses', () => {
@@ -98,5 +98,14 @@ describe('webhook URL guard', () => {
         return true;
       });
     }
+  });
+
+  test('the lookup used by delivery connections fails when a name resolves to a private address', async () => {
+    const err = await new Promise<unknown>((resolve) => {
+      guardedLookup('localhost', { all: true }, (e) => resolve(e));
+    });
+    assert.ok(err instanceof RefusedAddressError);
+    assert.match(err.message, /localhost resolves to .*loopback/);
+    assert.match(err.message, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/);
   });
 });

@@ -1,0 +1,119 @@
+/** End to end: each event type, caused through the REST and ingest APIs, reaches a real receiver. */
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { forEachEngine, startReceiver, startWebhookWorker, waitFor } from '../../../test/harness.ts';
+import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import { deliverDueNow } from './delivery.ts';
+import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
+
+forEachEngine(
+  'webhook event types',
+  (t) => {
+    const closers: Array<() => Promise<void>> = [];
+    after(() => Promise.all(closers.map((close) => close())));
+
+    test('each of the eight event types is delivered once with a valid signature', async () => {
+      const rcv = await startReceiver();
+      closers.push(rcv.close);
+      const acct = await t().account();
+      const key = acct.live_key;
+      const farm = await t().request('POST', '/v1/farms', { key, body: { name: 'Every event' } });
+      const farmId = farm.body.id;
+      const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, { key, body: { url: rcv.url } });
+      assert.equal(hook.status, 201);
+      const secret: string = hook.body.secret;
+      const worker = startWebhookWorker(t());
+      const expected: Array<{ type: string; data: unknown }> = [];
+      let deviceKey = '';
+      try {
+        const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+          key,
+          body: { species: 'cattle', name: 'Bessie' },
+        });
+        assert.equal(animal.status, 201, JSON.stringify(animal.body));
+        expected.push({ type: 'animal.created', data: animal.body });
+
+        const logged = await t().request('POST', `/v1/farms/${farmId}/events`, {
+          key,
+          body: {
+            type: 'treatment',
+            subject_type: 'animal',
+            subject_id: animal.body.id,
+            data: { dose_ml: 12 },
+          },
+        });
+        assert.equal(logged.status, 201, JSON.stringify(logged.body));
+        expected.push({ type: 'event.created', data: logged.body });
+
+        const device = await t().request('POST', `/v1/farms/${farmId}/devices`, {
+          key,
+          body: { type: 'house', name: 'House 1' },
+        });
+        assert.equal(device.status, 201, JSON.stringify(device.body));
+        const { device_key, ...deviceWithoutKey } = device.body;
+        deviceKey = device_key;
+        expected.push({ type: 'device.created', data: deviceWithoutKey });
+
+        const finish = async (status: 'done' | 'failed', command: string) => {
+          const queued = await t().request('POST', `/v1/devices/${device.body.id}/commands`, {
+            key,
+            body: { command, ...(command === 'doors.open' ? { params: { doors: [1] } } : {}) },
+          });
+          assert.equal(queued.status, 201, JSON.stringify(queued.body));
+          expected.push({ type: 'command.queued', data: queued.body });
+          await t().request('GET', '/v1/device/commands', { key: deviceKey });
+          const answered = await t().request('POST', `/v1/device/commands/${queued.body.id}`, {
+            key: deviceKey,
+            body: { status, result: { ok: status === 'done' } },
+          });
+          assert.equal(answered.status, 200, JSON.stringify(answered.body));
+          expected.push({ type: `command.${status}`, data: answered.body });
+        };
+        await finish('done', 'doors.open');
+        await finish('failed', 'move.start');
+
+        const report = await t().request('POST', '/v1/ingest', {
+          key: deviceKey,
+          body: { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] },
+        });
+        assert.equal(report.status, 200, JSON.stringify(report.body));
+        const alerts = await t().request('GET', `/v1/farms/${farmId}/alerts`, { key });
+        const [alert] = alerts.body.data;
+        assert.ok(alert, 'the report opened an alert');
+        expected.push({ type: 'alert.created', data: alert });
+        const resolved = await t().request('POST', `/v1/alerts/${alert.id}/resolve`, { key });
+        assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+        expected.push({ type: 'alert.resolved', data: resolved.body });
+
+        await waitFor('every event', () => rcv.requests.length >= expected.length);
+      } finally {
+        await worker.stop();
+      }
+      // Anything still undispatched or due (a duplicate would be) is sent now.
+      assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
+
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all eight types');
+      assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
+      const payloads = rcv.requests.map((r) => JSON.parse(r.body));
+      assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');
+      for (const req of rcv.requests) {
+        const signature = String(req.headers['service-signature']);
+        assert.ok(hmacMatches(secret, signature, req.body), 'HMAC recomputed in the test');
+        assert.ok(await verifyLikeAReceiver(secret, signature, req.body), 'independent verifier');
+        assert.equal(req.headers['service-event-id'], JSON.parse(req.body).id);
+      }
+      const sortKey = (e: { type: string; data: any }) => `${e.type} ${e.data.id}`;
+      assert.deepEqual(
+        payloads
+          .map((p) => ({ type: p.type, data: p.data }))
+          .sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
+        [...expected].sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
+        'each payload carries the full API object the operation returned',
+      );
+      for (const p of payloads) assert.equal(p.farm_id, farmId);
+      assert.ok(deviceKey.startsWith('rd_'));
+      assert.ok(!rcv.requests.some((r) => r.body.includes(deviceKey)), 'never the device key');
+    });
+  },
+  { webhookAllowPrivate: true },
+);
