@@ -2,7 +2,7 @@
  * Keyset pagination, newest first. A page is ordered by (time, id) descending; the cursor carries both,
  * so records created in the same millisecond are never repeated or skipped across pages.
  */
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { parseIso, toIso } from '../lib/time.ts';
 import { invalid } from './errors.ts';
 
@@ -68,4 +68,28 @@ export function toPage<Row, T>(
     has_more: hasMore,
     next_before: hasMore && cursor ? `${toIso(cursor.at)}${CURSOR_SEPARATOR}${cursor.id}` : null,
   };
+}
+
+/**
+ * Runs a list query as one page: adds the cursor condition, newest-first order on (time, id) and the
+ * limit, then trims and builds the cursor. Filters go on `query` before it is passed in.
+ */
+export async function fetchPage<DB, TB extends keyof DB, Row extends { id: string }, T>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  page: PageRequest,
+  map: (row: Row) => T,
+  timeColumn: 'created_at' | 'at' = 'created_at',
+): Promise<Page<T>> {
+  const rows = (await query
+    .where(beforeCondition(timeColumn, 'id', page))
+    .orderBy(sql.ref(timeColumn), 'desc')
+    .orderBy(sql.ref('id'), 'desc')
+    .limit(page.limit + 1)
+    .execute()) as Row[];
+  return toPage(
+    rows,
+    page,
+    (r) => ({ at: Number((r as Record<string, unknown>)[timeColumn]), id: r.id }),
+    map,
+  );
 }

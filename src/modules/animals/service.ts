@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import { conflict } from '../../http/errors.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseDateInput } from '../events/inputs.ts';
@@ -68,13 +68,7 @@ export async function listAnimals(
     const pattern = likeContains(filters.q.toLowerCase());
     query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
   }
-  const rows = await query
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toAnimal);
+  return fetchPage(query, page, toAnimal);
 }
 
 export async function getAnimal(db: Db, scope: Scope, id: string): Promise<Animal> {

@@ -4,7 +4,7 @@ import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { inTransaction, loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
@@ -117,18 +117,9 @@ export async function listCommands(
   filters: { status?: CommandStatus | undefined } = {},
 ): Promise<Page<Command>> {
   const device = await loadDevice(db, scope, deviceId);
-  let query = db
-    .selectFrom('commands')
-    .selectAll()
-    .where('device_id', '=', device.id)
-    .where(beforeCondition('created_at', 'id', page));
+  let query = db.selectFrom('commands').selectAll().where('device_id', '=', device.id);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  const rows = await query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toCommand);
+  return fetchPage(query, page, toCommand);
 }
 
 /**

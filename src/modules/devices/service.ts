@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import type { DeviceCaller } from '../../http/auth.ts';
 import { invalid } from '../../http/errors.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
@@ -54,20 +54,11 @@ export async function listDevices(
   page: PageRequest,
 ): Promise<Page<Device>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db
-    .selectFrom('devices')
-    .selectAll()
-    .where('farm_id', '=', farm.id)
-    .where(beforeCondition('created_at', 'id', page));
+  let query = db.selectFrom('devices').selectAll().where('farm_id', '=', farm.id);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.animal_id !== undefined) query = query.where('animal_id', '=', filters.animal_id);
   if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
-  const rows = await query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toDevice);
+  return fetchPage(query, page, toDevice);
 }
 
 export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -64,13 +64,7 @@ export async function listEvents(
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
   if (filters.subject_type !== undefined) query = query.where('subject_type', '=', filters.subject_type);
-  const rows = await query
-    .where(beforeCondition('at', 'id', page))
-    .orderBy('at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.at, id: r.id }), toFarmEvent);
+  return fetchPage(query, page, toFarmEvent, 'at');
 }
 
 export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEvent> {

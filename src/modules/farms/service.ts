@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts';
 import { validateRuleOverrides } from '../../domain/rules.ts';
 import { AppError, conflict, invalid } from '../../http/errors.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { requireFarm, type Scope } from './access.ts';
@@ -39,17 +39,15 @@ export function checkSettings(settings: Record<string, unknown>): Record<string,
 }
 
 export async function listFarms(db: Db, scope: Scope, page: PageRequest): Promise<Page<Farm>> {
-  const rows = await db
-    .selectFrom('farms')
-    .selectAll()
-    .where('account_id', '=', scope.accountId)
-    .where('mode', '=', scope.mode)
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toFarm);
+  return fetchPage(
+    db
+      .selectFrom('farms')
+      .selectAll()
+      .where('account_id', '=', scope.accountId)
+      .where('mode', '=', scope.mode),
+    page,
+    toFarm,
+  );
 }
 
 export async function getFarm(db: Db, scope: Scope, farmId: string): Promise<Farm> {

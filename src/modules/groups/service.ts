@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordMove } from '../animals/service.ts';
 import { parseDateInput } from '../events/inputs.ts';
@@ -46,13 +46,7 @@ export async function listGroups(
   if (filters.species !== undefined) query = query.where('species', '=', filters.species);
   if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
   if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
-  const rows = await query
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toGroup);
+  return fetchPage(query, page, toGroup);
 }
 
 export async function getGroup(db: Db, scope: Scope, id: string): Promise<Group> {

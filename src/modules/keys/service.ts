@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { ApiKeysTable } from '../../db/tables/foundation.ts';
 import { conflict, notFound } from '../../http/errors.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
@@ -44,17 +44,11 @@ export async function createKey(
 
 /** The account's active keys, newest first. */
 export async function listKeys(db: Db, accountId: string, page: PageRequest): Promise<Page<Key>> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toKey);
+  return fetchPage(
+    db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null),
+    page,
+    toKey,
+  );
 }
 
 /**

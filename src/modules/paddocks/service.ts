@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordMove } from '../animals/service.ts';
 import { parseDateInput } from '../events/inputs.ts';
@@ -15,16 +15,7 @@ export async function listPaddocks(
   page: PageRequest,
 ): Promise<Page<Paddock>> {
   const farm = await requireFarm(db, scope, farmId);
-  const rows = await db
-    .selectFrom('paddocks')
-    .selectAll()
-    .where('farm_id', '=', farm.id)
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toPaddock);
+  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farm.id), page, toPaddock);
 }
 
 export async function getPaddock(db: Db, scope: Scope, id: string): Promise<Paddock> {

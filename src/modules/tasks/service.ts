@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseDateInput } from '../events/inputs.ts';
 import { requireReference, resolveSubject } from '../events/references.ts';
@@ -28,13 +28,7 @@ export async function listTasks(
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.assignee !== undefined) query = query.where('assignee', '=', filters.assignee);
   if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
-  const rows = await query
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toTask);
+  return fetchPage(query, page, toTask);
 }
 
 export async function getTask(db: Db, scope: Scope, id: string): Promise<Task> {
