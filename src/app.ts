@@ -34,6 +34,7 @@ import { houseRoutes } from './modules/houses/routes.ts';
 import { HouseSchema } from './modules/houses/schemas.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
+import { mcpRoutes } from './modules/mcp/routes.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
@@ -166,6 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(houseRoutes, { db });
   await app.register(webhookRoutes, { db, config });
   await app.register(briefRoutes, { db });
+  await app.register(mcpRoutes, {
+    db,
+    allowedOrigins: config.mcpAllowedOrigins,
+    commandExpirySeconds: config.commandExpirySeconds,
+  });
 
   return app;
 }

@@ -37,6 +37,8 @@ export interface Config {
   readingsRetentionDays: number | null;
   /** Default expiry of device commands, in seconds. */
   commandExpirySeconds: number;
+  /** Browser origins (besides the server's own) allowed to call /mcp; other origins get 403. */
+  mcpAllowedOrigins: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,6 +78,28 @@ function schedule(env: Env, name: string): readonly number[] {
   return parts;
 }
 
+/** A comma-separated list of origins (`https://app.example.com`), normalised to scheme://host[:port]. */
+function origins(env: Env, name: string): readonly string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const text = part.trim();
+    let url: URL | null = null;
+    try {
+      url = new URL(text);
+    } catch {
+      url = null;
+    }
+    const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    if (!url || !bare || !/^https?:$/.test(url.protocol)) {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of origins like https://app.example.com, got "${text}"`,
+      );
+    }
+    return url.origin;
+  });
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -108,5 +132,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         ? null
         : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
     commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
+    mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
   });
 }

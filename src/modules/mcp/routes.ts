@@ -1,0 +1,105 @@
+/**
+ * The MCP server at /mcp on the main listener: Streamable HTTP, stateless, both protocol eras (the
+ * 2025 `initialize` handshake and 2026-07-28 per-request envelopes), served by the SDK's fetch-shaped
+ * handler. Fastify does what it does for every route first: the API key (401 with WWW-Authenticate),
+ * usage counted under `mcp`, JSON body parsing and size limit; this route adds the Origin check and
+ * hands the parsed request to the SDK, which builds a fresh server for the key on each request.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/schema.ts';
+import { apiCaller, bearerToken } from '../../http/auth.ts';
+import { AppError } from '../../http/errors.ts';
+import { isOriginAllowed, ownOrigin } from './origin.ts';
+import { createMcpServer } from './server.ts';
+import type { ToolContext } from './tool.ts';
+
+export interface McpRoutesOptions {
+  db: Db;
+  /** Browser origins allowed besides the server's own (FARMSTEAD_MCP_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[];
+  commandExpirySeconds: number;
+}
+
+/** Where the tool context rides in AuthInfo.extra from the route to the server factory. */
+const TOOL_CONTEXT = 'farmstead.toolContext';
+
+function toWebRequest(request: FastifyRequest, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, String(value));
+  }
+  // The body is re-serialised from the parsed JSON, so the original framing no longer applies.
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
+  const hasBody = request.method === 'POST' && request.body !== undefined;
+  return new Request(`${request.protocol}://${request.host}${request.url}`, {
+    method: request.method,
+    headers,
+    signal,
+    ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
+  });
+}
+
+export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
+  const handler = createMcpHandler(
+    (ctx) => {
+      const toolContext = ctx.authInfo?.extra?.[TOOL_CONTEXT] as ToolContext | undefined;
+      // The route always passes it; a request without one would be a wiring bug, never anonymous access.
+      if (!toolContext) throw new Error('MCP server requested without an authenticated caller');
+      return createMcpServer(toolContext);
+    },
+    { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
+  );
+  app.addHook('onClose', async () => handler.close());
+
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    config: { surface: 'mcp' },
+    schema: { hide: true },
+    onRequest: async (request) => {
+      const origin = request.headers.origin;
+      if (!isOriginAllowed(origin, ownOrigin(request.protocol, request.host), options.allowedOrigins)) {
+        throw new AppError(
+          'forbidden',
+          `Requests from the web origin ${JSON.stringify(origin)} may not use the MCP server. Call it from an MCP client (no Origin header), from this server's own origin, or ask the operator to add the origin to FARMSTEAD_MCP_ALLOWED_ORIGINS.`,
+        );
+      }
+    },
+    handler: async (request, reply) => {
+      const caller = apiCaller(request);
+      const toolContext: ToolContext = {
+        db: options.db,
+        scope: { accountId: caller.accountId, mode: caller.mode },
+        log: request.log,
+        commandExpirySeconds: options.commandExpirySeconds,
+      };
+      const authInfo: AuthInfo = {
+        token: bearerToken(request.headers.authorization) ?? '',
+        clientId: caller.keyId,
+        scopes: [],
+        extra: { [TOOL_CONTEXT]: toolContext },
+      };
+      const abort = new AbortController();
+      reply.raw.once('close', () => abort.abort());
+      const response = await handler.fetch(toWebRequest(request, abort.signal), {
+        authInfo,
+        ...(request.body !== undefined ? { parsedBody: request.body } : {}),
+      });
+      reply.code(response.status);
+      response.headers.forEach((value, name) => {
+        reply.header(name, value);
+      });
+      if (!response.body) return reply.send();
+      if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        return reply.send(Readable.fromWeb(response.body as NodeReadableStream));
+      }
+      return reply.send(await response.text());
+    },
+  });
+};

@@ -1,0 +1,59 @@
+/**
+ * One McpServer per request, built for the calling key: stateless serving, so nothing about a client
+ * lives between requests and any process can answer any request.
+ */
+import { McpServer } from '@modelcontextprotocol/server';
+import { CATALOG_VERSION } from '../../domain/catalog.ts';
+import type { RegisteredTool, ToolContext } from './tool.ts';
+import { listAlertsTool, updateAlertTool } from './tools/alerts.ts';
+import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
+import { farmBriefTool, getCatalogTool, listFarmsTool } from './tools/farms.ts';
+import {
+  addAnimalTool,
+  addTaskTool,
+  completeTaskTool,
+  findAnimalsTool,
+  getAnimalTool,
+  listGroupsTool,
+  listPaddocksTool,
+  listTasksTool,
+  logEventTool,
+} from './tools/records.ts';
+
+/** Every tool, in the order of the spec's table (and of tools/list). */
+export const TOOLS: readonly RegisteredTool[] = [
+  listFarmsTool,
+  farmBriefTool,
+  listAlertsTool,
+  updateAlertTool,
+  findAnimalsTool,
+  getAnimalTool,
+  addAnimalTool,
+  logEventTool,
+  listGroupsTool,
+  listPaddocksTool,
+  listDevicesTool,
+  getReadingsTool,
+  houseStatusTool,
+  houseCommandTool,
+  listTasksTool,
+  addTaskTool,
+  completeTaskTool,
+  getCatalogTool,
+];
+
+export const MCP_INSTRUCTIONS = [
+  'Farmstead: a farm and ranch platform. These tools act with exactly the API key you were given: its account, and its mode (a live key sees live farms, a test key the sample farm and other test farms).',
+  'Start with farm_brief for what needs attention, or list_farms to find a farm_id. farm_id may be left out when the key sees exactly one farm.',
+  'Lists return newest first with has_more and next_before; pass next_before as before to get the next page.',
+  'house_command refuses to move a house, or to open pop doors after dark at the farm, unless confirm is true: ask the farmer first, then call again with confirm: true.',
+].join('\n');
+
+export function createMcpServer(ctx: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: 'farmstead', title: 'Farmstead', version: CATALOG_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
+  );
+  for (const tool of TOOLS) tool.register(server, ctx);
+  return server;
+}

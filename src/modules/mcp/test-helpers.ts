@@ -1,0 +1,122 @@
+/**
+ * MCP test helpers: the test app listening on a real port (127.0.0.1, port 0) and the official client
+ * SDK connected to /mcp over Streamable HTTP in either protocol era.
+ */
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { TestApp } from '../../../test/harness.ts';
+
+export interface Era {
+  /** How the test names it. */
+  name: string;
+  mode: 'legacy' | { pin: string };
+  /** What Client.getProtocolEra() reports once connected. */
+  era: 'legacy' | 'modern';
+}
+
+export const ERAS: readonly Era[] = [
+  { name: '2025 era (initialize)', mode: 'legacy', era: 'legacy' },
+  { name: '2026-07-28 era', mode: { pin: '2026-07-28' }, era: 'modern' },
+];
+
+const listening = new WeakMap<TestApp, Promise<string>>();
+
+/** The app's base URL, listening on an ephemeral port from the first call on (closed with the app). */
+export function baseUrl(t: TestApp): Promise<string> {
+  let url = listening.get(t);
+  if (!url) {
+    url = t.app.listen({ host: '127.0.0.1', port: 0 }).then(() => {
+      const address = t.app.server.address();
+      assert.ok(address && typeof address === 'object');
+      return `http://127.0.0.1:${address.port}`;
+    });
+    listening.set(t, url);
+  }
+  return url;
+}
+
+export interface Connected {
+  client: Client;
+  /** HTTP requests the client has sent to /mcp so far. */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+export async function connect(t: TestApp, key: string | null, era: Era): Promise<Connected> {
+  const url = new URL('/mcp', await baseUrl(t));
+  let sent = 0;
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+    fetch: (input, init) => {
+      sent++;
+      return fetch(input, init);
+    },
+  });
+  const client = new Client(
+    { name: 'farmstead-tests', version: '1.0.0' },
+    { versionNegotiation: { mode: era.mode } },
+  );
+  await client.connect(transport);
+  return { client, requests: () => sent, close: () => client.close() };
+}
+
+export interface ToolCall {
+  isError: boolean;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read tool results as loose JSON.
+  data: any;
+}
+
+/**
+ * Calls a tool; a successful result must carry structuredContent and the same JSON as its text.
+ */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolCall> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content?: { type: string; text?: string }[];
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  };
+  const text = result.content?.[0]?.type === 'text' ? String(result.content[0].text) : '';
+  const isError = result.isError === true;
+  if (!isError) {
+    assert.ok(result.structuredContent, `${name} returned no structuredContent: ${text}`);
+    assert.deepEqual(
+      JSON.parse(text),
+      result.structuredContent,
+      `${name}: text and structuredContent differ`,
+    );
+  }
+  return { isError, text, data: result.structuredContent };
+}
+
+/** Calls a tool that must succeed and returns its structured result. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read tool results as loose JSON.
+export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const res = await callTool(client, name, args);
+  assert.equal(res.isError, false, `${name} failed: ${res.text}`);
+  return res.data;
+}
+
+/** Calls a tool that must fail with an isError result and returns its text. */
+export async function refused(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await callTool(client, name, args);
+  assert.equal(res.isError, true, `${name} should have failed but returned ${res.text}`);
+  return res.text;
+}
+
+/** Longitude where the sun is near its highest (offset 0) or lowest (offset 180) right now. */
+export function longitudeForSolarHour(now: number, offsetDeg: 0 | 180): number {
+  const utcHours = (now % 86_400_000) / 3_600_000;
+  let lon = -15 * (utcHours - 12) + offsetDeg;
+  while (lon > 180) lon -= 360;
+  while (lon < -180) lon += 360;
+  return Math.round(lon * 1000) / 1000;
+}

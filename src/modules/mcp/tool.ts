@@ -1,0 +1,199 @@
+/**
+ * The frame every MCP tool shares: a definition (name, title, agent-facing description, TypeBox input
+ * and output schemas, annotations, run), its registration on an McpServer, the result shape
+ * (structuredContent plus the same JSON as text), and errors turned into isError results an agent
+ * can act on: the bad argument and what is valid, or which id was not found and how to list real ones.
+ */
+import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { FastifyBaseLogger } from 'fastify';
+import { type Static, type TObject, type TSchema, Type } from 'typebox';
+import type { Db } from '../../db/schema.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Page } from '../../http/pagination.ts';
+import { Nullable } from '../../http/schemas.ts';
+import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import { listFarms } from '../farms/service.ts';
+import { type JsonObject, toolSchema } from './schema.ts';
+
+/** What a tool acts with: the database and exactly the calling key's scope. */
+export interface ToolContext {
+  db: Db;
+  scope: Scope;
+  log: FastifyBaseLogger;
+  /** Default expiry of device commands, as configured for REST. */
+  commandExpirySeconds: number;
+}
+
+/** A refusal the agent should read and act on (ask the farmer, pick a farm…): an isError result. */
+export class ToolRefusal extends Error {}
+
+export interface RegisteredTool {
+  readonly name: string;
+  register(server: McpServer, ctx: ToolContext): void;
+}
+
+export interface ToolDefinition<I extends TObject, O extends TObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  /** JSON Schema shown instead of `input` when it says more than the frame checks (see toolSchema). */
+  advertisedInput?: JsonObject;
+  output: O;
+  annotations: Omit<ToolAnnotations, 'title'>;
+  run(ctx: ToolContext, args: Static<I>): Promise<Static<O>>;
+}
+
+/** Which tool lists the valid ids of each kind of record named in a not_found message. */
+const LISTING_TOOL: Record<string, string> = {
+  farm: 'list_farms',
+  animal: 'find_animals',
+  group: 'list_groups',
+  paddock: 'list_paddocks',
+  task: 'list_tasks',
+  event: 'get_animal (an animal’s history)',
+  device: 'list_devices',
+  house: 'house_status',
+  alert: 'list_alerts',
+};
+
+function notFoundText(message: string): string {
+  const kind = /^No ([a-z ]+?) with id /i.exec(message)?.[1]?.toLowerCase();
+  const lister = kind ? LISTING_TOOL[kind] : undefined;
+  const hint = lister
+    ? ` Call ${lister} to see the valid ${kind} ids this key can reach.`
+    : ' Ids belong to one account and one mode (live or test).';
+  return `Not found: ${message}${hint}`;
+}
+
+/** An error as the text of an isError result. Unknown failures are logged and not described. */
+export function errorText(err: unknown, log: FastifyBaseLogger, tool: string): string {
+  if (err instanceof ToolRefusal) return err.message;
+  if (err instanceof AppError) {
+    switch (err.code) {
+      case 'invalid_request':
+        return err.param
+          ? `Invalid argument \`${err.param}\`: ${err.message}`
+          : `Invalid request: ${err.message}`;
+      case 'not_found':
+        return notFoundText(err.message);
+      case 'conflict':
+        return `Conflict${err.param ? ` on \`${err.param}\`` : ''}: ${err.message}`;
+      default:
+        if (err.status < 500) return `${err.code}: ${err.message}`;
+    }
+  }
+  log.error({ err, tool }, 'MCP tool failed');
+  return 'Something went wrong on our side; it has been logged. Try again, or tell the farmer it failed.';
+}
+
+export function jsonResult(out: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+}
+
+export function defineTool<I extends TObject, O extends TObject>(def: ToolDefinition<I, O>): RegisteredTool {
+  const inputSchema = toolSchema(def.input, def.advertisedInput ? { advertised: def.advertisedInput } : {});
+  const outputSchema = toolSchema(def.output);
+  return {
+    name: def.name,
+    register(server, ctx) {
+      server.registerTool(
+        def.name,
+        {
+          title: def.title,
+          description: def.description,
+          inputSchema,
+          outputSchema,
+          annotations: { title: def.title, ...def.annotations },
+        },
+        async (args) => {
+          try {
+            return jsonResult((await def.run(ctx, args)) as Record<string, unknown>);
+          } catch (err) {
+            return { isError: true, content: [{ type: 'text', text: errorText(err, ctx.log, def.name) }] };
+          }
+        },
+      );
+    },
+  };
+}
+
+/** Annotations of the read tools. None of the tools reach outside Farmstead except house_command. */
+export const READ_ONLY: ToolDefinition<TObject, TObject>['annotations'] = Object.freeze({
+  readOnlyHint: true,
+  openWorldHint: false,
+});
+
+export const FarmIdArg = Type.Optional(
+  Type.String({
+    minLength: 1,
+    description:
+      'The farm (an id from list_farms). May be left out when this key sees exactly one farm, such as a test key with only its sample farm.',
+  }),
+);
+
+const MAX_FARMS_LISTED = 50;
+
+/**
+ * The farm a tool works on: the one named, or the only one the key sees. Several farms and no
+ * farm_id is a refusal that lists them, so the agent can pick one.
+ */
+export async function resolveFarm(ctx: ToolContext, farmId: string | undefined): Promise<FarmRow> {
+  if (farmId !== undefined) return requireFarm(ctx.db, ctx.scope, farmId);
+  const page = await listFarms(ctx.db, ctx.scope, { limit: MAX_FARMS_LISTED, before: null });
+  const [only] = page.data;
+  if (only && page.data.length === 1) return requireFarm(ctx.db, ctx.scope, only.id);
+  if (!only) {
+    throw new ToolRefusal(
+      `This ${ctx.scope.mode} key sees no farms yet, so there is nothing to act on. ${
+        ctx.scope.mode === 'live'
+          ? 'Create a farm first (POST /v1/farms), or use the test key to work on the sample farm.'
+          : 'Create a test farm first (POST /v1/farms with the test key).'
+      }`,
+    );
+  }
+  const list = page.data.map((f) => `${f.id} (${f.name})`).join(', ');
+  throw new ToolRefusal(
+    `farm_id is required: this key sees ${page.has_more ? `more than ${MAX_FARMS_LISTED}` : page.data.length} farms. Pass farm_id as one of: ${list}${page.has_more ? ', … (call list_farms for the rest)' : ''}.`,
+  );
+}
+
+/** `limit` and `before` for list tools, as on every REST list. */
+export const PageArgs = {
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 500,
+      description: 'How many records to return, 1 to 500 (default 50).',
+    }),
+  ),
+  before: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Paging cursor: pass the next_before value of the previous result to get the next (older) page. An ISO 8601 time also works (records strictly older).',
+    }),
+  ),
+};
+
+export function PageOutput<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    has_more: Type.Boolean({ description: 'True when there are more (older) records.' }),
+    next_before: Nullable(Type.String({ description: 'Cursor for the next page, or null.' })),
+    next_page: Nullable(
+      Type.String({ description: 'How to get the next page, or null when this is the last.' }),
+    ),
+  });
+}
+
+/** A page plus a sentence telling the agent how to fetch the next one. */
+export function pageResult<T>(tool: string, page: Page<T>) {
+  return {
+    ...page,
+    next_page:
+      page.has_more && page.next_before
+        ? `More results: call ${tool} again with the same arguments and before="${page.next_before}".`
+        : null,
+  };
+}

@@ -1,0 +1,59 @@
+/** Alert tools: list_alerts, update_alert. */
+import { Type } from 'typebox';
+import { DEFAULT_RULES } from '../../../domain/rules.ts';
+import { ALERT_STATUS_FILTERS, AlertSchema } from '../../alerts/schemas.ts';
+import { acknowledgeAlert, listAlerts, resolveAlert } from '../../alerts/service.ts';
+import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
+
+export const listAlertsTool = defineTool({
+  name: 'list_alerts',
+  title: 'List alerts',
+  description: `Lists a farm's alerts, most urgent first (urgent, then watch, then info; newest first within each). By default the active ones (open or acknowledged); status open, acknowledged, resolved or all to choose. Each alert has a title, a reason (the reading and the line it crossed, or the device event), its rule (${DEFAULT_RULES.map((r) => r.name).join(', ')}, or a device alarm such as predator.detected) and the subject (device or animal) it is about. When has_more is true, call again with before set to next_before.`,
+  input: Type.Object(
+    {
+      farm_id: FarmIdArg,
+      status: Type.Optional(
+        Type.Enum(ALERT_STATUS_FILTERS, {
+          type: 'string',
+          description: 'active (open and acknowledged; the default), open, acknowledged, resolved or all.',
+        }),
+      ),
+      ...PageArgs,
+    },
+    { additionalProperties: false },
+  ),
+  output: PageOutput(AlertSchema),
+  annotations: READ_ONLY,
+  async run(ctx, args) {
+    const { farm_id, status, ...page } = args;
+    const farm = await resolveFarm(ctx, farm_id);
+    return pageResult(
+      'list_alerts',
+      await listAlerts(ctx.db, ctx.scope, farm.id, status ? { status } : {}, page),
+    );
+  },
+});
+
+export const updateAlertTool = defineTool({
+  name: 'update_alert',
+  title: 'Acknowledge or resolve alert',
+  description:
+    'Acknowledges an alert (someone is on it: open → acknowledged) or resolves it (dealt with: open or acknowledged → resolved, resolved_at set). Resolving cannot be undone; if the condition comes back the service opens a new alert. Repeating the same action changes nothing; a resolved alert cannot be acknowledged. Find alert ids with list_alerts or farm_brief.',
+  input: Type.Object(
+    {
+      alert_id: Type.String({ minLength: 1, description: 'The alert (an id from list_alerts).' }),
+      action: Type.Enum(['acknowledge', 'resolve'], {
+        type: 'string',
+        description: 'acknowledge (someone is on it) or resolve (dealt with).',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  output: AlertSchema,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async run(ctx, args) {
+    return args.action === 'acknowledge'
+      ? acknowledgeAlert(ctx.db, ctx.scope, args.alert_id)
+      : resolveAlert(ctx.db, ctx.scope, args.alert_id);
+  },
+});

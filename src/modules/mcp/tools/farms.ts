@@ -1,0 +1,78 @@
+/** Farm-level tools: list_farms, farm_brief, get_catalog. */
+import { Type } from 'typebox';
+import { buildCatalog } from '../../../domain/catalog.ts';
+import { parsePage } from '../../../http/pagination.ts';
+import { Nullable } from '../../../http/schemas.ts';
+import { BriefSchema } from '../../brief/routes.ts';
+import { buildBrief } from '../../brief/service.ts';
+import { FarmSchema } from '../../farms/schemas.ts';
+import { listFarms } from '../../farms/service.ts';
+import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
+
+export const listFarmsTool = defineTool({
+  name: 'list_farms',
+  title: 'List farms',
+  description:
+    'Lists the farms on the account that this API key can reach, newest first. A live key (rk_live_) sees live farms; a test key (rk_test_) sees test farms, including the sample farm. Each farm has its id, name, time zone, coordinates (lat/lon, degrees) and acres. Use it to find the farm_id the other tools take; when the key sees exactly one farm, the other tools work without farm_id.',
+  input: Type.Object({ ...PageArgs }, { additionalProperties: false }),
+  output: PageOutput(FarmSchema),
+  annotations: READ_ONLY,
+  async run(ctx, args) {
+    return pageResult('list_farms', await listFarms(ctx.db, ctx.scope, parsePage(args)));
+  },
+});
+
+export const farmBriefTool = defineTool({
+  name: 'farm_brief',
+  title: 'Farm brief',
+  description:
+    'The morning brief of one farm: a headline and a short text for the farmer, then what needs attention ranked most urgent first: open alerts, tasks due, each house’s feed, water, climate and doors, and devices that have gone quiet. Start here when asked "how is the farm?" or "what needs doing?".',
+  input: Type.Object({ farm_id: FarmIdArg }, { additionalProperties: false }),
+  output: BriefSchema,
+  annotations: READ_ONLY,
+  async run(ctx, args) {
+    const farm = await resolveFarm(ctx, args.farm_id);
+    return buildBrief(ctx.db, ctx.scope, farm.id);
+  },
+});
+
+const CatalogOutput = Type.Object(
+  {
+    version: Type.String(),
+    metrics: Type.Array(Type.Object({ name: Type.String(), unit: Type.String(), meaning: Type.String() }), {
+      description: 'Metric names with their units and meaning.',
+    }),
+    rules: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          metric: Type.String(),
+          direction: Type.String({ description: 'high: fires at >= the line; low: at <=.' }),
+          watch: Type.Number(),
+          urgent: Nullable(Type.Number()),
+          clear: Type.Number(),
+          unit: Nullable(Type.String()),
+        },
+        { additionalProperties: true },
+      ),
+      { description: 'Default alert rules (a farm may override them in settings.rules).' },
+    ),
+    commands: Type.Record(Type.String(), Type.Array(Type.Object({}, { additionalProperties: true })), {
+      description: 'Commands per device type, each with params and a JSON Schema of its params.',
+    }),
+  },
+  { additionalProperties: true },
+);
+
+export const getCatalogTool = defineTool({
+  name: 'get_catalog',
+  title: 'Catalog',
+  description:
+    'The service catalog: every metric devices report (name, unit, meaning), the default alert rules with their watch, urgent and clear thresholds, the commands of each device type with their parameters (house commands such as doors.open or move.start included, with cautions), device types, and webhook event names. Use it to learn valid metric and command names before calling get_readings or house_command.',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: CatalogOutput,
+  annotations: READ_ONLY,
+  async run() {
+    return buildCatalog();
+  },
+});
