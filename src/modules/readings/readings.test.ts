@@ -92,4 +92,194 @@ forEachEngine('readings', (t) => {
     });
     assert.deepEqual(latest[quiet.id], {}, 'a device that never reported has no latest values');
   });
+
+  test('interval and agg: one point per metric and bucket, computed by the database, newest bucket first', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    const atS = (minute: number, second: number) =>
+      new Date(Date.UTC(2026, 4, 1, 8, minute, second)).toISOString();
+    // Sent out of time order on purpose: `last` must follow `at`, not arrival.
+    const res = await report(t(), house.device_key, {
+      readings: [
+        { metric: 'climate.temp_c', value: 20, at: atS(0, 50) },
+        { metric: 'climate.temp_c', value: 10, at: atS(0, 0) },
+        { metric: 'climate.temp_c', value: 30, at: atS(0, 30) },
+        { metric: 'climate.temp_c', value: 5, at: atS(2, 59) },
+        { metric: 'climate.temp_c', value: 7, at: atS(2, 1) },
+        { metric: 'water.tank_pct', value: 90, at: atS(0, 10) },
+        { metric: 'water.tank_pct', value: 80, at: atS(7, 0) },
+      ],
+    });
+    assert.equal(res.status, 200);
+    const url = `/v1/devices/${house.id}/readings`;
+    const get = (query: string) => t().request('GET', `${url}?${query}`, { key: acct.live_key });
+    const points = async (query: string) => {
+      const r = await get(query);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data.map((p: any) => [p.metric, p.value, p.unit, p.at]);
+    };
+    const temp = 'metric=climate.temp_c&interval=1m';
+    assert.deepEqual(await points(`${temp}&agg=avg`), [
+      ['climate.temp_c', 6, '°C', atS(2, 0)],
+      ['climate.temp_c', 20, '°C', atS(0, 0)],
+    ]);
+    assert.deepEqual(await points(temp), await points(`${temp}&agg=avg`), 'agg defaults to avg');
+    assert.deepEqual(
+      (await points(`${temp}&agg=min`)).map((p: any) => p[1]),
+      [5, 10],
+    );
+    assert.deepEqual(
+      (await points(`${temp}&agg=max`)).map((p: any) => p[1]),
+      [7, 30],
+    );
+    assert.deepEqual(
+      (await points(`${temp}&agg=sum`)).map((p: any) => p[1]),
+      [12, 60],
+    );
+    assert.deepEqual(await points(`${temp}&agg=count`), [
+      ['climate.temp_c', 2, null, atS(2, 0)],
+      ['climate.temp_c', 3, null, atS(0, 0)],
+    ]);
+    assert.deepEqual(
+      (await points(`${temp}&agg=last`)).map((p: any) => p[1]),
+      [5, 20],
+    );
+    // 5-minute buckets, every metric: ordered by bucket (newest first), then metric.
+    assert.deepEqual(await points('interval=5m&agg=max'), [
+      ['water.tank_pct', 80, '%', atS(5, 0)],
+      ['climate.temp_c', 30, '°C', atS(0, 0)],
+      ['water.tank_pct', 90, '%', atS(0, 0)],
+    ]);
+    assert.deepEqual(await points('interval=1h&agg=count'), [
+      ['climate.temp_c', 5, null, atS(0, 0)],
+      ['water.tank_pct', 2, null, atS(0, 0)],
+    ]);
+    // since and before bound the readings that go into the buckets.
+    assert.deepEqual(
+      await points(
+        `metric=climate.temp_c&interval=1h&agg=count&since=${encodeURIComponent(atS(0, 30))}&before=${encodeURIComponent(atS(2, 59))}`,
+      ),
+      [['climate.temp_c', 3, null, atS(0, 0)]],
+    );
+    // Paging: limit counts points; has_more says older buckets remain; before continues.
+    const first = await get(`${temp}&agg=last&limit=1`);
+    assert.equal(first.body.has_more, true);
+    assert.deepEqual(
+      first.body.data.map((p: any) => p.value),
+      [5],
+    );
+    const next = await get(`${temp}&agg=last&limit=1&before=${encodeURIComponent(first.body.data[0].at)}`);
+    assert.deepEqual(
+      next.body.data.map((p: any) => p.value),
+      [20],
+    );
+    assert.equal(next.body.has_more, false);
+  });
+
+  test('daily buckets are UTC days, also before 1970', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    await report(t(), house.device_key, {
+      readings: [
+        { metric: 'weather.rain_mm', value: 1, at: '2026-05-01T23:59:59.999Z' },
+        { metric: 'weather.rain_mm', value: 2, at: '2026-05-02T00:00:00.000Z' },
+        { metric: 'weather.rain_mm', value: 4, at: '2026-05-02T13:00:00+02:00' },
+        { metric: 'weather.rain_mm', value: 8, at: '1969-12-31T18:00:00.000Z' },
+      ],
+    });
+    const res = await t().request('GET', `/v1/devices/${house.id}/readings?interval=1d&agg=sum`, {
+      key: acct.live_key,
+    });
+    assert.deepEqual(
+      res.body.data.map((p: any) => [p.at, p.value]),
+      [
+        ['2026-05-02T00:00:00.000Z', 6],
+        ['2026-05-01T00:00:00.000Z', 1],
+        ['1969-12-31T00:00:00.000Z', 8],
+      ],
+    );
+  });
+
+  test('interval and agg are checked: agg needs an interval, only the listed names', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    const url = `/v1/devices/${house.id}/readings`;
+    const cases: [string, string][] = [
+      ['agg=avg', 'agg'],
+      ['interval=2m', 'interval'],
+      ['interval=1h&agg=median', 'agg'],
+      ['interval=1h&before=soon', 'before'],
+    ];
+    for (const [query, param] of cases) {
+      const error = expectError(
+        await t().request('GET', `${url}?${query}`, { key: acct.live_key }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(error.param, param, query);
+    }
+    const other = await t().account();
+    expectError(await t().request('GET', `${url}?interval=1h`, { key: other.live_key }), 404, 'not_found');
+  });
+
+  test('reading values are stored exactly, whatever their magnitude', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    const values = [
+      0.30000000000000004,
+      1e-300,
+      -273.15,
+      123456789.12345679,
+      2 ** 53,
+      -0.5,
+      1.7976931348623157e308,
+    ];
+    const res = await report(t(), house.device_key, {
+      readings: values.map((value, i) => ({
+        metric: 'x.exact',
+        value,
+        unit: i % 2 ? 'u' : undefined,
+        at: at(i),
+      })),
+    });
+    assert.equal(res.body.accepted, values.length);
+    const list = await t().request('GET', `/v1/devices/${house.id}/readings?metric=x.exact`, {
+      key: acct.live_key,
+    });
+    assert.deepEqual(
+      list.body.data.map((r: any) => [r.value, r.unit]).reverse(),
+      values.map((value, i) => [value, i % 2 ? 'u' : null]),
+    );
+  });
+
+  test('a 1,000-reading report is stored whole', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    const base = Date.UTC(2026, 4, 1);
+    const res = await report(t(), house.device_key, {
+      readings: Array.from({ length: 1000 }, (_, i) => ({
+        metric: `m.${i % 10}`,
+        value: i,
+        at: new Date(base + i * 1000).toISOString(),
+      })),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.accepted, 1000);
+    const counted = await t().request('GET', `/v1/devices/${house.id}/readings?interval=1d&agg=count`, {
+      key: acct.live_key,
+    });
+    assert.deepEqual(
+      counted.body.data.map((p: any) => p.value),
+      Array(10).fill(100),
+    );
+    const sum = await t().request('GET', `/v1/devices/${house.id}/readings?interval=1d&agg=sum&metric=m.3`, {
+      key: acct.live_key,
+    });
+    assert.equal(sum.body.data[0].value, (3 + 993) * 50);
+  });
 });

@@ -1,50 +1,153 @@
-import type { Selectable } from 'kysely';
+import { type Kysely, PostgresAdapter, type Selectable, sql, type Transaction } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { DeviceLatestTable, ReadingsTable } from '../../db/tables/devices.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Reading } from './schemas.ts';
+import type { Reading, ReadingAgg } from './schemas.ts';
 
 export type ReadingRow = Selectable<ReadingsTable>;
 
 export function toReading(row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'>): Reading {
-  return { metric: row.metric, value: row.value, unit: row.unit, at: toIso(row.at) };
+  return { metric: row.metric, value: Number(row.value), unit: row.unit, at: toIso(row.at) };
+}
+
+/** Whether `db` (a Kysely instance or a transaction, of any schema) talks to PostgreSQL. */
+export function isPostgres(db: Kysely<unknown> | Transaction<unknown> | Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** A report's readings as columns: one device, one farm, one entry per reading in each array. */
+export interface ReadingColumns {
+  deviceId: string;
+  farmId: string;
+  metrics: string[];
+  values: number[];
+  units: (string | null)[];
+  ats: number[];
 }
 
 /**
- * Rows per INSERT: 6 columns × 5,000 = 30,000 bound values, under SQLite's limit (32,766) and
- * PostgreSQL's (65,535). A full report (1,000 readings) is one statement.
+ * Stores a report's readings with one statement and a fixed handful of parameters, whatever the
+ * number of readings: on PostgreSQL the columns go as arrays through `unnest`; on SQLite as one JSON
+ * array of rows through `json_each`. Either way there is no SQL text or bound value per reading to
+ * build, which a multi-row VALUES list costs (a 1,000-reading report would be 6,000 parameters).
  */
-const INSERT_CHUNK_ROWS = 5_000;
-
-/** Stores readings with one multi-row INSERT (per 5,000 rows). */
-export async function insertReadings(db: Db, rows: readonly ReadingRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK_ROWS) {
-    await db
-      .insertInto('readings')
-      .values(rows.slice(i, i + INSERT_CHUNK_ROWS))
-      .execute();
+export async function insertReadings(db: Db, columns: ReadingColumns): Promise<void> {
+  if (columns.metrics.length === 0) return;
+  if (isPostgres(db)) {
+    await sql`insert into readings (device_id, farm_id, metric, value, unit, at)
+      select ${columns.deviceId}, ${columns.farmId}, r.metric, r.value, r.unit, r.at
+      from unnest(${columns.metrics}::text[], ${columns.values}::float8[], ${columns.units}::text[], ${columns.ats}::int8[])
+        as r(metric, value, unit, at)`.execute(db);
+    return;
   }
+  const rows = columns.metrics.map((metric, i) => [
+    metric,
+    columns.values[i],
+    columns.units[i],
+    columns.ats[i],
+  ]);
+  // ->> gives SQL values: TEXT for strings, REAL for the value, INTEGER for the time, NULL for null.
+  await sql`insert into readings (device_id, farm_id, metric, value, unit, at)
+    select ${columns.deviceId}, ${columns.farmId}, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3
+    from json_each(${JSON.stringify(rows)}) as j`.execute(db);
 }
 
 /**
  * Moves each (device, metric) latest value forward: a row is replaced only by a reading at the same
- * time or later, so a late report never hides a newer value. `rows` must hold one row per metric.
+ * time or later, so a late report never hides a newer value. `rows` must hold one row per metric
+ * (a report's distinct metrics: at most 1,000 rows, one statement on either engine).
  */
 export async function upsertLatest(db: Db, rows: readonly Selectable<DeviceLatestTable>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK_ROWS) {
-    await db
-      .insertInto('device_latest')
-      .values(rows.slice(i, i + INSERT_CHUNK_ROWS))
-      .onConflict((oc) =>
-        oc
-          .columns(['device_id', 'metric'])
-          .doUpdateSet((eb) => ({
-            value: eb.ref('excluded.value'),
-            unit: eb.ref('excluded.unit'),
-            at: eb.ref('excluded.at'),
-          }))
-          .where((eb) => eb('excluded.at', '>=', eb.ref('device_latest.at'))),
-      )
-      .execute();
+  if (rows.length === 0) return;
+  await db
+    .insertInto('device_latest')
+    .values(rows)
+    .onConflict((oc) =>
+      oc
+        .columns(['device_id', 'metric'])
+        .doUpdateSet((eb) => ({
+          value: eb.ref('excluded.value'),
+          unit: eb.ref('excluded.unit'),
+          at: eb.ref('excluded.at'),
+        }))
+        .where((eb) => eb('excluded.at', '>=', eb.ref('device_latest.at'))),
+    )
+    .execute();
+}
+
+export interface RawReadingsFilter {
+  deviceId: string;
+  metric?: string | undefined;
+  since?: number | undefined;
+  before?: number | undefined;
+  limit: number;
+}
+
+/** A device's raw readings, newest first (index readings_device_at, or readings_device_metric_at). */
+export async function selectReadings(db: Db, filter: RawReadingsFilter): Promise<ReadingRow[]> {
+  let query = db.selectFrom('readings').selectAll().where('device_id', '=', filter.deviceId);
+  if (filter.metric !== undefined) query = query.where('metric', '=', filter.metric);
+  if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+  if (filter.before !== undefined) query = query.where('at', '<', filter.before);
+  return query.orderBy('at', 'desc').limit(filter.limit).execute();
+}
+
+/** SQL aggregate functions by `agg` name (a fixed map: the name never reaches SQL text itself). */
+const AGG_FUNCTIONS = { avg: 'avg', min: 'min', max: 'max', sum: 'sum' } as const;
+
+export interface BucketFilter extends RawReadingsFilter {
+  widthMs: number;
+  agg: ReadingAgg;
+}
+
+/**
+ * One row per (metric, bucket) that has readings, newest bucket first, computed by the database:
+ * bucket = at − (at mod width), with a floored modulo so times before 1970 fall into the right bucket.
+ * `last` takes the value and unit of the bucket's latest reading; the other aggregates take the
+ * bucket's unit (units of one metric do not change in practice; if they do, one of them); count has none.
+ */
+export async function selectBuckets(
+  db: Db,
+  filter: BucketFilter,
+): Promise<{ metric: string; bucket: number; value: number; unit: string | null }[]> {
+  const width = sql.lit(filter.widthMs);
+  const bucket = sql<number>`(at - ((at % ${width}) + ${width}) % ${width})`;
+  const conditions = [sql`device_id = ${filter.deviceId}`];
+  if (filter.metric !== undefined) conditions.push(sql`metric = ${filter.metric}`);
+  if (filter.since !== undefined) conditions.push(sql`at >= ${filter.since}`);
+  if (filter.before !== undefined) conditions.push(sql`at < ${filter.before}`);
+  const where = sql.join(conditions, sql` and `);
+
+  let value: ReturnType<typeof sql>;
+  let unit: ReturnType<typeof sql>;
+  let extra = sql``;
+  if (filter.agg === 'last') {
+    if (isPostgres(db)) {
+      value = sql`(array_agg(value order by at desc))[1]`;
+      unit = sql`(array_agg(unit order by at desc))[1]`;
+    } else {
+      // SQLite takes bare columns from the row that holds max(at).
+      value = sql`value`;
+      unit = sql`unit`;
+      extra = sql`, max(at) as last_at`;
+    }
+  } else if (filter.agg === 'count') {
+    value = sql`count(*)`;
+    unit = sql`null`;
+  } else {
+    value = sql`${sql.raw(AGG_FUNCTIONS[filter.agg])}(value)`;
+    unit = sql`max(unit)`;
   }
+  const result = await sql<{ metric: string; bucket: number; value: number; unit: string | null }>`
+    select metric, ${bucket} as bucket, ${value} as value, ${unit} as unit${extra}
+    from readings where ${where}
+    group by metric, ${bucket}
+    order by bucket desc, metric
+    limit ${filter.limit}`.execute(db);
+  return result.rows.map((r) => ({
+    metric: r.metric,
+    bucket: Number(r.bucket),
+    value: Number(r.value),
+    unit: r.unit,
+  }));
 }

@@ -11,7 +11,7 @@ export const readingRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     {
       schema: {
         tags: ['Devices'],
-        summary: "A device's readings, newest first (optionally one metric, from a time on)",
+        summary: "A device's readings, newest first; with interval and agg, one aggregated point per bucket",
         params: IdParams,
         querystring: ReadingsQuery,
         response: { 200: ReadingListSchema, ...errorResponses },

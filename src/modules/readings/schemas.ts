@@ -6,7 +6,7 @@ export const ReadingSchema = Type.Object(
     metric: Type.String(),
     value: Type.Number(),
     unit: Nullable(Type.String({ description: 'As reported, or the catalog unit of a known metric.' })),
-    at: DateTime('When the value was measured.'),
+    at: DateTime('When the value was measured (with interval: the start of the bucket, UTC).'),
   },
   { $id: 'Reading', title: 'Reading' },
 );
@@ -14,17 +14,50 @@ export const ReadingSchema = Type.Object(
 export const READINGS_DEFAULT_LIMIT = 100;
 export const READINGS_MAX_LIMIT = 500;
 
+/** Bucket widths of `interval`, in ms. Buckets start at multiples of the width since the epoch (UTC). */
+export const READING_INTERVALS = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '1h': 3_600_000,
+  '1d': 86_400_000,
+} as const;
+export type ReadingInterval = keyof typeof READING_INTERVALS;
+export const READING_INTERVAL_NAMES = Object.keys(READING_INTERVALS) as ReadingInterval[];
+
+export const READING_AGGS = ['avg', 'min', 'max', 'sum', 'count', 'last'] as const;
+export type ReadingAgg = (typeof READING_AGGS)[number];
+
 export const ReadingsQuery = Type.Object(
   {
     metric: Type.Optional(Type.String({ minLength: 1, description: 'Only this metric.' })),
     since: Type.Optional(
       Type.String({ format: 'date-time', description: 'Only readings at or after this time.' }),
     ),
+    before: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'Only readings strictly before this time (page back with the oldest `at` of a page).',
+      }),
+    ),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: READINGS_MAX_LIMIT,
-        description: `How many readings, 1 to ${READINGS_MAX_LIMIT} (default ${READINGS_DEFAULT_LIMIT}).`,
+        description: `How many readings (or points), 1 to ${READINGS_MAX_LIMIT} (default ${READINGS_DEFAULT_LIMIT}).`,
+      }),
+    ),
+    interval: Type.Optional(
+      Type.Enum(READING_INTERVAL_NAMES, {
+        type: 'string',
+        description:
+          'Aggregate into buckets of this width (UTC, aligned to the epoch): one point per metric and bucket that has readings, `at` = the bucket start.',
+      }),
+    ),
+    agg: Type.Optional(
+      Type.Enum(READING_AGGS, {
+        type: 'string',
+        description:
+          'With interval: how a bucket becomes one value (default avg). count has no unit; last is the latest reading in the bucket.',
       }),
     ),
   },
@@ -33,7 +66,9 @@ export const ReadingsQuery = Type.Object(
 
 export const ReadingListSchema = Type.Object({
   data: Type.Array(Type.Ref('Reading')),
-  has_more: Type.Boolean({ description: 'True when older readings match too (narrow with since).' }),
+  has_more: Type.Boolean({
+    description: 'True when older readings (or buckets) match too: pass the oldest `at` as before.',
+  }),
 });
 
 export type Reading = Static<typeof ReadingSchema>;

@@ -4,8 +4,17 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { parseIso } from '../../lib/time.ts';
 import { loadDevice } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
-import { insertReadings, type ReadingRow, toReading, upsertLatest } from './repository.ts';
-import { READINGS_DEFAULT_LIMIT, READINGS_MAX_LIMIT, type Reading } from './schemas.ts';
+import { insertReadings, selectBuckets, selectReadings, toReading, upsertLatest } from './repository.ts';
+import {
+  READING_AGGS,
+  READING_INTERVAL_NAMES,
+  READING_INTERVALS,
+  READINGS_DEFAULT_LIMIT,
+  READINGS_MAX_LIMIT,
+  type Reading,
+  type ReadingAgg,
+  type ReadingInterval,
+} from './schemas.ts';
 
 /** Most readings one report may carry. */
 export const MAX_READINGS_PER_REPORT = 1_000;
@@ -64,8 +73,8 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
 }
 
 /**
- * Stores a report's readings (one multi-row INSERT) and moves the device's latest value per metric
- * forward. Call inside the report's transaction.
+ * Stores a report's readings (one INSERT, whatever their number) and moves the device's latest value
+ * per metric forward (one upsert). Call inside the report's transaction.
  */
 export async function storeReadings(
   db: Db,
@@ -73,22 +82,28 @@ export async function storeReadings(
   readings: readonly PreparedReading[],
 ): Promise<void> {
   if (readings.length === 0) return;
-  const rows: ReadingRow[] = readings.map((r) => ({
-    device_id: device.id,
-    farm_id: device.farm_id,
-    metric: r.metric,
-    value: r.value,
-    unit: r.unit,
-    at: r.at,
-  }));
-  await insertReadings(db, rows);
+  const n = readings.length;
+  const columns = {
+    deviceId: device.id,
+    farmId: device.farm_id,
+    metrics: new Array<string>(n),
+    values: new Array<number>(n),
+    units: new Array<string | null>(n),
+    ats: new Array<number>(n),
+  };
   // One row per metric (the newest; the later one in the report on a tie), as an upsert may not
   // touch the same row twice.
   const newest = new Map<string, PreparedReading>();
-  for (const r of readings) {
+  for (let i = 0; i < n; i++) {
+    const r = readings[i] as PreparedReading;
+    columns.metrics[i] = r.metric;
+    columns.values[i] = r.value;
+    columns.units[i] = r.unit;
+    columns.ats[i] = r.at;
     const seen = newest.get(r.metric);
     if (!seen || r.at >= seen.at) newest.set(r.metric, r);
   }
+  await insertReadings(db, columns);
   await upsertLatest(
     db,
     [...newest.values()].map((r) => ({
@@ -101,33 +116,64 @@ export async function storeReadings(
   );
 }
 
-/** A device's readings, newest first, optionally one metric and from a time on. */
+export interface ReadingsOptions {
+  metric?: string | undefined;
+  since?: string | undefined;
+  before?: string | undefined;
+  limit?: number | undefined;
+  /** Aggregate into buckets of this width; without it the raw readings are listed. */
+  interval?: ReadingInterval | undefined;
+  /** How a bucket becomes one value (default avg); only with interval. */
+  agg?: ReadingAgg | undefined;
+}
+
+function timeOption(name: 'since' | 'before', text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseIso(text);
+  if (ms === null) throw invalid(name, `${name} must be an ISO 8601 date-time.`);
+  return ms;
+}
+
+/**
+ * A device's readings, newest first, optionally one metric and within [since, before). With
+ * `interval`, one point per metric and bucket instead (`at` = the bucket's start, newest first), the
+ * value aggregated by `agg`, so a year of a sensor fits a chart (365 points at `1d`).
+ */
 export async function getReadings(
   db: Db,
   scope: Scope,
   deviceId: string,
-  options: { metric?: string | undefined; since?: string | undefined; limit?: number | undefined } = {},
+  options: ReadingsOptions = {},
 ): Promise<{ data: Reading[]; has_more: boolean }> {
   const device = await loadDevice(db, scope, deviceId);
   const limit = options.limit ?? READINGS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > READINGS_MAX_LIMIT) {
     throw invalid('limit', `limit must be a whole number from 1 to ${READINGS_MAX_LIMIT}.`);
   }
-  let query = db
-    .selectFrom('readings')
-    .select(['metric', 'value', 'unit', 'at'])
-    .where('device_id', '=', device.id);
-  if (options.metric !== undefined) query = query.where('metric', '=', options.metric);
-  if (options.since !== undefined) {
-    const since = parseIso(options.since);
-    if (since === null) throw invalid('since', 'since must be an ISO 8601 date-time.');
-    query = query.where('at', '>=', since);
+  const since = timeOption('since', options.since);
+  const before = timeOption('before', options.before);
+  const filter = { deviceId: device.id, metric: options.metric, since, before, limit: limit + 1 };
+
+  if (options.interval === undefined) {
+    if (options.agg !== undefined) {
+      throw invalid('agg', `agg needs an interval (${READING_INTERVAL_NAMES.join(', ')}).`);
+    }
+    const rows = await selectReadings(db, filter);
+    return { data: rows.slice(0, limit).map(toReading), has_more: rows.length > limit };
   }
-  const rows = await query
-    .orderBy('at', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return { data: rows.slice(0, limit).map(toReading), has_more: rows.length > limit };
+  const widthMs = READING_INTERVALS[options.interval];
+  if (widthMs === undefined) {
+    throw invalid('interval', `interval must be one of: ${READING_INTERVAL_NAMES.join(', ')}.`);
+  }
+  const agg = options.agg ?? 'avg';
+  if (!READING_AGGS.includes(agg)) throw invalid('agg', `agg must be one of: ${READING_AGGS.join(', ')}.`);
+  const rows = await selectBuckets(db, { ...filter, widthMs, agg });
+  return {
+    data: rows
+      .slice(0, limit)
+      .map((r) => toReading({ metric: r.metric, value: r.value, unit: r.unit, at: r.bucket })),
+    has_more: rows.length > limit,
+  };
 }
 
 const LATEST_CHUNK = 500;
