@@ -3,6 +3,11 @@
  * the work itself lives in the owning module's service, so tests can call it directly.
  */
 import { expireDueCommands } from '../modules/commands/service.ts';
+import {
+  ensureReadingPartitions,
+  removeOldReadings,
+  retentionCutoff,
+} from '../modules/readings/retention.ts';
 import type { PeriodicJob } from './runner.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
 
@@ -16,4 +21,26 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // PostgreSQL: the coming months' readings partitions exist before readings arrive for them.
+    name: 'readings.partitions',
+    everyMs: () => 6 * 3_600_000,
+    enabled: (config) => config.databaseUrl !== null,
+    run: async ({ database }) => {
+      await ensureReadingPartitions(database.db, Date.now());
+    },
+  },
+  {
+    // FARMSTEAD_READINGS_RETENTION_DAYS: raw readings older than that go (whole months, then batches).
+    name: 'readings.retention',
+    everyMs: () => 3_600_000,
+    enabled: (config) => config.readingsRetentionDays !== null,
+    run: async ({ database, config, log, signal }) => {
+      const cutoff = retentionCutoff(config.readingsRetentionDays, Date.now());
+      if (cutoff === null) return;
+      const result = await removeOldReadings(database.db, cutoff, { signal });
+      if (result.droppedPartitions.length > 0 || result.deletedRows > 0)
+        log.info(result, 'old readings removed');
+    },
+  },
 ];
