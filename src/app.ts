@@ -18,6 +18,7 @@ import { AlertSchema } from './modules/alerts/schemas.ts';
 import { animalRoutes } from './modules/animals/routes.ts';
 import { AnimalSchema } from './modules/animals/schemas.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
+import { BriefSchema } from './modules/brief/schemas.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
 import { CommandSchema } from './modules/commands/schemas.ts';
@@ -40,6 +41,7 @@ import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { ReadingSchema } from './modules/readings/schemas.ts';
+import { sampleRoutes } from './modules/sample/routes.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
@@ -75,6 +77,7 @@ const SHARED_SCHEMAS = [
   WebhookSchema,
   WebhookAttemptSchema,
   WebhookDeliverySchema,
+  BriefSchema,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -167,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(houseRoutes, { db });
   await app.register(webhookRoutes, { db, config });
   await app.register(briefRoutes, { db });
+  await app.register(sampleRoutes, { db });
   await app.register(mcpRoutes, {
     db,
     allowedOrigins: config.mcpAllowedOrigins,

@@ -2,18 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { DateTime, errorResponses, FarmParams } from '../../http/schemas.ts';
+import { errorResponses, FarmParams } from '../../http/schemas.ts';
 import { buildBrief } from './service.ts';
 
-export const BriefSchema = Type.Object({
-  farm_id: Type.String(),
-  generated_at: DateTime(),
-  headline: Type.String(),
-  text: Type.String(),
-  alerts: Type.Array(Type.Unknown()),
-  tasks: Type.Array(Type.Unknown()),
-  houses: Type.Array(Type.Object({}, { additionalProperties: true })),
-});
+export { BriefSchema } from './schemas.ts';
 
 export const briefRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
@@ -22,8 +14,10 @@ export const briefRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
       schema: {
         tags: ['Farms'],
         summary: 'The morning brief: a ranked view of what needs attention',
+        description:
+          'Ranks what needs attention now: urgent alerts, then watch alerts (oldest first), overdue tasks, tasks due today (farm time), houses with low feed or water or climate off target, pop doors open after dusk, quiet devices, low batteries and paddocks past their rest target. Also every house with its feed, water, climate, power, doors, move and floor.',
         params: FarmParams,
-        response: { 200: BriefSchema, ...errorResponses },
+        response: { 200: Type.Ref('Brief'), ...errorResponses },
       },
     },
     async (request) => buildBrief(db, apiCaller(request), request.params.farm),

@@ -1,0 +1,229 @@
+/**
+ * The brief's conditions, as pure functions of time and values: when a device counts as quiet, when
+ * it is "after dusk" for a house's pop doors, and what at a house is off (feed, water, climate).
+ */
+import type { AlertRule } from '../../domain/rules.ts';
+import { type LocalDateTime, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
+import { sunTimes } from '../mcp/solar.ts';
+import type { ReadingSpan } from './repository.ts';
+
+/** Silence after which a device with no known reporting interval counts as quiet. */
+export const QUIET_UNKNOWN_MS = 6 * HOUR_MS;
+/** A device is quiet after this many of its usual intervals without a report… */
+export const QUIET_FACTOR = 3;
+/**
+ * …but never before this much silence: devices send readings in batches, so a sensor that samples
+ * every minute may well report every quarter hour.
+ */
+export const QUIET_MIN_MS = 30 * MINUTE_MS;
+
+/**
+ * A device's usual interval: the mean gap between its last readings of one metric (the metric it
+ * reported most recently), or null when there are too few (fewer than 3) to tell.
+ */
+export function usualInterval(span: ReadingSpan | undefined): number | null {
+  if (!span || span.n < 3 || span.oldest === null || span.newest === null) return null;
+  const gap = (span.newest - span.oldest) / (span.n - 1);
+  return gap > 0 ? gap : null;
+}
+
+/** How long a device may be silent before it counts as quiet. */
+export function quietAfter(interval: number | null): number {
+  return interval === null ? QUIET_UNKNOWN_MS : Math.max(QUIET_FACTOR * interval, QUIET_MIN_MS);
+}
+
+export interface QuietVerdict {
+  quiet: boolean;
+  /** Silence so far in ms (since creation for a device that never reported). */
+  silentMs: number;
+  interval: number | null;
+  neverReported: boolean;
+}
+
+/** Whether a device has gone quiet: silent longer than 3× its usual interval, or 6 h when unknown. */
+export function quietVerdict(
+  device: { last_seen_at: number | null; created_at: number },
+  interval: number | null,
+  now: number,
+): QuietVerdict {
+  const neverReported = device.last_seen_at === null;
+  const since = device.last_seen_at ?? device.created_at;
+  const silentMs = Math.max(0, now - since);
+  // A device that never reported has no interval of its own.
+  const limit = neverReported ? QUIET_UNKNOWN_MS : quietAfter(interval);
+  return { quiet: silentMs > limit, silentMs, interval: neverReported ? null : interval, neverReported };
+}
+
+/** Whether a device might be quiet at all, before its interval is known (cheap filter). */
+export function mightBeQuiet(
+  device: { last_seen_at: number | null; created_at: number },
+  now: number,
+): boolean {
+  return now - (device.last_seen_at ?? device.created_at) > QUIET_MIN_MS;
+}
+
+/** Door times of a farm without coordinates, where dusk and dawn cannot be worked out. */
+export const FALLBACK_DUSK = '20:00';
+export const FALLBACK_DAWN = '06:00';
+
+export interface Place {
+  timezone: string;
+  lat: number | null;
+  lon: number | null;
+}
+
+function localDay(at: number, tz: string): { year: number; month: number; day: number } {
+  const p = localParts(at, tz);
+  return { year: p.year, month: p.month, day: p.day };
+}
+
+function atClock(day: { year: number; month: number; day: number }, hhmm: string, tz: string): number {
+  const [h, m] = hhmm.split(':').map(Number) as [number, number];
+  const local: LocalDateTime = { ...day, hour: h, minute: m };
+  return zonedTimeToUtc(local, tz);
+}
+
+/**
+ * The close and open times of a house's pop doors on the local day of `now`: `HH:MM` on the farm's
+ * clock, or `dusk`/`dawn` as the day's sunset/sunrise at the farm (20:00/06:00 without coordinates).
+ */
+export function doorTimes(
+  now: number,
+  schedule: { open: string; close: string },
+  place: Place,
+): { open: number; close: number; sun: 'normal' | 'polar_night' | 'midnight_sun' | 'unknown' } {
+  const day = localDay(now, place.timezone);
+  const start = zonedTimeToUtc({ ...day, hour: 0, minute: 0 }, place.timezone);
+  let sunrise: number | null = null;
+  let sunset: number | null = null;
+  let sun: 'normal' | 'polar_night' | 'midnight_sun' | 'unknown' = 'unknown';
+  if (place.lat !== null && place.lon !== null) {
+    const times = sunTimes(day, place.lat, place.lon);
+    sun = times.kind;
+    if (times.kind === 'normal') {
+      sunrise = times.sunrise;
+      sunset = times.sunset;
+    } else if (times.kind === 'polar_night') {
+      // Dark all day: dawn never comes, dusk is already here.
+      sunrise = start + DAY_MS;
+      sunset = start;
+    } else {
+      sunrise = start;
+      sunset = start + DAY_MS;
+    }
+  }
+  const resolve = (value: string, word: 'dawn' | 'dusk'): number => {
+    if (value === word || !/^\d{2}:\d{2}$/.test(value)) {
+      const sunTime = word === 'dawn' ? sunrise : sunset;
+      return sunTime ?? atClock(day, word === 'dawn' ? FALLBACK_DAWN : FALLBACK_DUSK, place.timezone);
+    }
+    return atClock(day, value, place.timezone);
+  };
+  return { open: resolve(schedule.open, 'dawn'), close: resolve(schedule.close, 'dusk'), sun };
+}
+
+/** True between the doors' close time (dusk) and their open time (dawn) on the farm's clock. */
+export function isAfterDusk(now: number, schedule: { open: string; close: string }, place: Place): boolean {
+  const { open, close } = doorTimes(now, schedule, place);
+  if (open < close) return now >= close || now < open;
+  // A schedule that closes before it opens (close 02:00, open 06:00) is shut only in between.
+  return now >= close && now < open;
+}
+
+/** How far from its target a house's air may drift before the brief lists it. */
+export const CLIMATE_TOLERANCE_C = 5;
+
+export interface HouseCondition {
+  /** The alert rule that covers the same condition, when there is one. */
+  rule: string | null;
+  severity: 'urgent' | 'watch';
+  /** Short phrase: "feed bin 12%". */
+  phrase: string;
+  /** Explanation with the line crossed. */
+  detail: string;
+}
+
+function fmt(value: number): string {
+  return String(Math.round(value * 10) / 10);
+}
+
+function lowSide(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null {
+  if (value === null) return null;
+  if (rule.urgent !== null && value <= rule.urgent) return 'urgent';
+  return value <= rule.watch ? 'watch' : null;
+}
+
+function highSide(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null {
+  if (value === null) return null;
+  if (rule.urgent !== null && value >= rule.urgent) return 'urgent';
+  return value >= rule.watch ? 'watch' : null;
+}
+
+/**
+ * What is off at a house, by the farm's alert lines: feed or water at or below the watch line,
+ * ammonia or heat at or above it, or air more than 5 °C from the house's target.
+ */
+export function houseConditions(
+  values: {
+    feed: number | null;
+    water: number | null;
+    temp: number | null;
+    nh3: number | null;
+    target: number | null;
+  },
+  rules: ReadonlyMap<string, AlertRule>,
+): HouseCondition[] {
+  const out: HouseCondition[] = [];
+  const feedRule = rules.get('house.feed');
+  const feed = feedRule ? lowSide(feedRule, values.feed) : null;
+  if (feedRule && feed) {
+    out.push({
+      rule: feedRule.name,
+      severity: feed,
+      phrase: `feed bin ${fmt(values.feed ?? 0)}%`,
+      detail: `Feed bin at ${fmt(values.feed ?? 0)}% (${feed} line ${fmt(feed === 'urgent' ? (feedRule.urgent ?? 0) : feedRule.watch)}%)`,
+    });
+  }
+  const waterRule = rules.get('water.level');
+  const water = waterRule ? lowSide(waterRule, values.water) : null;
+  if (waterRule && water) {
+    out.push({
+      rule: waterRule.name,
+      severity: water,
+      phrase: `water ${fmt(values.water ?? 0)}%`,
+      detail: `Header tank at ${fmt(values.water ?? 0)}% (${water} line ${fmt(water === 'urgent' ? (waterRule.urgent ?? 0) : waterRule.watch)}%)`,
+    });
+  }
+  const nh3Rule = rules.get('house.ammonia');
+  const nh3 = nh3Rule ? highSide(nh3Rule, values.nh3) : null;
+  if (nh3Rule && nh3) {
+    out.push({
+      rule: nh3Rule.name,
+      severity: nh3,
+      phrase: `ammonia ${fmt(values.nh3 ?? 0)} ppm`,
+      detail: `Ammonia at ${fmt(values.nh3 ?? 0)} ppm (${nh3} line ${fmt(nh3 === 'urgent' ? (nh3Rule.urgent ?? 0) : nh3Rule.watch)} ppm)`,
+    });
+  }
+  const heatRule = rules.get('house.heat');
+  const heat = heatRule ? highSide(heatRule, values.temp) : null;
+  if (heatRule && heat) {
+    out.push({
+      rule: heatRule.name,
+      severity: heat,
+      phrase: `${fmt(values.temp ?? 0)} °C`,
+      detail: `Air at ${fmt(values.temp ?? 0)} °C (${heat} line ${fmt(heat === 'urgent' ? (heatRule.urgent ?? 0) : heatRule.watch)} °C)`,
+    });
+  } else if (values.temp !== null && values.target !== null) {
+    const off = values.temp - values.target;
+    if (Math.abs(off) > CLIMATE_TOLERANCE_C) {
+      out.push({
+        rule: null,
+        severity: 'watch',
+        phrase: `${fmt(values.temp)} °C (target ${fmt(values.target)} °C)`,
+        detail: `Air at ${fmt(values.temp)} °C, ${fmt(Math.abs(off))} °C ${off > 0 ? 'above' : 'below'} the ${fmt(values.target)} °C target`,
+      });
+    }
+  }
+  return out;
+}

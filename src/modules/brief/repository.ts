@@ -1,0 +1,239 @@
+/**
+ * The brief's reads. Each is one indexed query over a farm's current state (active alerts, open tasks,
+ * devices, latest values, paddocks); raw readings are touched only for the few devices that have been
+ * silent for a while, and then only their last few readings of one metric.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/schema.ts';
+import { DAY_MS } from '../../lib/time.ts';
+import { type AlertRow, SEVERITY_RANK } from '../alerts/repository.ts';
+import type { TaskRow } from '../tasks/repository.ts';
+
+/** Task statuses that mean nothing is left to do. */
+export const CLOSED_TASK_STATUSES: readonly string[] = ['done', 'cancelled', 'canceled'];
+
+export interface AlertCounts {
+  urgent: number;
+  watch: number;
+  info: number;
+}
+
+/** Active (open or acknowledged) alerts, most severe first, oldest first within a severity. */
+export async function activeAlerts(
+  db: Db,
+  farmId: string,
+  limit: number,
+): Promise<{ rows: AlertRow[]; counts: AlertCounts }> {
+  const [rows, grouped] = await Promise.all([
+    db
+      .selectFrom('alerts')
+      .selectAll()
+      .where('farm_id', '=', farmId)
+      .where('status', 'in', ['open', 'acknowledged'])
+      .orderBy('severity_rank')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('alerts')
+      .select(['severity_rank', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('farm_id', '=', farmId)
+      .where('status', 'in', ['open', 'acknowledged'])
+      .groupBy('severity_rank')
+      .execute(),
+  ]);
+  const counts: AlertCounts = { urgent: 0, watch: 0, info: 0 };
+  for (const g of grouped) {
+    if (g.severity_rank === SEVERITY_RANK.urgent) counts.urgent = Number(g.n);
+    else if (g.severity_rank === SEVERITY_RANK.watch) counts.watch = Number(g.n);
+    else counts.info += Number(g.n);
+  }
+  return { rows, counts };
+}
+
+/** Alert subjects that have an active alert, as `rule subject_id` keys, for de-duplicating items. */
+export async function activeAlertKeys(db: Db, farmId: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('alerts')
+    .select(['rule', 'subject_id'])
+    .where('farm_id', '=', farmId)
+    .where('status', 'in', ['open', 'acknowledged'])
+    .execute();
+  return new Set(rows.map((r) => `${r.rule} ${r.subject_id}`));
+}
+
+/** Open tasks due before `before` (the end of today, farm time), earliest due first. */
+export async function tasksDueBefore(db: Db, farmId: string, before: number): Promise<TaskRow[]> {
+  return db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('due_at', '<', before)
+    .where('status', 'not in', [...CLOSED_TASK_STATUSES])
+    .orderBy('due_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** What the brief needs of every device (the state only of houses). */
+export interface BriefDeviceRow {
+  id: string;
+  type: string;
+  name: string;
+  animal_id: string | null;
+  group_id: string | null;
+  battery: number | null;
+  last_seen_at: number | null;
+  created_at: number;
+  state: string | null;
+}
+
+export async function farmDevices(db: Db, farmId: string): Promise<BriefDeviceRow[]> {
+  return db
+    .selectFrom('devices')
+    .select([
+      'id',
+      'type',
+      'name',
+      'animal_id',
+      'group_id',
+      'battery',
+      'last_seen_at',
+      'created_at',
+      // A house's state is the only one the brief reads; other devices may carry large states.
+      sql<string | null>`case when type = 'house' then state else null end`.as('state'),
+    ])
+    .where('farm_id', '=', farmId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export interface LatestValue {
+  device_id: string;
+  metric: string;
+  value: number;
+  at: number;
+}
+
+/** Latest values of the given metrics for every device on the farm (one primary-key read each). */
+export async function latestOfMetrics(
+  db: Db,
+  farmId: string,
+  metrics: readonly string[],
+): Promise<LatestValue[]> {
+  if (metrics.length === 0) return [];
+  return db
+    .selectFrom('device_latest')
+    .innerJoin('devices', 'devices.id', 'device_latest.device_id')
+    .select(['device_latest.device_id', 'device_latest.metric', 'device_latest.value', 'device_latest.at'])
+    .where('devices.farm_id', '=', farmId)
+    .where('device_latest.metric', 'in', [...metrics])
+    .execute();
+}
+
+/** The most recently reported metric of each device (its regular heartbeat, usually). */
+export async function newestMetricOf(
+  db: Db,
+  deviceIds: readonly string[],
+): Promise<Map<string, { metric: string; at: number }>> {
+  const out = new Map<string, { metric: string; at: number }>();
+  for (let i = 0; i < deviceIds.length; i += 500) {
+    const rows = await db
+      .selectFrom('device_latest')
+      .select(['device_id', 'metric', 'at'])
+      .where('device_id', 'in', deviceIds.slice(i, i + 500))
+      .execute();
+    for (const row of rows) {
+      const seen = out.get(row.device_id);
+      if (!seen || row.at > seen.at || (row.at === seen.at && row.metric < seen.metric)) {
+        out.set(row.device_id, { metric: row.metric, at: row.at });
+      }
+    }
+  }
+  return out;
+}
+
+/** How many of a device's latest readings the usual interval is taken from. */
+export const INTERVAL_SAMPLE = 10;
+
+export interface ReadingSpan {
+  /** Readings found (at most INTERVAL_SAMPLE). */
+  n: number;
+  oldest: number | null;
+  newest: number | null;
+}
+
+/**
+ * For each (device, metric): the span of its last INTERVAL_SAMPLE readings. One statement per chunk
+ * of devices; each part is a short backward walk of the (device_id, metric, at) index.
+ */
+export async function recentReadingSpans(
+  db: Db,
+  targets: ReadonlyArray<{ deviceId: string; metric: string }>,
+): Promise<Map<string, ReadingSpan>> {
+  const out = new Map<string, ReadingSpan>();
+  const CHUNK = 200;
+  for (let i = 0; i < targets.length; i += CHUNK) {
+    const chunk = targets.slice(i, i + CHUNK);
+    const parts = chunk.map(
+      (t, j) =>
+        sql`select ${sql.lit(j)} as i, count(*) as n, min(x.at) as oldest, max(x.at) as newest from (select at from readings where device_id = ${t.deviceId} and metric = ${t.metric} order by at desc limit ${sql.lit(INTERVAL_SAMPLE)}) x`,
+    );
+    const result = await sql<{
+      i: number;
+      n: number;
+      oldest: number | null;
+      newest: number | null;
+    }>`${sql.join(parts, sql` union all `)}`.execute(db);
+    for (const row of result.rows) {
+      const target = chunk[Number(row.i)];
+      if (!target) continue;
+      out.set(target.deviceId, {
+        n: Number(row.n),
+        oldest: row.oldest === null ? null : Number(row.oldest),
+        newest: row.newest === null ? null : Number(row.newest),
+      });
+    }
+  }
+  return out;
+}
+
+export interface BriefPaddockRow {
+  id: string;
+  name: string;
+  rest_days_target: number;
+  last_grazed_at: number;
+  occupied: number;
+}
+
+/** Paddocks rested longer than their own target by `now`, with whether anything grazes them now. */
+export async function paddocksPastRest(db: Db, farmId: string, now: number): Promise<BriefPaddockRow[]> {
+  const rows = await db
+    .selectFrom('paddocks as p')
+    .select([
+      'p.id',
+      'p.name',
+      'p.rest_days_target',
+      'p.last_grazed_at',
+      // Animals or groups in the paddock now mean it is being grazed, not resting.
+      sql<number>`case when exists (select 1 from animal_groups g where g.paddock_id = p.id) or exists (select 1 from animals a where a.paddock_id = p.id and a.status = 'active') then 1 else 0 end`.as(
+        'occupied',
+      ),
+    ])
+    .where('p.farm_id', '=', farmId)
+    .where('p.rest_days_target', 'is not', null)
+    .where('p.last_grazed_at', 'is not', null)
+    .where(sql<boolean>`p.last_grazed_at + p.rest_days_target * ${DAY_MS} < ${now}`)
+    .orderBy('p.last_grazed_at')
+    .orderBy('p.id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    rest_days_target: Number(r.rest_days_target),
+    last_grazed_at: Number(r.last_grazed_at),
+    occupied: Number(r.occupied),
+  }));
+}

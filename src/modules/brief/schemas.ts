@@ -1,0 +1,130 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable } from '../../http/schemas.ts';
+
+/** What a ranked item is about, in rank order (alerts of severity info come last). */
+export const BRIEF_ITEM_KINDS = [
+  'alert',
+  'task_overdue',
+  'task_due_today',
+  'house',
+  'doors_open',
+  'device_quiet',
+  'device_battery',
+  'paddock_rest',
+] as const;
+export type BriefItemKind = (typeof BRIEF_ITEM_KINDS)[number];
+
+export const BRIEF_SEVERITIES = ['urgent', 'watch', 'info'] as const;
+export type BriefSeverity = (typeof BRIEF_SEVERITIES)[number];
+
+const num = (description: string) => Nullable(Type.Number({ description }));
+
+export const BriefItemSchema = Type.Object({
+  rank: Type.Integer({ minimum: 1, description: '1 is the most important.' }),
+  kind: Type.Enum(BRIEF_ITEM_KINDS, { type: 'string' }),
+  severity: Type.Enum(BRIEF_SEVERITIES, { type: 'string' }),
+  title: Type.String({ description: 'One line for a person.' }),
+  detail: Type.String({ description: 'Why it is listed: the value, the line or the time.' }),
+  subject_type: Nullable(Type.String({ description: 'device, animal, group, paddock, … or null.' })),
+  subject_id: Nullable(Type.String()),
+  ref_id: Nullable(Type.String({ description: 'The alert or task id for alert and task items.' })),
+  at: Nullable(
+    DateTime(
+      'When it started: alert created_at, task due_at, a device’s last report, a paddock’s last grazing.',
+    ),
+  ),
+});
+
+export const BriefHouseSchema = Type.Object({
+  id: Type.String({ description: 'The house device id.' }),
+  name: Type.String(),
+  group_id: Nullable(Type.String({ description: 'The flock the house holds.' })),
+  last_reported_at: Nullable(DateTime('The house’s latest report (any report, readings or not).')),
+  quiet: Type.Boolean({
+    description: 'True when the house has stopped reporting (see the quiet devices rule).',
+  }),
+  active_alerts: Type.Integer({ description: 'Open or acknowledged alerts about this house.' }),
+  feed: Type.Object({
+    bin_pct: num('Feed left in the bin, % (latest reading).'),
+    schedule: Type.Array(Type.String(), { description: 'Feeding times, HH:MM.' }),
+    last_dispensed_kg: num('The last feed.dispense amount.'),
+  }),
+  water: Type.Object({ tank_pct: num('Header tank level, % (latest reading).') }),
+  climate: Type.Object({
+    temp_c: num('Air temperature at bird height, °C.'),
+    humidity_pct: num('Relative humidity, %.'),
+    nh3_ppm: num('Ammonia at bird height, ppm.'),
+    co2_ppm: num('Carbon dioxide, ppm.'),
+    mode: Nullable(Type.String({ description: 'auto, summer or winter.' })),
+    target_temp_c: num('The target temperature the house holds, °C.'),
+  }),
+  power: Type.Object({
+    battery_pct: num('House battery state of charge, %.'),
+    solar_w: num('Solar input, W.'),
+    load_w: num('Electrical load, W.'),
+  }),
+  doors: Type.Object({
+    open: Type.Integer({ description: 'Pop doors open.' }),
+    closed: Type.Integer({ description: 'Pop doors closed.' }),
+    schedule: Type.Object({ open: Type.String(), close: Type.String() }),
+    after_dusk: Type.Boolean({
+      description: 'True when it is now between the close time (dusk) and the open time (dawn).',
+    }),
+  }),
+  move: Type.Object({
+    status: Nullable(Type.String({ description: 'stepping or stopped.' })),
+    meters_per_day: num('Planned move rate.'),
+    heading_deg: num('Compass heading, when set.'),
+    target_paddock_id: Nullable(Type.String()),
+  }),
+  floor: Nullable(Type.String({ description: 'The winter floor: deployed or retracted.' })),
+  birds_inside: num('Birds counted inside (latest reading).'),
+  attention: Type.Array(Type.String(), {
+    description: 'Short phrases for what needs attention at this house (empty when all is well).',
+  }),
+});
+
+export const BriefCountsSchema = Type.Object(
+  {
+    alerts_urgent: Type.Integer(),
+    alerts_watch: Type.Integer(),
+    alerts_info: Type.Integer(),
+    tasks_overdue: Type.Integer(),
+    tasks_due_today: Type.Integer(),
+    houses_attention: Type.Integer({ description: 'Houses with low feed or water or climate off target.' }),
+    doors_open_after_dusk: Type.Integer({ description: 'Houses with pop doors open after dusk.' }),
+    devices_quiet: Type.Integer(),
+    devices_low_battery: Type.Integer(),
+    paddocks_past_rest: Type.Integer(),
+  },
+  { description: 'Totals per kind; lists stop at 50 alerts, 50 tasks and 100 items, the counts do not.' },
+);
+
+export const BriefSchema = Type.Object(
+  {
+    farm_id: Type.String(),
+    farm_name: Type.String(),
+    timezone: Type.String(),
+    generated_at: DateTime(),
+    local_date: Type.String({ description: 'Today in the farm’s time zone, YYYY-MM-DD.' }),
+    headline: Type.String({
+      description: 'One sentence: the most important item and the counts, or a calm line on a quiet farm.',
+    }),
+    text: Type.String({ description: 'A short plain-language paragraph a farmer can read on a phone.' }),
+    alerts: Type.Array(Type.Ref('Alert'), {
+      description: 'Open and acknowledged alerts: urgent, then watch, then info; oldest first within each.',
+    }),
+    tasks: Type.Array(Type.Ref('Task'), {
+      description: 'Open tasks overdue (before today, farm time), then due today; earliest due first.',
+    }),
+    houses: Type.Array(BriefHouseSchema, { description: 'Every house, oldest first.' }),
+    items: Type.Array(BriefItemSchema, { description: 'Everything that needs attention, ranked.' }),
+    counts: BriefCountsSchema,
+  },
+  { $id: 'Brief', title: 'Brief' },
+);
+
+export type Brief = Static<typeof BriefSchema>;
+export type BriefItem = Static<typeof BriefItemSchema>;
+export type BriefHouse = Static<typeof BriefHouseSchema>;
+export type BriefCounts = Static<typeof BriefCountsSchema>;
