@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { buildCatalog } from '../../../domain/catalog.ts';
 import { parsePage } from '../../../http/pagination.ts';
 import { Nullable } from '../../../http/schemas.ts';
-import { BriefSchema } from '../../brief/routes.ts';
+import { BriefSchema } from '../../brief/schemas.ts';
 import { buildBrief } from '../../brief/service.ts';
 import { FarmSchema } from '../../farms/schemas.ts';
 import { listFarms } from '../../farms/service.ts';
