@@ -87,10 +87,17 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       };
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
-      const response = await handler.fetch(toWebRequest(request, abort.signal), {
-        authInfo,
-        ...(request.body !== undefined ? { parsedBody: request.body } : {}),
-      });
+      let response: Response;
+      try {
+        response = await handler.fetch(toWebRequest(request, abort.signal), {
+          authInfo,
+          ...(request.body !== undefined ? { parsedBody: request.body } : {}),
+        });
+      } catch (err) {
+        // The client went away mid-request: nobody is left to answer, and it is not a server fault.
+        if (abort.signal.aborted) return reply.hijack();
+        throw err;
+      }
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         reply.header(name, value);
