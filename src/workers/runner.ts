@@ -28,10 +28,7 @@ export interface RunningWorkers {
   stop(): Promise<void>;
 }
 
-export function startWorkers(
-  jobs: readonly PeriodicJob[],
-  ctx: Omit<JobContext, 'signal'>,
-): RunningWorkers {
+export function startWorkers(jobs: readonly PeriodicJob[], ctx: Omit<JobContext, 'signal'>): RunningWorkers {
   const controller = new AbortController();
   const running = new Set<Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
