@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { localClock, localDayBounds, localParts, zonedTimeToUtc } from './local-time.ts';
+import { HOUR_MS } from './time.ts';
+
+const chicago = 'America/Chicago';
+
+test('zonedTimeToUtc turns a farm clock time into an instant, in summer and in winter', () => {
+  const july = zonedTimeToUtc({ year: 2026, month: 7, day: 1, hour: 6, minute: 30 }, chicago);
+  assert.equal(july, Date.UTC(2026, 6, 1, 11, 30));
+  const january = zonedTimeToUtc({ year: 2026, month: 1, day: 15, hour: 6, minute: 30 }, chicago);
+  assert.equal(january, Date.UTC(2026, 0, 15, 12, 30));
+  const kiritimati = zonedTimeToUtc(
+    { year: 2026, month: 1, day: 1, hour: 0, minute: 0 },
+    'Pacific/Kiritimati',
+  );
+  assert.equal(kiritimati, Date.UTC(2025, 11, 31, 10, 0));
+});
+
+test('a clock time skipped by DST moves past the gap; a repeated one is its first occurrence', () => {
+  const skipped = zonedTimeToUtc({ year: 2026, month: 3, day: 8, hour: 2, minute: 30 }, chicago);
+  assert.equal(skipped, Date.UTC(2026, 2, 8, 8, 30), '02:30 does not exist; 03:30 CDT');
+  const repeated = zonedTimeToUtc({ year: 2026, month: 11, day: 1, hour: 1, minute: 30 }, chicago);
+  assert.equal(repeated, Date.UTC(2026, 10, 1, 6, 30), '01:30 CDT, the first of the two');
+});
+
+test('localDayBounds are local midnights: 23-hour and 25-hour days at the DST changes', () => {
+  const spring = localDayBounds(Date.UTC(2026, 2, 8, 18), chicago);
+  assert.equal(spring.start, Date.UTC(2026, 2, 8, 6));
+  assert.equal(spring.end - spring.start, 23 * HOUR_MS);
+  const autumn = localDayBounds(Date.UTC(2026, 10, 1, 18), chicago);
+  assert.equal(autumn.end - autumn.start, 25 * HOUR_MS);
+  const utc = localDayBounds(Date.UTC(2026, 4, 1, 23, 59), 'UTC');
+  assert.deepEqual(utc, { start: Date.UTC(2026, 4, 1), end: Date.UTC(2026, 4, 2) });
+});
+
+test('localParts and localClock read the farm clock', () => {
+  const at = Date.UTC(2026, 6, 1, 4, 5, 6);
+  assert.deepEqual(localParts(at, chicago), {
+    year: 2026,
+    month: 6,
+    day: 30,
+    hour: 23,
+    minute: 5,
+    second: 6,
+  });
+  assert.equal(localClock(at, chicago), '23:05');
+  assert.equal(localClock(Date.UTC(2026, 6, 1, 5, 0), chicago), '00:00');
+});
