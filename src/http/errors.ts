@@ -1,4 +1,6 @@
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { describeAjvError } from './validation.ts';
 
 /** Stable error codes; clients may branch on them. */
 export const ERROR_STATUS = {
@@ -50,51 +52,12 @@ export function errorBody(err: AppError): ErrorBody {
   return { error: { code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) } };
 }
 
-/** Ajv's instancePath (`/readings/17/value`) as the dotted path users write (`readings[17].value`). */
-function pathToParam(instancePath: string, missing?: string): string {
-  const parts = instancePath.split('/').filter(Boolean);
-  if (missing) parts.push(missing);
-  let out = '';
-  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
-  return out;
-}
-
-interface AjvIssue {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
 function validationToAppError(err: FastifyError): AppError {
-  const issue = (err.validation?.[0] as AjvIssue | undefined) ?? undefined;
-  const context = err.validationContext ?? 'body';
+  const issue = err.validation?.[0] as ErrorObject | undefined;
   if (!issue) return new AppError('invalid_request', err.message);
-  const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
-  const extra =
-    issue.keyword === 'additionalProperties' ? String(issue.params.additionalProperty) : undefined;
-  const param = pathToParam(issue.instancePath, missing ?? extra) || context;
-  let message: string;
-  switch (issue.keyword) {
-    case 'required':
-      message = `${param} is required.`;
-      break;
-    case 'additionalProperties':
-      message = `${param} is not a known field${context === 'querystring' ? ' (query parameter)' : ''}.`;
-      break;
-    case 'enum':
-      message = `${param} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}.`;
-      break;
-    case 'type':
-      message = `${param} must be ${issue.params.type === 'integer' ? 'a whole number' : `of type ${String(issue.params.type)}`}.`;
-      break;
-    case 'format':
-      message = `${param} must be a valid ${issue.params.format === 'date-time' ? 'ISO 8601 date-time' : String(issue.params.format)}.`;
-      break;
-    default:
-      message = `${param} ${issue.message ?? 'is invalid'}.`;
-  }
-  return new AppError('invalid_request', message, { param });
+  const context = err.validationContext ?? 'body';
+  const { param, message } = describeAjvError(issue, context === 'querystring' ? 'query parameter' : 'field');
+  return new AppError('invalid_request', message, { param: param === 'arguments' ? context : param });
 }
 
 /** Fastify's own client errors (bad JSON, wrong content type, body too large) mapped to our codes. */

@@ -2,17 +2,19 @@
  * Request validation: bodies are checked strictly (no type coercion, unknown members rejected, so a
  * typo never looks like success); query strings and path params coerce numbers from their text.
  */
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { parseIso } from '../lib/time.ts';
 
-function makeAjv(options: Options): Ajv {
+/** Ajv as every surface uses it: ISO 8601 `date-time`, defaults filled in, errors that carry their schema. */
+export function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({
     allErrors: false,
     removeAdditional: false,
     useDefaults: true,
     strict: false,
+    verbose: true,
     ...options,
   });
   // ajv-formats is CommonJS; its default export arrives wrapped.
@@ -54,4 +56,82 @@ export function registerValidation(app: FastifyInstance): void {
     check.errors = null as FastifySchemaValidationError[] | null;
     return check;
   });
+}
+
+type JsonObject = Record<string, unknown>;
+
+function numberRange(param: string, schema: JsonObject): string | null {
+  const whole = schema.type === 'integer';
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+  const noun = whole ? 'a whole number' : 'a number';
+  if (typeof minimum === 'number' && typeof maximum === 'number') {
+    return `${param} must be ${noun} from ${minimum} to ${maximum}.`;
+  }
+  if (typeof minimum === 'number') return `${param} must be ${noun} of at least ${minimum}.`;
+  if (typeof maximum === 'number') return `${param} must be ${noun} of at most ${maximum}.`;
+  if (typeof exclusiveMinimum === 'number')
+    return `${param} must be ${noun} greater than ${exclusiveMinimum}.`;
+  if (typeof exclusiveMaximum === 'number') return `${param} must be ${noun} below ${exclusiveMaximum}.`;
+  return null;
+}
+
+function paramOf(error: ErrorObject): string {
+  const parts = error.instancePath.split('/').filter(Boolean);
+  if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
+  let out = '';
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  return out;
+}
+
+/** One Ajv error as a sentence that names the argument and says what would be valid. */
+export function describeAjvError(error: ErrorObject, what = 'argument'): { param: string; message: string } {
+  const param = paramOf(error) || 'arguments';
+  const parent = (error.parentSchema ?? {}) as JsonObject;
+  switch (error.keyword) {
+    case 'required':
+      return { param, message: `${param} is required.` };
+    case 'additionalProperties': {
+      const known = Object.keys((parent.properties as JsonObject | undefined) ?? {});
+      const list = known.length ? ` Known ${what}s: ${known.join(', ')}.` : '';
+      return { param, message: `${param} is not a known ${what}.${list}` };
+    }
+    case 'enum':
+      return {
+        param,
+        message: `${param} must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}.`,
+      };
+    case 'const':
+      return { param, message: `${param} must be ${JSON.stringify(error.params.allowedValue)}.` };
+    case 'type':
+      return {
+        param,
+        message: `${param} must be ${error.params.type === 'integer' ? 'a whole number' : `of type ${String(error.params.type)}`}.`,
+      };
+    case 'format':
+      return {
+        param,
+        message: `${param} must be a valid ${error.params.format === 'date-time' ? 'ISO 8601 date or date-time' : String(error.params.format)}.`,
+      };
+    case 'minLength':
+      return {
+        param,
+        message:
+          error.params.limit === 1
+            ? `${param} must not be empty.`
+            : `${param} must be at least ${error.params.limit} characters.`,
+      };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return {
+        param,
+        message: numberRange(param, parent) ?? `${param} ${error.message ?? 'is out of range'}.`,
+      };
+    case 'maxLength':
+      return { param, message: `${param} must be at most ${error.params.limit} characters.` };
+    default:
+      return { param, message: `${param} ${error.message ?? 'is invalid'}.` };
+  }
 }
