@@ -108,7 +108,7 @@ export async function startTestApp(engine: Engine, overrides: Partial<Config> = 
     usageFlushMs: 60_000,
     ...overrides,
   });
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
   const app = await buildApp({ config, database, usage, logger: false });
   await app.ready();
@@ -188,7 +188,7 @@ export function expectError(
  */
 export async function openTestAppOn(t: TestApp, overrides: Partial<Config> = {}): Promise<TestApp> {
   const config = { ...t.config, ...overrides };
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
   const app = await buildApp({ config, database, usage, logger: false });
   await app.ready();
