@@ -125,7 +125,11 @@ export function doorTimes(
 
 /** True between the doors' close time (dusk) and their open time (dawn) on the farm's clock. */
 export function isAfterDusk(now: number, schedule: { open: string; close: string }, place: Place): boolean {
-  const { open, close } = doorTimes(now, schedule, place);
+  return isShut(now, doorTimes(now, schedule, place));
+}
+
+/** Whether `now` falls in the shut part of a day with these door times. */
+export function isShut(now: number, { open, close }: { open: number; close: number }): boolean {
   if (open < close) return now >= close || now < open;
   // A schedule that closes before it opens (close 02:00, open 06:00) is shut only in between.
   return now >= close && now < open;

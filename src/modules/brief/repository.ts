@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { type AlertRow, SEVERITY_RANK } from '../alerts/repository.ts';
+import { isPostgres } from '../readings/repository.ts';
 import type { TaskRow } from '../tasks/repository.ts';
 
 /** Task statuses that mean nothing is left to do. */
@@ -166,14 +167,39 @@ export interface ReadingSpan {
 }
 
 /**
- * For each (device, metric): the span of its last INTERVAL_SAMPLE readings. One statement per chunk
- * of devices; each part is a short backward walk of the (device_id, metric, at) index.
+ * For each (device, metric): the span of its last INTERVAL_SAMPLE readings, each a short backward walk
+ * of the (device_id, metric, at) index. PostgreSQL takes every pair in one statement (a lateral join
+ * over arrays, planned once); SQLite, which has no lateral joins, a union of small subqueries.
  */
 export async function recentReadingSpans(
   db: Db,
   targets: ReadonlyArray<{ deviceId: string; metric: string }>,
 ): Promise<Map<string, ReadingSpan>> {
   const out = new Map<string, ReadingSpan>();
+  const put = (
+    deviceId: string | undefined,
+    row: { n: number; oldest: number | null; newest: number | null },
+  ) => {
+    if (!deviceId) return;
+    out.set(deviceId, {
+      n: Number(row.n),
+      oldest: row.oldest === null ? null : Number(row.oldest),
+      newest: row.newest === null ? null : Number(row.newest),
+    });
+  };
+  if (targets.length === 0) return out;
+  if (isPostgres(db)) {
+    const result = await sql<{ device_id: string; n: number; oldest: number | null; newest: number | null }>`
+      select t.device_id, count(*) as n, min(x.at) as oldest, max(x.at) as newest
+      from unnest(${targets.map((t) => t.deviceId)}::text[], ${targets.map((t) => t.metric)}::text[]) as t(device_id, metric)
+      cross join lateral (
+        select r.at from readings r where r.device_id = t.device_id and r.metric = t.metric
+        order by r.at desc limit ${sql.lit(INTERVAL_SAMPLE)}
+      ) x
+      group by t.device_id`.execute(db);
+    for (const row of result.rows) put(row.device_id, row);
+    return out;
+  }
   const CHUNK = 200;
   for (let i = 0; i < targets.length; i += CHUNK) {
     const chunk = targets.slice(i, i + CHUNK);
@@ -187,15 +213,7 @@ export async function recentReadingSpans(
       oldest: number | null;
       newest: number | null;
     }>`${sql.join(parts, sql` union all `)}`.execute(db);
-    for (const row of result.rows) {
-      const target = chunk[Number(row.i)];
-      if (!target) continue;
-      out.set(target.deviceId, {
-        n: Number(row.n),
-        oldest: row.oldest === null ? null : Number(row.oldest),
-        newest: row.newest === null ? null : Number(row.newest),
-      });
-    }
+    for (const row of result.rows) put(chunk[Number(row.i)]?.deviceId, row);
   }
   return out;
 }

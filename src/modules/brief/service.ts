@@ -21,7 +21,7 @@ import type { Task } from '../tasks/schemas.ts';
 import {
   doorTimes,
   houseConditions,
-  isAfterDusk,
+  isShut,
   mightBeQuiet,
   type QuietVerdict,
   quietVerdict,
@@ -220,6 +220,17 @@ export async function buildBrief(
     };
   });
 
+  // Houses mostly share a schedule (dawn/dusk); work the times out once per schedule.
+  const doorTimesMemo = new Map<string, ReturnType<typeof doorTimes>>();
+  const doorTimesOf = (schedule: { open: string; close: string }) => {
+    const key = `${schedule.open} ${schedule.close}`;
+    let times = doorTimesMemo.get(key);
+    if (!times) {
+      times = doorTimes(now, schedule, place);
+      doorTimesMemo.set(key, times);
+    }
+    return times;
+  };
   const houseItems: Unranked[] = [];
   const doorItems: Unranked[] = [];
   const briefHouses: BriefHouse[] = houses.map((row) => {
@@ -231,7 +242,8 @@ export async function buildBrief(
     const schedule = isPlainObject(state.door_schedule) ? state.door_schedule : {};
     const doorSchedule = { open: str(schedule.open) ?? 'dawn', close: str(schedule.close) ?? 'dusk' };
     const doors = doorCounts(state.doors);
-    const afterDusk = isAfterDusk(now, doorSchedule, place);
+    const times = doorTimesOf(doorSchedule);
+    const afterDusk = isShut(now, times);
     const values = {
       feed: num(latest['feed.bin_pct']),
       water: num(latest['water.tank_pct']),
@@ -262,7 +274,6 @@ export async function buildBrief(
       );
     }
     if (afterDusk && doors.open > 0) {
-      const times = doorTimes(now, doorSchedule, place);
       const when = (word: string, at: number) =>
         word === 'dawn' || word === 'dusk' ? `${word} (${localClock(at, tz)})` : word;
       doorItems.push(
