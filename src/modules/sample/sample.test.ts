@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import {
+  expectError,
+  forEachEngine,
+  startReceiver,
+  startWebhookWorker,
+  type TestApp,
+  waitFor,
+} from '../../../test/harness.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { HOUSE_STATE_JSON_SCHEMA } from '../../domain/house-state.ts';
 import { classifyReading, DEFAULT_RULES } from '../../domain/rules.ts';
@@ -265,6 +272,51 @@ forEachEngine(
       const brief = await t().request('GET', `/v1/farms/${farmId}/brief`, { key });
       assert.equal(brief.status, 200);
       assert.equal(brief.body.counts.alerts_urgent, 1);
+    });
+
+    test('webhooks on the sample farm deliver like live ones; a reset sends none', async () => {
+      const acct = await t().account();
+      const key = acct.test_key;
+      const farmId = acct.sample_farm_id;
+      const receiver = await startReceiver();
+      const worker = startWebhookWorker(t());
+      try {
+        const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+          key,
+          body: { url: receiver.url, events: ['*'] },
+        });
+        assert.equal(hook.status, 201, JSON.stringify(hook.body));
+        const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+          key,
+          body: { species: 'goat', name: 'Nibbles' },
+        });
+        await waitFor('the animal.created delivery', () =>
+          receiver.requests.find((r) => JSON.parse(r.body).data.id === animal.body.id),
+        );
+        const house = (await list(t(), key, `/v1/farms/${farmId}/houses`))[0];
+        const command = await t().request('POST', `/v1/devices/${house.id}/commands`, {
+          key,
+          body: { command: 'lights.set', params: { mode: 'on' } },
+        });
+        assert.equal(command.body.status, 'done', 'sample commands are simulated');
+        await waitFor('the command.done delivery', () =>
+          receiver.requests.find((r) => JSON.parse(r.body).type === 'command.done'),
+        );
+        const seen = receiver.requests.length;
+        assert.equal((await t().request('POST', `/v1/farms/${farmId}/reset`, { key })).status, 200);
+        // A later change is delivered, so the worker has looked at the outbox since the reset.
+        const after = await t().request('POST', `/v1/farms/${farmId}/events`, {
+          key,
+          body: { type: 'note' },
+        });
+        await waitFor('the event.created delivery', () =>
+          receiver.requests.find((r) => JSON.parse(r.body).data.id === after.body.id),
+        );
+        assert.equal(receiver.requests.length, seen + 1, 'nothing from the re-seeded farm');
+      } finally {
+        await worker.stop();
+        await receiver.close();
+      }
     });
 
     test('reset is 404 for any farm that is not this key’s sample farm', async () => {
