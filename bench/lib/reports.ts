@@ -1,0 +1,57 @@
+/**
+ * The device reports the ingest benchmarks send, and the same rows as the raw-insert reference stores
+ * them. A house reports ten metrics once a minute; a 100-reading report is ten minutes of them. Five
+ * of the ten metrics have alert rules, so the alert engine evaluates every report; values stay in the
+ * normal band except for an ammonia excursion every 40th report (opens an alert, the next clears it).
+ */
+import { METRIC_BY_NAME } from '../../src/domain/metrics.ts';
+
+const METRICS: ReadonlyArray<readonly [string, (step: number) => number]> = [
+  ['climate.temp_c', (s) => 20 + (s % 40) / 10],
+  ['climate.nh3_ppm', (s) => 6 + (s % 30) / 10],
+  ['climate.humidity_pct', (s) => 55 + (s % 20)],
+  ['climate.co2_ppm', (s) => 900 + (s % 200)],
+  ['feed.bin_pct', (s) => 90 - (s % 50)],
+  ['water.tank_pct', (s) => 80 - (s % 40)],
+  ['power.battery_pct', (s) => 70 + (s % 25)],
+  ['power.solar_w', (s) => 200 + (s % 300)],
+  ['power.load_w', (s) => 80 + (s % 40)],
+  ['birds.inside', (s) => 400 + (s % 50)],
+];
+
+export interface BenchReading {
+  metric: string;
+  value: number;
+  unit: string | null;
+  at: number;
+}
+
+/**
+ * Report `seq` of a device: `size` readings (10 metrics × size/10 minutes), times continuing where
+ * the previous report ended, from `origin`.
+ */
+export function reportReadings(origin: number, seq: number, size: number): BenchReading[] {
+  const out: BenchReading[] = [];
+  const minutes = Math.max(1, Math.ceil(size / METRICS.length));
+  for (let m = 0; m < minutes; m++) {
+    const step = seq * minutes + m;
+    const at = origin + step * 60_000;
+    for (const [metric, value] of METRICS) {
+      if (out.length === size) break;
+      let v = value(step);
+      if (metric === 'climate.nh3_ppm' && seq % 40 === 39) v = 26;
+      out.push({ metric, value: v, unit: METRIC_BY_NAME.get(metric)?.unit ?? null, at });
+    }
+  }
+  return out;
+}
+
+/** The JSON body of that report, as a device sends it (ISO times, units left to the catalog). */
+export function reportBody(origin: number, seq: number, size: number): string {
+  const readings = reportReadings(origin, seq, size).map((r) => ({
+    metric: r.metric,
+    value: r.value,
+    at: new Date(r.at).toISOString(),
+  }));
+  return JSON.stringify({ readings });
+}

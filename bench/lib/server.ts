@@ -1,0 +1,108 @@
+/**
+ * Starts the real service (`src/main.ts serve`) as a child process on a fresh database, the way a user
+ * runs it, and measures its peak memory from /proc (VmHWM: the high-water mark of resident memory).
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
+const HELLO = path.resolve(import.meta.dirname, 'hello.ts');
+const run = promisify(execFile);
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export interface RunningServer {
+  port: number;
+  pid: number;
+  env: Record<string, string>;
+  /** Peak resident memory of the server so far, in MB (Linux). */
+  peakRssMb(): number;
+  /** Resets nothing (the kernel keeps the high-water mark); read before and after a phase. */
+  currentRssMb(): number;
+  stop(): Promise<void>;
+  cli(args: string[]): Promise<string>;
+}
+
+function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(text);
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function startServer(env: Record<string, string>, args: string[] = []): Promise<RunningServer> {
+  return startProcess(MAIN, ['serve'], '/healthz', env, args);
+}
+
+/** The reference: a bare Fastify hello-world, started the same way (answers GET /). */
+export async function startHello(): Promise<RunningServer> {
+  return startProcess(HELLO, [], '/', {}, []);
+}
+
+async function startProcess(
+  script: string,
+  scriptArgs: string[],
+  readyPath: string,
+  env: Record<string, string>,
+  nodeArgs: string[],
+): Promise<RunningServer> {
+  const port = await freePort();
+  const fullEnv = {
+    PATH: process.env.PATH ?? '',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...env,
+  };
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script, ...scriptArgs], {
+    env: fullEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout?.resume();
+  let ready = false;
+  for (let i = 0; i < 600 && !ready; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    ready = await fetch(`http://127.0.0.1:${port}${readyPath}`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!ready) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!ready) throw new Error(`${script} did not answer on port ${port}`);
+  const pid = child.pid ?? 0;
+  return {
+    port,
+    pid,
+    env: fullEnv,
+    peakRssMb: () => procStatus(pid, 'VmHWM'),
+    currentRssMb: () => procStatus(pid, 'VmRSS'),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+    async cli(cliArgs: string[]) {
+      const { stdout } = await run(process.execPath, [MAIN, ...cliArgs], {
+        env: fullEnv,
+        maxBuffer: 1 << 26,
+      });
+      return stdout;
+    },
+  };
+}

@@ -1,0 +1,407 @@
+/**
+ * `npm run bench`: starts the real server (`src/main.ts serve`, a fresh process per phase so each
+ * phase's peak RSS is its own) on each engine, drives it over HTTP from this process, and prints one
+ * table where every figure stands beside a reference measured in the same run on the same machine:
+ *
+ *   ingest, 100-reading reports, 50 devices     vs  raw inserts of the same rows through the same driver
+ *   ingest, 1-reading reports, 50 devices       vs  a bare Fastify hello-world at 50 connections
+ *   reads at 100 connections (animal, list of 50, house view, brief)  vs  hello-world at 100 connections
+ *   the brief on 5,000 animals / 500 devices / 5 M readings, one client  vs  hello-world at 1 connection
+ *   peak server RSS per phase                    vs  the hello-world process
+ *
+ * Settings: BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
+ * (readings per device of the brief farm)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
+ * and dropped). Results also go to .bench-data/results-<time>.json. Never part of `npm test`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { type Engine, openDatabase } from '../src/db/database.ts';
+import { createAccount } from '../src/modules/accounts/service.ts';
+import { createDevice } from '../src/modules/devices/service.ts';
+import { createFarm } from '../src/modules/farms/service.ts';
+import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
+import { buildFarm } from './lib/farm.ts';
+import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
+import { rawInsertReference } from './lib/raw-insert.ts';
+import { reportBody } from './lib/reports.ts';
+import { type RunningServer, startHello, startServer } from './lib/server.ts';
+
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
+  .split(',')
+  .map((e) => e.trim())
+  .filter((e): e is Engine => e === 'sqlite' || e === 'postgres');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
+const MEASURE_MS = SECONDS * 1000;
+const WARMUP_MS = Math.min(3000, MEASURE_MS / 4);
+const BRIEF_READINGS_PER_DEVICE = Number(process.env.BENCH_READINGS ?? 10_000);
+const INGEST_DEVICES = 50;
+const READ_CONNECTIONS = 100;
+
+interface Row {
+  engine: string;
+  what: string;
+  value: string;
+  reference: string;
+  ratio: string;
+  p50: string;
+  p99: string;
+  rss: string;
+  target: string;
+  met: boolean | null;
+}
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+const ms = (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
+const log = (text: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)}  ${text}\n`);
+
+/** Warms the server up (results dropped), then measures. */
+async function measure(
+  server: RunningServer,
+  connections: number,
+  next: (worker: number) => RequestSpec,
+  durationMs = MEASURE_MS,
+): Promise<LoadResult> {
+  await runLoad({ port: server.port, connections, durationMs: WARMUP_MS, next: (w) => next(w) });
+  const result = await runLoad({ port: server.port, connections, durationMs, next: (w) => next(w) });
+  const bad = Object.entries(result.statusCounts).filter(([status]) => Number(status) >= 300);
+  if (bad.length > 0 || result.errors > 0) {
+    throw new Error(`unexpected answers: ${JSON.stringify(result.statusCounts)}, ${result.errors} errors`);
+  }
+  return result;
+}
+
+interface Hello {
+  c1: LoadResult;
+  c50: LoadResult;
+  c100: LoadResult;
+  rssMb: number;
+}
+
+async function measureHello(): Promise<Hello> {
+  log('reference: bare Fastify hello-world');
+  const hello = await startHello();
+  try {
+    const get = (): RequestSpec => ({ method: 'GET', path: '/' });
+    const c1 = await measure(hello, 1, get, MEASURE_MS / 2);
+    const c50 = await measure(hello, INGEST_DEVICES, get, MEASURE_MS / 2);
+    const c100 = await measure(hello, READ_CONNECTIONS, get, MEASURE_MS / 2);
+    return { c1, c50, c100, rssMb: hello.peakRssMb() };
+  } finally {
+    await hello.stop();
+  }
+}
+
+interface Setup {
+  liveKey: string;
+  ingestDevices: { id: string; farm_id: string; key: string }[];
+  typical: { farmId: string; animalIds: string[]; houseIds: string[] };
+  accountId: string;
+}
+
+async function setUp(database: BenchDatabase): Promise<Setup> {
+  const opened = await openDatabase(database.config);
+  try {
+    const db = opened.db;
+    const account = await createAccount(db, { name: 'Bench account' });
+    const scope = { accountId: account.account_id, mode: 'live' as const };
+    const ingestFarm = await createFarm(db, scope, { name: 'Ingest farm' });
+    const ingestDevices = [];
+    for (let i = 0; i < INGEST_DEVICES; i++) {
+      const device = await createDevice(db, scope, ingestFarm.id, { type: 'house', name: `House ${i + 1}` });
+      ingestDevices.push({ id: device.id, farm_id: ingestFarm.id, key: device.device_key });
+    }
+    const typicalFarm = await createFarm(db, scope, { name: 'Typical farm' });
+    const typical = await buildFarm(
+      db,
+      { id: typicalFarm.id, accountId: account.account_id, mode: 'live' },
+      { animals: 300, devices: 30, readingsPerDevice: 2_000 },
+    );
+    return {
+      liveKey: account.live_key,
+      accountId: account.account_id,
+      ingestDevices,
+      typical: { farmId: typicalFarm.id, animalIds: typical.animalIds, houseIds: typical.houseIds },
+    };
+  } finally {
+    await opened.close();
+  }
+}
+
+async function withServer<T>(
+  database: BenchDatabase,
+  fn: (server: RunningServer) => Promise<T>,
+): Promise<{ result: T; rssMb: number }> {
+  const server = await startServer(database.env);
+  try {
+    const result = await fn(server);
+    return { result, rssMb: server.peakRssMb() };
+  } finally {
+    await server.stop();
+  }
+}
+
+function ingestLoad(setup: Setup, origin: number, size: number) {
+  const seqs = new Array<number>(INGEST_DEVICES).fill(0);
+  return (worker: number): RequestSpec => {
+    const device = setup.ingestDevices[worker % INGEST_DEVICES];
+    if (!device) throw new Error('no device');
+    const seq = seqs[worker] ?? 0;
+    seqs[worker] = seq + 1;
+    return {
+      method: 'POST',
+      path: '/v1/ingest',
+      headers: { authorization: `Bearer ${device.key}`, 'content-type': 'application/json' },
+      body: reportBody(origin, seq, size),
+    };
+  };
+}
+
+async function storedReadings(database: BenchDatabase, farmId: string): Promise<number> {
+  const opened = await openDatabase(database.config, { migrate: false });
+  try {
+    const row = await opened.db
+      .selectFrom('readings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('farm_id', '=', farmId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await opened.close();
+  }
+}
+
+async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
+  const database = await createBenchDatabase(engine);
+  try {
+    log(`${engine}: setting up (account, 50 house devices, a typical farm)`);
+    const setup = await setUp(database);
+    const farmId = setup.ingestDevices[0]?.farm_id ?? '';
+    const origin = Date.now();
+
+    // 1. Ingest, 100-reading reports from 50 devices at once, alert rules on.
+    log(`${engine}: ingest, 100-reading reports`);
+    const ingest100 = await withServer(database, (server) =>
+      measure(server, INGEST_DEVICES, ingestLoad(setup, origin, 100)),
+    );
+    const sent = await storedReadings(database, farmId);
+    log(`${engine}: raw inserts of the same rows (reference)`);
+    const reference = await rawInsertReference(database, setup.ingestDevices, {
+      durationMs: MEASURE_MS / 2,
+      origin: origin + 90 * 86_400_000,
+      reportSize: 100,
+    });
+    const readingsPerSecond = ingest100.result.perSecond * 100;
+    const target100 = engine === 'sqlite' ? 150_000 : 50_000;
+    rows.push({
+      engine,
+      what: 'ingest, 100-reading reports, 50 devices (readings/s)',
+      value: fmt(readingsPerSecond),
+      reference: `${fmt(reference.rowsPerSecond)} raw inserts/s`,
+      ratio: `${fmt((readingsPerSecond / reference.rowsPerSecond) * 100)}%`,
+      p50: ms(ingest100.result.p50Ms),
+      p99: ms(ingest100.result.p99Ms),
+      rss: `${fmt(ingest100.rssMb)} MB`,
+      target: `≥ ${fmt(target100)}/s`,
+      met: readingsPerSecond >= target100,
+    });
+    raw[`${engine}.ingest100`] = { ...ingest100, reference, storedReadings: sent };
+
+    // 2. Ingest, 1-reading reports.
+    log(`${engine}: ingest, 1-reading reports`);
+    const ingest1 = await withServer(database, (server) =>
+      measure(server, INGEST_DEVICES, ingestLoad(setup, origin + 30 * 86_400_000, 1)),
+    );
+    const share = ingest1.result.perSecond / hello.c50.perSecond;
+    rows.push({
+      engine,
+      what: 'ingest, 1-reading reports, 50 devices (reports/s)',
+      value: fmt(ingest1.result.perSecond),
+      reference: `${fmt(hello.c50.perSecond)} hello-world/s`,
+      ratio: `${fmt(share * 100)}%`,
+      p50: ms(ingest1.result.p50Ms),
+      p99: ms(ingest1.result.p99Ms),
+      rss: `${fmt(ingest1.rssMb)} MB`,
+      target: '≥ 30% of hello',
+      met: share >= 0.3,
+    });
+    raw[`${engine}.ingest1`] = ingest1;
+
+    // 3. Authenticated reads at 100 connections, on a typical farm.
+    log(`${engine}: reads at ${READ_CONNECTIONS} connections`);
+    const auth = { authorization: `Bearer ${setup.liveKey}` };
+    const { animalIds, houseIds, farmId: typicalId } = setup.typical;
+    let n = 0;
+    const reads: [string, () => RequestSpec][] = [
+      [
+        'GET an animal',
+        () => ({ method: 'GET', path: `/v1/animals/${animalIds[n++ % animalIds.length]}`, headers: auth }),
+      ],
+      [
+        'GET a list of 50 animals',
+        () => ({ method: 'GET', path: `/v1/farms/${typicalId}/animals?limit=50`, headers: auth }),
+      ],
+      [
+        'GET a house view',
+        () => ({ method: 'GET', path: `/v1/houses/${houseIds[n++ % houseIds.length]}`, headers: auth }),
+      ],
+      [
+        'GET the brief (300 animals, 30 devices)',
+        () => ({ method: 'GET', path: `/v1/farms/${typicalId}/brief`, headers: auth }),
+      ],
+    ];
+    const readResults = await withServer(database, async (server) => {
+      const out: [string, LoadResult][] = [];
+      for (const [name, next] of reads)
+        out.push([name, await measure(server, READ_CONNECTIONS, next, MEASURE_MS / 2)]);
+      return out;
+    });
+    for (const [name, result] of readResults.result) {
+      rows.push({
+        engine,
+        what: `${name} (req/s)`,
+        value: fmt(result.perSecond),
+        reference: `${fmt(hello.c100.perSecond)} hello-world/s`,
+        ratio: `${fmt((result.perSecond / hello.c100.perSecond) * 100)}%`,
+        p50: ms(result.p50Ms),
+        p99: ms(result.p99Ms),
+        rss: `${fmt(readResults.rssMb)} MB`,
+        target: 'p99 ≤ 10 ms',
+        met: result.p99Ms <= 10,
+      });
+    }
+    raw[`${engine}.reads`] = readResults;
+
+    // 4. The brief on a big farm: 5,000 animals, 500 devices, 5 million readings.
+    log(
+      `${engine}: building the brief farm (5,000 animals, 500 devices, ${fmt(500 * BRIEF_READINGS_PER_DEVICE)} readings)`,
+    );
+    const opened = await openDatabase(database.config, { migrate: false });
+    let bigFarmId: string;
+    let built: Awaited<ReturnType<typeof buildFarm>>;
+    try {
+      const big = await createFarm(
+        opened.db,
+        { accountId: setup.accountId, mode: 'live' },
+        { name: 'Big farm' },
+      );
+      bigFarmId = big.id;
+      built = await buildFarm(
+        opened.db,
+        { id: big.id, accountId: setup.accountId, mode: 'live' },
+        { animals: 5_000, devices: 500, readingsPerDevice: BRIEF_READINGS_PER_DEVICE },
+      );
+    } finally {
+      await opened.close();
+    }
+    log(`${engine}: built in ${built.seconds.toFixed(1)} s; the brief, one client`);
+    const brief = await withServer(database, (server) =>
+      measure(
+        server,
+        1,
+        () => ({ method: 'GET', path: `/v1/farms/${bigFarmId}/brief`, headers: auth }),
+        MEASURE_MS / 2,
+      ),
+    );
+    rows.push({
+      engine,
+      what: `the brief, ${fmt(built.animalIds.length)} animals / ${fmt(built.deviceIds.length)} devices / ${fmt(built.readings)} readings (ms)`,
+      value: ms(brief.result.p50Ms),
+      reference: `${ms(hello.c1.p50Ms)} hello-world`,
+      ratio: `${fmt(brief.result.p50Ms / hello.c1.p50Ms, 1)}×`,
+      p50: ms(brief.result.p50Ms),
+      p99: ms(brief.result.p99Ms),
+      rss: `${fmt(brief.rssMb)} MB`,
+      target: '≤ 50 ms',
+      met: brief.result.p99Ms <= 50,
+    });
+    raw[`${engine}.brief`] = { ...brief, buildSeconds: built.seconds, readings: built.readings };
+
+    const peak = Math.max(ingest100.rssMb, ingest1.rssMb, readResults.rssMb, brief.rssMb);
+    rows.push({
+      engine,
+      what: 'peak server RSS over all phases',
+      value: `${fmt(peak)} MB`,
+      reference: `${fmt(hello.rssMb)} MB hello-world`,
+      ratio: `${fmt(peak / hello.rssMb, 1)}×`,
+      p50: '',
+      p99: '',
+      rss: `${fmt(peak)} MB`,
+      target: '≤ 300 MB',
+      met: peak <= 300,
+    });
+  } finally {
+    await database.drop();
+  }
+}
+
+function printTable(): void {
+  const headers = [
+    'engine',
+    'measurement',
+    'result',
+    'reference (same run)',
+    'ratio',
+    'p50',
+    'p99',
+    'peak RSS',
+    'target',
+    'met',
+  ];
+  const body = rows.map((r) => [
+    r.engine,
+    r.what,
+    r.value,
+    r.reference,
+    r.ratio,
+    r.p50,
+    r.p99,
+    r.rss,
+    r.target,
+    r.met === null ? '' : r.met ? 'yes' : 'no',
+  ]);
+  const widths = headers.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  process.stdout.write(`${line(headers)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);
+  for (const b of body) process.stdout.write(`${line(b)}\n`);
+}
+
+async function main(): Promise<void> {
+  const sqliteVersion = (
+    new DatabaseSync(':memory:').prepare('select sqlite_version() as v').get() as { v: string }
+  ).v;
+  const machine = {
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    sqlite: sqliteVersion,
+    postgres: ENGINES.includes('postgres') ? await postgresVersion() : null,
+    loadAverage: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+  };
+  log(`machine: ${JSON.stringify(machine)}`);
+  const started = performance.now();
+  const hello = await measureHello();
+  raw.hello = hello;
+  for (const engine of ENGINES) await benchEngine(engine, hello);
+  process.stdout.write(
+    `\nFarmstead benchmarks: ${machine.cpus}, ${machine.memoryGb} GB, Node ${machine.node}, SQLite ${machine.sqlite}` +
+      `${machine.postgres ? `, PostgreSQL ${machine.postgres}` : ''}; load average at start ${machine.loadAverage}; ` +
+      `${SECONDS} s per phase; the load generator runs on the same cores.\n\n`,
+  );
+  printTable();
+  const dir = path.resolve(import.meta.dirname, '../.bench-data');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ machine, rows, raw }, null, 2));
+  process.stdout.write(
+    `\n(${((performance.now() - started) / 60_000).toFixed(1)} min; details in ${path.relative(process.cwd(), file)})\n`,
+  );
+}
+
+await main();
