@@ -48,6 +48,8 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
       { param: 'readings' },
     );
   }
+  // Readings of one report share few distinct times (every metric of a sample carries the same `at`).
+  const parsedTimes = new Map<string, number | null>();
   return inputs.map((r, i) => {
     if (typeof r.metric !== 'string' || r.metric.trim() === '') {
       throw invalid(`readings[${i}].metric`, `readings[${i}].metric must be a non-empty metric name.`);
@@ -57,7 +59,11 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
     }
     let at = receivedAt;
     if (r.at !== undefined) {
-      const parsed = parseIso(r.at);
+      let parsed = parsedTimes.get(r.at);
+      if (parsed === undefined) {
+        parsed = parseIso(r.at);
+        parsedTimes.set(r.at, parsed);
+      }
       if (parsed === null) {
         throw invalid(`readings[${i}].at`, `readings[${i}].at must be an ISO 8601 date-time.`);
       }
