@@ -282,4 +282,50 @@ forEachEngine('readings', (t) => {
     });
     assert.equal(sum.body.data[0].value, (3 + 993) * 50);
   });
+
+  test('paging back with before = the oldest time shown never splits one time across pages', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    const reading = (metric: string, minute: number) => ({ metric, value: minute, at: at(minute) });
+    await report(t(), house.device_key, {
+      readings: [
+        reading('a', 5),
+        reading('b', 5),
+        reading('a', 4),
+        reading('b', 4),
+        reading('c', 4),
+        reading('a', 3),
+      ],
+    });
+    const url = `/v1/devices/${house.id}/readings`;
+    const pages: string[][] = [];
+    let before: string | undefined;
+    for (let guard = 0; guard < 5; guard++) {
+      const query = `limit=3${before ? `&before=${encodeURIComponent(before)}` : ''}`;
+      const res = await t().request('GET', `${url}?${query}`, { key: acct.live_key });
+      pages.push(res.body.data.map((r: any) => `${r.metric}@${r.value}`).sort());
+      if (!res.body.has_more) break;
+      before = res.body.data.at(-1).at;
+    }
+    assert.deepEqual(pages, [['a@5', 'b@5'], ['a@4', 'b@4', 'c@4'], ['a@3']]);
+
+    // Aggregated, all metrics: a page ends on a whole bucket.
+    await report(t(), house.device_key, { readings: [reading('b', 3)] });
+    const first = await t().request('GET', `${url}?interval=1m&agg=count&limit=3`, { key: acct.live_key });
+    assert.deepEqual(
+      first.body.data.map((p: any) => `${p.metric}@${p.at.slice(14, 16)}`),
+      ['a@05', 'b@05'],
+    );
+    assert.equal(first.body.has_more, true);
+    const second = await t().request(
+      'GET',
+      `${url}?interval=1m&agg=count&limit=3&before=${encodeURIComponent(first.body.data[1].at)}`,
+      { key: acct.live_key },
+    );
+    assert.deepEqual(
+      second.body.data.map((p: any) => `${p.metric}@${p.at.slice(14, 16)}`),
+      ['a@04', 'b@04', 'c@04'],
+    );
+  });
 });

@@ -141,6 +141,22 @@ function timeOption(name: 'since' | 'before', text: string | undefined): number 
 }
 
 /**
+ * The first `limit` of `rows` (newest first, `limit + 1` fetched), ending on a whole time: when the row
+ * after the page shares the time of the page's last rows (readings of one millisecond, or the metrics
+ * of one bucket), those rows are left to the next page, so `before` = the oldest time shown continues
+ * exactly. A page that is all one time is kept whole.
+ */
+function pageAtTimeBoundary<T>(rows: T[], limit: number, timeOf: (row: T) => number): T[] {
+  const page = rows.slice(0, limit);
+  const next = rows[limit];
+  if (next === undefined) return page;
+  const boundary = timeOf(next);
+  let end = page.length;
+  while (end > 0 && timeOf(page[end - 1] as T) === boundary) end--;
+  return end === 0 ? page : page.slice(0, end);
+}
+
+/**
  * A device's readings, newest first, optionally one metric and within [since, before). With
  * `interval`, one point per metric and bucket instead (`at` = the bucket's start, newest first), the
  * value aggregated by `agg`, so a year of a sensor fits a chart (365 points at `1d`).
@@ -165,7 +181,10 @@ export async function getReadings(
       throw invalid('agg', `agg needs an interval (${READING_INTERVAL_NAMES.join(', ')}).`);
     }
     const rows = await selectReadings(db, filter);
-    return { data: rows.slice(0, limit).map(toReading), has_more: rows.length > limit };
+    return {
+      data: pageAtTimeBoundary(rows, limit, (r) => r.at).map(toReading),
+      has_more: rows.length > limit,
+    };
   }
   const widthMs = READING_INTERVALS[options.interval];
   if (widthMs === undefined) {
@@ -175,9 +194,9 @@ export async function getReadings(
   if (!READING_AGGS.includes(agg)) throw invalid('agg', `agg must be one of: ${READING_AGGS.join(', ')}.`);
   const rows = await selectBuckets(db, { ...filter, widthMs, agg });
   return {
-    data: rows
-      .slice(0, limit)
-      .map((r) => toReading({ metric: r.metric, value: r.value, unit: r.unit, at: r.bucket })),
+    data: pageAtTimeBoundary(rows, limit, (r) => r.bucket).map((r) =>
+      toReading({ metric: r.metric, value: r.value, unit: r.unit, at: r.bucket }),
+    ),
     has_more: rows.length > limit,
   };
 }
