@@ -380,6 +380,25 @@ forEachEngine('brief', (t) => {
     assert.match(body.text, /Not reporting: /);
   });
 
+  test('long lists stop at their limits; the counts do not', async () => {
+    const acct = await t().account();
+    const key = acct.live_key;
+    const farmId = await liveFarm(t(), key);
+    const now = Date.now();
+    for (let i = 0; i < 55; i++) {
+      await post(t(), key, `/v1/farms/${farmId}/tasks`, {
+        title: `Old job ${i}`,
+        due_at: toIso(now - (60 - i) * DAY_MS),
+      });
+    }
+    const body = await brief(t(), key, farmId);
+    assert.equal(body.tasks.length, 50);
+    assert.equal(body.tasks[0].title, 'Old job 0', 'earliest due first');
+    assert.equal(body.counts.tasks_overdue, 55);
+    assert.match(body.headline, /^55 overdue tasks: Old job 0\.$/);
+    assert.match(body.text, /Overdue: Old job 0, Old job 1, Old job 2 and 52 more\./);
+  });
+
   test('the Brief is a named schema in the OpenAPI document', async () => {
     const doc = (await t().request('GET', '/openapi.json')).body;
     const brief = doc.components.schemas.Brief;

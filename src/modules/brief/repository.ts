@@ -64,17 +64,31 @@ export async function activeAlertKeys(db: Db, farmId: string): Promise<Set<strin
   return new Set(rows.map((r) => `${r.rule} ${r.subject_id}`));
 }
 
-/** Open tasks due before `before` (the end of today, farm time), earliest due first. */
-export async function tasksDueBefore(db: Db, farmId: string, before: number): Promise<TaskRow[]> {
-  return db
+/**
+ * Open tasks due before the end of today (farm time), earliest due first, so the overdue ones come
+ * before those due today; at most `limit` rows, with exact counts of both.
+ */
+export async function dueTasks(
+  db: Db,
+  farmId: string,
+  today: { start: number; end: number },
+  limit: number,
+): Promise<{ rows: TaskRow[]; overdue: number; dueToday: number }> {
+  const open = db
     .selectFrom('tasks')
-    .selectAll()
     .where('farm_id', '=', farmId)
-    .where('due_at', '<', before)
-    .where('status', 'not in', [...CLOSED_TASK_STATUSES])
-    .orderBy('due_at')
-    .orderBy('id')
-    .execute();
+    .where('due_at', '<', today.end)
+    .where('status', 'not in', [...CLOSED_TASK_STATUSES]);
+  const [rows, counts] = await Promise.all([
+    open.selectAll().orderBy('due_at').orderBy('id').limit(limit).execute(),
+    open
+      .select([
+        sql<number>`sum(case when due_at < ${today.start} then 1 else 0 end)`.as('overdue'),
+        sql<number>`sum(case when due_at >= ${today.start} then 1 else 0 end)`.as('due_today'),
+      ])
+      .executeTakeFirst(),
+  ]);
+  return { rows, overdue: Number(counts?.overdue ?? 0), dueToday: Number(counts?.due_today ?? 0) };
 }
 
 /** What the brief needs of every device (the state only of houses). */

@@ -31,12 +31,12 @@ import {
   activeAlertKeys,
   activeAlerts,
   type BriefDeviceRow,
+  dueTasks,
   farmDevices,
   latestOfMetrics,
   newestMetricOf,
   paddocksPastRest,
   recentReadingSpans,
-  tasksDueBefore,
 } from './repository.ts';
 import type { BriefCounts, BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
 import { briefHeadline, briefText, formatDuration, formatValue, localWhen } from './wording.ts';
@@ -145,7 +145,7 @@ export async function buildBrief(
   const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
     activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
     activeAlertKeys(db, farm.id),
-    tasksDueBefore(db, farm.id, today.end),
+    dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
     farmDevices(db, farm.id),
     latestOfMetrics(db, farm.id, ['device.battery_pct']),
     paddocksPastRest(db, farm.id, now),
@@ -184,8 +184,8 @@ export async function buildBrief(
   }
 
   // Tasks: overdue (due before today, farm time), then due today; earliest due first.
-  const overdue = tasks.filter((t) => (t.due_at ?? 0) < today.start);
-  const dueToday = tasks.filter((t) => (t.due_at ?? 0) >= today.start);
+  const overdue = tasks.rows.filter((t) => (t.due_at ?? 0) < today.start);
+  const dueToday = tasks.rows.filter((t) => (t.due_at ?? 0) >= today.start);
   const taskItems: Unranked[] = [
     ...overdue.map((t) =>
       item('task_overdue', 'watch', {
@@ -407,8 +407,8 @@ export async function buildBrief(
     alerts_urgent: alerts.counts.urgent,
     alerts_watch: alerts.counts.watch,
     alerts_info: alerts.counts.info,
-    tasks_overdue: overdue.length,
-    tasks_due_today: dueToday.length,
+    tasks_overdue: tasks.overdue,
+    tasks_due_today: tasks.dueToday,
     houses_attention: houseItems.length,
     doors_open_after_dusk: doorItems.length,
     devices_quiet: quietItems.length,
@@ -417,7 +417,7 @@ export async function buildBrief(
   };
   const p = localParts(now, tz);
   const localDate = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
-  const taskRecords = [...overdue, ...dueToday].slice(0, BRIEF_TASK_LIMIT).map(toTask);
+  const taskRecords = tasks.rows.map(toTask);
   return {
     farm_id: farm.id,
     farm_name: farm.name,
