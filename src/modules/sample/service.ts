@@ -56,8 +56,6 @@ import {
   weighingAt,
 } from './series.ts';
 
-export { SAMPLE_FARM } from './data.ts';
-
 /** A deterministic 15-digit EID (US country code 840) per sample animal. */
 function sampleEid(index: number): string {
   return `840003${String(100_200_300 + index * 7_919).padStart(9, '0')}`;
