@@ -1,16 +1,17 @@
 /**
- * `npm run bench`: starts the real server (`src/main.ts serve`, a fresh process per phase so each
- * phase's peak RSS is its own) on each engine, drives it over HTTP from this process, and prints one
+ * `npm run bench`: starts the real server (the `npm start` command from package.json, a fresh process
+ * per phase so each phase's peak RSS is its own) on each engine, drives it over HTTP from this process, and prints one
  * table where every figure stands beside a reference measured in the same run on the same machine:
  *
  *   ingest, 100-reading reports, 50 devices     vs  raw inserts of the same rows through the same driver
  *   ingest, 1-reading reports, 50 devices       vs  a bare Fastify hello-world at 50 connections
  *   reads at 100 connections (animal, list of 50, house view, brief)  vs  hello-world at 100 connections
  *   the brief on 5,000 animals / 500 devices / 5 M readings, one client  vs  hello-world at 1 connection
+ *     (bench/brief.ts: a farm whose devices just reported, and one whose devices all went quiet)
  *   peak server RSS per phase                    vs  the hello-world process
  *
  * Settings: BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
- * (readings per device of the brief farm)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
+ * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
  * and dropped). Results also go to .bench-data/results-<time>.json. Never part of `npm test`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,12 +22,19 @@ import { type Engine, openDatabase } from '../src/db/database.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { createDevice } from '../src/modules/devices/service.ts';
 import { createFarm } from '../src/modules/farms/service.ts';
+import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
 import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { buildFarm } from './lib/farm.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
 import { reportBody } from './lib/reports.ts';
-import { type RunningServer, startHello, startServer } from './lib/server.ts';
+import {
+  type RunningServer,
+  startCommand,
+  startHello,
+  startServer,
+  watchChildrenPeakRss,
+} from './lib/server.ts';
 
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
   .split(',')
@@ -35,7 +43,6 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const MEASURE_MS = SECONDS * 1000;
 const WARMUP_MS = Math.min(3000, MEASURE_MS / 4);
-const BRIEF_READINGS_PER_DEVICE = Number(process.env.BENCH_READINGS ?? 10_000);
 const INGEST_DEVICES = 50;
 const READ_CONNECTIONS = 100;
 
@@ -175,6 +182,7 @@ async function storedReadings(database: BenchDatabase, farmId: string): Promise<
 }
 
 async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
+  const phaseRss: number[] = [];
   const database = await createBenchDatabase(engine);
   try {
     log(`${engine}: setting up (account, 50 house devices, a typical farm)`);
@@ -187,11 +195,12 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     const ingest100 = await withServer(database, (server) =>
       measure(server, INGEST_DEVICES, ingestLoad(setup, origin, 100)),
     );
-    const sent = await storedReadings(database, farmId);
+    phaseRss.push(ingest100.rssMb);
+    const stored = await storedReadings(database, farmId);
     log(`${engine}: raw inserts of the same rows (reference)`);
     const reference = await rawInsertReference(database, setup.ingestDevices, {
       durationMs: MEASURE_MS / 2,
-      origin: origin + 90 * 86_400_000,
+      origin: origin + 60 * 86_400_000,
       reportSize: 100,
     });
     const readingsPerSecond = ingest100.result.perSecond * 100;
@@ -208,13 +217,14 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
       target: `≥ ${fmt(target100)}/s`,
       met: readingsPerSecond >= target100,
     });
-    raw[`${engine}.ingest100`] = { ...ingest100, reference, storedReadings: sent };
+    raw[`${engine}.ingest100`] = { ...ingest100, reference, storedReadings: stored };
 
     // 2. Ingest, 1-reading reports.
     log(`${engine}: ingest, 1-reading reports`);
     const ingest1 = await withServer(database, (server) =>
       measure(server, INGEST_DEVICES, ingestLoad(setup, origin + 30 * 86_400_000, 1)),
     );
+    phaseRss.push(ingest1.rssMb);
     const share = ingest1.result.perSecond / hello.c50.perSecond;
     rows.push({
       engine,
@@ -230,7 +240,7 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     });
     raw[`${engine}.ingest1`] = ingest1;
 
-    // 3. Authenticated reads at 100 connections, on a typical farm.
+    // 3. Authenticated reads at 100 connections, on a typical farm (300 animals, 30 devices).
     log(`${engine}: reads at ${READ_CONNECTIONS} connections`);
     const auth = { authorization: `Bearer ${setup.liveKey}` };
     const { animalIds, houseIds, farmId: typicalId } = setup.typical;
@@ -255,14 +265,16 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     ];
     const readResults = await withServer(database, async (server) => {
       const out: [string, LoadResult][] = [];
-      for (const [name, next] of reads)
+      for (const [name, next] of reads) {
         out.push([name, await measure(server, READ_CONNECTIONS, next, MEASURE_MS / 2)]);
+      }
       return out;
     });
+    phaseRss.push(readResults.rssMb);
     for (const [name, result] of readResults.result) {
       rows.push({
         engine,
-        what: `${name} (req/s)`,
+        what: `${name}, ${READ_CONNECTIONS} connections (req/s)`,
         value: fmt(result.perSecond),
         reference: `${fmt(hello.c100.perSecond)} hello-world/s`,
         ratio: `${fmt((result.perSecond / hello.c100.perSecond) * 100)}%`,
@@ -274,68 +286,45 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
       });
     }
     raw[`${engine}.reads`] = readResults;
-
-    // 4. The brief on a big farm: 5,000 animals, 500 devices, 5 million readings.
-    log(
-      `${engine}: building the brief farm (5,000 animals, 500 devices, ${fmt(500 * BRIEF_READINGS_PER_DEVICE)} readings)`,
-    );
-    const opened = await openDatabase(database.config, { migrate: false });
-    let bigFarmId: string;
-    let built: Awaited<ReturnType<typeof buildFarm>>;
-    try {
-      const big = await createFarm(
-        opened.db,
-        { accountId: setup.accountId, mode: 'live' },
-        { name: 'Big farm' },
-      );
-      bigFarmId = big.id;
-      built = await buildFarm(
-        opened.db,
-        { id: big.id, accountId: setup.accountId, mode: 'live' },
-        { animals: 5_000, devices: 500, readingsPerDevice: BRIEF_READINGS_PER_DEVICE },
-      );
-    } finally {
-      await opened.close();
-    }
-    log(`${engine}: built in ${built.seconds.toFixed(1)} s; the brief, one client`);
-    const brief = await withServer(database, (server) =>
-      measure(
-        server,
-        1,
-        () => ({ method: 'GET', path: `/v1/farms/${bigFarmId}/brief`, headers: auth }),
-        MEASURE_MS / 2,
-      ),
-    );
-    rows.push({
-      engine,
-      what: `the brief, ${fmt(built.animalIds.length)} animals / ${fmt(built.deviceIds.length)} devices / ${fmt(built.readings)} readings (ms)`,
-      value: ms(brief.result.p50Ms),
-      reference: `${ms(hello.c1.p50Ms)} hello-world`,
-      ratio: `${fmt(brief.result.p50Ms / hello.c1.p50Ms, 1)}×`,
-      p50: ms(brief.result.p50Ms),
-      p99: ms(brief.result.p99Ms),
-      rss: `${fmt(brief.rssMb)} MB`,
-      target: '≤ 50 ms',
-      met: brief.result.p99Ms <= 50,
-    });
-    raw[`${engine}.brief`] = { ...brief, buildSeconds: built.seconds, readings: built.readings };
-
-    const peak = Math.max(ingest100.rssMb, ingest1.rssMb, readResults.rssMb, brief.rssMb);
-    rows.push({
-      engine,
-      what: 'peak server RSS over all phases',
-      value: `${fmt(peak)} MB`,
-      reference: `${fmt(hello.rssMb)} MB hello-world`,
-      ratio: `${fmt(peak / hello.rssMb, 1)}×`,
-      p50: '',
-      p99: '',
-      rss: `${fmt(peak)} MB`,
-      target: '≤ 300 MB',
-      met: peak <= 300,
-    });
   } finally {
     await database.drop();
   }
+
+  // 4. The brief on a big farm: 5,000 animals, 500 devices, 5 million readings (bench/brief.ts, with
+  // its own database and server; this process watches that server's peak RSS).
+  const watcher = watchChildrenPeakRss();
+  const briefs = await benchBrief({ engines: [engine], log });
+  const briefRss = watcher.stop();
+  phaseRss.push(briefRss);
+  for (const brief of briefs) {
+    rows.push({
+      engine,
+      what: `the brief (${brief.scenario}), ${fmt(brief.animals)} animals / ${fmt(brief.devices)} devices / ${fmt(brief.readings)} readings, 1 client (ms)`,
+      value: ms(brief.ms_p50),
+      reference: `${ms(hello.c1.p50Ms)} hello-world`,
+      ratio: `${fmt(brief.ms_p50 / hello.c1.p50Ms, 1)}×`,
+      p50: ms(brief.ms_p50),
+      p99: ms(brief.ms_p99),
+      rss: `${fmt(briefRss)} MB`,
+      target: `p99 ≤ ${BRIEF_TARGET_MS} ms`,
+      met: brief.ms_p99 <= BRIEF_TARGET_MS,
+    });
+  }
+  raw[`${engine}.brief`] = { briefs, rssMb: briefRss };
+
+  const peak = Math.max(...phaseRss);
+  rows.push({
+    engine,
+    what: 'peak server RSS over all phases',
+    value: `${fmt(peak)} MB`,
+    reference: `${fmt(hello.rssMb)} MB hello-world`,
+    ratio: `${fmt(peak / hello.rssMb, 1)}×`,
+    p50: '',
+    p99: '',
+    rss: `${fmt(peak)} MB`,
+    target: '≤ 300 MB',
+    met: peak <= 300,
+  });
 }
 
 function printTable(): void {
@@ -384,7 +373,14 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' '),
   };
-  log(`machine: ${JSON.stringify(machine)}`);
+  const command = startCommand();
+  const server = [
+    'node',
+    ...command.nodeArgs,
+    path.relative(process.cwd(), command.script),
+    ...command.args,
+  ].join(' ');
+  log(`machine: ${JSON.stringify(machine)}; server: ${server}`);
   const started = performance.now();
   const hello = await measureHello();
   raw.hello = hello;
@@ -392,13 +388,13 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nFarmstead benchmarks: ${machine.cpus}, ${machine.memoryGb} GB, Node ${machine.node}, SQLite ${machine.sqlite}` +
       `${machine.postgres ? `, PostgreSQL ${machine.postgres}` : ''}; load average at start ${machine.loadAverage}; ` +
-      `${SECONDS} s per phase; the load generator runs on the same cores.\n\n`,
+      `${SECONDS} s per phase; server: \`${server}\`; the load generator runs on the same cores.\n\n`,
   );
   printTable();
   const dir = path.resolve(import.meta.dirname, '../.bench-data');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine, rows, raw }, null, 2));
+  writeFileSync(file, JSON.stringify({ machine, server, rows, raw }, null, 2));
   process.stdout.write(
     `\n(${((performance.now() - started) / 60_000).toFixed(1)} min; details in ${path.relative(process.cwd(), file)})\n`,
   );

@@ -4,13 +4,32 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(ROOT, 'src/main.ts');
 const HELLO = path.resolve(import.meta.dirname, 'hello.ts');
+
+/**
+ * The server command exactly as `npm start` runs it (package.json), so Node flags added there are
+ * measured too: node flags, the script, its arguments.
+ */
+export function startCommand(): { nodeArgs: string[]; script: string; args: string[] } {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  const parts = (pkg.scripts?.start ?? 'node src/main.ts serve').trim().split(/\s+/);
+  const at = parts.findIndex((p) => /\.(ts|js|mjs)$/.test(p));
+  if (parts[0] !== 'node' || at < 0) return { nodeArgs: [], script: MAIN, args: ['serve'] };
+  return {
+    nodeArgs: parts.slice(1, at),
+    script: path.join(ROOT, parts[at] ?? ''),
+    args: parts.slice(at + 1),
+  };
+}
 const run = promisify(execFile);
 
 export async function freePort(): Promise<number> {
@@ -45,8 +64,38 @@ function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   }
 }
 
+/** Starts the server as `npm start` does; `args` are extra Node flags (e.g. --cpu-prof). */
 export async function startServer(env: Record<string, string>, args: string[] = []): Promise<RunningServer> {
-  return startProcess(MAIN, ['serve'], '/healthz', env, args);
+  const command = startCommand();
+  return startProcess(command.script, command.args, '/healthz', env, [...command.nodeArgs, ...args]);
+}
+
+/**
+ * Peak RSS of this process's child processes (servers started by any bench code) while it runs: polls
+ * /proc for children and keeps the highest VmHWM seen. `stop()` returns it in MB.
+ */
+export function watchChildrenPeakRss(everyMs = 100): { stop(): number } {
+  let peak = 0;
+  const sample = () => {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === process.pid) peak = Math.max(peak, procStatus(Number(entry), 'VmHWM'));
+      } catch {
+        // The process ended between the listing and the read.
+      }
+    }
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
 }
 
 /** The reference: a bare Fastify hello-world, started the same way (answers GET /). */
