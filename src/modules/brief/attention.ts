@@ -19,8 +19,9 @@ export const QUIET_FACTOR = 3;
 export const QUIET_MIN_MS = 30 * MINUTE_MS;
 
 /**
- * A device's usual interval: the mean gap between its last readings of one metric (the metric it
- * reported most recently), or null when there are too few (fewer than 3) to tell.
+ * A metric's usual interval: the mean gap between a device's last readings of it, or null when there
+ * are too few (fewer than 3) to tell. A device's interval is the shortest among the metrics of its
+ * latest report.
  */
 export function usualInterval(span: ReadingSpan | undefined): number | null {
   if (!span || span.n < 3 || span.oldest === null || span.newest === null) return null;

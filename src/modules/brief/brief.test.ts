@@ -343,6 +343,24 @@ forEachEngine('brief', (t) => {
       const readings = c.readings > 0 ? series('probe.value', 1, c.readings, c.step, last) : [];
       await ingestReport(db, { deviceId: device.id }, { readings }, last);
     }
+    // A report with an hourly metric beside a 15-minute one: the faster one sets the pace.
+    const mixed = await post(t(), key, `/v1/farms/${farmId}/devices`, {
+      type: 'other',
+      name: 'mixed, silent 1 h',
+    });
+    ids.set(mixed.id, mixed.name);
+    const mixedLast = now - HOUR_MS;
+    await ingestReport(
+      db,
+      { deviceId: mixed.id },
+      {
+        readings: [
+          ...series('a.hourly', 1, 4, HOUR_MS, mixedLast),
+          ...series('b.quarterly', 1, 12, quarter, mixedLast),
+        ],
+      },
+      mixedLast,
+    );
     const never = await createDevice(
       db,
       scope,
@@ -361,7 +379,11 @@ forEachEngine('brief', (t) => {
     const quiet = body.items.filter((i: Json) => i.kind === 'device_quiet');
     assert.deepEqual(
       quiet.map((i: Json) => ids.get(i.subject_id)).sort(),
-      [...cases.filter((c) => c.quiet).map((c) => c.name), 'never, added 7 h ago'].sort(),
+      [
+        ...cases.filter((c) => c.quiet).map((c) => c.name),
+        'mixed, silent 1 h',
+        'never, added 7 h ago',
+      ].sort(),
     );
     assert.equal(
       quiet[0].subject_id,

@@ -148,12 +148,15 @@ export async function latestOfMetrics(
     .execute();
 }
 
-/** The most recently reported metric of each device (its regular heartbeat, usually). */
-export async function newestMetricOf(
-  db: Db,
-  deviceIds: readonly string[],
-): Promise<Map<string, { metric: string; at: number }>> {
-  const out = new Map<string, { metric: string; at: number }>();
+/** At most this many metrics per device are looked at for its usual interval. */
+export const INTERVAL_METRICS = 16;
+
+/**
+ * The metrics each device reported last (those whose latest reading is at the device's newest reading
+ * time: a report usually carries several), by name, at most INTERVAL_METRICS of them.
+ */
+export async function newestMetrics(db: Db, deviceIds: readonly string[]): Promise<Map<string, string[]>> {
+  const newest = new Map<string, { at: number; metrics: string[] }>();
   for (let i = 0; i < deviceIds.length; i += 500) {
     const rows = await db
       .selectFrom('device_latest')
@@ -161,12 +164,13 @@ export async function newestMetricOf(
       .where('device_id', 'in', deviceIds.slice(i, i + 500))
       .execute();
     for (const row of rows) {
-      const seen = out.get(row.device_id);
-      if (!seen || row.at > seen.at || (row.at === seen.at && row.metric < seen.metric)) {
-        out.set(row.device_id, { metric: row.metric, at: row.at });
-      }
+      const seen = newest.get(row.device_id);
+      if (!seen || row.at > seen.at) newest.set(row.device_id, { at: row.at, metrics: [row.metric] });
+      else if (row.at === seen.at) seen.metrics.push(row.metric);
     }
   }
+  const out = new Map<string, string[]>();
+  for (const [id, { metrics }] of newest) out.set(id, metrics.sort().slice(0, INTERVAL_METRICS));
   return out;
 }
 
@@ -180,6 +184,9 @@ export interface ReadingSpan {
   newest: number | null;
 }
 
+/** The key of a (device, metric) pair in `recentReadingSpans`' answer. */
+export const spanKey = (deviceId: string, metric: string): string => `${deviceId} ${metric}`;
+
 /**
  * For each (device, metric): the span of its last INTERVAL_SAMPLE readings, each a short backward walk
  * of the (device_id, metric, at) index. PostgreSQL takes every pair in one statement (a lateral join
@@ -191,11 +198,11 @@ export async function recentReadingSpans(
 ): Promise<Map<string, ReadingSpan>> {
   const out = new Map<string, ReadingSpan>();
   const put = (
-    deviceId: string | undefined,
+    target: { deviceId: string; metric: string } | undefined,
     row: { n: number; oldest: number | null; newest: number | null },
   ) => {
-    if (!deviceId) return;
-    out.set(deviceId, {
+    if (!target) return;
+    out.set(spanKey(target.deviceId, target.metric), {
       n: Number(row.n),
       oldest: row.oldest === null ? null : Number(row.oldest),
       newest: row.newest === null ? null : Number(row.newest),
@@ -203,15 +210,21 @@ export async function recentReadingSpans(
   };
   if (targets.length === 0) return out;
   if (isPostgres(db)) {
-    const result = await sql<{ device_id: string; n: number; oldest: number | null; newest: number | null }>`
-      select t.device_id, count(*) as n, min(x.at) as oldest, max(x.at) as newest
+    const result = await sql<{
+      device_id: string;
+      metric: string;
+      n: number;
+      oldest: number | null;
+      newest: number | null;
+    }>`
+      select t.device_id, t.metric, count(*) as n, min(x.at) as oldest, max(x.at) as newest
       from unnest(${targets.map((t) => t.deviceId)}::text[], ${targets.map((t) => t.metric)}::text[]) as t(device_id, metric)
       cross join lateral (
         select r.at from readings r where r.device_id = t.device_id and r.metric = t.metric
         order by r.at desc limit ${sql.lit(INTERVAL_SAMPLE)}
       ) x
-      group by t.device_id`.execute(db);
-    for (const row of result.rows) put(row.device_id, row);
+      group by t.device_id, t.metric`.execute(db);
+    for (const row of result.rows) put({ deviceId: row.device_id, metric: row.metric }, row);
     return out;
   }
   const CHUNK = 200;
@@ -227,7 +240,7 @@ export async function recentReadingSpans(
       oldest: number | null;
       newest: number | null;
     }>`${sql.join(parts, sql` union all `)}`.execute(db);
-    for (const row of result.rows) put(chunk[Number(row.i)]?.deviceId, row);
+    for (const row of result.rows) put(chunk[Number(row.i)], row);
   }
   return out;
 }

@@ -34,9 +34,10 @@ import {
   dueTasks,
   farmDevices,
   latestOfMetrics,
-  newestMetricOf,
+  newestMetrics,
   paddocksPastRest,
   recentReadingSpans,
+  spanKey,
 } from './repository.ts';
 import type { BriefCounts, BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
 import { briefHeadline, briefText, formatDuration, formatValue, localWhen } from './wording.ts';
@@ -99,13 +100,18 @@ async function quietVerdicts(
   const out = new Map<string, QuietVerdict>();
   if (candidates.length === 0) return out;
   const reported = candidates.filter((d) => d.last_seen_at !== null).map((d) => d.id);
-  const newest = await newestMetricOf(db, reported);
+  const newest = await newestMetrics(db, reported);
   const spans = await recentReadingSpans(
     db,
-    [...newest.entries()].map(([deviceId, m]) => ({ deviceId, metric: m.metric })),
+    [...newest.entries()].flatMap(([deviceId, metrics]) => metrics.map((metric) => ({ deviceId, metric }))),
   );
   for (const device of candidates) {
-    out.set(device.id, quietVerdict(device, usualInterval(spans.get(device.id)), now));
+    // A report often carries several metrics; the most frequent of them sets the device's pace.
+    const intervals = (newest.get(device.id) ?? [])
+      .map((metric) => usualInterval(spans.get(spanKey(device.id, metric))))
+      .filter((i): i is number => i !== null);
+    const interval = intervals.length > 0 ? Math.min(...intervals) : null;
+    out.set(device.id, quietVerdict(device, interval, now));
   }
   return out;
 }
