@@ -11,7 +11,8 @@
  *   peak server RSS per phase                    vs  the hello-world process
  *
  * Settings: BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
- * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
+ * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
+ * (NODE_OPTIONS for the server only, e.g. heap caps)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
  * and dropped). Results also go to .bench-data/results-<time>.json. Never part of `npm test`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -374,7 +375,9 @@ async function main(): Promise<void> {
       .join(' '),
   };
   const command = startCommand();
+  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
   const server = [
+    ...(nodeOptions ? [`NODE_OPTIONS="${nodeOptions}"`] : []),
     'node',
     ...command.nodeArgs,
     path.relative(process.cwd(), command.script),

@@ -67,7 +67,10 @@ function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 /** Starts the server as `npm start` does; `args` are extra Node flags (e.g. --cpu-prof). */
 export async function startServer(env: Record<string, string>, args: string[] = []): Promise<RunningServer> {
   const command = startCommand();
-  return startProcess(command.script, command.args, '/healthz', env, [...command.nodeArgs, ...args]);
+  // BENCH_SERVER_NODE_OPTIONS tries Node settings (e.g. heap caps) on the server without editing package.json.
+  const options = process.env.BENCH_SERVER_NODE_OPTIONS;
+  const fullEnv = options ? { ...env, NODE_OPTIONS: options } : env;
+  return startProcess(command.script, command.args, '/healthz', fullEnv, [...command.nodeArgs, ...args]);
 }
 
 /**
