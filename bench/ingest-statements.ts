@@ -1,0 +1,115 @@
+/**
+ * Where an ingest report's time goes, statement by statement, without HTTP: calls the ingest service
+ * (`ingestReport`) in this process for 50 house devices sending the benchmark's 100-reading reports one
+ * after another, with Kysely's query log timing every statement. Prints the time per report, the SQL time
+ * per report and each statement's share.
+ *
+ *   node bench/ingest-statements.ts [sqlite|postgres] [readings per report, default 100]
+ *
+ * Experiments (what the numbers in BENCHMARKS.md were measured with):
+ *   SQLITE_WAL_AUTOCHECKPOINT=10000   SQLite checkpoints less often (default 1000 pages)
+ *   PG_NAMED_STATEMENTS=1             PostgreSQL: each distinct SQL text as a named prepared statement
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { Kysely, type LogEvent, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import type { DB } from '../src/db/schema.ts';
+import { openSqlite } from '../src/db/sqlite-adapter.ts';
+import { createAccount } from '../src/modules/accounts/service.ts';
+import { createDevice } from '../src/modules/devices/service.ts';
+import { createFarm } from '../src/modules/farms/service.ts';
+import { ingestReport } from '../src/modules/ingest/service.ts';
+import { createBenchDatabase } from './lib/db.ts';
+import { reportReadings } from './lib/reports.ts';
+
+const engine = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
+const size = Number(process.argv[3] ?? 100);
+const WARM_ROUNDS = 10;
+const ROUNDS = 30;
+
+const stats = new Map<string, { n: number; ms: number }>();
+let logging = false;
+const log = (event: LogEvent) => {
+  if (!logging) return;
+  const key = event.query.sql.replace(/\s+/g, ' ').slice(0, 100);
+  const s = stats.get(key) ?? { n: 0, ms: 0 };
+  s.n++;
+  s.ms += event.queryDurationMillis;
+  stats.set(key, s);
+};
+
+/** Sends each distinct SQL text as a named statement, so PostgreSQL parses and plans it once per connection. */
+function nameStatements(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const named = (text: unknown, values: unknown, callback: unknown) => {
+      if (typeof text === 'string' && Array.isArray(values)) {
+        const name = `s${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+        return query({ name, text, values }, callback);
+      }
+      return query(text, values, callback);
+    };
+    Object.assign(client, { query: named });
+  });
+}
+
+const database = await createBenchDatabase(engine);
+let db: Kysely<DB>;
+if (engine === 'sqlite') {
+  const { database: sqlite, raw } = openSqlite(path.join(database.config.dataDir, 'farmstead.db'));
+  const checkpoint = process.env.SQLITE_WAL_AUTOCHECKPOINT;
+  if (checkpoint) raw.exec(`PRAGMA wal_autocheckpoint = ${Number(checkpoint)}`);
+  db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), log });
+} else {
+  const pool = new pg.Pool({ connectionString: database.config.databaseUrl ?? '', max: 1 });
+  if (process.env.PG_NAMED_STATEMENTS) nameStatements(pool);
+  db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
+}
+try {
+  await migrateToLatest(db);
+  const account = await createAccount(db, { name: 'Statements' });
+  const scope = { accountId: account.account_id, mode: 'live' as const };
+  const farm = await createFarm(db, scope, { name: 'Farm' });
+  const devices = [];
+  for (let i = 0; i < 50; i++) {
+    devices.push(await createDevice(db, scope, farm.id, { type: 'house', name: `House ${i + 1}` }));
+  }
+  const origin = Date.now();
+  const body = (seq: number) => ({
+    readings: reportReadings(origin, seq, size).map((r) => ({
+      metric: r.metric,
+      value: r.value,
+      at: new Date(r.at).toISOString(),
+    })),
+  });
+  for (let seq = 0; seq < WARM_ROUNDS; seq++) {
+    for (const d of devices) await ingestReport(db, { deviceId: d.id }, body(seq));
+  }
+  logging = true;
+  const started = performance.now();
+  let reports = 0;
+  for (let seq = WARM_ROUNDS; seq < WARM_ROUNDS + ROUNDS; seq++) {
+    for (const d of devices) {
+      await ingestReport(db, { deviceId: d.id }, body(seq));
+      reports++;
+    }
+  }
+  const total = performance.now() - started;
+  const sqlMs = [...stats.values()].reduce((a, s) => a + s.ms, 0);
+  const statements = [...stats.values()].reduce((a, s) => a + s.n, 0);
+  process.stdout.write(
+    `${engine}, ${size}-reading reports, one at a time: ${(total / reports).toFixed(3)} ms per report ` +
+      `(${Math.round((reports * size) / (total / 1000)).toLocaleString('en-US')} readings/s); ` +
+      `SQL ${(sqlMs / reports).toFixed(3)} ms in ${(statements / reports).toFixed(1)} statements\n`,
+  );
+  for (const [text, s] of [...stats].sort((a, b) => b[1].ms - a[1].ms)) {
+    process.stdout.write(
+      `${(s.ms / reports).toFixed(3).padStart(7)} ms  ${(s.n / reports).toFixed(2).padStart(5)} ×  ${text}\n`,
+    );
+  }
+} finally {
+  await db.destroy();
+  await database.drop();
+}
