@@ -4,7 +4,7 @@
  * the monthly ones (far past or future device clocks); the `readings.partitions` job keeps creating
  * the coming months. The per-row foreign key to devices is replaced by a trigger on devices that
  * deletes a deleted device's readings (farm deletes cascade to devices, so they reach it too): the
- * key cost a devices lookup per inserted reading, a quarter of the insert time.
+ * key cost a devices lookup per inserted reading, about a quarter of the insert rate.
  *
  * SQLite keeps one table (retention deletes in small batches there) and its foreign key, which costs
  * little on an embedded database.
