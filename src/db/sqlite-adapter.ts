@@ -26,6 +26,8 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   raw.exec('PRAGMA busy_timeout = 5000');
   raw.exec('PRAGMA temp_store = MEMORY');
   raw.exec('PRAGMA cache_size = -65536');
+  // Checkpoint the WAL less often: each checkpoint runs inside a committing call and stalls ingest.
+  raw.exec('PRAGMA wal_autocheckpoint = 10000');
   const cache = new Map<string, SqliteStatement>();
 
   const prepare = (sqlText: string): SqliteStatement => {
