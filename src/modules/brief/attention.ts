@@ -4,8 +4,8 @@
  */
 import type { AlertRule } from '../../domain/rules.ts';
 import { type LocalDateTime, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
+import { sunTimes } from '../../lib/solar.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
-import { sunTimes } from '../mcp/solar.ts';
 import type { ReadingSpan } from './repository.ts';
 
 /** Silence after which a device with no known reporting interval counts as quiet. */

@@ -9,7 +9,7 @@
  * cautious reading of "between dusk and dawn". A farm without coordinates cannot tell, so opening
  * doors there always needs the confirmation.
  */
-import { darknessAt, localClock } from './solar.ts';
+import { darknessAt, localClock } from '../../lib/solar.ts';
 
 export const MOVE_COMMANDS: readonly string[] = ['move.start', 'move.to_paddock'];
 export const AFTER_DARK_COMMANDS: readonly string[] = ['doors.open'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
-import { isDark } from './solar.ts';
+import { isDark } from '../../lib/solar.ts';
 import { connect, ERAS, longitudeForSolarHour, ok, refused } from './test-helpers.ts';
 
 /** POST through REST, asserting the status; returns the body. */

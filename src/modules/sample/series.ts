@@ -6,8 +6,8 @@
  */
 import { DOOR_NUMBERS } from '../../domain/house-state.ts';
 import { zoneOffsetMs } from '../../lib/local-time.ts';
+import { darknessAt, solarElevation } from '../../lib/solar.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
-import { darknessAt, solarElevation } from '../mcp/solar.ts';
 
 export interface SeriesReading {
   metric: string;
