@@ -322,4 +322,35 @@ forEachEngine('ingest', (t) => {
     }
     assert.equal(await readingCount(t(), device.id), 8);
   });
+
+  test('a scale head weight.kg with an eid is written to that animal’s history; an unknown eid is reported', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const scale = await addDevice(t(), acct.live_key, farm, { type: 'reader', name: 'Chute scale' });
+    const cow = await t().request('POST', `/v1/farms/${farm}/animals`, {
+      key: acct.live_key,
+      body: { species: 'cattle', name: 'Daisy', eid: '982000123456789' },
+    });
+    assert.equal(cow.status, 201);
+    const res = await report(t(), scale.device_key, {
+      readings: [
+        { metric: 'weight.kg', value: 512.5, eid: '982000123456789', at: '2026-05-01T08:00:00Z' },
+        { metric: 'weight.kg', value: 430, eid: '982000000000000', at: '2026-05-01T08:01:00Z' },
+      ],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.accepted, 2, 'both readings are stored on the scale');
+    assert.deepEqual(res.body.unmatched_eids, ['982000000000000']);
+    const history = await t().request(
+      'GET',
+      `/v1/farms/${farm}/events?subject_id=${cow.body.id}&type=weight`,
+      {
+        key: acct.live_key,
+      },
+    );
+    assert.equal(history.body.data.length, 1);
+    assert.equal(history.body.data[0].data.kg, 512.5);
+    assert.equal(history.body.data[0].at, '2026-05-01T08:00:00.000Z');
+    assert.equal(await readingCount(t(), scale.id), 2);
+  });
 });

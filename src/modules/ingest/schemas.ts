@@ -20,6 +20,14 @@ const IngestReading = Type.Object(
       }),
     ),
     at: Type.Optional(Type.String({ format: 'date-time', description: 'When measured (default: receipt).' })),
+    eid: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The animal's electronic id, for readings of an animal taken by a shared device (a scale head's weight.kg): the reading is also written to that animal's history.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -68,6 +76,12 @@ export const IngestResponse = Type.Object({
   commands: Type.Array(Type.Ref('Command'), {
     description: 'Commands waiting for the device; they are now delivered.',
   }),
+  unmatched_eids: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'EIDs in this report that match no animal on the farm (their readings are stored all the same).',
+    }),
+  ),
 });
 
 export type IngestInput = Static<typeof IngestBody>;
@@ -75,4 +89,5 @@ export interface IngestResult {
   ok: true;
   accepted: number;
   commands: Command[];
+  unmatched_eids?: string[];
 }

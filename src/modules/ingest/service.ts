@@ -8,6 +8,7 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';
+import { findAnimalByEid } from '../animals/service.ts';
 import { pickUpCommands } from '../commands/service.ts';
 import { inTransaction } from '../devices/repository.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
@@ -35,6 +36,50 @@ function prepareEvents(
     }
     return { type: e.type, data: e.data ?? {}, at };
   });
+}
+
+/**
+ * Readings that name an animal by EID (a scale head weighing animals in turn) also go into that animal's
+ * history: `weight.kg` as a `weight` event, other metrics as a `reading` event. Returns the EIDs that
+ * match no animal on the farm.
+ */
+async function recordAnimalReadings(
+  trx: Db,
+  device: { id: string; farm_id: string },
+  inputs: NonNullable<IngestInput['readings']>,
+  prepared: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>,
+): Promise<string[]> {
+  const unmatched = new Set<string>();
+  const animals = new Map<string, string | null>();
+  for (const [i, input] of inputs.entries()) {
+    const reading = prepared[i];
+    if (input.eid === undefined || !reading) continue;
+    if (!animals.has(input.eid)) {
+      animals.set(input.eid, (await findAnimalByEid(trx, device.farm_id, input.eid))?.id ?? null);
+    }
+    const animalId = animals.get(input.eid);
+    if (!animalId) {
+      unmatched.add(input.eid);
+      continue;
+    }
+    const weight = reading.metric === 'weight.kg';
+    await recordFarmEvent(trx, device.farm_id, {
+      type: weight ? 'weight' : 'reading',
+      subject_type: 'animal',
+      subject_id: animalId,
+      data: weight
+        ? { kg: reading.value, eid: input.eid, device_id: device.id }
+        : {
+            metric: reading.metric,
+            value: reading.value,
+            unit: reading.unit,
+            eid: input.eid,
+            device_id: device.id,
+          },
+      at: reading.at,
+    });
+  }
+  return [...unmatched];
 }
 
 function checkFinite(body: IngestInput): void {
@@ -102,6 +147,8 @@ export async function ingestReport(
       stored.push({ event_id: event.id, type: e.type, data: e.data, at: e.at });
     }
 
+    const unmatchedEids = await recordAnimalReadings(trx, device, input.readings ?? [], readings);
+
     const farm = await trx
       .selectFrom('farms')
       .selectAll()
@@ -117,6 +164,11 @@ export async function ingestReport(
     });
 
     const commands = await pickUpCommands(trx, device.id, now);
-    return { ok: true, accepted: readings.length, commands };
+    return {
+      ok: true,
+      accepted: readings.length,
+      commands,
+      ...(unmatchedEids.length > 0 ? { unmatched_eids: unmatchedEids } : {}),
+    };
   });
 }
