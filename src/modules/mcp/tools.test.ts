@@ -124,6 +124,17 @@ forEachEngine('mcp tools', (t) => {
           [26, 12],
         );
         assert.equal(series.data[0].unit, 'ppm');
+        const daily = await ok(c, 'get_readings', {
+          device_id: house.id,
+          metric: 'climate.nh3_ppm',
+          interval: '1d',
+          agg: 'count',
+        });
+        assert.equal(
+          daily.data.reduce((sum: number, r: any) => sum + r.value, 0),
+          2,
+          'aggregated buckets count both readings',
+        );
         const status = await ok(c, 'house_status', { house_id: house.id });
         assert.equal(status.farm_id, farmId);
         assert.equal(status.houses[0].latest_readings['climate.nh3_ppm'].value, 26);

@@ -13,7 +13,12 @@ import { listDevices } from '../../devices/service.ts';
 import { getFarm } from '../../farms/service.ts';
 import { HouseSchema } from '../../houses/schemas.ts';
 import { getHouse, getHouses, HOUSE_RECENT_COMMANDS } from '../../houses/service.ts';
-import { READINGS_DEFAULT_LIMIT, READINGS_MAX_LIMIT, ReadingSchema } from '../../readings/schemas.ts';
+import {
+  READINGS_DEFAULT_LIMIT,
+  READINGS_MAX_LIMIT,
+  ReadingSchema,
+  ReadingsQuery,
+} from '../../readings/schemas.ts';
 import { getReadings } from '../../readings/service.ts';
 import { confirmationNeeded } from '../safety.ts';
 import { toJsonSchema } from '../schema.ts';
@@ -60,7 +65,7 @@ const METRIC_LIST = METRICS.map((m) => `${m.name} (${m.unit}, ${m.meaning})`).jo
 export const getReadingsTool = defineTool({
   name: 'get_readings',
   title: 'Get readings',
-  description: `A time series of one device's readings, newest first: each reading has metric, value, unit and at. Give metric to get one series (devices may report any metric; the known ones are ${METRIC_LIST}) and since (ISO 8601) to start from a time, e.g. the last 24 hours. If has_more is true there are older readings in that window: narrow since or raise limit (up to ${READINGS_MAX_LIMIT}). Find device ids with list_devices, house_status or get_animal (trackers).`,
+  description: `A time series of one device's readings, newest first: each reading has metric, value, unit and at. Give metric to get one series (devices may report any metric; the known ones are ${METRIC_LIST}) and since (ISO 8601) to start from a time, e.g. the last 24 hours. If has_more is true there are older readings in that window: call again with before set to the oldest at shown. For a long span (a week, a season) give interval (1m, 5m, 1h, 1d) and agg (avg, min, max, sum, count, last) to get one point per metric and bucket instead of every raw reading. Find device ids with list_devices, house_status or get_animal (trackers).`,
   input: Type.Object(
     {
       device_id: Type.String({ minLength: 1, description: 'The device (an id from list_devices).' }),
@@ -81,6 +86,9 @@ export const getReadingsTool = defineTool({
           description: `How many readings, 1 to ${READINGS_MAX_LIMIT} (default ${READINGS_DEFAULT_LIMIT}).`,
         }),
       ),
+      before: ReadingsQuery.properties.before,
+      interval: ReadingsQuery.properties.interval,
+      agg: ReadingsQuery.properties.agg,
     },
     { additionalProperties: false },
   ),
@@ -98,7 +106,7 @@ export const getReadingsTool = defineTool({
       device_id,
       ...series,
       next_page: series.has_more
-        ? `More readings are older than the oldest shown: call get_readings with a later since, or a larger limit (up to ${READINGS_MAX_LIMIT}).`
+        ? `More readings are older than the oldest shown: call get_readings again with before set to ${series.data.at(-1)?.at ?? 'the oldest at shown'}.`
         : null,
     };
   },
