@@ -32,21 +32,34 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+const RANDOM_BITS = 80n;
+const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+let lastAt = -1;
+let lastRandom = 0n;
+
+function randomPart(at: number): bigint {
+  // Within one millisecond the random part counts up (as in monotonic ULIDs), so ids made in the same
+  // millisecond by this process still sort in the order they were made.
+  if (at === lastAt && lastRandom < RANDOM_MAX) {
+    lastRandom += 1n;
+    return lastRandom;
+  }
+  lastAt = at;
+  lastRandom = BigInt(`0x${randomBytes(10).toString('hex')}`) >> 1n; // leave headroom to count up
+  return lastRandom;
+}
+
 /**
- * A prefixed, time-sortable id (ULID-like: 10 characters of milliseconds, then 16 random).
- * `at` lets a record carry the same millisecond as its created_at, so ordering by id equals
- * ordering by (created_at, id).
+ * A prefixed, time-sortable id (ULID-like: 10 characters of milliseconds, then 16 of randomness that
+ * count up within a millisecond). `at` lets a record carry the same millisecond as its created_at, so
+ * ordering by id equals ordering by (created_at, id).
  */
 export function newId(kind: IdKind, at: number = Date.now()): string {
-  const bytes = randomBytes(10);
+  let n = randomPart(at);
   let rand = '';
   for (let i = 0; i < 16; i++) {
-    // 80 random bits → 16 base-32 characters (5 bits each).
-    const bit = i * 5;
-    const byte = bit >> 3;
-    const shift = bit & 7;
-    const word = ((bytes[byte] ?? 0) << 8) | (bytes[byte + 1] ?? 0);
-    rand += CROCKFORD[(word >> (11 - shift)) & 31];
+    rand = CROCKFORD[Number(n & 31n)] + rand;
+    n >>= 5n;
   }
   return `${ID_PREFIX[kind]}_${encodeTime(at)}${rand}`;
 }

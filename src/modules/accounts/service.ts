@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { toIso } from '../../lib/time.ts';
@@ -35,7 +36,7 @@ export async function createAccount(db: Db, input: { name: string }): Promise<Ne
       sample_farm_id: farm.id,
     };
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }
 
 /**

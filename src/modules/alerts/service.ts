@@ -2,7 +2,9 @@
  * Alert operations for callers with an API key (REST, MCP, the brief). Alerts open, escalate and
  * resolve automatically in the engine (engine.ts); people acknowledge and resolve them here.
  */
+
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
@@ -13,10 +15,6 @@ import type { Alert, AlertStatusFilter } from './schemas.ts';
 
 export { toAlert } from './repository.ts';
 export type { Alert, AlertStatusFilter } from './schemas.ts';
-
-function inTransaction<T>(db: Db, run: (trx: Db) => Promise<T>): Promise<T> {
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
-}
 
 /**
  * A farm's alerts, most urgent first (urgent, watch, info), then newest. `status` defaults to

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { conflict } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
@@ -127,7 +128,7 @@ export async function createAnimal(
     await emitEvent(trx, farm.id, 'animal.created', animal, now);
     return animal;
   };
-  return withEidGuard(input.eid ?? null, () => (db.isTransaction ? run(db) : db.transaction().execute(run)));
+  return withEidGuard(input.eid ?? null, () => inTransaction(db, run));
 }
 
 /**
@@ -184,7 +185,7 @@ export async function updateAnimal(
     }
     return toAnimal(next);
   };
-  return withEidGuard(patch.eid ?? null, () => (db.isTransaction ? run(db) : db.transaction().execute(run)));
+  return withEidGuard(patch.eid ?? null, () => inTransaction(db, run));
 }
 
 /** Logs an animal's move from where `row` says it was to `to`; `reason` says why when not a PATCH. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
@@ -7,7 +8,7 @@ import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { inTransaction, loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
+import { loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
 import { mergeState } from '../devices/state.ts';
 import type { Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Trx } from '../../db/schema.ts';
+import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -54,9 +54,4 @@ export async function loadDevice(
     .executeTakeFirst();
   if (!row) throw notFound(what, deviceId);
   return row;
-}
-
-/** Runs `fn` in the caller's transaction when given one, else in a new one. */
-export function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db as Trx) : db.transaction().execute(fn);
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import type { DeviceCaller } from '../../http/auth.ts';
 import { invalid } from '../../http/errors.ts';
@@ -8,7 +9,7 @@ import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type DeviceRow, inTransaction, loadDevice, toDevice } from './repository.ts';
+import { type DeviceRow, loadDevice, toDevice } from './repository.ts';
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
@@ -48,7 +49,7 @@ export async function recordFarmEvent(
     await emitEvent(trx, farmId, 'event.created', event, now);
     return event;
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }
 
 /** The farm's event log, newest `at` first; pages by (at, id). */
@@ -94,7 +95,7 @@ export async function createEvent(
       now,
     );
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }
 
 export async function updateEvent(

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordMove } from '../animals/service.ts';
@@ -129,7 +130,7 @@ export async function updateGroup(
     if (moved) await recordGroupMove(trx, row, next.paddock_id, null, now);
     return toGroup(next);
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }
 
 /**
@@ -157,5 +158,5 @@ export async function deleteGroup(
     await trx.deleteFrom('animal_groups').where('id', '=', row.id).execute();
     return { id: row.id, deleted: true };
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }

@@ -4,13 +4,13 @@
  * the response.
  */
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, invalid } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';
 import { findAnimalByEid } from '../animals/service.ts';
 import { pickUpCommands } from '../commands/service.ts';
-import { inTransaction } from '../devices/repository.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { prepareReadings, storeReadings } from '../readings/service.ts';

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordMove } from '../animals/service.ts';
@@ -102,5 +103,5 @@ export async function deletePaddock(
     await trx.deleteFrom('paddocks').where('id', '=', row.id).execute();
     return { id: row.id, deleted: true };
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }

@@ -4,7 +4,9 @@
  * and recent farm events. It is built through the same service functions the API uses, so it is
  * always valid; `resetSampleFarm` puts it back as new.
  */
+
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../http/errors.ts';
 import { localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
@@ -392,7 +394,7 @@ export async function createSampleFarm(db: Db, scope: Scope, now: number = Date.
     await seedSampleFarm(trx, { accountId: scope.accountId, mode: 'test' }, farm.id, now);
     return farm;
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }
 
 /**
@@ -416,5 +418,5 @@ export async function resetSampleFarm(
     await seedSampleFarm(trx, scope, farm.id, now);
     return toFarm({ ...farm, ...restored });
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return inTransaction(db, run);
 }

@@ -10,14 +10,16 @@
  *     schedule, succeeded, failed; a 410 disables the webhook) in one transaction.
  * Delivery is at least once: a receiver may see an event again after a crash, and de-duplicates by event id.
  */
+
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Engine } from '../../db/database.ts';
-import type { DB, Db, Trx } from '../../db/schema.ts';
+import type { DB, Db } from '../../db/schema.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../../db/tables/webhooks.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { newId } from '../../lib/ids.ts';
 import { toIso } from '../../lib/time.ts';
 import { subscribesTo } from './repository.ts';
@@ -41,11 +43,6 @@ export type DeliverySettings = Pick<
 
 /** How long past the receiver's deadline a lease lasts, so recording the attempt never races a new claim. */
 export const LEASE_MARGIN_MS = 30_000;
-
-function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work(db as Trx);
-  return (db as Kysely<DB>).transaction().execute(work);
-}
 
 // ---------------------------------------------------------------------------------------------- dispatch
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { isWebhookEventName, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
@@ -129,8 +130,7 @@ export async function updateWebhook(
       await trx.updateTable('webhooks').set(patch).where('id', '=', row.id).execute();
     if (disabling) await disableWebhook(trx, row.id, `Disabled with PATCH at ${toIso(now)}.`, now);
   };
-  if (db.isTransaction) await run(db);
-  else await db.transaction().execute(run);
+  await inTransaction(db, run);
   return getWebhook(db, scope, id);
 }
 
