@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
 import { createAnimal, findAnimalByEid, getAnimalHistory } from './service.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -331,48 +332,21 @@ forEachEngine('animals', (t) => {
   });
 
   test("another account's and the other mode's animals are 404 on every endpoint", async () => {
-    const a = await t().account();
-    const b = await t().account();
-    const farm = await liveFarm(t(), a.live_key);
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
-      key: a.live_key,
-      body: { species: 'cattle' },
+    const { owner, outsider, farm, id } = await expectHiddenFromOutsiders(t(), {
+      collection: 'animals',
+      createBody: { species: 'cattle' },
+      patchBody: { name: 'x' },
     });
-    const sampleAnimal = await t().request('POST', `/v1/farms/${a.sample_farm_id}/animals`, {
-      key: a.test_key,
-      body: { species: 'cattle' },
-    });
-    const attempts: [string, string, string, unknown?][] = [
-      [b.live_key, 'GET', `/v1/farms/${farm}/animals`],
-      [b.live_key, 'POST', `/v1/farms/${farm}/animals`, { species: 'cattle' }],
-      [b.live_key, 'GET', `/v1/animals/${animal.body.id}`],
-      [b.live_key, 'PATCH', `/v1/animals/${animal.body.id}`, { name: 'x' }],
-      [b.live_key, 'DELETE', `/v1/animals/${animal.body.id}`],
-      [a.test_key, 'GET', `/v1/farms/${farm}/animals`],
-      [a.test_key, 'POST', `/v1/farms/${farm}/animals`, { species: 'cattle' }],
-      [a.test_key, 'GET', `/v1/animals/${animal.body.id}`],
-      [a.test_key, 'PATCH', `/v1/animals/${animal.body.id}`, { name: 'x' }],
-      [a.test_key, 'DELETE', `/v1/animals/${animal.body.id}`],
-      [a.live_key, 'GET', `/v1/farms/${a.sample_farm_id}/animals`],
-      [a.live_key, 'POST', `/v1/farms/${a.sample_farm_id}/animals`, { species: 'cattle' }],
-      [a.live_key, 'GET', `/v1/animals/${sampleAnimal.body.id}`],
-      [a.live_key, 'PATCH', `/v1/animals/${sampleAnimal.body.id}`, { name: 'x' }],
-      [a.live_key, 'DELETE', `/v1/animals/${sampleAnimal.body.id}`],
-      [b.test_key, 'GET', `/v1/animals/${sampleAnimal.body.id}`],
-    ];
-    for (const [key, method, url, body] of attempts) {
-      expectError(await t().request(method, url, { key, body }), 404, 'not_found');
-    }
-    const missing = await t().request('GET', '/v1/animals/ani_doesnotexist', { key: b.live_key });
-    const foreign = await t().request('GET', `/v1/animals/${animal.body.id}`, { key: b.live_key });
+    const missing = await t().request('GET', '/v1/animals/ani_doesnotexist', { key: outsider.live_key });
+    const foreign = await t().request('GET', `/v1/animals/${id}`, { key: outsider.live_key });
     assert.equal(
-      foreign.body.error.message.replace(animal.body.id, 'ID'),
+      foreign.body.error.message.replace(id, 'ID'),
       missing.body.error.message.replace('ani_doesnotexist', 'ID'),
       'a foreign animal reads exactly like a missing one',
     );
-    const still = await t().request('GET', `/v1/animals/${animal.body.id}`, { key: a.live_key });
+    const still = await t().request('GET', `/v1/animals/${id}`, { key: owner.live_key });
     assert.equal(still.body.name, null, 'nothing changed');
-    const list = await t().request('GET', `/v1/farms/${farm}/animals`, { key: a.live_key });
+    const list = await t().request('GET', `/v1/farms/${farm}/animals`, { key: owner.live_key });
     assert.equal(list.body.data.length, 1, 'nothing created');
   });
 
