@@ -214,6 +214,32 @@ export async function recordMove(
   );
 }
 
+/**
+ * Takes every animal out of a group or paddock that is being deleted: clears the reference and logs a
+ * `move` for each (reason `group_deleted` or `paddock_deleted`). Runs in the caller's transaction.
+ */
+export async function removeAnimalsFrom(
+  trx: Db,
+  farmId: string,
+  field: 'group_id' | 'paddock_id',
+  id: string,
+  now: number,
+): Promise<void> {
+  const animals = await trx
+    .selectFrom('animals')
+    .select(['id', 'farm_id', 'group_id', 'paddock_id'])
+    .where('farm_id', '=', farmId)
+    .where(field, '=', id)
+    .execute();
+  const reason = field === 'group_id' ? 'group_deleted' : 'paddock_deleted';
+  for (const animal of animals) {
+    const to = { group_id: animal.group_id, paddock_id: animal.paddock_id, [field]: null };
+    await recordMove(trx, animal, to, reason, now);
+  }
+  const cleared = field === 'group_id' ? { group_id: null } : { paddock_id: null };
+  await trx.updateTable('animals').set(cleared).where(field, '=', id).execute();
+}
+
 /** Deletes the animal. Its farm events stay in the log (history is not rewritten). */
 export async function deleteAnimal(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
   const row = await loadAnimal(db, scope, id);

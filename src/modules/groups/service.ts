@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
-import { recordMove } from '../animals/service.ts';
+import { removeAnimalsFrom } from '../animals/service.ts';
 import { parseDateInput } from '../events/inputs.ts';
 import { requireReference } from '../events/references.ts';
 import { recordFarmEvent } from '../events/service.ts';
@@ -145,16 +145,7 @@ export async function deleteGroup(
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
     const row = await loadGroup(trx, scope, id);
-    const members = await trx
-      .selectFrom('animals')
-      .select(['id', 'farm_id', 'group_id', 'paddock_id'])
-      .where('farm_id', '=', row.farm_id)
-      .where('group_id', '=', row.id)
-      .execute();
-    for (const animal of members) {
-      await recordMove(trx, animal, { group_id: null, paddock_id: animal.paddock_id }, 'group_deleted', now);
-    }
-    await trx.updateTable('animals').set({ group_id: null }).where('group_id', '=', row.id).execute();
+    await removeAnimalsFrom(trx, row.farm_id, 'group_id', row.id, now);
     await trx.deleteFrom('animal_groups').where('id', '=', row.id).execute();
     return { id: row.id, deleted: true };
   };

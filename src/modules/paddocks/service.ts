@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
-import { recordMove } from '../animals/service.ts';
+import { removeAnimalsFrom } from '../animals/service.ts';
 import { parseDateInput } from '../events/inputs.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { recordGroupMove } from '../groups/service.ts';
@@ -78,15 +78,7 @@ export async function deletePaddock(
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
     const row = await loadPaddock(trx, scope, id);
-    const animals = await trx
-      .selectFrom('animals')
-      .select(['id', 'farm_id', 'group_id', 'paddock_id'])
-      .where('farm_id', '=', row.farm_id)
-      .where('paddock_id', '=', row.id)
-      .execute();
-    for (const animal of animals) {
-      await recordMove(trx, animal, { group_id: animal.group_id, paddock_id: null }, 'paddock_deleted', now);
-    }
+    await removeAnimalsFrom(trx, row.farm_id, 'paddock_id', row.id, now);
     const groups = await trx
       .selectFrom('animal_groups')
       .select(['id', 'farm_id', 'paddock_id'])
@@ -94,7 +86,6 @@ export async function deletePaddock(
       .where('paddock_id', '=', row.id)
       .execute();
     for (const group of groups) await recordGroupMove(trx, group, null, 'paddock_deleted', now);
-    await trx.updateTable('animals').set({ paddock_id: null }).where('paddock_id', '=', row.id).execute();
     await trx
       .updateTable('animal_groups')
       .set({ paddock_id: null })
