@@ -1,0 +1,132 @@
+/**
+ * The OpenAPI document's frame: the named (shared) schemas, the tags, servers and security, set once
+ * here. Each route brings its own operationId, summary, description and responses (see docs/api.md,
+ * "The OpenAPI document").
+ */
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import type { TSchema } from 'typebox';
+import { ErrorSchema } from './http/schemas.ts';
+import { AlertSchema } from './modules/alerts/schemas.ts';
+import { AnimalSchema } from './modules/animals/schemas.ts';
+import { BriefSchema } from './modules/brief/schemas.ts';
+import {
+  CommandRequestSchema,
+  DeviceCommandSchema,
+  HouseCommandSchema,
+} from './modules/commands/request-schema.ts';
+import { CommandSchema } from './modules/commands/schemas.ts';
+import { DeviceKeySchema, DeviceSchema } from './modules/devices/schemas.ts';
+import { EventSchema } from './modules/events/schemas.ts';
+import { FarmSchema } from './modules/farms/schemas.ts';
+import { GroupSchema } from './modules/groups/schemas.ts';
+import { HouseSchema } from './modules/houses/schemas.ts';
+import { KeySchema } from './modules/keys/schemas.ts';
+import { PaddockSchema } from './modules/paddocks/schemas.ts';
+import { ReadingSchema } from './modules/readings/schemas.ts';
+import { TaskSchema } from './modules/tasks/schemas.ts';
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookSchema } from './modules/webhooks/schemas.ts';
+
+/**
+ * The schemas with an `$id`: routes refer to them with `Type.Ref('<$id>')`, the document shows them
+ * as components, and MCP tool schemas inline them (modules/mcp/schema.ts).
+ */
+export const SHARED_SCHEMAS: readonly TSchema[] = [
+  ErrorSchema,
+  FarmSchema,
+  KeySchema,
+  AlertSchema,
+  AnimalSchema,
+  GroupSchema,
+  PaddockSchema,
+  TaskSchema,
+  EventSchema,
+  DeviceSchema,
+  DeviceKeySchema,
+  ReadingSchema,
+  CommandSchema,
+  HouseSchema,
+  WebhookSchema,
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  BriefSchema,
+];
+
+/** Schemas only the document shows (a request body described more precisely than it is checked). */
+const DOCUMENT_SCHEMAS: readonly TSchema[] = [HouseCommandSchema, DeviceCommandSchema, CommandRequestSchema];
+
+/** Every tag an operation may carry, in the order a reader meets them. */
+export const TAGS = [
+  { name: 'Farms', description: 'Farms, the morning brief and the sample farm reset.' },
+  { name: 'Animals', description: 'Animals on a farm: tags, EIDs, groups, paddocks, custom fields.' },
+  { name: 'Groups', description: 'Herds, flocks, pens and litters.' },
+  { name: 'Paddocks', description: 'Paddocks with acres, rest targets and last grazing.' },
+  {
+    name: 'Devices',
+    description: 'Devices (houses, trackers, sensors), their keys, readings and commands.',
+  },
+  { name: 'Houses', description: 'Mobile poultry houses: state, latest readings and recent commands.' },
+  {
+    name: 'Alerts',
+    description: 'Alerts opened by threshold rules and device alarms; acknowledge and resolve.',
+  },
+  { name: 'Tasks', description: 'Tasks for the crew.' },
+  {
+    name: 'Farm events',
+    description: 'The farm event log: treatments, weights, moves, notes, device events.',
+  },
+  { name: 'Webhooks', description: 'Webhook subscriptions and their deliveries.' },
+  { name: 'Account', description: 'The calling account, its API keys and its usage.' },
+  {
+    name: 'Device ingest',
+    description: 'What devices call with their own device key (rd_…): reports and their commands.',
+  },
+  { name: 'Catalog', description: 'The public catalog: metrics, commands, rules and webhook events.' },
+] as const;
+
+export type TagName = (typeof TAGS)[number]['name'];
+
+export interface OpenApiOptions {
+  version: string;
+}
+
+/**
+ * Registers @fastify/swagger and the named schemas. Call before the routes: the onRoute hook gives
+ * every operation its security from the route's `config.auth` (none: `security: []`, said explicitly).
+ */
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Farmstead API',
+        version: options.version,
+        description:
+          'The farm and ranch platform: farms, animals, groups, paddocks, devices, readings, commands, alerts, tasks, events, webhooks, keys, usage, the brief and the catalog. Every failure is an Error object `{error: {code, message, param?}}`; the codes are stable (see each operation).',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Farmstead' },
+      },
+      // Relative: the document is served by the API it describes, so clients resolve paths against
+      // the address they fetched it from (works behind any proxy or host name).
+      servers: [{ url: '/', description: 'This server' }],
+      tags: TAGS.map((tag) => ({ ...tag })),
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: rk_live_… or rk_test_…' },
+          deviceKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Device key: rd_… (device endpoints only)',
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth ?? 'api';
+    if (route.schema && !route.schema.security) {
+      route.schema.security = auth === 'none' ? [] : [auth === 'device' ? { deviceKey: [] } : { apiKey: [] }];
+    }
+  });
+  for (const schema of [...SHARED_SCHEMAS, ...DOCUMENT_SCHEMAS]) app.addSchema(schema);
+}
