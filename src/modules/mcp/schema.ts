@@ -33,7 +33,9 @@ export function toJsonSchema(schema: TSchema | JsonObject): JsonObject {
     if (typeof node.$ref === 'string' && Object.keys(node).length === 1) {
       const target = REFS[node.$ref];
       if (!target) throw new Error(`toJsonSchema: no schema for $ref ${node.$ref}`);
-      return resolve(JSON.parse(JSON.stringify(target)));
+      // The document's examples would only lengthen every tool schema that inlines the resource.
+      const { examples: _documentOnly, ...inline } = JSON.parse(JSON.stringify(target)) as JsonObject;
+      return resolve(inline);
     }
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) if (key !== '$id') out[key] = resolve(child);
