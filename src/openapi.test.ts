@@ -45,6 +45,7 @@ forEachEngine('the OpenAPI document', (t) => {
 
   test('version 2026-10-18, a relative server, and every tag defined at the top with a description', () => {
     assert.equal(doc.info.version, '2026-10-18');
+    assert.equal(doc.info.license.identifier, 'Apache-2.0', 'the LICENSE file');
     assert.deepEqual(doc.servers, [{ url: '/', description: 'This server' }]);
     assert.deepEqual(
       doc.tags.map((tag: Json) => tag.name),

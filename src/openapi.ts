@@ -103,7 +103,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         version: options.version,
         description:
           'The farm and ranch platform: farms, animals, groups, paddocks, devices, readings, commands, alerts, tasks, events, webhooks, keys, usage, the brief and the catalog. Every failure is an Error object `{error: {code, message, param?}}`; the codes are stable (see each operation).',
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Farmstead' },
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       // Relative: the document is served by the API it describes, so clients resolve paths against
       // the address they fetched it from (works behind any proxy or host name).
