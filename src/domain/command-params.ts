@@ -264,7 +264,13 @@ export function paramsJsonSchema(spec: CommandSpec): JsonSchema {
   const schema: JsonSchema = { type: 'object', properties, additionalProperties: false };
   const required = spec.params.filter((p) => p.required).map((p) => p.name);
   if (required.length > 0) schema.required = required;
-  if (spec.atLeastOneOf) schema.anyOf = spec.atLeastOneOf.map((name) => ({ required: [name] }));
+  if (spec.atLeastOneOf) {
+    // Each branch repeats its property so generated clients type it (a bare `required` reads as unknown).
+    schema.anyOf = spec.atLeastOneOf.map((name) => ({
+      required: [name],
+      properties: { [name]: properties[name] },
+    }));
+  }
   if (spec.atMostOneOf) {
     // "With this one, none of the others": said per member, so every name used is a declared property.
     const names = spec.atMostOneOf;

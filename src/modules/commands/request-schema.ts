@@ -13,6 +13,20 @@ import { QueueCommandBody } from './schemas.ts';
 
 const EXPIRES_IN_S = QueueCommandBody.properties.expires_in_s;
 
+/**
+ * The params schema without `default`s: the server fills them in, but client generators read a default
+ * as "always present" and would make the caller send it. Each description already names the default.
+ */
+function withoutDefaults(params: JsonSchema): JsonSchema {
+  const properties = Object.fromEntries(
+    Object.entries(params.properties as Record<string, JsonSchema>).map(([name, schema]) => {
+      const { default: _filledByServer, ...rest } = schema;
+      return [name, rest];
+    }),
+  );
+  return { ...params, properties };
+}
+
 /** One branch: `command` fixed to the name, `params` as the registry describes them. */
 function commandBranch(spec: CommandSpec, deviceTypes: readonly string[]): JsonSchema {
   const needsParams = spec.params.some((p) => p.required) || (spec.atLeastOneOf?.length ?? 0) > 0;
@@ -24,7 +38,7 @@ function commandBranch(spec: CommandSpec, deviceTypes: readonly string[]): JsonS
     required: needsParams ? ['command', 'params'] : ['command'],
     properties: {
       command: { type: 'string', const: spec.name },
-      params: paramsJsonSchema(spec),
+      params: withoutDefaults(paramsJsonSchema(spec)),
       expires_in_s: EXPIRES_IN_S,
     },
     additionalProperties: false,
