@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../db/schema.ts';
 import { deviceCaller } from '../../http/auth.ts';
-import { BODY_ERRORS, described, errorResponses } from '../../http/schemas.ts';
+import { described, errorResponses } from '../../http/schemas.ts';
 import { IngestBody, IngestResponse } from './schemas.ts';
 import { ingestReport } from './service.ts';
 
