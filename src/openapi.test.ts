@@ -163,7 +163,7 @@ forEachEngine('the OpenAPI document', (t) => {
       const text = JSON.stringify(field);
       assert.match(text, /"format":"date-time"/);
       assert.match(text, /a date \(2026-05-01, midnight UTC\) or a date-time/);
-      assert.match(text, /without an offset is UTC/);
+      assert.match(text, /a date-time with its offset/);
     }
   });
 
