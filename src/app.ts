@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -144,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
+  registerIdempotency(app, { db });
 
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,
