@@ -22,7 +22,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The unique key every process claims through: the first insert wins, duplicates wait and replay.
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['scope', 'key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+  await db.schema
+    .createIndex('idempotency_keys_expiry')
+    .on('idempotency_keys')
+    .column('expires_at')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -168,7 +168,10 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
   // Every tool that changes something takes idempotency_key.
   const writes = def.annotations.readOnlyHint === false;
   const input = writes
-    ? Type.Object({ ...def.input.properties, idempotency_key: IdempotencyKeyArg }, { additionalProperties: false })
+    ? Type.Object(
+        { ...def.input.properties, idempotency_key: IdempotencyKeyArg },
+        { additionalProperties: false },
+      )
     : def.input;
   const advertised =
     writes && def.advertisedInput
