@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
+import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { ErrorSchema } from './http/schemas.ts';
@@ -91,7 +92,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, config);
 
   registerValidation(app);
   registerErrorHandling(app);
