@@ -118,7 +118,7 @@ for (const engine of ENGINES) {
         const r = await fetch(`http://127.0.0.1:${port}/v1/catalog`).catch(() => null);
         return r?.status === 200 ? r : null;
       });
-      assert.ok(Array.isArray((await res.json()).metrics));
+      assert.ok(Array.isArray(((await res.json()) as { metrics?: unknown }).metrics));
     });
   });
 }
