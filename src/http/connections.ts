@@ -17,7 +17,7 @@ type Timeouts = Pick<
 >;
 
 /** How long a refused connection may linger for its answer to be read. */
-const REFUSED_LINGER_MS = 5_000;
+const REFUSED_LINGER_MS = 2_000;
 
 /** Fastify options for the timeouts (`http` goes to Node's http.createServer). */
 export function timeoutOptions(config: Timeouts) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../test/harness.ts';
-import { addDevice, createLiveFarm, report } from '../modules/devices/test-helpers.ts';
+import { addDevice, createLiveFarm, outboxEvents, report } from '../modules/devices/test-helpers.ts';
 import { callTool, connect, ERAS, ok } from '../modules/mcp/test-helpers.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from './idempotency-store.ts';
@@ -231,6 +231,32 @@ forEachEngine('idempotency', (t) => {
     const b = await t().request('POST', '/v1/ingest', { key: two.device_key, body, headers: withKey('r') });
     assert.equal(a.headers['idempotent-replayed'], undefined);
     assert.equal(b.headers['idempotent-replayed'], undefined);
+  });
+
+  test('a device answering a command retries safely: the first answer is replayed', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    const queued = await t().request('POST', `/v1/devices/${house.id}/commands`, {
+      key: acct.live_key,
+      body: { command: 'lights.set', params: { mode: 'on' } },
+    });
+    assert.equal(queued.status, 201);
+    await t().request('GET', '/v1/device/commands', { key: house.device_key });
+    const answer = () =>
+      t().request('POST', `/v1/device/commands/${queued.body.id}`, {
+        key: house.device_key,
+        body: { status: 'done', result: { lights: 'on' } },
+        headers: withKey('answer-1'),
+      });
+    const first = await answer();
+    assert.equal(first.status, 200);
+    const retry = await answer();
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(retry.body, first.body);
+    const done = await outboxEvents(t(), farm, 'command.done');
+    assert.equal(done.length, 1, 'one command.done event');
   });
 
   test('a pending claim waits, then is 409 while the first still runs; a crashed claim runs again', async () => {
