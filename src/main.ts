@@ -1,7 +1,7 @@
 /**
- * Entry point (with no command or `help`: usage). `serve` runs the service; `accounts create --name NAME [--json]` creates an
- * account with its sample farm and prints its keys; `worker` runs only the background jobs (webhook
- * delivery included), with no HTTP listener.
+ * Entry point. `serve` runs the service; `accounts create --name NAME [--json]` creates an account with
+ * its sample farm and prints its keys; `worker` runs only the background jobs (webhook delivery included),
+ * with no HTTP listener; no command, `help`, `--help` or `-h` print the usage.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -38,25 +38,36 @@ function saveFirstAccount(account: NewAccount, dataDir: string): string {
   return file;
 }
 
+/** `file` null: the keys file could not be written, so the keys are printed whatever the output (else lost). */
 function printFirstAccount(
   account: NewAccount,
-  where: { port: number; host: string; file: string; showKeys: boolean },
+  where: { port: number; host: string; file: string | null; showKeys: boolean },
 ): void {
   const line = '='.repeat(72);
-  const keys = where.showKeys
-    ? [
-        `   live key       ${account.live_key}`,
-        `   test key       ${account.test_key}   (works on the sample farm)`,
-      ]
-    : ['   keys           not printed: this output is not a terminal and may end up in service logs'];
+  const keys =
+    where.showKeys || where.file === null
+      ? [
+          `   live key       ${account.live_key}`,
+          `   test key       ${account.test_key}   (works on the sample farm)`,
+        ]
+      : ['   keys           not printed: this output is not a terminal and may end up in service logs'];
+  const intro =
+    where.file === null
+      ? [
+          ` The keys file (${FIRST_START_KEYS_FILE} in FARMSTEAD_DATA) could not be written, so here are the keys:`,
+          " store them now; only the keys' hashes are kept, so they cannot be shown again.",
+        ]
+      : [
+          ` Its live and test keys are in ${where.file}`,
+          ' (readable by this user only). Store them somewhere safe, then delete that file:',
+          " only the keys' hashes are kept, so they cannot be shown again.",
+        ];
   process.stdout.write(
     [
       '',
       line,
       ' Farmstead: first start. An account was created with a sample farm.',
-      ` Its live and test keys are in ${where.file}`,
-      ' (readable by this user only). Store them somewhere safe, then delete that file:',
-      " only the keys' hashes are kept, so they cannot be shown again.",
+      ...intro,
       '',
       `   account        ${account.account_id}`,
       ...keys,
@@ -78,7 +89,12 @@ async function serve(): Promise<void> {
   const first = await bootstrapFirstAccount(database);
   await app.listen({ host: config.host, port: config.port });
   if (first) {
-    const file = saveFirstAccount(first, config.dataDir);
+    let file: string | null = null;
+    try {
+      file = saveFirstAccount(first, config.dataDir);
+    } catch (err) {
+      app.log.warn({ err, dataDir: config.dataDir }, 'could not write the first start keys file');
+    }
     printFirstAccount(first, {
       port: config.port,
       host: config.host,
