@@ -7,7 +7,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
+import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
@@ -53,7 +55,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, config);
 
   registerValidation(app);
   registerErrorHandling(app);
@@ -79,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { version: API_VERSION });
 
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
+  registerIdempotency(app, { db });
 
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,

@@ -103,9 +103,35 @@ forEachEngine('the OpenAPI document', (t) => {
       '413',
       '415',
     ]);
+    assert.deepEqual(responses('/v1/animals/{id}', 'patch'), [
+      '200',
+      '400',
+      '401',
+      '404',
+      '409',
+      '413',
+      '415',
+    ]);
     assert.deepEqual(responses('/v1/device/commands', 'get'), ['200', '401']);
     assert.deepEqual(responses('/v1/farms', 'get'), ['200', '400', '401']);
     assert.match(doc.paths['/v1/keys/{id}'].delete.responses['409'].description, /last live key/);
+  });
+
+  test('every POST documents Idempotency-Key, its replay header and its 400 and 409', () => {
+    for (const { path, method, op } of operations(doc)) {
+      if (method !== 'post') continue;
+      const header = op.parameters?.find((p: Json) => p.name === 'Idempotency-Key');
+      assert.equal(header?.in, 'header', path);
+      assert.match(op.responses['409'].description, /Idempotency-Key was already used/, path);
+      assert.match(op.responses['400'].description, /Idempotency-Key is not 1 to 255 characters/, path);
+      const ok = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'));
+      assert.ok(ok?.[1].headers['Idempotent-Replayed'], path);
+    }
+    // A conflict of the operation's own comes first, the idempotency one after it.
+    assert.match(
+      doc.paths['/v1/alerts/{id}/acknowledge'].post.responses['409'].description,
+      /^conflict: The alert is resolved.* Or conflict: Idempotency-Key/,
+    );
   });
 
   test('security: API key, device key on device routes, and none on the catalog', () => {

@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './http/idempotency-store.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';
 import { AnimalSchema } from './modules/animals/schemas.ts';
@@ -86,6 +87,70 @@ export const TAGS = [
 
 export type TagName = (typeof TAGS)[number]['name'];
 
+/** The parts of the generated document that documentIdempotency touches. */
+interface DocumentResponse {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: unknown;
+}
+interface DocumentOperation {
+  parameters?: unknown[];
+  responses: Record<string, DocumentResponse>;
+}
+interface OpenApiDocument {
+  paths: Record<string, { post?: DocumentOperation }>;
+}
+
+/** What Idempotency-Key adds to an error status of a POST (see http/idempotency.ts). */
+const IDEMPOTENCY_ERRORS: Record<string, string> = {
+  '400': 'invalid_request: Idempotency-Key is not 1 to 255 characters.',
+  '409':
+    'conflict: Idempotency-Key was already used with a different request, or its first request is still running.',
+};
+
+/**
+ * Every documented POST takes `Idempotency-Key` (http/idempotency.ts; the only POST route that opts out,
+ * /mcp, is hidden): the header, its replay marker and its two errors are added here once rather than on
+ * each route, where a `headers` schema would also change how the header is checked.
+ */
+function documentIdempotency<D extends OpenApiDocument>(document: D): D {
+  for (const item of Object.values(document.paths)) {
+    const post = item.post;
+    if (!post) continue;
+    post.parameters = [
+      ...(post.parameters ?? []),
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice.',
+        schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+      },
+    ];
+    for (const [status, response] of Object.entries(post.responses)) {
+      if (!status.startsWith('2')) continue;
+      response.headers = {
+        'Idempotent-Replayed': {
+          description:
+            '`true` when this is the stored response of an earlier request with the same Idempotency-Key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      };
+    }
+    for (const [status, meaning] of Object.entries(IDEMPOTENCY_ERRORS)) {
+      const existing = post.responses[status];
+      post.responses[status] = existing
+        ? { ...existing, description: `${existing.description} Or ${meaning}` }
+        : {
+            description: meaning,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          };
+    }
+  }
+  return document;
+}
+
 export interface OpenApiOptions {
   version: string;
 }
@@ -121,6 +186,10 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? documentIdempotency(document.openapiObject as typeof document.openapiObject & OpenApiDocument)
+        : document.swaggerObject,
   });
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth ?? 'api';
