@@ -6,8 +6,9 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from './http/idempotency-store.ts';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from './http/idempotency-store.ts';
 import { ErrorSchema } from './http/schemas.ts';
+import { HOUR_MS } from './lib/time.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';
 import { AnimalSchema } from './modules/animals/schemas.ts';
 import { BriefSchema } from './modules/brief/schemas.ts';
@@ -103,7 +104,7 @@ interface OpenApiDocument {
 
 /** What Idempotency-Key adds to an error status of a POST (see http/idempotency.ts). */
 const IDEMPOTENCY_ERRORS: Record<string, string> = {
-  '400': 'invalid_request: Idempotency-Key is not 1 to 255 characters.',
+  '400': `invalid_request: Idempotency-Key is not 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`,
   '409':
     'conflict: Idempotency-Key was already used with a different request, or its first request is still running.',
 };
@@ -123,8 +124,7 @@ function documentIdempotency<D extends OpenApiDocument>(document: D): D {
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description:
-          'Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice.',
+        description: `Makes a retry safe: the same key with the same request within ${IDEMPOTENCY_TTL_MS / HOUR_MS} hours replays the first response (with \`Idempotent-Replayed: true\`) instead of running again. A UUID is a good choice.`,
         schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
       },
     ];
