@@ -29,6 +29,7 @@ import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
+import { ruleRoutes } from './modules/rules/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(taskRoutes, { db });
   await app.register(eventRoutes, { db });
   await app.register(alertRoutes, { db });
+  await app.register(ruleRoutes, { db });
   await app.register(deviceRoutes, { db });
   await app.register(readingRoutes, { db });
   await app.register(commandRoutes, { db, commandExpirySeconds: config.commandExpirySeconds });

@@ -26,6 +26,7 @@ import { HouseSchema } from './modules/houses/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { ReadingSchema } from './modules/readings/schemas.ts';
+import { RuleSchema } from './modules/rules/schemas.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookSchema } from './modules/webhooks/schemas.ts';
 
@@ -38,6 +39,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   FarmSchema,
   KeySchema,
   AlertSchema,
+  RuleSchema,
   AnimalSchema,
   GroupSchema,
   PaddockSchema,
@@ -70,7 +72,8 @@ export const TAGS = [
   { name: 'Houses', description: 'Mobile poultry houses: state, latest readings and recent commands.' },
   {
     name: 'Alerts',
-    description: 'Alerts opened by threshold rules and device alarms; acknowledge and resolve.',
+    description:
+      'Alerts opened by threshold rules and device alarms; acknowledge and resolve. A farm’s effective rules and its own rules.',
   },
   { name: 'Tasks', description: 'Tasks for the crew.' },
   {

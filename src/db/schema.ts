@@ -8,6 +8,7 @@ import type { DevicesTables } from './tables/devices.ts';
 import type { FoundationTables } from './tables/foundation.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { RecordsTables } from './tables/records.ts';
+import type { RuleTables } from './tables/rules.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
 
 export interface DB
@@ -16,7 +17,8 @@ export interface DB
     AlertTables,
     DevicesTables,
     WebhookTables,
-    IdempotencyTables {}
+    IdempotencyTables,
+    RuleTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

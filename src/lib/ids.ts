@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   webhook: 'wh',
   delivery: 'dlv',
   outbox: 'msg',
+  rule: 'rule',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

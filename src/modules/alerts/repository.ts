@@ -52,6 +52,17 @@ export async function findActiveAlert(db: Db, key: AlertKey): Promise<AlertRow |
     .executeTakeFirst();
 }
 
+/** A farm's active alerts opened by one rule, whatever their subject. */
+export async function findActiveAlertsOfRule(db: Db, farmId: string, rule: string): Promise<AlertRow[]> {
+  return db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('rule', '=', rule)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .execute();
+}
+
 /**
  * Inserts an active alert unless one is already active for its farm, rule and subject (the unique
  * partial index decides, so a concurrent transaction's alert counts too). Returns the new row, or

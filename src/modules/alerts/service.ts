@@ -10,7 +10,14 @@ import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
-import { ACTIVE_STATUSES, type AlertRow, findAlertForScope, toAlert, transitionAlert } from './repository.ts';
+import {
+  ACTIVE_STATUSES,
+  type AlertRow,
+  findActiveAlertsOfRule,
+  findAlertForScope,
+  toAlert,
+  transitionAlert,
+} from './repository.ts';
 import type { Alert, AlertStatusFilter } from './schemas.ts';
 
 export { toAlert } from './repository.ts';
@@ -78,14 +85,38 @@ export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = D
  * Resolves an active alert and emits `alert.resolved` in the same transaction; returns the updated
  * row, or null when it was no longer active. Used by people (resolveAlert) and by the engine.
  */
-export async function resolveAlertRow(db: Db, row: AlertRow, now: number): Promise<AlertRow | null> {
+export async function resolveAlertRow(
+  db: Db,
+  row: AlertRow,
+  now: number,
+  reason?: string,
+): Promise<AlertRow | null> {
   const updated = await transitionAlert(db, row.id, ACTIVE_STATUSES, {
     status: 'resolved',
     resolved_at: now,
     updated_at: now,
+    ...(reason === undefined ? {} : { reason }),
   });
   if (updated) await emitEvent(db, updated.farm_id, 'alert.resolved', toAlert(updated), now);
   return updated;
+}
+
+/**
+ * Resolves every active alert a rule opened on a farm (the rule was disabled, deleted or changed),
+ * each with `alert.resolved`; the reason keeps what was wrong and says why it closed.
+ */
+export async function resolveAlertsOfRule(
+  db: Db,
+  farmId: string,
+  rule: string,
+  why: string,
+  now: number,
+): Promise<number> {
+  let resolved = 0;
+  for (const row of await findActiveAlertsOfRule(db, farmId, rule)) {
+    if (await resolveAlertRow(db, row, now, `${row.reason} — resolved: ${why}`)) resolved++;
+  }
+  return resolved;
 }
 
 /** open or acknowledged → resolved. Resolving a resolved alert returns it unchanged. */

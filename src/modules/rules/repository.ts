@@ -1,0 +1,120 @@
+/** Custom rule queries and the mappings row → API Rule and row → the engine's rule. */
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/schema.ts';
+import type { RulesTable } from '../../db/tables/rules.ts';
+import type { AlertRule } from '../../domain/rules.ts';
+import { notFound } from '../../http/errors.ts';
+import { toIso } from '../../lib/time.ts';
+import type { Scope } from '../farms/access.ts';
+import type { Rule } from './schemas.ts';
+
+export type RuleRow = Selectable<RulesTable>;
+
+/** Where a rule applies; null members do not narrow it. */
+export interface RuleScope {
+  device_type: string | null;
+  device_id: string | null;
+  group_id: string | null;
+}
+
+/** A rule as the engine runs it: a default or custom threshold rule, its scope and sustain time. */
+export interface EngineRule extends AlertRule {
+  /** Seconds the condition must hold before an alert opens; null opens at once. */
+  for_s: number | null;
+  scope: RuleScope | null;
+}
+
+export function toRule(row: RuleRow): Rule {
+  return {
+    id: row.id,
+    farm_id: row.farm_id,
+    name: row.name,
+    source: 'custom',
+    kind: 'threshold',
+    metric: row.metric,
+    direction: row.direction,
+    watch: row.watch,
+    urgent: row.urgent,
+    clear: row.clear,
+    device_type: row.device_type,
+    device_id: row.device_id,
+    group_id: row.group_id,
+    for_s: row.for_s,
+    enabled: row.enabled === 1,
+    description: null,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}
+
+export function toEngineRule(row: RuleRow): EngineRule {
+  return {
+    name: row.name,
+    metric: row.metric,
+    direction: row.direction === 'above' ? 'high' : 'low',
+    watch: row.watch,
+    urgent: row.urgent,
+    clear: row.clear,
+    description: `The farm's own rule on ${row.metric}.`,
+    for_s: row.for_s,
+    scope: { device_type: row.device_type, device_id: row.device_id, group_id: row.group_id },
+  };
+}
+
+/** A farm's custom rules, oldest first (the order they were added). */
+export async function findFarmRules(db: Db, farmId: string, onlyEnabled = false): Promise<RuleRow[]> {
+  let query = db.selectFrom('rules').selectAll().where('farm_id', '=', farmId);
+  if (onlyEnabled) query = query.where('enabled', '=', 1);
+  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+}
+
+export async function countFarmRules(db: Db, farmId: string): Promise<number> {
+  const row = await db
+    .selectFrom('rules')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('farm_id', '=', farmId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function findRuleByName(db: Db, farmId: string, name: string): Promise<RuleRow | undefined> {
+  return db
+    .selectFrom('rules')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
+
+/** The rule if its farm is in the scope, else 404. */
+export async function loadRule(db: Db, scope: Scope, id: string): Promise<RuleRow> {
+  const row = await db
+    .selectFrom('rules')
+    .innerJoin('farms', 'farms.id', 'rules.farm_id')
+    .selectAll('rules')
+    .where('rules.id', '=', id)
+    .where('farms.account_id', '=', scope.accountId)
+    .where('farms.mode', '=', scope.mode)
+    .executeTakeFirst();
+  if (!row) throw notFound('rule', id);
+  return row;
+}
+
+export async function insertRule(db: Db, row: RuleRow): Promise<void> {
+  await db.insertInto('rules').values(row).execute();
+}
+
+export async function updateRule(db: Db, row: RuleRow): Promise<void> {
+  const { id, farm_id: _farm, created_at: _created, ...set } = row;
+  await db.updateTable('rules').set(set).where('id', '=', id).execute();
+}
+
+export async function deleteRuleRow(db: Db, row: RuleRow): Promise<void> {
+  await db.deleteFrom('rules').where('id', '=', row.id).execute();
+  // A sustained window of a rule that no longer exists must not carry over to a new one of its name.
+  await db
+    .deleteFrom('alert_breaches')
+    .where('farm_id', '=', row.farm_id)
+    .where('rule', '=', row.name)
+    .execute();
+}

@@ -1,0 +1,110 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable } from '../../http/schemas.ts';
+
+export const RULE_DIRECTIONS = ['above', 'below'] as const;
+export type RuleSide = (typeof RULE_DIRECTIONS)[number];
+
+const Direction = Type.Enum(RULE_DIRECTIONS, {
+  type: 'string',
+  description: 'above: a reading at or above a line crosses it; below: at or below.',
+});
+
+/** One rule of a farm's effective set: a default (with the farm's overrides) or a custom rule. */
+export const RuleSchema = Type.Object(
+  {
+    id: Nullable(Type.String({ description: 'The custom rule id; null for a default rule.' })),
+    farm_id: Type.String(),
+    name: Type.String({ description: 'Alerts opened by this rule carry this name as `rule`.' }),
+    source: Type.Enum(['default', 'custom'], {
+      type: 'string',
+      description:
+        'default: one of the built-in rules (overridable in settings.rules); custom: the farm’s own.',
+    }),
+    kind: Type.Enum(['threshold'], { type: 'string', description: 'How the rule reads its metric.' }),
+    metric: Type.String(),
+    direction: Direction,
+    watch: Type.Number(),
+    urgent: Nullable(Type.Number()),
+    clear: Type.Number(),
+    device_type: Nullable(Type.String()),
+    device_id: Nullable(Type.String()),
+    group_id: Nullable(Type.String()),
+    for_s: Nullable(Type.Integer()),
+    enabled: Type.Boolean(),
+    description: Nullable(Type.String()),
+    created_at: Nullable(DateTime('Null for a default rule.')),
+    updated_at: Nullable(DateTime('Null for a default rule.')),
+  },
+  { $id: 'Rule', title: 'Rule' },
+);
+
+const fields = {
+  name: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+    description: 'Unique on the farm and not a default rule name; letters, digits, dot, dash, underscore.',
+  }),
+  metric: Type.String({ minLength: 1, maxLength: 100, description: 'Any metric name a device reports.' }),
+  direction: Direction,
+  watch: Type.Number({ description: 'A reading at or beyond this opens a watch alert.' }),
+  urgent: Nullable(Type.Number({ description: 'At or beyond this the alert is urgent; null for none.' })),
+  clear: Type.Number({ description: 'Back at or past this (on the safe side of watch) the alert resolves.' }),
+  device_type: Nullable(
+    Type.String({ minLength: 1, maxLength: 50, description: 'Only devices of this type.' }),
+  ),
+  device_id: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'Only this device.' })),
+  group_id: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Only devices in this group, or worn by animals in it.',
+    }),
+  ),
+  for_s: Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 7 * 86_400,
+      description: 'Seconds the condition must hold (every reading, by reading time) before the alert opens.',
+    }),
+  ),
+  enabled: Type.Boolean({ description: 'A disabled rule opens nothing; disabling resolves its alerts.' }),
+};
+
+export const CreateRuleBody = Type.Object(
+  {
+    name: fields.name,
+    metric: fields.metric,
+    direction: fields.direction,
+    watch: fields.watch,
+    urgent: Type.Optional(fields.urgent),
+    clear: fields.clear,
+    device_type: Type.Optional(fields.device_type),
+    device_id: Type.Optional(fields.device_id),
+    group_id: Type.Optional(fields.group_id),
+    for_s: Type.Optional(fields.for_s),
+    enabled: Type.Optional(fields.enabled),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateRuleBody = Type.Object(
+  {
+    name: Type.Optional(fields.name),
+    metric: Type.Optional(fields.metric),
+    direction: Type.Optional(fields.direction),
+    watch: Type.Optional(fields.watch),
+    urgent: Type.Optional(fields.urgent),
+    clear: Type.Optional(fields.clear),
+    device_type: Type.Optional(fields.device_type),
+    device_id: Type.Optional(fields.device_id),
+    group_id: Type.Optional(fields.group_id),
+    for_s: Type.Optional(fields.for_s),
+    enabled: Type.Optional(fields.enabled),
+  },
+  { additionalProperties: false },
+);
+
+export type Rule = Static<typeof RuleSchema>;
+export type CreateRuleInput = Static<typeof CreateRuleBody>;
+export type UpdateRuleInput = Static<typeof UpdateRuleBody>;

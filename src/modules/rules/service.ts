@@ -1,0 +1,200 @@
+/**
+ * A farm's own alert rules. They sit beside the defaults (overridable in settings.rules), run in the
+ * same engine and open alerts under their name. A rule that stops applying as it did (disabled,
+ * deleted, renamed, moved to another metric, side or scope) resolves its active alerts, since no
+ * reading would ever clear them.
+ */
+import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { effectiveRules, RULE_BY_NAME, type RuleThresholds } from '../../domain/rules.ts';
+import { conflict, invalid } from '../../http/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { resolveAlertsOfRule } from '../alerts/service.ts';
+import { requireReference } from '../events/references.ts';
+import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import {
+  countFarmRules,
+  deleteRuleRow,
+  findFarmRules,
+  findRuleByName,
+  insertRule,
+  loadRule,
+  type RuleRow,
+  toRule,
+  updateRule,
+} from './repository.ts';
+import type { CreateRuleInput, Rule, UpdateRuleInput } from './schemas.ts';
+
+/** The engine loads every enabled custom rule of a farm per report; this keeps that load small. */
+export const MAX_RULES_PER_FARM = 100;
+
+/** The default rules with the farm's overrides, as API Rules. */
+function defaultRules(farm: FarmRow): Rule[] {
+  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(farm.settings, {});
+  return effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map((r) => ({
+    id: null,
+    farm_id: farm.id,
+    name: r.name,
+    source: 'default',
+    kind: 'threshold',
+    metric: r.metric,
+    direction: r.direction === 'high' ? 'above' : 'below',
+    watch: r.watch,
+    urgent: r.urgent,
+    clear: r.clear,
+    device_type: null,
+    device_id: null,
+    group_id: null,
+    for_s: null,
+    enabled: true,
+    description: r.description,
+    created_at: null,
+    updated_at: null,
+  }));
+}
+
+/** The farm's effective rules: the defaults with its overrides, then its own rules oldest first. */
+export async function listRules(db: Db, scope: Scope, farmId: string): Promise<{ data: Rule[] }> {
+  const farm = await requireFarm(db, scope, farmId);
+  const custom = await findFarmRules(db, farm.id);
+  return { data: [...defaultRules(farm), ...custom.map(toRule)] };
+}
+
+export async function getRule(db: Db, scope: Scope, id: string): Promise<Rule> {
+  return toRule(await loadRule(db, scope, id));
+}
+
+/**
+ * The checks the schema cannot make, on the rule as it will be stored: the lines must be in an
+ * order that can fire and clear (as for the defaults), and scope references must be on the farm.
+ * Errors name the member the caller can change.
+ */
+async function checkRule(db: Db, row: RuleRow, given: ReadonlySet<string>): Promise<void> {
+  if (RULE_BY_NAME.has(row.name)) {
+    throw invalid(
+      'name',
+      `"${row.name}" is a default rule; override it in settings.rules or pick another name.`,
+    );
+  }
+  const above = row.direction === 'above';
+  const blame = (preferred: string, other: string): string =>
+    given.has(preferred) || !given.has(other) ? preferred : other;
+  const clearOk = above ? row.clear < row.watch : row.clear > row.watch;
+  if (!clearOk) {
+    throw invalid(
+      blame('clear', 'watch'),
+      `clear (${row.clear}) must be ${above ? 'below' : 'above'} watch (${row.watch}) for a rule ${row.direction} ` +
+        'the line, otherwise an alert could never resolve.',
+    );
+  }
+  if (row.urgent !== null && (above ? row.urgent < row.watch : row.urgent > row.watch)) {
+    throw invalid(
+      blame('urgent', 'watch'),
+      `urgent (${row.urgent}) must be ${above ? 'at or above' : 'at or below'} watch (${row.watch}).`,
+    );
+  }
+  if (row.device_id !== null && given.has('device_id')) {
+    await requireReference(db, row.farm_id, 'device', row.device_id, 'device_id');
+  }
+  if (row.group_id !== null && given.has('group_id')) {
+    await requireReference(db, row.farm_id, 'group', row.group_id, 'group_id');
+  }
+}
+
+async function requireFreeName(db: Db, farmId: string, name: string, selfId: string | null): Promise<void> {
+  const other = await findRuleByName(db, farmId, name);
+  if (other && other.id !== selfId) {
+    throw conflict(`This farm already has a rule named "${name}" (${other.id}).`, 'name');
+  }
+}
+
+export async function createRule(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateRuleInput,
+  now: number = Date.now(),
+): Promise<Rule> {
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const row: RuleRow = {
+      id: newId('rule', now),
+      farm_id: farm.id,
+      name: input.name,
+      metric: input.metric,
+      direction: input.direction,
+      watch: input.watch,
+      urgent: input.urgent ?? null,
+      clear: input.clear,
+      device_type: input.device_type ?? null,
+      device_id: input.device_id ?? null,
+      group_id: input.group_id ?? null,
+      for_s: input.for_s ?? null,
+      enabled: input.enabled === false ? 0 : 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await checkRule(trx, row, new Set(Object.keys(input)));
+    await requireFreeName(trx, farm.id, row.name, null);
+    if ((await countFarmRules(trx, farm.id)) >= MAX_RULES_PER_FARM) {
+      throw invalid(
+        'name',
+        `A farm can have at most ${MAX_RULES_PER_FARM} rules of its own; delete one first.`,
+      );
+    }
+    await insertRule(trx, row);
+    return toRule(row);
+  });
+}
+
+/** Members whose change means the open alerts no longer describe what the rule watches. */
+const REWIRING_MEMBERS = ['name', 'metric', 'direction', 'device_type', 'device_id', 'group_id'] as const;
+
+export async function updateRuleById(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdateRuleInput,
+  now: number = Date.now(),
+): Promise<Rule> {
+  return inTransaction(db, async (trx) => {
+    const row = await loadRule(trx, scope, id);
+    const next: RuleRow = { ...row, updated_at: now };
+    for (const [member, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      if (member === 'enabled') next.enabled = value ? 1 : 0;
+      else Object.assign(next, { [member]: value });
+    }
+    await checkRule(trx, next, new Set(Object.keys(patch)));
+    if (next.name !== row.name) await requireFreeName(trx, row.farm_id, next.name, row.id);
+    await updateRule(trx, next);
+    let why: string | null = null;
+    if (row.enabled === 1 && next.enabled === 0) why = `rule ${row.name} was disabled`;
+    else if (REWIRING_MEMBERS.some((m) => next[m] !== row[m])) why = `rule ${row.name} was changed`;
+    if (why) await resolveAlertsOfRule(trx, row.farm_id, row.name, why, now);
+    if (why || next.for_s !== row.for_s) {
+      // A sustained window counted under the old definition does not count under the new one.
+      await trx
+        .deleteFrom('alert_breaches')
+        .where('farm_id', '=', row.farm_id)
+        .where('rule', '=', row.name)
+        .execute();
+    }
+    return toRule(next);
+  });
+}
+
+export async function deleteRule(
+  db: Db,
+  scope: Scope,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ id: string; deleted: true }> {
+  return inTransaction(db, async (trx) => {
+    const row = await loadRule(trx, scope, id);
+    await resolveAlertsOfRule(trx, row.farm_id, row.name, `rule ${row.name} was deleted`, now);
+    await deleteRuleRow(trx, row);
+    return { id: row.id, deleted: true };
+  });
+}
