@@ -11,17 +11,12 @@
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
-import {
-  type AlertRule,
-  classifyReading,
-  effectiveRules,
-  type RuleThresholds,
-  rulesForMetric,
-} from '../../domain/rules.ts';
+import { type AlertRule, classifyReading, effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
+import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   ACTIVE_STATUSES,
@@ -45,7 +40,7 @@ import {
 export interface IngestedReport {
   /** The reporting device's farm; `settings.rules` holds its threshold overrides. */
   farm: FarmRow;
-  device: { id: string; name: string; type: string; animal_id: string | null };
+  device: { id: string; name: string; type: string; animal_id: string | null; group_id?: string | null };
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
   /** The report's device events as stored in the farm event log. */
@@ -68,12 +63,10 @@ interface Context {
 const MAX_ATTEMPTS = 5;
 
 export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
-  // Overrides were validated when saved; effectiveRules ignores anything malformed.
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
-  const rules = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
+  const rules = await loadRules(trx, report);
   const byMetric = new Map<string, Reading[]>();
   for (const reading of report.readings) {
-    if (!Number.isFinite(reading.value) || rulesForMetric(rules, reading.metric).length === 0) continue;
+    if (!Number.isFinite(reading.value) || !rules.some((r) => r.metric === reading.metric)) continue;
     const list = byMetric.get(reading.metric) ?? [];
     list.push(reading);
     byMetric.set(reading.metric, list);
@@ -83,13 +76,17 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
 
   const ctx: Context = { trx, farmId: report.farm.id, now: report.receivedAt };
   const deviceSubject = deviceLabel(report.device);
-  const readingSubject = report.device.animal_id
+  const animal = report.device.animal_id
     ? await animalLabel(trx, report.farm.id, report.device.animal_id, report.device)
-    : deviceSubject;
+    : null;
+  const readingSubject = animal?.label ?? deviceSubject;
+  const groups = new Set([report.device.group_id, animal?.groupId].filter((g) => g != null));
 
   // Metrics in a fixed order, so concurrent reports of one device take the watermark locks in the
   // same order and never deadlock.
   for (const metric of [...byMetric.keys()].sort()) {
+    const metricRules = rules.filter((r) => r.metric === metric && inGroupScope(r, groups));
+    if (metricRules.length === 0) continue;
     const watermark = await lockWatermark(trx, report.farm.id, report.device.id, metric);
     // Late data: a reading older than one already evaluated for this device and metric is ignored.
     const readings = (byMetric.get(metric) ?? [])
@@ -97,8 +94,8 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
       .sort((a, b) => a.at - b.at);
     const last = readings.at(-1);
     if (!last) continue;
-    for (const rule of rulesForMetric(rules, metric)) {
-      await applyReadings(ctx, rule, readingSubject, readings);
+    for (const rule of metricRules) {
+      await applyReadings(ctx, rule, readingSubject, report.device.id, readings);
     }
     await trx
       .updateTable('alert_watermarks')
@@ -112,6 +109,31 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     const alarm = ALARM_EVENT_BY_TYPE.get(event.type);
     if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data);
   }
+}
+
+/**
+ * The defaults with the farm's overrides, then its enabled custom rules that apply to the reporting
+ * device (type and id; group scope needs the animal, so it is checked per metric). One query per
+ * report loads the custom rules.
+ */
+async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]> {
+  // Overrides were validated when saved; effectiveRules ignores anything malformed.
+  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
+  const defaults: EngineRule[] = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map(
+    (rule) => ({ ...rule, for_s: null, scope: null }),
+  );
+  const custom = (await findFarmRules(trx, report.farm.id, true))
+    .map(toEngineRule)
+    .filter(
+      ({ scope }) =>
+        (scope?.device_type == null || scope.device_type === report.device.type) &&
+        (scope?.device_id == null || scope.device_id === report.device.id),
+    );
+  return [...defaults, ...custom];
+}
+
+function inGroupScope(rule: EngineRule, groups: ReadonlySet<string>): boolean {
+  return rule.scope?.group_id == null || groups.has(rule.scope.group_id);
 }
 
 /**
@@ -145,16 +167,19 @@ function deviceLabel(device: IngestedReport['device']): SubjectLabel {
   };
 }
 
-/** Names an animal the way a farmer knows it: "Daisy (tag 114)", "tag 114", or its id. */
+/**
+ * Names an animal the way a farmer knows it: "Daisy (tag 114)", "tag 114", or its id; with its
+ * group, for group-scoped rules.
+ */
 async function animalLabel(
   trx: Trx,
   farmId: string,
   animalId: string,
   device: IngestedReport['device'],
-): Promise<SubjectLabel> {
+): Promise<{ label: SubjectLabel; groupId: string | null }> {
   const animal = await trx
     .selectFrom('animals')
-    .select(['name', 'tag'])
+    .select(['name', 'tag', 'group_id'])
     .where('id', '=', animalId)
     .where('farm_id', '=', farmId)
     .executeTakeFirst();
@@ -162,7 +187,13 @@ async function animalLabel(
   let name = `animal ${animalId}`;
   if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
   else if (tag) name = tag;
-  return { type: 'animal', id: animalId, name, device: { name: device.name, type: device.type } };
+  const label: SubjectLabel = {
+    type: 'animal',
+    id: animalId,
+    name,
+    device: { name: device.name, type: device.type },
+  };
+  return { label, groupId: animal?.group_id ?? null };
 }
 
 function newAlertRow(
@@ -205,27 +236,48 @@ interface Run {
   level: 'urgent' | 'watch' | 'clear';
   first: Reading;
   last: Reading;
+  /** For a sustained rule, the reading time since which the condition has held. */
+  since: number | null;
 }
 
-function levelRuns(rule: AlertRule, readings: readonly Reading[]): Run[] {
+/**
+ * A sustained rule (`for_s`) counts a reading at or beyond watch only once every reading since the
+ * first of its unbroken run has been at or beyond the line for `for_s` by reading time; any other
+ * reading breaks the run. `since` carries the run's start in and out, across reports.
+ */
+function levelRuns(
+  rule: EngineRule,
+  readings: readonly Reading[],
+  since: number | null,
+): { runs: Run[]; since: number | null } {
   const runs: Run[] = [];
+  let held = since;
   for (const reading of readings) {
     const level = classifyReading(rule, reading.value);
+    if (level === 'urgent' || level === 'watch') {
+      held ??= reading.at;
+      if (rule.for_s !== null && reading.at - held < rule.for_s * 1000) continue;
+    } else {
+      held = null;
+    }
     if (level === 'between') continue;
     const current = runs.at(-1);
     if (current?.level === level) current.last = reading;
-    else runs.push({ level, first: reading, last: reading });
+    else runs.push({ level, first: reading, last: reading, since: rule.for_s === null ? null : held });
   }
-  return runs;
+  return { runs, since: held };
 }
 
 async function applyReadings(
   ctx: Context,
-  rule: AlertRule,
+  rule: EngineRule,
   subject: SubjectLabel,
+  deviceId: string,
   readings: readonly Reading[],
 ): Promise<void> {
-  const runs = levelRuns(rule, readings);
+  const before = rule.for_s === null ? null : await findBreachSince(ctx.trx, deviceId, rule.name);
+  const { runs, since } = levelRuns(rule, readings, before);
+  if (rule.for_s !== null && since !== before) await saveBreachSince(ctx, deviceId, rule.name, since);
   if (runs.length === 0) return;
   const key: AlertKey = {
     farmId: ctx.farmId,
@@ -237,6 +289,41 @@ async function applyReadings(
   // expects, and a write that finds the alert changed by someone else re-reads it.
   let known: AlertRow | null = (await findActiveAlert(ctx.trx, key)) ?? null;
   for (const run of runs) known = await applyRun(ctx, key, rule, subject, run, known);
+}
+
+/**
+ * The start of a sustained breach, kept per (device, rule) beside the watermark and read and written
+ * under its lock, so separate reports and several processes see one window.
+ */
+async function findBreachSince(trx: Trx, deviceId: string, rule: string): Promise<number | null> {
+  const row = await trx
+    .selectFrom('alert_breaches')
+    .select('since')
+    .where('device_id', '=', deviceId)
+    .where('rule', '=', rule)
+    .executeTakeFirst();
+  return row ? Number(row.since) : null;
+}
+
+async function saveBreachSince(
+  ctx: Context,
+  deviceId: string,
+  rule: string,
+  since: number | null,
+): Promise<void> {
+  const where = ctx.trx
+    .deleteFrom('alert_breaches')
+    .where('device_id', '=', deviceId)
+    .where('rule', '=', rule);
+  if (since === null) {
+    await where.execute();
+    return;
+  }
+  await ctx.trx
+    .insertInto('alert_breaches')
+    .values({ device_id: deviceId, rule, farm_id: ctx.farmId, since })
+    .onConflict((oc) => oc.columns(['device_id', 'rule']).doUpdateSet({ since }))
+    .execute();
 }
 
 /** Applies one run of readings; returns the active alert afterwards (null when none). */
@@ -257,7 +344,7 @@ async function applyRun(
       return null;
     }
     const level = run.level;
-    const reason = readingAlertReason(rule, subject, run.last, level);
+    const reason = readingAlertReason(rule, subject, run.last, level, run.since);
     if (!active) {
       const title = readingAlertTitle(rule, subject);
       const opened = await openAlert(ctx, newAlertRow(ctx, key, { severity: level, title, reason }));

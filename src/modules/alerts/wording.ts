@@ -5,6 +5,7 @@
 import type { AlarmEventType } from '../../domain/devices.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import type { AlertRule } from '../../domain/rules.ts';
+import { toIso } from '../../lib/time.ts';
 
 /** Who or what an alert is about, with the words used to name it. */
 export interface SubjectLabel {
@@ -52,12 +53,16 @@ export function readingAlertTitle(rule: AlertRule, subject: SubjectLabel): strin
   return `${ruleWords(rule).title} ${where(subject)}`;
 }
 
-/** "Ammonia 26 ppm in House 2 — at or above the urgent line of 25 ppm". */
+/**
+ * "Ammonia 26 ppm in House 2 — at or above the urgent line of 25 ppm"; a sustained rule adds
+ * "since 2026-05-01T04:10:00.000Z" (reading time), so the farmer knows how long it has lasted.
+ */
 export function readingAlertReason(
   rule: AlertRule,
   subject: SubjectLabel,
   reading: { value: number; unit: string | null },
   severity: 'urgent' | 'watch',
+  since: number | null = null,
 ): string {
   const line = severity === 'urgent' ? rule.urgent : rule.watch;
   // The rule's documented unit when the device sent none, so the line and the value read alike.
@@ -66,7 +71,8 @@ export function readingAlertReason(
   const side = rule.direction === 'high' ? 'at or above' : 'at or below';
   return (
     `${ruleWords(rule).measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +
-    `${side} the ${severity} line of ${formatValue(line ?? rule.watch, unit)}`
+    `${side} the ${severity} line of ${formatValue(line ?? rule.watch, unit)}` +
+    (since === null ? '' : ` since ${toIso(since)}`)
   );
 }
 

@@ -157,7 +157,13 @@ export async function ingestReport(
     // The alert engine's seam: it sees exactly what this report stored, inside the same transaction.
     await evaluateReport(trx, {
       farm,
-      device: { id: device.id, name: device.name, type: device.type, animal_id: device.animal_id },
+      device: {
+        id: device.id,
+        name: device.name,
+        type: device.type,
+        animal_id: device.animal_id,
+        group_id: device.group_id,
+      },
       readings,
       events: stored,
       receivedAt: now,

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
 export const RULE_DIRECTIONS = ['above', 'below'] as const;
