@@ -18,6 +18,7 @@ const READ_TOOLS = [
   'house_status',
   'list_tasks',
   'get_catalog',
+  'list_rules',
 ];
 const WRITE_TOOLS = ['house_command', 'add_animal', 'log_event', 'add_task', 'complete_task', 'update_alert'];
 
@@ -51,7 +52,7 @@ forEachEngine(
   'mcp server',
   (t) => {
     for (const era of ERAS) {
-      test(`${era.name}: the client connects statelessly and lists all 18 tools with schemas and annotations`, async () => {
+      test(`${era.name}: the client connects statelessly and lists all 19 tools with schemas and annotations`, async () => {
         const acct = await t().account();
         const mcp = await connect(t(), acct.test_key, era);
         try {

@@ -5,7 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { CATALOG_VERSION } from '../../domain/catalog.ts';
 import type { RegisteredTool, ToolContext } from './tool.ts';
-import { listAlertsTool, updateAlertTool } from './tools/alerts.ts';
+import { listAlertsTool, listRulesTool, updateAlertTool } from './tools/alerts.ts';
 import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
 import { farmBriefTool, getCatalogTool, listFarmsTool } from './tools/farms.ts';
 import {
@@ -40,6 +40,7 @@ export const TOOLS: readonly RegisteredTool[] = [
   addTaskTool,
   completeTaskTool,
   getCatalogTool,
+  listRulesTool,
 ];
 
 export const MCP_INSTRUCTIONS = [

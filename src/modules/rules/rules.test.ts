@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { allAlerts, createLiveFarm, outboxEvents } from '../alerts/test-helpers.ts';
+import { connect, ERAS, ok } from '../mcp/test-helpers.ts';
 
 async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
@@ -76,6 +77,26 @@ forEachEngine('custom rules', (t) => {
     assert.equal(heat.watch, 33);
     assert.equal(heat.direction, 'above');
     assert.equal(heat.id, null);
+  });
+
+  test('MCP list_rules gives agents the effective set', async () => {
+    const { key, farmId } = await setup();
+    await addRule(key, farmId, { ...SILAGE, for_s: 900 });
+    const era = ERAS[0];
+    assert.ok(era);
+    const mcp = await connect(t(), key, era);
+    try {
+      const result = await ok(mcp.client, 'list_rules', { farm_id: farmId });
+      const custom = result.data.find((r: { name: string }) => r.name === 'silage.heat');
+      assert.equal(custom.for_s, 900);
+      assert.ok(
+        result.data.some(
+          (r: { name: string; source: string }) => r.name === 'house.heat' && r.source === 'default',
+        ),
+      );
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('validation names the member', async () => {
@@ -258,7 +279,8 @@ forEachEngine('custom rules', (t) => {
     assert.match(alert?.reason ?? '', new RegExp(`since ${at(0).replace(/[.]/g, '\\.')}`));
   });
 
-  test('for_s: two processes reporting the window together open one alert', async () => {
+  test('for_s: two processes reporting the window together open one alert', async (c) => {
+    if (t().engine === 'sqlite') return c.skip('SQLite is one process’s embedded database');
     const { key, farmId, sensor } = await setup();
     await addRule(key, farmId, { ...SILAGE, for_s: 300 });
     const second = await openTestAppOn(t());

@@ -3,12 +3,14 @@ import { Type } from 'typebox';
 import { DEFAULT_RULES } from '../../../domain/rules.ts';
 import { ALERT_STATUS_FILTERS, AlertSchema } from '../../alerts/schemas.ts';
 import { acknowledgeAlert, listAlerts, resolveAlert } from '../../alerts/service.ts';
+import { RuleSchema } from '../../rules/schemas.ts';
+import { listRules } from '../../rules/service.ts';
 import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
 
 export const listAlertsTool = defineTool({
   name: 'list_alerts',
   title: 'List alerts',
-  description: `Lists a farm's alerts, most urgent first (urgent, then watch, then info; newest first within each). By default the active ones (open or acknowledged); status open, acknowledged, resolved or all to choose. Each alert has a title, a reason (the reading and the line it crossed, or the device event), its rule (${DEFAULT_RULES.map((r) => r.name).join(', ')}, or a device alarm such as predator.detected) and the subject (device or animal) it is about. When has_more is true, call again with before set to next_before.`,
+  description: `Lists a farm's alerts, most urgent first (urgent, then watch, then info; newest first within each). By default the active ones (open or acknowledged); status open, acknowledged, resolved or all to choose. Each alert has a title, a reason (the reading and the line it crossed, or the device event), its rule (${DEFAULT_RULES.map((r) => r.name).join(', ')}, one of the farm's own rules (see list_rules), or a device alarm such as predator.detected) and the subject (device or animal) it is about. When has_more is true, call again with before set to next_before.`,
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -55,5 +57,18 @@ export const updateAlertTool = defineTool({
     return args.action === 'acknowledge'
       ? acknowledgeAlert(ctx.db, ctx.scope, args.alert_id)
       : resolveAlert(ctx.db, ctx.scope, args.alert_id);
+  },
+});
+
+export const listRulesTool = defineTool({
+  name: 'list_rules',
+  title: 'List alert rules',
+  description: `Lists the alert rules in force on a farm: first the defaults (${DEFAULT_RULES.map((r) => r.name).join(', ')}) with the farm's overrides applied, then the farm's own rules (source custom) in the order they were added. Each rule names its metric, direction (above: fires at or above the line; below: at or below), the watch and urgent lines and the clear value (an alert resolves back at or past it), its scope (device_type, device_id, group_id; null means every device), for_s (seconds the condition must hold, by reading time, before an alert opens; null opens at once) and whether it is enabled. Use it to explain why an alert opened (its rule member names the rule) or to check what a farm watches.`,
+  input: Type.Object({ farm_id: FarmIdArg }, { additionalProperties: false }),
+  output: Type.Object({ data: Type.Array(RuleSchema) }),
+  annotations: READ_ONLY,
+  async run(ctx, args) {
+    const farm = await resolveFarm(ctx, args.farm_id);
+    return listRules(ctx.db, ctx.scope, farm.id);
   },
 });
