@@ -92,7 +92,10 @@ export function jsonResult(out: Record<string, unknown>): CallToolResult {
 }
 
 export function defineTool<I extends TObject, O extends TObject>(def: ToolDefinition<I, O>): RegisteredTool {
-  const inputSchema = toolSchema(def.input, def.advertisedInput ? { advertised: def.advertisedInput } : {});
+  const inputSchema = toolSchema(def.input, {
+    input: true,
+    ...(def.advertisedInput ? { advertised: def.advertisedInput } : {}),
+  });
   const outputSchema = toolSchema(def.output);
   return {
     name: def.name,
