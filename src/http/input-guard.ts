@@ -135,7 +135,29 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
+/**
+ * The query string's parser leaves a value it cannot decode as it was sent (`%zz`, invalid UTF-8), so
+ * a filter would silently match something else than meant: refuse it as the router refuses such paths.
+ */
+function checkQueryEncoding(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  for (const pair of url.slice(start + 1).split('&')) {
+    try {
+      decodeURIComponent(pair.replaceAll('+', ' '));
+    } catch {
+      const name = pair.split('=')[0] ?? '';
+      let param = 'query';
+      try {
+        param = decodeURIComponent(name) || param;
+      } catch {}
+      throw invalid(param, `${param} in the query string is not valid percent-encoded UTF-8.`);
+    }
+  }
+}
+
 function checkQueryAndParams(request: FastifyRequest): void {
+  checkQueryEncoding(request.url);
   const params = (request.params ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(params)) {
     if (typeof value === 'string') checkText(value, name);
