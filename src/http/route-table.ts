@@ -3,12 +3,15 @@
  * methods a path takes, so a known path called with another method is 405 with `Allow` rather than
  * 404, and it is the list the fuzz test walks, so a new route is covered without editing the test.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 
 export interface RouteEntry {
   method: string;
   /** Fastify's pattern, e.g. `/v1/farms/:farm/animals`. */
   url: string;
+  /** Which key the route takes (`config.auth`; `api` unless the route says otherwise). */
+  auth: string;
+  schema: FastifySchema | undefined;
 }
 
 function patternOf(url: string): RegExp {
@@ -23,8 +26,9 @@ export class RouteTable {
   readonly routes: RouteEntry[] = [];
   private readonly patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
 
-  add(method: string, url: string): void {
-    this.routes.push({ method, url });
+  add(route: RouteEntry): void {
+    const { method, url } = route;
+    this.routes.push(route);
     let entry = this.patterns.get(url);
     if (!entry) {
       entry = { pattern: patternOf(url), methods: new Set() };
@@ -47,8 +51,9 @@ export class RouteTable {
 export function trackRoutes(app: FastifyInstance): RouteTable {
   const table = new RouteTable();
   app.addHook('onRoute', (route) => {
+    const auth = String((route.config as { auth?: string } | undefined)?.auth ?? 'api');
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      table.add(method, route.url);
+      table.add({ method, url: route.url, auth, schema: route.schema });
     }
   });
   return table;
