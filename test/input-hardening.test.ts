@@ -81,7 +81,7 @@ forEachEngine(
           'PATCH',
           `/v1/farms/${p.farmId}`,
           '{"settings":{"rules":{"house.heat":{"watch":1e999}}}}',
-          'settings.rules["house.heat"].watch',
+          'settings.rules.house.heat.watch',
         ],
         ['POST', `${f}/paddocks`, '{"name":"p","acres":1e309}', 'acres'],
         ['PATCH', `/v1/paddocks/${p.ids.paddocks}`, '{"rest_days_target":-1e309}', 'rest_days_target'],

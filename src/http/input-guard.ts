@@ -70,7 +70,15 @@ interface Node {
   key: string | number;
 }
 
-const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
+/** Whether a member name reads plainly in a dotted path (not empty, no control characters, brackets or quotes). */
+function isPlainKey(key: string): boolean {
+  if (key === '' || !key.isWellFormed()) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c === QUOTE || c === OPEN_BRACKET || c === CLOSE_BRACKET) return false;
+  }
+  return true;
+}
 
 /** `a.b[2].c`, as describeAjvError names members; odd keys are quoted so NUL and the like stay visible. */
 function pathOf(node: Node | null): string {
@@ -79,7 +87,7 @@ function pathOf(node: Node | null): string {
   let out = '';
   for (const part of parts) {
     if (typeof part === 'number') out += `[${part}]`;
-    else if (PLAIN_KEY.test(part)) out += out ? `.${part}` : part;
+    else if (isPlainKey(part)) out += out ? `.${part}` : part;
     else out += `[${JSON.stringify(part)}]`;
   }
   return out;
