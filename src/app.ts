@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
+import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import {
   clientErrorHandler,
@@ -15,6 +16,7 @@ import {
   MAX_PATH_SEGMENT,
   refuseWhileClosing,
 } from './http/framework-errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
 import { ErrorSchema } from './http/schemas.ts';
@@ -109,7 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     frameworkErrors,
     clientErrorHandler,
+    ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, config);
 
   const routes = trackRoutes(app);
   app.decorate('routeTable', routes);
@@ -153,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
+  registerIdempotency(app, { db });
 
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,
