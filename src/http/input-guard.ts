@@ -64,9 +64,9 @@ export function checkText(text: string, param: string): void {
   if (problem) throw invalid(param, `${param} ${problem}.`);
 }
 
-interface Node {
+interface JsonNode {
   value: unknown;
-  parent: Node | null;
+  parent: JsonNode | null;
   key: string | number;
 }
 
@@ -81,7 +81,7 @@ function isPlainKey(key: string): boolean {
 }
 
 /** `a.b[2].c`, as describeAjvError names members; odd keys are quoted so NUL and the like stay visible. */
-function pathOf(node: Node | null): string {
+function pathOf(node: JsonNode | null): string {
   const parts: (string | number)[] = [];
   for (let n = node; n?.parent; n = n.parent) parts.unshift(n.key);
   let out = '';
@@ -98,8 +98,8 @@ function pathOf(node: Node | null): string {
  * formed. `root` names the value itself in errors (e.g. `body`).
  */
 export function checkJsonValue(value: unknown, root: string): void {
-  const stack: Node[] = [{ value, parent: null, key: '' }];
-  const fail = (node: Node, problem: string): never => {
+  const stack: JsonNode[] = [{ value, parent: null, key: '' }];
+  const fail = (node: JsonNode, problem: string): never => {
     const param = pathOf(node) || root;
     throw invalid(param, `${param} ${problem}.`);
   };
