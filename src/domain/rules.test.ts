@@ -82,8 +82,9 @@ describe('classifyReading', () => {
 
 describe('effectiveRules and rulesForMetric', () => {
   test('without overrides they equal the defaults', () => {
-    assert.deepEqual(effectiveRules(undefined), DEFAULT_RULES);
-    assert.deepEqual(effectiveRules(null), DEFAULT_RULES);
+    const unsustained = DEFAULT_RULES.map((r) => ({ ...r, for_s: null }));
+    assert.deepEqual(effectiveRules(undefined), unsustained);
+    assert.deepEqual(effectiveRules(null), unsustained);
   });
 
   test('partial overrides merge with the defaults, and null removes the urgent line', () => {

@@ -13,7 +13,17 @@ export type RuleThresholds = {
   /** `null` means the rule has no urgent line and only ever opens `watch` alerts. */
   urgent: number | null;
   clear: number;
+  /** Seconds the condition must hold (by reading time) before an alert opens; null or absent: at once. */
+  for_s?: number | null;
 };
+
+/** The longest sustain a rule may ask for: a week of readings is as far back as a window reaches. */
+export const MAX_FOR_S = 7 * 86_400;
+
+/** A valid `for_s`: a whole number of seconds from 1 to MAX_FOR_S. */
+export function isForSeconds(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_FOR_S;
+}
 
 export interface AlertRule {
   name: string;
@@ -142,11 +152,22 @@ export function validateRuleOverrides(input: unknown): RuleOverridesResult {
     const given = new Set<ThresholdMember>();
     for (const [member, raw] of Object.entries(override)) {
       const memberPath = `${rulePath}.${member}`;
+      if (member === 'for_s') {
+        if (raw !== null && !isForSeconds(raw)) {
+          return {
+            ok: false,
+            param: memberPath,
+            message: `Rule ${ruleName}: for_s must be whole seconds from 1 to ${MAX_FOR_S}, or null; got ${describe(raw)}.`,
+          };
+        }
+        merged.for_s = raw;
+        continue;
+      }
       if (!(THRESHOLD_MEMBERS as readonly string[]).includes(member)) {
         return {
           ok: false,
           param: memberPath,
-          message: `Rule ${ruleName} has no member "${member}"; its members are watch, urgent and clear.`,
+          message: `Rule ${ruleName} has no member "${member}"; its members are watch, urgent, clear and for_s.`,
         };
       }
       const m = member as ThresholdMember;
@@ -223,15 +244,16 @@ function describe(value: unknown): string {
  */
 export function effectiveRules(
   overrides: Record<string, Partial<RuleThresholds>> | undefined | null,
-): AlertRule[] {
+): Array<AlertRule & { for_s: number | null }> {
   return DEFAULT_RULES.map((rule) => {
     const o = overrides?.[rule.name];
-    if (!isPlainObject(o)) return { ...rule };
+    if (!isPlainObject(o)) return { ...rule, for_s: null };
     return {
       ...rule,
       watch: finiteOr(o.watch, rule.watch),
       urgent: o.urgent === null ? null : finiteOr(o.urgent, rule.urgent),
       clear: finiteOr(o.clear, rule.clear),
+      for_s: isForSeconds(o.for_s) ? o.for_s : null,
     };
   });
 }

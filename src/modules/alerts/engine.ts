@@ -120,7 +120,7 @@ async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]
   // Overrides were validated when saved; effectiveRules ignores anything malformed.
   const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
   const defaults: EngineRule[] = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map(
-    (rule) => ({ ...rule, for_s: null, scope: null }),
+    (rule) => ({ ...rule, scope: null }),
   );
   const custom = (await findFarmRules(trx, report.farm.id, true))
     .map(toEngineRule)

@@ -8,6 +8,13 @@ const Rules = Type.Record(
       watch: Type.Optional(Type.Number()),
       urgent: Type.Optional(Nullable(Type.Number())),
       clear: Type.Optional(Type.Number()),
+      for_s: Type.Optional(
+        Nullable(
+          Type.Number({
+            description: 'Seconds the condition must hold (by reading time) before an alert opens.',
+          }),
+        ),
+      ),
     },
     { additionalProperties: false },
   ),

@@ -263,6 +263,35 @@ forEachEngine('custom rules', (t) => {
     assert.match(alert?.reason ?? '', new RegExp(`since ${at(16).replace(/[.]/g, '\\.')}`));
   });
 
+  test('for_s on a default rule through settings.rules; a bad for_s is refused naming it', async () => {
+    const { key, farmId } = await setup();
+    const bad = await t().request('PATCH', `/v1/farms/${farmId}`, {
+      key,
+      body: { settings: { rules: { 'house.heat': { for_s: 1.5 } } } },
+    });
+    assert.equal(expectError(bad, 400, 'invalid_request').param, 'settings.rules.house.heat.for_s');
+    const res = await t().request('PATCH', `/v1/farms/${farmId}`, {
+      key,
+      body: { settings: { rules: { 'house.heat': { for_s: 600 } } } },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const house = await addDevice(t(), key, farmId, { type: 'house', name: 'House 2' });
+    const send = (minute: number, value: number) =>
+      ingest(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value, at: at(minute) }] });
+    await send(0, 33);
+    await send(5, 36);
+    assert.equal((await allAlerts(t(), key, farmId)).length, 0, 'not yet held for 10 minutes');
+    await send(10, 33);
+    const [alert] = await allAlerts(t(), key, farmId);
+    assert.equal(alert?.rule, 'house.heat');
+    assert.equal(alert?.severity, 'watch');
+    assert.match(alert?.reason ?? '', /since 2026-05-01T06:00:00\.000Z/);
+    const list = await t().request('GET', `/v1/farms/${farmId}/rules`, { key });
+    assert.equal(list.body.data.find((r: { name: string }) => r.name === 'house.heat').for_s, 600);
+    await send(11, 29);
+    assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'resolved', 'resolution is unchanged');
+  });
+
   test('for_s: a late reading (older than one evaluated) neither completes nor breaks the window', async () => {
     const { key, farmId, sensor } = await setup();
     await addRule(key, farmId, { ...SILAGE, for_s: 600 });

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
+import { MAX_FOR_S } from '../../domain/rules.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
 export const RULE_DIRECTIONS = ['above', 'below'] as const;
@@ -52,7 +53,7 @@ const fields = {
   urgent: Nullable(Type.Number({ description: 'At or beyond this the alert is urgent; null for none.' })),
   clear: Type.Number({ description: 'Back at or past this (on the safe side of watch) the alert resolves.' }),
   device_type: Nullable(
-    Type.String({ minLength: 1, maxLength: 50, description: 'Only devices of this type.' }),
+    Type.Enum(DEVICE_TYPES, { type: 'string', description: 'Only devices of this type.' }),
   ),
   device_id: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'Only this device.' })),
   group_id: Nullable(
@@ -65,7 +66,7 @@ const fields = {
   for_s: Nullable(
     Type.Integer({
       minimum: 1,
-      maximum: 7 * 86_400,
+      maximum: MAX_FOR_S,
       description: 'Seconds the condition must hold (every reading, by reading time) before the alert opens.',
     }),
   ),

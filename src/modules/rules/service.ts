@@ -46,7 +46,7 @@ function defaultRules(farm: FarmRow): Rule[] {
     device_type: null,
     device_id: null,
     group_id: null,
-    for_s: null,
+    for_s: r.for_s,
     enabled: true,
     description: r.description,
     created_at: null,
