@@ -17,9 +17,6 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: new StaticMigrationProvider(),
-    // Migration numbers are handed out ahead of time to work done in parallel, so a lower number can
-    // arrive after a higher one already ran (0007 after 0010): run it then instead of refusing to start.
-    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
