@@ -63,6 +63,23 @@ export async function findActiveAlertsOfRule(db: Db, farmId: string, rule: strin
     .execute();
 }
 
+/** A farm's active alerts about one subject, whatever their rule. */
+export async function findActiveAlertsOfSubject(
+  db: Db,
+  farmId: string,
+  subjectType: string,
+  subjectId: string,
+): Promise<AlertRow[]> {
+  return db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('subject_type', '=', subjectType)
+    .where('subject_id', '=', subjectId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .execute();
+}
+
 /**
  * Inserts an active alert unless one is already active for its farm, rule and subject (the unique
  * partial index decides, so a concurrent transaction's alert counts too). Returns the new row, or

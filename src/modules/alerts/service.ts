@@ -14,6 +14,7 @@ import {
   ACTIVE_STATUSES,
   type AlertRow,
   findActiveAlertsOfRule,
+  findActiveAlertsOfSubject,
   findAlertForScope,
   toAlert,
   transitionAlert,
@@ -112,8 +113,27 @@ export async function resolveAlertsOfRule(
   why: string,
   now: number,
 ): Promise<number> {
+  return resolveAll(db, await findActiveAlertsOfRule(db, farmId, rule), why, now);
+}
+
+/** Resolves every active alert about a subject that is going away (a deleted device). */
+export async function resolveAlertsOfSubject(
+  db: Db,
+  subject: { farmId: string; type: string; id: string },
+  why: string,
+  now: number,
+): Promise<number> {
+  return resolveAll(
+    db,
+    await findActiveAlertsOfSubject(db, subject.farmId, subject.type, subject.id),
+    why,
+    now,
+  );
+}
+
+async function resolveAll(db: Db, rows: readonly AlertRow[], why: string, now: number): Promise<number> {
   let resolved = 0;
-  for (const row of await findActiveAlertsOfRule(db, farmId, rule)) {
+  for (const row of rows) {
     if (await resolveAlertRow(db, row, now, `${row.reason} — resolved: ${why}`)) resolved++;
   }
   return resolved;

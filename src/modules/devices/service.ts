@@ -7,6 +7,7 @@ import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
+import { resolveAlertsOfSubject } from '../alerts/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { type DeviceRow, loadDevice, toDevice } from './repository.ts';
@@ -141,10 +142,17 @@ export async function deleteDevice(
   db: Db,
   scope: Scope,
   deviceId: string,
+  now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
-  const device = await loadDevice(db, scope, deviceId);
-  await db.deleteFrom('devices').where('id', '=', device.id).execute();
-  return { id: device.id, deleted: true };
+  return inTransaction(db, async (trx) => {
+    const device = await loadDevice(trx, scope, deviceId);
+    // Nothing would ever report to resolve them: a deleted device's alerts resolve with it.
+    const subject = { farmId: device.farm_id, type: 'device', id: device.id };
+    await resolveAlertsOfSubject(trx, subject, `device ${device.name} was deleted`, now);
+    await trx.deleteFrom('alert_breaches').where('device_id', '=', device.id).execute();
+    await trx.deleteFrom('devices').where('id', '=', device.id).execute();
+    return { id: device.id, deleted: true as const };
+  });
 }
 
 /** Issues a new key for the device; the old one stops working at once. */

@@ -208,6 +208,27 @@ forEachEngine('custom rules', (t) => {
     assert.equal((await outboxEvents(t(), farmId, 'alert.resolved')).length, 2);
   });
 
+  test("a deleted device's active alerts resolve, with alert.resolved and a reason saying so", async () => {
+    const { key, farmId, sensor } = await setup();
+    await addRule(key, farmId, SILAGE);
+    await ingest(t(), sensor.device_key, {
+      readings: [
+        { metric: 'silage.temp_c', value: 55 },
+        { metric: 'device.battery_pct', value: 10 },
+      ],
+    });
+    assert.equal((await allAlerts(t(), key, farmId)).filter((a) => a.status === 'open').length, 2);
+    const res = await t().request('DELETE', `/v1/devices/${sensor.id}`, { key });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const alerts = await allAlerts(t(), key, farmId);
+    assert.deepEqual(
+      alerts.map((a) => a.status),
+      ['resolved', 'resolved'],
+    );
+    for (const a of alerts) assert.match(a.reason, /resolved: device Clamp probe was deleted/);
+    assert.equal((await outboxEvents(t(), farmId, 'alert.resolved')).length, 2);
+  });
+
   test('scope by device type, by device and by group', async () => {
     const { key, farmId, sensor } = await setup();
     const other = await addDevice(t(), key, farmId, { type: 'weather', name: 'Mast' });
