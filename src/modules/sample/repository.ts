@@ -12,6 +12,8 @@ export async function clearFarmContents(db: Db, farmId: string): Promise<void> {
   await db.deleteFrom('commands').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('alerts').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('alert_watermarks').where('farm_id', '=', farmId).execute();
+  await db.deleteFrom('alert_breaches').where('farm_id', '=', farmId).execute();
+  await db.deleteFrom('rules').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('tasks').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('farm_events').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('animals').where('farm_id', '=', farmId).execute();

@@ -21,6 +21,7 @@ import { createFarm } from '../farms/service.ts';
 import { createGroup, updateGroup } from '../groups/service.ts';
 import { ingestReport } from '../ingest/service.ts';
 import { createPaddock } from '../paddocks/service.ts';
+import { createRule } from '../rules/service.ts';
 import { createTask } from '../tasks/service.ts';
 import {
   ANIMALS,
@@ -350,6 +351,25 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
       Math.max(e.at, now - DAY_MS * 7),
     );
   }
+
+  // A rule of the farm's own, sustained: damp litter only matters when it lasts. Added after the
+  // readings, so it shows in the rule list without changing the seeded alerts.
+  await createRule(
+    trx,
+    scope,
+    farmId,
+    {
+      name: 'house.damp',
+      metric: 'climate.humidity_pct',
+      direction: 'above',
+      watch: 85,
+      urgent: 92,
+      clear: 75,
+      device_type: 'house',
+      for_s: 1800,
+    },
+    now - HOUR_MS,
+  );
 
   for (const t of TASKS) {
     const due = t.due ? dueAt(t.due, now, SAMPLE_FARM.timezone) : null;
