@@ -12,6 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', T.id, (c) => c.primaryKey())
     .addColumn('farm_id', T.id, (c) => c.notNull().references('farms.id').onDelete('cascade'))
     .addColumn('name', T.text, (c) => c.notNull())
+    .addColumn('kind', T.text, (c) => c.notNull())
     .addColumn('metric', T.text, (c) => c.notNull())
     .addColumn('direction', T.text, (c) => c.notNull())
     .addColumn('watch', T.number, (c) => c.notNull())
@@ -21,6 +22,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('device_id', T.id)
     .addColumn('group_id', T.id)
     .addColumn('for_s', T.int)
+    // Rate rules: the signed change within window_s (watch, clear and direction derive from it).
+    .addColumn('change', T.number)
+    .addColumn('window_s', T.int)
     .addColumn('enabled', T.bool, (c) => c.notNull())
     .addColumn('created_at', T.time, (c) => c.notNull())
     .addColumn('updated_at', T.time, (c) => c.notNull())

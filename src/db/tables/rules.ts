@@ -3,6 +3,7 @@ export interface RulesTable {
   id: string;
   farm_id: string;
   name: string;
+  kind: 'threshold' | 'rate';
   metric: string;
   direction: 'above' | 'below';
   watch: number;
@@ -12,6 +13,9 @@ export interface RulesTable {
   device_id: string | null;
   group_id: string | null;
   for_s: number | null;
+  /** Rate rules only: the signed change (metric's unit) within window_s that opens a watch alert. */
+  change: number | null;
+  window_s: number | null;
   /** 0 or 1. */
   enabled: number;
   created_at: number;

@@ -95,7 +95,9 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     const last = readings.at(-1);
     if (!last) continue;
     for (const rule of metricRules) {
-      await applyReadings(ctx, rule, readingSubject, report.device.id, readings);
+      const seen =
+        rule.window_s === null ? readings : await changesOverWindow(trx, report.device.id, rule, readings);
+      await applyReadings(ctx, rule, readingSubject, report.device.id, seen);
     }
     await trx
       .updateTable('alert_watermarks')
@@ -120,7 +122,7 @@ async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]
   // Overrides were validated when saved; effectiveRules ignores anything malformed.
   const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
   const defaults: EngineRule[] = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map(
-    (rule) => ({ ...rule, scope: null }),
+    (rule) => ({ ...rule, scope: null, window_s: null }),
   );
   const custom = (await findFarmRules(trx, report.farm.id, true))
     .map(toEngineRule)
@@ -130,6 +132,41 @@ async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]
         (scope?.device_id == null || scope.device_id === report.device.id),
     );
   return [...defaults, ...custom];
+}
+
+/**
+ * A rate rule judges each reading by how far the metric moved within the window before it: for a
+ * falling rule the reading minus the highest stored reading in the window, for a rising one minus the
+ * lowest. The stored readings (this report's included: ingest stores them first) come in one query.
+ */
+async function changesOverWindow(
+  trx: Trx,
+  deviceId: string,
+  rule: EngineRule,
+  readings: readonly Reading[],
+): Promise<Reading[]> {
+  const first = readings[0];
+  const last = readings.at(-1);
+  if (!first || !last || rule.window_s === null) return [];
+  const windowMs = rule.window_s * 1000;
+  const stored = await trx
+    .selectFrom('readings')
+    .select(['at', 'value'])
+    .where('device_id', '=', deviceId)
+    .where('metric', '=', rule.metric)
+    .where('at', '>=', first.at - windowMs)
+    .where('at', '<=', last.at)
+    .execute();
+  const falling = rule.direction === 'low';
+  return readings.map((reading) => {
+    let extreme = reading.value;
+    for (const s of stored) {
+      const at = Number(s.at);
+      if (at < reading.at - windowMs || at > reading.at) continue;
+      extreme = falling ? Math.max(extreme, s.value) : Math.min(extreme, s.value);
+    }
+    return { ...reading, value: reading.value - extreme };
+  });
 }
 
 function inGroupScope(rule: EngineRule, groups: ReadonlySet<string>): boolean {

@@ -28,12 +28,28 @@ const RULE_WORDS: Readonly<Record<string, { title: string; measure: string }>> =
   'device.battery': { title: 'Device battery low', measure: 'Battery' },
 };
 
+/** A rate rule's window in seconds, or null for a threshold rule. */
+function rateWindow(rule: AlertRule): number | null {
+  const w = (rule as AlertRule & { window_s?: number | null }).window_s;
+  return typeof w === 'number' ? w : null;
+}
+
 function ruleWords(rule: AlertRule): { title: string; measure: string } {
   const words = RULE_WORDS[rule.name];
   if (words) return words;
   const meaning = METRIC_BY_NAME.get(rule.metric)?.meaning ?? rule.metric;
   const measure = meaning.charAt(0).toUpperCase() + meaning.slice(1);
+  if (rateWindow(rule) !== null) {
+    return { title: `${measure} ${rule.direction === 'high' ? 'rising' : 'dropping'} fast`, measure };
+  }
   return { title: `${measure} ${rule.direction === 'high' ? 'high' : 'low'}`, measure };
+}
+
+/** "45 min", "2 h", "90 s". */
+function formatSpan(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
 }
 
 /** "26 ppm", "12%", "40.7°C": numbers as sent (trimmed to 2 decimals), the unit as people write it. */
@@ -68,6 +84,16 @@ export function readingAlertReason(
   // The rule's documented unit when the device sent none, so the line and the value read alike.
   const unit = reading.unit ?? METRIC_BY_NAME.get(rule.metric)?.unit ?? null;
   const via = subject.type === 'animal' ? ` (${subject.device.name})` : '';
+  const window = rateWindow(rule);
+  if (window !== null) {
+    // For a rate rule the value is the change over the window, not a level.
+    const moved = reading.value < 0 ? 'fell' : 'rose';
+    return (
+      `${ruleWords(rule).measure} ${moved} ${formatValue(Math.abs(reading.value), unit)} within ` +
+      `${formatSpan(window)} ${where(subject)}${via} — the rule watches for a change of ` +
+      `${formatValue(rule.watch, unit)} or more in ${formatSpan(window)}`
+    );
+  }
   const side = rule.direction === 'high' ? 'at or above' : 'at or below';
   return (
     `${ruleWords(rule).measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +

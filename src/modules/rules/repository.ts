@@ -22,6 +22,11 @@ export interface EngineRule extends AlertRule {
   /** Seconds the condition must hold before an alert opens; null opens at once. */
   for_s: number | null;
   scope: RuleScope | null;
+  /**
+   * Rate rules: the window in seconds. The engine then classifies each reading's change over the
+   * window (watch = the rule's change, clear = half of it) instead of the reading itself.
+   */
+  window_s: number | null;
 }
 
 export function toRule(row: RuleRow): Rule {
@@ -30,7 +35,7 @@ export function toRule(row: RuleRow): Rule {
     farm_id: row.farm_id,
     name: row.name,
     source: 'custom',
-    kind: 'threshold',
+    kind: row.kind,
     metric: row.metric,
     direction: row.direction,
     watch: row.watch,
@@ -40,6 +45,8 @@ export function toRule(row: RuleRow): Rule {
     device_id: row.device_id,
     group_id: row.group_id,
     for_s: row.for_s,
+    change: row.change,
+    window_s: row.window_s,
     enabled: row.enabled === 1,
     description: null,
     created_at: toIso(row.created_at),
@@ -57,6 +64,7 @@ export function toEngineRule(row: RuleRow): EngineRule {
     clear: row.clear,
     description: `The farm's own rule on ${row.metric}.`,
     for_s: row.for_s,
+    window_s: row.kind === 'rate' ? row.window_s : null,
     scope: { device_type: row.device_type, device_id: row.device_id, group_id: row.group_id },
   };
 }

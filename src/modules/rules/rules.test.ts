@@ -313,6 +313,68 @@ forEachEngine('custom rules', (t) => {
     assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'resolved', 'resolution is unchanged');
   });
 
+  test('rate: a fast drop opens a watch alert, a slow one does not; back under half the change it clears', async () => {
+    const { key, farmId } = await setup();
+    const tank = await addDevice(t(), key, farmId, { type: 'water', name: 'North trough' });
+    const slow = await addDevice(t(), key, farmId, { type: 'water', name: 'South trough' });
+    const rule = {
+      name: 'trough.leak',
+      kind: 'rate',
+      metric: 'water.tank_pct',
+      change: -30,
+      window_s: 3600,
+      device_type: 'water',
+    };
+    const created = await addRule(key, farmId, rule);
+    assert.equal((created as Record<string, unknown>).watch, -30);
+    assert.equal((created as Record<string, unknown>).clear, -15);
+    assert.equal((created as Record<string, unknown>).direction, 'below');
+    const send = (d: { device_key: string }, minute: number, value: number) =>
+      ingest(t(), d.device_key, {
+        readings: [{ metric: 'water.tank_pct', value, unit: '%', at: at(minute) }],
+      });
+    // Slow: 90 → 60 over three hours (10 per hour).
+    for (const [m, v] of [
+      [0, 90],
+      [60, 80],
+      [120, 70],
+      [180, 60],
+    ] as const)
+      await send(slow, m, v);
+    // Fast: 90 → 58 within 45 minutes, still above the 20 % low-water line.
+    for (const [m, v] of [
+      [0, 90],
+      [15, 80],
+      [30, 70],
+      [45, 58],
+    ] as const)
+      await send(tank, m, v);
+    let alerts = await allAlerts(t(), key, farmId);
+    assert.deepEqual(
+      alerts.map((a) => `${a.rule}:${a.subject_id}:${a.severity}`),
+      [`trough.leak:${tank.id}:watch`],
+    );
+    assert.equal(alerts[0]?.title, 'Header tank or trough level dropping fast at North trough');
+    assert.match(alerts[0]?.reason ?? '', /fell 32% within 1 h at North trough/);
+    await send(tank, 90, 50); // 20 down from the window's highest (70 at minute 30): between, stays open
+    assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'open');
+    await send(tank, 140, 49); // within the last hour it fell 1: back under half the change
+    alerts = await allAlerts(t(), key, farmId);
+    assert.equal(alerts[0]?.status, 'resolved');
+    assert.equal((await outboxEvents(t(), farmId, 'alert.created')).length, 1);
+    assert.equal((await outboxEvents(t(), farmId, 'alert.resolved')).length, 1);
+    const bad = await t().request('POST', `/v1/farms/${farmId}/rules`, {
+      key,
+      body: { ...rule, name: 'x', watch: 3 },
+    });
+    assert.equal(expectError(bad, 400, 'invalid_request').param, 'watch');
+    const noWindow = await t().request('POST', `/v1/farms/${farmId}/rules`, {
+      key,
+      body: { name: 'y', kind: 'rate', metric: 'm', change: 5 },
+    });
+    assert.equal(expectError(noWindow, 400, 'invalid_request').param, 'window_s');
+  });
+
   test('for_s: a late reading (older than one evaluated) neither completes nor breaks the window', async () => {
     const { key, farmId, sensor } = await setup();
     await addRule(key, farmId, { ...SILAGE, for_s: 600 });

@@ -4,6 +4,14 @@ import { MAX_FOR_S } from '../../domain/rules.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
 export const RULE_DIRECTIONS = ['above', 'below'] as const;
+export const RULE_KINDS = ['threshold', 'rate'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+const Kind = Type.Enum(RULE_KINDS, {
+  type: 'string',
+  description:
+    'threshold: a reading at or beyond a line (watch, urgent, clear). rate: the reading changed by `change` or more (signed, in the metric’s unit) within `window_s`; a watch alert that clears once the change over the window is back under half of it.',
+});
 export type RuleSide = (typeof RULE_DIRECTIONS)[number];
 
 const Direction = Type.Enum(RULE_DIRECTIONS, {
@@ -22,7 +30,7 @@ export const RuleSchema = Type.Object(
       description:
         'default: one of the built-in rules (overridable in settings.rules); custom: the farm’s own.',
     }),
-    kind: Type.Enum(['threshold'], { type: 'string', description: 'How the rule reads its metric.' }),
+    kind: Kind,
     metric: Type.String(),
     direction: Direction,
     watch: Type.Number(),
@@ -32,6 +40,8 @@ export const RuleSchema = Type.Object(
     device_id: Nullable(Type.String()),
     group_id: Nullable(Type.String()),
     for_s: Nullable(Type.Integer()),
+    change: Nullable(Type.Number({ description: 'Rate rules: the signed change within window_s.' })),
+    window_s: Nullable(Type.Integer({ description: 'Rate rules: the window in seconds.' })),
     enabled: Type.Boolean(),
     description: Nullable(Type.String()),
     created_at: Nullable(DateTime('Null for a default rule.')),
@@ -70,17 +80,24 @@ const fields = {
       description: 'Seconds the condition must hold (every reading, by reading time) before the alert opens.',
     }),
   ),
+  change: Type.Number({
+    description: 'Rate rules: the signed change in the metric’s unit, e.g. -30 for a fall of 30 (not 0).',
+  }),
+  window_s: Type.Integer({ minimum: 60, maximum: 86_400, description: 'Rate rules: the window in seconds.' }),
   enabled: Type.Boolean({ description: 'A disabled rule opens nothing; disabling resolves its alerts.' }),
 };
 
 export const CreateRuleBody = Type.Object(
   {
     name: fields.name,
+    kind: Type.Optional(Kind),
     metric: fields.metric,
-    direction: fields.direction,
-    watch: fields.watch,
+    direction: Type.Optional(fields.direction),
+    watch: Type.Optional(fields.watch),
     urgent: Type.Optional(fields.urgent),
-    clear: fields.clear,
+    clear: Type.Optional(fields.clear),
+    change: Type.Optional(fields.change),
+    window_s: Type.Optional(fields.window_s),
     device_type: Type.Optional(fields.device_type),
     device_id: Type.Optional(fields.device_id),
     group_id: Type.Optional(fields.group_id),
@@ -102,6 +119,8 @@ export const UpdateRuleBody = Type.Object(
     device_id: Type.Optional(fields.device_id),
     group_id: Type.Optional(fields.group_id),
     for_s: Type.Optional(fields.for_s),
+    change: Type.Optional(fields.change),
+    window_s: Type.Optional(fields.window_s),
     enabled: Type.Optional(fields.enabled),
   },
   { additionalProperties: false },

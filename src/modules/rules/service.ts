@@ -47,6 +47,8 @@ function defaultRules(farm: FarmRow): Rule[] {
     device_id: null,
     group_id: null,
     for_s: r.for_s,
+    change: null,
+    window_s: null,
     enabled: true,
     description: r.description,
     created_at: null,
@@ -122,11 +124,9 @@ export async function createRule(
       id: newId('rule', now),
       farm_id: farm.id,
       name: input.name,
+      kind: input.kind ?? 'threshold',
       metric: input.metric,
-      direction: input.direction,
-      watch: input.watch,
-      urgent: input.urgent ?? null,
-      clear: input.clear,
+      ...lines(input),
       device_type: input.device_type ?? null,
       device_id: input.device_id ?? null,
       group_id: input.group_id ?? null,
@@ -148,8 +148,74 @@ export async function createRule(
   });
 }
 
+const THRESHOLD_ONLY = ['direction', 'watch', 'urgent', 'clear'] as const;
+const RATE_ONLY = ['change', 'window_s'] as const;
+
+/**
+ * The lines a rule is stored with. A rate rule is given as `change` within `window_s`; its lines
+ * derive from it (watch at the change, clear at half of it, on the change's side), so the engine runs
+ * it with the threshold machinery on the change over the window.
+ */
+function lines(
+  input: UpdateRuleInput & { kind?: 'threshold' | 'rate' | undefined },
+): Pick<RuleRow, 'direction' | 'watch' | 'urgent' | 'clear' | 'change' | 'window_s'> {
+  if (input.kind === 'rate') {
+    for (const member of THRESHOLD_ONLY) {
+      if (input[member] !== undefined) {
+        throw invalid(member, `A rate rule takes change and window_s, not ${member}.`);
+      }
+    }
+    for (const member of RATE_ONLY) {
+      if (input[member] === undefined) throw invalid(member, `A rate rule needs ${member}.`);
+    }
+    return rateLines(input.change as number, input.window_s as number);
+  }
+  for (const member of RATE_ONLY) {
+    if (input[member] !== undefined) {
+      throw invalid(
+        member,
+        `${member} is for rate rules (kind "rate"); a threshold rule takes watch and clear.`,
+      );
+    }
+  }
+  for (const member of ['direction', 'watch', 'clear'] as const) {
+    if (input[member] === undefined) throw invalid(member, `A threshold rule needs ${member}.`);
+  }
+  return {
+    direction: input.direction as RuleRow['direction'],
+    watch: input.watch as number,
+    urgent: input.urgent ?? null,
+    clear: input.clear as number,
+    change: null,
+    window_s: null,
+  };
+}
+
+function rateLines(
+  change: number,
+  windowS: number,
+): Pick<RuleRow, 'direction' | 'watch' | 'urgent' | 'clear' | 'change' | 'window_s'> {
+  if (change === 0) throw invalid('change', 'change must not be 0: say how far the reading moves, signed.');
+  return {
+    direction: change < 0 ? 'below' : 'above',
+    watch: change,
+    urgent: null,
+    clear: change / 2,
+    change,
+    window_s: windowS,
+  };
+}
+
 /** Members whose change means the open alerts no longer describe what the rule watches. */
-const REWIRING_MEMBERS = ['name', 'metric', 'direction', 'device_type', 'device_id', 'group_id'] as const;
+const REWIRING_MEMBERS = [
+  'name',
+  'metric',
+  'direction',
+  'device_type',
+  'device_id',
+  'group_id',
+  'window_s',
+] as const;
 
 export async function updateRuleById(
   db: Db,
@@ -161,11 +227,16 @@ export async function updateRuleById(
   return inTransaction(db, async (trx) => {
     const row = await loadRule(trx, scope, id);
     const next: RuleRow = { ...row, updated_at: now };
+    const wrongKind = row.kind === 'rate' ? THRESHOLD_ONLY : RATE_ONLY;
+    for (const member of wrongKind) {
+      if (patch[member] !== undefined) throw invalid(member, `A ${row.kind} rule has no ${member}.`);
+    }
     for (const [member, value] of Object.entries(patch)) {
       if (value === undefined) continue;
       if (member === 'enabled') next.enabled = value ? 1 : 0;
       else Object.assign(next, { [member]: value });
     }
+    if (row.kind === 'rate') Object.assign(next, rateLines(next.change ?? 0, next.window_s ?? 0));
     await checkRule(trx, next, new Set(Object.keys(patch)));
     if (next.name !== row.name) await requireFreeName(trx, row.farm_id, next.name, row.id);
     await updateRule(trx, next);
