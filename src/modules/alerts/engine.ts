@@ -11,12 +11,11 @@
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
-import { type AlertRule, classifyReading, effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
+import { type AlertRule, classifyReading } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
-import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
-import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
+import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   ACTIVE_STATUSES,
@@ -28,6 +27,13 @@ import {
   toAlert,
   transitionAlert,
 } from './repository.ts';
+import {
+  changesOverWindow,
+  findBreachSince,
+  inGroupScope,
+  loadRules,
+  saveBreachSince,
+} from './rule-inputs.ts';
 import { resolveAlertRow } from './service.ts';
 import {
   eventAlertReason,
@@ -111,66 +117,6 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     const alarm = ALARM_EVENT_BY_TYPE.get(event.type);
     if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data);
   }
-}
-
-/**
- * The defaults with the farm's overrides, then its enabled custom rules that apply to the reporting
- * device (type and id; group scope needs the animal, so it is checked per metric). One query per
- * report loads the custom rules.
- */
-async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]> {
-  // Overrides were validated when saved; effectiveRules ignores anything malformed.
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
-  const defaults: EngineRule[] = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map(
-    (rule) => ({ ...rule, scope: null, window_s: null }),
-  );
-  const custom = (await findFarmRules(trx, report.farm.id, true))
-    .map(toEngineRule)
-    .filter(
-      ({ scope }) =>
-        (scope?.device_type == null || scope.device_type === report.device.type) &&
-        (scope?.device_id == null || scope.device_id === report.device.id),
-    );
-  return [...defaults, ...custom];
-}
-
-/**
- * A rate rule judges each reading by how far the metric moved within the window before it: for a
- * falling rule the reading minus the highest stored reading in the window, for a rising one minus the
- * lowest. The stored readings (this report's included: ingest stores them first) come in one query.
- */
-async function changesOverWindow(
-  trx: Trx,
-  deviceId: string,
-  rule: EngineRule,
-  readings: readonly Reading[],
-): Promise<Reading[]> {
-  const first = readings[0];
-  const last = readings.at(-1);
-  if (!first || !last || rule.window_s === null) return [];
-  const windowMs = rule.window_s * 1000;
-  const stored = await trx
-    .selectFrom('readings')
-    .select(['at', 'value'])
-    .where('device_id', '=', deviceId)
-    .where('metric', '=', rule.metric)
-    .where('at', '>=', first.at - windowMs)
-    .where('at', '<=', last.at)
-    .execute();
-  const falling = rule.direction === 'low';
-  return readings.map((reading) => {
-    let extreme = reading.value;
-    for (const s of stored) {
-      const at = Number(s.at);
-      if (at < reading.at - windowMs || at > reading.at) continue;
-      extreme = falling ? Math.max(extreme, s.value) : Math.min(extreme, s.value);
-    }
-    return { ...reading, value: reading.value - extreme };
-  });
-}
-
-function inGroupScope(rule: EngineRule, groups: ReadonlySet<string>): boolean {
-  return rule.scope?.group_id == null || groups.has(rule.scope.group_id);
 }
 
 /**
@@ -326,41 +272,6 @@ async function applyReadings(
   // expects, and a write that finds the alert changed by someone else re-reads it.
   let known: AlertRow | null = (await findActiveAlert(ctx.trx, key)) ?? null;
   for (const run of runs) known = await applyRun(ctx, key, rule, subject, run, known);
-}
-
-/**
- * The start of a sustained breach, kept per (device, rule) beside the watermark and read and written
- * under its lock, so separate reports and several processes see one window.
- */
-async function findBreachSince(trx: Trx, deviceId: string, rule: string): Promise<number | null> {
-  const row = await trx
-    .selectFrom('alert_breaches')
-    .select('since')
-    .where('device_id', '=', deviceId)
-    .where('rule', '=', rule)
-    .executeTakeFirst();
-  return row ? Number(row.since) : null;
-}
-
-async function saveBreachSince(
-  ctx: Context,
-  deviceId: string,
-  rule: string,
-  since: number | null,
-): Promise<void> {
-  const where = ctx.trx
-    .deleteFrom('alert_breaches')
-    .where('device_id', '=', deviceId)
-    .where('rule', '=', rule);
-  if (since === null) {
-    await where.execute();
-    return;
-  }
-  await ctx.trx
-    .insertInto('alert_breaches')
-    .values({ device_id: deviceId, rule, farm_id: ctx.farmId, since })
-    .onConflict((oc) => oc.columns(['device_id', 'rule']).doUpdateSet({ since }))
-    .execute();
 }
 
 /** Applies one run of readings; returns the active alert afterwards (null when none). */

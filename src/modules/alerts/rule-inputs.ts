@@ -1,0 +1,106 @@
+/**
+ * What the engine reads besides the report: the rules that apply to the reporting device, the change
+ * over a rate rule's window, and the start of a sustained (`for_s`) breach.
+ */
+import type { Trx } from '../../db/schema.ts';
+import { effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
+import type { IngestedReport } from './engine.ts';
+
+type Reading = IngestedReport['readings'][number];
+
+/**
+ * The defaults with the farm's overrides, then its enabled custom rules that apply to the reporting
+ * device (type and id; group scope needs the animal, so it is checked per metric). One query per
+ * report loads the custom rules.
+ */
+export async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]> {
+  // Overrides were validated when saved; effectiveRules ignores anything malformed.
+  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
+  const defaults: EngineRule[] = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map(
+    (rule) => ({ ...rule, scope: null, window_s: null }),
+  );
+  const custom = (await findFarmRules(trx, report.farm.id, true))
+    .map(toEngineRule)
+    .filter(
+      ({ scope }) =>
+        (scope?.device_type == null || scope.device_type === report.device.type) &&
+        (scope?.device_id == null || scope.device_id === report.device.id),
+    );
+  return [...defaults, ...custom];
+}
+
+/**
+ * A rate rule judges each reading by how far the metric moved within the window before it: for a
+ * falling rule the reading minus the highest stored reading in the window, for a rising one minus the
+ * lowest. The stored readings (this report's included: ingest stores them first) come in one query.
+ */
+export async function changesOverWindow(
+  trx: Trx,
+  deviceId: string,
+  rule: EngineRule,
+  readings: readonly Reading[],
+): Promise<Reading[]> {
+  const first = readings[0];
+  const last = readings.at(-1);
+  if (!first || !last || rule.window_s === null) return [];
+  const windowMs = rule.window_s * 1000;
+  const stored = await trx
+    .selectFrom('readings')
+    .select(['at', 'value'])
+    .where('device_id', '=', deviceId)
+    .where('metric', '=', rule.metric)
+    .where('at', '>=', first.at - windowMs)
+    .where('at', '<=', last.at)
+    .execute();
+  const falling = rule.direction === 'low';
+  return readings.map((reading) => {
+    let extreme = reading.value;
+    for (const s of stored) {
+      const at = Number(s.at);
+      if (at < reading.at - windowMs || at > reading.at) continue;
+      extreme = falling ? Math.max(extreme, s.value) : Math.min(extreme, s.value);
+    }
+    return { ...reading, value: reading.value - extreme };
+  });
+}
+
+export function inGroupScope(rule: EngineRule, groups: ReadonlySet<string>): boolean {
+  return rule.scope?.group_id == null || groups.has(rule.scope.group_id);
+}
+
+/**
+ * The start of a sustained breach, kept per (device, rule) beside the watermark and read and written
+ * under its lock, so separate reports and several processes see one window.
+ */
+export async function findBreachSince(trx: Trx, deviceId: string, rule: string): Promise<number | null> {
+  const row = await trx
+    .selectFrom('alert_breaches')
+    .select('since')
+    .where('device_id', '=', deviceId)
+    .where('rule', '=', rule)
+    .executeTakeFirst();
+  return row ? Number(row.since) : null;
+}
+
+export async function saveBreachSince(
+  ctx: { trx: Trx; farmId: string },
+  deviceId: string,
+  rule: string,
+  since: number | null,
+): Promise<void> {
+  const where = ctx.trx
+    .deleteFrom('alert_breaches')
+    .where('device_id', '=', deviceId)
+    .where('rule', '=', rule);
+  if (since === null) {
+    await where.execute();
+    return;
+  }
+  await ctx.trx
+    .insertInto('alert_breaches')
+    .values({ device_id: deviceId, rule, farm_id: ctx.farmId, since })
+    .onConflict((oc) => oc.columns(['device_id', 'rule']).doUpdateSet({ since }))
+    .execute();
+}
