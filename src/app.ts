@@ -165,7 +165,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(alertRoutes, { db });
   await app.register(deviceRoutes, { db });
   await app.register(readingRoutes, { db });
-  await app.register(commandRoutes, { db, commandExpirySeconds: config.commandExpirySeconds });
+  await app.register(commandRoutes, {
+    db,
+    commandExpirySeconds: config.commandExpirySeconds,
+    commandRedeliverSeconds: config.commandRedeliverSeconds,
+  });
   await app.register(ingestRoutes, { db });
   await app.register(houseRoutes, { db });
   await app.register(webhookRoutes, { db, config });
@@ -175,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
     commandExpirySeconds: config.commandExpirySeconds,
+    commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
 
   return app;

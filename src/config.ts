@@ -39,6 +39,12 @@ export interface Config {
   commandExpirySeconds: number;
   /** Browser origins (besides the server's own) allowed to call /mcp; other origins get 403. */
   mcpAllowedOrigins: readonly string[];
+  /** Seconds after which a command handed out and not answered is handed out again (per command: redeliver_after_s). */
+  commandRedeliverSeconds: number;
+  /** TCP port of the MQTT listener; null when FARMSTEAD_MQTT_PORT is `off` (MQTT over WebSocket stays on). */
+  mqttPort: number | null;
+  /** MQTT messages a device may publish per second, sustained (bursts of ten seconds' worth pass). */
+  mqttRatePerSecond: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -133,5 +139,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
     commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
     mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
+    commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
+    mqttPort: env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off' ? null : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
+    mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
   });
 }

@@ -7,10 +7,11 @@ import { errorResponses, IdParams, ListOf } from '../../http/schemas.ts';
 import { AnswerCommandBody, CommandListQuery, QueueCommandBody } from './schemas.ts';
 import { answerCommand, listCommands, pollCommands, queueCommand } from './service.ts';
 
-export const commandRoutes: FastifyPluginAsyncTypebox<{ db: Db; commandExpirySeconds: number }> = async (
-  app,
-  { db, commandExpirySeconds },
-) => {
+export const commandRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  commandExpirySeconds: number;
+  commandRedeliverSeconds: number;
+}> = async (app, { db, commandExpirySeconds, commandRedeliverSeconds }) => {
   const CommandRef = Type.Ref('Command');
 
   app.post(
@@ -28,6 +29,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ db: Db; commandExpirySec
       reply.status(201).send(
         await queueCommand(db, apiCaller(request), request.params.id, request.body, {
           defaultExpirySeconds: commandExpirySeconds,
+          defaultRedeliverSeconds: commandRedeliverSeconds,
         }),
       ),
   );
