@@ -37,6 +37,7 @@ import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
+import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   database: Database;
   usage: UsageCounter;
   logger?: FastifyServerOptions['logger'];
+  /** The MQTT side's clock (tests inject one); Date.now otherwise. */
+  clock?: () => number;
 }
 
 /** Response schemas shown as named components in the OpenAPI document. */
@@ -145,10 +148,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
 
+  const mqtt = await installMqtt(app, {
+    database,
+    config,
+    usage,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,
     engine: database.engine,
     version: API_VERSION,
+    mqtt: mqtt.status(),
   }));
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 

@@ -140,7 +140,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
     mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
     commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
-    mqttPort: env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off' ? null : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
+    mqttPort:
+      env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off'
+        ? null
+        : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
     mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
   });
 }

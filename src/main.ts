@@ -42,6 +42,8 @@ async function serve(): Promise<void> {
 
   const first = await bootstrapFirstAccount(database);
   await app.listen({ host: config.host, port: config.port });
+  // A taken MQTT port is logged and reported by /healthz; the service runs on without MQTT over TCP.
+  await app.mqtt.listenTcp(config.mqttPort, config.host);
   if (first) printFirstAccount(first, config.port, config.host);
   const workers = startWorkers(JOBS, { database, config, log: app.log });
 
