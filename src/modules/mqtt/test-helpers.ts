@@ -94,6 +94,7 @@ export function forEachMqttEngine(name: string, suite: (t: () => MqttTestApp) =>
 
 export interface Received {
   topic: string;
+  // biome-ignore lint/suspicious/noExplicitAny: message JSON in tests, checked by assertions.
   json: any;
   packet: mqtt.IPublishPacket;
 }
