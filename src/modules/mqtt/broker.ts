@@ -49,6 +49,9 @@ interface Session {
   commands: boolean;
 }
 
+/** Where the answer to a device's message goes. */
+type Answer = { topic: string; correlation: Buffer | undefined };
+
 export interface MqttBroker {
   /** Serves one MQTT connection (a TCP socket, or a WebSocket as a stream). */
   handle(stream: Duplex, request?: IncomingMessage): void;
@@ -57,274 +60,322 @@ export interface MqttBroker {
   close(): Promise<void>;
 }
 
-function badLogin(): AuthenticateError {
-  const error = new Error('Bad device id or key') as AuthenticateError;
-  error.returnCode = 4;
+function badLogin(returnCode: 3 | 4 = 4): AuthenticateError {
+  const error = new Error(
+    returnCode === 4 ? 'Bad device id or key' : 'Server unavailable',
+  ) as AuthenticateError;
+  error.returnCode = returnCode;
   return error;
 }
 
-export async function createMqttBroker(deps: MqttDeps): Promise<MqttBroker> {
-  const { database, config, log, usage } = deps;
-  const db = database.db;
-  const now = deps.clock ?? Date.now;
-  const sessions = new WeakMap<Client, Session>();
-  const byDevice = new Map<string, Set<Client>>();
-  const burst = config.mqttRatePerSecond * 10;
+function disconnect(client: Client): void {
+  if (client.version === 5) client.disconnect({ reasonCode: NOT_AUTHORIZED });
+  else client.close();
+}
 
+/** Device → service topics: answered by the service, never forwarded to subscribers. */
+const DEVICE_TO_SERVICE = /^farmstead\/devices\/[^/]+\/(report|commands\/[^/]+\/result)$/;
+
+/** The broker's Farmstead side: sessions of logged-in devices, their messages and their pushed commands. */
+class DeviceBroker {
+  private readonly sessions = new WeakMap<Client, Session>();
+  private readonly byDevice = new Map<string, Set<Client>>();
+  /** Per device, one hand-out at a time, so pushed commands keep their order. */
+  private readonly pushing = new Map<string, Promise<void>>();
+  private readonly burst: number;
+  private readonly now: () => number;
+  private bus: Bus | null = null;
+  private busReady: Promise<void> | null = null;
+  private ticking = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly aedes: Aedes;
+  private readonly deps: MqttDeps;
+
+  constructor(aedes: Aedes, deps: MqttDeps) {
+    this.aedes = aedes;
+    this.deps = deps;
+    this.now = deps.clock ?? Date.now;
+    this.burst = deps.config.mqttRatePerSecond * 10;
+    aedes.authenticate = (client, username, password, done) =>
+      void this.authenticate(client, username, password).then(
+        () => done(null, true),
+        (err: AuthenticateError) => done(err, null),
+      );
+    aedes.authorizeSubscribe = (client, subscription, done) => {
+      const session = this.sessions.get(client);
+      if (!session || !maySubscribe(session.deviceId, subscription.topic)) return done(null, null);
+      if (coversCommands(session.deviceId, subscription.topic)) session.commands = true;
+      done(null, subscription);
+    };
+    aedes.authorizeForward = (_client, packet) => (DEVICE_TO_SERVICE.test(packet.topic) ? null : packet);
+    aedes.authorizePublish = (client, packet, done) =>
+      void this.receive(client, packet).then(
+        () => done(null),
+        (err: Error) => done(err),
+      );
+    this.watchConnections();
+    this.timer = setInterval(() => void this.tick(), RECHECK_MS);
+    this.timer.unref();
+  }
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  private watchConnections(): void {
+    const { aedes, sessions, byDevice, deps } = this;
+    aedes.on('clientReady', (client) => {
+      const session = sessions.get(client);
+      if (!session) return;
+      const set = byDevice.get(session.deviceId) ?? new Set<Client>();
+      set.add(client);
+      byDevice.set(session.deviceId, set);
+      // A restored (persistent) session already has its subscriptions: hand out what is waiting.
+      if (session.commands) void this.push(session.deviceId, true);
+    });
+    aedes.on('subscribe', (subscriptions, client) => {
+      const session = sessions.get(client);
+      // A new subscription may follow a lost session: every unanswered command goes out again.
+      if (session && subscriptions.some((s) => coversCommands(session.deviceId, s.topic))) {
+        void this.push(session.deviceId, true);
+      }
+    });
+    aedes.on('unsubscribe', (filters, client) => {
+      const session = sessions.get(client);
+      if (session && filters.some((f) => coversCommands(session.deviceId, f))) session.commands = false;
+    });
+    aedes.on('clientDisconnect', (client) => {
+      const session = sessions.get(client);
+      const set = session ? byDevice.get(session.deviceId) : undefined;
+      set?.delete(client);
+      if (session && set?.size === 0) byDevice.delete(session.deviceId);
+    });
+    aedes.on('clientError', (client, err) =>
+      deps.log.debug({ err, client: client?.id }, 'MQTT client error'),
+    );
+    aedes.on('connectionError', (client, err) =>
+      deps.log.debug({ err, client: client?.id }, 'MQTT connection error'),
+    );
+  }
+
+  /** CONNECT: username = device id, password = device key, checked like an HTTP device key. */
+  private async authenticate(client: Client, username?: string, password?: Buffer): Promise<void> {
+    const key = password?.toString('utf8') ?? '';
+    let device: Awaited<ReturnType<typeof authenticateDevice>>;
+    try {
+      // Listening before the first hand-out, so no command queued in between is missed.
+      await this.ensureBus();
+      device = await authenticateDevice(this.db, key);
+    } catch (err) {
+      this.deps.log.error({ err }, 'MQTT login failed');
+      throw badLogin(3);
+    }
+    if (!device || device.deviceId !== username) throw badLogin();
+    this.sessions.set(client, {
+      deviceId: device.deviceId,
+      accountId: device.accountId,
+      keyHash: hashSecret(key),
+      tokens: this.burst,
+      refilledAt: this.now(),
+      lastNoticeAt: 0,
+      commands: false,
+    });
+  }
+
+  /** The bus is opened on the first device login: apps that never see a device hold no LISTEN connection. */
+  private ensureBus(): Promise<void> {
+    this.busReady ??= (async () => {
+      const bus = openBus({
+        databaseUrl: this.deps.config.databaseUrl,
+        onReconnect: () => void this.tick(),
+        onError: (err) => this.deps.log.warn({ err }, 'MQTT notification connection lost; reconnecting'),
+      });
+      this.bus = bus;
+      await bus.listen(BUS_CHANNELS.deviceCommands, (deviceId) => void this.push(deviceId, false));
+      await bus.listen(BUS_CHANNELS.deviceKeys, (deviceId) => void this.checkKeys([deviceId]));
+    })();
+    return this.busReady;
+  }
+
+  private publish(topic: string, body: unknown, correlationData?: Buffer): Promise<void> {
+    const packet: PublishPacket = {
+      cmd: 'publish',
+      topic,
+      payload: Buffer.from(JSON.stringify(body)),
+      qos: 1,
+      retain: false,
+      dup: false,
+      ...(correlationData ? { properties: { correlationData } } : {}),
+    };
+    return new Promise((resolve) => {
+      this.aedes.publish(packet, (err) => {
+        if (err) this.deps.log.warn({ err, topic }, 'MQTT publish failed');
+        resolve();
+      });
+    });
+  }
+
+  private subscribed(deviceId: string): boolean {
+    return [...(this.byDevice.get(deviceId) ?? [])].some((c) => this.sessions.get(c)?.commands);
+  }
+
+  /** Hands the device's waiting commands out on its commands topic, if it listens there. */
+  push(deviceId: string, everyOpen: boolean): Promise<void> {
+    const previous = this.pushing.get(deviceId) ?? Promise.resolve();
+    const settled = previous
+      .then(async () => {
+        if (!this.subscribed(deviceId)) return;
+        const commands = await pickUpCommands(this.db, deviceId, this.now(), { everyOpen });
+        for (const command of commands) await this.publish(topics.commands(deviceId), command);
+      })
+      .catch((err: unknown) => this.deps.log.error({ err, deviceId }, 'pushing commands failed'));
+    this.pushing.set(deviceId, settled);
+    void settled.then(() => {
+      if (this.pushing.get(deviceId) === settled) this.pushing.delete(deviceId);
+    });
+    return settled;
+  }
+
+  /** Drops connections whose key was rotated or whose device was deleted. */
+  private async checkKeys(ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = await this.db
+        .selectFrom('devices')
+        .select(['id', 'key_hash'])
+        .where('id', 'in', chunk)
+        .execute();
+      const hashes = new Map(rows.map((r) => [r.id, r.key_hash]));
+      for (const id of chunk) {
+        for (const client of this.byDevice.get(id) ?? []) {
+          if (this.sessions.get(client)?.keyHash === hashes.get(id)) continue;
+          this.deps.log.info({ device: id }, 'MQTT: device key rotated or device deleted; disconnecting');
+          disconnect(client);
+        }
+      }
+    }
+  }
+
+  /** Every RECHECK_MS: keys of connected devices, and commands due again (or whose notification was lost). */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const ids = [...this.byDevice.keys()];
+      if (ids.length === 0) return;
+      await this.checkKeys(ids);
+      const listening = ids.filter((id) => this.subscribed(id));
+      for (let i = 0; i < listening.length; i += 500) {
+        const due = await devicesWithCommandsDue(this.db, listening.slice(i, i + 500), this.now());
+        for (const id of due) await this.push(id, false);
+      }
+    } catch (err) {
+      this.deps.log.error({ err }, 'MQTT check of connected devices failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Takes one message from the device's bucket; false when it is over its rate. */
+  private takeToken(session: Session, at: number): boolean {
+    const rate = this.deps.config.mqttRatePerSecond;
+    session.tokens = Math.min(this.burst, session.tokens + ((at - session.refilledAt) / 1000) * rate);
+    session.refilledAt = at;
+    if (session.tokens < 1) return false;
+    session.tokens -= 1;
+    return true;
+  }
+
+  /**
+   * A PUBLISH from a device: refused unless it is on one of its own device → service topics; then checked
+   * against its rate and the size limit, handled, and answered. Resolving acknowledges a QoS 1 message;
+   * rejecting refuses it (MQTT 5: a reason code; MQTT 3.1.1: the connection closes).
+   */
+  private async receive(client: Client | null, packet: PublishPacket): Promise<void> {
+    const session = client ? this.sessions.get(client) : undefined;
+    const message = session ? parseDevicePublish(session.deviceId, packet.topic) : null;
+    if (!session || !message) {
+      throw new Error('Not authorized: a device publishes only to its own report and command result topics');
+    }
+    const at = this.now();
+    const answer: Answer = {
+      topic:
+        message.kind === 'report'
+          ? topics.reportResult(session.deviceId)
+          : topics.commandOutcome(session.deviceId, message.commandId),
+      correlation: packet.properties?.correlationData,
+    };
+    const { mqttRatePerSecond, bodyLimitBytes } = this.deps.config;
+    if (!this.takeToken(session, at)) {
+      // Told at most once a second, so the answers to a flood are not a flood themselves.
+      if (at - session.lastNoticeAt < REFUSAL_NOTICE_MS) return;
+      session.lastNoticeAt = at;
+      const error = new AppError(
+        'rate_limited',
+        `More than ${mqttRatePerSecond} messages a second from this device; this one was not processed.`,
+      );
+      return this.publish(answer.topic, errorBody(error), answer.correlation);
+    }
+    const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+    if (payload.length > bodyLimitBytes) {
+      const error = new AppError('payload_too_large', `Messages may be at most ${bodyLimitBytes} bytes.`);
+      return this.publish(answer.topic, errorBody(error), answer.correlation);
+    }
+    await this.handle(session, message, payload, answer, at);
+  }
+
+  private async handle(
+    session: Session,
+    message: NonNullable<ReturnType<typeof parseDevicePublish>>,
+    payload: Buffer,
+    answer: Answer,
+    at: number,
+  ): Promise<void> {
+    let outcome: Outcome<unknown>;
+    try {
+      outcome =
+        message.kind === 'report'
+          ? await handleReport(this.db, session.deviceId, payload, at)
+          : await handleCommandResult(this.db, session.deviceId, message.commandId, payload, at);
+    } catch (err) {
+      this.deps.log.error({ err, device: session.deviceId, kind: message.kind }, 'MQTT message failed');
+      const error = new AppError('internal_error', 'Something went wrong on our side; it has been logged.');
+      await this.publish(answer.topic, errorBody(error), answer.correlation);
+      // Not acknowledged, so a QoS 1 message is sent again.
+      throw err;
+    }
+    this.deps.usage.count(session.accountId, 'ingest', at);
+    await this.publish(answer.topic, outcomeJson(outcome), answer.correlation);
+  }
+
+  connectedDevices(): string[] {
+    return [...this.byDevice.keys()];
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await new Promise<void>((resolve) => this.aedes.close(() => resolve()));
+    await this.busReady?.catch(() => {});
+    await this.bus?.close();
+  }
+}
+
+export async function createMqttBroker(deps: MqttDeps): Promise<MqttBroker> {
   const aedes = await Aedes.createBroker({
-    maximumPacketSize: config.bodyLimitBytes + PACKET_OVERHEAD_BYTES,
+    maximumPacketSize: deps.config.bodyLimitBytes + PACKET_OVERHEAD_BYTES,
     connectTimeout: 10_000,
     drainTimeout: 30_000,
     sessionExpiryIntervalLimit: 86_400,
     pendingSessionsLimit: 10_000,
   });
-
-  // The bus is opened on the first device login: apps that never see a device hold no LISTEN connection.
-  let bus: Bus | null = null;
-  let busReady: Promise<void> | null = null;
-  const ensureBus = (): Promise<void> => {
-    busReady ??= (async () => {
-      bus = openBus({
-        databaseUrl: config.databaseUrl,
-        onReconnect: () => void recheck(),
-        onError: (err) => log.warn({ err }, 'MQTT notification connection lost; reconnecting'),
-      });
-      await bus.listen(BUS_CHANNELS.deviceCommands, (deviceId) => void push(deviceId, false));
-      await bus.listen(BUS_CHANNELS.deviceKeys, (deviceId) => void recheck([deviceId]));
-    })();
-    return busReady;
-  };
-
-  const publish = (topic: string, body: unknown, correlationData?: Buffer): Promise<void> =>
-    new Promise((resolve) => {
-      const packet: PublishPacket = {
-        cmd: 'publish',
-        topic,
-        payload: Buffer.from(JSON.stringify(body)),
-        qos: 1,
-        retain: false,
-        dup: false,
-        ...(correlationData ? { properties: { correlationData } } : {}),
-      };
-      aedes.publish(packet, (err) => {
-        if (err) log.warn({ err, topic }, 'MQTT publish failed');
-        resolve();
-      });
-    });
-
-  // Per device, one hand-out at a time, so pushed commands keep their order.
-  const pushing = new Map<string, Promise<void>>();
-  const push = (deviceId: string, everyOpen: boolean): Promise<void> => {
-    const previous = pushing.get(deviceId) ?? Promise.resolve();
-    const next = previous.then(async () => {
-      const clients = byDevice.get(deviceId);
-      if (!clients || ![...clients].some((c) => sessions.get(c)?.commands)) return;
-      const commands = await pickUpCommands(db, deviceId, now(), { everyOpen });
-      for (const command of commands) await publish(topics.commands(deviceId), command);
-    });
-    const settled = next.catch((err: unknown) => log.error({ err, deviceId }, 'pushing commands failed'));
-    pushing.set(deviceId, settled);
-    void settled.then(() => {
-      if (pushing.get(deviceId) === settled) pushing.delete(deviceId);
-    });
-    return settled;
-  };
-
-  const disconnect = (client: Client): void => {
-    if (client.version === 5) client.disconnect({ reasonCode: NOT_AUTHORIZED });
-    else client.close();
-  };
-
-  /** Drops connections whose key was rotated or whose device was deleted; pushes commands due again. */
-  let checking = false;
-  const recheck = async (only?: string[]): Promise<void> => {
-    if (checking && !only) return;
-    checking = !only || checking;
-    try {
-      const ids = only ?? [...byDevice.keys()];
-      for (let i = 0; i < ids.length; i += 500) {
-        const chunk = ids.slice(i, i + 500);
-        if (chunk.length === 0) continue;
-        const rows = await db
-          .selectFrom('devices')
-          .select(['id', 'key_hash'])
-          .where('id', 'in', chunk)
-          .execute();
-        const hashes = new Map(rows.map((r) => [r.id, r.key_hash]));
-        for (const id of chunk) {
-          for (const client of byDevice.get(id) ?? []) {
-            if (sessions.get(client)?.keyHash !== hashes.get(id)) {
-              log.info({ device: id }, 'MQTT: device key rotated or device deleted; disconnecting');
-              disconnect(client);
-            }
-          }
-        }
-        if (!only) {
-          const subscribed = chunk.filter((id) =>
-            [...(byDevice.get(id) ?? [])].some((c) => sessions.get(c)?.commands),
-          );
-          for (const id of await devicesWithCommandsDue(db, subscribed, now())) await push(id, false);
-        }
-      }
-    } catch (err) {
-      log.error({ err }, 'MQTT re-check of connected devices failed');
-    } finally {
-      if (!only) checking = false;
-    }
-  };
-  const timer = setInterval(() => void recheck(), RECHECK_MS);
-  timer.unref();
-
-  aedes.authenticate = (client, username, password, done) => {
-    const key = password?.toString('utf8') ?? '';
-    ensureBus()
-      .then(() => authenticateDevice(db, key))
-      .then(
-        (device) => {
-          if (!device || device.deviceId !== username) return done(badLogin(), null);
-          const at = now();
-          sessions.set(client, {
-            deviceId: device.deviceId,
-            accountId: device.accountId,
-            keyHash: hashSecret(key),
-            tokens: burst,
-            refilledAt: at,
-            lastNoticeAt: 0,
-            commands: false,
-          });
-          done(null, true);
-        },
-        (err: unknown) => {
-          log.error({ err }, 'MQTT login failed');
-          const error = new Error('Server unavailable') as AuthenticateError;
-          error.returnCode = 3;
-          done(error, null);
-        },
-      );
-  };
-
-  aedes.authorizeSubscribe = (client, subscription, done) => {
-    const session = sessions.get(client);
-    if (!session || !maySubscribe(session.deviceId, subscription.topic)) return done(null, null);
-    if (coversCommands(session.deviceId, subscription.topic)) session.commands = true;
-    done(null, subscription);
-  };
-
-  // Device → service messages are answered here, never forwarded to other subscribers.
-  aedes.authorizeForward = (_client, packet) =>
-    /^farmstead\/devices\/[^/]+\/(report|commands\/[^/]+\/result)$/.test(packet.topic) ? null : packet;
-
-  /** Takes one message from the device's bucket; false when it is over its rate. */
-  const takeToken = (session: Session, at: number): boolean => {
-    session.tokens = Math.min(
-      burst,
-      session.tokens + ((at - session.refilledAt) / 1000) * config.mqttRatePerSecond,
-    );
-    session.refilledAt = at;
-    if (session.tokens < 1) return false;
-    session.tokens -= 1;
-    return true;
-  };
-
-  const refuse = async (session: Session, topic: string, error: AppError, at: number): Promise<void> => {
-    if (at - session.lastNoticeAt < REFUSAL_NOTICE_MS) return;
-    session.lastNoticeAt = at;
-    await publish(topic, errorBody(error));
-  };
-
-  aedes.authorizePublish = (client, packet, done) => {
-    const session = client ? sessions.get(client) : undefined;
-    const message = session ? parseDevicePublish(session.deviceId, packet.topic) : null;
-    if (!session || !message) {
-      return done(
-        new Error('Not authorized: a device publishes only to its own report and command result topics'),
-      );
-    }
-    const at = now();
-    const answerTopic =
-      message.kind === 'report'
-        ? topics.reportResult(session.deviceId)
-        : topics.commandOutcome(session.deviceId, message.commandId);
-    const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-    if (!takeToken(session, at)) {
-      const error = new AppError(
-        'rate_limited',
-        `More than ${config.mqttRatePerSecond} messages a second from this device; this one was not processed.`,
-      );
-      return void refuse(session, answerTopic, error, at).then(() => done(null));
-    }
-    if (payload.length > config.bodyLimitBytes) {
-      const error = new AppError(
-        'payload_too_large',
-        `Messages may be at most ${config.bodyLimitBytes} bytes.`,
-      );
-      return void publish(answerTopic, errorBody(error)).then(() => done(null));
-    }
-    const work: Promise<Outcome<unknown>> =
-      message.kind === 'report'
-        ? handleReport(db, session.deviceId, payload, at)
-        : handleCommandResult(db, session.deviceId, message.commandId, payload, at);
-    const correlation = packet.properties?.correlationData;
-    work.then(
-      async (outcome) => {
-        usage.count(session.accountId, 'ingest', at);
-        await publish(answerTopic, outcomeJson(outcome), correlation);
-        done(null);
-      },
-      async (err: unknown) => {
-        log.error({ err, device: session.deviceId, topic: packet.topic }, 'MQTT message failed');
-        const error = new AppError('internal_error', 'Something went wrong on our side; it has been logged.');
-        await publish(answerTopic, errorBody(error), correlation);
-        // Not acknowledged: a QoS 1 message is sent again (MQTT 3.1.1 reconnects, MQTT 5 gets a reason code).
-        done(err as Error);
-      },
-    );
-  };
-
-  aedes.on('clientReady', (client) => {
-    const session = sessions.get(client);
-    if (!session) return;
-    const set = byDevice.get(session.deviceId) ?? new Set<Client>();
-    set.add(client);
-    byDevice.set(session.deviceId, set);
-    // A restored (persistent) session already has its subscriptions: hand out what is waiting.
-    if (session.commands) void push(session.deviceId, true);
-  });
-  aedes.on('subscribe', (subscriptions, client) => {
-    const session = sessions.get(client);
-    if (session && subscriptions.some((s) => coversCommands(session.deviceId, s.topic))) {
-      // A new subscription may follow a lost session: every unanswered command goes out again.
-      void push(session.deviceId, true);
-    }
-  });
-  aedes.on('unsubscribe', (filters, client) => {
-    const session = sessions.get(client);
-    if (session && filters.some((f) => coversCommands(session.deviceId, f))) session.commands = false;
-  });
-  aedes.on('clientDisconnect', (client) => {
-    const session = sessions.get(client);
-    if (!session) return;
-    const set = byDevice.get(session.deviceId);
-    set?.delete(client);
-    if (set?.size === 0) byDevice.delete(session.deviceId);
-  });
-  aedes.on('clientError', (client, err) => log.debug({ err, client: client?.id }, 'MQTT client error'));
-  aedes.on('connectionError', (client, err) =>
-    log.debug({ err, client: client?.id }, 'MQTT connection error'),
-  );
-
+  const broker = new DeviceBroker(aedes, deps);
   return {
     handle: (stream, request) => {
       // A broken connection must never become an unhandled 'error' event.
-      stream.on('error', (err) => log.debug({ err }, 'MQTT stream error'));
+      stream.on('error', (err) => deps.log.debug({ err }, 'MQTT stream error'));
       aedes.handle(stream, request);
     },
-    connectedDevices: () => [...byDevice.keys()],
-    close: async () => {
-      clearInterval(timer);
-      await new Promise<void>((resolve) => aedes.close(() => resolve()));
-      await busReady?.catch(() => {});
-      await (bus as Bus | null)?.close();
-    },
+    connectedDevices: () => broker.connectedDevices(),
+    close: () => broker.close(),
   };
 }
