@@ -45,6 +45,8 @@ export interface Config {
   mqttPort: number | null;
   /** MQTT messages a device may publish per second, sustained (bursts of ten seconds' worth pass). */
   mqttRatePerSecond: number;
+  /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
+  apiKey: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -145,5 +147,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         ? null
         : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
     mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
+    apiKey: env.FARMSTEAD_API_KEY || null,
   });
 }

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { buildApp } from './app.ts';
+import { SimulateUsageError, simulate } from './cli/simulate.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { bootstrapFirstAccount, createAccount, type NewAccount } from './modules/accounts/service.ts';
@@ -139,13 +140,15 @@ async function main(argv: string[]): Promise<void> {
       return accounts(rest);
     case 'worker':
       return worker(rest);
+    case 'simulate':
+      return simulate(rest, loadConfig());
     default:
       throw new UsageError(`unknown command "${command}"; commands: serve, accounts create, worker`);
   }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError) {
+  if (err instanceof UsageError || err instanceof ConfigError || err instanceof SimulateUsageError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }
