@@ -6,7 +6,6 @@
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { buildApp } from './app.ts';
-import { SimulateUsageError, simulate } from './cli/simulate.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { bootstrapFirstAccount, createAccount, type NewAccount } from './modules/accounts/service.ts';
@@ -140,15 +139,20 @@ async function main(argv: string[]): Promise<void> {
       return accounts(rest);
     case 'worker':
       return worker(rest);
-    case 'simulate':
-      return simulate(rest, loadConfig());
+    case 'simulate': {
+      // Loaded on demand: the simulator's MQTT client is not needed to serve.
+      const { simulate, SimulateUsageError } = await import('./cli/simulate.ts');
+      return simulate(rest, loadConfig()).catch((err: unknown) => {
+        throw err instanceof SimulateUsageError ? new UsageError(err.message) : err;
+      });
+    }
     default:
       throw new UsageError(`unknown command "${command}"; commands: serve, accounts create, worker`);
   }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof SimulateUsageError) {
+  if (err instanceof UsageError || err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }
