@@ -171,6 +171,9 @@ class DeviceBroker {
       throw badLogin(3);
     }
     if (!device || device.deviceId !== username) throw badLogin();
+    // Client ids are namespaced by device: another device choosing the same client id can neither take
+    // this session over nor inherit its persisted subscriptions and queued commands.
+    (client as { id: string }).id = `${device.deviceId}:${client.id}`;
     this.sessions.set(client, {
       deviceId: device.deviceId,
       accountId: device.accountId,

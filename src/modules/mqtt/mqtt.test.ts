@@ -247,6 +247,29 @@ forEachMqttEngine('MQTT', (t) => {
     await d.end();
   });
 
+  test("a device using another device's client id neither takes its session over nor sees its commands", async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const a = await addDevice(t(), acct.live_key, farm);
+    const b = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
+    const first = await connectDevice(tcp(), a.id, a.device_key, { clientId: 'house', clean: false });
+    await first.client.subscribeAsync(topics.commands(a.id), { qos: 1 });
+    let closed = false;
+    first.client.on('close', () => {
+      closed = true;
+    });
+    const second = await connectDevice(tcp(), b.id, b.device_key, { clientId: 'house', clean: false });
+    await t().request('POST', `/v1/devices/${a.id}/commands`, {
+      key: acct.live_key,
+      body: { command: 'lights.set', params: { mode: 'on' } },
+    });
+    await first.next(topics.commands(a.id));
+    assert.equal(closed, false, 'the first session is still connected');
+    assert.equal(second.received.length, 0);
+    await second.end();
+    await first.end();
+  });
+
   test('redelivery: an MQTT command not answered is pushed again after its window and on reconnect', async () => {
     const acct = await t().account();
     const farm = await createLiveFarm(t(), acct.live_key);
