@@ -17,6 +17,7 @@ import { devicesWithCommandsDue, pickUpCommands } from '../commands/service.ts';
 import { authenticateDevice } from '../devices/service.ts';
 import type { UsageCounter } from '../usage/counter.ts';
 import { handleCommandResult, handleReport, type Outcome, outcomeJson } from './messages.ts';
+import { RecentAnswers } from './recent-answers.ts';
 import { coversCommands, maySubscribe, parseDevicePublish, topics } from './topics.ts';
 
 /** How often connected devices' keys are checked again and commands due again are pushed. */
@@ -88,6 +89,7 @@ class DeviceBroker {
   private busReady: Promise<void> | null = null;
   private ticking = false;
   private readonly timer: NodeJS.Timeout;
+  private readonly answered = new RecentAnswers();
   private readonly aedes: Aedes;
   private readonly deps: MqttDeps;
 
@@ -297,7 +299,7 @@ class DeviceBroker {
   private async receive(client: Client | null, packet: PublishPacket): Promise<void> {
     const session = client ? this.sessions.get(client) : undefined;
     const message = session ? parseDevicePublish(session.deviceId, packet.topic) : null;
-    if (!session || !message) {
+    if (!client || !session || !message) {
       throw new Error('Not authorized: a device publishes only to its own report and command result topics');
     }
     const at = this.now();
@@ -324,7 +326,12 @@ class DeviceBroker {
       const error = new AppError('payload_too_large', `Messages may be at most ${bodyLimitBytes} bytes.`);
       return this.publish(answer.topic, errorBody(error), answer.correlation);
     }
-    await this.handle(session, message, payload, answer, at);
+    const messageId = packet.qos > 0 ? packet.messageId : undefined;
+    if (packet.dup && messageId !== undefined) {
+      const earlier = this.answered.get(client.id, messageId);
+      if (earlier !== undefined) return this.publish(answer.topic, earlier, answer.correlation);
+    }
+    await this.handle(session, message, payload, answer, at, client.id, messageId);
   }
 
   private async handle(
@@ -333,6 +340,8 @@ class DeviceBroker {
     payload: Buffer,
     answer: Answer,
     at: number,
+    clientId: string,
+    messageId: number | undefined,
   ): Promise<void> {
     let outcome: Outcome<unknown>;
     try {
@@ -348,7 +357,9 @@ class DeviceBroker {
       throw err;
     }
     this.deps.usage.count(session.accountId, 'ingest', at);
-    await this.publish(answer.topic, outcomeJson(outcome), answer.correlation);
+    const json = outcomeJson(outcome);
+    if (messageId !== undefined) this.answered.set(clientId, messageId, json);
+    await this.publish(answer.topic, json, answer.correlation);
   }
 
   connectedDevices(): string[] {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect as connectTcp, createServer } from 'node:net';
 import { test } from 'node:test';
+import mqttPacket from 'mqtt-packet';
 import { waitFor } from '../../../test/harness.ts';
 import { addDevice, createLiveFarm, report } from '../devices/test-helpers.ts';
 import { connectDevice, connectError, forEachMqttEngine, startMqttTestApp } from './test-helpers.ts';
@@ -268,6 +269,59 @@ forEachMqttEngine('MQTT', (t) => {
     assert.equal(second.received.length, 0);
     await second.end();
     await first.end();
+  });
+
+  test('a QoS 1 report sent again with DUP after a lost PUBACK is answered again and stored once', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const device = await addDevice(t(), acct.live_key, farm);
+    // A raw connection, so the resend is exactly what a device sends when its PUBACK was lost.
+    const socket = connectTcp(t().mqttPort, '127.0.0.1');
+    const parser = mqttPacket.parser({ protocolVersion: 4 });
+    const packets: any[] = [];
+    parser.on('packet', (packet) => packets.push(packet));
+    socket.on('data', (data) => parser.parse(data));
+    const send = (packet: object) => socket.write(mqttPacket.generate(packet as mqttPacket.Packet));
+    send({
+      cmd: 'connect',
+      protocolId: 'MQTT',
+      protocolVersion: 4,
+      clean: true,
+      clientId: 'raw-house',
+      keepalive: 30,
+      username: device.id,
+      password: Buffer.from(device.device_key),
+    });
+    await waitFor('CONNACK', () => packets.find((p) => p.cmd === 'connack' && p.returnCode === 0));
+    send({
+      cmd: 'subscribe',
+      messageId: 1,
+      subscriptions: [{ topic: topics.reportResult(device.id), qos: 0 }],
+    });
+    await waitFor('SUBACK', () => packets.find((p) => p.cmd === 'suback'));
+    const answers = () =>
+      packets.filter((p) => p.cmd === 'publish' && p.topic === topics.reportResult(device.id));
+    const publish = (dup: boolean, value: number) =>
+      send({
+        cmd: 'publish',
+        topic: topics.report(device.id),
+        payload: JSON.stringify({ readings: [{ metric: 'feed.bin_pct', value }] }),
+        qos: 1,
+        messageId: 7,
+        dup,
+        retain: false,
+      });
+    publish(false, 40);
+    await waitFor('the first answer', () => answers().length === 1);
+    publish(true, 40);
+    await waitFor('the answer to the resend', () => answers().length === 2);
+    assert.equal(String(answers()[1].payload), String(answers()[0].payload), 'the same answer again');
+    assert.equal((await readingRows(t(), device.id)).length, 1, 'stored once');
+    // A client may reuse an id once acknowledged: a new message (no DUP) with id 7 is a new report.
+    publish(false, 41);
+    await waitFor('the third answer', () => answers().length === 3);
+    assert.equal((await readingRows(t(), device.id)).length, 2);
+    socket.destroy();
   });
 
   test('redelivery: an MQTT command not answered is pushed again after its window and on reconnect', async () => {
