@@ -53,6 +53,8 @@ export const CommandSchema = Type.Object(
         delivered_at: null,
         done_at: null,
         expires_at: '2026-11-23T14:15:09.909Z',
+        delivery_attempts: 0,
+        redeliver_after_s: 60,
       },
     ],
   },
