@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/schema.ts';
 import { AppError, type ErrorBody, errorBody } from '../../http/errors.ts';
+import { parseJsonBody } from '../../http/input-guard.ts';
 import { describeAjvError, makeAjv } from '../../http/validation.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';
 import { answerCommand } from '../commands/service.ts';
@@ -20,16 +21,9 @@ const validateAnswer = ajv.compile(AnswerCommandBody);
 /** Parses and checks a JSON payload; an empty payload is no body (a heartbeat, for a report). */
 function parsePayload<T>(payload: Buffer, validate: ValidateFunction, required: boolean): T | undefined {
   const text = payload.toString('utf8');
-  let data: unknown;
-  if (text.trim() === '') data = undefined;
-  else {
-    try {
-      data = JSON.parse(text);
-    } catch (err) {
-      throw new AppError('invalid_request', `The message is not valid JSON: ${(err as Error).message}`);
-    }
-  }
-  if (data === undefined || data === null) {
+  // The HTTP body rules too (JSON object, depth, finite numbers, clean text), from the same parser.
+  const data: unknown = text.trim() === '' ? undefined : parseJsonBody(text);
+  if (data === undefined) {
     if (required) throw new AppError('invalid_request', 'The message needs a JSON body.', { param: 'body' });
     return undefined;
   }
