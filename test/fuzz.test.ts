@@ -441,13 +441,6 @@ forEachEngine(
       for (const [i, route] of routes.entries()) {
         const property = fc.asyncProperty(attemptFor(route), async (attempt) => {
           const { url, reply } = await send(t(), world, attempt);
-          console.log(
-            'DBG',
-            reply.status,
-            route.method,
-            url.slice(0, 80),
-            String(attempt.body).slice(0, 150),
-          );
           const label = `${route.method} ${url.slice(0, 200)} body ${String(attempt.body).slice(0, 200)}`;
           assert.ok(reply.status < 500, `${label} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
           if (reply.status >= 400) {
