@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts, reading, runReport, testDevice } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import {
-  allAlerts,
-  createLiveFarm,
-  farmEvents,
-  outboxEvents,
-  reading,
-  runReport,
-  testDevice,
-} from './test-helpers.ts';
 
 forEachEngine('alerts', (t) => {
+  // Each test reads only its own farm, so they share one account (each new account seeds a sample farm).
   async function setup() {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
-    return { acct, key: acct.live_key, farmId };
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key, { name: 'Hillside' });
+    return { acct, key: acct.live_key, farmId: farm.id };
   }
 
   /** One open, one acknowledged and one resolved alert on the farm, each on its own house. */

@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts, nextTime, reading, testDevice } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { type AlertRule, DEFAULT_RULES } from '../../domain/rules.ts';
-import {
-  allAlerts,
-  createLiveFarm,
-  farmEvents,
-  nextTime,
-  outboxEvents,
-  reading,
-  testDevice,
-} from './test-helpers.ts';
 
 /** A value just on the safe side of `line` (0.01 inside), for this rule's direction. */
 function inside(rule: AlertRule, line: number): number {
@@ -36,10 +30,12 @@ function deviceFor(rule: AlertRule) {
 }
 
 forEachEngine('alert rules', (t) => {
+  // Every test reads only its own farm, so one account serves them all (creating accounts was most of
+  // this file's time: each seeds a sample farm).
   async function setup() {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
-    return { key: acct.live_key, farmId };
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key, { name: 'Hillside' });
+    return { key: acct.live_key, farmId: farm.id };
   }
 
   for (const rule of DEFAULT_RULES) {

@@ -1,29 +1,26 @@
 /** The alert engine end to end: devices report through POST /v1/ingest with their own keys. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { buildApp } from '../../app.ts';
 import { openDatabase } from '../../db/database.ts';
 import { UsageCounter } from '../usage/counter.ts';
-import { allAlerts, createLiveFarm, farmEvents, outboxEvents } from './test-helpers.ts';
-
-async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
-  const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as { id: string; device_key: string; name: string };
-}
 
 async function ingest(t: TestApp, deviceKey: string, body: unknown) {
-  const res = await t.request('POST', '/v1/ingest', { key: deviceKey, body });
+  const res = await make.report(t, deviceKey, body);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }
 
 forEachEngine('alerts through ingest', (t) => {
+  // Each test reads only its own farm, so they share one account (each new account seeds a sample farm).
   async function setup() {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farmId, { type: 'house', name: 'House 2' });
+    const acct = await t().sharedAccount();
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
+    const house = await make.device(t(), acct.live_key, farmId, { type: 'house', name: 'House 2' });
     return { key: acct.live_key, farmId, house };
   }
 
@@ -76,7 +73,7 @@ forEachEngine('alerts through ingest', (t) => {
 
   test('a predator.detected event in a report opens an urgent alert and is logged like every device event', async () => {
     const { key, farmId } = await setup();
-    const guardian = await addDevice(t(), key, farmId, { type: 'guardian', name: 'Guardian 1' });
+    const guardian = await make.device(t(), key, farmId, { type: 'guardian', name: 'Guardian 1' });
     await ingest(t(), guardian.device_key, {
       events: [
         { type: 'predator.detected', data: { species: 'fox', confidence: 0.92 } },
@@ -110,7 +107,7 @@ forEachEngine('alerts through ingest', (t) => {
       body: { species: 'cattle', name: 'Daisy', tag: '114' },
     });
     assert.equal(animal.status, 201, JSON.stringify(animal.body));
-    const bolus = await addDevice(t(), key, farmId, {
+    const bolus = await make.device(t(), key, farmId, {
       type: 'bolus',
       name: 'Bolus 7',
       animal_id: animal.body.id,
