@@ -9,13 +9,16 @@
  */
 import assert from 'node:assert/strict';
 import type { Insertable } from 'kysely';
+import type { Static } from 'typebox';
 import type { AlertsTable } from '../src/db/tables/alerts.ts';
 import { newId } from '../src/lib/ids.ts';
 import { parseJson } from '../src/lib/json.ts';
 import type { Animal } from '../src/modules/animals/schemas.ts';
+import type { Command } from '../src/modules/commands/schemas.ts';
 import type { Device } from '../src/modules/devices/schemas.ts';
 import type { Farm } from '../src/modules/farms/schemas.ts';
 import type { Group } from '../src/modules/groups/schemas.ts';
+import type { IngestResponse } from '../src/modules/ingest/schemas.ts';
 import type { Paddock } from '../src/modules/paddocks/schemas.ts';
 import type { Task } from '../src/modules/tasks/schemas.ts';
 import type { Webhook } from '../src/modules/webhooks/schemas.ts';
@@ -71,9 +74,17 @@ export function webhook(
   return created(t, key, `/v1/farms/${farmId}/webhooks`, body);
 }
 
+/** What POST /v1/ingest answers (the schema refers to Command by name, so it is spelt out here). */
+export type IngestReply = Omit<Static<typeof IngestResponse>, 'commands'> & { commands: Command[] };
+
 /** Sends a device report with the device's key (`/v1/ingest`, or the path given). */
-export function report(t: TestApp, deviceKey: string, body: unknown, path = '/v1/ingest'): Promise<Reply> {
-  return t.request('POST', path, { key: deviceKey, body });
+export function report(
+  t: TestApp,
+  deviceKey: string,
+  body: unknown,
+  path = '/v1/ingest',
+): Promise<Reply<IngestReply>> {
+  return t.request<IngestReply>('POST', path, { key: deviceKey, body });
 }
 
 /**

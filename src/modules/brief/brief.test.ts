@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { localClock, localDayBounds } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
@@ -7,12 +8,6 @@ import { createDevice } from '../devices/service.ts';
 import { ingestReport } from '../ingest/service.ts';
 
 type Json = any;
-
-async function liveFarm(t: TestApp, key: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name: 'Brief farm', ...body } });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.id;
-}
 
 async function post(t: TestApp, key: string, path: string, body: unknown): Promise<Json> {
   const res = await t.request('POST', path, { key, body });
@@ -38,7 +33,7 @@ function series(metric: string, value: number, count: number, stepMs: number, la
 forEachEngine('brief', (t) => {
   test('the brief of an empty farm is calm: a headline, a text and empty lists', async () => {
     const acct = await t().account();
-    const farmId = await liveFarm(t(), acct.live_key, { name: 'Empty Acres' });
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Empty Acres' })).id;
     const body = await brief(t(), acct.live_key, farmId);
     assert.equal(
       body.headline,
@@ -56,7 +51,7 @@ forEachEngine('brief', (t) => {
     const acct = await t().account();
     const key = acct.live_key;
     const tz = 'America/Chicago';
-    const farmId = await liveFarm(t(), key, { timezone: tz, lat: 38.95, lon: -92.33 });
+    const farmId = (await make.farm(t(), key, { timezone: tz, lat: 38.95, lon: -92.33 })).id;
     const now = Date.now();
     const db = t().database.db;
 
@@ -254,7 +249,7 @@ forEachEngine('brief', (t) => {
   test('"due today" is the farm’s local day, in its own time zone', async () => {
     const acct = await t().account();
     const key = acct.live_key;
-    const farmId = await liveFarm(t(), key, { timezone: 'Pacific/Kiritimati' });
+    const farmId = (await make.farm(t(), key, { timezone: 'Pacific/Kiritimati' })).id;
     const now = Date.now();
     // Fixed-offset zones (no DST): UTC+14 and UTC−11, so the days are easy to work out by hand.
     const dayStart = (offsetHours: number) =>
@@ -301,7 +296,7 @@ forEachEngine('brief', (t) => {
   test('quiet devices: silent longer than 3× their usual interval, or 6 h when it is unknown', async () => {
     const acct = await t().account();
     const key = acct.live_key;
-    const farmId = await liveFarm(t(), key);
+    const farmId = (await make.farm(t(), key)).id;
     const db = t().database.db;
     const scope = { accountId: acct.account_id, mode: 'live' as const };
     const now = Date.now();
@@ -405,7 +400,7 @@ forEachEngine('brief', (t) => {
   test('long lists stop at their limits; the counts do not', async () => {
     const acct = await t().account();
     const key = acct.live_key;
-    const farmId = await liveFarm(t(), key);
+    const farmId = (await make.farm(t(), key)).id;
     const now = Date.now();
     for (let i = 0; i < 55; i++) {
       await post(t(), key, `/v1/farms/${farmId}/tasks`, {

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashSecret, randomToken } from '../../lib/secrets.ts';
 import { subjectKindOfId } from './references.ts';
 import { recordFarmEvent } from './service.ts';
-
-async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
-  assert.equal(res.status, 201);
-  return res.body.id;
-}
 
 /** A device row on the farm, written directly so these tests depend only on the devices table. */
 async function insertDevice(t: TestApp, farmId: string): Promise<string> {
@@ -41,31 +36,6 @@ async function insertDevice(t: TestApp, farmId: string): Promise<string> {
   return id;
 }
 
-async function insertAlert(t: TestApp, farmId: string): Promise<string> {
-  const now = Date.now();
-  const id = newId('alert', now);
-  await t.database.db
-    .insertInto('alerts')
-    .values({
-      id,
-      farm_id: farmId,
-      severity: 'urgent',
-      severity_rank: 0,
-      title: 'Predator',
-      reason: 'Fox at door 3',
-      rule: 'predator.detected',
-      subject_type: 'device',
-      subject_id: 'dev_x',
-      status: 'open',
-      created_at: now,
-      updated_at: now,
-      acknowledged_at: null,
-      resolved_at: null,
-    })
-    .execute();
-  return id;
-}
-
 test('subject kinds are read from id prefixes', () => {
   assert.equal(subjectKindOfId('ani_01abc'), 'animal');
   assert.equal(subjectKindOfId('grp_01abc'), 'group');
@@ -80,7 +50,7 @@ test('subject kinds are read from id prefixes', () => {
 forEachEngine('farm events', (t) => {
   test('POST /v1/farms/{farm}/events logs an event with every field; GET returns it', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle' },
@@ -129,8 +99,8 @@ forEachEngine('farm events', (t) => {
 
   test('event validation errors are 400 naming the field, and write nothing', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const other = await liveFarm(t(), acct.live_key, 'Other');
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignAnimal = (
       await t().request('POST', `/v1/farms/${other}/animals`, {
         key: acct.live_key,
@@ -179,7 +149,7 @@ forEachEngine('farm events', (t) => {
 
   test('subjects of every known kind on the farm are accepted; unknown kinds are stored unchecked', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const ids: Record<string, string> = {
       animal: (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })).body
@@ -191,7 +161,13 @@ forEachEngine('farm events', (t) => {
         .id,
       task: (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'T' } })).body.id,
       device: await insertDevice(t(), farm),
-      alert: await insertAlert(t(), farm),
+      alert: await make.alertRow(t(), farm, {
+        severity: 'urgent',
+        severity_rank: 0,
+        title: 'Predator',
+        reason: 'Fox at door 3',
+        rule: 'predator.detected',
+      }),
     };
     for (const [kind, id] of Object.entries(ids)) {
       const res = await t().request('POST', `/v1/farms/${farm}/events`, {
@@ -211,7 +187,7 @@ forEachEngine('farm events', (t) => {
 
   test('PATCH updates any subset, re-checks a new subject, replaces data, rejects unknown fields', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
       .body.id;
@@ -259,18 +235,18 @@ forEachEngine('farm events', (t) => {
 
   test('list filters: type, subject_id, subject_type', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
       .body.id;
     const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
       .body.id;
-    const make = async (body: Record<string, unknown>) =>
+    const add = async (body: Record<string, unknown>) =>
       (await t().request('POST', `/v1/farms/${farm}/events`, { key, body })).body.id as string;
-    const a = await make({ type: 'weight', subject_id: animal, at: '2026-03-01T00:00:00Z' });
-    const b = await make({ type: 'treatment', subject_id: animal, at: '2026-03-02T00:00:00Z' });
-    const c = await make({ type: 'grazed', subject_id: paddock, at: '2026-03-03T00:00:00Z' });
-    const d = await make({ type: 'weight', at: '2026-03-04T00:00:00Z' });
+    const a = await add({ type: 'weight', subject_id: animal, at: '2026-03-01T00:00:00Z' });
+    const b = await add({ type: 'treatment', subject_id: animal, at: '2026-03-02T00:00:00Z' });
+    const c = await add({ type: 'grazed', subject_id: paddock, at: '2026-03-03T00:00:00Z' });
+    const d = await add({ type: 'weight', at: '2026-03-04T00:00:00Z' });
     const ids = async (query: string) =>
       (await t().request('GET', `/v1/farms/${farm}/events?${query}`, { key })).body.data.map(
         (x: any) => x.id,
@@ -286,7 +262,7 @@ forEachEngine('farm events', (t) => {
 
   test('events page by at (when it happened), newest first, without overlap across 130 events', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const base = Date.UTC(2026, 0, 1);
     const created: { id: string; at: string }[] = [];
     for (let i = 0; i < 130; i++) {
@@ -339,7 +315,7 @@ forEachEngine('farm events', (t) => {
 
   test('logging an event writes event.created to the outbox in the same transaction', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const db = t().database.db;
     const outbox = async () =>
       db.selectFrom('outbox').selectAll().where('farm_id', '=', farm).orderBy('id').execute();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { connect, ERAS, longitudeForSolarHour, ok, refused } from '../../../test/mcp.ts';
 import { isDark } from '../../lib/solar.ts';
-import { connect, ERAS, longitudeForSolarHour, ok, refused } from './test-helpers.ts';
 
 /** POST through REST, asserting the status; returns the body. */
 async function rest(t: TestApp, key: string, url: string, body: unknown, status = 201): Promise<any> {
