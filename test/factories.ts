@@ -13,6 +13,7 @@ import type { Static } from 'typebox';
 import type { AlertsTable } from '../src/db/tables/alerts.ts';
 import { newId } from '../src/lib/ids.ts';
 import { parseJson } from '../src/lib/json.ts';
+import { hashSecret, randomToken } from '../src/lib/secrets.ts';
 import type { Animal } from '../src/modules/animals/schemas.ts';
 import type { Command } from '../src/modules/commands/schemas.ts';
 import type { Device } from '../src/modules/devices/schemas.ts';
@@ -85,6 +86,34 @@ export function report(
   path = '/v1/ingest',
 ): Promise<Reply<IngestReply>> {
   return t.request<IngestReply>('POST', path, { key: deviceKey, body });
+}
+
+/** A device row on the farm, written directly, for tests that should depend only on the devices table. */
+export async function deviceRow(t: TestApp, farmId: string): Promise<string> {
+  const now = Date.now();
+  const id = newId('device', now);
+  await t.database.db
+    .insertInto('devices')
+    .values({
+      id,
+      farm_id: farmId,
+      type: 'water',
+      name: 'Trough 1',
+      serial: null,
+      animal_id: null,
+      group_id: null,
+      firmware: null,
+      lat: null,
+      lon: null,
+      battery: null,
+      state: '{}',
+      key_hash: hashSecret(`rd_${randomToken(32)}`),
+      key_prefix: 'rd_test',
+      last_seen_at: null,
+      created_at: now,
+    })
+    .execute();
+  return id;
 }
 
 /**

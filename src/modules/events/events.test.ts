@@ -1,40 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
-import { newId } from '../../lib/ids.ts';
-import { hashSecret, randomToken } from '../../lib/secrets.ts';
 import { subjectKindOfId } from './references.ts';
 import { recordFarmEvent } from './service.ts';
-
-/** A device row on the farm, written directly so these tests depend only on the devices table. */
-async function insertDevice(t: TestApp, farmId: string): Promise<string> {
-  const now = Date.now();
-  const id = newId('device', now);
-  await t.database.db
-    .insertInto('devices')
-    .values({
-      id,
-      farm_id: farmId,
-      type: 'water',
-      name: 'Trough 1',
-      serial: null,
-      animal_id: null,
-      group_id: null,
-      firmware: null,
-      lat: null,
-      lon: null,
-      battery: null,
-      state: '{}',
-      key_hash: hashSecret(`rd_${randomToken(32)}`),
-      key_prefix: 'rd_test',
-      last_seen_at: null,
-      created_at: now,
-    })
-    .execute();
-  return id;
-}
 
 test('subject kinds are read from id prefixes', () => {
   assert.equal(subjectKindOfId('ani_01abc'), 'animal');
@@ -107,7 +77,7 @@ forEachEngine('farm events', (t) => {
         body: { species: 'cow' },
       })
     ).body.id;
-    const foreignDevice = await insertDevice(t(), other);
+    const foreignDevice = await make.deviceRow(t(), other);
     const cases: [unknown, string][] = [
       [{}, 'type'],
       [{ type: '' }, 'type'],
@@ -160,7 +130,7 @@ forEachEngine('farm events', (t) => {
       paddock: (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body
         .id,
       task: (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'T' } })).body.id,
-      device: await insertDevice(t(), farm),
+      device: await make.deviceRow(t(), farm),
       alert: await make.alertRow(t(), farm, {
         severity: 'urgent',
         severity_rank: 0,
