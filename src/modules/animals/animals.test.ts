@@ -122,7 +122,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('PATCH updates any subset, clears with null, merges fields, and rejects unknown fields', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
@@ -186,7 +186,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('DELETE returns {id, deleted: true}; the animal is gone but its history stays', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
@@ -286,7 +286,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('paging backwards over 125 animals: newest first, no overlap, nothing skipped', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 125; i++) {

@@ -32,7 +32,7 @@ function series(metric: string, value: number, count: number, stepMs: number, la
 
 forEachEngine('brief', (t) => {
   test('the brief of an empty farm is calm: a headline, a text and empty lists', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farmId = (await make.farm(t(), acct.live_key, { name: 'Empty Acres' })).id;
     const body = await brief(t(), acct.live_key, farmId);
     assert.equal(
@@ -48,7 +48,7 @@ forEachEngine('brief', (t) => {
   });
 
   test('ranks urgent alerts, watch alerts oldest first, overdue tasks, tasks due today, houses, doors after dusk, quiet devices, low batteries, rested paddocks', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = acct.live_key;
     const tz = 'America/Chicago';
     const farmId = (await make.farm(t(), key, { timezone: tz, lat: 38.95, lon: -92.33 })).id;
@@ -247,7 +247,7 @@ forEachEngine('brief', (t) => {
   });
 
   test('"due today" is the farm’s local day, in its own time zone', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = acct.live_key;
     const farmId = (await make.farm(t(), key, { timezone: 'Pacific/Kiritimati' })).id;
     const now = Date.now();
@@ -398,7 +398,7 @@ forEachEngine('brief', (t) => {
   });
 
   test('long lists stop at their limits; the counts do not', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = acct.live_key;
     const farmId = (await make.farm(t(), key)).id;
     const now = Date.now();

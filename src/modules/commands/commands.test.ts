@@ -11,7 +11,7 @@ function send(t: TestApp, key: string, deviceId: string, body: unknown) {
 
 forEachEngine('commands', (t) => {
   test('command lifecycle over HTTP: queued, delivered by poll, done with a result', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const before = Date.now();
@@ -61,7 +61,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('a device reporting failure stores its result and emits command.failed', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const cmd = (await send(t(), acct.live_key, house.id, { command: 'move.start' })).body;
@@ -120,7 +120,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('commands expire: queued or delivered past expiry become failed with result.error "expired"', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const db = t().database.db;
@@ -175,7 +175,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('expiry works through many commands in batches, once even with two sweeps at once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
     for (let i = 0; i < 7; i++) {
@@ -197,7 +197,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('house commands: an unknown command is 400 listing the valid ones', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const err = expectError(
@@ -212,7 +212,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('house commands: every parameter is checked, naming it; nothing is queued on refusal', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const otherFarm = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignPaddock = await t().request('POST', `/v1/farms/${otherFarm}/paddocks`, {
@@ -294,7 +294,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('house commands: valid commands are queued with their params; move.start stores 18 m/day by default', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
       key: acct.live_key,
@@ -331,7 +331,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('commands for other device types follow the catalog where it defines them, else any name', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const tag = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tag' });
     const weather = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
@@ -360,7 +360,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('GET /v1/devices/{id}/commands lists the history newest first, pages and filters by status', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
     const ids: string[] = [];

@@ -72,7 +72,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('a new house starts with the complete default house state', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm, { type: 'house', name: 'House 1' });
     assert.deepEqual(house.state, defaultHouseState());
@@ -81,7 +81,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('device validation: type must be one of the nine, name required, unknown fields rejected', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const cases: [unknown, string][] = [
       [{ name: 'x' }, 'type'],
@@ -109,7 +109,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('animal_id and group_id must exist on the same farm', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const animal = await t().request('POST', `/v1/farms/${other}/animals`, {
@@ -197,7 +197,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('list filters by type, animal_id and group_id and pages newest first', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -228,7 +228,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('POST /v1/devices/{id}/key rotates the key: the new one works, the old one stops at once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     assert.equal((await make.report(t(), device.device_key, {})).status, 200);
@@ -244,7 +244,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('deleting a device revokes its key', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     await make.report(t(), device.device_key, { readings: [{ metric: 'feed.bin_pct', value: 50 }] });

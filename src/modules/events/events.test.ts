@@ -19,7 +19,7 @@ test('subject kinds are read from id prefixes', () => {
 
 forEachEngine('farm events', (t) => {
   test('POST /v1/farms/{farm}/events logs an event with every field; GET returns it', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
@@ -68,7 +68,7 @@ forEachEngine('farm events', (t) => {
   });
 
   test('event validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignAnimal = (
@@ -118,7 +118,7 @@ forEachEngine('farm events', (t) => {
   });
 
   test('subjects of every known kind on the farm are accepted; unknown kinds are stored unchecked', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const ids: Record<string, string> = {
@@ -156,7 +156,7 @@ forEachEngine('farm events', (t) => {
   });
 
   test('PATCH updates any subset, re-checks a new subject, replaces data, rejects unknown fields', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
@@ -204,7 +204,7 @@ forEachEngine('farm events', (t) => {
   });
 
   test('list filters: type, subject_id, subject_type', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
@@ -231,7 +231,7 @@ forEachEngine('farm events', (t) => {
   });
 
   test('events page by at (when it happened), newest first, without overlap across 130 events', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const base = Date.UTC(2026, 0, 1);
     const created: { id: string; at: string }[] = [];
@@ -284,7 +284,7 @@ forEachEngine('farm events', (t) => {
   });
 
   test('logging an event writes event.created to the outbox in the same transaction', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const db = t().database.db;
     const outbox = async () =>

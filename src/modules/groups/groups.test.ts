@@ -15,7 +15,7 @@ test('default group kind: a flock of birds or sheep, otherwise a herd', () => {
 
 forEachEngine('groups', (t) => {
   test('POST /v1/farms/{farm}/groups creates a group with every field; GET returns it', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
       key: acct.live_key,
@@ -74,7 +74,7 @@ forEachEngine('groups', (t) => {
   });
 
   test('group validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignPaddock = await t().request('POST', `/v1/farms/${other}/paddocks`, {
@@ -110,7 +110,7 @@ forEachEngine('groups', (t) => {
   });
 
   test('PATCH updates any subset and rejects unknown fields; a paddock change logs a group move', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p1 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })).body
@@ -160,7 +160,7 @@ forEachEngine('groups', (t) => {
   });
 
   test('list filters: species, kind, paddock_id', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
@@ -188,7 +188,7 @@ forEachEngine('groups', (t) => {
   });
 
   test('paging backwards over 121 groups: newest first, no overlap', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 121; i++) {
@@ -216,7 +216,7 @@ forEachEngine('groups', (t) => {
   });
 
   test('DELETE clears group_id on its animals and logs a move for each, in one transaction', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;

@@ -5,7 +5,7 @@ import { expectError, forEachEngine } from '../../../test/harness.ts';
 
 forEachEngine('houses', (t) => {
   test('GET /v1/farms/{farm}/houses: every house with state, latest readings, battery, last_seen_at, recent commands', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const one = await make.device(t(), acct.live_key, farm, { name: 'House 1' });
     const two = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
@@ -60,7 +60,7 @@ forEachEngine('houses', (t) => {
   });
 
   test('GET /v1/houses/{id} for a device that is not a house is 404', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const station = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
     const err = expectError(

@@ -23,7 +23,7 @@ function manyReadings(n: number, base = Date.UTC(2026, 4, 1)): Array<Record<stri
 
 forEachEngine('ingest', (t) => {
   test('POST /ingest and POST /v1/ingest accept the same report and answer {ok, accepted, commands}', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     for (const path of ['/ingest', '/v1/ingest']) {
@@ -40,7 +40,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('a reading without unit takes the catalog unit; without at it takes the time of receipt', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
     const before = Date.now();
@@ -64,7 +64,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('a report of 1,000 readings is accepted; 1,001 is refused with nothing stored', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const ok = await make.report(t(), device.device_key, { readings: manyReadings(1000) });
@@ -86,7 +86,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('an invalid reading rejects the whole report, naming its index; nothing is stored', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const good = manyReadings(20);
@@ -134,7 +134,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('unknown members and wrongly typed members are rejected, naming the field', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const cases: [unknown, string][] = [
@@ -159,7 +159,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('state is deep-merged: objects key by key, other values replaced, null removes a key', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'guardian', name: 'Guard' });
     await make.report(t(), device.device_key, {
@@ -188,7 +188,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('a state that would grow past 64 KiB is refused', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Logger' });
     const err = expectError(
@@ -200,7 +200,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('battery, lat, lon and firmware are updated and last_seen_at set by any report', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tag', firmware: '1.0' });
     const before = Date.now();
@@ -227,7 +227,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('device events are stored as farm events with the device as subject and emit event.created', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const res = await make.report(t(), device.device_key, {
@@ -251,7 +251,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('the alert engine sees the report: a reading past a rule and an alarm event open alerts', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
     await make.report(t(), device.device_key, {
@@ -268,7 +268,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('queued commands ride back on the next report and are marked delivered once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const first = await t().request('POST', `/v1/devices/${device.id}/commands`, {
@@ -295,7 +295,7 @@ forEachEngine('ingest', (t) => {
   });
 
   test('concurrent reports from one device lose no state and deliver each command once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Busy' });
     const queued: string[] = [];

@@ -19,7 +19,7 @@ const SQUARE = {
 
 forEachEngine('paddocks', (t) => {
   test('POST /v1/farms/{farm}/paddocks creates a paddock with every field; GET returns it', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const body = {
       name: 'Creek bottom',
@@ -54,7 +54,7 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('paddock validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const cases: [unknown, string][] = [
       [{}, 'name'],
@@ -83,7 +83,7 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('PATCH updates any subset, replaces geometry, clears with null, rejects unknown fields', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
@@ -119,7 +119,7 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('DELETE clears paddock_id on animals and groups and logs a move for each, in one transaction', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'Gone' } })).body
@@ -163,7 +163,7 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('paging backwards over 122 paddocks: newest first, no overlap', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 122; i++) {

@@ -8,7 +8,7 @@ const at = (minute: number) => new Date(Date.UTC(2026, 4, 1, 8, minute)).toISOSt
 
 forEachEngine('readings', (t) => {
   test('GET /v1/devices/{id}/readings: newest first, filtered by metric and since, bounded by limit', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     await make.report(t(), house.device_key, {
@@ -68,7 +68,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('the latest value per metric moves only forward in time', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const quiet = await make.device(t(), acct.live_key, farm, { name: 'Quiet' });
@@ -96,7 +96,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('interval and agg: one point per metric and bucket, computed by the database, newest bucket first', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const atS = (minute: number, second: number) =>
@@ -180,7 +180,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('daily buckets are UTC days, also before 1970', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     await make.report(t(), house.device_key, {
@@ -228,7 +228,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('reading values are stored exactly, whatever their magnitude', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const values = [
@@ -259,7 +259,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('a 1,000-reading report is stored whole', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const base = Date.UTC(2026, 4, 1);
@@ -286,7 +286,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('paging back with before = the oldest time shown never splits one time across pages', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const reading = (metric: string, minute: number) => ({ metric, value: minute, at: at(minute) });

@@ -25,7 +25,7 @@ forEachEngine('readings retention', (t) => {
   test('retention removes readings before the cutoff in small batches, keeping later ones and the latest values', async () => {
     const db = t().database.db;
     const postgres = t().engine === 'postgres';
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const one = await make.device(t(), acct.live_key, farm, { name: 'One' });
     const two = await make.device(t(), acct.live_key, farm, { name: 'Two' });
@@ -139,7 +139,7 @@ forEachEngine('readings partitions', (t) => {
       where conrelid = 'readings'::regclass and contype = 'f'`.execute(db);
     assert.equal(fks.rows[0]?.n, 0);
     // A month beyond those made ahead works too: it lands in the default partition.
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const far = Date.UTC(d.getUTCFullYear() + 5, 0, 1);
@@ -163,7 +163,7 @@ forEachEngine('readings partitions', (t) => {
 
   test('deleting a device, or its farm, deletes its readings', async () => {
     const db = t().database.db;
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const a = await make.device(t(), acct.live_key, farm, { name: 'A' });
     const b = await make.device(t(), acct.live_key, farm, { name: 'B' });

@@ -6,7 +6,7 @@ import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
 
 forEachEngine('tasks', (t) => {
   test('POST /v1/farms/{farm}/tasks creates a task with every field; GET returns it', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
@@ -69,7 +69,7 @@ forEachEngine('tasks', (t) => {
   });
 
   test('task validation errors are 400 naming the field, references included, and write nothing', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignAnimal = await t().request('POST', `/v1/farms/${other}/animals`, {
@@ -107,7 +107,7 @@ forEachEngine('tasks', (t) => {
   });
 
   test('subject_id of every known kind is checked on the farm; other ids are kept as given', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig' } }))
@@ -143,7 +143,7 @@ forEachEngine('tasks', (t) => {
   });
 
   test('POST /v1/tasks/{id}/done marks done and records when; repeating returns it unchanged', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const task = await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Move hens' } });
@@ -180,7 +180,7 @@ forEachEngine('tasks', (t) => {
   });
 
   test('PATCH updates any subset, clears with null, checks references, rejects unknown fields', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
@@ -232,7 +232,7 @@ forEachEngine('tasks', (t) => {
   });
 
   test('list filters: status, assignee, subject_id', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
@@ -261,7 +261,7 @@ forEachEngine('tasks', (t) => {
   });
 
   test('paging backwards over 123 tasks: newest first, no overlap', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 123; i++) {
