@@ -27,10 +27,32 @@ import type { Reply, TestApp } from './harness.ts';
 
 type Body = Record<string, unknown>;
 
-/** POSTs `body` with `key` and returns the created record (201 asserted, with the reply in the message). */
-export async function created<T>(t: TestApp, key: string, path: string, body: unknown): Promise<T> {
+/**
+ * POSTs `body` with `key` and returns the reply's body, asserting `status` (201 for creates, 200 for actions
+ * and ingest). Name `T` from the schema where the test reads the result.
+ */
+// Unnamed, the body is loose JSON, as from request().
+export async function posted<T = any>(
+  t: TestApp,
+  key: string,
+  path: string,
+  body: unknown,
+  status = 201,
+): Promise<T> {
   const res = await t.request<T>('POST', path, { key, body });
-  assert.equal(res.status, 201, `POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  assert.equal(res.status, status, `POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** POSTs `body` with `key` and returns the created record (201 asserted, with the reply in the message). */
+export function created<T>(t: TestApp, key: string, path: string, body: unknown): Promise<T> {
+  return posted<T>(t, key, path, body, 201);
+}
+
+/** GETs `path` with `key` and returns the body (200 asserted). */
+export async function fetched<T = any>(t: TestApp, key: string, path: string): Promise<T> {
+  const res = await t.request<T>('GET', path, { key });
+  assert.equal(res.status, 200, `GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
