@@ -7,6 +7,8 @@ import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { buildApp } from '../../app.ts';
 import { openDatabase } from '../../db/database.ts';
+import type { Animal } from '../animals/schemas.ts';
+import type { FarmEvent } from '../events/schemas.ts';
 import { UsageCounter } from '../usage/counter.ts';
 
 async function ingest(t: TestApp, deviceKey: string, body: unknown) {
@@ -64,11 +66,15 @@ forEachEngine('alerts through ingest', (t) => {
     assert.equal(alerts.length, 1);
     assert.equal(alerts[0]?.severity, 'urgent');
     assert.equal(alerts[0]?.reason, 'Feed bin 4.5% in House 2 — at or below the urgent line of 5%');
-    const log = await t().request('GET', `/v1/farms/${farmId}/events?type=alert.escalated`, { key });
+    const log = await t().request<{ data: FarmEvent[] }>(
+      'GET',
+      `/v1/farms/${farmId}/events?type=alert.escalated`,
+      { key },
+    );
     assert.equal(log.status, 200);
     assert.equal(log.body.data.length, 1);
-    assert.equal(log.body.data[0].subject_id, house.id);
-    assert.equal(log.body.data[0].data.alert_id, alerts[0]?.id);
+    assert.equal(log.body.data[0]?.subject_id, house.id);
+    assert.equal(log.body.data[0]?.data.alert_id, alerts[0]?.id);
   });
 
   test('a predator.detected event in a report opens an urgent alert and is logged like every device event', async () => {
@@ -102,7 +108,7 @@ forEachEngine('alerts through ingest', (t) => {
 
   test('a bolus on an animal alerts on the animal by name and tag', async () => {
     const { key, farmId } = await setup();
-    const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
       key,
       body: { species: 'cattle', name: 'Daisy', tag: '114' },
     });
