@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.ts';
 
 forEachEngine('alert concurrency', (t) => {
   test('the database refuses a second active alert for one farm, rule and subject', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
     const now = Date.now();
     const row = (status: 'open' | 'acknowledged' | 'resolved') => ({
@@ -37,7 +37,7 @@ forEachEngine('alert concurrency', (t) => {
   });
 
   test('parallel reports for one device leave exactly one active alert', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
     const device = testDevice();
     const base = Date.now();
@@ -59,7 +59,7 @@ forEachEngine('alert concurrency', (t) => {
   });
 
   test('parallel reports from two trackers on one animal share one active alert', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
     const animalId = newId('animal');
     const bolus = testDevice({ name: 'Bolus 1', type: 'bolus', animal_id: animalId });
