@@ -11,14 +11,8 @@ forEachEngine('animals', (t) => {
   test('POST /v1/farms/{farm}/animals creates an animal with every field; GET returns it', async () => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const group = await t().request('POST', `/v1/farms/${farm}/groups`, {
-      key: acct.live_key,
-      body: { name: 'Cows', species: 'cattle' },
-    });
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'North' },
-    });
+    const group = await make.group(t(), acct.live_key, farm, { name: 'Cows', species: 'cattle' });
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'North' });
     const body = {
       species: 'cattle',
       name: 'Bess',
@@ -27,8 +21,8 @@ forEachEngine('animals', (t) => {
       sex: 'female',
       breed: 'Angus',
       birth_date: '2023-03-01T08:30:00+02:00',
-      group_id: group.body.id,
-      paddock_id: paddock.body.id,
+      group_id: group.id,
+      paddock_id: paddock.id,
       status: 'active',
       notes: 'Calm, good mother.',
       fields: { dam: 'Daisy', weaning_kg: 245 },
@@ -77,14 +71,11 @@ forEachEngine('animals', (t) => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other farm' })).id;
-    const foreignGroup = await t().request('POST', `/v1/farms/${other}/groups`, {
-      key: acct.live_key,
-      body: { name: 'Elsewhere', species: 'cattle' },
+    const foreignGroup = await make.group(t(), acct.live_key, other, {
+      name: 'Elsewhere',
+      species: 'cattle',
     });
-    const foreignPaddock = await t().request('POST', `/v1/farms/${other}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'Elsewhere' },
-    });
+    const foreignPaddock = await make.paddock(t(), acct.live_key, other, { name: 'Elsewhere' });
     const cases: [unknown, string][] = [
       [{}, 'species'],
       [{ species: 42 }, 'species'],
@@ -105,8 +96,8 @@ forEachEngine('animals', (t) => {
       [{ species: 'cattle', fields: 'x' }, 'fields'],
       [{ species: 'cattle', group_id: 'grp_missing' }, 'group_id'],
       [{ species: 'cattle', paddock_id: 'pad_missing' }, 'paddock_id'],
-      [{ species: 'cattle', group_id: foreignGroup.body.id }, 'group_id'],
-      [{ species: 'cattle', paddock_id: foreignPaddock.body.id }, 'paddock_id'],
+      [{ species: 'cattle', group_id: foreignGroup.id }, 'group_id'],
+      [{ species: 'cattle', paddock_id: foreignPaddock.id }, 'paddock_id'],
       [{ species: 'cattle', colour: 'red' }, 'colour'],
     ];
     for (const [body, param] of cases) {

@@ -296,10 +296,7 @@ forEachEngine('commands', (t) => {
   test('house commands: valid commands are queued with their params; move.start stores 18 m/day by default', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'North' },
-    });
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'North' });
     const house = await make.device(t(), acct.live_key, farm);
     const valid: [string, Record<string, unknown> | undefined, Record<string, unknown>][] = [
       ['doors.open', { doors: 'all' }, { doors: 'all' }],
@@ -308,7 +305,7 @@ forEachEngine('commands', (t) => {
       ['move.start', undefined, { meters_per_day: 18 }],
       ['move.start', { meters_per_day: 30, heading_deg: 270 }, { meters_per_day: 30, heading_deg: 270 }],
       ['move.stop', undefined, {}],
-      ['move.to_paddock', { paddock_id: paddock.body.id }, { paddock_id: paddock.body.id }],
+      ['move.to_paddock', { paddock_id: paddock.id }, { paddock_id: paddock.id }],
       ['feed.dispense', { kg: 12.5 }, { kg: 12.5 }],
       ['feed.schedule', { times: ['06:00', '17:30'] }, { times: ['06:00', '17:30'] }],
       ['spines.set_height', { mm: 250 }, { mm: 250 }],

@@ -17,17 +17,14 @@ forEachEngine('groups', (t) => {
   test('POST /v1/farms/{farm}/groups creates a group with every field; GET returns it', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'South' },
-    });
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'South' });
     const body = {
       name: 'Spring broilers',
       species: 'chicken',
       kind: 'flock',
       head_count: 450,
       hatch_date: '2026-04-01T06:00:00-05:00',
-      paddock_id: paddock.body.id,
+      paddock_id: paddock.id,
     };
     const res = await t().request('POST', `/v1/farms/${farm}/groups`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -77,10 +74,7 @@ forEachEngine('groups', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
-    const foreignPaddock = await t().request('POST', `/v1/farms/${other}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'Far' },
-    });
+    const foreignPaddock = await make.paddock(t(), acct.live_key, other, { name: 'Far' });
     const ok = { name: 'G', species: 'sheep' };
     const cases: [unknown, string][] = [
       [{ species: 'sheep' }, 'name'],
@@ -94,7 +88,7 @@ forEachEngine('groups', (t) => {
       [{ ...ok, head_count: -1 }, 'head_count'],
       [{ ...ok, hatch_date: 'tuesday' }, 'hatch_date'],
       [{ ...ok, paddock_id: 'pad_missing' }, 'paddock_id'],
-      [{ ...ok, paddock_id: foreignPaddock.body.id }, 'paddock_id'],
+      [{ ...ok, paddock_id: foreignPaddock.id }, 'paddock_id'],
       [{ ...ok, size: 3 }, 'size'],
     ];
     for (const [body, param] of cases) {

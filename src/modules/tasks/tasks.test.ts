@@ -8,10 +8,7 @@ forEachEngine('tasks', (t) => {
   test('POST /v1/farms/{farm}/tasks creates a task with every field; GET returns it', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
-      key: acct.live_key,
-      body: { species: 'cattle' },
-    });
+    const animal = await make.animal(t(), acct.live_key, farm, { species: 'cattle' });
     const alert = await make.alertRow(t(), farm);
     const body = {
       title: 'Check ammonia and top up bedding',
@@ -19,7 +16,7 @@ forEachEngine('tasks', (t) => {
       due_at: '2026-06-01T07:00:00-05:00',
       assignee: 'maria',
       status: 'open',
-      subject_id: animal.body.id,
+      subject_id: animal.id,
       alert_id: alert,
     };
     const res = await t().request('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body });
@@ -72,10 +69,7 @@ forEachEngine('tasks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
-    const foreignAnimal = await t().request('POST', `/v1/farms/${other}/animals`, {
-      key: acct.live_key,
-      body: { species: 'cattle' },
-    });
+    const foreignAnimal = await make.animal(t(), acct.live_key, other, { species: 'cattle' });
     const foreignAlert = await make.alertRow(t(), other);
     const cases: [unknown, string][] = [
       [{}, 'title'],
@@ -87,9 +81,9 @@ forEachEngine('tasks', (t) => {
       [{ title: 'T', assignee: 5 }, 'assignee'],
       [{ title: 'T', status: '' }, 'status'],
       [{ title: 'T', subject_id: 'ani_missing' }, 'subject_id'],
-      [{ title: 'T', subject_id: foreignAnimal.body.id }, 'subject_id'],
+      [{ title: 'T', subject_id: foreignAnimal.id }, 'subject_id'],
       [{ title: 'T', subject_type: 'paddock', subject_id: 'pad_missing' }, 'subject_id'],
-      [{ title: 'T', subject_type: 'group', subject_id: foreignAnimal.body.id }, 'subject_id'],
+      [{ title: 'T', subject_type: 'group', subject_id: foreignAnimal.id }, 'subject_id'],
       [{ title: 'T', alert_id: 'alt_missing' }, 'alert_id'],
       [{ title: 'T', alert_id: foreignAlert }, 'alert_id'],
       [{ title: 'T', priority: 'high' }, 'priority'],
