@@ -5,12 +5,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
-import { openSqlite } from './sqlite-adapter.ts';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -45,7 +45,7 @@ export async function openDatabase(
   } else {
     mkdirSync(config.dataDir, { recursive: true });
     const { database: sqlite } = openSqlite(path.join(config.dataDir, 'farmstead.db'));
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
     database = { db, engine: 'sqlite', close: () => db.destroy() };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);
