@@ -1,10 +1,11 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { validateRuleOverrides } from '../../domain/rules.ts';
 import { AppError, conflict, invalid } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { requireFarm, type Scope } from './access.ts';
+import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { toFarm } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
 
@@ -86,7 +87,15 @@ export async function updateFarm(
   farmId: string,
   input: UpdateFarmInput,
 ): Promise<Farm> {
-  const farm = await requireFarm(db, scope, farmId);
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: `settings` merges into what is stored, so a concurrent PATCH must wait.
+    await lockRows(trx, 'farms', farmId);
+    const farm = await requireFarm(trx, scope, farmId);
+    return toFarm(await applyFarmPatch(trx, farm, input));
+  });
+}
+
+async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput): Promise<FarmRow> {
   const patch: Partial<{
     name: string;
     timezone: string;
@@ -114,9 +123,9 @@ export async function updateFarm(
     patch.settings = JSON.stringify(checkSettings(merged));
   }
   if (Object.keys(patch).length > 0) {
-    await db.updateTable('farms').set(patch).where('id', '=', farm.id).execute();
+    await trx.updateTable('farms').set(patch).where('id', '=', farm.id).execute();
   }
-  return toFarm({ ...farm, ...patch });
+  return { ...farm, ...patch };
 }
 
 /**

@@ -17,10 +17,10 @@ import {
   type TestApp,
   waitFor,
 } from '../../../test/harness.ts';
+import { deliverDueNow } from '../../../test/webhook-delivery.ts';
 import { loadConfig } from '../../config.ts';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../domain/webhook-events.ts';
 import { webhookDeliveryJob } from '../../workers/webhook-delivery.ts';
-import { deliverDueNow } from './delivery.ts';
 import { emitEvent } from './emit.ts';
 import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
 
