@@ -8,6 +8,7 @@ import {
   removeOldReadings,
   retentionCutoff,
 } from '../modules/readings/retention.ts';
+import { pruneWebhookHistory } from '../modules/webhooks/retention.ts';
 import type { PeriodicJob } from './runner.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
 
@@ -21,6 +22,17 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // FARMSTEAD_WEBHOOK_RETENTION_DAYS (30): delivered webhook history older than that goes, in batches.
+    name: 'webhooks.retention',
+    everyMs: () => 3_600_000,
+    run: async ({ database, config, log, signal }) => {
+      const result = await pruneWebhookHistory(database.db, Date.now(), config.webhookRetentionDays, {
+        signal,
+      });
+      if (result.deletedEvents > 0) log.info(result, 'old webhook history pruned');
+    },
+  },
   {
     // PostgreSQL: the coming months' readings partitions exist before readings arrive for them.
     name: 'readings.partitions',
