@@ -78,7 +78,7 @@ function post(
       if (err) reject(err);
       else resolve(status ?? 0);
     };
-    const start = async () => {
+    const start = async (retried: boolean) => {
       // Literal addresses never reach the lookup below, so they are checked here.
       if (!settings.webhookAllowPrivate && (isIP(host) || /(^|\.)localhost\.?$/i.test(host))) {
         await assertPublicHost(host);
@@ -100,14 +100,20 @@ function post(
         response.on('end', () => clearTimeout(timer));
         response.on('error', () => clearTimeout(timer));
       });
-      request.on('error', (err) => {
+      request.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        // A kept-alive connection the receiver closed while idle fails at once on reuse: that is not the
+        // receiver's answer, so send once more on a new connection (as Node's docs advise).
+        if (!retried && request.reusedSocket && err.code === 'ECONNRESET') {
+          start(true).catch((e: unknown) => finish(e));
+          return;
+        }
         finish(err);
       });
       request.on('close', () => clearTimeout(timer));
       request.end(body);
     };
-    start().catch((err: unknown) => finish(err));
+    start(false).catch((err: unknown) => finish(err));
   });
 }
 
