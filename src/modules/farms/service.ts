@@ -137,11 +137,15 @@ export async function deleteFarm(
   scope: Scope,
   farmId: string,
 ): Promise<{ id: string; deleted: true }> {
-  const farm = await requireFarm(db, scope, farmId);
-  if (farm.sample === 1) {
-    throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
-  }
-  const result = await db.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
-  if (Number(result.numDeletedRows) !== 1) throw new AppError('not_found', `No farm with id "${farmId}".`);
-  return { id: farm.id, deleted: true };
+  // In a retried transaction: the cascade locks the farm before its records, while a report in flight
+  // holds its device and then needs the farm (its readings' key), so PostgreSQL may break a deadlock here.
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    if (farm.sample === 1) {
+      throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
+    }
+    const result = await trx.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
+    if (Number(result.numDeletedRows) !== 1) throw new AppError('not_found', `No farm with id "${farmId}".`);
+    return { id: farm.id, deleted: true };
+  });
 }
