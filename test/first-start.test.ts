@@ -101,7 +101,8 @@ async function round(engine: 'sqlite' | 'postgres', n: number): Promise<void> {
 
 for (const engine of ENGINES) {
   describe(`first start racing the CLI [${engine}]`, () => {
-    const rounds = engine === 'sqlite' ? 6 : 2;
+    // SQLite is where the race was (3 failures in 6 starts); PostgreSQL relies on advisory locks, one round.
+    const rounds = engine === 'sqlite' ? 4 : 1;
     test(`server and \`cli accounts create\` started together on an empty database both succeed (${rounds} rounds)`, async () => {
       for (let n = 1; n <= rounds; n++) await round(engine, n);
     });
