@@ -19,7 +19,9 @@ import {
 } from '../../../test/harness.ts';
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
 import { loadConfig } from '../../config.ts';
+import { openDatabase } from '../../db/database.ts';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../domain/webhook-events.ts';
+import { startWorkers } from '../../workers/runner.ts';
 import { webhookDeliveryJob } from '../../workers/webhook-delivery.ts';
 import { emitEvent } from './emit.ts';
 import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
@@ -372,44 +374,50 @@ forEachEngine(
     test('a server restart between a failure and its retry still delivers the event', async () => {
       let answer = 500;
       const rcv = await receiver(() => answer);
-      const first = await openTestAppOn(t());
-      const acct = await first.account();
-      const farm = await first.request('POST', '/v1/farms', {
-        key: acct.live_key,
-        body: { name: 'Restart' },
-      });
-      const hook = await first.request('POST', `/v1/farms/${farm.body.id}/webhooks`, {
-        key: acct.live_key,
-        body: { url: rcv.url },
-      });
-      const event = await emitEvent(first.database.db, farm.body.id, 'animal.created', { id: 'ani_r' });
+      const { farmId, hookId } = await farmWithHook(rcv);
+      const event = await emit(farmId, 'animal.created', { id: 'ani_r' });
+      // Each "process" is a worker on its own connections to the database (no HTTP app needed), and reads
+      // the delivery through them, so no two connections of this test process write at once.
+      const workerProcess = async () => {
+        const database = await openDatabase(t().config, { onPoolError: () => {} });
+        const config = { ...t().config, webhookPollMs: 20, webhookWorkerInProcess: true, ...schedule };
+        const workers = startWorkers([webhookDeliveryJob], { database, config, log: t().app.log });
+        const delivery = () =>
+          database.db
+            .selectFrom('webhook_deliveries')
+            .select(['status', 'attempt_count'])
+            .where('webhook_id', '=', hookId)
+            .executeTakeFirst();
+        const stop = async () => {
+          await workers.stop();
+          await database.close();
+        };
+        return { database, delivery, stop };
+      };
       // The retry is an hour away; after the restart the test moves it to now instead of waiting.
       const schedule = { webhookRetryScheduleMs: [3_600_000] };
-      const workerA = startWebhookWorker(first, schedule);
-      await waitFor('the failed first attempt', async () => {
-        const [d] = await deliveries(first, acct.live_key, hook.body.id);
-        return d?.attempt_count === 1;
-      });
-      await workerA.stop();
-      await first.close();
+      const first = await workerProcess();
+      try {
+        await waitFor('the failed first attempt', async () => (await first.delivery())?.attempt_count === 1);
+      } finally {
+        await first.stop();
+      }
       assert.equal(rcv.requests.length, 1, 'the first process stopped before the retry was due');
 
       answer = 200;
-      const second = await openTestAppOn(t());
-      await second.database.db
-        .updateTable('webhook_deliveries')
-        .set({ next_attempt_at: Date.now() })
-        .where('webhook_id', '=', hook.body.id)
-        .execute();
-      const workerB = startWebhookWorker(second, schedule);
+      const second = await workerProcess();
       try {
-        await waitFor('the retry after the restart', async () => {
-          const [d] = await deliveries(second, acct.live_key, hook.body.id);
-          return d?.status === 'succeeded';
-        });
+        await second.database.db
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: Date.now() })
+          .where('webhook_id', '=', hookId)
+          .execute();
+        await waitFor(
+          'the retry after the restart',
+          async () => (await second.delivery())?.status === 'succeeded',
+        );
       } finally {
-        await workerB.stop();
-        await second.close();
+        await second.stop();
       }
       assert.equal(rcv.requests.length, 2);
       assert.deepEqual(
