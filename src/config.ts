@@ -33,6 +33,8 @@ export interface Config {
   webhookConcurrency: number;
   /** How often the webhook worker looks for new events and due retries when idle, in milliseconds. */
   webhookPollMs: number;
+  /** Webhook events, deliveries and attempts older than this many days are pruned in the background. */
+  webhookRetentionDays: number;
   /** Raw readings older than this many days are removed in the background; null keeps them forever. */
   readingsRetentionDays: number | null;
   /** Default expiry of device commands, in seconds. */
@@ -51,6 +53,14 @@ export interface Config {
   maxConnections: number;
   /** Open connections the server accepts from one client address; 0 means no cap. */
   maxConnectionsPerAddress: number;
+  /** Seconds after which a command handed out and not answered is handed out again (per command: redeliver_after_s). */
+  commandRedeliverSeconds: number;
+  /** TCP port of the MQTT listener; null when FARMSTEAD_MQTT_PORT is `off` (MQTT over WebSocket stays on). */
+  mqttPort: number | null;
+  /** MQTT messages a device may publish per second, sustained (bursts of ten seconds' worth pass). */
+  mqttRatePerSecond: number;
+  /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
+  apiKey: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +157,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookTimeoutMs: int(env, 'FARMSTEAD_WEBHOOK_TIMEOUT_MS', 5_000, 100, 60_000),
     webhookConcurrency: int(env, 'FARMSTEAD_WEBHOOK_CONCURRENCY', 16, 1, 1000),
     webhookPollMs: int(env, 'FARMSTEAD_WEBHOOK_POLL_MS', 500, 10, 60_000),
+    webhookRetentionDays: int(env, 'FARMSTEAD_WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
     readingsRetentionDays:
       retention === undefined || retention === ''
         ? null
@@ -159,5 +170,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     connectionTimeoutMs: int(env, 'FARMSTEAD_CONNECTION_TIMEOUT_MS', 120_000, 100, 3_600_000),
     maxConnections: int(env, 'FARMSTEAD_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
     maxConnectionsPerAddress: int(env, 'FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
+    commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
+    mqttPort:
+      env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off'
+        ? null
+        : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
+    mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
+    apiKey: env.FARMSTEAD_API_KEY || null,
   });
 }

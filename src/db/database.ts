@@ -5,12 +5,12 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
-import { openSqlite } from './sqlite-adapter.ts';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -72,7 +72,7 @@ export async function openDatabase(
     restrictSqliteFiles(file, 'before');
     const { database: sqlite } = openSqlite(file);
     restrictSqliteFiles(file, 'after');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
     database = { db, engine: 'sqlite', close: () => db.destroy() };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);
