@@ -1,9 +1,10 @@
 /** Custom alert rules: CRUD and validation, and the engine running them like the defaults. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts } from '../../../test/alert-engine.ts';
+import { farm, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
-import { allAlerts, createLiveFarm, outboxEvents } from '../alerts/test-helpers.ts';
-import { connect, ERAS, ok } from '../mcp/test-helpers.ts';
+import { connect, ERAS, ok } from '../../../test/mcp.ts';
 
 async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
@@ -30,7 +31,7 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 forEachEngine('custom rules', (t) => {
   async function setup() {
     const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
+    const farmId = (await farm(t(), acct.live_key)).id;
     const sensor = await addDevice(t(), acct.live_key, farmId, { type: 'other', name: 'Clamp probe' });
     return { key: acct.live_key, farmId, sensor };
   }
