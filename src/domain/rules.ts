@@ -6,6 +6,8 @@
  * open and shut while a reading hovers around one number.
  */
 
+import type { MetricName } from './metrics.ts';
+
 export type RuleDirection = 'high' | 'low';
 
 export type RuleThresholds = {
@@ -15,9 +17,20 @@ export type RuleThresholds = {
   clear: number;
 };
 
+/** How a default rule is declared; `AlertRule` is the same with the names checked. */
+interface AlertRuleSpec {
+  readonly name: string;
+  readonly metric: MetricName;
+  readonly direction: RuleDirection;
+  readonly watch: number;
+  readonly urgent: number | null;
+  readonly clear: number;
+  readonly description: string;
+}
+
 export interface AlertRule {
-  name: string;
-  metric: string;
+  name: RuleName;
+  metric: MetricName;
   direction: RuleDirection;
   watch: number;
   urgent: number | null;
@@ -25,7 +38,7 @@ export interface AlertRule {
   description: string;
 }
 
-export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
+const RULE_SPECS = [
   {
     name: 'house.ammonia',
     metric: 'climate.nh3_ppm',
@@ -89,9 +102,14 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
     clear: 25,
     description: 'A tracker or sensor battery is running low.',
   },
-]);
+] as const satisfies readonly AlertRuleSpec[];
 
-export const RULE_NAMES: readonly string[] = Object.freeze(DEFAULT_RULES.map((r) => r.name));
+/** A default rule's name; a misspelt one fails to compile. */
+export type RuleName = (typeof RULE_SPECS)[number]['name'];
+
+export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze(RULE_SPECS);
+
+export const RULE_NAMES: readonly RuleName[] = Object.freeze(DEFAULT_RULES.map((r) => r.name));
 
 export const RULE_BY_NAME: ReadonlyMap<string, AlertRule> = new Map(DEFAULT_RULES.map((r) => [r.name, r]));
 
