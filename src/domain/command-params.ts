@@ -51,6 +51,8 @@ export interface CommandSpec {
   readonly atMostOneOf?: readonly string[];
   /** Advice for clients (and agents) before sending the command. */
   readonly caution?: string;
+  /** When a person must confirm the command first (`always`, or only `after_dark` at the farm). */
+  readonly confirm?: 'always' | 'after_dark';
 }
 
 /** The value a parameter holds after validation, by its declared type. */

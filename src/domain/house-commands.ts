@@ -46,6 +46,7 @@ const HOUSE_COMMAND_SPECS = [
     description: 'Opens pop doors; the vision pods still close a door on any predator.',
     params: [DOORS_PARAM],
     caution: AFTER_DARK_CAUTION,
+    confirm: 'after_dark',
   },
   {
     name: 'doors.close',
@@ -95,6 +96,7 @@ const HOUSE_COMMAND_SPECS = [
       },
     ],
     caution: MOVE_CAUTION,
+    confirm: 'always',
   },
   { name: 'move.stop', description: 'Stops the drive.', params: [] },
   {
@@ -102,6 +104,7 @@ const HOUSE_COMMAND_SPECS = [
     description: 'Plans a route to the paddock and moves there at the set rate.',
     params: [{ name: 'paddock_id', type: 'id', required: true, description: 'Id of a paddock on the farm.' }],
     caution: MOVE_CAUTION,
+    confirm: 'always',
   },
   {
     name: 'feed.dispense',

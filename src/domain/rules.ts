@@ -6,6 +6,7 @@
  * open and shut while a reading hovers around one number.
  */
 
+import { isPlainObject, parseJson } from '../lib/json.ts';
 import type { MetricName } from './metrics.ts';
 
 export type RuleDirection = 'high' | 'low';
@@ -20,6 +21,10 @@ export type RuleThresholds = {
 /** How a default rule is declared; `AlertRule` is the same with the names checked. */
 interface AlertRuleSpec {
   readonly name: string;
+  /** Names the rule in alert titles: "High ammonia in House 2". */
+  readonly title: string;
+  /** Names the measurement in alert reasons: "Ammonia 26 ppm in House 2 — …". */
+  readonly measure: string;
   readonly metric: MetricName;
   readonly direction: RuleDirection;
   readonly watch: number;
@@ -30,6 +35,8 @@ interface AlertRuleSpec {
 
 export interface AlertRule {
   name: RuleName;
+  title: string;
+  measure: string;
   metric: MetricName;
   direction: RuleDirection;
   watch: number;
@@ -41,6 +48,8 @@ export interface AlertRule {
 const RULE_SPECS = [
   {
     name: 'house.ammonia',
+    title: 'High ammonia',
+    measure: 'Ammonia',
     metric: 'climate.nh3_ppm',
     direction: 'high',
     watch: 20,
@@ -50,6 +59,8 @@ const RULE_SPECS = [
   },
   {
     name: 'house.heat',
+    title: 'High temperature',
+    measure: 'Temperature',
     metric: 'climate.temp_c',
     direction: 'high',
     watch: 32,
@@ -59,6 +70,8 @@ const RULE_SPECS = [
   },
   {
     name: 'house.feed',
+    title: 'Feed running low',
+    measure: 'Feed bin',
     metric: 'feed.bin_pct',
     direction: 'low',
     watch: 15,
@@ -68,6 +81,8 @@ const RULE_SPECS = [
   },
   {
     name: 'water.level',
+    title: 'Water running low',
+    measure: 'Water level',
     metric: 'water.tank_pct',
     direction: 'low',
     watch: 20,
@@ -77,6 +92,8 @@ const RULE_SPECS = [
   },
   {
     name: 'house.battery',
+    title: 'House battery low',
+    measure: 'House battery',
     metric: 'power.battery_pct',
     direction: 'low',
     watch: 20,
@@ -86,6 +103,8 @@ const RULE_SPECS = [
   },
   {
     name: 'animal.fever',
+    title: 'Raised temperature',
+    measure: 'Body temperature',
     metric: 'body.temp_c',
     direction: 'high',
     watch: 40,
@@ -95,6 +114,8 @@ const RULE_SPECS = [
   },
   {
     name: 'device.battery',
+    title: 'Device battery low',
+    measure: 'Battery',
     metric: 'device.battery_pct',
     direction: 'low',
     watch: 15,
@@ -119,10 +140,6 @@ type ThresholdMember = (typeof THRESHOLD_MEMBERS)[number];
 export type RuleOverridesResult =
   | { ok: true; value: Record<string, RuleThresholds> }
   | { ok: false; param: string; message: string };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Validates a farm's `settings.rules`. Members left out fall back to the default, so a farm can move
@@ -239,9 +256,7 @@ function describe(value: unknown): string {
  * ignored here: overrides are validated when they are saved, and the alert engine must keep running
  * on whatever is stored.
  */
-export function effectiveRules(
-  overrides: Record<string, Partial<RuleThresholds>> | undefined | null,
-): AlertRule[] {
+export function effectiveRules(overrides: Readonly<Record<string, unknown>> | undefined | null): AlertRule[] {
   return DEFAULT_RULES.map((rule) => {
     const o = overrides?.[rule.name];
     if (!isPlainObject(o)) return { ...rule };
@@ -256,6 +271,15 @@ export function effectiveRules(
 
 function finiteOr<T extends number | null>(value: unknown, fallback: T): number | T {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/**
+ * The rules in force on a farm: the defaults with the overrides in its stored `settings` text. Anything
+ * malformed is ignored (see `effectiveRules`), so a bad row never stops alerts or the brief.
+ */
+export function farmRules(settingsText: string): AlertRule[] {
+  const settings = parseJson<{ rules?: unknown }>(settingsText, {});
+  return effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
 }
 
 export function rulesForMetric(rules: readonly AlertRule[], metric: string): AlertRule[] {

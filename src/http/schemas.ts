@@ -1,5 +1,6 @@
 /** Schema pieces shared by every module: the error envelope, list envelopes, ids, times. */
 import { type TSchema, Type } from 'typebox';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts';
 
 export const ErrorSchema = Type.Object(
   {
@@ -35,7 +36,11 @@ export const FarmParams = Type.Object(
 /** `limit` and `before` on every list. */
 export const PageQuery = {
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 500, description: 'Page size, 1 to 500 (default 50).' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
+    }),
   ),
   before: Type.Optional(
     Type.String({

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { conflict } from '../../http/errors.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import { fetchPage, MAX_PAGE_SIZE, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseDateInput } from '../events/inputs.ts';
@@ -255,5 +255,5 @@ export async function getAnimalHistory(
   limit = 50,
 ): Promise<FarmEvent[]> {
   const row = await loadAnimal(db, scope, animalId);
-  return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), 500));
+  return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE));
 }

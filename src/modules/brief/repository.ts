@@ -5,13 +5,11 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import { CLOSED_TASK_STATUSES } from '../../domain/tasks.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { type AlertRow, SEVERITY_RANK } from '../alerts/repository.ts';
 import { isPostgres } from '../readings/repository.ts';
 import type { TaskRow } from '../tasks/repository.ts';
-
-/** Task statuses that mean nothing is left to do. */
-export const CLOSED_TASK_STATUSES: readonly string[] = ['done', 'cancelled', 'canceled'];
 
 export interface AlertCounts {
   urgent: number;

@@ -8,7 +8,7 @@
  * device and metric, paddocks), never by scanning readings, so the brief stays fast on large farms.
  */
 import type { Db } from '../../db/schema.ts';
-import { type AlertRule, effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
+import { type AlertRule, farmRules, type RuleName } from '../../domain/rules.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { localClock, localDayBounds, localParts } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
@@ -116,10 +116,8 @@ async function quietVerdicts(
   return out;
 }
 
-function rulesOf(settingsText: string): Map<string, AlertRule> {
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(settingsText, {});
-  const rules = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
-  return new Map(rules.map((r) => [r.name, r]));
+function rulesOf(settingsText: string): Map<RuleName, AlertRule> {
+  return new Map(farmRules(settingsText).map((r) => [r.name, r]));
 }
 
 function doorCounts(doors: unknown): { open: number; closed: number; openDoors: string[] } {

@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { AppError } from '../../http/errors.ts';
-import type { Page } from '../../http/pagination.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { listFarms } from '../farms/service.ts';
@@ -163,8 +163,8 @@ export const PageArgs = {
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: 500,
-      description: 'How many records to return, 1 to 500 (default 50).',
+      maximum: MAX_PAGE_SIZE,
+      description: `How many records to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
     }),
   ),
   before: Type.Optional(

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { TASK_STATUS } from '../../domain/tasks.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseDateInput } from '../events/inputs.ts';
@@ -7,8 +8,7 @@ import { requireFarm, type Scope } from '../farms/access.ts';
 import { loadTask, type TaskRow, toTask } from './repository.ts';
 import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
 
-export const DEFAULT_TASK_STATUS = 'open';
-export const DONE = 'done';
+const DONE = TASK_STATUS.done;
 
 /** done_at follows status: set when a task becomes done, kept while it stays done, cleared otherwise. */
 function doneAtFor(status: string, previous: TaskRow | null, now: number): number | null {
@@ -43,7 +43,7 @@ export async function createTask(
   now: number = Date.now(),
 ): Promise<Task> {
   const farm = await requireFarm(db, scope, farmId);
-  const status = input.status ?? DEFAULT_TASK_STATUS;
+  const status = input.status ?? TASK_STATUS.open;
   const subject = await resolveSubject(db, farm.id, input.subject_type ?? null, input.subject_id ?? null);
   if (input.alert_id) await requireReference(db, farm.id, 'alert', input.alert_id, 'alert_id');
   const row: TaskRow = {
