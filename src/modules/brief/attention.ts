@@ -205,7 +205,10 @@ function level(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null
  * What is off at a house, by the farm's alert lines: feed or water at or below the watch line,
  * ammonia or heat at or above it, or (heat not past its line) air more than 5 °C from the target.
  */
-export function houseConditions(values: HouseValues, rules: ReadonlyMap<string, AlertRule>): HouseCondition[] {
+export function houseConditions(
+  values: HouseValues,
+  rules: ReadonlyMap<string, AlertRule>,
+): HouseCondition[] {
   const out: HouseCondition[] = [];
   let heatListed = false;
   for (const words of HOUSE_RULES) {

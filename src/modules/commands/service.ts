@@ -3,13 +3,12 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
-import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
+import { readHouseState } from '../../domain/house-state.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
-import { mergeState } from '../devices/state.ts';
 import type { Scope } from '../farms/access.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { byCreation, type CommandRow, toCommand } from './repository.ts';
@@ -59,9 +58,8 @@ async function simulateOnHouse(
     .where('id', '=', deviceId)
     .returning('state')
     .executeTakeFirstOrThrow();
-  const stored = parseJson<Record<string, unknown>>(locked.state, {});
   // Parts a house never reported (or removed) take their defaults so the command has a state to act on.
-  const current = mergeState({ ...defaultHouseState() }, stored) as unknown as HouseState;
+  const current = readHouseState(parseJson<unknown>(locked.state, {}));
   const next = applyHouseCommandToState(current, command, params);
   await db
     .updateTable('devices')
