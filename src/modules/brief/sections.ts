@@ -121,10 +121,11 @@ export function houseSection(
 }
 
 function oneHouse(
-  { row, state, latest, quiet, activeAlerts }: HouseFacts,
+  house: HouseFacts,
   times: ReturnType<typeof doorTimes>,
   ctx: BriefContext,
 ): { summary: BriefHouse; condition: Unranked | null; doors: Unranked | null } {
+  const { row, state, latest, quiet } = house;
   const value = (metric: MetricName): number | null => latest[metric]?.value ?? null;
   const schedule = { open: state.door_schedule.open, close: state.door_schedule.close };
   const doors = openDoors(state.doors);
@@ -168,13 +169,34 @@ function oneHouse(
         ref_id: null,
         at,
       });
-  const summary: BriefHouse = {
+  const summary = houseSummary({ house, value, values, doors, afterDusk, attention });
+  return { summary, condition, doors: doorItem };
+}
+
+/** A house as the brief's `houses` lists it. */
+function houseSummary(parts: {
+  house: HouseFacts;
+  value: (metric: MetricName) => number | null;
+  values: {
+    feed: number | null;
+    water: number | null;
+    temp: number | null;
+    nh3: number | null;
+    target: number;
+  };
+  doors: { open: number; closed: number };
+  afterDusk: boolean;
+  attention: string[];
+}): BriefHouse {
+  const { house, value, values, doors, afterDusk, attention } = parts;
+  const { row, state, quiet } = house;
+  return {
     id: row.id,
     name: row.name,
     group_id: row.group_id,
-    last_reported_at: at,
+    last_reported_at: toIso(row.last_seen_at),
     quiet: quiet?.quiet ?? false,
-    active_alerts: activeAlerts,
+    active_alerts: house.activeAlerts,
     feed: {
       bin_pct: values.feed,
       schedule: state.feed.schedule,
@@ -194,7 +216,12 @@ function oneHouse(
       solar_w: value('power.solar_w'),
       load_w: value('power.load_w'),
     },
-    doors: { open: doors.open, closed: doors.closed, schedule, after_dusk: afterDusk },
+    doors: {
+      open: doors.open,
+      closed: doors.closed,
+      schedule: { open: state.door_schedule.open, close: state.door_schedule.close },
+      after_dusk: afterDusk,
+    },
     move: {
       status: state.move.status,
       meters_per_day: state.move.meters_per_day,
@@ -205,7 +232,6 @@ function oneHouse(
     birds_inside: value('birds.inside'),
     attention,
   };
-  return { summary, condition, doors: doorItem };
 }
 
 /** Devices that have gone quiet, the longest silent first. */
