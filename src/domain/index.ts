@@ -5,6 +5,7 @@ export * from './devices.ts';
 export * from './house-commands.ts';
 export * from './house-state.ts';
 export * from './metrics.ts';
+export * from './record-kinds.ts';
 export * from './rules.ts';
 export * from './tasks.ts';
 export * from './webhook-events.ts';

@@ -1,10 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalsTable } from '../../db/tables/records.ts';
-import { notFound } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
 import type { Animal } from './schemas.ts';
 
 export type AnimalRow = Selectable<AnimalsTable>;
@@ -35,20 +33,6 @@ export function searchTextOf(row: Pick<AnimalRow, 'name' | 'tag' | 'eid' | 'bree
     .filter((v): v is string => v !== null)
     .map((v) => v.toLowerCase())
     .join('\n');
-}
-
-/** The animal if its farm is in the scope, else 404. */
-export async function loadAnimal(db: Db, scope: Scope, id: string): Promise<AnimalRow> {
-  const row = await db
-    .selectFrom('animals')
-    .innerJoin('farms', 'farms.id', 'animals.farm_id')
-    .selectAll('animals')
-    .where('animals.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('animal', id);
-  return row;
 }
 
 /** Any animal of the account in this mode holding the EID (other than `exceptId`). */

@@ -5,20 +5,14 @@ import { conflict } from '../../http/errors.ts';
 import { fetchPage, MAX_PAGE_SIZE, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { parseDateInput } from '../events/inputs.ts';
-import { requireReference } from '../events/references.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { listSubjectEvents, recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference } from '../records/references.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import {
-  type AnimalRow,
-  findEidHolder,
-  isUniqueViolation,
-  loadAnimal,
-  searchTextOf,
-  toAnimal,
-} from './repository.ts';
+import { type AnimalRow, findEidHolder, isUniqueViolation, searchTextOf, toAnimal } from './repository.ts';
 import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from './schemas.ts';
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
@@ -73,7 +67,7 @@ export async function listAnimals(
 }
 
 export async function getAnimal(db: Db, scope: Scope, id: string): Promise<Animal> {
-  return toAnimal(await loadAnimal(db, scope, id));
+  return toAnimal(await loadScoped(db, scope, 'animal', id));
 }
 
 /** The farm's animal with this EID, or null (device ingest matches scale weights by EID). */
@@ -143,7 +137,7 @@ export async function updateAnimal(
   now: number = Date.now(),
 ): Promise<Animal> {
   const run = async (trx: Db): Promise<Animal> => {
-    const row = await loadAnimal(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'animal', id);
     const next: AnimalRow = { ...row };
     if (patch.species !== undefined) next.species = patch.species;
     if (patch.name !== undefined) next.name = patch.name;
@@ -242,7 +236,7 @@ export async function removeAnimalsFrom(
 
 /** Deletes the animal. Its farm events stay in the log (history is not rewritten). */
 export async function deleteAnimal(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadAnimal(db, scope, id);
+  const row = await loadScoped(db, scope, 'animal', id);
   await db.deleteFrom('animals').where('id', '=', row.id).execute();
   return { id: row.id, deleted: true };
 }
@@ -254,6 +248,6 @@ export async function getAnimalHistory(
   animalId: string,
   limit = 50,
 ): Promise<FarmEvent[]> {
-  const row = await loadAnimal(db, scope, animalId);
+  const row = await loadScoped(db, scope, 'animal', animalId);
   return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE));
 }

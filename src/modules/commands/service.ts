@@ -8,8 +8,9 @@ import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
+import type { DeviceRow } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
+import { loadScoped, loadScopedOnFarm } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { byCreation, type CommandRow, toCommand } from './repository.ts';
 import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } from './schemas.ts';
@@ -22,7 +23,7 @@ const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
 /** Validates a command for the device's type, then checks references the domain cannot see. */
 async function validateForDevice(
   db: Db,
-  device: ScopedDeviceRow,
+  device: DeviceRow,
   command: string,
   params: unknown,
 ): Promise<Record<string, unknown>> {
@@ -83,7 +84,7 @@ export async function queueCommand(
   const now = options.now ?? Date.now();
   const expiresIn = input.expires_in_s ?? options.defaultExpirySeconds ?? DEFAULT_COMMAND_EXPIRY_S;
   return inTransaction(db, async (trx) => {
-    const device = await loadDevice(trx, scope, deviceId);
+    const device = await loadScopedOnFarm(trx, scope, 'device', deviceId);
     const params = await validateForDevice(trx, device, input.command, input.params);
     const simulated = device.farm_sample === 1;
     const row: CommandRow = {
@@ -115,7 +116,7 @@ export async function listCommands(
   page: PageRequest,
   filters: { status?: CommandStatus | undefined } = {},
 ): Promise<Page<Command>> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   let query = db.selectFrom('commands').selectAll().where('device_id', '=', device.id);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   return fetchPage(query, page, toCommand);

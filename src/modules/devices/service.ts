@@ -8,8 +8,9 @@ import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type DeviceRow, loadDevice, toDevice } from './repository.ts';
+import { type DeviceRow, toDevice } from './repository.ts';
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 
@@ -63,7 +64,7 @@ export async function listDevices(
 }
 
 export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {
-  return toDevice(await loadDevice(db, scope, deviceId));
+  return toDevice(await loadScoped(db, scope, 'device', deviceId));
 }
 
 /**
@@ -113,7 +114,7 @@ export async function updateDevice(
   deviceId: string,
   input: UpdateDeviceInput,
 ): Promise<Device> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   await checkReferences(db, device.farm_id, input);
   const patch: Partial<DeviceRow> = {};
   if (input.type !== undefined) patch.type = input.type;
@@ -132,8 +133,7 @@ export async function updateDevice(
   if (Object.keys(patch).length > 0) {
     await db.updateTable('devices').set(patch).where('id', '=', device.id).execute();
   }
-  const { farm_sample: _sample, ...row } = device;
-  return toDevice({ ...row, ...patch });
+  return toDevice({ ...device, ...patch });
 }
 
 /** Deletes the device with its readings and commands; its key stops working at once. */
@@ -142,7 +142,7 @@ export async function deleteDevice(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; deleted: true }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   await db.deleteFrom('devices').where('id', '=', device.id).execute();
   return { id: device.id, deleted: true };
 }
@@ -153,7 +153,7 @@ export async function rotateDeviceKey(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
   await db
     .updateTable('devices')

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import { subjectKindOfId } from '../../domain/record-kinds.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashSecret, randomToken } from '../../lib/secrets.ts';
-import { subjectKindOfId } from './references.ts';
 import { recordFarmEvent } from './service.ts';
 
 async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {

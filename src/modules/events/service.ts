@@ -1,12 +1,14 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { subjectKindOfId } from '../../domain/record-kinds.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { resolveSubject } from '../records/references.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { parseDateInput } from './inputs.ts';
-import { resolveSubject, subjectKindOfId } from './references.ts';
-import { type FarmEventRow, loadEvent, toFarmEvent } from './repository.ts';
+import { type FarmEventRow, toFarmEvent } from './repository.ts';
 import type { CreateEventInput, EventFilters, FarmEvent, UpdateEventInput } from './schemas.ts';
 
 export { toFarmEvent } from './repository.ts';
@@ -69,7 +71,7 @@ export async function listEvents(
 }
 
 export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEvent> {
-  return toFarmEvent(await loadEvent(db, scope, id));
+  return toFarmEvent(await loadScoped(db, scope, 'event', id));
 }
 
 /** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */
@@ -104,7 +106,7 @@ export async function updateEvent(
   id: string,
   patch: UpdateEventInput,
 ): Promise<FarmEvent> {
-  const row = await loadEvent(db, scope, id);
+  const row = await loadScoped(db, scope, 'event', id);
   const next: FarmEventRow = { ...row };
   if (patch.type !== undefined) next.type = patch.type;
   if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
@@ -135,7 +137,7 @@ export async function updateEvent(
 }
 
 export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadEvent(db, scope, id);
+  const row = await loadScoped(db, scope, 'event', id);
   await db.deleteFrom('farm_events').where('id', '=', row.id).execute();
   return { id: row.id, deleted: true };
 }

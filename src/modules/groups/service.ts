@@ -3,11 +3,12 @@ import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
-import { parseDateInput } from '../events/inputs.ts';
-import { requireReference } from '../events/references.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { type GroupRow, loadGroup, toGroup } from './repository.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference } from '../records/references.ts';
+import { loadScoped } from '../records/scoped.ts';
+import { type GroupRow, toGroup } from './repository.ts';
 import type { CreateGroupInput, Group, GroupFilters, UpdateGroupInput } from './schemas.ts';
 
 const FLOCK_SPECIES = new Set([
@@ -51,7 +52,7 @@ export async function listGroups(
 }
 
 export async function getGroup(db: Db, scope: Scope, id: string): Promise<Group> {
-  return toGroup(await loadGroup(db, scope, id));
+  return toGroup(await loadScoped(db, scope, 'group', id));
 }
 
 export async function createGroup(
@@ -113,7 +114,7 @@ export async function updateGroup(
   now: number = Date.now(),
 ): Promise<Group> {
   const run = async (trx: Db): Promise<Group> => {
-    const row = await loadGroup(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'group', id);
     const next: GroupRow = { ...row };
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.species !== undefined) next.species = patch.species;
@@ -144,7 +145,7 @@ export async function deleteGroup(
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
-    const row = await loadGroup(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'group', id);
     await removeAnimalsFrom(trx, row.farm_id, 'group_id', row.id, now);
     await trx.deleteFrom('animal_groups').where('id', '=', row.id).execute();
     return { id: row.id, deleted: true };

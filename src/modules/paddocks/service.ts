@@ -3,10 +3,11 @@ import { inTransaction } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
-import { parseDateInput } from '../events/inputs.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { recordGroupMove } from '../groups/service.ts';
-import { loadPaddock, type PaddockRow, toPaddock } from './repository.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { loadScoped } from '../records/scoped.ts';
+import { type PaddockRow, toPaddock } from './repository.ts';
 import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
 
 export async function listPaddocks(
@@ -20,7 +21,7 @@ export async function listPaddocks(
 }
 
 export async function getPaddock(db: Db, scope: Scope, id: string): Promise<Paddock> {
-  return toPaddock(await loadPaddock(db, scope, id));
+  return toPaddock(await loadScoped(db, scope, 'paddock', id));
 }
 
 export async function createPaddock(
@@ -52,7 +53,7 @@ export async function updatePaddock(
   id: string,
   patch: UpdatePaddockInput,
 ): Promise<Paddock> {
-  const row = await loadPaddock(db, scope, id);
+  const row = await loadScoped(db, scope, 'paddock', id);
   const next: PaddockRow = { ...row };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.acres !== undefined) next.acres = patch.acres;
@@ -77,7 +78,7 @@ export async function deletePaddock(
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
-    const row = await loadPaddock(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'paddock', id);
     await removeAnimalsFrom(trx, row.farm_id, 'paddock_id', row.id, now);
     const groups = await trx
       .selectFrom('animal_groups')

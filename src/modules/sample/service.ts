@@ -7,7 +7,7 @@
 
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { notFound } from '../../http/errors.ts';
+import { AppError } from '../../http/errors.ts';
 import { localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { createAnimal } from '../animals/service.ts';
@@ -347,7 +347,7 @@ export async function resetSampleFarm(
 ): Promise<Farm> {
   const run = async (trx: Db): Promise<Farm> => {
     const farm = await requireFarm(trx, scope, farmId);
-    if (farm.sample !== 1) throw notFound('sample farm', farmId);
+    if (farm.sample !== 1) throw new AppError('not_found', `No sample farm with id "${farmId}".`);
     // Updating the farm row first also serialises concurrent resets of the same farm.
     const restored = { ...SAMPLE_FARM, settings: '{}' };
     await trx.updateTable('farms').set(restored).where('id', '=', farm.id).execute();

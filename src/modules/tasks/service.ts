@@ -2,10 +2,11 @@ import type { Db } from '../../db/schema.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseDateInput } from '../events/inputs.ts';
-import { requireReference, resolveSubject } from '../events/references.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { loadTask, type TaskRow, toTask } from './repository.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference, resolveSubject } from '../records/references.ts';
+import { loadScoped } from '../records/scoped.ts';
+import { type TaskRow, toTask } from './repository.ts';
 import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
 
 const DONE = TASK_STATUS.done;
@@ -32,7 +33,7 @@ export async function listTasks(
 }
 
 export async function getTask(db: Db, scope: Scope, id: string): Promise<Task> {
-  return toTask(await loadTask(db, scope, id));
+  return toTask(await loadScoped(db, scope, 'task', id));
 }
 
 export async function createTask(
@@ -70,7 +71,7 @@ export async function updateTask(
   patch: UpdateTaskInput,
   now: number = Date.now(),
 ): Promise<Task> {
-  const row = await loadTask(db, scope, id);
+  const row = await loadScoped(db, scope, 'task', id);
   const next: TaskRow = { ...row };
   if (patch.title !== undefined) next.title = patch.title;
   if (patch.notes !== undefined) next.notes = patch.notes;
@@ -107,7 +108,7 @@ export async function completeTask(
   id: string,
   now: number = Date.now(),
 ): Promise<Task> {
-  const row = await loadTask(db, scope, id);
+  const row = await loadScoped(db, scope, 'task', id);
   if (row.status === DONE) return toTask(row);
   // The status guard makes a concurrent second call a no-op instead of moving done_at.
   await db
@@ -116,11 +117,11 @@ export async function completeTask(
     .where('id', '=', row.id)
     .where('status', '!=', DONE)
     .execute();
-  return toTask(await loadTask(db, scope, id));
+  return toTask(await loadScoped(db, scope, 'task', id));
 }
 
 export async function deleteTask(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadTask(db, scope, id);
+  const row = await loadScoped(db, scope, 'task', id);
   await db.deleteFrom('tasks').where('id', '=', row.id).execute();
   return { id: row.id, deleted: true };
 }
