@@ -8,11 +8,12 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { type Engine, engineOf } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
 import { openSqlite } from './sqlite-adapter.ts';
 
-export type Engine = 'sqlite' | 'postgres';
+export type { Engine } from './engine.ts';
 
 export interface Database {
   db: Kysely<DB>;
@@ -41,12 +42,12 @@ export async function openDatabase(
       (options.onPoolError ?? defaultPoolError)(err);
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    database = { db, engine: 'postgres', close: () => db.destroy() };
+    database = { db, engine: engineOf(db), close: () => db.destroy() };
   } else {
     mkdirSync(config.dataDir, { recursive: true });
     const { database: sqlite } = openSqlite(path.join(config.dataDir, 'farmstead.db'));
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-    database = { db, engine: 'sqlite', close: () => db.destroy() };
+    database = { db, engine: engineOf(db), close: () => db.destroy() };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);
   return database;

@@ -1,8 +1,8 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
-import { ACTIVE_ALERT_PREDICATE } from '../../db/migrations/0004_alerts.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
+import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Alert } from './schemas.ts';
 

@@ -52,10 +52,3 @@ export async function findEidHolder(
   if (exceptId) query = query.where('id', '!=', exceptId);
   return query.executeTakeFirst();
 }
-
-/** A unique-index violation on either engine (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-export function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; errcode?: unknown; message?: unknown };
-  return e.code === '23505' || e.errcode === 2067 || /UNIQUE constraint failed/.test(String(e.message));
-}

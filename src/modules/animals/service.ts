@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { conflict } from '../../http/errors.ts';
@@ -12,7 +13,7 @@ import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type AnimalRow, findEidHolder, isUniqueViolation, searchTextOf, toAnimal } from './repository.ts';
+import { type AnimalRow, findEidHolder, searchTextOf, toAnimal } from './repository.ts';
 import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from './schemas.ts';
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
