@@ -1,24 +1,35 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { readHouseState } from '../../domain/house-state.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
+import { requireReference } from '../records/references.ts';
 import { loadScoped, loadScopedOnFarm } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { byCreation, type CommandRow, toCommand } from './repository.ts';
+import {
+  byCreation,
+  type CommandRow,
+  commandPage,
+  commandStatusOf,
+  expireDue,
+  finishDelivered,
+  insertCommand,
+  lockDeviceState,
+  markDeviceSeen,
+  markQueuedDelivered,
+  saveDeviceState,
+  toCommand,
+} from './repository.ts';
 import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } from './schemas.ts';
 
 /** Default life of a command before it expires unanswered: one day. */
 export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
-
-const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
 
 /** Validates a command for the device's type, then checks references the domain cannot see. */
 async function validateForDevice(
@@ -31,14 +42,7 @@ async function validateForDevice(
   if (!checked.ok) throw invalid(checked.param, checked.message);
   const paddockId = checked.params.paddock_id;
   if (device.type === 'house' && typeof paddockId === 'string') {
-    const paddock = await db
-      .selectFrom('paddocks')
-      .select('id')
-      .where('id', '=', paddockId)
-      .where('farm_id', '=', device.farm_id)
-      .executeTakeFirst();
-    if (!paddock)
-      throw invalid('params.paddock_id', `params.paddock_id "${paddockId}" is not a paddock on this farm.`);
+    await requireReference(db, device.farm_id, 'paddock', paddockId, 'params.paddock_id');
   }
   return checked.params;
 }
@@ -53,20 +57,11 @@ async function simulateOnHouse(
   command: string,
   params: Record<string, unknown>,
 ): Promise<void> {
-  const locked = await db
-    .updateTable('devices')
-    .set((eb) => ({ state: eb.ref('state') }))
-    .where('id', '=', deviceId)
-    .returning('state')
-    .executeTakeFirstOrThrow();
+  const stored = await lockDeviceState(db, deviceId);
   // Parts a house never reported (or removed) take their defaults so the command has a state to act on.
-  const current = readHouseState(parseJson<unknown>(locked.state, {}));
+  const current = readHouseState(parseJson<unknown>(stored, {}));
   const next = applyHouseCommandToState(current, command, params);
-  await db
-    .updateTable('devices')
-    .set({ state: JSON.stringify(next) })
-    .where('id', '=', deviceId)
-    .execute();
+  await saveDeviceState(db, deviceId, JSON.stringify(next));
 }
 
 /**
@@ -101,7 +96,7 @@ export async function queueCommand(
       expires_at: now + expiresIn * 1000,
     };
     if (simulated && device.type === 'house') await simulateOnHouse(trx, device.id, input.command, params);
-    await trx.insertInto('commands').values(row).execute();
+    await insertCommand(trx, row);
     const command = toCommand(row);
     await emitEvent(trx, device.farm_id, simulated ? 'command.done' : 'command.queued', command, now);
     return command;
@@ -117,9 +112,7 @@ export async function listCommands(
   filters: { status?: CommandStatus | undefined } = {},
 ): Promise<Page<Command>> {
   const device = await loadScoped(db, scope, 'device', deviceId);
-  let query = db.selectFrom('commands').selectAll().where('device_id', '=', device.id);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  return fetchPage(query, page, toCommand);
+  return commandPage(db, device.id, page, filters);
 }
 
 /**
@@ -127,14 +120,7 @@ export async function listCommands(
  * conditional UPDATE … RETURNING, so with several processes each command is delivered exactly once.
  */
 export async function pickUpCommands(db: Db, deviceId: string, now: number): Promise<Command[]> {
-  const rows = await db
-    .updateTable('commands')
-    .set({ status: 'delivered', delivered_at: now })
-    .where('device_id', '=', deviceId)
-    .where('status', '=', 'queued')
-    .where('expires_at', '>', now)
-    .returningAll()
-    .execute();
+  const rows = await markQueuedDelivered(db, deviceId, now);
   return rows.sort(byCreation).map(toCommand);
 }
 
@@ -145,7 +131,7 @@ export async function pollCommands(
   now: number = Date.now(),
 ): Promise<Command[]> {
   return inTransaction(db, async (trx) => {
-    await trx.updateTable('devices').set({ last_seen_at: now }).where('id', '=', caller.deviceId).execute();
+    await markDeviceSeen(trx, caller.deviceId, now);
     return pickUpCommands(trx, caller.deviceId, now);
   });
 }
@@ -163,28 +149,20 @@ export async function answerCommand(
   now: number = Date.now(),
 ): Promise<Command> {
   return inTransaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('commands')
-      .set({ status: input.status, result: JSON.stringify(input.result ?? {}), done_at: now })
-      .where('id', '=', commandId)
-      .where('device_id', '=', caller.deviceId)
-      .where('status', '=', 'delivered')
-      .returningAll()
-      .executeTakeFirst();
+    const row = await finishDelivered(trx, caller.deviceId, commandId, {
+      status: input.status,
+      result: JSON.stringify(input.result ?? {}),
+      now,
+    });
     if (!row) {
-      const existing = await trx
-        .selectFrom('commands')
-        .select(['status'])
-        .where('id', '=', commandId)
-        .where('device_id', '=', caller.deviceId)
-        .executeTakeFirst();
-      if (!existing) throw notFound('command', commandId);
-      if (existing.status === 'queued') {
+      const status = await commandStatusOf(trx, caller.deviceId, commandId);
+      if (status === undefined) throw notFound('command', commandId);
+      if (status === 'queued') {
         throw conflict(
           `Command ${commandId} has not been delivered yet; pick it up first (GET /v1/device/commands or an ingest report).`,
         );
       }
-      throw conflict(`Command ${commandId} is already ${existing.status}; it cannot be answered again.`);
+      throw conflict(`Command ${commandId} is already ${status}; it cannot be answered again.`);
     }
     const command = toCommand(row);
     await emitEvent(
@@ -212,20 +190,7 @@ export async function expireDueCommands(
   let total = 0;
   for (;;) {
     const expired = await inTransaction(db, async (trx) => {
-      const due = trx
-        .selectFrom('commands')
-        .select('id')
-        .where('status', 'in', OPEN_STATUSES)
-        .where('expires_at', '<=', now)
-        .orderBy('expires_at')
-        .limit(batchSize);
-      const rows = await trx
-        .updateTable('commands')
-        .set({ status: 'failed', result: JSON.stringify({ error: 'expired' }), done_at: now })
-        .where('id', 'in', due)
-        .where('status', 'in', OPEN_STATUSES)
-        .returningAll()
-        .execute();
+      const rows = await expireDue(trx, now, batchSize);
       for (const row of rows.sort(byCreation)) {
         await emitEvent(trx, row.farm_id, 'command.failed', toCommand(row), now);
       }
@@ -234,33 +199,4 @@ export async function expireDueCommands(
     total += expired;
     if (expired < batchSize) return total;
   }
-}
-
-/** The newest `perDevice` commands of each device, newest first, keyed by device id. */
-export async function recentCommands(
-  db: Db,
-  deviceIds: readonly string[],
-  perDevice = 10,
-): Promise<Record<string, Command[]>> {
-  const out: Record<string, Command[]> = {};
-  for (const id of deviceIds) out[id] = [];
-  if (deviceIds.length === 0) return out;
-  const ranked = db
-    .selectFrom('commands')
-    .selectAll()
-    .select(
-      sql<number>`row_number() over (partition by device_id order by created_at desc, id desc)`.as('rank'),
-    )
-    .where('device_id', 'in', [...new Set(deviceIds)])
-    .as('ranked');
-  const rows = await db
-    .selectFrom(ranked)
-    .selectAll()
-    .where('rank', '<=', perDevice)
-    .orderBy('device_id')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  for (const { rank: _rank, ...row } of rows) out[row.device_id]?.push(toCommand(row));
-  return out;
 }
