@@ -245,10 +245,6 @@ export function isHouseCommandName(value: unknown): value is HouseCommandName {
   return typeof value === 'string' && (HOUSE_COMMAND_NAMES as readonly string[]).includes(value);
 }
 
-export const HOUSE_COMMAND_BY_NAME: ReadonlyMap<string, CommandSpec> = new Map(
-  HOUSE_COMMANDS.map((c) => [c.name, c]),
-);
-
 /**
  * Validates a house command and its params. On success `params` is what should be stored: only the
  * declared parameters, with defaults filled in (`move.start` always carries `meters_per_day`).

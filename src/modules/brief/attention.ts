@@ -124,11 +124,6 @@ export function doorTimes(
   return { open: resolve(schedule.open, 'dawn'), close: resolve(schedule.close, 'dusk'), sun };
 }
 
-/** True between the doors' close time (dusk) and their open time (dawn) on the farm's clock. */
-export function isAfterDusk(now: number, schedule: { open: string; close: string }, place: Place): boolean {
-  return isShut(now, doorTimes(now, schedule, place));
-}
-
 /** Whether `now` falls in the shut part of a day with these door times. */
 export function isShut(now: number, { open, close }: { open: number; close: number }): boolean {
   if (open < close) return now >= close || now < open;
