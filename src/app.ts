@@ -8,7 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
+import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -90,7 +92,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, config);
 
   registerValidation(app);
   registerErrorHandling(app);
@@ -144,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
+  registerIdempotency(app, { db });
 
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,
