@@ -1,14 +1,14 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
-import { loadScoped } from '../records/scoped.ts';
-import { type GroupRow, toGroup } from './repository.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { type GroupRow, groupPage, toGroup } from './repository.ts';
 import type { CreateGroupInput, Group, GroupFilters, UpdateGroupInput } from './schemas.ts';
 
 const FLOCK_SPECIES = new Set([
@@ -44,11 +44,7 @@ export async function listGroups(
   page: PageRequest,
 ): Promise<Page<Group>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('animal_groups').selectAll().where('farm_id', '=', farm.id);
-  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
-  if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
-  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
-  return fetchPage(query, page, toGroup);
+  return groupPage(db, farm.id, filters, page);
 }
 
 export async function getGroup(db: Db, scope: Scope, id: string): Promise<Group> {
@@ -75,7 +71,7 @@ export async function createGroup(
     created_at: now,
   };
   if (row.paddock_id) await requireReference(db, farm.id, 'paddock', row.paddock_id, 'paddock_id');
-  await db.insertInto('animal_groups').values(row).execute();
+  await insertRecord(db, 'group', row);
   return toGroup(row);
 }
 
@@ -126,8 +122,7 @@ export async function updateGroup(
     if (moved && next.paddock_id) {
       await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
     }
-    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-    await trx.updateTable('animal_groups').set(set).where('id', '=', row.id).execute();
+    await saveRecord(trx, 'group', next);
     if (moved) await recordGroupMove(trx, row, next.paddock_id, null, now);
     return toGroup(next);
   };
@@ -147,7 +142,7 @@ export async function deleteGroup(
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
     const row = await loadScoped(trx, scope, 'group', id);
     await removeAnimalsFrom(trx, row.farm_id, 'group_id', row.id, now);
-    await trx.deleteFrom('animal_groups').where('id', '=', row.id).execute();
+    await deleteRecord(trx, 'group', row.id);
     return { id: row.id, deleted: true };
   };
   return inTransaction(db, run);

@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely';
+import type { Db } from '../../db/schema.ts';
 import type { PaddocksTable } from '../../db/tables/records.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Paddock } from './schemas.ts';
@@ -17,4 +19,9 @@ export function toPaddock(row: PaddockRow): Paddock {
     last_grazed_at: toIso(row.last_grazed_at),
     created_at: toIso(row.created_at),
   };
+}
+
+/** A farm's paddocks, newest first, one page. */
+export async function paddockPage(db: Db, farmId: string, page: PageRequest): Promise<Page<Paddock>> {
+  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farmId), page, toPaddock);
 }

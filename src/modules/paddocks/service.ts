@@ -1,13 +1,14 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { clearGroupsPaddock, groupsInPaddock } from '../groups/repository.ts';
 import { recordGroupMove } from '../groups/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
-import { loadScoped } from '../records/scoped.ts';
-import { type PaddockRow, toPaddock } from './repository.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { type PaddockRow, paddockPage, toPaddock } from './repository.ts';
 import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
 
 export async function listPaddocks(
@@ -17,7 +18,7 @@ export async function listPaddocks(
   page: PageRequest,
 ): Promise<Page<Paddock>> {
   const farm = await requireFarm(db, scope, farmId);
-  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farm.id), page, toPaddock);
+  return paddockPage(db, farm.id, page);
 }
 
 export async function getPaddock(db: Db, scope: Scope, id: string): Promise<Paddock> {
@@ -42,7 +43,7 @@ export async function createPaddock(
     last_grazed_at: parseDateInput('last_grazed_at', input.last_grazed_at),
     created_at: now,
   };
-  await db.insertInto('paddocks').values(row).execute();
+  await insertRecord(db, 'paddock', row);
   return toPaddock(row);
 }
 
@@ -62,8 +63,7 @@ export async function updatePaddock(
   if (patch.last_grazed_at !== undefined) {
     next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);
   }
-  const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-  await db.updateTable('paddocks').set(set).where('id', '=', row.id).execute();
+  await saveRecord(db, 'paddock', next);
   return toPaddock(next);
 }
 
@@ -80,19 +80,10 @@ export async function deletePaddock(
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
     const row = await loadScoped(trx, scope, 'paddock', id);
     await removeAnimalsFrom(trx, row.farm_id, 'paddock_id', row.id, now);
-    const groups = await trx
-      .selectFrom('animal_groups')
-      .select(['id', 'farm_id', 'paddock_id'])
-      .where('farm_id', '=', row.farm_id)
-      .where('paddock_id', '=', row.id)
-      .execute();
+    const groups = await groupsInPaddock(trx, row.farm_id, row.id);
     for (const group of groups) await recordGroupMove(trx, group, null, 'paddock_deleted', now);
-    await trx
-      .updateTable('animal_groups')
-      .set({ paddock_id: null })
-      .where('paddock_id', '=', row.id)
-      .execute();
-    await trx.deleteFrom('paddocks').where('id', '=', row.id).execute();
+    await clearGroupsPaddock(trx, row.id);
+    await deleteRecord(trx, 'paddock', row.id);
     return { id: row.id, deleted: true };
   };
   return inTransaction(db, run);

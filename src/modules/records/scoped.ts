@@ -79,3 +79,27 @@ export async function loadScopedOnFarm<K extends ScopedKind>(
   if (!row) throw notFound(kind, id);
   return row as ScopedRow<K> & { farm_sample: number };
 }
+
+/** The same view for writes: a record row of any scoped table, written as the plain columns it has. */
+type RowView = Kysely<{ [T in ScopedTable]: { id: string } & Record<string, unknown> }>;
+
+function writable(db: Db): RowView {
+  return db as unknown as RowView;
+}
+
+export async function insertRecord<K extends ScopedKind>(db: Db, kind: K, row: ScopedRow<K>): Promise<void> {
+  await writable(db)
+    .insertInto(RECORD_KINDS[kind].table)
+    .values(row as { id: string } & Record<string, unknown>)
+    .execute();
+}
+
+/** Writes every changeable column of a loaded record: all but its id, farm and creation time. */
+export async function saveRecord<K extends ScopedKind>(db: Db, kind: K, row: ScopedRow<K>): Promise<void> {
+  const { id, farm_id: _farm, created_at: _created, ...set } = row as { id: string } & Record<string, unknown>;
+  await writable(db).updateTable(RECORD_KINDS[kind].table).set(set).where('id', '=', id).execute();
+}
+
+export async function deleteRecord(db: Db, kind: ScopedKind, id: string): Promise<void> {
+  await writable(db).deleteFrom(RECORD_KINDS[kind].table).where('id', '=', id).execute();
+}

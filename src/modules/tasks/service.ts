@@ -1,12 +1,12 @@
 import type { Db } from '../../db/schema.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference, resolveSubject } from '../records/references.ts';
-import { loadScoped } from '../records/scoped.ts';
-import { type TaskRow, toTask } from './repository.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { markTaskDone, type TaskRow, taskPage, toTask } from './repository.ts';
 import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
 
 const DONE = TASK_STATUS.done;
@@ -25,11 +25,7 @@ export async function listTasks(
   page: PageRequest,
 ): Promise<Page<Task>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('tasks').selectAll().where('farm_id', '=', farm.id);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  if (filters.assignee !== undefined) query = query.where('assignee', '=', filters.assignee);
-  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
-  return fetchPage(query, page, toTask);
+  return taskPage(db, farm.id, filters, page);
 }
 
 export async function getTask(db: Db, scope: Scope, id: string): Promise<Task> {
@@ -60,7 +56,7 @@ export async function createTask(
     done_at: doneAtFor(status, null, now),
     created_at: now,
   };
-  await db.insertInto('tasks').values(row).execute();
+  await insertRecord(db, 'task', row);
   return toTask(row);
 }
 
@@ -96,8 +92,7 @@ export async function updateTask(
     if (patch.alert_id) await requireReference(db, row.farm_id, 'alert', patch.alert_id, 'alert_id');
     next.alert_id = patch.alert_id;
   }
-  const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-  await db.updateTable('tasks').set(set).where('id', '=', row.id).execute();
+  await saveRecord(db, 'task', next);
   return toTask(next);
 }
 
@@ -110,18 +105,12 @@ export async function completeTask(
 ): Promise<Task> {
   const row = await loadScoped(db, scope, 'task', id);
   if (row.status === DONE) return toTask(row);
-  // The status guard makes a concurrent second call a no-op instead of moving done_at.
-  await db
-    .updateTable('tasks')
-    .set({ status: DONE, done_at: now })
-    .where('id', '=', row.id)
-    .where('status', '!=', DONE)
-    .execute();
+  await markTaskDone(db, row.id, now);
   return toTask(await loadScoped(db, scope, 'task', id));
 }
 
 export async function deleteTask(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
   const row = await loadScoped(db, scope, 'task', id);
-  await db.deleteFrom('tasks').where('id', '=', row.id).execute();
+  await deleteRecord(db, 'task', row.id);
   return { id: row.id, deleted: true };
 }
