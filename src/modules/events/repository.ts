@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely';
+import type { Db } from '../../db/schema.ts';
 import type { FarmEventsTable } from '../../db/tables/records.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { FarmEvent } from './schemas.ts';
+import type { EventFilters, FarmEvent } from './schemas.ts';
 
 export type FarmEventRow = Selectable<FarmEventsTable>;
 
@@ -17,4 +19,37 @@ export function toFarmEvent(row: FarmEventRow): FarmEvent {
     at: toIso(row.at),
     created_at: toIso(row.created_at),
   };
+}
+
+/** The farm's event log, newest `at` first, one page (paged by (at, id)). */
+export async function eventPage(
+  db: Db,
+  farmId: string,
+  filters: EventFilters,
+  page: PageRequest,
+): Promise<Page<FarmEvent>> {
+  let query = db.selectFrom('farm_events').selectAll().where('farm_id', '=', farmId);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
+  if (filters.subject_type !== undefined) query = query.where('subject_type', '=', filters.subject_type);
+  return fetchPage(query, page, toFarmEvent, 'at');
+}
+
+/** Events whose subject is this record, newest `at` first (an animal's history). */
+export async function listSubjectEvents(
+  db: Db,
+  farmId: string,
+  subjectId: string,
+  limit: number,
+): Promise<FarmEvent[]> {
+  const rows = await db
+    .selectFrom('farm_events')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toFarmEvent);
 }
