@@ -1,9 +1,10 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalsTable } from '../../db/tables/records.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Animal } from './schemas.ts';
+import type { Animal, AnimalFilters } from './schemas.ts';
 
 export type AnimalRow = Selectable<AnimalsTable>;
 
@@ -51,4 +52,57 @@ export async function findEidHolder(
     .where('eid', '=', eid);
   if (exceptId) query = query.where('id', '!=', exceptId);
   return query.executeTakeFirst();
+}
+
+/** `%` and `_` in a user's text match themselves, not anything. */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A farm's animals, newest first, one page; `q` matches name, tag, EID or breed, any case. */
+export async function animalPage(
+  db: Db,
+  farmId: string,
+  filters: AnimalFilters,
+  page: PageRequest,
+): Promise<Page<Animal>> {
+  let query = db.selectFrom('animals').selectAll().where('farm_id', '=', farmId);
+  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
+  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
+  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
+  if (filters.eid !== undefined) query = query.where('eid', '=', filters.eid);
+  if (filters.q !== undefined) {
+    const pattern = likeContains(filters.q.toLowerCase());
+    query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
+  }
+  return fetchPage(query, page, toAnimal);
+}
+
+/** The farm's animal with this EID, or null (device ingest matches scale weights by EID). */
+export async function findAnimalByEid(db: Db, farmId: string, eid: string): Promise<Animal | null> {
+  const row = await db
+    .selectFrom('animals')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('eid', '=', eid)
+    .executeTakeFirst();
+  return row ? toAnimal(row) : null;
+}
+
+/** The animals in a group or paddock, with where they are. */
+export async function animalsIn(db: Db, farmId: string, field: 'group_id' | 'paddock_id', id: string) {
+  return db
+    .selectFrom('animals')
+    .select(['id', 'farm_id', 'group_id', 'paddock_id'])
+    .where('farm_id', '=', farmId)
+    .where(field, '=', id)
+    .execute();
+}
+
+/** Takes every animal out of a group or paddock (the reference is cleared). */
+export async function clearAnimalsFrom(db: Db, field: 'group_id' | 'paddock_id', id: string): Promise<void> {
+  const cleared = field === 'group_id' ? { group_id: null } : { paddock_id: null };
+  await db.updateTable('animals').set(cleared).where(field, '=', id).execute();
 }
