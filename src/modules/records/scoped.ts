@@ -96,7 +96,12 @@ export async function insertRecord<K extends ScopedKind>(db: Db, kind: K, row: S
 
 /** Writes every changeable column of a loaded record: all but its id, farm and creation time. */
 export async function saveRecord<K extends ScopedKind>(db: Db, kind: K, row: ScopedRow<K>): Promise<void> {
-  const { id, farm_id: _farm, created_at: _created, ...set } = row as { id: string } & Record<string, unknown>;
+  const {
+    id,
+    farm_id: _farm,
+    created_at: _created,
+    ...set
+  } = row as { id: string } & Record<string, unknown>;
   await writable(db).updateTable(RECORD_KINDS[kind].table).set(set).where('id', '=', id).execute();
 }
 
