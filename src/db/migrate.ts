@@ -1,5 +1,6 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { isPostgres } from './engine.ts';
 import { migrations } from './migrations/index.ts';
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -26,7 +27,7 @@ async function runMigrator(db: Kysely<any>): Promise<void> {
  */
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema.
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return runMigrator(db);
+  if (isPostgres(db)) return runMigrator(db);
   await db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {

@@ -11,7 +11,7 @@
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
-import { type AlertRule, classifyReading } from '../../domain/rules.ts';
+import { classifyReading } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
@@ -278,7 +278,7 @@ async function applyReadings(
 async function applyRun(
   ctx: Context,
   key: AlertKey,
-  rule: AlertRule,
+  rule: EngineRule,
   subject: SubjectLabel,
   run: Run,
   known: AlertRow | null,
@@ -313,7 +313,7 @@ async function applyRun(
  */
 async function updateActive(
   ctx: Context,
-  rule: AlertRule,
+  rule: EngineRule,
   subject: SubjectLabel,
   active: AlertRow,
   run: Omit<Run, 'level'> & { level: 'urgent' | 'watch' },

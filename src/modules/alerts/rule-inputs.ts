@@ -3,8 +3,7 @@
  * over a rate rule's window, and the start of a sustained (`for_s`) breach.
  */
 import type { Trx } from '../../db/schema.ts';
-import { effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
-import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { farmRules } from '../../domain/rules.ts';
 import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
 
@@ -16,11 +15,12 @@ type Reading = IngestedReport['readings'][number];
  * report loads the custom rules.
  */
 export async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]> {
-  // Overrides were validated when saved; effectiveRules ignores anything malformed.
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
-  const defaults: EngineRule[] = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map(
-    (rule) => ({ ...rule, scope: null, window_s: null }),
-  );
+  // Overrides were validated when saved; farmRules ignores anything malformed.
+  const defaults: EngineRule[] = farmRules(report.farm.settings).map((rule) => ({
+    ...rule,
+    scope: null,
+    window_s: null,
+  }));
   const custom = (await findFarmRules(trx, report.farm.id, true))
     .map(toEngineRule)
     .filter(

@@ -5,9 +5,10 @@
 
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import { conflict } from '../../http/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
 import {
@@ -15,7 +16,6 @@ import {
   type AlertRow,
   findActiveAlertsOfRule,
   findActiveAlertsOfSubject,
-  findAlertForScope,
   toAlert,
   transitionAlert,
 } from './repository.ts';
@@ -52,14 +52,8 @@ export async function listAlerts(
   return toAlertPage(rows, request, toAlert);
 }
 
-async function requireAlert(db: Db, scope: Scope, id: string): Promise<AlertRow> {
-  const row = await findAlertForScope(db, scope, id);
-  if (!row) throw notFound('alert', id);
-  return row;
-}
-
 export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert> {
-  return toAlert(await requireAlert(db, scope, id));
+  return toAlert(await loadScoped(db, scope, 'alert', id));
 }
 
 /**
@@ -68,7 +62,7 @@ export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert>
  */
 export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
   return inTransaction(db, async (trx) => {
-    const row = await requireAlert(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'alert', id);
     const updated = await transitionAlert(trx, row.id, ['open'], {
       status: 'acknowledged',
       acknowledged_at: now,
@@ -76,7 +70,7 @@ export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = D
     });
     if (updated) return toAlert(updated);
     // Already moved on (possibly just now, in another transaction): answer from its current state.
-    const current = await requireAlert(trx, scope, id);
+    const current = await loadScoped(trx, scope, 'alert', id);
     if (current.status === 'acknowledged') return toAlert(current);
     throw conflict(`Alert ${id} is resolved; a resolved alert cannot be acknowledged.`);
   });
@@ -142,9 +136,9 @@ async function resolveAll(db: Db, rows: readonly AlertRow[], why: string, now: n
 /** open or acknowledged → resolved. Resolving a resolved alert returns it unchanged. */
 export async function resolveAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
   return inTransaction(db, async (trx) => {
-    const row = await requireAlert(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'alert', id);
     if (row.status === 'resolved') return toAlert(row);
     const updated = await resolveAlertRow(trx, row, now);
-    return toAlert(updated ?? (await requireAlert(trx, scope, id)));
+    return toAlert(updated ?? (await loadScoped(trx, scope, 'alert', id)));
   });
 }

@@ -17,33 +17,14 @@ export interface SubjectLabel {
   device: { name: string; type: string };
 }
 
-/** How each rule is named in titles and how its metric is named in reasons. */
-const RULE_WORDS: Readonly<Record<string, { title: string; measure: string }>> = {
-  'house.ammonia': { title: 'High ammonia', measure: 'Ammonia' },
-  'house.heat': { title: 'High temperature', measure: 'Temperature' },
-  'house.feed': { title: 'Feed running low', measure: 'Feed bin' },
-  'water.level': { title: 'Water running low', measure: 'Water level' },
-  'house.battery': { title: 'House battery low', measure: 'House battery' },
-  'animal.fever': { title: 'Raised temperature', measure: 'Body temperature' },
-  'device.battery': { title: 'Device battery low', measure: 'Battery' },
+/**
+ * What wording needs of a rule: a default from the registry, or a farm's own (any metric name; a
+ * rate rule has its window).
+ */
+export type WordedRule = Pick<AlertRule, 'title' | 'measure' | 'direction' | 'watch' | 'urgent'> & {
+  metric: string;
+  window_s?: number | null;
 };
-
-/** A rate rule's window in seconds, or null for a threshold rule. */
-function rateWindow(rule: AlertRule): number | null {
-  const w = (rule as AlertRule & { window_s?: number | null }).window_s;
-  return typeof w === 'number' ? w : null;
-}
-
-function ruleWords(rule: AlertRule): { title: string; measure: string } {
-  const words = RULE_WORDS[rule.name];
-  if (words) return words;
-  const meaning = METRIC_BY_NAME.get(rule.metric)?.meaning ?? rule.metric;
-  const measure = meaning.charAt(0).toUpperCase() + meaning.slice(1);
-  if (rateWindow(rule) !== null) {
-    return { title: `${measure} ${rule.direction === 'high' ? 'rising' : 'dropping'} fast`, measure };
-  }
-  return { title: `${measure} ${rule.direction === 'high' ? 'high' : 'low'}`, measure };
-}
 
 /** "45 min", "2 h", "90 s". */
 function formatSpan(seconds: number): string {
@@ -65,8 +46,8 @@ function where(subject: SubjectLabel): string {
   return subject.device.type === 'house' ? `in ${subject.name}` : `at ${subject.name}`;
 }
 
-export function readingAlertTitle(rule: AlertRule, subject: SubjectLabel): string {
-  return `${ruleWords(rule).title} ${where(subject)}`;
+export function readingAlertTitle(rule: WordedRule, subject: SubjectLabel): string {
+  return `${rule.title} ${where(subject)}`;
 }
 
 /**
@@ -74,7 +55,7 @@ export function readingAlertTitle(rule: AlertRule, subject: SubjectLabel): strin
  * "since 2026-05-01T04:10:00.000Z" (reading time), so the farmer knows how long it has lasted.
  */
 export function readingAlertReason(
-  rule: AlertRule,
+  rule: WordedRule,
   subject: SubjectLabel,
   reading: { value: number; unit: string | null },
   severity: 'urgent' | 'watch',
@@ -84,19 +65,19 @@ export function readingAlertReason(
   // The rule's documented unit when the device sent none, so the line and the value read alike.
   const unit = reading.unit ?? METRIC_BY_NAME.get(rule.metric)?.unit ?? null;
   const via = subject.type === 'animal' ? ` (${subject.device.name})` : '';
-  const window = rateWindow(rule);
+  const window = rule.window_s ?? null;
   if (window !== null) {
     // For a rate rule the value is the change over the window, not a level.
     const moved = reading.value < 0 ? 'fell' : 'rose';
     return (
-      `${ruleWords(rule).measure} ${moved} ${formatValue(Math.abs(reading.value), unit)} within ` +
+      `${rule.measure} ${moved} ${formatValue(Math.abs(reading.value), unit)} within ` +
       `${formatSpan(window)} ${where(subject)}${via} — the rule watches for a change of ` +
       `${formatValue(rule.watch, unit)} or more in ${formatSpan(window)}`
     );
   }
   const side = rule.direction === 'high' ? 'at or above' : 'at or below';
   return (
-    `${ruleWords(rule).measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +
+    `${rule.measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +
     `${side} the ${severity} line of ${formatValue(line ?? rule.watch, unit)}` +
     (since === null ? '' : ` since ${toIso(since)}`)
   );

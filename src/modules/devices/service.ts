@@ -10,8 +10,9 @@ import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { resolveAlertsOfSubject } from '../alerts/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type DeviceRow, loadDevice, toDevice } from './repository.ts';
+import { type DeviceRow, toDevice } from './repository.ts';
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 
@@ -65,7 +66,7 @@ export async function listDevices(
 }
 
 export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {
-  return toDevice(await loadDevice(db, scope, deviceId));
+  return toDevice(await loadScoped(db, scope, 'device', deviceId));
 }
 
 /**
@@ -119,7 +120,7 @@ export async function updateDevice(
     // Locked before it is read: a device that becomes a house gets its state merged with what is stored,
     // and an ingest report merging state at the same time must not be overwritten.
     await lockRows(trx, 'devices', deviceId);
-    const device = await loadDevice(trx, scope, deviceId);
+    const device = await loadScoped(trx, scope, 'device', deviceId);
     await checkReferences(trx, device.farm_id, input);
     const patch: Partial<DeviceRow> = {};
     if (input.type !== undefined) patch.type = input.type;
@@ -138,8 +139,7 @@ export async function updateDevice(
     if (Object.keys(patch).length > 0) {
       await trx.updateTable('devices').set(patch).where('id', '=', device.id).execute();
     }
-    const { farm_sample: _sample, ...row } = device;
-    return toDevice({ ...row, ...patch });
+    return toDevice({ ...device, ...patch });
   });
 }
 
@@ -151,7 +151,7 @@ export async function deleteDevice(
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
   return inTransaction(db, async (trx) => {
-    const device = await loadDevice(trx, scope, deviceId);
+    const device = await loadScoped(trx, scope, 'device', deviceId);
     // Nothing would ever report to resolve them: a deleted device's alerts resolve with it.
     const subject = { farmId: device.farm_id, type: 'device', id: device.id };
     await resolveAlertsOfSubject(trx, subject, `device ${device.name} was deleted`, now);
@@ -169,7 +169,7 @@ export async function rotateDeviceKey(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
   await db
     .updateTable('devices')

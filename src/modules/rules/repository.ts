@@ -2,10 +2,11 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { RulesTable } from '../../db/tables/rules.ts';
+import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import type { AlertRule } from '../../domain/rules.ts';
-import { notFound } from '../../http/errors.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import type { Rule } from './schemas.ts';
 
 export type RuleRow = Selectable<RulesTable>;
@@ -18,7 +19,9 @@ export interface RuleScope {
 }
 
 /** A rule as the engine runs it: a default or custom threshold rule, its scope and sustain time. */
-export interface EngineRule extends AlertRule {
+export interface EngineRule extends Omit<AlertRule, 'name' | 'metric'> {
+  name: string;
+  metric: string;
   /** Seconds the condition must hold before an alert opens; null opens at once. */
   for_s: number | null;
   scope: RuleScope | null;
@@ -54,6 +57,15 @@ export function toRule(row: RuleRow): Rule {
   };
 }
 
+/** Titles and reasons of a farm's own rule name its metric as the metric table does. */
+function ruleWords(row: RuleRow): { title: string; measure: string } {
+  const meaning = METRIC_BY_NAME.get(row.metric)?.meaning ?? row.metric;
+  const measure = meaning.charAt(0).toUpperCase() + meaning.slice(1);
+  const rising = row.direction === 'above';
+  if (row.kind === 'rate') return { title: `${measure} ${rising ? 'rising' : 'dropping'} fast`, measure };
+  return { title: `${measure} ${rising ? 'high' : 'low'}`, measure };
+}
+
 export function toEngineRule(row: RuleRow): EngineRule {
   return {
     name: row.name,
@@ -62,6 +74,7 @@ export function toEngineRule(row: RuleRow): EngineRule {
     watch: row.watch,
     urgent: row.urgent,
     clear: row.clear,
+    ...ruleWords(row),
     description: `The farm's own rule on ${row.metric}.`,
     for_s: row.for_s,
     window_s: row.kind === 'rate' ? row.window_s : null,
@@ -96,16 +109,7 @@ export async function findRuleByName(db: Db, farmId: string, name: string): Prom
 
 /** The rule if its farm is in the scope, else 404. */
 export async function loadRule(db: Db, scope: Scope, id: string): Promise<RuleRow> {
-  const row = await db
-    .selectFrom('rules')
-    .innerJoin('farms', 'farms.id', 'rules.farm_id')
-    .selectAll('rules')
-    .where('rules.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('rule', id);
-  return row;
+  return loadScoped(db, scope, 'rule', id);
 }
 
 export async function insertRule(db: Db, row: RuleRow): Promise<void> {

@@ -11,8 +11,8 @@ import { conflict, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { resolveAlertsOfRule } from '../alerts/service.ts';
-import { requireReference } from '../events/references.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import { requireReference } from '../records/references.ts';
 import {
   countFarmRules,
   deleteRuleRow,
