@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { withAccess } from './http/permissions.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -153,25 +154,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 
   await app.register(catalogRoutes);
-  await app.register(accountRoutes, { db });
-  await app.register(keyRoutes, { db });
-  await app.register(usageRoutes, { db, usage });
-  await app.register(farmRoutes, { db });
-  await app.register(animalRoutes, { db });
-  await app.register(groupRoutes, { db });
-  await app.register(paddockRoutes, { db });
-  await app.register(taskRoutes, { db });
-  await app.register(eventRoutes, { db });
-  await app.register(alertRoutes, { db });
-  await app.register(deviceRoutes, { db });
-  await app.register(readingRoutes, { db });
-  await app.register(commandRoutes, { db, commandExpirySeconds: config.commandExpirySeconds });
-  await app.register(ingestRoutes, { db });
-  await app.register(houseRoutes, { db });
-  await app.register(webhookRoutes, { db, config });
-  await app.register(briefRoutes, { db });
-  await app.register(sampleRoutes, { db });
-  await app.register(mcpRoutes, {
+  await app.register(withAccess(accountRoutes, 'any'), { db });
+  await app.register(withAccess(keyRoutes, 'keys'), { db });
+  await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
+  await app.register(withAccess(farmRoutes, 'farms'), { db });
+  await app.register(withAccess(animalRoutes, 'animals'), { db });
+  await app.register(withAccess(groupRoutes, 'groups'), { db });
+  await app.register(withAccess(paddockRoutes, 'paddocks'), { db });
+  await app.register(withAccess(taskRoutes, 'tasks'), { db });
+  await app.register(withAccess(eventRoutes, 'events'), { db });
+  await app.register(withAccess(alertRoutes, 'alerts'), { db });
+  await app.register(withAccess(deviceRoutes, 'devices'), { db });
+  await app.register(withAccess(readingRoutes, 'readings'), { db });
+  await app.register(withAccess(commandRoutes, 'commands'), {
+    db,
+    commandExpirySeconds: config.commandExpirySeconds,
+  });
+  await app.register(withAccess(ingestRoutes, 'devices'), { db });
+  await app.register(withAccess(houseRoutes, 'houses'), { db });
+  await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
+  await app.register(withAccess(briefRoutes, 'brief'), { db });
+  await app.register(withAccess(sampleRoutes, 'farms'), { db });
+  await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
     commandExpirySeconds: config.commandExpirySeconds,

@@ -8,10 +8,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
+import type { FamilyGrants } from '../domain/permissions.ts';
 import { hashSecret, type KeyMode } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
+import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
+import { checkAccess } from './permissions.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
 
@@ -22,6 +25,10 @@ export interface ApiCaller {
   keyName: string;
   mode: KeyMode;
   prefix: string;
+  /** The key's family grants (every family at write unless the key is restricted). */
+  grants: FamilyGrants;
+  /** The farms a restricted key may reach; null: every farm of its mode. */
+  farms: readonly string[] | null;
 }
 
 export interface DeviceCaller {
@@ -92,7 +99,7 @@ export async function authenticateApiKey(
   }
   const row = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at'])
+    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
     .where('key_hash', '=', hashSecret(token))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -103,6 +110,8 @@ export async function authenticateApiKey(
     keyName: row.name,
     mode: row.mode,
     prefix: row.prefix,
+    grants: parseGrants(row.permissions),
+    farms: parseFarms(row.farms),
     lastUsedAt: row.last_used_at,
   };
 }
@@ -117,12 +126,16 @@ export function registerAuth(
   const lastUsed = new LastUsedTracker(deps.db);
   app.decorateRequest('caller', null);
 
+  // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
+  app.addHook('onSend', async (_request, reply) => {
+    if (reply.statusCode === 401) reply.header('www-authenticate', 'Bearer');
+  });
+
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // Unmatched routes fall to the 404 handler, which needs no key.
     if (!request.routeOptions.url) return;
     const auth = request.routeOptions.config.auth ?? 'api';
     if (auth === 'none') return;
-    reply.header('www-authenticate', 'Bearer');
     const token = bearerToken(request.headers.authorization);
     const now = Date.now();
     if (auth === 'device') {
@@ -133,16 +146,29 @@ export function registerAuth(
       const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
       if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
       request.caller = { kind: 'device', ...device };
-      request.log = request.log.child({ device: device.deviceId });
+      logWith(request, reply, { device: device.deviceId });
       deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', now);
       return;
     }
     const { lastUsedAt, ...caller } = await authenticateApiKey(deps.db, token);
     request.caller = { kind: 'api', ...caller };
-    request.log = request.log.child({ key: caller.prefix });
+    logWith(request, reply, { key: caller.prefix });
     await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
     deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
+    checkAccess(request.routeOptions.config.access, {
+      policy: { families: caller.grants },
+      farms: caller.farms,
+    });
   });
+}
+
+/**
+ * Adds bindings to the request's logger. Fastify writes "request completed" through reply.log, which was
+ * made before the key was known, so both are replaced.
+ */
+function logWith(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
+  request.log = request.log.child(bindings);
+  reply.log = request.log;
 }
 
 /** The API caller of a route registered with auth 'api'. */

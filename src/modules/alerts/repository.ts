@@ -4,7 +4,7 @@ import { ACTIVE_ALERT_PREDICATE } from '../../db/migrations/0004_alerts.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Alert } from './schemas.ts';
 
 export type AlertRow = Selectable<AlertsTable>;
@@ -100,5 +100,6 @@ export async function findAlertForScope(db: Db, scope: Scope, id: string): Promi
     .where('alerts.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
 }

@@ -4,7 +4,7 @@ import type { AnimalsTable } from '../../db/tables/records.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Animal } from './schemas.ts';
 
 export type AnimalRow = Selectable<AnimalsTable>;
@@ -46,6 +46,7 @@ export async function loadAnimal(db: Db, scope: Scope, id: string): Promise<Anim
     .where('animals.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
   if (!row) throw notFound('animal', id);
   return row;

@@ -4,7 +4,7 @@ import type { DevicesTable } from '../../db/tables/devices.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Device } from './schemas.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
@@ -51,6 +51,7 @@ export async function loadDevice(
     .where('devices.id', '=', deviceId)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
   if (!row) throw notFound(what, deviceId);
   return row;

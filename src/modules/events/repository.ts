@@ -4,7 +4,7 @@ import type { FarmEventsTable } from '../../db/tables/records.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { FarmEvent } from './schemas.ts';
 
 export type FarmEventRow = Selectable<FarmEventsTable>;
@@ -31,6 +31,7 @@ export async function loadEvent(db: Db, scope: Scope, id: string): Promise<FarmE
     .where('farm_events.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
   if (!row) throw notFound('event', id);
   return row;

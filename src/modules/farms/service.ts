@@ -4,7 +4,7 @@ import { AppError, conflict, invalid } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { requireFarm, type Scope } from './access.ts';
+import { farmInScope, requireFarm, type Scope } from './access.ts';
 import { toFarm } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
 
@@ -44,7 +44,8 @@ export async function listFarms(db: Db, scope: Scope, page: PageRequest): Promis
       .selectFrom('farms')
       .selectAll()
       .where('account_id', '=', scope.accountId)
-      .where('mode', '=', scope.mode),
+      .where('mode', '=', scope.mode)
+      .where(farmInScope(scope, 'id')),
     page,
     toFarm,
   );

@@ -3,7 +3,7 @@ import type { Db } from '../../db/schema.ts';
 import type { AnimalGroupsTable } from '../../db/tables/records.ts';
 import { notFound } from '../../http/errors.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Group } from './schemas.ts';
 
 export type GroupRow = Selectable<AnimalGroupsTable>;
@@ -31,6 +31,7 @@ export async function loadGroup(db: Db, scope: Scope, id: string): Promise<Group
     .where('animal_groups.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
   if (!row) throw notFound('group', id);
   return row;

@@ -5,7 +5,7 @@ import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { DateTime, errorResponses, IdParams, ListOf, PageQuery } from '../../http/schemas.ts';
 import { CreateKeyBody } from './schemas.ts';
-import { createKey, listKeys, revokeKey } from './service.ts';
+import { issueKey, listKeys, revokeKey } from './service.ts';
 
 export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Account'];
@@ -19,7 +19,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
         response: { 200: ListOf(Type.Ref('Key')), ...errorResponses },
       },
     },
-    async (request) => listKeys(db, apiCaller(request).accountId, parsePage(request.query)),
+    async (request) => listKeys(db, apiCaller(request), parsePage(request.query)),
   );
   app.post(
     '/v1/keys',
@@ -32,9 +32,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
       },
     },
     async (request, reply) => {
-      const caller = apiCaller(request);
-      const body = request.body ?? {};
-      const key = await createKey(db, caller.accountId, { name: body.name, mode: body.mode ?? caller.mode });
+      const key = await issueKey(db, apiCaller(request), request.body ?? {});
       return reply.status(201).send(key);
     },
   );
@@ -51,6 +49,6 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
         },
       },
     },
-    async (request) => revokeKey(db, apiCaller(request).accountId, request.params.id),
+    async (request) => revokeKey(db, apiCaller(request), request.params.id),
   );
 };

@@ -8,6 +8,7 @@ import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextpr
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
+import type { Policy } from '../../domain/permissions.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
@@ -22,6 +23,8 @@ export interface ToolContext {
   log: FastifyBaseLogger;
   /** Default expiry of device commands, as configured for REST. */
   commandExpirySeconds: number;
+  /** The key's permissions: only the tools they allow are offered. Absent: every tool. */
+  policy?: Policy;
 }
 
 /** A refusal the agent should read and act on (ask the farmer, pick a farm…): an isError result. */

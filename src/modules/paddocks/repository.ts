@@ -4,7 +4,7 @@ import type { PaddocksTable } from '../../db/tables/records.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Paddock } from './schemas.ts';
 
 export type PaddockRow = Selectable<PaddocksTable>;
@@ -31,6 +31,7 @@ export async function loadPaddock(db: Db, scope: Scope, id: string): Promise<Pad
     .where('paddocks.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
   if (!row) throw notFound('paddock', id);
   return row;

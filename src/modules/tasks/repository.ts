@@ -3,7 +3,7 @@ import type { Db } from '../../db/schema.ts';
 import type { TasksTable } from '../../db/tables/records.ts';
 import { notFound } from '../../http/errors.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Task } from './schemas.ts';
 
 export type TaskRow = Selectable<TasksTable>;
@@ -34,6 +34,7 @@ export async function loadTask(db: Db, scope: Scope, id: string): Promise<TaskRo
     .where('tasks.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
   if (!row) throw notFound('task', id);
   return row;

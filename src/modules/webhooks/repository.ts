@@ -7,7 +7,7 @@ import type {
 } from '../../db/tables/webhooks.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 import type { Webhook, WebhookAttempt, WebhookDelivery } from './schemas.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -72,6 +72,7 @@ export async function findVisibleWebhook(db: Db, scope: Scope, id: string): Prom
     .where('webhooks.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
     .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope))
     .executeTakeFirst();
 }
 

@@ -1,0 +1,105 @@
+/**
+ * What each API-key route needs, derived once at registration instead of written on every route: a module
+ * is registered through `withAccess(plugin, resource)`, whose onRoute hook (scoped to that module) turns the
+ * module's resource and each route's method into permissions (GET is read, DELETE delete, anything else
+ * write). ROUTE_OVERRIDES holds the few routes that need more or other than that. The auth hook then checks
+ * the calling key against `config.access` before the body is even read.
+ */
+import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import {
+  type Access,
+  describePermission,
+  FAMILY_NAMES,
+  missingPermission,
+  type Permission,
+  type Policy,
+  permission,
+  type Resource,
+} from '../domain/permissions.ts';
+import { AppError } from './errors.ts';
+
+/**
+ * A route's access: the permissions it needs, and whether a key restricted to chosen farms may call it
+ * (creating a farm would reach beyond the key's farms). `any`: every valid key (e.g. GET /v1/me);
+ * `per-tool`: the MCP endpoint, whose tools are checked one by one.
+ */
+export type RouteAccess = { needs: readonly Permission[]; allFarmsOnly?: boolean } | 'any' | 'per-tool';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+/** Routes whose needs differ from their module's resource and method, keyed by `METHOD url`. */
+const ROUTE_OVERRIDES: Record<string, RouteAccess> = {
+  'POST /v1/farms': { needs: [permission('farms', 'write')], allFarmsOnly: true },
+  // The brief ranks alerts, tasks and houses: it shows what those three families hold.
+  'GET /v1/farms/:farm/brief': {
+    needs: [permission('brief', 'read'), permission('alerts', 'read'), permission('devices', 'read')],
+  },
+  // Resetting the sample farm deletes and re-creates its records, devices and alerts.
+  'POST /v1/farms/:farm/reset': {
+    needs: [permission('farms', 'delete'), permission('devices', 'delete'), permission('alerts', 'delete')],
+  },
+};
+
+function accessOfMethod(method: string): Access {
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  if (method === 'DELETE') return 'delete';
+  return 'write';
+}
+
+function routeAccess(route: RouteOptions, resource: Resource | 'any' | 'per-tool'): RouteAccess {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const override = methods.map((m) => ROUTE_OVERRIDES[`${m} ${route.url}`]).find((o) => o !== undefined);
+  if (override) return override;
+  if (resource === 'any' || resource === 'per-tool') return resource;
+  // A route answering several methods needs the strongest of them.
+  const accesses = methods.map(accessOfMethod);
+  const access = accesses.includes('delete') ? 'delete' : accesses.includes('write') ? 'write' : 'read';
+  return { needs: [permission(resource, access)] };
+}
+
+/**
+ * Registers a module so that each of its routes carries the access its resource and method imply. The
+ * hook lives in the module's own encapsulated context, so it sees exactly that module's routes.
+ */
+export function withAccess<P extends (instance: never, options: never) => Promise<void>>(
+  plugin: P,
+  resource: Resource | 'any' | 'per-tool',
+): P {
+  const wrapped = async (instance: FastifyInstance, options: unknown) => {
+    instance.addHook('onRoute', (route) => {
+      if (route.config?.access) return;
+      route.config = { ...route.config, access: routeAccess(route, resource) };
+    });
+    await instance.register(plugin as unknown as FastifyPluginAsync, options as Record<string, never>);
+  };
+  Object.defineProperty(wrapped, 'name', { value: plugin.name });
+  return wrapped as unknown as P;
+}
+
+export function forbidden(message: string): AppError {
+  return new AppError('forbidden', message);
+}
+
+/** Refuses (403 forbidden, naming the missing permission) what the key's policy does not allow. */
+export function checkAccess(
+  access: RouteAccess | undefined,
+  key: { policy: Policy; farms: readonly string[] | null },
+): void {
+  if (access === 'any' || access === 'per-tool') return;
+  // A route without declared access is a wiring slip; only an unrestricted key may call it.
+  const needs = access?.needs ?? [];
+  const missing = access ? missingPermission(key.policy, needs) : null;
+  if (missing) throw forbidden(`This key lacks ${describePermission(missing)}.`);
+  if (!access && !isUnrestricted(key)) throw forbidden('This route is open to unrestricted keys only.');
+  if (access?.allFarmsOnly && key.farms !== null) {
+    throw forbidden('This key is restricted to chosen farms, so it cannot create farms.');
+  }
+}
+
+function isUnrestricted(key: { policy: Policy; farms: readonly string[] | null }): boolean {
+  return key.farms === null && FAMILY_NAMES.every((family) => key.policy.families[family] === 'write');
+}
