@@ -14,7 +14,7 @@ import { MINUTE_MS } from '../lib/time.ts';
 import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
-import { checkAccess } from './permissions.ts';
+import { checkAccess, trackRouteAccess } from './permissions.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
 
@@ -125,6 +125,7 @@ export function registerAuth(
 ): void {
   const lastUsed = new LastUsedTracker(deps.db);
   app.decorateRequest('caller', null);
+  trackRouteAccess(app);
 
   // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
   app.addHook('onSend', async (_request, reply) => {

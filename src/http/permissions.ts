@@ -29,6 +29,17 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
   }
+  interface FastifyInstance {
+    /** Every route with its auth kind and access, as registered (for the route-table test). */
+    accessTable(): RouteAccessEntry[];
+  }
+}
+
+export interface RouteAccessEntry {
+  method: string;
+  url: string;
+  auth: string;
+  access: RouteAccess | undefined;
 }
 
 /** Routes whose needs differ from their module's resource and method, keyed by `METHOD url`. */
@@ -78,6 +89,29 @@ export function withAccess<P extends (instance: never, options: never) => Promis
   };
   Object.defineProperty(wrapped, 'name', { value: plugin.name });
   return wrapped as unknown as P;
+}
+
+/**
+ * Keeps the route table with each route's access, and refuses to start (onReady) when an API-key route has
+ * none: a module registered without withAccess would otherwise be callable by restricted keys unchecked.
+ */
+export function trackRouteAccess(app: FastifyInstance): void {
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push(route);
+  });
+  const table = (): RouteAccessEntry[] =>
+    routes.map((route) => ({
+      method: [route.method].flat().join(','),
+      url: route.url,
+      auth: route.config?.auth ?? 'api',
+      access: route.config?.access,
+    }));
+  app.decorate('accessTable', table);
+  app.addHook('onReady', async () => {
+    const bare = table().find((r) => r.auth === 'api' && !r.access);
+    if (bare) throw new Error(`route ${bare.method} ${bare.url} takes an API key but declares no access`);
+  });
 }
 
 export function forbidden(message: string): AppError {

@@ -8,7 +8,6 @@ import { forbidden } from '../../http/permissions.ts';
 import { newId } from '../../lib/ids.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
-import { isPostgres } from '../readings/repository.ts';
 import {
   countOtherFullLiveKeys,
   existingFarmIds,
@@ -125,7 +124,7 @@ export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): P
  * restricted key revokes only keys no broader than itself. The account's last unrestricted live key is refused (409):
  * losing it would leave the account no way to reach its live farms. (A restricted
  * live key does not count: it could never make an unrestricted one.) The account row is locked first so
- * concurrent revocations queue and the count below is never stale (SQLite's write lock serialises anyway).
+ * concurrent revocations queue and the count below is never stale.
  */
 export async function revokeKey(
   db: Db,
@@ -133,9 +132,9 @@ export async function revokeKey(
   keyId: string,
 ): Promise<{ id: string; deleted: true; revoked_at: string }> {
   return inTransaction(db, async (trx) => {
-    if (isPostgres(trx)) {
-      await sql`select id from accounts where id = ${caller.accountId} for update`.execute(trx);
-    }
+    // A no-op write to the account row: on PostgreSQL it row-locks the account, on SQLite it takes the write
+    // lock up front (a deferred transaction upgrading later could fail with "database is locked").
+    await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', caller.accountId).execute();
     const key = await findActiveKey(trx, caller.accountId, keyId);
     if (!key || (caller.mode === 'test' && key.mode !== 'test')) throw notFound('key', keyId);
     if (

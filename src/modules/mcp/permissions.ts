@@ -33,5 +33,5 @@ export const TOOL_NEEDS: Readonly<Record<string, readonly Permission[]>> = {
 /** Whether a key with this policy may use the tool (an unknown tool is never offered). */
 export function toolAllowed(name: string, policy: Policy): boolean {
   const needs = TOOL_NEEDS[name];
-  return needs !== undefined && needs.every((need) => allows(policy, need));
+  return needs?.every((need) => allows(policy, need)) ?? false;
 }
