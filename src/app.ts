@@ -10,6 +10,7 @@ import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { withAccess } from './http/permissions.ts';
+import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -144,7 +145,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
+  const limiter = config.rateLimitEnabled
+    ? new RateLimiter(
+        database.engine === 'postgres' ? new TableStore(db, app.log) : new MemoryStore(),
+        config,
+        app.log,
+      )
+    : null;
+  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice, limiter });
 
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,

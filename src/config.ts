@@ -39,6 +39,18 @@ export interface Config {
   commandExpirySeconds: number;
   /** Browser origins (besides the server's own) allowed to call /mcp; other origins get 403. */
   mcpAllowedOrigins: readonly string[];
+  /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
+  rateLimitEnabled: boolean;
+  /** Length of one fixed rate-limit window, in milliseconds. */
+  rateLimitWindowMs: number;
+  /** Requests per window for one API key. */
+  rateLimitApiKey: number;
+  /** Requests per window for one device key. */
+  rateLimitDeviceKey: number;
+  /** Failed authentications per window from one client address before it is refused outright. */
+  rateLimitAuthFailures: number;
+  /** Browser origins allowed to call the API cross-origin (CORS); none by default. */
+  corsOrigins: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -133,5 +145,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
     commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
     mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
+    rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
+    rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,
+    rateLimitApiKey: int(env, 'FARMSTEAD_RATE_LIMIT_API_KEY', 1_200, 1, 1_000_000),
+    rateLimitDeviceKey: int(env, 'FARMSTEAD_RATE_LIMIT_DEVICE_KEY', 120, 1, 1_000_000),
+    rateLimitAuthFailures: int(env, 'FARMSTEAD_RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
+    corsOrigins: origins(env, 'FARMSTEAD_CORS_ORIGINS'),
   });
 }

@@ -86,6 +86,9 @@ export async function createPgDatabase(): Promise<{ url: string; drop(): Promise
   };
 }
 
+/** Rate limits are off in tests unless a test turns them on (with small limits) through overrides. */
+const TEST_ENV = { FARMSTEAD_RATE_LIMIT: 'off' };
+
 /** Config for a test app on the given engine, with a fresh database. */
 export async function testConfig(
   engine: Engine,
@@ -93,11 +96,11 @@ export async function testConfig(
 ): Promise<{ config: Readonly<Config>; cleanup(): Promise<void> }> {
   if (engine === 'postgres') {
     const pgDb = await createPgDatabase();
-    const config = { ...loadConfig({}), databaseUrl: pgDb.url, pgPoolSize: 5, ...overrides };
+    const config = { ...loadConfig(TEST_ENV), databaseUrl: pgDb.url, pgPoolSize: 5, ...overrides };
     return { config, cleanup: pgDb.drop };
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-test-'));
-  const config = { ...loadConfig({}), dataDir: dir, databaseUrl: null, ...overrides };
+  const config = { ...loadConfig(TEST_ENV), dataDir: dir, databaseUrl: null, ...overrides };
   return { config, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -15,6 +15,7 @@ import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
 import { checkAccess, trackRouteAccess } from './permissions.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
 
@@ -121,7 +122,13 @@ export type DeviceAuthenticator = (db: Db, token: string) => Promise<Omit<Device
 
 export function registerAuth(
   app: FastifyInstance,
-  deps: { db: Db; usage: UsageCounter; deviceAuthenticator?: DeviceAuthenticator },
+  deps: {
+    db: Db;
+    usage: UsageCounter;
+    deviceAuthenticator?: DeviceAuthenticator;
+    /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
+    limiter?: RateLimiter | null;
+  },
 ): void {
   const lastUsed = new LastUsedTracker(deps.db);
   app.decorateRequest('caller', null);
@@ -137,30 +144,48 @@ export function registerAuth(
     if (!request.routeOptions.url) return;
     const auth = request.routeOptions.config.auth ?? 'api';
     if (auth === 'none') return;
-    const token = bearerToken(request.headers.authorization);
-    const now = Date.now();
-    if (auth === 'device') {
-      if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
-      if (!token.startsWith('rd_')) {
-        throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
+    try {
+      if (auth === 'device') await authenticateDeviceRequest(request, reply);
+      else await authenticateApiRequest(request, reply);
+    } catch (err) {
+      // Failed keys are counted per address; past the limit they answer 429 instead of 401.
+      if (err instanceof AppError && err.code === 'unauthorized') {
+        await deps.limiter?.failedAuthentication(request.ip, reply);
       }
-      const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
-      if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
-      request.caller = { kind: 'device', ...device };
-      logWith(request, reply, { device: device.deviceId });
-      deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', now);
-      return;
+      throw err;
     }
-    const { lastUsedAt, ...caller } = await authenticateApiKey(deps.db, token);
+  });
+
+  async function authenticateDeviceRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
+    if (!token.startsWith('rd_')) {
+      throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
+    }
+    const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
+    if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
+    request.caller = { kind: 'device', ...device };
+    logWith(request, reply, { device: device.deviceId });
+    await deps.limiter?.hitKey('device', device.deviceId, reply);
+    deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', Date.now());
+  }
+
+  async function authenticateApiRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const now = Date.now();
+    const { lastUsedAt, ...caller } = await authenticateApiKey(
+      deps.db,
+      bearerToken(request.headers.authorization),
+    );
     request.caller = { kind: 'api', ...caller };
     logWith(request, reply, { key: caller.prefix });
+    await deps.limiter?.hitKey('api', caller.keyId, reply);
     await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
     deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
     checkAccess(request.routeOptions.config.access, {
       policy: { families: caller.grants },
       farms: caller.farms,
     });
-  });
+  }
 }
 
 /**
