@@ -13,6 +13,7 @@ import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
+import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { alertRoutes } from './modules/alerts/routes.ts';
@@ -96,6 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerValidation(app);
   registerErrorHandling(app);
+  await registerCors(app, config.corsOrigins);
+  await registerCompression(app);
   // Action endpoints take no body; tolerate clients that send `Content-Type: application/json` anyway.
   // JSON only: any other content type is 415 unsupported_media_type.
   app.removeAllContentTypeParsers();
