@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { loggerOptions } from './http/logging.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { ErrorSchema } from './http/schemas.ts';
@@ -87,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
   const db = database.db;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: deps.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => `req_${randomToken(20)}`,
     requestIdHeader: false,
