@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { brotliDecompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { addDevice, createLiveFarm } from '../src/modules/devices/test-helpers.ts';
 import { forEachEngine, type TestApp } from './harness.ts';
 
@@ -108,6 +108,14 @@ forEachEngine(
       });
       assert.equal(broken.statusCode, 400, broken.payload);
       assert.equal(typeof JSON.parse(broken.payload).error.message, 'string');
+      const deflate = await inject(t(), {
+        method: 'POST',
+        url: '/v1/ingest',
+        headers: { ...headers, 'content-encoding': 'deflate' },
+        payload: deflateSync(JSON.stringify(body)),
+      });
+      assert.equal(deflate.statusCode, 415);
+      assert.equal(JSON.parse(deflate.payload).error.code, 'unsupported_media_type');
       const after = await t().request('GET', `/v1/devices/${device.id}/readings`, { key: acct.live_key });
       assert.equal(after.body.data.length, 1, 'the refused reports stored nothing');
     });

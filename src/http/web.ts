@@ -7,6 +7,7 @@
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
 
 /** Headers a browser app may read from our answers. */
 const EXPOSED_HEADERS = [
@@ -43,5 +44,10 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
     threshold: COMPRESS_THRESHOLD_BYTES,
     encodings: ['br', 'gzip'],
     requestEncodings: ['gzip'],
+    onUnsupportedRequestEncoding: (encoding) =>
+      new AppError(
+        'unsupported_media_type',
+        `Request bodies may be compressed with Content-Encoding: gzip only, not "${encoding}".`,
+      ),
   });
 }
