@@ -132,7 +132,11 @@ forEachEngine('restricted keys and permissions', (t) => {
     );
     assert.equal(webhooks.message, 'This key lacks webhooks:read.');
     expectError(await t().request('GET', '/v1/keys', { key: key.key }), 403, 'forbidden');
-    assert.equal((await t().request('GET', '/v1/me', { key: key.key })).status, 200, '/v1/me needs no grant');
+    const me = await t().request('GET', '/v1/me', { key: key.key });
+    assert.equal(me.status, 200, '/v1/me needs no grant');
+    assert.equal(me.body.key.permissions.records, 'read');
+    assert.equal(me.body.key.permissions.keys, 'none');
+    assert.equal(me.body.key.farms, null);
     // Nothing was written.
     const animals = await t()
       .database.db.selectFrom('animals')

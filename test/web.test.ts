@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { brotliDecompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { addDevice, createLiveFarm } from '../src/modules/devices/test-helpers.ts';
+import { baseUrl } from '../src/modules/mcp/test-helpers.ts';
 import { forEachEngine, type TestApp } from './harness.ts';
 
 const ORIGIN = 'https://app.example.com';
@@ -118,6 +119,41 @@ forEachEngine(
       assert.equal(JSON.parse(deflate.payload).error.code, 'unsupported_media_type');
       const after = await t().request('GET', `/v1/devices/${device.id}/readings`, { key: acct.live_key });
       assert.equal(after.body.data.length, 1, 'the refused reports stored nothing');
+    });
+
+    test('MCP answers still work when the client accepts compression; event streams are never compressed', async () => {
+      const acct = await t().account();
+      const url = `${await baseUrl(t())}/mcp`;
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${acct.test_key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'accept-encoding': 'gzip, br',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'find_animals', arguments: { limit: 500 } },
+        }),
+      });
+      assert.equal(res.status, 200);
+      const type = res.headers.get('content-type') ?? '';
+      const text = await res.text();
+      if (type.startsWith('text/event-stream')) {
+        assert.equal(res.headers.get('content-encoding'), null, 'an event stream is sent uncompressed');
+        assert.match(text, /^(event|data|id):/m);
+      } else {
+        assert.match(
+          res.headers.get('content-encoding') ?? '',
+          /br|gzip/,
+          'a large JSON answer is compressed',
+        );
+      }
+      assert.match(text, /"structuredContent"/);
     });
   },
   { corsOrigins: [ORIGIN] },
