@@ -39,6 +39,18 @@ export interface Config {
   commandExpirySeconds: number;
   /** Browser origins (besides the server's own) allowed to call /mcp; other origins get 403. */
   mcpAllowedOrigins: readonly string[];
+  /** A request's headers and body must have arrived within this many ms (slow bodies are cut off). */
+  requestTimeoutMs: number;
+  /** A request's headers must have arrived within this many ms. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this many ms. */
+  keepAliveTimeoutMs: number;
+  /** A connection with no traffic at all for this many ms is closed. */
+  connectionTimeoutMs: number;
+  /** Open connections the server accepts in total; 0 means no cap. */
+  maxConnections: number;
+  /** Open connections the server accepts from one client address; 0 means no cap. */
+  maxConnectionsPerAddress: number;
   /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
   rateLimitEnabled: boolean;
   /** Length of one fixed rate-limit window, in milliseconds. */
@@ -124,6 +136,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
   const retention = env.FARMSTEAD_READINGS_RETENTION_DAYS;
+  const requestTimeoutMs = int(env, 'FARMSTEAD_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = int(env, 'FARMSTEAD_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000);
+  // Node refuses a headers deadline later than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `FARMSTEAD_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed FARMSTEAD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
   return Object.freeze({
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
@@ -145,6 +165,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
     commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
     mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: int(env, 'FARMSTEAD_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    connectionTimeoutMs: int(env, 'FARMSTEAD_CONNECTION_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    maxConnections: int(env, 'FARMSTEAD_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
     rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
     rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,
     rateLimitApiKey: int(env, 'FARMSTEAD_RATE_LIMIT_API_KEY', 1_200, 1, 1_000_000),

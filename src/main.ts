@@ -1,33 +1,79 @@
 /**
- * Entry point. `serve` (default) runs the service; `accounts create --name NAME [--json]` creates an
- * account with its sample farm and prints its keys; `worker` runs only the background jobs (webhook
- * delivery included), with no HTTP listener.
+ * Entry point. `serve` runs the service; `accounts create --name NAME [--json]` creates an account with
+ * its sample farm and prints its keys; `worker` runs only the background jobs (webhook delivery included),
+ * with no HTTP listener; no command, `help`, `--help` or `-h` print the usage.
  */
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { ensureDataDir, openDatabase } from './db/database.ts';
 import { bootstrapFirstAccount, createAccount, type NewAccount } from './modules/accounts/service.ts';
 import { UsageCounter } from './modules/usage/counter.ts';
 import { JOBS } from './workers/jobs.ts';
 import { startWorkers } from './workers/runner.ts';
 
-function printFirstAccount(account: NewAccount, port: number, host: string): void {
+/** Name of the file, in the data folder, that holds the first start's keys (mode 0600). */
+const FIRST_START_KEYS_FILE = 'first-start-keys.txt';
+
+/**
+ * The first account's keys go to a file only this user can read, not only to stdout: a service's stdout
+ * usually ends up in logs that others read. On a terminal (someone trying Farmstead out) they are printed
+ * too, so the first steps stay one copy-paste.
+ */
+function saveFirstAccount(account: NewAccount, dataDir: string): string {
+  ensureDataDir(dataDir);
+  const file = path.join(dataDir, FIRST_START_KEYS_FILE);
+  const text = [
+    `account      ${account.account_id}`,
+    `live key     ${account.live_key}`,
+    `test key     ${account.test_key}`,
+    `sample farm  ${account.sample_farm_id}`,
+    '',
+  ].join('\n');
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+/** `file` null: the keys file could not be written, so the keys are printed whatever the output (else lost). */
+function printFirstAccount(
+  account: NewAccount,
+  where: { port: number; host: string; file: string | null; showKeys: boolean },
+): void {
   const line = '='.repeat(72);
+  const keys =
+    where.showKeys || where.file === null
+      ? [
+          `   live key       ${account.live_key}`,
+          `   test key       ${account.test_key}   (works on the sample farm)`,
+        ]
+      : ['   keys           not printed: this output is not a terminal and may end up in service logs'];
+  const intro =
+    where.file === null
+      ? [
+          ` The keys file (${FIRST_START_KEYS_FILE} in FARMSTEAD_DATA) could not be written, so here are the keys:`,
+          " store them now; only the keys' hashes are kept, so they cannot be shown again.",
+        ]
+      : [
+          ` Its live and test keys are in ${where.file}`,
+          ' (readable by this user only). Store them somewhere safe, then delete that file:',
+          " only the keys' hashes are kept, so they cannot be shown again.",
+        ];
   process.stdout.write(
     [
       '',
       line,
       ' Farmstead: first start. An account was created with a sample farm.',
-      ' These keys are shown ONCE; store them now (only their hashes are kept).',
+      ...intro,
       '',
       `   account        ${account.account_id}`,
-      `   live key       ${account.live_key}`,
-      `   test key       ${account.test_key}   (works on the sample farm)`,
+      ...keys,
       `   sample farm    ${account.sample_farm_id}`,
       '',
-      ` Try: curl -H "Authorization: Bearer ${account.test_key}" http://${host}:${port}/v1/farms`,
+      ` Try: curl -H "Authorization: Bearer <test key>" http://${where.host}:${where.port}/v1/farms`,
       line,
       '',
     ].join('\n'),
@@ -42,7 +88,20 @@ async function serve(): Promise<void> {
 
   const first = await bootstrapFirstAccount(database);
   await app.listen({ host: config.host, port: config.port });
-  if (first) printFirstAccount(first, config.port, config.host);
+  if (first) {
+    let file: string | null = null;
+    try {
+      file = saveFirstAccount(first, config.dataDir);
+    } catch (err) {
+      app.log.warn({ err, dataDir: config.dataDir }, 'could not write the first start keys file');
+    }
+    printFirstAccount(first, {
+      port: config.port,
+      host: config.host,
+      file,
+      showKeys: process.stdout.isTTY === true,
+    });
+  }
   const workers = startWorkers(JOBS, { database, config, log: app.log });
 
   let closing = false;
@@ -128,9 +187,26 @@ async function worker(args: string[]): Promise<void> {
 
 class UsageError extends Error {}
 
+const USAGE = `usage: npm run cli -- <command>   (npm start runs \`serve\`)
+
+commands:
+  serve                                   run the service (HTTP API, MCP, ingest, background jobs)
+  accounts create --name NAME [--json]    create an account with its sample farm; prints its keys
+  worker                                  run only the background jobs (webhook delivery…), no HTTP
+  help                                    show this text (also --help, -h, or no command)
+
+Configuration is read from environment variables; see README.md.
+`;
+
 async function main(argv: string[]): Promise<void> {
-  const [command = 'serve', ...rest] = argv;
+  const [command, ...rest] = argv;
   switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return;
     case 'serve':
       return serve();
     case 'accounts':
@@ -138,7 +214,7 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return worker(rest);
     default:
-      throw new UsageError(`unknown command "${command}"; commands: serve, accounts create, worker`);
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 

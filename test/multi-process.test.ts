@@ -15,7 +15,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -78,6 +80,7 @@ describe('three server processes on one PostgreSQL database', {
 }, () => {
   let database: { url: string; drop(): Promise<void> };
   let env: Record<string, string>;
+  let dataDir = '';
   let servers: Server[] = [];
   let receiver: Receiver;
   let sql: pg.Pool;
@@ -114,6 +117,7 @@ describe('three server processes on one PostgreSQL database', {
   }
 
   before(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'farmstead-multi-'));
     database = await createPgDatabase();
     sql = new pg.Pool({ connectionString: database.url, max: 2 });
     // Every fourth event's first delivery fails, so retries happen, from whichever process claims them.
@@ -130,6 +134,8 @@ describe('three server processes on one PostgreSQL database', {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.url,
+      // Where the first start's keys file goes.
+      FARMSTEAD_DATA: dataDir,
       FARMSTEAD_PG_POOL_SIZE: '5',
       FARMSTEAD_WEBHOOK_ALLOW_PRIVATE: '1',
       FARMSTEAD_WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800,1600',
@@ -150,11 +156,12 @@ describe('three server processes on one PostgreSQL database', {
     await receiver?.close();
     await sql?.end();
     await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('started together on an empty database, they migrate once and create one first account', async () => {
-    const printed = servers.filter((s) => /live key\s+rk_live_/.test(s.output.text));
-    assert.equal(printed.length, 1, 'exactly one process prints the first keys');
+    const printed = servers.filter((s) => /keys are in \S+first-start-keys\.txt/.test(s.output.text));
+    assert.equal(printed.length, 1, 'exactly one process writes the first keys');
     const accounts = await sql.query('select count(*)::int as n from accounts');
     assert.equal(accounts.rows[0].n, 1);
     const migrations = await sql.query('select count(*)::int as n from kysely_migration');

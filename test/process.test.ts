@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -25,12 +27,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** On either engine the data folder (SQLite files, first-start keys) is one the server creates itself. */
 function envFor(config: { dataDir: string; databaseUrl: string | null }, extra: Record<string, string> = {}) {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...extra };
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
-  else env.FARMSTEAD_DATA = config.dataDir;
+  env.FARMSTEAD_DATA = path.join(config.dataDir, 'data');
   return env;
 }
+
+const modeOf = (file: string) => statSync(file).mode & 0o777;
 
 async function waitFor(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -51,7 +56,14 @@ for (const engine of ENGINES) {
 
     before(async () => {
       const made = await testConfig(engine);
-      cleanup = made.cleanup;
+      // PostgreSQL needs no folder of its own, but the first start's keys file goes to one.
+      const dataDir =
+        engine === 'postgres' ? mkdtempSync(path.join(tmpdir(), 'farmstead-process-')) : made.config.dataDir;
+      made.config = { ...made.config, dataDir };
+      cleanup = async () => {
+        await made.cleanup();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
       port = await freePort();
       env = envFor(made.config, { PORT: String(port), HOST: '127.0.0.1', FARMSTEAD_WEBHOOK_WORKER: '0' });
       server = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -72,10 +84,23 @@ for (const engine of ENGINES) {
       await cleanup();
     });
 
-    test('the first start on an empty database prints a live and a test key once, and they work', async () => {
-      const live = /live key\s+(rk_live_\w+)/.exec(output.text)?.[1];
-      const testKey = /test key\s+(rk_test_\w+)/.exec(output.text)?.[1];
-      assert.ok(live && testKey, output.text);
+    test('the first start writes the keys to a 0600 file in a 0700 data folder, prints its path, and they work', async () => {
+      const file = /keys are in (\S+)/.exec(output.text)?.[1];
+      assert.ok(file, output.text);
+      assert.equal(path.dirname(file), env.FARMSTEAD_DATA);
+      assert.equal(modeOf(file), 0o600);
+      assert.equal(modeOf(path.dirname(file)), 0o700);
+      if (engine === 'sqlite') {
+        for (const name of ['farmstead.db', 'farmstead.db-wal', 'farmstead.db-shm']) {
+          assert.equal(modeOf(path.join(path.dirname(file), name)), 0o600, name);
+        }
+      }
+      // stdout is not a terminal here (as under a service manager): the keys stay out of it.
+      assert.doesNotMatch(output.text, /rk_(live|test)_/);
+      const saved = readFileSync(file, 'utf8');
+      const live = /live key\s+(rk_live_\w+)/.exec(saved)?.[1];
+      const testKey = /test key\s+(rk_test_\w+)/.exec(saved)?.[1];
+      assert.ok(live && testKey, saved);
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       assert.equal(health.status, 200);
       assert.equal(((await health.json()) as any).engine, engine);
@@ -89,7 +114,6 @@ for (const engine of ENGINES) {
       const body = (await farms.json()) as any;
       assert.equal(body.data.length, 1);
       assert.equal(body.data[0].sample, true);
-      assert.equal(output.text.match(/rk_live_/g)?.length, 1, 'the live key is printed once');
     });
 
     test('cli accounts create --json prints exactly one JSON object while the server runs', async () => {
@@ -112,6 +136,20 @@ for (const engine of ENGINES) {
         headers: { authorization: `Bearer ${created.test_key}` },
       });
       assert.equal(farm.status, 200);
+    });
+
+    test('the CLI with no command, help, --help or -h prints its usage and exits 0', async () => {
+      const calls = [[], ['help'], ['--help'], ['-h']];
+      const outputs = await Promise.all(calls.map((args) => run(process.execPath, [MAIN, ...args], { env })));
+      for (const [i, { stdout }] of outputs.entries()) {
+        assert.match(stdout, /^usage: /, calls[i]?.join(' '));
+        assert.match(stdout, /accounts create --name NAME/);
+      }
+      await assert.rejects(run(process.execPath, [MAIN, 'frobnicate'], { env }), (err: any) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /unknown command "frobnicate"[\s\S]*usage: /);
+        return true;
+      });
     });
 
     test('the CLI explains a bad call with exit code 2', async () => {

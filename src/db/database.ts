@@ -3,7 +3,7 @@
  * Both store times as integer epoch milliseconds, JSON as text and booleans as 0/1, so one set of
  * migrations and one set of queries serve both.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
@@ -24,6 +24,30 @@ export interface Database {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
+/**
+ * The data folder, created readable by this user only (0700): it holds the database and the first
+ * start's keys. An existing folder keeps its mode (FARMSTEAD_DATA may name a folder shared with other things).
+ */
+export function ensureDataDir(dir: string): void {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir's mode passes through the umask; say it exactly.
+  chmodSync(dir, 0o700);
+}
+
+/**
+ * The SQLite files are this user's only (0600). The database file is created 0600 before SQLite opens it,
+ * because SQLite gives its -wal and -shm files the database file's mode; existing files are tightened too.
+ */
+function restrictSqliteFiles(file: string, when: 'before' | 'after'): void {
+  if (when === 'before') {
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
+    return;
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+}
+
 function defaultPoolError(err: Error): void {
   process.stderr.write(`PostgreSQL connection lost while idle (the pool reconnects): ${err.message}\n`);
 }
@@ -43,8 +67,11 @@ export async function openDatabase(
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     database = { db, engine: 'postgres', close: () => db.destroy() };
   } else {
-    mkdirSync(config.dataDir, { recursive: true });
-    const { database: sqlite } = openSqlite(path.join(config.dataDir, 'farmstead.db'));
+    ensureDataDir(config.dataDir);
+    const file = path.join(config.dataDir, 'farmstead.db');
+    restrictSqliteFiles(file, 'before');
+    const { database: sqlite } = openSqlite(file);
+    restrictSqliteFiles(file, 'after');
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
     database = { db, engine: 'sqlite', close: () => db.destroy() };
   }

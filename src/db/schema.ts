@@ -6,10 +6,17 @@ import type { Kysely, Transaction as KyselyTransaction } from 'kysely';
 import type { AlertTables } from './tables/alerts.ts';
 import type { DevicesTables } from './tables/devices.ts';
 import type { FoundationTables } from './tables/foundation.ts';
+import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
 
-export interface DB extends FoundationTables, RecordsTables, AlertTables, DevicesTables, WebhookTables {}
+export interface DB
+  extends FoundationTables,
+    RecordsTables,
+    AlertTables,
+    DevicesTables,
+    WebhookTables,
+    IdempotencyTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

@@ -2,6 +2,7 @@
  * The catalog of background jobs the server (and `cli worker`) runs. Each entry names its schedule;
  * the work itself lives in the owning module's service, so tests can call it directly.
  */
+import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import {
   ensureReadingPartitions,
@@ -21,6 +22,15 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // Idempotency keys are remembered 24 hours; then a retry with the same key runs as a new request.
+    name: 'idempotency.prune',
+    everyMs: () => 600_000,
+    run: async ({ database, log }) => {
+      const deleted = await pruneIdempotencyKeys(database.db, Date.now());
+      if (deleted > 0) log.debug({ deleted }, 'expired idempotency keys removed');
+    },
+  },
   {
     // PostgreSQL: the coming months' readings partitions exist before readings arrive for them.
     name: 'readings.partitions',

@@ -6,6 +6,7 @@ import * as m0004 from './0004_alerts.ts';
 import * as m0005 from './0005_webhooks.ts';
 import * as m0006 from './0006_readings_partitions.ts';
 import * as m0008 from './0008_key_permissions.ts';
+import * as m0010 from './0010_idempotency.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_webhooks': m0005,
   '0006_readings_partitions': m0006,
   '0008_key_permissions': m0008,
+  '0010_idempotency': m0010,
 };

@@ -60,7 +60,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
-    config: { surface: 'mcp' },
+    // Tool calls take idempotency_key as an argument instead of the header.
+    config: { surface: 'mcp', idempotency: false },
     schema: { hide: true },
     onRequest: async (request) => {
       const origin = request.headers.origin;
@@ -77,6 +78,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         db: options.db,
         scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms },
         policy: { families: caller.grants },
+        keyId: caller.keyId,
         log: request.log,
         commandExpirySeconds: options.commandExpirySeconds,
       };

@@ -10,16 +10,25 @@ import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import type { Policy } from '../../domain/permissions.ts';
 import { AppError } from '../../http/errors.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  fingerprintOf,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  releaseIdempotencyKey,
+} from '../../http/idempotency-store.ts';
 import type { Page } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { listFarms } from '../farms/service.ts';
-import { type JsonObject, toolSchema } from './schema.ts';
+import { type JsonObject, toJsonSchema, toolSchema } from './schema.ts';
 
 /** What a tool acts with: the database and exactly the calling key's scope. */
 export interface ToolContext {
   db: Db;
   scope: Scope;
+  /** The calling API key: the scope of idempotency keys. */
+  keyId: string;
   log: FastifyBaseLogger;
   /** Default expiry of device commands, as configured for REST. */
   commandExpirySeconds: number;
@@ -94,8 +103,90 @@ export function jsonResult(out: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
 }
 
+/** The optional argument every write tool takes: the same meaning as REST's Idempotency-Key header. */
+const IdempotencyKeyArg = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+    description:
+      'Optional: a new unique value (e.g. a UUID) for this action. Calling again with the same idempotency_key and the same arguments (for 24 hours) returns the first result without acting twice, so a retry after a lost answer is safe; the same key with other arguments is refused.',
+  }),
+);
+
+interface Outcome {
+  result: CallToolResult;
+  /** Failed on our side (not the arguments' fault): not remembered, so a retry runs again. */
+  serverFault: boolean;
+}
+
+async function execute<I extends TObject, O extends TObject>(
+  def: ToolDefinition<I, O>,
+  ctx: ToolContext,
+  args: Static<I>,
+): Promise<Outcome> {
+  try {
+    return { result: jsonResult((await def.run(ctx, args)) as Record<string, unknown>), serverFault: false };
+  } catch (err) {
+    const serverFault = !(err instanceof ToolRefusal) && !(err instanceof AppError && err.status < 500);
+    return {
+      result: { isError: true, content: [{ type: 'text', text: errorText(err, ctx.log, def.name) }] },
+      serverFault,
+    };
+  }
+}
+
+/** Runs a write tool once per (key, idempotency_key): a repeat returns the stored result. */
+async function executeOnce(
+  ctx: ToolContext,
+  tool: string,
+  key: string,
+  args: Record<string, unknown>,
+  run: () => Promise<Outcome>,
+): Promise<CallToolResult> {
+  const claim = { scope: `key:${ctx.keyId}`, key, fingerprint: fingerprintOf(`MCP ${tool}`, args) };
+  let outcome: Awaited<ReturnType<typeof claimIdempotencyKey>>;
+  try {
+    outcome = await claimIdempotencyKey(ctx.db, claim, { param: 'idempotency_key' });
+  } catch (err) {
+    return { isError: true, content: [{ type: 'text', text: errorText(err, ctx.log, tool) }] };
+  }
+  if (outcome.kind === 'replay') return JSON.parse(outcome.body) as CallToolResult;
+  const { result, serverFault } = await run();
+  try {
+    if (serverFault) await releaseIdempotencyKey(ctx.db, claim, outcome.owner);
+    else {
+      await completeIdempotencyKey(ctx.db, claim, outcome.owner, {
+        status: result.isError ? 400 : 200,
+        contentType: 'application/json',
+        body: JSON.stringify(result),
+      });
+    }
+  } catch (err) {
+    ctx.log.error({ err, tool }, 'could not store the idempotent tool result');
+  }
+  return result;
+}
+
 export function defineTool<I extends TObject, O extends TObject>(def: ToolDefinition<I, O>): RegisteredTool {
-  const inputSchema = toolSchema(def.input, def.advertisedInput ? { advertised: def.advertisedInput } : {});
+  // Every tool that changes something takes idempotency_key.
+  const writes = def.annotations.readOnlyHint === false;
+  const input = writes
+    ? Type.Object(
+        { ...def.input.properties, idempotency_key: IdempotencyKeyArg },
+        { additionalProperties: false },
+      )
+    : def.input;
+  const advertised =
+    writes && def.advertisedInput
+      ? {
+          ...def.advertisedInput,
+          properties: {
+            ...(def.advertisedInput.properties as JsonObject),
+            idempotency_key: toJsonSchema(IdempotencyKeyArg),
+          },
+        }
+      : def.advertisedInput;
+  const inputSchema = toolSchema(input, advertised ? { advertised } : {});
   const outputSchema = toolSchema(def.output);
   return {
     name: def.name,
@@ -109,12 +200,11 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
           outputSchema,
           annotations: { title: def.title, ...def.annotations },
         },
-        async (args) => {
-          try {
-            return jsonResult((await def.run(ctx, args)) as Record<string, unknown>);
-          } catch (err) {
-            return { isError: true, content: [{ type: 'text', text: errorText(err, ctx.log, def.name) }] };
-          }
+        async (all) => {
+          const { idempotency_key: key, ...args } = all as Record<string, unknown>;
+          const run = () => execute(def, ctx, args as Static<I>);
+          if (typeof key !== 'string') return (await run()).result;
+          return executeOnce(ctx, def.name, key, args, run);
         },
       );
     },

@@ -283,7 +283,66 @@ forEachEngine('readings', (t) => {
     assert.equal(sum.body.data[0].value, (3 + 993) * 50);
   });
 
-  test('paging back with before = the oldest time shown never splits one time across pages', async () => {
+  /** Every page of a readings query followed through next_before; checks each page holds exactly `limit`. */
+  async function allPages(
+    url: string,
+    key: string,
+    query: string,
+    limit: number,
+    firstBefore: string | null = null,
+  ): Promise<string[][]> {
+    const pages: string[][] = [];
+    let before: string | null = firstBefore;
+    for (let guard = 0; guard < 50; guard++) {
+      const q = `${query}&limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
+      const res = await t().request('GET', `${url}?${q}`, { key });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      pages.push(res.body.data.map((r: any) => `${r.metric}@${r.at.slice(14, 16)}=${r.value}`));
+      if (res.body.has_more) assert.equal(res.body.data.length, limit, 'a page that is not the last is full');
+      else {
+        assert.equal(res.body.next_before, null);
+        break;
+      }
+      before = res.body.next_before;
+      assert.ok(before);
+    }
+    return pages;
+  }
+
+  test('paging with next_before: exact limit, nothing skipped or repeated when readings share a millisecond', async () => {
+    const acct = await t().account();
+    const farm = await createLiveFarm(t(), acct.live_key);
+    const house = await addDevice(t(), acct.live_key, farm);
+    // A house reports 13 metrics at once, twice; one metric is reported twice in one millisecond.
+    const metrics = Array.from({ length: 13 }, (_, i) => `m.${String(i).padStart(2, '0')}`);
+    const sample = (minute: number) => metrics.map((metric, i) => ({ metric, value: i, at: at(minute) }));
+    await report(t(), house.device_key, { readings: [...sample(5), ...sample(4)] });
+    await report(t(), house.device_key, { readings: [{ metric: 'm.00', value: 0, at: at(4) }] });
+    const url = `/v1/devices/${house.id}/readings`;
+    const everything = (await allPages(url, acct.live_key, '', 500)).flat();
+    assert.equal(everything.length, 27);
+    for (const limit of [10, 2, 1, 13, 26]) {
+      const pages = await allPages(url, acct.live_key, '', limit);
+      assert.deepEqual(pages.flat(), everything, `limit=${limit}`);
+    }
+    const first = await t().request('GET', `${url}?limit=2`, { key: acct.live_key });
+    assert.equal(first.body.data.length, 2, 'limit=2 returns 2');
+    // A plain ISO time still pages: readings strictly before it.
+    const older = await t().request('GET', `${url}?limit=500&before=${encodeURIComponent(at(5))}`, {
+      key: acct.live_key,
+    });
+    assert.equal(older.body.data.length, 14);
+    for (const bad of ['yesterday', `${at(5)}~x`, `${at(5)}~-1`, `${at(5)}~9999999`]) {
+      const error = expectError(
+        await t().request('GET', `${url}?before=${encodeURIComponent(bad)}`, { key: acct.live_key }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(error.param, 'before', bad);
+    }
+  });
+
+  test('aggregated points page with next_before too, with exact limit and whole buckets', async () => {
     const acct = await t().account();
     const farm = await createLiveFarm(t(), acct.live_key);
     const house = await addDevice(t(), acct.live_key, farm);
@@ -296,36 +355,24 @@ forEachEngine('readings', (t) => {
         reading('b', 4),
         reading('c', 4),
         reading('a', 3),
+        reading('b', 3),
       ],
     });
     const url = `/v1/devices/${house.id}/readings`;
-    const pages: string[][] = [];
-    let before: string | undefined;
-    for (let guard = 0; guard < 5; guard++) {
-      const query = `limit=3${before ? `&before=${encodeURIComponent(before)}` : ''}`;
-      const res = await t().request('GET', `${url}?${query}`, { key: acct.live_key });
-      pages.push(res.body.data.map((r: any) => `${r.metric}@${r.value}`).sort());
-      if (!res.body.has_more) break;
-      before = res.body.data.at(-1).at;
+    const whole = (await allPages(url, acct.live_key, 'interval=1m&agg=count', 500)).flat();
+    assert.deepEqual(whole, ['a@05=1', 'b@05=1', 'a@04=1', 'b@04=1', 'c@04=1', 'a@03=1', 'b@03=1']);
+    for (const limit of [1, 2, 3, 4]) {
+      assert.deepEqual(
+        (await allPages(url, acct.live_key, 'interval=1m&agg=count', limit)).flat(),
+        whole,
+        `limit=${limit}`,
+      );
     }
-    assert.deepEqual(pages, [['a@5', 'b@5'], ['a@4', 'b@4', 'c@4'], ['a@3']]);
-
-    // Aggregated, all metrics: a page ends on a whole bucket.
-    await report(t(), house.device_key, { readings: [reading('b', 3)] });
-    const first = await t().request('GET', `${url}?interval=1m&agg=count&limit=3`, { key: acct.live_key });
-    assert.deepEqual(
-      first.body.data.map((p: any) => `${p.metric}@${p.at.slice(14, 16)}`),
-      ['a@05', 'b@05'],
-    );
-    assert.equal(first.body.has_more, true);
-    const second = await t().request(
-      'GET',
-      `${url}?interval=1m&agg=count&limit=3&before=${encodeURIComponent(first.body.data[1].at)}`,
-      { key: acct.live_key },
-    );
-    assert.deepEqual(
-      second.body.data.map((p: any) => `${p.metric}@${p.at.slice(14, 16)}`),
-      ['a@04', 'b@04', 'c@04'],
-    );
+    // A page bounded inside a bucket keeps that bucket's points bounded the same way on the next page.
+    assert.deepEqual((await allPages(url, acct.live_key, 'interval=1h&agg=count', 1, at(5))).flat(), [
+      'a@00=2',
+      'b@00=2',
+      'c@00=1',
+    ]);
   });
 });

@@ -80,16 +80,29 @@ export interface RawReadingsFilter {
   metric?: string | undefined;
   since?: number | undefined;
   before?: number | undefined;
+  /** Results to pass over first (those of the cursor's time already shown). */
+  skip: number;
   limit: number;
 }
 
-/** A device's raw readings, newest first (index readings_device_at, or readings_device_metric_at). */
+/**
+ * A device's raw readings, newest first (index readings_device_at, or readings_device_metric_at). Readings
+ * of one millisecond come in a fixed order (metric, value, unit), so a cursor can count its way through them:
+ * readings have no id, and identical ones are interchangeable.
+ */
 export async function selectReadings(db: Db, filter: RawReadingsFilter): Promise<ReadingRow[]> {
   let query = db.selectFrom('readings').selectAll().where('device_id', '=', filter.deviceId);
   if (filter.metric !== undefined) query = query.where('metric', '=', filter.metric);
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
   if (filter.before !== undefined) query = query.where('at', '<', filter.before);
-  return query.orderBy('at', 'desc').limit(filter.limit).execute();
+  return query
+    .orderBy('at', 'desc')
+    .orderBy('metric')
+    .orderBy('value')
+    .orderBy('unit')
+    .limit(filter.limit)
+    .offset(filter.skip)
+    .execute();
 }
 
 /** SQL aggregate functions by `agg` name (a fixed map: the name never reaches SQL text itself). */
@@ -143,7 +156,7 @@ export async function selectBuckets(
     from readings where ${where}
     group by metric, ${bucket}
     order by bucket desc, metric
-    limit ${filter.limit}`.execute(db);
+    limit ${filter.limit} offset ${filter.skip}`.execute(db);
   return result.rows.map((r) => ({
     metric: r.metric,
     bucket: Number(r.bucket),

@@ -35,8 +35,9 @@ export const ReadingsQuery = Type.Object(
     ),
     before: Type.Optional(
       Type.String({
-        format: 'date-time',
-        description: 'Only readings strictly before this time (page back with the oldest `at` of a page).',
+        minLength: 1,
+        description:
+          'Page backwards: the `next_before` cursor of the previous page, or an ISO 8601 time (only readings strictly before it).',
       }),
     ),
     limit: Type.Optional(
@@ -67,8 +68,9 @@ export const ReadingsQuery = Type.Object(
 export const ReadingListSchema = Type.Object({
   data: Type.Array(Type.Ref('Reading')),
   has_more: Type.Boolean({
-    description: 'True when older readings (or buckets) match too: pass the oldest `at` as before.',
+    description: 'True when older readings (or points) match too: pass next_before as before.',
   }),
+  next_before: Nullable(Type.String({ description: 'Cursor for the next (older) page, or null.' })),
 });
 
 export type Reading = Static<typeof ReadingSchema>;

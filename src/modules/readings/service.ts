@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import { AppError, invalid } from '../../http/errors.ts';
-import { parseIso } from '../../lib/time.ts';
+import { parseIso, toIso } from '../../lib/time.ts';
 import { loadDevice } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
 import { insertReadings, selectBuckets, selectReadings, toReading, upsertLatest } from './repository.ts';
@@ -133,7 +133,7 @@ export interface ReadingsOptions {
   agg?: ReadingAgg | undefined;
 }
 
-function timeOption(name: 'since' | 'before', text: string | undefined): number | undefined {
+function timeOption(name: 'since', text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseIso(text);
   if (ms === null) throw invalid(name, `${name} must be an ISO 8601 date-time.`);
@@ -141,40 +141,80 @@ function timeOption(name: 'since' | 'before', text: string | undefined): number 
 }
 
 /**
- * The first `limit` of `rows` (newest first, `limit + 1` fetched), ending on a whole time: when the row
- * after the page shares the time of the page's last rows (readings of one millisecond, or the metrics
- * of one bucket), those rows are left to the next page, so `before` = the oldest time shown continues
- * exactly. A page that is all one time is kept whole.
+ * Where a page starts: results strictly before `at` (raw reading times), passing over the first `skip`
+ * of them. Readings have no id to break ties with, so the cursor counts the results of its time already
+ * shown instead (a house reports 13 metrics in one millisecond); a plain ISO time is `skip` 0.
  */
-function pageAtTimeBoundary<T>(rows: T[], limit: number, timeOf: (row: T) => number): T[] {
-  const page = rows.slice(0, limit);
-  const next = rows[limit];
-  if (next === undefined) return page;
-  const boundary = timeOf(next);
-  let end = page.length;
-  while (end > 0 && timeOf(page[end - 1] as T) === boundary) end--;
-  return end === 0 ? page : page.slice(0, end);
+interface ReadingsCursor {
+  at: number;
+  skip: number;
+}
+
+const CURSOR_SEPARATOR = '~';
+/** Bounds the database work one cursor can ask for (readings of one device in one millisecond). */
+const MAX_CURSOR_SKIP = 100_000;
+
+function parseBefore(text: string | undefined): ReadingsCursor | null {
+  if (text === undefined) return null;
+  const [timeText, skipText] = text.split(CURSOR_SEPARATOR, 2) as [string, string | undefined];
+  const at = parseIso(timeText);
+  const skip = skipText === undefined ? 0 : /^\d{1,6}$/.test(skipText) ? Number(skipText) : -1;
+  if (at === null || skip < 0 || skip > MAX_CURSOR_SKIP) {
+    throw invalid('before', 'before must be an ISO 8601 time or the next_before cursor of a previous page.');
+  }
+  return { at, skip };
+}
+
+/**
+ * The cursor after a page (`limit + 1` rows were fetched). `bound` turns the last row's time into the raw
+ * upper bound of the next page: the next millisecond for readings, the bucket's end for points. The rows
+ * of that time shown so far (on this page, plus those the previous cursor passed over when it pointed at
+ * the same time) are passed over next.
+ */
+function nextCursor<T>(
+  rows: T[],
+  limit: number,
+  cursor: ReadingsCursor | null,
+  timeOf: (row: T) => number,
+  bound: (time: number) => number,
+): string | null {
+  const last = rows[limit - 1];
+  if (rows.length <= limit || last === undefined) return null;
+  const time = timeOf(last);
+  let shown = 0;
+  for (let i = limit - 1; i >= 0 && timeOf(rows[i] as T) === time; i--) shown++;
+  const at = bound(time);
+  const skip = shown + (cursor && cursor.at === at ? cursor.skip : 0);
+  return `${toIso(at)}${CURSOR_SEPARATOR}${skip}`;
 }
 
 /**
  * A device's readings, newest first, optionally one metric and within [since, before). With
  * `interval`, one point per metric and bucket instead (`at` = the bucket's start, newest first), the
- * value aggregated by `agg`, so a year of a sensor fits a chart (365 points at `1d`).
+ * value aggregated by `agg`, so a year of a sensor fits a chart (365 points at `1d`). Pages hold exactly
+ * `limit` results; `next_before` continues without skipping or repeating any, also within one millisecond.
  */
 export async function getReadings(
   db: Db,
   scope: Scope,
   deviceId: string,
   options: ReadingsOptions = {},
-): Promise<{ data: Reading[]; has_more: boolean }> {
+): Promise<{ data: Reading[]; has_more: boolean; next_before: string | null }> {
   const device = await loadDevice(db, scope, deviceId);
   const limit = options.limit ?? READINGS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > READINGS_MAX_LIMIT) {
     throw invalid('limit', `limit must be a whole number from 1 to ${READINGS_MAX_LIMIT}.`);
   }
   const since = timeOption('since', options.since);
-  const before = timeOption('before', options.before);
-  const filter = { deviceId: device.id, metric: options.metric, since, before, limit: limit + 1 };
+  const cursor = parseBefore(options.before);
+  const filter = {
+    deviceId: device.id,
+    metric: options.metric,
+    since,
+    before: cursor?.at,
+    skip: cursor?.skip ?? 0,
+    limit: limit + 1,
+  };
 
   if (options.interval === undefined) {
     if (options.agg !== undefined) {
@@ -182,8 +222,15 @@ export async function getReadings(
     }
     const rows = await selectReadings(db, filter);
     return {
-      data: pageAtTimeBoundary(rows, limit, (r) => r.at).map(toReading),
+      data: rows.slice(0, limit).map(toReading),
       has_more: rows.length > limit,
+      next_before: nextCursor(
+        rows,
+        limit,
+        cursor,
+        (r) => r.at,
+        (at) => at + 1,
+      ),
     };
   }
   const widthMs = READING_INTERVALS[options.interval];
@@ -194,10 +241,18 @@ export async function getReadings(
   if (!READING_AGGS.includes(agg)) throw invalid('agg', `agg must be one of: ${READING_AGGS.join(', ')}.`);
   const rows = await selectBuckets(db, { ...filter, widthMs, agg });
   return {
-    data: pageAtTimeBoundary(rows, limit, (r) => r.bucket).map((r) =>
-      toReading({ metric: r.metric, value: r.value, unit: r.unit, at: r.bucket }),
-    ),
+    data: rows
+      .slice(0, limit)
+      .map((r) => toReading({ metric: r.metric, value: r.value, unit: r.unit, at: r.bucket })),
     has_more: rows.length > limit,
+    // A bucket's end, unless the page was already bounded inside it (its points must stay the same).
+    next_before: nextCursor(
+      rows,
+      limit,
+      cursor,
+      (r) => r.bucket,
+      (bucket) => Math.min(bucket + widthMs, cursor?.at ?? Number.POSITIVE_INFINITY),
+    ),
   };
 }
 

@@ -65,7 +65,7 @@ const METRIC_LIST = METRICS.map((m) => `${m.name} (${m.unit}, ${m.meaning})`).jo
 export const getReadingsTool = defineTool({
   name: 'get_readings',
   title: 'Get readings',
-  description: `A time series of one device's readings, newest first: each reading has metric, value, unit and at. Give metric to get one series (devices may report any metric; the known ones are ${METRIC_LIST}) and since (ISO 8601) to start from a time, e.g. the last 24 hours. If has_more is true there are older readings in that window: call again with before set to the oldest at shown. For a long span (a week, a season) give interval (1m, 5m, 1h, 1d) and agg (avg, min, max, sum, count, last) to get one point per metric and bucket instead of every raw reading. Find device ids with list_devices, house_status or get_animal (trackers).`,
+  description: `A time series of one device's readings, newest first: each reading has metric, value, unit and at. Give metric to get one series (devices may report any metric; the known ones are ${METRIC_LIST}) and since (ISO 8601) to start from a time, e.g. the last 24 hours. If has_more is true there are older readings in that window: call again with before set to next_before. For a long span (a week, a season) give interval (1m, 5m, 1h, 1d) and agg (avg, min, max, sum, count, last) to get one point per metric and bucket instead of every raw reading. Find device ids with list_devices, house_status or get_animal (trackers).`,
   input: Type.Object(
     {
       device_id: Type.String({ minLength: 1, description: 'The device (an id from list_devices).' }),
@@ -96,6 +96,7 @@ export const getReadingsTool = defineTool({
     device_id: Type.String(),
     data: Type.Array(ReadingSchema),
     has_more: Type.Boolean({ description: 'True when older readings match too.' }),
+    next_before: Nullable(Type.String({ description: 'Cursor for the next (older) page, or null.' })),
     next_page: Nullable(Type.String({ description: 'How to see more, or null.' })),
   }),
   annotations: READ_ONLY,
@@ -105,9 +106,10 @@ export const getReadingsTool = defineTool({
     return {
       device_id,
       ...series,
-      next_page: series.has_more
-        ? `More readings are older than the oldest shown: call get_readings again with before set to ${series.data.at(-1)?.at ?? 'the oldest at shown'}.`
-        : null,
+      next_page:
+        series.has_more && series.next_before
+          ? `More readings are older than the oldest shown: call get_readings again with the same arguments and before="${series.next_before}".`
+          : null,
     };
   },
 });

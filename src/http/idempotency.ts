@@ -1,0 +1,77 @@
+/**
+ * `Idempotency-Key` on every POST (Stripe's convention). A retry with the same key, from the same
+ * credential, with the same method, path and body, gets the first response again (status, body, and
+ * `Idempotent-Replayed: true`) without running anything; the same key with another request is 409.
+ * Duplicates arriving while the first still runs wait for it and replay its response.
+ *
+ * What is stored: every response the handler produced below 500, errors included (a 404 or 409 caused by
+ * the request stays that answer for 24 hours). A 5xx releases the key, so a retry runs again. Requests
+ * refused before the handler starts (authentication, body validation) store nothing, as with Stripe.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../db/schema.ts';
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  fingerprintOf,
+  releaseIdempotencyKey,
+} from './idempotency-store.ts';
+
+const HEADER = 'Idempotency-Key';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: this POST route ignores Idempotency-Key (MCP takes idempotency_key per tool call instead). */
+    idempotency?: boolean;
+  }
+  interface FastifyRequest {
+    /** The idempotency key this request holds, to be completed with its response. */
+    idempotency: { scope: string; key: string; owner: string } | null;
+  }
+}
+
+export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): void {
+  const { db } = deps;
+  app.decorateRequest('idempotency', null);
+
+  // preHandler: after authentication (the credential is the key's scope) and body validation.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || request.routeOptions.config.idempotency === false) return;
+    const header = request.headers['idempotency-key'];
+    const caller = request.caller;
+    if (header === undefined || !caller) return;
+    const key = checkIdempotencyKey(Array.isArray(header) ? undefined : header, HEADER);
+    const scope = caller.kind === 'api' ? `key:${caller.keyId}` : `device:${caller.deviceId}`;
+    const claim = { scope, key, fingerprint: fingerprintOf(`POST ${request.url}`, request.body ?? null) };
+    const outcome = await claimIdempotencyKey(db, claim, { param: HEADER });
+    if (outcome.kind === 'replay') {
+      reply.code(outcome.status).header('idempotent-replayed', 'true');
+      if (outcome.contentType) reply.header('content-type', outcome.contentType);
+      return reply.send(outcome.body);
+    }
+    request.idempotency = { scope, key, owner: outcome.owner };
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const held = request.idempotency;
+    if (!held) return payload;
+    request.idempotency = null;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+    try {
+      if (reply.statusCode >= 500 || body === null) await releaseIdempotencyKey(db, held, held.owner);
+      else {
+        const type = reply.getHeader('content-type');
+        await completeIdempotencyKey(db, held, held.owner, {
+          status: reply.statusCode,
+          contentType: typeof type === 'string' ? type : null,
+          body,
+        });
+      }
+    } catch (err) {
+      // The response itself is fine; the key stays pending and a retry after its lease runs again.
+      request.log.error({ err }, 'could not store the idempotent response');
+    }
+    return payload;
+  });
+}
