@@ -9,7 +9,6 @@ import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify'
 import {
   type Access,
   describePermission,
-  FAMILY_NAMES,
   missingPermission,
   type Permission,
   type Policy,
@@ -124,16 +123,11 @@ export function checkAccess(
   key: { policy: Policy; farms: readonly string[] | null },
 ): void {
   if (access === 'any' || access === 'per-tool') return;
-  // A route without declared access is a wiring slip; only an unrestricted key may call it.
-  const needs = access?.needs ?? [];
-  const missing = access ? missingPermission(key.policy, needs) : null;
+  // Unreachable once started (trackRouteAccess refuses such a route), so fail closed rather than open.
+  if (!access) throw forbidden('This route declares no access, so no key may call it.');
+  const missing = missingPermission(key.policy, access.needs);
   if (missing) throw forbidden(`This key lacks ${describePermission(missing)}.`);
-  if (!access && !isUnrestricted(key)) throw forbidden('This route is open to unrestricted keys only.');
-  if (access?.allFarmsOnly && key.farms !== null) {
+  if (access.allFarmsOnly && key.farms !== null) {
     throw forbidden('This key is restricted to chosen farms, so it cannot create farms.');
   }
-}
-
-function isUnrestricted(key: { policy: Policy; farms: readonly string[] | null }): boolean {
-  return key.farms === null && FAMILY_NAMES.every((family) => key.policy.families[family] === 'write');
 }

@@ -121,10 +121,10 @@ export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): P
 
 /**
  * Revokes a key at once. A test key cannot see live keys (404, like any other id it cannot reach); a
- * restricted key revokes only keys no broader than itself. The account's last unrestricted live key is refused (409):
- * losing it would leave the account no way to reach its live farms. (A restricted
- * live key does not count: it could never make an unrestricted one.) The account row is locked first so
- * concurrent revocations queue and the count below is never stale.
+ * restricted key revokes only keys no broader than itself. The account's last unrestricted live key is
+ * refused (409): losing it would leave the account no way to reach its live farms (a restricted live key
+ * does not count: it could never make an unrestricted one). The account row is locked first, so concurrent
+ * revocations queue and the count below is never stale.
  */
 export async function revokeKey(
   db: Db,
