@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
+import { addressBucket } from '../src/http/rate-limit.ts';
 import { addDevice, createLiveFarm, report } from '../src/modules/devices/test-helpers.ts';
 import { ENGINES, expectError, forEachEngine, openTestAppOn, startTestApp, waitFor } from './harness.ts';
 
@@ -133,4 +134,14 @@ test('with limits off (the test default) answers carry no RateLimit headers', as
   } finally {
     await t.close();
   }
+});
+
+test('failed authentications count per IPv4 address and per IPv6 /64', () => {
+  assert.equal(addressBucket('203.0.113.7'), '203.0.113.7');
+  assert.equal(addressBucket('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.equal(addressBucket('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  assert.equal(addressBucket('2001:0db8:0001:0002:ffff:1:2:3'), '2001:db8:1:2::/64');
+  assert.equal(addressBucket('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(addressBucket('::1'), '0:0:0:0::/64');
+  assert.equal(addressBucket('fe80::1%eth0'), 'fe80:0:0:0::/64');
 });
