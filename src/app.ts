@@ -2,7 +2,6 @@
  * buildApp: the whole HTTP service as a Fastify instance, never listening (server start is main.ts;
  * tests call it with inject or on an ephemeral port). Wiring is explicit: every module is registered here.
  */
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
@@ -14,46 +13,32 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
-import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { alertRoutes } from './modules/alerts/routes.ts';
-import { AlertSchema } from './modules/alerts/schemas.ts';
 import { animalRoutes } from './modules/animals/routes.ts';
-import { AnimalSchema } from './modules/animals/schemas.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
-import { BriefSchema } from './modules/brief/schemas.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
-import { CommandSchema } from './modules/commands/schemas.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
-import { DeviceKeySchema, DeviceSchema } from './modules/devices/schemas.ts';
 import { authenticateDevice } from './modules/devices/service.ts';
 import { eventRoutes } from './modules/events/routes.ts';
-import { EventSchema } from './modules/events/schemas.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
-import { FarmSchema } from './modules/farms/schemas.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
-import { GroupSchema } from './modules/groups/schemas.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
-import { HouseSchema } from './modules/houses/schemas.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
-import { KeySchema } from './modules/keys/schemas.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
-import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
-import { ReadingSchema } from './modules/readings/schemas.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
-import { TaskSchema } from './modules/tasks/schemas.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
-import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookSchema } from './modules/webhooks/schemas.ts';
+import { registerOpenApi } from './openapi.ts';
 
 export const API_VERSION = '2026-10-18';
 
@@ -63,28 +48,6 @@ export interface AppDeps {
   usage: UsageCounter;
   logger?: FastifyServerOptions['logger'];
 }
-
-/** Response schemas shown as named components in the OpenAPI document. */
-const SHARED_SCHEMAS = [
-  ErrorSchema,
-  FarmSchema,
-  KeySchema,
-  AlertSchema,
-  AnimalSchema,
-  GroupSchema,
-  PaddockSchema,
-  TaskSchema,
-  EventSchema,
-  DeviceSchema,
-  DeviceKeySchema,
-  ReadingSchema,
-  CommandSchema,
-  HouseSchema,
-  WebhookSchema,
-  WebhookAttemptSchema,
-  WebhookDeliverySchema,
-  BriefSchema,
-];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
@@ -123,35 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('request-id', request.id);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Farmstead API',
-        version: API_VERSION,
-        description:
-          'The farm and ranch platform: farms, animals, groups, paddocks, devices, readings, commands, alerts, tasks, events, webhooks, keys, usage, the brief and the catalog.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: rk_live_… or rk_test_…' },
-          deviceKey: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'Device key: rd_… (device endpoints only)',
-          },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
-  app.addHook('onRoute', (route) => {
-    const auth = route.config?.auth ?? 'api';
-    if (route.schema && auth !== 'none' && !route.schema.security) {
-      route.schema.security = [auth === 'device' ? { deviceKey: [] } : { apiKey: [] }];
-    }
-  });
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  await registerOpenApi(app, { version: API_VERSION });
 
   const limiter = config.rateLimitEnabled
     ? new RateLimiter(

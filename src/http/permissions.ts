@@ -16,6 +16,7 @@ import {
   type Resource,
 } from '../domain/permissions.ts';
 import { AppError } from './errors.ts';
+import { errorResponses } from './schemas.ts';
 
 /**
  * A route's access: the permissions it needs, and whether a key restricted to chosen farms may call it
@@ -71,6 +72,21 @@ function routeAccess(route: RouteOptions, resource: Resource | 'any' | 'per-tool
   return { needs: [permission(resource, access)] };
 }
 
+/** Adds the 403 (a restricted key) and 429 (rate limits) every keyed route may answer to its documented responses. */
+function documentRefusals(route: RouteOptions): void {
+  const response = route.schema?.response as Record<string, unknown> | undefined;
+  const auth = route.config?.auth ?? 'api';
+  if (!response || auth === 'none') return;
+  const refusals =
+    auth === 'api'
+      ? errorResponses(
+          { forbidden: 'This key lacks a permission this operation needs (a restricted key).' },
+          'rate_limited',
+        )
+      : errorResponses('rate_limited');
+  for (const [status, schema] of Object.entries(refusals)) response[status] ??= schema;
+}
+
 /**
  * Registers a module so that each of its routes carries the access its resource and method imply. The
  * hook lives in the module's own encapsulated context, so it sees exactly that module's routes.
@@ -81,6 +97,7 @@ export function withAccess<P extends (instance: never, options: never) => Promis
 ): P {
   const wrapped = async (instance: FastifyInstance, options: unknown) => {
     instance.addHook('onRoute', (route) => {
+      documentRefusals(route);
       if (route.config?.access) return;
       route.config = { ...route.config, access: routeAccess(route, resource) };
     });

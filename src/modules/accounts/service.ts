@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { FamilyGrants } from '../../domain/permissions.ts';
 import { notFound } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { permissionsView } from '../keys/repository.ts';
 import { createKey } from '../keys/service.ts';
@@ -61,7 +62,7 @@ export async function getMe(
     accountId: string;
     keyId: string;
     keyName: string;
-    mode: string;
+    mode: KeyMode;
     prefix: string;
     grants: FamilyGrants;
     farms: readonly string[] | null;

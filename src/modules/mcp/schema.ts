@@ -8,17 +8,7 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
 import { describeAjvError, makeAjv } from '../../http/validation.ts';
-import { AlertSchema } from '../alerts/schemas.ts';
-import { AnimalSchema } from '../animals/schemas.ts';
-import { CommandSchema } from '../commands/schemas.ts';
-import { DeviceSchema } from '../devices/schemas.ts';
-import { EventSchema } from '../events/schemas.ts';
-import { FarmSchema } from '../farms/schemas.ts';
-import { GroupSchema } from '../groups/schemas.ts';
-import { HouseSchema } from '../houses/schemas.ts';
-import { PaddockSchema } from '../paddocks/schemas.ts';
-import { ReadingSchema } from '../readings/schemas.ts';
-import { TaskSchema } from '../tasks/schemas.ts';
+import { SHARED_SCHEMAS } from '../../openapi.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -27,19 +17,7 @@ const ajv = makeAjv({ coerceTypes: false });
 
 /** The $id'd resource schemas REST refers to with Type.Ref; tool schemas inline them. */
 const REFS: Record<string, TSchema> = Object.fromEntries(
-  [
-    AlertSchema,
-    AnimalSchema,
-    CommandSchema,
-    DeviceSchema,
-    EventSchema,
-    FarmSchema,
-    GroupSchema,
-    HouseSchema,
-    PaddockSchema,
-    ReadingSchema,
-    TaskSchema,
-  ].map((schema) => [String((schema as { $id?: string }).$id), schema]),
+  SHARED_SCHEMAS.map((schema) => [String((schema as { $id?: string }).$id), schema]),
 );
 
 /**
@@ -55,7 +33,9 @@ export function toJsonSchema(schema: TSchema | JsonObject): JsonObject {
     if (typeof node.$ref === 'string' && Object.keys(node).length === 1) {
       const target = REFS[node.$ref];
       if (!target) throw new Error(`toJsonSchema: no schema for $ref ${node.$ref}`);
-      return resolve(JSON.parse(JSON.stringify(target)));
+      // The document's examples would only lengthen every tool schema that inlines the resource.
+      const { examples: _documentOnly, ...inline } = JSON.parse(JSON.stringify(target)) as JsonObject;
+      return resolve(inline);
     }
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) if (key !== '$id') out[key] = resolve(child);
