@@ -9,10 +9,18 @@ import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  MAX_PATH_SEGMENT,
+  refuseWhileClosing,
+} from './http/framework-errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
+import { type RouteTable, trackRoutes } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -42,6 +50,13 @@ import { registerOpenApi } from './openapi.ts';
 
 export const API_VERSION = '2026-10-18';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route served (method and pattern); see http/route-table.ts. */
+    routeTable: RouteTable;
+  }
+}
+
 export interface AppDeps {
   config: Readonly<Config>;
   database: Database;
@@ -57,31 +72,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => `req_${randomToken(20)}`,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // refuseWhileClosing answers instead, with the Error object.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
+    frameworkErrors,
+    clientErrorHandler,
     ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, config);
 
+  const routes = trackRoutes(app);
+  app.decorate('routeTable', routes);
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, routes);
+  refuseWhileClosing(app);
   await registerCors(app, config.corsOrigins);
   await registerCompression(app);
-  // Action endpoints take no body; tolerate clients that send `Content-Type: application/json` anyway.
-  // JSON only: any other content type is 415 unsupported_media_type.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch (err) {
-      const error = err as Error & { statusCode?: number; code?: string };
-      error.statusCode = 400;
-      error.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
-      done(error, undefined);
-    }
-  });
+  // JSON only (any other content type is 415); an empty body counts as none.
+  registerInputGuard(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('request-id', request.id);
   });

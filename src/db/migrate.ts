@@ -14,7 +14,10 @@ class StaticMigrationProvider implements MigrationProvider {
  */
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema.
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrationProvider(),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -36,12 +36,14 @@ const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
     'Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key).',
   forbidden: 'Refused for who or where the request comes from.',
   not_found: 'No such record, or not visible to this key (another account or the other mode).',
-  method_not_allowed: 'This path does not take this method.',
+  method_not_allowed: 'This path does not take this method; the Allow header lists those it does.',
+  request_timeout: 'The request did not arrive in time.',
   conflict: 'The request contradicts the current state.',
-  gone: 'The record existed but is gone for good.',
   payload_too_large: 'The body is larger than the service accepts.',
+  uri_too_long: 'A path segment is longer than 100 characters.',
   unsupported_media_type: 'The body is not application/json.',
   rate_limited: 'Too many requests; wait and retry.',
+  header_too_large: 'The request headers (with the URL) are too large.',
   internal_error: 'A fault of the service; logged with the request id.',
   unavailable: 'The service is shutting down or overloaded; retry shortly.',
 };
@@ -89,7 +91,7 @@ export const DateTime = (description?: string) =>
 
 /** What `parseIso` (src/lib/time.ts) takes, for every date or time a client sends. */
 export const ISO_INPUT_NOTE =
-  'ISO 8601: a date (2026-05-01, midnight UTC) or a date-time with its offset (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.';
+  'ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.';
 
 /** A date or date-time a client sends: `format: date-time`, with what the server really accepts described. */
 export const DateInput = (description?: string) =>

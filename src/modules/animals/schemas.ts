@@ -116,7 +116,9 @@ export const UpdateAnimalBody = Type.Object(
   { additionalProperties: false },
 );
 
-const filter = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
+// 200 characters is more than any name, tag or EID; a longer `q` would only burden the LIKE scan.
+const filter = (description: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 200, description }));
 
 export const AnimalListQuery = Type.Object(
   {

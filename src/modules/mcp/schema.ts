@@ -7,7 +7,7 @@
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
-import { describeAjvError, makeAjv } from '../../http/validation.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
 import { SHARED_SCHEMAS } from '../../openapi.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -44,6 +44,22 @@ export function toJsonSchema(schema: TSchema | JsonObject): JsonObject {
   return resolve(JSON.parse(JSON.stringify(schema))) as JsonObject;
 }
 
+/** Longest string argument where the schema does not say (notes are the longest real text). */
+export const MAX_TOOL_STRING = 10_000;
+
+/** A copy with a maxLength on every string argument that has none, so no argument is unbounded. */
+function capStrings(schema: JsonObject): JsonObject {
+  const cap = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(cap);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: JsonObject = {};
+    for (const [key, child] of Object.entries(value)) out[key] = cap(child);
+    if (out.type === 'string' && out.maxLength === undefined) out.maxLength = MAX_TOOL_STRING;
+    return out;
+  };
+  return cap(schema) as JsonObject;
+}
+
 export interface ToolSchema<T> extends StandardSchemaWithJSON<T, T> {
   /** The JSON Schema shown to clients. */
   readonly json: JsonObject;
@@ -52,15 +68,16 @@ export interface ToolSchema<T> extends StandardSchemaWithJSON<T, T> {
 /**
  * A tool schema from TypeBox. `advertised` is what tools/list shows when it should say more than is
  * checked here: house_command lists each command's params, which the commands service validates
- * with the domain's own (better-worded) messages, exactly as for REST.
+ * with the domain's own (better-worded) messages, exactly as for REST. Arguments (`input`) get the
+ * input rules: string lengths capped, free-form members capped; results are checked as they are.
  */
 export function toolSchema<S extends TSchema>(
   schema: S,
-  options: { advertised?: JsonObject } = {},
+  options: { advertised?: JsonObject; input?: boolean } = {},
 ): ToolSchema<Static<S>> {
-  const checked = toJsonSchema(schema);
+  const checked = options.input ? capStrings(toJsonSchema(schema)) : toJsonSchema(schema);
   const json = options.advertised ?? checked;
-  const validate = ajv.compile(checked);
+  const validate = options.input ? compileChecked(ajv, checked) : ajv.compile(checked);
   return {
     json,
     '~standard': {
