@@ -39,6 +39,7 @@ import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
+import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
@@ -62,6 +63,8 @@ export interface AppDeps {
   database: Database;
   usage: UsageCounter;
   logger?: FastifyServerOptions['logger'];
+  /** The MQTT side's clock (tests inject one); Date.now otherwise. */
+  clock?: () => number;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -107,10 +110,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice, limiter });
   registerIdempotency(app, { db });
 
+  const mqtt = await installMqtt(app, {
+    database,
+    config,
+    usage,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     ok: true,
     engine: database.engine,
     version: API_VERSION,
+    mqtt: mqtt.status(),
   }));
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 
@@ -130,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(commandRoutes, 'commands'), {
     db,
     commandExpirySeconds: config.commandExpirySeconds,
+    commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
   await app.register(withAccess(ingestRoutes, 'devices'), { db });
   await app.register(withAccess(houseRoutes, 'houses'), { db });
@@ -140,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
     commandExpirySeconds: config.commandExpirySeconds,
+    commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
 
   return app;

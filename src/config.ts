@@ -51,6 +51,14 @@ export interface Config {
   maxConnections: number;
   /** Open connections the server accepts from one client address; 0 means no cap. */
   maxConnectionsPerAddress: number;
+  /** Seconds after which a command handed out and not answered is handed out again (per command: redeliver_after_s). */
+  commandRedeliverSeconds: number;
+  /** TCP port of the MQTT listener; null when FARMSTEAD_MQTT_PORT is `off` (MQTT over WebSocket stays on). */
+  mqttPort: number | null;
+  /** MQTT messages a device may publish per second, sustained (bursts of ten seconds' worth pass). */
+  mqttRatePerSecond: number;
+  /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
+  apiKey: string | null;
   /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
   rateLimitEnabled: boolean;
   /** Length of one fixed rate-limit window, in milliseconds. */
@@ -171,6 +179,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     connectionTimeoutMs: int(env, 'FARMSTEAD_CONNECTION_TIMEOUT_MS', 120_000, 100, 3_600_000),
     maxConnections: int(env, 'FARMSTEAD_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
     maxConnectionsPerAddress: int(env, 'FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
+    commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
+    mqttPort:
+      env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off'
+        ? null
+        : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
+    mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
+    apiKey: env.FARMSTEAD_API_KEY || null,
     rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
     rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,
     rateLimitApiKey: int(env, 'FARMSTEAD_RATE_LIMIT_API_KEY', 1_200, 1, 1_000_000),

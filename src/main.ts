@@ -88,6 +88,8 @@ async function serve(): Promise<void> {
 
   const first = await bootstrapFirstAccount(database);
   await app.listen({ host: config.host, port: config.port });
+  // A taken MQTT port is logged and reported by /healthz; the service runs on without MQTT over TCP.
+  await app.mqtt.listenTcp(config.mqttPort, config.host);
   if (first) {
     let file: string | null = null;
     try {
@@ -193,6 +195,8 @@ commands:
   serve                                   run the service (HTTP API, MCP, ingest, background jobs)
   accounts create --name NAME [--json]    create an account with its sample farm; prints its keys
   worker                                  run only the background jobs (webhook delivery…), no HTTP
+  simulate --farm FARM [--devices N] [--transport http|mqtt] [--every 10s] [--speed 60] [--hours H] [--key rk_…]
+                                          simulated devices report to a running service (README.md)
   help                                    show this text (also --help, -h, or no command)
 
 Configuration is read from environment variables; see README.md.
@@ -213,6 +217,13 @@ async function main(argv: string[]): Promise<void> {
       return accounts(rest);
     case 'worker':
       return worker(rest);
+    case 'simulate': {
+      // Loaded on demand: the simulator's MQTT client is not needed to serve.
+      const { simulate, SimulateUsageError } = await import('./cli/simulate.ts');
+      return simulate(rest, loadConfig()).catch((err: unknown) => {
+        throw err instanceof SimulateUsageError ? new UsageError(err.message) : err;
+      });
+    }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }

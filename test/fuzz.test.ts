@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type TableMetadata } from 'kysely';
 import type { RouteEntry } from '../src/http/route-table.ts';
-import { callTool, connect, ERAS } from '../src/modules/mcp/test-helpers.ts';
 import { forEachEngine, type Reply, type TestApp } from './harness.ts';
+import { callTool, connect, ERAS } from './mcp.ts';
 
 const SEED = 20261122;
 /** Scales every route's run count (FARMSTEAD_FUZZ_SCALE=10 for a long local hunt). */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FAMILY_NAMES, PERMISSION_FAMILIES } from '../src/domain/permissions.ts';
 import { TOOLS } from '../src/modules/mcp/server.ts';
-import { callTool, connect, ERAS, ok } from '../src/modules/mcp/test-helpers.ts';
 import { expectError, forEachEngine, type TestApp } from './harness.ts';
+import { callTool, connect, ERAS, ok } from './mcp.ts';
 
 /** A key made by the account's test key with this restriction; returns the full key and its listing. */
 async function restrictedKey(t: TestApp, parentKey: string, body: Record<string, unknown>) {

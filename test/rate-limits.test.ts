@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { addressBucket } from '../src/http/rate-limit.ts';
-import { addDevice, createLiveFarm, report } from '../src/modules/devices/test-helpers.ts';
+import { device as addDevice, farm as liveFarm, report } from './factories.ts';
 import { ENGINES, expectError, forEachEngine, openTestAppOn, startTestApp, waitFor } from './harness.ts';
 
 const LIMITS = {
@@ -52,7 +52,7 @@ forEachEngine(
     test('a device key gets its own limit on ingest', async () => {
       const acct = await t().account();
       // Setup spends 3 of the API key's 5 requests.
-      const farm = await createLiveFarm(t(), acct.live_key);
+      const farm = (await liveFarm(t(), acct.live_key)).id;
       const device = await addDevice(t(), acct.live_key, farm);
       const other = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
       for (let i = 0; i < 3; i++) {

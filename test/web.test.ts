@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { brotliDecompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
-import { addDevice, createLiveFarm } from '../src/modules/devices/test-helpers.ts';
-import { baseUrl } from '../src/modules/mcp/test-helpers.ts';
+import { device as addDevice, farm as liveFarm } from './factories.ts';
 import { forEachEngine, type TestApp } from './harness.ts';
+import { baseUrl } from './mcp.ts';
 
 const ORIGIN = 'https://app.example.com';
 
@@ -78,7 +78,7 @@ forEachEngine(
 
     test('ingest accepts a gzip body; a gzip bomb over the body limit is 413; a broken one is 400', async () => {
       const acct = await t().account();
-      const farm = await createLiveFarm(t(), acct.live_key);
+      const farm = (await liveFarm(t(), acct.live_key)).id;
       const device = await addDevice(t(), acct.live_key, farm);
       const headers = {
         authorization: `Bearer ${device.device_key}`,

@@ -32,6 +32,8 @@ export interface ToolContext {
   log: FastifyBaseLogger;
   /** Default expiry of device commands, as configured for REST. */
   commandExpirySeconds: number;
+  /** Default redelivery window of device commands, as configured for REST. */
+  commandRedeliverSeconds: number;
   /** The key's permissions: only the tools they allow are offered. Absent: every tool. */
   policy?: Policy;
 }
