@@ -5,14 +5,15 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { type Engine, engineOf } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
-import { openSqlite } from './sqlite-adapter.ts';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
-export type Engine = 'sqlite' | 'postgres';
+export type { Engine } from './engine.ts';
 
 export interface Database {
   db: Kysely<DB>;
@@ -65,15 +66,15 @@ export async function openDatabase(
       (options.onPoolError ?? defaultPoolError)(err);
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    database = { db, engine: 'postgres', close: () => db.destroy() };
+    database = { db, engine: engineOf(db), close: () => db.destroy() };
   } else {
     ensureDataDir(config.dataDir);
     const file = path.join(config.dataDir, 'farmstead.db');
     restrictSqliteFiles(file, 'before');
     const { database: sqlite } = openSqlite(file);
     restrictSqliteFiles(file, 'after');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-    database = { db, engine: 'sqlite', close: () => db.destroy() };
+    const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+    database = { db, engine: engineOf(db), close: () => db.destroy() };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);
   return database;

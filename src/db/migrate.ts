@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { migrations } from './migrations/index.ts';
 
@@ -8,19 +8,33 @@ class StaticMigrationProvider implements MigrationProvider {
   }
 }
 
-/**
- * Runs every pending migration. Kysely takes a lock (an advisory lock on PostgreSQL), so several
- * processes starting at once migrate exactly once.
- */
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema.
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: new StaticMigrationProvider(),
-  });
+async function runMigrator(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
+}
+
+/**
+ * Runs every pending migration, exactly once however many processes start together. PostgreSQL: Kysely
+ * takes an advisory lock. SQLite: Kysely takes none (it assumes one process), so the whole run, including
+ * the migration table's creation, happens in one BEGIN IMMEDIATE transaction; a second process waits on the
+ * busy timeout, then finds nothing left to do.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema.
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return runMigrator(db);
+  await db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      await runMigrator(conn);
+      await sql`commit`.execute(conn);
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw err;
+    }
+  });
 }

@@ -1,6 +1,6 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import type { DeviceCaller } from '../../http/auth.ts';
 import { invalid } from '../../http/errors.ts';
@@ -9,8 +9,9 @@ import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type DeviceRow, loadDevice, toDevice } from './repository.ts';
+import { type DeviceRow, toDevice } from './repository.ts';
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 
@@ -64,7 +65,7 @@ export async function listDevices(
 }
 
 export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {
-  return toDevice(await loadDevice(db, scope, deviceId));
+  return toDevice(await loadScoped(db, scope, 'device', deviceId));
 }
 
 /**
@@ -114,27 +115,31 @@ export async function updateDevice(
   deviceId: string,
   input: UpdateDeviceInput,
 ): Promise<Device> {
-  const device = await loadDevice(db, scope, deviceId);
-  await checkReferences(db, device.farm_id, input);
-  const patch: Partial<DeviceRow> = {};
-  if (input.type !== undefined) patch.type = input.type;
-  if (input.name !== undefined) patch.name = input.name;
-  if (input.serial !== undefined) patch.serial = input.serial;
-  if (input.animal_id !== undefined) patch.animal_id = input.animal_id;
-  if (input.group_id !== undefined) patch.group_id = input.group_id;
-  if (input.firmware !== undefined) patch.firmware = input.firmware;
-  if (input.lat !== undefined) patch.lat = input.lat;
-  if (input.lon !== undefined) patch.lon = input.lon;
-  if (input.type === 'house' && device.type !== 'house') {
-    // A device that becomes a house gets every part of the house state it does not report yet.
-    const stored = parseJson<Record<string, unknown>>(device.state, {});
-    patch.state = JSON.stringify(mergeState({ ...defaultHouseState() }, stored));
-  }
-  if (Object.keys(patch).length > 0) {
-    await db.updateTable('devices').set(patch).where('id', '=', device.id).execute();
-  }
-  const { farm_sample: _sample, ...row } = device;
-  return toDevice({ ...row, ...patch });
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: a device that becomes a house gets its state merged with what is stored,
+    // and an ingest report merging state at the same time must not be overwritten.
+    await lockRows(trx, 'devices', deviceId);
+    const device = await loadScoped(trx, scope, 'device', deviceId);
+    await checkReferences(trx, device.farm_id, input);
+    const patch: Partial<DeviceRow> = {};
+    if (input.type !== undefined) patch.type = input.type;
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.serial !== undefined) patch.serial = input.serial;
+    if (input.animal_id !== undefined) patch.animal_id = input.animal_id;
+    if (input.group_id !== undefined) patch.group_id = input.group_id;
+    if (input.firmware !== undefined) patch.firmware = input.firmware;
+    if (input.lat !== undefined) patch.lat = input.lat;
+    if (input.lon !== undefined) patch.lon = input.lon;
+    if (input.type === 'house' && device.type !== 'house') {
+      // A device that becomes a house gets every part of the house state it does not report yet.
+      const stored = parseJson<Record<string, unknown>>(device.state, {});
+      patch.state = JSON.stringify(mergeState({ ...defaultHouseState() }, stored));
+    }
+    if (Object.keys(patch).length > 0) {
+      await trx.updateTable('devices').set(patch).where('id', '=', device.id).execute();
+    }
+    return toDevice({ ...device, ...patch });
+  });
 }
 
 /** Deletes the device with its readings and commands; its key stops working at once. */
@@ -143,7 +148,7 @@ export async function deleteDevice(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; deleted: true }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   await db.deleteFrom('devices').where('id', '=', device.id).execute();
   // Its MQTT connections (in any process) close now rather than at the next periodic check.
   await notify(db, BUS_CHANNELS.deviceKeys, device.id);
@@ -156,7 +161,7 @@ export async function rotateDeviceKey(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
   await db
     .updateTable('devices')
