@@ -17,8 +17,12 @@ import {
 } from './http/framework-errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerInputGuard } from './http/input-guard.ts';
+import { loggerOptions } from './http/logging.ts';
+import { withAccess } from './http/permissions.ts';
+import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
+import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { alertRoutes } from './modules/alerts/routes.ts';
@@ -68,7 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
   const db = database.db;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: deps.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => `req_${randomToken(20)}`,
     requestIdHeader: false,
@@ -87,6 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerValidation(app);
   registerErrorHandling(app, routes);
   refuseWhileClosing(app);
+  await registerCors(app, config.corsOrigins);
+  await registerCompression(app);
   // JSON only (any other content type is 415); an empty body counts as none.
   registerInputGuard(app);
   app.addHook('onSend', async (request, reply) => {
@@ -95,7 +101,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOpenApi(app, { version: API_VERSION });
 
-  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
+  const limiter = config.rateLimitEnabled
+    ? new RateLimiter(
+        database.engine === 'postgres' ? new TableStore(db, app.log) : new MemoryStore(),
+        config,
+        app.log,
+      )
+    : null;
+  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice, limiter });
   registerIdempotency(app, { db });
 
   const mqtt = await installMqtt(app, {
@@ -113,30 +126,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 
   await app.register(catalogRoutes);
-  await app.register(accountRoutes, { db });
-  await app.register(keyRoutes, { db });
-  await app.register(usageRoutes, { db, usage });
-  await app.register(farmRoutes, { db });
-  await app.register(animalRoutes, { db });
-  await app.register(groupRoutes, { db });
-  await app.register(paddockRoutes, { db });
-  await app.register(taskRoutes, { db });
-  await app.register(eventRoutes, { db });
-  await app.register(alertRoutes, { db });
-  await app.register(ruleRoutes, { db });
-  await app.register(deviceRoutes, { db });
-  await app.register(readingRoutes, { db });
-  await app.register(commandRoutes, {
+  await app.register(withAccess(accountRoutes, 'any'), { db });
+  await app.register(withAccess(keyRoutes, 'keys'), { db });
+  await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
+  await app.register(withAccess(farmRoutes, 'farms'), { db });
+  await app.register(withAccess(animalRoutes, 'animals'), { db });
+  await app.register(withAccess(groupRoutes, 'groups'), { db });
+  await app.register(withAccess(paddockRoutes, 'paddocks'), { db });
+  await app.register(withAccess(taskRoutes, 'tasks'), { db });
+  await app.register(withAccess(eventRoutes, 'events'), { db });
+  await app.register(withAccess(alertRoutes, 'alerts'), { db });
+  // A farm's alert rules are part of its alerting: the alerts resource (read to list, write to change).
+  await app.register(withAccess(ruleRoutes, 'alerts'), { db });
+  await app.register(withAccess(deviceRoutes, 'devices'), { db });
+  await app.register(withAccess(readingRoutes, 'readings'), { db });
+  await app.register(withAccess(commandRoutes, 'commands'), {
     db,
     commandExpirySeconds: config.commandExpirySeconds,
     commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
-  await app.register(ingestRoutes, { db });
-  await app.register(houseRoutes, { db });
-  await app.register(webhookRoutes, { db, config });
-  await app.register(briefRoutes, { db });
-  await app.register(sampleRoutes, { db });
-  await app.register(mcpRoutes, {
+  await app.register(withAccess(ingestRoutes, 'devices'), { db });
+  await app.register(withAccess(houseRoutes, 'houses'), { db });
+  await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
+  await app.register(withAccess(briefRoutes, 'brief'), { db });
+  await app.register(withAccess(sampleRoutes, 'farms'), { db });
+  await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
     commandExpirySeconds: config.commandExpirySeconds,

@@ -61,6 +61,18 @@ export interface Config {
   mqttRatePerSecond: number;
   /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
   apiKey: string | null;
+  /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
+  rateLimitEnabled: boolean;
+  /** Length of one fixed rate-limit window, in milliseconds. */
+  rateLimitWindowMs: number;
+  /** Requests per window for one API key. */
+  rateLimitApiKey: number;
+  /** Requests per window for one device key. */
+  rateLimitDeviceKey: number;
+  /** Failed authentications per window from one client address before it is refused outright. */
+  rateLimitAuthFailures: number;
+  /** Browser origins allowed to call the API cross-origin (CORS); none by default. */
+  corsOrigins: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -177,5 +189,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
     mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
     apiKey: env.FARMSTEAD_API_KEY || null,
+    rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
+    rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,
+    rateLimitApiKey: int(env, 'FARMSTEAD_RATE_LIMIT_API_KEY', 1_200, 1, 1_000_000),
+    rateLimitDeviceKey: int(env, 'FARMSTEAD_RATE_LIMIT_DEVICE_KEY', 120, 1, 1_000_000),
+    rateLimitAuthFailures: int(env, 'FARMSTEAD_RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
+    corsOrigins: origins(env, 'FARMSTEAD_CORS_ORIGINS'),
   });
 }

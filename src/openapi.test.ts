@@ -93,27 +93,32 @@ forEachEngine('the OpenAPI document', (t) => {
       }
     }
     const responses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
-    assert.deepEqual(responses('/v1/animals/{id}', 'get'), ['200', '401', '404']);
+    // 403 (a restricted key) and 429 (rate limits) are added to every keyed route at registration.
+    assert.deepEqual(responses('/v1/animals/{id}', 'get'), ['200', '401', '403', '404', '429']);
     assert.deepEqual(responses('/v1/farms/{farm}/animals', 'post'), [
       '201',
       '400',
       '401',
+      '403',
       '404',
       '409',
       '413',
       '415',
+      '429',
     ]);
     assert.deepEqual(responses('/v1/animals/{id}', 'patch'), [
       '200',
       '400',
       '401',
+      '403',
       '404',
       '409',
       '413',
       '415',
+      '429',
     ]);
-    assert.deepEqual(responses('/v1/device/commands', 'get'), ['200', '401']);
-    assert.deepEqual(responses('/v1/farms', 'get'), ['200', '400', '401']);
+    assert.deepEqual(responses('/v1/device/commands', 'get'), ['200', '401', '429']);
+    assert.deepEqual(responses('/v1/farms', 'get'), ['200', '400', '401', '403', '429']);
     assert.match(doc.paths['/v1/keys/{id}'].delete.responses['409'].description, /last live key/);
   });
 

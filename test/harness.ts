@@ -80,7 +80,8 @@ export async function testConfig(
   const made = await throwawayDatabase(engine, {
     pgAdminUrl: PG_ADMIN_URL,
     prefix: PG_PREFIX,
-    overrides: { ...pool, ...overrides },
+    // Rate limits are off in tests unless a test turns them on (with small limits) through overrides.
+    overrides: { rateLimitEnabled: false, ...pool, ...overrides },
   });
   return { config: made.config, cleanup: made.drop };
 }

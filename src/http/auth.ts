@@ -8,10 +8,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
+import type { FamilyGrants } from '../domain/permissions.ts';
 import { hashSecret, type KeyMode } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
+import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
+import { checkAccess, trackRouteAccess } from './permissions.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
 
@@ -22,6 +26,10 @@ export interface ApiCaller {
   keyName: string;
   mode: KeyMode;
   prefix: string;
+  /** The key's family grants (every family at write unless the key is restricted). */
+  grants: FamilyGrants;
+  /** The farms a restricted key may reach; null: every farm of its mode. */
+  farms: readonly string[] | null;
 }
 
 export interface DeviceCaller {
@@ -92,7 +100,7 @@ export async function authenticateApiKey(
   }
   const row = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at'])
+    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
     .where('key_hash', '=', hashSecret(token))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -103,6 +111,8 @@ export async function authenticateApiKey(
     keyName: row.name,
     mode: row.mode,
     prefix: row.prefix,
+    grants: parseGrants(row.permissions),
+    farms: parseFarms(row.farms),
     lastUsedAt: row.last_used_at,
   };
 }
@@ -112,37 +122,79 @@ export type DeviceAuthenticator = (db: Db, token: string) => Promise<Omit<Device
 
 export function registerAuth(
   app: FastifyInstance,
-  deps: { db: Db; usage: UsageCounter; deviceAuthenticator?: DeviceAuthenticator },
+  deps: {
+    db: Db;
+    usage: UsageCounter;
+    deviceAuthenticator?: DeviceAuthenticator;
+    /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
+    limiter?: RateLimiter | null;
+  },
 ): void {
   const lastUsed = new LastUsedTracker(deps.db);
   app.decorateRequest('caller', null);
+  trackRouteAccess(app);
+
+  // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
+  app.addHook('onSend', async (_request, reply) => {
+    if (reply.statusCode === 401) reply.header('www-authenticate', 'Bearer');
+  });
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // Unmatched routes fall to the 404 handler, which needs no key.
     if (!request.routeOptions.url) return;
     const auth = request.routeOptions.config.auth ?? 'api';
     if (auth === 'none') return;
-    reply.header('www-authenticate', 'Bearer');
-    const token = bearerToken(request.headers.authorization);
-    const now = Date.now();
-    if (auth === 'device') {
-      if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
-      if (!token.startsWith('rd_')) {
-        throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
+    try {
+      if (auth === 'device') await authenticateDeviceRequest(request, reply);
+      else await authenticateApiRequest(request, reply);
+    } catch (err) {
+      // Failed keys are counted per address; past the limit they answer 429 instead of 401.
+      if (err instanceof AppError && err.code === 'unauthorized') {
+        await deps.limiter?.failedAuthentication(request.ip, reply);
       }
-      const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
-      if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
-      request.caller = { kind: 'device', ...device };
-      request.log = request.log.child({ device: device.deviceId });
-      deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', now);
-      return;
+      throw err;
     }
-    const { lastUsedAt, ...caller } = await authenticateApiKey(deps.db, token);
+  });
+
+  async function authenticateDeviceRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
+    if (!token.startsWith('rd_')) {
+      throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
+    }
+    const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
+    if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
+    request.caller = { kind: 'device', ...device };
+    logWith(request, reply, { device: device.deviceId });
+    await deps.limiter?.hitKey('device', device.deviceId, reply);
+    deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', Date.now());
+  }
+
+  async function authenticateApiRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const now = Date.now();
+    const { lastUsedAt, ...caller } = await authenticateApiKey(
+      deps.db,
+      bearerToken(request.headers.authorization),
+    );
     request.caller = { kind: 'api', ...caller };
-    request.log = request.log.child({ key: caller.prefix });
+    logWith(request, reply, { key: caller.prefix });
+    await deps.limiter?.hitKey('api', caller.keyId, reply);
     await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
     deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
-  });
+    checkAccess(request.routeOptions.config.access, {
+      policy: { families: caller.grants },
+      farms: caller.farms,
+    });
+  }
+}
+
+/**
+ * Adds bindings to the request's logger. Fastify writes "request completed" through reply.log, which was
+ * made before the key was known, so both are replaced.
+ */
+function logWith(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
+  request.log = request.log.child(bindings);
+  reply.log = request.log;
 }
 
 /** The API caller of a route registered with auth 'api'. */

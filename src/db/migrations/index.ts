@@ -6,6 +6,7 @@ import * as m0004 from './0004_alerts.ts';
 import * as m0005 from './0005_webhooks.ts';
 import * as m0006 from './0006_readings_partitions.ts';
 import * as m0007 from './0007_repair_non_finite.ts';
+import * as m0008 from './0008_key_permissions.ts';
 import * as m0010 from './0010_idempotency.ts';
 import * as m0011 from './0011_command_redelivery.ts';
 import * as m0012 from './0012_rules.ts';
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   '0005_webhooks': m0005,
   '0006_readings_partitions': m0006,
   '0007_repair_non_finite': m0007,
+  '0008_key_permissions': m0008,
   '0010_idempotency': m0010,
   '0011_command_redelivery': m0011,
   '0012_rules': m0012,

@@ -16,6 +16,16 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON array of farm ids the key is restricted to; null: every farm of its mode. */
+  farms: string | null;
+  /** JSON object of family grants (`{"records": "read"}`); null: every family at write. */
+  permissions: string | null;
+}
+
+export interface RateLimitCountersTable {
+  bucket: string;
+  window_start: number;
+  count: number;
 }
 
 export interface FarmsTable {
@@ -56,4 +66,5 @@ export interface FoundationTables {
   farms: FarmsTable;
   usage_counts: UsageCountsTable;
   outbox: OutboxTable;
+  rate_limit_counters: RateLimitCountersTable;
 }

@@ -2,14 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { DateTime, described, errorResponses } from '../../http/schemas.ts';
+import { DateTime, described, errorResponses, Nullable } from '../../http/schemas.ts';
+import { KeyPermissionsSchema } from '../keys/schemas.ts';
 import { getMe } from './service.ts';
 
 const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
 export const MeSchema = Type.Object({
   account: Type.Object({ id: Type.String(), name: Type.String(), created_at: DateTime() }),
-  key: Type.Object({ id: Type.String(), name: Type.String(), mode: Mode, prefix: Type.String() }),
+  key: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    mode: Mode,
+    prefix: Type.String(),
+    farms: Nullable(
+      Type.Array(Type.String(), { description: 'Restricted to these farms; null: every farm.' }),
+    ),
+    permissions: KeyPermissionsSchema,
+  }),
   mode: Mode,
 });
 

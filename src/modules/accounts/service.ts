@@ -3,10 +3,12 @@ import type { Database } from '../../db/database.ts';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import type { FamilyGrants } from '../../domain/permissions.ts';
 import { notFound } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
+import { permissionsView } from '../keys/repository.ts';
 import { createKey } from '../keys/service.ts';
 import { createSampleFarm } from '../sample/service.ts';
 
@@ -57,7 +59,15 @@ export async function bootstrapFirstAccount(database: Database): Promise<NewAcco
 
 export async function getMe(
   db: Db,
-  caller: { accountId: string; keyId: string; keyName: string; mode: KeyMode; prefix: string },
+  caller: {
+    accountId: string;
+    keyId: string;
+    keyName: string;
+    mode: KeyMode;
+    prefix: string;
+    grants: FamilyGrants;
+    farms: readonly string[] | null;
+  },
 ) {
   const account = await db
     .selectFrom('accounts')
@@ -67,7 +77,14 @@ export async function getMe(
   if (!account) throw notFound('account', caller.accountId);
   return {
     account: { id: account.id, name: account.name, created_at: toIso(account.created_at) },
-    key: { id: caller.keyId, name: caller.keyName, mode: caller.mode, prefix: caller.prefix },
+    key: {
+      id: caller.keyId,
+      name: caller.keyName,
+      mode: caller.mode,
+      prefix: caller.prefix,
+      farms: caller.farms === null ? null : [...caller.farms],
+      permissions: permissionsView(caller.grants),
+    },
     mode: caller.mode,
   };
 }

@@ -4,7 +4,7 @@
  * indistinguishable from missing ones.
  */
 
-import type { Selectable } from 'kysely';
+import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import { notFound } from '../../http/errors.ts';
@@ -13,6 +13,19 @@ import type { KeyMode } from '../../lib/secrets.ts';
 export interface Scope {
   accountId: string;
   mode: KeyMode;
+  /** A restricted key's farms; null or absent: every farm of the account and mode. */
+  farms?: readonly string[] | null;
+}
+
+/**
+ * A restricted key's farm list as a condition on a farm id column (every farm when unrestricted). A farm
+ * outside the list is then missing like any farm of another account: 404, never a hint that it exists.
+ */
+export function farmInScope(scope: Scope, column = 'farms.id'): Expression<SqlBool> {
+  const farms = scope.farms;
+  if (!farms) return sql<SqlBool>`1 = 1`;
+  if (farms.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`${sql.ref(column)} in (${sql.join(farms)})`;
 }
 
 export type FarmRow = Selectable<FarmsTable>;
@@ -25,6 +38,7 @@ export async function requireFarm(db: Db, scope: Scope, farmId: string): Promise
     .where('id', '=', farmId)
     .where('account_id', '=', scope.accountId)
     .where('mode', '=', scope.mode)
+    .where(farmInScope(scope, 'id'))
     .executeTakeFirst();
   if (!farm) throw notFound('farm', farmId);
   return farm;

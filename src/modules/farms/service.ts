@@ -5,7 +5,7 @@ import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { type FarmRow, requireFarm, type Scope } from './access.ts';
+import { type FarmRow, farmInScope, requireFarm, type Scope } from './access.ts';
 import { toFarm } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
 
@@ -45,7 +45,8 @@ export async function listFarms(db: Db, scope: Scope, page: PageRequest): Promis
       .selectFrom('farms')
       .selectAll()
       .where('account_id', '=', scope.accountId)
-      .where('mode', '=', scope.mode),
+      .where('mode', '=', scope.mode)
+      .where(farmInScope(scope, 'id')),
     page,
     toFarm,
   );

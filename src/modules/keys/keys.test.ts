@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine } from '../../../test/harness.ts';
+import { expectError, forEachEngine, openTestAppOn } from '../../../test/harness.ts';
 
 forEachEngine('auth and API keys', (t) => {
-  test('a request without a key is 401 unauthorized with WWW-Authenticate', async () => {
+  test('a request without a key is 401 unauthorized with WWW-Authenticate; a successful one has none', async () => {
     const res = await t().request('GET', '/v1/farms');
     expectError(res, 401, 'unauthorized');
     assert.equal(res.headers['www-authenticate'], 'Bearer');
+    const acct = await t().account();
+    const ok = await t().request('GET', '/v1/farms', { key: acct.live_key });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers['www-authenticate'], undefined);
+    const missing = await t().request('GET', '/v1/farms/farm_nothing', { key: acct.live_key });
+    expectError(missing, 404, 'not_found');
+    assert.equal(missing.headers['www-authenticate'], undefined);
   });
 
   test('a malformed key, an unknown key and a device-shaped key are each 401', async () => {
@@ -159,5 +166,83 @@ forEachEngine('auth and API keys', (t) => {
     await t().request('GET', '/v1/farms');
     const third = await t().request('GET', '/v1/usage', { key: acct.live_key });
     assert.equal(third.body.totals.api, 7);
+  });
+
+  test('a test key cannot create a live key (403) and makes test keys only', async () => {
+    const acct = await t().account();
+    const refused = expectError(
+      await t().request('POST', '/v1/keys', { key: acct.test_key, body: { mode: 'live' } }),
+      403,
+      'forbidden',
+    );
+    assert.match(refused.message, /test key cannot create live keys/);
+    const keys = await t()
+      .database.db.selectFrom('api_keys')
+      .select('mode')
+      .where('account_id', '=', acct.account_id)
+      .execute();
+    assert.deepEqual(keys.map((k) => k.mode).sort(), ['live', 'test'], 'nothing was created');
+  });
+
+  test('a test key lists only test keys and cannot revoke a live key (404, as if missing)', async () => {
+    const acct = await t().account();
+    const extraLive = await t().request('POST', '/v1/keys', { key: acct.live_key, body: { mode: 'live' } });
+    const list = await t().request('GET', '/v1/keys', { key: acct.test_key });
+    assert.equal(list.status, 200);
+    assert.equal(list.body.data.length, 1);
+    assert.ok(list.body.data.every((k: any) => k.mode === 'test'));
+    expectError(
+      await t().request('DELETE', `/v1/keys/${extraLive.body.id}`, { key: acct.test_key }),
+      404,
+      'not_found',
+    );
+    assert.equal(
+      (await t().request('GET', '/v1/me', { key: extraLive.body.key })).status,
+      200,
+      'still works',
+    );
+    // A live key still sees and manages both modes.
+    const liveList = await t().request('GET', '/v1/keys', { key: acct.live_key });
+    assert.deepEqual(liveList.body.data.map((k: any) => k.mode).sort(), ['live', 'live', 'test']);
+  });
+
+  test('50 concurrent revocations of an account’s live keys leave exactly one live key', async () => {
+    const acct = await t().account();
+    const created = [];
+    for (let i = 0; i < 49; i++) {
+      created.push(
+        (await t().request('POST', '/v1/keys', { key: acct.live_key, body: { name: `k${i}` } })).body,
+      );
+    }
+    const keys = (await t().request('GET', '/v1/keys?limit=500', { key: acct.live_key })).body.data.filter(
+      (k: any) => k.mode === 'live',
+    );
+    assert.equal(keys.length, 50);
+    // Each key revokes itself, all at once; on PostgreSQL through two processes with room for 25
+    // transactions each (SQLite serialises writers in its one connection).
+    const byId = new Map<string, string>(created.map((c: any) => [c.id, c.key]));
+    byId.set(keys.find((k: any) => !byId.has(k.id)).id, acct.live_key);
+    const apps =
+      t().engine === 'postgres'
+        ? [await openTestAppOn(t(), { pgPoolSize: 25 }), await openTestAppOn(t(), { pgPoolSize: 25 })]
+        : [t()];
+    const results = await Promise.all(
+      keys.map((k: any, i: number) =>
+        apps[i % apps.length]!.request('DELETE', `/v1/keys/${k.id}`, { key: byId.get(k.id) }),
+      ),
+    );
+    if (apps.length > 1) await Promise.all(apps.map((app) => app.close()));
+    const ok = results.filter((r) => r.status === 200).length;
+    const refused = results.filter((r) => r.status === 409 && r.body.error.code === 'conflict').length;
+    assert.equal(ok, 49);
+    assert.equal(refused, 1);
+    const live = await t()
+      .database.db.selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', acct.account_id)
+      .where('mode', '=', 'live')
+      .where('revoked_at', 'is', null)
+      .execute();
+    assert.equal(live.length, 1);
   });
 });

@@ -13,7 +13,7 @@ import {
   PageQuery,
 } from '../../http/schemas.ts';
 import { CreateKeyBody } from './schemas.ts';
-import { createKey, listKeys, revokeKey } from './service.ts';
+import { issueKey, listKeys, revokeKey } from './service.ts';
 
 export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Account'];
@@ -31,7 +31,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
         },
       },
     },
-    async (request) => listKeys(db, apiCaller(request).accountId, parsePage(request.query)),
+    async (request) => listKeys(db, apiCaller(request), parsePage(request.query)),
   );
   app.post(
     '/v1/keys',
@@ -48,9 +48,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
       },
     },
     async (request, reply) => {
-      const caller = apiCaller(request);
-      const body = request.body ?? {};
-      const key = await createKey(db, caller.accountId, { name: body.name, mode: body.mode ?? caller.mode });
+      const key = await issueKey(db, apiCaller(request), request.body ?? {});
       return reply.status(201).send(key);
     },
   );
@@ -75,6 +73,6 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
         },
       },
     },
-    async (request) => revokeKey(db, apiCaller(request).accountId, request.params.id),
+    async (request) => revokeKey(db, apiCaller(request), request.params.id),
   );
 };

@@ -1,33 +1,48 @@
-import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
-import type { ApiKeysTable } from '../../db/tables/foundation.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { FAMILY_NAMES, type FamilyGrants, FULL_ACCESS, grantsWithin } from '../../domain/permissions.ts';
+import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import { forbidden } from '../../http/permissions.ts';
 import { newId } from '../../lib/ids.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Key } from './schemas.ts';
+import {
+  countOtherFullLiveKeys,
+  existingFarmIds,
+  findActiveKey,
+  type KeyRow,
+  parseFarms,
+  parseGrants,
+  storedGrants,
+  toKey,
+} from './repository.ts';
+import type { CreateKeyInput, Key } from './schemas.ts';
 
-function toKey(row: Selectable<ApiKeysTable>): Key {
-  return {
-    id: row.id,
-    name: row.name,
-    mode: row.mode,
-    prefix: row.prefix,
-    created_at: toIso(row.created_at),
-    last_used_at: toIso(row.last_used_at),
-  };
+/** The key acting on keys: its account, mode and its own restriction (which bounds what it may manage). */
+export interface KeyManager {
+  accountId: string;
+  mode: KeyMode;
+  grants: FamilyGrants;
+  farms: readonly string[] | null;
 }
 
 /** Issues a key; the full key is in the result only, never stored (only its hash). */
 export async function createKey(
   db: Db,
   accountId: string,
-  input: { name?: string | undefined; mode: KeyMode },
+  input: {
+    name?: string | undefined;
+    mode: KeyMode;
+    grants?: FamilyGrants;
+    farms?: readonly string[] | null;
+  },
   now: number = Date.now(),
 ): Promise<Key & { key: string }> {
   const { key, prefix, hash } = newApiKey(input.mode);
-  const row = {
+  const farms = input.farms ?? null;
+  const row: KeyRow = {
     id: newId('key', now),
     account_id: accountId,
     name: input.name ?? `${input.mode} key`,
@@ -37,52 +52,102 @@ export async function createKey(
     created_at: now,
     last_used_at: null,
     revoked_at: null,
+    farms: farms === null ? null : JSON.stringify(farms),
+    permissions: storedGrants(input.grants ?? FULL_ACCESS),
   };
   await db.insertInto('api_keys').values(row).execute();
   return { ...toKey(row), key };
 }
 
-/** The account's active keys, newest first. */
-export async function listKeys(db: Db, accountId: string, page: PageRequest): Promise<Page<Key>> {
-  return fetchPage(
-    db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null),
-    page,
-    toKey,
-  );
+/** Whether a key restricted to `inner` farms reaches no farm outside `outer` (null: every farm). */
+function farmsWithin(inner: readonly string[] | null, outer: readonly string[] | null): boolean {
+  if (outer === null) return true;
+  if (inner === null) return false;
+  return inner.every((id) => outer.includes(id));
 }
 
 /**
- * Revokes a key at once. The account's last live key is refused (409): losing it would leave the
- * account with no way to reach its live farms; create another live key first.
+ * Creates a key for the calling key. A test key never makes a live key, and no key makes a key broader
+ * than itself: the new key's permissions and farms default to the caller's and must lie within them.
+ */
+export async function issueKey(
+  db: Db,
+  caller: KeyManager,
+  input: CreateKeyInput,
+): Promise<Key & { key: string }> {
+  const mode = input.mode ?? caller.mode;
+  if (caller.mode === 'test' && mode === 'live') {
+    throw forbidden(
+      'A test key cannot create live keys: test keys never reach anything live. Use a live key.',
+    );
+  }
+  let grants = caller.grants;
+  if (input.permissions) {
+    grants = {};
+    for (const family of FAMILY_NAMES) {
+      const level = input.permissions[family];
+      if (level === 'read' || level === 'write') grants[family] = level;
+    }
+  }
+  if (!grantsWithin(grants, caller.grants)) {
+    throw forbidden('This key can only create keys with no more permissions than its own.');
+  }
+  const farms = input.farms ?? caller.farms;
+  if (!farmsWithin(farms, caller.farms)) {
+    throw forbidden(
+      'This key is restricted to chosen farms; it can only create keys restricted to some of them.',
+    );
+  }
+  if (farms !== null) {
+    const found = await existingFarmIds(db, caller.accountId, mode, farms);
+    const missing = farms.findIndex((id) => !found.has(id));
+    if (missing >= 0) {
+      throw invalid(`farms[${missing}]`, `No ${mode} farm with id "${farms[missing]}" in this account.`);
+    }
+  }
+  return createKey(db, caller.accountId, { name: input.name, mode, grants, farms });
+}
+
+/** The keys the caller may see, newest first: a test key sees only test keys. */
+export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): Promise<Page<Key>> {
+  let query = db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', caller.accountId)
+    .where('revoked_at', 'is', null);
+  if (caller.mode === 'test') query = query.where('mode', '=', 'test');
+  return fetchPage(query, page, toKey);
+}
+
+/**
+ * Revokes a key at once. A test key cannot see live keys (404, like any other id it cannot reach); a
+ * restricted key revokes only keys no broader than itself. The account's last unrestricted live key is
+ * refused (409): losing it would leave the account no way to reach its live farms (a restricted live key
+ * does not count: it could never make an unrestricted one). The account row is locked first, so concurrent
+ * revocations queue and the count below is never stale.
  */
 export async function revokeKey(
   db: Db,
-  accountId: string,
+  caller: KeyManager,
   keyId: string,
 ): Promise<{ id: string; deleted: true; revoked_at: string }> {
-  return db.transaction().execute(async (trx) => {
-    const key = await trx
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', keyId)
-      .where('account_id', '=', accountId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (!key) throw notFound('key', keyId);
-    if (key.mode === 'live') {
-      const others = await trx
-        .selectFrom('api_keys')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', accountId)
-        .where('mode', '=', 'live')
-        .where('revoked_at', 'is', null)
-        .where('id', '!=', keyId)
-        .executeTakeFirstOrThrow();
-      if (Number(others.n) === 0) {
-        throw conflict(
-          "This is the account's last live key; revoking it would lock the account out of its live farms. Create another live key first (POST /v1/keys).",
-        );
-      }
+  return inTransaction(db, async (trx) => {
+    // A no-op write to the account row: on PostgreSQL it row-locks the account, on SQLite it takes the write
+    // lock up front (a deferred transaction upgrading later could fail with "database is locked").
+    await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', caller.accountId).execute();
+    const key = await findActiveKey(trx, caller.accountId, keyId);
+    if (!key || (caller.mode === 'test' && key.mode !== 'test')) throw notFound('key', keyId);
+    if (
+      !grantsWithin(parseGrants(key.permissions), caller.grants) ||
+      !farmsWithin(parseFarms(key.farms), caller.farms)
+    ) {
+      throw forbidden('This key can only revoke keys with no more permissions or farms than its own.');
+    }
+    const fullLive = key.mode === 'live' && key.permissions === null && key.farms === null;
+    if (fullLive && (await countOtherFullLiveKeys(trx, caller.accountId, keyId)) === 0) {
+      throw conflict(
+        "This is the account's last live key with full access; revoking it would lock the account out of its live farms. Create another unrestricted live key first (POST /v1/keys).",
+      );
     }
     const now = Date.now();
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', keyId).execute();

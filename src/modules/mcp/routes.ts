@@ -81,7 +81,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       const caller = apiCaller(request);
       const toolContext: ToolContext = {
         db: options.db,
-        scope: { accountId: caller.accountId, mode: caller.mode },
+        scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms },
+        policy: { families: caller.grants },
         keyId: caller.keyId,
         log: request.log,
         commandExpirySeconds: options.commandExpirySeconds,

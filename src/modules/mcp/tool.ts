@@ -8,6 +8,7 @@ import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextpr
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
+import type { Policy } from '../../domain/permissions.ts';
 import { RECORD_KINDS } from '../../domain/record-kinds.ts';
 import { AppError } from '../../http/errors.ts';
 import {
@@ -34,6 +35,8 @@ export interface ToolContext {
   commandExpirySeconds: number;
   /** Default redelivery window of device commands, as configured for REST. */
   commandRedeliverSeconds: number;
+  /** The key's permissions: only the tools they allow are offered. Absent: every tool. */
+  policy?: Policy;
 }
 
 /** A refusal the agent should read and act on (ask the farmer, pick a farm…): an isError result. */

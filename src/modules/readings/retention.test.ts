@@ -8,8 +8,6 @@ import { createPgDatabase, ENGINES, forEachEngine } from '../../../test/harness.
 import { migrateToLatest } from '../../db/migrate.ts';
 import { migrations } from '../../db/migrations/index.ts';
 import type { DB } from '../../db/schema.ts';
-import { createAccount } from '../accounts/service.ts';
-import { createDevice } from '../devices/service.ts';
 import {
   ensureReadingPartitions,
   listReadingPartitions,
@@ -206,9 +204,17 @@ test('PostgreSQL: migration 0006 moves existing readings into monthly partitions
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     const before = await migrator.migrateTo('0005_webhooks');
     assert.equal(before.error, undefined);
-    const acct = await createAccount(db, { name: 'Before partitions' });
-    const scope = { accountId: acct.account_id, mode: 'test' as const };
-    const device = await createDevice(db, scope, acct.sample_farm_id, { type: 'weather', name: 'Station' });
+    // Rows as the schema stood at 0005, written directly: today's services write columns it lacks.
+    const created = Date.now();
+    await sql`insert into accounts (id, name, created_at) values ('acct_p', 'Before partitions', ${created})`.execute(
+      db,
+    );
+    await sql`insert into farms (id, account_id, name, mode, timezone, settings, created_at)
+      values ('farm_p', 'acct_p', 'Old farm', 'live', 'UTC', '{}', ${created})`.execute(db);
+    await sql`insert into devices (id, farm_id, type, name, state, key_hash, key_prefix, created_at)
+      values ('dev_p', 'farm_p', 'weather', 'Station', '{}', 'hash_p', 'rd_p', ${created})`.execute(db);
+    const acct = { sample_farm_id: 'farm_p' };
+    const device = { id: 'dev_p' };
     const now = new Date();
     const lastMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 10);
     const longAgo = Date.UTC(now.getUTCFullYear() - 10, 0, 1);

@@ -7,7 +7,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB, Db } from '../../db/schema.ts';
 import { RECORD_KINDS } from '../../domain/record-kinds.ts';
 import { notFound } from '../../http/errors.ts';
-import type { Scope } from '../farms/access.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 
 /** Kinds whose records carry a farm_id and are reached by their own id. */
 export type ScopedKind =
@@ -40,7 +40,8 @@ function scopedQuery(db: Db, scope: Scope, kind: ScopedKind, id: string) {
     .innerJoin('farms', 'farms.id', 'r.farm_id')
     .where('r.id', '=', id)
     .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode);
+    .where('farms.mode', '=', scope.mode)
+    .where(farmInScope(scope));
 }
 
 /** The record if its farm is in the scope, else undefined. */

@@ -1,0 +1,101 @@
+/**
+ * The permission model, written once: what a restricted API key may do, and what the console's people
+ * roles are built from. Every operation (REST route or MCP tool) needs one or more Permissions: a resource,
+ * its family, and an access (`read`, `write`, or `delete`). A Policy grants them:
+ *  - per family, `read` or `write` (write includes read and delete), as a restricted key is created with;
+ *  - optionally per resource, exact accesses on top, so a role can say "writes tasks but not farms".
+ */
+
+/** Resource families and the resources in each (a family is what a restricted key is granted). */
+export const PERMISSION_FAMILIES = {
+  records: ['farms', 'animals', 'groups', 'paddocks', 'tasks', 'events', 'brief'],
+  devices: ['devices', 'readings', 'commands', 'houses'],
+  alerts: ['alerts'],
+  webhooks: ['webhooks'],
+  keys: ['keys', 'usage'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type PermissionFamily = keyof typeof PERMISSION_FAMILIES;
+export type Resource = (typeof PERMISSION_FAMILIES)[PermissionFamily][number];
+export const FAMILY_NAMES = Object.keys(PERMISSION_FAMILIES) as PermissionFamily[];
+
+/** What an operation does to a resource. `delete` is apart so a role can write without deleting. */
+export type Access = 'read' | 'write' | 'delete';
+/** What a family grant allows: `read`, or `write` (read, write and delete). */
+export type FamilyLevel = 'read' | 'write';
+
+export interface Permission {
+  family: PermissionFamily;
+  resource: Resource;
+  access: Access;
+}
+
+/** A key's family grants; a family left out is not granted at all. */
+export type FamilyGrants = Partial<Record<PermissionFamily, FamilyLevel>>;
+
+export interface Policy {
+  families: FamilyGrants;
+  /** Exact accesses on single resources, on top of the family grants (roles; keys use families only). */
+  resources?: Partial<Record<Resource, readonly Access[]>>;
+}
+
+const FAMILY_OF = new Map<Resource, PermissionFamily>(
+  FAMILY_NAMES.flatMap((family) => PERMISSION_FAMILIES[family].map((r) => [r as Resource, family] as const)),
+);
+
+export function familyOf(resource: Resource): PermissionFamily {
+  const family = FAMILY_OF.get(resource);
+  if (!family) throw new Error(`resource ${resource} is in no permission family`);
+  return family;
+}
+
+export function permission(resource: Resource, access: Access): Permission {
+  return { family: familyOf(resource), resource, access };
+}
+
+/** Every family at `write`: an unrestricted key, and the owner role. */
+export const FULL_ACCESS: Readonly<FamilyGrants> = Object.freeze(
+  Object.fromEntries(FAMILY_NAMES.map((f) => [f, 'write'])) as FamilyGrants,
+);
+
+export function allows(policy: Policy, need: Permission): boolean {
+  const level = policy.families[need.family];
+  if (level === 'write') return true;
+  if (level === 'read' && need.access === 'read') return true;
+  return policy.resources?.[need.resource]?.includes(need.access) ?? false;
+}
+
+/** The first permission the policy lacks, or null when it allows them all. */
+export function missingPermission(policy: Policy, needs: readonly Permission[]): Permission | null {
+  return needs.find((need) => !allows(policy, need)) ?? null;
+}
+
+/** How a missing permission is named in messages: `devices:write`, as a key's grants are written. */
+export function describePermission(need: Permission): string {
+  return `${need.family}:${need.access === 'read' ? 'read' : 'write'}`;
+}
+
+/** Whether grants `inner` are no broader than `outer` in every family (a key can only make lesser keys). */
+export function grantsWithin(inner: FamilyGrants, outer: FamilyGrants): boolean {
+  return FAMILY_NAMES.every((family) => {
+    const want = inner[family];
+    if (!want) return true;
+    const have = outer[family];
+    return have === 'write' || (have === 'read' && want === 'read');
+  });
+}
+
+/**
+ * The console's people roles, as presets of this model. Owner: everything. Crew: reads every farm record,
+ * device and alert; acknowledges and resolves alerts; adds, edits and completes tasks; logs events; sends
+ * house commands. No keys, webhooks, farm settings or deletes.
+ */
+export const ROLE_PRESETS = {
+  owner: { families: FULL_ACCESS },
+  crew: {
+    families: { records: 'read', devices: 'read', alerts: 'write' },
+    resources: { tasks: ['write'], events: ['write'], commands: ['write'] },
+  },
+} as const satisfies Record<string, Policy>;
+
+export type RoleName = keyof typeof ROLE_PRESETS;

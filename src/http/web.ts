@@ -1,0 +1,53 @@
+/**
+ * What browsers and metered links need from the transport: CORS for the allow-listed origins
+ * (FARMSTEAD_CORS_ORIGINS, none by default), compressed responses (br or gzip, when asked and worth it),
+ * and gzip request bodies (devices on metered links), whose decompressed size still counts against the
+ * body limit (Fastify counts the bytes after the decompressing stream), so a gzip bomb is 413.
+ */
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
+
+/** Headers a browser app may read from our answers. */
+const EXPOSED_HEADERS = [
+  'request-id',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+];
+
+/** Responses smaller than this are sent as they are: compressing them costs more than it saves. */
+export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+  if (origins.length === 0) return;
+  // The plugin's preflight route (OPTIONS *) answers from its own hook and needs no key.
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...route.config, auth: 'none' };
+  });
+  await app.register(cors, {
+    origin: [...origins],
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'content-encoding', 'idempotency-key'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+}
+
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  // Server-sent events (the MCP stream) are never compressed: the plugin's default types leave them out.
+  await app.register(compress, {
+    global: true,
+    threshold: COMPRESS_THRESHOLD_BYTES,
+    encodings: ['br', 'gzip'],
+    requestEncodings: ['gzip'],
+    onUnsupportedRequestEncoding: (encoding) =>
+      new AppError(
+        'unsupported_media_type',
+        `Request bodies may be compressed with Content-Encoding: gzip only, not "${encoding}".`,
+      ),
+  });
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildApp } from '../src/app.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { loggerOptions, redactUrl } from '../src/http/logging.ts';
+import { createAccount } from '../src/modules/accounts/service.ts';
+import { UsageCounter } from '../src/modules/usage/counter.ts';
+import { ENGINES, testConfig } from './harness.ts';
+
+test('redactUrl hides key-shaped values and credential-named parameters, and keeps the rest', () => {
+  assert.equal(redactUrl('/v1/farms?api_key=abc123&limit=5'), '/v1/farms?api_key=[redacted]&limit=5');
+  assert.equal(redactUrl(`/v1/farms?x=rk_live_${'a'.repeat(32)}`), '/v1/farms?x=rk_live_[redacted]');
+  assert.equal(redactUrl(`/v1/keys/rd_${'b'.repeat(32)}`), '/v1/keys/rd_[redacted]');
+  assert.equal(redactUrl('/v1/farms?token=t&key=k'), '/v1/farms?token=[redacted]&key=[redacted]');
+  assert.equal(redactUrl('/v1/farms/farm_1/animals?q=rk'), '/v1/farms/farm_1/animals?q=rk');
+});
+
+for (const engine of ENGINES) {
+  test(`[${engine}] the request log carries the key prefix and never a key sent in the query string`, async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
+    const { config, cleanup } = await testConfig(engine, { webhookWorkerInProcess: false });
+    const database = await openDatabase(config, { onPoolError: () => {} });
+    const usage = new UsageCounter(database.db, 60_000);
+    const app = await buildApp({ config, database, usage, logger: loggerOptions('info', stream) });
+    try {
+      const acct = await createAccount(database.db, { name: 'Log test' });
+      const res = await app.inject({
+        method: 'GET',
+        url: `/v1/farms?api_key=${acct.live_key}&other=${acct.test_key}`,
+        headers: { authorization: `Bearer ${acct.live_key}` },
+      });
+      assert.equal(res.statusCode, 400, 'unknown query parameters are refused, and still logged safely');
+      const ok = await app.inject({
+        method: 'GET',
+        url: '/v1/farms',
+        headers: { authorization: `Bearer ${acct.live_key}` },
+      });
+      assert.equal(ok.statusCode, 200);
+      const text = lines.map((l) => JSON.stringify(l)).join('\n');
+      assert.ok(!text.includes(acct.live_key), 'the live key is in the log');
+      assert.ok(!text.includes(acct.test_key.slice(8)), 'the test key is in the log');
+      assert.match(text, /api_key=\[redacted\]/);
+      const completed = lines.filter((l) => l.msg === 'request completed');
+      assert.equal(completed.length, 2);
+      for (const line of completed)
+        assert.equal(line.key, acct.live_key.slice(0, 12), 'prefix on every completed line');
+    } finally {
+      await app.close();
+      await usage.close().catch(() => {});
+      await database.close();
+      await cleanup();
+    }
+  });
+}
