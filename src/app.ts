@@ -10,7 +10,9 @@ import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
 import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { registerHealth, type WorkerStatus } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { loggerOptions, registerObservation } from './http/observe.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -39,6 +41,7 @@ import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
+import { metricsRoutes } from './modules/metrics/routes.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
@@ -58,6 +61,8 @@ export interface AppDeps {
   database: Database;
   usage: UsageCounter;
   logger?: FastifyServerOptions['logger'];
+  /** The process's background workers, for /readyz; absent when this process runs none. */
+  workers?: WorkerStatus;
 }
 
 /** Response schemas shown as named components in the OpenAPI document. */
@@ -86,7 +91,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
   const db = database.db;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: deps.logger ?? loggerOptions(config),
+    // One line per request, written by registerObservation (with the route), instead of Fastify's two.
+    disableRequestLogging: true,
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => `req_${randomToken(20)}`,
     requestIdHeader: false,
@@ -98,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerValidation(app);
   registerErrorHandling(app);
+  registerObservation(app);
   // Action endpoints take no body; tolerate clients that send `Content-Type: application/json` anyway.
   // JSON only: any other content type is 415 unsupported_media_type.
   app.removeAllContentTypeParsers();
@@ -150,11 +158,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
   registerIdempotency(app, { db });
 
-  app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
-    ok: true,
-    engine: database.engine,
-    version: API_VERSION,
-  }));
+  registerHealth(app, { database, version: API_VERSION, workers: deps.workers });
+  await app.register(metricsRoutes, { database, token: config.metricsToken });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
 
   await app.register(catalogRoutes);

@@ -5,9 +5,10 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type KyselyConfig, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { metrics } from '../modules/metrics/metrics.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
 import { openSqlite } from './sqlite-adapter.ts';
@@ -17,7 +18,19 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
+  /** Connections in use: PostgreSQL's pool counts; SQLite's single connection counts as one, idle. */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+}
+
+/** Every query's time goes to the metrics (Kysely's log hook: no wrapping of the driver). */
+function queryTimer(engine: Engine): KyselyConfig['log'] {
+  return (event) => {
+    metrics.dbQueries.observe(
+      { engine, outcome: event.level === 'error' ? 'error' : 'ok' },
+      event.queryDurationMillis / 1000,
+    );
+  };
 }
 
 // int8 (bigint) columns hold epoch milliseconds and counts, all well inside 2^53: parse to numbers.
@@ -48,6 +61,11 @@ function restrictSqliteFiles(file: string, when: 'before' | 'after'): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
+/** The SQLite database file inside the data folder (the CLI's backup and restore use it too). */
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'farmstead.db');
+}
+
 function defaultPoolError(err: Error): void {
   process.stderr.write(`PostgreSQL connection lost while idle (the pool reconnects): ${err.message}\n`);
 }
@@ -64,16 +82,29 @@ export async function openDatabase(
     pool.on('error', (err) => {
       (options.onPoolError ?? defaultPoolError)(err);
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    database = { db, engine: 'postgres', close: () => db.destroy() };
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
+    database = {
+      db,
+      engine: 'postgres',
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => db.destroy(),
+    };
   } else {
     ensureDataDir(config.dataDir);
-    const file = path.join(config.dataDir, 'farmstead.db');
+    const file = sqliteFile(config.dataDir);
     restrictSqliteFiles(file, 'before');
     const { database: sqlite } = openSqlite(file);
     restrictSqliteFiles(file, 'after');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-    database = { db, engine: 'sqlite', close: () => db.destroy() };
+    const db = new Kysely<DB>({
+      dialect: new SqliteDialect({ database: sqlite }),
+      log: queryTimer('sqlite'),
+    });
+    database = {
+      db,
+      engine: 'sqlite',
+      poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+      close: () => db.destroy(),
+    };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);
   return database;
