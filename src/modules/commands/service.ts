@@ -11,6 +11,7 @@ import { parseJson } from '../../lib/json.ts';
 import { loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
 import { mergeState } from '../devices/state.ts';
 import type { Scope } from '../farms/access.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { byCreation, type CommandRow, toCommand } from './repository.ts';
 import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } from './schemas.ts';
@@ -103,6 +104,7 @@ export async function queueCommand(
     };
     if (simulated && device.type === 'house') await simulateOnHouse(trx, device.id, input.command, params);
     await trx.insertInto('commands').values(row).execute();
+    metrics.commands.inc({ status: row.status });
     const command = toCommand(row);
     await emitEvent(trx, device.farm_id, simulated ? 'command.done' : 'command.queued', command, now);
     return command;
@@ -136,6 +138,7 @@ export async function pickUpCommands(db: Db, deviceId: string, now: number): Pro
     .where('expires_at', '>', now)
     .returningAll()
     .execute();
+  if (rows.length > 0) metrics.commands.inc({ status: 'delivered' }, rows.length);
   return rows.sort(byCreation).map(toCommand);
 }
 
@@ -187,6 +190,7 @@ export async function answerCommand(
       }
       throw conflict(`Command ${commandId} is already ${existing.status}; it cannot be answered again.`);
     }
+    metrics.commands.inc({ status: input.status });
     const command = toCommand(row);
     await emitEvent(
       trx,
@@ -230,6 +234,7 @@ export async function expireDueCommands(
       for (const row of rows.sort(byCreation)) {
         await emitEvent(trx, row.farm_id, 'command.failed', toCommand(row), now);
       }
+      if (rows.length > 0) metrics.commands.inc({ status: 'expired' }, rows.length);
       return rows.length;
     });
     total += expired;

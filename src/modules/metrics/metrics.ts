@@ -92,3 +92,9 @@ export const metrics = {
     registers: [registry],
   }),
 };
+
+/** One accepted device report and the readings it stored. */
+export function countReport(transport: 'http' | 'mqtt', readings: number): void {
+  metrics.reports.inc({ transport });
+  if (readings > 0) metrics.readingsIngested.inc(readings);
+}

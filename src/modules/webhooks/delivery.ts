@@ -22,6 +22,7 @@ import type { AttemptTrigger, DeliveryStatus } from '../../db/tables/webhooks.ts
 import { inTransaction } from '../../db/transaction.ts';
 import { newId } from '../../lib/ids.ts';
 import { toIso } from '../../lib/time.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { subscribesTo } from './repository.ts';
 import {
   DELIVERY_ATTEMPT_HEADER,
@@ -453,6 +454,7 @@ export async function recordAttempt(
       })
       .where('id', '=', claimed.id)
       .execute();
+    metrics.webhookDeliveries.inc({ outcome: status === 'pending' ? 'retrying' : status });
     return status;
   });
 }
