@@ -82,6 +82,11 @@ export async function openDatabase(
     pool.on('error', (err) => {
       (options.onPoolError ?? defaultPoolError)(err);
     });
+    // A connection that breaks during a query (server restart, pg_terminate_backend) fails that query, and
+    // pg also emits 'error' on the client: without a listener that would crash the process.
+    pool.on('connect', (client) => {
+      client.on('error', (err) => (options.onPoolError ?? defaultPoolError)(err));
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
     database = {
       db,
