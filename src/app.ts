@@ -29,6 +29,7 @@ import { CommandSchema } from './modules/commands/schemas.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { DeviceKeySchema, DeviceSchema } from './modules/devices/schemas.ts';
 import { authenticateDevice } from './modules/devices/service.ts';
+import { docsRoutes } from './modules/docs/routes.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { EventSchema } from './modules/events/schemas.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
@@ -161,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealth(app, { database, version: API_VERSION, workers: deps.workers });
   await app.register(metricsRoutes, { database, token: config.metricsToken });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(docsRoutes);
 
   await app.register(catalogRoutes);
   await app.register(accountRoutes, { db });
