@@ -9,8 +9,9 @@ export class UsageError extends Error {}
 /** The command ran and failed (a missing account, a refused restore): exit code 1. */
 export class CliFailure extends Error {}
 
+/** One line of JSON, whatever its size: `… --json | jq` and line-based readers both work. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
 /** Rows as aligned columns; an empty list says so instead of printing nothing. */
