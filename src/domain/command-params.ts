@@ -264,15 +264,22 @@ export function paramsJsonSchema(spec: CommandSpec): JsonSchema {
   const schema: JsonSchema = { type: 'object', properties, additionalProperties: false };
   const required = spec.params.filter((p) => p.required).map((p) => p.name);
   if (required.length > 0) schema.required = required;
-  if (spec.atLeastOneOf) schema.anyOf = spec.atLeastOneOf.map((name) => ({ required: [name] }));
+  if (spec.atLeastOneOf) {
+    // Each branch repeats its property so generated clients type it (a bare `required` reads as unknown).
+    schema.anyOf = spec.atLeastOneOf.map((name) => ({
+      required: [name],
+      properties: { [name]: properties[name] },
+    }));
+  }
   if (spec.atMostOneOf) {
-    // "Not two at once" for every pair, the only way JSON Schema can say "at most one".
-    const pairs: JsonSchema[] = [];
+    // "With this one, none of the others": said per member, so every name used is a declared property.
     const names = spec.atMostOneOf;
-    for (let i = 0; i < names.length; i++) {
-      for (let j = i + 1; j < names.length; j++) pairs.push({ required: [names[i], names[j]] });
-    }
-    schema.not = pairs.length === 1 ? pairs[0] : { anyOf: pairs };
+    schema.dependentSchemas = Object.fromEntries(
+      names.map((name) => [
+        name,
+        { properties: Object.fromEntries(names.filter((other) => other !== name).map((n) => [n, false])) },
+      ]),
+    );
   }
   return schema;
 }

@@ -1,5 +1,7 @@
-/** Schema pieces shared by every module: the error envelope, list envelopes, ids, times. */
+/** Schema pieces shared by every module: the error envelope and error responses, list envelopes, ids, times. */
+import type { SwaggerTransform } from '@fastify/swagger';
 import { type TSchema, Type } from 'typebox';
+import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 
 export const ErrorSchema = Type.Object(
   {
@@ -9,20 +11,94 @@ export const ErrorSchema = Type.Object(
       param: Type.Optional(Type.String({ description: 'The offending input field, when there is one.' })),
     }),
   },
-  { $id: 'Error', title: 'Error' },
+  {
+    $id: 'Error',
+    title: 'Error',
+    description:
+      'Every failure: a stable code, a message for a person and, when one input is at fault, its name.',
+    examples: [
+      {
+        error: {
+          code: 'invalid_request',
+          message: 'limit must be a whole number from 1 to 500.',
+          param: 'limit',
+        },
+      },
+    ],
+  },
 );
 
-/** Standard error responses for an authenticated route (plus 404 where it takes an id). */
-export const errorResponses = {
-  400: Type.Ref('Error'),
-  401: Type.Ref('Error'),
-  404: Type.Ref('Error'),
-  409: Type.Ref('Error'),
-  413: Type.Ref('Error'),
-} as const;
+/** What each error code means to a client; an operation may say more precisely when it happens. */
+const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
+  invalid_request:
+    'The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it.',
+  unauthorized:
+    'Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key).',
+  forbidden: 'Refused for who or where the request comes from.',
+  not_found: 'No such record, or not visible to this key (another account or the other mode).',
+  method_not_allowed: 'This path does not take this method; the Allow header lists those it does.',
+  request_timeout: 'The request did not arrive in time.',
+  conflict: 'The request contradicts the current state.',
+  payload_too_large: 'The body is larger than the service accepts.',
+  uri_too_long: 'A path segment is longer than 100 characters.',
+  unsupported_media_type: 'The body is not application/json.',
+  rate_limited: 'Too many requests; wait and retry.',
+  header_too_large: 'The request headers (with the URL) are too large.',
+  internal_error: 'A fault of the service; logged with the request id.',
+  unavailable: 'The service is shutting down or overloaded; retry shortly.',
+};
+
+/**
+ * The error responses of one operation, for its `response` schema: each code's status, the Error
+ * object, and what the code means (a code given in an object carries its own, operation-specific meaning).
+ * Deriving them from the code map keeps statuses and codes from drifting apart.
+ *
+ *   response: { 200: AnimalRef, ...errorResponses('unauthorized', { not_found: 'No animal with this id.' }) }
+ */
+export function errorResponses(
+  ...entries: Array<ErrorCode | Partial<Record<ErrorCode, string>>>
+): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  const add = (code: ErrorCode, meaning: string) => {
+    const status = ERROR_STATUS[code];
+    const prior = out[status] as { description?: string } | undefined;
+    // Two codes on one status (none today) would share the response; keep both meanings.
+    const description = prior ? `${prior.description} Or ${code}: ${meaning}` : `${code}: ${meaning}`;
+    out[status] = described(Type.Ref('Error'), description);
+  };
+  for (const entry of entries) {
+    if (typeof entry === 'string') add(entry, ERROR_MEANINGS[entry]);
+    else for (const [code, meaning] of Object.entries(entry)) add(code as ErrorCode, meaning as string);
+  }
+  return out;
+}
+
+/** The errors of a JSON body, beyond its validation (400): too large (413), not JSON (415). */
+export const BODY_ERRORS = ['payload_too_large', 'unsupported_media_type'] as const;
+
+/**
+ * A response schema with the description the OpenAPI document shows for the response. @fastify/swagger
+ * reads it from `x-response-description`, except on a `$ref`, which it resolves first: there only a
+ * sibling `description` survives.
+ */
+export function described<T extends TSchema>(schema: T, description: string): T {
+  const key = '$ref' in schema ? 'description' : 'x-response-description';
+  return { ...schema, [key]: description };
+}
 
 export const DateTime = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+/** What `parseIso` (src/lib/time.ts) takes, for every date or time a client sends. */
+export const ISO_INPUT_NOTE =
+  'ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.';
+
+/** A date or date-time a client sends: `format: date-time`, with what the server really accepts described. */
+export const DateInput = (description?: string) =>
+  Type.String({
+    format: 'date-time',
+    description: description ? `${description} ${ISO_INPUT_NOTE}` : ISO_INPUT_NOTE,
+  });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -55,3 +131,11 @@ export function ListOf<T extends TSchema>(item: T) {
 }
 
 export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
+
+/**
+ * Route `config` that shows `body` in the OpenAPI document in place of the schema the route validates
+ * with: for a body the document can describe more precisely than Ajv should check it.
+ */
+export function documentBodyAs(body: TSchema): { swaggerTransform: SwaggerTransform } {
+  return { swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body }, url }) };
+}

@@ -1,11 +1,13 @@
 /**
  * Request validation: bodies are checked strictly (no type coercion, unknown members rejected, so a
  * typo never looks like success); query strings and path params coerce numbers from their text.
+ * Numbers must be finite everywhere, and free-form members are capped (see input-guard.ts).
  */
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { parseIso } from '../lib/time.ts';
+import { FREE_FORM_KEYWORD, freeFormProblem, markFreeForm } from './free-form.ts';
 
 /** Ajv as every surface uses it: ISO 8601 `date-time`, defaults filled in, errors that carry their schema. */
 export function makeAjv(options: Options): Ajv {
@@ -14,9 +16,20 @@ export function makeAjv(options: Options): Ajv {
     removeAdditional: false,
     useDefaults: true,
     strict: false,
+    // Infinity and NaN are not numbers to us (Ajv lets them through when strict is off).
+    strictNumbers: true,
     verbose: true,
     ...options,
   });
+  const freeForm = (_schema: boolean, data: unknown): boolean => {
+    const problem = freeFormProblem(data);
+    freeForm.errors = problem
+      ? [{ keyword: FREE_FORM_KEYWORD, message: problem, params: { problem } }]
+      : undefined;
+    return problem === null;
+  };
+  freeForm.errors = undefined as Partial<ErrorObject>[] | undefined;
+  ajv.addKeyword({ keyword: FREE_FORM_KEYWORD, schemaType: 'boolean', errors: true, validate: freeForm });
   // ajv-formats is CommonJS; its default export arrives wrapped.
   const addFormats =
     (addFormatsModule as unknown as { default: (a: Ajv) => void }).default ?? addFormatsModule;
@@ -26,28 +39,50 @@ export function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
+/** Compiles a schema with its free-form members marked for the free-form cap. */
+export function compileChecked(ajv: Ajv, schema: AnySchema): ValidateFunction {
+  return ajv.compile(markFreeForm(schema));
+}
+
+function bodyError(keyword: string, params: Record<string, unknown>, message: string) {
+  return [{ instancePath: '', schemaPath: `#/${keyword}`, keyword, params, message }];
+}
+
+/**
+ * Absent bodies (none, empty or whitespace; the JSON parser already refused `null` and other
+ * non-objects): a PATCH needs a body, since sending nothing to change is almost always a client bug;
+ * other methods count it as `{}`, so action endpoints and creates with only optional members work
+ * without one, and a required member is named as missing.
+ */
 export function registerValidation(app: FastifyInstance): void {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== 'body') return coercing.compile(schema);
-    const validate = strict.compile(schema);
+  app.setValidatorCompiler(({ schema, httpPart, method }) => {
+    if (httpPart !== 'body') return compileChecked(coercing, schema);
+    const validate = compileChecked(strict, schema);
     const required = (schema as { required?: string[] }).required ?? [];
-    // A body-less POST is fine where nothing is required (action endpoints, optional options).
-    const check = (data: unknown): boolean => {
+    const check = (data: unknown): boolean | { value: unknown } => {
       if (data === undefined || data === null) {
-        check.errors = required.length
-          ? [
-              {
-                instancePath: '',
-                schemaPath: '#/required',
-                keyword: 'required',
-                params: { missingProperty: required[0] ?? '' },
-                message: 'is required',
-              },
-            ]
-          : null;
-        return required.length === 0;
+        if (method === 'PATCH') {
+          check.errors = bodyError(
+            'x-body',
+            {},
+            'is missing: send a JSON object with the fields to change (an empty object {} changes nothing)',
+          );
+          return false;
+        }
+        const missing = required[0];
+        if (missing !== undefined) {
+          check.errors = bodyError('required', { missingProperty: missing }, 'is required');
+          return false;
+        }
+        data = {};
+        if (!validate(data)) {
+          check.errors = (validate.errors as FastifySchemaValidationError[] | null | undefined) ?? null;
+          return false;
+        }
+        check.errors = null;
+        return { value: data };
       }
       const ok = validate(data) as boolean;
       check.errors = (validate.errors as FastifySchemaValidationError[] | null | undefined) ?? null;
@@ -84,9 +119,16 @@ function paramOf(error: ErrorObject): string {
   return out;
 }
 
-/** One Ajv error as a sentence that names the argument and says what would be valid. */
-export function describeAjvError(error: ErrorObject, what = 'argument'): { param: string; message: string } {
-  const param = paramOf(error) || 'arguments';
+/**
+ * One Ajv error as a sentence that names the argument and says what would be valid; `root` names the
+ * whole value (the body, the query string, the arguments).
+ */
+export function describeAjvError(
+  error: ErrorObject,
+  what = 'argument',
+  root = 'arguments',
+): { param: string; message: string } {
+  const param = paramOf(error) || root;
   const parent = (error.parentSchema ?? {}) as JsonObject;
   switch (error.keyword) {
     case 'required':
@@ -131,6 +173,8 @@ export function describeAjvError(error: ErrorObject, what = 'argument'): { param
       };
     case 'maxLength':
       return { param, message: `${param} must be at most ${error.params.limit} characters.` };
+    case FREE_FORM_KEYWORD:
+      return { param, message: `${param} ${String(error.params.problem)}.` };
     default:
       return { param, message: `${param} ${error.message ?? 'is invalid'}.` };
   }

@@ -9,6 +9,19 @@ test('parseIso accepts ISO 8601 dates and date-times, with or without a zone (UT
   assert.equal(parseIso('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29));
 });
 
+test('parseIso reads a date-time without a zone as UTC, whatever the process time zone', () => {
+  const before = process.env.TZ;
+  process.env.TZ = 'America/Chicago';
+  try {
+    assert.equal(parseIso('2026-03-01T10:20'), Date.UTC(2026, 2, 1, 10, 20));
+    assert.equal(parseIso('2026-03-01 10:20:30'), Date.UTC(2026, 2, 1, 10, 20, 30));
+    assert.equal(parseIso('2026-03-01T10:20:30+0200'), Date.UTC(2026, 2, 1, 8, 20, 30));
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+});
+
 test('parseIso refuses text that is not an ISO date, and impossible calendar days', () => {
   for (const bad of ['yesterday', '03/01/2026', '2026-02-30', '2026-13-01', '2025-02-29T00:00:00Z', '']) {
     assert.equal(parseIso(bad), null, bad);

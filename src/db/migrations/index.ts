@@ -5,6 +5,7 @@ import * as m0003 from './0003_devices.ts';
 import * as m0004 from './0004_alerts.ts';
 import * as m0005 from './0005_webhooks.ts';
 import * as m0006 from './0006_readings_partitions.ts';
+import * as m0007 from './0007_repair_non_finite.ts';
 import * as m0010 from './0010_idempotency.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
@@ -15,5 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_alerts': m0004,
   '0005_webhooks': m0005,
   '0006_readings_partitions': m0006,
+  '0007_repair_non_finite': m0007,
   '0010_idempotency': m0010,
 };

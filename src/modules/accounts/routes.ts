@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { DateTime, errorResponses } from '../../http/schemas.ts';
+import { DateTime, described, errorResponses } from '../../http/schemas.ts';
 import { getMe } from './service.ts';
 
 const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
@@ -18,9 +18,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/me',
     {
       schema: {
+        operationId: 'getMe',
         tags: ['Account'],
         summary: 'The calling account and key',
-        response: { 200: MeSchema, ...errorResponses },
+        response: {
+          200: described(MeSchema, 'The account, the key that called and its mode.'),
+          ...errorResponses('unauthorized'),
+        },
       },
     },
     async (request) => getMe(db, apiCaller(request)),

@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
+import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { createKey } from '../keys/service.ts';
 import { createSampleFarm } from '../sample/service.ts';
@@ -56,7 +57,7 @@ export async function bootstrapFirstAccount(database: Database): Promise<NewAcco
 
 export async function getMe(
   db: Db,
-  caller: { accountId: string; keyId: string; keyName: string; mode: string; prefix: string },
+  caller: { accountId: string; keyId: string; keyName: string; mode: KeyMode; prefix: string },
 ) {
   const account = await db
     .selectFrom('accounts')

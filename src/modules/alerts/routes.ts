@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { described, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
 import { AlertListQuery } from './schemas.ts';
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from './service.ts';
 
@@ -14,11 +14,15 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/alerts',
     {
       schema: {
+        operationId: 'listAlerts',
         tags,
         summary: "A farm's alerts, most urgent first (urgent, watch, info), then newest",
         params: FarmParams,
         querystring: AlertListQuery,
-        response: { 200: ListOf(AlertRef), ...errorResponses },
+        response: {
+          200: described(ListOf(AlertRef), 'A page of alerts, most urgent first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -31,10 +35,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/alerts/:id',
     {
       schema: {
+        operationId: 'getAlert',
         tags,
         summary: 'Get an alert',
         params: IdParams,
-        response: { 200: AlertRef, ...errorResponses },
+        response: {
+          200: described(AlertRef, 'The alert.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getAlert(db, apiCaller(request), request.params.id),
@@ -44,11 +52,17 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/alerts/:id/acknowledge',
     {
       schema: {
+        operationId: 'acknowledgeAlert',
         tags,
         summary:
           'Acknowledge an open alert (an acknowledged one is returned unchanged; a resolved one is 409)',
         params: IdParams,
-        response: { 200: AlertRef, ...errorResponses },
+        response: {
+          200: described(AlertRef, 'The alert, acknowledged.'),
+          ...errorResponses('unauthorized', 'not_found', {
+            conflict: 'The alert is resolved; a resolved alert cannot be acknowledged.',
+          }),
+        },
       },
     },
     async (request) => acknowledgeAlert(db, apiCaller(request), request.params.id),
@@ -58,10 +72,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/alerts/:id/resolve',
     {
       schema: {
+        operationId: 'resolveAlert',
         tags,
         summary: 'Resolve an open or acknowledged alert (a resolved one is returned unchanged)',
         params: IdParams,
-        response: { 200: AlertRef, ...errorResponses },
+        response: {
+          200: described(AlertRef, 'The alert, resolved.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => resolveAlert(db, apiCaller(request), request.params.id),

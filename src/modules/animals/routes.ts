@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
-import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { AnimalListQuery, CreateAnimalBody, UpdateAnimalBody } from './schemas.ts';
 import { createAnimal, deleteAnimal, getAnimal, listAnimals, updateAnimal } from './service.ts';
 
@@ -15,11 +23,15 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/farms/:farm/animals',
     {
       schema: {
+        operationId: 'listAnimals',
         tags,
         summary: "List a farm's animals, newest first, with filters",
         params: FarmParams,
         querystring: AnimalListQuery,
-        response: { 200: ListOf(AnimalRef), ...errorResponses },
+        response: {
+          200: described(ListOf(AnimalRef), 'A page of animals, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -32,11 +44,23 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/farms/:farm/animals',
     {
       schema: {
+        operationId: 'createAnimal',
         tags,
         summary: 'Add an animal (emits animal.created)',
         params: FarmParams,
         body: CreateAnimalBody,
-        response: { 201: AnimalRef, ...errorResponses },
+        response: {
+          201: described(AnimalRef, 'The new animal.'),
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            {
+              not_found: 'No such farm visible to the key.',
+              conflict: 'Another animal already has this eid.',
+            },
+            ...BODY_ERRORS,
+          ),
+        },
       },
     },
     async (request, reply) =>
@@ -47,10 +71,14 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/animals/:id',
     {
       schema: {
+        operationId: 'getAnimal',
         tags,
         summary: 'Get an animal',
         params: IdParams,
-        response: { 200: AnimalRef, ...errorResponses },
+        response: {
+          200: described(AnimalRef, 'The animal.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getAnimal(db, apiCaller(request), request.params.id),
@@ -60,11 +88,23 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/animals/:id',
     {
       schema: {
+        operationId: 'updateAnimal',
         tags,
         summary: 'Update an animal (a paddock or group change logs a move event)',
         params: IdParams,
         body: UpdateAnimalBody,
-        response: { 200: AnimalRef, ...errorResponses },
+        response: {
+          200: described(AnimalRef, 'The animal as updated.'),
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            {
+              not_found: 'No such animal visible to the key.',
+              conflict: 'Another animal already has this eid.',
+            },
+            ...BODY_ERRORS,
+          ),
+        },
       },
     },
     async (request) => updateAnimal(db, apiCaller(request), request.params.id, request.body),
@@ -74,10 +114,14 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/animals/:id',
     {
       schema: {
+        operationId: 'deleteAnimal',
         tags,
         summary: 'Delete an animal (its farm events stay in the log)',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The animal is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deleteAnimal(db, apiCaller(request), request.params.id),

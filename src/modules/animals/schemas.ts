@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'] as const;
 
@@ -15,7 +15,7 @@ export const AnimalSchema = Type.Object(
     ),
     sex: Nullable(Type.String()),
     breed: Nullable(Type.String()),
-    birth_date: Nullable(DateTime()),
+    birth_date: Nullable(DateTime('Date of birth; a date given alone is midnight UTC.')),
     group_id: Nullable(Type.String()),
     paddock_id: Nullable(Type.String()),
     status: Type.String({ description: `Known values: ${ANIMAL_STATUSES.join(', ')} (default active).` }),
@@ -23,7 +23,29 @@ export const AnimalSchema = Type.Object(
     fields: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form custom fields.' }),
     created_at: DateTime(),
   },
-  { $id: 'Animal', title: 'Animal' },
+  {
+    $id: 'Animal',
+    title: 'Animal',
+    examples: [
+      {
+        id: 'ani_01kyct2fesc0xbda378g9ghyw3',
+        farm_id: 'farm_01kyct2fdr20b7h8952h0m29dd',
+        species: 'dog',
+        name: 'Tess',
+        tag: 'D2',
+        eid: null,
+        sex: 'female',
+        breed: 'Anatolian Shepherd',
+        birth_date: '2024-03-17T00:00:00.000Z',
+        group_id: null,
+        paddock_id: 'pad_01kyct2fdw3fecrmq7xe9myg7a',
+        status: 'active',
+        notes: 'Livestock guardian dog with the layers.',
+        fields: {},
+        created_at: '2026-07-25T14:15:09.017Z',
+      },
+    ],
+  },
 );
 
 const text = (maxLength: number, description?: string) =>
@@ -40,7 +62,7 @@ const fields = {
   eid: text(100, "Electronic id (e.g. a 15-digit FDX-B number); unique among the account's animals."),
   sex: text(50, 'e.g. female, male, castrated.'),
   breed: text(100),
-  birth_date: Nullable(DateTime('ISO 8601 date or date-time; stored in UTC.')),
+  birth_date: Nullable(DateInput('Date of birth.')),
   group_id: text(100),
   paddock_id: text(100),
   status: Type.String({
@@ -94,7 +116,9 @@ export const UpdateAnimalBody = Type.Object(
   { additionalProperties: false },
 );
 
-const filter = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
+// 200 characters is more than any name, tag or EID; a longer `q` would only burden the LIKE scan.
+const filter = (description: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 200, description }));
 
 export const AnimalListQuery = Type.Object(
   {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { errorResponses, FarmParams } from '../../http/schemas.ts';
+import { described, errorResponses, FarmParams } from '../../http/schemas.ts';
 import { buildBrief } from './service.ts';
 
 export { BriefSchema } from './schemas.ts';
@@ -12,12 +12,16 @@ export const briefRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/brief',
     {
       schema: {
+        operationId: 'getFarmBrief',
         tags: ['Farms'],
         summary: 'The morning brief: a ranked view of what needs attention',
         description:
           'Ranks what needs attention now: urgent alerts, then watch alerts (oldest first), overdue tasks, tasks due today (farm time), houses with low feed or water or climate off target, pop doors open after dusk, quiet devices, low batteries and paddocks past their rest target. Also every house with its feed, water, climate, power, doors, move and floor.',
         params: FarmParams,
-        response: { 200: Type.Ref('Brief'), ...errorResponses },
+        response: {
+          200: described(Type.Ref('Brief'), 'The brief, ranked.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => buildBrief(db, apiCaller(request), request.params.farm),

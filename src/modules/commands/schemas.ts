@@ -28,7 +28,25 @@ export const CommandSchema = Type.Object(
     done_at: Nullable(DateTime('When it finished (done or failed).')),
     expires_at: DateTime('A command still queued or delivered at this time becomes failed (expired).'),
   },
-  { $id: 'Command', title: 'Command' },
+  {
+    $id: 'Command',
+    title: 'Command',
+    examples: [
+      {
+        id: 'cmd_01m81srran8c6cjx23a6yw163h',
+        farm_id: 'farm_01kyct2fdr20b7h8952h0m29dd',
+        device_id: 'dev_01m379xkdt1y8q9xray6w7qzb0',
+        command: 'doors.open',
+        params: { doors: 'all' },
+        status: 'queued',
+        result: null,
+        created_at: '2026-11-22T14:15:09.909Z',
+        delivered_at: null,
+        done_at: null,
+        expires_at: '2026-11-23T14:15:09.909Z',
+      },
+    ],
+  },
 );
 
 export const QueueCommandBody = Type.Object(

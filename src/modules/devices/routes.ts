@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
-import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { CreateDeviceBody, DeviceListQuery, UpdateDeviceBody } from './schemas.ts';
 import {
   createDevice,
@@ -22,11 +30,15 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/farms/:farm/devices',
     {
       schema: {
+        operationId: 'listDevices',
         tags,
         summary: "List a farm's devices, newest first",
         params: FarmParams,
         querystring: DeviceListQuery,
-        response: { 200: ListOf(DeviceRef), ...errorResponses },
+        response: {
+          200: described(ListOf(DeviceRef), 'A page of devices, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -39,11 +51,15 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/farms/:farm/devices',
     {
       schema: {
+        operationId: 'createDevice',
         tags,
         summary: 'Add a device; the response carries its device key, shown only this once',
         params: FarmParams,
         body: CreateDeviceBody,
-        response: { 201: DeviceRef, ...errorResponses },
+        response: {
+          201: described(DeviceRef, 'The new device, with its device key in `device_key` (shown only here).'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) =>
@@ -54,10 +70,14 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/devices/:id',
     {
       schema: {
+        operationId: 'getDevice',
         tags,
         summary: 'Get a device',
         params: IdParams,
-        response: { 200: DeviceRef, ...errorResponses },
+        response: {
+          200: described(DeviceRef, 'The device.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getDevice(db, apiCaller(request), request.params.id),
@@ -67,11 +87,15 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/devices/:id',
     {
       schema: {
+        operationId: 'updateDevice',
         tags,
         summary: 'Update a device (any fields; null clears an optional one)',
         params: IdParams,
         body: UpdateDeviceBody,
-        response: { 200: DeviceRef, ...errorResponses },
+        response: {
+          200: described(DeviceRef, 'The device as updated.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request) => updateDevice(db, apiCaller(request), request.params.id, request.body ?? {}),
@@ -81,10 +105,14 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/devices/:id',
     {
       schema: {
+        operationId: 'deleteDevice',
         tags,
         summary: 'Delete a device with its readings and commands; its key stops working',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The device is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deleteDevice(db, apiCaller(request), request.params.id),
@@ -94,10 +122,14 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     '/v1/devices/:id/key',
     {
       schema: {
+        operationId: 'rotateDeviceKey',
         tags,
         summary: 'Rotate the device key: the new key is shown once and the old one stops working at once',
         params: IdParams,
-        response: { 200: Type.Ref('DeviceKey'), ...errorResponses },
+        response: {
+          200: described(Type.Ref('DeviceKey'), 'The new device key (shown only here).'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => rotateDeviceKey(db, apiCaller(request), request.params.id),

@@ -30,7 +30,29 @@ export const DeviceSchema = Type.Object(
       Type.String({ description: 'The device key (rd_…): returned only once, on create.' }),
     ),
   },
-  { $id: 'Device', title: 'Device' },
+  {
+    $id: 'Device',
+    title: 'Device',
+    examples: [
+      {
+        id: 'dev_01m379xkdt1y8q9xray6w7qzb0',
+        farm_id: 'farm_01kyct2fdr20b7h8952h0m29dd',
+        type: 'house',
+        name: 'House 2',
+        serial: 'MH-2207-0188',
+        animal_id: null,
+        group_id: 'grp_01m5ctn0dr9c9psj35qf84nbn7',
+        firmware: '4.2.1',
+        lat: 38.9468,
+        lon: -92.3361,
+        battery: 73.2,
+        state: { floor: 'retracted', lights: 'auto' },
+        key_prefix: 'rd_7Kq2',
+        last_seen_at: '2026-11-22T14:15:00.000Z',
+        created_at: '2026-07-25T14:15:09.120Z',
+      },
+    ],
+  },
 );
 
 export const DeviceKeySchema = Type.Object(

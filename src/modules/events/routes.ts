@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
-import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { CreateEventBody, EventListQuery, UpdateEventBody } from './schemas.ts';
 import { createEvent, deleteEvent, getEvent, listEvents, updateEvent } from './service.ts';
 
@@ -15,11 +23,15 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/events',
     {
       schema: {
+        operationId: 'listEvents',
         tags,
         summary: "List a farm's event log, newest `at` first, with filters",
         params: FarmParams,
         querystring: EventListQuery,
-        response: { 200: ListOf(EventRef), ...errorResponses },
+        response: {
+          200: described(ListOf(EventRef), 'A page of farm events, newest `at` first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -32,11 +44,15 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/events',
     {
       schema: {
+        operationId: 'createEvent',
         tags,
         summary: 'Log a farm event (emits event.created)',
         params: FarmParams,
         body: CreateEventBody,
-        response: { 201: EventRef, ...errorResponses },
+        response: {
+          201: described(EventRef, 'The new farm event.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) =>
@@ -47,10 +63,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/events/:id',
     {
       schema: {
+        operationId: 'getEvent',
         tags,
         summary: 'Get a farm event',
         params: IdParams,
-        response: { 200: EventRef, ...errorResponses },
+        response: {
+          200: described(EventRef, 'The farm event.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getEvent(db, apiCaller(request), request.params.id),
@@ -60,11 +80,15 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/events/:id',
     {
       schema: {
+        operationId: 'updateEvent',
         tags,
         summary: 'Update a farm event',
         params: IdParams,
         body: UpdateEventBody,
-        response: { 200: EventRef, ...errorResponses },
+        response: {
+          200: described(EventRef, 'The farm event as updated.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request) => updateEvent(db, apiCaller(request), request.params.id, request.body),
@@ -74,10 +98,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/events/:id',
     {
       schema: {
+        operationId: 'deleteEvent',
         tags,
         summary: 'Delete a farm event',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The farm event is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deleteEvent(db, apiCaller(request), request.params.id),

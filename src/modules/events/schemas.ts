@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const EventSchema = Type.Object(
   {
@@ -29,7 +29,7 @@ const fields = {
   ),
   subject_id: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
   data: Type.Record(Type.String(), Type.Unknown()),
-  at: DateTime('When it happened; default now. Any ISO 8601 time, stored in UTC.'),
+  at: DateInput('When it happened; default now.'),
 };
 
 export const CreateEventBody = Type.Object(

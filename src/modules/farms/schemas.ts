@@ -36,7 +36,24 @@ export const FarmSchema = Type.Object(
     settings: Type.Record(Type.String(), Type.Unknown()),
     created_at: DateTime(),
   },
-  { $id: 'Farm', title: 'Farm' },
+  {
+    $id: 'Farm',
+    title: 'Farm',
+    examples: [
+      {
+        id: 'farm_01kyct2fdr20b7h8952h0m29dd',
+        name: 'Willow Creek Farm',
+        mode: 'live',
+        timezone: 'America/Chicago',
+        lat: 38.9517,
+        lon: -92.3341,
+        acres: 160,
+        sample: false,
+        settings: { rules: { 'house.heat': { watch: 31, urgent: 34, clear: 29 } } },
+        created_at: '2026-07-25T14:15:08.984Z',
+      },
+    ],
+  },
 );
 
 const fields = {

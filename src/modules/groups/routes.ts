@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
-import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { CreateGroupBody, GroupListQuery, UpdateGroupBody } from './schemas.ts';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup } from './service.ts';
 
@@ -15,11 +23,15 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/groups',
     {
       schema: {
+        operationId: 'listGroups',
         tags,
         summary: "List a farm's groups (herds, flocks, pens, litters), newest first, with filters",
         params: FarmParams,
         querystring: GroupListQuery,
-        response: { 200: ListOf(GroupRef), ...errorResponses },
+        response: {
+          200: described(ListOf(GroupRef), 'A page of groups, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -32,11 +44,15 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/groups',
     {
       schema: {
+        operationId: 'createGroup',
         tags,
         summary: 'Add a group',
         params: FarmParams,
         body: CreateGroupBody,
-        response: { 201: GroupRef, ...errorResponses },
+        response: {
+          201: described(GroupRef, 'The new group.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) =>
@@ -47,10 +63,14 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/groups/:id',
     {
       schema: {
+        operationId: 'getGroup',
         tags,
         summary: 'Get a group',
         params: IdParams,
-        response: { 200: GroupRef, ...errorResponses },
+        response: {
+          200: described(GroupRef, 'The group.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getGroup(db, apiCaller(request), request.params.id),
@@ -60,11 +80,15 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/groups/:id',
     {
       schema: {
+        operationId: 'updateGroup',
         tags,
         summary: 'Update a group (a paddock change logs a move event)',
         params: IdParams,
         body: UpdateGroupBody,
-        response: { 200: GroupRef, ...errorResponses },
+        response: {
+          200: described(GroupRef, 'The group as updated.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request) => updateGroup(db, apiCaller(request), request.params.id, request.body),
@@ -74,10 +98,14 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/groups/:id',
     {
       schema: {
+        operationId: 'deleteGroup',
         tags,
         summary: 'Delete a group (its animals stay, with group_id cleared and a move event each)',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The group is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deleteGroup(db, apiCaller(request), request.params.id),

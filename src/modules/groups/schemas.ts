@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const GROUP_KINDS = ['herd', 'flock', 'pen', 'litter'] as const;
 
@@ -13,7 +13,7 @@ export const GroupSchema = Type.Object(
     species: Type.String(),
     kind: Type.String({ description: KIND_DESCRIPTION }),
     head_count: Nullable(Type.Number()),
-    hatch_date: Nullable(DateTime()),
+    hatch_date: Nullable(DateTime('Hatch or birth date; a date given alone is midnight UTC.')),
     paddock_id: Nullable(Type.String()),
     created_at: DateTime(),
   },
@@ -25,7 +25,7 @@ const fields = {
   species: Type.String({ minLength: 1, maxLength: 100 }),
   kind: Type.String({ minLength: 1, maxLength: 50, description: KIND_DESCRIPTION }),
   head_count: Nullable(Type.Integer({ minimum: 0, description: 'Number of head, a whole number.' })),
-  hatch_date: Nullable(DateTime('ISO 8601 date or date-time; stored in UTC.')),
+  hatch_date: Nullable(DateInput('Hatch or birth date of the group.')),
   paddock_id: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
 };
 

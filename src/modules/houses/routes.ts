@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
+import { described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
 import { HouseListSchema } from './schemas.ts';
 import { getHouse, getHouses } from './service.ts';
 
@@ -12,10 +12,14 @@ export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/farms/:farm/houses',
     {
       schema: {
+        operationId: 'listHouses',
         tags,
         summary: 'Every house on the farm with its state, latest readings and recent commands',
         params: FarmParams,
-        response: { 200: HouseListSchema, ...errorResponses },
+        response: {
+          200: described(HouseListSchema, 'Every house on the farm.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => ({ data: await getHouses(db, apiCaller(request), request.params.farm) }),
@@ -24,10 +28,17 @@ export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     '/v1/houses/:id',
     {
       schema: {
+        operationId: 'getHouse',
         tags,
         summary: 'One house (a device of type house) with its state, latest readings and recent commands',
         params: IdParams,
-        response: { 200: Type.Ref('House'), ...errorResponses },
+        response: {
+          200: described(Type.Ref('House'), 'The house.'),
+          ...errorResponses('unauthorized', {
+            not_found:
+              'No house with this id visible to the key (a device of another type is not found too).',
+          }),
+        },
       },
     },
     async (request) => getHouse(db, apiCaller(request), request.params.id),

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { DateInput } from '../../http/schemas.ts';
 import type { Command } from '../commands/schemas.ts';
 
 /** Most device events one report may carry. */
@@ -19,7 +20,7 @@ const IngestReading = Type.Object(
         description: 'Default: the catalog unit of a known metric.',
       }),
     ),
-    at: Type.Optional(Type.String({ format: 'date-time', description: 'When measured (default: receipt).' })),
+    at: Type.Optional(DateInput('When measured (default: receipt).')),
     eid: Type.Optional(
       Type.String({
         minLength: 1,
@@ -41,9 +42,7 @@ const IngestEvent = Type.Object(
         'predator.detected, safety_edge.stop and door.jammed open alerts; any other name is logged.',
     }),
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    at: Type.Optional(
-      Type.String({ format: 'date-time', description: 'When it happened (default: receipt).' }),
-    ),
+    at: Type.Optional(DateInput('When it happened (default: receipt).')),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,7 @@ import type { Db } from '../../db/schema.ts';
 import { apiCaller, bearerToken } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
 import { isOriginAllowed, ownOrigin } from './origin.ts';
+import { rpcParamsError } from './rpc-params.ts';
 import { createMcpServer } from './server.ts';
 import type { ToolContext } from './tool.ts';
 
@@ -57,8 +58,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   );
   app.addHook('onClose', async () => handler.close());
 
+  // POST only: the server is stateless, with no SSE stream to GET and no session to DELETE (405).
   app.route({
-    method: ['POST', 'GET', 'DELETE'],
+    method: 'POST',
     url: '/mcp',
     // Tool calls take idempotency_key as an argument instead of the header.
     config: { surface: 'mcp', idempotency: false },
@@ -73,6 +75,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       }
     },
     handler: async (request, reply) => {
+      const paramsError = rpcParamsError(request.body);
+      if (paramsError) return reply.code(200).send(paramsError);
       const caller = apiCaller(request);
       const toolContext: ToolContext = {
         db: options.db,

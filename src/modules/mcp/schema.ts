@@ -7,18 +7,8 @@
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
-import { describeAjvError, makeAjv } from '../../http/validation.ts';
-import { AlertSchema } from '../alerts/schemas.ts';
-import { AnimalSchema } from '../animals/schemas.ts';
-import { CommandSchema } from '../commands/schemas.ts';
-import { DeviceSchema } from '../devices/schemas.ts';
-import { EventSchema } from '../events/schemas.ts';
-import { FarmSchema } from '../farms/schemas.ts';
-import { GroupSchema } from '../groups/schemas.ts';
-import { HouseSchema } from '../houses/schemas.ts';
-import { PaddockSchema } from '../paddocks/schemas.ts';
-import { ReadingSchema } from '../readings/schemas.ts';
-import { TaskSchema } from '../tasks/schemas.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
+import { SHARED_SCHEMAS } from '../../openapi.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -27,19 +17,7 @@ const ajv = makeAjv({ coerceTypes: false });
 
 /** The $id'd resource schemas REST refers to with Type.Ref; tool schemas inline them. */
 const REFS: Record<string, TSchema> = Object.fromEntries(
-  [
-    AlertSchema,
-    AnimalSchema,
-    CommandSchema,
-    DeviceSchema,
-    EventSchema,
-    FarmSchema,
-    GroupSchema,
-    HouseSchema,
-    PaddockSchema,
-    ReadingSchema,
-    TaskSchema,
-  ].map((schema) => [String((schema as { $id?: string }).$id), schema]),
+  SHARED_SCHEMAS.map((schema) => [String((schema as { $id?: string }).$id), schema]),
 );
 
 /**
@@ -55,13 +33,31 @@ export function toJsonSchema(schema: TSchema | JsonObject): JsonObject {
     if (typeof node.$ref === 'string' && Object.keys(node).length === 1) {
       const target = REFS[node.$ref];
       if (!target) throw new Error(`toJsonSchema: no schema for $ref ${node.$ref}`);
-      return resolve(JSON.parse(JSON.stringify(target)));
+      // The document's examples would only lengthen every tool schema that inlines the resource.
+      const { examples: _documentOnly, ...inline } = JSON.parse(JSON.stringify(target)) as JsonObject;
+      return resolve(inline);
     }
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) if (key !== '$id') out[key] = resolve(child);
     return out;
   };
   return resolve(JSON.parse(JSON.stringify(schema))) as JsonObject;
+}
+
+/** Longest string argument where the schema does not say (notes are the longest real text). */
+export const MAX_TOOL_STRING = 10_000;
+
+/** A copy with a maxLength on every string argument that has none, so no argument is unbounded. */
+function capStrings(schema: JsonObject): JsonObject {
+  const cap = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(cap);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: JsonObject = {};
+    for (const [key, child] of Object.entries(value)) out[key] = cap(child);
+    if (out.type === 'string' && out.maxLength === undefined) out.maxLength = MAX_TOOL_STRING;
+    return out;
+  };
+  return cap(schema) as JsonObject;
 }
 
 export interface ToolSchema<T> extends StandardSchemaWithJSON<T, T> {
@@ -72,15 +68,16 @@ export interface ToolSchema<T> extends StandardSchemaWithJSON<T, T> {
 /**
  * A tool schema from TypeBox. `advertised` is what tools/list shows when it should say more than is
  * checked here: house_command lists each command's params, which the commands service validates
- * with the domain's own (better-worded) messages, exactly as for REST.
+ * with the domain's own (better-worded) messages, exactly as for REST. Arguments (`input`) get the
+ * input rules: string lengths capped, free-form members capped; results are checked as they are.
  */
 export function toolSchema<S extends TSchema>(
   schema: S,
-  options: { advertised?: JsonObject } = {},
+  options: { advertised?: JsonObject; input?: boolean } = {},
 ): ToolSchema<Static<S>> {
-  const checked = toJsonSchema(schema);
+  const checked = options.input ? capStrings(toJsonSchema(schema)) : toJsonSchema(schema);
   const json = options.advertised ?? checked;
-  const validate = ajv.compile(checked);
+  const validate = options.input ? compileChecked(ajv, checked) : ajv.compile(checked);
   return {
     json,
     '~standard': {

@@ -183,7 +183,7 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
           },
         }
       : def.advertisedInput;
-  const inputSchema = toolSchema(input, advertised ? { advertised } : {});
+  const inputSchema = toolSchema(input, { input: true, ...(advertised ? { advertised } : {}) });
   const outputSchema = toolSchema(def.output);
   return {
     name: def.name,

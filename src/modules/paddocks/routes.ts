@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
-import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { CreatePaddockBody, PaddockListQuery, UpdatePaddockBody } from './schemas.ts';
 import { createPaddock, deletePaddock, getPaddock, listPaddocks, updatePaddock } from './service.ts';
 
@@ -15,11 +23,15 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/farms/:farm/paddocks',
     {
       schema: {
+        operationId: 'listPaddocks',
         tags,
         summary: "List a farm's paddocks, newest first",
         params: FarmParams,
         querystring: PaddockListQuery,
-        response: { 200: ListOf(PaddockRef), ...errorResponses },
+        response: {
+          200: described(ListOf(PaddockRef), 'A page of paddocks, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => listPaddocks(db, apiCaller(request), request.params.farm, parsePage(request.query)),
@@ -29,11 +41,15 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/farms/:farm/paddocks',
     {
       schema: {
+        operationId: 'createPaddock',
         tags,
         summary: 'Add a paddock',
         params: FarmParams,
         body: CreatePaddockBody,
-        response: { 201: PaddockRef, ...errorResponses },
+        response: {
+          201: described(PaddockRef, 'The new paddock.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) =>
@@ -44,10 +60,14 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/paddocks/:id',
     {
       schema: {
+        operationId: 'getPaddock',
         tags,
         summary: 'Get a paddock',
         params: IdParams,
-        response: { 200: PaddockRef, ...errorResponses },
+        response: {
+          200: described(PaddockRef, 'The paddock.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getPaddock(db, apiCaller(request), request.params.id),
@@ -57,11 +77,15 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/paddocks/:id',
     {
       schema: {
+        operationId: 'updatePaddock',
         tags,
         summary: 'Update a paddock',
         params: IdParams,
         body: UpdatePaddockBody,
-        response: { 200: PaddockRef, ...errorResponses },
+        response: {
+          200: described(PaddockRef, 'The paddock as updated.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request) => updatePaddock(db, apiCaller(request), request.params.id, request.body),
@@ -71,11 +95,15 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/paddocks/:id',
     {
       schema: {
+        operationId: 'deletePaddock',
         tags,
         summary:
           'Delete a paddock (animals and groups in it stay, with paddock_id cleared and a move event each)',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The paddock is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deletePaddock(db, apiCaller(request), request.params.id),

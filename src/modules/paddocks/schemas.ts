@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 const GEOMETRY_DESCRIPTION =
   'The paddock outline, stored and returned as given (GeoJSON Polygon or MultiPolygon recommended).';
@@ -23,7 +23,7 @@ const fields = {
   acres: Nullable(Type.Number({ minimum: 0 })),
   geometry: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: GEOMETRY_DESCRIPTION })),
   rest_days_target: Nullable(Type.Number({ minimum: 0 })),
-  last_grazed_at: Nullable(DateTime('ISO 8601 date or date-time; stored in UTC.')),
+  last_grazed_at: Nullable(DateInput('When animals last left the paddock.')),
 };
 
 export const CreatePaddockBody = Type.Object(

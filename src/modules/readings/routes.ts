@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { described, errorResponses, IdParams } from '../../http/schemas.ts';
 import { ReadingListSchema, ReadingsQuery } from './schemas.ts';
 import { getReadings } from './service.ts';
 
@@ -10,11 +10,15 @@ export const readingRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     '/v1/devices/:id/readings',
     {
       schema: {
+        operationId: 'listDeviceReadings',
         tags: ['Devices'],
         summary: "A device's readings, newest first; with interval and agg, one aggregated point per bucket",
         params: IdParams,
         querystring: ReadingsQuery,
-        response: { 200: ReadingListSchema, ...errorResponses },
+        response: {
+          200: described(ReadingListSchema, 'Readings, newest first, or one point per bucket.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getReadings(db, apiCaller(request), request.params.id, request.query),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable } from '../../http/schemas.ts';
 
 export const ReadingSchema = Type.Object(
   {
@@ -30,9 +30,7 @@ export type ReadingAgg = (typeof READING_AGGS)[number];
 export const ReadingsQuery = Type.Object(
   {
     metric: Type.Optional(Type.String({ minLength: 1, description: 'Only this metric.' })),
-    since: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Only readings at or after this time.' }),
-    ),
+    since: Type.Optional(DateInput('Only readings at or after this time.')),
     before: Type.Optional(
       Type.String({
         minLength: 1,

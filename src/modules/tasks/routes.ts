@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
-import { DeletedSchema, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { CreateTaskBody, TaskListQuery, UpdateTaskBody } from './schemas.ts';
 import { completeTask, createTask, deleteTask, getTask, listTasks, updateTask } from './service.ts';
 
@@ -15,11 +23,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     '/v1/farms/:farm/tasks',
     {
       schema: {
+        operationId: 'listTasks',
         tags,
         summary: "List a farm's tasks, newest first, with filters",
         params: FarmParams,
         querystring: TaskListQuery,
-        response: { 200: ListOf(TaskRef), ...errorResponses },
+        response: {
+          200: described(ListOf(TaskRef), 'A page of tasks, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -32,11 +44,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     '/v1/farms/:farm/tasks',
     {
       schema: {
+        operationId: 'createTask',
         tags,
         summary: 'Add a task',
         params: FarmParams,
         body: CreateTaskBody,
-        response: { 201: TaskRef, ...errorResponses },
+        response: {
+          201: described(TaskRef, 'The new task.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) =>
@@ -47,10 +63,14 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     '/v1/tasks/:id',
     {
       schema: {
+        operationId: 'getTask',
         tags,
         summary: 'Get a task',
         params: IdParams,
-        response: { 200: TaskRef, ...errorResponses },
+        response: {
+          200: described(TaskRef, 'The task.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getTask(db, apiCaller(request), request.params.id),
@@ -60,11 +80,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     '/v1/tasks/:id',
     {
       schema: {
+        operationId: 'updateTask',
         tags,
         summary: 'Update a task',
         params: IdParams,
         body: UpdateTaskBody,
-        response: { 200: TaskRef, ...errorResponses },
+        response: {
+          200: described(TaskRef, 'The task as updated.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request) => updateTask(db, apiCaller(request), request.params.id, request.body),
@@ -74,10 +98,14 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     '/v1/tasks/:id',
     {
       schema: {
+        operationId: 'deleteTask',
         tags,
         summary: 'Delete a task',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The task is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deleteTask(db, apiCaller(request), request.params.id),
@@ -87,10 +115,14 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     '/v1/tasks/:id/done',
     {
       schema: {
+        operationId: 'completeTask',
         tags,
         summary: 'Mark a task done (sets done_at; a task already done is returned unchanged)',
         params: IdParams,
-        response: { 200: TaskRef, ...errorResponses },
+        response: {
+          200: described(TaskRef, 'The task, done.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => completeTask(db, apiCaller(request), request.params.id),

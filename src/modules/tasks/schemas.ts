@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const TASK_STATUSES = ['open', 'done'] as const;
 
@@ -27,7 +27,7 @@ export const TaskSchema = Type.Object(
 const fields = {
   title: Type.String({ minLength: 1, maxLength: 500 }),
   notes: Nullable(Type.String({ maxLength: 10_000 })),
-  due_at: Nullable(DateTime('ISO 8601 date or date-time; stored in UTC.')),
+  due_at: Nullable(DateInput('When the task is due.')),
   assignee: Nullable(
     Type.String({ minLength: 1, maxLength: 200, description: 'Who should do it (free text).' }),
   ),

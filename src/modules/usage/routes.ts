@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { described, errorResponses } from '../../http/schemas.ts';
 import type { UsageCounter } from './counter.ts';
 import { getUsage } from './service.ts';
 
@@ -34,9 +34,13 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; usage: UsageCounte
     '/v1/usage',
     {
       schema: {
+        operationId: 'getUsage',
         tags: ['Account'],
         summary: "The account's calls by UTC day and surface (api, ingest, mcp), last 90 days",
-        response: { 200: UsageSchema, ...errorResponses },
+        response: {
+          200: described(UsageSchema, 'Calls per UTC day and surface, newest day first, with totals.'),
+          ...errorResponses('unauthorized'),
+        },
       },
     },
     async (request) => {

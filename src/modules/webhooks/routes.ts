@@ -5,7 +5,9 @@ import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import {
+  BODY_ERRORS,
   DeletedSchema,
+  described,
   errorResponses,
   FarmParams,
   IdParams,
@@ -42,11 +44,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/farms/:farm/webhooks',
     {
       schema: {
+        operationId: 'listWebhooks',
         tags,
         summary: "List a farm's webhooks (never their secrets)",
         params: FarmParams,
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: ListOf(WebhookRef), ...errorResponses },
+        response: {
+          200: described(ListOf(WebhookRef), 'A page of webhooks, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => listWebhooks(db, apiCaller(request), request.params.farm, parsePage(request.query)),
@@ -56,11 +62,26 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/farms/:farm/webhooks',
     {
       schema: {
+        operationId: 'createWebhook',
         tags,
         summary: 'Create a webhook; the signing secret is returned only in this response, as `secret`',
         params: FarmParams,
         body: CreateWebhookBody,
-        response: { 201: WebhookRef, ...errorResponses },
+        response: {
+          201: described(
+            WebhookRef,
+            'The new webhook, with its signing secret in `secret` (shown only here).',
+          ),
+          ...errorResponses(
+            {
+              invalid_request:
+                'The body is malformed, an event name is unknown, or the url is not an allowed public http(s) address; `param` names it.',
+            },
+            'unauthorized',
+            'not_found',
+            ...BODY_ERRORS,
+          ),
+        },
       },
     },
     async (request, reply) =>
@@ -73,10 +94,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/webhooks/:id',
     {
       schema: {
+        operationId: 'getWebhook',
         tags,
         summary: 'Get a webhook',
         params: IdParams,
-        response: { 200: WebhookRef, ...errorResponses },
+        response: {
+          200: described(WebhookRef, 'The webhook.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getWebhook(db, apiCaller(request), request.params.id),
@@ -86,11 +111,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/webhooks/:id',
     {
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Change a webhook’s url, events or status (enabled / disabled)',
         params: IdParams,
         body: UpdateWebhookBody,
-        response: { 200: WebhookRef, ...errorResponses },
+        response: {
+          200: described(WebhookRef, 'The webhook as updated.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+        },
       },
     },
     async (request) =>
@@ -101,10 +130,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/webhooks/:id',
     {
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Delete a webhook with its delivery history',
         params: IdParams,
-        response: { 200: DeletedSchema, ...errorResponses },
+        response: {
+          200: described(DeletedSchema, 'The webhook is deleted.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => deleteWebhook(db, apiCaller(request), request.params.id),
@@ -114,11 +147,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/webhooks/:id/deliveries',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: 'List a webhook’s deliveries, newest first, each with every attempt',
         params: IdParams,
         querystring: Type.Object({ ...PageQuery, ...DeliveryListQuery }, { additionalProperties: false }),
-        response: { 200: ListOf(DeliveryRef), ...errorResponses },
+        response: {
+          200: described(ListOf(DeliveryRef), 'A page of deliveries, newest first.'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+        },
       },
     },
     async (request) =>
@@ -131,10 +168,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/webhooks/:id/deliveries/:delivery_id',
     {
       schema: {
+        operationId: 'getWebhookDelivery',
         tags,
         summary: 'Get one delivery with every attempt',
         params: DeliveryParams,
-        response: { 200: DeliveryRef, ...errorResponses },
+        response: {
+          200: described(DeliveryRef, 'The delivery with its attempts.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
       },
     },
     async (request) => getDelivery(db, apiCaller(request), request.params.id, request.params.delivery_id),
@@ -144,10 +185,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     '/v1/webhooks/:id/deliveries/:delivery_id/retry',
     {
       schema: {
+        operationId: 'retryWebhookDelivery',
         tags,
         summary: 'Send a delivery again now; answers with the delivery once the attempt is recorded',
         params: DeliveryParams,
-        response: { 200: DeliveryRef, ...errorResponses },
+        response: {
+          200: described(DeliveryRef, 'The delivery after the new attempt.'),
+          ...errorResponses('unauthorized', 'not_found', {
+            conflict: 'The webhook is disabled, or an attempt of this delivery is in progress.',
+          }),
+        },
       },
     },
     async (request) =>

@@ -1,0 +1,202 @@
+/**
+ * The input guard: rules every value from outside obeys before any module sees it, on REST and MCP
+ * alike (MCP requests arrive through the same JSON parser and the same Ajv set-up):
+ * - JSON bodies nest at most MAX_BODY_DEPTH levels, checked on the raw text before parsing, so no
+ *   parser, validator or merge ever recurses deeply;
+ * - every number is finite (JSON.parse turns `1e309` into Infinity, which no engine can store or
+ *   serialise);
+ * - every string (and object key, path id and query value) is free of NUL and of unpaired UTF-16
+ *   surrogates: PostgreSQL cannot store NUL in text, and a lone surrogate would be stored as
+ *   something other than what the response echoes;
+ * - free-form members (settings, fields, state, data, params, geometry…) are capped in depth and size
+ *   by the Ajv keyword in free-form.ts.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type AppError, invalid } from './errors.ts';
+
+export const INPUT_LIMITS = {
+  /** Nesting of a whole JSON body (the free-form cap plus room for the envelope around it). */
+  bodyDepth: 64,
+  /** One query string value. */
+  queryChars: 1_000,
+} as const;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The deepest nesting in JSON text, stopping early once past `limit` (strings are skipped). */
+export function jsonTextDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return deepest;
+}
+
+/** What is wrong with a piece of text from outside, or null. */
+export function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters (\\u0000)';
+  if (!text.isWellFormed()) {
+    return 'contains an unpaired UTF-16 surrogate (\\uD800-\\uDFFF); send well-formed Unicode text';
+  }
+  return null;
+}
+
+export function checkText(text: string, param: string): void {
+  const problem = textProblem(text);
+  if (problem) throw invalid(param, `${param} ${problem}.`);
+}
+
+interface JsonNode {
+  value: unknown;
+  parent: JsonNode | null;
+  key: string | number;
+}
+
+/** Whether a member name reads plainly in a dotted path (not empty, no control characters, brackets or quotes). */
+function isPlainKey(key: string): boolean {
+  if (key === '' || !key.isWellFormed()) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c === QUOTE || c === OPEN_BRACKET || c === CLOSE_BRACKET) return false;
+  }
+  return true;
+}
+
+/** `a.b[2].c`, as describeAjvError names members; odd keys are quoted so NUL and the like stay visible. */
+function pathOf(node: JsonNode | null): string {
+  const parts: (string | number)[] = [];
+  for (let n = node; n?.parent; n = n.parent) parts.unshift(n.key);
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else if (isPlainKey(part)) out += out ? `.${part}` : part;
+    else out += `[${JSON.stringify(part)}]`;
+  }
+  return out;
+}
+
+/**
+ * Walks a parsed JSON value without recursion: every number finite, every string and key well
+ * formed. `root` names the value itself in errors (e.g. `body`).
+ */
+export function checkJsonValue(value: unknown, root: string): void {
+  const stack: JsonNode[] = [{ value, parent: null, key: '' }];
+  const fail = (node: JsonNode, problem: string): never => {
+    const param = pathOf(node) || root;
+    throw invalid(param, `${param} ${problem}.`);
+  };
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const v = node.value;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) {
+        fail(node, 'must be a finite number; this one is too large to represent (more than about 1.8e308)');
+      }
+    } else if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) fail(node, problem);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: node, key: i });
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [key, child] of Object.entries(v)) {
+        const keyProblem = textProblem(key);
+        const childNode = { value: child, parent: node, key };
+        if (keyProblem) fail(childNode, `has a member name that ${keyProblem}`);
+        stack.push(childNode);
+      }
+    }
+  }
+}
+
+/** A JSON request body: depth checked on the text, parsed, then every value checked. */
+export function parseJsonBody(text: string): unknown {
+  if (jsonTextDepth(text, INPUT_LIMITS.bodyDepth) > INPUT_LIMITS.bodyDepth) {
+    throw invalid('body', `The request body nests deeper than ${INPUT_LIMITS.bodyDepth} levels.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalid('body', `The request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null) {
+    throw invalid('body', 'The request body must be a JSON object.');
+  }
+  checkJsonValue(value, 'body');
+  return value;
+}
+
+/**
+ * The query string's parser leaves a value it cannot decode as it was sent (`%zz`, invalid UTF-8), so
+ * a filter would silently match something else than meant: refuse it as the router refuses such paths.
+ */
+function checkQueryEncoding(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  for (const pair of url.slice(start + 1).split('&')) {
+    try {
+      decodeURIComponent(pair.replaceAll('+', ' '));
+    } catch {
+      const name = pair.split('=')[0] ?? '';
+      let param = 'query';
+      try {
+        param = decodeURIComponent(name) || param;
+      } catch {}
+      throw invalid(param, `${param} in the query string is not valid percent-encoded UTF-8.`);
+    }
+  }
+}
+
+function checkQueryAndParams(request: FastifyRequest): void {
+  checkQueryEncoding(request.url);
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string') checkText(value, name);
+  }
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) {
+    checkText(name, 'query');
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'string') continue;
+      checkText(item, name);
+      if (item.length > INPUT_LIMITS.queryChars) {
+        throw invalid(name, `${name} must be at most ${INPUT_LIMITS.queryChars} characters.`);
+      }
+    }
+  }
+}
+
+/**
+ * JSON bodies through parseJsonBody (any other content type is 415), path ids and query values
+ * through the text rules. An empty or whitespace body counts as no body (see registerValidation).
+ */
+export function registerInputGuard(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, parseJsonBody(text));
+    } catch (err) {
+      done(err as AppError, undefined);
+    }
+  });
+  app.addHook('preValidation', async (request) => checkQueryAndParams(request));
+}

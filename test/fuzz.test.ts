@@ -1,0 +1,474 @@
+/**
+ * Property-based fuzzing of every route the app serves, read from its route table (so a new route is
+ * covered without editing this file), on both engines with a fixed seed and a bounded count. Each run
+ * sends one request with a path whose ids are real or hostile, a query string and (where the route
+ * takes one) a body built from the route's own schema with hostile values mixed in: non-finite and
+ * huge numbers, NUL, lone surrogates, deep nesting, long text, malformed JSON. It asserts:
+ * - never a 5xx, and every 4xx is the Error object (JSON-RPC errors on /mcp are the protocol's own);
+ * - a refused request changes nothing (a dump of the account's rows before and after);
+ * - every record the server accepted reads back by id, appears in its list, and the MCP tools
+ *   (through the real MCP client) serve the farm without an error.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { sql, type TableMetadata } from 'kysely';
+import type { RouteEntry } from '../src/http/route-table.ts';
+import { callTool, connect, ERAS } from '../src/modules/mcp/test-helpers.ts';
+import { forEachEngine, type Reply, type TestApp } from './harness.ts';
+
+const SEED = 20261122;
+/** Scales every route's run count (FARMSTEAD_FUZZ_SCALE=10 for a long local hunt). */
+const RUN_SCALE = Number(process.env.FARMSTEAD_FUZZ_SCALE ?? 1);
+
+type Json = Record<string, unknown>;
+
+interface World {
+  accountId: string;
+  apiKey: string;
+  deviceKey: string;
+  farmId: string;
+  /** A real id per collection name (the path segment before `:id`). */
+  ids: Record<string, string>;
+  accepted: { collection: string; id: string; listUrl: string | null }[];
+}
+
+async function buildWorld(t: TestApp): Promise<World> {
+  const acct = await t.account();
+  const key = acct.live_key;
+  const post = async (url: string, body: unknown, k = key) => {
+    const res = await t.request('POST', url, { key: k, body });
+    assert.ok(res.status < 300, `${url}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const farm = await post('/v1/farms', { name: 'Fuzz farm' });
+  const f = `/v1/farms/${farm.id}`;
+  const house = await post(`${f}/devices`, { type: 'house', name: 'House' });
+  const command = await post(`/v1/devices/${house.id}/commands`, {
+    command: 'lights.set',
+    params: { mode: 'on' },
+  });
+  // A hot reading opens an alert, so alert routes have a real id.
+  await post('/v1/ingest', { readings: [{ metric: 'climate.temp_c', value: 36 }] }, house.device_key);
+  const alerts = await t.request('GET', `${f}/alerts`, { key });
+  const animal = await post(`${f}/animals`, { species: 'cattle', tag: 'F1' });
+  return {
+    accountId: acct.account_id,
+    apiKey: key,
+    deviceKey: house.device_key,
+    farmId: farm.id,
+    ids: {
+      farms: farm.id,
+      animals: animal.id,
+      groups: (await post(`${f}/groups`, { name: 'Herd', species: 'cattle' })).id,
+      paddocks: (await post(`${f}/paddocks`, { name: 'North' })).id,
+      tasks: (await post(`${f}/tasks`, { title: 'Check water' })).id,
+      events: (await post(`${f}/events`, { type: 'note' })).id,
+      devices: house.id,
+      houses: house.id,
+      commands: command.id,
+      alerts: alerts.body.data[0].id,
+      webhooks: (await post(`${f}/webhooks`, { url: 'http://127.0.0.1:9/hooks', events: ['*'] })).id,
+    },
+    accepted: [],
+  };
+}
+
+type Snapshot = Map<string, string>;
+
+/** Each engine's tables, looked up once. */
+const tablesOf = new Map<string, Promise<TableMetadata[]>>();
+
+/** Every row that belongs to the account (its live farms and what hangs off them), table by table. */
+async function snapshot(t: TestApp, world: World): Promise<Snapshot> {
+  const db = t.database.db;
+  if (!tablesOf.has(t.engine)) tablesOf.set(t.engine, db.introspection.getTables());
+  const tables = [...((await tablesOf.get(t.engine)) ?? [])];
+  const farms = sql`(select id from farms where account_id = ${world.accountId} and sample = 0)`;
+  const out: Snapshot = new Map();
+  for (const table of tables.sort((a, b) => a.name.localeCompare(b.name))) {
+    // Counters and bookkeeping that reads legitimately touch; partitions are read through `readings`.
+    if (/usage|kysely|rate|^readings_/.test(table.name)) continue;
+    const columns = table.columns.map((c) => c.name).filter((c) => c !== 'last_used_at');
+    const has = (c: string) => columns.includes(c);
+    const where = has('farm_id')
+      ? sql`farm_id in ${farms}`
+      : has('account_id')
+        ? sql`account_id = ${world.accountId}`
+        : sql`1 = 1`;
+    const rows =
+      await sql`select ${sql.join(columns.map((c) => sql.ref(c)))} from ${sql.table(table.name)} where ${where} order by 1`.execute(
+        db,
+      );
+    out.set(table.name, JSON.stringify(rows.rows));
+  }
+  return out;
+}
+
+/** The first table whose rows differ, with where they start to differ (empty when none do). */
+function difference(before: Snapshot, after: Snapshot): string {
+  for (const [table, rows] of after) {
+    const old = before.get(table) ?? '';
+    if (rows === old) continue;
+    let i = 0;
+    while (i < rows.length && rows[i] === old[i]) i++;
+    return `${table}: was …${old.slice(Math.max(0, i - 150), i + 150)}… now …${rows.slice(Math.max(0, i - 150), i + 150)}…`;
+  }
+  return '';
+}
+
+// ---- generators -------------------------------------------------------------------------------
+
+const INF = '\u0001INF\u0001';
+const HUGE = '\u0001HUGE\u0001';
+const DEEP = '\u0001DEEP\u0001';
+
+const hostileString = fc.oneof(
+  fc.constantFrom('a\u0000b', '\ud800', 'x\udfff', '', ' ', '%', '../../etc', '\u202e', 'null', '1e309'),
+  fc.string({ maxLength: 12, unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+  fc.constant('x'.repeat(20_000)),
+);
+
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(INF, HUGE, DEEP, null, true, -1, 0, 1e300, [], {}),
+  hostileString,
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+type Schema = Json;
+
+/** A value the schema accepts (mostly): strings within their bounds, enums, numbers in range. */
+function validValue(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
+  if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 2 });
+  const anyOf = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
+  if (anyOf) return fc.oneof(...anyOf.map((s) => validValue(s, depth + 1)));
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+  switch (schema.type) {
+    case 'string':
+      if (schema.format === 'date-time') {
+        return fc
+          .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString());
+      }
+      return fc.string({
+        minLength: Number(schema.minLength ?? 0),
+        maxLength: Math.min(Number(schema.maxLength ?? 20), 20),
+      });
+    case 'integer':
+      return fc.integer({ min: Number(schema.minimum ?? -1000), max: Number(schema.maximum ?? 1000) });
+    case 'number':
+      return fc.double({
+        min: Number(schema.minimum ?? -1e6),
+        max: Number(schema.maximum ?? 1e6),
+        noNaN: true,
+      });
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      return fc.array(validValue(schema.items as Schema, depth + 1), { maxLength: 3 });
+    case 'object': {
+      const props = (schema.properties ?? {}) as Record<string, Schema>;
+      if (Object.keys(props).length === 0)
+        return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+      const required = (schema.required ?? []) as string[];
+      return fc.record(
+        Object.fromEntries(Object.entries(props).map(([k, s]) => [k, validValue(s, depth + 1)])),
+        { requiredKeys: required.filter((k) => k in props) },
+      );
+    }
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+function schemaTypes(schema: Schema | undefined): unknown[] {
+  const anyOf = (schema?.anyOf ?? schema?.oneOf) as Schema[] | undefined;
+  return anyOf ? anyOf.flatMap(schemaTypes) : [schema?.type];
+}
+
+/** A hostile value aimed at what the member takes: numbers out of range, bad text, deep or huge JSON. */
+function hostileFor(schema: Schema | undefined): fc.Arbitrary<unknown> {
+  const types = schemaTypes(schema);
+  const aimed: fc.Arbitrary<unknown>[] = [];
+  if (types.includes('number') || types.includes('integer'))
+    aimed.push(fc.constantFrom(INF, HUGE, 1e300, -0.5));
+  if (types.includes('string')) aimed.push(hostileString);
+  if (types.includes('object') || types.includes(undefined)) {
+    aimed.push(
+      fc.constantFrom(DEEP, { x: INF }, { 'a\u0000': 1 }, { n: [1, HUGE] }, { big: 'x'.repeat(70_000) }),
+    );
+  }
+  return aimed.length
+    ? fc.oneof({ weight: 4, arbitrary: fc.oneof(...aimed) }, { weight: 1, arbitrary: hostileValue })
+    : hostileValue;
+}
+
+/** A body: valid for the schema, the same with members made hostile, or broken JSON text. */
+function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
+  const schema = route.schema?.body as Schema | undefined;
+  const props = (schema?.properties ?? {}) as Record<string, Schema>;
+  const valid = validValue(schema);
+  const mutated = fc
+    .tuple(
+      valid,
+      fc.record(
+        Object.fromEntries(Object.entries(props).map(([k, s]) => [k, fc.option(hostileFor(s), { freq: 2 })])),
+      ),
+      fc.option(fc.tuple(hostileString, hostileValue)),
+    )
+    .map(([value, hostile, extra]) => {
+      const out: Json = { ...(value as Json) };
+      for (const [k, v] of Object.entries(hostile)) if (v !== null) out[k] = v;
+      if (extra) out[extra[0]] = extra[1];
+      return out;
+    });
+  // Only the required members plus one hostile one: otherwise valid, so the hostile value reaches
+  // the service and the database instead of losing to some other member's error.
+  const required = ((schema?.required ?? []) as string[]).filter((k) => k in props);
+  const members = Object.keys(props);
+  const focused = members.length
+    ? fc
+        .tuple(
+          fc.record(Object.fromEntries(required.map((k) => [k, validValue(props[k])]))),
+          fc.constantFrom(...members).chain((k) => fc.tuple(fc.constant(k), hostileFor(props[k]))),
+        )
+        .map(([base, [k, v]]) => ({ ...base, [k]: v }))
+    : mutated;
+  const raw = fc.constantFrom(
+    '',
+    '   ',
+    'null',
+    '[]',
+    '"x"',
+    '{',
+    '{"a":1e309}',
+    `${'['.repeat(5000)}${']'.repeat(5000)}`,
+  );
+  return fc.oneof(
+    { weight: 3, arbitrary: valid.map((v) => encodeJson(v)) },
+    { weight: 3, arbitrary: mutated.map((v) => encodeJson(v)) },
+    { weight: 4, arbitrary: focused.map((v) => encodeJson(v)) },
+    { weight: 1, arbitrary: raw },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+}
+
+const nest = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+function encodeJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replaceAll(JSON.stringify(INF), '1e309')
+    .replaceAll(JSON.stringify(HUGE), `-1${'0'.repeat(400)}`)
+    .replaceAll(JSON.stringify(DEEP), nest(40));
+}
+
+/** Percent-encodes text, writing lone surrogates as their (invalid) UTF-8 bytes. */
+function encodeText(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return [...text].map((c) => (c.isWellFormed() ? encodeURIComponent(c) : '%ED%A0%80')).join('');
+  }
+}
+
+const hostilePathId = fc.oneof(
+  hostileString.map(encodeText),
+  fc.constantFrom('%zz', '%C0%AF', '%00', 'a'.repeat(150), 'ani_00000000000000000000000000', '%2F'),
+);
+
+function queryFor(route: RouteEntry): fc.Arbitrary<string> {
+  const names = Object.keys(((route.schema?.querystring as Schema | undefined)?.properties ?? {}) as Json);
+  const name = fc.oneof(fc.constantFrom(...names, 'limit', 'unknown'), fc.string({ maxLength: 5 }));
+  const value = fc.oneof(
+    hostileString.map(encodeText),
+    fc.constantFrom(
+      '1e309',
+      '-1',
+      '0',
+      '10',
+      '500',
+      '501',
+      '2026-01-01',
+      'now',
+      '%zz',
+      `1${'0'.repeat(400)}`,
+    ),
+  );
+  const pairs = fc
+    .array(fc.tuple(name, value), { minLength: 1, maxLength: 3 })
+    .map((list) => `?${list.map(([k, v]) => `${encodeText(k)}=${v}`).join('&')}`);
+  // Often none: a bad query parameter would be refused before the body is looked at.
+  return fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 2, arbitrary: pairs });
+}
+
+interface Attempt {
+  route: RouteEntry;
+  pathIds: { real: boolean; hostile: string }[];
+  query: string;
+  body: string | undefined;
+}
+
+function attemptFor(route: RouteEntry): fc.Arbitrary<Attempt> {
+  const params = route.url.split('/').filter((s) => s.startsWith(':'));
+  return fc.record({
+    route: fc.constant(route),
+    // DELETE and key rotation get only hostile ids, so the world the other runs need stays standing.
+    pathIds: fc.tuple(
+      ...params.map(() =>
+        fc.record({
+          real:
+            route.method === 'DELETE' || route.url.endsWith('/key')
+              ? fc.constant(false)
+              : fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
+          hostile: hostilePathId,
+        }),
+      ),
+    ),
+    query: queryFor(route),
+    body: ['POST', 'PATCH', 'PUT', 'DELETE'].includes(route.method) ? bodyFor(route) : fc.constant(undefined),
+  });
+}
+
+function concretePath(world: World, attempt: Attempt): string {
+  const segments = attempt.route.url.split('/');
+  let n = 0;
+  return segments
+    .map((segment, i) => {
+      if (!segment.startsWith(':')) return segment;
+      const choice = attempt.pathIds[n++];
+      const collection = segment === ':farm' ? 'farms' : (segments[i - 1] ?? '');
+      const real = world.ids[collection];
+      return choice?.real && real ? real : (choice?.hostile ?? 'x');
+    })
+    .join('/');
+}
+
+// ---- the property -----------------------------------------------------------------------------
+
+function isErrorObject(body: unknown): boolean {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return typeof error?.code === 'string' && typeof error.message === 'string' && error.message.length > 0;
+}
+
+function isJsonRpcError(body: unknown): boolean {
+  const error = (body as { jsonrpc?: string; error?: { code?: unknown } } | null)?.error;
+  return (body as { jsonrpc?: string } | null)?.jsonrpc === '2.0' && typeof error?.code === 'number';
+}
+
+async function send(t: TestApp, world: World, attempt: Attempt): Promise<{ url: string; reply: Reply }> {
+  const path = concretePath(world, attempt);
+  const url = `${path}${attempt.query}`;
+  const { route, body } = attempt;
+  const key = route.auth === 'device' ? world.deviceKey : route.auth === 'none' ? null : world.apiKey;
+  const headers: Record<string, string> = {};
+  if (route.url === '/mcp') headers.accept = 'application/json, text/event-stream';
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const reply = await t.request(route.method, url, {
+    key,
+    headers,
+    ...(body !== undefined ? { rawBody: body } : {}),
+  });
+  return { url, reply };
+}
+
+function remember(world: World, attempt: Attempt, path: string, reply: Reply): void {
+  const body = reply.body as Json;
+  if (typeof body?.device_key === 'string') world.deviceKey = body.device_key;
+  if (reply.status !== 201 || typeof body?.id !== 'string') return;
+  const collection = attempt.route.url.split('/').at(-1) ?? '';
+  world.accepted.push({ collection, id: body.id, listUrl: attempt.route.url === '/v1/keys' ? null : path });
+}
+
+async function checkAccepted(t: TestApp, world: World): Promise<void> {
+  const routes = t.app.routeTable.routes;
+  for (const { collection, id, listUrl } of world.accepted) {
+    if (routes.some((r) => r.method === 'GET' && r.url === `/v1/${collection}/:id`)) {
+      const one = await t.request('GET', `/v1/${collection}/${id}`, { key: world.apiKey });
+      assert.equal(one.status, 200, `GET /v1/${collection}/${id}: ${JSON.stringify(one.body)}`);
+      assert.equal(one.body.id, id);
+    }
+    if (listUrl) {
+      const list = await t.request('GET', `${listUrl}?limit=500`, { key: world.apiKey });
+      assert.equal(list.status, 200, `GET ${listUrl}: ${JSON.stringify(list.body)}`);
+      assert.ok(
+        list.body.data.some((r: Json) => r.id === id),
+        `${id} is listed by ${listUrl}`,
+      );
+    }
+  }
+  const mcp = await connect(t, world.apiKey, ERAS[0] as (typeof ERAS)[number]);
+  try {
+    const farms = await callTool(mcp.client, 'list_farms', { limit: 500 });
+    assert.equal(farms.isError, false, farms.text);
+    for (const farm of farms.data.data as Json[]) {
+      const farm_id = farm.id;
+      for (const tool of [
+        'farm_brief',
+        'find_animals',
+        'list_groups',
+        'list_paddocks',
+        'list_devices',
+        'list_tasks',
+        'list_alerts',
+        'house_status',
+      ]) {
+        const res = await callTool(mcp.client, tool, { farm_id });
+        assert.equal(res.isError, false, `${tool} on ${farm_id}: ${res.text}`);
+      }
+    }
+    for (const { collection, id } of world.accepted.filter((a) => a.collection === 'animals')) {
+      const res = await callTool(mcp.client, 'get_animal', { animal_id: id });
+      assert.equal(res.isError, false, `get_animal ${id}: ${res.text}`);
+      assert.equal(collection, 'animals');
+    }
+  } finally {
+    await mcp.close();
+  }
+}
+
+forEachEngine(
+  'fuzz: every route',
+  (t) => {
+    test('malformed requests never give a 5xx, always the Error object, change nothing when refused; accepted records read back', async () => {
+      const world = await buildWorld(t());
+      const routes = t().app.routeTable.routes.filter((r) => r.method !== 'HEAD');
+      assert.ok(routes.length > 50, 'the route table lists every route');
+      let before = await snapshot(t(), world);
+      // Every route gets its own runs (a fixed seed each), more where a body can carry hostile input.
+      for (const [i, route] of routes.entries()) {
+        const property = fc.asyncProperty(attemptFor(route), async (attempt) => {
+          const { url, reply } = await send(t(), world, attempt);
+          console.log(
+            'DBG',
+            reply.status,
+            route.method,
+            url.slice(0, 80),
+            String(attempt.body).slice(0, 150),
+          );
+          const label = `${route.method} ${url.slice(0, 200)} body ${String(attempt.body).slice(0, 200)}`;
+          assert.ok(reply.status < 500, `${label} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+          if (reply.status >= 400) {
+            const ok = isErrorObject(reply.body) || (route.url === '/mcp' && isJsonRpcError(reply.body));
+            assert.ok(
+              ok,
+              `${label}: ${reply.status} without the Error object: ${JSON.stringify(reply.body)}`,
+            );
+            const changed = difference(before, await snapshot(t(), world));
+            assert.equal(changed, '', `${label} was refused (${reply.status}) but changed data`);
+          } else {
+            remember(world, attempt, url.split('?')[0] ?? '', reply);
+            // Reads may write too (a device's poll marks its commands delivered).
+            before = await snapshot(t(), world);
+          }
+        });
+        const numRuns = Math.ceil((route.schema?.body ? 10 : 3) * RUN_SCALE);
+        await fc.assert(property, { seed: SEED + i, numRuns, endOnFailure: true });
+      }
+      await checkAccepted(t(), world);
+    });
+  },
+  { webhookAllowPrivate: true },
+);
