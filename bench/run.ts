@@ -8,6 +8,8 @@
  *   reads at 100 connections (animal, list of 50, house view, brief)  vs  hello-world at 100 connections
  *   the brief on 5,000 animals / 500 devices / 5 M readings, one client  vs  hello-world at 1 connection
  *     (bench/brief.ts: a farm whose devices just reported, and one whose devices all went quiet)
+ *   MQTT ingest, the same two loads over MQTT    vs  the HTTP figures (publish → stored, bench/mqtt.ts)
+ *   command push latency, REST → device over MQTT (p50/p99)
  *   peak server RSS per phase                    vs  the hello-world process
  *
  * Settings: BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
@@ -30,12 +32,14 @@ import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
 import { reportBody } from './lib/reports.ts';
 import {
+  freePort,
   type RunningServer,
   startCommand,
   startHello,
   startServer,
   watchChildrenPeakRss,
 } from './lib/server.ts';
+import { commandPush, mqttIngest } from './mqtt.ts';
 
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
   .split(',')
@@ -240,6 +244,72 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
       met: share >= 0.3,
     });
     raw[`${engine}.ingest1`] = ingest1;
+
+    // 2b. The same two ingest loads over MQTT (publish → stored), and command push latency.
+    log(`${engine}: MQTT ingest and command push`);
+    const mqttPort = await freePort();
+    const mqttServer = await startServer({
+      ...database.env,
+      FARMSTEAD_MQTT_PORT: String(mqttPort),
+      FARMSTEAD_MQTT_RATE: '100000',
+    });
+    try {
+      const load = { durationMs: MEASURE_MS, warmupMs: WARMUP_MS };
+      const mqtt100 = await mqttIngest(mqttPort, setup.ingestDevices, {
+        ...load,
+        origin: origin + 90 * 86_400_000,
+        size: 100,
+      });
+      const mqtt1 = await mqttIngest(mqttPort, setup.ingestDevices, {
+        ...load,
+        origin: origin + 120 * 86_400_000,
+        size: 1,
+      });
+      const device = setup.ingestDevices[0] as { id: string; key: string };
+      const push = await commandPush(mqttServer.port, mqttPort, setup.liveKey, device, 200);
+      const rss = `${fmt(mqttServer.peakRssMb())} MB`;
+      rows.push(
+        {
+          engine,
+          what: 'MQTT ingest, 100-reading reports, 50 devices (readings/s)',
+          value: fmt(mqtt100.perSecond * 100),
+          reference: `${fmt(readingsPerSecond)}/s over HTTP`,
+          ratio: `${fmt(((mqtt100.perSecond * 100) / readingsPerSecond) * 100)}%`,
+          p50: ms(mqtt100.p50Ms),
+          p99: ms(mqtt100.p99Ms),
+          rss,
+          target: '-',
+          met: mqtt100.errors === 0 ? null : false,
+        },
+        {
+          engine,
+          what: 'MQTT ingest, 1-reading reports, 50 devices (reports/s)',
+          value: fmt(mqtt1.perSecond),
+          reference: `${fmt(ingest1.result.perSecond)}/s over HTTP`,
+          ratio: `${fmt((mqtt1.perSecond / ingest1.result.perSecond) * 100)}%`,
+          p50: ms(mqtt1.p50Ms),
+          p99: ms(mqtt1.p99Ms),
+          rss,
+          target: '-',
+          met: mqtt1.errors === 0 ? null : false,
+        },
+        {
+          engine,
+          what: 'command push, REST → device over MQTT (latency)',
+          value: ms(push.p50Ms),
+          reference: '-',
+          ratio: '-',
+          p50: ms(push.p50Ms),
+          p99: ms(push.p99Ms),
+          rss,
+          target: 'p99 < 1 s',
+          met: push.p99Ms < 1_000,
+        },
+      );
+      raw[`${engine}.mqtt`] = { mqtt100, mqtt1, push };
+    } finally {
+      await mqttServer.stop();
+    }
 
     // 3. Authenticated reads at 100 connections, on a typical farm (300 animals, 30 devices).
     log(`${engine}: reads at ${READ_CONNECTIONS} connections`);

@@ -39,6 +39,7 @@ import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
+import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
@@ -64,6 +65,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** The process's background workers, for /readyz; absent when this process runs none. */
   workers?: WorkerStatus;
+  /** The MQTT side's clock (tests inject one); Date.now otherwise. */
+  clock?: () => number;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -103,7 +106,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice });
   registerIdempotency(app, { db });
 
-  registerHealth(app, { database, version: API_VERSION, workers: deps.workers });
+  const mqtt = await installMqtt(app, {
+    database,
+    config,
+    usage,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  registerHealth(app, {
+    database,
+    version: API_VERSION,
+    workers: deps.workers,
+    healthzExtra: () => ({ mqtt: mqtt.status() }),
+  });
   await app.register(metricsRoutes, { database, token: config.metricsToken });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(docsRoutes);
@@ -121,7 +135,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(alertRoutes, { db });
   await app.register(deviceRoutes, { db });
   await app.register(readingRoutes, { db });
-  await app.register(commandRoutes, { db, commandExpirySeconds: config.commandExpirySeconds });
+  await app.register(commandRoutes, {
+    db,
+    commandExpirySeconds: config.commandExpirySeconds,
+    commandRedeliverSeconds: config.commandRedeliverSeconds,
+  });
   await app.register(ingestRoutes, { db });
   await app.register(houseRoutes, { db });
   await app.register(webhookRoutes, { db, config });
@@ -131,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
     commandExpirySeconds: config.commandExpirySeconds,
+    commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
 
   return app;

@@ -55,6 +55,14 @@ export interface Config {
   metricsToken: string | null;
   /** Log lines: 'pretty' for people, 'json' for collectors, 'auto' (pretty when stdout is a terminal). */
   logFormat: 'auto' | 'json' | 'pretty';
+  /** Seconds after which a command handed out and not answered is handed out again (per command: redeliver_after_s). */
+  commandRedeliverSeconds: number;
+  /** TCP port of the MQTT listener; null when FARMSTEAD_MQTT_PORT is `off` (MQTT over WebSocket stays on). */
+  mqttPort: number | null;
+  /** MQTT messages a device may publish per second, sustained (bursts of ten seconds' worth pass). */
+  mqttRatePerSecond: number;
+  /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
+  apiKey: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -181,5 +189,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxConnectionsPerAddress: int(env, 'FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
     metricsToken: metricsToken(env),
     logFormat: logFormat(env),
+    commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
+    mqttPort:
+      env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off'
+        ? null
+        : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
+    mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
+    apiKey: env.FARMSTEAD_API_KEY || null,
   });
 }

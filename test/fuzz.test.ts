@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type TableMetadata } from 'kysely';
 import type { RouteEntry } from '../src/http/route-table.ts';
-import { callTool, connect, ERAS } from '../src/modules/mcp/test-helpers.ts';
 import { forEachEngine, type Reply, type TestApp } from './harness.ts';
+import { callTool, connect, ERAS } from './mcp.ts';
 
 const SEED = 20261122;
 /** Scales every route's run count (FARMSTEAD_FUZZ_SCALE=10 for a long local hunt). */
@@ -441,13 +441,6 @@ forEachEngine(
       for (const [i, route] of routes.entries()) {
         const property = fc.asyncProperty(attemptFor(route), async (attempt) => {
           const { url, reply } = await send(t(), world, attempt);
-          console.log(
-            'DBG',
-            reply.status,
-            route.method,
-            url.slice(0, 80),
-            String(attempt.body).slice(0, 150),
-          );
           const label = `${route.method} ${url.slice(0, 200)} body ${String(attempt.body).slice(0, 200)}`;
           assert.ok(reply.status < 500, `${label} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
           if (reply.status >= 400) {

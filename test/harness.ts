@@ -7,21 +7,18 @@
  *
  * FARMSTEAD_TEST_ENGINES=sqlite (or postgres) narrows the run; FARMSTEAD_TEST_PG_URL names the server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { buildApp } from '../src/app.ts';
-import { type Config, loadConfig } from '../src/config.ts';
+import type { Config } from '../src/config.ts';
 import { type Database, type Engine, openDatabase } from '../src/db/database.ts';
 import { createAccount, type NewAccount } from '../src/modules/accounts/service.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
 import { type RunningWorkers, startWorkers } from '../src/workers/runner.ts';
 import { webhookDeliveryJob } from '../src/workers/webhook-delivery.ts';
+import { createPgDatabase as createPgDatabaseOn, throwawayDatabase } from './throwaway.ts';
 
 export const ENGINES: Engine[] = (process.env.FARMSTEAD_TEST_ENGINES ?? 'sqlite,postgres')
   .split(',')
@@ -30,7 +27,11 @@ export const ENGINES: Engine[] = (process.env.FARMSTEAD_TEST_ENGINES ?? 'sqlite,
 
 const PG_ADMIN_URL = process.env.FARMSTEAD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-export interface Reply<T = any> {
+/**
+ * A reply as tests read it. `T` is the body's type: name it from the schema's static type at the call site
+ * (`t.request<Farm>(…)`); unnamed, the body is `unknown` here and loose JSON from `request`.
+ */
+export interface Reply<T = unknown> {
   status: number;
   body: T;
   headers: Record<string, string | string[] | number | undefined>;
@@ -52,38 +53,22 @@ export interface TestApp {
   config: Readonly<Config>;
   /** A fresh account with its live key, test key and sample farm. */
   account(name?: string): Promise<NewAccount>;
+  /**
+   * One account shared by every test on this app that asks for it (created on first use). Creating an
+   * account seeds its sample farm, the slowest thing a test does; a test that only needs a farm of its
+   * own can make one on this account instead.
+   */
+  sharedAccount(): Promise<NewAccount>;
+  // Unnamed bodies stay loose JSON: most call sites read a few members and assert on them.
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Reply<T>>;
   close(): Promise<void>;
 }
 
-/** A new, empty PostgreSQL database for one test app; returns its URL and a function dropping it. */
-export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `farmstead_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      // pg's Pool.end() resolves before its sockets have closed; forcing the drop while they close makes
-      // the pool's clients throw "terminating connection" after the tests. Wait (briefly) for them to go.
-      for (let i = 0; i < 100; i++) {
-        const open = await client.query(
-          'select count(*)::int as n from pg_stat_activity where datname = $1',
-          [name],
-        );
-        if (open.rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
+const PG_PREFIX = 'farmstead_test';
+
+/** A new, empty PostgreSQL database on the test server; returns its URL and a function dropping it. */
+export function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  return createPgDatabaseOn(PG_ADMIN_URL, PG_PREFIX);
 }
 
 /** Config for a test app on the given engine, with a fresh database. */
@@ -91,14 +76,13 @@ export async function testConfig(
   engine: Engine,
   overrides: Partial<Config> = {},
 ): Promise<{ config: Readonly<Config>; cleanup(): Promise<void> }> {
-  if (engine === 'postgres') {
-    const pgDb = await createPgDatabase();
-    const config = { ...loadConfig({}), databaseUrl: pgDb.url, pgPoolSize: 5, ...overrides };
-    return { config, cleanup: pgDb.drop };
-  }
-  const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-test-'));
-  const config = { ...loadConfig({}), dataDir: dir, databaseUrl: null, ...overrides };
-  return { config, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  const pool = engine === 'postgres' ? { pgPoolSize: 5 } : {};
+  const made = await throwawayDatabase(engine, {
+    pgAdminUrl: PG_ADMIN_URL,
+    prefix: PG_PREFIX,
+    overrides: { ...pool, ...overrides },
+  });
+  return { config: made.config, cleanup: made.drop };
 }
 
 export async function startTestApp(engine: Engine, overrides: Partial<Config> = {}): Promise<TestApp> {
@@ -108,35 +92,41 @@ export async function startTestApp(engine: Engine, overrides: Partial<Config> = 
     usageFlushMs: 60_000,
     ...overrides,
   });
+  const opened = await openApp(engine, config, 'Test account');
+  return {
+    ...opened,
+    async close() {
+      await opened.close();
+      await cleanup();
+    },
+  };
+}
+
+/** The app on an existing database, with its own connections and usage counter; close() keeps the data. */
+async function openApp(engine: Engine, config: Readonly<Config>, accountPrefix: string): Promise<TestApp> {
   const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
   const app = await buildApp({ config, database, usage, logger: false });
   await app.ready();
   let n = 0;
+  let shared: Promise<NewAccount> | undefined;
+  const account = (name?: string) => createAccount(database.db, { name: name ?? `${accountPrefix} ${++n}` });
   return {
     engine,
     app,
     database,
     usage,
     config,
-    account: (name) => createAccount(database.db, { name: name ?? `Test account ${++n}` }),
-    async request(method, url, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.key) headers.authorization = `Bearer ${options.key}`;
-      let payload: string | undefined;
-      if (options.rawBody !== undefined) payload = options.rawBody;
-      else if (options.body !== undefined) payload = JSON.stringify(options.body);
-      if (payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-      const res = await app.inject({ method: method as 'GET', url, headers, payload });
-      let body: unknown = res.body;
-      if (String(res.headers['content-type'] ?? '').includes('json') && res.body) body = JSON.parse(res.body);
-      return { status: res.statusCode, body: body as any, headers: res.headers };
+    account,
+    sharedAccount: () => {
+      shared ??= account('Shared test account');
+      return shared;
     },
+    request: (method, url, options) => requestVia(app, method, url, options),
     async close() {
       await app.close();
       await usage.close().catch(() => {});
       await database.close();
-      await cleanup();
     },
   };
 }
@@ -167,56 +157,40 @@ export function forEachEngine(
   }
 }
 
+export interface ErrorBody {
+  code: string;
+  message: string;
+  param?: string;
+}
+
 /** Asserts an Error object response with the given status and code; returns it for more checks. */
-export function expectError(
-  reply: Reply,
-  status: number,
-  code: string,
-): { code: string; message: string; param?: string } {
-  if (reply.status !== status || reply.body?.error?.code !== code) {
+export function expectError(reply: Reply, status: number, code: string): ErrorBody {
+  const error = (reply.body as { error?: Partial<ErrorBody> } | null)?.error;
+  if (reply.status !== status || error?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${reply.status} ${JSON.stringify(reply.body)}`);
   }
-  if (typeof reply.body.error.message !== 'string' || reply.body.error.message.length === 0) {
+  if (typeof error.message !== 'string' || error.message.length === 0) {
     throw new Error('error without a message');
   }
-  return reply.body.error;
+  return error as ErrorBody;
 }
 
 /**
  * Another process on the same database as `t`: its own connections, usage counter and app, as a restarted
  * server or a second worker would have. close() leaves the database in place.
  */
-export async function openTestAppOn(t: TestApp, overrides: Partial<Config> = {}): Promise<TestApp> {
-  const config = { ...t.config, ...overrides };
-  const database = await openDatabase(config, { onPoolError: () => {} });
-  const usage = new UsageCounter(database.db, config.usageFlushMs);
-  const app = await buildApp({ config, database, usage, logger: false });
-  await app.ready();
-  let n = 0;
-  const other: TestApp = {
-    ...t,
-    app,
-    database,
-    usage,
-    config,
-    account: (name) => createAccount(database.db, { name: name ?? `Test account B${++n}` }),
-    async close() {
-      await app.close();
-      await usage.close().catch(() => {});
-      await database.close();
-    },
-  };
-  // request() goes through this app, not t's.
-  other.request = (method, url, options) => requestVia(app, method, url, options);
-  return other;
+export function openTestAppOn(t: TestApp, overrides: Partial<Config> = {}): Promise<TestApp> {
+  return openApp(t.engine, { ...t.config, ...overrides }, 'Test account B');
 }
 
-async function requestVia(
+/** The one request helper: the whole request path through Fastify's inject, JSON bodies parsed. */
+// the JSON boundary; callers name the body's type.
+async function requestVia<T = any>(
   app: FastifyInstance,
   method: string,
   url: string,
   options: RequestOptions = {},
-): Promise<Reply> {
+): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let payload: string | undefined;
@@ -226,7 +200,7 @@ async function requestVia(
   const res = await app.inject({ method: method as 'GET', url, headers, payload });
   let body: unknown = res.body;
   if (String(res.headers['content-type'] ?? '').includes('json') && res.body) body = JSON.parse(res.body);
-  return { status: res.statusCode, body: body as any, headers: res.headers };
+  return { status: res.statusCode, body: body as T, headers: res.headers };
 }
 
 /**

@@ -7,8 +7,8 @@ import { connect as netConnect } from 'node:net';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { baseUrl, callTool, connect, ERAS } from '../src/modules/mcp/test-helpers.ts';
 import { expectError, forEachEngine, type Reply, type TestApp } from './harness.ts';
+import { baseUrl, callTool, connect, ERAS } from './mcp.ts';
 
 interface Place {
   key: string;

@@ -16,13 +16,13 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { createPgDatabase, ENGINES, type Receiver, startReceiver, waitFor } from './harness.ts';
+import { freePort } from './throwaway.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const run = promisify(execFile);
@@ -37,16 +37,6 @@ interface Server {
 }
 
 type Json = any;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
-import { createLiveFarm } from '../src/modules/alerts/test-helpers.ts';
+import { farm } from './factories.ts';
 import { ENGINES, forEachEngine, startTestApp, type TestApp, waitFor } from './harness.ts';
 
 /** The value of one series in a Prometheus text page (0 when absent). */
@@ -83,7 +83,7 @@ forEachEngine(
 
     test('a device report moves readings, reports, alerts opened and resolved, commands and query times', async () => {
       const acct = await t().account();
-      const farmId = await createLiveFarm(t(), acct.live_key);
+      const farmId = (await farm(t(), acct.live_key)).id;
       const house = await t().request('POST', `/v1/farms/${farmId}/devices`, {
         key: acct.live_key,
         body: { type: 'house', name: 'House 9' },
@@ -150,7 +150,7 @@ forEachEngine(
 
     test('the webhook backlog is read on scrape: pending deliveries and the oldest age', async () => {
       const acct = await t().account();
-      const farmId = await createLiveFarm(t(), acct.live_key);
+      const farmId = (await farm(t(), acct.live_key)).id;
       const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
         body: { url: 'http://127.0.0.1:9/farmstead', events: ['*'] },

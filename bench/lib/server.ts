@@ -5,9 +5,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../test/throwaway.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(ROOT, 'src/main.ts');
@@ -31,16 +31,6 @@ export function startCommand(): { nodeArgs: string[]; script: string; args: stri
   };
 }
 const run = promisify(execFile);
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 export interface RunningServer {
   port: number;

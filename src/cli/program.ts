@@ -25,6 +25,34 @@ function registerServe(program: Command): void {
     .action(async () => (await import('./serve.ts')).serve());
 }
 
+/**
+ * The device simulator (src/cli/simulate.ts parses its own options): commander shows the options in help and
+ * hands them back as the arguments simulate() reads.
+ */
+function registerSimulate(program: Command): void {
+  const names = ['farm', 'devices', 'transport', 'every', 'speed', 'hours', 'url', 'key', 'seed'] as const;
+  program
+    .command('simulate')
+    .description('simulated devices report to a running service, over HTTP or MQTT, until Ctrl-C (README.md)')
+    .option('--farm <id>', 'the farm the devices belong to (required)')
+    .option('--devices <n>', 'how many devices (default 9)')
+    .option('--transport <http|mqtt>', 'how they report (default http)')
+    .option('--every <duration>', 'a report every 10s, 500ms, 2m… (default 10s)')
+    .option('--speed <factor>', 'simulated time runs this many times faster (default 60)')
+    .option('--hours <h>', 'stop after this many simulated hours')
+    .option('--url <url>', "the service's address (default http://HOST:PORT)")
+    .option('--key <key>', 'an API key (or FARMSTEAD_API_KEY)')
+    .option('--seed <n>', 'random seed (default 1)')
+    .action(async (options: Partial<Record<(typeof names)[number], string>>) => {
+      const args = names.flatMap((name) => (options[name] === undefined ? [] : [`--${name}`, options[name]]));
+      const { simulate, SimulateUsageError } = await import('./simulate.ts');
+      const { loadConfig } = await import('../config.ts');
+      await simulate(args, loadConfig()).catch((err: unknown) => {
+        throw err instanceof SimulateUsageError ? new UsageError(err.message) : err;
+      });
+    });
+}
+
 function registerWorker(program: Command): void {
   program
     .command('worker')
@@ -41,6 +69,7 @@ export const COMMANDS: Register[] = [
   registerFarms,
   registerMigrate,
   registerBackup,
+  registerSimulate,
 ];
 
 export function buildProgram(commands: readonly Register[] = COMMANDS): Command {

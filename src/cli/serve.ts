@@ -87,6 +87,8 @@ export async function serve(): Promise<void> {
 
   const first = await bootstrapFirstAccount(database);
   await app.listen({ host: config.host, port: config.port });
+  // A taken MQTT port is logged and reported by /healthz; the service runs on without MQTT over TCP.
+  await app.mqtt.listenTcp(config.mqttPort, config.host);
   if (first) {
     let file: string | null = null;
     try {

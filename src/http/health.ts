@@ -66,7 +66,13 @@ const migrationsCheck = (database: Database) =>
 
 export function registerHealth(
   app: FastifyInstance,
-  opts: { database: Database; version: string; workers?: WorkerStatus | undefined },
+  opts: {
+    database: Database;
+    version: string;
+    workers?: WorkerStatus | undefined;
+    /** More members for /healthz (the MQTT listener's status). */
+    healthzExtra?: () => Record<string, unknown>;
+  },
 ): void {
   const { database } = opts;
   const route = { config: { auth: 'none' as const }, schema: { hide: true } };
@@ -91,6 +97,12 @@ export function registerHealth(
   app.get('/healthz', route, async (_request, reply) => {
     const db = await databaseCheck(database);
     reply.status(db.ok ? 200 : 503);
-    return { ok: db.ok, engine: database.engine, version: opts.version, database: db.ok ? 'ok' : db.message };
+    return {
+      ok: db.ok,
+      engine: database.engine,
+      version: opts.version,
+      database: db.ok ? 'ok' : db.message,
+      ...opts.healthzExtra?.(),
+    };
   });
 }

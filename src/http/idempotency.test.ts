@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../test/harness.ts';
-import { addDevice, createLiveFarm, outboxEvents, report } from '../modules/devices/test-helpers.ts';
-import { callTool, connect, ERAS, ok } from '../modules/mcp/test-helpers.ts';
+import { callTool, connect, ERAS, ok } from '../../test/mcp.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from './idempotency-store.ts';
 
@@ -53,7 +53,7 @@ forEachEngine('idempotency', (t) => {
 
   test('the same key with a different body or path is 409 conflict naming the key', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const url = `/v1/farms/${farm}/animals`;
     const first = await t().request('POST', url, {
       key: acct.live_key,
@@ -176,8 +176,8 @@ forEachEngine('idempotency', (t) => {
 
   test('a retried ingest report stores its readings once and opens one alert', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const body = {
       readings: [
         { metric: 'climate.nh3_ppm', value: 30 },
@@ -222,11 +222,11 @@ forEachEngine('idempotency', (t) => {
 
   test('device keys scope their own idempotency keys', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const one = await addDevice(t(), acct.live_key, farm, { name: 'One' });
-    const two = await addDevice(t(), acct.live_key, farm, { name: 'Two' });
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const one = await make.device(t(), acct.live_key, farm, { name: 'One' });
+    const two = await make.device(t(), acct.live_key, farm, { name: 'Two' });
     const body = { readings: [{ metric: 'feed.bin_pct', value: 50 }] };
-    await report(t(), one.device_key, body);
+    await make.report(t(), one.device_key, body);
     const a = await t().request('POST', '/v1/ingest', { key: one.device_key, body, headers: withKey('r') });
     const b = await t().request('POST', '/v1/ingest', { key: two.device_key, body, headers: withKey('r') });
     assert.equal(a.headers['idempotent-replayed'], undefined);
@@ -235,8 +235,8 @@ forEachEngine('idempotency', (t) => {
 
   test('a device answering a command retries safely: the first answer is replayed', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const queued = await t().request('POST', `/v1/devices/${house.id}/commands`, {
       key: acct.live_key,
       body: { command: 'lights.set', params: { mode: 'on' } },
@@ -255,7 +255,7 @@ forEachEngine('idempotency', (t) => {
     assert.equal(retry.status, 200);
     assert.equal(retry.headers['idempotent-replayed'], 'true');
     assert.deepEqual(retry.body, first.body);
-    const done = await outboxEvents(t(), farm, 'command.done');
+    const done = await make.outboxEvents(t(), farm, 'command.done');
     assert.equal(done.length, 1, 'one command.done event');
   });
 

@@ -7,6 +7,7 @@ import * as m0005 from './0005_webhooks.ts';
 import * as m0006 from './0006_readings_partitions.ts';
 import * as m0007 from './0007_repair_non_finite.ts';
 import * as m0010 from './0010_idempotency.ts';
+import * as m0011 from './0011_command_redelivery.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_readings_partitions': m0006,
   '0007_repair_non_finite': m0007,
   '0010_idempotency': m0010,
+  '0011_command_redelivery': m0011,
 };

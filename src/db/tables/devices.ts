@@ -53,6 +53,12 @@ export interface CommandsTable {
   delivered_at: number | null;
   done_at: number | null;
   expires_at: number;
+  /** How many times the command was handed out (ingest response, poll, MQTT push). */
+  delivery_attempts: number;
+  /** A command handed out and not answered this many seconds later is handed out again. */
+  redeliver_after_s: number;
+  /** When a delivered, unanswered command falls due to be handed out again; null until handed out. */
+  redeliver_at: number | null;
 }
 
 export interface DevicesTables {

@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts, reading, runReport, testDevice } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import {
-  allAlerts,
-  createLiveFarm,
-  farmEvents,
-  outboxEvents,
-  reading,
-  runReport,
-  testDevice,
-} from './test-helpers.ts';
+import type { Page } from '../../http/pagination.ts';
+import type { Alert } from './schemas.ts';
+
+type AlertList = Page<Alert>;
 
 forEachEngine('alerts', (t) => {
+  // Each test reads only its own farm, so they share one account (each new account seeds a sample farm).
   async function setup() {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
-    return { acct, key: acct.live_key, farmId };
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key, { name: 'Hillside' });
+    return { acct, key: acct.live_key, farmId: farm.id };
   }
 
   /** One open, one acknowledged and one resolved alert on the farm, each on its own house. */
@@ -38,7 +37,7 @@ forEachEngine('alerts', (t) => {
     const { key, farmId } = await setup();
     const ids = await threeStates(key, farmId);
     const list = async (query: string) => {
-      const res = await t().request('GET', `/v1/farms/${farmId}/alerts${query}`, { key });
+      const res = await t().request<AlertList>('GET', `/v1/farms/${farmId}/alerts${query}`, { key });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return (res.body.data as { id: string }[]).map((a) => a.id).sort();
     };
@@ -98,23 +97,24 @@ forEachEngine('alerts', (t) => {
         (a, b) => a.severity_rank - b.severity_rank || b.created_at - a.created_at || (a.id < b.id ? 1 : -1),
       )
       .map((r) => r.id);
-    const full = await t().request('GET', `/v1/farms/${farmId}/alerts`, { key });
+    const full = await t().request<AlertList>('GET', `/v1/farms/${farmId}/alerts`, { key });
     assert.deepEqual(
-      full.body.data.map((a: { id: string }) => a.id),
+      full.body.data.map((a) => a.id),
       expected,
     );
     const seen: string[] = [];
     let url = `/v1/farms/${farmId}/alerts?limit=2`;
     for (let page = 0; page < 10; page++) {
-      const res = await t().request('GET', url, { key });
+      const res = await t().request<AlertList>('GET', url, { key });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      seen.push(...res.body.data.map((a: { id: string }) => a.id));
+      seen.push(...res.body.data.map((a) => a.id));
       if (!res.body.has_more) {
         assert.equal(res.body.next_before, null);
         break;
       }
-      assert.match(res.body.next_before, /^(urgent|watch|info)~\d{4}-/);
-      url = `/v1/farms/${farmId}/alerts?limit=2&before=${encodeURIComponent(res.body.next_before)}`;
+      const next = res.body.next_before ?? '';
+      assert.match(next, /^(urgent|watch|info)~\d{4}-/);
+      url = `/v1/farms/${farmId}/alerts?limit=2&before=${encodeURIComponent(next)}`;
     }
     assert.deepEqual(seen, expected, 'pages follow the list order with no repeats or gaps');
 
@@ -124,9 +124,10 @@ forEachEngine('alerts', (t) => {
     const older: string[] = [];
     url = `/v1/farms/${farmId}/alerts?limit=2&before=${encodeURIComponent(cutoff)}`;
     for (let page = 0; page < 10; page++) {
-      const res = await t().request('GET', url, { key });
-      older.push(...res.body.data.map((a: { id: string }) => a.id));
+      const res = await t().request<AlertList>('GET', url, { key });
+      older.push(...res.body.data.map((a) => a.id));
       if (!res.body.has_more) break;
+      assert.ok(res.body.next_before, 'a page with more has a cursor');
       url = `/v1/farms/${farmId}/alerts?limit=2&before=${encodeURIComponent(res.body.next_before)}`;
     }
     assert.deepEqual(older, olderIds);
@@ -153,7 +154,7 @@ forEachEngine('alerts', (t) => {
     await reading(t(), farmId, device, 'climate.nh3_ppm', 26);
     const [listed] = await allAlerts(t(), key, farmId);
     assert.ok(listed);
-    const res = await t().request('GET', `/v1/alerts/${listed.id}`, { key });
+    const res = await t().request<Alert>('GET', `/v1/alerts/${listed.id}`, { key });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, listed);
     assert.deepEqual(Object.keys(res.body).sort(), [
@@ -179,25 +180,27 @@ forEachEngine('alerts', (t) => {
   test('acknowledge: open → acknowledged; again returns it unchanged; a resolved alert is 409', async () => {
     const { key, farmId } = await setup();
     const ids = await threeStates(key, farmId);
-    const first = await t().request('POST', `/v1/alerts/${ids.open}/acknowledge`, { key });
+    const first = await t().request<Alert>('POST', `/v1/alerts/${ids.open}/acknowledge`, { key });
     assert.equal(first.status, 200);
     assert.equal(first.body.status, 'acknowledged');
     assert.equal(typeof first.body.acknowledged_at, 'string');
     assert.equal(first.body.resolved_at, null);
-    const again = await t().request('POST', `/v1/alerts/${ids.open}/acknowledge`, { key });
+    const again = await t().request<Alert>('POST', `/v1/alerts/${ids.open}/acknowledge`, { key });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, first.body, 'unchanged');
-    const acked = await t().request('GET', `/v1/alerts/${ids.acknowledged}`, { key });
-    const ackedAgain = await t().request('POST', `/v1/alerts/${ids.acknowledged}/acknowledge`, { key });
+    const acked = await t().request<Alert>('GET', `/v1/alerts/${ids.acknowledged}`, { key });
+    const ackedAgain = await t().request<Alert>('POST', `/v1/alerts/${ids.acknowledged}/acknowledge`, {
+      key,
+    });
     assert.deepEqual(ackedAgain.body, acked.body);
-    const resolved = await t().request('GET', `/v1/alerts/${ids.resolved}`, { key });
+    const resolved = await t().request<Alert>('GET', `/v1/alerts/${ids.resolved}`, { key });
     const err = expectError(
       await t().request('POST', `/v1/alerts/${ids.resolved}/acknowledge`, { key }),
       409,
       'conflict',
     );
     assert.match(err.message, /resolved/);
-    const after = await t().request('GET', `/v1/alerts/${ids.resolved}`, { key });
+    const after = await t().request<Alert>('GET', `/v1/alerts/${ids.resolved}`, { key });
     assert.deepEqual(after.body, resolved.body, 'the resolved alert is unchanged');
   });
 
@@ -207,21 +210,21 @@ forEachEngine('alerts', (t) => {
     const before = (await outboxEvents(t(), farmId, 'alert.resolved')).length;
     assert.equal(before, 1, 'the alert resolved in setup');
     for (const id of [ids.open, ids.acknowledged]) {
-      const res = await t().request('POST', `/v1/alerts/${id}/resolve`, { key });
+      const res = await t().request<Alert>('POST', `/v1/alerts/${id}/resolve`, { key });
       assert.equal(res.status, 200);
       assert.equal(res.body.status, 'resolved');
       assert.equal(typeof res.body.resolved_at, 'string');
-      const again = await t().request('POST', `/v1/alerts/${id}/resolve`, { key });
+      const again = await t().request<Alert>('POST', `/v1/alerts/${id}/resolve`, { key });
       assert.equal(again.status, 200);
       assert.deepEqual(again.body, res.body, 'unchanged');
     }
     const resolved = await outboxEvents(t(), farmId, 'alert.resolved');
     assert.equal(resolved.length, 3, 'one alert.resolved per resolution, none for repeats');
-    const final = await t().request('GET', `/v1/alerts/${ids.acknowledged}`, { key });
+    const final = await t().request<Alert>('GET', `/v1/alerts/${ids.acknowledged}`, { key });
     assert.ok(resolved.some((e) => JSON.stringify(e.data) === JSON.stringify(final.body)));
     assert.equal(typeof final.body.acknowledged_at, 'string', 'acknowledged_at is kept');
     // A resolved alert frees the slot: the next crossing opens a new alert.
-    const again = await t().request('GET', `/v1/farms/${farmId}/alerts`, { key });
+    const again = await t().request<AlertList>('GET', `/v1/farms/${farmId}/alerts`, { key });
     assert.deepEqual(again.body.data, []);
   });
 
@@ -261,7 +264,7 @@ forEachEngine('alerts', (t) => {
       foreign.body.error.message.replace(alert.id, 'ID'),
       missing.body.error.message.replace('alt_doesnotexist', 'ID'),
     );
-    const still = await t().request('GET', `/v1/alerts/${alert.id}`, { key: owner.key });
+    const still = await t().request<Alert>('GET', `/v1/alerts/${alert.id}`, { key: owner.key });
     assert.equal(still.body.status, 'open', 'nothing changed');
     expectError(await t().request('GET', `/v1/alerts/${alert.id}`), 401, 'unauthorized');
   });
@@ -316,7 +319,7 @@ forEachEngine('alerts', (t) => {
       // Readings never resolve it; a person does.
       await runReport(t(), farmId, device, { readings: [{ metric: 'climate.nh3_ppm', value: 1 }] });
       assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'acknowledged');
-      const resolved = await t().request('POST', `/v1/alerts/${alert.id}/resolve`, { key });
+      const resolved = await t().request<Alert>('POST', `/v1/alerts/${alert.id}/resolve`, { key });
       assert.equal(resolved.body.status, 'resolved');
 
       // Once resolved, the next event opens a new alert.

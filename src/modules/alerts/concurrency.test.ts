@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts, runReport, testDevice } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { newId } from '../../lib/ids.ts';
-import { allAlerts, createLiveFarm, outboxEvents, runReport, testDevice } from './test-helpers.ts';
 
 forEachEngine('alert concurrency', (t) => {
   test('the database refuses a second active alert for one farm, rule and subject', async () => {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
     const now = Date.now();
     const row = (status: 'open' | 'acknowledged' | 'resolved') => ({
       id: newId('alert', now),
@@ -35,8 +37,8 @@ forEachEngine('alert concurrency', (t) => {
   });
 
   test('parallel reports for one device leave exactly one active alert', async () => {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
     const device = testDevice();
     const base = Date.now();
     // Twelve reports at once, each crossing the ammonia lines (some watch, some urgent).
@@ -57,8 +59,8 @@ forEachEngine('alert concurrency', (t) => {
   });
 
   test('parallel reports from two trackers on one animal share one active alert', async () => {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
     const animalId = newId('animal');
     const bolus = testDevice({ name: 'Bolus 1', type: 'bolus', animal_id: animalId });
     const tag = testDevice({ name: 'Tag 1', type: 'tag', animal_id: animalId });

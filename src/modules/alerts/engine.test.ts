@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts, nextTime, reading, testDevice } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { type AlertRule, DEFAULT_RULES } from '../../domain/rules.ts';
-import {
-  allAlerts,
-  createLiveFarm,
-  farmEvents,
-  nextTime,
-  outboxEvents,
-  reading,
-  testDevice,
-} from './test-helpers.ts';
+import type { Farm } from '../farms/schemas.ts';
+import type { Alert } from './schemas.ts';
 
 /** A value just on the safe side of `line` (0.01 inside), for this rule's direction. */
 function inside(rule: AlertRule, line: number): number {
@@ -36,10 +32,12 @@ function deviceFor(rule: AlertRule) {
 }
 
 forEachEngine('alert rules', (t) => {
+  // Every test reads only its own farm, so one account serves them all (creating accounts was most of
+  // this file's time: each seeds a sample farm).
   async function setup() {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
-    return { key: acct.live_key, farmId };
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key, { name: 'Hillside' });
+    return { key: acct.live_key, farmId: farm.id };
   }
 
   for (const rule of DEFAULT_RULES) {
@@ -195,7 +193,7 @@ forEachEngine('alert rules', (t) => {
       await reading(t(), farmId, device, metric, rule.watch);
       const [alert] = await allAlerts(t(), key, farmId);
       assert.ok(alert);
-      const ack = await t().request('POST', `/v1/alerts/${alert.id}/acknowledge`, { key });
+      const ack = await t().request<Alert>('POST', `/v1/alerts/${alert.id}/acknowledge`, { key });
       assert.equal(ack.body.status, 'acknowledged');
       await reading(t(), farmId, device, metric, rule.watch);
       assert.equal(
@@ -204,7 +202,7 @@ forEachEngine('alert rules', (t) => {
         'a crossing keeps it acknowledged',
       );
       await reading(t(), farmId, device, metric, rule.clear);
-      const got = await t().request('GET', `/v1/alerts/${alert.id}`, { key });
+      const got = await t().request<Alert>('GET', `/v1/alerts/${alert.id}`, { key });
       assert.equal(got.body.status, 'resolved');
       assert.equal(typeof got.body.resolved_at, 'string');
       assert.equal(got.body.acknowledged_at, ack.body.acknowledged_at);
@@ -221,7 +219,7 @@ forEachEngine('alert rules', (t) => {
         urgent: rule.urgent === null ? null : rule.urgent + shift,
         clear: rule.clear + shift,
       };
-      const patched = await t().request('PATCH', `/v1/farms/${farmId}`, {
+      const patched = await t().request<Farm>('PATCH', `/v1/farms/${farmId}`, {
         key,
         body: { settings: { rules: { [name]: override } } },
       });

@@ -1,29 +1,28 @@
 /** The alert engine end to end: devices report through POST /v1/ingest with their own keys. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allAlerts } from '../../../test/alert-engine.ts';
+import * as make from '../../../test/factories.ts';
+import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { buildApp } from '../../app.ts';
 import { openDatabase } from '../../db/database.ts';
+import type { Animal } from '../animals/schemas.ts';
+import type { FarmEvent } from '../events/schemas.ts';
 import { UsageCounter } from '../usage/counter.ts';
-import { allAlerts, createLiveFarm, farmEvents, outboxEvents } from './test-helpers.ts';
-
-async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
-  const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as { id: string; device_key: string; name: string };
-}
 
 async function ingest(t: TestApp, deviceKey: string, body: unknown) {
-  const res = await t.request('POST', '/v1/ingest', { key: deviceKey, body });
+  const res = await make.report(t, deviceKey, body);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }
 
 forEachEngine('alerts through ingest', (t) => {
+  // Each test reads only its own farm, so they share one account (each new account seeds a sample farm).
   async function setup() {
-    const acct = await t().account();
-    const farmId = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farmId, { type: 'house', name: 'House 2' });
+    const acct = await t().sharedAccount();
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Hillside' })).id;
+    const house = await make.device(t(), acct.live_key, farmId, { type: 'house', name: 'House 2' });
     return { key: acct.live_key, farmId, house };
   }
 
@@ -67,16 +66,20 @@ forEachEngine('alerts through ingest', (t) => {
     assert.equal(alerts.length, 1);
     assert.equal(alerts[0]?.severity, 'urgent');
     assert.equal(alerts[0]?.reason, 'Feed bin 4.5% in House 2 — at or below the urgent line of 5%');
-    const log = await t().request('GET', `/v1/farms/${farmId}/events?type=alert.escalated`, { key });
+    const log = await t().request<{ data: FarmEvent[] }>(
+      'GET',
+      `/v1/farms/${farmId}/events?type=alert.escalated`,
+      { key },
+    );
     assert.equal(log.status, 200);
     assert.equal(log.body.data.length, 1);
-    assert.equal(log.body.data[0].subject_id, house.id);
-    assert.equal(log.body.data[0].data.alert_id, alerts[0]?.id);
+    assert.equal(log.body.data[0]?.subject_id, house.id);
+    assert.equal(log.body.data[0]?.data.alert_id, alerts[0]?.id);
   });
 
   test('a predator.detected event in a report opens an urgent alert and is logged like every device event', async () => {
     const { key, farmId } = await setup();
-    const guardian = await addDevice(t(), key, farmId, { type: 'guardian', name: 'Guardian 1' });
+    const guardian = await make.device(t(), key, farmId, { type: 'guardian', name: 'Guardian 1' });
     await ingest(t(), guardian.device_key, {
       events: [
         { type: 'predator.detected', data: { species: 'fox', confidence: 0.92 } },
@@ -105,12 +108,12 @@ forEachEngine('alerts through ingest', (t) => {
 
   test('a bolus on an animal alerts on the animal by name and tag', async () => {
     const { key, farmId } = await setup();
-    const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
       key,
       body: { species: 'cattle', name: 'Daisy', tag: '114' },
     });
     assert.equal(animal.status, 201, JSON.stringify(animal.body));
-    const bolus = await addDevice(t(), key, farmId, {
+    const bolus = await make.device(t(), key, farmId, {
       type: 'bolus',
       name: 'Bolus 7',
       animal_id: animal.body.id,

@@ -1,29 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
 import { createAnimal, findAnimalByEid, getAnimalHistory } from './service.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
-  assert.equal(res.status, 201);
-  return res.body.id;
-}
-
 forEachEngine('animals', (t) => {
   test('POST /v1/farms/{farm}/animals creates an animal with every field; GET returns it', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const group = await t().request('POST', `/v1/farms/${farm}/groups`, {
-      key: acct.live_key,
-      body: { name: 'Cows', species: 'cattle' },
-    });
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'North' },
-    });
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const group = await make.group(t(), acct.live_key, farm, { name: 'Cows', species: 'cattle' });
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'North' });
     const body = {
       species: 'cattle',
       name: 'Bess',
@@ -32,8 +21,8 @@ forEachEngine('animals', (t) => {
       sex: 'female',
       breed: 'Angus',
       birth_date: '2023-03-01T08:30:00+02:00',
-      group_id: group.body.id,
-      paddock_id: paddock.body.id,
+      group_id: group.id,
+      paddock_id: paddock.id,
       status: 'active',
       notes: 'Calm, good mother.',
       fields: { dam: 'Daisy', weaning_kg: 245 },
@@ -80,16 +69,13 @@ forEachEngine('animals', (t) => {
 
   test('create validation errors are 400 naming the field, and write nothing', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const other = await liveFarm(t(), acct.live_key, 'Other farm');
-    const foreignGroup = await t().request('POST', `/v1/farms/${other}/groups`, {
-      key: acct.live_key,
-      body: { name: 'Elsewhere', species: 'cattle' },
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const other = (await make.farm(t(), acct.live_key, { name: 'Other farm' })).id;
+    const foreignGroup = await make.group(t(), acct.live_key, other, {
+      name: 'Elsewhere',
+      species: 'cattle',
     });
-    const foreignPaddock = await t().request('POST', `/v1/farms/${other}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'Elsewhere' },
-    });
+    const foreignPaddock = await make.paddock(t(), acct.live_key, other, { name: 'Elsewhere' });
     const cases: [unknown, string][] = [
       [{}, 'species'],
       [{ species: 42 }, 'species'],
@@ -110,8 +96,8 @@ forEachEngine('animals', (t) => {
       [{ species: 'cattle', fields: 'x' }, 'fields'],
       [{ species: 'cattle', group_id: 'grp_missing' }, 'group_id'],
       [{ species: 'cattle', paddock_id: 'pad_missing' }, 'paddock_id'],
-      [{ species: 'cattle', group_id: foreignGroup.body.id }, 'group_id'],
-      [{ species: 'cattle', paddock_id: foreignPaddock.body.id }, 'paddock_id'],
+      [{ species: 'cattle', group_id: foreignGroup.id }, 'group_id'],
+      [{ species: 'cattle', paddock_id: foreignPaddock.id }, 'paddock_id'],
       [{ species: 'cattle', colour: 'red' }, 'colour'],
     ];
     for (const [body, param] of cases) {
@@ -127,8 +113,8 @@ forEachEngine('animals', (t) => {
   });
 
   test('PATCH updates any subset, clears with null, merges fields, and rejects unknown fields', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const created = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: {
@@ -191,8 +177,8 @@ forEachEngine('animals', (t) => {
   });
 
   test('DELETE returns {id, deleted: true}; the animal is gone but its history stays', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'pig' },
@@ -222,18 +208,18 @@ forEachEngine('animals', (t) => {
 
   test('list filters: species, group_id, paddock_id, status, tag, eid', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const group = (
       await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'Ewes', species: 'sheep' } })
     ).body.id;
     const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } }))
       .body.id;
-    const make = async (body: Record<string, unknown>) =>
+    const add = async (body: Record<string, unknown>) =>
       (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body })).body.id as string;
-    const a = await make({ species: 'sheep', group_id: group, tag: 'S-1', eid: 'E1' });
-    const b = await make({ species: 'sheep', paddock_id: paddock, status: 'sold', tag: 'S-2' });
-    const c = await make({ species: 'cattle', group_id: group, paddock_id: paddock, eid: 'E3' });
+    const a = await add({ species: 'sheep', group_id: group, tag: 'S-1', eid: 'E1' });
+    const b = await add({ species: 'sheep', paddock_id: paddock, status: 'sold', tag: 'S-2' });
+    const c = await add({ species: 'cattle', group_id: group, paddock_id: paddock, eid: 'E3' });
     const ids = async (query: string) =>
       (await t().request('GET', `/v1/farms/${farm}/animals?${query}`, { key })).body.data
         .map((x: any) => x.id)
@@ -263,14 +249,14 @@ forEachEngine('animals', (t) => {
 
   test('q matches name, tag, EID and breed case-insensitively; % and _ match only themselves', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const make = async (body: Record<string, unknown>) =>
+    const add = async (body: Record<string, unknown>) =>
       (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body })).body.id as string;
-    const bess = await make({ species: 'cattle', name: 'Bessie', breed: 'Hereford' });
-    const tagged = await make({ species: 'cattle', tag: 'RED-42' });
-    const chipped = await make({ species: 'cattle', eid: '982000777' });
-    const angus = await make({ species: 'cattle', breed: 'Black Angus', name: '100% grass_fed' });
+    const bess = await add({ species: 'cattle', name: 'Bessie', breed: 'Hereford' });
+    const tagged = await add({ species: 'cattle', tag: 'RED-42' });
+    const chipped = await add({ species: 'cattle', eid: '982000777' });
+    const angus = await add({ species: 'cattle', breed: 'Black Angus', name: '100% grass_fed' });
     const ids = async (q: string) =>
       (await t().request('GET', `/v1/farms/${farm}/animals?q=${encodeURIComponent(q)}`, { key })).body.data
         .map((x: any) => x.id)
@@ -291,8 +277,8 @@ forEachEngine('animals', (t) => {
   });
 
   test('paging backwards over 125 animals: newest first, no overlap, nothing skipped', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 125; i++) {
       const res = await t().request('POST', `/v1/farms/${farm}/animals`, {
@@ -352,7 +338,7 @@ forEachEngine('animals', (t) => {
 
   test('changing paddock_id or group_id writes one move event into the animal history', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p1 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })).body
       .id;
@@ -422,8 +408,8 @@ forEachEngine('animals', (t) => {
   test('an EID is unique among the account’s animals in a mode: 409 conflict naming eid', async () => {
     const acct = await t().account();
     const other = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const farm2 = await liveFarm(t(), acct.live_key, 'Second farm');
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const farm2 = (await make.farm(t(), acct.live_key, { name: 'Second farm' })).id;
     const key = acct.live_key;
     const first = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key,
@@ -448,7 +434,7 @@ forEachEngine('animals', (t) => {
       409,
       'conflict',
     );
-    const otherFarm = await liveFarm(t(), other.live_key);
+    const otherFarm = (await make.farm(t(), other.live_key)).id;
     const elsewhere = await t().request('POST', `/v1/farms/${otherFarm}/animals`, {
       key: other.live_key,
       body: { species: 'cattle', eid: '982000000000001' },
@@ -497,7 +483,7 @@ forEachEngine('animals', (t) => {
 
   test('concurrent creates with one EID: exactly one succeeds, the rest are 409 (never 500)', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
         t().request('POST', `/v1/farms/${farm}/animals`, {
@@ -519,8 +505,8 @@ forEachEngine('animals', (t) => {
 
   test('findAnimalByEid finds the farm’s animal by EID and nothing on another farm', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const farm2 = await liveFarm(t(), acct.live_key, 'Two');
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const farm2 = (await make.farm(t(), acct.live_key, { name: 'Two' })).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle', eid: 'EID-FIND-1' },
@@ -533,7 +519,7 @@ forEachEngine('animals', (t) => {
 
   test('creating an animal writes animal.created to the outbox in the same transaction', async () => {
     const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const db = t().database.db;
     const outbox = async () =>
       db.selectFrom('outbox').selectAll().where('farm_id', '=', farm).orderBy('id').execute();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { localClock, localDayBounds } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
@@ -8,22 +9,9 @@ import { ingestReport } from '../ingest/service.ts';
 
 type Json = any;
 
-async function liveFarm(t: TestApp, key: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name: 'Brief farm', ...body } });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.id;
-}
-
-async function post(t: TestApp, key: string, path: string, body: unknown): Promise<Json> {
-  const res = await t.request('POST', path, { key, body });
-  assert.ok(res.status === 201 || res.status === 200, `${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function brief(t: TestApp, key: string, farmId: string): Promise<Json> {
-  const res = await t.request('GET', `/v1/farms/${farmId}/brief`, { key });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
+/** The farm's brief (200 asserted). */
+function brief(t: TestApp, key: string, farmId: string): Promise<Json> {
+  return make.fetched(t, key, `/v1/farms/${farmId}/brief`);
 }
 
 /** Readings of one metric every `stepMs`, oldest first, ending at `last`. */
@@ -37,8 +25,8 @@ function series(metric: string, value: number, count: number, stepMs: number, la
 
 forEachEngine('brief', (t) => {
   test('the brief of an empty farm is calm: a headline, a text and empty lists', async () => {
-    const acct = await t().account();
-    const farmId = await liveFarm(t(), acct.live_key, { name: 'Empty Acres' });
+    const acct = await t().sharedAccount();
+    const farmId = (await make.farm(t(), acct.live_key, { name: 'Empty Acres' })).id;
     const body = await brief(t(), acct.live_key, farmId);
     assert.equal(
       body.headline,
@@ -53,60 +41,69 @@ forEachEngine('brief', (t) => {
   });
 
   test('ranks urgent alerts, watch alerts oldest first, overdue tasks, tasks due today, houses, doors after dusk, quiet devices, low batteries, rested paddocks', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = acct.live_key;
     const tz = 'America/Chicago';
-    const farmId = await liveFarm(t(), key, { timezone: tz, lat: 38.95, lon: -92.33 });
+    const farmId = (await make.farm(t(), key, { timezone: tz, lat: 38.95, lon: -92.33 })).id;
     const now = Date.now();
     const db = t().database.db;
 
     // Paddocks: one rested past its target (listed), one past it but grazed now, one still resting.
-    const rested = await post(t(), key, `/v1/farms/${farmId}/paddocks`, {
+    const rested = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
       name: 'Far Field',
       rest_days_target: 30,
       last_grazed_at: toIso(now - 50 * DAY_MS),
     });
-    const occupied = await post(t(), key, `/v1/farms/${farmId}/paddocks`, {
+    const occupied = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
       name: 'Home Field',
       rest_days_target: 30,
       last_grazed_at: toIso(now - 60 * DAY_MS),
     });
-    await post(t(), key, `/v1/farms/${farmId}/paddocks`, {
+    await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
       name: 'Young Grass',
       rest_days_target: 30,
       last_grazed_at: toIso(now - 5 * DAY_MS),
     });
-    await post(t(), key, `/v1/farms/${farmId}/groups`, {
+    await make.posted(t(), key, `/v1/farms/${farmId}/groups`, {
       name: 'Ewes',
       species: 'sheep',
       paddock_id: occupied.id,
     });
-    const cow = await post(t(), key, `/v1/farms/${farmId}/animals`, {
+    const cow = await make.posted(t(), key, `/v1/farms/${farmId}/animals`, {
       species: 'cattle',
       name: 'Bess',
       tag: '7',
     });
 
     // A house: ammonia at the urgent line, air 7 °C under its target, two doors open after their close time.
-    const house = await post(t(), key, `/v1/farms/${farmId}/devices`, { type: 'house', name: 'House A' });
+    const house = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+      type: 'house',
+      name: 'House A',
+    });
     const closeAt = localClock(now - HOUR_MS, tz);
     const openAt = localClock(now + HOUR_MS, tz);
-    await post(t(), house.device_key, '/v1/ingest', {
-      readings: [
-        { metric: 'climate.nh3_ppm', value: 27 },
-        { metric: 'climate.temp_c', value: 14 },
-        { metric: 'feed.bin_pct', value: 60 },
-      ],
-      state: { doors: { '1': 'open', '2': 'open' }, door_schedule: { open: openAt, close: closeAt } },
-    });
+    await make.posted(
+      t(),
+      house.device_key,
+      '/v1/ingest',
+      {
+        readings: [
+          { metric: 'climate.nh3_ppm', value: 27 },
+          { metric: 'climate.temp_c', value: 14 },
+          { metric: 'feed.bin_pct', value: 60 },
+        ],
+        state: { doors: { '1': 'open', '2': 'open' }, door_schedule: { open: openAt, close: closeAt } },
+      },
+      200,
+    );
 
     // Two watch alerts, the fever two hours ago, the tag battery one hour ago.
-    const bolus = await post(t(), key, `/v1/farms/${farmId}/devices`, {
+    const bolus = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'bolus',
       name: 'Bolus 1',
       animal_id: cow.id,
     });
-    const tag = await post(t(), key, `/v1/farms/${farmId}/devices`, { type: 'tag', name: 'Tag 1' });
+    const tag = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, { type: 'tag', name: 'Tag 1' });
     await ingestReport(
       db,
       { deviceId: bolus.id },
@@ -120,9 +117,12 @@ forEachEngine('brief', (t) => {
       now - HOUR_MS,
     );
     // A low battery without an alert (reported as the battery member), and a sensor gone quiet.
-    const lowTag = await post(t(), key, `/v1/farms/${farmId}/devices`, { type: 'tag', name: 'Tag 2' });
-    await post(t(), lowTag.device_key, '/v1/ingest', { battery: 9 });
-    const quiet = await post(t(), key, `/v1/farms/${farmId}/devices`, { type: 'water', name: 'Trough' });
+    const lowTag = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, { type: 'tag', name: 'Tag 2' });
+    await make.posted(t(), lowTag.device_key, '/v1/ingest', { battery: 9 }, 200);
+    const quiet = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+      type: 'water',
+      name: 'Trough',
+    });
     await ingestReport(
       db,
       { deviceId: quiet.id },
@@ -132,25 +132,25 @@ forEachEngine('brief', (t) => {
 
     // Tasks: overdue, due today, later, done, and one without a due time.
     const today = localDayBounds(now, tz);
-    await post(t(), key, `/v1/farms/${farmId}/tasks`, {
+    await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
       title: 'Later',
       due_at: toIso(today.end + 2 * DAY_MS),
     });
-    const dueToday = await post(t(), key, `/v1/farms/${farmId}/tasks`, {
+    const dueToday = await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
       title: 'Due today',
       due_at: toIso(today.start + 12 * HOUR_MS),
     });
-    const overdue = await post(t(), key, `/v1/farms/${farmId}/tasks`, {
+    const overdue = await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
       title: 'Overdue',
       due_at: toIso(today.start - 2 * DAY_MS),
       assignee: 'Sam',
     });
-    await post(t(), key, `/v1/farms/${farmId}/tasks`, {
+    await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
       title: 'Done already',
       due_at: toIso(today.start - DAY_MS),
       status: 'done',
     });
-    await post(t(), key, `/v1/farms/${farmId}/tasks`, { title: 'Someday' });
+    await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, { title: 'Someday' });
 
     const body = await brief(t(), key, farmId);
     assert.deepEqual(
@@ -236,10 +236,10 @@ forEachEngine('brief', (t) => {
     assert.deepEqual(h.attention, ['ammonia 27 ppm', '14 °C (target 21 °C)', '2 doors open after dusk']);
 
     // Acknowledging keeps an alert in the brief; resolving removes it.
-    await post(t(), key, `/v1/alerts/${urgent.ref_id}/acknowledge`, undefined);
+    await make.posted(t(), key, `/v1/alerts/${urgent.ref_id}/acknowledge`, undefined, 200);
     const acked = await brief(t(), key, farmId);
     assert.match(acked.items[0].detail, /^Acknowledged\. /);
-    await post(t(), key, `/v1/alerts/${urgent.ref_id}/resolve`, undefined);
+    await make.posted(t(), key, `/v1/alerts/${urgent.ref_id}/resolve`, undefined, 200);
     const resolved = await brief(t(), key, farmId);
     assert.equal(resolved.counts.alerts_urgent, 0);
     assert.match(resolved.headline, /^2 watch alerts: /);
@@ -252,9 +252,9 @@ forEachEngine('brief', (t) => {
   });
 
   test('"due today" is the farm’s local day, in its own time zone', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = acct.live_key;
-    const farmId = await liveFarm(t(), key, { timezone: 'Pacific/Kiritimati' });
+    const farmId = (await make.farm(t(), key, { timezone: 'Pacific/Kiritimati' })).id;
     const now = Date.now();
     // Fixed-offset zones (no DST): UTC+14 and UTC−11, so the days are easy to work out by hand.
     const dayStart = (offsetHours: number) =>
@@ -267,7 +267,7 @@ forEachEngine('brief', (t) => {
       tomorrow: start + DAY_MS + MINUTE_MS,
     };
     for (const [title, at] of Object.entries(times)) {
-      await post(t(), key, `/v1/farms/${farmId}/tasks`, { title, due_at: toIso(at) });
+      await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, { title, due_at: toIso(at) });
     }
     const classify = (offsetHours: number) => {
       const s = dayStart(offsetHours);
@@ -301,7 +301,7 @@ forEachEngine('brief', (t) => {
   test('quiet devices: silent longer than 3× their usual interval, or 6 h when it is unknown', async () => {
     const acct = await t().account();
     const key = acct.live_key;
-    const farmId = await liveFarm(t(), key);
+    const farmId = (await make.farm(t(), key)).id;
     const db = t().database.db;
     const scope = { accountId: acct.account_id, mode: 'live' as const };
     const now = Date.now();
@@ -337,14 +337,17 @@ forEachEngine('brief', (t) => {
     ];
     const ids = new Map<string, string>();
     for (const c of cases) {
-      const device = await post(t(), key, `/v1/farms/${farmId}/devices`, { type: 'other', name: c.name });
+      const device = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+        type: 'other',
+        name: c.name,
+      });
       ids.set(device.id, c.name);
       const last = now - (c.silent ?? 0);
       const readings = c.readings > 0 ? series('probe.value', 1, c.readings, c.step, last) : [];
       await ingestReport(db, { deviceId: device.id }, { readings }, last);
     }
     // A report with an hourly metric beside a 15-minute one: the faster one sets the pace.
-    const mixed = await post(t(), key, `/v1/farms/${farmId}/devices`, {
+    const mixed = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'other',
       name: 'mixed, silent 1 h',
     });
@@ -369,7 +372,7 @@ forEachEngine('brief', (t) => {
       { now: now - 7 * HOUR_MS },
     );
     ids.set(never.id, never.name);
-    const fresh = await post(t(), key, `/v1/farms/${farmId}/devices`, {
+    const fresh = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'other',
       name: 'never, added now',
     });
@@ -403,12 +406,12 @@ forEachEngine('brief', (t) => {
   });
 
   test('long lists stop at their limits; the counts do not', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = acct.live_key;
-    const farmId = await liveFarm(t(), key);
+    const farmId = (await make.farm(t(), key)).id;
     const now = Date.now();
     for (let i = 0; i < 55; i++) {
-      await post(t(), key, `/v1/farms/${farmId}/tasks`, {
+      await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
         title: `Old job ${i}`,
         due_at: toIso(now - (60 - i) * DAY_MS),
       });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { HOUR_MS } from '../../lib/time.ts';
-import { addDevice, createLiveFarm, outboxEvents, report } from '../devices/test-helpers.ts';
 import { expireDueCommands, pollCommands } from './service.ts';
 
 function send(t: TestApp, key: string, deviceId: string, body: unknown) {
@@ -11,9 +11,9 @@ function send(t: TestApp, key: string, deviceId: string, body: unknown) {
 
 forEachEngine('commands', (t) => {
   test('command lifecycle over HTTP: queued, delivered by poll, done with a result', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const before = Date.now();
     const queued = await send(t(), acct.live_key, house.id, {
       command: 'doors.open',
@@ -32,7 +32,7 @@ forEachEngine('commands', (t) => {
     const expiresIn = Date.parse(cmd.expires_at) - Date.parse(cmd.created_at);
     assert.equal(expiresIn, 24 * HOUR_MS, 'commands expire after 24 h by default');
     assert.ok(Date.parse(cmd.created_at) >= before);
-    assert.deepEqual((await outboxEvents(t(), farm, 'command.queued'))[0]?.data, cmd);
+    assert.deepEqual((await make.outboxEvents(t(), farm, 'command.queued'))[0]?.data, cmd);
 
     const poll = await t().request('GET', '/v1/device/commands', { key: house.device_key });
     assert.equal(poll.status, 200);
@@ -53,7 +53,7 @@ forEachEngine('commands', (t) => {
     assert.equal(done.body.status, 'done');
     assert.deepEqual(done.body.result, { opened: [1, 2] });
     assert.ok(Date.parse(done.body.done_at) >= Date.parse(cmd.created_at));
-    assert.deepEqual((await outboxEvents(t(), farm, 'command.done'))[0]?.data, done.body);
+    assert.deepEqual((await make.outboxEvents(t(), farm, 'command.done'))[0]?.data, done.body);
 
     const history = await t().request('GET', `/v1/devices/${house.id}/commands`, { key: acct.live_key });
     assert.equal(history.status, 200);
@@ -61,11 +61,11 @@ forEachEngine('commands', (t) => {
   });
 
   test('a device reporting failure stores its result and emits command.failed', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const cmd = (await send(t(), acct.live_key, house.id, { command: 'move.start' })).body;
-    await report(t(), house.device_key, {});
+    await make.report(t(), house.device_key, {});
     const failed = await t().request('POST', `/v1/device/commands/${cmd.id}`, {
       key: house.device_key,
       body: { status: 'failed', result: { error: 'safety_edge', detail: 'obstacle' } },
@@ -73,7 +73,7 @@ forEachEngine('commands', (t) => {
     assert.equal(failed.status, 200);
     assert.equal(failed.body.status, 'failed');
     assert.deepEqual(failed.body.result, { error: 'safety_edge', detail: 'obstacle' });
-    assert.deepEqual((await outboxEvents(t(), farm, 'command.failed'))[0]?.data, failed.body);
+    assert.deepEqual((await make.outboxEvents(t(), farm, 'command.failed'))[0]?.data, failed.body);
     const noResult = (await send(t(), acct.live_key, house.id, { command: 'floor.deploy' })).body;
     await t().request('GET', '/v1/device/commands', { key: house.device_key });
     const bare = await t().request('POST', `/v1/device/commands/${noResult.id}`, {
@@ -85,12 +85,12 @@ forEachEngine('commands', (t) => {
 
   test('answering a command not its own, not yet delivered or already finished is refused; nothing changes', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const a = await addDevice(t(), acct.live_key, farm, { name: 'House A' });
-    const b = await addDevice(t(), acct.live_key, farm, { name: 'House B' });
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const a = await make.device(t(), acct.live_key, farm, { name: 'House A' });
+    const b = await make.device(t(), acct.live_key, farm, { name: 'House B' });
     const other = await t().account();
-    const otherFarm = await createLiveFarm(t(), other.live_key);
-    const foreign = await addDevice(t(), other.live_key, otherFarm);
+    const otherFarm = (await make.farm(t(), other.live_key)).id;
+    const foreign = await make.device(t(), other.live_key, otherFarm);
 
     const cmd = (await send(t(), acct.live_key, a.id, { command: 'lights.set', params: { mode: 'off' } }))
       .body;
@@ -115,14 +115,14 @@ forEachEngine('commands', (t) => {
     assert.match(twice.message, /already done/);
     const final = await t().request('GET', `/v1/devices/${a.id}/commands`, { key: acct.live_key });
     assert.equal(final.body.data[0].status, 'done');
-    assert.equal((await outboxEvents(t(), farm, 'command.done')).length, 1);
-    assert.equal((await outboxEvents(t(), farm, 'command.failed')).length, 0);
+    assert.equal((await make.outboxEvents(t(), farm, 'command.done')).length, 1);
+    assert.equal((await make.outboxEvents(t(), farm, 'command.failed')).length, 0);
   });
 
   test('commands expire: queued or delivered past expiry become failed with result.error "expired"', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const db = t().database.db;
     const short = (await send(t(), acct.live_key, house.id, { command: 'floor.deploy', expires_in_s: 60 }))
       .body;
@@ -145,7 +145,7 @@ forEachEngine('commands', (t) => {
       assert.ok(byId[id].done_at);
     }
     assert.equal(byId[later.id].status, 'queued', 'the default expiry is a day');
-    const failedEvents = await outboxEvents(t(), farm, 'command.failed');
+    const failedEvents = await make.outboxEvents(t(), farm, 'command.failed');
     assert.deepEqual(failedEvents.map((e) => e.data.id).sort(), [short.id, delivered.id].sort());
     assert.equal(await expireDueCommands(db, created + 10 * 60_000), 0, 'each command expires once');
 
@@ -175,9 +175,9 @@ forEachEngine('commands', (t) => {
   });
 
   test('expiry works through many commands in batches, once even with two sweeps at once', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
     for (let i = 0; i < 7; i++) {
       await send(t(), acct.live_key, device.id, { command: `relay.${i}`, expires_in_s: 1 });
     }
@@ -189,7 +189,7 @@ forEachEngine('commands', (t) => {
       expireDueCommands(db, now, { batchSize: 3 }),
     ]);
     assert.equal(a + b, 7);
-    assert.equal((await outboxEvents(t(), farm, 'command.failed')).length, 7);
+    assert.equal((await make.outboxEvents(t(), farm, 'command.failed')).length, 7);
     const left = await t().request('GET', `/v1/devices/${device.id}/commands?status=queued`, {
       key: acct.live_key,
     });
@@ -197,9 +197,9 @@ forEachEngine('commands', (t) => {
   });
 
   test('house commands: an unknown command is 400 listing the valid ones', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const err = expectError(
       await send(t(), acct.live_key, house.id, { command: 'doors.explode' }),
       400,
@@ -212,15 +212,15 @@ forEachEngine('commands', (t) => {
   });
 
   test('house commands: every parameter is checked, naming it; nothing is queued on refusal', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const otherFarm = await createLiveFarm(t(), acct.live_key, 'Other');
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const otherFarm = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignPaddock = await t().request('POST', `/v1/farms/${otherFarm}/paddocks`, {
       key: acct.live_key,
       body: { name: 'Far field' },
     });
     assert.equal(foreignPaddock.status, 201);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const house = await make.device(t(), acct.live_key, farm);
     const cases: [string, unknown, string][] = [
       ['doors.open', {}, 'params.doors'],
       ['doors.open', { doors: 'some' }, 'params.doors'],
@@ -294,13 +294,10 @@ forEachEngine('commands', (t) => {
   });
 
   test('house commands: valid commands are queued with their params; move.start stores 18 m/day by default', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'North' },
-    });
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'North' });
+    const house = await make.device(t(), acct.live_key, farm);
     const valid: [string, Record<string, unknown> | undefined, Record<string, unknown>][] = [
       ['doors.open', { doors: 'all' }, { doors: 'all' }],
       ['doors.close', { doors: [14, 1] }, { doors: [14, 1] }],
@@ -308,7 +305,7 @@ forEachEngine('commands', (t) => {
       ['move.start', undefined, { meters_per_day: 18 }],
       ['move.start', { meters_per_day: 30, heading_deg: 270 }, { meters_per_day: 30, heading_deg: 270 }],
       ['move.stop', undefined, {}],
-      ['move.to_paddock', { paddock_id: paddock.body.id }, { paddock_id: paddock.body.id }],
+      ['move.to_paddock', { paddock_id: paddock.id }, { paddock_id: paddock.id }],
       ['feed.dispense', { kg: 12.5 }, { kg: 12.5 }],
       ['feed.schedule', { times: ['06:00', '17:30'] }, { times: ['06:00', '17:30'] }],
       ['spines.set_height', { mm: 250 }, { mm: 250 }],
@@ -331,11 +328,11 @@ forEachEngine('commands', (t) => {
   });
 
   test('commands for other device types follow the catalog where it defines them, else any name', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const tag = await addDevice(t(), acct.live_key, farm, { type: 'tag', name: 'Tag' });
-    const weather = await addDevice(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
-    const guardian = await addDevice(t(), acct.live_key, farm, { type: 'guardian', name: 'Guard' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const tag = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tag' });
+    const weather = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
+    const guardian = await make.device(t(), acct.live_key, farm, { type: 'guardian', name: 'Guard' });
     const notForTags = expectError(
       await send(t(), acct.live_key, tag.id, { command: 'doors.open', params: { doors: 'all' } }),
       400,
@@ -360,9 +357,9 @@ forEachEngine('commands', (t) => {
   });
 
   test('GET /v1/devices/{id}/commands lists the history newest first, pages and filters by status', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Relay' });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push((await send(t(), acct.live_key, device.id, { command: `c${i}` })).body.id);
@@ -375,7 +372,7 @@ forEachEngine('commands', (t) => {
       url = `/v1/devices/${device.id}/commands?limit=2&before=${encodeURIComponent(page.body.next_before)}`;
     }
     assert.deepEqual(seen, [...ids].sort().reverse());
-    await report(t(), device.device_key, {});
+    await make.report(t(), device.device_key, {});
     const delivered = await t().request('GET', `/v1/devices/${device.id}/commands?status=delivered`, {
       key: acct.live_key,
     });
@@ -447,8 +444,8 @@ forEachEngine('commands', (t) => {
 
     const mine = (events: Array<{ data: Record<string, any> }>) =>
       events.filter((e) => e.data.device_id === house.id);
-    assert.equal(mine(await outboxEvents(t(), acct.sample_farm_id, 'command.queued')).length, 0);
-    assert.equal(mine(await outboxEvents(t(), acct.sample_farm_id, 'command.done')).length, 14);
+    assert.equal(mine(await make.outboxEvents(t(), acct.sample_farm_id, 'command.queued')).length, 0);
+    assert.equal(mine(await make.outboxEvents(t(), acct.sample_farm_id, 'command.done')).length, 14);
     const poll = await t().request('GET', '/v1/device/commands', { key: house.device_key });
     assert.deepEqual(poll.body.data, [], 'nothing waits in a queue');
 
@@ -463,8 +460,8 @@ forEachEngine('commands', (t) => {
 
   test('a test-mode farm that is not the sample farm queues commands like a live one', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.test_key, 'Trial');
-    const house = await addDevice(t(), acct.test_key, farm);
+    const farm = (await make.farm(t(), acct.test_key, { name: 'Trial' })).id;
+    const house = await make.device(t(), acct.test_key, farm);
     const res = await send(t(), acct.test_key, house.id, { command: 'lights.set', params: { mode: 'on' } });
     assert.equal(res.body.status, 'queued');
   });

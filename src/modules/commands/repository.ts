@@ -19,6 +19,8 @@ export function toCommand(row: CommandRow): Command {
     delivered_at: toIso(row.delivered_at),
     done_at: toIso(row.done_at),
     expires_at: toIso(row.expires_at),
+    delivery_attempts: row.delivery_attempts,
+    redeliver_after_s: row.redeliver_after_s,
   };
 }
 

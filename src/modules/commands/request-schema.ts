@@ -12,6 +12,7 @@ import { DOOR_COUNT, HEATER_PANEL_COUNT, HOUSE_COMMANDS } from '../../domain/hou
 import { QueueCommandBody } from './schemas.ts';
 
 const EXPIRES_IN_S = QueueCommandBody.properties.expires_in_s;
+const REDELIVER_AFTER_S = QueueCommandBody.properties.redeliver_after_s;
 
 /**
  * The params schema without `default`s: the server fills them in, but client generators read a default
@@ -40,6 +41,7 @@ function commandBranch(spec: CommandSpec, deviceTypes: readonly string[]): JsonS
       command: { type: 'string', const: spec.name },
       params: withoutDefaults(paramsJsonSchema(spec)),
       expires_in_s: EXPIRES_IN_S,
+      redeliver_after_s: REDELIVER_AFTER_S,
     },
     additionalProperties: false,
   };
@@ -108,6 +110,7 @@ export const CommandRequestSchema: TSchema = {
         },
         params: { type: 'object', additionalProperties: true, description: 'Stored as sent.' },
         expires_in_s: EXPIRES_IN_S,
+        redeliver_after_s: REDELIVER_AFTER_S,
       },
       additionalProperties: false,
     },

@@ -14,10 +14,11 @@ import {
 import { AnswerCommandBody, CommandListQuery, QueueCommandBody } from './schemas.ts';
 import { answerCommand, listCommands, pollCommands, queueCommand } from './service.ts';
 
-export const commandRoutes: FastifyPluginAsyncTypebox<{ db: Db; commandExpirySeconds: number }> = async (
-  app,
-  { db, commandExpirySeconds },
-) => {
+export const commandRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  commandExpirySeconds: number;
+  commandRedeliverSeconds: number;
+}> = async (app, { db, commandExpirySeconds, commandRedeliverSeconds }) => {
   const CommandRef = Type.Ref('Command');
 
   app.post(
@@ -49,6 +50,7 @@ export const commandRoutes: FastifyPluginAsyncTypebox<{ db: Db; commandExpirySec
       reply.status(201).send(
         await queueCommand(db, apiCaller(request), request.params.id, request.body, {
           defaultExpirySeconds: commandExpirySeconds,
+          defaultRedeliverSeconds: commandRedeliverSeconds,
         }),
       ),
   );

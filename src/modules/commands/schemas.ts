@@ -24,9 +24,18 @@ export const CommandSchema = Type.Object(
       }),
     ),
     created_at: DateTime(),
-    delivered_at: Nullable(DateTime('When the device picked it up.')),
+    delivered_at: Nullable(DateTime('When the command was first handed to the device.')),
     done_at: Nullable(DateTime('When it finished (done or failed).')),
     expires_at: DateTime('A command still queued or delivered at this time becomes failed (expired).'),
+    delivery_attempts: Type.Integer({
+      minimum: 0,
+      description:
+        'How many times the command was handed to the device (ingest response, poll, MQTT); more than 1 means it was handed out again because no answer came. Devices de-duplicate by id.',
+    }),
+    redeliver_after_s: Type.Integer({
+      minimum: 1,
+      description: 'A command handed out and not answered within this many seconds is handed out again.',
+    }),
   },
   {
     $id: 'Command',
@@ -44,6 +53,8 @@ export const CommandSchema = Type.Object(
         delivered_at: null,
         done_at: null,
         expires_at: '2026-11-23T14:15:09.909Z',
+        delivery_attempts: 0,
+        redeliver_after_s: 60,
       },
     ],
   },
@@ -60,6 +71,14 @@ export const QueueCommandBody = Type.Object(
         minimum: 1,
         maximum: MAX_COMMAND_EXPIRY_S,
         description: 'Seconds until an unanswered command fails as expired (default 86400, one day).',
+      }),
+    ),
+    redeliver_after_s: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_COMMAND_EXPIRY_S,
+        description:
+          'Seconds after which a command handed out and not answered is handed out again (default 60).',
       }),
     ),
   },

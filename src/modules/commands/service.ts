@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
@@ -18,6 +19,9 @@ import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } fr
 
 /** Default life of a command before it expires unanswered: one day. */
 export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
+
+/** Default redelivery window: a command handed out and not answered within a minute is handed out again. */
+export const DEFAULT_COMMAND_REDELIVER_S = 60;
 
 const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
 
@@ -81,10 +85,12 @@ export async function queueCommand(
   scope: Scope,
   deviceId: string,
   input: QueueCommandInput,
-  options: { now?: number; defaultExpirySeconds?: number } = {},
+  options: { now?: number; defaultExpirySeconds?: number; defaultRedeliverSeconds?: number } = {},
 ): Promise<Command> {
   const now = options.now ?? Date.now();
   const expiresIn = input.expires_in_s ?? options.defaultExpirySeconds ?? DEFAULT_COMMAND_EXPIRY_S;
+  const redeliverAfter =
+    input.redeliver_after_s ?? options.defaultRedeliverSeconds ?? DEFAULT_COMMAND_REDELIVER_S;
   return inTransaction(db, async (trx) => {
     const device = await loadDevice(trx, scope, deviceId);
     const params = await validateForDevice(trx, device, input.command, input.params);
@@ -101,12 +107,17 @@ export async function queueCommand(
       delivered_at: simulated ? now : null,
       done_at: simulated ? now : null,
       expires_at: now + expiresIn * 1000,
+      delivery_attempts: simulated ? 1 : 0,
+      redeliver_after_s: redeliverAfter,
+      redeliver_at: null,
     };
     if (simulated && device.type === 'house') await simulateOnHouse(trx, device.id, input.command, params);
     await trx.insertInto('commands').values(row).execute();
     metrics.commands.inc({ status: row.status });
     const command = toCommand(row);
     await emitEvent(trx, device.farm_id, simulated ? 'command.done' : 'command.queued', command, now);
+    // Connected devices (MQTT, in any process) get it pushed once this transaction commits.
+    if (!simulated) await notify(trx, BUS_CHANNELS.deviceCommands, device.id);
     return command;
   });
 }
@@ -126,20 +137,64 @@ export async function listCommands(
 }
 
 /**
- * Hands the device its queued (unexpired) commands, oldest first, and marks them `delivered`. One
- * conditional UPDATE … RETURNING, so with several processes each command is delivered exactly once.
+ * Hands the device the commands waiting for it, oldest first: queued ones, and delivered ones not answered
+ * within their redelivery window (`redeliver_at` passed). With `everyOpen` (a new MQTT session, which may
+ * have lost what was in flight) every unanswered command goes out again. Each hand-out counts in
+ * `delivery_attempts` and restarts the window. One conditional UPDATE … RETURNING, so with several
+ * processes a command is handed out once per window. Expired commands are never handed out.
  */
-export async function pickUpCommands(db: Db, deviceId: string, now: number): Promise<Command[]> {
+export async function pickUpCommands(
+  db: Db,
+  deviceId: string,
+  now: number,
+  options: { everyOpen?: boolean } = {},
+): Promise<Command[]> {
   const rows = await db
     .updateTable('commands')
-    .set({ status: 'delivered', delivered_at: now })
+    .set({
+      status: 'delivered',
+      delivered_at: sql<number>`coalesce(delivered_at, ${now})`,
+      delivery_attempts: sql<number>`delivery_attempts + 1`,
+      // The cast keeps PostgreSQL from typing the parameter as a 32-bit integer.
+      redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
+    })
     .where('device_id', '=', deviceId)
-    .where('status', '=', 'queued')
     .where('expires_at', '>', now)
+    .where((eb) =>
+      options.everyOpen
+        ? eb('status', 'in', OPEN_STATUSES)
+        : eb.or([
+            eb('status', '=', 'queued'),
+            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
+          ]),
+    )
     .returningAll()
     .execute();
   if (rows.length > 0) metrics.commands.inc({ status: 'delivered' }, rows.length);
   return rows.sort(byCreation).map(toCommand);
+}
+
+/** Of these devices, those with commands to hand out now (queued, or due again); for connected devices. */
+export async function devicesWithCommandsDue(
+  db: Db,
+  deviceIds: readonly string[],
+  now: number,
+): Promise<string[]> {
+  if (deviceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('commands')
+    .select('device_id')
+    .distinct()
+    .where('device_id', 'in', [...deviceIds])
+    .where('expires_at', '>', now)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'queued'),
+        eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
+      ]),
+    )
+    .execute();
+  return rows.map((r) => r.device_id);
 }
 
 /** GET /v1/device/commands: a poll counts as the device being seen. */

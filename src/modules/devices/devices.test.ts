@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
-import { addDevice, createLiveFarm, outboxEvents, report } from './test-helpers.ts';
 
 forEachEngine('devices', (t) => {
   test('POST /v1/farms/{farm}/devices creates a device with every field and shows its key once', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle', tag: 'A1' },
@@ -66,23 +66,23 @@ forEachEngine('devices', (t) => {
     assert.notEqual(stored.key_hash, device.device_key, 'only a hash is stored');
     assert.ok(!JSON.stringify(got.body).includes(stored.key_hash), 'the hash is never returned');
 
-    const created = await outboxEvents(t(), farm, 'device.created');
+    const created = await make.outboxEvents(t(), farm, 'device.created');
     assert.equal(created.length, 1);
     assert.deepEqual(created[0]?.data, withoutKey, 'device.created carries the Device without its key');
   });
 
   test('a new house starts with the complete default house state', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm, { type: 'house', name: 'House 1' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm, { type: 'house', name: 'House 1' });
     assert.deepEqual(house.state, defaultHouseState());
     assert.equal(Object.keys(house.state.doors).length, 14);
     assert.equal(Object.keys(house.state.heaters.panels).length, 6);
   });
 
   test('device validation: type must be one of the nine, name required, unknown fields rejected', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const cases: [unknown, string][] = [
       [{ name: 'x' }, 'type'],
       [{ type: 'toaster', name: 'x' }, 'type'],
@@ -102,16 +102,16 @@ forEachEngine('devices', (t) => {
       assert.equal(err.param, param, JSON.stringify(body));
     }
     for (const type of ['house', 'bolus', 'tag', 'band', 'guardian', 'water', 'weather', 'reader', 'other']) {
-      await addDevice(t(), acct.live_key, farm, { type, name: type });
+      await make.device(t(), acct.live_key, farm, { type, name: type });
     }
     const list = await t().request('GET', `/v1/farms/${farm}/devices?limit=500`, { key: acct.live_key });
     assert.equal(list.body.data.length, 9, 'all nine types accepted; rejected requests wrote nothing');
   });
 
   test('animal_id and group_id must exist on the same farm', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const other = await createLiveFarm(t(), acct.live_key, 'Other');
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const animal = await t().request('POST', `/v1/farms/${other}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle' },
@@ -136,7 +136,7 @@ forEachEngine('devices', (t) => {
       );
       assert.equal(err.param, Object.keys(body)[0]);
     }
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'tag', name: 'T' });
+    const device = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'T' });
     const patch = expectError(
       await t().request('PATCH', `/v1/devices/${device.id}`, {
         key: acct.live_key,
@@ -150,12 +150,12 @@ forEachEngine('devices', (t) => {
 
   test('PATCH updates any fields, null clears optional ones; DELETE returns {id, deleted}', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'sheep' },
     });
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'tag', name: 'Tag', serial: 'S1' });
+    const device = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tag', serial: 'S1' });
     const patched = await t().request('PATCH', `/v1/devices/${device.id}`, {
       key: acct.live_key,
       body: { name: 'Tag 2', animal_id: animal.body.id, serial: null, firmware: '2.0', lat: 1, lon: 2 },
@@ -197,12 +197,12 @@ forEachEngine('devices', (t) => {
   });
 
   test('list filters by type, animal_id and group_id and pages newest first', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push(
-        (await addDevice(t(), acct.live_key, farm, { type: i % 2 ? 'tag' : 'house', name: `D${i}` })).id,
+        (await make.device(t(), acct.live_key, farm, { type: i % 2 ? 'tag' : 'house', name: `D${i}` })).id,
       );
     }
     const tags = await t().request('GET', `/v1/farms/${farm}/devices?type=tag`, { key: acct.live_key });
@@ -228,28 +228,28 @@ forEachEngine('devices', (t) => {
   });
 
   test('POST /v1/devices/{id}/key rotates the key: the new one works, the old one stops at once', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
-    assert.equal((await report(t(), device.device_key, {})).status, 200);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
+    assert.equal((await make.report(t(), device.device_key, {})).status, 200);
     const rotated = await t().request('POST', `/v1/devices/${device.id}/key`, { key: acct.live_key });
     assert.equal(rotated.status, 200);
     assert.equal(rotated.body.id, device.id);
     assert.match(rotated.body.device_key, /^rd_/);
     assert.notEqual(rotated.body.device_key, device.device_key);
-    expectError(await report(t(), device.device_key, {}), 401, 'unauthorized');
-    assert.equal((await report(t(), rotated.body.device_key, {})).status, 200);
+    expectError(await make.report(t(), device.device_key, {}), 401, 'unauthorized');
+    assert.equal((await make.report(t(), rotated.body.device_key, {})).status, 200);
     const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.body.key_prefix, rotated.body.device_key.slice(0, 7));
   });
 
   test('deleting a device revokes its key', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
-    await report(t(), device.device_key, { readings: [{ metric: 'feed.bin_pct', value: 50 }] });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
+    await make.report(t(), device.device_key, { readings: [{ metric: 'feed.bin_pct', value: 50 }] });
     await t().request('DELETE', `/v1/devices/${device.id}`, { key: acct.live_key });
-    expectError(await report(t(), device.device_key, {}), 401, 'unauthorized');
+    expectError(await make.report(t(), device.device_key, {}), 401, 'unauthorized');
     expectError(
       await t().request('GET', '/v1/device/commands', { key: device.device_key }),
       401,
@@ -265,8 +265,8 @@ forEachEngine('devices', (t) => {
 
   test('a device key cannot call API endpoints and an API key cannot call device endpoints', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     for (const url of [`/v1/devices/${device.id}`, `/v1/farms/${farm}/devices`, '/v1/farms']) {
       expectError(await t().request('GET', url, { key: device.device_key }), 401, 'unauthorized');
     }
@@ -279,7 +279,7 @@ forEachEngine('devices', (t) => {
       'unauthorized',
     );
     for (const path of ['/ingest', '/v1/ingest']) {
-      expectError(await report(t(), acct.live_key, {}, path), 401, 'unauthorized');
+      expectError(await make.report(t(), acct.live_key, {}, path), 401, 'unauthorized');
     }
     expectError(await t().request('GET', '/v1/device/commands', { key: acct.live_key }), 401, 'unauthorized');
     expectError(
@@ -290,15 +290,15 @@ forEachEngine('devices', (t) => {
       401,
       'unauthorized',
     );
-    expectError(await report(t(), 'rd_notarealkey', {}), 401, 'unauthorized');
-    expectError(await report(t(), null as unknown as string, {}), 401, 'unauthorized');
+    expectError(await make.report(t(), 'rd_notarealkey', {}), 401, 'unauthorized');
+    expectError(await make.report(t(), null as unknown as string, {}), 401, 'unauthorized');
   });
 
   test("another account's or the other mode's device is 404 on every device endpoint", async () => {
     const a = await t().account();
     const b = await t().account();
-    const farm = await createLiveFarm(t(), b.live_key);
-    const device = await addDevice(t(), b.live_key, farm);
+    const farm = (await make.farm(t(), b.live_key)).id;
+    const device = await make.device(t(), b.live_key, farm);
     const calls: [string, string, unknown?][] = [
       ['GET', `/v1/devices/${device.id}`],
       ['PATCH', `/v1/devices/${device.id}`, { name: 'x' }],
@@ -319,6 +319,6 @@ forEachEngine('devices', (t) => {
     }
     const still = await t().request('GET', `/v1/devices/${device.id}`, { key: b.live_key });
     assert.equal(still.body.name, 'House 1', 'nothing changed');
-    assert.equal((await report(t(), device.device_key, {})).status, 200, 'the key still works');
+    assert.equal((await make.report(t(), device.device_key, {})).status, 200, 'the key still works');
   });
 });

@@ -1,3 +1,4 @@
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
@@ -144,6 +145,8 @@ export async function deleteDevice(
 ): Promise<{ id: string; deleted: true }> {
   const device = await loadDevice(db, scope, deviceId);
   await db.deleteFrom('devices').where('id', '=', device.id).execute();
+  // Its MQTT connections (in any process) close now rather than at the next periodic check.
+  await notify(db, BUS_CHANNELS.deviceKeys, device.id);
   return { id: device.id, deleted: true };
 }
 
@@ -160,6 +163,7 @@ export async function rotateDeviceKey(
     .set({ key_hash: key.hash, key_prefix: key.prefix })
     .where('id', '=', device.id)
     .execute();
+  await notify(db, BUS_CHANNELS.deviceKeys, device.id);
   return { id: device.id, device_key: key.key, key_prefix: key.prefix };
 }
 

@@ -1,70 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
-import { newId } from '../../lib/ids.ts';
-import { hashSecret, randomToken } from '../../lib/secrets.ts';
 import { subjectKindOfId } from './references.ts';
 import { recordFarmEvent } from './service.ts';
-
-async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
-  assert.equal(res.status, 201);
-  return res.body.id;
-}
-
-/** A device row on the farm, written directly so these tests depend only on the devices table. */
-async function insertDevice(t: TestApp, farmId: string): Promise<string> {
-  const now = Date.now();
-  const id = newId('device', now);
-  await t.database.db
-    .insertInto('devices')
-    .values({
-      id,
-      farm_id: farmId,
-      type: 'water',
-      name: 'Trough 1',
-      serial: null,
-      animal_id: null,
-      group_id: null,
-      firmware: null,
-      lat: null,
-      lon: null,
-      battery: null,
-      state: '{}',
-      key_hash: hashSecret(`rd_${randomToken(32)}`),
-      key_prefix: 'rd_test',
-      last_seen_at: null,
-      created_at: now,
-    })
-    .execute();
-  return id;
-}
-
-async function insertAlert(t: TestApp, farmId: string): Promise<string> {
-  const now = Date.now();
-  const id = newId('alert', now);
-  await t.database.db
-    .insertInto('alerts')
-    .values({
-      id,
-      farm_id: farmId,
-      severity: 'urgent',
-      severity_rank: 0,
-      title: 'Predator',
-      reason: 'Fox at door 3',
-      rule: 'predator.detected',
-      subject_type: 'device',
-      subject_id: 'dev_x',
-      status: 'open',
-      created_at: now,
-      updated_at: now,
-      acknowledged_at: null,
-      resolved_at: null,
-    })
-    .execute();
-  return id;
-}
 
 test('subject kinds are read from id prefixes', () => {
   assert.equal(subjectKindOfId('ani_01abc'), 'animal');
@@ -79,8 +19,8 @@ test('subject kinds are read from id prefixes', () => {
 
 forEachEngine('farm events', (t) => {
   test('POST /v1/farms/{farm}/events logs an event with every field; GET returns it', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle' },
@@ -128,16 +68,16 @@ forEachEngine('farm events', (t) => {
   });
 
   test('event validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const other = await liveFarm(t(), acct.live_key, 'Other');
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignAnimal = (
       await t().request('POST', `/v1/farms/${other}/animals`, {
         key: acct.live_key,
         body: { species: 'cow' },
       })
     ).body.id;
-    const foreignDevice = await insertDevice(t(), other);
+    const foreignDevice = await make.deviceRow(t(), other);
     const cases: [unknown, string][] = [
       [{}, 'type'],
       [{ type: '' }, 'type'],
@@ -178,8 +118,8 @@ forEachEngine('farm events', (t) => {
   });
 
   test('subjects of every known kind on the farm are accepted; unknown kinds are stored unchecked', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const ids: Record<string, string> = {
       animal: (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })).body
@@ -190,8 +130,14 @@ forEachEngine('farm events', (t) => {
       paddock: (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body
         .id,
       task: (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'T' } })).body.id,
-      device: await insertDevice(t(), farm),
-      alert: await insertAlert(t(), farm),
+      device: await make.deviceRow(t(), farm),
+      alert: await make.alertRow(t(), farm, {
+        severity: 'urgent',
+        severity_rank: 0,
+        title: 'Predator',
+        reason: 'Fox at door 3',
+        rule: 'predator.detected',
+      }),
     };
     for (const [kind, id] of Object.entries(ids)) {
       const res = await t().request('POST', `/v1/farms/${farm}/events`, {
@@ -210,8 +156,8 @@ forEachEngine('farm events', (t) => {
   });
 
   test('PATCH updates any subset, re-checks a new subject, replaces data, rejects unknown fields', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
       .body.id;
@@ -258,19 +204,19 @@ forEachEngine('farm events', (t) => {
   });
 
   test('list filters: type, subject_id, subject_type', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
       .body.id;
     const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
       .body.id;
-    const make = async (body: Record<string, unknown>) =>
+    const add = async (body: Record<string, unknown>) =>
       (await t().request('POST', `/v1/farms/${farm}/events`, { key, body })).body.id as string;
-    const a = await make({ type: 'weight', subject_id: animal, at: '2026-03-01T00:00:00Z' });
-    const b = await make({ type: 'treatment', subject_id: animal, at: '2026-03-02T00:00:00Z' });
-    const c = await make({ type: 'grazed', subject_id: paddock, at: '2026-03-03T00:00:00Z' });
-    const d = await make({ type: 'weight', at: '2026-03-04T00:00:00Z' });
+    const a = await add({ type: 'weight', subject_id: animal, at: '2026-03-01T00:00:00Z' });
+    const b = await add({ type: 'treatment', subject_id: animal, at: '2026-03-02T00:00:00Z' });
+    const c = await add({ type: 'grazed', subject_id: paddock, at: '2026-03-03T00:00:00Z' });
+    const d = await add({ type: 'weight', at: '2026-03-04T00:00:00Z' });
     const ids = async (query: string) =>
       (await t().request('GET', `/v1/farms/${farm}/events?${query}`, { key })).body.data.map(
         (x: any) => x.id,
@@ -285,8 +231,8 @@ forEachEngine('farm events', (t) => {
   });
 
   test('events page by at (when it happened), newest first, without overlap across 130 events', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const base = Date.UTC(2026, 0, 1);
     const created: { id: string; at: string }[] = [];
     for (let i = 0; i < 130; i++) {
@@ -338,8 +284,8 @@ forEachEngine('farm events', (t) => {
   });
 
   test('logging an event writes event.created to the outbox in the same transaction', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const db = t().database.db;
     const outbox = async () =>
       db.selectFrom('outbox').selectAll().where('farm_id', '=', farm).orderBy('id').execute();

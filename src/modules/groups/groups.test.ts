@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
 import { defaultGroupKind } from './service.ts';
-
-async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
-  assert.equal(res.status, 201);
-  return res.body.id;
-}
 
 test('default group kind: a flock of birds or sheep, otherwise a herd', () => {
   assert.equal(defaultGroupKind('chicken'), 'flock');
@@ -20,19 +15,16 @@ test('default group kind: a flock of birds or sheep, otherwise a herd', () => {
 
 forEachEngine('groups', (t) => {
   test('POST /v1/farms/{farm}/groups creates a group with every field; GET returns it', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'South' },
-    });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'South' });
     const body = {
       name: 'Spring broilers',
       species: 'chicken',
       kind: 'flock',
       head_count: 450,
       hatch_date: '2026-04-01T06:00:00-05:00',
-      paddock_id: paddock.body.id,
+      paddock_id: paddock.id,
     };
     const res = await t().request('POST', `/v1/farms/${farm}/groups`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -79,13 +71,10 @@ forEachEngine('groups', (t) => {
   });
 
   test('group validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const other = await liveFarm(t(), acct.live_key, 'Other');
-    const foreignPaddock = await t().request('POST', `/v1/farms/${other}/paddocks`, {
-      key: acct.live_key,
-      body: { name: 'Far' },
-    });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
+    const foreignPaddock = await make.paddock(t(), acct.live_key, other, { name: 'Far' });
     const ok = { name: 'G', species: 'sheep' };
     const cases: [unknown, string][] = [
       [{ species: 'sheep' }, 'name'],
@@ -99,7 +88,7 @@ forEachEngine('groups', (t) => {
       [{ ...ok, head_count: -1 }, 'head_count'],
       [{ ...ok, hatch_date: 'tuesday' }, 'hatch_date'],
       [{ ...ok, paddock_id: 'pad_missing' }, 'paddock_id'],
-      [{ ...ok, paddock_id: foreignPaddock.body.id }, 'paddock_id'],
+      [{ ...ok, paddock_id: foreignPaddock.id }, 'paddock_id'],
       [{ ...ok, size: 3 }, 'size'],
     ];
     for (const [body, param] of cases) {
@@ -115,8 +104,8 @@ forEachEngine('groups', (t) => {
   });
 
   test('PATCH updates any subset and rejects unknown fields; a paddock change logs a group move', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p1 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })).body
       .id;
@@ -165,15 +154,15 @@ forEachEngine('groups', (t) => {
   });
 
   test('list filters: species, kind, paddock_id', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
-    const make = async (body: Record<string, unknown>) =>
+    const add = async (body: Record<string, unknown>) =>
       (await t().request('POST', `/v1/farms/${farm}/groups`, { key, body })).body.id as string;
-    const a = await make({ name: 'A', species: 'cattle' });
-    const b = await make({ name: 'B', species: 'chicken', paddock_id: p });
-    const c = await make({ name: 'C', species: 'cattle', kind: 'pen', paddock_id: p });
+    const a = await add({ name: 'A', species: 'cattle' });
+    const b = await add({ name: 'B', species: 'chicken', paddock_id: p });
+    const c = await add({ name: 'C', species: 'cattle', kind: 'pen', paddock_id: p });
     const ids = async (query: string) =>
       (await t().request('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data
         .map((x: any) => x.id)
@@ -193,8 +182,8 @@ forEachEngine('groups', (t) => {
   });
 
   test('paging backwards over 121 groups: newest first, no overlap', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 121; i++) {
       const res = await t().request('POST', `/v1/farms/${farm}/groups`, {
@@ -221,8 +210,8 @@ forEachEngine('groups', (t) => {
   });
 
   test('DELETE clears group_id on its animals and logs a move for each, in one transaction', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
     const group = (

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import { addDevice, createLiveFarm, report } from '../devices/test-helpers.ts';
 
 forEachEngine('houses', (t) => {
   test('GET /v1/farms/{farm}/houses: every house with state, latest readings, battery, last_seen_at, recent commands', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const one = await addDevice(t(), acct.live_key, farm, { name: 'House 1' });
-    const two = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
-    await addDevice(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
-    await report(t(), one.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const one = await make.device(t(), acct.live_key, farm, { name: 'House 1' });
+    const two = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
+    await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
+    await make.report(t(), one.device_key, {
       battery: 76,
       state: { doors: { '5': 'open' } },
       readings: [
@@ -60,9 +60,9 @@ forEachEngine('houses', (t) => {
   });
 
   test('GET /v1/houses/{id} for a device that is not a house is 404', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const station = await addDevice(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const station = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
     const err = expectError(
       await t().request('GET', `/v1/houses/${station.id}`, { key: acct.live_key }),
       404,

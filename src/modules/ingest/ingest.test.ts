@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
-import { addDevice, createLiveFarm, outboxEvents, report } from '../devices/test-helpers.ts';
 
 async function readingCount(t: TestApp, deviceId: string): Promise<number> {
   const row = await t.database.db
@@ -23,11 +23,11 @@ function manyReadings(n: number, base = Date.UTC(2026, 4, 1)): Array<Record<stri
 
 forEachEngine('ingest', (t) => {
   test('POST /ingest and POST /v1/ingest accept the same report and answer {ok, accepted, commands}', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     for (const path of ['/ingest', '/v1/ingest']) {
-      const res = await report(
+      const res = await make.report(
         t(),
         device.device_key,
         { readings: [{ metric: 'feed.bin_pct', value: 61.5, at: '2026-05-01T10:00:00Z' }] },
@@ -40,11 +40,11 @@ forEachEngine('ingest', (t) => {
   });
 
   test('a reading without unit takes the catalog unit; without at it takes the time of receipt', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
     const before = Date.now();
-    const res = await report(t(), device.device_key, {
+    const res = await make.report(t(), device.device_key, {
       readings: [
         { metric: 'wind.kph', value: 12 },
         { metric: 'soil.moisture', value: 0.31 },
@@ -64,14 +64,14 @@ forEachEngine('ingest', (t) => {
   });
 
   test('a report of 1,000 readings is accepted; 1,001 is refused with nothing stored', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
-    const ok = await report(t(), device.device_key, { readings: manyReadings(1000) });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
+    const ok = await make.report(t(), device.device_key, { readings: manyReadings(1000) });
     assert.equal(ok.status, 200, JSON.stringify(ok.body).slice(0, 300));
     assert.equal(ok.body.accepted, 1000);
     assert.equal(await readingCount(t(), device.id), 1000);
-    const tooMany = await report(t(), device.device_key, {
+    const tooMany = await make.report(t(), device.device_key, {
       readings: manyReadings(1001, Date.UTC(2026, 5, 1)),
       state: { marker: 1 },
       battery: 12,
@@ -86,9 +86,9 @@ forEachEngine('ingest', (t) => {
   });
 
   test('an invalid reading rejects the whole report, naming its index; nothing is stored', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const good = manyReadings(20);
     const cases: [Record<string, unknown>, string][] = [
       [{ metric: 'feed.bin_pct', value: 'high' }, 'readings[17].value'],
@@ -104,7 +104,7 @@ forEachEngine('ingest', (t) => {
       const readings = [...good];
       readings[17] = bad;
       const err = expectError(
-        await report(t(), device.device_key, {
+        await make.report(t(), device.device_key, {
           readings,
           state: { touched: true },
           events: [{ type: 'note' }],
@@ -134,9 +134,9 @@ forEachEngine('ingest', (t) => {
   });
 
   test('unknown members and wrongly typed members are rejected, naming the field', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const cases: [unknown, string][] = [
       [{ colour: 'red' }, 'colour'],
       [{ readings: {} }, 'readings'],
@@ -153,19 +153,19 @@ forEachEngine('ingest', (t) => {
       [{ firmware: 2 }, 'firmware'],
     ];
     for (const [body, param] of cases) {
-      const err = expectError(await report(t(), device.device_key, body), 400, 'invalid_request');
+      const err = expectError(await make.report(t(), device.device_key, body), 400, 'invalid_request');
       assert.equal(err.param, param, JSON.stringify(body));
     }
   });
 
   test('state is deep-merged: objects key by key, other values replaced, null removes a key', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'guardian', name: 'Guard' });
-    await report(t(), device.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'guardian', name: 'Guard' });
+    await make.report(t(), device.device_key, {
       state: { mode: 'watch', sensors: { pir: 'ok', camera: { fps: 10, ir: true } }, zones: [1, 2] },
     });
-    await report(t(), device.device_key, {
+    await make.report(t(), device.device_key, {
       state: { sensors: { camera: { fps: 15 }, radar: 'ok' }, zones: [3], mode: null, siren: false },
     });
     const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
@@ -175,8 +175,8 @@ forEachEngine('ingest', (t) => {
       siren: false,
     });
 
-    const house = await addDevice(t(), acct.live_key, farm, { type: 'house', name: 'House 1' });
-    await report(t(), house.device_key, {
+    const house = await make.device(t(), acct.live_key, farm, { type: 'house', name: 'House 1' });
+    await make.report(t(), house.device_key, {
       state: { doors: { '3': 'open' }, climate: { target_temp_c: 24 }, vision: { pods: 4 } },
     });
     const h = await t().request('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
@@ -188,11 +188,11 @@ forEachEngine('ingest', (t) => {
   });
 
   test('a state that would grow past 64 KiB is refused', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'other', name: 'Logger' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Logger' });
     const err = expectError(
-      await report(t(), device.device_key, { state: { blob: 'x'.repeat(70_000) } }),
+      await make.report(t(), device.device_key, { state: { blob: 'x'.repeat(70_000) } }),
       400,
       'invalid_request',
     );
@@ -200,11 +200,11 @@ forEachEngine('ingest', (t) => {
   });
 
   test('battery, lat, lon and firmware are updated and last_seen_at set by any report', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'tag', name: 'Tag', firmware: '1.0' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tag', firmware: '1.0' });
     const before = Date.now();
-    const res = await report(t(), device.device_key, {
+    const res = await make.report(t(), device.device_key, {
       battery: 87.5,
       lat: 38.95,
       lon: -92.33,
@@ -218,7 +218,7 @@ forEachEngine('ingest', (t) => {
     assert.equal(got.body.lon, -92.33);
     assert.equal(got.body.firmware, '1.1');
     assert.ok(Date.parse(got.body.last_seen_at) >= before);
-    await report(t(), device.device_key, { battery: 80 });
+    await make.report(t(), device.device_key, { battery: 80 });
     const again = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(again.body.battery, 80);
     assert.equal(again.body.firmware, '1.1', 'members left out are kept');
@@ -227,10 +227,10 @@ forEachEngine('ingest', (t) => {
   });
 
   test('device events are stored as farm events with the device as subject and emit event.created', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
-    const res = await report(t(), device.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
+    const res = await make.report(t(), device.device_key, {
       events: [
         { type: 'door.cycle', data: { door: 3 }, at: '2026-05-01T05:30:00Z' },
         { type: 'egg.count', data: { eggs: 212 } },
@@ -246,15 +246,15 @@ forEachEngine('ingest', (t) => {
     assert.equal(cycle.subject_id, device.id);
     assert.deepEqual(cycle.data, { door: 3 });
     assert.equal(cycle.at, '2026-05-01T05:30:00.000Z');
-    const created = await outboxEvents(t(), farm, 'event.created');
+    const created = await make.outboxEvents(t(), farm, 'event.created');
     assert.equal(created.length, 2);
   });
 
   test('the alert engine sees the report: a reading past a rule and an alarm event open alerts', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
-    await report(t(), device.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
+    await make.report(t(), device.device_key, {
       readings: [{ metric: 'climate.nh3_ppm', value: 26 }],
       events: [{ type: 'predator.detected', data: { species: 'fox' } }],
     });
@@ -268,9 +268,9 @@ forEachEngine('ingest', (t) => {
   });
 
   test('queued commands ride back on the next report and are marked delivered once', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const first = await t().request('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'doors.open', params: { doors: 'all' } },
@@ -279,7 +279,9 @@ forEachEngine('ingest', (t) => {
       key: acct.live_key,
       body: { command: 'lights.set', params: { mode: 'on' } },
     });
-    const res = await report(t(), device.device_key, { readings: [{ metric: 'feed.bin_pct', value: 40 }] });
+    const res = await make.report(t(), device.device_key, {
+      readings: [{ metric: 'feed.bin_pct', value: 40 }],
+    });
     assert.deepEqual(
       res.body.commands.map((c: any) => [c.id, c.status]),
       [
@@ -287,15 +289,15 @@ forEachEngine('ingest', (t) => {
         [second.body.id, 'delivered'],
       ],
     );
-    assert.deepEqual(res.body.commands[0].params, { doors: 'all' });
-    const again = await report(t(), device.device_key, {});
+    assert.deepEqual(res.body.commands[0]?.params, { doors: 'all' });
+    const again = await make.report(t(), device.device_key, {});
     assert.deepEqual(again.body.commands, [], 'a command is delivered only once');
   });
 
   test('concurrent reports from one device lose no state and deliver each command once', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm, { type: 'other', name: 'Busy' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Busy' });
     const queued: string[] = [];
     for (let i = 0; i < 6; i++) {
       const res = await t().request('POST', `/v1/devices/${device.id}/commands`, {
@@ -306,7 +308,7 @@ forEachEngine('ingest', (t) => {
     }
     const replies = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        report(t(), device.device_key, {
+        make.report(t(), device.device_key, {
           state: { [`k${i}`]: i, shared: { [`s${i}`]: true } },
           readings: [{ metric: 'power.load_w', value: i }],
         }),
@@ -325,14 +327,14 @@ forEachEngine('ingest', (t) => {
 
   test('a scale head weight.kg with an eid is written to that animal’s history; an unknown eid is reported', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const scale = await addDevice(t(), acct.live_key, farm, { type: 'reader', name: 'Chute scale' });
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const scale = await make.device(t(), acct.live_key, farm, { type: 'reader', name: 'Chute scale' });
     const cow = await t().request('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle', name: 'Daisy', eid: '982000123456789' },
     });
     assert.equal(cow.status, 201);
-    const res = await report(t(), scale.device_key, {
+    const res = await make.report(t(), scale.device_key, {
       readings: [
         { metric: 'weight.kg', value: 512.5, eid: '982000123456789', at: '2026-05-01T08:00:00Z' },
         { metric: 'weight.kg', value: 430, eid: '982000000000000', at: '2026-05-01T08:01:00Z' },

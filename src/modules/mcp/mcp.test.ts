@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { forEachEngine } from '../../../test/harness.ts';
+import { baseUrl, callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { HOUSE_COMMAND_NAMES } from '../../domain/house-commands.ts';
-import { baseUrl, callTool, connect, ERAS, ok } from './test-helpers.ts';
 
 const READ_TOOLS = [
   'list_farms',

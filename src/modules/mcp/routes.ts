@@ -22,6 +22,7 @@ export interface McpRoutesOptions {
   /** Browser origins allowed besides the server's own (FARMSTEAD_MCP_ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
   commandExpirySeconds: number;
+  commandRedeliverSeconds: number;
 }
 
 /** Where the tool context rides in AuthInfo.extra from the route to the server factory. */
@@ -84,6 +85,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         keyId: caller.keyId,
         log: request.log,
         commandExpirySeconds: options.commandExpirySeconds,
+        commandRedeliverSeconds: options.commandRedeliverSeconds,
       };
       const authInfo: AuthInfo = {
         token: bearerToken(request.headers.authorization) ?? '',

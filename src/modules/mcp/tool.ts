@@ -31,6 +31,8 @@ export interface ToolContext {
   log: FastifyBaseLogger;
   /** Default expiry of device commands, as configured for REST. */
   commandExpirySeconds: number;
+  /** Default redelivery window of device commands, as configured for REST. */
+  commandRedeliverSeconds: number;
 }
 
 /** A refusal the agent should read and act on (ask the farmer, pick a farm…): an isError result. */

@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import * as make from '../../../test/factories.ts';
+import { forEachEngine } from '../../../test/harness.ts';
+import { connect, ERAS, longitudeForSolarHour, ok, refused } from '../../../test/mcp.ts';
 import { isDark } from '../../lib/solar.ts';
-import { connect, ERAS, longitudeForSolarHour, ok, refused } from './test-helpers.ts';
-
-/** POST through REST, asserting the status; returns the body. */
-async function rest(t: TestApp, key: string, url: string, body: unknown, status = 201): Promise<any> {
-  const res = await t.request('POST', url, { key, body });
-  assert.equal(res.status, status, `${url}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function get(t: TestApp, key: string, url: string): Promise<any> {
-  const res = await t.request('GET', url, { key });
-  assert.equal(res.status, 200, `${url}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
 
 forEachEngine('mcp tools', (t) => {
   for (const era of ERAS) {
@@ -24,20 +12,23 @@ forEachEngine('mcp tools', (t) => {
       const key = acct.test_key;
       const farmId = acct.sample_farm_id;
       // Records the tools read, made through REST (the sample farm starts empty or with sample data).
-      const north = await rest(t(), key, `/v1/farms/${farmId}/paddocks`, {
+      const north = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
         name: 'North',
         acres: 12,
         rest_days_target: 30,
         last_grazed_at: new Date(Date.now() - 40 * 86_400_000).toISOString(),
       });
-      const south = await rest(t(), key, `/v1/farms/${farmId}/paddocks`, { name: 'South', acres: 9 });
-      const herd = await rest(t(), key, `/v1/farms/${farmId}/groups`, {
+      const south = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, { name: 'South', acres: 9 });
+      const herd = await make.posted(t(), key, `/v1/farms/${farmId}/groups`, {
         name: 'Cow herd',
         species: 'cattle',
         paddock_id: north.id,
       });
-      const house = await rest(t(), key, `/v1/farms/${farmId}/devices`, { type: 'house', name: 'House 7' });
-      const ingest = await rest(
+      const house = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+        type: 'house',
+        name: 'House 7',
+      });
+      const ingest = await make.posted(
         t(),
         house.device_key,
         '/v1/ingest',
@@ -75,7 +66,7 @@ forEachEngine('mcp tools', (t) => {
           fields: { colour: 'black' },
         });
         assert.equal(animal.farm_id, farmId);
-        assert.deepEqual(await get(t(), key, `/v1/animals/${animal.id}`), animal);
+        assert.deepEqual(await make.fetched(t(), key, `/v1/animals/${animal.id}`), animal);
 
         // find_animals: q matches part of the name, filters combine
         const found = await ok(c, 'find_animals', { q: 'dais', group_id: herd.id });
@@ -87,14 +78,14 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(none.data.length, 0);
 
         // log_event, then get_animal shows it in the history with the animal's tracker
-        const tag = await rest(t(), key, `/v1/farms/${farmId}/devices`, {
+        const tag = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
           type: 'tag',
           name: 'Ear tag A12',
           animal_id: animal.id,
         });
         const weight = await ok(c, 'log_event', { type: 'weight', subject_id: animal.id, data: { kg: 412 } });
         assert.equal(weight.subject_type, 'animal');
-        assert.deepEqual(await get(t(), key, `/v1/events/${weight.id}`), weight);
+        assert.deepEqual(await make.fetched(t(), key, `/v1/events/${weight.id}`), weight);
         const detail = await ok(c, 'get_animal', { animal_id: animal.id });
         assert.equal(detail.animal.id, animal.id);
         assert.deepEqual(
@@ -157,11 +148,11 @@ forEachEngine('mcp tools', (t) => {
           confirm: true,
         });
         assert.equal(moved.command.params.meters_per_day, 12);
-        const device = await get(t(), key, `/v1/devices/${house.id}`);
+        const device = await make.fetched(t(), key, `/v1/devices/${house.id}`);
         assert.ok(Object.values(device.state.doors).every((d) => d === 'closed'));
         assert.equal(device.state.move.status, 'stepping');
         assert.equal(device.state.move.meters_per_day, 12);
-        const history = await get(t(), key, `/v1/devices/${house.id}/commands`);
+        const history = await make.fetched(t(), key, `/v1/devices/${house.id}/commands`);
         assert.deepEqual(
           history.data.map((cmd: any) => cmd.id),
           [moved.command.id, closed.command.id],
@@ -173,7 +164,7 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(ammonia.severity, 'urgent');
         const acked = await ok(c, 'update_alert', { alert_id: ammonia.id, action: 'acknowledge' });
         assert.equal(acked.status, 'acknowledged');
-        assert.equal((await get(t(), key, `/v1/alerts/${ammonia.id}`)).status, 'acknowledged');
+        assert.equal((await make.fetched(t(), key, `/v1/alerts/${ammonia.id}`)).status, 'acknowledged');
 
         // add_task, list_tasks, complete_task
         const task = await ok(c, 'add_task', {
@@ -183,12 +174,12 @@ forEachEngine('mcp tools', (t) => {
           due_at: '2030-01-01',
         });
         assert.equal(task.subject_type, 'device');
-        assert.deepEqual(await get(t(), key, `/v1/tasks/${task.id}`), task);
+        assert.deepEqual(await make.fetched(t(), key, `/v1/tasks/${task.id}`), task);
         const open = await ok(c, 'list_tasks');
         assert.ok(open.data.some((x: any) => x.id === task.id));
         const done = await ok(c, 'complete_task', { task_id: task.id });
         assert.equal(done.status, 'done');
-        assert.equal((await get(t(), key, `/v1/tasks/${task.id}`)).status, 'done');
+        assert.equal((await make.fetched(t(), key, `/v1/tasks/${task.id}`)).status, 'done');
         const again = await ok(c, 'complete_task', { task_id: task.id });
         assert.equal(again.done_at, done.done_at, 'completing twice changes nothing');
         assert.ok(!(await ok(c, 'list_tasks')).data.some((x: any) => x.id === task.id), 'open tasks only');
@@ -196,7 +187,7 @@ forEachEngine('mcp tools', (t) => {
 
         const resolved = await ok(c, 'update_alert', { alert_id: ammonia.id, action: 'resolve' });
         assert.equal(resolved.status, 'resolved');
-        assert.ok((await get(t(), key, `/v1/alerts/${ammonia.id}`)).resolved_at);
+        assert.ok((await make.fetched(t(), key, `/v1/alerts/${ammonia.id}`)).resolved_at);
         const stillActive = await ok(c, 'list_alerts');
         assert.ok(!stillActive.data.some((a: any) => a.id === ammonia.id));
 
@@ -205,7 +196,7 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(brief.farm_id, farmId);
         assert.equal(typeof brief.headline, 'string');
         assert.deepEqual(brief, {
-          ...(await get(t(), key, `/v1/farms/${farmId}/brief`)),
+          ...(await make.fetched(t(), key, `/v1/farms/${farmId}/brief`)),
           generated_at: brief.generated_at,
         });
       } finally {
@@ -216,9 +207,9 @@ forEachEngine('mcp tools', (t) => {
 
   test('lists take limit and before and say how to get the next page', async () => {
     const acct = await t().account();
-    const farm = await rest(t(), acct.live_key, '/v1/farms', { name: 'Paging farm' });
+    const farm = await make.posted(t(), acct.live_key, '/v1/farms', { name: 'Paging farm' });
     for (const title of ['one', 'two', 'three']) {
-      await rest(t(), acct.live_key, `/v1/farms/${farm.id}/tasks`, { title });
+      await make.posted(t(), acct.live_key, `/v1/farms/${farm.id}/tasks`, { title });
     }
     const mcp = await connect(t(), acct.live_key, ERAS[0]!);
     try {
@@ -246,9 +237,9 @@ forEachEngine('mcp tools', (t) => {
     const mcp = await connect(t(), acct.live_key, ERAS[1]!);
     try {
       assert.match(await refused(mcp.client, 'list_paddocks'), /sees no farms/);
-      const a = await rest(t(), acct.live_key, '/v1/farms', { name: 'Upper place' });
+      const a = await make.posted(t(), acct.live_key, '/v1/farms', { name: 'Upper place' });
       assert.equal((await ok(mcp.client, 'list_paddocks')).data.length, 0, 'one farm: farm_id optional');
-      const b = await rest(t(), acct.live_key, '/v1/farms', { name: 'Lower place' });
+      const b = await make.posted(t(), acct.live_key, '/v1/farms', { name: 'Lower place' });
       const text = await refused(mcp.client, 'find_animals', { q: 'x' });
       assert.match(text, /farm_id is required/);
       assert.ok(text.includes(`${a.id} (Upper place)`) && text.includes(`${b.id} (Lower place)`), text);
@@ -261,13 +252,15 @@ forEachEngine('mcp tools', (t) => {
   test('another account’s farm and records are not found, and nothing changes there', async () => {
     const mine = await t().account();
     const theirs = await t().account();
-    const farm = await rest(t(), theirs.live_key, '/v1/farms', { name: 'Their farm', lat: 0, lon: 0 });
-    const animal = await rest(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`, { species: 'goat' });
-    const house = await rest(t(), theirs.live_key, `/v1/farms/${farm.id}/devices`, {
+    const farm = await make.posted(t(), theirs.live_key, '/v1/farms', { name: 'Their farm', lat: 0, lon: 0 });
+    const animal = await make.posted(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`, {
+      species: 'goat',
+    });
+    const house = await make.posted(t(), theirs.live_key, `/v1/farms/${farm.id}/devices`, {
       type: 'house',
       name: 'H',
     });
-    const task = await rest(t(), theirs.live_key, `/v1/farms/${farm.id}/tasks`, { title: 'Theirs' });
+    const task = await make.posted(t(), theirs.live_key, `/v1/farms/${farm.id}/tasks`, { title: 'Theirs' });
     const mcp = await connect(t(), mine.live_key, ERAS[0]!);
     try {
       const farmText = await refused(mcp.client, 'list_paddocks', { farm_id: farm.id });
@@ -289,7 +282,7 @@ forEachEngine('mcp tools', (t) => {
       );
       assert.match(await refused(mcp.client, 'get_readings', { device_id: house.id }), /No device/);
       // The same account's test key does not reach its live farms either.
-      const own = await rest(t(), mine.live_key, '/v1/farms', { name: 'Mine (live)' });
+      const own = await make.posted(t(), mine.live_key, '/v1/farms', { name: 'Mine (live)' });
       const test = await connect(t(), mine.test_key, ERAS[1]!);
       try {
         assert.match(await refused(test.client, 'farm_brief', { farm_id: own.id }), /No farm/);
@@ -299,14 +292,17 @@ forEachEngine('mcp tools', (t) => {
     } finally {
       await mcp.close();
     }
-    assert.equal((await get(t(), theirs.live_key, `/v1/tasks/${task.id}`)).status, 'open');
-    assert.equal((await get(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`)).data.length, 1);
-    assert.equal((await get(t(), theirs.live_key, `/v1/devices/${house.id}/commands`)).data.length, 0);
+    assert.equal((await make.fetched(t(), theirs.live_key, `/v1/tasks/${task.id}`)).status, 'open');
+    assert.equal((await make.fetched(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`)).data.length, 1);
+    assert.equal(
+      (await make.fetched(t(), theirs.live_key, `/v1/devices/${house.id}/commands`)).data.length,
+      0,
+    );
   });
 
   test('bad arguments are isError results naming the argument and what is valid', async () => {
     const acct = await t().account();
-    const house = await rest(t(), acct.test_key, `/v1/farms/${acct.sample_farm_id}/devices`, {
+    const house = await make.posted(t(), acct.test_key, `/v1/farms/${acct.sample_farm_id}/devices`, {
       type: 'house',
       name: 'House 1',
     });
@@ -356,7 +352,10 @@ forEachEngine('mcp tools', (t) => {
       });
       assert.match(paddock, /params\.paddock_id/);
       // Nothing was sent.
-      assert.equal((await get(t(), acct.test_key, `/v1/devices/${house.id}/commands`)).data.length, 0);
+      assert.equal(
+        (await make.fetched(t(), acct.test_key, `/v1/devices/${house.id}/commands`)).data.length,
+        0,
+      );
       // A REST duplicate EID conflict reads the same over MCP.
       const eid = `98200${Date.now()}`;
       await ok(c, 'add_animal', { species: 'sheep', eid });
@@ -376,23 +375,23 @@ forEachEngine('mcp tools', (t) => {
       const nightLon = longitudeForSolarHour(now, 180);
       assert.equal(isDark(now, 0, dayLon), false);
       assert.equal(isDark(now, 0, nightLon), true);
-      const dayFarm = await rest(t(), key, '/v1/farms', {
+      const dayFarm = await make.posted(t(), key, '/v1/farms', {
         name: 'Noon farm',
         lat: 0,
         lon: dayLon,
         timezone: 'UTC',
       });
-      const nightFarm = await rest(t(), key, '/v1/farms', {
+      const nightFarm = await make.posted(t(), key, '/v1/farms', {
         name: 'Midnight farm',
         lat: 0,
         lon: nightLon,
         timezone: 'UTC',
       });
-      const blindFarm = await rest(t(), key, '/v1/farms', { name: 'Unmapped farm' });
-      const paddock = await rest(t(), key, `/v1/farms/${dayFarm.id}/paddocks`, { name: 'East' });
+      const blindFarm = await make.posted(t(), key, '/v1/farms', { name: 'Unmapped farm' });
+      const paddock = await make.posted(t(), key, `/v1/farms/${dayFarm.id}/paddocks`, { name: 'East' });
       const houseOf = async (farm: any) =>
         (
-          await rest(t(), key, `/v1/farms/${farm.id}/devices`, {
+          await make.posted(t(), key, `/v1/farms/${farm.id}/devices`, {
             type: 'house',
             name: `House of ${farm.name}`,
           })
@@ -400,7 +399,8 @@ forEachEngine('mcp tools', (t) => {
       const dayHouse = await houseOf(dayFarm);
       const nightHouse = await houseOf(nightFarm);
       const blindHouse = await houseOf(blindFarm);
-      const commands = async (id: string) => (await get(t(), key, `/v1/devices/${id}/commands`)).data;
+      const commands = async (id: string) =>
+        (await make.fetched(t(), key, `/v1/devices/${id}/commands`)).data;
       const doorsOpen = { command: 'doors.open', params: { doors: 'all' } };
 
       const mcp = await connect(t(), key, era);

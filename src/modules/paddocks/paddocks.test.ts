@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
-
-async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
-  assert.equal(res.status, 201);
-  return res.body.id;
-}
 
 const SQUARE = {
   type: 'Polygon',
@@ -24,8 +19,8 @@ const SQUARE = {
 
 forEachEngine('paddocks', (t) => {
   test('POST /v1/farms/{farm}/paddocks creates a paddock with every field; GET returns it', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const body = {
       name: 'Creek bottom',
       acres: 12.5,
@@ -59,8 +54,8 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('paddock validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const cases: [unknown, string][] = [
       [{}, 'name'],
       [{ name: '' }, 'name'],
@@ -88,8 +83,8 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('PATCH updates any subset, replaces geometry, clears with null, rejects unknown fields', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
       key,
@@ -124,8 +119,8 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('DELETE clears paddock_id on animals and groups and logs a move for each, in one transaction', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'Gone' } })).body
       .id;
@@ -168,8 +163,8 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('paging backwards over 122 paddocks: newest first, no overlap', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 122; i++) {
       const res = await t().request('POST', `/v1/farms/${farm}/paddocks`, {

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import { addDevice, createLiveFarm, report } from '../devices/test-helpers.ts';
 import { latestReadings } from './service.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 1, 8, minute)).toISOString();
 
 forEachEngine('readings', (t) => {
   test('GET /v1/devices/{id}/readings: newest first, filtered by metric and since, bounded by limit', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
-    await report(t(), house.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
+    await make.report(t(), house.device_key, {
       readings: [
         { metric: 'feed.bin_pct', value: 80, at: at(0) },
         { metric: 'climate.temp_c', value: 18.5, at: at(1) },
@@ -19,7 +19,9 @@ forEachEngine('readings', (t) => {
         { metric: 'climate.temp_c', value: 21, at: at(11) },
       ],
     });
-    await report(t(), house.device_key, { readings: [{ metric: 'feed.bin_pct', value: 75, at: at(20) }] });
+    await make.report(t(), house.device_key, {
+      readings: [{ metric: 'feed.bin_pct', value: 75, at: at(20) }],
+    });
     const url = `/v1/devices/${house.id}/readings`;
     const all = await t().request('GET', url, { key: acct.live_key });
     assert.equal(all.status, 200);
@@ -66,11 +68,11 @@ forEachEngine('readings', (t) => {
   });
 
   test('the latest value per metric moves only forward in time', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
-    const quiet = await addDevice(t(), acct.live_key, farm, { name: 'Quiet' });
-    await report(t(), house.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
+    const quiet = await make.device(t(), acct.live_key, farm, { name: 'Quiet' });
+    await make.report(t(), house.device_key, {
       readings: [
         { metric: 'feed.bin_pct', value: 60, at: at(30) },
         { metric: 'feed.bin_pct', value: 58, at: at(31) },
@@ -79,7 +81,7 @@ forEachEngine('readings', (t) => {
       ],
     });
     // A late report carrying older values must not replace newer ones.
-    await report(t(), house.device_key, {
+    await make.report(t(), house.device_key, {
       readings: [
         { metric: 'feed.bin_pct', value: 99, at: at(5) },
         { metric: 'water.tank_pct', value: 88, at: at(40) },
@@ -94,13 +96,13 @@ forEachEngine('readings', (t) => {
   });
 
   test('interval and agg: one point per metric and bucket, computed by the database, newest bucket first', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const atS = (minute: number, second: number) =>
       new Date(Date.UTC(2026, 4, 1, 8, minute, second)).toISOString();
     // Sent out of time order on purpose: `last` must follow `at`, not arrival.
-    const res = await report(t(), house.device_key, {
+    const res = await make.report(t(), house.device_key, {
       readings: [
         { metric: 'climate.temp_c', value: 20, at: atS(0, 50) },
         { metric: 'climate.temp_c', value: 10, at: atS(0, 0) },
@@ -178,10 +180,10 @@ forEachEngine('readings', (t) => {
   });
 
   test('daily buckets are UTC days, also before 1970', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
-    await report(t(), house.device_key, {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
+    await make.report(t(), house.device_key, {
       readings: [
         { metric: 'weather.rain_mm', value: 1, at: '2026-05-01T23:59:59.999Z' },
         { metric: 'weather.rain_mm', value: 2, at: '2026-05-02T00:00:00.000Z' },
@@ -204,8 +206,8 @@ forEachEngine('readings', (t) => {
 
   test('interval and agg are checked: agg needs an interval, only the listed names', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const url = `/v1/devices/${house.id}/readings`;
     const cases: [string, string][] = [
       ['agg=avg', 'agg'],
@@ -226,9 +228,9 @@ forEachEngine('readings', (t) => {
   });
 
   test('reading values are stored exactly, whatever their magnitude', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const values = [
       0.30000000000000004,
       1e-300,
@@ -238,7 +240,7 @@ forEachEngine('readings', (t) => {
       -0.5,
       1.7976931348623157e308,
     ];
-    const res = await report(t(), house.device_key, {
+    const res = await make.report(t(), house.device_key, {
       readings: values.map((value, i) => ({
         metric: 'x.exact',
         value,
@@ -257,11 +259,11 @@ forEachEngine('readings', (t) => {
   });
 
   test('a 1,000-reading report is stored whole', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const base = Date.UTC(2026, 4, 1);
-    const res = await report(t(), house.device_key, {
+    const res = await make.report(t(), house.device_key, {
       readings: Array.from({ length: 1000 }, (_, i) => ({
         metric: `m.${i % 10}`,
         value: i,
@@ -311,13 +313,13 @@ forEachEngine('readings', (t) => {
 
   test('paging with next_before: exact limit, nothing skipped or repeated when readings share a millisecond', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     // A house reports 13 metrics at once, twice; one metric is reported twice in one millisecond.
     const metrics = Array.from({ length: 13 }, (_, i) => `m.${String(i).padStart(2, '0')}`);
     const sample = (minute: number) => metrics.map((metric, i) => ({ metric, value: i, at: at(minute) }));
-    await report(t(), house.device_key, { readings: [...sample(5), ...sample(4)] });
-    await report(t(), house.device_key, { readings: [{ metric: 'm.00', value: 0, at: at(4) }] });
+    await make.report(t(), house.device_key, { readings: [...sample(5), ...sample(4)] });
+    await make.report(t(), house.device_key, { readings: [{ metric: 'm.00', value: 0, at: at(4) }] });
     const url = `/v1/devices/${house.id}/readings`;
     const everything = (await allPages(url, acct.live_key, '', 500)).flat();
     assert.equal(everything.length, 27);
@@ -343,11 +345,11 @@ forEachEngine('readings', (t) => {
   });
 
   test('aggregated points page with next_before too, with exact limit and whole buckets', async () => {
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const house = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
     const reading = (metric: string, minute: number) => ({ metric, value: minute, at: at(minute) });
-    await report(t(), house.device_key, {
+    await make.report(t(), house.device_key, {
       readings: [
         reading('a', 5),
         reading('b', 5),

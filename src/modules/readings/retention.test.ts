@@ -3,13 +3,13 @@ import { test } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import * as make from '../../../test/factories.ts';
 import { createPgDatabase, ENGINES, forEachEngine } from '../../../test/harness.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { migrations } from '../../db/migrations/index.ts';
 import type { DB } from '../../db/schema.ts';
 import { createAccount } from '../accounts/service.ts';
 import { createDevice } from '../devices/service.ts';
-import { addDevice, createLiveFarm, report } from '../devices/test-helpers.ts';
 import {
   ensureReadingPartitions,
   listReadingPartitions,
@@ -25,12 +25,12 @@ forEachEngine('readings retention', (t) => {
   test('retention removes readings before the cutoff in small batches, keeping later ones and the latest values', async () => {
     const db = t().database.db;
     const postgres = t().engine === 'postgres';
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const one = await addDevice(t(), acct.live_key, farm, { name: 'One' });
-    const two = await addDevice(t(), acct.live_key, farm, { name: 'Two' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const one = await make.device(t(), acct.live_key, farm, { name: 'One' });
+    const two = await make.device(t(), acct.live_key, farm, { name: 'Two' });
     const r = (at: number, value = 1) => ({ metric: 'water.tank_pct', value, at: iso(at) });
-    await report(t(), one.device_key, {
+    await make.report(t(), one.device_key, {
       readings: [
         r(Date.UTC(2019, 5, 1)),
         ...Array.from({ length: 5 }, () => r(Date.UTC(2020, 0, 10))),
@@ -41,7 +41,7 @@ forEachEngine('readings retention', (t) => {
         r(Date.UTC(2020, 3, 1), 77),
       ],
     });
-    await report(t(), two.device_key, {
+    await make.report(t(), two.device_key, {
       readings: [r(Date.UTC(2020, 1, 14, 23, 59, 59, 999)), r(Date.UTC(2020, 1, 15), 55)],
     });
 
@@ -139,11 +139,13 @@ forEachEngine('readings partitions', (t) => {
       where conrelid = 'readings'::regclass and contype = 'f'`.execute(db);
     assert.equal(fks.rows[0]?.n, 0);
     // A month beyond those made ahead works too: it lands in the default partition.
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const far = Date.UTC(d.getUTCFullYear() + 5, 0, 1);
-    const res = await report(t(), device.device_key, { readings: [{ metric: 'x', value: 1, at: iso(far) }] });
+    const res = await make.report(t(), device.device_key, {
+      readings: [{ metric: 'x', value: 1, at: iso(far) }],
+    });
     assert.equal(res.body.accepted, 1);
     const inDefault = await sql<{
       n: number;
@@ -161,13 +163,13 @@ forEachEngine('readings partitions', (t) => {
 
   test('deleting a device, or its farm, deletes its readings', async () => {
     const db = t().database.db;
-    const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const a = await addDevice(t(), acct.live_key, farm, { name: 'A' });
-    const b = await addDevice(t(), acct.live_key, farm, { name: 'B' });
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const a = await make.device(t(), acct.live_key, farm, { name: 'A' });
+    const b = await make.device(t(), acct.live_key, farm, { name: 'B' });
     const readings = [{ metric: 'x', value: 1 }];
-    await report(t(), a.device_key, { readings });
-    await report(t(), b.device_key, { readings });
+    await make.report(t(), a.device_key, { readings });
+    await make.report(t(), b.device_key, { readings });
     const count = async (id: string) =>
       (await db.selectFrom('readings').select('at').where('device_id', '=', id).execute()).length;
     assert.equal(await count(a.id), 1);

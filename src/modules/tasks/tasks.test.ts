@@ -1,57 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
-import { newId } from '../../lib/ids.ts';
-
-async function liveFarm(t: TestApp, key: string, name = 'Home farm'): Promise<string> {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name } });
-  assert.equal(res.status, 201);
-  return res.body.id;
-}
-
-/** An alert row on the farm, written directly: the alert engine opens alerts, not the API. */
-async function insertAlert(t: TestApp, farmId: string): Promise<string> {
-  const now = Date.now();
-  const id = newId('alert', now);
-  await t.database.db
-    .insertInto('alerts')
-    .values({
-      id,
-      farm_id: farmId,
-      severity: 'watch',
-      severity_rank: 1,
-      title: 'Ammonia rising',
-      reason: 'NH3 20 ppm',
-      rule: 'house.ammonia',
-      subject_type: 'device',
-      subject_id: 'dev_x',
-      status: 'open',
-      created_at: now,
-      updated_at: now,
-      acknowledged_at: null,
-      resolved_at: null,
-    })
-    .execute();
-  return id;
-}
 
 forEachEngine('tasks', (t) => {
   test('POST /v1/farms/{farm}/tasks creates a task with every field; GET returns it', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
-      key: acct.live_key,
-      body: { species: 'cattle' },
-    });
-    const alert = await insertAlert(t(), farm);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const animal = await make.animal(t(), acct.live_key, farm, { species: 'cattle' });
+    const alert = await make.alertRow(t(), farm);
     const body = {
       title: 'Check ammonia and top up bedding',
       notes: 'House 2',
       due_at: '2026-06-01T07:00:00-05:00',
       assignee: 'maria',
       status: 'open',
-      subject_id: animal.body.id,
+      subject_id: animal.id,
       alert_id: alert,
     };
     const res = await t().request('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body });
@@ -101,14 +66,11 @@ forEachEngine('tasks', (t) => {
   });
 
   test('task validation errors are 400 naming the field, references included, and write nothing', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
-    const other = await liveFarm(t(), acct.live_key, 'Other');
-    const foreignAnimal = await t().request('POST', `/v1/farms/${other}/animals`, {
-      key: acct.live_key,
-      body: { species: 'cattle' },
-    });
-    const foreignAlert = await insertAlert(t(), other);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
+    const foreignAnimal = await make.animal(t(), acct.live_key, other, { species: 'cattle' });
+    const foreignAlert = await make.alertRow(t(), other);
     const cases: [unknown, string][] = [
       [{}, 'title'],
       [{ title: '' }, 'title'],
@@ -119,9 +81,9 @@ forEachEngine('tasks', (t) => {
       [{ title: 'T', assignee: 5 }, 'assignee'],
       [{ title: 'T', status: '' }, 'status'],
       [{ title: 'T', subject_id: 'ani_missing' }, 'subject_id'],
-      [{ title: 'T', subject_id: foreignAnimal.body.id }, 'subject_id'],
+      [{ title: 'T', subject_id: foreignAnimal.id }, 'subject_id'],
       [{ title: 'T', subject_type: 'paddock', subject_id: 'pad_missing' }, 'subject_id'],
-      [{ title: 'T', subject_type: 'group', subject_id: foreignAnimal.body.id }, 'subject_id'],
+      [{ title: 'T', subject_type: 'group', subject_id: foreignAnimal.id }, 'subject_id'],
       [{ title: 'T', alert_id: 'alt_missing' }, 'alert_id'],
       [{ title: 'T', alert_id: foreignAlert }, 'alert_id'],
       [{ title: 'T', priority: 'high' }, 'priority'],
@@ -139,8 +101,8 @@ forEachEngine('tasks', (t) => {
   });
 
   test('subject_id of every known kind is checked on the farm; other ids are kept as given', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig' } }))
       .body.id;
@@ -175,8 +137,8 @@ forEachEngine('tasks', (t) => {
   });
 
   test('POST /v1/tasks/{id}/done marks done and records when; repeating returns it unchanged', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const task = await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Move hens' } });
     const before = Date.now();
@@ -212,12 +174,12 @@ forEachEngine('tasks', (t) => {
   });
 
   test('PATCH updates any subset, clears with null, checks references, rejects unknown fields', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
       .body.id;
-    const alert = await insertAlert(t(), farm);
+    const alert = await make.alertRow(t(), farm);
     const task = await t().request('POST', `/v1/farms/${farm}/tasks`, {
       key,
       body: { title: 'Walk fence', assignee: 'sam', notes: 'n' },
@@ -264,16 +226,16 @@ forEachEngine('tasks', (t) => {
   });
 
   test('list filters: status, assignee, subject_id', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
       .body.id;
-    const make = async (body: Record<string, unknown>) =>
+    const add = async (body: Record<string, unknown>) =>
       (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body })).body.id as string;
-    const a = await make({ title: 'A', assignee: 'maria' });
-    const b = await make({ title: 'B', assignee: 'sam', subject_id: animal });
-    const c = await make({ title: 'C', assignee: 'maria', subject_id: animal });
+    const a = await add({ title: 'A', assignee: 'maria' });
+    const b = await add({ title: 'B', assignee: 'sam', subject_id: animal });
+    const c = await add({ title: 'C', assignee: 'maria', subject_id: animal });
     await t().request('POST', `/v1/tasks/${c}/done`, { key });
     const ids = async (query: string) =>
       (await t().request('GET', `/v1/farms/${farm}/tasks?${query}`, { key })).body.data
@@ -293,8 +255,8 @@ forEachEngine('tasks', (t) => {
   });
 
   test('paging backwards over 123 tasks: newest first, no overlap', async () => {
-    const acct = await t().account();
-    const farm = await liveFarm(t(), acct.live_key);
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 123; i++) {
       const res = await t().request('POST', `/v1/farms/${farm}/tasks`, {

@@ -251,7 +251,10 @@ ${COMMAND_LINES}`,
       ctx.scope,
       house.id,
       { command: args.command, ...(args.params !== undefined ? { params: args.params } : {}) },
-      { defaultExpirySeconds: ctx.commandExpirySeconds },
+      {
+        defaultExpirySeconds: ctx.commandExpirySeconds,
+        defaultRedeliverSeconds: ctx.commandRedeliverSeconds,
+      },
     );
     const note =
       command.status === 'done'

@@ -1,13 +1,12 @@
 /**
- * Shared pieces of the alert tests: a live farm, a device-shaped subject, and reports run through the
- * engine exactly as ingest runs them (inside one transaction).
+ * Shared pieces of the alert engine tests: a device-shaped subject, and reports run through the engine
+ * exactly as ingest runs them (inside one transaction).
  */
 import assert from 'node:assert/strict';
-import type { TestApp } from '../../../test/harness.ts';
-import { newId } from '../../lib/ids.ts';
-import { parseJson } from '../../lib/json.ts';
-import { evaluateReport, type IngestedReport } from './engine.ts';
-import type { Alert } from './schemas.ts';
+import { newId } from '../src/lib/ids.ts';
+import { evaluateReport, type IngestedReport } from '../src/modules/alerts/engine.ts';
+import type { Alert } from '../src/modules/alerts/schemas.ts';
+import type { TestApp } from './harness.ts';
 
 export interface TestDevice {
   id: string;
@@ -19,12 +18,6 @@ export interface TestDevice {
 /** A device as the engine sees it; the engine needs no devices row. */
 export function testDevice(overrides: Partial<TestDevice> = {}): TestDevice {
   return { id: newId('device'), name: 'House 2', type: 'house', animal_id: null, ...overrides };
-}
-
-export async function createLiveFarm(t: TestApp, key: string, body: Record<string, unknown> = {}) {
-  const res = await t.request('POST', '/v1/farms', { key, body: { name: 'Hillside', ...body } });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.id as string;
 }
 
 /** Reading times march forward one minute per reading unless a test gives its own. */
@@ -82,27 +75,9 @@ export function reading(
 
 /** Every alert of the farm through the API (status=all), in list order. */
 export async function allAlerts(t: TestApp, key: string, farmId: string): Promise<Alert[]> {
-  const res = await t.request('GET', `/v1/farms/${farmId}/alerts?status=all&limit=500`, { key });
+  const res = await t.request<{ data: Alert[] }>('GET', `/v1/farms/${farmId}/alerts?status=all&limit=500`, {
+    key,
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.data as Alert[];
-}
-
-/** The outbox events of a farm (what webhooks will deliver), oldest first. */
-export async function outboxEvents(t: TestApp, farmId: string, type?: string) {
-  let query = t.database.db.selectFrom('outbox').selectAll().where('farm_id', '=', farmId);
-  if (type) query = query.where('type', '=', type);
-  const rows = await query.orderBy('id').execute();
-  return rows.map((r) => ({ type: r.type, data: parseJson<Record<string, unknown>>(r.data, {}) }));
-}
-
-/** The farm event log rows of a type, oldest first. */
-export async function farmEvents(t: TestApp, farmId: string, type: string) {
-  const rows = await t.database.db
-    .selectFrom('farm_events')
-    .selectAll()
-    .where('farm_id', '=', farmId)
-    .where('type', '=', type)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({ ...r, data: parseJson<Record<string, unknown>>(r.data, {}) }));
+  return res.body.data;
 }

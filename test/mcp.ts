@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { TestApp } from '../../../test/harness.ts';
+import type { TestApp } from './harness.ts';
 
 export interface Era {
   /** How the test names it. */
@@ -63,7 +63,7 @@ export async function connect(t: TestApp, key: string | null, era: Era): Promise
 export interface ToolCall {
   isError: boolean;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read tool results as loose JSON.
+  // tests read tool results as loose JSON.
   data: any;
 }
 
@@ -94,7 +94,7 @@ export async function callTool(
 }
 
 /** Calls a tool that must succeed and returns its structured result. */
-// biome-ignore lint/suspicious/noExplicitAny: tests read tool results as loose JSON.
+// tests read tool results as loose JSON.
 export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
   const res = await callTool(client, name, args);
   assert.equal(res.isError, false, `${name} failed: ${res.text}`);

@@ -1,0 +1,201 @@
+/**
+ * The device simulator: simulated devices of every type on one farm report over HTTP or MQTT, like real
+ * devices, using only the public API (an API key to find or create them, their device keys to report) and
+ * the public transports. Houses carry out their commands and answer them.
+ */
+import mqtt, { type MqttClient } from 'mqtt';
+import { DEVICE_TYPES } from '../../domain/devices.ts';
+import { carryOut, type Model, newModel, type Report, seededRandom, stepDevice } from './model.ts';
+
+export interface SimulateOptions {
+  /** Base URL of the service, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** WebSocket or TCP MQTT address; default: ws on the service's /mqtt. */
+  mqttUrl?: string;
+  apiKey: string;
+  farmId: string;
+  devices: number;
+  transport: 'http' | 'mqtt';
+  /** Real milliseconds between reports. */
+  everyMs: number;
+  /** Simulated time per real time: 60 runs an hour a minute. */
+  speed: number;
+  /** Simulated start time (epoch ms); default now. */
+  startAt?: number;
+  /** Stop after this many simulated hours; default: until the signal aborts. */
+  hours?: number;
+  seed?: number;
+  signal?: AbortSignal;
+  onStatus?: (status: SimulationStatus) => void;
+}
+
+export interface SimulationStatus {
+  reports: number;
+  commandsAnswered: number;
+  errors: number;
+  simulatedAt: string;
+  lastError: string | null;
+}
+
+interface SimDevice {
+  id: string;
+  key: string;
+  type: string;
+  model: Model;
+  mqtt: MqttClient | null;
+  answered: Set<string>;
+}
+
+type Json = Record<string, unknown>;
+
+async function api(
+  options: SimulateOptions,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<Json> {
+  const res = await fetch(`${options.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json().catch(() => ({}))) as Json;
+  if (!res.ok) {
+    const error = json.error as { code?: string; message?: string } | undefined;
+    throw new Error(`${method} ${path}: ${res.status} ${error?.code ?? ''} ${error?.message ?? ''}`.trim());
+  }
+  return json;
+}
+
+/** Finds the farm's simulated devices (named "Sim <type> <n>") and creates the missing ones; keys are rotated to be known. */
+async function prepareDevices(options: SimulateOptions, random: () => number): Promise<SimDevice[]> {
+  const existing = new Map<string, string>();
+  let before: string | undefined;
+  for (;;) {
+    const page = await api(
+      options,
+      'GET',
+      `/v1/farms/${options.farmId}/devices?limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+      options.apiKey,
+    );
+    const data = page.data as Array<{ id: string; name: string; created_at: string }>;
+    for (const d of data) if (d.name.startsWith('Sim ')) existing.set(d.name, d.id);
+    if (!page.has_more || data.length === 0) break;
+    before = data[data.length - 1]?.created_at;
+  }
+  const out: SimDevice[] = [];
+  for (let i = 0; i < options.devices; i++) {
+    const type = DEVICE_TYPES[i % DEVICE_TYPES.length] as string;
+    const name = `Sim ${type} ${Math.floor(i / DEVICE_TYPES.length) + 1}`;
+    const found = existing.get(name);
+    // Keys are shown once: a device found again gets a new key, as a re-flashed device would.
+    const created = found
+      ? await api(options, 'POST', `/v1/devices/${found}/key`, options.apiKey)
+      : await api(options, 'POST', `/v1/farms/${options.farmId}/devices`, options.apiKey, { type, name });
+    out.push({
+      id: String(created.id),
+      key: String(created.device_key),
+      type,
+      model: newModel(type, random),
+      mqtt: null,
+      answered: new Set(),
+    });
+  }
+  return out;
+}
+
+export async function runSimulation(options: SimulateOptions): Promise<SimulationStatus> {
+  const random = seededRandom(options.seed ?? 1);
+  const status: SimulationStatus = {
+    reports: 0,
+    commandsAnswered: 0,
+    errors: 0,
+    simulatedAt: '',
+    lastError: null,
+  };
+  const fail = (err: unknown) => {
+    status.errors++;
+    status.lastError = err instanceof Error ? err.message : String(err);
+  };
+  const devices = await prepareDevices(options, random);
+
+  /** Carries a command out once (devices de-duplicate by command id) and answers it. */
+  const answer = async (device: SimDevice, command: { id: string; command: string; params: Json }) => {
+    if (device.answered.has(command.id)) return;
+    device.answered.add(command.id);
+    const body = { status: 'done', result: carryOut(device.model, command.command, command.params ?? {}) };
+    if (device.mqtt) {
+      await device.mqtt.publishAsync(
+        `farmstead/devices/${device.id}/commands/${command.id}/result`,
+        JSON.stringify(body),
+        { qos: 1 },
+      );
+    } else {
+      await api(options, 'POST', `/v1/device/commands/${command.id}`, device.key, body);
+    }
+    status.commandsAnswered++;
+  };
+
+  if (options.transport === 'mqtt') {
+    const mqttUrl = options.mqttUrl ?? `${options.url.replace(/^http/, 'ws')}/mqtt`;
+    for (const device of devices) {
+      const client = await mqtt.connectAsync(mqttUrl, {
+        username: device.id,
+        password: device.key,
+        protocolVersion: 5,
+      });
+      device.mqtt = client;
+      client.on('message', (topic, payload) => {
+        const json = JSON.parse(payload.toString('utf8')) as Json;
+        if (topic.endsWith('/commands')) void answer(device, json as never).catch(fail);
+        else if (topic.endsWith('/report/result')) {
+          if (json.error) return fail(new Error(JSON.stringify(json.error)));
+          status.reports++;
+          // A report's answer carries the commands waiting for the device, as over HTTP.
+          for (const command of (json.commands ?? []) as never[]) void answer(device, command).catch(fail);
+        }
+      });
+      await client.subscribeAsync(
+        [`farmstead/devices/${device.id}/commands`, `farmstead/devices/${device.id}/report/result`],
+        { qos: 1 },
+      );
+    }
+  }
+
+  const report = async (device: SimDevice, body: Report) => {
+    if (device.mqtt) {
+      await device.mqtt.publishAsync(`farmstead/devices/${device.id}/report`, JSON.stringify(body), {
+        qos: 1,
+      });
+      return;
+    }
+    const res = await api(options, 'POST', '/v1/ingest', device.key, body);
+    status.reports++;
+    for (const command of (res.commands ?? []) as Array<{ id: string; command: string; params: Json }>) {
+      await answer(device, command);
+    }
+  };
+
+  const stepMs = options.everyMs * options.speed;
+  const start = options.startAt ?? Date.now();
+  const end = options.hours === undefined ? Number.POSITIVE_INFINITY : start + options.hours * 3_600_000;
+  try {
+    for (let at = start; at <= end && !options.signal?.aborted; at += stepMs) {
+      status.simulatedAt = new Date(at).toISOString();
+      await Promise.all(
+        devices.map((d) => report(d, stepDevice(d.model, at, stepMs / 3_600_000, random)).catch(fail)),
+      );
+      options.onStatus?.(status);
+      await new Promise((resolve) => setTimeout(resolve, options.everyMs));
+    }
+    // Let answers to the last reports and commands in flight arrive.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, options.everyMs * 5)));
+  } finally {
+    await Promise.all(devices.map((d) => d.mqtt?.endAsync().catch(() => {})));
+  }
+  return status;
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ENGINES } from '../../../test/harness.ts';
+import { createLiveFarm } from '../devices/test-helpers.ts';
+import { startMqttTestApp } from '../mqtt/test-helpers.ts';
+import { runSimulation } from './run.ts';
+
+for (const transport of ['mqtt', 'http'] as const) {
+  test(`the simulator runs a few simulated hours over ${transport}: readings, alerts and answered commands`, async () => {
+    const t = await startMqttTestApp(ENGINES[0] ?? 'sqlite');
+    try {
+      const acct = await t.account();
+      const farm = await createLiveFarm(t, acct.live_key, 'Simulated Farm');
+      let queued: string | null = null;
+      const status = await runSimulation({
+        url: t.httpUrl,
+        apiKey: acct.live_key,
+        farmId: farm,
+        devices: 9,
+        transport,
+        everyMs: 40,
+        speed: 45_000, // 30 simulated minutes a report
+        startAt: Date.UTC(2026, 5, 1, 21, 0),
+        hours: 6,
+        onStatus: (s) => {
+          if (s.reports < 18 || queued) return;
+          queued = 'pending';
+          void t
+            .request('GET', `/v1/farms/${farm}/houses`, { key: acct.live_key })
+            .then((houses) =>
+              t.request('POST', `/v1/devices/${houses.body.data[0].id}/commands`, {
+                key: acct.live_key,
+                body: { command: 'lights.set', params: { mode: 'on' } },
+              }),
+            )
+            .then((res) => {
+              queued = res.body.id;
+            });
+        },
+      });
+      assert.equal(status.errors, 0, status.lastError ?? '');
+      assert.ok(status.reports >= 9 * 12, `reports: ${status.reports}`);
+      assert.equal(status.commandsAnswered, 1);
+
+      const devices = await t.request('GET', `/v1/farms/${farm}/devices?limit=100`, { key: acct.live_key });
+      assert.equal(devices.body.data.length, 9, 'one device of every type');
+      assert.deepEqual(new Set(devices.body.data.map((d: any) => d.type)).size, 9);
+      const house = devices.body.data.find((d: any) => d.type === 'house');
+      const readings = await t.request(
+        'GET',
+        `/v1/devices/${house.id}/readings?metric=climate.nh3_ppm&limit=500`,
+        {
+          key: acct.live_key,
+        },
+      );
+      assert.ok(readings.body.data.length >= 12);
+      const alerts = await t.request('GET', `/v1/farms/${farm}/alerts?status=all`, { key: acct.live_key });
+      assert.ok(
+        alerts.body.data.some((a: any) => a.rule === 'house.ammonia'),
+        'ammonia builds up in a closed house overnight',
+      );
+      const history = await t.request('GET', `/v1/devices/${house.id}/commands`, { key: acct.live_key });
+      assert.equal(history.body.data[0].id, queued);
+      assert.equal(history.body.data[0].status, 'done');
+      const after = await t.request('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
+      assert.equal(after.body.state.lights, 'on', "the house's state changed as the command said");
+    } finally {
+      await t.close();
+    }
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * Two real server processes on one PostgreSQL database: a device connected over MQTT to process B gets a
+ * command queued through process A's REST API within a second (PostgreSQL LISTEN/NOTIFY is the bus), and
+ * its answer over MQTT on B is what A's API then shows. PostgreSQL only.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import mqtt from 'mqtt';
+import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
+
+const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+const run = promisify(execFile);
+
+interface Server {
+  port: number;
+  mqttPort: number;
+  child: ChildProcess;
+  output: { text: string };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const mqttPort = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    env: { ...env, PORT: String(port), FARMSTEAD_MQTT_PORT: String(mqttPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { text: '' };
+  child.stdout?.on('data', (d) => {
+    output.text += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    output.text += String(d);
+  });
+  await waitFor(
+    `server on port ${port}`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited early: ${output.text}`);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.json() as Promise<{ mqtt?: { tcp: string } }>,
+        () => null,
+      );
+      return health?.mqtt?.tcp === 'up';
+    },
+    60_000,
+  );
+  return { port, mqttPort, child, output };
+}
+
+describe('MQTT across two server processes on one PostgreSQL database', {
+  skip: ENGINES.includes('postgres') ? false : 'PostgreSQL not under test',
+}, () => {
+  let database: { url: string; drop(): Promise<void> };
+  let servers: Server[] = [];
+
+  before(async () => {
+    database = await createPgDatabase();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: database.url,
+      FARMSTEAD_PG_POOL_SIZE: '3',
+    };
+    servers = [await startServer(env), await startServer(env)];
+  });
+
+  after(async () => {
+    for (const server of servers) {
+      if (server.child.exitCode === null) {
+        server.child.kill('SIGTERM');
+        await once(server.child, 'exit');
+      }
+    }
+    await database?.drop();
+  });
+
+  test('a command queued through process A reaches the device connected to process B within a second', async () => {
+    const [a, b] = servers as [Server, Server];
+    const { stdout } = await run(process.execPath, [MAIN, 'accounts', 'create', '--name', 'Two', '--json'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
+    });
+    const liveKey = JSON.parse(stdout.trim()).live_key as string;
+    const api = async (server: Server, method: string, url: string, body?: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const farm = await api(a, 'POST', '/v1/farms', { name: 'Two Process Farm' });
+    const device = await api(a, 'POST', `/v1/farms/${farm.body.id}/devices`, {
+      type: 'house',
+      name: 'House 1',
+    });
+    assert.equal(device.status, 201);
+    const id = device.body.id as string;
+
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${b.mqttPort}`, {
+      username: id,
+      password: device.body.device_key,
+      protocolVersion: 5,
+      reconnectPeriod: 0,
+    });
+    const received: Array<{ topic: string; json: any; at: number }> = [];
+    client.on('message', (topic, payload) =>
+      received.push({ topic, json: JSON.parse(String(payload)), at: Date.now() }),
+    );
+    await client.subscribeAsync(
+      [`farmstead/devices/${id}/commands`, `farmstead/devices/${id}/commands/+/result/outcome`],
+      {
+        qos: 1,
+      },
+    );
+
+    for (let i = 0; i < 3; i++) {
+      const sent = Date.now();
+      const queued = await api(a, 'POST', `/v1/devices/${id}/commands`, {
+        command: 'lights.set',
+        params: { mode: 'on' },
+      });
+      assert.equal(queued.status, 201);
+      const pushed = await waitFor('the pushed command', () =>
+        received.find((m) => m.topic.endsWith('/commands') && m.json.id === queued.body.id),
+      );
+      assert.ok(pushed.at - sent < 1_000, `arrived after ${pushed.at - sent} ms`);
+      await client.publishAsync(
+        `farmstead/devices/${id}/commands/${queued.body.id}/result`,
+        JSON.stringify({ status: 'done' }),
+        {
+          qos: 1,
+        },
+      );
+      await waitFor('the answer outcome', () =>
+        received.find((m) => m.topic.endsWith('/outcome') && m.json.id === queued.body.id),
+      );
+      const history = await api(a, 'GET', `/v1/devices/${id}/commands`);
+      assert.equal(history.body.data[0].status, 'done');
+      assert.equal(history.body.data[0].delivery_attempts, 1);
+    }
+    await client.endAsync(true);
+  });
+});
