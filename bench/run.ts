@@ -25,6 +25,7 @@ import { type Engine, openDatabase } from '../src/db/database.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { createDevice } from '../src/modules/devices/service.ts';
 import { createFarm } from '../src/modules/farms/service.ts';
+import { freePort } from '../test/throwaway.ts';
 import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
 import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { buildFarm } from './lib/farm.ts';
@@ -32,7 +33,6 @@ import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
 import { reportBody } from './lib/reports.ts';
 import {
-  freePort,
   type RunningServer,
   startCommand,
   startHello,

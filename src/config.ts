@@ -33,6 +33,8 @@ export interface Config {
   webhookConcurrency: number;
   /** How often the webhook worker looks for new events and due retries when idle, in milliseconds. */
   webhookPollMs: number;
+  /** Webhook events, deliveries and attempts older than this many days are pruned in the background. */
+  webhookRetentionDays: number;
   /** Raw readings older than this many days are removed in the background; null keeps them forever. */
   readingsRetentionDays: number | null;
   /** Default expiry of device commands, in seconds. */
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookTimeoutMs: int(env, 'FARMSTEAD_WEBHOOK_TIMEOUT_MS', 5_000, 100, 60_000),
     webhookConcurrency: int(env, 'FARMSTEAD_WEBHOOK_CONCURRENCY', 16, 1, 1000),
     webhookPollMs: int(env, 'FARMSTEAD_WEBHOOK_POLL_MS', 500, 10, 60_000),
+    webhookRetentionDays: int(env, 'FARMSTEAD_WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
     readingsRetentionDays:
       retention === undefined || retention === ''
         ? null

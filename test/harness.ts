@@ -102,11 +102,19 @@ export async function startTestApp(engine: Engine, overrides: Partial<Config> = 
   };
 }
 
-/** The app on an existing database, with its own connections and usage counter; close() keeps the data. */
-async function openApp(engine: Engine, config: Readonly<Config>, accountPrefix: string): Promise<TestApp> {
+/**
+ * The app on an existing database, with its own connections and usage counter; close() keeps the data.
+ * `clock` is the app's clock (MQTT tests move it forward).
+ */
+export async function openApp(
+  engine: Engine,
+  config: Readonly<Config>,
+  accountPrefix: string,
+  clock?: () => number,
+): Promise<TestApp> {
   const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
-  const app = await buildApp({ config, database, usage, logger: false });
+  const app = await buildApp({ config, database, usage, logger: false, ...(clock ? { clock } : {}) });
   await app.ready();
   let n = 0;
   let shared: Promise<NewAccount> | undefined;

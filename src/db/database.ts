@@ -5,13 +5,13 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, type KyselyConfig, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { metrics } from '../modules/metrics/metrics.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
-import { openSqlite } from './sqlite-adapter.ts';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -101,7 +101,7 @@ export async function openDatabase(
     const { database: sqlite } = openSqlite(file);
     restrictSqliteFiles(file, 'after');
     const db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: sqlite }),
+      dialect: new ImmediateSqliteDialect({ database: sqlite }),
       log: queryTimer('sqlite'),
     });
     database = {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { migrations } from './migrations/index.ts';
 
@@ -13,17 +13,35 @@ type AnyDb = Kysely<any>;
 
 const migratorFor = (db: AnyDb) => new Migrator({ db, provider: new StaticMigrationProvider() });
 
-/**
- * Runs every pending migration and returns the names it ran. Kysely takes a lock (an advisory lock on
- * PostgreSQL), so several processes starting at once migrate exactly once.
- */
-export async function migrateToLatest(db: AnyDb): Promise<string[]> {
+/** Runs the pending migrations on `db`; returns the names it ran. */
+async function runMigrator(db: AnyDb): Promise<string[]> {
   const { error, results } = await migratorFor(db).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Runs every pending migration, exactly once however many processes start together, and returns the names
+ * it ran. PostgreSQL: Kysely takes an advisory lock. SQLite: Kysely takes none (it assumes one process), so
+ * the whole run, including the migration table's creation, happens in one BEGIN IMMEDIATE transaction; a
+ * second process waits on the busy timeout, then finds nothing left to do.
+ */
+export async function migrateToLatest(db: AnyDb): Promise<string[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return runMigrator(db);
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const ran = await runMigrator(conn);
+      await sql`commit`.execute(conn);
+      return ran;
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw err;
+    }
+  });
 }
 
 export interface MigrationState {

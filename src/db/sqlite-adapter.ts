@@ -3,7 +3,41 @@
  * Prepared statements are cached by SQL text: Kysely compiles the same shapes over and over.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely';
+
+/** How long a connection waits for another process's write lock before giving up, in ms. */
+export const SQLITE_BUSY_TIMEOUT_MS = 15_000;
+
+/**
+ * Transactions begin IMMEDIATE: they take the write lock at BEGIN, where the busy timeout waits for it. A
+ * deferred transaction that reads and then writes cannot wait (SQLite answers "database is locked" at once
+ * when another process committed in between), and its read could be stale: a lost update.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
 
 type SqliteValue = null | number | bigint | string | Uint8Array;
 
@@ -19,11 +53,13 @@ function bind(parameters: ReadonlyArray<unknown>): SqliteValue[] {
 const CACHE_LIMIT = 500;
 
 export function openSqlite(file: string): { database: SqliteDatabase; raw: DatabaseSync } {
-  const raw = new DatabaseSync(file);
+  // The busy timeout comes first: switching a fresh file to WAL already needs the lock another process
+  // (a CLI started beside the server) may hold.
+  const raw = new DatabaseSync(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+  raw.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   raw.exec('PRAGMA journal_mode = WAL');
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
-  raw.exec('PRAGMA busy_timeout = 5000');
   raw.exec('PRAGMA temp_store = MEMORY');
   raw.exec('PRAGMA cache_size = -65536');
   // Checkpoint the WAL less often: each checkpoint runs inside a committing call and stalls ingest.

@@ -9,6 +9,7 @@ import {
   removeOldReadings,
   retentionCutoff,
 } from '../modules/readings/retention.ts';
+import { pruneWebhookHistory } from '../modules/webhooks/retention.ts';
 import type { PeriodicJob } from './runner.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
 
@@ -22,6 +23,17 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // FARMSTEAD_WEBHOOK_RETENTION_DAYS (30): delivered webhook history older than that goes, in batches.
+    name: 'webhooks.retention',
+    everyMs: () => 3_600_000,
+    run: async ({ database, config, log, signal }) => {
+      const result = await pruneWebhookHistory(database.db, Date.now(), config.webhookRetentionDays, {
+        signal,
+      });
+      if (result.deletedEvents > 0) log.info(result, 'old webhook history pruned');
+    },
+  },
   {
     // Idempotency keys are remembered 24 hours; then a retry with the same key runs as a new request.
     name: 'idempotency.prune',

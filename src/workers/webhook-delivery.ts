@@ -5,13 +5,9 @@
  * go to any one webhook, so a slow or dead receiver holds a few slots for a few seconds and never the rest.
  * On stop (SIGTERM) it starts nothing new and waits for the sends in flight, which end by their deadline.
  */
-import {
-  attemptDelivery,
-  claimDueDeliveries,
-  dispatchOutbox,
-  LEASE_MARGIN_MS,
-  releaseDeliveries,
-} from '../modules/webhooks/delivery.ts';
+import { claimDueDeliveries, LEASE_MARGIN_MS, releaseDeliveries } from '../modules/webhooks/claim.ts';
+import { attemptDelivery } from '../modules/webhooks/delivery.ts';
+import { dispatchOutbox } from '../modules/webhooks/dispatch.ts';
 import type { JobContext, PeriodicJob } from './runner.ts';
 
 /** Sends one process runs at the same time to one webhook. */

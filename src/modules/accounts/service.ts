@@ -43,11 +43,11 @@ export async function createAccount(db: Db, input: { name: string }): Promise<Ne
 
 /**
  * On an empty database, creates the first account and returns it (so the server can print its keys
- * once); returns null when any account exists. On PostgreSQL an advisory lock makes several processes
- * starting together create exactly one.
+ * once); returns null when any account exists. Several processes starting together create exactly one:
+ * on PostgreSQL an advisory lock serialises them, on SQLite the transaction's IMMEDIATE begin does.
  */
 export async function bootstrapFirstAccount(database: Database): Promise<NewAccount | null> {
-  return database.db.transaction().execute(async (trx) => {
+  return inTransaction(database.db, async (trx) => {
     if (database.engine === 'postgres') await sql`select pg_advisory_xact_lock(727001)`.execute(trx);
     const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
     if (any) return null;

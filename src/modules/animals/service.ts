@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { conflict } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
@@ -142,7 +142,9 @@ export async function updateAnimal(
   patch: UpdateAnimalInput,
   now: number = Date.now(),
 ): Promise<Animal> {
-  const run = async (trx: Db): Promise<Animal> => {
+  const run = async (trx: Trx): Promise<Animal> => {
+    // Locked before it is read: the whole row is written back and `fields` merges into what is stored.
+    await lockRows(trx, 'animals', id);
     const row = await loadAnimal(trx, scope, id);
     const next: AnimalRow = { ...row };
     if (patch.species !== undefined) next.species = patch.species;

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import { addDevice, createLiveFarm } from '../devices/test-helpers.ts';
 import { ingestReport } from '../ingest/service.ts';
 import { answerCommand, pickUpCommands, pollCommands } from './service.ts';
 
 forEachEngine('command redelivery', (t) => {
   test('a command whose ingest response was lost is handed out again after its window, counting attempts', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const queued = await t().request('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'doors.close', params: { doors: 'all' } },
@@ -72,8 +72,8 @@ forEachEngine('command redelivery', (t) => {
 
   test('redeliver_after_s is per command; expired commands are never handed out again', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const send = (body: Record<string, unknown>) =>
       t().request('POST', `/v1/devices/${device.id}/commands`, { key: acct.live_key, body });
     const quick = await send({ command: 'lights.set', params: { mode: 'on' }, redeliver_after_s: 5 });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
-import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
@@ -50,25 +50,26 @@ async function validateForDevice(
 
 /**
  * The simulated effect of a sample-farm command on the house's stored state. The device row is
- * locked first (a no-op update), so two simulated commands at once cannot lose each other's change.
+ * locked before its state is read, so two simulated commands (or a command and a PATCH) at once cannot
+ * lose each other's change.
  */
 async function simulateOnHouse(
-  db: Db,
+  trx: Trx,
   deviceId: string,
   command: string,
   params: Record<string, unknown>,
 ): Promise<void> {
-  const locked = await db
-    .updateTable('devices')
-    .set((eb) => ({ state: eb.ref('state') }))
+  await lockRows(trx, 'devices', deviceId);
+  const locked = await trx
+    .selectFrom('devices')
+    .select('state')
     .where('id', '=', deviceId)
-    .returning('state')
     .executeTakeFirstOrThrow();
   const stored = parseJson<Record<string, unknown>>(locked.state, {});
   // Parts a house never reported (or removed) take their defaults so the command has a state to act on.
   const current = mergeState({ ...defaultHouseState() }, stored) as unknown as HouseState;
   const next = applyHouseCommandToState(current, command, params);
-  await db
+  await trx
     .updateTable('devices')
     .set({ state: JSON.stringify(next) })
     .where('id', '=', deviceId)

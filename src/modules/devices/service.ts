@@ -1,6 +1,6 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import type { DeviceCaller } from '../../http/auth.ts';
 import { invalid } from '../../http/errors.ts';
@@ -114,27 +114,32 @@ export async function updateDevice(
   deviceId: string,
   input: UpdateDeviceInput,
 ): Promise<Device> {
-  const device = await loadDevice(db, scope, deviceId);
-  await checkReferences(db, device.farm_id, input);
-  const patch: Partial<DeviceRow> = {};
-  if (input.type !== undefined) patch.type = input.type;
-  if (input.name !== undefined) patch.name = input.name;
-  if (input.serial !== undefined) patch.serial = input.serial;
-  if (input.animal_id !== undefined) patch.animal_id = input.animal_id;
-  if (input.group_id !== undefined) patch.group_id = input.group_id;
-  if (input.firmware !== undefined) patch.firmware = input.firmware;
-  if (input.lat !== undefined) patch.lat = input.lat;
-  if (input.lon !== undefined) patch.lon = input.lon;
-  if (input.type === 'house' && device.type !== 'house') {
-    // A device that becomes a house gets every part of the house state it does not report yet.
-    const stored = parseJson<Record<string, unknown>>(device.state, {});
-    patch.state = JSON.stringify(mergeState({ ...defaultHouseState() }, stored));
-  }
-  if (Object.keys(patch).length > 0) {
-    await db.updateTable('devices').set(patch).where('id', '=', device.id).execute();
-  }
-  const { farm_sample: _sample, ...row } = device;
-  return toDevice({ ...row, ...patch });
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: a device that becomes a house gets its state merged with what is stored,
+    // and an ingest report merging state at the same time must not be overwritten.
+    await lockRows(trx, 'devices', deviceId);
+    const device = await loadDevice(trx, scope, deviceId);
+    await checkReferences(trx, device.farm_id, input);
+    const patch: Partial<DeviceRow> = {};
+    if (input.type !== undefined) patch.type = input.type;
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.serial !== undefined) patch.serial = input.serial;
+    if (input.animal_id !== undefined) patch.animal_id = input.animal_id;
+    if (input.group_id !== undefined) patch.group_id = input.group_id;
+    if (input.firmware !== undefined) patch.firmware = input.firmware;
+    if (input.lat !== undefined) patch.lat = input.lat;
+    if (input.lon !== undefined) patch.lon = input.lon;
+    if (input.type === 'house' && device.type !== 'house') {
+      // A device that becomes a house gets every part of the house state it does not report yet.
+      const stored = parseJson<Record<string, unknown>>(device.state, {});
+      patch.state = JSON.stringify(mergeState({ ...defaultHouseState() }, stored));
+    }
+    if (Object.keys(patch).length > 0) {
+      await trx.updateTable('devices').set(patch).where('id', '=', device.id).execute();
+    }
+    const { farm_sample: _sample, ...row } = device;
+    return toDevice({ ...row, ...patch });
+  });
 }
 
 /** Deletes the device with its readings and commands; its key stops working at once. */

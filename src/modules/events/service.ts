@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
@@ -104,34 +104,38 @@ export async function updateEvent(
   id: string,
   patch: UpdateEventInput,
 ): Promise<FarmEvent> {
-  const row = await loadEvent(db, scope, id);
-  const next: FarmEventRow = { ...row };
-  if (patch.type !== undefined) next.type = patch.type;
-  if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
-  if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
-  if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
-    const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
-    // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
-    const subjectType =
-      patch.subject_type !== undefined
-        ? patch.subject_type
-        : patch.subject_id !== undefined
-          ? null
-          : row.subject_type;
-    Object.assign(next, await resolveSubject(db, row.farm_id, subjectType, subjectId));
-  }
-  await db
-    .updateTable('farm_events')
-    .set({
-      type: next.type,
-      subject_type: next.subject_type,
-      subject_id: next.subject_id,
-      data: next.data,
-      at: next.at,
-    })
-    .where('id', '=', row.id)
-    .execute();
-  return toFarmEvent(next);
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: the row is written back from what was read.
+    await lockRows(trx, 'farm_events', id);
+    const row = await loadEvent(trx, scope, id);
+    const next: FarmEventRow = { ...row };
+    if (patch.type !== undefined) next.type = patch.type;
+    if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
+    if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
+    if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
+      const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
+      // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
+      const subjectType =
+        patch.subject_type !== undefined
+          ? patch.subject_type
+          : patch.subject_id !== undefined
+            ? null
+            : row.subject_type;
+      Object.assign(next, await resolveSubject(trx, row.farm_id, subjectType, subjectId));
+    }
+    await trx
+      .updateTable('farm_events')
+      .set({
+        type: next.type,
+        subject_type: next.subject_type,
+        subject_id: next.subject_id,
+        data: next.data,
+        at: next.at,
+      })
+      .where('id', '=', row.id)
+      .execute();
+    return toFarmEvent(next);
+  });
 }
 
 export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {

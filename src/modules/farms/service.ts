@@ -1,10 +1,11 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { validateRuleOverrides } from '../../domain/rules.ts';
 import { AppError, conflict, invalid } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { requireFarm, type Scope } from './access.ts';
+import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { toFarm } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
 
@@ -86,7 +87,15 @@ export async function updateFarm(
   farmId: string,
   input: UpdateFarmInput,
 ): Promise<Farm> {
-  const farm = await requireFarm(db, scope, farmId);
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: `settings` merges into what is stored, so a concurrent PATCH must wait.
+    await lockRows(trx, 'farms', farmId);
+    const farm = await requireFarm(trx, scope, farmId);
+    return toFarm(await applyFarmPatch(trx, farm, input));
+  });
+}
+
+async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput): Promise<FarmRow> {
   const patch: Partial<{
     name: string;
     timezone: string;
@@ -114,9 +123,9 @@ export async function updateFarm(
     patch.settings = JSON.stringify(checkSettings(merged));
   }
   if (Object.keys(patch).length > 0) {
-    await db.updateTable('farms').set(patch).where('id', '=', farm.id).execute();
+    await trx.updateTable('farms').set(patch).where('id', '=', farm.id).execute();
   }
-  return toFarm({ ...farm, ...patch });
+  return { ...farm, ...patch };
 }
 
 /**
@@ -128,11 +137,15 @@ export async function deleteFarm(
   scope: Scope,
   farmId: string,
 ): Promise<{ id: string; deleted: true }> {
-  const farm = await requireFarm(db, scope, farmId);
-  if (farm.sample === 1) {
-    throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
-  }
-  const result = await db.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
-  if (Number(result.numDeletedRows) !== 1) throw new AppError('not_found', `No farm with id "${farmId}".`);
-  return { id: farm.id, deleted: true };
+  // In a retried transaction: the cascade locks the farm before its records, while a report in flight
+  // holds its device and then needs the farm (its readings' key), so PostgreSQL may break a deadlock here.
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    if (farm.sample === 1) {
+      throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
+    }
+    const result = await trx.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
+    if (Number(result.numDeletedRows) !== 1) throw new AppError('not_found', `No farm with id "${farmId}".`);
+    return { id: farm.id, deleted: true };
+  });
 }

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
@@ -112,7 +112,9 @@ export async function updateGroup(
   patch: UpdateGroupInput,
   now: number = Date.now(),
 ): Promise<Group> {
-  const run = async (trx: Db): Promise<Group> => {
+  const run = async (trx: Trx): Promise<Group> => {
+    // Locked before it is read: the whole row is written back, and the move event says where it was.
+    await lockRows(trx, 'animal_groups', id);
     const row = await loadGroup(trx, scope, id);
     const next: GroupRow = { ...row };
     if (patch.name !== undefined) next.name = patch.name;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { connect as connectTcp, createServer } from 'node:net';
 import { test } from 'node:test';
 import mqttPacket from 'mqtt-packet';
+import * as make from '../../../test/factories.ts';
 import { waitFor } from '../../../test/harness.ts';
-import { addDevice, createLiveFarm, report } from '../devices/test-helpers.ts';
-import { connectDevice, connectError, forEachMqttEngine, startMqttTestApp } from './test-helpers.ts';
+import { connectDevice, connectError, forEachMqttEngine, startMqttTestApp } from '../../../test/mqtt.ts';
 import { topics } from './topics.ts';
 
 async function readingRows(t: { database: { db: any } }, deviceId: string) {
@@ -21,8 +21,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('devices connect with their id and key (MQTT 3.1.1 and 5, TCP and WebSocket); a bad key is refused', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     for (const protocolVersion of [4, 5] as const) {
       const d = await connectDevice(tcp(), device.id, device.device_key, { protocolVersion });
       assert.ok(d.client.connected);
@@ -32,7 +32,7 @@ forEachMqttEngine('MQTT', (t) => {
     assert.ok(ws.client.connected, 'MQTT over WebSocket on the HTTP listener');
     await ws.end();
 
-    const other = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
+    const other = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
     for (const [username, password] of [
       [device.id, 'rd_wrong'],
       [device.id, other.device_key],
@@ -47,8 +47,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('a rotated key is refused at CONNECT; a device connected when its key is rotated or it is deleted is disconnected', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const connected = await connectDevice(tcp(), device.id, device.device_key, { protocolVersion: 5 });
     let closed = false;
     connected.client.on('close', () => {
@@ -80,11 +80,11 @@ forEachMqttEngine('MQTT', (t) => {
       state: { doors: { '2': 'open' } },
       battery: 71,
     };
-    const httpFarm = await createLiveFarm(t(), acct.live_key, 'Over HTTP');
-    const mqttFarm = await createLiveFarm(t(), acct.live_key, 'Over MQTT');
-    const viaHttp = await addDevice(t(), acct.live_key, httpFarm);
-    const viaMqtt = await addDevice(t(), acct.live_key, mqttFarm);
-    const http = await report(t(), viaHttp.device_key, body);
+    const httpFarm = (await make.farm(t(), acct.live_key, { name: 'Over HTTP' })).id;
+    const mqttFarm = (await make.farm(t(), acct.live_key, { name: 'Over MQTT' })).id;
+    const viaHttp = await make.device(t(), acct.live_key, httpFarm);
+    const viaMqtt = await make.device(t(), acct.live_key, mqttFarm);
+    const http = await make.report(t(), viaHttp.device_key, body);
     assert.equal(http.status, 200);
 
     const d = await connectDevice(tcp(), viaMqtt.id, viaMqtt.device_key, { protocolVersion: 5 });
@@ -117,8 +117,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('a malformed report gets the Error object on the result topic and stores nothing', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const d = await connectDevice(tcp(), device.id, device.device_key, { protocolVersion: 5 });
     await d.client.subscribeAsync(topics.reportResult(device.id), { qos: 1 });
     const cases: Array<[string, string | undefined]> = [
@@ -151,8 +151,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('a command queued over REST arrives on the device topic within a second; the result topic answers it', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const d = await connectDevice(tcp(), device.id, device.device_key);
     await d.client.subscribeAsync(
       [topics.commands(device.id), `farmstead/devices/${device.id}/commands/+/result/outcome`],
@@ -201,9 +201,9 @@ forEachMqttEngine('MQTT', (t) => {
 
   test("topic ACLs: a device may not publish or subscribe to another device's topics", async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const mine = await addDevice(t(), acct.live_key, farm);
-    const theirs = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const mine = await make.device(t(), acct.live_key, farm);
+    const theirs = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
     const d = await connectDevice(tcp(), mine.id, mine.device_key, { protocolVersion: 5 });
     for (const filter of [
       topics.commands(theirs.id),
@@ -250,9 +250,9 @@ forEachMqttEngine('MQTT', (t) => {
 
   test("a device using another device's client id neither takes its session over nor sees its commands", async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const a = await addDevice(t(), acct.live_key, farm);
-    const b = await addDevice(t(), acct.live_key, farm, { name: 'House 2' });
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const a = await make.device(t(), acct.live_key, farm);
+    const b = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
     const first = await connectDevice(tcp(), a.id, a.device_key, { clientId: 'house', clean: false });
     await first.client.subscribeAsync(topics.commands(a.id), { qos: 1 });
     let closed = false;
@@ -273,8 +273,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('a QoS 1 report sent again with DUP after a lost PUBACK is answered again and stored once', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     // A raw connection, so the resend is exactly what a device sends when its PUBACK was lost.
     const socket = connectTcp(t().mqttPort, '127.0.0.1');
     const parser = mqttPacket.parser({ protocolVersion: 4 });
@@ -326,8 +326,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('redelivery: an MQTT command not answered is pushed again after its window and on reconnect', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     // This device never sends PUBACK: the command counts as handed out, not answered.
     const d = await connectDevice(tcp(), device.id, device.device_key, {
       protocolVersion: 4,
@@ -357,8 +357,8 @@ forEachMqttEngine('MQTT', (t) => {
 
   test('a flood from one device is refused past its rate and the broker stays up', async () => {
     const acct = await t().account();
-    const farm = await createLiveFarm(t(), acct.live_key);
-    const device = await addDevice(t(), acct.live_key, farm);
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
     const d = await connectDevice(tcp(), device.id, device.device_key);
     await d.client.subscribeAsync(topics.reportResult(device.id), { qos: 1 });
     const body = JSON.stringify({ readings: [{ metric: 'power.load_w', value: 1 }] });
@@ -387,8 +387,8 @@ test('a taken MQTT port leaves TCP down (reported by /healthz) and WebSocket up'
     const health: any = await fetch(`${t.httpUrl}/healthz`).then((r) => r.json());
     assert.deepEqual(health.mqtt, { tcp: 'down', ws: 'up' });
     const acct = await t.account();
-    const farm = await createLiveFarm(t, acct.live_key);
-    const device = await addDevice(t, acct.live_key, farm);
+    const farm = (await make.farm(t, acct.live_key)).id;
+    const device = await make.device(t, acct.live_key, farm);
     const ws = await connectDevice(`${t.httpUrl.replace('http', 'ws')}/mqtt`, device.id, device.device_key);
     assert.ok(ws.client.connected);
     await ws.end();

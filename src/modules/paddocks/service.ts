@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
@@ -52,18 +52,22 @@ export async function updatePaddock(
   id: string,
   patch: UpdatePaddockInput,
 ): Promise<Paddock> {
-  const row = await loadPaddock(db, scope, id);
-  const next: PaddockRow = { ...row };
-  if (patch.name !== undefined) next.name = patch.name;
-  if (patch.acres !== undefined) next.acres = patch.acres;
-  if (patch.geometry !== undefined) next.geometry = patch.geometry ? JSON.stringify(patch.geometry) : null;
-  if (patch.rest_days_target !== undefined) next.rest_days_target = patch.rest_days_target;
-  if (patch.last_grazed_at !== undefined) {
-    next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);
-  }
-  const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-  await db.updateTable('paddocks').set(set).where('id', '=', row.id).execute();
-  return toPaddock(next);
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: the whole row is written back.
+    await lockRows(trx, 'paddocks', id);
+    const row = await loadPaddock(trx, scope, id);
+    const next: PaddockRow = { ...row };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.acres !== undefined) next.acres = patch.acres;
+    if (patch.geometry !== undefined) next.geometry = patch.geometry ? JSON.stringify(patch.geometry) : null;
+    if (patch.rest_days_target !== undefined) next.rest_days_target = patch.rest_days_target;
+    if (patch.last_grazed_at !== undefined) {
+      next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);
+    }
+    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
+    await trx.updateTable('paddocks').set(set).where('id', '=', row.id).execute();
+    return toPaddock(next);
+  });
 }
 
 /**

@@ -11,6 +11,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import type { DB, Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { isPostgres } from './repository.ts';
 
@@ -62,7 +63,8 @@ export async function listReadingPartitions(db: Db): Promise<ReadingPartition[]>
  */
 export async function ensureReadingPartitions(db: Kysely<DB>, now: number): Promise<string[]> {
   if (!isPostgres(db)) return [];
-  return db.transaction().execute(async (trx) => {
+  // Retried on a deadlock (attaching a partition meets the inserts' locks); each run re-reads what exists.
+  return inTransaction(db, async (trx) => {
     await sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK})`.execute(trx);
     // Wait briefly for locks, never long: a queued lock request would hold up the inserts behind it.
     await sql`set local lock_timeout = '2s'`.execute(trx);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { ENGINES } from '../../../test/harness.ts';
-import { createLiveFarm } from '../devices/test-helpers.ts';
-import { startMqttTestApp } from '../mqtt/test-helpers.ts';
+import { startMqttTestApp } from '../../../test/mqtt.ts';
 import { runSimulation } from './run.ts';
 
 for (const transport of ['mqtt', 'http'] as const) {
@@ -10,7 +10,7 @@ for (const transport of ['mqtt', 'http'] as const) {
     const t = await startMqttTestApp(ENGINES[0] ?? 'sqlite');
     try {
       const acct = await t.account();
-      const farm = await createLiveFarm(t, acct.live_key, 'Simulated Farm');
+      const farm = (await make.farm(t, acct.live_key, { name: 'Simulated Farm' })).id;
       let queued: string | null = null;
       const status = await runSimulation({
         url: t.httpUrl,

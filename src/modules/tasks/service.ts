@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseDateInput } from '../events/inputs.ts';
@@ -70,34 +71,38 @@ export async function updateTask(
   patch: UpdateTaskInput,
   now: number = Date.now(),
 ): Promise<Task> {
-  const row = await loadTask(db, scope, id);
-  const next: TaskRow = { ...row };
-  if (patch.title !== undefined) next.title = patch.title;
-  if (patch.notes !== undefined) next.notes = patch.notes;
-  if (patch.due_at !== undefined) next.due_at = parseDateInput('due_at', patch.due_at);
-  if (patch.assignee !== undefined) next.assignee = patch.assignee;
-  if (patch.status !== undefined) {
-    next.status = patch.status;
-    next.done_at = doneAtFor(patch.status, row, now);
-  }
-  if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
-    const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
-    // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
-    const subjectType =
-      patch.subject_type !== undefined
-        ? patch.subject_type
-        : patch.subject_id !== undefined
-          ? null
-          : row.subject_type;
-    Object.assign(next, await resolveSubject(db, row.farm_id, subjectType, subjectId));
-  }
-  if (patch.alert_id !== undefined) {
-    if (patch.alert_id) await requireReference(db, row.farm_id, 'alert', patch.alert_id, 'alert_id');
-    next.alert_id = patch.alert_id;
-  }
-  const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-  await db.updateTable('tasks').set(set).where('id', '=', row.id).execute();
-  return toTask(next);
+  return inTransaction(db, async (trx) => {
+    // Locked before it is read: the whole row is written back (and done_at depends on the old status).
+    await lockRows(trx, 'tasks', id);
+    const row = await loadTask(trx, scope, id);
+    const next: TaskRow = { ...row };
+    if (patch.title !== undefined) next.title = patch.title;
+    if (patch.notes !== undefined) next.notes = patch.notes;
+    if (patch.due_at !== undefined) next.due_at = parseDateInput('due_at', patch.due_at);
+    if (patch.assignee !== undefined) next.assignee = patch.assignee;
+    if (patch.status !== undefined) {
+      next.status = patch.status;
+      next.done_at = doneAtFor(patch.status, row, now);
+    }
+    if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
+      const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
+      // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
+      const subjectType =
+        patch.subject_type !== undefined
+          ? patch.subject_type
+          : patch.subject_id !== undefined
+            ? null
+            : row.subject_type;
+      Object.assign(next, await resolveSubject(trx, row.farm_id, subjectType, subjectId));
+    }
+    if (patch.alert_id !== undefined) {
+      if (patch.alert_id) await requireReference(trx, row.farm_id, 'alert', patch.alert_id, 'alert_id');
+      next.alert_id = patch.alert_id;
+    }
+    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
+    await trx.updateTable('tasks').set(set).where('id', '=', row.id).execute();
+    return toTask(next);
+  });
 }
 
 /** Marks the task done and records when; a task already done is returned unchanged. */

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { forEachEngine, startReceiver, startWebhookWorker, waitFor } from '../../../test/harness.ts';
+import { deliverDueNow } from '../../../test/webhook-delivery.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
-import { deliverDueNow } from './delivery.ts';
 import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
 
 forEachEngine(

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { isWebhookEventName, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
@@ -7,13 +7,8 @@ import { newId } from '../../lib/ids.ts';
 import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import {
-  attemptDelivery,
-  claimDeliveryForRetry,
-  type DeliverySettings,
-  disableWebhook,
-  LEASE_MARGIN_MS,
-} from './delivery.ts';
+import { claimDeliveryForRetry, LEASE_MARGIN_MS } from './claim.ts';
+import { attemptDelivery, disableWebhook } from './delivery.ts';
 import {
   attemptsByDelivery,
   findVisibleWebhook,
@@ -22,6 +17,7 @@ import {
   type WebhookRow,
 } from './repository.ts';
 import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery } from './schemas.ts';
+import type { DeliverySettings } from './transport.ts';
 import { checkWebhookUrl } from './url-guard.ts';
 
 type DeliveryStatusFilter = WebhookDelivery['status'];
@@ -115,17 +111,21 @@ export async function updateWebhook(
   input: UpdateWebhookInput,
   options: { allowPrivate: boolean; now?: number },
 ): Promise<Webhook> {
-  const row = await requireWebhook(db, scope, id);
+  await requireWebhook(db, scope, id);
   const now = options.now ?? Date.now();
   const patch: Partial<Pick<WebhookRow, 'url' | 'events' | 'status' | 'disabled_reason'>> = {};
   if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events));
+  // Checked before the transaction: it may look the host up in DNS.
   if (input.url !== undefined) patch.url = await checkWebhookUrl(input.url, options);
-  const disabling = input.status === 'disabled' && row.status !== 'disabled';
-  if (input.status === 'enabled' && row.status !== 'enabled') {
-    patch.status = 'enabled';
-    patch.disabled_reason = null;
-  }
-  const run = async (trx: Db) => {
+  const run = async (trx: Trx) => {
+    // The webhook is locked before its deliveries (the lock order), and its status read under the lock.
+    await lockRows(trx, 'webhooks', id);
+    const row = await requireWebhook(trx, scope, id);
+    const disabling = input.status === 'disabled' && row.status !== 'disabled';
+    if (input.status === 'enabled' && row.status !== 'enabled') {
+      patch.status = 'enabled';
+      patch.disabled_reason = null;
+    }
     if (Object.keys(patch).length > 0)
       await trx.updateTable('webhooks').set(patch).where('id', '=', row.id).execute();
     if (disabling) await disableWebhook(trx, row.id, `Disabled with PATCH at ${toIso(now)}.`, now);

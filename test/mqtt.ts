@@ -5,13 +5,9 @@
 import type { AddressInfo } from 'node:net';
 import { after, before, describe } from 'node:test';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { ENGINES, type TestApp, testConfig, waitFor } from '../../../test/harness.ts';
-import { buildApp } from '../../app.ts';
-import type { Config } from '../../config.ts';
-import type { Engine } from '../../db/database.ts';
-import { openDatabase } from '../../db/database.ts';
-import { createAccount } from '../accounts/service.ts';
-import { UsageCounter } from '../usage/counter.ts';
+import type { Config } from '../src/config.ts';
+import type { Engine } from '../src/db/database.ts';
+import { ENGINES, openApp, type TestApp, testConfig, waitFor } from './harness.ts';
 
 export interface MqttTestApp extends TestApp {
   httpUrl: string;
@@ -31,43 +27,21 @@ export async function startMqttTestApp(
     ...overrides,
   });
   let offset = 0;
-  const database = await openDatabase(config, { onPoolError: () => {} });
-  const usage = new UsageCounter(database.db, config.usageFlushMs);
-  const app = await buildApp({ config, database, usage, logger: false, clock: () => Date.now() + offset });
+  const opened = await openApp(engine, config, 'MQTT account', () => Date.now() + offset);
+  const { app } = opened;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const mqttPort = await app.mqtt.listenTcp(0, '127.0.0.1');
   if (mqttPort === null) throw new Error('MQTT TCP listener did not start');
   const { port } = app.server.address() as AddressInfo;
-  const httpUrl = `http://127.0.0.1:${port}`;
-  let n = 0;
   return {
-    engine,
-    app,
-    database,
-    usage,
-    config,
-    httpUrl,
+    ...opened,
+    httpUrl: `http://127.0.0.1:${port}`,
     mqttPort,
     advance: (ms) => {
       offset += ms;
     },
-    account: (name) => createAccount(database.db, { name: name ?? `MQTT account ${++n}` }),
-    async request(method, url, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.key) headers.authorization = `Bearer ${options.key}`;
-      let payload: string | undefined;
-      if (options.rawBody !== undefined) payload = options.rawBody;
-      else if (options.body !== undefined) payload = JSON.stringify(options.body);
-      if (payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-      const res = await app.inject({ method: method as 'GET', url, headers, payload });
-      let body: unknown = res.body;
-      if (String(res.headers['content-type'] ?? '').includes('json') && res.body) body = JSON.parse(res.body);
-      return { status: res.statusCode, body: body as never, headers: res.headers };
-    },
     async close() {
-      await app.close();
-      await usage.close().catch(() => {});
-      await database.close();
+      await opened.close();
       await cleanup();
     },
   };
@@ -94,7 +68,7 @@ export function forEachMqttEngine(name: string, suite: (t: () => MqttTestApp) =>
 
 export interface Received {
   topic: string;
-  // biome-ignore lint/suspicious/noExplicitAny: message JSON in tests, checked by assertions.
+  // Message JSON in tests, checked by assertions.
   json: any;
   packet: mqtt.IPublishPacket;
 }
