@@ -35,7 +35,7 @@ export const metrics = {
   }),
   reports: new Counter({
     name: 'farmstead_device_reports_total',
-    help: 'Device reports accepted, by transport (http, mqtt).',
+    help: 'Device reports accepted, by transport (http, mqtt; sample: sample farms seeded or reset).',
     labelNames: ['transport'] as const,
     registers: [registry],
   }),
@@ -93,8 +93,10 @@ export const metrics = {
   }),
 };
 
+export type ReportTransport = 'http' | 'mqtt' | 'sample';
+
 /** One accepted device report and the readings it stored. */
-export function countReport(transport: 'http' | 'mqtt', readings: number): void {
+export function countReport(transport: ReportTransport, readings: number): void {
   metrics.reports.inc({ transport });
   if (readings > 0) metrics.readingsIngested.inc(readings);
 }

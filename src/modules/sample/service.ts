@@ -283,7 +283,7 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
   for (const d of DEVICES) {
     const deviceId = id(seeded.devices, d.key);
     for (const report of planReports(seriesFor(d.key, clock))) {
-      await ingestReport(trx, { deviceId }, report.body, report.at);
+      await ingestReport(trx, { deviceId, transport: 'sample' }, report.body, report.at);
     }
   }
 
