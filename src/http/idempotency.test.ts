@@ -291,7 +291,8 @@ forEachEngine('idempotency', (t) => {
         headers: withKey('day-old'),
       });
     const first = await send();
-    assert.equal(await pruneIdempotencyKeys(t().database.db, Date.now() + IDEMPOTENCY_TTL_MS - 60_000), 0);
+    // A pass just before the key's 24 h are up leaves it (keys of earlier tests may go: they are older).
+    await pruneIdempotencyKeys(t().database.db, Date.now() + IDEMPOTENCY_TTL_MS - 60_000);
     assert.equal((await send()).body.id, first.body.id);
     const pruned = await pruneIdempotencyKeys(t().database.db, Date.now() + IDEMPOTENCY_TTL_MS + 1);
     assert.ok(pruned >= 1);
