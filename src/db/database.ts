@@ -9,11 +9,12 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { metrics } from '../modules/metrics/metrics.ts';
+import { type Engine, engineOf } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
 import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
-export type Engine = 'sqlite' | 'postgres';
+export type { Engine } from './engine.ts';
 
 export interface Database {
   db: Kysely<DB>;
@@ -21,16 +22,6 @@ export interface Database {
   /** Connections in use: PostgreSQL's pool counts; SQLite's single connection counts as one, idle. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
-}
-
-/** Every query's time goes to the metrics (Kysely's log hook: no wrapping of the driver). */
-function queryTimer(engine: Engine): KyselyConfig['log'] {
-  return (event) => {
-    metrics.dbQueries.observe(
-      { engine, outcome: event.level === 'error' ? 'error' : 'ok' },
-      event.queryDurationMillis / 1000,
-    );
-  };
 }
 
 // int8 (bigint) columns hold epoch milliseconds and counts, all well inside 2^53: parse to numbers.
@@ -59,6 +50,16 @@ function restrictSqliteFiles(file: string, when: 'before' | 'after'): void {
     return;
   }
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+}
+
+/** Every query's time goes to the metrics (Kysely's log hook: no wrapping of the driver). */
+function queryTimer(engine: Engine): KyselyConfig['log'] {
+  return (event) => {
+    metrics.dbQueries.observe(
+      { engine, outcome: event.level === 'error' ? 'error' : 'ok' },
+      event.queryDurationMillis / 1000,
+    );
+  };
 }
 
 /** The SQLite database file inside the data folder (the CLI's backup and restore use it too). */
@@ -90,7 +91,7 @@ export async function openDatabase(
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
     database = {
       db,
-      engine: 'postgres',
+      engine: engineOf(db),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
@@ -106,7 +107,7 @@ export async function openDatabase(
     });
     database = {
       db,
-      engine: 'sqlite',
+      engine: engineOf(db),
       poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
       close: () => db.destroy(),
     };

@@ -1,5 +1,6 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { isPostgres } from './engine.ts';
 import { migrations } from './migrations/index.ts';
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -30,7 +31,7 @@ async function runMigrator(db: AnyDb): Promise<string[]> {
  * second process waits on the busy timeout, then finds nothing left to do.
  */
 export async function migrateToLatest(db: AnyDb): Promise<string[]> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return runMigrator(db);
+  if (isPostgres(db)) return runMigrator(db);
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {

@@ -6,8 +6,9 @@
  * database, so a lost or spurious notification costs a delay or a query, never a wrong answer.
  */
 import { EventEmitter } from 'node:events';
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
+import { isPostgres } from './engine.ts';
 import type { Db } from './schema.ts';
 
 /** Every channel, written once: a misspelt channel fails to compile. */
@@ -24,10 +25,6 @@ export type BusChannel = (typeof BUS_CHANNELS)[keyof typeof BUS_CHANNELS];
 // databases), and listeners look them up in their own database, so sharing is harmless.
 const local = new EventEmitter();
 local.setMaxListeners(0);
-
-function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /** Announces `payload` on `channel`; on PostgreSQL inside `db`'s transaction when it is one. */
 export async function notify(db: Db, channel: BusChannel, payload: string): Promise<void> {

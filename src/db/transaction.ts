@@ -5,7 +5,7 @@
  * follows is written in ARCHITECTURE.md ("Concurrency").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PostgresAdapter } from 'kysely';
+import { isPostgres } from './engine.ts';
 import type { DB, Db, Trx } from './schema.ts';
 
 /** Attempts of one transaction before a concurrency failure is passed on to the caller. */
@@ -44,11 +44,6 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
   }
 }
 
-/** Whether `db` (the database or a transaction) talks to PostgreSQL. */
-function onPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
-
 /** Tables whose rows a read-modify-write locks (each has a text primary key `id`). */
 export type LockableTable = keyof Pick<
   DB,
@@ -68,7 +63,7 @@ export async function lockRows(
   ids: string | readonly string[],
 ): Promise<void> {
   if (!trx.isTransaction) throw new Error('lockRows needs a transaction: a lock outside one ends at once');
-  if (!onPostgres(trx)) return;
+  if (!isPostgres(trx)) return;
   const list = typeof ids === 'string' ? [ids] : [...ids];
   if (list.length === 0) return;
   await trx.selectFrom(table).select('id').where('id', 'in', list).orderBy('id').forNoKeyUpdate().execute();

@@ -42,7 +42,11 @@ export function buildCatalog() {
   return {
     version: CATALOG_VERSION,
     metrics: METRICS.map((m) => ({ ...m })),
-    rules: DEFAULT_RULES.map((r) => ({ ...r, unit: METRIC_BY_NAME.get(r.metric)?.unit ?? null })),
+    // title and measure are the wording of alerts, not part of the published rule.
+    rules: DEFAULT_RULES.map(({ title: _title, measure: _measure, ...r }) => ({
+      ...r,
+      unit: METRIC_BY_NAME.get(r.metric)?.unit ?? null,
+    })),
     commands,
     device_types: DEVICE_TYPES.map((type) => ({
       type,

@@ -51,7 +51,31 @@ export interface CommandSpec {
   readonly atMostOneOf?: readonly string[];
   /** Advice for clients (and agents) before sending the command. */
   readonly caution?: string;
+  /** When a person must confirm the command first (`always`, or only `after_dark` at the farm). */
+  readonly confirm?: 'always' | 'after_dark';
 }
+
+/** The value a parameter holds after validation, by its declared type. */
+type ParamValue<P extends ParamSpec> = P['type'] extends 'number' | 'integer'
+  ? number
+  : P['type'] extends 'enum'
+    ? P extends { enum: readonly (infer E)[] }
+      ? E
+      : string
+    : P['type'] extends 'time' | 'id'
+      ? string
+      : P['type'] extends 'times'
+        ? string[]
+        : P extends { all: true }
+          ? number[] | 'all'
+          : number[];
+
+/** The validated params of a command declared `as const`: required ones present, the rest optional. */
+export type ParamsOf<S extends CommandSpec> = {
+  [P in S['params'][number] as P['required'] extends true ? P['name'] : never]: ParamValue<P>;
+} & {
+  [P in S['params'][number] as P['required'] extends true ? never : P['name']]?: ParamValue<P>;
+};
 
 export type CommandValidation =
   | { ok: true; params: Record<string, unknown> }

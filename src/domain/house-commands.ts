@@ -6,6 +6,7 @@
 import {
   type CommandSpec,
   type CommandValidation,
+  type ParamsOf,
   paramsJsonSchema,
   validateCommandFrom,
 } from './command-params.ts';
@@ -39,12 +40,13 @@ const DOORS_PARAM = {
 
 const ON_OFF_AUTO: readonly OnOffAuto[] = ['on', 'off', 'auto'];
 
-export const HOUSE_COMMANDS: readonly CommandSpec[] = Object.freeze([
+const HOUSE_COMMAND_SPECS = [
   {
     name: 'doors.open',
     description: 'Opens pop doors; the vision pods still close a door on any predator.',
     params: [DOORS_PARAM],
     caution: AFTER_DARK_CAUTION,
+    confirm: 'after_dark',
   },
   {
     name: 'doors.close',
@@ -94,6 +96,7 @@ export const HOUSE_COMMANDS: readonly CommandSpec[] = Object.freeze([
       },
     ],
     caution: MOVE_CAUTION,
+    confirm: 'always',
   },
   { name: 'move.stop', description: 'Stops the drive.', params: [] },
   {
@@ -101,6 +104,7 @@ export const HOUSE_COMMANDS: readonly CommandSpec[] = Object.freeze([
     description: 'Plans a route to the paddock and moves there at the set rate.',
     params: [{ name: 'paddock_id', type: 'id', required: true, description: 'Id of a paddock on the farm.' }],
     caution: MOVE_CAUTION,
+    confirm: 'always',
   },
   {
     name: 'feed.dispense',
@@ -216,13 +220,30 @@ export const HOUSE_COMMANDS: readonly CommandSpec[] = Object.freeze([
       { name: 'mode', type: 'enum', required: true, description: 'Light setting.', enum: ON_OFF_AUTO },
     ],
   },
-]);
+] as const satisfies readonly CommandSpec[];
 
-export const HOUSE_COMMAND_NAMES: readonly string[] = Object.freeze(HOUSE_COMMANDS.map((c) => c.name));
+export const HOUSE_COMMANDS: readonly CommandSpec[] = Object.freeze(HOUSE_COMMAND_SPECS);
 
-export const HOUSE_COMMAND_BY_NAME: ReadonlyMap<string, CommandSpec> = new Map(
-  HOUSE_COMMANDS.map((c) => [c.name, c]),
+type HouseCommandSpec = (typeof HOUSE_COMMAND_SPECS)[number];
+
+/** A house command's name; a misspelt one fails to compile. */
+export type HouseCommandName = HouseCommandSpec['name'];
+
+/** The params of one house command after `validateHouseCommand`, typed from its declaration. */
+export type HouseCommandParams<N extends HouseCommandName> = ParamsOf<Extract<HouseCommandSpec, { name: N }>>;
+
+/** A validated house command: its name and params, narrowed together by `command`. */
+export type HouseCommand = {
+  [N in HouseCommandName]: { command: N; params: HouseCommandParams<N> };
+}[HouseCommandName];
+
+export const HOUSE_COMMAND_NAMES: readonly HouseCommandName[] = Object.freeze(
+  HOUSE_COMMAND_SPECS.map((c) => c.name),
 );
+
+export function isHouseCommandName(value: unknown): value is HouseCommandName {
+  return typeof value === 'string' && (HOUSE_COMMAND_NAMES as readonly string[]).includes(value);
+}
 
 /**
  * Validates a house command and its params. On success `params` is what should be stored: only the
@@ -232,13 +253,13 @@ export function validateHouseCommand(command: string, params: unknown): CommandV
   return validateCommandFrom(HOUSE_COMMANDS, 'house', command, params);
 }
 
-function selectedDoors(doors: unknown): DoorNumber[] {
+function selectedDoors(doors: readonly number[] | 'all'): DoorNumber[] {
   if (doors === 'all') return [...DOOR_NUMBERS];
-  return Array.isArray(doors) ? doors.map((n) => String(n) as DoorNumber) : [];
+  return DOOR_NUMBERS.filter((door) => doors.includes(Number(door)));
 }
 
-function selectedPanels(panels: unknown): PanelNumber[] {
-  return Array.isArray(panels) ? panels.map((n) => String(n) as PanelNumber) : [...PANEL_NUMBERS];
+function selectedPanels(panels: readonly number[] | undefined): PanelNumber[] {
+  return panels ? PANEL_NUMBERS.filter((panel) => panels.includes(Number(panel))) : [...PANEL_NUMBERS];
 }
 
 function sharedSetting(panels: Record<PanelNumber, OnOffAuto>): OnOffAuto | 'mixed' {
@@ -256,6 +277,14 @@ export function applyHouseCommandToState(
   command: string,
   params: Record<string, unknown>,
 ): HouseState {
+  // Reaching here with another name means a caller skipped validation: a bug, not bad input.
+  if (!isHouseCommandName(command))
+    throw new Error(`applyHouseCommandToState: unknown house command ${command}`);
+  // Validation lets through only the declared parameters with their declared types.
+  return applyHouseCommand(state, { command, params } as HouseCommand);
+}
+
+function applyHouseCommand(state: HouseState, { command, params }: HouseCommand): HouseState {
   const next = structuredClone(state);
   switch (command) {
     case 'doors.open':
@@ -265,15 +294,14 @@ export function applyHouseCommandToState(
       break;
     }
     case 'doors.schedule':
-      if (typeof params.open === 'string') next.door_schedule.open = params.open;
-      if (typeof params.close === 'string') next.door_schedule.close = params.close;
+      if (params.open !== undefined) next.door_schedule.open = params.open;
+      if (params.close !== undefined) next.door_schedule.close = params.close;
       break;
     case 'move.start':
       next.move = {
         status: 'stepping',
-        meters_per_day:
-          typeof params.meters_per_day === 'number' ? params.meters_per_day : DEFAULT_MOVE_RATE_M_PER_DAY,
-        heading_deg: typeof params.heading_deg === 'number' ? params.heading_deg : null,
+        meters_per_day: params.meters_per_day ?? DEFAULT_MOVE_RATE_M_PER_DAY,
+        heading_deg: params.heading_deg ?? null,
         target_paddock_id: null,
       };
       break;
@@ -288,36 +316,35 @@ export function applyHouseCommandToState(
         ...next.move,
         status: 'stepping',
         heading_deg: null,
-        target_paddock_id: String(params.paddock_id),
+        target_paddock_id: params.paddock_id,
       };
       break;
     case 'feed.dispense':
-      next.feed.last_dispensed_kg = Number(params.kg);
+      next.feed.last_dispensed_kg = params.kg;
       break;
     case 'feed.schedule':
-      next.feed.schedule = Array.isArray(params.times) ? params.times.map(String).sort() : [];
+      next.feed.schedule = [...params.times].sort();
       break;
     case 'spines.set_height':
       // With mode auto the last height stays as the best known value until the house reports one.
-      if (typeof params.mm === 'number') next.spines = { height_mm: params.mm, mode: 'manual' };
+      if (params.mm !== undefined) next.spines = { height_mm: params.mm, mode: 'manual' };
       else next.spines.mode = 'auto';
       break;
     case 'climate.set_mode':
-      next.climate.mode = params.mode as HouseState['climate']['mode'];
+      next.climate.mode = params.mode;
       break;
     case 'climate.set_target':
-      next.climate.target_temp_c = Number(params.temp_c);
+      next.climate.target_temp_c = params.temp_c;
       break;
     case 'awnings.set':
-      next.awnings = params.position as HouseState['awnings'];
+      next.awnings = params.position;
       break;
     case 'fans.set':
-      if (params.tunnel !== undefined) next.fans.tunnel = params.tunnel as OnOffAuto;
-      if (params.ridge !== undefined) next.fans.ridge = params.ridge as OnOffAuto;
+      if (params.tunnel !== undefined) next.fans.tunnel = params.tunnel;
+      if (params.ridge !== undefined) next.fans.ridge = params.ridge;
       break;
     case 'heaters.set':
-      for (const panel of selectedPanels(params.panels))
-        next.heaters.panels[panel] = params.mode as OnOffAuto;
+      for (const panel of selectedPanels(params.panels)) next.heaters.panels[panel] = params.mode;
       next.heaters.mode = sharedSetting(next.heaters.panels);
       break;
     case 'floor.deploy':
@@ -327,11 +354,8 @@ export function applyHouseCommandToState(
       next.floor = 'retracted';
       break;
     case 'lights.set':
-      next.lights = params.mode as OnOffAuto;
+      next.lights = params.mode;
       break;
-    default:
-      // Reaching here means a caller skipped validation: a bug, not bad input.
-      throw new Error(`applyHouseCommandToState: unknown house command ${command}`);
   }
   return next;
 }

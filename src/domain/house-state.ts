@@ -4,6 +4,8 @@
  * by applying commands (see `applyHouseCommandToState`).
  */
 
+import { isPlainObject } from '../lib/json.ts';
+
 export const DOOR_COUNT = 14;
 export const HEATER_PANEL_COUNT = 6;
 /** One house length a day: the pace at which a house moves when no rate is given. */
@@ -95,6 +97,99 @@ export function defaultHouseState(): HouseState {
     floor: 'retracted',
     lights: 'auto',
     feed: { schedule: [], last_dispensed_kg: null },
+  };
+}
+
+type Stored = Record<string, unknown>;
+
+function part(value: unknown): Stored {
+  return isPlainObject(value) ? value : {};
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return allowed.find((a) => a === value) ?? fallback;
+}
+
+function numberOr<T extends number | null>(value: unknown, fallback: T): number | T {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+function stringOr<T extends string | null>(value: unknown, fallback: T): string | T {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function keyed<K extends string, V extends string>(
+  stored: unknown,
+  keys: readonly K[],
+  allowed: readonly V[],
+  fallback: Record<K, V>,
+): Record<K, V> {
+  const given = part(stored);
+  return Object.fromEntries(keys.map((k) => [k, oneOf(given[k], allowed, fallback[k])])) as Record<K, V>;
+}
+
+const ON_OFF_AUTO_VALUES: readonly OnOffAuto[] = ['on', 'off', 'auto'];
+
+/**
+ * A house's stored `state` read as a `HouseState`: every part the house reported with the right type
+ * is kept, every part missing or malformed takes its default (a house reports what it likes). Parts
+ * the spec does not describe are kept as they are, so writing the result back loses nothing.
+ */
+export function readHouseState(stored: unknown): HouseState {
+  const s = part(stored);
+  const d = defaultHouseState();
+  const schedule = part(s.door_schedule);
+  const move = part(s.move);
+  const spines = part(s.spines);
+  const climate = part(s.climate);
+  const fans = part(s.fans);
+  const heaters = part(s.heaters);
+  const feed = part(s.feed);
+  return {
+    ...s,
+    doors: keyed(s.doors, DOOR_NUMBERS, ['open', 'closed'], d.doors),
+    door_schedule: {
+      ...schedule,
+      open: stringOr(schedule.open, d.door_schedule.open),
+      close: stringOr(schedule.close, d.door_schedule.close),
+    },
+    move: {
+      ...move,
+      status: oneOf(move.status, ['stepping', 'stopped'], d.move.status),
+      meters_per_day: numberOr(move.meters_per_day, d.move.meters_per_day),
+      heading_deg: numberOr(move.heading_deg, null),
+      target_paddock_id: stringOr(move.target_paddock_id, null),
+    },
+    spines: {
+      ...spines,
+      height_mm: numberOr(spines.height_mm, null),
+      mode: oneOf(spines.mode, ['auto', 'manual'], d.spines.mode),
+    },
+    climate: {
+      ...climate,
+      mode: oneOf(climate.mode, ['auto', 'summer', 'winter'], d.climate.mode),
+      target_temp_c: numberOr(climate.target_temp_c, d.climate.target_temp_c),
+    },
+    awnings: oneOf(s.awnings, ['open', 'closed', 'auto'], d.awnings),
+    fans: {
+      ...fans,
+      tunnel: oneOf(fans.tunnel, ON_OFF_AUTO_VALUES, d.fans.tunnel),
+      ridge: oneOf(fans.ridge, ON_OFF_AUTO_VALUES, d.fans.ridge),
+    },
+    heaters: {
+      ...heaters,
+      mode: oneOf(heaters.mode, [...ON_OFF_AUTO_VALUES, 'mixed'], d.heaters.mode),
+      panels: keyed(heaters.panels, PANEL_NUMBERS, ON_OFF_AUTO_VALUES, d.heaters.panels),
+    },
+    floor: oneOf(s.floor, ['deployed', 'retracted'], d.floor),
+    lights: oneOf(s.lights, ON_OFF_AUTO_VALUES, d.lights),
+    feed: {
+      ...feed,
+      schedule: Array.isArray(feed.schedule)
+        ? feed.schedule.filter((t): t is string => typeof t === 'string')
+        : d.feed.schedule,
+      last_dispensed_kg: numberOr(feed.last_dispensed_kg, null),
+    },
   };
 }
 

@@ -9,7 +9,7 @@ export type Metric = {
   readonly meaning: string;
 };
 
-export const METRICS: readonly Metric[] = Object.freeze([
+export const METRICS = Object.freeze([
   { name: 'feed.bin_pct', unit: '%', meaning: 'feed left in the bin' },
   { name: 'feed.dispensed_kg', unit: 'kg', meaning: 'feed delivered since last report' },
   { name: 'water.tank_pct', unit: '%', meaning: 'header tank or trough level' },
@@ -35,6 +35,9 @@ export const METRICS: readonly Metric[] = Object.freeze([
   { name: 'rain.mm', unit: 'mm', meaning: 'rain since last report' },
   { name: 'wind.kph', unit: 'km/h', meaning: 'wind speed' },
   { name: 'device.battery_pct', unit: '%', meaning: 'tracker or sensor battery' },
-]);
+] as const satisfies readonly Metric[]);
+
+/** A metric the spec names; a misspelt one fails to compile. Devices may still report any name. */
+export type MetricName = (typeof METRICS)[number]['name'];
 
 export const METRIC_BY_NAME: ReadonlyMap<string, Metric> = new Map(METRICS.map((m) => [m.name, m]));

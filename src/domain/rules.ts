@@ -6,6 +6,9 @@
  * open and shut while a reading hovers around one number.
  */
 
+import { isPlainObject, parseJson } from '../lib/json.ts';
+import type { MetricName } from './metrics.ts';
+
 export type RuleDirection = 'high' | 'low';
 
 export type RuleThresholds = {
@@ -15,9 +18,26 @@ export type RuleThresholds = {
   clear: number;
 };
 
+/** How a default rule is declared; `AlertRule` is the same with the names checked. */
+interface AlertRuleSpec {
+  readonly name: string;
+  /** Names the rule in alert titles: "High ammonia in House 2". */
+  readonly title: string;
+  /** Names the measurement in alert reasons: "Ammonia 26 ppm in House 2 — …". */
+  readonly measure: string;
+  readonly metric: MetricName;
+  readonly direction: RuleDirection;
+  readonly watch: number;
+  readonly urgent: number | null;
+  readonly clear: number;
+  readonly description: string;
+}
+
 export interface AlertRule {
-  name: string;
-  metric: string;
+  name: RuleName;
+  title: string;
+  measure: string;
+  metric: MetricName;
   direction: RuleDirection;
   watch: number;
   urgent: number | null;
@@ -25,9 +45,11 @@ export interface AlertRule {
   description: string;
 }
 
-export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
+const RULE_SPECS = [
   {
     name: 'house.ammonia',
+    title: 'High ammonia',
+    measure: 'Ammonia',
     metric: 'climate.nh3_ppm',
     direction: 'high',
     watch: 20,
@@ -37,6 +59,8 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
   },
   {
     name: 'house.heat',
+    title: 'High temperature',
+    measure: 'Temperature',
     metric: 'climate.temp_c',
     direction: 'high',
     watch: 32,
@@ -46,6 +70,8 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
   },
   {
     name: 'house.feed',
+    title: 'Feed running low',
+    measure: 'Feed bin',
     metric: 'feed.bin_pct',
     direction: 'low',
     watch: 15,
@@ -55,6 +81,8 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
   },
   {
     name: 'water.level',
+    title: 'Water running low',
+    measure: 'Water level',
     metric: 'water.tank_pct',
     direction: 'low',
     watch: 20,
@@ -64,6 +92,8 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
   },
   {
     name: 'house.battery',
+    title: 'House battery low',
+    measure: 'House battery',
     metric: 'power.battery_pct',
     direction: 'low',
     watch: 20,
@@ -73,6 +103,8 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
   },
   {
     name: 'animal.fever',
+    title: 'Raised temperature',
+    measure: 'Body temperature',
     metric: 'body.temp_c',
     direction: 'high',
     watch: 40,
@@ -82,6 +114,8 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
   },
   {
     name: 'device.battery',
+    title: 'Device battery low',
+    measure: 'Battery',
     metric: 'device.battery_pct',
     direction: 'low',
     watch: 15,
@@ -89,9 +123,14 @@ export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze([
     clear: 25,
     description: 'A tracker or sensor battery is running low.',
   },
-]);
+] as const satisfies readonly AlertRuleSpec[];
 
-export const RULE_NAMES: readonly string[] = Object.freeze(DEFAULT_RULES.map((r) => r.name));
+/** A default rule's name; a misspelt one fails to compile. */
+export type RuleName = (typeof RULE_SPECS)[number]['name'];
+
+export const DEFAULT_RULES: readonly AlertRule[] = Object.freeze(RULE_SPECS);
+
+export const RULE_NAMES: readonly RuleName[] = Object.freeze(DEFAULT_RULES.map((r) => r.name));
 
 export const RULE_BY_NAME: ReadonlyMap<string, AlertRule> = new Map(DEFAULT_RULES.map((r) => [r.name, r]));
 
@@ -101,10 +140,6 @@ type ThresholdMember = (typeof THRESHOLD_MEMBERS)[number];
 export type RuleOverridesResult =
   | { ok: true; value: Record<string, RuleThresholds> }
   | { ok: false; param: string; message: string };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Validates a farm's `settings.rules`. Members left out fall back to the default, so a farm can move
@@ -221,9 +256,7 @@ function describe(value: unknown): string {
  * ignored here: overrides are validated when they are saved, and the alert engine must keep running
  * on whatever is stored.
  */
-export function effectiveRules(
-  overrides: Record<string, Partial<RuleThresholds>> | undefined | null,
-): AlertRule[] {
+export function effectiveRules(overrides: Readonly<Record<string, unknown>> | undefined | null): AlertRule[] {
   return DEFAULT_RULES.map((rule) => {
     const o = overrides?.[rule.name];
     if (!isPlainObject(o)) return { ...rule };
@@ -238,6 +271,15 @@ export function effectiveRules(
 
 function finiteOr<T extends number | null>(value: unknown, fallback: T): number | T {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/**
+ * The rules in force on a farm: the defaults with the overrides in its stored `settings` text. Anything
+ * malformed is ignored (see `effectiveRules`), so a bad row never stops alerts or the brief.
+ */
+export function farmRules(settingsText: string): AlertRule[] {
+  const settings = parseJson<{ rules?: unknown }>(settingsText, {});
+  return effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
 }
 
 export function rulesForMetric(rules: readonly AlertRule[], metric: string): AlertRule[] {

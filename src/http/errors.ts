@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { RECORD_KINDS, type RecordKind } from '../domain/record-kinds.ts';
 import type { RouteTable } from './route-table.ts';
 import { describeAjvError } from './validation.ts';
 
@@ -23,17 +24,23 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** The one error type. `param` names the offending input field when there is one. */
+/**
+ * The one error type. `param` names the offending input field when there is one; `kind` the kind of
+ * record a `not_found` is about, so clients (MCP) can say how to find real ids without reading the
+ * message.
+ */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly param: string | undefined;
+  readonly kind: RecordKind | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { param?: string } = {}) {
+  constructor(code: ErrorCode, message: string, options: { param?: string; kind?: RecordKind } = {}) {
     super(message);
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.param = options.param;
+    this.kind = options.kind;
   }
 }
 
@@ -48,8 +55,8 @@ export const invalid = (param: string, message: string): AppError =>
   new AppError('invalid_request', message, { param });
 
 /** Anything missing, in another account or in the other mode: the same answer, so existence never leaks. */
-export const notFound = (what: string, id: string): AppError =>
-  new AppError('not_found', `No ${what} with id "${id}".`);
+export const notFound = (kind: RecordKind, id: string): AppError =>
+  new AppError('not_found', `No ${RECORD_KINDS[kind].noun} with id "${id}".`, { kind });
 
 export const conflict = (message: string, param?: string): AppError =>
   new AppError('conflict', message, param ? { param } : {});

@@ -2,6 +2,7 @@
 import type { SwaggerTransform } from '@fastify/swagger';
 import { type TSchema, Type } from 'typebox';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts';
 
 export const ErrorSchema = Type.Object(
   {
@@ -111,7 +112,11 @@ export const FarmParams = Type.Object(
 /** `limit` and `before` on every list. */
 export const PageQuery = {
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 500, description: 'Page size, 1 to 500 (default 50).' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
+    }),
   ),
   before: Type.Optional(
     Type.String({

@@ -1,26 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { RECORD_KINDS, type RecordKind } from '../domain/record-kinds.ts';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-
-/** Id prefixes, one per record kind, so an id says what it names. */
-export const ID_PREFIX = {
-  account: 'acct',
-  key: 'key',
-  farm: 'farm',
-  animal: 'ani',
-  group: 'grp',
-  paddock: 'pad',
-  device: 'dev',
-  command: 'cmd',
-  alert: 'alt',
-  task: 'task',
-  event: 'evt',
-  webhook: 'wh',
-  delivery: 'dlv',
-  outbox: 'msg',
-} as const;
-
-export type IdKind = keyof typeof ID_PREFIX;
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -54,12 +35,12 @@ function randomPart(at: number): bigint {
  * count up within a millisecond). `at` lets a record carry the same millisecond as its created_at, so
  * ordering by id equals ordering by (created_at, id).
  */
-export function newId(kind: IdKind, at: number = Date.now()): string {
+export function newId(kind: RecordKind, at: number = Date.now()): string {
   let n = randomPart(at);
   let rand = '';
   for (let i = 0; i < 16; i++) {
     rand = CROCKFORD[Number(n & 31n)] + rand;
     n >>= 5n;
   }
-  return `${ID_PREFIX[kind]}_${encodeTime(at)}${rand}`;
+  return `${RECORD_KINDS[kind].prefix}_${encodeTime(at)}${rand}`;
 }

@@ -1,8 +1,6 @@
 import { type Kysely, sql } from 'kysely';
+import { ACTIVE_ALERT_PREDICATE } from '../tables/alerts.ts';
 import { T } from './helpers.ts';
-
-/** The statuses of an active alert; the unique index and the engine's upsert use this exact text. */
-export const ACTIVE_ALERT_PREDICATE = "status in ('open', 'acknowledged')";
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

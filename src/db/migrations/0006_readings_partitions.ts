@@ -9,7 +9,8 @@
  * SQLite keeps one table (retention deletes in small batches there) and its foreign key, which costs
  * little on an embedded database.
  */
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../engine.ts';
 
 /** Monthly partitions made ahead of time; the partitions job keeps this many ahead. */
 const MONTHS_AHEAD = 3;
@@ -21,7 +22,7 @@ function monthStart(year: number, month: number): number {
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(db)) return;
 
   await sql`alter table readings rename to readings_unpartitioned`.execute(db);
   await sql`alter index readings_device_metric_at rename to readings_unpartitioned_device_metric_at`.execute(
@@ -80,7 +81,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  if (!isPostgres(db)) return;
   await sql`drop trigger if exists devices_delete_readings on devices`.execute(db);
   await sql`drop function if exists readings_delete_for_device()`.execute(db);
   await sql`alter table readings rename to readings_partitioned`.execute(db);

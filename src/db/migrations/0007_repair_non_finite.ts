@@ -6,7 +6,8 @@
  * is deleted (it never was a measurement). Rows are read in batches by id, and only JSON texts that
  * could hold an out-of-range literal (a 3-digit exponent, or 200 digits in a row) are parsed.
  */
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../engine.ts';
 
 /** Nullable double precision columns that take numbers from outside. */
 const NUMBER_COLUMNS: Record<string, string[]> = {
@@ -85,7 +86,7 @@ async function repairJsonColumn(db: AnyDb, postgres: boolean, table: string, col
 }
 
 export async function up(db: AnyDb): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   const nonFinite = (column: string) =>
     postgres
       ? sql`${sql.ref(column)} in ('Infinity'::float8, '-Infinity'::float8, 'NaN'::float8)`

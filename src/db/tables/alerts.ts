@@ -36,3 +36,9 @@ export interface AlertTables {
   alerts: AlertsTable;
   alert_watermarks: AlertWatermarksTable;
 }
+
+/**
+ * The statuses of an active alert; the unique index (migration 0004) and the engine's upsert use this
+ * exact text. Changing it needs a migration that rebuilds the index.
+ */
+export const ACTIVE_ALERT_PREDICATE = "status in ('open', 'acknowledged')";

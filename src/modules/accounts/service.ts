@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../http/errors.ts';
@@ -48,7 +49,7 @@ export async function createAccount(db: Db, input: { name: string }): Promise<Ne
  */
 export async function bootstrapFirstAccount(database: Database): Promise<NewAccount | null> {
   return inTransaction(database.db, async (trx) => {
-    if (database.engine === 'postgres') await sql`select pg_advisory_xact_lock(727001)`.execute(trx);
+    if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(727001)`.execute(trx);
     const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
     if (any) return null;
     return createAccount(trx, { name: 'My farm account' });

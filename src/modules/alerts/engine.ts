@@ -11,15 +11,8 @@
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
-import {
-  type AlertRule,
-  classifyReading,
-  effectiveRules,
-  type RuleThresholds,
-  rulesForMetric,
-} from '../../domain/rules.ts';
+import { type AlertRule, classifyReading, farmRules, rulesForMetric } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
-import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
@@ -69,9 +62,8 @@ interface Context {
 const MAX_ATTEMPTS = 5;
 
 export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
-  // Overrides were validated when saved; effectiveRules ignores anything malformed.
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(report.farm.settings, {});
-  const rules = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
+  // Overrides were validated when saved; farmRules ignores anything malformed.
+  const rules = farmRules(report.farm.settings);
   const byMetric = new Map<string, Reading[]>();
   for (const reading of report.readings) {
     if (!Number.isFinite(reading.value) || rulesForMetric(rules, reading.metric).length === 0) continue;

@@ -1,10 +1,9 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
-import { ACTIVE_ALERT_PREDICATE } from '../../db/migrations/0004_alerts.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
+import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
 import type { Alert } from './schemas.ts';
 
 export type AlertRow = Selectable<AlertsTable>;
@@ -89,16 +88,4 @@ export async function transitionAlert(
   if (onlySeverity) query = query.where('severity', '=', onlySeverity);
   const row = await query.returningAll().executeTakeFirst();
   return row ?? null;
-}
-
-/** An alert the scope may see (its farm in the scope's account and mode), else undefined. */
-export async function findAlertForScope(db: Db, scope: Scope, id: string): Promise<AlertRow | undefined> {
-  return db
-    .selectFrom('alerts')
-    .innerJoin('farms', 'farms.id', 'alerts.farm_id')
-    .selectAll('alerts')
-    .where('alerts.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
 }

@@ -5,13 +5,14 @@
 
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import { conflict } from '../../http/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
-import { ACTIVE_STATUSES, type AlertRow, findAlertForScope, toAlert, transitionAlert } from './repository.ts';
+import { ACTIVE_STATUSES, type AlertRow, toAlert, transitionAlert } from './repository.ts';
 import type { Alert, AlertStatusFilter } from './schemas.ts';
 
 export { toAlert } from './repository.ts';
@@ -45,14 +46,8 @@ export async function listAlerts(
   return toAlertPage(rows, request, toAlert);
 }
 
-async function requireAlert(db: Db, scope: Scope, id: string): Promise<AlertRow> {
-  const row = await findAlertForScope(db, scope, id);
-  if (!row) throw notFound('alert', id);
-  return row;
-}
-
 export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert> {
-  return toAlert(await requireAlert(db, scope, id));
+  return toAlert(await loadScoped(db, scope, 'alert', id));
 }
 
 /**
@@ -61,7 +56,7 @@ export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert>
  */
 export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
   return inTransaction(db, async (trx) => {
-    const row = await requireAlert(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'alert', id);
     const updated = await transitionAlert(trx, row.id, ['open'], {
       status: 'acknowledged',
       acknowledged_at: now,
@@ -69,7 +64,7 @@ export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = D
     });
     if (updated) return toAlert(updated);
     // Already moved on (possibly just now, in another transaction): answer from its current state.
-    const current = await requireAlert(trx, scope, id);
+    const current = await loadScoped(trx, scope, 'alert', id);
     if (current.status === 'acknowledged') return toAlert(current);
     throw conflict(`Alert ${id} is resolved; a resolved alert cannot be acknowledged.`);
   });
@@ -93,9 +88,9 @@ export async function resolveAlertRow(db: Db, row: AlertRow, now: number): Promi
 /** open or acknowledged → resolved. Resolving a resolved alert returns it unchanged. */
 export async function resolveAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
   return inTransaction(db, async (trx) => {
-    const row = await requireAlert(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'alert', id);
     if (row.status === 'resolved') return toAlert(row);
     const updated = await resolveAlertRow(trx, row, now);
-    return toAlert(updated ?? (await requireAlert(trx, scope, id)));
+    return toAlert(updated ?? (await loadScoped(trx, scope, 'alert', id)));
   });
 }

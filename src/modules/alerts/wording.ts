@@ -16,25 +16,6 @@ export interface SubjectLabel {
   device: { name: string; type: string };
 }
 
-/** How each rule is named in titles and how its metric is named in reasons. */
-const RULE_WORDS: Readonly<Record<string, { title: string; measure: string }>> = {
-  'house.ammonia': { title: 'High ammonia', measure: 'Ammonia' },
-  'house.heat': { title: 'High temperature', measure: 'Temperature' },
-  'house.feed': { title: 'Feed running low', measure: 'Feed bin' },
-  'water.level': { title: 'Water running low', measure: 'Water level' },
-  'house.battery': { title: 'House battery low', measure: 'House battery' },
-  'animal.fever': { title: 'Raised temperature', measure: 'Body temperature' },
-  'device.battery': { title: 'Device battery low', measure: 'Battery' },
-};
-
-function ruleWords(rule: AlertRule): { title: string; measure: string } {
-  const words = RULE_WORDS[rule.name];
-  if (words) return words;
-  const meaning = METRIC_BY_NAME.get(rule.metric)?.meaning ?? rule.metric;
-  const measure = meaning.charAt(0).toUpperCase() + meaning.slice(1);
-  return { title: `${measure} ${rule.direction === 'high' ? 'high' : 'low'}`, measure };
-}
-
 /** "26 ppm", "12%", "40.7°C": numbers as sent (trimmed to 2 decimals), the unit as people write it. */
 export function formatValue(value: number, unit: string | null): string {
   const n = Number.isInteger(value) ? String(value) : String(Number(value.toFixed(2)));
@@ -49,7 +30,7 @@ function where(subject: SubjectLabel): string {
 }
 
 export function readingAlertTitle(rule: AlertRule, subject: SubjectLabel): string {
-  return `${ruleWords(rule).title} ${where(subject)}`;
+  return `${rule.title} ${where(subject)}`;
 }
 
 /** "Ammonia 26 ppm in House 2 — at or above the urgent line of 25 ppm". */
@@ -65,7 +46,7 @@ export function readingAlertReason(
   const via = subject.type === 'animal' ? ` (${subject.device.name})` : '';
   const side = rule.direction === 'high' ? 'at or above' : 'at or below';
   return (
-    `${ruleWords(rule).measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +
+    `${rule.measure} ${formatValue(reading.value, unit)} ${where(subject)}${via} — ` +
     `${side} the ${severity} line of ${formatValue(line ?? rule.watch, unit)}`
   );
 }

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
-import { createAnimal, findAnimalByEid, getAnimalHistory } from './service.ts';
+import { findAnimalByEid } from './repository.ts';
+import { createAnimal, getAnimalHistory } from './service.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -1,11 +1,10 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalsTable } from '../../db/tables/records.ts';
-import { notFound } from '../../http/errors.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
-import type { Animal } from './schemas.ts';
+import type { Animal, AnimalFilters } from './schemas.ts';
 
 export type AnimalRow = Selectable<AnimalsTable>;
 
@@ -37,20 +36,6 @@ export function searchTextOf(row: Pick<AnimalRow, 'name' | 'tag' | 'eid' | 'bree
     .join('\n');
 }
 
-/** The animal if its farm is in the scope, else 404. */
-export async function loadAnimal(db: Db, scope: Scope, id: string): Promise<AnimalRow> {
-  const row = await db
-    .selectFrom('animals')
-    .innerJoin('farms', 'farms.id', 'animals.farm_id')
-    .selectAll('animals')
-    .where('animals.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('animal', id);
-  return row;
-}
-
 /** Any animal of the account in this mode holding the EID (other than `exceptId`). */
 export async function findEidHolder(
   db: Db,
@@ -69,9 +54,55 @@ export async function findEidHolder(
   return query.executeTakeFirst();
 }
 
-/** A unique-index violation on either engine (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-export function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; errcode?: unknown; message?: unknown };
-  return e.code === '23505' || e.errcode === 2067 || /UNIQUE constraint failed/.test(String(e.message));
+/** `%` and `_` in a user's text match themselves, not anything. */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A farm's animals, newest first, one page; `q` matches name, tag, EID or breed, any case. */
+export async function animalPage(
+  db: Db,
+  farmId: string,
+  filters: AnimalFilters,
+  page: PageRequest,
+): Promise<Page<Animal>> {
+  let query = db.selectFrom('animals').selectAll().where('farm_id', '=', farmId);
+  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
+  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
+  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
+  if (filters.eid !== undefined) query = query.where('eid', '=', filters.eid);
+  if (filters.q !== undefined) {
+    const pattern = likeContains(filters.q.toLowerCase());
+    query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
+  }
+  return fetchPage(query, page, toAnimal);
+}
+
+/** The farm's animal with this EID, or null (device ingest matches scale weights by EID). */
+export async function findAnimalByEid(db: Db, farmId: string, eid: string): Promise<Animal | null> {
+  const row = await db
+    .selectFrom('animals')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('eid', '=', eid)
+    .executeTakeFirst();
+  return row ? toAnimal(row) : null;
+}
+
+/** The animals in a group or paddock, with where they are. */
+export async function animalsIn(db: Db, farmId: string, field: 'group_id' | 'paddock_id', id: string) {
+  return db
+    .selectFrom('animals')
+    .select(['id', 'farm_id', 'group_id', 'paddock_id'])
+    .where('farm_id', '=', farmId)
+    .where(field, '=', id)
+    .execute();
+}
+
+/** Takes every animal out of a group or paddock (the reference is cleared). */
+export async function clearAnimalsFrom(db: Db, field: 'group_id' | 'paddock_id', id: string): Promise<void> {
+  const cleared = field === 'group_id' ? { group_id: null } : { paddock_id: null };
+  await db.updateTable('animals').set(cleared).where(field, '=', id).execute();
 }

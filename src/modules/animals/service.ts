@@ -1,32 +1,30 @@
-import { sql } from 'kysely';
+import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { conflict } from '../../http/errors.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { parseDateInput } from '../events/inputs.ts';
-import { requireReference } from '../events/references.ts';
+import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';
-import { listSubjectEvents, recordFarmEvent } from '../events/service.ts';
+import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference } from '../records/references.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   type AnimalRow,
+  animalPage,
+  animalsIn,
+  clearAnimalsFrom,
   findEidHolder,
-  isUniqueViolation,
-  loadAnimal,
   searchTextOf,
   toAnimal,
 } from './repository.ts';
 import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from './schemas.ts';
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
-
-/** `%` and `_` in a user's text match themselves, not anything. */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 function eidConflict(eid: string, holderId: string): Error {
   return conflict(`Another animal (${holderId}) already has eid "${eid}"; an EID names one animal.`, 'eid');
@@ -58,33 +56,11 @@ export async function listAnimals(
   page: PageRequest,
 ): Promise<Page<Animal>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('animals').selectAll().where('farm_id', '=', farm.id);
-  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
-  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
-  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
-  if (filters.eid !== undefined) query = query.where('eid', '=', filters.eid);
-  if (filters.q !== undefined) {
-    const pattern = likeContains(filters.q.toLowerCase());
-    query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
-  }
-  return fetchPage(query, page, toAnimal);
+  return animalPage(db, farm.id, filters, page);
 }
 
 export async function getAnimal(db: Db, scope: Scope, id: string): Promise<Animal> {
-  return toAnimal(await loadAnimal(db, scope, id));
-}
-
-/** The farm's animal with this EID, or null (device ingest matches scale weights by EID). */
-export async function findAnimalByEid(db: Db, farmId: string, eid: string): Promise<Animal | null> {
-  const row = await db
-    .selectFrom('animals')
-    .selectAll()
-    .where('farm_id', '=', farmId)
-    .where('eid', '=', eid)
-    .executeTakeFirst();
-  return row ? toAnimal(row) : null;
+  return toAnimal(await loadScoped(db, scope, 'animal', id));
 }
 
 /** Adds an animal; writes `animal.created` in the same transaction. */
@@ -123,7 +99,7 @@ export async function createAnimal(
     if (row.group_id) await requireReference(trx, farm.id, 'group', row.group_id, 'group_id');
     if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
     await checkEidFree(trx, row);
-    await trx.insertInto('animals').values(row).execute();
+    await insertRecord(trx, 'animal', row);
     const animal = toAnimal(row);
     await emitEvent(trx, farm.id, 'animal.created', animal, now);
     return animal;
@@ -145,7 +121,7 @@ export async function updateAnimal(
   const run = async (trx: Trx): Promise<Animal> => {
     // Locked before it is read: the whole row is written back and `fields` merges into what is stored.
     await lockRows(trx, 'animals', id);
-    const row = await loadAnimal(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'animal', id);
     const next: AnimalRow = { ...row };
     if (patch.species !== undefined) next.species = patch.species;
     if (patch.name !== undefined) next.name = patch.name;
@@ -180,8 +156,7 @@ export async function updateAnimal(
     }
     if (next.eid !== row.eid) await checkEidFree(trx, next);
 
-    const { id: _id, farm_id: _farm, account_id: _acct, mode: _mode, created_at: _created, ...set } = next;
-    await trx.updateTable('animals').set(set).where('id', '=', row.id).execute();
+    await saveRecord(trx, 'animal', next);
     if (groupChanged || paddockChanged) {
       await recordMove(trx, row, { group_id: next.group_id, paddock_id: next.paddock_id }, null, now);
     }
@@ -227,25 +202,19 @@ export async function removeAnimalsFrom(
   id: string,
   now: number,
 ): Promise<void> {
-  const animals = await trx
-    .selectFrom('animals')
-    .select(['id', 'farm_id', 'group_id', 'paddock_id'])
-    .where('farm_id', '=', farmId)
-    .where(field, '=', id)
-    .execute();
+  const animals = await animalsIn(trx, farmId, field, id);
   const reason = field === 'group_id' ? 'group_deleted' : 'paddock_deleted';
   for (const animal of animals) {
     const to = { group_id: animal.group_id, paddock_id: animal.paddock_id, [field]: null };
     await recordMove(trx, animal, to, reason, now);
   }
-  const cleared = field === 'group_id' ? { group_id: null } : { paddock_id: null };
-  await trx.updateTable('animals').set(cleared).where(field, '=', id).execute();
+  await clearAnimalsFrom(trx, field, id);
 }
 
 /** Deletes the animal. Its farm events stay in the log (history is not rewritten). */
 export async function deleteAnimal(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadAnimal(db, scope, id);
-  await db.deleteFrom('animals').where('id', '=', row.id).execute();
+  const row = await loadScoped(db, scope, 'animal', id);
+  await deleteRecord(db, 'animal', row.id);
   return { id: row.id, deleted: true };
 }
 
@@ -256,6 +225,6 @@ export async function getAnimalHistory(
   animalId: string,
   limit = 50,
 ): Promise<FarmEvent[]> {
-  const row = await loadAnimal(db, scope, animalId);
-  return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), 500));
+  const row = await loadScoped(db, scope, 'animal', animalId);
+  return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE));
 }

@@ -3,7 +3,20 @@ import { test } from 'node:test';
 import { RULE_BY_NAME } from '../../domain/rules.ts';
 import { zonedTimeToUtc } from '../../lib/local-time.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
-import { houseConditions, isAfterDusk, quietAfter, quietVerdict, usualInterval } from './attention.ts';
+import {
+  doorTimes,
+  houseConditions,
+  isShut,
+  type Place,
+  quietAfter,
+  quietVerdict,
+  usualInterval,
+} from './attention.ts';
+
+/** True between the doors' close time (dusk) and their open time (dawn) on the farm's clock. */
+function isAfterDusk(now: number, schedule: { open: string; close: string }, place: Place): boolean {
+  return isShut(now, doorTimes(now, schedule, place));
+}
 
 const place = { timezone: 'America/Chicago', lat: 38.9517, lon: -92.3341 };
 const at = (month: number, day: number, hour: number, minute = 0) =>

@@ -2,7 +2,7 @@
  * The brief's conditions, as pure functions of time and values: when a device counts as quiet, when
  * it is "after dusk" for a house's pop doors, and what at a house is off (feed, water, climate).
  */
-import type { AlertRule } from '../../domain/rules.ts';
+import { type AlertRule, classifyReading, type RuleName } from '../../domain/rules.ts';
 import { type LocalDateTime, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { sunTimes } from '../../lib/solar.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
@@ -124,11 +124,6 @@ export function doorTimes(
   return { open: resolve(schedule.open, 'dawn'), close: resolve(schedule.close, 'dusk'), sun };
 }
 
-/** True between the doors' close time (dusk) and their open time (dawn) on the farm's clock. */
-export function isAfterDusk(now: number, schedule: { open: string; close: string }, place: Place): boolean {
-  return isShut(now, doorTimes(now, schedule, place));
-}
-
 /** Whether `now` falls in the shut part of a day with these door times. */
 export function isShut(now: number, { open, close }: { open: number; close: number }): boolean {
   if (open < close) return now >= close || now < open;
@@ -141,7 +136,7 @@ export const CLIMATE_TOLERANCE_C = 5;
 
 export interface HouseCondition {
   /** The alert rule that covers the same condition, when there is one. */
-  rule: string | null;
+  rule: RuleName | null;
   severity: 'urgent' | 'watch';
   /** Short phrase: "feed bin 12%". */
   phrase: string;
@@ -153,73 +148,79 @@ function fmt(value: number): string {
   return String(Math.round(value * 10) / 10);
 }
 
-function lowSide(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null {
-  if (value === null) return null;
-  if (rule.urgent !== null && value <= rule.urgent) return 'urgent';
-  return value <= rule.watch ? 'watch' : null;
-}
+type HouseValues = {
+  feed: number | null;
+  water: number | null;
+  temp: number | null;
+  nh3: number | null;
+  target: number | null;
+};
 
-function highSide(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null {
+/** The rules the brief checks at each house, in the order it lists them, with their words. */
+const HOUSE_RULES: ReadonlyArray<{
+  rule: RuleName;
+  value: keyof HouseValues;
+  phrase: (v: string) => string;
+  detail: (v: string, level: string, line: string) => string;
+}> = [
+  {
+    rule: 'house.feed',
+    value: 'feed',
+    phrase: (v) => `feed bin ${v}%`,
+    detail: (v, level, line) => `Feed bin at ${v}% (${level} line ${line}%)`,
+  },
+  {
+    rule: 'water.level',
+    value: 'water',
+    phrase: (v) => `water ${v}%`,
+    detail: (v, level, line) => `Header tank at ${v}% (${level} line ${line}%)`,
+  },
+  {
+    rule: 'house.ammonia',
+    value: 'nh3',
+    phrase: (v) => `ammonia ${v} ppm`,
+    detail: (v, level, line) => `Ammonia at ${v} ppm (${level} line ${line} ppm)`,
+  },
+  {
+    rule: 'house.heat',
+    value: 'temp',
+    phrase: (v) => `${v} °C`,
+    detail: (v, level, line) => `Air at ${v} °C (${level} line ${line} °C)`,
+  },
+];
+
+/** Whether a value is at or past a rule's urgent or watch line, on the rule's side. */
+function level(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null {
   if (value === null) return null;
-  if (rule.urgent !== null && value >= rule.urgent) return 'urgent';
-  return value >= rule.watch ? 'watch' : null;
+  const where = classifyReading(rule, value);
+  return where === 'urgent' || where === 'watch' ? where : null;
 }
 
 /**
  * What is off at a house, by the farm's alert lines: feed or water at or below the watch line,
- * ammonia or heat at or above it, or air more than 5 °C from the house's target.
+ * ammonia or heat at or above it, or (heat not past its line) air more than 5 °C from the target.
  */
 export function houseConditions(
-  values: {
-    feed: number | null;
-    water: number | null;
-    temp: number | null;
-    nh3: number | null;
-    target: number | null;
-  },
+  values: HouseValues,
   rules: ReadonlyMap<string, AlertRule>,
 ): HouseCondition[] {
   const out: HouseCondition[] = [];
-  const feedRule = rules.get('house.feed');
-  const feed = feedRule ? lowSide(feedRule, values.feed) : null;
-  if (feedRule && feed) {
+  let heatListed = false;
+  for (const words of HOUSE_RULES) {
+    const rule = rules.get(words.rule);
+    const value = values[words.value];
+    const severity = rule ? level(rule, value) : null;
+    if (!rule || !severity || value === null) continue;
+    const line = severity === 'urgent' ? (rule.urgent ?? 0) : rule.watch;
     out.push({
-      rule: feedRule.name,
-      severity: feed,
-      phrase: `feed bin ${fmt(values.feed ?? 0)}%`,
-      detail: `Feed bin at ${fmt(values.feed ?? 0)}% (${feed} line ${fmt(feed === 'urgent' ? (feedRule.urgent ?? 0) : feedRule.watch)}%)`,
+      rule: rule.name,
+      severity,
+      phrase: words.phrase(fmt(value)),
+      detail: words.detail(fmt(value), severity, fmt(line)),
     });
+    if (words.rule === 'house.heat') heatListed = true;
   }
-  const waterRule = rules.get('water.level');
-  const water = waterRule ? lowSide(waterRule, values.water) : null;
-  if (waterRule && water) {
-    out.push({
-      rule: waterRule.name,
-      severity: water,
-      phrase: `water ${fmt(values.water ?? 0)}%`,
-      detail: `Header tank at ${fmt(values.water ?? 0)}% (${water} line ${fmt(water === 'urgent' ? (waterRule.urgent ?? 0) : waterRule.watch)}%)`,
-    });
-  }
-  const nh3Rule = rules.get('house.ammonia');
-  const nh3 = nh3Rule ? highSide(nh3Rule, values.nh3) : null;
-  if (nh3Rule && nh3) {
-    out.push({
-      rule: nh3Rule.name,
-      severity: nh3,
-      phrase: `ammonia ${fmt(values.nh3 ?? 0)} ppm`,
-      detail: `Ammonia at ${fmt(values.nh3 ?? 0)} ppm (${nh3} line ${fmt(nh3 === 'urgent' ? (nh3Rule.urgent ?? 0) : nh3Rule.watch)} ppm)`,
-    });
-  }
-  const heatRule = rules.get('house.heat');
-  const heat = heatRule ? highSide(heatRule, values.temp) : null;
-  if (heatRule && heat) {
-    out.push({
-      rule: heatRule.name,
-      severity: heat,
-      phrase: `${fmt(values.temp ?? 0)} °C`,
-      detail: `Air at ${fmt(values.temp ?? 0)} °C (${heat} line ${fmt(heat === 'urgent' ? (heatRule.urgent ?? 0) : heatRule.watch)} °C)`,
-    });
-  } else if (values.temp !== null && values.target !== null) {
+  if (!heatListed && values.temp !== null && values.target !== null) {
     const off = values.temp - values.target;
     if (Math.abs(off) > CLIMATE_TOLERANCE_C) {
       out.push({

@@ -4,14 +4,12 @@
  * silent for a while, and then only their last few readings of one metric.
  */
 import { sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
+import { CLOSED_TASK_STATUSES } from '../../domain/tasks.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { type AlertRow, SEVERITY_RANK } from '../alerts/repository.ts';
-import { isPostgres } from '../readings/repository.ts';
 import type { TaskRow } from '../tasks/repository.ts';
-
-/** Task statuses that mean nothing is left to do. */
-export const CLOSED_TASK_STATUSES: readonly string[] = ['done', 'cancelled', 'canceled'];
 
 export interface AlertCounts {
   urgent: number;

@@ -8,25 +8,17 @@
  * device and metric, paddocks), never by scanning readings, so the brief stays fast on large farms.
  */
 import type { Db } from '../../db/schema.ts';
-import { type AlertRule, effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
-import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { localClock, localDayBounds, localParts } from '../../lib/local-time.ts';
-import { DAY_MS, toIso } from '../../lib/time.ts';
+import { readHouseState } from '../../domain/house-state.ts';
+import { type AlertRule, farmRules, type RuleName } from '../../domain/rules.ts';
+import { parseJson } from '../../lib/json.ts';
+import { localDayBounds, localParts } from '../../lib/local-time.ts';
+import { toIso } from '../../lib/time.ts';
 import { type Alert, toAlert } from '../alerts/service.ts';
-import { requireFarm, type Scope } from '../farms/access.ts';
-import type { Reading } from '../readings/schemas.ts';
+import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { latestReadings } from '../readings/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
-import {
-  doorTimes,
-  houseConditions,
-  isShut,
-  mightBeQuiet,
-  type QuietVerdict,
-  quietVerdict,
-  usualInterval,
-} from './attention.ts';
+import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
 import {
   activeAlertKeys,
   activeAlerts,
@@ -39,8 +31,20 @@ import {
   recentReadingSpans,
   spanKey,
 } from './repository.ts';
-import type { BriefCounts, BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
-import { briefHeadline, briefText, formatDuration, formatValue, localWhen } from './wording.ts';
+import type { BriefCounts, BriefHouse, BriefItem } from './schemas.ts';
+import {
+  alertSection,
+  type BriefContext,
+  batterySection,
+  DEVICE_BATTERY_METRIC,
+  HOUSE_BATTERY_METRIC,
+  houseSection,
+  paddockSection,
+  quietSection,
+  taskSection,
+  type Unranked,
+} from './sections.ts';
+import { briefHeadline, briefText } from './wording.ts';
 
 /** Longest lists in a brief; `counts` always has the totals. */
 export const BRIEF_ALERT_LIMIT = 50;
@@ -60,34 +64,6 @@ export interface BriefResult {
   houses: BriefHouse[];
   items: BriefItem[];
   counts: BriefCounts;
-}
-
-type Unranked = Omit<BriefItem, 'rank'>;
-
-interface DeviceFacts {
-  row: BriefDeviceRow;
-  quiet: QuietVerdict | null;
-  battery: number | null;
-}
-
-function item(
-  kind: BriefItemKind,
-  severity: BriefSeverity,
-  fields: Omit<Unranked, 'kind' | 'severity'>,
-): Unranked {
-  return { kind, severity, ...fields };
-}
-
-function num(reading: Reading | undefined): number | null {
-  return reading ? reading.value : null;
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function numOrNull(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /** Quiet verdicts for the devices that have been silent a while (the rest cannot be quiet). */
@@ -116,23 +92,47 @@ async function quietVerdicts(
   return out;
 }
 
-function rulesOf(settingsText: string): Map<string, AlertRule> {
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(settingsText, {});
-  const rules = effectiveRules(isPlainObject(settings.rules) ? settings.rules : null);
-  return new Map(rules.map((r) => [r.name, r]));
+/** Everything the brief reads, in two rounds of parallel queries. */
+async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }, now: number) {
+  const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
+    activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
+    activeAlertKeys(db, farm.id),
+    dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
+    farmDevices(db, farm.id),
+    latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
+    paddocksPastRest(db, farm.id, now),
+  ]);
+  const houses = devices.filter((d) => d.type === 'house');
+  const [houseLatest, quiet] = await Promise.all([
+    latestReadings(
+      db,
+      houses.map((h) => h.id),
+    ),
+    quietVerdicts(db, devices, now),
+  ]);
+  return { alerts, alertKeys, tasks, devices, batteries, paddocks, houses, houseLatest, quiet };
 }
 
-function doorCounts(doors: unknown): { open: number; closed: number; openDoors: string[] } {
-  const openDoors: string[] = [];
-  let closed = 0;
-  if (isPlainObject(doors)) {
-    for (const [door, position] of Object.entries(doors)) {
-      if (position === 'open') openDoors.push(door);
-      else if (position === 'closed') closed++;
-    }
+type BriefFacts = Awaited<ReturnType<typeof readBriefFacts>>;
+
+/** Active alerts per subject, for each house's count. */
+function alertsPerSubject(alertKeys: ReadonlySet<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const key of alertKeys) {
+    const subject = key.slice(key.indexOf(' ') + 1);
+    out.set(subject, (out.get(subject) ?? 0) + 1);
   }
-  openDoors.sort((a, b) => Number(a) - Number(b));
-  return { open: openDoors.length, closed, openDoors };
+  return out;
+}
+
+/** A device's battery: as reported on the device row, else its latest battery reading. */
+function batteries(facts: BriefFacts): Array<{ row: BriefDeviceRow; battery: number | null }> {
+  const reading = new Map(facts.batteries.map((b) => [b.device_id, b.value]));
+  return facts.devices.map((row) => {
+    const houseBattery =
+      row.type === 'house' ? (facts.houseLatest[row.id]?.[HOUSE_BATTERY_METRIC]?.value ?? null) : null;
+    return { row, battery: row.battery ?? reading.get(row.id) ?? houseBattery };
+  });
 }
 
 /** The morning brief of a farm the scope can see (404 otherwise). */
@@ -145,285 +145,61 @@ export async function buildBrief(
   const farm = await requireFarm(db, scope, farmId);
   const tz = farm.timezone;
   const today = localDayBounds(now, tz);
-  const rules = rulesOf(farm.settings);
-  const place = { timezone: tz, lat: farm.lat, lon: farm.lon };
-
-  const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
-    activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
-    activeAlertKeys(db, farm.id),
-    dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
-    farmDevices(db, farm.id),
-    latestOfMetrics(db, farm.id, ['device.battery_pct']),
-    paddocksPastRest(db, farm.id, now),
-  ]);
-  const houses = devices.filter((d) => d.type === 'house');
-  const [houseLatest, quiet] = await Promise.all([
-    latestReadings(
-      db,
-      houses.map((h) => h.id),
-    ),
-    quietVerdicts(db, devices, now),
-  ]);
-
-  const hasAlert = (rule: string, ...subjects: Array<string | null>) =>
-    subjects.some((s) => s !== null && alertKeys.has(`${rule} ${s}`));
-  const alertsBySubject = new Map<string, number>();
-  for (const key of alertKeys) {
-    const subject = key.slice(key.indexOf(' ') + 1);
-    alertsBySubject.set(subject, (alertsBySubject.get(subject) ?? 0) + 1);
-  }
-
-  // Alerts: urgent, watch (oldest first within each, from the query), info last.
-  const alertItems: Unranked[] = [];
-  const infoItems: Unranked[] = [];
-  const alertRecords = alerts.rows.map(toAlert);
-  for (const alert of alertRecords) {
-    const entry = item('alert', alert.severity, {
-      title: alert.title,
-      detail: alert.status === 'acknowledged' ? `Acknowledged. ${alert.reason}` : alert.reason,
-      subject_type: alert.subject_type,
-      subject_id: alert.subject_id,
-      ref_id: alert.id,
-      at: alert.created_at,
-    });
-    (alert.severity === 'info' ? infoItems : alertItems).push(entry);
-  }
-
-  // Tasks: overdue (due before today, farm time), then due today; earliest due first.
-  const overdue = tasks.rows.filter((t) => (t.due_at ?? 0) < today.start);
-  const dueToday = tasks.rows.filter((t) => (t.due_at ?? 0) >= today.start);
-  const taskItems: Unranked[] = [
-    ...overdue.map((t) =>
-      item('task_overdue', 'watch', {
-        title: t.title,
-        detail: `Overdue: due ${localWhen(t.due_at ?? 0, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
-        subject_type: t.subject_type,
-        subject_id: t.subject_id,
-        ref_id: t.id,
-        at: toIso(t.due_at),
-      }),
-    ),
-    ...dueToday.map((t) =>
-      item('task_due_today', 'info', {
-        title: t.title,
-        detail: `Due today at ${localWhen(t.due_at ?? 0, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
-        subject_type: t.subject_type,
-        subject_id: t.subject_id,
-        ref_id: t.id,
-        at: toIso(t.due_at),
-      }),
-    ),
-  ];
-
-  // Devices: quiet ones and low batteries.
-  const batteryReading = new Map(batteries.map((b) => [b.device_id, b.value]));
-  const facts: DeviceFacts[] = devices.map((row) => {
-    const houseBattery = row.type === 'house' ? num(houseLatest[row.id]?.['power.battery_pct']) : null;
-    return {
-      row,
-      quiet: quiet.get(row.id) ?? null,
-      battery: row.battery ?? batteryReading.get(row.id) ?? houseBattery,
-    };
-  });
-
-  // Houses mostly share a schedule (dawn/dusk); work the times out once per schedule.
-  const doorTimesMemo = new Map<string, ReturnType<typeof doorTimes>>();
-  const doorTimesOf = (schedule: { open: string; close: string }) => {
-    const key = `${schedule.open} ${schedule.close}`;
-    let times = doorTimesMemo.get(key);
-    if (!times) {
-      times = doorTimes(now, schedule, place);
-      doorTimesMemo.set(key, times);
-    }
-    return times;
+  const facts = await readBriefFacts(db, farm, today, now);
+  const ctx: BriefContext = {
+    now,
+    timezone: tz,
+    place: { timezone: tz, lat: farm.lat, lon: farm.lon },
+    today,
+    rules: new Map<RuleName, AlertRule>(farmRules(farm.settings).map((r) => [r.name, r])),
+    alertKeys: facts.alertKeys,
   };
-  const houseItems: Unranked[] = [];
-  const doorItems: Unranked[] = [];
-  const briefHouses: BriefHouse[] = houses.map((row) => {
-    const state = parseJson<Record<string, unknown>>(row.state, {});
-    const latest = houseLatest[row.id] ?? {};
-    const climate = isPlainObject(state.climate) ? state.climate : {};
-    const feedState = isPlainObject(state.feed) ? state.feed : {};
-    const move = isPlainObject(state.move) ? state.move : {};
-    const schedule = isPlainObject(state.door_schedule) ? state.door_schedule : {};
-    const doorSchedule = { open: str(schedule.open) ?? 'dawn', close: str(schedule.close) ?? 'dusk' };
-    const doors = doorCounts(state.doors);
-    const times = doorTimesOf(doorSchedule);
-    const afterDusk = isShut(now, times);
-    const values = {
-      feed: num(latest['feed.bin_pct']),
-      water: num(latest['water.tank_pct']),
-      temp: num(latest['climate.temp_c']),
-      nh3: num(latest['climate.nh3_ppm']),
-      target: numOrNull(climate.target_temp_c),
-    };
-    const conditions = houseConditions(values, rules);
-    const verdict = quiet.get(row.id) ?? null;
-    const attention = conditions.map((c) => c.phrase);
-    if (afterDusk && doors.open > 0) {
-      attention.push(`${doors.open} ${doors.open === 1 ? 'door' : 'doors'} open after dusk`);
-    }
-    if (verdict?.quiet) attention.push(`quiet for ${formatDuration(verdict.silentMs)}`);
 
-    // Conditions an active alert already reports are not listed twice.
-    const fresh = conditions.filter((c) => c.rule === null || !hasAlert(c.rule, row.id));
-    if (fresh.length > 0) {
-      houseItems.push(
-        item('house', fresh.some((c) => c.severity === 'urgent') ? 'urgent' : 'watch', {
-          title: `${row.name}: ${fresh.map((c) => c.phrase).join(', ')}`,
-          detail: `${fresh.map((c) => c.detail).join('; ')}.`,
-          subject_type: 'device',
-          subject_id: row.id,
-          ref_id: null,
-          at: toIso(row.last_seen_at),
-        }),
-      );
-    }
-    if (afterDusk && doors.open > 0) {
-      const when = (word: string, at: number) =>
-        word === 'dawn' || word === 'dusk' ? `${word} (${localClock(at, tz)})` : word;
-      doorItems.push(
-        item('doors_open', 'watch', {
-          title: `${doors.open} pop ${doors.open === 1 ? 'door' : 'doors'} open after dusk in ${row.name}`,
-          detail: `Open: ${doors.openDoors.length > 6 ? `${doors.open} of ${doors.open + doors.closed} doors` : `door ${doors.openDoors.join(', ')}`}. The doors close at ${when(doorSchedule.close, times.close)} and open at ${when(doorSchedule.open, times.open)}.`,
-          subject_type: 'device',
-          subject_id: row.id,
-          ref_id: null,
-          at: toIso(row.last_seen_at),
-        }),
-      );
-    }
-    return {
-      id: row.id,
-      name: row.name,
-      group_id: row.group_id,
-      last_reported_at: toIso(row.last_seen_at),
-      quiet: verdict?.quiet ?? false,
-      active_alerts: alertsBySubject.get(row.id) ?? 0,
-      feed: {
-        bin_pct: values.feed,
-        schedule: Array.isArray(feedState.schedule)
-          ? feedState.schedule.filter((s): s is string => typeof s === 'string')
-          : [],
-        last_dispensed_kg: numOrNull(feedState.last_dispensed_kg),
-      },
-      water: { tank_pct: values.water },
-      climate: {
-        temp_c: values.temp,
-        humidity_pct: num(latest['climate.humidity_pct']),
-        nh3_ppm: values.nh3,
-        co2_ppm: num(latest['climate.co2_ppm']),
-        mode: str(climate.mode),
-        target_temp_c: values.target,
-      },
-      power: {
-        battery_pct: num(latest['power.battery_pct']),
-        solar_w: num(latest['power.solar_w']),
-        load_w: num(latest['power.load_w']),
-      },
-      doors: { open: doors.open, closed: doors.closed, schedule: doorSchedule, after_dusk: afterDusk },
-      move: {
-        status: str(move.status),
-        meters_per_day: numOrNull(move.meters_per_day),
-        heading_deg: numOrNull(move.heading_deg),
-        target_paddock_id: str(move.target_paddock_id),
-      },
-      floor: str(state.floor),
-      birds_inside: num(latest['birds.inside']),
-      attention,
-    };
-  });
-
-  const quietItems = facts
-    .filter((f) => f.quiet?.quiet)
-    .sort((a, b) => (b.quiet?.silentMs ?? 0) - (a.quiet?.silentMs ?? 0))
-    .map(({ row, quiet: v }) => {
-      const verdict = v as QuietVerdict;
-      const detail = verdict.neverReported
-        ? `Never reported since it was added ${formatDuration(verdict.silentMs)} ago.`
-        : `No report for ${formatDuration(verdict.silentMs)} (${
-            verdict.interval === null
-              ? 'usual interval unknown; quiet after 6 h'
-              : `usually every ${formatDuration(verdict.interval)}`
-          }).`;
-      return item('device_quiet', 'watch', {
-        title: `${row.name} has gone quiet`,
-        detail,
-        subject_type: 'device',
-        subject_id: row.id,
-        ref_id: null,
-        at: toIso(row.last_seen_at ?? row.created_at),
-      });
-    });
-
-  const batteryItems = facts
-    .map((f) => {
-      const rule = rules.get(f.row.type === 'house' ? 'house.battery' : 'device.battery');
-      return { f, rule };
-    })
-    .filter(
-      ({ f, rule }) =>
-        rule !== undefined &&
-        f.battery !== null &&
-        f.battery <= rule.watch &&
-        !hasAlert(rule.name, f.row.id, f.row.animal_id),
-    )
-    .sort((a, b) => (a.f.battery ?? 0) - (b.f.battery ?? 0))
-    .map(({ f, rule }) =>
-      item('device_battery', 'watch', {
-        title: `Low battery: ${f.row.name} (${formatValue(f.battery ?? 0)}%)`,
-        detail: `Battery at ${formatValue(f.battery ?? 0)}%, at or below the ${formatValue(rule?.watch ?? 0)}% line.`,
-        subject_type: 'device',
-        subject_id: f.row.id,
-        ref_id: null,
-        at: toIso(f.row.last_seen_at),
-      }),
-    );
-
-  const paddockItems = paddocks
-    .filter((p) => p.occupied === 0)
-    .map((p) => ({ p, rested: (now - p.last_grazed_at) / DAY_MS }))
-    // Longest past its target first.
-    .sort((a, b) => b.rested - b.p.rest_days_target - (a.rested - a.p.rest_days_target))
-    .map(({ p, rested }) =>
-      item('paddock_rest', 'info', {
-        title: `${p.name} is past its rest target`,
-        detail: `Rested ${Math.floor(rested)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`,
-        subject_type: 'paddock',
-        subject_id: p.id,
-        ref_id: null,
-        at: toIso(p.last_grazed_at),
-      }),
-    );
+  const alertRecords = facts.alerts.rows.map(toAlert);
+  const alerts = alertSection(alertRecords);
+  const taskItems = taskSection(facts.tasks.rows, ctx);
+  const perSubject = alertsPerSubject(facts.alertKeys);
+  const houses = houseSection(
+    facts.houses.map((row) => ({
+      row,
+      state: readHouseState(parseJson<unknown>(row.state, {})),
+      latest: facts.houseLatest[row.id] ?? {},
+      quiet: facts.quiet.get(row.id) ?? null,
+      activeAlerts: perSubject.get(row.id) ?? 0,
+    })),
+    ctx,
+  );
+  const quietItems = quietSection(facts.devices, facts.quiet);
+  const batteryItems = batterySection(batteries(facts), ctx);
+  const paddockItems = paddockSection(facts.paddocks, now);
 
   const ranked: BriefItem[] = [
-    ...alertItems,
+    ...alerts.items,
     ...taskItems,
-    ...houseItems,
-    ...doorItems,
+    ...houses.items,
+    ...houses.doorItems,
     ...quietItems,
     ...batteryItems,
     ...paddockItems,
-    ...infoItems,
+    ...alerts.info,
   ]
     .slice(0, BRIEF_ITEM_LIMIT)
-    .map((entry, i) => ({ rank: i + 1, ...entry }));
+    .map((entry: Unranked, i) => ({ rank: i + 1, ...entry }));
 
   const counts: BriefCounts = {
-    alerts_urgent: alerts.counts.urgent,
-    alerts_watch: alerts.counts.watch,
-    alerts_info: alerts.counts.info,
-    tasks_overdue: tasks.overdue,
-    tasks_due_today: tasks.dueToday,
-    houses_attention: houseItems.length,
-    doors_open_after_dusk: doorItems.length,
+    alerts_urgent: facts.alerts.counts.urgent,
+    alerts_watch: facts.alerts.counts.watch,
+    alerts_info: facts.alerts.counts.info,
+    tasks_overdue: facts.tasks.overdue,
+    tasks_due_today: facts.tasks.dueToday,
+    houses_attention: houses.items.length,
+    doors_open_after_dusk: houses.doorItems.length,
     devices_quiet: quietItems.length,
     devices_low_battery: batteryItems.length,
     paddocks_past_rest: paddockItems.length,
   };
   const p = localParts(now, tz);
   const localDate = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
-  const taskRecords = tasks.rows.map(toTask);
   return {
     farm_id: farm.id,
     farm_name: farm.name,
@@ -431,10 +207,10 @@ export async function buildBrief(
     generated_at: toIso(now),
     local_date: localDate,
     headline: briefHeadline(farm.name, ranked, counts),
-    text: briefText({ farmName: farm.name, items: ranked, counts, houses: briefHouses, now, timezone: tz }),
+    text: briefText({ farmName: farm.name, items: ranked, counts, houses: houses.houses, now, timezone: tz }),
     alerts: alertRecords,
-    tasks: taskRecords,
-    houses: briefHouses,
+    tasks: facts.tasks.rows.map(toTask),
+    houses: houses.houses,
     items: ranked,
     counts,
   };

@@ -1,8 +1,10 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Command } from './schemas.ts';
+import type { Command, CommandStatus } from './schemas.ts';
 
 export type CommandRow = Selectable<CommandsTable>;
 
@@ -27,4 +29,162 @@ export function toCommand(row: CommandRow): Command {
 /** Oldest first, the order a device should carry commands out in. */
 export function byCreation(a: CommandRow, b: CommandRow): number {
   return a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
+
+export async function insertCommand(db: Db, row: CommandRow): Promise<void> {
+  await db.insertInto('commands').values(row).execute();
+}
+
+/** A device's commands, newest first, one page. */
+export async function commandPage(
+  db: Db,
+  deviceId: string,
+  page: PageRequest,
+  filters: { status?: CommandStatus | undefined },
+): Promise<Page<Command>> {
+  let query = db.selectFrom('commands').selectAll().where('device_id', '=', deviceId);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  return fetchPage(query, page, toCommand);
+}
+
+/** Marks the device's queued, unexpired commands delivered and returns them (one UPDATE … RETURNING). */
+/**
+ * Hands a device its commands: every queued one, and every delivered one whose redelivery time has come
+ * (or, with `everyOpen`, every unanswered one: a device that connects afresh gets them all). Each is
+ * marked delivered (`delivered_at` keeps the first hand-out) and its next redelivery time set.
+ */
+export async function handOutCommands(
+  db: Db,
+  deviceId: string,
+  now: number,
+  options: { everyOpen?: boolean } = {},
+): Promise<CommandRow[]> {
+  return db
+    .updateTable('commands')
+    .set({
+      status: 'delivered',
+      delivered_at: sql<number>`coalesce(delivered_at, ${now})`,
+      delivery_attempts: sql<number>`delivery_attempts + 1`,
+      // The cast keeps PostgreSQL from typing the parameter as a 32-bit integer.
+      redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
+    })
+    .where('device_id', '=', deviceId)
+    .where('expires_at', '>', now)
+    .where((eb) =>
+      options.everyOpen
+        ? eb('status', 'in', OPEN_STATUSES)
+        : eb.or([
+            eb('status', '=', 'queued'),
+            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
+          ]),
+    )
+    .returningAll()
+    .execute();
+}
+
+/** Stores a device's answer if the command is its own and delivered; undefined otherwise. */
+export async function finishDelivered(
+  db: Db,
+  deviceId: string,
+  commandId: string,
+  answer: { status: 'done' | 'failed'; result: string; now: number },
+): Promise<CommandRow | undefined> {
+  return db
+    .updateTable('commands')
+    .set({ status: answer.status, result: answer.result, done_at: answer.now })
+    .where('id', '=', commandId)
+    .where('device_id', '=', deviceId)
+    .where('status', '=', 'delivered')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The status of one of the device's commands, or undefined when it has none with that id. */
+export async function commandStatusOf(
+  db: Db,
+  deviceId: string,
+  commandId: string,
+): Promise<CommandStatus | undefined> {
+  const row = await db
+    .selectFrom('commands')
+    .select(['status'])
+    .where('id', '=', commandId)
+    .where('device_id', '=', deviceId)
+    .executeTakeFirst();
+  return row?.status;
+}
+
+/**
+ * Fails up to `limit` commands still open past their expiry and returns them. The UPDATE re-checks
+ * the status, so with several processes a command expires once.
+ */
+export async function expireDue(db: Db, now: number, limit: number): Promise<CommandRow[]> {
+  const due = db
+    .selectFrom('commands')
+    .select('id')
+    .where('status', 'in', OPEN_STATUSES)
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit);
+  return db
+    .updateTable('commands')
+    .set({ status: 'failed', result: JSON.stringify({ error: 'expired' }), done_at: now })
+    .where('id', 'in', due)
+    .where('status', 'in', OPEN_STATUSES)
+    .returningAll()
+    .execute();
+}
+
+/** The newest `perDevice` commands of each device, newest first, keyed by device id. */
+export async function recentCommands(
+  db: Db,
+  deviceIds: readonly string[],
+  perDevice = 10,
+): Promise<Record<string, Command[]>> {
+  const out: Record<string, Command[]> = {};
+  for (const id of deviceIds) out[id] = [];
+  if (deviceIds.length === 0) return out;
+  const ranked = db
+    .selectFrom('commands')
+    .selectAll()
+    .select(
+      sql<number>`row_number() over (partition by device_id order by created_at desc, id desc)`.as('rank'),
+    )
+    .where('device_id', 'in', [...new Set(deviceIds)])
+    .as('ranked');
+  const rows = await db
+    .selectFrom(ranked)
+    .selectAll()
+    .where('rank', '<=', perDevice)
+    .orderBy('device_id')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const { rank: _rank, ...row } of rows) out[row.device_id]?.push(toCommand(row));
+  return out;
+}
+
+/**
+ * Locks a device row (a no-op update) and returns its stored state, so two simulated commands at once
+ * cannot lose each other's change.
+ */
+export async function lockDeviceState(db: Db, deviceId: string): Promise<string> {
+  const locked = await db
+    .updateTable('devices')
+    .set((eb) => ({ state: eb.ref('state') }))
+    .where('id', '=', deviceId)
+    .returning('state')
+    .executeTakeFirstOrThrow();
+  return locked.state;
+}
+
+export async function saveDeviceState(db: Db, deviceId: string, state: string): Promise<void> {
+  await db.updateTable('devices').set({ state }).where('id', '=', deviceId).execute();
+}
+
+/** A poll counts as the device being seen. */
+export async function markDeviceSeen(db: Db, deviceId: string, now: number): Promise<void> {
+  await db.updateTable('devices').set({ last_seen_at: now }).where('id', '=', deviceId).execute();
 }

@@ -1,20 +1,33 @@
-import { sql } from 'kysely';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db, Trx } from '../../db/schema.ts';
-import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
-import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
+import { readHouseState } from '../../domain/house-state.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { loadDevice, type ScopedDeviceRow } from '../devices/repository.ts';
-import { mergeState } from '../devices/state.ts';
+import type { DeviceRow } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
+import { requireReference } from '../records/references.ts';
+import { loadScoped, loadScopedOnFarm } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { byCreation, type CommandRow, toCommand } from './repository.ts';
+import {
+  byCreation,
+  type CommandRow,
+  commandPage,
+  commandStatusOf,
+  expireDue,
+  finishDelivered,
+  handOutCommands,
+  insertCommand,
+  lockDeviceState,
+  markDeviceSeen,
+  saveDeviceState,
+  toCommand,
+} from './repository.ts';
 import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } from './schemas.ts';
 
 /** Default life of a command before it expires unanswered: one day. */
@@ -23,12 +36,10 @@ export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
 /** Default redelivery window: a command handed out and not answered within a minute is handed out again. */
 export const DEFAULT_COMMAND_REDELIVER_S = 60;
 
-const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
-
 /** Validates a command for the device's type, then checks references the domain cannot see. */
 async function validateForDevice(
   db: Db,
-  device: ScopedDeviceRow,
+  device: DeviceRow,
   command: string,
   params: unknown,
 ): Promise<Record<string, unknown>> {
@@ -36,14 +47,7 @@ async function validateForDevice(
   if (!checked.ok) throw invalid(checked.param, checked.message);
   const paddockId = checked.params.paddock_id;
   if (device.type === 'house' && typeof paddockId === 'string') {
-    const paddock = await db
-      .selectFrom('paddocks')
-      .select('id')
-      .where('id', '=', paddockId)
-      .where('farm_id', '=', device.farm_id)
-      .executeTakeFirst();
-    if (!paddock)
-      throw invalid('params.paddock_id', `params.paddock_id "${paddockId}" is not a paddock on this farm.`);
+    await requireReference(db, device.farm_id, 'paddock', paddockId, 'params.paddock_id');
   }
   return checked.params;
 }
@@ -59,21 +63,11 @@ async function simulateOnHouse(
   command: string,
   params: Record<string, unknown>,
 ): Promise<void> {
-  await lockRows(trx, 'devices', deviceId);
-  const locked = await trx
-    .selectFrom('devices')
-    .select('state')
-    .where('id', '=', deviceId)
-    .executeTakeFirstOrThrow();
-  const stored = parseJson<Record<string, unknown>>(locked.state, {});
+  const stored = await lockDeviceState(trx, deviceId);
   // Parts a house never reported (or removed) take their defaults so the command has a state to act on.
-  const current = mergeState({ ...defaultHouseState() }, stored) as unknown as HouseState;
+  const current = readHouseState(parseJson<unknown>(stored, {}));
   const next = applyHouseCommandToState(current, command, params);
-  await trx
-    .updateTable('devices')
-    .set({ state: JSON.stringify(next) })
-    .where('id', '=', deviceId)
-    .execute();
+  await saveDeviceState(trx, deviceId, JSON.stringify(next));
 }
 
 /**
@@ -93,7 +87,7 @@ export async function queueCommand(
   const redeliverAfter =
     input.redeliver_after_s ?? options.defaultRedeliverSeconds ?? DEFAULT_COMMAND_REDELIVER_S;
   return inTransaction(db, async (trx) => {
-    const device = await loadDevice(trx, scope, deviceId);
+    const device = await loadScopedOnFarm(trx, scope, 'device', deviceId);
     const params = await validateForDevice(trx, device, input.command, input.params);
     const simulated = device.farm_sample === 1;
     const row: CommandRow = {
@@ -113,7 +107,7 @@ export async function queueCommand(
       redeliver_at: null,
     };
     if (simulated && device.type === 'house') await simulateOnHouse(trx, device.id, input.command, params);
-    await trx.insertInto('commands').values(row).execute();
+    await insertCommand(trx, row);
     metrics.commands.inc({ status: row.status });
     const command = toCommand(row);
     await emitEvent(trx, device.farm_id, simulated ? 'command.done' : 'command.queued', command, now);
@@ -131,10 +125,8 @@ export async function listCommands(
   page: PageRequest,
   filters: { status?: CommandStatus | undefined } = {},
 ): Promise<Page<Command>> {
-  const device = await loadDevice(db, scope, deviceId);
-  let query = db.selectFrom('commands').selectAll().where('device_id', '=', device.id);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  return fetchPage(query, page, toCommand);
+  const device = await loadScoped(db, scope, 'device', deviceId);
+  return commandPage(db, device.id, page, filters);
 }
 
 /**
@@ -150,27 +142,7 @@ export async function pickUpCommands(
   now: number,
   options: { everyOpen?: boolean } = {},
 ): Promise<Command[]> {
-  const rows = await db
-    .updateTable('commands')
-    .set({
-      status: 'delivered',
-      delivered_at: sql<number>`coalesce(delivered_at, ${now})`,
-      delivery_attempts: sql<number>`delivery_attempts + 1`,
-      // The cast keeps PostgreSQL from typing the parameter as a 32-bit integer.
-      redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
-    })
-    .where('device_id', '=', deviceId)
-    .where('expires_at', '>', now)
-    .where((eb) =>
-      options.everyOpen
-        ? eb('status', 'in', OPEN_STATUSES)
-        : eb.or([
-            eb('status', '=', 'queued'),
-            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
-          ]),
-    )
-    .returningAll()
-    .execute();
+  const rows = await handOutCommands(db, deviceId, now, options);
   if (rows.length > 0) metrics.commands.inc({ status: 'delivered' }, rows.length);
   return rows.sort(byCreation).map(toCommand);
 }
@@ -205,7 +177,7 @@ export async function pollCommands(
   now: number = Date.now(),
 ): Promise<Command[]> {
   return inTransaction(db, async (trx) => {
-    await trx.updateTable('devices').set({ last_seen_at: now }).where('id', '=', caller.deviceId).execute();
+    await markDeviceSeen(trx, caller.deviceId, now);
     return pickUpCommands(trx, caller.deviceId, now);
   });
 }
@@ -223,28 +195,20 @@ export async function answerCommand(
   now: number = Date.now(),
 ): Promise<Command> {
   return inTransaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('commands')
-      .set({ status: input.status, result: JSON.stringify(input.result ?? {}), done_at: now })
-      .where('id', '=', commandId)
-      .where('device_id', '=', caller.deviceId)
-      .where('status', '=', 'delivered')
-      .returningAll()
-      .executeTakeFirst();
+    const row = await finishDelivered(trx, caller.deviceId, commandId, {
+      status: input.status,
+      result: JSON.stringify(input.result ?? {}),
+      now,
+    });
     if (!row) {
-      const existing = await trx
-        .selectFrom('commands')
-        .select(['status'])
-        .where('id', '=', commandId)
-        .where('device_id', '=', caller.deviceId)
-        .executeTakeFirst();
-      if (!existing) throw notFound('command', commandId);
-      if (existing.status === 'queued') {
+      const status = await commandStatusOf(trx, caller.deviceId, commandId);
+      if (status === undefined) throw notFound('command', commandId);
+      if (status === 'queued') {
         throw conflict(
           `Command ${commandId} has not been delivered yet; pick it up first (GET /v1/device/commands or an ingest report).`,
         );
       }
-      throw conflict(`Command ${commandId} is already ${existing.status}; it cannot be answered again.`);
+      throw conflict(`Command ${commandId} is already ${status}; it cannot be answered again.`);
     }
     metrics.commands.inc({ status: input.status });
     const command = toCommand(row);
@@ -273,20 +237,7 @@ export async function expireDueCommands(
   let total = 0;
   for (;;) {
     const expired = await inTransaction(db, async (trx) => {
-      const due = trx
-        .selectFrom('commands')
-        .select('id')
-        .where('status', 'in', OPEN_STATUSES)
-        .where('expires_at', '<=', now)
-        .orderBy('expires_at')
-        .limit(batchSize);
-      const rows = await trx
-        .updateTable('commands')
-        .set({ status: 'failed', result: JSON.stringify({ error: 'expired' }), done_at: now })
-        .where('id', 'in', due)
-        .where('status', 'in', OPEN_STATUSES)
-        .returningAll()
-        .execute();
+      const rows = await expireDue(trx, now, batchSize);
       for (const row of rows.sort(byCreation)) {
         await emitEvent(trx, row.farm_id, 'command.failed', toCommand(row), now);
       }
@@ -296,33 +247,4 @@ export async function expireDueCommands(
     total += expired;
     if (expired < batchSize) return total;
   }
-}
-
-/** The newest `perDevice` commands of each device, newest first, keyed by device id. */
-export async function recentCommands(
-  db: Db,
-  deviceIds: readonly string[],
-  perDevice = 10,
-): Promise<Record<string, Command[]>> {
-  const out: Record<string, Command[]> = {};
-  for (const id of deviceIds) out[id] = [];
-  if (deviceIds.length === 0) return out;
-  const ranked = db
-    .selectFrom('commands')
-    .selectAll()
-    .select(
-      sql<number>`row_number() over (partition by device_id order by created_at desc, id desc)`.as('rank'),
-    )
-    .where('device_id', 'in', [...new Set(deviceIds)])
-    .as('ranked');
-  const rows = await db
-    .selectFrom(ranked)
-    .selectAll()
-    .where('rank', '<=', perDevice)
-    .orderBy('device_id')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  for (const { rank: _rank, ...row } of rows) out[row.device_id]?.push(toCommand(row));
-  return out;
 }

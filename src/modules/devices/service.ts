@@ -9,8 +9,9 @@ import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type DeviceRow, loadDevice, toDevice } from './repository.ts';
+import { type DeviceRow, toDevice } from './repository.ts';
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 
@@ -64,7 +65,7 @@ export async function listDevices(
 }
 
 export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {
-  return toDevice(await loadDevice(db, scope, deviceId));
+  return toDevice(await loadScoped(db, scope, 'device', deviceId));
 }
 
 /**
@@ -118,7 +119,7 @@ export async function updateDevice(
     // Locked before it is read: a device that becomes a house gets its state merged with what is stored,
     // and an ingest report merging state at the same time must not be overwritten.
     await lockRows(trx, 'devices', deviceId);
-    const device = await loadDevice(trx, scope, deviceId);
+    const device = await loadScoped(trx, scope, 'device', deviceId);
     await checkReferences(trx, device.farm_id, input);
     const patch: Partial<DeviceRow> = {};
     if (input.type !== undefined) patch.type = input.type;
@@ -137,8 +138,7 @@ export async function updateDevice(
     if (Object.keys(patch).length > 0) {
       await trx.updateTable('devices').set(patch).where('id', '=', device.id).execute();
     }
-    const { farm_sample: _sample, ...row } = device;
-    return toDevice({ ...row, ...patch });
+    return toDevice({ ...device, ...patch });
   });
 }
 
@@ -148,7 +148,7 @@ export async function deleteDevice(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; deleted: true }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   await db.deleteFrom('devices').where('id', '=', device.id).execute();
   // Its MQTT connections (in any process) close now rather than at the next periodic check.
   await notify(db, BUS_CHANNELS.deviceKeys, device.id);
@@ -161,7 +161,7 @@ export async function rotateDeviceKey(
   scope: Scope,
   deviceId: string,
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
   await db
     .updateTable('devices')

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
-import { subjectKindOfId } from './references.ts';
+import { subjectKindOfId } from '../../domain/record-kinds.ts';
 import { recordFarmEvent } from './service.ts';
 
 test('subject kinds are read from id prefixes', () => {

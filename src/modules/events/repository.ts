@@ -1,11 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { FarmEventsTable } from '../../db/tables/records.ts';
-import { notFound } from '../../http/errors.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
-import type { FarmEvent } from './schemas.ts';
+import type { EventFilters, FarmEvent } from './schemas.ts';
 
 export type FarmEventRow = Selectable<FarmEventsTable>;
 
@@ -22,16 +21,35 @@ export function toFarmEvent(row: FarmEventRow): FarmEvent {
   };
 }
 
-/** The event if its farm is in the scope, else 404. */
-export async function loadEvent(db: Db, scope: Scope, id: string): Promise<FarmEventRow> {
-  const row = await db
+/** The farm's event log, newest `at` first, one page (paged by (at, id)). */
+export async function eventPage(
+  db: Db,
+  farmId: string,
+  filters: EventFilters,
+  page: PageRequest,
+): Promise<Page<FarmEvent>> {
+  let query = db.selectFrom('farm_events').selectAll().where('farm_id', '=', farmId);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
+  if (filters.subject_type !== undefined) query = query.where('subject_type', '=', filters.subject_type);
+  return fetchPage(query, page, toFarmEvent, 'at');
+}
+
+/** Events whose subject is this record, newest `at` first (an animal's history). */
+export async function listSubjectEvents(
+  db: Db,
+  farmId: string,
+  subjectId: string,
+  limit: number,
+): Promise<FarmEvent[]> {
+  const rows = await db
     .selectFrom('farm_events')
-    .innerJoin('farms', 'farms.id', 'farm_events.farm_id')
-    .selectAll('farm_events')
-    .where('farm_events.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('event', id);
-  return row;
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toFarmEvent);
 }

@@ -1,12 +1,14 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import { subjectKindOfId } from '../../domain/record-kinds.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { resolveSubject } from '../records/references.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { parseDateInput } from './inputs.ts';
-import { resolveSubject, subjectKindOfId } from './references.ts';
-import { type FarmEventRow, loadEvent, toFarmEvent } from './repository.ts';
+import { eventPage, type FarmEventRow, toFarmEvent } from './repository.ts';
 import type { CreateEventInput, EventFilters, FarmEvent, UpdateEventInput } from './schemas.ts';
 
 export { toFarmEvent } from './repository.ts';
@@ -44,7 +46,7 @@ export async function recordFarmEvent(
     created_at: now,
   };
   const run = async (trx: Db): Promise<FarmEvent> => {
-    await trx.insertInto('farm_events').values(row).execute();
+    await insertRecord(trx, 'event', row);
     const event = toFarmEvent(row);
     await emitEvent(trx, farmId, 'event.created', event, now);
     return event;
@@ -61,15 +63,11 @@ export async function listEvents(
   page: PageRequest,
 ): Promise<Page<FarmEvent>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('farm_events').selectAll().where('farm_id', '=', farm.id);
-  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
-  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
-  if (filters.subject_type !== undefined) query = query.where('subject_type', '=', filters.subject_type);
-  return fetchPage(query, page, toFarmEvent, 'at');
+  return eventPage(db, farm.id, filters, page);
 }
 
 export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEvent> {
-  return toFarmEvent(await loadEvent(db, scope, id));
+  return toFarmEvent(await loadScoped(db, scope, 'event', id));
 }
 
 /** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */
@@ -107,7 +105,7 @@ export async function updateEvent(
   return inTransaction(db, async (trx) => {
     // Locked before it is read: the row is written back from what was read.
     await lockRows(trx, 'farm_events', id);
-    const row = await loadEvent(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'event', id);
     const next: FarmEventRow = { ...row };
     if (patch.type !== undefined) next.type = patch.type;
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
@@ -123,42 +121,13 @@ export async function updateEvent(
             : row.subject_type;
       Object.assign(next, await resolveSubject(trx, row.farm_id, subjectType, subjectId));
     }
-    await trx
-      .updateTable('farm_events')
-      .set({
-        type: next.type,
-        subject_type: next.subject_type,
-        subject_id: next.subject_id,
-        data: next.data,
-        at: next.at,
-      })
-      .where('id', '=', row.id)
-      .execute();
+    await saveRecord(trx, 'event', next);
     return toFarmEvent(next);
   });
 }
 
 export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadEvent(db, scope, id);
-  await db.deleteFrom('farm_events').where('id', '=', row.id).execute();
+  const row = await loadScoped(db, scope, 'event', id);
+  await deleteRecord(db, 'event', row.id);
   return { id: row.id, deleted: true };
-}
-
-/** Events whose subject is this record, newest `at` first (an animal's history). */
-export async function listSubjectEvents(
-  db: Db,
-  farmId: string,
-  subjectId: string,
-  limit: number,
-): Promise<FarmEvent[]> {
-  const rows = await db
-    .selectFrom('farm_events')
-    .selectAll()
-    .where('farm_id', '=', farmId)
-    .where('subject_id', '=', subjectId)
-    .orderBy('at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map(toFarmEvent);
 }

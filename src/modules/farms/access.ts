@@ -29,15 +29,3 @@ export async function requireFarm(db: Db, scope: Scope, farmId: string): Promise
   if (!farm) throw notFound('farm', farmId);
   return farm;
 }
-
-/** Whether a farm id is visible to the scope, for records that carry a farm_id. */
-export async function farmVisible(db: Db, scope: Scope, farmId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('farms')
-    .select('id')
-    .where('id', '=', farmId)
-    .where('account_id', '=', scope.accountId)
-    .where('mode', '=', scope.mode)
-    .executeTakeFirst();
-  return row !== undefined;
-}

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { validateRuleOverrides } from '../../domain/rules.ts';
-import { AppError, conflict, invalid } from '../../http/errors.ts';
+import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
@@ -145,7 +145,7 @@ export async function deleteFarm(
       throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
     }
     const result = await trx.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
-    if (Number(result.numDeletedRows) !== 1) throw new AppError('not_found', `No farm with id "${farmId}".`);
+    if (Number(result.numDeletedRows) !== 1) throw notFound('farm', farmId);
     return { id: farm.id, deleted: true };
   });
 }

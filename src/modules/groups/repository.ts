@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalGroupsTable } from '../../db/tables/records.ts';
-import { notFound } from '../../http/errors.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
-import type { Group } from './schemas.ts';
+import type { Group, GroupFilters } from './schemas.ts';
 
 export type GroupRow = Selectable<AnimalGroupsTable>;
 
@@ -22,16 +21,34 @@ export function toGroup(row: GroupRow): Group {
   };
 }
 
-/** The group if its farm is in the scope, else 404. */
-export async function loadGroup(db: Db, scope: Scope, id: string): Promise<GroupRow> {
-  const row = await db
+/** A farm's groups, newest first, one page. */
+export async function groupPage(
+  db: Db,
+  farmId: string,
+  filters: GroupFilters,
+  page: PageRequest,
+): Promise<Page<Group>> {
+  let query = db.selectFrom('animal_groups').selectAll().where('farm_id', '=', farmId);
+  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
+  if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
+  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
+  return fetchPage(query, page, toGroup);
+}
+
+/** The groups grazing a paddock now. */
+export async function groupsInPaddock(db: Db, farmId: string, paddockId: string) {
+  return db
     .selectFrom('animal_groups')
-    .innerJoin('farms', 'farms.id', 'animal_groups.farm_id')
-    .selectAll('animal_groups')
-    .where('animal_groups.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('group', id);
-  return row;
+    .select(['id', 'farm_id', 'paddock_id'])
+    .where('farm_id', '=', farmId)
+    .where('paddock_id', '=', paddockId)
+    .execute();
+}
+
+export async function clearGroupsPaddock(db: Db, paddockId: string): Promise<void> {
+  await db
+    .updateTable('animal_groups')
+    .set({ paddock_id: null })
+    .where('paddock_id', '=', paddockId)
+    .execute();
 }

@@ -1,13 +1,14 @@
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
-import { parseDateInput } from '../events/inputs.ts';
-import { requireReference } from '../events/references.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { type GroupRow, loadGroup, toGroup } from './repository.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference } from '../records/references.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { type GroupRow, groupPage, toGroup } from './repository.ts';
 import type { CreateGroupInput, Group, GroupFilters, UpdateGroupInput } from './schemas.ts';
 
 const FLOCK_SPECIES = new Set([
@@ -43,15 +44,11 @@ export async function listGroups(
   page: PageRequest,
 ): Promise<Page<Group>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('animal_groups').selectAll().where('farm_id', '=', farm.id);
-  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
-  if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
-  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
-  return fetchPage(query, page, toGroup);
+  return groupPage(db, farm.id, filters, page);
 }
 
 export async function getGroup(db: Db, scope: Scope, id: string): Promise<Group> {
-  return toGroup(await loadGroup(db, scope, id));
+  return toGroup(await loadScoped(db, scope, 'group', id));
 }
 
 export async function createGroup(
@@ -74,7 +71,7 @@ export async function createGroup(
     created_at: now,
   };
   if (row.paddock_id) await requireReference(db, farm.id, 'paddock', row.paddock_id, 'paddock_id');
-  await db.insertInto('animal_groups').values(row).execute();
+  await insertRecord(db, 'group', row);
   return toGroup(row);
 }
 
@@ -115,7 +112,7 @@ export async function updateGroup(
   const run = async (trx: Trx): Promise<Group> => {
     // Locked before it is read: the whole row is written back, and the move event says where it was.
     await lockRows(trx, 'animal_groups', id);
-    const row = await loadGroup(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'group', id);
     const next: GroupRow = { ...row };
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.species !== undefined) next.species = patch.species;
@@ -127,8 +124,7 @@ export async function updateGroup(
     if (moved && next.paddock_id) {
       await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
     }
-    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-    await trx.updateTable('animal_groups').set(set).where('id', '=', row.id).execute();
+    await saveRecord(trx, 'group', next);
     if (moved) await recordGroupMove(trx, row, next.paddock_id, null, now);
     return toGroup(next);
   };
@@ -146,9 +142,9 @@ export async function deleteGroup(
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
-    const row = await loadGroup(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'group', id);
     await removeAnimalsFrom(trx, row.farm_id, 'group_id', row.id, now);
-    await trx.deleteFrom('animal_groups').where('id', '=', row.id).execute();
+    await deleteRecord(trx, 'group', row.id);
     return { id: row.id, deleted: true };
   };
   return inTransaction(db, run);

@@ -1,10 +1,11 @@
 /** The houses view: each house device with its state, latest value per metric and recent commands. */
 import type { Db } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
-import { recentCommands } from '../commands/service.ts';
-import { type DeviceRow, loadDevice, toDevice } from '../devices/repository.ts';
+import { recentCommands } from '../commands/repository.ts';
+import { type DeviceRow, toDevice } from '../devices/repository.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { latestReadings } from '../readings/service.ts';
+import { loadScoped } from '../records/scoped.ts';
 import type { House } from './schemas.ts';
 
 /** How many of a house's commands the view carries. */
@@ -39,7 +40,7 @@ export async function getHouses(db: Db, scope: Scope, farmId: string): Promise<H
 
 /** One house; a device that is not a house is 404 like a missing one. */
 export async function getHouse(db: Db, scope: Scope, deviceId: string): Promise<House> {
-  const { farm_sample: _sample, ...row } = await loadDevice(db, scope, deviceId, 'house');
+  const row = await loadScoped(db, scope, 'house', deviceId);
   if (row.type !== 'house') throw notFound('house', deviceId);
   const [house] = await toHouses(db, [row]);
   if (!house) throw notFound('house', deviceId);

@@ -9,7 +9,7 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';
-import { findAnimalByEid } from '../animals/service.ts';
+import { findAnimalByEid } from '../animals/repository.ts';
 import { pickUpCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';

@@ -1,18 +1,11 @@
 /**
- * The confirm rule of house_command. The spec asks clients to confirm with the farmer before moving
- * a house or opening doors after dark, and the domain registry marks move.start and move.to_paddock
- * ("Confirm with the farmer before moving a house") and doors.open ("…opening doors after dark") with
- * those cautions. An agent is such a client, so the tool enforces them: without `confirm: true` it
- * refuses, says why, and says what to ask the farmer.
- *
- * "After dark" is the sun below the horizon at the farm's coordinates (sunset to sunrise), the
- * cautious reading of "between dusk and dawn". A farm without coordinates cannot tell, so opening
- * doors there always needs the confirmation.
+ * The confirm rule of house_command, in words for an agent. Which commands need the farmer's
+ * confirmation, and when, is the domain's `needsConfirmation` (from the registry); an agent is a
+ * client the spec asks to confirm, so the tool enforces it: without `confirm: true` it refuses, says
+ * why, and says what to ask the farmer.
  */
-import { darknessAt, localClock } from '../../lib/solar.ts';
-
-export const MOVE_COMMANDS: readonly string[] = ['move.start', 'move.to_paddock'];
-export const AFTER_DARK_COMMANDS: readonly string[] = ['doors.open'];
+import { needsConfirmation } from '../../domain/confirmation.ts';
+import { localClock } from '../../lib/solar.ts';
 
 export interface FarmPlace {
   name: string;
@@ -30,23 +23,23 @@ export function confirmationNeeded(
   houseName: string,
   farm: FarmPlace,
   now: number,
+  params: Record<string, unknown> = {},
 ): string | null {
+  const need = needsConfirmation(command, params, { farm, at: now });
+  if (need === null) return null;
   const askAgain = 'If they agree, call house_command again with the same arguments and confirm: true.';
-  if (MOVE_COMMANDS.includes(command)) {
+  if (need.reason === 'always') {
     return `Not sent: ${command} moves the house "${houseName}" (and the birds in it) across the paddock, and a house is only moved with the farmer's OK. Ask the farmer: "Shall I ${
       command === 'move.to_paddock' ? 'move' : 'start moving'
     } ${houseName} now?" ${askAgain}`;
   }
-  if (!AFTER_DARK_COMMANDS.includes(command)) return null;
   const ask = `Ask the farmer: "It's dark at ${farm.name}; do you really want the pop doors of ${houseName} opened now?" ${askAgain}`;
-  if (farm.lat === null || farm.lon === null) {
+  if (need.reason === 'no_coordinates') {
     return `Not sent: the farm "${farm.name}" has no coordinates (lat/lon), so I cannot tell whether it is dark there, and doors opened after dark let predators reach the birds. ${ask.replace("It's dark at", 'It may be dark at')} (Setting the farm's lat and lon lets this check work.)`;
   }
-  const darkness = darknessAt(now, farm.lat, farm.lon, farm.timezone);
-  if (!darkness.dark) return null;
   const when = [
-    darkness.lastSunset !== null ? `sunset was at ${localClock(darkness.lastSunset, farm.timezone)}` : null,
-    darkness.nextSunrise !== null ? `sunrise is at ${localClock(darkness.nextSunrise, farm.timezone)}` : null,
+    need.lastSunset !== null ? `sunset was at ${localClock(need.lastSunset, farm.timezone)}` : null,
+    need.nextSunrise !== null ? `sunrise is at ${localClock(need.nextSunrise, farm.timezone)}` : null,
   ]
     .filter(Boolean)
     .join(', ');

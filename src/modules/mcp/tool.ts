@@ -8,6 +8,7 @@ import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextpr
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
+import { RECORD_KINDS } from '../../domain/record-kinds.ts';
 import { AppError } from '../../http/errors.ts';
 import {
   claimIdempotencyKey,
@@ -16,7 +17,7 @@ import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   releaseIdempotencyKey,
 } from '../../http/idempotency-store.ts';
-import type { Page } from '../../http/pagination.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../http/pagination.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { listFarms } from '../farms/service.ts';
@@ -55,26 +56,13 @@ export interface ToolDefinition<I extends TObject, O extends TObject> {
   run(ctx: ToolContext, args: Static<I>): Promise<Static<O>>;
 }
 
-/** Which tool lists the valid ids of each kind of record named in a not_found message. */
-const LISTING_TOOL: Record<string, string> = {
-  farm: 'list_farms',
-  animal: 'find_animals',
-  group: 'list_groups',
-  paddock: 'list_paddocks',
-  task: 'list_tasks',
-  event: 'get_animal (an animal’s history)',
-  device: 'list_devices',
-  house: 'house_status',
-  alert: 'list_alerts',
-};
-
-function notFoundText(message: string): string {
-  const kind = /^No ([a-z ]+?) with id /i.exec(message)?.[1]?.toLowerCase();
-  const lister = kind ? LISTING_TOOL[kind] : undefined;
-  const hint = lister
-    ? ` Call ${lister} to see the valid ${kind} ids this key can reach.`
-    : ' Ids belong to one account and one mode (live or test).';
-  return `Not found: ${message}${hint}`;
+function notFoundText(err: AppError): string {
+  const lister = err.kind ? RECORD_KINDS[err.kind].listTool : null;
+  const hint =
+    err.kind && lister
+      ? ` Call ${lister} to see the valid ${RECORD_KINDS[err.kind].noun} ids this key can reach.`
+      : ' Ids belong to one account and one mode (live or test).';
+  return `Not found: ${err.message}${hint}`;
 }
 
 /** An error as the text of an isError result. Unknown failures are logged and not described. */
@@ -87,7 +75,7 @@ export function errorText(err: unknown, log: FastifyBaseLogger, tool: string): s
           ? `Invalid argument \`${err.param}\`: ${err.message}`
           : `Invalid request: ${err.message}`;
       case 'not_found':
-        return notFoundText(err.message);
+        return notFoundText(err);
       case 'conflict':
         return `Conflict${err.param ? ` on \`${err.param}\`` : ''}: ${err.message}`;
       default:
@@ -255,8 +243,8 @@ export const PageArgs = {
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: 500,
-      description: 'How many records to return, 1 to 500 (default 50).',
+      maximum: MAX_PAGE_SIZE,
+      description: `How many records to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
     }),
   ),
   before: Type.Optional(

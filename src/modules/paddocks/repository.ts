@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { PaddocksTable } from '../../db/tables/records.ts';
-import { notFound } from '../../http/errors.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
 import type { Paddock } from './schemas.ts';
 
 export type PaddockRow = Selectable<PaddocksTable>;
@@ -22,16 +21,7 @@ export function toPaddock(row: PaddockRow): Paddock {
   };
 }
 
-/** The paddock if its farm is in the scope, else 404. */
-export async function loadPaddock(db: Db, scope: Scope, id: string): Promise<PaddockRow> {
-  const row = await db
-    .selectFrom('paddocks')
-    .innerJoin('farms', 'farms.id', 'paddocks.farm_id')
-    .selectAll('paddocks')
-    .where('paddocks.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('paddock', id);
-  return row;
+/** A farm's paddocks, newest first, one page. */
+export async function paddockPage(db: Db, farmId: string, page: PageRequest): Promise<Page<Paddock>> {
+  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farmId), page, toPaddock);
 }

@@ -1,12 +1,14 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
-import { parseDateInput } from '../events/inputs.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { clearGroupsPaddock, groupsInPaddock } from '../groups/repository.ts';
 import { recordGroupMove } from '../groups/service.ts';
-import { loadPaddock, type PaddockRow, toPaddock } from './repository.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { type PaddockRow, paddockPage, toPaddock } from './repository.ts';
 import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
 
 export async function listPaddocks(
@@ -16,11 +18,11 @@ export async function listPaddocks(
   page: PageRequest,
 ): Promise<Page<Paddock>> {
   const farm = await requireFarm(db, scope, farmId);
-  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farm.id), page, toPaddock);
+  return paddockPage(db, farm.id, page);
 }
 
 export async function getPaddock(db: Db, scope: Scope, id: string): Promise<Paddock> {
-  return toPaddock(await loadPaddock(db, scope, id));
+  return toPaddock(await loadScoped(db, scope, 'paddock', id));
 }
 
 export async function createPaddock(
@@ -41,7 +43,7 @@ export async function createPaddock(
     last_grazed_at: parseDateInput('last_grazed_at', input.last_grazed_at),
     created_at: now,
   };
-  await db.insertInto('paddocks').values(row).execute();
+  await insertRecord(db, 'paddock', row);
   return toPaddock(row);
 }
 
@@ -55,7 +57,7 @@ export async function updatePaddock(
   return inTransaction(db, async (trx) => {
     // Locked before it is read: the whole row is written back.
     await lockRows(trx, 'paddocks', id);
-    const row = await loadPaddock(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'paddock', id);
     const next: PaddockRow = { ...row };
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.acres !== undefined) next.acres = patch.acres;
@@ -64,8 +66,7 @@ export async function updatePaddock(
     if (patch.last_grazed_at !== undefined) {
       next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);
     }
-    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-    await trx.updateTable('paddocks').set(set).where('id', '=', row.id).execute();
+    await saveRecord(trx, 'paddock', next);
     return toPaddock(next);
   });
 }
@@ -81,21 +82,12 @@ export async function deletePaddock(
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
-    const row = await loadPaddock(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'paddock', id);
     await removeAnimalsFrom(trx, row.farm_id, 'paddock_id', row.id, now);
-    const groups = await trx
-      .selectFrom('animal_groups')
-      .select(['id', 'farm_id', 'paddock_id'])
-      .where('farm_id', '=', row.farm_id)
-      .where('paddock_id', '=', row.id)
-      .execute();
+    const groups = await groupsInPaddock(trx, row.farm_id, row.id);
     for (const group of groups) await recordGroupMove(trx, group, null, 'paddock_deleted', now);
-    await trx
-      .updateTable('animal_groups')
-      .set({ paddock_id: null })
-      .where('paddock_id', '=', row.id)
-      .execute();
-    await trx.deleteFrom('paddocks').where('id', '=', row.id).execute();
+    await clearGroupsPaddock(trx, row.id);
+    await deleteRecord(trx, 'paddock', row.id);
     return { id: row.id, deleted: true };
   };
   return inTransaction(db, run);

@@ -1,4 +1,5 @@
-import { type Kysely, PostgresAdapter, type Selectable, sql, type Transaction } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import type { DeviceLatestTable, ReadingsTable } from '../../db/tables/devices.ts';
 import { toIso } from '../../lib/time.ts';
@@ -8,11 +9,6 @@ export type ReadingRow = Selectable<ReadingsTable>;
 
 export function toReading(row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'>): Reading {
   return { metric: row.metric, value: Number(row.value), unit: row.unit, at: toIso(row.at) };
-}
-
-/** Whether `db` (a Kysely instance or a transaction, of any schema) talks to PostgreSQL. */
-export function isPostgres(db: Kysely<unknown> | Transaction<unknown> | Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** A report's readings as columns: one device, one farm, one entry per reading in each array. */

@@ -10,10 +10,10 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
-import { isPostgres } from './repository.ts';
 
 /** Monthly partitions kept ready ahead of the current month. */
 export const PARTITION_MONTHS_AHEAD = 3;

@@ -2,8 +2,8 @@ import type { Db } from '../../db/schema.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import { AppError, invalid } from '../../http/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
-import { loadDevice } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { insertReadings, selectBuckets, selectReadings, toReading, upsertLatest } from './repository.ts';
 import {
   READING_AGGS,
@@ -200,7 +200,7 @@ export async function getReadings(
   deviceId: string,
   options: ReadingsOptions = {},
 ): Promise<{ data: Reading[]; has_more: boolean; next_before: string | null }> {
-  const device = await loadDevice(db, scope, deviceId);
+  const device = await loadScoped(db, scope, 'device', deviceId);
   const limit = options.limit ?? READINGS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > READINGS_MAX_LIMIT) {
     throw invalid('limit', `limit must be a whole number from 1 to ${READINGS_MAX_LIMIT}.`);

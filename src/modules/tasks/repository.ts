@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { TasksTable } from '../../db/tables/records.ts';
-import { notFound } from '../../http/errors.ts';
+import { TASK_STATUS } from '../../domain/tasks.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
-import type { Task } from './schemas.ts';
+import type { Task, TaskFilters } from './schemas.ts';
 
 export type TaskRow = Selectable<TasksTable>;
 
@@ -25,16 +25,26 @@ export function toTask(row: TaskRow): Task {
   };
 }
 
-/** The task if its farm is in the scope, else 404. */
-export async function loadTask(db: Db, scope: Scope, id: string): Promise<TaskRow> {
-  const row = await db
-    .selectFrom('tasks')
-    .innerJoin('farms', 'farms.id', 'tasks.farm_id')
-    .selectAll('tasks')
-    .where('tasks.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
-  if (!row) throw notFound('task', id);
-  return row;
+/** A farm's tasks, newest first, one page. */
+export async function taskPage(
+  db: Db,
+  farmId: string,
+  filters: TaskFilters,
+  page: PageRequest,
+): Promise<Page<Task>> {
+  let query = db.selectFrom('tasks').selectAll().where('farm_id', '=', farmId);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.assignee !== undefined) query = query.where('assignee', '=', filters.assignee);
+  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
+  return fetchPage(query, page, toTask);
+}
+
+/** The status guard makes a concurrent second call a no-op instead of moving done_at. */
+export async function markTaskDone(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('tasks')
+    .set({ status: TASK_STATUS.done, done_at: now })
+    .where('id', '=', id)
+    .where('status', '!=', TASK_STATUS.done)
+    .execute();
 }

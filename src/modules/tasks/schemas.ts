@@ -1,8 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
-export const TASK_STATUSES = ['open', 'done'] as const;
-
 const STATUS_DESCRIPTION =
   'open (default) or done; other values (e.g. in_progress) are kept as given. Becoming done sets done_at; leaving done clears it.';
 

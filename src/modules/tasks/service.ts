@@ -1,15 +1,16 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
+import { TASK_STATUS } from '../../domain/tasks.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseDateInput } from '../events/inputs.ts';
-import { requireReference, resolveSubject } from '../events/references.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { loadTask, type TaskRow, toTask } from './repository.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference, resolveSubject } from '../records/references.ts';
+import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { markTaskDone, type TaskRow, taskPage, toTask } from './repository.ts';
 import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
 
-export const DEFAULT_TASK_STATUS = 'open';
-export const DONE = 'done';
+const DONE = TASK_STATUS.done;
 
 /** done_at follows status: set when a task becomes done, kept while it stays done, cleared otherwise. */
 function doneAtFor(status: string, previous: TaskRow | null, now: number): number | null {
@@ -25,15 +26,11 @@ export async function listTasks(
   page: PageRequest,
 ): Promise<Page<Task>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('tasks').selectAll().where('farm_id', '=', farm.id);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  if (filters.assignee !== undefined) query = query.where('assignee', '=', filters.assignee);
-  if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
-  return fetchPage(query, page, toTask);
+  return taskPage(db, farm.id, filters, page);
 }
 
 export async function getTask(db: Db, scope: Scope, id: string): Promise<Task> {
-  return toTask(await loadTask(db, scope, id));
+  return toTask(await loadScoped(db, scope, 'task', id));
 }
 
 export async function createTask(
@@ -44,7 +41,7 @@ export async function createTask(
   now: number = Date.now(),
 ): Promise<Task> {
   const farm = await requireFarm(db, scope, farmId);
-  const status = input.status ?? DEFAULT_TASK_STATUS;
+  const status = input.status ?? TASK_STATUS.open;
   const subject = await resolveSubject(db, farm.id, input.subject_type ?? null, input.subject_id ?? null);
   if (input.alert_id) await requireReference(db, farm.id, 'alert', input.alert_id, 'alert_id');
   const row: TaskRow = {
@@ -60,7 +57,7 @@ export async function createTask(
     done_at: doneAtFor(status, null, now),
     created_at: now,
   };
-  await db.insertInto('tasks').values(row).execute();
+  await insertRecord(db, 'task', row);
   return toTask(row);
 }
 
@@ -74,7 +71,7 @@ export async function updateTask(
   return inTransaction(db, async (trx) => {
     // Locked before it is read: the whole row is written back (and done_at depends on the old status).
     await lockRows(trx, 'tasks', id);
-    const row = await loadTask(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'task', id);
     const next: TaskRow = { ...row };
     if (patch.title !== undefined) next.title = patch.title;
     if (patch.notes !== undefined) next.notes = patch.notes;
@@ -99,8 +96,7 @@ export async function updateTask(
       if (patch.alert_id) await requireReference(trx, row.farm_id, 'alert', patch.alert_id, 'alert_id');
       next.alert_id = patch.alert_id;
     }
-    const { id: _id, farm_id: _farm, created_at: _created, ...set } = next;
-    await trx.updateTable('tasks').set(set).where('id', '=', row.id).execute();
+    await saveRecord(trx, 'task', next);
     return toTask(next);
   });
 }
@@ -112,20 +108,14 @@ export async function completeTask(
   id: string,
   now: number = Date.now(),
 ): Promise<Task> {
-  const row = await loadTask(db, scope, id);
+  const row = await loadScoped(db, scope, 'task', id);
   if (row.status === DONE) return toTask(row);
-  // The status guard makes a concurrent second call a no-op instead of moving done_at.
-  await db
-    .updateTable('tasks')
-    .set({ status: DONE, done_at: now })
-    .where('id', '=', row.id)
-    .where('status', '!=', DONE)
-    .execute();
-  return toTask(await loadTask(db, scope, id));
+  await markTaskDone(db, row.id, now);
+  return toTask(await loadScoped(db, scope, 'task', id));
 }
 
 export async function deleteTask(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadTask(db, scope, id);
-  await db.deleteFrom('tasks').where('id', '=', row.id).execute();
+  const row = await loadScoped(db, scope, 'task', id);
+  await deleteRecord(db, 'task', row.id);
   return { id: row.id, deleted: true };
 }

@@ -7,7 +7,6 @@ import type {
 } from '../../db/tables/webhooks.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Scope } from '../farms/access.ts';
 import type { Webhook, WebhookAttempt, WebhookDelivery } from './schemas.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -61,18 +60,6 @@ export function toDelivery(row: DeliveryRow, attempts: readonly AttemptRow[]): W
     created_at: toIso(row.created_at),
     completed_at: toIso(row.completed_at),
   };
-}
-
-/** A webhook the scope may see (through its farm's account and mode), or undefined. */
-export async function findVisibleWebhook(db: Db, scope: Scope, id: string): Promise<WebhookRow | undefined> {
-  return db
-    .selectFrom('webhooks')
-    .innerJoin('farms', 'farms.id', 'webhooks.farm_id')
-    .selectAll('webhooks')
-    .where('webhooks.id', '=', id)
-    .where('farms.account_id', '=', scope.accountId)
-    .where('farms.mode', '=', scope.mode)
-    .executeTakeFirst();
 }
 
 /** Attempts of the given deliveries, grouped by delivery, oldest first. */

@@ -8,7 +8,8 @@
  * readings.retention), the others skip the run.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
@@ -71,7 +72,7 @@ export async function pruneWebhookHistory(
 ): Promise<WebhookPruneResult> {
   const cutoff = now - retentionDays * DAY_MS;
   const batch = options.batch ?? WEBHOOK_PRUNE_BATCH;
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+  if (!isPostgres(db)) {
     return { deletedEvents: await pruneInBatches(db, cutoff, batch, options.signal), ran: true };
   }
   // A session lock on one pooled connection for the whole run; other processes skip while it is held.

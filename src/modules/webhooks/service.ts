@@ -7,15 +7,10 @@ import { newId } from '../../lib/ids.ts';
 import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { loadScoped } from '../records/scoped.ts';
 import { claimDeliveryForRetry, LEASE_MARGIN_MS } from './claim.ts';
 import { attemptDelivery, disableWebhook } from './delivery.ts';
-import {
-  attemptsByDelivery,
-  findVisibleWebhook,
-  toDelivery,
-  toWebhook,
-  type WebhookRow,
-} from './repository.ts';
+import { attemptsByDelivery, toDelivery, toWebhook, type WebhookRow } from './repository.ts';
 import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery } from './schemas.ts';
 import type { DeliverySettings } from './transport.ts';
 import { checkWebhookUrl } from './url-guard.ts';
@@ -43,12 +38,6 @@ export function checkEvents(events: readonly string[]): string[] {
     if (!out.includes(name)) out.push(name);
   });
   return out;
-}
-
-async function requireWebhook(db: Db, scope: Scope, id: string): Promise<WebhookRow> {
-  const row = await findVisibleWebhook(db, scope, id);
-  if (!row) throw notFound('webhook', id);
-  return row;
 }
 
 /** Creates a webhook; the result carries the signing secret, which no other response ever shows. */
@@ -97,7 +86,7 @@ export async function listWebhooks(
 }
 
 export async function getWebhook(db: Db, scope: Scope, id: string): Promise<Webhook> {
-  return toWebhook(await requireWebhook(db, scope, id));
+  return toWebhook(await loadScoped(db, scope, 'webhook', id));
 }
 
 /**
@@ -111,7 +100,7 @@ export async function updateWebhook(
   input: UpdateWebhookInput,
   options: { allowPrivate: boolean; now?: number },
 ): Promise<Webhook> {
-  await requireWebhook(db, scope, id);
+  await loadScoped(db, scope, 'webhook', id);
   const now = options.now ?? Date.now();
   const patch: Partial<Pick<WebhookRow, 'url' | 'events' | 'status' | 'disabled_reason'>> = {};
   if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events));
@@ -120,7 +109,7 @@ export async function updateWebhook(
   const run = async (trx: Trx) => {
     // The webhook is locked before its deliveries (the lock order), and its status read under the lock.
     await lockRows(trx, 'webhooks', id);
-    const row = await requireWebhook(trx, scope, id);
+    const row = await loadScoped(trx, scope, 'webhook', id);
     const disabling = input.status === 'disabled' && row.status !== 'disabled';
     if (input.status === 'enabled' && row.status !== 'enabled') {
       patch.status = 'enabled';
@@ -140,7 +129,7 @@ export async function deleteWebhook(
   scope: Scope,
   id: string,
 ): Promise<{ id: string; deleted: true }> {
-  const row = await requireWebhook(db, scope, id);
+  const row = await loadScoped(db, scope, 'webhook', id);
   await db.deleteFrom('webhooks').where('id', '=', row.id).execute();
   return { id: row.id, deleted: true };
 }
@@ -152,7 +141,7 @@ export async function listDeliveries(
   page: PageRequest,
   filter: { status?: DeliveryStatusFilter } = {},
 ): Promise<Page<WebhookDelivery>> {
-  const webhook = await requireWebhook(db, scope, webhookId);
+  const webhook = await loadScoped(db, scope, 'webhook', webhookId);
   let query = db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -182,7 +171,7 @@ export async function getDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<WebhookDelivery> {
-  const webhook = await requireWebhook(db, scope, webhookId);
+  const webhook = await loadScoped(db, scope, 'webhook', webhookId);
   const row = await db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -205,7 +194,7 @@ export async function retryDelivery(
   deliveryId: string,
   settings: DeliverySettings,
 ): Promise<WebhookDelivery> {
-  const webhook = await requireWebhook(db, scope, webhookId);
+  const webhook = await loadScoped(db, scope, 'webhook', webhookId);
   const exists = await db
     .selectFrom('webhook_deliveries')
     .select('id')

@@ -243,7 +243,7 @@ ${COMMAND_LINES}`,
     if (!checked.ok) throw invalid(checked.param, checked.message);
     if (args.confirm !== true) {
       const farm = await getFarm(ctx.db, ctx.scope, house.farm_id);
-      const reason = confirmationNeeded(args.command, house.name, farm, Date.now());
+      const reason = confirmationNeeded(args.command, house.name, farm, Date.now(), checked.params);
       if (reason) throw new ToolRefusal(reason);
     }
     const command = await queueCommand(

@@ -3,7 +3,8 @@
  * groups, paddocks and tasks. Each calls the records services REST calls, with the key's scope.
  */
 import { Type } from 'typebox';
-import { parsePage } from '../../../http/pagination.ts';
+import { TASK_STATUS } from '../../../domain/tasks.ts';
+import { MAX_PAGE_SIZE, parsePage } from '../../../http/pagination.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { DAY_MS, parseIso } from '../../../lib/time.ts';
 import { AnimalListQuery, AnimalSchema, CreateAnimalBody } from '../../animals/schemas.ts';
@@ -53,8 +54,8 @@ export const getAnimalTool = defineTool({
       history_limit: Type.Optional(
         Type.Integer({
           minimum: 1,
-          maximum: 500,
-          description: 'How many history events, 1 to 500 (default 20).',
+          maximum: MAX_PAGE_SIZE,
+          description: `How many history events, 1 to ${MAX_PAGE_SIZE} (default 20).`,
         }),
       ),
     },
@@ -178,7 +179,7 @@ export const listTasksTool = defineTool({
   output: PageOutput(TaskSchema),
   annotations: READ_ONLY,
   async run(ctx, args) {
-    const { farm_id, limit, before, status = 'open', ...filters } = args;
+    const { farm_id, limit, before, status = TASK_STATUS.open, ...filters } = args;
     const farm = await resolveFarm(ctx, farm_id);
     return pageResult(
       'list_tasks',

@@ -1,0 +1,315 @@
+/**
+ * The brief's sections, one builder each: alerts, tasks, houses (with their doors), quiet devices, low
+ * batteries and rested paddocks. Each turns rows already read into unranked items; `buildBrief`
+ * ranks them in this order.
+ */
+
+import type { HouseState } from '../../domain/house-state.ts';
+import type { MetricName } from '../../domain/metrics.ts';
+import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
+import { localClock } from '../../lib/local-time.ts';
+import { DAY_MS, toIso } from '../../lib/time.ts';
+import type { Alert } from '../alerts/service.ts';
+import type { Reading } from '../readings/schemas.ts';
+import type { TaskRow } from '../tasks/repository.ts';
+import { doorTimes, houseConditions, isShut, type Place, type QuietVerdict } from './attention.ts';
+import type { BriefDeviceRow, BriefPaddockRow } from './repository.ts';
+import type { BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
+import { formatDuration, formatValue, localWhen } from './wording.ts';
+
+export type Unranked = Omit<BriefItem, 'rank'>;
+
+/** What every section may need to know of the farm and the moment. */
+export interface BriefContext {
+  now: number;
+  timezone: string;
+  place: Place;
+  today: { start: number; end: number };
+  rules: ReadonlyMap<RuleName, AlertRule>;
+  /** Active alerts as `rule subject_id` keys: a condition an alert already reports is not listed twice. */
+  alertKeys: ReadonlySet<string>;
+}
+
+function item(
+  kind: BriefItemKind,
+  severity: BriefSeverity,
+  fields: Omit<Unranked, 'kind' | 'severity'>,
+): Unranked {
+  return { kind, severity, ...fields };
+}
+
+function hasAlert(ctx: BriefContext, rule: RuleName, ...subjects: Array<string | null>): boolean {
+  return subjects.some((s) => s !== null && ctx.alertKeys.has(`${rule} ${s}`));
+}
+
+/** Alerts as items: urgent and watch (in the query's order) first, info alerts last of all. */
+export function alertSection(alerts: readonly Alert[]): { items: Unranked[]; info: Unranked[] } {
+  const items: Unranked[] = [];
+  const info: Unranked[] = [];
+  for (const alert of alerts) {
+    const entry = item('alert', alert.severity, {
+      title: alert.title,
+      detail: alert.status === 'acknowledged' ? `Acknowledged. ${alert.reason}` : alert.reason,
+      subject_type: alert.subject_type,
+      subject_id: alert.subject_id,
+      ref_id: alert.id,
+      at: alert.created_at,
+    });
+    (alert.severity === 'info' ? info : items).push(entry);
+  }
+  return { items, info };
+}
+
+/** Tasks: overdue (due before today, farm time), then due today; earliest due first. */
+export function taskSection(tasks: readonly TaskRow[], ctx: BriefContext): Unranked[] {
+  const { now, timezone: tz, today } = ctx;
+  const taskItem = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') =>
+    item(kind, kind === 'task_overdue' ? 'watch' : 'info', {
+      title: t.title,
+      detail: `${kind === 'task_overdue' ? 'Overdue: due' : 'Due today at'} ${localWhen(t.due_at ?? 0, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
+      subject_type: t.subject_type,
+      subject_id: t.subject_id,
+      ref_id: t.id,
+      at: toIso(t.due_at),
+    });
+  return [
+    ...tasks.filter((t) => (t.due_at ?? 0) < today.start).map((t) => taskItem(t, 'task_overdue')),
+    ...tasks.filter((t) => (t.due_at ?? 0) >= today.start).map((t) => taskItem(t, 'task_due_today')),
+  ];
+}
+
+function openDoors(doors: HouseState['doors']): { open: number; closed: number; openDoors: string[] } {
+  const entries = Object.entries(doors);
+  const openList = entries.filter(([, position]) => position === 'open').map(([door]) => door);
+  openList.sort((a, b) => Number(a) - Number(b));
+  return { open: openList.length, closed: entries.length - openList.length, openDoors: openList };
+}
+
+/** One house: its summary for `houses`, plus its items (conditions, doors open after dusk). */
+export interface HouseFacts {
+  row: BriefDeviceRow;
+  state: HouseState;
+  latest: Readonly<Record<string, Reading>>;
+  quiet: QuietVerdict | null;
+  activeAlerts: number;
+}
+
+export function houseSection(
+  houses: readonly HouseFacts[],
+  ctx: BriefContext,
+): { houses: BriefHouse[]; items: Unranked[]; doorItems: Unranked[] } {
+  // Houses mostly share a schedule (dawn/dusk); work the times out once per schedule.
+  const memo = new Map<string, ReturnType<typeof doorTimes>>();
+  const doorTimesOf = (schedule: { open: string; close: string }) => {
+    const key = `${schedule.open} ${schedule.close}`;
+    let times = memo.get(key);
+    if (!times) {
+      times = doorTimes(ctx.now, schedule, ctx.place);
+      memo.set(key, times);
+    }
+    return times;
+  };
+  const items: Unranked[] = [];
+  const doorItems: Unranked[] = [];
+  const summaries = houses.map((house) => {
+    const { summary, condition, doors } = oneHouse(house, doorTimesOf(house.state.door_schedule), ctx);
+    if (condition) items.push(condition);
+    if (doors) doorItems.push(doors);
+    return summary;
+  });
+  return { houses: summaries, items, doorItems };
+}
+
+function oneHouse(
+  house: HouseFacts,
+  times: ReturnType<typeof doorTimes>,
+  ctx: BriefContext,
+): { summary: BriefHouse; condition: Unranked | null; doors: Unranked | null } {
+  const { row, state, latest, quiet } = house;
+  const value = (metric: MetricName): number | null => latest[metric]?.value ?? null;
+  const schedule = { open: state.door_schedule.open, close: state.door_schedule.close };
+  const doors = openDoors(state.doors);
+  const afterDusk = isShut(ctx.now, times);
+  const doorsOpenAfterDusk = afterDusk && doors.open > 0;
+  const values = {
+    feed: value('feed.bin_pct'),
+    water: value('water.tank_pct'),
+    temp: value('climate.temp_c'),
+    nh3: value('climate.nh3_ppm'),
+    target: state.climate.target_temp_c,
+  };
+  const conditions = houseConditions(values, ctx.rules);
+  const attention = conditions.map((c) => c.phrase);
+  if (doorsOpenAfterDusk)
+    attention.push(`${doors.open} ${doors.open === 1 ? 'door' : 'doors'} open after dusk`);
+  if (quiet?.quiet) attention.push(`quiet for ${formatDuration(quiet.silentMs)}`);
+
+  const fresh = conditions.filter((c) => c.rule === null || !hasAlert(ctx, c.rule, row.id));
+  const at = toIso(row.last_seen_at);
+  const condition =
+    fresh.length === 0
+      ? null
+      : item('house', fresh.some((c) => c.severity === 'urgent') ? 'urgent' : 'watch', {
+          title: `${row.name}: ${fresh.map((c) => c.phrase).join(', ')}`,
+          detail: `${fresh.map((c) => c.detail).join('; ')}.`,
+          subject_type: 'device',
+          subject_id: row.id,
+          ref_id: null,
+          at,
+        });
+  const when = (word: string, time: number) =>
+    word === 'dawn' || word === 'dusk' ? `${word} (${localClock(time, ctx.timezone)})` : word;
+  const doorItem = !doorsOpenAfterDusk
+    ? null
+    : item('doors_open', 'watch', {
+        title: `${doors.open} pop ${doors.open === 1 ? 'door' : 'doors'} open after dusk in ${row.name}`,
+        detail: `Open: ${doors.openDoors.length > 6 ? `${doors.open} of ${doors.open + doors.closed} doors` : `door ${doors.openDoors.join(', ')}`}. The doors close at ${when(schedule.close, times.close)} and open at ${when(schedule.open, times.open)}.`,
+        subject_type: 'device',
+        subject_id: row.id,
+        ref_id: null,
+        at,
+      });
+  const summary = houseSummary({ house, value, values, doors, afterDusk, attention });
+  return { summary, condition, doors: doorItem };
+}
+
+/** A house as the brief's `houses` lists it. */
+function houseSummary(parts: {
+  house: HouseFacts;
+  value: (metric: MetricName) => number | null;
+  values: {
+    feed: number | null;
+    water: number | null;
+    temp: number | null;
+    nh3: number | null;
+    target: number;
+  };
+  doors: { open: number; closed: number };
+  afterDusk: boolean;
+  attention: string[];
+}): BriefHouse {
+  const { house, value, values, doors, afterDusk, attention } = parts;
+  const { row, state, quiet } = house;
+  return {
+    id: row.id,
+    name: row.name,
+    group_id: row.group_id,
+    last_reported_at: toIso(row.last_seen_at),
+    quiet: quiet?.quiet ?? false,
+    active_alerts: house.activeAlerts,
+    feed: {
+      bin_pct: values.feed,
+      schedule: state.feed.schedule,
+      last_dispensed_kg: state.feed.last_dispensed_kg,
+    },
+    water: { tank_pct: values.water },
+    climate: {
+      temp_c: values.temp,
+      humidity_pct: value('climate.humidity_pct'),
+      nh3_ppm: values.nh3,
+      co2_ppm: value('climate.co2_ppm'),
+      mode: state.climate.mode,
+      target_temp_c: values.target,
+    },
+    power: {
+      battery_pct: value('power.battery_pct'),
+      solar_w: value('power.solar_w'),
+      load_w: value('power.load_w'),
+    },
+    doors: {
+      open: doors.open,
+      closed: doors.closed,
+      schedule: { open: state.door_schedule.open, close: state.door_schedule.close },
+      after_dusk: afterDusk,
+    },
+    move: {
+      status: state.move.status,
+      meters_per_day: state.move.meters_per_day,
+      heading_deg: state.move.heading_deg,
+      target_paddock_id: state.move.target_paddock_id,
+    },
+    floor: state.floor,
+    birds_inside: value('birds.inside'),
+    attention,
+  };
+}
+
+/** Devices that have gone quiet, the longest silent first. */
+export function quietSection(
+  devices: readonly BriefDeviceRow[],
+  quiet: ReadonlyMap<string, QuietVerdict>,
+): Unranked[] {
+  return devices
+    .flatMap((row) => {
+      const verdict = quiet.get(row.id);
+      return verdict?.quiet ? [{ row, verdict }] : [];
+    })
+    .sort((a, b) => b.verdict.silentMs - a.verdict.silentMs)
+    .map(({ row, verdict }) => {
+      const detail = verdict.neverReported
+        ? `Never reported since it was added ${formatDuration(verdict.silentMs)} ago.`
+        : `No report for ${formatDuration(verdict.silentMs)} (${
+            verdict.interval === null
+              ? 'usual interval unknown; quiet after 6 h'
+              : `usually every ${formatDuration(verdict.interval)}`
+          }).`;
+      return item('device_quiet', 'watch', {
+        title: `${row.name} has gone quiet`,
+        detail,
+        subject_type: 'device',
+        subject_id: row.id,
+        ref_id: null,
+        at: toIso(row.last_seen_at ?? row.created_at),
+      });
+    });
+}
+
+/** The battery rule of a device: houses have their own. */
+const batteryRuleOf = (type: string): RuleName => (type === 'house' ? 'house.battery' : 'device.battery');
+
+/** The metric a device's battery reading arrives in, when it is not on the device row. */
+export const DEVICE_BATTERY_METRIC = RULE_BY_NAME.get('device.battery')?.metric ?? 'device.battery_pct';
+export const HOUSE_BATTERY_METRIC = RULE_BY_NAME.get('house.battery')?.metric ?? 'power.battery_pct';
+
+/** Devices at or below their battery rule's watch line that no alert reports yet, lowest first. */
+export function batterySection(
+  devices: ReadonlyArray<{ row: BriefDeviceRow; battery: number | null }>,
+  ctx: BriefContext,
+): Unranked[] {
+  return devices
+    .flatMap(({ row, battery }) => {
+      const rule = ctx.rules.get(batteryRuleOf(row.type));
+      if (!rule || battery === null || battery > rule.watch) return [];
+      if (hasAlert(ctx, rule.name, row.id, row.animal_id)) return [];
+      return [{ row, battery, rule }];
+    })
+    .sort((a, b) => a.battery - b.battery)
+    .map(({ row, battery, rule }) =>
+      item('device_battery', 'watch', {
+        title: `Low battery: ${row.name} (${formatValue(battery)}%)`,
+        detail: `Battery at ${formatValue(battery)}%, at or below the ${formatValue(rule.watch)}% line.`,
+        subject_type: 'device',
+        subject_id: row.id,
+        ref_id: null,
+        at: toIso(row.last_seen_at),
+      }),
+    );
+}
+
+/** Paddocks past their rest target with nothing grazing them, the longest past it first. */
+export function paddockSection(paddocks: readonly BriefPaddockRow[], now: number): Unranked[] {
+  return paddocks
+    .filter((p) => p.occupied === 0)
+    .map((p) => ({ p, rested: (now - p.last_grazed_at) / DAY_MS }))
+    .sort((a, b) => b.rested - b.p.rest_days_target - (a.rested - a.p.rest_days_target))
+    .map(({ p, rested }) =>
+      item('paddock_rest', 'info', {
+        title: `${p.name} is past its rest target`,
+        detail: `Rested ${Math.floor(rested)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`,
+        subject_type: 'paddock',
+        subject_id: p.id,
+        ref_id: null,
+        at: toIso(p.last_grazed_at),
+      }),
+    );
+}
