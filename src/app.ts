@@ -3,7 +3,7 @@
  * tests call it with inject or on an ephemeral port). Wiring is explicit: every module is registered here.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './http/auth.ts';
@@ -15,9 +15,11 @@ import {
   MAX_PATH_SEGMENT,
   refuseWhileClosing,
 } from './http/framework-errors.ts';
+import { registerHealth, type WorkerStatus } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
+import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
@@ -32,6 +34,7 @@ import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { authenticateDevice } from './modules/devices/service.ts';
+import { docsRoutes } from './modules/docs/routes.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
@@ -39,6 +42,7 @@ import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
+import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
@@ -64,6 +68,8 @@ export interface AppDeps {
   database: Database;
   usage: UsageCounter;
   logger?: FastifyServerOptions['logger'];
+  /** The process's background workers, for /readyz; absent when this process runs none. */
+  workers?: WorkerStatus;
   /** The MQTT side's clock (tests inject one); Date.now otherwise. */
   clock?: () => number;
 }
@@ -72,7 +78,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
   const db = database.db;
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config.logLevel),
+    logger: deps.logger ?? loggerOptions(config),
+    // One line per request, written by registerObservation (with the route), instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => `req_${randomToken(20)}`,
     requestIdHeader: false,
@@ -90,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('routeTable', routes);
   registerValidation(app);
   registerErrorHandling(app, routes);
+  registerObservation(app);
   refuseWhileClosing(app);
   await registerCors(app, config.corsOrigins);
   await registerCompression(app);
@@ -117,13 +126,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     usage,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
-  app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
-    ok: true,
-    engine: database.engine,
+  registerHealth(app, {
+    database,
     version: API_VERSION,
-    mqtt: mqtt.status(),
-  }));
+    workers: deps.workers,
+    healthzExtra: () => ({ mqtt: mqtt.status() }),
+  });
+  await app.register(metricsRoutes, { database, token: config.metricsToken });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(docsRoutes);
 
   await app.register(catalogRoutes);
   await app.register(withAccess(accountRoutes, 'any'), { db });

@@ -53,6 +53,10 @@ export interface Config {
   maxConnections: number;
   /** Open connections the server accepts from one client address; 0 means no cap. */
   maxConnectionsPerAddress: number;
+  /** Bearer token that opens GET /metrics from anywhere; null: /metrics answers loopback, unproxied requests only. */
+  metricsToken: string | null;
+  /** Log lines: 'pretty' for people, 'json' for collectors, 'auto' (pretty when stdout is a terminal). */
+  logFormat: 'auto' | 'json' | 'pretty';
   /** Seconds after which a command handed out and not answered is handed out again (per command: redeliver_after_s). */
   commandRedeliverSeconds: number;
   /** TCP port of the MQTT listener; null when FARMSTEAD_MQTT_PORT is `off` (MQTT over WebSocket stays on). */
@@ -134,6 +138,22 @@ function origins(env: Env, name: string): readonly string[] {
   });
 }
 
+/** Long enough that guessing it is hopeless; a short token would make /metrics the weak door. */
+function metricsToken(env: Env): string | null {
+  const raw = env.FARMSTEAD_METRICS_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 16) throw new ConfigError('FARMSTEAD_METRICS_TOKEN must be at least 16 characters long');
+  return raw;
+}
+
+function logFormat(env: Env): Config['logFormat'] {
+  const raw = env.FARMSTEAD_LOG_FORMAT || 'auto';
+  if (raw !== 'auto' && raw !== 'json' && raw !== 'pretty') {
+    throw new ConfigError(`FARMSTEAD_LOG_FORMAT must be auto, json or pretty, got "${raw}"`);
+  }
+  return raw;
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -182,6 +202,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     connectionTimeoutMs: int(env, 'FARMSTEAD_CONNECTION_TIMEOUT_MS', 120_000, 100, 3_600_000),
     maxConnections: int(env, 'FARMSTEAD_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
     maxConnectionsPerAddress: int(env, 'FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
+    metricsToken: metricsToken(env),
+    logFormat: logFormat(env),
     commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
     mqttPort:
       env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off'

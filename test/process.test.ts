@@ -132,12 +132,12 @@ for (const engine of ENGINES) {
       const calls = [[], ['help'], ['--help'], ['-h']];
       const outputs = await Promise.all(calls.map((args) => run(process.execPath, [MAIN, ...args], { env })));
       for (const [i, { stdout }] of outputs.entries()) {
-        assert.match(stdout, /^usage: /, calls[i]?.join(' '));
-        assert.match(stdout, /accounts create --name NAME/);
+        assert.match(stdout, /^Usage: farmstead /, calls[i]?.join(' '));
+        assert.match(stdout, /\n {2}accounts {2,}list and create accounts/);
       }
       await assert.rejects(run(process.execPath, [MAIN, 'frobnicate'], { env }), (err: any) => {
         assert.equal(err.code, 2);
-        assert.match(err.stderr, /unknown command "frobnicate"[\s\S]*usage: /);
+        assert.match(err.stderr, /unknown command 'frobnicate'[\s\S]*--help/);
         return true;
       });
     });

@@ -22,7 +22,12 @@ for (const engine of ENGINES) {
     const { config, cleanup } = await testConfig(engine, { webhookWorkerInProcess: false });
     const database = await openDatabase(config, { onPoolError: () => {} });
     const usage = new UsageCounter(database.db, 60_000);
-    const app = await buildApp({ config, database, usage, logger: loggerOptions('info', stream) });
+    const app = await buildApp({
+      config,
+      database,
+      usage,
+      logger: loggerOptions({ logLevel: 'info', logFormat: 'json' }, stream),
+    });
     try {
       const acct = await createAccount(database.db, { name: 'Log test' });
       const res = await app.inject({
@@ -41,10 +46,13 @@ for (const engine of ENGINES) {
       assert.ok(!text.includes(acct.live_key), 'the live key is in the log');
       assert.ok(!text.includes(acct.test_key.slice(8)), 'the test key is in the log');
       assert.match(text, /api_key=\[redacted\]/);
-      const completed = lines.filter((l) => l.msg === 'request completed');
-      assert.equal(completed.length, 2);
-      for (const line of completed)
-        assert.equal(line.key, acct.live_key.slice(0, 12), 'prefix on every completed line');
+      const answered = lines.filter((l) => l.msg === 'request');
+      assert.equal(answered.length, 2);
+      for (const line of answered) {
+        assert.equal(line.key, acct.live_key.slice(0, 12), 'prefix on every request line');
+        for (const member of ['method', 'route', 'status', 'duration_ms', 'reqId'])
+          assert.ok(member in line, member);
+      }
     } finally {
       await app.close();
       await usage.close().catch(() => {});

@@ -5,9 +5,10 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { metrics } from '../modules/metrics/metrics.ts';
 import { type Engine, engineOf } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
@@ -18,6 +19,8 @@ export type { Engine } from './engine.ts';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
+  /** Connections in use: PostgreSQL's pool counts; SQLite's single connection counts as one, idle. */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -49,6 +52,21 @@ function restrictSqliteFiles(file: string, when: 'before' | 'after'): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
+/** Every query's time goes to the metrics (Kysely's log hook: no wrapping of the driver). */
+function queryTimer(engine: Engine): KyselyConfig['log'] {
+  return (event) => {
+    metrics.dbQueries.observe(
+      { engine, outcome: event.level === 'error' ? 'error' : 'ok' },
+      event.queryDurationMillis / 1000,
+    );
+  };
+}
+
+/** The SQLite database file inside the data folder (the CLI's backup and restore use it too). */
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'farmstead.db');
+}
+
 function defaultPoolError(err: Error): void {
   process.stderr.write(`PostgreSQL connection lost while idle (the pool reconnects): ${err.message}\n`);
 }
@@ -65,16 +83,34 @@ export async function openDatabase(
     pool.on('error', (err) => {
       (options.onPoolError ?? defaultPoolError)(err);
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    database = { db, engine: engineOf(db), close: () => db.destroy() };
+    // A connection that breaks during a query (server restart, pg_terminate_backend) fails that query, and
+    // pg also emits 'error' on the client: without a listener that would crash the process.
+    pool.on('connect', (client) => {
+      client.on('error', (err) => (options.onPoolError ?? defaultPoolError)(err));
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
+    database = {
+      db,
+      engine: engineOf(db),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => db.destroy(),
+    };
   } else {
     ensureDataDir(config.dataDir);
-    const file = path.join(config.dataDir, 'farmstead.db');
+    const file = sqliteFile(config.dataDir);
     restrictSqliteFiles(file, 'before');
     const { database: sqlite } = openSqlite(file);
     restrictSqliteFiles(file, 'after');
-    const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-    database = { db, engine: engineOf(db), close: () => db.destroy() };
+    const db = new Kysely<DB>({
+      dialect: new ImmediateSqliteDialect({ database: sqlite }),
+      log: queryTimer('sqlite'),
+    });
+    database = {
+      db,
+      engine: engineOf(db),
+      poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+      close: () => db.destroy(),
+    };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);
   return database;

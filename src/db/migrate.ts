@@ -10,32 +10,49 @@ class StaticMigrationProvider implements MigrationProvider {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema.
-async function runMigrator(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
-  const { error, results } = await migrator.migrateToLatest();
+type AnyDb = Kysely<any>;
+
+const migratorFor = (db: AnyDb) => new Migrator({ db, provider: new StaticMigrationProvider() });
+
+/** Runs the pending migrations on `db`; returns the names it ran. */
+async function runMigrator(db: AnyDb): Promise<string[]> {
+  const { error, results } = await migratorFor(db).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /**
- * Runs every pending migration, exactly once however many processes start together. PostgreSQL: Kysely
- * takes an advisory lock. SQLite: Kysely takes none (it assumes one process), so the whole run, including
- * the migration table's creation, happens in one BEGIN IMMEDIATE transaction; a second process waits on the
- * busy timeout, then finds nothing left to do.
+ * Runs every pending migration, exactly once however many processes start together, and returns the names
+ * it ran. PostgreSQL: Kysely takes an advisory lock. SQLite: Kysely takes none (it assumes one process), so
+ * the whole run, including the migration table's creation, happens in one BEGIN IMMEDIATE transaction; a
+ * second process waits on the busy timeout, then finds nothing left to do.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema.
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+export async function migrateToLatest(db: AnyDb): Promise<string[]> {
   if (isPostgres(db)) return runMigrator(db);
-  await db.connection().execute(async (conn) => {
+  return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {
-      await runMigrator(conn);
+      const ran = await runMigrator(conn);
       await sql`commit`.execute(conn);
+      return ran;
     } catch (err) {
       await sql`rollback`.execute(conn).catch(() => {});
       throw err;
     }
   });
+}
+
+export interface MigrationState {
+  name: string;
+  /** ISO time it ran, or null while pending. */
+  executed_at: string | null;
+}
+
+/** Every migration this code knows, in order, with when it ran (read-only: nothing is migrated). */
+export async function migrationStatus(db: AnyDb): Promise<MigrationState[]> {
+  const infos = await migratorFor(db).getMigrations();
+  return infos.map((m) => ({ name: m.name, executed_at: m.executedAt ? m.executedAt.toISOString() : null }));
 }

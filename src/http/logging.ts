@@ -4,7 +4,8 @@
  * to the log: anything shaped like a key, and the value of any parameter named like a credential, is
  * replaced. Each request's lines also carry the calling key's prefix or device id (see http/auth.ts).
  */
-import type { LogLevel } from '../config.ts';
+import type { FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.ts';
 
 const KEY_SHAPED = /\b(rk_(?:live|test)_|rd_|whsec_)[0-9A-Za-z_-]+/g;
 const CREDENTIAL_PARAM =
@@ -44,11 +45,28 @@ interface LoggedRequest {
   socket?: { remotePort?: number };
 }
 
-/** Fastify logger options: the level, an optional destination (tests), and the redacting serializer. */
-export function loggerOptions(level: LogLevel, stream?: { write(line: string): void }) {
+/**
+ * Fastify logger options: the level, the redacting serializer, and the format: pretty lines for a person
+ * at a terminal, JSON lines for anything that collects logs (or an explicit destination, in tests).
+ */
+export function loggerOptions(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  stream?: { write(line: string): void },
+): FastifyServerOptions['logger'] {
+  const pretty =
+    !stream &&
+    (config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true));
   return {
-    level,
+    level: config.logLevel,
     ...(stream ? { stream } : {}),
+    ...(pretty
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+          },
+        }
+      : {}),
     serializers: {
       req: (req: LoggedRequest) => ({
         method: req.method,

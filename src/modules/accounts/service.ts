@@ -5,6 +5,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { FamilyGrants } from '../../domain/permissions.ts';
 import { notFound } from '../../http/errors.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
@@ -87,4 +88,26 @@ export async function getMe(
     },
     mode: caller.mode,
   };
+}
+
+export interface AccountSummary {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+/** Every account, newest first (operators only: the CLI; no API route lists other accounts). */
+export async function listAccounts(db: Db, page: PageRequest): Promise<Page<AccountSummary>> {
+  return fetchPage(db.selectFrom('accounts').selectAll(), page, (row) => ({
+    id: row.id,
+    name: row.name,
+    created_at: toIso(row.created_at),
+  }));
+}
+
+/** The account, or `not_found` (the CLI checks an `--account` before acting for it). */
+export async function requireAccount(db: Db, accountId: string): Promise<AccountSummary> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  if (!row) throw notFound('account', accountId);
+  return { id: row.id, name: row.name, created_at: toIso(row.created_at) };
 }

@@ -15,6 +15,7 @@ import { classifyReading } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
@@ -206,6 +207,7 @@ function newAlertRow(
 async function openAlert(ctx: Context, row: AlertRow): Promise<AlertRow | null> {
   const inserted = await insertActiveAlert(ctx.trx, row);
   if (inserted) await emitEvent(ctx.trx, ctx.farmId, 'alert.created', toAlert(inserted), ctx.now);
+  if (inserted) metrics.alertsOpened.inc({ rule: inserted.rule, severity: inserted.severity });
   return inserted;
 }
 

@@ -8,6 +8,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { conflict } from '../../http/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
@@ -93,6 +94,7 @@ export async function resolveAlertRow(
     ...(reason === undefined ? {} : { reason }),
   });
   if (updated) await emitEvent(db, updated.farm_id, 'alert.resolved', toAlert(updated), now);
+  if (updated) metrics.alertsResolved.inc({ rule: updated.rule, severity: updated.severity });
   return updated;
 }
 

@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { requireReference } from '../records/references.ts';
 import { loadScoped, loadScopedOnFarm } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -107,6 +108,7 @@ export async function queueCommand(
     };
     if (simulated && device.type === 'house') await simulateOnHouse(trx, device.id, input.command, params);
     await insertCommand(trx, row);
+    metrics.commands.inc({ status: row.status });
     const command = toCommand(row);
     await emitEvent(trx, device.farm_id, simulated ? 'command.done' : 'command.queued', command, now);
     // Connected devices (MQTT, in any process) get it pushed once this transaction commits.
@@ -141,6 +143,7 @@ export async function pickUpCommands(
   options: { everyOpen?: boolean } = {},
 ): Promise<Command[]> {
   const rows = await handOutCommands(db, deviceId, now, options);
+  if (rows.length > 0) metrics.commands.inc({ status: 'delivered' }, rows.length);
   return rows.sort(byCreation).map(toCommand);
 }
 
@@ -207,6 +210,7 @@ export async function answerCommand(
       }
       throw conflict(`Command ${commandId} is already ${status}; it cannot be answered again.`);
     }
+    metrics.commands.inc({ status: input.status });
     const command = toCommand(row);
     await emitEvent(
       trx,
@@ -237,6 +241,7 @@ export async function expireDueCommands(
       for (const row of rows.sort(byCreation)) {
         await emitEvent(trx, row.farm_id, 'command.failed', toCommand(row), now);
       }
+      if (rows.length > 0) metrics.commands.inc({ status: 'expired' }, rows.length);
       return rows.length;
     });
     total += expired;

@@ -13,6 +13,7 @@ import { findAnimalByEid } from '../animals/repository.ts';
 import { pickUpCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
+import { countReport, type ReportTransport } from '../metrics/metrics.ts';
 import { prepareReadings, storeReadings } from '../readings/service.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
 
@@ -21,6 +22,8 @@ export type { IngestInput, IngestResult } from './schemas.ts';
 /** The reporting device, as the device key identified it. */
 export interface IngestCaller {
   deviceId: string;
+  /** How the report arrived, for the metrics (`sample`: a sample farm's seeded history); HTTP when absent. */
+  transport?: ReportTransport;
 }
 
 function prepareEvents(
@@ -170,6 +173,7 @@ export async function ingestReport(
     });
 
     const commands = await pickUpCommands(trx, device.id, now);
+    countReport(caller.transport ?? 'http', readings.length);
     return {
       ok: true,
       accepted: readings.length,

@@ -55,7 +55,12 @@ export function handleReport(
   now: number,
 ): Promise<Outcome<IngestResult>> {
   return attempt(() =>
-    ingestReport(db, { deviceId }, parsePayload<IngestInput>(payload, validateReport, false), now),
+    ingestReport(
+      db,
+      { deviceId, transport: 'mqtt' },
+      parsePayload<IngestInput>(payload, validateReport, false),
+      now,
+    ),
   );
 }
 

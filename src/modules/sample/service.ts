@@ -226,7 +226,7 @@ async function seedReadings(run: SeedRun): Promise<void> {
   for (const d of DEVICES) {
     const deviceId = idOf(run.seeded.devices, d.key);
     for (const report of planReports(seriesFor(d.key, run.clock))) {
-      await ingestReport(run.trx, { deviceId }, report.body, report.at);
+      await ingestReport(run.trx, { deviceId, transport: 'sample' }, report.body, report.at);
     }
   }
 }

@@ -11,6 +11,7 @@ import type { Db, Trx } from '../../db/schema.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../../db/tables/webhooks.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { toIso } from '../../lib/time.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { ClaimedDelivery } from './claim.ts';
 import { type AttemptResult, type DeliverySettings, sendDelivery } from './transport.ts';
 
@@ -113,6 +114,7 @@ export async function recordAttempt(
       })
       .where('id', '=', claimed.id)
       .execute();
+    metrics.webhookDeliveries.inc({ outcome: status === 'pending' ? 'retrying' : status });
     return status;
   });
 }

@@ -1,0 +1,127 @@
+/**
+ * `serve`: the HTTP service with its background jobs (what `npm start` runs). On an empty database it
+ * creates the first account and hands its keys over once. SIGTERM/SIGINT: stop accepting, let requests in
+ * flight finish (Fastify's close waits for them), stop the jobs, flush usage, close the database.
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { ensureDataDir, openDatabase } from '../db/database.ts';
+import { bootstrapFirstAccount, type NewAccount } from '../modules/accounts/service.ts';
+import { UsageCounter } from '../modules/usage/counter.ts';
+import { JOBS } from '../workers/jobs.ts';
+import { type RunningWorkers, startWorkers } from '../workers/runner.ts';
+
+/** Name of the file, in the data folder, that holds the first start's keys (mode 0600). */
+const FIRST_START_KEYS_FILE = 'first-start-keys.txt';
+
+/**
+ * The first account's keys go to a file only this user can read, not only to stdout: a service's stdout
+ * usually ends up in logs that others read. On a terminal (someone trying Farmstead out) they are printed
+ * too, so the first steps stay one copy-paste.
+ */
+function saveFirstAccount(account: NewAccount, dataDir: string): string {
+  ensureDataDir(dataDir);
+  const file = path.join(dataDir, FIRST_START_KEYS_FILE);
+  const text = [
+    `account      ${account.account_id}`,
+    `live key     ${account.live_key}`,
+    `test key     ${account.test_key}`,
+    `sample farm  ${account.sample_farm_id}`,
+    '',
+  ].join('\n');
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+/** `file` null: the keys file could not be written, so the keys are printed whatever the output (else lost). */
+function printFirstAccount(
+  account: NewAccount,
+  where: { port: number; host: string; file: string | null; showKeys: boolean },
+): void {
+  const line = '='.repeat(72);
+  const keys =
+    where.showKeys || where.file === null
+      ? [
+          `   live key       ${account.live_key}`,
+          `   test key       ${account.test_key}   (works on the sample farm)`,
+        ]
+      : ['   keys           not printed: this output is not a terminal and may end up in service logs'];
+  const intro =
+    where.file === null
+      ? [
+          ` The keys file (${FIRST_START_KEYS_FILE} in FARMSTEAD_DATA) could not be written, so here are the keys:`,
+          " store them now; only the keys' hashes are kept, so they cannot be shown again.",
+        ]
+      : [
+          ` Its live and test keys are in ${where.file}`,
+          ' (readable by this user only). Store them somewhere safe, then delete that file:',
+          " only the keys' hashes are kept, so they cannot be shown again.",
+        ];
+  process.stdout.write(
+    [
+      '',
+      line,
+      ' Farmstead: first start. An account was created with a sample farm.',
+      ...intro,
+      '',
+      `   account        ${account.account_id}`,
+      ...keys,
+      `   sample farm    ${account.sample_farm_id}`,
+      '',
+      ` Try: curl -H "Authorization: Bearer <test key>" http://${where.host}:${where.port}/v1/farms`,
+      line,
+      '',
+    ].join('\n'),
+  );
+}
+
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  const usage = new UsageCounter(database.db, config.usageFlushMs);
+  let workers: RunningWorkers | null = null;
+  const app = await buildApp({ config, database, usage, workers: { running: () => workers !== null } });
+
+  const first = await bootstrapFirstAccount(database);
+  await app.listen({ host: config.host, port: config.port });
+  // A taken MQTT port is logged and reported by /healthz; the service runs on without MQTT over TCP.
+  await app.mqtt.listenTcp(config.mqttPort, config.host);
+  if (first) {
+    let file: string | null = null;
+    try {
+      file = saveFirstAccount(first, config.dataDir);
+    } catch (err) {
+      app.log.warn({ err, dataDir: config.dataDir }, 'could not write the first start keys file');
+    }
+    printFirstAccount(first, {
+      port: config.port,
+      host: config.host,
+      file,
+      showKeys: process.stdout.isTTY === true,
+    });
+  }
+  workers = startWorkers(JOBS, { database, config, log: app.log });
+  const running = workers;
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    try {
+      await app.close();
+      await running.stop();
+      await usage.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,59 @@
+/**
+ * GET /metrics (Prometheus text). With FARMSTEAD_METRICS_TOKEN set it needs `Authorization: Bearer <token>`;
+ * without one it answers only requests made straight to the loopback address (no X-Forwarded-For, which a
+ * reverse proxy on the same machine adds), so a server exposed through a proxy never shows it publicly.
+ * Anything else gets 404, as if the route did not exist.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Database } from '../../db/database.ts';
+import { AppError } from '../../http/errors.ts';
+import { metrics, registry } from './metrics.ts';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+function allowed(request: FastifyRequest, token: string | null): boolean {
+  if (token === null) {
+    return (
+      LOOPBACK.has(request.socket.remoteAddress ?? '') && request.headers['x-forwarded-for'] === undefined
+    );
+  }
+  const given = Buffer.from(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '');
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/** Values that live in the database are read at scrape time: two small indexed queries. */
+async function readDatabaseGauges(database: Database, now: number): Promise<void> {
+  const db = database.db;
+  const deliveries = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  const outbox = await db
+    .selectFrom('outbox')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('dispatched_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  const oldest = Math.min(Number(deliveries.oldest ?? now), Number(outbox.oldest ?? now));
+  metrics.webhookPending.set(Number(deliveries.n));
+  metrics.outboxPending.set(Number(outbox.n));
+  metrics.webhookOldestAge.set(Math.max(0, (now - oldest) / 1000));
+  const pool = database.poolStats();
+  metrics.dbPool.set({ state: 'total' }, pool.total);
+  metrics.dbPool.set({ state: 'idle' }, pool.idle);
+  metrics.dbPool.set({ state: 'waiting' }, pool.waiting);
+}
+
+export async function metricsRoutes(
+  app: FastifyInstance,
+  opts: { database: Database; token: string | null },
+): Promise<void> {
+  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
+    if (!allowed(request, opts.token)) throw new AppError('not_found', 'No route GET /metrics.');
+    await readDatabaseGauges(opts.database, Date.now());
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * A headless Chromium for browser tests: playwright-core drives the Chromium build shipped inside the npm
+ * package @sparticuz/chromium (unpacked to the temp folder on first use), so nothing is downloaded when tests
+ * run. `openBrowser()` once per file; `newPage()` per test; `screenshot()` saves under docs/screenshots/ for
+ * people to look at.
+ */
+import path from 'node:path';
+import chromium from '@sparticuz/chromium';
+import { type Browser, type Page, chromium as playwright } from 'playwright-core';
+
+export const SCREENSHOTS = path.resolve(import.meta.dirname, '../docs/screenshots');
+
+export interface TestBrowser {
+  browser: Browser;
+  newPage(options?: { width?: number; height?: number }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(): Promise<TestBrowser> {
+  const browser = await playwright.launch({
+    executablePath: await chromium.executablePath(),
+    args: chromium.args,
+    headless: true,
+  });
+  return {
+    browser,
+    newPage: ({ width = 1280, height = 900 } = {}) => browser.newPage({ viewport: { width, height } }),
+    close: () => browser.close(),
+  };
+}
+
+/** Saves a full-page screenshot as docs/screenshots/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  return file;
+}

@@ -1,0 +1,50 @@
+/**
+ * /docs in a real browser: the API reference renders from /openapi.json with Swagger UI served by Farmstead
+ * itself (no CDN: any request to another host fails the test).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openBrowser, screenshot, type TestBrowser } from './browser.ts';
+import { startTestApp, type TestApp } from './harness.ts';
+
+let t: TestApp;
+let browser: TestBrowser;
+let base: string;
+
+before(async () => {
+  t = await startTestApp('sqlite');
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  browser = await openBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+test('GET /docs serves the page and its Swagger UI files from this server', async () => {
+  const page = await t.request('GET', '/docs');
+  assert.equal(page.status, 200);
+  assert.match(String(page.headers['content-type']), /^text\/html/);
+  assert.match(String(page.body), /src="\/docs\/swagger-ui-bundle\.js"/);
+  const bundle = await t.app.inject({ url: '/docs/swagger-ui-bundle.js' });
+  assert.equal(bundle.statusCode, 200);
+  assert.ok(bundle.body.length > 100_000);
+});
+
+test('a person opening /docs sees the API operations listed, with nothing loaded from elsewhere', async () => {
+  const page = await browser.newPage();
+  const foreign: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(base)) foreign.push(request.url());
+  });
+  await page.goto(`${base}/docs`);
+  await page
+    .locator('.opblock-summary-path', { hasText: '/v1/farms/{farm}/brief' })
+    .first()
+    .waitFor({ timeout: 30_000 });
+  assert.ok((await page.locator('.opblock').count()) > 20);
+  assert.match((await page.locator('.info .title').textContent()) ?? '', /Farmstead API/);
+  assert.deepEqual(foreign, []);
+  await screenshot(page, 'api-reference');
+});

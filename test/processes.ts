@@ -1,0 +1,89 @@
+/**
+ * Real Farmstead processes for tests: `cli(args)` runs one command to its end; `startServer(env)` runs
+ * `serve` on a free port and resolves once /readyz answers 200.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { waitFor } from './harness.ts';
+
+export const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function cli(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env } },
+      (err, stdout, stderr) => {
+        const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export interface Server {
+  child: ChildProcess;
+  url: string;
+  output: { text: string };
+  stop(): Promise<number | null>;
+}
+
+export async function startServer(env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      FARMSTEAD_LOG_FORMAT: 'json',
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { text: '' };
+  child.stdout?.on('data', (d) => {
+    output.text += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    output.text += String(d);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    'the server to be ready',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited: ${output.text}`);
+      return (await fetch(`${url}/readyz`).catch(() => null))?.status === 200;
+    },
+    60_000,
+  );
+  return {
+    child,
+    url,
+    output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
