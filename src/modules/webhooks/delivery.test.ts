@@ -18,13 +18,13 @@ import {
   waitFor,
 } from '../../../test/harness.ts';
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
+import { hmacMatches, verifyLikeAReceiver } from '../../../test/webhook-receiver.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../domain/webhook-events.ts';
 import { startWorkers } from '../../workers/runner.ts';
 import { webhookDeliveryJob } from '../../workers/webhook-delivery.ts';
 import { emitEvent } from './emit.ts';
-import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
 
 /** The verifier printed in docs/webhooks.md, loaded from the docs, so the docs stay right. */
 async function docsVerifier(): Promise<(secret: string, header: string, body: string) => boolean> {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { forEachEngine, startReceiver, startWebhookWorker, waitFor } from '../../../test/harness.ts';
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
+import { hmacMatches, verifyLikeAReceiver } from '../../../test/webhook-receiver.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
-import { hmacMatches, verifyLikeAReceiver } from './test-helpers.ts';
 
 forEachEngine(
   'webhook event types',
