@@ -258,6 +258,8 @@ if (ENGINES.includes('sqlite')) {
       socket.write(body.slice(10));
       await waitFor('the response', () => response.includes('\r\n\r\n{'));
       assert.match(response, /^HTTP\/1\.1 201/);
+      // Closed with its answer, so the shutdown does not wait out the keep-alive timeout.
+      assert.match(response, /\r\nconnection: close\r\n/i);
       const [code] = await once(server.child, 'exit');
       assert.equal(code, 0);
       socket.destroy();

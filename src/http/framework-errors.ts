@@ -88,4 +88,9 @@ export function refuseWhileClosing(app: FastifyInstance): void {
     reply.header('connection', 'close');
     throw new AppError('unavailable', 'The server is shutting down; retry on another instance or shortly.');
   });
+  // A request in flight when closing began is answered, and its connection closed with the answer: left
+  // open, the idle keep-alive connection would hold the shutdown until its keep-alive timeout ran out.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 }
