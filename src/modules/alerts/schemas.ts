@@ -6,6 +6,23 @@ export const ALERT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const ALERT_STATUS_FILTERS = ['active', 'open', 'acknowledged', 'resolved', 'all'] as const;
 export type AlertStatusFilter = (typeof ALERT_STATUS_FILTERS)[number];
 
+/** An alert as the sample farm shows one (the Alert and Brief schemas' example). */
+export const ALERT_EXAMPLE = {
+  id: 'alt_01m81j18g0672fff714ps6m6qb',
+  farm_id: 'farm_01kyct2fdr20b7h8952h0m29dd',
+  severity: 'urgent',
+  title: 'High ammonia in House 2',
+  reason: 'Ammonia 26.5 ppm in House 2 — at or above the urgent line of 25 ppm',
+  rule: 'house.ammonia',
+  subject_type: 'device',
+  subject_id: 'dev_01m379xkdt1y8q9xray6w7qzb0',
+  status: 'open',
+  created_at: '2026-11-22T12:00:00.000Z',
+  updated_at: '2026-11-22T14:15:00.000Z',
+  acknowledged_at: null,
+  resolved_at: null,
+};
+
 export const AlertSchema = Type.Object(
   {
     id: Type.String(),
@@ -33,23 +50,7 @@ export const AlertSchema = Type.Object(
   {
     $id: 'Alert',
     title: 'Alert',
-    examples: [
-      {
-        id: 'alt_01m81j18g0672fff714ps6m6qb',
-        farm_id: 'farm_01kyct2fdr20b7h8952h0m29dd',
-        severity: 'urgent',
-        title: 'High ammonia in House 2',
-        reason: 'Ammonia 26.5 ppm in House 2 — at or above the urgent line of 25 ppm',
-        rule: 'house.ammonia',
-        subject_type: 'device',
-        subject_id: 'dev_01m379xkdt1y8q9xray6w7qzb0',
-        status: 'open',
-        created_at: '2026-11-22T12:00:00.000Z',
-        updated_at: '2026-11-22T14:15:00.000Z',
-        acknowledged_at: null,
-        resolved_at: null,
-      },
-    ],
+    examples: [ALERT_EXAMPLE],
   },
 );
 

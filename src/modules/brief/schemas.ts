@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, Nullable } from '../../http/schemas.ts';
+import { ALERT_EXAMPLE } from '../alerts/schemas.ts';
 
 /** What a ranked item is about, in rank order (alerts of severity info come last). */
 export const BRIEF_ITEM_KINDS = [
@@ -133,23 +134,7 @@ export const BriefSchema = Type.Object(
         local_date: '2026-11-22',
         headline: '1 urgent alert: High ammonia in House 2.',
         text: 'Urgent: High ammonia in House 2. House 2: feed 76.8%, water 88.2%, 23.7 °C, ammonia 26.5 ppm, battery 73.2%, 14 of 14 doors open.',
-        alerts: [
-          {
-            id: 'alt_01m81j18g0672fff714ps6m6qb',
-            farm_id: 'farm_01kyct2fdr20b7h8952h0m29dd',
-            severity: 'urgent',
-            title: 'High ammonia in House 2',
-            reason: 'Ammonia 26.5 ppm in House 2 — at or above the urgent line of 25 ppm',
-            rule: 'house.ammonia',
-            subject_type: 'device',
-            subject_id: 'dev_01m379xkdt1y8q9xray6w7qzb0',
-            status: 'open',
-            created_at: '2026-11-22T12:00:00.000Z',
-            updated_at: '2026-11-22T14:15:00.000Z',
-            acknowledged_at: null,
-            resolved_at: null,
-          },
-        ],
+        alerts: [ALERT_EXAMPLE],
         tasks: [],
         houses: [
           {
