@@ -8,25 +8,15 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ENGINES, testConfig } from './harness.ts';
+import { freePort } from './throwaway.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function untilHealthy(port: number, child: ChildProcess, output: { text: string }): Promise<void> {
   const deadline = Date.now() + 60_000;

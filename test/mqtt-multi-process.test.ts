@@ -4,62 +4,34 @@
  * its answer over MQTT on B is what A's API then shows. PostgreSQL only.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
+import { MAIN, type Server as ProcessServer, startServer } from './processes.ts';
+import { freePort } from './throwaway.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const run = promisify(execFile);
 
-interface Server {
+interface Server extends ProcessServer {
   port: number;
   mqttPort: number;
-  child: ChildProcess;
-  output: { text: string };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
+/** A server process with its MQTT TCP listener on a free port, once that listener is up. */
+async function startMqttServer(env: Record<string, string>): Promise<Server> {
   const mqttPort = await freePort();
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { ...env, PORT: String(port), FARMSTEAD_MQTT_PORT: String(mqttPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = await startServer({ ...env, FARMSTEAD_MQTT_PORT: String(mqttPort) });
+  await waitFor('the MQTT listener', async () => {
+    const health = await fetch(`${server.url}/healthz`).then(
+      (r) => r.json() as Promise<{ mqtt?: { tcp: string } }>,
+      () => null,
+    );
+    return health?.mqtt?.tcp === 'up';
   });
-  const output = { text: '' };
-  child.stdout?.on('data', (d) => {
-    output.text += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    output.text += String(d);
-  });
-  await waitFor(
-    `server on port ${port}`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited early: ${output.text}`);
-      const health = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.json() as Promise<{ mqtt?: { tcp: string } }>,
-        () => null,
-      );
-      return health?.mqtt?.tcp === 'up';
-    },
-    60_000,
-  );
-  return { port, mqttPort, child, output };
+  return { ...server, port: Number(new URL(server.url).port), mqttPort };
 }
 
 describe('MQTT across two server processes on one PostgreSQL database', {
@@ -77,7 +49,7 @@ describe('MQTT across two server processes on one PostgreSQL database', {
       DATABASE_URL: database.url,
       FARMSTEAD_PG_POOL_SIZE: '3',
     };
-    servers = [await startServer(env), await startServer(env)];
+    servers = [await startMqttServer(env), await startMqttServer(env)];
   });
 
   after(async () => {

@@ -4,9 +4,9 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { waitFor } from './harness.ts';
+import { freePort } from './throwaway.ts';
 
 export const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 
@@ -30,15 +30,7 @@ export function cli(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort };
 
 export interface Server {
   child: ChildProcess;
