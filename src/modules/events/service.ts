@@ -5,7 +5,7 @@ import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
-import { resolveSubject } from '../records/references.ts';
+import { patchSubject, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { eventPage, type FarmEventRow, toFarmEvent } from './repository.ts';
@@ -110,17 +110,7 @@ export async function updateEvent(
     if (patch.type !== undefined) next.type = patch.type;
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
     if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
-    if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
-      const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
-      // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
-      const subjectType =
-        patch.subject_type !== undefined
-          ? patch.subject_type
-          : patch.subject_id !== undefined
-            ? null
-            : row.subject_type;
-      Object.assign(next, await resolveSubject(trx, row.farm_id, subjectType, subjectId));
-    }
+    Object.assign(next, await patchSubject(trx, row.farm_id, row, patch));
     await saveRecord(trx, 'event', next);
     return toFarmEvent(next);
   });

@@ -44,3 +44,25 @@ export async function resolveSubject(
   if (subjectId && isSubjectKind(type)) await requireReference(db, farmId, type, subjectId, 'subject_id');
   return { subject_type: type, subject_id: subjectId };
 }
+
+/**
+ * The subject after a PATCH: the patch's members over the stored pair, resolved like a new one (a new
+ * subject_id without a subject_type is inferred afresh rather than keeping the old kind). Null when the
+ * patch names neither.
+ */
+export async function patchSubject(
+  db: Db,
+  farmId: string,
+  stored: { subject_type: string | null; subject_id: string | null },
+  patch: { subject_type?: string | null | undefined; subject_id?: string | null | undefined },
+): Promise<{ subject_type: string | null; subject_id: string | null } | null> {
+  if (patch.subject_type === undefined && patch.subject_id === undefined) return null;
+  const subjectId = patch.subject_id !== undefined ? patch.subject_id : stored.subject_id;
+  const subjectType =
+    patch.subject_type !== undefined
+      ? patch.subject_type
+      : patch.subject_id !== undefined
+        ? null
+        : stored.subject_type;
+  return resolveSubject(db, farmId, subjectType, subjectId);
+}

@@ -5,7 +5,7 @@ import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
-import { requireReference, resolveSubject } from '../records/references.ts';
+import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { markTaskDone, type TaskRow, taskPage, toTask } from './repository.ts';
 import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
@@ -81,17 +81,7 @@ export async function updateTask(
       next.status = patch.status;
       next.done_at = doneAtFor(patch.status, row, now);
     }
-    if (patch.subject_type !== undefined || patch.subject_id !== undefined) {
-      const subjectId = patch.subject_id !== undefined ? patch.subject_id : row.subject_id;
-      // A new subject_id without a subject_type is inferred afresh rather than keeping the old kind.
-      const subjectType =
-        patch.subject_type !== undefined
-          ? patch.subject_type
-          : patch.subject_id !== undefined
-            ? null
-            : row.subject_type;
-      Object.assign(next, await resolveSubject(trx, row.farm_id, subjectType, subjectId));
-    }
+    Object.assign(next, await patchSubject(trx, row.farm_id, row, patch));
     if (patch.alert_id !== undefined) {
       if (patch.alert_id) await requireReference(trx, row.farm_id, 'alert', patch.alert_id, 'alert_id');
       next.alert_id = patch.alert_id;
