@@ -23,6 +23,7 @@ import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
+import { buildSerializer } from './http/serialization.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler,
     ...timeoutOptions(config),
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, config);
 
