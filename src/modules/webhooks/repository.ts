@@ -1,7 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Db, Trx } from '../../db/schema.ts';
 import type {
-  AttemptTrigger,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
@@ -98,19 +97,8 @@ export function countAttempt(trx: Trx, deliveryId: string) {
     .executeTakeFirst();
 }
 
-export async function insertAttempt(
-  trx: Trx,
-  attempt: {
-    delivery_id: string;
-    number: number;
-    farm_id: string;
-    trigger: AttemptTrigger;
-    at: number;
-    duration_ms: number;
-    status_code: number | null;
-    error: string | null;
-  },
-): Promise<void> {
+/** Stores an attempt (`attempt` may carry more members, such as the transport's `succeeded`: only the columns are written). */
+export async function insertAttempt(trx: Trx, attempt: AttemptRow): Promise<void> {
   const { delivery_id, number, farm_id, trigger, at, duration_ms, status_code, error } = attempt;
   await trx
     .insertInto('webhook_attempts')
