@@ -73,7 +73,7 @@ const PG_PREFIX = 'farmstead_test';
 export function createPgDatabase(
   options: { migrated?: boolean } = {},
 ): Promise<{ url: string; drop(): Promise<void> }> {
-  return createPgDatabaseOn(PG_ADMIN_URL, PG_PREFIX, options);
+  return createPgDatabaseOn(PG_ADMIN_URL, PG_PREFIX, { ...options, asyncCommit: true });
 }
 
 /**
@@ -90,6 +90,7 @@ export async function testConfig(
     pgAdminUrl: PG_ADMIN_URL,
     prefix: PG_PREFIX,
     migrated: options.migrated ?? false,
+    asyncCommit: true,
     // Rate limits are off in tests unless a test turns them on (with small limits) through overrides.
     overrides: { rateLimitEnabled: false, ...pool, ...overrides },
   });

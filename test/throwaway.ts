@@ -95,14 +95,25 @@ async function migratedTemplate(adminUrl: string): Promise<string> {
   });
 }
 
+export interface PgDatabaseOptions {
+  /** A clone of the migrated template instead of an empty database. */
+  migrated?: boolean;
+  /**
+   * Commits do not wait for the disk (synchronous_commit off): only a crash of the PostgreSQL server could
+   * lose one, and no test crashes it (tests of a crashing Farmstead process still see every commit). For
+   * tests only: benchmarks measure durable commits.
+   */
+  asyncCommit?: boolean;
+}
+
 /**
- * A new PostgreSQL database on the server `adminUrl` names (any database there that we may connect to):
- * empty, or with `migrated`, a clone of the migrated template. Returns its URL and a function dropping it.
+ * A new PostgreSQL database on the server `adminUrl` names (any database there that we may connect to),
+ * empty unless `migrated`; returns its URL and a function dropping it.
  */
 export async function createPgDatabase(
   adminUrl: string,
   prefix = 'farmstead_test',
-  options: { migrated?: boolean } = {},
+  options: PgDatabaseOptions = {},
 ): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const template = options.migrated ? await migratedTemplate(adminUrl) : null;
@@ -110,9 +121,7 @@ export async function createPgDatabase(
     for (let attempt = 1; ; attempt++) {
       try {
         await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
-        // Commits need not wait for the disk: only a crash of the PostgreSQL server could lose one, and no
-        // test crashes it (tests of a crashing Farmstead process still see every commit).
-        await admin.query(`alter database ${name} set synchronous_commit = off`);
+        if (options.asyncCommit) await admin.query(`alter database ${name} set synchronous_commit = off`);
         return;
       } catch (err) {
         // 55006: the template is in use (a session still closing on it); it goes within moments.
@@ -148,11 +157,11 @@ export interface ThrowawayDatabase {
  */
 export async function throwawayDatabase(
   engine: Engine,
-  options: { pgAdminUrl: string; prefix: string; overrides?: Partial<Config>; migrated?: boolean },
+  options: { pgAdminUrl: string; prefix: string; overrides?: Partial<Config> } & PgDatabaseOptions,
 ): Promise<ThrowawayDatabase> {
-  const { pgAdminUrl, prefix, overrides = {}, migrated = false } = options;
+  const { pgAdminUrl, prefix, overrides = {}, ...pgOptions } = options;
   if (engine === 'postgres') {
-    const pgDb = await createPgDatabase(pgAdminUrl, prefix, { migrated });
+    const pgDb = await createPgDatabase(pgAdminUrl, prefix, pgOptions);
     return {
       engine,
       config: { ...loadConfig({}), databaseUrl: pgDb.url, ...overrides },
