@@ -77,6 +77,10 @@ export interface Config {
   rateLimitAuthFailures: number;
   /** Browser origins allowed to call the API cross-origin (CORS); none by default. */
   corsOrigins: readonly string[];
+  /** A live stream idle this long gets a keep-alive comment line, in milliseconds. */
+  streamKeepAliveMs: number;
+  /** How often live streams look for events whose notification was lost, in milliseconds. */
+  streamPollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -217,5 +221,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitDeviceKey: int(env, 'FARMSTEAD_RATE_LIMIT_DEVICE_KEY', 120, 1, 1_000_000),
     rateLimitAuthFailures: int(env, 'FARMSTEAD_RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
     corsOrigins: origins(env, 'FARMSTEAD_CORS_ORIGINS'),
+    streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
+    streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
   });
 }
