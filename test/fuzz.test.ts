@@ -313,7 +313,9 @@ interface Attempt {
 
 /** A Server-Sent Events route: accepted, it never ends, and inject waits for the end (its own tests use a socket). */
 function isEventStream(route: RouteEntry): boolean {
-  const ok = (route.schema?.response as Record<string, { content?: Record<string, unknown> }> | undefined)?.[200];
+  const ok = (
+    route.schema?.response as Record<string, { content?: Record<string, unknown> }> | undefined
+  )?.[200];
   return ok?.content?.['text/event-stream'] !== undefined;
 }
 
