@@ -6,6 +6,7 @@
  * skipped).
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
@@ -179,6 +180,40 @@ forEachEngine(
       } finally {
         again.close();
       }
+    });
+
+    test('a live client that stops reading is ended once it is 1 MiB behind (it resumes later with Last-Event-ID)', async () => {
+      const { key, farmId } = await setup();
+      const url = new URL(`${base}/v1/farms/${farmId}/stream`);
+      const socket = connect(Number(url.port), url.hostname);
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.on('error', () => {});
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      await waitFor('the opening frame', () => received.includes('retry:'));
+      const open = t().app.streams.count();
+      // The client stops reading; the events keep coming (each in its own transaction: live fan-out).
+      socket.pause();
+      const big = 'x'.repeat(256 * 1024);
+      let written = 0;
+      await waitFor(
+        'the stream to be ended',
+        async () => {
+          if (t().app.streams.count() < open) return true;
+          if (written < 200) {
+            await emitEvent(t().database.db, farmId, 'event.created', { n: written++, big });
+          }
+          return false;
+        },
+        60_000,
+      );
+      assert.ok(written > 4, `ended after ${written} events of 256 KiB`);
+      socket.resume();
+      await waitFor('the end of the response', () => received.includes('reads too slowly'));
+      socket.destroy();
     });
 
     test("another farm's and another account's events never appear; their streams are 404", async () => {
