@@ -13,6 +13,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Engine, openDatabase } from '../src/db/database.ts';
+import { migrations } from '../src/db/migrations/index.ts';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (for child processes that must be told a port). */
 export async function freePort(): Promise<number> {
@@ -56,20 +57,24 @@ async function untilUnused(client: pg.Client, name: string): Promise<void> {
 
 /**
  * The name of a database migrated to this code's latest schema, made once per server and migration set:
- * the key hashes the migrations (and the table facts they import) and names the month, since the readings
- * partitions a migration creates depend on it. Built under another name and renamed when complete, under an
+ * the key hashes the migrations (as loaded, and the table facts they import) and names the month, since
+ * the readings partitions a migration creates depend on it. Built under another name and renamed when complete, under an
  * advisory lock, so parallel test processes build it once and never clone a half-migrated one. Templates
  * of older migration sets stay until dropped by hand (`drop database farmstead_template_…`).
  */
 async function migratedTemplate(adminUrl: string): Promise<string> {
   const hash = createHash('sha256');
-  const dbDir = path.resolve(import.meta.dirname, '../src/db');
-  for (const dir of ['migrations', 'tables']) {
-    for (const file of readdirSync(path.join(dbDir, dir)).sort()) {
-      hash.update(file).update(readFileSync(path.join(dbDir, dir, file)));
-    }
+  // The migrations as this process loaded them (so a checkout changing under a running test cannot pair
+  // one set's template with another's code), and the table facts they import.
+  for (const [name, migration] of Object.entries(migrations)) {
+    hash
+      .update(name)
+      .update(String(migration.up))
+      .update(String(migration.down ?? ''));
   }
-  hash.update(readFileSync(path.join(dbDir, 'engine.ts')));
+  const tables = path.resolve(import.meta.dirname, '../src/db/tables');
+  for (const file of readdirSync(tables).sort())
+    hash.update(file).update(readFileSync(path.join(tables, file)));
   const month = new Date().toISOString().slice(0, 7).replace('-', '');
   const name = `farmstead_template_${hash.digest('hex').slice(0, 12)}_${month}`;
   return withAdmin(adminUrl, async (admin) => {
