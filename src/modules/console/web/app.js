@@ -1,0 +1,201 @@
+/**
+ * The console app: finds the page for the URL, makes sure a session exists for pages that need one (else
+ * the sign-in page, returning here afterwards), and shows the page inside the shell: the farm switcher, the
+ * live/test switch, the navigation and sign-out.
+ */
+import { CONSOLE_PAGES } from '../pages.ts';
+import { api, whenSignedOut } from './api.js';
+import { html, render, useEffect, useState } from './lib.js';
+import { PAGE_MODULES } from './pages/index.js';
+import { matchPage, navigate, useLocation } from './router.js';
+import {
+  chooseFarm,
+  loadCatalog,
+  loadFarms,
+  loadSession,
+  setSession,
+  switchMode,
+  useStore,
+} from './store.js';
+import { useStreamStatus } from './stream.js';
+import { ErrorText, Loading } from './ui.js';
+
+const loaded = new Map();
+
+/** The page's module, loaded once. */
+function usePageModule(name) {
+  const [module, setModule] = useState(() => loaded.get(name) ?? null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    if (loaded.has(name)) {
+      setModule(loaded.get(name));
+      return;
+    }
+    setModule(null);
+    PAGE_MODULES[name]().then(
+      (m) => {
+        loaded.set(name, m);
+        setModule(m);
+      },
+      (err) => setError(err),
+    );
+  }, [name]);
+  return { module, error };
+}
+
+export function signInUrl() {
+  const next = location.pathname + location.search;
+  return next === '/' || next.startsWith('/sign-in')
+    ? '/sign-in'
+    : `/sign-in?next=${encodeURIComponent(next)}`;
+}
+
+whenSignedOut(() => {
+  setSession(null);
+  navigate(signInUrl(), { replace: true });
+});
+
+function FarmSwitcher() {
+  const { farms, farmId } = useStore();
+  if (farms.length === 0) return html`<span class="muted">No farms</span>`;
+  return html`<label class="farm-switcher"><span class="visually-hidden">Farm</span>
+    <select value=${farmId} onChange=${(e) => chooseFarm(e.currentTarget.value)}>
+      ${farms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
+    </select></label>`;
+}
+
+function ModeSwitch() {
+  const { session } = useStore();
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const test = session.mode === 'test';
+  const toggle = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await switchMode(test ? 'live' : 'test');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<span class="mode-switch">
+    <label><input type="checkbox" role="switch" checked=${test} disabled=${busy} onChange=${toggle} />
+      <span>Test mode</span></label>
+    <${ErrorText} error=${error} />
+  </span>`;
+}
+
+function StreamBadge() {
+  const status = useStreamStatus();
+  if (status === 'off') return null;
+  return html`<span class=${`stream ${status}`} title="Updates arrive without reloading">
+    ${status === 'live' ? 'Live' : 'Connecting…'}</span>`;
+}
+
+function Shell({ route, children }) {
+  const { session } = useStore();
+  const [error, setError] = useState(null);
+  const signOut = async () => {
+    try {
+      await api('DELETE', '/v1/session');
+      setSession(null);
+      navigate('/sign-in');
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const role = session.person.role;
+  const nav = CONSOLE_PAGES.filter((p) => p.nav && (!p.roles || p.roles.includes(role)));
+  return html`
+    ${
+      session.mode === 'test' &&
+      html`<div class="test-banner" role="note">
+      <strong>Test mode</strong> — test farms and the sample farm; nothing here reaches a live house.</div>`
+    }
+    <header class="top">
+      <div class="bar">
+        <a class="brand" href="/">Farmstead</a>
+        <${FarmSwitcher} />
+        <${StreamBadge} />
+        <span class="spacer"></span>
+        <${ModeSwitch} />
+        <span class="who" title=${session.person.email}>${session.person.name ?? session.person.email}
+          <span class="role">${role}</span></span>
+        <button type="button" class="button link" onClick=${signOut}>Sign out</button>
+      </div>
+      <nav aria-label="Pages"><ul>
+        ${nav.map(
+          (p) =>
+            html`<li><a href=${p.path} aria-current=${p === route ? 'page' : undefined}>${p.title}</a></li>`,
+        )}
+      </ul></nav>
+      <${ErrorText} error=${error} />
+    </header>
+    <main id="main" tabindex="-1">${children}</main>`;
+}
+
+function NoFarm() {
+  const { session } = useStore();
+  return html`<div class="panel"><h1>No farm yet</h1>
+    <p>This account has no ${session.mode} farms.
+    ${session.mode === 'live' ? ' Switch on test mode above to look around the sample farm.' : ''}</p></div>`;
+}
+
+function App() {
+  const loc = useLocation();
+  const store = useStore();
+  const [boot, setBoot] = useState({ ready: false, error: null });
+  const match = matchPage(loc.pathname);
+  const route = match?.page;
+  const { module, error } = usePageModule(route?.page ?? 'brief');
+
+  useEffect(() => {
+    if (!route || route.public) return;
+    if (store.session && boot.ready) return;
+    let live = true;
+    (async () => {
+      const session = store.session ?? (await loadSession());
+      if (!session) {
+        navigate(signInUrl(), { replace: true });
+        return;
+      }
+      await Promise.all([loadFarms(), loadCatalog()]);
+      if (live) setBoot({ ready: true, error: null });
+    })().catch((err) => live && setBoot({ ready: false, error: err }));
+    return () => {
+      live = false;
+    };
+  }, [route, store.session]);
+
+  useEffect(() => {
+    document.title = route ? `${route.title} · Farmstead` : 'Farmstead';
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [route]);
+
+  if (!route) {
+    return html`<main class="narrow"><h1>Page not found</h1><p><a href="/">Go to the brief</a></p></main>`;
+  }
+  if (error)
+    return html`<main class="narrow"><${Loading} error=${error} retry=${() => location.reload()} /></main>`;
+  if (route.public) {
+    return html`<main class="narrow" id="main" tabindex="-1">
+      ${module ? html`<${module.Page} params=${match.params} />` : html`<${Loading} />`}</main>`;
+  }
+  if (!store.session || !boot.ready) {
+    return html`<main class="narrow"><${Loading} error=${boot.error} retry=${() => location.reload()} /></main>`;
+  }
+  if (route.roles && !route.roles.includes(store.session.person.role)) {
+    return html`<${Shell} route=${route}><div class="panel"><h1>${route.title}</h1>
+      <p>Only an ${route.roles.join(' or ')} can open this page.</p></div><//>`;
+  }
+  const farm = store.farms.find((f) => f.id === store.farmId) ?? null;
+  return html`<${Shell} route=${route}>
+    ${!module ? html`<${Loading} />` : !farm && route.path !== '/people' ? html`<${NoFarm} />` : html`<${module.Page} params=${match.params} farm=${farm} />`}
+  <//>`;
+}
+
+const root = document.getElementById('app');
+root.replaceChildren();
+render(html`<${App} />`, root);
