@@ -1,9 +1,12 @@
 /**
  * The internal emitter. Every change that produces a webhook event calls `emitEvent` with the same
  * transaction that makes the change, so the event is stored (in the outbox) exactly when the change
- * commits; the delivery worker sends it later. Nothing is lost if the process dies in between.
+ * commits; the delivery worker sends it later. Nothing is lost if the process dies in between. The farm's
+ * live streams (modules/stream) hear of it on the bus, notified in the same transaction: at commit on
+ * PostgreSQL, in every process, and not at all on rollback.
  */
 
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import type { WebhookEventName } from '../../domain/webhook-events.ts';
 import { newId } from '../../lib/ids.ts';
@@ -35,5 +38,6 @@ export async function emitEvent(
       dispatched_at: null,
     })
     .execute();
+  await notify(db, BUS_CHANNELS.farmOutbox, farmId);
   return event;
 }
