@@ -22,25 +22,24 @@ import { ErrorText, Loading } from './ui.js';
 
 const loaded = new Map();
 
-/** The page's module, loaded once. */
+/** The page's module, loaded once; null while it loads (never another page's module). */
 function usePageModule(name) {
-  const [module, setModule] = useState(() => loaded.get(name) ?? null);
-  const [error, setError] = useState(null);
+  const [state, setState] = useState({ name: null, module: null, error: null });
   useEffect(() => {
     if (loaded.has(name)) {
-      setModule(loaded.get(name));
+      setState({ name, module: loaded.get(name), error: null });
       return;
     }
-    setModule(null);
     PAGE_MODULES[name]().then(
       (m) => {
         loaded.set(name, m);
-        setModule(m);
+        setState({ name, module: m, error: null });
       },
-      (err) => setError(err),
+      (error) => setState({ name, module: null, error }),
     );
   }, [name]);
-  return { module, error };
+  const module = loaded.get(name) ?? null;
+  return { module, error: state.name === name ? state.error : null };
 }
 
 export function signInUrl() {
