@@ -199,7 +199,7 @@ test('move.start asks for confirmation first, and is not sent when declined', as
   const sent = (await houseByName('House 1')).recent_commands[0];
   assert.equal(sent?.command, 'move.start');
   assert.deepEqual(sent?.params, { meters_per_day: 12 });
-  await page.locator('details.send[open]').evaluate('(d) => { d.open = false; }');
+  await card.locator('summary', { hasText: 'Send a command' }).click();
   await page.evaluate('window.scrollTo(0, 0)');
   await screenshots(page, 'houses');
   assert.deepEqual(owner.problems, []);
