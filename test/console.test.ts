@@ -95,7 +95,12 @@ test('an owner follows the setup link, sets a password, signs in, and the brief 
   owner = await openPage(world, DESKTOP);
   const { page } = owner;
   ownerEmail = `owner.${Date.now()}@farm.test`;
-  await setUp(page, await setupLink('owner', ownerEmail));
+  const link = await setupLink('owner', ownerEmail);
+  await setUp(page, link);
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'This link no longer works' }).waitFor();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in to Farmstead' }).waitFor();
