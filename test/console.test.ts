@@ -125,8 +125,11 @@ test('an owner follows the setup link, sets a password, signs in, and the brief 
   assert.deepEqual(owner.problems, []);
 });
 
-test('acknowledging the ammonia alert moves it from Open to Acknowledged', async () => {
+test('a brief item links to its alert; acknowledging the alert moves it from Open to Acknowledged', async () => {
   const { page } = owner;
+  await page.locator('ol.items > li').first().getByRole('link').click();
+  await page.locator('li.alert:focus', { hasText: 'High ammonia in House 2' }).waitFor();
+  assert.equal(new URL(page.url()).searchParams.get('status'), 'all');
   await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
   const card = alertCard(page, 'High ammonia in House 2');
   await card.waitFor();

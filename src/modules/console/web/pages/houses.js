@@ -9,7 +9,7 @@ import { CommandForm } from '../command-form.js';
 import { html, useEffect, useMemo } from '../lib.js';
 import { useStore } from '../store.js';
 import { useFarmStream } from '../stream.js';
-import { ago, amount, farmTime, Loading, useLoad } from '../ui.js';
+import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.js';
 
 const METRICS = [
   { metric: 'feed.bin_pct', label: 'Feed' },
@@ -133,6 +133,7 @@ export function Page({ farm }) {
     return () => clearInterval(timer);
   }, [pending]);
 
+  useScrollToHash(houses.data !== null);
   if (!houses.data) return html`<${Loading} error=${houses.error} retry=${houses.reload} />`;
   const commands = catalog?.commands?.house ?? [];
   return html`<section>
