@@ -138,6 +138,7 @@ export function Page({ farm }) {
   const commands = catalog?.commands?.house ?? [];
   return html`<section>
     <h1>Houses</h1>
+    ${farm.sample && html`<p class="muted small">Commands to the sample farm's houses are simulated: done at once.</p>`}
     ${list.length === 0 && html`<p class="calm">No houses on ${farm.name}.</p>`}
     <div class="house-grid">
       ${list.map(
