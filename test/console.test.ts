@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import type { Alert } from '../src/modules/alerts/schemas.ts';
 import type { Command } from '../src/modules/commands/schemas.ts';
 import type { House } from '../src/modules/houses/schemas.ts';
-import { invitePerson } from '../src/modules/people/service.ts';
+import { invitePerson } from '../src/modules/people/links.ts';
 import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
