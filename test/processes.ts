@@ -59,14 +59,21 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
     output.text += String(d);
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    'the server to be ready',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited: ${output.text}`);
-      return (await fetch(`${url}/readyz`).catch(() => null))?.status === 200;
-    },
-    60_000,
-  );
+  try {
+    // Generous: on a loaded machine (many test runs at once) a start has taken close to a minute.
+    await waitFor(
+      'the server to be ready',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`server exited: ${output.text}`);
+        return (await fetch(`${url}/readyz`).catch(() => null))?.status === 200;
+      },
+      120_000,
+    );
+  } catch (err) {
+    // A server that never got ready is not left running (it would hold the test run open).
+    child.kill('SIGKILL');
+    throw err;
+  }
   return {
     child,
     url,

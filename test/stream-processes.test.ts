@@ -52,7 +52,11 @@ describe('live stream across two server processes on one PostgreSQL database', {
       // The safety poll must not be what carries the event: the notification must.
       FARMSTEAD_STREAM_POLL_MS: '60000',
     };
-    servers = await Promise.all([startServer(env), startServer(env)]);
+    // Each started server is kept, so `after` stops it even when the other failed to start.
+    const started = await Promise.allSettled([startServer(env), startServer(env)]);
+    servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 
   after(async () => {

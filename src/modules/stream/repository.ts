@@ -7,6 +7,8 @@ import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import type { RoleName } from '../../domain/permissions.ts';
+import type { KeyMode } from '../../lib/secrets.ts';
 import type { OutboxEvent } from '../webhooks/signing.ts';
 
 /** `outbox.seq` of rows that are never streamed (the sample farm's seed; webhooks do not get them either). */
@@ -100,6 +102,26 @@ export async function newestEvent(db: Db, farmId: string): Promise<{ id: string;
     .limit(1)
     .executeTakeFirst();
   return row && row.seq !== null ? { id: row.id, seq: row.seq } : null;
+}
+
+/**
+ * Whether a console session still stands as it was when its stream opened: not ended (signed out, password
+ * changed, person removed), still in the same mode, its person still in the same role.
+ */
+export async function sessionIsActive(
+  db: Db,
+  session: { sessionId: string; role: RoleName },
+  mode: KeyMode,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('people', 'people.id', 'sessions.person_id')
+    .select('sessions.id')
+    .where('sessions.id', '=', session.sessionId)
+    .where('sessions.mode', '=', mode)
+    .where('people.role', '=', session.role)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Whether an API key is still valid (a stream re-checks its caller while it runs). */

@@ -5,9 +5,10 @@
 import type { Db } from '../../db/schema.ts';
 import { allows, type Policy, permission } from '../../domain/permissions.ts';
 import { isWebhookEventName, WEBHOOK_EVENT_RESOURCES } from '../../domain/webhook-events.ts';
+import type { ApiCaller } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireFarm, type Scope } from '../farms/access.ts';
-import { keyIsActive } from './repository.ts';
+import { requireFarm } from '../farms/access.ts';
+import { keyIsActive, sessionIsActive } from './repository.ts';
 import { EVENT_ID_PATTERN } from './schemas.ts';
 
 function checkedEventId(value: string, param: string): string {
@@ -39,11 +40,17 @@ export function mayReceive(policy: Policy, type: string): boolean {
   return isWebhookEventName(type) && allows(policy, permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
 }
 
-/** While a stream runs: is its key still valid, and the farm still the caller's? */
-export async function stillAllowed(db: Db, scope: Scope, keyId: string, farmId: string): Promise<boolean> {
-  if (!(await keyIsActive(db, keyId))) return false;
+/**
+ * While a stream runs: is its key still valid (or its console session still as it was), and the farm still
+ * the caller's?
+ */
+export async function stillAllowed(db: Db, caller: ApiCaller, farmId: string): Promise<boolean> {
+  const active = caller.session
+    ? await sessionIsActive(db, caller.session, caller.mode)
+    : await keyIsActive(db, caller.keyId);
+  if (!active) return false;
   try {
-    await requireFarm(db, scope, farmId);
+    await requireFarm(db, caller, farmId);
     return true;
   } catch (err) {
     if (err instanceof AppError && err.code === 'not_found') return false;

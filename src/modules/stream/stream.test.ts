@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
+import { signedInPerson } from '../../../test/people.ts';
 import { openSse, type SseStream } from '../../../test/sse.ts';
 import { newId } from '../../lib/ids.ts';
 import type { FarmEvent } from '../events/schemas.ts';
@@ -428,6 +429,25 @@ forEachEngine(
           ['event.created'],
           'the alert and the device events stay out',
         );
+      } finally {
+        stream.close();
+      }
+    });
+
+    test('a console session streams with its cookie (EventSource sends it); signing out ends the stream', async () => {
+      const acct = await t().account('Stream sessions');
+      // A live farm first: a session opens in live mode when the account has one.
+      const farm = await make.farm(t(), acct.live_key, { name: 'Crew farm' });
+      const crew = await signedInPerson(t(), acct, 'crew');
+      const stream = await openSse(`${base}/v1/farms/${farm.id}/stream`, '', { cookie: crew.cookie });
+      try {
+        assert.equal(stream.status, 200, stream.body);
+        await waitFor('the opening frame', () => stream.retry !== null);
+        const event = await logEvent(t(), acct.live_key, farm.id, 'for the crew');
+        await stream_next(stream, event.id);
+        assert.equal((await crew.request('DELETE', '/v1/session')).status, 204);
+        assert.deepEqual(await stream.ended, { clean: true });
+        assert.ok(stream.comments.some((c) => /access to this farm ended/.test(c)));
       } finally {
         stream.close();
       }
