@@ -117,7 +117,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         app.log,
       )
     : null;
-  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice, limiter });
+  registerAuth(app, {
+    db,
+    usage,
+    deviceAuthenticator: authenticateDevice,
+    limiter,
+    databaseUrl: config.databaseUrl,
+  });
   registerIdempotency(app, { db });
 
   const mqtt = await installMqtt(app, {

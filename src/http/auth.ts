@@ -3,8 +3,8 @@
  *  - 'api' (default): an API key `rk_live_…` / `rk_test_…`;
  *  - 'device': a device key `rd_…` (device endpoints only);
  *  - 'none': public (catalog, health, OpenAPI).
- * Keys are looked up by their SHA-256 hash on every request (no cache), so a revoked key stops working
- * at once in every process.
+ * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (key-cache.ts) that
+ * revocation, rotation and deletion clear at once in this process and, by notification, in every other.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
@@ -14,6 +14,7 @@ import { MINUTE_MS } from '../lib/time.ts';
 import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
+import { apiKeyCache, deviceKeyCache, KeyChangeListener } from './key-cache.ts';
 import { checkAccess, trackRouteAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -85,10 +86,10 @@ class LastUsedTracker {
   }
 }
 
-export async function authenticateApiKey(
-  db: Db,
-  token: string | null,
-): Promise<Omit<ApiCaller, 'kind'> & { lastUsedAt: number | null }> {
+/** What the key cache holds for an API key. */
+export type CachedApiKey = Omit<ApiCaller, 'kind'> & { lastUsedAt: number | null };
+
+export async function authenticateApiKey(db: Db, token: string | null): Promise<CachedApiKey> {
   if (!token) {
     throw unauthorized('Send your API key in the header "Authorization: Bearer rk_live_…" (or rk_test_…).');
   }
@@ -98,23 +99,29 @@ export async function authenticateApiKey(
   if (!/^rk_(live|test)_[0-9A-Za-z]+$/.test(token)) {
     throw unauthorized('That is not an API key: API keys start with rk_live_ or rk_test_.');
   }
-  const row = await db
-    .selectFrom('api_keys')
-    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
-    .where('key_hash', '=', hashSecret(token))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) throw unauthorized('This API key is not valid: it is unknown or has been revoked.');
-  return {
-    accountId: row.account_id,
-    keyId: row.id,
-    keyName: row.name,
-    mode: row.mode,
-    prefix: row.prefix,
-    grants: parseGrants(row.permissions),
-    farms: parseFarms(row.farms),
-    lastUsedAt: row.last_used_at,
-  };
+  const hash = hashSecret(token);
+  const key = await apiKeyCache.lookup(db, hash, async () => {
+    const row = await db
+      .selectFrom('api_keys')
+      .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
+      .where('key_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return null;
+    const value: CachedApiKey = {
+      accountId: row.account_id,
+      keyId: row.id,
+      keyName: row.name,
+      mode: row.mode,
+      prefix: row.prefix,
+      grants: parseGrants(row.permissions),
+      farms: parseFarms(row.farms),
+      lastUsedAt: row.last_used_at,
+    };
+    return { value, id: row.id };
+  });
+  if (!key) throw unauthorized('This API key is not valid: it is unknown or has been revoked.');
+  return key;
 }
 
 /** Looks up a device key; installed by the devices module so auth stays in one place. */
@@ -128,9 +135,15 @@ export function registerAuth(
     deviceAuthenticator?: DeviceAuthenticator;
     /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
     limiter?: RateLimiter | null;
+    /** PostgreSQL: where to LISTEN for keys revoked by other processes (key-cache.ts). */
+    databaseUrl?: string | null;
   },
 ): void {
   const lastUsed = new LastUsedTracker(deps.db);
+  const keyChanges = new KeyChangeListener(deps.databaseUrl ?? null, (err) =>
+    app.log.warn({ err }, 'key revocation notifications: connection lost; reconnecting'),
+  );
+  app.addHook('onClose', async () => keyChanges.close());
   app.decorateRequest('caller', null);
   trackRouteAccess(app);
 
@@ -144,6 +157,7 @@ export function registerAuth(
     if (!request.routeOptions.url) return;
     const auth = request.routeOptions.config.auth ?? 'api';
     if (auth === 'none') return;
+    keyChanges.ensure();
     try {
       if (auth === 'device') await authenticateDeviceRequest(request, reply);
       else await authenticateApiRequest(request, reply);
@@ -162,7 +176,13 @@ export function registerAuth(
     if (!token.startsWith('rd_')) {
       throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
     }
-    const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
+    const authenticator = deps.deviceAuthenticator;
+    const device = authenticator
+      ? await deviceKeyCache.lookup(deps.db, hashSecret(token), async () => {
+          const found = await authenticator(deps.db, token);
+          return found && { value: found, id: found.deviceId, farmId: found.farmId };
+        })
+      : null;
     if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
     request.caller = { kind: 'device', ...device };
     logWith(request, reply, { device: device.deviceId });
