@@ -209,11 +209,17 @@ export function registerAuth(
 }
 
 /**
- * Adds bindings to the request's logger. Fastify writes "request completed" through reply.log, which was
- * made before the key was known, so both are replaced.
+ * Adds bindings to the request's logger. Fastify gives each request its own child logger (shared by
+ * request and reply), so the bindings are set on it in place rather than by making another child per
+ * request; where there is no own child (logging off, or a shared logger) both are replaced by a child.
  */
 function logWith(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
-  request.log = request.log.child(bindings);
+  const log = request.log as FastifyRequest['log'] & { setBindings?: (b: Record<string, string>) => void };
+  if (log !== request.server.log && log === reply.log && typeof log.setBindings === 'function') {
+    log.setBindings(bindings);
+    return;
+  }
+  request.log = log.child(bindings);
   reply.log = request.log;
 }
 
