@@ -21,12 +21,14 @@ export const BUS_CHANNELS = {
   apiKeys: 'farmstead_api_keys',
   /** Payload: a farm id whose devices were all deleted (farm deleted or sample farm reset). */
   farmDevices: 'farmstead_farm_devices',
+  /** Payload: a farm id whose outbox got an event (the live stream reads it; modules/stream). */
+  farmOutbox: 'farmstead_farm_outbox',
 } as const;
 
 export type BusChannel = (typeof BUS_CHANNELS)[keyof typeof BUS_CHANNELS];
 
-// Process-wide: with SQLite every app in this process shares it. Payloads are device ids (unique across
-// databases), and listeners look them up in their own database, so sharing is harmless.
+// Process-wide: with SQLite every app in this process shares it. Payloads are device or farm ids (unique
+// across databases), and listeners look them up in their own database, so sharing is harmless.
 const local = new EventEmitter();
 local.setMaxListeners(0);
 
