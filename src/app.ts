@@ -138,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     csrfTokenOf,
     clock,
     limiter,
+    databaseUrl: config.databaseUrl,
   });
   registerIdempotency(app, { db });
 

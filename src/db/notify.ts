@@ -17,6 +17,10 @@ export const BUS_CHANNELS = {
   deviceCommands: 'farmstead_device_commands',
   /** Payload: a device id whose key was rotated or that was deleted. */
   deviceKeys: 'farmstead_device_keys',
+  /** Payload: an API key id that was revoked (processes drop it from their key cache). */
+  apiKeys: 'farmstead_api_keys',
+  /** Payload: a farm id whose devices were all deleted (farm deleted or sample farm reset). */
+  farmDevices: 'farmstead_farm_devices',
   /** Payload: a farm id whose outbox got an event (the live stream reads it; modules/stream). */
   farmOutbox: 'farmstead_farm_outbox',
 } as const;

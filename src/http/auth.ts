@@ -6,8 +6,8 @@
  *    session's CSRF token in `X-CSRF-Token`;
  *  - 'device': a device key `rd_…` (device endpoints only);
  *  - 'none': public (catalog, health, OpenAPI).
- * Keys are looked up by their SHA-256 hash on every request (no cache), so a revoked key stops working
- * at once in every process.
+ * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (key-cache.ts) that
+ * revocation, rotation and deletion clear at once in this process and, by notification, in every other.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
@@ -19,6 +19,7 @@ import { MINUTE_MS } from '../lib/time.ts';
 import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
+import { apiKeyCache, deviceKeyCache, KeyChangeListener } from './key-cache.ts';
 import { checkAccess, trackRouteAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -146,10 +147,10 @@ class LastUsedTracker {
   }
 }
 
-export async function authenticateApiKey(
-  db: Db,
-  token: string | null,
-): Promise<Omit<ApiCaller, 'kind'> & { lastUsedAt: number | null }> {
+/** What the key cache holds for an API key. */
+export type CachedApiKey = Omit<ApiCaller, 'kind'> & { lastUsedAt: number | null };
+
+export async function authenticateApiKey(db: Db, token: string | null): Promise<CachedApiKey> {
   if (!token) {
     throw unauthorized('Send your API key in the header "Authorization: Bearer rk_live_…" (or rk_test_…).');
   }
@@ -159,25 +160,31 @@ export async function authenticateApiKey(
   if (!/^rk_(live|test)_[0-9A-Za-z]+$/.test(token)) {
     throw unauthorized('That is not an API key: API keys start with rk_live_ or rk_test_.');
   }
-  const row = await db
-    .selectFrom('api_keys')
-    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
-    .where('key_hash', '=', hashSecret(token))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) throw unauthorized('This API key is not valid: it is unknown or has been revoked.');
-  return {
-    accountId: row.account_id,
-    keyId: row.id,
-    keyName: row.name,
-    mode: row.mode,
-    prefix: row.prefix,
-    grants: parseGrants(row.permissions),
-    farms: parseFarms(row.farms),
-    policy: { families: parseGrants(row.permissions) },
-    session: null,
-    lastUsedAt: row.last_used_at,
-  };
+  const hash = hashSecret(token);
+  const key = await apiKeyCache.lookup(db, hash, async () => {
+    const row = await db
+      .selectFrom('api_keys')
+      .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
+      .where('key_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return null;
+    const value: CachedApiKey = {
+      accountId: row.account_id,
+      keyId: row.id,
+      keyName: row.name,
+      mode: row.mode,
+      prefix: row.prefix,
+      grants: parseGrants(row.permissions),
+      farms: parseFarms(row.farms),
+      policy: { families: parseGrants(row.permissions) },
+      session: null,
+      lastUsedAt: row.last_used_at,
+    };
+    return { value, id: row.id };
+  });
+  if (!key) throw unauthorized('This API key is not valid: it is unknown or has been revoked.');
+  return key;
 }
 
 /** Looks up a device key; installed by the devices module so auth stays in one place. */
@@ -196,10 +203,16 @@ export function registerAuth(
     csrfTokenOf?: (token: string) => string;
     /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
     limiter?: RateLimiter | null;
+    /** PostgreSQL: where to LISTEN for keys revoked by other processes (key-cache.ts). */
+    databaseUrl?: string | null;
   },
 ): void {
   const clock = deps.clock ?? Date.now;
   const lastUsed = new LastUsedTracker(deps.db);
+  const keyChanges = new KeyChangeListener(deps.databaseUrl ?? null, (err) =>
+    app.log.warn({ err }, 'key revocation notifications: connection lost; reconnecting'),
+  );
+  app.addHook('onClose', async () => keyChanges.close());
   app.decorateRequest('caller', null);
   trackRouteAccess(app);
 
@@ -213,6 +226,7 @@ export function registerAuth(
     if (!request.routeOptions.url) return;
     const auth = request.routeOptions.config.auth ?? 'api';
     if (auth === 'none') return;
+    keyChanges.ensure();
     try {
       if (auth === 'device') await authenticateDeviceRequest(request, reply);
       else await authenticateApiRequest(request, reply);
@@ -231,7 +245,13 @@ export function registerAuth(
     if (!token.startsWith('rd_')) {
       throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
     }
-    const device = deps.deviceAuthenticator ? await deps.deviceAuthenticator(deps.db, token) : null;
+    const authenticator = deps.deviceAuthenticator;
+    const device = authenticator
+      ? await deviceKeyCache.lookup(deps.db, hashSecret(token), async () => {
+          const found = await authenticator(deps.db, token);
+          return found && { value: found, id: found.deviceId, farmId: found.farmId };
+        })
+      : null;
     if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
     request.caller = { kind: 'device', ...device };
     logWith(request, reply, { device: device.deviceId });
@@ -304,11 +324,17 @@ export function registerAuth(
 }
 
 /**
- * Adds bindings to the request's logger. Fastify writes "request completed" through reply.log, which was
- * made before the key was known, so both are replaced.
+ * Adds bindings to the request's logger. Fastify gives each request its own child logger (shared by
+ * request and reply), so the bindings are set on it in place rather than by making another child per
+ * request; where there is no own child (logging off, or a shared logger) both are replaced by a child.
  */
 function logWith(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
-  request.log = request.log.child(bindings);
+  const log = request.log as FastifyRequest['log'] & { setBindings?: (b: Record<string, string>) => void };
+  if (log !== request.server.log && log === reply.log && typeof log.setBindings === 'function') {
+    log.setBindings(bindings);
+    return;
+  }
+  request.log = log.child(bindings);
   reply.log = request.log;
 }
 

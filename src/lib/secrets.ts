@@ -1,15 +1,26 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+// CSPRNG bytes drawn a few kilobytes at a time (as Node's randomUUID does): a request id per request no
+// longer costs a call into the random generator and a fresh buffer each.
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++] as number;
+}
 
 /** `length` characters of base62 from a CSPRNG (rejection sampling keeps it unbiased); 32 characters ≈ 190 bits. */
 export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

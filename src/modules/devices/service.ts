@@ -4,6 +4,7 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import type { DeviceCaller } from '../../http/auth.ts';
 import { invalid } from '../../http/errors.ts';
+import { forgetDevice } from '../../http/key-cache.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -149,7 +150,7 @@ export async function deleteDevice(
   deviceId: string,
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
-  return inTransaction(db, async (trx) => {
+  const deleted = await inTransaction(db, async (trx) => {
     const device = await loadScoped(trx, scope, 'device', deviceId);
     // Nothing would ever report to resolve them: a deleted device's alerts resolve with it.
     const subject = { farmId: device.farm_id, type: 'device', id: device.id };
@@ -159,6 +160,8 @@ export async function deleteDevice(
     await notify(trx, BUS_CHANNELS.deviceKeys, device.id);
     return { id: device.id, deleted: true as const };
   });
+  forgetDevice(deleted.id);
+  return deleted;
 }
 
 /** Issues a new key for the device; the old one stops working at once. */
@@ -171,12 +174,13 @@ export async function rotateDeviceKey(
   const key = newDeviceKey();
   await updateDeviceRow(db, device.id, { key_hash: key.hash, key_prefix: key.prefix });
   await notify(db, BUS_CHANNELS.deviceKeys, device.id);
+  forgetDevice(device.id);
   return { id: device.id, device_key: key.key, key_prefix: key.prefix };
 }
 
 /**
  * The device a key belongs to, with its farm's account and mode, or null for an unknown, rotated or
- * deleted key. Looked up by hash on every request, so rotation takes effect at once everywhere.
+ * deleted key. Looked up by hash (auth.ts caches it briefly; rotation and deletion clear it everywhere).
  */
 export async function authenticateDevice(db: Db, token: string): Promise<Omit<DeviceCaller, 'kind'> | null> {
   if (!/^rd_[0-9A-Za-z]+$/.test(token)) return null;

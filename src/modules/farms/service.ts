@@ -1,7 +1,9 @@
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { validateRuleOverrides } from '../../domain/rules.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
+import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
@@ -131,12 +133,16 @@ export async function deleteFarm(
 ): Promise<{ id: string; deleted: true }> {
   // In a retried transaction: the cascade locks the farm before its records, while a report in flight
   // holds its device and then needs the farm (its readings' key), so PostgreSQL may break a deadlock here.
-  return inTransaction(db, async (trx) => {
+  const deleted = await inTransaction(db, async (trx) => {
     const farm = await requireFarm(trx, scope, farmId);
     if (farm.sample === 1) {
       throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
     }
     if (!(await deleteFarmRow(trx, farm.id))) throw notFound('farm', farmId);
-    return { id: farm.id, deleted: true };
+    // Its devices' keys stop working at once in every process (http/key-cache.ts).
+    await notify(trx, BUS_CHANNELS.farmDevices, farm.id);
+    return { id: farm.id, deleted: true as const };
   });
+  forgetFarmDevices(deleted.id);
+  return deleted;
 }

@@ -1,7 +1,9 @@
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { FAMILY_NAMES, type FamilyGrants, FULL_ACCESS, grantsWithin } from '../../domain/permissions.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
+import { forgetApiKey } from '../../http/key-cache.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { forbidden } from '../../http/permissions.ts';
 import { newId } from '../../lib/ids.ts';
@@ -121,14 +123,15 @@ export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): P
  * restricted key revokes only keys no broader than itself. The account's last unrestricted live key is
  * refused (409): losing it would leave the account no way to reach its live farms (a restricted live key
  * does not count: it could never make an unrestricted one). The account row is locked first, so concurrent
- * revocations queue and the count below is never stale.
+ * revocations queue and the count below is never stale. The key stops working at once: this process
+ * forgets it after the commit, every other process when the notification arrives (http/key-cache.ts).
  */
 export async function revokeKey(
   db: Db,
   caller: KeyManager,
   keyId: string,
 ): Promise<{ id: string; deleted: true; revoked_at: string }> {
-  return inTransaction(db, async (trx) => {
+  const revoked = await inTransaction(db, async (trx) => {
     await lockAccount(trx, caller.accountId);
     const key = await findActiveKey(trx, caller.accountId, keyId);
     if (!key || (caller.mode === 'test' && key.mode !== 'test')) throw notFound('key', keyId);
@@ -146,6 +149,9 @@ export async function revokeKey(
     }
     const now = Date.now();
     await markKeyRevoked(trx, keyId, now);
+    await notify(trx, BUS_CHANNELS.apiKeys, keyId);
     return { id: keyId, deleted: true as const, revoked_at: toIso(now) };
   });
+  forgetApiKey(keyId);
+  return revoked;
 }

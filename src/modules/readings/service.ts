@@ -4,7 +4,14 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
-import { insertReadings, selectBuckets, selectReadings, toReading, upsertLatest } from './repository.ts';
+import {
+  insertReadings,
+  type ReadingColumns,
+  selectBuckets,
+  selectReadings,
+  toReading,
+  upsertLatest,
+} from './repository.ts';
 import {
   READING_AGGS,
   READING_INTERVAL_NAMES,
@@ -79,17 +86,16 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
 }
 
 /**
- * Stores a report's readings (one INSERT, whatever their number) and moves the device's latest value
- * per metric forward (one upsert). Call inside the report's transaction.
+ * A report's readings as columns (one entry per reading), and the newest reading per metric: the rows
+ * that move the device's latest values (one per metric, as an upsert may not touch a row twice; the
+ * later one in the report on a tie).
  */
-export async function storeReadings(
-  db: Db,
+export function readingColumns(
   device: { id: string; farm_id: string },
   readings: readonly PreparedReading[],
-): Promise<void> {
-  if (readings.length === 0) return;
+): { columns: ReadingColumns; latest: PreparedReading[] } {
   const n = readings.length;
-  const columns = {
+  const columns: ReadingColumns = {
     deviceId: device.id,
     farmId: device.farm_id,
     metrics: new Array<string>(n),
@@ -97,28 +103,42 @@ export async function storeReadings(
     units: new Array<string | null>(n),
     ats: new Array<number>(n),
   };
-  // One row per metric (the newest; the later one in the report on a tie), as an upsert may not
-  // touch the same row twice.
-  const newest = new Map<string, PreparedReading>();
   for (let i = 0; i < n; i++) {
     const r = readings[i] as PreparedReading;
     columns.metrics[i] = r.metric;
     columns.values[i] = r.value;
     columns.units[i] = r.unit;
     columns.ats[i] = r.at;
+  }
+  return { columns, latest: newestPerMetric(readings) };
+}
+
+/** The newest reading of each metric in a report (the later one in the report on a tie). */
+export function newestPerMetric(readings: readonly PreparedReading[]): PreparedReading[] {
+  const newest = new Map<string, PreparedReading>();
+  for (const r of readings) {
     const seen = newest.get(r.metric);
     if (!seen || r.at >= seen.at) newest.set(r.metric, r);
   }
+  return [...newest.values()];
+}
+
+/**
+ * Stores a report's readings (one INSERT, whatever their number) and moves the device's latest value
+ * per metric forward (one upsert). Call inside the report's transaction. (PostgreSQL ingest folds both
+ * into its device update instead: ingest/repository.ts.)
+ */
+export async function storeReadings(
+  db: Db,
+  device: { id: string; farm_id: string },
+  readings: readonly PreparedReading[],
+): Promise<void> {
+  if (readings.length === 0) return;
+  const { columns, latest } = readingColumns(device, readings);
   await insertReadings(db, columns);
   await upsertLatest(
     db,
-    [...newest.values()].map((r) => ({
-      device_id: device.id,
-      metric: r.metric,
-      value: r.value,
-      unit: r.unit,
-      at: r.at,
-    })),
+    latest.map((r) => ({ device_id: device.id, metric: r.metric, value: r.value, unit: r.unit, at: r.at })),
   );
 }
 

@@ -5,9 +5,11 @@
  * always valid; `resetSampleFarm` puts it back as new.
  */
 
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../http/errors.ts';
+import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { createAnimal } from '../animals/service.ts';
@@ -371,8 +373,12 @@ export async function resetSampleFarm(
     const restored = { ...SAMPLE_FARM, settings: '{}' };
     await updateFarmRow(trx, farm.id, restored);
     await clearFarmContents(trx, farm.id);
+    // The old devices' keys stop working at once in every process (http/key-cache.ts).
+    await notify(trx, BUS_CHANNELS.farmDevices, farm.id);
     await seedSampleFarm(trx, scope, farm.id, now);
     return toFarm({ ...farm, ...restored });
   };
-  return inTransaction(db, run);
+  const reset = await inTransaction(db, run);
+  forgetFarmDevices(farmId);
+  return reset;
 }
