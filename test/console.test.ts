@@ -4,18 +4,29 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Farm } from '../src/modules/farms/schemas.ts';
+import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
   type ConsoleWorld,
+  DESKTOP,
   openPage,
   PHONE,
+  signedInPage,
   startConsole,
 } from './console-helpers.ts';
+import { farm as makeFarm } from './factories.ts';
 
 let world: ConsoleWorld;
+/** A live farm of the world's account, so sessions open in live mode on it. */
+let liveFarm: Farm;
 
 before(async () => {
   world = await startConsole();
+  liveFarm = await makeFarm(world.t, world.account.live_key, {
+    name: 'Willow Creek',
+    timezone: 'America/Chicago',
+  });
 });
 
 after(async () => {
@@ -29,6 +40,34 @@ test('the sign-in page works on a phone without sideways scrolling, everything f
   await page.getByLabel('Email').waitFor();
   await page.getByLabel('Password').waitFor();
   await assertNoHorizontalScroll(page);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('add an animal, find it by its tag, log a weight and see it on the weight chart', async () => {
+  const { page, problems } = await signedInPage(world, DESKTOP);
+  await page.goto(`${world.base}/animals`);
+  await page.getByRole('button', { name: 'Add an animal' }).click();
+  const form = page.locator('form', { has: page.getByRole('heading', { name: 'Add an animal' }) });
+  await form.getByLabel('Species').fill('cattle');
+  await form.getByLabel('Tag', { exact: true }).fill('WC-4521');
+  await form.getByLabel('Name', { exact: true }).fill('Clover');
+  await form.getByLabel('Custom field 1 name').fill('dam');
+  await form.getByLabel('Custom field 1 value').fill('WC-3310');
+  await form.getByRole('button', { name: 'Add animal' }).click();
+  await form.getByRole('status').getByText('Added').waitFor();
+
+  await page.getByLabel('Search').fill('4521');
+  await page.getByRole('table').getByRole('link', { name: 'WC-4521' }).click();
+  await page.getByRole('heading', { name: 'WC-4521 · Clover' }).waitFor();
+  await page.getByText('WC-3310').waitFor();
+
+  await page.getByLabel('Weight (kg)').fill('412.5');
+  await page.getByRole('button', { name: 'Log weight' }).click();
+  await page.getByRole('status').getByText('Weight logged').waitFor();
+  await page.getByText('412.5 kg').first().waitFor();
+  // The chart is uPlot's canvas inside the weight figure.
+  await page.locator('figure', { hasText: 'Weight (kg)' }).locator('canvas').first().waitFor();
   assert.deepEqual(problems, []);
   await page.context().close();
 });
