@@ -71,3 +71,49 @@ test('add an animal, find it by its tag, log a weight and see it on the weight c
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('add a device, copy its key, send a report with it, and see the reading on the chart with its alert lines', async () => {
+  const { page, problems } = await signedInPage(world, DESKTOP);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.base });
+  await page.goto(`${world.base}/devices`);
+  await page.getByRole('button', { name: 'Add a device' }).click();
+  await page.getByLabel('Type').last().selectOption('bolus');
+  await page.getByLabel('Name', { exact: true }).fill('Bolus 7');
+  await page.getByRole('button', { name: 'Add device' }).click();
+  await page.getByText('Key of Bolus 7').waitFor();
+  await page.getByRole('button', { name: 'Copy' }).click();
+  await page.getByRole('status').getByText('Copied').waitFor();
+  const key = await page.evaluate<string>('navigator.clipboard.readText()');
+  assert.match(key, /^rd_/);
+  await page.getByText(`Authorization: Bearer ${key}`).waitFor();
+
+  // The device reports over HTTP with the copied key, as the curl line shows.
+  const report = await fetch(`${world.base}/v1/ingest`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ readings: [{ metric: 'body.temp_c', value: 39.1 }], battery: 88 }),
+  });
+  assert.equal(report.status, 200);
+
+  await page.getByRole('link', { name: 'Bolus 7' }).click();
+  await page.getByRole('heading', { name: 'Bolus 7' }).waitFor();
+  await page.getByRole('checkbox', { name: 'body.temp_c' }).waitFor();
+  const chart = page.locator('figure', { hasText: 'body.temp_c' });
+  await chart.locator('canvas').first().waitFor();
+  await chart.getByText(/animal\.fever watch/).waitFor();
+  await page.getByText('body.temp_c 39.1').waitFor();
+  await page.getByRole('button', { name: '30 d' }).click();
+  await page.getByText('Averages per 1h bucket').waitFor();
+  await screenshot(page, 'console-device-desktop');
+  await page.setViewportSize(PHONE);
+  // The chart follows its box's new width on the next resize callback.
+  for (let i = 0; i < 50; i++) {
+    if (await page.evaluate<boolean>('document.documentElement.scrollWidth <= 360')) break;
+    await page.evaluate('new Promise((r) => requestAnimationFrame(r))');
+  }
+  await assertNoHorizontalScroll(page);
+  await chart.scrollIntoViewIfNeeded();
+  await screenshot(page, 'console-device-phone');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
