@@ -59,8 +59,8 @@ export interface ImportOptions {
   dryRun?: boolean;
   skipInvalid?: boolean;
   now?: number;
-  /** Called as rows are checked and written (the CLI's progress). */
-  onProgress?: (done: number, total: number) => void;
+  /** Called as rows are checked, then as changed animals are written (the CLI's progress). */
+  onProgress?: (stage: 'check' | 'write', done: number, total: number) => void;
 }
 
 /** The header, checked: only animal columns, each once. */
@@ -328,7 +328,7 @@ export async function importAnimals(
     const errors: ImportRowErrorT[] = [];
     const plans = records.map((record, i) => {
       const plan = planRow(record, header, farm, known, now, errors);
-      if (i % 500 === 499) options.onProgress?.(Math.floor((i + 1) / 2), total);
+      if (i % 250 === 249 || i === total - 1) options.onProgress?.('check', i + 1, total);
       return plan;
     });
     const failed = plans.filter((p) => p.kind === 'error').length;
@@ -346,14 +346,17 @@ export async function importAnimals(
         throw err;
       }
       await emitEvents(trx, farm.id, 'animal.created', creates.map(toAnimal), now);
-      let done = Math.floor(total / 2);
+      // New animals in bulk; changed ones one by one through updateAnimal.
+      const writes = creates.length + plans.filter((p) => p.kind === 'update').length;
+      let written = creates.length;
+      options.onProgress?.('write', written, writes);
       for (const plan of plans) {
-        if (plan.kind === 'update') await updateAnimal(trx, scope, plan.id, plan.patch, now);
         if (plan.kind === 'create') ids.set(plan.line, plan.row.id);
-        if (++done % 500 === 0) options.onProgress?.(Math.min(done, total), total);
+        if (plan.kind !== 'update') continue;
+        await updateAnimal(trx, scope, plan.id, plan.patch, now);
+        if (++written % 100 === 0 || written === writes) options.onProgress?.('write', written, writes);
       }
     }
-    options.onProgress?.(total, total);
     return {
       dry_run: dryRun,
       rows: total,
