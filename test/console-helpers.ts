@@ -22,7 +22,8 @@ export interface ConsoleWorld {
 }
 
 export async function startConsole(): Promise<ConsoleWorld> {
-  const t = await startTestApp('sqlite');
+  // Webhook receivers in tests listen on 127.0.0.1.
+  const t = await startTestApp('sqlite', { webhookAllowPrivate: true });
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const [browser, account] = await Promise.all([openBrowser(), t.account('Willow Creek')]);
   return {

@@ -16,6 +16,7 @@ import {
   startConsole,
 } from './console-helpers.ts';
 import { farm as makeFarm } from './factories.ts';
+import { startReceiver } from './harness.ts';
 
 let world: ConsoleWorld;
 /** A live farm of the world's account, so sessions open in live mode on it. */
@@ -116,4 +117,55 @@ test('add a device, copy its key, send a report with it, and see the reading on 
   await screenshot(page, 'console-device-phone');
   assert.deepEqual(problems, []);
   await page.context().close();
+});
+
+test("a bad alert threshold shows the API's error on its cell; a good one is saved", async () => {
+  const { page, problems } = await signedInPage(world, DESKTOP);
+  await page.goto(`${world.base}/settings`);
+  const watch = page.getByLabel('house.ammonia watch');
+  await watch.fill('30');
+  await page.getByRole('button', { name: 'Save thresholds' }).click();
+  const cell = page.locator('td', { has: watch });
+  await cell.getByRole('alert').waitFor();
+  assert.match(await cell.getByRole('alert').innerText(), /watch/);
+  assert.equal(await watch.getAttribute('aria-invalid'), 'true');
+  await page.evaluate("document.getElementById('rules-title').scrollIntoView()");
+  await screenshot(page, 'console-settings-desktop');
+  await page.setViewportSize(PHONE);
+  await assertNoHorizontalScroll(page);
+  await page.evaluate("document.getElementById('rules-title').scrollIntoView()");
+  await screenshot(page, 'console-settings-phone');
+  await page.setViewportSize(DESKTOP);
+  await watch.fill('18');
+  await page.getByRole('button', { name: 'Save thresholds' }).click();
+  await page.getByRole('status').getByText('Thresholds saved').waitFor();
+  const saved = await world.t.request<Farm>('GET', `/v1/farms/${liveFarm.id}`, {
+    key: world.account.live_key,
+  });
+  assert.equal((saved.body.settings.rules as Record<string, { watch: number }>)['house.ammonia']?.watch, 18);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('create a webhook, send a test event, and see it in the delivery log', async () => {
+  const receiver = await startReceiver(() => 204);
+  try {
+    const { page, problems } = await signedInPage(world, DESKTOP);
+    await page.goto(`${world.base}/settings`);
+    const add = page.getByRole('form', { name: 'Add a webhook' });
+    await add.getByLabel('URL').fill(receiver.url);
+    await add.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByText('Signing secret').waitFor();
+    const card = page.locator('li.card', { hasText: receiver.url });
+    await card.getByRole('button', { name: 'Send test event' }).click();
+    await card.getByRole('status').getByText('Test event delivered (HTTP 204)').waitFor();
+    await card.getByText('webhook.test').waitFor();
+    await card.getByText(/Attempt 1.*HTTP 204/).waitFor();
+    assert.equal(receiver.requests.length, 1);
+    assert.match(receiver.requests[0]?.body ?? '', /webhook\.test/);
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  } finally {
+    await receiver.close();
+  }
 });

@@ -31,7 +31,7 @@ export function newEmail(label = 'person'): string {
 /** The `farmstead_session=…` pair of a reply's Set-Cookie, for the Cookie header. */
 export function cookieOf(reply: Reply): string {
   const header = reply.headers['set-cookie'];
-  const value = Array.isArray(header) ? header[0] : String(header ?? '');
+  const value = Array.isArray(header) ? (header[0] ?? '') : String(header ?? '');
   const pair = /^(farmstead_session=[^;]*)/.exec(value)?.[1];
   assert.ok(pair, `no session cookie in ${value}`);
   return pair;
