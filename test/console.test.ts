@@ -169,3 +169,41 @@ test('create a webhook, send a test event, and see it in the delivery log', asyn
     await receiver.close();
   }
 });
+
+test('import a CSV with one bad row: the preview names the row, and nothing is stored until the import', async () => {
+  const { page, problems } = await signedInPage(world, DESKTOP);
+  await page.goto(`${world.base}/data`);
+  const csv =
+    'species,tag,birth_date\ncattle,IMP-1,2024-01-05\ncattle,IMP-2,not a date\nsheep,IMP-3,2024-03-01\n';
+  await page
+    .getByLabel('CSV file')
+    .setInputFiles({ name: 'herd.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  const errors = page.getByRole('table', { name: /Rows with errors/ });
+  await errors.getByRole('cell', { name: 'Row 3' }).waitFor();
+  await errors.getByRole('cell', { name: 'birth_date', exact: true }).waitFor();
+  await page.getByText('Preview: 3 rows — 2 to add').waitFor();
+  assert.ok(await page.getByRole('button', { name: 'Import', exact: true }).isDisabled());
+  const before = await world.t.request<{ data: unknown[] }>(
+    'GET',
+    `/v1/farms/${liveFarm.id}/animals?tag=IMP-1`,
+    {
+      key: world.account.live_key,
+    },
+  );
+  assert.equal(before.body.data.length, 0);
+
+  await page.getByLabel('Import the good rows and skip rows with errors').check();
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByText('Imported: 3 rows — 2 added').waitFor();
+  const after = await world.t.request<{ data: unknown[] }>(
+    'GET',
+    `/v1/farms/${liveFarm.id}/animals?tag=IMP-1`,
+    {
+      key: world.account.live_key,
+    },
+  );
+  assert.equal(after.body.data.length, 1);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
