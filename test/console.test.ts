@@ -15,7 +15,7 @@ import {
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
-import { farm as makeFarm } from './factories.ts';
+import { farm as makeFarm, paddock as makePaddock, task as makeTask } from './factories.ts';
 import { startReceiver } from './harness.ts';
 
 let world: ConsoleWorld;
@@ -69,6 +69,10 @@ test('add an animal, find it by its tag, log a weight and see it on the weight c
   await page.getByText('412.5 kg').first().waitFor();
   // The chart is uPlot's canvas inside the weight figure.
   await page.locator('figure', { hasText: 'Weight (kg)' }).locator('canvas').first().waitFor();
+  await screenshot(page, 'console-animal-desktop');
+  await page.setViewportSize(PHONE);
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-animal-phone');
   assert.deepEqual(problems, []);
   await page.context().close();
 });
@@ -127,7 +131,7 @@ test("a bad alert threshold shows the API's error on its cell; a good one is sav
   await page.getByRole('button', { name: 'Save thresholds' }).click();
   const cell = page.locator('td', { has: watch });
   await cell.getByRole('alert').waitFor();
-  assert.match(await cell.getByRole('alert').innerText(), /watch/);
+  assert.match((await cell.getByRole('alert').textContent()) ?? '', /watch/);
   assert.equal(await watch.getAttribute('aria-invalid'), 'true');
   await page.evaluate("document.getElementById('rules-title').scrollIntoView()");
   await screenshot(page, 'console-settings-desktop');
@@ -204,6 +208,68 @@ test('import a CSV with one bad row: the preview names the row, and nothing is s
     },
   );
   assert.equal(after.body.data.length, 1);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('groups, paddocks (outline drawn offline), tasks and the event log open on a phone without sideways scrolling', async () => {
+  const key = world.account.live_key;
+  await makePaddock(world.t, key, liveFarm.id, {
+    name: 'North 40',
+    acres: 40,
+    rest_days_target: 30,
+    last_grazed_at: new Date(Date.now() - 45 * 86_400_000).toISOString(),
+    geometry: {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [-97.1, 38.2],
+          [-97.09, 38.2],
+          [-97.09, 38.21],
+          [-97.1, 38.21],
+          [-97.1, 38.2],
+        ],
+      ],
+    },
+  });
+  await makeTask(world.t, key, liveFarm.id, {
+    title: 'Check the north water trough',
+    due_at: new Date(Date.now() - 3_600_000).toISOString(),
+  });
+  await world.t.request('POST', `/v1/farms/${liveFarm.id}/events`, {
+    key,
+    body: { type: 'weight', data: { kg: 301.5 } },
+  });
+  const { page, problems } = await signedInPage(world, PHONE);
+  await page.goto(`${world.base}/paddocks`);
+  const card = page.locator('li.card', { hasText: 'North 40' });
+  await card.getByRole('img', { name: 'Outline of North 40' }).waitFor();
+  await card.getByText('Past rest target').waitFor();
+  await card.getByText('45 days').waitFor();
+  await assertNoHorizontalScroll(page);
+
+  await page.getByRole('link', { name: 'Tasks' }).click();
+  const task = page.locator('li.card', { hasText: 'Check the north water trough' });
+  await task.getByText('Overdue').waitFor();
+  await page.getByRole('button', { name: 'Overdue' }).click();
+  await task.getByRole('button', { name: 'Done' }).click();
+  await page.getByText('No tasks here.').waitFor();
+  await assertNoHorizontalScroll(page);
+
+  await page.goto(`${world.base}/groups`);
+  await page.getByRole('button', { name: 'Add a group' }).click();
+  const form = page.getByRole('form', { name: 'Add a group' });
+  await form.getByLabel('Name').fill('Spring lambs');
+  await form.getByLabel('Species').fill('sheep');
+  await form.getByLabel('Head count').fill('24');
+  await form.getByRole('button', { name: 'Add group' }).click();
+  await page.getByRole('link', { name: 'Spring lambs' }).waitFor();
+  await assertNoHorizontalScroll(page);
+
+  await page.goto(`${world.base}/events?type=weight`);
+  await page.getByRole('heading', { name: 'Event log' }).waitFor();
+  await page.getByText('"kg":301.5').waitFor();
+  await assertNoHorizontalScroll(page);
   assert.deepEqual(problems, []);
   await page.context().close();
 });

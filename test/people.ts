@@ -65,7 +65,13 @@ export async function signedInPerson(
   role: RoleName,
   email = newEmail(role),
 ): Promise<SignedIn> {
-  const invite = await invitePerson(t.database.db, accountId, { email, role }, 'http://farm.test', Date.now());
+  const invite = await invitePerson(
+    t.database.db,
+    accountId,
+    { email, role },
+    'http://farm.test',
+    Date.now(),
+  );
   const res = await t.request<Session>('POST', `/v1/setup/${tokenOf(invite.url)}`, {
     body: { password: PASSWORD },
   });

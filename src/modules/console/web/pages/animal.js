@@ -7,7 +7,7 @@ import { api, query } from '../api.js';
 import { TimeChart } from '../chart.js';
 import { Field, number, Submit, text, useForm } from '../form.js';
 import { html, useMemo, useState } from '../lib.js';
-import { AnimalFields, ANIMAL_FIELD_NAMES, animalBody, choices, loadAll, usePlaces } from '../records.js';
+import { ANIMAL_FIELD_NAMES, AnimalFields, animalBody, choices, loadAll, usePlaces } from '../records.js';
 import { can } from '../store.js';
 import { useFarmStream } from '../stream.js';
 import { amount, farmTime, Loading, useLoad } from '../ui.js';
@@ -188,7 +188,10 @@ export function Page({ farm, params }) {
     [data.data],
   );
   if (!data.data || !places.data) {
-    return html`<${Loading} error=${data.error ?? places.error} retry=${() => (data.reload(), places.reload())} />`;
+    return html`<${Loading} error=${data.error ?? places.error} retry=${() => {
+      data.reload();
+      places.reload();
+    }} />`;
   }
   const { animal, events, devices } = data.data;
   const names = places.data.names;

@@ -6,9 +6,9 @@ import { api, query } from '../api.js';
 import { Submit, useForm } from '../form.js';
 import { html, useEffect, useState } from '../lib.js';
 import {
-  AnimalFields,
   ANIMAL_FIELD_NAMES,
   ANIMAL_STATUSES,
+  AnimalFields,
   animalBody,
   choices,
   Pager,
@@ -43,8 +43,19 @@ function AddAnimal({ farm, places, onAdded }) {
 
 export function Page({ farm }) {
   const places = usePlaces(farm.id);
-  const [filters, setFilters] = useState({ q: '', species: '', group_id: '', paddock_id: '', status: '' });
-  const [typed, setTyped] = useState('');
+  // Filters start from the URL, so other pages can link to a filtered list (/animals?group_id=…).
+  const [filters, setFilters] = useState(() => {
+    const params = new URLSearchParams(location.search);
+    const get = (name) => params.get(name) ?? '';
+    return {
+      q: get('q'),
+      species: get('species'),
+      group_id: get('group_id'),
+      paddock_id: get('paddock_id'),
+      status: get('status'),
+    };
+  });
+  const [typed, setTyped] = useState(filters.q);
   const pager = usePager(JSON.stringify(filters));
   const animals = useLoad(
     () =>
