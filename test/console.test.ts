@@ -69,9 +69,11 @@ test('add an animal, find it by its tag, log a weight and see it on the weight c
   await page.getByText('412.5 kg').first().waitFor();
   // The chart is uPlot's canvas inside the weight figure.
   await page.locator('figure', { hasText: 'Weight (kg)' }).locator('canvas').first().waitFor();
+  await page.evaluate("document.getElementById('weight-title').scrollIntoView()");
   await screenshot(page, 'console-animal-desktop');
   await page.setViewportSize(PHONE);
   await assertNoHorizontalScroll(page);
+  await page.evaluate("document.getElementById('weight-title').scrollIntoView()");
   await screenshot(page, 'console-animal-phone');
   assert.deepEqual(problems, []);
   await page.context().close();

@@ -73,7 +73,14 @@ export function TimeChart({ series, thresholds = [], label, height = 240 }) {
       {
         width: el.clientWidth || 320,
         height,
-        scales: { x: { time: true }, y: { range: () => [min - pad, max + pad] } },
+        scales: {
+          // A lone point (one weighing) gets a few days either side rather than uPlot's years.
+          x:
+            times.length > 1
+              ? { time: true }
+              : { time: true, range: (_u, lo) => [lo - 3 * 86_400, lo + 3 * 86_400] },
+          y: { range: () => [min - pad, max + pad] },
+        },
         series: [
           {},
           ...series.map((s, i) => ({

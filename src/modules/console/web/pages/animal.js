@@ -103,12 +103,14 @@ function LogEntry({ animal, places, onLogged }) {
           html`<button type="button" class="tab" aria-pressed=${kind === k} onClick=${() => setKind(k)}>${label}</button>`,
       )}
     </div>
+    <div class="form-grid">
     <${LogFields} kind=${kind} places=${places} error=${form.error} />
     ${
       kind !== 'move' &&
       html`<${Field} name="notes" label="Notes" idPrefix="log" error=${form.error} />
       <${Field} name="at" label="When (blank for now)" type="datetime-local" idPrefix="log" error=${form.error} />`
     }
+    </div>
     <${Submit} form=${form} label=${`Log ${kind}`} names=${['data', 'at', 'group_id', 'paddock_id']} />
   </form>`;
 }
@@ -215,9 +217,9 @@ export function Page({ farm, params }) {
     </dl>
     ${animal.notes && html`<p>${animal.notes}</p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
-    ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
-    <h2>Weight</h2>
+    <h2 id="weight-title">Weight</h2>
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: 'kg', points: weights }]} label="Weight (kg)" />` : html`<p class="muted">No weights logged yet.</p>`}
+    ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>History</h2>
     ${
       events.length === 0
