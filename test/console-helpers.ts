@@ -73,11 +73,16 @@ export async function assertNoHorizontalScroll(page: Page): Promise<void> {
 }
 
 /**
- * A browser context signed in as a new person of the world's account (a real invite, setup and session
- * cookie), in the session's default live mode.
+ * A browser context signed in as a new person of `account` (a real invite, setup and session cookie), in
+ * the session's default mode (live when the account has a live farm).
  */
-export async function signedInPage(world: ConsoleWorld, size = DESKTOP, role: RoleName = 'owner') {
-  const person = await signedInPerson(world.t, world.account.account_id, role);
+export async function signedInPage(
+  world: ConsoleWorld,
+  account: NewAccount,
+  size = DESKTOP,
+  role: RoleName = 'owner',
+) {
+  const person = await signedInPerson(world.t, account, role);
   const opened = await openPage(world, size);
   const [name, value] = person.cookie.split('=') as [string, string];
   await opened.page.context().addCookies([{ name, value, url: world.base }]);

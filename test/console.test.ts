@@ -1,13 +1,21 @@
 /**
  * The console in a real browser (headless Chromium from @sparticuz/chromium, driven by playwright-core),
- * read as a person's steps. One server, one browser, one account for the whole file.
+ * read as a person's steps. One server, one browser, one account with its sample farm for the whole file;
+ * the steps run in order (the owner set up in the first is the one who acknowledges in the second).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { NewAccount } from '../src/modules/accounts/service.ts';
+import type { Alert } from '../src/modules/alerts/schemas.ts';
+import type { Command } from '../src/modules/commands/schemas.ts';
 import type { Farm } from '../src/modules/farms/schemas.ts';
+import type { House } from '../src/modules/houses/schemas.ts';
+import { invitePerson } from '../src/modules/people/service.ts';
 import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
+  type ConsolePage,
   type ConsoleWorld,
   DESKTOP,
   openPage,
@@ -15,38 +23,276 @@ import {
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
-import { farm as makeFarm, paddock as makePaddock, task as makeTask } from './factories.ts';
+import { device, farm as makeFarm, paddock as makePaddock, task as makeTask, report } from './factories.ts';
 import { startReceiver } from './harness.ts';
+import { tokenOf } from './people.ts';
+
+const PASSWORD = 'a long farm password';
 
 let world: ConsoleWorld;
-/** A live farm of the world's account, so sessions open in live mode on it. */
-let liveFarm: Farm;
+let owner: ConsolePage;
+let ownerEmail: string;
 
 before(async () => {
   world = await startConsole();
-  liveFarm = await makeFarm(world.t, world.account.live_key, {
-    name: 'Willow Creek',
-    timezone: 'America/Chicago',
-  });
 });
 
 after(async () => {
   await world?.close();
 });
 
-test('the sign-in page works on a phone without sideways scrolling, everything from this server', async () => {
-  const { page, problems } = await openPage(world, PHONE);
-  await page.goto(`${world.base}/sign-in`);
-  await page.getByRole('heading', { name: 'Sign in to Farmstead' }).waitFor();
-  await page.getByLabel('Email').waitFor();
-  await page.getByLabel('Password').waitFor();
+/** A setup link for a new person of the account, as the CLI or an owner's invite makes it. */
+async function setupLink(role: 'owner' | 'crew', email: string): Promise<string> {
+  const invite = await invitePerson(
+    world.t.database.db,
+    world.account.account_id,
+    { email, role },
+    world.base,
+    Date.now(),
+  );
+  return invite.url;
+}
+
+/** Follows a setup link and sets the password; the person lands on the brief. */
+async function setUp(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('heading', { name: 'Set up your sign-in' }).waitFor();
+  await page.getByLabel('Password (at least').fill(PASSWORD);
+  await page.getByLabel('Password again').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Save and sign in' }).click();
+  await page.locator('h1.headline').waitFor();
+}
+
+function houseCard(page: Page, name: string) {
+  return page.locator('article.house', { has: page.getByRole('heading', { name, exact: true }) });
+}
+
+function alertCard(page: Page, title: string) {
+  return page.locator('li.alert', { has: page.getByRole('heading', { name: title, exact: true }) });
+}
+
+/** A house as the API shows it (its recent commands typed). */
+async function houseByName(
+  name: string,
+): Promise<Omit<House, 'recent_commands'> & { recent_commands: Command[] }> {
+  const list = await world.t.request<{ data: House[] }>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/houses`,
+    {
+      key: world.account.test_key,
+    },
+  );
+  const house = list.body.data.find((h) => h.name === name);
+  assert.ok(house, `no ${name}`);
+  return house as Omit<House, 'recent_commands'> & { recent_commands: Command[] };
+}
+
+/** Both sizes, for people to look at in docs/screenshots (and the phone size must not scroll sideways). */
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE);
   await assertNoHorizontalScroll(page);
-  assert.deepEqual(problems, []);
-  await page.context().close();
+  await screenshot(page, `console-${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, `console-${name}-desktop`);
+}
+
+test('an owner follows the setup link, sets a password, signs in, and the brief shows the sample farm', async () => {
+  owner = await openPage(world, DESKTOP);
+  const { page } = owner;
+  ownerEmail = `owner.${Date.now()}@farm.test`;
+  const link = await setupLink('owner', ownerEmail);
+  await setUp(page, link);
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'This link no longer works' }).waitFor();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Farmstead' }).waitFor();
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByLabel('Email').fill(ownerEmail);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#sign-in-error').waitFor();
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.locator('h1.headline', { hasText: 'High ammonia in House 2' }).waitFor();
+  assert.equal(new URL(page.url()).pathname, '/');
+  await page.getByRole('note').filter({ hasText: 'Test mode' }).waitFor();
+  const items = page.locator('ol.items > li');
+  assert.ok((await items.count()) >= 5, 'the ranked items are listed');
+  const first = page.locator('ol.items > li').first();
+  assert.match((await first.textContent()) ?? '', /urgent.*High ammonia in House 2.*Check it/s);
+  assert.match((await first.getByRole('link').getAttribute('href')) ?? '', /^\/alerts\?status=all#alt_/);
+  await page.getByRole('button', { name: 'Reset the sample farm' }).waitFor();
+  await screenshots(page, 'brief');
+  assert.deepEqual(owner.problems, []);
+});
+
+test('a brief item links to its alert; acknowledging the alert moves it from Open to Acknowledged', async () => {
+  const { page } = owner;
+  await page.locator('ol.items > li').first().getByRole('link').click();
+  await page.locator('li.alert:focus', { hasText: 'High ammonia in House 2' }).waitFor();
+  assert.equal(new URL(page.url()).searchParams.get('status'), 'all');
+  await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+  const card = alertCard(page, 'High ammonia in House 2');
+  await card.waitFor();
+  assert.match((await card.locator('.reason').textContent()) ?? '', /Ammonia [\d.]+ ppm in House 2/);
+  await card.getByRole('button', { name: 'Acknowledge' }).click();
+  await card.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Acknowledged' }).click();
+  await alertCard(page, 'High ammonia in House 2').locator('.status', { hasText: 'acknowledged' }).waitFor();
+  const alerts = await world.t.request<{ data: Alert[] }>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/alerts?status=acknowledged`,
+    { key: world.account.test_key },
+  );
+  assert.ok(alerts.body.data.some((a) => a.title === 'High ammonia in House 2'));
+  assert.deepEqual(owner.problems, []);
+});
+
+test('a reading sent to /v1/ingest that crosses a rule makes the alert appear without a reload', async () => {
+  const { page } = owner;
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.locator('.stream.live').waitFor();
+  await page.evaluate('window.__notReloaded = true');
+  const house = await device(world.t, world.account.test_key, world.account.sample_farm_id, {
+    name: 'House 9',
+  });
+  const sent = await report(world.t, house.device_key, {
+    readings: [{ metric: 'climate.nh3_ppm', value: 31 }],
+  });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const card = alertCard(page, 'High ammonia in House 9');
+  await card.waitFor({ timeout: 10_000 });
+  assert.match((await card.getAttribute('class')) ?? '', /fresh/);
+  assert.equal(await page.evaluate('window.__notReloaded'), true);
+  await page.getByRole('status').filter({ hasText: 'New urgent alert: High ammonia in House 9' }).waitFor();
+  await screenshots(page, 'alerts');
+  assert.deepEqual(owner.problems, []);
+});
+
+test('lights.set sent from the House 1 card is done, and shows so', async () => {
+  const { page } = owner;
+  await page.getByRole('navigation').getByRole('link', { name: 'Houses' }).click();
+  const card = houseCard(page, 'House 1');
+  await card.waitFor();
+  await card.locator('summary', { hasText: 'Send a command' }).click();
+  await card.getByLabel('Send a command').selectOption('lights.set');
+  await card.getByLabel('Mode').selectOption('on');
+  await card.getByRole('button', { name: 'Send' }).click();
+  await card.getByRole('status').filter({ hasText: 'lights.set done' }).waitFor();
+  await card.locator('li.command[data-command="lights.set"] .status.done').first().waitFor();
+  await card.locator('.facts', { hasText: 'Lights' }).getByText('on', { exact: true }).waitFor();
+  assert.deepEqual(owner.problems, []);
+});
+
+test('move.start asks for confirmation first, and is not sent when declined', async () => {
+  const { page } = owner;
+  const card = houseCard(page, 'House 1');
+  const before = (await houseByName('House 1')).recent_commands.filter(
+    (c) => c.command === 'move.start',
+  ).length;
+  await card.getByLabel('Send a command').selectOption('move.start');
+  await card.getByLabel('Meters per day (m/day)').fill('12');
+  await card.getByRole('button', { name: 'Send' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
+  await dialog.waitFor();
+  assert.match((await dialog.textContent()) ?? '', /Confirm with the farmer before moving a house/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await card.getByRole('status').filter({ hasText: 'Not sent.' }).waitFor();
+  const after = (await houseByName('House 1')).recent_commands.filter(
+    (c) => c.command === 'move.start',
+  ).length;
+  assert.equal(after, before, 'a declined move.start is not sent');
+
+  await card.getByRole('button', { name: 'Send' }).click();
+  await dialog.getByRole('button', { name: 'Yes, send it' }).click();
+  await card.getByRole('status').filter({ hasText: 'move.start done' }).waitFor();
+  const sent = (await houseByName('House 1')).recent_commands[0];
+  assert.equal(sent?.command, 'move.start');
+  assert.deepEqual(sent?.params, { meters_per_day: 12 });
+  await card.locator('summary', { hasText: 'Send a command' }).click();
+  await page.evaluate('window.scrollTo(0, 0)');
+  await screenshots(page, 'houses');
+  assert.deepEqual(owner.problems, []);
+});
+
+let crewLink: string;
+
+test('the owner invites a crew member from the People page and gets a one-time link', async () => {
+  const { page } = owner;
+  await page.getByRole('navigation').getByRole('link', { name: 'People' }).click();
+  await page.getByRole('heading', { name: ownerEmail }).waitFor();
+  await page.getByLabel('Email').fill(`crew.${Date.now()}@farm.test`);
+  await page.getByLabel('Role').selectOption('crew');
+  await page.getByRole('button', { name: 'Make an invite link' }).click();
+  const url = await page.getByLabel('Invite link').inputValue();
+  // The link names the configured public address; the test server listens on a port of its own.
+  crewLink = `${world.base}/setup/${tokenOf(url)}`;
+  assert.match(url, /\/setup\/[A-Za-z0-9_-]+$/);
+  assert.deepEqual(owner.problems, []);
+});
+
+test('a crew person on a phone sees no owner-only controls, and the server refuses them anyway', async () => {
+  const crew = await openPage(world, PHONE);
+  const { page } = crew;
+  await setUp(page, crewLink);
+  await assertNoHorizontalScroll(page);
+  const nav = page.getByRole('navigation');
+  await nav.getByRole('link', { name: 'Houses' }).waitFor();
+  assert.equal(await nav.getByRole('link', { name: 'People' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Reset the sample farm' }).count(), 0);
+
+  await nav.getByRole('link', { name: 'Alerts' }).click();
+  await page.locator('li.alert').first().getByRole('button', { name: 'Resolve' }).waitFor();
+  await assertNoHorizontalScroll(page);
+  await nav.getByRole('link', { name: 'Houses' }).click();
+  await houseCard(page, 'House 1').waitFor();
+  await assertNoHorizontalScroll(page);
+
+  await page.goto(`${world.base}/people`);
+  await page.getByText('Only an owner can open this page.').waitFor();
+
+  // The crew person's own browser asks the server directly (same-origin fetch: the session cookie and its
+  // CSRF token), as a hand-made request would: the server refuses what the page did not show.
+  const answers = (await page.evaluate(`(async () => {
+    const session = await (await fetch('/v1/session')).json();
+    const post = (url, body) => fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, code: (await r.json()).error?.code }));
+    return {
+      role: session.person.role,
+      invite: await post('/v1/people/invites', { email: 'someone@farm.test', role: 'owner' }),
+      reset: await post('/v1/farms/${world.account.sample_farm_id}/reset', {}),
+    };
+  })()`)) as {
+    role: string;
+    invite: { status: number; code: string };
+    reset: { status: number; code: string };
+  };
+  assert.equal(answers.role, 'crew');
+  assert.deepEqual(answers.invite, { status: 403, code: 'forbidden' });
+  assert.deepEqual(answers.reset, { status: 403, code: 'forbidden' });
+  assert.deepEqual(crew.problems, []);
+});
+
+// ---- Part 2: records, devices, settings and data, on an account of its own with a live farm (the account
+// above has only the sample farm, so its sessions open in test mode) ----
+
+/** The second account and its live farm; its people sign in to live mode on it. */
+let live: NewAccount;
+let liveFarm: Farm;
+
+before(async () => {
+  live = await world.t.account('Willow Creek');
+  liveFarm = await makeFarm(world.t, live.live_key, { name: 'Willow Creek', timezone: 'America/Chicago' });
 });
 
 test('add an animal, find it by its tag, log a weight and see it on the weight chart', async () => {
-  const { page, problems } = await signedInPage(world, DESKTOP);
+  const { page, problems } = await signedInPage(world, live, DESKTOP);
   await page.goto(`${world.base}/animals`);
   await page.getByRole('button', { name: 'Add an animal' }).click();
   const form = page.locator('form', { has: page.getByRole('heading', { name: 'Add an animal' }) });
@@ -80,7 +326,7 @@ test('add an animal, find it by its tag, log a weight and see it on the weight c
 });
 
 test('add a device, copy its key, send a report with it, and see the reading on the chart with its alert lines', async () => {
-  const { page, problems } = await signedInPage(world, DESKTOP);
+  const { page, problems } = await signedInPage(world, live, DESKTOP);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.base });
   await page.goto(`${world.base}/devices`);
   await page.getByRole('button', { name: 'Add a device' }).click();
@@ -126,7 +372,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
 });
 
 test("a bad alert threshold shows the API's error on its cell; a good one is saved", async () => {
-  const { page, problems } = await signedInPage(world, DESKTOP);
+  const { page, problems } = await signedInPage(world, live, DESKTOP);
   await page.goto(`${world.base}/settings`);
   const watch = page.getByLabel('house.ammonia watch');
   await watch.fill('30');
@@ -146,7 +392,7 @@ test("a bad alert threshold shows the API's error on its cell; a good one is sav
   await page.getByRole('button', { name: 'Save thresholds' }).click();
   await page.getByRole('status').getByText('Thresholds saved').waitFor();
   const saved = await world.t.request<Farm>('GET', `/v1/farms/${liveFarm.id}`, {
-    key: world.account.live_key,
+    key: live.live_key,
   });
   assert.equal((saved.body.settings.rules as Record<string, { watch: number }>)['house.ammonia']?.watch, 18);
   assert.deepEqual(problems, []);
@@ -156,7 +402,7 @@ test("a bad alert threshold shows the API's error on its cell; a good one is sav
 test('create a webhook, send a test event, and see it in the delivery log', async () => {
   const receiver = await startReceiver(() => 204);
   try {
-    const { page, problems } = await signedInPage(world, DESKTOP);
+    const { page, problems } = await signedInPage(world, live, DESKTOP);
     await page.goto(`${world.base}/settings`);
     const add = page.getByRole('form', { name: 'Add a webhook' });
     await add.getByLabel('URL').fill(receiver.url);
@@ -177,7 +423,7 @@ test('create a webhook, send a test event, and see it in the delivery log', asyn
 });
 
 test('import a CSV with one bad row: the preview names the row, and nothing is stored until the import', async () => {
-  const { page, problems } = await signedInPage(world, DESKTOP);
+  const { page, problems } = await signedInPage(world, live, DESKTOP);
   await page.goto(`${world.base}/data`);
   const csv =
     'species,tag,birth_date\ncattle,IMP-1,2024-01-05\ncattle,IMP-2,not a date\nsheep,IMP-3,2024-03-01\n';
@@ -194,7 +440,7 @@ test('import a CSV with one bad row: the preview names the row, and nothing is s
     'GET',
     `/v1/farms/${liveFarm.id}/animals?tag=IMP-1`,
     {
-      key: world.account.live_key,
+      key: live.live_key,
     },
   );
   assert.equal(before.body.data.length, 0);
@@ -206,7 +452,7 @@ test('import a CSV with one bad row: the preview names the row, and nothing is s
     'GET',
     `/v1/farms/${liveFarm.id}/animals?tag=IMP-1`,
     {
-      key: world.account.live_key,
+      key: live.live_key,
     },
   );
   assert.equal(after.body.data.length, 1);
@@ -215,7 +461,7 @@ test('import a CSV with one bad row: the preview names the row, and nothing is s
 });
 
 test('groups, paddocks (outline drawn offline), tasks and the event log open on a phone without sideways scrolling', async () => {
-  const key = world.account.live_key;
+  const key = live.live_key;
   await makePaddock(world.t, key, liveFarm.id, {
     name: 'North 40',
     acres: 40,
@@ -242,7 +488,7 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
     key,
     body: { type: 'weight', data: { kg: 301.5 } },
   });
-  const { page, problems } = await signedInPage(world, PHONE);
+  const { page, problems } = await signedInPage(world, live, PHONE);
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'North 40' });
   await card.getByRole('img', { name: 'Outline of North 40' }).waitFor();

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import type { RoleName } from '../src/domain/permissions.ts';
-import type { Session } from '../src/modules/people/schemas.ts';
-import { invitePerson } from '../src/modules/people/service.ts';
+import type { NewAccount } from '../src/modules/accounts/service.ts';
+import type { Invite, Session } from '../src/modules/people/schemas.ts';
 import type { Reply, RequestOptions, TestApp } from './harness.ts';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -31,7 +31,7 @@ export function newEmail(label = 'person'): string {
 /** The `farmstead_session=…` pair of a reply's Set-Cookie, for the Cookie header. */
 export function cookieOf(reply: Reply): string {
   const header = reply.headers['set-cookie'];
-  const value = Array.isArray(header) ? (header[0] ?? '') : String(header ?? '');
+  const value = (Array.isArray(header) ? header[0] : String(header ?? '')) ?? '';
   const pair = /^(farmstead_session=[^;]*)/.exec(value)?.[1];
   assert.ok(pair, `no session cookie in ${value}`);
   return pair;
@@ -58,21 +58,25 @@ export function asSession(t: TestApp, cookie: string, session: Session): SignedI
   };
 }
 
-/** A new person of the account with this role, set up through an invite link and signed in. */
+/** An invite made with the account's live key (POST /v1/people/invites). */
+export async function invite(t: TestApp, account: NewAccount, role: RoleName, email = newEmail(role)) {
+  const res = await t.request<Invite>('POST', '/v1/people/invites', {
+    key: account.live_key,
+    body: { email, role },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** A new person of the account with this role, set up through a real invite link and signed in. */
 export async function signedInPerson(
   t: TestApp,
-  accountId: string,
+  account: NewAccount,
   role: RoleName,
   email = newEmail(role),
 ): Promise<SignedIn> {
-  const invite = await invitePerson(
-    t.database.db,
-    accountId,
-    { email, role },
-    'http://farm.test',
-    Date.now(),
-  );
-  const res = await t.request<Session>('POST', `/v1/setup/${tokenOf(invite.url)}`, {
+  const link = await invite(t, account, role, email);
+  const res = await t.request<Session>('POST', `/v1/setup/${tokenOf(link.url)}`, {
     body: { password: PASSWORD },
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -264,6 +264,48 @@ forEachEngine(
       }
     });
 
+    test('two transactions committing out of id order: the stream sends each when it commits, and resumes in commit order', async (ctx) => {
+      // SQLite runs one write transaction at a time, so this race exists only on PostgreSQL.
+      if (t().engine !== 'postgres') return ctx.skip('PostgreSQL only');
+      const { key, farmId } = await setup();
+      const stream = await openReady(farmId, key);
+      try {
+        let release: () => void = () => {};
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let earlyId = '';
+        // A: makes its event (the smaller id) first and commits last.
+        const a = t()
+          .database.db.transaction()
+          .execute(async (trx) => {
+            earlyId = (await emitEvent(trx, farmId, 'event.created', { note: 'A' })).id;
+            await held;
+          });
+        await waitFor('A to write its event', () => earlyId !== '');
+        const b = await emitEvent(t().database.db, farmId, 'event.created', { note: 'B' });
+        assert.ok(earlyId < b.id);
+        const gotB = await stream.next('event.created', (e) => e.id === b.id);
+        assert.equal(stream.events.length, 1, 'A is not visible before it commits');
+        release();
+        await a;
+        await stream.next('event.created', (e) => e.id === earlyId);
+        assert.deepEqual(
+          stream.events.map((e) => e.json.data.note),
+          ['B', 'A'],
+        );
+        const resumed = await openReady(farmId, key, { 'last-event-id': gotB.id ?? '' });
+        try {
+          await waitFor('the replay', () => resumed.events.length === 1);
+          assert.equal(resumed.events[0]?.id, earlyId, 'after B comes A: the commit order');
+        } finally {
+          resumed.close();
+        }
+      } finally {
+        stream.close();
+      }
+    });
+
     test('a key restricted to records sees farm events but not alerts; a key without records is 403', async () => {
       const { key, farmId } = await setup();
       const reader = await make.posted(t(), key, '/v1/keys', {

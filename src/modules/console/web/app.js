@@ -5,7 +5,7 @@
  */
 import { CONSOLE_PAGES } from '../pages.ts';
 import { api, whenSignedOut } from './api.js';
-import { html, render, useEffect, useState } from './lib.js';
+import { html, render, useEffect, useRef, useState } from './lib.js';
 import { PAGE_MODULES } from './pages/index.js';
 import { matchPage, navigate, useLocation } from './router.js';
 import {
@@ -22,25 +22,24 @@ import { ErrorText, Loading } from './ui.js';
 
 const loaded = new Map();
 
-/** The page's module, loaded once. */
+/** The page's module, loaded once; null while it loads (never another page's module). */
 function usePageModule(name) {
-  const [module, setModule] = useState(() => loaded.get(name) ?? null);
-  const [error, setError] = useState(null);
+  const [state, setState] = useState({ name: null, module: null, error: null });
   useEffect(() => {
     if (loaded.has(name)) {
-      setModule(loaded.get(name));
+      setState({ name, module: loaded.get(name), error: null });
       return;
     }
-    setModule(null);
     PAGE_MODULES[name]().then(
       (m) => {
         loaded.set(name, m);
-        setModule(m);
+        setState({ name, module: m, error: null });
       },
-      (err) => setError(err),
+      (error) => setState({ name, module: null, error }),
     );
   }, [name]);
-  return { module, error };
+  const module = loaded.get(name) ?? null;
+  return { module, error: state.name === name ? state.error : null };
 }
 
 export function signInUrl() {
@@ -112,7 +111,7 @@ function Shell({ route, children }) {
     ${
       session.mode === 'test' &&
       html`<div class="test-banner" role="note">
-      <strong>Test mode</strong> — test farms and the sample farm; nothing here reaches a live house.</div>`
+      <strong>Test mode</strong><span class="long"> — sample and test farms only</span>; nothing reaches a live house.</div>`
     }
     <header class="top">
       <div class="bar">
@@ -120,10 +119,13 @@ function Shell({ route, children }) {
         <${FarmSwitcher} />
         <${StreamBadge} />
         <span class="spacer"></span>
-        <${ModeSwitch} />
-        <span class="who" title=${session.person.email}>${session.person.name ?? session.person.email}
-          <span class="role">${role}</span></span>
-        <button type="button" class="button link" onClick=${signOut}>Sign out</button>
+        <div class="account">
+          <${ModeSwitch} />
+          <span class="who" title=${session.person.email}>
+            <span class="name">${session.person.name ?? session.person.email}</span>
+            <span class="role">${role}</span></span>
+          <button type="button" class="button link" onClick=${signOut}>Sign out</button>
+        </div>
       </div>
       <nav aria-label="Pages"><ul>
         ${nav.map(
@@ -146,15 +148,18 @@ function NoFarm() {
 function App() {
   const loc = useLocation();
   const store = useStore();
-  const [boot, setBoot] = useState({ ready: false, error: null });
+  // What the signed-in pages need first: the session, its farms and the catalog, loaded once per session
+  // (a new sign-in, even in the same tab, loads them again).
+  const [boot, setBoot] = useState({ for: null, error: null });
+  const booting = useRef(false);
   const match = matchPage(loc.pathname);
   const route = match?.page;
   const { module, error } = usePageModule(route?.page ?? 'brief');
+  const ready = store.session !== null && boot.for === store.session.csrf_token;
 
   useEffect(() => {
-    if (!route || route.public) return;
-    if (store.session && boot.ready) return;
-    let live = true;
+    if (!route || route.public || ready || booting.current) return;
+    booting.current = true;
     (async () => {
       const session = store.session ?? (await loadSession());
       if (!session) {
@@ -162,12 +167,13 @@ function App() {
         return;
       }
       await Promise.all([loadFarms(), loadCatalog()]);
-      if (live) setBoot({ ready: true, error: null });
-    })().catch((err) => live && setBoot({ ready: false, error: err }));
-    return () => {
-      live = false;
-    };
-  }, [route, store.session]);
+      setBoot({ for: session.csrf_token, error: null });
+    })()
+      .catch((err) => setBoot({ for: null, error: err }))
+      .finally(() => {
+        booting.current = false;
+      });
+  }, [route, store.session, ready]);
 
   useEffect(() => {
     document.title = route ? `${route.title} · Farmstead` : 'Farmstead';
@@ -183,7 +189,7 @@ function App() {
     return html`<main class="narrow" id="main" tabindex="-1">
       ${module ? html`<${module.Page} params=${match.params} />` : html`<${Loading} />`}</main>`;
   }
-  if (!store.session || !boot.ready) {
+  if (!ready) {
     return html`<main class="narrow"><${Loading} error=${boot.error} retry=${() => location.reload()} /></main>`;
   }
   if (route.roles && !route.roles.includes(store.session.person.role)) {

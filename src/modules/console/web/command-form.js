@@ -7,7 +7,7 @@
 import { needsConfirmation } from '../../../domain/confirmation.ts';
 import { api } from './api.js';
 import { html, useEffect, useRef, useState } from './lib.js';
-import { ErrorText } from './ui.js';
+import { ErrorText, useLoad } from './ui.js';
 
 /** The unit a number parameter is in, read from its name's suffix (the catalog names them so). */
 export function unitOf(name) {
@@ -73,8 +73,30 @@ function TimeField({ spec, id, value, onChange }) {
   </div>`;
 }
 
-function Field({ spec, id, value, onChange }) {
+/**
+ * An `id` parameter named for a kind of farm record (`paddock_id`): a choice among the farm's records of that
+ * kind, by name; a text box when the farm cannot list them.
+ */
+function IdField({ spec, id, value, onChange, farm }) {
+  const kind = spec.name.replace(/_id$/, '');
+  const records = useLoad(() => api('GET', `/v1/farms/${farm.id}/${kind}s?limit=100`), [farm.id, kind]);
+  if (records.error || !records.data) {
+    return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+      <input id=${id} type="text" value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value || undefined)} />
+      <small class="muted">${spec.description}</small></div>`;
+  }
+  return html`<div class="field"><label for=${id}>${label(kind)}</label>
+    <select id=${id} value=${value ?? ''} onChange=${(e) => onChange(e.currentTarget.value || undefined)}>
+      <option value="">Choose…</option>
+      ${records.data.data.map((r) => html`<option value=${r.id}>${r.name ?? r.id}</option>`)}
+    </select><small class="muted">${spec.description}</small></div>`;
+}
+
+function Field({ spec, id, value, onChange, farm }) {
   const hint = spec.description;
+  if (spec.type === 'id' && spec.name.endsWith('_id')) {
+    return html`<${IdField} spec=${spec} id=${id} value=${value} onChange=${onChange} farm=${farm} />`;
+  }
   if (spec.type === 'integers')
     return html`<${NumberList} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
   if (spec.type === 'time')
@@ -198,7 +220,9 @@ export function CommandForm({ device, farm, commands, onSent, idPrefix }) {
     </div>
     ${command?.caution && html`<p class="caution">${command.caution}</p>`}
     ${command?.params.map(
-      (spec) => html`<${Field} key=${`${name}-${spec.name}`} spec=${spec} id=${`${idPrefix}-${spec.name}`}
+      (
+        spec,
+      ) => html`<${Field} key=${`${name}-${spec.name}`} spec=${spec} id=${`${idPrefix}-${spec.name}`} farm=${farm}
         value=${params[spec.name]} onChange=${(v) => {
           const next = { ...params };
           if (v === undefined) delete next[spec.name];

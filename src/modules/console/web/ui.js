@@ -107,3 +107,17 @@ export function amount(value, unit = '') {
   const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
   return unit ? `${text}${unit === '%' || unit === '°C' || unit === '°' ? '' : ' '}${unit}` : text;
 }
+
+/**
+ * Once the page's records are shown, brings the one named by the URL's `#id` into view and focus (links
+ * from the brief and from alerts point at a record this way).
+ */
+export function useScrollToHash(ready) {
+  useEffect(() => {
+    if (!ready || !location.hash) return;
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!target) return;
+    target.scrollIntoView({ block: 'start' });
+    target.focus({ preventScroll: true });
+  }, [ready, location.hash]);
+}

@@ -9,7 +9,7 @@ import { subjectLink } from '../links.js';
 import { navigate, useLocation } from '../router.js';
 import { can } from '../store.js';
 import { useFarmStream } from '../stream.js';
-import { ActionButton, Announce, ago, farmTime, Loading, useLoad } from '../ui.js';
+import { ActionButton, Announce, ago, farmTime, Loading, useLoad, useScrollToHash } from '../ui.js';
 
 const TABS = [
   { status: 'open', label: 'Open' },
@@ -67,6 +67,7 @@ export function Page({ farm }) {
     list.reload();
   });
 
+  useScrollToHash(list.data !== null);
   const alerts = list.data?.data ?? [];
   return html`<section>
     <h1>Alerts</h1>

@@ -6,8 +6,9 @@ import { WEBHOOK_EVENTS } from '../../../../domain/webhook-events.ts';
 import { api } from '../api.js';
 import { html, useMemo } from '../lib.js';
 import { briefItemLink } from '../links.js';
+import { can } from '../store.js';
 import { useFarmStream } from '../stream.js';
-import { ago, farmTime, Loading, useLoad } from '../ui.js';
+import { ActionButton, ago, farmTime, Loading, useLoad } from '../ui.js';
 
 /** What a person does about each kind of item (the brief says what and why; this is the next step). */
 const NEXT_STEP = {
@@ -52,5 +53,18 @@ export function Page({ farm }) {
         </ol>`
     }
     <details class="brief-text"><summary>The brief as text</summary><p>${b.text}</p></details>
+    ${
+      farm.sample &&
+      can('farms', 'write') &&
+      html`<div class="actions owner-only">
+        <${ActionButton} label="Reset the sample farm" busyLabel="Resetting…" action=${async () => {
+          if (!confirm('Put the sample farm back as it was? Changes made to it are lost.'))
+            return 'Kept as it is.';
+          await api('POST', `/v1/farms/${farm.id}/reset`, {});
+          brief.reload();
+          return 'The sample farm is as new.';
+        }} />
+      </div>`
+    }
   </section>`;
 }

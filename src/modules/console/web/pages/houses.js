@@ -9,7 +9,7 @@ import { CommandForm } from '../command-form.js';
 import { html, useEffect, useMemo } from '../lib.js';
 import { useStore } from '../store.js';
 import { useFarmStream } from '../stream.js';
-import { ago, amount, farmTime, Loading, useLoad } from '../ui.js';
+import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.js';
 
 const METRICS = [
   { metric: 'feed.bin_pct', label: 'Feed' },
@@ -44,13 +44,20 @@ function Doors({ doors }) {
   </div>`;
 }
 
+/** A command's parameters for people: "meters per day 12, heading deg 95". */
+function paramsText(params) {
+  return Object.entries(params ?? {})
+    .map(([name, value]) => `${name.replaceAll('_', ' ')} ${Array.isArray(value) ? value.join(' ') : value}`)
+    .join(', ');
+}
+
 function Commands({ commands, timezone }) {
   if (commands.length === 0) return html`<p class="muted small">No commands yet.</p>`;
   return html`<ul class="commands" aria-label="Recent commands">
     ${commands.slice(0, 5).map(
       (c) => html`<li class="command" data-command=${c.command}>
         <code>${c.command}</code>
-        <span class="params">${Object.keys(c.params ?? {}).length ? JSON.stringify(c.params) : ''}</span>
+        <span class="params">${paramsText(c.params)}</span>
         <span class=${`status ${c.status}`}>${c.status}</span>
         <span class="muted small">${farmTime(c.created_at, timezone)}</span>
         ${c.error && html`<span class="error small">${c.error.message ?? c.error}</span>`}
@@ -126,10 +133,12 @@ export function Page({ farm }) {
     return () => clearInterval(timer);
   }, [pending]);
 
+  useScrollToHash(houses.data !== null);
   if (!houses.data) return html`<${Loading} error=${houses.error} retry=${houses.reload} />`;
   const commands = catalog?.commands?.house ?? [];
   return html`<section>
     <h1>Houses</h1>
+    ${farm.sample && html`<p class="muted small">Commands to the sample farm's houses are simulated: done at once.</p>`}
     ${list.length === 0 && html`<p class="calm">No houses on ${farm.name}.</p>`}
     <div class="house-grid">
       ${list.map(
