@@ -33,8 +33,14 @@ let world: ConsoleWorld;
 let owner: ConsolePage;
 let ownerEmail: string;
 
+/** Part 2's account and its live farm; its people sign in to live mode on it. */
+let live: NewAccount;
+let liveFarm: Farm;
+
 before(async () => {
   world = await startConsole();
+  live = await world.t.account('Willow Creek');
+  liveFarm = await makeFarm(world.t, live.live_key, { name: 'Willow Creek', timezone: 'America/Chicago' });
 });
 
 after(async () => {
@@ -282,14 +288,7 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
 // ---- Part 2: records, devices, settings and data, on an account of its own with a live farm (the account
 // above has only the sample farm, so its sessions open in test mode) ----
 
-/** The second account and its live farm; its people sign in to live mode on it. */
-let live: NewAccount;
-let liveFarm: Farm;
-
-before(async () => {
-  live = await world.t.account('Willow Creek');
-  liveFarm = await makeFarm(world.t, live.live_key, { name: 'Willow Creek', timezone: 'America/Chicago' });
-});
+// (The second account and its live farm, `live` and `liveFarm`, are made in the file's before hook.)
 
 test('add an animal, find it by its tag, log a weight and see it on the weight chart', async () => {
   const { page, problems } = await signedInPage(world, live, DESKTOP);
