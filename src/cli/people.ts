@@ -9,7 +9,8 @@ import { printJson, printRecord, printTable, UsageError } from './output.ts';
 /** Loaded when a command runs, so `--help` does not load the whole service. */
 const load = async () => ({
   ...(await import('./database.ts')),
-  ...(await import('../modules/people/service.ts')),
+  ...(await import('../modules/people/links.ts')),
+  ...(await import('../modules/people/admin.ts')),
   EMAIL_PATTERN: (await import('../modules/people/schemas.ts')).EMAIL_PATTERN,
   requireAccount: (await import('../modules/accounts/service.ts')).requireAccount,
   loadConfig: (await import('../config.ts')).loadConfig,

@@ -10,7 +10,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { type Database, ensureDataDir, openDatabase } from '../db/database.ts';
 import { bootstrapFirstAccount, type NewAccount } from '../modules/accounts/service.ts';
-import { createSetupLink, setupUrl } from '../modules/people/service.ts';
+import { createSetupLink, setupUrl } from '../modules/people/links.ts';
 import { UsageCounter } from '../modules/usage/counter.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { type RunningWorkers, startWorkers } from '../workers/runner.ts';

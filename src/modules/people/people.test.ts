@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { expectError, forEachEngine } from '../../../test/harness.ts';
+import { expectError, forEachEngine, openApp } from '../../../test/harness.ts';
 import {
   asSession,
   cookieOf,
@@ -19,12 +19,22 @@ import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';
 import { ADDRESS_RULE, bucketsOf, EMAIL_RULE, LOCK_MS, recordFailure } from './lockout.ts';
 import type { Person, Session, Setup } from './schemas.ts';
 
-/** The app's clock: real time plus what the tests have moved it on by. */
+/** The app's clock: real time (or the moment it was frozen at) plus what the tests have moved it on by. */
 let offset = 0;
-const clock = () => Date.now() + offset;
+let frozenAt: number | null = null;
+const clock = () => (frozenAt ?? Date.now()) + offset;
 const advance = (ms: number) => {
   offset += ms;
 };
+/** Stops real time while `fn` runs: lock-out waits are a second or two, less than a slow request may take. */
+async function frozen<T>(fn: () => Promise<T>): Promise<T> {
+  frozenAt = Date.now();
+  try {
+    return await fn();
+  } finally {
+    frozenAt = null;
+  }
+}
 
 type List<T> = { data: T[] };
 
@@ -360,24 +370,30 @@ forEachEngine(
       const email = person.session.person.email;
       // From its own address, so the other tests' address is not the one held back.
       const from = { 'x-forwarded-for': '198.51.100.7' };
-      for (let i = 0; i < EMAIL_RULE.free; i++) {
-        expectError(await signIn(email, `wrong password ${i}`, from), 401, 'unauthorized');
-      }
-      const slowed = await signIn(email, PASSWORD, from);
-      expectError(slowed, 429, 'rate_limited');
-      assert.equal(slowed.headers['retry-after'], '1');
-      for (let i = EMAIL_RULE.free; i < EMAIL_RULE.refuseAt; i++) {
-        advance(1_000 * 2 ** (i - EMAIL_RULE.free));
-        expectError(await signIn(email, `wrong password ${i}`, from), 401, 'unauthorized');
-      }
-      const refused = await signIn(email, PASSWORD, from);
-      const error = expectError(refused, 429, 'rate_limited');
-      assert.match(error.message, /Try again in \d+ s/);
-      assert.equal(Number(refused.headers['retry-after']), LOCK_MS / 1_000);
-      // Another address is refused too: the email itself is locked.
-      expectError(await signIn(email, PASSWORD, { 'x-forwarded-for': '198.51.100.8' }), 429, 'rate_limited');
-      advance(LOCK_MS + 1_000);
-      assert.equal((await signIn(email, PASSWORD, from)).status, 200);
+      await frozen(async () => {
+        for (let i = 0; i < EMAIL_RULE.free; i++) {
+          expectError(await signIn(email, `wrong password ${i}`, from), 401, 'unauthorized');
+        }
+        const slowed = await signIn(email, PASSWORD, from);
+        expectError(slowed, 429, 'rate_limited');
+        assert.equal(slowed.headers['retry-after'], '1');
+        for (let i = EMAIL_RULE.free; i < EMAIL_RULE.refuseAt; i++) {
+          advance(1_000 * 2 ** (i - EMAIL_RULE.free));
+          expectError(await signIn(email, `wrong password ${i}`, from), 401, 'unauthorized');
+        }
+        const refused = await signIn(email, PASSWORD, from);
+        const error = expectError(refused, 429, 'rate_limited');
+        assert.match(error.message, /Try again in \d+ s/);
+        assert.equal(Number(refused.headers['retry-after']), LOCK_MS / 1_000);
+        // Another address is refused too: the email itself is locked.
+        expectError(
+          await signIn(email, PASSWORD, { 'x-forwarded-for': '198.51.100.8' }),
+          429,
+          'rate_limited',
+        );
+        advance(LOCK_MS + 1_000);
+        assert.equal((await signIn(email, PASSWORD, from)).status, 200);
+      });
     });
 
     test('lock-out: failures from one address are refused for every email from it', async () => {
@@ -395,6 +411,33 @@ forEachEngine(
         'x-forwarded-for': '203.0.113.10',
       });
       assert.equal(elsewhere.status, 200);
+    });
+
+    test('another process on the same database honours the session, its sign-out and the lock-out', async () => {
+      const acct = await t().sharedAccount();
+      const person = await signedInPerson(t(), acct, 'crew');
+      const other = await openApp(t().engine, t().config, 'Other process', clock);
+      try {
+        const there = asSession(other, person.cookie, person.session);
+        assert.equal((await there.request('GET', '/v1/session')).status, 200);
+        assert.equal((await person.request('DELETE', '/v1/session')).status, 204);
+        expectError(await there.request('GET', '/v1/farms'), 401, 'unauthorized');
+
+        const email = person.session.person.email;
+        const from = { 'x-forwarded-for': '198.51.100.20' };
+        await frozen(async () => {
+          for (let i = 0; i < EMAIL_RULE.free; i++) {
+            expectError(await signIn(email, `wrong password ${i}`, from), 401, 'unauthorized');
+          }
+          const elsewhere = await other.request('POST', '/v1/session', {
+            body: { email, password: PASSWORD },
+            headers: from,
+          });
+          expectError(elsewhere, 429, 'rate_limited');
+        });
+      } finally {
+        await other.close();
+      }
     });
   },
   { trustProxy: true },

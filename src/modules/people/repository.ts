@@ -1,7 +1,6 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { PeopleTable, SessionsTable, SetupLinksTable } from '../../db/tables/people.ts';
-import type { RoleName } from '../../domain/permissions.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Person } from './schemas.ts';
@@ -193,4 +192,7 @@ export async function deletePerson(db: Db, id: string): Promise<void> {
   await db.deleteFrom('people').where('id', '=', id).execute();
 }
 
-export type { RoleName };
+/** Locks the account row (a no-op write), serialising the people changes of one account. */
+export async function lockAccount(trx: Db, accountId: string): Promise<void> {
+  await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', accountId).execute();
+}

@@ -5,6 +5,8 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller, clearedSessionCookie, SESSION_COOKIE } from '../../http/auth.ts';
 import { BODY_ERRORS, described, errorResponses, IdParams } from '../../http/schemas.ts';
+import { changeRole, inviteFromApi, listPeople, removePerson } from './admin.ts';
+import { completeSetup, describeSetupLink } from './links.ts';
 import { LockedOut } from './lockout.ts';
 import {
   InviteBody,
@@ -20,14 +22,8 @@ import {
 } from './schemas.ts';
 import {
   changePassword,
-  changeRole,
-  completeSetup,
-  describeSetupLink,
   getSession,
-  inviteFromApi,
-  listPeople,
   type OpenedSession,
-  removePerson,
   SESSION_IDLE_MS,
   signIn,
   signOut,
