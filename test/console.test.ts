@@ -11,7 +11,7 @@ import type { Alert } from '../src/modules/alerts/schemas.ts';
 import type { Command } from '../src/modules/commands/schemas.ts';
 import type { Farm } from '../src/modules/farms/schemas.ts';
 import type { House } from '../src/modules/houses/schemas.ts';
-import { invitePerson } from '../src/modules/people/service.ts';
+import { invitePerson } from '../src/modules/people/links.ts';
 import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
