@@ -224,6 +224,51 @@ test('move.start asks for confirmation first, and is not sent when declined', as
   assert.deepEqual(owner.problems, []);
 });
 
+test('opening doors where it is dark now asks first; the farm switcher shows the other farm', async () => {
+  const { page } = owner;
+  // A test farm on the equator where the local solar time is about midnight right now.
+  const now = new Date();
+  const utcHours = now.getUTCHours() + now.getUTCMinutes() / 60;
+  const lon = ((((-utcHours * 15 + 180) % 360) + 360) % 360) - 180;
+  const night = await world.t.request<{ id: string }>('POST', '/v1/farms', {
+    key: world.account.test_key,
+    body: { name: 'Night Farm', timezone: 'UTC', lat: 0, lon: Math.round(lon * 100) / 100 },
+  });
+  assert.equal(night.status, 201, JSON.stringify(night.body));
+  await device(world.t, world.account.test_key, night.body.id, { name: 'Night House' });
+  await page.reload();
+  await page.getByLabel('Farm').selectOption({ label: 'Night Farm' });
+  await page.getByRole('navigation').getByRole('link', { name: 'Houses' }).click();
+  const card = houseCard(page, 'Night House');
+  await card.locator('summary', { hasText: 'Send a command' }).click();
+  await card.getByLabel('Send a command').selectOption('doors.open');
+  await card.getByText('All', { exact: true }).click();
+  await card.getByRole('button', { name: 'Send' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
+  await dialog.getByText(/It is dark at Night Farm now/).waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await card.getByRole('status').filter({ hasText: 'Not sent.' }).waitFor();
+  const commands = await world.t.request<{ data: unknown[] }>(
+    'GET',
+    `/v1/devices/${await houseIdOn(night.body.id)}/commands`,
+    {
+      key: world.account.test_key,
+    },
+  );
+  assert.equal(commands.body.data.length, 0);
+  await page.getByLabel('Farm').selectOption({ label: 'Willow Creek Farm (sample)' });
+  assert.deepEqual(owner.problems, []);
+});
+
+async function houseIdOn(farmId: string): Promise<string> {
+  const list = await world.t.request<{ data: House[] }>('GET', `/v1/farms/${farmId}/houses`, {
+    key: world.account.test_key,
+  });
+  const id = list.body.data[0]?.id;
+  assert.ok(id);
+  return id;
+}
+
 let crewLink: string;
 
 test('the owner invites a crew member from the People page and gets a one-time link', async () => {
@@ -244,6 +289,7 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
   const crew = await openPage(world, PHONE);
   const { page } = crew;
   await setUp(page, crewLink);
+  await page.getByLabel('Farm').selectOption({ label: 'Willow Creek Farm (sample)' });
   await assertNoHorizontalScroll(page);
   const nav = page.getByRole('navigation');
   await nav.getByRole('link', { name: 'Houses' }).waitFor();

@@ -102,7 +102,14 @@ export class StreamHub {
       await bus.listen(BUS_CHANNELS.farmOutbox, (farmId) => {
         if (this.farms.has(farmId)) this.mark(farmId);
       });
-    })();
+    })().catch(async (err: unknown) => {
+      // The next stream tries again (the database may be back by then).
+      const bus = this.bus;
+      this.bus = null;
+      this.busReady = null;
+      await bus?.close().catch(() => {});
+      throw err;
+    });
     return this.busReady;
   }
 
@@ -139,6 +146,13 @@ export class StreamHub {
       // Shut down while this stream was opening.
       clearInterval(connection.keepAlive);
       stream.body.end(opening + commentFrame(SHUTDOWN_NOTE));
+      return;
+    }
+    const socket = stream.response.socket;
+    if (!socket || socket.destroyed) {
+      // The client left while the stream was opening: its 'close' has passed.
+      clearInterval(connection.keepAlive);
+      stream.body.destroy();
       return;
     }
     stream.body.write(opening);

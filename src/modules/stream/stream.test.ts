@@ -6,10 +6,12 @@
  * skipped).
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
 import { openSse, type SseStream } from '../../../test/sse.ts';
+import { newId } from '../../lib/ids.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { payloadOf } from '../webhooks/signing.ts';
@@ -140,6 +142,80 @@ forEachEngine(
       );
     });
 
+    test('a backlog larger than one page resumes whole and in order, at the pace the socket takes it', async () => {
+      const { key, farmId } = await setup();
+      const first = await openReady(farmId, key);
+      const mark = await logEvent(t(), key, farmId, 'mark');
+      await stream_next(first, mark.id);
+      const resumeFrom = first.lastEventId;
+      first.close();
+      // 1,200 events (several pages, far more than a socket buffer) written while nobody listens.
+      const padding = 'x'.repeat(400);
+      // Written as emitEvent writes them, in bulk (one statement per 200).
+      const now = Date.now();
+      const rows = Array.from({ length: 1200 }, (_, i) => ({
+        id: newId('outbox', now),
+        farm_id: farmId,
+        type: 'event.created',
+        data: JSON.stringify({ i, padding }),
+        created_at: now,
+        dispatched_at: null,
+      }));
+      for (let i = 0; i < rows.length; i += 200) {
+        await t()
+          .database.db.insertInto('outbox')
+          .values(rows.slice(i, i + 200))
+          .execute();
+      }
+      const again = await openReady(farmId, key, { 'last-event-id': resumeFrom });
+      try {
+        await waitFor('the whole backlog', () => again.events.length >= 1200, 30_000);
+        assert.deepEqual(
+          again.events.map((e) => e.json.data.i),
+          Array.from({ length: 1200 }, (_, i) => i),
+        );
+        const live = await logEvent(t(), key, farmId, 'live again');
+        await stream_next(again, live.id);
+        assert.equal(again.events.length, 1201);
+      } finally {
+        again.close();
+      }
+    });
+
+    test('a live client that stops reading is ended once it is 1 MiB behind (it resumes later with Last-Event-ID)', async () => {
+      const { key, farmId } = await setup();
+      const url = new URL(`${base}/v1/farms/${farmId}/stream`);
+      const socket = connect(Number(url.port), url.hostname);
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.on('error', () => {});
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      await waitFor('the opening frame', () => received.includes('retry:'));
+      const open = t().app.streams.count();
+      // The client stops reading; the events keep coming (each in its own transaction: live fan-out).
+      socket.pause();
+      const big = 'x'.repeat(256 * 1024);
+      let written = 0;
+      await waitFor(
+        'the stream to be ended',
+        async () => {
+          if (t().app.streams.count() < open) return true;
+          if (written < 200) {
+            await emitEvent(t().database.db, farmId, 'event.created', { n: written++, big });
+          }
+          return false;
+        },
+        60_000,
+      );
+      assert.ok(written > 4, `ended after ${written} events of 256 KiB`);
+      socket.resume();
+      await waitFor('the end of the response', () => received.includes('reads too slowly'));
+      socket.destroy();
+    });
+
     test("another farm's and another account's events never appear; their streams are 404", async () => {
       const { key, farmId } = await setup();
       const acct = await t().sharedAccount();
@@ -180,6 +256,26 @@ forEachEngine(
       try {
         const event = await logEvent(t(), acct.test_key, test_.id, 'in test mode');
         await stream_next(stream, event.id);
+      } finally {
+        stream.close();
+      }
+    });
+
+    test("the sample farm's seed is not streamed (as webhooks do not get it); what follows a reset is", async () => {
+      const acct = await t().account('Reset on stream');
+      const stream = await openReady(acct.sample_farm_id, acct.test_key);
+      try {
+        const reset = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/reset`, {
+          key: acct.test_key,
+        });
+        assert.equal(reset.status, 200, JSON.stringify(reset.body));
+        const after = await logEvent(t(), acct.test_key, acct.sample_farm_id, 'after the reset');
+        await stream_next(stream, after.id);
+        assert.deepEqual(
+          stream.events.map((e) => e.json.data.id),
+          [after.id],
+          'only the event logged after the reset',
+        );
       } finally {
         stream.close();
       }

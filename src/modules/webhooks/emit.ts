@@ -19,6 +19,23 @@ export interface EmittedEvent {
   data: Record<string, unknown>;
 }
 
+/** Farms already notified per transaction: one NOTIFY says "look at this farm's outbox", however many rows. */
+const notifiedIn = new WeakMap<Db, Set<string>>();
+
+/** Tells the farm's live streams, once per transaction, that its outbox grew. */
+async function notifyFarm(db: Db, farmId: string): Promise<void> {
+  if (db.isTransaction) {
+    let farms = notifiedIn.get(db);
+    if (!farms) {
+      farms = new Set();
+      notifiedIn.set(db, farms);
+    }
+    if (farms.has(farmId)) return;
+    farms.add(farmId);
+  }
+  await notify(db, BUS_CHANNELS.farmOutbox, farmId);
+}
+
 export async function emitEvent(
   db: Db,
   farmId: string,
@@ -38,7 +55,7 @@ export async function emitEvent(
       dispatched_at: null,
     })
     .execute();
-  await notify(db, BUS_CHANNELS.farmOutbox, farmId);
+  await notifyFarm(db, farmId);
   return event;
 }
 
