@@ -402,6 +402,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
   await page.getByText('body.temp_c 39.1').waitFor();
   await page.getByRole('button', { name: '30 d' }).click();
   await page.getByText('Averages per 1h bucket').waitFor();
+  await page.evaluate("document.querySelector('.chart').scrollIntoView()");
   await screenshot(page, 'console-device-desktop');
   await page.setViewportSize(PHONE);
   // The chart follows its box's new width on the next resize callback.

@@ -44,9 +44,10 @@ function thresholdPlugin(lines) {
 
 /**
  * One chart: `series` is `[{ label, unit, points: [{ at, value }] }]` (all on one y axis), `thresholds`
- * `[{ value, kind: 'watch'|'urgent', label }]`. The chart takes its container's width and follows it.
+ * `[{ value, kind: 'watch'|'urgent', label }]`, `span` the time range to show (ms; default: the data's). The
+ * chart takes its container's width and follows it.
  */
-export function TimeChart({ series, thresholds = [], label, height = 240 }) {
+export function TimeChart({ series, thresholds = [], label, height = 240, span }) {
   const box = useRef(null);
   useEffect(() => {
     const el = box.current;
@@ -75,8 +76,10 @@ export function TimeChart({ series, thresholds = [], label, height = 240 }) {
         height,
         scales: {
           // A lone point (one weighing) gets a few days either side rather than uPlot's years.
-          x:
-            times.length > 1
+          // `span` ([from, to] in ms): the range asked for, however few points it holds.
+          x: span
+            ? { time: true, range: () => [span[0] / 1000, span[1] / 1000] }
+            : times.length > 1
               ? { time: true }
               : { time: true, range: (_u, lo) => [lo - 3 * 86_400, lo + 3 * 86_400] },
           y: { range: () => [min - pad, max + pad] },
@@ -103,7 +106,8 @@ export function TimeChart({ series, thresholds = [], label, height = 240 }) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [series, thresholds, height]);
+    // Redrawn when what is drawn changes, not when a parent re-renders with equal (new) arrays.
+  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1]]);
   const empty = series.every((s) => s.points.length === 0);
   return html`<figure class="chart">
     <figcaption>${label}</figcaption>

@@ -82,6 +82,11 @@ function Charts({ device, metrics, rules }) {
     return { since: new Date(now - span).toISOString(), until: undefined, span };
   }, [range, custom.from, custom.to]);
   const interval = frame ? intervalFor(frame.span) : null;
+  // The chart's time axis: the whole range asked for (stable between renders, so charts are not redrawn).
+  const shown = useMemo(
+    () => frame && [Date.parse(frame.since), Date.parse(frame.since) + frame.span],
+    [frame],
+  );
   const series = useLoad(async () => {
     if (!frame) return [];
     return Promise.all(
@@ -124,7 +129,8 @@ function Charts({ device, metrics, rules }) {
         : series.data.map(
             (s) => html`<${TimeChart} key=${s.metric}
               series=${[{ label: s.metric, unit: s.points[0]?.unit, points: s.points }]}
-              thresholds=${thresholdsFor(rules, device, s.metric)} label=${s.metric} />`,
+              thresholds=${thresholdsFor(rules, device, s.metric)} label=${s.metric}
+              span=${shown} />`,
           )
     }
     ${chosen.length === 0 && html`<p class="muted">Pick a metric to chart.</p>`}
