@@ -34,6 +34,13 @@ import { briefRoutes } from './modules/brief/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
+import {
+  animalExportRoutes,
+  animalImportRoutes,
+  eventExportRoutes,
+  readingExportRoutes,
+  taskExportRoutes,
+} from './modules/dataio/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { authenticateDevice } from './modules/devices/service.ts';
 import { docsRoutes } from './modules/docs/routes.ts';
@@ -169,6 +176,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
   await app.register(withAccess(farmRoutes, 'farms'), { db });
   await app.register(withAccess(animalRoutes, 'animals'), { db });
+  // Data in and out (modules/dataio): an export reads its resource; the import writes animals.
+  await app.register(withAccess(animalExportRoutes, 'animals'), { db });
+  await app.register(withAccess(animalImportRoutes, 'animals'), { db });
+  await app.register(withAccess(eventExportRoutes, 'events'), { db });
+  await app.register(withAccess(taskExportRoutes, 'tasks'), { db });
   await app.register(withAccess(groupRoutes, 'groups'), { db });
   await app.register(withAccess(paddockRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
@@ -179,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(ruleRoutes, 'rules'), { db });
   await app.register(withAccess(deviceRoutes, 'devices'), { db });
   await app.register(withAccess(readingRoutes, 'readings'), { db });
+  await app.register(withAccess(readingExportRoutes, 'readings'), { db });
   await app.register(withAccess(commandRoutes, 'commands'), {
     db,
     commandExpirySeconds: config.commandExpirySeconds,

@@ -25,7 +25,8 @@ export interface TestBrowser {
 export async function openBrowser(): Promise<TestBrowser> {
   const browser = await playwright.launch({
     executablePath: await chromium.executablePath(),
-    args: chromium.args,
+    // --single-process (meant for serverless hosts) ends the browser when its first context closes.
+    args: chromium.args.filter((arg) => arg !== '--single-process'),
     headless: true,
   });
   return {

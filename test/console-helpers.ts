@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import type { RoleName } from '../src/domain/permissions.ts';
 import type { NewAccount } from '../src/modules/accounts/service.ts';
 import { openBrowser, type TestBrowser } from './browser.ts';
 import { startTestApp, type TestApp } from './harness.ts';
+import { signedInPerson } from './people.ts';
 
 export const PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 800 };
@@ -20,7 +22,8 @@ export interface ConsoleWorld {
 }
 
 export async function startConsole(): Promise<ConsoleWorld> {
-  const t = await startTestApp('sqlite');
+  // Webhook receivers in tests listen on 127.0.0.1.
+  const t = await startTestApp('sqlite', { webhookAllowPrivate: true });
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const [browser, account] = await Promise.all([openBrowser(), t.account('Willow Creek')]);
   return {
@@ -43,7 +46,12 @@ export interface ConsolePage {
 
 /** A fresh browser context (no cookies) at the given size, watching for foreign requests and page errors. */
 export async function openPage(world: ConsoleWorld, size = DESKTOP): Promise<ConsolePage> {
-  const context = await world.browser.browser.newContext({ viewport: size });
+  // A fixed locale: the test machine's POSIX locale is not a valid language tag for Intl in the page.
+  const context = await world.browser.browser.newContext({
+    viewport: size,
+    locale: 'en-US',
+    timezoneId: 'America/Chicago',
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('request', (request) => {
@@ -62,4 +70,21 @@ export async function assertNoHorizontalScroll(page: Page): Promise<void> {
     '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
   );
   assert.ok(scroll <= client, `page is ${scroll}px wide in a ${client}px viewport`);
+}
+
+/**
+ * A browser context signed in as a new person of `account` (a real invite, setup and session cookie), in
+ * the session's default mode (live when the account has a live farm).
+ */
+export async function signedInPage(
+  world: ConsoleWorld,
+  account: NewAccount,
+  size = DESKTOP,
+  role: RoleName = 'owner',
+) {
+  const person = await signedInPerson(world.t, account, role);
+  const opened = await openPage(world, size);
+  const [name, value] = person.cookie.split('=') as [string, string];
+  await opened.page.context().addCookies([{ name, value, url: world.base }]);
+  return { ...opened, person };
 }

@@ -8,7 +8,9 @@ import { ConfigError } from '../config.ts';
 import { AppError } from '../http/errors.ts';
 import { registerAccounts } from './accounts.ts';
 import { registerBackup } from './backup.ts';
+import { registerExport } from './export.ts';
 import { registerFarms } from './farms.ts';
+import { registerImport } from './import.ts';
 import { registerKeys } from './keys.ts';
 import { registerMigrate } from './migrate.ts';
 import { CliFailure, UsageError } from './output.ts';
@@ -71,6 +73,8 @@ export const COMMANDS: Register[] = [
   registerFarms,
   registerMigrate,
   registerBackup,
+  registerExport,
+  registerImport,
   registerSimulate,
 ];
 

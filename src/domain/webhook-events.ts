@@ -15,6 +15,12 @@ export const WEBHOOK_EVENTS = [
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * The event `POST /v1/webhooks/{id}/test` sends to that one webhook, whatever its `events`: not a farm
+ * change, so no webhook subscribes to it and `"*"` does not include it.
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
 export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, string>> = Object.freeze({
   'alert.created':
     'An alert opened: a device reading reached a rule’s watch or urgent line, or a device reported ' +

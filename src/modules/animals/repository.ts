@@ -106,3 +106,42 @@ export async function clearAnimalsFrom(db: Db, field: 'group_id' | 'paddock_id',
   const cleared = field === 'group_id' ? { group_id: null } : { paddock_id: null };
   await db.updateTable('animals').set(cleared).where(field, '=', id).execute();
 }
+
+/** Rows per INSERT of a bulk write (16 columns each: well under either engine's parameter limit). */
+const INSERT_CHUNK = 500;
+
+/** Stores many new animals with one INSERT per 500 (the CSV import). */
+export async function insertAnimals(db: Db, rows: readonly AnimalRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('animals')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
+  }
+}
+
+/** Every animal of a farm (the CSV import matches rows against them). */
+export async function farmAnimalRows(db: Db, farmId: string): Promise<AnimalRow[]> {
+  return db.selectFrom('animals').selectAll().where('farm_id', '=', farmId).execute();
+}
+
+/** Which of these EIDs animals of the account (in this mode) hold, and which animal holds each. */
+export async function eidHolders(
+  db: Db,
+  accountId: string,
+  mode: 'live' | 'test',
+  eids: readonly string[],
+): Promise<Map<string, string>> {
+  const holders = new Map<string, string>();
+  for (let i = 0; i < eids.length; i += INSERT_CHUNK) {
+    const rows = await db
+      .selectFrom('animals')
+      .select(['id', 'eid'])
+      .where('account_id', '=', accountId)
+      .where('mode', '=', mode)
+      .where('eid', 'in', eids.slice(i, i + INSERT_CHUNK))
+      .execute();
+    for (const row of rows) if (row.eid !== null) holders.set(row.eid, row.id);
+  }
+  return holders;
+}

@@ -1,7 +1,7 @@
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { conflict } from '../../http/errors.ts';
+import { type AppError, conflict } from '../../http/errors.ts';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -26,7 +26,7 @@ import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
 
-function eidConflict(eid: string, holderId: string): Error {
+export function eidConflict(eid: string, holderId: string): AppError {
   return conflict(`Another animal (${holderId}) already has eid "${eid}"; an EID names one animal.`, 'eid');
 }
 
@@ -37,7 +37,7 @@ async function checkEidFree(db: Db, row: AnimalRow): Promise<void> {
 }
 
 /** Runs a write; a race past checkEidFree still ends as the same clean 409 from the unique index. */
-async function withEidGuard<T>(eid: string | null, write: () => Promise<T>): Promise<T> {
+export async function withEidGuard<T>(eid: string | null, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
@@ -63,6 +63,40 @@ export async function getAnimal(db: Db, scope: Scope, id: string): Promise<Anima
   return toAnimal(await loadScoped(db, scope, 'animal', id));
 }
 
+/**
+ * The row a new animal is stored as (defaults filled in, birth_date parsed: a bad one is a 400 naming
+ * it). Its references and EID are the caller's to check (createAnimal, or the CSV import in bulk).
+ */
+export function newAnimalRow(
+  farm: { id: string; account_id: string; mode: 'live' | 'test' },
+  input: CreateAnimalInput,
+  now: number,
+): AnimalRow {
+  const base = {
+    name: input.name ?? null,
+    tag: input.tag ?? null,
+    eid: input.eid ?? null,
+    breed: input.breed ?? null,
+  };
+  return {
+    id: newId('animal', now),
+    farm_id: farm.id,
+    account_id: farm.account_id,
+    mode: farm.mode,
+    species: input.species,
+    ...base,
+    sex: input.sex ?? null,
+    birth_date: parseDateInput('birth_date', input.birth_date),
+    group_id: input.group_id ?? null,
+    paddock_id: input.paddock_id ?? null,
+    status: input.status ?? DEFAULT_ANIMAL_STATUS,
+    notes: input.notes ?? null,
+    fields: JSON.stringify(input.fields ?? {}),
+    search_text: searchTextOf(base),
+    created_at: now,
+  };
+}
+
 /** Adds an animal; writes `animal.created` in the same transaction. */
 export async function createAnimal(
   db: Db,
@@ -73,29 +107,7 @@ export async function createAnimal(
 ): Promise<Animal> {
   const run = async (trx: Db): Promise<Animal> => {
     const farm = await requireFarm(trx, scope, farmId);
-    const base = {
-      name: input.name ?? null,
-      tag: input.tag ?? null,
-      eid: input.eid ?? null,
-      breed: input.breed ?? null,
-    };
-    const row: AnimalRow = {
-      id: newId('animal', now),
-      farm_id: farm.id,
-      account_id: farm.account_id,
-      mode: farm.mode,
-      species: input.species,
-      ...base,
-      sex: input.sex ?? null,
-      birth_date: parseDateInput('birth_date', input.birth_date),
-      group_id: input.group_id ?? null,
-      paddock_id: input.paddock_id ?? null,
-      status: input.status ?? DEFAULT_ANIMAL_STATUS,
-      notes: input.notes ?? null,
-      fields: JSON.stringify(input.fields ?? {}),
-      search_text: searchTextOf(base),
-      created_at: now,
-    };
+    const row = newAnimalRow(farm, input, now);
     if (row.group_id) await requireReference(trx, farm.id, 'group', row.group_id, 'group_id');
     if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
     await checkEidFree(trx, row);

@@ -25,7 +25,17 @@ const VENDOR: Record<string, string> = {
   preact: 'preact',
   'preact/hooks': 'preact/hooks',
   htm: 'htm',
+  // The ESM build (the package's `main` is CommonJS); imported only by web/chart.js, so only chart pages load it.
+  uplot: 'uplot/dist/uPlot.esm.js',
 };
+
+/** Library style sheets, served at vendor/<name> and linked by the module that needs them (web/chart.js). */
+const VENDOR_STYLES: Record<string, string> = {
+  'uplot.css': 'uplot/dist/uPlot.min.css',
+};
+
+/** Modules only some pages import (charts): not preloaded with the page. */
+const ON_DEMAND = new Set(['vendor/uplot.mjs', 'src/modules/console/web/chart.js']);
 
 export const ASSET_PREFIX = '/console/assets';
 
@@ -95,6 +105,10 @@ async function collectSources(): Promise<Map<string, { type: string; text: strin
     const file = fileURLToPath(import.meta.resolve(specifier));
     files.set(vendorPath(name), { type: TYPES['.mjs'] as string, text: await readFile(file, 'utf8') });
   }
+  for (const [name, specifier] of Object.entries(VENDOR_STYLES)) {
+    const file = fileURLToPath(import.meta.resolve(specifier));
+    files.set(`vendor/${name}`, { type: TYPES['.css'] as string, text: await readFile(file, 'utf8') });
+  }
   const queue = [ENTRY];
   while (queue.length > 0) {
     const file = queue.shift() as string;
@@ -154,7 +168,9 @@ async function build(): Promise<ConsoleBundle> {
     ),
   });
   const scriptHash = createHash('sha256').update(importMap).digest('base64');
-  const modules = [...sources.keys()].filter((f) => !f.endsWith('.css') && !f.includes('/web/pages/'));
+  // Page modules and the libraries only some pages use load on demand; the rest is preloaded.
+  const onDemand = (f: string) => f.endsWith('.css') || f.includes('/web/pages/') || ON_DEMAND.has(f);
+  const modules = [...sources.keys()].filter((f) => !onDemand(f));
   const page = compressed(TYPES['.html'] as string, Buffer.from(pageHtml(base, importMap, modules)));
   const csp = [
     "default-src 'self'",

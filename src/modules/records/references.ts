@@ -17,6 +17,11 @@ async function recordExists(db: Db, farmId: string, kind: SubjectKind, id: strin
   return row !== undefined;
 }
 
+/** The 400 for a reference that names no record of that kind on the farm. */
+export function referenceError(kind: SubjectKind, id: string, param: string) {
+  return invalid(param, `${param} "${id}" is not a ${kind} on this farm.`);
+}
+
 /** Throws 400 naming `param` unless the record exists on the farm. */
 export async function requireReference(
   db: Db,
@@ -26,7 +31,7 @@ export async function requireReference(
   param: string,
 ): Promise<void> {
   if (!(await recordExists(db, farmId, kind, id))) {
-    throw invalid(param, `${param} "${id}" is not a ${kind} on this farm.`);
+    throw referenceError(kind, id, param);
   }
 }
 

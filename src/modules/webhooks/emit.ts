@@ -58,3 +58,30 @@ export async function emitEvent(
   await notifyFarm(db, farmId);
   return event;
 }
+
+/** Rows per outbox INSERT of emitEvents. */
+const EMIT_CHUNK = 500;
+
+/** Emits one event of `type` per data object (a bulk change such as a CSV import), a few INSERTs in all. */
+export async function emitEvents(
+  db: Db,
+  farmId: string,
+  type: WebhookEventName,
+  datas: readonly Record<string, unknown>[],
+  now: number = Date.now(),
+): Promise<void> {
+  const rows = datas.map((data) => ({
+    id: newId('outbox', now),
+    farm_id: farmId,
+    type,
+    data: JSON.stringify(data),
+    created_at: now,
+    dispatched_at: null,
+  }));
+  for (let i = 0; i < rows.length; i += EMIT_CHUNK) {
+    await db
+      .insertInto('outbox')
+      .values(rows.slice(i, i + EMIT_CHUNK))
+      .execute();
+  }
+}

@@ -23,6 +23,7 @@ import {
   listDeliveries,
   listWebhooks,
   retryDelivery,
+  sendTestEvent,
   updateWebhook,
 } from './service.ts';
 
@@ -199,5 +200,26 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     },
     async (request) =>
       retryDelivery(db, apiCaller(request), request.params.id, request.params.delivery_id, config),
+  );
+
+  app.post(
+    '/v1/webhooks/:id/test',
+    {
+      schema: {
+        operationId: 'sendWebhookTestEvent',
+        tags,
+        summary: 'Send a webhook.test event to this webhook now',
+        description:
+          'Signs and sends a `webhook.test` event to this webhook only (whatever its events), recorded in its delivery log like any delivery, and answers with that delivery once the attempt is recorded (within the receiver deadline): status succeeded, or failed with last_status_code and last_error saying why. A failed test is not retried on the schedule; retry it with the retry endpoint.',
+        params: IdParams,
+        response: {
+          200: described(DeliveryRef, 'The test delivery with its attempt.'),
+          ...errorResponses('unauthorized', 'not_found', {
+            conflict: 'The webhook is disabled.',
+          }),
+        },
+      },
+    },
+    async (request) => sendTestEvent(db, apiCaller(request), request.params.id, config),
   );
 };

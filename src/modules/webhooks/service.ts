@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { isWebhookEventName, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import { isWebhookEventName, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from '../../domain/webhook-events.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
@@ -215,4 +215,77 @@ export async function retryDelivery(
   }
   await attemptDelivery(db, claimed, settings, 'manual');
   return getDelivery(db, scope, webhookId, deliveryId);
+}
+
+/**
+ * Sends a `webhook.test` event to this webhook now, through the normal path: an outbox row (marked
+ * dispatched, so no other webhook gets it) and a delivery of this webhook only, leased, signed, sent and
+ * recorded like any attempt; answers with the delivery once the attempt is recorded. A test is attempted
+ * once: if it fails the delivery is `failed` at once (no retry schedule), and the retry endpoint sends it again.
+ */
+export async function sendTestEvent(
+  db: Db,
+  scope: Scope,
+  webhookId: string,
+  settings: DeliverySettings,
+  now: number = Date.now(),
+): Promise<WebhookDelivery> {
+  const webhook = await loadScoped(db, scope, 'webhook', webhookId);
+  if (webhook.status !== 'enabled') {
+    throw conflict(
+      `Webhook ${webhook.id} is disabled, so nothing is sent to it; enable it first with PATCH /v1/webhooks/${webhook.id} {"status": "enabled"}.`,
+    );
+  }
+  const eventId = newId('outbox', now);
+  const deliveryId = newId('delivery', now);
+  await inTransaction(db, async (trx) => {
+    await trx
+      .insertInto('outbox')
+      .values({
+        id: eventId,
+        farm_id: webhook.farm_id,
+        type: WEBHOOK_TEST_EVENT,
+        data: JSON.stringify({
+          webhook_id: webhook.id,
+          message: 'A test event from Farmstead (POST /v1/webhooks/{id}/test). No farm record changed.',
+        }),
+        created_at: now,
+        dispatched_at: now,
+      })
+      .execute();
+    // No next_attempt_at: the delivery workers never pick it up; this request makes its one attempt.
+    await trx
+      .insertInto('webhook_deliveries')
+      .values({
+        id: deliveryId,
+        webhook_id: webhook.id,
+        farm_id: webhook.farm_id,
+        event_id: eventId,
+        event_type: WEBHOOK_TEST_EVENT,
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: null,
+        locked_until: null,
+        last_attempt_at: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: now,
+        completed_at: null,
+      })
+      .execute();
+  });
+  const claimed = await claimDeliveryForRetry(db, deliveryId, settings.webhookTimeoutMs + LEASE_MARGIN_MS);
+  if (claimed) {
+    const { result, status } = await attemptDelivery(db, claimed, settings, 'manual');
+    if (status === 'pending') {
+      const finished = result.at + result.duration_ms;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, completed_at: finished })
+        .where('id', '=', deliveryId)
+        .where('status', '=', 'pending')
+        .execute();
+    }
+  }
+  return getDelivery(db, scope, webhook.id, deliveryId);
 }

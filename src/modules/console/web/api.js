@@ -29,10 +29,13 @@ export function whenSignedOut(handler) {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Calls the API; resolves with the JSON body (null for 204) or rejects with an ApiError. */
-export async function api(method, path, body) {
+/**
+ * Calls the API; resolves with the JSON body (null for 204) or rejects with an ApiError. The body is sent as
+ * JSON, or as given when `contentType` is set (a CSV import).
+ */
+export async function api(method, path, body, { contentType } = {}) {
   const headers = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
   if (!READS.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response;
   try {
@@ -40,7 +43,7 @@ export async function api(method, path, body) {
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : contentType ? body : JSON.stringify(body),
     });
   } catch {
     throw new ApiError(

@@ -7,6 +7,7 @@
 import { api } from '../api.js';
 import { CommandForm } from '../command-form.js';
 import { html, useEffect, useMemo } from '../lib.js';
+import { hasPage } from '../router.js';
 import { useStore } from '../store.js';
 import { useFarmStream } from '../stream.js';
 import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.js';
@@ -98,6 +99,7 @@ function HouseCard({ house, summary, farm, rules, commands, onSent }) {
     </dl>
     <h3 class="small-heading">Recent commands</h3>
     <${Commands} commands=${house.recent_commands} timezone=${farm.timezone} />
+    ${hasPage(`/devices/${house.id}`) && html`<p class="small"><a href=${`/devices/${house.id}`}>Full command history and charts</a></p>`}
     <details class="send">
       <summary>Send a command</summary>
       <${CommandForm} device=${house} farm=${farm} commands=${commands} onSent=${onSent} idPrefix=${house.id} />

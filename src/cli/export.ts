@@ -1,0 +1,108 @@
+/**
+ * `export`: a farm's animals, events or tasks, or a device's readings, as CSV or NDJSON, to a file or
+ * stdout, through the same streaming export functions as the API (modules/dataio/export.ts). Progress goes
+ * to stderr: a bar on a terminal, a line every few seconds otherwise.
+ */
+import { type Command, Option } from 'commander';
+import { printJson } from './output.ts';
+
+const KINDS = ['animals', 'events', 'tasks', 'readings'] as const;
+
+interface ExportOptions {
+  farm: string;
+  kind: (typeof KINDS)[number];
+  device?: string;
+  format: 'csv' | 'ndjson';
+  out?: string;
+  metric?: string;
+  since?: string;
+  until?: string;
+  json?: boolean;
+}
+
+export function registerExport(program: Command): void {
+  program
+    .command('export')
+    .description(
+      "write a farm's animals, events or tasks, or a device's readings, as CSV or NDJSON (docs/data.md)",
+    )
+    .addOption(new Option('--farm <id>', 'the farm (farm_…)').makeOptionMandatory())
+    .addOption(new Option('--kind <kind>', 'what to export').choices(KINDS).makeOptionMandatory())
+    .option('--device <id>', 'the device, for --kind readings')
+    .addOption(new Option('--format <format>', 'file format').choices(['csv', 'ndjson']).default('csv'))
+    .option('--out <file>', 'write to this file (default: stdout)')
+    .option('--metric <name>', 'readings of this metric only')
+    .option('--since <time>', 'readings at or after this ISO 8601 time')
+    .option('--until <time>', 'readings before this ISO 8601 time')
+    .option('--json', 'print a JSON summary (with --out)')
+    .action(async (options: ExportOptions) => runExport(options));
+}
+
+async function runExport(options: ExportOptions): Promise<void> {
+  const { UsageError, CliFailure, progress } = await import('./output.ts');
+  if (options.kind === 'readings' && !options.device) {
+    throw new UsageError('--kind readings needs --device <id> (one of the farm’s devices).');
+  }
+  if (options.kind !== 'readings' && (options.device || options.metric || options.since || options.until)) {
+    throw new UsageError('--device, --metric, --since and --until go with --kind readings.');
+  }
+  const { createWriteStream } = await import('node:fs');
+  const { pipeline } = await import('node:stream/promises');
+  const { withDatabase } = await import('./database.ts');
+  const { exportDeviceReadings, exportFarmRecords, exportReadable } = await import(
+    '../modules/dataio/export.ts'
+  );
+  const { countExport, farmScopeOf } = await import('../modules/dataio/repository.ts');
+  const { parseIso } = await import('../lib/time.ts');
+
+  const summary = await withDatabase(async (database) => {
+    const db = database.db;
+    const scope = await farmScopeOf(db, options.farm);
+    if (!scope) throw new CliFailure(`No farm with id "${options.farm}".`);
+    let stream: Awaited<ReturnType<typeof exportFarmRecords>>;
+    let total: number;
+    if (options.kind === 'readings') {
+      const device = await db
+        .selectFrom('devices')
+        .select(['id', 'farm_id'])
+        .where('id', '=', options.device ?? '')
+        .executeTakeFirst();
+      if (!device || device.farm_id !== options.farm) {
+        throw new CliFailure(`No device with id "${options.device}" on farm ${options.farm}.`);
+      }
+      const query = {
+        format: options.format,
+        ...(options.metric ? { metric: options.metric } : {}),
+        ...(options.since ? { since: options.since } : {}),
+        ...(options.until ? { until: options.until } : {}),
+      };
+      stream = await exportDeviceReadings(db, scope, device.id, query);
+      const since = options.since ? parseIso(options.since) : null;
+      const until = options.until ? parseIso(options.until) : null;
+      total = await countExport(db, {
+        kind: 'readings',
+        deviceId: device.id,
+        ...(options.metric ? { metric: options.metric } : {}),
+        ...(since !== null ? { since } : {}),
+        ...(until !== null ? { before: until } : {}),
+      });
+    } else {
+      stream = await exportFarmRecords(db, scope, options.farm, options.kind, options.format);
+      total = await countExport(db, { kind: options.kind, farmId: options.farm });
+    }
+    const bar = progress(`export ${options.kind}`);
+    const timer = setInterval(() => bar.update(stream.written(), total), 250);
+    try {
+      const out = options.out ? createWriteStream(options.out) : process.stdout;
+      const source = exportReadable(stream);
+      if (options.out) await pipeline(source, out);
+      else await pipeline(source, out, { end: false });
+    } finally {
+      clearInterval(timer);
+    }
+    bar.update(stream.written(), total);
+    bar.done(`${stream.written()} ${options.kind}${options.out ? ` written to ${options.out}` : ''}`);
+    return { kind: options.kind, format: options.format, rows: stream.written(), out: options.out ?? null };
+  });
+  if (options.out && options.json) printJson(summary);
+}

@@ -1,0 +1,85 @@
+/**
+ * `import`: animals from a CSV file into a farm, through the same import function as
+ * `POST /v1/farms/{farm}/animals/import` (modules/dataio/import.ts): the same columns, matching, dry run and
+ * all-or-nothing rule. Exit 0 when every row is fine (or skipped with --skip-invalid), 1 when rows have
+ * errors (nothing is imported), 2 for a wrong command line.
+ */
+import { type Command, Option } from 'commander';
+import { printJson, printTable } from './output.ts';
+
+interface ImportOptions {
+  farm: string;
+  from: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  json?: boolean;
+}
+
+export function registerImport(program: Command): void {
+  program
+    .command('import')
+    .description(
+      'add or update a farm’s animals from a CSV file (the animals export’s columns; docs/data.md)',
+    )
+    .addOption(new Option('--farm <id>', 'the farm (farm_…)').makeOptionMandatory())
+    .addOption(new Option('--from <file>', 'the CSV file').makeOptionMandatory())
+    .option('--dry-run', 'check every row and say what would happen; store nothing')
+    .option('--skip-invalid', 'import the valid rows and skip the rows with errors')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: ImportOptions) => runImport(options));
+}
+
+async function runImport(options: ImportOptions): Promise<void> {
+  const { CliFailure, UsageError, progress } = await import('./output.ts');
+  const { readFile } = await import('node:fs/promises');
+  const { withDatabase } = await import('./database.ts');
+  const { importAnimals } = await import('../modules/dataio/import.ts');
+  const { farmScopeOf } = await import('../modules/dataio/repository.ts');
+  const { IMPORT_BODY_LIMIT_BYTES } = await import('../modules/dataio/schemas.ts');
+  const { AppError } = await import('../http/errors.ts');
+
+  let text: string;
+  try {
+    const bytes = await readFile(options.from);
+    if (bytes.length > IMPORT_BODY_LIMIT_BYTES) {
+      throw new UsageError(
+        `${options.from} is larger than an import takes (${IMPORT_BODY_LIMIT_BYTES} bytes).`,
+      );
+    }
+    text = bytes.toString('utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`Cannot read ${options.from}: ${(err as Error).message}`);
+  }
+  const bars = { check: progress('check rows'), write: progress('write animals') };
+  let stage: 'check' | 'write' = 'check';
+  const result = await withDatabase(async (database) => {
+    const scope = await farmScopeOf(database.db, options.farm);
+    if (!scope) throw new CliFailure(`No farm with id "${options.farm}".`);
+    return importAnimals(database.db, scope, options.farm, text, {
+      dryRun: options.dryRun === true,
+      skipInvalid: options.skipInvalid === true,
+      onProgress: (next, done, total) => {
+        if (next !== stage) bars[stage].done('done');
+        stage = next;
+        bars[stage].update(done, total);
+      },
+    }).catch((err: unknown) => {
+      if (err instanceof AppError && err.status === 400) throw new CliFailure(err.message);
+      throw err;
+    });
+  });
+  const verb = result.dry_run ? 'would be' : '';
+  bars[stage].done(
+    `${result.rows} rows: ${result.created} ${verb} created, ${result.updated} ${verb} updated, ${result.unchanged} unchanged, ${result.errors.length} errors`.replace(
+      /\s+/g,
+      ' ',
+    ),
+  );
+  if (options.json) printJson(result);
+  else if (result.errors.length > 0) {
+    printTable(result.errors as unknown as Record<string, unknown>[], ['row', 'column', 'message']);
+  }
+  // A dry run that found errors is a failure too: the real import would refuse the file.
+  if (result.errors.length > 0 && !options.skipInvalid) process.exitCode = 1;
+}

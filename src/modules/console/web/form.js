@@ -1,0 +1,149 @@
+/**
+ * Record forms: a field per record member, the API's error shown beside the field it names (`param`), or
+ * under the form when it names none. `useForm(submit)` reads the form, calls the API, and keeps the state.
+ */
+import { html, useState } from './lib.js';
+import { ErrorText } from './ui.js';
+
+/** Form state: `busy`, `error` (an ApiError), `done` (a short sentence), and `onSubmit` for the <form>. */
+export function useForm(submit) {
+  const [state, setState] = useState({ busy: false, error: null, done: null });
+  const onSubmit = async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setState({ busy: true, error: null, done: null });
+    try {
+      const done = await submit(new FormData(form), form);
+      setState({ busy: false, error: null, done: done || null });
+    } catch (error) {
+      setState({ busy: false, error, done: null });
+    }
+  };
+  return { ...state, onSubmit };
+}
+
+/** The error belongs to this field when its `param` names the field (or a member inside it). */
+export function errorFor(error, name) {
+  if (!error?.param) return null;
+  return error.param === name || error.param.startsWith(`${name}.`) || error.param.startsWith(`${name}[`)
+    ? error
+    : null;
+}
+
+/** The form's error when no field shows it. */
+export function formError(error, names) {
+  if (!error) return null;
+  return names.some((n) => errorFor(error, n)) ? null : error;
+}
+
+/**
+ * One labelled field. `type` is an input type, `select` (with `options`: values or [value, label] pairs)
+ * or `textarea`. The id is `${idPrefix}-${name}` so labels and errors belong to the right control.
+ */
+export function Field({
+  name,
+  label,
+  type = 'text',
+  value,
+  required,
+  error,
+  options,
+  idPrefix = 'f',
+  ...rest
+}) {
+  const id = `${idPrefix}-${name}`;
+  const own = errorFor(error, name);
+  const errorId = own ? `${id}-error` : undefined;
+  let control;
+  if (type === 'select') {
+    control = html`<select id=${id} name=${name} required=${required} aria-describedby=${errorId} aria-invalid=${own ? 'true' : undefined}>
+      ${(options ?? []).map((o) => {
+        const [v, text] = Array.isArray(o) ? o : [o, o];
+        return html`<option value=${v} selected=${String(value ?? '') === String(v)}>${text}</option>`;
+      })}
+    </select>`;
+  } else if (type === 'textarea') {
+    control = html`<textarea id=${id} name=${name} rows="3" aria-describedby=${errorId}
+      aria-invalid=${own ? 'true' : undefined}>${value ?? ''}</textarea>`;
+  } else {
+    control = html`<input id=${id} name=${name} type=${type} value=${value ?? ''} required=${required}
+      aria-describedby=${errorId} aria-invalid=${own ? 'true' : undefined} ...${rest} />`;
+  }
+  return html`<div class="field"><label for=${id}>${label}</label>${control}<${ErrorText} error=${own} id=${errorId} /></div>`;
+}
+
+/** The submit button and the form-level result or error. */
+export function Submit({ form, label, names = [] }) {
+  return html`<div class="actions">
+    <button type="submit" class="button primary" disabled=${form.busy} aria-busy=${form.busy}>${form.busy ? `${label}…` : label}</button>
+    ${form.done && html`<span class="done" role="status">${form.done}</span>`}
+  </div>
+  <${ErrorText} error=${formError(form.error, names)} />`;
+}
+
+/** A text value or null when blank (the API's way to clear a member). */
+export function text(data, name) {
+  const value = data.get(name);
+  if (value === null) return undefined;
+  const trimmed = String(value).trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/** A number or null when blank; a value that is not a number is sent as given, so the API names it. */
+export function number(data, name) {
+  const value = text(data, name);
+  if (value === null || value === undefined) return value;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value;
+}
+
+/** A date (YYYY-MM-DD) as the API takes it, or null when blank. */
+export function date(data, name) {
+  return text(data, name);
+}
+
+/** A datetime-local value as an ISO time (the browser's time zone), or null when blank. */
+export function dateTime(data, name) {
+  const value = text(data, name);
+  if (!value) return value;
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? value : parsed.toISOString();
+}
+
+/** YYYY-MM-DD of an ISO time (UTC), for a date input. */
+export function dayOf(iso) {
+  return iso ? iso.slice(0, 10) : '';
+}
+
+/** A datetime-local input's value (local time) of an ISO time. */
+export function localInput(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A button that copies text to the clipboard and says so. */
+export function CopyButton({ value, label = 'Copy' }) {
+  const [done, setDone] = useState(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setDone('Copied');
+    } catch {
+      setDone('Select the text and copy it');
+    }
+  };
+  return html`<span class="action"><button type="button" class="button secondary" onClick=${copy}>${label}</button>
+    ${done && html`<span class="done" role="status">${done}</span>`}</span>`;
+}
+
+/** A secret shown once (device key, API key, signing secret) with a copy button. */
+export function ShownOnce({ title, value, children }) {
+  return html`<div class="shown-once" role="status">
+    <p><strong>${title}</strong> — shown only now. Copy it somewhere safe.</p>
+    <div class="secret-row"><input readonly value=${value} aria-label=${title} onFocus=${(e) => e.currentTarget.select()} />
+      <${CopyButton} value=${value} /></div>
+    ${children}
+  </div>`;
+}

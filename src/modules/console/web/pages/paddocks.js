@@ -1,0 +1,126 @@
+/**
+ * Paddocks: acres, rest target, days since last grazed (highlighted past the target), and the outline drawn
+ * from its GeoJSON geometry — an SVG drawn here, so it shows offline without map tiles.
+ */
+import { api } from '../api.js';
+import { dateTime, Field, localInput, number, Submit, text, useForm } from '../form.js';
+import { html, useState } from '../lib.js';
+import { loadAll } from '../records.js';
+import { can } from '../store.js';
+import { Loading, useLoad } from '../ui.js';
+
+const NAMES = ['name', 'acres', 'rest_days_target', 'last_grazed_at', 'geometry'];
+
+/** The rings of a GeoJSON Polygon, MultiPolygon or Feature (with such a geometry); [] for anything else. */
+export function ringsOf(geometry) {
+  const g = geometry?.type === 'Feature' ? geometry.geometry : geometry;
+  if (g?.type === 'Polygon' && Array.isArray(g.coordinates)) return g.coordinates;
+  if (g?.type === 'MultiPolygon' && Array.isArray(g.coordinates)) return g.coordinates.flat();
+  return [];
+}
+
+/** The paddock's outline, projected flat (longitude scaled by the latitude's cosine), north up. */
+export function Outline({ geometry, label }) {
+  const rings = ringsOf(geometry).filter(
+    (r) => Array.isArray(r) && r.every((p) => Array.isArray(p) && p.length >= 2),
+  );
+  const points = rings.flat();
+  if (points.length < 3) return null;
+  const lats = points.map((p) => p[1]);
+  const mid = ((Math.min(...lats) + Math.max(...lats)) / 2) * (Math.PI / 180);
+  const xy = (p) => [p[0] * Math.cos(mid), -p[1]];
+  const projected = points.map(xy);
+  const xs = projected.map((p) => p[0]);
+  const ys = projected.map((p) => p[1]);
+  const [x0, y0] = [Math.min(...xs), Math.min(...ys)];
+  const span = Math.max(Math.max(...xs) - x0, Math.max(...ys) - y0) || 1;
+  const scale = 100 / span;
+  const path = rings
+    .map(
+      (ring) =>
+        `M${ring
+          .map((p) => xy(p))
+          .map(([x, y]) => `${((x - x0) * scale + 5).toFixed(2)},${((y - y0) * scale + 5).toFixed(2)}`)
+          .join('L')}Z`,
+    )
+    .join('');
+  return html`<svg class="outline" viewBox="0 0 110 110" role="img" aria-label=${`Outline of ${label}`}>
+    <path d=${path} fill-rule="evenodd" /></svg>`;
+}
+
+/** Whole days since the paddock was last grazed, or null. */
+export function daysRested(paddock, now = Date.now()) {
+  return paddock.last_grazed_at ? Math.floor((now - Date.parse(paddock.last_grazed_at)) / 86_400_000) : null;
+}
+
+function PaddockForm({ farm, paddock, onSaved, onClose }) {
+  const form = useForm(async (data) => {
+    const raw = text(data, 'geometry');
+    let geometry = null;
+    if (raw) {
+      try {
+        geometry = JSON.parse(raw);
+      } catch {
+        throw Object.assign(new Error('The outline is not valid JSON (paste a GeoJSON Polygon).'), {
+          param: 'geometry',
+        });
+      }
+    }
+    const body = {
+      name: text(data, 'name') ?? '',
+      acres: number(data, 'acres'),
+      rest_days_target: number(data, 'rest_days_target'),
+      last_grazed_at: dateTime(data, 'last_grazed_at'),
+      geometry,
+    };
+    if (paddock) await api('PATCH', `/v1/paddocks/${paddock.id}`, body);
+    else await api('POST', `/v1/farms/${farm.id}/paddocks`, body);
+    onSaved();
+    onClose?.();
+    return paddock ? 'Saved' : 'Paddock added';
+  });
+  const d = paddock ?? {};
+  const p = { error: form.error, idPrefix: paddock ? `p-${paddock.id}` : 'p-new' };
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${paddock ? `Edit ${paddock.name}` : 'Add a paddock'}>
+    <h2>${paddock ? `Edit ${paddock.name}` : 'Add a paddock'}</h2>
+    <div class="form-grid">
+      <${Field} name="name" label="Name" value=${d.name} required ...${p} />
+      <${Field} name="acres" label="Acres" type="number" step="any" min="0" value=${d.acres} ...${p} />
+      <${Field} name="rest_days_target" label="Rest target (days)" type="number" step="any" min="0" value=${d.rest_days_target} ...${p} />
+      <${Field} name="last_grazed_at" label="Last grazed" type="datetime-local" value=${localInput(d.last_grazed_at)} ...${p} />
+    </div>
+    <${Field} name="geometry" label="Outline (GeoJSON Polygon)" type="textarea" value=${d.geometry ? JSON.stringify(d.geometry) : ''} ...${p} />
+    <${Submit} form=${form} label=${paddock ? 'Save' : 'Add paddock'} names=${NAMES} />
+    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>Close</button>`}
+  </form>`;
+}
+
+export function Page({ farm }) {
+  const paddocks = useLoad(() => loadAll(`/v1/farms/${farm.id}/paddocks`), [farm.id]);
+  const [editing, setEditing] = useState(null);
+  const [adding, setAdding] = useState(false);
+  if (!paddocks.data) return html`<${Loading} error=${paddocks.error} retry=${paddocks.reload} />`;
+  const write = can('paddocks', 'write');
+  return html`<section>
+    <h1>Paddocks</h1>
+    ${write && !adding && html`<button type="button" class="button primary" onClick=${() => setAdding(true)}>Add a paddock</button>`}
+    ${adding && html`<${PaddockForm} farm=${farm} onSaved=${paddocks.reload} onClose=${() => setAdding(false)} />`}
+    <ul class="cards paddock-grid">${paddocks.data.map((p) => {
+      const rested = daysRested(p);
+      const ready = rested !== null && p.rest_days_target !== null && rested >= p.rest_days_target;
+      return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
+        <div class="card-head"><h2 class="card-title">${p.name}</h2>
+          ${ready && html`<span class="badge watch">Past rest target</span>`}</div>
+        <${Outline} geometry=${p.geometry} label=${p.name} />
+        <dl class="facts">
+          <div><dt>Acres</dt><dd>${p.acres ?? '—'}</dd></div>
+          <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
+          <div><dt>Rested</dt><dd>${rested === null ? 'never grazed' : `${rested} days`}</dd></div>
+        </dl>
+        ${write && html`<button type="button" class="button link" onClick=${() => setEditing(p)}>Edit</button>`}
+        ${editing?.id === p.id && html`<${PaddockForm} farm=${farm} paddock=${p} onSaved=${paddocks.reload} onClose=${() => setEditing(null)} />`}
+      </li>`;
+    })}</ul>
+    ${paddocks.data.length === 0 && html`<p class="muted">No paddocks yet.</p>`}
+  </section>`;
+}

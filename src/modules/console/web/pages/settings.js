@@ -1,0 +1,300 @@
+/**
+ * Settings (owners; the navigation hides the page from crew and the API refuses them anyway): the farm's
+ * facts, its alert thresholds as a table (defaults beside overrides, the API's error on the cell it names),
+ * webhooks with their delivery log, API keys, and the account's usage as a chart. People have their own page.
+ */
+import { api, query } from '../api.js';
+import { TimeChart } from '../chart.js';
+import { Field, number, ShownOnce, Submit, text, useForm } from '../form.js';
+import { html, useMemo, useState } from '../lib.js';
+import { state, update, useStore } from '../store.js';
+import { ActionButton, ago, ErrorText, farmTime, Loading, useLoad } from '../ui.js';
+
+function FarmFacts({ farm }) {
+  const form = useForm(async (data) => {
+    const saved = await api('PATCH', `/v1/farms/${farm.id}`, {
+      name: text(data, 'name') ?? '',
+      timezone: text(data, 'timezone') ?? '',
+      lat: number(data, 'lat'),
+      lon: number(data, 'lon'),
+      acres: number(data, 'acres'),
+    });
+    update({ farms: state.farms.map((f) => (f.id === saved.id ? saved : f)) });
+    return 'Saved';
+  });
+  const p = { error: form.error, idPrefix: 'farm' };
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="farm-title">
+    <h2 id="farm-title">Farm</h2>
+    <div class="form-grid">
+      <${Field} name="name" label="Name" value=${farm.name} required ...${p} />
+      <${Field} name="timezone" label="Time zone" value=${farm.timezone} list="timezones" required ...${p} />
+      <${Field} name="lat" label="Latitude" type="number" step="any" min="-90" max="90" value=${farm.lat} ...${p} />
+      <${Field} name="lon" label="Longitude" type="number" step="any" min="-180" max="180" value=${farm.lon} ...${p} />
+      <${Field} name="acres" label="Acres" type="number" step="any" min="0" value=${farm.acres} ...${p} />
+    </div>
+    <datalist id="timezones">${(Intl.supportedValuesOf?.('timeZone') ?? []).map((tz) => html`<option value=${tz} />`)}</datalist>
+    <${Submit} form=${form} label="Save farm" names=${['name', 'timezone', 'lat', 'lon', 'acres']} />
+  </form>`;
+}
+
+const MEMBERS = ['watch', 'urgent', 'clear'];
+
+/** Alert thresholds of every rule: the catalog's default beside the farm's value, edited in place. */
+function Thresholds({ farm }) {
+  const { catalog } = useStore();
+  const [values, setValues] = useState(() => {
+    const own = farm.settings?.rules ?? {};
+    return Object.fromEntries(
+      catalog.rules.map((r) => [
+        r.name,
+        Object.fromEntries(MEMBERS.map((m) => [m, String(own[r.name]?.[m] ?? r[m] ?? '')])),
+      ]),
+    );
+  });
+  const form = useForm(async () => {
+    const rules = {};
+    for (const rule of catalog.rules) {
+      const own = farm.settings?.rules?.[rule.name] ?? {};
+      const changed = {};
+      for (const m of MEMBERS) {
+        const typed = values[rule.name][m].trim();
+        const fallback = rule[m];
+        if (typed === '' && m === 'urgent') {
+          if (fallback !== null) changed.urgent = null;
+          continue;
+        }
+        const n = typed === '' ? fallback : Number(typed);
+        if (n !== fallback) changed[m] = typed === '' || Number.isFinite(n) ? n : typed;
+      }
+      if (own.for_s !== undefined) changed.for_s = own.for_s;
+      if (Object.keys(changed).length > 0) rules[rule.name] = changed;
+    }
+    const saved = await api('PATCH', `/v1/farms/${farm.id}`, {
+      settings: { rules: Object.keys(rules).length > 0 ? rules : null },
+    });
+    update({ farms: state.farms.map((f) => (f.id === saved.id ? saved : f)) });
+    return 'Thresholds saved';
+  });
+  const errorAt = (rule, member) =>
+    form.error?.param === `settings.rules.${rule}.${member}` ? form.error : null;
+  const placed = form.error?.param && catalog.rules.some((r) => MEMBERS.some((m) => errorAt(r.name, m)));
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="rules-title">
+    <h2 id="rules-title">Alert thresholds</h2>
+    <p class="small muted">A reading at or beyond <em>watch</em> opens an alert, at <em>urgent</em> it is urgent, and
+      back past <em>clear</em> it resolves. Blank means the default.</p>
+    <div class="table-wrap"><table class="records thresholds">
+      <caption class="visually-hidden">Alert thresholds by rule</caption>
+      <thead><tr><th scope="col">Rule</th>${MEMBERS.map((m) => html`<th scope="col">${m}</th>`)}</tr></thead>
+      <tbody>${catalog.rules.map(
+        (r) => html`<tr key=${r.name}>
+          <th scope="row">${r.name}<br /><span class="small muted">${r.metric} · ${r.direction}</span></th>
+          ${MEMBERS.map((m) => {
+            const id = `rule-${r.name}-${m}`;
+            const error = errorAt(r.name, m);
+            const value = values[r.name][m];
+            const overridden = value.trim() !== '' && Number(value) !== r[m];
+            return html`<td class="threshold-cell">
+              <label class="visually-hidden" for=${id}>${r.name} ${m}</label>
+              <span class="cell-name" aria-hidden="true">${m}</span>
+              <input id=${id} type="number" step="any" inputmode="decimal" value=${value}
+                class=${overridden ? 'override' : ''} aria-invalid=${error ? 'true' : undefined}
+                aria-describedby=${error ? `${id}-error` : undefined}
+                onInput=${(e) => setValues({ ...values, [r.name]: { ...values[r.name], [m]: e.currentTarget.value } })} />
+              <div class="small muted">default ${r[m] ?? 'none'}${overridden ? ' · changed' : ''}</div>
+              <${ErrorText} error=${error} id=${`${id}-error`} />
+            </td>`;
+          })}
+        </tr>`,
+      )}</tbody>
+    </table></div>
+    <${Submit} form=${{ ...form, error: placed ? null : form.error }} label="Save thresholds" />
+  </form>`;
+}
+
+function EventChecks({ chosen, onChange, idPrefix }) {
+  const { catalog } = useStore();
+  const names = (catalog.webhook_events ?? []).map((e) => (typeof e === 'string' ? e : e.name));
+  const all = chosen.includes('*');
+  const toggle = (name) =>
+    onChange(
+      chosen.includes(name) ? chosen.filter((n) => n !== name) : [...chosen.filter((n) => n !== '*'), name],
+    );
+  return html`<fieldset class="checks"><legend>Events</legend>
+    <label><input type="checkbox" id=${`${idPrefix}-all`} checked=${all} onChange=${() => onChange(all ? [] : ['*'])} />Every event</label>
+    ${names.map(
+      (n) =>
+        html`<label><input type="checkbox" checked=${all || chosen.includes(n)} disabled=${all} onChange=${() => toggle(n)} />${n}</label>`,
+    )}
+  </fieldset>`;
+}
+
+function Deliveries({ webhook }) {
+  const deliveries = useLoad(
+    () => api('GET', `/v1/webhooks/${webhook.id}/deliveries${query({ limit: 20 })}`),
+    [webhook.id],
+  );
+  if (!deliveries.data) return html`<${Loading} error=${deliveries.error} retry=${deliveries.reload} />`;
+  return html`<div class="deliveries">
+    <div class="actions"><h4>Delivery log</h4>
+      <button type="button" class="button link" onClick=${deliveries.reload}>Refresh</button></div>
+    ${deliveries.data.data.length === 0 && html`<p class="muted small">Nothing delivered yet.</p>`}
+    <ul class="history">${deliveries.data.data.map(
+      (d) => html`<li key=${d.id}>
+        <span class="when">${ago(d.created_at)}</span> <strong>${d.event_type}</strong>
+        <span class=${`status ${d.status === 'succeeded' ? 'resolved' : d.status === 'failed' ? 'expired' : ''}`}>${d.status}</span>
+        <ul class="attempts">${d.attempts.map(
+          (a) =>
+            html`<li>Attempt ${a.number}${a.trigger === 'manual' ? ' (manual)' : ''}: ${
+              a.status_code !== null ? `HTTP ${a.status_code}` : 'no answer'
+            }${a.error ? ` — ${a.error}` : ''} · ${a.duration_ms} ms</li>`,
+        )}</ul>
+        ${
+          d.status !== 'pending' &&
+          html`<${ActionButton} label="Retry" action=${async () => {
+            await api('POST', `/v1/webhooks/${webhook.id}/deliveries/${d.id}/retry`);
+            deliveries.reload();
+            return 'Retried';
+          }} />`
+        }
+      </li>`,
+    )}</ul>
+  </div>`;
+}
+
+function WebhookCard({ webhook, onChanged }) {
+  const [events, setEvents] = useState(webhook.events);
+  const [log, setLog] = useState(0);
+  const saveEvents = useForm(async () => {
+    await api('PATCH', `/v1/webhooks/${webhook.id}`, { events });
+    onChanged();
+    return 'Events saved';
+  });
+  return html`<li class="card" id=${webhook.id}>
+    <div class="card-head"><h3 class="card-title">${webhook.url}</h3>
+      <span class=${`status ${webhook.status === 'enabled' ? 'resolved' : 'expired'}`}>${webhook.status}</span></div>
+    ${webhook.disabled_reason && html`<p class="error">${webhook.disabled_reason}</p>`}
+    <form onSubmit=${saveEvents.onSubmit}>
+      <${EventChecks} chosen=${events} onChange=${setEvents} idPrefix=${webhook.id} />
+      <${Submit} form=${saveEvents} label="Save events" names=${['events']} />
+    </form>
+    <div class="actions">
+      <${ActionButton} label="Send test event" action=${async () => {
+        const delivery = await api('POST', `/v1/webhooks/${webhook.id}/test`);
+        setLog((n) => n + 1);
+        return delivery.status === 'succeeded'
+          ? `Test event delivered (HTTP ${delivery.last_status_code})`
+          : `Test event failed: ${delivery.last_error ?? `HTTP ${delivery.last_status_code}`}`;
+      }} />
+      <${ActionButton} label="Delete" kind="danger" action=${async () => {
+        if (!confirm(`Delete the webhook to ${webhook.url}?`)) return 'Kept';
+        await api('DELETE', `/v1/webhooks/${webhook.id}`);
+        onChanged();
+        return 'Deleted';
+      }} />
+    </div>
+    <${Deliveries} key=${log} webhook=${webhook} />
+  </li>`;
+}
+
+function Webhooks({ farm }) {
+  const hooks = useLoad(() => api('GET', `/v1/farms/${farm.id}/webhooks?limit=100`), [farm.id]);
+  const [events, setEvents] = useState(['*']);
+  const [secret, setSecret] = useState(null);
+  const add = useForm(async (data, el) => {
+    const hook = await api('POST', `/v1/farms/${farm.id}/webhooks`, { url: text(data, 'url') ?? '', events });
+    setSecret(hook.secret ?? null);
+    el.reset();
+    hooks.reload();
+    return 'Webhook added';
+  });
+  return html`<section class="panel" aria-labelledby="hooks-title">
+    <h2 id="hooks-title">Webhooks</h2>
+    ${
+      !hooks.data
+        ? html`<${Loading} error=${hooks.error} retry=${hooks.reload} />`
+        : html`<ul class="cards">${hooks.data.data.map((w) => html`<${WebhookCard} key=${w.id} webhook=${w} onChanged=${hooks.reload} />`)}</ul>`
+    }
+    <form onSubmit=${add.onSubmit} aria-label="Add a webhook">
+      <h3>Add a webhook</h3>
+      <${Field} name="url" label="URL" type="url" required error=${add.error} idPrefix="hook" placeholder="https://example.com/farmstead" />
+      <${EventChecks} chosen=${events} onChange=${setEvents} idPrefix="hook-new" />
+      <${Submit} form=${add} label="Add webhook" names=${['url', 'events']} />
+    </form>
+    ${secret && html`<${ShownOnce} title="Signing secret" value=${secret} />`}
+  </section>`;
+}
+
+function Keys() {
+  const keys = useLoad(() => api('GET', '/v1/keys'), []);
+  const [made, setMade] = useState(null);
+  const form = useForm(async (data, el) => {
+    const key = await api('POST', '/v1/keys', {
+      name: text(data, 'name') ?? undefined,
+      mode: data.get('mode'),
+    });
+    setMade(key);
+    el.reset();
+    keys.reload();
+    return 'Key created';
+  });
+  return html`<section class="panel" aria-labelledby="keys-title">
+    <h2 id="keys-title">API keys</h2>
+    ${
+      !keys.data
+        ? html`<${Loading} error=${keys.error} retry=${keys.reload} />`
+        : html`<div class="table-wrap"><table class="records">
+          <caption class="visually-hidden">API keys</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+          <tbody>${keys.data.data.map(
+            (
+              k,
+            ) => html`<tr key=${k.id}><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${ago(k.last_used_at)}</td>
+              <td><${ActionButton} label="Revoke" kind="danger" action=${async () => {
+                if (!confirm(`Revoke ${k.name}? Anything using it stops working at once.`)) return 'Kept';
+                await api('DELETE', `/v1/keys/${k.id}`);
+                keys.reload();
+                return 'Revoked';
+              }} /></td></tr>`,
+          )}</tbody></table></div>`
+    }
+    <form onSubmit=${form.onSubmit} aria-label="Create an API key">
+      <div class="form-grid">
+        <${Field} name="name" label="Key name" required error=${form.error} idPrefix="key" />
+        <${Field} name="mode" label="Mode" type="select" options=${['live', 'test']} error=${form.error} idPrefix="key" />
+      </div>
+      <${Submit} form=${form} label="Create key" names=${['name', 'mode']} />
+    </form>
+    ${made?.key && html`<${ShownOnce} title=${`API key ${made.name}`} value=${made.key} />`}
+  </section>`;
+}
+
+function Usage() {
+  const usage = useLoad(() => api('GET', '/v1/usage'), []);
+  const series = useMemo(() => {
+    const days = usage.data?.days ?? [];
+    return ['api', 'ingest', 'mcp'].map((s) => ({
+      label: s,
+      points: days.map((d) => ({ at: `${d.day}T00:00:00.000Z`, value: d[s] })),
+    }));
+  }, [usage.data]);
+  if (!usage.data) return html`<${Loading} error=${usage.error} retry=${usage.reload} />`;
+  const t = usage.data.totals;
+  return html`<section class="panel" aria-labelledby="usage-title">
+    <h2 id="usage-title">Usage</h2>
+    <p>Last 90 days: ${t.total} calls — API ${t.api}, device reports ${t.ingest}, MCP ${t.mcp}.</p>
+    <${TimeChart} series=${series} label="Calls by day" height=${200} />
+  </section>`;
+}
+
+export function Page({ farm }) {
+  return html`<section>
+    <h1>Settings</h1>
+    <p class="muted">For ${farm.name}. People who sign in are on the <a href="/people">People</a> page.</p>
+    <${FarmFacts} key=${farm.id} farm=${farm} />
+    <${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
+    <${Webhooks} farm=${farm} />
+    <${Keys} />
+    <${Usage} />
+    <p class="small muted">Times in ${farm.timezone}; now ${farmTime(new Date().toISOString(), farm.timezone)}.</p>
+  </section>`;
+}

@@ -1,0 +1,97 @@
+/**
+ * CSV both ways, on the `csv` project's parser and stringifier (csv-parse, csv-stringify): cells of an
+ * export, and the rows of an import with the quirks of spreadsheet exports (a BOM, `;` or tab separators,
+ * quoted fields, blank lines).
+ */
+import { type CsvError, parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { invalid } from '../../http/errors.ts';
+
+/** One value as a CSV cell: null is empty, objects are JSON text, times are already ISO strings. */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** Rows of cells as CSV text (a `\n` after each row; quoted where needed). */
+export function csvLines(rows: readonly (readonly string[])[]): string {
+  return stringify(rows as string[][], { eof: true });
+}
+
+const QUOTE = 0x22;
+const SEPARATORS = [',', ';', '\t'] as const;
+
+/**
+ * The separator of a file, from its header line: whichever of `,` `;` and tab occurs most there outside
+ * quotes (`;` is what spreadsheets write where the decimal mark is a comma). Default `,`.
+ */
+export function detectSeparator(text: string): string {
+  const counts = new Map<string, number>();
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c.charCodeAt(0) === QUOTE) quoted = !quoted;
+    else if (!quoted && (c === '\n' || c === '\r')) break;
+    else if (!quoted && (SEPARATORS as readonly string[]).includes(c))
+      counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  let best = ',';
+  let most = 0;
+  for (const sep of SEPARATORS) {
+    const n = counts.get(sep) ?? 0;
+    if (n > most) {
+      best = sep;
+      most = n;
+    }
+  }
+  return best;
+}
+
+export interface CsvRecord {
+  /** The line of the file the record ends on (1 is the header). */
+  line: number;
+  cells: string[];
+}
+
+/**
+ * Parses CSV text into its header and records. Blank lines (and rows of only empty cells) are skipped;
+ * a row may have any number of cells (the caller names a wrong count per row). A structural fault (a quote
+ * never closed, a stray quote) is a 400 naming the line.
+ */
+export function parseCsv(text: string): { header: string[]; records: CsvRecord[] } {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let parsed: { record: string[]; info: { lines: number } }[];
+  try {
+    parsed = parse(body, {
+      delimiter: detectSeparator(body),
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (err) {
+    const e = err as CsvError & { lines?: number };
+    const where = typeof e.lines === 'number' ? `row ${e.lines}: ` : '';
+    throw invalid('body', `The CSV could not be read: ${where}${describeCsvError(e)}`);
+  }
+  const [first, ...rest] = parsed;
+  if (!first) throw invalid('body', 'The CSV is empty: send a header row, then one row per animal.');
+  return {
+    header: first.record.map((h) => h.trim()),
+    records: rest.map((r) => ({ line: r.info.lines, cells: r.record })),
+  };
+}
+
+function describeCsvError(err: CsvError): string {
+  switch (err.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'a quoted field is never closed (a " is missing).';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'INVALID_OPENING_QUOTE':
+      return `a quote is misplaced: inside a field, write a " as "" and quote the whole field (${err.message}).`;
+    default:
+      return err.message;
+  }
+}
