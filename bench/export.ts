@@ -27,6 +27,8 @@ export interface ExportRun {
   readings_per_second: number;
   mb_per_second: number;
   peak_rss_mb: number;
+  /** The server's peak RSS when a quarter, half and all of the export had been received (flat: constant memory). */
+  peak_rss_mb_at: { quarter: number; half: number; end: number };
 }
 
 export interface ExportBenchResult {
@@ -78,6 +80,7 @@ async function timeExport(
   key: string,
   deviceId: string,
   format: 'csv' | 'ndjson',
+  expected: number,
 ): Promise<ExportRun> {
   const server = await startServer(env);
   try {
@@ -91,10 +94,14 @@ async function timeExport(
     if (!res.ok || !res.body) throw new Error(`export answered ${res.status}: ${await res.text()}`);
     let bytes = 0;
     let lines = 0;
+    const at = { quarter: 0, half: 0, end: 0 };
     for await (const chunk of res.body) {
       bytes += chunk.length;
       for (const b of chunk) if (b === 10) lines++;
+      if (!at.quarter && lines >= expected / 4) at.quarter = Math.round(server.peakRssMb());
+      if (!at.half && lines >= expected / 2) at.half = Math.round(server.peakRssMb());
     }
+    at.end = Math.round(server.peakRssMb());
     const seconds = (performance.now() - started) / 1000;
     const readings = format === 'csv' ? lines - 1 : lines;
     return {
@@ -104,7 +111,8 @@ async function timeExport(
       bytes,
       readings_per_second: Math.round(readings / seconds),
       mb_per_second: Math.round((bytes / 2 ** 20 / seconds) * 10) / 10,
-      peak_rss_mb: Math.round(server.peakRssMb()),
+      peak_rss_mb: at.end,
+      peak_rss_mb_at: at,
     };
   } finally {
     await server.stop();
@@ -142,8 +150,8 @@ async function benchEngine(
     }
     const buildSeconds = Math.round((performance.now() - built) / 100) / 10;
     log(`${engine}: built in ${buildSeconds} s; exporting`);
-    const smallRun = await timeExport(database.env, key, smallId, 'csv');
-    const largeRun = await timeExport(database.env, key, bigId, 'csv');
+    const smallRun = await timeExport(database.env, key, smallId, 'csv', small);
+    const largeRun = await timeExport(database.env, key, bigId, 'csv', large);
     if (largeRun.readings !== large)
       throw new Error(`the export wrote ${largeRun.readings} of ${large} readings`);
     log(`${engine}: ${JSON.stringify({ small: smallRun, large: largeRun })}`);
