@@ -14,6 +14,7 @@ import { registerImport } from './import.ts';
 import { registerKeys } from './keys.ts';
 import { registerMigrate } from './migrate.ts';
 import { CliFailure, UsageError } from './output.ts';
+import { registerPeople } from './people.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -68,6 +69,7 @@ export const COMMANDS: Register[] = [
   registerWorker,
   registerAccounts,
   registerKeys,
+  registerPeople,
   registerFarms,
   registerMigrate,
   registerBackup,
