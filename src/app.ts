@@ -23,6 +23,7 @@ import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
+import { buildSerializer } from './http/serialization.ts';
 import { registerValidation } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
@@ -88,6 +89,8 @@ export interface AppDeps {
   clock?: () => number;
 }
 
+// Over 80 lines by design: the wiring is read top to bottom in registration order (hooks, then modules),
+// one line per plugin or module.
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
   const db = database.db;
@@ -106,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     trustProxy: config.trustProxy,
     ...timeoutOptions(config),
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, config);
 

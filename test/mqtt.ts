@@ -20,12 +20,11 @@ export async function startMqttTestApp(
   engine: Engine,
   overrides: Partial<Config> = {},
 ): Promise<MqttTestApp> {
-  const { config, cleanup } = await testConfig(engine, {
-    logLevel: 'silent',
-    webhookWorkerInProcess: false,
-    usageFlushMs: 60_000,
-    ...overrides,
-  });
+  const { config, cleanup } = await testConfig(
+    engine,
+    { logLevel: 'silent', webhookWorkerInProcess: false, usageFlushMs: 60_000, ...overrides },
+    { migrated: true },
+  );
   let offset = 0;
   const opened = await openApp(engine, config, 'MQTT account', () => Date.now() + offset);
   const { app } = opened;

@@ -20,7 +20,11 @@ for (const engine of ENGINES) {
   test(`[${engine}] the request log carries the key prefix and never a key sent in the query string`, async () => {
     const lines: Record<string, unknown>[] = [];
     const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
-    const { config, cleanup } = await testConfig(engine, { webhookWorkerInProcess: false });
+    const { config, cleanup } = await testConfig(
+      engine,
+      { webhookWorkerInProcess: false },
+      { migrated: true },
+    );
     const database = await openDatabase(config, { onPoolError: () => {} });
     const usage = new UsageCounter(database.db, 60_000);
     const app = await buildApp({
@@ -67,7 +71,11 @@ for (const engine of ENGINES) {
   test(`[${engine}] a live stream leaves one request line when it ends, whichever side ends it`, async () => {
     const lines: Record<string, unknown>[] = [];
     const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
-    const { config, cleanup } = await testConfig(engine, { webhookWorkerInProcess: false });
+    const { config, cleanup } = await testConfig(
+      engine,
+      { webhookWorkerInProcess: false },
+      { migrated: true },
+    );
     const database = await openDatabase(config, { onPoolError: () => {} });
     const usage = new UsageCounter(database.db, 60_000);
     const app = await buildApp({

@@ -49,17 +49,38 @@ function bodyError(keyword: string, params: Record<string, unknown>, message: st
 }
 
 /**
+ * The request validators, shared by every app in the process and compiled once per distinct schema (the
+ * same path parameters and query strings recur on many routes): what a validator does depends only on its
+ * schema and its Ajv's options.
+ */
+const strict = makeAjv({ coerceTypes: false });
+const coercing = makeAjv({ coerceTypes: 'array' });
+const validators = new Map<Ajv, Map<string, ValidateFunction>>([
+  [strict, new Map()],
+  [coercing, new Map()],
+]);
+
+function compiledOnce(ajv: Ajv, schema: AnySchema): ValidateFunction {
+  const cache = validators.get(ajv) as Map<string, ValidateFunction>;
+  const key = JSON.stringify(schema);
+  let validate = cache.get(key);
+  if (!validate) {
+    validate = compileChecked(ajv, schema);
+    cache.set(key, validate);
+  }
+  return validate;
+}
+
+/**
  * Absent bodies (none, empty or whitespace; the JSON parser already refused `null` and other
  * non-objects): a PATCH needs a body, since sending nothing to change is almost always a client bug;
  * other methods count it as `{}`, so action endpoints and creates with only optional members work
  * without one, and a required member is named as missing.
  */
 export function registerValidation(app: FastifyInstance): void {
-  const strict = makeAjv({ coerceTypes: false });
-  const coercing = makeAjv({ coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart, method }) => {
-    if (httpPart !== 'body') return compileChecked(coercing, schema);
-    const validate = compileChecked(strict, schema);
+    if (httpPart !== 'body') return compiledOnce(coercing, schema);
+    const validate = compiledOnce(strict, schema);
     const required = (schema as { required?: string[] }).required ?? [];
     const check = (data: unknown): boolean | { value: unknown } => {
       if (data === undefined || data === null) {

@@ -14,14 +14,70 @@ import type { JobContext, PeriodicJob } from './runner.ts';
 export const PER_WEBHOOK_CONCURRENCY = 4;
 const DISPATCH_BATCH = 500;
 
+type Claimed = Awaited<ReturnType<typeof claimDueDeliveries>>[number];
+type InFlight = Map<string, { webhookId: string; done: Promise<void> }>;
+
+/**
+ * One turn's claim: leases up to `free` due deliveries, keeping at most PER_WEBHOOK_CONCURRENCY sends in
+ * flight per webhook, and launches them. Returns whether to claim again at once (a webhook's surplus was
+ * given back) and whether every free slot is now taken.
+ */
+async function claimTurn(
+  ctx: JobContext,
+  inFlight: InFlight,
+  free: number,
+  launch: (delivery: Claimed) => void,
+): Promise<{ again: boolean; saturated: boolean }> {
+  const { database, config } = ctx;
+  const perWebhook = new Map<string, number>();
+  for (const { webhookId } of inFlight.values()) {
+    perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
+  }
+  const full = [...perWebhook].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
+  const claimed = await claimDueDeliveries(database.db, database.engine, {
+    limit: free,
+    leaseMs: config.webhookTimeoutMs + LEASE_MARGIN_MS,
+    excludeWebhookIds: full,
+  });
+  const surplus: string[] = [];
+  for (const delivery of claimed) {
+    const n = perWebhook.get(delivery.webhook_id) ?? 0;
+    if (n >= PER_WEBHOOK_CONCURRENCY) {
+      surplus.push(delivery.id);
+      continue;
+    }
+    perWebhook.set(delivery.webhook_id, n + 1);
+    launch(delivery);
+  }
+  // A batch may hold more of one webhook's deliveries than its share: give those back and claim again at
+  // once, now excluding that webhook, so other webhooks' deliveries are not starved.
+  if (surplus.length > 0) await releaseDeliveries(database.db, surplus);
+  return { again: surplus.length > 0, saturated: claimed.length - surplus.length >= free };
+}
+
+/** Waits `ms`, or less when woken (through `setWake`) or stopped. */
+function pause(signal: AbortSignal, ms: number, setWake: (wake: (() => void) | null) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      setWake(null);
+      resolve();
+    }
+    setWake(done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 export async function runWebhookDeliveryLoop(ctx: JobContext): Promise<void> {
   const { database, config, log, signal } = ctx;
-  const inFlight = new Map<string, { webhookId: string; done: Promise<void> }>();
+  const inFlight: InFlight = new Map();
   let wake: (() => void) | null = null;
   // When every slot was filled, more may be due: a finished send starts the next turn at once.
   let saturated = false;
 
-  const launch = (delivery: Awaited<ReturnType<typeof claimDueDeliveries>>[number]) => {
+  const launch = (delivery: Claimed) => {
     const done = attemptDelivery(database.db, delivery, config, 'scheduled')
       .then(({ result, status }) => {
         if (!result.succeeded) {
@@ -50,49 +106,17 @@ export async function runWebhookDeliveryLoop(ctx: JobContext): Promise<void> {
       const free = config.webhookConcurrency - inFlight.size;
       saturated = free <= 0;
       if (free > 0) {
-        const perWebhook = new Map<string, number>();
-        for (const { webhookId } of inFlight.values()) {
-          perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
-        }
-        const full = [...perWebhook].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
-        const claimed = await claimDueDeliveries(database.db, database.engine, {
-          limit: free,
-          leaseMs: config.webhookTimeoutMs + LEASE_MARGIN_MS,
-          excludeWebhookIds: full,
-        });
-        const surplus: string[] = [];
-        for (const delivery of claimed) {
-          const n = perWebhook.get(delivery.webhook_id) ?? 0;
-          if (n >= PER_WEBHOOK_CONCURRENCY) {
-            surplus.push(delivery.id);
-            continue;
-          }
-          perWebhook.set(delivery.webhook_id, n + 1);
-          launch(delivery);
-        }
-        // A batch may hold more of one webhook's deliveries than its share: give those back and claim
-        // again at once, now excluding that webhook, so other webhooks' deliveries are not starved.
-        if (surplus.length > 0) {
-          await releaseDeliveries(database.db, surplus);
-          again = true;
-        }
-        saturated = claimed.length - surplus.length >= free;
+        const turn = await claimTurn(ctx, inFlight, free, launch);
+        again ||= turn.again;
+        saturated = turn.saturated;
       }
     } catch (err) {
       log.error({ err }, 'webhook delivery turn failed');
       again = false;
     }
     if (again && !saturated) continue;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, config.webhookPollMs);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        wake = null;
-        resolve();
-      }
-      wake = done;
-      signal.addEventListener('abort', done, { once: true });
+    await pause(signal, config.webhookPollMs, (next) => {
+      wake = next;
     });
   }
   await Promise.allSettled([...inFlight.values()].map((f) => f.done));

@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { FamilyGrants } from '../../domain/permissions.ts';
@@ -13,6 +11,15 @@ import { permissionsView } from '../keys/repository.ts';
 import { createKey } from '../keys/service.ts';
 import { findPerson, toPerson } from '../people/repository.ts';
 import { createSampleFarm } from '../sample/service.ts';
+import {
+  type AccountSummary,
+  allAccounts,
+  anyAccount,
+  findAccount,
+  insertAccount,
+  lockFirstAccount,
+  toAccountSummary,
+} from './repository.ts';
 
 export interface NewAccount {
   account_id: string;
@@ -30,7 +37,7 @@ export async function createAccount(db: Db, input: { name: string }): Promise<Ne
   const run = async (trx: Db): Promise<NewAccount> => {
     const now = Date.now();
     const accountId = newId('account', now);
-    await trx.insertInto('accounts').values({ id: accountId, name: input.name, created_at: now }).execute();
+    await insertAccount(trx, { id: accountId, name: input.name, created_at: now });
     const live = await createKey(trx, accountId, { name: 'Default live key', mode: 'live' }, now);
     const test = await createKey(trx, accountId, { name: 'Default test key', mode: 'test' }, now);
     const farm = await createSampleFarm(trx, { accountId, mode: 'test' });
@@ -52,9 +59,8 @@ export async function createAccount(db: Db, input: { name: string }): Promise<Ne
  */
 export async function bootstrapFirstAccount(database: Database): Promise<NewAccount | null> {
   return inTransaction(database.db, async (trx) => {
-    if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(727001)`.execute(trx);
-    const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-    if (any) return null;
+    await lockFirstAccount(trx);
+    if (await anyAccount(trx)) return null;
     return createAccount(trx, { name: 'My farm account' });
   });
 }
@@ -72,11 +78,7 @@ export async function getMe(
     session: { personId: string } | null;
   },
 ) {
-  const account = await db
-    .selectFrom('accounts')
-    .selectAll()
-    .where('id', '=', caller.accountId)
-    .executeTakeFirst();
+  const account = await findAccount(db, caller.accountId);
   if (!account) throw notFound('account', caller.accountId);
   const accountView = { id: account.id, name: account.name, created_at: toIso(account.created_at) };
   if (caller.session) {
@@ -98,24 +100,14 @@ export async function getMe(
   };
 }
 
-export interface AccountSummary {
-  id: string;
-  name: string;
-  created_at: string;
-}
-
 /** Every account, newest first (operators only: the CLI; no API route lists other accounts). */
 export async function listAccounts(db: Db, page: PageRequest): Promise<Page<AccountSummary>> {
-  return fetchPage(db.selectFrom('accounts').selectAll(), page, (row) => ({
-    id: row.id,
-    name: row.name,
-    created_at: toIso(row.created_at),
-  }));
+  return fetchPage(allAccounts(db), page, toAccountSummary);
 }
 
 /** The account, or `not_found` (the CLI checks an `--account` before acting for it). */
 export async function requireAccount(db: Db, accountId: string): Promise<AccountSummary> {
-  const row = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  const row = await findAccount(db, accountId);
   if (!row) throw notFound('account', accountId);
-  return { id: row.id, name: row.name, created_at: toIso(row.created_at) };
+  return toAccountSummary(row);
 }

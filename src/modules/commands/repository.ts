@@ -188,3 +188,25 @@ export async function saveDeviceState(db: Db, deviceId: string, state: string): 
 export async function markDeviceSeen(db: Db, deviceId: string, now: number): Promise<void> {
   await db.updateTable('devices').set({ last_seen_at: now }).where('id', '=', deviceId).execute();
 }
+
+/** Of these devices, those with commands queued or due again at `now` (and not expired). */
+export async function devicesWithDueCommands(
+  db: Db,
+  deviceIds: readonly string[],
+  now: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('commands')
+    .select('device_id')
+    .distinct()
+    .where('device_id', 'in', [...deviceIds])
+    .where('expires_at', '>', now)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'queued'),
+        eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
+      ]),
+    )
+    .execute();
+  return rows.map((r) => r.device_id);
+}

@@ -19,6 +19,7 @@ import {
   type CommandRow,
   commandPage,
   commandStatusOf,
+  devicesWithDueCommands,
   expireDue,
   finishDelivered,
   handOutCommands,
@@ -154,20 +155,7 @@ export async function devicesWithCommandsDue(
   now: number,
 ): Promise<string[]> {
   if (deviceIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('commands')
-    .select('device_id')
-    .distinct()
-    .where('device_id', 'in', [...deviceIds])
-    .where('expires_at', '>', now)
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'queued'),
-        eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
-      ]),
-    )
-    .execute();
-  return rows.map((r) => r.device_id);
+  return devicesWithDueCommands(db, deviceIds, now);
 }
 
 /** GET /v1/device/commands: a poll counts as the device being seen. */

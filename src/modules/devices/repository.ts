@@ -1,8 +1,9 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Device } from './schemas.ts';
+import type { Device, DeviceListFilters } from './schemas.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 
@@ -25,4 +26,57 @@ export function toDevice(row: DeviceRow): Device {
     last_seen_at: toIso(row.last_seen_at),
     created_at: toIso(row.created_at),
   };
+}
+
+/** Whether an animal or group with this id is on the farm. */
+export async function existsOnFarm(
+  db: Db,
+  table: 'animals' | 'animal_groups',
+  id: string,
+  farmId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id)
+    .where('farm_id', '=', farmId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A farm's devices matching the filters, as a query to page through. */
+export function devicesOnFarm(db: Db, farmId: string, filters: DeviceListFilters) {
+  let query = db.selectFrom('devices').selectAll().where('farm_id', '=', farmId);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.animal_id !== undefined) query = query.where('animal_id', '=', filters.animal_id);
+  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
+  return query;
+}
+
+export async function insertDevice(db: Db, row: DeviceRow): Promise<void> {
+  await db.insertInto('devices').values(row).execute();
+}
+
+export async function updateDeviceRow(
+  db: Db,
+  deviceId: string,
+  patch: Updateable<DevicesTable>,
+): Promise<void> {
+  await db.updateTable('devices').set(patch).where('id', '=', deviceId).execute();
+}
+
+/** Deletes a device (its readings and commands cascade) and the breaches its readings opened. */
+export async function deleteDeviceRows(db: Db, deviceId: string): Promise<void> {
+  await db.deleteFrom('alert_breaches').where('device_id', '=', deviceId).execute();
+  await db.deleteFrom('devices').where('id', '=', deviceId).execute();
+}
+
+/** The device a key hash belongs to, with its farm's account and mode. */
+export function deviceByKeyHash(db: Db, keyHash: string) {
+  return db
+    .selectFrom('devices')
+    .innerJoin('farms', 'farms.id', 'devices.farm_id')
+    .select(['devices.id as deviceId', 'devices.farm_id as farmId', 'farms.account_id', 'farms.mode'])
+    .where('devices.key_hash', '=', keyHash)
+    .executeTakeFirst();
 }

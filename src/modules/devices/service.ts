@@ -12,7 +12,16 @@ import { resolveAlertsOfSubject } from '../alerts/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type DeviceRow, toDevice } from './repository.ts';
+import {
+  type DeviceRow,
+  deleteDeviceRows,
+  deviceByKeyHash,
+  devicesOnFarm,
+  existsOnFarm,
+  insertDevice,
+  toDevice,
+  updateDeviceRow,
+} from './repository.ts';
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 
@@ -24,13 +33,7 @@ async function checkReference(
   id: string,
   param: string,
 ): Promise<void> {
-  const row = await db
-    .selectFrom(table)
-    .select('id')
-    .where('id', '=', id)
-    .where('farm_id', '=', farmId)
-    .executeTakeFirst();
-  if (!row) {
+  if (!(await existsOnFarm(db, table, id, farmId))) {
     const what = table === 'animals' ? 'an animal' : 'a group';
     throw invalid(param, `${param} "${id}" is not ${what} on this farm.`);
   }
@@ -58,11 +61,7 @@ export async function listDevices(
   page: PageRequest,
 ): Promise<Page<Device>> {
   const farm = await requireFarm(db, scope, farmId);
-  let query = db.selectFrom('devices').selectAll().where('farm_id', '=', farm.id);
-  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
-  if (filters.animal_id !== undefined) query = query.where('animal_id', '=', filters.animal_id);
-  if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
-  return fetchPage(query, page, toDevice);
+  return fetchPage(devicesOnFarm(db, farm.id, filters), page, toDevice);
 }
 
 export async function getDevice(db: Db, scope: Scope, deviceId: string): Promise<Device> {
@@ -103,7 +102,7 @@ export async function createDevice(
       last_seen_at: null,
       created_at: now,
     };
-    await trx.insertInto('devices').values(row).execute();
+    await insertDevice(trx, row);
     const device = toDevice(row);
     await emitEvent(trx, farm.id, 'device.created', device, now);
     return { ...device, device_key: key.key };
@@ -137,7 +136,7 @@ export async function updateDevice(
       patch.state = JSON.stringify(mergeState({ ...defaultHouseState() }, stored));
     }
     if (Object.keys(patch).length > 0) {
-      await trx.updateTable('devices').set(patch).where('id', '=', device.id).execute();
+      await updateDeviceRow(trx, device.id, patch);
     }
     return toDevice({ ...device, ...patch });
   });
@@ -155,8 +154,7 @@ export async function deleteDevice(
     // Nothing would ever report to resolve them: a deleted device's alerts resolve with it.
     const subject = { farmId: device.farm_id, type: 'device', id: device.id };
     await resolveAlertsOfSubject(trx, subject, `device ${device.name} was deleted`, now);
-    await trx.deleteFrom('alert_breaches').where('device_id', '=', device.id).execute();
-    await trx.deleteFrom('devices').where('id', '=', device.id).execute();
+    await deleteDeviceRows(trx, device.id);
     // Its MQTT connections (in any process) close now rather than at the next periodic check.
     await notify(trx, BUS_CHANNELS.deviceKeys, device.id);
     return { id: device.id, deleted: true as const };
@@ -171,11 +169,7 @@ export async function rotateDeviceKey(
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
   const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
-  await db
-    .updateTable('devices')
-    .set({ key_hash: key.hash, key_prefix: key.prefix })
-    .where('id', '=', device.id)
-    .execute();
+  await updateDeviceRow(db, device.id, { key_hash: key.hash, key_prefix: key.prefix });
   await notify(db, BUS_CHANNELS.deviceKeys, device.id);
   return { id: device.id, device_key: key.key, key_prefix: key.prefix };
 }
@@ -186,12 +180,7 @@ export async function rotateDeviceKey(
  */
 export async function authenticateDevice(db: Db, token: string): Promise<Omit<DeviceCaller, 'kind'> | null> {
   if (!/^rd_[0-9A-Za-z]+$/.test(token)) return null;
-  const row = await db
-    .selectFrom('devices')
-    .innerJoin('farms', 'farms.id', 'devices.farm_id')
-    .select(['devices.id as deviceId', 'devices.farm_id as farmId', 'farms.account_id', 'farms.mode'])
-    .where('devices.key_hash', '=', hashSecret(token))
-    .executeTakeFirst();
+  const row = await deviceByKeyHash(db, hashSecret(token));
   if (!row) return null;
   return { deviceId: row.deviceId, farmId: row.farmId, accountId: row.account_id, mode: row.mode };
 }

@@ -5,8 +5,8 @@ import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { type FarmRow, farmInScope, requireFarm, type Scope } from './access.ts';
-import { toFarm } from './repository.ts';
+import { type FarmRow, requireFarm, type Scope } from './access.ts';
+import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
 
 export function isValidTimezone(tz: string): boolean {
@@ -40,16 +40,7 @@ export function checkSettings(settings: Record<string, unknown>): Record<string,
 }
 
 export async function listFarms(db: Db, scope: Scope, page: PageRequest): Promise<Page<Farm>> {
-  return fetchPage(
-    db
-      .selectFrom('farms')
-      .selectAll()
-      .where('account_id', '=', scope.accountId)
-      .where('mode', '=', scope.mode)
-      .where(farmInScope(scope, 'id')),
-    page,
-    toFarm,
-  );
+  return fetchPage(farmsInScope(db, scope), page, toFarm);
 }
 
 export async function getFarm(db: Db, scope: Scope, farmId: string): Promise<Farm> {
@@ -78,7 +69,7 @@ export async function createFarm(
     settings: JSON.stringify(settings),
     created_at: now,
   };
-  await db.insertInto('farms').values(row).execute();
+  await insertFarm(db, row);
   return toFarm(row);
 }
 
@@ -124,7 +115,7 @@ async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput): P
     patch.settings = JSON.stringify(checkSettings(merged));
   }
   if (Object.keys(patch).length > 0) {
-    await trx.updateTable('farms').set(patch).where('id', '=', farm.id).execute();
+    await updateFarmRow(trx, farm.id, patch);
   }
   return { ...farm, ...patch };
 }
@@ -145,8 +136,7 @@ export async function deleteFarm(
     if (farm.sample === 1) {
       throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
     }
-    const result = await trx.deleteFrom('farms').where('id', '=', farm.id).executeTakeFirst();
-    if (Number(result.numDeletedRows) !== 1) throw notFound('farm', farmId);
+    if (!(await deleteFarmRow(trx, farm.id))) throw notFound('farm', farmId);
     return { id: farm.id, deleted: true };
   });
 }

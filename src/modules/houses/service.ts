@@ -6,6 +6,7 @@ import { type DeviceRow, toDevice } from '../devices/repository.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { latestReadings } from '../readings/service.ts';
 import { loadScoped } from '../records/scoped.ts';
+import { houseRows } from './repository.ts';
 import type { House } from './schemas.ts';
 
 /** How many of a house's commands the view carries. */
@@ -27,14 +28,7 @@ async function toHouses(db: Db, rows: readonly DeviceRow[]): Promise<House[]> {
 /** Every house on the farm, oldest first (House 1 before House 2). */
 export async function getHouses(db: Db, scope: Scope, farmId: string): Promise<House[]> {
   const farm = await requireFarm(db, scope, farmId);
-  const rows = await db
-    .selectFrom('devices')
-    .selectAll()
-    .where('farm_id', '=', farm.id)
-    .where('type', '=', 'house')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  const rows = await houseRows(db, farm.id);
   return toHouses(db, rows);
 }
 

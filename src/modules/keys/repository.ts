@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { ApiKeysTable } from '../../db/tables/foundation.ts';
 import { FAMILY_NAMES, type FamilyGrants, type FamilyLevel, FULL_ACCESS } from '../../domain/permissions.ts';
@@ -92,4 +92,32 @@ export async function existingFarmIds(
     .where('id', 'in', farmIds)
     .execute();
   return new Set(rows.map((r) => r.id));
+}
+
+export async function insertKey(db: Db, row: KeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+/** The account's keys not revoked (only its test keys with `testOnly`), as a query to page through. */
+export function activeKeys(db: Db, accountId: string, testOnly: boolean) {
+  let query = db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null);
+  if (testOnly) query = query.where('mode', '=', 'test');
+  return query;
+}
+
+/**
+ * Locks the account row for the transaction: a no-op write, which on PostgreSQL row-locks the account and
+ * on SQLite takes the write lock up front (a deferred transaction upgrading later could fail with
+ * "database is locked").
+ */
+export async function lockAccount(trx: Db, accountId: string): Promise<void> {
+  await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', accountId).execute();
+}
+
+export async function markKeyRevoked(trx: Db, keyId: string, now: number): Promise<void> {
+  await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', keyId).execute();
 }

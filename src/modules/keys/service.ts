@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { FAMILY_NAMES, type FamilyGrants, FULL_ACCESS, grantsWithin } from '../../domain/permissions.ts';
@@ -9,10 +8,14 @@ import { newId } from '../../lib/ids.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import {
+  activeKeys,
   countOtherFullLiveKeys,
   existingFarmIds,
   findActiveKey,
+  insertKey,
   type KeyRow,
+  lockAccount,
+  markKeyRevoked,
   parseFarms,
   parseGrants,
   storedGrants,
@@ -55,7 +58,7 @@ export async function createKey(
     farms: farms === null ? null : JSON.stringify(farms),
     permissions: storedGrants(input.grants ?? FULL_ACCESS),
   };
-  await db.insertInto('api_keys').values(row).execute();
+  await insertKey(db, row);
   return { ...toKey(row), key };
 }
 
@@ -110,13 +113,7 @@ export async function issueKey(
 
 /** The keys the caller may see, newest first: a test key sees only test keys. */
 export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): Promise<Page<Key>> {
-  let query = db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('account_id', '=', caller.accountId)
-    .where('revoked_at', 'is', null);
-  if (caller.mode === 'test') query = query.where('mode', '=', 'test');
-  return fetchPage(query, page, toKey);
+  return fetchPage(activeKeys(db, caller.accountId, caller.mode === 'test'), page, toKey);
 }
 
 /**
@@ -132,9 +129,7 @@ export async function revokeKey(
   keyId: string,
 ): Promise<{ id: string; deleted: true; revoked_at: string }> {
   return inTransaction(db, async (trx) => {
-    // A no-op write to the account row: on PostgreSQL it row-locks the account, on SQLite it takes the write
-    // lock up front (a deferred transaction upgrading later could fail with "database is locked").
-    await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', caller.accountId).execute();
+    await lockAccount(trx, caller.accountId);
     const key = await findActiveKey(trx, caller.accountId, keyId);
     if (!key || (caller.mode === 'test' && key.mode !== 'test')) throw notFound('key', keyId);
     if (
@@ -150,7 +145,7 @@ export async function revokeKey(
       );
     }
     const now = Date.now();
-    await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', keyId).execute();
+    await markKeyRevoked(trx, keyId, now);
     return { id: keyId, deleted: true as const, revoked_at: toIso(now) };
   });
 }

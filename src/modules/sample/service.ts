@@ -15,7 +15,7 @@ import { queueCommand } from '../commands/service.ts';
 import { createDevice } from '../devices/service.ts';
 import { createEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { toFarm } from '../farms/repository.ts';
+import { toFarm, updateFarmRow } from '../farms/repository.ts';
 import type { Farm } from '../farms/schemas.ts';
 import { createFarm } from '../farms/service.ts';
 import { createGroup, updateGroup } from '../groups/service.ts';
@@ -369,7 +369,7 @@ export async function resetSampleFarm(
     if (farm.sample !== 1) throw new AppError('not_found', `No sample farm with id "${farmId}".`);
     // Updating the farm row first also serialises concurrent resets of the same farm.
     const restored = { ...SAMPLE_FARM, settings: '{}' };
-    await trx.updateTable('farms').set(restored).where('id', '=', farm.id).execute();
+    await updateFarmRow(trx, farm.id, restored);
     await clearFarmContents(trx, farm.id);
     await seedSampleFarm(trx, scope, farm.id, now);
     return toFarm({ ...farm, ...restored });

@@ -108,6 +108,44 @@ async function prepareDevices(options: SimulateOptions, random: () => number): P
   return out;
 }
 
+type Command = { id: string; command: string; params: Json };
+
+/**
+ * Connects a device over MQTT and subscribes it to its commands and report results: commands are carried
+ * out and answered, results counted (or their errors).
+ */
+async function connectMqtt(
+  device: SimDevice,
+  mqttUrl: string,
+  on: {
+    status: SimulationStatus;
+    answer: (device: SimDevice, command: Command) => Promise<void>;
+    fail: (err: unknown) => void;
+  },
+): Promise<void> {
+  const { status, answer, fail } = on;
+  const client = await mqtt.connectAsync(mqttUrl, {
+    username: device.id,
+    password: device.key,
+    protocolVersion: 5,
+  });
+  device.mqtt = client;
+  client.on('message', (topic, payload) => {
+    const json = JSON.parse(payload.toString('utf8')) as Json;
+    if (topic.endsWith('/commands')) void answer(device, json as never).catch(fail);
+    else if (topic.endsWith('/report/result')) {
+      if (json.error) return fail(new Error(JSON.stringify(json.error)));
+      status.reports++;
+      // A report's answer carries the commands waiting for the device, as over HTTP.
+      for (const command of (json.commands ?? []) as never[]) void answer(device, command).catch(fail);
+    }
+  });
+  await client.subscribeAsync(
+    [`farmstead/devices/${device.id}/commands`, `farmstead/devices/${device.id}/report/result`],
+    { qos: 1 },
+  );
+}
+
 export async function runSimulation(options: SimulateOptions): Promise<SimulationStatus> {
   const random = seededRandom(options.seed ?? 1);
   const status: SimulationStatus = {
@@ -124,7 +162,7 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
   const devices = await prepareDevices(options, random);
 
   /** Carries a command out once (devices de-duplicate by command id) and answers it. */
-  const answer = async (device: SimDevice, command: { id: string; command: string; params: Json }) => {
+  const answer = async (device: SimDevice, command: Command) => {
     if (device.answered.has(command.id)) return;
     device.answered.add(command.id);
     const body = { status: 'done', result: carryOut(device.model, command.command, command.params ?? {}) };
@@ -142,28 +180,7 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
 
   if (options.transport === 'mqtt') {
     const mqttUrl = options.mqttUrl ?? `${options.url.replace(/^http/, 'ws')}/mqtt`;
-    for (const device of devices) {
-      const client = await mqtt.connectAsync(mqttUrl, {
-        username: device.id,
-        password: device.key,
-        protocolVersion: 5,
-      });
-      device.mqtt = client;
-      client.on('message', (topic, payload) => {
-        const json = JSON.parse(payload.toString('utf8')) as Json;
-        if (topic.endsWith('/commands')) void answer(device, json as never).catch(fail);
-        else if (topic.endsWith('/report/result')) {
-          if (json.error) return fail(new Error(JSON.stringify(json.error)));
-          status.reports++;
-          // A report's answer carries the commands waiting for the device, as over HTTP.
-          for (const command of (json.commands ?? []) as never[]) void answer(device, command).catch(fail);
-        }
-      });
-      await client.subscribeAsync(
-        [`farmstead/devices/${device.id}/commands`, `farmstead/devices/${device.id}/report/result`],
-        { qos: 1 },
-      );
-    }
+    for (const device of devices) await connectMqtt(device, mqttUrl, { status, answer, fail });
   }
 
   const report = async (device: SimDevice, body: Report) => {
@@ -175,7 +192,7 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
     }
     const res = await api(options, 'POST', '/v1/ingest', device.key, body);
     status.reports++;
-    for (const command of (res.commands ?? []) as Array<{ id: string; command: string; params: Json }>) {
+    for (const command of (res.commands ?? []) as Command[]) {
       await answer(device, command);
     }
   };

@@ -3,8 +3,8 @@
  * gather in memory and are added to the database in one batch every few seconds (and on shutdown).
  * The write is an additive upsert, so several processes sharing one PostgreSQL stay exact.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import { addUsageCounts } from './repository.ts';
 
 export type Surface = 'api' | 'ingest' | 'mcp';
 export const SURFACES: readonly Surface[] = ['api', 'ingest', 'mcp'];
@@ -41,15 +41,7 @@ export class UsageCounter {
       return { account_id, day, surface, count };
     });
     try {
-      await this.db
-        .insertInto('usage_counts')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .columns(['account_id', 'day', 'surface'])
-            .doUpdateSet({ count: sql<number>`usage_counts.count + excluded.count` }),
-        )
-        .execute();
+      await addUsageCounts(this.db, rows);
     } catch (err) {
       // Put the counts back so a passing failure loses nothing.
       for (const [key, count] of batch) this.pending.set(key, (this.pending.get(key) ?? 0) + count);

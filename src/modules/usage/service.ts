@@ -1,19 +1,14 @@
 import type { Db } from '../../db/schema.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { SURFACES, type Surface } from './counter.ts';
+import { usageCountsSince } from './repository.ts';
 
 type Counts = Record<Surface, number> & { total: number };
 const empty = (): Counts => ({ api: 0, ingest: 0, mcp: 0, total: 0 });
 
 export async function getUsage(db: Db, accountId: string, days = 90) {
   const since = new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
-  const rows = await db
-    .selectFrom('usage_counts')
-    .select(['day', 'surface', 'count'])
-    .where('account_id', '=', accountId)
-    .where('day', '>=', since)
-    .orderBy('day', 'desc')
-    .execute();
+  const rows = await usageCountsSince(db, accountId, since);
   const byDay = new Map<string, Counts>();
   const totals = empty();
   for (const row of rows) {

@@ -13,7 +13,55 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { toIso } from '../../lib/time.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { ClaimedDelivery } from './claim.ts';
+import {
+  countAttempt,
+  failPendingDeliveries,
+  insertAttempt,
+  scheduledAttempts,
+  settleDelivery,
+  setWebhookDisabled,
+  webhookStatus,
+} from './repository.ts';
 import { type AttemptResult, type DeliverySettings, sendDelivery } from './transport.ts';
+
+/** What an attempt leaves a delivery as: its status, next attempt, completion and last error. */
+interface NextStep {
+  status: DeliveryStatus;
+  next_attempt_at: number | null;
+  completed_at: number | null;
+  last_error: string | null;
+}
+
+/**
+ * The delivery's next step after an attempt (see recordAttempt); `retryDelayMs` is the schedule's delay
+ * after this many scheduled attempts (undefined after the last), `enabled` whether the webhook still is.
+ */
+function nextStep(
+  current: Pick<NextStep, 'status' | 'next_attempt_at' | 'completed_at'>,
+  result: AttemptResult,
+  trigger: AttemptTrigger,
+  retry: { delayMs: number | undefined; enabled: boolean },
+): NextStep {
+  const finishedAt = result.at + result.duration_ms;
+  const done = (status: DeliveryStatus, lastError = result.error): NextStep => ({
+    status,
+    next_attempt_at: null,
+    completed_at: finishedAt,
+    last_error: lastError,
+  });
+  if (result.succeeded) return done('succeeded');
+  if (result.status_code === 410) return done('failed');
+  // A manual attempt leaves the delivery's status and schedule as they were.
+  if (trigger !== 'scheduled') return { ...current, last_error: result.error };
+  if (!retry.enabled) return done('failed', `${result.error}; not retried: the webhook is disabled`);
+  if (retry.delayMs === undefined) return done('failed');
+  return {
+    status: 'pending',
+    next_attempt_at: finishedAt + retry.delayMs,
+    completed_at: current.completed_at,
+    last_error: result.error,
+  };
+}
 
 /**
  * Records an attempt and decides what comes next, releasing the lease:
@@ -30,92 +78,36 @@ export async function recordAttempt(
   trigger: AttemptTrigger,
   retryScheduleMs: readonly number[],
 ): Promise<DeliveryStatus | null> {
-  const finishedAt = result.at + result.duration_ms;
   return inTransaction(db, async (trx) => {
     // The lock order: the webhook, then its deliveries. A 410 disables the webhook and fails its other
     // pending deliveries; two such attempts at once would otherwise each hold one delivery and wait for the
     // other's (a deadlock).
     await lockRows(trx, 'webhooks', claimed.webhook_id);
-    // Incrementing takes the delivery's row lock, so attempt numbers never collide.
-    const current = await trx
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1) }))
-      .where('id', '=', claimed.id)
-      .returning(['attempt_count', 'status', 'next_attempt_at', 'completed_at', 'farm_id', 'webhook_id'])
-      .executeTakeFirst();
+    const current = await countAttempt(trx, claimed.id);
     if (!current) return null;
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        delivery_id: claimed.id,
-        number: current.attempt_count,
-        farm_id: current.farm_id,
-        trigger,
-        at: result.at,
-        duration_ms: result.duration_ms,
-        status_code: result.status_code,
-        error: result.error,
-      })
-      .execute();
-    const webhook = await trx
-      .selectFrom('webhooks')
-      .select(['status'])
-      .where('id', '=', current.webhook_id)
-      .executeTakeFirst();
-
-    let status: DeliveryStatus = current.status;
-    let next: number | null = current.next_attempt_at;
-    let completed: number | null = current.completed_at;
-    let lastError = result.error;
-    if (result.succeeded) {
-      status = 'succeeded';
-      next = null;
-      completed = finishedAt;
-    } else if (result.status_code === 410) {
-      status = 'failed';
-      next = null;
-      completed = finishedAt;
-      await disableWebhook(
-        trx,
-        current.webhook_id,
-        `The receiver answered 410 Gone at ${toIso(finishedAt)}.`,
-        finishedAt,
-        claimed.id,
-      );
-    } else if (trigger === 'scheduled') {
-      const scheduled = await trx
-        .selectFrom('webhook_attempts')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('delivery_id', '=', claimed.id)
-        .where('trigger', '=', 'scheduled')
-        .executeTakeFirstOrThrow();
-      const delay = retryScheduleMs[Number(scheduled.n) - 1];
-      if (delay !== undefined && webhook?.status === 'enabled') {
-        status = 'pending';
-        next = finishedAt + delay;
-      } else {
-        status = 'failed';
-        next = null;
-        completed = finishedAt;
-        if (webhook?.status !== 'enabled')
-          lastError = `${result.error}; not retried: the webhook is disabled`;
-      }
+    await insertAttempt(trx, {
+      ...result,
+      delivery_id: claimed.id,
+      number: current.attempt_count,
+      farm_id: current.farm_id,
+      trigger,
+    });
+    const enabled = (await webhookStatus(trx, current.webhook_id)) === 'enabled';
+    const scheduled = trigger === 'scheduled' ? await scheduledAttempts(trx, claimed.id) : 0;
+    const step = nextStep(current, result, trigger, { delayMs: retryScheduleMs[scheduled - 1], enabled });
+    if (result.status_code === 410) {
+      const finishedAt = result.at + result.duration_ms;
+      const reason = `The receiver answered 410 Gone at ${toIso(finishedAt)}.`;
+      await disableWebhook(trx, current.webhook_id, reason, finishedAt, claimed.id);
     }
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        next_attempt_at: next,
-        completed_at: completed,
-        locked_until: null,
-        last_attempt_at: result.at,
-        last_status_code: result.status_code,
-        last_error: lastError,
-      })
-      .where('id', '=', claimed.id)
-      .execute();
-    metrics.webhookDeliveries.inc({ outcome: status === 'pending' ? 'retrying' : status });
-    return status;
+    await settleDelivery(trx, claimed.id, {
+      ...step,
+      locked_until: null,
+      last_attempt_at: result.at,
+      last_status_code: result.status_code,
+    });
+    metrics.webhookDeliveries.inc({ outcome: step.status === 'pending' ? 'retrying' : step.status });
+    return step.status;
   });
 }
 
@@ -130,23 +122,12 @@ export async function disableWebhook(
   now: number,
   keepDeliveryId: string | null = null,
 ): Promise<void> {
-  await trx
-    .updateTable('webhooks')
-    .set({ status: 'disabled', disabled_reason: reason })
-    .where('id', '=', webhookId)
-    .execute();
-  let pending = trx
-    .updateTable('webhook_deliveries')
-    .set({
-      status: 'failed',
-      next_attempt_at: null,
-      completed_at: now,
-      last_error: `Not sent: the webhook was disabled. ${reason}`,
-    })
-    .where('webhook_id', '=', webhookId)
-    .where('status', '=', 'pending');
-  if (keepDeliveryId) pending = pending.where('id', '!=', keepDeliveryId);
-  await pending.execute();
+  await setWebhookDisabled(trx, webhookId, reason);
+  await failPendingDeliveries(trx, webhookId, {
+    completedAt: now,
+    error: `Not sent: the webhook was disabled. ${reason}`,
+    except: keepDeliveryId,
+  });
 }
 
 /** One attempt of a claimed delivery, sent and recorded. */

@@ -1,5 +1,5 @@
-import type { Selectable } from 'kysely';
-import type { Db } from '../../db/schema.ts';
+import type { Selectable, Updateable } from 'kysely';
+import type { Db, Trx } from '../../db/schema.ts';
 import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
@@ -82,4 +82,83 @@ export async function attemptsByDelivery(
     byDelivery.set(row.delivery_id, list);
   }
   return byDelivery;
+}
+
+/**
+ * Counts an attempt on a delivery (taking its row lock, so attempt numbers never collide); returns the
+ * delivery as it now stands, or undefined when it was deleted.
+ */
+export function countAttempt(trx: Trx, deliveryId: string) {
+  return trx
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1) }))
+    .where('id', '=', deliveryId)
+    .returning(['attempt_count', 'status', 'next_attempt_at', 'completed_at', 'farm_id', 'webhook_id'])
+    .executeTakeFirst();
+}
+
+/** Stores an attempt (`attempt` may carry more members, such as the transport's `succeeded`: only the columns are written). */
+export async function insertAttempt(trx: Trx, attempt: AttemptRow): Promise<void> {
+  const { delivery_id, number, farm_id, trigger, at, duration_ms, status_code, error } = attempt;
+  await trx
+    .insertInto('webhook_attempts')
+    .values({ delivery_id, number, farm_id, trigger, at, duration_ms, status_code, error })
+    .execute();
+}
+
+/** A webhook's status, or undefined when it was deleted. */
+export async function webhookStatus(trx: Trx, webhookId: string): Promise<WebhookRow['status'] | undefined> {
+  const row = await trx
+    .selectFrom('webhooks')
+    .select(['status'])
+    .where('id', '=', webhookId)
+    .executeTakeFirst();
+  return row?.status;
+}
+
+/** How many scheduled (not manual) attempts a delivery has had. */
+export async function scheduledAttempts(trx: Trx, deliveryId: string): Promise<number> {
+  const row = await trx
+    .selectFrom('webhook_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('delivery_id', '=', deliveryId)
+    .where('trigger', '=', 'scheduled')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function settleDelivery(
+  trx: Trx,
+  deliveryId: string,
+  changes: Updateable<WebhookDeliveriesTable>,
+): Promise<void> {
+  await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', deliveryId).execute();
+}
+
+export async function setWebhookDisabled(trx: Trx, webhookId: string, reason: string): Promise<void> {
+  await trx
+    .updateTable('webhooks')
+    .set({ status: 'disabled', disabled_reason: reason })
+    .where('id', '=', webhookId)
+    .execute();
+}
+
+/** Fails a webhook's pending deliveries (but `except`), as nothing is sent to a disabled webhook. */
+export async function failPendingDeliveries(
+  trx: Trx,
+  webhookId: string,
+  failure: { completedAt: number; error: string; except: string | null },
+): Promise<void> {
+  let pending = trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'failed',
+      next_attempt_at: null,
+      completed_at: failure.completedAt,
+      last_error: failure.error,
+    })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending');
+  if (failure.except) pending = pending.where('id', '!=', failure.except);
+  await pending.execute();
 }
