@@ -8,6 +8,8 @@
  *   reads at 100 connections (animal, list of 50, house view, brief)  vs  hello-world at 100 connections
  *   the brief on 5,000 animals / 500 devices / 5 M readings, one client  vs  hello-world at 1 connection
  *     (bench/brief.ts: a farm whose devices just reported, and one whose devices all went quiet)
+ *   a 5 M-reading CSV export of one device, streamed  vs  a 10,000-reading export (throughput, peak RSS;
+ *     bench/export.ts: constant memory whatever the size)
  *   MQTT ingest, the same two loads over MQTT    vs  the HTTP figures (publish → stored, bench/mqtt.ts)
  *   command push latency, REST → device over MQTT (p50/p99)
  *   peak server RSS per phase                    vs  the hello-world process
@@ -27,6 +29,7 @@ import { createDevice } from '../src/modules/devices/service.ts';
 import { createFarm } from '../src/modules/farms/service.ts';
 import { freePort } from '../test/throwaway.ts';
 import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
+import { benchExport } from './export.ts';
 import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { buildFarm } from './lib/farm.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
@@ -382,6 +385,25 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     });
   }
   raw[`${engine}.brief`] = { briefs, rssMb: briefRss };
+
+  // 5. A 5 M-reading export (bench/export.ts, its own database; a fresh server per export).
+  const [exported] = await benchExport({ engines: [engine], log });
+  if (exported) {
+    const { small, large } = exported;
+    rows.push({
+      engine,
+      what: `readings export, CSV, ${fmt(large.readings)} readings of one device, streamed (readings/s)`,
+      value: fmt(large.readings_per_second),
+      reference: `${fmt(small.readings_per_second)} /s, ${fmt(small.peak_rss_mb)} MB for ${fmt(small.readings)} readings`,
+      ratio: `${fmt(large.peak_rss_mb / small.peak_rss_mb, 2)}× RSS`,
+      p50: '',
+      p99: '',
+      rss: `${fmt(large.peak_rss_mb)} MB`,
+      target: 'RSS ≤ 1.25× the small export',
+      met: large.peak_rss_mb <= small.peak_rss_mb * 1.25,
+    });
+    raw[`${engine}.export`] = exported;
+  }
 
   const peak = Math.max(...phaseRss);
   rows.push({

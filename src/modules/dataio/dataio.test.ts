@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import * as make from '../../../test/factories.ts';
 import { type ErrorBody, expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
@@ -396,6 +397,12 @@ forEachEngine('data in and out', (t) => {
     assert.equal(ndTasks.length, n);
     assert.equal(new Set(ndTasks.map((x) => x.id)).size, n);
     assert.deepEqual(Object.keys(ndTasks[0] ?? {}), EXPORT_COLUMNS.tasks);
+    const zipped = await t().app.inject({
+      url: `/v1/farms/${farm.id}/events/export`,
+      headers: { authorization: `Bearer ${acct.live_key}`, 'accept-encoding': 'gzip' },
+    });
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(zipped.rawPayload).toString('utf8'), evText, 'compressed on the fly, same text');
     const one = await make.fetched<FarmEvent>(t(), acct.live_key, `/v1/events/${events[5]?.id}`);
     assert.equal(evRows.find((r) => r.id === one.id)?.at, one.at);
   });

@@ -84,4 +84,5 @@ export async function emitEvents(
       .values(rows.slice(i, i + EMIT_CHUNK))
       .execute();
   }
+  if (rows.length > 0) await notifyFarm(db, farmId);
 }

@@ -8,6 +8,7 @@ import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
+import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 import { claimDeliveryForRetry, LEASE_MARGIN_MS } from './claim.ts';
 import { attemptDelivery, disableWebhook } from './delivery.ts';
 import { attemptsByDelivery, toDelivery, toWebhook, type WebhookRow } from './repository.ts';
@@ -251,6 +252,8 @@ export async function sendTestEvent(
         }),
         created_at: now,
         dispatched_at: now,
+        // Not a farm change: never shown on the farm's live streams.
+        seq: SEQ_NEVER_STREAMED,
       })
       .execute();
     // No next_attempt_at: the delivery workers never pick it up; this request makes its one attempt.
