@@ -12,7 +12,7 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { DAY_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
-import { bucketsOf, checkLockout, clearFailures, recordFailure } from './lockout.ts';
+import { bucketsOf, checkLockout, clearFailures, FORGET_MS, recordFailure } from './lockout.ts';
 import { checkPasswordRules, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import {
   accountName,
@@ -25,6 +25,7 @@ import {
   hasLiveFarm,
   insertSession,
   type PersonRow,
+  pruneBookkeeping,
   setSessionMode,
   toPerson,
   touchSession,
@@ -205,5 +206,17 @@ export async function changePassword(
   await inTransaction(db, async (trx) => {
     await updatePerson(trx, person.id, { password_hash: hash });
     await deleteSessionsOf(trx, person.id, session.sessionId);
+  });
+}
+
+/**
+ * The `people.prune` job: sessions past their idle expiry, setup links a day past theirs (kept that long so
+ * a late click still reads "expired" rather than nothing in the logs), and forgotten sign-in failures.
+ */
+export function prunePeopleBookkeeping(db: Db, now: number) {
+  return pruneBookkeeping(db, {
+    sessionsSeenBefore: now - SESSION_IDLE_MS,
+    linksExpiredBefore: now - DAY_MS,
+    failuresBefore: now - FORGET_MS,
   });
 }
