@@ -50,6 +50,8 @@ import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { ruleRoutes } from './modules/rules/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
+import { StreamHub } from './modules/stream/hub.ts';
+import { streamRoutes } from './modules/stream/routes.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
@@ -62,6 +64,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route served (method and pattern); see http/route-table.ts. */
     routeTable: RouteTable;
+    /** The process's live streams (modules/stream). */
+    streams: StreamHub;
   }
 }
 
@@ -177,6 +181,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
   await app.register(withAccess(briefRoutes, 'brief'), { db });
   await app.register(withAccess(sampleRoutes, 'farms'), { db });
+  // The live stream: a farm read. Which event types each caller gets is its read permissions (service.ts).
+  const streams = new StreamHub({
+    database,
+    databaseUrl: config.databaseUrl,
+    log: app.log,
+    keepAliveMs: config.streamKeepAliveMs,
+    pollMs: config.streamPollMs,
+  });
+  app.decorate('streams', streams);
+  // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
+  app.addHook('preClose', () => streams.close());
+  await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,

@@ -87,6 +87,10 @@ export interface Config {
    * of addresses/CIDRs): the client address and `https` (Secure session cookies) come from the proxy.
    */
   trustProxy: boolean | string;
+  /** A live stream idle this long gets a keep-alive comment line, in milliseconds. */
+  streamKeepAliveMs: number;
+  /** How often live streams look for events whose notification was lost, in milliseconds. */
+  streamPollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -266,5 +270,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     corsOrigins: origins(env, 'FARMSTEAD_CORS_ORIGINS'),
     publicUrl: publicUrl(env, host, port),
     trustProxy: trustProxy(env),
+    streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
+    streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
   });
 }

@@ -84,6 +84,11 @@ export const TAGS = [
     description: 'The farm event log: treatments, weights, moves, notes, device events.',
   },
   { name: 'Webhooks', description: 'Webhook subscriptions and their deliveries.' },
+  {
+    name: 'Live stream',
+    description:
+      'A farm’s events as they happen, over Server-Sent Events: the same events and JSON as webhooks, for browsers and farm-LAN integrations that cannot receive webhooks.',
+  },
   { name: 'Account', description: 'The calling account, its API keys and its usage.' },
   {
     name: 'Sessions',

@@ -1,7 +1,8 @@
 /**
  * `serve`: the HTTP service with its background jobs (what `npm start` runs). On an empty database it
- * creates the first account and hands its keys over once. SIGTERM/SIGINT: stop accepting, let requests in
- * flight finish (Fastify's close waits for them), stop the jobs, flush usage, close the database.
+ * creates the first account and hands its keys over once. SIGTERM/SIGINT: stop accepting, end live streams
+ * and MQTT sessions at once (their clients reconnect elsewhere; app preClose hooks), let requests in flight
+ * finish (Fastify's close waits for them), stop the jobs, flush usage, close the database.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
