@@ -39,7 +39,12 @@ export interface SseStream {
 export function openSse(url: string, key: string, headers: Record<string, string> = {}): Promise<SseStream> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
-      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers },
+      // An empty key sends none (a console session's cookie in `headers` instead).
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        accept: 'text/event-stream',
+        ...headers,
+      },
     });
     req.on('error', reject);
     req.on('response', (res) => {

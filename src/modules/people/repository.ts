@@ -113,6 +113,16 @@ export async function findActiveSession(
   };
 }
 
+export async function sessionExists(db: Db, id: string, seenAfter: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('id', '=', id)
+    .where('last_seen_at', '>', seenAfter)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db.insertInto('sessions').values(row).execute();
 }

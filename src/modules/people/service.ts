@@ -26,6 +26,7 @@ import {
   insertSession,
   type PersonRow,
   pruneBookkeeping,
+  sessionExists,
   setSessionMode,
   toPerson,
   touchSession,
@@ -71,6 +72,11 @@ export async function authenticateSession(db: Db, token: string, now: number): P
     accountId: found.session.account_id,
     mode: found.session.mode,
   };
+}
+
+/** Whether the session still works (not ended, not idle too long): long-lived streams check it now and then. */
+export function isSessionActive(db: Db, sessionId: string, now: number): Promise<boolean> {
+  return sessionExists(db, sessionId, now - SESSION_IDLE_MS);
 }
 
 /** A new session's cookie token and the Session object. */

@@ -59,14 +59,20 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }>
       const caller = apiCaller(request);
       const farm = await requireFarm(db, caller, request.params.farm);
       const lastEventId = resumeAfter(request.headers['last-event-id'], request.query.last_event_id);
-      const policy = { families: caller.grants };
+      const policy = caller.policy;
       const body = new PassThrough();
       try {
         await hub.open({
           farmId: farm.id,
           lastEventId,
           accepts: (type) => mayReceive(policy, type),
-          stillAllowed: () => stillAllowed(db, caller, caller.keyId, farm.id),
+          stillAllowed: () =>
+            stillAllowed(
+              db,
+              caller,
+              { keyId: caller.keyId, sessionId: caller.session?.sessionId ?? null },
+              farm.id,
+            ),
           body,
           response: reply.raw,
         });

@@ -7,6 +7,7 @@ import { allows, type Policy, permission } from '../../domain/permissions.ts';
 import { isWebhookEventName, WEBHOOK_EVENT_RESOURCES } from '../../domain/webhook-events.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { isSessionActive } from '../people/service.ts';
 import { keyIsActive } from './repository.ts';
 import { EVENT_ID_PATTERN } from './schemas.ts';
 
@@ -39,9 +40,17 @@ export function mayReceive(policy: Policy, type: string): boolean {
   return isWebhookEventName(type) && allows(policy, permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
 }
 
-/** While a stream runs: is its key still valid, and the farm still the caller's? */
-export async function stillAllowed(db: Db, scope: Scope, keyId: string, farmId: string): Promise<boolean> {
-  if (!(await keyIsActive(db, keyId))) return false;
+/** While a stream runs: is its key (or console session) still valid, and the farm still the caller's? */
+export async function stillAllowed(
+  db: Db,
+  scope: Scope,
+  credential: { keyId: string; sessionId: string | null },
+  farmId: string,
+): Promise<boolean> {
+  const active = credential.sessionId
+    ? await isSessionActive(db, credential.sessionId, Date.now())
+    : await keyIsActive(db, credential.keyId);
+  if (!active) return false;
   try {
     await requireFarm(db, scope, farmId);
     return true;

@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
+import { signedInPerson } from '../../../test/people.ts';
 import { openSse, type SseStream } from '../../../test/sse.ts';
 import { newId } from '../../lib/ids.ts';
 import type { FarmEvent } from '../events/schemas.ts';
@@ -431,6 +432,18 @@ forEachEngine(
       } finally {
         stream.close();
       }
+    });
+
+    test('a console session streams with its cookie (no key); signing out ends the stream at the next keep-alive', async () => {
+      const { key, farmId } = await setup();
+      const crew = await signedInPerson(t(), await t().sharedAccount(), 'crew');
+      const stream = await openReady(farmId, '', { cookie: crew.cookie });
+      const note = await logEvent(t(), key, farmId, 'seen by the crew');
+      await stream_next(stream, note.id);
+      assert.equal((await crew.request('DELETE', '/v1/session')).status, 204);
+      const end = await stream.ended;
+      assert.equal(end.clean, true);
+      assert.ok(stream.comments.some((c) => /access to this farm ended/.test(c)));
     });
 
     test('a revoked key: its open stream ends cleanly at the next keep-alive', async () => {
