@@ -4,6 +4,7 @@
  */
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
+import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
   ensureReadingPartitions,
   removeOldReadings,
@@ -41,6 +42,16 @@ export const JOBS: readonly PeriodicJob[] = [
     run: async ({ database, log }) => {
       const deleted = await pruneIdempotencyKeys(database.db, Date.now());
       if (deleted > 0) log.debug({ deleted }, 'expired idempotency keys removed');
+    },
+  },
+  {
+    // Console sessions past 30 days idle, expired setup links and forgotten sign-in failures.
+    name: 'people.prune',
+    everyMs: () => 3_600_000,
+    run: async ({ database, log }) => {
+      const deleted = await prunePeopleBookkeeping(database.db, Date.now());
+      if (deleted.sessions + deleted.links + deleted.failures > 0)
+        log.debug(deleted, 'people bookkeeping pruned');
     },
   },
   {

@@ -6,7 +6,7 @@
  *  - at the refusal threshold the bucket is refused for LOCK_MS after its last failure.
  * Refused attempts answer 429 `rate_limited` with Retry-After and are not counted (nor checked: the right
  * password is refused too while locked). A bucket is forgotten FORGET_MS after its last failure; a
- * successful sign-in clears its email's failures.
+ * successful sign-in clears its email's failures; the `people.prune` job removes forgotten buckets.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
@@ -84,13 +84,6 @@ export async function recordFailure(db: Db, buckets: Buckets, now: number): Prom
           last_at: sql`excluded.last_at`,
         }),
       )
-      .execute();
-  }
-  // Forgotten rows of other buckets are swept now and then, so one-off addresses do not pile up.
-  if (Math.random() < 0.05) {
-    await db
-      .deleteFrom('sign_in_failures')
-      .where('last_at', '<', now - FORGET_MS)
       .execute();
   }
 }

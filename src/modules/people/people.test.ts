@@ -18,6 +18,7 @@ import {
 import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';
 import { ADDRESS_RULE, bucketsOf, EMAIL_RULE, LOCK_MS, recordFailure } from './lockout.ts';
 import type { Person, Session, Setup } from './schemas.ts';
+import { prunePeopleBookkeeping } from './service.ts';
 
 /** The app's clock: real time (or the moment it was frozen at) plus what the tests have moved it on by. */
 let offset = 0;
@@ -411,6 +412,27 @@ forEachEngine(
         'x-forwarded-for': '203.0.113.10',
       });
       assert.equal(elsewhere.status, 200);
+    });
+
+    test('the people.prune job removes idle sessions, long-expired links and forgotten failures, and nothing live', async () => {
+      const acct = await t().sharedAccount();
+      const person = await signedInPerson(t(), acct, 'crew');
+      const token = tokenOf((await invite(t(), acct, 'crew')).url);
+      const db = t().database.db;
+      await recordFailure(db, bucketsOf(newEmail('prune'), '192.0.2.44'), clock());
+      await prunePeopleBookkeeping(db, clock());
+      assert.equal((await person.request('GET', '/v1/session')).status, 200, 'a live session stays');
+      assert.equal((await t().request('GET', `/v1/setup/${token}`)).status, 200, 'a usable link stays');
+      advance(31 * DAY_MS);
+      const pruned = await prunePeopleBookkeeping(db, clock());
+      assert.ok(pruned.sessions >= 1 && pruned.links >= 1 && pruned.failures >= 1, JSON.stringify(pruned));
+      const left = await db
+        .selectFrom('sign_in_failures')
+        .select('bucket')
+        .where('bucket', '=', 'ip:192.0.2.44')
+        .execute();
+      assert.deepEqual(left, []);
+      expectError(await person.request('GET', '/v1/session'), 401, 'unauthorized');
     });
 
     test('another process on the same database honours the session, its sign-out and the lock-out', async () => {

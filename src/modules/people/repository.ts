@@ -113,6 +113,16 @@ export async function findActiveSession(
   };
 }
 
+export async function sessionExists(db: Db, id: string, seenAfter: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('id', '=', id)
+    .where('last_seen_at', '>', seenAfter)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db.insertInto('sessions').values(row).execute();
 }
@@ -195,4 +205,28 @@ export async function deletePerson(db: Db, id: string): Promise<void> {
 /** Locks the account row (a no-op write), serialising the people changes of one account. */
 export async function lockAccount(trx: Db, accountId: string): Promise<void> {
   await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', accountId).execute();
+}
+
+/** Removes sessions idle since `sessionsSeenBefore`, links expired before `linksExpiredBefore`, and forgotten failures. */
+export async function pruneBookkeeping(
+  db: Db,
+  cutoffs: { sessionsSeenBefore: number; linksExpiredBefore: number; failuresBefore: number },
+): Promise<{ sessions: number; links: number; failures: number }> {
+  const sessions = await db
+    .deleteFrom('sessions')
+    .where('last_seen_at', '<=', cutoffs.sessionsSeenBefore)
+    .executeTakeFirst();
+  const links = await db
+    .deleteFrom('setup_links')
+    .where('expires_at', '<', cutoffs.linksExpiredBefore)
+    .executeTakeFirst();
+  const failures = await db
+    .deleteFrom('sign_in_failures')
+    .where('last_at', '<', cutoffs.failuresBefore)
+    .executeTakeFirst();
+  return {
+    sessions: Number(sessions.numDeletedRows),
+    links: Number(links.numDeletedRows),
+    failures: Number(failures.numDeletedRows),
+  };
 }

@@ -12,7 +12,7 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { DAY_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
-import { bucketsOf, checkLockout, clearFailures, recordFailure } from './lockout.ts';
+import { bucketsOf, checkLockout, clearFailures, FORGET_MS, recordFailure } from './lockout.ts';
 import { checkPasswordRules, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import {
   accountName,
@@ -25,6 +25,8 @@ import {
   hasLiveFarm,
   insertSession,
   type PersonRow,
+  pruneBookkeeping,
+  sessionExists,
   setSessionMode,
   toPerson,
   touchSession,
@@ -70,6 +72,11 @@ export async function authenticateSession(db: Db, token: string, now: number): P
     accountId: found.session.account_id,
     mode: found.session.mode,
   };
+}
+
+/** Whether the session still works (not ended, not idle too long): long-lived streams check it now and then. */
+export function isSessionActive(db: Db, sessionId: string, now: number): Promise<boolean> {
+  return sessionExists(db, sessionId, now - SESSION_IDLE_MS);
 }
 
 /** A new session's cookie token and the Session object. */
@@ -205,5 +212,17 @@ export async function changePassword(
   await inTransaction(db, async (trx) => {
     await updatePerson(trx, person.id, { password_hash: hash });
     await deleteSessionsOf(trx, person.id, session.sessionId);
+  });
+}
+
+/**
+ * The `people.prune` job: sessions past their idle expiry, setup links a day past theirs (kept that long so
+ * a late click still reads "expired" rather than nothing in the logs), and forgotten sign-in failures.
+ */
+export function prunePeopleBookkeeping(db: Db, now: number) {
+  return pruneBookkeeping(db, {
+    sessionsSeenBefore: now - SESSION_IDLE_MS,
+    linksExpiredBefore: now - DAY_MS,
+    failuresBefore: now - FORGET_MS,
   });
 }
