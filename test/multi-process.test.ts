@@ -150,7 +150,7 @@ describe('three server processes on one PostgreSQL database', {
   });
 
   test('started together on an empty database, they migrate once and create one first account', async () => {
-    const printed = servers.filter((s) => /keys are in \S+first-start-keys\.txt/.test(s.output.text));
+    const printed = servers.filter((s) => / are in \S+first-start-keys\.txt/.test(s.output.text));
     assert.equal(printed.length, 1, 'exactly one process writes the first keys');
     const accounts = await sql.query('select count(*)::int as n from accounts');
     assert.equal(accounts.rows[0].n, 1);

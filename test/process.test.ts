@@ -75,7 +75,7 @@ for (const engine of ENGINES) {
     });
 
     test('the first start writes the keys to a 0600 file in a 0700 data folder, prints its path, and they work', async () => {
-      const file = /keys are in (\S+)/.exec(output.text)?.[1];
+      const file = / are in (\S+first-start-keys\.txt)/.exec(output.text)?.[1];
       assert.ok(file, output.text);
       assert.equal(path.dirname(file), env.FARMSTEAD_DATA);
       assert.equal(modeOf(file), 0o600);
