@@ -3,6 +3,7 @@
  * the work itself lives in the owning module's service, so tests can call it directly.
  */
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
+import { checkQuietDevices } from '../modules/alerts/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import {
   ensureReadingPartitions,
@@ -23,6 +24,16 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // device.quiet: devices silent past max(3 × their usual interval, 15 min) get an alert. One query a
+    // pass; one process at a time on PostgreSQL (advisory lock), and every write is conditional anyway.
+    name: 'alerts.quiet',
+    everyMs: () => 60_000,
+    run: async ({ database, log }) => {
+      const result = await checkQuietDevices(database.db, Date.now());
+      if (result.opened > 0 || result.escalated > 0) log.info(result, 'quiet devices alerted');
+    },
+  },
   {
     // FARMSTEAD_WEBHOOK_RETENTION_DAYS (30): delivered webhook history older than that goes, in batches.
     name: 'webhooks.retention',

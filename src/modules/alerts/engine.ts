@@ -35,6 +35,7 @@ import {
   loadRules,
   saveBreachSince,
 } from './rule-inputs.ts';
+import { resolveQuietAlert } from './quiet.ts';
 import { resolveAlertRow } from './service.ts';
 import {
   eventAlertReason,
@@ -47,7 +48,15 @@ import {
 export interface IngestedReport {
   /** The reporting device's farm; `settings.rules` holds its threshold overrides. */
   farm: FarmRow;
-  device: { id: string; name: string; type: string; animal_id: string | null; group_id?: string | null };
+  device: {
+    id: string;
+    name: string;
+    type: string;
+    animal_id: string | null;
+    group_id?: string | null;
+    /** The device's device.quiet level before this report; a report resolves that alert. */
+    quiet_level?: 'watch' | 'urgent' | null;
+  };
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
   /** The report's device events as stored in the farm event log. */
@@ -70,6 +79,9 @@ interface Context {
 const MAX_ATTEMPTS = 5;
 
 export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
+  if (report.device.quiet_level) {
+    await resolveQuietAlert(trx, { ...report.device, farm_id: report.farm.id }, report.receivedAt);
+  }
   const rules = await loadRules(trx, report);
   const byMetric = new Map<string, Reading[]>();
   for (const reading of report.readings) {

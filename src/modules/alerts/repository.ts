@@ -117,3 +117,79 @@ export async function transitionAlert(
   const row = await query.returningAll().executeTakeFirst();
   return row ?? null;
 }
+
+/** A device the quiet pass looks at, with its farm's settings and the quiet alert it has now. */
+export interface QuietCandidateRow {
+  id: string;
+  farm_id: string;
+  type: string;
+  name: string;
+  last_seen_at: number;
+  report_gap_ms: number | null;
+  quiet_level: 'watch' | 'urgent' | null;
+  settings: string;
+}
+
+/**
+ * The quiet pass's one query: devices silent past the least any farm can set (`floorMs`) and past 3 ×
+ * their usual interval, that have no quiet alert yet or have a watch one that may now be urgent.
+ * The index on last_seen_at keeps it to the silent devices; the farm's own setting is applied after.
+ */
+export async function findQuietCandidates(
+  db: Db,
+  now: number,
+  opts: { floorMs: number; factor: number; urgentMs: number; urgentTypes: readonly string[] },
+): Promise<QuietCandidateRow[]> {
+  const rows = await db
+    .selectFrom('devices as d')
+    .innerJoin('farms as f', 'f.id', 'd.farm_id')
+    .select([
+      'd.id',
+      'd.farm_id',
+      'd.type',
+      'd.name',
+      'd.last_seen_at',
+      'd.report_gap_ms',
+      'd.quiet_level',
+      'f.settings',
+    ])
+    .where('d.last_seen_at', '<=', now - opts.floorMs)
+    .where(sql<SqlBool>`d.last_seen_at + ${opts.factor} * coalesce(d.report_gap_ms, 0) <= ${now}`)
+    .where((eb) =>
+      eb.or([
+        eb('d.quiet_level', 'is', null),
+        eb.and([
+          eb('d.quiet_level', '=', 'watch'),
+          eb('d.type', 'in', opts.urgentTypes),
+          eb('d.last_seen_at', '<=', now - opts.urgentMs),
+        ]),
+      ]),
+    )
+    .execute();
+  return rows.map((r) => ({ ...r, last_seen_at: Number(r.last_seen_at) }));
+}
+
+/**
+ * Sets a device's quiet level, only if it has not reported since the pass read it: a report that
+ * commits first wins (the device is not quiet), and this row lock makes a later report wait and then
+ * see the level, so its ingest resolves the alert.
+ */
+export async function markDeviceQuiet(
+  db: Db,
+  deviceId: string,
+  lastSeenAt: number,
+  level: 'watch' | 'urgent',
+): Promise<boolean> {
+  const row = await db
+    .updateTable('devices')
+    .set({ quiet_level: level })
+    .where('id', '=', deviceId)
+    .where('last_seen_at', '=', lastSeenAt)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> {
+  await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
+}

@@ -3,7 +3,7 @@
  * over a rate rule's window, and the start of a sustained (`for_s`) breach.
  */
 import type { Trx } from '../../db/schema.ts';
-import { farmRules } from '../../domain/rules.ts';
+import { farmLeakRule, farmRules, WATER_LEAK_RULE } from '../../domain/rules.ts';
 import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
 
@@ -21,6 +21,8 @@ export async function loadRules(trx: Trx, report: IngestedReport): Promise<Engin
     scope: null,
     window_s: null,
   }));
+  const leak = leakRule(report.farm.settings, report.device.type);
+  if (leak) defaults.push(leak);
   const custom = (await findFarmRules(trx, report.farm.id, true))
     .map(toEngineRule)
     .filter(
@@ -103,4 +105,28 @@ export async function saveBreachSince(
     .values({ device_id: deviceId, rule, farm_id: ctx.farmId, since })
     .onConflict((oc) => oc.columns(['device_id', 'rule']).doUpdateSet({ since }))
     .execute();
+}
+
+/**
+ * water.leak as the engine runs it on a water device or a house: a rate rule like a custom one, its
+ * lines derived from the change (watch at it, clear at half of it).
+ */
+export function leakRule(settingsText: string, deviceType: string): EngineRule | null {
+  if (!(WATER_LEAK_RULE.device_types as readonly string[]).includes(deviceType)) return null;
+  const leak = farmLeakRule(settingsText);
+  if (!leak.enabled) return null;
+  return {
+    name: WATER_LEAK_RULE.name,
+    title: WATER_LEAK_RULE.title,
+    measure: WATER_LEAK_RULE.measure,
+    metric: WATER_LEAK_RULE.metric,
+    description: WATER_LEAK_RULE.description,
+    direction: 'low',
+    watch: leak.change,
+    urgent: null,
+    clear: leak.change / 2,
+    for_s: leak.for_s,
+    window_s: leak.window_s,
+    scope: null,
+  };
 }

@@ -1,0 +1,207 @@
+/**
+ * device.quiet: a device silent for max(3 × its usual report interval, 15 min) — or the farm's own
+ * `quiet_after_s` for its type instead of 15 min — gets a watch alert about it; a house or guardian
+ * silent 6 h gets it escalated to urgent. The device's next report resolves it (in ingest, see
+ * `resolveQuietAlert`). A background job runs `checkQuietDevices`: one query per pass, once across
+ * processes (a PostgreSQL advisory lock; SQLite transactions are exclusive), and every write is
+ * conditional, so even two passes at once could not open two alerts or emit twice.
+ */
+import { sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/rules.ts';
+import { newId } from '../../lib/ids.ts';
+import { toIso } from '../../lib/time.ts';
+import { formatDuration } from '../brief/wording.ts';
+import { recordFarmEvent } from '../events/service.ts';
+import { metrics } from '../metrics/metrics.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import {
+  ACTIVE_STATUSES,
+  type AlertKey,
+  clearDeviceQuiet,
+  findActiveAlert,
+  findQuietCandidates,
+  insertActiveAlert,
+  markDeviceQuiet,
+  type QuietCandidateRow,
+  SEVERITY_RANK,
+  toAlert,
+  transitionAlert,
+} from './repository.ts';
+import { resolveAlertRow } from './service.ts';
+
+/** Only one process runs a pass at a time on PostgreSQL. */
+const QUIET_PASS_LOCK = 7_146_201;
+
+export interface QuietPassResult {
+  /** False when another process held the pass. */
+  ran: boolean;
+  candidates: number;
+  opened: number;
+  escalated: number;
+}
+
+/** How long a device may be silent: max(3 × its usual interval, the farm's floor for its type). */
+export function quietLimitMs(reportGapMs: number | null, floorS: number): number {
+  return Math.max(DEVICE_QUIET_RULE.factor * (reportGapMs ?? 0), floorS * 1000);
+}
+
+function quietLevel(device: QuietCandidateRow, now: number, floorS: number): 'watch' | 'urgent' | null {
+  const silent = now - device.last_seen_at;
+  if (silent < quietLimitMs(device.report_gap_ms, floorS)) return null;
+  const urgentType = (DEVICE_QUIET_RULE.urgent_device_types as readonly string[]).includes(device.type);
+  return urgentType && silent >= DEVICE_QUIET_RULE.urgent_after_s * 1000 ? 'urgent' : 'watch';
+}
+
+function where(device: { type: string; name: string }): string {
+  return device.type === 'house' ? `in ${device.name}` : `at ${device.name}`;
+}
+
+/** "No reports from House 2" / "House 2 has sent no report for 47 min (usually every 10 min) — last at …". */
+export function quietAlertWords(
+  device: { type: string; name: string; last_seen_at: number; report_gap_ms: number | null },
+  now: number,
+  level: 'watch' | 'urgent',
+): { title: string; reason: string } {
+  const usual =
+    device.report_gap_ms === null
+      ? 'usual interval unknown'
+      : `usually every ${formatDuration(device.report_gap_ms)}`;
+  const urgent =
+    level === 'urgent'
+      ? ` — a ${device.type} silent ${DEVICE_QUIET_RULE.urgent_after_s / 3600} h or more is urgent`
+      : '';
+  return {
+    title: `No reports from ${device.name}`,
+    reason:
+      `${device.name} has sent no report for ${formatDuration(now - device.last_seen_at)} (${usual}); ` +
+      `last report ${toIso(device.last_seen_at)}${urgent}`,
+  };
+}
+
+/** One pass over every farm's devices: open or escalate device.quiet alerts that are due. */
+export async function checkQuietDevices(db: Db, now: number): Promise<QuietPassResult> {
+  return inTransaction(db, async (trx) => {
+    const result: QuietPassResult = { ran: false, candidates: 0, opened: 0, escalated: 0 };
+    if (isPostgres(trx)) {
+      const lock = await sql<{
+        locked: boolean;
+      }>`select pg_try_advisory_xact_lock(${QUIET_PASS_LOCK}) as locked`.execute(trx);
+      if (!lock.rows[0]?.locked) return result;
+    }
+    result.ran = true;
+    const candidates = await findQuietCandidates(trx, now, {
+      floorMs: MIN_QUIET_AFTER_S * 1000,
+      factor: DEVICE_QUIET_RULE.factor,
+      urgentMs: DEVICE_QUIET_RULE.urgent_after_s * 1000,
+      urgentTypes: DEVICE_QUIET_RULE.urgent_device_types,
+    });
+    result.candidates = candidates.length;
+    const farmRules = new Map<string, ReturnType<typeof farmQuietRule>>();
+    for (const device of candidates) {
+      let rule = farmRules.get(device.farm_id);
+      if (!rule) {
+        rule = farmQuietRule(device.settings);
+        farmRules.set(device.farm_id, rule);
+      }
+      if (!rule.enabled) continue;
+      const level = quietLevel(device, now, rule.quietAfterS(device.type));
+      if (level === null || level === device.quiet_level) continue;
+      if (!(await markDeviceQuiet(trx, device.id, device.last_seen_at, level))) continue;
+      if (device.quiet_level === null) {
+        if (await openQuietAlert(trx, device, level, now)) result.opened++;
+      } else if (await escalateQuietAlert(trx, device, now)) {
+        result.escalated++;
+      }
+    }
+    return result;
+  });
+}
+
+function quietKey(device: { farm_id: string; id: string }): AlertKey {
+  return {
+    farmId: device.farm_id,
+    rule: DEVICE_QUIET_RULE.name,
+    subjectType: 'device',
+    subjectId: device.id,
+  };
+}
+
+async function openQuietAlert(
+  trx: Trx,
+  device: QuietCandidateRow,
+  level: 'watch' | 'urgent',
+  now: number,
+): Promise<boolean> {
+  const words = quietAlertWords(device, now, level);
+  const inserted = await insertActiveAlert(trx, {
+    id: newId('alert', now),
+    farm_id: device.farm_id,
+    severity: level,
+    severity_rank: SEVERITY_RANK[level],
+    title: words.title,
+    reason: words.reason,
+    rule: DEVICE_QUIET_RULE.name,
+    subject_type: 'device',
+    subject_id: device.id,
+    status: 'open',
+    created_at: now,
+    updated_at: now,
+    acknowledged_at: null,
+    resolved_at: null,
+  });
+  if (!inserted) return false;
+  await emitEvent(trx, device.farm_id, 'alert.created', toAlert(inserted), now);
+  metrics.alertsOpened.inc({ rule: inserted.rule, severity: inserted.severity });
+  return true;
+}
+
+/** A watch quiet alert on a house or guardian silent 6 h becomes urgent, logged as `alert.escalated`. */
+async function escalateQuietAlert(trx: Trx, device: QuietCandidateRow, now: number): Promise<boolean> {
+  const active = await findActiveAlert(trx, quietKey(device));
+  if (!active || active.severity !== 'watch') return false;
+  const { reason } = quietAlertWords(device, now, 'urgent');
+  const escalated = await transitionAlert(
+    trx,
+    active.id,
+    ACTIVE_STATUSES,
+    { severity: 'urgent', severity_rank: SEVERITY_RANK.urgent, reason, updated_at: now },
+    'watch',
+  );
+  if (!escalated) return false;
+  await recordFarmEvent(
+    trx,
+    device.farm_id,
+    {
+      type: 'alert.escalated',
+      subject_type: 'device',
+      subject_id: device.id,
+      data: { alert_id: escalated.id, rule: escalated.rule, from: 'watch', to: 'urgent', reason },
+      at: now,
+    },
+    now,
+  );
+  return true;
+}
+
+/**
+ * A report from a device with a quiet alert resolves it (`alert.resolved`). Ingest passes the device's
+ * quiet level from the row it already updated, so a device that was not quiet costs nothing here.
+ */
+export async function resolveQuietAlert(
+  trx: Trx,
+  device: { id: string; farm_id: string; name: string },
+  now: number,
+): Promise<void> {
+  const active = await findActiveAlert(trx, quietKey(device));
+  if (active)
+    await resolveAlertRow(
+      trx,
+      active,
+      now,
+      `${active.reason} — resolved: ${device.name} reported again ${toIso(now)}`,
+    );
+  await clearDeviceQuiet(trx, device.id);
+}
