@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
-import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { forEachEngine } from '../../../test/harness.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 import type { Farm } from '../farms/schemas.ts';
 import { ingestReport } from '../ingest/service.ts';

@@ -55,10 +55,6 @@ function quietLevel(device: QuietCandidateRow, now: number, floorS: number): 'wa
   return urgentType && silent >= DEVICE_QUIET_RULE.urgent_after_s * 1000 ? 'urgent' : 'watch';
 }
 
-function where(device: { type: string; name: string }): string {
-  return device.type === 'house' ? `in ${device.name}` : `at ${device.name}`;
-}
-
 /** "No reports from House 2" / "House 2 has sent no report for 47 min (usually every 10 min) — last at …". */
 export function quietAlertWords(
   device: { type: string; name: string; last_seen_at: number; report_gap_ms: number | null },
@@ -161,7 +157,7 @@ async function openQuietAlert(
 /** A watch quiet alert on a house or guardian silent 6 h becomes urgent, logged as `alert.escalated`. */
 async function escalateQuietAlert(trx: Trx, device: QuietCandidateRow, now: number): Promise<boolean> {
   const active = await findActiveAlert(trx, quietKey(device));
-  if (!active || active.severity !== 'watch') return false;
+  if (active?.severity !== 'watch') return false;
   const { reason } = quietAlertWords(device, now, 'urgent');
   const escalated = await transitionAlert(
     trx,
