@@ -3,6 +3,7 @@
  * the work itself lives in the owning module's service, so tests can call it directly.
  */
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
+import { checkIntake } from '../modules/alerts/intake.ts';
 import { checkQuietDevices } from '../modules/alerts/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import {
@@ -32,6 +33,15 @@ export const JOBS: readonly PeriodicJob[] = [
     run: async ({ database, log }) => {
       const result = await checkQuietDevices(database.db, Date.now());
       if (result.opened > 0 || result.escalated > 0) log.info(result, 'quiet devices alerted');
+    },
+  },
+  {
+    // group.intake_drop: yesterday's water and feed per head against the group's 7-day median (farm time).
+    name: 'alerts.intake',
+    everyMs: () => 3_600_000,
+    run: async ({ database, log }) => {
+      const result = await checkIntake(database.db, Date.now());
+      if (result.opened > 0 || result.resolved > 0) log.info(result, 'group intake judged');
     },
   },
   {

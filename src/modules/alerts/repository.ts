@@ -193,3 +193,56 @@ export async function markDeviceQuiet(
 export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> {
   await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
 }
+
+/** A group the intake roll-up watches: it has a head count and house or water devices in it. */
+export interface IntakeGroupRow {
+  group_id: string;
+  group_name: string;
+  head_count: number;
+  farm_id: string;
+  timezone: string;
+  settings: string;
+  device_id: string;
+}
+
+/** Groups with a head count and their house and water devices (`devices.group_id`), one row per device. */
+export async function findIntakeGroups(db: Db, deviceTypes: readonly string[]): Promise<IntakeGroupRow[]> {
+  const rows = await db
+    .selectFrom('animal_groups as g')
+    .innerJoin('devices as d', 'd.group_id', 'g.id')
+    .innerJoin('farms as f', 'f.id', 'g.farm_id')
+    .select([
+      'g.id as group_id',
+      'g.name as group_name',
+      'g.head_count',
+      'g.farm_id',
+      'f.timezone',
+      'f.settings',
+      'd.id as device_id',
+    ])
+    .where('g.head_count', '>', 0)
+    .where('d.type', 'in', deviceTypes)
+    .orderBy('g.id')
+    .execute();
+  return rows.map((r) => ({ ...r, head_count: Number(r.head_count) }));
+}
+
+/** The readings of some metrics of some devices in [from, to). */
+export async function findReadingsBetween(
+  db: Db,
+  deviceIds: readonly string[],
+  metrics: readonly string[],
+  from: number,
+  to: number,
+): Promise<Array<{ metric: string; value: number; at: number }>> {
+  if (deviceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('readings')
+    .select(['metric', 'value', 'at'])
+    .where('device_id', 'in', deviceIds)
+    .where('metric', 'in', metrics)
+    .where('at', '>=', from)
+    .where('at', '<', to)
+    .execute();
+  return rows.map((r) => ({ metric: r.metric, value: Number(r.value), at: Number(r.at) }));
+}

@@ -316,6 +316,12 @@ forEachEngine('custom rules', (t) => {
 
   test('rate: a fast drop opens a watch alert, a slow one does not; back under half the change it clears', async () => {
     const { key, farmId } = await setup();
+    // The farm's own leak rule alone: the default water.leak (the same numbers) is turned off.
+    const off = await t().request('PATCH', `/v1/farms/${farmId}`, {
+      key,
+      body: { settings: { rules: { 'water.leak': { enabled: false } } } },
+    });
+    assert.equal(off.status, 200);
     const tank = await addDevice(t(), key, farmId, { type: 'water', name: 'North trough' });
     const slow = await addDevice(t(), key, farmId, { type: 'water', name: 'South trough' });
     const rule = {
