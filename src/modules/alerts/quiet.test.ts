@@ -10,6 +10,7 @@ import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 import type { Farm } from '../farms/schemas.ts';
+import { buildBrief } from '../brief/service.ts';
 import { ingestReport } from '../ingest/service.ts';
 import { checkQuietDevices, quietLimitMs } from './quiet.ts';
 import type { Alert } from './schemas.ts';
@@ -85,6 +86,14 @@ forEachEngine('device.quiet', (t) => {
       (await outboxEvents(t(), farmId, 'alert.created')).map((e) => e.data),
       [alert],
       'alert.created carries the alert',
+    );
+
+    const acct = await t().sharedAccount();
+    const brief = await buildBrief(db, { accountId: acct.account_id, mode: 'live' }, farmId, last + HOUR);
+    assert.deepEqual(
+      brief.items.filter((i) => i.subject_id === trough.id).map((i) => `${i.kind} ${i.title}`),
+      ['alert No reports from North trough'],
+      'the brief tells of it once, as the alert (not again as a quiet device)',
     );
 
     await checkQuietDevices(db, last + 5 * HOUR);
