@@ -432,6 +432,8 @@ export const DEVICE_QUIET_RULE = Object.freeze({
   title: 'Device quiet',
   factor: 3,
   quiet_after_s: 900,
+  /** A device with too few reports to know its interval counts as quiet after this (as in the brief). */
+  unknown_after_s: 6 * 3600,
   urgent_after_s: 6 * 3600,
   urgent_device_types: ['house', 'guardian'],
   description:

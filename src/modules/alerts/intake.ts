@@ -127,10 +127,15 @@ export interface IntakePassResult {
 }
 
 /** One pass: judges the last complete local day of every watched group. */
-export async function checkIntake(db: Db, now: number): Promise<IntakePassResult> {
+export async function checkIntake(
+  db: Db,
+  now: number,
+  only: { farmId?: string } = {},
+): Promise<IntakePassResult> {
   return inTransaction(db, async (trx) => {
     const result: IntakePassResult = { ran: false, groups: 0, opened: 0, resolved: 0 };
-    if (isPostgres(trx)) {
+    // One farm's pass (the sample farm's seeding) runs in its caller's transaction without the lock.
+    if (isPostgres(trx) && only.farmId === undefined) {
       const lock = await sql<{
         locked: boolean;
       }>`select pg_try_advisory_xact_lock(${INTAKE_PASS_LOCK}) as locked`.execute(trx);
@@ -138,7 +143,7 @@ export async function checkIntake(db: Db, now: number): Promise<IntakePassResult
     }
     result.ran = true;
     const byGroup = new Map<string, { group: IntakeGroupRow; devices: string[] }>();
-    for (const row of await findIntakeGroups(trx, INTAKE_DEVICE_TYPES)) {
+    for (const row of await findIntakeGroups(trx, INTAKE_DEVICE_TYPES, only.farmId)) {
       const entry = byGroup.get(row.group_id) ?? { group: row, devices: [] };
       entry.devices.push(row.device_id);
       byGroup.set(row.group_id, entry);

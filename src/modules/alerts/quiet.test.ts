@@ -17,10 +17,10 @@ import type { Alert } from './schemas.ts';
 
 const HOUR = 60 * MINUTE_MS;
 
-test('quiet limit: max(3 × the usual interval, the floor)', () => {
+test('quiet limit: max(3 × the usual interval (6 h unknown), the floor)', () => {
   assert.equal(quietLimitMs(10 * MINUTE_MS, 900), 30 * MINUTE_MS);
   assert.equal(quietLimitMs(2 * MINUTE_MS, 900), 15 * MINUTE_MS);
-  assert.equal(quietLimitMs(null, 900), 15 * MINUTE_MS, 'a device with one report: the floor');
+  assert.equal(quietLimitMs(null, 900), 6 * HOUR, 'a device with one report: 6 h, as in the brief');
   assert.equal(quietLimitMs(10 * MINUTE_MS, 7200), 2 * HOUR);
 });
 

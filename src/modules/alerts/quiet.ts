@@ -43,9 +43,11 @@ export interface QuietPassResult {
   escalated: number;
 }
 
-/** How long a device may be silent: max(3 × its usual interval, the farm's floor for its type). */
+/** How long a device may be silent: max(3 × its usual interval (6 h when unknown), the farm's floor for its type). */
 export function quietLimitMs(reportGapMs: number | null, floorS: number): number {
-  return Math.max(DEVICE_QUIET_RULE.factor * (reportGapMs ?? 0), floorS * 1000);
+  // An unknown interval (one report so far) waits as long as the brief does: 6 h.
+  const interval = reportGapMs ?? DEVICE_QUIET_RULE.unknown_after_s * 1000;
+  return Math.max(reportGapMs === null ? interval : DEVICE_QUIET_RULE.factor * interval, floorS * 1000);
 }
 
 function quietLevel(device: QuietCandidateRow, now: number, floorS: number): 'watch' | 'urgent' | null {
@@ -77,11 +79,16 @@ export function quietAlertWords(
   };
 }
 
-/** One pass over every farm's devices: open or escalate device.quiet alerts that are due. */
-export async function checkQuietDevices(db: Db, now: number): Promise<QuietPassResult> {
+/** One pass over every farm's devices (or one farm's): open or escalate device.quiet alerts that are due. */
+export async function checkQuietDevices(
+  db: Db,
+  now: number,
+  only: { farmId?: string } = {},
+): Promise<QuietPassResult> {
   return inTransaction(db, async (trx) => {
     const result: QuietPassResult = { ran: false, candidates: 0, opened: 0, escalated: 0 };
-    if (isPostgres(trx)) {
+    // One farm's pass (the sample farm's seeding) runs in its caller's transaction without the lock.
+    if (isPostgres(trx) && only.farmId === undefined) {
       const lock = await sql<{
         locked: boolean;
       }>`select pg_try_advisory_xact_lock(${QUIET_PASS_LOCK}) as locked`.execute(trx);
@@ -91,8 +98,10 @@ export async function checkQuietDevices(db: Db, now: number): Promise<QuietPassR
     const candidates = await findQuietCandidates(trx, now, {
       floorMs: MIN_QUIET_AFTER_S * 1000,
       factor: DEVICE_QUIET_RULE.factor,
+      unknownMs: DEVICE_QUIET_RULE.unknown_after_s * 1000,
       urgentMs: DEVICE_QUIET_RULE.urgent_after_s * 1000,
       urgentTypes: DEVICE_QUIET_RULE.urgent_device_types,
+      farmId: only.farmId,
     });
     result.candidates = candidates.length;
     const farmRules = new Map<string, ReturnType<typeof farmQuietRule>>();

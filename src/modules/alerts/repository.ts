@@ -132,15 +132,22 @@ export interface QuietCandidateRow {
 
 /**
  * The quiet pass's one query: devices silent past the least any farm can set (`floorMs`) and past 3 ×
- * their usual interval, that have no quiet alert yet or have a watch one that may now be urgent.
+ * their usual interval (`unknownMs` when it is not known yet), that have no quiet alert yet or have a watch one that may now be urgent.
  * The index on last_seen_at keeps it to the silent devices; the farm's own setting is applied after.
  */
 export async function findQuietCandidates(
   db: Db,
   now: number,
-  opts: { floorMs: number; factor: number; urgentMs: number; urgentTypes: readonly string[] },
+  opts: {
+    floorMs: number;
+    factor: number;
+    unknownMs: number;
+    urgentMs: number;
+    urgentTypes: readonly string[];
+    farmId?: string | undefined;
+  },
 ): Promise<QuietCandidateRow[]> {
-  const rows = await db
+  let query = db
     .selectFrom('devices as d')
     .innerJoin('farms as f', 'f.id', 'd.farm_id')
     .select([
@@ -154,7 +161,9 @@ export async function findQuietCandidates(
       'f.settings',
     ])
     .where('d.last_seen_at', '<=', now - opts.floorMs)
-    .where(sql<SqlBool>`d.last_seen_at + ${opts.factor} * coalesce(d.report_gap_ms, 0) <= ${now}`)
+    .where(
+      sql<SqlBool>`d.last_seen_at + coalesce(${opts.factor} * d.report_gap_ms, ${opts.unknownMs}) <= ${now}`,
+    )
     .where((eb) =>
       eb.or([
         eb('d.quiet_level', 'is', null),
@@ -164,8 +173,9 @@ export async function findQuietCandidates(
           eb('d.last_seen_at', '<=', now - opts.urgentMs),
         ]),
       ]),
-    )
-    .execute();
+    );
+  if (opts.farmId !== undefined) query = query.where('d.farm_id', '=', opts.farmId);
+  const rows = await query.execute();
   return rows.map((r) => ({ ...r, last_seen_at: Number(r.last_seen_at) }));
 }
 
@@ -206,8 +216,12 @@ export interface IntakeGroupRow {
 }
 
 /** Groups with a head count and their house and water devices (`devices.group_id`), one row per device. */
-export async function findIntakeGroups(db: Db, deviceTypes: readonly string[]): Promise<IntakeGroupRow[]> {
-  const rows = await db
+export async function findIntakeGroups(
+  db: Db,
+  deviceTypes: readonly string[],
+  farmId?: string,
+): Promise<IntakeGroupRow[]> {
+  let query = db
     .selectFrom('animal_groups as g')
     .innerJoin('devices as d', 'd.group_id', 'g.id')
     .innerJoin('farms as f', 'f.id', 'g.farm_id')
@@ -222,8 +236,9 @@ export async function findIntakeGroups(db: Db, deviceTypes: readonly string[]): 
     ])
     .where('g.head_count', '>', 0)
     .where('d.type', 'in', deviceTypes)
-    .orderBy('g.id')
-    .execute();
+    .orderBy('g.id');
+  if (farmId !== undefined) query = query.where('g.farm_id', '=', farmId);
+  const rows = await query.execute();
   return rows.map((r) => ({ ...r, head_count: Number(r.head_count) }));
 }
 

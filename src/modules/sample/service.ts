@@ -8,8 +8,10 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../http/errors.ts';
-import { localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
+import { localDayBounds, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
+import { checkIntake } from '../alerts/intake.ts';
+import { checkQuietDevices } from '../alerts/quiet.ts';
 import { createAnimal } from '../animals/service.ts';
 import { queueCommand } from '../commands/service.ts';
 import { createDevice } from '../devices/service.ts';
@@ -231,6 +233,30 @@ async function seedReadings(run: SeedRun): Promise<void> {
   }
 }
 
+/**
+ * A week of House 1's daily water and feed for the layers (280 head), one report a day at local noon,
+ * sent before the day of readings: about 0.25 L and 0.12 kg a bird a day, and yesterday 36 % less
+ * water (the sample's group.intake_drop alert; feed held steady).
+ */
+async function seedIntake(run: SeedRun): Promise<void> {
+  const deviceId = idOf(run.seeded.devices, 'house1');
+  const water = [70, 72, 69, 71, 70, 68, 71, 45];
+  const today = localDayBounds(run.now, SAMPLE_FARM.timezone).start;
+  for (const [i, litres] of water.entries()) {
+    const dayStart = localDayBounds(
+      today - (water.length - i) * DAY_MS + 12 * HOUR_MS,
+      SAMPLE_FARM.timezone,
+    ).start;
+    const body = {
+      readings: [
+        { metric: 'water.used_l', value: litres },
+        { metric: 'feed.dispensed_kg', value: 33 + (i % 3) * 0.5 },
+      ],
+    };
+    await ingestReport(run.trx, { deviceId, transport: 'sample' }, body, dayStart + 12 * HOUR_MS);
+  }
+}
+
 async function seedEvents(run: SeedRun): Promise<void> {
   const { now, clock, seeded } = run;
   const time = { now, clock, local: (due: LocalDue) => dueAt(due, now, SAMPLE_FARM.timezone) };
@@ -314,7 +340,12 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
   await seedAnimals(run);
   await seedDevices(run);
   await seedCommands(run);
+  await seedIntake(run);
   await seedReadings(run);
+  // The background passes, for this farm at its `now`: the quiet weather station's device.quiet alert
+  // and the layers' group.intake_drop.
+  await checkQuietDevices(trx, now, { farmId });
+  await checkIntake(trx, now, { farmId });
   // A rule of the farm's own, sustained: damp litter only matters when it lasts. Added after the
   // readings, so it shows in the rule list without changing the seeded alerts.
   await createRule(
