@@ -234,26 +234,42 @@ async function seedReadings(run: SeedRun): Promise<void> {
 }
 
 /**
- * A week of House 1's daily water and feed for the layers (280 head), one report a day at local noon,
- * sent before the day of readings: about 0.25 L and 0.12 kg a bird a day, and yesterday 36 % less
- * water (the sample's group.intake_drop alert; feed held steady).
+ * A week of House 1's daily water and feed for the laying flock before the day of readings, one report
+ * a day at local noon, sent first (so the device's last report stays the newest): about half as much
+ * again as House 1's own series gives yesterday, so yesterday is a third less water than the flock's
+ * 7-day median (the sample's group.intake_drop alert), while feed holds steady.
  */
 async function seedIntake(run: SeedRun): Promise<void> {
+  const tz = SAMPLE_FARM.timezone;
   const deviceId = idOf(run.seeded.devices, 'house1');
-  const water = [70, 72, 69, 71, 70, 68, 71, 45];
-  const today = localDayBounds(run.now, SAMPLE_FARM.timezone).start;
-  for (const [i, litres] of water.entries()) {
-    const dayStart = localDayBounds(
-      today - (water.length - i) * DAY_MS + 12 * HOUR_MS,
-      SAMPLE_FARM.timezone,
-    ).start;
-    const body = {
-      readings: [
-        { metric: 'water.used_l', value: litres },
-        { metric: 'feed.dispensed_kg', value: 33 + (i % 3) * 0.5 },
-      ],
-    };
-    await ingestReport(run.trx, { deviceId, transport: 'sample' }, body, dayStart + 12 * HOUR_MS);
+  const today = localDayBounds(run.now, tz).start;
+  const yesterday = localDayBounds(today - 1, tz).start;
+  const total = { water: 0, feed: 0 };
+  for (const tick of seriesFor('house1', run.clock).ticks) {
+    if (tick.at < yesterday || tick.at >= today) continue;
+    for (const r of tick.readings) {
+      if (r.metric === 'water.used_l') total.water += r.value;
+      if (r.metric === 'feed.dispensed_kg') total.feed += r.value;
+    }
+  }
+  const extraYesterday = total.water > 0 ? 0 : 45;
+  const base = (total.water + extraYesterday) / 0.64;
+  const feed = total.feed > 0 ? total.feed : 33;
+  const factors = [1, 1.03, 0.98, 1.01, 1, 0.97, 1.02];
+  for (const [i, factor] of factors.entries()) {
+    const day = localDayBounds(today - (factors.length + 1 - i) * DAY_MS + 12 * HOUR_MS, tz).start;
+    const readings = [
+      { metric: 'water.used_l', value: Math.round(base * factor * 10) / 10 },
+      { metric: 'feed.dispensed_kg', value: Math.round(feed * (2 - factor) * 10) / 10 },
+    ];
+    await ingestReport(run.trx, { deviceId, transport: 'sample' }, { readings }, day + 12 * HOUR_MS);
+  }
+  if (extraYesterday > 0) {
+    const readings = [
+      { metric: 'water.used_l', value: extraYesterday },
+      { metric: 'feed.dispensed_kg', value: feed },
+    ];
+    await ingestReport(run.trx, { deviceId, transport: 'sample' }, { readings }, yesterday + 12 * HOUR_MS);
   }
 }
 
