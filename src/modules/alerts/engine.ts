@@ -23,18 +23,17 @@ import {
   type AlertKey,
   type AlertRow,
   findActiveAlert,
+  findAnimalLabel,
+  findBreachSince,
   insertActiveAlert,
+  lockWatermark,
   SEVERITY_RANK,
+  saveBreachSince,
+  saveWatermark,
   toAlert,
   transitionAlert,
 } from './repository.ts';
-import {
-  changesOverWindow,
-  findBreachSince,
-  inGroupScope,
-  loadRules,
-  saveBreachSince,
-} from './rule-inputs.ts';
+import { changesOverWindow, inGroupScope, loadRules } from './rule-inputs.ts';
 import { resolveQuietAlert } from './quiet.ts';
 import { resolveAlertRow } from './service.ts';
 import {
@@ -118,40 +117,13 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
         rule.window_s === null ? readings : await changesOverWindow(trx, report.device.id, rule, readings);
       await applyReadings(ctx, rule, readingSubject, report.device.id, seen);
     }
-    await trx
-      .updateTable('alert_watermarks')
-      .set({ at: last.at })
-      .where('device_id', '=', report.device.id)
-      .where('metric', '=', metric)
-      .execute();
+    await saveWatermark(trx, report.device.id, metric, last.at);
   }
 
   for (const event of [...alarms].sort((a, b) => a.at - b.at)) {
     const alarm = ALARM_EVENT_BY_TYPE.get(event.type);
     if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data);
   }
-}
-
-/**
- * Returns the device's latest evaluated reading time for the metric (null if none yet) and holds
- * the watermark row for the rest of the transaction: the upsert writes the row, so on PostgreSQL a
- * second report of the same device waits here until the first commits, then reads its watermark.
- */
-async function lockWatermark(
-  trx: Trx,
-  farmId: string,
-  deviceId: string,
-  metric: string,
-): Promise<number | null> {
-  const row = await trx
-    .insertInto('alert_watermarks')
-    .values({ device_id: deviceId, metric, farm_id: farmId, at: null })
-    .onConflict((oc) =>
-      oc.columns(['device_id', 'metric']).doUpdateSet((eb) => ({ farm_id: eb.ref('excluded.farm_id') })),
-    )
-    .returning('at')
-    .executeTakeFirstOrThrow();
-  return row.at;
 }
 
 function deviceLabel(device: IngestedReport['device']): SubjectLabel {
@@ -173,12 +145,7 @@ async function animalLabel(
   animalId: string,
   device: IngestedReport['device'],
 ): Promise<{ label: SubjectLabel; groupId: string | null }> {
-  const animal = await trx
-    .selectFrom('animals')
-    .select(['name', 'tag', 'group_id'])
-    .where('id', '=', animalId)
-    .where('farm_id', '=', farmId)
-    .executeTakeFirst();
+  const animal = await findAnimalLabel(trx, farmId, animalId);
   const tag = animal?.tag ? `tag ${animal.tag}` : null;
   let name = `animal ${animalId}`;
   if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
@@ -274,7 +241,9 @@ async function applyReadings(
 ): Promise<void> {
   const before = rule.for_s === null ? null : await findBreachSince(ctx.trx, deviceId, rule.name);
   const { runs, since } = levelRuns(rule, readings, before);
-  if (rule.for_s !== null && since !== before) await saveBreachSince(ctx, deviceId, rule.name, since);
+  if (rule.for_s !== null && since !== before) {
+    await saveBreachSince(ctx.trx, { farmId: ctx.farmId, deviceId, rule: rule.name }, since);
+  }
   if (runs.length === 0) return;
   const key: AlertKey = {
     farmId: ctx.farmId,

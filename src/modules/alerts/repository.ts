@@ -1,5 +1,5 @@
 /** Alert queries and the one row → Alert mapping. */
-import { type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
+import { type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
@@ -260,4 +260,122 @@ export async function findReadingsBetween(
     .where('at', '<', to)
     .execute();
   return rows.map((r) => ({ metric: r.metric, value: Number(r.value), at: Number(r.at) }));
+}
+
+/**
+ * Returns the device's latest evaluated reading time for the metric (null if none yet) and holds
+ * the watermark row for the rest of the transaction: the upsert writes the row, so on PostgreSQL a
+ * second report of the same device waits here until the first commits, then reads its watermark.
+ */
+export async function lockWatermark(
+  db: Db,
+  farmId: string,
+  deviceId: string,
+  metric: string,
+): Promise<number | null> {
+  const row = await db
+    .insertInto('alert_watermarks')
+    .values({ device_id: deviceId, metric, farm_id: farmId, at: null })
+    .onConflict((oc) =>
+      oc.columns(['device_id', 'metric']).doUpdateSet((eb) => ({ farm_id: eb.ref('excluded.farm_id') })),
+    )
+    .returning('at')
+    .executeTakeFirstOrThrow();
+  return row.at === null ? null : Number(row.at);
+}
+
+export async function saveWatermark(db: Db, deviceId: string, metric: string, at: number): Promise<void> {
+  await db
+    .updateTable('alert_watermarks')
+    .set({ at })
+    .where('device_id', '=', deviceId)
+    .where('metric', '=', metric)
+    .execute();
+}
+
+/** What alert wording needs of an animal: its name, tag and group. */
+export async function findAnimalLabel(
+  db: Db,
+  farmId: string,
+  animalId: string,
+): Promise<{ name: string | null; tag: string | null; group_id: string | null } | undefined> {
+  return db
+    .selectFrom('animals')
+    .select(['name', 'tag', 'group_id'])
+    .where('id', '=', animalId)
+    .where('farm_id', '=', farmId)
+    .executeTakeFirst();
+}
+
+/** A device's stored readings of a metric in [from, to], for a rate rule's window. */
+export async function findWindowReadings(
+  db: Db,
+  deviceId: string,
+  metric: string,
+  from: number,
+  to: number,
+): Promise<Array<{ at: number; value: number }>> {
+  const rows = await db
+    .selectFrom('readings')
+    .select(['at', 'value'])
+    .where('device_id', '=', deviceId)
+    .where('metric', '=', metric)
+    .where('at', '>=', from)
+    .where('at', '<=', to)
+    .execute();
+  return rows.map((r) => ({ at: Number(r.at), value: r.value }));
+}
+
+/**
+ * The start of a sustained breach, kept per (device, rule) beside the watermark and read and written
+ * under its lock, so separate reports and several processes see one window.
+ */
+export async function findBreachSince(db: Db, deviceId: string, rule: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('alert_breaches')
+    .select('since')
+    .where('device_id', '=', deviceId)
+    .where('rule', '=', rule)
+    .executeTakeFirst();
+  return row ? Number(row.since) : null;
+}
+
+export async function saveBreachSince(
+  db: Db,
+  key: { farmId: string; deviceId: string; rule: string },
+  since: number | null,
+): Promise<void> {
+  if (since === null) {
+    await db
+      .deleteFrom('alert_breaches')
+      .where('device_id', '=', key.deviceId)
+      .where('rule', '=', key.rule)
+      .execute();
+    return;
+  }
+  await db
+    .insertInto('alert_breaches')
+    .values({ device_id: key.deviceId, rule: key.rule, farm_id: key.farmId, since })
+    .onConflict((oc) => oc.columns(['device_id', 'rule']).doUpdateSet({ since }))
+    .execute();
+}
+
+/** A page of a farm's alerts in list order (most urgent, then newest), `limit` rows. */
+export async function findAlertsPage(
+  db: Db,
+  farmId: string,
+  status: 'active' | 'all' | AlertStatus,
+  condition: Expression<SqlBool>,
+  limit: number,
+): Promise<AlertRow[]> {
+  let query = db.selectFrom('alerts').selectAll().where('farm_id', '=', farmId);
+  if (status === 'active') query = query.where('status', 'in', ACTIVE_STATUSES);
+  else if (status !== 'all') query = query.where('status', '=', status);
+  return query
+    .where(condition)
+    .orderBy('severity_rank', 'asc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -21,6 +21,7 @@ import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { requireReference } from '../records/references.ts';
 import {
   countFarmRules,
+  deleteRuleBreaches,
   deleteRuleRow,
   findFarmRules,
   findRuleByName,
@@ -279,11 +280,7 @@ export async function updateRuleById(
     if (why) await resolveAlertsOfRule(trx, row.farm_id, row.name, why, now);
     if (why || next.for_s !== row.for_s) {
       // A sustained window counted under the old definition does not count under the new one.
-      await trx
-        .deleteFrom('alert_breaches')
-        .where('farm_id', '=', row.farm_id)
-        .where('rule', '=', row.name)
-        .execute();
+      await deleteRuleBreaches(trx, row.farm_id, row.name);
     }
     return toRule(next);
   });
