@@ -216,12 +216,7 @@ forEachEngine('device.quiet', (t) => {
     for (let i = 0; i < 5; i++) {
       const d = await make.device(t(), acct.live_key, farm.id, { type: 'water', name: `Trough ${i}` });
       ids.push(d.id);
-      await ingestReport(
-        t().database.db,
-        { deviceId: d.id },
-        { readings: [{ metric: 'water.tank_pct', value: 70 }] },
-        start,
-      );
+      await reportEvery(d.id, start - 20 * MINUTE_MS, 10 * MINUTE_MS, 3);
     }
     const url = t().config.databaseUrl ?? '';
     const script = path.resolve(import.meta.dirname, '../../../test/quiet-pass.ts');

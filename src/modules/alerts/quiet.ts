@@ -16,15 +16,17 @@ import { toIso } from '../../lib/time.ts';
 import { formatDuration } from '../brief/wording.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { emitEvent } from '../webhooks/emit.ts';
+import { emitEvents } from '../webhooks/emit.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
+  type AlertRow,
   clearDeviceQuiet,
   findActiveAlert,
   findQuietCandidates,
-  insertActiveAlert,
+  insertActiveAlerts,
   markDeviceQuiet,
+  markDevicesQuiet,
   type QuietCandidateRow,
   SEVERITY_RANK,
   toAlert,
@@ -105,6 +107,7 @@ export async function checkQuietDevices(
     });
     result.candidates = candidates.length;
     const farmRules = new Map<string, ReturnType<typeof farmQuietRule>>();
+    const fresh: Array<{ device: QuietCandidateRow; level: 'watch' | 'urgent' }> = [];
     for (const device of candidates) {
       let rule = farmRules.get(device.farm_id);
       if (!rule) {
@@ -114,12 +117,16 @@ export async function checkQuietDevices(
       if (!rule.enabled) continue;
       const level = quietLevel(device, now, rule.quietAfterS(device.type));
       if (level === null || level === device.quiet_level) continue;
-      if (!(await markDeviceQuiet(trx, device.id, device.last_seen_at, level))) continue;
       if (device.quiet_level === null) {
-        if (await openQuietAlert(trx, device, level, now)) result.opened++;
-      } else if (await escalateQuietAlert(trx, device, now)) {
-        result.escalated++;
+        fresh.push({ device, level });
+        continue;
       }
+      if (!(await markDeviceQuiet(trx, device.id, device.last_seen_at, level))) continue;
+      if (await escalateQuietAlert(trx, device, now)) result.escalated++;
+    }
+    // Newly quiet devices in a few statements however many there are: mark, insert, emit.
+    for (let i = 0; i < fresh.length; i += QUIET_BATCH) {
+      result.opened += await openQuietAlerts(trx, fresh.slice(i, i + QUIET_BATCH), now);
     }
     return result;
   });
@@ -134,33 +141,48 @@ function quietKey(device: { farm_id: string; id: string }): AlertKey {
   };
 }
 
-async function openQuietAlert(
+/** Rows per statement when opening many alerts (well under SQLite's 32,766 parameters). */
+const QUIET_BATCH = 500;
+
+async function openQuietAlerts(
   trx: Trx,
-  device: QuietCandidateRow,
-  level: 'watch' | 'urgent',
+  batch: ReadonlyArray<{ device: QuietCandidateRow; level: 'watch' | 'urgent' }>,
   now: number,
-): Promise<boolean> {
-  const words = quietAlertWords(device, now, level);
-  const inserted = await insertActiveAlert(trx, {
-    id: newId('alert', now),
-    farm_id: device.farm_id,
-    severity: level,
-    severity_rank: SEVERITY_RANK[level],
-    title: words.title,
-    reason: words.reason,
-    rule: DEVICE_QUIET_RULE.name,
-    subject_type: 'device',
-    subject_id: device.id,
-    status: 'open',
-    created_at: now,
-    updated_at: now,
-    acknowledged_at: null,
-    resolved_at: null,
-  });
-  if (!inserted) return false;
-  await emitEvent(trx, device.farm_id, 'alert.created', toAlert(inserted), now);
-  metrics.alertsOpened.inc({ rule: inserted.rule, severity: inserted.severity });
-  return true;
+): Promise<number> {
+  const marked = new Set<string>();
+  for (const level of ['watch', 'urgent'] as const) {
+    const devices = batch.filter((b) => b.level === level).map((b) => b.device);
+    for (const id of await markDevicesQuiet(trx, devices, level)) marked.add(id);
+  }
+  const rows: AlertRow[] = batch
+    .filter(({ device }) => marked.has(device.id))
+    .map(({ device, level }) => {
+      const words = quietAlertWords(device, now, level);
+      return {
+        id: newId('alert', now),
+        farm_id: device.farm_id,
+        severity: level,
+        severity_rank: SEVERITY_RANK[level],
+        title: words.title,
+        reason: words.reason,
+        rule: DEVICE_QUIET_RULE.name,
+        subject_type: 'device',
+        subject_id: device.id,
+        status: 'open',
+        created_at: now,
+        updated_at: now,
+        acknowledged_at: null,
+        resolved_at: null,
+      };
+    });
+  const inserted = await insertActiveAlerts(trx, rows);
+  await emitEvents(
+    trx,
+    inserted.map((row) => ({ farmId: row.farm_id, type: 'alert.created' as const, data: toAlert(row) })),
+    now,
+  );
+  for (const row of inserted) metrics.alertsOpened.inc({ rule: row.rule, severity: row.severity });
+  return inserted.length;
 }
 
 /** A watch quiet alert on a house or guardian silent 6 h becomes urgent, logged as `alert.escalated`. */

@@ -200,6 +200,43 @@ export async function markDeviceQuiet(
   return row !== undefined;
 }
 
+/**
+ * Marks many devices quiet at once (see markDeviceQuiet): each only if it still has no quiet level and
+ * has not reported since the pass read it. Returns the ids marked.
+ */
+export async function markDevicesQuiet(
+  db: Db,
+  devices: ReadonlyArray<{ id: string; last_seen_at: number }>,
+  level: 'watch' | 'urgent',
+): Promise<Set<string>> {
+  if (devices.length === 0) return new Set();
+  const pairs = sql.join(devices.map((d) => sql`(${d.id}, ${d.last_seen_at})`));
+  const rows = await db
+    .updateTable('devices')
+    .set({ quiet_level: level })
+    .where('quiet_level', 'is', null)
+    .where(sql<SqlBool>`(id, last_seen_at) in (${pairs})`)
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** insertActiveAlert for many rows in one statement; returns the rows inserted. */
+export async function insertActiveAlerts(db: Db, rows: readonly AlertRow[]): Promise<AlertRow[]> {
+  if (rows.length === 0) return [];
+  return db
+    .insertInto('alerts')
+    .values([...rows])
+    .onConflict((oc) =>
+      oc
+        .columns(['farm_id', 'rule', 'subject_type', 'subject_id'])
+        .where(sql<SqlBool>`${sql.raw(ACTIVE_ALERT_PREDICATE)}`)
+        .doNothing(),
+    )
+    .returningAll()
+    .execute();
+}
+
 export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> {
   await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
 }

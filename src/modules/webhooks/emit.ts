@@ -37,3 +37,25 @@ export async function emitEvent(
     .execute();
   return event;
 }
+
+/** Several events in one statement (a background pass that opens many alerts at once). */
+export async function emitEvents(
+  db: Db,
+  events: ReadonlyArray<{ farmId: string; type: WebhookEventName; data: Record<string, unknown> }>,
+  now: number = Date.now(),
+): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('outbox')
+    .values(
+      events.map((e) => ({
+        id: newId('outbox', now),
+        farm_id: e.farmId,
+        type: e.type,
+        data: JSON.stringify(e.data),
+        created_at: now,
+        dispatched_at: null,
+      })),
+    )
+    .execute();
+}
