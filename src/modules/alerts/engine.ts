@@ -23,6 +23,7 @@ import {
   type AlertKey,
   type AlertRow,
   findActiveAlert,
+  findActiveAlertsOfSubject,
   findAnimalLabel,
   findBreachSince,
   insertActiveAlert,
@@ -69,6 +70,8 @@ interface Context {
   trx: Trx;
   farmId: string;
   now: number;
+  /** The reading subject's active alerts by rule, as read once for this report (lazily). */
+  subjectAlerts?: Promise<Map<string, AlertRow>>;
 }
 
 /**
@@ -253,7 +256,12 @@ async function applyReadings(
   };
   // The active alert as this transaction last left it; every write is conditional on the state it
   // expects, and a write that finds the alert changed by someone else re-reads it.
-  let known: AlertRow | null = (await findActiveAlert(ctx.trx, key)) ?? null;
+  // The subject's active alerts are read once per report for all its rules (a rule's own alert can only
+  // be stale if another transaction changed it, which the conditional writes detect).
+  ctx.subjectAlerts ??= findActiveAlertsOfSubject(ctx.trx, ctx.farmId, subject.type, subject.id).then(
+    (rows) => new Map(rows.map((row) => [row.rule, row])),
+  );
+  let known: AlertRow | null = (await ctx.subjectAlerts).get(rule.name) ?? null;
   for (const run of runs) known = await applyRun(ctx, key, rule, subject, run, known);
 }
 
