@@ -28,7 +28,6 @@ import { createDevice } from '../src/modules/devices/service.ts';
 import { createFarm } from '../src/modules/farms/service.ts';
 import { freePort } from '../test/throwaway.ts';
 import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
-import { addBenchRules, benchQuietPass } from './rules.ts';
 import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { buildFarm } from './lib/farm.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
@@ -42,6 +41,7 @@ import {
   watchChildrenPeakRss,
 } from './lib/server.ts';
 import { commandPush, mqttIngest } from './mqtt.ts';
+import { addBenchRules, benchQuietPass } from './rules.ts';
 
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
   .split(',')

@@ -45,9 +45,13 @@ import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
+import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
+import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { ruleRoutes } from './modules/rules/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
+import { StreamHub } from './modules/stream/hub.ts';
+import { streamRoutes } from './modules/stream/routes.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
@@ -60,6 +64,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route served (method and pattern); see http/route-table.ts. */
     routeTable: RouteTable;
+    /** The process's live streams (modules/stream). */
+    streams: StreamHub;
   }
 }
 
@@ -70,7 +76,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** The process's background workers, for /readyz; absent when this process runs none. */
   workers?: WorkerStatus;
-  /** The MQTT side's clock (tests inject one); Date.now otherwise. */
+  /** The MQTT side's and the console sessions' clock (tests inject one); Date.now otherwise. */
   clock?: () => number;
 }
 
@@ -90,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     frameworkErrors,
     clientErrorHandler,
+    trustProxy: config.trustProxy,
     ...timeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, config);
@@ -117,7 +124,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         app.log,
       )
     : null;
-  registerAuth(app, { db, usage, deviceAuthenticator: authenticateDevice, limiter });
+  const clock = deps.clock ?? Date.now;
+  registerAuth(app, {
+    db,
+    usage,
+    deviceAuthenticator: authenticateDevice,
+    sessionAuthenticator: authenticateSession,
+    csrfTokenOf,
+    clock,
+    limiter,
+  });
   registerIdempotency(app, { db });
 
   const mqtt = await installMqtt(app, {
@@ -139,6 +155,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes);
   await app.register(withAccess(accountRoutes, 'any'), { db });
   await app.register(withAccess(keyRoutes, 'keys'), { db });
+  // Everyone signed in manages their own session; people admin is the `people` resource (owners).
+  await app.register(withAccess(sessionRoutes, 'any'), { db, clock });
+  await app.register(withAccess(peopleRoutes, 'people'), { db, clock, publicUrl: config.publicUrl });
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
   await app.register(withAccess(farmRoutes, 'farms'), { db });
   await app.register(withAccess(animalRoutes, 'animals'), { db });
@@ -147,8 +166,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   await app.register(withAccess(eventRoutes, 'events'), { db });
   await app.register(withAccess(alertRoutes, 'alerts'), { db });
-  // A farm's alert rules are part of its alerting: the alerts resource (read to list, write to change).
-  await app.register(withAccess(ruleRoutes, 'alerts'), { db });
+  // A farm's alert rules are part of its alerting (the alerts family) but their own resource: crew handle
+  // alerts without changing the rules.
+  await app.register(withAccess(ruleRoutes, 'rules'), { db });
   await app.register(withAccess(deviceRoutes, 'devices'), { db });
   await app.register(withAccess(readingRoutes, 'readings'), { db });
   await app.register(withAccess(commandRoutes, 'commands'), {
@@ -161,6 +181,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
   await app.register(withAccess(briefRoutes, 'brief'), { db });
   await app.register(withAccess(sampleRoutes, 'farms'), { db });
+  // The live stream: a farm read. Which event types each caller gets is its read permissions (service.ts).
+  const streams = new StreamHub({
+    database,
+    databaseUrl: config.databaseUrl,
+    log: app.log,
+    keepAliveMs: config.streamKeepAliveMs,
+    pollMs: config.streamPollMs,
+  });
+  app.decorate('streams', streams);
+  // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
+  app.addHook('preClose', () => streams.close());
+  await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,

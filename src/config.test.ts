@@ -16,3 +16,23 @@ test('timeouts and connection caps have sane defaults and are checked', () => {
   );
   assert.throws(() => loadConfig({ FARMSTEAD_REQUEST_TIMEOUT_MS: 'soon' }), ConfigError);
 });
+
+test('the public URL of setup links defaults to HOST:PORT and is checked; trust proxy is off, on or addresses', () => {
+  assert.equal(loadConfig({}).publicUrl, 'http://127.0.0.1:8080');
+  assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicUrl, 'http://127.0.0.1:9000');
+  assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:8080');
+  assert.equal(
+    loadConfig({ FARMSTEAD_PUBLIC_URL: 'https://farm.example.com/console/' }).publicUrl,
+    'https://farm.example.com/console',
+  );
+  for (const bad of ['farm.example.com', 'ftp://farm.example.com', 'https://farm.example.com/?x=1']) {
+    assert.throws(() => loadConfig({ FARMSTEAD_PUBLIC_URL: bad }), ConfigError, bad);
+  }
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ FARMSTEAD_TRUST_PROXY: 'on' }).trustProxy, true);
+  assert.equal(
+    loadConfig({ FARMSTEAD_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy,
+    '127.0.0.1, 10.0.0.0/8',
+  );
+  assert.throws(() => loadConfig({ FARMSTEAD_TRUST_PROXY: 'the proxy' }), ConfigError);
+});

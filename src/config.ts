@@ -77,6 +77,20 @@ export interface Config {
   rateLimitAuthFailures: number;
   /** Browser origins allowed to call the API cross-origin (CORS); none by default. */
   corsOrigins: readonly string[];
+  /**
+   * The address people reach this service at, for the setup and invite links it prints
+   * (FARMSTEAD_PUBLIC_URL; default http://HOST:PORT, with 127.0.0.1 for a wildcard HOST). No trailing slash.
+   */
+  publicUrl: string;
+  /**
+   * Trust X-Forwarded-* from the proxies in front (FARMSTEAD_TRUST_PROXY: off, on, or a comma-separated list
+   * of addresses/CIDRs): the client address and `https` (Secure session cookies) come from the proxy.
+   */
+  trustProxy: boolean | string;
+  /** A live stream idle this long gets a keep-alive comment line, in milliseconds. */
+  streamKeepAliveMs: number;
+  /** How often live streams look for events whose notification was lost, in milliseconds. */
+  streamPollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -154,6 +168,41 @@ function logFormat(env: Env): Config['logFormat'] {
   return raw;
 }
 
+/** FARMSTEAD_PUBLIC_URL, or http://HOST:PORT (a wildcard bind address is reached on the loopback). */
+function publicUrl(env: Env, host: string, port: number): string {
+  const raw = env.FARMSTEAD_PUBLIC_URL;
+  if (raw === undefined || raw.trim() === '') {
+    const reachable =
+      host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return `http://${reachable}:${port}`;
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    url = null;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(
+      `FARMSTEAD_PUBLIC_URL must be an http(s) address like https://farm.example.com, got "${raw}"`,
+    );
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function trustProxy(env: Env): boolean | string {
+  const raw = env.FARMSTEAD_TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '') return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(raw)) {
+    throw new ConfigError(
+      `FARMSTEAD_TRUST_PROXY must be on, off, or a comma-separated list of addresses or CIDRs, got "${raw}"`,
+    );
+  }
+  return raw;
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -174,9 +223,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       `FARMSTEAD_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed FARMSTEAD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 8080, 0, 65535);
   return Object.freeze({
-    host: env.HOST || '127.0.0.1',
-    port: int(env, 'PORT', 8080, 0, 65535),
+    host,
+    port,
     dataDir: path.resolve(env.FARMSTEAD_DATA || './data'),
     databaseUrl,
     pgPoolSize: int(env, 'FARMSTEAD_PG_POOL_SIZE', 10, 1, 1000),
@@ -217,5 +268,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitDeviceKey: int(env, 'FARMSTEAD_RATE_LIMIT_DEVICE_KEY', 120, 1, 1_000_000),
     rateLimitAuthFailures: int(env, 'FARMSTEAD_RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
     corsOrigins: origins(env, 'FARMSTEAD_CORS_ORIGINS'),
+    publicUrl: publicUrl(env, host, port),
+    trustProxy: trustProxy(env),
+    streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
+    streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
   });
 }

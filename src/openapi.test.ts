@@ -139,11 +139,13 @@ forEachEngine('the OpenAPI document', (t) => {
     );
   });
 
-  test('security: API key, device key on device routes, and none on the catalog', () => {
+  test('security: API key or session cookie, device key on device routes, and none on the catalog and sign-in', () => {
     assert.deepEqual(doc.paths['/v1/catalog'].get.security, []);
     assert.deepEqual(doc.paths['/v1/ingest'].post.security, [{ deviceKey: [] }]);
     assert.deepEqual(doc.paths['/v1/device/commands'].get.security, [{ deviceKey: [] }]);
-    assert.deepEqual(doc.paths['/v1/farms'].get.security, [{ apiKey: [] }]);
+    assert.deepEqual(doc.paths['/v1/farms'].get.security, [{ apiKey: [] }, { sessionCookie: [] }]);
+    assert.deepEqual(doc.paths['/v1/session'].post.security, []);
+    assert.deepEqual(doc.paths['/v1/setup/{token}'].post.security, []);
   });
 
   test('the command body is typed per command, from the registry', () => {

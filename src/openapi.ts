@@ -25,6 +25,7 @@ import { GroupSchema } from './modules/groups/schemas.ts';
 import { HouseSchema } from './modules/houses/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
+import { PersonSchema, SessionSchema } from './modules/people/schemas.ts';
 import { ReadingSchema } from './modules/readings/schemas.ts';
 import { RuleSchema } from './modules/rules/schemas.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
@@ -38,6 +39,8 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   ErrorSchema,
   FarmSchema,
   KeySchema,
+  PersonSchema,
+  SessionSchema,
   AlertSchema,
   RuleSchema,
   AnimalSchema,
@@ -81,7 +84,18 @@ export const TAGS = [
     description: 'The farm event log: treatments, weights, moves, notes, device events.',
   },
   { name: 'Webhooks', description: 'Webhook subscriptions and their deliveries.' },
+  {
+    name: 'Live stream',
+    description:
+      'A farm’s events as they happen, over Server-Sent Events: the same events and JSON as webhooks, for browsers and farm-LAN integrations that cannot receive webhooks.',
+  },
   { name: 'Account', description: 'The calling account, its API keys and its usage.' },
+  {
+    name: 'Sessions',
+    description:
+      'Console sign-in: the session cookie (a credential on every /v1 route, with the CSRF token on writes), the live/test switch, passwords and setup links.',
+  },
+  { name: 'People', description: 'The people who sign in to the console and their roles (owners only).' },
   {
     name: 'Device ingest',
     description: 'What devices call with their own device key (rd_…): reports and their commands.',
@@ -180,6 +194,13 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'API key: rk_live_… or rk_test_…' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'farmstead_session',
+            description:
+              'A console session (POST /v1/session), acting with the person’s role; writes also need the X-CSRF-Token header.',
+          },
           deviceKey: {
             type: 'http',
             scheme: 'bearer',
@@ -197,7 +218,12 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth ?? 'api';
     if (route.schema && !route.schema.security) {
-      route.schema.security = auth === 'none' ? [] : [auth === 'device' ? { deviceKey: [] } : { apiKey: [] }];
+      route.schema.security =
+        auth === 'none'
+          ? []
+          : auth === 'device'
+            ? [{ deviceKey: [] }]
+            : [{ apiKey: [] }, { sessionCookie: [] }];
     }
   });
   for (const schema of [...SHARED_SCHEMAS, ...DOCUMENT_SCHEMAS]) app.addSchema(schema);

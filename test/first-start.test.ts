@@ -76,6 +76,13 @@ async function round(engine: 'sqlite' | 'postgres', n: number): Promise<void> {
         headers: { authorization: `Bearer ${bootKey}` },
       });
       assert.equal(boot.status, 200);
+      // Beside the keys: the owner's one-time console setup link, on this server's address.
+      const setup = /owner setup\s+(\S+)/.exec(readFileSync(keysFile, 'utf8'))?.[1] ?? '';
+      assert.match(setup, new RegExp(`^http://127\\.0\\.0\\.1:${port}/setup/\\w+$`));
+      const link = await fetch(setup.replace('/setup/', '/v1/setup/'));
+      assert.equal(link.status, 200);
+      const body = (await link.json()) as { role: string; email: string | null };
+      assert.deepEqual({ role: body.role, email: body.email }, { role: 'owner', email: null });
     }
     assert.doesNotMatch(output.text, /locked|busy|Migration/i, output.text);
   } finally {

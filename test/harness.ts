@@ -86,14 +86,19 @@ export async function testConfig(
   return { config: made.config, cleanup: made.drop };
 }
 
-export async function startTestApp(engine: Engine, overrides: Partial<Config> = {}): Promise<TestApp> {
+/** `clock`: the app's clock (MQTT, console sessions); tests that move time pass one. */
+export async function startTestApp(
+  engine: Engine,
+  overrides: Partial<Config> = {},
+  clock?: () => number,
+): Promise<TestApp> {
   const { config, cleanup } = await testConfig(engine, {
     logLevel: 'silent',
     webhookWorkerInProcess: false,
     usageFlushMs: 60_000,
     ...overrides,
   });
-  const opened = await openApp(engine, config, 'Test account');
+  const opened = await openApp(engine, config, 'Test account', clock);
   return {
     ...opened,
     async close() {
@@ -148,12 +153,13 @@ export function forEachEngine(
   name: string,
   suite: (t: () => TestApp) => void,
   overrides: Partial<Config> = {},
+  options: { clock?: () => number } = {},
 ): void {
   for (const engine of ENGINES) {
     describe(`${name} [${engine}]`, () => {
       let current: TestApp | undefined;
       before(async () => {
-        current = await startTestApp(engine, overrides);
+        current = await startTestApp(engine, overrides, options.clock);
       });
       after(async () => {
         await current?.close();

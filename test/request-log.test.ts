@@ -5,7 +5,8 @@ import { openDatabase } from '../src/db/database.ts';
 import { loggerOptions, redactUrl } from '../src/http/logging.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
-import { ENGINES, testConfig } from './harness.ts';
+import { ENGINES, testConfig, waitFor } from './harness.ts';
+import { openSse } from './sse.ts';
 
 test('redactUrl hides key-shaped values and credential-named parameters, and keeps the rest', () => {
   assert.equal(redactUrl('/v1/farms?api_key=abc123&limit=5'), '/v1/farms?api_key=[redacted]&limit=5');
@@ -53,6 +54,55 @@ for (const engine of ENGINES) {
         for (const member of ['method', 'route', 'status', 'duration_ms', 'reqId'])
           assert.ok(member in line, member);
       }
+    } finally {
+      await app.close();
+      await usage.close().catch(() => {});
+      await database.close();
+      await cleanup();
+    }
+  });
+}
+
+for (const engine of ENGINES) {
+  test(`[${engine}] a live stream leaves one request line when it ends, whichever side ends it`, async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
+    const { config, cleanup } = await testConfig(engine, { webhookWorkerInProcess: false });
+    const database = await openDatabase(config, { onPoolError: () => {} });
+    const usage = new UsageCounter(database.db, 60_000);
+    const app = await buildApp({
+      config,
+      database,
+      usage,
+      logger: loggerOptions({ logLevel: 'info', logFormat: 'json' }, stream),
+    });
+    const streamLines = () =>
+      lines.filter((l) => l.msg === 'request' && l.route === '/v1/farms/:farm/stream');
+    try {
+      const acct = await createAccount(database.db, { name: 'Stream log test' });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1/farms/${acct.sample_farm_id}/stream`;
+
+      // The client leaves.
+      const left = await openSse(url, acct.test_key);
+      assert.equal(left.status, 200);
+      await waitFor('the opening frame', () => left.retry !== null);
+      assert.equal(streamLines().length, 0, 'nothing logged while the stream runs');
+      left.close();
+      await waitFor('the line of the stream its client closed', () => streamLines().length === 1);
+      const [closed] = streamLines();
+      assert.equal(closed?.status, 200);
+      assert.equal(closed?.closed_by_client, true);
+      assert.equal(closed?.key, acct.test_key.slice(0, 12));
+
+      // The server ends it (shutting down): the response completes, logged once, without closed_by_client.
+      const ended = await openSse(url, acct.test_key);
+      await waitFor('the opening frame', () => ended.retry !== null);
+      await app.close();
+      assert.deepEqual(await ended.ended, { clean: true });
+      await waitFor('the line of the stream the server ended', () => streamLines().length === 2);
+      assert.equal(streamLines()[1]?.closed_by_client, undefined);
     } finally {
       await app.close();
       await usage.close().catch(() => {});

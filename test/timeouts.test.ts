@@ -8,6 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../src/config.ts';
 import { ENGINES, startTestApp, type TestApp, waitFor } from './harness.ts';
+import { openSse } from './sse.ts';
 
 interface RawClient {
   socket: Socket;
@@ -53,6 +54,7 @@ function trickle(client: RawClient, text: string, everyMs: number): { sent(): nu
 const SHORT: Partial<Config> = {
   requestTimeoutMs: 1_000,
   headersTimeoutMs: 600,
+  connectionTimeoutMs: 800,
   maxConnectionsPerAddress: 3,
 };
 
@@ -100,6 +102,32 @@ for (const engine of ENGINES) {
       const closedAfter = await client.closed;
       assert.ok(closedAfter < 3_000, `held for ${closedAfter} ms`);
       assert.ok(sending.sent() < 60);
+    });
+
+    test('a live stream outlives the request and idle-connection deadlines (no keep-alive comment due yet)', async () => {
+      const acct = await t.account();
+      const stream = await openSse(
+        `http://127.0.0.1:${port}/v1/farms/${acct.sample_farm_id}/stream`,
+        acct.test_key,
+      );
+      try {
+        assert.equal(stream.status, 200);
+        const opened = Date.now();
+        // Real time must pass for a deadline to pass: three times the longest one, with nothing sent.
+        await waitFor('every deadline to pass', () => Date.now() - opened > 3_000, 10_000);
+        assert.equal(stream.comments.length, 0, 'no keep-alive in between (15 s by default)');
+        const event = await t.request('POST', `/v1/farms/${acct.sample_farm_id}/events`, {
+          key: acct.test_key,
+          body: { type: 'note', data: { note: 'still here' } },
+        });
+        assert.equal(event.status, 201);
+        const got = await waitFor('the event', () =>
+          stream.events.find((e) => e.json?.data?.id === event.body.id),
+        );
+        assert.equal(got.event, 'event.created');
+      } finally {
+        stream.close();
+      }
     });
 
     test('a connection over the per-address cap is refused with 429 and the Error object; a normal client still works', async () => {

@@ -12,6 +12,7 @@ import { registerFarms } from './farms.ts';
 import { registerKeys } from './keys.ts';
 import { registerMigrate } from './migrate.ts';
 import { CliFailure, UsageError } from './output.ts';
+import { registerPeople } from './people.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -66,6 +67,7 @@ export const COMMANDS: Register[] = [
   registerWorker,
   registerAccounts,
   registerKeys,
+  registerPeople,
   registerFarms,
   registerMigrate,
   registerBackup,

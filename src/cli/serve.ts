@@ -1,14 +1,16 @@
 /**
  * `serve`: the HTTP service with its background jobs (what `npm start` runs). On an empty database it
- * creates the first account and hands its keys over once. SIGTERM/SIGINT: stop accepting, let requests in
- * flight finish (Fastify's close waits for them), stop the jobs, flush usage, close the database.
+ * creates the first account and hands its keys over once. SIGTERM/SIGINT: stop accepting, end live streams
+ * and MQTT sessions at once (their clients reconnect elsewhere; app preClose hooks), let requests in flight
+ * finish (Fastify's close waits for them), stop the jobs, flush usage, close the database.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { ensureDataDir, openDatabase } from '../db/database.ts';
+import { type Database, ensureDataDir, openDatabase } from '../db/database.ts';
 import { bootstrapFirstAccount, type NewAccount } from '../modules/accounts/service.ts';
+import { createSetupLink, setupUrl } from '../modules/people/links.ts';
 import { UsageCounter } from '../modules/usage/counter.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { type RunningWorkers, startWorkers } from '../workers/runner.ts';
@@ -16,12 +18,15 @@ import { type RunningWorkers, startWorkers } from '../workers/runner.ts';
 /** Name of the file, in the data folder, that holds the first start's keys (mode 0600). */
 const FIRST_START_KEYS_FILE = 'first-start-keys.txt';
 
+/** The first account, with the one-time link where its owner sets their email and password. */
+type FirstAccount = NewAccount & { setup_url: string };
+
 /**
- * The first account's keys go to a file only this user can read, not only to stdout: a service's stdout
+ * The first account's keys and owner setup link go to a file only this user can read, not only to stdout: a service's stdout
  * usually ends up in logs that others read. On a terminal (someone trying Farmstead out) they are printed
  * too, so the first steps stay one copy-paste.
  */
-function saveFirstAccount(account: NewAccount, dataDir: string): string {
+function saveFirstAccount(account: FirstAccount, dataDir: string): string {
   ensureDataDir(dataDir);
   const file = path.join(dataDir, FIRST_START_KEYS_FILE);
   const text = [
@@ -29,6 +34,7 @@ function saveFirstAccount(account: NewAccount, dataDir: string): string {
     `live key     ${account.live_key}`,
     `test key     ${account.test_key}`,
     `sample farm  ${account.sample_farm_id}`,
+    `owner setup  ${account.setup_url}   (console sign-in: once, within 24 hours)`,
     '',
   ].join('\n');
   writeFileSync(file, text, { mode: 0o600 });
@@ -38,7 +44,7 @@ function saveFirstAccount(account: NewAccount, dataDir: string): string {
 
 /** `file` null: the keys file could not be written, so the keys are printed whatever the output (else lost). */
 function printFirstAccount(
-  account: NewAccount,
+  account: FirstAccount,
   where: { port: number; host: string; file: string | null; showKeys: boolean },
 ): void {
   const line = '='.repeat(72);
@@ -47,8 +53,13 @@ function printFirstAccount(
       ? [
           `   live key       ${account.live_key}`,
           `   test key       ${account.test_key}   (works on the sample farm)`,
+          `   owner setup    ${account.setup_url}`,
+          '                  (open it to set your email and password for the console: once, within 24 hours)',
         ]
-      : ['   keys           not printed: this output is not a terminal and may end up in service logs'];
+      : [
+          '   keys and the owner setup link: not printed, since this output is not a terminal and may end up',
+          '                  in service logs',
+        ];
   const intro =
     where.file === null
       ? [
@@ -56,7 +67,7 @@ function printFirstAccount(
           " store them now; only the keys' hashes are kept, so they cannot be shown again.",
         ]
       : [
-          ` Its live and test keys are in ${where.file}`,
+          ` Its live and test keys and the owner's setup link are in ${where.file}`,
           ' (readable by this user only). Store them somewhere safe, then delete that file:',
           " only the keys' hashes are kept, so they cannot be shown again.",
         ];
@@ -78,6 +89,13 @@ function printFirstAccount(
   );
 }
 
+/** The owner's way into the console; `cli people invite` makes another if this one is lost or expires. */
+async function withOwnerSetupLink(account: NewAccount, database: Database, publicUrl: string) {
+  const input = { accountId: account.account_id, email: null, role: 'owner' as const };
+  const link = await createSetupLink(database.db, input, Date.now());
+  return { ...account, setup_url: setupUrl(publicUrl, link.token) };
+}
+
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config);
@@ -85,7 +103,8 @@ export async function serve(): Promise<void> {
   let workers: RunningWorkers | null = null;
   const app = await buildApp({ config, database, usage, workers: { running: () => workers !== null } });
 
-  const first = await bootstrapFirstAccount(database);
+  const created = await bootstrapFirstAccount(database);
+  const first = created ? await withOwnerSetupLink(created, database, config.publicUrl) : null;
   await app.listen({ host: config.host, port: config.port });
   // A taken MQTT port is logged and reported by /healthz; the service runs on without MQTT over TCP.
   await app.mqtt.listenTcp(config.mqttPort, config.host);

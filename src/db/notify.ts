@@ -17,12 +17,14 @@ export const BUS_CHANNELS = {
   deviceCommands: 'farmstead_device_commands',
   /** Payload: a device id whose key was rotated or that was deleted. */
   deviceKeys: 'farmstead_device_keys',
+  /** Payload: a farm id whose outbox got an event (the live stream reads it; modules/stream). */
+  farmOutbox: 'farmstead_farm_outbox',
 } as const;
 
 export type BusChannel = (typeof BUS_CHANNELS)[keyof typeof BUS_CHANNELS];
 
-// Process-wide: with SQLite every app in this process shares it. Payloads are device ids (unique across
-// databases), and listeners look them up in their own database, so sharing is harmless.
+// Process-wide: with SQLite every app in this process shares it. Payloads are device or farm ids (unique
+// across databases), and listeners look them up in their own database, so sharing is harmless.
 const local = new EventEmitter();
 local.setMaxListeners(0);
 

@@ -7,6 +7,7 @@ import type { AlertTables } from './tables/alerts.ts';
 import type { DevicesTables } from './tables/devices.ts';
 import type { FoundationTables } from './tables/foundation.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
+import type { PeopleTables } from './tables/people.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { RuleTables } from './tables/rules.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
@@ -18,7 +19,8 @@ export interface DB
     DevicesTables,
     WebhookTables,
     IdempotencyTables,
-    RuleTables {}
+    RuleTables,
+    PeopleTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

@@ -46,6 +46,10 @@ test('the owner role is every permission; crew reads and does field work but no 
     permission('keys', 'read'),
     permission('webhooks', 'read'),
     permission('animals', 'delete'),
+    permission('alerts', 'delete'),
+    permission('rules', 'write'),
+    permission('people', 'read'),
+    permission('usage', 'read'),
   ]) {
     assert.ok(!allows(crew, p), `crew should not have ${p.resource}:${p.access}`);
   }

@@ -10,9 +10,12 @@
 export const PERMISSION_FAMILIES = {
   records: ['farms', 'animals', 'groups', 'paddocks', 'tasks', 'events', 'brief'],
   devices: ['devices', 'readings', 'commands', 'houses'],
-  alerts: ['alerts'],
+  // rules: a farm's alert rules (its alerting settings), apart from alerts so a role can handle alerts
+  // without changing the rules.
+  alerts: ['alerts', 'rules'],
   webhooks: ['webhooks'],
-  keys: ['keys', 'usage'],
+  // The account's administration: API keys, usage, and the people who sign in to the console.
+  keys: ['keys', 'usage', 'people'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PermissionFamily = keyof typeof PERMISSION_FAMILIES;
@@ -86,16 +89,24 @@ export function grantsWithin(inner: FamilyGrants, outer: FamilyGrants): boolean 
 }
 
 /**
- * The console's people roles, as presets of this model. Owner: everything. Crew: reads every farm record,
- * device and alert; acknowledges and resolves alerts; adds, edits and completes tasks; logs events; sends
- * house commands. No keys, webhooks, farm settings or deletes.
+ * The console's people roles, as presets of this model: the one place the roles are written (enforced by
+ * the auth hook for every request from a session; docs/people.md shows them). Owner: everything. Crew:
+ * reads every farm record, device, alert and rule; acknowledges and resolves alerts; adds, edits and
+ * completes tasks; logs and edits farm events; sends device and house commands. No keys, usage, people,
+ * webhooks, farm settings or alert rules, and no deletes.
  */
 export const ROLE_PRESETS = {
   owner: { families: FULL_ACCESS },
   crew: {
-    families: { records: 'read', devices: 'read', alerts: 'write' },
-    resources: { tasks: ['write'], events: ['write'], commands: ['write'] },
+    families: { records: 'read', devices: 'read', alerts: 'read' },
+    resources: { alerts: ['write'], tasks: ['write'], events: ['write'], commands: ['write'] },
   },
 } as const satisfies Record<string, Policy>;
 
 export type RoleName = keyof typeof ROLE_PRESETS;
+export const ROLE_NAMES = Object.keys(ROLE_PRESETS) as RoleName[];
+
+/** How a permission a role lacks is named: `tasks:delete`, the resource and the access. */
+export function describeResourcePermission(need: Permission): string {
+  return `${need.resource}:${need.access}`;
+}

@@ -29,6 +29,9 @@ export const RECORD_KINDS = Object.freeze({
   delivery: { prefix: 'dlv', table: 'webhook_deliveries', noun: 'delivery', listTool: null },
   outbox: { prefix: 'msg', table: 'outbox', noun: 'outbox message', listTool: null },
   rule: { prefix: 'rule', table: 'rules', noun: 'rule', listTool: 'list_rules' },
+  person: { prefix: 'per', table: 'people', noun: 'person', listTool: null },
+  session: { prefix: 'ses', table: 'sessions', noun: 'session', listTool: null },
+  setup: { prefix: 'set', table: 'setup_links', noun: 'setup link', listTool: null },
 } as const satisfies Record<string, RecordKindSpec>);
 
 export type RecordKind = keyof typeof RECORD_KINDS;

@@ -1,5 +1,7 @@
 /** Event names a webhook can subscribe to, and what emits each. `*` in a webhook's events means all. */
 
+import type { Resource } from './permissions.ts';
+
 export const WEBHOOK_EVENTS = [
   'alert.created',
   'alert.resolved',
@@ -36,6 +38,21 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
     'A device was added: POST /v1/farms/{farm}/devices. data is the Device (without its key).',
   'animal.created':
     'An animal was added: POST /v1/farms/{farm}/animals or the add_animal tool. data is the Animal.',
+});
+
+/**
+ * The resource each event's data belongs to: a caller that may not read it does not get the event on the
+ * live stream (a key restricted to records does not see alerts or commands there).
+ */
+export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource>> = Object.freeze({
+  'alert.created': 'alerts',
+  'alert.resolved': 'alerts',
+  'command.queued': 'commands',
+  'command.done': 'commands',
+  'command.failed': 'commands',
+  'event.created': 'events',
+  'device.created': 'devices',
+  'animal.created': 'animals',
 });
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {

@@ -1,14 +1,19 @@
 /**
  * Authentication, decided per route by `config.auth`:
- *  - 'api' (default): an API key `rk_live_…` / `rk_test_…`;
+ *  - 'api' (default): an API key `rk_live_…` / `rk_test_…`, or a console session cookie
+ *    (`farmstead_session`, modules/people) when no Authorization header is sent: the person acts with the
+ *    account, the session's mode and their role's policy (ROLE_PRESETS), and every write must carry the
+ *    session's CSRF token in `X-CSRF-Token`;
  *  - 'device': a device key `rd_…` (device endpoints only);
  *  - 'none': public (catalog, health, OpenAPI).
  * Keys are looked up by their SHA-256 hash on every request (no cache), so a revoked key stops working
  * at once in every process.
  */
+import { timingSafeEqual } from 'node:crypto';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
-import type { FamilyGrants } from '../domain/permissions.ts';
+import { type FamilyGrants, type Policy, ROLE_PRESETS, type RoleName } from '../domain/permissions.ts';
 import { hashSecret, type KeyMode } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
 import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
@@ -30,6 +35,62 @@ export interface ApiCaller {
   grants: FamilyGrants;
   /** The farms a restricted key may reach; null: every farm of its mode. */
   farms: readonly string[] | null;
+  /** What the caller may do: the key's grants, or the signed-in person's role preset. */
+  policy: Policy;
+  /** Set when a console session (not a key) called; `keyId` is then the person's id. */
+  session: SessionIdentity | null;
+}
+
+/** The signed-in person behind a session-cookie request. */
+export interface SessionIdentity {
+  sessionId: string;
+  personId: string;
+  email: string;
+  role: RoleName;
+  /** The CSRF token writes must carry (derived from the session token, never stored). */
+  csrfToken: string;
+  /** Epoch ms the session was last seen (after this request), from which its idle expiry runs. */
+  lastSeenAt: number;
+}
+
+/** What a session cookie resolves to: its account, mode and person (null: unknown, ended or idle too long). */
+export interface SessionLookup extends Omit<SessionIdentity, 'csrfToken'> {
+  accountId: string;
+  mode: KeyMode;
+}
+
+/** Looks up a session token; installed by the people module so auth stays in one place. */
+export type SessionAuthenticator = (db: Db, token: string, now: number) => Promise<SessionLookup | null>;
+
+/** The console's session cookie. */
+export const SESSION_COOKIE = 'farmstead_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The session token a request's Cookie header carries, or null. */
+export function sessionToken(request: FastifyRequest): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  const token = parseCookie(header)[SESSION_COOKIE];
+  return token ? token : null;
+}
+
+/** A Set-Cookie value clearing the session cookie (sign-out, or a cookie that no longer works). */
+export function clearedSessionCookie(secure: boolean): string {
+  return stringifySetCookie({
+    name: SESSION_COOKIE,
+    value: '',
+    maxAge: 0,
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+  });
+}
+
+function sameSecret(sent: string, expected: string): boolean {
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export interface DeviceCaller {
@@ -113,6 +174,8 @@ export async function authenticateApiKey(
     prefix: row.prefix,
     grants: parseGrants(row.permissions),
     farms: parseFarms(row.farms),
+    policy: { families: parseGrants(row.permissions) },
+    session: null,
     lastUsedAt: row.last_used_at,
   };
 }
@@ -126,10 +189,16 @@ export function registerAuth(
     db: Db;
     usage: UsageCounter;
     deviceAuthenticator?: DeviceAuthenticator;
+    sessionAuthenticator?: SessionAuthenticator;
+    /** The sessions' clock (idle expiry); Date.now unless a test injects one. */
+    clock?: () => number;
+    /** Derives a session's CSRF token from its cookie token. */
+    csrfTokenOf?: (token: string) => string;
     /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
     limiter?: RateLimiter | null;
   },
 ): void {
+  const clock = deps.clock ?? Date.now;
   const lastUsed = new LastUsedTracker(deps.db);
   app.decorateRequest('caller', null);
   trackRouteAccess(app);
@@ -171,6 +240,11 @@ export function registerAuth(
   }
 
   async function authenticateApiRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // A bearer header wins over a cookie: a script's key is never overridden by a browser's session.
+    if (!request.headers.authorization && deps.sessionAuthenticator) {
+      const token = sessionToken(request);
+      if (token !== null) return authenticateSessionRequest(request, reply, token);
+    }
     const now = Date.now();
     const { lastUsedAt, ...caller } = await authenticateApiKey(
       deps.db,
@@ -181,10 +255,51 @@ export function registerAuth(
     await deps.limiter?.hitKey('api', caller.keyId, reply);
     await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
     deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
-    checkAccess(request.routeOptions.config.access, {
-      policy: { families: caller.grants },
-      farms: caller.farms,
-    });
+    checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
+  }
+
+  async function authenticateSessionRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+  ): Promise<void> {
+    const now = clock();
+    const found = deps.sessionAuthenticator ? await deps.sessionAuthenticator(deps.db, token, now) : null;
+    if (!found || !deps.csrfTokenOf) {
+      reply.header('set-cookie', clearedSessionCookie(request.protocol === 'https'));
+      throw unauthorized(
+        'Your session has ended (signed out, idle for 30 days, or the password changed). Sign in again: POST /v1/session.',
+      );
+    }
+    const { accountId, mode, ...person } = found;
+    const policy: Policy = ROLE_PRESETS[person.role];
+    const session: SessionIdentity = { ...person, csrfToken: deps.csrfTokenOf(token) };
+    request.caller = {
+      kind: 'api',
+      accountId,
+      keyId: person.personId,
+      keyName: `session of ${person.email}`,
+      mode,
+      prefix: 'session',
+      grants: policy.families,
+      farms: null,
+      policy,
+      session,
+    };
+    logWith(request, reply, { person: person.personId });
+    if (!SAFE_METHODS.has(request.method)) {
+      const sent = request.headers['x-csrf-token'];
+      if (typeof sent !== 'string' || !sameSecret(sent, session.csrfToken)) {
+        throw new AppError(
+          'forbidden',
+          'This request is signed in with a session cookie, so it must send the session’s CSRF token in the X-CSRF-Token header (csrf_token of GET /v1/session).',
+        );
+      }
+    }
+    // Every signed-in person of an account shares one limit, as one key would.
+    await deps.limiter?.hitKey('session', accountId, reply);
+    deps.usage.count(accountId, request.routeOptions.config.surface ?? 'api', now);
+    checkAccess(request.routeOptions.config.access, { policy, farms: null, role: person.role });
   }
 }
 

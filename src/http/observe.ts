@@ -3,28 +3,48 @@
  * duration; pino adds the request id, and auth adds the key prefix to the request's logger) and the HTTP
  * metrics. Fastify's own two lines per request ("incoming request", "request completed") are turned off in
  * app.ts: this one line carries what both did, plus the route.
+ *
+ * Fastify's onResponse runs when a response finishes. A response its client closes while it is under way
+ * (a live stream's usual end: the browser tab closes) never finishes, so that case is written from the
+ * response's 'close' instead, with `closed_by_client`: still one line per request.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { metrics } from '../modules/metrics/metrics.ts';
 import { redactUrl } from './logging.ts';
 
+const observed = new WeakSet<FastifyRequest>();
+
+function observe(request: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}): void {
+  if (observed.has(request)) return;
+  observed.add(request);
+  // The pattern (/v1/farms/:farm_id), never the URL: ids in labels would make a series per record.
+  const route = request.routeOptions.url ?? '(unmatched)';
+  const seconds = reply.elapsedTime / 1000;
+  metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+  metrics.httpDuration.observe({ method: request.method, route }, seconds);
+  const level = reply.statusCode >= 500 ? 'error' : 'info';
+  request.log[level](
+    {
+      method: request.method,
+      route,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+      ...extra,
+    },
+    'request',
+  );
+}
+
 export function registerObservation(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
-    // The pattern (/v1/farms/:farm_id), never the URL: ids in labels would make a series per record.
-    const route = request.routeOptions.url ?? '(unmatched)';
-    const seconds = reply.elapsedTime / 1000;
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, seconds);
-    const level = reply.statusCode >= 500 ? 'error' : 'info';
-    request.log[level](
-      {
-        method: request.method,
-        route,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request',
-    );
+  app.addHook('onResponse', async (request, reply) => observe(request, reply));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => {
+      // After onResponse had its turn. A response never begun has no status to tell.
+      setImmediate(() => {
+        if (observed.has(request) || !reply.raw.headersSent) return;
+        observe(request, reply, { closed_by_client: true });
+      });
+    });
   });
 }

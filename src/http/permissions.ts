@@ -9,11 +9,13 @@ import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify'
 import {
   type Access,
   describePermission,
+  describeResourcePermission,
   missingPermission,
   type Permission,
   type Policy,
   permission,
   type Resource,
+  type RoleName,
 } from '../domain/permissions.ts';
 import { AppError } from './errors.ts';
 import { errorResponses } from './schemas.ts';
@@ -80,7 +82,10 @@ function documentRefusals(route: RouteOptions): void {
   const refusals =
     auth === 'api'
       ? errorResponses(
-          { forbidden: 'This key lacks a permission this operation needs (a restricted key).' },
+          {
+            forbidden:
+              'This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token.',
+          },
           'rate_limited',
         )
       : errorResponses('rate_limited');
@@ -134,15 +139,23 @@ export function forbidden(message: string): AppError {
   return new AppError('forbidden', message);
 }
 
-/** Refuses (403 forbidden, naming the missing permission) what the key's policy does not allow. */
+/**
+ * Refuses (403 forbidden, naming the missing permission) what the key's policy, or the signed-in person's
+ * role (`role`), does not allow.
+ */
 export function checkAccess(
   access: RouteAccess | undefined,
-  key: { policy: Policy; farms: readonly string[] | null },
+  key: { policy: Policy; farms: readonly string[] | null; role?: RoleName },
 ): void {
   if (access === 'any' || access === 'per-tool') return;
   // Unreachable once started (trackRouteAccess refuses such a route), so fail closed rather than open.
   if (!access) throw forbidden('This route declares no access, so no key may call it.');
   const missing = missingPermission(key.policy, access.needs);
+  if (missing && key.role) {
+    throw forbidden(
+      `Your role (${key.role}) does not allow ${describeResourcePermission(missing)}; ask an owner of the account.`,
+    );
+  }
   if (missing) throw forbidden(`This key lacks ${describePermission(missing)}.`);
   if (access.allFarmsOnly && key.farms !== null) {
     throw forbidden('This key is restricted to chosen farms, so it cannot create farms.');

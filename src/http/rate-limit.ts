@@ -88,7 +88,7 @@ export class TableStore implements RateLimitStore {
   }
 }
 
-export type LimitKind = 'api' | 'device';
+export type LimitKind = 'api' | 'device' | 'session';
 
 /**
  * The bucket of a client address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64, since one client
@@ -111,7 +111,11 @@ export function addressBucket(address: string): string {
     .join(':')}::/64`;
 }
 
-const WHAT: Record<LimitKind, string> = { api: 'this API key', device: 'this device key' };
+const WHAT: Record<LimitKind, string> = {
+  api: 'this API key',
+  device: 'this device key',
+  session: "this account's console sessions",
+};
 
 export class RateLimiter {
   private readonly store: RateLimitStore;
@@ -141,7 +145,7 @@ export class RateLimiter {
 
   /** Counts a request of a key; over the limit it is refused with 429. Headers say where the key stands. */
   async hitKey(kind: LimitKind, id: string, reply: FastifyReply): Promise<void> {
-    const max = kind === 'api' ? this.config.rateLimitApiKey : this.config.rateLimitDeviceKey;
+    const max = kind === 'device' ? this.config.rateLimitDeviceKey : this.config.rateLimitApiKey;
     const { start, now } = this.window();
     const counted = await this.guard(() =>
       this.store.hit(`${kind}:${id}`, start, this.config.rateLimitWindowMs),

@@ -38,7 +38,7 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
 }
 
 export async function registerCompression(app: FastifyInstance): Promise<void> {
-  // Server-sent events (the MCP stream) are never compressed: the plugin's default types leave them out.
+  // Server-sent events (the live stream, MCP) are never compressed: the plugin's default types leave them out.
   await app.register(compress, {
     global: true,
     threshold: COMPRESS_THRESHOLD_BYTES,

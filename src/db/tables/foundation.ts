@@ -58,6 +58,17 @@ export interface OutboxTable {
   data: string;
   created_at: number;
   dispatched_at: number | null;
+  /**
+   * The live stream's position, given in commit order by the stream's sequencer (modules/stream): null until
+   * sequenced, 0 for rows never streamed (the sample farm's seed).
+   */
+  seq: number | null;
+}
+
+/** One row (id 1): the last `outbox.seq` handed out; its row lock serialises the sequencers. */
+export interface OutboxSequenceTable {
+  id: number;
+  value: number;
 }
 
 export interface FoundationTables {
@@ -66,5 +77,6 @@ export interface FoundationTables {
   farms: FarmsTable;
   usage_counts: UsageCountsTable;
   outbox: OutboxTable;
+  outbox_sequence: OutboxSequenceTable;
   rate_limit_counters: RateLimitCountersTable;
 }

@@ -10,16 +10,23 @@ const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
 export const MeSchema = Type.Object({
   account: Type.Object({ id: Type.String(), name: Type.String(), created_at: DateTime() }),
-  key: Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    mode: Mode,
-    prefix: Type.String(),
-    farms: Nullable(
-      Type.Array(Type.String(), { description: 'Restricted to these farms; null: every farm.' }),
-    ),
-    permissions: KeyPermissionsSchema,
-  }),
+  key: Nullable(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      mode: Mode,
+      prefix: Type.String(),
+      farms: Nullable(
+        Type.Array(Type.String(), { description: 'Restricted to these farms; null: every farm.' }),
+      ),
+      permissions: KeyPermissionsSchema,
+    }),
+  ),
+  person: Type.Optional(
+    Type.Ref('Person', {
+      description: 'The signed-in person, when a console session called (key is then null).',
+    }),
+  ),
   mode: Mode,
 });
 
@@ -30,9 +37,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       schema: {
         operationId: 'getMe',
         tags: ['Account'],
-        summary: 'The calling account and key',
+        summary: 'The calling account and key (or, with a session cookie, the signed-in person)',
         response: {
-          200: described(MeSchema, 'The account, the key that called and its mode.'),
+          200: described(
+            MeSchema,
+            'The account, the key that called (or the signed-in person) and the mode.',
+          ),
           ...errorResponses('unauthorized'),
         },
       },

@@ -11,6 +11,7 @@ import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { permissionsView } from '../keys/repository.ts';
 import { createKey } from '../keys/service.ts';
+import { findPerson, toPerson } from '../people/repository.ts';
 import { createSampleFarm } from '../sample/service.ts';
 
 export interface NewAccount {
@@ -68,6 +69,7 @@ export async function getMe(
     prefix: string;
     grants: FamilyGrants;
     farms: readonly string[] | null;
+    session: { personId: string } | null;
   },
 ) {
   const account = await db
@@ -76,8 +78,14 @@ export async function getMe(
     .where('id', '=', caller.accountId)
     .executeTakeFirst();
   if (!account) throw notFound('account', caller.accountId);
+  const accountView = { id: account.id, name: account.name, created_at: toIso(account.created_at) };
+  if (caller.session) {
+    const person = await findPerson(db, caller.accountId, caller.session.personId);
+    if (!person) throw notFound('person', caller.session.personId);
+    return { account: accountView, key: null, person: toPerson(person), mode: caller.mode };
+  }
   return {
-    account: { id: account.id, name: account.name, created_at: toIso(account.created_at) },
+    account: accountView,
     key: {
       id: caller.keyId,
       name: caller.keyName,

@@ -18,6 +18,7 @@ import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { resolveQuietAlert } from './quiet.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
@@ -35,7 +36,6 @@ import {
   transitionAlert,
 } from './repository.ts';
 import { changesOverWindow, inGroupScope, loadRules } from './rule-inputs.ts';
-import { resolveQuietAlert } from './quiet.ts';
 import { resolveAlertRow } from './service.ts';
 import {
   eventAlertReason,

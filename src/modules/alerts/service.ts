@@ -16,8 +16,8 @@ import {
   ACTIVE_STATUSES,
   type AlertRow,
   findActiveAlertsOfRule,
-  findAlertsPage,
   findActiveAlertsOfSubject,
+  findAlertsPage,
   toAlert,
   transitionAlert,
 } from './repository.ts';

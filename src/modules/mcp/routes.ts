@@ -82,7 +82,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       const toolContext: ToolContext = {
         db: options.db,
         scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms },
-        policy: { families: caller.grants },
+        policy: caller.policy,
         keyId: caller.keyId,
         log: request.log,
         commandExpirySeconds: options.commandExpirySeconds,

@@ -1,6 +1,7 @@
 /** The sample farm's direct reads and writes: clearing it for a reset, and its seed's outbox rows. */
 import type { Db } from '../../db/schema.ts';
 import type { Scope } from '../farms/access.ts';
+import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 
 /**
  * Deletes everything the sample farm holds, keeping the farm row, its webhooks and their deliveries.
@@ -32,7 +33,7 @@ export async function pendingOutboxIds(db: Db, farmId: string): Promise<Set<stri
   return new Set(rows.map((r) => r.id));
 }
 
-/** Marks the seed's own outbox rows dispatched, so no webhook delivers them. */
+/** Marks the seed's own outbox rows dispatched and never streamed, so no webhook or live stream gets them. */
 export async function markSeedEventsDispatched(
   db: Db,
   farmId: string,
@@ -41,7 +42,7 @@ export async function markSeedEventsDispatched(
 ): Promise<void> {
   let query = db
     .updateTable('outbox')
-    .set({ dispatched_at: now })
+    .set({ dispatched_at: now, seq: SEQ_NEVER_STREAMED })
     .where('farm_id', '=', farmId)
     .where('dispatched_at', 'is', null);
   if (pendingBefore.size > 0) query = query.where('id', 'not in', [...pendingBefore]);

@@ -1,9 +1,12 @@
 /**
  * The internal emitter. Every change that produces a webhook event calls `emitEvent` with the same
  * transaction that makes the change, so the event is stored (in the outbox) exactly when the change
- * commits; the delivery worker sends it later. Nothing is lost if the process dies in between.
+ * commits; the delivery worker sends it later. Nothing is lost if the process dies in between. The farm's
+ * live streams (modules/stream) hear of it on the bus, notified in the same transaction: at commit on
+ * PostgreSQL, in every process, and not at all on rollback.
  */
 
+import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import type { WebhookEventName } from '../../domain/webhook-events.ts';
 import { newId } from '../../lib/ids.ts';
@@ -14,6 +17,23 @@ export interface EmittedEvent {
   farm_id: string;
   created_at: number;
   data: Record<string, unknown>;
+}
+
+/** Farms already notified per transaction: one NOTIFY says "look at this farm's outbox", however many rows. */
+const notifiedIn = new WeakMap<Db, Set<string>>();
+
+/** Tells the farm's live streams, once per transaction, that its outbox grew. */
+async function notifyFarm(db: Db, farmId: string): Promise<void> {
+  if (db.isTransaction) {
+    let farms = notifiedIn.get(db);
+    if (!farms) {
+      farms = new Set();
+      notifiedIn.set(db, farms);
+    }
+    if (farms.has(farmId)) return;
+    farms.add(farmId);
+  }
+  await notify(db, BUS_CHANNELS.farmOutbox, farmId);
 }
 
 export async function emitEvent(
@@ -35,6 +55,7 @@ export async function emitEvent(
       dispatched_at: null,
     })
     .execute();
+  await notifyFarm(db, farmId);
   return event;
 }
 

@@ -1,0 +1,114 @@
+/**
+ * The live stream's queries. A farm's stream reads its outbox rows by `seq`, the number the sequencer gives
+ * them in commit order (see migration 0017): outbox ids are made before their transaction commits, so a row
+ * with a smaller id can commit after a larger one, and "id > last" would skip it; "seq > last" never does.
+ */
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
+import type { DB, Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import type { OutboxEvent } from '../webhooks/signing.ts';
+
+/** `outbox.seq` of rows that are never streamed (the sample farm's seed; webhooks do not get them either). */
+export const SEQ_NEVER_STREAMED = 0;
+
+/** Rows one sequencer transaction numbers at most (a farm's first stream numbers its whole retained history). */
+const SEQUENCE_BATCH = 1000;
+
+export interface StreamRow extends OutboxEvent {
+  seq: number;
+}
+
+/**
+ * Numbers the farms' committed, unnumbered outbox rows in id order, after every number handed out before:
+ * the lock on the one `outbox_sequence` row makes sequencers (in any process) take turns, each committing
+ * before the next reads, so a farm's numbers grow in the order they become visible. Returns how many rows
+ * it numbered.
+ */
+export async function sequenceOutbox(db: Kysely<DB>, farmIds: readonly string[]): Promise<number> {
+  if (farmIds.length === 0) return 0;
+  // Most calls find nothing to do: they take no lock then.
+  const waiting = await db
+    .selectFrom('outbox')
+    .select('id')
+    .where('farm_id', 'in', farmIds)
+    .where('seq', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (!waiting) return 0;
+  let total = 0;
+  for (;;) {
+    const numbered = await inTransaction(db, async (trx) => {
+      let counter = trx.selectFrom('outbox_sequence').select('value').where('id', '=', 1);
+      if (isPostgres(trx)) counter = counter.forUpdate();
+      const base = (await counter.executeTakeFirstOrThrow()).value;
+      const updated = await sql<{ seq: number }>`
+        update outbox set seq = ${base} + numbered.n
+        from (
+          select id, row_number() over (order by id) as n from outbox
+          where farm_id in (${sql.join(farmIds)}) and seq is null
+          order by id limit ${SEQUENCE_BATCH}
+        ) as numbered
+        where outbox.id = numbered.id
+        returning seq`.execute(trx);
+      const seqs = updated.rows.map((r) => Number(r.seq));
+      if (seqs.length === 0) return 0;
+      await trx
+        .updateTable('outbox_sequence')
+        .set({ value: Math.max(...seqs) })
+        .where('id', '=', 1)
+        .execute();
+      return seqs.length;
+    });
+    total += numbered;
+    if (numbered < SEQUENCE_BATCH) return total;
+  }
+}
+
+/** The farm's streamed rows after `seq`, in order. */
+export function rowsAfter(db: Db, farmId: string, seq: number, limit: number): Promise<StreamRow[]> {
+  return db
+    .selectFrom('outbox')
+    .select(['id', 'type', 'farm_id', 'created_at', 'data', 'seq'])
+    .where('farm_id', '=', farmId)
+    .where('seq', '>', Math.max(seq, SEQ_NEVER_STREAMED))
+    .orderBy('seq')
+    .limit(limit)
+    .execute() as Promise<StreamRow[]>;
+}
+
+/** The position of one of the farm's streamed events, or null (unknown, pruned, another farm's, never streamed). */
+export async function seqOfEvent(db: Db, farmId: string, eventId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('outbox')
+    .select('seq')
+    .where('id', '=', eventId)
+    .where('farm_id', '=', farmId)
+    .where('seq', '>', SEQ_NEVER_STREAMED)
+    .executeTakeFirst();
+  return row?.seq ?? null;
+}
+
+/** The farm's newest streamed event (where a fresh stream starts), or null when it has none. */
+export async function newestEvent(db: Db, farmId: string): Promise<{ id: string; seq: number } | null> {
+  const row = await db
+    .selectFrom('outbox')
+    .select(['id', 'seq'])
+    .where('farm_id', '=', farmId)
+    .where('seq', '>', SEQ_NEVER_STREAMED)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && row.seq !== null ? { id: row.id, seq: row.seq } : null;
+}
+
+/** Whether an API key is still valid (a stream re-checks its caller while it runs). */
+export async function keyIsActive(db: Db, keyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}

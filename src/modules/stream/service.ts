@@ -1,0 +1,52 @@
+/**
+ * What a stream needs beyond the hub: where the client resumes, which events its caller may see, and
+ * whether it still may while the stream runs.
+ */
+import type { Db } from '../../db/schema.ts';
+import { allows, type Policy, permission } from '../../domain/permissions.ts';
+import { isWebhookEventName, WEBHOOK_EVENT_RESOURCES } from '../../domain/webhook-events.ts';
+import { AppError } from '../../http/errors.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { keyIsActive } from './repository.ts';
+import { EVENT_ID_PATTERN } from './schemas.ts';
+
+function checkedEventId(value: string, param: string): string {
+  if (!EVENT_ID_PATTERN.test(value)) {
+    throw new AppError(
+      'invalid_request',
+      `${param} must be an event id from this stream (msg_ and 26 letters or digits), got ${JSON.stringify(value.slice(0, 80))}.`,
+      { param },
+    );
+  }
+  return value;
+}
+
+/**
+ * Where the client resumes: the Last-Event-ID header (what EventSource sends on reconnect, so it wins over
+ * the query parameter of the URL it first opened), else `last_event_id`; null for a stream from now.
+ */
+export function resumeAfter(header: string | string[] | undefined, query: string | undefined): string | null {
+  const fromHeader = Array.isArray(header) ? header[0] : header;
+  if (fromHeader !== undefined && fromHeader.trim() !== '') {
+    return checkedEventId(fromHeader.trim(), 'Last-Event-ID');
+  }
+  if (query !== undefined) return checkedEventId(query, 'last_event_id');
+  return null;
+}
+
+/** Whether a caller with this policy may see an event of this type (it may read the event's resource). */
+export function mayReceive(policy: Policy, type: string): boolean {
+  return isWebhookEventName(type) && allows(policy, permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
+}
+
+/** While a stream runs: is its key still valid, and the farm still the caller's? */
+export async function stillAllowed(db: Db, scope: Scope, keyId: string, farmId: string): Promise<boolean> {
+  if (!(await keyIsActive(db, keyId))) return false;
+  try {
+    await requireFarm(db, scope, farmId);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') return false;
+    throw err;
+  }
+}
