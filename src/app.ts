@@ -32,6 +32,7 @@ import { animalRoutes } from './modules/animals/routes.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
+import { consoleRoutes } from './modules/console/routes.ts';
 import { deviceRoutes } from './modules/devices/routes.ts';
 import { authenticateDevice } from './modules/devices/service.ts';
 import { docsRoutes } from './modules/docs/routes.ts';
@@ -151,6 +152,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(metricsRoutes, { database, token: config.metricsToken });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(docsRoutes);
+  // The web console (pages and their files); its data comes from /v1 like any client's.
+  await app.register(consoleRoutes);
 
   await app.register(catalogRoutes);
   await app.register(withAccess(accountRoutes, 'any'), { db });

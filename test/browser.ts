@@ -1,14 +1,20 @@
 /**
  * A headless Chromium for browser tests: playwright-core drives the Chromium build shipped inside the npm
  * package @sparticuz/chromium (unpacked to the temp folder on first use), so nothing is downloaded when tests
- * run. `openBrowser()` once per file; `newPage()` per test; `screenshot()` saves under docs/screenshots/ for
- * people to look at.
+ * run. `openBrowser()` once per file; `newPage()` per test; `screenshot()` takes a picture: into
+ * docs/screenshots/ for people to look at when FARMSTEAD_SCREENSHOTS=update, else into the temp folder (so a
+ * test run leaves the checkout as it was, and the pictures are still taken and can be looked at).
  */
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { type Browser, type Page, chromium as playwright } from 'playwright-core';
 
-export const SCREENSHOTS = path.resolve(import.meta.dirname, '../docs/screenshots');
+export const SCREENSHOTS =
+  process.env.FARMSTEAD_SCREENSHOTS === 'update'
+    ? path.resolve(import.meta.dirname, '../docs/screenshots')
+    : path.join(os.tmpdir(), 'farmstead-screenshots');
 
 export interface TestBrowser {
   browser: Browser;
@@ -29,8 +35,9 @@ export async function openBrowser(): Promise<TestBrowser> {
   };
 }
 
-/** Saves a full-page screenshot as docs/screenshots/<name>.png and returns its path. */
+/** Saves a screenshot as <SCREENSHOTS>/<name>.png and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;

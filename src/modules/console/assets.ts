@@ -1,0 +1,182 @@
+/**
+ * The console's files as the browser receives them, built once per process on first use (no build step):
+ * the browser modules under web/, every src/ module they import (the domain rules are shared this way, with
+ * their TypeScript types stripped by Node's own `stripTypeScriptTypes`), and the few library modules from
+ * node_modules named in VENDOR, mapped for the browser by an import map.
+ *
+ * Every file is served under /console/assets/<hash>/, where the hash covers all the files, so each answer
+ * can be cached for a year (`immutable`): a changed file is a new hash and a new URL. Each file is
+ * compressed once here (brotli and gzip); the HTML page itself revalidates with its ETag.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { stripTypeScriptTypes } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
+
+/** The repository root: asset paths are repository paths, so relative imports resolve alike on both sides. */
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const ENTRY = 'src/modules/console/web/app.js';
+const STYLES = 'src/modules/console/web/styles.css';
+
+/** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
+const VENDOR: Record<string, string> = {
+  preact: 'preact',
+  'preact/hooks': 'preact/hooks',
+  htm: 'htm',
+};
+
+export const ASSET_PREFIX = '/console/assets';
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.ts': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+
+export interface Asset {
+  type: string;
+  identity: Buffer;
+  br: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+export interface ConsoleBundle {
+  hash: string;
+  /** By path under /console/assets/<hash>/. */
+  assets: ReadonlyMap<string, Asset>;
+  /** The console's HTML page (the same for every page path). */
+  page: Asset;
+  /** The Content-Security-Policy for the page (the import map is its one inline script, allowed by hash). */
+  csp: string;
+}
+
+function compressed(type: string, identity: Buffer): Asset {
+  return {
+    type,
+    identity,
+    br: brotliCompressSync(identity, {
+      params: {
+        [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: identity.length,
+      },
+    }),
+    gzip: gzipSync(identity, { level: 9 }),
+    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
+  };
+}
+
+/** Module specifiers a browser module imports: static (`import … from`, `export … from`, `import '…'`) and `import('…')`. */
+export function importsOf(code: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /^\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm,
+    /^\s*import\s*['"]([^'"]+)['"]/gm,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.push(match[1] as string);
+  return found;
+}
+
+async function loadSource(file: string): Promise<string> {
+  const text = await readFile(path.join(ROOT, file), 'utf8');
+  return file.endsWith('.ts') ? stripTypeScriptTypes(text, { mode: 'strip' }) : text;
+}
+
+/** Walks the modules reachable from the entry: every file in src/ they import, and the vendor modules. */
+async function collectSources(): Promise<Map<string, { type: string; text: string }>> {
+  const files = new Map<string, { type: string; text: string }>();
+  const vendorPath = (name: string) => `vendor/${name.replace('/', '-')}.mjs`;
+  for (const [name, specifier] of Object.entries(VENDOR)) {
+    const file = fileURLToPath(import.meta.resolve(specifier));
+    files.set(vendorPath(name), { type: TYPES['.mjs'] as string, text: await readFile(file, 'utf8') });
+  }
+  const queue = [ENTRY];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    if (files.has(file)) continue;
+    const text = await loadSource(file);
+    files.set(file, { type: TYPES[path.extname(file)] as string, text });
+    for (const specifier of importsOf(text)) {
+      if (VENDOR[specifier]) continue;
+      if (!specifier.startsWith('.')) {
+        throw new Error(`${file} imports "${specifier}", which the console does not serve (see VENDOR)`);
+      }
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (!target.startsWith('src/')) throw new Error(`${file} imports ${specifier}, outside src/`);
+      queue.push(target);
+    }
+  }
+  files.set(STYLES, { type: TYPES['.css'] as string, text: await readFile(path.join(ROOT, STYLES), 'utf8') });
+  return files;
+}
+
+function pageHtml(base: string, importMap: string, modules: string[]): string {
+  const preload = modules.map((m) => `  <link rel="modulepreload" href="${base}/${m}">`).join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="color-scheme" content="light">
+  <title>Farmstead</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="${base}/${STYLES}">
+  <script type="importmap">${importMap}</script>
+${preload}
+  <script type="module" src="${base}/${ENTRY}"></script>
+</head>
+<body>
+  <div id="app"><p class="boot">Loading Farmstead…</p></div>
+  <noscript><p class="boot">The Farmstead console needs JavaScript.</p></noscript>
+</body>
+</html>
+`;
+}
+
+async function build(): Promise<ConsoleBundle> {
+  const sources = await collectSources();
+  const digest = createHash('sha256');
+  for (const [file, { text }] of [...sources].sort(([a], [b]) => a.localeCompare(b))) {
+    digest.update(file).update('\0').update(text).update('\0');
+  }
+  const hash = digest.digest('hex').slice(0, 16);
+  const base = `${ASSET_PREFIX}/${hash}`;
+  const assets = new Map<string, Asset>();
+  for (const [file, { type, text }] of sources) assets.set(file, compressed(type, Buffer.from(text)));
+  const importMap = JSON.stringify({
+    imports: Object.fromEntries(
+      Object.keys(VENDOR).map((name) => [name, `${base}/vendor/${name.replace('/', '-')}.mjs`]),
+    ),
+  });
+  const scriptHash = createHash('sha256').update(importMap).digest('base64');
+  const modules = [...sources.keys()].filter((f) => !f.endsWith('.css') && !f.includes('/web/pages/'));
+  const page = compressed(TYPES['.html'] as string, Buffer.from(pageHtml(base, importMap, modules)));
+  const csp = [
+    "default-src 'self'",
+    `script-src 'self' 'sha256-${scriptHash}'`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { hash, assets, page, csp };
+}
+
+let built: Promise<ConsoleBundle> | undefined;
+
+/** The console's files, built on first use and shared by every app in the process (they never change). */
+export function consoleBundle(): Promise<ConsoleBundle> {
+  built ??= build().catch((err: unknown) => {
+    built = undefined;
+    throw err;
+  });
+  return built;
+}

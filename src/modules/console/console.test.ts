@@ -1,0 +1,133 @@
+/**
+ * The console's serving: every page path answers the app's HTML with a strict CSP; its files are served
+ * precompressed, cached for good under a content hash, and a page's first load stays within the budget
+ * (200 KB of HTML+CSS+JS as compressed on the wire), measured from the real server's answers.
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { startTestApp, type TestApp } from '../../../test/harness.ts';
+import { ASSET_PREFIX, consoleBundle, importsOf } from './assets.ts';
+import { CONSOLE_PAGES } from './pages.ts';
+import { pickEncoding } from './routes.ts';
+
+const PAGE_BUDGET_BYTES = 200 * 1024;
+
+let t: TestApp;
+let base: string;
+
+before(async () => {
+  t = await startTestApp('sqlite');
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+});
+
+after(async () => {
+  await t?.close();
+});
+
+/** One GET over a real socket, the body as it came over the wire (still compressed). */
+function wire(path: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; bytes: Buffer }>(
+    (resolve, reject) => {
+      const req = httpRequest(`${base}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+
+const concretePath = (path: string) => path.replace(/:[a-z]+/g, 'abc123');
+
+test('every console page path answers the HTML page with a CSP, revalidated by its ETag', async () => {
+  for (const { path } of CONSOLE_PAGES) {
+    const page = await t.app.inject({ url: concretePath(path) });
+    assert.equal(page.statusCode, 200, path);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    assert.equal(page.headers['cache-control'], 'no-cache');
+    assert.match(
+      String(page.headers['content-security-policy']),
+      /default-src 'self'; script-src 'self' 'sha256-/,
+    );
+    assert.match(page.body, /<script type="importmap">/);
+    const again = await t.app.inject({
+      url: concretePath(path),
+      headers: { 'if-none-match': String(page.headers.etag) },
+    });
+    assert.equal(again.statusCode, 304);
+  }
+});
+
+test('console files are served precompressed (br, gzip or plain) and cached for good under their hash', async () => {
+  const { hash } = await consoleBundle();
+  const url = `${ASSET_PREFIX}/${hash}/src/modules/console/web/app.js`;
+  const br = await wire(url, { 'accept-encoding': 'gzip, deflate, br' });
+  assert.equal(br.status, 200);
+  assert.equal(br.headers['content-encoding'], 'br');
+  assert.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable');
+  assert.match(String(br.headers['content-type']), /^text\/javascript/);
+  const gzip = await wire(url, { 'accept-encoding': 'gzip' });
+  assert.equal(gzip.headers['content-encoding'], 'gzip');
+  const plain = await wire(url);
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(brotliDecompressSync(br.bytes).toString(), plain.bytes.toString());
+  assert.equal(gunzipSync(gzip.bytes).toString(), plain.bytes.toString());
+  assert.ok(br.bytes.length < plain.bytes.length / 2);
+});
+
+test('the domain modules reach the browser with their types stripped (one confirmation rule, not a copy)', async () => {
+  const { hash } = await consoleBundle();
+  const res = await t.app.inject({ url: `${ASSET_PREFIX}/${hash}/src/domain/confirmation.ts` });
+  assert.equal(res.statusCode, 200);
+  assert.match(String(res.headers['content-type']), /^text\/javascript/);
+  assert.match(res.body, /export function needsConfirmation\(/);
+  assert.doesNotMatch(res.body, /: ConfirmationNeed/);
+});
+
+test('an unknown console file, or one from an older version, is 404 with the Error object', async () => {
+  const { hash } = await consoleBundle();
+  for (const url of [
+    `${ASSET_PREFIX}/${hash}/src/config.ts`,
+    `${ASSET_PREFIX}/0000/src/modules/console/web/app.js`,
+  ]) {
+    const res = await t.request('GET', url);
+    assert.equal(res.status, 404, url);
+    assert.equal(res.body.error.code, 'not_found');
+  }
+});
+
+test(`the first load of any page is at most ${PAGE_BUDGET_BYTES / 1024} KB compressed (HTML, CSS and every module)`, async () => {
+  const bundle = await consoleBundle();
+  for (const encoding of ['br', 'gzip']) {
+    const page = await wire('/', { 'accept-encoding': encoding });
+    let total = page.bytes.length;
+    // Every file of the console counts, though a page loads only its own page module: an upper bound.
+    for (const file of bundle.assets.keys()) {
+      const res = await wire(`${ASSET_PREFIX}/${bundle.hash}/${file}`, { 'accept-encoding': encoding });
+      assert.equal(res.status, 200, file);
+      total += res.bytes.length;
+    }
+    assert.ok(total <= PAGE_BUDGET_BYTES, `${encoding}: ${total} bytes`);
+    assert.ok(total > 10_000, `${encoding}: ${total} bytes is too little to be the whole console`);
+  }
+});
+
+test('importsOf finds static, re-exported and dynamic imports', () => {
+  const code = `import { a } from './a.js';\nimport './b.css';\nexport { c } from "../c.ts";\nconst d = () => import('./d.js');`;
+  assert.deepEqual(importsOf(code).sort(), ['../c.ts', './a.js', './b.css', './d.js']);
+});
+
+test('pickEncoding prefers brotli, then gzip, and respects q=0', () => {
+  assert.equal(pickEncoding('gzip, deflate, br'), 'br');
+  assert.equal(pickEncoding('gzip'), 'gzip');
+  assert.equal(pickEncoding('br;q=0, gzip'), 'gzip');
+  assert.equal(pickEncoding(undefined), null);
+  assert.equal(pickEncoding('identity'), null);
+});

@@ -1,0 +1,32 @@
+/**
+ * The console's pages, written once: the server answers each path with the console's HTML shell, and the
+ * browser (which imports this file with its types stripped) routes the same paths to the same pages.
+ *
+ * To add a page: add an entry here, then a module `web/pages/<page>.js` exporting `Page`, and its loader in
+ * `web/pages/index.js` (see docs/console.md).
+ */
+import type { RoleName } from '../../domain/permissions.ts';
+
+export interface ConsolePage {
+  /** The URL pattern; `:name` segments are parameters (`/setup/:token`). */
+  readonly path: string;
+  /** The module name under web/pages/ (without `.js`). */
+  readonly page: string;
+  /** The page's title (window title and navigation). */
+  readonly title: string;
+  /** Shown in the navigation bar. */
+  readonly nav?: boolean;
+  /** Open without a session (sign-in and setup); every other page needs one. */
+  readonly public?: boolean;
+  /** Shown only to these roles (navigation entry and page); the API refuses the others anyway. */
+  readonly roles?: readonly RoleName[];
+}
+
+export const CONSOLE_PAGES: readonly ConsolePage[] = [
+  { path: '/', page: 'brief', title: 'Brief', nav: true },
+  { path: '/alerts', page: 'alerts', title: 'Alerts', nav: true },
+  { path: '/houses', page: 'houses', title: 'Houses', nav: true },
+  { path: '/people', page: 'people', title: 'People', nav: true, roles: ['owner'] },
+  { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },
+  { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true },
+];

@@ -1,0 +1,65 @@
+/**
+ * The console: every page path of CONSOLE_PAGES answers the same HTML page (the browser app routes it), and
+ * /console/assets/<hash>/… serves the app's files. No key is needed for either: the pages hold no data; the
+ * app reads everything from /v1 with the session cookie, where the server decides what each person may do.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../http/errors.ts';
+import { ASSET_PREFIX, type Asset, consoleBundle } from './assets.ts';
+import { CONSOLE_PAGES } from './pages.ts';
+
+/** The encoding to answer with: brotli, then gzip, when the client accepts it (a q=0 entry refuses it). */
+export function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const refused = params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    if (name && !refused) accepted.add(name.trim());
+  }
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return null;
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
+  reply.header('cache-control', cacheControl).header('etag', asset.etag).header('vary', 'accept-encoding');
+  reply.header('x-content-type-options', 'nosniff');
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  const encoding = pickEncoding(request.headers['accept-encoding']);
+  reply.type(asset.type);
+  if (encoding) reply.header('content-encoding', encoding);
+  return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);
+}
+
+export async function consoleRoutes(app: FastifyInstance): Promise<void> {
+  // Compressed once in assets.ts; the compression plugin must leave these answers alone.
+  const route = { config: { auth: 'none' as const }, schema: { hide: true }, compress: false as const };
+
+  for (const { path } of CONSOLE_PAGES) {
+    app.get(path, route, async (request, reply) => {
+      const bundle = await consoleBundle();
+      reply
+        .header('content-security-policy', bundle.csp)
+        // A setup link's token is in the URL: never send it on as a Referer.
+        .header('referrer-policy', 'no-referrer')
+        .header('x-frame-options', 'DENY');
+      return sendAsset(request, reply, bundle.page, 'no-cache');
+    });
+  }
+
+  app.get<{ Params: { hash: string; '*': string } }>(
+    `${ASSET_PREFIX}/:hash/*`,
+    route,
+    async (request, reply) => {
+      const bundle = await consoleBundle();
+      const asset = request.params.hash === bundle.hash ? bundle.assets.get(request.params['*']) : undefined;
+      if (!asset) {
+        throw new AppError(
+          'not_found',
+          'No such console file; the console was probably updated since this page loaded: reload it.',
+        );
+      }
+      return sendAsset(request, reply, asset, 'public, max-age=31536000, immutable');
+    },
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * People (owners only; the API refuses crew anyway): who can sign in to the account, invites as one-time
+ * setup links, role changes and removal. The last owner cannot be removed or demoted (the API says so).
+ */
+import { api } from '../api.js';
+import { html, useState } from '../lib.js';
+import { useStore } from '../store.js';
+import { ActionButton, ago, ErrorText, Loading, useLoad } from '../ui.js';
+
+function Invite({ onInvited }) {
+  const [invite, setInvite] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      setInvite(
+        await api('POST', '/v1/people/invites', {
+          email: String(form.get('email')).trim(),
+          role: form.get('role'),
+        }),
+      );
+      onInvited();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<form class="panel invite" onSubmit=${submit}>
+    <h2>Invite someone</h2>
+    <label for="invite-email">Email</label>
+    <input id="invite-email" name="email" type="email" required />
+    <label for="invite-role">Role</label>
+    <select id="invite-role" name="role"><option value="crew">crew</option><option value="owner">owner</option></select>
+    <${ErrorText} error=${error} />
+    <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Inviting…' : 'Make an invite link'}</button>
+    ${
+      invite &&
+      html`<div class="invite-link" role="status"><p>Send this link to ${invite.email}; it works once, until
+        ${new Date(invite.expires_at).toLocaleString()}:</p><input readonly value=${invite.url} aria-label="Invite link"
+        onFocus=${(e) => e.currentTarget.select()} /></div>`
+    }
+  </form>`;
+}
+
+export function Page() {
+  const { session } = useStore();
+  const people = useLoad(() => api('GET', '/v1/people'), []);
+  if (!people.data) return html`<${Loading} error=${people.error} retry=${people.reload} />`;
+  return html`<section>
+    <h1>People</h1>
+    <ul class="cards">
+      ${people.data.data.map(
+        (p) => html`<li class="card person" key=${p.id}>
+          <div class="card-head"><h2 class="card-title">${p.name ?? p.email}</h2><span class="status">${p.role}</span></div>
+          <p class="muted small">${p.email} · last signed in ${ago(p.last_sign_in_at)}</p>
+          ${
+            p.id !== session.person.id &&
+            html`<div class="actions">
+              <${ActionButton} label=${p.role === 'owner' ? 'Make crew' : 'Make owner'} action=${async () => {
+                await api('PATCH', `/v1/people/${p.id}`, { role: p.role === 'owner' ? 'crew' : 'owner' });
+                people.reload();
+                return 'Changed';
+              }} />
+              <${ActionButton} label="Remove" kind="danger" action=${async () => {
+                if (!confirm(`Remove ${p.email}? They are signed out at once.`)) return 'Kept';
+                await api('DELETE', `/v1/people/${p.id}`);
+                people.reload();
+                return 'Removed';
+              }} />
+            </div>`
+          }
+        </li>`,
+      )}
+    </ul>
+    <${Invite} onInvited=${people.reload} />
+  </section>`;
+}

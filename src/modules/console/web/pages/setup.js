@@ -1,0 +1,76 @@
+/**
+ * A setup or invite link (/setup/<token>): shows whose account it joins, then the person sets their email
+ * (when the link has none), name and password, and is signed in. The link works once.
+ */
+import { api } from '../api.js';
+import { html, useState } from '../lib.js';
+import { navigate } from '../router.js';
+import { setSession } from '../store.js';
+import { ErrorText, Loading, useLoad } from '../ui.js';
+
+const MIN_PASSWORD = 10;
+
+export function Page({ params }) {
+  const token = params.token;
+  const setup = useLoad(() => api('GET', `/v1/setup/${encodeURIComponent(token)}`), [token]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+
+  if (setup.error?.status === 404) {
+    return html`<div class="panel auth"><h1>This link no longer works</h1>
+      <p>Setup links work once and for 24 hours. Ask the account's owner for a new one, or run
+        <code>npm run cli -- people invite</code> on the server.</p>
+      <p><a href="/sign-in">Sign in</a> if you already have a password.</p></div>`;
+  }
+  if (!setup.data) return html`<${Loading} error=${setup.error} retry=${setup.reload} />`;
+  const link = setup.data;
+
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const password = String(form.get('password'));
+    if (password.length < MIN_PASSWORD) {
+      setError({ message: `The password needs at least ${MIN_PASSWORD} characters.` });
+      return;
+    }
+    if (password !== String(form.get('confirm'))) {
+      setError({ message: 'The two passwords differ; type the same password twice.' });
+      return;
+    }
+    const body = { password };
+    const name = String(form.get('name') ?? '').trim();
+    if (name) body.name = name;
+    if (!link.email) body.email = String(form.get('email')).trim();
+    setBusy(true);
+    setError(null);
+    try {
+      setSession(await api('POST', `/v1/setup/${encodeURIComponent(token)}`, body));
+      navigate('/', { replace: true });
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return html`<div class="panel auth">
+    <h1>Set up your sign-in</h1>
+    <p>You are joining <strong>${link.account.name}</strong> as <strong>${link.role}</strong>.</p>
+    <form onSubmit=${submit}>
+      <label for="email">Email</label>
+      ${
+        link.email
+          ? html`<input id="email" name="email" type="email" value=${link.email} readonly autocomplete="username" />`
+          : html`<input id="email" name="email" type="email" required autocomplete="username" />`
+      }
+      <label for="name">Your name <span class="muted">(optional)</span></label>
+      <input id="name" name="name" type="text" autocomplete="name" />
+      <label for="password">Password <span class="muted">(at least ${MIN_PASSWORD} characters)</span></label>
+      <input id="password" name="password" type="password" required minlength=${MIN_PASSWORD}
+        autocomplete="new-password" />
+      <label for="confirm">Password again</label>
+      <input id="confirm" name="confirm" type="password" required autocomplete="new-password" />
+      <${ErrorText} error=${error} id="setup-error" />
+      <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Saving…' : 'Save and sign in'}</button>
+    </form>
+  </div>`;
+}

@@ -1,0 +1,322 @@
+/**
+ * The console in a real browser (headless Chromium from @sparticuz/chromium, driven by playwright-core),
+ * read as a person's steps. One server, one browser, one account with its sample farm for the whole file;
+ * the steps run in order (the owner set up in the first is the one who acknowledges in the second).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { Alert } from '../src/modules/alerts/schemas.ts';
+import type { Command } from '../src/modules/commands/schemas.ts';
+import type { House } from '../src/modules/houses/schemas.ts';
+import { invitePerson } from '../src/modules/people/links.ts';
+import { screenshot } from './browser.ts';
+import {
+  assertNoHorizontalScroll,
+  type ConsolePage,
+  type ConsoleWorld,
+  DESKTOP,
+  openPage,
+  PHONE,
+  startConsole,
+} from './console-helpers.ts';
+import { device, report } from './factories.ts';
+import { tokenOf } from './people.ts';
+
+const PASSWORD = 'a long farm password';
+
+let world: ConsoleWorld;
+let owner: ConsolePage;
+let ownerEmail: string;
+
+before(async () => {
+  world = await startConsole();
+});
+
+after(async () => {
+  await world?.close();
+});
+
+/** A setup link for a new person of the account, as the CLI or an owner's invite makes it. */
+async function setupLink(role: 'owner' | 'crew', email: string): Promise<string> {
+  const invite = await invitePerson(
+    world.t.database.db,
+    world.account.account_id,
+    { email, role },
+    world.base,
+    Date.now(),
+  );
+  return invite.url;
+}
+
+/** Follows a setup link and sets the password; the person lands on the brief. */
+async function setUp(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('heading', { name: 'Set up your sign-in' }).waitFor();
+  await page.getByLabel('Password (at least').fill(PASSWORD);
+  await page.getByLabel('Password again').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Save and sign in' }).click();
+  await page.locator('h1.headline').waitFor();
+}
+
+function houseCard(page: Page, name: string) {
+  return page.locator('article.house', { has: page.getByRole('heading', { name, exact: true }) });
+}
+
+function alertCard(page: Page, title: string) {
+  return page.locator('li.alert', { has: page.getByRole('heading', { name: title, exact: true }) });
+}
+
+/** A house as the API shows it (its recent commands typed). */
+async function houseByName(
+  name: string,
+): Promise<Omit<House, 'recent_commands'> & { recent_commands: Command[] }> {
+  const list = await world.t.request<{ data: House[] }>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/houses`,
+    {
+      key: world.account.test_key,
+    },
+  );
+  const house = list.body.data.find((h) => h.name === name);
+  assert.ok(house, `no ${name}`);
+  return house as Omit<House, 'recent_commands'> & { recent_commands: Command[] };
+}
+
+/** Both sizes, for people to look at in docs/screenshots (and the phone size must not scroll sideways). */
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE);
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, `console-${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+  await screenshot(page, `console-${name}-desktop`);
+}
+
+test('an owner follows the setup link, sets a password, signs in, and the brief shows the sample farm', async () => {
+  owner = await openPage(world, DESKTOP);
+  const { page } = owner;
+  ownerEmail = `owner.${Date.now()}@farm.test`;
+  const link = await setupLink('owner', ownerEmail);
+  await setUp(page, link);
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'This link no longer works' }).waitFor();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Farmstead' }).waitFor();
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByLabel('Email').fill(ownerEmail);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#sign-in-error').waitFor();
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.locator('h1.headline', { hasText: 'High ammonia in House 2' }).waitFor();
+  assert.equal(new URL(page.url()).pathname, '/');
+  await page.getByRole('note').filter({ hasText: 'Test mode' }).waitFor();
+  const items = page.locator('ol.items > li');
+  assert.ok((await items.count()) >= 5, 'the ranked items are listed');
+  const first = page.locator('ol.items > li').first();
+  assert.match((await first.textContent()) ?? '', /urgent.*High ammonia in House 2.*Check it/s);
+  assert.match((await first.getByRole('link').getAttribute('href')) ?? '', /^\/alerts\?status=all#alt_/);
+  await page.getByRole('button', { name: 'Reset the sample farm' }).waitFor();
+  await screenshots(page, 'brief');
+  assert.deepEqual(owner.problems, []);
+});
+
+test('a brief item links to its alert; acknowledging the alert moves it from Open to Acknowledged', async () => {
+  const { page } = owner;
+  await page.locator('ol.items > li').first().getByRole('link').click();
+  await page.locator('li.alert:focus', { hasText: 'High ammonia in House 2' }).waitFor();
+  assert.equal(new URL(page.url()).searchParams.get('status'), 'all');
+  await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+  const card = alertCard(page, 'High ammonia in House 2');
+  await card.waitFor();
+  assert.match((await card.locator('.reason').textContent()) ?? '', /Ammonia [\d.]+ ppm in House 2/);
+  await card.getByRole('button', { name: 'Acknowledge' }).click();
+  await card.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Acknowledged' }).click();
+  await alertCard(page, 'High ammonia in House 2').locator('.status', { hasText: 'acknowledged' }).waitFor();
+  const alerts = await world.t.request<{ data: Alert[] }>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/alerts?status=acknowledged`,
+    { key: world.account.test_key },
+  );
+  assert.ok(alerts.body.data.some((a) => a.title === 'High ammonia in House 2'));
+  assert.deepEqual(owner.problems, []);
+});
+
+test('a reading sent to /v1/ingest that crosses a rule makes the alert appear without a reload', async () => {
+  const { page } = owner;
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.locator('.stream.live').waitFor();
+  await page.evaluate('window.__notReloaded = true');
+  const house = await device(world.t, world.account.test_key, world.account.sample_farm_id, {
+    name: 'House 9',
+  });
+  const sent = await report(world.t, house.device_key, {
+    readings: [{ metric: 'climate.nh3_ppm', value: 31 }],
+  });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const card = alertCard(page, 'High ammonia in House 9');
+  await card.waitFor({ timeout: 10_000 });
+  assert.match((await card.getAttribute('class')) ?? '', /fresh/);
+  assert.equal(await page.evaluate('window.__notReloaded'), true);
+  await page.getByRole('status').filter({ hasText: 'New urgent alert: High ammonia in House 9' }).waitFor();
+  await screenshots(page, 'alerts');
+  assert.deepEqual(owner.problems, []);
+});
+
+test('lights.set sent from the House 1 card is done, and shows so', async () => {
+  const { page } = owner;
+  await page.getByRole('navigation').getByRole('link', { name: 'Houses' }).click();
+  const card = houseCard(page, 'House 1');
+  await card.waitFor();
+  await card.locator('summary', { hasText: 'Send a command' }).click();
+  await card.getByLabel('Send a command').selectOption('lights.set');
+  await card.getByLabel('Mode').selectOption('on');
+  await card.getByRole('button', { name: 'Send' }).click();
+  await card.getByRole('status').filter({ hasText: 'lights.set done' }).waitFor();
+  await card.locator('li.command[data-command="lights.set"] .status.done').first().waitFor();
+  await card.locator('.facts', { hasText: 'Lights' }).getByText('on', { exact: true }).waitFor();
+  assert.deepEqual(owner.problems, []);
+});
+
+test('move.start asks for confirmation first, and is not sent when declined', async () => {
+  const { page } = owner;
+  const card = houseCard(page, 'House 1');
+  const before = (await houseByName('House 1')).recent_commands.filter(
+    (c) => c.command === 'move.start',
+  ).length;
+  await card.getByLabel('Send a command').selectOption('move.start');
+  await card.getByLabel('Meters per day (m/day)').fill('12');
+  await card.getByRole('button', { name: 'Send' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
+  await dialog.waitFor();
+  assert.match((await dialog.textContent()) ?? '', /Confirm with the farmer before moving a house/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await card.getByRole('status').filter({ hasText: 'Not sent.' }).waitFor();
+  const after = (await houseByName('House 1')).recent_commands.filter(
+    (c) => c.command === 'move.start',
+  ).length;
+  assert.equal(after, before, 'a declined move.start is not sent');
+
+  await card.getByRole('button', { name: 'Send' }).click();
+  await dialog.getByRole('button', { name: 'Yes, send it' }).click();
+  await card.getByRole('status').filter({ hasText: 'move.start done' }).waitFor();
+  const sent = (await houseByName('House 1')).recent_commands[0];
+  assert.equal(sent?.command, 'move.start');
+  assert.deepEqual(sent?.params, { meters_per_day: 12 });
+  await card.locator('summary', { hasText: 'Send a command' }).click();
+  await page.evaluate('window.scrollTo(0, 0)');
+  await screenshots(page, 'houses');
+  assert.deepEqual(owner.problems, []);
+});
+
+test('opening doors where it is dark now asks first; the farm switcher shows the other farm', async () => {
+  const { page } = owner;
+  // A test farm on the equator where the local solar time is about midnight right now.
+  const now = new Date();
+  const utcHours = now.getUTCHours() + now.getUTCMinutes() / 60;
+  const lon = ((((-utcHours * 15 + 180) % 360) + 360) % 360) - 180;
+  const night = await world.t.request<{ id: string }>('POST', '/v1/farms', {
+    key: world.account.test_key,
+    body: { name: 'Night Farm', timezone: 'UTC', lat: 0, lon: Math.round(lon * 100) / 100 },
+  });
+  assert.equal(night.status, 201, JSON.stringify(night.body));
+  await device(world.t, world.account.test_key, night.body.id, { name: 'Night House' });
+  await page.reload();
+  await page.getByLabel('Farm').selectOption({ label: 'Night Farm' });
+  await page.getByRole('navigation').getByRole('link', { name: 'Houses' }).click();
+  const card = houseCard(page, 'Night House');
+  await card.locator('summary', { hasText: 'Send a command' }).click();
+  await card.getByLabel('Send a command').selectOption('doors.open');
+  await card.getByText('All', { exact: true }).click();
+  await card.getByRole('button', { name: 'Send' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
+  await dialog.getByText(/It is dark at Night Farm now/).waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await card.getByRole('status').filter({ hasText: 'Not sent.' }).waitFor();
+  const commands = await world.t.request<{ data: unknown[] }>(
+    'GET',
+    `/v1/devices/${await houseIdOn(night.body.id)}/commands`,
+    {
+      key: world.account.test_key,
+    },
+  );
+  assert.equal(commands.body.data.length, 0);
+  await page.getByLabel('Farm').selectOption({ label: 'Willow Creek Farm (sample)' });
+  assert.deepEqual(owner.problems, []);
+});
+
+async function houseIdOn(farmId: string): Promise<string> {
+  const list = await world.t.request<{ data: House[] }>('GET', `/v1/farms/${farmId}/houses`, {
+    key: world.account.test_key,
+  });
+  const id = list.body.data[0]?.id;
+  assert.ok(id);
+  return id;
+}
+
+let crewLink: string;
+
+test('the owner invites a crew member from the People page and gets a one-time link', async () => {
+  const { page } = owner;
+  await page.getByRole('navigation').getByRole('link', { name: 'People' }).click();
+  await page.getByRole('heading', { name: ownerEmail }).waitFor();
+  await page.getByLabel('Email').fill(`crew.${Date.now()}@farm.test`);
+  await page.getByLabel('Role').selectOption('crew');
+  await page.getByRole('button', { name: 'Make an invite link' }).click();
+  const url = await page.getByLabel('Invite link').inputValue();
+  // The link names the configured public address; the test server listens on a port of its own.
+  crewLink = `${world.base}/setup/${tokenOf(url)}`;
+  assert.match(url, /\/setup\/[A-Za-z0-9_-]+$/);
+  assert.deepEqual(owner.problems, []);
+});
+
+test('a crew person on a phone sees no owner-only controls, and the server refuses them anyway', async () => {
+  const crew = await openPage(world, PHONE);
+  const { page } = crew;
+  await setUp(page, crewLink);
+  await page.getByLabel('Farm').selectOption({ label: 'Willow Creek Farm (sample)' });
+  await assertNoHorizontalScroll(page);
+  const nav = page.getByRole('navigation');
+  await nav.getByRole('link', { name: 'Houses' }).waitFor();
+  assert.equal(await nav.getByRole('link', { name: 'People' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Reset the sample farm' }).count(), 0);
+
+  await nav.getByRole('link', { name: 'Alerts' }).click();
+  await page.locator('li.alert').first().getByRole('button', { name: 'Resolve' }).waitFor();
+  await assertNoHorizontalScroll(page);
+  await nav.getByRole('link', { name: 'Houses' }).click();
+  await houseCard(page, 'House 1').waitFor();
+  await assertNoHorizontalScroll(page);
+
+  await page.goto(`${world.base}/people`);
+  await page.getByText('Only an owner can open this page.').waitFor();
+
+  // The crew person's own browser asks the server directly (same-origin fetch: the session cookie and its
+  // CSRF token), as a hand-made request would: the server refuses what the page did not show.
+  const answers = (await page.evaluate(`(async () => {
+    const session = await (await fetch('/v1/session')).json();
+    const post = (url, body) => fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, code: (await r.json()).error?.code }));
+    return {
+      role: session.person.role,
+      invite: await post('/v1/people/invites', { email: 'someone@farm.test', role: 'owner' }),
+      reset: await post('/v1/farms/${world.account.sample_farm_id}/reset', {}),
+    };
+  })()`)) as {
+    role: string;
+    invite: { status: number; code: string };
+    reset: { status: number; code: string };
+  };
+  assert.equal(answers.role, 'crew');
+  assert.deepEqual(answers.invite, { status: 403, code: 'forbidden' });
+  assert.deepEqual(answers.reset, { status: 403, code: 'forbidden' });
+  assert.deepEqual(crew.problems, []);
+});
