@@ -14,7 +14,8 @@
  *   command push latency, REST → device over MQTT (p50/p99)
  *   peak server RSS per phase                    vs  the hello-world process
  *
- * Settings: BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
+ * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; or all,rules)
+ * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
  * (NODE_OPTIONS for the server only, e.g. heap caps)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
  * and dropped). Results also go to .bench-data/results-<time>.json. Never part of `npm test`.
@@ -43,6 +44,7 @@ import {
   watchChildrenPeakRss,
 } from './lib/server.ts';
 import { commandPush, mqttIngest } from './mqtt.ts';
+import { addBenchRules, benchQuietPass } from './rules.ts';
 
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
   .split(',')
@@ -189,12 +191,65 @@ async function storedReadings(database: BenchDatabase, farmId: string): Promise<
   }
 }
 
+/**
+ * BENCH_PHASES=rules: ingest of 100-reading reports as today (the reference), then with 20 rules of the
+ * farm's own and for_s on every default rule (within 15 %); and the device.quiet pass over 100,000
+ * devices (under 1 s).
+ */
+async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup): Promise<void> {
+  const farmId = setup.ingestDevices[0]?.farm_id ?? '';
+  const origin = Date.now();
+  log(`${engine}: ingest, 100-reading reports, default rules (today's figure)`);
+  const today = await withServer(database, (server) =>
+    measure(server, INGEST_DEVICES, ingestLoad(setup, origin, 100)),
+  );
+  await addBenchRules(database, setup.accountId, farmId);
+  log(`${engine}: ingest, 100-reading reports, 20 custom rules and for_s on every default rule`);
+  const ruled = await withServer(database, (server) =>
+    measure(server, INGEST_DEVICES, ingestLoad(setup, origin + 30 * 86_400_000, 100)),
+  );
+  const before = today.result.perSecond * 100;
+  const after = ruled.result.perSecond * 100;
+  rows.push({
+    engine,
+    what: 'ingest, 100-reading reports, 20 custom rules + for_s on the defaults (readings/s)',
+    value: fmt(after),
+    reference: `${fmt(before)}/s with the defaults only`,
+    ratio: `${fmt((after / before) * 100)}%`,
+    p50: ms(ruled.result.p50Ms),
+    p99: ms(ruled.result.p99Ms),
+    rss: `${fmt(ruled.rssMb)} MB`,
+    target: '≥ 85% of today',
+    met: after >= before * 0.85,
+  });
+  raw[`${engine}.rules.ingest`] = { today, ruled };
+  log(`${engine}: device.quiet pass over 100,000 devices`);
+  const quiet = await benchQuietPass(database, setup.accountId);
+  rows.push({
+    engine,
+    what: `device.quiet pass, ${fmt(quiet.devices)} devices, ${fmt(quiet.silent)} newly silent (first pass; steady pass)`,
+    value: `${ms(quiet.firstPassMs)}; ${ms(quiet.steadyPassMs)}`,
+    reference: `${fmt(quiet.opened)} alerts opened`,
+    ratio: '',
+    p50: '',
+    p99: '',
+    rss: '',
+    target: '< 1 s',
+    met: quiet.firstPassMs < 1000 && quiet.steadyPassMs < 1000,
+  });
+  raw[`${engine}.rules.quiet`] = quiet;
+}
+
+const PHASES = (process.env.BENCH_PHASES ?? 'all').split(',').map((p) => p.trim());
+
 async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
   const phaseRss: number[] = [];
   const database = await createBenchDatabase(engine);
   try {
     log(`${engine}: setting up (account, 50 house devices, a typical farm)`);
     const setup = await setUp(database);
+    if (PHASES.includes('rules')) await benchRules(engine, database, setup);
+    if (!PHASES.includes('all')) return;
     const farmId = setup.ingestDevices[0]?.farm_id ?? '';
     const origin = Date.now();
 

@@ -5,7 +5,7 @@ import { ALARM_EVENT_TYPES, DEVICE_COMMANDS, DEVICE_TYPE_DESCRIPTIONS, DEVICE_TY
 import { HOUSE_COMMANDS } from './house-commands.ts';
 import { HOUSE_STATE_JSON_SCHEMA } from './house-state.ts';
 import { METRIC_BY_NAME, METRICS } from './metrics.ts';
-import { DEFAULT_RULES } from './rules.ts';
+import { DEFAULT_RULES, DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from './rules.ts';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './webhook-events.ts';
 
 export const CATALOG_VERSION = '2026-10-18';
@@ -42,11 +42,7 @@ export function buildCatalog() {
   return {
     version: CATALOG_VERSION,
     metrics: METRICS.map((m) => ({ ...m })),
-    // title and measure are the wording of alerts, not part of the published rule.
-    rules: DEFAULT_RULES.map(({ title: _title, measure: _measure, ...r }) => ({
-      ...r,
-      unit: METRIC_BY_NAME.get(r.metric)?.unit ?? null,
-    })),
+    rules: catalogRules(),
     commands,
     device_types: DEVICE_TYPES.map((type) => ({
       type,
@@ -61,3 +57,38 @@ export function buildCatalog() {
 }
 
 export type Catalog = ReturnType<typeof buildCatalog>;
+
+const unitOf = (metric: string): string | null => METRIC_BY_NAME.get(metric)?.unit ?? null;
+
+/**
+ * Every built-in rule with its kind: threshold (a reading at a line), rate (a change within a window),
+ * silence (no report for a while) and rollup (a group's daily intake per head). title and measure are
+ * the wording of alerts, not part of the published rule.
+ */
+function catalogRules() {
+  const { title: _t, measure: _m, device_types, ...leak } = WATER_LEAK_RULE;
+  const { title: _qt, urgent_device_types, ...quiet } = DEVICE_QUIET_RULE;
+  const { title: _it, metrics, ...intake } = INTAKE_DROP_RULE;
+  return [
+    ...DEFAULT_RULES.map(({ title: _title, measure: _measure, ...r }) => ({
+      ...r,
+      kind: 'threshold' as const,
+      unit: unitOf(r.metric),
+    })),
+    {
+      ...leak,
+      // The engine runs it on the change over the window: watch at the change, clear at half of it.
+      direction: 'low' as const,
+      watch: leak.change,
+      urgent: null,
+      clear: leak.change / 2,
+      device_types: [...device_types],
+      unit: unitOf(leak.metric),
+    },
+    { ...quiet, urgent_device_types: [...urgent_device_types] },
+    {
+      ...intake,
+      metrics: metrics.map(({ measure: _measure, ...m }) => ({ ...m, unit: unitOf(m.metric) })),
+    },
+  ];
+}

@@ -23,11 +23,13 @@ export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, string>> = Object.freeze({
   'alert.created':
-    'An alert opened: a device reading reached a rule’s watch or urgent line, or a device reported ' +
-    'predator.detected, safety_edge.stop or door.jammed. data is the Alert.',
+    'An alert opened: a device reading reached a rule’s watch or urgent line (or a rate rule’s change, ' +
+    'e.g. water.leak), a device stopped reporting (device.quiet), a group’s intake per head dropped ' +
+    '(group.intake_drop), or a device reported predator.detected, safety_edge.stop or door.jammed. data is the Alert.',
   'alert.resolved':
-    'An alert resolved: POST /v1/alerts/{id}/resolve (or the update_alert tool), or a later reading ' +
-    'crossed back past the rule’s clear value. data is the Alert.',
+    'An alert resolved: POST /v1/alerts/{id}/resolve (or the update_alert tool), a later reading ' +
+    'crossed back past the rule’s clear value, a quiet device reported again, a group’s intake came back, ' +
+    'or its rule or device went away. data is the Alert.',
   'command.queued':
     'A command was queued for a device: POST /v1/devices/{id}/commands or the house_command tool. data is the Command.',
   'command.done':

@@ -3,6 +3,8 @@
  * the work itself lives in the owning module's service, so tests can call it directly.
  */
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
+import { checkIntake } from '../modules/alerts/intake.ts';
+import { checkQuietDevices } from '../modules/alerts/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
@@ -24,6 +26,25 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // device.quiet: devices silent past max(3 × their usual interval, 15 min) get an alert. One query a
+    // pass; one process at a time on PostgreSQL (advisory lock), and every write is conditional anyway.
+    name: 'alerts.quiet',
+    everyMs: () => 60_000,
+    run: async ({ database, log }) => {
+      const result = await checkQuietDevices(database.db, Date.now());
+      if (result.opened > 0 || result.escalated > 0) log.info(result, 'quiet devices alerted');
+    },
+  },
+  {
+    // group.intake_drop: yesterday's water and feed per head against the group's 7-day median (farm time).
+    name: 'alerts.intake',
+    everyMs: () => 3_600_000,
+    run: async ({ database, log }) => {
+      const result = await checkIntake(database.db, Date.now());
+      if (result.opened > 0 || result.resolved > 0) log.info(result, 'group intake judged');
+    },
+  },
   {
     // FARMSTEAD_WEBHOOK_RETENTION_DAYS (30): delivered webhook history older than that goes, in batches.
     name: 'webhooks.retention',

@@ -11,6 +11,7 @@ import * as m0010 from './0010_idempotency.ts';
 import * as m0011 from './0011_command_redelivery.ts';
 import * as m0012 from './0012_rules.ts';
 import * as m0013 from './0013_people.ts';
+import * as m0014 from './0014_quiet_devices.ts';
 import * as m0017 from './0017_outbox_stream.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
@@ -27,5 +28,6 @@ export const migrations: Record<string, Migration> = {
   '0011_command_redelivery': m0011,
   '0012_rules': m0012,
   '0013_people': m0013,
+  '0014_quiet_devices': m0014,
   '0017_outbox_stream': m0017,
 };

@@ -18,6 +18,10 @@ export interface DevicesTable {
   key_prefix: string;
   last_seen_at: number | null;
   created_at: number;
+  /** The usual gap between the device's reports in ms (smoothed mean), kept by ingest; null until two reports. */
+  report_gap_ms: number | null;
+  /** Severity of the device's active device.quiet alert, null when it has none. */
+  quiet_level: 'watch' | 'urgent' | null;
 }
 
 /** Raw readings, append-only. No id: nothing addresses a single reading. */

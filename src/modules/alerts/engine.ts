@@ -18,23 +18,24 @@ import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { resolveQuietAlert } from './quiet.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
   type AlertRow,
   findActiveAlert,
+  findActiveAlertsOfSubject,
+  findAnimalLabel,
+  findBreachSince,
   insertActiveAlert,
+  lockWatermark,
   SEVERITY_RANK,
+  saveBreachSince,
+  saveWatermark,
   toAlert,
   transitionAlert,
 } from './repository.ts';
-import {
-  changesOverWindow,
-  findBreachSince,
-  inGroupScope,
-  loadRules,
-  saveBreachSince,
-} from './rule-inputs.ts';
+import { changesOverWindow, inGroupScope, loadRules } from './rule-inputs.ts';
 import { resolveAlertRow } from './service.ts';
 import {
   eventAlertReason,
@@ -47,7 +48,15 @@ import {
 export interface IngestedReport {
   /** The reporting device's farm; `settings.rules` holds its threshold overrides. */
   farm: FarmRow;
-  device: { id: string; name: string; type: string; animal_id: string | null; group_id?: string | null };
+  device: {
+    id: string;
+    name: string;
+    type: string;
+    animal_id: string | null;
+    group_id?: string | null;
+    /** The device's device.quiet level before this report; a report resolves that alert. */
+    quiet_level?: 'watch' | 'urgent' | null;
+  };
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
   /** The report's device events as stored in the farm event log. */
@@ -61,6 +70,8 @@ interface Context {
   trx: Trx;
   farmId: string;
   now: number;
+  /** The reading subject's active alerts by rule, as read once for this report (lazily). */
+  subjectAlerts?: Promise<Map<string, AlertRow>>;
 }
 
 /**
@@ -70,6 +81,9 @@ interface Context {
 const MAX_ATTEMPTS = 5;
 
 export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
+  if (report.device.quiet_level) {
+    await resolveQuietAlert(trx, { ...report.device, farm_id: report.farm.id }, report.receivedAt);
+  }
   const rules = await loadRules(trx, report);
   const byMetric = new Map<string, Reading[]>();
   for (const reading of report.readings) {
@@ -106,40 +120,13 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
         rule.window_s === null ? readings : await changesOverWindow(trx, report.device.id, rule, readings);
       await applyReadings(ctx, rule, readingSubject, report.device.id, seen);
     }
-    await trx
-      .updateTable('alert_watermarks')
-      .set({ at: last.at })
-      .where('device_id', '=', report.device.id)
-      .where('metric', '=', metric)
-      .execute();
+    await saveWatermark(trx, report.device.id, metric, last.at);
   }
 
   for (const event of [...alarms].sort((a, b) => a.at - b.at)) {
     const alarm = ALARM_EVENT_BY_TYPE.get(event.type);
     if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data);
   }
-}
-
-/**
- * Returns the device's latest evaluated reading time for the metric (null if none yet) and holds
- * the watermark row for the rest of the transaction: the upsert writes the row, so on PostgreSQL a
- * second report of the same device waits here until the first commits, then reads its watermark.
- */
-async function lockWatermark(
-  trx: Trx,
-  farmId: string,
-  deviceId: string,
-  metric: string,
-): Promise<number | null> {
-  const row = await trx
-    .insertInto('alert_watermarks')
-    .values({ device_id: deviceId, metric, farm_id: farmId, at: null })
-    .onConflict((oc) =>
-      oc.columns(['device_id', 'metric']).doUpdateSet((eb) => ({ farm_id: eb.ref('excluded.farm_id') })),
-    )
-    .returning('at')
-    .executeTakeFirstOrThrow();
-  return row.at;
 }
 
 function deviceLabel(device: IngestedReport['device']): SubjectLabel {
@@ -161,12 +148,7 @@ async function animalLabel(
   animalId: string,
   device: IngestedReport['device'],
 ): Promise<{ label: SubjectLabel; groupId: string | null }> {
-  const animal = await trx
-    .selectFrom('animals')
-    .select(['name', 'tag', 'group_id'])
-    .where('id', '=', animalId)
-    .where('farm_id', '=', farmId)
-    .executeTakeFirst();
+  const animal = await findAnimalLabel(trx, farmId, animalId);
   const tag = animal?.tag ? `tag ${animal.tag}` : null;
   let name = `animal ${animalId}`;
   if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
@@ -262,7 +244,9 @@ async function applyReadings(
 ): Promise<void> {
   const before = rule.for_s === null ? null : await findBreachSince(ctx.trx, deviceId, rule.name);
   const { runs, since } = levelRuns(rule, readings, before);
-  if (rule.for_s !== null && since !== before) await saveBreachSince(ctx, deviceId, rule.name, since);
+  if (rule.for_s !== null && since !== before) {
+    await saveBreachSince(ctx.trx, { farmId: ctx.farmId, deviceId, rule: rule.name }, since);
+  }
   if (runs.length === 0) return;
   const key: AlertKey = {
     farmId: ctx.farmId,
@@ -272,7 +256,12 @@ async function applyReadings(
   };
   // The active alert as this transaction last left it; every write is conditional on the state it
   // expects, and a write that finds the alert changed by someone else re-reads it.
-  let known: AlertRow | null = (await findActiveAlert(ctx.trx, key)) ?? null;
+  // The subject's active alerts are read once per report for all its rules (a rule's own alert can only
+  // be stale if another transaction changed it, which the conditional writes detect).
+  ctx.subjectAlerts ??= findActiveAlertsOfSubject(ctx.trx, ctx.farmId, subject.type, subject.id).then(
+    (rows) => new Map(rows.map((row) => [row.rule, row])),
+  );
+  let known: AlertRow | null = (await ctx.subjectAlerts).get(rule.name) ?? null;
   for (const run of runs) known = await applyRun(ctx, key, rule, subject, run, known);
 }
 

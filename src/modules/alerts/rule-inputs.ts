@@ -1,11 +1,12 @@
 /**
- * What the engine reads besides the report: the rules that apply to the reporting device, the change
- * over a rate rule's window, and the start of a sustained (`for_s`) breach.
+ * What the engine reads besides the report: the rules that apply to the reporting device and the change
+ * over a rate rule's window (the queries live in repository.ts, with the sustained breach's).
  */
 import type { Trx } from '../../db/schema.ts';
-import { farmRules } from '../../domain/rules.ts';
+import { farmLeakRule, farmRules, WATER_LEAK_RULE } from '../../domain/rules.ts';
 import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
+import { findWindowReadings } from './repository.ts';
 
 type Reading = IngestedReport['readings'][number];
 
@@ -21,6 +22,8 @@ export async function loadRules(trx: Trx, report: IngestedReport): Promise<Engin
     scope: null,
     window_s: null,
   }));
+  const leak = leakRule(report.farm.settings, report.device.type);
+  if (leak) defaults.push(leak);
   const custom = (await findFarmRules(trx, report.farm.id, true))
     .map(toEngineRule)
     .filter(
@@ -46,20 +49,12 @@ export async function changesOverWindow(
   const last = readings.at(-1);
   if (!first || !last || rule.window_s === null) return [];
   const windowMs = rule.window_s * 1000;
-  const stored = await trx
-    .selectFrom('readings')
-    .select(['at', 'value'])
-    .where('device_id', '=', deviceId)
-    .where('metric', '=', rule.metric)
-    .where('at', '>=', first.at - windowMs)
-    .where('at', '<=', last.at)
-    .execute();
+  const stored = await findWindowReadings(trx, deviceId, rule.metric, first.at - windowMs, last.at);
   const falling = rule.direction === 'low';
   return readings.map((reading) => {
     let extreme = reading.value;
     for (const s of stored) {
-      const at = Number(s.at);
-      if (at < reading.at - windowMs || at > reading.at) continue;
+      if (s.at < reading.at - windowMs || s.at > reading.at) continue;
       extreme = falling ? Math.max(extreme, s.value) : Math.min(extreme, s.value);
     }
     return { ...reading, value: reading.value - extreme };
@@ -71,36 +66,25 @@ export function inGroupScope(rule: EngineRule, groups: ReadonlySet<string>): boo
 }
 
 /**
- * The start of a sustained breach, kept per (device, rule) beside the watermark and read and written
- * under its lock, so separate reports and several processes see one window.
+ * water.leak as the engine runs it on a water device or a house: a rate rule like a custom one, its
+ * lines derived from the change (watch at it, clear at half of it).
  */
-export async function findBreachSince(trx: Trx, deviceId: string, rule: string): Promise<number | null> {
-  const row = await trx
-    .selectFrom('alert_breaches')
-    .select('since')
-    .where('device_id', '=', deviceId)
-    .where('rule', '=', rule)
-    .executeTakeFirst();
-  return row ? Number(row.since) : null;
-}
-
-export async function saveBreachSince(
-  ctx: { trx: Trx; farmId: string },
-  deviceId: string,
-  rule: string,
-  since: number | null,
-): Promise<void> {
-  const where = ctx.trx
-    .deleteFrom('alert_breaches')
-    .where('device_id', '=', deviceId)
-    .where('rule', '=', rule);
-  if (since === null) {
-    await where.execute();
-    return;
-  }
-  await ctx.trx
-    .insertInto('alert_breaches')
-    .values({ device_id: deviceId, rule, farm_id: ctx.farmId, since })
-    .onConflict((oc) => oc.columns(['device_id', 'rule']).doUpdateSet({ since }))
-    .execute();
+export function leakRule(settingsText: string, deviceType: string): EngineRule | null {
+  if (!(WATER_LEAK_RULE.device_types as readonly string[]).includes(deviceType)) return null;
+  const leak = farmLeakRule(settingsText);
+  if (!leak.enabled) return null;
+  return {
+    name: WATER_LEAK_RULE.name,
+    title: WATER_LEAK_RULE.title,
+    measure: WATER_LEAK_RULE.measure,
+    metric: WATER_LEAK_RULE.metric,
+    description: WATER_LEAK_RULE.description,
+    direction: 'low',
+    watch: leak.change,
+    urgent: null,
+    clear: leak.change / 2,
+    for_s: leak.for_s,
+    window_s: leak.window_s,
+    scope: null,
+  };
 }

@@ -39,7 +39,10 @@ export const AlertSchema = Type.Object(
     rule: Type.String({
       description: 'The rule name (e.g. house.ammonia), or the device event type for device alarms.',
     }),
-    subject_type: Type.String({ description: '`animal` for a device attached to an animal, else `device`.' }),
+    subject_type: Type.String({
+      description:
+        '`animal` for a device attached to an animal, `group` for a group roll-up (group.intake_drop), else `device`.',
+    }),
     subject_id: Type.String(),
     status: Type.Enum(ALERT_STATUSES, { type: 'string' }),
     created_at: DateTime(),

@@ -17,6 +17,7 @@ import {
   type AlertRow,
   findActiveAlertsOfRule,
   findActiveAlertsOfSubject,
+  findAlertsPage,
   toAlert,
   transitionAlert,
 } from './repository.ts';
@@ -40,16 +41,7 @@ export async function listAlerts(
   const request = parseAlertPage(page);
   const farm = await requireFarm(db, scope, farmId);
   const status = filter.status ?? 'active';
-  let query = db.selectFrom('alerts').selectAll().where('farm_id', '=', farm.id);
-  if (status === 'active') query = query.where('status', 'in', ACTIVE_STATUSES);
-  else if (status !== 'all') query = query.where('status', '=', status);
-  const rows = await query
-    .where(alertPageCondition(request))
-    .orderBy('severity_rank', 'asc')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(request.limit + 1)
-    .execute();
+  const rows = await findAlertsPage(db, farm.id, status, alertPageCondition(request), request.limit + 1);
   return toAlertPage(rows, request, toAlert);
 }
 

@@ -2,16 +2,16 @@
  * The brief's conditions, as pure functions of time and values: when a device counts as quiet, when
  * it is "after dusk" for a house's pop doors, and what at a house is off (feed, water, climate).
  */
-import { type AlertRule, classifyReading, type RuleName } from '../../domain/rules.ts';
+import { type AlertRule, classifyReading, DEVICE_QUIET_RULE, type RuleName } from '../../domain/rules.ts';
 import { type LocalDateTime, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { sunTimes } from '../../lib/solar.ts';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
+import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';
 import type { ReadingSpan } from './repository.ts';
 
 /** Silence after which a device with no known reporting interval counts as quiet. */
-export const QUIET_UNKNOWN_MS = 6 * HOUR_MS;
+export const QUIET_UNKNOWN_MS = DEVICE_QUIET_RULE.unknown_after_s * 1000;
 /** A device is quiet after this many of its usual intervals without a report… */
-export const QUIET_FACTOR = 3;
+export const QUIET_FACTOR = DEVICE_QUIET_RULE.factor;
 /**
  * …but never before this much silence: devices send readings in batches, so a sensor that samples
  * every minute may well report every quarter hour.

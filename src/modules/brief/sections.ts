@@ -6,7 +6,7 @@
 
 import type { HouseState } from '../../domain/house-state.ts';
 import type { MetricName } from '../../domain/metrics.ts';
-import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
+import { type AlertRule, DEVICE_QUIET_RULE, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
 import { localClock } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
@@ -238,10 +238,13 @@ function houseSummary(parts: {
 export function quietSection(
   devices: readonly BriefDeviceRow[],
   quiet: ReadonlyMap<string, QuietVerdict>,
+  alertKeys: ReadonlySet<string> = new Set(),
 ): Unranked[] {
   return devices
     .flatMap((row) => {
       const verdict = quiet.get(row.id);
+      // A device.quiet alert already tells of it (among the alerts, ranked by severity).
+      if (alertKeys.has(`${DEVICE_QUIET_RULE.name} ${row.id}`)) return [];
       return verdict?.quiet ? [{ row, verdict }] : [];
     })
     .sort((a, b) => b.verdict.silentMs - a.verdict.silentMs)

@@ -169,7 +169,7 @@ export async function buildBrief(
     })),
     ctx,
   );
-  const quietItems = quietSection(facts.devices, facts.quiet);
+  const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now);
 

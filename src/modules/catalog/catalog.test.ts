@@ -8,7 +8,25 @@ forEachEngine('catalog and OpenAPI', (t) => {
     assert.equal(res.status, 200);
     assert.equal(res.body.metrics.length, 21);
     assert.ok(res.body.metrics.some((m: any) => m.name === 'climate.nh3_ppm' && m.unit === 'ppm'));
-    assert.equal(res.body.rules.length, 7);
+    assert.deepEqual(
+      res.body.rules.map((r: any) => `${r.name} ${r.kind}`),
+      [
+        'house.ammonia threshold',
+        'house.heat threshold',
+        'house.feed threshold',
+        'water.level threshold',
+        'house.battery threshold',
+        'animal.fever threshold',
+        'device.battery threshold',
+        'water.leak rate',
+        'device.quiet silence',
+        'group.intake_drop rollup',
+      ],
+    );
+    const leak = res.body.rules.find((r: any) => r.name === 'water.leak');
+    assert.equal(leak.change, -30);
+    assert.equal(leak.window_s, 3600);
+    assert.deepEqual(leak.device_types, ['water', 'house']);
     assert.ok(
       res.body.rules.some((r: any) => r.name === 'house.ammonia' && r.watch === 20 && r.urgent === 25),
     );

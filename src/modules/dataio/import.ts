@@ -345,7 +345,11 @@ export async function importAnimals(
           throw conflict('Another animal took one of these EIDs during the import; run it again.', 'eid');
         throw err;
       }
-      await emitEvents(trx, farm.id, 'animal.created', creates.map(toAnimal), now);
+      await emitEvents(
+        trx,
+        creates.map((row) => ({ farmId: farm.id, type: 'animal.created' as const, data: toAnimal(row) })),
+        now,
+      );
       // New animals in bulk; changed ones one by one through updateAnimal.
       const writes = creates.length + plans.filter((p) => p.kind === 'update').length;
       let written = creates.length;

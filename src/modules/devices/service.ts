@@ -102,6 +102,8 @@ export async function createDevice(
       key_prefix: key.prefix,
       last_seen_at: null,
       created_at: now,
+      report_gap_ms: null,
+      quiet_level: null,
     };
     await insertDevice(trx, row);
     const device = toDevice(row);

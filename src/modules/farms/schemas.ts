@@ -15,10 +15,30 @@ const Rules = Type.Record(
           }),
         ),
       ),
+      change: Type.Optional(
+        Type.Number({
+          description: 'water.leak: the fall (negative, in points) within window_s that opens it.',
+        }),
+      ),
+      window_s: Type.Optional(Type.Integer({ description: 'water.leak: the window in seconds (60–86400).' })),
+      quiet_after_s: Type.Optional(
+        Type.Union([Type.Integer(), Type.Record(Type.String(), Type.Integer())], {
+          description:
+            'device.quiet: the least silence in seconds before a device counts as quiet (default 900; 900–604800), for every type or as an object by device type. A device is quiet after max(3 × its usual interval, this).',
+        }),
+      ),
+      enabled: Type.Optional(
+        Type.Boolean({
+          description: 'water.leak, device.quiet, group.intake_drop: false turns the rule off.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
-  { description: 'Alert threshold overrides keyed by rule name (see GET /v1/catalog for the rules).' },
+  {
+    description:
+      'Alert rule overrides keyed by rule name (see GET /v1/catalog for the rules): lines and for_s for threshold rules; change, window_s, for_s for water.leak; quiet_after_s for device.quiet; enabled for the last three.',
+  },
 );
 
 export const FarmSettings = Type.Object(

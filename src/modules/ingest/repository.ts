@@ -1,5 +1,5 @@
 /** Ingest's own statements: on PostgreSQL a report's device, readings, latest values and farm in one. */
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
@@ -11,6 +11,8 @@ export type FarmRow = Selectable<FarmsTable>;
 /** What a report sets on its device row (last_seen_at always; the rest when the report carries them). */
 export interface DeviceTouch {
   last_seen_at: number;
+  /** The device's usual gap between reports, smoothed (an expression over the row's own columns). */
+  report_gap_ms: RawBuilder<number | null>;
   battery?: number;
   lat?: number;
   lon?: number;

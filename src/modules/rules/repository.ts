@@ -124,9 +124,10 @@ export async function updateRule(db: Db, row: RuleRow): Promise<void> {
 export async function deleteRuleRow(db: Db, row: RuleRow): Promise<void> {
   await db.deleteFrom('rules').where('id', '=', row.id).execute();
   // A sustained window of a rule that no longer exists must not carry over to a new one of its name.
-  await db
-    .deleteFrom('alert_breaches')
-    .where('farm_id', '=', row.farm_id)
-    .where('rule', '=', row.name)
-    .execute();
+  await deleteRuleBreaches(db, row.farm_id, row.name);
+}
+
+/** Forgets the sustained windows a rule has counted (it changed, or went away). */
+export async function deleteRuleBreaches(db: Db, farmId: string, rule: string): Promise<void> {
+  await db.deleteFrom('alert_breaches').where('farm_id', '=', farmId).where('rule', '=', rule).execute();
 }

@@ -5,6 +5,7 @@ import { allAlerts } from '../../../test/alert-engine.ts';
 import { farm, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
+import { startServer } from '../../../test/processes.ts';
 
 async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
@@ -316,6 +317,12 @@ forEachEngine('custom rules', (t) => {
 
   test('rate: a fast drop opens a watch alert, a slow one does not; back under half the change it clears', async () => {
     const { key, farmId } = await setup();
+    // The farm's own leak rule alone: the default water.leak (the same numbers) is turned off.
+    const off = await t().request('PATCH', `/v1/farms/${farmId}`, {
+      key,
+      body: { settings: { rules: { 'water.leak': { enabled: false } } } },
+    });
+    assert.equal(off.status, 200);
     const tank = await addDevice(t(), key, farmId, { type: 'water', name: 'North trough' });
     const slow = await addDevice(t(), key, farmId, { type: 'water', name: 'South trough' });
     const rule = {
@@ -414,6 +421,43 @@ forEachEngine('custom rules', (t) => {
       assert.equal((await outboxEvents(t(), farmId, 'alert.created')).length, 1);
     } finally {
       await second.close();
+    }
+  });
+
+  test('for_s: two OS processes on PostgreSQL, reports alternating between them, open one alert', async (c) => {
+    if (t().engine === 'sqlite') return c.skip('SQLite is one process’s embedded database');
+    const { key, farmId, sensor } = await setup();
+    await addRule(key, farmId, { ...SILAGE, for_s: 300 });
+    const env = {
+      DATABASE_URL: t().config.databaseUrl ?? '',
+      FARMSTEAD_MQTT_PORT: 'off',
+      FARMSTEAD_WEBHOOK_WORKER: '0',
+      FARMSTEAD_RATE_LIMIT: 'off',
+      LOG_LEVEL: 'warn',
+    };
+    const servers = await Promise.all([startServer(env), startServer(env)]);
+    try {
+      const send = async (i: number, minute: number) => {
+        const server = servers[i % 2];
+        assert.ok(server);
+        const res = await fetch(`${server.url}/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sensor.device_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ readings: [{ metric: 'silage.temp_c', value: 55, at: at(minute) }] }),
+        });
+        assert.equal(res.status, 200, await res.text());
+      };
+      // Minutes 0..4 in turn across the two processes: the window is not yet held.
+      for (let m = 0; m < 5; m++) await send(m, m);
+      assert.equal((await allAlerts(t(), key, farmId)).length, 0, 'held 4 min of 5: nothing yet');
+      // Minute 5 and 6 sent at once to both: the window completes once, in one of them.
+      await Promise.all([send(0, 5), send(1, 6)]);
+      const alerts = await allAlerts(t(), key, farmId);
+      assert.equal(alerts.length, 1, JSON.stringify(alerts));
+      assert.match(alerts[0]?.reason ?? '', new RegExp(`since ${at(0).replace(/[.]/g, '\\.')}$`));
+      assert.equal((await outboxEvents(t(), farmId, 'alert.created')).length, 1);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
     }
   });
 });

@@ -6,7 +6,13 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { effectiveRules, RULE_BY_NAME, type RuleThresholds } from '../../domain/rules.ts';
+import {
+  effectiveRules,
+  farmLeakRule,
+  isBuiltInRuleName,
+  type RuleThresholds,
+  WATER_LEAK_RULE,
+} from '../../domain/rules.ts';
 import { conflict, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
@@ -15,6 +21,7 @@ import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { requireReference } from '../records/references.ts';
 import {
   countFarmRules,
+  deleteRuleBreaches,
   deleteRuleRow,
   findFarmRules,
   findRuleByName,
@@ -28,6 +35,33 @@ import type { CreateRuleInput, Rule, UpdateRuleInput } from './schemas.ts';
 
 /** The engine loads every enabled custom rule of a farm per report; this keeps that load small. */
 export const MAX_RULES_PER_FARM = 100;
+
+/** water.leak as the farm has it: a rate rule on water devices and houses. */
+function leakRule(farm: FarmRow): Rule {
+  const leak = farmLeakRule(farm.settings);
+  return {
+    id: null,
+    farm_id: farm.id,
+    name: WATER_LEAK_RULE.name,
+    source: 'default',
+    kind: 'rate',
+    metric: WATER_LEAK_RULE.metric,
+    direction: 'below',
+    watch: leak.change,
+    urgent: null,
+    clear: leak.change / 2,
+    device_type: null,
+    device_id: null,
+    group_id: null,
+    for_s: leak.for_s,
+    change: leak.change,
+    window_s: leak.window_s,
+    enabled: leak.enabled,
+    description: WATER_LEAK_RULE.description,
+    created_at: null,
+    updated_at: null,
+  };
+}
 
 /** The default rules with the farm's overrides, as API Rules. */
 function defaultRules(farm: FarmRow): Rule[] {
@@ -60,7 +94,7 @@ function defaultRules(farm: FarmRow): Rule[] {
 export async function listRules(db: Db, scope: Scope, farmId: string): Promise<{ data: Rule[] }> {
   const farm = await requireFarm(db, scope, farmId);
   const custom = await findFarmRules(db, farm.id);
-  return { data: [...defaultRules(farm), ...custom.map(toRule)] };
+  return { data: [...defaultRules(farm), leakRule(farm), ...custom.map(toRule)] };
 }
 
 export async function getRule(db: Db, scope: Scope, id: string): Promise<Rule> {
@@ -73,7 +107,7 @@ export async function getRule(db: Db, scope: Scope, id: string): Promise<Rule> {
  * Errors name the member the caller can change.
  */
 async function checkRule(db: Db, row: RuleRow, given: ReadonlySet<string>): Promise<void> {
-  if (RULE_BY_NAME.has(row.name)) {
+  if (isBuiltInRuleName(row.name)) {
     throw invalid(
       'name',
       `"${row.name}" is a default rule; override it in settings.rules or pick another name.`,
@@ -246,11 +280,7 @@ export async function updateRuleById(
     if (why) await resolveAlertsOfRule(trx, row.farm_id, row.name, why, now);
     if (why || next.for_s !== row.for_s) {
       // A sustained window counted under the old definition does not count under the new one.
-      await trx
-        .deleteFrom('alert_breaches')
-        .where('farm_id', '=', row.farm_id)
-        .where('rule', '=', row.name)
-        .execute();
+      await deleteRuleBreaches(trx, row.farm_id, row.name);
     }
     return toRule(next);
   });

@@ -122,7 +122,27 @@ forEachEngine(
       assert.ok(brief.counts.tasks_overdue >= 1, 'overdue tasks');
       assert.ok(brief.counts.tasks_due_today >= 1, 'tasks due today');
       assert.ok(brief.counts.alerts_urgent >= 1 && brief.counts.alerts_watch >= 1, 'open alerts');
-      assert.equal(brief.counts.devices_quiet, 1, 'the weather station has gone quiet');
+      // The weather station has gone quiet: its device.quiet alert tells of it (not the quiet list).
+      assert.equal(brief.counts.devices_quiet, 0);
+      const active = await list(t(), key, `/v1/farms/${farmId}/alerts?status=active`);
+      const station = (await list(t(), key, `/v1/farms/${farmId}/devices`)).find((d) => d.type === 'weather');
+      assert.deepEqual(
+        active.filter((a) => a.rule === 'device.quiet').map((a) => a.subject_id),
+        [station.id],
+        'the weather station has a device.quiet alert',
+      );
+      const leak = active.find((a) => a.rule === 'water.leak');
+      assert.equal(
+        leak?.title,
+        'Water dropping fast at Trough sensor, Creek Bottom',
+        'a rate rule: the burst trough line',
+      );
+      const layers = (await list(t(), key, `/v1/farms/${farmId}/groups`)).find(
+        (g) => g.name === 'Laying flock',
+      );
+      const intake = active.find((a) => a.rule === 'group.intake_drop');
+      assert.equal(intake?.subject_id, layers?.id, 'the layers drank a third less yesterday');
+      assert.match(intake?.title ?? '', /^Water per head dropped for /);
       assert.equal(brief.counts.paddocks_past_rest, 1, 'North Flats is ready to graze');
     });
 

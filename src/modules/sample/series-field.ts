@@ -116,13 +116,18 @@ export function guardianSeries(clock: SampleClock): DeviceSeries {
   return { ticks, battery: 91, position: null, state: { alarm: 'armed', vision: 'on' } };
 }
 
-/** The trough sensor in Creek Bottom: the herd draws it down by day; the float valve refills it. */
+/**
+ * The trough sensor in Creek Bottom: the herd draws it down by day; the float valve refills it. In the
+ * last three quarter hours a line has burst: the level falls 12 points a quarter (the sample's
+ * water.leak alert, while the level is still well above the 20 % low line).
+ */
 export function troughSeries(clock: SampleClock): DeviceSeries {
   const noise = noiseSource('trough');
   const ticks = tickTimes(clock.now, QUARTER).map((at) => {
     const hour = clock.localHour(at);
     const drinking = Math.max(0, Math.sin((2 * Math.PI * (hour - 7)) / 24));
-    const level = clamp(90 - 16 * drinking + noise(1.5), 0, 100);
+    const burst = Math.max(0, 3 - Math.floor((clock.now - at) / QUARTER));
+    const level = clamp(90 - 16 * drinking - 12 * burst + noise(1.5), 0, 100);
     const readings: SeriesReading[] = [
       { metric: 'water.tank_pct', value: round(level) },
       { metric: 'water.flow_lpm', value: round(Math.max(0, (95 - level) * 0.4 + noise(0.4))) },

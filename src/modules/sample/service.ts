@@ -10,8 +10,10 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../http/errors.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
-import { localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
+import { localDayBounds, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
+import { checkIntake } from '../alerts/intake.ts';
+import { checkQuietDevices } from '../alerts/quiet.ts';
 import { createAnimal } from '../animals/service.ts';
 import { queueCommand } from '../commands/service.ts';
 import { createDevice } from '../devices/service.ts';
@@ -233,6 +235,46 @@ async function seedReadings(run: SeedRun): Promise<void> {
   }
 }
 
+/**
+ * A week of House 1's daily water and feed for the laying flock before the day of readings, one report
+ * a day at local noon, sent first (so the device's last report stays the newest): about half as much
+ * again as House 1's own series gives yesterday, so yesterday is a third less water than the flock's
+ * 7-day median (the sample's group.intake_drop alert), while feed holds steady.
+ */
+async function seedIntake(run: SeedRun): Promise<void> {
+  const tz = SAMPLE_FARM.timezone;
+  const deviceId = idOf(run.seeded.devices, 'house1');
+  const today = localDayBounds(run.now, tz).start;
+  const yesterday = localDayBounds(today - 1, tz).start;
+  const total = { water: 0, feed: 0 };
+  for (const tick of seriesFor('house1', run.clock).ticks) {
+    if (tick.at < yesterday || tick.at >= today) continue;
+    for (const r of tick.readings) {
+      if (r.metric === 'water.used_l') total.water += r.value;
+      if (r.metric === 'feed.dispensed_kg') total.feed += r.value;
+    }
+  }
+  const extraYesterday = total.water > 0 ? 0 : 45;
+  const base = (total.water + extraYesterday) / 0.64;
+  const feed = total.feed > 0 ? total.feed : 33;
+  const factors = [1, 1.03, 0.98, 1.01, 1, 0.97, 1.02];
+  for (const [i, factor] of factors.entries()) {
+    const day = localDayBounds(today - (factors.length + 1 - i) * DAY_MS + 12 * HOUR_MS, tz).start;
+    const readings = [
+      { metric: 'water.used_l', value: Math.round(base * factor * 10) / 10 },
+      { metric: 'feed.dispensed_kg', value: Math.round(feed * (2 - factor) * 10) / 10 },
+    ];
+    await ingestReport(run.trx, { deviceId, transport: 'sample' }, { readings }, day + 12 * HOUR_MS);
+  }
+  if (extraYesterday > 0) {
+    const readings = [
+      { metric: 'water.used_l', value: extraYesterday },
+      { metric: 'feed.dispensed_kg', value: feed },
+    ];
+    await ingestReport(run.trx, { deviceId, transport: 'sample' }, { readings }, yesterday + 12 * HOUR_MS);
+  }
+}
+
 async function seedEvents(run: SeedRun): Promise<void> {
   const { now, clock, seeded } = run;
   const time = { now, clock, local: (due: LocalDue) => dueAt(due, now, SAMPLE_FARM.timezone) };
@@ -316,7 +358,12 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
   await seedAnimals(run);
   await seedDevices(run);
   await seedCommands(run);
+  await seedIntake(run);
   await seedReadings(run);
+  // The background passes, for this farm at its `now`: the quiet weather station's device.quiet alert
+  // and the layers' group.intake_drop.
+  await checkQuietDevices(trx, now, { farmId });
+  await checkIntake(trx, now, { farmId });
   // A rule of the farm's own, sustained: damp litter only matters when it lasts. Added after the
   // readings, so it shows in the rule list without changing the seeded alerts.
   await createRule(

@@ -62,19 +62,20 @@ export async function emitEvent(
 /** Rows per outbox INSERT of emitEvents. */
 const EMIT_CHUNK = 500;
 
-/** Emits one event of `type` per data object (a bulk change such as a CSV import), a few INSERTs in all. */
+/**
+ * Several events in a few INSERTs (a CSV import's created animals, a background pass that opens many alerts
+ * at once); each farm's live streams are told once.
+ */
 export async function emitEvents(
   db: Db,
-  farmId: string,
-  type: WebhookEventName,
-  datas: readonly Record<string, unknown>[],
+  events: ReadonlyArray<{ farmId: string; type: WebhookEventName; data: Record<string, unknown> }>,
   now: number = Date.now(),
 ): Promise<void> {
-  const rows = datas.map((data) => ({
+  const rows = events.map((e) => ({
     id: newId('outbox', now),
-    farm_id: farmId,
-    type,
-    data: JSON.stringify(data),
+    farm_id: e.farmId,
+    type: e.type,
+    data: JSON.stringify(e.data),
     created_at: now,
     dispatched_at: null,
   }));
@@ -84,5 +85,5 @@ export async function emitEvents(
       .values(rows.slice(i, i + EMIT_CHUNK))
       .execute();
   }
-  if (rows.length > 0) await notifyFarm(db, farmId);
+  for (const farmId of new Set(rows.map((row) => row.farm_id))) await notifyFarm(db, farmId);
 }

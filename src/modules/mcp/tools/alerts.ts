@@ -1,6 +1,11 @@
 /** Alert tools: list_alerts, update_alert. */
 import { Type } from 'typebox';
-import { DEFAULT_RULES } from '../../../domain/rules.ts';
+import {
+  DEFAULT_RULES,
+  DEVICE_QUIET_RULE,
+  INTAKE_DROP_RULE,
+  WATER_LEAK_RULE,
+} from '../../../domain/rules.ts';
 import { ALERT_STATUS_FILTERS, AlertSchema } from '../../alerts/schemas.ts';
 import { acknowledgeAlert, listAlerts, resolveAlert } from '../../alerts/service.ts';
 import { RuleSchema } from '../../rules/schemas.ts';
@@ -10,7 +15,7 @@ import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, res
 export const listAlertsTool = defineTool({
   name: 'list_alerts',
   title: 'List alerts',
-  description: `Lists a farm's alerts, most urgent first (urgent, then watch, then info; newest first within each). By default the active ones (open or acknowledged); status open, acknowledged, resolved or all to choose. Each alert has a title, a reason (the reading and the line it crossed, or the device event), its rule (${DEFAULT_RULES.map((r) => r.name).join(', ')}, one of the farm's own rules (see list_rules), or a device alarm such as predator.detected) and the subject (device or animal) it is about. When has_more is true, call again with before set to next_before.`,
+  description: `Lists a farm's alerts, most urgent first (urgent, then watch, then info; newest first within each). By default the active ones (open or acknowledged); status open, acknowledged, resolved or all to choose. Each alert has a title, a reason (the reading and the line it crossed, or the device event), its rule (${DEFAULT_RULES.map((r) => r.name).join(', ')}; ${WATER_LEAK_RULE.name}, a tank falling fast; ${DEVICE_QUIET_RULE.name}, a device that stopped reporting; ${INTAKE_DROP_RULE.name}, a group drinking or eating less per head than its 7-day median; one of the farm's own rules (see list_rules), or a device alarm such as predator.detected) and the subject (device, animal, or group for ${INTAKE_DROP_RULE.name}) it is about. When has_more is true, call again with before set to next_before.`,
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -63,7 +68,7 @@ export const updateAlertTool = defineTool({
 export const listRulesTool = defineTool({
   name: 'list_rules',
   title: 'List alert rules',
-  description: `Lists the alert rules in force on a farm: first the defaults (${DEFAULT_RULES.map((r) => r.name).join(', ')}) with the farm's overrides applied, then the farm's own rules (source custom) in the order they were added. Each rule names its metric, direction (above: fires at or above the line; below: at or below), the watch and urgent lines and the clear value (an alert resolves back at or past it), its scope (device_type, device_id, group_id; null means every device), for_s (seconds the condition must hold, by reading time, before an alert opens; null opens at once) and whether it is enabled. Use it to explain why an alert opened (its rule member names the rule) or to check what a farm watches.`,
+  description: `Lists the alert rules in force on a farm: first the defaults (${DEFAULT_RULES.map((r) => r.name).join(', ')}, and the rate rule ${WATER_LEAK_RULE.name}) with the farm's overrides applied, then the farm's own rules (source custom) in the order they were added. Each rule names its metric, direction (above: fires at or above the line; below: at or below), the watch and urgent lines and the clear value (an alert resolves back at or past it), its scope (device_type, device_id, group_id; null means every device), for_s (seconds the condition must hold, by reading time, before an alert opens; null opens at once) and whether it is enabled; a rate rule (kind rate) has change and window_s instead of its own lines. ${DEVICE_QUIET_RULE.name} and ${INTAKE_DROP_RULE.name} are not listed here (get_catalog describes them; settings.rules turns them off or sets quiet_after_s). Use it to explain why an alert opened (its rule member names the rule) or to check what a farm watches.`,
   input: Type.Object({ farm_id: FarmIdArg }, { additionalProperties: false }),
   output: Type.Object({ data: Type.Array(RuleSchema) }),
   annotations: READ_ONLY,

@@ -46,16 +46,21 @@ const CatalogOutput = Type.Object(
       Type.Object(
         {
           name: Type.String(),
-          metric: Type.String(),
-          direction: Type.String({ description: 'high: fires at >= the line; low: at <=.' }),
-          watch: Type.Number(),
-          urgent: Nullable(Type.Number()),
-          clear: Type.Number(),
-          unit: Nullable(Type.String()),
+          kind: Type.String({
+            description:
+              'threshold: a reading at a line; rate: a change of `change` within `window_s`; silence: a device sends no report (device.quiet); rollup: a group’s daily intake per head (group.intake_drop).',
+          }),
+          metric: Type.Optional(Type.String()),
+          direction: Type.Optional(Type.String({ description: 'high: fires at >= the line; low: at <=.' })),
+          watch: Type.Optional(Type.Number()),
+          urgent: Type.Optional(Nullable(Type.Number())),
+          clear: Type.Optional(Type.Number()),
+          unit: Type.Optional(Nullable(Type.String())),
+          description: Type.String(),
         },
         { additionalProperties: true },
       ),
-      { description: 'Default alert rules (a farm may override them in settings.rules).' },
+      { description: 'Built-in alert rules with their kinds (a farm may override them in settings.rules).' },
     ),
     commands: Type.Record(Type.String(), Type.Array(Type.Object({}, { additionalProperties: true })), {
       description: 'Commands per device type, each with params and a JSON Schema of its params.',
