@@ -537,10 +537,14 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   const { page, problems } = await signedInPage(world, live, PHONE);
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'North 40' });
-  await card.getByRole('img', { name: 'Outline of North 40' }).waitFor();
+  // The outline on a Leaflet map, drawn without tiles (nothing is fetched from another host).
+  const map = card.getByRole('img', { name: 'Map of North 40' });
+  await map.waitFor();
+  await map.locator('path.leaflet-interactive').waitFor();
   await card.getByText('Past rest target').waitFor();
   await card.getByText('45 days').waitFor();
   await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-paddocks-phone');
 
   await page.getByRole('link', { name: 'Tasks' }).click();
   const task = page.locator('li.card', { hasText: 'Check the north water trough' });
