@@ -328,6 +328,24 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
   assert.equal(answers.role, 'crew');
   assert.deepEqual(answers.invite, { status: 403, code: 'forbidden' });
   assert.deepEqual(answers.reset, { status: 403, code: 'forbidden' });
+
+  // Crew change their own password from their name in the header. A wrong current one is named beside its
+  // field, and what was typed in the others is still there to try again.
+  await page.getByRole('link', { name: 'Your account' }).click();
+  await page.getByRole('heading', { name: 'Change your password' }).waitFor();
+  await page.getByLabel('Current password').fill('not the password');
+  await page.getByLabel('New password (at least').fill('another long farm password');
+  await page.getByLabel('New password again').fill('another long farm password');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page
+    .locator('#account-current_password-error', { hasText: 'The current password is not right.' })
+    .waitFor();
+  assert.equal(await page.getByLabel('New password again').inputValue(), 'another long farm password');
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
+  await screenshot(page, 'console-account-phone');
+  await assertNoHorizontalScroll(page);
   assert.deepEqual(crew.problems, []);
 });
 
@@ -537,10 +555,14 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   const { page, problems } = await signedInPage(world, live, PHONE);
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'North 40' });
-  await card.getByRole('img', { name: 'Outline of North 40' }).waitFor();
+  // The outline on a Leaflet map, drawn without tiles (nothing is fetched from another host).
+  const map = card.getByRole('img', { name: 'Map of North 40' });
+  await map.waitFor();
+  await map.locator('path.leaflet-interactive').waitFor();
   await card.getByText('Past rest target').waitFor();
   await card.getByText('45 days').waitFor();
   await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-paddocks-phone');
 
   await page.getByRole('link', { name: 'Tasks' }).click();
   const task = page.locator('li.card', { hasText: 'Check the north water trough' });

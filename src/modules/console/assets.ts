@@ -27,15 +27,36 @@ const VENDOR: Record<string, string> = {
   htm: 'htm',
   // The ESM build (the package's `main` is CommonJS); imported only by web/chart.js, so only chart pages load it.
   uplot: 'uplot/dist/uPlot.esm.js',
+  // Leaflet 1.9 ships no minified ESM build: its minified UMD file is served as a module (see UMD_VENDOR);
+  // imported only by web/map.js (the paddocks page).
+  leaflet: 'leaflet/dist/leaflet.js',
 };
+
+/**
+ * Vendor files in UMD/CommonJS form: served as an ES module that hands the UMD wrapper a CommonJS
+ * `module.exports` and exports it as the default (so `import L from 'leaflet'` works, no global).
+ */
+const UMD_VENDOR = new Set(['leaflet']);
+
+function asModule(name: string, code: string): string {
+  if (!UMD_VENDOR.has(name)) return code;
+  const body = code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+  return `const module = { exports: {} };\nconst exports = module.exports;\n${body}\nexport default module.exports;\n`;
+}
 
 /** Library style sheets, served at vendor/<name> and linked by the module that needs them (web/chart.js). */
 const VENDOR_STYLES: Record<string, string> = {
   'uplot.css': 'uplot/dist/uPlot.min.css',
+  'leaflet.css': 'leaflet/dist/leaflet.css',
 };
 
-/** Modules only some pages import (charts): not preloaded with the page. */
-const ON_DEMAND = new Set(['vendor/uplot.mjs', 'src/modules/console/web/chart.js']);
+/** Modules only some pages import (charts, the map): not preloaded with the page. */
+const ON_DEMAND = new Set([
+  'vendor/uplot.mjs',
+  'src/modules/console/web/chart.js',
+  'vendor/leaflet.mjs',
+  'src/modules/console/web/map.js',
+]);
 
 export const ASSET_PREFIX = '/console/assets';
 
@@ -103,7 +124,8 @@ async function collectSources(): Promise<Map<string, { type: string; text: strin
   const vendorPath = (name: string) => `vendor/${name.replace('/', '-')}.mjs`;
   for (const [name, specifier] of Object.entries(VENDOR)) {
     const file = fileURLToPath(import.meta.resolve(specifier));
-    files.set(vendorPath(name), { type: TYPES['.mjs'] as string, text: await readFile(file, 'utf8') });
+    const text = asModule(name, await readFile(file, 'utf8'));
+    files.set(vendorPath(name), { type: TYPES['.mjs'] as string, text });
   }
   for (const [name, specifier] of Object.entries(VENDOR_STYLES)) {
     const file = fileURLToPath(import.meta.resolve(specifier));

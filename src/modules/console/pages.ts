@@ -37,6 +37,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/data', page: 'data', title: 'Data', nav: true },
   { path: '/settings', page: 'settings', title: 'Settings', nav: true, roles: ['owner'] },
   { path: '/people', page: 'people', title: 'People', nav: true, roles: ['owner'] },
+  { path: '/account', page: 'account', title: 'Your account' },
   { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },
   { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true },
 ];

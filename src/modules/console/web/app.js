@@ -121,9 +121,10 @@ function Shell({ route, children }) {
         <span class="spacer"></span>
         <div class="account">
           <${ModeSwitch} />
-          <span class="who" title=${session.person.email}>
+          <a class="who" href="/account" aria-label="Your account"
+            title=${`${session.person.email}: your account and password`}>
             <span class="name">${session.person.name ?? session.person.email}</span>
-            <span class="role">${role}</span></span>
+            <span class="role">${role}</span></a>
           <button type="button" class="button link" onClick=${signOut}>Sign out</button>
         </div>
       </div>

@@ -37,8 +37,9 @@ export function formError(error, names) {
 }
 
 /**
- * One labelled field. `type` is an input type, `select` (with `options`: values or [value, label] pairs)
- * or `textarea`. The id is `${idPrefix}-${name}` so labels and errors belong to the right control.
+ * One labelled field, uncontrolled: `value` is only its starting value (`defaultValue`), so a re-render (a
+ * busy state, an error from the API) never puts back what the person had typed over. `type` is an input
+ * type, `select` (with `options`: values or [value, label] pairs) or `textarea`. The id is `${idPrefix}-${name}` so labels and errors belong to the right control.
  */
 export function Field({
   name,
@@ -63,10 +64,10 @@ export function Field({
       })}
     </select>`;
   } else if (type === 'textarea') {
-    control = html`<textarea id=${id} name=${name} rows="3" aria-describedby=${errorId}
-      aria-invalid=${own ? 'true' : undefined}>${value ?? ''}</textarea>`;
+    control = html`<textarea id=${id} name=${name} rows="3" defaultValue=${value ?? ''} aria-describedby=${errorId}
+      aria-invalid=${own ? 'true' : undefined}></textarea>`;
   } else {
-    control = html`<input id=${id} name=${name} type=${type} value=${value ?? ''} required=${required}
+    control = html`<input id=${id} name=${name} type=${type} defaultValue=${value ?? ''} required=${required}
       aria-describedby=${errorId} aria-invalid=${own ? 'true' : undefined} ...${rest} />`;
   }
   return html`<div class="field"><label for=${id}>${label}</label>${control}<${ErrorText} error=${own} id=${errorId} /></div>`;

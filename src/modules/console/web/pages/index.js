@@ -17,6 +17,7 @@ export const PAGE_MODULES = {
   data: () => import('./data.js'),
   settings: () => import('./settings.js'),
   people: () => import('./people.js'),
+  account: () => import('./account.js'),
   'sign-in': () => import('./sign-in.js'),
   setup: () => import('./setup.js'),
 };

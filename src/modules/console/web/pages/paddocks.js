@@ -1,10 +1,11 @@
 /**
  * Paddocks: acres, rest target, days since last grazed (highlighted past the target), and the outline drawn
- * from its GeoJSON geometry — an SVG drawn here, so it shows offline without map tiles.
+ * from its GeoJSON geometry on a small Leaflet map (web/map.js; no tiles, so it draws offline).
  */
 import { api } from '../api.js';
 import { dateTime, Field, localInput, number, Submit, text, useForm } from '../form.js';
 import { html, useState } from '../lib.js';
+import { PaddockMap } from '../map.js';
 import { loadAll } from '../records.js';
 import { can } from '../store.js';
 import { Loading, useLoad } from '../ui.js';
@@ -19,33 +20,13 @@ export function ringsOf(geometry) {
   return [];
 }
 
-/** The paddock's outline, projected flat (longitude scaled by the latitude's cosine), north up. */
-export function Outline({ geometry, label }) {
+/** The paddock's outline on a small map, when its geometry is a GeoJSON outline with at least one ring. */
+function Outline({ geometry, label }) {
   const rings = ringsOf(geometry).filter(
-    (r) => Array.isArray(r) && r.every((p) => Array.isArray(p) && p.length >= 2),
+    (r) => Array.isArray(r) && r.length >= 3 && r.every((p) => Array.isArray(p) && p.length >= 2),
   );
-  const points = rings.flat();
-  if (points.length < 3) return null;
-  const lats = points.map((p) => p[1]);
-  const mid = ((Math.min(...lats) + Math.max(...lats)) / 2) * (Math.PI / 180);
-  const xy = (p) => [p[0] * Math.cos(mid), -p[1]];
-  const projected = points.map(xy);
-  const xs = projected.map((p) => p[0]);
-  const ys = projected.map((p) => p[1]);
-  const [x0, y0] = [Math.min(...xs), Math.min(...ys)];
-  const span = Math.max(Math.max(...xs) - x0, Math.max(...ys) - y0) || 1;
-  const scale = 100 / span;
-  const path = rings
-    .map(
-      (ring) =>
-        `M${ring
-          .map((p) => xy(p))
-          .map(([x, y]) => `${((x - x0) * scale + 5).toFixed(2)},${((y - y0) * scale + 5).toFixed(2)}`)
-          .join('L')}Z`,
-    )
-    .join('');
-  return html`<svg class="outline" viewBox="0 0 110 110" role="img" aria-label=${`Outline of ${label}`}>
-    <path d=${path} fill-rule="evenodd" /></svg>`;
+  if (rings.length === 0) return null;
+  return html`<${PaddockMap} geometry=${geometry} label=${label} />`;
 }
 
 /** Whole days since the paddock was last grazed, or null. */

@@ -42,18 +42,25 @@ const MEMBERS = ['watch', 'urgent', 'clear'];
 /** Alert thresholds of every rule: the catalog's default beside the farm's value, edited in place. */
 function Thresholds({ farm }) {
   const { catalog } = useStore();
+  // Threshold rules only: the rate, silence and roll-up rules (water.leak, device.quiet,
+  // group.intake_drop) have other settings (a change and window, a silence), not watch/urgent/clear lines.
+  const thresholdRules = catalog.rules.filter((r) => (r.kind ?? 'threshold') === 'threshold');
   const [values, setValues] = useState(() => {
     const own = farm.settings?.rules ?? {};
     return Object.fromEntries(
-      catalog.rules.map((r) => [
+      thresholdRules.map((r) => [
         r.name,
         Object.fromEntries(MEMBERS.map((m) => [m, String(own[r.name]?.[m] ?? r[m] ?? '')])),
       ]),
     );
   });
   const form = useForm(async () => {
-    const rules = {};
-    for (const rule of catalog.rules) {
+    // The other rules' own settings are kept as they are (this table does not edit them).
+    const shown = new Set(thresholdRules.map((r) => r.name));
+    const rules = Object.fromEntries(
+      Object.entries(farm.settings?.rules ?? {}).filter(([name]) => !shown.has(name)),
+    );
+    for (const rule of thresholdRules) {
       const own = farm.settings?.rules?.[rule.name] ?? {};
       const changed = {};
       for (const m of MEMBERS) {
@@ -77,7 +84,7 @@ function Thresholds({ farm }) {
   });
   const errorAt = (rule, member) =>
     form.error?.param === `settings.rules.${rule}.${member}` ? form.error : null;
-  const placed = form.error?.param && catalog.rules.some((r) => MEMBERS.some((m) => errorAt(r.name, m)));
+  const placed = form.error?.param && thresholdRules.some((r) => MEMBERS.some((m) => errorAt(r.name, m)));
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="rules-title">
     <h2 id="rules-title">Alert thresholds</h2>
     <p class="small muted">A reading at or beyond <em>watch</em> opens an alert, at <em>urgent</em> it is urgent, and
@@ -85,7 +92,7 @@ function Thresholds({ farm }) {
     <div class="table-wrap"><table class="records thresholds">
       <caption class="visually-hidden">Alert thresholds by rule</caption>
       <thead><tr><th scope="col">Rule</th>${MEMBERS.map((m) => html`<th scope="col">${m}</th>`)}</tr></thead>
-      <tbody>${catalog.rules.map(
+      <tbody>${thresholdRules.map(
         (r) => html`<tr key=${r.name}>
           <th scope="row">${r.name}<br /><span class="small muted">${r.metric} · ${r.direction}</span></th>
           ${MEMBERS.map((m) => {
