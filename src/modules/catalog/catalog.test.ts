@@ -47,7 +47,11 @@ forEachEngine('catalog and OpenAPI', (t) => {
     assert.ok(create.requestBody.content['application/json'].schema.properties.name);
     assert.ok(create.responses['201']);
     assert.ok(create.responses['400']);
-    assert.deepEqual(create.security, [{ apiKey: [] }, { sessionCookie: [] }], 'an API key or a console session');
+    assert.deepEqual(
+      create.security,
+      [{ apiKey: [] }, { sessionCookie: [] }],
+      'an API key or a console session',
+    );
     assert.deepEqual(doc.paths['/v1/catalog'].get.security, [], 'the catalog says it needs no key');
     assert.ok(doc.paths['/v1/farms/{farm}'].patch);
     assert.ok(doc.components.schemas.Error);
