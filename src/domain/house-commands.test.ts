@@ -327,7 +327,11 @@ describe('catalog', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(catalog)), catalog);
     assert.equal(catalog.version, '2026-10-18');
     assert.equal(catalog.metrics.length, 21);
-    assert.equal(catalog.rules.length, 7);
+    // The spec's seven threshold rules, then water.leak, device.quiet and group.intake_drop.
+    assert.deepEqual(
+      catalog.rules.map((r) => r.kind),
+      [...Array(7).fill('threshold'), 'rate', 'silence', 'rollup'],
+    );
     assert.equal(catalog.commands.house?.length, 17);
     assert.deepEqual(
       catalog.commands.tag?.map((c) => c.name),
