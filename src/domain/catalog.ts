@@ -1,11 +1,12 @@
 /** The public catalog served at GET /v1/catalog (and by the get_catalog MCP tool). */
 
+import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from './built-in-rules.ts';
 import { type CommandSpec, type JsonSchema, type ParamSpec, paramsJsonSchema } from './command-params.ts';
 import { ALARM_EVENT_TYPES, DEVICE_COMMANDS, DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES } from './devices.ts';
 import { HOUSE_COMMANDS } from './house-commands.ts';
 import { HOUSE_STATE_JSON_SCHEMA } from './house-state.ts';
 import { METRIC_BY_NAME, METRICS } from './metrics.ts';
-import { DEFAULT_RULES, DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from './rules.ts';
+import { DEFAULT_RULES } from './rules.ts';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './webhook-events.ts';
 
 export const CATALOG_VERSION = '2026-10-18';

@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { METRIC_BY_NAME, METRICS } from './metrics.ts';
-import {
-  classifyReading,
-  DEFAULT_RULES,
-  effectiveRules,
-  RULE_BY_NAME,
-  rulesForMetric,
-  validateRuleOverrides,
-} from './rules.ts';
+import { validateRuleOverrides } from './rule-overrides.ts';
+import { classifyReading, DEFAULT_RULES, effectiveRules, RULE_BY_NAME, rulesForMetric } from './rules.ts';
 
 function rule(name: string) {
   const r = RULE_BY_NAME.get(name);

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { farmIntakeRuleEnabled, INTAKE_DROP_RULE } from '../../domain/rules.ts';
+import { farmIntakeRuleEnabled, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { metrics as counters } from '../metrics/metrics.ts';

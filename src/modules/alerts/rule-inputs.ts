@@ -3,7 +3,8 @@
  * over a rate rule's window (the queries live in repository.ts, with the sustained breach's).
  */
 import type { Trx } from '../../db/schema.ts';
-import { farmLeakRule, farmRules, WATER_LEAK_RULE } from '../../domain/rules.ts';
+import { farmLeakRule, WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
+import { farmRules } from '../../domain/rules.ts';
 import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
 import { findWindowReadings } from './repository.ts';

@@ -2,7 +2,8 @@
  * The brief's conditions, as pure functions of time and values: when a device counts as quiet, when
  * it is "after dusk" for a house's pop doors, and what at a house is off (feed, water, climate).
  */
-import { type AlertRule, classifyReading, DEVICE_QUIET_RULE, type RuleName } from '../../domain/rules.ts';
+import { DEVICE_QUIET_RULE } from '../../domain/built-in-rules.ts';
+import { type AlertRule, classifyReading, type RuleName } from '../../domain/rules.ts';
 import { type LocalDateTime, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { sunTimes } from '../../lib/solar.ts';
 import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';

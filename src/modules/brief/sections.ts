@@ -4,9 +4,10 @@
  * ranks them in this order.
  */
 
+import { DEVICE_QUIET_RULE } from '../../domain/built-in-rules.ts';
 import type { HouseState } from '../../domain/house-state.ts';
 import type { MetricName } from '../../domain/metrics.ts';
-import { type AlertRule, DEVICE_QUIET_RULE, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
+import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
 import { localClock } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';

@@ -6,13 +6,8 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import {
-  effectiveRules,
-  farmLeakRule,
-  isBuiltInRuleName,
-  type RuleThresholds,
-  WATER_LEAK_RULE,
-} from '../../domain/rules.ts';
+import { farmLeakRule, isBuiltInRuleName, WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
+import { effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
 import { conflict, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';

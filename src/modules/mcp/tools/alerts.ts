@@ -1,11 +1,7 @@
 /** Alert tools: list_alerts, update_alert. */
 import { Type } from 'typebox';
-import {
-  DEFAULT_RULES,
-  DEVICE_QUIET_RULE,
-  INTAKE_DROP_RULE,
-  WATER_LEAK_RULE,
-} from '../../../domain/rules.ts';
+import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from '../../../domain/built-in-rules.ts';
+import { DEFAULT_RULES } from '../../../domain/rules.ts';
 import { ALERT_STATUS_FILTERS, AlertSchema } from '../../alerts/schemas.ts';
 import { acknowledgeAlert, listAlerts, resolveAlert } from '../../alerts/service.ts';
 import { RuleSchema } from '../../rules/schemas.ts';

@@ -1,0 +1,212 @@
+/**
+ * Validation of a farm's `settings.rules`: overrides of the threshold defaults (rules.ts) and the settings
+ * of the other built-in kinds (built-in-rules.ts), checked when they are saved.
+ */
+import { isPlainObject } from '../lib/json.ts';
+import {
+  BUILT_IN_RULE_NAMES,
+  isBuiltInRuleName,
+  isQuietAfterSeconds,
+  isWindowSeconds,
+  MAX_QUIET_AFTER_S,
+  MIN_QUIET_AFTER_S,
+} from './built-in-rules.ts';
+import { isDeviceType } from './devices.ts';
+import { type AlertRule, isForSeconds, MAX_FOR_S, RULE_BY_NAME, type RuleThresholds } from './rules.ts';
+
+const THRESHOLD_MEMBERS = ['watch', 'urgent', 'clear'] as const;
+type ThresholdMember = (typeof THRESHOLD_MEMBERS)[number];
+
+export type RuleOverridesResult =
+  | { ok: true; value: Record<string, RuleThresholds | Readonly<Record<string, unknown>>> }
+  | { ok: false; param: string; message: string };
+
+/**
+ * Validates a farm's `settings.rules`. Members left out fall back to the default, so a farm can move
+ * one line without restating the others; the check runs on the merged thresholds because a lone
+ * `watch` can be fine or inverted depending on the defaults it lands beside.
+ *
+ * On success `value` holds the full merged thresholds for every rule the input names.
+ */
+export function validateRuleOverrides(input: unknown): RuleOverridesResult {
+  const root = 'settings.rules';
+  if (!isPlainObject(input)) {
+    return { ok: false, param: root, message: 'settings.rules must be an object keyed by rule name.' };
+  }
+
+  const value: Record<string, RuleThresholds | Readonly<Record<string, unknown>>> = {};
+  for (const [ruleName, override] of Object.entries(input)) {
+    const rulePath = `${root}.${ruleName}`;
+    if (isBuiltInRuleName(ruleName) && !RULE_BY_NAME.has(ruleName)) {
+      const error = checkOtherKindOverride(ruleName, rulePath, override);
+      if (error) return { ok: false, ...error };
+      value[ruleName] = override as Record<string, unknown>;
+      continue;
+    }
+    const rule = RULE_BY_NAME.get(ruleName);
+    if (!rule) {
+      return {
+        ok: false,
+        param: rulePath,
+        message: `Unknown alert rule "${ruleName}". Valid rules: ${BUILT_IN_RULE_NAMES.join(', ')}.`,
+      };
+    }
+    if (!isPlainObject(override)) {
+      return {
+        ok: false,
+        param: rulePath,
+        message: `Rule ${ruleName} must be an object with numeric members watch, urgent and clear.`,
+      };
+    }
+
+    const merged: RuleThresholds = { watch: rule.watch, urgent: rule.urgent, clear: rule.clear };
+    const given = new Set<ThresholdMember>();
+    for (const [member, raw] of Object.entries(override)) {
+      const memberPath = `${rulePath}.${member}`;
+      if (member === 'for_s') {
+        if (raw !== null && !isForSeconds(raw)) {
+          return {
+            ok: false,
+            param: memberPath,
+            message: `Rule ${ruleName}: for_s must be whole seconds from 1 to ${MAX_FOR_S}, or null; got ${describe(raw)}.`,
+          };
+        }
+        merged.for_s = raw;
+        continue;
+      }
+      if (!(THRESHOLD_MEMBERS as readonly string[]).includes(member)) {
+        return {
+          ok: false,
+          param: memberPath,
+          message: `Rule ${ruleName} has no member "${member}"; its members are watch, urgent, clear and for_s.`,
+        };
+      }
+      const m = member as ThresholdMember;
+      if (m === 'urgent' && raw === null) {
+        merged.urgent = null;
+      } else if (typeof raw === 'number' && Number.isFinite(raw)) {
+        merged[m] = raw;
+      } else {
+        const allowed = m === 'urgent' ? 'a finite number, or null for no urgent line' : 'a finite number';
+        return {
+          ok: false,
+          param: memberPath,
+          message: `Rule ${ruleName}: ${m} must be ${allowed}; got ${describe(raw)}.`,
+        };
+      }
+      given.add(m);
+    }
+
+    const orderError = checkOrder(rule, merged, given);
+    if (orderError)
+      return { ok: false, param: `${rulePath}.${orderError.member}`, message: orderError.message };
+    value[ruleName] = merged;
+  }
+  return { ok: true, value };
+}
+
+/** The members the newer built-in rules take in settings.rules, each checked; null when all is well. */
+const OTHER_KIND_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  'water.leak': ['change', 'window_s', 'for_s', 'enabled'],
+  'device.quiet': ['quiet_after_s', 'enabled'],
+  'group.intake_drop': ['enabled'],
+};
+
+function checkOtherKindOverride(
+  ruleName: string,
+  rulePath: string,
+  override: unknown,
+): { param: string; message: string } | null {
+  const members = OTHER_KIND_MEMBERS[ruleName] ?? [];
+  if (!isPlainObject(override)) {
+    return {
+      param: rulePath,
+      message: `Rule ${ruleName} must be an object with members ${members.join(', ')}.`,
+    };
+  }
+  for (const [member, raw] of Object.entries(override)) {
+    const param = `${rulePath}.${member}`;
+    if (!members.includes(member)) {
+      return {
+        param,
+        message: `Rule ${ruleName} has no member "${member}"; its members are ${members.join(', ')}.`,
+      };
+    }
+    const fail = (what: string) => ({
+      param,
+      message: `Rule ${ruleName}: ${member} must be ${what}; got ${describe(raw)}.`,
+    });
+    if (member === 'enabled' && typeof raw !== 'boolean') return fail('true or false');
+    if (member === 'change' && !(typeof raw === 'number' && Number.isFinite(raw) && raw < 0)) {
+      return fail('a negative number (the fall, in percentage points, that opens the alert)');
+    }
+    if (member === 'window_s' && !isWindowSeconds(raw)) return fail('whole seconds from 60 to 86400');
+    if (member === 'for_s' && raw !== null && !isForSeconds(raw))
+      return fail(`whole seconds from 1 to ${MAX_FOR_S}, or null`);
+    if (member === 'quiet_after_s') {
+      const range = `whole seconds from ${MIN_QUIET_AFTER_S} to ${MAX_QUIET_AFTER_S}`;
+      if (isPlainObject(raw)) {
+        for (const [type, v] of Object.entries(raw)) {
+          if (!isDeviceType(type)) {
+            return {
+              param: `${param}.${type}`,
+              message: `Rule ${ruleName}: "${type}" is not a device type.`,
+            };
+          }
+          if (!isQuietAfterSeconds(v)) {
+            return {
+              param: `${param}.${type}`,
+              message: `Rule ${ruleName}: quiet_after_s.${type} must be ${range}; got ${describe(v)}.`,
+            };
+          }
+        }
+      } else if (!isQuietAfterSeconds(raw)) {
+        return fail(`${range}, or an object of them by device type`);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Checks that the lines are in an order that can both fire and clear. Blames a member the caller
+ * actually sent, so the error points at something they can change.
+ */
+function checkOrder(
+  rule: AlertRule,
+  t: RuleThresholds,
+  given: ReadonlySet<ThresholdMember>,
+): { member: ThresholdMember; message: string } | null {
+  const high = rule.direction === 'high';
+  const side = high ? 'high-side' : 'low-side';
+  const pick = (preferred: ThresholdMember, other: ThresholdMember): ThresholdMember =>
+    given.has(preferred) || !given.has(other) ? preferred : other;
+
+  const clearOk = high ? t.clear < t.watch : t.clear > t.watch;
+  if (!clearOk) {
+    return {
+      member: pick('clear', 'watch'),
+      message:
+        `Rule ${rule.name} (${side}, ${rule.metric}): clear (${t.clear}) must be ${high ? 'below' : 'above'} ` +
+        `watch (${t.watch}), otherwise an alert could never resolve.`,
+    };
+  }
+  if (t.urgent !== null) {
+    const urgentOk = high ? t.watch <= t.urgent : t.watch >= t.urgent;
+    if (!urgentOk) {
+      return {
+        member: pick('urgent', 'watch'),
+        message:
+          `Rule ${rule.name} (${side}, ${rule.metric}): urgent (${t.urgent}) must be ` +
+          `${high ? 'at or above' : 'at or below'} watch (${t.watch}).`,
+      };
+    }
+  }
+  return null;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'number') return String(value);
+  return JSON.stringify(value) ?? typeof value;
+}
