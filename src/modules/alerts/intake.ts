@@ -17,16 +17,8 @@ import { newId } from '../../lib/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { metrics as counters } from '../metrics/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import {
-  type AlertKey,
-  findActiveAlert,
-  findIntakeGroups,
-  findReadingsBetween,
-  type IntakeGroupRow,
-  insertActiveAlert,
-  SEVERITY_RANK,
-  toAlert,
-} from './repository.ts';
+import { findIntakeGroups, findReadingsBetween, type IntakeGroupRow } from './passes-repository.ts';
+import { type AlertKey, findActiveAlert, insertActiveAlert, SEVERITY_RANK, toAlert } from './repository.ts';
 import { resolveAlertRow } from './service.ts';
 
 const INTAKE_PASS_LOCK = 7_146_202;

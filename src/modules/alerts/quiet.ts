@@ -18,16 +18,18 @@ import { recordFarmEvent } from '../events/service.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { emitEvents } from '../webhooks/emit.ts';
 import {
-  ACTIVE_STATUSES,
-  type AlertKey,
-  type AlertRow,
   clearDeviceQuiet,
-  findActiveAlert,
   findQuietCandidates,
   insertActiveAlerts,
   markDeviceQuiet,
   markDevicesQuiet,
   type QuietCandidateRow,
+} from './passes-repository.ts';
+import {
+  ACTIVE_STATUSES,
+  type AlertKey,
+  type AlertRow,
+  findActiveAlert,
   SEVERITY_RANK,
   toAlert,
   transitionAlert,
