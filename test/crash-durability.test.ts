@@ -15,7 +15,7 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { sqliteFile } from '../src/db/database.ts';
 import { createPgDatabase, ENGINES } from './harness.ts';
-import { cli, type Server, startServer } from './processes.ts';
+import { createAccountByCli, type Server, startServer } from './processes.ts';
 
 const DEVICES = 4;
 const READINGS_PER_REPORT = 5;
@@ -57,9 +57,7 @@ describe('kill -9 during ingest', { concurrency: true }, () => {
       };
       let server: Server | null = null;
       try {
-        const made = await cli(['accounts', 'create', '--name', 'Ridge', '--json'], env);
-        assert.equal(made.code, 0, made.stderr);
-        const key = (JSON.parse(made.stdout.trim()) as { live_key: string }).live_key;
+        const key = await createAccountByCli(env, 'Ridge');
         server = await startServer(env);
         const running = server;
         const farm = await post(running, '/v1/farms', key, { name: 'Ridge Farm' });

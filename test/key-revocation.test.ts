@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createPgDatabase, ENGINES } from './harness.ts';
-import { cli, type Server, startServer } from './processes.ts';
+import { createAccountByCli, type Server, startServer } from './processes.ts';
 
 const WITHIN_MS = 1000;
 
@@ -64,9 +64,7 @@ describe('a key revoked in one process stops working in another within 1 s', {
     servers.push(a);
     b = await startServer(env);
     servers.push(b);
-    const made = await cli(['accounts', 'create', '--name', 'Ridge', '--json'], env);
-    assert.equal(made.code, 0, made.stderr);
-    liveKey = (JSON.parse(made.stdout.trim()) as { live_key: string }).live_key;
+    liveKey = await createAccountByCli(env, 'Ridge');
     const farm = await call(a, 'POST', '/v1/farms', liveKey, { name: 'Ridge Farm' });
     assert.equal(farm.status, 201);
     farmId = farm.body.id as string;

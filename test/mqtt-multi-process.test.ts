@@ -10,10 +10,10 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
-import { MAIN, type Server as ProcessServer, startServer } from './processes.ts';
+import { createAccountByCli, type Server as ProcessServer, startServer } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 interface Server extends ProcessServer {
   port: number;
@@ -64,10 +64,7 @@ describe('MQTT across two server processes on one PostgreSQL database', {
 
   test('a command queued through process A reaches the device connected to process B within a second', async () => {
     const [a, b] = servers as [Server, Server];
-    const { stdout } = await run(process.execPath, [MAIN, 'accounts', 'create', '--name', 'Two', '--json'], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
-    });
-    const liveKey = JSON.parse(stdout.trim()).live_key as string;
+    const liveKey = await createAccountByCli({ DATABASE_URL: database.url }, 'Two');
     const api = async (server: Server, method: string, url: string, body?: unknown) => {
       const res = await fetch(`http://127.0.0.1:${server.port}${url}`, {
         method,

@@ -30,6 +30,13 @@ export function cli(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
+/** Creates an account through the real CLI (`accounts create --json`) and returns its live key. */
+export async function createAccountByCli(env: Record<string, string>, name: string): Promise<string> {
+  const made = await cli(['accounts', 'create', '--name', name, '--json'], env);
+  if (made.code !== 0) throw new Error(`accounts create exited ${made.code}: ${made.stderr}`);
+  return (JSON.parse(made.stdout.trim()) as { live_key: string }).live_key;
+}
+
 export { freePort };
 
 export interface Server {

@@ -18,11 +18,11 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
-import { MAIN, type Server, startServer } from './processes.ts';
+import { createAccountByCli, type Server, startServer } from './processes.ts';
 import { openSse } from './sse.ts';
 import { freePort } from './throwaway.ts';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 async function api(server: Server, key: string, method: string, url: string, body?: unknown) {
   const res = await fetch(`${server.url}${url}`, {
@@ -66,10 +66,7 @@ describe('live stream across two server processes on one PostgreSQL database', {
 
   test('an event written through process A reaches the stream on process B within a second', async () => {
     const [a, b] = servers as [Server, Server];
-    const { stdout } = await run(process.execPath, [MAIN, 'accounts', 'create', '--name', 'Two', '--json'], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
-    });
-    const key = JSON.parse(stdout.trim()).live_key as string;
+    const key = await createAccountByCli({ DATABASE_URL: database.url }, 'Two');
     const farm = await api(a, key, 'POST', '/v1/farms', { name: 'Two Process Farm' });
     assert.equal(farm.status, 201);
     const stream = await openSse(`${b.url}/v1/farms/${farm.body.id}/stream`, key);
