@@ -155,19 +155,8 @@ export function AnimalFields({ animal, places, error, idPrefix }) {
 /** The API body from the animal form. */
 export function animalBody(data, before) {
   const body = {};
-  for (const name of [
-    'species',
-    'name',
-    'tag',
-    'eid',
-    'sex',
-    'breed',
-    'birth_date',
-    'group_id',
-    'paddock_id',
-    'status',
-    'notes',
-  ]) {
+  // Every member but the custom `fields`, which come from their own key/value rows below.
+  for (const name of ANIMAL_FIELD_NAMES.filter((n) => n !== 'fields')) {
     const value = text(data, name);
     if (
       before
