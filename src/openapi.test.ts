@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { forEachEngine } from '../test/harness.ts';
+import type { ErrorReply, Farm, HouseReply, Items, List } from '../test/replies.ts';
 import { DEVICE_COMMANDS } from './domain/devices.ts';
 import { HOUSE_COMMAND_NAMES } from './domain/house-commands.ts';
 import { ERROR_STATUS } from './http/errors.ts';
@@ -26,7 +27,7 @@ function operations(doc: Json): Array<{ path: string; method: string; op: Json }
 forEachEngine('the OpenAPI document', (t) => {
   let doc: Json;
   before(async () => {
-    const res = await t().request('GET', '/openapi.json');
+    const res = await t().request<Json>('GET', '/openapi.json');
     assert.equal(res.status, 200);
     doc = res.body;
   });
@@ -170,10 +171,12 @@ forEachEngine('the OpenAPI document', (t) => {
 
   test('the live command route keeps its own messages: the document’s schema is not what checks it', async () => {
     const acct = await t().account();
-    const farm = (await t().request('GET', '/v1/farms', { key: acct.test_key })).body.data[0];
-    const houses = await t().request('GET', `/v1/farms/${farm.id}/houses`, { key: acct.test_key });
+    const farm = (await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.test_key })).body.data[0];
+    const houses = await t().request<Items<HouseReply>>('GET', `/v1/farms/${farm!.id}/houses`, {
+      key: acct.test_key,
+    });
     const house = houses.body.data[0];
-    const res = await t().request('POST', `/v1/devices/${house.id}/commands`, {
+    const res = await t().request<ErrorReply>('POST', `/v1/devices/${house!.id}/commands`, {
       key: acct.test_key,
       body: { command: 'doors.open', params: { dors: 'all' } },
     });

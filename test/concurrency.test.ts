@@ -10,6 +10,21 @@ import { attemptDelivery } from '../src/modules/webhooks/delivery.ts';
 import { dispatchOutbox } from '../src/modules/webhooks/dispatch.ts';
 import { emitEvent } from '../src/modules/webhooks/emit.ts';
 import { forEachEngine, type Receiver, startReceiver, type TestApp } from './harness.ts';
+import type {
+  Alert,
+  Animal,
+  Command,
+  Device,
+  Farm,
+  FarmEvent,
+  Group,
+  HouseDevice,
+  Items,
+  List,
+  Paddock,
+  Task,
+  Webhook,
+} from './replies.ts';
 import { deliverDueNow } from './webhook-delivery.ts';
 
 const WRITERS = 50;
@@ -18,7 +33,10 @@ const each = <T>(fn: (i: number) => Promise<T>): Promise<T[]> =>
 
 async function liveFarm(t: TestApp): Promise<{ key: string; farmId: string }> {
   const acct = await t.account();
-  const farm = await t.request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Race farm' } });
+  const farm = await t.request<Farm>('POST', '/v1/farms', {
+    key: acct.live_key,
+    body: { name: 'Race farm' },
+  });
   assert.equal(farm.status, 201, JSON.stringify(farm.body));
   return { key: acct.live_key, farmId: farm.body.id };
 }
@@ -46,7 +64,7 @@ forEachEngine(
         t().request('PATCH', `/v1/farms/${farmId}`, { key, body: { settings: { [`k${i}`]: i } } }),
       );
       expectAllOk(replies, 'PATCH settings');
-      const farm = await t().request('GET', `/v1/farms/${farmId}`, { key });
+      const farm = await t().request<Farm>('GET', `/v1/farms/${farmId}`, { key });
       assert.equal(Object.keys(farm.body.settings).length, WRITERS, JSON.stringify(farm.body.settings));
       for (let i = 0; i < WRITERS; i++) assert.equal(farm.body.settings[`k${i}`], i);
     });
@@ -62,9 +80,9 @@ forEachEngine(
         }),
       );
       expectAllOk(replies, 'PATCH fields');
-      const read = await t().request('GET', `/v1/animals/${animal.id}`, { key });
+      const read = await t().request<Animal>('GET', `/v1/animals/${animal.id}`, { key });
       assert.equal(Object.keys(read.body.fields).length, WRITERS, JSON.stringify(read.body.fields));
-      assert.match(read.body.notes, /^n\d+$/);
+      assert.match(read.body.notes!, /^n\d+$/);
     });
 
     test('50 concurrent PATCHes of a group, a paddock, a task and an event each keep the last write of every field', async () => {
@@ -98,13 +116,13 @@ forEachEngine(
         });
       });
       expectAllOk(replies, 'PATCH records');
-      const g = (await t().request('GET', `/v1/groups/${group.id}`, { key })).body;
+      const g = (await t().request<Group>('GET', `/v1/groups/${group.id}`, { key })).body;
       assert.deepEqual([g.name, g.head_count], ['G2', 12]);
-      const p = (await t().request('GET', `/v1/paddocks/${paddock.id}`, { key })).body;
+      const p = (await t().request<Paddock>('GET', `/v1/paddocks/${paddock.id}`, { key })).body;
       assert.deepEqual([p.name, p.acres], ['P2', 7]);
-      const k = (await t().request('GET', `/v1/tasks/${task.id}`, { key })).body;
+      const k = (await t().request<Task>('GET', `/v1/tasks/${task.id}`, { key })).body;
       assert.deepEqual([k.title, k.notes], ['T2', 'noted']);
-      const e = (await t().request('GET', `/v1/events/${event.id}`, { key })).body;
+      const e = (await t().request<FarmEvent>('GET', `/v1/events/${event.id}`, { key })).body;
       assert.deepEqual([e.type, e.data], ['observation', { seen: true }]);
     });
 
@@ -120,7 +138,7 @@ forEachEngine(
           : t().request('POST', '/v1/ingest', { key: device.device_key, body: { state: { [`s${i}`]: i } } }),
       );
       expectAllOk(replies, 'ingest and PATCH');
-      const read = (await t().request('GET', `/v1/devices/${device.id}`, { key })).body;
+      const read = (await t().request<Device>('GET', `/v1/devices/${device.id}`, { key })).body;
       assert.equal(read.type, 'house');
       for (let i = 0; i < WRITERS; i++) {
         if (i % 10 !== 5) assert.equal(read.state[`s${i}`], i, `state key s${i} kept`);
@@ -131,7 +149,11 @@ forEachEngine(
     test('50 concurrent simulated commands on the sample farm’s house all land in its state', async () => {
       const acct = await t().account();
       const key = acct.test_key;
-      const devices = await t().request('GET', `/v1/farms/${acct.sample_farm_id}/devices?limit=100`, { key });
+      const devices = await t().request<List<Device>>(
+        'GET',
+        `/v1/farms/${acct.sample_farm_id}/devices?limit=100`,
+        { key },
+      );
       const house = devices.body.data.find((d: any) => d.type === 'house');
       assert.ok(house);
       // Each command changes its own part of the state; every one must survive the others.
@@ -151,7 +173,7 @@ forEachEngine(
       });
       const bad = replies.filter((r) => r.status !== 201);
       assert.equal(bad.length, 0, JSON.stringify(bad[0]?.body));
-      const state = (await t().request('GET', `/v1/devices/${house.id}`, { key })).body.state;
+      const state = (await t().request<HouseDevice>('GET', `/v1/devices/${house.id}`, { key })).body.state;
       assert.deepEqual(state.door_schedule, { open: '05:55', close: '21:05' });
       assert.deepEqual(state.feed.schedule, ['06:10', '17:20']);
       assert.equal(state.feed.last_dispensed_kg, 3.5);
@@ -187,7 +209,7 @@ forEachEngine(
         ),
       );
       expectAllOk(replies, 'ingest');
-      const alerts = await t().request('GET', `/v1/farms/${farmId}/alerts?limit=100`, { key });
+      const alerts = await t().request<List<Alert>>('GET', `/v1/farms/${farmId}/alerts?limit=100`, { key });
       const active = alerts.body.data.filter(
         (a: any) => a.subject_id === animal.id && a.status !== 'resolved' && a.rule === 'animal.fever',
       );
@@ -197,13 +219,17 @@ forEachEngine(
     test('50 concurrent answers to one command: exactly one is taken, the rest are 409, one event', async () => {
       const { key, farmId } = await liveFarm(t());
       const device = await created(t(), key, `/v1/farms/${farmId}/devices`, { type: 'water', name: 'Tank' });
-      const queued = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+      const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
         key,
         body: { command: 'valve.set', params: { position: 'open' } },
       });
       assert.equal(queued.status, 201, JSON.stringify(queued.body));
-      const polled = await t().request('GET', '/v1/device/commands', { key: device.device_key });
-      assert.equal(polled.body.data?.[0]?.id ?? polled.body[0]?.id, queued.body.id);
+      const polled = await t().request<Items<Command>>('GET', '/v1/device/commands', {
+        key: device.device_key,
+      });
+      // Either envelope is accepted: `{ data: [...] }` or a bare array.
+      const bare = polled.body as unknown as Command[];
+      assert.equal(polled.body.data?.[0]?.id ?? bare[0]?.id, queued.body.id);
       const replies = await each((i) =>
         t().request('POST', `/v1/device/commands/${queued.body.id}`, {
           key: device.device_key,
@@ -256,7 +282,7 @@ forEachEngine(
         .execute();
       assert.equal(attempts.length, WRITERS);
       assert.ok(attempts.every((a) => a.status_code === 410));
-      const after410 = await t().request('GET', `/v1/webhooks/${hook.id}`, { key });
+      const after410 = await t().request<Webhook>('GET', `/v1/webhooks/${hook.id}`, { key });
       assert.equal(after410.body.status, 'disabled');
       const sent = rcv.requests.length;
       await emitEvent(db, farmId, 'event.created', { id: 'evt_after' });

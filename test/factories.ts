@@ -29,10 +29,9 @@ type Body = Record<string, unknown>;
 
 /**
  * POSTs `body` with `key` and returns the reply's body, asserting `status` (201 for creates, 200 for actions
- * and ingest). Name `T` from the schema where the test reads the result.
+ * and ingest). Name `T` from the schema (test/replies.ts) where the test reads the result.
  */
-// Unnamed, the body is loose JSON, as from request().
-export async function posted<T = any>(
+export async function posted<T = unknown>(
   t: TestApp,
   key: string,
   path: string,
@@ -50,7 +49,7 @@ export function created<T>(t: TestApp, key: string, path: string, body: unknown)
 }
 
 /** GETs `path` with `key` and returns the body (200 asserted). */
-export async function fetched<T = any>(t: TestApp, key: string, path: string): Promise<T> {
+export async function fetched<T = unknown>(t: TestApp, key: string, path: string): Promise<T> {
   const res = await t.request<T>('GET', path, { key });
   assert.equal(res.status, 200, `GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;

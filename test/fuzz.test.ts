@@ -16,6 +16,7 @@ import { sql, type TableMetadata } from 'kysely';
 import type { RouteEntry } from '../src/http/route-table.ts';
 import { forEachEngine, type Reply, type TestApp } from './harness.ts';
 import { callTool, connect, ERAS } from './mcp.ts';
+import type { Alert, Farm, List, NewDevice } from './replies.ts';
 
 const SEED = 20261122;
 /** Scales every route's run count (FARMSTEAD_FUZZ_SCALE=10 for a long local hunt). */
@@ -36,21 +37,21 @@ interface World {
 async function buildWorld(t: TestApp): Promise<World> {
   const acct = await t.account();
   const key = acct.live_key;
-  const post = async (url: string, body: unknown, k = key) => {
-    const res = await t.request('POST', url, { key: k, body });
+  const post = async <T = { id: string }>(url: string, body: unknown, k = key) => {
+    const res = await t.request<T>('POST', url, { key: k, body });
     assert.ok(res.status < 300, `${url}: ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const farm = await post('/v1/farms', { name: 'Fuzz farm' });
+  const farm = await post<Farm>('/v1/farms', { name: 'Fuzz farm' });
   const f = `/v1/farms/${farm.id}`;
-  const house = await post(`${f}/devices`, { type: 'house', name: 'House' });
+  const house = await post<NewDevice>(`${f}/devices`, { type: 'house', name: 'House' });
   const command = await post(`/v1/devices/${house.id}/commands`, {
     command: 'lights.set',
     params: { mode: 'on' },
   });
   // A hot reading opens an alert, so alert routes have a real id.
   await post('/v1/ingest', { readings: [{ metric: 'climate.temp_c', value: 36 }] }, house.device_key);
-  const alerts = await t.request('GET', `${f}/alerts`, { key });
+  const alerts = await t.request<List<Alert>>('GET', `${f}/alerts`, { key });
   const animal = await post(`${f}/animals`, { species: 'cattle', tag: 'F1' });
   return {
     accountId: acct.account_id,
@@ -67,7 +68,7 @@ async function buildWorld(t: TestApp): Promise<World> {
       devices: house.id,
       houses: house.id,
       commands: command.id,
-      alerts: alerts.body.data[0].id,
+      alerts: alerts.body.data[0]!.id,
       webhooks: (await post(`${f}/webhooks`, { url: 'http://127.0.0.1:9/hooks', events: ['*'] })).id,
     },
     accepted: [],
@@ -396,15 +397,17 @@ async function checkAccepted(t: TestApp, world: World): Promise<void> {
   const routes = t.app.routeTable.routes;
   for (const { collection, id, listUrl } of world.accepted) {
     if (routes.some((r) => r.method === 'GET' && r.url === `/v1/${collection}/:id`)) {
-      const one = await t.request('GET', `/v1/${collection}/${id}`, { key: world.apiKey });
+      const one = await t.request<{ id: string }>('GET', `/v1/${collection}/${id}`, { key: world.apiKey });
       assert.equal(one.status, 200, `GET /v1/${collection}/${id}: ${JSON.stringify(one.body)}`);
       assert.equal(one.body.id, id);
     }
     if (listUrl) {
-      const list = await t.request('GET', `${listUrl}?limit=500`, { key: world.apiKey });
+      const list = await t.request<List<{ id: string }>>('GET', `${listUrl}?limit=500`, {
+        key: world.apiKey,
+      });
       assert.equal(list.status, 200, `GET ${listUrl}: ${JSON.stringify(list.body)}`);
       assert.ok(
-        list.body.data.some((r: Json) => r.id === id),
+        list.body.data.some((r) => r.id === id),
         `${id} is listed by ${listUrl}`,
       );
     }

@@ -29,7 +29,7 @@ const PG_ADMIN_URL = process.env.FARMSTEAD_TEST_PG_URL ?? 'postgres://postgres@1
 
 /**
  * A reply as tests read it. `T` is the body's type: name it from the schema's static type at the call site
- * (`t.request<Farm>(…)`); unnamed, the body is `unknown` here and loose JSON from `request`.
+ * (`t.request<Farm>(…)`, types in test/replies.ts); unnamed, the body is `unknown`.
  */
 export interface Reply<T = unknown> {
   status: number;
@@ -59,8 +59,8 @@ export interface TestApp {
    * own can make one on this account instead.
    */
   sharedAccount(): Promise<NewAccount>;
-  // Unnamed bodies stay loose JSON: most call sites read a few members and assert on them.
-  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Reply<T>>;
+  /** Calls the API; `T` names the reply body's type (test/replies.ts), `unknown` when left out. */
+  request<T = unknown>(method: string, url: string, options?: RequestOptions): Promise<Reply<T>>;
   close(): Promise<void>;
 }
 
@@ -208,9 +208,11 @@ export function openTestAppOn(t: TestApp, overrides: Partial<Config> = {}): Prom
   return openApp(t.engine, { ...t.config, ...overrides }, 'Test account B');
 }
 
-/** The one request helper: the whole request path through Fastify's inject, JSON bodies parsed. */
-// the JSON boundary; callers name the body's type.
-async function requestVia<T = any>(
+/**
+ * The one request helper: the whole request path through Fastify's inject, JSON bodies parsed. The JSON
+ * boundary: the parsed body is trusted to be the `T` the caller names.
+ */
+async function requestVia<T = unknown>(
   app: FastifyInstance,
   method: string,
   url: string,

@@ -9,6 +9,13 @@ import { sql } from 'kysely';
 import { up as repairNonFinite } from '../src/db/migrations/0007_repair_non_finite.ts';
 import { expectError, forEachEngine, type Reply, type TestApp } from './harness.ts';
 import { baseUrl, callTool, connect, ERAS } from './mcp.ts';
+import type { Animal, Device, Farm, FarmEvent, Group, List, NewDevice, Paddock } from './replies.ts';
+
+/** A JSON-RPC error reply from /mcp. */
+interface JsonRpcError {
+  id: number;
+  error: { code: number; message: string };
+}
 
 interface Place {
   key: string;
@@ -21,14 +28,14 @@ interface Place {
 async function place(t: TestApp): Promise<Place> {
   const acct = await t.account();
   const key = acct.live_key;
-  const post = async (url: string, body: unknown) => {
-    const res = await t.request('POST', url, { key, body });
+  const post = async <T = { id: string }>(url: string, body: unknown) => {
+    const res = await t.request<T>('POST', url, { key, body });
     assert.equal(res.status, 201, `${url}: ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const farm = await post('/v1/farms', { name: 'Hardened' });
+  const farm = await post<Farm>('/v1/farms', { name: 'Hardened' });
   const f = `/v1/farms/${farm.id}`;
-  const device = await post(`${f}/devices`, { type: 'house', name: 'House 1' });
+  const device = await post<NewDevice>(`${f}/devices`, { type: 'house', name: 'House 1' });
   const ids = {
     farms: farm.id,
     animals: (await post(`${f}/animals`, { species: 'cattle', tag: 'A1' })).id,
@@ -174,7 +181,7 @@ forEachEngine(
       );
       assert.equal(await farmState(t(), p), before);
       // 32 levels is still fine, and reads back whole.
-      const ok = await t().request('PATCH', `/v1/animals/${p.ids.animals}`, {
+      const ok = await t().request<Animal>('PATCH', `/v1/animals/${p.ids.animals}`, {
         key: p.key,
         rawBody: `{"fields":${nest(32)}}`,
       });
@@ -335,7 +342,7 @@ forEachEngine(
         'x',
         { protocolVersion: '2025-06-18', capabilities: {} },
       ]) {
-        const res = await t().request('POST', '/mcp', {
+        const res = await t().request<JsonRpcError>('POST', '/mcp', {
           key: p.key,
           body: { jsonrpc: '2.0', id: 7, method: 'initialize', params },
           headers: { accept: 'application/json, text/event-stream' },
@@ -368,29 +375,33 @@ forEachEngine(
       // The migration as it runs on a database that was poisoned before it arrived.
       await repairNonFinite(db);
 
-      const farm = await t().request('GET', `/v1/farms/${p.farmId}`, { key: p.key });
+      const farm = await t().request<Farm>('GET', `/v1/farms/${p.farmId}`, { key: p.key });
       assert.equal(farm.status, 200, JSON.stringify(farm.body));
       assert.equal(farm.body.acres, null);
       assert.deepEqual(farm.body.settings, { rules: {}, x: [1, null], y: { z: null } });
-      assert.equal((await t().request('GET', '/v1/farms', { key: p.key })).status, 200);
+      assert.equal((await t().request<List<Farm>>('GET', '/v1/farms', { key: p.key })).status, 200);
       assert.equal(
-        (await t().request('GET', `/v1/paddocks/${p.ids.paddocks}`, { key: p.key })).body.rest_days_target,
+        (await t().request<Paddock>('GET', `/v1/paddocks/${p.ids.paddocks}`, { key: p.key })).body
+          .rest_days_target,
         null,
       );
       assert.equal(
-        (await t().request('GET', `/v1/groups/${p.ids.groups}`, { key: p.key })).body.head_count,
+        (await t().request<Group>('GET', `/v1/groups/${p.ids.groups}`, { key: p.key })).body.head_count,
         null,
       );
       assert.deepEqual(
-        (await t().request('GET', `/v1/animals/${p.ids.animals}`, { key: p.key })).body.fields,
+        (await t().request<Animal>('GET', `/v1/animals/${p.ids.animals}`, { key: p.key })).body.fields,
         {
           w: null,
         },
       );
-      assert.deepEqual((await t().request('GET', `/v1/events/${p.ids.events}`, { key: p.key })).body.data, {
-        kg: null,
-      });
-      const device = await t().request('GET', `/v1/devices/${p.deviceId}`, { key: p.key });
+      assert.deepEqual(
+        (await t().request<FarmEvent>('GET', `/v1/events/${p.ids.events}`, { key: p.key })).body.data,
+        {
+          kg: null,
+        },
+      );
+      const device = await t().request<Device>('GET', `/v1/devices/${p.deviceId}`, { key: p.key });
       assert.equal(device.body.battery, null);
       assert.deepEqual(device.body.state.feed, { bin: null, ok: 100000 });
       const mcp = await connect(t(), p.key, ERAS[1] as (typeof ERAS)[number]);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { farm } from './factories.ts';
 import { ENGINES, forEachEngine, startTestApp, type TestApp, waitFor } from './harness.ts';
+import type { ErrorReply, Health, NewDevice, Readiness } from './replies.ts';
 
 /** The value of one series in a Prometheus text page (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -32,16 +33,16 @@ forEachEngine('probes', (t) => {
   });
 
   test('/readyz is 200 with the database and migrations checks passing', async () => {
-    const res = await t().request('GET', '/readyz');
+    const res = await t().request<Readiness>('GET', '/readyz');
     assert.equal(res.status, 200);
     assert.equal(res.body.ready, true);
     assert.deepEqual(res.body.failing, []);
-    assert.equal(res.body.checks.database.ok, true);
-    assert.equal(res.body.checks.migrations.ok, true);
+    assert.equal(res.body.checks.database!.ok, true);
+    assert.equal(res.body.checks.migrations!.ok, true);
   });
 
   test('/healthz keeps ok, engine and version and adds the database check', async () => {
-    const res = await t().request('GET', '/healthz');
+    const res = await t().request<Health>('GET', '/healthz');
     assert.equal(res.status, 200);
     assert.equal(res.body.ok, true);
     assert.equal(res.body.engine, t().engine);
@@ -58,7 +59,9 @@ forEachEngine(
       assert.match(text, /# TYPE farmstead_http_requests_total counter/);
       assert.match(text, /nodejs_eventloop_lag_seconds/);
       assert.match(text, /process_resident_memory_bytes/);
-      const proxied = await t().request('GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } });
+      const proxied = await t().request<ErrorReply>('GET', '/metrics', {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
       assert.equal(proxied.status, 404);
       assert.equal(proxied.body.error.code, 'not_found');
       const remote = await t().app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9' });
@@ -84,7 +87,7 @@ forEachEngine(
     test('a device report moves readings, reports, alerts opened and resolved, commands and query times', async () => {
       const acct = await t().account();
       const farmId = (await farm(t(), acct.live_key)).id;
-      const house = await t().request('POST', `/v1/farms/${farmId}/devices`, {
+      const house = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
         key: acct.live_key,
         body: { type: 'house', name: 'House 9' },
       });
@@ -210,10 +213,10 @@ for (const engine of ENGINES) {
       if (engine === 'sqlite') {
         // The embedded database has no server to lose; a closed connection is the same failure.
         await t.database.close();
-        const res = await t.request('GET', '/readyz');
+        const res = await t.request<Readiness>('GET', '/readyz');
         assert.equal(res.status, 503);
         assert.ok(res.body.failing.includes('database'));
-        assert.equal(res.body.checks.database.ok, false);
+        assert.equal(res.body.checks.database!.ok, false);
         assert.equal((await t.request('GET', '/healthz')).status, 503);
         assert.equal((await t.request('GET', '/livez')).status, 200);
         return;
@@ -228,11 +231,11 @@ for (const engine of ENGINES) {
           dbName,
         ]);
         const down = await waitFor('readyz 503', async () => {
-          const res = await t.request('GET', '/readyz');
+          const res = await t.request<Readiness>('GET', '/readyz');
           return res.status === 503 ? res : null;
         });
         assert.deepEqual(down.body.failing.includes('database'), true);
-        assert.equal(typeof down.body.checks.database.message, 'string');
+        assert.equal(typeof down.body.checks.database!.message, 'string');
         assert.equal((await t.request('GET', '/livez')).status, 200);
         await admin.query(`alter database ${dbName} allow_connections true`);
         await waitFor('readyz 200 again', async () => (await t.request('GET', '/readyz')).status === 200);

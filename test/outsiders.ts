@@ -6,6 +6,7 @@
  */
 import type { NewAccount } from '../src/modules/accounts/service.ts';
 import { expectError, type TestApp } from './harness.ts';
+import type { Farm } from './replies.ts';
 
 export interface OutsiderSpec {
   /** Collection path segment: /v1/farms/{farm}/<collection> and /v1/<collection>/{id}. */
@@ -27,15 +28,16 @@ export interface HiddenRecords {
 export async function expectHiddenFromOutsiders(t: TestApp, spec: OutsiderSpec): Promise<HiddenRecords> {
   const owner = await t.account();
   const outsider = await t.account();
-  const farm = (await t.request('POST', '/v1/farms', { key: owner.live_key, body: { name: 'Owner farm' } }))
-    .body.id as string;
+  const farm = (
+    await t.request<Farm>('POST', '/v1/farms', { key: owner.live_key, body: { name: 'Owner farm' } })
+  ).body.id;
   const create = async (key: string, farmId: string): Promise<string> => {
-    const res = await t.request('POST', `/v1/farms/${farmId}/${spec.collection}`, {
+    const res = await t.request<{ id: string }>('POST', `/v1/farms/${farmId}/${spec.collection}`, {
       key,
       body: spec.createBody,
     });
     if (res.status !== 201) throw new Error(`could not create the record: ${JSON.stringify(res.body)}`);
-    return res.body.id as string;
+    return res.body.id;
   };
   const id = await create(owner.live_key, farm);
   const sampleId = await create(owner.test_key, owner.sample_farm_id);

@@ -4,6 +4,7 @@ import { FAMILY_NAMES, PERMISSION_FAMILIES } from '../src/domain/permissions.ts'
 import { TOOLS } from '../src/modules/mcp/server.ts';
 import { expectError, forEachEngine, type TestApp } from './harness.ts';
 import { callTool, connect, ERAS, ok } from './mcp.ts';
+import type { Device, Farm, Key, List, Me, Task } from './replies.ts';
 
 /** A key made by the account's test key with this restriction; returns the full key and its listing. */
 async function restrictedKey(t: TestApp, parentKey: string, body: Record<string, unknown>) {
@@ -67,14 +68,14 @@ forEachEngine('restricted keys and permissions', (t) => {
       webhooks: 'none',
       keys: 'none',
     });
-    const list = await t().request('GET', '/v1/keys', { key: acct.test_key });
+    const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
     const listed = list.body.data.find((k: any) => k.id === key.id);
-    assert.deepEqual(listed.permissions, key.permissions);
-    assert.deepEqual(listed.farms, [acct.sample_farm_id]);
+    assert.deepEqual(listed!.permissions, key.permissions);
+    assert.deepEqual(listed!.farms, [acct.sample_farm_id]);
     const parent = list.body.data.find((k: any) => k.id !== key.id);
-    assert.equal(parent.farms, null);
+    assert.equal(parent!.farms, null);
     assert.deepEqual(
-      parent.permissions,
+      parent!.permissions,
       Object.fromEntries(FAMILY_NAMES.map((f) => [f, 'write'])),
       'an unrestricted key',
     );
@@ -109,10 +110,10 @@ forEachEngine('restricted keys and permissions', (t) => {
       'forbidden',
     );
     assert.equal(write.message, 'This key lacks records:write.');
-    const devices = await t().request('GET', `/v1/farms/${farm}/devices`, { key: key.key });
+    const devices = await t().request<List<Device>>('GET', `/v1/farms/${farm}/devices`, { key: key.key });
     const house = devices.body.data.find((d: any) => d.type === 'house');
     const command = expectError(
-      await t().request('POST', `/v1/devices/${house.id}/commands`, {
+      await t().request('POST', `/v1/devices/${house!.id}/commands`, {
         key: key.key,
         body: { command: 'lights.set', params: { mode: 'on' } },
       }),
@@ -133,11 +134,11 @@ forEachEngine('restricted keys and permissions', (t) => {
     );
     assert.equal(webhooks.message, 'This key lacks webhooks:read.');
     expectError(await t().request('GET', '/v1/keys', { key: key.key }), 403, 'forbidden');
-    const me = await t().request('GET', '/v1/me', { key: key.key });
+    const me = await t().request<Me>('GET', '/v1/me', { key: key.key });
     assert.equal(me.status, 200, '/v1/me needs no grant');
-    assert.equal(me.body.key.permissions.records, 'read');
-    assert.equal(me.body.key.permissions.keys, 'none');
-    assert.equal(me.body.key.farms, null);
+    assert.equal(me.body.key!.permissions.records, 'read');
+    assert.equal(me.body.key!.permissions.keys, 'none');
+    assert.equal(me.body.key!.farms, null);
     // Nothing was written.
     const animals = await t()
       .database.db.selectFrom('animals')
@@ -150,16 +151,16 @@ forEachEngine('restricted keys and permissions', (t) => {
 
   test('a key restricted to farms sees only them: other farms and their records are 404, creating farms is 403', async () => {
     const acct = await t().account();
-    const other = await t().request('POST', '/v1/farms', {
+    const other = await t().request<Farm>('POST', '/v1/farms', {
       key: acct.test_key,
       body: { name: 'Back forty' },
     });
-    const task = await t().request('POST', `/v1/farms/${other.body.id}/tasks`, {
+    const task = await t().request<Task>('POST', `/v1/farms/${other.body.id}/tasks`, {
       key: acct.test_key,
       body: { title: 'Fix the fence' },
     });
     const key = await restrictedKey(t(), acct.test_key, { farms: [acct.sample_farm_id] });
-    const farms = await t().request('GET', '/v1/farms', { key: key.key });
+    const farms = await t().request<List<Farm>>('GET', '/v1/farms', { key: key.key });
     assert.deepEqual(
       farms.body.data.map((f: any) => f.id),
       [acct.sample_farm_id],
@@ -204,18 +205,18 @@ forEachEngine('restricted keys and permissions', (t) => {
     assert.equal(inherits.permissions.devices, 'none');
     const lesser = await restrictedKey(t(), manager.key, { permissions: { records: 'read' } });
     assert.equal(lesser.permissions.keys, 'none');
-    const list = await t().request('GET', '/v1/keys', { key: acct.test_key });
+    const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
     const full = list.body.data.find((k: any) => k.farms === null);
-    expectError(await t().request('DELETE', `/v1/keys/${full.id}`, { key: manager.key }), 403, 'forbidden');
+    expectError(await t().request('DELETE', `/v1/keys/${full!.id}`, { key: manager.key }), 403, 'forbidden');
     assert.equal((await t().request('DELETE', `/v1/keys/${lesser.id}`, { key: manager.key })).status, 200);
   });
 
   test('a restricted live key does not count as the last live key', async () => {
     const acct = await t().account();
     await restrictedKey(t(), acct.live_key, { permissions: { records: 'read' } });
-    const keys = await t().request('GET', '/v1/keys', { key: acct.live_key });
+    const keys = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.live_key });
     const full = keys.body.data.find((k: any) => k.mode === 'live' && k.permissions.keys === 'write');
-    expectError(await t().request('DELETE', `/v1/keys/${full.id}`, { key: acct.live_key }), 409, 'conflict');
+    expectError(await t().request('DELETE', `/v1/keys/${full!.id}`, { key: acct.live_key }), 409, 'conflict');
   });
 
   for (const era of ERAS) {
@@ -251,9 +252,13 @@ forEachEngine('restricted keys and permissions', (t) => {
         }
         assert.ok(ndTools.includes('add_task'));
         await toolRefused(ro.client, 'add_task', { farm_id: acct.sample_farm_id, title: 'Nope' });
-        const tasks = await t().request('GET', `/v1/farms/${acct.sample_farm_id}/tasks?limit=500`, {
-          key: acct.test_key,
-        });
+        const tasks = await t().request<List<Task>>(
+          'GET',
+          `/v1/farms/${acct.sample_farm_id}/tasks?limit=500`,
+          {
+            key: acct.test_key,
+          },
+        );
         assert.ok(
           !tasks.body.data.some((task: any) => task.title === 'Nope'),
           'the refused call wrote nothing',
@@ -268,7 +273,7 @@ forEachEngine('restricted keys and permissions', (t) => {
 
   test('MCP with a farm-restricted key sees only its farms', async () => {
     const acct = await t().account();
-    const other = await t().request('POST', '/v1/farms', {
+    const other = await t().request<Farm>('POST', '/v1/farms', {
       key: acct.test_key,
       body: { name: 'Back forty' },
     });

@@ -8,6 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../src/config.ts';
 import { ENGINES, startTestApp, type TestApp, waitFor } from './harness.ts';
+import type { Farm, FarmEvent, List } from './replies.ts';
 import { openSse } from './sse.ts';
 
 interface RawClient {
@@ -84,7 +85,7 @@ for (const engine of ENGINES) {
         assert.ok(sending.sent() < body.length, 'the body never completed');
         if (auth) assert.match(client.received(), /^HTTP\/1\.1 408 /);
       }
-      const farms = await t.request('GET', '/v1/farms', { key: acct.live_key });
+      const farms = await t.request<List<Farm>>('GET', '/v1/farms', { key: acct.live_key });
       assert.equal(
         farms.body.data.some((f: { name: string }) => f.name === 'Slow Farm'),
         false,
@@ -116,7 +117,7 @@ for (const engine of ENGINES) {
         // Real time must pass for a deadline to pass: three times the longest one, with nothing sent.
         await waitFor('every deadline to pass', () => Date.now() - opened > 3_000, 10_000);
         assert.equal(stream.comments.length, 0, 'no keep-alive in between (15 s by default)');
-        const event = await t.request('POST', `/v1/farms/${acct.sample_farm_id}/events`, {
+        const event = await t.request<FarmEvent>('POST', `/v1/farms/${acct.sample_farm_id}/events`, {
           key: acct.test_key,
           body: { type: 'note', data: { note: 'still here' } },
         });

@@ -4,6 +4,7 @@ import { brotliDecompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zl
 import { device as addDevice, farm as liveFarm } from './factories.ts';
 import { forEachEngine, type TestApp } from './harness.ts';
 import { baseUrl } from './mcp.ts';
+import type { List, Reading } from './replies.ts';
 
 const ORIGIN = 'https://app.example.com';
 
@@ -93,8 +94,10 @@ forEachEngine(
         payload: gzipSync(JSON.stringify(body)),
       });
       assert.equal(ok.statusCode, 200, ok.payload);
-      const readings = await t().request('GET', `/v1/devices/${device.id}/readings`, { key: acct.live_key });
-      assert.equal(readings.body.data[0].value, 61);
+      const readings = await t().request<List<Reading>>('GET', `/v1/devices/${device.id}/readings`, {
+        key: acct.live_key,
+      });
+      assert.equal(readings.body.data[0]!.value, 61);
       // About 2 MB of JSON that gzips to a few kilobytes; the body limit (1 MB) counts decompressed bytes.
       const bomb = gzipSync(JSON.stringify({ state: { note: 'a'.repeat(2 * 1024 * 1024) } }));
       assert.ok(bomb.length < 10_000);
@@ -117,7 +120,9 @@ forEachEngine(
       });
       assert.equal(deflate.statusCode, 415);
       assert.equal(JSON.parse(deflate.payload).error.code, 'unsupported_media_type');
-      const after = await t().request('GET', `/v1/devices/${device.id}/readings`, { key: acct.live_key });
+      const after = await t().request<List<Reading>>('GET', `/v1/devices/${device.id}/readings`, {
+        key: acct.live_key,
+      });
       assert.equal(after.body.data.length, 1, 'the refused reports stored nothing');
     });
 

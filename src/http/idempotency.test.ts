@@ -3,6 +3,18 @@ import { test } from 'node:test';
 import * as make from '../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../test/harness.ts';
 import { callTool, connect, ERAS, ok } from '../../test/mcp.ts';
+import type {
+  Alert,
+  Animal,
+  Command,
+  ErrorReply,
+  Farm,
+  FarmEvent,
+  IngestReply,
+  List,
+  NewDevice,
+  Task,
+} from '../../test/replies.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from './idempotency-store.ts';
 
@@ -22,7 +34,7 @@ forEachEngine('idempotency', (t) => {
   test('a retried POST with the same key and body replays the first 201 with the same id', async () => {
     const acct = await t().account();
     const send = () =>
-      t().request('POST', '/v1/farms', {
+      t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
         body: { name: 'Retry Farm' },
         headers: withKey('k-1'),
@@ -37,12 +49,12 @@ forEachEngine('idempotency', (t) => {
     assert.match(String(second.headers['content-type']), /application\/json/);
     assert.equal(await farmsNamed(t(), acct.account_id, 'Retry Farm'), 1);
     // The same body with its members in another order is the same request.
-    const reordered = await t().request('POST', `/v1/farms/${first.body.id}/tasks`, {
+    const reordered = await t().request<Task>('POST', `/v1/farms/${first.body.id}/tasks`, {
       key: acct.live_key,
       body: { title: 'Fix fence', notes: 'north side' },
       headers: withKey('k-2'),
     });
-    const again = await t().request('POST', `/v1/farms/${first.body.id}/tasks`, {
+    const again = await t().request<Task>('POST', `/v1/farms/${first.body.id}/tasks`, {
       key: acct.live_key,
       rawBody: '{"notes":"north side","title":"Fix fence"}',
       headers: withKey('k-2'),
@@ -81,9 +93,9 @@ forEachEngine('idempotency', (t) => {
       409,
       'conflict',
     );
-    const animals = await t().request('GET', url, { key: acct.live_key });
+    const animals = await t().request<List<Animal>>('GET', url, { key: acct.live_key });
     assert.deepEqual(
-      animals.body.data.map((a: { tag: string }) => a.tag),
+      animals.body.data.map((a) => a.tag),
       ['A1'],
     );
   });
@@ -112,12 +124,12 @@ forEachEngine('idempotency', (t) => {
   test('keys belong to one credential: another key with the same Idempotency-Key acts on its own', async () => {
     const a = await t().account();
     const b = await t().account();
-    const one = await t().request('POST', '/v1/farms', {
+    const one = await t().request<Farm>('POST', '/v1/farms', {
       key: a.live_key,
       body: { name: 'Shared Key Farm' },
       headers: withKey('same'),
     });
-    const two = await t().request('POST', '/v1/farms', {
+    const two = await t().request<Farm>('POST', '/v1/farms', {
       key: b.live_key,
       body: { name: 'Shared Key Farm' },
       headers: withKey('same'),
@@ -130,7 +142,10 @@ forEachEngine('idempotency', (t) => {
   test('an error caused by the request (4xx) is replayed too', async () => {
     const acct = await t().account();
     const send = () =>
-      t().request('POST', '/v1/tasks/task_missing/done', { key: acct.live_key, headers: withKey('done-1') });
+      t().request<ErrorReply>('POST', '/v1/tasks/task_missing/done', {
+        key: acct.live_key,
+        headers: withKey('done-1'),
+      });
     const first = expectError(await send(), 404, 'not_found');
     const second = await send();
     assert.equal(second.headers['idempotent-replayed'], 'true');
@@ -141,7 +156,7 @@ forEachEngine('idempotency', (t) => {
     const acct = await t().account();
     const replies = await Promise.all(
       Array.from({ length: 20 }, () =>
-        t().request('POST', '/v1/farms', {
+        t().request<Farm>('POST', '/v1/farms', {
           key: acct.live_key,
           body: { name: 'Concurrent Farm' },
           headers: withKey('burst'),
@@ -160,7 +175,7 @@ forEachEngine('idempotency', (t) => {
     try {
       const replies = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          (i % 2 ? other : t()).request('POST', '/v1/farms', {
+          (i % 2 ? other : t()).request<Farm>('POST', '/v1/farms', {
             key: acct.live_key,
             body: { name: 'Two Process Farm' },
             headers: withKey('two-processes'),
@@ -186,7 +201,11 @@ forEachEngine('idempotency', (t) => {
       events: [{ type: 'note.checked', data: { by: 'sensor' } }],
     };
     const send = () =>
-      t().request('POST', '/ingest', { key: house.device_key, body, headers: withKey('report-1') });
+      t().request<IngestReply>('POST', '/ingest', {
+        key: house.device_key,
+        body,
+        headers: withKey('report-1'),
+      });
     const first = await send();
     assert.equal(first.status, 200);
     // A flaky link: the device retries, some of the retries at once.
@@ -201,17 +220,19 @@ forEachEngine('idempotency', (t) => {
       .where('device_id', '=', house.id)
       .execute();
     assert.equal(readings.length, 2);
-    const alerts = await t().request('GET', `/v1/farms/${farm}/alerts?status=all`, { key: acct.live_key });
+    const alerts = await t().request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all`, {
+      key: acct.live_key,
+    });
     assert.deepEqual(
       alerts.body.data.map((a: { rule: string }) => a.rule),
       ['house.ammonia'],
     );
-    const events = await t().request('GET', `/v1/farms/${farm}/events?type=note.checked`, {
+    const events = await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?type=note.checked`, {
       key: acct.live_key,
     });
     assert.equal(events.body.data.length, 1);
     // A new report (new key) is stored as usual.
-    const next = await t().request('POST', '/ingest', {
+    const next = await t().request<IngestReply>('POST', '/ingest', {
       key: house.device_key,
       body: { readings: [{ metric: 'feed.bin_pct', value: 59 }] },
       headers: withKey('report-2'),
@@ -237,7 +258,7 @@ forEachEngine('idempotency', (t) => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
-    const queued = await t().request('POST', `/v1/devices/${house.id}/commands`, {
+    const queued = await t().request<Command>('POST', `/v1/devices/${house.id}/commands`, {
       key: acct.live_key,
       body: { command: 'lights.set', params: { mode: 'on' } },
     });
@@ -285,7 +306,7 @@ forEachEngine('idempotency', (t) => {
     assert.ok(JOBS.some((job) => job.name === 'idempotency.prune'));
     const acct = await t().account();
     const send = () =>
-      t().request('POST', '/v1/farms', {
+      t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
         body: { name: 'Expiring Farm' },
         headers: withKey('day-old'),
@@ -318,9 +339,13 @@ forEachEngine('idempotency', (t) => {
         const first = await ok(client, 'add_task', args);
         const second = await ok(client, 'add_task', args);
         assert.deepEqual(second, first);
-        const tasks = await t().request('GET', `/v1/farms/${acct.sample_farm_id}/tasks?limit=500`, {
-          key: acct.test_key,
-        });
+        const tasks = await t().request<List<Task>>(
+          'GET',
+          `/v1/farms/${acct.sample_farm_id}/tasks?limit=500`,
+          {
+            key: acct.test_key,
+          },
+        );
         assert.equal(
           tasks.body.data.filter((x: { title: string }) => x.title === 'Check the waterer').length,
           1,
@@ -331,7 +356,7 @@ forEachEngine('idempotency', (t) => {
         const tooLong = await callTool(client, 'add_task', { title: 'X', idempotency_key: 'k'.repeat(256) });
         assert.equal(tooLong.isError, true);
         // house_command advertises it too, and the command is queued once.
-        const house = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
+        const house = await t().request<NewDevice>('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
           key: acct.test_key,
           body: { type: 'house', name: 'Idem House' },
         });
@@ -344,7 +369,7 @@ forEachEngine('idempotency', (t) => {
         const c1 = await ok(client, 'house_command', cmd);
         const c2 = await ok(client, 'house_command', cmd);
         assert.equal(c2.command.id, c1.command.id);
-        const history = await t().request('GET', `/v1/devices/${house.body.id}/commands`, {
+        const history = await t().request<List<Command>>('GET', `/v1/devices/${house.body.id}/commands`, {
           key: acct.test_key,
         });
         assert.equal(history.body.data.length, 1);

@@ -4,6 +4,7 @@ import { allAlerts, reading, runReport, testDevice } from '../../../test/alert-e
 import * as make from '../../../test/factories.ts';
 import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { ErrorReply } from '../../../test/replies.ts';
 import type { Page } from '../../http/pagination.ts';
 import type { Alert } from './schemas.ts';
 
@@ -128,7 +129,7 @@ forEachEngine('alerts', (t) => {
       older.push(...res.body.data.map((a) => a.id));
       if (!res.body.has_more) break;
       assert.ok(res.body.next_before, 'a page with more has a cursor');
-      url = `/v1/farms/${farmId}/alerts?limit=2&before=${encodeURIComponent(res.body.next_before)}`;
+      url = `/v1/farms/${farmId}/alerts?limit=2&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.deepEqual(older, olderIds);
 
@@ -258,8 +259,8 @@ forEachEngine('alerts', (t) => {
         expectError(await t().request(method, url, { key }), 404, 'not_found');
       }
     }
-    const missing = await t().request('GET', '/v1/alerts/alt_doesnotexist', { key: owner.key });
-    const foreign = await t().request('GET', `/v1/alerts/${alert.id}`, { key: other.live_key });
+    const missing = await t().request<ErrorReply>('GET', '/v1/alerts/alt_doesnotexist', { key: owner.key });
+    const foreign = await t().request<ErrorReply>('GET', `/v1/alerts/${alert.id}`, { key: other.live_key });
     assert.equal(
       foreign.body.error.message.replace(alert.id, 'ID'),
       missing.body.error.message.replace('alt_doesnotexist', 'ID'),

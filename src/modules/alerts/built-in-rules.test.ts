@@ -5,6 +5,7 @@ import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
+import type { ErrorReply } from '../../../test/replies.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 import { ingestReport } from '../ingest/service.ts';
 import type { Rule } from '../rules/schemas.ts';
@@ -97,7 +98,7 @@ forEachEngine('built-in rules', (t) => {
     const [tank] = devices;
     assert.ok(tank);
     const patch = (rule: unknown) =>
-      t().request('PATCH', `/v1/farms/${farmId}`, {
+      t().request<ErrorReply>('PATCH', `/v1/farms/${farmId}`, {
         key,
         body: { settings: { rules: { 'water.leak': rule } } },
       });

@@ -8,6 +8,7 @@ import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
+import type { ErrorReply } from '../../../test/replies.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 import { buildBrief } from '../brief/service.ts';
 import type { Farm } from '../farms/schemas.ts';
@@ -180,7 +181,7 @@ forEachEngine('device.quiet', (t) => {
     await checkQuietDevices(db, lastTrough + 2 * HOUR);
     assert.equal((await quietAlerts(key, farmId)).length, 2);
 
-    const bad = await t().request('PATCH', `/v1/farms/${farmId}`, {
+    const bad = await t().request<ErrorReply>('PATCH', `/v1/farms/${farmId}`, {
       key,
       body: { settings: { rules: { 'device.quiet': { quiet_after_s: { water: 60 } } } } },
     });

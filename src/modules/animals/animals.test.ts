@@ -3,6 +3,15 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import type {
+  Animal,
+  ErrorReply,
+  FarmEvent,
+  Group,
+  List,
+  OpenApiDocument,
+  Paddock,
+} from '../../../test/replies.ts';
 import { findAnimalByEid } from './repository.ts';
 import { createAnimal, getAnimalHistory } from './service.ts';
 
@@ -28,7 +37,7 @@ forEachEngine('animals', (t) => {
       notes: 'Calm, good mother.',
       fields: { dam: 'Daisy', weaning_kg: 245 },
     };
-    const res = await t().request('POST', `/v1/farms/${farm}/animals`, { key: acct.live_key, body });
+    const res = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.id, /^ani_/);
     assert.equal(res.body.farm_id, farm);
@@ -50,7 +59,7 @@ forEachEngine('animals', (t) => {
 
   test('only species is required; status defaults to active, fields to {}, the rest to null', async () => {
     const acct = await t().account();
-    const res = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/animals`, {
+    const res = await t().request<Animal>('POST', `/v1/farms/${acct.sample_farm_id}/animals`, {
       key: acct.test_key,
       body: { species: 'sheep', birth_date: '2024-04-02' },
     });
@@ -59,9 +68,9 @@ forEachEngine('animals', (t) => {
     assert.deepEqual(res.body.fields, {});
     assert.equal(res.body.birth_date, '2024-04-02T00:00:00.000Z', 'a date alone is midnight UTC');
     for (const field of ['name', 'tag', 'eid', 'sex', 'breed', 'group_id', 'paddock_id', 'notes']) {
-      assert.equal(res.body[field], null, field);
+      assert.equal(res.body[field as keyof Animal], null, field);
     }
-    const sold = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/animals`, {
+    const sold = await t().request<Animal>('POST', `/v1/farms/${acct.sample_farm_id}/animals`, {
       key: acct.test_key,
       body: { species: 'sheep', status: 'sold' },
     });
@@ -109,14 +118,14 @@ forEachEngine('animals', (t) => {
       );
       assert.equal(err.param, param, JSON.stringify(body));
     }
-    const list = await t().request('GET', `/v1/farms/${farm}/animals`, { key: acct.live_key });
+    const list = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals`, { key: acct.live_key });
     assert.equal(list.body.data.length, 0, 'rejected requests wrote nothing');
   });
 
   test('PATCH updates any subset, clears with null, merges fields, and rejects unknown fields', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const created = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const created = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: {
         species: 'goat',
@@ -127,7 +136,7 @@ forEachEngine('animals', (t) => {
       },
     });
     const url = `/v1/animals/${created.body.id}`;
-    const patched = await t().request('PATCH', url, {
+    const patched = await t().request<Animal>('PATCH', url, {
       key: acct.live_key,
       body: {
         name: 'William',
@@ -147,9 +156,9 @@ forEachEngine('animals', (t) => {
     assert.deepEqual(patched.body.fields, { horns: true, weight_kg: 61 });
     const got = await t().request('GET', url, { key: acct.live_key });
     assert.deepEqual(got.body, patched.body);
-    const cleared = await t().request('PATCH', url, { key: acct.live_key, body: { fields: null } });
+    const cleared = await t().request<Animal>('PATCH', url, { key: acct.live_key, body: { fields: null } });
     assert.deepEqual(cleared.body.fields, {});
-    const empty = await t().request('PATCH', url, { key: acct.live_key, body: {} });
+    const empty = await t().request<Animal>('PATCH', url, { key: acct.live_key, body: {} });
     assert.equal(empty.status, 200);
     assert.equal(empty.body.name, 'William');
 
@@ -180,7 +189,7 @@ forEachEngine('animals', (t) => {
   test('DELETE returns {id, deleted: true}; the animal is gone but its history stays', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'pig' },
     });
@@ -201,9 +210,13 @@ forEachEngine('animals', (t) => {
       404,
       'not_found',
     );
-    const events = await t().request('GET', `/v1/farms/${farm}/events?subject_id=${animal.body.id}`, {
-      key: acct.live_key,
-    });
+    const events = await t().request<List<FarmEvent>>(
+      'GET',
+      `/v1/farms/${farm}/events?subject_id=${animal.body.id}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(events.body.data.length, 1);
   });
 
@@ -212,17 +225,21 @@ forEachEngine('animals', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const group = (
-      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'Ewes', species: 'sheep' } })
+      await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
+        key,
+        body: { name: 'Ewes', species: 'sheep' },
+      })
     ).body.id;
-    const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } }))
-      .body.id;
+    const paddock = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })
+    ).body.id;
     const add = async (body: Record<string, unknown>) =>
-      (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body })).body.id as string;
+      (await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body })).body.id as string;
     const a = await add({ species: 'sheep', group_id: group, tag: 'S-1', eid: 'E1' });
     const b = await add({ species: 'sheep', paddock_id: paddock, status: 'sold', tag: 'S-2' });
     const c = await add({ species: 'cattle', group_id: group, paddock_id: paddock, eid: 'E3' });
     const ids = async (query: string) =>
-      (await t().request('GET', `/v1/farms/${farm}/animals?${query}`, { key })).body.data
+      (await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?${query}`, { key })).body.data
         .map((x: any) => x.id)
         .sort();
     assert.deepEqual(await ids(''), [c, b, a].sort(), 'all of them');
@@ -253,13 +270,17 @@ forEachEngine('animals', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const add = async (body: Record<string, unknown>) =>
-      (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body })).body.id as string;
+      (await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body })).body.id as string;
     const bess = await add({ species: 'cattle', name: 'Bessie', breed: 'Hereford' });
     const tagged = await add({ species: 'cattle', tag: 'RED-42' });
     const chipped = await add({ species: 'cattle', eid: '982000777' });
     const angus = await add({ species: 'cattle', breed: 'Black Angus', name: '100% grass_fed' });
     const ids = async (q: string) =>
-      (await t().request('GET', `/v1/farms/${farm}/animals?q=${encodeURIComponent(q)}`, { key })).body.data
+      (
+        await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?q=${encodeURIComponent(q)}`, {
+          key,
+        })
+      ).body.data
         .map((x: any) => x.id)
         .sort();
     assert.deepEqual(await ids('bess'), [bess], 'name, lower case');
@@ -282,7 +303,7 @@ forEachEngine('animals', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 125; i++) {
-      const res = await t().request('POST', `/v1/farms/${farm}/animals`, {
+      const res = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
         key: acct.live_key,
         body: { species: 'sheep', tag: `T${i}` },
       });
@@ -291,7 +312,7 @@ forEachEngine('animals', (t) => {
     const seen: string[] = [];
     let url = `/v1/farms/${farm}/animals?limit=9`;
     for (let page = 0; page < 30; page++) {
-      const res = await t().request('GET', url, { key: acct.live_key });
+      const res = await t().request<List<Animal>>('GET', url, { key: acct.live_key });
       assert.equal(res.status, 200);
       assert.ok(res.body.data.length <= 9);
       seen.push(...res.body.data.map((a: any) => a.id));
@@ -299,7 +320,7 @@ forEachEngine('animals', (t) => {
         assert.equal(res.body.next_before, null);
         break;
       }
-      url = `/v1/farms/${farm}/animals?limit=9&before=${encodeURIComponent(res.body.next_before)}`;
+      url = `/v1/farms/${farm}/animals?limit=9&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.equal(seen.length, 125);
     assert.equal(new Set(seen).size, 125, 'no animal repeated');
@@ -307,9 +328,13 @@ forEachEngine('animals', (t) => {
       .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
       .map((a) => a.id);
     assert.deepEqual(seen, expected);
-    const filtered = await t().request('GET', `/v1/farms/${farm}/animals?limit=500&species=sheep`, {
-      key: acct.live_key,
-    });
+    const filtered = await t().request<List<Animal>>(
+      'GET',
+      `/v1/farms/${farm}/animals?limit=500&species=sheep`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(filtered.body.data.length, 125);
     expectError(
       await t().request('GET', `/v1/farms/${farm}/animals?limit=501`, { key: acct.live_key }),
@@ -324,16 +349,18 @@ forEachEngine('animals', (t) => {
       createBody: { species: 'cattle' },
       patchBody: { name: 'x' },
     });
-    const missing = await t().request('GET', '/v1/animals/ani_doesnotexist', { key: outsider.live_key });
-    const foreign = await t().request('GET', `/v1/animals/${id}`, { key: outsider.live_key });
+    const missing = await t().request<ErrorReply>('GET', '/v1/animals/ani_doesnotexist', {
+      key: outsider.live_key,
+    });
+    const foreign = await t().request<ErrorReply>('GET', `/v1/animals/${id}`, { key: outsider.live_key });
     assert.equal(
       foreign.body.error.message.replace(id, 'ID'),
       missing.body.error.message.replace('ani_doesnotexist', 'ID'),
       'a foreign animal reads exactly like a missing one',
     );
-    const still = await t().request('GET', `/v1/animals/${id}`, { key: owner.live_key });
+    const still = await t().request<Animal>('GET', `/v1/animals/${id}`, { key: owner.live_key });
     assert.equal(still.body.name, null, 'nothing changed');
-    const list = await t().request('GET', `/v1/farms/${farm}/animals`, { key: owner.live_key });
+    const list = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals`, { key: owner.live_key });
     assert.equal(list.body.data.length, 1, 'nothing created');
   });
 
@@ -341,38 +368,47 @@ forEachEngine('animals', (t) => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const p1 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })).body
-      .id;
-    const p2 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P2' } })).body
-      .id;
-    const g1 = (
-      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G1', species: 'cattle' } })
+    const p1 = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })
     ).body.id;
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const p2 = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P2' } })
+    ).body.id;
+    const g1 = (
+      await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
+        key,
+        body: { name: 'G1', species: 'cattle' },
+      })
+    ).body.id;
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key,
       body: { species: 'cattle', paddock_id: p1 },
     });
     const id = animal.body.id;
     const moves = async () =>
-      (await t().request('GET', `/v1/farms/${farm}/events?type=move&subject_id=${id}`, { key })).body.data;
+      (
+        await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?type=move&subject_id=${id}`, {
+          key,
+        })
+      ).body.data;
     assert.equal((await moves()).length, 0, 'creating an animal is not a move');
 
-    const moved = await t().request('PATCH', `/v1/animals/${id}`, { key, body: { paddock_id: p2 } });
+    const moved = await t().request<Animal>('PATCH', `/v1/animals/${id}`, { key, body: { paddock_id: p2 } });
     assert.equal(moved.body.paddock_id, p2);
     let log = await moves();
     assert.equal(log.length, 1);
-    assert.equal(log[0].subject_type, 'animal');
-    assert.equal(log[0].subject_id, id);
-    assert.deepEqual(log[0].data, {
+    assert.equal(log[0]!.subject_type, 'animal');
+    assert.equal(log[0]!.subject_id, id);
+    assert.deepEqual(log[0]!.data, {
       from: { group_id: null, paddock_id: p1 },
       to: { group_id: null, paddock_id: p2 },
     });
-    assert.match(log[0].at, ISO_MS);
+    assert.match(log[0]!.at, ISO_MS);
 
     await t().request('PATCH', `/v1/animals/${id}`, { key, body: { group_id: g1, paddock_id: null } });
     log = await moves();
     assert.equal(log.length, 2, 'one event for a change of both');
-    assert.deepEqual(log[0].data, {
+    assert.deepEqual(log[0]!.data, {
       from: { group_id: null, paddock_id: p2 },
       to: { group_id: g1, paddock_id: null },
     });
@@ -412,7 +448,7 @@ forEachEngine('animals', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const farm2 = (await make.farm(t(), acct.live_key, { name: 'Second farm' })).id;
     const key = acct.live_key;
-    const first = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const first = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key,
       body: { species: 'cattle', eid: '982000000000001' },
     });
@@ -447,7 +483,7 @@ forEachEngine('animals', (t) => {
     });
     assert.equal(testMode.status, 201, 'test mode is separate from live');
 
-    const second = await t().request('POST', `/v1/farms/${farm2}/animals`, {
+    const second = await t().request<Animal>('POST', `/v1/farms/${farm2}/animals`, {
       key,
       body: { species: 'cattle', eid: '982000000000002' },
     });
@@ -478,7 +514,9 @@ forEachEngine('animals', (t) => {
       body: { eid: '982000000000001' },
     });
     assert.equal(reused.status, 200, 'a deleted animal frees its EID');
-    const list = await t().request('GET', `/v1/farms/${farm}/animals?eid=982000000000001`, { key });
+    const list = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?eid=982000000000001`, {
+      key,
+    });
     assert.equal(list.body.data.length, 0);
   });
 
@@ -495,7 +533,8 @@ forEachEngine('animals', (t) => {
     );
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [201, 409, 409, 409, 409, 409]);
-    for (const r of results.filter((x) => x.status === 409)) assert.equal(r.body.error.param, 'eid');
+    for (const r of results.filter((x) => x.status === 409))
+      assert.equal((r.body as ErrorReply).error.param, 'eid');
     const outbox = await t()
       .database.db.selectFrom('outbox')
       .select('id')
@@ -562,16 +601,17 @@ forEachEngine('animals', (t) => {
     );
     rows = await outbox();
     assert.equal(rows.length, 1);
-    const list = await t().request('GET', `/v1/farms/${farm}/animals`, { key: acct.live_key });
+    const list = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals`, { key: acct.live_key });
     assert.equal(list.body.data.length, 1);
   });
 
   test('the OpenAPI document describes the Animal and every animal route', async () => {
-    const res = await t().request('GET', '/openapi.json');
+    const res = await t().request<OpenApiDocument>('GET', '/openapi.json');
     const doc = res.body;
-    assert.ok(doc.components.schemas.Animal.properties.eid);
-    assert.ok(doc.paths['/v1/farms/{farm}/animals'].get);
-    assert.ok(doc.paths['/v1/farms/{farm}/animals'].post);
-    for (const method of ['get', 'patch', 'delete']) assert.ok(doc.paths['/v1/animals/{id}'][method], method);
+    assert.ok(doc.components.schemas.Animal!.properties!.eid);
+    assert.ok(doc.paths['/v1/farms/{farm}/animals']!.get);
+    assert.ok(doc.paths['/v1/farms/{farm}/animals']!.post);
+    for (const method of ['get', 'patch', 'delete'])
+      assert.ok(doc.paths['/v1/animals/{id}']![method], method);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import type { Animal, NewDevice, OpenApiDocument, Paddock, Task } from '../../../test/replies.ts';
 import { localClock, localDayBounds } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { createDevice } from '../devices/service.ts';
@@ -49,12 +50,12 @@ forEachEngine('brief', (t) => {
     const db = t().database.db;
 
     // Paddocks: one rested past its target (listed), one past it but grazed now, one still resting.
-    const rested = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
+    const rested = await make.posted<Paddock>(t(), key, `/v1/farms/${farmId}/paddocks`, {
       name: 'Far Field',
       rest_days_target: 30,
       last_grazed_at: toIso(now - 50 * DAY_MS),
     });
-    const occupied = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
+    const occupied = await make.posted<Paddock>(t(), key, `/v1/farms/${farmId}/paddocks`, {
       name: 'Home Field',
       rest_days_target: 30,
       last_grazed_at: toIso(now - 60 * DAY_MS),
@@ -69,14 +70,14 @@ forEachEngine('brief', (t) => {
       species: 'sheep',
       paddock_id: occupied.id,
     });
-    const cow = await make.posted(t(), key, `/v1/farms/${farmId}/animals`, {
+    const cow = await make.posted<Animal>(t(), key, `/v1/farms/${farmId}/animals`, {
       species: 'cattle',
       name: 'Bess',
       tag: '7',
     });
 
     // A house: ammonia at the urgent line, air 7 °C under its target, two doors open after their close time.
-    const house = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+    const house = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'house',
       name: 'House A',
     });
@@ -98,12 +99,15 @@ forEachEngine('brief', (t) => {
     );
 
     // Two watch alerts, the fever two hours ago, the tag battery one hour ago.
-    const bolus = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+    const bolus = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'bolus',
       name: 'Bolus 1',
       animal_id: cow.id,
     });
-    const tag = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, { type: 'tag', name: 'Tag 1' });
+    const tag = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
+      type: 'tag',
+      name: 'Tag 1',
+    });
     await ingestReport(
       db,
       { deviceId: bolus.id },
@@ -117,9 +121,12 @@ forEachEngine('brief', (t) => {
       now - HOUR_MS,
     );
     // A low battery without an alert (reported as the battery member), and a sensor gone quiet.
-    const lowTag = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, { type: 'tag', name: 'Tag 2' });
+    const lowTag = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
+      type: 'tag',
+      name: 'Tag 2',
+    });
     await make.posted(t(), lowTag.device_key, '/v1/ingest', { battery: 9 }, 200);
-    const quiet = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+    const quiet = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'water',
       name: 'Trough',
     });
@@ -136,11 +143,11 @@ forEachEngine('brief', (t) => {
       title: 'Later',
       due_at: toIso(today.end + 2 * DAY_MS),
     });
-    const dueToday = await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
+    const dueToday = await make.posted<Task>(t(), key, `/v1/farms/${farmId}/tasks`, {
       title: 'Due today',
       due_at: toIso(today.start + 12 * HOUR_MS),
     });
-    const overdue = await make.posted(t(), key, `/v1/farms/${farmId}/tasks`, {
+    const overdue = await make.posted<Task>(t(), key, `/v1/farms/${farmId}/tasks`, {
       title: 'Overdue',
       due_at: toIso(today.start - 2 * DAY_MS),
       assignee: 'Sam',
@@ -337,7 +344,7 @@ forEachEngine('brief', (t) => {
     ];
     const ids = new Map<string, string>();
     for (const c of cases) {
-      const device = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+      const device = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
         type: 'other',
         name: c.name,
       });
@@ -347,7 +354,7 @@ forEachEngine('brief', (t) => {
       await ingestReport(db, { deviceId: device.id }, { readings }, last);
     }
     // A report with an hourly metric beside a 15-minute one: the faster one sets the pace.
-    const mixed = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+    const mixed = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'other',
       name: 'mixed, silent 1 h',
     });
@@ -372,7 +379,7 @@ forEachEngine('brief', (t) => {
       { now: now - 7 * HOUR_MS },
     );
     ids.set(never.id, never.name);
-    const fresh = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+    const fresh = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
       type: 'other',
       name: 'never, added now',
     });
@@ -425,11 +432,11 @@ forEachEngine('brief', (t) => {
   });
 
   test('the Brief is a named schema in the OpenAPI document', async () => {
-    const doc = (await t().request('GET', '/openapi.json')).body;
+    const doc = (await t().request<OpenApiDocument>('GET', '/openapi.json')).body;
     const brief = doc.components.schemas.Brief;
     for (const field of ['headline', 'text', 'alerts', 'tasks', 'houses', 'items', 'counts']) {
-      assert.ok(brief.properties[field], field);
+      assert.ok(brief!.properties![field], field);
     }
-    assert.ok(brief.properties.houses.items.properties.doors.properties.after_dusk);
+    assert.ok(brief!.properties!.houses!.items!.properties!.doors!.properties!.after_dusk);
   });
 });

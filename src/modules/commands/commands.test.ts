@@ -2,11 +2,21 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import type {
+  Command,
+  Device,
+  HouseDevice,
+  HouseReply,
+  Items,
+  List,
+  NewDevice,
+  Paddock,
+} from '../../../test/replies.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { expireDueCommands, pollCommands } from './service.ts';
 
 function send(t: TestApp, key: string, deviceId: string, body: unknown) {
-  return t.request('POST', `/v1/devices/${deviceId}/commands`, { key, body });
+  return t.request<Command>('POST', `/v1/devices/${deviceId}/commands`, { key, body });
 }
 
 forEachEngine('commands', (t) => {
@@ -34,28 +44,30 @@ forEachEngine('commands', (t) => {
     assert.ok(Date.parse(cmd.created_at) >= before);
     assert.deepEqual((await make.outboxEvents(t(), farm, 'command.queued'))[0]?.data, cmd);
 
-    const poll = await t().request('GET', '/v1/device/commands', { key: house.device_key });
+    const poll = await t().request<Items<Command>>('GET', '/v1/device/commands', { key: house.device_key });
     assert.equal(poll.status, 200);
     assert.equal(poll.body.data.length, 1);
-    assert.equal(poll.body.data[0].id, cmd.id);
-    assert.equal(poll.body.data[0].status, 'delivered');
-    assert.ok(poll.body.data[0].delivered_at);
-    const again = await t().request('GET', '/v1/device/commands', { key: house.device_key });
+    assert.equal(poll.body.data[0]!.id, cmd.id);
+    assert.equal(poll.body.data[0]!.status, 'delivered');
+    assert.ok(poll.body.data[0]!.delivered_at);
+    const again = await t().request<Items<Command>>('GET', '/v1/device/commands', { key: house.device_key });
     assert.deepEqual(again.body.data, [], 'delivered once');
-    const seen = await t().request('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
+    const seen = await t().request<Device>('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
     assert.ok(seen.body.last_seen_at, 'a poll counts as the device being seen');
 
-    const done = await t().request('POST', `/v1/device/commands/${cmd.id}`, {
+    const done = await t().request<Command>('POST', `/v1/device/commands/${cmd.id}`, {
       key: house.device_key,
       body: { status: 'done', result: { opened: [1, 2] } },
     });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.status, 'done');
     assert.deepEqual(done.body.result, { opened: [1, 2] });
-    assert.ok(Date.parse(done.body.done_at) >= Date.parse(cmd.created_at));
+    assert.ok(Date.parse(done.body.done_at!) >= Date.parse(cmd.created_at));
     assert.deepEqual((await make.outboxEvents(t(), farm, 'command.done'))[0]?.data, done.body);
 
-    const history = await t().request('GET', `/v1/devices/${house.id}/commands`, { key: acct.live_key });
+    const history = await t().request<List<Command>>('GET', `/v1/devices/${house.id}/commands`, {
+      key: acct.live_key,
+    });
     assert.equal(history.status, 200);
     assert.deepEqual(history.body.data, [done.body]);
   });
@@ -66,7 +78,7 @@ forEachEngine('commands', (t) => {
     const house = await make.device(t(), acct.live_key, farm);
     const cmd = (await send(t(), acct.live_key, house.id, { command: 'move.start' })).body;
     await make.report(t(), house.device_key, {});
-    const failed = await t().request('POST', `/v1/device/commands/${cmd.id}`, {
+    const failed = await t().request<Command>('POST', `/v1/device/commands/${cmd.id}`, {
       key: house.device_key,
       body: { status: 'failed', result: { error: 'safety_edge', detail: 'obstacle' } },
     });
@@ -76,7 +88,7 @@ forEachEngine('commands', (t) => {
     assert.deepEqual((await make.outboxEvents(t(), farm, 'command.failed'))[0]?.data, failed.body);
     const noResult = (await send(t(), acct.live_key, house.id, { command: 'floor.deploy' })).body;
     await t().request('GET', '/v1/device/commands', { key: house.device_key });
-    const bare = await t().request('POST', `/v1/device/commands/${noResult.id}`, {
+    const bare = await t().request<Command>('POST', `/v1/device/commands/${noResult.id}`, {
       key: house.device_key,
       body: { status: 'done' },
     });
@@ -99,7 +111,7 @@ forEachEngine('commands', (t) => {
 
     const early = expectError(await answer(a.device_key), 409, 'conflict');
     assert.match(early.message, /not been delivered/);
-    const pollB = await t().request('GET', '/v1/device/commands', { key: b.device_key });
+    const pollB = await t().request<Items<Command>>('GET', '/v1/device/commands', { key: b.device_key });
     assert.deepEqual(pollB.body.data, [], "another device never receives this device's commands");
     await t().request('GET', '/v1/device/commands', { key: a.device_key });
     expectError(await answer(b.device_key), 404, 'not_found');
@@ -107,14 +119,18 @@ forEachEngine('commands', (t) => {
     expectError(await answer(a.device_key, 'cmd_doesnotexist'), 404, 'not_found');
     const badStatus = expectError(await answer(a.device_key, cmd.id, 'delivered'), 400, 'invalid_request');
     assert.equal(badStatus.param, 'status');
-    const history = await t().request('GET', `/v1/devices/${a.id}/commands`, { key: acct.live_key });
-    assert.equal(history.body.data[0].status, 'delivered', 'refusals changed nothing');
+    const history = await t().request<List<Command>>('GET', `/v1/devices/${a.id}/commands`, {
+      key: acct.live_key,
+    });
+    assert.equal(history.body.data[0]!.status, 'delivered', 'refusals changed nothing');
 
     assert.equal((await answer(a.device_key)).status, 200);
     const twice = expectError(await answer(a.device_key, cmd.id, 'failed'), 409, 'conflict');
     assert.match(twice.message, /already done/);
-    const final = await t().request('GET', `/v1/devices/${a.id}/commands`, { key: acct.live_key });
-    assert.equal(final.body.data[0].status, 'done');
+    const final = await t().request<List<Command>>('GET', `/v1/devices/${a.id}/commands`, {
+      key: acct.live_key,
+    });
+    assert.equal(final.body.data[0]!.status, 'done');
     assert.equal((await make.outboxEvents(t(), farm, 'command.done')).length, 1);
     assert.equal((await make.outboxEvents(t(), farm, 'command.failed')).length, 0);
   });
@@ -137,14 +153,16 @@ forEachEngine('commands', (t) => {
 
     assert.equal(await expireDueCommands(db, created + 59_000), 0, 'nothing is due before its expiry');
     assert.equal(await expireDueCommands(db, created + 10 * 60_000), 2);
-    const history = await t().request('GET', `/v1/devices/${house.id}/commands`, { key: acct.live_key });
-    const byId = Object.fromEntries(history.body.data.map((c: any) => [c.id, c]));
+    const history = await t().request<List<Command>>('GET', `/v1/devices/${house.id}/commands`, {
+      key: acct.live_key,
+    });
+    const byId = Object.fromEntries(history.body.data.map((c) => [c.id, c]));
     for (const id of [short.id, delivered.id]) {
-      assert.equal(byId[id].status, 'failed');
-      assert.deepEqual(byId[id].result, { error: 'expired' });
-      assert.ok(byId[id].done_at);
+      assert.equal(byId[id]!.status, 'failed');
+      assert.deepEqual(byId[id]!.result, { error: 'expired' });
+      assert.ok(byId[id]!.done_at);
     }
-    assert.equal(byId[later.id].status, 'queued', 'the default expiry is a day');
+    assert.equal(byId[later.id]!.status, 'queued', 'the default expiry is a day');
     const failedEvents = await make.outboxEvents(t(), farm, 'command.failed');
     assert.deepEqual(failedEvents.map((e) => e.data.id).sort(), [short.id, delivered.id].sort());
     assert.equal(await expireDueCommands(db, created + 10 * 60_000), 0, 'each command expires once');
@@ -190,7 +208,7 @@ forEachEngine('commands', (t) => {
     ]);
     assert.equal(a + b, 7);
     assert.equal((await make.outboxEvents(t(), farm, 'command.failed')).length, 7);
-    const left = await t().request('GET', `/v1/devices/${device.id}/commands?status=queued`, {
+    const left = await t().request<List<Command>>('GET', `/v1/devices/${device.id}/commands?status=queued`, {
       key: acct.live_key,
     });
     assert.deepEqual(left.body.data, []);
@@ -215,7 +233,7 @@ forEachEngine('commands', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const otherFarm = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
-    const foreignPaddock = await t().request('POST', `/v1/farms/${otherFarm}/paddocks`, {
+    const foreignPaddock = await t().request<Paddock>('POST', `/v1/farms/${otherFarm}/paddocks`, {
       key: acct.live_key,
       body: { name: 'Far field' },
     });
@@ -289,7 +307,9 @@ forEachEngine('commands', (t) => {
     );
     assert.equal(notObject.param, 'params');
     expectError(await send(t(), acct.live_key, house.id, { params: { mode: 'on' } }), 400, 'invalid_request');
-    const history = await t().request('GET', `/v1/devices/${house.id}/commands`, { key: acct.live_key });
+    const history = await t().request<List<Command>>('GET', `/v1/devices/${house.id}/commands`, {
+      key: acct.live_key,
+    });
     assert.deepEqual(history.body.data, [], 'nothing was queued');
   });
 
@@ -366,27 +386,31 @@ forEachEngine('commands', (t) => {
     const seen: string[] = [];
     let url = `/v1/devices/${device.id}/commands?limit=2`;
     for (;;) {
-      const page = await t().request('GET', url, { key: acct.live_key });
-      seen.push(...page.body.data.map((c: any) => c.id));
+      const page = await t().request<List<Command>>('GET', url, { key: acct.live_key });
+      seen.push(...page.body.data.map((c) => c.id));
       if (!page.body.has_more) break;
-      url = `/v1/devices/${device.id}/commands?limit=2&before=${encodeURIComponent(page.body.next_before)}`;
+      url = `/v1/devices/${device.id}/commands?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
     }
     assert.deepEqual(seen, [...ids].sort().reverse());
     await make.report(t(), device.device_key, {});
-    const delivered = await t().request('GET', `/v1/devices/${device.id}/commands?status=delivered`, {
-      key: acct.live_key,
-    });
+    const delivered = await t().request<List<Command>>(
+      'GET',
+      `/v1/devices/${device.id}/commands?status=delivered`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(delivered.body.data.length, 5);
   });
 
   test('sample farm: a command skips the queue, returns done with simulated: true and changes the house state', async () => {
     const acct = await t().account();
-    const created = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
+    const created = await t().request<NewDevice>('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
       key: acct.test_key,
       body: { type: 'house', name: 'Sample House' },
     });
     const house = created.body;
-    const paddock = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/paddocks`, {
+    const paddock = await t().request<Paddock>('POST', `/v1/farms/${acct.sample_farm_id}/paddocks`, {
       key: acct.test_key,
       body: { name: 'Clover' },
     });
@@ -394,7 +418,7 @@ forEachEngine('commands', (t) => {
       const res = await send(t(), acct.test_key, house.id, { command, ...(params ? { params } : {}) });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.status, 'done');
-      assert.equal(res.body.result.simulated, true);
+      assert.equal(res.body.result!.simulated, true);
       assert.ok(res.body.done_at);
       return res.body;
     };
@@ -411,7 +435,7 @@ forEachEngine('commands', (t) => {
     await run('spines.set_height', { mm: 180 });
     await run('feed.schedule', { times: ['17:00', '06:30'] });
 
-    const view = await t().request('GET', `/v1/houses/${house.id}`, { key: acct.test_key });
+    const view = await t().request<HouseReply>('GET', `/v1/houses/${house.id}`, { key: acct.test_key });
     assert.equal(view.status, 200);
     const state = view.body.state;
     assert.equal(state.doors['1'], 'open');
@@ -435,21 +459,21 @@ forEachEngine('commands', (t) => {
     assert.deepEqual(state.spines, { height_mm: 180, mode: 'manual' });
     assert.deepEqual(state.feed.schedule, ['06:30', '17:00']);
     assert.equal(view.body.recent_commands.length, 10, 'the view carries the last 10 commands');
-    assert.equal(view.body.recent_commands[0].command, 'feed.schedule', 'newest first');
+    assert.equal(view.body.recent_commands[0]!.command, 'feed.schedule', 'newest first');
 
     await run('move.to_paddock', { paddock_id: paddock.body.id });
     await run('move.stop');
-    const after = await t().request('GET', `/v1/devices/${house.id}`, { key: acct.test_key });
+    const after = await t().request<HouseDevice>('GET', `/v1/devices/${house.id}`, { key: acct.test_key });
     assert.equal(after.body.state.move.status, 'stopped');
 
-    const mine = (events: Array<{ data: Record<string, any> }>) =>
+    const mine = (events: Array<{ data: Record<string, unknown> }>) =>
       events.filter((e) => e.data.device_id === house.id);
     assert.equal(mine(await make.outboxEvents(t(), acct.sample_farm_id, 'command.queued')).length, 0);
     assert.equal(mine(await make.outboxEvents(t(), acct.sample_farm_id, 'command.done')).length, 14);
-    const poll = await t().request('GET', '/v1/device/commands', { key: house.device_key });
+    const poll = await t().request<Items<Command>>('GET', '/v1/device/commands', { key: house.device_key });
     assert.deepEqual(poll.body.data, [], 'nothing waits in a queue');
 
-    const sensor = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
+    const sensor = await t().request<NewDevice>('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
       key: acct.test_key,
       body: { type: 'tag', name: 'Sample tag' },
     });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { Command, List } from '../../../test/replies.ts';
 import { ingestReport } from '../ingest/service.ts';
 import { answerCommand, pickUpCommands, pollCommands } from './service.ts';
 
@@ -10,7 +11,7 @@ forEachEngine('command redelivery', (t) => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
-    const queued = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+    const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'doors.close', params: { doors: 'all' } },
     });
@@ -64,10 +65,12 @@ forEachEngine('command redelivery', (t) => {
       body: { status: 'failed' },
     });
     expectError(twice, 409, 'conflict');
-    const history = await t().request('GET', `/v1/devices/${device.id}/commands`, { key: acct.live_key });
-    assert.equal(history.body.data[0].status, 'done');
-    assert.deepEqual(history.body.data[0].result, { ok: 1 });
-    assert.equal(history.body.data[0].delivery_attempts, 3);
+    const history = await t().request<List<Command>>('GET', `/v1/devices/${device.id}/commands`, {
+      key: acct.live_key,
+    });
+    assert.equal(history.body.data[0]!.status, 'done');
+    assert.deepEqual(history.body.data[0]!.result, { ok: 1 });
+    assert.equal(history.body.data[0]!.delivery_attempts, 3);
   });
 
   test('redeliver_after_s is per command; expired commands are never handed out again', async () => {
@@ -75,7 +78,7 @@ forEachEngine('command redelivery', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const send = (body: Record<string, unknown>) =>
-      t().request('POST', `/v1/devices/${device.id}/commands`, { key: acct.live_key, body });
+      t().request<Command>('POST', `/v1/devices/${device.id}/commands`, { key: acct.live_key, body });
     const quick = await send({ command: 'lights.set', params: { mode: 'on' }, redeliver_after_s: 5 });
     assert.equal(quick.body.redeliver_after_s, 5);
     const short = await send({ command: 'floor.deploy', expires_in_s: 8 });

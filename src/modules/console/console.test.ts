@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../../../test/harness.ts';
+import type { ErrorReply } from '../../../test/replies.ts';
 import { ASSET_PREFIX, consoleBundle, importsOf } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
 import { pickEncoding } from './routes.ts';
@@ -97,7 +98,7 @@ test('an unknown console file, or one from an older version, is 404 with the Err
     `${ASSET_PREFIX}/${hash}/src/config.ts`,
     `${ASSET_PREFIX}/0000/src/modules/console/web/app.js`,
   ]) {
-    const res = await t.request('GET', url);
+    const res = await t.request<ErrorReply>('GET', url);
     assert.equal(res.status, 404, url);
     assert.equal(res.body.error.code, 'not_found');
   }

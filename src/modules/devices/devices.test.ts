@@ -2,23 +2,24 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { Animal, Device, DeviceKey, Group, List, NewDevice } from '../../../test/replies.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 
 forEachEngine('devices', (t) => {
   test('POST /v1/farms/{farm}/devices creates a device with every field and shows its key once', async () => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle', tag: 'A1' },
     });
     assert.equal(animal.status, 201, JSON.stringify(animal.body));
-    const group = await t().request('POST', `/v1/farms/${farm}/groups`, {
+    const group = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
       key: acct.live_key,
       body: { name: 'Herd', species: 'cattle' },
     });
     assert.equal(group.status, 201, JSON.stringify(group.body));
-    const res = await t().request('POST', `/v1/farms/${farm}/devices`, {
+    const res = await t().request<NewDevice>('POST', `/v1/farms/${farm}/devices`, {
       key: acct.live_key,
       body: {
         type: 'bolus',
@@ -50,13 +51,13 @@ forEachEngine('devices', (t) => {
     assert.match(device.device_key, /^rd_[0-9A-Za-z]{32}$/, 'rd_ and 32 base62 characters (≥128 bits)');
     assert.equal(device.key_prefix, device.device_key.slice(0, 7));
 
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.status, 200);
     assert.equal(got.body.device_key, undefined, 'the key is never shown again');
     const { device_key: _key, ...withoutKey } = device;
     assert.deepEqual(got.body, withoutKey);
-    const list = await t().request('GET', `/v1/farms/${farm}/devices`, { key: acct.live_key });
-    assert.equal(list.body.data[0].device_key, undefined);
+    const list = await t().request<List<Device>>('GET', `/v1/farms/${farm}/devices`, { key: acct.live_key });
+    assert.equal(list.body.data[0]!.device_key, undefined);
 
     const stored = await t()
       .database.db.selectFrom('devices')
@@ -104,7 +105,9 @@ forEachEngine('devices', (t) => {
     for (const type of ['house', 'bolus', 'tag', 'band', 'guardian', 'water', 'weather', 'reader', 'other']) {
       await make.device(t(), acct.live_key, farm, { type, name: type });
     }
-    const list = await t().request('GET', `/v1/farms/${farm}/devices?limit=500`, { key: acct.live_key });
+    const list = await t().request<List<Device>>('GET', `/v1/farms/${farm}/devices?limit=500`, {
+      key: acct.live_key,
+    });
     assert.equal(list.body.data.length, 9, 'all nine types accepted; rejected requests wrote nothing');
   });
 
@@ -112,11 +115,11 @@ forEachEngine('devices', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
-    const animal = await t().request('POST', `/v1/farms/${other}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${other}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle' },
     });
-    const group = await t().request('POST', `/v1/farms/${other}/groups`, {
+    const group = await t().request<Group>('POST', `/v1/farms/${other}/groups`, {
       key: acct.live_key,
       body: { name: 'Flock', species: 'chicken' },
     });
@@ -151,12 +154,12 @@ forEachEngine('devices', (t) => {
   test('PATCH updates any fields, null clears optional ones; DELETE returns {id, deleted}', async () => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'sheep' },
     });
     const device = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tag', serial: 'S1' });
-    const patched = await t().request('PATCH', `/v1/devices/${device.id}`, {
+    const patched = await t().request<Device>('PATCH', `/v1/devices/${device.id}`, {
       key: acct.live_key,
       body: { name: 'Tag 2', animal_id: animal.body.id, serial: null, firmware: '2.0', lat: 1, lon: 2 },
     });
@@ -168,15 +171,19 @@ forEachEngine('devices', (t) => {
     assert.equal(patched.body.type, 'tag');
     const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.deepEqual(got.body, patched.body);
-    const byAnimal = await t().request('GET', `/v1/farms/${farm}/devices?animal_id=${animal.body.id}`, {
-      key: acct.live_key,
-    });
+    const byAnimal = await t().request<List<Device>>(
+      'GET',
+      `/v1/farms/${farm}/devices?animal_id=${animal.body.id}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.deepEqual(
       byAnimal.body.data.map((d: any) => d.id),
       [device.id],
     );
 
-    const house = await t().request('PATCH', `/v1/devices/${device.id}`, {
+    const house = await t().request<Device>('PATCH', `/v1/devices/${device.id}`, {
       key: acct.live_key,
       body: { type: 'house' },
     });
@@ -205,7 +212,9 @@ forEachEngine('devices', (t) => {
         (await make.device(t(), acct.live_key, farm, { type: i % 2 ? 'tag' : 'house', name: `D${i}` })).id,
       );
     }
-    const tags = await t().request('GET', `/v1/farms/${farm}/devices?type=tag`, { key: acct.live_key });
+    const tags = await t().request<List<Device>>('GET', `/v1/farms/${farm}/devices?type=tag`, {
+      key: acct.live_key,
+    });
     assert.deepEqual(
       tags.body.data.map((d: any) => d.id),
       [ids[3], ids[1]].sort().reverse(),
@@ -218,10 +227,10 @@ forEachEngine('devices', (t) => {
     const seen: string[] = [];
     let url = `/v1/farms/${farm}/devices?limit=2`;
     for (;;) {
-      const page = await t().request('GET', url, { key: acct.live_key });
+      const page = await t().request<List<Device>>('GET', url, { key: acct.live_key });
       seen.push(...page.body.data.map((d: any) => d.id));
       if (!page.body.has_more) break;
-      url = `/v1/farms/${farm}/devices?limit=2&before=${encodeURIComponent(page.body.next_before)}`;
+      url = `/v1/farms/${farm}/devices?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
     }
     // Ids start with their creation millisecond, so newest first is descending id order.
     assert.deepEqual(seen, [...ids].sort().reverse());
@@ -232,14 +241,16 @@ forEachEngine('devices', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     assert.equal((await make.report(t(), device.device_key, {})).status, 200);
-    const rotated = await t().request('POST', `/v1/devices/${device.id}/key`, { key: acct.live_key });
+    const rotated = await t().request<DeviceKey>('POST', `/v1/devices/${device.id}/key`, {
+      key: acct.live_key,
+    });
     assert.equal(rotated.status, 200);
     assert.equal(rotated.body.id, device.id);
     assert.match(rotated.body.device_key, /^rd_/);
     assert.notEqual(rotated.body.device_key, device.device_key);
     expectError(await make.report(t(), device.device_key, {}), 401, 'unauthorized');
     assert.equal((await make.report(t(), rotated.body.device_key, {})).status, 200);
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.body.key_prefix, rotated.body.device_key.slice(0, 7));
   });
 
@@ -317,7 +328,7 @@ forEachEngine('devices', (t) => {
         expectError(await t().request(method, url, { key, body }), 404, 'not_found');
       }
     }
-    const still = await t().request('GET', `/v1/devices/${device.id}`, { key: b.live_key });
+    const still = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: b.live_key });
     assert.equal(still.body.name, 'House 1', 'nothing changed');
     assert.equal((await make.report(t(), device.device_key, {})).status, 200, 'the key still works');
   });

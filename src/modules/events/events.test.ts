@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import type { Animal, FarmEvent, Group, List, Paddock, Task } from '../../../test/replies.ts';
 import { subjectKindOfId } from '../../domain/record-kinds.ts';
 import { recordFarmEvent } from './service.ts';
 
@@ -21,7 +22,7 @@ forEachEngine('farm events', (t) => {
   test('POST /v1/farms/{farm}/events logs an event with every field; GET returns it', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
-    const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle' },
     });
@@ -32,7 +33,10 @@ forEachEngine('farm events', (t) => {
       data: { drug: 'oxytetracycline', dose_ml: 12, withdrawal_days: 28 },
       at: '2026-05-01T09:15:00+10:00',
     };
-    const res = await t().request('POST', `/v1/farms/${farm}/events`, { key: acct.live_key, body });
+    const res = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
+      key: acct.live_key,
+      body,
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.id, /^evt_/);
     assert.deepEqual(
@@ -47,7 +51,7 @@ forEachEngine('farm events', (t) => {
     const acct = await t().account();
     const farm = acct.sample_farm_id;
     const before = Date.now();
-    const res = await t().request('POST', `/v1/farms/${farm}/events`, {
+    const res = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
       key: acct.test_key,
       body: { type: 'rain' },
     });
@@ -58,9 +62,12 @@ forEachEngine('farm events', (t) => {
     assert.equal(res.body.at, res.body.created_at);
     assert.ok(Date.parse(res.body.at) >= before - 1000);
     const paddock = (
-      await t().request('POST', `/v1/farms/${farm}/paddocks`, { key: acct.test_key, body: { name: 'P' } })
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
+        key: acct.test_key,
+        body: { name: 'P' },
+      })
     ).body.id;
-    const inferred = await t().request('POST', `/v1/farms/${farm}/events`, {
+    const inferred = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
       key: acct.test_key,
       body: { type: 'grazed', subject_id: paddock },
     });
@@ -72,7 +79,7 @@ forEachEngine('farm events', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other' })).id;
     const foreignAnimal = (
-      await t().request('POST', `/v1/farms/${other}/animals`, {
+      await t().request<Animal>('POST', `/v1/farms/${other}/animals`, {
         key: acct.live_key,
         body: { species: 'cow' },
       })
@@ -107,7 +114,9 @@ forEachEngine('farm events', (t) => {
       );
       assert.equal(err.param, param, JSON.stringify(body));
     }
-    const list = await t().request('GET', `/v1/farms/${farm}/events`, { key: acct.live_key });
+    const list = await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events`, {
+      key: acct.live_key,
+    });
     assert.equal(list.body.data.length, 0);
     const outbox = await t()
       .database.db.selectFrom('outbox')
@@ -122,14 +131,20 @@ forEachEngine('farm events', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const ids: Record<string, string> = {
-      animal: (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })).body
-        .id,
-      group: (
-        await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G', species: 'cow' } })
+      animal: (
+        await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })
       ).body.id,
-      paddock: (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body
+      group: (
+        await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
+          key,
+          body: { name: 'G', species: 'cow' },
+        })
+      ).body.id,
+      paddock: (
+        await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })
+      ).body.id,
+      task: (await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'T' } })).body
         .id,
-      task: (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'T' } })).body.id,
       device: await make.deviceRow(t(), farm),
       alert: await make.alertRow(t(), farm, {
         severity: 'urgent',
@@ -140,14 +155,14 @@ forEachEngine('farm events', (t) => {
       }),
     };
     for (const [kind, id] of Object.entries(ids)) {
-      const res = await t().request('POST', `/v1/farms/${farm}/events`, {
+      const res = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
         key,
         body: { type: 'note', subject_type: kind, subject_id: id },
       });
       assert.equal(res.status, 201, `${kind}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.subject_type, kind);
     }
-    const free = await t().request('POST', `/v1/farms/${farm}/events`, {
+    const free = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
       key,
       body: { type: 'repair', subject_type: 'fence', subject_id: 'east-line' },
     });
@@ -159,17 +174,21 @@ forEachEngine('farm events', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
-      .body.id;
-    const group = (
-      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G', species: 'cow' } })
+    const animal = (
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })
     ).body.id;
-    const event = await t().request('POST', `/v1/farms/${farm}/events`, {
+    const group = (
+      await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
+        key,
+        body: { name: 'G', species: 'cow' },
+      })
+    ).body.id;
+    const event = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
       key,
       body: { type: 'weight', subject_id: animal, data: { kg: 400, scale: 'A' }, at: '2026-01-01T00:00:00Z' },
     });
     const url = `/v1/events/${event.body.id}`;
-    const patched = await t().request('PATCH', url, {
+    const patched = await t().request<FarmEvent>('PATCH', url, {
       key,
       body: { data: { kg: 402 }, at: '2026-01-02T12:00:00+01:00' },
     });
@@ -179,9 +198,12 @@ forEachEngine('farm events', (t) => {
     assert.equal(patched.body.type, 'weight');
     assert.equal(patched.body.subject_id, animal);
     assert.deepEqual((await t().request('GET', url, { key })).body, patched.body);
-    const regrouped = await t().request('PATCH', url, { key, body: { subject_id: group } });
+    const regrouped = await t().request<FarmEvent>('PATCH', url, { key, body: { subject_id: group } });
     assert.equal(regrouped.body.subject_type, 'group', 'a new subject_id brings its own kind');
-    const cleared = await t().request('PATCH', url, { key, body: { subject_id: null, subject_type: null } });
+    const cleared = await t().request<FarmEvent>('PATCH', url, {
+      key,
+      body: { subject_id: null, subject_type: null },
+    });
     assert.equal(cleared.body.subject_id, null);
     assert.equal(cleared.body.subject_type, null);
     const bad: [unknown, string][] = [
@@ -207,18 +229,20 @@ forEachEngine('farm events', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
-      .body.id;
-    const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
-      .body.id;
+    const animal = (
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })
+    ).body.id;
+    const paddock = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })
+    ).body.id;
     const add = async (body: Record<string, unknown>) =>
-      (await t().request('POST', `/v1/farms/${farm}/events`, { key, body })).body.id as string;
+      (await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, { key, body })).body.id as string;
     const a = await add({ type: 'weight', subject_id: animal, at: '2026-03-01T00:00:00Z' });
     const b = await add({ type: 'treatment', subject_id: animal, at: '2026-03-02T00:00:00Z' });
     const c = await add({ type: 'grazed', subject_id: paddock, at: '2026-03-03T00:00:00Z' });
     const d = await add({ type: 'weight', at: '2026-03-04T00:00:00Z' });
     const ids = async (query: string) =>
-      (await t().request('GET', `/v1/farms/${farm}/events?${query}`, { key })).body.data.map(
+      (await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?${query}`, { key })).body.data.map(
         (x: any) => x.id,
       );
     assert.deepEqual(await ids(''), [d, c, b, a], 'newest at first');
@@ -238,7 +262,7 @@ forEachEngine('farm events', (t) => {
     for (let i = 0; i < 130; i++) {
       // Scrambled times with many ties, logged out of order: creation order must not matter.
       const at = new Date(base + ((i * 37) % 50) * 60_000).toISOString();
-      const res = await t().request('POST', `/v1/farms/${farm}/events`, {
+      const res = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
         key: acct.live_key,
         body: { type: 'count', data: { i }, at },
       });
@@ -248,14 +272,14 @@ forEachEngine('farm events', (t) => {
     const seen: string[] = [];
     let url = `/v1/farms/${farm}/events?limit=7`;
     for (let page = 0; page < 40; page++) {
-      const res = await t().request('GET', url, { key: acct.live_key });
+      const res = await t().request<List<FarmEvent>>('GET', url, { key: acct.live_key });
       seen.push(...res.body.data.map((e: any) => e.id));
       if (!res.body.has_more) {
         assert.equal(res.body.next_before, null);
         break;
       }
-      assert.match(res.body.next_before, /^\d{4}-.*Z~evt_/);
-      url = `/v1/farms/${farm}/events?limit=7&before=${encodeURIComponent(res.body.next_before)}`;
+      assert.match(res.body.next_before!, /^\d{4}-.*Z~evt_/);
+      url = `/v1/farms/${farm}/events?limit=7&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.equal(seen.length, 130);
     assert.equal(new Set(seen).size, 130, 'no event repeated');
@@ -264,9 +288,13 @@ forEachEngine('farm events', (t) => {
       .map((e) => e.id);
     assert.deepEqual(seen, expected, 'ordered by at, ties by id');
     const cut = new Date(base + 10 * 60_000).toISOString();
-    const older = await t().request('GET', `/v1/farms/${farm}/events?limit=500&before=${cut}`, {
-      key: acct.live_key,
-    });
+    const older = await t().request<List<FarmEvent>>(
+      'GET',
+      `/v1/farms/${farm}/events?limit=500&before=${cut}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(older.body.data.length, created.filter((e) => e.at < cut).length);
     assert.ok(
       older.body.data.every((e: any) => e.at < cut),
@@ -280,7 +308,10 @@ forEachEngine('farm events', (t) => {
       createBody: { type: 'x' },
       patchBody: { type: 'y' },
     });
-    assert.equal((await t().request('GET', `/v1/events/${id}`, { key: owner.live_key })).body.type, 'x');
+    assert.equal(
+      (await t().request<FarmEvent>('GET', `/v1/events/${id}`, { key: owner.live_key })).body.type,
+      'x',
+    );
   });
 
   test('logging an event writes event.created to the outbox in the same transaction', async () => {
@@ -319,16 +350,22 @@ forEachEngine('farm events', (t) => {
       /abort/,
     );
     assert.equal((await outbox()).length, 2, 'a rolled-back event leaves no outbox row');
-    const list = await t().request('GET', `/v1/farms/${farm}/events?type=rolled.back`, {
+    const list = await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?type=rolled.back`, {
       key: acct.live_key,
     });
     assert.equal(list.body.data.length, 0, 'nor an event');
 
     const animal = (
-      await t().request('POST', `/v1/farms/${farm}/animals`, { key: acct.live_key, body: { species: 'cow' } })
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+        key: acct.live_key,
+        body: { species: 'cow' },
+      })
     ).body.id;
     const paddock = (
-      await t().request('POST', `/v1/farms/${farm}/paddocks`, { key: acct.live_key, body: { name: 'P' } })
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
+        key: acct.live_key,
+        body: { name: 'P' },
+      })
     ).body.id;
     await t().request('PATCH', `/v1/animals/${animal}`, {
       key: acct.live_key,

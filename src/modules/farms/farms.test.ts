@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { BriefReply, ErrorReply, Farm, List } from '../../../test/replies.ts';
 
 forEachEngine('farms', (t) => {
   test('POST /v1/farms creates a farm in the key’s mode with every field', async () => {
     const acct = await t().account();
-    const res = await t().request('POST', '/v1/farms', {
+    const res = await t().request<Farm>('POST', '/v1/farms', {
       key: acct.live_key,
       body: { name: 'North Pasture', timezone: 'America/Denver', lat: 40.5, lon: -105.1, acres: 320.5 },
     });
@@ -19,7 +20,10 @@ forEachEngine('farms', (t) => {
     assert.match(res.body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const got = await t().request('GET', `/v1/farms/${res.body.id}`, { key: acct.live_key });
     assert.deepEqual(got.body, res.body);
-    const withTest = await t().request('POST', '/v1/farms', { key: acct.test_key, body: { name: 'Trial' } });
+    const withTest = await t().request<Farm>('POST', '/v1/farms', {
+      key: acct.test_key,
+      body: { name: 'Trial' },
+    });
     assert.equal(withTest.body.mode, 'test');
     assert.equal(withTest.body.timezone, 'UTC', 'timezone defaults to UTC');
   });
@@ -45,7 +49,7 @@ forEachEngine('farms', (t) => {
       );
       assert.equal(err.param, param, JSON.stringify(body));
     }
-    const farms = await t().request('GET', '/v1/farms', { key: acct.live_key });
+    const farms = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.live_key });
     assert.equal(farms.body.data.length, 0, 'rejected requests wrote nothing');
   });
 
@@ -71,19 +75,22 @@ forEachEngine('farms', (t) => {
 
   test('live keys see only live farms and test keys only test farms (404 across modes)', async () => {
     const acct = await t().account();
-    const live = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Live farm' } });
-    const liveList = await t().request('GET', '/v1/farms', { key: acct.live_key });
+    const live = await t().request<Farm>('POST', '/v1/farms', {
+      key: acct.live_key,
+      body: { name: 'Live farm' },
+    });
+    const liveList = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.live_key });
     assert.deepEqual(
       liveList.body.data.map((f: any) => f.id),
       [live.body.id],
     );
-    const testList = await t().request('GET', '/v1/farms', { key: acct.test_key });
+    const testList = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.test_key });
     assert.deepEqual(
       testList.body.data.map((f: any) => f.id),
       [acct.sample_farm_id],
     );
-    assert.equal(testList.body.data[0].sample, true);
-    assert.equal(testList.body.data[0].mode, 'test');
+    assert.equal(testList.body.data[0]!.sample, true);
+    assert.equal(testList.body.data[0]!.mode, 'test');
     for (const [method, body] of [['GET'], ['PATCH', { name: 'y' }], ['DELETE'], ['GET']] as const) {
       const url =
         method === 'GET' && body === undefined ? `/v1/farms/${live.body.id}` : `/v1/farms/${live.body.id}`;
@@ -104,9 +111,9 @@ forEachEngine('farms', (t) => {
   test("another account's farm is 404 not_found on every farm endpoint, like a missing id", async () => {
     const a = await t().account();
     const b = await t().account();
-    const farm = await t().request('POST', '/v1/farms', { key: b.live_key, body: { name: 'B farm' } });
-    const missing = await t().request('GET', '/v1/farms/farm_doesnotexist', { key: a.live_key });
-    const foreign = await t().request('GET', `/v1/farms/${farm.body.id}`, { key: a.live_key });
+    const farm = await t().request<Farm>('POST', '/v1/farms', { key: b.live_key, body: { name: 'B farm' } });
+    const missing = await t().request<ErrorReply>('GET', '/v1/farms/farm_doesnotexist', { key: a.live_key });
+    const foreign = await t().request<ErrorReply>('GET', `/v1/farms/${farm.body.id}`, { key: a.live_key });
     expectError(missing, 404, 'not_found');
     expectError(foreign, 404, 'not_found');
     assert.equal(
@@ -128,18 +135,18 @@ forEachEngine('farms', (t) => {
       404,
       'not_found',
     );
-    const still = await t().request('GET', `/v1/farms/${farm.body.id}`, { key: b.live_key });
+    const still = await t().request<Farm>('GET', `/v1/farms/${farm.body.id}`, { key: b.live_key });
     assert.equal(still.body.name, 'B farm');
   });
 
   test('PATCH updates any subset of fields and merges settings one level deep', async () => {
     const acct = await t().account();
-    const farm = await t().request('POST', '/v1/farms', {
+    const farm = await t().request<Farm>('POST', '/v1/farms', {
       key: acct.live_key,
       body: { name: 'A', settings: { units: 'metric', contact: { phone: '555' } } },
     });
     const id = farm.body.id;
-    const renamed = await t().request('PATCH', `/v1/farms/${id}`, {
+    const renamed = await t().request<Farm>('PATCH', `/v1/farms/${id}`, {
       key: acct.live_key,
       body: { name: 'B', acres: 12 },
     });
@@ -147,7 +154,7 @@ forEachEngine('farms', (t) => {
     assert.equal(renamed.body.name, 'B');
     assert.equal(renamed.body.acres, 12);
     assert.equal(renamed.body.timezone, 'UTC');
-    const patched = await t().request('PATCH', `/v1/farms/${id}`, {
+    const patched = await t().request<Farm>('PATCH', `/v1/farms/${id}`, {
       key: acct.live_key,
       body: { settings: { rules: { 'house.heat': { watch: 31, urgent: 34, clear: 29 } }, units: null } },
     });
@@ -174,7 +181,10 @@ forEachEngine('farms', (t) => {
 
   test('settings.rules validation names the rule and member; nothing is written on rejection', async () => {
     const acct = await t().account();
-    const farm = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Rules' } });
+    const farm = await t().request<Farm>('POST', '/v1/farms', {
+      key: acct.live_key,
+      body: { name: 'Rules' },
+    });
     const url = `/v1/farms/${farm.body.id}`;
     const bad: [unknown, RegExp][] = [
       [{ 'house.unknown': { watch: 1, urgent: 2, clear: 0 } }, /house\.unknown/],
@@ -190,9 +200,9 @@ forEachEngine('farms', (t) => {
       const err = expectError(res, 400, 'invalid_request');
       assert.match(`${err.param} ${err.message}`, pattern, JSON.stringify(rules));
     }
-    const unchanged = await t().request('GET', url, { key: acct.live_key });
+    const unchanged = await t().request<Farm>('GET', url, { key: acct.live_key });
     assert.deepEqual(unchanged.body.settings, {});
-    const ok = await t().request('PATCH', url, {
+    const ok = await t().request<Farm>('PATCH', url, {
       key: acct.live_key,
       body: {
         settings: {
@@ -205,7 +215,7 @@ forEachEngine('farms', (t) => {
 
   test('DELETE removes the farm (and what it holds); the sample farm is refused with 409', async () => {
     const acct = await t().account();
-    const farm = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Gone' } });
+    const farm = await t().request<Farm>('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Gone' } });
     const del = await t().request('DELETE', `/v1/farms/${farm.body.id}`, { key: acct.live_key });
     assert.equal(del.status, 200);
     assert.deepEqual(del.body, { id: farm.body.id, deleted: true });
@@ -224,7 +234,9 @@ forEachEngine('farms', (t) => {
 
   test('GET /v1/farms/{farm}/brief answers a Brief for a farm the key can see', async () => {
     const acct = await t().account();
-    const res = await t().request('GET', `/v1/farms/${acct.sample_farm_id}/brief`, { key: acct.test_key });
+    const res = await t().request<BriefReply>('GET', `/v1/farms/${acct.sample_farm_id}/brief`, {
+      key: acct.test_key,
+    });
     assert.equal(res.status, 200);
     assert.equal(typeof res.body.headline, 'string');
     assert.ok(res.body.headline.length > 0);
@@ -278,14 +290,14 @@ forEachEngine('farms', (t) => {
     const seen: string[] = [];
     let url = '/v1/farms?limit=3';
     for (let page = 0; page < 10; page++) {
-      const res = await t().request('GET', url, { key: acct.live_key });
+      const res = await t().request<List<Farm>>('GET', url, { key: acct.live_key });
       assert.equal(res.status, 200);
       seen.push(...res.body.data.map((f: any) => f.id));
       if (!res.body.has_more) {
         assert.equal(res.body.next_before, null);
         break;
       }
-      url = `/v1/farms?limit=3&before=${encodeURIComponent(res.body.next_before)}`;
+      url = `/v1/farms?limit=3&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.equal(seen.length, 12);
     assert.equal(new Set(seen).size, 12, 'no record repeated');
@@ -293,11 +305,15 @@ forEachEngine('farms', (t) => {
       .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
       .map((r) => r.id);
     assert.deepEqual(seen, expected, 'newest first, ties by id');
-    const older = await t().request('GET', `/v1/farms?before=${new Date(base + 1).toISOString()}`, {
-      key: acct.live_key,
-    });
+    const older = await t().request<List<Farm>>(
+      'GET',
+      `/v1/farms?before=${new Date(base + 1).toISOString()}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(older.body.data.length, 7, 'a plain ISO time returns records strictly before it');
-    const all = await t().request('GET', '/v1/farms', { key: acct.live_key });
+    const all = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.live_key });
     assert.equal(all.body.data.length, 12, 'default page size 50');
   });
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import type { Animal, FarmEvent, Group, List, Paddock } from '../../../test/replies.ts';
 import { defaultGroupKind } from './service.ts';
 
 test('default group kind: a flock of birds or sheep, otherwise a herd', () => {
@@ -26,7 +27,7 @@ forEachEngine('groups', (t) => {
       hatch_date: '2026-04-01T06:00:00-05:00',
       paddock_id: paddock.id,
     };
-    const res = await t().request('POST', `/v1/farms/${farm}/groups`, { key: acct.live_key, body });
+    const res = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.id, /^grp_/);
     assert.equal(res.body.farm_id, farm);
@@ -48,7 +49,7 @@ forEachEngine('groups', (t) => {
     const acct = await t().account();
     const farm = acct.sample_farm_id;
     const key = acct.test_key;
-    const herd = await t().request('POST', `/v1/farms/${farm}/groups`, {
+    const herd = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
       key,
       body: { name: 'Cows', species: 'cattle' },
     });
@@ -56,13 +57,13 @@ forEachEngine('groups', (t) => {
     assert.equal(herd.body.head_count, null);
     assert.equal(herd.body.hatch_date, null);
     assert.equal(herd.body.paddock_id, null);
-    const flock = await t().request('POST', `/v1/farms/${farm}/groups`, {
+    const flock = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
       key,
       body: { name: 'Layers', species: 'chicken' },
     });
     assert.equal(flock.body.kind, 'flock');
     for (const kind of ['pen', 'litter', 'mob']) {
-      const res = await t().request('POST', `/v1/farms/${farm}/groups`, {
+      const res = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
         key,
         body: { name: kind, species: 'pig', kind },
       });
@@ -99,7 +100,7 @@ forEachEngine('groups', (t) => {
       );
       assert.equal(err.param, param, JSON.stringify(body));
     }
-    const list = await t().request('GET', `/v1/farms/${farm}/groups`, { key: acct.live_key });
+    const list = await t().request<List<Group>>('GET', `/v1/farms/${farm}/groups`, { key: acct.live_key });
     assert.equal(list.body.data.length, 0);
   });
 
@@ -107,14 +108,15 @@ forEachEngine('groups', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const p1 = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })).body
-      .id;
-    const group = await t().request('POST', `/v1/farms/${farm}/groups`, {
+    const p1 = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P1' } })
+    ).body.id;
+    const group = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
       key,
       body: { name: 'Ewes', species: 'sheep', head_count: 40 },
     });
     const url = `/v1/groups/${group.body.id}`;
-    const patched = await t().request('PATCH', url, {
+    const patched = await t().request<Group>('PATCH', url, {
       key,
       body: { head_count: 38, kind: 'mob', paddock_id: p1, hatch_date: '2025-02-01' },
     });
@@ -125,17 +127,26 @@ forEachEngine('groups', (t) => {
     assert.equal(patched.body.paddock_id, p1);
     assert.equal(patched.body.hatch_date, '2025-02-01T00:00:00.000Z');
     assert.deepEqual((await t().request('GET', url, { key })).body, patched.body);
-    const moves = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${group.body.id}`, { key }))
-      .body.data;
+    const moves = (
+      await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?subject_id=${group.body.id}`, {
+        key,
+      })
+    ).body.data;
     assert.equal(moves.length, 1);
-    assert.equal(moves[0].type, 'move');
-    assert.equal(moves[0].subject_type, 'group');
-    assert.deepEqual(moves[0].data, { from: { paddock_id: null }, to: { paddock_id: p1 } });
+    assert.equal(moves[0]!.type, 'move');
+    assert.equal(moves[0]!.subject_type, 'group');
+    assert.deepEqual(moves[0]!.data, { from: { paddock_id: null }, to: { paddock_id: p1 } });
     await t().request('PATCH', url, { key, body: { name: 'Ewes 2026' } });
-    const after = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${group.body.id}`, { key }))
-      .body.data;
+    const after = (
+      await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?subject_id=${group.body.id}`, {
+        key,
+      })
+    ).body.data;
     assert.equal(after.length, 1, 'no move without a paddock change');
-    const cleared = await t().request('PATCH', url, { key, body: { head_count: null, hatch_date: null } });
+    const cleared = await t().request<Group>('PATCH', url, {
+      key,
+      body: { head_count: null, hatch_date: null },
+    });
     assert.equal(cleared.body.head_count, null);
     assert.equal(cleared.body.hatch_date, null);
 
@@ -157,14 +168,15 @@ forEachEngine('groups', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
+    const p = (await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
+      .body.id;
     const add = async (body: Record<string, unknown>) =>
-      (await t().request('POST', `/v1/farms/${farm}/groups`, { key, body })).body.id as string;
+      (await t().request<Group>('POST', `/v1/farms/${farm}/groups`, { key, body })).body.id as string;
     const a = await add({ name: 'A', species: 'cattle' });
     const b = await add({ name: 'B', species: 'chicken', paddock_id: p });
     const c = await add({ name: 'C', species: 'cattle', kind: 'pen', paddock_id: p });
     const ids = async (query: string) =>
-      (await t().request('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data
+      (await t().request<List<Group>>('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data
         .map((x: any) => x.id)
         .sort();
     assert.deepEqual(await ids(''), [c, b, a].sort());
@@ -186,7 +198,7 @@ forEachEngine('groups', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 121; i++) {
-      const res = await t().request('POST', `/v1/farms/${farm}/groups`, {
+      const res = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
         key: acct.live_key,
         body: { name: `G${i}`, species: 'cattle' },
       });
@@ -195,10 +207,10 @@ forEachEngine('groups', (t) => {
     const seen: string[] = [];
     let url = `/v1/farms/${farm}/groups?limit=10`;
     for (let page = 0; page < 30; page++) {
-      const res = await t().request('GET', url, { key: acct.live_key });
+      const res = await t().request<List<Group>>('GET', url, { key: acct.live_key });
       seen.push(...res.body.data.map((g: any) => g.id));
       if (!res.body.has_more) break;
-      url = `/v1/farms/${farm}/groups?limit=10&before=${encodeURIComponent(res.body.next_before)}`;
+      url = `/v1/farms/${farm}/groups?limit=10&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.equal(new Set(seen).size, 121);
     assert.deepEqual(
@@ -213,18 +225,22 @@ forEachEngine('groups', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })).body.id;
+    const p = (await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
+      .body.id;
     const group = (
-      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G', species: 'cattle' } })
+      await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
+        key,
+        body: { name: 'G', species: 'cattle' },
+      })
     ).body.id;
     const a1 = (
-      await t().request('POST', `/v1/farms/${farm}/animals`, {
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
         key,
         body: { species: 'cattle', group_id: group, paddock_id: p },
       })
     ).body.id;
     const a2 = (
-      await t().request('POST', `/v1/farms/${farm}/animals`, {
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
         key,
         body: { species: 'cattle', group_id: group },
       })
@@ -233,18 +249,23 @@ forEachEngine('groups', (t) => {
     assert.equal(del.status, 200);
     assert.deepEqual(del.body, { id: group, deleted: true });
     expectError(await t().request('GET', `/v1/groups/${group}`, { key }), 404, 'not_found');
-    const animal = (await t().request('GET', `/v1/animals/${a1}`, { key })).body;
+    const animal = (await t().request<Animal>('GET', `/v1/animals/${a1}`, { key })).body;
     assert.equal(animal.group_id, null);
     assert.equal(animal.paddock_id, p, 'the paddock is kept');
     for (const id of [a1, a2]) {
-      const log = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${id}&type=move`, { key }))
-        .body.data;
+      const log = (
+        await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?subject_id=${id}&type=move`, {
+          key,
+        })
+      ).body.data;
       assert.equal(log.length, 1, id);
-      assert.equal(log[0].data.reason, 'group_deleted');
-      assert.equal(log[0].data.from.group_id, group);
-      assert.equal(log[0].data.to.group_id, null);
+      assert.equal(log[0]!.data.reason, 'group_deleted');
+      assert.equal((log[0]!.data.from as { group_id: string }).group_id, group);
+      assert.equal((log[0]!.data.to as { group_id: string | null }).group_id, null);
     }
-    const filtered = await t().request('GET', `/v1/farms/${farm}/animals?group_id=${group}`, { key });
+    const filtered = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?group_id=${group}`, {
+      key,
+    });
     assert.equal(filtered.body.data.length, 0);
   });
 
@@ -254,7 +275,7 @@ forEachEngine('groups', (t) => {
       createBody: { name: 'G', species: 'cattle' },
       patchBody: { name: 'x' },
     });
-    const still = await t().request('GET', `/v1/groups/${id}`, { key: owner.live_key });
+    const still = await t().request<Group>('GET', `/v1/groups/${id}`, { key: owner.live_key });
     assert.equal(still.body.name, 'G');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { HouseReply, Items } from '../../../test/replies.ts';
 
 forEachEngine('houses', (t) => {
   test('GET /v1/farms/{farm}/houses: every house with state, latest readings, battery, last_seen_at, recent commands', async () => {
@@ -25,7 +26,9 @@ forEachEngine('houses', (t) => {
         body: { command: 'feed.dispense', params: { kg: i + 1 } },
       });
     }
-    const res = await t().request('GET', `/v1/farms/${farm}/houses`, { key: acct.live_key });
+    const res = await t().request<Items<HouseReply>>('GET', `/v1/farms/${farm}/houses`, {
+      key: acct.live_key,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(
       res.body.data.map((h: any) => h.name),
@@ -33,26 +36,26 @@ forEachEngine('houses', (t) => {
       'only houses, oldest first',
     );
     const [h1, h2] = res.body.data;
-    assert.equal(h1.id, one.id);
-    assert.equal(h1.battery, 76);
-    assert.ok(h1.last_seen_at);
-    assert.equal(h1.state.doors['5'], 'open');
-    assert.equal(h1.state.move.status, 'stopped');
-    assert.deepEqual(h1.latest_readings, {
+    assert.equal(h1!.id, one.id);
+    assert.equal(h1!.battery, 76);
+    assert.ok(h1!.last_seen_at);
+    assert.equal(h1!.state.doors['5'], 'open');
+    assert.equal(h1!.state.move.status, 'stopped');
+    assert.deepEqual(h1!.latest_readings, {
       'feed.bin_pct': { metric: 'feed.bin_pct', value: 38, unit: '%', at: '2026-05-01T09:00:00.000Z' },
       'climate.temp_c': { metric: 'climate.temp_c', value: 22.5, unit: '°C', at: '2026-05-01T09:00:00.000Z' },
     });
-    assert.equal(h1.recent_commands.length, 10, 'the last 10 commands');
+    assert.equal(h1!.recent_commands.length, 10, 'the last 10 commands');
     assert.deepEqual(
-      h1.recent_commands.map((c: any) => c.params.kg),
+      h1!.recent_commands.map((c: any) => c.params.kg),
       [12, 11, 10, 9, 8, 7, 6, 5, 4, 3],
       'newest first',
     );
-    assert.equal(h1.device_key, undefined);
-    assert.equal(h2.id, two.id);
-    assert.deepEqual(h2.latest_readings, {});
-    assert.deepEqual(h2.recent_commands, []);
-    assert.equal(h2.last_seen_at, null);
+    assert.equal((h1 as Record<string, unknown>).device_key, undefined);
+    assert.equal(h2!.id, two.id);
+    assert.deepEqual(h2!.latest_readings, {});
+    assert.deepEqual(h2!.recent_commands, []);
+    assert.equal(h2!.last_seen_at, null);
 
     const single = await t().request('GET', `/v1/houses/${one.id}`, { key: acct.live_key });
     assert.equal(single.status, 200);

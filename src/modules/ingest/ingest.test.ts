@@ -2,6 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import type {
+  Alert,
+  Animal,
+  Command,
+  Device,
+  FarmEvent,
+  HouseDevice,
+  List,
+  Reading,
+} from '../../../test/replies.ts';
 
 async function readingCount(t: TestApp, deviceId: string): Promise<number> {
   const row = await t.database.db
@@ -53,7 +63,9 @@ forEachEngine('ingest', (t) => {
     });
     const after = Date.now();
     assert.equal(res.body.accepted, 3);
-    const readings = await t().request('GET', `/v1/devices/${device.id}/readings`, { key: acct.live_key });
+    const readings = await t().request<List<Reading>>('GET', `/v1/devices/${device.id}/readings`, {
+      key: acct.live_key,
+    });
     const byMetric = Object.fromEntries(readings.body.data.map((r: any) => [r.metric, r]));
     assert.equal(byMetric['wind.kph'].unit, 'km/h');
     assert.equal(byMetric['soil.moisture'].unit, null, 'unknown metrics are stored, without a unit');
@@ -80,7 +92,7 @@ forEachEngine('ingest', (t) => {
     assert.equal(err.param, 'readings');
     assert.match(err.message, /1000|1,000/);
     assert.equal(await readingCount(t(), device.id), 1000, 'nothing of the refused report is stored');
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.body.state.marker, undefined);
     assert.equal(got.body.battery, null);
   });
@@ -123,13 +135,17 @@ forEachEngine('ingest', (t) => {
     });
     assert.equal(expectError(infinite, 400, 'invalid_request').param, 'readings[1].value');
     assert.equal(await readingCount(t(), device.id), 0);
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.body.state.touched, undefined);
     assert.equal(got.body.battery, null);
     assert.equal(got.body.last_seen_at, null, 'a refused report is not a sign of life either');
-    const events = await t().request('GET', `/v1/farms/${farm}/events?subject_id=${device.id}`, {
-      key: acct.live_key,
-    });
+    const events = await t().request<List<FarmEvent>>(
+      'GET',
+      `/v1/farms/${farm}/events?subject_id=${device.id}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(events.body.data.length, 0);
   });
 
@@ -168,7 +184,7 @@ forEachEngine('ingest', (t) => {
     await make.report(t(), device.device_key, {
       state: { sensors: { camera: { fps: 15 }, radar: 'ok' }, zones: [3], mode: null, siren: false },
     });
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.deepEqual(got.body.state, {
       sensors: { pir: 'ok', camera: { fps: 15, ir: true }, radar: 'ok' },
       zones: [3],
@@ -179,7 +195,7 @@ forEachEngine('ingest', (t) => {
     await make.report(t(), house.device_key, {
       state: { doors: { '3': 'open' }, climate: { target_temp_c: 24 }, vision: { pods: 4 } },
     });
-    const h = await t().request('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
+    const h = await t().request<HouseDevice>('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
     assert.equal(h.body.state.doors['3'], 'open');
     assert.equal(h.body.state.doors['4'], 'closed', 'other doors are kept');
     assert.equal(Object.keys(h.body.state.doors).length, 14);
@@ -212,14 +228,14 @@ forEachEngine('ingest', (t) => {
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.accepted, 0);
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.body.battery, 87.5);
     assert.equal(got.body.lat, 38.95);
     assert.equal(got.body.lon, -92.33);
     assert.equal(got.body.firmware, '1.1');
-    assert.ok(Date.parse(got.body.last_seen_at) >= before);
+    assert.ok(Date.parse(got.body.last_seen_at!) >= before);
     await make.report(t(), device.device_key, { battery: 80 });
-    const again = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const again = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(again.body.battery, 80);
     assert.equal(again.body.firmware, '1.1', 'members left out are kept');
     const empty = await t().request('POST', '/v1/ingest', { key: device.device_key });
@@ -237,15 +253,19 @@ forEachEngine('ingest', (t) => {
       ],
     });
     assert.equal(res.status, 200);
-    const events = await t().request('GET', `/v1/farms/${farm}/events?subject_id=${device.id}`, {
-      key: acct.live_key,
-    });
+    const events = await t().request<List<FarmEvent>>(
+      'GET',
+      `/v1/farms/${farm}/events?subject_id=${device.id}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(events.body.data.length, 2);
     const cycle = events.body.data.find((e: any) => e.type === 'door.cycle');
-    assert.equal(cycle.subject_type, 'device');
-    assert.equal(cycle.subject_id, device.id);
-    assert.deepEqual(cycle.data, { door: 3 });
-    assert.equal(cycle.at, '2026-05-01T05:30:00.000Z');
+    assert.equal(cycle!.subject_type, 'device');
+    assert.equal(cycle!.subject_id, device.id);
+    assert.deepEqual(cycle!.data, { door: 3 });
+    assert.equal(cycle!.at, '2026-05-01T05:30:00.000Z');
     const created = await make.outboxEvents(t(), farm, 'event.created');
     assert.equal(created.length, 2);
   });
@@ -258,24 +278,26 @@ forEachEngine('ingest', (t) => {
       readings: [{ metric: 'climate.nh3_ppm', value: 26 }],
       events: [{ type: 'predator.detected', data: { species: 'fox' } }],
     });
-    const alerts = await t().request('GET', `/v1/farms/${farm}/alerts?status=all`, { key: acct.live_key });
+    const alerts = await t().request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all`, {
+      key: acct.live_key,
+    });
     assert.equal(alerts.body.data.length, 2, JSON.stringify(alerts.body));
     const ammonia = alerts.body.data.find((a: any) => a.rule === 'house.ammonia');
-    assert.equal(ammonia.severity, 'urgent');
-    assert.equal(ammonia.subject_id, device.id);
+    assert.equal(ammonia!.severity, 'urgent');
+    assert.equal(ammonia!.subject_id, device.id);
     const predator = alerts.body.data.find((a: any) => a.rule !== 'house.ammonia');
-    assert.match(`${predator.rule} ${predator.title}`, /predator/i);
+    assert.match(`${predator!.rule} ${predator!.title}`, /predator/i);
   });
 
   test('queued commands ride back on the next report and are marked delivered once', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
-    const first = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+    const first = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'doors.open', params: { doors: 'all' } },
     });
-    const second = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+    const second = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'lights.set', params: { mode: 'on' } },
     });
@@ -300,7 +322,7 @@ forEachEngine('ingest', (t) => {
     const device = await make.device(t(), acct.live_key, farm, { type: 'other', name: 'Busy' });
     const queued: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+      const res = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
         key: acct.live_key,
         body: { command: `step.${i}` },
       });
@@ -317,10 +339,10 @@ forEachEngine('ingest', (t) => {
     assert.ok(replies.every((r) => r.status === 200));
     const delivered = replies.flatMap((r) => r.body.commands.map((c: any) => c.id));
     assert.deepEqual([...delivered].sort(), [...queued].sort(), 'every command delivered exactly once');
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     for (let i = 0; i < 8; i++) {
       assert.equal(got.body.state[`k${i}`], i);
-      assert.equal(got.body.state.shared[`s${i}`], true);
+      assert.equal((got.body.state.shared as Record<string, unknown>)[`s${i}`], true);
     }
     assert.equal(await readingCount(t(), device.id), 8);
   });
@@ -329,7 +351,7 @@ forEachEngine('ingest', (t) => {
     const acct = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const scale = await make.device(t(), acct.live_key, farm, { type: 'reader', name: 'Chute scale' });
-    const cow = await t().request('POST', `/v1/farms/${farm}/animals`, {
+    const cow = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
       body: { species: 'cattle', name: 'Daisy', eid: '982000123456789' },
     });
@@ -343,7 +365,7 @@ forEachEngine('ingest', (t) => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.accepted, 2, 'both readings are stored on the scale');
     assert.deepEqual(res.body.unmatched_eids, ['982000000000000']);
-    const history = await t().request(
+    const history = await t().request<List<FarmEvent>>(
       'GET',
       `/v1/farms/${farm}/events?subject_id=${cow.body.id}&type=weight`,
       {
@@ -351,8 +373,8 @@ forEachEngine('ingest', (t) => {
       },
     );
     assert.equal(history.body.data.length, 1);
-    assert.equal(history.body.data[0].data.kg, 512.5);
-    assert.equal(history.body.data[0].at, '2026-05-01T08:00:00.000Z');
+    assert.equal(history.body.data[0]!.data.kg, 512.5);
+    assert.equal(history.body.data[0]!.at, '2026-05-01T08:00:00.000Z');
     assert.equal(await readingCount(t(), scale.id), 2);
   });
 });

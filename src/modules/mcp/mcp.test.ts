@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { forEachEngine } from '../../../test/harness.ts';
 import { baseUrl, callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
+import type { Usage } from '../../../test/replies.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { HOUSE_COMMAND_NAMES } from '../../domain/house-commands.ts';
 
@@ -183,7 +184,7 @@ forEachEngine(
       }
       const sent = mcp.requests();
       assert.ok(sent >= 3, 'connect plus two calls');
-      const usage = await t().request('GET', '/v1/usage', { key: acct.live_key });
+      const usage = await t().request<Usage>('GET', '/v1/usage', { key: acct.live_key });
       assert.equal(usage.body.totals.mcp, sent, 'every MCP request is counted once');
       assert.equal(usage.body.totals.api, 1, 'only the usage call itself counts as api');
     });

@@ -3,6 +3,20 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { connect, ERAS, longitudeForSolarHour, ok, refused } from '../../../test/mcp.ts';
+import type {
+  Alert,
+  Animal,
+  BriefReply,
+  Command,
+  Farm,
+  Group,
+  HouseDevice,
+  IngestReply,
+  List,
+  NewDevice,
+  Paddock,
+  Task,
+} from '../../../test/replies.ts';
 import { isDark } from '../../lib/solar.ts';
 
 forEachEngine('mcp tools', (t) => {
@@ -12,23 +26,26 @@ forEachEngine('mcp tools', (t) => {
       const key = acct.test_key;
       const farmId = acct.sample_farm_id;
       // Records the tools read, made through REST (the sample farm starts empty or with sample data).
-      const north = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, {
+      const north = await make.posted<Paddock>(t(), key, `/v1/farms/${farmId}/paddocks`, {
         name: 'North',
         acres: 12,
         rest_days_target: 30,
         last_grazed_at: new Date(Date.now() - 40 * 86_400_000).toISOString(),
       });
-      const south = await make.posted(t(), key, `/v1/farms/${farmId}/paddocks`, { name: 'South', acres: 9 });
-      const herd = await make.posted(t(), key, `/v1/farms/${farmId}/groups`, {
+      const south = await make.posted<Paddock>(t(), key, `/v1/farms/${farmId}/paddocks`, {
+        name: 'South',
+        acres: 9,
+      });
+      const herd = await make.posted<Group>(t(), key, `/v1/farms/${farmId}/groups`, {
         name: 'Cow herd',
         species: 'cattle',
         paddock_id: north.id,
       });
-      const house = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+      const house = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
         type: 'house',
         name: 'House 7',
       });
-      const ingest = await make.posted(
+      const ingest = await make.posted<IngestReply>(
         t(),
         house.device_key,
         '/v1/ingest',
@@ -78,7 +95,7 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(none.data.length, 0);
 
         // log_event, then get_animal shows it in the history with the animal's tracker
-        const tag = await make.posted(t(), key, `/v1/farms/${farmId}/devices`, {
+        const tag = await make.posted<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
           type: 'tag',
           name: 'Ear tag A12',
           animal_id: animal.id,
@@ -148,11 +165,11 @@ forEachEngine('mcp tools', (t) => {
           confirm: true,
         });
         assert.equal(moved.command.params.meters_per_day, 12);
-        const device = await make.fetched(t(), key, `/v1/devices/${house.id}`);
+        const device = await make.fetched<HouseDevice>(t(), key, `/v1/devices/${house.id}`);
         assert.ok(Object.values(device.state.doors).every((d) => d === 'closed'));
         assert.equal(device.state.move.status, 'stepping');
         assert.equal(device.state.move.meters_per_day, 12);
-        const history = await make.fetched(t(), key, `/v1/devices/${house.id}/commands`);
+        const history = await make.fetched<List<Command>>(t(), key, `/v1/devices/${house.id}/commands`);
         assert.deepEqual(
           history.data.map((cmd: any) => cmd.id),
           [moved.command.id, closed.command.id],
@@ -164,7 +181,10 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(ammonia.severity, 'urgent');
         const acked = await ok(c, 'update_alert', { alert_id: ammonia.id, action: 'acknowledge' });
         assert.equal(acked.status, 'acknowledged');
-        assert.equal((await make.fetched(t(), key, `/v1/alerts/${ammonia.id}`)).status, 'acknowledged');
+        assert.equal(
+          (await make.fetched<Alert>(t(), key, `/v1/alerts/${ammonia.id}`)).status,
+          'acknowledged',
+        );
 
         // add_task, list_tasks, complete_task
         const task = await ok(c, 'add_task', {
@@ -179,7 +199,7 @@ forEachEngine('mcp tools', (t) => {
         assert.ok(open.data.some((x: any) => x.id === task.id));
         const done = await ok(c, 'complete_task', { task_id: task.id });
         assert.equal(done.status, 'done');
-        assert.equal((await make.fetched(t(), key, `/v1/tasks/${task.id}`)).status, 'done');
+        assert.equal((await make.fetched<Task>(t(), key, `/v1/tasks/${task.id}`)).status, 'done');
         const again = await ok(c, 'complete_task', { task_id: task.id });
         assert.equal(again.done_at, done.done_at, 'completing twice changes nothing');
         assert.ok(!(await ok(c, 'list_tasks')).data.some((x: any) => x.id === task.id), 'open tasks only');
@@ -187,7 +207,7 @@ forEachEngine('mcp tools', (t) => {
 
         const resolved = await ok(c, 'update_alert', { alert_id: ammonia.id, action: 'resolve' });
         assert.equal(resolved.status, 'resolved');
-        assert.ok((await make.fetched(t(), key, `/v1/alerts/${ammonia.id}`)).resolved_at);
+        assert.ok((await make.fetched<Alert>(t(), key, `/v1/alerts/${ammonia.id}`)).resolved_at);
         const stillActive = await ok(c, 'list_alerts');
         assert.ok(!stillActive.data.some((a: any) => a.id === ammonia.id));
 
@@ -196,7 +216,7 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(brief.farm_id, farmId);
         assert.equal(typeof brief.headline, 'string');
         assert.deepEqual(brief, {
-          ...(await make.fetched(t(), key, `/v1/farms/${farmId}/brief`)),
+          ...(await make.fetched<BriefReply>(t(), key, `/v1/farms/${farmId}/brief`)),
           generated_at: brief.generated_at,
         });
       } finally {
@@ -207,7 +227,7 @@ forEachEngine('mcp tools', (t) => {
 
   test('lists take limit and before and say how to get the next page', async () => {
     const acct = await t().account();
-    const farm = await make.posted(t(), acct.live_key, '/v1/farms', { name: 'Paging farm' });
+    const farm = await make.posted<Farm>(t(), acct.live_key, '/v1/farms', { name: 'Paging farm' });
     for (const title of ['one', 'two', 'three']) {
       await make.posted(t(), acct.live_key, `/v1/farms/${farm.id}/tasks`, { title });
     }
@@ -237,9 +257,9 @@ forEachEngine('mcp tools', (t) => {
     const mcp = await connect(t(), acct.live_key, ERAS[1]!);
     try {
       assert.match(await refused(mcp.client, 'list_paddocks'), /sees no farms/);
-      const a = await make.posted(t(), acct.live_key, '/v1/farms', { name: 'Upper place' });
+      const a = await make.posted<Farm>(t(), acct.live_key, '/v1/farms', { name: 'Upper place' });
       assert.equal((await ok(mcp.client, 'list_paddocks')).data.length, 0, 'one farm: farm_id optional');
-      const b = await make.posted(t(), acct.live_key, '/v1/farms', { name: 'Lower place' });
+      const b = await make.posted<Farm>(t(), acct.live_key, '/v1/farms', { name: 'Lower place' });
       const text = await refused(mcp.client, 'find_animals', { q: 'x' });
       assert.match(text, /farm_id is required/);
       assert.ok(text.includes(`${a.id} (Upper place)`) && text.includes(`${b.id} (Lower place)`), text);
@@ -252,15 +272,21 @@ forEachEngine('mcp tools', (t) => {
   test('another account’s farm and records are not found, and nothing changes there', async () => {
     const mine = await t().account();
     const theirs = await t().account();
-    const farm = await make.posted(t(), theirs.live_key, '/v1/farms', { name: 'Their farm', lat: 0, lon: 0 });
-    const animal = await make.posted(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`, {
+    const farm = await make.posted<Farm>(t(), theirs.live_key, '/v1/farms', {
+      name: 'Their farm',
+      lat: 0,
+      lon: 0,
+    });
+    const animal = await make.posted<Animal>(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`, {
       species: 'goat',
     });
-    const house = await make.posted(t(), theirs.live_key, `/v1/farms/${farm.id}/devices`, {
+    const house = await make.posted<NewDevice>(t(), theirs.live_key, `/v1/farms/${farm.id}/devices`, {
       type: 'house',
       name: 'H',
     });
-    const task = await make.posted(t(), theirs.live_key, `/v1/farms/${farm.id}/tasks`, { title: 'Theirs' });
+    const task = await make.posted<Task>(t(), theirs.live_key, `/v1/farms/${farm.id}/tasks`, {
+      title: 'Theirs',
+    });
     const mcp = await connect(t(), mine.live_key, ERAS[0]!);
     try {
       const farmText = await refused(mcp.client, 'list_paddocks', { farm_id: farm.id });
@@ -282,7 +308,7 @@ forEachEngine('mcp tools', (t) => {
       );
       assert.match(await refused(mcp.client, 'get_readings', { device_id: house.id }), /No device/);
       // The same account's test key does not reach its live farms either.
-      const own = await make.posted(t(), mine.live_key, '/v1/farms', { name: 'Mine (live)' });
+      const own = await make.posted<Farm>(t(), mine.live_key, '/v1/farms', { name: 'Mine (live)' });
       const test = await connect(t(), mine.test_key, ERAS[1]!);
       try {
         assert.match(await refused(test.client, 'farm_brief', { farm_id: own.id }), /No farm/);
@@ -292,20 +318,29 @@ forEachEngine('mcp tools', (t) => {
     } finally {
       await mcp.close();
     }
-    assert.equal((await make.fetched(t(), theirs.live_key, `/v1/tasks/${task.id}`)).status, 'open');
-    assert.equal((await make.fetched(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`)).data.length, 1);
+    assert.equal((await make.fetched<Task>(t(), theirs.live_key, `/v1/tasks/${task.id}`)).status, 'open');
     assert.equal(
-      (await make.fetched(t(), theirs.live_key, `/v1/devices/${house.id}/commands`)).data.length,
+      (await make.fetched<List<Animal>>(t(), theirs.live_key, `/v1/farms/${farm.id}/animals`)).data.length,
+      1,
+    );
+    assert.equal(
+      (await make.fetched<List<Command>>(t(), theirs.live_key, `/v1/devices/${house.id}/commands`)).data
+        .length,
       0,
     );
   });
 
   test('bad arguments are isError results naming the argument and what is valid', async () => {
     const acct = await t().account();
-    const house = await make.posted(t(), acct.test_key, `/v1/farms/${acct.sample_farm_id}/devices`, {
-      type: 'house',
-      name: 'House 1',
-    });
+    const house = await make.posted<NewDevice>(
+      t(),
+      acct.test_key,
+      `/v1/farms/${acct.sample_farm_id}/devices`,
+      {
+        type: 'house',
+        name: 'House 1',
+      },
+    );
     const mcp = await connect(t(), acct.test_key, ERAS[1]!);
     const c = mcp.client;
     try {
@@ -353,7 +388,8 @@ forEachEngine('mcp tools', (t) => {
       assert.match(paddock, /params\.paddock_id/);
       // Nothing was sent.
       assert.equal(
-        (await make.fetched(t(), acct.test_key, `/v1/devices/${house.id}/commands`)).data.length,
+        (await make.fetched<List<Command>>(t(), acct.test_key, `/v1/devices/${house.id}/commands`)).data
+          .length,
         0,
       );
       // A REST duplicate EID conflict reads the same over MCP.
@@ -375,23 +411,25 @@ forEachEngine('mcp tools', (t) => {
       const nightLon = longitudeForSolarHour(now, 180);
       assert.equal(isDark(now, 0, dayLon), false);
       assert.equal(isDark(now, 0, nightLon), true);
-      const dayFarm = await make.posted(t(), key, '/v1/farms', {
+      const dayFarm = await make.posted<Farm>(t(), key, '/v1/farms', {
         name: 'Noon farm',
         lat: 0,
         lon: dayLon,
         timezone: 'UTC',
       });
-      const nightFarm = await make.posted(t(), key, '/v1/farms', {
+      const nightFarm = await make.posted<Farm>(t(), key, '/v1/farms', {
         name: 'Midnight farm',
         lat: 0,
         lon: nightLon,
         timezone: 'UTC',
       });
       const blindFarm = await make.posted(t(), key, '/v1/farms', { name: 'Unmapped farm' });
-      const paddock = await make.posted(t(), key, `/v1/farms/${dayFarm.id}/paddocks`, { name: 'East' });
+      const paddock = await make.posted<Paddock>(t(), key, `/v1/farms/${dayFarm.id}/paddocks`, {
+        name: 'East',
+      });
       const houseOf = async (farm: any) =>
         (
-          await make.posted(t(), key, `/v1/farms/${farm.id}/devices`, {
+          await make.posted<NewDevice>(t(), key, `/v1/farms/${farm.id}/devices`, {
             type: 'house',
             name: `House of ${farm.name}`,
           })
@@ -400,7 +438,7 @@ forEachEngine('mcp tools', (t) => {
       const nightHouse = await houseOf(nightFarm);
       const blindHouse = await houseOf(blindFarm);
       const commands = async (id: string) =>
-        (await make.fetched(t(), key, `/v1/devices/${id}/commands`)).data;
+        (await make.fetched<List<Command>>(t(), key, `/v1/devices/${id}/commands`)).data;
       const doorsOpen = { command: 'doors.open', params: { doors: 'all' } };
 
       const mcp = await connect(t(), key, era);

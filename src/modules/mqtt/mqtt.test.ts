@@ -5,6 +5,7 @@ import mqttPacket from 'mqtt-packet';
 import * as make from '../../../test/factories.ts';
 import { waitFor } from '../../../test/harness.ts';
 import { connectDevice, connectError, forEachMqttEngine, startMqttTestApp } from '../../../test/mqtt.ts';
+import type { Alert, Command, Device, DeviceKey, List } from '../../../test/replies.ts';
 import { topics } from './topics.ts';
 
 async function readingRows(t: { database: { db: any } }, deviceId: string) {
@@ -54,7 +55,9 @@ forEachMqttEngine('MQTT', (t) => {
     connected.client.on('close', () => {
       closed = true;
     });
-    const rotated = await t().request('POST', `/v1/devices/${device.id}/key`, { key: acct.live_key });
+    const rotated = await t().request<DeviceKey>('POST', `/v1/devices/${device.id}/key`, {
+      key: acct.live_key,
+    });
     assert.equal(rotated.status, 200);
     await waitFor('the connection to close', () => closed, 5_000);
     assert.ok(await connectError(tcp(), { username: device.id, password: device.device_key }));
@@ -100,7 +103,9 @@ forEachMqttEngine('MQTT', (t) => {
 
     assert.deepEqual(await readingRows(t(), viaMqtt.id), await readingRows(t(), viaHttp.id));
     const alerts = async (farm: string) => {
-      const res = await t().request('GET', `/v1/farms/${farm}/alerts?status=all`, { key: acct.live_key });
+      const res = await t().request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all`, {
+        key: acct.live_key,
+      });
       return res.body.data
         .map((a: any) => ({ rule: a.rule, severity: a.severity, status: a.status, title: a.title }))
         .sort((a: any, b: any) => a.rule.localeCompare(b.rule));
@@ -109,7 +114,7 @@ forEachMqttEngine('MQTT', (t) => {
     assert.equal(httpAlerts.length, 2);
     assert.deepEqual(await alerts(mqttFarm), httpAlerts);
     const state = async (id: string) =>
-      (await t().request('GET', `/v1/devices/${id}`, { key: acct.live_key })).body;
+      (await t().request<Device>('GET', `/v1/devices/${id}`, { key: acct.live_key })).body;
     const [a, b] = [await state(viaHttp.id), await state(viaMqtt.id)];
     assert.deepEqual(b.state, a.state);
     assert.equal(b.battery, 71);
@@ -142,7 +147,7 @@ forEachMqttEngine('MQTT', (t) => {
       assert.equal(answer.packet.properties?.correlationData?.toString(), `bad-${i}`);
     }
     assert.equal((await readingRows(t(), device.id)).length, 0);
-    const got = await t().request('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
+    const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     assert.equal(got.body.battery, null);
     assert.equal(got.body.last_seen_at, null);
     assert.ok(d.client.connected, 'bad input does not cost the connection');
@@ -161,7 +166,7 @@ forEachMqttEngine('MQTT', (t) => {
       },
     );
     const started = Date.now();
-    const queued = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+    const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'doors.close', params: { doors: 'all' } },
     });
@@ -180,9 +185,11 @@ forEachMqttEngine('MQTT', (t) => {
     );
     const outcome = await d.next(topics.commandOutcome(device.id, queued.body.id));
     assert.equal(outcome.json.status, 'done');
-    const history = await t().request('GET', `/v1/devices/${device.id}/commands`, { key: acct.live_key });
-    assert.equal(history.body.data[0].status, 'done');
-    assert.deepEqual(history.body.data[0].result, { closed: 14 });
+    const history = await t().request<List<Command>>('GET', `/v1/devices/${device.id}/commands`, {
+      key: acct.live_key,
+    });
+    assert.equal(history.body.data[0]!.status, 'done');
+    assert.deepEqual(history.body.data[0]!.result, { closed: 14 });
 
     // A second answer is refused as over HTTP (409) and changes nothing.
     await d.client.publishAsync(
@@ -194,8 +201,10 @@ forEachMqttEngine('MQTT', (t) => {
     );
     const again = await d.next(topics.commandOutcome(device.id, queued.body.id), 1);
     assert.equal(again.json.error.code, 'conflict');
-    const after = await t().request('GET', `/v1/devices/${device.id}/commands`, { key: acct.live_key });
-    assert.equal(after.body.data[0].status, 'done');
+    const after = await t().request<List<Command>>('GET', `/v1/devices/${device.id}/commands`, {
+      key: acct.live_key,
+    });
+    assert.equal(after.body.data[0]!.status, 'done');
     await d.end();
   });
 
@@ -334,7 +343,7 @@ forEachMqttEngine('MQTT', (t) => {
       customHandleAcks: () => {},
     });
     await d.client.subscribeAsync(topics.commands(device.id), { qos: 1 });
-    const queued = await t().request('POST', `/v1/devices/${device.id}/commands`, {
+    const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
       key: acct.live_key,
       body: { command: 'lights.set', params: { mode: 'on' }, redeliver_after_s: 30 },
     });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import type { Animal, FarmEvent, Group, List, Paddock } from '../../../test/replies.ts';
 
 const SQUARE = {
   type: 'Polygon',
@@ -28,7 +29,10 @@ forEachEngine('paddocks', (t) => {
       rest_days_target: 45,
       last_grazed_at: '2026-05-10T18:00:00-06:00',
     };
-    const res = await t().request('POST', `/v1/farms/${farm}/paddocks`, { key: acct.live_key, body });
+    const res = await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
+      key: acct.live_key,
+      body,
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.id, /^pad_/);
     assert.equal(res.body.farm_id, farm);
@@ -44,12 +48,12 @@ forEachEngine('paddocks', (t) => {
     );
     const got = await t().request('GET', `/v1/paddocks/${res.body.id}`, { key: acct.live_key });
     assert.deepEqual(got.body, res.body);
-    const bare = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
+    const bare = await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
       key: acct.live_key,
       body: { name: 'Bare' },
     });
     for (const field of ['acres', 'geometry', 'rest_days_target', 'last_grazed_at']) {
-      assert.equal(bare.body[field], null, field);
+      assert.equal(bare.body[field as keyof Paddock], null, field);
     }
   });
 
@@ -78,7 +82,9 @@ forEachEngine('paddocks', (t) => {
       );
       assert.equal(err.param, param, JSON.stringify(body));
     }
-    const list = await t().request('GET', `/v1/farms/${farm}/paddocks`, { key: acct.live_key });
+    const list = await t().request<List<Paddock>>('GET', `/v1/farms/${farm}/paddocks`, {
+      key: acct.live_key,
+    });
     assert.equal(list.body.data.length, 0);
   });
 
@@ -86,13 +92,13 @@ forEachEngine('paddocks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const paddock = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
+    const paddock = await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
       key,
       body: { name: 'Hill', acres: 10, geometry: SQUARE },
     });
     const url = `/v1/paddocks/${paddock.body.id}`;
     const point = { type: 'Point', coordinates: [-92.3, 38.9] };
-    const patched = await t().request('PATCH', url, {
+    const patched = await t().request<Paddock>('PATCH', url, {
       key,
       body: { geometry: point, last_grazed_at: '2026-06-01', rest_days_target: 30 },
     });
@@ -103,7 +109,7 @@ forEachEngine('paddocks', (t) => {
     assert.equal(patched.body.name, 'Hill');
     assert.equal(patched.body.acres, 10);
     assert.deepEqual((await t().request('GET', url, { key })).body, patched.body);
-    const cleared = await t().request('PATCH', url, { key, body: { geometry: null, acres: null } });
+    const cleared = await t().request<Paddock>('PATCH', url, { key, body: { geometry: null, acres: null } });
     assert.equal(cleared.body.geometry, null);
     assert.equal(cleared.body.acres, null);
     const bad: [unknown, string][] = [
@@ -122,16 +128,17 @@ forEachEngine('paddocks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const p = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'Gone' } })).body
-      .id;
+    const p = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'Gone' } })
+    ).body.id;
     const group = (
-      await t().request('POST', `/v1/farms/${farm}/groups`, {
+      await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
         key,
         body: { name: 'G', species: 'cattle', paddock_id: p },
       })
     ).body.id;
     const animal = (
-      await t().request('POST', `/v1/farms/${farm}/animals`, {
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
         key,
         body: { species: 'cattle', paddock_id: p, group_id: group },
       })
@@ -139,22 +146,24 @@ forEachEngine('paddocks', (t) => {
     const del = await t().request('DELETE', `/v1/paddocks/${p}`, { key });
     assert.deepEqual(del.body, { id: p, deleted: true });
     expectError(await t().request('GET', `/v1/paddocks/${p}`, { key }), 404, 'not_found');
-    const a = (await t().request('GET', `/v1/animals/${animal}`, { key })).body;
+    const a = (await t().request<Animal>('GET', `/v1/animals/${animal}`, { key })).body;
     assert.equal(a.paddock_id, null);
     assert.equal(a.group_id, group, 'the group is kept');
-    assert.equal((await t().request('GET', `/v1/groups/${group}`, { key })).body.paddock_id, null);
-    const animalMoves = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${animal}`, { key }))
-      .body.data;
+    assert.equal((await t().request<Group>('GET', `/v1/groups/${group}`, { key })).body.paddock_id, null);
+    const animalMoves = (
+      await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?subject_id=${animal}`, { key })
+    ).body.data;
     assert.equal(animalMoves.length, 1);
-    assert.deepEqual(animalMoves[0].data, {
+    assert.deepEqual(animalMoves[0]!.data, {
       from: { group_id: group, paddock_id: p },
       to: { group_id: group, paddock_id: null },
       reason: 'paddock_deleted',
     });
-    const groupMoves = (await t().request('GET', `/v1/farms/${farm}/events?subject_id=${group}`, { key }))
-      .body.data;
+    const groupMoves = (
+      await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?subject_id=${group}`, { key })
+    ).body.data;
     assert.equal(groupMoves.length, 1);
-    assert.deepEqual(groupMoves[0].data, {
+    assert.deepEqual(groupMoves[0]!.data, {
       from: { paddock_id: p },
       to: { paddock_id: null },
       reason: 'paddock_deleted',
@@ -167,7 +176,7 @@ forEachEngine('paddocks', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 122; i++) {
-      const res = await t().request('POST', `/v1/farms/${farm}/paddocks`, {
+      const res = await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
         key: acct.live_key,
         body: { name: `P${i}` },
       });
@@ -176,10 +185,10 @@ forEachEngine('paddocks', (t) => {
     const seen: string[] = [];
     let url = `/v1/farms/${farm}/paddocks?limit=11`;
     for (let page = 0; page < 30; page++) {
-      const res = await t().request('GET', url, { key: acct.live_key });
+      const res = await t().request<List<Paddock>>('GET', url, { key: acct.live_key });
       seen.push(...res.body.data.map((g: any) => g.id));
       if (!res.body.has_more) break;
-      url = `/v1/farms/${farm}/paddocks?limit=11&before=${encodeURIComponent(res.body.next_before)}`;
+      url = `/v1/farms/${farm}/paddocks?limit=11&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.equal(new Set(seen).size, 122);
     assert.deepEqual(
@@ -201,6 +210,9 @@ forEachEngine('paddocks', (t) => {
       createBody: { name: 'P' },
       patchBody: { name: 'x' },
     });
-    assert.equal((await t().request('GET', `/v1/paddocks/${id}`, { key: owner.live_key })).body.name, 'P');
+    assert.equal(
+      (await t().request<Paddock>('GET', `/v1/paddocks/${id}`, { key: owner.live_key })).body.name,
+      'P',
+    );
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { List, Reading } from '../../../test/replies.ts';
 import { latestReadings } from './service.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 1, 8, minute)).toISOString();
@@ -23,7 +24,7 @@ forEachEngine('readings', (t) => {
       readings: [{ metric: 'feed.bin_pct', value: 75, at: at(20) }],
     });
     const url = `/v1/devices/${house.id}/readings`;
-    const all = await t().request('GET', url, { key: acct.live_key });
+    const all = await t().request<List<Reading>>('GET', url, { key: acct.live_key });
     assert.equal(all.status, 200);
     assert.deepEqual(
       all.body.data.map((r: any) => [r.metric, r.value, r.at]),
@@ -37,12 +38,14 @@ forEachEngine('readings', (t) => {
     );
     assert.deepEqual(all.body.data[0], { metric: 'feed.bin_pct', value: 75, unit: '%', at: at(20) });
     assert.equal(all.body.has_more, false);
-    const feed = await t().request('GET', `${url}?metric=feed.bin_pct`, { key: acct.live_key });
+    const feed = await t().request<List<Reading>>('GET', `${url}?metric=feed.bin_pct`, {
+      key: acct.live_key,
+    });
     assert.deepEqual(
       feed.body.data.map((r: any) => r.value),
       [75, 78, 80],
     );
-    const since = await t().request('GET', `${url}?since=${encodeURIComponent(at(10))}`, {
+    const since = await t().request<List<Reading>>('GET', `${url}?since=${encodeURIComponent(at(10))}`, {
       key: acct.live_key,
     });
     assert.deepEqual(
@@ -50,7 +53,9 @@ forEachEngine('readings', (t) => {
       [75, 21, 78],
       'since is inclusive',
     );
-    const limited = await t().request('GET', `${url}?metric=feed.bin_pct&limit=2`, { key: acct.live_key });
+    const limited = await t().request<List<Reading>>('GET', `${url}?metric=feed.bin_pct&limit=2`, {
+      key: acct.live_key,
+    });
     assert.deepEqual(
       limited.body.data.map((r: any) => r.value),
       [75, 78],
@@ -63,7 +68,9 @@ forEachEngine('readings', (t) => {
         'invalid_request',
       );
     }
-    const none = await t().request('GET', `${url}?metric=water.tank_pct`, { key: acct.live_key });
+    const none = await t().request<List<Reading>>('GET', `${url}?metric=water.tank_pct`, {
+      key: acct.live_key,
+    });
     assert.deepEqual(none.body.data, []);
   });
 
@@ -115,7 +122,8 @@ forEachEngine('readings', (t) => {
     });
     assert.equal(res.status, 200);
     const url = `/v1/devices/${house.id}/readings`;
-    const get = (query: string) => t().request('GET', `${url}?${query}`, { key: acct.live_key });
+    const get = (query: string) =>
+      t().request<List<Reading>>('GET', `${url}?${query}`, { key: acct.live_key });
     const points = async (query: string) => {
       const r = await get(query);
       assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -171,7 +179,7 @@ forEachEngine('readings', (t) => {
       first.body.data.map((p: any) => p.value),
       [5],
     );
-    const next = await get(`${temp}&agg=last&limit=1&before=${encodeURIComponent(first.body.data[0].at)}`);
+    const next = await get(`${temp}&agg=last&limit=1&before=${encodeURIComponent(first.body.data[0]!.at)}`);
     assert.deepEqual(
       next.body.data.map((p: any) => p.value),
       [20],
@@ -191,9 +199,13 @@ forEachEngine('readings', (t) => {
         { metric: 'weather.rain_mm', value: 8, at: '1969-12-31T18:00:00.000Z' },
       ],
     });
-    const res = await t().request('GET', `/v1/devices/${house.id}/readings?interval=1d&agg=sum`, {
-      key: acct.live_key,
-    });
+    const res = await t().request<List<Reading>>(
+      'GET',
+      `/v1/devices/${house.id}/readings?interval=1d&agg=sum`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.deepEqual(
       res.body.data.map((p: any) => [p.at, p.value]),
       [
@@ -249,7 +261,7 @@ forEachEngine('readings', (t) => {
       })),
     });
     assert.equal(res.body.accepted, values.length);
-    const list = await t().request('GET', `/v1/devices/${house.id}/readings?metric=x.exact`, {
+    const list = await t().request<List<Reading>>('GET', `/v1/devices/${house.id}/readings?metric=x.exact`, {
       key: acct.live_key,
     });
     assert.deepEqual(
@@ -272,17 +284,25 @@ forEachEngine('readings', (t) => {
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.accepted, 1000);
-    const counted = await t().request('GET', `/v1/devices/${house.id}/readings?interval=1d&agg=count`, {
-      key: acct.live_key,
-    });
+    const counted = await t().request<List<Reading>>(
+      'GET',
+      `/v1/devices/${house.id}/readings?interval=1d&agg=count`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.deepEqual(
       counted.body.data.map((p: any) => p.value),
       Array(10).fill(100),
     );
-    const sum = await t().request('GET', `/v1/devices/${house.id}/readings?interval=1d&agg=sum&metric=m.3`, {
-      key: acct.live_key,
-    });
-    assert.equal(sum.body.data[0].value, (3 + 993) * 50);
+    const sum = await t().request<List<Reading>>(
+      'GET',
+      `/v1/devices/${house.id}/readings?interval=1d&agg=sum&metric=m.3`,
+      {
+        key: acct.live_key,
+      },
+    );
+    assert.equal(sum.body.data[0]!.value, (3 + 993) * 50);
   });
 
   /** Every page of a readings query followed through next_before; checks each page holds exactly `limit`. */
@@ -297,7 +317,7 @@ forEachEngine('readings', (t) => {
     let before: string | null = firstBefore;
     for (let guard = 0; guard < 50; guard++) {
       const q = `${query}&limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
-      const res = await t().request('GET', `${url}?${q}`, { key });
+      const res = await t().request<List<Reading>>('GET', `${url}?${q}`, { key });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       pages.push(res.body.data.map((r: any) => `${r.metric}@${r.at.slice(14, 16)}=${r.value}`));
       if (res.body.has_more) assert.equal(res.body.data.length, limit, 'a page that is not the last is full');
@@ -327,12 +347,16 @@ forEachEngine('readings', (t) => {
       const pages = await allPages(url, acct.live_key, '', limit);
       assert.deepEqual(pages.flat(), everything, `limit=${limit}`);
     }
-    const first = await t().request('GET', `${url}?limit=2`, { key: acct.live_key });
+    const first = await t().request<List<Reading>>('GET', `${url}?limit=2`, { key: acct.live_key });
     assert.equal(first.body.data.length, 2, 'limit=2 returns 2');
     // A plain ISO time still pages: readings strictly before it.
-    const older = await t().request('GET', `${url}?limit=500&before=${encodeURIComponent(at(5))}`, {
-      key: acct.live_key,
-    });
+    const older = await t().request<List<Reading>>(
+      'GET',
+      `${url}?limit=500&before=${encodeURIComponent(at(5))}`,
+      {
+        key: acct.live_key,
+      },
+    );
     assert.equal(older.body.data.length, 14);
     for (const bad of ['yesterday', `${at(5)}~x`, `${at(5)}~-1`, `${at(5)}~9999999`]) {
       const error = expectError(

@@ -6,6 +6,7 @@ import { farm, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import { startServer } from '../../../test/processes.ts';
+import type { Animal, Group, Items, Rule } from '../../../test/replies.ts';
 
 async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
@@ -50,12 +51,12 @@ forEachEngine('custom rules', (t) => {
     assert.equal((created as Record<string, unknown>).source, 'custom');
     const got = await t().request('GET', `/v1/rules/${created.id}`, { key });
     assert.deepEqual(got.body, created);
-    const list = await t().request('GET', `/v1/farms/${farmId}/rules`, { key });
+    const list = await t().request<Items<Rule>>('GET', `/v1/farms/${farmId}/rules`, { key });
     const names = list.body.data.map((r: { name: string }) => r.name);
     assert.equal(names.at(-1), 'silage.heat');
     assert.ok(names.indexOf('house.ammonia') < names.indexOf('silage.heat'), 'defaults first');
-    assert.equal(list.body.data[0].source, 'default');
-    const patched = await t().request('PATCH', `/v1/rules/${created.id}`, {
+    assert.equal(list.body.data[0]!.source, 'default');
+    const patched = await t().request<Rule>('PATCH', `/v1/rules/${created.id}`, {
       key,
       body: { watch: 55, for_s: 600 },
     });
@@ -74,11 +75,11 @@ forEachEngine('custom rules', (t) => {
       body: { settings: { rules: { 'house.heat': { watch: 33 } } } },
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const list = await t().request('GET', `/v1/farms/${farmId}/rules`, { key });
+    const list = await t().request<Items<Rule>>('GET', `/v1/farms/${farmId}/rules`, { key });
     const heat = list.body.data.find((r: { name: string }) => r.name === 'house.heat');
-    assert.equal(heat.watch, 33);
-    assert.equal(heat.direction, 'above');
-    assert.equal(heat.id, null);
+    assert.equal(heat!.watch, 33);
+    assert.equal(heat!.direction, 'above');
+    assert.equal(heat!.id, null);
   });
 
   test('MCP list_rules gives agents the effective set', async () => {
@@ -135,7 +136,7 @@ forEachEngine('custom rules', (t) => {
     );
     await addRule(key, farmId, SILAGE);
     assert.equal(expectError(await post(SILAGE), 409, 'conflict').param, 'name');
-    const list = await t().request('GET', `/v1/farms/${farmId}/rules`, { key });
+    const list = await t().request<Items<Rule>>('GET', `/v1/farms/${farmId}/rules`, { key });
     assert.equal(
       list.body.data.filter((r: { source: string }) => r.source === 'custom').length,
       1,
@@ -146,9 +147,9 @@ forEachEngine('custom rules', (t) => {
   test('a PATCH that inverts the lines is refused and changes nothing', async () => {
     const { key, farmId } = await setup();
     const rule = await addRule(key, farmId, SILAGE);
-    const res = await t().request('PATCH', `/v1/rules/${rule.id}`, { key, body: { watch: 40 } });
+    const res = await t().request<Rule>('PATCH', `/v1/rules/${rule.id}`, { key, body: { watch: 40 } });
     assert.equal(expectError(res, 400, 'invalid_request').param, 'watch');
-    assert.equal((await t().request('GET', `/v1/rules/${rule.id}`, { key })).body.watch, 50);
+    assert.equal((await t().request<Rule>('GET', `/v1/rules/${rule.id}`, { key })).body.watch, 50);
   });
 
   test('another account cannot see or change a rule', async () => {
@@ -234,11 +235,11 @@ forEachEngine('custom rules', (t) => {
   test('scope by device type, by device and by group', async () => {
     const { key, farmId, sensor } = await setup();
     const other = await addDevice(t(), key, farmId, { type: 'weather', name: 'Mast' });
-    const group = await t().request('POST', `/v1/farms/${farmId}/groups`, {
+    const group = await t().request<Group>('POST', `/v1/farms/${farmId}/groups`, {
       key,
       body: { name: 'Layers', species: 'chicken' },
     });
-    const cow = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+    const cow = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
       key,
       body: { species: 'cattle', name: 'Daisy', group_id: group.body.id },
     });
@@ -309,8 +310,8 @@ forEachEngine('custom rules', (t) => {
     assert.equal(alert?.rule, 'house.heat');
     assert.equal(alert?.severity, 'watch');
     assert.match(alert?.reason ?? '', /since 2026-05-01T06:00:00\.000Z/);
-    const list = await t().request('GET', `/v1/farms/${farmId}/rules`, { key });
-    assert.equal(list.body.data.find((r: { name: string }) => r.name === 'house.heat').for_s, 600);
+    const list = await t().request<Items<Rule>>('GET', `/v1/farms/${farmId}/rules`, { key });
+    assert.equal(list.body.data.find((r) => r.name === 'house.heat')!.for_s, 600);
     await send(11, 29);
     assert.equal((await allAlerts(t(), key, farmId))[0]?.status, 'resolved', 'resolution is unchanged');
   });

@@ -8,6 +8,18 @@ import {
   type TestApp,
   waitFor,
 } from '../../../test/harness.ts';
+import type {
+  Animal,
+  BriefReply,
+  Command,
+  Farm,
+  FarmEvent,
+  HouseReply,
+  Items,
+  List,
+  NewDevice,
+  Reading,
+} from '../../../test/replies.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { HOUSE_STATE_JSON_SCHEMA } from '../../domain/house-state.ts';
 import { classifyReading, DEFAULT_RULES } from '../../domain/rules.ts';
@@ -16,19 +28,21 @@ import { DAY_MS, HOUR_MS } from '../../lib/time.ts';
 type Json = any;
 
 async function list(t: TestApp, key: string, path: string): Promise<Json[]> {
-  const res = await t.request('GET', `${path}${path.includes('?') ? '&' : '?'}limit=500`, { key });
+  const res = await t.request<List<Json>>('GET', `${path}${path.includes('?') ? '&' : '?'}limit=500`, {
+    key,
+  });
   assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
 
 /** What a sample farm holds, without ids and times, to compare two of them. */
 async function snapshot(t: TestApp, key: string, farmId: string) {
-  const farm = (await t.request('GET', `/v1/farms/${farmId}`, { key })).body;
+  const farm = (await t.request<Farm>('GET', `/v1/farms/${farmId}`, { key })).body;
   const animals = await list(t, key, `/v1/farms/${farmId}/animals`);
   const devices = await list(t, key, `/v1/farms/${farmId}/devices`);
   const readings: Record<string, number> = {};
   for (const d of devices) {
-    const res = await t.request('GET', `/v1/devices/${d.id}/readings?limit=500`, { key });
+    const res = await t.request<List<Reading>>('GET', `/v1/devices/${d.id}/readings?limit=500`, { key });
     readings[d.name] = res.body.data.length;
   }
   const alerts = await list(t, key, `/v1/farms/${farmId}/alerts?status=all`);
@@ -60,11 +74,11 @@ forEachEngine(
       const acct = await t().account();
       const key = acct.test_key;
       const farmId = acct.sample_farm_id;
-      const farm = (await t().request('GET', `/v1/farms/${farmId}`, { key })).body;
+      const farm = (await t().request<Farm>('GET', `/v1/farms/${farmId}`, { key })).body;
       assert.equal(farm.sample, true);
       assert.equal(farm.mode, 'test');
       assert.equal(farm.timezone, 'America/Chicago');
-      assert.ok(farm.name && farm.lat !== null && farm.lon !== null && farm.acres > 0);
+      assert.ok(farm.name && farm.lat !== null && farm.lon !== null && farm.acres! > 0);
 
       const paddocks = await list(t(), key, `/v1/farms/${farmId}/paddocks`);
       assert.ok(paddocks.length >= 4 && paddocks.length <= 6, `${paddocks.length} paddocks`);
@@ -100,7 +114,8 @@ forEachEngine(
         assert.ok(onCattle.length >= 1, `${type}s on cattle`);
       }
 
-      const houseViews = (await t().request('GET', `/v1/farms/${farmId}/houses`, { key })).body.data;
+      const houseViews = (await t().request<Items<HouseReply>>('GET', `/v1/farms/${farmId}/houses`, { key }))
+        .body.data;
       assert.equal(houseViews.length, 2);
       for (const h of houseViews) {
         assert.ok(h.recent_commands.length > 0, 'a house shows recent (simulated) commands');
@@ -118,7 +133,7 @@ forEachEngine(
       for (const type of ['move', 'weight', 'treatment', 'door.jammed'])
         assert.ok(types2.has(type), `a ${type} event`);
 
-      const brief = (await t().request('GET', `/v1/farms/${farmId}/brief`, { key })).body;
+      const brief = (await t().request<BriefReply>('GET', `/v1/farms/${farmId}/brief`, { key })).body;
       assert.ok(brief.counts.tasks_overdue >= 1, 'overdue tasks');
       assert.ok(brief.counts.tasks_due_today >= 1, 'tasks due today');
       assert.ok(brief.counts.alerts_urgent >= 1 && brief.counts.alerts_watch >= 1, 'open alerts');
@@ -151,29 +166,45 @@ forEachEngine(
       const key = acct.test_key;
       const devices = await list(t(), key, `/v1/farms/${acct.sample_farm_id}/devices`);
       for (const d of devices) {
-        const res = await t().request('GET', `/v1/devices/${d.id}/readings?limit=1`, { key });
+        const res = await t().request<List<Reading>>('GET', `/v1/devices/${d.id}/readings?limit=1`, { key });
         assert.equal(res.body.data.length, 1, `${d.name} has readings`);
         assert.ok(d.last_seen_at, `${d.name} has reported`);
-        const metric = encodeURIComponent(res.body.data[0].metric);
-        const series = await t().request('GET', `/v1/devices/${d.id}/readings?metric=${metric}&limit=500`, {
-          key,
-        });
-        const oldest = Date.parse(series.body.data.at(-1).at);
+        const metric = encodeURIComponent(res.body.data[0]!.metric);
+        const series = await t().request<List<Reading>>(
+          'GET',
+          `/v1/devices/${d.id}/readings?metric=${metric}&limit=500`,
+          {
+            key,
+          },
+        );
+        const oldest = Date.parse(series.body.data.at(-1)!.at);
         assert.ok(Date.now() - oldest > 17 * HOUR_MS, `${d.name} readings span the day`);
       }
       const house = devices.find((d) => d.name === 'House 1');
       const temps = (
-        await t().request('GET', `/v1/devices/${house.id}/readings?metric=climate.temp_c&limit=500`, { key })
+        await t().request<List<Reading>>(
+          'GET',
+          `/v1/devices/${house.id}/readings?metric=climate.temp_c&limit=500`,
+          { key },
+        )
       ).body.data;
       assert.ok(temps.length >= 90, 'a house reports every 15 minutes');
       const values = temps.map((r: Json) => r.value);
       assert.ok(Math.max(...values) - Math.min(...values) > 2, 'temperature follows the day');
       const feed = (
-        await t().request('GET', `/v1/devices/${house.id}/readings?metric=feed.bin_pct&limit=500`, { key })
+        await t().request<List<Reading>>(
+          'GET',
+          `/v1/devices/${house.id}/readings?metric=feed.bin_pct&limit=500`,
+          { key },
+        )
       ).body.data.map((r: Json) => r.value);
       assert.ok(feed[0] < feed.at(-1), 'the feed bin empties through the day');
       const solar = (
-        await t().request('GET', `/v1/devices/${house.id}/readings?metric=power.solar_w&limit=500`, { key })
+        await t().request<List<Reading>>(
+          'GET',
+          `/v1/devices/${house.id}/readings?metric=power.solar_w&limit=500`,
+          { key },
+        )
       ).body.data.map((r: Json) => r.value);
       assert.ok(
         solar.some((v: number) => v === 0) && solar.some((v: number) => v > 100),
@@ -191,7 +222,7 @@ forEachEngine(
       for (const d of devices) {
         const subject = d.animal_id ?? d.id;
         for (const rule of DEFAULT_RULES) {
-          const res = await t().request(
+          const res = await t().request<List<Reading>>(
             'GET',
             `/v1/devices/${d.id}/readings?metric=${encodeURIComponent(rule.metric)}&limit=1`,
             { key },
@@ -262,7 +293,7 @@ forEachEngine(
       const animals = await list(t(), key, `/v1/farms/${farmId}/animals`);
       await t().request('DELETE', `/v1/animals/${animals[0].id}`, { key });
       await t().request('POST', `/v1/farms/${farmId}/paddocks`, { key, body: { name: 'New paddock' } });
-      const device = await t().request('POST', `/v1/farms/${farmId}/devices`, {
+      const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
         key,
         body: { type: 'water', name: 'Extra sensor' },
       });
@@ -275,7 +306,7 @@ forEachEngine(
       const oldDevices = await list(t(), key, `/v1/farms/${farmId}/devices`);
       assert.notDeepEqual(await snapshot(t(), key, farmId), before);
 
-      const reset = await t().request('POST', `/v1/farms/${farmId}/reset`, { key });
+      const reset = await t().request<Farm>('POST', `/v1/farms/${farmId}/reset`, { key });
       assert.equal(reset.status, 200, JSON.stringify(reset.body));
       assert.equal(reset.body.id, farmId);
       assert.equal(reset.body.name, 'Willow Creek Farm (sample)');
@@ -289,7 +320,7 @@ forEachEngine(
         401,
         'unauthorized',
       );
-      const brief = await t().request('GET', `/v1/farms/${farmId}/brief`, { key });
+      const brief = await t().request<BriefReply>('GET', `/v1/farms/${farmId}/brief`, { key });
       assert.equal(brief.status, 200);
       assert.equal(brief.body.counts.alerts_urgent, 1);
     });
@@ -306,7 +337,7 @@ forEachEngine(
           body: { url: receiver.url, events: ['*'] },
         });
         assert.equal(hook.status, 201, JSON.stringify(hook.body));
-        const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+        const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
           key,
           body: { species: 'goat', name: 'Nibbles' },
         });
@@ -314,7 +345,7 @@ forEachEngine(
           receiver.requests.find((r) => JSON.parse(r.body).data.id === animal.body.id),
         );
         const house = (await list(t(), key, `/v1/farms/${farmId}/houses`))[0];
-        const command = await t().request('POST', `/v1/devices/${house.id}/commands`, {
+        const command = await t().request<Command>('POST', `/v1/devices/${house.id}/commands`, {
           key,
           body: { command: 'lights.set', params: { mode: 'on' } },
         });
@@ -325,7 +356,7 @@ forEachEngine(
         const seen = receiver.requests.length;
         assert.equal((await t().request('POST', `/v1/farms/${farmId}/reset`, { key })).status, 200);
         // A later change is delivered, so the worker has looked at the outbox since the reset.
-        const after = await t().request('POST', `/v1/farms/${farmId}/events`, {
+        const after = await t().request<FarmEvent>('POST', `/v1/farms/${farmId}/events`, {
           key,
           body: { type: 'note' },
         });
@@ -342,8 +373,14 @@ forEachEngine(
     test('reset is 404 for any farm that is not this key’s sample farm', async () => {
       const acct = await t().account();
       const other = await t().account();
-      const live = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Live' } });
-      const trial = await t().request('POST', '/v1/farms', { key: acct.test_key, body: { name: 'Trial' } });
+      const live = await t().request<Farm>('POST', '/v1/farms', {
+        key: acct.live_key,
+        body: { name: 'Live' },
+      });
+      const trial = await t().request<Farm>('POST', '/v1/farms', {
+        key: acct.test_key,
+        body: { name: 'Trial' },
+      });
       assert.equal(trial.body.mode, 'test', 'a test key may create more test farms');
       const cases: Array<[string, string]> = [
         [acct.live_key, live.body.id],
@@ -355,14 +392,15 @@ forEachEngine(
       for (const [key, farm] of cases) {
         expectError(await t().request('POST', `/v1/farms/${farm}/reset`, { key }), 404, 'not_found');
       }
-      const untouched = await t().request('GET', `/v1/farms/${trial.body.id}`, { key: acct.test_key });
+      const untouched = await t().request<Farm>('GET', `/v1/farms/${trial.body.id}`, { key: acct.test_key });
       assert.equal(untouched.body.name, 'Trial');
     });
 
     test('test keys reach only test farms and live keys only live farms, on every farm endpoint', async () => {
       const acct = await t().account();
-      const live = (await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Live' } }))
-        .body.id;
+      const live = (
+        await t().request<Farm>('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Live' } })
+      ).body.id;
       const sample = acct.sample_farm_id;
       const gets = [
         '',
@@ -407,7 +445,7 @@ forEachEngine(
       for (const path of [`/v1/animals/${animal.id}`, `/v1/devices/${device.id}`, `/v1/alerts/${alert.id}`]) {
         expectError(await t().request('GET', path, { key: acct.live_key }), 404, 'not_found');
       }
-      const liveList = await t().request('GET', '/v1/farms', { key: acct.live_key });
+      const liveList = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.live_key });
       assert.deepEqual(
         liveList.body.data.map((f: Json) => f.id),
         [live],

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { ENGINES } from '../../../test/harness.ts';
 import { startMqttTestApp } from '../../../test/mqtt.ts';
+import type { Alert, Command, Device, HouseReply, Items, List, Reading } from '../../../test/replies.ts';
 import { runSimulation } from './run.ts';
 
 for (const transport of ['mqtt', 'http'] as const) {
@@ -26,9 +27,9 @@ for (const transport of ['mqtt', 'http'] as const) {
           if (s.reports < 18 || queued) return;
           queued = 'pending';
           void t
-            .request('GET', `/v1/farms/${farm}/houses`, { key: acct.live_key })
+            .request<Items<HouseReply>>('GET', `/v1/farms/${farm}/houses`, { key: acct.live_key })
             .then((houses) =>
-              t.request('POST', `/v1/devices/${houses.body.data[0].id}/commands`, {
+              t.request<Command>('POST', `/v1/devices/${houses.body.data[0]!.id}/commands`, {
                 key: acct.live_key,
                 body: { command: 'lights.set', params: { mode: 'on' } },
               }),
@@ -42,27 +43,33 @@ for (const transport of ['mqtt', 'http'] as const) {
       assert.ok(status.reports >= 9 * 12, `reports: ${status.reports}`);
       assert.equal(status.commandsAnswered, 1);
 
-      const devices = await t.request('GET', `/v1/farms/${farm}/devices?limit=100`, { key: acct.live_key });
+      const devices = await t.request<List<Device>>('GET', `/v1/farms/${farm}/devices?limit=100`, {
+        key: acct.live_key,
+      });
       assert.equal(devices.body.data.length, 9, 'one device of every type');
       assert.deepEqual(new Set(devices.body.data.map((d: any) => d.type)).size, 9);
       const house = devices.body.data.find((d: any) => d.type === 'house');
-      const readings = await t.request(
+      const readings = await t.request<List<Reading>>(
         'GET',
-        `/v1/devices/${house.id}/readings?metric=climate.nh3_ppm&limit=500`,
+        `/v1/devices/${house!.id}/readings?metric=climate.nh3_ppm&limit=500`,
         {
           key: acct.live_key,
         },
       );
       assert.ok(readings.body.data.length >= 12);
-      const alerts = await t.request('GET', `/v1/farms/${farm}/alerts?status=all`, { key: acct.live_key });
+      const alerts = await t.request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all`, {
+        key: acct.live_key,
+      });
       assert.ok(
         alerts.body.data.some((a: any) => a.rule === 'house.ammonia'),
         'ammonia builds up in a closed house overnight',
       );
-      const history = await t.request('GET', `/v1/devices/${house.id}/commands`, { key: acct.live_key });
-      assert.equal(history.body.data[0].id, queued);
-      assert.equal(history.body.data[0].status, 'done');
-      const after = await t.request('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
+      const history = await t.request<List<Command>>('GET', `/v1/devices/${house!.id}/commands`, {
+        key: acct.live_key,
+      });
+      assert.equal(history.body.data[0]!.id, queued);
+      assert.equal(history.body.data[0]!.status, 'done');
+      const after = await t.request<Device>('GET', `/v1/devices/${house!.id}`, { key: acct.live_key });
       assert.equal(after.body.state.lights, 'on', "the house's state changed as the command said");
     } finally {
       await t.close();

@@ -11,6 +11,7 @@ import { before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
 import { signedInPerson } from '../../../test/people.ts';
+import type { NewKey } from '../../../test/replies.ts';
 import { openSse, type SseStream } from '../../../test/sse.ts';
 import { newId } from '../../lib/ids.ts';
 import type { FarmEvent } from '../events/schemas.ts';
@@ -405,11 +406,11 @@ forEachEngine(
 
     test('a key restricted to records sees farm events but not alerts; a key without records is 403', async () => {
       const { key, farmId } = await setup();
-      const reader = await make.posted(t(), key, '/v1/keys', {
+      const reader = await make.posted<NewKey>(t(), key, '/v1/keys', {
         name: 'records only',
         permissions: { records: 'read' },
       });
-      const noRecords = await make.posted(t(), key, '/v1/keys', {
+      const noRecords = await make.posted<NewKey>(t(), key, '/v1/keys', {
         name: 'alerts only',
         permissions: { alerts: 'read' },
       });
@@ -455,7 +456,7 @@ forEachEngine(
 
     test('a revoked key: its open stream ends cleanly at the next keep-alive', async () => {
       const { key, farmId } = await setup();
-      const doomed = await make.posted(t(), key, '/v1/keys', { name: 'to revoke' });
+      const doomed = await make.posted<NewKey>(t(), key, '/v1/keys', { name: 'to revoke' });
       const stream = await openReady(farmId, doomed.key);
       const revoked = await t().request('DELETE', `/v1/keys/${doomed.id}`, { key });
       assert.equal(revoked.status, 200, JSON.stringify(revoked.body));

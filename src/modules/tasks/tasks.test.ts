@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import type { Animal, Group, List, Paddock, Task } from '../../../test/replies.ts';
 
 forEachEngine('tasks', (t) => {
   test('POST /v1/farms/{farm}/tasks creates a task with every field; GET returns it', async () => {
@@ -19,7 +20,7 @@ forEachEngine('tasks', (t) => {
       subject_id: animal.id,
       alert_id: alert,
     };
-    const res = await t().request('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body });
+    const res = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.id, /^task_/);
     assert.deepEqual(
@@ -40,7 +41,7 @@ forEachEngine('tasks', (t) => {
 
   test('only title is required; status defaults to open and the rest to null', async () => {
     const acct = await t().account();
-    const res = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/tasks`, {
+    const res = await t().request<Task>('POST', `/v1/farms/${acct.sample_farm_id}/tasks`, {
       key: acct.test_key,
       body: { title: 'Fix fence' },
     });
@@ -55,9 +56,9 @@ forEachEngine('tasks', (t) => {
       'alert_id',
       'done_at',
     ]) {
-      assert.equal(res.body[field], null, field);
+      assert.equal(res.body[field as keyof Task], null, field);
     }
-    const doneAtOnce = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/tasks`, {
+    const doneAtOnce = await t().request<Task>('POST', `/v1/farms/${acct.sample_farm_id}/tasks`, {
       key: acct.test_key,
       body: { title: 'Already done', status: 'done' },
     });
@@ -96,7 +97,7 @@ forEachEngine('tasks', (t) => {
       );
       assert.equal(err.param, param, JSON.stringify(body));
     }
-    const list = await t().request('GET', `/v1/farms/${farm}/tasks`, { key: acct.live_key });
+    const list = await t().request<List<Task>>('GET', `/v1/farms/${farm}/tasks`, { key: acct.live_key });
     assert.equal(list.body.data.length, 0);
   });
 
@@ -104,15 +105,21 @@ forEachEngine('tasks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig' } }))
-      .body.id;
-    const group = (
-      await t().request('POST', `/v1/farms/${farm}/groups`, { key, body: { name: 'G', species: 'pig' } })
+    const animal = (
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig' } })
     ).body.id;
-    const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
-      .body.id;
-    const other = (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Other' } }))
-      .body.id;
+    const group = (
+      await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
+        key,
+        body: { name: 'G', species: 'pig' },
+      })
+    ).body.id;
+    const paddock = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })
+    ).body.id;
+    const other = (
+      await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Other' } })
+    ).body.id;
     const expected: [string, string][] = [
       [animal, 'animal'],
       [group, 'group'],
@@ -120,14 +127,14 @@ forEachEngine('tasks', (t) => {
       [other, 'task'],
     ];
     for (const [subjectId, kind] of expected) {
-      const res = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+      const res = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, {
         key,
         body: { title: `About ${kind}`, subject_id: subjectId },
       });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.subject_type, kind, 'inferred from the id');
     }
-    const free = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+    const free = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, {
       key,
       body: { title: 'About the well', subject_type: 'well', subject_id: 'north-well' },
     });
@@ -140,13 +147,16 @@ forEachEngine('tasks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const task = await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body: { title: 'Move hens' } });
+    const task = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, {
+      key,
+      body: { title: 'Move hens' },
+    });
     const before = Date.now();
-    const done = await t().request('POST', `/v1/tasks/${task.body.id}/done`, { key });
+    const done = await t().request<Task>('POST', `/v1/tasks/${task.body.id}/done`, { key });
     assert.equal(done.status, 200);
     assert.equal(done.body.status, 'done');
-    assert.match(done.body.done_at, /Z$/);
-    assert.ok(Date.parse(done.body.done_at) >= before - 1000);
+    assert.match(done.body.done_at!, /Z$/);
+    assert.ok(Date.parse(done.body.done_at!) >= before - 1000);
     assert.deepEqual({ ...done.body, status: 'open', done_at: null }, task.body, 'nothing else changed');
     const again = await t().request('POST', `/v1/tasks/${task.body.id}/done`, {
       key,
@@ -154,18 +164,18 @@ forEachEngine('tasks', (t) => {
     });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, done.body, 'the second call changes nothing, done_at included');
-    const reopened = await t().request('PATCH', `/v1/tasks/${task.body.id}`, {
+    const reopened = await t().request<Task>('PATCH', `/v1/tasks/${task.body.id}`, {
       key,
       body: { status: 'open' },
     });
     assert.equal(reopened.body.status, 'open');
     assert.equal(reopened.body.done_at, null, 'leaving done clears done_at');
-    const viaPatch = await t().request('PATCH', `/v1/tasks/${task.body.id}`, {
+    const viaPatch = await t().request<Task>('PATCH', `/v1/tasks/${task.body.id}`, {
       key,
       body: { status: 'done' },
     });
     assert.ok(viaPatch.body.done_at, 'PATCH status done records when too');
-    const rePatch = await t().request('PATCH', `/v1/tasks/${task.body.id}`, {
+    const rePatch = await t().request<Task>('PATCH', `/v1/tasks/${task.body.id}`, {
       key,
       body: { status: 'done', notes: 'x' },
     });
@@ -177,15 +187,16 @@ forEachEngine('tasks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const paddock = (await t().request('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } }))
-      .body.id;
+    const paddock = (
+      await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, { key, body: { name: 'P' } })
+    ).body.id;
     const alert = await make.alertRow(t(), farm);
-    const task = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+    const task = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, {
       key,
       body: { title: 'Walk fence', assignee: 'sam', notes: 'n' },
     });
     const url = `/v1/tasks/${task.body.id}`;
-    const patched = await t().request('PATCH', url, {
+    const patched = await t().request<Task>('PATCH', url, {
       key,
       body: {
         assignee: null,
@@ -203,7 +214,10 @@ forEachEngine('tasks', (t) => {
     assert.equal(patched.body.status, 'in_progress', 'other statuses are kept as given');
     assert.equal(patched.body.title, 'Walk fence');
     assert.deepEqual((await t().request('GET', url, { key })).body, patched.body);
-    const cleared = await t().request('PATCH', url, { key, body: { subject_id: null, alert_id: null } });
+    const cleared = await t().request<Task>('PATCH', url, {
+      key,
+      body: { subject_id: null, alert_id: null },
+    });
     assert.equal(cleared.body.subject_id, null);
     assert.equal(cleared.body.subject_type, null);
     assert.equal(cleared.body.alert_id, null);
@@ -229,16 +243,17 @@ forEachEngine('tasks', (t) => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
-    const animal = (await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } }))
-      .body.id;
+    const animal = (
+      await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'cow' } })
+    ).body.id;
     const add = async (body: Record<string, unknown>) =>
-      (await t().request('POST', `/v1/farms/${farm}/tasks`, { key, body })).body.id as string;
+      (await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, { key, body })).body.id as string;
     const a = await add({ title: 'A', assignee: 'maria' });
     const b = await add({ title: 'B', assignee: 'sam', subject_id: animal });
     const c = await add({ title: 'C', assignee: 'maria', subject_id: animal });
-    await t().request('POST', `/v1/tasks/${c}/done`, { key });
+    await t().request<Task>('POST', `/v1/tasks/${c}/done`, { key });
     const ids = async (query: string) =>
-      (await t().request('GET', `/v1/farms/${farm}/tasks?${query}`, { key })).body.data
+      (await t().request<List<Task>>('GET', `/v1/farms/${farm}/tasks?${query}`, { key })).body.data
         .map((x: any) => x.id)
         .sort();
     assert.deepEqual(await ids(''), [c, b, a].sort());
@@ -259,7 +274,7 @@ forEachEngine('tasks', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const created: { id: string; created_at: string }[] = [];
     for (let i = 0; i < 123; i++) {
-      const res = await t().request('POST', `/v1/farms/${farm}/tasks`, {
+      const res = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, {
         key: acct.live_key,
         body: { title: `T${i}` },
       });
@@ -268,10 +283,10 @@ forEachEngine('tasks', (t) => {
     const seen: string[] = [];
     let url = `/v1/farms/${farm}/tasks?limit=8`;
     for (let page = 0; page < 30; page++) {
-      const res = await t().request('GET', url, { key: acct.live_key });
+      const res = await t().request<List<Task>>('GET', url, { key: acct.live_key });
       seen.push(...res.body.data.map((g: any) => g.id));
       if (!res.body.has_more) break;
-      url = `/v1/farms/${farm}/tasks?limit=8&before=${encodeURIComponent(res.body.next_before)}`;
+      url = `/v1/farms/${farm}/tasks?limit=8&before=${encodeURIComponent(res.body.next_before!)}`;
     }
     assert.equal(new Set(seen).size, 123);
     assert.deepEqual(
@@ -289,7 +304,7 @@ forEachEngine('tasks', (t) => {
       patchBody: { title: 'x' },
       actions: ['done'],
     });
-    const still = await t().request('GET', `/v1/tasks/${id}`, { key: owner.live_key });
+    const still = await t().request<Task>('GET', `/v1/tasks/${id}`, { key: owner.live_key });
     assert.equal(still.body.status, 'open', 'a foreign done call changed nothing');
   });
 });

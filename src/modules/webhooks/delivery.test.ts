@@ -17,6 +17,7 @@ import {
   type TestApp,
   waitFor,
 } from '../../../test/harness.ts';
+import type { Farm, List, NewWebhook, Webhook, WebhookDelivery } from '../../../test/replies.ts';
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
 import { hmacMatches, verifyLikeAReceiver } from '../../../test/webhook-receiver.ts';
 import { loadConfig } from '../../config.ts';
@@ -57,19 +58,28 @@ forEachEngine(
       events: string[] = ['*'],
     ): Promise<{ key: string; farmId: string; hookId: string; secret: string }> {
       const acct = await t().account();
-      const farm = await t().request('POST', '/v1/farms', {
+      const farm = await t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
         body: { name: 'Delivery farm' },
       });
-      const hook = await t().request('POST', `/v1/farms/${farm.body.id}/webhooks`, {
+      const hook = await t().request<NewWebhook>('POST', `/v1/farms/${farm.body.id}/webhooks`, {
         key: acct.live_key,
         body: { url: rcv.url, events },
       });
       assert.equal(hook.status, 201, JSON.stringify(hook.body));
       return { key: acct.live_key, farmId: farm.body.id, hookId: hook.body.id, secret: hook.body.secret };
     }
-    async function deliveries(app: TestApp, key: string, hookId: string, query = ''): Promise<any[]> {
-      const res = await app.request('GET', `/v1/webhooks/${hookId}/deliveries${query}`, { key });
+    async function deliveries(
+      app: TestApp,
+      key: string,
+      hookId: string,
+      query = '',
+    ): Promise<WebhookDelivery[]> {
+      const res = await app.request<List<WebhookDelivery>>(
+        'GET',
+        `/v1/webhooks/${hookId}/deliveries${query}`,
+        { key },
+      );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return res.body.data;
     }
@@ -124,19 +134,21 @@ forEachEngine(
       });
 
       const [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.event_id, event.id);
-      assert.equal(delivery.event_type, 'animal.created');
-      assert.equal(delivery.attempt_count, 1);
-      assert.equal(delivery.next_attempt_at, null);
-      assert.equal(delivery.last_status_code, 200);
-      assert.ok(delivery.completed_at);
-      assert.equal(delivery.attempts.length, 1);
-      assert.equal(delivery.attempts[0].status_code, 200);
-      assert.equal(delivery.attempts[0].succeeded, true);
-      assert.equal(delivery.attempts[0].trigger, 'scheduled');
-      assert.equal(delivery.attempts[0].error, null);
-      assert.ok(Number.isInteger(delivery.attempts[0].duration_ms) && delivery.attempts[0].duration_ms >= 0);
-      const one = await t().request('GET', `/v1/webhooks/${hookId}/deliveries/${delivery.id}`, { key });
+      assert.equal(delivery!.event_id, event.id);
+      assert.equal(delivery!.event_type, 'animal.created');
+      assert.equal(delivery!.attempt_count, 1);
+      assert.equal(delivery!.next_attempt_at, null);
+      assert.equal(delivery!.last_status_code, 200);
+      assert.ok(delivery!.completed_at);
+      assert.equal(delivery!.attempts.length, 1);
+      assert.equal(delivery!.attempts[0]!.status_code, 200);
+      assert.equal(delivery!.attempts[0]!.succeeded, true);
+      assert.equal(delivery!.attempts[0]!.trigger, 'scheduled');
+      assert.equal(delivery!.attempts[0]!.error, null);
+      assert.ok(
+        Number.isInteger(delivery!.attempts[0]!.duration_ms) && delivery!.attempts[0]!.duration_ms >= 0,
+      );
+      const one = await t().request('GET', `/v1/webhooks/${hookId}/deliveries/${delivery!.id}`, { key });
       assert.deepEqual(one.body, delivery);
 
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing is left to send');
@@ -170,7 +182,10 @@ forEachEngine(
     test('a webhook receives only the events that happen after it was created', async () => {
       const rcv = await receiver();
       const acct = await t().account();
-      const farm = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'Later' } });
+      const farm = await t().request<Farm>('POST', '/v1/farms', {
+        key: acct.live_key,
+        body: { name: 'Later' },
+      });
       await emit(farm.body.id, 'animal.created', { id: 'before' });
       await t().request('POST', `/v1/farms/${farm.body.id}/webhooks`, {
         key: acct.live_key,
@@ -199,16 +214,16 @@ forEachEngine(
       }
       const [delivery] = await deliveries(t(), key, hookId);
       assert.deepEqual(
-        delivery.attempts.map((a: any) => [a.number, a.status_code, a.succeeded]),
+        delivery!.attempts.map((a: any) => [a.number, a.status_code, a.succeeded]),
         [
           [1, 500, false],
           [2, 503, false],
           [3, 200, true],
         ],
       );
-      assert.match(delivery.attempts[0].error, /500/);
+      assert.match(delivery!.attempts[0]!.error!, /500/);
       for (let i = 1; i < 3; i++) {
-        const gap = Date.parse(delivery.attempts[i].at) - Date.parse(delivery.attempts[i - 1].at);
+        const gap = Date.parse(delivery!.attempts[i]!.at) - Date.parse(delivery!.attempts[i - 1]!.at);
         assert.ok(gap >= 150, `retry ${i} waited for the schedule (${gap} ms)`);
       }
       assert.equal(rcv.requests.length, 3);
@@ -234,26 +249,30 @@ forEachEngine(
         await worker.stop();
       }
       let [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.attempt_count, 3, 'the first attempt and two retries');
-      assert.equal(delivery.next_attempt_at, null);
-      assert.ok(delivery.completed_at);
-      assert.equal(delivery.last_status_code, 500);
+      assert.equal(delivery!.attempt_count, 3, 'the first attempt and two retries');
+      assert.equal(delivery!.next_attempt_at, null);
+      assert.ok(delivery!.completed_at);
+      assert.equal(delivery!.last_status_code, 500);
       assert.equal((await deliveries(t(), key, hookId, '?status=failed')).length, 1);
       assert.equal((await deliveries(t(), key, hookId, '?status=succeeded')).length, 0);
 
-      const failedAgain = await t().request(
+      const failedAgain = await t().request<WebhookDelivery>(
         'POST',
-        `/v1/webhooks/${hookId}/deliveries/${delivery.id}/retry`,
+        `/v1/webhooks/${hookId}/deliveries/${delivery!.id}/retry`,
         { key },
       );
       assert.equal(failedAgain.status, 200);
       assert.equal(failedAgain.body.status, 'failed', 'a failing manual attempt leaves it failed');
       assert.equal(failedAgain.body.attempts.length, 4);
-      assert.equal(failedAgain.body.attempts[3].trigger, 'manual');
+      assert.equal(failedAgain.body.attempts[3]!.trigger, 'manual');
       answer = 200;
-      const retried = await t().request('POST', `/v1/webhooks/${hookId}/deliveries/${delivery.id}/retry`, {
-        key,
-      });
+      const retried = await t().request<WebhookDelivery>(
+        'POST',
+        `/v1/webhooks/${hookId}/deliveries/${delivery!.id}/retry`,
+        {
+          key,
+        },
+      );
       assert.equal(retried.body.status, 'succeeded');
       assert.deepEqual(
         retried.body.attempts.map((a: any) => [a.trigger, a.status_code]),
@@ -266,7 +285,7 @@ forEachEngine(
         ],
       );
       [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.status, 'succeeded');
+      assert.equal(delivery!.status, 'succeeded');
       assert.equal(rcv.requests.length, 5);
       expectError(
         await t().request('POST', `/v1/webhooks/${hookId}/deliveries/dlv_missing/retry`, { key }),
@@ -281,19 +300,19 @@ forEachEngine(
       const { key, farmId, hookId } = await farmWithHook(rcv);
       await emit(farmId, 'device.created', { id: 'dev_1' });
       await deliverDueNow(t().database, { ...t().config, ...SHORT_RETRIES });
-      const hook = await t().request('GET', `/v1/webhooks/${hookId}`, { key });
+      const hook = await t().request<Webhook>('GET', `/v1/webhooks/${hookId}`, { key });
       assert.equal(hook.body.status, 'disabled');
-      assert.match(hook.body.disabled_reason, /410/);
+      assert.match(hook.body.disabled_reason!, /410/);
       const [gone] = await deliveries(t(), key, hookId);
-      assert.equal(gone.status, 'failed', 'no retry after 410');
-      assert.equal(gone.attempt_count, 1);
+      assert.equal(gone!.status, 'failed', 'no retry after 410');
+      assert.equal(gone!.attempt_count, 1);
 
       await emit(farmId, 'device.created', { id: 'dev_2' });
       await deliverDueNow(t().database, t().config);
       assert.equal(rcv.requests.length, 1, 'nothing is sent to a disabled webhook');
       assert.equal((await deliveries(t(), key, hookId)).length, 1);
       const refused = expectError(
-        await t().request('POST', `/v1/webhooks/${hookId}/deliveries/${gone.id}/retry`, { key }),
+        await t().request('POST', `/v1/webhooks/${hookId}/deliveries/${gone!.id}/retry`, { key }),
         409,
         'conflict',
       );
@@ -314,12 +333,12 @@ forEachEngine(
       const { key, farmId, hookId } = await farmWithHook(rcv);
       await emit(farmId, 'event.created', { id: 'evt_1' });
       await deliverDueNow(t().database, { ...t().config, webhookRetryScheduleMs: [3_600_000] });
-      assert.equal((await deliveries(t(), key, hookId))[0].status, 'pending');
+      assert.equal((await deliveries(t(), key, hookId))[0]!.status, 'pending');
       await t().request('PATCH', `/v1/webhooks/${hookId}`, { key, body: { status: 'disabled' } });
       const [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.status, 'failed');
-      assert.equal(delivery.next_attempt_at, null);
-      assert.match(delivery.last_error, /disabled/);
+      assert.equal(delivery!.status, 'failed');
+      assert.equal(delivery!.next_attempt_at, null);
+      assert.match(delivery!.last_error!, /disabled/);
     });
 
     test('a slow receiver (past the deadline) counts as failed, and does not delay deliveries to others', async () => {
@@ -328,7 +347,7 @@ forEachEngine(
       const slow = await receiver(() => ({ status: 200, delayMs: 2_000 }));
       const fast = await receiver();
       const { key, farmId, hookId } = await farmWithHook(slow);
-      const fastHook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const fastHook = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key,
         body: { url: fast.url },
       });
@@ -346,7 +365,7 @@ forEachEngine(
         assert.equal(slow.requests.length, 1, 'the slow receiver got its request at the same time');
         const [pendingSlow] = await deliveries(t(), key, hookId);
         assert.equal(
-          pendingSlow.attempt_count,
+          pendingSlow!.attempt_count,
           0,
           'the fast delivery finished while the slow one was still waiting',
         );
@@ -358,16 +377,16 @@ forEachEngine(
         await worker.stop();
       }
       const [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.status, 'pending', 'a retry is scheduled');
-      assert.ok(delivery.next_attempt_at);
-      const [attempt] = delivery.attempts;
-      assert.equal(attempt.succeeded, false);
-      assert.equal(attempt.status_code, null);
-      assert.match(attempt.error, /timed out/);
-      assert.match(attempt.error, new RegExp(`within ${DEADLINE_MS} ms`));
+      assert.equal(delivery!.status, 'pending', 'a retry is scheduled');
+      assert.ok(delivery!.next_attempt_at);
+      const [attempt] = delivery!.attempts;
+      assert.equal(attempt!.succeeded, false);
+      assert.equal(attempt!.status_code, null);
+      assert.match(attempt!.error!, /timed out/);
+      assert.match(attempt!.error!, new RegExp(`within ${DEADLINE_MS} ms`));
       assert.ok(
-        attempt.duration_ms >= DEADLINE_MS && attempt.duration_ms < 2_000,
-        `gave up at the deadline, not when the receiver answered (${attempt.duration_ms} ms)`,
+        attempt!.duration_ms >= DEADLINE_MS && attempt!.duration_ms < 2_000,
+        `gave up at the deadline, not when the receiver answered (${attempt!.duration_ms} ms)`,
       );
     });
 
@@ -438,13 +457,17 @@ forEachEngine(
       });
       assert.equal(rcv.requests.length, 0, 'nothing was sent');
       const [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.status, 'failed');
-      assert.equal(delivery.attempts[0].status_code, null);
-      assert.match(delivery.attempts[0].error, /refused: 127\.0\.0\.1, a loopback address/);
-      assert.match(delivery.attempts[0].error, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/);
-      const retried = await t().request('POST', `/v1/webhooks/${hookId}/deliveries/${delivery.id}/retry`, {
-        key,
-      });
+      assert.equal(delivery!.status, 'failed');
+      assert.equal(delivery!.attempts[0]!.status_code, null);
+      assert.match(delivery!.attempts[0]!.error!, /refused: 127\.0\.0\.1, a loopback address/);
+      assert.match(delivery!.attempts[0]!.error!, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/);
+      const retried = await t().request<WebhookDelivery>(
+        'POST',
+        `/v1/webhooks/${hookId}/deliveries/${delivery!.id}/retry`,
+        {
+          key,
+        },
+      );
       assert.equal(retried.body.status, 'succeeded', 'with the override (this app) it is sent');
       assert.equal(rcv.requests.length, 1);
     });
@@ -459,10 +482,14 @@ forEachEngine(
       const seen: string[] = [];
       let query = '?limit=2';
       for (;;) {
-        const page = await t().request('GET', `/v1/webhooks/${hookId}/deliveries${query}`, { key });
+        const page = await t().request<List<WebhookDelivery>>(
+          'GET',
+          `/v1/webhooks/${hookId}/deliveries${query}`,
+          { key },
+        );
         seen.push(...page.body.data.map((d: any) => d.id));
         if (!page.body.has_more) break;
-        query = `?limit=2&before=${encodeURIComponent(page.body.next_before)}`;
+        query = `?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
       }
       assert.deepEqual(
         seen,
@@ -487,8 +514,8 @@ forEachEngine(
       await waitFor('the request', () => rcv.requests.length === 1);
       await worker.stop();
       const [delivery] = await deliveries(t(), key, hookId);
-      assert.equal(delivery.status, 'succeeded');
-      assert.equal(delivery.last_status_code, 204);
+      assert.equal(delivery!.status, 'succeeded');
+      assert.equal(delivery!.last_status_code, 204);
     });
 
     test('FARMSTEAD_WEBHOOK_WORKER=0 keeps delivery out of the server process', () => {
@@ -540,7 +567,10 @@ forEachEngine(
       const { key, farmId, hookId } = await farmWithHook(firstReceiver);
       const hookIds = [hookId];
       for (const r of others) {
-        const res = await t().request('POST', `/v1/farms/${farmId}/webhooks`, { key, body: { url: r.url } });
+        const res = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
+          key,
+          body: { url: r.url },
+        });
         hookIds.push(res.body.id);
       }
       const second = await openTestAppOn(t());

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { forEachEngine, startReceiver, startWebhookWorker, waitFor } from '../../../test/harness.ts';
+import type { Alert, Animal, Command, Farm, List, NewDevice, NewWebhook } from '../../../test/replies.ts';
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
 import { hmacMatches, verifyLikeAReceiver } from '../../../test/webhook-receiver.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
@@ -17,16 +18,19 @@ forEachEngine(
       closers.push(rcv.close);
       const acct = await t().account();
       const key = acct.live_key;
-      const farm = await t().request('POST', '/v1/farms', { key, body: { name: 'Every event' } });
+      const farm = await t().request<Farm>('POST', '/v1/farms', { key, body: { name: 'Every event' } });
       const farmId = farm.body.id;
-      const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, { key, body: { url: rcv.url } });
+      const hook = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
+        key,
+        body: { url: rcv.url },
+      });
       assert.equal(hook.status, 201);
       const secret: string = hook.body.secret;
       const worker = startWebhookWorker(t());
       const expected: Array<{ type: string; data: unknown }> = [];
       let deviceKey = '';
       try {
-        const animal = await t().request('POST', `/v1/farms/${farmId}/animals`, {
+        const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
           key,
           body: { species: 'cattle', name: 'Bessie' },
         });
@@ -45,7 +49,7 @@ forEachEngine(
         assert.equal(logged.status, 201, JSON.stringify(logged.body));
         expected.push({ type: 'event.created', data: logged.body });
 
-        const device = await t().request('POST', `/v1/farms/${farmId}/devices`, {
+        const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
           key,
           body: { type: 'house', name: 'House 1' },
         });
@@ -55,7 +59,7 @@ forEachEngine(
         expected.push({ type: 'device.created', data: deviceWithoutKey });
 
         const finish = async (status: 'done' | 'failed', command: string) => {
-          const queued = await t().request('POST', `/v1/devices/${device.body.id}/commands`, {
+          const queued = await t().request<Command>('POST', `/v1/devices/${device.body.id}/commands`, {
             key,
             body: { command, ...(command === 'doors.open' ? { params: { doors: [1] } } : {}) },
           });
@@ -77,7 +81,7 @@ forEachEngine(
           body: { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] },
         });
         assert.equal(report.status, 200, JSON.stringify(report.body));
-        const alerts = await t().request('GET', `/v1/farms/${farmId}/alerts`, { key });
+        const alerts = await t().request<List<Alert>>('GET', `/v1/farms/${farmId}/alerts`, { key });
         const [alert] = alerts.body.data;
         assert.ok(alert, 'the report opened an alert');
         expected.push({ type: 'alert.created', data: alert });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { forEachEngine } from '../../../test/harness.ts';
+import type { NewWebhook } from '../../../test/replies.ts';
 import { loadConfig } from '../../config.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { JOBS } from '../../workers/jobs.ts';
@@ -29,7 +30,7 @@ forEachEngine(
       const { db, engine } = t().database;
       const acct = await t().account();
       const farmId = acct.sample_farm_id;
-      const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const hook = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.test_key,
         body: { url: 'http://127.0.0.1:9/hooks' },
       });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import type { Farm, List, NewWebhook, OpenApiDocument, Webhook } from '../../../test/replies.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 
 const RECEIVER = 'http://127.0.0.1:9/hooks';
@@ -9,14 +10,14 @@ forEachEngine(
   'webhooks',
   (t) => {
     async function liveFarm(key: string): Promise<string> {
-      const farm = await t().request('POST', '/v1/farms', { key, body: { name: 'Hook farm' } });
+      const farm = await t().request<Farm>('POST', '/v1/farms', { key, body: { name: 'Hook farm' } });
       return farm.body.id;
     }
 
     test('POST /v1/farms/{farm}/webhooks creates a webhook and returns its signing secret once, as `secret`', async () => {
       const acct = await t().account();
       const farmId = await liveFarm(acct.live_key);
-      const res = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const res = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
         body: { url: RECEIVER, events: ['alert.created', 'animal.created'] },
       });
@@ -35,7 +36,7 @@ forEachEngine(
       const got = await t().request('GET', `/v1/webhooks/${res.body.id}`, { key: acct.live_key });
       const { secret: _s, ...withoutSecret } = res.body;
       assert.deepEqual(got.body, withoutSecret);
-      const other = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const other = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
         body: { url: RECEIVER },
       });
@@ -45,7 +46,7 @@ forEachEngine(
     test('the secret appears only on create: never in get, list, patch, delete, deliveries or OpenAPI', async () => {
       const acct = await t().account();
       const farmId = await liveFarm(acct.live_key);
-      const created = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const created = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
         body: { url: RECEIVER, events: ['*'] },
       });
@@ -65,7 +66,7 @@ forEachEngine(
         assert.equal(res.status, 200);
         const text = JSON.stringify(res.body);
         assert.ok(!text.includes(secret), 'secret leaked');
-        assert.ok(!/"secret":/.test(text) || res.body.openapi, 'no secret member');
+        assert.ok(!/"secret":/.test(text) || (res.body as { openapi?: string }).openapi, 'no secret member');
       }
     });
 
@@ -73,14 +74,14 @@ forEachEngine(
       const acct = await t().account();
       const farmId = await liveFarm(acct.live_key);
       const url = `/v1/farms/${farmId}/webhooks`;
-      const all = await t().request('POST', url, { key: acct.live_key, body: { url: RECEIVER } });
+      const all = await t().request<NewWebhook>('POST', url, { key: acct.live_key, body: { url: RECEIVER } });
       assert.deepEqual(all.body.events, ['*']);
-      const star = await t().request('POST', url, {
+      const star = await t().request<NewWebhook>('POST', url, {
         key: acct.live_key,
         body: { url: RECEIVER, events: ['*'] },
       });
       assert.deepEqual(star.body.events, ['*']);
-      const every = await t().request('POST', url, {
+      const every = await t().request<NewWebhook>('POST', url, {
         key: acct.live_key,
         body: { url: RECEIVER, events: [...WEBHOOK_EVENTS, 'alert.created'] },
       });
@@ -115,29 +116,35 @@ forEachEngine(
         assert.equal(err.param, param, JSON.stringify(body));
         if (message) assert.match(err.message, message, JSON.stringify(body));
       }
-      const list = await t().request('GET', url, { key: acct.live_key });
+      const list = await t().request<List<Webhook>>('GET', url, { key: acct.live_key });
       assert.equal(list.body.data.length, 0);
     });
 
     test('PATCH changes url, events and status; invalid values are 400 and change nothing', async () => {
       const acct = await t().account();
       const farmId = await liveFarm(acct.live_key);
-      const created = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const created = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
         body: { url: RECEIVER, events: ['alert.created'] },
       });
       const url = `/v1/webhooks/${created.body.id}`;
-      const patched = await t().request('PATCH', url, {
+      const patched = await t().request<Webhook>('PATCH', url, {
         key: acct.live_key,
         body: { url: 'http://127.0.0.1:10/other', events: ['command.done', 'command.failed'] },
       });
       assert.equal(patched.status, 200);
       assert.equal(patched.body.url, 'http://127.0.0.1:10/other');
       assert.deepEqual(patched.body.events, ['command.done', 'command.failed']);
-      const disabled = await t().request('PATCH', url, { key: acct.live_key, body: { status: 'disabled' } });
+      const disabled = await t().request<Webhook>('PATCH', url, {
+        key: acct.live_key,
+        body: { status: 'disabled' },
+      });
       assert.equal(disabled.body.status, 'disabled');
-      assert.match(disabled.body.disabled_reason, /PATCH/);
-      const enabled = await t().request('PATCH', url, { key: acct.live_key, body: { status: 'enabled' } });
+      assert.match(disabled.body.disabled_reason!, /PATCH/);
+      const enabled = await t().request<Webhook>('PATCH', url, {
+        key: acct.live_key,
+        body: { status: 'enabled' },
+      });
       assert.equal(enabled.body.status, 'enabled');
       assert.equal(enabled.body.disabled_reason, null);
       for (const [body, param] of [
@@ -160,7 +167,7 @@ forEachEngine(
     test('DELETE removes the webhook; then it is 404 everywhere', async () => {
       const acct = await t().account();
       const farmId = await liveFarm(acct.live_key);
-      const created = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const created = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
         body: { url: RECEIVER },
       });
@@ -187,7 +194,7 @@ forEachEngine(
       const a = await t().account();
       const b = await t().account();
       const farmId = await liveFarm(b.live_key);
-      const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+      const hook = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: b.live_key,
         body: { url: RECEIVER },
       });
@@ -213,18 +220,18 @@ forEachEngine(
           'not_found',
         );
       }
-      const still = await t().request('GET', `/v1/webhooks/${id}`, { key: b.live_key });
+      const still = await t().request<Webhook>('GET', `/v1/webhooks/${id}`, { key: b.live_key });
       assert.equal(still.body.status, 'enabled');
     });
 
     test('a test key manages webhooks on the sample farm', async () => {
       const acct = await t().account();
-      const res = await t().request('POST', `/v1/farms/${acct.sample_farm_id}/webhooks`, {
+      const res = await t().request<NewWebhook>('POST', `/v1/farms/${acct.sample_farm_id}/webhooks`, {
         key: acct.test_key,
         body: { url: RECEIVER, events: ['command.done'] },
       });
       assert.equal(res.status, 201);
-      const list = await t().request('GET', `/v1/farms/${acct.sample_farm_id}/webhooks`, {
+      const list = await t().request<List<Webhook>>('GET', `/v1/farms/${acct.sample_farm_id}/webhooks`, {
         key: acct.test_key,
       });
       assert.deepEqual(
@@ -238,7 +245,7 @@ forEachEngine(
       const farmId = await liveFarm(acct.live_key);
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const res = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
+        const res = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
           key: acct.live_key,
           body: { url: `${RECEIVER}/${i}` },
         });
@@ -247,29 +254,29 @@ forEachEngine(
       const seen: string[] = [];
       let url = `/v1/farms/${farmId}/webhooks?limit=2`;
       for (;;) {
-        const page = await t().request('GET', url, { key: acct.live_key });
+        const page = await t().request<List<Webhook>>('GET', url, { key: acct.live_key });
         seen.push(...page.body.data.map((w: any) => w.id));
         if (!page.body.has_more) break;
-        url = `/v1/farms/${farmId}/webhooks?limit=2&before=${encodeURIComponent(page.body.next_before)}`;
+        url = `/v1/farms/${farmId}/webhooks?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
       }
       // Newest first, ties within a millisecond by id: ids start with their creation time.
       assert.deepEqual(seen, [...ids].sort().reverse());
     });
 
     test('the OpenAPI document describes every webhooks operation and the Webhook schemas', async () => {
-      const doc = (await t().request('GET', '/openapi.json')).body;
+      const doc = (await t().request<OpenApiDocument>('GET', '/openapi.json')).body;
       const paths = doc.paths;
-      assert.ok(paths['/v1/farms/{farm}/webhooks'].get && paths['/v1/farms/{farm}/webhooks'].post);
+      assert.ok(paths['/v1/farms/{farm}/webhooks']!.get && paths['/v1/farms/{farm}/webhooks']!.post);
       assert.ok(
-        paths['/v1/webhooks/{id}'].get &&
-          paths['/v1/webhooks/{id}'].patch &&
-          paths['/v1/webhooks/{id}'].delete,
+        paths['/v1/webhooks/{id}']!.get &&
+          paths['/v1/webhooks/{id}']!.patch &&
+          paths['/v1/webhooks/{id}']!.delete,
       );
-      assert.ok(paths['/v1/webhooks/{id}/deliveries'].get);
-      assert.ok(paths['/v1/webhooks/{id}/deliveries/{delivery_id}/retry'].post);
-      assert.ok(doc.components.schemas.Webhook.properties.secret);
-      assert.ok(doc.components.schemas.WebhookDelivery.properties.attempts);
-      assert.deepEqual(paths['/v1/farms/{farm}/webhooks'].post.tags, ['Webhooks']);
+      assert.ok(paths['/v1/webhooks/{id}/deliveries']!.get);
+      assert.ok(paths['/v1/webhooks/{id}/deliveries/{delivery_id}/retry']!.post);
+      assert.ok(doc.components.schemas.Webhook!.properties!.secret);
+      assert.ok(doc.components.schemas.WebhookDelivery!.properties!.attempts);
+      assert.deepEqual(paths['/v1/farms/{farm}/webhooks']!.post.tags, ['Webhooks']);
     });
   },
   { webhookAllowPrivate: true },
@@ -278,7 +285,7 @@ forEachEngine(
 forEachEngine('webhooks (private addresses refused)', (t) => {
   test('a URL on a loopback, private, link-local or metadata address is 400 and the message says how to allow it', async () => {
     const acct = await t().account();
-    const farm = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'SSRF' } });
+    const farm = await t().request<Farm>('POST', '/v1/farms', { key: acct.live_key, body: { name: 'SSRF' } });
     const url = `/v1/farms/${farm.body.id}/webhooks`;
     for (const target of [
       'http://127.0.0.1:8080/hook',
@@ -299,7 +306,7 @@ forEachEngine('webhooks (private addresses refused)', (t) => {
       assert.equal(err.param, 'url');
       assert.match(err.message, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/, target);
     }
-    const ok = await t().request('POST', url, {
+    const ok = await t().request<NewWebhook>('POST', url, {
       key: acct.live_key,
       body: { url: 'https://93.184.215.14/hook' },
     });
@@ -310,7 +317,7 @@ forEachEngine('webhooks (private addresses refused)', (t) => {
     });
     assert.equal(expectError(patch, 400, 'invalid_request').param, 'url');
     assert.equal(
-      (await t().request('GET', `/v1/webhooks/${ok.body.id}`, { key: acct.live_key })).body.url,
+      (await t().request<Webhook>('GET', `/v1/webhooks/${ok.body.id}`, { key: acct.live_key })).body.url,
       'https://93.184.215.14/hook',
     );
   });
