@@ -21,6 +21,8 @@ import type {
   HouseDevice,
   Items,
   List,
+  NewDevice,
+  NewWebhook,
   Paddock,
   Task,
   Webhook,
@@ -41,8 +43,8 @@ async function liveFarm(t: TestApp): Promise<{ key: string; farmId: string }> {
   return { key: acct.live_key, farmId: farm.body.id };
 }
 
-async function created(t: TestApp, key: string, url: string, body: unknown): Promise<any> {
-  const res = await t.request('POST', url, { key, body });
+async function created<T>(t: TestApp, key: string, url: string, body: unknown): Promise<T> {
+  const res = await t.request<T>('POST', url, { key, body });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body;
 }
@@ -71,7 +73,7 @@ forEachEngine(
 
     test('50 concurrent PATCH merges into an animal’s fields keep every member, with other PATCHes beside them', async () => {
       const { key, farmId } = await liveFarm(t());
-      const animal = await created(t(), key, `/v1/farms/${farmId}/animals`, { species: 'cattle' });
+      const animal = await created<Animal>(t(), key, `/v1/farms/${farmId}/animals`, { species: 'cattle' });
       // Whole-row writers (name, notes) race the field merges: neither may undo the other.
       const replies = await each((i) =>
         t().request('PATCH', `/v1/animals/${animal.id}`, {
@@ -87,10 +89,16 @@ forEachEngine(
 
     test('50 concurrent PATCHes of a group, a paddock, a task and an event each keep the last write of every field', async () => {
       const { key, farmId } = await liveFarm(t());
-      const group = await created(t(), key, `/v1/farms/${farmId}/groups`, { name: 'G', species: 'cattle' });
-      const paddock = await created(t(), key, `/v1/farms/${farmId}/paddocks`, { name: 'P' });
-      const task = await created(t(), key, `/v1/farms/${farmId}/tasks`, { title: 'T' });
-      const event = await created(t(), key, `/v1/farms/${farmId}/events`, { type: 'note', data: {} });
+      const group = await created<Group>(t(), key, `/v1/farms/${farmId}/groups`, {
+        name: 'G',
+        species: 'cattle',
+      });
+      const paddock = await created<Paddock>(t(), key, `/v1/farms/${farmId}/paddocks`, { name: 'P' });
+      const task = await created<Task>(t(), key, `/v1/farms/${farmId}/tasks`, { title: 'T' });
+      const event = await created<FarmEvent>(t(), key, `/v1/farms/${farmId}/events`, {
+        type: 'note',
+        data: {},
+      });
       // Half the writers change one field, half another: a stale whole-row write would undo one half.
       const replies = await each((i) => {
         const half = i % 2 === 0;
@@ -128,7 +136,10 @@ forEachEngine(
 
     test('50 concurrent state reports merge every key, while PATCHes (one making it a house) change the device', async () => {
       const { key, farmId } = await liveFarm(t());
-      const device = await created(t(), key, `/v1/farms/${farmId}/devices`, { type: 'other', name: 'D' });
+      const device = await created<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
+        type: 'other',
+        name: 'D',
+      });
       const replies = await each((i) =>
         i % 10 === 5
           ? t().request('PATCH', `/v1/devices/${device.id}`, {
@@ -154,7 +165,7 @@ forEachEngine(
         `/v1/farms/${acct.sample_farm_id}/devices?limit=100`,
         { key },
       );
-      const house = devices.body.data.find((d: any) => d.type === 'house');
+      const house = devices.body.data.find((d) => d.type === 'house');
       assert.ok(house);
       // Each command changes its own part of the state; every one must survive the others.
       const commands: [string, Record<string, unknown>][] = [
@@ -186,11 +197,11 @@ forEachEngine(
 
     test('50 devices on one animal reporting a fever at once open exactly one active alert', async () => {
       const { key, farmId } = await liveFarm(t());
-      const animal = await created(t(), key, `/v1/farms/${farmId}/animals`, {
+      const animal = await created<Animal>(t(), key, `/v1/farms/${farmId}/animals`, {
         species: 'cattle',
         name: 'Daisy',
       });
-      const boluses: any[] = [];
+      const boluses: NewDevice[] = [];
       for (let i = 0; i < WRITERS; i++) {
         boluses.push(
           await created(t(), key, `/v1/farms/${farmId}/devices`, {
@@ -211,14 +222,17 @@ forEachEngine(
       expectAllOk(replies, 'ingest');
       const alerts = await t().request<List<Alert>>('GET', `/v1/farms/${farmId}/alerts?limit=100`, { key });
       const active = alerts.body.data.filter(
-        (a: any) => a.subject_id === animal.id && a.status !== 'resolved' && a.rule === 'animal.fever',
+        (a) => a.subject_id === animal.id && a.status !== 'resolved' && a.rule === 'animal.fever',
       );
-      assert.equal(active.length, 1, JSON.stringify(alerts.body.data.map((a: any) => [a.rule, a.status])));
+      assert.equal(active.length, 1, JSON.stringify(alerts.body.data.map((a) => [a.rule, a.status])));
     });
 
     test('50 concurrent answers to one command: exactly one is taken, the rest are 409, one event', async () => {
       const { key, farmId } = await liveFarm(t());
-      const device = await created(t(), key, `/v1/farms/${farmId}/devices`, { type: 'water', name: 'Tank' });
+      const device = await created<NewDevice>(t(), key, `/v1/farms/${farmId}/devices`, {
+        type: 'water',
+        name: 'Tank',
+      });
       const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
         key,
         body: { command: 'valve.set', params: { position: 'open' } },
@@ -251,7 +265,7 @@ forEachEngine(
       const rcv = await startReceiver(() => 410);
       receivers.push(rcv);
       const { key, farmId } = await liveFarm(t());
-      const hook = await created(t(), key, `/v1/farms/${farmId}/webhooks`, { url: rcv.url });
+      const hook = await created<NewWebhook>(t(), key, `/v1/farms/${farmId}/webhooks`, { url: rcv.url });
       const { db, engine } = t().database;
       for (let i = 0; i < WRITERS; i++) await emitEvent(db, farmId, 'event.created', { id: `evt_${i}` });
       await dispatchOutbox(db, engine);

@@ -69,10 +69,10 @@ forEachEngine('restricted keys and permissions', (t) => {
       keys: 'none',
     });
     const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
-    const listed = list.body.data.find((k: any) => k.id === key.id);
+    const listed = list.body.data.find((k) => k.id === key.id);
     assert.deepEqual(listed!.permissions, key.permissions);
     assert.deepEqual(listed!.farms, [acct.sample_farm_id]);
-    const parent = list.body.data.find((k: any) => k.id !== key.id);
+    const parent = list.body.data.find((k) => k.id !== key.id);
     assert.equal(parent!.farms, null);
     assert.deepEqual(
       parent!.permissions,
@@ -111,7 +111,7 @@ forEachEngine('restricted keys and permissions', (t) => {
     );
     assert.equal(write.message, 'This key lacks records:write.');
     const devices = await t().request<List<Device>>('GET', `/v1/farms/${farm}/devices`, { key: key.key });
-    const house = devices.body.data.find((d: any) => d.type === 'house');
+    const house = devices.body.data.find((d) => d.type === 'house');
     const command = expectError(
       await t().request('POST', `/v1/devices/${house!.id}/commands`, {
         key: key.key,
@@ -162,7 +162,7 @@ forEachEngine('restricted keys and permissions', (t) => {
     const key = await restrictedKey(t(), acct.test_key, { farms: [acct.sample_farm_id] });
     const farms = await t().request<List<Farm>>('GET', '/v1/farms', { key: key.key });
     assert.deepEqual(
-      farms.body.data.map((f: any) => f.id),
+      farms.body.data.map((f) => f.id),
       [acct.sample_farm_id],
     );
     expectError(await t().request('GET', `/v1/farms/${other.body.id}`, { key: key.key }), 404, 'not_found');
@@ -206,7 +206,7 @@ forEachEngine('restricted keys and permissions', (t) => {
     const lesser = await restrictedKey(t(), manager.key, { permissions: { records: 'read' } });
     assert.equal(lesser.permissions.keys, 'none');
     const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
-    const full = list.body.data.find((k: any) => k.farms === null);
+    const full = list.body.data.find((k) => k.farms === null);
     expectError(await t().request('DELETE', `/v1/keys/${full!.id}`, { key: manager.key }), 403, 'forbidden');
     assert.equal((await t().request('DELETE', `/v1/keys/${lesser.id}`, { key: manager.key })).status, 200);
   });
@@ -215,7 +215,7 @@ forEachEngine('restricted keys and permissions', (t) => {
     const acct = await t().account();
     await restrictedKey(t(), acct.live_key, { permissions: { records: 'read' } });
     const keys = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.live_key });
-    const full = keys.body.data.find((k: any) => k.mode === 'live' && k.permissions.keys === 'write');
+    const full = keys.body.data.find((k) => k.mode === 'live' && k.permissions.keys === 'write');
     expectError(await t().request('DELETE', `/v1/keys/${full!.id}`, { key: acct.live_key }), 409, 'conflict');
   });
 
@@ -259,10 +259,7 @@ forEachEngine('restricted keys and permissions', (t) => {
             key: acct.test_key,
           },
         );
-        assert.ok(
-          !tasks.body.data.some((task: any) => task.title === 'Nope'),
-          'the refused call wrote nothing',
-        );
+        assert.ok(!tasks.body.data.some((task) => task.title === 'Nope'), 'the refused call wrote nothing');
         await toolRefused(nd.client, 'house_status', { farm_id: acct.sample_farm_id });
         assert.ok((await ok(ro.client, 'list_farms')).data.length >= 1);
       } finally {

@@ -27,6 +27,9 @@ function envFor(config: { dataDir: string; databaseUrl: string | null }, extra: 
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 
+/** What a failed execFile rejects with: the exit code and the captured output. */
+type ExecError = Error & { code: number; stderr: string };
+
 async function waitFor(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!pattern.test(output.text)) {
@@ -135,7 +138,7 @@ for (const engine of ENGINES) {
         assert.match(stdout, /^Usage: farmstead /, calls[i]?.join(' '));
         assert.match(stdout, /\n {2}accounts {2,}list and create accounts/);
       }
-      await assert.rejects(run(process.execPath, [MAIN, 'frobnicate'], { env }), (err: any) => {
+      await assert.rejects(run(process.execPath, [MAIN, 'frobnicate'], { env }), (err: ExecError) => {
         assert.equal(err.code, 2);
         assert.match(err.stderr, /unknown command 'frobnicate'[\s\S]*--help/);
         return true;
@@ -143,7 +146,7 @@ for (const engine of ENGINES) {
     });
 
     test('the CLI explains a bad call with exit code 2', async () => {
-      await assert.rejects(run(process.execPath, [MAIN, 'accounts', 'create'], { env }), (err: any) => {
+      await assert.rejects(run(process.execPath, [MAIN, 'accounts', 'create'], { env }), (err: ExecError) => {
         assert.equal(err.code, 2);
         assert.match(err.stderr, /--name/);
         return true;

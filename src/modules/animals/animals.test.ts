@@ -240,7 +240,7 @@ forEachEngine('animals', (t) => {
     const c = await add({ species: 'cattle', group_id: group, paddock_id: paddock, eid: 'E3' });
     const ids = async (query: string) =>
       (await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?${query}`, { key })).body.data
-        .map((x: any) => x.id)
+        .map((x) => x.id)
         .sort();
     assert.deepEqual(await ids(''), [c, b, a].sort(), 'all of them');
     assert.deepEqual(await ids('species=sheep'), [b, a].sort());
@@ -281,7 +281,7 @@ forEachEngine('animals', (t) => {
           key,
         })
       ).body.data
-        .map((x: any) => x.id)
+        .map((x) => x.id)
         .sort();
     assert.deepEqual(await ids('bess'), [bess], 'name, lower case');
     assert.deepEqual(await ids('HEREF'), [bess], 'breed, upper case');
@@ -315,7 +315,7 @@ forEachEngine('animals', (t) => {
       const res = await t().request<List<Animal>>('GET', url, { key: acct.live_key });
       assert.equal(res.status, 200);
       assert.ok(res.body.data.length <= 9);
-      seen.push(...res.body.data.map((a: any) => a.id));
+      seen.push(...res.body.data.map((a) => a.id));
       if (!res.body.has_more) {
         assert.equal(res.body.next_before, null);
         break;

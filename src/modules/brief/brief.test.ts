@@ -2,17 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
-import type { Animal, NewDevice, OpenApiDocument, Paddock, Task } from '../../../test/replies.ts';
+import type { Animal, BriefReply, NewDevice, OpenApiDocument, Paddock, Task } from '../../../test/replies.ts';
 import { localClock, localDayBounds } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { createDevice } from '../devices/service.ts';
 import { ingestReport } from '../ingest/service.ts';
 
-type Json = any;
-
 /** The farm's brief (200 asserted). */
-function brief(t: TestApp, key: string, farmId: string): Promise<Json> {
-  return make.fetched(t, key, `/v1/farms/${farmId}/brief`);
+function brief(t: TestApp, key: string, farmId: string): Promise<BriefReply> {
+  return make.fetched<BriefReply>(t, key, `/v1/farms/${farmId}/brief`);
 }
 
 /** Readings of one metric every `stepMs`, oldest first, ending at `last`. */
@@ -161,7 +159,7 @@ forEachEngine('brief', (t) => {
 
     const body = await brief(t(), key, farmId);
     assert.deepEqual(
-      body.items.map((i: Json) => `${i.kind}/${i.severity}`),
+      body.items.map((i) => `${i.kind}/${i.severity}`),
       [
         'alert/urgent',
         'alert/watch',
@@ -177,34 +175,34 @@ forEachEngine('brief', (t) => {
       JSON.stringify(body.items, null, 1),
     );
     assert.deepEqual(
-      body.items.map((i: Json) => i.rank),
+      body.items.map((i) => i.rank),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     );
     const [urgent, fever, battery, ...rest] = body.items;
-    assert.equal(urgent.title, 'High ammonia in House A');
-    assert.equal(fever.subject_id, cow.id, 'the older watch alert first');
-    assert.equal(battery.subject_id, tag.id);
+    assert.equal(urgent!.title, 'High ammonia in House A');
+    assert.equal(fever!.subject_id, cow.id, 'the older watch alert first');
+    assert.equal(battery!.subject_id, tag.id);
     assert.deepEqual(
-      body.alerts.map((a: Json) => a.id),
-      [urgent.ref_id, fever.ref_id, battery.ref_id],
+      body.alerts.map((a) => a.id),
+      [urgent!.ref_id, fever!.ref_id, battery!.ref_id],
       'alerts are full records in rank order',
     );
-    assert.equal(body.alerts[0].reason.length > 0 && body.alerts[0].status, 'open');
+    assert.equal(body.alerts[0]!.reason.length > 0 && body.alerts[0]!.status, 'open');
     assert.deepEqual(
-      body.tasks.map((x: Json) => x.id),
+      body.tasks.map((x) => x.id),
       [overdue.id, dueToday.id],
       'tasks are full records: overdue, then due today',
     );
-    assert.equal(body.tasks[0].assignee, 'Sam');
+    assert.equal(body.tasks[0]!.assignee, 'Sam');
     const [, , houseItem, doors, quietItem, lowBattery, paddock] = rest;
-    assert.match(houseItem.title, /^House A: 14 °C \(target 21 °C\)$/);
-    assert.doesNotMatch(houseItem.title, /ammonia/, 'a condition with an open alert is not listed twice');
-    assert.equal(doors.title, '2 pop doors open after dusk in House A');
-    assert.equal(quietItem.subject_id, quiet.id);
-    assert.match(quietItem.detail, /usually every 15 min/);
-    assert.equal(lowBattery.subject_id, lowTag.id, 'the tag with a battery alert is not listed again');
-    assert.equal(lowBattery.title, 'Low battery: Tag 2 (9%)');
-    assert.equal(paddock.subject_id, rested.id);
+    assert.match(houseItem!.title, /^House A: 14 °C \(target 21 °C\)$/);
+    assert.doesNotMatch(houseItem!.title, /ammonia/, 'a condition with an open alert is not listed twice');
+    assert.equal(doors!.title, '2 pop doors open after dusk in House A');
+    assert.equal(quietItem!.subject_id, quiet.id);
+    assert.match(quietItem!.detail, /usually every 15 min/);
+    assert.equal(lowBattery!.subject_id, lowTag.id, 'the tag with a battery alert is not listed again');
+    assert.equal(lowBattery!.title, 'Low battery: Tag 2 (9%)');
+    assert.equal(paddock!.subject_id, rested.id);
 
     assert.equal(
       body.headline,
@@ -225,34 +223,34 @@ forEachEngine('brief', (t) => {
     });
     const [h] = body.houses;
     assert.equal(body.houses.length, 1);
-    assert.equal(h.name, 'House A');
-    assert.equal(h.climate.nh3_ppm, 27);
-    assert.equal(h.climate.target_temp_c, 21);
-    assert.equal(h.feed.bin_pct, 60);
-    assert.equal(h.water.tank_pct, null);
-    assert.deepEqual(h.doors, {
+    assert.equal(h!.name, 'House A');
+    assert.equal(h!.climate.nh3_ppm, 27);
+    assert.equal(h!.climate.target_temp_c, 21);
+    assert.equal(h!.feed.bin_pct, 60);
+    assert.equal(h!.water.tank_pct, null);
+    assert.deepEqual(h!.doors, {
       open: 2,
       closed: 12,
       schedule: { open: openAt, close: closeAt },
       after_dusk: true,
     });
-    assert.equal(h.move.status, 'stopped');
-    assert.equal(h.floor, 'retracted');
-    assert.equal(h.active_alerts, 1);
-    assert.ok(h.last_reported_at);
-    assert.deepEqual(h.attention, ['ammonia 27 ppm', '14 °C (target 21 °C)', '2 doors open after dusk']);
+    assert.equal(h!.move.status, 'stopped');
+    assert.equal(h!.floor, 'retracted');
+    assert.equal(h!.active_alerts, 1);
+    assert.ok(h!.last_reported_at);
+    assert.deepEqual(h!.attention, ['ammonia 27 ppm', '14 °C (target 21 °C)', '2 doors open after dusk']);
 
     // Acknowledging keeps an alert in the brief; resolving removes it.
-    await make.posted(t(), key, `/v1/alerts/${urgent.ref_id}/acknowledge`, undefined, 200);
+    await make.posted(t(), key, `/v1/alerts/${urgent!.ref_id}/acknowledge`, undefined, 200);
     const acked = await brief(t(), key, farmId);
-    assert.match(acked.items[0].detail, /^Acknowledged\. /);
-    await make.posted(t(), key, `/v1/alerts/${urgent.ref_id}/resolve`, undefined, 200);
+    assert.match(acked.items[0]!.detail, /^Acknowledged\. /);
+    await make.posted(t(), key, `/v1/alerts/${urgent!.ref_id}/resolve`, undefined, 200);
     const resolved = await brief(t(), key, farmId);
     assert.equal(resolved.counts.alerts_urgent, 0);
     assert.match(resolved.headline, /^2 watch alerts: /);
     assert.equal(resolved.counts.houses_attention, 1);
     assert.match(
-      resolved.items.find((i: Json) => i.kind === 'house').title,
+      resolved.items.find((i) => i.kind === 'house')!.title,
       /ammonia 27 ppm/,
       'without its alert the house lists the ammonia itself',
     );
@@ -285,9 +283,9 @@ forEachEngine('brief', (t) => {
       }
       return out;
     };
-    const listed = (b: Json) => ({
-      task_overdue: b.items.filter((i: Json) => i.kind === 'task_overdue').map((i: Json) => i.title),
-      task_due_today: b.items.filter((i: Json) => i.kind === 'task_due_today').map((i: Json) => i.title),
+    const listed = (b: BriefReply) => ({
+      task_overdue: b.items.filter((i) => i.kind === 'task_overdue').map((i) => i.title),
+      task_due_today: b.items.filter((i) => i.kind === 'task_due_today').map((i) => i.title),
     });
 
     const kiritimati = await brief(t(), key, farmId);
@@ -386,9 +384,9 @@ forEachEngine('brief', (t) => {
     ids.set(fresh.id, fresh.name);
 
     const body = await brief(t(), key, farmId);
-    const quiet = body.items.filter((i: Json) => i.kind === 'device_quiet');
+    const quiet = body.items.filter((i) => i.kind === 'device_quiet');
     assert.deepEqual(
-      quiet.map((i: Json) => ids.get(i.subject_id)).sort(),
+      quiet.map((i) => ids.get(i.subject_id!)).sort(),
       [
         ...cases.filter((c) => c.quiet).map((c) => c.name),
         'mixed, silent 1 h',
@@ -396,11 +394,11 @@ forEachEngine('brief', (t) => {
       ].sort(),
     );
     assert.equal(
-      quiet[0].subject_id,
+      quiet[0]!.subject_id,
       [...ids].find(([, n]) => n === '4 h, silent 13 h')?.[0],
       'longest silence first',
     );
-    const detail = (name: string) => quiet.find((i: Json) => ids.get(i.subject_id) === name)?.detail;
+    const detail = (name: string) => quiet.find((i) => ids.get(i.subject_id!) === name)?.detail;
     assert.equal(detail('15 min, silent 1 h'), 'No report for 1 h (usually every 15 min).');
     assert.equal(detail('4 h, silent 13 h'), 'No report for 13 h (usually every 4 h).');
     assert.equal(
@@ -425,7 +423,7 @@ forEachEngine('brief', (t) => {
     }
     const body = await brief(t(), key, farmId);
     assert.equal(body.tasks.length, 50);
-    assert.equal(body.tasks[0].title, 'Old job 0', 'earliest due first');
+    assert.equal(body.tasks[0]!.title, 'Old job 0', 'earliest due first');
     assert.equal(body.counts.tasks_overdue, 55);
     assert.match(body.headline, /^55 overdue tasks: Old job 0\.$/);
     assert.match(body.text, /Overdue: Old job 0, Old job 1, Old job 2 and 52 more\./);

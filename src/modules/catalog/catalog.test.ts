@@ -8,9 +8,9 @@ forEachEngine('catalog and OpenAPI', (t) => {
     const res = await t().request<Catalog>('GET', '/v1/catalog');
     assert.equal(res.status, 200);
     assert.equal(res.body.metrics.length, 21);
-    assert.ok(res.body.metrics.some((m: any) => m.name === 'climate.nh3_ppm' && m.unit === 'ppm'));
+    assert.ok(res.body.metrics.some((m) => m.name === 'climate.nh3_ppm' && m.unit === 'ppm'));
     assert.deepEqual(
-      res.body.rules.map((r: any) => `${r.name} ${r.kind}`),
+      res.body.rules.map((r) => `${r.name} ${r.kind}`),
       [
         'house.ammonia threshold',
         'house.heat threshold',
@@ -30,11 +30,9 @@ forEachEngine('catalog and OpenAPI', (t) => {
     assert.equal(leak!.change, -30);
     assert.equal(leak!.window_s, 3600);
     assert.deepEqual(leak!.device_types, ['water', 'house']);
-    assert.ok(
-      res.body.rules.some((r: any) => r.name === 'house.ammonia' && r.watch === 20 && r.urgent === 25),
-    );
+    assert.ok(res.body.rules.some((r) => r.name === 'house.ammonia' && r.watch === 20 && r.urgent === 25));
     assert.equal(res.body.commands.house!.length, 17);
-    assert.ok(res.body.commands.house!.some((c: any) => c.name === 'doors.open'));
+    assert.ok(res.body.commands.house!.some((c) => c.name === 'doors.open'));
     assert.equal(res.body.webhook_events.length, 8);
   });
 

@@ -179,7 +179,7 @@ forEachEngine('devices', (t) => {
       },
     );
     assert.deepEqual(
-      byAnimal.body.data.map((d: any) => d.id),
+      byAnimal.body.data.map((d) => d.id),
       [device.id],
     );
 
@@ -216,7 +216,7 @@ forEachEngine('devices', (t) => {
       key: acct.live_key,
     });
     assert.deepEqual(
-      tags.body.data.map((d: any) => d.id),
+      tags.body.data.map((d) => d.id),
       [ids[3], ids[1]].sort().reverse(),
     );
     expectError(
@@ -228,7 +228,7 @@ forEachEngine('devices', (t) => {
     let url = `/v1/farms/${farm}/devices?limit=2`;
     for (;;) {
       const page = await t().request<List<Device>>('GET', url, { key: acct.live_key });
-      seen.push(...page.body.data.map((d: any) => d.id));
+      seen.push(...page.body.data.map((d) => d.id));
       if (!page.body.has_more) break;
       url = `/v1/farms/${farm}/devices?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
     }

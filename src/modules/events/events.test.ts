@@ -243,7 +243,7 @@ forEachEngine('farm events', (t) => {
     const d = await add({ type: 'weight', at: '2026-03-04T00:00:00Z' });
     const ids = async (query: string) =>
       (await t().request<List<FarmEvent>>('GET', `/v1/farms/${farm}/events?${query}`, { key })).body.data.map(
-        (x: any) => x.id,
+        (x) => x.id,
       );
     assert.deepEqual(await ids(''), [d, c, b, a], 'newest at first');
     assert.deepEqual(await ids('type=weight'), [d, a]);
@@ -273,7 +273,7 @@ forEachEngine('farm events', (t) => {
     let url = `/v1/farms/${farm}/events?limit=7`;
     for (let page = 0; page < 40; page++) {
       const res = await t().request<List<FarmEvent>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((e: any) => e.id));
+      seen.push(...res.body.data.map((e) => e.id));
       if (!res.body.has_more) {
         assert.equal(res.body.next_before, null);
         break;
@@ -297,7 +297,7 @@ forEachEngine('farm events', (t) => {
     );
     assert.equal(older.body.data.length, created.filter((e) => e.at < cut).length);
     assert.ok(
-      older.body.data.every((e: any) => e.at < cut),
+      older.body.data.every((e) => e.at < cut),
       'a plain time returns events strictly before it',
     );
   });

@@ -81,12 +81,12 @@ forEachEngine('farms', (t) => {
     });
     const liveList = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.live_key });
     assert.deepEqual(
-      liveList.body.data.map((f: any) => f.id),
+      liveList.body.data.map((f) => f.id),
       [live.body.id],
     );
     const testList = await t().request<List<Farm>>('GET', '/v1/farms', { key: acct.test_key });
     assert.deepEqual(
-      testList.body.data.map((f: any) => f.id),
+      testList.body.data.map((f) => f.id),
       [acct.sample_farm_id],
     );
     assert.equal(testList.body.data[0]!.sample, true);
@@ -292,7 +292,7 @@ forEachEngine('farms', (t) => {
     for (let page = 0; page < 10; page++) {
       const res = await t().request<List<Farm>>('GET', url, { key: acct.live_key });
       assert.equal(res.status, 200);
-      seen.push(...res.body.data.map((f: any) => f.id));
+      seen.push(...res.body.data.map((f) => f.id));
       if (!res.body.has_more) {
         assert.equal(res.body.next_before, null);
         break;

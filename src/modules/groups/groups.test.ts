@@ -177,7 +177,7 @@ forEachEngine('groups', (t) => {
     const c = await add({ name: 'C', species: 'cattle', kind: 'pen', paddock_id: p });
     const ids = async (query: string) =>
       (await t().request<List<Group>>('GET', `/v1/farms/${farm}/groups?${query}`, { key })).body.data
-        .map((x: any) => x.id)
+        .map((x) => x.id)
         .sort();
     assert.deepEqual(await ids(''), [c, b, a].sort());
     assert.deepEqual(await ids('species=cattle'), [c, a].sort());
@@ -208,7 +208,7 @@ forEachEngine('groups', (t) => {
     let url = `/v1/farms/${farm}/groups?limit=10`;
     for (let page = 0; page < 30; page++) {
       const res = await t().request<List<Group>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((g: any) => g.id));
+      seen.push(...res.body.data.map((g) => g.id));
       if (!res.body.has_more) break;
       url = `/v1/farms/${farm}/groups?limit=10&before=${encodeURIComponent(res.body.next_before!)}`;
     }

@@ -31,7 +31,7 @@ forEachEngine('houses', (t) => {
     });
     assert.equal(res.status, 200);
     assert.deepEqual(
-      res.body.data.map((h: any) => h.name),
+      res.body.data.map((h) => h.name),
       ['House 1', 'House 2'],
       'only houses, oldest first',
     );
@@ -47,7 +47,7 @@ forEachEngine('houses', (t) => {
     });
     assert.equal(h1!.recent_commands.length, 10, 'the last 10 commands');
     assert.deepEqual(
-      h1!.recent_commands.map((c: any) => c.params.kg),
+      h1!.recent_commands.map((c) => c.params.kg),
       [12, 11, 10, 9, 8, 7, 6, 5, 4, 3],
       'newest first',
     );

@@ -66,12 +66,12 @@ forEachEngine('ingest', (t) => {
     const readings = await t().request<List<Reading>>('GET', `/v1/devices/${device.id}/readings`, {
       key: acct.live_key,
     });
-    const byMetric = Object.fromEntries(readings.body.data.map((r: any) => [r.metric, r]));
-    assert.equal(byMetric['wind.kph'].unit, 'km/h');
-    assert.equal(byMetric['soil.moisture'].unit, null, 'unknown metrics are stored, without a unit');
-    assert.equal(byMetric['rain.mm'].unit, 'in', 'a reported unit is kept');
-    assert.equal(byMetric['rain.mm'].at, '2026-05-01T06:00:00.000Z');
-    const at = Date.parse(byMetric['wind.kph'].at);
+    const byMetric = Object.fromEntries(readings.body.data.map((r) => [r.metric, r]));
+    assert.equal(byMetric['wind.kph']!.unit, 'km/h');
+    assert.equal(byMetric['soil.moisture']!.unit, null, 'unknown metrics are stored, without a unit');
+    assert.equal(byMetric['rain.mm']!.unit, 'in', 'a reported unit is kept');
+    assert.equal(byMetric['rain.mm']!.at, '2026-05-01T06:00:00.000Z');
+    const at = Date.parse(byMetric['wind.kph']!.at);
     assert.ok(at >= before && at <= after, 'at defaults to receipt');
   });
 
@@ -261,7 +261,7 @@ forEachEngine('ingest', (t) => {
       },
     );
     assert.equal(events.body.data.length, 2);
-    const cycle = events.body.data.find((e: any) => e.type === 'door.cycle');
+    const cycle = events.body.data.find((e) => e.type === 'door.cycle');
     assert.equal(cycle!.subject_type, 'device');
     assert.equal(cycle!.subject_id, device.id);
     assert.deepEqual(cycle!.data, { door: 3 });
@@ -282,10 +282,10 @@ forEachEngine('ingest', (t) => {
       key: acct.live_key,
     });
     assert.equal(alerts.body.data.length, 2, JSON.stringify(alerts.body));
-    const ammonia = alerts.body.data.find((a: any) => a.rule === 'house.ammonia');
+    const ammonia = alerts.body.data.find((a) => a.rule === 'house.ammonia');
     assert.equal(ammonia!.severity, 'urgent');
     assert.equal(ammonia!.subject_id, device.id);
-    const predator = alerts.body.data.find((a: any) => a.rule !== 'house.ammonia');
+    const predator = alerts.body.data.find((a) => a.rule !== 'house.ammonia');
     assert.match(`${predator!.rule} ${predator!.title}`, /predator/i);
   });
 
@@ -305,7 +305,7 @@ forEachEngine('ingest', (t) => {
       readings: [{ metric: 'feed.bin_pct', value: 40 }],
     });
     assert.deepEqual(
-      res.body.commands.map((c: any) => [c.id, c.status]),
+      res.body.commands.map((c) => [c.id, c.status]),
       [
         [first.body.id, 'delivered'],
         [second.body.id, 'delivered'],
@@ -337,7 +337,7 @@ forEachEngine('ingest', (t) => {
       ),
     );
     assert.ok(replies.every((r) => r.status === 200));
-    const delivered = replies.flatMap((r) => r.body.commands.map((c: any) => c.id));
+    const delivered = replies.flatMap((r) => r.body.commands.map((c) => c.id));
     assert.deepEqual([...delivered].sort(), [...queued].sort(), 'every command delivered exactly once');
     const got = await t().request<Device>('GET', `/v1/devices/${device.id}`, { key: acct.live_key });
     for (let i = 0; i < 8; i++) {

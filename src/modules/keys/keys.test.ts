@@ -75,7 +75,7 @@ forEachEngine('auth and API keys', (t) => {
       assert.equal(typeof k.prefix, 'string');
       assert.ok('last_used_at' in k);
     }
-    const listed = list.body.data.find((k: any) => k.id === created.body.id);
+    const listed = list.body.data.find((k) => k.id === created.body.id);
     assert.notEqual(listed!.last_used_at, null, 'the new key was just used');
   });
 
@@ -114,7 +114,7 @@ forEachEngine('auth and API keys', (t) => {
     assert.equal(revoked.body.deleted, true);
     expectError(await t().request('GET', '/v1/me', { key: extra.body.key }), 401, 'unauthorized');
     const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.live_key });
-    assert.ok(!list.body.data.some((k: any) => k.id === extra.body.id));
+    assert.ok(!list.body.data.some((k) => k.id === extra.body.id));
     expectError(
       await t().request('DELETE', `/v1/keys/${extra.body.id}`, { key: acct.live_key }),
       404,
@@ -125,7 +125,7 @@ forEachEngine('auth and API keys', (t) => {
   test("the account's last live key cannot be revoked (409); with another live key it can", async () => {
     const acct = await t().account();
     const keys = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.live_key });
-    const live = keys.body.data.find((k: any) => k.mode === 'live');
+    const live = keys.body.data.find((k) => k.mode === 'live');
     const refused = expectError(
       await t().request('DELETE', `/v1/keys/${live!.id}`, { key: acct.live_key }),
       409,
@@ -162,7 +162,7 @@ forEachEngine('auth and API keys', (t) => {
     const first = await t().request<Usage>('GET', '/v1/usage', { key: acct.live_key });
     assert.equal(first.status, 200);
     const today = new Date().toISOString().slice(0, 10);
-    const day = first.body.days.find((d: any) => d.day === today);
+    const day = first.body.days.find((d) => d.day === today);
     assert.equal(day!.api, 4, 'three list calls plus this usage call');
     await t().request('GET', '/v1/me', { key: acct.test_key });
     const second = await t().request<Usage>('GET', '/v1/usage', { key: acct.live_key });
@@ -199,7 +199,7 @@ forEachEngine('auth and API keys', (t) => {
     const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
     assert.equal(list.status, 200);
     assert.equal(list.body.data.length, 1);
-    assert.ok(list.body.data.every((k: any) => k.mode === 'test'));
+    assert.ok(list.body.data.every((k) => k.mode === 'test'));
     expectError(
       await t().request('DELETE', `/v1/keys/${extraLive.body.id}`, { key: acct.test_key }),
       404,
@@ -212,7 +212,7 @@ forEachEngine('auth and API keys', (t) => {
     );
     // A live key still sees and manages both modes.
     const liveList = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.live_key });
-    assert.deepEqual(liveList.body.data.map((k: any) => k.mode).sort(), ['live', 'live', 'test']);
+    assert.deepEqual(liveList.body.data.map((k) => k.mode).sort(), ['live', 'live', 'test']);
   });
 
   test('50 concurrent revocations of an account’s live keys leave exactly one live key', async () => {
@@ -225,18 +225,18 @@ forEachEngine('auth and API keys', (t) => {
     }
     const keys = (
       await t().request<List<Key>>('GET', '/v1/keys?limit=500', { key: acct.live_key })
-    ).body.data.filter((k: any) => k.mode === 'live');
+    ).body.data.filter((k) => k.mode === 'live');
     assert.equal(keys.length, 50);
     // Each key revokes itself, all at once; on PostgreSQL through two processes with room for 25
     // transactions each (SQLite serialises writers in its one connection).
-    const byId = new Map<string, string>(created.map((c: any) => [c.id, c.key]));
+    const byId = new Map<string, string>(created.map((c) => [c.id, c.key]));
     byId.set(keys.find((k) => !byId.has(k.id))!.id, acct.live_key);
     const apps =
       t().engine === 'postgres'
         ? [await openTestAppOn(t(), { pgPoolSize: 25 }), await openTestAppOn(t(), { pgPoolSize: 25 })]
         : [t()];
     const results = await Promise.all(
-      keys.map((k: any, i: number) =>
+      keys.map((k, i: number) =>
         apps[i % apps.length]!.request('DELETE', `/v1/keys/${k.id}`, { key: byId.get(k.id) }),
       ),
     );

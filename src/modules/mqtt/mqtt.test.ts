@@ -6,9 +6,10 @@ import * as make from '../../../test/factories.ts';
 import { waitFor } from '../../../test/harness.ts';
 import { connectDevice, connectError, forEachMqttEngine, startMqttTestApp } from '../../../test/mqtt.ts';
 import type { Alert, Command, Device, DeviceKey, List } from '../../../test/replies.ts';
+import type { Db } from '../../db/schema.ts';
 import { topics } from './topics.ts';
 
-async function readingRows(t: { database: { db: any } }, deviceId: string) {
+async function readingRows(t: { database: { db: Db } }, deviceId: string) {
   return t.database.db
     .selectFrom('readings')
     .select(['metric', 'value', 'unit', 'at'])
@@ -107,8 +108,8 @@ forEachMqttEngine('MQTT', (t) => {
         key: acct.live_key,
       });
       return res.body.data
-        .map((a: any) => ({ rule: a.rule, severity: a.severity, status: a.status, title: a.title }))
-        .sort((a: any, b: any) => a.rule.localeCompare(b.rule));
+        .map((a) => ({ rule: a.rule, severity: a.severity, status: a.status, title: a.title }))
+        .sort((a, b) => a.rule.localeCompare(b.rule));
     };
     const httpAlerts = await alerts(httpFarm);
     assert.equal(httpAlerts.length, 2);

@@ -186,7 +186,7 @@ forEachEngine('paddocks', (t) => {
     let url = `/v1/farms/${farm}/paddocks?limit=11`;
     for (let page = 0; page < 30; page++) {
       const res = await t().request<List<Paddock>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((g: any) => g.id));
+      seen.push(...res.body.data.map((g) => g.id));
       if (!res.body.has_more) break;
       url = `/v1/farms/${farm}/paddocks?limit=11&before=${encodeURIComponent(res.body.next_before!)}`;
     }

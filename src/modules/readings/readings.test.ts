@@ -27,7 +27,7 @@ forEachEngine('readings', (t) => {
     const all = await t().request<List<Reading>>('GET', url, { key: acct.live_key });
     assert.equal(all.status, 200);
     assert.deepEqual(
-      all.body.data.map((r: any) => [r.metric, r.value, r.at]),
+      all.body.data.map((r) => [r.metric, r.value, r.at]),
       [
         ['feed.bin_pct', 75, at(20)],
         ['climate.temp_c', 21, at(11)],
@@ -42,14 +42,14 @@ forEachEngine('readings', (t) => {
       key: acct.live_key,
     });
     assert.deepEqual(
-      feed.body.data.map((r: any) => r.value),
+      feed.body.data.map((r) => r.value),
       [75, 78, 80],
     );
     const since = await t().request<List<Reading>>('GET', `${url}?since=${encodeURIComponent(at(10))}`, {
       key: acct.live_key,
     });
     assert.deepEqual(
-      since.body.data.map((r: any) => r.value),
+      since.body.data.map((r) => r.value),
       [75, 21, 78],
       'since is inclusive',
     );
@@ -57,7 +57,7 @@ forEachEngine('readings', (t) => {
       key: acct.live_key,
     });
     assert.deepEqual(
-      limited.body.data.map((r: any) => r.value),
+      limited.body.data.map((r) => r.value),
       [75, 78],
     );
     assert.equal(limited.body.has_more, true);
@@ -127,7 +127,7 @@ forEachEngine('readings', (t) => {
     const points = async (query: string) => {
       const r = await get(query);
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      return r.body.data.map((p: any) => [p.metric, p.value, p.unit, p.at]);
+      return r.body.data.map((p) => [p.metric, p.value, p.unit, p.at]);
     };
     const temp = 'metric=climate.temp_c&interval=1m';
     assert.deepEqual(await points(`${temp}&agg=avg`), [
@@ -136,15 +136,15 @@ forEachEngine('readings', (t) => {
     ]);
     assert.deepEqual(await points(temp), await points(`${temp}&agg=avg`), 'agg defaults to avg');
     assert.deepEqual(
-      (await points(`${temp}&agg=min`)).map((p: any) => p[1]),
+      (await points(`${temp}&agg=min`)).map((p) => p[1]),
       [5, 10],
     );
     assert.deepEqual(
-      (await points(`${temp}&agg=max`)).map((p: any) => p[1]),
+      (await points(`${temp}&agg=max`)).map((p) => p[1]),
       [7, 30],
     );
     assert.deepEqual(
-      (await points(`${temp}&agg=sum`)).map((p: any) => p[1]),
+      (await points(`${temp}&agg=sum`)).map((p) => p[1]),
       [12, 60],
     );
     assert.deepEqual(await points(`${temp}&agg=count`), [
@@ -152,7 +152,7 @@ forEachEngine('readings', (t) => {
       ['climate.temp_c', 3, null, atS(0, 0)],
     ]);
     assert.deepEqual(
-      (await points(`${temp}&agg=last`)).map((p: any) => p[1]),
+      (await points(`${temp}&agg=last`)).map((p) => p[1]),
       [5, 20],
     );
     // 5-minute buckets, every metric: ordered by bucket (newest first), then metric.
@@ -176,12 +176,12 @@ forEachEngine('readings', (t) => {
     const first = await get(`${temp}&agg=last&limit=1`);
     assert.equal(first.body.has_more, true);
     assert.deepEqual(
-      first.body.data.map((p: any) => p.value),
+      first.body.data.map((p) => p.value),
       [5],
     );
     const next = await get(`${temp}&agg=last&limit=1&before=${encodeURIComponent(first.body.data[0]!.at)}`);
     assert.deepEqual(
-      next.body.data.map((p: any) => p.value),
+      next.body.data.map((p) => p.value),
       [20],
     );
     assert.equal(next.body.has_more, false);
@@ -207,7 +207,7 @@ forEachEngine('readings', (t) => {
       },
     );
     assert.deepEqual(
-      res.body.data.map((p: any) => [p.at, p.value]),
+      res.body.data.map((p) => [p.at, p.value]),
       [
         ['2026-05-02T00:00:00.000Z', 6],
         ['2026-05-01T00:00:00.000Z', 1],
@@ -265,7 +265,7 @@ forEachEngine('readings', (t) => {
       key: acct.live_key,
     });
     assert.deepEqual(
-      list.body.data.map((r: any) => [r.value, r.unit]).reverse(),
+      list.body.data.map((r) => [r.value, r.unit]).reverse(),
       values.map((value, i) => [value, i % 2 ? 'u' : null]),
     );
   });
@@ -292,7 +292,7 @@ forEachEngine('readings', (t) => {
       },
     );
     assert.deepEqual(
-      counted.body.data.map((p: any) => p.value),
+      counted.body.data.map((p) => p.value),
       Array(10).fill(100),
     );
     const sum = await t().request<List<Reading>>(
@@ -319,7 +319,7 @@ forEachEngine('readings', (t) => {
       const q = `${query}&limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
       const res = await t().request<List<Reading>>('GET', `${url}?${q}`, { key });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      pages.push(res.body.data.map((r: any) => `${r.metric}@${r.at.slice(14, 16)}=${r.value}`));
+      pages.push(res.body.data.map((r) => `${r.metric}@${r.at.slice(14, 16)}=${r.value}`));
       if (res.body.has_more) assert.equal(res.body.data.length, limit, 'a page that is not the last is full');
       else {
         assert.equal(res.body.next_before, null);

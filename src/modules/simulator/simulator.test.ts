@@ -47,8 +47,8 @@ for (const transport of ['mqtt', 'http'] as const) {
         key: acct.live_key,
       });
       assert.equal(devices.body.data.length, 9, 'one device of every type');
-      assert.deepEqual(new Set(devices.body.data.map((d: any) => d.type)).size, 9);
-      const house = devices.body.data.find((d: any) => d.type === 'house');
+      assert.deepEqual(new Set(devices.body.data.map((d) => d.type)).size, 9);
+      const house = devices.body.data.find((d) => d.type === 'house');
       const readings = await t.request<List<Reading>>(
         'GET',
         `/v1/devices/${house!.id}/readings?metric=climate.nh3_ppm&limit=500`,
@@ -61,7 +61,7 @@ for (const transport of ['mqtt', 'http'] as const) {
         key: acct.live_key,
       });
       assert.ok(
-        alerts.body.data.some((a: any) => a.rule === 'house.ammonia'),
+        alerts.body.data.some((a) => a.rule === 'house.ammonia'),
         'ammonia builds up in a closed house overnight',
       );
       const history = await t.request<List<Command>>('GET', `/v1/devices/${house!.id}/commands`, {

@@ -254,7 +254,7 @@ forEachEngine('tasks', (t) => {
     await t().request<Task>('POST', `/v1/tasks/${c}/done`, { key });
     const ids = async (query: string) =>
       (await t().request<List<Task>>('GET', `/v1/farms/${farm}/tasks?${query}`, { key })).body.data
-        .map((x: any) => x.id)
+        .map((x) => x.id)
         .sort();
     assert.deepEqual(await ids(''), [c, b, a].sort());
     assert.deepEqual(await ids('status=open'), [b, a].sort());
@@ -284,7 +284,7 @@ forEachEngine('tasks', (t) => {
     let url = `/v1/farms/${farm}/tasks?limit=8`;
     for (let page = 0; page < 30; page++) {
       const res = await t().request<List<Task>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((g: any) => g.id));
+      seen.push(...res.body.data.map((g) => g.id));
       if (!res.body.has_more) break;
       url = `/v1/farms/${farm}/tasks?limit=8&before=${encodeURIComponent(res.body.next_before!)}`;
     }

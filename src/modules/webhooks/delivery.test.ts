@@ -10,6 +10,7 @@ import {
   expectError,
   forEachEngine,
   openTestAppOn,
+  type ReceivedRequest,
   type Receiver,
   type ReceiverAnswer,
   startReceiver,
@@ -48,7 +49,7 @@ forEachEngine(
   (t) => {
     const receivers: Receiver[] = [];
     after(() => Promise.all(receivers.map((r) => r.close())));
-    async function receiver(answer?: (r: any, n: number) => ReceiverAnswer): Promise<Receiver> {
+    async function receiver(answer?: (r: ReceivedRequest, n: number) => ReceiverAnswer): Promise<Receiver> {
       const r = await startReceiver(answer);
       receivers.push(r);
       return r;
@@ -214,7 +215,7 @@ forEachEngine(
       }
       const [delivery] = await deliveries(t(), key, hookId);
       assert.deepEqual(
-        delivery!.attempts.map((a: any) => [a.number, a.status_code, a.succeeded]),
+        delivery!.attempts.map((a) => [a.number, a.status_code, a.succeeded]),
         [
           [1, 500, false],
           [2, 503, false],
@@ -275,7 +276,7 @@ forEachEngine(
       );
       assert.equal(retried.body.status, 'succeeded');
       assert.deepEqual(
-        retried.body.attempts.map((a: any) => [a.trigger, a.status_code]),
+        retried.body.attempts.map((a) => [a.trigger, a.status_code]),
         [
           ['scheduled', 500],
           ['scheduled', 500],
@@ -487,7 +488,7 @@ forEachEngine(
           `/v1/webhooks/${hookId}/deliveries${query}`,
           { key },
         );
-        seen.push(...page.body.data.map((d: any) => d.id));
+        seen.push(...page.body.data.map((d) => d.id));
         if (!page.body.has_more) break;
         query = `?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
       }

@@ -106,7 +106,7 @@ forEachEngine(
         assert.ok(await verifyLikeAReceiver(secret, signature, req.body), 'independent verifier');
         assert.equal(req.headers['service-event-id'], JSON.parse(req.body).id);
       }
-      const sortKey = (e: { type: string; data: any }) => `${e.type} ${e.data.id}`;
+      const sortKey = (e: { type: string; data: unknown }) => `${e.type} ${(e.data as { id?: string }).id}`;
       assert.deepEqual(
         payloads
           .map((p) => ({ type: p.type, data: p.data }))

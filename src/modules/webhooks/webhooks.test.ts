@@ -235,7 +235,7 @@ forEachEngine(
         key: acct.test_key,
       });
       assert.deepEqual(
-        list.body.data.map((w: any) => w.id),
+        list.body.data.map((w) => w.id),
         [res.body.id],
       );
     });
@@ -255,7 +255,7 @@ forEachEngine(
       let url = `/v1/farms/${farmId}/webhooks?limit=2`;
       for (;;) {
         const page = await t().request<List<Webhook>>('GET', url, { key: acct.live_key });
-        seen.push(...page.body.data.map((w: any) => w.id));
+        seen.push(...page.body.data.map((w) => w.id));
         if (!page.body.has_more) break;
         url = `/v1/farms/${farmId}/webhooks?limit=2&before=${encodeURIComponent(page.body.next_before!)}`;
       }
