@@ -69,13 +69,13 @@ forEachEngine('restricted keys and permissions', (t) => {
       keys: 'none',
     });
     const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
-    const listed = list.body.data.find((k) => k.id === key.id);
-    assert.deepEqual(listed!.permissions, key.permissions);
-    assert.deepEqual(listed!.farms, [acct.sample_farm_id]);
-    const parent = list.body.data.find((k) => k.id !== key.id);
-    assert.equal(parent!.farms, null);
+    const listed = list.body.data.find((k) => k.id === key.id)!;
+    assert.deepEqual(listed.permissions, key.permissions);
+    assert.deepEqual(listed.farms, [acct.sample_farm_id]);
+    const parent = list.body.data.find((k) => k.id !== key.id)!;
+    assert.equal(parent.farms, null);
     assert.deepEqual(
-      parent!.permissions,
+      parent.permissions,
       Object.fromEntries(FAMILY_NAMES.map((f) => [f, 'write'])),
       'an unrestricted key',
     );

@@ -261,11 +261,11 @@ forEachEngine('ingest', (t) => {
       },
     );
     assert.equal(events.body.data.length, 2);
-    const cycle = events.body.data.find((e) => e.type === 'door.cycle');
-    assert.equal(cycle!.subject_type, 'device');
-    assert.equal(cycle!.subject_id, device.id);
-    assert.deepEqual(cycle!.data, { door: 3 });
-    assert.equal(cycle!.at, '2026-05-01T05:30:00.000Z');
+    const cycle = events.body.data.find((e) => e.type === 'door.cycle')!;
+    assert.equal(cycle.subject_type, 'device');
+    assert.equal(cycle.subject_id, device.id);
+    assert.deepEqual(cycle.data, { door: 3 });
+    assert.equal(cycle.at, '2026-05-01T05:30:00.000Z');
     const created = await make.outboxEvents(t(), farm, 'event.created');
     assert.equal(created.length, 2);
   });
@@ -282,11 +282,11 @@ forEachEngine('ingest', (t) => {
       key: acct.live_key,
     });
     assert.equal(alerts.body.data.length, 2, JSON.stringify(alerts.body));
-    const ammonia = alerts.body.data.find((a) => a.rule === 'house.ammonia');
-    assert.equal(ammonia!.severity, 'urgent');
-    assert.equal(ammonia!.subject_id, device.id);
-    const predator = alerts.body.data.find((a) => a.rule !== 'house.ammonia');
-    assert.match(`${predator!.rule} ${predator!.title}`, /predator/i);
+    const ammonia = alerts.body.data.find((a) => a.rule === 'house.ammonia')!;
+    assert.equal(ammonia.severity, 'urgent');
+    assert.equal(ammonia.subject_id, device.id);
+    const predator = alerts.body.data.find((a) => a.rule !== 'house.ammonia')!;
+    assert.match(`${predator.rule} ${predator.title}`, /predator/i);
   });
 
   test('queued commands ride back on the next report and are marked delivered once', async () => {

@@ -76,10 +76,10 @@ forEachEngine('custom rules', (t) => {
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const list = await t().request<Items<Rule>>('GET', `/v1/farms/${farmId}/rules`, { key });
-    const heat = list.body.data.find((r: { name: string }) => r.name === 'house.heat');
-    assert.equal(heat!.watch, 33);
-    assert.equal(heat!.direction, 'above');
-    assert.equal(heat!.id, null);
+    const heat = list.body.data.find((r: { name: string }) => r.name === 'house.heat')!;
+    assert.equal(heat.watch, 33);
+    assert.equal(heat.direction, 'above');
+    assert.equal(heat.id, null);
   });
 
   test('MCP list_rules gives agents the effective set', async () => {

@@ -48,10 +48,10 @@ for (const transport of ['mqtt', 'http'] as const) {
       });
       assert.equal(devices.body.data.length, 9, 'one device of every type');
       assert.deepEqual(new Set(devices.body.data.map((d) => d.type)).size, 9);
-      const house = devices.body.data.find((d) => d.type === 'house');
+      const house = devices.body.data.find((d) => d.type === 'house')!;
       const readings = await t.request<List<Reading>>(
         'GET',
-        `/v1/devices/${house!.id}/readings?metric=climate.nh3_ppm&limit=500`,
+        `/v1/devices/${house.id}/readings?metric=climate.nh3_ppm&limit=500`,
         {
           key: acct.live_key,
         },
@@ -64,12 +64,12 @@ for (const transport of ['mqtt', 'http'] as const) {
         alerts.body.data.some((a) => a.rule === 'house.ammonia'),
         'ammonia builds up in a closed house overnight',
       );
-      const history = await t.request<List<Command>>('GET', `/v1/devices/${house!.id}/commands`, {
+      const history = await t.request<List<Command>>('GET', `/v1/devices/${house.id}/commands`, {
         key: acct.live_key,
       });
       assert.equal(history.body.data[0]!.id, queued);
       assert.equal(history.body.data[0]!.status, 'done');
-      const after = await t.request<Device>('GET', `/v1/devices/${house!.id}`, { key: acct.live_key });
+      const after = await t.request<Device>('GET', `/v1/devices/${house.id}`, { key: acct.live_key });
       assert.equal(after.body.state.lights, 'on', "the house's state changed as the command said");
     } finally {
       await t.close();
