@@ -4,15 +4,15 @@
  * their last report; summed over a day of the farm's own clock (midnight to midnight in its time
  * zone) and divided by the head count they give the day's water and feed per head. The last complete
  * day is compared with the median of the 7 days before it (days without any reading are left out;
- * at least 3 are needed): more than 25 % below (water) or 20 % below (feed) opens a watch alert
- * about the group; a later day back within 10 % of its median resolves it; in between nothing
- * changes. A background job runs the pass hourly, one process at a time on PostgreSQL.
+ * at least 3 are needed): more than 25 % below (water) or 20 % below (feed), or the farm's own
+ * `drop_pct`, opens a watch alert about the group; a later day back within 10 % of its median
+ * resolves it; in between nothing changes. A background job runs the pass hourly, one process at a time on PostgreSQL.
  */
 import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { farmIntakeRuleEnabled, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
+import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { metrics as counters } from '../metrics/metrics.ts';
@@ -141,9 +141,10 @@ export async function checkIntake(
       byGroup.set(row.group_id, entry);
     }
     for (const { group, devices } of byGroup.values()) {
-      if (!farmIntakeRuleEnabled(group.settings)) continue;
+      const rule = farmIntakeRule(group.settings);
+      if (!rule.enabled) continue;
       result.groups++;
-      const outcome = await judgeGroup(trx, group, devices, now);
+      const outcome = await judgeGroup(trx, group, devices, rule.metrics, now);
       result.opened += outcome.opened;
       result.resolved += outcome.resolved;
     }
@@ -155,12 +156,12 @@ async function judgeGroup(
   trx: Trx,
   group: IntakeGroupRow,
   devices: readonly string[],
+  specs: ReadonlyArray<{ metric: string; drop_pct: number; measure: string }>,
   now: number,
 ): Promise<{ opened: number; resolved: number }> {
   const starts = dayStarts(now, group.timezone);
   const first = starts[0] as number;
   const end = localDayBounds(now, group.timezone).start;
-  const specs = INTAKE_DROP_RULE.metrics;
   const readings = await findReadingsBetween(
     trx,
     devices,
