@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { isBuiltInRuleName } from '../../domain/built-in-rules.ts';
 import { conflict, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
 import { requireReference } from '../records/references.ts';
 import { builtInRules } from './built-in.ts';
 import { settleRuleChange } from './changes.ts';
