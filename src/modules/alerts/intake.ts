@@ -22,6 +22,15 @@ import { type AlertKey, findActiveAlert, insertActiveAlert, SEVERITY_RANK, toAle
 import { resolveAlertRow } from './service.ts';
 
 const INTAKE_PASS_LOCK = 7_146_202;
+/**
+ * Waits for a intake pass in flight to commit and keeps the next from starting (its try-lock fails, it
+ * skips) until the caller's transaction ends: a settings change that turns the rule off then resolves
+ * whatever that pass opened, and no pass that read the old settings opens anything after it.
+ */
+export async function waitForIntakePass(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${INTAKE_PASS_LOCK})`.execute(trx);
+}
+
 /** Devices whose intake counts for the group they are in. */
 export const INTAKE_DEVICE_TYPES = ['house', 'water'] as const;
 /** Fewest earlier days with readings for a median to be trusted. */

@@ -6,8 +6,10 @@
  * clear them; a sustained window counted under the old definition is forgotten.
  */
 import type { Db } from '../../db/schema.ts';
-import { DEVICE_QUIET_RULE } from '../../domain/built-in-rules.ts';
+import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
+import { waitForIntakePass } from '../alerts/intake.ts';
 import { clearFarmQuiet } from '../alerts/passes-repository.ts';
+import { waitForQuietPass } from '../alerts/quiet.ts';
 import { resolveAlertsOfRule } from '../alerts/service.ts';
 import { builtInRules } from './built-in.ts';
 import { deleteRuleBreaches } from './repository.ts';
@@ -23,6 +25,12 @@ const REWIRING_MEMBERS = [
   'group_id',
   'window_s',
 ] as const satisfies ReadonlyArray<keyof Rule>;
+
+/** The rules whose alerts a background pass opens, and how to wait for a pass in flight. */
+const PASS_OF: Readonly<Record<string, (trx: Db) => Promise<void>>> = {
+  [DEVICE_QUIET_RULE.name]: waitForQuietPass,
+  [INTAKE_DROP_RULE.name]: waitForIntakePass,
+};
 
 /** Why a rule's active alerts must close when it goes from `before` to `after` (null: deleted), or null. */
 export function whyRuleAlertsClose(before: Rule, after: Rule | null): string | null {
@@ -47,6 +55,7 @@ export async function settleRuleChange(
   const why = whyRuleAlertsClose(before, after);
   let resolved = 0;
   if (why) {
+    await PASS_OF[before.name]?.(trx);
     resolved = await resolveAlertsOfRule(trx, farmId, before.name, why, now);
     // The quiet pass skips a device already marked quiet; once its alert is gone it must be seen afresh.
     if (before.name === DEVICE_QUIET_RULE.name) await clearFarmQuiet(trx, farmId);
