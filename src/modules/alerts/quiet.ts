@@ -37,7 +37,7 @@ import {
 import { resolveAlertRow } from './service.ts';
 
 /** Only one process runs a pass at a time on PostgreSQL. */
-const QUIET_PASS_LOCK = 7_146_201;
+export const QUIET_PASS_LOCK = 7_146_201;
 
 /**
  * Waits for a quiet pass in flight to commit and keeps the next from starting (its try-lock fails, it

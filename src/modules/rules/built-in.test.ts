@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
@@ -11,7 +13,7 @@ import { forEachEngine } from '../../../test/harness.ts';
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { checkIntake } from '../alerts/intake.ts';
-import { checkQuietDevices } from '../alerts/quiet.ts';
+import { checkQuietDevices, QUIET_PASS_LOCK, waitForQuietPass } from '../alerts/quiet.ts';
 import { ingestReport } from '../ingest/service.ts';
 import type { Rule } from './schemas.ts';
 
@@ -219,5 +221,54 @@ forEachEngine('built-in rules in settings.rules', (t) => {
     assert.equal((await patchRules(key, farmId, { 'house.heat': { watch: 33 } })).status, 200);
     await checkQuietDevices(t().database.db, day0 + 4 * HOUR_MS, { farmId });
     assert.deepEqual((await active()).sort(), [`device.quiet ${trough.id}`, `device.quiet ${tag.id}`].sort());
+  });
+
+  test('PostgreSQL: turning device.quiet off waits for a quiet pass in flight and resolves the alert it opened', async (ctx) => {
+    if (t().engine !== 'postgres') {
+      ctx.skip('the passes run under an advisory lock only on PostgreSQL');
+      return;
+    }
+    const { key, farmId, tag } = await setup();
+    const day0 = clockStart();
+    await report(tag.id, [{ metric: 'device.battery_pct', value: 80 }], day0);
+    await report(tag.id, [{ metric: 'device.battery_pct', value: 80 }], day0 + 10 * MINUTE_MS);
+    const db = t().database.db;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let opened = () => {};
+    const passOpened = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    // A pass in flight: it holds the pass lock and has opened the tag's alert, not yet committed.
+    const pass = db.transaction().execute(async (trx) => {
+      await waitForQuietPass(trx);
+      assert.equal((await checkQuietDevices(trx, day0 + 3 * HOUR_MS, { farmId })).opened, 1);
+      opened();
+      await released;
+    });
+    await passOpened;
+    const patched = patchRules(key, farmId, { 'device.quiet': { enabled: false } });
+    // The PATCH queues on the pass's lock (seen in pg_locks), then the pass commits.
+    let waiting = 0;
+    try {
+      for (let i = 0; i < 5_000 && waiting === 0; i++) {
+        const row = await sql<{ n: string | number }>`select count(*) as n from pg_locks
+          where locktype = 'advisory' and objid = ${QUIET_PASS_LOCK} and not granted
+            and database = (select oid from pg_database where datname = current_database())`.execute(db);
+        waiting = Number(row.rows[0]?.n ?? 0);
+        if (waiting === 0) await nextTurn();
+      }
+    } finally {
+      release();
+      await pass;
+    }
+    assert.equal(waiting, 1, 'the settings change waited for the pass');
+    assert.equal((await patched).status, 200);
+    const quiet = (await allAlerts(t(), key, farmId)).filter((a) => a.rule === 'device.quiet');
+    assert.equal(quiet.length, 1);
+    assert.equal(quiet[0]?.status, 'resolved', 'the alert the pass opened is resolved by the change');
+    assert.match(quiet[0]?.reason ?? '', /— resolved: rule device\.quiet was disabled$/);
   });
 });
