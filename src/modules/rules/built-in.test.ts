@@ -11,6 +11,7 @@ import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
+import type { ErrorReply, Farm } from '../../../test/replies.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { checkIntake } from '../alerts/intake.ts';
 import { checkQuietDevices, QUIET_PASS_LOCK, waitForQuietPass } from '../alerts/quiet.ts';
@@ -58,8 +59,8 @@ forEachEngine('built-in rules in settings.rules', (t) => {
     await checkIntake(t().database.db, day0 + HOUR_MS, { farmId });
   }
 
-  const patchRules = (key: string, farmId: string, rules: unknown) =>
-    t().request('PATCH', `/v1/farms/${farmId}`, { key, body: { settings: { rules } } });
+  const patchRules = <T = Farm>(key: string, farmId: string, rules: unknown) =>
+    t().request<T>('PATCH', `/v1/farms/${farmId}`, { key, body: { settings: { rules } } });
 
   test('GET rules lists the ten built-in rules with their kinds and the farm settings applied, then its own; MCP list_rules the same', async () => {
     const { key, farmId } = await setup();
@@ -135,7 +136,7 @@ forEachEngine('built-in rules in settings.rules', (t) => {
       [{ 'device.quiet': { quiet_after_s: { tractor: 900 } } }, 'device.quiet.quiet_after_s.tractor'],
     ];
     for (const [rules, param] of cases) {
-      const res = await patchRules(key, farmId, rules);
+      const res = await patchRules<ErrorReply>(key, farmId, rules);
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.error.param, `settings.rules.${param}`, JSON.stringify(res.body));
     }
