@@ -12,7 +12,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { DB, Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
 /** Monthly partitions kept ready ahead of the current month. */
@@ -180,33 +180,18 @@ export async function removeOldReadings(
   options: { batchRows?: number; signal?: AbortSignal } = {},
 ): Promise<RetentionResult> {
   const batchRows = options.batchRows ?? RETENTION_BATCH_ROWS;
-  if (!isPostgres(db)) {
-    return {
-      droppedPartitions: [],
-      deletedRows: await deleteInBatches(db, cutoff, batchRows, options.signal),
-      ran: true,
-    };
-  }
-  // A session lock on one pooled connection for the whole run; other processes skip while it is held.
-  return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{
-      locked: boolean;
-    }>`select pg_try_advisory_lock(${RETENTION_LOCK}) as locked`.execute(conn);
-    if (!rows[0]?.locked) return { droppedPartitions: [], deletedRows: 0, ran: false };
-    try {
-      const droppedPartitions: string[] = [];
-      for (const partition of await listReadingPartitions(conn)) {
-        if (options.signal?.aborted) break;
-        if (partition.to !== null && partition.to <= cutoff && (await dropPartition(conn, partition.name))) {
-          droppedPartitions.push(partition.name);
-        }
+  const run = await runAlone(db, RETENTION_LOCK, async (conn) => {
+    const droppedPartitions: string[] = [];
+    for (const partition of await listReadingPartitions(conn)) {
+      if (options.signal?.aborted) break;
+      if (partition.to !== null && partition.to <= cutoff && (await dropPartition(conn, partition.name))) {
+        droppedPartitions.push(partition.name);
       }
-      const deletedRows = await deleteInBatches(conn, cutoff, batchRows, options.signal);
-      return { droppedPartitions, deletedRows, ran: true };
-    } finally {
-      await sql`select pg_advisory_unlock(${RETENTION_LOCK})`.execute(conn);
     }
+    const deletedRows = await deleteInBatches(conn, cutoff, batchRows, options.signal);
+    return { droppedPartitions, deletedRows };
   });
+  return run.ran ? { ...run.value, ran: true } : { droppedPartitions: [], deletedRows: 0, ran: false };
 }
 
 async function deleteInBatches(
