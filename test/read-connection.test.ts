@@ -19,6 +19,7 @@ import type { DB } from '../src/db/schema.ts';
 import { isReadOnlyStatement } from '../src/db/sqlite-routing.ts';
 import { animal, farm } from './factories.ts';
 import { forEachEngine } from './harness.ts';
+import type { Animal } from './replies.ts';
 
 forEachEngine('reads beside a write transaction', (t) => {
   test('a GET answers while a long write transaction is open, with the committed data only', {
@@ -45,12 +46,12 @@ forEachEngine('reads beside a write transaction', (t) => {
       });
     await writeDone;
     // Were reads queued behind the writer, this GET would wait for a transaction that waits for it.
-    const during = await t().request('GET', `/v1/animals/${a.id}`, { key: acct.live_key });
+    const during = await t().request<Animal>('GET', `/v1/animals/${a.id}`, { key: acct.live_key });
     releaseWriter();
     await transaction;
     assert.equal(during.status, 200);
     assert.equal(during.body.name, 'Before', 'a read sees only committed data');
-    const after = await t().request('GET', `/v1/animals/${a.id}`, { key: acct.live_key });
+    const after = await t().request<Animal>('GET', `/v1/animals/${a.id}`, { key: acct.live_key });
     assert.equal(after.body.name, 'After', 'the committed write is seen by the next read');
   });
 
@@ -64,7 +65,7 @@ forEachEngine('reads beside a write transaction', (t) => {
         body: { name },
       });
       assert.equal(patched.status, 200);
-      const read = await t().request('GET', `/v1/animals/${a.id}`, { key: acct.live_key });
+      const read = await t().request<Animal>('GET', `/v1/animals/${a.id}`, { key: acct.live_key });
       assert.equal(read.body.name, name);
     }
   });
