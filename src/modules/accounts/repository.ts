@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { ADVISORY_LOCK } from '../../db/locks.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AccountsTable } from '../../db/tables/foundation.ts';
 import { toIso } from '../../lib/time.ts';
@@ -38,5 +39,5 @@ export async function anyAccount(db: Db): Promise<boolean> {
  * IMMEDIATE transaction already holds the write lock.
  */
 export async function lockFirstAccount(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(727001)`.execute(trx);
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.firstAccount})`.execute(trx);
 }

@@ -10,6 +10,7 @@
  */
 import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { ADVISORY_LOCK } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
@@ -21,7 +22,8 @@ import { findIntakeGroups, findReadingsBetween, type IntakeGroupRow } from './pa
 import { type AlertKey, findActiveAlert, insertActiveAlert, SEVERITY_RANK, toAlert } from './repository.ts';
 import { resolveAlertRow } from './service.ts';
 
-const INTAKE_PASS_LOCK = 7_146_202;
+const INTAKE_PASS_LOCK = ADVISORY_LOCK.intakePass;
+
 /**
  * Waits for a intake pass in flight to commit and keeps the next from starting (its try-lock fails, it
  * skips) until the caller's transaction ends: a settings change that turns the rule off then resolves

@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { ADVISORY_LOCK } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
@@ -37,7 +38,7 @@ import {
 import { resolveAlertRow } from './service.ts';
 
 /** Only one process runs a pass at a time on PostgreSQL. */
-export const QUIET_PASS_LOCK = 7_146_201;
+export const QUIET_PASS_LOCK = ADVISORY_LOCK.quietPass;
 
 /**
  * Waits for a quiet pass in flight to commit and keeps the next from starting (its try-lock fails, it

@@ -11,6 +11,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { ADVISORY_LOCK } from '../../db/locks.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { inTransaction, runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -20,9 +21,6 @@ import { deleteDeviceReadingsBatch, deviceIdsAfter } from './repository.ts';
 export const PARTITION_MONTHS_AHEAD = 3;
 /** Rows one retention batch deletes at most. */
 export const RETENTION_BATCH_ROWS = 2_000;
-/** Advisory lock keys (PostgreSQL), so one process at a time maintains partitions / runs retention. */
-const PARTITIONS_LOCK = 7_146_001;
-const RETENTION_LOCK = 7_146_002;
 
 export interface ReadingPartition {
   name: string;
@@ -66,7 +64,7 @@ export async function ensureReadingPartitions(db: Kysely<DB>, now: number): Prom
   if (!isPostgres(db)) return [];
   // Retried on a deadlock (attaching a partition meets the inserts' locks); each run re-reads what exists.
   return inTransaction(db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK})`.execute(trx);
+    await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.readingPartitions})`.execute(trx);
     // Wait briefly for locks, never long: a queued lock request would hold up the inserts behind it.
     await sql`set local lock_timeout = '2s'`.execute(trx);
     const existing = new Set((await listReadingPartitions(trx)).map((p) => p.from));
@@ -143,7 +141,7 @@ export async function removeOldReadings(
   options: { batchRows?: number; signal?: AbortSignal } = {},
 ): Promise<RetentionResult> {
   const batchRows = options.batchRows ?? RETENTION_BATCH_ROWS;
-  const run = await runAlone(db, RETENTION_LOCK, async (conn) => {
+  const run = await runAlone(db, ADVISORY_LOCK.readingRetention, async (conn) => {
     const droppedPartitions: string[] = [];
     for (const partition of await listReadingPartitions(conn)) {
       if (options.signal?.aborted) break;

@@ -9,6 +9,7 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { ADVISORY_LOCK } from '../../db/locks.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -16,8 +17,6 @@ import { deletePrunableEvents } from './queue-repository.ts';
 
 /** Events one pruning batch deletes at most (with their deliveries and attempts). */
 export const WEBHOOK_PRUNE_BATCH = 500;
-/** Advisory lock key (PostgreSQL), so one process at a time prunes; see readings/retention.ts for 7_146_00x. */
-const WEBHOOK_RETENTION_LOCK = 7_146_101;
 
 export interface WebhookPruneResult {
   /** Outbox events deleted (their deliveries and attempts went with them). */
@@ -49,7 +48,7 @@ export async function pruneWebhookHistory(
 ): Promise<WebhookPruneResult> {
   const cutoff = now - retentionDays * DAY_MS;
   const batch = options.batch ?? WEBHOOK_PRUNE_BATCH;
-  const run = await runAlone(db, WEBHOOK_RETENTION_LOCK, (conn) =>
+  const run = await runAlone(db, ADVISORY_LOCK.webhookRetention, (conn) =>
     pruneInBatches(conn, cutoff, batch, options.signal),
   );
   return run.ran ? { deletedEvents: run.value, ran: true } : { deletedEvents: 0, ran: false };
