@@ -10,7 +10,8 @@ import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { openDatabase } from '../../db/database.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { createTask } from '../tasks/service.ts';
-import { dataVersion } from './memo.ts';
+import { BRIEF_REUSE_MS, dataVersion } from './memo.ts';
+import { buildBrief } from './service.ts';
 
 type Json = any;
 
@@ -79,6 +80,31 @@ forEachEngine('brief memo', (t) => {
     const after = await brief(t(), key, farmId);
     assert.equal(after.counts.tasks_due_today, 1);
     assert.equal(after.tasks[0].title, 'From elsewhere');
+  });
+
+  test('a built brief is served again only within the second and only while nothing is committed', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmId = (await make.farm(t(), key, { name: 'Crowded Farm' })).id;
+    const scope = { accountId: acct.account_id, mode: 'live' as const };
+    const db = t().database.db;
+    const now = Date.now();
+    const first = await buildBrief(db, scope, farmId, now);
+    if (t().engine === 'sqlite') {
+      // PostgreSQL's snapshot moves with any write in the cluster (other tests), so only SQLite can show reuse.
+      const again = await buildBrief(db, scope, farmId, now + BRIEF_REUSE_MS - 1);
+      assert.equal(again, first, 'the same brief within the second');
+    }
+    const later = await buildBrief(db, scope, farmId, now + BRIEF_REUSE_MS);
+    assert.notEqual(later, first, 'rebuilt once the second is over');
+    assert.equal(later.generated_at, toIso(now + BRIEF_REUSE_MS));
+    await make.task(t(), key, farmId, { title: 'Check water', due_at: toIso(now) });
+    const afterWrite = await buildBrief(db, scope, farmId, now + BRIEF_REUSE_MS);
+    assert.equal(
+      afterWrite.counts.tasks_due_today,
+      1,
+      'a commit makes the next brief fresh, inside the second',
+    );
   });
 
   test('the data version moves with every commit, by this connection or another', async () => {

@@ -61,3 +61,38 @@ export class FarmMemo<T> {
     return value;
   }
 }
+
+/** How long a built brief is served again while nothing is committed: its clock-derived parts age this much. */
+export const BRIEF_REUSE_MS = 1_000;
+
+interface Built<T> {
+  version: string;
+  at: number;
+  value: T;
+}
+
+/**
+ * Built briefs per farm, served again for BRIEF_REUSE_MS while the data version is unchanged: a crowd of
+ * clients asking within the same second get the brief built for the first (its `generated_at` says when).
+ * Any commit makes the next request build afresh, so a write always shows in the next brief.
+ */
+export class RecentBuilds<T> {
+  readonly #byDb = new WeakMap<Db, Map<string, Built<T>>>();
+
+  get(db: Db, farmId: string, version: string, now: number): T | undefined {
+    const hit = this.#byDb.get(db)?.get(farmId);
+    if (!hit || hit.version !== version) return undefined;
+    return now >= hit.at && now - hit.at < BRIEF_REUSE_MS ? hit.value : undefined;
+  }
+
+  set(db: Db, farmId: string, version: string, now: number, value: T): void {
+    let farms = this.#byDb.get(db);
+    if (!farms) {
+      farms = new Map();
+      this.#byDb.set(db, farms);
+    }
+    farms.delete(farmId);
+    if (farms.size >= MEMO_FARMS) farms.delete(farms.keys().next().value as string);
+    farms.set(farmId, { version, at: now, value });
+  }
+}

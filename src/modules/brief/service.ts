@@ -19,7 +19,7 @@ import { latestReadings } from '../readings/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
-import { dataVersion, FarmMemo } from './memo.ts';
+import { dataVersion, FarmMemo, RecentBuilds } from './memo.ts';
 import {
   activeAlertKeys,
   activeAlerts,
@@ -126,6 +126,7 @@ type BriefFacts = Omit<StoredFacts, 'paddocks'> & {
 };
 
 const memo = new FarmMemo<StoredFacts>();
+const builds = new RecentBuilds<BriefResult>();
 
 /** Quiet verdicts for the devices that have been silent a while (the rest cannot be quiet). */
 async function quietVerdicts(facts: StoredFacts, now: number): Promise<Map<string, QuietVerdict>> {
@@ -196,6 +197,20 @@ export async function buildBrief(
     db.isTransaction ? null : dataVersion(db),
     requireFarm(db, scope, farmId),
   ]);
+  const recent = version === null ? undefined : builds.get(db, farm.id, version, now);
+  if (recent) return recent;
+  const brief = await assembleBrief(db, farm, version, now);
+  if (version !== null) builds.set(db, farm.id, version, now, brief);
+  return brief;
+}
+
+/** The brief of a farm from its facts (memoised or fresh), ranked and worded for `now`. */
+async function assembleBrief(
+  db: Db,
+  farm: FarmRow,
+  version: string | null,
+  now: number,
+): Promise<BriefResult> {
   const tz = farm.timezone;
   const today = localDayBounds(now, tz);
   const facts = await briefFacts(db, farm, today, version, now);
