@@ -194,11 +194,17 @@ export async function saveBreaches(
 }
 
 /** What alert wording needs of an animal: its name, tag and group. */
+export interface AnimalLabelRow {
+  name: string | null;
+  tag: string | null;
+  group_id: string | null;
+}
+
 export async function findAnimalLabel(
   db: Db,
   farmId: string,
   animalId: string,
-): Promise<{ name: string | null; tag: string | null; group_id: string | null } | undefined> {
+): Promise<AnimalLabelRow | undefined> {
   return db
     .selectFrom('animals')
     .select(['name', 'tag', 'group_id'])

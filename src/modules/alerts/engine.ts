@@ -18,7 +18,7 @@ import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule, RuleRow } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { findAnimalLabel, findReportState, type ReportState, saveBreaches } from './engine-repository.ts';
+import { type AnimalLabelRow, findReportState, type ReportState, saveBreaches } from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
 import {
   ACTIVE_STATUSES,
@@ -40,6 +40,7 @@ import {
   readingsByMetric,
 } from './rule-inputs.ts';
 import { resolveAlertRow } from './service.ts';
+import { animalLabel, deviceLabel } from './subjects.ts';
 import {
   eventAlertReason,
   eventAlertTitle,
@@ -56,6 +57,8 @@ export interface IngestedReport {
     name: string;
     type: string;
     animal_id: string | null;
+    /** Its animal's name, tag and group when ingest has read them already (null: no such animal). */
+    animal?: AnimalLabelRow | null;
     group_id?: string | null;
     /** The device's device.quiet level before this report; a report resolves that alert. */
     quiet_level?: 'watch' | 'urgent' | null;
@@ -161,39 +164,6 @@ async function applyPlans(
     }
   }
   await saveBreaches(ctx.trx, { farmId: ctx.farmId, deviceId }, breaches);
-}
-
-function deviceLabel(device: IngestedReport['device']): SubjectLabel {
-  return {
-    type: 'device',
-    id: device.id,
-    name: device.name,
-    device: { name: device.name, type: device.type },
-  };
-}
-
-/**
- * Names an animal the way a farmer knows it: "Daisy (tag 114)", "tag 114", or its id; with its
- * group, for group-scoped rules.
- */
-async function animalLabel(
-  trx: Trx,
-  farmId: string,
-  animalId: string,
-  device: IngestedReport['device'],
-): Promise<{ label: SubjectLabel; groupId: string | null }> {
-  const animal = await findAnimalLabel(trx, farmId, animalId);
-  const tag = animal?.tag ? `tag ${animal.tag}` : null;
-  let name = `animal ${animalId}`;
-  if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
-  else if (tag) name = tag;
-  const label: SubjectLabel = {
-    type: 'animal',
-    id: animalId,
-    name,
-    device: { name: device.name, type: device.type },
-  };
-  return { label, groupId: animal?.group_id ?? null };
 }
 
 function newAlertRow(
