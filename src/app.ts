@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { isPostgres } from './db/engine.ts';
 import { registerAuth } from './http/auth.ts';
 import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -130,11 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { version: API_VERSION });
 
   const limiter = config.rateLimitEnabled
-    ? new RateLimiter(
-        database.engine === 'postgres' ? new TableStore(db, app.log) : new MemoryStore(),
-        config,
-        app.log,
-      )
+    ? new RateLimiter(isPostgres(db) ? new TableStore(db, app.log) : new MemoryStore(), config, app.log)
     : null;
   const clock = deps.clock ?? Date.now;
   registerAuth(app, {
