@@ -130,9 +130,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOpenApi(app, { version: API_VERSION });
 
-  const limiter = config.rateLimitEnabled
-    ? new RateLimiter(isPostgres(db) ? new TableStore(db, app.log) : new MemoryStore(), config, app.log)
-    : null;
+  const limitStore = isPostgres(db) ? new TableStore(db, app.log) : new MemoryStore();
+  if (limitStore instanceof TableStore) app.addHook('onClose', async () => limitStore.close());
+  const limiter = config.rateLimitEnabled ? new RateLimiter(limitStore, config, app.log) : null;
   const clock = deps.clock ?? Date.now;
   registerAuth(app, {
     db,

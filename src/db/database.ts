@@ -12,14 +12,15 @@ import { metrics } from '../modules/metrics/metrics.ts';
 import type { Engine } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
-import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
+import { openSqlite, openSqliteReader } from './sqlite-adapter.ts';
+import { RoutingSqliteDialect } from './sqlite-routing.ts';
 
 export type { Engine } from './engine.ts';
 
 /** The engine is asked of the handle (`engineOf(db)`, `isPostgres(db)` in engine.ts), never stored beside it. */
 export interface Database {
   db: Kysely<DB>;
-  /** Connections in use: PostgreSQL's pool counts; SQLite's single connection counts as one, idle. */
+  /** Connections in use: PostgreSQL's pool counts; SQLite's writer counts as one, idle (its reader is not counted). */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
@@ -98,10 +99,11 @@ export async function openDatabase(
     ensureDataDir(config.dataDir);
     const file = sqliteFile(config.dataDir);
     restrictSqliteFiles(file, 'before');
-    const { database: sqlite } = openSqlite(file);
+    const { database: writer } = openSqlite(file);
+    const reader = openSqliteReader(file);
     restrictSqliteFiles(file, 'after');
     const db = new Kysely<DB>({
-      dialect: new ImmediateSqliteDialect({ database: sqlite }),
+      dialect: new RoutingSqliteDialect({ writer, reader }),
       log: queryTimer('sqlite'),
     });
     database = {
