@@ -4,7 +4,10 @@
  * after another, with Kysely's query log timing every statement. Prints the time per report, the SQL time
  * per report and each statement's share.
  *
- *   node bench/ingest-statements.ts [sqlite|postgres] [readings per report, default 100]
+ *   node bench/ingest-statements.ts [sqlite|postgres] [readings per report, default 100] [rules]
+ *
+ * `rules`: the farm first gets the rules phase's 20 custom rules and `for_s` on every default rule
+ * (bench/rules.ts), as `BENCH_PHASES=rules npm run bench` measures them over HTTP.
  *
  * Experiments (what the numbers in BENCHMARKS.md were measured with):
  *   SQLITE_WAL_AUTOCHECKPOINT=10000   SQLite checkpoints less often (default 1000 pages)
@@ -23,9 +26,11 @@ import { createFarm } from '../src/modules/farms/service.ts';
 import { ingestReport } from '../src/modules/ingest/service.ts';
 import { createBenchDatabase } from './lib/db.ts';
 import { reportReadings } from './lib/reports.ts';
+import { addBenchRules } from './rules.ts';
 
 const engine = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
 const size = Number(process.argv[3] ?? 100);
+const withRules = process.argv[4] === 'rules';
 const WARM_ROUNDS = 10;
 const ROUNDS = 30;
 
@@ -76,6 +81,7 @@ try {
   for (let i = 0; i < 50; i++) {
     devices.push(await createDevice(db, scope, farm.id, { type: 'house', name: `House ${i + 1}` }));
   }
+  if (withRules) await addBenchRules(database, account.account_id, farm.id);
   const origin = Date.now();
   const body = (seq: number) => ({
     readings: reportReadings(origin, seq, size).map((r) => ({
@@ -100,7 +106,7 @@ try {
   const sqlMs = [...stats.values()].reduce((a, s) => a + s.ms, 0);
   const statements = [...stats.values()].reduce((a, s) => a + s.n, 0);
   process.stdout.write(
-    `${engine}, ${size}-reading reports, one at a time: ${(total / reports).toFixed(3)} ms per report ` +
+    `${engine}, ${size}-reading reports${withRules ? ', 20 custom rules + for_s on the defaults' : ''}, one at a time: ${(total / reports).toFixed(3)} ms per report ` +
       `(${Math.round((reports * size) / (total / 1000)).toLocaleString('en-US')} readings/s); ` +
       `SQL ${(sqlMs / reports).toFixed(3)} ms in ${(statements / reports).toFixed(1)} statements\n`,
   );

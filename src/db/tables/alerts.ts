@@ -28,8 +28,10 @@ export interface AlertWatermarksTable {
   device_id: string;
   metric: string;
   farm_id: string;
-  /** Epoch ms; null only between the row's creation and the end of its first evaluation. */
+  /** Epoch ms: the latest reading time evaluated (rows written before migration 0019 may hold null). */
   at: number | null;
+  /** The watermark this row held before the latest report's evaluation (null: none). */
+  prev_at: number | null;
 }
 
 export interface AlertTables {

@@ -16,27 +16,31 @@ import { newId } from '../../lib/ids.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { EngineRule } from '../rules/repository.ts';
+import type { EngineRule, RuleRow } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { type AnimalLabelRow, findReportState, type ReportState, saveBreaches } from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
   type AlertRow,
   findActiveAlert,
-  findActiveAlertsOfSubject,
-  findAnimalLabel,
-  findBreachSince,
   insertActiveAlert,
-  lockWatermark,
   SEVERITY_RANK,
-  saveBreachSince,
-  saveWatermark,
   toAlert,
   transitionAlert,
 } from './repository.ts';
-import { changesOverWindow, inGroupScope, loadRules } from './rule-inputs.ts';
+import {
+  changesOverWindow,
+  inGroupScope,
+  loadRules,
+  type MetricPlan,
+  planMetrics,
+  rateWindow,
+  readingsByMetric,
+} from './rule-inputs.ts';
 import { resolveAlertRow } from './service.ts';
+import { animalLabel, deviceLabel } from './subjects.ts';
 import {
   eventAlertReason,
   eventAlertTitle,
@@ -53,12 +57,16 @@ export interface IngestedReport {
     name: string;
     type: string;
     animal_id: string | null;
+    /** Its animal's name, tag and group when ingest has read them already (null: no such animal). */
+    animal?: AnimalLabelRow | null;
     group_id?: string | null;
     /** The device's device.quiet level before this report; a report resolves that alert. */
     quiet_level?: 'watch' | 'urgent' | null;
   };
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
+  /** The farm's enabled custom rules when ingest has read them already (else the engine reads them). */
+  customRules?: readonly RuleRow[];
   /** The report's device events as stored in the farm event log. */
   events: ReadonlyArray<{ event_id: string; type: string; data: Record<string, unknown>; at: number }>;
   receivedAt: number;
@@ -70,8 +78,6 @@ interface Context {
   trx: Trx;
   farmId: string;
   now: number;
-  /** The reading subject's active alerts by rule, as read once for this report (lazily). */
-  subjectAlerts?: Promise<Map<string, AlertRow>>;
 }
 
 /**
@@ -80,19 +86,18 @@ interface Context {
  */
 const MAX_ATTEMPTS = 5;
 
+/**
+ * Whatever the number of rules, a report costs the engine a fixed few statements: the custom rules
+ * (unless ingest read them), the animal's label for an animal's device, one watermark upsert, one
+ * select of the alerts and rule state, and writes only for what changes.
+ */
 export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
   if (report.device.quiet_level) {
     await resolveQuietAlert(trx, { ...report.device, farm_id: report.farm.id }, report.receivedAt);
   }
   const rules = await loadRules(trx, report);
-  const byMetric = new Map<string, Reading[]>();
-  for (const reading of report.readings) {
-    if (!Number.isFinite(reading.value) || !rules.some((r) => r.metric === reading.metric)) continue;
-    const list = byMetric.get(reading.metric) ?? [];
-    list.push(reading);
-    byMetric.set(reading.metric, list);
-  }
-  const alarms = report.events.filter((e) => ALARM_EVENT_BY_TYPE.has(e.type));
+  const byMetric = readingsByMetric(report.readings, rules);
+  const alarms = report.events.filter((e) => ALARM_EVENT_BY_TYPE.has(e.type)).sort((a, b) => a.at - b.at);
   if (byMetric.size === 0 && alarms.length === 0) return;
 
   const ctx: Context = { trx, farmId: report.farm.id, now: report.receivedAt };
@@ -102,64 +107,63 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     : null;
   const readingSubject = animal?.label ?? deviceSubject;
   const groups = new Set([report.device.group_id, animal?.groupId].filter((g) => g != null));
+  const inScope = rules.filter((r) => inGroupScope(r, groups));
+  const plans = await planMetrics(trx, report, byMetric, inScope);
+  if (plans.length === 0 && alarms.length === 0) return;
 
-  // Metrics in a fixed order, so concurrent reports of one device take the watermark locks in the
-  // same order and never deadlock.
-  for (const metric of [...byMetric.keys()].sort()) {
-    const metricRules = rules.filter((r) => r.metric === metric && inGroupScope(r, groups));
-    if (metricRules.length === 0) continue;
-    const watermark = await lockWatermark(trx, report.farm.id, report.device.id, metric);
-    // Late data: a reading older than one already evaluated for this device and metric is ignored.
-    const readings = (byMetric.get(metric) ?? [])
-      .filter((r) => watermark === null || r.at >= watermark)
-      .sort((a, b) => a.at - b.at);
-    const last = readings.at(-1);
-    if (!last) continue;
-    for (const rule of metricRules) {
-      const seen =
-        rule.window_s === null ? readings : await changesOverWindow(trx, report.device.id, rule, readings);
-      await applyReadings(ctx, rule, readingSubject, report.device.id, seen);
-    }
-    await saveWatermark(trx, report.device.id, metric, last.at);
-  }
+  const subjects = alarms.length > 0 && animal ? [readingSubject, deviceSubject] : [readingSubject];
+  const state = await findReportState(trx, {
+    farmId: ctx.farmId,
+    deviceId: report.device.id,
+    subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
+    breaches: plans.some((p) => p.rules.some((r) => r.for_s !== null)),
+    window: rateWindow(plans),
+  });
+  await applyPlans(ctx, report.device.id, readingSubject, plans, state);
 
-  for (const event of [...alarms].sort((a, b) => a.at - b.at)) {
+  const deviceAlerts = activeByRule(state, deviceSubject);
+  for (const event of alarms) {
     const alarm = ALARM_EVENT_BY_TYPE.get(event.type);
-    if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data);
+    if (alarm) await openEventAlert(ctx, alarm, deviceSubject, event.data, deviceAlerts);
   }
 }
 
-function deviceLabel(device: IngestedReport['device']): SubjectLabel {
-  return {
-    type: 'device',
-    id: device.id,
-    name: device.name,
-    device: { name: device.name, type: device.type },
-  };
+/** The subject's active alerts by rule, as read for this report. */
+function activeByRule(state: ReportState, subject: SubjectLabel): Map<string, AlertRow> {
+  return new Map(
+    state.alerts
+      .filter((a) => a.subject_type === subject.type && a.subject_id === subject.id)
+      .map((a) => [a.rule, a]),
+  );
 }
 
 /**
- * Names an animal the way a farmer knows it: "Daisy (tag 114)", "tag 114", or its id; with its
- * group, for group-scoped rules.
+ * Runs each rule over its metric's readings, metric by metric in name order, and stores the sustained
+ * breaches that started, moved or ended, in one write. A rule's alert as read for the report can only be
+ * stale if another transaction changed it, which the conditional writes detect.
  */
-async function animalLabel(
-  trx: Trx,
-  farmId: string,
-  animalId: string,
-  device: IngestedReport['device'],
-): Promise<{ label: SubjectLabel; groupId: string | null }> {
-  const animal = await findAnimalLabel(trx, farmId, animalId);
-  const tag = animal?.tag ? `tag ${animal.tag}` : null;
-  let name = `animal ${animalId}`;
-  if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
-  else if (tag) name = tag;
-  const label: SubjectLabel = {
-    type: 'animal',
-    id: animalId,
-    name,
-    device: { name: device.name, type: device.type },
-  };
-  return { label, groupId: animal?.group_id ?? null };
+async function applyPlans(
+  ctx: Context,
+  deviceId: string,
+  subject: SubjectLabel,
+  plans: readonly MetricPlan[],
+  state: ReportState,
+): Promise<void> {
+  const active = activeByRule(state, subject);
+  const breaches: Array<{ rule: string; since: number | null }> = [];
+  for (const { metric, rules, readings } of plans) {
+    for (const rule of rules) {
+      const seen =
+        rule.window_s === null
+          ? readings
+          : changesOverWindow(rule, readings, state.windows.get(metric) ?? []);
+      const before = rule.for_s === null ? null : (state.breaches.get(rule.name) ?? null);
+      const { runs, since } = levelRuns(rule, seen, before);
+      if (rule.for_s !== null && since !== before) breaches.push({ rule: rule.name, since });
+      await applyRuns(ctx, rule, subject, runs, active.get(rule.name) ?? null);
+    }
+  }
+  await saveBreaches(ctx.trx, { farmId: ctx.farmId, deviceId }, breaches);
 }
 
 function newAlertRow(
@@ -235,19 +239,13 @@ function levelRuns(
   return { runs, since: held };
 }
 
-async function applyReadings(
+async function applyRuns(
   ctx: Context,
   rule: EngineRule,
   subject: SubjectLabel,
-  deviceId: string,
-  readings: readonly Reading[],
+  runs: readonly Run[],
+  known: AlertRow | null,
 ): Promise<void> {
-  const before = rule.for_s === null ? null : await findBreachSince(ctx.trx, deviceId, rule.name);
-  const { runs, since } = levelRuns(rule, readings, before);
-  if (rule.for_s !== null && since !== before) {
-    await saveBreachSince(ctx.trx, { farmId: ctx.farmId, deviceId, rule: rule.name }, since);
-  }
-  if (runs.length === 0) return;
   const key: AlertKey = {
     farmId: ctx.farmId,
     rule: rule.name,
@@ -256,13 +254,8 @@ async function applyReadings(
   };
   // The active alert as this transaction last left it; every write is conditional on the state it
   // expects, and a write that finds the alert changed by someone else re-reads it.
-  // The subject's active alerts are read once per report for all its rules (a rule's own alert can only
-  // be stale if another transaction changed it, which the conditional writes detect).
-  ctx.subjectAlerts ??= findActiveAlertsOfSubject(ctx.trx, ctx.farmId, subject.type, subject.id).then(
-    (rows) => new Map(rows.map((row) => [row.rule, row])),
-  );
-  let known: AlertRow | null = (await ctx.subjectAlerts).get(rule.name) ?? null;
-  for (const run of runs) known = await applyRun(ctx, key, rule, subject, run, known);
+  let active = known;
+  for (const run of runs) active = await applyRun(ctx, key, rule, subject, run, active);
 }
 
 /** Applies one run of readings; returns the active alert afterwards (null when none). */
@@ -358,16 +351,18 @@ async function openEventAlert(
   alarm: AlarmEventType,
   subject: SubjectLabel,
   data: Record<string, unknown>,
+  active: Map<string, AlertRow>,
 ): Promise<void> {
+  if (active.has(alarm.type)) return;
   const key: AlertKey = {
     farmId: ctx.farmId,
     rule: alarm.type,
     subjectType: subject.type,
     subjectId: subject.id,
   };
-  if (await findActiveAlert(ctx.trx, key)) return;
   const title = eventAlertTitle(alarm, subject);
   const reason = eventAlertReason(alarm, subject, data);
   // A conflict here means a concurrent report opened the same alarm: nothing more to do.
-  await openAlert(ctx, newAlertRow(ctx, key, { severity: alarm.severity, title, reason }));
+  const opened = await openAlert(ctx, newAlertRow(ctx, key, { severity: alarm.severity, title, reason }));
+  if (opened) active.set(alarm.type, opened);
 }

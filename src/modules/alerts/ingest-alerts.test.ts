@@ -1,15 +1,51 @@
 /** The alert engine end to end: devices report through POST /v1/ingest with their own keys. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { buildApp } from '../../app.ts';
 import { openDatabase } from '../../db/database.ts';
+import { RULE_NAMES } from '../../domain/rules.ts';
 import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
+import { ingestReport } from '../ingest/service.ts';
 import { UsageCounter } from '../usage/counter.ts';
+
+/** Counts the statements run through a Kysely instance (and its transactions). */
+class StatementCounter implements KyselyPlugin {
+  count = 0;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.count++;
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+/** A house's metrics and a normal value of each (the bench's reports, bench/lib/reports.ts). */
+const HOUSE_METRICS: ReadonlyArray<readonly [string, number]> = [
+  ['climate.temp_c', 21],
+  ['climate.nh3_ppm', 6],
+  ['climate.humidity_pct', 60],
+  ['climate.co2_ppm', 900],
+  ['feed.bin_pct', 70],
+  ['water.tank_pct', 70],
+  ['power.battery_pct', 80],
+  ['power.solar_w', 300],
+  ['power.load_w', 90],
+  ['birds.inside', 420],
+];
 
 async function ingest(t: TestApp, deviceKey: string, body: unknown) {
   const res = await make.report(t, deviceKey, body);
@@ -208,5 +244,50 @@ forEachEngine('alerts through ingest', (t) => {
       ['house.heat', 'open'],
       ['safety_edge.stop', 'open'],
     ]);
+  });
+  test('a report costs the alert engine the same statements with 20 rules of the farm as with the defaults', async () => {
+    const { key, farmId, house } = await setup();
+    const counter = new StatementCounter();
+    const db = t().database.db.withPlugin(counter);
+    const origin = Date.UTC(2026, 4, 1);
+    // Ten minutes of a house's ten metrics, every value in its normal band: nothing opens or closes.
+    const report = (seq: number) => ({
+      readings: Array.from({ length: 100 }, (_, i) => ({
+        metric: HOUSE_METRICS[i % 10]?.[0] ?? '',
+        value: (HOUSE_METRICS[i % 10]?.[1] ?? 0) + (i % 7),
+        at: new Date(origin + seq * 600_000 + Math.floor(i / 10) * 60_000).toISOString(),
+      })),
+    });
+    const statements = async (seq: number) => {
+      counter.count = 0;
+      await ingestReport(db, { deviceId: house.id }, report(seq), origin + seq * 600_000 + 600_000);
+      return counter.count;
+    };
+    await statements(0);
+    const defaultsOnly = await statements(1);
+    for (let i = 0; i < 20; i++) {
+      const [metric, line] = HOUSE_METRICS[2 + (i % 8)] ?? ['', 0];
+      const rule =
+        i % 4 === 3
+          ? { kind: 'rate', change: line, window_s: 3600 }
+          : {
+              direction: 'above',
+              watch: line * 2,
+              clear: line * 1.5,
+              ...(i % 3 === 0 ? { for_s: 600 } : {}),
+            };
+      await make.posted(t(), key, `/v1/farms/${farmId}/rules`, { name: `own.${i}`, metric, ...rule });
+    }
+    const sustained = Object.fromEntries(RULE_NAMES.map((n) => [n, { for_s: 300 }]));
+    const patched = await t().request('PATCH', `/v1/farms/${farmId}`, {
+      key,
+      body: { settings: { rules: sustained } },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    await statements(2);
+    const withRules = await statements(3);
+    assert.ok(defaultsOnly > 0);
+    assert.equal(withRules, defaultsOnly, 'the number of rules does not change the statements per report');
+    assert.equal((await allAlerts(t(), key, farmId)).length, 0, 'every value stayed in its band');
   });
 });

@@ -1,9 +1,14 @@
-/** Ingest's own statements: on PostgreSQL a report's device, readings, latest values and farm in one. */
+/**
+ * Ingest's own statements: on PostgreSQL a report's device, readings, latest values, farm and the farm's
+ * custom rules in one; on SQLite, where a statement costs no round trip, one each.
+ */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
+import type { AnimalLabelRow } from '../alerts/engine-repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
+import type { RuleRow } from '../rules/repository.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export type FarmRow = Selectable<FarmsTable>;
@@ -20,11 +25,33 @@ export interface DeviceTouch {
 }
 
 /**
+ * The device's usual gap between reports, for device.quiet: each new gap weighs a fifth, so the value
+ * follows a mean of roughly its last ten gaps (as the brief's usual interval does) without reading
+ * them back. Computed in the UPDATE from the old row, so it costs no statement.
+ */
+export function reportGap(now: number): RawBuilder<number | null> {
+  return sql<
+    number | null
+  >`case when last_seen_at is null or last_seen_at >= ${now} then report_gap_ms when report_gap_ms is null then ${now} - last_seen_at else report_gap_ms * 0.8 + (${now} - last_seen_at) * 0.2 end`;
+}
+
+/** What the PostgreSQL statement returns besides the device: what the alert engine would read next. */
+export interface TouchedDevicePg {
+  device: DeviceRow;
+  farm: FarmRow;
+  /** The farm's enabled custom rules. */
+  rules: RuleRow[];
+  /** The device's animal (null: none, or not on the farm). */
+  animal: AnimalLabelRow | null;
+}
+
+/**
  * PostgreSQL: one statement (data-modifying CTEs) instead of four round trips: it updates the device
  * (locking its row, so concurrent reports of one device queue here), inserts the readings (`unnest`
  * arrays, a fixed handful of parameters whatever their number), moves the latest value per metric forward
- * (`latest` holds one row per metric) and reads the device's farm. Readings and latest values are written
- * only when the device exists (they join the updated row). Undefined: no such device, nothing written.
+ * (`latest` holds one row per metric) and reads the device's farm, the farm's enabled custom rules (in
+ * `findFarmRules` order) and the label of the device's animal, which the alert engine would read next. Readings and latest values are written only when the
+ * device exists (they join the updated row). Undefined: no such device, nothing written.
  */
 export async function touchDeviceAndStorePg(
   trx: Db,
@@ -32,7 +59,7 @@ export async function touchDeviceAndStorePg(
   touch: DeviceTouch,
   readings: readonly PreparedReading[],
   latest: readonly PreparedReading[],
-): Promise<{ device: DeviceRow; farm: FarmRow } | undefined> {
+): Promise<TouchedDevicePg | undefined> {
   const sets = sql.join(
     Object.entries(touch).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
     sql`, `,
@@ -45,7 +72,9 @@ export async function touchDeviceAndStorePg(
   });
   const r = cols(readings);
   const l = cols(latest);
-  const result = await sql<DeviceRow & { farm_row: FarmRow }>`
+  const result = await sql<
+    DeviceRow & { farm_row: FarmRow; rule_rows: RuleRow[]; animal_row: AnimalLabelRow | null }
+  >`
     with d as (
       update devices set ${sets} where id = ${deviceId} returning *
     ), stored as (
@@ -62,9 +91,31 @@ export async function touchDeviceAndStorePg(
         set value = excluded.value, unit = excluded.unit, at = excluded.at
         where excluded.at >= device_latest.at
     )
-    select d.*, to_jsonb(f.*) as farm_row from d join farms f on f.id = d.farm_id`.execute(trx);
+    select d.*, to_jsonb(f.*) as farm_row,
+      (select coalesce(json_agg(r order by r.created_at, r.id), '[]'::json)
+        from rules r where r.farm_id = d.farm_id and r.enabled = 1) as rule_rows,
+      (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
+        from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
+    from d join farms f on f.id = d.farm_id`.execute(trx);
   const row = result.rows[0];
   if (!row) return undefined;
-  const { farm_row: farm, ...device } = row;
-  return { device, farm };
+  const { farm_row: farm, rule_rows: rules, animal_row: animal, ...device } = row;
+  return { device, farm, rules, animal };
+}
+
+/** SQLite: stamps the device's report on its row (locking nothing: SQLite transactions are exclusive). */
+export async function touchDevice(
+  trx: Db,
+  deviceId: string,
+  touch: DeviceTouch,
+): Promise<DeviceRow | undefined> {
+  return trx.updateTable('devices').set(touch).where('id', '=', deviceId).returningAll().executeTakeFirst();
+}
+
+export async function saveDeviceState(trx: Db, deviceId: string, state: string): Promise<void> {
+  await trx.updateTable('devices').set({ state }).where('id', '=', deviceId).execute();
+}
+
+export async function findFarmRow(trx: Db, farmId: string): Promise<FarmRow> {
+  return trx.selectFrom('farms').selectAll().where('id', '=', farmId).executeTakeFirstOrThrow();
 }

@@ -3,7 +3,6 @@
  * events and the alert engine's work commit together or not at all; queued commands ride back on
  * the response.
  */
-import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -17,7 +16,17 @@ import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { countReport, type ReportTransport } from '../metrics/metrics.ts';
 import { newestPerMetric, prepareReadings, storeReadings } from '../readings/service.ts';
-import { type DeviceRow, type DeviceTouch, type FarmRow, touchDeviceAndStorePg } from './repository.ts';
+import {
+  type DeviceRow,
+  type DeviceTouch,
+  type FarmRow,
+  findFarmRow,
+  reportGap,
+  saveDeviceState,
+  type TouchedDevicePg,
+  touchDevice,
+  touchDeviceAndStorePg,
+} from './repository.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
 
 export type { IngestInput, IngestResult } from './schemas.ts';
@@ -97,17 +106,6 @@ function checkFinite(body: IngestInput): void {
 }
 
 /**
- * The device's usual gap between reports, for device.quiet: each new gap weighs a fifth, so the value
- * follows a mean of roughly its last ten gaps (as the brief's usual interval does) without reading
- * them back. Computed in the UPDATE from the old row, so it costs no statement.
- */
-function reportGap(now: number) {
-  return sql<
-    number | null
-  >`case when last_seen_at is null or last_seen_at >= ${now} then report_gap_ms when report_gap_ms is null then ${now} - last_seen_at else report_gap_ms * 0.8 + (${now} - last_seen_at) * 0.2 end`;
-}
-
-/**
  * Stores one device report. Everything is checked before anything is written, and all writes share
  * one transaction (the caller's when `db` is one), so a rejected report leaves no trace.
  */
@@ -133,22 +131,18 @@ export async function ingestReport(
 
   return inTransaction(db, async (trx) => {
     // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
-    // state in turn. PostgreSQL: it carries the readings, latest values and the farm read in the same
-    // statement (one round trip instead of four); SQLite: no round trips to save, plain statements.
+    // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm, its
+    // custom rules and the device's animal in the same statement (one round trip instead of six); SQLite:
+    // no round trips to save, plain statements.
     let device: DeviceRow | undefined;
     let farm: FarmRow | undefined;
+    let known: TouchedDevicePg | undefined;
     if (isPostgres(trx)) {
-      const latest = newestPerMetric(readings);
-      const touched = await touchDeviceAndStorePg(trx, caller.deviceId, touch, readings, latest);
-      device = touched?.device;
-      farm = touched?.farm;
+      known = await touchDeviceAndStorePg(trx, caller.deviceId, touch, readings, newestPerMetric(readings));
+      device = known?.device;
+      farm = known?.farm;
     } else {
-      device = await trx
-        .updateTable('devices')
-        .set(touch)
-        .where('id', '=', caller.deviceId)
-        .returningAll()
-        .executeTakeFirst();
+      device = await touchDevice(trx, caller.deviceId, touch);
     }
     if (!device) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
 
@@ -162,16 +156,12 @@ export async function ingestReport(
           `The device state would exceed ${MAX_STATE_BYTES} bytes; remove keys with null.`,
         );
       }
-      await trx.updateTable('devices').set({ state: merged }).where('id', '=', device.id).execute();
+      await saveDeviceState(trx, device.id, merged);
     }
 
     if (!farm) {
       await storeReadings(trx, device, readings);
-      farm = await trx
-        .selectFrom('farms')
-        .selectAll()
-        .where('id', '=', device.farm_id)
-        .executeTakeFirstOrThrow();
+      farm = await findFarmRow(trx, device.farm_id);
     }
 
     const stored: IngestedReport['events'][number][] = [];
@@ -195,10 +185,12 @@ export async function ingestReport(
         name: device.name,
         type: device.type,
         animal_id: device.animal_id,
+        ...(known ? { animal: known.animal } : {}),
         group_id: device.group_id,
         quiet_level: device.quiet_level,
       },
       readings,
+      ...(known ? { customRules: known.rules } : {}),
       events: stored,
       receivedAt: now,
     });
