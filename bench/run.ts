@@ -14,7 +14,8 @@
  *   command push latency, REST → device over MQTT (p50/p99)
  *   peak server RSS per phase                    vs  the hello-world process
  *
- * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; or all,rules)
+ * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; reads: only the reads at
+ * 100 connections; or a comma-separated mix such as all,rules)
  * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
  * (NODE_OPTIONS for the server only, e.g. heap caps)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
@@ -240,6 +241,60 @@ async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup)
   raw[`${engine}.rules.quiet`] = quiet;
 }
 
+/** Authenticated reads at 100 connections on the typical farm (BENCH_PHASES=reads runs only these); its peak RSS. */
+async function benchReads(
+  engine: Engine,
+  database: BenchDatabase,
+  setup: Setup,
+  hello: Hello,
+): Promise<number> {
+  log(`${engine}: reads at ${READ_CONNECTIONS} connections`);
+  const auth = { authorization: `Bearer ${setup.liveKey}` };
+  const { animalIds, houseIds, farmId: typicalId } = setup.typical;
+  let n = 0;
+  const reads: [string, () => RequestSpec][] = [
+    [
+      'GET an animal',
+      () => ({ method: 'GET', path: `/v1/animals/${animalIds[n++ % animalIds.length]}`, headers: auth }),
+    ],
+    [
+      'GET a list of 50 animals',
+      () => ({ method: 'GET', path: `/v1/farms/${typicalId}/animals?limit=50`, headers: auth }),
+    ],
+    [
+      'GET a house view',
+      () => ({ method: 'GET', path: `/v1/houses/${houseIds[n++ % houseIds.length]}`, headers: auth }),
+    ],
+    [
+      'GET the brief (300 animals, 30 devices)',
+      () => ({ method: 'GET', path: `/v1/farms/${typicalId}/brief`, headers: auth }),
+    ],
+  ];
+  const readResults = await withServer(database, async (server) => {
+    const out: [string, LoadResult][] = [];
+    for (const [name, next] of reads) {
+      out.push([name, await measure(server, READ_CONNECTIONS, next, MEASURE_MS / 2)]);
+    }
+    return out;
+  });
+  for (const [name, result] of readResults.result) {
+    rows.push({
+      engine,
+      what: `${name}, ${READ_CONNECTIONS} connections (req/s)`,
+      value: fmt(result.perSecond),
+      reference: `${fmt(hello.c100.perSecond)} hello-world/s`,
+      ratio: `${fmt((result.perSecond / hello.c100.perSecond) * 100)}%`,
+      p50: ms(result.p50Ms),
+      p99: ms(result.p99Ms),
+      rss: `${fmt(readResults.rssMb)} MB`,
+      target: 'p99 ≤ 10 ms',
+      met: result.p99Ms <= 10,
+    });
+  }
+  raw[`${engine}.reads`] = readResults;
+  return readResults.rssMb;
+}
+
 const PHASES = (process.env.BENCH_PHASES ?? 'all').split(',').map((p) => p.trim());
 
 async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
@@ -249,6 +304,7 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     log(`${engine}: setting up (account, 50 house devices, a typical farm)`);
     const setup = await setUp(database);
     if (PHASES.includes('rules')) await benchRules(engine, database, setup);
+    if (PHASES.includes('reads') && !PHASES.includes('all')) await benchReads(engine, database, setup, hello);
     if (!PHASES.includes('all')) return;
     const farmId = setup.ingestDevices[0]?.farm_id ?? '';
     const origin = Date.now();
@@ -370,51 +426,7 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     }
 
     // 3. Authenticated reads at 100 connections, on a typical farm (300 animals, 30 devices).
-    log(`${engine}: reads at ${READ_CONNECTIONS} connections`);
-    const auth = { authorization: `Bearer ${setup.liveKey}` };
-    const { animalIds, houseIds, farmId: typicalId } = setup.typical;
-    let n = 0;
-    const reads: [string, () => RequestSpec][] = [
-      [
-        'GET an animal',
-        () => ({ method: 'GET', path: `/v1/animals/${animalIds[n++ % animalIds.length]}`, headers: auth }),
-      ],
-      [
-        'GET a list of 50 animals',
-        () => ({ method: 'GET', path: `/v1/farms/${typicalId}/animals?limit=50`, headers: auth }),
-      ],
-      [
-        'GET a house view',
-        () => ({ method: 'GET', path: `/v1/houses/${houseIds[n++ % houseIds.length]}`, headers: auth }),
-      ],
-      [
-        'GET the brief (300 animals, 30 devices)',
-        () => ({ method: 'GET', path: `/v1/farms/${typicalId}/brief`, headers: auth }),
-      ],
-    ];
-    const readResults = await withServer(database, async (server) => {
-      const out: [string, LoadResult][] = [];
-      for (const [name, next] of reads) {
-        out.push([name, await measure(server, READ_CONNECTIONS, next, MEASURE_MS / 2)]);
-      }
-      return out;
-    });
-    phaseRss.push(readResults.rssMb);
-    for (const [name, result] of readResults.result) {
-      rows.push({
-        engine,
-        what: `${name}, ${READ_CONNECTIONS} connections (req/s)`,
-        value: fmt(result.perSecond),
-        reference: `${fmt(hello.c100.perSecond)} hello-world/s`,
-        ratio: `${fmt((result.perSecond / hello.c100.perSecond) * 100)}%`,
-        p50: ms(result.p50Ms),
-        p99: ms(result.p99Ms),
-        rss: `${fmt(readResults.rssMb)} MB`,
-        target: 'p99 ≤ 10 ms',
-        met: result.p99Ms <= 10,
-      });
-    }
-    raw[`${engine}.reads`] = readResults;
+    phaseRss.push(await benchReads(engine, database, setup, hello));
   } finally {
     await database.drop();
   }

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { isPostgres } from './db/engine.ts';
 import { registerAuth } from './http/auth.ts';
 import { limitConnections, timeoutOptions } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -129,13 +130,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOpenApi(app, { version: API_VERSION });
 
-  const limiter = config.rateLimitEnabled
-    ? new RateLimiter(
-        database.engine === 'postgres' ? new TableStore(db, app.log) : new MemoryStore(),
-        config,
-        app.log,
-      )
-    : null;
+  const limitStore = isPostgres(db) ? new TableStore(db, app.log) : new MemoryStore();
+  if (limitStore instanceof TableStore) app.addHook('onClose', async () => limitStore.close());
+  const limiter = config.rateLimitEnabled ? new RateLimiter(limitStore, config, app.log) : null;
   const clock = deps.clock ?? Date.now;
   registerAuth(app, {
     db,

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { claimDueDeliveries } from '../src/modules/webhooks/claim.ts';
 import { attemptDelivery } from '../src/modules/webhooks/delivery.ts';
 import { dispatchOutbox } from '../src/modules/webhooks/dispatch.ts';
 import { emitEvent } from '../src/modules/webhooks/emit.ts';
+import { claimDueDeliveries } from '../src/modules/webhooks/queue-repository.ts';
 import { forEachEngine, type Receiver, startReceiver, type TestApp } from './harness.ts';
 import { deliverDueNow } from './webhook-delivery.ts';
 
@@ -226,10 +226,10 @@ forEachEngine(
       receivers.push(rcv);
       const { key, farmId } = await liveFarm(t());
       const hook = await created(t(), key, `/v1/farms/${farmId}/webhooks`, { url: rcv.url });
-      const { db, engine } = t().database;
+      const { db } = t().database;
       for (let i = 0; i < WRITERS; i++) await emitEvent(db, farmId, 'event.created', { id: `evt_${i}` });
-      await dispatchOutbox(db, engine);
-      const claimed = await claimDueDeliveries(db, engine, { limit: 1_000, leaseMs: 60_000 });
+      await dispatchOutbox(db);
+      const claimed = await claimDueDeliveries(db, { limit: 1_000, leaseMs: 60_000 });
       assert.equal(claimed.length, WRITERS);
       const settings = { ...t().config, webhookRetryScheduleMs: [1_000] };
       // Every send is answered 410 before any is recorded, so the 50 recordings race one another.

@@ -12,6 +12,7 @@ import type { Command } from '../src/modules/commands/schemas.ts';
 import type { Farm } from '../src/modules/farms/schemas.ts';
 import type { House } from '../src/modules/houses/schemas.ts';
 import { invitePerson } from '../src/modules/people/links.ts';
+import type { Rule } from '../src/modules/rules/schemas.ts';
 import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
@@ -459,6 +460,67 @@ test("a bad alert threshold shows the API's error on its cell; a good one is sav
     key: live.live_key,
   });
   assert.equal((saved.body.settings.rules as Record<string, { watch: number }>)['house.ammonia']?.watch, 18);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('the water, silence and intake rules: turn water.leak off, give water devices two hours of quiet and feed a 30 % drop; a bad value shows its error beside it', async () => {
+  const { page, problems } = await signedInPage(world, live, PHONE);
+  const rulesOf = async () =>
+    (await world.t.request<Farm>('GET', `/v1/farms/${liveFarm.id}`, { key: live.live_key })).body.settings
+      .rules as Record<string, unknown> | undefined;
+  const builtIn = ['water.leak', 'device.quiet', 'group.intake_drop'];
+  const thresholdsBefore = Object.entries((await rulesOf()) ?? {}).filter(
+    ([name]) => !builtIn.includes(name),
+  );
+  await page.goto(`${world.base}/settings`);
+  await page.getByRole('heading', { name: 'Water, silence and intake alerts' }).waitFor();
+  const leak = page.getByRole('group', { name: /Water dropping fast/ });
+  const quiet = page.getByRole('group', { name: /Device quiet/ });
+  const intake = page.getByRole('group', { name: /Intake dropped/ });
+  assert.equal(await leak.getByLabel('Falls by (points)').inputValue(), '30');
+  assert.equal(await leak.getByLabel('Within (minutes)').inputValue(), '60');
+  assert.equal(await quiet.getByLabel('water (minutes)').inputValue(), '15');
+  assert.equal(await intake.getByLabel('Water per head drops (%)').inputValue(), '25');
+
+  // Five minutes is under the 15-minute floor: the API says so beside the water devices' field.
+  await quiet.getByLabel('water (minutes)').fill('5');
+  await page.getByRole('button', { name: 'Save rules' }).click();
+  const waterField = quiet.locator('.field', { has: page.getByLabel('water (minutes)') });
+  await waterField.getByRole('alert').waitFor();
+  assert.match(
+    (await waterField.getByRole('alert').textContent()) ?? '',
+    /quiet_after_s\.water must be whole seconds from 900/,
+  );
+  await waterField.scrollIntoViewIfNeeded();
+  await screenshot(page, 'console-rule-settings-error-phone');
+
+  await quiet.getByLabel('water (minutes)').fill('120');
+  await leak.getByLabel('On').uncheck();
+  await intake.getByLabel('Feed per head drops (%)').fill('30');
+  await page.getByRole('button', { name: 'Save rules' }).click();
+  await page.getByRole('status').getByText('Rules saved').waitFor();
+  await assertNoHorizontalScroll(page);
+  await page.evaluate("document.getElementById('other-rules-title').scrollIntoView()");
+  await screenshot(page, 'console-rule-settings-phone');
+
+  const listed = await world.t.request<{ data: Rule[] }>('GET', `/v1/farms/${liveFarm.id}/rules`, {
+    key: live.live_key,
+  });
+  const rule = (name: string) => listed.body.data.find((r) => r.name === name);
+  assert.equal(rule('water.leak')?.enabled, false);
+  assert.equal(rule('water.leak')?.change, -30, 'the fall left at its default');
+  assert.equal(rule('device.quiet')?.enabled, true);
+  assert.equal(rule('device.quiet')?.quiet_after_s?.water, 7200);
+  assert.equal(rule('device.quiet')?.quiet_after_s?.tag, 900);
+  assert.deepEqual(rule('group.intake_drop')?.drop_pct, { 'water.used_l': 25, 'feed.dispensed_kg': 30 });
+  const after = (await rulesOf()) ?? {};
+  for (const [name, value] of thresholdsBefore) assert.deepEqual(after[name], value, `${name} kept`);
+  assert.deepEqual(
+    after['device.quiet'],
+    { quiet_after_s: { water: 7200 } },
+    'only what differs from the default',
+  );
   assert.deepEqual(problems, []);
   await page.context().close();
 });

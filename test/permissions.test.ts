@@ -28,7 +28,7 @@ async function toolRefused(
 
 forEachEngine('restricted keys and permissions', (t) => {
   test('every API-key route has an access derived at registration, naming known families', () => {
-    const table = t().app.accessTable();
+    const table = t().app.routeTable.routes;
     const apiRoutes = table.filter((r) => r.auth === 'api');
     assert.ok(apiRoutes.length > 40, `expected the whole API, got ${apiRoutes.length} routes`);
     for (const route of apiRoutes) {

@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { addressBucket } from '../src/http/rate-limit.ts';
 import { device as addDevice, farm as liveFarm, report } from './factories.ts';
-import { ENGINES, expectError, forEachEngine, openTestAppOn, startTestApp, waitFor } from './harness.ts';
+import {
+  ENGINES,
+  expectError,
+  forEachEngine,
+  openTestAppOn,
+  startTestApp,
+  type TestApp,
+  waitFor,
+} from './harness.ts';
 
 const LIMITS = {
   rateLimitEnabled: true,
@@ -23,6 +31,27 @@ test('FARMSTEAD_RATE_LIMIT=off turns limits off; defaults are on with documented
   assert.equal(defaults.rateLimitAuthFailures, 30);
   assert.throws(() => loadConfig({ FARMSTEAD_RATE_LIMIT_API_KEY: '0' }), /FARMSTEAD_RATE_LIMIT_API_KEY/);
 });
+
+/** The rate-limit bucket of an account's live key. */
+async function liveKeyBucket(t: TestApp, accountId: string): Promise<string> {
+  const key = await t.database.db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('mode', '=', 'live')
+    .executeTakeFirstOrThrow();
+  return `api:${key.id}`;
+}
+
+/** A bucket's count in the shared table (PostgreSQL). */
+async function sharedCount(t: TestApp, bucket: string): Promise<number | null> {
+  const row = await t.database.db
+    .selectFrom('rate_limit_counters')
+    .select('count')
+    .where('bucket', '=', bucket)
+    .executeTakeFirst();
+  return row ? Number(row.count) : null;
+}
 
 forEachEngine(
   'rate limits',
@@ -81,20 +110,38 @@ forEachEngine(
       expectError(await report(t(), 'rd_guess', {}), 429, 'rate_limited');
       assert.equal((await t().request('GET', '/v1/me', { key: acct.live_key })).status, 200);
     });
-    test('on PostgreSQL the count is shared by every process', async (ctx) => {
+    test('on PostgreSQL the count is shared by every process: each adds its counts within a second', async (ctx) => {
       if (t().engine !== 'postgres') return ctx.skip('SQLite counts in its one process');
       const acct = await t().account();
       const other = await openTestAppOn(t());
       try {
         for (let i = 0; i < 5; i++) {
-          const app = i % 2 ? other : t();
-          assert.equal((await app.request('GET', '/v1/farms', { key: acct.live_key })).status, 200);
+          assert.equal((await t().request('GET', '/v1/farms', { key: acct.live_key })).status, 200);
         }
+        // What this process counted locally reaches the shared row within RATE_LIMIT_SYNC_MS.
+        const bucket = await liveKeyBucket(t(), acct.account_id);
+        await waitFor('the counts in the table', async () => (await sharedCount(t(), bucket)) === 5);
         expectError(await other.request('GET', '/v1/farms', { key: acct.live_key }), 429, 'rate_limited');
         expectError(await t().request('GET', '/v1/farms', { key: acct.live_key }), 429, 'rate_limited');
+        assert.equal(await sharedCount(t(), bucket), 7, 'both refusals were counted in the table');
       } finally {
         await other.close();
       }
+    });
+
+    test('on PostgreSQL a keyed request does not write the shared table each time', async (ctx) => {
+      if (t().engine !== 'postgres') return ctx.skip('SQLite counts in its one process');
+      const acct = await t().account();
+      const bucket = await liveKeyBucket(t(), acct.account_id);
+      const first = await t().request('GET', '/v1/farms', { key: acct.live_key });
+      const second = await t().request('GET', '/v1/farms', { key: acct.live_key });
+      assert.deepEqual(
+        [first.headers['ratelimit-remaining'], second.headers['ratelimit-remaining']],
+        ['4', '3'],
+      );
+      // The first request of the window was counted in the table; the second here, until the sync.
+      assert.equal(await sharedCount(t(), bucket), 1);
+      await waitFor('the sync', async () => (await sharedCount(t(), bucket)) === 2);
     });
   },
   LIMITS,

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
+import type { Database } from '../src/db/database.ts';
 import { openDatabase } from '../src/db/database.ts';
+import type { Engine } from '../src/db/engine.ts';
 import { loggerOptions, redactUrl } from '../src/http/logging.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
@@ -16,24 +19,39 @@ test('redactUrl hides key-shaped values and credential-named parameters, and kee
   assert.equal(redactUrl('/v1/farms/farm_1/animals?q=rk'), '/v1/farms/farm_1/animals?q=rk');
 });
 
+/** The app on a fresh database of `engine`, logging JSON lines at info into `lines`, closed after `fn`. */
+async function withLoggedApp(
+  engine: Engine,
+  fn: (logged: {
+    app: FastifyInstance;
+    database: Database;
+    lines: Record<string, unknown>[];
+  }) => Promise<void>,
+): Promise<void> {
+  const lines: Record<string, unknown>[] = [];
+  const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
+  const { config, cleanup } = await testConfig(engine, { webhookWorkerInProcess: false }, { migrated: true });
+  const database = await openDatabase(config, { onPoolError: () => {} });
+  const usage = new UsageCounter(database.db, 60_000);
+  const app = await buildApp({
+    config,
+    database,
+    usage,
+    logger: loggerOptions({ logLevel: 'info', logFormat: 'json' }, stream),
+  });
+  try {
+    await fn({ app, database, lines });
+  } finally {
+    await app.close();
+    await usage.close().catch(() => {});
+    await database.close();
+    await cleanup();
+  }
+}
+
 for (const engine of ENGINES) {
   test(`[${engine}] the request log carries the key prefix and never a key sent in the query string`, async () => {
-    const lines: Record<string, unknown>[] = [];
-    const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
-    const { config, cleanup } = await testConfig(
-      engine,
-      { webhookWorkerInProcess: false },
-      { migrated: true },
-    );
-    const database = await openDatabase(config, { onPoolError: () => {} });
-    const usage = new UsageCounter(database.db, 60_000);
-    const app = await buildApp({
-      config,
-      database,
-      usage,
-      logger: loggerOptions({ logLevel: 'info', logFormat: 'json' }, stream),
-    });
-    try {
+    await withLoggedApp(engine, async ({ app, database, lines }) => {
       const acct = await createAccount(database.db, { name: 'Log test' });
       const res = await app.inject({
         method: 'GET',
@@ -58,35 +76,15 @@ for (const engine of ENGINES) {
         for (const member of ['method', 'route', 'status', 'duration_ms', 'reqId'])
           assert.ok(member in line, member);
       }
-    } finally {
-      await app.close();
-      await usage.close().catch(() => {});
-      await database.close();
-      await cleanup();
-    }
+    });
   });
 }
 
 for (const engine of ENGINES) {
   test(`[${engine}] a live stream leaves one request line when it ends, whichever side ends it`, async () => {
-    const lines: Record<string, unknown>[] = [];
-    const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
-    const { config, cleanup } = await testConfig(
-      engine,
-      { webhookWorkerInProcess: false },
-      { migrated: true },
-    );
-    const database = await openDatabase(config, { onPoolError: () => {} });
-    const usage = new UsageCounter(database.db, 60_000);
-    const app = await buildApp({
-      config,
-      database,
-      usage,
-      logger: loggerOptions({ logLevel: 'info', logFormat: 'json' }, stream),
-    });
-    const streamLines = () =>
-      lines.filter((l) => l.msg === 'request' && l.route === '/v1/farms/:farm/stream');
-    try {
+    await withLoggedApp(engine, async ({ app, database, lines }) => {
+      const streamLines = () =>
+        lines.filter((l) => l.msg === 'request' && l.route === '/v1/farms/:farm/stream');
       const acct = await createAccount(database.db, { name: 'Stream log test' });
       await app.listen({ host: '127.0.0.1', port: 0 });
       const address = app.server.address();
@@ -111,11 +109,6 @@ for (const engine of ENGINES) {
       assert.deepEqual(await ended.ended, { clean: true });
       await waitFor('the line of the stream the server ended', () => streamLines().length === 2);
       assert.equal(streamLines()[1]?.closed_by_client, undefined);
-    } finally {
-      await app.close();
-      await usage.close().catch(() => {});
-      await database.close();
-      await cleanup();
-    }
+    });
   });
 }

@@ -1,12 +1,12 @@
 /**
  * The people roles, enforced by the server for every request from a session (ROLE_PRESETS in
- * src/domain/permissions.ts). The owner-only routes are derived from the app's route access table and the
+ * src/domain/permissions.ts). The owner-only routes are derived from the app's route table (each route's access) and the
  * crew preset, not picked by hand: a route added later is covered without editing this test.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { missingPermission, ROLE_PRESETS } from '../src/domain/permissions.ts';
-import type { RouteAccessEntry } from '../src/http/permissions.ts';
+import type { RouteEntry } from '../src/http/route-table.ts';
 import type { Alert } from '../src/modules/alerts/schemas.ts';
 import type { Command } from '../src/modules/commands/schemas.ts';
 import type { Device } from '../src/modules/devices/schemas.ts';
@@ -17,7 +17,7 @@ import { signedInPerson } from './people.ts';
 type List<T> = { data: T[] };
 
 /** Routes a crew session may not call: their access needs a permission the crew preset lacks. */
-function ownerOnly(table: RouteAccessEntry[]): RouteAccessEntry[] {
+function ownerOnly(table: RouteEntry[]): RouteEntry[] {
   return table.filter(
     (r) =>
       r.auth === 'api' &&
@@ -32,10 +32,10 @@ function pathOf(url: string, farm: string): string {
 }
 
 forEachEngine('people roles', (t) => {
-  test('a crew session is refused (403 naming the permission) on every owner-only route of the access table', async () => {
+  test('a crew session is refused (403 naming the permission) on every owner-only route of the route table', async () => {
     const acct = await t().sharedAccount();
     const crew = await signedInPerson(t(), acct, 'crew');
-    const routes = ownerOnly(t().app.accessTable());
+    const routes = ownerOnly(t().app.routeTable.routes);
     const names = new Set(routes.map((r) => `${r.method} ${r.url}`));
     // The derivation finds what the issue names: keys, webhooks, people, farm settings, rules and deletes.
     for (const expected of [

@@ -6,6 +6,7 @@
 import Fastify from 'fastify';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { engineOf } from '../db/engine.ts';
 import { loggerOptions } from '../http/logging.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { startWorkers } from '../workers/runner.ts';
@@ -17,7 +18,7 @@ export async function worker(): Promise<void> {
   // Fastify's logger (pino) without a server, so worker logs look like the server's.
   const log = Fastify({ logger: loggerOptions(config) }).log;
   const workers = startWorkers(JOBS, { database, config, log });
-  log.info({ engine: database.engine, jobs: JOBS.map((j) => j.name) }, 'worker started');
+  log.info({ engine: engineOf(database.db), jobs: JOBS.map((j) => j.name) }, 'worker started');
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -9,17 +9,18 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { metrics } from '../modules/metrics/metrics.ts';
-import { type Engine, engineOf } from './engine.ts';
+import type { Engine } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { DB } from './schema.ts';
-import { ImmediateSqliteDialect, openSqlite } from './sqlite-adapter.ts';
+import { openSqlite, openSqliteReader } from './sqlite-adapter.ts';
+import { RoutingSqliteDialect } from './sqlite-routing.ts';
 
 export type { Engine } from './engine.ts';
 
+/** The engine is asked of the handle (`engineOf(db)`, `isPostgres(db)` in engine.ts), never stored beside it. */
 export interface Database {
   db: Kysely<DB>;
-  engine: Engine;
-  /** Connections in use: PostgreSQL's pool counts; SQLite's single connection counts as one, idle. */
+  /** Connections in use: PostgreSQL's pool counts; SQLite's writer counts as one, idle (its reader is not counted). */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
@@ -91,7 +92,6 @@ export async function openDatabase(
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
     database = {
       db,
-      engine: engineOf(db),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
@@ -99,15 +99,15 @@ export async function openDatabase(
     ensureDataDir(config.dataDir);
     const file = sqliteFile(config.dataDir);
     restrictSqliteFiles(file, 'before');
-    const { database: sqlite } = openSqlite(file);
+    const { database: writer } = openSqlite(file);
+    const reader = openSqliteReader(file);
     restrictSqliteFiles(file, 'after');
     const db = new Kysely<DB>({
-      dialect: new ImmediateSqliteDialect({ database: sqlite }),
+      dialect: new RoutingSqliteDialect({ writer, reader }),
       log: queryTimer('sqlite'),
     });
     database = {
       db,
-      engine: engineOf(db),
       poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
       close: () => db.destroy(),
     };

@@ -1,43 +1,14 @@
 /**
- * Kysely's SqliteDialect over Node's built-in `node:sqlite` (no native addon to build).
- * Prepared statements are cached by SQL text: Kysely compiles the same shapes over and over.
+ * `node:sqlite` (Node's built-in SQLite, no native addon to build) opened for Kysely: the writer connection
+ * with the server's settings, and a second, query-only connection for reads (sqlite-routing.ts sends each
+ * statement to one of them). Prepared statements are cached by SQL text: Kysely compiles the same shapes
+ * over and over.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDatabase,
-  SqliteDialect,
-  type SqliteDialectConfig,
-  SqliteDriver,
-  type SqliteStatement,
-} from 'kysely';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /** How long a connection waits for another process's write lock before giving up, in ms. */
 export const SQLITE_BUSY_TIMEOUT_MS = 15_000;
-
-/**
- * Transactions begin IMMEDIATE: they take the write lock at BEGIN, where the busy timeout waits for it. A
- * deferred transaction that reads and then writes cannot wait (SQLite answers "database is locked" at once
- * when another process committed in between), and its read could be stale: a lost update.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-export class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-}
 
 type SqliteValue = null | number | bigint | string | Uint8Array;
 
@@ -66,6 +37,27 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   raw.exec('PRAGMA cache_size = -32768');
   // Checkpoint the WAL less often: each checkpoint runs inside a committing call and stalls ingest.
   raw.exec('PRAGMA wal_autocheckpoint = 10000');
+  return { raw, database: cachedStatements(raw) };
+}
+
+/**
+ * The read connection: in WAL mode a reader never waits for the writer (each statement outside a
+ * transaction sees everything committed when it starts), so reads do not queue behind a long write
+ * transaction. `query_only` makes a write sent here by mistake fail instead of bypassing the writer's
+ * transaction discipline. Opened after the writer, which has put the file in WAL mode.
+ */
+export function openSqliteReader(file: string): SqliteDatabase {
+  const raw = new DatabaseSync(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+  raw.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  raw.exec('PRAGMA query_only = 1');
+  raw.exec('PRAGMA temp_store = MEMORY');
+  // Its own page cache, smaller than the writer's: the operating system caches the file's pages for both.
+  raw.exec('PRAGMA cache_size = -8192');
+  return cachedStatements(raw);
+}
+
+/** Kysely's view of a connection, with prepared statements cached by SQL text. */
+function cachedStatements(raw: DatabaseSync): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
 
   const prepare = (sqlText: string): SqliteStatement => {
@@ -88,13 +80,10 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   };
 
   return {
-    raw,
-    database: {
-      prepare,
-      close: () => {
-        cache.clear();
-        raw.close();
-      },
+    prepare,
+    close: () => {
+      cache.clear();
+      raw.close();
     },
   };
 }

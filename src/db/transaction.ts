@@ -5,6 +5,7 @@
  * follows is written in ARCHITECTURE.md ("Concurrency").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './engine.ts';
 import type { DB, Db, Trx } from './schema.ts';
 
@@ -67,4 +68,28 @@ export async function lockRows(
   const list = typeof ids === 'string' ? [ids] : [...ids];
   if (list.length === 0) return;
   await trx.selectFrom(table).select('id').where('id', 'in', list).orderBy('id').forNoKeyUpdate().execute();
+}
+
+/**
+ * Runs `fn` while this process holds a PostgreSQL session advisory lock (`key`), on one pooled connection
+ * for the whole run, so one process at a time does a long batched job that spans many transactions; when
+ * another process holds the lock it returns `{ ran: false }` at once. SQLite (one process) just runs `fn`.
+ */
+export async function runAlone<T>(
+  db: Kysely<DB>,
+  key: number,
+  fn: (db: Db) => Promise<T>,
+): Promise<{ ran: true; value: T } | { ran: false }> {
+  if (!isPostgres(db)) return { ran: true, value: await fn(db) };
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}) as locked`.execute(
+      conn,
+    );
+    if (!rows[0]?.locked) return { ran: false };
+    try {
+      return { ran: true, value: await fn(conn) };
+    } finally {
+      await sql`select pg_advisory_unlock(${key})`.execute(conn);
+    }
+  });
 }

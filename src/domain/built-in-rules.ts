@@ -153,7 +153,33 @@ export function isQuietAfterSeconds(value: unknown): value is number {
   );
 }
 
-/** Whether a farm has group.intake_drop on (`settings.rules['group.intake_drop'].enabled`, default on). */
-export function farmIntakeRuleEnabled(settingsText: string): boolean {
-  return settingsRule(settingsText, INTAKE_DROP_RULE.name)?.enabled !== false;
+/** The least and most a farm may set as a `drop_pct` of group.intake_drop: above the recovery band, at most all of it. */
+export const MIN_DROP_PCT = INTAKE_DROP_RULE.recover_pct;
+export const MAX_DROP_PCT = 100;
+
+/** A valid `drop_pct`: more than the 10 % recovery band (so an alert can both open and resolve), at most 100. */
+export function isDropPct(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > MIN_DROP_PCT && value <= MAX_DROP_PCT;
+}
+
+/** The metrics group.intake_drop judges, the names a `drop_pct` object may use. */
+export const INTAKE_METRICS: readonly string[] = Object.freeze(INTAKE_DROP_RULE.metrics.map((m) => m.metric));
+
+/**
+ * group.intake_drop as a farm has it: whether it is on (`enabled`, default on) and the drop that opens
+ * an alert per metric (`drop_pct`, a number for both or an object by metric; the registry's otherwise).
+ */
+export function farmIntakeRule(settingsText: string): {
+  enabled: boolean;
+  metrics: Array<{ metric: MetricName; drop_pct: number; measure: string }>;
+} {
+  const rule = settingsRule(settingsText, INTAKE_DROP_RULE.name);
+  const given = rule?.drop_pct;
+  return {
+    enabled: rule?.enabled !== false,
+    metrics: INTAKE_DROP_RULE.metrics.map((m) => {
+      const v = isPlainObject(given) ? given[m.metric] : given;
+      return { ...m, drop_pct: isDropPct(v) ? v : m.drop_pct };
+    }),
+  };
 }

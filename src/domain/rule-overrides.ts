@@ -5,10 +5,14 @@
 import { isPlainObject } from '../lib/json.ts';
 import {
   BUILT_IN_RULE_NAMES,
+  INTAKE_METRICS,
   isBuiltInRuleName,
+  isDropPct,
   isQuietAfterSeconds,
   isWindowSeconds,
+  MAX_DROP_PCT,
   MAX_QUIET_AFTER_S,
+  MIN_DROP_PCT,
   MIN_QUIET_AFTER_S,
 } from './built-in-rules.ts';
 import { isDeviceType } from './devices.ts';
@@ -109,7 +113,7 @@ export function validateRuleOverrides(input: unknown): RuleOverridesResult {
 const OTHER_KIND_MEMBERS: Readonly<Record<string, readonly string[]>> = {
   'water.leak': ['change', 'window_s', 'for_s', 'enabled'],
   'device.quiet': ['quiet_after_s', 'enabled'],
-  'group.intake_drop': ['enabled'],
+  'group.intake_drop': ['drop_pct', 'enabled'],
 };
 
 function checkOtherKindOverride(
@@ -144,25 +148,51 @@ function checkOtherKindOverride(
     if (member === 'for_s' && raw !== null && !isForSeconds(raw))
       return fail(`whole seconds from 1 to ${MAX_FOR_S}, or null`);
     if (member === 'quiet_after_s') {
-      const range = `whole seconds from ${MIN_QUIET_AFTER_S} to ${MAX_QUIET_AFTER_S}`;
-      if (isPlainObject(raw)) {
-        for (const [type, v] of Object.entries(raw)) {
-          if (!isDeviceType(type)) {
-            return {
-              param: `${param}.${type}`,
-              message: `Rule ${ruleName}: "${type}" is not a device type.`,
-            };
-          }
-          if (!isQuietAfterSeconds(v)) {
-            return {
-              param: `${param}.${type}`,
-              message: `Rule ${ruleName}: quiet_after_s.${type} must be ${range}; got ${describe(v)}.`,
-            };
-          }
-        }
-      } else if (!isQuietAfterSeconds(raw)) {
-        return fail(`${range}, or an object of them by device type`);
-      }
+      const error = checkByKey(ruleName, param, raw, {
+        keys: 'device type',
+        isKey: isDeviceType,
+        range: `whole seconds from ${MIN_QUIET_AFTER_S} to ${MAX_QUIET_AFTER_S}`,
+        isValue: isQuietAfterSeconds,
+      });
+      if (error) return error;
+    }
+    if (member === 'drop_pct') {
+      const error = checkByKey(ruleName, param, raw, {
+        keys: `metric (${INTAKE_METRICS.join(', ')})`,
+        isKey: (key) => INTAKE_METRICS.includes(key),
+        range: `a percentage above ${MIN_DROP_PCT} (the recovery band) and at most ${MAX_DROP_PCT}`,
+        isValue: isDropPct,
+      });
+      if (error) return error;
+    }
+  }
+  return null;
+}
+
+/** A member that is one value for everything or an object of values by key (device type, metric). */
+function checkByKey(
+  ruleName: string,
+  param: string,
+  raw: unknown,
+  spec: { keys: string; isKey: (key: string) => boolean; range: string; isValue: (v: unknown) => boolean },
+): { param: string; message: string } | null {
+  const member = param.slice(param.lastIndexOf('.') + 1);
+  if (!isPlainObject(raw)) {
+    if (spec.isValue(raw)) return null;
+    return {
+      param,
+      message: `Rule ${ruleName}: ${member} must be ${spec.range}, or an object of them by ${spec.keys}; got ${describe(raw)}.`,
+    };
+  }
+  for (const [key, v] of Object.entries(raw)) {
+    if (!spec.isKey(key)) {
+      return { param: `${param}.${key}`, message: `Rule ${ruleName}: "${key}" is not a ${spec.keys}.` };
+    }
+    if (!spec.isValue(v)) {
+      return {
+        param: `${param}.${key}`,
+        message: `Rule ${ruleName}: ${member}.${key} must be ${spec.range}; got ${describe(v)}.`,
+      };
     }
   }
   return null;

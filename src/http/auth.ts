@@ -20,7 +20,7 @@ import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
 import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
 import { AppError } from './errors.ts';
 import { apiKeyCache, deviceKeyCache, KeyChangeListener } from './key-cache.ts';
-import { checkAccess, trackRouteAccess } from './permissions.ts';
+import { checkAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
@@ -214,7 +214,6 @@ export function registerAuth(
   );
   app.addHook('onClose', async () => keyChanges.close());
   app.decorateRequest('caller', null);
-  trackRouteAccess(app);
 
   // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
   app.addHook('onSend', async (_request, reply) => {

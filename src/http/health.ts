@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { engineOf } from '../db/engine.ts';
 import { migrations } from '../db/migrations/index.ts';
 
 /** What the process reports about its background workers; absent when it runs none (tests, API only). */
@@ -99,7 +100,7 @@ export function registerHealth(
     reply.status(db.ok ? 200 : 503);
     return {
       ok: db.ok,
-      engine: database.engine,
+      engine: engineOf(database.db),
       version: opts.version,
       database: db.ok ? 'ok' : db.message,
       ...opts.healthzExtra?.(),

@@ -2,8 +2,9 @@
  * What each API-key route needs, derived once at registration instead of written on every route: a module
  * is registered through `withAccess(plugin, resource)`, whose onRoute hook (scoped to that module) turns the
  * module's resource and each route's method into permissions (GET is read, DELETE delete, anything else
- * write). ROUTE_OVERRIDES holds the few routes that need more or other than that. The auth hook then checks
- * the calling key against `config.access` before the body is even read.
+ * write). ROUTE_OVERRIDES holds the few routes that need more or other than that. The route table
+ * (route-table.ts) lists every route with its access and refuses to start when a keyed route has none; the
+ * auth hook checks the calling key against `config.access` before the body is even read.
  */
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import {
@@ -31,17 +32,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
   }
-  interface FastifyInstance {
-    /** Every route with its auth kind and access, as registered (for the route-table test). */
-    accessTable(): RouteAccessEntry[];
-  }
-}
-
-export interface RouteAccessEntry {
-  method: string;
-  url: string;
-  auth: string;
-  access: RouteAccess | undefined;
 }
 
 /** Routes whose needs differ from their module's resource and method, keyed by `METHOD url`. */
@@ -112,29 +102,6 @@ export function withAccess<P extends (instance: never, options: never) => Promis
   return wrapped as unknown as P;
 }
 
-/**
- * Keeps the route table with each route's access, and refuses to start (onReady) when an API-key route has
- * none: a module registered without withAccess would otherwise be callable by restricted keys unchecked.
- */
-export function trackRouteAccess(app: FastifyInstance): void {
-  const routes: RouteOptions[] = [];
-  app.addHook('onRoute', (route) => {
-    routes.push(route);
-  });
-  const table = (): RouteAccessEntry[] =>
-    routes.map((route) => ({
-      method: [route.method].flat().join(','),
-      url: route.url,
-      auth: route.config?.auth ?? 'api',
-      access: route.config?.access,
-    }));
-  app.decorate('accessTable', table);
-  app.addHook('onReady', async () => {
-    const bare = table().find((r) => r.auth === 'api' && !r.access);
-    if (bare) throw new Error(`route ${bare.method} ${bare.url} takes an API key but declares no access`);
-  });
-}
-
 export function forbidden(message: string): AppError {
   return new AppError('forbidden', message);
 }
@@ -148,7 +115,7 @@ export function checkAccess(
   key: { policy: Policy; farms: readonly string[] | null; role?: RoleName },
 ): void {
   if (access === 'any' || access === 'per-tool') return;
-  // Unreachable once started (trackRouteAccess refuses such a route), so fail closed rather than open.
+  // Unreachable once started (the route table refuses such a route), so fail closed rather than open.
   if (!access) throw forbidden('This route declares no access, so no key may call it.');
   const missing = missingPermission(key.policy, access.needs);
   if (missing && key.role) {

@@ -1,18 +1,31 @@
 /**
- * Every route the app serves (method and URL pattern), gathered as routes are added. It answers which
- * methods a path takes, so a known path called with another method is 405 with `Allow` rather than
- * 404, and it is the list the fuzz test walks, so a new route is covered without editing the test.
+ * The route table: every route the app serves (method and URL pattern) with the key it takes (`auth`) and
+ * the access it declares (`access`, set by `withAccess` in permissions.ts), gathered as routes are added.
+ * It answers which methods a path takes (a known path called with another method is 405 with `Allow`,
+ * not 404), it is the list the fuzz and role tests walk, and at start-up it refuses a route that takes a key
+ * but declares no access: a module registered without withAccess would otherwise be callable by restricted
+ * keys unchecked.
  */
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import type { AuthKind } from './auth.ts';
+import type { RouteAccess } from './permissions.ts';
 
 export interface RouteEntry {
   method: string;
   /** Fastify's pattern, e.g. `/v1/farms/:farm/animals`. */
   url: string;
   /** Which key the route takes (`config.auth`; `api` unless the route says otherwise). */
-  auth: string;
+  auth: AuthKind;
+  /** What a key needs to call it; undefined for `auth: 'none'` routes (and, refused at start-up, a bare route). */
+  access: RouteAccess | undefined;
   schema: FastifySchema | undefined;
 }
+
+/**
+ * Routes that plugins add themselves (`METHOD url`), with the key they take: the CORS plugin's preflight
+ * answers from its own hook and needs no key.
+ */
+const PLUGIN_ROUTES: Record<string, AuthKind> = { 'OPTIONS *': 'none' };
 
 function patternOf(url: string): RegExp {
   const source = url
@@ -23,18 +36,36 @@ function patternOf(url: string): RegExp {
 }
 
 export class RouteTable {
-  readonly routes: RouteEntry[] = [];
+  /** The routes as registered: their config (auth, access) is read when asked, after every hook has run. */
+  private readonly registered: { method: string; route: RouteOptions }[] = [];
   private readonly patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
 
-  add(route: RouteEntry): void {
-    const { method, url } = route;
-    this.routes.push(route);
-    let entry = this.patterns.get(url);
-    if (!entry) {
-      entry = { pattern: patternOf(url), methods: new Set() };
-      this.patterns.set(url, entry);
+  add(route: RouteOptions): void {
+    for (const method of [route.method].flat()) {
+      this.registered.push({ method, route });
+      let entry = this.patterns.get(route.url);
+      if (!entry) {
+        entry = { pattern: patternOf(route.url), methods: new Set() };
+        this.patterns.set(route.url, entry);
+      }
+      entry.methods.add(method);
     }
-    entry.methods.add(method);
+  }
+
+  /** Every route, one entry per method. */
+  get routes(): RouteEntry[] {
+    return this.registered.map(({ method, route }) => ({
+      method,
+      url: route.url,
+      auth: route.config?.auth ?? 'api',
+      access: route.config?.access,
+      schema: route.schema,
+    }));
+  }
+
+  /** Routes that take a key but declare no access (none, once the app has started). */
+  undeclared(): RouteEntry[] {
+    return this.routes.filter((r) => r.auth !== 'none' && r.access === undefined);
   }
 
   /** The methods some route takes at this concrete path (empty when no route has the path). */
@@ -47,14 +78,23 @@ export class RouteTable {
   }
 }
 
-/** A route table filled by onRoute; register it before any route. */
+/**
+ * A route table filled by onRoute (register it before any route), and the start-up check (onReady) that
+ * every route taking a key declares its access.
+ */
 export function trackRoutes(app: FastifyInstance): RouteTable {
   const table = new RouteTable();
   app.addHook('onRoute', (route) => {
-    const auth = String((route.config as { auth?: string } | undefined)?.auth ?? 'api');
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      table.add({ method, url: route.url, auth, schema: route.schema });
-    }
+    const pluginAuth = [route.method]
+      .flat()
+      .map((m) => PLUGIN_ROUTES[`${m} ${route.url}`])
+      .find(Boolean);
+    if (pluginAuth) route.config = { ...route.config, auth: pluginAuth };
+    table.add(route);
+  });
+  app.addHook('onReady', async () => {
+    const bare = table.undeclared()[0];
+    if (bare) throw new Error(`route ${bare.method} ${bare.url} takes a key but declares no access`);
   });
   return table;
 }

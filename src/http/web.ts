@@ -24,10 +24,7 @@ export const COMPRESS_THRESHOLD_BYTES = 1024;
 
 export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   if (origins.length === 0) return;
-  // The plugin's preflight route (OPTIONS *) answers from its own hook and needs no key.
-  app.addHook('onRoute', (route) => {
-    if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...route.config, auth: 'none' };
-  });
+  // The plugin's preflight route (OPTIONS *) needs no key: the route table declares it (PLUGIN_ROUTES).
   await app.register(cors, {
     origin: [...origins],
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],

@@ -33,12 +33,24 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+type LocalParts = LocalDateTime & { second: number };
+
+/** Instants already converted (zone and instant): the brief converts the same due times and midnights over and over. */
+const converted = new Map<string, Readonly<LocalParts>>();
+const CONVERTED_LIMIT = 5_000;
+
 /** The local calendar date and clock time of an instant in a time zone. */
-export function localParts(at: number, timeZone: string): LocalDateTime & { second: number } {
+export function localParts(at: number, timeZone: string): LocalParts {
+  const key = `${at} ${timeZone}`;
+  const known = converted.get(key);
+  if (known) return { ...known };
   const out = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  // formatToParts is the slow part of every conversion (a tenth of a brief's time before this cache).
   for (const part of formatter(timeZone).formatToParts(new Date(at))) {
     if (part.type in out) out[part.type as keyof typeof out] = Number(part.value);
   }
+  if (converted.size >= CONVERTED_LIMIT) converted.delete(converted.keys().next().value as string);
+  converted.set(key, { ...out });
   return out;
 }
 

@@ -5,9 +5,14 @@
  * go to any one webhook, so a slow or dead receiver holds a few slots for a few seconds and never the rest.
  * On stop (SIGTERM) it starts nothing new and waits for the sends in flight, which end by their deadline.
  */
-import { claimDueDeliveries, LEASE_MARGIN_MS, releaseDeliveries } from '../modules/webhooks/claim.ts';
+
 import { attemptDelivery } from '../modules/webhooks/delivery.ts';
 import { dispatchOutbox } from '../modules/webhooks/dispatch.ts';
+import {
+  claimDueDeliveries,
+  deliveryLeaseMs,
+  releaseDeliveries,
+} from '../modules/webhooks/queue-repository.ts';
 import type { JobContext, PeriodicJob } from './runner.ts';
 
 /** Sends one process runs at the same time to one webhook. */
@@ -34,9 +39,9 @@ async function claimTurn(
     perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
   }
   const full = [...perWebhook].filter(([, n]) => n >= PER_WEBHOOK_CONCURRENCY).map(([id]) => id);
-  const claimed = await claimDueDeliveries(database.db, database.engine, {
+  const claimed = await claimDueDeliveries(database.db, {
     limit: free,
-    leaseMs: config.webhookTimeoutMs + LEASE_MARGIN_MS,
+    leaseMs: deliveryLeaseMs(config),
     excludeWebhookIds: full,
   });
   const surplus: string[] = [];
@@ -101,7 +106,7 @@ export async function runWebhookDeliveryLoop(ctx: JobContext): Promise<void> {
   while (!signal.aborted) {
     let again = false;
     try {
-      const dispatched = await dispatchOutbox(database.db, database.engine, { limit: DISPATCH_BATCH });
+      const dispatched = await dispatchOutbox(database.db, { limit: DISPATCH_BATCH });
       again = dispatched.events === DISPATCH_BATCH;
       const free = config.webhookConcurrency - inFlight.size;
       saturated = free <= 0;

@@ -4,15 +4,15 @@
  * their last report; summed over a day of the farm's own clock (midnight to midnight in its time
  * zone) and divided by the head count they give the day's water and feed per head. The last complete
  * day is compared with the median of the 7 days before it (days without any reading are left out;
- * at least 3 are needed): more than 25 % below (water) or 20 % below (feed) opens a watch alert
- * about the group; a later day back within 10 % of its median resolves it; in between nothing
- * changes. A background job runs the pass hourly, one process at a time on PostgreSQL.
+ * at least 3 are needed): more than 25 % below (water) or 20 % below (feed), or the farm's own
+ * `drop_pct`, opens a watch alert about the group; a later day back within 10 % of its median
+ * resolves it; in between nothing changes. A background job runs the pass hourly, one process at a time on PostgreSQL.
  */
 import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { farmIntakeRuleEnabled, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
+import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { metrics as counters } from '../metrics/metrics.ts';
@@ -22,6 +22,15 @@ import { type AlertKey, findActiveAlert, insertActiveAlert, SEVERITY_RANK, toAle
 import { resolveAlertRow } from './service.ts';
 
 const INTAKE_PASS_LOCK = 7_146_202;
+/**
+ * Waits for a intake pass in flight to commit and keeps the next from starting (its try-lock fails, it
+ * skips) until the caller's transaction ends: a settings change that turns the rule off then resolves
+ * whatever that pass opened, and no pass that read the old settings opens anything after it.
+ */
+export async function waitForIntakePass(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${INTAKE_PASS_LOCK})`.execute(trx);
+}
+
 /** Devices whose intake counts for the group they are in. */
 export const INTAKE_DEVICE_TYPES = ['house', 'water'] as const;
 /** Fewest earlier days with readings for a median to be trusted. */
@@ -141,9 +150,10 @@ export async function checkIntake(
       byGroup.set(row.group_id, entry);
     }
     for (const { group, devices } of byGroup.values()) {
-      if (!farmIntakeRuleEnabled(group.settings)) continue;
+      const rule = farmIntakeRule(group.settings);
+      if (!rule.enabled) continue;
       result.groups++;
-      const outcome = await judgeGroup(trx, group, devices, now);
+      const outcome = await judgeGroup(trx, group, devices, rule.metrics, now);
       result.opened += outcome.opened;
       result.resolved += outcome.resolved;
     }
@@ -155,12 +165,12 @@ async function judgeGroup(
   trx: Trx,
   group: IntakeGroupRow,
   devices: readonly string[],
+  specs: ReadonlyArray<{ metric: string; drop_pct: number; measure: string }>,
   now: number,
 ): Promise<{ opened: number; resolved: number }> {
   const starts = dayStarts(now, group.timezone);
   const first = starts[0] as number;
   const end = localDayBounds(now, group.timezone).start;
-  const specs = INTAKE_DROP_RULE.metrics;
   const readings = await findReadingsBetween(
     trx,
     devices,

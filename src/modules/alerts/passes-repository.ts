@@ -127,6 +127,16 @@ export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> 
   await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
 }
 
+/** Forgets every quiet mark on a farm's devices (device.quiet was turned off and its alerts resolved). */
+export async function clearFarmQuiet(db: Db, farmId: string): Promise<void> {
+  await db
+    .updateTable('devices')
+    .set({ quiet_level: null })
+    .where('farm_id', '=', farmId)
+    .where('quiet_level', 'is not', null)
+    .execute();
+}
+
 /** A group the intake roll-up watches: it has a head count and house or water devices in it. */
 export interface IntakeGroupRow {
   group_id: string;

@@ -37,7 +37,16 @@ import {
 import { resolveAlertRow } from './service.ts';
 
 /** Only one process runs a pass at a time on PostgreSQL. */
-const QUIET_PASS_LOCK = 7_146_201;
+export const QUIET_PASS_LOCK = 7_146_201;
+
+/**
+ * Waits for a quiet pass in flight to commit and keeps the next from starting (its try-lock fails, it
+ * skips) until the caller's transaction ends: a settings change that turns the rule off then resolves
+ * whatever that pass opened, and no pass that read the old settings opens anything after it.
+ */
+export async function waitForQuietPass(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${QUIET_PASS_LOCK})`.execute(trx);
+}
 
 export interface QuietPassResult {
   /** False when another process held the pass. */

@@ -251,8 +251,12 @@ export interface BriefPaddockRow {
   occupied: number;
 }
 
-/** Paddocks rested longer than their own target by `now`, with whether anything grazes them now. */
-export async function paddocksPastRest(db: Db, farmId: string, now: number): Promise<BriefPaddockRow[]> {
+/**
+ * Paddocks with a rest target and a last grazing, oldest grazing first, with whether anything grazes them
+ * now; `pastRest` keeps those past their target at a given time (the reads do not depend on the clock, so
+ * the brief can keep them while nothing changes).
+ */
+export async function restedPaddocks(db: Db, farmId: string): Promise<BriefPaddockRow[]> {
   const rows = await db
     .selectFrom('paddocks as p')
     .select([
@@ -268,7 +272,6 @@ export async function paddocksPastRest(db: Db, farmId: string, now: number): Pro
     .where('p.farm_id', '=', farmId)
     .where('p.rest_days_target', 'is not', null)
     .where('p.last_grazed_at', 'is not', null)
-    .where(sql<boolean>`p.last_grazed_at + p.rest_days_target * ${DAY_MS} < ${now}`)
     .orderBy('p.last_grazed_at')
     .orderBy('p.id')
     .execute();
@@ -279,4 +282,9 @@ export async function paddocksPastRest(db: Db, farmId: string, now: number): Pro
     last_grazed_at: Number(r.last_grazed_at),
     occupied: Number(r.occupied),
   }));
+}
+
+/** The paddocks rested longer than their own target by `now`. */
+export function pastRest(paddocks: readonly BriefPaddockRow[], now: number): BriefPaddockRow[] {
+  return paddocks.filter((p) => p.last_grazed_at + p.rest_days_target * DAY_MS < now);
 }

@@ -19,16 +19,20 @@ import { latestReadings } from '../readings/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
+import { dataVersion, FarmMemo } from './memo.ts';
 import {
   activeAlertKeys,
   activeAlerts,
   type BriefDeviceRow,
+  type BriefPaddockRow,
   dueTasks,
   farmDevices,
   latestOfMetrics,
   newestMetrics,
-  paddocksPastRest,
+  pastRest,
+  type ReadingSpan,
   recentReadingSpans,
+  restedPaddocks,
   spanKey,
 } from './repository.ts';
 import type { BriefCounts, BriefHouse, BriefItem } from './schemas.ts';
@@ -66,21 +70,70 @@ export interface BriefResult {
   counts: BriefCounts;
 }
 
-/** Quiet verdicts for the devices that have been silent a while (the rest cannot be quiet). */
-async function quietVerdicts(
-  db: Db,
-  devices: readonly BriefDeviceRow[],
-  now: number,
-): Promise<Map<string, QuietVerdict>> {
-  const candidates = devices.filter((d) => mightBeQuiet(d, now));
-  const out = new Map<string, QuietVerdict>();
-  if (candidates.length === 0) return out;
-  const reported = candidates.filter((d) => d.last_seen_at !== null).map((d) => d.id);
-  const newest = await newestMetrics(db, reported);
+/** What the usual intervals of some devices are worked out from (their newest metrics' recent spans). */
+interface IntervalReads {
+  newest: Map<string, string[]>;
+  spans: Map<string, ReadingSpan>;
+}
+
+async function readIntervals(db: Db, deviceIds: readonly string[]): Promise<IntervalReads> {
+  const newest = await newestMetrics(db, deviceIds);
   const spans = await recentReadingSpans(
     db,
     [...newest.entries()].flatMap(([deviceId, metrics]) => metrics.map((metric) => ({ deviceId, metric }))),
   );
+  return { newest, spans };
+}
+
+/**
+ * The brief's reads that do not depend on the time of day (paddocks come with their rest target, not yet
+ * filtered by "now"); the quiet devices' intervals are read on demand, per set of candidates, because
+ * which devices have been silent long enough to be candidates moves with the clock.
+ */
+async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }) {
+  const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
+    activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
+    activeAlertKeys(db, farm.id),
+    dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
+    farmDevices(db, farm.id),
+    latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
+    restedPaddocks(db, farm.id),
+  ]);
+  const houses = devices.filter((d) => d.type === 'house');
+  const houseLatest = await latestReadings(
+    db,
+    houses.map((h) => h.id),
+  );
+  const intervals = new Map<string, Promise<IntervalReads>>();
+  /** The interval reads of these candidates, read once per set while the facts are valid. */
+  const intervalsOf = (deviceIds: readonly string[]): Promise<IntervalReads> => {
+    const key = deviceIds.join(' ');
+    let found = intervals.get(key);
+    if (!found) {
+      found = readIntervals(db, deviceIds);
+      intervals.set(key, found);
+      found.catch(() => intervals.delete(key));
+    }
+    return found;
+  };
+  return { alerts, alertKeys, tasks, devices, batteries, paddocks, houses, houseLatest, intervalsOf };
+}
+
+type StoredFacts = Awaited<ReturnType<typeof readBriefFacts>>;
+type BriefFacts = Omit<StoredFacts, 'paddocks'> & {
+  paddocks: BriefPaddockRow[];
+  quiet: Map<string, QuietVerdict>;
+};
+
+const memo = new FarmMemo<StoredFacts>();
+
+/** Quiet verdicts for the devices that have been silent a while (the rest cannot be quiet). */
+async function quietVerdicts(facts: StoredFacts, now: number): Promise<Map<string, QuietVerdict>> {
+  const candidates = facts.devices.filter((d) => mightBeQuiet(d, now));
+  const out = new Map<string, QuietVerdict>();
+  if (candidates.length === 0) return out;
+  const reported = candidates.filter((d) => d.last_seen_at !== null).map((d) => d.id);
+  const { newest, spans } = await facts.intervalsOf(reported);
   for (const device of candidates) {
     // A report often carries several metrics; the most frequent of them sets the device's pace.
     const intervals = (newest.get(device.id) ?? [])
@@ -92,28 +145,24 @@ async function quietVerdicts(
   return out;
 }
 
-/** Everything the brief reads, in two rounds of parallel queries. */
-async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }, now: number) {
-  const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
-    activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
-    activeAlertKeys(db, farm.id),
-    dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
-    farmDevices(db, farm.id),
-    latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
-    paddocksPastRest(db, farm.id, now),
-  ]);
-  const houses = devices.filter((d) => d.type === 'house');
-  const [houseLatest, quiet] = await Promise.all([
-    latestReadings(
-      db,
-      houses.map((h) => h.id),
-    ),
-    quietVerdicts(db, devices, now),
-  ]);
-  return { alerts, alertKeys, tasks, devices, batteries, paddocks, houses, houseLatest, quiet };
+/**
+ * Everything the brief reads, as of `now`: from the farm's memo when nothing was committed since it was
+ * read (memo.ts), else read afresh; inside a transaction always afresh.
+ */
+async function briefFacts(
+  db: Db,
+  farm: FarmRow,
+  today: { start: number; end: number },
+  version: string | null,
+  now: number,
+): Promise<BriefFacts> {
+  const read = () => readBriefFacts(db, farm, today);
+  const stored =
+    version === null
+      ? await read()
+      : await memo.get(db, farm.id, `${version} ${today.start} ${today.end}`, read);
+  return { ...stored, paddocks: pastRest(stored.paddocks, now), quiet: await quietVerdicts(stored, now) };
 }
-
-type BriefFacts = Awaited<ReturnType<typeof readBriefFacts>>;
 
 /** Active alerts per subject, for each house's count. */
 function alertsPerSubject(alertKeys: ReadonlySet<string>): Map<string, number> {
@@ -142,10 +191,14 @@ export async function buildBrief(
   farmId: string,
   now: number = Date.now(),
 ): Promise<BriefResult> {
-  const farm = await requireFarm(db, scope, farmId);
+  // The version is read before anything else: facts read after it are at least as new as it says.
+  const [version, farm] = await Promise.all([
+    db.isTransaction ? null : dataVersion(db),
+    requireFarm(db, scope, farmId),
+  ]);
   const tz = farm.timezone;
   const today = localDayBounds(now, tz);
-  const facts = await readBriefFacts(db, farm, today, now);
+  const facts = await briefFacts(db, farm, today, version, now);
   const ctx: BriefContext = {
     now,
     timezone: tz,

@@ -27,6 +27,12 @@ const Rules = Type.Record(
             'device.quiet: the least silence in seconds before a device counts as quiet (default 900; 900–604800), for every type or as an object by device type. A device is quiet after max(3 × its usual interval, this).',
         }),
       ),
+      drop_pct: Type.Optional(
+        Type.Union([Type.Number(), Type.Record(Type.String(), Type.Number())], {
+          description:
+            'group.intake_drop: how far below its trailing 7-day median, in percent, a day’s intake per head opens the alert (defaults 25 for water.used_l, 20 for feed.dispensed_kg; above 10 and at most 100), for both or as an object by metric.',
+        }),
+      ),
       enabled: Type.Optional(
         Type.Boolean({
           description: 'water.leak, device.quiet, group.intake_drop: false turns the rule off.',
@@ -37,7 +43,7 @@ const Rules = Type.Record(
   ),
   {
     description:
-      'Alert rule overrides keyed by rule name (see GET /v1/catalog for the rules): lines and for_s for threshold rules; change, window_s, for_s for water.leak; quiet_after_s for device.quiet; enabled for the last three.',
+      'Alert rule overrides keyed by rule name (see GET /v1/catalog for the rules): lines and for_s for threshold rules; change, window_s, for_s for water.leak; quiet_after_s for device.quiet; drop_pct for group.intake_drop; enabled for the last three. Turning one of those off resolves the alerts it opened.',
   },
 );
 

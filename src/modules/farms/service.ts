@@ -7,6 +7,7 @@ import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { settleBuiltInRuleChanges } from '../rules/changes.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
@@ -80,16 +81,17 @@ export async function updateFarm(
   scope: Scope,
   farmId: string,
   input: UpdateFarmInput,
+  now: number = Date.now(),
 ): Promise<Farm> {
   return inTransaction(db, async (trx) => {
     // Locked before it is read: `settings` merges into what is stored, so a concurrent PATCH must wait.
     await lockRows(trx, 'farms', farmId);
     const farm = await requireFarm(trx, scope, farmId);
-    return toFarm(await applyFarmPatch(trx, farm, input));
+    return toFarm(await applyFarmPatch(trx, farm, input, now));
   });
 }
 
-async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput): Promise<FarmRow> {
+async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput, now: number): Promise<FarmRow> {
   const patch: Partial<{
     name: string;
     timezone: string;
@@ -118,6 +120,10 @@ async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput): P
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);
+  }
+  if (patch.settings !== undefined) {
+    // A built-in rule turned off (or rewired) in settings.rules resolves what it opened, as a custom rule does.
+    await settleBuiltInRuleChanges(trx, farm.id, farm.settings, patch.settings, now);
   }
   return { ...farm, ...patch };
 }

@@ -71,6 +71,17 @@ export async function upsertLatest(db: Db, rows: readonly Selectable<DeviceLates
     .execute();
 }
 
+/** The latest value of every metric of these devices, by device then metric. */
+export function selectLatest(db: Db, deviceIds: readonly string[]): Promise<Selectable<DeviceLatestTable>[]> {
+  return db
+    .selectFrom('device_latest')
+    .selectAll()
+    .where('device_id', 'in', deviceIds)
+    .orderBy('device_id')
+    .orderBy('metric')
+    .execute();
+}
+
 export interface RawReadingsFilter {
   deviceId: string;
   metric?: string | undefined;
@@ -159,4 +170,47 @@ export async function selectBuckets(
     value: Number(r.value),
     unit: r.unit,
   }));
+}
+
+/**
+ * Deletes at most about `batchRows` of a device's readings before the cutoff, oldest first, in one
+ * statement on the (device_id, at) index. Returns the rows deleted (0 when none are left).
+ */
+export async function deleteDeviceReadingsBatch(
+  db: Db,
+  deviceId: string,
+  cutoff: number,
+  batchRows: number,
+): Promise<number> {
+  const bound = await db
+    .selectFrom('readings')
+    .select('at')
+    .where('device_id', '=', deviceId)
+    .where('at', '<', cutoff)
+    .orderBy('at')
+    .limit(1)
+    .offset(batchRows)
+    .executeTakeFirst();
+  const upTo = bound ? bound.at : cutoff;
+  let result = await db
+    .deleteFrom('readings')
+    .where('device_id', '=', deviceId)
+    .where('at', '<', upTo)
+    .executeTakeFirst();
+  let deleted = Number(result.numDeletedRows);
+  if (deleted === 0 && bound) {
+    // More than a batch of readings share the oldest time: take them all.
+    result = await db
+      .deleteFrom('readings')
+      .where('device_id', '=', deviceId)
+      .where('at', '=', bound.at)
+      .executeTakeFirst();
+    deleted = Number(result.numDeletedRows);
+  }
+  return deleted;
+}
+
+/** A page of device ids after `after`, in id order (the retention job walks every device). */
+export function deviceIdsAfter(db: Db, after: string, limit: number): Promise<{ id: string }[]> {
+  return db.selectFrom('devices').select('id').where('id', '>', after).orderBy('id').limit(limit).execute();
 }

@@ -12,8 +12,9 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { DB, Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { deleteDeviceReadingsBatch, deviceIdsAfter } from './repository.ts';
 
 /** Monthly partitions kept ready ahead of the current month. */
 export const PARTITION_MONTHS_AHEAD = 3;
@@ -131,44 +132,6 @@ async function dropPartition(db: Kysely<DB>, name: string): Promise<boolean> {
 }
 
 /**
- * Deletes at most about `batchRows` of a device's readings before the cutoff, oldest first, in one
- * statement on the (device_id, at) index. Returns the rows deleted (0 when none are left).
- */
-async function deleteDeviceBatch(
-  db: Db,
-  deviceId: string,
-  cutoff: number,
-  batchRows: number,
-): Promise<number> {
-  const bound = await db
-    .selectFrom('readings')
-    .select('at')
-    .where('device_id', '=', deviceId)
-    .where('at', '<', cutoff)
-    .orderBy('at')
-    .limit(1)
-    .offset(batchRows)
-    .executeTakeFirst();
-  const upTo = bound ? bound.at : cutoff;
-  let result = await db
-    .deleteFrom('readings')
-    .where('device_id', '=', deviceId)
-    .where('at', '<', upTo)
-    .executeTakeFirst();
-  let deleted = Number(result.numDeletedRows);
-  if (deleted === 0 && bound) {
-    // More than a batch of readings share the oldest time: take them all.
-    result = await db
-      .deleteFrom('readings')
-      .where('device_id', '=', deviceId)
-      .where('at', '=', bound.at)
-      .executeTakeFirst();
-    deleted = Number(result.numDeletedRows);
-  }
-  return deleted;
-}
-
-/**
  * Removes raw readings older than `cutoff`: on PostgreSQL first every monthly partition wholly before
  * it (one DROP each), then, on both engines, the rest device by device in batches of `batchRows`, each
  * its own statement, yielding to the event loop in between so requests keep flowing. Stops early (at a
@@ -180,33 +143,18 @@ export async function removeOldReadings(
   options: { batchRows?: number; signal?: AbortSignal } = {},
 ): Promise<RetentionResult> {
   const batchRows = options.batchRows ?? RETENTION_BATCH_ROWS;
-  if (!isPostgres(db)) {
-    return {
-      droppedPartitions: [],
-      deletedRows: await deleteInBatches(db, cutoff, batchRows, options.signal),
-      ran: true,
-    };
-  }
-  // A session lock on one pooled connection for the whole run; other processes skip while it is held.
-  return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{
-      locked: boolean;
-    }>`select pg_try_advisory_lock(${RETENTION_LOCK}) as locked`.execute(conn);
-    if (!rows[0]?.locked) return { droppedPartitions: [], deletedRows: 0, ran: false };
-    try {
-      const droppedPartitions: string[] = [];
-      for (const partition of await listReadingPartitions(conn)) {
-        if (options.signal?.aborted) break;
-        if (partition.to !== null && partition.to <= cutoff && (await dropPartition(conn, partition.name))) {
-          droppedPartitions.push(partition.name);
-        }
+  const run = await runAlone(db, RETENTION_LOCK, async (conn) => {
+    const droppedPartitions: string[] = [];
+    for (const partition of await listReadingPartitions(conn)) {
+      if (options.signal?.aborted) break;
+      if (partition.to !== null && partition.to <= cutoff && (await dropPartition(conn, partition.name))) {
+        droppedPartitions.push(partition.name);
       }
-      const deletedRows = await deleteInBatches(conn, cutoff, batchRows, options.signal);
-      return { droppedPartitions, deletedRows, ran: true };
-    } finally {
-      await sql`select pg_advisory_unlock(${RETENTION_LOCK})`.execute(conn);
     }
+    const deletedRows = await deleteInBatches(conn, cutoff, batchRows, options.signal);
+    return { droppedPartitions, deletedRows };
   });
+  return run.ran ? { ...run.value, ran: true } : { droppedPartitions: [], deletedRows: 0, ran: false };
 }
 
 async function deleteInBatches(
@@ -218,17 +166,11 @@ async function deleteInBatches(
   let deleted = 0;
   let after = '';
   for (;;) {
-    const devices = await db
-      .selectFrom('devices')
-      .select('id')
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(500)
-      .execute();
+    const devices = await deviceIdsAfter(db, after, 500);
     for (const { id } of devices) {
       for (;;) {
         if (signal?.aborted) return deleted;
-        const n = await deleteDeviceBatch(db, id, cutoff, batchRows);
+        const n = await deleteDeviceReadingsBatch(db, id, cutoff, batchRows);
         deleted += n;
         await yieldToEventLoop();
         if (n === 0) break;

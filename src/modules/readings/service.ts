@@ -8,6 +8,7 @@ import {
   insertReadings,
   type ReadingColumns,
   selectBuckets,
+  selectLatest,
   selectReadings,
   toReading,
   upsertLatest,
@@ -291,13 +292,7 @@ export async function latestReadings(
   for (const id of deviceIds) out[id] = {};
   const unique = [...new Set(deviceIds)];
   for (let i = 0; i < unique.length; i += LATEST_CHUNK) {
-    const rows = await db
-      .selectFrom('device_latest')
-      .selectAll()
-      .where('device_id', 'in', unique.slice(i, i + LATEST_CHUNK))
-      .orderBy('device_id')
-      .orderBy('metric')
-      .execute();
+    const rows = await selectLatest(db, unique.slice(i, i + LATEST_CHUNK));
     for (const row of rows) {
       const forDevice = out[row.device_id];
       // defineProperty: metric names are device-chosen text and may even be "__proto__".

@@ -50,6 +50,8 @@ export function toRule(row: RuleRow): Rule {
     for_s: row.for_s,
     change: row.change,
     window_s: row.window_s,
+    quiet_after_s: null,
+    drop_pct: null,
     enabled: row.enabled === 1,
     description: null,
     created_at: toIso(row.created_at),
@@ -123,8 +125,6 @@ export async function updateRule(db: Db, row: RuleRow): Promise<void> {
 
 export async function deleteRuleRow(db: Db, row: RuleRow): Promise<void> {
   await db.deleteFrom('rules').where('id', '=', row.id).execute();
-  // A sustained window of a rule that no longer exists must not carry over to a new one of its name.
-  await deleteRuleBreaches(db, row.farm_id, row.name);
 }
 
 /** Forgets the sustained windows a rule has counted (it changed, or went away). */

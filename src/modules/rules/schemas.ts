@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { BUILT_IN_RULE_KINDS, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { MAX_FOR_S } from '../../domain/rules.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
@@ -7,12 +8,35 @@ export const RULE_DIRECTIONS = ['above', 'below'] as const;
 export const RULE_KINDS = ['threshold', 'rate'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 
-const Kind = Type.Enum(RULE_KINDS, {
-  type: 'string',
-  description:
-    'threshold: a reading at or beyond a line (watch, urgent, clear). rate: the reading changed by `change` or more (signed, in the metric’s unit) within `window_s`; a watch alert that clears once the change over the window is back under half of it.',
-});
+const KIND_WORDS =
+  'threshold: a reading at or beyond a line (watch, urgent, clear). rate: the reading changed by `change` or more (signed, in the metric’s unit) within `window_s`; a watch alert that clears once the change over the window is back under half of it.';
+
+const Kind = Type.Enum(RULE_KINDS, { type: 'string', description: KIND_WORDS });
 export type RuleSide = (typeof RULE_DIRECTIONS)[number];
+
+/** A listed rule may be of any built-in kind; a farm's own rules are threshold or rate rules. */
+const ListedKind = Type.Enum(BUILT_IN_RULE_KINDS, {
+  type: 'string',
+  description: `${KIND_WORDS} silence (device.quiet): a device that sent no report for a while; see quiet_after_s. rollup (group.intake_drop): a group's daily water or feed per head against its own trailing 7-day median; see drop_pct.`,
+});
+
+const NOT_LINES = 'null for silence and roll-up rules, which have their own settings.';
+
+const QuietAfter = Type.Object(
+  Object.fromEntries(DEVICE_TYPES.map((t) => [t, Type.Integer({ minimum: 1 })])),
+  {
+    description:
+      'Silence rules: by device type, the least silence in seconds that counts as quiet (a device waits 3 × its usual interval when that is longer). Set in settings.rules["device.quiet"].quiet_after_s. Null for other rules.',
+  },
+);
+
+const DropPct = Type.Object(
+  Object.fromEntries(INTAKE_DROP_RULE.metrics.map((m) => [m.metric, Type.Number()])),
+  {
+    description:
+      'Roll-up rules: by metric, how far below its trailing 7-day median (in percent) a day’s intake per head opens the alert. Set in settings.rules["group.intake_drop"].drop_pct. Null for other rules.',
+  },
+);
 
 const Direction = Type.Enum(RULE_DIRECTIONS, {
   type: 'string',
@@ -30,19 +54,24 @@ export const RuleSchema = Type.Object(
       description:
         'default: one of the built-in rules (overridable in settings.rules); custom: the farm’s own.',
     }),
-    kind: Kind,
-    metric: Type.String(),
-    direction: Direction,
-    watch: Type.Number(),
+    kind: ListedKind,
+    metric: Nullable(Type.String({ description: `The metric the rule reads; ${NOT_LINES}` })),
+    direction: Nullable(Direction),
+    watch: Nullable(Type.Number({ description: `The watch line; ${NOT_LINES}` })),
     urgent: Nullable(Type.Number()),
-    clear: Type.Number(),
+    clear: Nullable(Type.Number({ description: `The clear value; ${NOT_LINES}` })),
     device_type: Nullable(Type.String()),
     device_id: Nullable(Type.String()),
     group_id: Nullable(Type.String()),
     for_s: Nullable(Type.Integer()),
     change: Nullable(Type.Number({ description: 'Rate rules: the signed change within window_s.' })),
     window_s: Nullable(Type.Integer({ description: 'Rate rules: the window in seconds.' })),
-    enabled: Type.Boolean(),
+    quiet_after_s: Nullable(QuietAfter),
+    drop_pct: Nullable(DropPct),
+    enabled: Type.Boolean({
+      description:
+        'A farm’s own rule: its enabled member. A built-in rule: false once settings.rules turns it off (water.leak, device.quiet, group.intake_drop); the seven threshold defaults are always on.',
+    }),
     description: Nullable(Type.String()),
     created_at: Nullable(DateTime('Null for a default rule.')),
     updated_at: Nullable(DateTime('Null for a default rule.')),

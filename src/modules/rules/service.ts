@@ -1,22 +1,19 @@
 /**
- * A farm's own alert rules. They sit beside the defaults (overridable in settings.rules), run in the
- * same engine and open alerts under their name. A rule that stops applying as it did (disabled,
- * deleted, renamed, moved to another metric, side or scope) resolves its active alerts, since no
- * reading would ever clear them.
+ * A farm's own alert rules. They sit beside the built-in ones (overridable in settings.rules, see
+ * built-in.ts), run in the same engine and open alerts under their name. A rule that stops applying as
+ * it did resolves its active alerts (changes.ts, shared with the built-in rules).
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { farmLeakRule, isBuiltInRuleName, WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
-import { effectiveRules, type RuleThresholds } from '../../domain/rules.ts';
+import { isBuiltInRuleName } from '../../domain/built-in-rules.ts';
 import { conflict, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { resolveAlertsOfRule } from '../alerts/service.ts';
-import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
 import { requireReference } from '../records/references.ts';
+import { builtInRules } from './built-in.ts';
+import { settleRuleChange } from './changes.ts';
 import {
   countFarmRules,
-  deleteRuleBreaches,
   deleteRuleRow,
   findFarmRules,
   findRuleByName,
@@ -31,65 +28,11 @@ import type { CreateRuleInput, Rule, UpdateRuleInput } from './schemas.ts';
 /** The engine loads every enabled custom rule of a farm per report; this keeps that load small. */
 export const MAX_RULES_PER_FARM = 100;
 
-/** water.leak as the farm has it: a rate rule on water devices and houses. */
-function leakRule(farm: FarmRow): Rule {
-  const leak = farmLeakRule(farm.settings);
-  return {
-    id: null,
-    farm_id: farm.id,
-    name: WATER_LEAK_RULE.name,
-    source: 'default',
-    kind: 'rate',
-    metric: WATER_LEAK_RULE.metric,
-    direction: 'below',
-    watch: leak.change,
-    urgent: null,
-    clear: leak.change / 2,
-    device_type: null,
-    device_id: null,
-    group_id: null,
-    for_s: leak.for_s,
-    change: leak.change,
-    window_s: leak.window_s,
-    enabled: leak.enabled,
-    description: WATER_LEAK_RULE.description,
-    created_at: null,
-    updated_at: null,
-  };
-}
-
-/** The default rules with the farm's overrides, as API Rules. */
-function defaultRules(farm: FarmRow): Rule[] {
-  const settings = parseJson<{ rules?: Record<string, Partial<RuleThresholds>> }>(farm.settings, {});
-  return effectiveRules(isPlainObject(settings.rules) ? settings.rules : null).map((r) => ({
-    id: null,
-    farm_id: farm.id,
-    name: r.name,
-    source: 'default',
-    kind: 'threshold',
-    metric: r.metric,
-    direction: r.direction === 'high' ? 'above' : 'below',
-    watch: r.watch,
-    urgent: r.urgent,
-    clear: r.clear,
-    device_type: null,
-    device_id: null,
-    group_id: null,
-    for_s: r.for_s,
-    change: null,
-    window_s: null,
-    enabled: true,
-    description: r.description,
-    created_at: null,
-    updated_at: null,
-  }));
-}
-
 /** The farm's effective rules: the defaults with its overrides, then its own rules oldest first. */
 export async function listRules(db: Db, scope: Scope, farmId: string): Promise<{ data: Rule[] }> {
   const farm = await requireFarm(db, scope, farmId);
   const custom = await findFarmRules(db, farm.id);
-  return { data: [...defaultRules(farm), leakRule(farm), ...custom.map(toRule)] };
+  return { data: [...builtInRules(farm.id, farm.settings), ...custom.map(toRule)] };
 }
 
 export async function getRule(db: Db, scope: Scope, id: string): Promise<Rule> {
@@ -235,17 +178,6 @@ function rateLines(
   };
 }
 
-/** Members whose change means the open alerts no longer describe what the rule watches. */
-const REWIRING_MEMBERS = [
-  'name',
-  'metric',
-  'direction',
-  'device_type',
-  'device_id',
-  'group_id',
-  'window_s',
-] as const;
-
 export async function updateRuleById(
   db: Db,
   scope: Scope,
@@ -269,14 +201,7 @@ export async function updateRuleById(
     await checkRule(trx, next, new Set(Object.keys(patch)));
     if (next.name !== row.name) await requireFreeName(trx, row.farm_id, next.name, row.id);
     await updateRule(trx, next);
-    let why: string | null = null;
-    if (row.enabled === 1 && next.enabled === 0) why = `rule ${row.name} was disabled`;
-    else if (REWIRING_MEMBERS.some((m) => next[m] !== row[m])) why = `rule ${row.name} was changed`;
-    if (why) await resolveAlertsOfRule(trx, row.farm_id, row.name, why, now);
-    if (why || next.for_s !== row.for_s) {
-      // A sustained window counted under the old definition does not count under the new one.
-      await deleteRuleBreaches(trx, row.farm_id, row.name);
-    }
+    await settleRuleChange(trx, row.farm_id, toRule(row), toRule(next), now);
     return toRule(next);
   });
 }
@@ -289,7 +214,7 @@ export async function deleteRule(
 ): Promise<{ id: string; deleted: true }> {
   return inTransaction(db, async (trx) => {
     const row = await loadRule(trx, scope, id);
-    await resolveAlertsOfRule(trx, row.farm_id, row.name, `rule ${row.name} was deleted`, now);
+    await settleRuleChange(trx, row.farm_id, toRule(row), null, now);
     await deleteRuleRow(trx, row);
     return { id: row.id, deleted: true };
   });

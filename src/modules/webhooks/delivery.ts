@@ -1,7 +1,7 @@
 /**
  * Webhook delivery, in steps that any number of workers can run at once:
  *  1. dispatch (dispatch.ts): outbox events become one delivery per subscribed webhook;
- *  2. claim (claim.ts): due deliveries are leased by one worker;
+ *  2. claim (queue-repository.ts): due deliveries are leased by one worker;
  *  3. transport (transport.ts): the signed payload is POSTed to the receiver;
  *  4. record (here): the attempt and the delivery's next step (retry on the schedule, succeeded, failed; a
  *     410 disables the webhook) are written in one transaction.
@@ -12,7 +12,7 @@ import type { AttemptTrigger, DeliveryStatus } from '../../db/tables/webhooks.ts
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { toIso } from '../../lib/time.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { ClaimedDelivery } from './claim.ts';
+import type { ClaimedDelivery } from './queue-repository.ts';
 import {
   countAttempt,
   failPendingDeliveries,

@@ -10,6 +10,7 @@ import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import type { WebhookEventName } from '../../domain/webhook-events.ts';
 import { newId } from '../../lib/ids.ts';
+import { insertOutboxEvents } from './queue-repository.ts';
 
 export interface EmittedEvent {
   id: string;
@@ -44,23 +45,10 @@ export async function emitEvent(
   now: number = Date.now(),
 ): Promise<EmittedEvent> {
   const event = { id: newId('outbox', now), type, farm_id: farmId, created_at: now, data };
-  await db
-    .insertInto('outbox')
-    .values({
-      id: event.id,
-      farm_id: farmId,
-      type,
-      data: JSON.stringify(data),
-      created_at: now,
-      dispatched_at: null,
-    })
-    .execute();
+  await insertOutboxEvents(db, [{ ...event, data: JSON.stringify(data), dispatched_at: null }]);
   await notifyFarm(db, farmId);
   return event;
 }
-
-/** Rows per outbox INSERT of emitEvents. */
-const EMIT_CHUNK = 500;
 
 /**
  * Several events in a few INSERTs (a CSV import's created animals, a background pass that opens many alerts
@@ -79,11 +67,6 @@ export async function emitEvents(
     created_at: now,
     dispatched_at: null,
   }));
-  for (let i = 0; i < rows.length; i += EMIT_CHUNK) {
-    await db
-      .insertInto('outbox')
-      .values(rows.slice(i, i + EMIT_CHUNK))
-      .execute();
-  }
+  await insertOutboxEvents(db, rows);
   for (const farmId of new Set(rows.map((row) => row.farm_id))) await notifyFarm(db, farmId);
 }

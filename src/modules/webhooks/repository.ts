@@ -1,12 +1,20 @@
-import type { Selectable, Updateable } from 'kysely';
+/**
+ * The webhooks' records: webhooks, their deliveries and the attempts of each, as the API and the recording
+ * of an attempt read and write them. The delivery queue's own queries (dispatch, leases, pruning) are in
+ * queue-repository.ts.
+ */
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Trx } from '../../db/schema.ts';
 import type {
+  DeliveryStatus,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
 } from '../../db/tables/webhooks.ts';
+import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
+import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 import type { Webhook, WebhookAttempt, WebhookDelivery } from './schemas.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -161,4 +169,119 @@ export async function failPendingDeliveries(
     .where('status', '=', 'pending');
   if (failure.except) pending = pending.where('id', '!=', failure.except);
   await pending.execute();
+}
+
+export async function insertWebhook(db: Db, row: WebhookRow): Promise<void> {
+  await db.insertInto('webhooks').values(row).execute();
+}
+
+/** A page of a farm's webhooks, newest first. */
+export function listFarmWebhooks(db: Db, farmId: string, page: PageRequest): Promise<Page<Webhook>> {
+  return fetchPage(db.selectFrom('webhooks').selectAll().where('farm_id', '=', farmId), page, toWebhook);
+}
+
+export async function updateWebhookRow(
+  trx: Trx,
+  webhookId: string,
+  patch: Updateable<WebhooksTable>,
+): Promise<void> {
+  await trx.updateTable('webhooks').set(patch).where('id', '=', webhookId).execute();
+}
+
+/** Deletes a webhook; its deliveries and their attempts cascade. */
+export async function deleteWebhookRow(db: Db, webhookId: string): Promise<void> {
+  await db.deleteFrom('webhooks').where('id', '=', webhookId).execute();
+}
+
+/** A page of a webhook's deliveries (of one status, when given), newest first, each with its attempts. */
+export async function listWebhookDeliveries(
+  db: Db,
+  webhookId: string,
+  page: PageRequest,
+  status: DeliveryStatus | undefined,
+): Promise<Page<WebhookDelivery>> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
+  if (status) query = query.where('status', '=', status);
+  const listed = await fetchPage(query, page, (row) => row);
+  const attempts = await attemptsByDelivery(
+    db,
+    listed.data.map((r) => r.id),
+  );
+  return { ...listed, data: listed.data.map((r) => toDelivery(r, attempts.get(r.id) ?? [])) };
+}
+
+/** A delivery of this webhook, or undefined (another webhook's delivery is not this one's). */
+export function findDeliveryRow(
+  db: Db,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+}
+
+/** A new delivery row: pending, never attempted; `next_attempt_at` null keeps it from the workers. */
+export function pendingDelivery(delivery: {
+  id: string;
+  webhook_id: string;
+  farm_id: string;
+  event_id: string;
+  event_type: string;
+  created_at: number;
+  next_attempt_at: number | null;
+}): Insertable<WebhookDeliveriesTable> {
+  return {
+    ...delivery,
+    status: 'pending',
+    attempt_count: 0,
+    locked_until: null,
+    last_attempt_at: null,
+    last_status_code: null,
+    last_error: null,
+    completed_at: null,
+  };
+}
+
+/**
+ * Stores a test event: an outbox row already marked dispatched (so no other webhook gets it) and never
+ * streamed (it is not a farm change), with one delivery of the one webhook, which no worker picks up.
+ */
+export async function insertTestEvent(
+  trx: Trx,
+  event: { id: string; farm_id: string; type: string; data: string; created_at: number },
+  deliveryId: string,
+  webhookId: string,
+): Promise<void> {
+  await trx
+    .insertInto('outbox')
+    .values({ ...event, dispatched_at: event.created_at, seq: SEQ_NEVER_STREAMED })
+    .execute();
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(
+      pendingDelivery({
+        id: deliveryId,
+        webhook_id: webhookId,
+        farm_id: event.farm_id,
+        event_id: event.id,
+        event_type: event.type,
+        created_at: event.created_at,
+        next_attempt_at: null,
+      }),
+    )
+    .execute();
+}
+
+/** Fails a delivery that is still pending (a test event's one attempt failed). */
+export async function failIfPending(db: Db, deliveryId: string, completedAt: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, completed_at: completedAt })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .execute();
 }

@@ -5,10 +5,10 @@ import { forEachEngine } from '../../../test/harness.ts';
 import { loadConfig } from '../../config.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { JOBS } from '../../workers/jobs.ts';
-import { claimDueDeliveries } from './claim.ts';
 import { recordAttempt } from './delivery.ts';
 import { dispatchOutbox } from './dispatch.ts';
 import { emitEvent } from './emit.ts';
+import { claimDueDeliveries } from './queue-repository.ts';
 import { pruneWebhookHistory } from './retention.ts';
 
 test('FARMSTEAD_WEBHOOK_RETENTION_DAYS keeps 30 days by default and takes whole days from 1', () => {
@@ -26,7 +26,7 @@ forEachEngine(
   (t) => {
     /** A farm with one webhook, and outbox events in every state, placed in time by an injected clock. */
     async function history(now: number) {
-      const { db, engine } = t().database;
+      const { db } = t().database;
       const acct = await t().account();
       const farmId = acct.sample_farm_id;
       const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
@@ -37,16 +37,16 @@ forEachEngine(
       const old = now - 40 * DAY_MS;
       const recent = now - 5 * DAY_MS;
       // The account's sample farm emitted nothing webhooks see yet; these are the events under test.
-      await dispatchOutbox(db, engine, { now: old - 1 });
+      await dispatchOutbox(db, { now: old - 1 });
       const done = await emitEvent(db, farmId, 'animal.created', { id: 'ani_done' }, old);
       const failed = await emitEvent(db, farmId, 'animal.created', { id: 'ani_failed' }, old);
       const pending = await emitEvent(db, farmId, 'animal.created', { id: 'ani_pending' }, old);
-      await dispatchOutbox(db, engine, { now: old });
+      await dispatchOutbox(db, { now: old });
       const fresh = await emitEvent(db, farmId, 'animal.created', { id: 'ani_fresh' }, recent);
-      await dispatchOutbox(db, engine, { now: recent });
+      await dispatchOutbox(db, { now: recent });
       const undispatched = await emitEvent(db, farmId, 'animal.created', { id: 'ani_new' }, old);
 
-      const claimed = await claimDueDeliveries(db, engine, { limit: 10, leaseMs: 1_000, now: recent });
+      const claimed = await claimDueDeliveries(db, { limit: 10, leaseMs: 1_000, now: recent });
       const outcome = (ok: boolean, code: number, at: number) => ({
         at,
         duration_ms: 3,

@@ -8,10 +8,11 @@
  * readings.retention), the others skip the run.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
+import type { Kysely } from 'kysely';
 import type { DB, Db } from '../../db/schema.ts';
+import { runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { deletePrunableEvents } from './queue-repository.ts';
 
 /** Events one pruning batch deletes at most (with their deliveries and attempts). */
 export const WEBHOOK_PRUNE_BATCH = 500;
@@ -25,35 +26,11 @@ export interface WebhookPruneResult {
   ran: boolean;
 }
 
-/** Deletes one batch of prunable events older than `cutoff`; returns how many. */
-async function pruneBatch(db: Db, cutoff: number, batch: number): Promise<number> {
-  const prunable = db
-    .selectFrom('outbox')
-    .select('outbox.id')
-    .where('outbox.dispatched_at', '<', cutoff)
-    .where('outbox.created_at', '<', cutoff)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .whereRef('d.event_id', '=', 'outbox.id')
-            .where('d.status', '=', 'pending'),
-        ),
-      ),
-    )
-    .orderBy('outbox.dispatched_at')
-    .limit(batch);
-  const result = await db.deleteFrom('outbox').where('id', 'in', prunable).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 async function pruneInBatches(db: Db, cutoff: number, batch: number, signal?: AbortSignal): Promise<number> {
   let deleted = 0;
   for (;;) {
     if (signal?.aborted) return deleted;
-    const n = await pruneBatch(db, cutoff, batch);
+    const n = await deletePrunableEvents(db, cutoff, batch);
     deleted += n;
     if (n < batch) return deleted;
     await yieldToEventLoop();
@@ -72,19 +49,8 @@ export async function pruneWebhookHistory(
 ): Promise<WebhookPruneResult> {
   const cutoff = now - retentionDays * DAY_MS;
   const batch = options.batch ?? WEBHOOK_PRUNE_BATCH;
-  if (!isPostgres(db)) {
-    return { deletedEvents: await pruneInBatches(db, cutoff, batch, options.signal), ran: true };
-  }
-  // A session lock on one pooled connection for the whole run; other processes skip while it is held.
-  return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{
-      locked: boolean;
-    }>`select pg_try_advisory_lock(${WEBHOOK_RETENTION_LOCK}) as locked`.execute(conn);
-    if (!rows[0]?.locked) return { deletedEvents: 0, ran: false };
-    try {
-      return { deletedEvents: await pruneInBatches(conn, cutoff, batch, options.signal), ran: true };
-    } finally {
-      await sql`select pg_advisory_unlock(${WEBHOOK_RETENTION_LOCK})`.execute(conn);
-    }
-  });
+  const run = await runAlone(db, WEBHOOK_RETENTION_LOCK, (conn) =>
+    pruneInBatches(conn, cutoff, batch, options.signal),
+  );
+  return run.ran ? { deletedEvents: run.value, ran: true } : { deletedEvents: 0, ran: false };
 }

@@ -2,16 +2,28 @@ import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { isWebhookEventName, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from '../../domain/webhook-events.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
-import { beforeCondition, type Page, type PageRequest, toPage } from '../../http/pagination.ts';
+import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
-import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
-import { claimDeliveryForRetry, LEASE_MARGIN_MS } from './claim.ts';
 import { attemptDelivery, disableWebhook } from './delivery.ts';
-import { attemptsByDelivery, toDelivery, toWebhook, type WebhookRow } from './repository.ts';
+import { claimDeliveryForRetry, deliveryLeaseMs } from './queue-repository.ts';
+import {
+  attemptsByDelivery,
+  deleteWebhookRow,
+  failIfPending,
+  findDeliveryRow,
+  insertTestEvent,
+  insertWebhook,
+  listFarmWebhooks,
+  listWebhookDeliveries,
+  toDelivery,
+  toWebhook,
+  updateWebhookRow,
+  type WebhookRow,
+} from './repository.ts';
 import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery } from './schemas.ts';
 import type { DeliverySettings } from './transport.ts';
 import { checkWebhookUrl } from './url-guard.ts';
@@ -63,7 +75,7 @@ export async function createWebhook(
     disabled_reason: null,
     created_at: now,
   };
-  await db.insertInto('webhooks').values(row).execute();
+  await insertWebhook(db, row);
   return { ...toWebhook(row), secret: row.secret };
 }
 
@@ -74,16 +86,7 @@ export async function listWebhooks(
   page: PageRequest,
 ): Promise<Page<Webhook>> {
   const farm = await requireFarm(db, scope, farmId);
-  const rows = await db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('farm_id', '=', farm.id)
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toWebhook);
+  return listFarmWebhooks(db, farm.id, page);
 }
 
 export async function getWebhook(db: Db, scope: Scope, id: string): Promise<Webhook> {
@@ -116,8 +119,7 @@ export async function updateWebhook(
       patch.status = 'enabled';
       patch.disabled_reason = null;
     }
-    if (Object.keys(patch).length > 0)
-      await trx.updateTable('webhooks').set(patch).where('id', '=', row.id).execute();
+    if (Object.keys(patch).length > 0) await updateWebhookRow(trx, row.id, patch);
     if (disabling) await disableWebhook(trx, row.id, `Disabled with PATCH at ${toIso(now)}.`, now);
   };
   await inTransaction(db, run);
@@ -131,7 +133,7 @@ export async function deleteWebhook(
   id: string,
 ): Promise<{ id: string; deleted: true }> {
   const row = await loadScoped(db, scope, 'webhook', id);
-  await db.deleteFrom('webhooks').where('id', '=', row.id).execute();
+  await deleteWebhookRow(db, row.id);
   return { id: row.id, deleted: true };
 }
 
@@ -143,27 +145,7 @@ export async function listDeliveries(
   filter: { status?: DeliveryStatusFilter } = {},
 ): Promise<Page<WebhookDelivery>> {
   const webhook = await loadScoped(db, scope, 'webhook', webhookId);
-  let query = db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('webhook_id', '=', webhook.id)
-    .where(beforeCondition('created_at', 'id', page));
-  if (filter.status) query = query.where('status', '=', filter.status);
-  const rows = await query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
-  const attempts = await attemptsByDelivery(
-    db,
-    rows.slice(0, page.limit).map((r) => r.id),
-  );
-  return toPage(
-    rows,
-    page,
-    (r) => ({ at: r.created_at, id: r.id }),
-    (r) => toDelivery(r, attempts.get(r.id) ?? []),
-  );
+  return listWebhookDeliveries(db, webhook.id, page, filter.status);
 }
 
 export async function getDelivery(
@@ -173,12 +155,7 @@ export async function getDelivery(
   deliveryId: string,
 ): Promise<WebhookDelivery> {
   const webhook = await loadScoped(db, scope, 'webhook', webhookId);
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', deliveryId)
-    .where('webhook_id', '=', webhook.id)
-    .executeTakeFirst();
+  const row = await findDeliveryRow(db, webhook.id, deliveryId);
   if (!row) throw notFound('delivery', deliveryId);
   const attempts = await attemptsByDelivery(db, [row.id]);
   return toDelivery(row, attempts.get(row.id) ?? []);
@@ -196,19 +173,13 @@ export async function retryDelivery(
   settings: DeliverySettings,
 ): Promise<WebhookDelivery> {
   const webhook = await loadScoped(db, scope, 'webhook', webhookId);
-  const exists = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', '=', deliveryId)
-    .where('webhook_id', '=', webhook.id)
-    .executeTakeFirst();
-  if (!exists) throw notFound('delivery', deliveryId);
+  if (!(await findDeliveryRow(db, webhook.id, deliveryId))) throw notFound('delivery', deliveryId);
   if (webhook.status !== 'enabled') {
     throw conflict(
       `Webhook ${webhook.id} is disabled, so nothing is sent to it; enable it first with PATCH /v1/webhooks/${webhook.id} {"status": "enabled"}.`,
     );
   }
-  const claimed = await claimDeliveryForRetry(db, deliveryId, settings.webhookTimeoutMs + LEASE_MARGIN_MS);
+  const claimed = await claimDeliveryForRetry(db, deliveryId, deliveryLeaseMs(settings));
   if (!claimed) {
     throw conflict(
       'An attempt of this delivery is in progress right now; retry it again when it has finished.',
@@ -239,55 +210,23 @@ export async function sendTestEvent(
   }
   const eventId = newId('outbox', now);
   const deliveryId = newId('delivery', now);
-  await inTransaction(db, async (trx) => {
-    await trx
-      .insertInto('outbox')
-      .values({
-        id: eventId,
-        farm_id: webhook.farm_id,
-        type: WEBHOOK_TEST_EVENT,
-        data: JSON.stringify({
-          webhook_id: webhook.id,
-          message: 'A test event from Farmstead (POST /v1/webhooks/{id}/test). No farm record changed.',
-        }),
-        created_at: now,
-        dispatched_at: now,
-        // Not a farm change: never shown on the farm's live streams.
-        seq: SEQ_NEVER_STREAMED,
-      })
-      .execute();
-    // No next_attempt_at: the delivery workers never pick it up; this request makes its one attempt.
-    await trx
-      .insertInto('webhook_deliveries')
-      .values({
-        id: deliveryId,
-        webhook_id: webhook.id,
-        farm_id: webhook.farm_id,
-        event_id: eventId,
-        event_type: WEBHOOK_TEST_EVENT,
-        status: 'pending',
-        attempt_count: 0,
-        next_attempt_at: null,
-        locked_until: null,
-        last_attempt_at: null,
-        last_status_code: null,
-        last_error: null,
-        created_at: now,
-        completed_at: null,
-      })
-      .execute();
-  });
-  const claimed = await claimDeliveryForRetry(db, deliveryId, settings.webhookTimeoutMs + LEASE_MARGIN_MS);
+  const event = {
+    id: eventId,
+    farm_id: webhook.farm_id,
+    type: WEBHOOK_TEST_EVENT,
+    data: JSON.stringify({
+      webhook_id: webhook.id,
+      message: 'A test event from Farmstead (POST /v1/webhooks/{id}/test). No farm record changed.',
+    }),
+    created_at: now,
+  };
+  // No next_attempt_at: the delivery workers never pick it up; this request makes its one attempt.
+  await inTransaction(db, (trx) => insertTestEvent(trx, event, deliveryId, webhook.id));
+  const claimed = await claimDeliveryForRetry(db, deliveryId, deliveryLeaseMs(settings));
   if (claimed) {
     const { result, status } = await attemptDelivery(db, claimed, settings, 'manual');
     if (status === 'pending') {
-      const finished = result.at + result.duration_ms;
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', next_attempt_at: null, completed_at: finished })
-        .where('id', '=', deliveryId)
-        .where('status', '=', 'pending')
-        .execute();
+      await failIfPending(db, deliveryId, result.at + result.duration_ms);
     }
   }
   return getDelivery(db, scope, webhook.id, deliveryId);

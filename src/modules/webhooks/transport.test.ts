@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, test } from 'node:test';
-import type { ClaimedDelivery } from './claim.ts';
+import type { ClaimedDelivery } from './queue-repository.ts';
 import { sendDelivery } from './transport.ts';
 
 const settings = { webhookAllowPrivate: true, webhookTimeoutMs: 2_000, webhookRetryScheduleMs: [] };

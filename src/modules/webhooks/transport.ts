@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Config } from '../../config.ts';
-import type { ClaimedDelivery } from './claim.ts';
+import type { ClaimedDelivery } from './queue-repository.ts';
 import {
   DELIVERY_ATTEMPT_HEADER,
   DELIVERY_ID_HEADER,

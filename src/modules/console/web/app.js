@@ -18,7 +18,7 @@ import {
   useStore,
 } from './store.js';
 import { useStreamStatus } from './stream.js';
-import { ErrorText, Loading } from './ui.js';
+import { ErrorText, Loading, useAction } from './ui.js';
 
 const loaded = new Map();
 
@@ -65,20 +65,8 @@ function FarmSwitcher() {
 
 function ModeSwitch() {
   const { session } = useStore();
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
   const test = session.mode === 'test';
-  const toggle = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await switchMode(test ? 'live' : 'test');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: toggle } = useAction(() => switchMode(test ? 'live' : 'test'));
   return html`<span class="mode-switch">
     <label><input type="checkbox" role="switch" checked=${test} disabled=${busy} onChange=${toggle} />
       <span>Test mode</span></label>

@@ -5,7 +5,12 @@
 import { html, useState } from './lib.js';
 import { ErrorText } from './ui.js';
 
-/** Form state: `busy`, `error` (an ApiError), `done` (a short sentence), and `onSubmit` for the <form>. */
+/**
+ * Form state: `busy`, `error` (an ApiError, or an Error the page throws for a check of its own), `done`
+ * (what `submit` returns to show: a short sentence or markup, such as a link to what was made), and
+ * `onSubmit` for the <form>; `submit` gets the FormData and the form. Unlike useAction (ui.js), `done` may
+ * be markup, so the two stay apart.
+ */
 export function useForm(submit) {
   const [state, setState] = useState({ busy: false, error: null, done: null });
   const onSubmit = async (event) => {

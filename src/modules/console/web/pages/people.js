@@ -3,41 +3,30 @@
  * setup links, role changes and removal. The last owner cannot be removed or demoted (the API says so).
  */
 import { api } from '../api.js';
+import { useForm } from '../form.js';
 import { html, useState } from '../lib.js';
 import { useStore } from '../store.js';
 import { ActionButton, ago, ErrorText, Loading, useLoad } from '../ui.js';
 
 function Invite({ onInvited }) {
   const [invite, setInvite] = useState(null);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(null);
-    try {
-      setInvite(
-        await api('POST', '/v1/people/invites', {
-          email: String(form.get('email')).trim(),
-          role: form.get('role'),
-        }),
-      );
-      onInvited();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return html`<form class="panel invite" onSubmit=${submit}>
+  const form = useForm(async (data) => {
+    setInvite(
+      await api('POST', '/v1/people/invites', {
+        email: String(data.get('email')).trim(),
+        role: data.get('role'),
+      }),
+    );
+    onInvited();
+  });
+  return html`<form class="panel invite" onSubmit=${form.onSubmit}>
     <h2>Invite someone</h2>
     <label for="invite-email">Email</label>
     <input id="invite-email" name="email" type="email" required />
     <label for="invite-role">Role</label>
     <select id="invite-role" name="role"><option value="crew">crew</option><option value="owner">owner</option></select>
-    <${ErrorText} error=${error} />
-    <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Inviting…' : 'Make an invite link'}</button>
+    <${ErrorText} error=${form.error} />
+    <button type="submit" class="button primary" disabled=${form.busy}>${form.busy ? 'Inviting…' : 'Make an invite link'}</button>
     ${
       invite &&
       html`<div class="invite-link" role="status"><p>Send this link to ${invite.email}; it works once, until

@@ -1,6 +1,7 @@
 /**
  * Settings (owners; the navigation hides the page from crew and the API refuses them anyway): the farm's
  * facts, its alert thresholds as a table (defaults beside overrides, the API's error on the cell it names),
+ * the water, silence and intake rules (rule-settings.js),
  * webhooks with their delivery log, API keys, and the account's usage as a chart. People have their own page.
  */
 import { api, query } from '../api.js';
@@ -9,6 +10,7 @@ import { Field, number, ShownOnce, Submit, text, useForm } from '../form.js';
 import { html, useMemo, useState } from '../lib.js';
 import { state, update, useStore } from '../store.js';
 import { ActionButton, ago, ErrorText, farmTime, Loading, useLoad } from '../ui.js';
+import { BuiltInRules } from './rule-settings.js';
 
 function FarmFacts({ farm }) {
   const form = useForm(async (data) => {
@@ -299,6 +301,7 @@ export function Page({ farm }) {
     <p class="muted">For ${farm.name}. People who sign in are on the <a href="/people">People</a> page.</p>
     <${FarmFacts} key=${farm.id} farm=${farm} />
     <${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
+    <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />
     <${Webhooks} farm=${farm} />
     <${Keys} />
     <${Usage} />

@@ -3,7 +3,8 @@
  * (when the link has none), name and password, and is signed in. The link works once.
  */
 import { api } from '../api.js';
-import { html, useState } from '../lib.js';
+import { useForm } from '../form.js';
+import { html } from '../lib.js';
 import { navigate } from '../router.js';
 import { setSession } from '../store.js';
 import { ErrorText, Loading, useLoad } from '../ui.js';
@@ -13,8 +14,21 @@ const MIN_PASSWORD = 10;
 export function Page({ params }) {
   const token = params.token;
   const setup = useLoad(() => api('GET', `/v1/setup/${encodeURIComponent(token)}`), [token]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(null);
+  const form = useForm(async (data) => {
+    const password = String(data.get('password'));
+    if (password.length < MIN_PASSWORD) {
+      throw new Error(`The password needs at least ${MIN_PASSWORD} characters.`);
+    }
+    if (password !== String(data.get('confirm'))) {
+      throw new Error('The two passwords differ; type the same password twice.');
+    }
+    const body = { password };
+    const name = String(data.get('name') ?? '').trim();
+    if (name) body.name = name;
+    if (!setup.data.email) body.email = String(data.get('email')).trim();
+    setSession(await api('POST', `/v1/setup/${encodeURIComponent(token)}`, body));
+    navigate('/', { replace: true });
+  });
 
   if (setup.error?.status === 404) {
     return html`<div class="panel auth"><h1>This link no longer works</h1>
@@ -25,37 +39,10 @@ export function Page({ params }) {
   if (!setup.data) return html`<${Loading} error=${setup.error} retry=${setup.reload} />`;
   const link = setup.data;
 
-  const submit = async (event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const password = String(form.get('password'));
-    if (password.length < MIN_PASSWORD) {
-      setError({ message: `The password needs at least ${MIN_PASSWORD} characters.` });
-      return;
-    }
-    if (password !== String(form.get('confirm'))) {
-      setError({ message: 'The two passwords differ; type the same password twice.' });
-      return;
-    }
-    const body = { password };
-    const name = String(form.get('name') ?? '').trim();
-    if (name) body.name = name;
-    if (!link.email) body.email = String(form.get('email')).trim();
-    setBusy(true);
-    setError(null);
-    try {
-      setSession(await api('POST', `/v1/setup/${encodeURIComponent(token)}`, body));
-      navigate('/', { replace: true });
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
-  };
-
   return html`<div class="panel auth">
     <h1>Set up your sign-in</h1>
     <p>You are joining <strong>${link.account.name}</strong> as <strong>${link.role}</strong>.</p>
-    <form onSubmit=${submit}>
+    <form onSubmit=${form.onSubmit}>
       <label for="email">Email</label>
       ${
         link.email
@@ -69,8 +56,8 @@ export function Page({ params }) {
         autocomplete="new-password" />
       <label for="confirm">Password again</label>
       <input id="confirm" name="confirm" type="password" required autocomplete="new-password" />
-      <${ErrorText} error=${error} id="setup-error" />
-      <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Saving…' : 'Save and sign in'}</button>
+      <${ErrorText} error=${form.error} id="setup-error" />
+      <button type="submit" class="button primary" disabled=${form.busy}>${form.busy ? 'Saving…' : 'Save and sign in'}</button>
     </form>
   </div>`;
 }

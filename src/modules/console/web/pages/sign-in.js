@@ -1,6 +1,7 @@
 /** Sign in with email and password (POST /v1/session); then back to the page that asked for it. */
 import { api } from '../api.js';
-import { html, useState } from '../lib.js';
+import { useForm } from '../form.js';
+import { html } from '../lib.js';
 import { navigate } from '../router.js';
 import { setSession } from '../store.js';
 import { ErrorText } from '../ui.js';
@@ -12,34 +13,23 @@ function nextPage() {
 }
 
 export function Page() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(null);
-  const submit = async (event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await api('POST', '/v1/session', {
-        email: String(form.get('email')).trim(),
-        password: String(form.get('password')),
-      });
-      setSession(session);
-      navigate(nextPage(), { replace: true });
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
-  };
+  const form = useForm(async (data) => {
+    const session = await api('POST', '/v1/session', {
+      email: String(data.get('email')).trim(),
+      password: String(data.get('password')),
+    });
+    setSession(session);
+    navigate(nextPage(), { replace: true });
+  });
   return html`<div class="panel auth">
     <h1>Sign in to Farmstead</h1>
-    <form onSubmit=${submit} novalidate=${false}>
+    <form onSubmit=${form.onSubmit} novalidate=${false}>
       <label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required />
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete="current-password" required />
-      <${ErrorText} error=${error} id="sign-in-error" />
-      <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>
+      <${ErrorText} error=${form.error} id="sign-in-error" />
+      <button type="submit" class="button primary" disabled=${form.busy}>${form.busy ? 'Signing in…' : 'Sign in'}</button>
     </form>
     <p class="muted small">No password yet, or lost it? Ask the account's owner for a setup link
       (<code>npm run cli -- people invite</code> prints one).</p>

@@ -1,0 +1,212 @@
+/**
+ * The delivery queue's queries (see delivery.ts for the steps):
+ *  - the outbox writer (emit.ts): new events;
+ *  - dispatch: undispatched outbox events, the enabled webhooks of their farms, the new delivery rows;
+ *  - claim: due deliveries are leased (`locked_until`) by one worker; PostgreSQL skips rows another worker
+ *    holds (FOR UPDATE SKIP LOCKED), SQLite's single-statement UPDATE is atomic by itself. A worker that dies
+ *    mid-send leaves a lease that simply runs out, and the delivery is attempted again;
+ *  - pruning (retention.ts): old events with their deliveries and attempts.
+ */
+import type { Insertable } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import type { OutboxTable } from '../../db/tables/foundation.ts';
+import type { WebhookDeliveriesTable } from '../../db/tables/webhooks.ts';
+import { parseJson } from '../../lib/json.ts';
+import type { OutboxEvent } from './signing.ts';
+
+/** How long past the receiver's deadline a lease lasts, so recording the attempt never races a new claim. */
+const LEASE_MARGIN_MS = 30_000;
+
+/** How long a delivery is leased for one attempt: the receiver's deadline and the margin. */
+export function deliveryLeaseMs(settings: { webhookTimeoutMs: number }): number {
+  return settings.webhookTimeoutMs + LEASE_MARGIN_MS;
+}
+
+/** A leased delivery with everything needed to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  url: string;
+  secret: string;
+  /** Attempts made before this one. */
+  attempt_count: number;
+  event: OutboxEvent;
+}
+
+async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .innerJoin('outbox as o', 'o.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.webhook_id',
+      'd.attempt_count',
+      'd.next_attempt_at',
+      'w.url',
+      'w.secret',
+      'o.id as event_id',
+      'o.type',
+      'o.farm_id',
+      'o.created_at',
+      'o.data',
+    ])
+    .where('d.id', 'in', ids)
+    .execute();
+  return rows
+    .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || (a.id < b.id ? -1 : 1))
+    .map((r) => ({
+      id: r.id,
+      webhook_id: r.webhook_id,
+      url: r.url,
+      secret: r.secret,
+      attempt_count: r.attempt_count,
+      event: { id: r.event_id, type: r.type, farm_id: r.farm_id, created_at: r.created_at, data: r.data },
+    }));
+}
+
+/**
+ * Leases up to `limit` due deliveries of enabled webhooks (oldest due first) for `leaseMs`, skipping the
+ * webhooks in `excludeWebhookIds` (those this process is already sending its share to).
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  options: { limit: number; leaseMs: number; now?: number; excludeWebhookIds?: readonly string[] },
+): Promise<ClaimedDelivery[]> {
+  const now = options.now ?? Date.now();
+  if (options.limit < 1) return [];
+  let due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('status', '=', 'enabled'))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(options.limit);
+  if (options.excludeWebhookIds?.length) due = due.where('webhook_id', 'not in', options.excludeWebhookIds);
+  if (isPostgres(db)) due = due.forUpdate().skipLocked();
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: now + options.leaseMs })
+    .where('id', 'in', due)
+    .returning('id')
+    .execute();
+  return loadClaimed(
+    db,
+    claimed.map((c) => c.id),
+  );
+}
+
+/** Gives leased deliveries back without attempting them (they become claimable at once). */
+export async function releaseDeliveries(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('webhook_deliveries').set({ locked_until: null }).where('id', 'in', ids).execute();
+}
+
+/**
+ * Leases one delivery for a manual retry, whatever its status, unless an attempt holds it right now.
+ * Returns null when it is held.
+ */
+export async function claimDeliveryForRetry(
+  db: Db,
+  deliveryId: string,
+  leaseMs: number,
+  now: number = Date.now(),
+): Promise<ClaimedDelivery | null> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: now + leaseMs })
+    .where('id', '=', deliveryId)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return null;
+  const [claimed] = await loadClaimed(db, [deliveryId]);
+  return claimed ?? null;
+}
+
+/** Rows per INSERT of new deliveries. */
+const INSERT_CHUNK = 200;
+/** Rows per INSERT of outbox events. */
+const OUTBOX_CHUNK = 500;
+
+/** Stores new events in the outbox, in as few INSERTs as the chunk size allows. */
+export async function insertOutboxEvents(db: Db, rows: readonly Insertable<OutboxTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += OUTBOX_CHUNK) {
+    await db
+      .insertInto('outbox')
+      .values(rows.slice(i, i + OUTBOX_CHUNK))
+      .execute();
+  }
+}
+
+/** Up to `limit` undispatched outbox events, oldest first; on PostgreSQL, those no other worker holds. */
+export function undispatchedEvents(trx: Trx, limit: number) {
+  let pending = trx
+    .selectFrom('outbox')
+    .select(['id', 'farm_id', 'type', 'created_at'])
+    .where('dispatched_at', 'is', null)
+    .orderBy('id')
+    .limit(limit);
+  if (isPostgres(trx)) pending = pending.forUpdate().skipLocked();
+  return pending.execute();
+}
+
+/** The enabled webhooks of these farms, each with its `events` parsed. */
+export async function enabledWebhooksOf(trx: Trx, farmIds: readonly string[]) {
+  const rows = await trx
+    .selectFrom('webhooks')
+    .select(['id', 'farm_id', 'events', 'created_at'])
+    .where('farm_id', 'in', farmIds)
+    .where('status', '=', 'enabled')
+    .execute();
+  return rows.map((h) => ({ ...h, events: parseJson<string[]>(h.events, []) }));
+}
+
+/** Inserts deliveries, at most one per (webhook, event) whatever ran before (the unique index). */
+export async function insertDeliveries(
+  trx: Trx,
+  rows: readonly Insertable<WebhookDeliveriesTable>[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+      .execute();
+  }
+}
+
+export async function markDispatched(trx: Trx, eventIds: readonly string[], now: number): Promise<void> {
+  await trx.updateTable('outbox').set({ dispatched_at: now }).where('id', 'in', eventIds).execute();
+}
+
+/**
+ * Deletes up to `batch` events older than `cutoff` (dispatched, none of their deliveries pending) with their
+ * deliveries and attempts (which cascade); returns how many events.
+ */
+export async function deletePrunableEvents(db: Db, cutoff: number, batch: number): Promise<number> {
+  const prunable = db
+    .selectFrom('outbox')
+    .select('outbox.id')
+    .where('outbox.dispatched_at', '<', cutoff)
+    .where('outbox.created_at', '<', cutoff)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.event_id', '=', 'outbox.id')
+            .where('d.status', '=', 'pending'),
+        ),
+      ),
+    )
+    .orderBy('outbox.dispatched_at')
+    .limit(batch);
+  const result = await db.deleteFrom('outbox').where('id', 'in', prunable).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
