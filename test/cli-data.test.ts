@@ -13,7 +13,7 @@ import { parse } from 'csv-parse/sync';
 import { openDatabase } from '../src/db/database.ts';
 import type { ImportResult } from '../src/modules/dataio/schemas.ts';
 import { ENGINES, testConfig } from './harness.ts';
-import { cli, MAIN } from './processes.ts';
+import { baseEnv, cli, MAIN } from './processes.ts';
 
 function hasScript(): boolean {
   try {
@@ -29,12 +29,8 @@ function cliOnTty(args: string[], env: Record<string, string>): Promise<{ code: 
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, MAIN, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
-    execFile(
-      'script',
-      ['-qec', command, '/dev/null'],
-      { env: { PATH: process.env.PATH ?? '', ...env } },
-      (err, stdout) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, output: stdout }),
+    execFile('script', ['-qec', command, '/dev/null'], { env: { ...baseEnv(), ...env } }, (err, stdout) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, output: stdout }),
     );
   });
 }
@@ -49,7 +45,7 @@ for (const engine of ENGINES) {
     const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-cli-data-'));
 
     before(async () => {
-      const made = await testConfig(engine);
+      const made = await testConfig(engine, {}, { migrated: true });
       cleanup = made.cleanup;
       env.FARMSTEAD_DATA = made.config.dataDir;
       if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;

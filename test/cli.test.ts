@@ -69,7 +69,7 @@ describe('cli: help and exit codes', () => {
 for (const engine of ENGINES) {
   describe(`cli: accounts, keys, farms, migrate [${engine}]`, () => {
     test('keys recovery: a key the CLI makes for an account that lost its keys works against the API', async () => {
-      const made = await testConfig(engine);
+      const made = await testConfig(engine, {}, { migrated: true });
       const env: Record<string, string> = { FARMSTEAD_DATA: made.config.dataDir };
       if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
       try {

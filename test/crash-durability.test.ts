@@ -48,7 +48,7 @@ describe('kill -9 during ingest', { concurrency: true }, () => {
   for (const engine of ENGINES) {
     test(`${engine}: every reading answered 200 is stored after a restart; no report is stored in part`, async () => {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'farmstead-crash-'));
-      const pgDatabase = engine === 'postgres' ? await createPgDatabase() : null;
+      const pgDatabase = engine === 'postgres' ? await createPgDatabase({ migrated: true }) : null;
       const env: Record<string, string> = {
         FARMSTEAD_DATA: dataDir,
         LOG_LEVEL: 'warn',

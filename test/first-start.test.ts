@@ -13,6 +13,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ENGINES, testConfig } from './harness.ts';
+import { baseEnv } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
@@ -39,7 +40,7 @@ async function round(engine: 'sqlite' | 'postgres', n: number): Promise<void> {
   const dataDir = path.join(home, 'data');
   const port = await freePort();
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
+    ...baseEnv(),
     LOG_LEVEL: 'warn',
     PORT: String(port),
     HOST: '127.0.0.1',

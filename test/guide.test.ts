@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, type Server, startServer } from './processes.ts';
+import { baseEnv, freePort, type Server, startServer } from './processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const GUIDE = path.join(ROOT, 'docs/guide');
@@ -78,6 +78,7 @@ describe('the user guide runs green', () => {
       LOG_LEVEL: 'warn',
     });
     env = {
+      ...baseEnv(),
       // Node 24 (this test's) first, as `npm ci` gives a checkout.
       PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       HOME: process.env.HOME ?? dir,

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
-import { createAccountByCli, type Server as ProcessServer, startServer } from './processes.ts';
+import { baseEnv, createAccountByCli, type Server as ProcessServer, startServers } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
 const _run = promisify(execFile);
@@ -20,18 +20,33 @@ interface Server extends ProcessServer {
   mqttPort: number;
 }
 
-/** A server process with its MQTT TCP listener on a free port, once that listener is up. */
-async function startMqttServer(env: Record<string, string>): Promise<Server> {
-  const mqttPort = await freePort();
-  const server = await startServer({ ...env, FARMSTEAD_MQTT_PORT: String(mqttPort) });
-  await waitFor('the MQTT listener', async () => {
-    const health = await fetch(`${server.url}/healthz`).then(
-      (r) => r.json() as Promise<{ mqtt?: { tcp: string } }>,
-      () => null,
-    );
-    return health?.mqtt?.tcp === 'up';
-  });
-  return { ...server, port: Number(new URL(server.url).port), mqttPort };
+/** Server processes started at once, each with its MQTT TCP listener on a free port, once those are up. */
+async function startMqttServers(env: Record<string, string>, count: number): Promise<Server[]> {
+  const mqttPorts: number[] = [];
+  for (let i = 0; i < count; i++) mqttPorts.push(await freePort());
+  const started = await startServers(
+    mqttPorts.map((port) => ({ ...env, FARMSTEAD_MQTT_PORT: String(port) })),
+  );
+  const servers = started.map((server, i) => ({
+    ...server,
+    port: Number(new URL(server.url).port),
+    mqttPort: mqttPorts[i] ?? 0,
+  }));
+  try {
+    for (const server of servers) {
+      await waitFor('the MQTT listener', async () => {
+        const health = await fetch(`${server.url}/healthz`).then(
+          (r) => r.json() as Promise<{ mqtt?: { tcp: string } }>,
+          () => null,
+        );
+        return health?.mqtt?.tcp === 'up';
+      });
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.stop()));
+    throw err;
+  }
+  return servers;
 }
 
 describe('MQTT across two server processes on one PostgreSQL database', {
@@ -41,15 +56,15 @@ describe('MQTT across two server processes on one PostgreSQL database', {
   let servers: Server[] = [];
 
   before(async () => {
-    database = await createPgDatabase();
+    database = await createPgDatabase({ migrated: true });
     const env = {
-      PATH: process.env.PATH ?? '',
+      ...baseEnv(),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.url,
       FARMSTEAD_PG_POOL_SIZE: '3',
     };
-    servers = [await startMqttServer(env), await startMqttServer(env)];
+    servers = await startMqttServers(env, 2);
   });
 
   after(async () => {

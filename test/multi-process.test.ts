@@ -22,6 +22,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { createPgDatabase, ENGINES, type Receiver, startReceiver, waitFor } from './harness.ts';
+import { baseEnv } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
@@ -120,7 +121,7 @@ describe('three server processes on one PostgreSQL database', {
       return 200;
     });
     env = {
-      PATH: process.env.PATH ?? '',
+      ...baseEnv(),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.url,

@@ -13,7 +13,7 @@ import { cli } from './processes.ts';
 for (const engine of ENGINES) {
   describe(`cli: people [${engine}]`, () => {
     test('people invite prints a one-time setup link that signs the person in; people list shows them; mistakes exit 2 or 1', async () => {
-      const made = await testConfig(engine);
+      const made = await testConfig(engine, {}, { migrated: true });
       const env: Record<string, string> = {
         FARMSTEAD_DATA: made.config.dataDir,
         FARMSTEAD_PUBLIC_URL: 'https://farm.example.com/',

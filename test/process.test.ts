@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ENGINES, testConfig } from './harness.ts';
+import { baseEnv } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
@@ -19,7 +20,7 @@ const run = promisify(execFile);
 
 /** On either engine the data folder (SQLite files, first-start keys) is one the server creates itself. */
 function envFor(config: { dataDir: string; databaseUrl: string | null }, extra: Record<string, string> = {}) {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...extra };
+  const env: Record<string, string> = { ...baseEnv(), LOG_LEVEL: 'warn', ...extra };
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
   env.FARMSTEAD_DATA = path.join(config.dataDir, 'data');
   return env;

@@ -4,11 +4,24 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from './harness.ts';
 import { freePort } from './throwaway.ts';
 
 export const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+
+/**
+ * Node's compile cache (TypeScript stripped and compiled once, then read back) for every process a test
+ * starts: each start loads the whole service, and the cache cuts the CPU that costs by about a third. Set
+ * by `npm test` for the test files too; a cached module is checked against its source, so it never goes stale.
+ */
+const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? path.join(tmpdir(), 'farmstead-compile-cache');
+
+/** The environment every Farmstead child process starts from: PATH and the compile cache. */
+export function baseEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', NODE_COMPILE_CACHE: COMPILE_CACHE };
+}
 
 export interface Run {
   code: number;
@@ -18,15 +31,10 @@ export interface Run {
 
 export function cli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [MAIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env } },
-      (err, stdout, stderr) => {
-        const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, [MAIN, ...args], { env: { ...baseEnv(), ...env } }, (err, stdout, stderr) => {
+      const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -50,7 +58,7 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve'], {
     env: {
-      PATH: process.env.PATH ?? '',
+      ...baseEnv(),
       LOG_LEVEL: 'info',
       FARMSTEAD_LOG_FORMAT: 'json',
       ...env,
@@ -92,4 +100,19 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
       return code as number | null;
     },
   };
+}
+
+/**
+ * One server per environment, started at once (a start is mostly loading code: in parallel they overlap).
+ * If one fails to start, the others are stopped before the error is thrown.
+ */
+export async function startServers(envs: Record<string, string>[]): Promise<Server[]> {
+  const started = await Promise.allSettled(envs.map((env) => startServer(env)));
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(servers.map((s) => s.stop()));
+    throw failed.reason;
+  }
+  return servers;
 }

@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
-import { createAccountByCli, type Server, startServer } from './processes.ts';
+import { createAccountByCli, type Server, startServer, startServers } from './processes.ts';
 import { openSse } from './sse.ts';
 import { freePort } from './throwaway.ts';
 
@@ -41,7 +41,7 @@ describe('live stream across two server processes on one PostgreSQL database', {
   let servers: Server[] = [];
 
   before(async () => {
-    database = await createPgDatabase();
+    database = await createPgDatabase({ migrated: true });
     const env = {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -52,11 +52,7 @@ describe('live stream across two server processes on one PostgreSQL database', {
       // The safety poll must not be what carries the event: the notification must.
       FARMSTEAD_STREAM_POLL_MS: '60000',
     };
-    // Each started server is kept, so `after` stops it even when the other failed to start.
-    const started = await Promise.allSettled([startServer(env), startServer(env)]);
-    servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const failed = started.find((s) => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    servers = await startServers([env, env]);
   });
 
   after(async () => {
