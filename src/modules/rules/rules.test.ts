@@ -31,8 +31,10 @@ const T0 = Date.UTC(2026, 4, 1, 6, 0, 0);
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 forEachEngine('custom rules', (t) => {
+  // Every test makes a farm of its own on the shared account: a fresh account would seed a sample farm
+  // per test, most of what these tests cost (on PostgreSQL about half).
   async function setup() {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farmId = (await farm(t(), acct.live_key)).id;
     const sensor = await addDevice(t(), acct.live_key, farmId, { type: 'other', name: 'Clamp probe' });
     return { key: acct.live_key, farmId, sensor };
