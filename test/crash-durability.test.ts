@@ -15,7 +15,7 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { sqliteFile } from '../src/db/database.ts';
 import { createPgDatabase, ENGINES } from './harness.ts';
-import { createAccountByCli, type Server, startServer } from './processes.ts';
+import { createAccountDirect, type Server, startServer } from './processes.ts';
 
 const DEVICES = 4;
 const READINGS_PER_REPORT = 5;
@@ -57,7 +57,7 @@ describe('kill -9 during ingest', { concurrency: true }, () => {
       };
       let server: Server | null = null;
       try {
-        const key = await createAccountByCli(env, 'Ridge');
+        const key = await createAccountDirect(env, 'Ridge');
         server = await startServer(env);
         const running = server;
         const farm = await post(running, '/v1/farms', key, { name: 'Ridge Farm' });

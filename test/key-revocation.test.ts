@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createPgDatabase, ENGINES } from './harness.ts';
-import { createAccountByCli, type Server, startServers } from './processes.ts';
+import { createAccountDirect, type Server, startServers } from './processes.ts';
 
 const WITHIN_MS = 1000;
 
@@ -61,7 +61,7 @@ describe('a key revoked in one process stops working in another within 1 s', {
     database = await createPgDatabase({ migrated: true });
     const env = { DATABASE_URL: database.url, FARMSTEAD_DATA: dataDir, LOG_LEVEL: 'warn' };
     // The account first: servers that find one seed no first account of their own, and start sooner.
-    liveKey = await createAccountByCli(env, 'Ridge');
+    liveKey = await createAccountDirect(env, 'Ridge');
     servers = await startServers([env, env]);
     [a, b] = servers as [Server, Server];
     const farm = await call(a, 'POST', '/v1/farms', liveKey, { name: 'Ridge Farm' });

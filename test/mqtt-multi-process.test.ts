@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
-import { baseEnv, createAccountByCli, type Server as ProcessServer, startServers } from './processes.ts';
+import { baseEnv, createAccountDirect, type Server as ProcessServer, startServers } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
 const _run = promisify(execFile);
@@ -79,7 +79,7 @@ describe('MQTT across two server processes on one PostgreSQL database', {
 
   test('a command queued through process A reaches the device connected to process B within a second', async () => {
     const [a, b] = servers as [Server, Server];
-    const liveKey = await createAccountByCli({ DATABASE_URL: database.url }, 'Two');
+    const liveKey = await createAccountDirect({ DATABASE_URL: database.url }, 'Two');
     const api = async (server: Server, method: string, url: string, body?: unknown) => {
       const res = await fetch(`http://127.0.0.1:${server.port}${url}`, {
         method,

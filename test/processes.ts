@@ -6,6 +6,9 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { createAccount } from '../src/modules/accounts/service.ts';
 import { waitFor } from './harness.ts';
 import { freePort } from './throwaway.ts';
 
@@ -38,11 +41,18 @@ export function cli(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
-/** Creates an account through the real CLI (`accounts create --json`) and returns its live key. */
-export async function createAccountByCli(env: Record<string, string>, name: string): Promise<string> {
-  const made = await cli(['accounts', 'create', '--name', name, '--json'], env);
-  if (made.code !== 0) throw new Error(`accounts create exited ${made.code}: ${made.stderr}`);
-  return (JSON.parse(made.stdout.trim()) as { live_key: string }).live_key;
+/**
+ * Creates an account on the database a child's `env` names (DATABASE_URL or FARMSTEAD_DATA), in this
+ * process, the way `cli accounts create` does (same config, migrations, service), and returns its live key.
+ * For tests not about the CLI: a CLI process loads the whole service, which costs more CPU than the account.
+ */
+export async function createAccountDirect(env: Record<string, string>, name: string): Promise<string> {
+  const database = await openDatabase(loadConfig(env));
+  try {
+    return (await createAccount(database.db, { name })).live_key;
+  } finally {
+    await database.close();
+  }
 }
 
 export { freePort };

@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
-import { createAccountByCli, type Server, startServer, startServers } from './processes.ts';
+import { createAccountDirect, type Server, startServer, startServers } from './processes.ts';
 import { openSse } from './sse.ts';
 import { freePort } from './throwaway.ts';
 
@@ -62,7 +62,7 @@ describe('live stream across two server processes on one PostgreSQL database', {
 
   test('an event written through process A reaches the stream on process B within a second', async () => {
     const [a, b] = servers as [Server, Server];
-    const key = await createAccountByCli({ DATABASE_URL: database.url }, 'Two');
+    const key = await createAccountDirect({ DATABASE_URL: database.url }, 'Two');
     const farm = await api(a, key, 'POST', '/v1/farms', { name: 'Two Process Farm' });
     assert.equal(farm.status, 201);
     const stream = await openSse(`${b.url}/v1/farms/${farm.body.id}/stream`, key);
