@@ -19,10 +19,12 @@ async function readingRows(t: { database: { db: Db } }, deviceId: string) {
 }
 
 forEachMqttEngine('MQTT', (t) => {
+  // Every test makes a farm of its own on the one shared account: a fresh account per test would seed a
+  // sample farm each time, which costs more than most of these tests.
   const tcp = () => `mqtt://127.0.0.1:${t().mqttPort}`;
 
   test('devices connect with their id and key (MQTT 3.1.1 and 5, TCP and WebSocket); a bad key is refused', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     for (const protocolVersion of [4, 5] as const) {
@@ -48,7 +50,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('a rotated key is refused at CONNECT; a device connected when its key is rotated or it is deleted is disconnected', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const connected = await connectDevice(tcp(), device.id, device.device_key, { protocolVersion: 5 });
@@ -74,7 +76,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('a report over MQTT stores readings and opens alerts exactly as the same body over HTTP', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const body = {
       readings: [
         { metric: 'climate.nh3_ppm', value: 27, at: '2026-05-01T10:00:00.000Z' },
@@ -122,7 +124,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('a malformed report gets the Error object on the result topic and stores nothing', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const d = await connectDevice(tcp(), device.id, device.device_key, { protocolVersion: 5 });
@@ -156,7 +158,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('a command queued over REST arrives on the device topic within a second; the result topic answers it', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const d = await connectDevice(tcp(), device.id, device.device_key);
@@ -210,7 +212,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test("topic ACLs: a device may not publish or subscribe to another device's topics", async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const mine = await make.device(t(), acct.live_key, farm);
     const theirs = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
@@ -259,7 +261,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test("a device using another device's client id neither takes its session over nor sees its commands", async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const a = await make.device(t(), acct.live_key, farm);
     const b = await make.device(t(), acct.live_key, farm, { name: 'House 2' });
@@ -282,7 +284,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('a QoS 1 report sent again with DUP after a lost PUBACK is answered again and stored once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     // A raw connection, so the resend is exactly what a device sends when its PUBACK was lost.
@@ -335,7 +337,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('redelivery: an MQTT command not answered is pushed again after its window and on reconnect', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     // This device never sends PUBACK: the command counts as handed out, not answered.
@@ -366,7 +368,7 @@ forEachMqttEngine('MQTT', (t) => {
   });
 
   test('a flood from one device is refused past its rate and the broker stays up', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const d = await connectDevice(tcp(), device.id, device.device_key);

@@ -9,13 +9,15 @@ const RECEIVER = 'http://127.0.0.1:9/hooks';
 forEachEngine(
   'webhooks',
   (t) => {
+    // Tests make a farm of their own on the one shared account (a fresh account seeds a sample farm, which
+    // costs more than most of these tests); the ones about other accounts make those.
     async function liveFarm(key: string): Promise<string> {
       const farm = await t().request<Farm>('POST', '/v1/farms', { key, body: { name: 'Hook farm' } });
       return farm.body.id;
     }
 
     test('POST /v1/farms/{farm}/webhooks creates a webhook and returns its signing secret once, as `secret`', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const res = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
@@ -44,7 +46,7 @@ forEachEngine(
     });
 
     test('the secret appears only on create: never in get, list, patch, delete, deliveries or OpenAPI', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const created = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
@@ -71,7 +73,7 @@ forEachEngine(
     });
 
     test('events defaults to ["*"]; "*" alone, one name or several are accepted and repeats dropped', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const url = `/v1/farms/${farmId}/webhooks`;
       const all = await t().request<NewWebhook>('POST', url, { key: acct.live_key, body: { url: RECEIVER } });
@@ -90,7 +92,7 @@ forEachEngine(
     });
 
     test('invalid url or events are 400 naming the bad value; nothing is created', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const url = `/v1/farms/${farmId}/webhooks`;
       const cases: [unknown, string, RegExp?][] = [
@@ -121,7 +123,7 @@ forEachEngine(
     });
 
     test('PATCH changes url, events and status; invalid values are 400 and change nothing', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const created = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
@@ -165,7 +167,7 @@ forEachEngine(
     });
 
     test('DELETE removes the webhook; then it is 404 everywhere', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const created = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,
@@ -225,7 +227,7 @@ forEachEngine(
     });
 
     test('a test key manages webhooks on the sample farm', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const res = await t().request<NewWebhook>('POST', `/v1/farms/${acct.sample_farm_id}/webhooks`, {
         key: acct.test_key,
         body: { url: RECEIVER, events: ['command.done'] },
@@ -241,7 +243,7 @@ forEachEngine(
     });
 
     test('the list pages newest first with limit and before', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = await liveFarm(acct.live_key);
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
