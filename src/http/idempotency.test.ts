@@ -31,8 +31,10 @@ async function farmsNamed(t: TestApp, accountId: string, name: string): Promise<
 }
 
 forEachEngine('idempotency', (t) => {
+  // Tests share one account (a fresh one seeds a sample farm, most of what a test here costs): each uses
+  // its own Idempotency-Key values and farm names; the test about two credentials makes its own accounts.
   test('a retried POST with the same key and body replays the first 201 with the same id', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const send = () =>
       t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
@@ -64,7 +66,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('the same key with a different body or path is 409 conflict naming the key', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const url = `/v1/farms/${farm}/animals`;
     const first = await t().request('POST', url, {
@@ -101,7 +103,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('keys are 1 to 255 characters; longer is 400 and nothing is written', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const long = expectError(
       await t().request('POST', '/v1/farms', {
         key: acct.live_key,
@@ -140,7 +142,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('an error caused by the request (4xx) is replayed too', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const send = () =>
       t().request<ErrorReply>('POST', '/v1/tasks/task_missing/done', {
         key: acct.live_key,
@@ -153,7 +155,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('20 concurrent duplicates produce one record and all get the same 201', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const replies = await Promise.all(
       Array.from({ length: 20 }, () =>
         t().request<Farm>('POST', '/v1/farms', {
@@ -170,7 +172,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('duplicates sent to two processes on one database produce one record', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const other = await openTestAppOn(t());
     try {
       const replies = await Promise.all(
@@ -190,7 +192,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('a retried ingest report stores its readings once and opens one alert', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const body = {
@@ -242,7 +244,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('device keys scope their own idempotency keys', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const one = await make.device(t(), acct.live_key, farm, { name: 'One' });
     const two = await make.device(t(), acct.live_key, farm, { name: 'Two' });
@@ -255,7 +257,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('a device answering a command retries safely: the first answer is replayed', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const queued = await t().request<Command>('POST', `/v1/devices/${house.id}/commands`, {
@@ -281,7 +283,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('a pending claim waits, then is 409 while the first still runs; a crashed claim runs again', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const db = t().database.db;
     const scope = `key:test-${acct.account_id}`;
     const claim = { scope, key: 'slow', fingerprint: 'f' };
@@ -304,7 +306,7 @@ forEachEngine('idempotency', (t) => {
 
   test('keys expire after 24 hours: pruned in the background, then the key acts anew', async () => {
     assert.ok(JOBS.some((job) => job.name === 'idempotency.prune'));
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const send = () =>
       t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
@@ -326,7 +328,7 @@ forEachEngine('idempotency', (t) => {
   const era = ERAS[0];
   if (era) {
     test('MCP write tools take idempotency_key: a repeat returns the first result and acts once', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const { client, close } = await connect(t(), acct.test_key, era);
       try {
         const tools = (await client.listTools()).tools;
