@@ -54,11 +54,12 @@ forEachEngine(
       receivers.push(r);
       return r;
     }
+    // A farm of its own on the one shared account: a fresh account per test would seed a sample farm each time.
     async function farmWithHook(
       rcv: Receiver,
       events: string[] = ['*'],
     ): Promise<{ key: string; farmId: string; hookId: string; secret: string }> {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farm = await t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
         body: { name: 'Delivery farm' },
@@ -182,7 +183,7 @@ forEachEngine(
 
     test('a webhook receives only the events that happen after it was created', async () => {
       const rcv = await receiver();
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farm = await t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,
         body: { name: 'Later' },
