@@ -7,8 +7,9 @@ import { ingestReport } from '../ingest/service.ts';
 import { answerCommand, pickUpCommands, pollCommands } from './service.ts';
 
 forEachEngine('command redelivery', (t) => {
+  // Farms of their own on the one shared account: a fresh account per test would seed a sample farm each time.
   test('a command whose ingest response was lost is handed out again after its window, counting attempts', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
@@ -74,7 +75,7 @@ forEachEngine('command redelivery', (t) => {
   });
 
   test('redeliver_after_s is per command; expired commands are never handed out again', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const send = (body: Record<string, unknown>) =>

@@ -6,8 +6,9 @@ import type { Animal, Device, DeviceKey, Group, List, NewDevice } from '../../..
 import { defaultHouseState } from '../../domain/house-state.ts';
 
 forEachEngine('devices', (t) => {
+  // Farms of their own on the one shared account: a fresh account per test would seed a sample farm each time.
   test('POST /v1/farms/{farm}/devices creates a device with every field and shows its key once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
@@ -152,7 +153,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('PATCH updates any fields, null clears optional ones; DELETE returns {id, deleted}', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
       key: acct.live_key,
@@ -275,7 +276,7 @@ forEachEngine('devices', (t) => {
   });
 
   test('a device key cannot call API endpoints and an API key cannot call device endpoints', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     for (const url of [`/v1/devices/${device.id}`, `/v1/farms/${farm}/devices`, '/v1/farms']) {
