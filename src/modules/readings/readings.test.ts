@@ -217,7 +217,7 @@ forEachEngine('readings', (t) => {
   });
 
   test('interval and agg are checked: agg needs an interval, only the listed names', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     const url = `/v1/devices/${house.id}/readings`;
@@ -332,7 +332,7 @@ forEachEngine('readings', (t) => {
   }
 
   test('paging with next_before: exact limit, nothing skipped or repeated when readings share a millisecond', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const house = await make.device(t(), acct.live_key, farm);
     // A house reports 13 metrics at once, twice; one metric is reported twice in one millisecond.
