@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
@@ -66,11 +67,17 @@ export interface Server {
 
 export async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
+  // A server given no data folder gets a throwaway one (removed when it stops), never ./data of the checkout.
+  const ownData = env.FARMSTEAD_DATA ? null : mkdtempSync(path.join(tmpdir(), 'farmstead-server-'));
+  const removeOwnData = () => {
+    if (ownData) rmSync(ownData, { recursive: true, force: true });
+  };
   const child = spawn(process.execPath, [MAIN, 'serve'], {
     env: {
       ...baseEnv(),
       LOG_LEVEL: 'info',
       FARMSTEAD_LOG_FORMAT: 'json',
+      ...(ownData ? { FARMSTEAD_DATA: ownData } : {}),
       ...env,
       PORT: String(port),
     },
@@ -97,8 +104,10 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   } catch (err) {
     // A server that never got ready is not left running (it would hold the test run open).
     child.kill('SIGKILL');
+    removeOwnData();
     throw err;
   }
+  child.once('exit', removeOwnData);
   return {
     child,
     url,
