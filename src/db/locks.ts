@@ -1,3 +1,7 @@
+import { sql } from 'kysely';
+import { isPostgres } from './engine.ts';
+import type { Db } from './schema.ts';
+
 /**
  * Every PostgreSQL advisory lock key the service takes, in one list so two jobs never share a key by accident.
  * SQLite needs none: its write transactions begin IMMEDIATE and so are exclusive.
@@ -16,3 +20,25 @@ export const ADVISORY_LOCK = {
   /** The group.intake_drop pass (alerts/intake.ts), and settings changes that must wait for it. */
   intakePass: 7_146_202,
 } as const;
+
+export type AdvisoryLock = (typeof ADVISORY_LOCK)[keyof typeof ADVISORY_LOCK];
+
+/**
+ * Takes `key` for the rest of the transaction, waiting for a holder to finish (PostgreSQL). On SQLite a
+ * no-op: the IMMEDIATE transaction already holds the database's write lock.
+ */
+export async function lockForTransaction(trx: Db, key: AdvisoryLock): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
+}
+
+/**
+ * Takes `key` for the rest of the transaction if nobody holds it; false (without waiting) if someone does.
+ * Always true on SQLite, for the reason above.
+ */
+export async function tryLockForTransaction(trx: Db, key: AdvisoryLock): Promise<boolean> {
+  if (!isPostgres(trx)) return true;
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${key}) as locked`.execute(
+    trx,
+  );
+  return rows[0]?.locked === true;
+}

@@ -1,6 +1,5 @@
-import { type Selectable, sql } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
-import { ADVISORY_LOCK } from '../../db/locks.ts';
+import type { Selectable } from 'kysely';
+import { ADVISORY_LOCK, lockForTransaction } from '../../db/locks.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AccountsTable } from '../../db/tables/foundation.ts';
 import { toIso } from '../../lib/time.ts';
@@ -39,5 +38,5 @@ export async function anyAccount(db: Db): Promise<boolean> {
  * IMMEDIATE transaction already holds the write lock.
  */
 export async function lockFirstAccount(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.firstAccount})`.execute(trx);
+  await lockForTransaction(trx, ADVISORY_LOCK.firstAccount);
 }

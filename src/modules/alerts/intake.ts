@@ -8,9 +8,7 @@
  * `drop_pct`, opens a watch alert about the group; a later day back within 10 % of its median
  * resolves it; in between nothing changes. A background job runs the pass hourly, one process at a time on PostgreSQL.
  */
-import { sql } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
-import { ADVISORY_LOCK } from '../../db/locks.ts';
+import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
@@ -30,7 +28,7 @@ const INTAKE_PASS_LOCK = ADVISORY_LOCK.intakePass;
  * whatever that pass opened, and no pass that read the old settings opens anything after it.
  */
 export async function waitForIntakePass(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${INTAKE_PASS_LOCK})`.execute(trx);
+  await lockForTransaction(trx, INTAKE_PASS_LOCK);
 }
 
 /** Devices whose intake counts for the group they are in. */
@@ -138,12 +136,7 @@ export async function checkIntake(
   return inTransaction(db, async (trx) => {
     const result: IntakePassResult = { ran: false, groups: 0, opened: 0, resolved: 0 };
     // One farm's pass (the sample farm's seeding) runs in its caller's transaction without the lock.
-    if (isPostgres(trx) && only.farmId === undefined) {
-      const lock = await sql<{
-        locked: boolean;
-      }>`select pg_try_advisory_xact_lock(${INTAKE_PASS_LOCK}) as locked`.execute(trx);
-      if (!lock.rows[0]?.locked) return result;
-    }
+    if (only.farmId === undefined && !(await tryLockForTransaction(trx, INTAKE_PASS_LOCK))) return result;
     result.ran = true;
     const byGroup = new Map<string, { group: IntakeGroupRow; devices: string[] }>();
     for (const row of await findIntakeGroups(trx, INTAKE_DEVICE_TYPES, only.farmId)) {

@@ -6,9 +6,7 @@
  * processes (a PostgreSQL advisory lock; SQLite transactions are exclusive), and every write is
  * conditional, so even two passes at once could not open two alerts or emit twice.
  */
-import { sql } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
-import { ADVISORY_LOCK } from '../../db/locks.ts';
+import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
@@ -46,7 +44,7 @@ export const QUIET_PASS_LOCK = ADVISORY_LOCK.quietPass;
  * whatever that pass opened, and no pass that read the old settings opens anything after it.
  */
 export async function waitForQuietPass(trx: Db): Promise<void> {
-  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${QUIET_PASS_LOCK})`.execute(trx);
+  await lockForTransaction(trx, QUIET_PASS_LOCK);
 }
 
 export interface QuietPassResult {
@@ -102,12 +100,7 @@ export async function checkQuietDevices(
   return inTransaction(db, async (trx) => {
     const result: QuietPassResult = { ran: false, candidates: 0, opened: 0, escalated: 0 };
     // One farm's pass (the sample farm's seeding) runs in its caller's transaction without the lock.
-    if (isPostgres(trx) && only.farmId === undefined) {
-      const lock = await sql<{
-        locked: boolean;
-      }>`select pg_try_advisory_xact_lock(${QUIET_PASS_LOCK}) as locked`.execute(trx);
-      if (!lock.rows[0]?.locked) return result;
-    }
+    if (only.farmId === undefined && !(await tryLockForTransaction(trx, QUIET_PASS_LOCK))) return result;
     result.ran = true;
     const candidates = await findQuietCandidates(trx, now, {
       floorMs: MIN_QUIET_AFTER_S * 1000,

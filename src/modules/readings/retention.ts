@@ -11,7 +11,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
-import { ADVISORY_LOCK } from '../../db/locks.ts';
+import { ADVISORY_LOCK, lockForTransaction } from '../../db/locks.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { inTransaction, runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -64,7 +64,7 @@ export async function ensureReadingPartitions(db: Kysely<DB>, now: number): Prom
   if (!isPostgres(db)) return [];
   // Retried on a deadlock (attaching a partition meets the inserts' locks); each run re-reads what exists.
   return inTransaction(db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.readingPartitions})`.execute(trx);
+    await lockForTransaction(trx, ADVISORY_LOCK.readingPartitions);
     // Wait briefly for locks, never long: a queued lock request would hold up the inserts behind it.
     await sql`set local lock_timeout = '2s'`.execute(trx);
     const existing = new Set((await listReadingPartitions(trx)).map((p) => p.from));
