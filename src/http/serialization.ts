@@ -3,17 +3,19 @@
  * serializer per route, method and status code, and most of those schemas are the same (the Error object
  * under every 4xx, a HEAD beside each GET): compiling each distinct one once makes start-up (and every
  * test app after the first in a process) much faster. What a serializer does depends only on its schema,
- * the shared schemas and the options, so those are the cache key.
+ * the shared schemas and the options, so those are the cache key. Each is compiled on its first use
+ * (compile-lazily.ts): most statuses of most routes are never answered by a given process.
  */
 import {
-  type SerializerCompiler,
+  type Serializer,
   type SerializerFactory,
   SerializerSelector,
 } from '@fastify/fast-json-stringify-compiler';
+import { lazily } from './compile-lazily.ts';
 
 const compileUncached = SerializerSelector();
 /** Serializers by shared schemas and options, then by route schema (both as JSON text). */
-const compiled = new Map<string, Map<string, ReturnType<SerializerCompiler>>>();
+const compiled = new Map<string, Map<string, () => Serializer>>();
 
 export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
   const compile = compileUncached(externalSchemas, options);
@@ -28,9 +30,10 @@ export const buildSerializer: SerializerFactory = (externalSchemas, options) => 
     const key = JSON.stringify(route.schema ?? null);
     let serializer = cache.get(key);
     if (!serializer) {
-      serializer = compile(route);
+      serializer = lazily(() => compile(route));
       cache.set(key, serializer);
     }
-    return serializer;
+    const get = serializer;
+    return (doc) => get()(doc);
   };
 };

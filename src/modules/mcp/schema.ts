@@ -7,6 +7,7 @@
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
+import { lazily } from '../../http/compile-lazily.ts';
 import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
 import { SHARED_SCHEMAS } from '../../openapi.ts';
 
@@ -77,7 +78,8 @@ export function toolSchema<S extends TSchema>(
 ): ToolSchema<Static<S>> {
   const checked = options.input ? capStrings(toJsonSchema(schema)) : toJsonSchema(schema);
   const json = options.advertised ?? checked;
-  const validate = options.input ? compileChecked(ajv, checked) : ajv.compile(checked);
+  // Compiled on the first call of the tool (compile-lazily.ts), not when the module loads.
+  const compiled = lazily(() => (options.input ? compileChecked(ajv, checked) : ajv.compile(checked)));
   return {
     json,
     '~standard': {
@@ -86,6 +88,7 @@ export function toolSchema<S extends TSchema>(
       validate(value: unknown) {
         // Ajv fills defaults in place; validate a copy so the caller's arguments stay as sent.
         const copy = value === undefined ? {} : structuredClone(value);
+        const validate = compiled();
         if (validate(copy)) return { value: copy as Static<S> };
         const first = validate.errors?.[0];
         return {
