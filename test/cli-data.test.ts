@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { openDatabase } from '../src/db/database.ts';
+import { createAccount } from '../src/modules/accounts/service.ts';
 import type { ImportResult } from '../src/modules/dataio/schemas.ts';
 import { ENGINES, testConfig } from './harness.ts';
 import { baseEnv, cli, MAIN } from './processes.ts';
@@ -49,13 +50,11 @@ for (const engine of ENGINES) {
       cleanup = made.cleanup;
       env.FARMSTEAD_DATA = made.config.dataDir;
       if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
-      const created = await cli(['accounts', 'create', '--name', 'Export Ranch', '--json'], env);
-      assert.equal(created.code, 0, created.stderr);
-      const account = JSON.parse(created.stdout) as { account_id: string };
-      const farms = await cli(['farms', 'list', '--account', account.account_id, '--json'], env);
-      farmId = (JSON.parse(farms.stdout) as { id: string }[])[0]?.id ?? '';
       const database = await openDatabase(made.config);
       try {
+        // Made in this process, as `cli accounts create` would (that command is cli.test.ts's): the CLI
+        // under test here is export and import.
+        farmId = (await createAccount(database.db, { name: 'Export Ranch' })).sample_farm_id;
         const busiest = await database.db
           .selectFrom('readings')
           .select((eb) => ['device_id', eb.fn.countAll<number>().as('n')])

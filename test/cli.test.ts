@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
 import { ENGINES, testConfig, waitFor } from './harness.ts';
-import { cli, startServer } from './processes.ts';
+import { cli, type Server, startServer } from './processes.ts';
 
 async function api(url: string, key: string, method: string, body?: unknown) {
   const res = await fetch(url, {
@@ -30,36 +30,51 @@ describe('cli: help and exit codes', () => {
   const env = { FARMSTEAD_DATA: mkdtempSync(path.join(tmpdir(), 'farmstead-cli-help-')) };
   after(() => rmSync(env.FARMSTEAD_DATA, { recursive: true, force: true }));
 
-  test('no command prints the commands and exits 0 without starting anything', async () => {
-    const run = await cli([], env);
-    assert.equal(run.code, 0, run.stderr);
-    for (const command of ['serve', 'worker', 'accounts', 'keys', 'farms', 'migrate', 'backup', 'restore']) {
-      assert.match(run.stdout, new RegExp(`\\n  ${command}\\b`), command);
+  test('no command, help, --help or -h prints the usage and the commands and exits 0 without starting anything', async () => {
+    const calls = [[], ['help'], ['--help'], ['-h']];
+    const runs = await Promise.all(calls.map((args) => cli(args, env)));
+    for (const [i, run] of runs.entries()) {
+      const call = calls[i]?.join(' ') || '(no command)';
+      assert.equal(run.code, 0, `${call}: ${run.stderr}`);
+      assert.match(run.stdout, /^Usage: farmstead /, call);
+      assert.match(run.stdout, /\n {2}accounts {2,}list and create accounts/, call);
+      for (const command of [
+        'serve',
+        'worker',
+        'accounts',
+        'keys',
+        'farms',
+        'migrate',
+        'backup',
+        'restore',
+      ]) {
+        assert.match(run.stdout, new RegExp(`\\n  ${command}\\b`), `${call}: ${command}`);
+      }
     }
   });
 
-  test('--help, help <command> and <command> --help exit 0; usage mistakes exit 2; failures exit 1', async () => {
-    const [help, helpKeys, keysHelp, group, unknown, missing, badChoice, noAccount] = await Promise.all([
-      cli(['--help'], env),
+  test('help <command> and <command> --help exit 0; usage mistakes exit 2; failures exit 1', async () => {
+    const [helpKeys, keysHelp, group, unknown, missing, noName, badChoice, noAccount] = await Promise.all([
       cli(['help', 'keys'], env),
       cli(['keys', 'create', '--help'], env),
       cli(['keys'], env),
       cli(['bogus'], env),
       cli(['keys', 'list'], env),
+      cli(['accounts', 'create'], env),
       cli(['keys', 'create', '--account', 'acct_x', '--mode', 'gold'], env),
       cli(['keys', 'list', '--account', 'acct_nobody'], env),
     ]);
-    assert.equal(help.code, 0);
-    assert.match(help.stdout, /Usage: farmstead/);
     assert.equal(helpKeys.code, 0);
     assert.match(helpKeys.stdout, /revoke/);
     assert.equal(keysHelp.code, 0);
     assert.match(keysHelp.stdout, /--mode <mode>/);
     assert.equal(group.code, 2);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown command 'bogus'/);
+    assert.match(unknown.stderr, /unknown command 'bogus'[\s\S]*--help/);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--account/);
+    assert.equal(noName.code, 2);
+    assert.match(noName.stderr, /--name/);
     assert.equal(badChoice.code, 2);
     assert.equal(noAccount.code, 1);
     assert.match(noAccount.stderr, /No account with id "acct_nobody"/);
@@ -154,7 +169,12 @@ if (ENGINES.includes('postgres')) {
 if (ENGINES.includes('sqlite')) {
   describe('cli: SQLite backup and restore', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'farmstead-backup-'));
-    after(() => rmSync(root, { recursive: true, force: true }));
+    /** The restored server, left running for the SIGTERM test (one start fewer), with a key that works there. */
+    let restoredServer: { server: Server; key: string } | null = null;
+    after(async () => {
+      await restoredServer?.server.stop();
+      rmSync(root, { recursive: true, force: true });
+    });
 
     test('a backup taken while devices report restores into an empty folder and serves the same data', async () => {
       // The device reports as fast as it can while the backup runs: past any sensible rate limit.
@@ -208,6 +228,7 @@ if (ENGINES.includes('sqlite')) {
         const restore = await cli(['restore', '--from', file], restoredEnv);
         assert.equal(restore.code, 0, restore.stderr);
         const restored = await startServer(restoredEnv);
+        let served = false;
         try {
           // The same account, key, farm and device; readings up to the backup (a consistent snapshot).
           const farms = await api(`${restored.url}/v1/farms`, key, 'GET');
@@ -225,8 +246,10 @@ if (ENGINES.includes('sqlite')) {
           const n = readings.body.data.length;
           assert.ok(n >= 5 && n < reports, `restored ${n} readings of ${reports}`);
           assert.equal(restored.output.text.includes('first start'), false, 'no new first account');
+          restoredServer = { server: restored, key };
+          served = true;
         } finally {
-          assert.equal(await restored.stop(), 0);
+          if (!served) await restored.stop();
         }
       } finally {
         ingesting = false;
@@ -235,10 +258,15 @@ if (ENGINES.includes('sqlite')) {
     });
 
     test('SIGTERM lets a request in flight finish, then the server exits 0', async () => {
-      const env = { FARMSTEAD_DATA: path.join(root, 'drain'), FARMSTEAD_WEBHOOK_WORKER: '0' };
-      const server = await startServer(env);
-      const keyFile = readFileSync(path.join(env.FARMSTEAD_DATA, 'first-start-keys.txt'), 'utf8');
-      const key = /live key\s+(\S+)/.exec(keyFile)?.[1] ?? '';
+      // The restored server of the test above; a server of its own if that one is not there.
+      const { server, key } =
+        restoredServer ??
+        (await (async () => {
+          const env = { FARMSTEAD_DATA: path.join(root, 'drain'), FARMSTEAD_WEBHOOK_WORKER: '0' };
+          const started = await startServer(env);
+          const keyFile = readFileSync(path.join(env.FARMSTEAD_DATA, 'first-start-keys.txt'), 'utf8');
+          return { server: started, key: /live key\s+(\S+)/.exec(keyFile)?.[1] ?? '' };
+        })());
       const body = JSON.stringify({ name: 'Slow Farm', timezone: 'UTC' });
       const { port } = new URL(server.url);
       const socket = connect(Number(port), '127.0.0.1');

@@ -1,7 +1,8 @@
 /**
  * The service as a user runs it: `npm start` (main.ts serve) on a fresh database prints the first
  * account's keys once; `cli accounts create --json` prints exactly one JSON object and works while the
- * server runs; SIGTERM shuts down cleanly. Runs on both engines.
+ * server runs; SIGTERM shuts down cleanly. Runs on both engines. (The CLI's usage and exit codes, which do
+ * not depend on the engine, are in cli.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -27,9 +28,6 @@ function envFor(config: { dataDir: string; databaseUrl: string | null }, extra: 
 }
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
-
-/** What a failed execFile rejects with: the exit code and the captured output. */
-type ExecError = Error & { code: number; stderr: string };
 
 async function waitFor(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -130,28 +128,6 @@ for (const engine of ENGINES) {
         headers: { authorization: `Bearer ${created.test_key}` },
       });
       assert.equal(farm.status, 200);
-    });
-
-    test('the CLI with no command, help, --help or -h prints its usage and exits 0', async () => {
-      const calls = [[], ['help'], ['--help'], ['-h']];
-      const outputs = await Promise.all(calls.map((args) => run(process.execPath, [MAIN, ...args], { env })));
-      for (const [i, { stdout }] of outputs.entries()) {
-        assert.match(stdout, /^Usage: farmstead /, calls[i]?.join(' '));
-        assert.match(stdout, /\n {2}accounts {2,}list and create accounts/);
-      }
-      await assert.rejects(run(process.execPath, [MAIN, 'frobnicate'], { env }), (err: ExecError) => {
-        assert.equal(err.code, 2);
-        assert.match(err.stderr, /unknown command 'frobnicate'[\s\S]*--help/);
-        return true;
-      });
-    });
-
-    test('the CLI explains a bad call with exit code 2', async () => {
-      await assert.rejects(run(process.execPath, [MAIN, 'accounts', 'create'], { env }), (err: ExecError) => {
-        assert.equal(err.code, 2);
-        assert.match(err.stderr, /--name/);
-        return true;
-      });
     });
 
     test('SIGTERM stops the server cleanly (exit code 0) and a restart prints no new keys', async () => {
