@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { Invite, Person, Session } from '../src/modules/people/schemas.ts';
 import { ENGINES, openApp, testConfig } from './harness.ts';
 import { newEmail, PASSWORD, tokenOf } from './people.ts';
-import { cli } from './processes.ts';
+import { cli, createAccountDirect } from './processes.ts';
 
 for (const engine of ENGINES) {
   describe(`cli: people [${engine}]`, () => {
@@ -20,9 +20,8 @@ for (const engine of ENGINES) {
       };
       if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
       try {
-        const created = await cli(['accounts', 'create', '--name', 'CLI people', '--json'], env);
-        assert.equal(created.code, 0, created.stderr);
-        const account = JSON.parse(created.stdout) as { account_id: string };
+        // Made in this process (`cli accounts create` is cli.test.ts's): the CLI under test here is people.
+        const account = await createAccountDirect(env, 'CLI people');
         const email = newEmail('owner');
         const invited = await cli(
           [

@@ -124,7 +124,7 @@ describe('two server processes on one PostgreSQL database', {
       FARMSTEAD_STREAM_POLL_MS: '60000',
     };
     // The account first: servers that find one seed no first account of their own, and start sooner.
-    liveKey = await createAccountDirect(env, 'Ridge');
+    liveKey = (await createAccountDirect(env, 'Ridge')).live_key;
     servers = await startMqttServers(env, 2);
     [a, b] = servers as [Server, Server];
     const farm = await call(a, 'POST', '/v1/farms', liveKey, { name: 'Ridge Farm' });
