@@ -81,73 +81,76 @@ describe('cli: help and exit codes', () => {
   });
 });
 
-for (const engine of ENGINES) {
-  describe(`cli: accounts, keys, farms, migrate [${engine}]`, () => {
-    test('keys recovery: a key the CLI makes for an account that lost its keys works against the API', async () => {
-      const made = await testConfig(engine, {}, { migrated: true });
-      const env: Record<string, string> = { FARMSTEAD_DATA: made.config.dataDir };
-      if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
-      try {
-        const created = await cli(['accounts', 'create', '--name', 'Lost Keys Ranch', '--json'], env);
-        assert.equal(created.code, 0, created.stderr);
-        const account = JSON.parse(created.stdout) as { account_id: string };
-        // Its keys are "lost": the test never uses them.
-        const listed = await cli(['accounts', 'list', '--json'], env);
-        assert.ok(JSON.parse(listed.stdout).some((a: { id: string }) => a.id === account.account_id));
-
-        const issued = await cli(
-          ['keys', 'create', '--account', account.account_id, '--name', 'Recovered', '--json'],
-          env,
-        );
-        assert.equal(issued.code, 0, issued.stderr);
-        const key = JSON.parse(issued.stdout) as { id: string; key: string; mode: string };
-        assert.equal(key.mode, 'live');
-        assert.match(key.key, /^rk_live_/);
-
-        const keys = await cli(['keys', 'list', '--account', account.account_id, '--json'], env);
-        const rows = JSON.parse(keys.stdout) as { id: string; prefix: string }[];
-        assert.equal(rows.length, 3);
-        assert.ok(!keys.stdout.includes(key.key), 'the full key is never shown again');
-
-        const farms = await cli(['farms', 'list', '--account', account.account_id, '--json'], env);
-        assert.equal(JSON.parse(farms.stdout)[0].name, 'Willow Creek Farm (sample)');
-        const status = await cli(['migrate', 'status', '--json'], env);
-        assert.ok(
-          (JSON.parse(status.stdout) as { executed_at: string | null }[]).every((m) => m.executed_at),
-        );
-        const up = await cli(['migrate', 'up', '--json'], env);
-        assert.deepEqual(JSON.parse(up.stdout), { applied: [] });
-
-        // The real app on the same database accepts the new key.
-        const database = await openDatabase(made.config);
-        const usage = new UsageCounter(database.db, 60_000);
-        const app = await buildApp({ config: made.config, database, usage, logger: false });
+// Both engines at once (each engine's steps in order): most of the time is waiting on child processes.
+describe('cli: accounts, keys, farms, migrate', { concurrency: true }, () => {
+  for (const engine of ENGINES) {
+    describe(`[${engine}]`, () => {
+      test('keys recovery: a key the CLI makes for an account that lost its keys works against the API', async () => {
+        const made = await testConfig(engine, {}, { migrated: true });
+        const env: Record<string, string> = { FARMSTEAD_DATA: made.config.dataDir };
+        if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
         try {
-          const me = await app.inject({ url: '/v1/me', headers: { authorization: `Bearer ${key.key}` } });
-          assert.equal(me.statusCode, 200, me.body);
-          assert.equal(me.json().account.id, account.account_id);
-          // Revoking the old default live key is now allowed (the new one remains).
-          const old = rows.find((r) => r.id !== key.id && r.prefix.startsWith('rk_live_'));
-          const revoked = await cli(
-            ['keys', 'revoke', old?.id ?? '', '--account', account.account_id, '--json'],
+          const created = await cli(['accounts', 'create', '--name', 'Lost Keys Ranch', '--json'], env);
+          assert.equal(created.code, 0, created.stderr);
+          const account = JSON.parse(created.stdout) as { account_id: string };
+          // Its keys are "lost": the test never uses them.
+          const listed = await cli(['accounts', 'list', '--json'], env);
+          assert.ok(JSON.parse(listed.stdout).some((a: { id: string }) => a.id === account.account_id));
+
+          const issued = await cli(
+            ['keys', 'create', '--account', account.account_id, '--name', 'Recovered', '--json'],
             env,
           );
-          assert.equal(revoked.code, 0, revoked.stderr);
-          // The last live key is refused: exit 1 with the reason.
-          const last = await cli(['keys', 'revoke', key.id, '--account', account.account_id], env);
-          assert.equal(last.code, 1);
-          assert.match(last.stderr, /last live key/);
+          assert.equal(issued.code, 0, issued.stderr);
+          const key = JSON.parse(issued.stdout) as { id: string; key: string; mode: string };
+          assert.equal(key.mode, 'live');
+          assert.match(key.key, /^rk_live_/);
+
+          const keys = await cli(['keys', 'list', '--account', account.account_id, '--json'], env);
+          const rows = JSON.parse(keys.stdout) as { id: string; prefix: string }[];
+          assert.equal(rows.length, 3);
+          assert.ok(!keys.stdout.includes(key.key), 'the full key is never shown again');
+
+          const farms = await cli(['farms', 'list', '--account', account.account_id, '--json'], env);
+          assert.equal(JSON.parse(farms.stdout)[0].name, 'Willow Creek Farm (sample)');
+          const status = await cli(['migrate', 'status', '--json'], env);
+          assert.ok(
+            (JSON.parse(status.stdout) as { executed_at: string | null }[]).every((m) => m.executed_at),
+          );
+          const up = await cli(['migrate', 'up', '--json'], env);
+          assert.deepEqual(JSON.parse(up.stdout), { applied: [] });
+
+          // The real app on the same database accepts the new key.
+          const database = await openDatabase(made.config);
+          const usage = new UsageCounter(database.db, 60_000);
+          const app = await buildApp({ config: made.config, database, usage, logger: false });
+          try {
+            const me = await app.inject({ url: '/v1/me', headers: { authorization: `Bearer ${key.key}` } });
+            assert.equal(me.statusCode, 200, me.body);
+            assert.equal(me.json().account.id, account.account_id);
+            // Revoking the old default live key is now allowed (the new one remains).
+            const old = rows.find((r) => r.id !== key.id && r.prefix.startsWith('rk_live_'));
+            const revoked = await cli(
+              ['keys', 'revoke', old?.id ?? '', '--account', account.account_id, '--json'],
+              env,
+            );
+            assert.equal(revoked.code, 0, revoked.stderr);
+            // The last live key is refused: exit 1 with the reason.
+            const last = await cli(['keys', 'revoke', key.id, '--account', account.account_id], env);
+            assert.equal(last.code, 1);
+            assert.match(last.stderr, /last live key/);
+          } finally {
+            await app.close();
+            await usage.close().catch(() => {});
+            await database.close();
+          }
         } finally {
-          await app.close();
-          await usage.close().catch(() => {});
-          await database.close();
+          await made.cleanup();
         }
-      } finally {
-        await made.cleanup();
-      }
+      });
     });
-  });
-}
+  }
+});
 
 if (ENGINES.includes('postgres')) {
   test('cli backup on PostgreSQL explains pg_dump, reports the server version and exits 1', async () => {
