@@ -7,6 +7,7 @@ import { type OnConflictBuilder, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { isPostgres } from '../../db/engine.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_STATUSES, type AlertRow } from './repository.ts';
@@ -26,27 +27,31 @@ export async function advanceWatermarks(
   latest: ReadonlyArray<{ metric: string; at: number }>,
 ): Promise<Map<string, number | null>> {
   if (latest.length === 0) return new Map();
-  const rows = await db
-    .insertInto('alert_watermarks')
-    .values(
-      latest.map(({ metric, at }) => ({
-        device_id: key.deviceId,
-        metric,
-        farm_id: key.farmId,
-        at,
-        prev_at: null,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['device_id', 'metric']).doUpdateSet({
-        prev_at: sql<number | null>`alert_watermarks.at`,
-        at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
-      }),
-    )
-    .returning(['metric', 'prev_at'])
-    .execute();
+  const rows = await upsertWatermarks(db, { ...key, latest });
   return new Map(rows.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
 }
+
+const upsertWatermarks = prepared(
+  (db, q: { farmId: string; deviceId: string; latest: ReadonlyArray<{ metric: string; at: number }> }) =>
+    db
+      .insertInto('alert_watermarks')
+      .values(
+        q.latest.map(({ metric, at }) => ({
+          device_id: q.deviceId,
+          metric,
+          farm_id: q.farmId,
+          at,
+          prev_at: null,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['device_id', 'metric']).doUpdateSet({
+          prev_at: sql<number | null>`alert_watermarks.at`,
+          at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
+        }),
+      )
+      .returning(['metric', 'prev_at']),
+);
 
 /** Every column of an alert, named: SQLite's JSON aggregate needs explicit selections. */
 const ALERT_COLUMNS = [
@@ -98,61 +103,61 @@ export interface ReportState {
  * the previous report of the device committed.
  */
 export async function findReportState(db: Db, q: ReportStateQuery): Promise<ReportState> {
-  const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
-  const none = sql<SqlBool>`1 = 0`;
-  const window = q.window;
-  const row = await db
-    .selectNoFrom((eb) => [
-      jsonArrayFrom(
-        eb
-          .selectFrom('alerts')
-          .select(ALERT_COLUMNS)
-          .where('farm_id', '=', q.farmId)
-          .where('status', 'in', ACTIVE_STATUSES)
-          .where((w) =>
-            w.or(q.subjects.map((s) => w.and([w('subject_type', '=', s.type), w('subject_id', '=', s.id)]))),
-          ),
-      ).as('alerts'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('alert_breaches')
-          .select(['rule', 'since'])
-          .where('device_id', '=', q.deviceId)
-          .$if(!q.breaches, (qb) => qb.where(none)),
-      ).as('breaches'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('readings')
-          .select(['metric', 'at', 'value'])
-          .where('device_id', '=', q.deviceId)
-          .where((w) =>
-            window
-              ? w.and([
-                  w('metric', 'in', window.metrics),
-                  w('at', '>=', window.from),
-                  w('at', '<=', window.to),
-                ])
-              : none,
-          ),
-      ).as('windows'),
-    ])
-    .executeTakeFirstOrThrow();
+  const [row] = await selectReportState(db, q);
   const windows = new Map<string, Array<{ at: number; value: number }>>();
-  for (const r of parsed<{ metric: string; at: number; value: number }>(row.windows)) {
+  for (const r of parsed<{ metric: string; at: number; value: number }>(row?.windows)) {
     const list = windows.get(r.metric) ?? [];
     list.push({ at: Number(r.at), value: r.value });
     windows.set(r.metric, list);
   }
   return {
-    alerts: parsed<AlertRow>(row.alerts),
+    alerts: parsed<AlertRow>(row?.alerts),
     breaches: new Map(
-      parsed<{ rule: string; since: number }>(row.breaches).map((b) => [b.rule, Number(b.since)]),
+      parsed<{ rule: string; since: number }>(row?.breaches).map((b) => [b.rule, Number(b.since)]),
     ),
     windows,
   };
 }
 
+/** Built once per engine and shape (the number of subjects and window metrics, whether breaches are read). */
+const selectReportState = prepared((db, q: ReportStateQuery) => {
+  const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
+  const none = sql<SqlBool>`1 = 0`;
+  const window = q.window;
+  return db.selectNoFrom((eb) => [
+    jsonArrayFrom(
+      eb
+        .selectFrom('alerts')
+        .select(ALERT_COLUMNS)
+        .where('farm_id', '=', q.farmId)
+        .where('status', 'in', ACTIVE_STATUSES)
+        .where((w) =>
+          w.or(q.subjects.map((s) => w.and([w('subject_type', '=', s.type), w('subject_id', '=', s.id)]))),
+        ),
+    ).as('alerts'),
+    jsonArrayFrom(
+      eb
+        .selectFrom('alert_breaches')
+        .select(['rule', 'since'])
+        .where('device_id', '=', q.deviceId)
+        .$if(!q.breaches, (qb) => qb.where(none)),
+    ).as('breaches'),
+    jsonArrayFrom(
+      eb
+        .selectFrom('readings')
+        .select(['metric', 'at', 'value'])
+        .where('device_id', '=', q.deviceId)
+        .where((w) =>
+          window
+            ? w.and([w('metric', 'in', window.metrics), w('at', '>=', window.from), w('at', '<=', window.to)])
+            : none,
+        ),
+    ).as('windows'),
+  ]);
+});
+
 function parsed<T>(value: unknown): T[] {
+  if (value == null) return [];
   return (typeof value === 'string' ? JSON.parse(value) : value) as T[];
 }
 
@@ -205,10 +210,14 @@ export async function findAnimalLabel(
   farmId: string,
   animalId: string,
 ): Promise<AnimalLabelRow | undefined> {
-  return db
+  const [row] = await selectAnimalLabel(db, { farmId, animalId });
+  return row;
+}
+
+const selectAnimalLabel = prepared((db, q: { farmId: string; animalId: string }) =>
+  db
     .selectFrom('animals')
     .select(['name', 'tag', 'group_id'])
-    .where('id', '=', animalId)
-    .where('farm_id', '=', farmId)
-    .executeTakeFirst();
-}
+    .where('id', '=', q.animalId)
+    .where('farm_id', '=', q.farmId),
+);
