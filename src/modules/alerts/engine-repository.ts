@@ -3,7 +3,7 @@
  * locks and moves the device's watermarks, one select reads everything else the rules need (active
  * alerts, sustained-breach starts, rate windows), and one write stores the breaches that changed.
  */
-import { type OnConflictBuilder, type SqlBool, sql } from 'kysely';
+import { type OnConflictBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { isPostgres } from '../../db/engine.ts';
@@ -78,23 +78,28 @@ export interface ReportStateQuery {
   subjects: ReadonlyArray<{ type: string; id: string }>;
   /** Whether any rule evaluated is sustained (`for_s`): then the device's breach starts are read. */
   breaches: boolean;
-  /** The stored readings the rate rules' windows need; null when none runs. */
-  window: RateWindow | null;
+  /** The rate rules' windows over the device's stored readings (none when no rate rule runs). */
+  windows: readonly RateWindow[];
 }
 
-/** Stored readings of these metrics with reading times in [from, to]. */
+/**
+ * One rate window: for each stored reading time of `metric` in [first, last], the extreme (highest when
+ * `falling`, else lowest) of the metric's stored readings in the `window_ms` up to and including it.
+ */
 export interface RateWindow {
-  metrics: string[];
-  from: number;
-  to: number;
+  metric: string;
+  window_ms: number;
+  falling: boolean;
+  first: number;
+  last: number;
 }
 
 export interface ReportState {
   alerts: AlertRow[];
   /** Rule name → reading time its sustained breach on this device started. */
   breaches: Map<string, number>;
-  /** Metric → the device's stored readings within the requested span (this report's included). */
-  windows: Map<string, Array<{ at: number; value: number }>>;
+  /** Per window asked for (in order): reading time → the extreme over the window ending there. */
+  extremes: Array<Map<number, number>>;
 }
 
 /**
@@ -103,27 +108,38 @@ export interface ReportState {
  * the previous report of the device committed.
  */
 export async function findReportState(db: Db, q: ReportStateQuery): Promise<ReportState> {
-  const [row] = await selectReportState(db, q);
-  const windows = new Map<string, Array<{ at: number; value: number }>>();
-  for (const r of parsed<{ metric: string; at: number; value: number }>(row?.windows)) {
-    const list = windows.get(r.metric) ?? [];
-    list.push({ at: Number(r.at), value: r.value });
-    windows.set(r.metric, list);
-  }
+  const [row] = (await selectReportState(db, q)) as Array<Record<string, unknown>>;
   return {
     alerts: parsed<AlertRow>(row?.alerts),
     breaches: new Map(
       parsed<{ rule: string; since: number }>(row?.breaches).map((b) => [b.rule, Number(b.since)]),
     ),
-    windows,
+    extremes: q.windows.map(
+      (_, i) => new Map(parsed<[number, number]>(row?.[`window_${i}`]).map(([at, v]) => [Number(at), v])),
+    ),
   };
 }
 
-/** Built once per engine and shape (the number of subjects and window metrics, whether breaches are read). */
+/**
+ * A rate window's extremes, worked out by the database with a window function over the readings index
+ * (a RANGE frame: every reading of the metric from `window_ms` before each reading to it, ties included),
+ * so only one pair per reading time of the report comes back, not every stored reading of the window.
+ */
+function windowExtremes(db: Db, deviceId: string, w: RateWindow): RawBuilder<unknown> {
+  const extreme = w.falling ? sql`max(value)` : sql`min(value)`;
+  const frame = isPostgres(db) ? sql`cast(${w.window_ms} as bigint)` : sql`${w.window_ms}`;
+  const rows = sql`select at, ${extreme} over (order by at range between ${frame} preceding and current row) as x
+    from readings where device_id = ${deviceId} and metric = ${w.metric}
+      and at >= ${w.first} - ${frame} and at <= ${w.last}`;
+  return isPostgres(db)
+    ? sql`(select coalesce(json_agg(json_build_array(w.at, w.x)), '[]'::json) from (${rows}) w where w.at >= ${w.first})`
+    : sql`(select json_group_array(json_array(w.at, w.x)) from (${rows}) w where w.at >= ${w.first})`;
+}
+
+/** Built once per engine and shape (the number of subjects and rate windows, whether breaches are read). */
 const selectReportState = prepared((db, q: ReportStateQuery) => {
   const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
   const none = sql<SqlBool>`1 = 0`;
-  const window = q.window;
   return db.selectNoFrom((eb) => [
     jsonArrayFrom(
       eb
@@ -142,17 +158,7 @@ const selectReportState = prepared((db, q: ReportStateQuery) => {
         .where('device_id', '=', q.deviceId)
         .$if(!q.breaches, (qb) => qb.where(none)),
     ).as('breaches'),
-    jsonArrayFrom(
-      eb
-        .selectFrom('readings')
-        .select(['metric', 'at', 'value'])
-        .where('device_id', '=', q.deviceId)
-        .where((w) =>
-          window
-            ? w.and([w('metric', 'in', window.metrics), w('at', '>=', window.from), w('at', '<=', window.to)])
-            : none,
-        ),
-    ).as('windows'),
+    ...q.windows.map((w, i) => windowExtremes(db, q.deviceId, w).as(`window_${i}`)),
   ]);
 });
 

@@ -124,17 +124,32 @@ export async function loadRule(db: Db, scope: Scope, id: string): Promise<RuleRo
   return loadScoped(db, scope, 'rule', id);
 }
 
+/**
+ * Every write to a farm's rules bumps the farm's rules version in the same transaction (the callers hold
+ * one), so a process's cached rules for the farm are never used with a newer version (alerts/rule-cache.ts).
+ */
+export async function bumpRulesVersion(db: Db, farmId: string): Promise<void> {
+  await db
+    .updateTable('farms')
+    .set((eb) => ({ rules_version: eb('rules_version', '+', 1) }))
+    .where('id', '=', farmId)
+    .execute();
+}
+
 export async function insertRule(db: Db, row: RuleRow): Promise<void> {
   await db.insertInto('rules').values(row).execute();
+  await bumpRulesVersion(db, row.farm_id);
 }
 
 export async function updateRule(db: Db, row: RuleRow): Promise<void> {
   const { id, farm_id: _farm, created_at: _created, ...set } = row;
   await db.updateTable('rules').set(set).where('id', '=', id).execute();
+  await bumpRulesVersion(db, row.farm_id);
 }
 
 export async function deleteRuleRow(db: Db, row: RuleRow): Promise<void> {
   await db.deleteFrom('rules').where('id', '=', row.id).execute();
+  await bumpRulesVersion(db, row.farm_id);
 }
 
 /** Forgets the sustained windows a rule has counted (it changed, or went away). */
