@@ -369,8 +369,17 @@ forEachEngine(
       await sql`update devices set battery = ${inf}, state = ${'{"feed":{"bin":1e309,"ok":1e5}}'} where id = ${p.deviceId}`.execute(
         db,
       );
-      // Poisoned rows break reads before the repair (the defect this migration cleans up after).
-      assert.equal((await t().request('GET', `/v1/farms/${p.farmId}`, { key: p.key })).status, 500);
+      // The rows are poisoned (the defect this migration cleans up after): an infinite number stored.
+      const before = await db
+        .selectFrom('farms')
+        .select('acres')
+        .where('id', '=', p.farmId)
+        .executeTakeFirst();
+      assert.equal(Number.isFinite(Number(before?.acres)), false);
+      // Even so a read answers with valid JSON, the infinite number as null, not a 500.
+      const poisoned = await t().request<Farm>('GET', `/v1/farms/${p.farmId}`, { key: p.key });
+      assert.equal(poisoned.status, 200, JSON.stringify(poisoned.body));
+      assert.equal(poisoned.body.acres, null);
 
       // The migration as it runs on a database that was poisoned before it arrived.
       await repairNonFinite(db);
