@@ -24,8 +24,8 @@ import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
-import { buildSerializer } from './http/serialization.ts';
-import { registerValidation } from './http/validation.ts';
+import { serializerFactory } from './http/serialization.ts';
+import { registerValidation, type SchemaCompiling } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
@@ -52,6 +52,7 @@ import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
+import { compileToolSchemas } from './modules/mcp/server.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
@@ -88,12 +89,19 @@ export interface AppDeps {
   workers?: WorkerStatus;
   /** The MQTT side's and the console sessions' clock (tests inject one); Date.now otherwise. */
   clock?: () => number;
+  /**
+   * When request validators, response serializers and MCP tool validators are compiled: `at-start` (the
+   * default: a bad schema stops the start, and no request pays for compiling), or `on-first-use`, for test
+   * apps, which are many and each call few routes.
+   */
+  compileSchemas?: SchemaCompiling;
 }
 
 // Over 80 lines by design: the wiring is read top to bottom in registration order (hooks, then modules),
 // one line per plugin or module.
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
+  const compiling = deps.compileSchemas ?? 'at-start';
   const db = database.db;
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
@@ -110,13 +118,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     trustProxy: config.trustProxy,
     ...timeoutOptions(config),
-    schemaController: { compilersFactory: { buildSerializer } },
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory(compiling) } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, config);
 
   const routes = trackRoutes(app);
   app.decorate('routeTable', routes);
-  registerValidation(app);
+  registerValidation(app, compiling);
   registerErrorHandling(app, routes);
   registerObservation(app);
   refuseWhileClosing(app);
@@ -216,6 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
   app.addHook('preClose', () => streams.close());
   await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
+  if (compiling === 'at-start') compileToolSchemas();
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,

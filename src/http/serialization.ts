@@ -10,12 +10,13 @@ import {
   type SerializerFactory,
   SerializerSelector,
 } from '@fastify/fast-json-stringify-compiler';
+import type { SchemaCompiling } from './validation.ts';
 
 const compileUncached = SerializerSelector();
 /** Serializers by shared schemas and options, then by route schema (both as JSON text). */
 const compiled = new Map<string, Map<string, ReturnType<SerializerCompiler>>>();
 
-export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
+const buildSerializer: SerializerFactory = (externalSchemas, options) => {
   const compile = compileUncached(externalSchemas, options);
   const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
   let serializers = compiled.get(context);
@@ -34,3 +35,21 @@ export const buildSerializer: SerializerFactory = (externalSchemas, options) => 
     return serializer;
   };
 };
+
+/**
+ * The serializer factory for Fastify's schema controller: compiling each route's serializers as it is
+ * registered, or (`on-first-use`) on the first reply that needs one.
+ */
+export function serializerFactory(compiling: SchemaCompiling): SerializerFactory {
+  if (compiling === 'at-start') return buildSerializer;
+  return (externalSchemas, options) => {
+    const compile = buildSerializer(externalSchemas, options);
+    return (route) => {
+      let serializer: ReturnType<SerializerCompiler> | undefined;
+      return (data) => {
+        serializer ??= compile(route);
+        return serializer(data);
+      };
+    };
+  };
+}

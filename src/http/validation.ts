@@ -71,18 +71,39 @@ function compiledOnce(ajv: Ajv, schema: AnySchema): ValidateFunction {
   return validate;
 }
 
+/** When validators and serializers are compiled: as routes are registered, or on a route's first request. */
+export type SchemaCompiling = 'at-start' | 'on-first-use';
+
+/** A validator that compiles on its first call (then is the compiled one, errors and all). */
+function deferred(compile: () => ValidateFunction) {
+  let validate: ValidateFunction | undefined;
+  const check = (data: unknown): boolean => {
+    validate ??= compile();
+    const ok = validate(data) as boolean;
+    check.errors = (validate.errors as FastifySchemaValidationError[] | null | undefined) ?? null;
+    return ok;
+  };
+  check.errors = null as FastifySchemaValidationError[] | null;
+  return check;
+}
+
 /**
  * Absent bodies (none, empty or whitespace; the JSON parser already refused `null` and other
  * non-objects): a PATCH needs a body, since sending nothing to change is almost always a client bug;
  * other methods count it as `{}`, so action endpoints and creates with only optional members work
  * without one, and a required member is named as missing.
  */
-export function registerValidation(app: FastifyInstance): void {
+export function registerValidation(app: FastifyInstance, compiling: SchemaCompiling = 'at-start'): void {
+  const later = compiling === 'on-first-use';
   app.setValidatorCompiler(({ schema, httpPart, method }) => {
-    if (httpPart !== 'body') return compiledOnce(coercing, schema);
-    const validate = compiledOnce(strict, schema);
+    if (httpPart !== 'body') {
+      return later ? deferred(() => compiledOnce(coercing, schema)) : compiledOnce(coercing, schema);
+    }
+    let compiled = later ? undefined : compiledOnce(strict, schema);
     const required = (schema as { required?: string[] }).required ?? [];
     const check = (data: unknown): boolean | { value: unknown } => {
+      compiled ??= compiledOnce(strict, schema);
+      const validate = compiled;
       if (data === undefined || data === null) {
         if (method === 'PATCH') {
           check.errors = bodyError(
