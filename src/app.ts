@@ -52,7 +52,6 @@ import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
-import { compileToolSchemas } from './modules/mcp/server.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
@@ -224,7 +223,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
   app.addHook('preClose', () => streams.close());
   await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
-  if (compiling === 'at-start') compileToolSchemas();
+  // Servers load the MCP tools and compile their validators now; test apps when /mcp is first called.
+  if (compiling === 'at-start') (await import('./modules/mcp/server.ts')).compileToolSchemas();
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
