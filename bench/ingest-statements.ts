@@ -32,7 +32,7 @@ const engine = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
 const size = Number(process.argv[3] ?? 100);
 const withRules = process.argv[4] === 'rules';
 const WARM_ROUNDS = 10;
-const ROUNDS = 30;
+const ROUNDS = Number(process.env.ROUNDS ?? 30);
 
 const stats = new Map<string, { n: number; ms: number }>();
 let logging = false;

@@ -15,7 +15,7 @@
  *   peak server RSS per phase                    vs  the hello-world process
  *
  * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; reads: only the reads at
- * 100 connections; or a comma-separated mix such as all,rules)
+ * 100 connections; ingest: only the two HTTP ingest loads; or a comma-separated mix such as all,rules)
  * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
  * (NODE_OPTIONS for the server only, e.g. heap caps)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
@@ -295,6 +295,71 @@ async function benchReads(
   return readResults.rssMb;
 }
 
+/**
+ * The two HTTP ingest loads (BENCH_PHASES=ingest runs only these): 100-reading reports against raw inserts of
+ * the same rows, and 1-reading reports against hello-world; each server's peak RSS goes to `phaseRss`.
+ */
+async function benchIngest(
+  engine: Engine,
+  database: BenchDatabase,
+  setup: Setup,
+  hello: Hello,
+  origin: number,
+  phaseRss: number[],
+): Promise<{ readingsPerSecond: number; reportsPerSecond: number }> {
+  const farmId = setup.ingestDevices[0]?.farm_id ?? '';
+  // 1. Ingest, 100-reading reports from 50 devices at once, alert rules on.
+  log(`${engine}: ingest, 100-reading reports`);
+  const ingest100 = await withServer(database, (server) =>
+    measure(server, INGEST_DEVICES, ingestLoad(setup, origin, 100)),
+  );
+  phaseRss.push(ingest100.rssMb);
+  const stored = await storedReadings(database, farmId);
+  log(`${engine}: raw inserts of the same rows (reference)`);
+  const reference = await rawInsertReference(database, setup.ingestDevices, {
+    durationMs: MEASURE_MS / 2,
+    origin: origin + 60 * 86_400_000,
+    reportSize: 100,
+  });
+  const readingsPerSecond = ingest100.result.perSecond * 100;
+  const target100 = engine === 'sqlite' ? 150_000 : 50_000;
+  rows.push({
+    engine,
+    what: 'ingest, 100-reading reports, 50 devices (readings/s)',
+    value: fmt(readingsPerSecond),
+    reference: `${fmt(reference.rowsPerSecond)} raw inserts/s`,
+    ratio: `${fmt((readingsPerSecond / reference.rowsPerSecond) * 100)}%`,
+    p50: ms(ingest100.result.p50Ms),
+    p99: ms(ingest100.result.p99Ms),
+    rss: `${fmt(ingest100.rssMb)} MB`,
+    target: `≥ ${fmt(target100)}/s`,
+    met: readingsPerSecond >= target100,
+  });
+  raw[`${engine}.ingest100`] = { ...ingest100, reference, storedReadings: stored };
+
+  // 2. Ingest, 1-reading reports.
+  log(`${engine}: ingest, 1-reading reports`);
+  const ingest1 = await withServer(database, (server) =>
+    measure(server, INGEST_DEVICES, ingestLoad(setup, origin + 30 * 86_400_000, 1)),
+  );
+  phaseRss.push(ingest1.rssMb);
+  const share = ingest1.result.perSecond / hello.c50.perSecond;
+  rows.push({
+    engine,
+    what: 'ingest, 1-reading reports, 50 devices (reports/s)',
+    value: fmt(ingest1.result.perSecond),
+    reference: `${fmt(hello.c50.perSecond)} hello-world/s`,
+    ratio: `${fmt(share * 100)}%`,
+    p50: ms(ingest1.result.p50Ms),
+    p99: ms(ingest1.result.p99Ms),
+    rss: `${fmt(ingest1.rssMb)} MB`,
+    target: '≥ 30% of hello',
+    met: share >= 0.3,
+  });
+  raw[`${engine}.ingest1`] = ingest1;
+  return { readingsPerSecond, reportsPerSecond: ingest1.result.perSecond };
+}
+
 const PHASES = (process.env.BENCH_PHASES ?? 'all').split(',').map((p) => p.trim());
 
 async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
@@ -305,59 +370,13 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     const setup = await setUp(database);
     if (PHASES.includes('rules')) await benchRules(engine, database, setup);
     if (PHASES.includes('reads') && !PHASES.includes('all')) await benchReads(engine, database, setup, hello);
+    if (PHASES.includes('ingest') && !PHASES.includes('all')) {
+      await benchIngest(engine, database, setup, hello, Date.now(), phaseRss);
+    }
     if (!PHASES.includes('all')) return;
-    const farmId = setup.ingestDevices[0]?.farm_id ?? '';
     const origin = Date.now();
-
-    // 1. Ingest, 100-reading reports from 50 devices at once, alert rules on.
-    log(`${engine}: ingest, 100-reading reports`);
-    const ingest100 = await withServer(database, (server) =>
-      measure(server, INGEST_DEVICES, ingestLoad(setup, origin, 100)),
-    );
-    phaseRss.push(ingest100.rssMb);
-    const stored = await storedReadings(database, farmId);
-    log(`${engine}: raw inserts of the same rows (reference)`);
-    const reference = await rawInsertReference(database, setup.ingestDevices, {
-      durationMs: MEASURE_MS / 2,
-      origin: origin + 60 * 86_400_000,
-      reportSize: 100,
-    });
-    const readingsPerSecond = ingest100.result.perSecond * 100;
-    const target100 = engine === 'sqlite' ? 150_000 : 50_000;
-    rows.push({
-      engine,
-      what: 'ingest, 100-reading reports, 50 devices (readings/s)',
-      value: fmt(readingsPerSecond),
-      reference: `${fmt(reference.rowsPerSecond)} raw inserts/s`,
-      ratio: `${fmt((readingsPerSecond / reference.rowsPerSecond) * 100)}%`,
-      p50: ms(ingest100.result.p50Ms),
-      p99: ms(ingest100.result.p99Ms),
-      rss: `${fmt(ingest100.rssMb)} MB`,
-      target: `≥ ${fmt(target100)}/s`,
-      met: readingsPerSecond >= target100,
-    });
-    raw[`${engine}.ingest100`] = { ...ingest100, reference, storedReadings: stored };
-
-    // 2. Ingest, 1-reading reports.
-    log(`${engine}: ingest, 1-reading reports`);
-    const ingest1 = await withServer(database, (server) =>
-      measure(server, INGEST_DEVICES, ingestLoad(setup, origin + 30 * 86_400_000, 1)),
-    );
-    phaseRss.push(ingest1.rssMb);
-    const share = ingest1.result.perSecond / hello.c50.perSecond;
-    rows.push({
-      engine,
-      what: 'ingest, 1-reading reports, 50 devices (reports/s)',
-      value: fmt(ingest1.result.perSecond),
-      reference: `${fmt(hello.c50.perSecond)} hello-world/s`,
-      ratio: `${fmt(share * 100)}%`,
-      p50: ms(ingest1.result.p50Ms),
-      p99: ms(ingest1.result.p99Ms),
-      rss: `${fmt(ingest1.rssMb)} MB`,
-      target: '≥ 30% of hello',
-      met: share >= 0.3,
-    });
-    raw[`${engine}.ingest1`] = ingest1;
+    const http = await benchIngest(engine, database, setup, hello, origin, phaseRss);
+    const readingsPerSecond = http.readingsPerSecond;
 
     // 2b. The same two ingest loads over MQTT (publish → stored), and command push latency.
     log(`${engine}: MQTT ingest and command push`);
@@ -399,8 +418,8 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
           engine,
           what: 'MQTT ingest, 1-reading reports, 50 devices (reports/s)',
           value: fmt(mqtt1.perSecond),
-          reference: `${fmt(ingest1.result.perSecond)}/s over HTTP`,
-          ratio: `${fmt((mqtt1.perSecond / ingest1.result.perSecond) * 100)}%`,
+          reference: `${fmt(http.reportsPerSecond)}/s over HTTP`,
+          ratio: `${fmt((mqtt1.perSecond / http.reportsPerSecond) * 100)}%`,
           p50: ms(mqtt1.p50Ms),
           p99: ms(mqtt1.p99Ms),
           rss,

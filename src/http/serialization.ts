@@ -4,6 +4,11 @@
  * under every 4xx, a HEAD beside each GET): compiling each distinct one once makes start-up (and every
  * test app after the first in a process) much faster. What a serializer does depends only on its schema,
  * the shared schemas and the options, so those are the cache key.
+ *
+ * A nullable member (`anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }]`, TypeBox's
+ * `Nullable`) is handed to fast-json-stringify as a type list (`type: ['string', 'null']`): for `anyOf` it
+ * runs Ajv on every value to choose the branch (a date-time regex per date of every record in a list),
+ * for a type list a `typeof`. The OpenAPI document and validation keep the `anyOf`.
  */
 import {
   type SerializerCompiler,
@@ -13,11 +18,38 @@ import {
 import type { SchemaCompiling } from './validation.ts';
 
 const compileUncached = SerializerSelector();
+
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean']);
+
+/** The schema with every `anyOf` of one scalar schema and null turned into a type list (a copy). */
+export function nullableAsTypeList(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(nullableAsTypeList);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = nullableAsTypeList(value);
+  const anyOf = out.anyOf;
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return out;
+  const nullAt = anyOf.findIndex((s) => isObject(s) && s.type === 'null' && Object.keys(s).length === 1);
+  const other = anyOf[1 - nullAt];
+  if (nullAt === -1 || !isObject(other) || typeof other.type !== 'string' || !SCALAR_TYPES.has(other.type)) {
+    return out;
+  }
+  if (['$ref', 'anyOf', 'oneOf', 'allOf'].some((k) => k in other)) return out;
+  const { anyOf: _, ...rest } = out;
+  return { ...other, ...rest, type: [other.type, 'null'] };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 /** Serializers by shared schemas and options, then by route schema (both as JSON text). */
 const compiled = new Map<string, Map<string, ReturnType<SerializerCompiler>>>();
 
-const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-  const compile = compileUncached(externalSchemas, options);
+export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
+  const compile = compileUncached(
+    nullableAsTypeList(externalSchemas ?? {}) as typeof externalSchemas,
+    options,
+  );
   const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
   let serializers = compiled.get(context);
   if (!serializers) {
@@ -29,7 +61,7 @@ const buildSerializer: SerializerFactory = (externalSchemas, options) => {
     const key = JSON.stringify(route.schema ?? null);
     let serializer = cache.get(key);
     if (!serializer) {
-      serializer = compile(route);
+      serializer = compile({ ...route, schema: nullableAsTypeList(route.schema) as typeof route.schema });
       cache.set(key, serializer);
     }
     return serializer;

@@ -14,6 +14,7 @@ import * as m0013 from './0013_people.ts';
 import * as m0014 from './0014_quiet_devices.ts';
 import * as m0017 from './0017_outbox_stream.ts';
 import * as m0019 from './0019_watermark_previous.ts';
+import * as m0020 from './0020_rules_version.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0014_quiet_devices': m0014,
   '0017_outbox_stream': m0017,
   '0019_watermark_previous': m0019,
+  '0020_rules_version': m0020,
 };

@@ -40,6 +40,8 @@ export interface FarmsTable {
   sample: Generated<number>;
   /** JSON text. */
   settings: string;
+  /** Bumped with every change to the farm's custom rules (the engine's rule cache checks it). */
+  rules_version: Generated<number>;
   created_at: number;
 }
 

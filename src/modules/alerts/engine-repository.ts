@@ -3,10 +3,11 @@
  * locks and moves the device's watermarks, one select reads everything else the rules need (active
  * alerts, sustained-breach starts, rate windows), and one write stores the breaches that changed.
  */
-import { type OnConflictBuilder, type SqlBool, sql } from 'kysely';
+import { type OnConflictBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { isPostgres } from '../../db/engine.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_STATUSES, type AlertRow } from './repository.ts';
@@ -26,27 +27,31 @@ export async function advanceWatermarks(
   latest: ReadonlyArray<{ metric: string; at: number }>,
 ): Promise<Map<string, number | null>> {
   if (latest.length === 0) return new Map();
-  const rows = await db
-    .insertInto('alert_watermarks')
-    .values(
-      latest.map(({ metric, at }) => ({
-        device_id: key.deviceId,
-        metric,
-        farm_id: key.farmId,
-        at,
-        prev_at: null,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['device_id', 'metric']).doUpdateSet({
-        prev_at: sql<number | null>`alert_watermarks.at`,
-        at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
-      }),
-    )
-    .returning(['metric', 'prev_at'])
-    .execute();
+  const rows = await upsertWatermarks(db, { ...key, latest });
   return new Map(rows.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
 }
+
+const upsertWatermarks = prepared(
+  (db, q: { farmId: string; deviceId: string; latest: ReadonlyArray<{ metric: string; at: number }> }) =>
+    db
+      .insertInto('alert_watermarks')
+      .values(
+        q.latest.map(({ metric, at }) => ({
+          device_id: q.deviceId,
+          metric,
+          farm_id: q.farmId,
+          at,
+          prev_at: null,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['device_id', 'metric']).doUpdateSet({
+          prev_at: sql<number | null>`alert_watermarks.at`,
+          at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
+        }),
+      )
+      .returning(['metric', 'prev_at']),
+);
 
 /** Every column of an alert, named: SQLite's JSON aggregate needs explicit selections. */
 const ALERT_COLUMNS = [
@@ -73,23 +78,28 @@ export interface ReportStateQuery {
   subjects: ReadonlyArray<{ type: string; id: string }>;
   /** Whether any rule evaluated is sustained (`for_s`): then the device's breach starts are read. */
   breaches: boolean;
-  /** The stored readings the rate rules' windows need; null when none runs. */
-  window: RateWindow | null;
+  /** The rate rules' windows over the device's stored readings (none when no rate rule runs). */
+  windows: readonly RateWindow[];
 }
 
-/** Stored readings of these metrics with reading times in [from, to]. */
+/**
+ * One rate window: for each stored reading time of `metric` in [first, last], the extreme (highest when
+ * `falling`, else lowest) of the metric's stored readings in the `window_ms` up to and including it.
+ */
 export interface RateWindow {
-  metrics: string[];
-  from: number;
-  to: number;
+  metric: string;
+  window_ms: number;
+  falling: boolean;
+  first: number;
+  last: number;
 }
 
 export interface ReportState {
   alerts: AlertRow[];
   /** Rule name → reading time its sustained breach on this device started. */
   breaches: Map<string, number>;
-  /** Metric → the device's stored readings within the requested span (this report's included). */
-  windows: Map<string, Array<{ at: number; value: number }>>;
+  /** Per window asked for (in order): reading time → the extreme over the window ending there. */
+  extremes: Array<Map<number, number>>;
 }
 
 /**
@@ -98,61 +108,62 @@ export interface ReportState {
  * the previous report of the device committed.
  */
 export async function findReportState(db: Db, q: ReportStateQuery): Promise<ReportState> {
-  const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
-  const none = sql<SqlBool>`1 = 0`;
-  const window = q.window;
-  const row = await db
-    .selectNoFrom((eb) => [
-      jsonArrayFrom(
-        eb
-          .selectFrom('alerts')
-          .select(ALERT_COLUMNS)
-          .where('farm_id', '=', q.farmId)
-          .where('status', 'in', ACTIVE_STATUSES)
-          .where((w) =>
-            w.or(q.subjects.map((s) => w.and([w('subject_type', '=', s.type), w('subject_id', '=', s.id)]))),
-          ),
-      ).as('alerts'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('alert_breaches')
-          .select(['rule', 'since'])
-          .where('device_id', '=', q.deviceId)
-          .$if(!q.breaches, (qb) => qb.where(none)),
-      ).as('breaches'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('readings')
-          .select(['metric', 'at', 'value'])
-          .where('device_id', '=', q.deviceId)
-          .where((w) =>
-            window
-              ? w.and([
-                  w('metric', 'in', window.metrics),
-                  w('at', '>=', window.from),
-                  w('at', '<=', window.to),
-                ])
-              : none,
-          ),
-      ).as('windows'),
-    ])
-    .executeTakeFirstOrThrow();
-  const windows = new Map<string, Array<{ at: number; value: number }>>();
-  for (const r of parsed<{ metric: string; at: number; value: number }>(row.windows)) {
-    const list = windows.get(r.metric) ?? [];
-    list.push({ at: Number(r.at), value: r.value });
-    windows.set(r.metric, list);
-  }
+  const [row] = (await selectReportState(db, q)) as Array<Record<string, unknown>>;
   return {
-    alerts: parsed<AlertRow>(row.alerts),
+    alerts: parsed<AlertRow>(row?.alerts),
     breaches: new Map(
-      parsed<{ rule: string; since: number }>(row.breaches).map((b) => [b.rule, Number(b.since)]),
+      parsed<{ rule: string; since: number }>(row?.breaches).map((b) => [b.rule, Number(b.since)]),
     ),
-    windows,
+    extremes: q.windows.map(
+      (_, i) => new Map(parsed<[number, number]>(row?.[`window_${i}`]).map(([at, v]) => [Number(at), v])),
+    ),
   };
 }
 
+/**
+ * A rate window's extremes, worked out by the database with a window function over the readings index
+ * (a RANGE frame: every reading of the metric from `window_ms` before each reading to it, ties included),
+ * so only one pair per reading time of the report comes back, not every stored reading of the window.
+ */
+function windowExtremes(db: Db, deviceId: string, w: RateWindow): RawBuilder<unknown> {
+  const extreme = w.falling ? sql`max(value)` : sql`min(value)`;
+  const frame = isPostgres(db) ? sql`cast(${w.window_ms} as bigint)` : sql`${w.window_ms}`;
+  const rows = sql`select at, ${extreme} over (order by at range between ${frame} preceding and current row) as x
+    from readings where device_id = ${deviceId} and metric = ${w.metric}
+      and at >= ${w.first} - ${frame} and at <= ${w.last}`;
+  return isPostgres(db)
+    ? sql`(select coalesce(json_agg(json_build_array(w.at, w.x)), '[]'::json) from (${rows}) w where w.at >= ${w.first})`
+    : sql`(select json_group_array(json_array(w.at, w.x)) from (${rows}) w where w.at >= ${w.first})`;
+}
+
+/** Built once per engine and shape (the number of subjects and rate windows, whether breaches are read). */
+const selectReportState = prepared((db, q: ReportStateQuery) => {
+  const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
+  const none = sql<SqlBool>`1 = 0`;
+  return db.selectNoFrom((eb) => [
+    jsonArrayFrom(
+      eb
+        .selectFrom('alerts')
+        .select(ALERT_COLUMNS)
+        .where('farm_id', '=', q.farmId)
+        .where('status', 'in', ACTIVE_STATUSES)
+        .where((w) =>
+          w.or(q.subjects.map((s) => w.and([w('subject_type', '=', s.type), w('subject_id', '=', s.id)]))),
+        ),
+    ).as('alerts'),
+    jsonArrayFrom(
+      eb
+        .selectFrom('alert_breaches')
+        .select(['rule', 'since'])
+        .where('device_id', '=', q.deviceId)
+        .$if(!q.breaches, (qb) => qb.where(none)),
+    ).as('breaches'),
+    ...q.windows.map((w, i) => windowExtremes(db, q.deviceId, w).as(`window_${i}`)),
+  ]);
+});
+
 function parsed<T>(value: unknown): T[] {
+  if (value == null) return [];
   return (typeof value === 'string' ? JSON.parse(value) : value) as T[];
 }
 
@@ -205,10 +216,14 @@ export async function findAnimalLabel(
   farmId: string,
   animalId: string,
 ): Promise<AnimalLabelRow | undefined> {
-  return db
+  const [row] = await selectAnimalLabel(db, { farmId, animalId });
+  return row;
+}
+
+const selectAnimalLabel = prepared((db, q: { farmId: string; animalId: string }) =>
+  db
     .selectFrom('animals')
     .select(['name', 'tag', 'group_id'])
-    .where('id', '=', animalId)
-    .where('farm_id', '=', farmId)
-    .executeTakeFirst();
-}
+    .where('id', '=', q.animalId)
+    .where('farm_id', '=', q.farmId),
+);

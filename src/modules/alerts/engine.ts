@@ -36,8 +36,9 @@ import {
   loadRules,
   type MetricPlan,
   planMetrics,
-  rateWindow,
+  rateWindows,
   readingsByMetric,
+  windowOf,
 } from './rule-inputs.ts';
 import { resolveAlertRow } from './service.ts';
 import { animalLabel, deviceLabel } from './subjects.ts';
@@ -112,14 +113,16 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   if (plans.length === 0 && alarms.length === 0) return;
 
   const subjects = alarms.length > 0 && animal ? [readingSubject, deviceSubject] : [readingSubject];
+  const windows = rateWindows(plans);
   const state = await findReportState(trx, {
     farmId: ctx.farmId,
     deviceId: report.device.id,
     subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
     breaches: plans.some((p) => p.rules.some((r) => r.for_s !== null)),
-    window: rateWindow(plans),
+    windows: [...windows.values()],
   });
-  await applyPlans(ctx, report.device.id, readingSubject, plans, state);
+  const extremes = new Map([...windows.keys()].map((key, i) => [key, state.extremes[i] ?? new Map()]));
+  await applyPlans(ctx, report.device.id, readingSubject, plans, state, extremes);
 
   const deviceAlerts = activeByRule(state, deviceSubject);
   for (const event of alarms) {
@@ -148,6 +151,7 @@ async function applyPlans(
   subject: SubjectLabel,
   plans: readonly MetricPlan[],
   state: ReportState,
+  extremes: ReadonlyMap<string, ReadonlyMap<number, number>>,
 ): Promise<void> {
   const active = activeByRule(state, subject);
   const breaches: Array<{ rule: string; since: number | null }> = [];
@@ -156,7 +160,7 @@ async function applyPlans(
       const seen =
         rule.window_s === null
           ? readings
-          : changesOverWindow(rule, readings, state.windows.get(metric) ?? []);
+          : changesOverWindow(readings, extremes.get(windowOf(metric, rule)) ?? new Map());
       const before = rule.for_s === null ? null : (state.breaches.get(rule.name) ?? null);
       const { runs, since } = levelRuns(rule, seen, before);
       if (rule.for_s !== null && since !== before) breaches.push({ rule: rule.name, since });

@@ -5,11 +5,10 @@
  * select: engine-repository.ts).
  */
 import type { Trx } from '../../db/schema.ts';
-import { farmLeakRule, WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
-import { farmRules } from '../../domain/rules.ts';
-import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
+import type { EngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
 import { advanceWatermarks, type RateWindow } from './engine-repository.ts';
+import { farmEngineRules, leakApplies } from './rule-cache.ts';
 
 type Reading = IngestedReport['readings'][number];
 
@@ -21,51 +20,37 @@ export interface MetricPlan {
 }
 
 /**
- * The defaults with the farm's overrides, then its enabled custom rules that apply to the reporting
- * device (type and id; group scope needs the animal, so it is checked per metric). The custom rules come
- * with the report when ingest read them already (PostgreSQL, in its first statement), else in one query.
+ * The defaults with the farm's overrides, water.leak on a water device or a house, then the farm's enabled
+ * custom rules that apply to the reporting device (type and id; group scope needs the animal, so it is
+ * checked per metric). Parsed once per farm and rules version (rule-cache.ts).
  */
 export async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]> {
-  // Overrides were validated when saved; farmRules ignores anything malformed.
-  const defaults: EngineRule[] = farmRules(report.farm.settings).map((rule) => ({
-    ...rule,
-    scope: null,
-    window_s: null,
-  }));
-  const leak = leakRule(report.farm.settings, report.device.type);
-  if (leak) defaults.push(leak);
-  const custom = (report.customRules ?? (await findFarmRules(trx, report.farm.id, true)))
-    .map(toEngineRule)
-    .filter(
-      ({ scope }) =>
-        (scope?.device_type == null || scope.device_type === report.device.type) &&
-        (scope?.device_id == null || scope.device_id === report.device.id),
-    );
-  return [...defaults, ...custom];
+  const farm = await farmEngineRules(trx, report.farm, report.customRules);
+  const rules = [...farm.defaults];
+  if (farm.leak && leakApplies(report.device.type)) rules.push(farm.leak);
+  for (const rule of farm.custom) {
+    const scope = rule.scope;
+    if (scope?.device_type != null && scope.device_type !== report.device.type) continue;
+    if (scope?.device_id != null && scope.device_id !== report.device.id) continue;
+    rules.push(rule);
+  }
+  return rules;
 }
 
 /**
  * A rate rule judges each reading by how far the metric moved within the window before it: for a
  * falling rule the reading minus the highest stored reading in the window, for a rising one minus the
- * lowest. `stored` holds the device's readings of the metric from the first reading's window start to
- * the last reading (this report's included: ingest stores them first).
+ * lowest. `extremes` maps each reading time to that extreme, as the database worked it out over the
+ * device's stored readings (this report's included: ingest stores them first; see rateWindows).
  */
 export function changesOverWindow(
-  rule: EngineRule,
   readings: readonly Reading[],
-  stored: ReadonlyArray<{ at: number; value: number }>,
+  extremes: ReadonlyMap<number, number>,
 ): Reading[] {
-  if (rule.window_s === null) return [];
-  const windowMs = rule.window_s * 1000;
-  const falling = rule.direction === 'low';
-  return readings.map((reading) => {
-    let extreme = reading.value;
-    for (const s of stored) {
-      if (s.at < reading.at - windowMs || s.at > reading.at) continue;
-      extreme = falling ? Math.max(extreme, s.value) : Math.min(extreme, s.value);
-    }
-    return { ...reading, value: reading.value - extreme };
-  });
+  return readings.map((reading) => ({
+    ...reading,
+    value: reading.value - (extremes.get(reading.at) ?? reading.value),
+  }));
 }
 
 /** The report's finite readings of metrics some rule watches, by metric. */
@@ -119,53 +104,35 @@ export async function planMetrics(
 }
 
 /**
- * The stored readings the rate rules' windows reach back to: their metrics over one span, from the
- * earliest window start to the latest reading (one index range per metric; changesOverWindow keeps
- * each reading's own window). Null when no rate rule runs.
+ * The rate windows the rules need, one per metric, window length and direction (two rules alike share
+ * one, keyed by windowOf), each over the metric's readings of this report, from its first to its last.
  */
-export function rateWindow(plans: readonly MetricPlan[]): RateWindow | null {
-  let window: RateWindow | null = null;
+export function rateWindows(plans: readonly MetricPlan[]): Map<string, RateWindow> {
+  const windows = new Map<string, RateWindow>();
   for (const { metric, rules, readings } of plans) {
-    const windowS = Math.max(0, ...rules.map((r) => r.window_s ?? 0));
     const first = readings[0];
     const last = readings.at(-1);
-    if (windowS === 0 || !first || !last) continue;
-    const from = first.at - windowS * 1000;
-    window = window
-      ? {
-          metrics: [...window.metrics, metric],
-          from: Math.min(window.from, from),
-          to: Math.max(window.to, last.at),
-        }
-      : { metrics: [metric], from, to: last.at };
+    if (!first || !last) continue;
+    for (const rule of rules) {
+      if (rule.window_s === null) continue;
+      const window = windowOf(metric, rule);
+      windows.set(window, {
+        metric,
+        window_ms: rule.window_s * 1000,
+        falling: rule.direction === 'low',
+        first: first.at,
+        last: last.at,
+      });
+    }
   }
-  return window;
+  return windows;
+}
+
+/** The key of a rule's rate window: the rules sharing one read it once. */
+export function windowOf(metric: string, rule: EngineRule): string {
+  return `${metric} ${rule.window_s} ${rule.direction}`;
 }
 
 export function inGroupScope(rule: EngineRule, groups: ReadonlySet<string>): boolean {
   return rule.scope?.group_id == null || groups.has(rule.scope.group_id);
-}
-
-/**
- * water.leak as the engine runs it on a water device or a house: a rate rule like a custom one, its
- * lines derived from the change (watch at it, clear at half of it).
- */
-export function leakRule(settingsText: string, deviceType: string): EngineRule | null {
-  if (!(WATER_LEAK_RULE.device_types as readonly string[]).includes(deviceType)) return null;
-  const leak = farmLeakRule(settingsText);
-  if (!leak.enabled) return null;
-  return {
-    name: WATER_LEAK_RULE.name,
-    title: WATER_LEAK_RULE.title,
-    measure: WATER_LEAK_RULE.measure,
-    metric: WATER_LEAK_RULE.metric,
-    description: WATER_LEAK_RULE.description,
-    direction: 'low',
-    watch: leak.change,
-    urgent: null,
-    clear: leak.change / 2,
-    for_s: leak.for_s,
-    window_s: leak.window_s,
-    scope: null,
-  };
 }

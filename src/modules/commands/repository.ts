@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
@@ -61,28 +62,32 @@ export async function handOutCommands(
   now: number,
   options: { everyOpen?: boolean } = {},
 ): Promise<CommandRow[]> {
-  return db
+  return updateHandedOut(db, { deviceId, now, everyOpen: options.everyOpen === true });
+}
+
+/** Built once per engine for each of the two cases (every open command, or those due). */
+const updateHandedOut = prepared((db, q: { deviceId: string; now: number; everyOpen: boolean }) =>
+  db
     .updateTable('commands')
     .set({
       status: 'delivered',
-      delivered_at: sql<number>`coalesce(delivered_at, ${now})`,
+      delivered_at: sql<number>`coalesce(delivered_at, ${q.now})`,
       delivery_attempts: sql<number>`delivery_attempts + 1`,
       // The cast keeps PostgreSQL from typing the parameter as a 32-bit integer.
-      redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
+      redeliver_at: sql<number>`cast(${q.now} as bigint) + redeliver_after_s * 1000`,
     })
-    .where('device_id', '=', deviceId)
-    .where('expires_at', '>', now)
+    .where('device_id', '=', q.deviceId)
+    .where('expires_at', '>', q.now)
     .where((eb) =>
-      options.everyOpen
+      q.everyOpen
         ? eb('status', 'in', OPEN_STATUSES)
         : eb.or([
             eb('status', '=', 'queued'),
-            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
+            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', q.now)]),
           ]),
     )
-    .returningAll()
-    .execute();
-}
+    .returningAll(),
+);
 
 /** Stores a device's answer if the command is its own and delivered; undefined otherwise. */
 export async function finishDelivered(

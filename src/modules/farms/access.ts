@@ -5,6 +5,7 @@
  */
 
 import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import { notFound } from '../../http/errors.ts';
@@ -32,14 +33,21 @@ export type FarmRow = Selectable<FarmsTable>;
 
 /** The farm if the scope may see it, else 404 `not_found`. */
 export async function requireFarm(db: Db, scope: Scope, farmId: string): Promise<FarmRow> {
-  const farm = await db
-    .selectFrom('farms')
-    .selectAll()
-    .where('id', '=', farmId)
-    .where('account_id', '=', scope.accountId)
-    .where('mode', '=', scope.mode)
-    .where(farmInScope(scope, 'id'))
-    .executeTakeFirst();
+  const [farm] = await selectFarm(db, {
+    farmId,
+    scope: { accountId: scope.accountId, mode: scope.mode, farms: scope.farms ?? null },
+  });
   if (!farm) throw notFound('farm', farmId);
   return farm;
 }
+
+/** Built once per engine and scope shape (every farm, none, or a restricted key's n farms). */
+const selectFarm = prepared((db, q: { farmId: string; scope: Scope }) =>
+  db
+    .selectFrom('farms')
+    .selectAll()
+    .where('id', '=', q.farmId)
+    .where('account_id', '=', q.scope.accountId)
+    .where('mode', '=', q.scope.mode)
+    .where(farmInScope(q.scope, 'id')),
+);

@@ -70,6 +70,7 @@ export async function createFarm(
     acres: input.acres ?? null,
     sample: options.sample ? 1 : 0,
     settings: JSON.stringify(settings),
+    rules_version: 0,
     created_at: now,
   };
   await insertFarm(db, row);

@@ -3,6 +3,7 @@
  * custom rules in one; on SQLite, where a statement costs no round trip, one each.
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
@@ -13,11 +14,12 @@ import type { RuleRow } from '../rules/repository.ts';
 export type DeviceRow = Selectable<DevicesTable>;
 export type FarmRow = Selectable<FarmsTable>;
 
-/** What a report sets on its device row (last_seen_at always; the rest when the report carries them). */
+/**
+ * What a report sets on its device row (last_seen_at always, and from it the smoothed gap between reports;
+ * the rest when the report carries them).
+ */
 export interface DeviceTouch {
   last_seen_at: number;
-  /** The device's usual gap between reports, smoothed (an expression over the row's own columns). */
-  report_gap_ms: RawBuilder<number | null>;
   battery?: number;
   lat?: number;
   lon?: number;
@@ -61,7 +63,7 @@ export async function touchDeviceAndStorePg(
   latest: readonly PreparedReading[],
 ): Promise<TouchedDevicePg | undefined> {
   const sets = sql.join(
-    Object.entries(touch).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+    Object.entries(touchColumns(touch)).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
     sql`, `,
   );
   const cols = (rows: readonly PreparedReading[]) => ({
@@ -103,19 +105,35 @@ export async function touchDeviceAndStorePg(
   return { device, farm, rules, animal };
 }
 
+function touchColumns(touch: DeviceTouch) {
+  return { ...touch, report_gap_ms: reportGap(touch.last_seen_at) };
+}
+
 /** SQLite: stamps the device's report on its row (locking nothing: SQLite transactions are exclusive). */
 export async function touchDevice(
   trx: Db,
   deviceId: string,
   touch: DeviceTouch,
 ): Promise<DeviceRow | undefined> {
-  return trx.updateTable('devices').set(touch).where('id', '=', deviceId).returningAll().executeTakeFirst();
+  const [row] = await updateTouched(trx, { deviceId, touch });
+  return row;
 }
+
+/** Built once per engine and the set of columns the report carries. */
+const updateTouched = prepared((db, q: { deviceId: string; touch: DeviceTouch }) =>
+  db.updateTable('devices').set(touchColumns(q.touch)).where('id', '=', q.deviceId).returningAll(),
+);
 
 export async function saveDeviceState(trx: Db, deviceId: string, state: string): Promise<void> {
   await trx.updateTable('devices').set({ state }).where('id', '=', deviceId).execute();
 }
 
 export async function findFarmRow(trx: Db, farmId: string): Promise<FarmRow> {
-  return trx.selectFrom('farms').selectAll().where('id', '=', farmId).executeTakeFirstOrThrow();
+  const [row] = await selectFarmRow(trx, { farmId });
+  if (!row) throw new Error(`farm ${farmId} not found`);
+  return row;
 }
+
+const selectFarmRow = prepared((db, q: { farmId: string }) =>
+  db.selectFrom('farms').selectAll().where('id', '=', q.farmId),
+);

@@ -21,7 +21,6 @@ import {
   type DeviceTouch,
   type FarmRow,
   findFarmRow,
-  reportGap,
   saveDeviceState,
   type TouchedDevicePg,
   touchDevice,
@@ -122,7 +121,6 @@ export async function ingestReport(
 
   const touch: DeviceTouch = {
     last_seen_at: now,
-    report_gap_ms: reportGap(now),
     ...(input.battery !== undefined ? { battery: input.battery } : {}),
     ...(input.lat !== undefined ? { lat: input.lat } : {}),
     ...(input.lon !== undefined ? { lon: input.lon } : {}),

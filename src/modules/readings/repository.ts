@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { DeviceLatestTable, ReadingsTable } from '../../db/tables/devices.ts';
 import { toIso } from '../../lib/time.ts';
@@ -54,10 +55,14 @@ export async function insertReadings(db: Db, columns: ReadingColumns): Promise<v
  * (a report's distinct metrics: at most 1,000 rows, one statement on either engine).
  */
 export async function upsertLatest(db: Db, rows: readonly Selectable<DeviceLatestTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
+  if (rows.length > 0) await upsertLatestRows(db, { rows });
+}
+
+/** Built once per engine and number of metrics. */
+const upsertLatestRows = prepared((db, q: { rows: readonly Selectable<DeviceLatestTable>[] }) =>
+  db
     .insertInto('device_latest')
-    .values(rows)
+    .values(q.rows)
     .onConflict((oc) =>
       oc
         .columns(['device_id', 'metric'])
@@ -67,9 +72,8 @@ export async function upsertLatest(db: Db, rows: readonly Selectable<DeviceLates
           at: eb.ref('excluded.at'),
         }))
         .where((eb) => eb('excluded.at', '>=', eb.ref('device_latest.at'))),
-    )
-    .execute();
-}
+    ),
+);
 
 /** The latest value of every metric of these devices, by device then metric. */
 export function selectLatest(db: Db, deviceIds: readonly string[]): Promise<Selectable<DeviceLatestTable>[]> {

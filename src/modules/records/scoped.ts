@@ -4,6 +4,7 @@
  * existence never leaks.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { RECORD_KINDS } from '../../domain/record-kinds.ts';
 import { notFound } from '../../http/errors.ts';
@@ -44,6 +45,34 @@ function scopedQuery(db: Db, scope: Scope, kind: ScopedKind, id: string) {
     .where(farmInScope(scope));
 }
 
+interface ScopedLookup {
+  scope: Scope;
+  id: string;
+  /** Also select whether the record's farm is the sample farm. */
+  farmSample: boolean;
+}
+
+/** Per kind (the table is the statement's shape), the lookup built once per engine and scope shape. */
+const lookups = new Map<ScopedKind, (db: Db, q: ScopedLookup) => Promise<unknown[]>>();
+
+function lookup(kind: ScopedKind): (db: Db, q: ScopedLookup) => Promise<unknown[]> {
+  let run = lookups.get(kind);
+  if (!run) {
+    run = prepared((db, q: ScopedLookup) =>
+      scopedQuery(db, q.scope, kind, q.id)
+        .selectAll('r')
+        .$if(q.farmSample, (qb) => qb.select('farms.sample as farm_sample')),
+    );
+    lookups.set(kind, run);
+  }
+  return run;
+}
+
+/** Only what the lookup reads of a scope (a caller's scope may carry more). */
+function scopeOf(scope: Scope): Scope {
+  return { accountId: scope.accountId, mode: scope.mode, farms: scope.farms ?? null };
+}
+
 /** The record if its farm is in the scope, else undefined. */
 export async function findScoped<K extends ScopedKind>(
   db: Db,
@@ -51,7 +80,7 @@ export async function findScoped<K extends ScopedKind>(
   kind: K,
   id: string,
 ): Promise<ScopedRow<K> | undefined> {
-  const row = await scopedQuery(db, scope, kind, id).selectAll('r').executeTakeFirst();
+  const [row] = await lookup(kind)(db, { scope: scopeOf(scope), id, farmSample: false });
   return row as ScopedRow<K> | undefined;
 }
 
@@ -74,10 +103,7 @@ export async function loadScopedOnFarm<K extends ScopedKind>(
   kind: K,
   id: string,
 ): Promise<ScopedRow<K> & { farm_sample: number }> {
-  const row = await scopedQuery(db, scope, kind, id)
-    .selectAll('r')
-    .select('farms.sample as farm_sample')
-    .executeTakeFirst();
+  const [row] = await lookup(kind)(db, { scope: scopeOf(scope), id, farmSample: true });
   if (!row) throw notFound(kind, id);
   return row as ScopedRow<K> & { farm_sample: number };
 }

@@ -1,5 +1,6 @@
 /** Custom rule queries and the mappings row → API Rule and row → the engine's rule. */
 import type { Selectable } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { RulesTable } from '../../db/tables/rules.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
@@ -86,10 +87,19 @@ export function toEngineRule(row: RuleRow): EngineRule {
 
 /** A farm's custom rules, oldest first (the order they were added). */
 export async function findFarmRules(db: Db, farmId: string, onlyEnabled = false): Promise<RuleRow[]> {
-  let query = db.selectFrom('rules').selectAll().where('farm_id', '=', farmId);
-  if (onlyEnabled) query = query.where('enabled', '=', 1);
-  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return selectFarmRules(db, { farmId, onlyEnabled });
 }
+
+/** Built once per engine for each case (every rule, or the enabled ones: ingest asks on every report). */
+const selectFarmRules = prepared((db, q: { farmId: string; onlyEnabled: boolean }) =>
+  db
+    .selectFrom('rules')
+    .selectAll()
+    .where('farm_id', '=', q.farmId)
+    .$if(q.onlyEnabled, (qb) => qb.where('enabled', '=', 1))
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc'),
+);
 
 export async function countFarmRules(db: Db, farmId: string): Promise<number> {
   const row = await db
@@ -114,17 +124,32 @@ export async function loadRule(db: Db, scope: Scope, id: string): Promise<RuleRo
   return loadScoped(db, scope, 'rule', id);
 }
 
+/**
+ * Every write to a farm's rules bumps the farm's rules version in the same transaction (the callers hold
+ * one), so a process's cached rules for the farm are never used with a newer version (alerts/rule-cache.ts).
+ */
+export async function bumpRulesVersion(db: Db, farmId: string): Promise<void> {
+  await db
+    .updateTable('farms')
+    .set((eb) => ({ rules_version: eb('rules_version', '+', 1) }))
+    .where('id', '=', farmId)
+    .execute();
+}
+
 export async function insertRule(db: Db, row: RuleRow): Promise<void> {
   await db.insertInto('rules').values(row).execute();
+  await bumpRulesVersion(db, row.farm_id);
 }
 
 export async function updateRule(db: Db, row: RuleRow): Promise<void> {
   const { id, farm_id: _farm, created_at: _created, ...set } = row;
   await db.updateTable('rules').set(set).where('id', '=', id).execute();
+  await bumpRulesVersion(db, row.farm_id);
 }
 
 export async function deleteRuleRow(db: Db, row: RuleRow): Promise<void> {
   await db.deleteFrom('rules').where('id', '=', row.id).execute();
+  await bumpRulesVersion(db, row.farm_id);
 }
 
 /** Forgets the sustained windows a rule has counted (it changed, or went away). */

@@ -427,6 +427,60 @@ forEachEngine('custom rules', (t) => {
     }
   });
 
+  test('each process keeps a farm’s rules parsed, and the next report after a change sees it (another process too on PostgreSQL)', async () => {
+    const { key, farmId, sensor } = await setup();
+    // On PostgreSQL the reports go to a second OS process, which keeps its own copy of the farm's rules
+    // while the rules change through this one; on SQLite both run here.
+    const other =
+      t().engine === 'postgres'
+        ? await startServer({
+            DATABASE_URL: t().config.databaseUrl ?? '',
+            FARMSTEAD_MQTT_PORT: 'off',
+            FARMSTEAD_WEBHOOK_WORKER: '0',
+            FARMSTEAD_RATE_LIMIT: 'off',
+            LOG_LEVEL: 'warn',
+          })
+        : null;
+    try {
+      let minute = 0;
+      const report = async (value: number) => {
+        const body = { readings: [{ metric: 'silage.temp_c', value, at: at(minute++) }] };
+        if (!other) return ingest(t(), sensor.device_key, body);
+        const res = await fetch(`${other.url}/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sensor.device_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        assert.equal(res.status, 200, await res.text());
+      };
+      const active = async () =>
+        (await allAlerts(t(), key, farmId)).filter((a) => a.status !== 'resolved').map((a) => a.severity);
+      await report(55); // the farm's rules are now cached, with none of its own
+      assert.deepEqual(await active(), []);
+      const rule = await addRule(key, farmId, SILAGE);
+      await report(55);
+      assert.deepEqual(await active(), ['watch'], 'a new rule runs on the next report');
+      const patched = await t().request('PATCH', `/v1/rules/${rule.id}`, { key, body: { urgent: 54 } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      await report(55);
+      assert.deepEqual(await active(), ['urgent'], 'changed lines apply on the next report');
+      const off = await t().request('PATCH', `/v1/rules/${rule.id}`, { key, body: { enabled: false } });
+      assert.equal(off.status, 200, JSON.stringify(off.body));
+      await report(70);
+      assert.deepEqual(await active(), [], 'a rule turned off opens nothing');
+      const on = await t().request('PATCH', `/v1/rules/${rule.id}`, { key, body: { enabled: true } });
+      assert.equal(on.status, 200, JSON.stringify(on.body));
+      await report(70);
+      assert.deepEqual(await active(), ['urgent']);
+      const gone = await t().request('DELETE', `/v1/rules/${rule.id}`, { key });
+      assert.equal(gone.status, 200);
+      await report(80);
+      assert.deepEqual(await active(), [], 'a deleted rule runs no more');
+    } finally {
+      await other?.stop();
+    }
+  });
+
   test('for_s: two OS processes on PostgreSQL, reports alternating between them, open one alert', async (c) => {
     if (t().engine === 'sqlite') return c.skip('SQLite is one process’s embedded database');
     const { key, farmId, sensor } = await setup();

@@ -1,6 +1,7 @@
 /** The sample farm's direct reads and writes: clearing it for a reset, and its seed's outbox rows. */
 import type { Db } from '../../db/schema.ts';
 import type { Scope } from '../farms/access.ts';
+import { bumpRulesVersion } from '../rules/repository.ts';
 import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 
 /**
@@ -15,6 +16,7 @@ export async function clearFarmContents(db: Db, farmId: string): Promise<void> {
   await db.deleteFrom('alert_watermarks').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('alert_breaches').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('rules').where('farm_id', '=', farmId).execute();
+  await bumpRulesVersion(db, farmId);
   await db.deleteFrom('tasks').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('farm_events').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('animals').where('farm_id', '=', farmId).execute();

@@ -1,0 +1,80 @@
+/**
+ * Statements built once (src/db/prepared.ts): a statement is built once per engine and shape, and every
+ * later call runs with its own values in place — lists of another length, a branch on a boolean, nested
+ * arguments and the builder's own constants all land where they belong.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { forEachEngine } from '../../test/harness.ts';
+import { prepared } from './prepared.ts';
+
+interface Args {
+  farmId: string;
+  names: string[];
+  /** Only farms named like this (when given). */
+  like: string | null;
+  newestFirst: boolean;
+  range: { from: number; to: number };
+}
+
+forEachEngine('statements built once', (t) => {
+  let builds = 0;
+  const findFarms = prepared((db, a: Args) => {
+    builds++;
+    return db
+      .selectFrom('farms')
+      .select([
+        'id',
+        'name',
+        sql<number>`cast(${a.range.from} as integer) + cast(${a.range.to} as integer)`.as('sum'),
+      ])
+      .where('account_id', '=', a.farmId)
+      .where('name', 'in', a.names)
+      .where('name', '!=', 'never a farm name')
+      .$if(a.like !== null, (qb) => qb.where('name', 'like', a.like ?? ''))
+      .orderBy('name', a.newestFirst ? 'desc' : 'asc');
+  });
+
+  test('each call runs with its own values; a statement is built once per shape', async () => {
+    const acct = await t().account();
+    const db = t().database.db;
+    const account = acct.account_id;
+    for (const name of ['Alpha', 'Bravo', 'Charlie']) {
+      const r = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name } });
+      assert.equal(r.status, 201);
+    }
+    const run = async (a: Partial<Args>) =>
+      (
+        await findFarms(db, {
+          farmId: account,
+          names: [],
+          like: null,
+          newestFirst: false,
+          range: { from: 1, to: 2 },
+          ...a,
+        })
+      ).map((r) => `${r.name}:${Number(r.sum)}`);
+
+    builds = 0;
+    assert.deepEqual(await run({ names: ['Alpha', 'Bravo'] }), ['Alpha:3', 'Bravo:3']);
+    assert.deepEqual(await run({ names: ['Bravo', 'Charlie'], range: { from: 10, to: 5 } }), [
+      'Bravo:15',
+      'Charlie:15',
+    ]);
+    assert.equal(builds, 1, 'the same shape is built once');
+
+    assert.deepEqual(await run({ names: ['Alpha', 'Bravo', 'Charlie'], newestFirst: true }), [
+      'Charlie:3',
+      'Bravo:3',
+      'Alpha:3',
+    ]);
+    assert.deepEqual(await run({ names: ['Alpha', 'Bravo', 'Charlie'], like: 'B%' }), ['Bravo:3']);
+    assert.deepEqual(await run({ names: ['Charlie'] }), ['Charlie:3']);
+    assert.equal(builds, 4, 'another list length or boolean or null is another statement');
+
+    assert.deepEqual(await run({ names: ['Alpha', 'Bravo', 'Charlie'], like: 'C%' }), ['Charlie:3']);
+    assert.deepEqual(await run({ names: ['Alpha'], farmId: 'acct_nobody' }), []);
+    assert.equal(builds, 4, 'shapes seen before are not built again');
+  });
+});

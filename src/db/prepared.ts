@@ -1,0 +1,92 @@
+/**
+ * Statements built once. Kysely builds an operation tree and compiles it to SQL text on every execution;
+ * for the statements every device report runs, that costs more on SQLite than running them (BENCHMARKS.md,
+ * "Performance round 3"). `prepared(build)` returns a function that builds and compiles its statement once
+ * per engine and shape, and from then on only puts the arguments in place.
+ *
+ * The builder gets its arguments as placeholders: it may put them wherever a value goes, but must not look
+ * at them, except for what makes a statement's shape, which it sees as given: array lengths, booleans,
+ * null and undefined (a statement for two subjects is another statement than for one). Other values
+ * (strings, numbers, dates) are the placeholders; the shape never depends on them. Each engine's SQL is
+ * cached apart; no Kysely plugin is in use, so one engine's compiler gives one text per shape.
+ */
+import type { Compilable, CompiledQuery } from 'kysely';
+import { engineOf } from './engine.ts';
+import type { Db } from './schema.ts';
+
+type Path = ReadonlyArray<string | number>;
+
+/** Where an argument goes: its path in the arguments. */
+class Slot {
+  readonly path: Path;
+  constructor(path: Path) {
+    this.path = path;
+  }
+}
+
+/** A plain object (arrays are taken apart before this is asked). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The statement's shape: arrays by length, booleans, null and undefined by value, other leaves as `_`. */
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(shapeOf).join(',')}]`;
+  if (isRecord(value)) {
+    let shape = '{';
+    for (const key in value) shape += `${key}:${shapeOf(value[key])},`;
+    return `${shape}}`;
+  }
+  if (value === null || value === undefined || typeof value === 'boolean') return String(value);
+  return '_';
+}
+
+/** The arguments with every placeholder-able leaf replaced by its slot. */
+function placeholders(value: unknown, path: Path): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => placeholders(v, [...path, i]));
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key in value) out[key] = placeholders(value[key], [...path, key]);
+    return out;
+  }
+  if (value === null || value === undefined || typeof value === 'boolean') return value;
+  return new Slot(path);
+}
+
+function valueAt(args: unknown, path: Path): unknown {
+  let value = args;
+  for (const step of path) value = (value as Record<string | number, unknown>)[step];
+  return value;
+}
+
+interface Plan<R> {
+  compiled: CompiledQuery<R>;
+  /** Per parameter: the argument's path, or the constant the builder wrote in. */
+  sources: ReadonlyArray<{ path: Path } | { constant: unknown }>;
+}
+
+/**
+ * A statement compiled once per engine and shape. `build` must be pure: the same shape always gives the
+ * same statement (it runs once per shape, with placeholders for the values).
+ */
+export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: Db, args: A) => Promise<R[]> {
+  const plans = { sqlite: new Map<string, Plan<R>>(), postgres: new Map<string, Plan<R>>() };
+  return async (db, args) => {
+    const cache = plans[engineOf(db)];
+    const shape = shapeOf(args);
+    let plan = cache.get(shape);
+    if (!plan) {
+      const compiled = build(db, placeholders(args, []) as A).compile();
+      const sources = compiled.parameters.map((p) =>
+        p instanceof Slot ? { path: p.path } : { constant: p },
+      );
+      plan = { compiled, sources };
+      cache.set(shape, plan);
+    }
+    const parameters = plan.sources.map((s) => ('path' in s ? valueAt(args, s.path) : s.constant));
+    const result = await db.executeQuery<R>({ ...plan.compiled, parameters });
+    return result.rows;
+  };
+}
