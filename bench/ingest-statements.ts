@@ -5,6 +5,7 @@
  * per report and each statement's share.
  *
  *   node bench/ingest-statements.ts [sqlite|postgres] [readings per report, default 100] [rules]
+ *   (ROUNDS=n rounds of 50 reports, default 30; CONCURRENT=1 sends each round's reports at once)
  *
  * `rules`: the farm first gets the rules phase's 20 custom rules and `for_s` on every default rule
  * (bench/rules.ts), as `BENCH_PHASES=rules npm run bench` measures them over HTTP.
@@ -33,6 +34,8 @@ const size = Number(process.argv[3] ?? 100);
 const withRules = process.argv[4] === 'rules';
 const WARM_ROUNDS = 10;
 const ROUNDS = Number(process.env.ROUNDS ?? 30);
+/** CONCURRENT=1: each round's 50 reports at once (as 50 devices reporting together), not one at a time. */
+const CONCURRENT = process.env.CONCURRENT === '1';
 
 const stats = new Map<string, { n: number; ms: number }>();
 let logging = false;
@@ -97,6 +100,11 @@ try {
   const started = performance.now();
   let reports = 0;
   for (let seq = WARM_ROUNDS; seq < WARM_ROUNDS + ROUNDS; seq++) {
+    if (CONCURRENT) {
+      await Promise.all(devices.map((d) => ingestReport(db, { deviceId: d.id }, body(seq))));
+      reports += devices.length;
+      continue;
+    }
     for (const d of devices) {
       await ingestReport(db, { deviceId: d.id }, body(seq));
       reports++;
@@ -106,7 +114,7 @@ try {
   const sqlMs = [...stats.values()].reduce((a, s) => a + s.ms, 0);
   const statements = [...stats.values()].reduce((a, s) => a + s.n, 0);
   process.stdout.write(
-    `${engine}, ${size}-reading reports${withRules ? ', 20 custom rules + for_s on the defaults' : ''}, one at a time: ${(total / reports).toFixed(3)} ms per report ` +
+    `${engine}, ${size}-reading reports${withRules ? ', 20 custom rules + for_s on the defaults' : ''}, ${CONCURRENT ? '50 at once' : 'one at a time'}: ${(total / reports).toFixed(3)} ms per report ` +
       `(${Math.round((reports * size) / (total / 1000)).toLocaleString('en-US')} readings/s); ` +
       `SQL ${(sqlMs / reports).toFixed(3)} ms in ${(statements / reports).toFixed(1)} statements\n`,
   );

@@ -24,8 +24,8 @@ import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
-import { serializerFactory } from './http/serialization.ts';
-import { registerValidation, type SchemaCompiling } from './http/validation.ts';
+import { buildSerializer } from './http/serialization.ts';
+import { registerValidation } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
@@ -88,19 +88,12 @@ export interface AppDeps {
   workers?: WorkerStatus;
   /** The MQTT side's and the console sessions' clock (tests inject one); Date.now otherwise. */
   clock?: () => number;
-  /**
-   * When request validators, response serializers and MCP tool validators are compiled: `at-start` (the
-   * default: a bad schema stops the start, and no request pays for compiling), or `on-first-use`, for test
-   * apps, which are many and each call few routes.
-   */
-  compileSchemas?: SchemaCompiling;
 }
 
 // Over 80 lines by design: the wiring is read top to bottom in registration order (hooks, then modules),
 // one line per plugin or module.
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, usage } = deps;
-  const compiling = deps.compileSchemas ?? 'at-start';
   const db = database.db;
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
@@ -117,13 +110,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     trustProxy: config.trustProxy,
     ...timeoutOptions(config),
-    schemaController: { compilersFactory: { buildSerializer: serializerFactory(compiling) } },
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, config);
 
   const routes = trackRoutes(app);
   app.decorate('routeTable', routes);
-  registerValidation(app, compiling);
+  registerValidation(app);
   registerErrorHandling(app, routes);
   registerObservation(app);
   refuseWhileClosing(app);
@@ -223,8 +216,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
   app.addHook('preClose', () => streams.close());
   await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
-  // Servers load the MCP tools and compile their validators now; test apps when /mcp is first called.
-  if (compiling === 'at-start') (await import('./modules/mcp/server.ts')).compileToolSchemas();
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { openDatabase } from '../src/db/database.ts';
+import { createAccount } from '../src/modules/accounts/service.ts';
 import type { ImportResult } from '../src/modules/dataio/schemas.ts';
 import { ENGINES, testConfig } from './harness.ts';
 import { baseEnv, cli, MAIN } from './processes.ts';
@@ -35,118 +36,123 @@ function cliOnTty(args: string[], env: Record<string, string>): Promise<{ code: 
   });
 }
 
-for (const engine of ENGINES) {
-  describe(`cli export and import [${engine}]`, () => {
-    const env: Record<string, string> = {};
-    let cleanup: () => Promise<void> = async () => {};
-    let farmId = '';
-    let deviceId = '';
-    let readings = 0;
-    const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-cli-data-'));
+// Both engines at once (each engine's steps in order): most of the time is waiting on child processes.
+describe('cli export and import', { concurrency: true }, () => {
+  for (const engine of ENGINES) {
+    describe(`[${engine}]`, { concurrency: 1 }, () => {
+      const env: Record<string, string> = {};
+      let cleanup: () => Promise<void> = async () => {};
+      let farmId = '';
+      let deviceId = '';
+      let readings = 0;
+      const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-cli-data-'));
 
-    before(async () => {
-      const made = await testConfig(engine, {}, { migrated: true });
-      cleanup = made.cleanup;
-      env.FARMSTEAD_DATA = made.config.dataDir;
-      if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
-      const created = await cli(['accounts', 'create', '--name', 'Export Ranch', '--json'], env);
-      assert.equal(created.code, 0, created.stderr);
-      const account = JSON.parse(created.stdout) as { account_id: string };
-      const farms = await cli(['farms', 'list', '--account', account.account_id, '--json'], env);
-      farmId = (JSON.parse(farms.stdout) as { id: string }[])[0]?.id ?? '';
-      const database = await openDatabase(made.config);
-      try {
-        const busiest = await database.db
-          .selectFrom('readings')
-          .select((eb) => ['device_id', eb.fn.countAll<number>().as('n')])
-          .where('farm_id', '=', farmId)
-          .groupBy('device_id')
-          .orderBy('n', 'desc')
-          .executeTakeFirstOrThrow();
-        deviceId = busiest.device_id;
-        readings = Number(busiest.n);
-      } finally {
-        await database.close();
-      }
+      before(async () => {
+        const made = await testConfig(engine, {}, { migrated: true });
+        cleanup = made.cleanup;
+        env.FARMSTEAD_DATA = made.config.dataDir;
+        if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
+        const database = await openDatabase(made.config);
+        try {
+          // Made in this process, as `cli accounts create` would (that command is cli.test.ts's): the CLI
+          // under test here is export and import.
+          farmId = (await createAccount(database.db, { name: 'Export Ranch' })).sample_farm_id;
+          const busiest = await database.db
+            .selectFrom('readings')
+            .select((eb) => ['device_id', eb.fn.countAll<number>().as('n')])
+            .where('farm_id', '=', farmId)
+            .groupBy('device_id')
+            .orderBy('n', 'desc')
+            .executeTakeFirstOrThrow();
+          deviceId = busiest.device_id;
+          readings = Number(busiest.n);
+        } finally {
+          await database.close();
+        }
+      });
+      after(async () => {
+        await cleanup();
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      test('export writes the file, prints a JSON summary and progress lines on stderr', async () => {
+        const out = path.join(dir, `animals-${engine}.csv`);
+        const run = await cli(['export', '--farm', farmId, '--kind', 'animals', '--out', out, '--json'], env);
+        assert.equal(run.code, 0, run.stderr);
+        const summary = JSON.parse(run.stdout) as { rows: number; out: string };
+        const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[];
+        assert.ok(rows.length > 0);
+        assert.equal(summary.rows, rows.length);
+        assert.match(run.stderr, /^export animals: \d+ animals written to .*animals-\w+\.csv\n$/m);
+        assert.ok(!run.stderr.includes('\r'), 'no terminal bar when stderr is not a terminal');
+
+        const stdout = await cli(
+          ['export', '--farm', farmId, '--kind', 'readings', '--device', deviceId, '--format', 'ndjson'],
+          env,
+        );
+        assert.equal(stdout.code, 0, stdout.stderr);
+        const lines = stdout.stdout.trim().split('\n');
+        assert.equal(lines.length, readings, 'every reading of the device, to stdout');
+        assert.equal((JSON.parse(lines[0] ?? '{}') as { device_id: string }).device_id, deviceId);
+      });
+
+      test('usage mistakes exit 2, an unknown farm exits 1', async () => {
+        const [noDevice, badKind, noFile, noFarm] = await Promise.all([
+          cli(['export', '--farm', farmId, '--kind', 'readings'], env),
+          cli(['export', '--farm', farmId, '--kind', 'cows'], env),
+          cli(['import', '--farm', farmId, '--from', path.join(dir, 'nope.csv')], env),
+          cli(['export', '--farm', 'farm_nope', '--kind', 'tasks'], env),
+        ]);
+        assert.equal(noDevice.code, 2);
+        assert.match(noDevice.stderr, /--device/);
+        assert.equal(badKind.code, 2);
+        assert.equal(noFile.code, 2);
+        assert.equal(noFarm.code, 1);
+        assert.match(noFarm.stderr, /No farm with id "farm_nope"/);
+      });
+
+      test('import: dry run, the real import, and a bad row that imports nothing (exit 1, row named)', async () => {
+        const file = path.join(dir, `new-${engine}.csv`);
+        writeFileSync(file, 'species;tag;name\ncattle;CLI-1;Imported one\ncattle;CLI-2;Imported two\n');
+        const dry = await cli(['import', '--farm', farmId, '--from', file, '--dry-run', '--json'], env);
+        assert.equal(dry.code, 0, dry.stderr);
+        const planned = JSON.parse(dry.stdout) as ImportResult;
+        assert.equal(planned.dry_run, true);
+        assert.equal(planned.created, 2);
+        const real = await cli(['import', '--farm', farmId, '--from', file, '--json'], env);
+        assert.equal(real.code, 0, real.stderr);
+        assert.equal((JSON.parse(real.stdout) as ImportResult).created, 2);
+        const again = await cli(['import', '--farm', farmId, '--from', file, '--json'], env);
+        assert.equal(
+          (JSON.parse(again.stdout) as ImportResult).unchanged,
+          2,
+          'matched by tag, not duplicated',
+        );
+
+        const bad = path.join(dir, `bad-${engine}.csv`);
+        writeFileSync(bad, 'species,tag,birth_date\ncattle,CLI-3,2024-01-01\ncattle,CLI-4,someday\n');
+        const refused = await cli(['import', '--farm', farmId, '--from', bad], env);
+        assert.equal(refused.code, 1);
+        assert.match(refused.stderr, /Nothing was imported: row 3, column birth_date/);
+        const check = await cli(['import', '--farm', farmId, '--from', bad, '--dry-run'], env);
+        assert.equal(check.code, 1, 'a dry run that finds errors fails too');
+        assert.match(check.stdout, /3 +birth_date/);
+      });
+
+      test('on a terminal, export and import show a progress bar', {
+        skip: !hasScript() && 'script (util-linux) is not installed',
+      }, async () => {
+        const out = path.join(dir, `events-${engine}.csv`);
+        const run = await cliOnTty(['export', '--farm', farmId, '--kind', 'events', '--out', out], env);
+        assert.equal(run.code, 0, run.output);
+        assert.match(run.output, /\rexport events \[#+\.*\] 100%/);
+        assert.match(run.output, /\rexport events: \d+ events written to /);
+        const file = path.join(dir, `tty-${engine}.csv`);
+        writeFileSync(file, 'species,tag\ngoat,TTY-1\n');
+        const imported = await cliOnTty(['import', '--farm', farmId, '--from', file], env);
+        assert.equal(imported.code, 0, imported.output);
+        assert.match(imported.output, /\rcheck rows \[#+\] 100%/);
+      });
     });
-    after(async () => {
-      await cleanup();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    test('export writes the file, prints a JSON summary and progress lines on stderr', async () => {
-      const out = path.join(dir, `animals-${engine}.csv`);
-      const run = await cli(['export', '--farm', farmId, '--kind', 'animals', '--out', out, '--json'], env);
-      assert.equal(run.code, 0, run.stderr);
-      const summary = JSON.parse(run.stdout) as { rows: number; out: string };
-      const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Record<string, string>[];
-      assert.ok(rows.length > 0);
-      assert.equal(summary.rows, rows.length);
-      assert.match(run.stderr, /^export animals: \d+ animals written to .*animals-\w+\.csv\n$/m);
-      assert.ok(!run.stderr.includes('\r'), 'no terminal bar when stderr is not a terminal');
-
-      const stdout = await cli(
-        ['export', '--farm', farmId, '--kind', 'readings', '--device', deviceId, '--format', 'ndjson'],
-        env,
-      );
-      assert.equal(stdout.code, 0, stdout.stderr);
-      const lines = stdout.stdout.trim().split('\n');
-      assert.equal(lines.length, readings, 'every reading of the device, to stdout');
-      assert.equal((JSON.parse(lines[0] ?? '{}') as { device_id: string }).device_id, deviceId);
-    });
-
-    test('usage mistakes exit 2, an unknown farm exits 1', async () => {
-      const [noDevice, badKind, noFile, noFarm] = await Promise.all([
-        cli(['export', '--farm', farmId, '--kind', 'readings'], env),
-        cli(['export', '--farm', farmId, '--kind', 'cows'], env),
-        cli(['import', '--farm', farmId, '--from', path.join(dir, 'nope.csv')], env),
-        cli(['export', '--farm', 'farm_nope', '--kind', 'tasks'], env),
-      ]);
-      assert.equal(noDevice.code, 2);
-      assert.match(noDevice.stderr, /--device/);
-      assert.equal(badKind.code, 2);
-      assert.equal(noFile.code, 2);
-      assert.equal(noFarm.code, 1);
-      assert.match(noFarm.stderr, /No farm with id "farm_nope"/);
-    });
-
-    test('import: dry run, the real import, and a bad row that imports nothing (exit 1, row named)', async () => {
-      const file = path.join(dir, `new-${engine}.csv`);
-      writeFileSync(file, 'species;tag;name\ncattle;CLI-1;Imported one\ncattle;CLI-2;Imported two\n');
-      const dry = await cli(['import', '--farm', farmId, '--from', file, '--dry-run', '--json'], env);
-      assert.equal(dry.code, 0, dry.stderr);
-      const planned = JSON.parse(dry.stdout) as ImportResult;
-      assert.equal(planned.dry_run, true);
-      assert.equal(planned.created, 2);
-      const real = await cli(['import', '--farm', farmId, '--from', file, '--json'], env);
-      assert.equal(real.code, 0, real.stderr);
-      assert.equal((JSON.parse(real.stdout) as ImportResult).created, 2);
-      const again = await cli(['import', '--farm', farmId, '--from', file, '--json'], env);
-      assert.equal((JSON.parse(again.stdout) as ImportResult).unchanged, 2, 'matched by tag, not duplicated');
-
-      const bad = path.join(dir, `bad-${engine}.csv`);
-      writeFileSync(bad, 'species,tag,birth_date\ncattle,CLI-3,2024-01-01\ncattle,CLI-4,someday\n');
-      const refused = await cli(['import', '--farm', farmId, '--from', bad], env);
-      assert.equal(refused.code, 1);
-      assert.match(refused.stderr, /Nothing was imported: row 3, column birth_date/);
-      const check = await cli(['import', '--farm', farmId, '--from', bad, '--dry-run'], env);
-      assert.equal(check.code, 1, 'a dry run that finds errors fails too');
-      assert.match(check.stdout, /3 +birth_date/);
-    });
-
-    test('on a terminal, export and import show a progress bar', {
-      skip: !hasScript() && 'script (util-linux) is not installed',
-    }, async () => {
-      const out = path.join(dir, `events-${engine}.csv`);
-      const run = await cliOnTty(['export', '--farm', farmId, '--kind', 'events', '--out', out], env);
-      assert.equal(run.code, 0, run.output);
-      assert.match(run.output, /\rexport events \[#+\.*\] 100%/);
-      assert.match(run.output, /\rexport events: \d+ events written to /);
-      const file = path.join(dir, `tty-${engine}.csv`);
-      writeFileSync(file, 'species,tag\ngoat,TTY-1\n');
-      const imported = await cliOnTty(['import', '--farm', farmId, '--from', file], env);
-      assert.equal(imported.code, 0, imported.output);
-      assert.match(imported.output, /\rcheck rows \[#+\] 100%/);
-    });
-  });
-}
+  }
+});

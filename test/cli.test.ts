@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
 import { ENGINES, testConfig, waitFor } from './harness.ts';
-import { cli, startServer } from './processes.ts';
+import { cli, type Server, startServer } from './processes.ts';
 
 async function api(url: string, key: string, method: string, body?: unknown) {
   const res = await fetch(url, {
@@ -30,109 +30,127 @@ describe('cli: help and exit codes', () => {
   const env = { FARMSTEAD_DATA: mkdtempSync(path.join(tmpdir(), 'farmstead-cli-help-')) };
   after(() => rmSync(env.FARMSTEAD_DATA, { recursive: true, force: true }));
 
-  test('no command prints the commands and exits 0 without starting anything', async () => {
-    const run = await cli([], env);
-    assert.equal(run.code, 0, run.stderr);
-    for (const command of ['serve', 'worker', 'accounts', 'keys', 'farms', 'migrate', 'backup', 'restore']) {
-      assert.match(run.stdout, new RegExp(`\\n  ${command}\\b`), command);
+  test('no command, help, --help or -h prints the usage and the commands and exits 0 without starting anything', async () => {
+    const calls = [[], ['help'], ['--help'], ['-h']];
+    const runs = await Promise.all(calls.map((args) => cli(args, env)));
+    for (const [i, run] of runs.entries()) {
+      const call = calls[i]?.join(' ') || '(no command)';
+      assert.equal(run.code, 0, `${call}: ${run.stderr}`);
+      assert.match(run.stdout, /^Usage: farmstead /, call);
+      assert.match(run.stdout, /\n {2}accounts {2,}list and create accounts/, call);
+      for (const command of [
+        'serve',
+        'worker',
+        'accounts',
+        'keys',
+        'farms',
+        'migrate',
+        'backup',
+        'restore',
+      ]) {
+        assert.match(run.stdout, new RegExp(`\\n  ${command}\\b`), `${call}: ${command}`);
+      }
     }
   });
 
-  test('--help, help <command> and <command> --help exit 0; usage mistakes exit 2; failures exit 1', async () => {
-    const [help, helpKeys, keysHelp, group, unknown, missing, badChoice, noAccount] = await Promise.all([
-      cli(['--help'], env),
+  test('help <command> and <command> --help exit 0; usage mistakes exit 2; failures exit 1', async () => {
+    const [helpKeys, keysHelp, group, unknown, missing, noName, badChoice, noAccount] = await Promise.all([
       cli(['help', 'keys'], env),
       cli(['keys', 'create', '--help'], env),
       cli(['keys'], env),
       cli(['bogus'], env),
       cli(['keys', 'list'], env),
+      cli(['accounts', 'create'], env),
       cli(['keys', 'create', '--account', 'acct_x', '--mode', 'gold'], env),
       cli(['keys', 'list', '--account', 'acct_nobody'], env),
     ]);
-    assert.equal(help.code, 0);
-    assert.match(help.stdout, /Usage: farmstead/);
     assert.equal(helpKeys.code, 0);
     assert.match(helpKeys.stdout, /revoke/);
     assert.equal(keysHelp.code, 0);
     assert.match(keysHelp.stdout, /--mode <mode>/);
     assert.equal(group.code, 2);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown command 'bogus'/);
+    assert.match(unknown.stderr, /unknown command 'bogus'[\s\S]*--help/);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--account/);
+    assert.equal(noName.code, 2);
+    assert.match(noName.stderr, /--name/);
     assert.equal(badChoice.code, 2);
     assert.equal(noAccount.code, 1);
     assert.match(noAccount.stderr, /No account with id "acct_nobody"/);
   });
 });
 
-for (const engine of ENGINES) {
-  describe(`cli: accounts, keys, farms, migrate [${engine}]`, () => {
-    test('keys recovery: a key the CLI makes for an account that lost its keys works against the API', async () => {
-      const made = await testConfig(engine, {}, { migrated: true });
-      const env: Record<string, string> = { FARMSTEAD_DATA: made.config.dataDir };
-      if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
-      try {
-        const created = await cli(['accounts', 'create', '--name', 'Lost Keys Ranch', '--json'], env);
-        assert.equal(created.code, 0, created.stderr);
-        const account = JSON.parse(created.stdout) as { account_id: string };
-        // Its keys are "lost": the test never uses them.
-        const listed = await cli(['accounts', 'list', '--json'], env);
-        assert.ok(JSON.parse(listed.stdout).some((a: { id: string }) => a.id === account.account_id));
-
-        const issued = await cli(
-          ['keys', 'create', '--account', account.account_id, '--name', 'Recovered', '--json'],
-          env,
-        );
-        assert.equal(issued.code, 0, issued.stderr);
-        const key = JSON.parse(issued.stdout) as { id: string; key: string; mode: string };
-        assert.equal(key.mode, 'live');
-        assert.match(key.key, /^rk_live_/);
-
-        const keys = await cli(['keys', 'list', '--account', account.account_id, '--json'], env);
-        const rows = JSON.parse(keys.stdout) as { id: string; prefix: string }[];
-        assert.equal(rows.length, 3);
-        assert.ok(!keys.stdout.includes(key.key), 'the full key is never shown again');
-
-        const farms = await cli(['farms', 'list', '--account', account.account_id, '--json'], env);
-        assert.equal(JSON.parse(farms.stdout)[0].name, 'Willow Creek Farm (sample)');
-        const status = await cli(['migrate', 'status', '--json'], env);
-        assert.ok(
-          (JSON.parse(status.stdout) as { executed_at: string | null }[]).every((m) => m.executed_at),
-        );
-        const up = await cli(['migrate', 'up', '--json'], env);
-        assert.deepEqual(JSON.parse(up.stdout), { applied: [] });
-
-        // The real app on the same database accepts the new key.
-        const database = await openDatabase(made.config);
-        const usage = new UsageCounter(database.db, 60_000);
-        const app = await buildApp({ config: made.config, database, usage, logger: false });
+// Both engines at once (each engine's steps in order): most of the time is waiting on child processes.
+describe('cli: accounts, keys, farms, migrate', { concurrency: true }, () => {
+  for (const engine of ENGINES) {
+    describe(`[${engine}]`, () => {
+      test('keys recovery: a key the CLI makes for an account that lost its keys works against the API', async () => {
+        const made = await testConfig(engine, {}, { migrated: true });
+        const env: Record<string, string> = { FARMSTEAD_DATA: made.config.dataDir };
+        if (made.config.databaseUrl) env.DATABASE_URL = made.config.databaseUrl;
         try {
-          const me = await app.inject({ url: '/v1/me', headers: { authorization: `Bearer ${key.key}` } });
-          assert.equal(me.statusCode, 200, me.body);
-          assert.equal(me.json().account.id, account.account_id);
-          // Revoking the old default live key is now allowed (the new one remains).
-          const old = rows.find((r) => r.id !== key.id && r.prefix.startsWith('rk_live_'));
-          const revoked = await cli(
-            ['keys', 'revoke', old?.id ?? '', '--account', account.account_id, '--json'],
+          const created = await cli(['accounts', 'create', '--name', 'Lost Keys Ranch', '--json'], env);
+          assert.equal(created.code, 0, created.stderr);
+          const account = JSON.parse(created.stdout) as { account_id: string };
+          // Its keys are "lost": the test never uses them.
+          const listed = await cli(['accounts', 'list', '--json'], env);
+          assert.ok(JSON.parse(listed.stdout).some((a: { id: string }) => a.id === account.account_id));
+
+          const issued = await cli(
+            ['keys', 'create', '--account', account.account_id, '--name', 'Recovered', '--json'],
             env,
           );
-          assert.equal(revoked.code, 0, revoked.stderr);
-          // The last live key is refused: exit 1 with the reason.
-          const last = await cli(['keys', 'revoke', key.id, '--account', account.account_id], env);
-          assert.equal(last.code, 1);
-          assert.match(last.stderr, /last live key/);
+          assert.equal(issued.code, 0, issued.stderr);
+          const key = JSON.parse(issued.stdout) as { id: string; key: string; mode: string };
+          assert.equal(key.mode, 'live');
+          assert.match(key.key, /^rk_live_/);
+
+          const keys = await cli(['keys', 'list', '--account', account.account_id, '--json'], env);
+          const rows = JSON.parse(keys.stdout) as { id: string; prefix: string }[];
+          assert.equal(rows.length, 3);
+          assert.ok(!keys.stdout.includes(key.key), 'the full key is never shown again');
+
+          const farms = await cli(['farms', 'list', '--account', account.account_id, '--json'], env);
+          assert.equal(JSON.parse(farms.stdout)[0].name, 'Willow Creek Farm (sample)');
+          const status = await cli(['migrate', 'status', '--json'], env);
+          assert.ok(
+            (JSON.parse(status.stdout) as { executed_at: string | null }[]).every((m) => m.executed_at),
+          );
+          const up = await cli(['migrate', 'up', '--json'], env);
+          assert.deepEqual(JSON.parse(up.stdout), { applied: [] });
+
+          // The real app on the same database accepts the new key.
+          const database = await openDatabase(made.config);
+          const usage = new UsageCounter(database.db, 60_000);
+          const app = await buildApp({ config: made.config, database, usage, logger: false });
+          try {
+            const me = await app.inject({ url: '/v1/me', headers: { authorization: `Bearer ${key.key}` } });
+            assert.equal(me.statusCode, 200, me.body);
+            assert.equal(me.json().account.id, account.account_id);
+            // Revoking the old default live key is now allowed (the new one remains).
+            const old = rows.find((r) => r.id !== key.id && r.prefix.startsWith('rk_live_'));
+            const revoked = await cli(
+              ['keys', 'revoke', old?.id ?? '', '--account', account.account_id, '--json'],
+              env,
+            );
+            assert.equal(revoked.code, 0, revoked.stderr);
+            // The last live key is refused: exit 1 with the reason.
+            const last = await cli(['keys', 'revoke', key.id, '--account', account.account_id], env);
+            assert.equal(last.code, 1);
+            assert.match(last.stderr, /last live key/);
+          } finally {
+            await app.close();
+            await usage.close().catch(() => {});
+            await database.close();
+          }
         } finally {
-          await app.close();
-          await usage.close().catch(() => {});
-          await database.close();
+          await made.cleanup();
         }
-      } finally {
-        await made.cleanup();
-      }
+      });
     });
-  });
-}
+  }
+});
 
 if (ENGINES.includes('postgres')) {
   test('cli backup on PostgreSQL explains pg_dump, reports the server version and exits 1', async () => {
@@ -154,7 +172,12 @@ if (ENGINES.includes('postgres')) {
 if (ENGINES.includes('sqlite')) {
   describe('cli: SQLite backup and restore', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'farmstead-backup-'));
-    after(() => rmSync(root, { recursive: true, force: true }));
+    /** The restored server, left running for the SIGTERM test (one start fewer), with a key that works there. */
+    let restoredServer: { server: Server; key: string } | null = null;
+    after(async () => {
+      await restoredServer?.server.stop();
+      rmSync(root, { recursive: true, force: true });
+    });
 
     test('a backup taken while devices report restores into an empty folder and serves the same data', async () => {
       // The device reports as fast as it can while the backup runs: past any sensible rate limit.
@@ -208,6 +231,7 @@ if (ENGINES.includes('sqlite')) {
         const restore = await cli(['restore', '--from', file], restoredEnv);
         assert.equal(restore.code, 0, restore.stderr);
         const restored = await startServer(restoredEnv);
+        let served = false;
         try {
           // The same account, key, farm and device; readings up to the backup (a consistent snapshot).
           const farms = await api(`${restored.url}/v1/farms`, key, 'GET');
@@ -225,8 +249,10 @@ if (ENGINES.includes('sqlite')) {
           const n = readings.body.data.length;
           assert.ok(n >= 5 && n < reports, `restored ${n} readings of ${reports}`);
           assert.equal(restored.output.text.includes('first start'), false, 'no new first account');
+          restoredServer = { server: restored, key };
+          served = true;
         } finally {
-          assert.equal(await restored.stop(), 0);
+          if (!served) await restored.stop();
         }
       } finally {
         ingesting = false;
@@ -235,10 +261,15 @@ if (ENGINES.includes('sqlite')) {
     });
 
     test('SIGTERM lets a request in flight finish, then the server exits 0', async () => {
-      const env = { FARMSTEAD_DATA: path.join(root, 'drain'), FARMSTEAD_WEBHOOK_WORKER: '0' };
-      const server = await startServer(env);
-      const keyFile = readFileSync(path.join(env.FARMSTEAD_DATA, 'first-start-keys.txt'), 'utf8');
-      const key = /live key\s+(\S+)/.exec(keyFile)?.[1] ?? '';
+      // The restored server of the test above; a server of its own if that one is not there.
+      const { server, key } =
+        restoredServer ??
+        (await (async () => {
+          const env = { FARMSTEAD_DATA: path.join(root, 'drain'), FARMSTEAD_WEBHOOK_WORKER: '0' };
+          const started = await startServer(env);
+          const keyFile = readFileSync(path.join(env.FARMSTEAD_DATA, 'first-start-keys.txt'), 'utf8');
+          return { server: started, key: /live key\s+(\S+)/.exec(keyFile)?.[1] ?? '' };
+        })());
       const body = JSON.stringify({ name: 'Slow Farm', timezone: 'UTC' });
       const { port } = new URL(server.url);
       const socket = connect(Number(port), '127.0.0.1');

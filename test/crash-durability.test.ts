@@ -57,7 +57,7 @@ describe('kill -9 during ingest', { concurrency: true }, () => {
       };
       let server: Server | null = null;
       try {
-        const key = await createAccountDirect(env, 'Ridge');
+        const key = (await createAccountDirect(env, 'Ridge')).live_key;
         server = await startServer(env);
         const running = server;
         const farm = await post(running, '/v1/farms', key, { name: 'Ridge Farm' });

@@ -132,15 +132,7 @@ export async function openApp(
 ): Promise<TestApp> {
   const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
-  // Test apps are many and each calls few routes: compile validators and serializers when first used.
-  const app = await buildApp({
-    config,
-    database,
-    usage,
-    logger: false,
-    compileSchemas: 'on-first-use',
-    ...(clock ? { clock } : {}),
-  });
+  const app = await buildApp({ config, database, usage, logger: false, ...(clock ? { clock } : {}) });
   await app.ready();
   let n = 0;
   let shared: Promise<NewAccount> | undefined;

@@ -1,7 +1,8 @@
 /**
  * The service as a user runs it: `npm start` (main.ts serve) on a fresh database prints the first
  * account's keys once; `cli accounts create --json` prints exactly one JSON object and works while the
- * server runs; SIGTERM shuts down cleanly. Runs on both engines.
+ * server runs; SIGTERM shuts down cleanly. Runs on both engines. (The CLI's usage and exit codes, which do
+ * not depend on the engine, are in cli.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -28,9 +29,6 @@ function envFor(config: { dataDir: string; databaseUrl: string | null }, extra: 
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 
-/** What a failed execFile rejects with: the exit code and the captured output. */
-type ExecError = Error & { code: number; stderr: string };
-
 async function waitFor(child: ChildProcess, pattern: RegExp, output: { text: string }): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!pattern.test(output.text)) {
@@ -40,144 +38,132 @@ async function waitFor(child: ChildProcess, pattern: RegExp, output: { text: str
   }
 }
 
-for (const engine of ENGINES) {
-  describe(`running the service [${engine}]`, () => {
-    let env: Record<string, string>;
-    let cleanup: () => Promise<void>;
-    let port: number;
-    let server: ChildProcess;
-    const output = { text: '' };
+// Both engines at once (each engine's steps in order): most of the time is waiting on child processes.
+describe('running the service', { concurrency: true }, () => {
+  for (const engine of ENGINES) {
+    describe(`[${engine}]`, { concurrency: 1 }, () => {
+      let env: Record<string, string>;
+      let cleanup: () => Promise<void>;
+      let port: number;
+      let server: ChildProcess;
+      const output = { text: '' };
 
-    before(async () => {
-      const made = await testConfig(engine);
-      // PostgreSQL needs no folder of its own, but the first start's keys file goes to one.
-      const dataDir =
-        engine === 'postgres' ? mkdtempSync(path.join(tmpdir(), 'farmstead-process-')) : made.config.dataDir;
-      made.config = { ...made.config, dataDir };
-      cleanup = async () => {
-        await made.cleanup();
-        rmSync(dataDir, { recursive: true, force: true });
-      };
-      port = await freePort();
-      env = envFor(made.config, { PORT: String(port), HOST: '127.0.0.1', FARMSTEAD_WEBHOOK_WORKER: '0' });
-      server = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      server.stdout?.on('data', (d) => {
-        output.text += String(d);
+      before(async () => {
+        const made = await testConfig(engine);
+        // PostgreSQL needs no folder of its own, but the first start's keys file goes to one.
+        const dataDir =
+          engine === 'postgres'
+            ? mkdtempSync(path.join(tmpdir(), 'farmstead-process-'))
+            : made.config.dataDir;
+        made.config = { ...made.config, dataDir };
+        cleanup = async () => {
+          await made.cleanup();
+          rmSync(dataDir, { recursive: true, force: true });
+        };
+        port = await freePort();
+        env = envFor(made.config, { PORT: String(port), HOST: '127.0.0.1', FARMSTEAD_WEBHOOK_WORKER: '0' });
+        server = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        server.stdout?.on('data', (d) => {
+          output.text += String(d);
+        });
+        server.stderr?.on('data', (d) => {
+          output.text += String(d);
+        });
+        await waitFor(server, /sample farm\s+farm_/, output);
       });
-      server.stderr?.on('data', (d) => {
-        output.text += String(d);
-      });
-      await waitFor(server, /sample farm\s+farm_/, output);
-    });
 
-    after(async () => {
-      if (server.exitCode === null) {
-        server.kill('SIGKILL');
-        await once(server, 'exit');
-      }
-      await cleanup();
-    });
-
-    test('the first start writes the keys to a 0600 file in a 0700 data folder, prints its path, and they work', async () => {
-      const file = / are in (\S+first-start-keys\.txt)/.exec(output.text)?.[1];
-      assert.ok(file, output.text);
-      assert.equal(path.dirname(file), env.FARMSTEAD_DATA);
-      assert.equal(modeOf(file), 0o600);
-      assert.equal(modeOf(path.dirname(file)), 0o700);
-      if (engine === 'sqlite') {
-        for (const name of ['farmstead.db', 'farmstead.db-wal', 'farmstead.db-shm']) {
-          assert.equal(modeOf(path.join(path.dirname(file), name)), 0o600, name);
+      after(async () => {
+        if (server.exitCode === null) {
+          server.kill('SIGKILL');
+          await once(server, 'exit');
         }
-      }
-      // stdout is not a terminal here (as under a service manager): the keys stay out of it.
-      assert.doesNotMatch(output.text, /rk_(live|test)_/);
-      const saved = readFileSync(file, 'utf8');
-      const live = /live key\s+(rk_live_\w+)/.exec(saved)?.[1];
-      const testKey = /test key\s+(rk_test_\w+)/.exec(saved)?.[1];
-      assert.ok(live && testKey, saved);
-      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
-      assert.equal(health.status, 200);
-      assert.equal(((await health.json()) as any).engine, engine);
-      const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
-        headers: { authorization: `Bearer ${live}` },
+        await cleanup();
       });
-      assert.equal(me.status, 200);
-      const farms = await fetch(`http://127.0.0.1:${port}/v1/farms`, {
-        headers: { authorization: `Bearer ${testKey}` },
-      });
-      const body = (await farms.json()) as any;
-      assert.equal(body.data.length, 1);
-      assert.equal(body.data[0].sample, true);
-    });
 
-    test('cli accounts create --json prints exactly one JSON object while the server runs', async () => {
-      const { stdout } = await run(
-        process.execPath,
-        [MAIN, 'accounts', 'create', '--name', 'Creek Ranch', '--json'],
-        { env },
-      );
-      const lines = stdout.trim().split('\n');
-      assert.equal(lines.length, 1);
-      const created = JSON.parse(lines[0] ?? '');
-      assert.deepEqual(Object.keys(created).sort(), ['account_id', 'live_key', 'sample_farm_id', 'test_key']);
-      assert.match(created.live_key, /^rk_live_/);
-      assert.match(created.test_key, /^rk_test_/);
-      const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
-        headers: { authorization: `Bearer ${created.live_key}` },
-      });
-      assert.equal(((await me.json()) as any).account.name, 'Creek Ranch');
-      const farm = await fetch(`http://127.0.0.1:${port}/v1/farms/${created.sample_farm_id}`, {
-        headers: { authorization: `Bearer ${created.test_key}` },
-      });
-      assert.equal(farm.status, 200);
-    });
-
-    test('the CLI with no command, help, --help or -h prints its usage and exits 0', async () => {
-      const calls = [[], ['help'], ['--help'], ['-h']];
-      const outputs = await Promise.all(calls.map((args) => run(process.execPath, [MAIN, ...args], { env })));
-      for (const [i, { stdout }] of outputs.entries()) {
-        assert.match(stdout, /^Usage: farmstead /, calls[i]?.join(' '));
-        assert.match(stdout, /\n {2}accounts {2,}list and create accounts/);
-      }
-      await assert.rejects(run(process.execPath, [MAIN, 'frobnicate'], { env }), (err: ExecError) => {
-        assert.equal(err.code, 2);
-        assert.match(err.stderr, /unknown command 'frobnicate'[\s\S]*--help/);
-        return true;
-      });
-    });
-
-    test('the CLI explains a bad call with exit code 2', async () => {
-      await assert.rejects(run(process.execPath, [MAIN, 'accounts', 'create'], { env }), (err: ExecError) => {
-        assert.equal(err.code, 2);
-        assert.match(err.stderr, /--name/);
-        return true;
-      });
-    });
-
-    test('SIGTERM stops the server cleanly (exit code 0) and a restart prints no new keys', async () => {
-      server.kill('SIGTERM');
-      const [code] = await once(server, 'exit');
-      assert.equal(code, 0, output.text);
-      const again = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      const second = { text: '' };
-      again.stdout?.on('data', (d) => {
-        second.text += String(d);
-      });
-      try {
-        let ready = false;
-        for (let i = 0; i < 300 && !ready; i++) {
-          ready = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-            (r) => r.ok,
-            () => false,
-          );
-          if (!ready) await new Promise((r) => setTimeout(r, 50));
+      test('the first start writes the keys to a 0600 file in a 0700 data folder, prints its path, and they work', async () => {
+        const file = / are in (\S+first-start-keys\.txt)/.exec(output.text)?.[1];
+        assert.ok(file, output.text);
+        assert.equal(path.dirname(file), env.FARMSTEAD_DATA);
+        assert.equal(modeOf(file), 0o600);
+        assert.equal(modeOf(path.dirname(file)), 0o700);
+        if (engine === 'sqlite') {
+          for (const name of ['farmstead.db', 'farmstead.db-wal', 'farmstead.db-shm']) {
+            assert.equal(modeOf(path.join(path.dirname(file), name)), 0o600, name);
+          }
         }
-        assert.ok(ready, 'restarted server answers');
-        assert.doesNotMatch(second.text, /rk_live_/);
-      } finally {
-        again.kill('SIGTERM');
-        await once(again, 'exit');
-      }
+        // stdout is not a terminal here (as under a service manager): the keys stay out of it.
+        assert.doesNotMatch(output.text, /rk_(live|test)_/);
+        const saved = readFileSync(file, 'utf8');
+        const live = /live key\s+(rk_live_\w+)/.exec(saved)?.[1];
+        const testKey = /test key\s+(rk_test_\w+)/.exec(saved)?.[1];
+        assert.ok(live && testKey, saved);
+        const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+        assert.equal(health.status, 200);
+        assert.equal(((await health.json()) as any).engine, engine);
+        const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
+          headers: { authorization: `Bearer ${live}` },
+        });
+        assert.equal(me.status, 200);
+        const farms = await fetch(`http://127.0.0.1:${port}/v1/farms`, {
+          headers: { authorization: `Bearer ${testKey}` },
+        });
+        const body = (await farms.json()) as any;
+        assert.equal(body.data.length, 1);
+        assert.equal(body.data[0].sample, true);
+      });
+
+      test('cli accounts create --json prints exactly one JSON object while the server runs', async () => {
+        const { stdout } = await run(
+          process.execPath,
+          [MAIN, 'accounts', 'create', '--name', 'Creek Ranch', '--json'],
+          { env },
+        );
+        const lines = stdout.trim().split('\n');
+        assert.equal(lines.length, 1);
+        const created = JSON.parse(lines[0] ?? '');
+        assert.deepEqual(Object.keys(created).sort(), [
+          'account_id',
+          'live_key',
+          'sample_farm_id',
+          'test_key',
+        ]);
+        assert.match(created.live_key, /^rk_live_/);
+        assert.match(created.test_key, /^rk_test_/);
+        const me = await fetch(`http://127.0.0.1:${port}/v1/me`, {
+          headers: { authorization: `Bearer ${created.live_key}` },
+        });
+        assert.equal(((await me.json()) as any).account.name, 'Creek Ranch');
+        const farm = await fetch(`http://127.0.0.1:${port}/v1/farms/${created.sample_farm_id}`, {
+          headers: { authorization: `Bearer ${created.test_key}` },
+        });
+        assert.equal(farm.status, 200);
+      });
+
+      test('SIGTERM stops the server cleanly (exit code 0) and a restart prints no new keys', async () => {
+        server.kill('SIGTERM');
+        const [code] = await once(server, 'exit');
+        assert.equal(code, 0, output.text);
+        const again = spawn(process.execPath, [MAIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const second = { text: '' };
+        again.stdout?.on('data', (d) => {
+          second.text += String(d);
+        });
+        try {
+          let ready = false;
+          for (let i = 0; i < 300 && !ready; i++) {
+            ready = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+              (r) => r.ok,
+              () => false,
+            );
+            if (!ready) await new Promise((r) => setTimeout(r, 50));
+          }
+          assert.ok(ready, 'restarted server answers');
+          assert.doesNotMatch(second.text, /rk_live_/);
+        } finally {
+          again.kill('SIGTERM');
+          await once(again, 'exit');
+        }
+      });
     });
-  });
-}
+  }
+});

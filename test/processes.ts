@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { createAccount } from '../src/modules/accounts/service.ts';
+import { createAccount, type NewAccount } from '../src/modules/accounts/service.ts';
 import { waitFor } from './harness.ts';
 import { freePort } from './throwaway.ts';
 
@@ -44,13 +44,14 @@ export function cli(args: string[], env: Record<string, string>): Promise<Run> {
 
 /**
  * Creates an account on the database a child's `env` names (DATABASE_URL or FARMSTEAD_DATA), in this
- * process, the way `cli accounts create` does (same config, migrations, service), and returns its live key.
- * For tests not about the CLI: a CLI process loads the whole service, which costs more CPU than the account.
+ * process, the way `cli accounts create` does (same config, migrations, service), and returns what that
+ * prints with --json (ids and keys). For tests not about that command: a CLI process loads much of the
+ * service, which costs more CPU than the account.
  */
-export async function createAccountDirect(env: Record<string, string>, name: string): Promise<string> {
+export async function createAccountDirect(env: Record<string, string>, name: string): Promise<NewAccount> {
   const database = await openDatabase(loadConfig(env));
   try {
-    return (await createAccount(database.db, { name })).live_key;
+    return await createAccount(database.db, { name });
   } finally {
     await database.close();
   }

@@ -38,7 +38,6 @@ async function withLoggedApp(
     database,
     usage,
     logger: loggerOptions({ logLevel: 'info', logFormat: 'json' }, stream),
-    compileSchemas: 'on-first-use',
   });
   try {
     await fn({ app, database, lines });

@@ -140,8 +140,14 @@ function settingsRule(settingsText: string, name: string): Record<string, unknow
   return isPlainObject(o) ? o : null;
 }
 
+/** A rate window's bounds in seconds: a minute to a day. */
+export const MIN_WINDOW_S = 60;
+export const MAX_WINDOW_S = 86_400;
+
 export function isWindowSeconds(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 60 && value <= 86_400;
+  return (
+    typeof value === 'number' && Number.isInteger(value) && value >= MIN_WINDOW_S && value <= MAX_WINDOW_S
+  );
 }
 
 export function isQuietAfterSeconds(value: unknown): value is number {

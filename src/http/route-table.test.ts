@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { startTestApp } from '../../test/harness.ts';
+import { compilePending } from './compile-lazily.ts';
 import { withAccess } from './permissions.ts';
 import { trackRoutes } from './route-table.ts';
 import { registerCors } from './web.ts';
@@ -54,6 +55,24 @@ test('the real app starts: every route it registers, CORS included, is declared'
     assert.deepEqual(t.app.routeTable.undeclared(), []);
     assert.ok(routes.some((r) => r.method === 'OPTIONS' && r.url === '*' && r.auth === 'none'));
     assert.ok(routes.some((r) => r.auth === 'device' && r.access !== undefined));
+  } finally {
+    await t.close();
+  }
+});
+
+test('every validator and serializer the real app and its MCP tools hand out compiles (they compile on first use)', async () => {
+  const t = await startTestApp('sqlite');
+  try {
+    // What the start no longer compiles is compiled here, so a schema Ajv or fast-json-stringify refuses
+    // fails this test rather than a first request.
+    const compiled = compilePending();
+    assert.ok(compiled > 100, `expected the whole app's schemas, got ${compiled}`);
+    // The MCP tools load on the first /mcp request; loading them hands out their argument and result
+    // validators.
+    const { TOOLS } = await import('../modules/mcp/server.ts');
+    const tools = compilePending();
+    assert.ok(tools >= 2 * TOOLS.length, `expected every tool's two schemas, got ${tools}`);
+    assert.equal(compilePending(), 0, 'each compiled once');
   } finally {
     await t.close();
   }

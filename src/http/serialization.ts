@@ -3,7 +3,8 @@
  * serializer per route, method and status code, and most of those schemas are the same (the Error object
  * under every 4xx, a HEAD beside each GET): compiling each distinct one once makes start-up (and every
  * test app after the first in a process) much faster. What a serializer does depends only on its schema,
- * the shared schemas and the options, so those are the cache key.
+ * the shared schemas and the options, so those are the cache key. Each is compiled on its first use
+ * (compile-lazily.ts): most statuses of most routes are never answered by a given process.
  *
  * A nullable member (`anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }]`, TypeBox's
  * `Nullable`) is handed to fast-json-stringify as a type list (`type: ['string', 'null']`): for `anyOf` it
@@ -11,11 +12,11 @@
  * for a type list a `typeof`. The OpenAPI document and validation keep the `anyOf`.
  */
 import {
-  type SerializerCompiler,
+  type Serializer,
   type SerializerFactory,
   SerializerSelector,
 } from '@fastify/fast-json-stringify-compiler';
-import type { SchemaCompiling } from './validation.ts';
+import { lazily } from './compile-lazily.ts';
 
 const compileUncached = SerializerSelector();
 
@@ -43,7 +44,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 /** Serializers by shared schemas and options, then by route schema (both as JSON text). */
-const compiled = new Map<string, Map<string, ReturnType<SerializerCompiler>>>();
+const compiled = new Map<string, Map<string, () => Serializer>>();
 
 export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
   const compile = compileUncached(
@@ -61,27 +62,12 @@ export const buildSerializer: SerializerFactory = (externalSchemas, options) => 
     const key = JSON.stringify(route.schema ?? null);
     let serializer = cache.get(key);
     if (!serializer) {
-      serializer = compile({ ...route, schema: nullableAsTypeList(route.schema) as typeof route.schema });
+      serializer = lazily(() =>
+        compile({ ...route, schema: nullableAsTypeList(route.schema) as typeof route.schema }),
+      );
       cache.set(key, serializer);
     }
-    return serializer;
+    const get = serializer;
+    return (doc) => get()(doc);
   };
 };
-
-/**
- * The serializer factory for Fastify's schema controller: compiling each route's serializers as it is
- * registered, or (`on-first-use`) on the first reply that needs one.
- */
-export function serializerFactory(compiling: SchemaCompiling): SerializerFactory {
-  if (compiling === 'at-start') return buildSerializer;
-  return (externalSchemas, options) => {
-    const compile = buildSerializer(externalSchemas, options);
-    return (route) => {
-      let serializer: ReturnType<SerializerCompiler> | undefined;
-      return (data) => {
-        serializer ??= compile(route);
-        return serializer(data);
-      };
-    };
-  };
-}

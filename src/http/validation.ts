@@ -7,6 +7,7 @@ import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunct
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { parseIso } from '../lib/time.ts';
+import { lazily } from './compile-lazily.ts';
 import { FREE_FORM_KEYWORD, freeFormProblem, markFreeForm } from './free-form.ts';
 
 /** Ajv as every surface uses it: ISO 8601 `date-time`, defaults filled in, errors that carry their schema. */
@@ -51,39 +52,40 @@ function bodyError(keyword: string, params: Record<string, unknown>, message: st
 /**
  * The request validators, shared by every app in the process and compiled once per distinct schema (the
  * same path parameters and query strings recur on many routes): what a validator does depends only on its
- * schema and its Ajv's options.
+ * schema and its Ajv's options. Each is compiled on its first use (compile-lazily.ts).
  */
 const strict = makeAjv({ coerceTypes: false });
 const coercing = makeAjv({ coerceTypes: 'array' });
-const validators = new Map<Ajv, Map<string, ValidateFunction>>([
+const validators = new Map<Ajv, Map<string, () => ValidateFunction>>([
   [strict, new Map()],
   [coercing, new Map()],
 ]);
 
-function compiledOnce(ajv: Ajv, schema: AnySchema): ValidateFunction {
-  const cache = validators.get(ajv) as Map<string, ValidateFunction>;
+function compiledOnce(ajv: Ajv, schema: AnySchema): () => ValidateFunction {
+  const cache = validators.get(ajv) as Map<string, () => ValidateFunction>;
   const key = JSON.stringify(schema);
   let validate = cache.get(key);
   if (!validate) {
-    validate = compileChecked(ajv, schema);
+    validate = lazily(() => compileChecked(ajv, schema));
     cache.set(key, validate);
   }
   return validate;
 }
 
-/** When validators and serializers are compiled: as routes are registered, or on a route's first request. */
-export type SchemaCompiling = 'at-start' | 'on-first-use';
-
-/** A validator that compiles on its first call (then is the compiled one, errors and all). */
-function deferred(compile: () => ValidateFunction) {
-  let validate: ValidateFunction | undefined;
-  const check = (data: unknown): boolean => {
-    validate ??= compile();
-    const ok = validate(data) as boolean;
+/**
+ * A query string, path or headers validator compiled on its first call. It carries `schemaEnv` as Ajv's own
+ * functions do, so Fastify passes it the request as the parent (for Ajv to replace a coerced root value).
+ */
+function lazyValidator(ajv: Ajv, schema: AnySchema) {
+  const get = compiledOnce(ajv, schema);
+  const check = (data: unknown, context?: Parameters<ValidateFunction>[1]): boolean => {
+    const validate = get();
+    const ok = validate(data, context) as boolean;
     check.errors = (validate.errors as FastifySchemaValidationError[] | null | undefined) ?? null;
     return ok;
   };
   check.errors = null as FastifySchemaValidationError[] | null;
+  check.schemaEnv = true;
   return check;
 }
 
@@ -93,17 +95,13 @@ function deferred(compile: () => ValidateFunction) {
  * other methods count it as `{}`, so action endpoints and creates with only optional members work
  * without one, and a required member is named as missing.
  */
-export function registerValidation(app: FastifyInstance, compiling: SchemaCompiling = 'at-start'): void {
-  const later = compiling === 'on-first-use';
+export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart, method }) => {
-    if (httpPart !== 'body') {
-      return later ? deferred(() => compiledOnce(coercing, schema)) : compiledOnce(coercing, schema);
-    }
-    let compiled = later ? undefined : compiledOnce(strict, schema);
+    if (httpPart !== 'body') return lazyValidator(coercing, schema);
+    const compiled = compiledOnce(strict, schema);
     const required = (schema as { required?: string[] }).required ?? [];
     const check = (data: unknown): boolean | { value: unknown } => {
-      compiled ??= compiledOnce(strict, schema);
-      const validate = compiled;
+      const validate = compiled();
       if (data === undefined || data === null) {
         if (method === 'PATCH') {
           check.errors = bodyError(

@@ -177,6 +177,7 @@ export async function saveBreaches(
   key: { farmId: string; deviceId: string },
   changes: ReadonlyArray<{ rule: string; since: number | null }>,
 ): Promise<void> {
+  if (changes.length === 0) return;
   const ended = changes.filter((c) => c.since === null).map((c) => c.rule);
   const held = changes.flatMap((c) =>
     c.since === null ? [] : [{ device_id: key.deviceId, rule: c.rule, farm_id: key.farmId, since: c.since }],

@@ -4,8 +4,8 @@
  * the response.
  */
 import { isPostgres } from '../../db/engine.ts';
+import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
 import { AppError, invalid } from '../../http/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso } from '../../lib/time.ts';
@@ -106,7 +106,8 @@ function checkFinite(body: IngestInput): void {
 
 /**
  * Stores one device report. Everything is checked before anything is written, and all writes share
- * one transaction (the caller's when `db` is one), so a rejected report leaves no trace.
+ * one transaction (the caller's when `db` is one), so a rejected report leaves no trace. On SQLite,
+ * reports arriving together commit together, each in its own savepoint (db/group-commit.ts).
  */
 export async function ingestReport(
   db: Db,
@@ -127,7 +128,7 @@ export async function ingestReport(
     ...(input.firmware !== undefined ? { firmware: input.firmware } : {}),
   };
 
-  return inTransaction(db, async (trx) => {
+  return inGroupTransaction(db, async (trx) => {
     // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
     // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm, its
     // custom rules and the device's animal in the same statement (one round trip instead of six); SQLite:

@@ -6,8 +6,8 @@
  */
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import type { ValidateFunction } from 'ajv';
 import type { Static, TSchema } from 'typebox';
+import { lazily } from '../../http/compile-lazily.ts';
 import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
 import { SHARED_SCHEMAS } from '../../openapi.ts';
 
@@ -64,8 +64,6 @@ function capStrings(schema: JsonObject): JsonObject {
 export interface ToolSchema<T> extends StandardSchemaWithJSON<T, T> {
   /** The JSON Schema shown to clients. */
   readonly json: JsonObject;
-  /** Compiles the validator now; otherwise the first validation compiles it. */
-  compile(): void;
 }
 
 /**
@@ -80,22 +78,17 @@ export function toolSchema<S extends TSchema>(
 ): ToolSchema<Static<S>> {
   const checked = options.input ? capStrings(toJsonSchema(schema)) : toJsonSchema(schema);
   const json = options.advertised ?? checked;
-  // Compiled when the app is built (compileToolSchemas), or on first use in test apps.
-  let compiled: ValidateFunction | undefined;
-  const compile = () => {
-    compiled ??= options.input ? compileChecked(ajv, checked) : ajv.compile(checked);
-    return compiled;
-  };
+  // Compiled on the first call of the tool (compile-lazily.ts), not when the module loads.
+  const compiled = lazily(() => (options.input ? compileChecked(ajv, checked) : ajv.compile(checked)));
   return {
     json,
-    compile,
     '~standard': {
       version: 1,
       vendor: 'farmstead',
       validate(value: unknown) {
-        const validate = compile();
         // Ajv fills defaults in place; validate a copy so the caller's arguments stay as sent.
         const copy = value === undefined ? {} : structuredClone(value);
+        const validate = compiled();
         if (validate(copy)) return { value: copy as Static<S> };
         const first = validate.errors?.[0];
         return {

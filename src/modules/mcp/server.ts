@@ -44,11 +44,6 @@ export const TOOLS: readonly RegisteredTool[] = [
   listRulesTool,
 ];
 
-/** Compiles every tool's validators (once per process; buildApp calls it unless schemas compile on first use). */
-export function compileToolSchemas(): void {
-  for (const tool of TOOLS) tool.compileSchemas();
-}
-
 export const MCP_INSTRUCTIONS = [
   'Farmstead: a farm and ranch platform. These tools act with exactly the API key you were given: its account, and its mode (a live key sees live farms, a test key the sample farm and other test farms).',
   'Start with farm_brief for what needs attention, or list_farms to find a farm_id. farm_id may be left out when the key sees exactly one farm.',

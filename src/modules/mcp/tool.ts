@@ -45,8 +45,6 @@ export class ToolRefusal extends Error {}
 export interface RegisteredTool {
   readonly name: string;
   register(server: McpServer, ctx: ToolContext): void;
-  /** Compiles the argument and result validators now rather than on the tool's first call. */
-  compileSchemas(): void;
 }
 
 export interface ToolDefinition<I extends TObject, O extends TObject> {
@@ -182,10 +180,6 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
   const outputSchema = toolSchema(def.output);
   return {
     name: def.name,
-    compileSchemas() {
-      inputSchema.compile();
-      outputSchema.compile();
-    },
     register(server, ctx) {
       server.registerTool(
         def.name,

@@ -8,8 +8,10 @@
 import {
   MAX_DROP_PCT,
   MAX_QUIET_AFTER_S,
+  MAX_WINDOW_S,
   MIN_DROP_PCT,
   MIN_QUIET_AFTER_S,
+  MIN_WINDOW_S,
 } from '../../../../domain/built-in-rules.ts';
 import { api } from '../api.js';
 import { errorFor, Field, Submit, useForm } from '../form.js';
@@ -85,6 +87,30 @@ function RuleBox({ rule, title, what, error, children }) {
 
 const minutes = (s) => Math.round((s / 60) * 100) / 100;
 
+/** A span of seconds as a farmer says it: days, hours or minutes. */
+function span(s) {
+  if (s % 86_400 === 0) return s === 86_400 ? '1 day' : `${s / 86_400} days`;
+  if (s % 3600 === 0) return s === 3600 ? '1 hour' : `${s / 3600} hours`;
+  return `${minutes(s)} minutes`;
+}
+
+/**
+ * The API checks these fields in seconds while the form asks for minutes: its error on one is said again
+ * in minutes (what was typed, and the range), still on the field it names.
+ */
+function inMinutes(error) {
+  const param = error?.param ?? '';
+  const bounds = param.startsWith(path(QUIET, 'quiet_after_s.'))
+    ? [MIN_QUIET_AFTER_S, MAX_QUIET_AFTER_S]
+    : param === path(LEAK, 'window_s')
+      ? [MIN_WINDOW_S, MAX_WINDOW_S]
+      : null;
+  if (!bounds) return error;
+  const got = /got (-?[\d.]+)/.exec(error.message ?? '');
+  const typedIn = got ? ` (you entered ${minutes(Number(got[1]))} minutes)` : '';
+  return { ...error, message: `Enter a time from ${span(bounds[0])} to ${span(bounds[1])}${typedIn}.` };
+}
+
 /** The built-in water, silence and intake rules of a farm, edited in farmers' units. */
 export function BuiltInRules({ farm }) {
   const { catalog } = useStore();
@@ -113,7 +139,8 @@ export function BuiltInRules({ farm }) {
   const leak = byName(rules, LEAK);
   const quiet = byName(rules, QUIET);
   const intake = byName(rules, INTAKE);
-  const p = { error: form.error, idPrefix: 'rule' };
+  const error = inMinutes(form.error);
+  const p = { error, idPrefix: 'rule' };
   // The members with a control here: an error on any of them shows beside it, any other under the form.
   const names = [
     path(LEAK, 'change'),
@@ -125,7 +152,7 @@ export function BuiltInRules({ farm }) {
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="other-rules-title">
     <h2 id="other-rules-title">Water, silence and intake alerts</h2>
     <p class="small muted">Blank means the default. Turning a rule off also resolves the alerts it has open.</p>
-    <${RuleBox} rule=${leak} title="Water dropping fast" error=${form.error}
+    <${RuleBox} rule=${leak} title="Water dropping fast" error=${error}
       what="A tank or trough on a water device or house falls fast: a burst line, a stuck valve, a tipped trough.">
       <div class="form-grid narrow">
         <${Field} name=${path(LEAK, 'change')} label="Falls by (points)" type="number" step="any" inputmode="decimal"
@@ -135,7 +162,7 @@ export function BuiltInRules({ farm }) {
       </div>
       <p class="small muted">Default: ${-defaults.leak.change} points within ${minutes(defaults.leak.window_s)} minutes.</p>
     </${RuleBox}>
-    <${RuleBox} rule=${quiet} title="Device quiet" error=${form.error}
+    <${RuleBox} rule=${quiet} title="Device quiet" error=${error}
       what=${`No report for ${defaults.quiet.factor} times a device's usual interval, and at least this long. Houses and guardians become urgent after ${defaults.quiet.urgent_after_s / 3600} hours.`}>
       <div class="form-grid inline">${Object.entries(quiet.quiet_after_s).map(
         ([
@@ -146,7 +173,7 @@ export function BuiltInRules({ farm }) {
       )}</div>
       <p class="small muted">${`Default: ${minutes(defaults.quiet.quiet_after_s)} minutes for every type. Any from ${minutes(MIN_QUIET_AFTER_S)} minutes to ${MAX_QUIET_AFTER_S / 86_400} days.`}</p>
     </${RuleBox}>
-    <${RuleBox} rule=${intake} title="Intake dropped" error=${form.error}
+    <${RuleBox} rule=${intake} title="Intake dropped" error=${error}
       what=${`A group with a head count drank or ate less per head yesterday than its own ${defaults.intake.trailing_days}-day median. It resolves when a day is back within ${defaults.intake.recover_pct} %.`}>
       <div class="form-grid narrow">${defaults.intake.metrics.map(
         (m) => html`<${Field} key=${m.metric} name=${path(INTAKE, `drop_pct.${m.metric}`)}
@@ -155,6 +182,6 @@ export function BuiltInRules({ farm }) {
       )}</div>
       <p class="small muted">${`Default: ${defaults.intake.metrics.map((m) => `${m.drop_pct} % for ${m.metric}`).join(', ')}. Any above ${MIN_DROP_PCT} % and up to ${MAX_DROP_PCT} %.`}</p>
     </${RuleBox}>
-    <${Submit} form=${form} label="Save rules" names=${names} />
+    <${Submit} form=${{ ...form, error }} label="Save rules" names=${names} />
   </form>`;
 }

@@ -1,0 +1,111 @@
+/**
+ * Group commit on SQLite (src/db/group-commit.ts): units arriving together share a transaction, a failing
+ * unit stores nothing while the others of its group commit, and no unit is answered before its commit.
+ * Over HTTP: concurrent device reports with one rejected among them store exactly the accepted ones.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { device, farm } from '../../test/factories.ts';
+import { forEachEngine } from '../../test/harness.ts';
+import { inGroupTransaction, MAX_GROUP } from './group-commit.ts';
+
+forEachEngine('group commit', (t) => {
+  test('units together: each all or nothing, answered only once committed', async () => {
+    const acct = await t().sharedAccount();
+    const f = await farm(t(), acct.live_key, { name: 'Group commit' });
+    const db = t().database.db;
+    const name = (i: number) => `Group unit ${i}`;
+    const committedNames = async () =>
+      (
+        await db
+          .selectFrom('animals')
+          .select('name')
+          .where('farm_id', '=', f.id)
+          .where('name', 'like', 'Group unit %')
+          .execute()
+      ).map((r) => r.name);
+    const seenAtAnswer: number[] = [];
+    let lastSawCommitted = -1;
+    const units = Array.from({ length: MAX_GROUP + 6 }, (_, i) =>
+      inGroupTransaction(db, async (trx) => {
+        await trx
+          .insertInto('animals')
+          .values({
+            id: `ani_group_${i}_${f.id}`,
+            farm_id: f.id,
+            account_id: acct.account_id,
+            mode: 'live',
+            species: 'sheep',
+            name: name(i),
+            tag: null,
+            eid: null,
+            sex: null,
+            breed: null,
+            birth_date: null,
+            group_id: null,
+            paddock_id: null,
+            status: 'active',
+            notes: null,
+            fields: '{}',
+            search_text: '',
+            created_at: Date.now(),
+          })
+          .execute();
+        // Unit 3 fails after writing: its row must not survive; the others' must.
+        if (i === 3) throw new Error('unit 3 gives up');
+        // SQLite: the last unit shares the transaction of the units before it in its group, so while it
+        // runs, their rows are not yet committed.
+        if (i === MAX_GROUP - 1) lastSawCommitted = (await committedNames()).length;
+        return i;
+      }).then(async (i) => {
+        // A plain read runs outside any transaction (the reader on SQLite): it sees committed data only.
+        if ((await committedNames()).includes(name(i))) seenAtAnswer.push(i);
+        return i;
+      }),
+    );
+    const results = await Promise.allSettled(units);
+    const rejected = results.flatMap((r, i) => (r.status === 'rejected' ? [i] : []));
+    assert.deepEqual(rejected, [3]);
+    assert.match(String((results[3] as PromiseRejectedResult).reason), /unit 3 gives up/);
+    const stored = await committedNames();
+    assert.equal(stored.length, MAX_GROUP + 5);
+    assert.ok(!stored.includes(name(3)), 'the failed unit stored nothing');
+    assert.equal(seenAtAnswer.length, MAX_GROUP + 5, 'every unit was committed when answered');
+    // The first unit runs alone (nothing was waiting); the next MAX_GROUP arrived meanwhile and form one group.
+    if (t().engine === 'sqlite') assert.equal(lastSawCommitted, 1, 'only the lone first unit had committed');
+  });
+
+  test('concurrent device reports, one rejected: exactly the accepted ones are stored', async () => {
+    const acct = await t().sharedAccount();
+    const f = await farm(t(), acct.live_key, { name: 'Group reports' });
+    const sensors = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => device(t(), acct.live_key, f.id, { type: 'other', name: `S${i}` })),
+    );
+    const at = new Date().toISOString();
+    const replies = await Promise.all(
+      sensors.map((s, i) =>
+        t().request('POST', '/v1/ingest', {
+          key: s.device_key,
+          // Report 5's state is too large: the whole report is refused.
+          body: {
+            readings: [{ metric: 'soil.moisture_pct', value: 30 + i, at }],
+            ...(i === 5 ? { state: { blob: 'x'.repeat(70_000) } } : {}),
+          },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      [200, 200, 200, 200, 200, 400, 200, 200],
+    );
+    const stored = await t()
+      .database.db.selectFrom('readings')
+      .select(['device_id', 'value'])
+      .where('farm_id', '=', f.id)
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => Number(r.value)).sort((a, b) => a - b),
+      [30, 31, 32, 33, 34, 36, 37],
+    );
+  });
+});
