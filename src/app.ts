@@ -168,8 +168,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(accountRoutes, 'any'), { db });
   await app.register(withAccess(keyRoutes, 'keys'), { db });
   // Everyone signed in manages their own session; people admin is the `people` resource (owners).
-  await app.register(withAccess(sessionRoutes, 'any'), { db, clock });
-  await app.register(withAccess(peopleRoutes, 'people'), { db, clock, publicUrl: config.publicUrl });
+  await app.register(withAccess(sessionRoutes, 'any'), { db, clock, passwordCost: config.passwordCost });
+  await app.register(withAccess(peopleRoutes, 'people'), {
+    db,
+    clock,
+    passwordCost: config.passwordCost,
+    publicUrl: config.publicUrl,
+  });
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
   await app.register(withAccess(farmRoutes, 'farms'), { db });
   await app.register(withAccess(animalRoutes, 'animals'), { db });

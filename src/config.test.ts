@@ -36,3 +36,11 @@ test('the public URL of setup links defaults to HOST:PORT and is checked; trust 
   );
   assert.throws(() => loadConfig({ FARMSTEAD_TRUST_PROXY: 'the proxy' }), ConfigError);
 });
+
+test('the password cost is log2 of scrypt N for new hashes: 15 unless set, from 10 to 18', () => {
+  assert.equal(loadConfig({}).passwordCost, 15);
+  assert.equal(loadConfig({ FARMSTEAD_PASSWORD_COST: '12' }).passwordCost, 12);
+  for (const bad of ['9', '19', '15.5', 'high']) {
+    assert.throws(() => loadConfig({ FARMSTEAD_PASSWORD_COST: bad }), ConfigError, bad);
+  }
+});

@@ -91,6 +91,11 @@ export interface Config {
   streamKeepAliveMs: number;
   /** How often live streams look for events whose notification was lost, in milliseconds. */
   streamPollMs: number;
+  /**
+   * log2 of scrypt's N for new password hashes (FARMSTEAD_PASSWORD_COST, 10 to 18, default 15: 32 MiB and
+   * about 100 ms a check); stored hashes keep their own parameters, so changing it never breaks a sign-in.
+   */
+  passwordCost: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -203,6 +208,9 @@ function trustProxy(env: Env): boolean | string {
   return raw;
 }
 
+/** log2 of scrypt's N for new password hashes unless FARMSTEAD_PASSWORD_COST says (modules/people/passwords.ts). */
+export const DEFAULT_PASSWORD_COST = 15;
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -272,5 +280,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy: trustProxy(env),
     streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
     streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
+    passwordCost: int(env, 'FARMSTEAD_PASSWORD_COST', DEFAULT_PASSWORD_COST, 10, 18),
   });
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { forEachEngine } from '../test/harness.ts';
+import { ENGINES, forEachEngine } from '../test/harness.ts';
 import type { ErrorReply, Farm, HouseReply, Items, List } from '../test/replies.ts';
 import { DEVICE_COMMANDS } from './domain/devices.ts';
 import { HOUSE_COMMAND_NAMES } from './domain/house-commands.ts';
@@ -24,15 +24,23 @@ function operations(doc: Json): Array<{ path: string; method: string; op: Json }
   return out;
 }
 
+/** The document as the first engine's app served it: every other engine must serve the same one. */
+let firstDocument: string | undefined;
+
 forEachEngine('the OpenAPI document', (t) => {
   let doc: Json;
   before(async () => {
     const res = await t().request<Json>('GET', '/openapi.json');
     assert.equal(res.status, 200);
     doc = res.body;
+    const text = JSON.stringify(doc);
+    firstDocument ??= text;
+    assert.equal(text, firstDocument, 'the document does not depend on the engine');
   });
 
-  test('Redocly recommended rules: 0 errors and 0 warnings', async () => {
+  test('Redocly recommended rules: 0 errors and 0 warnings', async (c) => {
+    // The document is the same on every engine (checked above), so it is linted once.
+    if (t().engine !== ENGINES[0]) return c.skip('linted on the first engine: the document is the same');
     // The built-in ruleset: nothing is fetched.
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({

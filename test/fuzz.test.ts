@@ -12,8 +12,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { sql, type TableMetadata } from 'kysely';
+import { sql } from 'kysely';
 import type { RouteEntry } from '../src/http/route-table.ts';
+import * as make from './factories.ts';
 import { forEachEngine, type Reply, type TestApp } from './harness.ts';
 import { callTool, connect, ERAS } from './mcp.ts';
 import type { Alert, Farm, List, NewDevice } from './replies.ts';
@@ -77,34 +78,54 @@ async function buildWorld(t: TestApp): Promise<World> {
 
 type Snapshot = Map<string, string>;
 
-/** Each engine's tables, looked up once. */
-const tablesOf = new Map<string, Promise<TableMetadata[]>>();
+/** Each engine's snapshot: its table names and one statement reading all their rows (built once). */
+const snapshotOf = new Map<string, Promise<{ names: string[]; read(accountId: string): Promise<Row[]> }>>();
 
-/** Every row that belongs to the account (its live farms and what hangs off them), table by table. */
-async function snapshot(t: TestApp, world: World): Promise<Snapshot> {
+type Row = { t: string; r: string };
+
+/**
+ * The statement reading every row that belongs to the account (its live farms and what hangs off them),
+ * each row as JSON text: one round trip, not one per table, as the fuzz takes a snapshot after every
+ * request.
+ */
+async function snapshotReader(t: TestApp) {
   const db = t.database.db;
-  if (!tablesOf.has(t.engine)) tablesOf.set(t.engine, db.introspection.getTables());
-  const tables = [...((await tablesOf.get(t.engine)) ?? [])];
-  const farms = sql`(select id from farms where account_id = ${world.accountId} and sample = 0)`;
-  const out: Snapshot = new Map();
-  for (const table of tables.sort((a, b) => a.name.localeCompare(b.name))) {
+  const tables = (await db.introspection.getTables())
     // Counters and bookkeeping that reads legitimately touch (a refused sign-in counts towards the
     // lock-out: sign_in_failures); partitions are read through `readings`.
-    if (/usage|kysely|rate|^readings_|^sign_in_failures$/.test(table.name)) continue;
-    const columns = table.columns.map((c) => c.name).filter((c) => c !== 'last_used_at');
-    const has = (c: string) => columns.includes(c);
-    const where = has('farm_id')
-      ? sql`farm_id in ${farms}`
-      : has('account_id')
-        ? sql`account_id = ${world.accountId}`
-        : sql`1 = 1`;
-    const rows =
-      await sql`select ${sql.join(columns.map((c) => sql.ref(c)))} from ${sql.table(table.name)} where ${where} order by 1`.execute(
-        db,
-      );
-    out.set(table.name, JSON.stringify(rows.rows));
-  }
-  return out;
+    .filter((table) => !/usage|kysely|rate|^readings_|^sign_in_failures$/.test(table.name))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const names = tables.map((table) => table.name);
+  const jsonArray = t.engine === 'postgres' ? sql`json_build_array` : sql`json_array`;
+  return {
+    names,
+    read: async (accountId: string) => {
+      const farms = sql`(select id from farms where account_id = ${accountId} and sample = 0)`;
+      const parts = tables.map((table) => {
+        const columns = table.columns.map((c) => c.name).filter((c) => c !== 'last_used_at');
+        const has = (c: string) => columns.includes(c);
+        const where = has('farm_id')
+          ? sql`farm_id in ${farms}`
+          : has('account_id')
+            ? sql`account_id = ${accountId}`
+            : sql`1 = 1`;
+        const row = sql`${jsonArray}(${sql.join(columns.map((c) => sql.ref(c)))})`;
+        return sql`select ${sql.lit(table.name)} as t, cast(${row} as text) as r from ${sql.table(table.name)} where ${where}`;
+      });
+      const rows = await sql<Row>`${sql.join(parts, sql` union all `)} order by 1, 2`.execute(db);
+      return rows.rows;
+    },
+  };
+}
+
+/** Every row that belongs to the account, table by table (rows in a fixed order). */
+async function snapshot(t: TestApp, world: World): Promise<Snapshot> {
+  if (!snapshotOf.has(t.engine)) snapshotOf.set(t.engine, snapshotReader(t));
+  const reader = await snapshotOf.get(t.engine);
+  if (!reader) throw new Error('no snapshot reader');
+  const rows = new Map<string, string[]>(reader.names.map((name) => [name, []]));
+  for (const { t: table, r } of await reader.read(world.accountId)) rows.get(table)?.push(r);
+  return new Map([...rows].map(([table, list]) => [table, list.join('\n')]));
 }
 
 /** The first table whose rows differ, with where they start to differ (empty when none do). */
@@ -450,6 +471,18 @@ forEachEngine(
       const routes = t().app.routeTable.routes.filter((r) => r.method !== 'HEAD');
       assert.ok(routes.length > 50, 'the route table lists every route');
       let before = await snapshot(t(), world);
+      // The snapshot sees a change to a row (and a row gone) of the account's farm.
+      const db = t().database.db;
+      await db.updateTable('tasks').set({ title: 'Moved' }).where('id', '=', world.ids.tasks!).execute();
+      assert.match(difference(before, await snapshot(t(), world)), /^tasks: /);
+      await db.deleteFrom('tasks').where('id', '=', world.ids.tasks!).execute();
+      assert.match(difference(before, await snapshot(t(), world)), /^tasks: /);
+      world.ids.tasks = (
+        await make.created<{ id: string }>(t(), world.apiKey, `/v1/farms/${world.farmId}/tasks`, {
+          title: 'Check water',
+        })
+      ).id;
+      before = await snapshot(t(), world);
       // Every route gets its own runs (a fixed seed each), more where a body can carry hostile input.
       for (const [i, route] of routes.entries()) {
         const property = fc.asyncProperty(attemptFor(route), async (attempt) => {

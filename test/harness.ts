@@ -92,7 +92,9 @@ export async function testConfig(
     migrated: options.migrated ?? false,
     asyncCommit: true,
     // Rate limits are off in tests unless a test turns them on (with small limits) through overrides.
-    overrides: { rateLimitEnabled: false, ...pool, ...overrides },
+    // Passwords are hashed at the lowest cost (N=2^10, a few ms instead of ~100); people.test.ts checks
+    // the production default.
+    overrides: { rateLimitEnabled: false, passwordCost: 10, ...pool, ...overrides },
   });
   return { config: made.config, cleanup: made.drop };
 }

@@ -85,7 +85,7 @@ forEachEngine(
     });
 
     test('a device report moves readings, reports, alerts opened and resolved, commands and query times', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = (await farm(t(), acct.live_key)).id;
       const house = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
         key: acct.live_key,
@@ -152,7 +152,7 @@ forEachEngine(
     });
 
     test('the webhook backlog is read on scrape: pending deliveries and the oldest age', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farmId = (await farm(t(), acct.live_key)).id;
       const hook = await t().request('POST', `/v1/farms/${farmId}/webhooks`, {
         key: acct.live_key,

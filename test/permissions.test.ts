@@ -54,7 +54,7 @@ forEachEngine('restricted keys and permissions', (t) => {
   });
 
   test('POST /v1/keys takes farms and permissions; GET /v1/keys shows them; unrestricted keys show every family at write', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = await restrictedKey(t(), acct.test_key, {
       name: 'barn display',
       farms: [acct.sample_farm_id],
@@ -97,7 +97,7 @@ forEachEngine('restricted keys and permissions', (t) => {
   });
 
   test('a read-only key reads but every write is 403 forbidden naming the missing permission', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const key = await restrictedKey(t(), acct.test_key, {
       permissions: { records: 'read', devices: 'read', alerts: 'read' },
     });
@@ -150,7 +150,7 @@ forEachEngine('restricted keys and permissions', (t) => {
   });
 
   test('a key restricted to farms sees only them: other farms and their records are 404, creating farms is 403', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const other = await t().request<Farm>('POST', '/v1/farms', {
       key: acct.test_key,
       body: { name: 'Back forty' },
@@ -185,7 +185,7 @@ forEachEngine('restricted keys and permissions', (t) => {
   });
 
   test('a key can only make or revoke keys no broader than itself', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const manager = await restrictedKey(t(), acct.test_key, {
       farms: [acct.sample_farm_id],
       permissions: { records: 'read', keys: 'write' },
@@ -206,7 +206,8 @@ forEachEngine('restricted keys and permissions', (t) => {
     const lesser = await restrictedKey(t(), manager.key, { permissions: { records: 'read' } });
     assert.equal(lesser.permissions.keys, 'none');
     const list = await t().request<List<Key>>('GET', '/v1/keys', { key: acct.test_key });
-    const full = list.body.data.find((k) => k.farms === null);
+    const full = list.body.data.find((k) => k.name === 'Default test key');
+    assert.equal(full?.farms, null);
     expectError(await t().request('DELETE', `/v1/keys/${full!.id}`, { key: manager.key }), 403, 'forbidden');
     assert.equal((await t().request('DELETE', `/v1/keys/${lesser.id}`, { key: manager.key })).status, 200);
   });
@@ -221,7 +222,7 @@ forEachEngine('restricted keys and permissions', (t) => {
 
   for (const era of ERAS) {
     test(`${era.name}: MCP lists only the tools a key may use and refuses the others`, async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const readOnly = await restrictedKey(t(), acct.test_key, {
         permissions: { records: 'read', devices: 'read', alerts: 'read' },
       });
@@ -269,7 +270,7 @@ forEachEngine('restricted keys and permissions', (t) => {
   }
 
   test('MCP with a farm-restricted key sees only its farms', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const other = await t().request<Farm>('POST', '/v1/farms', {
       key: acct.test_key,
       body: { name: 'Back forty' },

@@ -20,7 +20,7 @@ forEachEngine(
   'CORS, compression and gzip bodies',
   (t) => {
     test('an allow-listed origin gets CORS headers and a preflight without a key; others get none', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const preflight = await inject(t(), {
         method: 'OPTIONS',
         url: '/v1/farms',
@@ -51,7 +51,7 @@ forEachEngine(
     });
 
     test('large responses are compressed with br or gzip when asked; small ones and unasked ones are not', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const url = `/v1/farms/${acct.sample_farm_id}/animals?limit=500`;
       const auth = { authorization: `Bearer ${acct.test_key}` };
       const plain = await inject(t(), { method: 'GET', url, headers: auth });
@@ -78,7 +78,7 @@ forEachEngine(
     });
 
     test('ingest accepts a gzip body; a gzip bomb over the body limit is 413; a broken one is 400', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const farm = (await liveFarm(t(), acct.live_key)).id;
       const device = await addDevice(t(), acct.live_key, farm);
       const headers = {
@@ -127,7 +127,7 @@ forEachEngine(
     });
 
     test('MCP answers still work when the client accepts compression; event streams are never compressed', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const url = `${await baseUrl(t())}/mcp`;
       const res = await fetch(url, {
         method: 'POST',

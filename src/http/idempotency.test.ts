@@ -124,7 +124,7 @@ forEachEngine('idempotency', (t) => {
   });
 
   test('keys belong to one credential: another key with the same Idempotency-Key acts on its own', async () => {
-    const a = await t().account();
+    const a = await t().sharedAccount();
     const b = await t().account();
     const one = await t().request<Farm>('POST', '/v1/farms', {
       key: a.live_key,

@@ -67,6 +67,11 @@ test('every validator and serializer the real app and its MCP tools hand out com
     // fails this test rather than a first request.
     const compiled = compilePending();
     assert.ok(compiled > 100, `expected the whole app's schemas, got ${compiled}`);
+    // The MCP tools load on the first /mcp request; loading them hands out their argument and result
+    // validators.
+    const { TOOLS } = await import('../modules/mcp/server.ts');
+    const tools = compilePending();
+    assert.ok(tools >= 2 * TOOLS.length, `expected every tool's two schemas, got ${tools}`);
     assert.equal(compilePending(), 0, 'each compiled once');
   } finally {
     await t.close();

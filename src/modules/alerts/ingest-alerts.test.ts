@@ -1,6 +1,7 @@
 /** The alert engine end to end: devices report through POST /v1/ingest with their own keys. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import type {
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -12,14 +13,11 @@ import type {
 import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { farmEvents, outboxEvents } from '../../../test/factories.ts';
-import { forEachEngine, type TestApp } from '../../../test/harness.ts';
-import { buildApp } from '../../app.ts';
-import { openDatabase } from '../../db/database.ts';
+import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { RULE_NAMES } from '../../domain/rules.ts';
 import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { ingestReport } from '../ingest/service.ts';
-import { UsageCounter } from '../usage/counter.ts';
 
 /** Counts the statements run through a Kysely instance (and its transactions). */
 class StatementCounter implements KyselyPlugin {
@@ -213,11 +211,9 @@ forEachEngine('alerts through ingest', (t) => {
     }
     const { key, farmId, house } = await setup();
     // A second, independent app (its own connection pool) on the same PostgreSQL database.
-    const database = await openDatabase(t().config);
-    const usage = new UsageCounter(database.db, 60_000);
-    const second = await buildApp({ config: t().config, database, usage, logger: false });
+    const second = await openTestAppOn(t());
     try {
-      const post = (app: typeof second, value: number) =>
+      const post = (app: FastifyInstance, value: number) =>
         app.inject({
           method: 'POST',
           url: '/v1/ingest',
@@ -228,7 +224,7 @@ forEachEngine('alerts through ingest', (t) => {
           }),
         });
       const replies = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => post(i % 2 === 0 ? t().app : second, i % 3 === 0 ? 36 : 33)),
+        Array.from({ length: 12 }, (_, i) => post(i % 2 === 0 ? t().app : second.app, i % 3 === 0 ? 36 : 33)),
       );
       assert.deepEqual(
         replies.map((r) => r.statusCode),
@@ -236,8 +232,6 @@ forEachEngine('alerts through ingest', (t) => {
       );
     } finally {
       await second.close();
-      await usage.close().catch(() => {});
-      await database.close();
     }
     const alerts = await allAlerts(t(), key, farmId);
     assert.deepEqual(alerts.map((a) => [a.rule, a.status]).sort(), [

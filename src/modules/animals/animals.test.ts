@@ -19,7 +19,7 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 forEachEngine('animals', (t) => {
   test('POST /v1/farms/{farm}/animals creates an animal with every field; GET returns it', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const group = await make.group(t(), acct.live_key, farm, { name: 'Cows', species: 'cattle' });
     const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'North' });
@@ -58,7 +58,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('only species is required; status defaults to active, fields to {}, the rest to null', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const res = await t().request<Animal>('POST', `/v1/farms/${acct.sample_farm_id}/animals`, {
       key: acct.test_key,
       body: { species: 'sheep', birth_date: '2024-04-02' },
@@ -78,7 +78,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('create validation errors are 400 naming the field, and write nothing', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const other = (await make.farm(t(), acct.live_key, { name: 'Other farm' })).id;
     const foreignGroup = await make.group(t(), acct.live_key, other, {
@@ -221,7 +221,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('list filters: species, group_id, paddock_id, status, tag, eid', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const group = (
@@ -266,7 +266,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('q matches name, tag, EID and breed case-insensitively; % and _ match only themselves', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const add = async (body: Record<string, unknown>) =>
@@ -365,7 +365,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('changing paddock_id or group_id writes one move event into the animal history', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const key = acct.live_key;
     const p1 = (
@@ -443,7 +443,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('an EID is unique among the account’s animals in a mode: 409 conflict naming eid', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const other = await t().account();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const farm2 = (await make.farm(t(), acct.live_key, { name: 'Second farm' })).id;
@@ -521,7 +521,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('concurrent creates with one EID: exactly one succeeds, the rest are 409 (never 500)', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
@@ -544,7 +544,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('findAnimalByEid finds the farm’s animal by EID and nothing on another farm', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const farm2 = (await make.farm(t(), acct.live_key, { name: 'Two' })).id;
     const animal = await t().request('POST', `/v1/farms/${farm}/animals`, {
@@ -558,7 +558,7 @@ forEachEngine('animals', (t) => {
   });
 
   test('creating an animal writes animal.created to the outbox in the same transaction', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const db = t().database.db;
     const outbox = async () =>

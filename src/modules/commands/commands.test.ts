@@ -96,7 +96,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('answering a command not its own, not yet delivered or already finished is refused; nothing changes', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const a = await make.device(t(), acct.live_key, farm, { name: 'House A' });
     const b = await make.device(t(), acct.live_key, farm, { name: 'House B' });
@@ -404,7 +404,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('sample farm: a command skips the queue, returns done with simulated: true and changes the house state', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const created = await t().request<NewDevice>('POST', `/v1/farms/${acct.sample_farm_id}/devices`, {
       key: acct.test_key,
       body: { type: 'house', name: 'Sample House' },
@@ -483,7 +483,7 @@ forEachEngine('commands', (t) => {
   });
 
   test('a test-mode farm that is not the sample farm queues commands like a live one', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.test_key, { name: 'Trial' })).id;
     const house = await make.device(t(), acct.test_key, farm);
     const res = await send(t(), acct.test_key, house.id, { command: 'lights.set', params: { mode: 'on' } });

@@ -307,7 +307,7 @@ forEachEngine('devices', (t) => {
   });
 
   test("another account's or the other mode's device is 404 on every device endpoint", async () => {
-    const a = await t().account();
+    const a = await t().sharedAccount();
     const b = await t().account();
     const farm = (await make.farm(t(), b.live_key)).id;
     const device = await make.device(t(), b.live_key, farm);

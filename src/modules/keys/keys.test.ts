@@ -8,7 +8,7 @@ forEachEngine('auth and API keys', (t) => {
     const res = await t().request('GET', '/v1/farms');
     expectError(res, 401, 'unauthorized');
     assert.equal(res.headers['www-authenticate'], 'Bearer');
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const ok = await t().request('GET', '/v1/farms', { key: acct.live_key });
     assert.equal(ok.status, 200);
     assert.equal(ok.headers['www-authenticate'], undefined);
@@ -80,7 +80,7 @@ forEachEngine('auth and API keys', (t) => {
   });
 
   test('POST /v1/keys with a test key makes a test key; mode can be chosen; bad mode is 400', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const fromTest = await t().request<NewKey>('POST', '/v1/keys', { key: acct.test_key });
     assert.equal(fromTest.status, 201);
     assert.equal(fromTest.body.mode, 'test');
@@ -105,7 +105,7 @@ forEachEngine('auth and API keys', (t) => {
   });
 
   test('a revoked key stops working at once', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const extra = await t().request<NewKey>('POST', '/v1/keys', { key: acct.live_key });
     const revoked = await t().request<RevokedKey>('DELETE', `/v1/keys/${extra.body.id}`, {
       key: acct.live_key,
@@ -138,7 +138,7 @@ forEachEngine('auth and API keys', (t) => {
   });
 
   test("another account's key id is 404 not_found", async () => {
-    const a = await t().account();
+    const a = await t().sharedAccount();
     const b = await t().account();
     const bKeys = await t().request<List<Key>>('GET', '/v1/keys', { key: b.live_key });
     const res = await t().request('DELETE', `/v1/keys/${bKeys.body.data[0]!.id}`, { key: a.live_key });

@@ -54,7 +54,7 @@ forEachEngine(
   (t) => {
     for (const era of ERAS) {
       test(`${era.name}: the client connects statelessly and lists all 19 tools with schemas and annotations`, async () => {
-        const acct = await t().account();
+        const acct = await t().sharedAccount();
         const mcp = await connect(t(), acct.test_key, era);
         try {
           assert.equal(mcp.client.getProtocolEra(), era.era);
@@ -122,7 +122,7 @@ forEachEngine(
     }
 
     test('a browser page from another origin gets 403; its own or an allowed origin gets through', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const url = await baseUrl(t());
       const auth = { authorization: `Bearer ${acct.test_key}` };
       for (const origin of ['https://evil.example', 'null', 'http://127.0.0.1:1']) {
@@ -141,7 +141,7 @@ forEachEngine(
     });
 
     test('GET and DELETE /mcp answer 405: the server is stateless and has no SSE stream', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const url = await baseUrl(t());
       for (const method of ['GET', 'DELETE']) {
         const res = await fetch(`${url}/mcp`, {
@@ -154,7 +154,7 @@ forEachEngine(
     });
 
     test('the server keeps no session: every request stands alone and gets no session id', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const url = await baseUrl(t());
       const res = await post(url, { authorization: `Bearer ${acct.test_key}` });
       assert.equal(res.status, 200);

@@ -3,18 +3,20 @@
  * 2025 `initialize` handshake and 2026-07-28 per-request envelopes), served by the SDK's fetch-shaped
  * handler. Fastify does what it does for every route first: the API key (401 with WWW-Authenticate),
  * usage counted under `mcp`, JSON body parsing and size limit; this route adds the Origin check and
- * hands the parsed request to the SDK, which builds a fresh server for the key on each request.
+ * hands the parsed request to the SDK, which builds a fresh server for the key on each request. The SDK
+ * and the tools are loaded on the first MCP request, so a process that never serves MCP (most test apps, a
+ * CLI run) never loads them (about 0.2 s of CPU); src/http/route-table.test.ts loads them to compile every
+ * tool schema.
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller, bearerToken } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
 import { isOriginAllowed, ownOrigin } from './origin.ts';
 import { rpcParamsError } from './rpc-params.ts';
-import { createMcpServer } from './server.ts';
 import type { ToolContext } from './tool.ts';
 
 export interface McpRoutesOptions {
@@ -47,8 +49,12 @@ function toWebRequest(request: FastifyRequest, signal: AbortSignal): Request {
   });
 }
 
-export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
-  const handler = createMcpHandler(
+async function loadHandler(app: FastifyInstance) {
+  const [{ createMcpHandler }, { createMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('./server.ts'),
+  ]);
+  return createMcpHandler(
     (ctx) => {
       const toolContext = ctx.authInfo?.extra?.[TOOL_CONTEXT] as ToolContext | undefined;
       // The route always passes it; a request without one would be a wiring bug, never anonymous access.
@@ -57,7 +63,17 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     },
     { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
   );
-  app.addHook('onClose', async () => handler.close());
+}
+
+export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
+  let loaded: ReturnType<typeof loadHandler> | undefined;
+  const handlerOf = () => {
+    loaded ??= loadHandler(app);
+    return loaded;
+  };
+  app.addHook('onClose', async () => {
+    if (loaded) await (await loaded).close();
+  });
 
   // POST only: the server is stateless, with no SSE stream to GET and no session to DELETE (405).
   app.route({
@@ -98,6 +114,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       reply.raw.once('close', () => abort.abort());
       let response: Response;
       try {
+        const handler = await handlerOf();
         response = await handler.fetch(toWebRequest(request, abort.signal), {
           authInfo,
           ...(request.body !== undefined ? { parsedBody: request.body } : {}),

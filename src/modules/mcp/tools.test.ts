@@ -270,7 +270,7 @@ forEachEngine('mcp tools', (t) => {
   });
 
   test('another account’s farm and records are not found, and nothing changes there', async () => {
-    const mine = await t().account();
+    const mine = await t().sharedAccount();
     const theirs = await t().account();
     const farm = await make.posted<Farm>(t(), theirs.live_key, '/v1/farms', {
       name: 'Their farm',
@@ -331,7 +331,7 @@ forEachEngine('mcp tools', (t) => {
   });
 
   test('bad arguments are isError results naming the argument and what is valid', async () => {
-    const acct = await t().account();
+    const acct = await t().sharedAccount();
     const house = await make.posted<NewDevice>(
       t(),
       acct.test_key,
@@ -403,7 +403,7 @@ forEachEngine('mcp tools', (t) => {
 
   for (const era of ERAS) {
     test(`${era.name}: moving a house, or opening doors after dark, needs confirm: true`, async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const key = acct.live_key;
       const now = Date.now();
       // Farms on the equator where it is about noon, or about midnight, right now.

@@ -132,6 +132,7 @@ export async function completeSetup(
   token: string,
   input: SetupInput,
   now: number,
+  passwordCost: number,
 ): Promise<OpenedSession> {
   const link = await findUsableSetupLink(db, hashSecret(token), now);
   if (!link) throw linkGone();
@@ -141,7 +142,7 @@ export async function completeSetup(
     throw invalid('email', `This link is for ${link.email}; leave email out or send that one.`);
   }
   checkPasswordRules(input.password, 'password');
-  const hash = await hashPassword(input.password);
+  const hash = await hashPassword(input.password, passwordCost);
   return inTransaction(db, async (trx) => {
     await lockAccount(trx, link.account_id);
     if (!(await useSetupLink(trx, link.id, now))) throw linkGone();

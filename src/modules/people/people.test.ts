@@ -15,8 +15,10 @@ import {
   signedInPerson,
   tokenOf,
 } from '../../../test/people.ts';
+import { loadConfig } from '../../config.ts';
 import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';
 import { ADDRESS_RULE, bucketsOf, EMAIL_RULE, LOCK_MS, recordFailure } from './lockout.ts';
+import { decoyHash, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import type { Person, Session, Setup } from './schemas.ts';
 import { prunePeopleBookkeeping } from './service.ts';
 
@@ -461,7 +463,59 @@ forEachEngine(
         await other.close();
       }
     });
+
+    test('new password hashes carry the configured cost (the production default unless set); a stored hash of another cost still signs in', async () => {
+      // The harness hashes at the lowest cost to keep tests fast; this process runs at the default.
+      const production = loadConfig({}).passwordCost;
+      assert.equal(production, 15);
+      assert.equal(t().config.passwordCost, 10);
+      const acct = await t().sharedAccount();
+      const hashOf = async (email: string) => {
+        const row = await t()
+          .database.db.selectFrom('people')
+          .select('password_hash')
+          .where('email', '=', email)
+          .executeTakeFirstOrThrow();
+        return row.password_hash;
+      };
+      const other = await openApp(t().engine, { ...t().config, passwordCost: production }, 'Default cost');
+      try {
+        const strong = await signedInPerson(other, acct, 'crew');
+        assert.match(
+          await hashOf(strong.session.person.email),
+          /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/,
+        );
+        const weak = await signedInPerson(t(), acct, 'crew');
+        assert.match(await hashOf(weak.session.person.email), /^scrypt\$1024\$8\$1\$/);
+        // Each app checks the other's hash with the hash's own parameters.
+        assert.equal((await signIn(strong.session.person.email, PASSWORD)).status, 200);
+        const there = await other.request('POST', '/v1/session', {
+          body: { email: weak.session.person.email, password: PASSWORD },
+        });
+        assert.equal(there.status, 200, JSON.stringify(there.body));
+        expectError(await signIn(strong.session.person.email, 'not the password'), 401, 'unauthorized');
+      } finally {
+        await other.close();
+      }
+    });
   },
   { trustProxy: true },
   { clock },
 );
+
+test('the decoy an unknown email is checked against costs what a new hash of the configured cost does', async () => {
+  assert.match(decoyHash(10), /^scrypt\$1024\$8\$1\$/);
+  assert.match(decoyHash(15), /^scrypt\$32768\$8\$1\$/);
+  assert.equal(decoyHash(10), decoyHash(10));
+  assert.equal(await verifyAgainstDecoy(PASSWORD, 10), false);
+  // A real hash of that cost has the decoy's shape: same parameters, same salt and key lengths.
+  const real = await hashPassword(PASSWORD, 10);
+  assert.deepEqual(
+    real.split('$').map((part) => part.length),
+    decoyHash(10)
+      .split('$')
+      .map((part) => part.length),
+  );
+  assert.equal(real.split('$').slice(0, 4).join('$'), decoyHash(10).split('$').slice(0, 4).join('$'));
+  assert.equal(await verifyPassword(PASSWORD, real), true);
+});

@@ -34,6 +34,8 @@ interface Options {
   db: Db;
   /** The sessions' clock (Date.now unless a test injects one). */
   clock: () => number;
+  /** log2 of scrypt's N for new password hashes (config.passwordCost). */
+  passwordCost: number;
 }
 
 /** Secure when the request came over HTTPS (directly, or through a trusted proxy: FARMSTEAD_TRUST_PROXY). */
@@ -73,7 +75,7 @@ const LOCKED_OUT = {
 };
 
 /** Sign-in, the session, the password, and setup links: `any` access (every person may manage their own). */
-export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, clock }) => {
+export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, clock, passwordCost }) => {
   const tags = ['Sessions'];
   app.post(
     '/v1/session',
@@ -98,7 +100,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
       },
     },
     async (request, reply) => {
-      const opened = await withRetryAfter(reply, () => signIn(db, request.body, request.ip, clock()));
+      const opened = await withRetryAfter(reply, () =>
+        signIn(db, request.body, request.ip, clock(), passwordCost),
+      );
       setSessionCookie(request, reply, opened);
       return opened.session;
     },
@@ -187,7 +191,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
     },
     async (request, reply) => {
       await withRetryAfter(reply, () =>
-        changePassword(db, apiCaller(request), request.body, request.ip, clock()),
+        changePassword(db, apiCaller(request), request.body, request.ip, clock(), passwordCost),
       );
       return reply.status(204).send(null);
     },
@@ -242,7 +246,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
       },
     },
     async (request, reply) => {
-      const opened = await completeSetup(db, request.params.token, request.body, clock());
+      const opened = await completeSetup(db, request.params.token, request.body, clock(), passwordCost);
       setSessionCookie(request, reply, opened);
       return opened.session;
     },

@@ -126,13 +126,15 @@ const WRONG_CREDENTIALS = 'The email or password is not right.';
 
 /**
  * Signs a person in. Locked-out emails and addresses are refused before the password is checked (429); an
- * unknown email costs the same scrypt work as a wrong password and gets the same answer.
+ * unknown email costs the same scrypt work as a wrong password of `passwordCost` (what new hashes cost) and
+ * gets the same answer.
  */
 export async function signIn(
   db: Db,
   input: { email: string; password: string },
   address: string,
   now: number,
+  passwordCost: number,
 ): Promise<OpenedSession> {
   const email = normalizeEmail(input.email);
   const buckets = bucketsOf(email, address);
@@ -140,7 +142,7 @@ export async function signIn(
   const person = await findPersonByEmail(db, email);
   const ok = person
     ? await verifyPassword(input.password, person.password_hash)
-    : await verifyAgainstDecoy(input.password);
+    : await verifyAgainstDecoy(input.password, passwordCost);
   if (!person || !ok) {
     await recordFailure(db, buckets, now);
     throw new AppError('unauthorized', WRONG_CREDENTIALS);
@@ -191,13 +193,17 @@ export async function switchMode(db: Db, caller: ApiCaller, mode: KeyMode): Prom
   return getSession(db, { ...caller, mode });
 }
 
-/** Changes the caller's password (the current one checked, with lock-out) and ends their other sessions. */
+/**
+ * Changes the caller's password (the current one checked, with lock-out; the new one hashed at
+ * `passwordCost`) and ends their other sessions.
+ */
 export async function changePassword(
   db: Db,
   caller: ApiCaller,
   input: { current_password: string; new_password: string },
   address: string,
   now: number,
+  passwordCost: number,
 ): Promise<void> {
   const session = requireSession(caller);
   const person = await personOf(db, caller);
@@ -208,7 +214,7 @@ export async function changePassword(
     throw invalid('current_password', 'The current password is not right.');
   }
   checkPasswordRules(input.new_password, 'new_password');
-  const hash = await hashPassword(input.new_password);
+  const hash = await hashPassword(input.new_password, passwordCost);
   await inTransaction(db, async (trx) => {
     await updatePerson(trx, person.id, { password_hash: hash });
     await deleteSessionsOf(trx, person.id, session.sessionId);

@@ -70,8 +70,10 @@ async function snapshot(t: TestApp, key: string, farmId: string) {
 forEachEngine(
   'sample farm',
   (t) => {
+    // The first three tests only read the sample farm, so they read the shared account's (and the fourth
+    // compares it with a new account's); tests that change a sample farm make their own account.
     test('every account gets a complete sample farm: records of every kind, devices of every type', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const key = acct.test_key;
       const farmId = acct.sample_farm_id;
       const farm = (await t().request<Farm>('GET', `/v1/farms/${farmId}`, { key })).body;
@@ -162,7 +164,7 @@ forEachEngine(
     });
 
     test('every device has a day of readings: day/night temperatures, feed bins, tanks, batteries', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const key = acct.test_key;
       const devices = await list(t(), key, `/v1/farms/${acct.sample_farm_id}/devices`);
       for (const d of devices) {
@@ -213,7 +215,7 @@ forEachEngine(
     });
 
     test('the open alerts are exactly those the latest readings call for by the rules', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const key = acct.test_key;
       const farmId = acct.sample_farm_id;
       const devices = await list(t(), key, `/v1/farms/${farmId}/devices`);
@@ -254,7 +256,8 @@ forEachEngine(
     });
 
     test('the sample is the same for every account, and the seed sends no webhooks', async () => {
-      const a = await t().account();
+      // The shared account's sample farm is as seeded: the tests before only read it.
+      const a = await t().sharedAccount();
       const b = await t().account();
       const one = await snapshot(t(), a.test_key, a.sample_farm_id);
       const two = await snapshot(t(), b.test_key, b.sample_farm_id);
@@ -371,7 +374,7 @@ forEachEngine(
     });
 
     test('reset is 404 for any farm that is not this key’s sample farm', async () => {
-      const acct = await t().account();
+      const acct = await t().sharedAccount();
       const other = await t().account();
       const live = await t().request<Farm>('POST', '/v1/farms', {
         key: acct.live_key,

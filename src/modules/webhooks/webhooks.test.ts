@@ -193,7 +193,7 @@ forEachEngine(
     });
 
     test("another account's webhook, or one in the other mode, is 404 like a missing one", async () => {
-      const a = await t().account();
+      const a = await t().sharedAccount();
       const b = await t().account();
       const farmId = await liveFarm(b.live_key);
       const hook = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {
