@@ -13,7 +13,7 @@ import { parse } from 'csv-parse/sync';
 import { openDatabase } from '../src/db/database.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import type { ImportResult } from '../src/modules/dataio/schemas.ts';
-import { ENGINES, testConfig } from './harness.ts';
+import { ENGINES, testConfig } from './engines.ts';
 import { baseEnv, cli, MAIN } from './processes.ts';
 
 function hasScript(): boolean {

@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
-import { ENGINES, testConfig, waitFor } from './harness.ts';
+import { ENGINES, testConfig, waitFor } from './engines.ts';
 import { cli, type Server, startServer } from './processes.ts';
 
 async function api(url: string, key: string, method: string, body?: unknown) {

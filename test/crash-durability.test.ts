@@ -14,7 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { sqliteFile } from '../src/db/database.ts';
-import { createPgDatabase, ENGINES } from './harness.ts';
+import { createPgDatabase, ENGINES } from './engines.ts';
 import { createAccountDirect, type Server, startServer } from './processes.ts';
 
 const DEVICES = 4;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { ENGINES, testConfig } from './harness.ts';
+import { ENGINES, testConfig } from './engines.ts';
 import { baseEnv } from './processes.ts';
 import { freePort } from './throwaway.ts';
 

@@ -18,14 +18,9 @@ import { createAccount, type NewAccount } from '../src/modules/accounts/service.
 import { UsageCounter } from '../src/modules/usage/counter.ts';
 import { type RunningWorkers, startWorkers } from '../src/workers/runner.ts';
 import { webhookDeliveryJob } from '../src/workers/webhook-delivery.ts';
-import { createPgDatabase as createPgDatabaseOn, throwawayDatabase } from './throwaway.ts';
+import { ENGINES, testConfig } from './engines.ts';
 
-export const ENGINES: Engine[] = (process.env.FARMSTEAD_TEST_ENGINES ?? 'sqlite,postgres')
-  .split(',')
-  .map((e) => e.trim())
-  .filter((e): e is Engine => e === 'sqlite' || e === 'postgres');
-
-const PG_ADMIN_URL = process.env.FARMSTEAD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export { createPgDatabase, ENGINES, testConfig, waitFor } from './engines.ts';
 
 /**
  * A reply as tests read it. `T` is the body's type: name it from the schema's static type at the call site
@@ -62,41 +57,6 @@ export interface TestApp {
   /** Calls the API; `T` names the reply body's type (test/replies.ts), `unknown` when left out. */
   request<T = unknown>(method: string, url: string, options?: RequestOptions): Promise<Reply<T>>;
   close(): Promise<void>;
-}
-
-const PG_PREFIX = 'farmstead_test';
-
-/**
- * A new PostgreSQL database on the test server, empty or (`migrated`) migrated; returns its URL and a
- * function dropping it.
- */
-export function createPgDatabase(
-  options: { migrated?: boolean } = {},
-): Promise<{ url: string; drop(): Promise<void> }> {
-  return createPgDatabaseOn(PG_ADMIN_URL, PG_PREFIX, { ...options, asyncCommit: true });
-}
-
-/**
- * Config for a test app on the given engine, with a fresh database: empty, or with `migrated` already
- * migrated (a PostgreSQL clone of a migrated template: much faster than migrating).
- */
-export async function testConfig(
-  engine: Engine,
-  overrides: Partial<Config> = {},
-  options: { migrated?: boolean } = {},
-): Promise<{ config: Readonly<Config>; cleanup(): Promise<void> }> {
-  const pool = engine === 'postgres' ? { pgPoolSize: 5 } : {};
-  const made = await throwawayDatabase(engine, {
-    pgAdminUrl: PG_ADMIN_URL,
-    prefix: PG_PREFIX,
-    migrated: options.migrated ?? false,
-    asyncCommit: true,
-    // Rate limits are off in tests unless a test turns them on (with small limits) through overrides.
-    // Passwords are hashed at the lowest cost (N=2^10, a few ms instead of ~100); people.test.ts checks
-    // the production default.
-    overrides: { rateLimitEnabled: false, passwordCost: 10, ...pool, ...overrides },
-  });
-  return { config: made.config, cleanup: made.drop };
 }
 
 /** `clock`: the app's clock (MQTT, console sessions); tests that move time pass one. */
@@ -302,19 +262,4 @@ export async function startReceiver(
         server.close(() => resolve());
       }),
   };
-}
-
-/** Polls `check` until it returns something truthy (then returns it), failing with `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

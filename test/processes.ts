@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { createAccount, type NewAccount } from '../src/modules/accounts/service.ts';
-import { waitFor } from './harness.ts';
+import { waitFor } from './engines.ts';
 import { freePort } from './throwaway.ts';
 
 export const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');

@@ -8,7 +8,7 @@ import type { Engine } from '../src/db/engine.ts';
 import { loggerOptions, redactUrl } from '../src/http/logging.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
-import { ENGINES, testConfig, waitFor } from './harness.ts';
+import { ENGINES, testConfig, waitFor } from './engines.ts';
 import { openSse } from './sse.ts';
 
 test('redactUrl hides key-shaped values and credential-named parameters, and keeps the rest', () => {

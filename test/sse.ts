@@ -5,7 +5,7 @@
  * the test to read.
  */
 import { type IncomingMessage, request } from 'node:http';
-import { waitFor } from './harness.ts';
+import { waitFor } from './engines.ts';
 
 export interface SseEvent {
   id: string | null;

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import mqtt from 'mqtt';
-import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
+import { createPgDatabase, ENGINES, waitFor } from './engines.ts';
 import { createAccountDirect, type Server as ProcessServer, startServer, startServers } from './processes.ts';
 import { openSse } from './sse.ts';
 import { freePort } from './throwaway.ts';
