@@ -16,7 +16,7 @@ import { newId } from '../../lib/ids.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
-import type { EngineRule, RuleRow } from '../rules/repository.ts';
+import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { type AnimalLabelRow, findReportState, type ReportState, saveBreaches } from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
@@ -66,8 +66,6 @@ export interface IngestedReport {
   };
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
-  /** The farm's enabled custom rules when ingest has read them already (else the engine reads them). */
-  customRules?: readonly RuleRow[];
   /** The report's device events as stored in the farm event log. */
   events: ReadonlyArray<{ event_id: string; type: string; data: Record<string, unknown>; at: number }>;
   receivedAt: number;

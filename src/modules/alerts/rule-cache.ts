@@ -10,7 +10,7 @@ import type { Trx } from '../../db/schema.ts';
 import { farmLeakRule, WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
 import { farmRules } from '../../domain/rules.ts';
 import type { FarmRow } from '../farms/access.ts';
-import { type EngineRule, findFarmRules, type RuleRow, toEngineRule } from '../rules/repository.ts';
+import { type EngineRule, findFarmRules, toEngineRule } from '../rules/repository.ts';
 
 export interface FarmEngineRules {
   /** The threshold defaults with the farm's overrides. */
@@ -24,15 +24,8 @@ export interface FarmEngineRules {
 const MAX_FARMS = 10_000;
 const cache = new Map<string, { version: number; settings: string; rules: FarmEngineRules }>();
 
-/**
- * The farm's rules for a report. `rows`: its enabled custom rules when ingest read them already
- * (PostgreSQL, with the farm row); otherwise, when the cached entry is stale, they are read here.
- */
-export async function farmEngineRules(
-  trx: Trx,
-  farm: FarmRow,
-  rows: readonly RuleRow[] | undefined,
-): Promise<FarmEngineRules> {
+/** The farm's rules for a report: as cached, or (a new farm for this process, or a newer version) read now. */
+export async function farmEngineRules(trx: Trx, farm: FarmRow): Promise<FarmEngineRules> {
   const version = Number(farm.rules_version);
   const entry = cache.get(farm.id);
   if (entry && entry.version === version && entry.settings === farm.settings) {
@@ -41,7 +34,7 @@ export async function farmEngineRules(
     cache.set(farm.id, entry);
     return entry.rules;
   }
-  const custom = (rows ?? (await findFarmRules(trx, farm.id, true))).map(toEngineRule);
+  const custom = (await findFarmRules(trx, farm.id, true)).map(toEngineRule);
   const rules = { defaults: defaultRules(farm.settings), leak: leakRule(farm.settings), custom };
   cache.delete(farm.id);
   if (cache.size >= MAX_FARMS) cache.delete(cache.keys().next().value ?? '');

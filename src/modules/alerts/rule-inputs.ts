@@ -25,7 +25,7 @@ export interface MetricPlan {
  * checked per metric). Parsed once per farm and rules version (rule-cache.ts).
  */
 export async function loadRules(trx: Trx, report: IngestedReport): Promise<EngineRule[]> {
-  const farm = await farmEngineRules(trx, report.farm, report.customRules);
+  const farm = await farmEngineRules(trx, report.farm);
   const rules = [...farm.defaults];
   if (farm.leak && leakApplies(report.device.type)) rules.push(farm.leak);
   for (const rule of farm.custom) {

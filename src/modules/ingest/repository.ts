@@ -1,6 +1,6 @@
 /**
- * Ingest's own statements: on PostgreSQL a report's device, readings, latest values, farm and the farm's
- * custom rules in one; on SQLite, where a statement costs no round trip, one each.
+ * Ingest's own statements: on PostgreSQL a report's device, readings, latest values, farm and the device's
+ * animal in one; on SQLite, where a statement costs no round trip, one each.
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { prepared } from '../../db/prepared.ts';
@@ -9,7 +9,6 @@ import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alerts/engine-repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
-import type { RuleRow } from '../rules/repository.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
 export type FarmRow = Selectable<FarmsTable>;
@@ -41,8 +40,6 @@ export function reportGap(now: number): RawBuilder<number | null> {
 export interface TouchedDevicePg {
   device: DeviceRow;
   farm: FarmRow;
-  /** The farm's enabled custom rules. */
-  rules: RuleRow[];
   /** The device's animal (null: none, or not on the farm). */
   animal: AnimalLabelRow | null;
 }
@@ -51,9 +48,10 @@ export interface TouchedDevicePg {
  * PostgreSQL: one statement (data-modifying CTEs) instead of four round trips: it updates the device
  * (locking its row, so concurrent reports of one device queue here), inserts the readings (`unnest`
  * arrays, a fixed handful of parameters whatever their number), moves the latest value per metric forward
- * (`latest` holds one row per metric) and reads the device's farm, the farm's enabled custom rules (in
- * `findFarmRules` order) and the label of the device's animal, which the alert engine would read next. Readings and latest values are written only when the
- * device exists (they join the updated row). Undefined: no such device, nothing written.
+ * (`latest` holds one row per metric) and reads the device's farm and the label of the device's animal, which
+ * the alert engine would read next (the farm's custom rules it keeps per process: alerts/rule-cache.ts).
+ * Readings and latest values are written only when the device exists (they join the updated row).
+ * Undefined: no such device, nothing written.
  */
 export async function touchDeviceAndStorePg(
   trx: Db,
@@ -74,9 +72,7 @@ export async function touchDeviceAndStorePg(
   });
   const r = cols(readings);
   const l = cols(latest);
-  const result = await sql<
-    DeviceRow & { farm_row: FarmRow; rule_rows: RuleRow[]; animal_row: AnimalLabelRow | null }
-  >`
+  const result = await sql<DeviceRow & { farm_row: FarmRow; animal_row: AnimalLabelRow | null }>`
     with d as (
       update devices set ${sets} where id = ${deviceId} returning *
     ), stored as (
@@ -94,15 +90,13 @@ export async function touchDeviceAndStorePg(
         where excluded.at >= device_latest.at
     )
     select d.*, to_jsonb(f.*) as farm_row,
-      (select coalesce(json_agg(r order by r.created_at, r.id), '[]'::json)
-        from rules r where r.farm_id = d.farm_id and r.enabled = 1) as rule_rows,
       (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
         from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
     from d join farms f on f.id = d.farm_id`.execute(trx);
   const row = result.rows[0];
   if (!row) return undefined;
-  const { farm_row: farm, rule_rows: rules, animal_row: animal, ...device } = row;
-  return { device, farm, rules, animal };
+  const { farm_row: farm, animal_row: animal, ...device } = row;
+  return { device, farm, animal };
 }
 
 function touchColumns(touch: DeviceTouch) {

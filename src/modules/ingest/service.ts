@@ -130,9 +130,9 @@ export async function ingestReport(
 
   return inGroupTransaction(db, async (trx) => {
     // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
-    // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm, its
-    // custom rules and the device's animal in the same statement (one round trip instead of six); SQLite:
-    // no round trips to save, plain statements.
+    // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm and the
+    // device's animal in the same statement (one round trip instead of five); SQLite: no round trips to
+    // save, plain statements.
     let device: DeviceRow | undefined;
     let farm: FarmRow | undefined;
     let known: TouchedDevicePg | undefined;
@@ -189,7 +189,6 @@ export async function ingestReport(
         quiet_level: device.quiet_level,
       },
       readings,
-      ...(known ? { customRules: known.rules } : {}),
       events: stored,
       receivedAt: now,
     });
