@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import type { Insertable } from 'kysely';
 import type { Static } from 'typebox';
 import type { AlertsTable } from '../src/db/tables/alerts.ts';
+import type { AnimalsTable } from '../src/db/tables/records.ts';
 import { newId } from '../src/lib/ids.ts';
 import { parseJson } from '../src/lib/json.ts';
 import { hashSecret, randomToken } from '../src/lib/secrets.ts';
@@ -169,6 +170,33 @@ export async function alertRow(
     })
     .execute();
   return id;
+}
+
+/**
+ * An animal's row as the animals service would store it (a live, active animal with nothing but what is
+ * given), for tests that write rows directly: inside a transaction of their own, or with an id they chose.
+ */
+export function animalRow(
+  row: Pick<Insertable<AnimalsTable>, 'id' | 'farm_id' | 'account_id'> & Partial<Insertable<AnimalsTable>>,
+): Insertable<AnimalsTable> {
+  return {
+    mode: 'live',
+    species: 'cattle',
+    name: null,
+    tag: null,
+    eid: null,
+    sex: null,
+    breed: null,
+    birth_date: null,
+    group_id: null,
+    paddock_id: null,
+    status: 'active',
+    notes: null,
+    fields: '{}',
+    search_text: '',
+    created_at: Date.now(),
+    ...row,
+  };
 }
 
 export interface OutboxEvent {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { device, farm } from '../../test/factories.ts';
+import { animalRow, device, farm } from '../../test/factories.ts';
 import { forEachEngine } from '../../test/harness.ts';
 import { inGroupTransaction, MAX_GROUP } from './group-commit.ts';
 
@@ -30,26 +30,15 @@ forEachEngine('group commit', (t) => {
       inGroupTransaction(db, async (trx) => {
         await trx
           .insertInto('animals')
-          .values({
-            id: `ani_group_${i}_${f.id}`,
-            farm_id: f.id,
-            account_id: acct.account_id,
-            mode: 'live',
-            species: 'sheep',
-            name: name(i),
-            tag: null,
-            eid: null,
-            sex: null,
-            breed: null,
-            birth_date: null,
-            group_id: null,
-            paddock_id: null,
-            status: 'active',
-            notes: null,
-            fields: '{}',
-            search_text: '',
-            created_at: Date.now(),
-          })
+          .values(
+            animalRow({
+              id: `ani_group_${i}_${f.id}`,
+              farm_id: f.id,
+              account_id: acct.account_id,
+              species: 'sheep',
+              name: name(i),
+            }),
+          )
           .execute();
         // Unit 3 fails after writing: its row must not survive; the others' must.
         if (i === 3) throw new Error('unit 3 gives up');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allAlerts, reading, runReport, testDevice } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
-import { farmEvents, outboxEvents } from '../../../test/factories.ts';
+import { animalRow, farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
 import type { Page } from '../../http/pagination.ts';
@@ -346,26 +346,17 @@ forEachEngine('alerts', (t) => {
     const animalId = newId('animal', now);
     await t()
       .database.db.insertInto('animals')
-      .values({
-        id: animalId,
-        farm_id: farmId,
-        account_id: acct.account_id,
-        mode: 'live',
-        species: 'cattle',
-        name: 'Daisy',
-        tag: '114',
-        eid: null,
-        sex: null,
-        breed: null,
-        birth_date: null,
-        group_id: null,
-        paddock_id: null,
-        status: 'active',
-        notes: null,
-        fields: '{}',
-        search_text: 'daisy\n114',
-        created_at: now,
-      })
+      .values(
+        animalRow({
+          id: animalId,
+          farm_id: farmId,
+          account_id: acct.account_id,
+          name: 'Daisy',
+          tag: '114',
+          search_text: 'daisy\n114',
+          created_at: now,
+        }),
+      )
       .execute();
     const bolus = testDevice({ name: 'Bolus 7', type: 'bolus', animal_id: animalId });
     await reading(t(), farmId, bolus, 'body.temp_c', 40.7);

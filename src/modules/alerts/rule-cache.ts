@@ -51,7 +51,7 @@ function defaultRules(settingsText: string): EngineRule[] {
  * water.leak as the engine runs it: a rate rule like a custom one, its lines derived from the change
  * (watch at it, clear at half of it). Null when the farm turned it off.
  */
-export function leakRule(settingsText: string): EngineRule | null {
+function leakRule(settingsText: string): EngineRule | null {
   const leak = farmLeakRule(settingsText);
   if (!leak.enabled) return null;
   return {
