@@ -6,8 +6,9 @@
  * nothing acknowledged can be lost. One commit then writes the pages several reports share (the readings
  * table's last page, index pages, the WAL frame headers) once instead of once per report.
  *
- * A lone unit runs at once in a transaction of its own, as `inTransaction` would; groups form only under
- * concurrency and hold at most MAX_GROUP units. Units must be short (device reports): a unit waits for the
+ * A lone unit runs in a transaction of its own, as `inTransaction` would, one event-loop turn later (the
+ * turn in which requests that arrived with it are read and join it); groups form only under concurrency
+ * and hold at most MAX_GROUP units. Units must be short (device reports): a unit waits for the
  * others of its group. PostgreSQL runs transactions side by side on a pool: there each unit is its own
  * transaction. Inside a caller's transaction the unit simply joins it.
  */
@@ -37,12 +38,16 @@ class GroupCommitter {
   run<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, outcome: null });
-      if (!this.#running) void this.#drain();
+      if (this.#running) return;
+      this.#running = true;
+      // node:sqlite runs a whole transaction without giving the event loop a turn, so no request can
+      // arrive while one runs: groups would never form. Starting after the loop's I/O phase instead lets
+      // every report whose request was read in this turn join the group.
+      setImmediate(() => void this.#drain());
     });
   }
 
   async #drain(): Promise<void> {
-    this.#running = true;
     try {
       while (this.#queue.length > 0) await this.#commitGroup(this.#queue.splice(0, MAX_GROUP));
     } finally {

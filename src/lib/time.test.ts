@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { parseIso, toIso } from './time.ts';
 
 test('parseIso accepts ISO 8601 dates and date-times, with or without a zone (UTC)', () => {
@@ -31,4 +32,25 @@ test('parseIso refuses text that is not an ISO date, and impossible calendar day
 test('toIso writes UTC with milliseconds and passes null through', () => {
   assert.equal(toIso(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), '2026-01-02T03:04:05.006Z');
   assert.equal(toIso(null), null);
+});
+
+test('toIso writes what Date#toISOString writes, for any time a Date holds', () => {
+  const edges = [0, 1, 999, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_399_999, 253_402_300_799_999];
+  for (const ms of [...edges, -1, 253_402_300_800_000, 1.5])
+    assert.equal(toIso(ms), new Date(ms).toISOString(), String(ms));
+  fc.assert(
+    fc.property(
+      fc.integer({ min: -8.64e15, max: 8.64e15 }),
+      (ms) => toIso(ms) === new Date(ms).toISOString(),
+    ),
+  );
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 253_402_300_799_999 }),
+      (ms) => toIso(ms) === new Date(ms).toISOString(),
+    ),
+    { numRuns: 5000 },
+  );
+  assert.equal(toIso(null), null);
+  assert.equal(toIso(undefined), null);
 });
