@@ -12,13 +12,14 @@
  *
  * Experiments (what the numbers in BENCHMARKS.md were measured with):
  *   SQLITE_WAL_AUTOCHECKPOINT=10000   SQLite checkpoints less often (default 1000 pages)
- *   PG_NAMED_STATEMENTS=1             PostgreSQL: each distinct SQL text as a named prepared statement
+ *   PG_NAMED_STATEMENTS=0             PostgreSQL: no named prepared statements (the server names the
+ *                                     statements it runs most: src/db/named-statements.ts)
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Kysely, type LogEvent, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { nameStatementsOn } from '../src/db/named-statements.ts';
 import type { DB } from '../src/db/schema.ts';
 import { openSqlite } from '../src/db/sqlite-adapter.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
@@ -48,21 +49,6 @@ const log = (event: LogEvent) => {
   stats.set(key, s);
 };
 
-/** Sends each distinct SQL text as a named statement, so PostgreSQL parses and plans it once per connection. */
-function nameStatements(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    const named = (text: unknown, values: unknown, callback: unknown) => {
-      if (typeof text === 'string' && Array.isArray(values)) {
-        const name = `s${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-        return query({ name, text, values }, callback);
-      }
-      return query(text, values, callback);
-    };
-    Object.assign(client, { query: named });
-  });
-}
-
 const database = await createBenchDatabase(engine);
 let db: Kysely<DB>;
 if (engine === 'sqlite') {
@@ -72,7 +58,8 @@ if (engine === 'sqlite') {
   db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), log });
 } else {
   const pool = new pg.Pool({ connectionString: database.config.databaseUrl ?? '', max: 1 });
-  if (process.env.PG_NAMED_STATEMENTS) nameStatements(pool);
+  // As the server does (src/db/database.ts), unless PG_NAMED_STATEMENTS=0.
+  if (process.env.PG_NAMED_STATEMENTS !== '0') pool.on('connect', (client) => nameStatementsOn(client));
   db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
 }
 try {

@@ -98,7 +98,7 @@ async function withOwnerSetupLink(account: NewAccount, database: Database, publi
 
 export async function serve(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { backgroundCheckpoints: true });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
   let workers: RunningWorkers | null = null;
   const app = await buildApp({ config, database, usage, workers: { running: () => workers !== null } });

@@ -11,8 +11,10 @@ import type { Config } from '../config.ts';
 import { metrics } from '../modules/metrics/metrics.ts';
 import type { Engine } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
+import { nameStatementsOn } from './named-statements.ts';
 import type { DB } from './schema.ts';
 import { openSqlite, openSqliteReader } from './sqlite-adapter.ts';
+import { startBackgroundCheckpoints } from './sqlite-checkpoint.ts';
 import { RoutingSqliteDialect } from './sqlite-routing.ts';
 
 export type { Engine } from './engine.ts';
@@ -74,7 +76,12 @@ function defaultPoolError(err: Error): void {
 
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolSize'>,
-  options: { migrate?: boolean; onPoolError?: (err: Error) => void } = {},
+  options: {
+    migrate?: boolean;
+    onPoolError?: (err: Error) => void;
+    /** SQLite: checkpoint the WAL from a worker thread (the server: sqlite-checkpoint.ts). */
+    backgroundCheckpoints?: boolean;
+  } = {},
 ): Promise<Database> {
   let database: Database;
   if (config.databaseUrl) {
@@ -88,6 +95,7 @@ export async function openDatabase(
     // pg also emits 'error' on the client: without a listener that would crash the process.
     pool.on('connect', (client) => {
       client.on('error', (err) => (options.onPoolError ?? defaultPoolError)(err));
+      nameStatementsOn(client);
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
     database = {
@@ -99,17 +107,21 @@ export async function openDatabase(
     ensureDataDir(config.dataDir);
     const file = sqliteFile(config.dataDir);
     restrictSqliteFiles(file, 'before');
-    const { database: writer } = openSqlite(file);
+    const { database: writer, raw } = openSqlite(file);
     const reader = openSqliteReader(file);
     restrictSqliteFiles(file, 'after');
     const db = new Kysely<DB>({
       dialect: new RoutingSqliteDialect({ writer, reader }),
       log: queryTimer('sqlite'),
     });
+    const checkpoints = options.backgroundCheckpoints ? startBackgroundCheckpoints(raw, file) : null;
     database = {
       db,
       poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-      close: () => db.destroy(),
+      close: async () => {
+        await checkpoints?.stop();
+        await db.destroy();
+      },
     };
   }
   if (options.migrate !== false) await migrateToLatest(database.db);

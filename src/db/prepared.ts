@@ -8,10 +8,12 @@
  * at them, except for what makes a statement's shape, which it sees as given: array lengths, booleans,
  * null and undefined (a statement for two subjects is another statement than for one). Other values
  * (strings, numbers, dates) are the placeholders; the shape never depends on them. Each engine's SQL is
- * cached apart; no Kysely plugin is in use, so one engine's compiler gives one text per shape.
+ * cached apart; no Kysely plugin is in use, so one engine's compiler gives one text per shape. On
+ * PostgreSQL each text also goes to the server as a named prepared statement (named-statements.ts).
  */
 import type { Compilable, CompiledQuery } from 'kysely';
-import { engineOf } from './engine.ts';
+import { engineOf, isPostgres } from './engine.ts';
+import { nameStatement } from './named-statements.ts';
 import type { Db } from './schema.ts';
 
 type Path = ReadonlyArray<string | number>;
@@ -84,6 +86,7 @@ export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: 
       );
       plan = { compiled, sources };
       cache.set(shape, plan);
+      if (isPostgres(db)) nameStatement(compiled.sql);
     }
     const parameters = plan.sources.map((s) => ('path' in s ? valueAt(args, s.path) : s.constant));
     const result = await db.executeQuery<R>({ ...plan.compiled, parameters });

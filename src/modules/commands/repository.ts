@@ -66,8 +66,14 @@ export async function handOutCommands(
 }
 
 /** Built once per engine for each of the two cases (every open command, or those due). */
-const updateHandedOut = prepared((db, q: { deviceId: string; now: number; everyOpen: boolean }) =>
-  db
+const updateHandedOut = prepared(handOutStatement);
+
+/**
+ * The hand-out as a statement (PostgreSQL ingest runs it inside its report statement instead:
+ * ingest/repository.ts).
+ */
+export function handOutStatement(db: Db, q: { deviceId: string; now: number; everyOpen: boolean }) {
+  return db
     .updateTable('commands')
     .set({
       status: 'delivered',
@@ -86,8 +92,8 @@ const updateHandedOut = prepared((db, q: { deviceId: string; now: number; everyO
             eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', q.now)]),
           ]),
     )
-    .returningAll(),
-);
+    .returningAll();
+}
 
 /** Stores a device's answer if the command is its own and delivered; undefined otherwise. */
 export async function finishDelivered(

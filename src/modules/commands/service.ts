@@ -143,7 +143,11 @@ export async function pickUpCommands(
   now: number,
   options: { everyOpen?: boolean } = {},
 ): Promise<Command[]> {
-  const rows = await handOutCommands(db, deviceId, now, options);
+  return deliveredCommands(await handOutCommands(db, deviceId, now, options));
+}
+
+/** Commands just handed out (marked delivered), counted and in creation order, as the device gets them. */
+export function deliveredCommands(rows: CommandRow[]): Command[] {
   if (rows.length > 0) metrics.commands.inc({ status: 'delivered' }, rows.length);
   return rows.sort(byCreation).map(toCommand);
 }

@@ -1,0 +1,68 @@
+/**
+ * Named prepared statements on PostgreSQL (src/db/named-statements.ts): what `prepared()` builds runs as a
+ * named statement, parsed once per connection, while other texts stay unnamed; and when another process's
+ * migration adds a column under a named `select *`, the run that meets it fails once and the connection
+ * then prepares its statements afresh and sees the new column.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { createPgDatabase, ENGINES } from '../../test/engines.ts';
+import { nameStatementsOn } from './named-statements.ts';
+import { prepared } from './prepared.ts';
+import type { DB } from './schema.ts';
+
+describe('named prepared statements', {
+  skip: ENGINES.includes('postgres') ? false : 'PostgreSQL not under test',
+}, () => {
+  let database: { url: string; drop(): Promise<void> };
+  let db: Kysely<DB>;
+  let other: pg.Client;
+
+  before(async () => {
+    database = await createPgDatabase();
+    // One connection, so every run below meets the same connection's statements.
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    pool.on('connect', (client) => nameStatementsOn(client));
+    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    await other.query('create table crops (id text primary key, name text not null)');
+    await other.query(`insert into crops values ('c1', 'barley')`);
+  });
+
+  after(async () => {
+    await other?.end();
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  const everyCrop = prepared((kdb, q: { id: string }) =>
+    (kdb as unknown as Kysely<{ crops: { id: string; name: string; planted: string | null } }>)
+      .selectFrom('crops')
+      .selectAll()
+      .where('id', '=', q.id),
+  ) as unknown as (db: Kysely<DB>, q: { id: string }) => Promise<Array<Record<string, unknown>>>;
+
+  const preparedHere = async () =>
+    (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map(
+      (r) => r.statement,
+    );
+
+  test('a statement built once runs named; an ad-hoc query does not', async () => {
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley' }]);
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley' }]);
+    const statements = await preparedHere();
+    assert.equal(statements.filter((s) => /from "crops"/.test(s)).length, 1, statements.join('\n'));
+    assert.ok(!statements.some((s) => /pg_prepared_statements/.test(s)), 'the ad-hoc query is unnamed');
+  });
+
+  test('a column added under a named select *: one run fails, then the connection prepares afresh', async () => {
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley' }]);
+    await other.query('alter table crops add column planted text');
+    await assert.rejects(everyCrop(db, { id: 'c1' }), /cached plan must not change result type/);
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley', planted: null }]);
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley', planted: null }]);
+  });
+});
