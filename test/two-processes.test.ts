@@ -182,6 +182,44 @@ describe('two server processes on one PostgreSQL database', {
     assert.ok(elapsed < WITHIN_MS, `refused after ${Math.round(elapsed)} ms`);
   });
 
+  test('a rate rule on A sees a reading the device stored through B in between', async () => {
+    // Process A keeps the device's recent readings between its reports (alerts/recent-readings.ts); a
+    // report through B must make A read them again: B's spike is what minute 3's fall is measured from.
+    const rule = await call(a, 'POST', `/v1/farms/${farmId}/rules`, liveKey, {
+      name: 'silo.drain',
+      kind: 'rate',
+      metric: 'silo.level',
+      change: -10,
+      window_s: 600,
+    });
+    assert.equal(rule.status, 201, JSON.stringify(rule.body));
+    const device = await call(a, 'POST', `/v1/farms/${farmId}/devices`, liveKey, {
+      type: 'other',
+      name: 'Silo',
+    });
+    assert.equal(device.status, 201);
+    const deviceKey = device.body.device_key as string;
+    const t0 = Date.now() - 3_600_000;
+    const report = async (server: Server, minute: number, value: number) => {
+      const at = new Date(t0 + minute * 60_000).toISOString();
+      const res = await call(server, 'POST', '/v1/ingest', deviceKey, {
+        readings: [{ metric: 'silo.level', value, at }],
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await report(a, 0, 100);
+    await report(a, 1, 100);
+    await report(b, 2, 130);
+    await report(a, 3, 119); // 11 under minute 2's 130; 19 over A's own last 100
+    const alerts = await api(a, liveKey, 'GET', `/v1/farms/${farmId}/alerts?status=open`);
+    assert.equal(alerts.status, 200);
+    const drain = (alerts.body.data as Array<{ rule: string; reason: string }>).filter(
+      (x) => x.rule === 'silo.drain',
+    );
+    assert.equal(drain.length, 1, JSON.stringify(alerts.body.data));
+    assert.match(drain[0]?.reason ?? '', /fell 11 within 10 min/);
+  });
+
   test('an event written through process A reaches the stream on process B within a second', async () => {
     const farm = await api(a, liveKey, 'POST', '/v1/farms', { name: 'Two Process Farm' });
     assert.equal(farm.status, 201);

@@ -15,6 +15,8 @@ import * as m0014 from './0014_quiet_devices.ts';
 import * as m0017 from './0017_outbox_stream.ts';
 import * as m0019 from './0019_watermark_previous.ts';
 import * as m0020 from './0020_rules_version.ts';
+import * as m0021 from './0021_readings_value_index.ts';
+import * as m0022 from './0022_device_report_token.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +36,6 @@ export const migrations: Record<string, Migration> = {
   '0017_outbox_stream': m0017,
   '0019_watermark_previous': m0019,
   '0020_rules_version': m0020,
+  '0021_readings_value_index': m0021,
+  '0022_device_report_token': m0022,
 };

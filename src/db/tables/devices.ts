@@ -22,6 +22,9 @@ export interface DevicesTable {
   report_gap_ms: number | null;
   /** Severity of the device's active device.quiet alert, null when it has none. */
   quiet_level: 'watch' | 'urgent' | null;
+  /** A random token each report stamps (alerts/recent-readings.ts), and the one it replaced. */
+  report_token: string | null;
+  report_token_prev: string | null;
 }
 
 /** Raw readings, append-only. No id: nothing addresses a single reading. */

@@ -78,8 +78,8 @@ export interface ReportStateQuery {
   subjects: ReadonlyArray<{ type: string; id: string }>;
   /** Whether any rule evaluated is sustained (`for_s`): then the device's breach starts are read. */
   breaches: boolean;
-  /** The rate rules' windows over the device's stored readings (none when no rate rule runs). */
-  windows: readonly RateWindow[];
+  /** The device's stored readings the rate rules' windows need, one span per metric (none: no rate rule). */
+  spans: readonly ReadingSpan[];
 }
 
 /**
@@ -94,12 +94,22 @@ export interface RateWindow {
   last: number;
 }
 
+/**
+ * The stored readings of one metric of the device from `from` on. Open-ended, so that what is read is
+ * all there is from `from` (readings newer than the report's, stored unevaluated, included), which is
+ * what recent-readings.ts keeps.
+ */
+export interface ReadingSpan {
+  metric: string;
+  from: number;
+}
+
 export interface ReportState {
   alerts: AlertRow[];
   /** Rule name → reading time its sustained breach on this device started. */
   breaches: Map<string, number>;
-  /** Per window asked for (in order): reading time → the extreme over the window ending there. */
-  extremes: Array<Map<number, number>>;
+  /** Per span asked for (in order): its stored readings as [at, value], in time order. */
+  stored: Array<Array<[number, number]>>;
 }
 
 /**
@@ -114,29 +124,42 @@ export async function findReportState(db: Db, q: ReportStateQuery): Promise<Repo
     breaches: new Map(
       parsed<{ rule: string; since: number }>(row?.breaches).map((b) => [b.rule, Number(b.since)]),
     ),
-    extremes: q.windows.map(
-      (_, i) => new Map(parsed<[number, number]>(row?.[`window_${i}`]).map(([at, v]) => [Number(at), v])),
+    stored: q.spans.map((_, i) =>
+      inTimeOrder(parsed<[number | string, number]>(row?.[`span_${i}`]).map(([at, v]) => [Number(at), v])),
     ),
   };
 }
 
 /**
- * A rate window's extremes, worked out by the database with a window function over the readings index
- * (a RANGE frame: every reading of the metric from `window_ms` before each reading to it, ties included),
- * so only one pair per reading time of the report comes back, not every stored reading of the window.
+ * A span's stored readings as one JSON array of [at, value], straight off the readings index (which
+ * carries the value, so no table row is read), in the index's time order: an ORDER BY inside the
+ * aggregate would sort again, which on PostgreSQL costs more than the scan. The window extremes are
+ * worked out from them in JavaScript in one pass (rule-inputs.ts); a window function in SQL rescans
+ * each reading's frame, and an aggregate for the part every window holds, with the edges read one by
+ * one, measured slower on PostgreSQL (three subqueries a window instead of one a metric).
  */
-function windowExtremes(db: Db, deviceId: string, w: RateWindow): RawBuilder<unknown> {
-  const extreme = w.falling ? sql`max(value)` : sql`min(value)`;
-  const frame = isPostgres(db) ? sql`cast(${w.window_ms} as bigint)` : sql`${w.window_ms}`;
-  const rows = sql`select at, ${extreme} over (order by at range between ${frame} preceding and current row) as x
-    from readings where device_id = ${deviceId} and metric = ${w.metric}
-      and at >= ${w.first} - ${frame} and at <= ${w.last}`;
+function spanReadings(db: Db, deviceId: string, span: ReadingSpan): RawBuilder<unknown> {
+  const rows = sql`select at, value from readings where device_id = ${deviceId} and metric = ${span.metric}
+      and at >= ${span.from} order by at`;
   return isPostgres(db)
-    ? sql`(select coalesce(json_agg(json_build_array(w.at, w.x)), '[]'::json) from (${rows}) w where w.at >= ${w.first})`
-    : sql`(select json_group_array(json_array(w.at, w.x)) from (${rows}) w where w.at >= ${w.first})`;
+    ? sql`(select coalesce(json_agg(json_build_array(r.at, r.value)), '[]'::json) from (${rows}) r)`
+    : sql`(select json_group_array(json_array(r.at, r.value)) from (${rows}) r)`;
 }
 
-/** Built once per engine and shape (the number of subjects and rate windows, whether breaches are read). */
+/**
+ * Both engines aggregate in the order of the subquery (PostgreSQL documents that it "usually" does), so
+ * the order is checked, and restored in the rare case it was not kept.
+ */
+function inTimeOrder(rows: Array<[number, number]>): Array<[number, number]> {
+  for (let i = 1; i < rows.length; i++) {
+    if ((rows[i] as [number, number])[0] < (rows[i - 1] as [number, number])[0]) {
+      return rows.sort((a, b) => a[0] - b[0]);
+    }
+  }
+  return rows;
+}
+
+/** Built once per engine and shape (the number of subjects and spans, whether breaches are read). */
 const selectReportState = prepared((db, q: ReportStateQuery) => {
   const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
   const none = sql<SqlBool>`1 = 0`;
@@ -158,7 +181,7 @@ const selectReportState = prepared((db, q: ReportStateQuery) => {
         .where('device_id', '=', q.deviceId)
         .$if(!q.breaches, (qb) => qb.where(none)),
     ).as('breaches'),
-    ...q.windows.map((w, i) => windowExtremes(db, q.deviceId, w).as(`window_${i}`)),
+    ...q.spans.map((span, i) => spanReadings(db, q.deviceId, span).as(`span_${i}`)),
   ]);
 });
 

@@ -20,6 +20,7 @@ import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { type AnimalLabelRow, findReportState, type ReportState, saveBreaches } from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
+import { knownReadings, reportReadingsOf } from './recent-readings.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
@@ -36,7 +37,9 @@ import {
   loadRules,
   type MetricPlan,
   planMetrics,
+  rateExtremes,
   rateWindows,
+  readingSpans,
   readingsByMetric,
   windowOf,
 } from './rule-inputs.ts';
@@ -63,6 +66,9 @@ export interface IngestedReport {
     group_id?: string | null;
     /** The device's device.quiet level before this report; a report resolves that alert. */
     quiet_level?: 'watch' | 'urgent' | null;
+    /** The report's token on the device row and the one it replaced (recent-readings.ts); absent: none. */
+    report_token?: string | null;
+    report_token_prev?: string | null;
   };
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
@@ -112,14 +118,19 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
 
   const subjects = alarms.length > 0 && animal ? [readingSubject, deviceSubject] : [readingSubject];
   const windows = rateWindows(plans);
+  const spans = readingSpans(windows.values());
+  // The stored readings the windows need: what this process kept since the device's previous report,
+  // else read with the rest of the report's state.
+  const recent = spans.length > 0 ? reportReadingsOf(report) : null;
+  const known = spans.map((span) => (recent ? knownReadings(recent, span) : null));
   const state = await findReportState(trx, {
     farmId: ctx.farmId,
     deviceId: report.device.id,
     subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
     breaches: plans.some((p) => p.rules.some((r) => r.for_s !== null)),
-    windows: [...windows.values()],
+    spans: spans.filter((_, i) => known[i] === null),
   });
-  const extremes = new Map([...windows.keys()].map((key, i) => [key, state.extremes[i] ?? new Map()]));
+  const extremes = rateExtremes(windows, spans, known, state.stored, recent);
   await applyPlans(ctx, report.device.id, readingSubject, plans, state, extremes);
 
   const deviceAlerts = activeByRule(state, deviceSubject);

@@ -1,12 +1,17 @@
 /**
  * Rate rules over batched reports: each reading is judged over its own window (start included), with
  * stored late readings counted, and two rate rules on one metric each keep their own window and side.
+ * What a process keeps of a device's readings between reports (recent-readings.ts) is, after every
+ * report, exactly what is stored, and a report that rolled back leaves nothing that is used.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allAlerts } from '../../../test/alert-engine.ts';
 import { farm } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { ingestReport } from '../ingest/service.ts';
+import { keptReadings } from './recent-readings.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 6, 0, 0);
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
@@ -26,6 +31,7 @@ forEachEngine('rate rules', (t) => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
     const deviceKey = (dev.body as { device_key: string }).device_key;
+    const deviceId = (dev.body as { id: string }).id;
     const send = async (readings: ReadonlyArray<readonly [number, number]>) => {
       const res = await t().request('POST', '/v1/ingest', {
         key: deviceKey,
@@ -33,7 +39,7 @@ forEachEngine('rate rules', (t) => {
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     };
-    return { key, farmId, send };
+    return { key, farmId, deviceId, send };
   }
 
   test('rate: a batched report judges each reading over its own window; late stored readings count', async () => {
@@ -100,5 +106,65 @@ forEachEngine('rate rules', (t) => {
     assert.match(byRule.get('silo.fill')?.reason ?? '', /rose 23 within 5 min/);
     assert.equal(byRule.get('silo.drain')?.status, 'resolved');
     assert.match(byRule.get('silo.drain')?.reason ?? '', /fell 28 within 30 min/);
+  });
+
+  test('what the engine keeps between reports is what is stored, and a rolled-back report leaves nothing used', async () => {
+    // Readings of the last hour: what is kept answers only for readings retention cannot have removed.
+    const base = Date.now() - 3_600_000;
+    const minute = (m: number) => new Date(base + m * 60_000).toISOString();
+    const { key, farmId, deviceId } = await setup([
+      { name: 'silo.drain', kind: 'rate', metric: 'silo.level', change: -10, window_s: 600 },
+    ]);
+    const db = t().database.db;
+    const report = (readings: ReadonlyArray<readonly [number, number]>) => ({
+      readings: readings.map(([m, value]) => ({ metric: 'silo.level', value, at: minute(m) })),
+    });
+    const send = (readings: ReadonlyArray<readonly [number, number]>) =>
+      ingestReport(db, { deviceId }, report(readings));
+    const stored = async (from: number) =>
+      (
+        await db
+          .selectFrom('readings')
+          .select(['at', 'value'])
+          .where('device_id', '=', deviceId)
+          .where('metric', '=', 'silo.level')
+          .where('at', '>=', from)
+          .orderBy('at')
+          .execute()
+      ).map((r) => [Number(r.at), Number(r.value)]);
+    const keptIsStored = async (step: string) => {
+      const kept = keptReadings(deviceId, 'silo.level');
+      assert.ok(kept, `${step}: something is kept`);
+      assert.deepEqual(kept.rows, await stored(kept.from), step);
+    };
+    await send([
+      [0, 100],
+      [4, 100],
+    ]);
+    await keptIsStored('first report');
+    await send([
+      [6, 100],
+      [2, 80],
+      [8, 99],
+    ]);
+    await keptIsStored('a report with a late reading');
+    // A report whose transaction rolls back after the engine ran: minute 9's 130 is never stored, so
+    // minute 10's 95 is judged against minute 6's 100 and nothing opens. Had the engine used what the
+    // rolled-back report kept, it would have judged it against 130 (-35) and opened.
+    await assert.rejects(
+      inTransaction(db, async (trx) => {
+        await ingestReport(trx, { deviceId }, report([[9, 130]]));
+        assert.ok(keptReadings(deviceId, 'silo.level')?.rows.some(([, v]) => v === 130));
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    await send([[10, 95]]);
+    await keptIsStored('after a rolled-back report');
+    assert.deepEqual(await allAlerts(t(), key, farmId), []);
+    await send([[12, 88]]); // -12 from minute 6's 100 (window from minute 2): opens
+    await keptIsStored('after an opening report');
+    const [alert] = await allAlerts(t(), key, farmId);
+    assert.match(alert?.reason ?? '', /fell 12 within 10 min/);
   });
 });

@@ -7,7 +7,8 @@
 import type { Trx } from '../../db/schema.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
-import { advanceWatermarks, type RateWindow } from './engine-repository.ts';
+import { advanceWatermarks, type RateWindow, type ReadingSpan } from './engine-repository.ts';
+import { type ReportReadings, rememberReadings } from './recent-readings.ts';
 import { farmEngineRules, leakApplies } from './rule-cache.ts';
 
 type Reading = IngestedReport['readings'][number];
@@ -40,8 +41,8 @@ export async function loadRules(trx: Trx, report: IngestedReport): Promise<Engin
 /**
  * A rate rule judges each reading by how far the metric moved within the window before it: for a
  * falling rule the reading minus the highest stored reading in the window, for a rising one minus the
- * lowest. `extremes` maps each reading time to that extreme, as the database worked it out over the
- * device's stored readings (this report's included: ingest stores them first; see rateWindows).
+ * lowest. `extremes` maps each reading time to that extreme over the device's stored readings (this
+ * report's included: ingest stores them first; see windowExtremes).
  */
 export function changesOverWindow(
   readings: readonly Reading[],
@@ -126,6 +127,79 @@ export function rateWindows(plans: readonly MetricPlan[]): Map<string, RateWindo
     }
   }
   return windows;
+}
+
+/** A metric's span of stored readings, and its longest window (how far back its windows reach). */
+export interface MetricSpan extends ReadingSpan {
+  keepMs: number;
+}
+
+/** The stored readings the windows need, one span per metric (its longest window's worth before its first). */
+export function readingSpans(windows: Iterable<RateWindow>): MetricSpan[] {
+  const spans = new Map<string, MetricSpan>();
+  for (const w of windows) {
+    const span = spans.get(w.metric);
+    const from = w.first - w.window_ms;
+    if (!span) {
+      spans.set(w.metric, { metric: w.metric, from, keepMs: w.window_ms });
+    } else {
+      span.from = Math.min(span.from, from);
+      span.keepMs = Math.max(span.keepMs, w.window_ms);
+    }
+  }
+  return [...spans.values()];
+}
+
+/**
+ * A window's extremes from its metric's stored readings ([at, value] in time order, at least the
+ * window's span): for each reading time from `first` to `last`, the highest (falling) or lowest value at
+ * a time in [that time - window_ms, that time], both ends included. One pass with a monotonic queue of
+ * candidates: each reading enters and leaves it once.
+ */
+export function windowExtremes(
+  stored: ReadonlyArray<readonly [number, number]>,
+  w: RateWindow,
+): Map<number, number> {
+  const ats = stored.map((r) => r[0]);
+  const values = stored.map((r) => r[1]);
+  const better = w.falling ? (a: number, b: number) => a >= b : (a: number, b: number) => a <= b;
+  // Indexes of the readings that can still be a later window's extreme, oldest first, each one's value
+  // worse than the one before it; the head is the current window's extreme.
+  const queue: number[] = [];
+  let head = 0;
+  let entered = 0;
+  const out = new Map<number, number>();
+  for (const at of ats) {
+    if (at < w.first || at > w.last || out.has(at)) continue;
+    for (; entered < ats.length && (ats[entered] as number) <= at; entered++) {
+      const value = values[entered] as number;
+      while (queue.length > head && better(value, values[queue.at(-1) as number] as number)) queue.pop();
+      queue.push(entered);
+    }
+    while ((ats[queue[head] as number] as number) < at - w.window_ms) head++;
+    out.set(at, values[queue[head] as number] as number);
+  }
+  return out;
+}
+
+/**
+ * Each rate window's extremes, from its metric's stored readings: those this process knew (`known`, per
+ * span) or else the next of those read (`read`, in span order). What was used is kept for the device's
+ * next report.
+ */
+export function rateExtremes(
+  windows: ReadonlyMap<string, RateWindow>,
+  spans: readonly MetricSpan[],
+  known: ReadonlyArray<Array<[number, number]> | null>,
+  read: ReadonlyArray<Array<[number, number]>>,
+  recent: ReportReadings | null,
+): Map<string, Map<number, number>> {
+  let next = 0;
+  const stored = spans.map((span, i) => ({ span, rows: known[i] ?? read[next++] ?? [] }));
+  if (recent) rememberReadings(recent, stored);
+  // One span a metric: its windows (of several lengths or sides) all read from it.
+  const rows = new Map(stored.map((s) => [s.span.metric, s.rows]));
+  return new Map([...windows].map(([key, w]) => [key, windowExtremes(rows.get(w.metric) ?? [], w)]));
 }
 
 /** The key of a rule's rate window: the rules sharing one read it once. */

@@ -104,6 +104,8 @@ export async function createDevice(
       created_at: now,
       report_gap_ms: null,
       quiet_level: null,
+      report_token: null,
+      report_token_prev: null,
     };
     await insertDevice(trx, row);
     const device = toDevice(row);

@@ -3,11 +3,13 @@
  * animal in one; on SQLite, where a statement costs no round trip, one each.
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { nameStatement } from '../../db/named-statements.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alerts/engine-repository.ts';
+import { type CommandRow, handOutStatement } from '../commands/repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
@@ -19,6 +21,8 @@ export type FarmRow = Selectable<FarmsTable>;
  */
 export interface DeviceTouch {
   last_seen_at: number;
+  /** The report's own random token (alerts/recent-readings.ts); the row keeps the one it replaces. */
+  report_token: string;
   battery?: number;
   lat?: number;
   lon?: number;
@@ -36,22 +40,28 @@ export function reportGap(now: number): RawBuilder<number | null> {
   >`case when last_seen_at is null or last_seen_at >= ${now} then report_gap_ms when report_gap_ms is null then ${now} - last_seen_at else report_gap_ms * 0.8 + (${now} - last_seen_at) * 0.2 end`;
 }
 
-/** What the PostgreSQL statement returns besides the device: what the alert engine would read next. */
+/**
+ * What the PostgreSQL statement returns besides the device: what the alert engine would read next, and
+ * the device's commands it handed out.
+ */
 export interface TouchedDevicePg {
   device: DeviceRow;
   farm: FarmRow;
   /** The device's animal (null: none, or not on the farm). */
   animal: AnimalLabelRow | null;
+  /** The commands handed out to the device with this report (marked delivered), in no order. */
+  commands: CommandRow[];
 }
 
 /**
- * PostgreSQL: one statement (data-modifying CTEs) instead of four round trips: it updates the device
+ * PostgreSQL: one statement (data-modifying CTEs) instead of five round trips: it updates the device
  * (locking its row, so concurrent reports of one device queue here), inserts the readings (`unnest`
  * arrays, a fixed handful of parameters whatever their number), moves the latest value per metric forward
- * (`latest` holds one row per metric) and reads the device's farm and the label of the device's animal, which
- * the alert engine would read next (the farm's custom rules it keeps per process: alerts/rule-cache.ts).
- * Readings and latest values are written only when the device exists (they join the updated row).
- * Undefined: no such device, nothing written.
+ * (`latest` holds one row per metric), hands out the device's commands (as commands/repository.ts's
+ * handOutStatement, which SQLite runs last) and reads the device's farm and the label of the device's
+ * animal, which the alert engine would read next (the farm's custom rules it keeps per process:
+ * alerts/rule-cache.ts). Readings and latest values are written only when the device exists (they join
+ * the updated row). Undefined: no such device, nothing written.
  */
 export async function touchDeviceAndStorePg(
   trx: Db,
@@ -72,7 +82,10 @@ export async function touchDeviceAndStorePg(
   });
   const r = cols(readings);
   const l = cols(latest);
-  const result = await sql<DeviceRow & { farm_row: FarmRow; animal_row: AnimalLabelRow | null }>`
+  const handOut = handOutStatement(trx, { deviceId, now: touch.last_seen_at, everyOpen: false });
+  const statement = sql<
+    DeviceRow & { farm_row: FarmRow; animal_row: AnimalLabelRow | null; command_rows: CommandRow[] }
+  >`
     with d as (
       update devices set ${sets} where id = ${deviceId} returning *
     ), stored as (
@@ -88,19 +101,28 @@ export async function touchDeviceAndStorePg(
       on conflict (device_id, metric) do update
         set value = excluded.value, unit = excluded.unit, at = excluded.at
         where excluded.at >= device_latest.at
-    )
+    ), handed_out as (${handOut})
     select d.*, to_jsonb(f.*) as farm_row,
+      (select coalesce(json_agg(h), '[]'::json) from handed_out h) as command_rows,
       (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
         from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
-    from d join farms f on f.id = d.farm_id`.execute(trx);
+    from d join farms f on f.id = d.farm_id`.compile(trx);
+  // One text per set of touched columns: a named statement, parsed and planned once per connection.
+  nameStatement(statement.sql);
+  const result = await trx.executeQuery(statement);
   const row = result.rows[0];
   if (!row) return undefined;
-  const { farm_row: farm, animal_row: animal, ...device } = row;
-  return { device, farm, animal };
+  const { farm_row: farm, animal_row: animal, command_rows: commands, ...device } = row;
+  return { device, farm, animal, commands };
 }
 
 function touchColumns(touch: DeviceTouch) {
-  return { ...touch, report_gap_ms: reportGap(touch.last_seen_at) };
+  // Every right-hand side reads the row as it was, so report_token_prev gets the replaced token.
+  return {
+    ...touch,
+    report_gap_ms: reportGap(touch.last_seen_at),
+    report_token_prev: sql<string | null>`report_token`,
+  };
 }
 
 /** SQLite: stamps the device's report on its row (locking nothing: SQLite transactions are exclusive). */

@@ -3,6 +3,7 @@
  * events and the alert engine's work commit together or not at all; queued commands ride back on
  * the response.
  */
+import { randomUUID } from 'node:crypto';
 import { isPostgres } from '../../db/engine.ts';
 import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
@@ -11,7 +12,7 @@ import { parseJson } from '../../lib/json.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';
 import { findAnimalByEid } from '../animals/repository.ts';
-import { pickUpCommands } from '../commands/service.ts';
+import { deliveredCommands, pickUpCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { countReport, type ReportTransport } from '../metrics/metrics.ts';
@@ -120,7 +121,7 @@ export async function ingestReport(
   const readings = prepareReadings(input.readings ?? [], now);
   const events = prepareEvents(input.events ?? [], now);
 
-  const touch: DeviceTouch = {
+  const touch: Omit<DeviceTouch, 'report_token'> = {
     last_seen_at: now,
     ...(input.battery !== undefined ? { battery: input.battery } : {}),
     ...(input.lat !== undefined ? { lat: input.lat } : {}),
@@ -136,12 +137,14 @@ export async function ingestReport(
     let device: DeviceRow | undefined;
     let farm: FarmRow | undefined;
     let known: TouchedDevicePg | undefined;
+    // A new token for every attempt: one that rolled back must never be taken for the one that committed.
+    const stamped: DeviceTouch = { ...touch, report_token: randomUUID() };
     if (isPostgres(trx)) {
-      known = await touchDeviceAndStorePg(trx, caller.deviceId, touch, readings, newestPerMetric(readings));
+      known = await touchDeviceAndStorePg(trx, caller.deviceId, stamped, readings, newestPerMetric(readings));
       device = known?.device;
       farm = known?.farm;
     } else {
-      device = await touchDevice(trx, caller.deviceId, touch);
+      device = await touchDevice(trx, caller.deviceId, stamped);
     }
     if (!device) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
 
@@ -187,13 +190,15 @@ export async function ingestReport(
         ...(known ? { animal: known.animal } : {}),
         group_id: device.group_id,
         quiet_level: device.quiet_level,
+        report_token: device.report_token,
+        report_token_prev: device.report_token_prev,
       },
       readings,
       events: stored,
       receivedAt: now,
     });
 
-    const commands = await pickUpCommands(trx, device.id, now);
+    const commands = known ? deliveredCommands(known.commands) : await pickUpCommands(trx, device.id, now);
     countReport(caller.transport ?? 'http', readings.length);
     return {
       ok: true,
