@@ -18,7 +18,8 @@
  * 100 connections; ingest: only the two HTTP ingest loads; or a comma-separated mix such as all,rules)
  * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
- * (NODE_OPTIONS for the server only, e.g. heap caps)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
+ * (NODE_OPTIONS for the server only, e.g. heap caps or --cpu-prof)  BENCH_READS=list (only the reads whose
+ * name holds one of these words: animal, list, house, brief)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
  * and dropped). Results also go to .bench-data/results-<time>.json. Never part of `npm test`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -270,9 +271,12 @@ async function benchReads(
       () => ({ method: 'GET', path: `/v1/farms/${typicalId}/brief`, headers: auth }),
     ],
   ];
+  // BENCH_READS=list (or animal, house, brief, comma-separated): only those reads, e.g. to profile one.
+  const only = process.env.BENCH_READS?.split(',').map((w) => w.trim());
+  const chosen = only ? reads.filter(([name]) => only.some((w) => name.includes(w))) : reads;
   const readResults = await withServer(database, async (server) => {
     const out: [string, LoadResult][] = [];
-    for (const [name, next] of reads) {
+    for (const [name, next] of chosen) {
       out.push([name, await measure(server, READ_CONNECTIONS, next, MEASURE_MS / 2)]);
     }
     return out;
@@ -555,6 +559,7 @@ async function main(): Promise<void> {
   const command = startCommand();
   const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
   const server = [
+    ...Object.keys(command.env).map((name) => `${name}=…`),
     ...(nodeOptions ? [`NODE_OPTIONS="${nodeOptions}"`] : []),
     'node',
     ...command.nodeArgs,

@@ -2,7 +2,7 @@
  * Starts the real service (`src/main.ts serve`) as a child process on a fresh database, the way a user
  * runs it, and measures its peak memory from /proc (VmHWM: the high-water mark of resident memory).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,17 +14,30 @@ const MAIN = path.join(ROOT, 'src/main.ts');
 const HELLO = path.resolve(import.meta.dirname, 'hello.ts');
 
 /**
- * The server command exactly as `npm start` runs it (package.json), so Node flags added there are
- * measured too: node flags, the script, its arguments.
+ * The server command exactly as `npm start` runs it (package.json), so Node flags and environment set
+ * there are measured too: variables set before `node` (their shell defaults expanded by the shell), node
+ * flags, the script, its arguments.
  */
-export function startCommand(): { nodeArgs: string[]; script: string; args: string[] } {
+export function startCommand(): {
+  env: Record<string, string>;
+  nodeArgs: string[];
+  script: string;
+  args: string[];
+} {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts?: { start?: string };
   };
   const parts = (pkg.scripts?.start ?? 'node src/main.ts serve').trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (parts[0] && /^[A-Z_][A-Z0-9_]*=/.test(parts[0])) {
+    const assignment = parts.shift() as string;
+    const name = assignment.slice(0, assignment.indexOf('='));
+    env[name] = execFileSync('sh', ['-c', `${assignment}; printf %s "$${name}"`], { encoding: 'utf8' });
+  }
   const at = parts.findIndex((p) => /\.(ts|js|mjs)$/.test(p));
-  if (parts[0] !== 'node' || at < 0) return { nodeArgs: [], script: MAIN, args: ['serve'] };
+  if (parts[0] !== 'node' || at < 0) return { env, nodeArgs: [], script: MAIN, args: ['serve'] };
   return {
+    env,
     nodeArgs: parts.slice(1, at),
     script: path.join(ROOT, parts[at] ?? ''),
     args: parts.slice(at + 1),
@@ -59,7 +72,7 @@ export async function startServer(env: Record<string, string>, args: string[] = 
   const command = startCommand();
   // BENCH_SERVER_NODE_OPTIONS tries Node settings (e.g. heap caps) on the server without editing package.json.
   const options = process.env.BENCH_SERVER_NODE_OPTIONS;
-  const fullEnv = options ? { ...env, NODE_OPTIONS: options } : env;
+  const fullEnv = { ...command.env, ...env, ...(options ? { NODE_OPTIONS: options } : {}) };
   return startProcess(command.script, command.args, '/healthz', fullEnv, [...command.nodeArgs, ...args]);
 }
 
