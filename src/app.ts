@@ -18,6 +18,7 @@ import {
 } from './http/framework-errors.ts';
 import { registerHealth, type WorkerStatus } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerReadCache } from './http/read-cache.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerObservation } from './http/observe.ts';
@@ -145,6 +146,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     databaseUrl: config.databaseUrl,
   });
   registerIdempotency(app, { db });
+  // Record lists and house views answered again while nothing was committed (after auth, before handlers).
+  registerReadCache(app, { db });
 
   const mqtt = await installMqtt(app, {
     database,

@@ -220,6 +220,23 @@ describe('two server processes on one PostgreSQL database', {
     assert.match(drain[0]?.reason ?? '', /fell 11 within 10 min/);
   });
 
+  test('a list A has just answered shows an animal added through B at once (the read cache)', async () => {
+    const path = `/v1/farms/${farmId}/animals?limit=50`;
+    const names = async () => {
+      const res = await api(a, liveKey, 'GET', path);
+      assert.equal(res.status, 200);
+      return (res.body.data as Array<{ name: string }>).map((x) => x.name);
+    };
+    const before = await names();
+    assert.deepEqual(await names(), before, 'asked twice');
+    const added = await api(b, liveKey, 'POST', `/v1/farms/${farmId}/animals`, {
+      species: 'cattle',
+      name: 'Through B',
+    });
+    assert.equal(added.status, 201);
+    assert.deepEqual(await names(), ['Through B', ...before], 'the very next read, without waiting');
+  });
+
   test('an event written through process A reaches the stream on process B within a second', async () => {
     const farm = await api(a, liveKey, 'POST', '/v1/farms', { name: 'Two Process Farm' });
     assert.equal(farm.status, 201);

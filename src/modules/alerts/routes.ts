@@ -13,6 +13,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/farms/:farm/alerts',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listAlerts',
         tags,

@@ -23,6 +23,7 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
   app.get(
     '/v1/farms/:farm/animals',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listAnimals',
         tags,

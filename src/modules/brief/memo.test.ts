@@ -8,9 +8,10 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { openDatabase } from '../../db/database.ts';
+import { dataVersion } from '../../db/data-version.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { createTask } from '../tasks/service.ts';
-import { BRIEF_REUSE_MS, dataVersion } from './memo.ts';
+import { BRIEF_REUSE_MS } from './memo.ts';
 import { buildBrief } from './service.ts';
 
 type Json = any;

@@ -7,6 +7,7 @@
  * Everything is read from current state (active alerts, open tasks, devices, the latest value per
  * device and metric, paddocks), never by scanning readings, so the brief stays fast on large farms.
  */
+import { dataVersion } from '../../db/data-version.ts';
 import type { Db } from '../../db/schema.ts';
 import { readHouseState } from '../../domain/house-state.ts';
 import { type AlertRule, farmRules, type RuleName } from '../../domain/rules.ts';
@@ -19,7 +20,7 @@ import { latestReadings } from '../readings/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
-import { dataVersion, FarmMemo, RecentBuilds } from './memo.ts';
+import { FarmMemo, RecentBuilds } from './memo.ts';
 import {
   activeAlertKeys,
   activeAlerts,

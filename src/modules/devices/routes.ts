@@ -30,6 +30,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
   app.get(
     '/v1/farms/:farm/devices',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listDevices',
         tags,

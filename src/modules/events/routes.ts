@@ -23,6 +23,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/farms/:farm/events',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listEvents',
         tags,

@@ -23,6 +23,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/farms/:farm/groups',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listGroups',
         tags,

@@ -11,6 +11,7 @@ export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/farms/:farm/houses',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listHouses',
         tags,
@@ -27,6 +28,7 @@ export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/houses/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getHouse',
         tags,

@@ -91,6 +91,12 @@ export const metrics = {
     labelNames: ['state'] as const,
     registers: [registry],
   }),
+  readCache: new Counter({
+    name: 'farmstead_read_cache_total',
+    help: 'Cacheable reads (record lists, house views) answered from the read cache (hit) or read afresh (miss).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  }),
 };
 
 export type ReportTransport = 'http' | 'mqtt' | 'sample';

@@ -23,6 +23,7 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
   app.get(
     '/v1/farms/:farm/paddocks',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listPaddocks',
         tags,

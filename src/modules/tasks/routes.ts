@@ -23,6 +23,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   app.get(
     '/v1/farms/:farm/tasks',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'listTasks',
         tags,

@@ -1,0 +1,165 @@
+/**
+ * The read cache (read-cache.ts) answers record lists and house views again only while nothing has been
+ * committed, and only to the credential that read them: every write, through the API or another connection,
+ * shows in the next answer, and another key's permissions are checked as if there were no cache.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import * as make from '../../test/factories.ts';
+import { forEachEngine, type TestApp } from '../../test/harness.ts';
+import { openDatabase } from '../db/database.ts';
+import { toIso } from '../lib/time.ts';
+import { createAnimal } from '../modules/animals/service.ts';
+import { registry } from '../modules/metrics/metrics.ts';
+import { ReadCache } from './read-cache.ts';
+
+type Json = any;
+
+async function list(t: TestApp, key: string, path: string): Promise<Json[]> {
+  return (await make.fetched<{ data: Json[] }>(t, key, path)).data;
+}
+
+async function readCacheCount(result: 'hit' | 'miss'): Promise<number> {
+  const metric = (await registry.getSingleMetric('farmstead_read_cache_total')?.get()) as
+    | { values: Array<{ labels: { result?: string }; value: number }> }
+    | undefined;
+  return metric?.values.find((v) => v.labels.result === result)?.value ?? 0;
+}
+
+forEachEngine('read cache', (t) => {
+  test('every write to a list shows in the next answer: create, change, delete, and another connection', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmId = (await make.farm(t(), key, { name: 'Cached Farm' })).id;
+    const path = `/v1/farms/${farmId}/animals?limit=50`;
+    assert.deepEqual(await list(t(), key, path), []);
+    assert.deepEqual(await list(t(), key, path), [], 'asked twice');
+
+    const bessie = await make.animal(t(), key, farmId, { species: 'cattle', name: 'Bessie' });
+    assert.deepEqual(
+      (await list(t(), key, path)).map((a) => a.name),
+      ['Bessie'],
+    );
+    const renamed = await t().request('PATCH', `/v1/animals/${bessie.id}`, { key, body: { name: 'Bess' } });
+    assert.equal(renamed.status, 200);
+    assert.deepEqual(
+      (await list(t(), key, path)).map((a) => a.name),
+      ['Bess'],
+    );
+
+    const other = await openDatabase(t().config, { migrate: false });
+    try {
+      const scope = { accountId: acct.account_id, mode: 'live' as const };
+      await createAnimal(other.db, scope, farmId, { species: 'sheep', name: 'Dolly' });
+    } finally {
+      await other.close();
+    }
+    assert.deepEqual(
+      (await list(t(), key, path)).map((a) => a.name),
+      ['Dolly', 'Bess'],
+      'a commit through another connection',
+    );
+
+    assert.equal((await t().request('DELETE', `/v1/animals/${bessie.id}`, { key })).status, 200);
+    assert.deepEqual(
+      (await list(t(), key, path)).map((a) => a.name),
+      ['Dolly'],
+    );
+    assert.deepEqual(
+      (await list(t(), key, `/v1/farms/${farmId}/animals?limit=50&species=cattle`)).map((a) => a.name),
+      [],
+      'another query string is another answer',
+    );
+  });
+
+  test("a house view shows the device's newest report every time", async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmId = (await make.farm(t(), key)).id;
+    const house = await make.device(t(), key, farmId, { name: 'House 1' });
+    for (const value of [21.5, 22.5, 23.5]) {
+      const sent = await make.report(t(), house.device_key, {
+        readings: [{ metric: 'air.temp_c', value, at: toIso(Date.now()) }],
+      });
+      assert.equal(sent.status, 200);
+      const view = await make.fetched<Json>(t(), key, `/v1/houses/${house.id}`);
+      assert.equal(view.latest_readings['air.temp_c'].value, value);
+      const listed = await list(t(), key, `/v1/farms/${farmId}/houses`);
+      assert.equal(listed[0].latest_readings['air.temp_c'].value, value);
+    }
+  });
+
+  test('another key never gets a body read for the first: its farms and permissions are its own', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmA = (await make.farm(t(), key, { name: 'Farm A' })).id;
+    const farmB = (await make.farm(t(), key, { name: 'Farm B' })).id;
+    await make.animal(t(), key, farmA, { species: 'goat', name: 'Billy' });
+    const path = `/v1/farms/${farmA}/animals`;
+    assert.equal((await list(t(), key, path)).length, 1);
+    assert.equal((await list(t(), key, path)).length, 1);
+
+    const onlyB = await make.created<{ key: string }>(t(), key, '/v1/keys', {
+      name: 'farm B only',
+      farms: [farmB],
+    });
+    const refused = await t().request('GET', path, { key: onlyB.key });
+    assert.equal(refused.status, 404, 'a farm outside the key is not found, cache or not');
+    const noRecords = await make.created<{ key: string }>(t(), key, '/v1/keys', {
+      name: 'alerts only',
+      permissions: { records: 'none', alerts: 'read' },
+    });
+    assert.equal((await t().request('GET', path, { key: noRecords.key })).status, 403);
+  });
+
+  test('a repeated read is answered from the cache, compressed or not, with the same body', async (ctx) => {
+    // PostgreSQL's snapshot moves with any write in the cluster (other test files run at once), so only
+    // SQLite, whose test database nothing else writes, can show the hit for certain.
+    if (t().engine !== 'sqlite') return ctx.skip('PostgreSQL: other tests write to the cluster');
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmId = (await make.farm(t(), key)).id;
+    for (let i = 0; i < 30; i++) await make.animal(t(), key, farmId, { species: 'cattle', tag: `T${i}` });
+    const path = `/v1/farms/${farmId}/animals?limit=30`;
+    const first = await t().request('GET', path, { key });
+    const hits = await readCacheCount('hit');
+    const second = await t().request('GET', path, { key });
+    assert.equal(await readCacheCount('hit'), hits + 1);
+    assert.deepEqual(second.body, first.body);
+    assert.equal(second.headers['content-type'], 'application/json; charset=utf-8');
+
+    const zipped = await t().app.inject({
+      method: 'GET',
+      url: path,
+      headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' },
+    });
+    assert.equal(await readCacheCount('hit'), hits + 2);
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.deepEqual(JSON.parse(gunzipSync(zipped.rawPayload).toString()), first.body);
+  });
+});
+
+describe('ReadCache', () => {
+  test('a body is kept for its data version only', () => {
+    const cache = new ReadCache(1_000);
+    cache.set('k', 'v1', '{"a":1}');
+    assert.equal(cache.get('k', 'v1')?.toString(), '{"a":1}');
+    assert.equal(cache.get('k', 'v2'), undefined);
+    cache.set('k', 'v2', '{"a":2}');
+    assert.equal(cache.get('k', 'v1'), undefined);
+    assert.equal(cache.get('k', 'v2')?.toString(), '{"a":2}');
+  });
+
+  test('its size is bounded: the oldest bodies go first, and one too large is not kept', () => {
+    const cache = new ReadCache(100);
+    const body = 'x'.repeat(30);
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k, 'v', body);
+    assert.equal(cache.get('a', 'v'), undefined, 'the oldest went');
+    for (const k of ['b', 'c', 'd']) assert.ok(cache.get(k, 'v'));
+    assert.ok(cache.bytes <= 100);
+    cache.set('big', 'v', 'y'.repeat(101));
+    assert.equal(cache.get('big', 'v'), undefined);
+    assert.ok(cache.get('d', 'v'), 'what was kept stays');
+  });
+});

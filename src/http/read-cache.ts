@@ -1,0 +1,113 @@
+/**
+ * The read cache: a route marked `config: { readCache: true }` (record lists, house views) answers a GET
+ * with the very body it last sent to the same credential for the same URL, as long as nothing has been
+ * committed to the database since that body was read. The data version (db/data-version.ts) is read before
+ * the handler's reads, so a stored body is never older than its version, and any commit, in any process,
+ * makes the next request read afresh: the answer is always the one a fresh read would give. It saves the
+ * reads, the mapping and the serialisation of a list that many clients (every phone's console, an agent
+ * polling) ask for between writes; a database being written to all the time gains nothing and loses one
+ * cheap statement a request.
+ *
+ * Mark only routes whose body is a function of the stored data, the caller and the URL (no clock, no
+ * randomness). Authentication, permissions, rate limits and usage counting still run on every request
+ * (they are hooks before this one); the key includes the credential (an API key, or a signed-in person:
+ * their role is theirs), so one caller's answer never reaches another. Bounded by bytes; the least recently
+ * stored bodies go first.
+ */
+import type { FastifyInstance } from 'fastify';
+import { dataVersion } from '../db/data-version.ts';
+import type { Db } from '../db/schema.ts';
+import { metrics } from '../modules/metrics/metrics.ts';
+
+/** The bodies kept, in bytes. */
+export const READ_CACHE_BYTES = 8 * 1024 * 1024;
+/** Larger bodies are not kept: one long export-sized page would push out hundreds of lists. */
+const MAX_BODY_BYTES = 512 * 1024;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** true: GET answers may come from the read cache (http/read-cache.ts). */
+    readCache?: boolean;
+  }
+  interface FastifyRequest {
+    /** Where this request's fresh body is to be kept: its key and the data version read before it. */
+    readCacheSlot: { key: string; version: string } | null;
+  }
+}
+
+interface Kept {
+  version: string;
+  /** UTF-8, as sent: encoding a long list for the socket again on every answer costs as much as the rest. */
+  body: Buffer;
+}
+
+/** Bodies by key, each valid for one data version; bounded by their total length. */
+export class ReadCache {
+  readonly #entries = new Map<string, Kept>();
+  #size = 0;
+  readonly maxBytes: number;
+
+  constructor(maxBytes: number = READ_CACHE_BYTES) {
+    this.maxBytes = maxBytes;
+  }
+
+  get(key: string, version: string): Buffer | undefined {
+    const kept = this.#entries.get(key);
+    return kept && kept.version === version ? kept.body : undefined;
+  }
+
+  set(key: string, version: string, json: string): void {
+    if (json.length > MAX_BODY_BYTES || json.length > this.maxBytes) return;
+    const body = Buffer.from(json);
+    this.#forget(key);
+    this.#entries.set(key, { version, body });
+    this.#size += key.length + body.length;
+    for (const oldest of this.#entries.keys()) {
+      if (this.#size <= this.maxBytes) break;
+      this.#forget(oldest);
+    }
+  }
+
+  get bytes(): number {
+    return this.#size;
+  }
+
+  #forget(key: string): void {
+    const kept = this.#entries.get(key);
+    if (!kept) return;
+    this.#entries.delete(key);
+    this.#size -= key.length + kept.body.length;
+  }
+}
+
+export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: ReadCache }): void {
+  const { db } = deps;
+  const cache = deps.cache ?? new ReadCache();
+  app.decorateRequest('readCacheSlot', null);
+
+  // preHandler: after authentication, permissions and query validation.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'GET' || request.routeOptions.config.readCache !== true) return;
+    const caller = request.caller;
+    if (caller?.kind !== 'api') return;
+    const key = `${caller.keyId} ${caller.mode} ${request.url}`;
+    const version = await dataVersion(db);
+    const body = cache.get(key, version);
+    if (body === undefined) {
+      metrics.readCache.inc({ result: 'miss' });
+      request.readCacheSlot = { key, version };
+      return;
+    }
+    metrics.readCache.inc({ result: 'hit' });
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
+
+  // Before compression (its hooks are the routes' own, which run after these): the body as serialised.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const slot = request.readCacheSlot;
+    if (!slot) return payload;
+    request.readCacheSlot = null;
+    if (reply.statusCode === 200 && typeof payload === 'string') cache.set(slot.key, slot.version, payload);
+    return payload;
+  });
+}
