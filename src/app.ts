@@ -18,12 +18,12 @@ import {
 } from './http/framework-errors.ts';
 import { registerHealth, type WorkerStatus } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
-import { registerReadCache } from './http/read-cache.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
 import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
+import { registerReadCache } from './http/read-cache.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
 import { buildSerializer } from './http/serialization.ts';
 import { registerValidation } from './http/validation.ts';

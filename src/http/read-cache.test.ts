@@ -151,6 +151,15 @@ describe('ReadCache', () => {
     assert.equal(cache.get('k', 'v2')?.toString(), '{"a":2}');
   });
 
+  test('a body marked with a maximum age is served for no longer than that after it was read', () => {
+    const cache = new ReadCache(1_000);
+    cache.set('brief', 'v1', '{"b":1}', 10_000);
+    assert.ok(cache.get('brief', 'v1', 10_999, 1_000), 'within the second');
+    assert.equal(cache.get('brief', 'v1', 11_000, 1_000), undefined, 'a second later');
+    assert.equal(cache.get('brief', 'v1', 9_999, 1_000), undefined, 'a clock that went back');
+    assert.ok(cache.get('brief', 'v1', 99_999), 'no maximum age: as long as the version holds');
+  });
+
   test('its size is bounded: the oldest bodies go first, and one too large is not kept', () => {
     const cache = new ReadCache(100);
     const body = 'x'.repeat(30);

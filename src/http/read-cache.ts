@@ -8,8 +8,9 @@
  * polling) ask for between writes; a database being written to all the time gains nothing and loses one
  * cheap statement a request.
  *
- * Mark only routes whose body is a function of the stored data, the caller and the URL (no clock, no
- * randomness). Authentication, permissions, rate limits and usage counting still run on every request
+ * Mark only routes whose body is a function of the stored data, the caller and the URL (no randomness);
+ * a body that also depends on the clock (the brief's "overdue", "quiet for 3 h") is marked with how long
+ * it may be served again (`{ maxAgeMs }`), and says in itself when it was made (`generated_at`). Authentication, permissions, rate limits and usage counting still run on every request
  * (they are hooks before this one); the key includes the credential (an API key, or a signed-in person:
  * their role is theirs), so one caller's answer never reaches another. Bounded by bytes; the least recently
  * stored bodies go first.
@@ -26,17 +27,22 @@ const MAX_BODY_BYTES = 512 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** true: GET answers may come from the read cache (http/read-cache.ts). */
-    readCache?: boolean;
+    /**
+     * GET answers may come from the read cache (http/read-cache.ts): true while nothing is committed;
+     * `{ maxAgeMs }` also for no longer than that after they were read (bodies that depend on the clock).
+     */
+    readCache?: true | { maxAgeMs: number };
   }
   interface FastifyRequest {
     /** Where this request's fresh body is to be kept: its key and the data version read before it. */
-    readCacheSlot: { key: string; version: string } | null;
+    readCacheSlot: { key: string; version: string; at: number } | null;
   }
 }
 
 interface Kept {
   version: string;
+  /** When the version was read (epoch ms). */
+  at: number;
   /** UTF-8, as sent: encoding a long list for the socket again on every answer costs as much as the rest. */
   body: Buffer;
 }
@@ -51,16 +57,18 @@ export class ReadCache {
     this.maxBytes = maxBytes;
   }
 
-  get(key: string, version: string): Buffer | undefined {
+  /** The body kept under `key` for `version`, if it was read no more than `maxAgeMs` before `now`. */
+  get(key: string, version: string, now = 0, maxAgeMs = Number.POSITIVE_INFINITY): Buffer | undefined {
     const kept = this.#entries.get(key);
-    return kept && kept.version === version ? kept.body : undefined;
+    if (!kept || kept.version !== version) return undefined;
+    return now >= kept.at && now - kept.at < maxAgeMs ? kept.body : undefined;
   }
 
-  set(key: string, version: string, json: string): void {
+  set(key: string, version: string, json: string, at = 0): void {
     if (json.length > MAX_BODY_BYTES || json.length > this.maxBytes) return;
     const body = Buffer.from(json);
     this.#forget(key);
-    this.#entries.set(key, { version, body });
+    this.#entries.set(key, { version, at, body });
     this.#size += key.length + body.length;
     for (const oldest of this.#entries.keys()) {
       if (this.#size <= this.maxBytes) break;
@@ -87,15 +95,17 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
 
   // preHandler: after authentication, permissions and query validation.
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'GET' || request.routeOptions.config.readCache !== true) return;
+    const marked = request.routeOptions.config.readCache;
+    if (request.method !== 'GET' || marked === undefined) return;
     const caller = request.caller;
     if (caller?.kind !== 'api') return;
     const key = `${caller.keyId} ${caller.mode} ${request.url}`;
+    const at = Date.now();
     const version = await dataVersion(db);
-    const body = cache.get(key, version);
+    const body = cache.get(key, version, at, marked === true ? undefined : marked.maxAgeMs);
     if (body === undefined) {
       metrics.readCache.inc({ result: 'miss' });
-      request.readCacheSlot = { key, version };
+      request.readCacheSlot = { key, version, at };
       return;
     }
     metrics.readCache.inc({ result: 'hit' });
@@ -107,7 +117,8 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
     const slot = request.readCacheSlot;
     if (!slot) return payload;
     request.readCacheSlot = null;
-    if (reply.statusCode === 200 && typeof payload === 'string') cache.set(slot.key, slot.version, payload);
+    if (reply.statusCode === 200 && typeof payload === 'string')
+      cache.set(slot.key, slot.version, payload, slot.at);
     return payload;
   });
 }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { described, errorResponses, FarmParams } from '../../http/schemas.ts';
+import { BRIEF_REUSE_MS } from './memo.ts';
 import { buildBrief } from './service.ts';
 
 export { BriefSchema } from './schemas.ts';
@@ -11,6 +12,8 @@ export const briefRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/farms/:farm/brief',
     {
+      // The brief depends on the clock: sent again for at most the second a built brief is reused (memo.ts).
+      config: { readCache: { maxAgeMs: BRIEF_REUSE_MS } },
       schema: {
         operationId: 'getFarmBrief',
         tags: ['Farms'],
