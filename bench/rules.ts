@@ -8,7 +8,7 @@ import { RULE_NAMES } from '../src/domain/rules.ts';
 import { newId } from '../src/lib/ids.ts';
 import { checkQuietDevices } from '../src/modules/alerts/quiet.ts';
 import { createFarm, updateFarm } from '../src/modules/farms/service.ts';
-import { createRule } from '../src/modules/rules/service.ts';
+import { createRule, deleteRule, listRules } from '../src/modules/rules/service.ts';
 import type { BenchDatabase } from './lib/db.ts';
 
 /** Metrics of the bench reports (bench/lib/reports.ts) the custom rules watch, and their normal band. */
@@ -54,6 +54,26 @@ export async function addBenchRules(
     }
     const rules = Object.fromEntries(RULE_NAMES.map((name) => [name, { for_s: 300 }]));
     await updateFarm(opened.db, scope, farmId, { settings: { rules } });
+  } finally {
+    await opened.close();
+  }
+}
+
+/** Takes addBenchRules back: deletes its 20 rules and the farm's rule overrides (`for_s`). */
+export async function removeBenchRules(
+  database: BenchDatabase,
+  accountId: string,
+  farmId: string,
+): Promise<void> {
+  const opened = await openDatabase(database.config, { migrate: false });
+  try {
+    const scope = { accountId, mode: 'live' as const };
+    const { data } = await listRules(opened.db, scope, farmId);
+    for (const rule of data) {
+      if (rule.id && rule.name.startsWith('bench.rule.')) await deleteRule(opened.db, scope, rule.id);
+    }
+    // The bench farm had no settings before addBenchRules gave it its overrides.
+    await updateFarm(opened.db, scope, farmId, { settings: null });
   } finally {
     await opened.close();
   }
