@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     databaseUrl: config.databaseUrl,
   });
   registerIdempotency(app, { db });
-  // Record lists and house views answered again while nothing was committed (after auth, before handlers).
+  // Records, lists, house views and the brief answered again while nothing was committed (after auth).
   registerReadCache(app, { db });
 
   const mqtt = await installMqtt(app, {

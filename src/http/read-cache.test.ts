@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import * as make from '../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../test/harness.ts';
+import { freshDataVersion } from '../db/data-version.ts';
 import { openDatabase } from '../db/database.ts';
 import { toIso } from '../lib/time.ts';
 import { createAnimal } from '../modules/animals/service.ts';
@@ -73,6 +74,38 @@ forEachEngine('read cache', (t) => {
     );
   });
 
+  test('a record shows every change in the next read, and a deleted one is 404, not the kept body', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmId = (await make.farm(t(), key)).id;
+    const daisy = await make.animal(t(), key, farmId, { species: 'cattle', name: 'Daisy' });
+    const path = `/v1/animals/${daisy.id}`;
+    assert.equal((await make.fetched<Json>(t(), key, path)).name, 'Daisy');
+    assert.equal((await make.fetched<Json>(t(), key, path)).name, 'Daisy', 'asked twice');
+    const patched = await t().request('PATCH', path, { key, body: { name: 'Dais' } });
+    assert.equal(patched.status, 200);
+    assert.equal((await make.fetched<Json>(t(), key, path)).name, 'Dais');
+    assert.equal((await t().request('DELETE', path, { key })).status, 200);
+    assert.equal((await t().request('GET', path, { key })).status, 404);
+  });
+
+  test('the shared version read sees every commit made before it was asked for', async () => {
+    const db = t().database.db;
+    const accountId = (await t().sharedAccount()).account_id;
+    const first = freshDataVersion(db);
+    const second = freshDataVersion(db);
+    if (t().engine === 'postgres') assert.equal(second, first, 'asked in the same turn: one statement');
+    const before = await first;
+    await db
+      .updateTable('accounts')
+      .set({ name: 'Renamed for the version' })
+      .where('id', '=', accountId)
+      .execute();
+    const later = freshDataVersion(db);
+    assert.notEqual(later, first, 'asked after the first was sent: a statement of its own');
+    assert.notEqual(await later, before, 'the commit before the ask shows');
+  });
+
   test("a house view shows the device's newest report every time", async () => {
     const acct = await t().sharedAccount();
     const key = acct.live_key;
@@ -95,7 +128,7 @@ forEachEngine('read cache', (t) => {
     const key = acct.live_key;
     const farmA = (await make.farm(t(), key, { name: 'Farm A' })).id;
     const farmB = (await make.farm(t(), key, { name: 'Farm B' })).id;
-    await make.animal(t(), key, farmA, { species: 'goat', name: 'Billy' });
+    const billy = await make.animal(t(), key, farmA, { species: 'goat', name: 'Billy' });
     const path = `/v1/farms/${farmA}/animals`;
     assert.equal((await list(t(), key, path)).length, 1);
     assert.equal((await list(t(), key, path)).length, 1);
@@ -106,6 +139,10 @@ forEachEngine('read cache', (t) => {
     });
     const refused = await t().request('GET', path, { key: onlyB.key });
     assert.equal(refused.status, 404, 'a farm outside the key is not found, cache or not');
+    const record = `/v1/animals/${billy.id}`;
+    assert.equal((await t().request('GET', record, { key })).status, 200);
+    assert.equal((await t().request('GET', record, { key })).status, 200);
+    assert.equal((await t().request('GET', record, { key: onlyB.key })).status, 404, 'nor its records');
     const noRecords = await make.created<{ key: string }>(t(), key, '/v1/keys', {
       name: 'alerts only',
       permissions: { records: 'none', alerts: 'read' },

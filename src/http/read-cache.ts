@@ -1,22 +1,25 @@
 /**
- * The read cache: a route marked `config: { readCache: true }` (record lists, house views) answers a GET
- * with the very body it last sent to the same credential for the same URL, as long as nothing has been
- * committed to the database since that body was read. The data version (db/data-version.ts) is read before
- * the handler's reads, so a stored body is never older than its version, and any commit, in any process,
- * makes the next request read afresh: the answer is always the one a fresh read would give. It saves the
- * reads, the mapping and the serialisation of a list that many clients (every phone's console, an agent
- * polling) ask for between writes; a database being written to all the time gains nothing and loses one
- * cheap statement a request.
+ * The read cache: a route marked `config: { readCache: true }` (a record, a farm's record lists, its houses,
+ * a house, the brief) answers a GET with the very body it last sent to the same credential for the same URL,
+ * as long as nothing has been committed to the database since that body was read. The data version
+ * (db/data-version.ts) is read before the handler's reads, so a stored body is never older than its
+ * version, and any commit, in any process, makes the next request read afresh: the answer is always the one
+ * a fresh read would give. It saves the reads, the mapping, the serialisation and the UTF-8 encoding of what
+ * many clients (every phone's console, an agent polling) ask for between writes. On PostgreSQL the requests
+ * of one event-loop turn share one version read (`freshDataVersion`), so a crowd of hits costs one round trip
+ * instead of one each. A database written to all the time gains nothing and loses one cheap statement a
+ * request.
  *
- * Mark only routes whose body is a function of the stored data, the caller and the URL (no randomness);
- * a body that also depends on the clock (the brief's "overdue", "quiet for 3 h") is marked with how long
- * it may be served again (`{ maxAgeMs }`), and says in itself when it was made (`generated_at`). Authentication, permissions, rate limits and usage counting still run on every request
- * (they are hooks before this one); the key includes the credential (an API key, or a signed-in person:
- * their role is theirs), so one caller's answer never reaches another. Bounded by bytes; the least recently
- * stored bodies go first.
+ * Mark only routes whose body is a function of the stored data, the caller and the URL (no randomness); a
+ * body that also depends on the clock (the brief's "overdue", "quiet for 3 h") is marked with how long it
+ * may be served again (`{ maxAgeMs }`), and says in itself when it was made (`generated_at`).
+ * Authentication, permissions, rate limits and usage counting still run on every request (they are hooks
+ * before this one); the key includes the credential (an API key, or a signed-in person: their role is
+ * theirs), so one caller's answer never reaches another. Only 200 bodies are kept (a deleted record is a
+ * fresh 404). Bounded by bytes; the least recently stored bodies go first.
  */
 import type { FastifyInstance } from 'fastify';
-import { dataVersion } from '../db/data-version.ts';
+import { freshDataVersion } from '../db/data-version.ts';
 import type { Db } from '../db/schema.ts';
 import { metrics } from '../modules/metrics/metrics.ts';
 
@@ -101,7 +104,7 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
     if (caller?.kind !== 'api') return;
     const key = `${caller.keyId} ${caller.mode} ${request.url}`;
     const at = Date.now();
-    const version = await dataVersion(db);
+    const version = await freshDataVersion(db);
     const body = cache.get(key, version, at, marked === true ? undefined : marked.maxAgeMs);
     if (body === undefined) {
       metrics.readCache.inc({ result: 'miss' });

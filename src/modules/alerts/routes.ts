@@ -35,6 +35,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/alerts/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getAlert',
         tags,

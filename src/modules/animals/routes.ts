@@ -72,6 +72,7 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
   app.get(
     '/v1/animals/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getAnimal',
         tags,

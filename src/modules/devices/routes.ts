@@ -71,6 +71,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
   app.get(
     '/v1/devices/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getDevice',
         tags,

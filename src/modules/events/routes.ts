@@ -64,6 +64,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/events/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getEvent',
         tags,

@@ -64,6 +64,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
   app.get(
     '/v1/groups/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getGroup',
         tags,

@@ -61,6 +61,7 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
   app.get(
     '/v1/paddocks/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getPaddock',
         tags,

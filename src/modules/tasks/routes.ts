@@ -64,6 +64,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   app.get(
     '/v1/tasks/:id',
     {
+      config: { readCache: true },
       schema: {
         operationId: 'getTask',
         tags,
