@@ -23,17 +23,16 @@ export async function dataVersion(db: Db): Promise<string> {
   return String(rows[0]?.v ?? '');
 }
 
-/** PostgreSQL: the version read now being gathered, per database (sent on the next event-loop turn). */
+/** The version read now being gathered, per database (sent on the next event-loop turn). */
 const gathering = new WeakMap<Db, Promise<string>>();
 
 /**
- * The data version as of this call or later: on PostgreSQL, callers in the same event-loop turn share one
- * statement, sent after the last of them has asked, so each still sees every commit acknowledged before it
- * asked (a request's own earlier write included) while a crowd of requests pays one round trip. SQLite's
- * version is a cheap local read and is read at once.
+ * The data version as of this call or later: callers in the same event-loop turn share one statement, sent
+ * after the last of them has asked, so each still sees every commit acknowledged before it asked (a
+ * request's own earlier write included) while a crowd of requests pays for one read: one round trip on
+ * PostgreSQL, one statement through Kysely on SQLite.
  */
 export function freshDataVersion(db: Db): Promise<string> {
-  if (!isPostgres(db)) return dataVersion(db);
   const joined = gathering.get(db);
   if (joined) return joined;
   const batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {

@@ -5,9 +5,9 @@
  * (db/data-version.ts) is read before the handler's reads, so a stored body is never older than its
  * version, and any commit, in any process, makes the next request read afresh: the answer is always the one
  * a fresh read would give. It saves the reads, the mapping, the serialisation and the UTF-8 encoding of what
- * many clients (every phone's console, an agent polling) ask for between writes. On PostgreSQL the requests
- * of one event-loop turn share one version read (`freshDataVersion`), so a crowd of hits costs one round trip
- * instead of one each. A database written to all the time gains nothing and loses one cheap statement a
+ * many clients (every phone's console, an agent polling) ask for between writes. The requests of one
+ * event-loop turn share one version read (`freshDataVersion`), so a crowd of hits costs one statement (on
+ * PostgreSQL one round trip) instead of one each. A database written to all the time gains nothing and loses one cheap statement a
  * request.
  *
  * Mark only routes whose body is a function of the stored data, the caller and the URL (no randomness); a
