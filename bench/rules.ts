@@ -4,9 +4,11 @@
  */
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
+import type { Db } from '../src/db/schema.ts';
 import { RULE_NAMES } from '../src/domain/rules.ts';
 import { newId } from '../src/lib/ids.ts';
 import { checkQuietDevices } from '../src/modules/alerts/quiet.ts';
+import type { Scope } from '../src/modules/farms/access.ts';
 import { createFarm, updateFarm } from '../src/modules/farms/service.ts';
 import { createRule, deleteRule, listRules } from '../src/modules/rules/service.ts';
 import type { BenchDatabase } from './lib/db.ts';
@@ -20,6 +22,20 @@ const WATCHED: ReadonlyArray<readonly [string, number]> = [
   ['birds.inside', 2000],
 ];
 
+/** Runs `work` on a connection of its own to the bench database, as the bench account's live mode. */
+async function asBenchAccount<T>(
+  database: BenchDatabase,
+  accountId: string,
+  work: (db: Db, scope: Scope) => Promise<T>,
+): Promise<T> {
+  const opened = await openDatabase(database.config, { migrate: false });
+  try {
+    return await work(opened.db, { accountId, mode: 'live' });
+  } finally {
+    await opened.close();
+  }
+}
+
 /**
  * Gives the farm 20 rules of its own on the metrics the bench reports carry (threshold and rate,
  * some scoped to houses, a few sustained) and `for_s` on every default rule.
@@ -29,9 +45,7 @@ export async function addBenchRules(
   accountId: string,
   farmId: string,
 ): Promise<void> {
-  const opened = await openDatabase(database.config, { migrate: false });
-  try {
-    const scope = { accountId, mode: 'live' as const };
+  await asBenchAccount(database, accountId, async (db, scope) => {
     for (let i = 0; i < 20; i++) {
       const [metric, line] = WATCHED[i % WATCHED.length] as readonly [string, number];
       const base = {
@@ -40,9 +54,9 @@ export async function addBenchRules(
         ...(i % 2 === 0 ? { device_type: 'house' as const } : {}),
       };
       if (i % 4 === 3) {
-        await createRule(opened.db, scope, farmId, { ...base, kind: 'rate', change: line, window_s: 3600 });
+        await createRule(db, scope, farmId, { ...base, kind: 'rate', change: line, window_s: 3600 });
       } else {
-        await createRule(opened.db, scope, farmId, {
+        await createRule(db, scope, farmId, {
           ...base,
           direction: 'above',
           watch: line,
@@ -53,10 +67,8 @@ export async function addBenchRules(
       }
     }
     const rules = Object.fromEntries(RULE_NAMES.map((name) => [name, { for_s: 300 }]));
-    await updateFarm(opened.db, scope, farmId, { settings: { rules } });
-  } finally {
-    await opened.close();
-  }
+    await updateFarm(db, scope, farmId, { settings: { rules } });
+  });
 }
 
 /** Takes addBenchRules back: deletes its 20 rules and the farm's rule overrides (`for_s`). */
@@ -65,18 +77,14 @@ export async function removeBenchRules(
   accountId: string,
   farmId: string,
 ): Promise<void> {
-  const opened = await openDatabase(database.config, { migrate: false });
-  try {
-    const scope = { accountId, mode: 'live' as const };
-    const { data } = await listRules(opened.db, scope, farmId);
+  await asBenchAccount(database, accountId, async (db, scope) => {
+    const { data } = await listRules(db, scope, farmId);
     for (const rule of data) {
-      if (rule.id && rule.name.startsWith('bench.rule.')) await deleteRule(opened.db, scope, rule.id);
+      if (rule.id && rule.name.startsWith('bench.rule.')) await deleteRule(db, scope, rule.id);
     }
     // The bench farm had no settings before addBenchRules gave it its overrides.
-    await updateFarm(opened.db, scope, farmId, { settings: null });
-  } finally {
-    await opened.close();
-  }
+    await updateFarm(db, scope, farmId, { settings: null });
+  });
 }
 
 export interface QuietPassFigures {
@@ -96,11 +104,8 @@ export async function benchQuietPass(
   accountId: string,
   devices = 100_000,
 ): Promise<QuietPassFigures> {
-  const opened = await openDatabase(database.config, { migrate: false });
-  const db = opened.db;
-  try {
+  return asBenchAccount(database, accountId, async (db, scope) => {
     const now = Date.now();
-    const scope = { accountId, mode: 'live' as const };
     const farms: string[] = [];
     for (let f = 0; f < 100; f++) farms.push((await createFarm(db, scope, { name: `Quiet bench ${f}` })).id);
     const silentEvery = 100;
@@ -145,7 +150,5 @@ export async function benchQuietPass(
       opened: first.opened,
       steadyPassMs,
     };
-  } finally {
-    await opened.close();
-  }
+  });
 }
