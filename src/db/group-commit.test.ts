@@ -1,13 +1,16 @@
 /**
- * Group commit on SQLite (src/db/group-commit.ts): units arriving together share a transaction, a failing
- * unit stores nothing while the others of its group commit, and no unit is answered before its commit.
- * Over HTTP: concurrent device reports with one rejected among them store exactly the accepted ones.
+ * Group commit (src/db/group-commit.ts): units arriving together share a transaction, a failing unit
+ * stores nothing while the others of its group commit, and no unit is answered before its commit. On
+ * PostgreSQL the group has no savepoints: a failing unit costs the units before it a second run together,
+ * itself a run alone, and the units of one key keep their order. Over HTTP: concurrent device reports
+ * with one rejected among them store exactly the accepted ones.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import { animalRow, device, farm } from '../../test/factories.ts';
 import { forEachEngine } from '../../test/harness.ts';
-import { inGroupTransaction, MAX_GROUP } from './group-commit.ts';
+import { inGroupTransaction, laneOf, MAX_GROUP, PG_LANES } from './group-commit.ts';
 
 forEachEngine('group commit', (t) => {
   test('units together: each all or nothing, answered only once committed', async () => {
@@ -67,6 +70,93 @@ forEachEngine('group commit', (t) => {
       assert.equal(lastSawCommitted, 0, 'nothing of its group had committed');
       assert.equal(nextSawCommitted, MAX_GROUP - 1, 'the first group had committed (but its failed unit)');
     }
+  });
+
+  test('PostgreSQL: one transaction a group; a failing unit runs alone, the others again together, in order', async (c) => {
+    if (t().engine !== 'postgres') return c.skip('SQLite groups with savepoints (the test above)');
+    const acct = await t().sharedAccount();
+    const f = await farm(t(), acct.live_key, { name: 'Group commit PG' });
+    const db = t().database.db;
+    // Two keys on different lanes, five units each, submitted alternately in one turn; unit 3 of key
+    // `a` fails after writing.
+    const keys = ['a', 'b', 'c', 'd'];
+    const [a, b] = keys.filter(
+      (k, i) => keys.findIndex((o) => laneOf(o, PG_LANES) === laneOf(k, PG_LANES)) === i,
+    );
+    assert.ok(a && b, 'two keys on different lanes');
+    const runs = new Map<string, number>();
+    const committedOrder: string[] = [];
+    const units = [0, 1, 2, 3, 4].flatMap((i) =>
+      [a, b].map((key) => {
+        const name = `${key}${i}`;
+        return inGroupTransaction(
+          db,
+          async (trx) => {
+            runs.set(name, (runs.get(name) ?? 0) + 1);
+            await trx
+              .insertInto('animals')
+              .values(
+                animalRow({
+                  id: `ani_pg_group_${name}_${f.id}`,
+                  farm_id: f.id,
+                  account_id: acct.account_id,
+                  species: 'goat',
+                  name: `PG group ${name}`,
+                }),
+              )
+              .execute();
+            if (name === `${a}3`) throw new Error('unit a3 gives up');
+            const { rows } = await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx);
+            return rows[0]?.txid ?? '';
+          },
+          key,
+        ).then((txid) => {
+          committedOrder.push(name);
+          return txid;
+        });
+      }),
+    );
+    const results = await Promise.allSettled(units);
+    const txids = new Map(
+      results.map((r, i) => [
+        `${i % 2 === 0 ? a : b}${Math.floor(i / 2)}`,
+        r.status === 'fulfilled' ? r.value : null,
+      ]),
+    );
+    assert.equal(txids.get(`${a}3`), null, 'the failing unit was refused');
+    assert.match(String((results[6] as PromiseRejectedResult).reason), /unit a3 gives up/);
+    // Key b: one group, one transaction, each unit run once.
+    assert.equal(new Set([0, 1, 2, 3, 4].map((i) => txids.get(`${b}${i}`))).size, 1);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((i) => runs.get(`${b}${i}`)),
+      [1, 1, 1, 1, 1],
+    );
+    // Key a: a0–a2 ran twice (the failed try, then together again), a3 twice (in the group, then alone),
+    // a4 once, in a transaction of its own after a3's.
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((i) => runs.get(`${a}${i}`)),
+      [2, 2, 2, 2, 1],
+    );
+    assert.equal(new Set([0, 1, 2].map((i) => txids.get(`${a}${i}`))).size, 1);
+    assert.notEqual(txids.get(`${a}4`), txids.get(`${a}0`));
+    assert.deepEqual(
+      committedOrder.filter((n) => n.startsWith(a)),
+      [`${a}0`, `${a}1`, `${a}2`, `${a}4`],
+      "a key's units are answered in order",
+    );
+    const stored = await db
+      .selectFrom('animals')
+      .select('name')
+      .where('farm_id', '=', f.id)
+      .where('name', 'like', 'PG group %')
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => r.name).sort(),
+      [0, 1, 2, 3, 4]
+        .flatMap((i) => [`PG group ${a}${i}`, `PG group ${b}${i}`])
+        .filter((n) => n !== `PG group ${a}3`)
+        .sort(),
+    );
   });
 
   test('concurrent device reports, one rejected: exactly the accepted ones are stored', async () => {

@@ -1,7 +1,7 @@
 /**
- * Group commit for SQLite, where one writer serves every transaction in turn: units of work that arrive
- * while a transaction is running wait, and then run together in the next transaction, each inside its
- * own savepoint. A unit that fails is rolled back to its savepoint alone (it stores nothing) and the
+ * Group commit for device reports. On SQLite, where one writer serves every transaction in turn, units of
+ * work that arrive while a transaction is running wait, and then run together in the next transaction,
+ * each inside its own savepoint. A unit that fails is rolled back to its savepoint alone (it stores nothing) and the
  * others go on; a unit's caller is answered only after the transaction that holds it has committed, so
  * nothing acknowledged can be lost. One commit then writes the pages several reports share (the readings
  * table's last page, index pages, the WAL frame headers) once instead of once per report.
@@ -9,8 +9,8 @@
  * A lone unit runs in a transaction of its own, as `inTransaction` would, one event-loop turn later (the
  * turn in which requests that arrived with it are read and join it); groups form only under concurrency
  * and hold at most MAX_GROUP units. Units must be short (device reports): a unit waits for the
- * others of its group. PostgreSQL runs transactions side by side on a pool: there each unit is its own
- * transaction. Inside a caller's transaction the unit simply joins it.
+ * others of its group. PostgreSQL groups too, differently (PgGroupCommitter below). Inside a caller's
+ * transaction the unit simply joins it.
  */
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './engine.ts';
@@ -82,15 +82,111 @@ class GroupCommitter {
   }
 }
 
+/**
+ * PostgreSQL: several transactions run side by side on the pool, but each costs a BEGIN and a COMMIT (two
+ * round trips, and the COMMIT waits for the WAL flush) besides its own statements. Units that arrive
+ * together therefore share one transaction here too, optimistically and without savepoints (each would
+ * cost two more round trips): when every unit of the group succeeds, one COMMIT stores them all; when one
+ * fails, the whole transaction is rolled back and every unit of the group runs again in a transaction of
+ * its own, in order, so each is answered exactly as if it had run alone. A unit must therefore keep its
+ * effects inside the transaction (as `inTransaction` already requires for its retries).
+ *
+ * Units go to one of PG_LANES lanes by their key (ingest: the device), each lane running one group at a
+ * time on one pooled connection: a device's reports stay in order, and two groups of one process never
+ * wait on each other's device rows.
+ */
+export const PG_LANES = 2;
+
+class PgGroupCommitter {
+  readonly #db: Kysely<DB>;
+  readonly #lanes: Array<{ queue: Unit[]; running: boolean }>;
+  constructor(db: Kysely<DB>, lanes: number) {
+    this.#db = db;
+    this.#lanes = Array.from({ length: lanes }, () => ({ queue: [], running: false }));
+  }
+
+  run<T>(fn: (trx: Trx) => Promise<T>, key: string): Promise<T> {
+    const lane = this.#lanes[laneOf(key, this.#lanes.length)] as { queue: Unit[]; running: boolean };
+    return new Promise<T>((resolve, reject) => {
+      lane.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, outcome: null });
+      if (lane.running) return;
+      lane.running = true;
+      // As on SQLite: every unit whose request was read in this turn joins the first group.
+      setImmediate(() => void this.#drain(lane));
+    });
+  }
+
+  async #drain(lane: { queue: Unit[]; running: boolean }): Promise<void> {
+    try {
+      while (lane.queue.length > 0) await this.#commitGroup(lane.queue.splice(0, MAX_GROUP));
+    } finally {
+      lane.running = false;
+    }
+  }
+
+  async #commitGroup(group: Unit[]): Promise<void> {
+    const [first] = group;
+    if (group.length === 1 && first) return this.#commitAlone(first);
+    let reached = 0;
+    try {
+      await inTransaction(this.#db, async (trx) => {
+        for (reached = 0; reached < group.length; reached++) {
+          const unit = group[reached] as Unit;
+          unit.outcome = { ok: true, value: await unit.fn(trx) };
+        }
+      });
+    } catch {
+      // Nothing of the group was stored. When a unit failed, the units before it run again together, it
+      // alone (so its caller gets its own answer) and the rest together: one bad report costs its group a
+      // second try, not a transaction for every report. When the commit itself failed, each runs alone.
+      const failed = group[reached];
+      if (!failed) {
+        for (const unit of group) await this.#commitAlone(unit);
+        return;
+      }
+      if (reached > 0) await this.#commitGroup(group.slice(0, reached));
+      await this.#commitAlone(failed);
+      if (reached + 1 < group.length) await this.#commitGroup(group.slice(reached + 1));
+      return;
+    }
+    for (const unit of group) unit.resolve((unit.outcome as { value: unknown }).value);
+  }
+
+  async #commitAlone(unit: Unit): Promise<void> {
+    try {
+      unit.resolve(await inTransaction(this.#db, unit.fn));
+    } catch (error) {
+      unit.reject(error);
+    }
+  }
+}
+
+/** A lane for `key`: the same key always the same lane. */
+export function laneOf(key: string, lanes: number): number {
+  let hash = 0;
+  for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
+  return Math.abs(hash) % lanes;
+}
+
 const committers = new WeakMap<Kysely<DB>, GroupCommitter>();
+const pgCommitters = new WeakMap<Kysely<DB>, PgGroupCommitter>();
 
 /**
- * Runs `fn` all or nothing and answers once it is committed: on SQLite possibly together with other units
- * (see above), on PostgreSQL in a transaction of its own, inside the caller's transaction when `db` is one.
+ * Runs `fn` all or nothing and answers once it is committed, possibly together with other units (see
+ * above); inside the caller's transaction when `db` is one. `key` keeps units of one key (a device) in
+ * order on PostgreSQL.
  */
-export function inGroupTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  if (db.isTransaction || isPostgres(db)) return inTransaction(db, fn);
+export function inGroupTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, key = ''): Promise<T> {
+  if (db.isTransaction) return inTransaction(db, fn);
   const root = db as Kysely<DB>;
+  if (isPostgres(root)) {
+    let committer = pgCommitters.get(root);
+    if (!committer) {
+      committer = new PgGroupCommitter(root, PG_LANES);
+      pgCommitters.set(root, committer);
+    }
+    return committer.run(fn, key);
+  }
   let committer = committers.get(root);
   if (!committer) {
     committer = new GroupCommitter(root);
