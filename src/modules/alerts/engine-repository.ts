@@ -3,7 +3,14 @@
  * locks and moves the device's watermarks, one select reads everything else the rules need (active
  * alerts, sustained-breach starts, rate windows), and one write stores the breaches that changed.
  */
-import { type OnConflictBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type ExpressionBuilder,
+  type OnConflictBuilder,
+  type QueryCreator,
+  type RawBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { isPostgres } from '../../db/engine.ts';
@@ -31,27 +38,34 @@ export async function advanceWatermarks(
   return new Map(rows.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
 }
 
-const upsertWatermarks = prepared(
-  (db, q: { farmId: string; deviceId: string; latest: ReadonlyArray<{ metric: string; at: number }> }) =>
-    db
-      .insertInto('alert_watermarks')
-      .values(
-        q.latest.map(({ metric, at }) => ({
-          device_id: q.deviceId,
-          metric,
-          farm_id: q.farmId,
-          at,
-          prev_at: null,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['device_id', 'metric']).doUpdateSet({
-          prev_at: sql<number | null>`alert_watermarks.at`,
-          at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
-        }),
-      )
-      .returning(['metric', 'prev_at']),
-);
+const upsertWatermarks = prepared((db, q: WatermarkMoves) => upsertWatermarksQuery(db, q));
+
+interface WatermarkMoves {
+  farmId: string;
+  deviceId: string;
+  latest: ReadonlyArray<{ metric: string; at: number }>;
+}
+
+function upsertWatermarksQuery(db: QueryCreator<DB>, q: WatermarkMoves) {
+  return db
+    .insertInto('alert_watermarks')
+    .values(
+      q.latest.map(({ metric, at }) => ({
+        device_id: q.deviceId,
+        metric,
+        farm_id: q.farmId,
+        at,
+        prev_at: null,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['device_id', 'metric']).doUpdateSet({
+        prev_at: sql<number | null>`alert_watermarks.at`,
+        at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
+      }),
+    )
+    .returning(['metric', 'prev_at']);
+}
 
 /** Every column of an alert, named: SQLite's JSON aggregate needs explicit selections. */
 const ALERT_COLUMNS = [
@@ -119,6 +133,10 @@ export interface ReportState {
  */
 export async function findReportState(db: Db, q: ReportStateQuery): Promise<ReportState> {
   const [row] = (await selectReportState(db, q)) as Array<Record<string, unknown>>;
+  return stateOf(q, row);
+}
+
+function stateOf(q: ReportStateQuery, row: Record<string, unknown> | undefined): ReportState {
   return {
     alerts: parsed<AlertRow>(row?.alerts),
     breaches: new Map(
@@ -160,10 +178,29 @@ function inTimeOrder(rows: Array<[number, number]>): Array<[number, number]> {
 }
 
 /** Built once per engine and shape (the number of subjects and spans, whether breaches are read). */
-const selectReportState = prepared((db, q: ReportStateQuery) => {
+const selectReportState = prepared((db, q: ReportStateQuery) =>
+  db.selectNoFrom((eb) => reportStateColumns(db, eb, q)),
+);
+
+/**
+ * PostgreSQL: the watermark upsert and the state select in one statement (a data-modifying CTE), one
+ * round trip instead of two. Its select sees what was committed when the statement began: the report
+ * already holds its device row's lock (ingest's first statement takes it), so every earlier report of the
+ * device has committed by then, as with the two statements.
+ */
+const moveWatermarksAndSelectState = prepared((db, q: ReportStateQuery & WatermarkMoves) =>
+  db
+    .with('moved', (qc) => upsertWatermarksQuery(qc, q))
+    .selectNoFrom((eb) => [
+      pgJsonArrayFrom(eb.selectFrom('moved').select(['moved.metric', 'moved.prev_at'])).as('watermarks'),
+      ...reportStateColumns(db, eb as unknown as ExpressionBuilder<DB, never>, q),
+    ]),
+);
+
+function reportStateColumns(db: Db, eb: ExpressionBuilder<DB, never>, q: ReportStateQuery) {
   const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
   const none = sql<SqlBool>`1 = 0`;
-  return db.selectNoFrom((eb) => [
+  return [
     jsonArrayFrom(
       eb
         .selectFrom('alerts')
@@ -182,8 +219,28 @@ const selectReportState = prepared((db, q: ReportStateQuery) => {
         .$if(!q.breaches, (qb) => qb.where(none)),
     ).as('breaches'),
     ...q.spans.map((span, i) => spanReadings(db, q.deviceId, span).as(`span_${i}`)),
-  ]);
-});
+  ];
+}
+
+/**
+ * Moves the watermarks (as advanceWatermarks) and reads the report's state (as findReportState): one
+ * statement on PostgreSQL, the two in turn on SQLite, where a statement costs no round trip.
+ */
+export async function moveWatermarksAndReadState(
+  db: Db,
+  q: ReportStateQuery & WatermarkMoves,
+): Promise<{ watermarks: Map<string, number | null>; state: ReportState }> {
+  if (!isPostgres(db) || q.latest.length === 0) {
+    const watermarks = await advanceWatermarks(db, q, q.latest);
+    return { watermarks, state: await findReportState(db, q) };
+  }
+  const [row] = (await moveWatermarksAndSelectState(db, q)) as Array<Record<string, unknown>>;
+  const moved = parsed<{ metric: string; prev_at: number | string | null }>(row?.watermarks);
+  return {
+    watermarks: new Map(moved.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)])),
+    state: stateOf(q, row),
+  };
+}
 
 function parsed<T>(value: unknown): T[] {
   if (value == null) return [];

@@ -18,7 +18,12 @@ import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { type AnimalLabelRow, findReportState, type ReportState, saveBreaches } from './engine-repository.ts';
+import {
+  type AnimalLabelRow,
+  moveWatermarksAndReadState,
+  type ReportState,
+  saveBreaches,
+} from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
 import { knownReadings, reportReadingsOf } from './recent-readings.ts';
 import {
@@ -36,11 +41,13 @@ import {
   inGroupScope,
   loadRules,
   type MetricPlan,
-  planMetrics,
+  metricCandidates,
+  plansAfterWatermarks,
   rateExtremes,
   rateWindows,
   readingSpans,
   readingsByMetric,
+  watermarkMoves,
   windowOf,
 } from './rule-inputs.ts';
 import { resolveAlertRow } from './service.ts';
@@ -113,23 +120,27 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   const readingSubject = animal?.label ?? deviceSubject;
   const groups = new Set([report.device.group_id, animal?.groupId].filter((g) => g != null));
   const inScope = rules.filter((r) => inGroupScope(r, groups));
-  const plans = await planMetrics(trx, report, byMetric, inScope);
-  if (plans.length === 0 && alarms.length === 0) return;
+  const candidates = metricCandidates(byMetric, inScope);
+  if (candidates.length === 0 && alarms.length === 0) return;
 
   const subjects = alarms.length > 0 && animal ? [readingSubject, deviceSubject] : [readingSubject];
-  const windows = rateWindows(plans);
-  const spans = readingSpans(windows.values());
+  // What the state read fetches is worked out from the candidate metrics, before their watermarks drop
+  // late readings (it moves them in the same round trip): a late reading may widen a span, never narrow it.
+  const spans = readingSpans(rateWindows(candidates).values());
   // The stored readings the windows need: what this process kept since the device's previous report,
   // else read with the rest of the report's state.
   const recent = spans.length > 0 ? reportReadingsOf(report) : null;
   const known = spans.map((span) => (recent ? knownReadings(recent, span) : null));
-  const state = await findReportState(trx, {
+  const { watermarks, state } = await moveWatermarksAndReadState(trx, {
     farmId: ctx.farmId,
     deviceId: report.device.id,
+    latest: watermarkMoves(candidates),
     subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
-    breaches: plans.some((p) => p.rules.some((r) => r.for_s !== null)),
+    breaches: candidates.some((p) => p.rules.some((r) => r.for_s !== null)),
     spans: spans.filter((_, i) => known[i] === null),
   });
+  const plans = plansAfterWatermarks(candidates, watermarks);
+  const windows = rateWindows(plans);
   const extremes = rateExtremes(windows, spans, known, state.stored, recent);
   await applyPlans(ctx, report.device.id, readingSubject, plans, state, extremes);
 

@@ -1,13 +1,13 @@
 /**
  * What the engine works out before it runs the rules: the rules that apply to the reporting device, the
- * metrics to evaluate (their readings that are not late, after one watermark upsert for all of them) and
- * the change over a rate rule's window (its stored readings come with the report's other state, in one
- * select: engine-repository.ts).
+ * metrics to evaluate (their readings that are not late, given the watermarks the report's state read
+ * moved: engine-repository.ts) and the change over a rate rule's window (its stored readings come with
+ * the report's other state).
  */
 import type { Trx } from '../../db/schema.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
-import { advanceWatermarks, type RateWindow, type ReadingSpan } from './engine-repository.ts';
+import type { RateWindow, ReadingSpan } from './engine-repository.ts';
 import { type ReportReadings, rememberReadings } from './recent-readings.ts';
 import { farmEngineRules, leakApplies } from './rule-cache.ts';
 
@@ -71,35 +71,46 @@ export function readingsByMetric(
 }
 
 /**
- * Locks and moves the watermarks of the metrics with rules in scope (in one statement, metrics in name
- * order, see advanceWatermarks), then keeps each metric's readings that are not late: a reading older
- * than one already evaluated for this device and metric is ignored.
+ * The report's metrics with rules in scope, in name order (the order their watermarks are locked in), each
+ * with its readings in time order.
  */
-export async function planMetrics(
-  trx: Trx,
-  report: IngestedReport,
+export function metricCandidates(
   byMetric: ReadonlyMap<string, Reading[]>,
   rules: readonly EngineRule[],
-): Promise<MetricPlan[]> {
-  const candidates = [...byMetric.keys()].sort().flatMap((metric) => {
+): MetricPlan[] {
+  return [...byMetric.keys()].sort().flatMap((metric) => {
     const metricRules = rules.filter((r) => r.metric === metric);
     return metricRules.length === 0
       ? []
-      : [{ metric, rules: metricRules, readings: byMetric.get(metric) ?? [] }];
+      : [
+          {
+            metric,
+            rules: metricRules,
+            readings: [...(byMetric.get(metric) ?? [])].sort((a, b) => a.at - b.at),
+          },
+        ];
   });
-  const watermarks = await advanceWatermarks(
-    trx,
-    { farmId: report.farm.id, deviceId: report.device.id },
-    candidates.map((c) => ({
-      metric: c.metric,
-      at: c.readings.reduce((max, r) => Math.max(max, r.at), -Infinity),
-    })),
-  );
+}
+
+/** Where each candidate metric's watermark moves: its latest reading of the report. */
+export function watermarkMoves(candidates: readonly MetricPlan[]): Array<{ metric: string; at: number }> {
+  return candidates.map((c) => ({
+    metric: c.metric,
+    at: c.readings.reduce((max, r) => Math.max(max, r.at), -Infinity),
+  }));
+}
+
+/**
+ * Each metric's readings that are not late, given the watermarks as they were before this report moved
+ * them: a reading older than one already evaluated for this device and metric is ignored.
+ */
+export function plansAfterWatermarks(
+  candidates: readonly MetricPlan[],
+  watermarks: ReadonlyMap<string, number | null>,
+): MetricPlan[] {
   return candidates.flatMap((c) => {
     const watermark = watermarks.get(c.metric) ?? null;
-    const readings = c.readings
-      .filter((r) => watermark === null || r.at >= watermark)
-      .sort((a, b) => a.at - b.at);
+    const readings = c.readings.filter((r) => watermark === null || r.at >= watermark);
     return readings.length === 0 ? [] : [{ ...c, readings }];
   });
 }
