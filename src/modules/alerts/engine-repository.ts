@@ -1,7 +1,8 @@
 /**
  * The alert engine's own statements, a fixed few per report whatever the number of rules: one upsert
  * locks and moves the device's watermarks, one select reads everything else the rules need (active
- * alerts, sustained-breach starts, rate windows), and one write stores the breaches that changed.
+ * alerts, sustained-breach starts, rate windows), and one write stores the breaches that changed. On
+ * PostgreSQL the upsert and the select are one statement (moveWatermarksAndReadState).
  */
 import {
   type ExpressionBuilder,
