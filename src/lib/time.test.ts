@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseIso, toIso } from './time.ts';
+import { parseIso, parseIsoGeneral, toIso } from './time.ts';
 
 test('parseIso accepts ISO 8601 dates and date-times, with or without a zone (UTC)', () => {
   assert.equal(parseIso('2026-03-01'), Date.UTC(2026, 2, 1));
@@ -27,6 +27,51 @@ test('parseIso refuses text that is not an ISO date, and impossible calendar day
   for (const bad of ['yesterday', '03/01/2026', '2026-02-30', '2026-13-01', '2025-02-29T00:00:00Z', '']) {
     assert.equal(parseIso(bad), null, bad);
   }
+});
+
+test('parseIso reads the canonical form by hand exactly as its general path reads it', () => {
+  const edges = [
+    '2026-03-01T10:20:30.123Z',
+    '2024-02-29T23:59:59.999Z',
+    '2025-02-29T00:00:00.000Z',
+    '2100-02-29T00:00:00.000Z',
+    '2000-02-29T00:00:00.000Z',
+    '1970-01-01T00:00:00.000Z',
+    '1969-12-31T23:59:59.999Z',
+    '0099-01-01T00:00:00.000Z',
+    '2026-04-31T00:00:00.000Z',
+    '2026-12-31T24:00:00.000Z',
+    '2026-12-31T23:60:00.000Z',
+    '2026-12-31T23:59:60.000Z',
+    '2026-00-10T00:00:00.000Z',
+    '2026-01-00T00:00:00.000Z',
+    '2026-01-01T00:00:00.00aZ',
+    '2026-01-01t00:00:00.000z',
+    '2026-01-01T00:00:00.000+',
+    '+02026-01-01T00:00:00.000',
+  ];
+  for (const text of edges) assert.equal(parseIso(text), parseIsoGeneral(text), text);
+  // Any time a Date holds from 1970 on, as toIso writes it, then the same day again (the cached day).
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 253_402_300_799_999 }), (ms) => {
+      const text = toIso(ms);
+      return parseIso(text) === ms && parseIso(text) === parseIsoGeneral(text);
+    }),
+    { numRuns: 3000 },
+  );
+  // Canonical-looking text with every field anywhere in its digits' range, valid or not.
+  const field = (width: number) =>
+    fc.integer({ min: 0, max: 10 ** width - 1 }).map((n) => String(n).padStart(width, '0'));
+  fc.assert(
+    fc.property(
+      fc.tuple(field(4), field(2), field(2), field(2), field(2), field(2), field(3)),
+      ([y, mo, d, h, mi, s, ms]) => {
+        const text = `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`;
+        return parseIso(text) === parseIsoGeneral(text);
+      },
+    ),
+    { numRuns: 5000 },
+  );
 });
 
 test('toIso writes UTC with milliseconds and passes null through', () => {
