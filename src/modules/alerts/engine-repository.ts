@@ -157,9 +157,14 @@ function stateOf(q: ReportStateQuery, row: Record<string, unknown> | undefined):
  * each reading's frame, and an aggregate for the part every window holds, with the edges read one by
  * one, measured slower on PostgreSQL (three subqueries a window instead of one a metric).
  */
-function spanReadings(db: Db, deviceId: string, span: ReadingSpan): RawBuilder<unknown> {
+function spanReadings(
+  db: Db,
+  deviceId: string,
+  span: ReadingSpan,
+  from: RawBuilder<number> | number = span.from,
+): RawBuilder<unknown> {
   const rows = sql`select at, value from readings where device_id = ${deviceId} and metric = ${span.metric}
-      and at >= ${span.from} order by at`;
+      and at >= ${from} order by at`;
   return isPostgres(db)
     ? sql`(select coalesce(json_agg(json_build_array(r.at, r.value)), '[]'::json) from (${rows}) r)`
     : sql`(select json_group_array(json_array(r.at, r.value)) from (${rows}) r)`;
@@ -189,16 +194,25 @@ const selectReportState = prepared((db, q: ReportStateQuery) =>
  * already holds its device row's lock (ingest's first statement takes it), so every earlier report of the
  * device has committed by then, as with the two statements.
  */
-const moveWatermarksAndSelectState = prepared((db, q: ReportStateQuery & WatermarkMoves) =>
+const moveWatermarksAndSelectState = prepared((db, q: MoveAndReadQuery) =>
   db
     .with('moved', (qc) => upsertWatermarksQuery(qc, q))
     .selectNoFrom((eb) => [
       pgJsonArrayFrom(eb.selectFrom('moved').select(['moved.metric', 'moved.prev_at'])).as('watermarks'),
-      ...reportStateColumns(db, eb as unknown as ExpressionBuilder<DB, never>, q),
+      // Each span from where spanStart says, with the watermark as it was before this report.
+      ...reportStateColumns(db, eb as unknown as ExpressionBuilder<DB, never>, q, (i) => {
+        const { metric, from, keepMs } = q.spans[i] as ClippableSpan;
+        return sql<number>`greatest(${from}, coalesce((select m.prev_at from moved m where m.metric = ${metric}) - ${keepMs}, ${from}))`;
+      }),
     ]),
 );
 
-function reportStateColumns(db: Db, eb: ExpressionBuilder<DB, never>, q: ReportStateQuery) {
+function reportStateColumns(
+  db: Db,
+  eb: ExpressionBuilder<DB, never>,
+  q: ReportStateQuery,
+  from?: (index: number) => RawBuilder<number>,
+) {
   const jsonArrayFrom = isPostgres(db) ? pgJsonArrayFrom : sqliteJsonArrayFrom;
   const none = sql<SqlBool>`1 = 0`;
   return [
@@ -219,28 +233,50 @@ function reportStateColumns(db: Db, eb: ExpressionBuilder<DB, never>, q: ReportS
         .where('device_id', '=', q.deviceId)
         .$if(!q.breaches, (qb) => qb.where(none)),
     ).as('breaches'),
-    ...q.spans.map((span, i) => spanReadings(db, q.deviceId, span).as(`span_${i}`)),
+    ...q.spans.map((span, i) => spanReadings(db, q.deviceId, span, from?.(i)).as(`span_${i}`)),
   ];
 }
 
+/** A span to read that may start later, once its metric's watermark is known (spanStart). */
+export interface ClippableSpan extends ReadingSpan {
+  /** The longest window over the span's metric. */
+  keepMs: number;
+}
+
+interface MoveAndReadQuery extends ReportStateQuery, WatermarkMoves {
+  spans: readonly ClippableSpan[];
+}
+
 /**
- * Moves the watermarks (as advanceWatermarks) and reads the report's state (as findReportState): one
- * statement on PostgreSQL, the two in turn on SQLite, where a statement costs no round trip.
+ * Where a span's reading starts, given its metric's watermark before this report (null: none yet): a
+ * reading older than the watermark is late and not evaluated, so no window reaches further back than its
+ * length before the watermark. Worked out from the candidate metrics, before their late readings are
+ * dropped, a span could otherwise start at a late reading and reach back over every reading since.
+ */
+export function spanStart(span: ClippableSpan, watermark: number | null | undefined): number {
+  return watermark == null ? span.from : Math.max(span.from, watermark - span.keepMs);
+}
+
+/**
+ * Moves the watermarks (as advanceWatermarks) and reads the report's state (as findReportState), each
+ * span from its spanStart: one statement on PostgreSQL, the two in turn on SQLite, where a statement
+ * costs no round trip. Returns the spans as read (their `from`s moved to where reading started).
  */
 export async function moveWatermarksAndReadState(
   db: Db,
-  q: ReportStateQuery & WatermarkMoves,
-): Promise<{ watermarks: Map<string, number | null>; state: ReportState }> {
+  q: MoveAndReadQuery,
+): Promise<{ watermarks: Map<string, number | null>; state: ReportState; spans: ClippableSpan[] }> {
+  const started = (watermarks: ReadonlyMap<string, number | null>) =>
+    q.spans.map((span) => ({ ...span, from: spanStart(span, watermarks.get(span.metric)) }));
   if (!isPostgres(db) || q.latest.length === 0) {
     const watermarks = await advanceWatermarks(db, q, q.latest);
-    return { watermarks, state: await findReportState(db, q) };
+    const spans = started(watermarks);
+    return { watermarks, spans, state: await findReportState(db, { ...q, spans }) };
   }
   const [row] = (await moveWatermarksAndSelectState(db, q)) as Array<Record<string, unknown>>;
   const moved = parsed<{ metric: string; prev_at: number | string | null }>(row?.watermarks);
-  return {
-    watermarks: new Map(moved.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)])),
-    state: stateOf(q, row),
-  };
+  const watermarks = new Map(moved.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
+  return { watermarks, spans: started(watermarks), state: stateOf(q, row) };
 }
 
 function parsed<T>(value: unknown): T[] {

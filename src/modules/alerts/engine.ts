@@ -125,13 +125,14 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
 
   const subjects = alarms.length > 0 && animal ? [readingSubject, deviceSubject] : [readingSubject];
   // What the state read fetches is worked out from the candidate metrics, before their watermarks drop
-  // late readings (it moves them in the same round trip): a late reading may widen a span, never narrow it.
+  // late readings (it moves them in the same round trip); the read starts each span no further back than
+  // its watermark allows (engine-repository.ts, spanStart).
   const spans = readingSpans(rateWindows(candidates).values());
   // The stored readings the windows need: what this process kept since the device's previous report,
   // else read with the rest of the report's state.
   const recent = spans.length > 0 ? reportReadingsOf(report) : null;
   const known = spans.map((span) => (recent ? knownReadings(recent, span) : null));
-  const { watermarks, state } = await moveWatermarksAndReadState(trx, {
+  const { watermarks, state, ...read } = await moveWatermarksAndReadState(trx, {
     farmId: ctx.farmId,
     deviceId: report.device.id,
     latest: watermarkMoves(candidates),
@@ -139,9 +140,13 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     breaches: candidates.some((p) => p.rules.some((r) => r.for_s !== null)),
     spans: spans.filter((_, i) => known[i] === null),
   });
+  // A span read from the database starts where the watermark let it (spanStart): what this process keeps
+  // for the device's next report says so.
+  let next = 0;
+  const used = spans.map((span, i) => (known[i] === null ? (read.spans[next++] ?? span) : span));
   const plans = plansAfterWatermarks(candidates, watermarks);
   const windows = rateWindows(plans);
-  const extremes = rateExtremes(windows, spans, known, state.stored, recent);
+  const extremes = rateExtremes(windows, used, known, state.stored, recent);
   await applyPlans(ctx, report.device.id, readingSubject, plans, state, extremes);
 
   const deviceAlerts = activeByRule(state, deviceSubject);

@@ -11,6 +11,7 @@ import { farm } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ingestReport } from '../ingest/service.ts';
+import { moveWatermarksAndReadState } from './engine-repository.ts';
 import { keptReadings } from './recent-readings.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 6, 0, 0);
@@ -41,6 +42,31 @@ forEachEngine('rate rules', (t) => {
     };
     return { key, farmId, deviceId, send };
   }
+
+  test('a report with late readings reads a window back from the watermark, not from its oldest reading', async () => {
+    const { farmId, deviceId, send } = await setup([
+      { name: 'silo.drain', kind: 'rate', metric: 'silo.level', change: -10, window_s: 600 },
+    ]);
+    await send(Array.from({ length: 11 }, (_, i) => [i * 10, 100] as const)); // minutes 0–100
+    const minute = (m: number) => T0 + m * 60_000;
+    const read = await inTransaction(t().database.db, (trx) =>
+      moveWatermarksAndReadState(trx, {
+        farmId,
+        deviceId,
+        latest: [{ metric: 'silo.level', at: minute(101) }],
+        subjects: [{ type: 'device', id: deviceId }],
+        breaches: false,
+        // As a report of minutes 1 (late) and 101 asks: a window back from minute 1.
+        spans: [{ metric: 'silo.level', from: minute(1) - 600_000, keepMs: 600_000 }],
+      }),
+    );
+    assert.equal(read.watermarks.get('silo.level'), minute(100));
+    assert.equal(read.spans[0]?.from, minute(90), 'the span starts one window before the watermark');
+    assert.deepEqual(read.state.stored[0], [
+      [minute(90), 100],
+      [minute(100), 100],
+    ]);
+  });
 
   test('rate: a batched report judges each reading over its own window; late stored readings count', async () => {
     const { key, farmId, send } = await setup([
