@@ -198,7 +198,7 @@ async function storedReadings(database: BenchDatabase, farmId: string): Promise<
  * farm's own and for_s on every default rule (within 15 %); and the device.quiet pass over 100,000
  * devices (under 1 s).
  */
-async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup): Promise<void> {
+async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup): Promise<number> {
   const farmId = setup.ingestDevices[0]?.farm_id ?? '';
   const origin = Date.now();
   // Four half-length loads in the order defaults, rules, rules, defaults: a drift of the machine, or the
@@ -249,6 +249,10 @@ async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup)
     met: quiet.firstPassMs < 1000 && quiet.steadyPassMs < 1000,
   });
   raw[`${engine}.rules.quiet`] = quiet;
+  // Where the phases after this one start their readings: past all of this phase's (its last load began
+  // 90 days on and covers at most a few days), or they would all be late for the alert engine, which then
+  // evaluates nothing.
+  return origin + 4 * 30 * 86_400_000;
 }
 
 /** Authenticated reads at 100 connections on the typical farm (BENCH_PHASES=reads runs only these); its peak RSS. */
@@ -400,13 +404,14 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
   try {
     log(`${engine}: setting up (account, 50 house devices, a typical farm)`);
     const setup = await setUp(database);
-    if (PHASES.includes('rules')) await benchRules(engine, database, setup);
+    // Readings of later phases come after the rules phase's (its return), so none is late.
+    const start = PHASES.includes('rules') ? await benchRules(engine, database, setup) : Date.now();
     if (PHASES.includes('reads') && !PHASES.includes('all')) await benchReads(engine, database, setup, hello);
     if (PHASES.includes('ingest') && !PHASES.includes('all')) {
-      await benchIngest(engine, database, setup, hello, Date.now(), phaseRss);
+      await benchIngest(engine, database, setup, hello, start, phaseRss);
     }
     if (!PHASES.includes('all')) return;
-    const origin = Date.now();
+    const origin = start;
     const http = await benchIngest(engine, database, setup, hello, origin, phaseRss);
     const readingsPerSecond = http.readingsPerSecond;
 
