@@ -87,9 +87,10 @@ class GroupCommitter {
  * round trips, and the COMMIT waits for the WAL flush) besides its own statements. Units that arrive
  * together therefore share one transaction here too, optimistically and without savepoints (each would
  * cost two more round trips): when every unit of the group succeeds, one COMMIT stores them all; when one
- * fails, the whole transaction is rolled back and every unit of the group runs again in a transaction of
- * its own, in order, so each is answered exactly as if it had run alone. A unit must therefore keep its
- * effects inside the transaction (as `inTransaction` already requires for its retries).
+ * fails, the whole transaction is rolled back, the units before it run again together, it runs alone (its
+ * caller gets the answer it would have got alone) and the units after it go on together, in order. A unit
+ * may therefore run more than once and must keep its effects inside the transaction (as `inTransaction`
+ * already requires for its retries).
  *
  * Units go to one of PG_LANES lanes by their key (ingest: the device), each lane running one group at a
  * time on one pooled connection: a device's reports stay in order, and two groups of one process never
