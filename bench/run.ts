@@ -249,10 +249,9 @@ async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup)
     met: quiet.firstPassMs < 1000 && quiet.steadyPassMs < 1000,
   });
   raw[`${engine}.rules.quiet`] = quiet;
-  // Where the phases after this one start their readings: past all of this phase's (its last load began
-  // 90 days on and covers at most a few days), or they would all be late for the alert engine, which then
-  // evaluates nothing.
-  return origin + 4 * 30 * 86_400_000;
+  // Where the phases after this one start their readings: past all of this phase's (each load covers at
+  // most a few days of its 30), or they would all be late for the alert engine, which then evaluates nothing.
+  return origin + 30 * 86_400_000 * shift;
 }
 
 /** Authenticated reads at 100 connections on the typical farm (BENCH_PHASES=reads runs only these); its peak RSS. */

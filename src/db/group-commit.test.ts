@@ -31,7 +31,7 @@ forEachEngine('group commit', (t) => {
     let lastSawCommitted = -1;
     let nextSawCommitted = -1;
     const units = Array.from({ length: MAX_GROUP + 6 }, (_, i) =>
-      inGroupTransaction(db, async (trx) => {
+      inGroupTransaction(db, 'units', async (trx) => {
         await trx
           .insertInto('animals')
           .values(
@@ -89,28 +89,24 @@ forEachEngine('group commit', (t) => {
     const units = [0, 1, 2, 3, 4].flatMap((i) =>
       [a, b].map((key) => {
         const name = `${key}${i}`;
-        return inGroupTransaction(
-          db,
-          async (trx) => {
-            runs.set(name, (runs.get(name) ?? 0) + 1);
-            await trx
-              .insertInto('animals')
-              .values(
-                animalRow({
-                  id: `ani_pg_group_${name}_${f.id}`,
-                  farm_id: f.id,
-                  account_id: acct.account_id,
-                  species: 'goat',
-                  name: `PG group ${name}`,
-                }),
-              )
-              .execute();
-            if (name === `${a}3`) throw new Error('unit a3 gives up');
-            const { rows } = await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx);
-            return rows[0]?.txid ?? '';
-          },
-          key,
-        ).then((txid) => {
+        return inGroupTransaction(db, key, async (trx) => {
+          runs.set(name, (runs.get(name) ?? 0) + 1);
+          await trx
+            .insertInto('animals')
+            .values(
+              animalRow({
+                id: `ani_pg_group_${name}_${f.id}`,
+                farm_id: f.id,
+                account_id: acct.account_id,
+                species: 'goat',
+                name: `PG group ${name}`,
+              }),
+            )
+            .execute();
+          if (name === `${a}3`) throw new Error('unit a3 gives up');
+          const { rows } = await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx);
+          return rows[0]?.txid ?? '';
+        }).then((txid) => {
           committedOrder.push(name);
           return txid;
         });

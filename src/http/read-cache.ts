@@ -7,8 +7,8 @@
  * a fresh read would give. It saves the reads, the mapping, the serialisation and the UTF-8 encoding of what
  * many clients (every phone's console, an agent polling) ask for between writes. The requests of one
  * event-loop turn share one version read (`freshDataVersion`), so a crowd of hits costs one statement (on
- * PostgreSQL one round trip) instead of one each. A database written to all the time gains nothing and loses one cheap statement a
- * request.
+ * PostgreSQL one round trip) instead of one each. A database written to all the time gains nothing and
+ * loses one cheap statement a request.
  *
  * Mark only routes whose body is a function of the stored data, the caller and the URL (no randomness); a
  * body that also depends on the clock (the brief's "overdue", "quiet for 3 h") is marked with how long it

@@ -29,13 +29,19 @@ import { ACTIVE_STATUSES, type AlertRow } from './repository.ts';
  * Rows are inserted, and so locked, in the order given: callers sort them by metric, so concurrent
  * reports of one device take the locks in the same order and never deadlock.
  */
-export async function advanceWatermarks(
+async function advanceWatermarks(
   db: Db,
   key: { farmId: string; deviceId: string },
   latest: ReadonlyArray<{ metric: string; at: number }>,
 ): Promise<Map<string, number | null>> {
   if (latest.length === 0) return new Map();
-  const rows = await upsertWatermarks(db, { ...key, latest });
+  return watermarksBefore(await upsertWatermarks(db, { ...key, latest }));
+}
+
+/** Per metric, the watermark the upsert replaced (null: none yet); PostgreSQL's JSON gives int8 as text. */
+function watermarksBefore(
+  rows: ReadonlyArray<{ metric: string; prev_at: number | string | null }>,
+): Map<string, number | null> {
   return new Map(rows.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
 }
 
@@ -132,7 +138,7 @@ export interface ReportState {
  * it, SQLite returns its text). Read after the watermarks are locked, so on PostgreSQL it sees what
  * the previous report of the device committed.
  */
-export async function findReportState(db: Db, q: ReportStateQuery): Promise<ReportState> {
+async function findReportState(db: Db, q: ReportStateQuery): Promise<ReportState> {
   const [row] = (await selectReportState(db, q)) as Array<Record<string, unknown>>;
   return stateOf(q, row);
 }
@@ -274,8 +280,7 @@ export async function moveWatermarksAndReadState(
     return { watermarks, spans, state: await findReportState(db, { ...q, spans }) };
   }
   const [row] = (await moveWatermarksAndSelectState(db, q)) as Array<Record<string, unknown>>;
-  const moved = parsed<{ metric: string; prev_at: number | string | null }>(row?.watermarks);
-  const watermarks = new Map(moved.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
+  const watermarks = watermarksBefore(parsed(row?.watermarks));
   return { watermarks, spans: started(watermarks), state: stateOf(q, row) };
 }
 

@@ -132,7 +132,11 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   // else read with the rest of the report's state.
   const recent = spans.length > 0 ? reportReadingsOf(report) : null;
   const known = spans.map((span) => (recent ? knownReadings(recent, span) : null));
-  const { watermarks, state, ...read } = await moveWatermarksAndReadState(trx, {
+  const {
+    watermarks,
+    state,
+    spans: read,
+  } = await moveWatermarksAndReadState(trx, {
     farmId: ctx.farmId,
     deviceId: report.device.id,
     latest: watermarkMoves(candidates),
@@ -143,7 +147,7 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   // A span read from the database starts where the watermark let it (spanStart): what this process keeps
   // for the device's next report says so.
   let next = 0;
-  const used = spans.map((span, i) => (known[i] === null ? (read.spans[next++] ?? span) : span));
+  const used = spans.map((span, i) => (known[i] === null ? (read[next++] ?? span) : span));
   const plans = plansAfterWatermarks(candidates, watermarks);
   const windows = rateWindows(plans);
   const extremes = rateExtremes(windows, used, known, state.stored, recent);

@@ -107,8 +107,8 @@ function checkFinite(body: IngestInput): void {
 
 /**
  * Stores one device report. Everything is checked before anything is written, and all writes share
- * one transaction (the caller's when `db` is one), so a rejected report leaves no trace. On SQLite,
- * reports arriving together commit together, each in its own savepoint (db/group-commit.ts).
+ * one transaction (the caller's when `db` is one), so a rejected report leaves no trace. Reports
+ * arriving together commit together, each still all or nothing (db/group-commit.ts).
  */
 export async function ingestReport(
   db: Db,
@@ -129,93 +129,83 @@ export async function ingestReport(
     ...(input.firmware !== undefined ? { firmware: input.firmware } : {}),
   };
 
-  const result = await inGroupTransaction(
-    db,
-    async (trx) => {
-      // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
-      // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm and the
-      // device's animal in the same statement (one round trip instead of five); SQLite: no round trips to
-      // save, plain statements.
-      let device: DeviceRow | undefined;
-      let farm: FarmRow | undefined;
-      let known: TouchedDevicePg | undefined;
-      // A new token for every attempt: one that rolled back must never be taken for the one that committed.
-      const stamped: DeviceTouch = { ...touch, report_token: randomUUID() };
-      if (isPostgres(trx)) {
-        known = await touchDeviceAndStorePg(
-          trx,
-          caller.deviceId,
-          stamped,
-          readings,
-          newestPerMetric(readings),
+  const result = await inGroupTransaction(db, caller.deviceId, async (trx) => {
+    // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
+    // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm and the
+    // device's animal in the same statement (one round trip instead of five); SQLite: no round trips to
+    // save, plain statements.
+    let device: DeviceRow | undefined;
+    let farm: FarmRow | undefined;
+    let known: TouchedDevicePg | undefined;
+    // A new token for every attempt: one that rolled back must never be taken for the one that committed.
+    const stamped: DeviceTouch = { ...touch, report_token: randomUUID() };
+    if (isPostgres(trx)) {
+      known = await touchDeviceAndStorePg(trx, caller.deviceId, stamped, readings, newestPerMetric(readings));
+      device = known?.device;
+      farm = known?.farm;
+    } else {
+      device = await touchDevice(trx, caller.deviceId, stamped);
+    }
+    if (!device) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
+
+    if (input.state !== undefined) {
+      const merged = JSON.stringify(
+        mergeState(parseJson<Record<string, unknown>>(device.state, {}), input.state),
+      );
+      if (Buffer.byteLength(merged) > MAX_STATE_BYTES) {
+        throw invalid(
+          'state',
+          `The device state would exceed ${MAX_STATE_BYTES} bytes; remove keys with null.`,
         );
-        device = known?.device;
-        farm = known?.farm;
-      } else {
-        device = await touchDevice(trx, caller.deviceId, stamped);
       }
-      if (!device) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
+      await saveDeviceState(trx, device.id, merged);
+    }
 
-      if (input.state !== undefined) {
-        const merged = JSON.stringify(
-          mergeState(parseJson<Record<string, unknown>>(device.state, {}), input.state),
-        );
-        if (Buffer.byteLength(merged) > MAX_STATE_BYTES) {
-          throw invalid(
-            'state',
-            `The device state would exceed ${MAX_STATE_BYTES} bytes; remove keys with null.`,
-          );
-        }
-        await saveDeviceState(trx, device.id, merged);
-      }
+    if (!farm) {
+      await storeReadings(trx, device, readings);
+      farm = await findFarmRow(trx, device.farm_id);
+    }
 
-      if (!farm) {
-        await storeReadings(trx, device, readings);
-        farm = await findFarmRow(trx, device.farm_id);
-      }
+    const stored: IngestedReport['events'][number][] = [];
+    for (const e of events) {
+      const event = await recordFarmEvent(
+        trx,
+        device.farm_id,
+        { type: e.type, subject_type: 'device', subject_id: device.id, data: e.data, at: e.at },
+        now,
+      );
+      stored.push({ event_id: event.id, type: e.type, data: e.data, at: e.at });
+    }
 
-      const stored: IngestedReport['events'][number][] = [];
-      for (const e of events) {
-        const event = await recordFarmEvent(
-          trx,
-          device.farm_id,
-          { type: e.type, subject_type: 'device', subject_id: device.id, data: e.data, at: e.at },
-          now,
-        );
-        stored.push({ event_id: event.id, type: e.type, data: e.data, at: e.at });
-      }
+    const unmatchedEids = await recordAnimalReadings(trx, device, input.readings ?? [], readings);
 
-      const unmatchedEids = await recordAnimalReadings(trx, device, input.readings ?? [], readings);
+    // The alert engine's seam: it sees exactly what this report stored, inside the same transaction.
+    await evaluateReport(trx, {
+      farm,
+      device: {
+        id: device.id,
+        name: device.name,
+        type: device.type,
+        animal_id: device.animal_id,
+        ...(known ? { animal: known.animal } : {}),
+        group_id: device.group_id,
+        quiet_level: device.quiet_level,
+        report_token: device.report_token,
+        report_token_prev: device.report_token_prev,
+      },
+      readings,
+      events: stored,
+      receivedAt: now,
+    });
 
-      // The alert engine's seam: it sees exactly what this report stored, inside the same transaction.
-      await evaluateReport(trx, {
-        farm,
-        device: {
-          id: device.id,
-          name: device.name,
-          type: device.type,
-          animal_id: device.animal_id,
-          ...(known ? { animal: known.animal } : {}),
-          group_id: device.group_id,
-          quiet_level: device.quiet_level,
-          report_token: device.report_token,
-          report_token_prev: device.report_token_prev,
-        },
-        readings,
-        events: stored,
-        receivedAt: now,
-      });
-
-      const commands = known ? deliveredCommands(known.commands) : await pickUpCommands(trx, device.id, now);
-      return {
-        ok: true,
-        accepted: readings.length,
-        commands,
-        ...(unmatchedEids.length > 0 ? { unmatched_eids: unmatchedEids } : {}),
-      } satisfies IngestResult;
-    },
-    caller.deviceId,
-  );
+    const commands = known ? deliveredCommands(known.commands) : await pickUpCommands(trx, device.id, now);
+    return {
+      ok: true,
+      accepted: readings.length,
+      commands,
+      ...(unmatchedEids.length > 0 ? { unmatched_eids: unmatchedEids } : {}),
+    } satisfies IngestResult;
+  });
   // Counted once committed: a unit of work may run more than once (a retried or regrouped transaction).
   countReport(caller.transport ?? 'http', readings.length);
   return result;
