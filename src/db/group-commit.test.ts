@@ -1,8 +1,8 @@
 /**
  * Group commit (src/db/group-commit.ts): units arriving together share a transaction, a failing unit
  * stores nothing while the others of its group commit, and no unit is answered before its commit. On
- * PostgreSQL the group has no savepoints: a failing unit costs the units before it a second run together,
- * itself a run alone, and the units of one key keep their order. Over HTTP: concurrent device reports
+ * PostgreSQL a group holds one unit per key, its units' batchable calls become one statement a kind, and
+ * without savepoints a failing unit costs the others a second run together and itself a run alone. Over HTTP: concurrent device reports
  * with one rejected among them store exactly the accepted ones.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +11,8 @@ import { sql } from 'kysely';
 import { animalRow, device, farm } from '../../test/factories.ts';
 import { forEachEngine } from '../../test/harness.ts';
 import { inGroupTransaction, laneOf, MAX_GROUP, PG_LANES } from './group-commit.ts';
+import type { Db } from './schema.ts';
+import { type BatchKind, batchedCall } from './statement-batch.ts';
 
 forEachEngine('group commit', (t) => {
   test('units together: each all or nothing, answered only once committed', async () => {
@@ -72,24 +74,23 @@ forEachEngine('group commit', (t) => {
     }
   });
 
-  test('PostgreSQL: one transaction a group; a failing unit runs alone, the others again together, in order', async (c) => {
+  test('PostgreSQL: one transaction a group of different keys; a failing unit runs alone, the others again together', async (c) => {
     if (t().engine !== 'postgres') return c.skip('SQLite groups with savepoints (the test above)');
     const acct = await t().sharedAccount();
     const f = await farm(t(), acct.live_key, { name: 'Group commit PG' });
     const db = t().database.db;
-    // Two keys on different lanes, five units each, submitted alternately in one turn; unit 3 of key
-    // `a` fails after writing.
-    const keys = ['a', 'b', 'c', 'd'];
-    const [a, b] = keys.filter(
-      (k, i) => keys.findIndex((o) => laneOf(o, PG_LANES) === laneOf(k, PG_LANES)) === i,
-    );
-    assert.ok(a && b, 'two keys on different lanes');
+    // Four keys of one lane, two units each, submitted in one turn; k1's first unit fails after writing.
+    const keys = Array.from({ length: 40 }, (_, i) => `k${i}`)
+      .filter((k) => laneOf(k, PG_LANES) === 0)
+      .slice(0, 4);
+    assert.equal(keys.length, 4);
+    const failing = `${keys[1]}-0`;
     const runs = new Map<string, number>();
-    const committedOrder: string[] = [];
-    const units = [0, 1, 2, 3, 4].flatMap((i) =>
-      [a, b].map((key) => {
-        const name = `${key}${i}`;
-        return inGroupTransaction(db, key, async (trx) => {
+    const answered: string[] = [];
+    const names = [0, 1].flatMap((i) => keys.map((key) => ({ key, name: `${key}-${i}` })));
+    const results = await Promise.allSettled(
+      names.map(({ key, name }) =>
+        inGroupTransaction(db, key, async (trx) => {
           runs.set(name, (runs.get(name) ?? 0) + 1);
           await trx
             .insertInto('animals')
@@ -103,43 +104,45 @@ forEachEngine('group commit', (t) => {
               }),
             )
             .execute();
-          if (name === `${a}3`) throw new Error('unit a3 gives up');
+          if (name === failing) throw new Error('unit gives up');
           const { rows } = await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx);
           return rows[0]?.txid ?? '';
         }).then((txid) => {
-          committedOrder.push(name);
+          answered.push(name);
           return txid;
-        });
-      }),
+        }),
+      ),
     );
-    const results = await Promise.allSettled(units);
-    const txids = new Map(
-      results.map((r, i) => [
-        `${i % 2 === 0 ? a : b}${Math.floor(i / 2)}`,
-        r.status === 'fulfilled' ? r.value : null,
-      ]),
+    const txid = new Map(
+      names.map(({ name }, i) => [name, (results[i] as PromiseFulfilledResult<string>).value]),
     );
-    assert.equal(txids.get(`${a}3`), null, 'the failing unit was refused');
-    assert.match(String((results[6] as PromiseRejectedResult).reason), /unit a3 gives up/);
-    // Key b: one group, one transaction, each unit run once.
-    assert.equal(new Set([0, 1, 2, 3, 4].map((i) => txids.get(`${b}${i}`))).size, 1);
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /unit gives up/);
+    // The first group (each key's first unit) failed once; the others then committed together, the
+    // failing unit alone (refused). The second group (each key's second unit) ran once, together.
+    const first = keys.map((k) => `${k}-0`).filter((n) => n !== failing);
+    const second = keys.map((k) => `${k}-1`);
     assert.deepEqual(
-      [0, 1, 2, 3, 4].map((i) => runs.get(`${b}${i}`)),
-      [1, 1, 1, 1, 1],
+      first.map((n) => runs.get(n)),
+      [2, 2, 2],
     );
-    // Key a: a0–a2 ran twice (the failed try, then together again), a3 twice (in the group, then alone),
-    // a4 once, in a transaction of its own after a3's.
+    assert.equal(runs.get(failing), 2);
     assert.deepEqual(
-      [0, 1, 2, 3, 4].map((i) => runs.get(`${a}${i}`)),
-      [2, 2, 2, 2, 1],
+      second.map((n) => runs.get(n)),
+      [1, 1, 1, 1],
     );
-    assert.equal(new Set([0, 1, 2].map((i) => txids.get(`${a}${i}`))).size, 1);
-    assert.notEqual(txids.get(`${a}4`), txids.get(`${a}0`));
-    assert.deepEqual(
-      committedOrder.filter((n) => n.startsWith(a)),
-      [`${a}0`, `${a}1`, `${a}2`, `${a}4`],
-      "a key's units are answered in order",
+    assert.equal(new Set(first.map((n) => txid.get(n))).size, 1, 'the first group again in one transaction');
+    assert.equal(new Set(second.map((n) => txid.get(n))).size, 1, 'the second group in one transaction');
+    assert.notEqual(
+      txid.get(first[0] as string),
+      txid.get(second[0] as string),
+      "a key's units never share one",
     );
+    for (const key of keys.filter((k) => `${k}-0` !== failing)) {
+      assert.ok(
+        answered.indexOf(`${key}-0`) < answered.indexOf(`${key}-1`),
+        "a key's units are answered in order",
+      );
+    }
     const stored = await db
       .selectFrom('animals')
       .select('name')
@@ -148,11 +151,67 @@ forEachEngine('group commit', (t) => {
       .execute();
     assert.deepEqual(
       stored.map((r) => r.name).sort(),
-      [0, 1, 2, 3, 4]
-        .flatMap((i) => [`PG group ${a}${i}`, `PG group ${b}${i}`])
-        .filter((n) => n !== `PG group ${a}3`)
+      names
+        .map(({ name }) => `PG group ${name}`)
+        .filter((n) => n !== `PG group ${failing}`)
         .sort(),
     );
+  });
+
+  test("PostgreSQL: a group batches its units' calls into one statement a kind; a failed batch runs its units alone", async (c) => {
+    if (t().engine !== 'postgres') return c.skip('SQLite runs units one after another: no batches');
+    const db = t().database.db;
+    const keys = Array.from({ length: 40 }, (_, i) => `b${i}`)
+      .filter((k) => laneOf(k, PG_LANES) === 0)
+      .slice(0, 5);
+    const batches: string[][] = [];
+    let alone = 0;
+    // Doubles each argument in SQL; fails (division by zero) when the batch holds 'bad'.
+    const double: BatchKind<string, string> = {
+      name: 'double',
+      async run(trx, args) {
+        batches.push([...args]);
+        const { rows } = await sql<{
+          v: string;
+        }>`select case when a = 'bad' then (1 / (length(a) - 3))::text else a || a end as v
+          from unnest(${args}::text[]) with ordinality as u(a, n) order by n`.execute(trx);
+        return rows.map((r) => r.v);
+      },
+    };
+    const one = async (trx: Db, arg: string) => {
+      alone++;
+      const { rows } = await sql<{
+        v: string;
+      }>`select case when ${arg} = 'bad' then (1 / (length(${arg}) - 3))::text else ${arg} || ${arg} end as v`.execute(
+        trx,
+      );
+      return rows[0]?.v ?? '';
+    };
+    const unit = (key: string, arg: string) =>
+      inGroupTransaction(db, key, async (trx) => {
+        const once = await batchedCall(trx, double, arg, one);
+        // A unit's second call waits for every unit's first: one more batch for all.
+        return batchedCall(trx, double, once, one);
+      });
+    const good = await Promise.all(keys.map((k, i) => unit(k, `x${i}`)));
+    assert.deepEqual(
+      good,
+      keys.map((_, i) => `x${i}x${i}x${i}x${i}`),
+    );
+    assert.deepEqual(batches, [keys.map((_, i) => `x${i}`), keys.map((_, i) => `x${i}x${i}`)]);
+    assert.equal(alone, 0);
+
+    batches.length = 0;
+    const mixed = await Promise.allSettled(keys.map((k, i) => unit(k, i === 2 ? 'bad' : `y${i}`)));
+    assert.deepEqual(
+      mixed.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
+    assert.match(String((mixed[2] as PromiseRejectedResult).reason), /division by zero/);
+    assert.equal((mixed[0] as PromiseFulfilledResult<string>).value, 'y0y0y0y0');
+    // The failed batch held all five; then each ran alone, unbatched (two calls each, the bad one one).
+    assert.equal(batches.length, 1);
+    assert.equal(alone, 4 * 2 + 1);
   });
 
   test('concurrent device reports, one rejected: exactly the accepted ones are stored', async () => {

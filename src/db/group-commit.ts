@@ -14,10 +14,12 @@
  * - PostgreSQL, where each transaction costs a BEGIN and a COMMIT (two round trips, and the COMMIT waits for
  *   the WAL flush) besides its own statements: PG_LANES lanes, chosen by the unit's key (ingest: the
  *   device), so a device's reports stay in order and two groups of one process never wait on each other's
- *   device rows. No savepoints (each would cost two more round trips): when every unit of the group
- *   succeeds, one COMMIT stores them all; when one fails, the whole transaction is rolled back, the units
- *   before it run again together, it runs alone (its caller gets the answer it would have got alone) and
- *   the units after it go on together, in order.
+ *   device rows. A group holds one unit per key (a device's next report waits for the next group), and its
+ *   units run side by side, their hot statements made once for the whole group (statement-batch.ts). No
+ *   savepoints (each would cost two more round trips): when every unit of the group succeeds, one COMMIT
+ *   stores them all; when one fails, the whole transaction is rolled back, it runs again alone (its caller
+ *   gets the answer it would have got alone), and so does every unit that failed with it in one batched
+ *   statement, while the others run again together.
  *
  * A unit may therefore run more than once and must keep its effects inside the transaction (as
  * `inTransaction` already requires for its retries).
@@ -25,6 +27,7 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './engine.ts';
 import type { DB, Db, Trx } from './schema.ts';
+import { StatementBatch, withStatementBatch } from './statement-batch.ts';
 import { inTransaction } from './transaction.ts';
 
 /** Units per transaction at most: bounds how long the first of a group waits for the last. */
@@ -34,6 +37,7 @@ export const MAX_GROUP = 64;
 export const PG_LANES = 2;
 
 interface Unit {
+  key: string;
   fn: (trx: Trx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
@@ -46,16 +50,18 @@ type CommitGroup = (db: Kysely<DB>, group: Unit[]) => Promise<void>;
 class Lane {
   readonly #db: Kysely<DB>;
   readonly #commitGroup: CommitGroup;
+  readonly #oneUnitPerKey: boolean;
   #queue: Unit[] = [];
   #running = false;
-  constructor(db: Kysely<DB>, commitGroup: CommitGroup) {
+  constructor(db: Kysely<DB>, commitGroup: CommitGroup, oneUnitPerKey: boolean) {
     this.#db = db;
     this.#commitGroup = commitGroup;
+    this.#oneUnitPerKey = oneUnitPerKey;
   }
 
-  run<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+  run<T>(key: string, fn: (trx: Trx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, outcome: null });
+      this.#queue.push({ key, fn, resolve: resolve as (value: unknown) => void, reject, outcome: null });
       if (this.#running) return;
       this.#running = true;
       // node:sqlite runs a whole transaction without giving the event loop a turn, so no request can
@@ -67,10 +73,26 @@ class Lane {
 
   async #drain(): Promise<void> {
     try {
-      while (this.#queue.length > 0) await this.#commitGroup(this.#db, this.#queue.splice(0, MAX_GROUP));
+      while (this.#queue.length > 0) await this.#commitGroup(this.#db, this.#nextGroup());
     } finally {
       this.#running = false;
     }
+  }
+
+  /** The next group: the first MAX_GROUP units, or (one unit per key) the first unit of each key. */
+  #nextGroup(): Unit[] {
+    if (!this.#oneUnitPerKey) return this.#queue.splice(0, MAX_GROUP);
+    const group: Unit[] = [];
+    const later: Unit[] = [];
+    const keys = new Set<string>();
+    for (const unit of this.#queue) {
+      if (group.length < MAX_GROUP && !keys.has(unit.key)) {
+        keys.add(unit.key);
+        group.push(unit);
+      } else later.push(unit);
+    }
+    this.#queue = later;
+    return group;
   }
 }
 
@@ -101,28 +123,49 @@ async function commitWithSavepoints(db: Kysely<DB>, group: Unit[]): Promise<void
   }
 }
 
-/** PostgreSQL: one transaction without savepoints; a failed unit costs its group a second try (see above). */
+/**
+ * PostgreSQL: one transaction without savepoints, the units side by side with their statements batched; a
+ * failed unit costs its group a second try (see above).
+ */
 async function commitOptimistically(db: Kysely<DB>, group: Unit[]): Promise<void> {
   const [first] = group;
   if (group.length === 1 && first) return commitAlone(db, first);
-  let reached = 0;
+  // The first failure in time: the units failing after it may only have met its aborted transaction.
+  const earliest: { failure: { error: unknown } | null } = { failure: null };
   try {
     await inTransaction(db, async (trx) => {
-      for (reached = 0; reached < group.length; reached++) {
-        const unit = group[reached] as Unit;
-        unit.outcome = { ok: true, value: await unit.fn(trx) };
-      }
+      earliest.failure = null;
+      const batch = new StatementBatch(trx, group.length);
+      await withStatementBatch(trx, batch, () =>
+        Promise.all(
+          group.map(async (unit) => {
+            try {
+              unit.outcome = { ok: true, value: await unit.fn(trx) };
+            } catch (error) {
+              unit.outcome = { ok: false, error };
+              earliest.failure ??= { error };
+            } finally {
+              batch.unitDone();
+            }
+          }),
+        ),
+      );
+      // Every unit has settled: nothing runs on the connection once the transaction is rolled back.
+      const failure = earliest.failure as { error: unknown } | null;
+      if (failure) throw failure.error;
     });
   } catch {
     // Nothing of the group was stored. When the commit itself failed, each unit runs alone.
-    const failed = group[reached];
+    const failed = earliest.failure as { error: unknown } | null;
     if (!failed) {
       for (const unit of group) await commitAlone(db, unit);
       return;
     }
-    if (reached > 0) await commitOptimistically(db, group.slice(0, reached));
-    await commitAlone(db, failed);
-    if (reached + 1 < group.length) await commitOptimistically(db, group.slice(reached + 1));
+    // The units that failed with the first error (several, when it was a batched statement's) run alone.
+    const alone = group.filter((u) => u.outcome?.ok === false && u.outcome.error === failed.error);
+    const rest = group.filter((u) => !alone.includes(u));
+    if (rest.length > 0) await commitOptimistically(db, rest);
+    for (const unit of alone) await commitAlone(db, unit);
     return;
   }
   for (const unit of group) unit.resolve((unit.outcome as { value: unknown }).value);
@@ -157,9 +200,9 @@ export function inGroupTransaction<T>(db: Db, key: string, fn: (trx: Trx) => Pro
   let lanes = lanesOf.get(root);
   if (!lanes) {
     lanes = isPostgres(root)
-      ? Array.from({ length: PG_LANES }, () => new Lane(root, commitOptimistically))
-      : [new Lane(root, commitWithSavepoints)];
+      ? Array.from({ length: PG_LANES }, () => new Lane(root, commitOptimistically, true))
+      : [new Lane(root, commitWithSavepoints, false)];
     lanesOf.set(root, lanes);
   }
-  return (lanes[laneOf(key, lanes.length)] as Lane).run(fn);
+  return (lanes[laneOf(key, lanes.length)] as Lane).run(key, fn);
 }

@@ -15,8 +15,10 @@ import {
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { isPostgres } from '../../db/engine.ts';
+import { nameStatement } from '../../db/named-statements.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { DB, Db } from '../../db/schema.ts';
+import type { DB, Db, Trx } from '../../db/schema.ts';
+import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_STATUSES, type AlertRow } from './repository.ts';
 
@@ -279,10 +281,86 @@ export async function moveWatermarksAndReadState(
     const spans = started(watermarks);
     return { watermarks, spans, state: await findReportState(db, { ...q, spans }) };
   }
-  const [row] = (await moveWatermarksAndSelectState(db, q)) as Array<Record<string, unknown>>;
+  const row = await batchedCall(db, MOVE_AND_READ_BATCH, q, async (one, query) => {
+    const [first] = (await moveWatermarksAndSelectState(one, query)) as Array<Record<string, unknown>>;
+    return first;
+  });
   const watermarks = watermarksBefore(parsed(row?.watermarks));
   return { watermarks, spans: started(watermarks), state: stateOf(q, row) };
 }
+
+/**
+ * PostgreSQL: moveWatermarksAndSelectState for a group's reports at once (statement-batch.ts), one text
+ * whatever their number: the watermark rows of every report in one upsert (in device and metric order),
+ * then the active alerts of every report's subjects, the breach starts of the devices that need them and
+ * every span's stored readings, each tagged with its report. Answers each report with the row the
+ * statement for one gives.
+ */
+const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> | undefined> = {
+  name: 'alert engine state',
+  async run(trx: Trx, queries: readonly MoveAndReadQuery[]) {
+    const moves = queries.flatMap((q) => q.latest.map((l) => ({ q, ...l })));
+    const subjects = queries.flatMap((q, place) => q.subjects.map((s) => ({ place, q, s })));
+    const spans = queries.flatMap((q, place) => q.spans.map((span, index) => ({ place, q, span, index })));
+    const columns = ALERT_COLUMNS.map((c) => sql.ref(`a.${c}`));
+    const statement = sql<{ watermarks: unknown; alerts: unknown; breaches: unknown; spans: unknown }>`
+      with moved as (
+        insert into alert_watermarks (device_id, metric, farm_id, at, prev_at)
+        select w.device_id, w.metric, w.farm_id, w.at, null
+        from unnest(${moves.map((m) => m.q.deviceId)}::text[], ${moves.map((m) => m.metric)}::text[],
+          ${moves.map((m) => m.q.farmId)}::text[], ${moves.map((m) => m.at)}::int8[]) as w(device_id, metric, farm_id, at)
+        order by w.device_id, w.metric
+        on conflict (device_id, metric) do update set prev_at = alert_watermarks.at,
+          at = case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at
+            else alert_watermarks.at end
+        returning device_id, metric, prev_at
+      )
+      select
+        (select coalesce(json_agg(json_build_array(m.device_id, m.metric, m.prev_at)), '[]'::json) from moved m)
+          as watermarks,
+        (select coalesce(json_agg(x), '[]'::json) from (
+          select s.place, ${sql.join(columns)}
+          from unnest(${subjects.map((x) => x.place)}::int4[], ${subjects.map((x) => x.q.farmId)}::text[],
+            ${subjects.map((x) => x.s.type)}::text[], ${subjects.map((x) => x.s.id)}::text[])
+            as s(place, farm_id, subject_type, subject_id)
+          join alerts a on a.farm_id = s.farm_id and a.subject_type = s.subject_type and a.subject_id = s.subject_id
+          where a.status in (${sql.join(ACTIVE_STATUSES)})) x) as alerts,
+        (select coalesce(json_agg(json_build_array(b.device_id, b.rule, b.since)), '[]'::json)
+          from alert_breaches b where b.device_id = any(${queries.filter((q) => q.breaches).map((q) => q.deviceId)}::text[]))
+          as breaches,
+        (select coalesce(json_agg(json_build_array(sp.place, sp.index, (
+            select coalesce(json_agg(json_build_array(r.at, r.value)), '[]'::json) from (
+              select at, value from readings where device_id = sp.device_id and metric = sp.metric
+                and at >= greatest(sp.from_at, coalesce((select m.prev_at from moved m
+                  where m.device_id = sp.device_id and m.metric = sp.metric) - sp.keep_ms, sp.from_at))
+              order by at) r))), '[]'::json)
+          from unnest(${spans.map((x) => x.place)}::int4[], ${spans.map((x) => x.index)}::int4[],
+            ${spans.map((x) => x.q.deviceId)}::text[], ${spans.map((x) => x.span.metric)}::text[],
+            ${spans.map((x) => x.span.from)}::int8[], ${spans.map((x) => x.span.keepMs)}::int8[])
+            as sp(place, index, device_id, metric, from_at, keep_ms)) as spans`.compile(trx);
+    nameStatement(statement.sql);
+    const [row] = (await trx.executeQuery(statement)).rows;
+    const answers = queries.map((q) => {
+      const answer: Record<string, unknown[]> = { watermarks: [], alerts: [], breaches: [] };
+      for (const [i] of q.spans.entries()) answer[`span_${i}`] = [];
+      return answer;
+    });
+    const placeOf = new Map(queries.map((q, place) => [q.deviceId, place]));
+    for (const [deviceId, metric, prevAt] of parsed<[string, string, number | null]>(row?.watermarks)) {
+      answers[placeOf.get(deviceId) as number]?.watermarks?.push({ metric, prev_at: prevAt });
+    }
+    for (const { place, ...alert } of parsed<{ place: number }>(row?.alerts))
+      answers[place]?.alerts?.push(alert);
+    for (const [deviceId, rule, since] of parsed<[string, string, number]>(row?.breaches)) {
+      answers[placeOf.get(deviceId) as number]?.breaches?.push({ rule, since });
+    }
+    for (const [place, index, readings] of parsed<[number, number, unknown[]]>(row?.spans)) {
+      const answer = answers[place];
+      if (answer) answer[`span_${index}`] = readings;
+    }
+    return answers;
+  },
+};
 
 function parsed<T>(value: unknown): T[] {
   if (value == null) return [];

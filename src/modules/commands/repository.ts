@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
@@ -73,26 +73,40 @@ const updateHandedOut = prepared(handOutStatement);
  * ingest/repository.ts).
  */
 export function handOutStatement(db: Db, q: { deviceId: string; now: number; everyOpen: boolean }) {
+  return handOut(db, sql<number>`${q.now}`, q.everyOpen).where('device_id', '=', q.deviceId).returningAll();
+}
+
+/**
+ * The hand-out for a group of reports (PostgreSQL ingest's batched report statement): the commands due to
+ * every device of the statement's `d` rows, each at its own report's time (`d.batch_now`).
+ */
+export function handOutToEachStatement(db: Db) {
+  const now = sql<number>`d.batch_now`;
+  return handOut(db, now, false)
+    .from(sql<{ id: string; batch_now: number }>`d`.as('d'))
+    .where('device_id', '=', sql<string>`d.id`)
+    .returningAll('commands');
+}
+
+function handOut(db: Db, now: RawBuilder<number>, everyOpen: boolean) {
   return db
     .updateTable('commands')
     .set({
       status: 'delivered',
-      delivered_at: sql<number>`coalesce(delivered_at, ${q.now})`,
+      delivered_at: sql<number>`coalesce(delivered_at, ${now})`,
       delivery_attempts: sql<number>`delivery_attempts + 1`,
       // The cast keeps PostgreSQL from typing the parameter as a 32-bit integer.
-      redeliver_at: sql<number>`cast(${q.now} as bigint) + redeliver_after_s * 1000`,
+      redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
     })
-    .where('device_id', '=', q.deviceId)
-    .where('expires_at', '>', q.now)
+    .where('expires_at', '>', now)
     .where((eb) =>
-      q.everyOpen
+      everyOpen
         ? eb('status', 'in', OPEN_STATUSES)
         : eb.or([
             eb('status', '=', 'queued'),
-            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', q.now)]),
+            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
           ]),
-    )
-    .returningAll();
+    );
 }
 
 /** Stores a device's answer if the command is its own and delivered; undefined otherwise. */

@@ -5,11 +5,12 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { nameStatement } from '../../db/named-statements.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { Db } from '../../db/schema.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alerts/engine-repository.ts';
-import { type CommandRow, handOutStatement } from '../commands/repository.ts';
+import { type CommandRow, handOutStatement, handOutToEachStatement } from '../commands/repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
@@ -34,7 +35,7 @@ export interface DeviceTouch {
  * follows a mean of roughly its last ten gaps (as the brief's usual interval does) without reading
  * them back. Computed in the UPDATE from the old row, so it costs no statement.
  */
-export function reportGap(now: number): RawBuilder<number | null> {
+export function reportGap(now: number | RawBuilder<number>): RawBuilder<number | null> {
   return sql<
     number | null
   >`case when last_seen_at is null or last_seen_at >= ${now} then report_gap_ms when report_gap_ms is null then ${now} - last_seen_at else report_gap_ms * 0.8 + (${now} - last_seen_at) * 0.2 end`;
@@ -63,7 +64,19 @@ export interface TouchedDevicePg {
  * alerts/rule-cache.ts). Readings and latest values are written only when the device exists (they join
  * the updated row). Undefined: no such device, nothing written.
  */
-export async function touchDeviceAndStorePg(
+export function touchDeviceAndStorePg(
+  trx: Db,
+  deviceId: string,
+  touch: DeviceTouch,
+  readings: readonly PreparedReading[],
+  latest: readonly PreparedReading[],
+): Promise<TouchedDevicePg | undefined> {
+  return batchedCall(trx, TOUCH_BATCH, { deviceId, touch, readings, latest }, (db, r) =>
+    touchOneDeviceAndStorePg(db, r.deviceId, r.touch, r.readings, r.latest),
+  );
+}
+
+async function touchOneDeviceAndStorePg(
   trx: Db,
   deviceId: string,
   touch: DeviceTouch,
@@ -115,6 +128,118 @@ export async function touchDeviceAndStorePg(
   const { farm_row: farm, animal_row: animal, command_rows: commands, ...device } = row;
   return { device, farm, animal, commands };
 }
+
+interface TouchCall {
+  deviceId: string;
+  touch: DeviceTouch;
+  readings: readonly PreparedReading[];
+  latest: readonly PreparedReading[];
+}
+
+/**
+ * The report statement for a group's reports at once (statement-batch.ts), one text whatever their number:
+ * each report's device row, readings and latest values as arrays (`unnest`, the readings tagged with their
+ * report's place), each column the report leaves out kept as it was. The device rows are updated in id
+ * order. Answers each report as the statement for one does (undefined: no such device).
+ */
+const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
+  name: 'ingest report',
+  async run(trx: Trx, calls: readonly TouchCall[]) {
+    const optional = (column: 'battery' | 'lat' | 'lon' | 'firmware') => ({
+      has: calls.map((c) => c.touch[column] !== undefined),
+      value: calls.map((c) => c.touch[column] ?? null),
+    });
+    const [battery, lat, lon, firmware] = [
+      optional('battery'),
+      optional('lat'),
+      optional('lon'),
+      optional('firmware'),
+    ];
+    const rows = (pick: (c: TouchCall) => readonly PreparedReading[]) => {
+      const r = {
+        place: [] as number[],
+        metric: [] as string[],
+        value: [] as number[],
+        unit: [] as (string | null)[],
+        at: [] as number[],
+      };
+      for (const [place, call] of calls.entries()) {
+        for (const reading of pick(call)) {
+          r.place.push(place + 1);
+          r.metric.push(reading.metric);
+          r.value.push(reading.value);
+          r.unit.push(reading.unit);
+          r.at.push(reading.at);
+        }
+      }
+      return r;
+    };
+    const r = rows((c) => c.readings);
+    const l = rows((c) => c.latest);
+    const now = sql<number>`v.now_ms`;
+    const keep = (column: string, has: string, value: string) =>
+      sql`${sql.ref(column)} = case when ${sql.ref(`v.${has}`)} then ${sql.ref(`v.${value}`)} else devices.${sql.ref(column)} end`;
+    const statement = sql<
+      DeviceRow & {
+        place: number;
+        farm_row: FarmRow;
+        animal_row: AnimalLabelRow | null;
+        command_rows: CommandRow[];
+      }
+    >`
+      with v as (
+        select * from unnest(
+          ${calls.map((c) => c.deviceId)}::text[], ${calls.map((c) => c.touch.last_seen_at)}::int8[],
+          ${calls.map((c) => c.touch.report_token)}::text[],
+          ${battery.has}::bool[], ${battery.value}::float8[], ${lat.has}::bool[], ${lat.value}::float8[],
+          ${lon.has}::bool[], ${lon.value}::float8[], ${firmware.has}::bool[], ${firmware.value}::text[]
+        ) with ordinality as v(device_id, now_ms, token, has_battery, battery_v, has_lat, lat_v, has_lon, lon_v,
+          has_firmware, firmware_v, place)
+      ), locked as (
+        select devices.id from devices join v on v.device_id = devices.id order by devices.id for no key update of devices
+      ), d as (
+        update devices set last_seen_at = ${now}, report_token = v.token, report_gap_ms = ${reportGap(now)},
+          report_token_prev = devices.report_token,
+          ${keep('battery', 'has_battery', 'battery_v')}, ${keep('lat', 'has_lat', 'lat_v')},
+          ${keep('lon', 'has_lon', 'lon_v')}, ${keep('firmware', 'has_firmware', 'firmware_v')}
+        from v where devices.id = v.device_id and devices.id in (select id from locked)
+        returning devices.*, v.place::int4 as place, v.now_ms as batch_now
+      ), stored as (
+        insert into readings (device_id, farm_id, metric, value, unit, at)
+        select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
+        from unnest(${r.place}::int4[], ${r.metric}::text[], ${r.value}::float8[], ${r.unit}::text[], ${r.at}::int8[])
+          as r(place, metric, value, unit, at) join d on d.place = r.place
+      ), moved as (
+        insert into device_latest (device_id, metric, value, unit, at)
+        select d.id, l.metric, l.value, l.unit, l.at
+        from unnest(${l.place}::int4[], ${l.metric}::text[], ${l.value}::float8[], ${l.unit}::text[], ${l.at}::int8[])
+          as l(place, metric, value, unit, at) join d on d.place = l.place
+        on conflict (device_id, metric) do update
+          set value = excluded.value, unit = excluded.unit, at = excluded.at
+          where excluded.at >= device_latest.at
+      ), handed_out as (${handOutToEachStatement(trx)})
+      select d.*, to_jsonb(f.*) as farm_row,
+        (select coalesce(json_agg(h), '[]'::json) from handed_out h where h.device_id = d.id) as command_rows,
+        (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
+          from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
+      from d join farms f on f.id = d.farm_id`.compile(trx);
+    nameStatement(statement.sql);
+    const result = await trx.executeQuery(statement);
+    const answers: Array<TouchedDevicePg | undefined> = calls.map(() => undefined);
+    for (const row of result.rows) {
+      const {
+        place,
+        farm_row: farm,
+        animal_row: animal,
+        command_rows: commands,
+        batch_now: _,
+        ...device
+      } = row as typeof row & { batch_now: unknown };
+      answers[place - 1] = { device, farm, animal, commands };
+    }
+    return answers;
+  },
+};
 
 function touchColumns(touch: DeviceTouch) {
   // Every right-hand side reads the row as it was, so report_token_prev gets the replaced token.

@@ -1,0 +1,105 @@
+/**
+ * Statement batching inside a PostgreSQL group transaction (group-commit.ts): the units of a group run
+ * side by side, and when every unit still running waits on a batchable call, each kind of call waiting is
+ * made as one statement for all of them (ingest's report statement, the alert engine's watermark and state
+ * statement), so a group of N reports costs a few round trips instead of a few per report. Outside a group
+ * (a lone unit, SQLite, a caller's own transaction) a call runs alone, as it always did.
+ *
+ * What a batch needs of its units: they are of different keys (devices), so no two calls of one batch
+ * touch the same rows; and their calls are independent of each other (a unit's call never waits on another
+ * unit's). A failed batch statement fails every unit in it, and the group is then stored again without
+ * batching the failure in (group-commit.ts).
+ */
+import type { Db, Trx } from './schema.ts';
+
+/** One kind of batchable call: `run` makes N calls' work one statement and answers them in order. */
+export interface BatchKind<A, R> {
+  readonly name: string;
+  run(trx: Trx, args: readonly A[]): Promise<R[]>;
+}
+
+interface Waiting {
+  args: unknown[];
+  settle: Array<{ resolve: (value: unknown) => void; reject: (err: unknown) => void }>;
+}
+
+/** The calls of one group transaction's units, gathered until every running unit waits. */
+export class StatementBatch {
+  readonly #trx: Trx;
+  #running: number;
+  #waiting = 0;
+  #calls = new Map<BatchKind<unknown, unknown>, Waiting>();
+  /** Statements made for the group, for the tests. */
+  statements = 0;
+
+  constructor(trx: Trx, units: number) {
+    this.#trx = trx;
+    this.#running = units;
+  }
+
+  call<A, R>(kind: BatchKind<A, R>, arg: A): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const key = kind as BatchKind<unknown, unknown>;
+      let waiting = this.#calls.get(key);
+      if (!waiting) {
+        waiting = { args: [], settle: [] };
+        this.#calls.set(key, waiting);
+      }
+      waiting.args.push(arg);
+      waiting.settle.push({ resolve: resolve as (value: unknown) => void, reject });
+      this.#waiting++;
+      this.#flushWhenAllWait();
+    });
+  }
+
+  /** A unit has finished (either way): it will make no more calls. */
+  unitDone(): void {
+    this.#running--;
+    this.#flushWhenAllWait();
+  }
+
+  #flushWhenAllWait(): void {
+    if (this.#waiting === 0 || this.#waiting < this.#running) return;
+    const calls = this.#calls;
+    this.#calls = new Map();
+    this.#waiting = 0;
+    for (const [kind, { args, settle }] of calls) {
+      this.statements++;
+      kind.run(this.#trx, args).then(
+        (results) => {
+          for (const [i, s] of settle.entries()) s.resolve(results[i]);
+        },
+        (err: unknown) => {
+          for (const s of settle) s.reject(err);
+        },
+      );
+    }
+  }
+}
+
+const batches = new WeakMap<Db, StatementBatch>();
+
+/** Makes `trx`'s batchable calls go through `batch` while `fn` runs. */
+export async function withStatementBatch<T>(
+  trx: Trx,
+  batch: StatementBatch,
+  fn: () => Promise<T>,
+): Promise<T> {
+  batches.set(trx, batch);
+  try {
+    return await fn();
+  } finally {
+    batches.delete(trx);
+  }
+}
+
+/** Makes the call as part of the group's batch when `db` is a batching group transaction, else alone. */
+export function batchedCall<A, R>(
+  db: Db,
+  kind: BatchKind<A, R>,
+  arg: A,
+  alone: (db: Db, arg: A) => Promise<R>,
+): Promise<R> {
+  const batch = batches.get(db);
+  return batch ? batch.call(kind, arg) : alone(db, arg);
+}
