@@ -168,7 +168,6 @@ forEachEngine('group commit', (t) => {
     let alone = 0;
     // Doubles each argument in SQL; fails (division by zero) when the batch holds 'bad'.
     const double: BatchKind<string, string> = {
-      name: 'double',
       async run(trx, args) {
         batches.push([...args]);
         const { rows } = await sql<{

@@ -85,13 +85,16 @@ class Lane {
     const group: Unit[] = [];
     const later: Unit[] = [];
     const keys = new Set<string>();
-    for (const unit of this.#queue) {
-      if (group.length < MAX_GROUP && !keys.has(unit.key)) {
+    let i = 0;
+    for (; i < this.#queue.length && group.length < MAX_GROUP; i++) {
+      const unit = this.#queue[i] as Unit;
+      if (keys.has(unit.key)) later.push(unit);
+      else {
         keys.add(unit.key);
         group.push(unit);
-      } else later.push(unit);
+      }
     }
-    this.#queue = later;
+    this.#queue = i < this.#queue.length ? later.concat(this.#queue.slice(i)) : later;
     return group;
   }
 }

@@ -14,7 +14,6 @@ import type { Db, Trx } from './schema.ts';
 
 /** One kind of batchable call: `run` makes N calls' work one statement and answers them in order. */
 export interface BatchKind<A, R> {
-  readonly name: string;
   run(trx: Trx, args: readonly A[]): Promise<R[]>;
 }
 
@@ -29,8 +28,6 @@ export class StatementBatch {
   #running: number;
   #waiting = 0;
   #calls = new Map<BatchKind<unknown, unknown>, Waiting>();
-  /** Statements made for the group, for the tests. */
-  statements = 0;
 
   constructor(trx: Trx, units: number) {
     this.#trx = trx;
@@ -64,7 +61,6 @@ export class StatementBatch {
     this.#calls = new Map();
     this.#waiting = 0;
     for (const [kind, { args, settle }] of calls) {
-      this.statements++;
       kind.run(this.#trx, args).then(
         (results) => {
           for (const [i, s] of settle.entries()) s.resolve(results[i]);

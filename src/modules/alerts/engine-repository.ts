@@ -297,7 +297,6 @@ export async function moveWatermarksAndReadState(
  * statement for one gives.
  */
 const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> | undefined> = {
-  name: 'alert engine state',
   async run(trx: Trx, queries: readonly MoveAndReadQuery[]) {
     const moves = queries.flatMap((q) => q.latest.map((l) => ({ q, ...l })));
     const subjects = queries.flatMap((q, place) => q.subjects.map((s) => ({ place, q, s })));

@@ -143,7 +143,6 @@ interface TouchCall {
  * order. Answers each report as the statement for one does (undefined: no such device).
  */
 const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
-  name: 'ingest report',
   async run(trx: Trx, calls: readonly TouchCall[]) {
     const optional = (column: 'battery' | 'lat' | 'lon' | 'firmware') => ({
       has: calls.map((c) => c.touch[column] !== undefined),
