@@ -73,7 +73,7 @@ const updateHandedOut = prepared(handOutStatement);
  * ingest/repository.ts).
  */
 export function handOutStatement(db: Db, q: { deviceId: string; now: number; everyOpen: boolean }) {
-  return handOut(db, sql<number>`${q.now}`, q.everyOpen).where('device_id', '=', q.deviceId).returningAll();
+  return handOut(db, q.deviceId, sql<number>`${q.now}`, q.everyOpen).returningAll();
 }
 
 /**
@@ -82,13 +82,12 @@ export function handOutStatement(db: Db, q: { deviceId: string; now: number; eve
  */
 export function handOutToEachStatement(db: Db) {
   const now = sql<number>`d.batch_now`;
-  return handOut(db, now, false)
+  return handOut(db, sql<string>`d.id`, now, false)
     .from(sql<{ id: string; batch_now: number }>`d`.as('d'))
-    .where('device_id', '=', sql<string>`d.id`)
     .returningAll('commands');
 }
 
-function handOut(db: Db, now: RawBuilder<number>, everyOpen: boolean) {
+function handOut(db: Db, deviceId: string | RawBuilder<string>, now: RawBuilder<number>, everyOpen: boolean) {
   return db
     .updateTable('commands')
     .set({
@@ -98,6 +97,7 @@ function handOut(db: Db, now: RawBuilder<number>, everyOpen: boolean) {
       // The cast keeps PostgreSQL from typing the parameter as a 32-bit integer.
       redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
     })
+    .where('device_id', '=', deviceId)
     .where('expires_at', '>', now)
     .where((eb) =>
       everyOpen
