@@ -1,6 +1,7 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
 import { toIso } from '../../lib/time.ts';
@@ -85,10 +86,31 @@ export async function findActiveAlertsOfSubject(
  * null when another active alert holds the slot. The conflict target repeats the index predicate
  * as literal SQL so both engines match it to the partial index.
  */
-export async function insertActiveAlert(db: Db, row: AlertRow): Promise<AlertRow | null> {
-  const inserted = await db
+export function insertActiveAlert(db: Db, row: AlertRow): Promise<AlertRow | null> {
+  return batchedCall(
+    db,
+    INSERT_ACTIVE_BATCH,
+    row,
+    async (one, r) => (await insertActiveAlerts(one, [r]))[0] ?? null,
+  );
+}
+
+/**
+ * The alerts a group's reports open (statement-batch.ts), in one insert. A row whose slot an earlier row of
+ * the same insert took is skipped as if another transaction held it, so its unit re-reads and updates that
+ * one, as it would have done one report after the other.
+ */
+const INSERT_ACTIVE_BATCH: BatchKind<AlertRow, AlertRow | null> = {
+  async run(trx, rows) {
+    const inserted = new Map((await insertActiveAlerts(trx, rows)).map((r) => [r.id, r]));
+    return rows.map((r) => inserted.get(r.id) ?? null);
+  },
+};
+
+function insertActiveAlerts(db: Db, rows: readonly AlertRow[]): Promise<AlertRow[]> {
+  return db
     .insertInto('alerts')
-    .values(row)
+    .values(rows)
     .onConflict((oc) =>
       oc
         .columns(['farm_id', 'rule', 'subject_type', 'subject_id'])
@@ -96,8 +118,7 @@ export async function insertActiveAlert(db: Db, row: AlertRow): Promise<AlertRow
         .doNothing(),
     )
     .returningAll()
-    .executeTakeFirst();
-  return inserted ?? null;
+    .execute();
 }
 
 /**

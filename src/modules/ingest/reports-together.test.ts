@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { animal, device, farm } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
+import { inGroupTransaction, laneOf, PG_LANES } from '../../db/group-commit.ts';
+import { newId } from '../../lib/ids.ts';
+import { type AlertRow, insertActiveAlert } from '../alerts/repository.ts';
 import { type IngestInput, ingestReport } from './service.ts';
 
 const MINUTE = 60_000;
@@ -204,6 +207,10 @@ forEachEngine('reports stored together', (t) => {
           ),
         ),
         devices: number(devices),
+        // The events each farm's changes emitted (their data name each farm's own ids).
+        events: (await db.selectFrom('outbox').select('type').where('farm_id', '=', f.farmId).execute())
+          .map((e) => e.type)
+          .sort(),
         alerts: number(alerts).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
       };
     };
@@ -224,5 +231,45 @@ forEachEngine('reports stored together', (t) => {
     );
     assert.ok(mine.readings.some((r) => r.device === 'Late' && r.value === 10));
     assert.equal(mine.devices.find((d) => d.name === 'House')?.firmware, '1.2');
+    assert.ok(
+      mine.events.includes('alert.created') && mine.events.includes('event.created'),
+      mine.events.join(),
+    );
+  });
+  test('PostgreSQL: two reports of one group opening the same alert: one is opened, the other unit finds it taken', async (c) => {
+    if (t().engine !== 'postgres') return c.skip("SQLite runs a group's reports one after another");
+    const acct = await t().sharedAccount();
+    const f = await farm(t(), acct.live_key, { name: 'One slot' });
+    const db = t().database.db;
+    // Two keys of one lane: one group, the two inserts one statement.
+    const keys = Array.from({ length: 40 }, (_, i) => `slot${i}`)
+      .filter((k) => laneOf(k, PG_LANES) === 0)
+      .slice(0, 2);
+    const now = Date.now();
+    const row = (n: number): AlertRow => ({
+      id: newId('alert', now + n),
+      farm_id: f.id,
+      severity: 'watch',
+      severity_rank: 1,
+      title: 'Fever',
+      reason: `reading ${n}`,
+      rule: 'animal.fever',
+      subject_type: 'animal',
+      subject_id: 'ani_same',
+      status: 'open',
+      created_at: now,
+      updated_at: now,
+      acknowledged_at: null,
+      resolved_at: null,
+    });
+    const opened = await Promise.all(
+      keys.map((key, n) => inGroupTransaction(db, key, (trx) => insertActiveAlert(trx, row(n)))),
+    );
+    assert.deepEqual(
+      opened.map((o) => o?.reason ?? null),
+      ['reading 0', null],
+    );
+    const stored = await db.selectFrom('alerts').select('reason').where('farm_id', '=', f.id).execute();
+    assert.deepEqual(stored, [{ reason: 'reading 0' }]);
   });
 });

@@ -6,8 +6,11 @@
  * PostgreSQL, in every process, and not at all on rollback.
  */
 
+import type { Insertable } from 'kysely';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
+import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
+import type { OutboxTable } from '../../db/tables/foundation.ts';
 import type { WebhookEventName } from '../../domain/webhook-events.ts';
 import { newId } from '../../lib/ids.ts';
 import { insertOutboxEvents } from './queue-repository.ts';
@@ -45,10 +48,19 @@ export async function emitEvent(
   now: number = Date.now(),
 ): Promise<EmittedEvent> {
   const event = { id: newId('outbox', now), type, farm_id: farmId, created_at: now, data };
-  await insertOutboxEvents(db, [{ ...event, data: JSON.stringify(data), dispatched_at: null }]);
+  const row = { ...event, data: JSON.stringify(data), dispatched_at: null };
+  await batchedCall(db, OUTBOX_BATCH, row, (one, r) => insertOutboxEvents(one, [r]));
   await notifyFarm(db, farmId);
   return event;
 }
+
+/** The events a group's reports emit (statement-batch.ts), in one insert. */
+const OUTBOX_BATCH: BatchKind<Insertable<OutboxTable>, void> = {
+  async run(trx, rows) {
+    await insertOutboxEvents(trx, rows);
+    return rows.map(() => undefined);
+  },
+};
 
 /**
  * Several events in a few INSERTs (a CSV import's created animals, a background pass that opens many alerts
