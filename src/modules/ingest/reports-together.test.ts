@@ -160,52 +160,30 @@ forEachEngine('reports stored together', (t) => {
             Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]),
           ),
         );
+      // A table's rows of the farm's devices, each named by its device, in a stable order.
+      type DeviceTable = 'readings' | 'device_latest' | 'alert_watermarks' | 'alert_breaches' | 'commands';
+      const rowsOf = async (table: DeviceTable, columns: string[]) =>
+        named(
+          number(
+            await db
+              .selectFrom(table)
+              .select(['device_id', ...columns] as never)
+              .where('device_id', 'in', ids)
+              .execute(),
+          ),
+        );
       return {
-        readings: named(
-          number(
-            await db
-              .selectFrom('readings')
-              .select(['device_id', 'metric', 'value', 'unit', 'at'])
-              .where('device_id', 'in', ids)
-              .execute(),
-          ),
-        ),
-        latest: named(
-          number(
-            await db
-              .selectFrom('device_latest')
-              .select(['device_id', 'metric', 'value', 'at'])
-              .where('device_id', 'in', ids)
-              .execute(),
-          ),
-        ),
-        watermarks: named(
-          number(
-            await db
-              .selectFrom('alert_watermarks')
-              .select(['device_id', 'metric', 'at', 'prev_at'])
-              .where('device_id', 'in', ids)
-              .execute(),
-          ),
-        ),
-        breaches: named(
-          number(
-            await db
-              .selectFrom('alert_breaches')
-              .select(['device_id', 'rule', 'since'])
-              .where('device_id', 'in', ids)
-              .execute(),
-          ),
-        ),
-        commands: named(
-          number(
-            await db
-              .selectFrom('commands')
-              .select(['device_id', 'status', 'delivery_attempts', 'delivered_at', 'redeliver_at', 'params'])
-              .where('device_id', 'in', ids)
-              .execute(),
-          ),
-        ),
+        readings: await rowsOf('readings', ['metric', 'value', 'unit', 'at']),
+        latest: await rowsOf('device_latest', ['metric', 'value', 'at']),
+        watermarks: await rowsOf('alert_watermarks', ['metric', 'at', 'prev_at']),
+        breaches: await rowsOf('alert_breaches', ['rule', 'since']),
+        commands: await rowsOf('commands', [
+          'status',
+          'delivery_attempts',
+          'delivered_at',
+          'redeliver_at',
+          'params',
+        ]),
         devices: number(devices),
         // The events each farm's changes emitted (their data name each farm's own ids).
         events: (await db.selectFrom('outbox').select('type').where('farm_id', '=', f.farmId).execute())

@@ -71,17 +71,12 @@ export function touchDeviceAndStorePg(
   readings: readonly PreparedReading[],
   latest: readonly PreparedReading[],
 ): Promise<TouchedDevicePg | undefined> {
-  return batchedCall(trx, TOUCH_BATCH, { deviceId, touch, readings, latest }, (db, r) =>
-    touchOneDeviceAndStorePg(db, r.deviceId, r.touch, r.readings, r.latest),
-  );
+  return batchedCall(trx, TOUCH_BATCH, { deviceId, touch, readings, latest }, touchOneDeviceAndStorePg);
 }
 
 async function touchOneDeviceAndStorePg(
   trx: Db,
-  deviceId: string,
-  touch: DeviceTouch,
-  readings: readonly PreparedReading[],
-  latest: readonly PreparedReading[],
+  { deviceId, touch, readings, latest }: TouchCall,
 ): Promise<TouchedDevicePg | undefined> {
   const sets = sql.join(
     Object.entries(touchColumns(touch)).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
