@@ -87,7 +87,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** The process's background workers, for /readyz; absent when this process runs none. */
   workers?: WorkerStatus;
-  /** The MQTT side's and the console sessions' clock (tests inject one); Date.now otherwise. */
+  /** The MQTT side's, the console sessions' and the rate limits' clock (tests inject one); Date.now otherwise. */
   clock?: () => number;
 }
 
@@ -133,8 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const limitStore = isPostgres(db) ? new TableStore(db, app.log) : new MemoryStore();
   if (limitStore instanceof TableStore) app.addHook('onClose', async () => limitStore.close());
-  const limiter = config.rateLimitEnabled ? new RateLimiter(limitStore, config, app.log) : null;
   const clock = deps.clock ?? Date.now;
+  const limiter = config.rateLimitEnabled ? new RateLimiter(limitStore, config, app.log, clock) : null;
   registerAuth(app, {
     db,
     usage,

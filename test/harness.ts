@@ -56,10 +56,12 @@ export interface TestApp {
   sharedAccount(): Promise<NewAccount>;
   /** Calls the API; `T` names the reply body's type (test/replies.ts), `unknown` when left out. */
   request<T = unknown>(method: string, url: string, options?: RequestOptions): Promise<Reply<T>>;
+  /** The clock the app was given, if any (a second app on the same database gets it too). */
+  clock?: () => number;
   close(): Promise<void>;
 }
 
-/** `clock`: the app's clock (MQTT, console sessions); tests that move time pass one. */
+/** `clock`: the app's clock (MQTT, console sessions, rate-limit windows); tests that move time pass one. */
 export async function startTestApp(
   engine: Engine,
   overrides: Partial<Config> = {},
@@ -109,6 +111,7 @@ export async function openApp(
       return shared;
     },
     request: (method, url, options) => requestVia(app, method, url, options),
+    ...(clock ? { clock } : {}),
     async close() {
       await app.close();
       await usage.close().catch(() => {});
@@ -167,7 +170,7 @@ export function expectError(reply: Reply, status: number, code: string): ErrorBo
  * server or a second worker would have. close() leaves the database in place.
  */
 export function openTestAppOn(t: TestApp, overrides: Partial<Config> = {}): Promise<TestApp> {
-  return openApp(t.engine, { ...t.config, ...overrides }, 'Test account B');
+  return openApp(t.engine, { ...t.config, ...overrides }, 'Test account B', t.clock);
 }
 
 /**

@@ -32,6 +32,15 @@ test('FARMSTEAD_RATE_LIMIT=off turns limits off; defaults are on with documented
   assert.throws(() => loadConfig({ FARMSTEAD_RATE_LIMIT_API_KEY: '0' }), /FARMSTEAD_RATE_LIMIT_API_KEY/);
 });
 
+/**
+ * Real time, shifted so that the suite starts at the beginning of a rate-limit window (windows are fixed,
+ * aligned to the clock): a test's few requests then never straddle two windows, however the suite is timed.
+ */
+function windowAlignedClock(windowMs: number): () => number {
+  const shift = Date.now() % windowMs;
+  return () => Date.now() - shift;
+}
+
 /** The rate-limit bucket of an account's live key. */
 async function liveKeyBucket(t: TestApp, accountId: string): Promise<string> {
   const key = await t.database.db
@@ -145,6 +154,7 @@ forEachEngine(
     });
   },
   LIMITS,
+  { clock: windowAlignedClock(LIMITS.rateLimitWindowMs) },
 );
 
 for (const engine of ENGINES) {
