@@ -41,13 +41,14 @@ export async function insertReadings(db: Db, columns: ReadingColumns): Promise<v
   }
   const { deviceId, farmId } = columns;
   if (columns.metrics.length === 1) {
-    const [metric, value, unit, at] = [
-      columns.metrics[0],
-      columns.values[0],
-      columns.units[0],
-      columns.ats[0],
-    ];
-    await insertOneReading(db, { deviceId, farmId, metric, value, unit: unit ?? null, at } as OneReading);
+    await insertOneReading(db, {
+      deviceId,
+      farmId,
+      metric: columns.metrics[0] as string,
+      value: columns.values[0] as number,
+      unit: columns.units[0] ?? null,
+      at: columns.ats[0] as number,
+    });
     return;
   }
   const rows = columns.metrics.map((metric, i) => [
