@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import type { Insertable } from 'kysely';
 import type { Static } from 'typebox';
+import { laneOf, PG_LANES } from '../src/db/group-commit.ts';
 import type { AlertsTable } from '../src/db/tables/alerts.ts';
 import type { AnimalsTable } from '../src/db/tables/records.ts';
 import { newId } from '../src/lib/ids.ts';
@@ -222,4 +223,12 @@ export async function farmEvents(t: TestApp, farmId: string, type: string) {
     .orderBy('id')
     .execute();
   return rows.map((r) => ({ ...r, data: parseJson<Record<string, unknown>>(r.data, {}) }));
+}
+
+/** `count` keys (`prefix` and a number) that PostgreSQL group commit puts in one lane, so their units share groups. */
+export function keysOfOneLane(prefix: string, count: number): string[] {
+  const keys: string[] = [];
+  for (let i = 0; keys.length < count; i++)
+    if (laneOf(`${prefix}${i}`, PG_LANES) === 0) keys.push(`${prefix}${i}`);
+  return keys;
 }

@@ -2,8 +2,10 @@
  * Statement batching inside a PostgreSQL group transaction (group-commit.ts): the units of a group run
  * side by side, and when every unit still running waits on a batchable call, each kind of call waiting is
  * made as one statement for all of them (ingest's report statement, the alert engine's watermark and state
- * statement), so a group of N reports costs a few round trips instead of a few per report. Outside a group
- * (a lone unit, SQLite, a caller's own transaction) a call runs alone, as it always did.
+ * statement, the alerts opened, the events emitted), so a group of N reports costs a few round trips
+ * instead of a few per report. Outside a group (a lone unit, SQLite, a caller's own transaction) a call is
+ * the kind's statement for one, or the cheaper statement of its own the caller gives (a group statement's
+ * arrays and joins cost a lone report more than a statement written for one: BENCHMARKS.md, round 7).
  *
  * What a batch needs of its units: they are of different keys (devices), so no two calls of one batch
  * touch the same rows; and their calls are independent of each other (a unit's call never waits on another
@@ -14,7 +16,7 @@ import type { Db, Trx } from './schema.ts';
 
 /** One kind of batchable call: `run` makes N calls' work one statement and answers them in order. */
 export interface BatchKind<A, R> {
-  run(trx: Trx, args: readonly A[]): Promise<R[]>;
+  run(db: Db, args: readonly A[]): Promise<R[]>;
 }
 
 interface Waiting {
@@ -89,13 +91,19 @@ export async function withStatementBatch<T>(
   }
 }
 
-/** Makes the call as part of the group's batch when `db` is a batching group transaction, else alone. */
-export function batchedCall<A, R>(
+/**
+ * Makes the call as part of the group's batch when `db` is a batching group transaction, else alone: with
+ * `alone` when given, else as the kind's statement for one call.
+ */
+export async function batchedCall<A, R>(
   db: Db,
   kind: BatchKind<A, R>,
   arg: A,
-  alone: (db: Db, arg: A) => Promise<R>,
+  alone?: (db: Db, arg: A) => Promise<R>,
 ): Promise<R> {
   const batch = batches.get(db);
-  return batch ? batch.call(kind, arg) : alone(db, arg);
+  if (batch) return batch.call(kind, arg);
+  if (alone) return alone(db, arg);
+  const [result] = await kind.run(db, [arg]);
+  return result as R;
 }

@@ -18,14 +18,10 @@ import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import {
-  type AnimalLabelRow,
-  moveWatermarksAndReadState,
-  type ReportState,
-  saveBreaches,
-} from './engine-repository.ts';
+import { type AnimalLabelRow, type ReportState, saveBreaches } from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
 import { knownReadings, reportReadingsOf } from './recent-readings.ts';
+import { moveWatermarksAndReadState } from './report-state.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
@@ -126,7 +122,7 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   const subjects = alarms.length > 0 && animal ? [readingSubject, deviceSubject] : [readingSubject];
   // What the state read fetches is worked out from the candidate metrics, before their watermarks drop
   // late readings (it moves them in the same round trip); the read starts each span no further back than
-  // its watermark allows (engine-repository.ts, spanStart).
+  // its watermark allows (report-state.ts, spanStart).
   const spans = readingSpans(rateWindows(candidates).values());
   // The stored readings the windows need: what this process kept since the device's previous report,
   // else read with the rest of the report's state.

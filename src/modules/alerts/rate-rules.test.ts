@@ -11,8 +11,8 @@ import { farm } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ingestReport } from '../ingest/service.ts';
-import { moveWatermarksAndReadState } from './engine-repository.ts';
 import { keptReadings } from './recent-readings.ts';
+import { moveWatermarksAndReadState } from './report-state.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 6, 0, 0);
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();

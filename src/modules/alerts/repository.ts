@@ -87,12 +87,7 @@ export async function findActiveAlertsOfSubject(
  * as literal SQL so both engines match it to the partial index.
  */
 export function insertActiveAlert(db: Db, row: AlertRow): Promise<AlertRow | null> {
-  return batchedCall(
-    db,
-    INSERT_ACTIVE_BATCH,
-    row,
-    async (one, r) => (await insertActiveAlerts(one, [r]))[0] ?? null,
-  );
+  return batchedCall(db, INSERT_ACTIVE_BATCH, row);
 }
 
 /**
@@ -101,8 +96,8 @@ export function insertActiveAlert(db: Db, row: AlertRow): Promise<AlertRow | nul
  * one, as it would have done one report after the other.
  */
 const INSERT_ACTIVE_BATCH: BatchKind<AlertRow, AlertRow | null> = {
-  async run(trx, rows) {
-    const inserted = new Map((await insertActiveAlerts(trx, rows)).map((r) => [r.id, r]));
+  async run(db, rows) {
+    const inserted = new Map((await insertActiveAlerts(db, rows)).map((r) => [r.id, r]));
     return rows.map((r) => inserted.get(r.id) ?? null);
   },
 };

@@ -92,12 +92,9 @@ export function metricCandidates(
   });
 }
 
-/** Where each candidate metric's watermark moves: its latest reading of the report. */
+/** Where each candidate metric's watermark moves: its latest reading of the report (the last, in time order). */
 export function watermarkMoves(candidates: readonly MetricPlan[]): Array<{ metric: string; at: number }> {
-  return candidates.map((c) => ({
-    metric: c.metric,
-    at: c.readings.reduce((max, r) => Math.max(max, r.at), -Infinity),
-  }));
+  return candidates.map((c) => ({ metric: c.metric, at: c.readings.at(-1)?.at ?? -Infinity }));
 }
 
 /**

@@ -69,8 +69,8 @@ export async function handOutCommands(
 const updateHandedOut = prepared(handOutStatement);
 
 /**
- * The hand-out as a statement (PostgreSQL ingest runs it inside its report statement instead:
- * ingest/repository.ts).
+ * The hand-out as a statement (PostgreSQL ingest hands out inside its report statement instead, with
+ * handOutToEachStatement: ingest/repository.ts).
  */
 export function handOutStatement(db: Db, q: { deviceId: string; now: number; everyOpen: boolean }) {
   return handOut(db, q.deviceId, sql<number>`${q.now}`, q.everyOpen).returningAll();

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { animal, device, farm } from '../../../test/factories.ts';
+import { animal, device, farm, keysOfOneLane } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
-import { inGroupTransaction, laneOf, PG_LANES } from '../../db/group-commit.ts';
+import { inGroupTransaction } from '../../db/group-commit.ts';
 import { newId } from '../../lib/ids.ts';
 import { type AlertRow, insertActiveAlert } from '../alerts/repository.ts';
 import { type IngestInput, ingestReport } from './service.ts';
@@ -220,9 +220,7 @@ forEachEngine('reports stored together', (t) => {
     const f = await farm(t(), acct.live_key, { name: 'One slot' });
     const db = t().database.db;
     // Two keys of one lane: one group, the two inserts one statement.
-    const keys = Array.from({ length: 40 }, (_, i) => `slot${i}`)
-      .filter((k) => laneOf(k, PG_LANES) === 0)
-      .slice(0, 2);
+    const keys = keysOfOneLane('slot', 2);
     const now = Date.now();
     const row = (n: number): AlertRow => ({
       id: newId('alert', now + n),

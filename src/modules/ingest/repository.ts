@@ -5,12 +5,13 @@
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { nameStatement } from '../../db/named-statements.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { Db, Trx } from '../../db/schema.ts';
+import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alerts/engine-repository.ts';
 import { type CommandRow, handOutStatement, handOutToEachStatement } from '../commands/repository.ts';
+import { moveLatestForward } from '../readings/repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
 
 export type DeviceRow = Selectable<DevicesTable>;
@@ -101,15 +102,12 @@ async function touchOneDeviceAndStorePg(
       select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
       from d, unnest(${r.metrics}::text[], ${r.values}::float8[], ${r.units}::text[], ${r.ats}::int8[])
         as r(metric, value, unit, at)
-    ), moved as (
-      insert into device_latest (device_id, metric, value, unit, at)
-      select d.id, l.metric, l.value, l.unit, l.at
-      from d, unnest(${l.metrics}::text[], ${l.values}::float8[], ${l.units}::text[], ${l.ats}::int8[])
-        as l(metric, value, unit, at)
-      on conflict (device_id, metric) do update
-        set value = excluded.value, unit = excluded.unit, at = excluded.at
-        where excluded.at >= device_latest.at
-    ), handed_out as (${handOut})
+    ), moved as (${latestMoved(
+      trx,
+      sql`select d.id, l.metric, l.value, l.unit, l.at
+        from d, unnest(${l.metrics}::text[], ${l.values}::float8[], ${l.units}::text[], ${l.ats}::int8[])
+          as l(metric, value, unit, at)`,
+    )}), handed_out as (${handOut})
     select d.*, to_jsonb(f.*) as farm_row,
       (select coalesce(json_agg(h), '[]'::json) from handed_out h) as command_rows,
       (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
@@ -122,6 +120,15 @@ async function touchOneDeviceAndStorePg(
   if (!row) return undefined;
   const { farm_row: farm, animal_row: animal, command_rows: commands, ...device } = row;
   return { device, farm, animal, commands };
+}
+
+/** The latest-value upsert of the report statements, from `rows` (device_id, metric, value, unit, at). */
+function latestMoved(db: Db, rows: RawBuilder<unknown>) {
+  return db
+    .insertInto('device_latest')
+    .columns(['device_id', 'metric', 'value', 'unit', 'at'])
+    .expression(rows)
+    .onConflict(moveLatestForward);
 }
 
 interface TouchCall {
@@ -138,7 +145,7 @@ interface TouchCall {
  * order. Answers each report as the statement for one does (undefined: no such device).
  */
 const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
-  async run(trx: Trx, calls: readonly TouchCall[]) {
+  async run(trx: Db, calls: readonly TouchCall[]) {
     const optional = (column: 'battery' | 'lat' | 'lon' | 'firmware') => ({
       has: calls.map((c) => c.touch[column] !== undefined),
       value: calls.map((c) => c.touch[column] ?? null),
@@ -203,15 +210,12 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
         select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
         from unnest(${r.place}::int4[], ${r.metric}::text[], ${r.value}::float8[], ${r.unit}::text[], ${r.at}::int8[])
           as r(place, metric, value, unit, at) join d on d.place = r.place
-      ), moved as (
-        insert into device_latest (device_id, metric, value, unit, at)
-        select d.id, l.metric, l.value, l.unit, l.at
-        from unnest(${l.place}::int4[], ${l.metric}::text[], ${l.value}::float8[], ${l.unit}::text[], ${l.at}::int8[])
-          as l(place, metric, value, unit, at) join d on d.place = l.place
-        on conflict (device_id, metric) do update
-          set value = excluded.value, unit = excluded.unit, at = excluded.at
-          where excluded.at >= device_latest.at
-      ), handed_out as (${handOutToEachStatement(trx)})
+      ), moved as (${latestMoved(
+        trx,
+        sql`select d.id, l.metric, l.value, l.unit, l.at
+          from unnest(${l.place}::int4[], ${l.metric}::text[], ${l.value}::float8[], ${l.unit}::text[], ${l.at}::int8[])
+            as l(place, metric, value, unit, at) join d on d.place = l.place`,
+      )}), handed_out as (${handOutToEachStatement(trx)})
       select d.*, to_jsonb(f.*) as farm_row,
         (select coalesce(json_agg(h), '[]'::json) from handed_out h where h.device_id = d.id) as command_rows,
         (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)

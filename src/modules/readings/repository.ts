@@ -1,7 +1,7 @@
-import { type Selectable, sql } from 'kysely';
+import { type OnConflictBuilder, type Selectable, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { Db } from '../../db/schema.ts';
+import type { DB, Db } from '../../db/schema.ts';
 import type { DeviceLatestTable, ReadingsTable } from '../../db/tables/devices.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Reading, ReadingAgg } from './schemas.ts';
@@ -101,20 +101,20 @@ export async function upsertLatest(db: Db, rows: readonly Selectable<DeviceLates
 
 /** Built once per engine and number of metrics. */
 const upsertLatestRows = prepared((db, q: { rows: readonly Selectable<DeviceLatestTable>[] }) =>
-  db
-    .insertInto('device_latest')
-    .values(q.rows)
-    .onConflict((oc) =>
-      oc
-        .columns(['device_id', 'metric'])
-        .doUpdateSet((eb) => ({
-          value: eb.ref('excluded.value'),
-          unit: eb.ref('excluded.unit'),
-          at: eb.ref('excluded.at'),
-        }))
-        .where((eb) => eb('excluded.at', '>=', eb.ref('device_latest.at'))),
-    ),
+  db.insertInto('device_latest').values(q.rows).onConflict(moveLatestForward),
 );
+
+/** A (device, metric) row already there takes the new value only if it is as new or newer. */
+export function moveLatestForward(oc: OnConflictBuilder<DB, 'device_latest'>) {
+  return oc
+    .columns(['device_id', 'metric'])
+    .doUpdateSet((eb) => ({
+      value: eb.ref('excluded.value'),
+      unit: eb.ref('excluded.unit'),
+      at: eb.ref('excluded.at'),
+    }))
+    .where((eb) => eb('excluded.at', '>=', eb.ref('device_latest.at')));
+}
 
 /** The latest value of every metric of these devices, by device then metric. */
 export function selectLatest(db: Db, deviceIds: readonly string[]): Promise<Selectable<DeviceLatestTable>[]> {

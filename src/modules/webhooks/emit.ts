@@ -49,15 +49,15 @@ export async function emitEvent(
 ): Promise<EmittedEvent> {
   const event = { id: newId('outbox', now), type, farm_id: farmId, created_at: now, data };
   const row = { ...event, data: JSON.stringify(data), dispatched_at: null };
-  await batchedCall(db, OUTBOX_BATCH, row, (one, r) => insertOutboxEvents(one, [r]));
+  await batchedCall(db, OUTBOX_BATCH, row);
   await notifyFarm(db, farmId);
   return event;
 }
 
 /** The events a group's reports emit (statement-batch.ts), in one insert. */
 const OUTBOX_BATCH: BatchKind<Insertable<OutboxTable>, void> = {
-  async run(trx, rows) {
-    await insertOutboxEvents(trx, rows);
+  async run(db, rows) {
+    await insertOutboxEvents(db, rows);
     return rows.map(() => undefined);
   },
 };
