@@ -18,7 +18,8 @@
  * 100 connections; ingest: only the two HTTP ingest loads; or a comma-separated mix such as all,rules)
  * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
- * (NODE_OPTIONS for the server only, e.g. heap caps or --cpu-prof)  BENCH_READS=list (only the reads whose
+ * (NODE_OPTIONS for the server only, e.g. heap caps or --cpu-prof)  BENCH_SERVER_ARGS (flags NODE_OPTIONS
+ * refuses, e.g. --trace-gc)  BENCH_SERVER_STDOUT (a file the server's output is appended to)  BENCH_READS=list (only the reads whose
  * name holds one of these words: animal, list, house, brief)  FARMSTEAD_BENCH_PG_URL (an admin URL; a database is made
  * and dropped). Results also go to .bench-data/results-<time>.json. Never part of `npm test`.
  */

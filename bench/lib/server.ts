@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../test/throwaway.ts';
@@ -73,7 +73,13 @@ export async function startServer(env: Record<string, string>, args: string[] = 
   // BENCH_SERVER_NODE_OPTIONS tries Node settings (e.g. heap caps) on the server without editing package.json.
   const options = process.env.BENCH_SERVER_NODE_OPTIONS;
   const fullEnv = { ...command.env, ...env, ...(options ? { NODE_OPTIONS: options } : {}) };
-  return startProcess(command.script, command.args, '/healthz', fullEnv, [...command.nodeArgs, ...args]);
+  // BENCH_SERVER_ARGS: Node and V8 flags NODE_OPTIONS refuses (e.g. --trace-gc), after npm start's own.
+  const extra = process.env.BENCH_SERVER_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  return startProcess(command.script, command.args, '/healthz', fullEnv, [
+    ...command.nodeArgs,
+    ...args,
+    ...extra,
+  ]);
 }
 
 /**
@@ -130,7 +136,10 @@ async function startProcess(
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  child.stdout?.resume();
+  // BENCH_SERVER_STDOUT: a file the servers' standard output is appended to (e.g. a --trace-gc log).
+  const keep = process.env.BENCH_SERVER_STDOUT;
+  if (keep) child.stdout?.pipe(createWriteStream(keep, { flags: 'a' }));
+  else child.stdout?.resume();
   let ready = false;
   for (let i = 0; i < 600 && !ready; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);

@@ -21,7 +21,7 @@ async function list(t: TestApp, key: string, path: string): Promise<Json[]> {
   return (await make.fetched<{ data: Json[] }>(t, key, path)).data;
 }
 
-async function readCacheCount(result: 'hit' | 'miss'): Promise<number> {
+async function readCacheCount(result: 'hit' | 'miss' | 'shared'): Promise<number> {
   const metric = (await registry.getSingleMetric('farmstead_read_cache_total')?.get()) as
     | { values: Array<{ labels: { result?: string }; value: number }> }
     | undefined;
@@ -175,6 +175,39 @@ forEachEngine('read cache', (t) => {
     assert.equal(zipped.headers['content-encoding'], 'gzip');
     assert.deepEqual(JSON.parse(gunzipSync(zipped.rawPayload).toString()), first.body);
   });
+
+  test('a crowd asking at once reads once: the others wait for its body, and read themselves if it fails', async (ctx) => {
+    if (t().engine !== 'sqlite') return ctx.skip('PostgreSQL: other tests write to the cluster');
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farmId = (await make.farm(t(), key)).id;
+    for (let i = 0; i < 5; i++) await make.animal(t(), key, farmId, { species: 'sheep', tag: `C${i}` });
+    const path = `/v1/farms/${farmId}/animals?limit=5`;
+    const [misses, shared, hits] = [
+      await readCacheCount('miss'),
+      await readCacheCount('shared'),
+      await readCacheCount('hit'),
+    ];
+    const crowd = await Promise.all(Array.from({ length: 20 }, () => t().request('GET', path, { key })));
+    assert.ok(crowd.every((r) => r.status === 200));
+    for (const r of crowd) assert.deepEqual(r.body, crowd[0]?.body);
+    assert.equal((crowd[0]?.body as { data: Json[] }).data.length, 5);
+    assert.equal(await readCacheCount('miss'), misses + 1, 'one read');
+    assert.equal(
+      (await readCacheCount('shared')) - shared + ((await readCacheCount('hit')) - hits),
+      19,
+      'the others had its body',
+    );
+
+    const missing = `/v1/animals/ani_${'0'.repeat(24)}`;
+    const before = await readCacheCount('miss');
+    const refused = await Promise.all(Array.from({ length: 5 }, () => t().request('GET', missing, { key })));
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [404, 404, 404, 404, 404],
+    );
+    assert.equal(await readCacheCount('miss'), before + 5, 'a 404 is not shared: each read for itself');
+  });
 });
 
 describe('ReadCache', () => {
@@ -195,6 +228,34 @@ describe('ReadCache', () => {
     assert.equal(cache.get('brief', 'v1', 11_000, 1_000), undefined, 'a second later');
     assert.equal(cache.get('brief', 'v1', 9_999, 1_000), undefined, 'a clock that went back');
     assert.ok(cache.get('brief', 'v1', 99_999), 'no maximum age: as long as the version holds');
+  });
+
+  test('a read under way hands its body to those waiting on it; one that gives none lets them read', async () => {
+    const cache = new ReadCache(1_000);
+    assert.equal(cache.pending('k', 'v1'), undefined, 'nothing under way');
+    const first = cache.begin('k', 'v1', 5);
+    const waiting = cache.pending('k', 'v1');
+    assert.ok(waiting);
+    assert.equal(cache.pending('k', 'v2'), undefined, 'another version is another read');
+    first.settle('{"a":1}');
+    first.settle('{"a":2}');
+    assert.equal((await waiting)?.toString(), '{"a":1}', 'the first settle counts');
+    assert.equal(cache.get('k', 'v1', 5)?.toString(), '{"a":1}', 'and is kept');
+    assert.equal(cache.pending('k', 'v1'), undefined, 'no longer under way');
+
+    const failed = cache.begin('k', 'v2');
+    const waitingInVain = cache.pending('k', 'v2');
+    failed.settle(undefined);
+    assert.equal(await waitingInVain, undefined);
+    assert.equal(cache.get('k', 'v2'), undefined);
+
+    const older = cache.begin('k', 'v3');
+    const newer = cache.begin('k', 'v4');
+    assert.equal(cache.pending('k', 'v3'), undefined, 'a newer version replaces the older read');
+    older.settle('{"v":3}');
+    assert.ok(cache.pending('k', 'v4'), "the older read's end leaves the newer one under way");
+    newer.settle('{"v":4}');
+    assert.equal(cache.get('k', 'v4')?.toString(), '{"v":4}');
   });
 
   test('its size is bounded: the oldest bodies go first, and one too large is not kept', () => {

@@ -17,6 +17,12 @@
  * before this one); the key includes the credential (an API key, or a signed-in person: their role is
  * theirs), so one caller's answer never reaches another. Only 200 bodies are kept (a deleted record is a
  * fresh 404). Bounded by bytes; the least recently stored bodies go first.
+ *
+ * Requests that miss while another request is already reading the same key at the same version wait for
+ * its body instead of reading it again: after every commit the whole crowd of callers of a list or the
+ * brief would otherwise read, build and serialise it at once (on a busy server, one crowd per usage flush),
+ * which is what their slowest answers and the server's peak memory were made of. If the first read does not
+ * end in a 200 body (an error, a 404), each waiting request reads for itself.
  */
 import type { FastifyInstance } from 'fastify';
 import { freshDataVersion } from '../db/data-version.ts';
@@ -38,8 +44,14 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Where this request's fresh body is to be kept: its key and the data version read before it. */
-    readCacheSlot: { key: string; version: string; at: number } | null;
+    readCacheSlot: { key: string; version: string; at: number; flight: Flight | null } | null;
   }
+}
+
+/** One request's read of a key at a version, which later requests with the same key and version wait on. */
+export interface Flight {
+  /** The body the read gave (kept in the cache too), or nothing: the waiting requests then read for themselves. */
+  settle(json: string | undefined): void;
 }
 
 interface Kept {
@@ -53,6 +65,8 @@ interface Kept {
 /** Bodies by key, each valid for one data version; bounded by their total length. */
 export class ReadCache {
   readonly #entries = new Map<string, Kept>();
+  /** Reads under way, by key (at most one a key: the latest version asked for). */
+  readonly #flights = new Map<string, { version: string; body: Promise<Buffer | undefined> }>();
   #size = 0;
   readonly maxBytes: number;
 
@@ -77,6 +91,33 @@ export class ReadCache {
       if (this.#size <= this.maxBytes) break;
       this.#forget(oldest);
     }
+  }
+
+  /** The body a read under way for `key` at `version` will give (undefined if it gives none), if one is. */
+  pending(key: string, version: string): Promise<Buffer | undefined> | undefined {
+    const flight = this.#flights.get(key);
+    return flight?.version === version ? flight.body : undefined;
+  }
+
+  /**
+   * Marks `key` as being read at `version` (read at `at`). Settling it keeps the body, as `set` does, and hands
+   * it to the requests waiting on `pending`; only the first settle counts.
+   */
+  begin(key: string, version: string, at = 0): Flight {
+    let resolve!: (body: Buffer | undefined) => void;
+    const flight = { version, body: new Promise<Buffer | undefined>((r) => (resolve = r)) };
+    this.#flights.set(key, flight);
+    let settled = false;
+    return {
+      settle: (json) => {
+        if (settled) return;
+        settled = true;
+        if (this.#flights.get(key) === flight) this.#flights.delete(key);
+        if (json === undefined) return resolve(undefined);
+        this.set(key, version, json, at);
+        resolve(this.get(key, version, at) ?? Buffer.from(json));
+      },
+    };
   }
 
   get bytes(): number {
@@ -106,22 +147,35 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
     const at = Date.now();
     const version = await freshDataVersion(db);
     const body = cache.get(key, version, at, marked === true ? undefined : marked.maxAgeMs);
-    if (body === undefined) {
-      metrics.readCache.inc({ result: 'miss' });
-      request.readCacheSlot = { key, version, at };
-      return;
+    if (body !== undefined) {
+      metrics.readCache.inc({ result: 'hit' });
+      return reply.type(JSON_TYPE).send(body);
     }
-    metrics.readCache.inc({ result: 'hit' });
-    return reply.type('application/json; charset=utf-8').send(body);
+    const underWay = cache.pending(key, version);
+    if (underWay) {
+      const shared = await underWay;
+      if (shared !== undefined) {
+        metrics.readCache.inc({ result: 'shared' });
+        return reply.type(JSON_TYPE).send(shared);
+      }
+    }
+    metrics.readCache.inc({ result: 'miss' });
+    // A request that waited in vain reads for itself without making the others wait on it again.
+    request.readCacheSlot = { key, version, at, flight: underWay ? null : cache.begin(key, version, at) };
   });
 
   // Before compression (its hooks are the routes' own, which run after these): the body as serialised.
+  // Every answer passes here, an error's too (a dropped request's handler still answers), so a read that
+  // others wait on always settles.
   app.addHook('onSend', async (request, reply, payload) => {
     const slot = request.readCacheSlot;
     if (!slot) return payload;
     request.readCacheSlot = null;
-    if (reply.statusCode === 200 && typeof payload === 'string')
-      cache.set(slot.key, slot.version, payload, slot.at);
+    const json = reply.statusCode === 200 && typeof payload === 'string' ? payload : undefined;
+    if (slot.flight) slot.flight.settle(json);
+    else if (json !== undefined) cache.set(slot.key, slot.version, json, slot.at);
     return payload;
   });
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';

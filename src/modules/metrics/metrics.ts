@@ -93,7 +93,7 @@ export const metrics = {
   }),
   readCache: new Counter({
     name: 'farmstead_read_cache_total',
-    help: 'Cacheable reads (records, lists, house views, the brief) answered from the read cache (hit) or afresh (miss).',
+    help: 'Cacheable reads (records, lists, house views, the brief) answered from the read cache (hit), from a read another request had under way (shared) or afresh (miss).',
     labelNames: ['result'] as const,
     registers: [registry],
   }),
