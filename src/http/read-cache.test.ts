@@ -189,9 +189,10 @@ forEachEngine('read cache', (t) => {
       await readCacheCount('hit'),
     ];
     const crowd = await Promise.all(Array.from({ length: 20 }, () => t().request('GET', path, { key })));
-    assert.ok(crowd.every((r) => r.status === 200));
-    for (const r of crowd) assert.deepEqual(r.body, crowd[0]?.body);
-    assert.equal((crowd[0]?.body as { data: Json[] }).data.length, 5);
+    const [first] = crowd;
+    assert.ok(first && crowd.every((r) => r.status === 200));
+    for (const r of crowd) assert.deepEqual(r.body, first.body);
+    assert.equal((first.body as { data: Json[] }).data.length, 5);
     assert.equal(await readCacheCount('miss'), misses + 1, 'one read');
     assert.equal(
       (await readCacheCount('shared')) - shared + ((await readCacheCount('hit')) - hits),
