@@ -33,6 +33,8 @@ import { metrics } from '../modules/metrics/metrics.ts';
 export const READ_CACHE_BYTES = 8 * 1024 * 1024;
 /** Larger bodies are not kept: one long export-sized page would push out hundreds of lists. */
 const MAX_BODY_BYTES = 512 * 1024;
+/** What a kept body is sent as (every marked route answers JSON). */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -81,8 +83,9 @@ export class ReadCache {
     return now >= kept.at && now - kept.at < maxAgeMs ? kept.body : undefined;
   }
 
-  set(key: string, version: string, json: string, at = 0): void {
-    if (json.length > MAX_BODY_BYTES || json.length > this.maxBytes) return;
+  /** Keeps `json` as the body of `key` at `version`; returns it as kept (undefined: too large to keep). */
+  set(key: string, version: string, json: string, at = 0): Buffer | undefined {
+    if (json.length > MAX_BODY_BYTES || json.length > this.maxBytes) return undefined;
     const body = Buffer.from(json);
     this.#forget(key);
     this.#entries.set(key, { version, at, body });
@@ -91,6 +94,7 @@ export class ReadCache {
       if (this.#size <= this.maxBytes) break;
       this.#forget(oldest);
     }
+    return body;
   }
 
   /** The body a read under way for `key` at `version` will give (undefined if it gives none), if one is. */
@@ -114,8 +118,7 @@ export class ReadCache {
         settled = true;
         if (this.#flights.get(key) === flight) this.#flights.delete(key);
         if (json === undefined) return resolve(undefined);
-        this.set(key, version, json, at);
-        resolve(this.get(key, version, at) ?? Buffer.from(json));
+        resolve(this.set(key, version, json, at) ?? Buffer.from(json));
       },
     };
   }
@@ -177,5 +180,3 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
     return payload;
   });
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
