@@ -24,9 +24,10 @@
  * A unit may therefore run more than once and must keep its effects inside the transaction (as
  * `inTransaction` already requires for its retries).
  */
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { isPostgres } from './engine.ts';
 import type { DB, Db, Trx } from './schema.ts';
+import { runDirect } from './sqlite-direct.ts';
 import { StatementBatch, withStatementBatch } from './statement-batch.ts';
 import { inTransaction } from './transaction.ts';
 
@@ -99,20 +100,29 @@ class Lane {
   }
 }
 
+const SAVEPOINT = CompiledQuery.raw('savepoint group_unit');
+const RELEASE = CompiledQuery.raw('release group_unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to group_unit');
+
+/** A statement of the transaction's own, straight on SQLite's writer where it can (sqlite-direct.ts). */
+async function execute(trx: Trx, query: CompiledQuery): Promise<void> {
+  if (!runDirect(trx, query)) await trx.executeQuery(query);
+}
+
 /** SQLite: one transaction, a savepoint per unit; a failed unit is rolled back alone. */
 async function commitWithSavepoints(db: Kysely<DB>, group: Unit[]): Promise<void> {
   try {
     // A retried transaction (SQLite busy at BEGIN) runs every unit again from the start.
     await inTransaction(db, async (trx) => {
       for (const unit of group) {
-        await sql`savepoint group_unit`.execute(trx);
+        await execute(trx, SAVEPOINT);
         try {
           unit.outcome = { ok: true, value: await unit.fn(trx) };
-          await sql`release group_unit`.execute(trx);
+          await execute(trx, RELEASE);
         } catch (error) {
           unit.outcome = { ok: false, error };
-          await sql`rollback to group_unit`.execute(trx);
-          await sql`release group_unit`.execute(trx);
+          await execute(trx, ROLLBACK_TO);
+          await execute(trx, RELEASE);
         }
       }
     });

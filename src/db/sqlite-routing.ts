@@ -27,6 +27,7 @@ import {
   type SqliteDatabase,
   SqliteDialect,
 } from 'kysely';
+import { runOn } from './sqlite-direct.ts';
 
 /** A FIFO lock: the writer serves one holder at a time, in the order they asked. */
 class WriterLock {
@@ -41,17 +42,6 @@ class WriterLock {
     await before;
     return release;
   }
-}
-
-function run(db: SqliteDatabase, query: CompiledQuery): QueryResult<unknown> {
-  const stmt = db.prepare(query.sql);
-  if (stmt.reader) return { rows: stmt.all(query.parameters) };
-  const { changes, lastInsertRowid } = stmt.run(query.parameters);
-  return {
-    insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined,
-    numAffectedRows: changes != null ? BigInt(changes) : undefined,
-    rows: [],
-  };
 }
 
 /** Whether a statement only reads: a SELECT built by Kysely, or raw SQL that is a plain SELECT. */
@@ -79,10 +69,10 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#releaseWriter && isReadOnlyStatement(query)) {
-      return run(this.#driver.reader, query) as QueryResult<R>;
+      return runOn<R>(this.#driver.reader, query);
     }
     await this.holdWriter();
-    return run(this.#driver.writer, query) as QueryResult<R>;
+    return runOn<R>(this.#driver.writer, query);
   }
 
   // Streams keep their statement open between rows: on the writer, as before the reader existed.

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './engine.ts';
 import type { DB, Db, Trx } from './schema.ts';
+import { beginDirect } from './sqlite-direct.ts';
 
 /** Attempts of one transaction before a concurrency failure is passed on to the caller. */
 export const TRANSACTION_ATTEMPTS = 5;
@@ -37,7 +38,14 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
   if (db.isTransaction) return fn(db as Trx);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(fn);
+      return await db.transaction().execute(async (trx) => {
+        const end = beginDirect(db, trx);
+        try {
+          return await fn(trx);
+        } finally {
+          end();
+        }
+      });
     } catch (err) {
       if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableTransactionError(err)) throw err;
       await sleep(Math.random() * RETRY_BASE_MS * 2 ** attempt);

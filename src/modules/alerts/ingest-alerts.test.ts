@@ -23,10 +23,11 @@ import { ingestReport } from '../ingest/service.ts';
 class StatementCounter implements KyselyPlugin {
   count = 0;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.count++;
     return args.node;
   }
+  // Every statement run, built by Kysely or compiled once (prepared.ts): each result passes here.
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.count++;
     return args.result;
   }
 }

@@ -1,0 +1,103 @@
+/**
+ * SQLite transactions run their statements straight on the writer (src/db/sqlite-direct.ts): only while
+ * `inTransaction` runs them, seeing and seen by Kysely's own statements of the same transaction, and all
+ * or nothing with them.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { metrics } from '../modules/metrics/metrics.ts';
+import { type Database, openDatabase } from './database.ts';
+import { prepared } from './prepared.ts';
+import type { Trx } from './schema.ts';
+import { runDirect } from './sqlite-direct.ts';
+import { inTransaction } from './transaction.ts';
+
+let root: string;
+let database: Database;
+before(async () => {
+  root = mkdtempSync(path.join(tmpdir(), 'farmstead-direct-'));
+  database = await openDatabase({ dataDir: root, databaseUrl: null, pgPoolSize: 1 });
+});
+after(async () => {
+  await database.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const accountNamed = prepared((db, q: { id: string }) =>
+  db.selectFrom('accounts').select(['id', 'name']).where('id', '=', q.id),
+);
+const renameAccount = prepared((db, q: { id: string; name: string }) =>
+  db.updateTable('accounts').set({ name: q.name }).where('id', '=', q.id).returning(['id', 'name']),
+);
+
+async function addAccount(db: Trx, id: string): Promise<void> {
+  await db.insertInto('accounts').values({ id, name: 'Before', created_at: Date.now() }).execute();
+}
+
+const SELECT_ONE = CompiledQuery.raw('select 1 as one');
+
+test('a statement runs directly only inside a transaction that inTransaction is running', async () => {
+  assert.equal(runDirect(database.db, SELECT_ONE), undefined, 'outside a transaction: through Kysely');
+  let kept: Trx | null = null;
+  const rows = await inTransaction(database.db, async (trx) => {
+    kept = trx;
+    return runDirect(trx, SELECT_ONE)?.rows;
+  });
+  assert.deepEqual(rows, [{ one: 1 }]);
+  assert.ok(kept);
+  assert.equal(runDirect(kept, SELECT_ONE), undefined, 'a finished transaction runs nothing directly');
+});
+
+test("direct statements and Kysely's see each other's writes in one transaction", async () => {
+  const seen = await inTransaction(database.db, async (trx) => {
+    await addAccount(trx, 'acct_direct_1');
+    const [read] = await accountNamed(trx, { id: 'acct_direct_1' });
+    const [renamed] = await renameAccount(trx, { id: 'acct_direct_1', name: 'After' });
+    const back = await trx.selectFrom('accounts').select('name').where('id', '=', 'acct_direct_1').execute();
+    return { read, renamed, back };
+  });
+  assert.deepEqual(seen.read, { id: 'acct_direct_1', name: 'Before' });
+  assert.deepEqual(seen.renamed, { id: 'acct_direct_1', name: 'After' });
+  assert.deepEqual(seen.back, [{ name: 'After' }]);
+});
+
+test('a transaction that fails after a direct write stores nothing', async () => {
+  await inTransaction(database.db, (trx) => addAccount(trx, 'acct_direct_2'));
+  await assert.rejects(
+    inTransaction(database.db, async (trx) => {
+      await renameAccount(trx, { id: 'acct_direct_2', name: 'Rolled back' });
+      throw new Error('the unit of work fails');
+    }),
+    /the unit of work fails/,
+  );
+  const [row] = await accountNamed(database.db, { id: 'acct_direct_2' });
+  assert.equal(row?.name, 'Before');
+});
+
+test('direct statements are timed into the query metric, errors as errors', async () => {
+  const count = async (outcome: string) => {
+    const { values } = await metrics.dbQueries.get();
+    const total = values.find(
+      (v) =>
+        v.metricName === 'farmstead_db_query_duration_seconds_count' &&
+        v.labels.engine === 'sqlite' &&
+        v.labels.outcome === outcome,
+    );
+    return total?.value ?? 0;
+  };
+  const [ok, failed] = [await count('ok'), await count('error')];
+  await assert.rejects(
+    inTransaction(database.db, async (trx) => {
+      runDirect(trx, SELECT_ONE);
+      runDirect(trx, CompiledQuery.raw('select * from no_such_table'));
+    }),
+    /no such table/,
+  );
+  // BEGIN and ROLLBACK go through Kysely and count as well.
+  assert.ok((await count('ok')) >= ok + 1);
+  assert.equal(await count('error'), failed + 1);
+});
