@@ -16,7 +16,7 @@ import {
   sql,
 } from 'kysely';
 import type { DB } from '../src/db/schema.ts';
-import { isReadOnlyStatement } from '../src/db/sqlite-routing.ts';
+import { isReadOnlyStatement } from '../src/db/sqlite-direct.ts';
 import { animal, farm } from './factories.ts';
 import { forEachEngine } from './harness.ts';
 import type { Animal } from './replies.ts';

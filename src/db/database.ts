@@ -15,7 +15,7 @@ import { nameStatementsOn } from './named-statements.ts';
 import type { DB } from './schema.ts';
 import { openSqlite, openSqliteReader } from './sqlite-adapter.ts';
 import { startBackgroundCheckpoints } from './sqlite-checkpoint.ts';
-import { registerSqliteWriter } from './sqlite-direct.ts';
+import { registerSqliteConnections } from './sqlite-direct.ts';
 import { RoutingSqliteDialect } from './sqlite-routing.ts';
 
 export type { Engine } from './engine.ts';
@@ -115,7 +115,7 @@ export async function openDatabase(
       dialect: new RoutingSqliteDialect({ writer, reader }),
       log: queryTimer('sqlite'),
     });
-    registerSqliteWriter(db, writer);
+    registerSqliteConnections(db, { writer, reader });
     const checkpoints = options.backgroundCheckpoints ? startBackgroundCheckpoints(raw, file) : null;
     database = {
       db,

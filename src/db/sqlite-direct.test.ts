@@ -1,7 +1,7 @@
 /**
  * SQLite transactions run their statements straight on the writer (src/db/sqlite-direct.ts): only while
  * `inTransaction` runs them, seeing and seen by Kysely's own statements of the same transaction, and all
- * or nothing with them.
+ * or nothing with them; reads outside a transaction run straight on the reader.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,15 +41,34 @@ async function addAccount(db: Trx, id: string): Promise<void> {
 const SELECT_ONE = CompiledQuery.raw('select 1 as one');
 
 test('a statement runs directly only inside a transaction that inTransaction is running', async () => {
-  assert.equal(runDirect(database.db, SELECT_ONE), undefined, 'outside a transaction: through Kysely');
+  const pragma = CompiledQuery.raw('pragma user_version');
+  assert.equal(runDirect(database.db, pragma), undefined, 'outside a transaction: through Kysely');
   let kept: Trx | null = null;
   const rows = await inTransaction(database.db, async (trx) => {
     kept = trx;
-    return runDirect(trx, SELECT_ONE)?.rows;
+    return runDirect(trx, pragma)?.rows;
   });
-  assert.deepEqual(rows, [{ one: 1 }]);
+  assert.deepEqual(rows, [{ user_version: 0 }]);
   assert.ok(kept);
   assert.equal(runDirect(kept, SELECT_ONE), undefined, 'a finished transaction runs nothing directly');
+});
+
+test('outside a transaction a read runs directly on the reader, which sees only what is committed; a write does not', async () => {
+  const read = database.db.selectFrom('accounts').select('id').where('id', '=', 'none').compile();
+  assert.deepEqual(runDirect(database.db, read)?.rows, []);
+  const write = database.db.updateTable('accounts').set({ name: 'x' }).where('id', '=', 'none').compile();
+  assert.equal(runDirect(database.db, write), undefined, 'a write waits for the writer, through Kysely');
+
+  await inTransaction(database.db, (trx) => addAccount(trx, 'acct_direct_3'));
+  const during = await inTransaction(database.db, async (trx) => {
+    await renameAccount(trx, { id: 'acct_direct_3', name: 'Uncommitted' });
+    const [outside] = await accountNamed(database.db, { id: 'acct_direct_3' });
+    const [inside] = await accountNamed(trx, { id: 'acct_direct_3' });
+    return { outside: outside?.name, inside: inside?.name };
+  });
+  assert.deepEqual(during, { outside: 'Before', inside: 'Uncommitted' });
+  const [afterwards] = await accountNamed(database.db, { id: 'acct_direct_3' });
+  assert.equal(afterwards?.name, 'Uncommitted', 'committed, the next read sees it');
 });
 
 test("direct statements and Kysely's see each other's writes in one transaction", async () => {

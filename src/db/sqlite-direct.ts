@@ -5,26 +5,40 @@
  * driver's wrapping, the log hook and half a dozen promise turns) only adds time: on the 1-reading
  * report's nine statements it cost more than SQLite itself did (BENCHMARKS.md, "Performance round 9").
  * `prepared()` statements and the group commit's savepoints take this path; anything else keeps Kysely's,
- * on the same connection and in the same transaction, so the two mix freely.
+ * on the same connection and in the same transaction, so the two mix freely. Likewise a `prepared()` read
+ * outside a transaction runs straight on the read connection, where the routing driver would send it.
  *
  * A transaction is known here only while `inTransaction` runs it, and only for databases opened by
- * `openDatabase` (which says which connection is the writer); anything else falls back to Kysely.
+ * `openDatabase` (which says which connections are the writer and the reader); anything else, and a write
+ * outside a transaction (it must wait for the writer), falls back to Kysely.
  */
-import type { CompiledQuery, Kysely, QueryResult, SqliteDatabase } from 'kysely';
+import {
+  type CompiledQuery,
+  type Kysely,
+  type QueryResult,
+  RawNode,
+  SelectQueryNode,
+  type SqliteDatabase,
+} from 'kysely';
 import { metrics } from '../modules/metrics/metrics.ts';
 import type { DB, Db } from './schema.ts';
 
-const writers = new WeakMap<Kysely<DB>, SqliteDatabase>();
+interface Connections {
+  writer: SqliteDatabase;
+  reader: SqliteDatabase;
+}
+
+const connections = new WeakMap<Kysely<DB>, Connections>();
 const open = new WeakMap<Db, SqliteDatabase>();
 
-/** openDatabase: `writer` is this SQLite database's write connection. */
-export function registerSqliteWriter(db: Kysely<DB>, writer: SqliteDatabase): void {
-  writers.set(db, writer);
+/** openDatabase: this SQLite database's write and read connections. */
+export function registerSqliteConnections(db: Kysely<DB>, both: Connections): void {
+  connections.set(db, both);
 }
 
 /** inTransaction: `trx` is running on `root`'s writer until `end` is called. */
 export function beginDirect(root: Db, trx: Db): () => void {
-  const writer = writers.get(root as Kysely<DB>);
+  const writer = connections.get(root as Kysely<DB>)?.writer;
   if (!writer) return () => {};
   open.set(trx, writer);
   return () => open.delete(trx);
@@ -42,21 +56,30 @@ export function runOn<R>(connection: SqliteDatabase, query: CompiledQuery): Quer
   };
 }
 
+/** Whether a statement only reads: a SELECT built by Kysely, or raw SQL that is a plain SELECT. */
+export function isReadOnlyStatement(query: CompiledQuery): boolean {
+  if (SelectQueryNode.is(query.query)) return true;
+  return RawNode.is(query.query) && /^\s*select\b/i.test(query.sql);
+}
+
 const timed = {
   ok: metrics.dbQueries.labels({ engine: 'sqlite', outcome: 'ok' }),
   error: metrics.dbQueries.labels({ engine: 'sqlite', outcome: 'error' }),
 };
 
 /**
- * Runs `query` directly on the writer when `db` is a SQLite transaction that `inTransaction` is running;
- * undefined otherwise (run it through Kysely). Timed into the same metric as Kysely's statements.
+ * Runs `query` directly on the writer when `db` is a SQLite transaction that `inTransaction` is running,
+ * or on the reader when `db` is the database itself and `query` only reads; undefined otherwise (run it
+ * through Kysely). Timed into the same metric as Kysely's statements.
  */
 export function runDirect<R>(db: Db, query: CompiledQuery): QueryResult<R> | undefined {
-  const writer = open.get(db);
-  if (!writer) return undefined;
+  const connection =
+    open.get(db) ??
+    (db.isTransaction || !isReadOnlyStatement(query) ? undefined : connections.get(db as Kysely<DB>)?.reader);
+  if (!connection) return undefined;
   const started = performance.now();
   try {
-    const result = runOn<R>(writer, query);
+    const result = runOn<R>(connection, query);
     timed.ok.observe((performance.now() - started) / 1000);
     return result;
   } catch (err) {

@@ -27,7 +27,7 @@ import {
   type SqliteDatabase,
   SqliteDialect,
 } from 'kysely';
-import { runOn } from './sqlite-direct.ts';
+import { isReadOnlyStatement, runOn } from './sqlite-direct.ts';
 
 /** A FIFO lock: the writer serves one holder at a time, in the order they asked. */
 class WriterLock {
@@ -42,12 +42,6 @@ class WriterLock {
     await before;
     return release;
   }
-}
-
-/** Whether a statement only reads: a SELECT built by Kysely, or raw SQL that is a plain SELECT. */
-export function isReadOnlyStatement(query: CompiledQuery): boolean {
-  if (SelectQueryNode.is(query.query)) return true;
-  return RawNode.is(query.query) && /^\s*select\b/i.test(query.sql);
 }
 
 /** One Kysely "connection": reads go to the reader until it writes; from then on it holds the writer. */
