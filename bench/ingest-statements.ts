@@ -10,6 +10,10 @@
  * `rules`: the farm first gets the rules phase's 20 custom rules and `for_s` on every default rule
  * (bench/rules.ts), as `BENCH_PHASES=rules npm run bench` measures them over HTTP.
  *
+ * SERVER_DB=1 opens the database as the server does (`openDatabase`: on SQLite the reader, and statements
+ * run straight on the connections, db/sqlite-direct.ts), so the time per report is the server's; no
+ * statement is timed then (the server's own query log feeds its metrics instead).
+ *
  * Experiments (what the numbers in BENCHMARKS.md were measured with):
  *   SQLITE_WAL_AUTOCHECKPOINT=10000   SQLite checkpoints less often (default 1000 pages)
  *   PG_NAMED_STATEMENTS=0             PostgreSQL: no named prepared statements (the server names the
@@ -18,6 +22,7 @@
 import path from 'node:path';
 import { Kysely, type LogEvent, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { nameStatementsOn } from '../src/db/named-statements.ts';
 import type { DB } from '../src/db/schema.ts';
@@ -51,7 +56,12 @@ const log = (event: LogEvent) => {
 
 const database = await createBenchDatabase(engine);
 let db: Kysely<DB>;
-if (engine === 'sqlite') {
+let closeServerDb: (() => Promise<void>) | null = null;
+if (process.env.SERVER_DB === '1') {
+  const opened = await openDatabase(database.config, { migrate: false });
+  db = opened.db;
+  closeServerDb = opened.close;
+} else if (engine === 'sqlite') {
   const { database: sqlite, raw } = openSqlite(path.join(database.config.dataDir, 'farmstead.db'));
   const checkpoint = process.env.SQLITE_WAL_AUTOCHECKPOINT;
   if (checkpoint) raw.exec(`PRAGMA wal_autocheckpoint = ${Number(checkpoint)}`);
@@ -111,6 +121,6 @@ try {
     );
   }
 } finally {
-  await db.destroy();
+  await (closeServerDb ? closeServerDb() : db.destroy());
   await database.drop();
 }
