@@ -67,15 +67,20 @@ const timed = {
   error: metrics.dbQueries.labels({ engine: 'sqlite', outcome: 'error' }),
 };
 
+/** The reader, for a read on a SQLite database itself (a transaction's reads stay in the transaction). */
+function readerFor(db: Db, query: CompiledQuery): SqliteDatabase | undefined {
+  if (db.isTransaction) return undefined;
+  const both = connections.get(db as Kysely<DB>);
+  return both && isReadOnlyStatement(query) ? both.reader : undefined;
+}
+
 /**
  * Runs `query` directly on the writer when `db` is a SQLite transaction that `inTransaction` is running,
  * or on the reader when `db` is the database itself and `query` only reads; undefined otherwise (run it
  * through Kysely). Timed into the same metric as Kysely's statements.
  */
 export function runDirect<R>(db: Db, query: CompiledQuery): QueryResult<R> | undefined {
-  const connection =
-    open.get(db) ??
-    (db.isTransaction || !isReadOnlyStatement(query) ? undefined : connections.get(db as Kysely<DB>)?.reader);
+  const connection = open.get(db) ?? readerFor(db, query);
   if (!connection) return undefined;
   const started = performance.now();
   try {
