@@ -27,7 +27,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { isPostgres } from './engine.ts';
 import type { DB, Db, Trx } from './schema.ts';
-import { runDirect } from './sqlite-direct.ts';
+import { executeCompiled } from './sqlite-direct.ts';
 import { StatementBatch, withStatementBatch } from './statement-batch.ts';
 import { inTransaction } from './transaction.ts';
 
@@ -104,25 +104,20 @@ const SAVEPOINT = CompiledQuery.raw('savepoint group_unit');
 const RELEASE = CompiledQuery.raw('release group_unit');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to group_unit');
 
-/** A statement of the transaction's own, straight on SQLite's writer where it can (sqlite-direct.ts). */
-async function execute(trx: Trx, query: CompiledQuery): Promise<void> {
-  if (!runDirect(trx, query)) await trx.executeQuery(query);
-}
-
 /** SQLite: one transaction, a savepoint per unit; a failed unit is rolled back alone. */
 async function commitWithSavepoints(db: Kysely<DB>, group: Unit[]): Promise<void> {
   try {
     // A retried transaction (SQLite busy at BEGIN) runs every unit again from the start.
     await inTransaction(db, async (trx) => {
       for (const unit of group) {
-        await execute(trx, SAVEPOINT);
+        await executeCompiled(trx, SAVEPOINT);
         try {
           unit.outcome = { ok: true, value: await unit.fn(trx) };
-          await execute(trx, RELEASE);
+          await executeCompiled(trx, RELEASE);
         } catch (error) {
           unit.outcome = { ok: false, error };
-          await execute(trx, ROLLBACK_TO);
-          await execute(trx, RELEASE);
+          await executeCompiled(trx, ROLLBACK_TO);
+          await executeCompiled(trx, RELEASE);
         }
       }
     });

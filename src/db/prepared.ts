@@ -15,7 +15,7 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import { engineOf, isPostgres } from './engine.ts';
 import { nameStatement } from './named-statements.ts';
 import type { Db } from './schema.ts';
-import { runDirect } from './sqlite-direct.ts';
+import { executeCompiled } from './sqlite-direct.ts';
 
 type Path = ReadonlyArray<string | number>;
 
@@ -90,9 +90,8 @@ export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: 
       if (isPostgres(db)) nameStatement(compiled.sql);
     }
     const parameters = plan.sources.map((s) => ('path' in s ? valueAt(args, s.path) : s.constant));
-    const query = { ...plan.compiled, parameters };
-    // In a SQLite transaction, straight on the writer it already holds (sqlite-direct.ts).
-    const result = runDirect<R>(db, query) ?? (await db.executeQuery<R>(query));
+    // On SQLite straight on the connection where it can (sqlite-direct.ts).
+    const result = await executeCompiled<R>(db, { ...plan.compiled, parameters });
     return result.rows;
   };
 }

@@ -23,6 +23,14 @@ import {
 import { metrics } from '../modules/metrics/metrics.ts';
 import type { DB, Db } from './schema.ts';
 
+/**
+ * Runs a compiled statement: straight on a SQLite connection where `runDirect` can, else through Kysely.
+ * What `prepared()` and the group commit's savepoints call.
+ */
+export async function executeCompiled<R>(db: Db, query: CompiledQuery): Promise<QueryResult<R>> {
+  return runDirect<R>(db, query) ?? db.executeQuery<R>(query);
+}
+
 interface Connections {
   writer: SqliteDatabase;
   reader: SqliteDatabase;
