@@ -14,7 +14,6 @@ import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.t
 import { classifyReading } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import type { FarmRow } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -32,6 +31,7 @@ import {
   toAlert,
   transitionAlert,
 } from './repository.ts';
+import type { EngineFarm } from './rule-cache.ts';
 import {
   changesOverWindow,
   inGroupScope,
@@ -58,7 +58,7 @@ import {
 
 export interface IngestedReport {
   /** The reporting device's farm; `settings.rules` holds its threshold overrides. */
-  farm: FarmRow;
+  farm: EngineFarm;
   device: {
     id: string;
     name: string;

@@ -2,35 +2,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
+import { StatementCounter } from '../../../test/statement-counter.ts';
 import { RULE_NAMES } from '../../domain/rules.ts';
 import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { ingestReport } from '../ingest/service.ts';
-
-/** Counts the statements run through a Kysely instance (and its transactions). */
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-  // Every statement run, built by Kysely or compiled once (prepared.ts): each result passes here.
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.count++;
-    return args.result;
-  }
-}
 
 /** A house's metrics and a normal value of each (the bench's reports, bench/lib/reports.ts). */
 const HOUSE_METRICS: ReadonlyArray<readonly [string, number]> = [

@@ -21,11 +21,14 @@ export interface FarmEngineRules {
   custom: readonly EngineRule[];
 }
 
+/** What the engine reads of a report's farm: its id, settings (threshold overrides) and rules version. */
+export type EngineFarm = Pick<FarmRow, 'id' | 'settings' | 'rules_version'>;
+
 const MAX_FARMS = 10_000;
 const cache = new Map<string, { version: number; settings: string; rules: FarmEngineRules }>();
 
 /** The farm's rules for a report: as cached, or (a new farm for this process, or a newer version) read now. */
-export async function farmEngineRules(trx: Trx, farm: FarmRow): Promise<FarmEngineRules> {
+export async function farmEngineRules(trx: Trx, farm: EngineFarm): Promise<FarmEngineRules> {
   const version = Number(farm.rules_version);
   const entry = cache.get(farm.id);
   if (entry && entry.version === version && entry.settings === farm.settings) {

@@ -1,6 +1,6 @@
-import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, type Selectable, sql } from 'kysely';
 import { prepared } from '../../db/prepared.ts';
-import type { Db } from '../../db/schema.ts';
+import type { DB, Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -98,15 +98,24 @@ function handOut(db: Db, deviceId: string | RawBuilder<string>, now: RawBuilder<
       redeliver_at: sql<number>`cast(${now} as bigint) + redeliver_after_s * 1000`,
     })
     .where('device_id', '=', deviceId)
-    .where('expires_at', '>', now)
     .where((eb) =>
-      everyOpen
-        ? eb('status', 'in', OPEN_STATUSES)
-        : eb.or([
-            eb('status', '=', 'queued'),
-            eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
-          ]),
+      everyOpen ? eb.and([eb('expires_at', '>', now), eb('status', 'in', OPEN_STATUSES)]) : isDue(eb, now),
     );
+}
+
+/**
+ * A command due to its device at `now`: unexpired, and queued or delivered and due again. What a report or
+ * a poll hands out (handOut), what devicesWithDueCommands looks for, and what SQLite ingest's device
+ * update asks whether the device has any of (ingest/repository.ts).
+ */
+export function isDue(eb: ExpressionBuilder<DB, 'commands'>, now: number | RawBuilder<number>) {
+  return eb.and([
+    eb('commands.expires_at', '>', now),
+    eb.or([
+      eb('commands.status', '=', 'queued'),
+      eb.and([eb('commands.status', '=', 'delivered'), eb('commands.redeliver_at', '<=', now)]),
+    ]),
+  ]);
 }
 
 /** Stores a device's answer if the command is its own and delivered; undefined otherwise. */
@@ -225,13 +234,7 @@ export async function devicesWithDueCommands(
     .select('device_id')
     .distinct()
     .where('device_id', 'in', [...deviceIds])
-    .where('expires_at', '>', now)
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'queued'),
-        eb.and([eb('status', '=', 'delivered'), eb('redeliver_at', '<=', now)]),
-      ]),
-    )
+    .where((eb) => isDue(eb, now))
     .execute();
   return rows.map((r) => r.device_id);
 }

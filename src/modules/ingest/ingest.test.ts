@@ -12,6 +12,8 @@ import type {
   List,
   Reading,
 } from '../../../test/replies.ts';
+import { StatementCounter } from '../../../test/statement-counter.ts';
+import { ingestReport } from './service.ts';
 
 async function readingCount(t: TestApp, deviceId: string): Promise<number> {
   const row = await t.database.db
@@ -314,6 +316,48 @@ forEachEngine('ingest', (t) => {
     assert.deepEqual(res.body.commands[0]?.params, { doors: 'all' });
     const again = await make.report(t(), device.device_key, {});
     assert.deepEqual(again.body.commands, [], 'a command is delivered only once');
+  });
+
+  test('a report hands commands out only when one is due, and reads its farm in the device update', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'house', name: 'House 1' });
+    const counter = new StatementCounter();
+    const db = t().database.db.withPlugin(counter);
+    const origin = Date.UTC(2026, 4, 1);
+    const report = async (minutes: number) => {
+      counter.count = 0;
+      const at = origin + minutes * 60_000;
+      const result = await ingestReport(
+        db,
+        { deviceId: device.id },
+        { readings: [{ metric: 'climate.temp_c', value: 21, at: new Date(at).toISOString() }] },
+        at,
+      );
+      return { statements: counter.count, commands: result.commands.map((c) => c.command) };
+    };
+    await report(0);
+    const idle = await report(1);
+    assert.deepEqual(idle.commands, []);
+    const queued = await t().request<Command>('POST', `/v1/devices/${device.id}/commands`, {
+      key: acct.live_key,
+      body: { command: 'lights.set', params: { mode: 'on' } },
+    });
+    assert.equal(queued.status, 201, JSON.stringify(queued.body));
+    // The command's own clock is the app's; the report comes later than it was queued.
+    const handing = await report(60 * 24);
+    assert.deepEqual(handing.commands, ['lights.set']);
+    if (t().engine === 'sqlite') {
+      // A savepoint, the device update (farm and due commands read in it), the reading, the latest value,
+      // the watermark, the alert state, the release: no farm select and no hand-out while nothing is due.
+      assert.equal(idle.statements, 7);
+      assert.equal(handing.statements, idle.statements + 1, 'the hand-out runs when a command is due');
+    } else {
+      // PostgreSQL hands commands out inside the report's one statement.
+      assert.equal(handing.statements, idle.statements);
+    }
+    // Half a minute on: before the command's redelivery time.
+    assert.deepEqual((await report(60 * 24 + 0.5)).commands, [], 'delivered once');
   });
 
   test('concurrent reports from one device lose no state and deliver each command once', async () => {

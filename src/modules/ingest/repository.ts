@@ -1,6 +1,7 @@
 /**
  * Ingest's own statements: on PostgreSQL a report's device, readings, latest values, farm and the device's
- * animal in one; on SQLite, where a statement costs no round trip, one each.
+ * animal in one; on SQLite, where a statement costs no round trip, one each, the device update also reading
+ * the farm's rules version and whether commands are due.
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { nameStatement } from '../../db/named-statements.ts';
@@ -10,7 +11,8 @@ import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alerts/engine-repository.ts';
-import { type CommandRow, handOutStatement, handOutToEachStatement } from '../commands/repository.ts';
+import type { EngineFarm } from '../alerts/rule-cache.ts';
+import { type CommandRow, handOutStatement, handOutToEachStatement, isDue } from '../commands/repository.ts';
 import { moveLatestForward } from '../readings/repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
 
@@ -248,31 +250,69 @@ function touchColumns(touch: DeviceTouch) {
   };
 }
 
-/** SQLite: stamps the device's report on its row (locking nothing: SQLite transactions are exclusive). */
+/** What SQLite's device update returns besides the row: what the report needs next, in the same statement. */
+export interface TouchedDeviceSqlite {
+  device: DeviceRow;
+  /** The farm's columns the alert engine reads (alerts/rule-cache.ts). */
+  farm: EngineFarm;
+  /** Whether the device has commands due (commands/repository.ts, isDue): only then are they handed out. */
+  commandsDue: boolean;
+}
+
+/**
+ * SQLite: stamps the device's report on its row (locking nothing: SQLite transactions are exclusive) and, in
+ * the same statement, reads what the report would otherwise read in two more: the farm's rules version and
+ * settings, and whether any command is due to the device. Undefined: no such device.
+ */
 export async function touchDevice(
   trx: Db,
   deviceId: string,
   touch: DeviceTouch,
-): Promise<DeviceRow | undefined> {
+): Promise<TouchedDeviceSqlite | undefined> {
   const [row] = await updateTouched(trx, { deviceId, touch });
-  return row;
+  if (!row) return undefined;
+  const { farm_settings, farm_rules_version, commands_due, ...device } = row;
+  // A device's farm is there (a foreign key): a missing one is a broken database, not a bad report.
+  if (farm_settings === null || farm_rules_version === null)
+    throw new Error(`farm ${device.farm_id} not found`);
+  return {
+    device,
+    farm: { id: device.farm_id, settings: farm_settings, rules_version: farm_rules_version },
+    commandsDue: commands_due === 1,
+  };
 }
 
 /** Built once per engine and the set of columns the report carries. */
 const updateTouched = prepared((db, q: { deviceId: string; touch: DeviceTouch }) =>
-  db.updateTable('devices').set(touchColumns(q.touch)).where('id', '=', q.deviceId).returningAll(),
+  db
+    .updateTable('devices')
+    .set(touchColumns(q.touch))
+    .where('id', '=', q.deviceId)
+    .returningAll()
+    .returning((eb) => [
+      eb
+        .selectFrom('farms')
+        .select('settings')
+        .whereRef('farms.id', '=', 'devices.farm_id')
+        .as('farm_settings'),
+      eb
+        .selectFrom('farms')
+        .select('rules_version')
+        .whereRef('farms.id', '=', 'devices.farm_id')
+        .as('farm_rules_version'),
+      eb
+        .exists(
+          eb
+            .selectFrom('commands')
+            .select(sql.lit(1).as('due'))
+            .whereRef('commands.device_id', '=', 'devices.id')
+            .where((c) => isDue(c, q.touch.last_seen_at)),
+        )
+        .$castTo<number>()
+        .as('commands_due'),
+    ]),
 );
 
 export async function saveDeviceState(trx: Db, deviceId: string, state: string): Promise<void> {
   await trx.updateTable('devices').set({ state }).where('id', '=', deviceId).execute();
 }
-
-export async function findFarmRow(trx: Db, farmId: string): Promise<FarmRow> {
-  const [row] = await selectFarmRow(trx, { farmId });
-  if (!row) throw new Error(`farm ${farmId} not found`);
-  return row;
-}
-
-const selectFarmRow = prepared((db, q: { farmId: string }) =>
-  db.selectFrom('farms').selectAll().where('id', '=', q.farmId),
-);

@@ -18,12 +18,10 @@ import { recordFarmEvent } from '../events/service.ts';
 import { countReport, type ReportTransport } from '../metrics/metrics.ts';
 import { newestPerMetric, prepareReadings, storeReadings } from '../readings/service.ts';
 import {
-  type DeviceRow,
   type DeviceTouch,
-  type FarmRow,
-  findFarmRow,
   saveDeviceState,
   type TouchedDevicePg,
+  type TouchedDeviceSqlite,
   touchDevice,
   touchDeviceAndStorePg,
 } from './repository.ts';
@@ -134,19 +132,19 @@ export async function ingestReport(
     // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm and the
     // device's animal in the same statement (one round trip instead of five); SQLite: no round trips to
     // save, plain statements.
-    let device: DeviceRow | undefined;
-    let farm: FarmRow | undefined;
+    let touched: TouchedDeviceSqlite | undefined;
     let known: TouchedDevicePg | undefined;
     // A new token for every attempt: one that rolled back must never be taken for the one that committed.
     const stamped: DeviceTouch = { ...touch, report_token: randomUUID() };
     if (isPostgres(trx)) {
       known = await touchDeviceAndStorePg(trx, caller.deviceId, stamped, readings, newestPerMetric(readings));
-      device = known?.device;
-      farm = known?.farm;
     } else {
-      device = await touchDevice(trx, caller.deviceId, stamped);
+      touched = await touchDevice(trx, caller.deviceId, stamped);
     }
-    if (!device) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
+    const { device, farm } = known ?? touched ?? {};
+    if (!device || !farm) {
+      throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
+    }
 
     if (input.state !== undefined) {
       const merged = JSON.stringify(
@@ -161,10 +159,7 @@ export async function ingestReport(
       await saveDeviceState(trx, device.id, merged);
     }
 
-    if (!farm) {
-      await storeReadings(trx, device, readings);
-      farm = await findFarmRow(trx, device.farm_id);
-    }
+    if (!known) await storeReadings(trx, device, readings);
 
     const stored: IngestedReport['events'][number][] = [];
     for (const e of events) {
@@ -198,7 +193,11 @@ export async function ingestReport(
       receivedAt: now,
     });
 
-    const commands = known ? deliveredCommands(known.commands) : await pickUpCommands(trx, device.id, now);
+    const commands = known
+      ? deliveredCommands(known.commands)
+      : touched?.commandsDue
+        ? await pickUpCommands(trx, device.id, now)
+        : [];
     return {
       ok: true,
       accepted: readings.length,
