@@ -15,7 +15,7 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import { engineOf, isPostgres } from './engine.ts';
 import { nameStatement } from './named-statements.ts';
 import type { Db } from './schema.ts';
-import { executeCompiled } from './sqlite-direct.ts';
+import { runDirect } from './sqlite-direct.ts';
 
 type Path = ReadonlyArray<string | number>;
 
@@ -64,10 +64,33 @@ function valueAt(args: unknown, path: Path): unknown {
   return value;
 }
 
+type Getter = (args: unknown) => unknown;
+type Step = string | number;
+
+/** Reads one argument: the common short paths without a loop. */
+function getter(path: Path): Getter {
+  const [a, b] = path as [Step, Step];
+  if (path.length === 1) return (args) => (args as Record<Step, unknown>)[a];
+  if (path.length === 2) return (args) => ((args as Record<Step, unknown>)[a] as Record<Step, unknown>)[b];
+  return (args) => valueAt(args, path);
+}
+
+/** The statement's parameters from a call's arguments: per parameter its argument, or the builder's constant. */
+function binder(parameters: readonly unknown[]): (args: unknown) => unknown[] {
+  const getters: Getter[] = parameters.map((p) => {
+    if (p instanceof Slot) return getter(p.path);
+    return () => p;
+  });
+  return (args) => {
+    const values = new Array<unknown>(getters.length);
+    for (let i = 0; i < getters.length; i++) values[i] = (getters[i] as Getter)(args);
+    return values;
+  };
+}
+
 interface Plan<R> {
   compiled: CompiledQuery<R>;
-  /** Per parameter: the argument's path, or the constant the builder wrote in. */
-  sources: ReadonlyArray<{ path: Path } | { constant: unknown }>;
+  bind: (args: unknown) => unknown[];
 }
 
 /**
@@ -76,22 +99,25 @@ interface Plan<R> {
  */
 export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: Db, args: A) => Promise<R[]> {
   const plans = { sqlite: new Map<string, Plan<R>>(), postgres: new Map<string, Plan<R>>() };
-  return async (db, args) => {
+  return (db, args) => {
     const cache = plans[engineOf(db)];
     const shape = shapeOf(args);
     let plan = cache.get(shape);
     if (!plan) {
       const compiled = build(db, placeholders(args, []) as A).compile();
-      const sources = compiled.parameters.map((p) =>
-        p instanceof Slot ? { path: p.path } : { constant: p },
-      );
-      plan = { compiled, sources };
+      plan = { compiled, bind: binder(compiled.parameters) };
       cache.set(shape, plan);
       if (isPostgres(db)) nameStatement(compiled.sql);
     }
-    const parameters = plan.sources.map((s) => ('path' in s ? valueAt(args, s.path) : s.constant));
-    // On SQLite straight on the connection where it can (sqlite-direct.ts).
-    const result = await executeCompiled<R>(db, { ...plan.compiled, parameters });
-    return result.rows;
+    const { query, queryId, sql } = plan.compiled;
+    const statement: CompiledQuery<R> = { query, queryId, sql, parameters: plan.bind(args) };
+    // On SQLite straight on the connection where it can (sqlite-direct.ts), answered without a further turn.
+    try {
+      const direct = runDirect<R>(db, statement);
+      if (direct) return Promise.resolve(direct.rows);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return db.executeQuery<R>(statement).then((result) => result.rows);
   };
 }
