@@ -125,8 +125,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerCompression(app);
   // JSON only (any other content type is 415); an empty body counts as none.
   registerInputGuard(app);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('request-id', request.id);
+    done(null, payload);
   });
 
   await registerOpenApi(app, { version: API_VERSION });

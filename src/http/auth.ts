@@ -216,8 +216,9 @@ export function registerAuth(
   app.decorateRequest('caller', null);
 
   // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (reply.statusCode === 401) reply.header('www-authenticate', 'Bearer');
+    done(null, payload);
   });
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

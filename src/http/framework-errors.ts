@@ -83,14 +83,15 @@ export function refuseWhileClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close');
-    throw new AppError('unavailable', 'The server is shutting down; retry on another instance or shortly.');
+    done(new AppError('unavailable', 'The server is shutting down; retry on another instance or shortly.'));
   });
   // A request in flight when closing began is answered, and its connection closed with the answer: left
   // open, the idle keep-alive connection would hold the shutdown until its keep-alive timeout ran out.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

@@ -8,7 +8,7 @@
  * the request stays that answer for 24 hours). A 5xx releases the key, so a retry runs again. Requests
  * refused before the handler starts (authentication, body validation) store nothing, as with Stripe.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
 import {
   checkIdempotencyKey,
@@ -36,11 +36,22 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
   app.decorateRequest('idempotency', null);
 
   // preHandler: after authentication (the credential is the key's scope) and body validation.
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || request.routeOptions.config.idempotency === false) return;
+  // Callback hooks (observe.ts): a request without the header pays no promise.
+  app.addHook('preHandler', (request, reply, done) => {
     const header = request.headers['idempotency-key'];
     const caller = request.caller;
-    if (header === undefined || !caller) return;
+    const applies = request.method === 'POST' && request.routeOptions.config.idempotency !== false;
+    if (!applies || header === undefined || !caller) return done();
+    claim(request, reply, header, caller).then(() => done(), done);
+  });
+
+  /** Claims the key for this request, or answers with the stored response of the request that claimed it. */
+  async function claim(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    header: string | string[],
+    caller: NonNullable<FastifyRequest['caller']>,
+  ): Promise<unknown> {
     const key = checkIdempotencyKey(Array.isArray(header) ? undefined : header, HEADER);
     const scope = caller.kind === 'api' ? `key:${caller.keyId}` : `device:${caller.deviceId}`;
     const claim = { scope, key, fingerprint: fingerprintOf(`POST ${request.url}`, request.body ?? null) };
@@ -51,12 +62,23 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
       return reply.send(outcome.body);
     }
     request.idempotency = { scope, key, owner: outcome.owner };
+    return undefined;
+  }
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const held = request.idempotency;
+    if (!held) return done(null, payload);
+    request.idempotency = null;
+    store(request, reply, payload, held).then(() => done(null, payload), done);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const held = request.idempotency;
-    if (!held) return payload;
-    request.idempotency = null;
+  /** Keeps the response for retries of the same key (a failure only leaves the key pending). */
+  async function store(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    held: { scope: string; key: string; owner: string },
+  ): Promise<void> {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
     try {
       if (reply.statusCode >= 500 || body === null) await releaseIdempotencyKey(db, held, held.owner);
@@ -72,6 +94,5 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
       // The response itself is fine; the key stays pending and a retry after its lease runs again.
       request.log.error({ err }, 'could not store the idempotent response');
     }
-    return payload;
-  });
+  }
 }

@@ -198,5 +198,8 @@ export function registerInputGuard(app: FastifyInstance): void {
       done(err as AppError, undefined);
     }
   });
-  app.addHook('preValidation', async (request) => checkQueryAndParams(request));
+  app.addHook('preValidation', (request, _reply, done) => {
+    checkQueryAndParams(request);
+    done();
+  });
 }

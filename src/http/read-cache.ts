@@ -24,7 +24,7 @@
  * which is what their slowest answers and the server's peak memory were made of. If the first read does not
  * end in a 200 body (an error, a 404), each waiting request reads for itself.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { freshDataVersion } from '../db/data-version.ts';
 import type { Db } from '../db/schema.ts';
 import { metrics } from '../modules/metrics/metrics.ts';
@@ -140,12 +140,22 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
   const cache = deps.cache ?? new ReadCache();
   app.decorateRequest('readCacheSlot', null);
 
-  // preHandler: after authentication, permissions and query validation.
-  app.addHook('preHandler', async (request, reply) => {
+  // preHandler: after authentication, permissions and query validation. A callback hook (observe.ts): the
+  // requests it has nothing to do for pay no promise.
+  app.addHook('preHandler', (request, reply, done) => {
     const marked = request.routeOptions.config.readCache;
-    if (request.method !== 'GET' || marked === undefined) return;
     const caller = request.caller;
-    if (caller?.kind !== 'api') return;
+    if (request.method !== 'GET' || marked === undefined || caller?.kind !== 'api') return done();
+    readThrough(request, reply, caller, marked).then(() => done(), done);
+  });
+
+  /** Answers from the cache, or from a read under way, or marks the request to fill the cache. */
+  async function readThrough(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    caller: { keyId: string; mode: string },
+    marked: true | { maxAgeMs: number },
+  ): Promise<unknown> {
     const key = `${caller.keyId} ${caller.mode} ${request.url}`;
     const at = Date.now();
     const version = await freshDataVersion(db);
@@ -165,18 +175,20 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
     metrics.readCache.inc({ result: 'miss' });
     // A request that waited in vain reads for itself without making the others wait on it again.
     request.readCacheSlot = { key, version, at, flight: underWay ? null : cache.begin(key, version, at) };
-  });
+    return undefined;
+  }
 
   // Before compression (its hooks are the routes' own, which run after these): the body as serialised.
   // Every answer passes here, an error's too (a dropped request's handler still answers), so a read that
   // others wait on always settles.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const slot = request.readCacheSlot;
-    if (!slot) return payload;
-    request.readCacheSlot = null;
-    const json = reply.statusCode === 200 && typeof payload === 'string' ? payload : undefined;
-    if (slot.flight) slot.flight.settle(json);
-    else if (json !== undefined) cache.set(slot.key, slot.version, json, slot.at);
-    return payload;
+    if (slot) {
+      request.readCacheSlot = null;
+      const json = reply.statusCode === 200 && typeof payload === 'string' ? payload : undefined;
+      if (slot.flight) slot.flight.settle(json);
+      else if (json !== undefined) cache.set(slot.key, slot.version, json, slot.at);
+    }
+    done(null, payload);
   });
 }
