@@ -95,6 +95,7 @@ try {
   }
   logging = true;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   let reports = 0;
   for (let seq = WARM_ROUNDS; seq < WARM_ROUNDS + ROUNDS; seq++) {
     if (CONCURRENT) {
@@ -108,10 +109,12 @@ try {
     }
   }
   const total = performance.now() - started;
+  // This process's CPU a report: steadier than the wall time on a shared machine.
+  const cpu = process.cpuUsage(cpuBefore);
   const sqlMs = [...stats.values()].reduce((a, s) => a + s.ms, 0);
   const statements = [...stats.values()].reduce((a, s) => a + s.n, 0);
   process.stdout.write(
-    `${engine}, ${size}-reading reports${withRules ? ', 20 custom rules + for_s on the defaults' : ''}, ${CONCURRENT ? '50 at once' : 'one at a time'}: ${(total / reports).toFixed(3)} ms per report ` +
+    `${engine}, ${size}-reading reports${withRules ? ', 20 custom rules + for_s on the defaults' : ''}, ${CONCURRENT ? '50 at once' : 'one at a time'}: ${(total / reports).toFixed(3)} ms per report, CPU ${((cpu.user + cpu.system) / reports).toFixed(0)} µs ` +
       `(${Math.round((reports * size) / (total / 1000)).toLocaleString('en-US')} readings/s); ` +
       `SQL ${(sqlMs / reports).toFixed(3)} ms in ${(statements / reports).toFixed(1)} statements\n`,
   );
