@@ -278,7 +278,7 @@ export async function touchDevice(
   return {
     device,
     farm: { id: device.farm_id, settings: farm_settings, rules_version: farm_rules_version },
-    commandsDue: commands_due === 1,
+    commandsDue: Boolean(commands_due),
   };
 }
 
