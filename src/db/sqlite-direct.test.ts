@@ -123,3 +123,23 @@ test('direct statements are timed into the query metric, errors as errors', asyn
   );
   assert.equal(await count('error'), failed + 1);
 });
+
+test('a prepared() statement that fails on the connection rejects its promise; it never throws at the call', async () => {
+  const insertAccount = prepared((db, q: { id: string }) =>
+    db.insertInto('accounts').values({ id: q.id, name: 'Twice', created_at: 0 }),
+  );
+  await inTransaction(database.db, async (trx) => {
+    await insertAccount(trx, { id: 'acct_direct_twice' });
+    let thrown: unknown = null;
+    let settled: Promise<unknown> | null = null;
+    try {
+      settled = insertAccount(trx, { id: 'acct_direct_twice' });
+    } catch (err) {
+      thrown = err;
+    }
+    assert.equal(thrown, null, 'the call itself returns');
+    await assert.rejects(settled as Promise<unknown>, /UNIQUE constraint failed/);
+  });
+  const [row] = await accountNamed(database.db, { id: 'acct_direct_twice' });
+  assert.equal(row?.name, 'Twice', 'the first insert stands: the failed statement alone was undone');
+});
