@@ -15,7 +15,7 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import { engineOf, isPostgres } from './engine.ts';
 import { nameStatement } from './named-statements.ts';
 import type { Db } from './schema.ts';
-import { runDirect } from './sqlite-direct.ts';
+import { executeCompiled } from './sqlite-direct.ts';
 
 type Path = ReadonlyArray<string | number>;
 
@@ -90,6 +90,7 @@ function binder(parameters: readonly unknown[]): (args: unknown) => unknown[] {
 
 interface Plan<R> {
   compiled: CompiledQuery<R>;
+  /** The statement's parameters from a call's arguments. */
   bind: (args: unknown) => unknown[];
 }
 
@@ -111,13 +112,7 @@ export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: 
     }
     const { query, queryId, sql } = plan.compiled;
     const statement: CompiledQuery<R> = { query, queryId, sql, parameters: plan.bind(args) };
-    // On SQLite straight on the connection where it can (sqlite-direct.ts), answered without a further turn.
-    try {
-      const direct = runDirect<R>(db, statement);
-      if (direct) return Promise.resolve(direct.rows);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return db.executeQuery<R>(statement).then((result) => result.rows);
+    // On SQLite straight on the connection where it can (sqlite-direct.ts).
+    return executeCompiled<R>(db, statement).then((result) => result.rows);
   };
 }

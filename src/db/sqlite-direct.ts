@@ -24,11 +24,18 @@ import { metrics } from '../modules/metrics/metrics.ts';
 import type { DB, Db } from './schema.ts';
 
 /**
- * Runs a compiled statement: straight on a SQLite connection where `runDirect` can, else through Kysely.
- * What `prepared()` and the group commit's savepoints call.
+ * Runs a compiled statement: straight on a SQLite connection where `runDirect` can (answered without an
+ * async function's turns; a failure still arrives as a rejected promise), else through Kysely. What
+ * `prepared()` and the group commit's savepoints call.
  */
-export async function executeCompiled<R>(db: Db, query: CompiledQuery): Promise<QueryResult<R>> {
-  return runDirect<R>(db, query) ?? db.executeQuery<R>(query);
+export function executeCompiled<R>(db: Db, query: CompiledQuery): Promise<QueryResult<R>> {
+  try {
+    const direct = runDirect<R>(db, query);
+    if (direct) return Promise.resolve(direct);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return db.executeQuery<R>(query);
 }
 
 interface Connections {

@@ -42,11 +42,11 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
     const caller = request.caller;
     const applies = request.method === 'POST' && request.routeOptions.config.idempotency !== false;
     if (!applies || header === undefined || !caller) return done();
-    claim(request, reply, header, caller).then(() => done(), done);
+    claimOrReplay(request, reply, header, caller).then(() => done(), done);
   });
 
   /** Claims the key for this request, or answers with the stored response of the request that claimed it. */
-  async function claim(
+  async function claimOrReplay(
     request: FastifyRequest,
     reply: FastifyReply,
     header: string | string[],
@@ -69,11 +69,11 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
     const held = request.idempotency;
     if (!held) return done(null, payload);
     request.idempotency = null;
-    store(request, reply, payload, held).then(() => done(null, payload), done);
+    storeResponse(request, reply, payload, held).then(() => done(null, payload), done);
   });
 
   /** Keeps the response for retries of the same key (a failure only leaves the key pending). */
-  async function store(
+  async function storeResponse(
     request: FastifyRequest,
     reply: FastifyReply,
     payload: unknown,
