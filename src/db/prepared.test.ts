@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { forEachEngine } from '../../test/harness.ts';
-import { prepared } from './prepared.ts';
+import { MAX_SHAPES, prepared } from './prepared.ts';
 
 interface Args {
   farmId: string;
@@ -76,5 +76,29 @@ forEachEngine('statements built once', (t) => {
     assert.deepEqual(await run({ names: ['Alpha', 'Bravo', 'Charlie'], like: 'C%' }), ['Charlie:3']);
     assert.deepEqual(await run({ names: ['Alpha'], farmId: 'acct_nobody' }), []);
     assert.equal(builds, 4, 'shapes seen before are not built again');
+  });
+
+  test(`a statement keeps at most ${MAX_SHAPES} shapes: past that the oldest is built again, and every call stays right`, async () => {
+    let built = 0;
+    const byNames = prepared((db, names: string[]) => {
+      built++;
+      return db.selectFrom('farms').select('name').where('name', 'in', names);
+    });
+    const acct = await t().account();
+    const made = await t().request('POST', '/v1/farms', { key: acct.live_key, body: { name: 'farm 0' } });
+    assert.equal(made.status, 201);
+    const db = t().database.db;
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `farm ${i}`);
+    const found = async (n: number) => (await byNames(db, names(n))).map((r) => r.name);
+    for (let n = 1; n <= MAX_SHAPES; n++) assert.deepEqual(await found(n), ['farm 0']);
+    assert.equal(built, MAX_SHAPES);
+    assert.deepEqual(await found(MAX_SHAPES), ['farm 0']);
+    assert.equal(built, MAX_SHAPES, 'a kept shape is not built again');
+    assert.deepEqual(await found(MAX_SHAPES + 1), ['farm 0']);
+    assert.equal(built, MAX_SHAPES + 1, 'one more shape is built');
+    assert.deepEqual(await found(2), ['farm 0']);
+    assert.equal(built, MAX_SHAPES + 1, 'a younger shape is still kept');
+    assert.deepEqual(await found(1), ['farm 0']);
+    assert.equal(built, MAX_SHAPES + 2, 'the oldest shape made room and is built again');
   });
 });

@@ -10,6 +10,10 @@
  * (strings, numbers, dates) are the placeholders; the shape never depends on them. Each engine's SQL is
  * cached apart; no Kysely plugin is in use, so one engine's compiler gives one text per shape. On
  * PostgreSQL each text also goes to the server as a named prepared statement (named-statements.ts).
+ *
+ * A statement whose shape follows its data (a multi-row insert, by row count and by which of its rows'
+ * columns are null) could have very many shapes, so each statement keeps at most MAX_SHAPES of them: a new
+ * shape past that replaces the oldest, which is simply built again should it come back.
  */
 import type { Compilable, CompiledQuery } from 'kysely';
 import { engineOf, isPostgres } from './engine.ts';
@@ -88,6 +92,9 @@ function binder(parameters: readonly unknown[]): (args: unknown) => unknown[] {
   };
 }
 
+/** Shapes kept per statement and engine (see above). */
+export const MAX_SHAPES = 64;
+
 interface Plan<R> {
   compiled: CompiledQuery<R>;
   /** The statement's parameters from a call's arguments. */
@@ -107,6 +114,7 @@ export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: 
     if (!plan) {
       const compiled = build(db, placeholders(args, []) as A).compile();
       plan = { compiled, bind: binder(compiled.parameters) };
+      if (cache.size >= MAX_SHAPES) cache.delete(cache.keys().next().value as string);
       cache.set(shape, plan);
       if (isPostgres(db)) nameStatement(compiled.sql);
     }

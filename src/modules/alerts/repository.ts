@@ -1,5 +1,6 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
@@ -102,8 +103,9 @@ const INSERT_ACTIVE_BATCH: BatchKind<AlertRow, AlertRow | null> = {
   },
 };
 
-function insertActiveAlerts(db: Db, rows: readonly AlertRow[]): Promise<AlertRow[]> {
-  return db
+/** Built once per number of rows (and columns left null). */
+const insertActiveAlerts = prepared((db, rows: readonly AlertRow[]) =>
+  db
     .insertInto('alerts')
     .values(rows)
     .onConflict((oc) =>
@@ -112,9 +114,8 @@ function insertActiveAlerts(db: Db, rows: readonly AlertRow[]): Promise<AlertRow
         .where(sql<SqlBool>`${sql.raw(ACTIVE_ALERT_PREDICATE)}`)
         .doNothing(),
     )
-    .returningAll()
-    .execute();
-}
+    .returningAll(),
+);
 
 /**
  * Updates an alert only while it is in one of `from` (and, optionally, at `severity`); returns the
@@ -128,11 +129,26 @@ export async function transitionAlert(
   set: Updateable<AlertsTable>,
   onlySeverity?: AlertSeverity,
 ): Promise<AlertRow | null> {
-  let query = db.updateTable('alerts').set(set).where('id', '=', id).where('status', 'in', from);
-  if (onlySeverity) query = query.where('severity', '=', onlySeverity);
-  const row = await query.returningAll().executeTakeFirst();
+  const [row] = await transitionAlertRow(db, { id, from, set, onlySeverity });
   return row ?? null;
 }
+
+/** Built once per set of columns, number of statuses, and with or without the severity. */
+const transitionAlertRow = prepared(
+  (
+    db,
+    q: {
+      id: string;
+      from: readonly AlertStatus[];
+      set: Updateable<AlertsTable>;
+      onlySeverity: AlertSeverity | undefined;
+    },
+  ) => {
+    let query = db.updateTable('alerts').set(q.set).where('id', '=', q.id).where('status', 'in', q.from);
+    if (q.onlySeverity !== undefined) query = query.where('severity', '=', q.onlySeverity);
+    return query.returningAll();
+  },
+);
 
 /** A page of a farm's alerts in list order (most urgent, then newest), `limit` rows. */
 export async function findAlertsPage(

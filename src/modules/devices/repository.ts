@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -72,11 +73,16 @@ export async function deleteDeviceRows(db: Db, deviceId: string): Promise<void> 
 }
 
 /** The device a key hash belongs to, with its farm's account and mode. */
-export function deviceByKeyHash(db: Db, keyHash: string) {
-  return db
+export async function deviceByKeyHash(db: Db, keyHash: string) {
+  const [row] = await deviceByKeyHashRow(db, { keyHash });
+  return row;
+}
+
+/** Built once: every device request whose key is not in the process's cache runs it. */
+const deviceByKeyHashRow = prepared((db, q: { keyHash: string }) =>
+  db
     .selectFrom('devices')
     .innerJoin('farms', 'farms.id', 'devices.farm_id')
     .select(['devices.id as deviceId', 'devices.farm_id as farmId', 'farms.account_id', 'farms.mode'])
-    .where('devices.key_hash', '=', keyHash)
-    .executeTakeFirst();
-}
+    .where('devices.key_hash', '=', q.keyHash),
+);

@@ -9,6 +9,7 @@
  */
 import type { Insertable } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type { OutboxTable } from '../../db/tables/foundation.ts';
 import type { WebhookDeliveriesTable } from '../../db/tables/webhooks.ts';
@@ -135,6 +136,11 @@ const OUTBOX_CHUNK = 500;
 
 /** Stores new events in the outbox, in as few INSERTs as the chunk size allows. */
 export async function insertOutboxEvents(db: Db, rows: readonly Insertable<OutboxTable>[]): Promise<void> {
+  if (rows.length <= OUTBOX_CHUNK) {
+    // A report's events (a handful): built once per number of rows.
+    await insertOutboxRows(db, rows);
+    return;
+  }
   for (let i = 0; i < rows.length; i += OUTBOX_CHUNK) {
     await db
       .insertInto('outbox')
@@ -142,6 +148,10 @@ export async function insertOutboxEvents(db: Db, rows: readonly Insertable<Outbo
       .execute();
   }
 }
+
+const insertOutboxRows = prepared((db, rows: readonly Insertable<OutboxTable>[]) =>
+  db.insertInto('outbox').values(rows),
+);
 
 /** Up to `limit` undispatched outbox events, oldest first; on PostgreSQL, those no other worker holds. */
 export function undispatchedEvents(trx: Trx, limit: number) {
