@@ -1,8 +1,9 @@
 /**
  * The input guard: rules every value from outside obeys before any module sees it, on REST and MCP
  * alike (MCP requests arrive through the same JSON parser and the same Ajv set-up):
- * - JSON bodies nest at most MAX_BODY_DEPTH levels, checked on the raw text before parsing, so no
- *   parser, validator or merge ever recurses deeply;
+ * - JSON bodies nest at most `INPUT_LIMITS.bodyDepth` levels, checked as soon as the body is parsed
+ *   (V8's JSON.parse does not recurse, so deep text cannot overflow its stack), before any validator or
+ *   merge, which may recurse, sees the value;
  * - every number is finite (JSON.parse turns `1e309` into Infinity, which no engine can store or
  *   serialise);
  * - every string (and object key, path id and query value) is free of NUL and of unpaired UTF-16
@@ -21,34 +22,9 @@ export const INPUT_LIMITS = {
   queryChars: 1_000,
 } as const;
 
-const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The deepest nesting in JSON text, stopping early once past `limit` (strings are skipped). */
-export function jsonTextDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      depth++;
-      if (depth > deepest) {
-        deepest = depth;
-        if (deepest > limit) return deepest;
-      }
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
-  }
-  return deepest;
-}
 
 /** What is wrong with a piece of text from outside, or null. */
 export function textProblem(text: string): string | null {
@@ -125,21 +101,80 @@ export function checkJsonValue(value: unknown, root: string): void {
   }
 }
 
-/** A JSON request body: depth checked on the text, parsed, then every value checked. */
-export function parseJsonBody(text: string): unknown {
-  if (jsonTextDepth(text, INPUT_LIMITS.bodyDepth) > INPUT_LIMITS.bodyDepth) {
-    throw invalid('body', `The request body nests deeper than ${INPUT_LIMITS.bodyDepth} levels.`);
+/** Whether a JSON leaf (not an array or object) breaks no rule. */
+function isCleanLeaf(v: unknown): boolean {
+  if (typeof v === 'string') return textProblem(v) === null;
+  if (typeof v === 'number') return Number.isFinite(v);
+  return true;
+}
+
+/**
+ * Whether a parsed JSON value breaks none of the rules: nesting at most `maxDepth` levels, every number
+ * finite, every string and key well formed. The common case, so it walks without recursion and without an
+ * object per member; when it says no, `checkJsonValue` and `depthOf` find and name the problem.
+ */
+function isCleanJson(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return isCleanLeaf(value);
+  const containers: object[] = [value];
+  const levels: number[] = [1];
+  for (let v = containers.pop(); v !== undefined; v = containers.pop()) {
+    const level = levels.pop() as number;
+    if (level > maxDepth) return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (typeof child === 'object' && child !== null) {
+          containers.push(child);
+          levels.push(level + 1);
+        } else if (!isCleanLeaf(child)) return false;
+      }
+    } else {
+      const record = v as Record<string, unknown>;
+      for (const key in record) {
+        if (textProblem(key) !== null) return false;
+        const child = record[key];
+        if (typeof child === 'object' && child !== null) {
+          containers.push(child);
+          levels.push(level + 1);
+        } else if (!isCleanLeaf(child)) return false;
+      }
+    }
   }
+  return true;
+}
+
+/** How deep a parsed JSON value nests (`[]` and `{}` are 1, a leaf 0), without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [v, level] = entry;
+    if (typeof v !== 'object' || v === null) continue;
+    if (level > deepest) deepest = level;
+    for (const child of Object.values(v)) stack.push([child, level + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * A JSON request body: parsed, then checked in one walk (depth, numbers, text); only a body that fails
+ * it is walked again to name the problem.
+ */
+export function parseJsonBody(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     throw invalid('body', `The request body is not valid JSON: ${(err as Error).message}`);
   }
+  const clean = isCleanJson(value, INPUT_LIMITS.bodyDepth);
+  if (!clean && depthOf(value) > INPUT_LIMITS.bodyDepth) {
+    throw invalid('body', `The request body nests deeper than ${INPUT_LIMITS.bodyDepth} levels.`);
+  }
   if (typeof value !== 'object' || value === null) {
     throw invalid('body', 'The request body must be a JSON object.');
   }
-  checkJsonValue(value, 'body');
+  if (!clean) checkJsonValue(value, 'body');
   return value;
 }
 
