@@ -250,9 +250,31 @@ function touchColumns(touch: DeviceTouch) {
   };
 }
 
+/**
+ * The device's columns a report reads on SQLite (the service, the readings, the alert engine): not its key,
+ * place or battery, and its state only when the report carries some to merge into it. Returning every
+ * column cost a 1-reading report about a tenth of its SQL time.
+ */
+const REPORTING_DEVICE_COLUMNS = [
+  'id',
+  'farm_id',
+  'name',
+  'type',
+  'animal_id',
+  'group_id',
+  'quiet_level',
+  'report_token',
+  'report_token_prev',
+] as const;
+
+export type ReportingDevice = Pick<DeviceRow, (typeof REPORTING_DEVICE_COLUMNS)[number]> & {
+  /** Read only when asked for (`withState`). */
+  state?: string;
+};
+
 /** What SQLite's device update returns besides the row: what the report needs next, in the same statement. */
 export interface TouchedDeviceSqlite {
-  device: DeviceRow;
+  device: ReportingDevice;
   /** The farm's columns the alert engine reads (alerts/rule-cache.ts). */
   farm: EngineFarm;
   /** Whether the device has commands due (commands/repository.ts, isDue): only then are they handed out. */
@@ -262,14 +284,16 @@ export interface TouchedDeviceSqlite {
 /**
  * SQLite: stamps the device's report on its row (locking nothing: SQLite transactions are exclusive) and, in
  * the same statement, reads what the report would otherwise read in two more: the farm's rules version and
- * settings, and whether any command is due to the device. Undefined: no such device.
+ * settings, and whether any command is due to the device. `withState`: read the device's state too (the
+ * report merges into it). Undefined: no such device.
  */
 export async function touchDevice(
   trx: Db,
   deviceId: string,
   touch: DeviceTouch,
+  withState: boolean,
 ): Promise<TouchedDeviceSqlite | undefined> {
-  const [row] = await updateTouched(trx, { deviceId, touch });
+  const [row] = await updateTouched(trx, { deviceId, touch, withState });
   if (!row) return undefined;
   const { farm_settings, farm_rules_version, commands_due, ...device } = row;
   // A device's farm is there (a foreign key): a missing one is a broken database, not a bad report.
@@ -282,13 +306,14 @@ export async function touchDevice(
   };
 }
 
-/** Built once per engine and the set of columns the report carries. */
-const updateTouched = prepared((db, q: { deviceId: string; touch: DeviceTouch }) =>
+/** Built once per engine, the set of columns the report carries, and with or without the state. */
+const updateTouched = prepared((db, q: { deviceId: string; touch: DeviceTouch; withState: boolean }) =>
   db
     .updateTable('devices')
     .set(touchColumns(q.touch))
     .where('id', '=', q.deviceId)
-    .returningAll()
+    .returning(REPORTING_DEVICE_COLUMNS)
+    .$if(q.withState, (qb) => qb.returning('state'))
     .returning((eb) => [
       eb
         .selectFrom('farms')

@@ -139,7 +139,7 @@ export async function ingestReport(
     if (isPostgres(trx)) {
       known = await touchDeviceAndStorePg(trx, caller.deviceId, stamped, readings, newestPerMetric(readings));
     } else {
-      touched = await touchDevice(trx, caller.deviceId, stamped);
+      touched = await touchDevice(trx, caller.deviceId, stamped, input.state !== undefined);
     }
     const { device, farm } = known ?? touched ?? {};
     if (!device || !farm) {
@@ -147,6 +147,8 @@ export async function ingestReport(
     }
 
     if (input.state !== undefined) {
+      // Read with the device's update whenever the report carries state (touchDevice's withState).
+      if (device.state === undefined) throw new Error(`device ${device.id}: state not read`);
       const merged = JSON.stringify(
         mergeState(parseJson<Record<string, unknown>>(device.state, {}), input.state),
       );
