@@ -8,7 +8,8 @@
  * Starts `npm start`'s command on a fresh database with the benchmark's ingest devices (and, for `animal`,
  * a farm of 300 animals), warms it up with a quarter of the requests, then sends the requests from 50
  * connections (100 for `animal`) and prints the server's user+system CPU per request (all its threads, and
- * the main thread alone) and the throughput.
+ * the main thread alone), the throughput and the server's peak RSS. BENCH_SMAPS=1 also prints its biggest
+ * memory mappings at the end (where the RSS is).
  */
 import { readFileSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.ts';
@@ -32,6 +33,23 @@ function cpuMs(pid: number, thread?: number): number {
   const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // After the command: state is field 3, utime 14 and stime 15 (1-based), in clock ticks (100 per second).
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The process's mappings by resident size, the ten biggest (anonymous ones are the heaps). */
+function printBiggestMappings(pid: number): void {
+  const mappings: { name: string; kb: number }[] = [];
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) name = header[1] || '[anonymous]';
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) mappings.push({ name, kb: Number(rss[1]) });
+  }
+  const byName = new Map<string, number>();
+  for (const m of mappings) byName.set(m.name, (byName.get(m.name) ?? 0) + m.kb);
+  for (const [n, kb] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 10)) {
+    process.stdout.write(`  ${(kb / 1024).toFixed(1).padStart(7)} MB  ${n}\n`);
+  }
 }
 
 const database = await createBenchDatabase(engine);
@@ -86,11 +104,13 @@ try {
     // The main thread (its id is the process's): the event loop, without the checkpoint and GC threads.
     const mainBefore = cpuMs(server.pid, server.pid);
     const result = await runLoad({ port: server.port, connections, totalRequests: requests, next });
+    if (process.env.BENCH_SMAPS === '1') printBiggestMappings(server.pid);
     const perRequest = (ms: number) => ((ms * 1000) / result.requests).toFixed(0);
     process.stdout.write(
       `${engine} ${load}: server CPU ${perRequest(cpuMs(server.pid) - before)} µs per request ` +
         `(main thread ${perRequest(cpuMs(server.pid, server.pid) - mainBefore)}); ` +
-        `${Math.round(result.perSecond).toLocaleString('en-US')} requests/s, p99 ${result.p99Ms.toFixed(1)} ms\n`,
+        `${Math.round(result.perSecond).toLocaleString('en-US')} requests/s, p99 ${result.p99Ms.toFixed(1)} ms; ` +
+        `peak RSS ${Math.round(server.peakRssMb())} MB\n`,
     );
   } finally {
     await server.stop();
