@@ -60,7 +60,9 @@ try {
   const farm = await createFarm(opened.db, scope, { name: 'Ingest farm' });
   const keys: string[] = [];
   for (let i = 0; i < DEVICES; i++) {
-    keys.push((await createDevice(opened.db, scope, farm.id, { type: 'house', name: `House ${i}` })).device_key);
+    keys.push(
+      (await createDevice(opened.db, scope, farm.id, { type: 'house', name: `House ${i}` })).device_key,
+    );
   }
   let animalIds: string[] = [];
   if (load === 'animal') {
