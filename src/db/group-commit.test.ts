@@ -1,6 +1,7 @@
 /**
  * Group commit (src/db/group-commit.ts): units arriving together share a transaction, a failing unit
- * stores nothing while the others of its group commit, and no unit is answered before its commit. On
+ * stores nothing while the others of its group commit, and no unit is answered before its commit. On SQLite
+ * the units run in turn without savepoints, and a failure runs the group again with them. On
  * PostgreSQL a group holds one unit per key, its units' batchable calls become one statement a kind, and
  * without savepoints a failing unit costs the others a second run together and itself a run alone. Over HTTP: concurrent device reports
  * with one rejected among them store exactly the accepted ones.
@@ -10,6 +11,7 @@ import { test } from 'node:test';
 import { sql } from 'kysely';
 import { animalRow, device, farm, keysOfOneLane } from '../../test/factories.ts';
 import { forEachEngine } from '../../test/harness.ts';
+import { StatementCounter } from '../../test/statement-counter.ts';
 import { inGroupTransaction, MAX_GROUP } from './group-commit.ts';
 import { type BatchKind, batchedCall } from './statement-batch.ts';
 
@@ -73,8 +75,69 @@ forEachEngine('group commit', (t) => {
     }
   });
 
+  test('SQLite: a group where no unit fails runs each once without savepoints; a failure runs the group again with them, in order', async (c) => {
+    if (t().engine !== 'sqlite') return c.skip('PostgreSQL: the test below');
+    const acct = await t().sharedAccount();
+    const f = await farm(t(), acct.live_key, { name: 'Group commit in turn' });
+    const counter = new StatementCounter();
+    const db = t().database.db.withPlugin(counter);
+    const runs: string[] = [];
+    const group = (tag: string, failing: number | null) =>
+      Promise.allSettled(
+        [0, 1, 2, 3].map((i) =>
+          inGroupTransaction(db, i % 2 === 0 ? 'even' : 'odd', async (trx) => {
+            runs.push(`${tag}${i}`);
+            await trx
+              .insertInto('animals')
+              .values(
+                animalRow({
+                  id: `ani_turn_${tag}${i}_${f.id}`,
+                  farm_id: f.id,
+                  account_id: acct.account_id,
+                  species: 'sheep',
+                  name: `Turn ${tag}${i}`,
+                }),
+              )
+              .execute();
+            if (i === failing) throw new Error(`unit ${tag}${i} gives up`);
+            return i;
+          }),
+        ),
+      );
+    counter.count = 0;
+    const clean = await group('a', null);
+    assert.deepEqual(
+      clean.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    assert.deepEqual(runs, ['a0', 'a1', 'a2', 'a3'], 'each unit ran once, in the order given');
+    assert.equal(counter.count, 4, 'one insert a unit, no savepoint or release');
+
+    runs.length = 0;
+    counter.count = 0;
+    const failed = await group('b', 2);
+    assert.deepEqual(
+      failed.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(runs, ['b0', 'b1', 'b2', 'b0', 'b1', 'b2', 'b3'], 'again from the start, in order');
+    // The first run: three inserts; the second: a savepoint, an insert and a release a unit, and the
+    // failed unit's rollback to its savepoint.
+    assert.equal(counter.count, 3 + 4 * 3 + 1);
+    const stored = await db
+      .selectFrom('animals')
+      .select('name')
+      .where('farm_id', '=', f.id)
+      .orderBy('name')
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => r.name),
+      ['Turn a0', 'Turn a1', 'Turn a2', 'Turn a3', 'Turn b0', 'Turn b1', 'Turn b3'],
+    );
+  });
+
   test('PostgreSQL: one transaction a group of different keys; a failing unit runs alone, the others again together', async (c) => {
-    if (t().engine !== 'postgres') return c.skip('SQLite groups with savepoints (the test above)');
+    if (t().engine !== 'postgres') return c.skip('SQLite: the tests above');
     const acct = await t().sharedAccount();
     const f = await farm(t(), acct.live_key, { name: 'Group commit PG' });
     const db = t().database.db;

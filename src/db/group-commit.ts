@@ -7,10 +7,13 @@
  * short (device reports): a unit waits for the others of its group. Inside a caller's transaction the unit
  * simply joins it. How a group is stored depends on the engine:
  *
- * - SQLite, where one writer serves every transaction in turn: one lane, each unit inside its own
- *   savepoint. A unit that fails is rolled back to its savepoint alone (it stores nothing) and the others
- *   go on. One commit then writes the pages several reports share (the readings table's last page, index
- *   pages, the WAL frame headers) once instead of once per report.
+ * - SQLite, where one writer serves every transaction in turn: one lane, its units one after another in
+ *   one transaction, without savepoints (a savepoint and its release were two of a 1-reading report's
+ *   seven statements). When a unit fails, the transaction is rolled back and the group runs again in the
+ *   same order with a savepoint per unit: the failing unit is rolled back to its savepoint alone (it stores
+ *   nothing) and the others go on, so a failure costs its group one more run at most. One commit then
+ *   writes the pages several reports share (the readings table's last page, index pages, the WAL frame
+ *   headers) once instead of once per report.
  * - PostgreSQL, where each transaction costs a BEGIN and a COMMIT (two round trips, and the COMMIT waits for
  *   the WAL flush) besides its own statements: PG_LANES lanes, chosen by the unit's key (ingest: the
  *   device), so a device's reports stay in order and two groups of one process never wait on each other's
@@ -103,6 +106,35 @@ class Lane {
 const SAVEPOINT = CompiledQuery.raw('savepoint group_unit');
 const RELEASE = CompiledQuery.raw('release group_unit');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to group_unit');
+
+/**
+ * SQLite: the units in turn in one transaction, no savepoints; when one fails, everything is rolled back and
+ * the group runs again with savepoints (commitWithSavepoints).
+ */
+async function commitInTurn(db: Kysely<DB>, group: Unit[]): Promise<void> {
+  const [first] = group;
+  if (group.length === 1 && first) return commitAlone(db, first);
+  let unitFailed = false;
+  try {
+    await inTransaction(db, async (trx) => {
+      unitFailed = false;
+      for (const unit of group) {
+        try {
+          unit.outcome = { ok: true, value: await unit.fn(trx) };
+        } catch (error) {
+          unitFailed = true;
+          throw error;
+        }
+      }
+    });
+  } catch (error) {
+    if (unitFailed) return commitWithSavepoints(db, group);
+    // BEGIN or COMMIT failed: nothing of the group was stored.
+    for (const unit of group) unit.reject(error);
+    return;
+  }
+  for (const unit of group) unit.resolve((unit.outcome as { value: unknown }).value);
+}
 
 /** SQLite: one transaction, a savepoint per unit; a failed unit is rolled back alone. */
 async function commitWithSavepoints(db: Kysely<DB>, group: Unit[]): Promise<void> {
@@ -209,7 +241,7 @@ export function inGroupTransaction<T>(db: Db, key: string, fn: (trx: Trx) => Pro
   if (!lanes) {
     lanes = isPostgres(root)
       ? Array.from({ length: PG_LANES }, () => new Lane(root, commitOptimistically, true))
-      : [new Lane(root, commitWithSavepoints, false)];
+      : [new Lane(root, commitInTurn, false)];
     lanesOf.set(root, lanes);
   }
   return (lanes[laneOf(key, lanes.length)] as Lane).run(key, fn);
