@@ -8,8 +8,9 @@
  * simply joins it. How a group is stored depends on the engine:
  *
  * - SQLite, where one writer serves every transaction in turn: one lane, its units one after another in
- *   one transaction, without savepoints (a savepoint and its release were two of a 1-reading report's
- *   seven statements). When a unit fails, the transaction is rolled back and the group runs again in the
+ *   one transaction, without savepoints: a savepoint makes SQLite copy every page the unit then changes
+ *   into its statement journal (about 37 for a 100-reading report), and with its release it was two of a
+ *   1-reading report's seven statements. When a unit fails, the transaction is rolled back and the group runs again in the
  *   same order with a savepoint per unit: the failing unit is rolled back to its savepoint alone (it stores
  *   nothing) and the others go on, so a failure costs its group one more run at most. One commit then
  *   writes the pages several reports share (the readings table's last page, index pages, the WAL frame

@@ -252,8 +252,8 @@ function touchColumns(touch: DeviceTouch) {
 
 /**
  * The device's columns a report reads on SQLite (the service, the readings, the alert engine): not its key,
- * place or battery, and its state only when the report carries some to merge into it. Returning every
- * column cost a 1-reading report about a tenth of its SQL time.
+ * place or battery, and its state only when the report carries some to merge into it. In isolation the
+ * update took 12.4 µs returning every column and 9.6 µs returning these.
  */
 const REPORTING_DEVICE_COLUMNS = [
   'id',

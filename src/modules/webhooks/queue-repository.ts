@@ -9,6 +9,7 @@
  */
 import type { Insertable } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { MAX_GROUP } from '../../db/group-commit.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type { OutboxTable } from '../../db/tables/foundation.ts';
@@ -136,8 +137,10 @@ const OUTBOX_CHUNK = 500;
 
 /** Stores new events in the outbox, in as few INSERTs as the chunk size allows. */
 export async function insertOutboxEvents(db: Db, rows: readonly Insertable<OutboxTable>[]): Promise<void> {
-  if (rows.length <= OUTBOX_CHUNK) {
-    // A report's events (a handful): built once per number of rows.
+  if (rows.length === 0) return;
+  if (rows.length <= MAX_GROUP) {
+    // A report's events, or a group's (statement-batch.ts): built once per number of rows. Bulk inserts
+    // (the sample farm, imports) are built each time, so their many sizes crowd no statement cache.
     await insertOutboxRows(db, rows);
     return;
   }
