@@ -15,8 +15,11 @@ export const FREE_FORM_LIMITS = {
 /** The schema keyword that marks a free-form member (added by markFreeForm, checked by makeAjv). */
 export const FREE_FORM_KEYWORD = 'x-free-form';
 
-/** Nesting of a parsed value (a scalar is 0, `{}` is 1), without recursion. */
-function valueDepth(value: unknown): number {
+/**
+ * Nesting of a parsed value (a scalar is 0, `{}` is 1), without recursion; it stops counting once past
+ * `limit` (the answer is then more than `limit`, not the whole depth).
+ */
+export function valueDepth(value: unknown, limit: number): number {
   let deepest = 0;
   const stack: [unknown, number][] = [[value, 0]];
   for (let item = stack.pop(); item; item = stack.pop()) {
@@ -24,7 +27,7 @@ function valueDepth(value: unknown): number {
     if (typeof v !== 'object' || v === null) continue;
     const here = depth + 1;
     if (here > deepest) deepest = here;
-    if (deepest > FREE_FORM_LIMITS.depth) return deepest;
+    if (deepest > limit) return deepest;
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, here]);
   }
   return deepest;
@@ -32,7 +35,7 @@ function valueDepth(value: unknown): number {
 
 /** What is wrong with a free-form member's value (too deep, too large), or null. */
 export function freeFormProblem(value: unknown): string | null {
-  if (valueDepth(value) > FREE_FORM_LIMITS.depth) {
+  if (valueDepth(value, FREE_FORM_LIMITS.depth) > FREE_FORM_LIMITS.depth) {
     return `nests deeper than ${FREE_FORM_LIMITS.depth} levels`;
   }
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');

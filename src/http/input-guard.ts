@@ -14,6 +14,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AppError, invalid } from './errors.ts';
+import { valueDepth } from './free-form.ts';
 
 export const INPUT_LIMITS = {
   /** Nesting of a whole JSON body (the free-form cap plus room for the envelope around it). */
@@ -111,7 +112,7 @@ function isCleanLeaf(v: unknown): boolean {
 /**
  * Whether a parsed JSON value breaks none of the rules: nesting at most `maxDepth` levels, every number
  * finite, every string and key well formed. The common case, so it walks without recursion and without an
- * object per member; when it says no, `checkJsonValue` and `depthOf` find and name the problem.
+ * object per member; when it says no, `valueDepth` and `checkJsonValue` find and name the problem.
  */
 function isCleanJson(value: unknown, maxDepth: number): boolean {
   if (typeof value !== 'object' || value === null) return isCleanLeaf(value);
@@ -143,19 +144,6 @@ function isCleanJson(value: unknown, maxDepth: number): boolean {
   return true;
 }
 
-/** How deep a parsed JSON value nests (`[]` and `{}` are 1, a leaf 0), without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let entry = stack.pop(); entry; entry = stack.pop()) {
-    const [v, level] = entry;
-    if (typeof v !== 'object' || v === null) continue;
-    if (level > deepest) deepest = level;
-    for (const child of Object.values(v)) stack.push([child, level + 1]);
-  }
-  return deepest;
-}
-
 /**
  * A JSON request body: parsed, then checked in one walk (depth, numbers, text); only a body that fails
  * it is walked again to name the problem.
@@ -168,7 +156,7 @@ export function parseJsonBody(text: string): unknown {
     throw invalid('body', `The request body is not valid JSON: ${(err as Error).message}`);
   }
   const clean = isCleanJson(value, INPUT_LIMITS.bodyDepth);
-  if (!clean && depthOf(value) > INPUT_LIMITS.bodyDepth) {
+  if (!clean && valueDepth(value, INPUT_LIMITS.bodyDepth) > INPUT_LIMITS.bodyDepth) {
     throw invalid('body', `The request body nests deeper than ${INPUT_LIMITS.bodyDepth} levels.`);
   }
   if (typeof value !== 'object' || value === null) {
