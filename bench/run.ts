@@ -30,17 +30,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type Engine, openDatabase } from '../src/db/database.ts';
-import { createAccount } from '../src/modules/accounts/service.ts';
-import { createDevice } from '../src/modules/devices/service.ts';
-import { createFarm } from '../src/modules/farms/service.ts';
 import { freePort } from '../test/throwaway.ts';
 import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
 import { benchExport } from './export.ts';
 import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
-import { buildFarm } from './lib/farm.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
-import { reportBody } from './lib/reports.ts';
 import {
   type RunningServer,
   startCommand,
@@ -48,6 +43,7 @@ import {
   startServer,
   watchChildrenPeakRss,
 } from './lib/server.ts';
+import { INGEST_DEVICES, ingestLoad, type Setup, setUp } from './lib/setup.ts';
 import { commandPush, mqttIngest } from './mqtt.ts';
 import { addBenchRules, benchQuietPass, removeBenchRules } from './rules.ts';
 
@@ -58,7 +54,6 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const MEASURE_MS = SECONDS * 1000;
 const WARMUP_MS = Math.min(3000, MEASURE_MS / 4);
-const INGEST_DEVICES = 50;
 const READ_CONNECTIONS = 100;
 
 /**
@@ -143,42 +138,6 @@ async function helloBeside(engine: Engine, connections: number): Promise<LoadRes
   }
 }
 
-interface Setup {
-  liveKey: string;
-  ingestDevices: { id: string; farm_id: string; key: string }[];
-  typical: { farmId: string; animalIds: string[]; houseIds: string[] };
-  accountId: string;
-}
-
-async function setUp(database: BenchDatabase): Promise<Setup> {
-  const opened = await openDatabase(database.config);
-  try {
-    const db = opened.db;
-    const account = await createAccount(db, { name: 'Bench account' });
-    const scope = { accountId: account.account_id, mode: 'live' as const };
-    const ingestFarm = await createFarm(db, scope, { name: 'Ingest farm' });
-    const ingestDevices = [];
-    for (let i = 0; i < INGEST_DEVICES; i++) {
-      const device = await createDevice(db, scope, ingestFarm.id, { type: 'house', name: `House ${i + 1}` });
-      ingestDevices.push({ id: device.id, farm_id: ingestFarm.id, key: device.device_key });
-    }
-    const typicalFarm = await createFarm(db, scope, { name: 'Typical farm' });
-    const typical = await buildFarm(
-      db,
-      { id: typicalFarm.id, accountId: account.account_id, mode: 'live' },
-      { animals: 300, devices: 30, readingsPerDevice: 2_000 },
-    );
-    return {
-      liveKey: account.live_key,
-      accountId: account.account_id,
-      ingestDevices,
-      typical: { farmId: typicalFarm.id, animalIds: typical.animalIds, houseIds: typical.houseIds },
-    };
-  } finally {
-    await opened.close();
-  }
-}
-
 async function withServer<T>(
   database: BenchDatabase,
   fn: (server: RunningServer) => Promise<T>,
@@ -190,22 +149,6 @@ async function withServer<T>(
   } finally {
     await server.stop();
   }
-}
-
-function ingestLoad(setup: Setup, origin: number, size: number) {
-  const seqs = new Array<number>(INGEST_DEVICES).fill(0);
-  return (worker: number): RequestSpec => {
-    const device = setup.ingestDevices[worker % INGEST_DEVICES];
-    if (!device) throw new Error('no device');
-    const seq = seqs[worker] ?? 0;
-    seqs[worker] = seq + 1;
-    return {
-      method: 'POST',
-      path: '/v1/ingest',
-      headers: { authorization: `Bearer ${device.key}`, 'content-type': 'application/json' },
-      body: reportBody(origin, seq, size),
-    };
-  };
 }
 
 async function storedReadings(database: BenchDatabase, farmId: string): Promise<number> {

@@ -5,27 +5,21 @@
  *
  *   node bench/server-cpu.ts [sqlite|postgres] [ingest100|ingest1|animal] [requests, default 20000]
  *
- * Starts `npm start`'s command on a fresh database with the benchmark's ingest devices (and, for `animal`,
- * a farm of 300 animals), warms it up with a quarter of the requests, then sends the requests from 50
+ * Starts `npm start`'s command on a fresh database set up as `npm run bench` sets it up (lib/setup.ts: the
+ * ingest houses and the typical farm), warms it up with a quarter of the requests, then sends the requests from 50
  * connections (100 for `animal`) and prints the server's user+system CPU per request (all its threads, and
  * the main thread alone), the throughput and the server's peak RSS. BENCH_SMAPS=1 also prints its biggest
  * memory mappings at the end (where the RSS is).
  */
 import { readFileSync } from 'node:fs';
-import { openDatabase } from '../src/db/database.ts';
-import { createAccount } from '../src/modules/accounts/service.ts';
-import { createDevice } from '../src/modules/devices/service.ts';
-import { createFarm } from '../src/modules/farms/service.ts';
 import { createBenchDatabase } from './lib/db.ts';
-import { buildFarm } from './lib/farm.ts';
 import { type RequestSpec, runLoad } from './lib/load.ts';
-import { reportBody } from './lib/reports.ts';
 import { startServer } from './lib/server.ts';
+import { INGEST_DEVICES, ingestLoad, setUp } from './lib/setup.ts';
 
 const engine = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
 const load = process.argv[3] ?? 'ingest100';
 const requests = Number(process.argv[4] ?? 20_000);
-const DEVICES = 50;
 
 /** utime + stime of a process (all its threads), or of one of its threads, in ms. */
 function cpuMs(pid: number, thread?: number): number {
@@ -54,51 +48,19 @@ function printBiggestMappings(pid: number): void {
 
 const database = await createBenchDatabase(engine);
 try {
-  const opened = await openDatabase(database.config);
-  const account = await createAccount(opened.db, { name: 'CPU probe' });
-  const scope = { accountId: account.account_id, mode: 'live' as const };
-  const farm = await createFarm(opened.db, scope, { name: 'Ingest farm' });
-  const keys: string[] = [];
-  for (let i = 0; i < DEVICES; i++) {
-    keys.push(
-      (await createDevice(opened.db, scope, farm.id, { type: 'house', name: `House ${i}` })).device_key,
-    );
-  }
-  let animalIds: string[] = [];
-  if (load === 'animal') {
-    const typical = await createFarm(opened.db, scope, { name: 'Typical farm' });
-    animalIds = (
-      await buildFarm(
-        opened.db,
-        { id: typical.id, accountId: account.account_id, mode: 'live' },
-        { animals: 300, devices: 30, readingsPerDevice: 2_000 },
-      )
-    ).animalIds;
-  }
-  await opened.close();
-
-  const size = load === 'ingest1' ? 1 : 100;
-  const seqs = new Array<number>(DEVICES).fill(0);
-  const origin = Date.now() - 365 * 86_400_000;
+  const setup = await setUp(database);
+  const { animalIds } = setup.typical;
   let n = 0;
-  const next = (worker: number): RequestSpec => {
-    if (load === 'animal') {
-      return {
-        method: 'GET',
-        path: `/v1/animals/${animalIds[n++ % animalIds.length]}`,
-        headers: { authorization: `Bearer ${account.live_key}` },
-      };
-    }
-    const seq = seqs[worker % DEVICES] ?? 0;
-    seqs[worker % DEVICES] = seq + 1;
-    return {
-      method: 'POST',
-      path: '/v1/ingest',
-      headers: { authorization: `Bearer ${keys[worker % DEVICES]}`, 'content-type': 'application/json' },
-      body: reportBody(origin, seq, size),
-    };
-  };
-  const connections = load === 'animal' ? 100 : DEVICES;
+  const origin = Date.now() - 365 * 86_400_000;
+  const next: (worker: number) => RequestSpec =
+    load === 'animal'
+      ? () => ({
+          method: 'GET',
+          path: `/v1/animals/${animalIds[n++ % animalIds.length]}`,
+          headers: { authorization: `Bearer ${setup.liveKey}` },
+        })
+      : ingestLoad(setup, origin, load === 'ingest1' ? 1 : 100);
+  const connections = load === 'animal' ? 100 : INGEST_DEVICES;
   const server = await startServer(database.env);
   try {
     await runLoad({ port: server.port, connections, totalRequests: Math.ceil(requests / 4), next });

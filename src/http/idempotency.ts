@@ -45,7 +45,10 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
     claimOrReplay(request, reply, header, caller).then(() => done(), done);
   });
 
-  /** Claims the key for this request, or answers with the stored response of the request that claimed it. */
+  /**
+   * Claims the key for this request, or answers with the stored response of the request that claimed it
+   * (returned as `reply.send()`'s thenable reply, so the hook's `done` waits until it is sent: read-cache.ts).
+   */
   async function claimOrReplay(
     request: FastifyRequest,
     reply: FastifyReply,

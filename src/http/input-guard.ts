@@ -70,6 +70,15 @@ function pathOf(node: JsonNode | null): string {
   return out;
 }
 
+/** What is wrong with a JSON leaf (not an array or object), or null: the rules for numbers and text. */
+function leafProblem(v: unknown): string | null {
+  if (typeof v === 'string') return textProblem(v);
+  if (typeof v === 'number' && !Number.isFinite(v)) {
+    return 'must be a finite number; this one is too large to represent (more than about 1.8e308)';
+  }
+  return null;
+}
+
 /**
  * Walks a parsed JSON value without recursion: every number finite, every string and key well
  * formed. `root` names the value itself in errors (e.g. `body`).
@@ -82,16 +91,12 @@ export function checkJsonValue(value: unknown, root: string): void {
   };
   for (let node = stack.pop(); node; node = stack.pop()) {
     const v = node.value;
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) {
-        fail(node, 'must be a finite number; this one is too large to represent (more than about 1.8e308)');
-      }
-    } else if (typeof v === 'string') {
-      const problem = textProblem(v);
+    if (typeof v !== 'object' || v === null) {
+      const problem = leafProblem(v);
       if (problem) fail(node, problem);
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: node, key: i });
-    } else if (typeof v === 'object' && v !== null) {
+    } else {
       for (const [key, child] of Object.entries(v)) {
         const keyProblem = textProblem(key);
         const childNode = { value: child, parent: node, key };
@@ -102,20 +107,13 @@ export function checkJsonValue(value: unknown, root: string): void {
   }
 }
 
-/** Whether a JSON leaf (not an array or object) breaks no rule. */
-function isCleanLeaf(v: unknown): boolean {
-  if (typeof v === 'string') return textProblem(v) === null;
-  if (typeof v === 'number') return Number.isFinite(v);
-  return true;
-}
-
 /**
  * Whether a parsed JSON value breaks none of the rules: nesting at most `maxDepth` levels, every number
  * finite, every string and key well formed. The common case, so it walks without recursion and without an
  * object per member; when it says no, `valueDepth` and `checkJsonValue` find and name the problem.
  */
 function isCleanJson(value: unknown, maxDepth: number): boolean {
-  if (typeof value !== 'object' || value === null) return isCleanLeaf(value);
+  if (typeof value !== 'object' || value === null) return leafProblem(value) === null;
   const containers: object[] = [value];
   const levels: number[] = [1];
   for (let v = containers.pop(); v !== undefined; v = containers.pop()) {
@@ -127,7 +125,7 @@ function isCleanJson(value: unknown, maxDepth: number): boolean {
         if (typeof child === 'object' && child !== null) {
           containers.push(child);
           levels.push(level + 1);
-        } else if (!isCleanLeaf(child)) return false;
+        } else if (leafProblem(child) !== null) return false;
       }
     } else {
       const record = v as Record<string, unknown>;
@@ -137,7 +135,7 @@ function isCleanJson(value: unknown, maxDepth: number): boolean {
         if (typeof child === 'object' && child !== null) {
           containers.push(child);
           levels.push(level + 1);
-        } else if (!isCleanLeaf(child)) return false;
+        } else if (leafProblem(child) !== null) return false;
       }
     }
   }

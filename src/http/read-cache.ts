@@ -149,7 +149,11 @@ export function registerReadCache(app: FastifyInstance, deps: { db: Db; cache?: 
     readThrough(request, reply, caller, marked).then(() => done(), done);
   });
 
-  /** Answers from the cache, or from a read under way, or marks the request to fill the cache. */
+  /**
+   * Answers from the cache, or from a read under way, or marks the request to fill the cache. An answer is
+   * returned as `reply.send()`'s reply, which is thenable: the hook's `done` then waits until it is sent
+   * (calling it sooner broke compressed answers).
+   */
   async function readThrough(
     request: FastifyRequest,
     reply: FastifyReply,
