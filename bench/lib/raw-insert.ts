@@ -1,11 +1,13 @@
 /**
  * The ingest ceiling: the same report rows stored through the same driver (node:sqlite, pg) with the
- * same statement the service uses and one transaction per report, but no HTTP, no validation, no
+ * same statement the service uses (its arrays formatted as the service formats them: src/db/pg-arrays.ts)
+ * and one transaction per report, but no HTTP, no validation, no
  * auth and no alert engine. What the server reaches is shown as a share of this.
  */
 
 import path from 'node:path';
 import pg from 'pg';
+import { pgNumbers, pgTexts } from '../../src/db/pg-arrays.ts';
 import { openSqlite } from '../../src/db/sqlite-adapter.ts';
 import type { BenchDatabase } from './db.ts';
 import { percentile } from './load.ts';
@@ -70,10 +72,10 @@ export async function rawInsertReference(
           await client.query(PG_INSERT, [
             device.id,
             device.farm_id,
-            readings.map((r) => r.metric),
-            readings.map((r) => r.value),
-            readings.map((r) => r.unit),
-            readings.map((r) => r.at),
+            pgTexts(readings.map((r) => r.metric)),
+            pgNumbers(readings.map((r) => r.value)),
+            pgTexts(readings.map((r) => r.unit)),
+            pgNumbers(readings.map((r) => r.at)),
           ]);
           await client.query('commit');
           latencies.push(performance.now() - t0);

@@ -8,6 +8,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { isPostgres } from '../../db/engine.ts';
 import { nameStatement } from '../../db/named-statements.ts';
+import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
@@ -110,8 +111,8 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
       .columns(['device_id', 'metric', 'farm_id', 'at', 'prev_at'])
       .expression(
         sql`select w.device_id, w.metric, w.farm_id, w.at, null
-          from unnest(${moves.map((m) => m.q.deviceId)}::text[], ${moves.map((m) => m.metric)}::text[],
-            ${moves.map((m) => m.q.farmId)}::text[], ${moves.map((m) => m.at)}::int8[]) as w(device_id, metric, farm_id, at)
+          from unnest(${pgTexts(moves.map((m) => m.q.deviceId))}::text[], ${pgTexts(moves.map((m) => m.metric))}::text[],
+            ${pgTexts(moves.map((m) => m.q.farmId))}::text[], ${pgNumbers(moves.map((m) => m.at))}::int8[]) as w(device_id, metric, farm_id, at)
           order by w.device_id, w.metric`,
       )
       .onConflict(moveWatermarkForward)
@@ -123,13 +124,13 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
           as watermarks,
         (select coalesce(json_agg(x), '[]'::json) from (
           select s.place, ${sql.join(columns)}
-          from unnest(${subjects.map((x) => x.place)}::int4[], ${subjects.map((x) => x.q.farmId)}::text[],
-            ${subjects.map((x) => x.s.type)}::text[], ${subjects.map((x) => x.s.id)}::text[])
+          from unnest(${pgNumbers(subjects.map((x) => x.place))}::int4[], ${pgTexts(subjects.map((x) => x.q.farmId))}::text[],
+            ${pgTexts(subjects.map((x) => x.s.type))}::text[], ${pgTexts(subjects.map((x) => x.s.id))}::text[])
             as s(place, farm_id, subject_type, subject_id)
           join alerts a on a.farm_id = s.farm_id and a.subject_type = s.subject_type and a.subject_id = s.subject_id
           where a.status in (${sql.join(ACTIVE_STATUSES)})) x) as alerts,
         (select coalesce(json_agg(json_build_array(b.device_id, b.rule, b.since)), '[]'::json)
-          from alert_breaches b where b.device_id = any(${queries.filter((q) => q.breaches).map((q) => q.deviceId)}::text[]))
+          from alert_breaches b where b.device_id = any(${pgTexts(queries.filter((q) => q.breaches).map((q) => q.deviceId))}::text[]))
           as breaches,
         (select coalesce(json_agg(json_build_array(sp.place, sp.index, (
             select coalesce(json_agg(json_build_array(r.at, r.value)), '[]'::json) from (
@@ -137,9 +138,9 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
                 and at >= greatest(sp.from_at, coalesce((select m.prev_at from moved m
                   where m.device_id = sp.device_id and m.metric = sp.metric) - sp.keep_ms, sp.from_at))
               order by at) r))), '[]'::json)
-          from unnest(${spans.map((x) => x.place)}::int4[], ${spans.map((x) => x.index)}::int4[],
-            ${spans.map((x) => x.q.deviceId)}::text[], ${spans.map((x) => x.span.metric)}::text[],
-            ${spans.map((x) => x.span.from)}::int8[], ${spans.map((x) => x.span.keepMs)}::int8[])
+          from unnest(${pgNumbers(spans.map((x) => x.place))}::int4[], ${pgNumbers(spans.map((x) => x.index))}::int4[],
+            ${pgTexts(spans.map((x) => x.q.deviceId))}::text[], ${pgTexts(spans.map((x) => x.span.metric))}::text[],
+            ${pgNumbers(spans.map((x) => x.span.from))}::int8[], ${pgNumbers(spans.map((x) => x.span.keepMs))}::int8[])
             as sp(place, index, device_id, metric, from_at, keep_ms)) as spans`.compile(trx);
     nameStatement(statement.sql);
     const [row] = (await trx.executeQuery(statement)).rows;

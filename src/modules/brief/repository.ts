@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { pgTexts } from '../../db/pg-arrays.ts';
 import type { Db } from '../../db/schema.ts';
 import { CLOSED_TASK_STATUSES } from '../../domain/tasks.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -216,7 +217,7 @@ export async function recentReadingSpans(
       newest: number | null;
     }>`
       select t.device_id, t.metric, count(*) as n, min(x.at) as oldest, max(x.at) as newest
-      from unnest(${targets.map((t) => t.deviceId)}::text[], ${targets.map((t) => t.metric)}::text[]) as t(device_id, metric)
+      from unnest(${pgTexts(targets.map((t) => t.deviceId))}::text[], ${pgTexts(targets.map((t) => t.metric))}::text[]) as t(device_id, metric)
       cross join lateral (
         select r.at from readings r where r.device_id = t.device_id and r.metric = t.metric
         order by r.at desc limit ${sql.lit(INTERVAL_SAMPLE)}

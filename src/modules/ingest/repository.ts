@@ -5,6 +5,7 @@
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { nameStatement } from '../../db/named-statements.ts';
+import { pgBools, pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
@@ -86,10 +87,10 @@ async function touchOneDeviceAndStorePg(
     sql`, `,
   );
   const cols = (rows: readonly PreparedReading[]) => ({
-    metrics: rows.map((r) => r.metric),
-    values: rows.map((r) => r.value),
-    units: rows.map((r) => r.unit),
-    ats: rows.map((r) => r.at),
+    metrics: pgTexts(rows.map((r) => r.metric)),
+    values: pgNumbers(rows.map((r) => r.value)),
+    units: pgTexts(rows.map((r) => r.unit)),
+    ats: pgNumbers(rows.map((r) => r.at)),
   });
   const r = cols(readings);
   const l = cols(latest);
@@ -148,15 +149,18 @@ interface TouchCall {
  */
 const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
   async run(trx: Db, calls: readonly TouchCall[]) {
-    const optional = (column: 'battery' | 'lat' | 'lon' | 'firmware') => ({
-      has: calls.map((c) => c.touch[column] !== undefined),
-      value: calls.map((c) => c.touch[column] ?? null),
+    const optional = <T>(
+      column: 'battery' | 'lat' | 'lon' | 'firmware',
+      format: (v: (T | null)[]) => string,
+    ) => ({
+      has: pgBools(calls.map((c) => c.touch[column] !== undefined)),
+      value: format(calls.map((c) => (c.touch[column] ?? null) as T | null)),
     });
     const [battery, lat, lon, firmware] = [
-      optional('battery'),
-      optional('lat'),
-      optional('lon'),
-      optional('firmware'),
+      optional<number>('battery', pgNumbers),
+      optional<number>('lat', pgNumbers),
+      optional<number>('lon', pgNumbers),
+      optional<string>('firmware', pgTexts),
     ];
     const rows = (pick: (c: TouchCall) => readonly PreparedReading[]) => {
       const r = {
@@ -175,7 +179,13 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
           r.at.push(reading.at);
         }
       }
-      return r;
+      return {
+        place: pgNumbers(r.place),
+        metric: pgTexts(r.metric),
+        value: pgNumbers(r.value),
+        unit: pgTexts(r.unit),
+        at: pgNumbers(r.at),
+      };
     };
     const r = rows((c) => c.readings);
     const l = rows((c) => c.latest);
@@ -192,8 +202,8 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
     >`
       with v as (
         select * from unnest(
-          ${calls.map((c) => c.deviceId)}::text[], ${calls.map((c) => c.touch.last_seen_at)}::int8[],
-          ${calls.map((c) => c.touch.report_token)}::text[],
+          ${pgTexts(calls.map((c) => c.deviceId))}::text[], ${pgNumbers(calls.map((c) => c.touch.last_seen_at))}::int8[],
+          ${pgTexts(calls.map((c) => c.touch.report_token))}::text[],
           ${battery.has}::bool[], ${battery.value}::float8[], ${lat.has}::bool[], ${lat.value}::float8[],
           ${lon.has}::bool[], ${lon.value}::float8[], ${firmware.has}::bool[], ${firmware.value}::text[]
         ) with ordinality as v(device_id, now_ms, token, has_battery, battery_v, has_lat, lat_v, has_lon, lon_v,

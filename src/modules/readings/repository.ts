@@ -1,5 +1,6 @@
 import { type OnConflictBuilder, type Selectable, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { DeviceLatestTable, ReadingsTable } from '../../db/tables/devices.ts';
@@ -35,7 +36,7 @@ export async function insertReadings(db: Db, columns: ReadingColumns): Promise<v
   if (isPostgres(db)) {
     await sql`insert into readings (device_id, farm_id, metric, value, unit, at)
       select ${columns.deviceId}, ${columns.farmId}, r.metric, r.value, r.unit, r.at
-      from unnest(${columns.metrics}::text[], ${columns.values}::float8[], ${columns.units}::text[], ${columns.ats}::int8[])
+      from unnest(${pgTexts(columns.metrics)}::text[], ${pgNumbers(columns.values)}::float8[], ${pgTexts(columns.units)}::text[], ${pgNumbers(columns.ats)}::int8[])
         as r(metric, value, unit, at)`.execute(db);
     return;
   }
