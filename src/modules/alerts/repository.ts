@@ -1,5 +1,7 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
+import { nameStatement } from '../../db/named-statements.ts';
+import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
@@ -129,8 +131,99 @@ export async function transitionAlert(
   set: Updateable<AlertsTable>,
   onlySeverity?: AlertSeverity,
 ): Promise<AlertRow | null> {
-  const [row] = await transitionAlertRow(db, { id, from, set, onlySeverity });
+  return batchedCall(db, TRANSITION_BATCH, { id, from, set, onlySeverity }, transitionOne);
+}
+
+interface Transition {
+  id: string;
+  from: readonly AlertStatus[];
+  set: Updateable<AlertsTable>;
+  onlySeverity: AlertSeverity | undefined;
+}
+
+async function transitionOne(db: Db, q: Transition): Promise<AlertRow | null> {
+  const [row] = await transitionAlertRow(db, q);
   return row ?? null;
+}
+
+/** Each settable column's PostgreSQL type, for the arrays of TRANSITION_BATCH. */
+const COLUMN_TYPES: Readonly<Record<keyof AlertsTable, 'text' | 'int4' | 'int8'>> = {
+  id: 'text',
+  farm_id: 'text',
+  severity: 'text',
+  severity_rank: 'int4',
+  title: 'text',
+  reason: 'text',
+  rule: 'text',
+  subject_type: 'text',
+  subject_id: 'text',
+  status: 'text',
+  created_at: 'int8',
+  updated_at: 'int8',
+  acknowledged_at: 'int8',
+  resolved_at: 'int8',
+};
+
+/**
+ * The alert transitions of a group's reports (statement-batch.ts): one update per kind of transition (the
+ * columns it sets, the statuses and severity it expects), the values as arrays. An alert that two reports
+ * of the group both move (two devices of one animal) is moved by the first in the batch and then by the
+ * later ones one at a time, in order, each finding the alert as the one before left it, as one report
+ * after the other would.
+ */
+const TRANSITION_BATCH: BatchKind<Transition, AlertRow | null> = {
+  async run(db, calls) {
+    const answers: Array<AlertRow | null> = calls.map(() => null);
+    const seen = new Set<string>();
+    const later: number[] = [];
+    const shapes = new Map<string, number[]>();
+    for (const [i, q] of calls.entries()) {
+      if (seen.has(q.id)) {
+        later.push(i);
+        continue;
+      }
+      seen.add(q.id);
+      const shape = `${Object.keys(q.set).join(',')}|${q.from.join(',')}|${q.onlySeverity ?? ''}`;
+      const places = shapes.get(shape);
+      if (places) places.push(i);
+      else shapes.set(shape, [i]);
+    }
+    await Promise.all(
+      [...shapes.values()].map(async (places) => {
+        const group = places.map((i) => calls[i] as Transition);
+        const rows =
+          group.length === 1
+            ? [await transitionOne(db, group[0] as Transition)]
+            : await transitionMany(db, group);
+        for (const [k, i] of places.entries()) answers[i] = rows[k] ?? null;
+      }),
+    );
+    for (const i of later) answers[i] = await transitionOne(db, calls[i] as Transition);
+    return answers;
+  },
+};
+
+/** PostgreSQL: transitions of one shape (the same columns set, statuses and severity expected), as one update. */
+async function transitionMany(db: Db, group: readonly Transition[]): Promise<Array<AlertRow | null>> {
+  const [first] = group as [Transition];
+  const columns = Object.keys(first.set) as Array<keyof AlertsTable>;
+  const array = (column: keyof AlertsTable) => {
+    const values = group.map((q) => (q.set[column] ?? null) as string | number | null);
+    return COLUMN_TYPES[column] === 'text'
+      ? sql`${pgTexts(values as Array<string | null>)}::text[]`
+      : sql`${pgNumbers(values as Array<number | null>)}::${sql.raw(COLUMN_TYPES[column])}[]`;
+  };
+  const statement = sql<AlertRow>`
+    update alerts set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
+    from unnest(${pgTexts(group.map((q) => q.id))}::text[], ${sql.join(columns.map(array))})
+      as v(id, ${sql.join(columns.map((c) => sql.ref(c)))})
+    where alerts.id = v.id and alerts.status in (${sql.join(first.from)})${
+      first.onlySeverity === undefined ? sql`` : sql` and alerts.severity = ${first.onlySeverity}`
+    }
+    returning alerts.*`.compile(db);
+  nameStatement(statement.sql);
+  const updated = new Map((await db.executeQuery(statement)).rows.map((r) => [r.id, r]));
+  return group.map((q) => updated.get(q.id) ?? null);
 }
 
 /** Built once per set of columns, number of statuses, and with or without the severity. */
