@@ -33,7 +33,7 @@ import { type Engine, openDatabase } from '../src/db/database.ts';
 import { freePort } from '../test/throwaway.ts';
 import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
 import { benchExport } from './export.ts';
-import { type BenchDatabase, createBenchDatabase, postgresVersion } from './lib/db.ts';
+import { type BenchDatabase, checkpoint, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
 import {
@@ -299,14 +299,17 @@ async function benchIngest(
   const farmId = setup.ingestDevices[0]?.farm_id ?? '';
   // 1. Ingest, 100-reading reports from 50 devices at once, alert rules on.
   log(`${engine}: ingest, 100-reading reports`);
+  await checkpoint(database);
   const ingest100 = await withServer(database, (server) =>
     measure(server, INGEST_DEVICES, ingestLoad(setup, origin, 100)),
   );
   phaseRss.push(ingest100.rssMb);
   const stored = await storedReadings(database, farmId);
   log(`${engine}: raw inserts of the same rows (reference)`);
+  await checkpoint(database);
   const reference = await rawInsertReference(database, setup.ingestDevices, {
-    durationMs: MEASURE_MS / 2,
+    durationMs: MEASURE_MS,
+    warmupMs: WARMUP_MS,
     origin: origin + 60 * 86_400_000,
     reportSize: 100,
   });
@@ -329,6 +332,7 @@ async function benchIngest(
   // 2. Ingest, 1-reading reports.
   const hello50 = await helloBeside(engine, INGEST_DEVICES);
   log(`${engine}: ingest, 1-reading reports`);
+  await checkpoint(database);
   const ingest1 = await withServer(database, (server) =>
     measure(server, INGEST_DEVICES, ingestLoad(setup, origin + 30 * 86_400_000, 1)),
   );
@@ -348,8 +352,10 @@ async function benchIngest(
   });
   raw[`${engine}.ingest1`] = ingest1;
   // What the database itself allows for 1-reading reports: a transaction per row, no HTTP, no engine.
+  await checkpoint(database);
   const reference1 = await rawInsertReference(database, setup.ingestDevices, {
-    durationMs: MEASURE_MS / 2,
+    durationMs: MEASURE_MS,
+    warmupMs: WARMUP_MS,
     origin: origin + 90 * 86_400_000,
     reportSize: 1,
   });

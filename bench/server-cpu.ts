@@ -11,7 +11,7 @@
  * the main thread alone), the throughput and the server's peak RSS. BENCH_SMAPS=1 also prints its biggest
  * memory mappings at the end (where the RSS is).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createBenchDatabase } from './lib/db.ts';
 import { type RequestSpec, runLoad } from './lib/load.ts';
 import { startServer } from './lib/server.ts';
@@ -27,6 +27,35 @@ function cpuMs(pid: number, thread?: number): number {
   const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // After the command: state is field 3, utime 14 and stime 15 (1-based), in clock ticks (100 per second).
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU (ms) of each thread of a process, summed by thread name (the main thread is named after the command). */
+function threadsMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim();
+      const label = Number(task) === pid ? 'main' : name;
+      byName.set(label, (byName.get(label) ?? 0) + cpuMs(pid, Number(task)));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+
+/** CPU (ms) of every PostgreSQL process on the machine (its backends, WAL writer, checkpointer). */
+function postgresMs(): number {
+  let ms = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') ms += cpuMs(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ms;
 }
 
 /** The process's mappings by resident size, the ten biggest (anonymous ones are the heaps). */
@@ -67,6 +96,9 @@ try {
     const before = cpuMs(server.pid);
     // The main thread (its id is the process's): the event loop, without the checkpoint and GC threads.
     const mainBefore = cpuMs(server.pid, server.pid);
+    const threadsBefore = threadsMs(server.pid);
+    const postgresBefore = postgresMs();
+    const clientBefore = process.cpuUsage();
     const result = await runLoad({ port: server.port, connections, totalRequests: requests, next });
     if (process.env.BENCH_SMAPS === '1') printBiggestMappings(server.pid);
     const perRequest = (ms: number) => ((ms * 1000) / result.requests).toFixed(0);
@@ -75,6 +107,17 @@ try {
         `(main thread ${perRequest(cpuMs(server.pid, server.pid) - mainBefore)}); ` +
         `${Math.round(result.perSecond).toLocaleString('en-US')} requests/s, p99 ${result.p99Ms.toFixed(1)} ms; ` +
         `peak RSS ${Math.round(server.peakRssMb())} MB\n`,
+    );
+    const client = process.cpuUsage(clientBefore);
+    const threads = [...threadsMs(server.pid)]
+      .map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const)
+      .filter(([, ms]) => ms > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, ms]) => `${name} ${perRequest(ms)}`);
+    process.stdout.write(
+      `  per request, µs: server threads: ${threads.join(', ')}; ` +
+        `${engine === 'postgres' ? `PostgreSQL (all its processes) ${perRequest(postgresMs() - postgresBefore)}; ` : ''}` +
+        `load generator ${perRequest((client.user + client.system) / 1000)}\n`,
     );
   } finally {
     await server.stop();

@@ -32,3 +32,21 @@ export async function postgresVersion(): Promise<string | null> {
     await client.end().catch(() => {});
   }
 }
+
+/**
+ * PostgreSQL: a checkpoint now (SQLite: nothing; the server checkpoints and empties its WAL when it stops).
+ * Run before each write load and its reference, so that each starts at the same point of PostgreSQL's
+ * checkpoint cycle. Without it, the checkpoint that one load's WAL set off (at the default max_wal_size,
+ * after about half a gigabyte) ran into whichever load came next, or not, from one run to the next: after a
+ * checkpoint every page's first change writes the whole page to the WAL.
+ */
+export async function checkpoint(database: BenchDatabase): Promise<void> {
+  if (database.engine !== 'postgres') return;
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query('checkpoint');
+  } finally {
+    await client.end();
+  }
+}
