@@ -64,7 +64,15 @@ export function reportReadingsOf(report: IngestedReport): ReportReadings | null 
     list.push([r.at, r.value]);
     stored.set(r.metric, list);
   }
-  for (const list of stored.values()) list.sort((a, b) => a[0] - b[0]);
+  for (const list of stored.values()) {
+    // A device's report is usually in time order already: sorted only when it is not.
+    for (let i = 1; i < list.length; i++) {
+      if ((list[i] as Pair)[0] < (list[i - 1] as Pair)[0]) {
+        list.sort((a, b) => a[0] - b[0]);
+        break;
+      }
+    }
+  }
   return {
     deviceId: report.device.id,
     previousToken: report.device.report_token_prev ?? null,

@@ -54,6 +54,16 @@ export function changesOverWindow(
   }));
 }
 
+/** The readings in time order: themselves when already so (a device's report usually is), else a sorted copy. */
+function inTimeOrder(readings: Reading[]): Reading[] {
+  for (let i = 1; i < readings.length; i++) {
+    if ((readings[i] as Reading).at < (readings[i - 1] as Reading).at) {
+      return [...readings].sort((a, b) => a.at - b.at);
+    }
+  }
+  return readings;
+}
+
 /** The report's finite readings of metrics some rule watches, by metric. */
 export function readingsByMetric(
   readings: readonly Reading[],
@@ -86,7 +96,7 @@ export function metricCandidates(
           {
             metric,
             rules: metricRules,
-            readings: [...(byMetric.get(metric) ?? [])].sort((a, b) => a.at - b.at),
+            readings: inTimeOrder(byMetric.get(metric) ?? []),
           },
         ];
   });

@@ -62,6 +62,7 @@ async function recordAnimalReadings(
   inputs: NonNullable<IngestInput['readings']>,
   prepared: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>,
 ): Promise<string[]> {
+  if (!inputs.some((input) => input.eid !== undefined)) return [];
   const unmatched = new Set<string>();
   const animals = new Map<string, string | null>();
   for (const [i, input] of inputs.entries()) {
