@@ -7,7 +7,7 @@
  * are the same.
  */
 
-/** A numeric array (float8, int8, int4); null elements are NULL. The numbers must be finite. */
+/** A numeric array (float8, int8, int4); null elements are NULL, numbers written as pg writes them (`String`). */
 export function pgNumbers(values: readonly (number | null)[]): string {
   if (!values.includes(null)) return `{${values.join(',')}}`;
   return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;

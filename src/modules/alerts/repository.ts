@@ -183,7 +183,7 @@ const TRANSITION_BATCH: BatchKind<Transition, AlertRow | null> = {
         continue;
       }
       seen.add(q.id);
-      const shape = `${Object.keys(q.set).join(',')}|${q.from.join(',')}|${q.onlySeverity ?? ''}`;
+      const shape = `${setColumns(q).join(',')}|${q.from.join(',')}|${q.onlySeverity ?? ''}`;
       const places = shapes.get(shape);
       if (places) places.push(i);
       else shapes.set(shape, [i]);
@@ -203,10 +203,15 @@ const TRANSITION_BATCH: BatchKind<Transition, AlertRow | null> = {
   },
 };
 
+/** The columns a transition sets (as Kysely's `set`, a column given as undefined is left as it is). */
+function setColumns(q: Transition): Array<keyof AlertsTable> {
+  return (Object.keys(q.set) as Array<keyof AlertsTable>).filter((c) => q.set[c] !== undefined);
+}
+
 /** PostgreSQL: transitions of one shape (the same columns set, statuses and severity expected), as one update. */
 async function transitionMany(db: Db, group: readonly Transition[]): Promise<Array<AlertRow | null>> {
   const [first] = group as [Transition];
-  const columns = Object.keys(first.set) as Array<keyof AlertsTable>;
+  const columns = setColumns(first);
   const array = (column: keyof AlertsTable) => {
     const values = group.map((q) => (q.set[column] ?? null) as string | number | null);
     return COLUMN_TYPES[column] === 'text'
