@@ -8,7 +8,9 @@
  * arrays and joins cost a lone report more than a statement written for one: BENCHMARKS.md, round 7).
  *
  * What a batch needs of its units: they are of different keys (devices), so no two calls of one batch
- * touch the same rows; and their calls are independent of each other (a unit's call never waits on another
+ * touch the same device's rows; a kind whose calls can meet on another row (an alert about an animal two
+ * of the group's devices share) orders them itself, as one unit after the other would (alerts/repository.ts:
+ * INSERT_ACTIVE_BATCH, TRANSITION_BATCH); and their calls are independent of each other (a unit's call never waits on another
  * unit's). A failed batch statement fails every unit in it, and the group is then stored again without
  * batching the failure in (group-commit.ts).
  */

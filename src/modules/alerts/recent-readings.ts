@@ -54,6 +54,15 @@ export interface ReportReadings {
   stored: ReadonlyMap<string, readonly Pair[]>;
 }
 
+/**
+ * Whether `list` is in time order already, as a device's report usually is: the engine then sorts a
+ * report's readings only when they are not.
+ */
+export function inTimeOrder<T>(list: readonly T[], at: (item: T) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (at(list[i] as T) < at(list[i - 1] as T)) return false;
+  return true;
+}
+
 /** What this module needs of a report (null: the report carries no token, as in some tests). */
 export function reportReadingsOf(report: IngestedReport): ReportReadings | null {
   const token = report.device.report_token;
@@ -65,13 +74,7 @@ export function reportReadingsOf(report: IngestedReport): ReportReadings | null 
     stored.set(r.metric, list);
   }
   for (const list of stored.values()) {
-    // A device's report is usually in time order already: sorted only when it is not.
-    for (let i = 1; i < list.length; i++) {
-      if ((list[i] as Pair)[0] < (list[i - 1] as Pair)[0]) {
-        list.sort((a, b) => a[0] - b[0]);
-        break;
-      }
-    }
+    if (!inTimeOrder(list, (p) => p[0])) list.sort((a, b) => a[0] - b[0]);
   }
   return {
     deviceId: report.device.id,

@@ -1,7 +1,6 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
 import { nameStatement } from '../../db/named-statements.ts';
-import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
@@ -146,27 +145,9 @@ async function transitionOne(db: Db, q: Transition): Promise<AlertRow | null> {
   return row ?? null;
 }
 
-/** Each settable column's PostgreSQL type, for the arrays of TRANSITION_BATCH. */
-const COLUMN_TYPES: Readonly<Record<keyof AlertsTable, 'text' | 'int4' | 'int8'>> = {
-  id: 'text',
-  farm_id: 'text',
-  severity: 'text',
-  severity_rank: 'int4',
-  title: 'text',
-  reason: 'text',
-  rule: 'text',
-  subject_type: 'text',
-  subject_id: 'text',
-  status: 'text',
-  created_at: 'int8',
-  updated_at: 'int8',
-  acknowledged_at: 'int8',
-  resolved_at: 'int8',
-};
-
 /**
  * The alert transitions of a group's reports (statement-batch.ts): one update per kind of transition (the
- * columns it sets, the statuses and severity it expects), the values as arrays. An alert that two reports
+ * columns it sets, the statuses and severity it expects). An alert that two reports
  * of the group both move (two devices of one animal) is moved by the first in the batch and then by the
  * later ones one at a time, in order, each finding the alert as the one before left it, as one report
  * after the other would.
@@ -208,20 +189,17 @@ function setColumns(q: Transition): Array<keyof AlertsTable> {
   return (Object.keys(q.set) as Array<keyof AlertsTable>).filter((c) => q.set[c] !== undefined);
 }
 
-/** PostgreSQL: transitions of one shape (the same columns set, statuses and severity expected), as one update. */
+/**
+ * PostgreSQL: transitions of one shape (the same columns set, statuses and severity expected), as one update;
+ * the values go as JSON read with the alerts table's own row type.
+ */
 async function transitionMany(db: Db, group: readonly Transition[]): Promise<Array<AlertRow | null>> {
   const [first] = group as [Transition];
   const columns = setColumns(first);
-  const array = (column: keyof AlertsTable) => {
-    const values = group.map((q) => (q.set[column] ?? null) as string | number | null);
-    return COLUMN_TYPES[column] === 'text'
-      ? sql`${pgTexts(values as Array<string | null>)}::text[]`
-      : sql`${pgNumbers(values as Array<number | null>)}::${sql.raw(COLUMN_TYPES[column])}[]`;
-  };
+  const values = group.map((q) => ({ ...q.set, id: q.id }));
   const statement = sql<AlertRow>`
     update alerts set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
-    from unnest(${pgTexts(group.map((q) => q.id))}::text[], ${sql.join(columns.map(array))})
-      as v(id, ${sql.join(columns.map((c) => sql.ref(c)))})
+    from json_populate_recordset(null::alerts, ${JSON.stringify(values)}::json) as v
     where alerts.id = v.id and alerts.status in (${sql.join(first.from)})${
       first.onlySeverity === undefined ? sql`` : sql` and alerts.severity = ${first.onlySeverity}`
     }
@@ -232,21 +210,11 @@ async function transitionMany(db: Db, group: readonly Transition[]): Promise<Arr
 }
 
 /** Built once per set of columns, number of statuses, and with or without the severity. */
-const transitionAlertRow = prepared(
-  (
-    db,
-    q: {
-      id: string;
-      from: readonly AlertStatus[];
-      set: Updateable<AlertsTable>;
-      onlySeverity: AlertSeverity | undefined;
-    },
-  ) => {
-    let query = db.updateTable('alerts').set(q.set).where('id', '=', q.id).where('status', 'in', q.from);
-    if (q.onlySeverity !== undefined) query = query.where('severity', '=', q.onlySeverity);
-    return query.returningAll();
-  },
-);
+const transitionAlertRow = prepared((db, q: Transition) => {
+  let query = db.updateTable('alerts').set(q.set).where('id', '=', q.id).where('status', 'in', q.from);
+  if (q.onlySeverity !== undefined) query = query.where('severity', '=', q.onlySeverity);
+  return query.returningAll();
+});
 
 /** A page of a farm's alerts in list order (most urgent, then newest), `limit` rows. */
 export async function findAlertsPage(

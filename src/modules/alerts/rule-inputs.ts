@@ -8,7 +8,7 @@ import type { Trx } from '../../db/schema.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import type { IngestedReport } from './engine.ts';
 import type { RateWindow, ReadingSpan } from './engine-repository.ts';
-import { type ReportReadings, rememberReadings } from './recent-readings.ts';
+import { inTimeOrder, type ReportReadings, rememberReadings } from './recent-readings.ts';
 import { farmEngineRules, leakApplies } from './rule-cache.ts';
 
 type Reading = IngestedReport['readings'][number];
@@ -54,14 +54,9 @@ export function changesOverWindow(
   }));
 }
 
-/** The readings in time order: themselves when already so (a device's report usually is), else a sorted copy. */
-function inTimeOrder(readings: Reading[]): Reading[] {
-  for (let i = 1; i < readings.length; i++) {
-    if ((readings[i] as Reading).at < (readings[i - 1] as Reading).at) {
-      return [...readings].sort((a, b) => a.at - b.at);
-    }
-  }
-  return readings;
+/** The readings in time order: themselves when already so, else a sorted copy. */
+function timeOrdered(readings: Reading[]): Reading[] {
+  return inTimeOrder(readings, (r) => r.at) ? readings : [...readings].sort((a, b) => a.at - b.at);
 }
 
 /** The report's finite readings of metrics some rule watches, by metric. */
@@ -96,7 +91,7 @@ export function metricCandidates(
           {
             metric,
             rules: metricRules,
-            readings: inTimeOrder(byMetric.get(metric) ?? []),
+            readings: timeOrdered(byMetric.get(metric) ?? []),
           },
         ];
   });
