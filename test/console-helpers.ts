@@ -88,9 +88,10 @@ export async function signedInPage(
   account: NewAccount,
   size = DESKTOP,
   role: RoleName = 'owner',
+  options: { locale?: string; timezoneId?: string } = {},
 ) {
   const person = await signedInPerson(world.t, account, role);
-  const opened = await openPage(world, size);
+  const opened = await openPage(world, size, options);
   const [name, value] = person.cookie.split('=') as [string, string];
   await opened.page.context().addCookies([{ name, value, url: world.base }]);
   return { ...opened, person };

@@ -54,8 +54,10 @@ export function NewFarm({ title = 'Add a farm' }: { title?: string }) {
       <${Field} name="lon" label="Longitude" type="number" step="any" min="-180" max="180" ...${p} />
       <${Field} name="acres" label="Acres" type="number" step="any" min="0" ...${p} />
     </div>
-    <p class="small muted">${zone ? `The time zone is this browser's (${zone}); change it if the farm is elsewhere.` : ''}
-      Left blank, the farm takes the zone of its position (UTC without one).</p>
+    <p class="small muted">${[
+      zone ? `The time zone is this browser's (${zone}); change it if the farm is elsewhere.` : '',
+      'Left blank, the farm takes the zone of its position (UTC without one).',
+    ].join(' ')}</p>
     <${TimeZones} id="new-farm-zones" />
     <${Submit} form=${form} label="Add farm" names=${NAMES} />
   </form>`;
