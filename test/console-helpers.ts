@@ -44,13 +44,20 @@ export interface ConsolePage {
   problems: string[];
 }
 
-/** A fresh browser context (no cookies) at the given size, watching for foreign requests and page errors. */
-export async function openPage(world: ConsoleWorld, size = DESKTOP): Promise<ConsolePage> {
-  // A fixed locale: the test machine's POSIX locale is not a valid language tag for Intl in the page.
+/**
+ * A fresh browser context (no cookies) at the given size, watching for foreign requests and page errors.
+ * The browser's language is the machine's own unless `locale` is given (no fixed `en-US`: the console must
+ * work in any language setting, even one that is not a valid language tag, such as `en-US@posix`).
+ */
+export async function openPage(
+  world: ConsoleWorld,
+  size = DESKTOP,
+  options: { locale?: string; timezoneId?: string } = {},
+): Promise<ConsolePage> {
   const context = await world.browser.browser.newContext({
     viewport: size,
-    locale: 'en-US',
-    timezoneId: 'America/Chicago',
+    timezoneId: options.timezoneId ?? 'America/Chicago',
+    ...(options.locale ? { locale: options.locale } : {}),
   });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -81,9 +88,10 @@ export async function signedInPage(
   account: NewAccount,
   size = DESKTOP,
   role: RoleName = 'owner',
+  options: { locale?: string; timezoneId?: string } = {},
 ) {
   const person = await signedInPerson(world.t, account, role);
-  const opened = await openPage(world, size);
+  const opened = await openPage(world, size, options);
   const [name, value] = person.cookie.split('=') as [string, string];
   await opened.page.context().addCookies([{ name, value, url: world.base }]);
   return { ...opened, person };

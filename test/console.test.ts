@@ -652,3 +652,67 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+// ---- Issue 34: any language setting, and a new farm in the browser's time zone ----
+
+test('chart pages draw in a browser whose language is not a valid tag (en-US@posix, de_DE.UTF-8), with no page error', async () => {
+  for (const locale of ['en-US@posix', 'de_DE.UTF-8']) {
+    const { page, problems } = await signedInPage(world, live, PHONE, 'owner', { locale });
+    await page.goto(`${world.base}/`);
+    await page.locator('h1.headline').waitFor();
+    // What the browser reports, as a machine with a POSIX locale makes Chromium do: Intl refuses it.
+    const reported = await page.evaluate<string>('navigator.language');
+    assert.notEqual(reported, 'en-US', locale);
+    assert.equal(
+      await page.evaluate<boolean>(
+        '(() => { try { new Intl.NumberFormat(navigator.language); return true } catch { return false } })()',
+      ),
+      false,
+      `${locale}: ${reported} should be a tag Intl refuses`,
+    );
+    // The settings page draws the usage chart (uPlot), the device page the readings.
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const usage = page.locator('figure', { hasText: 'Calls by day' });
+    await usage.locator('canvas').first().waitFor();
+    await usage.scrollIntoViewIfNeeded();
+    if (locale === 'en-US@posix') await screenshot(page, 'console-chart-posix-locale-phone');
+    const devices = await world.t.request<{ data: { id: string; name: string }[] }>(
+      'GET',
+      `/v1/farms/${liveFarm.id}/devices`,
+      { key: live.live_key },
+    );
+    const bolus = devices.body.data.find((d) => d.name === 'Bolus 7');
+    assert.ok(bolus, 'the device added by an earlier step');
+    await page.goto(`${world.base}/devices/${bolus.id}`);
+    await page.locator('figure', { hasText: 'body.temp_c' }).locator('canvas').first().waitFor();
+    await assertNoHorizontalScroll(page);
+    assert.deepEqual(problems, [], locale);
+    await page.context().close();
+  }
+});
+
+test("the create-farm form proposes the browser's time zone, and the new farm is chosen", async () => {
+  // An account of its own (a new farm would be the others' first farm); its session opens in test mode.
+  const account = await world.t.account('Hillside');
+  const { page, problems } = await signedInPage(world, account, PHONE, 'owner', { timezoneId: 'Asia/Tokyo' });
+  await page.goto(`${world.base}/settings`);
+  const form = page.getByRole('form', { name: 'Add a farm' });
+  await form.waitFor();
+  assert.equal(await form.getByLabel('Time zone').inputValue(), 'Asia/Tokyo');
+  await form.getByText("The time zone is this browser's (Asia/Tokyo)").waitFor();
+  await form.getByLabel('Name').fill('Hillside Orchard');
+  await form.getByLabel('Latitude').fill('35.68');
+  await form.getByLabel('Longitude').fill('139.69');
+  await form.scrollIntoViewIfNeeded();
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-farm-create-phone');
+  await form.getByRole('button', { name: 'Add farm' }).click();
+  await form.getByRole('status').getByText('Added Hillside Orchard (Asia/Tokyo)').waitFor();
+  // The new farm is the chosen one, and the server stored the zone the form proposed.
+  await page.getByText('For Hillside Orchard.').waitFor();
+  const farms = await world.t.request<{ data: Farm[] }>('GET', '/v1/farms', { key: account.test_key });
+  const made = farms.body.data.find((f) => f.name === 'Hillside Orchard');
+  assert.equal(made?.timezone, 'Asia/Tokyo');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});

@@ -1,8 +1,10 @@
 /**
  * The console's files as the browser receives them, built once per process on first use (no build step):
- * the browser modules under web/, every src/ module they import (the domain rules are shared this way, with
- * their TypeScript types stripped by Node's own `stripTypeScriptTypes`), and the few library modules from
- * node_modules named in VENDOR, mapped for the browser by an import map.
+ * the browser modules under web/ and every src/ module they import (the domain rules are shared this way),
+ * all TypeScript with their types stripped by Node's own `stripTypeScriptTypes` (erasable syntax only, so
+ * the JavaScript is exactly the source less its types; type-only imports, such as web/api-types.ts, vanish
+ * and are never served), and the few library modules from node_modules named in VENDOR, mapped for the
+ * browser by an import map.
  *
  * Every file is served under /console/assets/<hash>/, where the hash covers all the files, so each answer
  * can be cached for a year (`immutable`): a changed file is a new hash and a new URL. Each file is
@@ -17,7 +19,7 @@ import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:z
 
 /** The repository root: asset paths are repository paths, so relative imports resolve alike on both sides. */
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const ENTRY = 'src/modules/console/web/app.js';
+const ENTRY = 'src/modules/console/web/app.ts';
 const STYLES = 'src/modules/console/web/styles.css';
 
 /** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
@@ -25,10 +27,10 @@ const VENDOR: Record<string, string> = {
   preact: 'preact',
   'preact/hooks': 'preact/hooks',
   htm: 'htm',
-  // The ESM build (the package's `main` is CommonJS); imported only by web/chart.js, so only chart pages load it.
+  // The ESM build (the package's `main` is CommonJS); imported only by web/chart.ts, so only chart pages load it.
   uplot: 'uplot/dist/uPlot.esm.js',
   // Leaflet 1.9 ships no minified ESM build: its minified UMD file is served as a module (see UMD_VENDOR);
-  // imported only by web/map.js (the paddocks page).
+  // imported only by web/map.ts (the paddocks page).
   leaflet: 'leaflet/dist/leaflet.js',
 };
 
@@ -44,7 +46,7 @@ function asModule(name: string, code: string): string {
   return `const module = { exports: {} };\nconst exports = module.exports;\n${body}\nexport default module.exports;\n`;
 }
 
-/** Library style sheets, served at vendor/<name> and linked by the module that needs them (web/chart.js). */
+/** Library style sheets, served at vendor/<name> and linked by the module that needs them (web/chart.ts). */
 const VENDOR_STYLES: Record<string, string> = {
   'uplot.css': 'uplot/dist/uPlot.min.css',
   'leaflet.css': 'leaflet/dist/leaflet.css',
@@ -53,9 +55,10 @@ const VENDOR_STYLES: Record<string, string> = {
 /** Modules only some pages import (charts, the map): not preloaded with the page. */
 const ON_DEMAND = new Set([
   'vendor/uplot.mjs',
-  'src/modules/console/web/chart.js',
+  'src/modules/console/web/chart.ts',
+  'src/modules/console/web/language.ts',
   'vendor/leaflet.mjs',
-  'src/modules/console/web/map.js',
+  'src/modules/console/web/map.ts',
 ]);
 
 export const ASSET_PREFIX = '/console/assets';

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../../../test/harness.ts';
@@ -68,7 +69,7 @@ test('every console page path answers the HTML page with a CSP, revalidated by i
 
 test('console files are served precompressed (br, gzip or plain) and cached for good under their hash', async () => {
   const { hash } = await consoleBundle();
-  const url = `${ASSET_PREFIX}/${hash}/src/modules/console/web/app.js`;
+  const url = `${ASSET_PREFIX}/${hash}/src/modules/console/web/app.ts`;
   const br = await wire(url, { 'accept-encoding': 'gzip, deflate, br' });
   assert.equal(br.status, 200);
   assert.equal(br.headers['content-encoding'], 'br');
@@ -92,11 +93,34 @@ test('the domain modules reach the browser with their types stripped (one confir
   assert.doesNotMatch(res.body, /: ConfirmationNeed/);
 });
 
+test('the browser modules are TypeScript served as JavaScript: types stripped, type-only imports gone', async () => {
+  const { hash, assets } = await consoleBundle();
+  const res = await t.app.inject({ url: `${ASSET_PREFIX}/${hash}/src/modules/console/web/api.ts` });
+  assert.equal(res.statusCode, 200);
+  assert.match(String(res.headers['content-type']), /^text\/javascript/);
+  // Types are blanked out in place (so line and column numbers stay the source's).
+  assert.match(res.body, /export async function api\s*\(/);
+  assert.doesNotMatch(res.body, /Promise<Reply</);
+  assert.doesNotMatch(res.body, /from '\.\/api-types\.ts'/);
+  // The generated API types are for the type check only: never part of any page.
+  assert.equal(assets.has('src/modules/console/web/api-types.ts'), false);
+  for (const file of assets.keys()) assert.doesNotMatch(file, /\.js$|\.d\.ts$/, file);
+});
+
+test('every console page has its page module (CONSOLE_PAGES and web/pages/index.ts agree)', async () => {
+  const { assets } = await consoleBundle();
+  const index = assets.get('src/modules/console/web/pages/index.ts')?.identity.toString() ?? '';
+  for (const { page } of CONSOLE_PAGES) {
+    assert.ok(index.includes(`import('./${page}.ts')`), `${page} has no loader in web/pages/index.ts`);
+    assert.ok(assets.has(`src/modules/console/web/pages/${page}.ts`), `${page}.ts is not served`);
+  }
+});
+
 test('an unknown console file, or one from an older version, is 404 with the Error object', async () => {
   const { hash } = await consoleBundle();
   for (const url of [
     `${ASSET_PREFIX}/${hash}/src/config.ts`,
-    `${ASSET_PREFIX}/0000/src/modules/console/web/app.js`,
+    `${ASSET_PREFIX}/0000/src/modules/console/web/app.ts`,
   ]) {
     const res = await t.request<ErrorReply>('GET', url);
     assert.equal(res.status, 404, url);
@@ -117,6 +141,55 @@ test(`the first load of any page is at most ${PAGE_BUDGET_BYTES / 1024} KB compr
     }
     assert.ok(total <= PAGE_BUDGET_BYTES, `${encoding}: ${total} bytes`);
     assert.ok(total > 10_000, `${encoding}: ${total} bytes is too little to be the whole console`);
+  }
+});
+
+/**
+ * Per page, as compressed with brotli: 80 KB, and 112 KB for a page drawing charts or a map (uPlot is 38 KB
+ * of it, Leaflet about as much).
+ */
+const PER_PAGE_BUDGET = { plain: 80 * 1024, charts: 112 * 1024 };
+
+/** The files one page loads: the HTML's style sheet and preloaded modules, its page module and what it imports. */
+function pageFiles(bundle: Awaited<ReturnType<typeof consoleBundle>>, page: string): Set<string> {
+  const html = bundle.page.identity.toString();
+  const prefix = `${ASSET_PREFIX}/${bundle.hash}/`;
+  const linked = [...html.matchAll(/(?:href|src)="([^"]+)"/g)]
+    .map((m) => m[1] as string)
+    .filter((url) => url.startsWith(prefix))
+    .map((url) => url.slice(prefix.length));
+  const files = new Set<string>();
+  const queue = [...linked, `src/modules/console/web/pages/${page}.ts`];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    if (files.has(file) || !bundle.assets.has(file)) continue;
+    files.add(file);
+    if (!file.endsWith('.ts')) continue;
+    // Static imports only: pages/index.ts names every page's module for import() on first visit.
+    const text = (bundle.assets.get(file)?.identity.toString() ?? '').replace(/\bimport\(/g, '');
+    for (const specifier of importsOf(text)) {
+      if (!specifier.startsWith('.')) {
+        const name = specifier.replace('/', '-');
+        queue.push(`vendor/${name}.mjs`, `vendor/${name}.css`);
+      } else queue.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)));
+    }
+  }
+  return files;
+}
+
+test('each page loads at most 80 KB compressed (112 KB with charts or a map): its own modules, not every page', async () => {
+  const bundle = await consoleBundle();
+  for (const { page } of CONSOLE_PAGES) {
+    const files = pageFiles(bundle, page);
+    const bytes = [...files].reduce(
+      (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
+      bundle.page.br.length,
+    );
+    const charts = files.has('vendor/uplot.mjs');
+    const budget = charts || files.has('vendor/leaflet.mjs') ? PER_PAGE_BUDGET.charts : PER_PAGE_BUDGET.plain;
+    assert.ok(bytes <= budget, `${page}: ${bytes} bytes (brotli) is over ${budget}`);
+    assert.ok(files.has(`src/modules/console/web/pages/${page}.ts`) && bytes > 10_000, page);
+    if (['animal', 'device', 'settings'].includes(page)) assert.ok(charts, `${page} draws charts`);
   }
 });
 

@@ -1,0 +1,213 @@
+/**
+ * The console app: finds the page for the URL, makes sure a session exists for pages that need one (else
+ * the sign-in page, returning here afterwards), and shows the page inside the shell: the farm switcher, the
+ * live/test switch, the navigation and sign-out.
+ */
+import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
+import { api, type Problem, whenSignedOut } from './api.ts';
+import { NewFarm } from './farm-form.ts';
+import { type ComponentChildren, html, inputValue, render, useEffect, useRef, useState } from './lib.ts';
+import { PAGE_MODULES, type PageModule, type PageName } from './pages/index.ts';
+import { matchPage, navigate, useLocation } from './router.ts';
+import {
+  chooseFarm,
+  loadCatalog,
+  loadFarms,
+  loadSession,
+  setSession,
+  signedIn,
+  switchMode,
+  useStore,
+} from './store.ts';
+import { useStreamStatus } from './stream.ts';
+import { ErrorText, Loading, problemOf, useAction } from './ui.ts';
+
+const loaded = new Map<PageName, PageModule>();
+
+/** The page's module, loaded once; null while it loads (never another page's module). */
+function usePageModule(name: PageName) {
+  const [state, setState] = useState<{ name: PageName | null; error: Problem | null }>({
+    name: null,
+    error: null,
+  });
+  useEffect(() => {
+    if (loaded.has(name)) {
+      setState({ name, error: null });
+      return;
+    }
+    PAGE_MODULES[name]().then(
+      (m) => {
+        loaded.set(name, m);
+        setState({ name, error: null });
+      },
+      (error: unknown) => setState({ name, error: problemOf(error) }),
+    );
+  }, [name]);
+  const module = loaded.get(name) ?? null;
+  return { module, error: state.name === name ? state.error : null };
+}
+
+export function signInUrl() {
+  const next = location.pathname + location.search;
+  return next === '/' || next.startsWith('/sign-in')
+    ? '/sign-in'
+    : `/sign-in?next=${encodeURIComponent(next)}`;
+}
+
+whenSignedOut(() => {
+  setSession(null);
+  navigate(signInUrl(), { replace: true });
+});
+
+function FarmSwitcher() {
+  const { farms, farmId } = useStore();
+  if (farms.length === 0) return html`<span class="muted">No farms</span>`;
+  return html`<label class="farm-switcher"><span class="visually-hidden">Farm</span>
+    <select value=${farmId} onChange=${(e: Event) => chooseFarm(inputValue(e))}>
+      ${farms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
+    </select></label>`;
+}
+
+function ModeSwitch() {
+  useStore();
+  const session = signedIn();
+  const test = session.mode === 'test';
+  const { busy, error, run: toggle } = useAction(() => switchMode(test ? 'live' : 'test'));
+  return html`<span class="mode-switch">
+    <label><input type="checkbox" role="switch" checked=${test} disabled=${busy} onChange=${toggle} />
+      <span>Test mode</span></label>
+    <${ErrorText} error=${error} />
+  </span>`;
+}
+
+function StreamBadge() {
+  const status = useStreamStatus();
+  if (status === 'off') return null;
+  return html`<span class=${`stream ${status}`} title="Updates arrive without reloading">
+    ${status === 'live' ? 'Live' : 'Connecting…'}</span>`;
+}
+
+function Shell({ route, children }: { route: ConsolePage; children: ComponentChildren }) {
+  useStore();
+  const session = signedIn();
+  const [error, setError] = useState<Problem | null>(null);
+  const signOut = async () => {
+    try {
+      await api('DELETE', '/v1/session');
+      setSession(null);
+      navigate('/sign-in');
+    } catch (err) {
+      setError(problemOf(err));
+    }
+  };
+  const role = session.person.role;
+  const nav = CONSOLE_PAGES.filter((p) => p.nav && (!p.roles || p.roles.includes(role)));
+  return html`
+    ${
+      session.mode === 'test' &&
+      html`<div class="test-banner" role="note">
+      <strong>Test mode</strong><span class="long"> — sample and test farms only</span>; nothing reaches a live house.</div>`
+    }
+    <header class="top">
+      <div class="bar">
+        <a class="brand" href="/">Farmstead</a>
+        <${FarmSwitcher} />
+        <${StreamBadge} />
+        <span class="spacer"></span>
+        <div class="account">
+          <${ModeSwitch} />
+          <a class="who" href="/account" aria-label="Your account"
+            title=${`${session.person.email}: your account and password`}>
+            <span class="name">${session.person.name ?? session.person.email}</span>
+            <span class="role">${role}</span></a>
+          <button type="button" class="button link" onClick=${signOut}>Sign out</button>
+        </div>
+      </div>
+      <nav aria-label="Pages"><ul>
+        ${nav.map(
+          (p) =>
+            html`<li><a href=${p.path} aria-current=${p === route ? 'page' : undefined}>${p.title}</a></li>`,
+        )}
+      </ul></nav>
+      <${ErrorText} error=${error} />
+    </header>
+    <main id="main" tabindex="-1">${children}</main>`;
+}
+
+function NoFarm() {
+  useStore();
+  const session = signedIn();
+  return html`<div class="panel"><h1>No farm yet</h1>
+    <p>This account has no ${session.mode} farms.
+    ${session.mode === 'live' ? ' Switch on test mode above to look around the sample farm, or add your farm.' : ''}</p></div>
+    <${NewFarm} title="Add your farm" />`;
+}
+
+/** The page module's name for a route (CONSOLE_PAGES' `page`; a test checks each has its module). */
+function pageName(route: ConsolePage | undefined): PageName {
+  return route && route.page in PAGE_MODULES ? (route.page as PageName) : 'brief';
+}
+
+function App() {
+  const loc = useLocation();
+  const store = useStore();
+  // What the signed-in pages need first: the session, its farms and the catalog, loaded once per session
+  // (a new sign-in, even in the same tab, loads them again).
+  const [boot, setBoot] = useState<{ for: string | null; error: Problem | null }>({
+    for: null,
+    error: null,
+  });
+  const booting = useRef(false);
+  const match = matchPage(loc.pathname);
+  const route = match?.page;
+  const { module, error } = usePageModule(pageName(route));
+  const ready = store.session !== null && boot.for === store.session.csrf_token;
+
+  useEffect(() => {
+    if (!route || route.public || ready || booting.current) return;
+    booting.current = true;
+    (async () => {
+      const session = store.session ?? (await loadSession());
+      if (!session) {
+        navigate(signInUrl(), { replace: true });
+        return;
+      }
+      await Promise.all([loadFarms(), loadCatalog()]);
+      setBoot({ for: session.csrf_token, error: null });
+    })()
+      .catch((err: unknown) => setBoot({ for: null, error: problemOf(err) }))
+      .finally(() => {
+        booting.current = false;
+      });
+  }, [route, store.session, ready]);
+
+  useEffect(() => {
+    document.title = route ? `${route.title} · Farmstead` : 'Farmstead';
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [route]);
+
+  if (!route) {
+    return html`<main class="narrow"><h1>Page not found</h1><p><a href="/">Go to the brief</a></p></main>`;
+  }
+  if (error)
+    return html`<main class="narrow"><${Loading} error=${error} retry=${() => location.reload()} /></main>`;
+  if (route.public) {
+    return html`<main class="narrow" id="main" tabindex="-1">
+      ${module ? html`<${module.Page} params=${match?.params} />` : html`<${Loading} />`}</main>`;
+  }
+  if (!ready) {
+    return html`<main class="narrow"><${Loading} error=${boot.error} retry=${() => location.reload()} /></main>`;
+  }
+  if (route.roles && !route.roles.includes(signedIn().person.role)) {
+    return html`<${Shell} route=${route}><div class="panel"><h1>${route.title}</h1>
+      <p>Only an ${route.roles.join(' or ')} can open this page.</p></div><//>`;
+  }
+  const farm = store.farms.find((f) => f.id === store.farmId) ?? null;
+  return html`<${Shell} route=${route}>
+    ${!module ? html`<${Loading} />` : !farm && route.path !== '/people' ? html`<${NoFarm} />` : html`<${module.Page} params=${match?.params} farm=${farm} />`}
+  <//>`;
+}
+
+const root = document.getElementById('app') as HTMLElement;
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -1,0 +1,148 @@
+/**
+ * Time-series charts (uPlot: small, fast, made for time series). Only the pages that draw a chart import
+ * this module, so uPlot is not part of any other page's load. Threshold lines (an alert rule's watch and
+ * urgent values) are drawn across the plot as dashed horizontal lines.
+ */
+// First: uPlot reads navigator.language as it loads, and must not meet a tag Intl refuses.
+import './language.ts';
+import uPlot from 'uplot';
+import { html, useEffect, useRef } from './lib.ts';
+
+// uPlot's own style sheet, served beside the library (vendor/uplot.css at the same asset version).
+const sheet = document.createElement('link');
+sheet.rel = 'stylesheet';
+sheet.href = new URL('../../../../vendor/uplot.css', import.meta.url).href;
+document.head.append(sheet);
+
+const COLOURS = ['#2f6b3a', '#285a8a', '#8a5300', '#6b2f6b', '#b3261e'];
+const LINE_COLOURS = { watch: '#8a5300', urgent: '#b3261e' };
+
+export interface Threshold {
+  value: number;
+  kind: 'watch' | 'urgent';
+  label: string;
+}
+
+export interface Point {
+  at: string;
+  value: number | null;
+}
+
+export interface Series {
+  label: string;
+  unit?: string | null | undefined;
+  points: readonly Point[];
+}
+
+/** Draws the given threshold lines over the plot area. */
+function thresholdPlugin(lines: readonly Threshold[]): uPlot.Plugin {
+  return {
+    hooks: {
+      draw: [
+        (u) => {
+          const { ctx } = u;
+          const { left, width } = u.bbox;
+          ctx.save();
+          ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+          ctx.lineWidth = 1.5 * devicePixelRatio;
+          for (const line of lines) {
+            const y = u.valToPos(line.value, 'y', true);
+            if (!Number.isFinite(y)) continue;
+            ctx.strokeStyle = LINE_COLOURS[line.kind] ?? '#56605a';
+            ctx.beginPath();
+            ctx.moveTo(left, y);
+            ctx.lineTo(left + width, y);
+            ctx.stroke();
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * One chart: `series` all on one y axis, `thresholds` drawn across it, `span` the time range to show
+ * ([from, to] in ms; default: the data's). The chart takes its container's width and follows it.
+ */
+export function TimeChart({
+  series,
+  thresholds = [],
+  label,
+  height = 240,
+  span,
+}: {
+  series: readonly Series[];
+  thresholds?: readonly Threshold[];
+  label: string;
+  height?: number;
+  span?: readonly [number, number] | null | undefined;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const times = [...new Set(series.flatMap((s) => s.points.map((p) => Date.parse(p.at) / 1000)))].sort(
+      (a, b) => a - b,
+    );
+    const index = new Map(times.map((t, i) => [t, i]));
+    const columns: (number | null)[][] = [];
+    for (const s of series) {
+      const values: (number | null)[] = new Array(times.length).fill(null);
+      for (const p of s.points) values[index.get(Date.parse(p.at) / 1000) ?? 0] = p.value;
+      columns.push(values);
+    }
+    const values = columns.flat().filter((v): v is number => v !== null);
+    const limits = [...values, ...thresholds.map((t) => t.value)];
+    const min = Math.min(...limits);
+    const max = Math.max(...limits);
+    const pad = (max - min || Math.abs(max) || 1) * 0.1;
+    const plot = new uPlot(
+      {
+        width: el.clientWidth || 320,
+        height,
+        scales: {
+          // A lone point (one weighing) gets a few days either side rather than uPlot's years.
+          // `span` ([from, to] in ms): the range asked for, however few points it holds.
+          x: span
+            ? { time: true, range: () => [span[0] / 1000, span[1] / 1000] }
+            : times.length > 1
+              ? { time: true }
+              : { time: true, range: (_u, lo) => [lo - 3 * 86_400, lo + 3 * 86_400] },
+          y: { range: () => [min - pad, max + pad] },
+        },
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.unit ? `${s.label} (${s.unit})` : s.label,
+            stroke: COLOURS[i % COLOURS.length] ?? '#2f6b3a',
+            width: 2,
+            spanGaps: false,
+            points: { show: s.points.length < 60 },
+          })),
+        ],
+        axes: [{}, { size: 56 }],
+        plugins: [thresholdPlugin(thresholds)],
+      },
+      [times, ...columns],
+      el,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: el.clientWidth || 320, height }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+    // Redrawn when what is drawn changes, not when a parent re-renders with equal (new) arrays.
+  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1]]);
+  const empty = series.every((s) => s.points.length === 0);
+  return html`<figure class="chart">
+    <figcaption>${label}</figcaption>
+    ${empty && html`<p class="muted">No readings in this range.</p>`}
+    <div ref=${box} class="chart-box" role="img" aria-label=${`Chart of ${label}`}></div>
+    ${
+      thresholds.length > 0 &&
+      html`<p class="small muted">Dashed lines: ${thresholds.map((t) => `${t.label} ${t.value}`).join(', ')}</p>`
+    }
+  </figure>`;
+}

@@ -1,0 +1,284 @@
+/**
+ * A form for any device command, built from the catalog's parameter definitions (GET /v1/catalog): a
+ * number picker for door and panel lists (with "all" where the command takes it), HH:MM or a keyword for
+ * times, choices for enums, numbers with their bounds and unit. Before sending, the shared confirmation
+ * rule (src/domain/confirmation.ts, the one MCP enforces) decides whether the person must confirm first.
+ */
+import type { CatalogCommand } from '../../../domain/catalog.ts';
+import type { ParamSpec } from '../../../domain/command-params.ts';
+import { type ConfirmationNeed, needsConfirmation } from '../../../domain/confirmation.ts';
+import { api, type Problem, type Schema } from './api.ts';
+import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
+import type { Farm } from './store.ts';
+import { ErrorText, problemOf, useLoad } from './ui.ts';
+
+/** A parameter's value as the form holds it (what the API takes for its type). */
+type Value = number | string | number[] | string[] | undefined;
+
+interface FieldProps {
+  spec: ParamSpec;
+  id: string;
+  value: Value;
+  onChange(value: Value): void;
+  farm: Farm;
+}
+
+/** The unit a number parameter is in, read from its name's suffix (the catalog names them so). */
+export function unitOf(name: string): string {
+  if (name === 'meters_per_day') return 'm/day';
+  if (name.endsWith('_deg')) return '°';
+  if (name.endsWith('_c')) return '°C';
+  if (name.endsWith('_pct')) return '%';
+  if (name === 'kg' || name.endsWith('_kg')) return 'kg';
+  if (name === 'mm' || name.endsWith('_mm')) return 'mm';
+  return '';
+}
+
+const label = (name: string) => name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase());
+
+function NumberList({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
+  const numbers: number[] = [];
+  for (let n = spec.min ?? 1; n <= (spec.max ?? 0); n++) numbers.push(n);
+  const all = value === 'all';
+  const chosen = new Set(Array.isArray(value) ? (value as number[]) : []);
+  const toggle = (n: number) => {
+    const next = new Set(chosen);
+    if (next.has(n)) next.delete(n);
+    else next.add(n);
+    onChange(next.size ? [...next].sort((a, b) => a - b) : undefined);
+  };
+  const item = spec.item ?? 'number';
+  return html`<fieldset class="number-list" id=${id}>
+    <legend>${label(spec.name)} ${!spec.required && html`<span class="muted">(optional)</span>`}</legend>
+    ${
+      spec.all &&
+      html`<label class="chip all"><input type="checkbox" checked=${all}
+      onChange=${(e: Event) => onChange((e.currentTarget as HTMLInputElement).checked ? 'all' : undefined)} /> All</label>`
+    }
+    ${numbers.map(
+      (n) => html`<label class="chip"><input type="checkbox" checked=${all || chosen.has(n)} disabled=${all}
+        aria-label=${`${item} ${n}`} onChange=${() => toggle(n)} />${n}</label>`,
+    )}
+  </fieldset>`;
+}
+
+function TimeField({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
+  const keywords = spec.keywords ?? [];
+  const isKeyword = typeof value === 'string' && keywords.includes(value);
+  const [mode, setMode] = useState<string>(
+    value === undefined ? 'unset' : isKeyword ? String(value) : 'time',
+  );
+  const pick = (next: string) => {
+    setMode(next);
+    onChange(next === 'unset' ? undefined : next === 'time' ? undefined : next);
+  };
+  return html`<div class="field">
+    <label for=${id}>${label(spec.name)}</label>
+    <div class="inline">
+      <select id=${id} value=${mode} onChange=${(e: Event) => pick(inputValue(e))}>
+        ${!spec.required && html`<option value="unset">Leave as it is</option>`}
+        ${keywords.map((k) => html`<option value=${k}>${k}</option>`)}
+        <option value="time">At a time…</option>
+      </select>
+      ${
+        mode === 'time' &&
+        html`<input type="time" aria-label=${`${label(spec.name)} time`} value=${isKeyword ? '' : (value ?? '')}
+        onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />`
+      }
+    </div>
+  </div>`;
+}
+
+/**
+ * An `id` parameter named for a kind of farm record (`paddock_id`): a choice among the farm's records of that
+ * kind, by name; a text box when the farm cannot list them.
+ */
+function IdField({ spec, id, value, onChange, farm }: FieldProps) {
+  const kind = spec.name.replace(/_id$/, '');
+  const records = useLoad(() => recordsOf(kind, farm.id), [farm.id, kind]);
+  if (records.error || !records.data) {
+    return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+      <input id=${id} type="text" value=${value ?? ''} onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />
+      <small class="muted">${spec.description}</small></div>`;
+  }
+  return html`<div class="field"><label for=${id}>${label(kind)}</label>
+    <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
+      <option value="">Choose…</option>
+      ${records.data.map((r) => html`<option value=${r.id}>${r.name ?? r.id}</option>`)}
+    </select><small class="muted">${spec.description}</small></div>`;
+}
+
+function Field({ spec, id, value, onChange, farm }: FieldProps) {
+  const hint = spec.description;
+  if (spec.type === 'id' && spec.name.endsWith('_id')) {
+    return html`<${IdField} spec=${spec} id=${id} value=${value} onChange=${onChange} farm=${farm} />`;
+  }
+  if (spec.type === 'integers')
+    return html`<${NumberList} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
+  if (spec.type === 'time')
+    return html`<${TimeField} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
+  if (spec.type === 'enum') {
+    return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+      <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
+        ${!spec.required ? html`<option value="">Leave as it is</option>` : html`<option value="" disabled>Choose…</option>`}
+        ${(spec.enum ?? []).map((v) => html`<option value=${v}>${v}</option>`)}
+      </select><small class="muted">${hint}</small></div>`;
+  }
+  if (spec.type === 'number' || spec.type === 'integer') {
+    const unit = unitOf(spec.name);
+    return html`<div class="field"><label for=${id}>${label(spec.name)}${unit && ` (${unit})`}</label>
+      <input id=${id} type="number" inputmode="decimal" step=${spec.type === 'integer' ? 1 : 'any'}
+        min=${spec.min ?? spec.exclusiveMin} max=${spec.max ?? spec.exclusiveMax} placeholder=${spec.default ?? ''}
+        value=${value ?? ''} required=${spec.required}
+        onInput=${(e: Event) => onChange(inputValue(e) === '' ? undefined : Number(inputValue(e)))} />
+      <small class="muted">${hint}</small></div>`;
+  }
+  if (spec.type === 'times') {
+    return html`<div class="field"><label for=${id}>${label(spec.name)} (HH:MM, comma-separated)</label>
+      <input id=${id} type="text" placeholder="06:30, 16:30" value=${Array.isArray(value) ? value.join(', ') : ''}
+        onInput=${(e: Event) => {
+          const times = inputValue(e)
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean);
+          onChange(times.length ? times : undefined);
+        }} /><small class="muted">${hint}</small></div>`;
+  }
+  return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+    <input id=${id} type="text" value=${value ?? ''} onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />
+    <small class="muted">${hint}</small></div>`;
+}
+
+/** The farm's records of a kind a command parameter names (paddocks, groups), by name. */
+async function recordsOf(kind: string, farm: string): Promise<{ id: string; name: string | null }[]> {
+  const request = { path: { farm }, query: { limit: 100 } };
+  if (kind === 'paddock') return (await api('GET', '/v1/farms/{farm}/paddocks', request)).data;
+  if (kind === 'group') return (await api('GET', '/v1/farms/{farm}/groups', request)).data;
+  if (kind === 'animal') return (await api('GET', '/v1/farms/{farm}/animals', request)).data;
+  throw new Error(`No list of ${kind}s`);
+}
+
+/** A modal question before a command that needs a person's confirmation; resolves true to send. */
+function ConfirmDialog({ question, onAnswer }: { question: string; onAnswer(yes: boolean): void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  return html`<dialog ref=${ref} class="confirm" aria-labelledby="confirm-title" onCancel=${() => onAnswer(false)}>
+    <h2 id="confirm-title">Are you sure?</h2>
+    <p>${question}</p>
+    <div class="actions">
+      <button type="button" class="button primary" onClick=${() => onAnswer(true)}>Yes, send it</button>
+      <button type="button" class="button secondary" autofocus onClick=${() => onAnswer(false)}>Cancel</button>
+    </div>
+  </dialog>`;
+}
+
+function confirmQuestion(
+  need: ConfirmationNeed,
+  command: CatalogCommand,
+  house: { name: string },
+  farm: Farm,
+): string {
+  const what = `${command.description} (${house.name})`;
+  if (need.reason === 'always')
+    return `${command.caution ?? 'This command needs your confirmation.'} ${what}`;
+  if (need.reason === 'no_coordinates') {
+    return `${command.caution ?? ''} ${farm.name} has no coordinates, so Farmstead cannot tell whether it is dark. ${what}`;
+  }
+  return `It is dark at ${farm.name} now. ${command.caution ?? ''} ${what}`;
+}
+
+/** The command picker and form for one device; `onSent(command)` after the API accepted it. */
+export function CommandForm({
+  device,
+  farm,
+  commands,
+  onSent,
+  idPrefix,
+}: {
+  device: { id: string; name: string };
+  farm: Farm;
+  commands: readonly CatalogCommand[];
+  onSent(command: Schema<'Command'>): void;
+  idPrefix: string;
+}) {
+  const [name, setName] = useState('');
+  const [params, setParams] = useState<Record<string, Value>>({});
+  const [question, setQuestion] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Problem | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const command = commands.find((c) => c.name === name);
+
+  const send = async () => {
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      // The catalog's parameters build `params` (the API checks them against the same specs).
+      const body = { command: name, params } as Schema<'CommandRequest'>;
+      const sent = await api('POST', '/v1/devices/{id}/commands', { path: { id: device.id }, body });
+      setDone(`${name} ${sent.status}`);
+      onSent(sent);
+    } catch (err) {
+      setError(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    if (!command) {
+      setError({ message: 'Choose a command first.' });
+      return;
+    }
+    const need = needsConfirmation(name, params, {
+      farm: { timezone: farm.timezone, lat: farm.lat, lon: farm.lon },
+      at: Date.now(),
+    });
+    if (need) setQuestion(confirmQuestion(need, command, device, farm));
+    else send();
+  };
+
+  const answer = (yes: boolean) => {
+    setQuestion(null);
+    if (yes) send();
+    else setDone('Not sent.');
+  };
+
+  const pickId = `${idPrefix}-command`;
+  return html`<form class="command-form" onSubmit=${submit}>
+    <div class="field">
+      <label for=${pickId}>Send a command</label>
+      <select id=${pickId} value=${name} onChange=${(e: Event) => {
+        setName(inputValue(e));
+        setParams({});
+        setError(null);
+        setDone(null);
+      }}>
+        <option value="">Choose a command…</option>
+        ${commands.map((c) => html`<option value=${c.name}>${c.name} — ${c.description}</option>`)}
+      </select>
+    </div>
+    ${command?.caution && html`<p class="caution">${command.caution}</p>`}
+    ${command?.params.map(
+      (
+        spec,
+      ) => html`<${Field} key=${`${name}-${spec.name}`} spec=${spec} id=${`${idPrefix}-${spec.name}`} farm=${farm}
+        value=${params[spec.name]} onChange=${(v: Value) => {
+          const next = { ...params };
+          if (v === undefined) delete next[spec.name];
+          else next[spec.name] = v;
+          setParams(next);
+        }} />`,
+    )}
+    <div class="actions">
+      <button type="submit" class="button primary" disabled=${busy || !command}>${busy ? 'Sending…' : 'Send'}</button>
+      ${done && html`<span class="done" role="status">${done}</span>`}
+    </div>
+    <${ErrorText} error=${error} />
+    ${question && html`<${ConfirmDialog} question=${question} onAnswer=${answer} />`}
+  </form>`;
+}

@@ -1,0 +1,28 @@
+/**
+ * The libraries every console module uses, imported once here: Preact renders, htm gives it tagged-template
+ * markup without a build step (`html\`<p>${text}</p>\``), and the hooks hold component state.
+ */
+import htmModule from 'htm';
+import { type ComponentChildren, h, render, type VNode } from 'preact';
+
+export { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+export type { ComponentChildren, VNode };
+export { render };
+
+// htm's type declarations describe a CommonJS module; the browser is served its ES module, whose default
+// export is htm itself.
+const htm = htmModule as unknown as (typeof htmModule)['default'];
+export const html = htm.bind(h);
+
+/** What a component renders: htm markup, text, or nothing. */
+export type Markup = ReturnType<typeof html> | string | null | false | undefined;
+
+/** The value of the input, select or textarea an event came from. */
+export function inputValue(event: Event): string {
+  return (event.currentTarget as HTMLInputElement).value;
+}
+
+/** Whether the check box an event came from is ticked. */
+export function checkedOf(event: Event): boolean {
+  return (event.currentTarget as HTMLInputElement).checked;
+}

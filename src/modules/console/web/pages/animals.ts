@@ -1,0 +1,137 @@
+/**
+ * Animals: a table that stays fast at thousands of head — the server searches (`q`) and filters, and only
+ * one page (50 rows) is ever in the page — and a form to add one with every field.
+ */
+import { api } from '../api.ts';
+import { Submit, useForm } from '../form.ts';
+import { html, inputValue, useEffect, useState } from '../lib.ts';
+import {
+  ANIMAL_FIELD_NAMES,
+  ANIMAL_STATUSES,
+  AnimalFields,
+  animalBody,
+  choices,
+  Pager,
+  type Places,
+  usePager,
+  usePlaces,
+} from '../records.ts';
+import { navigate } from '../router.ts';
+import type { Farm } from '../store.ts';
+import { can } from '../store.ts';
+import { useFarmStream } from '../stream.ts';
+import { Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './index.ts';
+
+const PAGE_SIZE = 50;
+
+/** The filters that are set (a blank filter is left out of the query). */
+function nonBlank(filters: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== ''));
+}
+
+function AddAnimal({ farm, places, onAdded }: { farm: Farm; places: Places; onAdded(): void }) {
+  const [open, setOpen] = useState(false);
+  const form = useForm(async (data, el) => {
+    const animal = await api('POST', '/v1/farms/{farm}/animals', {
+      path: { farm: farm.id },
+      body: animalBody(data),
+    });
+    el.reset();
+    onAdded();
+    return html`Added <a href=${`/animals/${animal.id}`}>${animal.tag ?? animal.name ?? animal.species}</a>`;
+  });
+  if (!open) {
+    return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>Add an animal</button>`;
+  }
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="add-animal-title">
+    <h2 id="add-animal-title">Add an animal</h2>
+    <${AnimalFields} places=${places} error=${form.error} idPrefix="new" />
+    <${Submit} form=${form} label="Add animal" names=${ANIMAL_FIELD_NAMES} />
+    <button type="button" class="button link" onClick=${() => setOpen(false)}>Close</button>
+  </form>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const places = usePlaces(farm.id);
+  // Filters start from the URL, so other pages can link to a filtered list (/animals?group_id=…).
+  const [filters, setFilters] = useState(() => {
+    const params = new URLSearchParams(location.search);
+    const get = (name: string) => params.get(name) ?? '';
+    return {
+      q: get('q'),
+      species: get('species'),
+      group_id: get('group_id'),
+      paddock_id: get('paddock_id'),
+      status: get('status'),
+    };
+  });
+  const [typed, setTyped] = useState(filters.q);
+  const pager = usePager(JSON.stringify(filters));
+  const animals = useLoad(
+    () =>
+      api('GET', '/v1/farms/{farm}/animals', {
+        path: { farm: farm.id },
+        query: { ...nonBlank(filters), limit: PAGE_SIZE, before: pager.before },
+      }),
+    [farm.id, JSON.stringify(filters), pager.before],
+  );
+  useFarmStream(farm.id, ['animal.created'], () => animals.reload());
+
+  // Search as the farmer types, once they pause (the server does the matching).
+  useEffect(() => {
+    const timer = setTimeout(
+      () => setFilters((f) => (f.q === typed.trim() ? f : { ...f, q: typed.trim() })),
+      250,
+    );
+    return () => clearTimeout(timer);
+  }, [typed]);
+
+  // Links from the brief or alerts (/animals#ani_…) open the animal's own page.
+  useEffect(() => {
+    if (location.hash.startsWith('#ani_')) navigate(`/animals/${location.hash.slice(1)}`, { replace: true });
+  }, []);
+
+  if (!places.data) return html`<${Loading} error=${places.error} retry=${places.reload} />`;
+  const { names } = places.data;
+  const set = (name: keyof typeof filters) => (e: Event) => setFilters({ ...filters, [name]: inputValue(e) });
+  return html`<section>
+    <h1>Animals</h1>
+    <form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
+      <div class="field grow"><label for="animal-q">Search</label>
+        <input id="animal-q" type="search" placeholder="Tag, name, EID or breed" value=${typed}
+          onInput=${(e: Event) => setTyped(inputValue(e))} /></div>
+      <div class="field"><label for="animal-species">Species</label>
+        <input id="animal-species" list="species-filter" value=${filters.species} onChange=${set('species')} /></div>
+      <div class="field"><label for="animal-group">Group</label>
+        <select id="animal-group" onChange=${set('group_id')}>${choices(places.data.groups, 'Any').map(([v, t]) => html`<option value=${v} selected=${filters.group_id === v}>${t}</option>`)}</select></div>
+      <div class="field"><label for="animal-paddock">Paddock</label>
+        <select id="animal-paddock" onChange=${set('paddock_id')}>${choices(places.data.paddocks, 'Any').map(([v, t]) => html`<option value=${v} selected=${filters.paddock_id === v}>${t}</option>`)}</select></div>
+      <div class="field"><label for="animal-status">Status</label>
+        <select id="animal-status" onChange=${set('status')}>${[['', 'Any'], ...ANIMAL_STATUSES.map((s) => [s, s])].map(([v, t]) => html`<option value=${v} selected=${filters.status === v}>${t}</option>`)}</select></div>
+      <datalist id="species-filter">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog'].map((s) => html`<option value=${s} />`)}</datalist>
+    </form>
+    ${can('animals', 'write') && html`<${AddAnimal} farm=${farm} places=${places.data} onAdded=${animals.reload} />`}
+    ${
+      !animals.data
+        ? html`<${Loading} error=${animals.error} retry=${animals.reload} />`
+        : html`<div class="table-wrap"><table class="records">
+          <caption class="visually-hidden">Animals${filters.q ? ` matching “${filters.q}”` : ''}</caption>
+          <thead><tr><th scope="col">Tag</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="wide">Breed</th>
+            <th scope="col">Group / paddock</th><th scope="col">Status</th></tr></thead>
+          <tbody>
+            ${animals.data.data.map(
+              (a) => html`<tr key=${a.id} id=${a.id}>
+                <td><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
+                <td>${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
+                <td>${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
+                <td><span class=${`status ${a.status}`}>${a.status}</span></td>
+              </tr>`,
+            )}
+          </tbody>
+        </table></div>
+        ${animals.data.data.length === 0 && html`<p class="muted" role="status">No animals match.</p>`}
+        <${Pager} pager=${pager} page=${animals.data} />`
+    }
+  </section>`;
+}

@@ -1,0 +1,73 @@
+/**
+ * The brief (home): the farm's morning brief as a person reads it — the headline, then the ranked items,
+ * each with what to do and a link to its alert, task, house or device. Refreshed live as events arrive.
+ */
+import { WEBHOOK_EVENTS } from '../../../../domain/webhook-events.ts';
+import { api, type Schema } from '../api.ts';
+import { html, useMemo } from '../lib.ts';
+import { briefItemLink } from '../links.ts';
+import { can } from '../store.ts';
+import { useFarmStream } from '../stream.ts';
+import { ActionButton, ago, farmTime, Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './index.ts';
+
+type Item = Schema<'Brief'>['items'][number];
+
+/** What a person does about each kind of item (the brief says what and why; this is the next step). */
+const NEXT_STEP: Partial<Record<Item['kind'], string>> = {
+  alert: 'Check it, then acknowledge or resolve it.',
+  task_overdue: 'Do it now, or move its due date.',
+  task_due_today: 'Due today.',
+  house: 'Check the house.',
+  doors_open: 'Close the pop doors for the night.',
+  device_quiet: 'Check its power and signal.',
+  device_battery: 'Charge or change the battery.',
+  paddock_rest: 'Rested: ready to graze.',
+};
+
+function Item({ item, houseIds, timezone }: { item: Item; houseIds: Set<string>; timezone: string }) {
+  const href = briefItemLink(item, houseIds);
+  const title = href ? html`<a href=${href}>${item.title}</a>` : item.title;
+  return html`<li class=${`item ${item.severity}`}>
+    <span class=${`badge ${item.severity}`}>${item.severity}</span>
+    <div class="item-body">
+      <p class="item-title">${title}</p>
+      <p class="item-detail">${item.detail}</p>
+      <p class="item-next">${NEXT_STEP[item.kind] ?? ''}
+        ${item.at && html`<span class="muted"> · since ${farmTime(item.at, timezone)}</span>`}</p>
+    </div>
+  </li>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const brief = useLoad(() => api('GET', '/v1/farms/{farm}/brief', { path: { farm: farm.id } }), [farm.id]);
+  useFarmStream(farm.id, WEBHOOK_EVENTS, () => brief.reload());
+  const houseIds = useMemo(() => new Set((brief.data?.houses ?? []).map((h) => h.id)), [brief.data]);
+  if (!brief.data) return html`<${Loading} error=${brief.error} retry=${brief.reload} />`;
+  const b = brief.data;
+  return html`<section class="brief">
+    <h1 class="headline">${b.headline}</h1>
+    <p class="muted small">${b.farm_name} · ${b.local_date} · updated ${ago(b.generated_at)}</p>
+    ${
+      b.items.length === 0
+        ? html`<p class="calm">Nothing needs you right now.</p>`
+        : html`<ol class="items" aria-label="What needs attention, most important first">
+          ${b.items.map((item) => html`<${Item} key=${`${item.kind}-${item.ref_id ?? item.subject_id}-${item.rank}`} item=${item} houseIds=${houseIds} timezone=${b.timezone} />`)}
+        </ol>`
+    }
+    <details class="brief-text"><summary>The brief as text</summary><p>${b.text}</p></details>
+    ${
+      farm.sample &&
+      can('farms', 'write') &&
+      html`<div class="actions owner-only">
+        <${ActionButton} label="Reset the sample farm" busyLabel="Resetting…" action=${async () => {
+          if (!confirm('Put the sample farm back as it was? Changes made to it are lost.'))
+            return 'Kept as it is.';
+          await api('POST', '/v1/farms/{farm}/reset', { path: { farm: farm.id } });
+          brief.reload();
+          return 'The sample farm is as new.';
+        }} />
+      </div>`
+    }
+  </section>`;
+}

@@ -1,0 +1,233 @@
+/**
+ * One device: charts of its readings (pick metrics and a range; the API aggregates to a bucket sized to the
+ * range, so a 30-day chart of a minute-by-minute house is a few hundred points), its alert rule's threshold
+ * lines, its key (rotate: the new key is shown once) and its full command history.
+ */
+import { api, type Schema } from '../api.ts';
+import { type Threshold, TimeChart } from '../chart.ts';
+import { html, inputValue, useMemo, useState } from '../lib.ts';
+import { Pager, usePager } from '../records.ts';
+import { can, useStore } from '../store.ts';
+import { useFarmStream } from '../stream.ts';
+import { ActionButton, ago, amount, farmTime, Loading, useLoad } from '../ui.ts';
+import { DeviceKey } from './devices.ts';
+import type { PageProps } from './index.ts';
+
+type Device = Schema<'Device'>;
+type Rule = Schema<'Rule'>;
+type Interval = '1m' | '5m' | '1h' | '1d';
+
+const HOUR = 3_600_000;
+const RANGES: [string, string, number][] = [
+  ['6h', '6 h', 6 * HOUR],
+  ['24h', '24 h', 24 * HOUR],
+  ['7d', '7 d', 7 * 24 * HOUR],
+  ['30d', '30 d', 30 * 24 * HOUR],
+];
+/** The API's bucket widths (src/modules/readings/schemas.ts READING_INTERVALS). */
+const INTERVALS: [Interval, number][] = [
+  ['1m', 60_000],
+  ['5m', 300_000],
+  ['1h', HOUR],
+  ['1d', 24 * HOUR],
+];
+/** Points per request (the API's most) and per chart (a 30-day chart in hourly buckets is 720). */
+const MAX_POINTS = 500;
+const CHART_POINTS = 800;
+
+/** The finest bucket that keeps a range within CHART_POINTS points (at most two requests per metric). */
+export function intervalFor(spanMs: number): Interval {
+  return INTERVALS.find(([, width]) => spanMs / width <= CHART_POINTS)?.[0] ?? '1d';
+}
+
+/** One metric's aggregated points in [since, until), oldest first (pages while the API says there is more). */
+async function loadSeries(
+  deviceId: string,
+  metric: string,
+  since: string,
+  until: string | undefined,
+  interval: Interval,
+): Promise<Schema<'Reading'>[]> {
+  const points: Schema<'Reading'>[] = [];
+  let before = until;
+  for (let page = 0; page < 4; page++) {
+    const res = await api('GET', '/v1/devices/{id}/readings', {
+      path: { id: deviceId },
+      query: { metric, since, before, interval, agg: 'avg', limit: MAX_POINTS },
+    });
+    points.push(...res.data);
+    if (!res.has_more || res.next_before === null) break;
+    before = res.next_before;
+  }
+  return points.reverse();
+}
+
+/** The threshold lines of the farm's enabled rules for this metric on this device. */
+function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): Threshold[] {
+  const lines: Threshold[] = [];
+  for (const r of rules) {
+    if (!r.enabled || r.metric !== metric) continue;
+    if (r.device_type && r.device_type !== device.type) continue;
+    if (r.device_id && r.device_id !== device.id) continue;
+    if (r.watch !== null && r.watch !== undefined)
+      lines.push({ value: r.watch, kind: 'watch', label: `${r.name} watch` });
+    if (r.urgent !== null && r.urgent !== undefined)
+      lines.push({ value: r.urgent, kind: 'urgent', label: `${r.name} urgent` });
+  }
+  return lines;
+}
+
+function Charts({ device, metrics, rules }: { device: Device; metrics: string[]; rules: Rule[] }) {
+  const [chosen, setChosen] = useState(() => metrics.slice(0, 2));
+  const [range, setRange] = useState('24h');
+  const [custom, setCustom] = useState({ from: '', to: '' });
+  const frame = useMemo(() => {
+    if (range === 'custom') {
+      const from = Date.parse(custom.from);
+      const to = custom.to ? Date.parse(custom.to) : Date.now();
+      if (!Number.isFinite(from) || !Number.isFinite(to) || from >= to) return null;
+      return { since: new Date(from).toISOString(), until: new Date(to).toISOString(), span: to - from };
+    }
+    const span = RANGES.find(([k]) => k === range)?.[2] ?? 24 * HOUR;
+    const now = Date.now();
+    return { since: new Date(now - span).toISOString(), until: undefined, span };
+  }, [range, custom.from, custom.to]);
+  const interval = frame ? intervalFor(frame.span) : null;
+  // The chart's time axis: the whole range asked for (stable between renders, so charts are not redrawn).
+  const shown = useMemo(
+    (): [number, number] | null => frame && [Date.parse(frame.since), Date.parse(frame.since) + frame.span],
+    [frame],
+  );
+  const series = useLoad(async () => {
+    if (!frame || !interval) return [];
+    return Promise.all(
+      chosen.map(async (metric) => {
+        const points = await loadSeries(device.id, metric, frame.since, frame.until, interval);
+        return { metric, points };
+      }),
+    );
+  }, [device.id, chosen.join(','), frame?.since, frame?.until]);
+  const toggle = (metric: string) =>
+    setChosen(chosen.includes(metric) ? chosen.filter((m) => m !== metric) : [...chosen, metric]);
+  return html`<div class="panel">
+    <h2>Readings</h2>
+    <fieldset class="checks"><legend>Metrics</legend>
+      ${metrics.map(
+        (m) =>
+          html`<label><input type="checkbox" checked=${chosen.includes(m)} onChange=${() => toggle(m)} />${m}</label>`,
+      )}
+    </fieldset>
+    <div class="ranges" role="group" aria-label="Range">
+      ${[...RANGES, ['custom', 'Custom']].map(
+        ([k, label]) =>
+          html`<button type="button" class="tab" aria-pressed=${range === k} onClick=${() => setRange(k)}>${label}</button>`,
+      )}
+    </div>
+    ${
+      range === 'custom' &&
+      html`<div class="form-grid">
+        <div class="field"><label for="range-from">From</label>
+          <input id="range-from" type="datetime-local" value=${custom.from} onChange=${(e: Event) => setCustom({ ...custom, from: inputValue(e) })} /></div>
+        <div class="field"><label for="range-to">To (blank for now)</label>
+          <input id="range-to" type="datetime-local" value=${custom.to} onChange=${(e: Event) => setCustom({ ...custom, to: inputValue(e) })} /></div>
+        ${!frame && html`<p class="error" role="alert">Pick a start before the end.</p>`}
+      </div>`
+    }
+    ${interval && html`<p class="small muted">Averages per ${interval} bucket.</p>`}
+    ${
+      !series.data
+        ? html`<${Loading} error=${series.error} retry=${series.reload} />`
+        : series.data.map(
+            (s) => html`<${TimeChart} key=${s.metric}
+              series=${[{ label: s.metric, unit: s.points[0]?.unit, points: s.points }]}
+              thresholds=${thresholdsFor(rules, device, s.metric)} label=${s.metric}
+              span=${shown} />`,
+          )
+    }
+    ${chosen.length === 0 && html`<p class="muted">Pick a metric to chart.</p>`}
+  </div>`;
+}
+
+function Commands({ device, timezone }: { device: Device; timezone: string }) {
+  const pager = usePager(device.id);
+  const commands = useLoad(
+    () =>
+      api('GET', '/v1/devices/{id}/commands', {
+        path: { id: device.id },
+        query: { limit: 25, before: pager.before },
+      }),
+    [device.id, pager.before],
+  );
+  useFarmStream(device.farm_id, ['command.queued', 'command.done', 'command.failed'], () =>
+    commands.reload(),
+  );
+  if (!commands.data) return html`<${Loading} error=${commands.error} retry=${commands.reload} />`;
+  if (commands.data.data.length === 0 && pager.number === 1)
+    return html`<p class="muted">No commands sent yet.</p>`;
+  return html`<div class="table-wrap"><table class="records">
+      <caption class="visually-hidden">Command history</caption>
+      <thead><tr><th scope="col">Sent</th><th scope="col">Command</th><th scope="col">Status</th><th scope="col" class="wide">Parameters</th></tr></thead>
+      <tbody>${commands.data.data.map(
+        (
+          c,
+        ) => html`<tr key=${c.id} id=${c.id}><td>${farmTime(c.created_at, timezone)}</td><td>${c.command}</td>
+          <td><span class=${`status ${c.status}`}>${c.status}</span></td>
+          <td class="wide"><code>${JSON.stringify(c.params ?? {})}</code></td></tr>`,
+      )}</tbody></table></div>
+    <${Pager} pager=${pager} page=${commands.data} />`;
+}
+
+export function Page({ farm, params }: PageProps) {
+  useStore();
+  const id = params.id ?? '';
+  const [newKey, setNewKey] = useState<string | null>(null);
+  const data = useLoad(async () => {
+    const [device, recent, rules] = await Promise.all([
+      api('GET', '/v1/devices/{id}', { path: { id } }),
+      api('GET', '/v1/devices/{id}/readings', { path: { id }, query: { limit: 200 } }),
+      api('GET', '/v1/farms/{farm}/rules', { path: { farm: farm.id } }).catch(() => ({ data: [] as Rule[] })),
+    ]);
+    const metrics = [...new Set(recent.data.map((r) => r.metric))].sort();
+    return { device, metrics, latest: recent.data, rules: rules.data };
+  }, [id, farm.id]);
+  if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
+  const { device, metrics, latest, rules } = data.data;
+  return html`<section>
+    <p><a href="/devices">← Devices</a></p>
+    <div class="card-head"><h1>${device.name}</h1><span class="status">${device.type}</span></div>
+    <dl class="facts">
+      <div><dt>Battery</dt><dd>${amount(device.battery, '%')}</dd></div>
+      <div><dt>Last report</dt><dd>${ago(device.last_seen_at)}</dd></div>
+      <div><dt>Serial</dt><dd>${device.serial ?? '—'}</dd></div>
+      <div><dt>Firmware</dt><dd>${device.firmware ?? '—'}</dd></div>
+      <div><dt>Key</dt><dd><code>${device.key_prefix}…</code></dd></div>
+      ${device.animal_id && html`<div><dt>Animal</dt><dd><a href=${`/animals/${device.animal_id}`}>open</a></dd></div>`}
+    </dl>
+    ${
+      can('devices', 'write') &&
+      html`<div class="actions"><${ActionButton} label="Rotate key" action=${async () => {
+        if (!confirm(`Rotate the key of ${device.name}? The old key stops working at once.`)) return 'Kept';
+        const rotated = await api('POST', '/v1/devices/{id}/key', { path: { id: device.id } });
+        setNewKey(rotated.device_key);
+        data.reload();
+        return 'New key made';
+      }} /></div>`
+    }
+    ${newKey && html`<${DeviceKey} deviceKey=${newKey} type=${device.type} title=${`New key of ${device.name}`} />`}
+    ${
+      metrics.length === 0
+        ? html`<div class="panel"><h2>Readings</h2><p class="muted">No readings yet. Send a report with the device key.</p>
+          <button type="button" class="button secondary" onClick=${data.reload}>Look again</button></div>`
+        : html`<${Charts} device=${device} metrics=${metrics} rules=${rules} />`
+    }
+    ${
+      latest.length > 0 &&
+      html`<p class="small muted">Latest: ${latest
+        .filter((r, i, all) => all.findIndex((x) => x.metric === r.metric) === i)
+        .map((r) => `${r.metric} ${amount(r.value, r.unit ?? '')}`)
+        .join(' · ')}</p>`
+    }
+    <h2>Command history</h2>
+    <${Commands} device=${device} timezone=${farm.timezone} />
+  </section>`;
+}

@@ -1,0 +1,148 @@
+/**
+ * Devices: type, battery and last report, quiet ones highlighted (the brief decides what is quiet, from each
+ * device's usual reporting interval), and adding a device: its key is shown once, with a copy button and a
+ * one-line `curl` report that uses it.
+ */
+import { DEVICE_TYPES, type DeviceType } from '../../../../domain/devices.ts';
+import { api, type Body, type Reply } from '../api.ts';
+import { Field, fieldError, number, ShownOnce, Submit, text, useForm } from '../form.ts';
+import { html, inputValue, useState } from '../lib.ts';
+import { choices, Pager, type Places, usePager, usePlaces } from '../records.ts';
+import { can, type Farm } from '../store.ts';
+import { useFarmStream } from '../stream.ts';
+import { ago, amount, Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './index.ts';
+
+/** A metric each type of device typically reports, for the example report. */
+const EXAMPLE_METRIC: Partial<Record<string, [string, number]>> = {
+  house: ['climate.temp_c', 21.5],
+  bolus: ['body.temp_c', 38.9],
+  water: ['water.tank_pct', 80],
+  weather: ['climate.temp_c', 18.2],
+  reader: ['weight.kg', 412],
+};
+
+/** One line a farmer can paste into a terminal to send a report as the device. */
+export function curlExample(key: string, type: string): string {
+  const [metric, value] = EXAMPLE_METRIC[type] ?? ['device.battery_pct', 97];
+  const body = JSON.stringify({ readings: [{ metric, value }] });
+  return `curl -X POST ${location.origin}/v1/ingest -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '${body}'`;
+}
+
+/** A device key shown once, with the curl example. */
+export function DeviceKey({
+  deviceKey,
+  type,
+  title = 'Device key',
+}: {
+  deviceKey: string;
+  type: string;
+  title?: string;
+}) {
+  return html`<${ShownOnce} title=${title} value=${deviceKey}>
+    <p class="small">Send a report with it:</p>
+    <pre class="example"><code>${curlExample(deviceKey, type)}</code></pre>
+  <//>`;
+}
+
+function AddDevice({ farm, places, onAdded }: { farm: Farm; places: Places; onAdded(): void }) {
+  const [open, setOpen] = useState(false);
+  const [added, setAdded] = useState<Reply<'POST', '/v1/farms/{farm}/devices'> | null>(null);
+  const form = useForm(async (data, el) => {
+    const body: Body<'POST', '/v1/farms/{farm}/devices'> = {
+      // The select offers DEVICE_TYPES only.
+      type: String(data.get('type')) as DeviceType,
+      name: text(data, 'name') ?? '',
+    };
+    for (const name of ['serial', 'firmware', 'group_id'] as const) {
+      const value = text(data, name);
+      if (value) body[name] = value;
+    }
+    for (const name of ['lat', 'lon'] as const) {
+      const value = number(data, name);
+      if (value !== null && value !== undefined) body[name] = value;
+    }
+    const tag = text(data, 'animal_tag');
+    if (tag) {
+      const found = await api('GET', '/v1/farms/{farm}/animals', {
+        path: { farm: farm.id },
+        query: { tag, limit: 1 },
+      });
+      const animal = found.data[0];
+      if (!animal) throw fieldError(`No animal on this farm has the tag ${tag}.`, 'animal_tag');
+      body.animal_id = animal.id;
+    }
+    const device = await api('POST', '/v1/farms/{farm}/devices', { path: { farm: farm.id }, body });
+    setAdded(device);
+    el.reset();
+    onAdded();
+    return `Added ${device.name}`;
+  });
+  if (!open) {
+    return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>Add a device</button>`;
+  }
+  const p = { error: form.error, idPrefix: 'dev' };
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="add-device-title">
+    <h2 id="add-device-title">Add a device</h2>
+    <div class="form-grid">
+      <${Field} name="type" label="Type" type="select" options=${DEVICE_TYPES} value="tag" ...${p} />
+      <${Field} name="name" label="Name" required ...${p} />
+      <${Field} name="serial" label="Serial number" ...${p} />
+      <${Field} name="firmware" label="Firmware" ...${p} />
+      <${Field} name="animal_tag" label="On the animal with tag" ...${p} />
+      <${Field} name="group_id" label="Serving group" type="select" options=${choices(places.groups)} ...${p} />
+      <${Field} name="lat" label="Latitude" type="number" step="any" ...${p} />
+      <${Field} name="lon" label="Longitude" type="number" step="any" ...${p} />
+    </div>
+    <${Submit} form=${form} label="Add device" names=${['type', 'name', 'serial', 'firmware', 'animal_tag', 'animal_id', 'group_id', 'lat', 'lon']} />
+    ${added?.device_key && html`<${DeviceKey} deviceKey=${added.device_key} type=${added.type} title=${`Key of ${added.name}`} />`}
+    <button type="button" class="button link" onClick=${() => setOpen(false)}>Close</button>
+  </form>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const places = usePlaces(farm.id);
+  const [type, setType] = useState<DeviceType | ''>('');
+  const pager = usePager(type);
+  const devices = useLoad(
+    () =>
+      api('GET', '/v1/farms/{farm}/devices', {
+        path: { farm: farm.id },
+        query: { type: type || undefined, limit: 50, before: pager.before },
+      }),
+    [farm.id, type, pager.before],
+  );
+  const brief = useLoad(() => api('GET', '/v1/farms/{farm}/brief', { path: { farm: farm.id } }), [farm.id]);
+  useFarmStream(farm.id, ['device.created'], () => devices.reload());
+  if (!places.data) return html`<${Loading} error=${places.error} retry=${places.reload} />`;
+  const quiet = new Set(
+    (brief.data?.items ?? []).filter((i) => i.kind === 'device_quiet').map((i) => i.subject_id),
+  );
+  return html`<section>
+    <h1>Devices</h1>
+    <div class="filters"><div class="field"><label for="device-type">Type</label>
+      <select id="device-type" onChange=${(e: Event) => setType(inputValue(e) as DeviceType | '')}>
+        ${[['', 'Any'], ...DEVICE_TYPES.map((t) => [t, t])].map(([v, t]) => html`<option value=${v} selected=${type === v}>${t}</option>`)}
+      </select></div></div>
+    ${can('devices', 'write') && html`<${AddDevice} farm=${farm} places=${places.data} onAdded=${devices.reload} />`}
+    ${
+      !devices.data
+        ? html`<${Loading} error=${devices.error} retry=${devices.reload} />`
+        : html`<div class="table-wrap"><table class="records">
+          <caption class="visually-hidden">Devices</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col" class="num">Battery</th>
+            <th scope="col">Last report</th><th scope="col" class="wide">Key</th></tr></thead>
+          <tbody>${devices.data.data.map(
+            (d) => html`<tr key=${d.id} id=${d.id} class=${quiet.has(d.id) ? 'quiet' : ''}>
+              <td><a href=${`/devices/${d.id}`}>${d.name}</a></td><td>${d.type}</td>
+              <td class="num">${amount(d.battery, '%')}</td>
+              <td>${quiet.has(d.id) ? html`<strong>Quiet</strong> · ` : ''}${ago(d.last_seen_at)}</td>
+              <td class="wide"><code>${d.key_prefix}…</code></td>
+            </tr>`,
+          )}</tbody>
+        </table></div>
+        ${devices.data.data.length === 0 && html`<p class="muted">No devices yet.</p>`}
+        <${Pager} pager=${pager} page=${devices.data} />`
+    }
+  </section>`;
+}

@@ -1,0 +1,120 @@
+/**
+ * Paddocks: acres, rest target, days since last grazed (highlighted past the target), and the outline drawn
+ * from its GeoJSON geometry on a small Leaflet map (web/map.js; no tiles, so it draws offline).
+ */
+import { api, type Schema } from '../api.ts';
+import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
+import { html, useState } from '../lib.ts';
+import { PaddockMap } from '../map.ts';
+import { loadPaddocks } from '../records.ts';
+import { can, type Farm } from '../store.ts';
+import { Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './index.ts';
+
+type Paddock = Schema<'Paddock'>;
+type Geometry = { type?: unknown; coordinates?: unknown; geometry?: Geometry } | null | undefined;
+
+const NAMES = ['name', 'acres', 'rest_days_target', 'last_grazed_at', 'geometry'];
+
+/** The rings of a GeoJSON Polygon, MultiPolygon or Feature (with such a geometry); [] for anything else. */
+export function ringsOf(geometry: unknown): unknown[] {
+  const given = geometry as Geometry;
+  const g = given?.type === 'Feature' ? given.geometry : given;
+  if (g?.type === 'Polygon' && Array.isArray(g.coordinates)) return g.coordinates;
+  if (g?.type === 'MultiPolygon' && Array.isArray(g.coordinates)) return g.coordinates.flat();
+  return [];
+}
+
+/** The paddock's outline on a small map, when its geometry is a GeoJSON outline with at least one ring. */
+function Outline({ geometry, label }: { geometry: unknown; label: string }) {
+  const rings = ringsOf(geometry).filter(
+    (r) => Array.isArray(r) && r.length >= 3 && r.every((p: unknown) => Array.isArray(p) && p.length >= 2),
+  );
+  if (rings.length === 0) return null;
+  return html`<${PaddockMap} geometry=${geometry} label=${label} />`;
+}
+
+/** Whole days since the paddock was last grazed, or null. */
+export function daysRested(paddock: Paddock, now = Date.now()): number | null {
+  return paddock.last_grazed_at ? Math.floor((now - Date.parse(paddock.last_grazed_at)) / 86_400_000) : null;
+}
+
+function PaddockForm({
+  farm,
+  paddock,
+  onSaved,
+  onClose,
+}: {
+  farm: Farm;
+  paddock?: Paddock;
+  onSaved(): void;
+  onClose?: () => void;
+}) {
+  const form = useForm(async (data) => {
+    const raw = text(data, 'geometry');
+    let geometry: Record<string, unknown> | null = null;
+    if (raw) {
+      try {
+        geometry = JSON.parse(raw);
+      } catch {
+        throw fieldError('The outline is not valid JSON (paste a GeoJSON Polygon).', 'geometry');
+      }
+    }
+    const body = {
+      name: text(data, 'name') ?? '',
+      acres: number(data, 'acres'),
+      rest_days_target: number(data, 'rest_days_target'),
+      last_grazed_at: dateTime(data, 'last_grazed_at'),
+      geometry,
+    };
+    if (paddock) await api('PATCH', '/v1/paddocks/{id}', { path: { id: paddock.id }, body });
+    else await api('POST', '/v1/farms/{farm}/paddocks', { path: { farm: farm.id }, body });
+    onSaved();
+    onClose?.();
+    return paddock ? 'Saved' : 'Paddock added';
+  });
+  const d: Partial<Paddock> = paddock ?? {};
+  const p = { error: form.error, idPrefix: paddock ? `p-${paddock.id}` : 'p-new' };
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${paddock ? `Edit ${paddock.name}` : 'Add a paddock'}>
+    <h2>${paddock ? `Edit ${paddock.name}` : 'Add a paddock'}</h2>
+    <div class="form-grid">
+      <${Field} name="name" label="Name" value=${d.name} required ...${p} />
+      <${Field} name="acres" label="Acres" type="number" step="any" min="0" value=${d.acres} ...${p} />
+      <${Field} name="rest_days_target" label="Rest target (days)" type="number" step="any" min="0" value=${d.rest_days_target} ...${p} />
+      <${Field} name="last_grazed_at" label="Last grazed" type="datetime-local" value=${localInput(d.last_grazed_at)} ...${p} />
+    </div>
+    <${Field} name="geometry" label="Outline (GeoJSON Polygon)" type="textarea" value=${d.geometry ? JSON.stringify(d.geometry) : ''} ...${p} />
+    <${Submit} form=${form} label=${paddock ? 'Save' : 'Add paddock'} names=${NAMES} />
+    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>Close</button>`}
+  </form>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const paddocks = useLoad(() => loadPaddocks(farm.id), [farm.id]);
+  const [editing, setEditing] = useState<Paddock | null>(null);
+  const [adding, setAdding] = useState(false);
+  if (!paddocks.data) return html`<${Loading} error=${paddocks.error} retry=${paddocks.reload} />`;
+  const write = can('paddocks', 'write');
+  return html`<section>
+    <h1>Paddocks</h1>
+    ${write && !adding && html`<button type="button" class="button primary" onClick=${() => setAdding(true)}>Add a paddock</button>`}
+    ${adding && html`<${PaddockForm} farm=${farm} onSaved=${paddocks.reload} onClose=${() => setAdding(false)} />`}
+    <ul class="cards paddock-grid">${paddocks.data.map((p) => {
+      const rested = daysRested(p);
+      const ready = rested !== null && p.rest_days_target !== null && rested >= p.rest_days_target;
+      return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
+        <div class="card-head"><h2 class="card-title">${p.name}</h2>
+          ${ready && html`<span class="badge watch">Past rest target</span>`}</div>
+        <${Outline} geometry=${p.geometry} label=${p.name} />
+        <dl class="facts">
+          <div><dt>Acres</dt><dd>${p.acres ?? '—'}</dd></div>
+          <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
+          <div><dt>Rested</dt><dd>${rested === null ? 'never grazed' : `${rested} days`}</dd></div>
+        </dl>
+        ${write && html`<button type="button" class="button link" onClick=${() => setEditing(p)}>Edit</button>`}
+        ${editing?.id === p.id && html`<${PaddockForm} farm=${farm} paddock=${p} onSaved=${paddocks.reload} onClose=${() => setEditing(null)} />`}
+      </li>`;
+    })}</ul>
+    ${paddocks.data.length === 0 && html`<p class="muted">No paddocks yet.</p>`}
+  </section>`;
+}

@@ -1,0 +1,139 @@
+/**
+ * Tasks: mine or everyone's, due today or overdue (in the farm's time zone), add, edit, done. A task made
+ * from an alert links back to it. "Mine" means assigned to the signed-in person's email.
+ */
+import { api, type Schema } from '../api.ts';
+import { dateTime, Field, localInput, Submit, text, useForm } from '../form.ts';
+import { html, useState } from '../lib.ts';
+import { alertLink } from '../links.ts';
+import { can, type Farm, signedIn, useStore } from '../store.ts';
+import { useFarmStream } from '../stream.ts';
+import { ActionButton, farmTime, Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './index.ts';
+
+type Task = Schema<'Task'>;
+
+const NAMES = ['title', 'notes', 'due_at', 'assignee', 'status'];
+
+/** YYYY-MM-DD of a time in a time zone. */
+function dayIn(ms: number, timezone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone || undefined }).format(new Date(ms));
+}
+
+/** 'overdue', 'today' or null for an open task. */
+export function dueState(task: Task, timezone: string, now = Date.now()): 'overdue' | 'today' | null {
+  if (!task.due_at || task.status === 'done') return null;
+  const due = Date.parse(task.due_at);
+  if (due < now) return 'overdue';
+  return dayIn(due, timezone) === dayIn(now, timezone) ? 'today' : null;
+}
+
+function TaskForm({
+  farm,
+  task,
+  me,
+  onSaved,
+  onClose,
+}: {
+  farm: Farm;
+  task?: Task;
+  me: string;
+  onSaved(): void;
+  onClose?: () => void;
+}) {
+  const form = useForm(async (data, el) => {
+    const body = {
+      title: text(data, 'title') ?? '',
+      notes: text(data, 'notes'),
+      due_at: dateTime(data, 'due_at'),
+      assignee: text(data, 'assignee'),
+    };
+    if (task) {
+      const status = text(data, 'status') ?? 'open';
+      await api('PATCH', '/v1/tasks/{id}', { path: { id: task.id }, body: { ...body, status } });
+    } else await api('POST', '/v1/farms/{farm}/tasks', { path: { farm: farm.id }, body });
+    if (!task) el.reset();
+    onSaved();
+    onClose?.();
+    return task ? 'Saved' : 'Task added';
+  });
+  const t: Partial<Task> = task ?? {};
+  const p = { error: form.error, idPrefix: task ? `t-${task.id}` : 't-new' };
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${task ? `Edit ${task.title}` : 'Add a task'}>
+    <h2>${task ? 'Edit task' : 'Add a task'}</h2>
+    <${Field} name="title" label="Task" value=${t.title} required ...${p} />
+    <div class="form-grid">
+      <${Field} name="due_at" label="Due" type="datetime-local" value=${localInput(t.due_at)} ...${p} />
+      <${Field} name="assignee" label="Assigned to" value=${t.assignee ?? (task ? '' : me)} ...${p} />
+      ${task && html`<${Field} name="status" label="Status" type="select" value=${t.status} options=${['open', 'in_progress', 'done', 'cancelled']} ...${p} />`}
+    </div>
+    <${Field} name="notes" label="Notes" type="textarea" value=${t.notes} ...${p} />
+    <${Submit} form=${form} label=${task ? 'Save' : 'Add task'} names=${NAMES} />
+    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>Close</button>`}
+  </form>`;
+}
+
+export function Page({ farm }: PageProps) {
+  useStore();
+  const me = signedIn().person.email;
+  const [filter, setFilter] = useState({ who: 'all', when: 'all', status: 'open' });
+  const [editing, setEditing] = useState<Task | null>(null);
+  const tasks = useLoad(
+    () =>
+      api('GET', '/v1/farms/{farm}/tasks', {
+        path: { farm: farm.id },
+        query: {
+          status: filter.status || undefined,
+          assignee: filter.who === 'mine' ? me : undefined,
+          limit: 100,
+        },
+      }),
+    [farm.id, filter.who, filter.status],
+  );
+  useFarmStream(farm.id, ['alert.created'], () => tasks.reload());
+  if (!tasks.data) return html`<${Loading} error=${tasks.error} retry=${tasks.reload} />`;
+  const shown = tasks.data.data.filter((t) => {
+    if (filter.when === 'all') return true;
+    const due = dueState(t, farm.timezone);
+    return filter.when === 'due' ? due !== null : due === filter.when;
+  });
+  const tab = (name: keyof typeof filter, value: string, label: string) =>
+    html`<button type="button" class="tab" aria-pressed=${filter[name] === value}
+      onClick=${() => setFilter({ ...filter, [name]: value })}>${label}</button>`;
+  return html`<section>
+    <h1>Tasks</h1>
+    <div class="tabs" role="group" aria-label="Whose">${tab('who', 'all', 'All')}${tab('who', 'mine', 'Mine')}</div>
+    <div class="tabs" role="group" aria-label="When">${tab('when', 'all', 'Any time')}${tab('when', 'overdue', 'Overdue')}${tab('when', 'today', 'Due today')}</div>
+    <div class="tabs" role="group" aria-label="Status">${tab('status', 'open', 'Open')}${tab('status', 'done', 'Done')}${tab('status', '', 'All')}</div>
+    ${can('tasks', 'write') && html`<${TaskForm} farm=${farm} me=${me} onSaved=${tasks.reload} />`}
+    <ul class="cards">${shown.map((t) => {
+      const due = dueState(t, farm.timezone);
+      const alert = t.alert_id && alertLink(t.alert_id);
+      return html`<li class=${`card task${due === 'overdue' ? ' alert watch' : ''}`} key=${t.id} id=${t.id}>
+        <div class="card-head"><h2 class="card-title">${t.title}</h2>
+          <span class=${`status ${t.status === 'done' ? 'resolved' : ''}`}>${t.status}</span></div>
+        <p class="small">${t.due_at ? html`Due ${farmTime(t.due_at, farm.timezone)}` : 'No due date'}
+          ${due === 'overdue' ? html` · <strong>Overdue</strong>` : due === 'today' ? ' · Today' : ''}
+          ${t.assignee ? ` · ${t.assignee}` : ''}</p>
+        ${t.notes && html`<p>${t.notes}</p>`}
+        ${alert && html`<p class="small"><a href=${alert}>From an alert</a></p>`}
+        ${
+          can('tasks', 'write') &&
+          html`<div class="actions">
+            ${
+              t.status !== 'done' &&
+              html`<${ActionButton} label="Done" kind="primary" action=${async () => {
+                await api('POST', '/v1/tasks/{id}/done', { path: { id: t.id } });
+                tasks.reload();
+                return 'Done';
+              }} />`
+            }
+            <button type="button" class="button secondary" onClick=${() => setEditing(t)}>Edit</button>
+          </div>`
+        }
+        ${editing?.id === t.id && html`<${TaskForm} farm=${farm} task=${t} me=${me} onSaved=${tasks.reload} onClose=${() => setEditing(null)} />`}
+      </li>`;
+    })}</ul>
+    ${shown.length === 0 && html`<p class="muted" role="status">No tasks here.</p>`}
+  </section>`;
+}
