@@ -3,8 +3,8 @@
  * the work itself lives in the owning module's service, so tests can call it directly.
  */
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
-import { checkIntake } from '../modules/alerts/intake.ts';
-import { checkQuietDevices } from '../modules/alerts/quiet.ts';
+import { checkIntake } from '../modules/alert-passes/intake.ts';
+import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
