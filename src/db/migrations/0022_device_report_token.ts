@@ -2,7 +2,7 @@
  * Every device report stamps a new random token on its device row and keeps the one it replaced, in the
  * same UPDATE. A process that kept a device's recent readings under the token of the report that left
  * them can tell, from the replaced token the next report reads, whether any other report stored readings
- * in between (src/modules/alert-engine/recent-readings.ts).
+ * in between (src/modules/alerts/recent-readings.ts).
  */
 import type { Kysely } from 'kysely';
 
