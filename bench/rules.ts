@@ -7,7 +7,7 @@ import { openDatabase } from '../src/db/database.ts';
 import type { Db } from '../src/db/schema.ts';
 import { RULE_NAMES } from '../src/domain/rules.ts';
 import { newId } from '../src/lib/ids.ts';
-import { checkQuietDevices } from '../src/modules/alerts/quiet.ts';
+import { checkQuietDevices } from '../src/modules/alert-passes/quiet.ts';
 import type { Scope } from '../src/modules/farms/access.ts';
 import { createFarm, updateFarm } from '../src/modules/farms/service.ts';
 import { createRule, deleteRule, listRules } from '../src/modules/rules/service.ts';

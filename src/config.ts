@@ -208,6 +208,12 @@ function trustProxy(env: Env): boolean | string {
   return raw;
 }
 
+/** A command's life before it expires unanswered unless FARMSTEAD_COMMAND_EXPIRY_S says: one day. */
+export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
+
+/** A command handed out and not answered is handed out again after this unless FARMSTEAD_COMMAND_REDELIVER_S says. */
+export const DEFAULT_COMMAND_REDELIVER_S = 60;
+
 /** log2 of scrypt's N for new password hashes unless FARMSTEAD_PASSWORD_COST says (modules/people/passwords.ts). */
 export const DEFAULT_PASSWORD_COST = 15;
 
@@ -253,7 +259,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       retention === undefined || retention === ''
         ? null
         : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
-    commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', 86_400, 1, 31_536_000),
+    commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', DEFAULT_COMMAND_EXPIRY_S, 1, 31_536_000),
     mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
     requestTimeoutMs,
     headersTimeoutMs,
@@ -263,7 +269,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxConnectionsPerAddress: int(env, 'FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
     metricsToken: metricsToken(env),
     logFormat: logFormat(env),
-    commandRedeliverSeconds: int(env, 'FARMSTEAD_COMMAND_REDELIVER_S', 60, 1, 2_592_000),
+    commandRedeliverSeconds: int(
+      env,
+      'FARMSTEAD_COMMAND_REDELIVER_S',
+      DEFAULT_COMMAND_REDELIVER_S,
+      1,
+      2_592_000,
+    ),
     mqttPort:
       env.FARMSTEAD_MQTT_PORT?.toLowerCase() === 'off'
         ? null

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { newId } from '../src/lib/ids.ts';
-import { evaluateReport, type IngestedReport } from '../src/modules/alerts/engine.ts';
+import { evaluateReport } from '../src/modules/alert-engine/engine.ts';
+import type { IngestedReport } from '../src/modules/alert-engine/report.ts';
 import type { Alert } from '../src/modules/alerts/schemas.ts';
 import type { TestApp } from './harness.ts';
 

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../src/db/database.ts';
-import { checkQuietDevices } from '../src/modules/alerts/quiet.ts';
+import { checkQuietDevices } from '../src/modules/alert-passes/quiet.ts';
 
 const [url, nowText, startText] = process.argv.slice(2);
 if (!url || !nowText || !startText)

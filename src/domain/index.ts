@@ -7,5 +7,6 @@ export * from './house-state.ts';
 export * from './metrics.ts';
 export * from './record-kinds.ts';
 export * from './rules.ts';
+export * from './statuses.ts';
 export * from './tasks.ts';
 export * from './webhook-events.ts';

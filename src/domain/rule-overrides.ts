@@ -12,8 +12,10 @@ import {
   isWindowSeconds,
   MAX_DROP_PCT,
   MAX_QUIET_AFTER_S,
+  MAX_WINDOW_S,
   MIN_DROP_PCT,
   MIN_QUIET_AFTER_S,
+  MIN_WINDOW_S,
 } from './built-in-rules.ts';
 import { isDeviceType } from './devices.ts';
 import { type AlertRule, isForSeconds, MAX_FOR_S, RULE_BY_NAME, type RuleThresholds } from './rules.ts';
@@ -144,7 +146,8 @@ function checkOtherKindOverride(
     if (member === 'change' && !(typeof raw === 'number' && Number.isFinite(raw) && raw < 0)) {
       return fail('a negative number (the fall, in percentage points, that opens the alert)');
     }
-    if (member === 'window_s' && !isWindowSeconds(raw)) return fail('whole seconds from 60 to 86400');
+    if (member === 'window_s' && !isWindowSeconds(raw))
+      return fail(`whole seconds from ${MIN_WINDOW_S} to ${MAX_WINDOW_S}`);
     if (member === 'for_s' && raw !== null && !isForSeconds(raw))
       return fail(`whole seconds from 1 to ${MAX_FOR_S}, or null`);
     if (member === 'quiet_after_s') {

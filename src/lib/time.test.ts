@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseIso, parseIsoGeneral, toIso } from './time.ts';
+import { DAY_MS, formatDuration, HOUR_MS, MINUTE_MS, parseIso, parseIsoGeneral, toIso } from './time.ts';
 
 test('parseIso accepts ISO 8601 dates and date-times, with or without a zone (UTC)', () => {
   assert.equal(parseIso('2026-03-01'), Date.UTC(2026, 2, 1));
@@ -98,4 +98,13 @@ test('toIso writes what Date#toISOString writes, for any time a Date holds', () 
   );
   assert.equal(toIso(null), null);
   assert.equal(toIso(undefined), null);
+});
+
+test('formatDuration: minutes (at least 1) under an hour, half hours under two days, whole days after', () => {
+  assert.equal(formatDuration(10_000), '1 min');
+  assert.equal(formatDuration(47 * MINUTE_MS), '47 min');
+  assert.equal(formatDuration(HOUR_MS), '1 h');
+  assert.equal(formatDuration(3 * HOUR_MS + 20 * MINUTE_MS), '3.5 h');
+  assert.equal(formatDuration(47 * HOUR_MS), '47 h');
+  assert.equal(formatDuration(3 * DAY_MS + 5 * HOUR_MS), '3 days');
 });

@@ -129,6 +129,13 @@ export function parseIsoGeneral(text: string): number | null {
   return ms;
 }
 
+/** 45 min, 7 h, 3.5 h, 3 days: a span as a farmer reads it (the brief, device.quiet's reasons). */
+export function formatDuration(ms: number): string {
+  if (ms < HOUR_MS) return `${Math.max(1, Math.round(ms / MINUTE_MS))} min`;
+  if (ms < 2 * DAY_MS) return `${Math.round((ms / HOUR_MS) * 2) / 2} h`;
+  return `${Math.floor(ms / DAY_MS)} days`;
+}
+
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;

@@ -1,10 +1,13 @@
 /**
- * The catalog of background jobs the server (and `cli worker`) runs. Each entry names its schedule;
- * the work itself lives in the owning module's service, so tests can call it directly.
+ * The catalog of background jobs the server (and `cli worker`) runs. Each entry names its schedule, its
+ * timeout (a run past it is abandoned) and its attempts (a failed run is tried again up to that many
+ * runs), as Trigger.dev's catalog does; runner.ts honours them. The work itself lives in the owning
+ * module's service, so tests can call it directly. Jobs that work in batches (the retention jobs) stop
+ * between batches once abandoned and go on from there in their next turn.
  */
 import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
-import { checkIntake } from '../modules/alerts/intake.ts';
-import { checkQuietDevices } from '../modules/alerts/quiet.ts';
+import { checkIntake } from '../modules/alert-passes/intake.ts';
+import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
@@ -21,6 +24,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // Commands still queued or delivered past expires_at become failed ("expired").
     name: 'commands.expire',
     everyMs: () => 30_000,
+    timeoutMs: 60_000,
+    attempts: 3,
     run: async ({ database }) => {
       await expireDueCommands(database.db, Date.now());
     },
@@ -31,6 +36,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // pass; one process at a time on PostgreSQL (advisory lock), and every write is conditional anyway.
     name: 'alerts.quiet',
     everyMs: () => 60_000,
+    timeoutMs: 120_000,
+    attempts: 3,
     run: async ({ database, log }) => {
       const result = await checkQuietDevices(database.db, Date.now());
       if (result.opened > 0 || result.escalated > 0) log.info(result, 'quiet devices alerted');
@@ -40,6 +47,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // group.intake_drop: yesterday's water and feed per head against the group's 7-day median (farm time).
     name: 'alerts.intake',
     everyMs: () => 3_600_000,
+    timeoutMs: 600_000,
+    attempts: 3,
     run: async ({ database, log }) => {
       const result = await checkIntake(database.db, Date.now());
       if (result.opened > 0 || result.resolved > 0) log.info(result, 'group intake judged');
@@ -49,6 +58,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // FARMSTEAD_WEBHOOK_RETENTION_DAYS (30): delivered webhook history older than that goes, in batches.
     name: 'webhooks.retention',
     everyMs: () => 3_600_000,
+    timeoutMs: 1_800_000,
+    attempts: 2,
     run: async ({ database, config, log, signal }) => {
       const result = await pruneWebhookHistory(database.db, Date.now(), config.webhookRetentionDays, {
         signal,
@@ -60,6 +71,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // Idempotency keys are remembered 24 hours; then a retry with the same key runs as a new request.
     name: 'idempotency.prune',
     everyMs: () => 600_000,
+    timeoutMs: 60_000,
+    attempts: 3,
     run: async ({ database, log }) => {
       const deleted = await pruneIdempotencyKeys(database.db, Date.now());
       if (deleted > 0) log.debug({ deleted }, 'expired idempotency keys removed');
@@ -69,6 +82,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // Console sessions past 30 days idle, expired setup links and forgotten sign-in failures.
     name: 'people.prune',
     everyMs: () => 3_600_000,
+    timeoutMs: 60_000,
+    attempts: 3,
     run: async ({ database, log }) => {
       const deleted = await prunePeopleBookkeeping(database.db, Date.now());
       if (deleted.sessions + deleted.links + deleted.failures > 0)
@@ -79,6 +94,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // PostgreSQL: the coming months' readings partitions exist before readings arrive for them.
     name: 'readings.partitions',
     everyMs: () => 6 * 3_600_000,
+    timeoutMs: 120_000,
+    attempts: 3,
     enabled: (config) => config.databaseUrl !== null,
     run: async ({ database }) => {
       await ensureReadingPartitions(database.db, Date.now());
@@ -88,6 +105,8 @@ export const JOBS: readonly PeriodicJob[] = [
     // FARMSTEAD_READINGS_RETENTION_DAYS: raw readings older than that go (whole months, then batches).
     name: 'readings.retention',
     everyMs: () => 3_600_000,
+    timeoutMs: 1_800_000,
+    attempts: 2,
     enabled: (config) => config.readingsRetentionDays !== null,
     run: async ({ database, config, log, signal }) => {
       const cutoff = retentionCutoff(config.readingsRetentionDays, Date.now());

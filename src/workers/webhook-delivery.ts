@@ -131,6 +131,9 @@ export const webhookDeliveryJob: PeriodicJob = {
   name: 'webhooks.deliver',
   // The loop runs until the runner stops; this is only the pause before restarting it after a crash.
   everyMs: (config) => config.webhookPollMs,
+  // A loop, not a run: no timeout; a crash restarts it after everyMs.
+  timeoutMs: null,
+  attempts: 1,
   enabled: (config) => config.webhookWorkerInProcess,
   run: runWebhookDeliveryLoop,
 };

@@ -1,5 +1,7 @@
+import { ACTIVE_ALERT_STATUSES, type AlertStatus } from '../../domain/statuses.ts';
+
+export type { AlertStatus } from '../../domain/statuses.ts';
 export type AlertSeverity = 'urgent' | 'watch' | 'info';
-export type AlertStatus = 'open' | 'acknowledged' | 'resolved';
 
 export interface AlertsTable {
   id: string;
@@ -40,7 +42,8 @@ export interface AlertTables {
 }
 
 /**
- * The statuses of an active alert; the unique index (migration 0004) and the engine's upsert use this
- * exact text. Changing it needs a migration that rebuilds the index.
+ * The statuses of an active alert (the domain's ACTIVE_ALERT_STATUSES) as SQL; the unique index
+ * (migration 0004) and the engine's upsert use this exact text, `status in ('open', 'acknowledged')`.
+ * Changing the list changes the text, which needs a migration that rebuilds the index.
  */
-export const ACTIVE_ALERT_PREDICATE = "status in ('open', 'acknowledged')";
+export const ACTIVE_ALERT_PREDICATE = `status in (${ACTIVE_ALERT_STATUSES.map((s) => `'${s}'`).join(', ')})`;

@@ -1,3 +1,5 @@
+import type { CommandStatus } from '../../domain/statuses.ts';
+
 export interface DevicesTable {
   id: string;
   farm_id: string;
@@ -53,7 +55,7 @@ export interface CommandsTable {
   command: string;
   /** JSON text. */
   params: string;
-  status: 'queued' | 'delivered' | 'done' | 'failed';
+  status: CommandStatus;
   /** JSON text, or null until the command finishes. */
   result: string | null;
   created_at: number;

@@ -4,14 +4,15 @@ import { nameStatement } from '../../db/named-statements.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
-import type { AlertSeverity, AlertStatus, AlertsTable } from '../../db/tables/alerts.ts';
+import type { AlertSeverity, AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
+import { ACTIVE_ALERT_STATUSES, type AlertStatus } from '../../domain/statuses.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Alert } from './schemas.ts';
 
 export type AlertRow = Selectable<AlertsTable>;
 
-export const ACTIVE_STATUSES: readonly AlertStatus[] = ['open', 'acknowledged'];
+export const ACTIVE_STATUSES: readonly AlertStatus[] = ACTIVE_ALERT_STATUSES;
 
 /** Lists sort on this rank: most urgent first. */
 export const SEVERITY_RANK: Readonly<Record<AlertSeverity, number>> = { urgent: 0, watch: 1, info: 2 };

@@ -1,10 +1,8 @@
 import { type Static, Type } from 'typebox';
+import { ALERT_STATUS_FILTERS, ALERT_STATUSES } from '../../domain/statuses.ts';
 import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const ALERT_SEVERITIES = ['urgent', 'watch', 'info'] as const;
-export const ALERT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
-export const ALERT_STATUS_FILTERS = ['active', 'open', 'acknowledged', 'resolved', 'all'] as const;
-export type AlertStatusFilter = (typeof ALERT_STATUS_FILTERS)[number];
 
 /** An alert as the sample farm shows one (the Alert and Brief schemas' example). */
 export const ALERT_EXAMPLE = {

@@ -5,6 +5,7 @@
 
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import type { AlertStatusFilter } from '../../domain/statuses.ts';
 import { conflict } from '../../http/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
@@ -21,10 +22,10 @@ import {
   toAlert,
   transitionAlert,
 } from './repository.ts';
-import type { Alert, AlertStatusFilter } from './schemas.ts';
+import type { Alert } from './schemas.ts';
 
 export { toAlert } from './repository.ts';
-export type { Alert, AlertStatusFilter } from './schemas.ts';
+export type { Alert } from './schemas.ts';
 
 /**
  * A farm's alerts, most urgent first (urgent, watch, info), then newest. `status` defaults to

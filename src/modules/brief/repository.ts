@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import { pgTexts } from '../../db/pg-arrays.ts';
 import type { Db } from '../../db/schema.ts';
+import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
 import { CLOSED_TASK_STATUSES } from '../../domain/tasks.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { type AlertRow, SEVERITY_RANK } from '../alerts/repository.ts';
@@ -29,7 +30,7 @@ export async function activeAlerts(
       .selectFrom('alerts')
       .selectAll()
       .where('farm_id', '=', farmId)
-      .where('status', 'in', ['open', 'acknowledged'])
+      .where('status', 'in', ACTIVE_ALERT_STATUSES)
       .orderBy('severity_rank')
       .orderBy('created_at')
       .orderBy('id')
@@ -39,7 +40,7 @@ export async function activeAlerts(
       .selectFrom('alerts')
       .select(['severity_rank', (eb) => eb.fn.countAll<number>().as('n')])
       .where('farm_id', '=', farmId)
-      .where('status', 'in', ['open', 'acknowledged'])
+      .where('status', 'in', ACTIVE_ALERT_STATUSES)
       .groupBy('severity_rank')
       .execute(),
   ]);
@@ -58,7 +59,7 @@ export async function activeAlertKeys(db: Db, farmId: string): Promise<Set<strin
     .selectFrom('alerts')
     .select(['rule', 'subject_id'])
     .where('farm_id', '=', farmId)
-    .where('status', 'in', ['open', 'acknowledged'])
+    .where('status', 'in', ACTIVE_ALERT_STATUSES)
     .execute();
   return new Set(rows.map((r) => `${r.rule} ${r.subject_id}`));
 }

@@ -9,14 +9,14 @@ import type { HouseState } from '../../domain/house-state.ts';
 import type { MetricName } from '../../domain/metrics.ts';
 import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
 import { localClock } from '../../lib/local-time.ts';
-import { DAY_MS, toIso } from '../../lib/time.ts';
+import { DAY_MS, formatDuration, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
 import type { Reading } from '../readings/schemas.ts';
 import type { TaskRow } from '../tasks/repository.ts';
 import { doorTimes, houseConditions, isShut, type Place, type QuietVerdict } from './attention.ts';
 import type { BriefDeviceRow, BriefPaddockRow } from './repository.ts';
 import type { BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
-import { formatDuration, formatValue, localWhen } from './wording.ts';
+import { formatValue, localWhen } from './wording.ts';
 
 export type Unranked = Omit<BriefItem, 'rank'>;
 

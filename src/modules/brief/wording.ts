@@ -1,18 +1,10 @@
 /** The brief in words: a one-sentence headline and a short paragraph a farmer reads on a phone. */
 import { localClock, localDayBounds, localParts } from '../../lib/local-time.ts';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import type { BriefCounts, BriefHouse, BriefItem } from './schemas.ts';
 
 /** A number as people write it: at most one decimal, no trailing zeros. */
 export function formatValue(value: number): string {
   return String(Math.round(value * 10) / 10);
-}
-
-/** 45 min, 7 h, 3 days. */
-export function formatDuration(ms: number): string {
-  if (ms < HOUR_MS) return `${Math.max(1, Math.round(ms / MINUTE_MS))} min`;
-  if (ms < 2 * DAY_MS) return `${formatValue(Math.round((ms / HOUR_MS) * 2) / 2)} h`;
-  return `${Math.floor(ms / DAY_MS)} days`;
 }
 
 /** A time on the farm's clock relative to today: `10:00`, `yesterday 17:00`, `2026-05-01 17:00`. */

@@ -2,10 +2,15 @@ import { type ExpressionBuilder, type RawBuilder, type Selectable, sql } from 'k
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
+import {
+  type CommandAnswerStatus,
+  type CommandStatus,
+  OPEN_COMMAND_STATUSES,
+} from '../../domain/statuses.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Command, CommandStatus } from './schemas.ts';
+import type { Command } from './schemas.ts';
 
 export type CommandRow = Selectable<CommandsTable>;
 
@@ -31,8 +36,6 @@ export function toCommand(row: CommandRow): Command {
 export function byCreation(a: CommandRow, b: CommandRow): number {
   return a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
-
-const OPEN_STATUSES: CommandStatus[] = ['queued', 'delivered'];
 
 export async function insertCommand(db: Db, row: CommandRow): Promise<void> {
   await db.insertInto('commands').values(row).execute();
@@ -99,7 +102,9 @@ function handOut(db: Db, deviceId: string | RawBuilder<string>, now: RawBuilder<
     })
     .where('device_id', '=', deviceId)
     .where((eb) =>
-      everyOpen ? eb.and([eb('expires_at', '>', now), eb('status', 'in', OPEN_STATUSES)]) : isDue(eb, now),
+      everyOpen
+        ? eb.and([eb('expires_at', '>', now), eb('status', 'in', OPEN_COMMAND_STATUSES)])
+        : isDue(eb, now),
     );
 }
 
@@ -123,7 +128,7 @@ export async function finishDelivered(
   db: Db,
   deviceId: string,
   commandId: string,
-  answer: { status: 'done' | 'failed'; result: string; now: number },
+  answer: { status: CommandAnswerStatus; result: string; now: number },
 ): Promise<CommandRow | undefined> {
   return db
     .updateTable('commands')
@@ -158,7 +163,7 @@ export async function expireDue(db: Db, now: number, limit: number): Promise<Com
   const due = db
     .selectFrom('commands')
     .select('id')
-    .where('status', 'in', OPEN_STATUSES)
+    .where('status', 'in', OPEN_COMMAND_STATUSES)
     .where('expires_at', '<=', now)
     .orderBy('expires_at')
     .limit(limit);
@@ -166,7 +171,7 @@ export async function expireDue(db: Db, now: number, limit: number): Promise<Com
     .updateTable('commands')
     .set({ status: 'failed', result: JSON.stringify({ error: 'expired' }), done_at: now })
     .where('id', 'in', due)
-    .where('status', 'in', OPEN_STATUSES)
+    .where('status', 'in', OPEN_COMMAND_STATUSES)
     .returningAll()
     .execute();
 }

@@ -1,8 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { COMMAND_ANSWER_STATUSES, COMMAND_STATUSES } from '../../domain/statuses.ts';
 import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
-
-export const COMMAND_STATUSES = ['queued', 'delivered', 'done', 'failed'] as const;
-export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 
 /** Longest expiry a command may ask for: 30 days. */
 export const MAX_COMMAND_EXPIRY_S = 30 * 86_400;
@@ -70,7 +68,8 @@ export const QueueCommandBody = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_COMMAND_EXPIRY_S,
-        description: 'Seconds until an unanswered command fails as expired (default 86400, one day).',
+        description:
+          'Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting).',
       }),
     ),
     redeliver_after_s: Type.Optional(
@@ -78,7 +77,7 @@ export const QueueCommandBody = Type.Object(
         minimum: 1,
         maximum: MAX_COMMAND_EXPIRY_S,
         description:
-          'Seconds after which a command handed out and not answered is handed out again (default 60).',
+          'Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting).',
       }),
     ),
   },
@@ -87,7 +86,7 @@ export const QueueCommandBody = Type.Object(
 
 export const AnswerCommandBody = Type.Object(
   {
-    status: Type.Enum(['done', 'failed'], { description: 'How the command ended.' }),
+    status: Type.Enum([...COMMAND_ANSWER_STATUSES], { description: 'How the command ended.' }),
     result: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Anything the device reports back.' }),
     ),

@@ -1,9 +1,11 @@
+import { DEFAULT_COMMAND_EXPIRY_S, DEFAULT_COMMAND_REDELIVER_S } from '../../config.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { readHouseState } from '../../domain/house-state.ts';
+import type { CommandStatus } from '../../domain/statuses.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
@@ -29,13 +31,7 @@ import {
   saveDeviceState,
   toCommand,
 } from './repository.ts';
-import type { AnswerCommandInput, Command, CommandStatus, QueueCommandInput } from './schemas.ts';
-
-/** Default life of a command before it expires unanswered: one day. */
-export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
-
-/** Default redelivery window: a command handed out and not answered within a minute is handed out again. */
-export const DEFAULT_COMMAND_REDELIVER_S = 60;
+import type { AnswerCommandInput, Command, QueueCommandInput } from './schemas.ts';
 
 /** Validates a command for the device's type, then checks references the domain cannot see. */
 async function validateForDevice(

@@ -88,19 +88,8 @@ export const CreateDeviceBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UpdateDeviceBody = Type.Object(
-  {
-    type: Type.Optional(DeviceTypeSchema),
-    name: Type.Optional(fields.name),
-    serial: Type.Optional(fields.serial),
-    animal_id: Type.Optional(fields.animal_id),
-    group_id: Type.Optional(fields.group_id),
-    firmware: Type.Optional(fields.firmware),
-    lat: Type.Optional(fields.lat),
-    lon: Type.Optional(fields.lon),
-  },
-  { additionalProperties: false },
-);
+/** Any of the create body's members; PATCH changes only those given. */
+export const UpdateDeviceBody = Type.Partial(CreateDeviceBody, { additionalProperties: false });
 
 export const DeviceListQuery = Type.Object(
   {

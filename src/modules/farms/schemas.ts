@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { MAX_WINDOW_S, MIN_WINDOW_S } from '../../domain/built-in-rules.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
 const Rules = Type.Record(
@@ -20,7 +21,9 @@ const Rules = Type.Record(
           description: 'water.leak: the fall (negative, in points) within window_s that opens it.',
         }),
       ),
-      window_s: Type.Optional(Type.Integer({ description: 'water.leak: the window in seconds (60–86400).' })),
+      window_s: Type.Optional(
+        Type.Integer({ description: `water.leak: the window in seconds (${MIN_WINDOW_S}–${MAX_WINDOW_S}).` }),
+      ),
       quiet_after_s: Type.Optional(
         Type.Union([Type.Integer(), Type.Record(Type.String(), Type.Integer())], {
           description:

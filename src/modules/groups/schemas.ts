@@ -41,17 +41,8 @@ export const CreateGroupBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UpdateGroupBody = Type.Object(
-  {
-    name: Type.Optional(fields.name),
-    species: Type.Optional(fields.species),
-    kind: Type.Optional(fields.kind),
-    head_count: Type.Optional(fields.head_count),
-    hatch_date: Type.Optional(fields.hatch_date),
-    paddock_id: Type.Optional(fields.paddock_id),
-  },
-  { additionalProperties: false },
-);
+/** Any of the create body's members; PATCH changes only those given. */
+export const UpdateGroupBody = Type.Partial(CreateGroupBody, { additionalProperties: false });
 
 export const GroupListQuery = Type.Object(
   {

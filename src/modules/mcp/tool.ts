@@ -19,7 +19,7 @@ import {
   releaseIdempotencyKey,
 } from '../../http/idempotency-store.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../http/pagination.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { ListOf, Nullable } from '../../http/schemas.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { listFarms } from '../farms/service.ts';
 import { type JsonObject, toJsonSchema, toolSchema } from './schema.ts';
@@ -259,11 +259,10 @@ export const PageArgs = {
   ),
 };
 
+/** A REST page (`ListOf`) plus `next_page`, the sentence telling the agent how to fetch the next one. */
 export function PageOutput<T extends TSchema>(item: T) {
   return Type.Object({
-    data: Type.Array(item),
-    has_more: Type.Boolean({ description: 'True when there are more (older) records.' }),
-    next_before: Nullable(Type.String({ description: 'Cursor for the next page, or null.' })),
+    ...ListOf(item).properties,
     next_page: Nullable(
       Type.String({ description: 'How to get the next page, or null when this is the last.' }),
     ),

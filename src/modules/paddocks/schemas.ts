@@ -37,16 +37,8 @@ export const CreatePaddockBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UpdatePaddockBody = Type.Object(
-  {
-    name: Type.Optional(fields.name),
-    acres: Type.Optional(fields.acres),
-    geometry: Type.Optional(fields.geometry),
-    rest_days_target: Type.Optional(fields.rest_days_target),
-    last_grazed_at: Type.Optional(fields.last_grazed_at),
-  },
-  { additionalProperties: false },
-);
+/** Any of the create body's members; PATCH changes only those given. */
+export const UpdatePaddockBody = Type.Partial(CreatePaddockBody, { additionalProperties: false });
 
 export const PaddockListQuery = Type.Object(PageQuery, { additionalProperties: false });
 

@@ -13,8 +13,8 @@ import { forEachEngine } from '../../../test/harness.ts';
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { ErrorReply, Farm } from '../../../test/replies.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
-import { checkIntake } from '../alerts/intake.ts';
-import { checkQuietDevices, QUIET_PASS_LOCK, waitForQuietPass } from '../alerts/quiet.ts';
+import { checkIntake } from '../alert-passes/intake.ts';
+import { checkQuietDevices, QUIET_PASS_LOCK, waitForQuietPass } from '../alert-passes/quiet.ts';
 import { ingestReport } from '../ingest/service.ts';
 import type { Rule } from './schemas.ts';
 

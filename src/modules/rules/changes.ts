@@ -7,9 +7,9 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
-import { waitForIntakePass } from '../alerts/intake.ts';
-import { clearFarmQuiet } from '../alerts/passes-repository.ts';
-import { waitForQuietPass } from '../alerts/quiet.ts';
+import { waitForIntakePass } from '../alert-passes/intake.ts';
+import { waitForQuietPass } from '../alert-passes/quiet.ts';
+import { clearFarmQuiet } from '../alert-passes/repository.ts';
 import { resolveAlertsOfRule } from '../alerts/service.ts';
 import { builtInRules } from './built-in.ts';
 import { deleteRuleBreaches } from './repository.ts';

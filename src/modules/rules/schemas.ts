@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { BUILT_IN_RULE_KINDS, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
+import {
+  BUILT_IN_RULE_KINDS,
+  INTAKE_DROP_RULE,
+  MAX_WINDOW_S,
+  MIN_WINDOW_S,
+} from '../../domain/built-in-rules.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { MAX_FOR_S } from '../../domain/rules.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
@@ -112,7 +117,11 @@ const fields = {
   change: Type.Number({
     description: 'Rate rules: the signed change in the metric’s unit, e.g. -30 for a fall of 30 (not 0).',
   }),
-  window_s: Type.Integer({ minimum: 60, maximum: 86_400, description: 'Rate rules: the window in seconds.' }),
+  window_s: Type.Integer({
+    minimum: MIN_WINDOW_S,
+    maximum: MAX_WINDOW_S,
+    description: 'Rate rules: the window in seconds.',
+  }),
   enabled: Type.Boolean({ description: 'A disabled rule opens nothing; disabling resolves its alerts.' }),
 };
 

@@ -1,5 +1,6 @@
 /** The sample farm's direct reads and writes: clearing it for a reset, and its seed's outbox rows. */
 import type { Db } from '../../db/schema.ts';
+import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
 import type { Scope } from '../farms/access.ts';
 import { bumpRulesVersion } from '../rules/repository.ts';
 import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
@@ -71,7 +72,7 @@ export async function findActiveAlertId(db: Db, farmId: string, rule: string): P
     .select('id')
     .where('farm_id', '=', farmId)
     .where('rule', '=', rule)
-    .where('status', 'in', ['open', 'acknowledged'])
+    .where('status', 'in', ACTIVE_ALERT_STATUSES)
     .orderBy('created_at')
     .orderBy('id')
     .executeTakeFirst();

@@ -7,8 +7,8 @@
 import type { Db } from '../../db/schema.ts';
 import { localDayBounds, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
-import { checkIntake } from '../alerts/intake.ts';
-import { checkQuietDevices } from '../alerts/quiet.ts';
+import { checkIntake } from '../alert-passes/intake.ts';
+import { checkQuietDevices } from '../alert-passes/quiet.ts';
 import { createAnimal } from '../animals/service.ts';
 import { queueCommand } from '../commands/service.ts';
 import { createDevice } from '../devices/service.ts';

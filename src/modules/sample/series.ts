@@ -1,4 +1,5 @@
 import { zoneOffsetMs } from '../../lib/local-time.ts';
+import { mulberry32 } from '../../lib/random.ts';
 import { darknessAt, solarElevation } from '../../lib/solar.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 
@@ -42,18 +43,6 @@ export interface SeriesContext {
 export const SERIES_SPAN_MS = DAY_MS;
 /** The weather station stopped reporting this long ago (the sample's quiet device). */
 export const WEATHER_SILENT_MS = 7 * HOUR_MS;
-
-/** mulberry32: a tiny, fast, well-mixed 32-bit PRNG. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function seedOf(text: string): number {
   let h = 2166136261;

@@ -22,18 +22,6 @@ export interface Report {
   state?: Record<string, unknown>;
 }
 
-/** A small seeded random source (mulberry32): the same seed gives the same farm. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** The model state one simulated device carries between reports. */
 export interface Model {
   type: string;

@@ -5,7 +5,8 @@
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
-import { carryOut, type Model, newModel, type Report, seededRandom, stepDevice } from './model.ts';
+import { mulberry32 } from '../../lib/random.ts';
+import { carryOut, type Model, newModel, type Report, stepDevice } from './model.ts';
 
 export interface SimulateOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8080. */
@@ -147,7 +148,8 @@ async function connectMqtt(
 }
 
 export async function runSimulation(options: SimulateOptions): Promise<SimulationStatus> {
-  const random = seededRandom(options.seed ?? 1);
+  // The same seed gives the same farm.
+  const random = mulberry32(options.seed ?? 1);
   const status: SimulationStatus = {
     reports: 0,
     commandsAnswered: 0,

@@ -62,19 +62,8 @@ export const CreateTaskBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UpdateTaskBody = Type.Object(
-  {
-    title: Type.Optional(fields.title),
-    notes: Type.Optional(fields.notes),
-    due_at: Type.Optional(fields.due_at),
-    assignee: Type.Optional(fields.assignee),
-    status: Type.Optional(fields.status),
-    subject_type: Type.Optional(fields.subject_type),
-    subject_id: Type.Optional(fields.subject_id),
-    alert_id: Type.Optional(fields.alert_id),
-  },
-  { additionalProperties: false },
-);
+/** Any of the create body's members; PATCH changes only those given. */
+export const UpdateTaskBody = Type.Partial(CreateTaskBody, { additionalProperties: false });
 
 export const TaskListQuery = Type.Object(
   {

@@ -19,7 +19,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { AlertsTable } from '../../db/tables/alerts.ts';
-import { ACTIVE_STATUSES, type AlertRow } from './repository.ts';
+import { ACTIVE_STATUSES, type AlertRow } from '../alerts/repository.ts';
 
 /**
  * Moves the device's watermark of each metric to the report's latest reading time (never back) and
@@ -295,3 +295,8 @@ const selectAnimalLabel = prepared((db, q: { farmId: string; animalId: string })
     .where('id', '=', q.animalId)
     .where('farm_id', '=', q.farmId),
 );
+
+/** A reporting device is no longer quiet (the quiet pass set the mark: alert-passes/repository.ts). */
+export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> {
+  await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
+}

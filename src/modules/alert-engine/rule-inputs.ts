@@ -6,9 +6,9 @@
  */
 import type { Trx } from '../../db/schema.ts';
 import type { EngineRule } from '../rules/repository.ts';
-import type { IngestedReport } from './engine.ts';
-import type { RateWindow, ReadingSpan } from './engine-repository.ts';
 import { inTimeOrder, type ReportReadings, rememberReadings } from './recent-readings.ts';
+import type { IngestedReport } from './report.ts';
+import type { RateWindow, ReadingSpan } from './repository.ts';
 import { farmEngineRules, leakApplies } from './rule-cache.ts';
 
 type Reading = IngestedReport['readings'][number];

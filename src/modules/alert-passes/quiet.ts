@@ -1,8 +1,8 @@
 /**
  * device.quiet: a device silent for max(3 × its usual report interval, 15 min) — or the farm's own
  * `quiet_after_s` for its type instead of 15 min — gets a watch alert about it; a house or guardian
- * silent 6 h gets it escalated to urgent. The device's next report resolves it (in ingest, see
- * `resolveQuietAlert`). A background job runs `checkQuietDevices`: one query per pass, once across
+ * silent 6 h gets it escalated to urgent. The device's next report resolves it (the alert engine's
+ * `resolveQuietAlert`, alert-engine/quiet-reported.ts). A background job runs `checkQuietDevices`: one query per pass, once across
  * processes (a PostgreSQL advisory lock; SQLite transactions are exclusive), and every write is
  * conditional, so even two passes at once could not open two alerts or emit twice.
  */
@@ -11,19 +11,7 @@ import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
 import { newId } from '../../lib/ids.ts';
-import { toIso } from '../../lib/time.ts';
-import { formatDuration } from '../brief/wording.ts';
-import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../metrics/metrics.ts';
-import { emitEvents } from '../webhooks/emit.ts';
-import {
-  clearDeviceQuiet,
-  findQuietCandidates,
-  insertActiveAlerts,
-  markDeviceQuiet,
-  markDevicesQuiet,
-  type QuietCandidateRow,
-} from './passes-repository.ts';
+import { formatDuration, toIso } from '../../lib/time.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
@@ -32,8 +20,17 @@ import {
   SEVERITY_RANK,
   toAlert,
   transitionAlert,
+} from '../alerts/repository.ts';
+import { recordFarmEvent } from '../events/service.ts';
+import { metrics } from '../metrics/metrics.ts';
+import { emitEvents } from '../webhooks/emit.ts';
+import {
+  findQuietCandidates,
+  insertActiveAlerts,
+  markDeviceQuiet,
+  markDevicesQuiet,
+  type QuietCandidateRow,
 } from './repository.ts';
-import { resolveAlertRow } from './service.ts';
 
 /** Only one process runs a pass at a time on PostgreSQL. */
 export const QUIET_PASS_LOCK = ADVISORY_LOCK.quietPass;
@@ -216,24 +213,4 @@ async function escalateQuietAlert(trx: Trx, device: QuietCandidateRow, now: numb
     now,
   );
   return true;
-}
-
-/**
- * A report from a device with a quiet alert resolves it (`alert.resolved`). Ingest passes the device's
- * quiet level from the row it already updated, so a device that was not quiet costs nothing here.
- */
-export async function resolveQuietAlert(
-  trx: Trx,
-  device: { id: string; farm_id: string; name: string },
-  now: number,
-): Promise<void> {
-  const active = await findActiveAlert(trx, quietKey(device));
-  if (active)
-    await resolveAlertRow(
-      trx,
-      active,
-      now,
-      `${active.reason} — resolved: ${device.name} reported again ${toIso(now)}`,
-    );
-  await clearDeviceQuiet(trx, device.id);
 }

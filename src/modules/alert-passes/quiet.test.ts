@@ -10,11 +10,11 @@ import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
+import type { Alert } from '../alerts/schemas.ts';
 import { buildBrief } from '../brief/service.ts';
 import type { Farm } from '../farms/schemas.ts';
 import { ingestReport } from '../ingest/service.ts';
 import { checkQuietDevices, quietLimitMs } from './quiet.ts';
-import type { Alert } from './schemas.ts';
 
 const HOUR = 60 * MINUTE_MS;
 

@@ -2,7 +2,7 @@
 import { type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
-import type { AlertRow } from './repository.ts';
+import type { AlertRow } from '../alerts/repository.ts';
 
 /** A device the quiet pass looks at, with its farm's settings and the quiet alert it has now. */
 export interface QuietCandidateRow {
@@ -121,10 +121,6 @@ export async function insertActiveAlerts(db: Db, rows: readonly AlertRow[]): Pro
     )
     .returningAll()
     .execute();
-}
-
-export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> {
-  await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
 }
 
 /** Forgets every quiet mark on a farm's devices (device.quiet was turned off and its alerts resolved). */

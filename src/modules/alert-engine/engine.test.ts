@@ -5,8 +5,8 @@ import * as make from '../../../test/factories.ts';
 import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { type AlertRule, DEFAULT_RULES } from '../../domain/rules.ts';
+import type { Alert } from '../alerts/schemas.ts';
 import type { Farm } from '../farms/schemas.ts';
-import type { Alert } from './schemas.ts';
 
 /** A value just on the safe side of `line` (0.01 inside), for this rule's direction. */
 function inside(rule: AlertRule, line: number): number {

@@ -15,8 +15,8 @@
  *
  * The map holds at most MAX_DEVICES devices and MAX_READINGS readings, forgetting the longest unused.
  */
-import type { IngestedReport } from './engine.ts';
-import type { ReadingSpan } from './engine-repository.ts';
+import type { IngestedReport } from './report.ts';
+import type { ReadingSpan } from './repository.ts';
 
 type Pair = [number, number];
 

@@ -13,14 +13,6 @@ import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
 import { classifyReading } from '../../domain/rules.ts';
 import { newId } from '../../lib/ids.ts';
-import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../metrics/metrics.ts';
-import type { EngineRule } from '../rules/repository.ts';
-import { emitEvent } from '../webhooks/emit.ts';
-import { type AnimalLabelRow, type ReportState, saveBreaches } from './engine-repository.ts';
-import { resolveQuietAlert } from './quiet.ts';
-import { knownReadings, reportReadingsOf } from './recent-readings.ts';
-import { moveWatermarksAndReadState } from './report-state.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
@@ -30,8 +22,17 @@ import {
   SEVERITY_RANK,
   toAlert,
   transitionAlert,
-} from './repository.ts';
-import type { EngineFarm } from './rule-cache.ts';
+} from '../alerts/repository.ts';
+import { resolveAlertRow } from '../alerts/service.ts';
+import { recordFarmEvent } from '../events/service.ts';
+import { metrics } from '../metrics/metrics.ts';
+import type { EngineRule } from '../rules/repository.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import { resolveQuietAlert } from './quiet-reported.ts';
+import { knownReadings, reportReadingsOf } from './recent-readings.ts';
+import type { IngestedReport } from './report.ts';
+import { moveWatermarksAndReadState } from './report-state.ts';
+import { type ReportState, saveBreaches } from './repository.ts';
 import {
   changesOverWindow,
   inGroupScope,
@@ -46,7 +47,6 @@ import {
   watermarkMoves,
   windowOf,
 } from './rule-inputs.ts';
-import { resolveAlertRow } from './service.ts';
 import { animalLabel, deviceLabel } from './subjects.ts';
 import {
   eventAlertReason,
@@ -55,30 +55,6 @@ import {
   readingAlertTitle,
   type SubjectLabel,
 } from './wording.ts';
-
-export interface IngestedReport {
-  /** The reporting device's farm; `settings.rules` holds its threshold overrides. */
-  farm: EngineFarm;
-  device: {
-    id: string;
-    name: string;
-    type: string;
-    animal_id: string | null;
-    /** Its animal's name, tag and group when ingest has read them already (null: no such animal). */
-    animal?: AnimalLabelRow | null;
-    group_id?: string | null;
-    /** The device's device.quiet level before this report; a report resolves that alert. */
-    quiet_level?: 'watch' | 'urgent' | null;
-    /** The report's token on the device row and the one it replaced (recent-readings.ts); absent: none. */
-    report_token?: string | null;
-    report_token_prev?: string | null;
-  };
-  /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
-  readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
-  /** The report's device events as stored in the farm event log. */
-  events: ReadonlyArray<{ event_id: string; type: string; data: Record<string, unknown>; at: number }>;
-  receivedAt: number;
-}
 
 type Reading = IngestedReport['readings'][number];
 

@@ -14,11 +14,17 @@ import { inTransaction } from '../../db/transaction.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../lib/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
+import {
+  type AlertKey,
+  findActiveAlert,
+  insertActiveAlert,
+  SEVERITY_RANK,
+  toAlert,
+} from '../alerts/repository.ts';
+import { resolveAlertRow } from '../alerts/service.ts';
 import { metrics as counters } from '../metrics/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { findIntakeGroups, findReadingsBetween, type IntakeGroupRow } from './passes-repository.ts';
-import { type AlertKey, findActiveAlert, insertActiveAlert, SEVERITY_RANK, toAlert } from './repository.ts';
-import { resolveAlertRow } from './service.ts';
+import { findIntakeGroups, findReadingsBetween, type IntakeGroupRow } from './repository.ts';
 
 const INTAKE_PASS_LOCK = ADVISORY_LOCK.intakePass;
 

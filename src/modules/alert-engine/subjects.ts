@@ -3,8 +3,8 @@
  * knows it.
  */
 import type { Trx } from '../../db/schema.ts';
-import type { IngestedReport } from './engine.ts';
-import { findAnimalLabel } from './engine-repository.ts';
+import type { IngestedReport } from './report.ts';
+import { findAnimalLabel } from './repository.ts';
 import type { SubjectLabel } from './wording.ts';
 
 export function deviceLabel(device: IngestedReport['device']): SubjectLabel {

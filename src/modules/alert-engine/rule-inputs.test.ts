@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { RateWindow } from './engine-repository.ts';
+import type { RateWindow } from './repository.ts';
 import { readingSpans, windowExtremes } from './rule-inputs.ts';
 
 function byDefinition(stored: ReadonlyArray<readonly [number, number]>, w: RateWindow): Map<number, number> {

@@ -12,6 +12,7 @@ import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
+import { ACTIVE_STATUSES } from '../alerts/repository.ts';
 import {
   ALERT_COLUMNS,
   advanceWatermarks,
@@ -26,8 +27,7 @@ import {
   upsertWatermarksQuery,
   type WatermarkMoves,
   watermarksBefore,
-} from './engine-repository.ts';
-import { ACTIVE_STATUSES } from './repository.ts';
+} from './repository.ts';
 
 /** A span to read that may start later, once its metric's watermark is known (spanStart). */
 export interface ClippableSpan extends ReadingSpan {
