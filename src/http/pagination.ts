@@ -3,8 +3,8 @@
  * so records created in the same millisecond are never repeated or skipped across pages.
  */
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { invalid } from '../domain/errors.ts';
 import { parseIso, toIso } from '../lib/time.ts';
-import { invalid } from './errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;

@@ -12,7 +12,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../domain/errors.ts';
 
 export interface WindowCount {
   count: number;

@@ -5,7 +5,7 @@
 
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { conflict } from '../../http/errors.ts';
+import { conflict } from '../../domain/errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';

@@ -1,7 +1,7 @@
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { type AppError, conflict } from '../../http/errors.ts';
+import { type AppError, conflict } from '../../domain/errors.ts';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';

@@ -1,8 +1,8 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { conflict, invalid, notFound } from '../../domain/errors.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
-import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isPostgres } from '../../db/engine.ts';
 import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
-import { AppError, invalid } from '../../http/errors.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';

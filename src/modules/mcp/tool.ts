@@ -8,9 +8,9 @@ import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextpr
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { Policy } from '../../domain/permissions.ts';
 import { RECORD_KINDS } from '../../domain/record-kinds.ts';
-import { AppError } from '../../http/errors.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,

@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { BUS_CHANNELS, type Bus, openBus } from '../../db/notify.ts';
-import { AppError, errorBody } from '../../http/errors.ts';
+import { AppError, errorBody } from '../../domain/errors.ts';
 import { hashSecret } from '../../lib/secrets.ts';
 import { devicesWithCommandsDue, pickUpCommands } from '../commands/service.ts';
 import { authenticateDevice } from '../devices/service.ts';

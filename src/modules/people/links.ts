@@ -5,8 +5,8 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { AppError, conflict, invalid } from '../../domain/errors.ts';
 import type { RoleName } from '../../domain/permissions.ts';
-import { AppError, conflict, invalid } from '../../http/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashSecret, randomToken } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';

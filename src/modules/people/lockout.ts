@@ -10,7 +10,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { addressBucket } from '../../http/rate-limit.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 
