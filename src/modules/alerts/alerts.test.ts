@@ -5,7 +5,7 @@ import * as make from '../../../test/factories.ts';
 import { animalRow, farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
-import type { Page } from '../../http/pagination.ts';
+import type { Page } from '../../db/pagination.ts';
 import type { Alert } from './schemas.ts';
 
 type AlertList = Page<Alert>;

@@ -3,10 +3,10 @@
  * resolve automatically in the engine (engine.ts); people acknowledge and resolve them here.
  */
 
+import type { Page } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { conflict } from '../../domain/errors.ts';
-import type { Page } from '../../http/pagination.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { loadScoped } from '../records/scoped.ts';

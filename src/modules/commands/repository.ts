@@ -1,8 +1,8 @@
 import { type ExpressionBuilder, type RawBuilder, type Selectable, sql } from 'kysely';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Command, CommandStatus } from './schemas.ts';

@@ -1,11 +1,11 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { validateDeviceCommand } from '../../domain/devices.ts';
 import { conflict, invalid, notFound } from '../../domain/errors.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { readHouseState } from '../../domain/house-state.ts';
-import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { DeviceRow } from '../devices/repository.ts';

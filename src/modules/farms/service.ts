@@ -1,10 +1,10 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../domain/errors.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { settleBuiltInRuleChanges } from '../rules/changes.ts';

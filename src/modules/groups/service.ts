@@ -1,6 +1,6 @@
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { recordFarmEvent } from '../events/service.ts';

@@ -4,6 +4,7 @@
  * queue-repository.ts.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type {
   DeliveryStatus,
@@ -11,7 +12,6 @@ import type {
   WebhookDeliveriesTable,
   WebhooksTable,
 } from '../../db/tables/webhooks.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';

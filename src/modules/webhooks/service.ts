@@ -1,8 +1,8 @@
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../domain/errors.ts';
 import { isWebhookEventName, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from '../../domain/webhook-events.ts';
-import type { Page, PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
