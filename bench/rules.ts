@@ -5,8 +5,8 @@
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
 import type { Db } from '../src/db/schema.ts';
+import { newId } from '../src/domain/ids.ts';
 import { RULE_NAMES } from '../src/domain/rules.ts';
-import { newId } from '../src/lib/ids.ts';
 import { checkQuietDevices } from '../src/modules/alerts/quiet.ts';
 import type { Scope } from '../src/modules/farms/access.ts';
 import { createFarm, updateFarm } from '../src/modules/farms/service.ts';

@@ -3,7 +3,7 @@
  * exactly as ingest runs them (inside one transaction).
  */
 import assert from 'node:assert/strict';
-import { newId } from '../src/lib/ids.ts';
+import { newId } from '../src/domain/ids.ts';
 import { evaluateReport, type IngestedReport } from '../src/modules/alerts/engine.ts';
 import type { Alert } from '../src/modules/alerts/schemas.ts';
 import type { TestApp } from './harness.ts';

@@ -11,8 +11,8 @@
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
+import { newId } from '../../domain/ids.ts';
 import { classifyReading } from '../../domain/rules.ts';
-import { newId } from '../../lib/ids.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';

@@ -12,7 +12,7 @@ import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { metrics as counters } from '../metrics/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';

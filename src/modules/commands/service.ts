@@ -6,7 +6,7 @@ import { validateDeviceCommand } from '../../domain/devices.ts';
 import { conflict, invalid, notFound } from '../../domain/errors.ts';
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { readHouseState } from '../../domain/house-state.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
