@@ -12,7 +12,7 @@ import { freshDataVersion } from '../db/data-version.ts';
 import { openDatabase } from '../db/database.ts';
 import { toIso } from '../lib/time.ts';
 import { createAnimal } from '../modules/animals/service.ts';
-import { registry } from '../modules/metrics/metrics.ts';
+import { registry } from '../lib/metrics.ts';
 import { ReadCache } from './read-cache.ts';
 
 type Json = any;

@@ -14,7 +14,7 @@ import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.t
 import { newId } from '../../domain/ids.ts';
 import { classifyReading } from '../../domain/rules.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../metrics/metrics.ts';
+import { metrics } from '../../lib/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { type AnimalLabelRow, type ReportState, saveBreaches } from './engine-repository.ts';

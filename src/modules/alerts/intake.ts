@@ -14,7 +14,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
-import { metrics as counters } from '../metrics/metrics.ts';
+import { metrics as counters } from '../../lib/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { findIntakeGroups, findReadingsBetween, type IntakeGroupRow } from './passes-repository.ts';
 import { type AlertKey, findActiveAlert, insertActiveAlert, SEVERITY_RANK, toAlert } from './repository.ts';

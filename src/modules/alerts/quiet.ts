@@ -14,7 +14,7 @@ import { newId } from '../../domain/ids.ts';
 import { toIso } from '../../lib/time.ts';
 import { formatDuration } from '../brief/wording.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../metrics/metrics.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { emitEvents } from '../webhooks/emit.ts';
 import {
   clearDeviceQuiet,

@@ -8,7 +8,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { conflict } from '../../domain/errors.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { metrics } from '../metrics/metrics.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';

@@ -10,7 +10,7 @@ import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { DeviceRow } from '../devices/repository.ts';
 import type { Scope } from '../farms/access.ts';
-import { metrics } from '../metrics/metrics.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { requireReference } from '../records/references.ts';
 import { loadScoped, loadScopedOnFarm } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';

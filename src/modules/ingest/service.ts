@@ -15,7 +15,7 @@ import { findAnimalByEid } from '../animals/repository.ts';
 import { deliveredCommands, pickUpCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { countReport, type ReportTransport } from '../metrics/metrics.ts';
+import { countReport, type ReportTransport } from '../../lib/metrics.ts';
 import { newestPerMetric, prepareReadings, storeReadings } from '../readings/service.ts';
 import {
   type DeviceTouch,

@@ -11,7 +11,7 @@ import type { Db, Trx } from '../../db/schema.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../../db/tables/webhooks.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { toIso } from '../../lib/time.ts';
-import { metrics } from '../metrics/metrics.ts';
+import { metrics } from '../../lib/metrics.ts';
 import type { ClaimedDelivery } from './queue-repository.ts';
 import {
   countAttempt,
