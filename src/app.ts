@@ -51,6 +51,7 @@ import { farmRoutes } from './modules/farms/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
+import { findActiveKeyByHash, markKeyUsed } from './modules/keys/repository.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
@@ -139,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, {
     db,
     usage,
+    apiKeys: { findByHash: findActiveKeyByHash, markUsed: markKeyUsed },
     deviceAuthenticator: authenticateDevice,
     sessionAuthenticator: authenticateSession,
     csrfTokenOf,

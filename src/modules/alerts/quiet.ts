@@ -11,10 +11,10 @@ import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { toIso } from '../../lib/time.ts';
 import { formatDuration } from '../brief/wording.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../../lib/metrics.ts';
 import { emitEvents } from '../webhooks/emit.ts';
 import {
   clearDeviceQuiet,

@@ -5,7 +5,7 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import { newId } from '../../domain/ids.ts';
-import type { DeviceCaller } from '../../http/auth.ts';
+import type { DeviceCaller } from '../../http/callers.ts';
 import { forgetDevice } from '../../http/key-cache.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';

@@ -9,13 +9,13 @@ import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { parseJson } from '../../lib/json.ts';
+import { countReport, type ReportTransport } from '../../lib/metrics.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport, type IngestedReport } from '../alerts/engine.ts';
 import { findAnimalByEid } from '../animals/repository.ts';
 import { deliveredCommands, pickUpCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { countReport, type ReportTransport } from '../../lib/metrics.ts';
 import { newestPerMetric, prepareReadings, storeReadings } from '../readings/service.ts';
 import {
   type DeviceTouch,

@@ -3,7 +3,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { forbidden, notFound } from '../../domain/errors.ts';
 import type { RoleName } from '../../domain/permissions.ts';
-import type { ApiCaller } from '../../http/auth.ts';
+import type { ApiCaller } from '../../http/callers.ts';
 import { guardLastOwner, invitePerson } from './links.ts';
 import {
   deletePerson,
