@@ -6,6 +6,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
+import { SEQ_NEVER_STREAMED } from '../../db/tables/foundation.ts';
 import type {
   DeliveryStatus,
   WebhookAttemptsTable,
@@ -14,7 +15,6 @@ import type {
 } from '../../db/tables/webhooks.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 import type { Webhook, WebhookAttempt, WebhookDelivery } from './schemas.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
