@@ -60,6 +60,7 @@ import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
 import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
+import { settleBuiltInRuleChanges } from './modules/rules/changes.ts';
 import { ruleRoutes } from './modules/rules/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
 import { StreamHub } from './modules/stream/hub.ts';
@@ -182,7 +183,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
   });
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
-  await app.register(withAccess(farmRoutes, 'farms'), { db });
+  // A farm's settings.rules change settles the built-in rules' alerts (modules/rules), in the PATCH's transaction.
+  await app.register(withAccess(farmRoutes, 'farms'), { db, onSettingsChange: settleBuiltInRuleChanges });
   await app.register(withAccess(animalRoutes, 'animals'), { db });
   // Data in and out (modules/dataio): an export reads its resource; the import writes animals.
   await app.register(withAccess(animalExportRoutes, 'animals'), { db });
