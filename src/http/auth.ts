@@ -14,9 +14,9 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
 import { AppError } from '../domain/errors.ts';
-import { type FamilyGrants, type Policy, ROLE_PRESETS, type RoleName } from '../domain/permissions.ts';
+import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
 import type { Surface } from '../domain/usage.ts';
-import { hashSecret, type KeyMode } from '../lib/secrets.ts';
+import { hashSecret } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
 import type {
   ActiveApiKey,
