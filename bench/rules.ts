@@ -5,11 +5,12 @@
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
 import type { Db } from '../src/db/schema.ts';
+import { newId } from '../src/domain/ids.ts';
 import { RULE_NAMES } from '../src/domain/rules.ts';
-import { newId } from '../src/lib/ids.ts';
 import { checkQuietDevices } from '../src/modules/alert-passes/quiet.ts';
 import type { Scope } from '../src/modules/farms/access.ts';
 import { createFarm, updateFarm } from '../src/modules/farms/service.ts';
+import { settleBuiltInRuleChanges } from '../src/modules/rules/changes.ts';
 import { createRule, deleteRule, listRules } from '../src/modules/rules/service.ts';
 import type { BenchDatabase } from './lib/db.ts';
 
@@ -67,7 +68,7 @@ export async function addBenchRules(
       }
     }
     const rules = Object.fromEntries(RULE_NAMES.map((name) => [name, { for_s: 300 }]));
-    await updateFarm(db, scope, farmId, { settings: { rules } });
+    await updateFarm(db, scope, farmId, { settings: { rules } }, settleBuiltInRuleChanges);
   });
 }
 
@@ -83,7 +84,7 @@ export async function removeBenchRules(
       if (rule.id && rule.name.startsWith('bench.rule.')) await deleteRule(db, scope, rule.id);
     }
     // The bench farm had no settings before addBenchRules gave it its overrides.
-    await updateFarm(db, scope, farmId, { settings: null });
+    await updateFarm(db, scope, farmId, { settings: null }, settleBuiltInRuleChanges);
   });
 }
 

@@ -22,7 +22,8 @@ import { registerInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
-import { MemoryStore, RateLimiter, TableStore } from './http/rate-limit.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { MemoryStore, TableStore } from './http/rate-limit-store.ts';
 import { registerReadCache } from './http/read-cache.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
 import { buildSerializer } from './http/serialization.ts';
@@ -51,6 +52,7 @@ import { farmRoutes } from './modules/farms/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
+import { findActiveKeyByHash, markKeyUsed } from './modules/keys/repository.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
@@ -59,6 +61,7 @@ import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
 import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
+import { settleBuiltInRuleChanges } from './modules/rules/changes.ts';
 import { ruleRoutes } from './modules/rules/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
 import { StreamHub } from './modules/stream/hub.ts';
@@ -139,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, {
     db,
     usage,
+    apiKeys: { findByHash: findActiveKeyByHash, markUsed: markKeyUsed },
     deviceAuthenticator: authenticateDevice,
     sessionAuthenticator: authenticateSession,
     csrfTokenOf,
@@ -180,7 +184,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
   });
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
-  await app.register(withAccess(farmRoutes, 'farms'), { db });
+  // A farm's settings.rules change settles the built-in rules' alerts (modules/rules), in the PATCH's transaction.
+  await app.register(withAccess(farmRoutes, 'farms'), { db, onSettingsChange: settleBuiltInRuleChanges });
   await app.register(withAccess(animalRoutes, 'animals'), { db });
   // Data in and out (modules/dataio): an export reads its resource; the import writes animals.
   await app.register(withAccess(animalExportRoutes, 'animals'), { db });

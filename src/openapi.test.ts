@@ -8,8 +8,8 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { ENGINES, forEachEngine } from '../test/harness.ts';
 import type { ErrorReply, Farm, HouseReply, Items, List } from '../test/replies.ts';
 import { DEVICE_COMMANDS } from './domain/devices.ts';
+import { ERROR_STATUS } from './domain/errors.ts';
 import { HOUSE_COMMAND_NAMES } from './domain/house-commands.ts';
-import { ERROR_STATUS } from './http/errors.ts';
 import { TAGS } from './openapi.ts';
 
 type Json = Record<string, any>;

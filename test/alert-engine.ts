@@ -3,7 +3,7 @@
  * exactly as ingest runs them (inside one transaction).
  */
 import assert from 'node:assert/strict';
-import { newId } from '../src/lib/ids.ts';
+import { newId } from '../src/domain/ids.ts';
 import { evaluateReport } from '../src/modules/alert-engine/engine.ts';
 import type { IngestedReport } from '../src/modules/alert-engine/report.ts';
 import type { Alert } from '../src/modules/alerts/schemas.ts';

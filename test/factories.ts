@@ -13,7 +13,7 @@ import type { Static } from 'typebox';
 import { laneOf, PG_LANES } from '../src/db/group-commit.ts';
 import type { AlertsTable } from '../src/db/tables/alerts.ts';
 import type { AnimalsTable } from '../src/db/tables/records.ts';
-import { newId } from '../src/lib/ids.ts';
+import { newId } from '../src/domain/ids.ts';
 import { parseJson } from '../src/lib/json.ts';
 import { hashSecret, randomToken } from '../src/lib/secrets.ts';
 import type { Animal } from '../src/modules/animals/schemas.ts';

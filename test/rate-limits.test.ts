@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { addressBucket } from '../src/http/rate-limit.ts';
+import { addressBucket } from '../src/lib/address-bucket.ts';
 import { device as addDevice, farm as liveFarm, report } from './factories.ts';
 import {
   ENGINES,

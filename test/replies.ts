@@ -7,8 +7,8 @@
  * referenced record out.
  */
 import type { Static } from 'typebox';
+import type { Page } from '../src/db/pagination.ts';
 import type { HouseState } from '../src/domain/house-state.ts';
-import type { Page } from '../src/http/pagination.ts';
 import type { DeletedSchema, ErrorSchema } from '../src/http/schemas.ts';
 import type { MeSchema } from '../src/modules/accounts/routes.ts';
 import type { Alert } from '../src/modules/alerts/schemas.ts';

@@ -10,7 +10,7 @@ import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../src/db/engine.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { defaultHouseState } from '../../src/domain/house-state.ts';
-import { newId } from '../../src/lib/ids.ts';
+import { newId } from '../../src/domain/ids.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/lib/time.ts';
 import { SEVERITY_RANK } from '../../src/modules/alerts/repository.ts';
 import { ensureReadingPartitions } from '../../src/modules/readings/retention.ts';

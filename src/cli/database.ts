@@ -1,8 +1,8 @@
 /** Commands that work on the database open it from the same config as the server, and always close it. */
 import { loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
-import type { Page, PageRequest } from '../http/pagination.ts';
-import { parsePage } from '../http/pagination.ts';
+import type { Page, PageRequest } from '../db/pagination.ts';
+import { parsePage } from '../db/pagination.ts';
 
 export async function withDatabase<T>(
   work: (database: Database) => Promise<T>,

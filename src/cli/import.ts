@@ -36,7 +36,7 @@ async function runImport(options: ImportOptions): Promise<void> {
   const { importAnimals } = await import('../modules/dataio/import.ts');
   const { farmScopeOf } = await import('../modules/dataio/repository.ts');
   const { IMPORT_BODY_LIMIT_BYTES } = await import('../modules/dataio/schemas.ts');
-  const { AppError } = await import('../http/errors.ts');
+  const { AppError } = await import('../domain/errors.ts');
 
   let text: string;
   try {

@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import { registerAccounts } from './accounts.ts';
 import { registerBackup } from './backup.ts';
 import { registerExport } from './export.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
-import { metrics } from '../modules/metrics/metrics.ts';
+import { metrics } from '../lib/metrics.ts';
 import type { Engine } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import { nameStatementsOn } from './named-statements.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { metrics } from '../modules/metrics/metrics.ts';
+import { metrics } from '../lib/metrics.ts';
 import { type Database, openDatabase } from './database.ts';
 import { prepared } from './prepared.ts';
 import type { Trx } from './schema.ts';

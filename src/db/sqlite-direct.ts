@@ -20,7 +20,7 @@ import {
   SelectQueryNode,
   type SqliteDatabase,
 } from 'kysely';
-import { metrics } from '../modules/metrics/metrics.ts';
+import { metrics } from '../lib/metrics.ts';
 import type { DB, Db } from './schema.ts';
 
 /**

@@ -13,52 +13,24 @@ import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/schema.ts';
-import { type FamilyGrants, type Policy, ROLE_PRESETS, type RoleName } from '../domain/permissions.ts';
-import { hashSecret, type KeyMode } from '../lib/secrets.ts';
+import { AppError } from '../domain/errors.ts';
+import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
+import type { Surface } from '../domain/usage.ts';
+import { hashSecret } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
-import { parseFarms, parseGrants } from '../modules/keys/repository.ts';
-import type { Surface, UsageCounter } from '../modules/usage/counter.ts';
-import { AppError } from './errors.ts';
+import type {
+  ActiveApiKey,
+  ApiCaller,
+  CachedApiKey,
+  DeviceCaller,
+  SessionIdentity,
+  SessionLookup,
+} from './callers.ts';
 import { apiKeyCache, deviceKeyCache, KeyChangeListener } from './key-cache.ts';
 import { checkAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
-
-export interface ApiCaller {
-  kind: 'api';
-  accountId: string;
-  keyId: string;
-  keyName: string;
-  mode: KeyMode;
-  prefix: string;
-  /** The key's family grants (every family at write unless the key is restricted). */
-  grants: FamilyGrants;
-  /** The farms a restricted key may reach; null: every farm of its mode. */
-  farms: readonly string[] | null;
-  /** What the caller may do: the key's grants, or the signed-in person's role preset. */
-  policy: Policy;
-  /** Set when a console session (not a key) called; `keyId` is then the person's id. */
-  session: SessionIdentity | null;
-}
-
-/** The signed-in person behind a session-cookie request. */
-export interface SessionIdentity {
-  sessionId: string;
-  personId: string;
-  email: string;
-  role: RoleName;
-  /** The CSRF token writes must carry (derived from the session token, never stored). */
-  csrfToken: string;
-  /** Epoch ms the session was last seen (after this request), from which its idle expiry runs. */
-  lastSeenAt: number;
-}
-
-/** What a session cookie resolves to: its account, mode and person (null: unknown, ended or idle too long). */
-export interface SessionLookup extends Omit<SessionIdentity, 'csrfToken'> {
-  accountId: string;
-  mode: KeyMode;
-}
 
 /** Looks up a session token; installed by the people module so auth stays in one place. */
 export type SessionAuthenticator = (db: Db, token: string, now: number) => Promise<SessionLookup | null>;
@@ -94,14 +66,6 @@ function sameSecret(sent: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export interface DeviceCaller {
-  kind: 'device';
-  deviceId: string;
-  farmId: string;
-  accountId: string;
-  mode: KeyMode;
-}
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthKind;
@@ -127,8 +91,10 @@ function unauthorized(message: string): AppError {
 class LastUsedTracker {
   private readonly touched = new Map<string, number>();
   private readonly db: Db;
-  constructor(db: Db) {
+  private readonly keys: ApiKeyStore;
+  constructor(db: Db, keys: ApiKeyStore) {
     this.db = db;
+    this.keys = keys;
   }
   async touch(
     keyId: string,
@@ -140,17 +106,24 @@ class LastUsedTracker {
     if (now - last < MINUTE_MS) return;
     this.touched.set(keyId, now);
     try {
-      await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
+      await this.keys.markUsed(this.db, keyId, now);
     } catch (err) {
       log.warn({ err }, 'could not record key use');
     }
   }
 }
 
-/** What the key cache holds for an API key. */
-export type CachedApiKey = Omit<ApiCaller, 'kind'> & { lastUsedAt: number | null };
+/**
+ * The API keys' two queries: finding a key by its hash, and recording its use. Installed by the keys
+ * module (modules/keys/repository.ts), as the device and session authenticators are, so auth imports no
+ * module.
+ */
+export interface ApiKeyStore {
+  findByHash(db: Db, hash: string): Promise<ActiveApiKey | null>;
+  markUsed(db: Db, keyId: string, at: number): Promise<void>;
+}
 
-export async function authenticateApiKey(db: Db, token: string | null): Promise<CachedApiKey> {
+async function authenticateApiKey(db: Db, keys: ApiKeyStore, token: string | null): Promise<CachedApiKey> {
   if (!token) {
     throw unauthorized('Send your API key in the header "Authorization: Bearer rk_live_…" (or rk_test_…).');
   }
@@ -162,26 +135,10 @@ export async function authenticateApiKey(db: Db, token: string | null): Promise<
   }
   const hash = hashSecret(token);
   const key = await apiKeyCache.lookup(db, hash, async () => {
-    const row = await db
-      .selectFrom('api_keys')
-      .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
-      .where('key_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (!row) return null;
-    const value: CachedApiKey = {
-      accountId: row.account_id,
-      keyId: row.id,
-      keyName: row.name,
-      mode: row.mode,
-      prefix: row.prefix,
-      grants: parseGrants(row.permissions),
-      farms: parseFarms(row.farms),
-      policy: { families: parseGrants(row.permissions) },
-      session: null,
-      lastUsedAt: row.last_used_at,
-    };
-    return { value, id: row.id };
+    const found = await keys.findByHash(db, hash);
+    if (!found) return null;
+    const value: CachedApiKey = { ...found, policy: { families: found.grants }, session: null };
+    return { value, id: found.keyId };
   });
   if (!key) throw unauthorized('This API key is not valid: it is unknown or has been revoked.');
   return key;
@@ -194,7 +151,9 @@ export function registerAuth(
   app: FastifyInstance,
   deps: {
     db: Db;
-    usage: UsageCounter;
+    /** Counts each authenticated call (modules/usage's UsageCounter). */
+    usage: { count(accountId: string, surface: Surface, at: number): void };
+    apiKeys: ApiKeyStore;
     deviceAuthenticator?: DeviceAuthenticator;
     sessionAuthenticator?: SessionAuthenticator;
     /** The sessions' clock (idle expiry); Date.now unless a test injects one. */
@@ -208,7 +167,7 @@ export function registerAuth(
   },
 ): void {
   const clock = deps.clock ?? Date.now;
-  const lastUsed = new LastUsedTracker(deps.db);
+  const lastUsed = new LastUsedTracker(deps.db, deps.apiKeys);
   const keyChanges = new KeyChangeListener(deps.databaseUrl ?? null, (err) =>
     app.log.warn({ err }, 'key revocation notifications: connection lost; reconnecting'),
   );
@@ -268,6 +227,7 @@ export function registerAuth(
     const now = Date.now();
     const { lastUsedAt, ...caller } = await authenticateApiKey(
       deps.db,
+      deps.apiKeys,
       bearerToken(request.headers.authorization),
     );
     request.caller = { kind: 'api', ...caller };

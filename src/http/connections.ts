@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Config } from '../config.ts';
-import { AppError, errorBody } from './errors.ts';
+import { AppError, errorBody } from '../domain/errors.ts';
 
 type Limits = Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>;
 type Timeouts = Pick<

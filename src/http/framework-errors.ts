@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, errorBody } from './errors.ts';
+import { AppError, type ErrorCode, errorBody } from '../domain/errors.ts';
 
 /** find-my-way's limit on one path segment (Fastify's default `maxParamLength`). */
 export const MAX_PATH_SEGMENT = 100;

@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/schema.ts';
+import { AppError, conflict } from '../domain/errors.ts';
 import { randomToken } from '../lib/secrets.ts';
 import { HOUR_MS } from '../lib/time.ts';
-import { AppError, conflict } from './errors.ts';
 
 /** How long a key is remembered after its first use. */
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR_MS;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AppError } from './errors.ts';
+import { AppError } from '../domain/errors.ts';
 import { INPUT_LIMITS, parseJsonBody } from './input-guard.ts';
 
 const LIMIT = INPUT_LIMITS.bodyDepth;

@@ -13,7 +13,7 @@
  *   by the Ajv keyword in free-form.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type AppError, invalid } from './errors.ts';
+import { type AppError, invalid } from '../domain/errors.ts';
 import { valueDepth } from './free-form.ts';
 
 export const INPUT_LIMITS = {

@@ -15,7 +15,7 @@
 
 import { BUS_CHANNELS, type Bus, openBus } from '../db/notify.ts';
 import type { Db } from '../db/schema.ts';
-import type { CachedApiKey, DeviceCaller } from './auth.ts';
+import type { CachedApiKey, DeviceCaller } from './callers.ts';
 
 /** The longest a cached key is trusted without asking the database again. */
 export const KEY_CACHE_TTL_MS = 500;

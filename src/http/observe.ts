@@ -9,7 +9,7 @@
  * response's 'close' instead, with `closed_by_client`: still one line per request.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { metrics } from '../modules/metrics/metrics.ts';
+import { metrics } from '../lib/metrics.ts';
 import { redactUrl } from './logging.ts';
 
 const observed = new WeakSet<FastifyRequest>();

@@ -7,6 +7,7 @@
  * auth hook checks the calling key against `config.access` before the body is even read.
  */
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import { forbidden } from '../domain/errors.ts';
 import {
   type Access,
   describePermission,
@@ -18,7 +19,6 @@ import {
   type Resource,
   type RoleName,
 } from '../domain/permissions.ts';
-import { AppError } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
 /**
@@ -100,10 +100,6 @@ export function withAccess<P extends (instance: never, options: never) => Promis
   };
   Object.defineProperty(wrapped, 'name', { value: plugin.name });
   return wrapped as unknown as P;
-}
-
-export function forbidden(message: string): AppError {
-  return new AppError('forbidden', message);
 }
 
 /**

@@ -10,9 +10,9 @@ import * as make from '../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../test/harness.ts';
 import { freshDataVersion } from '../db/data-version.ts';
 import { openDatabase } from '../db/database.ts';
+import { registry } from '../lib/metrics.ts';
 import { toIso } from '../lib/time.ts';
 import { createAnimal } from '../modules/animals/service.ts';
-import { registry } from '../modules/metrics/metrics.ts';
 import { ReadCache } from './read-cache.ts';
 
 type Json = any;

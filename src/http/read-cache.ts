@@ -27,7 +27,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { freshDataVersion } from '../db/data-version.ts';
 import type { Db } from '../db/schema.ts';
-import { metrics } from '../modules/metrics/metrics.ts';
+import { metrics } from '../lib/metrics.ts';
 
 /** The bodies kept, in bytes. */
 export const READ_CACHE_BYTES = 8 * 1024 * 1024;

@@ -1,8 +1,8 @@
 /** Schema pieces shared by every module: the error envelope and error responses, list envelopes, ids, times. */
 import type { SwaggerTransform } from '@fastify/swagger';
 import { type TSchema, Type } from 'typebox';
-import { ERROR_STATUS, type ErrorCode } from './errors.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../db/pagination.ts';
+import { ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
 
 export const ErrorSchema = Type.Object(
   {

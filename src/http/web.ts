@@ -7,7 +7,7 @@
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError } from '../domain/errors.ts';
 
 /** Headers a browser app may read from our answers. */
 const EXPOSED_HEADERS = [

@@ -62,10 +62,16 @@ export interface OutboxTable {
   dispatched_at: number | null;
   /**
    * The live stream's position, given in commit order by the stream's sequencer (modules/stream): null until
-   * sequenced, 0 for rows never streamed (the sample farm's seed).
+   * sequenced, SEQ_NEVER_STREAMED for rows never streamed (the sample farm's seed).
    */
   seq: number | null;
 }
+
+/**
+ * `outbox.seq` of rows that are never streamed (the sample farm's seed; webhooks do not get them either):
+ * with the table, since the outbox's writers (webhooks, sample) and its reader (stream) all need it.
+ */
+export const SEQ_NEVER_STREAMED = 0;
 
 /** One row (id 1): the last `outbox.seq` handed out; its row lock serialises the sequencers. */
 export interface OutboxSequenceTable {

@@ -1,10 +1,10 @@
 import type { Database } from '../../db/database.ts';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { notFound } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import type { FamilyGrants } from '../../domain/permissions.ts';
-import { notFound } from '../../http/errors.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
-import { newId } from '../../lib/ids.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { permissionsView } from '../keys/repository.ts';

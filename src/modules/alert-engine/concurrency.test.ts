@@ -4,7 +4,7 @@ import { allAlerts, runReport, testDevice } from '../../../test/alert-engine.ts'
 import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 
 forEachEngine('alert concurrency', (t) => {
   test('the database refuses a second active alert for one farm, rule and subject', async () => {

@@ -11,8 +11,9 @@
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
+import { newId } from '../../domain/ids.ts';
 import { classifyReading } from '../../domain/rules.ts';
-import { newId } from '../../lib/ids.ts';
+import { metrics } from '../../lib/metrics.ts';
 import {
   ACTIVE_STATUSES,
   type AlertKey,
@@ -25,7 +26,6 @@ import {
 } from '../alerts/repository.ts';
 import { resolveAlertRow } from '../alerts/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { resolveQuietAlert } from './quiet-reported.ts';

@@ -12,8 +12,9 @@ import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
+import { metrics as counters } from '../../lib/metrics.ts';
 import {
   type AlertKey,
   findActiveAlert,
@@ -22,7 +23,6 @@ import {
   toAlert,
 } from '../alerts/repository.ts';
 import { resolveAlertRow } from '../alerts/service.ts';
-import { metrics as counters } from '../metrics/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { findIntakeGroups, findReadingsBetween, type IntakeGroupRow } from './repository.ts';
 

@@ -10,7 +10,8 @@ import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { formatDuration, toIso } from '../../lib/time.ts';
 import {
   ACTIVE_STATUSES,
@@ -22,7 +23,6 @@ import {
   transitionAlert,
 } from '../alerts/repository.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { metrics } from '../metrics/metrics.ts';
 import { emitEvents } from '../webhooks/emit.ts';
 import {
   findQuietCandidates,

@@ -5,7 +5,7 @@ import * as make from '../../../test/factories.ts';
 import { animalRow, farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
-import type { Page } from '../../http/pagination.ts';
+import type { Page } from '../../db/pagination.ts';
 import type { Alert } from './schemas.ts';
 
 type AlertList = Page<Alert>;
@@ -74,7 +74,7 @@ forEachEngine('alerts', (t) => {
       ['info', base + 3],
       ['watch', base + 8],
     ];
-    const { newId } = await import('../../lib/ids.ts');
+    const { newId } = await import('../../domain/ids.ts');
     const rank = { urgent: 0, watch: 1, info: 2 };
     const rows = specs.map(([severity, at], i) => ({
       id: newId('alert', at),
@@ -342,7 +342,7 @@ forEachEngine('alerts', (t) => {
   test('a reading from a device attached to an animal alerts on the animal, named as the farmer knows it', async () => {
     const { acct, key, farmId } = await setup();
     const now = Date.now();
-    const { newId } = await import('../../lib/ids.ts');
+    const { newId } = await import('../../domain/ids.ts');
     const animalId = newId('animal', now);
     await t()
       .database.db.insertInto('animals')

@@ -9,9 +9,9 @@
  * bound as their fourth part so later pages keep it.
  */
 import { type Expression, type SqlBool, sql } from 'kysely';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../db/pagination.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
-import { invalid } from '../../http/errors.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../http/pagination.ts';
+import { invalid } from '../../domain/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import { SEVERITY_RANK } from './repository.ts';
 

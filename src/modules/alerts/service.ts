@@ -3,13 +3,13 @@
  * resolve automatically in the engine (engine.ts); people acknowledge and resolve them here.
  */
 
+import type { Page } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { conflict } from '../../domain/errors.ts';
 import type { AlertStatusFilter } from '../../domain/statuses.ts';
-import { conflict } from '../../http/errors.ts';
-import type { Page } from '../../http/pagination.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { metrics } from '../metrics/metrics.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';

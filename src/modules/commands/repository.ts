@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type RawBuilder, type Selectable, sql } from 'kysely';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import type { CommandsTable } from '../../db/tables/devices.ts';
@@ -7,7 +8,6 @@ import {
   type CommandStatus,
   OPEN_COMMAND_STATUSES,
 } from '../../domain/statuses.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Command } from './schemas.ts';

@@ -4,7 +4,7 @@
  * app reads everything from /v1 with the session cookie, where the server decides what each person may do.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { ASSET_PREFIX, type Asset, consoleBundle } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
 

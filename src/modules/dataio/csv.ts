@@ -5,7 +5,7 @@
  * the database reads of a 5-million-reading export; csv.test.ts checks csv-parse reads back what it writes).
  */
 import { type CsvError, parse } from 'csv-parse/sync';
-import { invalid } from '../../http/errors.ts';
+import { invalid } from '../../domain/errors.ts';
 
 /** One value as a CSV cell: null is empty, objects are JSON text, times are already ISO strings. */
 export function csvCell(value: unknown): string {

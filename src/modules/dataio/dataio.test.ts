@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import * as make from '../../../test/factories.ts';
 import { type ErrorBody, expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { insertReadings } from '../readings/repository.ts';

@@ -5,9 +5,9 @@
  */
 import { Readable } from 'node:stream';
 import type { TObject } from 'typebox';
+import { MAX_PAGE_SIZE, type Page, type PageRequest, parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
-import { invalid } from '../../http/errors.ts';
-import { MAX_PAGE_SIZE, type Page, type PageRequest, parsePage } from '../../http/pagination.ts';
+import { invalid } from '../../domain/errors.ts';
 import { parseIso } from '../../lib/time.ts';
 import { animalPage } from '../animals/repository.ts';
 import { AnimalSchema } from '../animals/schemas.ts';

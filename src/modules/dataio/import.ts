@@ -14,7 +14,7 @@ import type { ValidateFunction } from 'ajv';
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { AppError, conflict, invalid } from '../../http/errors.ts';
+import { AppError, conflict, invalid } from '../../domain/errors.ts';
 import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
 import { parseJson } from '../../lib/json.ts';
 import {

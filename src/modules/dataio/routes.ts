@@ -7,8 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { AppError, invalid } from '../../http/errors.ts';
 import { checkText } from '../../http/input-guard.ts';
 import { BODY_ERRORS, described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
 import {

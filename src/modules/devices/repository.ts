@@ -86,3 +86,14 @@ const deviceByKeyHashRow = prepared((db, q: { keyHash: string }) =>
     .select(['devices.id as deviceId', 'devices.farm_id as farmId', 'farms.account_id', 'farms.mode'])
     .where('devices.key_hash', '=', q.keyHash),
 );
+
+/** The current key hash of each of these devices that still exists (the MQTT broker's key check). */
+export async function keyHashesOf(db: Db, deviceIds: readonly string[]): Promise<Map<string, string>> {
+  if (deviceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('devices')
+    .select(['id', 'key_hash'])
+    .where('id', 'in', deviceIds)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.key_hash]));
+}

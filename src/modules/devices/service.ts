@@ -1,12 +1,12 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { invalid } from '../../domain/errors.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
-import type { DeviceCaller } from '../../http/auth.ts';
-import { invalid } from '../../http/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import type { DeviceCaller } from '../../http/callers.ts';
 import { forgetDevice } from '../../http/key-cache.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
-import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { resolveAlertsOfSubject } from '../alerts/service.ts';

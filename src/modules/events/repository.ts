@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmEventsTable } from '../../db/tables/records.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { EventFilters, FarmEvent } from './schemas.ts';

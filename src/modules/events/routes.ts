@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { parsePage } from '../../http/pagination.ts';
 import {
   BODY_ERRORS,
   DeletedSchema,

@@ -8,7 +8,7 @@ import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 
 export interface Scope {

@@ -251,7 +251,7 @@ forEachEngine('farms', (t) => {
     const acct = await t().account();
     const db = t().database.db;
     // 7 farms created in the same millisecond, 5 in later ones.
-    const { newId } = await import('../../lib/ids.ts');
+    const { newId } = await import('../../domain/ids.ts');
     const base = Date.UTC(2026, 0, 1);
     const rows = [];
     for (let i = 0; i < 12; i++) {

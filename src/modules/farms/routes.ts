@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { parsePage } from '../../http/pagination.ts';
 import {
   BODY_ERRORS,
   DeletedSchema,
@@ -13,10 +13,20 @@ import {
   PageQuery,
 } from '../../http/schemas.ts';
 import { CreateFarmBody, UpdateFarmBody } from './schemas.ts';
-import { createFarm, deleteFarm, getFarm, listFarms, updateFarm } from './service.ts';
+import {
+  createFarm,
+  deleteFarm,
+  getFarm,
+  listFarms,
+  type SettingsChangeHook,
+  updateFarm,
+} from './service.ts';
 
 // Over 80 lines by design: one declaration per route (its schema, then a one-line handler), each read alone.
-export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db; onSettingsChange: SettingsChangeHook }> = async (
+  app,
+  { db, onSettingsChange },
+) => {
   const tags = ['Farms'];
   const FarmRef = Type.Ref('Farm');
 
@@ -86,7 +96,8 @@ export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
         },
       },
     },
-    async (request) => updateFarm(db, apiCaller(request), request.params.farm, request.body),
+    async (request) =>
+      updateFarm(db, apiCaller(request), request.params.farm, request.body, onSettingsChange),
   );
 
   app.delete(

@@ -1,13 +1,12 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { conflict, invalid, notFound } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
-import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
-import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { settleBuiltInRuleChanges } from '../rules/changes.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
@@ -77,22 +76,43 @@ export async function createFarm(
   return toFarm(row);
 }
 
+/**
+ * What a change of a farm's stored settings (text before and after) sets in motion, in the same
+ * transaction: the rules module's `settleBuiltInRuleChanges` (a built-in rule turned off or rewired in
+ * settings.rules resolves what it opened, as a custom rule does). buildApp installs it, so farms, which
+ * the rules and alerts modules build on, imports neither.
+ */
+export type SettingsChangeHook = (
+  trx: Db,
+  farmId: string,
+  settingsBefore: string,
+  settingsAfter: string,
+  now: number,
+) => Promise<unknown>;
+
 export async function updateFarm(
   db: Db,
   scope: Scope,
   farmId: string,
   input: UpdateFarmInput,
+  onSettingsChange: SettingsChangeHook,
   now: number = Date.now(),
 ): Promise<Farm> {
   return inTransaction(db, async (trx) => {
     // Locked before it is read: `settings` merges into what is stored, so a concurrent PATCH must wait.
     await lockRows(trx, 'farms', farmId);
     const farm = await requireFarm(trx, scope, farmId);
-    return toFarm(await applyFarmPatch(trx, farm, input, now));
+    return toFarm(await applyFarmPatch(trx, farm, input, onSettingsChange, now));
   });
 }
 
-async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput, now: number): Promise<FarmRow> {
+async function applyFarmPatch(
+  trx: Db,
+  farm: FarmRow,
+  input: UpdateFarmInput,
+  onSettingsChange: SettingsChangeHook,
+  now: number,
+): Promise<FarmRow> {
   const patch: Partial<{
     name: string;
     timezone: string;
@@ -123,8 +143,7 @@ async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput, no
     await updateFarmRow(trx, farm.id, patch);
   }
   if (patch.settings !== undefined) {
-    // A built-in rule turned off (or rewired) in settings.rules resolves what it opened, as a custom rule does.
-    await settleBuiltInRuleChanges(trx, farm.id, farm.settings, patch.settings, now);
+    await onSettingsChange(trx, farm.id, farm.settings, patch.settings, now);
   }
   return { ...farm, ...patch };
 }

@@ -1,6 +1,6 @@
 /** The houses view: each house device with its state, latest value per metric and recent commands. */
 import type { Db } from '../../db/schema.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import { recentCommands } from '../commands/repository.ts';
 import { type DeviceRow, toDevice } from '../devices/repository.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';

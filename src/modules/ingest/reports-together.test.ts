@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { animal, device, farm, keysOfOneLane } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { inGroupTransaction } from '../../db/group-commit.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import { type AlertRow, insertActiveAlert } from '../alerts/repository.ts';
 import { type IngestInput, ingestReport } from './service.ts';
 

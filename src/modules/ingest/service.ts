@@ -4,28 +4,21 @@
  * the response.
  */
 import { randomUUID } from 'node:crypto';
-import { isPostgres } from '../../db/engine.ts';
 import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
-import { AppError, invalid } from '../../http/errors.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
 import { parseJson } from '../../lib/json.ts';
+import { countReport, type ReportTransport } from '../../lib/metrics.ts';
 import { parseIso } from '../../lib/time.ts';
 import { evaluateReport } from '../alert-engine/engine.ts';
 import type { IngestedReport } from '../alert-engine/report.ts';
 import { findAnimalByEid } from '../animals/repository.ts';
-import { deliveredCommands, pickUpCommands } from '../commands/service.ts';
+import { deliveredCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { countReport, type ReportTransport } from '../metrics/metrics.ts';
-import { newestPerMetric, prepareReadings, storeReadings } from '../readings/service.ts';
-import {
-  type DeviceTouch,
-  saveDeviceState,
-  type TouchedDevicePg,
-  type TouchedDeviceSqlite,
-  touchDevice,
-  touchDeviceAndStorePg,
-} from './repository.ts';
+import { prepareReadings } from '../readings/service.ts';
+import { touchReportingDevice } from './report-writes.ts';
+import { type DeviceTouch, saveDeviceState } from './repository.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
 
 export type { IngestInput, IngestResult } from './schemas.ts';
@@ -131,22 +124,18 @@ export async function ingestReport(
 
   const result = await inGroupTransaction(db, caller.deviceId, async (trx) => {
     // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
-    // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm and the
-    // device's animal in the same statement (one round trip instead of five); SQLite: no round trips to
-    // save, plain statements.
-    let touched: TouchedDeviceSqlite | undefined;
-    let known: TouchedDevicePg | undefined;
+    // state in turn; what else it does on each engine is report-writes.ts's.
     // A new token for every attempt: one that rolled back must never be taken for the one that committed.
     const stamped: DeviceTouch = { ...touch, report_token: randomUUID() };
-    if (isPostgres(trx)) {
-      known = await touchDeviceAndStorePg(trx, caller.deviceId, stamped, readings, newestPerMetric(readings));
-    } else {
-      touched = await touchDevice(trx, caller.deviceId, stamped, input.state !== undefined);
-    }
-    const { device, farm } = known ?? touched ?? {};
-    if (!device || !farm) {
-      throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
-    }
+    const touched = await touchReportingDevice(
+      trx,
+      caller.deviceId,
+      stamped,
+      readings,
+      input.state !== undefined,
+    );
+    if (!touched) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
+    const { device, farm } = touched;
 
     if (input.state !== undefined) {
       // Read with the device's update whenever the report carries state (touchDevice's withState).
@@ -163,7 +152,7 @@ export async function ingestReport(
       await saveDeviceState(trx, device.id, merged);
     }
 
-    if (!known) await storeReadings(trx, device, readings);
+    await touched.storeReadings();
 
     const stored: IngestedReport['events'][number][] = [];
     for (const e of events) {
@@ -186,7 +175,7 @@ export async function ingestReport(
         name: device.name,
         type: device.type,
         animal_id: device.animal_id,
-        ...(known ? { animal: known.animal } : {}),
+        animal: touched.animal,
         group_id: device.group_id,
         quiet_level: device.quiet_level,
         report_token: device.report_token,
@@ -197,11 +186,7 @@ export async function ingestReport(
       receivedAt: now,
     });
 
-    const commands = known
-      ? deliveredCommands(known.commands)
-      : touched?.commandsDue
-        ? await pickUpCommands(trx, device.id, now)
-        : [];
+    const commands = deliveredCommands(await touched.handOutCommands());
     return {
       ok: true,
       accepted: readings.length,

@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { ApiKeysTable } from '../../db/tables/foundation.ts';
 import { FAMILY_NAMES, type FamilyGrants, type FamilyLevel, FULL_ACCESS } from '../../domain/permissions.ts';
+import type { ActiveApiKey } from '../../http/callers.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Key, KeyPermissions } from './schemas.ts';
@@ -49,6 +50,35 @@ export function storedGrants(grants: FamilyGrants): string | null {
   const compact: Partial<Record<string, FamilyLevel>> = {};
   for (const f of FAMILY_NAMES) if (grants[f]) compact[f] = grants[f];
   return JSON.stringify(compact);
+}
+
+/**
+ * The active (unrevoked) key with this secret hash, as the auth hook needs it (installed into
+ * http/auth.ts by buildApp; its short per-process cache is http/key-cache.ts).
+ */
+export async function findActiveKeyByHash(db: Db, hash: string): Promise<ActiveApiKey | null> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'name', 'mode', 'prefix', 'last_used_at', 'farms', 'permissions'])
+    .where('key_hash', '=', hash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    keyId: row.id,
+    accountId: row.account_id,
+    keyName: row.name,
+    mode: row.mode,
+    prefix: row.prefix,
+    grants: parseGrants(row.permissions),
+    farms: parseFarms(row.farms),
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/** Records a key's use (the auth hook calls it at most once a minute per key and process). */
+export async function markKeyUsed(db: Db, keyId: string, at: number): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
 }
 
 export async function findActiveKey(db: Db, accountId: string, keyId: string): Promise<KeyRow | undefined> {

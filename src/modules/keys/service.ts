@@ -1,12 +1,11 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { conflict, forbidden, invalid, notFound } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import { FAMILY_NAMES, type FamilyGrants, FULL_ACCESS, grantsWithin } from '../../domain/permissions.ts';
-import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { forgetApiKey } from '../../http/key-cache.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
-import { forbidden } from '../../http/permissions.ts';
-import { newId } from '../../lib/ids.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import {

@@ -7,10 +7,11 @@
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { Policy } from '../../domain/permissions.ts';
 import { RECORD_KINDS } from '../../domain/record-kinds.ts';
-import { AppError } from '../../http/errors.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -18,7 +19,6 @@ import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   releaseIdempotencyKey,
 } from '../../http/idempotency-store.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../http/pagination.ts';
 import { ListOf, Nullable } from '../../http/schemas.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { listFarms } from '../farms/service.ts';

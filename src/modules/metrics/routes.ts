@@ -2,13 +2,15 @@
  * GET /metrics (Prometheus text). With FARMSTEAD_METRICS_TOKEN set it needs `Authorization: Bearer <token>`;
  * without one it answers only requests made straight to the loopback address (no X-Forwarded-For, which a
  * reverse proxy on the same machine adds), so a server exposed through a proxy never shows it publicly.
- * Anything else gets 404, as if the route did not exist.
+ * Anything else gets 404, as if the route did not exist. The metrics themselves are defined in lib/metrics.ts
+ * (the database layer and the HTTP layer count too); this module is only the scrape.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.ts';
-import { AppError } from '../../http/errors.ts';
-import { metrics, registry } from './metrics.ts';
+import { AppError } from '../../domain/errors.ts';
+import { metrics, registry } from '../../lib/metrics.ts';
+import { queueBacklog } from './repository.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -23,23 +25,12 @@ function allowed(request: FastifyRequest, token: string | null): boolean {
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-/** Values that live in the database are read at scrape time: two small indexed queries. */
+/** Values that live in the database are read at scrape time (repository.ts). */
 async function readDatabaseGauges(database: Database, now: number): Promise<void> {
-  const db = database.db;
-  const deliveries = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
-    .where('status', '=', 'pending')
-    .executeTakeFirstOrThrow();
-  const outbox = await db
-    .selectFrom('outbox')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
-    .where('dispatched_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  const oldest = Math.min(Number(deliveries.oldest ?? now), Number(outbox.oldest ?? now));
-  metrics.webhookPending.set(Number(deliveries.n));
-  metrics.outboxPending.set(Number(outbox.n));
-  metrics.webhookOldestAge.set(Math.max(0, (now - oldest) / 1000));
+  const backlog = await queueBacklog(database.db);
+  metrics.webhookPending.set(backlog.pendingDeliveries);
+  metrics.outboxPending.set(backlog.undispatchedOutbox);
+  metrics.webhookOldestAge.set(Math.max(0, (now - (backlog.oldestAt ?? now)) / 1000));
   const pool = database.poolStats();
   metrics.dbPool.set({ state: 'total' }, pool.total);
   metrics.dbPool.set({ state: 'idle' }, pool.idle);

@@ -11,9 +11,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { BUS_CHANNELS, type Bus, openBus } from '../../db/notify.ts';
-import { AppError, errorBody } from '../../http/errors.ts';
+import { AppError, errorBody } from '../../domain/errors.ts';
 import { hashSecret } from '../../lib/secrets.ts';
 import { devicesWithCommandsDue, pickUpCommands } from '../commands/service.ts';
+import { keyHashesOf } from '../devices/repository.ts';
 import { authenticateDevice } from '../devices/service.ts';
 import type { UsageCounter } from '../usage/counter.ts';
 import { handleCommandResult, handleReport, type Outcome, outcomeJson } from './messages.ts';
@@ -245,12 +246,7 @@ class DeviceBroker {
   private async checkKeys(ids: string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const rows = await this.db
-        .selectFrom('devices')
-        .select(['id', 'key_hash'])
-        .where('id', 'in', chunk)
-        .execute();
-      const hashes = new Map(rows.map((r) => [r.id, r.key_hash]));
+      const hashes = await keyHashesOf(this.db, chunk);
       for (const id of chunk) {
         for (const client of this.byDevice.get(id) ?? []) {
           if (this.sessions.get(client)?.keyHash === hashes.get(id)) continue;

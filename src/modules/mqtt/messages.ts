@@ -5,7 +5,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/schema.ts';
-import { AppError, type ErrorBody, errorBody } from '../../http/errors.ts';
+import { AppError, type ErrorBody, errorBody } from '../../domain/errors.ts';
 import { parseJsonBody } from '../../http/input-guard.ts';
 import { describeAjvError, makeAjv } from '../../http/validation.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';

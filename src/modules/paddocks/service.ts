@@ -1,7 +1,7 @@
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import type { Page, PageRequest } from '../../http/pagination.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { clearGroupsPaddock, groupsInPaddock } from '../groups/repository.ts';

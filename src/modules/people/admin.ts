@@ -1,10 +1,9 @@
 /** People admin: list, invite, change a role, remove, with the last-owner guard (docs/people.md). */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { forbidden, notFound } from '../../domain/errors.ts';
 import type { RoleName } from '../../domain/permissions.ts';
-import type { ApiCaller } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
-import { forbidden } from '../../http/permissions.ts';
+import type { ApiCaller } from '../../http/callers.ts';
 import { guardLastOwner, invitePerson } from './links.ts';
 import {
   deletePerson,

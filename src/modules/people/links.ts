@@ -5,9 +5,9 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { AppError, conflict, invalid } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import type { RoleName } from '../../domain/permissions.ts';
-import { AppError, conflict, invalid } from '../../http/errors.ts';
-import { newId } from '../../lib/ids.ts';
 import { hashSecret, randomToken } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { checkPasswordRules, hashPassword } from './passwords.ts';

@@ -6,13 +6,14 @@
  *  - at the refusal threshold the bucket is refused for LOCK_MS after its last failure.
  * Refused attempts answer 429 `rate_limited` with Retry-After and are not counted (nor checked: the right
  * password is refused too while locked). A bucket is forgotten FORGET_MS after its last failure; a
- * successful sign-in clears its email's failures; the `people.prune` job removes forgotten buckets.
+ * successful sign-in clears its email's failures; the `people.prune` job removes forgotten buckets. The
+ * statements are repository.ts's.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
-import { AppError } from '../../http/errors.ts';
-import { addressBucket } from '../../http/rate-limit.ts';
+import { AppError } from '../../domain/errors.ts';
+import { addressBucket } from '../../lib/address-bucket.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
+import { countSignInFailure, deleteSignInFailures, signInFailures } from './repository.ts';
 
 export interface LockoutRule {
   /** Failures that cost nothing more. */
@@ -46,16 +47,11 @@ export function refusedUntil(rule: LockoutRule, count: number, lastAt: number): 
 
 /** Refuses (429 with Retry-After seconds in `retryAfter`) while either bucket is held back. */
 export async function checkLockout(db: Db, buckets: Buckets, now: number): Promise<void> {
-  const rows = await db
-    .selectFrom('sign_in_failures')
-    .selectAll()
-    .where('bucket', 'in', [buckets.email, buckets.address])
-    .where('last_at', '>', now - FORGET_MS)
-    .execute();
+  const rows = await signInFailures(db, [buckets.email, buckets.address], now - FORGET_MS);
   let until = 0;
   for (const row of rows) {
     const rule = row.bucket === buckets.email ? EMAIL_RULE : ADDRESS_RULE;
-    until = Math.max(until, refusedUntil(rule, Number(row.count), Number(row.last_at)));
+    until = Math.max(until, refusedUntil(rule, row.count, row.lastAt));
   }
   if (until > now) throw new LockedOut(Math.max(1, Math.ceil((until - now) / 1_000)));
 }
@@ -74,21 +70,11 @@ export class LockedOut extends AppError {
 /** Counts one failure in both buckets (a new count once the previous one is forgotten). */
 export async function recordFailure(db: Db, buckets: Buckets, now: number): Promise<void> {
   for (const bucket of [buckets.email, buckets.address]) {
-    await db
-      .insertInto('sign_in_failures')
-      .values({ bucket, count: 1, first_at: now, last_at: now })
-      .onConflict((oc) =>
-        oc.column('bucket').doUpdateSet({
-          count: sql`case when sign_in_failures.last_at > ${now - FORGET_MS} then sign_in_failures.count + 1 else 1 end`,
-          first_at: sql`case when sign_in_failures.last_at > ${now - FORGET_MS} then sign_in_failures.first_at else excluded.first_at end`,
-          last_at: sql`excluded.last_at`,
-        }),
-      )
-      .execute();
+    await countSignInFailure(db, bucket, now, now - FORGET_MS);
   }
 }
 
 /** A successful sign-in clears the email's failures (the address keeps its own). */
 export async function clearFailures(db: Db, buckets: Buckets): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('bucket', '=', buckets.email).execute();
+  await deleteSignInFailures(db, buckets.email);
 }

@@ -6,7 +6,7 @@
  * signing in (and off the event loop: libuv's pool). A stored hash is always checked with its own parameters.
  */
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
-import { invalid } from '../../http/errors.ts';
+import { invalid } from '../../domain/errors.ts';
 
 export const PASSWORD_MIN_LENGTH = 10;
 /** Long enough for any passphrase; bounds the work one request can ask of the KDF. */

@@ -207,6 +207,48 @@ export async function lockAccount(trx: Db, accountId: string): Promise<void> {
   await trx.updateTable('accounts').set({ name: sql`name` }).where('id', '=', accountId).execute();
 }
 
+/** The sign-in failure buckets among `buckets` whose last failure came after `lastAfter` (lockout.ts). */
+export async function signInFailures(
+  db: Db,
+  buckets: readonly string[],
+  lastAfter: number,
+): Promise<Array<{ bucket: string; count: number; lastAt: number }>> {
+  const rows = await db
+    .selectFrom('sign_in_failures')
+    .selectAll()
+    .where('bucket', 'in', buckets)
+    .where('last_at', '>', lastAfter)
+    .execute();
+  return rows.map((row) => ({ bucket: row.bucket, count: Number(row.count), lastAt: Number(row.last_at) }));
+}
+
+/**
+ * Counts one failure in the bucket: one more when its last failure came after `forgetBefore`, else a
+ * new count from 1.
+ */
+export async function countSignInFailure(
+  db: Db,
+  bucket: string,
+  now: number,
+  forgetBefore: number,
+): Promise<void> {
+  await db
+    .insertInto('sign_in_failures')
+    .values({ bucket, count: 1, first_at: now, last_at: now })
+    .onConflict((oc) =>
+      oc.column('bucket').doUpdateSet({
+        count: sql`case when sign_in_failures.last_at > ${forgetBefore} then sign_in_failures.count + 1 else 1 end`,
+        first_at: sql`case when sign_in_failures.last_at > ${forgetBefore} then sign_in_failures.first_at else excluded.first_at end`,
+        last_at: sql`excluded.last_at`,
+      }),
+    )
+    .execute();
+}
+
+export async function deleteSignInFailures(db: Db, bucket: string): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('bucket', '=', bucket).execute();
+}
+
 /** Removes sessions idle since `sessionsSeenBefore`, links expired before `linksExpiredBefore`, and forgotten failures. */
 export async function pruneBookkeeping(
   db: Db,

@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import type { ApiCaller, SessionLookup } from '../../http/auth.ts';
-import { AppError, invalid } from '../../http/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import type { ApiCaller, SessionLookup } from '../../http/callers.ts';
 import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { DAY_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { bucketsOf, checkLockout, clearFailures, FORGET_MS, recordFailure } from './lockout.ts';

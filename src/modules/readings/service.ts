@@ -1,6 +1,6 @@
 import type { Db } from '../../db/schema.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
-import { AppError, invalid } from '../../http/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';

@@ -1,4 +1,4 @@
-import { invalid } from '../../http/errors.ts';
+import { invalid } from '../../domain/errors.ts';
 import { parseIso } from '../../lib/time.ts';
 
 const DATE_PART = /^(\d{4})-(\d{2})-(\d{2})/;

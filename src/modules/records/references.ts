@@ -3,8 +3,8 @@
  * same farm. A missing one and one on another farm get the same 400, so nothing leaks across farms.
  */
 import type { Db } from '../../db/schema.ts';
+import { invalid } from '../../domain/errors.ts';
 import { isSubjectKind, RECORD_KINDS, type SubjectKind, subjectKindOfId } from '../../domain/record-kinds.ts';
-import { invalid } from '../../http/errors.ts';
 
 /** Whether a record of this kind exists on the farm. */
 async function recordExists(db: Db, farmId: string, kind: SubjectKind, id: string): Promise<boolean> {

@@ -6,8 +6,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
+import { notFound } from '../../domain/errors.ts';
 import { RECORD_KINDS } from '../../domain/record-kinds.ts';
-import { notFound } from '../../http/errors.ts';
 import { farmInScope, type Scope } from '../farms/access.ts';
 
 /** Kinds whose records carry a farm_id and are reached by their own id. */

@@ -6,8 +6,8 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { isBuiltInRuleName } from '../../domain/built-in-rules.ts';
-import { conflict, invalid } from '../../http/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { conflict, invalid } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { requireReference } from '../records/references.ts';
 import { builtInRules } from './built-in.ts';

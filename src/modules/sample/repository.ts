@@ -1,9 +1,9 @@
 /** The sample farm's direct reads and writes: clearing it for a reset, and its seed's outbox rows. */
 import type { Db } from '../../db/schema.ts';
+import { SEQ_NEVER_STREAMED } from '../../db/tables/foundation.ts';
 import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
 import type { Scope } from '../farms/access.ts';
 import { bumpRulesVersion } from '../rules/repository.ts';
-import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 
 /**
  * Deletes everything the sample farm holds, keeping the farm row, its webhooks and their deliveries.

@@ -6,13 +6,11 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { DB, Db } from '../../db/schema.ts';
+import { SEQ_NEVER_STREAMED } from '../../db/tables/foundation.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import type { OutboxEvent } from '../webhooks/signing.ts';
-
-/** `outbox.seq` of rows that are never streamed (the sample farm's seed; webhooks do not get them either). */
-export const SEQ_NEVER_STREAMED = 0;
 
 /** Rows one sequencer transaction numbers at most (a farm's first stream numbers its whole retained history). */
 const SEQUENCE_BATCH = 1000;

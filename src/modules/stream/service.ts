@@ -3,10 +3,10 @@
  * whether it still may while the stream runs.
  */
 import type { Db } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
 import { allows, type Policy, permission } from '../../domain/permissions.ts';
 import { isWebhookEventName, WEBHOOK_EVENT_RESOURCES } from '../../domain/webhook-events.ts';
-import type { ApiCaller } from '../../http/auth.ts';
-import { AppError } from '../../http/errors.ts';
+import type { ApiCaller } from '../../http/callers.ts';
 import { requireFarm } from '../farms/access.ts';
 import { keyIsActive, sessionIsActive } from './repository.ts';
 import { EVENT_ID_PATTERN } from './schemas.ts';

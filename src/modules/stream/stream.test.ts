@@ -13,7 +13,7 @@ import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test
 import { signedInPerson } from '../../../test/people.ts';
 import type { NewKey } from '../../../test/replies.ts';
 import { openSse, type SseStream } from '../../../test/sse.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { payloadOf } from '../webhooks/signing.ts';

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { TasksTable } from '../../db/tables/records.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Task, TaskFilters } from './schemas.ts';
 

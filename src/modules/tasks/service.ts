@@ -1,8 +1,8 @@
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { newId } from '../../domain/ids.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
-import type { Page, PageRequest } from '../../http/pagination.ts';
-import { newId } from '../../lib/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';

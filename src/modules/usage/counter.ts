@@ -4,10 +4,8 @@
  * The write is an additive upsert, so several processes sharing one PostgreSQL stay exact.
  */
 import type { Db } from '../../db/schema.ts';
+import type { Surface } from '../../domain/usage.ts';
 import { addUsageCounts } from './repository.ts';
-
-export type Surface = 'api' | 'ingest' | 'mcp';
-export const SURFACES: readonly Surface[] = ['api', 'ingest', 'mcp'];
 
 export class UsageCounter {
   private pending = new Map<string, number>();

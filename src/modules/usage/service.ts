@@ -1,6 +1,6 @@
 import type { Db } from '../../db/schema.ts';
+import { SURFACES, type Surface } from '../../domain/usage.ts';
 import { DAY_MS } from '../../lib/time.ts';
-import { SURFACES, type Surface } from './counter.ts';
 import { usageCountsSince } from './repository.ts';
 
 type Counts = Record<Surface, number> & { total: number };

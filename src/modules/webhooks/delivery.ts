@@ -10,8 +10,8 @@
 import type { Db, Trx } from '../../db/schema.ts';
 import type { AttemptTrigger, DeliveryStatus } from '../../db/tables/webhooks.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { metrics } from '../../lib/metrics.ts';
 import { toIso } from '../../lib/time.ts';
-import { metrics } from '../metrics/metrics.ts';
 import type { ClaimedDelivery } from './queue-repository.ts';
 import {
   countAttempt,

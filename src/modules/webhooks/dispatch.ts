@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import {
   enabledWebhooksOf,
   insertDeliveries,

@@ -11,8 +11,8 @@ import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { OutboxTable } from '../../db/tables/foundation.ts';
+import { newId } from '../../domain/ids.ts';
 import type { WebhookEventName } from '../../domain/webhook-events.ts';
-import { newId } from '../../lib/ids.ts';
 import { insertOutboxEvents } from './queue-repository.ts';
 
 export interface EmittedEvent {

@@ -4,17 +4,17 @@
  * queue-repository.ts.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
+import { SEQ_NEVER_STREAMED } from '../../db/tables/foundation.ts';
 import type {
   DeliveryStatus,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhooksTable,
 } from '../../db/tables/webhooks.ts';
-import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import { SEQ_NEVER_STREAMED } from '../stream/repository.ts';
 import type { Webhook, WebhookAttempt, WebhookDelivery } from './schemas.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;

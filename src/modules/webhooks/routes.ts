@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
+import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { parsePage } from '../../http/pagination.ts';
 import {
   BODY_ERRORS,
   DeletedSchema,

@@ -1,9 +1,9 @@
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { conflict, invalid, notFound } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
 import { isWebhookEventName, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from '../../domain/webhook-events.ts';
-import { conflict, invalid, notFound } from '../../http/errors.ts';
-import type { Page, PageRequest } from '../../http/pagination.ts';
-import { newId } from '../../lib/ids.ts';
 import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';

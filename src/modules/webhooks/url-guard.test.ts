@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { checkWebhookUrl, guardedLookup, RefusedAddressError, refusalReason } from './url-guard.ts';
 
 describe('webhook URL guard', () => {

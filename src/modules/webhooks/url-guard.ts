@@ -9,7 +9,7 @@
  */
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { invalid } from '../../http/errors.ts';
+import { invalid } from '../../domain/errors.ts';
 
 type Range = { base: bigint; bits: number; reason: string };
 

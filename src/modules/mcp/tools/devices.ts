@@ -1,10 +1,10 @@
 /** Device tools: list_devices, get_readings, house_status, house_command. */
 import { Type } from 'typebox';
+import { parsePage } from '../../../db/pagination.ts';
 import { DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES, validateDeviceCommand } from '../../../domain/devices.ts';
+import { invalid } from '../../../domain/errors.ts';
 import { HOUSE_COMMAND_NAMES, HOUSE_COMMANDS, paramsJsonSchema } from '../../../domain/house-commands.ts';
 import { METRICS } from '../../../domain/metrics.ts';
-import { invalid } from '../../../http/errors.ts';
-import { parsePage } from '../../../http/pagination.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { CommandSchema } from '../../commands/schemas.ts';
 import { queueCommand } from '../../commands/service.ts';

@@ -1,7 +1,7 @@
 /** Farm-level tools: list_farms, farm_brief, get_catalog. */
 import { Type } from 'typebox';
+import { parsePage } from '../../../db/pagination.ts';
 import { buildCatalog } from '../../../domain/catalog.ts';
-import { parsePage } from '../../../http/pagination.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { BriefSchema } from '../../brief/schemas.ts';
 import { buildBrief } from '../../brief/service.ts';

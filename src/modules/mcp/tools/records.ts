@@ -3,8 +3,8 @@
  * groups, paddocks and tasks. Each calls the records services REST calls, with the key's scope.
  */
 import { Type } from 'typebox';
+import { MAX_PAGE_SIZE, parsePage } from '../../../db/pagination.ts';
 import { TASK_STATUS } from '../../../domain/tasks.ts';
-import { MAX_PAGE_SIZE, parsePage } from '../../../http/pagination.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { DAY_MS, parseIso } from '../../../lib/time.ts';
 import { AnimalListQuery, AnimalSchema, CreateAnimalBody } from '../../animals/schemas.ts';

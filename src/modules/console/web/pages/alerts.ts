@@ -10,7 +10,7 @@ import { navigate, useLocation } from '../router.ts';
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, Announce, ago, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type Status = 'open' | 'acknowledged' | 'resolved' | 'all';
 

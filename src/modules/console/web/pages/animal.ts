@@ -20,7 +20,7 @@ import {
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { amount, farmTime, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type FarmEvent = Schema<'Event'>;
 /** An event's data as the kinds logged here write it. */

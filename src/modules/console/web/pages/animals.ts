@@ -21,7 +21,7 @@ import type { Farm } from '../store.ts';
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 const PAGE_SIZE = 50;
 

@@ -9,7 +9,7 @@ import { briefItemLink } from '../links.ts';
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, farmTime, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type Item = Schema<'Brief'>['items'][number];
 

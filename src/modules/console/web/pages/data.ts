@@ -6,7 +6,7 @@ import { api, type Problem, query, type Reply } from '../api.ts';
 import { checkedOf, html, inputValue, useState } from '../lib.ts';
 import { can, type Farm } from '../store.ts';
 import { ErrorText, Loading, problemOf, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type ImportResult = Reply<'POST', '/v1/farms/{farm}/animals/import'>;
 

@@ -11,7 +11,7 @@ import { can, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, amount, farmTime, Loading, useLoad } from '../ui.ts';
 import { DeviceKey } from './devices.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type Device = Schema<'Device'>;
 type Rule = Schema<'Rule'>;

@@ -11,7 +11,7 @@ import { choices, Pager, type Places, usePager, usePlaces } from '../records.ts'
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 /** A metric each type of device typically reports, for the example report. */
 const EXAMPLE_METRIC: Partial<Record<string, [string, number]>> = {

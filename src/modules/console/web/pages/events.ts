@@ -10,7 +10,7 @@ import { Pager, usePager } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { farmTime, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 const SUBJECT_TYPES = ['', 'animal', 'group', 'paddock', 'device', 'task'];
 

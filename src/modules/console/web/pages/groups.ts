@@ -7,7 +7,7 @@ import { html, useState } from '../lib.ts';
 import { choices, loadGroups, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type Group = Schema<'Group'>;
 

@@ -13,7 +13,7 @@ import { hasPage } from '../router.ts';
 import { type Catalog, type Farm, catalog as loadedCatalog, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type House = Schema<'House'>;
 type Summary = Schema<'Brief'>['houses'][number];

@@ -2,17 +2,9 @@
  * Each console page's module, loaded when the page is first opened (a page's code is not part of the first
  * load of another). The names are CONSOLE_PAGES' `page` values (src/modules/console/pages.ts).
  */
-import type { Schema } from '../api.ts';
+import type { PageModule } from './page.ts';
 
-/** What every page is given: the chosen farm (absent on public pages) and the path's parameters. */
-export interface PageProps {
-  farm: Schema<'Farm'>;
-  params: Record<string, string>;
-}
-
-export interface PageModule {
-  Page(props: PageProps): unknown;
-}
+export type { PageModule, PageProps } from './page.ts';
 
 export const PAGE_MODULES = {
   brief: () => import('./brief.ts'),

@@ -9,7 +9,7 @@ import { PaddockMap } from '../map.ts';
 import { loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type Paddock = Schema<'Paddock'>;
 type Geometry = { type?: unknown; coordinates?: unknown; geometry?: Geometry } | null | undefined;

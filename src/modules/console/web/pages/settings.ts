@@ -11,7 +11,7 @@ import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
 import { html, inputValue, useMemo, useState } from '../lib.ts';
 import { type Catalog, type Farm, catalog as loadedCatalog, state, update, useStore } from '../store.ts';
 import { ActionButton, ago, ErrorText, farmTime, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 import { BuiltInRules, type RuleSettings, saveRules } from './rule-settings.ts';
 
 function FarmFacts({ farm }: { farm: Farm }) {

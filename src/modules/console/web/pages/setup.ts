@@ -8,7 +8,7 @@ import { html } from '../lib.ts';
 import { navigate } from '../router.ts';
 import { setSession } from '../store.ts';
 import { ErrorText, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 const MIN_PASSWORD = 10;
 

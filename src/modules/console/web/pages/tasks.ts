@@ -9,7 +9,7 @@ import { alertLink } from '../links.ts';
 import { can, type Farm, signedIn, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, farmTime, Loading, useLoad } from '../ui.ts';
-import type { PageProps } from './index.ts';
+import type { PageProps } from './page.ts';
 
 type Task = Schema<'Task'>;
 

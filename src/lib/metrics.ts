@@ -1,6 +1,7 @@
 /**
  * Every Prometheus metric Farmstead exports, defined once. Services count with one-line calls
- * (`metrics.readingsIngested.inc(n)`); the scrape (routes.ts) adds the values read from the database.
+ * (`metrics.readingsIngested.inc(n)`); the scrape (modules/metrics) adds the values read from the database.
+ * In lib/ because every layer counts: the database (query times), HTTP (requests) and the services.
  * One registry per process: counters are process totals, as Prometheus expects (it sums across processes).
  * Counts taken inside a transaction are taken when the work is done, before commit: a rolled-back report
  * is rare (it fails with an error) and is counted in the HTTP error rate anyway.

@@ -1,10 +1,12 @@
 /**
  * Keyset pagination, newest first. A page is ordered by (time, id) descending; the cursor carries both,
- * so records created in the same millisecond are never repeated or skipped across pages.
+ * so records created in the same millisecond are never repeated or skipped across pages. The cursor's
+ * text (`parsePage` reads it, `toPage` writes it) and the query over Kysely (`fetchPage`) live together
+ * here, below the services and repositories that page; the query-string schema is http/schemas.ts's.
  */
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { invalid } from '../domain/errors.ts';
 import { parseIso, toIso } from '../lib/time.ts';
-import { invalid } from './errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;

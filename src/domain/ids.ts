@@ -1,5 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { RECORD_KINDS, type RecordKind } from '../domain/record-kinds.ts';
+/**
+ * Record ids: the record kind's prefix (record-kinds.ts) and a time-sortable body. In the domain, beside the
+ * prefixes it reads; Web Crypto's random values keep it free of Node-only imports, as the domain files are.
+ */
+import { RECORD_KINDS, type RecordKind } from './record-kinds.ts';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -26,7 +29,8 @@ function randomPart(at: number): bigint {
     return lastRandom;
   }
   lastAt = at;
-  lastRandom = BigInt(`0x${randomBytes(10).toString('hex')}`) >> 1n; // leave headroom to count up
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  lastRandom = bytes.reduce((n, byte) => (n << 8n) | BigInt(byte), 0n) >> 1n; // leave headroom to count up
   return lastRandom;
 }
 

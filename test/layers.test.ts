@@ -1,0 +1,164 @@
+/**
+ * The import graph of src/ keeps its shape: no circles, and no arrow back up. Every non-test .ts file's
+ * imports are read (static, `import type`, `export … from` and dynamic `import()`: a type-only circle is
+ * still a circle) and resolved to files. The layers, lowest first:
+ *  - lib/     helpers that know nothing of Farmstead's facts: imports nothing else of src/;
+ *  - domain/  the registry the spec defines once: only lib/;
+ *  - db/      the database: lib/, domain/ and the config's type;
+ *  - http/ and modules/ above them, app.ts and cli/ on top.
+ * ARCHITECTURE.md ("Where things live") says where each piece sits.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SRC = path.join(ROOT, 'src');
+
+/** Every non-test .ts file under src/, as a path relative to the repository (src/…). */
+function sourceFiles(): string[] {
+  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .map((file) => path.posix.join('src', file.split(path.sep).join('/')))
+    .sort();
+}
+
+/** file → the src files it imports (relative specifiers only: packages and node: builtins are not ours). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles()) {
+    const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+    const targets = info.importedFiles
+      .map((ref) => ref.fileName)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+    graph.set(file, [...new Set(targets)].sort());
+  }
+  return graph;
+}
+
+/** The strongly connected components with more than one file, or a file importing itself (Tarjan). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || graph.get(file)?.includes(file)) found.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** One path round a circle, for the failure message: a → b → … → a. */
+function describeCircle(graph: Map<string, string[]>, component: string[]): string {
+  const members = new Set(component);
+  const start = component[0]!;
+  const seen = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    for (const target of graph.get(file) ?? []) {
+      if (!members.has(target)) continue;
+      if (target === start) {
+        const trail = [start];
+        for (let at = file; at !== start; at = seen.get(at)!) trail.splice(1, 0, at);
+        const round = [...trail, start].join(' → ');
+        return trail.length < component.length
+          ? `${round} (one of the circles among ${component.join(', ')})`
+          : round;
+      }
+      if (!seen.has(target)) {
+        seen.set(target, file);
+        queue.push(target);
+      }
+    }
+  }
+  return component.join(', ');
+}
+
+/** Which top-level part of src/ a file is in: lib, domain, db, http, modules, cli, workers, or the file. */
+function layerOf(file: string): string {
+  return file.split('/')[1]!.replace(/\.ts$/, '');
+}
+
+/** What each lower layer may import besides itself. */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  lib: [],
+  domain: ['lib'],
+  db: ['lib', 'domain', 'config'],
+};
+
+const graph = importGraph();
+
+test('the import graph is read: every src file, its imports resolved to files that exist', () => {
+  assert.ok(graph.size > 200, `only ${graph.size} source files found`);
+  assert.deepEqual(graph.get('src/domain/errors.ts'), ['src/domain/record-kinds.ts']);
+  for (const [file, targets] of graph) {
+    for (const target of targets)
+      assert.ok(graph.has(target), `${file} imports ${target}, which is not a file`);
+  }
+});
+
+test('no import circle in src/', () => {
+  const found = circles(graph);
+  assert.deepEqual(
+    found.map((c) => describeCircle(graph, c)),
+    [],
+    'import circles: break each one (move the shared piece down, or inject it)',
+  );
+});
+
+test('lib, domain and db import nothing above them (never modules/ or http/)', () => {
+  const upward: string[] = [];
+  for (const [file, targets] of graph) {
+    const allowed = MAY_IMPORT[layerOf(file)];
+    if (!allowed) continue;
+    for (const target of targets) {
+      const layer = layerOf(target);
+      if (layer !== layerOf(file) && !allowed.includes(layer)) upward.push(`${file} → ${target}`);
+    }
+  }
+  assert.deepEqual(upward, []);
+});
+
+test('the checks catch what they look for', () => {
+  const circular = new Map([
+    ['src/a.ts', ['src/b.ts']],
+    ['src/b.ts', ['src/c.ts']],
+    ['src/c.ts', ['src/a.ts']],
+    ['src/d.ts', ['src/a.ts']],
+  ]);
+  const [only, ...rest] = circles(circular);
+  assert.deepEqual([only, rest], [['src/a.ts', 'src/b.ts', 'src/c.ts'], []]);
+  assert.equal(describeCircle(circular, only!), 'src/a.ts → src/b.ts → src/c.ts → src/a.ts');
+  assert.deepEqual(circles(new Map([['src/a.ts', ['src/a.ts']]])), [['src/a.ts']]);
+  assert.equal(layerOf('src/db/tables/foundation.ts'), 'db');
+  assert.equal(layerOf('src/config.ts'), 'config');
+});
