@@ -3,8 +3,8 @@
  * whether it still may while the stream runs.
  */
 import type { Db } from '../../db/schema.ts';
-import { allows, type Policy, permission } from '../../domain/permissions.ts';
-import { isWebhookEventName, WEBHOOK_EVENT_RESOURCES } from '../../domain/webhook-events.ts';
+import type { Policy } from '../../domain/permissions.ts';
+import { isWebhookEventName, mayReadEvent } from '../../domain/webhook-events.ts';
 import type { ApiCaller } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireFarm } from '../farms/access.ts';
@@ -37,7 +37,7 @@ export function resumeAfter(header: string | string[] | undefined, query: string
 
 /** Whether a caller with this policy may see an event of this type (it may read the event's resource). */
 export function mayReceive(policy: Policy, type: string): boolean {
-  return isWebhookEventName(type) && allows(policy, permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
+  return isWebhookEventName(type) && mayReadEvent(policy, type);
 }
 
 /**
