@@ -5,7 +5,7 @@ import { RECORD_KINDS } from '../domain/record-kinds.ts';
 import { buildProgram } from './program.ts';
 
 test('every id the CLI help names, as "(acct_…)", has a prefix ids really have', () => {
-  const prefixes = new Set(Object.values(RECORD_KINDS).map((kind) => kind.prefix));
+  const prefixes = new Set<string>(Object.values(RECORD_KINDS).map((kind) => kind.prefix));
   const walk = (command: Command): Command[] => [command, ...command.commands.flatMap(walk)];
   const named: string[] = [];
   for (const command of walk(buildProgram())) {
