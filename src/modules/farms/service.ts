@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
 import { settleBuiltInRuleChanges } from '../rules/changes.ts';
+import { rezoneDueDates } from '../tasks/repository.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
@@ -154,6 +155,10 @@ async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput, no
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);
+  }
+  if (patch.timezone !== undefined && patch.timezone !== farm.timezone) {
+    // Tasks due on a day are due on that day of the farm's new zone.
+    await rezoneDueDates(trx, farm.id, patch.timezone);
   }
   if (patch.settings !== undefined) {
     // A built-in rule turned off (or rewired) in settings.rules resolves what it opened, as a custom rule does.
