@@ -91,3 +91,17 @@ export function readsEverything(policy: Policy): boolean {
     PERMISSION_FAMILIES[family].every((resource) => allows(policy, permission(resource, 'read'))),
   );
 }
+
+/**
+ * Frames only the live stream sends, and only to a client that asks (`?include=`), with the resource their
+ * data belongs to: a caller that may not read it does not get them. Not webhook events: no outbox row.
+ */
+export const STREAM_ONLY_EVENTS = Object.freeze({
+  'device.reported': 'readings',
+} as const satisfies Record<string, Resource>);
+
+export type StreamOnlyEventName = keyof typeof STREAM_ONLY_EVENTS;
+
+export function isStreamOnlyEvent(value: unknown): value is StreamOnlyEventName {
+  return typeof value === 'string' && Object.hasOwn(STREAM_ONLY_EVENTS, value);
+}

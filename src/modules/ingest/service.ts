@@ -17,6 +17,7 @@ import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { countReport, type ReportTransport } from '../metrics/metrics.ts';
 import { newestPerMetric, prepareReadings, storeReadings } from '../readings/service.ts';
+import { reportCommitted } from '../stream/report-signal.ts';
 import {
   type DeviceTouch,
   saveDeviceState,
@@ -128,6 +129,7 @@ export async function ingestReport(
     ...(input.firmware !== undefined ? { firmware: input.firmware } : {}),
   };
 
+  let farmId = '';
   const result = await inGroupTransaction(db, caller.deviceId, async (trx) => {
     // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
     // state in turn. PostgreSQL: it carries the readings, latest values and the reads of the farm and the
@@ -146,6 +148,7 @@ export async function ingestReport(
     if (!device || !farm) {
       throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
     }
+    farmId = device.farm_id;
 
     if (input.state !== undefined) {
       // Read with the device's update whenever the report carries state (touchDevice's withState).
@@ -210,5 +213,7 @@ export async function ingestReport(
   });
   // Counted once committed: a unit of work may run more than once (a retried or regrouped transaction).
   countReport(caller.transport ?? 'http', readings.length);
+  // Live streams that asked for device.reported frames (one Map lookup when none did).
+  reportCommitted(farmId);
   return result;
 }
