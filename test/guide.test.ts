@@ -1,8 +1,10 @@
 /**
  * The user guide never rots: every fenced `sh runnable` block of docs/guide/*.md runs, in order, in one bash
  * per page (`set -euo pipefail`), against a real server started here on a fresh SQLite data folder with the
- * sample farm; `js file=NAME` blocks are saved as NAME first. The page's folder holds links to package.json,
- * src and node_modules, so `npm run cli -- …` works there as in a checkout.
+ * sample farm, with exactly the environment the quick start's `sh start` block gives `npm start`; `js
+ * file=NAME` blocks are saved as NAME first. The page's folder holds links to package.json, src and
+ * node_modules, so `npm run cli -- …` works there as in a checkout. The quick start also runs against a
+ * server started as the README's Set up says, where it must stop visibly at the step that needs more.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -35,6 +37,46 @@ export function runnableParts(markdown: string): Page {
   return page;
 }
 
+/** The environment a documented start line sets: `npm ci && A=1 B=2 npm start` gives {A: '1', B: '2'}. */
+export function startEnv(markdown: string, info: RegExp): Record<string, string> {
+  const fence = /^```([^\n]*)\n([\s\S]*?)^```$/gm;
+  for (const match of markdown.matchAll(fence)) {
+    if (!info.test((match[1] ?? '').trim())) continue;
+    const line = (match[2] ?? '').split('\n').find((l) => /\bnpm start\b/.test(l));
+    if (!line) continue;
+    const words = line.slice(0, line.indexOf('npm start')).replace(/^.*&&/, '').trim();
+    const env: Record<string, string> = {};
+    for (const word of words.split(/\s+/).filter(Boolean)) {
+      const assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(word);
+      assert.ok(assignment, `the start line "${line}" holds "${word}", which this test cannot follow`);
+      env[assignment[1] ?? ''] = assignment[2] ?? '';
+    }
+    return env;
+  }
+  throw new Error(`no ${info} block with npm start`);
+}
+
+/** A folder to run a page in, with links to package.json, src and node_modules as in a checkout. */
+function pageFolder(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-guide-'));
+  for (const name of ['package.json', 'src', 'node_modules'])
+    symlinkSync(path.join(ROOT, name), path.join(dir, name));
+  return dir;
+}
+
+/** The environment the page's commands run in, against `server`. */
+async function readerEnv(server: Server, data: string, dir: string): Promise<Record<string, string>> {
+  return {
+    ...baseEnv(),
+    // Node 24 (this test's) first, as `npm ci` gives a checkout.
+    PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    HOME: process.env.HOME ?? dir,
+    FARMSTEAD: server.url,
+    FARMSTEAD_DATA: data,
+    RECEIVER_PORT: String(await freePort()),
+  };
+}
+
 async function runPage(page: Page, dir: string, env: Record<string, string>) {
   for (const file of page.files) writeFileSync(path.join(dir, file.name), file.text);
   const script = ['set -euo pipefail', ...page.scripts].join('\n');
@@ -64,43 +106,61 @@ async function runPage(page: Page, dir: string, env: Record<string, string>) {
 }
 
 describe('the user guide runs green', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-guide-'));
+  const quickStart = readFileSync(path.join(GUIDE, 'quick-start.md'), 'utf8');
+  const dir = pageFolder();
+  const readmeDir = pageFolder();
   let server: Server;
+  let readmeServer: Server;
   let env: Record<string, string>;
+  let readmeEnv: Record<string, string>;
 
   before(async () => {
-    for (const name of ['package.json', 'src', 'node_modules'])
-      symlinkSync(path.join(ROOT, name), path.join(dir, name));
     const data = path.join(dir, 'data');
-    server = await startServer({
-      FARMSTEAD_DATA: data,
-      FARMSTEAD_WEBHOOK_ALLOW_PRIVATE: '1',
-      LOG_LEVEL: 'warn',
-    });
-    env = {
-      ...baseEnv(),
-      // Node 24 (this test's) first, as `npm ci` gives a checkout.
-      PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-      HOME: process.env.HOME ?? dir,
-      FARMSTEAD: server.url,
-      FARMSTEAD_DATA: data,
-      RECEIVER_PORT: String(await freePort()),
-    };
+    const readmeData = path.join(readmeDir, 'data');
+    // LOG_LEVEL only quiets the test's output; everything else is what the reader is told to set.
+    [server, readmeServer] = await Promise.all([
+      startServer({ ...startEnv(quickStart, /^sh start$/), FARMSTEAD_DATA: data, LOG_LEVEL: 'warn' }),
+      startServer({
+        ...startEnv(readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /^sh$/),
+        FARMSTEAD_DATA: readmeData,
+        LOG_LEVEL: 'warn',
+      }),
+    ]);
+    env = await readerEnv(server, data, dir);
+    readmeEnv = await readerEnv(readmeServer, readmeData, readmeDir);
   });
   after(async () => {
-    await server?.stop();
+    await Promise.all([server?.stop(), readmeServer?.stop()]);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(readmeDir, { recursive: true, force: true });
   });
 
   test('the quick start: brief, house, command, device report, alert, verified webhook', async () => {
-    const page = runnableParts(readFileSync(path.join(GUIDE, 'quick-start.md'), 'utf8'));
+    const page = runnableParts(quickStart);
     assert.ok(page.scripts.length >= 5);
     const run = await runPage(page, dir, env);
     assert.equal(run.code, 0, run.output);
     assert.match(run.output, /sample farm: farm_/);
+    assert.match(run.output, /"feed_pct": \d/, 'step 3 shows the house status');
+    assert.match(run.output, /"doors_open": \[/);
     assert.match(run.output, /"status": "done"/);
+    assert.match(run.output, /\["[a-z.]+",.*"lights\.set"/, 'the catalog line lists the house commands');
     assert.match(run.output, /"severity": "urgent"/);
     assert.match(run.output, /verified alert\.created/);
+    assert.doesNotMatch(run.output, /^null$/m);
+  });
+
+  test('the quick start against a server started as the README says stops at the webhook step and says why', async () => {
+    const run = await runPage(runnableParts(quickStart), readmeDir, readmeEnv);
+    assert.notEqual(run.code, 0, 'a refused step stops the script');
+    assert.match(run.output, /sample farm: farm_/, 'the steps before the webhook work');
+    assert.match(run.output, /"status": "done"/);
+    assert.match(
+      run.output,
+      /url refused: 127\.0\.0\.1 is a loopback address.*FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/,
+      "the server's refusal is shown to the reader",
+    );
+    assert.doesNotMatch(run.output, /verified alert\.created/);
   });
 
   for (const name of readdirSync(GUIDE).filter((f) => f.endsWith('.md') && f !== 'quick-start.md')) {

@@ -4,6 +4,7 @@
  * to stderr: a bar on a terminal, a line every few seconds otherwise.
  */
 import { type Command, Option } from 'commander';
+import { farmOption } from './options.ts';
 import { printJson } from './output.ts';
 
 const KINDS = ['animals', 'events', 'tasks', 'readings'] as const;
@@ -26,7 +27,7 @@ export function registerExport(program: Command): void {
     .description(
       "write a farm's animals, events or tasks, or a device's readings, as CSV or NDJSON (docs/data.md)",
     )
-    .addOption(new Option('--farm <id>', 'the farm (farm_…)').makeOptionMandatory())
+    .addOption(farmOption())
     .addOption(new Option('--kind <kind>', 'what to export').choices(KINDS).makeOptionMandatory())
     .option('--device <id>', 'the device, for --kind readings')
     .addOption(new Option('--format <format>', 'file format').choices(['csv', 'ndjson']).default('csv'))

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { accountOption } from './options.ts';
 import { printJson, printTable } from './output.ts';
 
 export function registerFarms(program: Command): void {
@@ -7,7 +8,7 @@ export function registerFarms(program: Command): void {
   farms
     .command('list')
     .description("the account's farms, live and test (or one mode)")
-    .addOption(new Option('--account <id>', 'the account (acc_…)').makeOptionMandatory())
+    .addOption(accountOption())
     .addOption(new Option('--mode <mode>', 'only live or only test farms').choices(['live', 'test']))
     .option('--json', 'print JSON')
     .action(async (options: { account: string; mode?: 'live' | 'test'; json?: boolean }) => {

@@ -5,6 +5,7 @@
  * errors (nothing is imported), 2 for a wrong command line.
  */
 import { type Command, Option } from 'commander';
+import { farmOption } from './options.ts';
 import { printJson, printTable } from './output.ts';
 
 interface ImportOptions {
@@ -21,7 +22,7 @@ export function registerImport(program: Command): void {
     .description(
       'add or update a farm’s animals from a CSV file (the animals export’s columns; docs/data.md)',
     )
-    .addOption(new Option('--farm <id>', 'the farm (farm_…)').makeOptionMandatory())
+    .addOption(farmOption())
     .addOption(new Option('--from <file>', 'the CSV file').makeOptionMandatory())
     .option('--dry-run', 'check every row and say what would happen; store nothing')
     .option('--skip-invalid', 'import the valid rows and skip the rows with errors')

@@ -3,6 +3,7 @@
  * to make one). Same service as POST /v1/keys; the new key is printed once and only its hash is kept.
  */
 import { type Command, Option } from 'commander';
+import { accountOption } from './options.ts';
 import { printJson, printRecord, printTable } from './output.ts';
 
 /** Loaded when a command runs, so `--help` does not load the whole service. */
@@ -19,8 +20,6 @@ const asOwner = async (accountId: string) => ({
   grants: (await import('../domain/permissions.ts')).FULL_ACCESS,
   farms: null,
 });
-
-const accountOption = () => new Option('--account <id>', 'the account (acc_…)').makeOptionMandatory();
 
 export function registerKeys(program: Command): void {
   const keys = program.command('keys').description("list, create and revoke an account's API keys");

@@ -4,6 +4,7 @@
  * own email sets a new one. Same service as POST /v1/people/invites; links use FARMSTEAD_PUBLIC_URL.
  */
 import { type Command, Option } from 'commander';
+import { accountOption } from './options.ts';
 import { printJson, printRecord, printTable, UsageError } from './output.ts';
 
 /** Loaded when a command runs, so `--help` does not load the whole service. */
@@ -15,8 +16,6 @@ const load = async () => ({
   requireAccount: (await import('../modules/accounts/service.ts')).requireAccount,
   loadConfig: (await import('../config.ts')).loadConfig,
 });
-
-const accountOption = () => new Option('--account <id>', 'the account (acct_…)').makeOptionMandatory();
 
 export function registerPeople(program: Command): void {
   const people = program

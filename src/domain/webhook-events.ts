@@ -1,6 +1,13 @@
 /** Event names a webhook can subscribe to, and what emits each. `*` in a webhook's events means all. */
 
-import type { Resource } from './permissions.ts';
+import {
+  allows,
+  FAMILY_NAMES,
+  PERMISSION_FAMILIES,
+  type Policy,
+  permission,
+  type Resource,
+} from './permissions.ts';
 
 export const WEBHOOK_EVENTS = [
   'alert.created',
@@ -47,8 +54,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
 });
 
 /**
- * The resource each event's data belongs to: a caller that may not read it does not get the event on the
- * live stream (a key restricted to records does not see alerts or commands there).
+ * The resource each event's data belongs to: a caller that may not read it does not get the event, on the
+ * live stream or by a webhook it creates (a key restricted to records sees no alerts or commands there).
  */
 export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource>> = Object.freeze({
   'alert.created': 'alerts',
@@ -63,4 +70,38 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {
   return typeof value === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(value);
+}
+
+/** Whether a caller with this policy may receive events of this type: it may read the event's resource. */
+export function mayReadEvent(policy: Policy, type: WebhookEventName): boolean {
+  return allows(policy, permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
+}
+
+/** The events a caller with this policy may receive, in the registry's order. */
+export function readableEvents(policy: Policy): WebhookEventName[] {
+  return WEBHOOK_EVENTS.filter((type) => mayReadEvent(policy, type));
+}
+
+/**
+ * Whether the policy may read every resource there is, so that `"*"` (every event, those added later too)
+ * can never send it something it may not read: an unrestricted key, the owner role.
+ */
+export function readsEverything(policy: Policy): boolean {
+  return FAMILY_NAMES.every((family) =>
+    PERMISSION_FAMILIES[family].every((resource) => allows(policy, permission(resource, 'read'))),
+  );
+}
+
+/**
+ * Frames only the live stream sends, and only to a client that asks (`?include=`), with the resource their
+ * data belongs to: a caller that may not read it does not get them. Not webhook events: no outbox row.
+ */
+export const STREAM_ONLY_EVENTS = Object.freeze({
+  'device.reported': 'readings',
+} as const satisfies Record<string, Resource>);
+
+export type StreamOnlyEventName = keyof typeof STREAM_ONLY_EVENTS;
+
+export function isStreamOnlyEvent(value: unknown): value is StreamOnlyEventName {
+  return typeof value === 'string' && Object.hasOwn(STREAM_ONLY_EVENTS, value);
 }

@@ -97,6 +97,12 @@ export function localDayBounds(at: number, timeZone: string): { start: number; e
   return { start, end };
 }
 
+/** The instant a local calendar day (`YYYY-MM-DD`) starts in a zone: its midnight there. */
+export function localDateStart(date: string, timeZone: string): number {
+  const [year, month, day] = date.split('-').map(Number);
+  return zonedTimeToUtc({ year: year ?? 0, month: month ?? 0, day: day ?? 0, hour: 0, minute: 0 }, timeZone);
+}
+
 /** The local hour of day as a fraction (06:30 → 6.5). */
 export function localHour(at: number, timeZone: string): number {
   const p = localParts(at, timeZone);

@@ -45,7 +45,10 @@ export function newDeviceKey(): { key: string; prefix: string; hash: string } {
   return { key, prefix: key.slice(0, 7), hash: hashSecret(key) };
 }
 
-/** Webhook signing secrets: 32 bytes (256 bits), shown once. */
+/**
+ * Webhook signing secrets: 32 bytes (256 bits), shown once. Standard base64 after `whsec_`, as Standard
+ * Webhooks defines the secret, so its libraries decode it (earlier secrets were URL-safe base64).
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }

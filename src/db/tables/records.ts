@@ -52,7 +52,10 @@ export interface TasksTable {
   farm_id: string;
   title: string;
   notes: string | null;
+  /** For a date-only due_at: the start of that day in the farm's zone; else the instant given. */
   due_at: number | null;
+  /** The day a task is due on (`YYYY-MM-DD`) when due_at was given without a time; else null. */
+  due_date: string | null;
   assignee: string | null;
   status: string;
   subject_type: string | null;

@@ -61,13 +61,22 @@ export function alertSection(alerts: readonly Alert[]): { items: Unranked[]; inf
   return { items, info };
 }
 
-/** Tasks: overdue (due before today, farm time), then due today; earliest due first. */
+/** "Due today at 08:00", "Overdue: due yesterday 17:00"; a task due on a day shows the day, never a time. */
+function dueWording(t: TaskRow, kind: 'task_overdue' | 'task_due_today', now: number, tz: string): string {
+  if (t.due_date !== null) return kind === 'task_overdue' ? `Overdue: due ${t.due_date}` : 'Due today';
+  return `${kind === 'task_overdue' ? 'Overdue: due' : 'Due today at'} ${localWhen(t.due_at ?? 0, now, tz)}`;
+}
+
+/**
+ * Tasks: overdue (due before today, farm time), then due today; earliest due first. A task due on a day
+ * (due_date) has due_at at that day's local start, so it is due today all day and overdue only after.
+ */
 export function taskSection(tasks: readonly TaskRow[], ctx: BriefContext): Unranked[] {
   const { now, timezone: tz, today } = ctx;
   const taskItem = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') =>
     item(kind, kind === 'task_overdue' ? 'watch' : 'info', {
       title: t.title,
-      detail: `${kind === 'task_overdue' ? 'Overdue: due' : 'Due today at'} ${localWhen(t.due_at ?? 0, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
+      detail: `${dueWording(t, kind, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
       subject_type: t.subject_type,
       subject_id: t.subject_id,
       ref_id: t.id,

@@ -94,7 +94,10 @@ export const FarmSchema = Type.Object(
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  timezone: Type.String({ minLength: 1, description: 'IANA time zone (default UTC).' }),
+  timezone: Type.String({
+    minLength: 1,
+    description: 'IANA time zone; on create, default: the zone of lat/lon when both are given, else UTC.',
+  }),
   lat: Nullable(Type.Number({ minimum: -90, maximum: 90 })),
   lon: Nullable(Type.Number({ minimum: -180, maximum: 180 })),
   acres: Nullable(Type.Number({ minimum: 0 })),

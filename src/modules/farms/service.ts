@@ -2,11 +2,14 @@ import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { conflict, invalid, notFound } from '../../domain/errors.ts';
+import { AppError, conflict, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { zoneAt } from '../../lib/zone-lookup.ts';
+import { rezoneDueDates } from '../tasks/repository.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
@@ -30,6 +33,24 @@ function checkTimezone(tz: string): string {
   return tz;
 }
 
+/** Who creates or changes a farm: its scope and, for a key or a signed-in person, its policy (the CLI has none). */
+export type FarmCaller = Scope & { policy?: Policy };
+
+/**
+ * `settings.rules` are the farm's alert rules (the `rules` resource, alerts family): a key that may write
+ * farms but not rules must not change them there either, which would silence alerts it may not touch.
+ */
+function checkRulesAccess(caller: FarmCaller, settings: Record<string, unknown> | null | undefined): void {
+  if (!caller.policy || !settings || !Object.hasOwn(settings, 'rules')) return;
+  const need = permission('rules', 'write');
+  if (allows(caller.policy, need)) return;
+  throw new AppError(
+    'forbidden',
+    `settings.rules are the farm's alert rules, which need ${describePermission(need)}; this key lacks it (send settings without rules).`,
+    { param: 'settings.rules' },
+  );
+}
+
 /** Validates `settings` as a whole: `rules` must be valid overrides; other members are kept as given. */
 export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
   if (settings.rules !== undefined && settings.rules !== null) {
@@ -49,13 +70,24 @@ export async function getFarm(db: Db, scope: Scope, farmId: string): Promise<Far
   return toFarm(await requireFarm(db, scope, farmId));
 }
 
-/** Creates a farm in the scope's mode. `sample` marks an account's sample farm (test mode only). */
+/** The zone a new farm takes without a `timezone`: its coordinates' zone when both are given, else UTC. */
+function defaultTimezone(input: CreateFarmInput): string {
+  const { lat, lon } = input;
+  if (lat === undefined || lat === null || lon === undefined || lon === null) return 'UTC';
+  return zoneAt(lat, lon) ?? 'UTC';
+}
+
+/**
+ * Creates a farm in the scope's mode. `sample` marks an account's sample farm (test mode only). Without a
+ * `timezone` the farm takes its coordinates' zone (UTC without coordinates).
+ */
 export async function createFarm(
   db: Db,
-  scope: Scope,
+  scope: FarmCaller,
   input: CreateFarmInput,
   options: { sample?: boolean; now?: number } = {},
 ): Promise<Farm> {
+  checkRulesAccess(scope, input.settings);
   const now = options.now ?? Date.now();
   const settings = checkSettings(input.settings ?? {});
   const row = {
@@ -63,7 +95,7 @@ export async function createFarm(
     account_id: scope.accountId,
     name: input.name,
     mode: scope.mode,
-    timezone: checkTimezone(input.timezone ?? 'UTC'),
+    timezone: checkTimezone(input.timezone ?? defaultTimezone(input)),
     lat: input.lat ?? null,
     lon: input.lon ?? null,
     acres: input.acres ?? null,
@@ -92,12 +124,14 @@ export type SettingsChangeHook = (
 
 export async function updateFarm(
   db: Db,
-  scope: Scope,
+  scope: FarmCaller,
   farmId: string,
   input: UpdateFarmInput,
   onSettingsChange: SettingsChangeHook,
   now: number = Date.now(),
 ): Promise<Farm> {
+  // `settings: null` clears every member, rules too.
+  checkRulesAccess(scope, input.settings === null ? { rules: null } : input.settings);
   return inTransaction(db, async (trx) => {
     // Locked before it is read: `settings` merges into what is stored, so a concurrent PATCH must wait.
     await lockRows(trx, 'farms', farmId);
@@ -141,6 +175,10 @@ async function applyFarmPatch(
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);
+  }
+  if (patch.timezone !== undefined && patch.timezone !== farm.timezone) {
+    // Tasks due on a day are due on that day of the farm's new zone.
+    await rezoneDueDates(trx, farm.id, patch.timezone);
   }
   if (patch.settings !== undefined) {
     await onSettingsChange(trx, farm.id, farm.settings, patch.settings, now);

@@ -17,6 +17,7 @@ import { deliveredCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { prepareReadings } from '../readings/service.ts';
+import { reportCommitted } from '../stream/report-signal.ts';
 import { touchReportingDevice } from './report-writes.ts';
 import { type DeviceTouch, saveDeviceState } from './repository.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
@@ -122,6 +123,7 @@ export async function ingestReport(
     ...(input.firmware !== undefined ? { firmware: input.firmware } : {}),
   };
 
+  let farmId = '';
   const result = await inGroupTransaction(db, caller.deviceId, async (trx) => {
     // The device UPDATE comes first and locks the device row, so concurrent reports from one device merge
     // state in turn; what else it does on each engine is report-writes.ts's.
@@ -136,6 +138,7 @@ export async function ingestReport(
     );
     if (!touched) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
     const { device, farm } = touched;
+    farmId = device.farm_id;
 
     if (input.state !== undefined) {
       // Read with the device's update whenever the report carries state (touchDevice's withState).
@@ -196,5 +199,7 @@ export async function ingestReport(
   });
   // Counted once committed: a unit of work may run more than once (a retried or regrouped transaction).
   countReport(caller.transport ?? 'http', readings.length);
+  // Live streams that asked for device.reported frames (one Map lookup when none did).
+  reportCommitted(farmId);
   return result;
 }

@@ -1,7 +1,9 @@
 import { invalid } from '../../domain/errors.ts';
+import { localDateStart } from '../../lib/local-time.ts';
 import { parseIso } from '../../lib/time.ts';
 
 const DATE_PART = /^(\d{4})-(\d{2})-(\d{2})/;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Date.parse rolls 2026-02-30 over to March 2; a farmer's typo must be an error, not another day. */
 function isCalendarDate(text: string): boolean {
@@ -25,4 +27,19 @@ export function parseDateInput(param: string, text: string | null | undefined): 
     throw invalid(param, `${param} must be a valid ISO 8601 date or date-time (e.g. 2026-05-01T06:00:00Z).`);
   }
   return ms;
+}
+
+/**
+ * A due date or date-time for a farm: a date without a time (`2026-11-28`) names that whole day in the
+ * farm's zone, so `at` is the day's start there and `date` the day as given; a date-time is the instant it
+ * names (`date` null). Null and absent stay null.
+ */
+export function parseFarmDayInput(
+  param: string,
+  text: string | null | undefined,
+  timeZone: string,
+): { at: number | null; date: string | null } {
+  const at = parseDateInput(param, text);
+  if (at === null || text === null || text === undefined || !DATE_ONLY.test(text)) return { at, date: null };
+  return { at: localDateStart(text, timeZone), date: text };
 }

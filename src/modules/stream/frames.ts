@@ -3,8 +3,10 @@
  * the same outbox row (`payloadOf`, one function for both), so a stream client and a webhook receiver read
  * the same JSON.
  */
+
+import { toIso } from '../../lib/time.ts';
 import { payloadOf } from '../webhooks/signing.ts';
-import type { StreamRow } from './repository.ts';
+import type { ReportedDevice, StreamRow } from './repository.ts';
 
 /** The event a stream opens with when it cannot resume where the client asks (see docs/stream.md). */
 export const RESET_EVENT = 'stream.reset';
@@ -49,4 +51,40 @@ export function resetFrame(lastEventId: string, position: string | null): string
       'the API; the stream goes on from now.',
   });
   return `${position ? `id: ${position}\n` : ''}event: ${RESET_EVENT}\n${dataLines(data)}\n`;
+}
+
+/** The stream-only frame of a device report (see docs/stream.md). */
+export const REPORT_EVENT = 'device.reported';
+
+/**
+ * A `device.reported` frame: the device's latest value of every metric and, when it changed since this
+ * stream's last frame of the device (or in its first), its state. No `id:` line: these frames are not
+ * kept, so a reconnecting client resumes after the last event it had (and reloads values from the API).
+ */
+export function reportFrame(
+  farmId: string,
+  device: ReportedDevice,
+  latest: Record<string, { value: number; unit: string | null; at: number }>,
+  state: string | null,
+): string {
+  const values = Object.fromEntries(
+    Object.entries(latest).map(([metric, r]) => [metric, { value: r.value, unit: r.unit, at: toIso(r.at) }]),
+  );
+  const head = JSON.stringify({
+    type: REPORT_EVENT,
+    farm_id: farmId,
+    created_at: toIso(device.last_seen_at),
+    data: {
+      object: 'device_report',
+      device_id: device.id,
+      name: device.name,
+      type: device.type,
+      battery: device.battery,
+      last_seen_at: toIso(device.last_seen_at),
+      latest: values,
+    },
+  });
+  // The state is embedded as stored (JSON text), like webhook data, without a parse and re-serialise.
+  const text = state === null ? head : `${head.slice(0, -2)},"state":${state}}}`;
+  return `event: ${REPORT_EVENT}\n${dataLines(text)}\n`;
 }

@@ -15,8 +15,18 @@ import { setTimeout as setTimeoutPromise } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import { BUS_CHANNELS, type Bus, openBus } from '../../db/notify.ts';
-import { commentFrame, eventFrame, positionFrame, resetFrame, retryFrame } from './frames.ts';
-import { newestEvent, rowsAfter, type StreamRow, seqOfEvent, sequenceOutbox } from './repository.ts';
+import { commentFrame, eventFrame, positionFrame, reportFrame, resetFrame, retryFrame } from './frames.ts';
+import { watchReports } from './report-signal.ts';
+import {
+  devicesReportedSince,
+  latestByDevice,
+  newestEvent,
+  reportedDevices,
+  rowsAfter,
+  type StreamRow,
+  seqOfEvent,
+  sequenceOutbox,
+} from './repository.ts';
 
 /** Rows read at a time. */
 const PAGE = 500;
@@ -27,6 +37,14 @@ const RECONNECT_MS = 2_000;
 const SHUTDOWN_NOTE = 'the server is shutting down; reconnect with Last-Event-ID to resume';
 /** How long a shutdown waits for ended streams to flush before closing their sockets anyway. */
 const FLUSH_ON_CLOSE_MS = 1_000;
+/**
+ * A report's `last_seen_at` is when it arrived; it commits a little later. Device reports are read from
+ * this far behind the newest seen, so one that committed late is not skipped (frames already sent are not
+ * sent again).
+ */
+const REPORT_LOOKBACK_MS = 5_000;
+/** Device reports read per pass of a farm. */
+const REPORT_PAGE = 200;
 
 export interface StreamHubOptions {
   database: Database;
@@ -44,6 +62,8 @@ export interface OpenStream {
   lastEventId: string | null;
   /** Whether this caller may see events of this type (its read permissions). */
   accepts(type: string): boolean;
+  /** Whether to send `device.reported` frames (the client asked, and may read readings). */
+  reports: boolean;
   /** Re-checked with each keep-alive: false (key revoked, farm gone) ends the stream. */
   stillAllowed(): Promise<boolean>;
   body: PassThrough;
@@ -57,11 +77,20 @@ interface Connection extends OpenStream {
   ended: boolean;
   keepAlive: NodeJS.Timeout;
   checking: boolean;
+  /** Device reports from this time on (the stream's opening) are sent. */
+  reportsFrom: number;
+  /** The report time of the last frame sent per device, and the state text it carried. */
+  reportsSent: Map<string, number>;
+  statesSent: Map<string, string>;
 }
 
 export class StreamHub {
   private readonly farms = new Map<string, Set<Connection>>();
   private readonly dirty = new Set<string>();
+  /** Farms with a report to send to their `device.reported` streams. */
+  private readonly reportsDirty = new Set<string>();
+  /** Per farm with such streams: the newest report time read, and the end of its in-process watch. */
+  private readonly reportWatch = new Map<string, { newest: number; unwatch: () => void }>();
   private pumping: Promise<void> | null = null;
   private bus: Bus | null = null;
   private busReady: Promise<void> | null = null;
@@ -138,6 +167,9 @@ export class StreamHub {
       ended: false,
       checking: false,
       keepAlive: setInterval(() => void this.keepAlive(connection), this.options.keepAliveMs),
+      reportsFrom: Date.now(),
+      reportsSent: new Map(),
+      statesSent: new Map(),
     };
     connection.keepAlive.unref();
     // A write after the client left is dropped; never an unhandled 'error'.
@@ -162,6 +194,13 @@ export class StreamHub {
       this.farms.set(stream.farmId, set);
     }
     set.add(connection);
+    if (connection.reports && !this.reportWatch.has(stream.farmId)) {
+      const farmId = stream.farmId;
+      this.reportWatch.set(farmId, {
+        newest: connection.reportsFrom,
+        unwatch: watchReports(farmId, () => this.markReports(farmId)),
+      });
+    }
     // The client went away (or the response failed): forget the connection.
     stream.response.once('close', () => this.forget(connection));
     void this.catchUp(connection);
@@ -197,14 +236,26 @@ export class StreamHub {
   private mark(farmId: string): void {
     if (this.closed) return;
     this.dirty.add(farmId);
+    this.schedule();
+  }
+
+  private markReports(farmId: string): void {
+    if (this.closed) return;
+    this.reportsDirty.add(farmId);
+    this.schedule();
+  }
+
+  private schedule(): void {
     this.pumping ??= this.pump().finally(() => {
       this.pumping = null;
-      if (this.dirty.size > 0) this.mark([...this.dirty][0] as string);
+      if (!this.closed && (this.dirty.size > 0 || this.reportsDirty.size > 0)) this.schedule();
     });
   }
 
+  /** The safety poll; for `device.reported` streams also how reports stored by other processes arrive. */
   private markAll(): void {
     for (const farmId of this.farms.keys()) this.mark(farmId);
+    for (const farmId of this.reportWatch.keys()) this.markReports(farmId);
   }
 
   /** One pass over the farms marked since the last: number their new rows, read them once, fan them out. */
@@ -212,11 +263,16 @@ export class StreamHub {
     // Let the notifications of one burst gather into one pass.
     await new Promise((resolve) => setImmediate(resolve));
     const farmIds = [...this.dirty].filter((id) => this.farms.has(id));
+    const reportFarms = [...this.reportsDirty].filter((id) => this.reportWatch.has(id));
     this.dirty.clear();
-    if (farmIds.length === 0 || this.closed) return;
+    this.reportsDirty.clear();
+    if (this.closed) return;
     try {
-      await sequenceOutbox(this.db, farmIds);
-      for (const farmId of farmIds) await this.fanOut(farmId);
+      if (farmIds.length > 0) {
+        await sequenceOutbox(this.db, farmIds);
+        for (const farmId of farmIds) await this.fanOut(farmId);
+      }
+      for (const farmId of reportFarms) await this.fanOutReports(farmId);
     } catch (err) {
       this.options.log.error({ err }, 'live stream read failed; retrying with the next poll');
     }
@@ -239,6 +295,47 @@ export class StreamHub {
         }
       }
       if (rows.length < PAGE) return;
+    }
+  }
+
+  /**
+   * Sends the farm's new device reports to its `device.reported` streams: each device's latest values, and
+   * its state when it changed since the frame before. Reports are read by time from a little behind the
+   * newest seen (REPORT_LOOKBACK_MS); each stream skips a report it already has.
+   */
+  private async fanOutReports(farmId: string): Promise<void> {
+    const watch = this.reportWatch.get(farmId);
+    const streams = [...(this.farms.get(farmId) ?? [])].filter((c) => c.reports && !c.ended);
+    if (!watch || streams.length === 0) return;
+    const reports = await devicesReportedSince(
+      this.db,
+      farmId,
+      watch.newest - REPORT_LOOKBACK_MS,
+      REPORT_PAGE,
+    );
+    if (reports.length === 0) return;
+    watch.newest = Math.max(watch.newest, ...reports.map((r) => r.last_seen_at));
+    const isNew = (c: Connection, r: { id: string; last_seen_at: number }) =>
+      r.last_seen_at > (c.reportsSent.get(r.id) ?? c.reportsFrom - 1);
+    const wanted = reports.filter((r) => streams.some((c) => isNew(c, r))).map((r) => r.id);
+    if (wanted.length === 0) return;
+    const [devices, latest] = await Promise.all([
+      reportedDevices(this.db, wanted),
+      latestByDevice(this.db, wanted),
+    ]);
+    for (const connection of streams) {
+      for (const device of devices) {
+        if (connection.ended || !isNew(connection, device)) continue;
+        const changed = connection.statesSent.get(device.id) !== device.state;
+        connection.reportsSent.set(device.id, device.last_seen_at);
+        connection.statesSent.set(device.id, device.state);
+        const frame = reportFrame(farmId, device, latest.get(device.id) ?? {}, changed ? device.state : null);
+        connection.body.write(frame);
+      }
+      const buffered = connection.body.writableLength + connection.body.readableLength;
+      if (buffered > MAX_BUFFERED_BYTES) {
+        this.end(connection, 'this client reads too slowly; reconnect with Last-Event-ID to resume');
+      }
     }
   }
 
@@ -276,6 +373,11 @@ export class StreamHub {
     const set = this.farms.get(connection.farmId);
     set?.delete(connection);
     if (set?.size === 0) this.farms.delete(connection.farmId);
+    const watch = this.reportWatch.get(connection.farmId);
+    if (watch && ![...(set ?? [])].some((c) => c.reports)) {
+      watch.unwatch();
+      this.reportWatch.delete(connection.farmId);
+    }
   }
 
   /**

@@ -132,3 +132,70 @@ export async function keyIsActive(db: Db, keyId: string): Promise<boolean> {
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** A device whose last report is after a time: its id and that report's time. */
+export interface DeviceReport {
+  id: string;
+  last_seen_at: number;
+}
+
+/** A device as a `device.reported` frame shows it. */
+export interface ReportedDevice {
+  id: string;
+  name: string;
+  type: string;
+  battery: number | null;
+  last_seen_at: number;
+  /** JSON text of the device's state. */
+  state: string;
+}
+
+/** The farm's devices whose last report is after `since` (epoch ms), oldest report first (ids only). */
+export async function devicesReportedSince(
+  db: Db,
+  farmId: string,
+  since: number,
+  limit: number,
+): Promise<DeviceReport[]> {
+  const rows = await db
+    .selectFrom('devices')
+    .select(['id', 'last_seen_at'])
+    .where('farm_id', '=', farmId)
+    .where('last_seen_at', '>', since)
+    .orderBy('last_seen_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, last_seen_at: Number(r.last_seen_at) }));
+}
+
+/** These devices as frames show them (their state, which can be large, read only for those sent). */
+export async function reportedDevices(db: Db, ids: readonly string[]): Promise<ReportedDevice[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('devices')
+    .select(['id', 'name', 'type', 'battery', 'last_seen_at', 'state'])
+    .where('id', 'in', ids)
+    .orderBy('last_seen_at')
+    .execute();
+  return rows.map((r) => ({ ...r, last_seen_at: Number(r.last_seen_at) }));
+}
+
+/** The latest value of every metric of these devices, by device then metric. */
+export async function latestByDevice(
+  db: Db,
+  deviceIds: readonly string[],
+): Promise<Map<string, Record<string, { value: number; unit: string | null; at: number }>>> {
+  const out = new Map<string, Record<string, { value: number; unit: string | null; at: number }>>();
+  if (deviceIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('device_latest')
+    .select(['device_id', 'metric', 'value', 'unit', 'at'])
+    .where('device_id', 'in', deviceIds)
+    .execute();
+  for (const row of rows) {
+    const values = out.get(row.device_id) ?? {};
+    values[row.metric] = { value: Number(row.value), unit: row.unit, at: Number(row.at) };
+    out.set(row.device_id, values);
+  }
+  return out;
+}

@@ -11,9 +11,10 @@ import { AppError } from '../../domain/errors.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { errorResponses, FarmParams } from '../../http/schemas.ts';
 import { requireFarm } from '../farms/access.ts';
+import { REPORT_EVENT } from './frames.ts';
 import type { StreamHub } from './hub.ts';
 import { STREAM_DESCRIPTION, StreamQuery } from './schemas.ts';
-import { mayReceive, resumeAfter, stillAllowed } from './service.ts';
+import { includedFrames, mayReceive, resumeAfter, stillAllowed } from './service.ts';
 
 export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }> = async (
   app,
@@ -59,6 +60,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }>
       const caller = apiCaller(request);
       const farm = await requireFarm(db, caller, request.params.farm);
       const lastEventId = resumeAfter(request.headers['last-event-id'], request.query.last_event_id);
+      const include = includedFrames(request.query.include);
       // A key's grants, or a signed-in person's role: the same policy every route is checked against.
       const { policy } = caller;
       const body = new PassThrough();
@@ -67,6 +69,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }>
           farmId: farm.id,
           lastEventId,
           accepts: (type) => mayReceive(policy, type),
+          reports: include.has(REPORT_EVENT) && mayReceive(policy, REPORT_EVENT),
           stillAllowed: () => stillAllowed(db, caller, farm.id),
           body,
           response: reply.raw,

@@ -5,7 +5,12 @@
 import type { Db } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import { allows, type Policy, permission } from '../../domain/permissions.ts';
-import { isWebhookEventName, WEBHOOK_EVENT_RESOURCES } from '../../domain/webhook-events.ts';
+import {
+  isStreamOnlyEvent,
+  isWebhookEventName,
+  mayReadEvent,
+  STREAM_ONLY_EVENTS,
+} from '../../domain/webhook-events.ts';
 import type { ApiCaller } from '../../http/callers.ts';
 import { requireFarm } from '../farms/access.ts';
 import { keyIsActive, sessionIsActive } from './repository.ts';
@@ -37,7 +42,30 @@ export function resumeAfter(header: string | string[] | undefined, query: string
 
 /** Whether a caller with this policy may see an event of this type (it may read the event's resource). */
 export function mayReceive(policy: Policy, type: string): boolean {
-  return isWebhookEventName(type) && allows(policy, permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
+  if (isStreamOnlyEvent(type)) return allows(policy, permission(STREAM_ONLY_EVENTS[type], 'read'));
+  return isWebhookEventName(type) && mayReadEvent(policy, type);
+}
+
+/**
+ * The stream-only frames a client asks for with `include` (comma-separated); an unknown name is 400. The
+ * caller's permissions filter them later, like every frame.
+ */
+export function includedFrames(include: string | undefined): Set<string> {
+  const names = new Set<string>();
+  if (include === undefined) return names;
+  for (const raw of include.split(',')) {
+    const name = raw.trim();
+    if (name === '') continue;
+    if (!isStreamOnlyEvent(name)) {
+      throw new AppError(
+        'invalid_request',
+        `include "${name.slice(0, 80)}" is not a frame the stream can add; use ${Object.keys(STREAM_ONLY_EVENTS).join(', ')}.`,
+        { param: 'include' },
+      );
+    }
+    names.add(name);
+  }
+  return names;
 }
 
 /**

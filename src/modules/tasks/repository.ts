@@ -3,6 +3,7 @@ import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { TasksTable } from '../../db/tables/records.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
+import { localDateStart } from '../../lib/local-time.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Task, TaskFilters } from './schemas.ts';
 
@@ -15,6 +16,7 @@ export function toTask(row: TaskRow): Task {
     title: row.title,
     notes: row.notes,
     due_at: toIso(row.due_at),
+    due_date: row.due_date,
     assignee: row.assignee,
     status: row.status,
     subject_type: row.subject_type,
@@ -47,4 +49,26 @@ export async function markTaskDone(db: Db, id: string, now: number): Promise<voi
     .where('id', '=', id)
     .where('status', '!=', TASK_STATUS.done)
     .execute();
+}
+
+/**
+ * After a farm's time zone changes, its tasks due on a day start that day at the new zone's midnight (the
+ * day they are due on stays the one they were given).
+ */
+export async function rezoneDueDates(db: Db, farmId: string, timeZone: string): Promise<number> {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['id', 'due_date'])
+    .where('farm_id', '=', farmId)
+    .where('due_date', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    if (row.due_date === null) continue;
+    await db
+      .updateTable('tasks')
+      .set({ due_at: localDateStart(row.due_date, timeZone) })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  return rows.length;
 }

@@ -10,7 +10,18 @@ export const TaskSchema = Type.Object(
     farm_id: Type.String(),
     title: Type.String(),
     notes: Nullable(Type.String()),
-    due_at: Nullable(DateTime()),
+    due_at: Nullable(
+      DateTime(
+        'When the task is due. For a task due on a day (due_at sent as a date, YYYY-MM-DD): the start of that day in the farm’s time zone.',
+      ),
+    ),
+    due_date: Nullable(
+      Type.String({
+        format: 'date',
+        description:
+          'The day the task is due on, as sent (YYYY-MM-DD), when due_at was a date without a time: due all that day in the farm’s time zone, overdue once it has ended. null when due_at is a time.',
+      }),
+    ),
     assignee: Nullable(Type.String()),
     status: Type.String({ description: STATUS_DESCRIPTION }),
     subject_type: Nullable(Type.String({ description: 'The kind of record subject_id names.' })),
@@ -25,7 +36,11 @@ export const TaskSchema = Type.Object(
 const fields = {
   title: Type.String({ minLength: 1, maxLength: 500 }),
   notes: Nullable(Type.String({ maxLength: 10_000 })),
-  due_at: Nullable(DateInput('When the task is due.')),
+  due_at: Nullable(
+    DateInput(
+      'When the task is due. A date without a time (2026-11-28) means that whole day in the farm’s time zone (see due_date), not midnight UTC.',
+    ),
+  ),
   assignee: Nullable(
     Type.String({ minLength: 1, maxLength: 200, description: 'Who should do it (free text).' }),
   ),

@@ -4,7 +4,7 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { newId } from '../../domain/ids.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseFarmDayInput } from '../records/inputs.ts';
 import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { markTaskDone, type TaskRow, taskPage, toTask } from './repository.ts';
@@ -44,12 +44,14 @@ export async function createTask(
   const status = input.status ?? TASK_STATUS.open;
   const subject = await resolveSubject(db, farm.id, input.subject_type ?? null, input.subject_id ?? null);
   if (input.alert_id) await requireReference(db, farm.id, 'alert', input.alert_id, 'alert_id');
+  const due = parseFarmDayInput('due_at', input.due_at, farm.timezone);
   const row: TaskRow = {
     id: newId('task', now),
     farm_id: farm.id,
     title: input.title,
     notes: input.notes ?? null,
-    due_at: parseDateInput('due_at', input.due_at),
+    due_at: due.at,
+    due_date: due.date,
     assignee: input.assignee ?? null,
     status,
     ...subject,
@@ -75,7 +77,13 @@ export async function updateTask(
     const next: TaskRow = { ...row };
     if (patch.title !== undefined) next.title = patch.title;
     if (patch.notes !== undefined) next.notes = patch.notes;
-    if (patch.due_at !== undefined) next.due_at = parseDateInput('due_at', patch.due_at);
+    if (patch.due_at !== undefined) {
+      // A date-only value is a day of the farm: its zone says when that day starts.
+      const { timezone } = await requireFarm(trx, scope, row.farm_id);
+      const due = parseFarmDayInput('due_at', patch.due_at, timezone);
+      next.due_at = due.at;
+      next.due_date = due.date;
+    }
     if (patch.assignee !== undefined) next.assignee = patch.assignee;
     if (patch.status !== undefined) {
       next.status = patch.status;

@@ -29,6 +29,7 @@ forEachEngine('tasks', (t) => {
         ...body,
         farm_id: farm,
         due_at: '2026-06-01T12:00:00.000Z',
+        due_date: null,
         subject_type: 'animal',
         done_at: null,
         id: undefined,

@@ -78,6 +78,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
               invalid_request:
                 'The body is malformed, an event name is unknown, or the url is not an allowed public http(s) address; `param` names it.',
             },
+            {
+              forbidden:
+                'This key lacks webhooks:write, or events names an event whose data this key may not read (a webhook may only send what its creator may read; `param` names the event).',
+            },
             'unauthorized',
             'not_found',
             ...BODY_ERRORS,
@@ -119,7 +123,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
         body: UpdateWebhookBody,
         response: {
           200: described(WebhookRef, 'The webhook as updated.'),
-          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
+          ...errorResponses(
+            'invalid_request',
+            {
+              forbidden:
+                'This key lacks webhooks:write, or the webhook would send an event whose data this key may not read (new events, or a new url for events it cannot read; `param` names them).',
+            },
+            'unauthorized',
+            'not_found',
+            ...BODY_ERRORS,
+          ),
         },
       },
     },

@@ -1,8 +1,18 @@
 import { type Static, Type } from 'typebox';
-import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import { describePermission, permission } from '../../domain/permissions.ts';
+import { WEBHOOK_EVENT_RESOURCES, WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
-const EVENTS_DESCRIPTION = `Event names to send: any of ${WEBHOOK_EVENTS.join(', ')}; or ["*"] alone for every event.`;
+/** Which permission each event needs, as `alerts:read: alert.created, alert.resolved; …` (from the registry). */
+const EVENT_PERMISSIONS = Object.entries(
+  Object.groupBy(WEBHOOK_EVENTS, (type) =>
+    describePermission(permission(WEBHOOK_EVENT_RESOURCES[type], 'read')),
+  ),
+)
+  .map(([need, types]) => `${need} for ${(types ?? []).join(', ')}`)
+  .join('; ');
+
+const EVENTS_DESCRIPTION = `Event names to send: any of ${WEBHOOK_EVENTS.join(', ')}; or ["*"] alone for every event the key may read. Only events whose data the key may read (${EVENT_PERMISSIONS}); a restricted key's "*" is stored as the list of those events.`;
 
 export const WebhookSchema = Type.Object(
   {

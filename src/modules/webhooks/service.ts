@@ -1,9 +1,19 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { conflict, invalid, notFound } from '../../domain/errors.ts';
+import { AppError, conflict, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { isWebhookEventName, WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from '../../domain/webhook-events.ts';
+import { describePermission, type Policy, permission } from '../../domain/permissions.ts';
+import {
+  isWebhookEventName,
+  mayReadEvent,
+  readableEvents,
+  readsEverything,
+  WEBHOOK_EVENT_RESOURCES,
+  WEBHOOK_EVENTS,
+  WEBHOOK_TEST_EVENT,
+  type WebhookEventName,
+} from '../../domain/webhook-events.ts';
 import { newWebhookSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
@@ -30,8 +40,26 @@ import { checkWebhookUrl } from './url-guard.ts';
 
 type DeliveryStatusFilter = WebhookDelivery['status'];
 
-/** `events` as stored: known names without repeats, or exactly ["*"]. Errors name the bad entry. */
-export function checkEvents(events: readonly string[]): string[] {
+/** Who creates or changes a webhook: its scope, and its policy (the events it may have sent to it). */
+export type WebhookCaller = Scope & { policy: Policy };
+
+/** The 403 for an event the caller may not read, naming the event and the permission it needs. */
+function unreadableEvent(type: WebhookEventName, param: string): AppError {
+  const need = describePermission(permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
+  return new AppError(
+    'forbidden',
+    `${param} "${type}" needs ${need}, which this key lacks: a webhook may only send events its creator's key may read.`,
+    { param },
+  );
+}
+
+/**
+ * `events` as stored: known names without repeats, or exactly ["*"]. Every event must be one the caller
+ * may read (403 naming it), as on the live stream. `"*"` is "every event this caller may read": stored as
+ * ["*"] only for a caller that may read everything, else as the concrete list of those events, so a
+ * restricted key's webhook never gains an event it may not read. Errors name the bad entry.
+ */
+export function checkEvents(events: readonly string[], policy: Policy): string[] {
   if (events.length === 0) {
     throw invalid('events', 'events must name at least one event, or be ["*"] for every event.');
   }
@@ -47,22 +75,57 @@ export function checkEvents(events: readonly string[]): string[] {
         param,
         `${param} "${name}" is not a webhook event; use any of ${WEBHOOK_EVENTS.join(', ')}, or ["*"] alone for every event.`,
       );
+    } else if (!mayReadEvent(policy, name)) {
+      throw unreadableEvent(name, param);
     }
     if (!out.includes(name)) out.push(name);
   });
-  return out;
+  if (out[0] !== '*' || readsEverything(policy)) return out;
+  const readable = readableEvents(policy);
+  if (readable.length === 0) {
+    throw new AppError(
+      'forbidden',
+      `events[0] "*" would send no event: this key may read none of ${WEBHOOK_EVENTS.join(', ')} (a webhook may only send events its creator's key may read).`,
+      { param: 'events[0]' },
+    );
+  }
+  return readable;
+}
+
+/** A webhook's stored events the caller must be able to read before it may point them elsewhere. */
+function checkStoredEvents(stored: readonly string[], policy: Policy): void {
+  if (stored.includes('*')) {
+    if (readsEverything(policy)) return;
+    const unreadable = WEBHOOK_EVENTS.find((type) => !mayReadEvent(policy, type));
+    if (unreadable === undefined) return;
+    throw new AppError(
+      'forbidden',
+      `This webhook sends every event ("*"), including "${unreadable}", which needs ${describePermission(permission(WEBHOOK_EVENT_RESOURCES[unreadable], 'read'))} that this key lacks; to change its url, also send events naming only events this key may read.`,
+      { param: 'events' },
+    );
+  }
+  for (const type of stored) {
+    if (isWebhookEventName(type) && !mayReadEvent(policy, type)) {
+      const need = describePermission(permission(WEBHOOK_EVENT_RESOURCES[type], 'read'));
+      throw new AppError(
+        'forbidden',
+        `This webhook sends "${type}", which needs ${need} that this key lacks; to change its url, also send events naming only events this key may read.`,
+        { param: 'events' },
+      );
+    }
+  }
 }
 
 /** Creates a webhook; the result carries the signing secret, which no other response ever shows. */
 export async function createWebhook(
   db: Db,
-  scope: Scope,
+  caller: WebhookCaller,
   farmId: string,
   input: CreateWebhookInput,
   options: { allowPrivate: boolean; now?: number },
 ): Promise<Webhook & { secret: string }> {
-  const farm = await requireFarm(db, scope, farmId);
-  const events = checkEvents(input.events ?? ['*']);
+  const farm = await requireFarm(db, caller, farmId);
+  const events = checkEvents(input.events ?? ['*'], caller.policy);
   const url = await checkWebhookUrl(input.url, options);
   const now = options.now ?? Date.now();
   const row: WebhookRow = {
@@ -95,25 +158,28 @@ export async function getWebhook(db: Db, scope: Scope, id: string): Promise<Webh
 
 /**
  * Changes url, events and/or status. Disabling fails the webhook's pending deliveries (nothing is sent to a
- * disabled webhook); enabling sends the events that happen from then on.
+ * disabled webhook); enabling sends the events that happen from then on. New events are checked as on
+ * create; a new url alone needs the caller to read every event the webhook already sends (else a key
+ * could point someone else's `*` webhook at itself).
  */
 export async function updateWebhook(
   db: Db,
-  scope: Scope,
+  caller: WebhookCaller,
   id: string,
   input: UpdateWebhookInput,
   options: { allowPrivate: boolean; now?: number },
 ): Promise<Webhook> {
-  await loadScoped(db, scope, 'webhook', id);
+  const current = toWebhook(await loadScoped(db, caller, 'webhook', id));
   const now = options.now ?? Date.now();
   const patch: Partial<Pick<WebhookRow, 'url' | 'events' | 'status' | 'disabled_reason'>> = {};
-  if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events));
+  if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events, caller.policy));
+  else if (input.url !== undefined) checkStoredEvents(current.events, caller.policy);
   // Checked before the transaction: it may look the host up in DNS.
   if (input.url !== undefined) patch.url = await checkWebhookUrl(input.url, options);
   const run = async (trx: Trx) => {
     // The webhook is locked before its deliveries (the lock order), and its status read under the lock.
     await lockRows(trx, 'webhooks', id);
-    const row = await loadScoped(trx, scope, 'webhook', id);
+    const row = await loadScoped(trx, caller, 'webhook', id);
     const disabling = input.status === 'disabled' && row.status !== 'disabled';
     if (input.status === 'enabled' && row.status !== 'enabled') {
       patch.status = 'enabled';
@@ -123,7 +189,7 @@ export async function updateWebhook(
     if (disabling) await disableWebhook(trx, row.id, `Disabled with PATCH at ${toIso(now)}.`, now);
   };
   await inTransaction(db, run);
-  return getWebhook(db, scope, id);
+  return getWebhook(db, caller, id);
 }
 
 /** Deletes a webhook with its deliveries and their attempts. */

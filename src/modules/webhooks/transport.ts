@@ -15,7 +15,11 @@ import {
   EVENT_TYPE_HEADER,
   payloadOf,
   SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
   signPayload,
+  signStandard,
   WEBHOOK_USER_AGENT,
 } from './signing.ts';
 import { assertPublicHost, guardedLookup, RefusedAddressError } from './url-guard.ts';
@@ -124,10 +128,15 @@ export async function sendDelivery(
 ): Promise<AttemptResult> {
   const body = payloadOf(claimed.event);
   const at = Date.now();
+  const seconds = Math.floor(at / 1000);
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
-    [SIGNATURE_HEADER]: signPayload(claimed.secret, body, Math.floor(at / 1000)),
+    [SIGNATURE_HEADER]: signPayload(claimed.secret, body, seconds),
+    // Standard Webhooks: the id is the event's, the same on every attempt, so a receiver can deduplicate.
+    [STANDARD_ID_HEADER]: claimed.event.id,
+    [STANDARD_TIMESTAMP_HEADER]: String(seconds),
+    [STANDARD_SIGNATURE_HEADER]: signStandard(claimed.secret, claimed.event.id, body, seconds),
     [EVENT_ID_HEADER]: claimed.event.id,
     [EVENT_TYPE_HEADER]: claimed.event.type,
     [DELIVERY_ID_HEADER]: claimed.id,

@@ -108,4 +108,69 @@ describe('webhook URL guard', () => {
     assert.match(err.message, /localhost resolves to .*loopback/);
     assert.match(err.message, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1/);
   });
+
+  test('every refusal message reads as a sentence: "<address> is a/an <kind of address>"', async () => {
+    const expected: Array<[string, string]> = [
+      ['0.1.2.3', 'a "this network" address'],
+      ['10.1.2.3', 'a private address'],
+      ['100.64.0.1', 'a carrier-grade NAT address'],
+      ['127.0.0.1', 'a loopback address'],
+      ['169.254.169.254', 'a link-local address (where cloud metadata services live)'],
+      ['172.16.0.1', 'a private address'],
+      ['192.0.0.8', 'an address reserved for IETF protocol assignments'],
+      ['192.0.2.1', 'a documentation address'],
+      ['192.88.99.1', 'a 6to4 relay anycast address'],
+      ['192.168.1.20', 'a private address'],
+      ['198.18.0.1', 'a benchmarking address'],
+      ['198.51.100.7', 'a documentation address'],
+      ['203.0.113.9', 'a documentation address'],
+      ['224.0.0.1', 'a multicast address'],
+      ['255.255.255.255', 'a reserved address'],
+      ['168.63.129.16', 'a cloud metadata address'],
+      ['::', 'an unspecified address'],
+      ['::1', 'a loopback address'],
+      ['100::1', 'a discard-only address'],
+      ['2001:db8::1', 'a documentation address'],
+      [
+        'fd00:ec2::254',
+        'a unique local (private) address (a range that holds fd00:ec2::254, a cloud metadata address)',
+      ],
+      ['fe80::1', 'a link-local address'],
+      ['fec0::1', 'a site-local address'],
+      ['ff02::1', 'a multicast address'],
+      ['::ffff:127.0.0.1', 'a loopback address, written as IPv6'],
+      ['::ffff:a9fe:a9fe', 'a link-local address (where cloud metadata services live), written as IPv6'],
+      ['64:ff9b::a00:1', 'a private address, written as IPv6'],
+      ['2002:c0a8:0101::1', 'a private address, written as IPv6'],
+    ];
+    const tail =
+      '; webhooks are only sent to public internet addresses. On a self-hosted install, set FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1 to allow receivers on your own network.';
+    for (const [address, kind] of expected) {
+      assert.equal(refusalReason(address), kind, address);
+      const message = new RefusedAddressError(address, address, kind).message;
+      assert.equal(message, `${address} is ${kind}${tail}`);
+      // No "a" before a vowel sound ("a unique" is right), no "address" twice in a row of words, no "a … address address".
+      assert.doesNotMatch(message, /\ba (?!uni)[aeiou]/i, message);
+      assert.doesNotMatch(message, /, address|address address/, message);
+      const url = `http://${address.includes(':') ? `[${address}]` : address}/h`;
+      // The URL parser writes the host its own way (::ffff:127.0.0.1 becomes ::ffff:7f00:1).
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      await assert.rejects(checkWebhookUrl(url, { allowPrivate: false }), (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.message, `url refused: ${host} is ${kind}${tail}`);
+        return true;
+      });
+    }
+    await assert.rejects(
+      checkWebhookUrl('http://localhost:8080/h', { allowPrivate: false }),
+      (err: unknown) => {
+        assert.ok(err instanceof AppError);
+        assert.equal(err.message, `url refused: localhost is a loopback name${tail}`);
+        return true;
+      },
+    );
+    const resolved = new RefusedAddressError('barn.example', '10.0.0.5', 'a private address').message;
+    assert.equal(resolved, `barn.example resolves to 10.0.0.5, which is a private address${tail}`);
+    assert.equal(refusalReason('not-an-ip'), 'not an IP address');
+  });
 });

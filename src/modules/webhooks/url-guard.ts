@@ -13,35 +13,41 @@ import { invalid } from '../../domain/errors.ts';
 
 type Range = { base: bigint; bits: number; reason: string };
 
+// Each range's reason is the whole noun phrase the refusal message uses ("127.0.0.1 is a loopback address"),
+// article included, so no message is assembled from a bare adjective.
 const V4_RANGES: ReadonlyArray<[string, number, string]> = [
-  ['0.0.0.0', 8, '"this network"'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local, where cloud metadata services live'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol assignments'],
-  ['192.0.2.0', 24, 'documentation'],
-  ['192.88.99.0', 24, '6to4 relay anycast'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['198.51.100.0', 24, 'documentation'],
-  ['203.0.113.0', 24, 'documentation'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
+  ['0.0.0.0', 8, 'a "this network" address'],
+  ['10.0.0.0', 8, 'a private address'],
+  ['100.64.0.0', 10, 'a carrier-grade NAT address'],
+  ['127.0.0.0', 8, 'a loopback address'],
+  ['169.254.0.0', 16, 'a link-local address (where cloud metadata services live)'],
+  ['172.16.0.0', 12, 'a private address'],
+  ['192.0.0.0', 24, 'an address reserved for IETF protocol assignments'],
+  ['192.0.2.0', 24, 'a documentation address'],
+  ['192.88.99.0', 24, 'a 6to4 relay anycast address'],
+  ['192.168.0.0', 16, 'a private address'],
+  ['198.18.0.0', 15, 'a benchmarking address'],
+  ['198.51.100.0', 24, 'a documentation address'],
+  ['203.0.113.0', 24, 'a documentation address'],
+  ['224.0.0.0', 4, 'a multicast address'],
+  ['240.0.0.0', 4, 'a reserved address'],
   // Azure's platform endpoint answers metadata-style requests from any VM although it is a public address.
-  ['168.63.129.16', 32, 'cloud metadata'],
+  ['168.63.129.16', 32, 'a cloud metadata address'],
 ];
 
 const V6_RANGES: ReadonlyArray<[string, number, string]> = [
-  ['::', 128, 'unspecified'],
-  ['::1', 128, 'loopback'],
-  ['100::', 64, 'discard-only'],
-  ['2001:db8::', 32, 'documentation'],
-  ['fc00::', 7, 'unique local (private; includes fd00:ec2::254, a cloud metadata address)'],
-  ['fe80::', 10, 'link-local'],
-  ['fec0::', 10, 'site-local'],
-  ['ff00::', 8, 'multicast'],
+  ['::', 128, 'an unspecified address'],
+  ['::1', 128, 'a loopback address'],
+  ['100::', 64, 'a discard-only address'],
+  ['2001:db8::', 32, 'a documentation address'],
+  [
+    'fc00::',
+    7,
+    'a unique local (private) address (a range that holds fd00:ec2::254, a cloud metadata address)',
+  ],
+  ['fe80::', 10, 'a link-local address'],
+  ['fec0::', 10, 'a site-local address'],
+  ['ff00::', 8, 'a multicast address'],
 ];
 
 /** IPv6 prefixes that carry an IPv4 address, with the bit offset of that address. */
@@ -106,8 +112,9 @@ function v4Reason(value: bigint): string | null {
 }
 
 /**
- * Why an IP address may not receive webhooks, or null when it is a public address. Text that is not an IP
- * address is refused too (the caller resolves names first).
+ * Why an IP address may not receive webhooks, as what the address is ("a loopback address", "not an IP
+ * address"), or null when it is a public address. Text that is not an IP address is refused too (the caller
+ * resolves names first).
  */
 export function refusalReason(address: string): string | null {
   const family = isIP(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
@@ -137,7 +144,7 @@ export class RefusedAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
   constructor(host: string, address: string, reason: string) {
     super(
-      `${host === address ? address : `${host} resolves to ${address}`}, a ${reason} address; ` +
+      `${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}; ` +
         `webhooks are only sent to public internet addresses. ${ALLOW_PRIVATE_HINT}`,
     );
   }
@@ -155,7 +162,7 @@ function isLocalhostName(host: string): boolean {
 
 /** Resolves the host (every address) and throws RefusedAddressError for the first address that is not public. */
 export async function assertPublicHost(host: string): Promise<void> {
-  if (isLocalhostName(host)) throw new RefusedAddressError(host, host, 'loopback');
+  if (isLocalhostName(host)) throw new RefusedAddressError(host, host, 'a loopback name');
   if (isIP(host)) {
     const reason = refusalReason(host);
     if (reason) throw new RefusedAddressError(host, host, reason);

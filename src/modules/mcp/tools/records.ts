@@ -198,7 +198,7 @@ export const addTaskTool = defineTool({
   name: 'add_task',
   title: 'Add task',
   description:
-    'Creates a task for the crew and returns it. title is required (what to do, e.g. "Check water trough in North paddock"); optional notes, due_at (ISO 8601), assignee (free text, who should do it), status (default open), subject_id (the animal, group, paddock, device or alert it is about, on the same farm) and alert_id (an alert it answers; see list_alerts). Each call adds a new task, so do not repeat a call that succeeded.',
+    'Creates a task for the crew and returns it. title is required (what to do, e.g. "Check water trough in North paddock"); optional notes, due_at (ISO 8601; a date alone, e.g. 2026-11-28, means that whole day on the farm), assignee (free text, who should do it), status (default open), subject_id (the animal, group, paddock, device or alert it is about, on the same farm) and alert_id (an alert it answers; see list_alerts). Each call adds a new task, so do not repeat a call that succeeded.',
   input: Type.Object({ farm_id: FarmIdArg, ...CreateTaskBody.properties }, { additionalProperties: false }),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
