@@ -76,8 +76,12 @@ interface TouchCall {
  * The report statement, for one report or a group's: `d`, the updated device rows (with `place`, and
  * `batch_now` for a group), is made by `devices`; then the readings and latest values from `unnest` rows `r`
  * and `l` joined to `d` by `join`, the hand-out, and per device row its farm, commands and animal. Both forms
- * share every piece but the device update and the join (a group statement's arrays and joins cost a lone
- * report more than a statement written for one: BENCHMARKS.md, round 7 and "One home per hot statement").
+ * share every piece but the device update and the join. Two forms, because a group's statement made for one
+ * report costs that report more than the statement written for one: measured in one process, lone reports
+ * on PostgreSQL alternating between the two (this statement and the state statement, report-state.ts),
+ * 2,000 reports each: 1-reading reports 15.0 → 22.0 and 21.6 → 25.2 ms median wall time, 1,555 → 1,957 and
+ * 1,665 → 1,988 µs CPU; 100-reading reports 13.8 → 16.9 and 34.8 → 42.4 ms, 1,904 → 2,348 and 2,440 →
+ * 2,926 µs (BENCHMARKS.md, "One home per hot statement").
  */
 function reportStatement(
   trx: Db,
