@@ -11,6 +11,7 @@ import { forEachEngine } from '../../../test/harness.ts';
 import { isPostgres } from '../engine.ts';
 import type { Db } from '../schema.ts';
 import { ALERT_COLUMNS, spanStart, spanStartSql, WATERMARK_COLUMNS } from './alerts.ts';
+import { everyColumn } from './columns.ts';
 import { LATEST_COLUMNS } from './device-latest.ts';
 import { REPORTING_DEVICE_COLUMNS, TOUCH_OPTIONAL_COLUMNS } from './devices.ts';
 import { OUTBOX_COLUMNS } from './outbox.ts';
@@ -28,6 +29,18 @@ async function columnsOf(db: Db, table: string): Promise<string[]> {
 }
 
 const sorted = (columns: readonly string[]) => [...columns].sort();
+
+test('a column list missing a column of its table, or naming one it lacks, does not compile', () => {
+  interface Pen {
+    id: string;
+    name: string;
+  }
+  assert.deepEqual(everyColumn<Pen>()(['id', 'name']), ['id', 'name']);
+  // @ts-expect-error: `name` is missing (`npm run typecheck` fails should this compile).
+  everyColumn<Pen>()(['id']);
+  // @ts-expect-error: pens have no `size`.
+  everyColumn<Pen>()(['id', 'name', 'size']);
+});
 
 forEachEngine('hot statements and their tables', (t) => {
   test('each statement module names exactly its table’s columns', async () => {
