@@ -114,12 +114,12 @@ export function stateOf(q: ReportStateQuery, row: Record<string, unknown> | unde
   };
 }
 
+const ALERT_TEXTS = ['id', 'farm_id', 'rule', 'subject_type', 'subject_id', 'status', 'severity'] as const;
+
 /** Reads an active alert of the state select (every column of ALERT_COLUMNS). */
 export function alertOf(value: unknown): AlertRow {
   const alert = record(value, 'alert');
-  for (const c of ['id', 'farm_id', 'rule', 'subject_type', 'subject_id', 'status', 'severity'] as const) {
-    text(alert[c], `alert.${c}`);
-  }
+  for (const c of ALERT_TEXTS) if (typeof alert[c] !== 'string') text(alert[c], `alert.${c}`);
   num(alert.created_at, 'alert.created_at');
   return alert as unknown as AlertRow;
 }
@@ -130,12 +130,26 @@ function breachOf(value: unknown): [string, number] {
   return [text(breach.rule, 'breach.rule'), num(breach.since, 'breach.since')];
 }
 
-/** Reads a span's stored readings: [at, value] pairs, in time order. */
+/**
+ * Reads a span's stored readings: [at, value] pairs, in time order (PostgreSQL's JSON may give `at` as
+ * text). The pairs are the most a report reads (a window's every reading): checked without a call or a
+ * label built per pair unless one is wrong.
+ */
 export function storedOf(value: unknown, what: string): Array<[number, number]> {
-  const pairs = jsonList(value, what).map((pair): [number, number] => {
+  const list = jsonList(value, what);
+  const pairs = new Array<[number, number]>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const pair = list[i];
+    if (Array.isArray(pair) && pair.length === 2) {
+      const [at, v] = pair as [unknown, unknown];
+      if (typeof at === 'number' && typeof v === 'number') {
+        pairs[i] = [at, v];
+        continue;
+      }
+    }
     const [at, v] = tuple(pair, 2, what);
-    return [num(at, `${what} at`), num(v, `${what} value`)];
-  });
+    pairs[i] = [num(at, `${what}[${i}] at`), num(v, `${what}[${i}] value`)];
+  }
   return inTimeOrder(pairs);
 }
 

@@ -118,10 +118,10 @@ function touchedOf(row: Record<string, unknown>): TouchedDevicePg {
   text(farm.id, 'farm_row.id');
   num(farm.rules_version, 'farm_row.rules_version');
   const animal = nullable(record)(animal_row, 'animal_row');
-  const commands = jsonList(command_rows, 'command_rows').map((c, i) => {
-    const command = record(c, `command_rows[${i}]`);
-    text(command.id, `command_rows[${i}].id`);
-    text(command.command, `command_rows[${i}].command`);
+  const commands = jsonList(command_rows, 'command_rows').map((c) => {
+    const command = record(c, 'command_rows[]');
+    text(command.id, 'command_rows[].id');
+    text(command.command, 'command_rows[].command');
     return command as unknown as CommandRow;
   });
   return {
