@@ -79,7 +79,7 @@ interface TouchCall {
  * share every piece but the device update and the join. Two forms, because a group's statement made for one
  * report costs that report more than the statement written for one: measured in one process, lone reports
  * on PostgreSQL alternating between the two (this statement and the state statement, report-state.ts),
- * 2,000 reports each: 1-reading reports 15.0 → 22.0 and 21.6 → 25.2 ms median wall time, 1,555 → 1,957 and
+ * 500 reports each a run, two runs: 1-reading reports 15.0 → 22.0 and 21.6 → 25.2 ms median wall time, 1,555 → 1,957 and
  * 1,665 → 1,988 µs CPU; 100-reading reports 13.8 → 16.9 and 34.8 → 42.4 ms, 1,904 → 2,348 and 2,440 →
  * 2,926 µs (BENCHMARKS.md, "One home per hot statement").
  */
