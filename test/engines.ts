@@ -6,11 +6,7 @@
  */
 import type { Config } from '../src/config.ts';
 import type { Engine } from '../src/db/database.ts';
-import { checkPreparedBuilders } from '../src/db/prepared.ts';
 import { createPgDatabase as createPgDatabaseOn, throwawayDatabase } from './throwaway.ts';
-
-// Every test checks that the statements built once (src/db/prepared.ts) do not look at their values.
-checkPreparedBuilders();
 
 export const ENGINES: Engine[] = (process.env.FARMSTEAD_TEST_ENGINES ?? 'sqlite,postgres')
   .split(',')

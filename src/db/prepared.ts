@@ -12,7 +12,7 @@
  * PostgreSQL each text also goes to the server as a named prepared statement (named-statements.ts).
  *
  * That contract is checked, not only written: with `checkPreparedBuilders()` on (the tests turn it on in
- * test/engines.ts), every call builds its statement a second time, from its real arguments, and fails when
+ * test/harness.ts), every call builds its statement a second time, from its real arguments, and fails when
  * that gives another SQL text or other parameters than the statement built once: a builder that looked at
  * a value (an `if` on a string, a number written into the text) is caught the first time a test's value
  * takes the other branch.
