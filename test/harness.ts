@@ -14,11 +14,16 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import type { Config } from '../src/config.ts';
 import { type Database, type Engine, openDatabase } from '../src/db/database.ts';
+import { checkPreparedBuilders } from '../src/db/prepared.ts';
 import { createAccount, type NewAccount } from '../src/modules/accounts/service.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
 import { type RunningWorkers, startWorkers } from '../src/workers/runner.ts';
 import { webhookDeliveryJob } from '../src/workers/webhook-delivery.ts';
 import { ENGINES, testConfig } from './engines.ts';
+
+// Every in-process test checks that the statements built once (src/db/prepared.ts) do not look at their
+// values, only their shape.
+checkPreparedBuilders();
 
 export { createPgDatabase, ENGINES, testConfig, waitFor } from './engines.ts';
 

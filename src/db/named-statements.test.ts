@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createPgDatabase, ENGINES } from '../../test/engines.ts';
-import { nameStatementsOn } from './named-statements.ts';
+import { nameStatementsOn, runNamed } from './named-statements.ts';
 import { prepared } from './prepared.ts';
 import type { DB } from './schema.ts';
 
@@ -64,5 +64,16 @@ describe('named prepared statements', {
     await assert.rejects(everyCrop(db, { id: 'c1' }), /cached plan must not change result type/);
     assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley', planted: null }]);
     assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley', planted: null }]);
+  });
+
+  test('raw SQL run through runNamed is named; the same text run by hand is not', async () => {
+    const cropName = (id: string) =>
+      sql<{ name: string }>`select name as crop_name from crops where id = ${id}`;
+    assert.deepEqual(await runNamed(db, cropName('c1')), [{ crop_name: 'barley' }]);
+    const statements = await preparedHere();
+    assert.equal(statements.filter((s) => /as crop_name/.test(s)).length, 1, statements.join('\n'));
+    const byHand = sql<{ n: number }>`select count(*)::int4 as n_by_hand from crops where id = ${'c1'}`;
+    await byHand.execute(db);
+    assert.ok(!(await preparedHere()).some((s) => /n_by_hand/.test(s)), 'a text run by hand stays unnamed');
   });
 });

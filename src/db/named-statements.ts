@@ -6,12 +6,20 @@
  * shape), never one per ad-hoc query. Works through PgBouncer in session mode, which the advisory locks
  * need anyway (docs/deployment.md).
  *
+ * Naming is part of a statement's type: a `NamedStatement` comes only from `namedStatement` (which marks its
+ * text) and is run by `executeNamed`, so a hot statement written as raw SQL (a batch kind's, ingest's report
+ * statement) cannot be run unnamed by forgetting a call; `prepared()` names what it builds the same way.
+ *
  * A named statement that reads `*` fails with "cached plan must not change result type" once another
  * process's migration adds a column to its table. That connection then forgets its statements (DEALLOCATE
  * ALL before its next named one) and prepares them afresh: the failing run is the only casualty.
  */
 import { createHash } from 'node:crypto';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import type pg from 'pg';
+import { isPostgres } from './engine.ts';
+import type { Db } from './schema.ts';
+import { executeCompiled } from './sqlite-direct.ts';
 
 /**
  * At most this many texts are named (statements whose shape follows a report's metric count could
@@ -21,9 +29,30 @@ const MAX_NAMED = 500;
 const names = new Map<string, string>();
 
 /** Marks a statement's SQL text as one to run as a named prepared statement. */
-export function nameStatement(text: string): void {
+function nameStatement(text: string): void {
   if (names.has(text) || names.size >= MAX_NAMED) return;
   names.set(text, `f${createHash('sha1').update(text).digest('hex').slice(0, 20)}`);
+}
+
+declare const named: unique symbol;
+
+/** A compiled statement whose text runs as a named prepared statement on PostgreSQL (see above). */
+export type NamedStatement<R> = CompiledQuery<R> & { readonly [named]: true };
+
+/** `compiled` as a named statement: on PostgreSQL its text is marked (SQLite caches statements itself). */
+export function namedStatement<R>(db: Db, compiled: CompiledQuery<R>): NamedStatement<R> {
+  if (isPostgres(db)) nameStatement(compiled.sql);
+  return compiled as NamedStatement<R>;
+}
+
+/** Runs a named statement (on SQLite straight on the connection where it can: sqlite-direct.ts). */
+export function executeNamed<R>(db: Db, statement: NamedStatement<R>): Promise<QueryResult<R>> {
+  return executeCompiled<R>(db, statement);
+}
+
+/** Compiles `query` for `db`'s engine and runs it as a named statement: the raw hot statements' one call. */
+export async function runNamed<R>(db: Db, query: { compile(db: Db): CompiledQuery<R> }): Promise<R[]> {
+  return (await executeNamed(db, namedStatement(db, query.compile(db)))).rows;
 }
 
 /** The error a named statement meets once its table changed under it (0A000 is wider: the text decides). */

@@ -6,6 +6,7 @@
  * sent as the parameter's text, exactly as pg sends the arrays it formats, so the statement and its casts
  * are the same.
  */
+import { type RawBuilder, sql } from 'kysely';
 
 /** A numeric array (float8, int8, int4); null elements are NULL, numbers written as pg writes them (`String`). */
 export function pgNumbers(values: readonly (number | null)[]): string {
@@ -34,4 +35,41 @@ export function pgBools(values: readonly boolean[]): string {
 function textElement(value: string | null): string {
   if (value === null) return 'NULL';
   return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+}
+
+/** The element types the `unnest` columns use. */
+export type PgArrayType = 'text' | 'float8' | 'int8' | 'int4' | 'bool';
+
+/** Every column of a row type with its array type: a column left out, or one the row lacks, fails to compile. */
+export type PgColumnTypes<R> = { readonly [K in keyof R]-?: PgArrayType };
+
+function arrayOf(type: PgArrayType, values: unknown[]): string {
+  if (type === 'text') return pgTexts(values as (string | null)[]);
+  if (type === 'bool') return pgBools(values as boolean[]);
+  return pgNumbers(values as (number | null)[]);
+}
+
+/**
+ * `unnest($1::text[], $2::float8[], …) as alias(column, …)`: the rows as one array parameter per column of
+ * `types` (in its order), a fixed handful of parameters whatever the number of rows. `place`, when given, is
+ * a leading int4 column of that name (a batch's rows tagged with the call they belong to).
+ */
+export function pgUnnest<R>(
+  alias: string,
+  types: PgColumnTypes<R>,
+  rows: readonly R[],
+  place?: readonly number[],
+): RawBuilder<unknown> {
+  const columns = Object.keys(types) as Array<keyof R & string>;
+  const arrays = columns.map((c) => {
+    const values = new Array<unknown>(rows.length);
+    for (let i = 0; i < rows.length; i++) values[i] = (rows[i] as R)[c];
+    return sql`${arrayOf(types[c], values)}::${sql.raw(types[c])}[]`;
+  });
+  const names = columns.map((c) => sql.id(c));
+  if (place) {
+    arrays.unshift(sql`${pgNumbers(place)}::int4[]`);
+    names.unshift(sql.id('place'));
+  }
+  return sql`unnest(${sql.join(arrays)}) as ${sql.id(alias)}(${sql.join(names)})`;
 }

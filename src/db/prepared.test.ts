@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { forEachEngine } from '../../test/harness.ts';
-import { MAX_SHAPES, prepared } from './prepared.ts';
+import { checkPreparedBuilders, MAX_SHAPES, prepared } from './prepared.ts';
 
 interface Args {
   farmId: string;
@@ -36,7 +36,10 @@ forEachEngine('statements built once', (t) => {
       .orderBy('name', a.newestFirst ? 'desc' : 'asc');
   });
 
-  test('each call runs with its own values; a statement is built once per shape', async () => {
+  test('each call runs with its own values; a statement is built once per shape', async (ctx) => {
+    // The builds are counted: the check's second build (the last test) is left out here.
+    checkPreparedBuilders(false);
+    ctx.after(() => checkPreparedBuilders());
     const acct = await t().account();
     const db = t().database.db;
     const account = acct.account_id;
@@ -78,7 +81,9 @@ forEachEngine('statements built once', (t) => {
     assert.equal(builds, 4, 'shapes seen before are not built again');
   });
 
-  test(`a statement keeps at most ${MAX_SHAPES} shapes: past that the oldest is built again, and every call stays right`, async () => {
+  test(`a statement keeps at most ${MAX_SHAPES} shapes: past that the oldest is built again, and every call stays right`, async (ctx) => {
+    checkPreparedBuilders(false);
+    ctx.after(() => checkPreparedBuilders());
     let built = 0;
     const byNames = prepared((db, names: string[]) => {
       built++;
@@ -100,5 +105,27 @@ forEachEngine('statements built once', (t) => {
     assert.equal(built, MAX_SHAPES + 1, 'a younger shape is still kept');
     assert.deepEqual(await found(1), ['farm 0']);
     assert.equal(built, MAX_SHAPES + 2, 'the oldest shape made room and is built again');
+  });
+
+  test('a builder that looks at a value, not only the shape, fails the check the first time the value differs', async () => {
+    const db = t().database.db;
+    // Wrong on purpose: the text depends on the name's value, which the builder should only pass on.
+    const byName = prepared((kdb, q: { name: string }) =>
+      kdb
+        .selectFrom('farms')
+        .select('name')
+        .where('name', q.name === 'Alpha' ? '=' : '!=', q.name),
+    );
+    // Built from placeholders: the comparison with 'Alpha' was false, so `!=` was built.
+    await byName(db, { name: 'Bravo' });
+    await assert.rejects(byName(db, { name: 'Alpha' }), /the builder looked at a value/);
+    // A value written into the text instead of passed on is caught too.
+    const limited = prepared((kdb, q: { n: number }) =>
+      kdb
+        .selectFrom('farms')
+        .select('name')
+        .limit(sql.lit(typeof q.n === 'number' ? q.n : 5)),
+    );
+    await assert.rejects(limited(db, { n: 7 }), /the builder looked at a value/);
   });
 });

@@ -11,15 +11,22 @@
  * cached apart; no Kysely plugin is in use, so one engine's compiler gives one text per shape. On
  * PostgreSQL each text also goes to the server as a named prepared statement (named-statements.ts).
  *
+ * That contract is checked, not only written: with `checkPreparedBuilders()` on (the tests turn it on in
+ * test/harness.ts), every call builds its statement a second time, from its real arguments, and fails when
+ * that gives another SQL text or other parameters than the statement built once: a builder that looked at
+ * a value (an `if` on a string, a number written into the text) is caught the first time a test's value
+ * takes the other branch.
+ *
  * A statement whose shape follows its data (a multi-row insert, by row count and by which of its rows'
  * columns are null) could have very many shapes, so each statement keeps at most MAX_SHAPES of them: a new
  * shape past that replaces the oldest, which is simply built again should it come back.
  */
+
+import { isDeepStrictEqual } from 'node:util';
 import type { Compilable, CompiledQuery } from 'kysely';
-import { engineOf, isPostgres } from './engine.ts';
-import { nameStatement } from './named-statements.ts';
+import { engineOf } from './engine.ts';
+import { executeNamed, type NamedStatement, namedStatement } from './named-statements.ts';
 import type { Db } from './schema.ts';
-import { executeCompiled } from './sqlite-direct.ts';
 
 type Path = ReadonlyArray<string | number>;
 
@@ -96,9 +103,34 @@ function binder(parameters: readonly unknown[]): (args: unknown) => unknown[] {
 export const MAX_SHAPES = 64;
 
 interface Plan<R> {
-  compiled: CompiledQuery<R>;
+  compiled: NamedStatement<R>;
   /** The statement's parameters from a call's arguments. */
   bind: (args: unknown) => unknown[];
+}
+
+let checking = false;
+
+/** From now on every call of a prepared statement also checks its builder (see above), or no longer: for tests. */
+export function checkPreparedBuilders(on = true): void {
+  checking = on;
+}
+
+/** The check: the statement built from the call's own values must be the one built once. */
+function checkBuilder<A, R>(
+  build: (db: Db, args: A) => Compilable<R>,
+  db: Db,
+  args: A,
+  planned: CompiledQuery<R>,
+  parameters: unknown[],
+): void {
+  const direct = build(db, args).compile();
+  if (direct.sql !== planned.sql || !isDeepStrictEqual(direct.parameters, parameters)) {
+    throw new Error(
+      `prepared(): the builder looked at a value, not only the shape: built once it gave\n${planned.sql}\n` +
+        `and from this call's values\n${direct.sql}\n(parameters ${JSON.stringify(parameters)} and ` +
+        `${JSON.stringify(direct.parameters)})`,
+    );
+  }
 }
 
 /**
@@ -112,15 +144,21 @@ export function prepared<A, R>(build: (db: Db, args: A) => Compilable<R>): (db: 
     const shape = shapeOf(args);
     let plan = cache.get(shape);
     if (!plan) {
-      const compiled = build(db, placeholders(args, []) as A).compile();
+      const compiled = namedStatement(db, build(db, placeholders(args, []) as A).compile());
       plan = { compiled, bind: binder(compiled.parameters) };
       if (cache.size >= MAX_SHAPES) cache.delete(cache.keys().next().value as string);
       cache.set(shape, plan);
-      if (isPostgres(db)) nameStatement(compiled.sql);
+    }
+    const parameters = plan.bind(args);
+    if (checking) {
+      try {
+        checkBuilder(build, db, args, plan.compiled, parameters);
+      } catch (err) {
+        return Promise.reject(err);
+      }
     }
     const { query, queryId, sql } = plan.compiled;
-    const statement: CompiledQuery<R> = { query, queryId, sql, parameters: plan.bind(args) };
-    // On SQLite straight on the connection where it can (sqlite-direct.ts).
-    return executeCompiled<R>(db, statement).then((result) => result.rows);
+    const statement = { query, queryId, sql, parameters } as unknown as NamedStatement<R>;
+    return executeNamed<R>(db, statement).then((result) => result.rows);
   };
 }

@@ -13,6 +13,12 @@
  * INSERT_ACTIVE_BATCH, TRANSITION_BATCH); and their calls are independent of each other (a unit's call never waits on another
  * unit's). A failed batch statement fails every unit in it, and the group is then stored again without
  * batching the failure in (group-commit.ts).
+ *
+ * A kind's statement is either built once (`prepared`: the alerts opened, the events emitted) or raw SQL with
+ * one text whatever the number of calls (the report statement, the state statement, the alert transitions),
+ * which runs as a named statement by construction (`runNamed`, named-statements.ts). Either takes its
+ * columns from the table's statement module (db/statements), and a kind whose answer comes back as JSON reads
+ * it with a typed reader (db/decode.ts), never a positional row cast to a type.
  */
 import type { Db, Trx } from './schema.ts';
 

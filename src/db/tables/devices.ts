@@ -29,7 +29,10 @@ export interface DevicesTable {
   report_token_prev: string | null;
 }
 
-/** Raw readings, append-only. No id: nothing addresses a single reading. */
+/**
+ * Raw readings, append-only. No id: nothing addresses a single reading. Its statements and their column
+ * list: db/statements/readings.ts (a new column goes there too).
+ */
 export interface ReadingsTable {
   device_id: string;
   farm_id: string;

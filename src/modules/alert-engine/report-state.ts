@@ -6,47 +6,38 @@
  */
 import { type ExpressionBuilder, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonList, nullable, num, record, text } from '../../db/decode.ts';
 import { isPostgres } from '../../db/engine.ts';
-import { nameStatement } from '../../db/named-statements.ts';
+import { runNamed } from '../../db/named-statements.ts';
 import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
-import { ACTIVE_STATUSES } from '../alerts/repository.ts';
 import {
   ALERT_COLUMNS,
+  type ClippableSpan,
+  spanStart,
+  spanStartSql,
+  upsertWatermarks,
+} from '../../db/statements/alerts.ts';
+import { ACTIVE_STATUSES } from '../alerts/repository.ts';
+import {
   advanceWatermarks,
   findReportState,
-  moveWatermarkForward,
-  parsed,
-  type ReadingSpan,
   type ReportState,
   type ReportStateQuery,
   reportStateColumns,
+  spanReadings,
   stateOf,
-  upsertWatermarksQuery,
   type WatermarkMoves,
+  watermarkMoves,
   watermarksBefore,
 } from './repository.ts';
 
-/** A span to read that may start later, once its metric's watermark is known (spanStart). */
-export interface ClippableSpan extends ReadingSpan {
-  /** The longest window over the span's metric. */
-  keepMs: number;
-}
+export type { ClippableSpan } from '../../db/statements/alerts.ts';
 
 export interface MoveAndReadQuery extends ReportStateQuery, WatermarkMoves {
   spans: readonly ClippableSpan[];
-}
-
-/**
- * Where a span's reading starts, given its metric's watermark before this report (null: none yet): a
- * reading older than the watermark is late and not evaluated, so no window reaches further back than its
- * length before the watermark. Worked out from the candidate metrics, before their late readings are
- * dropped, a span could otherwise start at a late reading and reach back over every reading since.
- */
-export function spanStart(span: ClippableSpan, watermark: number | null | undefined): number {
-  return watermark == null ? span.from : Math.max(span.from, watermark - span.keepMs);
 }
 
 /**
@@ -57,13 +48,13 @@ export function spanStart(span: ClippableSpan, watermark: number | null | undefi
  */
 const moveWatermarksAndSelectState = prepared((db, q: MoveAndReadQuery) =>
   db
-    .with('moved', (qc) => upsertWatermarksQuery(qc, q))
+    .with('moved', (qc) => upsertWatermarks(qc, watermarkMoves(q), false))
     .selectNoFrom((eb) => [
       pgJsonArrayFrom(eb.selectFrom('moved').select(['moved.metric', 'moved.prev_at'])).as('watermarks'),
       // Each span from where spanStart says, with the watermark as it was before this report.
       ...reportStateColumns(db, eb as unknown as ExpressionBuilder<DB, never>, q, (i) => {
         const { metric, from, keepMs } = q.spans[i] as ClippableSpan;
-        return sql<number>`greatest(${from}, coalesce((select m.prev_at from moved m where m.metric = ${metric}) - ${keepMs}, ${from}))`;
+        return spanStartSql(from, sql`(select m.prev_at from moved m where m.metric = ${metric})`, keepMs);
       }),
     ]),
 );
@@ -85,12 +76,23 @@ export async function moveWatermarksAndReadState(
     const spans = started(watermarks);
     return { watermarks, spans, state: await findReportState(db, { ...q, spans }) };
   }
+  // A lone report runs the statement written for one: the group's statement made for one report costs
+  // it a fifth more (ingest/repository.ts, reportStatement, has the numbers).
   const row = await batchedCall(db, MOVE_AND_READ_BATCH, q, async (one, query) => {
     const [first] = (await moveWatermarksAndSelectState(one, query)) as Array<Record<string, unknown>>;
     return first;
   });
-  const watermarks = watermarksBefore(parsed(row?.watermarks));
+  const watermarks = watermarksBefore(jsonList(row?.watermarks, 'watermarks').map(watermarkOf));
   return { watermarks, spans: started(watermarks), state: stateOf(q, row) };
+}
+
+/** Reads a moved watermark: its metric and the watermark it replaced. */
+function watermarkOf(value: unknown): { metric: string; prev_at: number | null } {
+  const w = record(value, 'watermark');
+  return {
+    metric: text(w.metric, 'watermark.metric'),
+    prev_at: nullable(num)(w.prev_at, 'watermark.prev_at'),
+  };
 }
 
 /**
@@ -102,26 +104,22 @@ export async function moveWatermarksAndReadState(
  */
 const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> | undefined> = {
   async run(trx: Db, queries: readonly MoveAndReadQuery[]) {
-    const moves = queries.flatMap((q) => q.latest.map((l) => ({ q, ...l })));
     const subjects = queries.flatMap((q, place) => q.subjects.map((s) => ({ place, q, s })));
     const spans = queries.flatMap((q, place) => q.spans.map((span, index) => ({ place, q, span, index })));
     const columns = ALERT_COLUMNS.map((c) => sql.ref(`a.${c}`));
-    const upsert = trx
-      .insertInto('alert_watermarks')
-      .columns(['device_id', 'metric', 'farm_id', 'at', 'prev_at'])
-      .expression(
-        sql`select w.device_id, w.metric, w.farm_id, w.at, null
-          from unnest(${pgTexts(moves.map((m) => m.q.deviceId))}::text[], ${pgTexts(moves.map((m) => m.metric))}::text[],
-            ${pgTexts(moves.map((m) => m.q.farmId))}::text[], ${pgNumbers(moves.map((m) => m.at))}::int8[]) as w(device_id, metric, farm_id, at)
-          order by w.device_id, w.metric`,
-      )
-      .onConflict(moveWatermarkForward)
-      .returning(['device_id', 'metric', 'prev_at']);
-    const statement = sql<{ watermarks: unknown; alerts: unknown; breaches: unknown; spans: unknown }>`
-      with moved as (${upsert})
+    const moved = upsertWatermarks(trx, queries.flatMap(watermarkMoves), true);
+    const from = spanStartSql(
+      sql`sp.from_at`,
+      sql`(select m.prev_at from moved m where m.device_id = sp.device_id and m.metric = sp.metric)`,
+      sql`sp.keep_ms`,
+    );
+    const [row] = await runNamed(
+      trx,
+      sql<{ watermarks: unknown; alerts: unknown; breaches: unknown; spans: unknown }>`
+      with moved as (${moved})
       select
-        (select coalesce(json_agg(json_build_array(m.device_id, m.metric, m.prev_at)), '[]'::json) from moved m)
-          as watermarks,
+        (select coalesce(json_agg(json_build_object('device_id', m.device_id, 'metric', m.metric,
+          'prev_at', m.prev_at)), '[]'::json) from moved m) as watermarks,
         (select coalesce(json_agg(x), '[]'::json) from (
           select s.place, ${sql.join(columns)}
           from unnest(${pgNumbers(subjects.map((x) => x.place))}::int4[], ${pgTexts(subjects.map((x) => x.q.farmId))}::text[],
@@ -129,39 +127,52 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
             as s(place, farm_id, subject_type, subject_id)
           join alerts a on a.farm_id = s.farm_id and a.subject_type = s.subject_type and a.subject_id = s.subject_id
           where a.status in (${sql.join(ACTIVE_STATUSES)})) x) as alerts,
-        (select coalesce(json_agg(json_build_array(b.device_id, b.rule, b.since)), '[]'::json)
+        (select coalesce(json_agg(json_build_object('device_id', b.device_id, 'rule', b.rule, 'since', b.since)), '[]'::json)
           from alert_breaches b where b.device_id = any(${pgTexts(queries.filter((q) => q.breaches).map((q) => q.deviceId))}::text[]))
           as breaches,
-        (select coalesce(json_agg(json_build_array(sp.place, sp.index, (
-            select coalesce(json_agg(json_build_array(r.at, r.value)), '[]'::json) from (
-              select at, value from readings where device_id = sp.device_id and metric = sp.metric
-                and at >= greatest(sp.from_at, coalesce((select m.prev_at from moved m
-                  where m.device_id = sp.device_id and m.metric = sp.metric) - sp.keep_ms, sp.from_at))
-              order by at) r))), '[]'::json)
+        (select coalesce(json_agg(json_build_object('place', sp.place, 'index', sp.index,
+            'readings', ${spanReadings(trx, sql`sp.device_id`, sql`sp.metric`, from)})), '[]'::json)
           from unnest(${pgNumbers(spans.map((x) => x.place))}::int4[], ${pgNumbers(spans.map((x) => x.index))}::int4[],
             ${pgTexts(spans.map((x) => x.q.deviceId))}::text[], ${pgTexts(spans.map((x) => x.span.metric))}::text[],
             ${pgNumbers(spans.map((x) => x.span.from))}::int8[], ${pgNumbers(spans.map((x) => x.span.keepMs))}::int8[])
-            as sp(place, index, device_id, metric, from_at, keep_ms)) as spans`.compile(trx);
-    nameStatement(statement.sql);
-    const [row] = (await trx.executeQuery(statement)).rows;
-    const answers = queries.map((q) => {
-      const answer: Record<string, unknown[]> = { watermarks: [], alerts: [], breaches: [] };
-      for (const [i] of q.spans.entries()) answer[`span_${i}`] = [];
-      return answer;
-    });
-    const placeOf = new Map(queries.map((q, place) => [q.deviceId, place]));
-    for (const [deviceId, metric, prevAt] of parsed<[string, string, number | null]>(row?.watermarks)) {
-      answers[placeOf.get(deviceId) as number]?.watermarks?.push({ metric, prev_at: prevAt });
-    }
-    for (const { place, ...alert } of parsed<{ place: number }>(row?.alerts))
-      answers[place]?.alerts?.push(alert);
-    for (const [deviceId, rule, since] of parsed<[string, string, number]>(row?.breaches)) {
-      answers[placeOf.get(deviceId) as number]?.breaches?.push({ rule, since });
-    }
-    for (const [place, index, readings] of parsed<[number, number, unknown[]]>(row?.spans)) {
-      const answer = answers[place];
-      if (answer) answer[`span_${index}`] = readings;
-    }
-    return answers;
+            as sp(place, index, device_id, metric, from_at, keep_ms)) as spans`,
+    );
+    return answersOf(queries, row);
   },
 };
+
+/**
+ * Reads the batch statement's row back into one answer per report, each as the statement for one gives it
+ * (stateOf and watermarkOf read them): its watermarks, active alerts, breach starts and spans.
+ */
+function answersOf(queries: readonly MoveAndReadQuery[], row: Record<string, unknown> | undefined) {
+  const answers = queries.map((q) => {
+    const answer: Record<string, unknown[]> = { watermarks: [], alerts: [], breaches: [] };
+    for (const [i] of q.spans.entries()) answer[`span_${i}`] = [];
+    return answer;
+  });
+  const placeOf = new Map(queries.map((q, place) => [q.deviceId, place]));
+  const answerOf = (place: number | undefined, what: string) => {
+    const answer = place === undefined ? undefined : answers[place];
+    if (!answer) throw new Error(`${what}: no report of the batch at ${place}`);
+    return answer;
+  };
+  for (const value of jsonList(row?.watermarks, 'watermarks')) {
+    const w = record(value, 'watermark');
+    answerOf(placeOf.get(text(w.device_id, 'watermark.device_id')), 'watermark').watermarks?.push(w);
+  }
+  for (const value of jsonList(row?.alerts, 'alerts')) {
+    const { place, ...alert } = record(value, 'alert');
+    answerOf(num(place, 'alert.place'), 'alert').alerts?.push(alert);
+  }
+  for (const value of jsonList(row?.breaches, 'breaches')) {
+    const b = record(value, 'breach');
+    answerOf(placeOf.get(text(b.device_id, 'breach.device_id')), 'breach').breaches?.push(b);
+  }
+  for (const value of jsonList(row?.spans, 'spans')) {
+    const sp = record(value, 'span');
+    const index = num(sp.index, 'span.index');
+    answerOf(num(sp.place, 'span.place'), 'span')[`span_${index}`] = jsonList(sp.readings, `span_${index}`);
+  }
+  return answers;
+}

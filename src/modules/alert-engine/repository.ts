@@ -5,19 +5,14 @@
  * PostgreSQL the upsert and the select are one statement, for a report or a group of them
  * (report-state.ts, which reads a report's state on either engine).
  */
-import {
-  type ExpressionBuilder,
-  type OnConflictBuilder,
-  type QueryCreator,
-  type RawBuilder,
-  type SqlBool,
-  sql,
-} from 'kysely';
+import { type ExpressionBuilder, type OnConflictBuilder, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
+import { jsonList, num, record, text, tuple } from '../../db/decode.ts';
 import { isPostgres } from '../../db/engine.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
+import { ALERT_COLUMNS, upsertWatermarks } from '../../db/statements/alerts.ts';
 import type { AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_STATUSES, type AlertRow } from '../alerts/repository.ts';
 
@@ -36,65 +31,30 @@ export async function advanceWatermarks(
   latest: ReadonlyArray<{ metric: string; at: number }>,
 ): Promise<Map<string, number | null>> {
   if (latest.length === 0) return new Map();
-  return watermarksBefore(await upsertWatermarks(db, { ...key, latest }));
+  return watermarksBefore(await upsertWatermarkRows(db, { ...key, latest }));
 }
 
-/** Per metric, the watermark the upsert replaced (null: none yet); PostgreSQL's JSON gives int8 as text. */
+/** Per metric, the watermark the upsert replaced (null: none yet); PostgreSQL gives int8 as text. */
 export function watermarksBefore(
   rows: ReadonlyArray<{ metric: string; prev_at: number | string | null }>,
 ): Map<string, number | null> {
   return new Map(rows.map((r) => [r.metric, r.prev_at === null ? null : Number(r.prev_at)]));
 }
 
-const upsertWatermarks = prepared((db, q: WatermarkMoves) => upsertWatermarksQuery(db, q));
+const upsertWatermarkRows = prepared((db, q: WatermarkMoves) =>
+  upsertWatermarks(db, watermarkMoves(q), false),
+);
+
+/** A report's watermark moves as the table's rows (db/statements/alerts.ts). */
+export function watermarkMoves(q: WatermarkMoves) {
+  return q.latest.map(({ metric, at }) => ({ device_id: q.deviceId, metric, farm_id: q.farmId, at }));
+}
 
 export interface WatermarkMoves {
   farmId: string;
   deviceId: string;
   latest: ReadonlyArray<{ metric: string; at: number }>;
 }
-
-export function upsertWatermarksQuery(db: QueryCreator<DB>, q: WatermarkMoves) {
-  return db
-    .insertInto('alert_watermarks')
-    .values(
-      q.latest.map(({ metric, at }) => ({
-        device_id: q.deviceId,
-        metric,
-        farm_id: q.farmId,
-        at,
-        prev_at: null,
-      })),
-    )
-    .onConflict(moveWatermarkForward)
-    .returning(['metric', 'prev_at']);
-}
-
-/** A watermark already there moves to the new time only if it is later; `prev_at` keeps where it was. */
-export function moveWatermarkForward(oc: OnConflictBuilder<DB, 'alert_watermarks'>) {
-  return oc.columns(['device_id', 'metric']).doUpdateSet({
-    prev_at: sql<number | null>`alert_watermarks.at`,
-    at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
-  });
-}
-
-/** Every column of an alert, named: SQLite's JSON aggregate needs explicit selections. */
-export const ALERT_COLUMNS = [
-  'id',
-  'farm_id',
-  'severity',
-  'severity_rank',
-  'title',
-  'reason',
-  'rule',
-  'subject_type',
-  'subject_id',
-  'status',
-  'created_at',
-  'updated_at',
-  'acknowledged_at',
-  'resolved_at',
-] as const satisfies ReadonlyArray<keyof AlertsTable>;
 
 export interface ReportStateQuery {
   farmId: string;
@@ -149,14 +109,49 @@ export async function findReportState(db: Db, q: ReportStateQuery): Promise<Repo
 
 export function stateOf(q: ReportStateQuery, row: Record<string, unknown> | undefined): ReportState {
   return {
-    alerts: parsed<AlertRow>(row?.alerts),
-    breaches: new Map(
-      parsed<{ rule: string; since: number }>(row?.breaches).map((b) => [b.rule, Number(b.since)]),
-    ),
-    stored: q.spans.map((_, i) =>
-      inTimeOrder(parsed<[number | string, number]>(row?.[`span_${i}`]).map(([at, v]) => [Number(at), v])),
-    ),
+    alerts: jsonList(row?.alerts, 'alerts').map(alertOf),
+    breaches: new Map(jsonList(row?.breaches, 'breaches').map(breachOf)),
+    stored: q.spans.map((_, i) => storedOf(row?.[`span_${i}`], `span_${i}`)),
   };
+}
+
+const ALERT_TEXTS = ['id', 'farm_id', 'rule', 'subject_type', 'subject_id', 'status', 'severity'] as const;
+
+/** Reads an active alert of the state select (every column of ALERT_COLUMNS). */
+export function alertOf(value: unknown): AlertRow {
+  const alert = record(value, 'alert');
+  for (const c of ALERT_TEXTS) if (typeof alert[c] !== 'string') text(alert[c], `alert.${c}`);
+  num(alert.created_at, 'alert.created_at');
+  return alert as unknown as AlertRow;
+}
+
+/** Reads a breach start of the state select: { rule, since }. */
+function breachOf(value: unknown): [string, number] {
+  const breach = record(value, 'breach');
+  return [text(breach.rule, 'breach.rule'), num(breach.since, 'breach.since')];
+}
+
+/**
+ * Reads a span's stored readings: [at, value] pairs, in time order (PostgreSQL's JSON may give `at` as
+ * text). The pairs are the most a report reads (a window's every reading): checked without a call or a
+ * label built per pair unless one is wrong.
+ */
+export function storedOf(value: unknown, what: string): Array<[number, number]> {
+  const list = jsonList(value, what);
+  const pairs = new Array<[number, number]>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const pair = list[i];
+    if (Array.isArray(pair) && pair.length === 2) {
+      const [at, v] = pair as [unknown, unknown];
+      if (typeof at === 'number' && typeof v === 'number') {
+        pairs[i] = [at, v];
+        continue;
+      }
+    }
+    const [at, v] = tuple(pair, 2, what);
+    pairs[i] = [num(at, `${what}[${i}] at`), num(v, `${what}[${i}] value`)];
+  }
+  return inTimeOrder(pairs);
 }
 
 /**
@@ -167,13 +162,13 @@ export function stateOf(q: ReportStateQuery, row: Record<string, unknown> | unde
  * each reading's frame, and an aggregate for the part every window holds, with the edges read one by
  * one, measured slower on PostgreSQL (three subqueries a window instead of one a metric).
  */
-function spanReadings(
+export function spanReadings(
   db: Db,
-  deviceId: string,
-  span: ReadingSpan,
-  from: RawBuilder<number> | number = span.from,
+  deviceId: string | RawBuilder<string>,
+  metric: string | RawBuilder<string>,
+  from: RawBuilder<number> | number,
 ): RawBuilder<unknown> {
-  const rows = sql`select at, value from readings where device_id = ${deviceId} and metric = ${span.metric}
+  const rows = sql`select at, value from readings where device_id = ${deviceId} and metric = ${metric}
       and at >= ${from} order by at`;
   return isPostgres(db)
     ? sql`(select coalesce(json_agg(json_build_array(r.at, r.value)), '[]'::json) from (${rows}) r)`
@@ -224,14 +219,10 @@ export function reportStateColumns(
         .where('device_id', '=', q.deviceId)
         .$if(!q.breaches, (qb) => qb.where(none)),
     ).as('breaches'),
-    ...q.spans.map((span, i) => spanReadings(db, q.deviceId, span, from?.(i)).as(`span_${i}`)),
+    ...q.spans.map((span, i) =>
+      spanReadings(db, q.deviceId, span.metric, from?.(i) ?? span.from).as(`span_${i}`),
+    ),
   ];
-}
-
-/** A JSON column as PostgreSQL parses it or SQLite returns its text; null as none. */
-export function parsed<T>(value: unknown): T[] {
-  if (value == null) return [];
-  return (typeof value === 'string' ? JSON.parse(value) : value) as T[];
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Alert queries and the one row → Alert mapping. */
 import { type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
-import { nameStatement } from '../../db/named-statements.ts';
+import { runNamed } from '../../db/named-statements.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
@@ -198,15 +198,17 @@ async function transitionMany(db: Db, group: readonly Transition[]): Promise<Arr
   const [first] = group as [Transition];
   const columns = setColumns(first);
   const values = group.map((q) => ({ ...q.set, id: q.id }));
-  const statement = sql<AlertRow>`
+  const rows = await runNamed(
+    db,
+    sql<AlertRow>`
     update alerts set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
     from json_populate_recordset(null::alerts, ${JSON.stringify(values)}::json) as v
     where alerts.id = v.id and alerts.status in (${sql.join(first.from)})${
       first.onlySeverity === undefined ? sql`` : sql` and alerts.severity = ${first.onlySeverity}`
     }
-    returning alerts.*`.compile(db);
-  nameStatement(statement.sql);
-  const updated = new Map((await db.executeQuery(statement)).rows.map((r) => [r.id, r]));
+    returning alerts.*`,
+  );
+  const updated = new Map(rows.map((r) => [r.id, r]));
   return group.map((q) => updated.get(q.id) ?? null);
 }
 

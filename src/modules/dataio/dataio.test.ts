@@ -4,10 +4,10 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import * as make from '../../../test/factories.ts';
 import { type ErrorBody, expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { insertReadings } from '../../db/statements/readings.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
-import { insertReadings } from '../readings/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { EXPORT_COLUMNS, READINGS_EXPORT_PAGE } from './export.ts';
 import type { ImportResult } from './schemas.ts';
@@ -425,14 +425,16 @@ forEachEngine('data in and out', (t) => {
       ats.push(base + Math.floor(i / 10) * 7);
     }
     for (let i = 0; i < total; i += 1000) {
-      await insertReadings(t().database.db, {
-        deviceId: device.id,
-        farmId: farm.id,
-        metrics: metrics.slice(i, i + 1000),
-        values: values.slice(i, i + 1000),
-        units: units.slice(i, i + 1000),
-        ats: ats.slice(i, i + 1000),
-      });
+      await insertReadings(
+        t().database.db,
+        { deviceId: device.id, farmId: farm.id },
+        metrics.slice(i, i + 1000).map((metric, k) => ({
+          metric,
+          value: values[i + k] as number,
+          unit: units[i + k] ?? null,
+          at: ats[i + k] as number,
+        })),
+      );
     }
     const all = csvRows(await exportText(t(), acct.live_key, `/v1/devices/${device.id}/readings/export`));
     assert.equal(all.length, total);

@@ -1,49 +1,36 @@
 /**
  * Ingest's own statements: on PostgreSQL a report's device, readings, latest values, farm and the device's
  * animal in one; on SQLite, where a statement costs no round trip, one each, the device update also reading
- * the farm's rules version and whether commands are due.
+ * the farm's rules version and whether commands are due. The columns they write come from the tables'
+ * statement modules (db/statements: devices.ts, readings.ts, device-latest.ts).
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
-import { nameStatement } from '../../db/named-statements.ts';
+import { jsonList, nullable, num, record, text } from '../../db/decode.ts';
+import { runNamed } from '../../db/named-statements.ts';
 import { pgBools, pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
+import { latestArrays, upsertLatestFrom } from '../../db/statements/device-latest.ts';
+import {
+  type DeviceTouch,
+  REPORTING_DEVICE_COLUMNS,
+  reportGap,
+  TOUCH_OPTIONAL,
+  TOUCH_OPTIONAL_COLUMNS,
+  touchColumns,
+} from '../../db/statements/devices.ts';
+import { insertReadingsFrom, readingArrays, readingRef } from '../../db/statements/readings.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alert-engine/repository.ts';
 import type { EngineFarm } from '../alert-engine/rule-cache.ts';
 import { type CommandRow, handOutStatement, handOutToEachStatement, isDue } from '../commands/repository.ts';
-import { moveLatestForward } from '../readings/repository.ts';
 import type { PreparedReading } from '../readings/service.ts';
 
+export type { DeviceTouch } from '../../db/statements/devices.ts';
 export type DeviceRow = Selectable<DevicesTable>;
 export type FarmRow = Selectable<FarmsTable>;
-
-/**
- * What a report sets on its device row (last_seen_at always, and from it the smoothed gap between reports;
- * the rest when the report carries them).
- */
-export interface DeviceTouch {
-  last_seen_at: number;
-  /** The report's own random token (alerts/recent-readings.ts); the row keeps the one it replaces. */
-  report_token: string;
-  battery?: number;
-  lat?: number;
-  lon?: number;
-  firmware?: string;
-}
-
-/**
- * The device's usual gap between reports, for device.quiet: each new gap weighs a fifth, so the value
- * follows a mean of roughly its last ten gaps (as the brief's usual interval does) without reading
- * them back. Computed in the UPDATE from the old row, so it costs no statement.
- */
-export function reportGap(now: number | RawBuilder<number>): RawBuilder<number | null> {
-  return sql<
-    number | null
-  >`case when last_seen_at is null or last_seen_at >= ${now} then report_gap_ms when report_gap_ms is null then ${now} - last_seen_at else report_gap_ms * 0.8 + (${now} - last_seen_at) * 0.2 end`;
-}
 
 /**
  * What the PostgreSQL statement returns besides the device: what the alert engine would read next, and
@@ -78,62 +65,6 @@ export function touchDeviceAndStorePg(
   return batchedCall(trx, TOUCH_BATCH, { deviceId, touch, readings, latest }, touchOneDeviceAndStorePg);
 }
 
-async function touchOneDeviceAndStorePg(
-  trx: Db,
-  { deviceId, touch, readings, latest }: TouchCall,
-): Promise<TouchedDevicePg | undefined> {
-  const sets = sql.join(
-    Object.entries(touchColumns(touch)).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
-    sql`, `,
-  );
-  const cols = (rows: readonly PreparedReading[]) => ({
-    metrics: pgTexts(rows.map((r) => r.metric)),
-    values: pgNumbers(rows.map((r) => r.value)),
-    units: pgTexts(rows.map((r) => r.unit)),
-    ats: pgNumbers(rows.map((r) => r.at)),
-  });
-  const r = cols(readings);
-  const l = cols(latest);
-  const handOut = handOutStatement(trx, { deviceId, now: touch.last_seen_at, everyOpen: false });
-  const statement = sql<
-    DeviceRow & { farm_row: FarmRow; animal_row: AnimalLabelRow | null; command_rows: CommandRow[] }
-  >`
-    with d as (
-      update devices set ${sets} where id = ${deviceId} returning *
-    ), stored as (
-      insert into readings (device_id, farm_id, metric, value, unit, at)
-      select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
-      from d, unnest(${r.metrics}::text[], ${r.values}::float8[], ${r.units}::text[], ${r.ats}::int8[])
-        as r(metric, value, unit, at)
-    ), moved as (${latestMoved(
-      trx,
-      sql`select d.id, l.metric, l.value, l.unit, l.at
-        from d, unnest(${l.metrics}::text[], ${l.values}::float8[], ${l.units}::text[], ${l.ats}::int8[])
-          as l(metric, value, unit, at)`,
-    )}), handed_out as (${handOut})
-    select d.*, to_jsonb(f.*) as farm_row,
-      (select coalesce(json_agg(h), '[]'::json) from handed_out h) as command_rows,
-      (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
-        from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
-    from d join farms f on f.id = d.farm_id`.compile(trx);
-  // One text per set of touched columns: a named statement, parsed and planned once per connection.
-  nameStatement(statement.sql);
-  const result = await trx.executeQuery(statement);
-  const row = result.rows[0];
-  if (!row) return undefined;
-  const { farm_row: farm, animal_row: animal, command_rows: commands, ...device } = row;
-  return { device, farm, animal, commands };
-}
-
-/** The latest-value upsert of the report statements, from `rows` (device_id, metric, value, unit, at). */
-function latestMoved(db: Db, rows: RawBuilder<unknown>) {
-  return db
-    .insertInto('device_latest')
-    .columns(['device_id', 'metric', 'value', 'unit', 'at'])
-    .expression(rows)
-    .onConflict(moveLatestForward);
-}
-
 interface TouchCall {
   deviceId: string;
   touch: DeviceTouch;
@@ -142,140 +73,153 @@ interface TouchCall {
 }
 
 /**
+ * The report statement, for one report or a group's: `d`, the updated device rows (with `place`, and
+ * `batch_now` for a group), is made by `devices`; then the readings and latest values from `unnest` rows `r`
+ * and `l` joined to `d` by `join`, the hand-out, and per device row its farm, commands and animal. Both forms
+ * share every piece but the device update and the join. Two forms, because a group's statement made for one
+ * report costs that report more than the statement written for one: measured in one process, lone reports
+ * on PostgreSQL alternating between the two (this statement and the state statement, report-state.ts),
+ * 500 reports each a run, two runs: 1-reading reports 15.0 → 22.0 and 21.6 → 25.2 ms median wall time, 1,555 → 1,957 and
+ * 1,665 → 1,988 µs CPU; 100-reading reports 13.8 → 16.9 and 34.8 → 42.4 ms, 1,904 → 2,348 and 2,440 →
+ * 2,926 µs (BENCHMARKS.md, "One home per hot statement").
+ */
+function reportStatement(
+  trx: Db,
+  parts: {
+    devices: RawBuilder<unknown>;
+    readings: RawBuilder<unknown>;
+    latest: RawBuilder<unknown>;
+    /** How `unnest` rows named by the alias meet `d`: `from` (a lone report's cross join) or by place. */
+    join: (alias: string, rows: RawBuilder<unknown>) => RawBuilder<unknown>;
+    handOut: { compile(db: Db): unknown } | RawBuilder<unknown>;
+    commandsOf: RawBuilder<unknown>;
+  },
+) {
+  return sql<Record<string, unknown>>`
+    with ${parts.devices}, stored as (${insertReadingsFrom(
+      sql`d.id`,
+      sql`d.farm_id`,
+      readingRef('r'),
+      parts.join('r', parts.readings),
+    )}), moved as (${upsertLatestFrom(trx, sql`d.id`, 'l', parts.join('l', parts.latest))}), handed_out as (${parts.handOut})
+    select d.*, to_jsonb(f.*) as farm_row,
+      (select coalesce(json_agg(h), '[]'::json) from handed_out h${parts.commandsOf}) as command_rows,
+      (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
+        from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
+    from d join farms f on f.id = d.farm_id`;
+}
+
+/** Reads a report statement's row (the device's own columns, and its farm, animal and commands as JSON). */
+function touchedOf(row: Record<string, unknown>): TouchedDevicePg {
+  const { farm_row, animal_row, command_rows, place: _place, batch_now: _now, ...device } = row;
+  text(device.id, 'device.id');
+  text(device.farm_id, 'device.farm_id');
+  const farm = record(farm_row, 'farm_row');
+  text(farm.id, 'farm_row.id');
+  num(farm.rules_version, 'farm_row.rules_version');
+  const animal = nullable(record)(animal_row, 'animal_row');
+  const commands = jsonList(command_rows, 'command_rows').map((c) => {
+    const command = record(c, 'command_rows[]');
+    text(command.id, 'command_rows[].id');
+    text(command.command, 'command_rows[].command');
+    return command as unknown as CommandRow;
+  });
+  return {
+    device: device as unknown as DeviceRow,
+    farm: farm as unknown as FarmRow,
+    animal: animal as AnimalLabelRow | null,
+    commands,
+  };
+}
+
+async function touchOneDeviceAndStorePg(
+  trx: Db,
+  { deviceId, touch, readings, latest }: TouchCall,
+): Promise<TouchedDevicePg | undefined> {
+  const sets = sql.join(
+    Object.entries(touchColumns(touch)).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+    sql`, `,
+  );
+  // One text per set of touched columns: a named statement, parsed and planned once per connection.
+  const [row] = await runNamed(
+    trx,
+    reportStatement(trx, {
+      devices: sql`d as (update devices set ${sets} where id = ${deviceId} returning *)`,
+      readings: readingArrays('r', readings),
+      latest: latestArrays('l', latest),
+      join: (_, rows) => sql`d, ${rows}`,
+      handOut: handOutStatement(trx, { deviceId, now: touch.last_seen_at, everyOpen: false }),
+      commandsOf: sql``,
+    }),
+  );
+  return row ? touchedOf(row) : undefined;
+}
+
+/**
  * The report statement for a group's reports at once (statement-batch.ts), one text whatever their number:
  * each report's device row, readings and latest values as arrays (`unnest`, the readings tagged with their
- * report's place), each column the report leaves out kept as it was. The device rows are updated in id
- * order. Answers each report as the statement for one does (undefined: no such device).
+ * report's place), each column the report leaves out (TOUCH_OPTIONAL) kept as it was. The device rows are
+ * updated in id order. Answers each report as the statement for one does (undefined: no such device).
  */
 const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
   async run(trx: Db, calls: readonly TouchCall[]) {
-    const optional = <T>(
-      column: 'battery' | 'lat' | 'lon' | 'firmware',
-      format: (v: (T | null)[]) => string,
-    ) => ({
-      has: pgBools(calls.map((c) => c.touch[column] !== undefined)),
-      value: format(calls.map((c) => (c.touch[column] ?? null) as T | null)),
-    });
-    const [battery, lat, lon, firmware] = [
-      optional<number>('battery', pgNumbers),
-      optional<number>('lat', pgNumbers),
-      optional<number>('lon', pgNumbers),
-      optional<string>('firmware', pgTexts),
-    ];
-    const rows = (pick: (c: TouchCall) => readonly PreparedReading[]) => {
-      const r = {
-        place: [] as number[],
-        metric: [] as string[],
-        value: [] as number[],
-        unit: [] as (string | null)[],
-        at: [] as number[],
+    const given = TOUCH_OPTIONAL_COLUMNS.map((column) => {
+      const type = TOUCH_OPTIONAL[column];
+      const values = calls.map((c) => c.touch[column] ?? null);
+      return {
+        column,
+        has: sql`${pgBools(calls.map((c) => c.touch[column] !== undefined))}::bool[]`,
+        value: sql`${type === 'text' ? pgTexts(values as (string | null)[]) : pgNumbers(values as (number | null)[])}::${sql.raw(type)}[]`,
       };
-      for (const [place, call] of calls.entries()) {
+    });
+    const places = (pick: (c: TouchCall) => readonly PreparedReading[]) => {
+      const place: number[] = [];
+      const rows: PreparedReading[] = [];
+      for (const [i, call] of calls.entries()) {
         for (const reading of pick(call)) {
-          r.place.push(place + 1);
-          r.metric.push(reading.metric);
-          r.value.push(reading.value);
-          r.unit.push(reading.unit);
-          r.at.push(reading.at);
+          place.push(i + 1);
+          rows.push(reading);
         }
       }
-      return {
-        place: pgNumbers(r.place),
-        metric: pgTexts(r.metric),
-        value: pgNumbers(r.value),
-        unit: pgTexts(r.unit),
-        at: pgNumbers(r.at),
-      };
+      return { place, rows };
     };
-    const r = rows((c) => c.readings);
-    const l = rows((c) => c.latest);
+    const r = places((c) => c.readings);
+    const l = places((c) => c.latest);
     const now = sql<number>`v.now_ms`;
-    const keep = (column: string, has: string, value: string) =>
-      sql`${sql.ref(column)} = case when ${sql.ref(`v.${has}`)} then ${sql.ref(`v.${value}`)} else devices.${sql.ref(column)} end`;
-    const statement = sql<
-      DeviceRow & {
-        place: number;
-        farm_row: FarmRow;
-        animal_row: AnimalLabelRow | null;
-        command_rows: CommandRow[];
-      }
-    >`
-      with v as (
+    const keep = (column: string) =>
+      sql`${sql.ref(column)} = case when ${sql.ref(`v.has_${column}`)} then ${sql.ref(`v.${column}_v`)} else devices.${sql.ref(column)} end`;
+    const devices = sql`v as (
         select * from unnest(
           ${pgTexts(calls.map((c) => c.deviceId))}::text[], ${pgNumbers(calls.map((c) => c.touch.last_seen_at))}::int8[],
           ${pgTexts(calls.map((c) => c.touch.report_token))}::text[],
-          ${battery.has}::bool[], ${battery.value}::float8[], ${lat.has}::bool[], ${lat.value}::float8[],
-          ${lon.has}::bool[], ${lon.value}::float8[], ${firmware.has}::bool[], ${firmware.value}::text[]
-        ) with ordinality as v(device_id, now_ms, token, has_battery, battery_v, has_lat, lat_v, has_lon, lon_v,
-          has_firmware, firmware_v, place)
+          ${sql.join(given.flatMap((g) => [g.has, g.value]))}
+        ) with ordinality as v(device_id, now_ms, token, ${sql.join(
+          TOUCH_OPTIONAL_COLUMNS.flatMap((c) => [sql.id(`has_${c}`), sql.id(`${c}_v`)]),
+        )}, place)
       ), locked as (
         select devices.id from devices join v on v.device_id = devices.id order by devices.id for no key update of devices
       ), d as (
         update devices set last_seen_at = ${now}, report_token = v.token, report_gap_ms = ${reportGap(now)},
-          report_token_prev = devices.report_token,
-          ${keep('battery', 'has_battery', 'battery_v')}, ${keep('lat', 'has_lat', 'lat_v')},
-          ${keep('lon', 'has_lon', 'lon_v')}, ${keep('firmware', 'has_firmware', 'firmware_v')}
+          report_token_prev = devices.report_token, ${sql.join(TOUCH_OPTIONAL_COLUMNS.map(keep))}
         from v where devices.id = v.device_id and devices.id in (select id from locked)
         returning devices.*, v.place::int4 as place, v.now_ms as batch_now
-      ), stored as (
-        insert into readings (device_id, farm_id, metric, value, unit, at)
-        select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
-        from unnest(${r.place}::int4[], ${r.metric}::text[], ${r.value}::float8[], ${r.unit}::text[], ${r.at}::int8[])
-          as r(place, metric, value, unit, at) join d on d.place = r.place
-      ), moved as (${latestMoved(
-        trx,
-        sql`select d.id, l.metric, l.value, l.unit, l.at
-          from unnest(${l.place}::int4[], ${l.metric}::text[], ${l.value}::float8[], ${l.unit}::text[], ${l.at}::int8[])
-            as l(place, metric, value, unit, at) join d on d.place = l.place`,
-      )}), handed_out as (${handOutToEachStatement(trx)})
-      select d.*, to_jsonb(f.*) as farm_row,
-        (select coalesce(json_agg(h), '[]'::json) from handed_out h where h.device_id = d.id) as command_rows,
-        (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
-          from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
-      from d join farms f on f.id = d.farm_id`.compile(trx);
-    nameStatement(statement.sql);
-    const result = await trx.executeQuery(statement);
+      )`;
+    const rows = await runNamed(
+      trx,
+      reportStatement(trx, {
+        devices,
+        readings: readingArrays('r', r.rows, r.place),
+        latest: latestArrays('l', l.rows, l.place),
+        join: (alias, unnested) => sql`${unnested} join d on d.place = ${sql.ref(`${alias}.place`)}`,
+        handOut: handOutToEachStatement(trx),
+        commandsOf: sql` where h.device_id = d.id`,
+      }),
+    );
     const answers: Array<TouchedDevicePg | undefined> = calls.map(() => undefined);
-    for (const row of result.rows) {
-      const {
-        place,
-        farm_row: farm,
-        animal_row: animal,
-        command_rows: commands,
-        batch_now: _,
-        ...device
-      } = row as typeof row & { batch_now: unknown };
-      answers[place - 1] = { device, farm, animal, commands };
-    }
+    for (const row of rows) answers[num(row.place, 'place') - 1] = touchedOf(row);
     return answers;
   },
 };
-
-function touchColumns(touch: DeviceTouch) {
-  // Every right-hand side reads the row as it was, so report_token_prev gets the replaced token.
-  return {
-    ...touch,
-    report_gap_ms: reportGap(touch.last_seen_at),
-    report_token_prev: sql<string | null>`report_token`,
-  };
-}
-
-/**
- * The device's columns a report reads on SQLite (the service, the readings, the alert engine): not its key,
- * place or battery, and its state only when the report carries some to merge into it. In isolation the
- * update took 12.4 µs returning every column and 9.6 µs returning these.
- */
-const REPORTING_DEVICE_COLUMNS = [
-  'id',
-  'farm_id',
-  'name',
-  'type',
-  'animal_id',
-  'group_id',
-  'quiet_level',
-  'report_token',
-  'report_token_prev',
-] as const;
 
 export type ReportingDevice = Pick<DeviceRow, (typeof REPORTING_DEVICE_COLUMNS)[number]> & {
   /** Read only when asked for (`withState`). */

@@ -1,8 +1,10 @@
-import { type OnConflictBuilder, type Selectable, sql } from 'kysely';
+/**
+ * The readings' queries. Their writes (a report's readings and latest values) are the tables' statement
+ * modules', db/statements/readings.ts and device-latest.ts.
+ */
+import { type Selectable, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
-import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
-import { prepared } from '../../db/prepared.ts';
-import type { DB, Db } from '../../db/schema.ts';
+import type { Db } from '../../db/schema.ts';
 import type { DeviceLatestTable, ReadingsTable } from '../../db/tables/devices.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Reading, ReadingAgg } from './schemas.ts';
@@ -11,110 +13,6 @@ export type ReadingRow = Selectable<ReadingsTable>;
 
 export function toReading(row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'>): Reading {
   return { metric: row.metric, value: Number(row.value), unit: row.unit, at: toIso(row.at) };
-}
-
-/** A report's readings as columns: one device, one farm, one entry per reading in each array. */
-export interface ReadingColumns {
-  deviceId: string;
-  farmId: string;
-  metrics: string[];
-  values: number[];
-  units: (string | null)[];
-  ats: number[];
-}
-
-/**
- * Stores a report's readings with one statement and a fixed handful of parameters, whatever the
- * number of readings: on PostgreSQL the columns go as arrays through `unnest`; on SQLite as one JSON
- * array of rows through `json_each`, or for a lone reading as plain values (half the time of
- * `json_each` for one row). Either way there is no SQL text or bound value per reading to build, which
- * a multi-row VALUES list costs (a 1,000-reading report would be 6,000 parameters). SQLite's statements
- * are built once (`prepared`): building costs more there than running them.
- */
-export async function insertReadings(db: Db, columns: ReadingColumns): Promise<void> {
-  if (columns.metrics.length === 0) return;
-  if (isPostgres(db)) {
-    await sql`insert into readings (device_id, farm_id, metric, value, unit, at)
-      select ${columns.deviceId}, ${columns.farmId}, r.metric, r.value, r.unit, r.at
-      from unnest(${pgTexts(columns.metrics)}::text[], ${pgNumbers(columns.values)}::float8[], ${pgTexts(columns.units)}::text[], ${pgNumbers(columns.ats)}::int8[])
-        as r(metric, value, unit, at)`.execute(db);
-    return;
-  }
-  const { deviceId, farmId } = columns;
-  if (columns.metrics.length === 1) {
-    await insertOneReading(db, {
-      deviceId,
-      farmId,
-      metric: columns.metrics[0] as string,
-      value: columns.values[0] as number,
-      unit: columns.units[0] ?? null,
-      at: columns.ats[0] as number,
-    });
-    return;
-  }
-  const rows = columns.metrics.map((metric, i) => [
-    metric,
-    columns.values[i],
-    columns.units[i],
-    columns.ats[i],
-  ]);
-  await insertReadingRows(db, { deviceId, farmId, rows: JSON.stringify(rows) });
-}
-
-interface OneReading {
-  deviceId: string;
-  farmId: string;
-  metric: string;
-  value: number;
-  unit: string | null;
-  at: number;
-}
-
-/** SQLite: a lone reading. Built once per shape (a unit or none). */
-const insertOneReading = prepared((db, q: OneReading) =>
-  db.insertInto('readings').values({
-    device_id: q.deviceId,
-    farm_id: q.farmId,
-    metric: q.metric,
-    value: q.value,
-    unit: q.unit,
-    at: q.at,
-  }),
-);
-
-/** SQLite: the rows as one JSON array. Built once. */
-const insertReadingRows = prepared((db, q: { deviceId: string; farmId: string; rows: string }) => ({
-  // ->> gives SQL values: TEXT for strings, REAL for the value, INTEGER for the time, NULL for null.
-  compile: () =>
-    sql`insert into readings (device_id, farm_id, metric, value, unit, at)
-      select ${q.deviceId}, ${q.farmId}, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3
-      from json_each(${q.rows}) as j`.compile(db),
-}));
-
-/**
- * Moves each (device, metric) latest value forward: a row is replaced only by a reading at the same
- * time or later, so a late report never hides a newer value. `rows` must hold one row per metric
- * (a report's distinct metrics: at most 1,000 rows, one statement on either engine).
- */
-export async function upsertLatest(db: Db, rows: readonly Selectable<DeviceLatestTable>[]): Promise<void> {
-  if (rows.length > 0) await upsertLatestRows(db, { rows });
-}
-
-/** Built once per engine and number of metrics. */
-const upsertLatestRows = prepared((db, q: { rows: readonly Selectable<DeviceLatestTable>[] }) =>
-  db.insertInto('device_latest').values(q.rows).onConflict(moveLatestForward),
-);
-
-/** A (device, metric) row already there takes the new value only if it is as new or newer. */
-export function moveLatestForward(oc: OnConflictBuilder<DB, 'device_latest'>) {
-  return oc
-    .columns(['device_id', 'metric'])
-    .doUpdateSet((eb) => ({
-      value: eb.ref('excluded.value'),
-      unit: eb.ref('excluded.unit'),
-      at: eb.ref('excluded.at'),
-    }))
-    .where((eb) => eb('excluded.at', '>=', eb.ref('device_latest.at')));
 }
 
 /** The latest value of every metric of these devices, by device then metric. */

@@ -1,18 +1,12 @@
 import type { Db } from '../../db/schema.ts';
+import { upsertLatest } from '../../db/statements/device-latest.ts';
+import { insertReadings, type ReadingValues } from '../../db/statements/readings.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
-import {
-  insertReadings,
-  type ReadingColumns,
-  selectBuckets,
-  selectLatest,
-  selectReadings,
-  toReading,
-  upsertLatest,
-} from './repository.ts';
+import { selectBuckets, selectLatest, selectReadings, toReading } from './repository.ts';
 import {
   READING_AGGS,
   READING_INTERVAL_NAMES,
@@ -35,13 +29,11 @@ export interface ReadingInput {
   at?: string | undefined;
 }
 
-/** A reading ready to store: unit resolved, time in epoch ms. */
-export interface PreparedReading {
-  metric: string;
-  value: number;
-  unit: string | null;
-  at: number;
-}
+/**
+ * A reading ready to store: unit resolved, time in epoch ms; its row's own columns (the readings table's
+ * statement module says which: db/statements/readings.ts).
+ */
+export type PreparedReading = ReadingValues;
 
 /**
  * Checks a report's readings and resolves each one's unit (the catalog's, for a known metric sent
@@ -86,34 +78,6 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
   });
 }
 
-/**
- * A report's readings as columns (one entry per reading), and the newest reading per metric: the rows
- * that move the device's latest values (one per metric, as an upsert may not touch a row twice; the
- * later one in the report on a tie).
- */
-export function readingColumns(
-  device: { id: string; farm_id: string },
-  readings: readonly PreparedReading[],
-): { columns: ReadingColumns; latest: PreparedReading[] } {
-  const n = readings.length;
-  const columns: ReadingColumns = {
-    deviceId: device.id,
-    farmId: device.farm_id,
-    metrics: new Array<string>(n),
-    values: new Array<number>(n),
-    units: new Array<string | null>(n),
-    ats: new Array<number>(n),
-  };
-  for (let i = 0; i < n; i++) {
-    const r = readings[i] as PreparedReading;
-    columns.metrics[i] = r.metric;
-    columns.values[i] = r.value;
-    columns.units[i] = r.unit;
-    columns.ats[i] = r.at;
-  }
-  return { columns, latest: newestPerMetric(readings) };
-}
-
 /** The newest reading of each metric in a report (the later one in the report on a tie). */
 export function newestPerMetric(readings: readonly PreparedReading[]): PreparedReading[] {
   const newest = new Map<string, PreparedReading>();
@@ -135,12 +99,8 @@ export async function storeReadings(
   readings: readonly PreparedReading[],
 ): Promise<void> {
   if (readings.length === 0) return;
-  const { columns, latest } = readingColumns(device, readings);
-  await insertReadings(db, columns);
-  await upsertLatest(
-    db,
-    latest.map((r) => ({ device_id: device.id, metric: r.metric, value: r.value, unit: r.unit, at: r.at })),
-  );
+  await insertReadings(db, { deviceId: device.id, farmId: device.farm_id }, readings);
+  await upsertLatest(db, device.id, newestPerMetric(readings));
 }
 
 export interface ReadingsOptions {

@@ -10,10 +10,10 @@ import type { Insertable } from 'kysely';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
+import { insertOutboxEvents } from '../../db/statements/outbox.ts';
 import type { OutboxTable } from '../../db/tables/foundation.ts';
 import { newId } from '../../domain/ids.ts';
 import type { WebhookEventName } from '../../domain/webhook-events.ts';
-import { insertOutboxEvents } from './queue-repository.ts';
 
 export interface EmittedEvent {
   id: string;

@@ -1,6 +1,6 @@
 /**
  * The delivery queue's queries (see delivery.ts for the steps):
- *  - the outbox writer (emit.ts): new events;
+ *  - the outbox writer (emit.ts): new events, through db/statements/outbox.ts;
  *  - dispatch: undispatched outbox events, the enabled webhooks of their farms, the new delivery rows;
  *  - claim: due deliveries are leased (`locked_until`) by one worker; PostgreSQL skips rows another worker
  *    holds (FOR UPDATE SKIP LOCKED), SQLite's single-statement UPDATE is atomic by itself. A worker that dies
@@ -9,10 +9,7 @@
  */
 import type { Insertable } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
-import { MAX_GROUP } from '../../db/group-commit.ts';
-import { prepared } from '../../db/prepared.ts';
 import type { Db, Trx } from '../../db/schema.ts';
-import type { OutboxTable } from '../../db/tables/foundation.ts';
 import type { WebhookDeliveriesTable } from '../../db/tables/webhooks.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { OutboxEvent } from './signing.ts';
@@ -132,29 +129,6 @@ export async function claimDeliveryForRetry(
 
 /** Rows per INSERT of new deliveries. */
 const INSERT_CHUNK = 200;
-/** Rows per INSERT of outbox events. */
-const OUTBOX_CHUNK = 500;
-
-/** Stores new events in the outbox, in as few INSERTs as the chunk size allows. */
-export async function insertOutboxEvents(db: Db, rows: readonly Insertable<OutboxTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  if (rows.length <= MAX_GROUP) {
-    // A report's events, or a group's (statement-batch.ts): built once per number of rows. Bulk inserts
-    // (the sample farm, imports) are built each time, so their many sizes crowd no statement cache.
-    await insertOutboxRows(db, rows);
-    return;
-  }
-  for (let i = 0; i < rows.length; i += OUTBOX_CHUNK) {
-    await db
-      .insertInto('outbox')
-      .values(rows.slice(i, i + OUTBOX_CHUNK))
-      .execute();
-  }
-}
-
-const insertOutboxRows = prepared((db, rows: readonly Insertable<OutboxTable>[]) =>
-  db.insertInto('outbox').values(rows),
-);
 
 /** Up to `limit` undispatched outbox events, oldest first; on PostgreSQL, those no other worker holds. */
 export function undispatchedEvents(trx: Trx, limit: number) {
