@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 export interface DevicesTable {
   id: string;
   farm_id: string;
@@ -25,6 +27,8 @@ export interface DevicesTable {
   /** A random token each report stamps (alerts/recent-readings.ts), and the one it replaced. */
   report_token: string | null;
   report_token_prev: string | null;
+  /** 1 while the device may have an active device.clock alert (a report of its carried times too far ahead). */
+  clock_skewed: Generated<number>;
 }
 
 /** Raw readings, append-only. No id: nothing addresses a single reading. */
@@ -35,6 +39,9 @@ export interface ReadingsTable {
   value: number;
   unit: string | null;
   at: number;
+  /** As the device sent it, when it was converted into the catalog's unit (migration 0023); else null. */
+  raw_value: Generated<number | null>;
+  raw_unit: Generated<string | null>;
 }
 
 /** The newest reading of each (device, metric), kept by ingest so "latest values" is one index read. */

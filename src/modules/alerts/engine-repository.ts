@@ -32,7 +32,7 @@ import { ACTIVE_STATUSES, type AlertRow } from './repository.ts';
  */
 export async function advanceWatermarks(
   db: Db,
-  key: { farmId: string; deviceId: string },
+  key: { farmId: string; deviceId: string; futureBound: number },
   latest: ReadonlyArray<{ metric: string; at: number }>,
 ): Promise<Map<string, number | null>> {
   if (latest.length === 0) return new Map();
@@ -52,6 +52,11 @@ export interface WatermarkMoves {
   farmId: string;
   deviceId: string;
   latest: ReadonlyArray<{ metric: string; at: number }>;
+  /**
+   * The latest time a watermark may sanely hold (the server's clock plus the clock tolerance): one stored
+   * beyond it (by a device with a wrong clock, before ingest refused such times) is no watermark at all.
+   */
+  futureBound: number;
 }
 
 export function upsertWatermarksQuery(db: QueryCreator<DB>, q: WatermarkMoves) {
@@ -66,16 +71,23 @@ export function upsertWatermarksQuery(db: QueryCreator<DB>, q: WatermarkMoves) {
         prev_at: null,
       })),
     )
-    .onConflict(moveWatermarkForward)
+    .onConflict(moveWatermarkForward(q.futureBound))
     .returning(['metric', 'prev_at']);
 }
 
-/** A watermark already there moves to the new time only if it is later; `prev_at` keeps where it was. */
-export function moveWatermarkForward(oc: OnConflictBuilder<DB, 'alert_watermarks'>) {
-  return oc.columns(['device_id', 'metric']).doUpdateSet({
-    prev_at: sql<number | null>`alert_watermarks.at`,
-    at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
-  });
+/**
+ * A watermark already there moves to the new time only if it is later; `prev_at` keeps where it was. One
+ * beyond `futureBound` (a time in the future) is replaced whatever the new time, and reported as none
+ * (`prev_at` null), so a reading once stored with a wrong clock never stops the evaluation of real ones.
+ */
+export function moveWatermarkForward(futureBound: number) {
+  return (oc: OnConflictBuilder<DB, 'alert_watermarks'>) =>
+    oc.columns(['device_id', 'metric']).doUpdateSet({
+      prev_at: sql<
+        number | null
+      >`case when alert_watermarks.at > ${futureBound} then null else alert_watermarks.at end`,
+      at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at or alert_watermarks.at > ${futureBound} then excluded.at else alert_watermarks.at end`,
+    });
 }
 
 /** Every column of an alert, named: SQLite's JSON aggregate needs explicit selections. */

@@ -8,6 +8,7 @@
  * holds that across processes; a crossing while one is active updates it (escalating watch → urgent).
  * A reading older than the latest one evaluated for its device and metric changes nothing.
  */
+import { DEFAULT_MAX_CLOCK_SKEW_S } from '../../config.ts';
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
@@ -17,6 +18,7 @@ import { recordFarmEvent } from '../events/service.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { type ClockReport, settleClockAlert } from './clock.ts';
 import { type AnimalLabelRow, type ReportState, saveBreaches } from './engine-repository.ts';
 import { resolveQuietAlert } from './quiet.ts';
 import { knownReadings, reportReadingsOf } from './recent-readings.ts';
@@ -72,7 +74,13 @@ export interface IngestedReport {
     /** The report's token on the device row and the one it replaced (recent-readings.ts); absent: none. */
     report_token?: string | null;
     report_token_prev?: string | null;
+    /** 1 while the device may have an active device.clock alert (clock.ts). */
+    clock_skewed?: number | null;
   };
+  /** What the report said about the device's clock (ingest refused times too far ahead); absent: nothing. */
+  clock?: ClockReport;
+  /** How far ahead of receipt a time may be (FARMSTEAD_MAX_CLOCK_SKEW_S): a watermark beyond it is none. */
+  maxClockSkewMs?: number;
   /** The report's readings as stored (unit resolved, `at` in epoch ms), in the order received. */
   readings: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>;
   /** The report's device events as stored in the farm event log. */
@@ -102,6 +110,10 @@ const MAX_ATTEMPTS = 5;
 export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<void> {
   if (report.device.quiet_level) {
     await resolveQuietAlert(trx, { ...report.device, farm_id: report.farm.id }, report.receivedAt);
+  }
+  const clock = report.clock;
+  if (clock && (clock.refused > 0 || report.device.clock_skewed)) {
+    await settleClockAlert(trx, { ...report, clock });
   }
   const rules = await loadRules(trx, report);
   const byMetric = readingsByMetric(report.readings, rules);
@@ -136,6 +148,7 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     farmId: ctx.farmId,
     deviceId: report.device.id,
     latest: watermarkMoves(candidates),
+    futureBound: report.receivedAt + (report.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_S * 1000),
     subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
     breaches: candidates.some((p) => p.rules.some((r) => r.for_s !== null)),
     spans: spans.filter((_, i) => known[i] === null),

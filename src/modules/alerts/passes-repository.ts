@@ -127,6 +127,15 @@ export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> 
   await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
 }
 
+/** Marks (or clears) a device whose report carried times too far ahead (device.clock; alerts/clock.ts). */
+export async function markDeviceClock(db: Db, deviceId: string, skewed: boolean): Promise<void> {
+  await db
+    .updateTable('devices')
+    .set({ clock_skewed: skewed ? 1 : 0 })
+    .where('id', '=', deviceId)
+    .execute();
+}
+
 /** Forgets every quiet mark on a farm's devices (device.quiet was turned off and its alerts resolved). */
 export async function clearFarmQuiet(db: Db, farmId: string): Promise<void> {
   await db

@@ -115,7 +115,8 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
             ${pgTexts(moves.map((m) => m.q.farmId))}::text[], ${pgNumbers(moves.map((m) => m.at))}::int8[]) as w(device_id, metric, farm_id, at)
           order by w.device_id, w.metric`,
       )
-      .onConflict(moveWatermarkForward)
+      // One bound for the group: its reports were received within the same moment.
+      .onConflict(moveWatermarkForward(Math.max(...queries.map((q) => q.futureBound))))
       .returning(['device_id', 'metric', 'prev_at']);
     const statement = sql<{ watermarks: unknown; alerts: unknown; breaches: unknown; spans: unknown }>`
       with moved as (${upsert})

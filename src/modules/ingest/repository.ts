@@ -91,6 +91,8 @@ async function touchOneDeviceAndStorePg(
     values: pgNumbers(rows.map((r) => r.value)),
     units: pgTexts(rows.map((r) => r.unit)),
     ats: pgNumbers(rows.map((r) => r.at)),
+    rawValues: pgNumbers(rows.map((r) => r.raw_value)),
+    rawUnits: pgTexts(rows.map((r) => r.raw_unit)),
   });
   const r = cols(readings);
   const l = cols(latest);
@@ -101,10 +103,11 @@ async function touchOneDeviceAndStorePg(
     with d as (
       update devices set ${sets} where id = ${deviceId} returning *
     ), stored as (
-      insert into readings (device_id, farm_id, metric, value, unit, at)
-      select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
-      from d, unnest(${r.metrics}::text[], ${r.values}::float8[], ${r.units}::text[], ${r.ats}::int8[])
-        as r(metric, value, unit, at)
+      insert into readings (device_id, farm_id, metric, value, unit, at, raw_value, raw_unit)
+      select d.id, d.farm_id, r.metric, r.value, r.unit, r.at, r.raw_value, r.raw_unit
+      from d, unnest(${r.metrics}::text[], ${r.values}::float8[], ${r.units}::text[], ${r.ats}::int8[],
+        ${r.rawValues}::float8[], ${r.rawUnits}::text[])
+        as r(metric, value, unit, at, raw_value, raw_unit)
     ), moved as (${latestMoved(
       trx,
       sql`select d.id, l.metric, l.value, l.unit, l.at
@@ -169,6 +172,8 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
         value: [] as number[],
         unit: [] as (string | null)[],
         at: [] as number[],
+        rawValue: [] as (number | null)[],
+        rawUnit: [] as (string | null)[],
       };
       for (const [place, call] of calls.entries()) {
         for (const reading of pick(call)) {
@@ -177,6 +182,8 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
           r.value.push(reading.value);
           r.unit.push(reading.unit);
           r.at.push(reading.at);
+          r.rawValue.push(reading.raw_value);
+          r.rawUnit.push(reading.raw_unit);
         }
       }
       return {
@@ -185,6 +192,8 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
         value: pgNumbers(r.value),
         unit: pgTexts(r.unit),
         at: pgNumbers(r.at),
+        rawValue: pgNumbers(r.rawValue),
+        rawUnit: pgTexts(r.rawUnit),
       };
     };
     const r = rows((c) => c.readings);
@@ -218,10 +227,11 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
         from v where devices.id = v.device_id and devices.id in (select id from locked)
         returning devices.*, v.place::int4 as place, v.now_ms as batch_now
       ), stored as (
-        insert into readings (device_id, farm_id, metric, value, unit, at)
-        select d.id, d.farm_id, r.metric, r.value, r.unit, r.at
-        from unnest(${r.place}::int4[], ${r.metric}::text[], ${r.value}::float8[], ${r.unit}::text[], ${r.at}::int8[])
-          as r(place, metric, value, unit, at) join d on d.place = r.place
+        insert into readings (device_id, farm_id, metric, value, unit, at, raw_value, raw_unit)
+        select d.id, d.farm_id, r.metric, r.value, r.unit, r.at, r.raw_value, r.raw_unit
+        from unnest(${r.place}::int4[], ${r.metric}::text[], ${r.value}::float8[], ${r.unit}::text[], ${r.at}::int8[],
+          ${r.rawValue}::float8[], ${r.rawUnit}::text[])
+          as r(place, metric, value, unit, at, raw_value, raw_unit) join d on d.place = r.place
       ), moved as (${latestMoved(
         trx,
         sql`select d.id, l.metric, l.value, l.unit, l.at
@@ -275,6 +285,7 @@ const REPORTING_DEVICE_COLUMNS = [
   'quiet_level',
   'report_token',
   'report_token_prev',
+  'clock_skewed',
 ] as const;
 
 export type ReportingDevice = Pick<DeviceRow, (typeof REPORTING_DEVICE_COLUMNS)[number]> & {

@@ -9,8 +9,22 @@ import type { Reading, ReadingAgg } from './schemas.ts';
 
 export type ReadingRow = Selectable<ReadingsTable>;
 
-export function toReading(row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'>): Reading {
-  return { metric: row.metric, value: Number(row.value), unit: row.unit, at: toIso(row.at) };
+export function toReading(
+  row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'> &
+    Partial<Pick<ReadingRow, 'raw_value' | 'raw_unit'>>,
+): Reading {
+  const reading: Reading = {
+    metric: row.metric,
+    value: Number(row.value),
+    unit: row.unit,
+    at: toIso(row.at),
+  };
+  // What the device sent, when it was converted into the catalog's unit (migration 0023).
+  if (row.raw_value != null && row.raw_unit != null) {
+    reading.raw_value = Number(row.raw_value);
+    reading.raw_unit = row.raw_unit;
+  }
+  return reading;
 }
 
 /** A report's readings as columns: one device, one farm, one entry per reading in each array. */
@@ -21,6 +35,9 @@ export interface ReadingColumns {
   values: number[];
   units: (string | null)[];
   ats: number[];
+  /** As sent, for the readings converted into the catalog's unit; null (or absent: none) for the others. */
+  rawValues?: (number | null)[];
+  rawUnits?: (string | null)[];
 }
 
 /**
@@ -33,11 +50,15 @@ export interface ReadingColumns {
  */
 export async function insertReadings(db: Db, columns: ReadingColumns): Promise<void> {
   if (columns.metrics.length === 0) return;
+  const none = () => columns.metrics.map(() => null);
+  const rawValues = columns.rawValues ?? none();
+  const rawUnits = columns.rawUnits ?? none();
   if (isPostgres(db)) {
-    await sql`insert into readings (device_id, farm_id, metric, value, unit, at)
-      select ${columns.deviceId}, ${columns.farmId}, r.metric, r.value, r.unit, r.at
-      from unnest(${pgTexts(columns.metrics)}::text[], ${pgNumbers(columns.values)}::float8[], ${pgTexts(columns.units)}::text[], ${pgNumbers(columns.ats)}::int8[])
-        as r(metric, value, unit, at)`.execute(db);
+    await sql`insert into readings (device_id, farm_id, metric, value, unit, at, raw_value, raw_unit)
+      select ${columns.deviceId}, ${columns.farmId}, r.metric, r.value, r.unit, r.at, r.raw_value, r.raw_unit
+      from unnest(${pgTexts(columns.metrics)}::text[], ${pgNumbers(columns.values)}::float8[], ${pgTexts(columns.units)}::text[], ${pgNumbers(columns.ats)}::int8[],
+        ${pgNumbers(rawValues)}::float8[], ${pgTexts(rawUnits)}::text[])
+        as r(metric, value, unit, at, raw_value, raw_unit)`.execute(db);
     return;
   }
   const { deviceId, farmId } = columns;
@@ -49,6 +70,8 @@ export async function insertReadings(db: Db, columns: ReadingColumns): Promise<v
       value: columns.values[0] as number,
       unit: columns.units[0] ?? null,
       at: columns.ats[0] as number,
+      rawValue: rawValues[0] ?? null,
+      rawUnit: rawUnits[0] ?? null,
     });
     return;
   }
@@ -57,6 +80,8 @@ export async function insertReadings(db: Db, columns: ReadingColumns): Promise<v
     columns.values[i],
     columns.units[i],
     columns.ats[i],
+    rawValues[i],
+    rawUnits[i],
   ]);
   await insertReadingRows(db, { deviceId, farmId, rows: JSON.stringify(rows) });
 }
@@ -68,9 +93,11 @@ interface OneReading {
   value: number;
   unit: string | null;
   at: number;
+  rawValue: number | null;
+  rawUnit: string | null;
 }
 
-/** SQLite: a lone reading. Built once per shape (a unit or none). */
+/** SQLite: a lone reading. Built once per shape (a unit or none, converted or not). */
 const insertOneReading = prepared((db, q: OneReading) =>
   db.insertInto('readings').values({
     device_id: q.deviceId,
@@ -79,6 +106,8 @@ const insertOneReading = prepared((db, q: OneReading) =>
     value: q.value,
     unit: q.unit,
     at: q.at,
+    raw_value: q.rawValue,
+    raw_unit: q.rawUnit,
   }),
 );
 
@@ -86,8 +115,9 @@ const insertOneReading = prepared((db, q: OneReading) =>
 const insertReadingRows = prepared((db, q: { deviceId: string; farmId: string; rows: string }) => ({
   // ->> gives SQL values: TEXT for strings, REAL for the value, INTEGER for the time, NULL for null.
   compile: () =>
-    sql`insert into readings (device_id, farm_id, metric, value, unit, at)
-      select ${q.deviceId}, ${q.farmId}, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3
+    sql`insert into readings (device_id, farm_id, metric, value, unit, at, raw_value, raw_unit)
+      select ${q.deviceId}, ${q.farmId}, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3,
+        j.value ->> 4, j.value ->> 5
       from json_each(${q.rows}) as j`.compile(db),
 }));
 

@@ -1,5 +1,4 @@
 import type { Db } from '../../db/schema.ts';
-import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import { AppError, invalid } from '../../http/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
@@ -23,6 +22,7 @@ import {
   type ReadingAgg,
   type ReadingInterval,
 } from './schemas.ts';
+import { inCatalogUnit } from './units.ts';
 
 /** Most readings one report may carry. */
 export const MAX_READINGS_PER_REPORT = 1_000;
@@ -35,18 +35,22 @@ export interface ReadingInput {
   at?: string | undefined;
 }
 
-/** A reading ready to store: unit resolved, time in epoch ms. */
+/** A reading ready to store: in the catalog's unit (for a catalog metric), time in epoch ms. */
 export interface PreparedReading {
   metric: string;
   value: number;
   unit: string | null;
   at: number;
+  /** What the device sent, when it was converted into the catalog's unit; else null. */
+  raw_value: number | null;
+  raw_unit: string | null;
 }
 
 /**
- * Checks a report's readings and resolves each one's unit (the catalog's, for a known metric sent
- * without one) and time (receipt time when left out). Any bad reading rejects them all, naming it
- * (`readings[17].value`); more than 1,000 is 413 `payload_too_large`.
+ * Checks a report's readings and resolves each one's unit and time (receipt time when left out). A catalog
+ * metric is stored in the catalog's unit: sent without one it takes it, sent in another the registry accepts
+ * it is converted (units.ts), sent in any other it is refused. Any bad reading rejects them all, naming it
+ * (`readings[17].value`, `readings[3].unit`); more than 1,000 is 413 `payload_too_large`.
  */
 export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: number): PreparedReading[] {
   if (inputs.length > MAX_READINGS_PER_REPORT) {
@@ -77,11 +81,23 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
       }
       at = parsed;
     }
+    const stored = inCatalogUnit(r.metric, r.value, r.unit);
+    if (!stored.ok) {
+      throw invalid(
+        `readings[${i}].unit`,
+        `readings[${i}].unit: ${r.metric} is measured in ${stored.unit}; "${r.unit}" is not a unit it accepts (accepted: ${stored.accepted.join(', ')}).`,
+      );
+    }
+    if (!Number.isFinite(stored.value)) {
+      throw invalid(`readings[${i}].value`, `readings[${i}].value is out of range in ${stored.unit}.`);
+    }
     return {
       metric: r.metric,
-      value: r.value,
-      unit: r.unit ?? METRIC_BY_NAME.get(r.metric)?.unit ?? null,
+      value: stored.value,
+      unit: stored.unit,
       at,
+      raw_value: stored.raw?.value ?? null,
+      raw_unit: stored.raw?.unit ?? null,
     };
   });
 }
@@ -96,6 +112,8 @@ export function readingColumns(
   readings: readonly PreparedReading[],
 ): { columns: ReadingColumns; latest: PreparedReading[] } {
   const n = readings.length;
+  const rawValues = new Array<number | null>(n);
+  const rawUnits = new Array<string | null>(n);
   const columns: ReadingColumns = {
     deviceId: device.id,
     farmId: device.farm_id,
@@ -103,6 +121,8 @@ export function readingColumns(
     values: new Array<number>(n),
     units: new Array<string | null>(n),
     ats: new Array<number>(n),
+    rawValues,
+    rawUnits,
   };
   for (let i = 0; i < n; i++) {
     const r = readings[i] as PreparedReading;
@@ -110,6 +130,8 @@ export function readingColumns(
     columns.values[i] = r.value;
     columns.units[i] = r.unit;
     columns.ats[i] = r.at;
+    rawValues[i] = r.raw_value;
+    rawUnits[i] = r.raw_unit;
   }
   return { columns, latest: newestPerMetric(readings) };
 }
