@@ -126,7 +126,8 @@ export const CATALOG_UNIT_BY_NAME: ReadonlyMap<string, CatalogUnit> = new Map(
 
 /** A spelling as compared: no case, no spaces, one degree sign (℃ and ℉ are °C and °F). */
 export function unitKey(text: string): string {
-  return text.normalize('NFKC').replace(/[º˚]/g, '°').replace(/\s+/g, '').toLowerCase();
+  // The degree sign's look-alikes first: NFKC would make the ordinal º an o.
+  return text.replace(/[º˚]/g, '°').normalize('NFKC').replace(/\s+/g, '').toLowerCase();
 }
 
 /** The units a metric measured in `unit` accepts: the catalog's first, then its alternatives. */
