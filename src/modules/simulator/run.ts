@@ -244,11 +244,14 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
   try {
     let previous = start - stepMs;
     for (let at = start; at <= end && !options.signal?.aborted; ) {
+      const began = Date.now();
       const hours = (at - previous) / 3_600_000;
       status.simulatedAt = new Date(at).toISOString();
       await Promise.all(devices.map((d) => report(d, stepDevice(d.model, at, hours, random)).catch(fail)));
       options.onStatus?.(status);
-      await new Promise((resolve) => setTimeout(resolve, options.everyMs));
+      // A report every `everyMs` of real time, however long the reports took.
+      const wait = Math.max(0, options.everyMs - (Date.now() - began));
+      await new Promise((resolve) => setTimeout(resolve, wait));
       previous = at;
       // Replaying the past at speed until the simulated clock reaches the real one, then real time.
       at = Math.max(at + 1, Math.min(at + stepMs, clock()));
