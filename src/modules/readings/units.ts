@@ -44,7 +44,8 @@ export type InCatalogUnit =
 export function inCatalogUnit(metric: string, value: number, sent: string | undefined): InCatalogUnit {
   const known = METRIC_BY_NAME.get(metric);
   if (!known) return { ok: true, value, unit: sent ?? null, raw: null };
-  if (sent === undefined) return { ok: true, value, unit: known.unit, raw: null };
+  // Most devices send the catalog's unit as the catalog writes it: no spelling to look up.
+  if (sent === undefined || sent === known.unit) return { ok: true, value, unit: known.unit, raw: null };
   const spec = CATALOG_UNIT_BY_NAME.get(known.unit);
   const meaning = spec
     ? meaningsOf(spec).get(unitKey(sent))
