@@ -70,11 +70,16 @@ export function refuseFutureTimes<E extends { type: string; at: number }>(
   refusedEvents: RefusedEvent[];
   /** Per reading as sent: whether it is stored (absent when every one is). */
   kept: boolean[] | null;
+  /** The furthest time refused (epoch ms), null when none was. */
+  furthest: number | null;
 } {
   const bound = latestAllowed(now, skewMs);
+  let furthest: number | null = null;
+  // The hot path (every report): two plain passes, nothing allocated when nothing is ahead.
+  for (const r of readings) if (r.at > bound) furthest = Math.max(furthest ?? r.at, r.at);
+  for (const e of events) if (e.at > bound) furthest = Math.max(furthest ?? e.at, e.at);
+  if (furthest === null) return { readings, events, refused: [], refusedEvents: [], kept: null, furthest };
   const readingsAhead = readings.some((r) => r.at > bound);
-  const eventsAhead = events.some((e) => e.at > bound);
-  if (!readingsAhead && !eventsAhead) return { readings, events, refused: [], refusedEvents: [], kept: null };
   const refused: RefusedReading[] = [];
   const kept = readings.map((r, index) => {
     if (r.at <= bound) return true;
@@ -105,5 +110,6 @@ export function refuseFutureTimes<E extends { type: string; at: number }>(
     refused,
     refusedEvents,
     kept: readingsAhead ? kept : null,
+    furthest,
   };
 }

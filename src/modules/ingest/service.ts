@@ -136,10 +136,6 @@ export async function ingestReport(
   );
   const { readings, events, refused, refusedEvents, kept } = sane;
   const readingInputs = kept ? (input.readings ?? []).filter((_, i) => kept[i]) : (input.readings ?? []);
-  const furthest = Math.max(
-    ...refused.map((r) => Date.parse(r.at)),
-    ...refusedEvents.map((e) => Date.parse(e.at)),
-  );
 
   const touch: Omit<DeviceTouch, 'report_token'> = {
     last_seen_at: now,
@@ -218,7 +214,7 @@ export async function ingestReport(
       receivedAt: now,
       clock: {
         refused: refused.length + refusedEvents.length,
-        furthest: Number.isFinite(furthest) ? furthest : null,
+        furthest: sane.furthest,
         stored: readings.length + stored.length,
         toleranceMs: skewMs,
       },
