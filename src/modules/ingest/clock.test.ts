@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
-import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { connectDevice, forEachMqttEngine } from '../../../test/mqtt.ts';
 import type { Alert, HouseReply, List, Reading } from '../../../test/replies.ts';
 import { repairFutureTimes } from './clock-repair.ts';
@@ -103,6 +103,29 @@ forEachEngine('device clocks', (t) => {
     await make.report(t(), house.device_key, { events: [{ type: 'x', at: iso(Date.now() + HOUR) }] });
     alerts = await clockAlerts(t(), acct.live_key, farm);
     assert.equal(alerts.filter((a) => a.status === 'open').length, 1, 'a refused event opens it again');
+  });
+
+  test('the tolerance is FARMSTEAD_MAX_CLOCK_SKEW_S', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
+    const strict = await openTestAppOn(t(), { maxClockSkewS: 60 });
+    try {
+      const res = await make.report(strict, house.device_key, {
+        readings: [
+          { metric: 'climate.temp_c', value: 20, at: iso(Date.now() + 30_000) },
+          { metric: 'climate.temp_c', value: 21, at: iso(Date.now() + 180_000) },
+        ],
+      });
+      assert.equal(res.body.accepted, 1);
+      assert.deepEqual(
+        res.body.refused?.map((r) => r.index),
+        [1],
+      );
+      assert.match(res.body.refused?.[0]?.message ?? '', /tolerance 60 s/);
+    } finally {
+      await strict.close();
+    }
   });
 
   test('device.clock is listed with the farm rules and may be turned off', async () => {
