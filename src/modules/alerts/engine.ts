@@ -94,6 +94,8 @@ interface Context {
   trx: Trx;
   farmId: string;
   now: number;
+  /** The latest time a stored watermark or breach start may sanely hold (receipt plus the clock tolerance). */
+  futureBound: number;
 }
 
 /**
@@ -120,7 +122,12 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   const alarms = report.events.filter((e) => ALARM_EVENT_BY_TYPE.has(e.type)).sort((a, b) => a.at - b.at);
   if (byMetric.size === 0 && alarms.length === 0) return;
 
-  const ctx: Context = { trx, farmId: report.farm.id, now: report.receivedAt };
+  const ctx: Context = {
+    trx,
+    farmId: report.farm.id,
+    now: report.receivedAt,
+    futureBound: report.receivedAt + (report.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_S * 1000),
+  };
   const deviceSubject = deviceLabel(report.device);
   const animal = report.device.animal_id
     ? await animalLabel(trx, report.farm.id, report.device.animal_id, report.device)
@@ -148,7 +155,7 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     farmId: ctx.farmId,
     deviceId: report.device.id,
     latest: watermarkMoves(candidates),
-    futureBound: report.receivedAt + (report.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_S * 1000),
+    futureBound: ctx.futureBound,
     subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
     breaches: candidates.some((p) => p.rules.some((r) => r.for_s !== null)),
     spans: spans.filter((_, i) => known[i] === null),
@@ -199,7 +206,9 @@ async function applyPlans(
         rule.window_s === null
           ? readings
           : changesOverWindow(readings, extremes.get(windowOf(metric, rule)) ?? new Map());
-      const before = rule.for_s === null ? null : (state.breaches.get(rule.name) ?? null);
+      // A breach start beyond the bound (stored with a wrong clock) is no start: the run counts afresh.
+      const stored = rule.for_s === null ? null : (state.breaches.get(rule.name) ?? null);
+      const before = stored !== null && stored > ctx.futureBound ? null : stored;
       const { runs, since } = levelRuns(rule, seen, before);
       if (rule.for_s !== null && since !== before) breaches.push({ rule: rule.name, since });
       await applyRuns(ctx, rule, subject, runs, active.get(rule.name) ?? null);
