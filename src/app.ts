@@ -208,7 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     commandExpirySeconds: config.commandExpirySeconds,
     commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
-  await app.register(withAccess(ingestRoutes, 'devices'), { db });
+  await app.register(withAccess(ingestRoutes, 'devices'), { db, maxClockSkewS: config.maxClockSkewS });
   await app.register(withAccess(houseRoutes, 'houses'), { db });
   await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
   await app.register(withAccess(briefRoutes, 'brief'), { db });

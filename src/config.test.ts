@@ -44,3 +44,11 @@ test('the password cost is log2 of scrypt N for new hashes: 15 unless set, from 
     assert.throws(() => loadConfig({ FARMSTEAD_PASSWORD_COST: bad }), ConfigError, bad);
   }
 });
+
+test('the clock tolerance is 300 s unless FARMSTEAD_MAX_CLOCK_SKEW_S says, a whole number of seconds', () => {
+  assert.equal(loadConfig({}).maxClockSkewS, 300);
+  assert.equal(loadConfig({ FARMSTEAD_MAX_CLOCK_SKEW_S: '60' }).maxClockSkewS, 60);
+  for (const bad of ['0', '-5', '1.5', 'soon']) {
+    assert.throws(() => loadConfig({ FARMSTEAD_MAX_CLOCK_SKEW_S: bad }), ConfigError, bad);
+  }
+});

@@ -96,6 +96,12 @@ export interface Config {
    * about 100 ms a check); stored hashes keep their own parameters, so changing it never breaks a sign-in.
    */
   passwordCost: number;
+  /**
+   * How far ahead of the server's clock a device's reading or event may be dated, in seconds
+   * (FARMSTEAD_MAX_CLOCK_SKEW_S, default 300): later ones are refused, and data stored that far ahead before
+   * is repaired at start (modules/ingest/clock.ts).
+   */
+  maxClockSkewS: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -217,6 +223,9 @@ export const DEFAULT_COMMAND_REDELIVER_S = 60;
 /** log2 of scrypt's N for new password hashes unless FARMSTEAD_PASSWORD_COST says (modules/people/passwords.ts). */
 export const DEFAULT_PASSWORD_COST = 15;
 
+/** Seconds a device's times may run ahead of the server's clock unless FARMSTEAD_MAX_CLOCK_SKEW_S says. */
+export const DEFAULT_MAX_CLOCK_SKEW_S = 300;
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -293,5 +302,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
     streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
     passwordCost: int(env, 'FARMSTEAD_PASSWORD_COST', DEFAULT_PASSWORD_COST, 10, 18),
+    maxClockSkewS: int(env, 'FARMSTEAD_MAX_CLOCK_SKEW_S', DEFAULT_MAX_CLOCK_SKEW_S, 1, 31_536_000),
   });
 }

@@ -33,7 +33,18 @@ function registerServe(program: Command): void {
  * hands them back as the arguments simulate() reads.
  */
 function registerSimulate(program: Command): void {
-  const names = ['farm', 'devices', 'transport', 'every', 'speed', 'hours', 'url', 'key', 'seed'] as const;
+  const names = [
+    'farm',
+    'devices',
+    'transport',
+    'every',
+    'speed',
+    'hours',
+    'from',
+    'url',
+    'key',
+    'seed',
+  ] as const;
   program
     .command('simulate')
     .description('simulated devices report to a running service, over HTTP or MQTT, until Ctrl-C (README.md)')
@@ -41,8 +52,12 @@ function registerSimulate(program: Command): void {
     .option('--devices <n>', 'how many devices (default 9)')
     .option('--transport <http|mqtt>', 'how they report (default http)')
     .option('--every <duration>', 'a report every 10s, 500ms, 2m… (default 10s)')
-    .option('--speed <factor>', 'simulated time runs this many times faster (default 60)')
-    .option('--hours <h>', 'stop after this many simulated hours')
+    .option(
+      '--speed <factor>',
+      'replay the past this many times faster (default 60), up to now; then real time (never the future)',
+    )
+    .option('--hours <h>', 'stop after this many simulated hours (sped up: replay the last h hours)')
+    .option('--from <iso>', 'replay from this past time (default: the last --hours, else the last day)')
     .option('--url <url>', "the service's address (default http://HOST:PORT)")
     .option('--key <key>', 'an API key (or FARMSTEAD_API_KEY)')
     .option('--seed <n>', 'random seed (default 1)')

@@ -10,6 +10,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { type Database, ensureDataDir, openDatabase } from '../db/database.ts';
 import { bootstrapFirstAccount, type NewAccount } from '../modules/accounts/service.ts';
+import { repairFutureTimes } from '../modules/ingest/clock-repair.ts';
 import { createSetupLink, setupUrl } from '../modules/people/links.ts';
 import { UsageCounter } from '../modules/usage/counter.ts';
 import { JOBS } from '../workers/jobs.ts';
@@ -102,6 +103,12 @@ export async function serve(): Promise<void> {
   const usage = new UsageCounter(database.db, config.usageFlushMs);
   let workers: RunningWorkers | null = null;
   const app = await buildApp({ config, database, usage, workers: { running: () => workers !== null } });
+
+  // Watermarks and latest values a device's wrong clock left in the future would blind alerts until then.
+  const repaired = await repairFutureTimes(database.db, Date.now(), config.maxClockSkewS * 1000);
+  if (repaired.watermarks + repaired.breaches + repaired.latest > 0) {
+    app.log.warn(repaired, 'repaired alert watermarks and latest values stored in the future');
+  }
 
   const created = await bootstrapFirstAccount(database);
   const first = created ? await withOwnerSetupLink(created, database, config.publicUrl) : null;

@@ -1,7 +1,9 @@
 /**
  * `cli simulate --farm FARM [--devices N] [--transport http|mqtt] [--every 10s] [--speed 60] [--hours H]
- * [--url URL] [--key rk_…]`: runs the device simulator against a running service until Ctrl-C (or H
- * simulated hours), with a status line on stderr.
+ * [--from ISO] [--url URL] [--key rk_…]`: runs the device simulator against a running service until Ctrl-C
+ * (or H simulated hours), with a status line on stderr. Sped up, it replays the past (from --from, else the
+ * last H hours, else the last day; never before its devices' newest reading) up to now, then runs in real
+ * time: it never reports a time in the future.
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
@@ -27,6 +29,7 @@ export async function simulate(args: string[], config: Readonly<Config>): Promis
       every: { type: 'string', default: '10s' },
       speed: { type: 'string', default: '60' },
       hours: { type: 'string' },
+      from: { type: 'string' },
       url: { type: 'string', default: `http://${config.host}:${config.port}` },
       key: { type: 'string' },
       seed: { type: 'string', default: '1' },
@@ -48,6 +51,9 @@ export async function simulate(args: string[], config: Readonly<Config>): Promis
     throw new SimulateUsageError('--devices must be a whole number from 1 to 1000');
   if (!(speed > 0)) throw new SimulateUsageError('--speed must be a positive number');
   if (hours !== undefined && !(hours > 0)) throw new SimulateUsageError('--hours must be a positive number');
+  const from = values.from === undefined ? undefined : Date.parse(values.from);
+  if (from !== undefined && !(Number.isFinite(from) && from <= Date.now()))
+    throw new SimulateUsageError('--from must be a date-time in the past, like 2026-11-01T18:00:00Z');
 
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
@@ -55,7 +61,7 @@ export async function simulate(args: string[], config: Readonly<Config>): Promis
   const line = (s: SimulationStatus) =>
     `simulated ${s.simulatedAt}  reports ${s.reports}  commands answered ${s.commandsAnswered}  errors ${s.errors}${s.lastError ? ` (last: ${s.lastError.slice(0, 80)})` : ''}`;
   process.stderr.write(
-    `Simulating ${devices} devices on ${values.farm} over ${values.transport}, a report every ${values.every} at ${speed}× (Ctrl-C stops)\n`,
+    `Simulating ${devices} devices on ${values.farm} over ${values.transport}, a report every ${values.every}, replaying the past at ${speed}× up to now, then in real time (Ctrl-C stops)\n`,
   );
   const final = await runSimulation({
     url: values.url,
@@ -66,6 +72,7 @@ export async function simulate(args: string[], config: Readonly<Config>): Promis
     everyMs,
     speed,
     ...(hours !== undefined ? { hours } : {}),
+    ...(from !== undefined ? { startAt: from } : {}),
     seed: Number(values.seed) || 1,
     signal: abort.signal,
     onStatus: (s) => process.stderr.write(process.stderr.isTTY ? `\r${line(s)}\u001b[K` : `${line(s)}\n`),

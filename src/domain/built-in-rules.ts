@@ -48,6 +48,22 @@ export const DEVICE_QUIET_RULE = Object.freeze({
     'A device sent no report for 3 times its usual interval (at least 15 minutes): a flat battery, out of range, or an animal through a fence. Urgent after 6 hours for houses and guardians. Resolves on its next report.',
 } as const satisfies { urgent_device_types: readonly DeviceType[]; [k: string]: unknown });
 
+/**
+ * The device-clock rule: a report whose readings or events are dated further ahead of the server's clock
+ * than the tolerance (FARMSTEAD_MAX_CLOCK_SKEW_S, 5 minutes by default) has them refused, and the device
+ * gets one watch alert about its clock (a device whose clock was never set reports 2030, and a reading
+ * from the future would otherwise stand as its latest for years). The device's next report with sane
+ * times resolves it.
+ */
+export const DEVICE_CLOCK_RULE = Object.freeze({
+  name: 'device.clock',
+  kind: 'clock',
+  title: 'Clock ahead',
+  severity: 'watch',
+  description:
+    "A device dated readings or events more than the server's tolerance (5 minutes by default) ahead of the server's clock: they were not stored. Set the device's clock (NTP, or leave `at` out and the time of receipt is used). Resolves on the device's next report whose times are all within the tolerance.",
+} as const);
+
 /** The shortest and longest silence a farm may set as `quiet_after_s`. */
 export const MIN_QUIET_AFTER_S = 900;
 export const MAX_QUIET_AFTER_S = MAX_FOR_S;
@@ -75,7 +91,7 @@ export const INTAKE_DROP_RULE = Object.freeze({
 });
 
 /** Every kind of built-in rule, as the catalog lists them. */
-export const BUILT_IN_RULE_KINDS = ['threshold', 'rate', 'silence', 'rollup'] as const;
+export const BUILT_IN_RULE_KINDS = ['threshold', 'rate', 'silence', 'rollup', 'clock'] as const;
 export type BuiltInRuleKind = (typeof BUILT_IN_RULE_KINDS)[number];
 
 /** Every built-in rule name: the threshold defaults, then the newer kinds. Custom rules may not take one. */
@@ -83,13 +99,15 @@ export type BuiltInRuleName =
   | RuleName
   | typeof WATER_LEAK_RULE.name
   | typeof DEVICE_QUIET_RULE.name
-  | typeof INTAKE_DROP_RULE.name;
+  | typeof INTAKE_DROP_RULE.name
+  | typeof DEVICE_CLOCK_RULE.name;
 
 export const BUILT_IN_RULE_NAMES: readonly BuiltInRuleName[] = Object.freeze([
   ...RULE_NAMES,
   WATER_LEAK_RULE.name,
   DEVICE_QUIET_RULE.name,
   INTAKE_DROP_RULE.name,
+  DEVICE_CLOCK_RULE.name,
 ]);
 
 export function isBuiltInRuleName(name: string): name is BuiltInRuleName {
@@ -132,6 +150,11 @@ export function farmQuietRule(settingsText: string): {
       return isQuietAfterSeconds(v) ? v : DEVICE_QUIET_RULE.quiet_after_s;
     },
   };
+}
+
+/** device.clock as a farm has it: on unless `settings.rules['device.clock'].enabled` is false. */
+export function farmClockRule(settingsText: string): { enabled: boolean } {
+  return { enabled: settingsRule(settingsText, DEVICE_CLOCK_RULE.name)?.enabled !== false };
 }
 
 function settingsRule(settingsText: string, name: string): Record<string, unknown> | null {

@@ -1,12 +1,13 @@
 /** The public catalog served at GET /v1/catalog (and by the get_catalog MCP tool). */
 
-import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from './built-in-rules.ts';
+import { DEVICE_CLOCK_RULE, DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from './built-in-rules.ts';
 import { type CommandSpec, type JsonSchema, type ParamSpec, paramsJsonSchema } from './command-params.ts';
 import { ALARM_EVENT_TYPES, DEVICE_COMMANDS, DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES } from './devices.ts';
 import { HOUSE_COMMANDS } from './house-commands.ts';
 import { HOUSE_STATE_JSON_SCHEMA } from './house-state.ts';
 import { METRIC_BY_NAME, METRICS } from './metrics.ts';
 import { DEFAULT_RULES } from './rules.ts';
+import { acceptedUnits } from './units.ts';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './webhook-events.ts';
 
 export const CATALOG_VERSION = '2026-10-18';
@@ -42,7 +43,8 @@ export function buildCatalog() {
   }
   return {
     version: CATALOG_VERSION,
-    metrics: METRICS.map((m) => ({ ...m })),
+    // accepted_units: the catalog's unit first, then those converted into it (units.ts).
+    metrics: METRICS.map((m) => ({ ...m, accepted_units: acceptedUnits(m.unit) })),
     rules: catalogRules(),
     commands,
     device_types: DEVICE_TYPES.map((type) => ({
@@ -63,7 +65,8 @@ const unitOf = (metric: string): string | null => METRIC_BY_NAME.get(metric)?.un
 
 /**
  * Every built-in rule with its kind: threshold (a reading at a line), rate (a change within a window),
- * silence (no report for a while) and rollup (a group's daily intake per head). title and measure are
+ * silence (no report for a while), rollup (a group's daily intake per head) and clock (a device dating its
+ * data ahead of the server's clock). title and measure are
  * the wording of alerts, not part of the published rule.
  */
 function catalogRules() {
@@ -91,5 +94,6 @@ function catalogRules() {
       ...intake,
       metrics: metrics.map(({ measure: _measure, ...m }) => ({ ...m, unit: unitOf(m.metric) })),
     },
+    (({ title: _ct, ...clock }) => clock)(DEVICE_CLOCK_RULE),
   ];
 }

@@ -327,10 +327,10 @@ describe('catalog', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(catalog)), catalog);
     assert.equal(catalog.version, '2026-10-18');
     assert.equal(catalog.metrics.length, 21);
-    // The spec's seven threshold rules, then water.leak, device.quiet and group.intake_drop.
+    // The spec's seven threshold rules, then water.leak, device.quiet, group.intake_drop and device.clock.
     assert.deepEqual(
       catalog.rules.map((r) => r.kind),
-      [...Array(7).fill('threshold'), 'rate', 'silence', 'rollup'],
+      [...Array(7).fill('threshold'), 'rate', 'silence', 'rollup', 'clock'],
     );
     assert.equal(catalog.commands.house?.length, 17);
     assert.deepEqual(

@@ -2,10 +2,15 @@
  * The metrics the spec names. Devices may report any metric name and the service stores all of
  * them; these are the ones with a documented unit and meaning (and, for some, a default alert rule).
  */
+import type { CatalogUnitName } from './units.ts';
+
 export type Metric = {
   readonly name: string;
-  /** The unit devices report the metric in. */
-  readonly unit: string;
+  /**
+   * The unit the metric is stored and judged in; devices may report it in another the unit registry accepts
+   * (units.ts), which is converted.
+   */
+  readonly unit: CatalogUnitName;
   readonly meaning: string;
 };
 

@@ -116,6 +116,7 @@ const OTHER_KIND_MEMBERS: Readonly<Record<string, readonly string[]>> = {
   'water.leak': ['change', 'window_s', 'for_s', 'enabled'],
   'device.quiet': ['quiet_after_s', 'enabled'],
   'group.intake_drop': ['drop_pct', 'enabled'],
+  'device.clock': ['enabled'],
 };
 
 function checkOtherKindOverride(

@@ -45,12 +45,20 @@ const MOVED = Object.keys(WATERMARK_MOVES) as Array<keyof WatermarkMove & string
 /** Every column of `alert_watermarks`, in the order its upserts name them. */
 export const WATERMARK_COLUMNS = everyColumn<AlertWatermarksTable>()([...MOVED, 'prev_at']);
 
-/** A watermark already there moves to the new time only if it is later; `prev_at` keeps where it was. */
-export function moveWatermarkForward(oc: OnConflictBuilder<DB, 'alert_watermarks'>) {
-  return oc.columns(['device_id', 'metric']).doUpdateSet({
-    prev_at: sql<number | null>`alert_watermarks.at`,
-    at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at then excluded.at else alert_watermarks.at end`,
-  });
+/**
+ * A watermark already there moves to the new time only if it is later; `prev_at` keeps where it was. One
+ * beyond `futureBound` (a time in the future: the server's clock plus the clock tolerance) is replaced
+ * whatever the new time, and reported as none (`prev_at` null), so a reading once stored with a wrong clock
+ * never stops the evaluation of real ones.
+ */
+export function moveWatermarkForward(futureBound: number) {
+  return (oc: OnConflictBuilder<DB, 'alert_watermarks'>) =>
+    oc.columns(['device_id', 'metric']).doUpdateSet({
+      prev_at: sql<
+        number | null
+      >`case when alert_watermarks.at > ${futureBound} then null else alert_watermarks.at end`,
+      at: sql<number>`case when alert_watermarks.at is null or excluded.at > alert_watermarks.at or alert_watermarks.at > ${futureBound} then excluded.at else alert_watermarks.at end`,
+    });
 }
 
 /**
@@ -58,7 +66,12 @@ export function moveWatermarkForward(oc: OnConflictBuilder<DB, 'alert_watermarks
  * in device and metric order), returning each row's device, metric and the watermark it replaced. Rows are
  * inserted, and so locked, in that order, so concurrent reports of one device never deadlock.
  */
-export function upsertWatermarks(db: QueryCreator<DB>, moves: readonly WatermarkMove[], batch: boolean) {
+export function upsertWatermarks(
+  db: QueryCreator<DB>,
+  moves: readonly WatermarkMove[],
+  batch: boolean,
+  futureBound: number,
+) {
   const insert = db.insertInto('alert_watermarks');
   const rows = batch
     ? insert.columns(WATERMARK_COLUMNS).expression(
@@ -66,7 +79,7 @@ export function upsertWatermarks(db: QueryCreator<DB>, moves: readonly Watermark
             from ${pgUnnest('w', WATERMARK_MOVES, moves)} order by w.device_id, w.metric`,
       )
     : insert.values(moves.map((m) => ({ ...m, prev_at: null })));
-  return rows.onConflict(moveWatermarkForward).returning(['device_id', 'metric', 'prev_at']);
+  return rows.onConflict(moveWatermarkForward(futureBound)).returning(['device_id', 'metric', 'prev_at']);
 }
 
 /** A span of a metric's stored readings that may start later, once the metric's watermark is known. */

@@ -72,4 +72,5 @@ export const REPORTING_DEVICE_COLUMNS = [
   'quiet_level',
   'report_token',
   'report_token_prev',
+  'clock_skewed',
 ] as const satisfies ReadonlyArray<keyof DevicesTable>;

@@ -26,6 +26,8 @@ export const READING_VALUES = {
   value: 'float8',
   unit: 'text',
   at: 'int8',
+  raw_value: 'float8',
+  raw_unit: 'text',
 } as const satisfies PgColumnTypes<ReadingValues>;
 
 const VALUE_COLUMNS = Object.keys(READING_VALUES) as Array<keyof ReadingValues & string>;

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { CommandStatus } from '../../domain/statuses.ts';
 
 export interface DevicesTable {
@@ -27,6 +28,8 @@ export interface DevicesTable {
   /** A random token each report stamps (alerts/recent-readings.ts), and the one it replaced. */
   report_token: string | null;
   report_token_prev: string | null;
+  /** 1 while the device may have an active device.clock alert (a report of its carried times too far ahead). */
+  clock_skewed: Generated<number>;
 }
 
 /**
@@ -40,6 +43,9 @@ export interface ReadingsTable {
   value: number;
   unit: string | null;
   at: number;
+  /** As the device sent it, when it was converted into the catalog's unit (migration 0023); else null. */
+  raw_value: number | null;
+  raw_unit: string | null;
 }
 
 /** The newest reading of each (device, metric), kept by ingest so "latest values" is one index read. */

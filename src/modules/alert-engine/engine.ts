@@ -8,6 +8,7 @@
  * holds that across processes; a crossing while one is active updates it (escalating watch → urgent).
  * A reading older than the latest one evaluated for its device and metric changes nothing.
  */
+import { DEFAULT_MAX_CLOCK_SKEW_S } from '../../config.ts';
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
@@ -28,6 +29,7 @@ import { resolveAlertRow } from '../alerts/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import type { EngineRule } from '../rules/repository.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { settleClockAlert } from './clock.ts';
 import { resolveQuietAlert } from './quiet-reported.ts';
 import { knownReadings, reportReadingsOf } from './recent-readings.ts';
 import type { IngestedReport } from './report.ts';
@@ -62,6 +64,8 @@ interface Context {
   trx: Trx;
   farmId: string;
   now: number;
+  /** The latest time a stored watermark or breach start may sanely hold (receipt plus the clock tolerance). */
+  futureBound: number;
 }
 
 /**
@@ -79,12 +83,21 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
   if (report.device.quiet_level) {
     await resolveQuietAlert(trx, { ...report.device, farm_id: report.farm.id }, report.receivedAt);
   }
+  const clock = report.clock;
+  if (clock && (clock.refused > 0 || report.device.clock_skewed)) {
+    await settleClockAlert(trx, { ...report, clock });
+  }
   const rules = await loadRules(trx, report);
   const byMetric = readingsByMetric(report.readings, rules);
   const alarms = report.events.filter((e) => ALARM_EVENT_BY_TYPE.has(e.type)).sort((a, b) => a.at - b.at);
   if (byMetric.size === 0 && alarms.length === 0) return;
 
-  const ctx: Context = { trx, farmId: report.farm.id, now: report.receivedAt };
+  const ctx: Context = {
+    trx,
+    farmId: report.farm.id,
+    now: report.receivedAt,
+    futureBound: report.receivedAt + (report.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_S * 1000),
+  };
   const deviceSubject = deviceLabel(report.device);
   const animal = report.device.animal_id
     ? await animalLabel(trx, report.farm.id, report.device.animal_id, report.device)
@@ -112,6 +125,7 @@ export async function evaluateReport(trx: Trx, report: IngestedReport): Promise<
     farmId: ctx.farmId,
     deviceId: report.device.id,
     latest: watermarkMoves(candidates),
+    futureBound: ctx.futureBound,
     subjects: subjects.map((s) => ({ type: s.type, id: s.id })),
     breaches: candidates.some((p) => p.rules.some((r) => r.for_s !== null)),
     spans: spans.filter((_, i) => known[i] === null),
@@ -162,7 +176,9 @@ async function applyPlans(
         rule.window_s === null
           ? readings
           : changesOverWindow(readings, extremes.get(windowOf(metric, rule)) ?? new Map());
-      const before = rule.for_s === null ? null : (state.breaches.get(rule.name) ?? null);
+      // A breach start beyond the bound (stored with a wrong clock) is no start: the run counts afresh.
+      const stored = rule.for_s === null ? null : (state.breaches.get(rule.name) ?? null);
+      const before = stored !== null && stored > ctx.futureBound ? null : stored;
       const { runs, since } = levelRuns(rule, seen, before);
       if (rule.for_s !== null && since !== before) breaches.push({ rule: rule.name, since });
       await applyRuns(ctx, rule, subject, runs, active.get(rule.name) ?? null);

@@ -54,6 +54,7 @@ forEachEngine('rate rules', (t) => {
         farmId,
         deviceId,
         latest: [{ metric: 'silo.level', at: minute(101) }],
+        futureBound: Date.now() + 300_000,
         subjects: [{ type: 'device', id: deviceId }],
         breaches: false,
         // As a report of minutes 1 (late) and 101 asks: a window back from minute 1.

@@ -48,7 +48,7 @@ export interface MoveAndReadQuery extends ReportStateQuery, WatermarkMoves {
  */
 const moveWatermarksAndSelectState = prepared((db, q: MoveAndReadQuery) =>
   db
-    .with('moved', (qc) => upsertWatermarks(qc, watermarkMoves(q), false))
+    .with('moved', (qc) => upsertWatermarks(qc, watermarkMoves(q), false, q.futureBound))
     .selectNoFrom((eb) => [
       pgJsonArrayFrom(eb.selectFrom('moved').select(['moved.metric', 'moved.prev_at'])).as('watermarks'),
       // Each span from where spanStart says, with the watermark as it was before this report.
@@ -107,7 +107,13 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
     const subjects = queries.flatMap((q, place) => q.subjects.map((s) => ({ place, q, s })));
     const spans = queries.flatMap((q, place) => q.spans.map((span, index) => ({ place, q, span, index })));
     const columns = ALERT_COLUMNS.map((c) => sql.ref(`a.${c}`));
-    const moved = upsertWatermarks(trx, queries.flatMap(watermarkMoves), true);
+    const moved = upsertWatermarks(
+      trx,
+      queries.flatMap(watermarkMoves),
+      true,
+      // One bound for the group: its reports were received within the same moment.
+      Math.max(...queries.map((q) => q.futureBound)),
+    );
     const from = spanStartSql(
       sql`sp.from_at`,
       sql`(select m.prev_at from moved m where m.device_id = sp.device_id and m.metric = sp.metric)`,

@@ -13,7 +13,6 @@ import { isPostgres } from '../../db/engine.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { ALERT_COLUMNS, upsertWatermarks } from '../../db/statements/alerts.ts';
-import type { AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_STATUSES, type AlertRow } from '../alerts/repository.ts';
 
 /**
@@ -27,7 +26,7 @@ import { ACTIVE_STATUSES, type AlertRow } from '../alerts/repository.ts';
  */
 export async function advanceWatermarks(
   db: Db,
-  key: { farmId: string; deviceId: string },
+  key: { farmId: string; deviceId: string; futureBound: number },
   latest: ReadonlyArray<{ metric: string; at: number }>,
 ): Promise<Map<string, number | null>> {
   if (latest.length === 0) return new Map();
@@ -42,7 +41,7 @@ export function watermarksBefore(
 }
 
 const upsertWatermarkRows = prepared((db, q: WatermarkMoves) =>
-  upsertWatermarks(db, watermarkMoves(q), false),
+  upsertWatermarks(db, watermarkMoves(q), false, q.futureBound),
 );
 
 /** A report's watermark moves as the table's rows (db/statements/alerts.ts). */
@@ -54,6 +53,11 @@ export interface WatermarkMoves {
   farmId: string;
   deviceId: string;
   latest: ReadonlyArray<{ metric: string; at: number }>;
+  /**
+   * The latest time a watermark may sanely hold (the server's clock plus the clock tolerance): one stored
+   * beyond it (by a device with a wrong clock, before ingest refused such times) is no watermark at all.
+   */
+  futureBound: number;
 }
 
 export interface ReportStateQuery {
@@ -290,4 +294,13 @@ const selectAnimalLabel = prepared((db, q: { farmId: string; animalId: string })
 /** A reporting device is no longer quiet (the quiet pass set the mark: alert-passes/repository.ts). */
 export async function clearDeviceQuiet(db: Db, deviceId: string): Promise<void> {
   await db.updateTable('devices').set({ quiet_level: null }).where('id', '=', deviceId).execute();
+}
+
+/** Marks (or clears) a device whose report carried times too far ahead (device.clock; clock.ts). */
+export async function markDeviceClock(db: Db, deviceId: string, skewed: boolean): Promise<void> {
+  await db
+    .updateTable('devices')
+    .set({ clock_skewed: skewed ? 1 : 0 })
+    .where('id', '=', deviceId)
+    .execute();
 }

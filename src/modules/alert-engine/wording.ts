@@ -62,8 +62,9 @@ export function readingAlertReason(
   since: number | null = null,
 ): string {
   const line = severity === 'urgent' ? rule.urgent : rule.watch;
-  // The rule's documented unit when the device sent none, so the line and the value read alike.
-  const unit = reading.unit ?? METRIC_BY_NAME.get(rule.metric)?.unit ?? null;
+  // A catalog metric's reading is stored in the catalog's unit (ingest converts), and the rule's lines are
+  // in it too: the reason speaks it. Other metrics keep the unit the device sent.
+  const unit = METRIC_BY_NAME.get(rule.metric)?.unit ?? reading.unit ?? null;
   const via = subject.type === 'animal' ? ` (${subject.device.name})` : '';
   const window = rule.window_s ?? null;
   if (window !== null) {

@@ -22,6 +22,7 @@ forEachEngine('catalog and OpenAPI', (t) => {
         'water.leak rate',
         'device.quiet silence',
         'group.intake_drop rollup',
+        'device.clock clock',
       ],
     );
     const leak = res.body.rules.find(

@@ -433,6 +433,8 @@ forEachEngine('data in and out', (t) => {
           value: values[i + k] as number,
           unit: units[i + k] ?? null,
           at: ats[i + k] as number,
+          raw_value: null,
+          raw_unit: null,
         })),
       );
     }
@@ -443,7 +445,15 @@ forEachEngine('data in and out', (t) => {
       values,
       'each reading exactly once',
     );
-    assert.deepEqual(Object.keys(all[0] ?? {}), ['device_id', 'metric', 'value', 'unit', 'at']);
+    assert.deepEqual(Object.keys(all[0] ?? {}), [
+      'device_id',
+      'metric',
+      'value',
+      'unit',
+      'at',
+      'raw_value',
+      'raw_unit',
+    ]);
     assert.equal(all[0]?.device_id, device.id);
 
     const since = new Date(base + 100 * 7).toISOString();

@@ -98,6 +98,7 @@ export async function createDevice(
       lon: input.lon ?? null,
       battery: null,
       state: JSON.stringify(initialState(input.type)),
+      clock_skewed: 0,
       key_hash: key.hash,
       key_prefix: key.prefix,
       last_seen_at: null,

@@ -51,7 +51,7 @@ forEachEngine('ingest', (t) => {
     assert.equal(await readingCount(t(), device.id), 2);
   });
 
-  test('a reading without unit takes the catalog unit; without at it takes the time of receipt', async () => {
+  test('a reading without unit takes the catalog unit, another accepted unit is converted; without at it takes the time of receipt', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm, { type: 'weather', name: 'Station' });
@@ -71,7 +71,11 @@ forEachEngine('ingest', (t) => {
     const byMetric = Object.fromEntries(readings.body.data.map((r) => [r.metric, r]));
     assert.equal(byMetric['wind.kph']!.unit, 'km/h');
     assert.equal(byMetric['soil.moisture']!.unit, null, 'unknown metrics are stored, without a unit');
-    assert.equal(byMetric['rain.mm']!.unit, 'in', 'a reported unit is kept');
+    assert.equal(byMetric['rain.mm']!.unit, 'mm', "a catalog metric is stored in the catalog's unit");
+    assert.equal(byMetric['rain.mm']!.value, 50.8);
+    assert.equal(byMetric['rain.mm']!.raw_value, 2, 'what the device sent is kept');
+    assert.equal(byMetric['rain.mm']!.raw_unit, 'in');
+    assert.equal(byMetric['wind.kph']!.raw_value, undefined, 'nothing converted: no raw value');
     assert.equal(byMetric['rain.mm']!.at, '2026-05-01T06:00:00.000Z');
     const at = Date.parse(byMetric['wind.kph']!.at);
     assert.ok(at >= before && at <= after, 'at defaults to receipt');

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { DateInput } from '../../http/schemas.ts';
 import type { Command } from '../commands/schemas.ts';
+import type { RefusedEvent, RefusedReading } from './clock.ts';
 
 /** Most device events one report may carry. */
 export const MAX_EVENTS_PER_REPORT = 1_000;
@@ -69,9 +70,49 @@ export const IngestBody = Type.Object(
   { additionalProperties: false },
 );
 
+const Refusal = {
+  at: Type.String({ format: 'date-time', description: 'The time as sent (UTC).' }),
+  reason: Type.Literal('clock_ahead', {
+    description:
+      "Why it was not stored: clock_ahead, dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s by default) ahead of the server's clock.",
+  }),
+  message: Type.String({ description: 'The same, in words, with the times.' }),
+};
+
+export const RefusedReadingSchema = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: 'Its place in `readings` as sent (0 first).' }),
+    metric: Type.String(),
+    ...Refusal,
+  },
+  { title: 'RefusedReading' },
+);
+
+export const RefusedEventSchema = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: 'Its place in `events` as sent (0 first).' }),
+    type: Type.String(),
+    ...Refusal,
+  },
+  { title: 'RefusedEvent' },
+);
+
 export const IngestResponse = Type.Object({
   ok: Type.Boolean(),
-  accepted: Type.Integer({ description: 'Readings stored from this report.' }),
+  accepted: Type.Integer({
+    description: 'Readings stored from this report (those listed in `refused` are not).',
+  }),
+  refused: Type.Optional(
+    Type.Array(RefusedReadingSchema, {
+      description:
+        "Readings not stored, and why (present only when there are some): dated too far ahead of the server's clock. The report's other readings are stored, and the device gets a device.clock alert.",
+    }),
+  ),
+  refused_events: Type.Optional(
+    Type.Array(RefusedEventSchema, {
+      description: 'Events not stored, and why (present only when there are some), as for `refused`.',
+    }),
+  ),
   commands: Type.Array(Type.Ref('Command'), {
     description: 'Commands waiting for the device; they are now delivered.',
   }),
@@ -89,4 +130,6 @@ export interface IngestResult {
   accepted: number;
   commands: Command[];
   unmatched_eids?: string[];
+  refused?: RefusedReading[];
+  refused_events?: RefusedEvent[];
 }

@@ -18,6 +18,7 @@ import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { prepareReadings } from '../readings/service.ts';
 import { reportCommitted } from '../stream/report-signal.ts';
+import { DEFAULT_MAX_CLOCK_SKEW_MS, refuseFutureTimes } from './clock.ts';
 import { touchReportingDevice } from './report-writes.ts';
 import { type DeviceTouch, saveDeviceState } from './repository.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
@@ -29,6 +30,12 @@ export interface IngestCaller {
   deviceId: string;
   /** How the report arrived, for the metrics (`sample`: a sample farm's seeded history); HTTP when absent. */
   transport?: ReportTransport;
+}
+
+/** The service's settings a report is judged by. */
+export interface IngestOptions {
+  /** How far ahead of `now` a reading or event may be dated (FARMSTEAD_MAX_CLOCK_SKEW_S); default 300 s. */
+  maxClockSkewMs?: number;
 }
 
 function prepareEvents(
@@ -102,18 +109,28 @@ function checkFinite(body: IngestInput): void {
 /**
  * Stores one device report. Everything is checked before anything is written, and all writes share
  * one transaction (the caller's when `db` is one), so a rejected report leaves no trace. Reports
- * arriving together commit together, each still all or nothing (db/group-commit.ts).
+ * arriving together commit together, each still all or nothing (db/group-commit.ts). Readings and events
+ * dated too far ahead of `now` are the one part a report may have refused while the rest is stored
+ * (clock.ts): the answer lists them, and the device gets a device.clock alert.
  */
 export async function ingestReport(
   db: Db,
   caller: IngestCaller,
   body: IngestInput | undefined,
   now: number = Date.now(),
+  options: IngestOptions = {},
 ): Promise<IngestResult> {
   const input = body ?? {};
   checkFinite(input);
-  const readings = prepareReadings(input.readings ?? [], now);
-  const events = prepareEvents(input.events ?? [], now);
+  const skewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+  const sane = refuseFutureTimes(
+    prepareReadings(input.readings ?? [], now),
+    prepareEvents(input.events ?? [], now),
+    now,
+    skewMs,
+  );
+  const { readings, events, refused, refusedEvents, kept } = sane;
+  const readingInputs = kept ? (input.readings ?? []).filter((_, i) => kept[i]) : (input.readings ?? []);
 
   const touch: Omit<DeviceTouch, 'report_token'> = {
     last_seen_at: now,
@@ -168,7 +185,7 @@ export async function ingestReport(
       stored.push({ event_id: event.id, type: e.type, data: e.data, at: e.at });
     }
 
-    const unmatchedEids = await recordAnimalReadings(trx, device, input.readings ?? [], readings);
+    const unmatchedEids = await recordAnimalReadings(trx, device, readingInputs, readings);
 
     // The alert engine's seam: it sees exactly what this report stored, inside the same transaction.
     await evaluateReport(trx, {
@@ -183,10 +200,18 @@ export async function ingestReport(
         quiet_level: device.quiet_level,
         report_token: device.report_token,
         report_token_prev: device.report_token_prev,
+        clock_skewed: device.clock_skewed,
       },
       readings,
       events: stored,
       receivedAt: now,
+      clock: {
+        refused: refused.length + refusedEvents.length,
+        furthest: sane.furthest,
+        stored: readings.length + stored.length,
+        toleranceMs: skewMs,
+      },
+      maxClockSkewMs: skewMs,
     });
 
     const commands = deliveredCommands(await touched.handOutCommands());
@@ -195,6 +220,8 @@ export async function ingestReport(
       accepted: readings.length,
       commands,
       ...(unmatchedEids.length > 0 ? { unmatched_eids: unmatchedEids } : {}),
+      ...(refused.length > 0 ? { refused } : {}),
+      ...(refusedEvents.length > 0 ? { refused_events: refusedEvents } : {}),
     } satisfies IngestResult;
   });
   // Counted once committed: a unit of work may run more than once (a retried or regrouped transaction).

@@ -32,7 +32,7 @@ const NOT_AUTHORIZED = 0x87;
 
 export interface MqttDeps {
   database: Database;
-  config: Pick<Config, 'databaseUrl' | 'bodyLimitBytes' | 'mqttRatePerSecond'>;
+  config: Pick<Config, 'databaseUrl' | 'bodyLimitBytes' | 'mqttRatePerSecond' | 'maxClockSkewS'>;
   usage: UsageCounter;
   log: FastifyBaseLogger;
   /** Injected in tests; Date.now otherwise. */
@@ -343,7 +343,9 @@ class DeviceBroker {
     try {
       outcome =
         message.kind === 'report'
-          ? await handleReport(this.db, session.deviceId, payload, at)
+          ? await handleReport(this.db, session.deviceId, payload, at, {
+              maxClockSkewMs: this.deps.config.maxClockSkewS * 1000,
+            })
           : await handleCommandResult(this.db, session.deviceId, message.commandId, payload, at);
     } catch (err) {
       this.deps.log.error({ err, device: session.deviceId, kind: message.kind }, 'MQTT message failed');

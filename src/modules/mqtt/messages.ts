@@ -11,7 +11,7 @@ import { describeAjvError, makeAjv } from '../../http/validation.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';
 import { answerCommand } from '../commands/service.ts';
 import { IngestBody, type IngestInput, type IngestResult } from '../ingest/schemas.ts';
-import { ingestReport } from '../ingest/service.ts';
+import { type IngestOptions, ingestReport } from '../ingest/service.ts';
 
 // Bodies are checked strictly, as HTTP bodies are: no coercion, unknown members rejected.
 const ajv = makeAjv({ coerceTypes: false });
@@ -47,12 +47,16 @@ async function attempt<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   }
 }
 
-/** A report over MQTT: the same body and the same transaction as POST /v1/ingest. */
+/**
+ * A report over MQTT: the same body and the same transaction as POST /v1/ingest, so the answer on the
+ * result topic carries the same `refused` / `refused_events` (times too far ahead) as the HTTP answer.
+ */
 export function handleReport(
   db: Db,
   deviceId: string,
   payload: Buffer,
   now: number,
+  options: IngestOptions = {},
 ): Promise<Outcome<IngestResult>> {
   return attempt(() =>
     ingestReport(
@@ -60,6 +64,7 @@ export function handleReport(
       { deviceId, transport: 'mqtt' },
       parsePayload<IngestInput>(payload, validateReport, false),
       now,
+      options,
     ),
   );
 }

@@ -11,8 +11,22 @@ import type { Reading, ReadingAgg } from './schemas.ts';
 
 export type ReadingRow = Selectable<ReadingsTable>;
 
-export function toReading(row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'>): Reading {
-  return { metric: row.metric, value: Number(row.value), unit: row.unit, at: toIso(row.at) };
+export function toReading(
+  row: Pick<ReadingRow, 'metric' | 'value' | 'unit' | 'at'> &
+    Partial<Pick<ReadingRow, 'raw_value' | 'raw_unit'>>,
+): Reading {
+  const reading: Reading = {
+    metric: row.metric,
+    value: Number(row.value),
+    unit: row.unit,
+    at: toIso(row.at),
+  };
+  // What the device sent, when it was converted into the catalog's unit (migration 0023).
+  if (row.raw_value != null && row.raw_unit != null) {
+    reading.raw_value = Number(row.raw_value);
+    reading.raw_unit = row.raw_unit;
+  }
+  return reading;
 }
 
 /** The latest value of every metric of these devices, by device then metric. */

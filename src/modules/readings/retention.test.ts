@@ -136,15 +136,16 @@ forEachEngine('readings partitions', (t) => {
     const fks = await sql<{ n: number }>`select count(*)::int as n from pg_constraint
       where conrelid = 'readings'::regclass and contype = 'f'`.execute(db);
     assert.equal(fks.rows[0]?.n, 0);
-    // A month beyond those made ahead works too: it lands in the default partition.
+    // A month beyond those made ahead works too: it lands in the default partition. (Ingest now refuses a
+    // time that far ahead, docs/devices.md; a database may hold some from before, written here directly.)
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;
     const device = await make.device(t(), acct.live_key, farm);
     const far = Date.UTC(d.getUTCFullYear() + 5, 0, 1);
-    const res = await make.report(t(), device.device_key, {
-      readings: [{ metric: 'x', value: 1, at: iso(far) }],
-    });
-    assert.equal(res.body.accepted, 1);
+    await db
+      .insertInto('readings')
+      .values({ device_id: device.id, farm_id: farm, metric: 'x', value: 1, unit: null, at: far })
+      .execute();
     const inDefault = await sql<{
       n: number;
     }>`select count(*)::int as n from readings_default where device_id = ${device.id}`.execute(db);

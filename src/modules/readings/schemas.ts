@@ -5,8 +5,24 @@ export const ReadingSchema = Type.Object(
   {
     metric: Type.String(),
     value: Type.Number(),
-    unit: Nullable(Type.String({ description: 'As reported, or the catalog unit of a known metric.' })),
+    unit: Nullable(
+      Type.String({
+        description:
+          "For a catalog metric, the catalog's unit (a reading sent in another accepted unit is converted); for any other metric, as reported.",
+      }),
+    ),
     at: DateTime('When the value was measured (with interval: the start of the bucket, UTC).'),
+    raw_value: Type.Optional(
+      Type.Number({
+        description:
+          "The value as the device sent it, present only when it was converted into the catalog's unit (raw readings only, not points).",
+      }),
+    ),
+    raw_unit: Type.Optional(
+      Type.String({
+        description: 'The unit the device sent, present with raw_value (e.g. °F for climate.temp_c).',
+      }),
+    ),
   },
   { $id: 'Reading', title: 'Reading' },
 );

@@ -2,7 +2,6 @@ import type { Db } from '../../db/schema.ts';
 import { upsertLatest } from '../../db/statements/device-latest.ts';
 import { insertReadings, type ReadingValues } from '../../db/statements/readings.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
-import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
@@ -17,6 +16,7 @@ import {
   type ReadingAgg,
   type ReadingInterval,
 } from './schemas.ts';
+import { inCatalogUnit } from './units.ts';
 
 /** Most readings one report may carry. */
 export const MAX_READINGS_PER_REPORT = 1_000;
@@ -36,9 +36,10 @@ export interface ReadingInput {
 export type PreparedReading = ReadingValues;
 
 /**
- * Checks a report's readings and resolves each one's unit (the catalog's, for a known metric sent
- * without one) and time (receipt time when left out). Any bad reading rejects them all, naming it
- * (`readings[17].value`); more than 1,000 is 413 `payload_too_large`.
+ * Checks a report's readings and resolves each one's unit and time (receipt time when left out). A catalog
+ * metric is stored in the catalog's unit: sent without one it takes it, sent in another the registry accepts
+ * it is converted (units.ts), sent in any other it is refused. Any bad reading rejects them all, naming it
+ * (`readings[17].value`, `readings[3].unit`); more than 1,000 is 413 `payload_too_large`.
  */
 export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: number): PreparedReading[] {
   if (inputs.length > MAX_READINGS_PER_REPORT) {
@@ -69,11 +70,23 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
       }
       at = parsed;
     }
+    const stored = inCatalogUnit(r.metric, r.value, r.unit);
+    if (!stored.ok) {
+      throw invalid(
+        `readings[${i}].unit`,
+        `readings[${i}].unit: ${r.metric} is measured in ${stored.unit}; "${r.unit}" is not a unit it accepts (accepted: ${stored.accepted.join(', ')}).`,
+      );
+    }
+    if (!Number.isFinite(stored.value)) {
+      throw invalid(`readings[${i}].value`, `readings[${i}].value is out of range in ${stored.unit}.`);
+    }
     return {
       metric: r.metric,
-      value: r.value,
-      unit: r.unit ?? METRIC_BY_NAME.get(r.metric)?.unit ?? null,
+      value: stored.value,
+      unit: stored.unit,
       at,
+      raw_value: stored.raw?.value ?? null,
+      raw_unit: stored.raw?.unit ?? null,
     };
   });
 }

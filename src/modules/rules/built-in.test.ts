@@ -62,7 +62,7 @@ forEachEngine('built-in rules in settings.rules', (t) => {
   const patchRules = <T = Farm>(key: string, farmId: string, rules: unknown) =>
     t().request<T>('PATCH', `/v1/farms/${farmId}`, { key, body: { settings: { rules } } });
 
-  test('GET rules lists the ten built-in rules with their kinds and the farm settings applied, then its own; MCP list_rules the same', async () => {
+  test('GET rules lists the eleven built-in rules with their kinds and the farm settings applied, then its own; MCP list_rules the same', async () => {
     const { key, farmId } = await setup();
     const saved = await patchRules(key, farmId, {
       'house.heat': { watch: 33 },
@@ -94,6 +94,7 @@ forEachEngine('built-in rules in settings.rules', (t) => {
         ['water.leak', 'rate', 'default'],
         ['device.quiet', 'silence', 'default'],
         ['group.intake_drop', 'rollup', 'default'],
+        ['device.clock', 'clock', 'default'],
         ['silage.hot', 'threshold', 'custom'],
       ],
     );

@@ -1,10 +1,12 @@
 /**
  * The built-in rules as a farm has them, as API Rules: the seven threshold defaults with its overrides,
- * then water.leak, device.quiet and group.intake_drop with their settings from `settings.rules`.
+ * then water.leak, device.quiet, group.intake_drop and device.clock with their settings from `settings.rules`.
  * `GET /v1/farms/{farm}/rules`, MCP `list_rules` and the check of a settings change all read them here.
  */
 import {
+  DEVICE_CLOCK_RULE,
   DEVICE_QUIET_RULE,
+  farmClockRule,
   farmIntakeRule,
   farmLeakRule,
   farmQuietRule,
@@ -92,6 +94,13 @@ export function builtInRules(farmId: string, settingsText: string): Rule[] {
       drop_pct: Object.fromEntries(intake.metrics.map((m) => [m.metric, m.drop_pct])),
       enabled: intake.enabled,
       description: INTAKE_DROP_RULE.description,
+    },
+    {
+      ...base,
+      name: DEVICE_CLOCK_RULE.name,
+      kind: DEVICE_CLOCK_RULE.kind,
+      enabled: farmClockRule(settingsText).enabled,
+      description: DEVICE_CLOCK_RULE.description,
     },
   ];
 }

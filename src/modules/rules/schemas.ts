@@ -22,7 +22,7 @@ export type RuleSide = (typeof RULE_DIRECTIONS)[number];
 /** A listed rule may be of any built-in kind; a farm's own rules are threshold or rate rules. */
 const ListedKind = Type.Enum(BUILT_IN_RULE_KINDS, {
   type: 'string',
-  description: `${KIND_WORDS} silence (device.quiet): a device that sent no report for a while; see quiet_after_s. rollup (group.intake_drop): a group's daily water or feed per head against its own trailing 7-day median; see drop_pct.`,
+  description: `${KIND_WORDS} silence (device.quiet): a device that sent no report for a while; see quiet_after_s. rollup (group.intake_drop): a group's daily water or feed per head against its own trailing 7-day median; see drop_pct. clock (device.clock): a device dating its readings or events ahead of the server's clock; only enabled.`,
 });
 
 const NOT_LINES = 'null for silence and roll-up rules, which have their own settings.';

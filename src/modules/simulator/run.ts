@@ -19,12 +19,22 @@ export interface SimulateOptions {
   transport: 'http' | 'mqtt';
   /** Real milliseconds between reports. */
   everyMs: number;
-  /** Simulated time per real time: 60 runs an hour a minute. */
+  /**
+   * Simulated time per real time while replaying the past: 60 runs an hour a minute. The simulated clock
+   * never passes the real one: once it catches up with now, the run goes on in real time.
+   */
   speed: number;
-  /** Simulated start time (epoch ms); default now. */
+  /**
+   * Where the simulated clock starts (epoch ms, in the past); default: `hours` (or, without it, 24 hours)
+   * ago when `speed` is above 1, else now. Never before the devices' newest reading: a run after another
+   * carries on from where that one left off, so its readings are not late (the alert engine would not
+   * judge readings older than those it already judged).
+   */
   startAt?: number;
   /** Stop after this many simulated hours; default: until the signal aborts. */
   hours?: number;
+  /** The real clock (tests); Date.now by default. */
+  clock?: () => number;
   seed?: number;
   signal?: AbortSignal;
   onStatus?: (status: SimulationStatus) => void;
@@ -147,6 +157,36 @@ async function connectMqtt(
   );
 }
 
+/** The newest reading time of the simulated devices (null: none has reported), through the public API. */
+async function newestReading(
+  options: SimulateOptions,
+  devices: readonly SimDevice[],
+): Promise<number | null> {
+  let newest: number | null = null;
+  for (const device of devices) {
+    const page = await api(options, 'GET', `/v1/devices/${device.id}/readings?limit=1`, options.apiKey);
+    const at = (page.data as Array<{ at: string }>)[0]?.at;
+    if (at !== undefined) newest = Math.max(newest ?? -Infinity, Date.parse(at));
+  }
+  return newest;
+}
+
+/**
+ * Where the simulated clock starts: the asked start (default `hours`, or 24 h, ago when sped up; now at
+ * real speed), moved on past the devices' newest reading, and never after now.
+ */
+async function simulationStart(
+  options: SimulateOptions,
+  devices: readonly SimDevice[],
+  stepMs: number,
+  now: number,
+): Promise<number> {
+  const history = options.speed > 1 ? (options.hours ?? 24) * 3_600_000 : 0;
+  const asked = options.startAt ?? now - history;
+  const newest = await newestReading(options, devices);
+  return Math.min(now, Math.max(asked, newest === null ? asked : newest + stepMs));
+}
+
 export async function runSimulation(options: SimulateOptions): Promise<SimulationStatus> {
   // The same seed gives the same farm.
   const random = mulberry32(options.seed ?? 1);
@@ -199,17 +239,24 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
     }
   };
 
-  const stepMs = options.everyMs * options.speed;
-  const start = options.startAt ?? Date.now();
+  const clock = options.clock ?? Date.now;
+  const stepMs = options.everyMs * Math.max(1, options.speed);
+  const start = await simulationStart(options, devices, stepMs, clock());
   const end = options.hours === undefined ? Number.POSITIVE_INFINITY : start + options.hours * 3_600_000;
   try {
-    for (let at = start; at <= end && !options.signal?.aborted; at += stepMs) {
+    let previous = start - stepMs;
+    for (let at = start; at <= end && !options.signal?.aborted; ) {
+      const began = Date.now();
+      const hours = (at - previous) / 3_600_000;
       status.simulatedAt = new Date(at).toISOString();
-      await Promise.all(
-        devices.map((d) => report(d, stepDevice(d.model, at, stepMs / 3_600_000, random)).catch(fail)),
-      );
+      await Promise.all(devices.map((d) => report(d, stepDevice(d.model, at, hours, random)).catch(fail)));
       options.onStatus?.(status);
-      await new Promise((resolve) => setTimeout(resolve, options.everyMs));
+      // A report every `everyMs` of real time, however long the reports took.
+      const wait = Math.max(0, options.everyMs - (Date.now() - began));
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      previous = at;
+      // Replaying the past at speed until the simulated clock reaches the real one, then real time.
+      at = Math.max(at + 1, Math.min(at + stepMs, clock()));
     }
     // Let answers to the last reports and commands in flight arrive.
     await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, options.everyMs * 5)));
