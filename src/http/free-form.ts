@@ -2,7 +2,8 @@
  * Free-form JSON members (settings, fields, state, data, params, geometry, result…): objects whose
  * members may be anything. Each one nests at most 32 levels and takes at most 64 KiB as JSON, so a
  * device or an agent cannot store a value that later breaks every read that includes it. Schemas
- * need not say so: markFreeForm finds them when a validator is compiled (REST and MCP alike).
+ * need not say so: markFreeForm finds them when a validator is compiled (REST and MCP alike). A member a
+ * PATCH merges into (settings, fields) is capped again as stored: merged-free-form.ts.
  */
 
 export const FREE_FORM_LIMITS = {

@@ -2,6 +2,7 @@ import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { type AppError, conflict } from '../../http/errors.ts';
+import { mergedFreeFormJson } from '../../http/merged-free-form.ts';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -154,7 +155,8 @@ export async function updateAnimal(
         if (value === null) delete merged[key];
         else merged[key] = value;
       }
-      next.fields = JSON.stringify(merged);
+      // Capped as stored, after the merge: PATCHes of new members would otherwise grow it without bound.
+      next.fields = mergedFreeFormJson('fields', merged, row.fields);
     }
     next.search_text = searchTextOf(next);
 

@@ -4,6 +4,7 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
+import { mergedFreeFormJson } from '../../http/merged-free-form.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
@@ -69,7 +70,7 @@ export async function createFarm(
     lon: input.lon ?? null,
     acres: input.acres ?? null,
     sample: options.sample ? 1 : 0,
-    settings: JSON.stringify(settings),
+    settings: mergedFreeFormJson('settings', settings),
     rules_version: 0,
     created_at: now,
   };
@@ -117,7 +118,8 @@ async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput, no
       }
     }
     if (!isPlainObject(merged)) throw invalid('settings', 'settings must be an object.');
-    patch.settings = JSON.stringify(checkSettings(merged));
+    // Capped as stored, after the merge: PATCHes of new members would otherwise grow it without bound.
+    patch.settings = mergedFreeFormJson('settings', checkSettings(merged), farm.settings);
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);
