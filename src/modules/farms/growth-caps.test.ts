@@ -12,6 +12,7 @@ import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { connect, ERAS, refused } from '../../../test/mcp.ts';
 import type { Animal, Farm } from '../../../test/replies.ts';
 import { FREE_FORM_LIMITS } from '../../http/free-form.ts';
+import { PAGE_BUDGET_BYTES } from '../../http/pagination.ts';
 import type { ImportResult } from '../dataio/schemas.ts';
 
 /** A member whose JSON text (`"name":"xxx…"`) takes about `bytes`. */
@@ -169,5 +170,41 @@ forEachEngine('merged settings and fields are capped as stored', (t) => {
       })
     ).body.data;
     assert.deepEqual(Object.keys(stored?.fields ?? {}), ['b']);
+  });
+});
+
+forEachEngine('a page of a list holds at most 2 MiB of stored text', (t) => {
+  test('animals with large fields: a page ends early with a cursor, the pages and the export hold each once', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const count = 40;
+    for (let i = 0; i < count; i++) {
+      await make.animal(t(), acct.live_key, farm.id, { tag: `BIG${i}`, fields: { a: member(60_000) } });
+    }
+    const seen: string[] = [];
+    let url = `/v1/farms/${farm.id}/animals?limit=500`;
+    const sizes: number[] = [];
+    for (;;) {
+      const res = await t().request<{ data: Animal[]; has_more: boolean; next_before: string | null }>(
+        'GET',
+        url,
+        { key: acct.live_key },
+      );
+      assert.equal(res.status, 200);
+      sizes.push(res.body.data.length);
+      seen.push(...res.body.data.map((a) => a.id));
+      if (!res.body.has_more) break;
+      assert.ok(res.body.next_before);
+      url = `/v1/farms/${farm.id}/animals?limit=500&before=${encodeURIComponent(res.body.next_before)}`;
+    }
+    assert.ok(sizes.length > 1, `one page of ${sizes[0]}`);
+    assert.ok((sizes[0] ?? 0) < count && (sizes[0] ?? 0) * 60_000 <= PAGE_BUDGET_BYTES + 60_000, `${sizes}`);
+    assert.equal(new Set(seen).size, count, 'every animal once, across pages');
+    const exported = await t().app.inject({
+      method: 'GET',
+      url: `/v1/farms/${farm.id}/animals/export?format=ndjson`,
+      headers: { authorization: `Bearer ${acct.live_key}` },
+    });
+    assert.equal(exported.body.trim().split('\n').length, count, 'the export reads every page');
   });
 });
