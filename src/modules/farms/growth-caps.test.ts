@@ -208,3 +208,33 @@ forEachEngine('a page of a list holds at most 2 MiB of stored text', (t) => {
     assert.equal(exported.body.trim().split('\n').length, count, 'the export reads every page');
   });
 });
+
+forEachEngine('the brief keeps only the members of a house state it reads', (t) => {
+  test('a house state with 60 kB of other members: the brief reads its known members as before', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const house = await make.device(t(), acct.live_key, farm.id);
+    const junk = Array.from({ length: 19_000 }, () => []);
+    const sent = await make.report(t(), house.device_key, {
+      state: {
+        junk,
+        climate: { target_temp_c: 24, mode: 'summer', extra: junk.slice(0, 100) },
+        feed: { schedule: ['06:00', 7, '18:00'], also: { deep: true } },
+      },
+    });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body).slice(0, 300));
+    const brief = await t().request<{
+      houses: {
+        id: string;
+        climate: { target_temp_c: number; mode: string };
+        feed: { schedule: string[] };
+      }[];
+    }>('GET', `/v1/farms/${farm.id}/brief`, { key: acct.live_key });
+    assert.equal(brief.status, 200);
+    const [one] = brief.body.houses;
+    assert.equal(one?.id, house.id);
+    assert.equal(one?.climate.target_temp_c, 24);
+    assert.equal(one?.climate.mode, 'summer');
+    assert.deepEqual(one?.feed.schedule, ['06:00', '18:00']);
+  });
+});
