@@ -151,7 +151,7 @@ describe('cli export and import', { concurrency: true }, () => {
         writeFileSync(file, 'species,tag\ngoat,TTY-1\n');
         const imported = await cliOnTty(['import', '--farm', farmId, '--from', file], env);
         assert.equal(imported.code, 0, imported.output);
-        assert.match(imported.output, /\rcheck rows \[#+\] 100%/);
+        assert.match(imported.output, /\rimport rows \[#+\] 100%/);
       });
     });
   }

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
@@ -59,6 +59,20 @@ export async function createAccountDirect(env: Record<string, string>, name: str
 
 export { freePort };
 
+/**
+ * The Node flags `npm start` gives the server (package.json's start script: the heap cap and the like), for a
+ * test that must run the server under the production limits.
+ */
+export function npmStartNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  const parts = (pkg.scripts?.start ?? '').trim().split(/\s+/);
+  const node = parts.indexOf('node');
+  const script = parts.findIndex((p) => /\.(ts|js|mjs)$/.test(p));
+  return node < 0 || script < 0 ? [] : parts.slice(node + 1, script);
+}
+
 export interface Server {
   child: ChildProcess;
   url: string;
@@ -66,14 +80,17 @@ export interface Server {
   stop(): Promise<number | null>;
 }
 
-export async function startServer(env: Record<string, string>): Promise<Server> {
+export async function startServer(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[] } = {},
+): Promise<Server> {
   const port = await freePort();
   // A server given no data folder gets a throwaway one (removed when it stops), never ./data of the checkout.
   const ownData = env.FARMSTEAD_DATA ? null : mkdtempSync(path.join(tmpdir(), 'farmstead-server-'));
   const removeOwnData = () => {
     if (ownData) rmSync(ownData, { recursive: true, force: true });
   };
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, 'serve'], {
     env: {
       ...baseEnv(),
       LOG_LEVEL: 'info',

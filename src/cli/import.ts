@@ -39,40 +39,35 @@ async function runImport(options: ImportOptions): Promise<void> {
   const { IMPORT_BODY_LIMIT_BYTES } = await import('../modules/dataio/schemas.ts');
   const { AppError } = await import('../domain/errors.ts');
 
-  let text: string;
+  let bytes: Buffer;
   try {
-    const bytes = await readFile(options.from);
+    bytes = await readFile(options.from);
     if (bytes.length > IMPORT_BODY_LIMIT_BYTES) {
       throw new UsageError(
         `${options.from} is larger than an import takes (${IMPORT_BODY_LIMIT_BYTES} bytes).`,
       );
     }
-    text = bytes.toString('utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new UsageError(`Cannot read ${options.from}: ${(err as Error).message}`);
   }
-  const bars = { check: progress('check rows'), write: progress('write animals') };
-  let stage: 'check' | 'write' = 'check';
+  const bar = progress('import rows');
   const result = await withDatabase(async (database) => {
     const scope = await farmScopeOf(database.db, options.farm);
     if (!scope) throw new CliFailure(`No farm with id "${options.farm}".`);
-    return importAnimals(database.db, scope, options.farm, text, {
+    return importAnimals(database.db, scope, options.farm, bytes, {
       dryRun: options.dryRun === true,
       skipInvalid: options.skipInvalid === true,
-      onProgress: (next, done, total) => {
-        if (next !== stage) bars[stage].done('done');
-        stage = next;
-        bars[stage].update(done, total);
-      },
+      // The file is read a batch of rows at a time: the bar follows its bytes.
+      onProgress: (read, total) => bar.update(read, total),
     }).catch((err: unknown) => {
       if (err instanceof AppError && err.status === 400) throw new CliFailure(err.message);
       throw err;
     });
   });
   const verb = result.dry_run ? 'would be' : '';
-  bars[stage].done(
-    `${result.rows} rows: ${result.created} ${verb} created, ${result.updated} ${verb} updated, ${result.unchanged} unchanged, ${result.errors.length} errors`.replace(
+  bar.done(
+    `${result.rows} rows: ${result.created} ${verb} created, ${result.updated} ${verb} updated, ${result.unchanged} unchanged, ${result.error_count} errors`.replace(
       /\s+/g,
       ' ',
     ),
@@ -82,5 +77,5 @@ async function runImport(options: ImportOptions): Promise<void> {
     printTable(result.errors as unknown as Record<string, unknown>[], ['row', 'column', 'message']);
   }
   // A dry run that found errors is a failure too: the real import would refuse the file.
-  if (result.errors.length > 0 && !options.skipInvalid) process.exitCode = 1;
+  if (result.error_count > 0 && !options.skipInvalid) process.exitCode = 1;
 }

@@ -10,6 +10,22 @@ import { parseIso, toIso } from '../lib/time.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
+/**
+ * The most stored text one page of a list (or of an export) holds: a page ends before the record that
+ * would pass it (a page always holds at least one record), with `has_more` and a cursor as usual. 500
+ * records of 64 KiB free-form members each (fields, data, settings, state) would be 32 MB as stored and
+ * several times that as objects, enough to run a 256 MB server out of heap (docs/data.md, "Memory").
+ */
+export const PAGE_BUDGET_BYTES = 2 * 1024 * 1024;
+
+/** The text a stored row holds (string columns' lengths): what parsing and answering it costs. */
+function storedSize(row: unknown): number {
+  let size = 0;
+  for (const value of Object.values(row as Record<string, unknown>)) {
+    if (typeof value === 'string') size += value.length;
+  }
+  return size;
+}
 
 export interface PageRequest {
   limit: number;
@@ -53,7 +69,8 @@ export function beforeCondition(
 }
 
 /**
- * Queries fetch limit + 1 rows; this trims the extra one and builds the cursor from the last row kept.
+ * Queries fetch limit + 1 rows; this trims the extra one (and any past PAGE_BUDGET_BYTES) and builds the
+ * cursor from the last row kept.
  */
 export function toPage<Row, T>(
   rows: Row[],
@@ -61,8 +78,14 @@ export function toPage<Row, T>(
   cursorOf: (row: Row) => { at: number; id: string },
   map: (row: Row) => T,
 ): Page<T> {
-  const hasMore = rows.length > page.limit;
-  const kept = hasMore ? rows.slice(0, page.limit) : rows;
+  let end = Math.min(rows.length, page.limit);
+  let size = 0;
+  for (let i = 0; i < end; i++) {
+    size += storedSize(rows[i]);
+    if (size > PAGE_BUDGET_BYTES && i > 0) end = i;
+  }
+  const hasMore = rows.length > end;
+  const kept = hasMore ? rows.slice(0, end) : rows;
   const last = kept.at(-1);
   const cursor = last ? cursorOf(last) : null;
   return {

@@ -52,6 +52,8 @@ export function checkIdempotencyKey(value: unknown, param: string): string {
 
 /** JSON with object members in sorted order, so the same body sent with another member order matches. */
 function canonicalJson(value: unknown): string {
+  // A body kept as bytes (the CSV import): its digest, not a member per byte.
+  if (value instanceof Uint8Array) return `"sha256:${createHash('sha256').update(value).digest('hex')}"`;
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

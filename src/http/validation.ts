@@ -90,6 +90,14 @@ function lazyValidator(ajv: Ajv, schema: AnySchema) {
 }
 
 /**
+ * The validator of a query string, path or headers, as every route has it: for a route that compiles its
+ * own body check (the CSV import's body is bytes, not JSON) and keeps the usual one for the other parts.
+ */
+export function requestPartValidator(schema: AnySchema) {
+  return lazyValidator(coercing, schema);
+}
+
+/**
  * Absent bodies (none, empty or whitespace; the JSON parser already refused `null` and other
  * non-objects): a PATCH needs a body, since sending nothing to change is almost always a client bug;
  * other methods count it as `{}`, so action endpoints and creates with only optional members work

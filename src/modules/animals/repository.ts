@@ -120,11 +120,6 @@ export async function insertAnimals(db: Db, rows: readonly AnimalRow[]): Promise
   }
 }
 
-/** Every animal of a farm (the CSV import matches rows against them). */
-export async function farmAnimalRows(db: Db, farmId: string): Promise<AnimalRow[]> {
-  return db.selectFrom('animals').selectAll().where('farm_id', '=', farmId).execute();
-}
-
 /** Which of these EIDs animals of the account (in this mode) hold, and which animal holds each. */
 export async function eidHolders(
   db: Db,

@@ -4,6 +4,7 @@ import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { type AppError, conflict } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { mergedFreeFormJson } from '../../http/free-form.ts';
 import { parseJson } from '../../lib/json.ts';
 import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';
@@ -154,7 +155,8 @@ export async function updateAnimal(
         if (value === null) delete merged[key];
         else merged[key] = value;
       }
-      next.fields = JSON.stringify(merged);
+      // Capped as stored, after the merge: PATCHes of new members would otherwise grow it without bound.
+      next.fields = mergedFreeFormJson('fields', merged, row.fields);
     }
     next.search_text = searchTextOf(next);
 

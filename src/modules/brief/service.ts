@@ -9,9 +9,9 @@
  */
 import { dataVersion } from '../../db/data-version.ts';
 import type { Db } from '../../db/schema.ts';
-import { readHouseState } from '../../domain/house-state.ts';
+import { defaultHouseState, readHouseState } from '../../domain/house-state.ts';
 import { type AlertRule, farmRules, type RuleName } from '../../domain/rules.ts';
-import { parseJson } from '../../lib/json.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { toIso } from '../../lib/time.ts';
 import { type Alert, toAlert } from '../alerts/service.ts';
@@ -166,6 +166,23 @@ async function briefFacts(
   return { ...stored, paddocks: pastRest(stored.paddocks, now), quiet: await quietVerdicts(stored, now) };
 }
 
+const HOUSE_STATE_SHAPE = defaultHouseState();
+
+/**
+ * The members of a stored house state that a house state has (those of the default state, at every level):
+ * readHouseState keeps any others as they are, and a state may hold 64 KiB of anything, so every house's
+ * extra members, kept while the brief is built, ran the server out of memory on a farm of many houses
+ * (docs/data.md, "Memory"). The brief reads none of them.
+ */
+function knownMembers(stored: unknown, shape: unknown): unknown {
+  if (!isPlainObject(shape) || !isPlainObject(stored)) return stored;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(shape)) {
+    if (Object.hasOwn(stored, key)) out[key] = knownMembers(stored[key], shape[key]);
+  }
+  return out;
+}
+
 /** Active alerts per subject, for each house's count. */
 function alertsPerSubject(alertKeys: ReadonlySet<string>): Map<string, number> {
   const out = new Map<string, number>();
@@ -231,7 +248,7 @@ async function assembleBrief(
   const houses = houseSection(
     facts.houses.map((row) => ({
       row,
-      state: readHouseState(parseJson<unknown>(row.state, {})),
+      state: readHouseState(knownMembers(parseJson<unknown>(row.state, {}), HOUSE_STATE_SHAPE)),
       latest: facts.houseLatest[row.id] ?? {},
       quiet: facts.quiet.get(row.id) ?? null,
       activeAlerts: perSubject.get(row.id) ?? 0,

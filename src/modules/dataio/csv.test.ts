@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
-import { csvLines, detectSeparator, parseCsv } from './csv.ts';
+import { type CsvRecord, csvLines, csvRecords, detectSeparator } from './csv.ts';
 
 test('csv-parse reads back exactly what csvLines writes, whatever the text', () => {
   const cell = fc.oneof(fc.string(), fc.constantFrom('', ',', '"', '""', '\n', '\r\n', ' a ', 'x,"y"\nz'));
@@ -26,11 +26,42 @@ test('the separator is the one the header uses most outside quotes', () => {
   assert.equal(detectSeparator('species\n'), ',');
 });
 
-test('parseCsv gives each record the file line it ends on, skipping blank and empty rows', () => {
-  const parsed = parseCsv('\uFEFFa;b\r\n1;2\r\n\r\n;\r\n"x\ny";3\r\n');
-  assert.deepEqual(parsed.header, ['a', 'b']);
-  assert.deepEqual(parsed.records, [
-    { line: 2, cells: ['1', '2'] },
-    { line: 6, cells: ['x\ny', '3'] },
-  ]);
+async function recordsOf(text: string, chunkBytes?: number): Promise<CsvRecord[]> {
+  const out: CsvRecord[] = [];
+  for await (const record of csvRecords(Buffer.from(text), chunkBytes)) out.push(record);
+  return out;
+}
+
+test('csvRecords gives each record the file line it ends on, skipping blank and empty rows', async () => {
+  const records = await recordsOf('\uFEFFa;b\r\n1;2\r\n\r\n;\r\n"x\ny";3\r\n');
+  assert.deepEqual(
+    records.map(({ line, cells }) => ({ line, cells })),
+    [
+      { line: 1, cells: ['a', 'b'] },
+      { line: 2, cells: ['1', '2'] },
+      { line: 6, cells: ['x\ny', '3'] },
+    ],
+  );
+  assert.equal(records.at(-1)?.bytes, Buffer.byteLength('\uFEFFa;b\r\n1;2\r\n\r\n;\r\n"x\ny";3\r\n'));
+});
+
+test('csvRecords reads the same records whatever the chunks (multi-byte characters split across them)', async () => {
+  const text = 'species,name,notes\ncattle,Brünhilde,"a ""quoted"", multi\nline — note 🐄"\ngoat,Ærø,\n';
+  const whole = await recordsOf(text);
+  for (const size of [1, 2, 3, 7]) {
+    assert.deepEqual(
+      (await recordsOf(text, size)).map(({ line, cells }) => ({ line, cells })),
+      whole.map(({ line, cells }) => ({ line, cells })),
+      `chunks of ${size} bytes`,
+    );
+  }
+  assert.equal(whole[1]?.cells[1], 'Brünhilde');
+  assert.equal(whole[1]?.cells[2], 'a "quoted", multi\nline — note 🐄');
+});
+
+test('csvRecords names the line of a quote never closed', async () => {
+  await assert.rejects(recordsOf('species,name\ncattle,ok\ncattle,"never closed\n'), (err: Error) => {
+    assert.match(err.message, /row 3: a quoted field is never closed/);
+    return true;
+  });
 });

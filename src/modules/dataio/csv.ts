@@ -1,10 +1,11 @@
 /**
- * CSV both ways: the rows of an import are read by the `csv` project's parser (csv-parse), with the quirks
- * of spreadsheet exports (a BOM, `;` or tab separators, quoted fields, blank lines); the rows of an export
+ * CSV both ways: the rows of an import are read by the `csv` project's streaming parser (csv-parse), a
+ * record at a time, with the quirks of spreadsheet exports (a BOM, `;` or tab separators, quoted fields, blank lines); the rows of an export
  * are written by `csvLines`, RFC 4180's quoting and nothing else (a general stringifier cost more CPU than
  * the database reads of a 5-million-reading export; csv.test.ts checks csv-parse reads back what it writes).
  */
-import { type CsvError, parse } from 'csv-parse/sync';
+import { Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
 import { invalid } from '../../domain/errors.ts';
 
 /** One value as a CSV cell: null is empty, objects are JSON text, times are already ISO strings. */
@@ -61,36 +62,47 @@ export interface CsvRecord {
   /** The line of the file the record ends on (1 is the header). */
   line: number;
   cells: string[];
+  /** Bytes of the file read up to the end of this record. */
+  bytes: number;
 }
 
+/** Bytes handed to the parser at a time: the parser never holds more than one chunk and one record. */
+const CHUNK_BYTES = 64 * 1024;
+
 /**
- * Parses CSV text into its header and records. Blank lines (and rows of only empty cells) are skipped;
- * a row may have any number of cells (the caller names a wrong count per row). A structural fault (a quote
- * never closed, a stray quote) is a 400 naming the line.
+ * The records of CSV bytes, read as a stream: the header row first, then each record as the parser reaches
+ * it, so a caller that works through them in batches holds one batch at a time, not the whole file as rows.
+ * Blank lines (and rows of only empty cells) are skipped; a row may have any number of cells (the caller
+ * names a wrong count per row). A structural fault (a quote never closed, a stray quote) is a 400 naming
+ * the line. An empty file yields nothing.
  */
-export function parseCsv(text: string): { header: string[]; records: CsvRecord[] } {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  let parsed: { record: string[]; info: { lines: number } }[];
+export async function* csvRecords(bytes: Uint8Array, chunkBytes = CHUNK_BYTES): AsyncGenerator<CsvRecord> {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, CHUNK_BYTES));
+  const parser = parse({
+    delimiter: detectSeparator(head.toString('utf8')),
+    bom: true,
+    info: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_empty_values: true,
+  });
+  const chunks = function* () {
+    for (let at = 0; at < bytes.length; at += chunkBytes) yield bytes.subarray(at, at + chunkBytes);
+  };
+  Readable.from(chunks()).pipe(parser);
   try {
-    parsed = parse(body, {
-      delimiter: detectSeparator(body),
-      bom: true,
-      info: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_empty_values: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    for await (const parsed of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; bytes: number };
+    }>) {
+      yield { line: parsed.info.lines, cells: parsed.record, bytes: parsed.info.bytes };
+    }
   } catch (err) {
+    if (!(err instanceof CsvError)) throw err;
     const e = err as CsvError & { lines?: number };
     const where = typeof e.lines === 'number' ? `row ${e.lines}: ` : '';
     throw invalid('body', `The CSV could not be read: ${where}${describeCsvError(e)}`);
   }
-  const [first, ...rest] = parsed;
-  if (!first) throw invalid('body', 'The CSV is empty: send a header row, then one row per animal.');
-  return {
-    header: first.record.map((h) => h.trim()),
-    records: rest.map((r) => ({ line: r.info.lines, cells: r.record })),
-  };
 }
 
 function describeCsvError(err: CsvError): string {

@@ -10,7 +10,8 @@ import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { EXPORT_COLUMNS, READINGS_EXPORT_PAGE } from './export.ts';
-import type { ImportResult } from './schemas.ts';
+import { IMPORT_BATCH_ROWS } from './import.ts';
+import { IMPORT_MAX_ROWS, type ImportResult } from './schemas.ts';
 
 const csvHeaders = { 'content-type': 'text/csv' };
 
@@ -314,6 +315,131 @@ forEachEngine('data in and out', (t) => {
     assert.equal(first.status, 200);
     assert.deepEqual(second.body, first.body);
     assert.equal((await animalsOf(t(), acct.live_key, farm.id)).length, 1);
+    // The body is kept as bytes: another file under the same key is another request.
+    const other = await csvImport(t(), acct.live_key, farm.id, 'species,name\ncattle,Twice\n', '', headers);
+    expectError(other, 409, 'conflict');
+  });
+
+  test('every cell obeys the input rules: NUL, lone surrogates, non-finite numbers, depth, named by row and column', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
+    const cell = (json: string) => `"${json.replaceAll('"', '""')}"`;
+    const text = [
+      'species,tag,notes,fields',
+      'cattle,R2,fine,',
+      'cattle,R3,bad\u0000note,',
+      `cattle,R4,,${cell('{"a":"nul \\u0000 here"}')}`,
+      `cattle,R5,,${cell('{"a":{"b":"\\ud800"}}')}`,
+      `cattle,R6,,${cell('{"weight":1e309}')}`,
+      `cattle,R7,,${cell(deep)}`,
+      `cattle,R8,,${cell('{"\\u0000":1}')}`,
+    ].join('\n');
+    const dry = await csvImport(t(), acct.live_key, farm.id, text, '?dry_run=true');
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.deepEqual(
+      dry.body.errors.map((e) => [e.row, e.column]),
+      [
+        [3, 'notes'],
+        [4, 'fields'],
+        [5, 'fields'],
+        [6, 'fields'],
+        [7, 'fields'],
+        [8, 'fields'],
+      ],
+    );
+    const [nul, escaped, surrogate, infinite, tooDeep, key] = dry.body.errors.map((e) => e.message);
+    assert.match(nul ?? '', /^notes must not contain NUL characters/);
+    assert.match(escaped ?? '', /^fields\.a must not contain NUL characters/);
+    assert.match(surrogate ?? '', /^fields\.a\.b contains an unpaired UTF-16 surrogate/);
+    assert.match(infinite ?? '', /^fields\.weight must be a finite number/);
+    assert.match(tooDeep ?? '', /^fields nests deeper than 32 levels/);
+    assert.match(key ?? '', /has a member name that must not contain NUL characters/);
+    assert.equal(dry.body.error_count, 6);
+    assert.deepEqual(
+      dry.body.results.map((r) => r.action),
+      ['create', 'error', 'error', 'error', 'error', 'error', 'error'],
+    );
+
+    const refused = await csvImport(t(), acct.live_key, farm.id, text);
+    const error = expectError(refused, 400, 'invalid_request');
+    assert.match(error.message, /^Nothing was imported: row 3, column notes: notes must not contain NUL/);
+    assert.equal(error.param, 'notes');
+    assert.deepEqual(await animalsOf(t(), acct.live_key, farm.id), [], 'nothing stored, no null for 1e309');
+
+    const header = await csvImport(t(), acct.live_key, farm.id, 'species,ta\u0000g\ncattle,T\n');
+    assert.match(
+      expectError(header, 400, 'invalid_request').message,
+      /^Row 1, column 2: the column name must not contain NUL/,
+    );
+  });
+
+  test('more than 100,000 rows is 413, and nothing is stored', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const res = await csvImport(
+      t(),
+      acct.live_key,
+      farm.id,
+      `species\n${'goat\n'.repeat(IMPORT_MAX_ROWS + 1)}`,
+    );
+    const error = expectError(res, 413, 'payload_too_large');
+    assert.match(error.message, /at most 100,000 rows/);
+    assert.deepEqual(await animalsOf(t(), acct.live_key, farm.id), []);
+  });
+
+  test('rows match the farm as it was before the import, across batches', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const stamp = Date.now();
+    const [eidR, eidK, eidNew, eidOther] = [1, 2, 3, 4].map((n) => `986${stamp}${n}`);
+    const retag = await make.animal(t(), acct.live_key, farm.id, { tag: 'OLD-TAG', eid: eidR });
+    const reEid = await make.animal(t(), acct.live_key, farm.id, { tag: 'KEEP' });
+    const lines = ['species,tag,eid,name'];
+    lines.push(`cattle,NEW-TAG,${eidR},Retagged`); // row 2: matched by EID, its tag changed
+    lines.push(`cattle,KEEP,${eidK},Given an EID`); // row 3: matched by tag, given an EID
+    lines.push(`cattle,FRESH,${eidNew},New`); // row 4: a new animal with a new EID
+    // Filler rows push what follows into later batches, after the rows above are written.
+    for (let i = 0; i < IMPORT_BATCH_ROWS + 10; i++) lines.push(`sheep,F${i},,`);
+    const late = lines.length + 1;
+    lines.push('cattle,OLD-TAG,,Again'); // row 2's animal, by the tag it had before the import
+    lines.push(`cattle,OTHER,${eidK},Copy`); // row 3 gave this EID
+    lines.push(`cattle,DUP,${eidNew},Copy`); // row 4 gave this EID
+    lines.push(`cattle,FRESH,${eidOther},Other`); // FRESH did not exist before: a new animal
+    const expected = [
+      [late, 'This row names the same animal as row 2.'],
+      [late + 1, `Row 3 of this file already gives eid "${eidK}".`],
+      [late + 2, `Row 4 of this file already gives eid "${eidNew}".`],
+    ];
+    // A dry run (nothing written between batches) and the import (each batch written before the next is
+    // read) find the same errors.
+    const dry = await csvImport(t(), acct.live_key, farm.id, lines.join('\n'), '?dry_run=true');
+    assert.equal(dry.status, 200, JSON.stringify(dry.body).slice(0, 500));
+    assert.deepEqual(
+      dry.body.errors.map((e) => [e.row, e.message]),
+      expected,
+    );
+    const res = await csvImport(t(), acct.live_key, farm.id, lines.join('\n'), '?skip_invalid=true');
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 500));
+    assert.deepEqual(
+      res.body.errors.map((e) => [e.row, e.message]),
+      expected,
+    );
+    assert.deepEqual(
+      res.body.results.slice(0, 3).map((r) => [r.action, r.animal_id === null]),
+      [
+        ['update', false],
+        ['update', false],
+        ['create', false],
+      ],
+    );
+    assert.equal(res.body.results[0]?.animal_id, retag.id);
+    assert.equal(res.body.results[1]?.animal_id, reEid.id);
+    assert.equal(res.body.results.at(-1)?.action, 'create');
+    assert.equal(res.body.created, 2 + IMPORT_BATCH_ROWS + 10);
+    const stored = await make.fetched<Animal>(t(), acct.live_key, `/v1/animals/${retag.id}`);
+    assert.equal(stored.tag, 'NEW-TAG');
+    assert.equal((await make.fetched<Animal>(t(), acct.live_key, `/v1/animals/${reEid.id}`)).eid, eidK);
   });
 
   test('an import body must be CSV, and a restricted key needs animals write', async () => {

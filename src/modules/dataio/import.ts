@@ -1,29 +1,32 @@
 /**
  * CSV import of animals: the export's columns, rows matched to existing animals by `eid`, else `tag`, to
- * update them instead of adding duplicates. One set of rules with the API: every row is checked against the
- * POST (new animal) or PATCH (matched animal) body schema, new rows are built by the same `newAnimalRow` as
- * createAnimal, references must name a group or paddock of the farm and an EID stays unique in the account
- * (checked for the whole file with a few queries, with the same messages), and changed animals go through
- * `updateAnimal` itself (so a paddock change logs its move). New animals are stored in bulk, with their
- * `animal.created` events: 5,000 rows are a few dozen statements, not tens of thousands.
+ * update them instead of adding duplicates. One set of rules with the API: every cell obeys the input rules
+ * (no NUL or lone surrogates; `fields` as a JSON body: finite numbers, depth, size), every row is checked
+ * against the POST (new animal) or PATCH (matched animal) body schema, new rows are built by the same
+ * `newAnimalRow` as createAnimal, references must name a group or paddock of the farm and an EID stays unique
+ * in the account (with the same messages), and changed animals go through `updateAnimal` itself (so a
+ * paddock change logs its move). New animals are stored in bulk, with their `animal.created` events.
  *
- * All in one transaction: one bad row imports nothing unless skip_invalid leaves the bad rows out. A dry
- * run checks everything and writes nothing.
+ * Streamed: the file's bytes are parsed a record at a time, and rows are checked and written
+ * IMPORT_BATCH_ROWS at a time, each batch matched against the farm with a few indexed reads of the EIDs,
+ * tags and references it names. Between batches the import keeps only what is bounded by the row count and
+ * small: each row's result, and the ids, EIDs and tags earlier rows claimed (to find two rows naming one
+ * animal or one EID). Rows match the farm as it was before the import: an animal an earlier row created or
+ * changed is matched by what it was, not by what the row wrote.
+ *
+ * All in one transaction: one bad row imports nothing unless skip_invalid leaves the bad rows out (from the
+ * first bad row on, nothing more is written and the rest is only checked, to count the errors). A dry run
+ * checks everything and writes nothing.
  */
 import type { ValidateFunction } from 'ajv';
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
+import { checkJsonValue, textProblem } from '../../http/input-guard.ts';
 import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
 import { parseJson } from '../../lib/json.ts';
-import {
-  type AnimalRow,
-  eidHolders,
-  farmAnimalRows,
-  insertAnimals,
-  toAnimal,
-} from '../animals/repository.ts';
+import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import {
   AnimalSchema,
   CreateAnimalBody,
@@ -35,9 +38,18 @@ import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { referenceError } from '../records/references.ts';
 import { emitEvents } from '../webhooks/emit.ts';
-import { parseCsv } from './csv.ts';
-import { farmRecordIds } from './repository.ts';
-import { IMPORT_MAX_ROWS, type ImportResult, type ImportRowErrorT } from './schemas.ts';
+import { type CsvRecord, csvRecords } from './csv.ts';
+import { farmAnimalsNamed, farmRecordIds } from './repository.ts';
+import {
+  IMPORT_BODY_LIMIT_BYTES,
+  IMPORT_MAX_LISTED_ERRORS,
+  IMPORT_MAX_ROWS,
+  type ImportResult,
+  type ImportRowErrorT,
+} from './schemas.ts';
+
+/** Rows checked and written together: a batch's matches are a few queries, its creates one INSERT. */
+export const IMPORT_BATCH_ROWS = 500;
 
 /** Columns an import writes; id, farm_id and created_at (in every export) are read-only and ignored. */
 const WRITABLE = Object.keys(CreateAnimalBody.properties);
@@ -59,14 +71,16 @@ export interface ImportOptions {
   dryRun?: boolean;
   skipInvalid?: boolean;
   now?: number;
-  /** Called as rows are checked, then as changed animals are written (the CLI's progress). */
-  onProgress?: (stage: 'check' | 'write', done: number, total: number) => void;
+  /** Called after each batch: the file's bytes read so far and in all, and the rows done (the CLI's progress). */
+  onProgress?: (bytesRead: number, totalBytes: number, rows: number) => void;
 }
 
-/** The header, checked: only animal columns, each once. */
+/** The header, checked: only animal columns, each once, each free of NUL and lone surrogates. */
 function checkHeader(header: string[]): void {
   const seen = new Set<string>();
   header.forEach((name, i) => {
+    const problem = textProblem(name);
+    if (problem) throw invalid(`column ${i + 1}`, `Row 1, column ${i + 1}: the column name ${problem}.`);
     if (!KNOWN.includes(name)) {
       throw invalid(
         name || `column ${i + 1}`,
@@ -81,12 +95,45 @@ function checkHeader(header: string[]): void {
 type Values = Record<string, string | null | Record<string, unknown>>;
 type Fail = (column: string | null, message: string) => void;
 
+/**
+ * A `fields` cell as a JSON body is checked (input-guard.ts): an object, every number finite (`1e309` is not
+ * stored as null), no NUL or lone surrogate in a string or member name. Depth and size are the free-form
+ * cap the POST and PATCH schemas carry, checked with the row.
+ */
+function fieldsOf(cell: string, fail: Fail): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cell);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    fail('fields', 'fields must be JSON text of an object, e.g. {"colour":"red"}.');
+    return undefined;
+  }
+  try {
+    // Walked without recursion, whatever its depth; named from `fields` down (fields.a.b).
+    checkJsonValue({ fields: parsed }, 'fields');
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    fail('fields', err.message);
+    return undefined;
+  }
+  return parsed as Record<string, unknown>;
+}
+
 /** A row's cells as request members: an empty cell is null, `fields` is JSON text of an object. */
 function rowValues(header: string[], cells: string[], fail: Fail): Values {
   const values: Values = {};
   header.forEach((name, i) => {
-    if (!WRITABLE.includes(name)) return;
     const cell = cells[i] ?? '';
+    // Every cell obeys the text rules, even a read-only column's: nothing from outside skips them.
+    const problem = textProblem(cell);
+    if (problem) {
+      fail(name, `${name} ${problem}.`);
+      return;
+    }
+    if (!WRITABLE.includes(name)) return;
     if (name !== 'fields') {
       values[name] = cell === '' ? null : cell;
       return;
@@ -95,17 +142,8 @@ function rowValues(header: string[], cells: string[], fail: Fail): Values {
       values.fields = {};
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(cell);
-    } catch {
-      parsed = undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      fail('fields', 'fields must be JSON text of an object, e.g. {"colour":"red"}.');
-      return;
-    }
-    values.fields = parsed as Record<string, unknown>;
+    const fields = fieldsOf(cell, fail);
+    if (fields) values.fields = fields;
   });
   return values;
 }
@@ -124,41 +162,110 @@ interface Farm {
   mode: 'live' | 'test';
 }
 
-/** What the import found in the farm before the first row, and what earlier rows claimed. */
-interface Known {
-  byEid: Map<string, AnimalRow>;
-  byTag: Map<string, AnimalRow[]>;
-  groups: Set<string>;
-  paddocks: Set<string>;
-  /** EID → the id of the account's animal holding it (any farm). */
-  eidHolders: Map<string, string>;
-  /** Animal id → the row that updates it; EID and tag (of rows without an EID) → the row that adds it. */
+/**
+ * What the file's rows claimed so far, kept from batch to batch: ids, EIDs and tags, never rows. An animal
+ * a row matched keeps the EID and tag it had before the import, so later rows match it by those.
+ */
+interface Claims {
+  /** Animal id → the row that matched it (to update it, or finding nothing to change). */
   touched: Map<string, number>;
+  /** The EID and tag each matched animal had before the import, and the animals by them. */
+  before: Map<string, { eid: string | null; tag: string | null }>;
+  beforeByEid: Map<string, string>;
+  beforeByTag: Map<string, string[]>;
+  /** Animals the import created (a later batch's reads find them, but rows never match them). */
+  created: Set<string>;
+  /** EID and tag (of rows without an EID) → the row that gives or adds it. */
   newEids: Map<string, number>;
   newTags: Map<string, number>;
 }
 
-async function loadKnown(db: Db, farm: Farm, eids: string[]): Promise<Known> {
-  const rows = await farmAnimalRows(db, farm.id);
-  const known: Known = {
-    byEid: new Map(),
-    byTag: new Map(),
-    groups: await farmRecordIds(db, 'animal_groups', farm.id),
-    paddocks: await farmRecordIds(db, 'paddocks', farm.id),
-    eidHolders: await eidHolders(db, farm.account_id, farm.mode, eids),
+function newClaims(): Claims {
+  return {
     touched: new Map(),
+    before: new Map(),
+    beforeByEid: new Map(),
+    beforeByTag: new Map(),
+    created: new Set(),
     newEids: new Map(),
     newTags: new Map(),
   };
-  for (const row of rows) {
-    if (row.eid !== null) known.byEid.set(row.eid, row);
-    if (row.tag !== null) known.byTag.set(row.tag, [...(known.byTag.get(row.tag) ?? []), row]);
+}
+
+/** An animal a row may name: as stored (`row`), or as it was before an earlier row matched it (no `row`). */
+interface Candidate {
+  id: string;
+  eid: string | null;
+  tag: string | null;
+  row: AnimalRow | null;
+}
+
+/** What one batch's rows are checked against: the farm's animals, groups and paddocks they name. */
+interface Known {
+  byEid: Map<string, Candidate>;
+  byTag: Map<string, Candidate[]>;
+  groups: Set<string>;
+  paddocks: Set<string>;
+  /** EID → the id of the account's animal holding it (any farm) before the import. */
+  eidHolders: Map<string, string>;
+  claims: Claims;
+}
+
+function stringsOf(rows: readonly Values[], column: string): string[] {
+  const out = new Set<string>();
+  for (const values of rows) {
+    const value = values[column];
+    if (typeof value === 'string') out.add(value);
+  }
+  return [...out];
+}
+
+/** Reads what a batch's rows name, as it was before the import (see Claims). */
+async function loadKnown(db: Db, farm: Farm, rows: readonly Values[], claims: Claims): Promise<Known> {
+  const eids = stringsOf(rows, 'eid');
+  const tags = stringsOf(rows, 'tag');
+  const known: Known = {
+    byEid: new Map(),
+    byTag: new Map(),
+    groups: await farmRecordIds(db, 'animal_groups', farm.id, stringsOf(rows, 'group_id')),
+    paddocks: await farmRecordIds(db, 'paddocks', farm.id, stringsOf(rows, 'paddock_id')),
+    eidHolders: new Map(),
+    claims,
+  };
+  const add = (candidate: Candidate) => {
+    if (candidate.eid !== null) known.byEid.set(candidate.eid, candidate);
+    if (candidate.tag !== null) {
+      known.byTag.set(candidate.tag, [...(known.byTag.get(candidate.tag) ?? []), candidate]);
+    }
+  };
+  // Animals this import created or matched hold what rows wrote: the first are never matched, the others
+  // are matched by what they held before.
+  const ownedByImport = (id: string) => claims.created.has(id) || claims.touched.has(id);
+  for (const row of await farmAnimalsNamed(db, farm.id, eids, tags)) {
+    if (!ownedByImport(row.id)) add({ id: row.id, eid: row.eid, tag: row.tag, row });
+  }
+  const earlier = new Set<string>();
+  for (const eid of eids) {
+    const id = claims.beforeByEid.get(eid);
+    if (id !== undefined) earlier.add(id);
+  }
+  for (const tag of tags) for (const id of claims.beforeByTag.get(tag) ?? []) earlier.add(id);
+  for (const id of earlier) {
+    const was = claims.before.get(id);
+    if (was) add({ id, ...was, row: null });
+  }
+  for (const [eid, id] of await eidHolders(db, farm.account_id, farm.mode, eids)) {
+    if (!ownedByImport(id)) known.eidHolders.set(eid, id);
+  }
+  for (const eid of eids) {
+    const id = claims.beforeByEid.get(eid);
+    if (id !== undefined) known.eidHolders.set(eid, id);
   }
   return known;
 }
 
 /** The farm's animal a row stands for: by eid first, else by a tag that names one animal. */
-function matchRow(values: Values, known: Known, fail: Fail): AnimalRow | null {
+function matchRow(values: Values, known: Known, fail: Fail): Candidate | null {
   const eid = typeof values.eid === 'string' ? values.eid : null;
   const tag = typeof values.tag === 'string' ? values.tag : null;
   if (eid !== null) {
@@ -174,6 +281,16 @@ function matchRow(values: Values, known: Known, fail: Fail): AnimalRow | null {
   const [only] = byTag;
   // An animal with another EID is another animal, whatever its tag.
   return only && (eid === null || only.eid === null) ? only : null;
+}
+
+/** Records that a row matched this animal, with what it held before (later rows match by that). */
+function claimMatch(claims: Claims, match: AnimalRow, line: number): void {
+  claims.touched.set(match.id, line);
+  claims.before.set(match.id, { eid: match.eid, tag: match.tag });
+  if (match.eid !== null) claims.beforeByEid.set(match.eid, match.id);
+  if (match.tag !== null) {
+    claims.beforeByTag.set(match.tag, [...(claims.beforeByTag.get(match.tag) ?? []), match.id]);
+  }
 }
 
 function checkReferences(
@@ -199,9 +316,9 @@ function checkEid(eid: unknown, selfId: string | null, known: Known, line: numbe
     fail('eid', eidConflict(eid, holder).message);
     return;
   }
-  const earlier = known.newEids.get(eid);
+  const earlier = known.claims.newEids.get(eid);
   if (earlier !== undefined) fail('eid', `Row ${earlier} of this file already gives eid "${eid}".`);
-  else known.newEids.set(eid, line);
+  else known.claims.newEids.set(eid, line);
 }
 
 /** The members of a PATCH that would change the stored animal (empty: the row changes nothing). */
@@ -235,43 +352,63 @@ type Plan =
   | { kind: 'unchanged'; line: number; id: string }
   | { kind: 'error'; line: number };
 
+/** A row read from the file: its line, and its values or that it failed already. */
+interface ReadRow {
+  line: number;
+  values: Values | null;
+  errors: ImportRowErrorT[];
+}
+
+/** A record's cells as values, or its errors (a wrong cell count, a cell breaking the input rules). */
+function readRow(record: CsvRecord, header: string[]): ReadRow {
+  const line = record.line;
+  const errors: ImportRowErrorT[] = [];
+  if (record.cells.length !== header.length) {
+    errors.push({
+      row: line,
+      column: null,
+      message: `Row ${line} has ${record.cells.length} cells; the header has ${header.length} columns.`,
+    });
+    return { line, values: null, errors };
+  }
+  const values = rowValues(header, record.cells, (column, message) => {
+    errors.push({ row: line, column, message });
+  });
+  return { line, values: errors.length > 0 ? null : values, errors };
+}
+
 /** Checks one row against everything known, and says what it would do. */
 function planRow(
-  record: { line: number; cells: string[] },
-  header: string[],
+  line: number,
+  values: Values,
   farm: Farm,
   known: Known,
   now: number,
   errors: ImportRowErrorT[],
 ): Plan {
-  const line = record.line;
   let failed = false;
   const fail: Fail = (column, message) => {
     failed = true;
     errors.push({ row: line, column, message });
   };
-  if (record.cells.length !== header.length) {
-    fail(null, `Row ${line} has ${record.cells.length} cells; the header has ${header.length} columns.`);
-    return { kind: 'error', line };
-  }
-  const values = rowValues(header, record.cells, fail);
   const match = matchRow(values, known, fail);
   if (failed) return { kind: 'error', line };
   const { create, update } = validatorsOf();
+  const claims = known.claims;
   try {
     if (match) {
-      const earlier = known.touched.get(match.id);
-      if (earlier !== undefined) {
+      const earlier = claims.touched.get(match.id);
+      if (earlier !== undefined || match.row === null) {
         fail(match.eid !== null ? 'eid' : 'tag', `This row names the same animal as row ${earlier}.`);
         return { kind: 'error', line };
       }
-      known.touched.set(match.id, line);
+      claimMatch(claims, match.row, line);
       const patch: Record<string, unknown> = { ...values };
       // species and status cannot be emptied: an empty cell leaves them as they are.
       if (patch.species === null) delete patch.species;
       if (patch.status === null) delete patch.status;
       if (!update(patch) && schemaFailure(update, fail)) return { kind: 'error', line };
-      const changes = changesOf(match, patch);
+      const changes = changesOf(match.row, patch);
       if ('group_id' in changes || 'paddock_id' in changes) checkReferences(changes, known, fail);
       if ('eid' in changes) checkEid(changes.eid, match.id, known, line, fail);
       if (failed) return { kind: 'error', line };
@@ -285,10 +422,10 @@ function planRow(
     checkReferences(row, known, fail);
     checkEid(row.eid, null, known, line, fail);
     if (row.eid === null && row.tag !== null) {
-      const earlier = known.newTags.get(row.tag);
+      const earlier = claims.newTags.get(row.tag);
       if (earlier !== undefined)
         fail('tag', `This row names the same animal as row ${earlier} (tag "${row.tag}").`);
-      else known.newTags.set(row.tag, line);
+      else claims.newTags.set(row.tag, line);
     }
     return failed ? { kind: 'error', line } : { kind: 'create', line, row };
   } catch (err) {
@@ -298,93 +435,176 @@ function planRow(
   }
 }
 
-/** Imports animals from CSV text into a farm. See the file comment; the result lists every row. */
+/**
+ * What the import has found so far. Errors are kept when the answer lists them (a dry run, skip_invalid:
+ * the first IMPORT_MAX_LISTED_ERRORS); otherwise the first error and the counts are all the refusal needs.
+ * Results are dropped once such an import has an error: it will answer with the refusal.
+ */
+class Tally {
+  rows = 0;
+  created = 0;
+  updated = 0;
+  unchanged = 0;
+  failedRows = 0;
+  errorCount = 0;
+  readonly errors: ImportRowErrorT[] = [];
+  results: ImportResult['results'] | null = [];
+
+  private readonly keepErrors: boolean;
+
+  constructor(keepErrors: boolean) {
+    this.keepErrors = keepErrors;
+  }
+
+  addErrors(errors: readonly ImportRowErrorT[]): void {
+    if (errors.length === 0) return;
+    this.failedRows++;
+    this.errorCount += errors.length;
+    const room = this.keepErrors ? IMPORT_MAX_LISTED_ERRORS : 1;
+    for (const error of errors) if (this.errors.length < room) this.errors.push(error);
+    if (!this.keepErrors) this.results = null;
+  }
+}
+
+/** Checks one batch of rows and, when the import writes, stores it: creates in bulk, updates one by one. */
+async function runBatch(
+  trx: Db,
+  scope: Scope,
+  farm: Farm,
+  batch: readonly ReadRow[],
+  claims: Claims,
+  tally: Tally,
+  options: { dryRun: boolean; skipInvalid: boolean; now: number },
+): Promise<void> {
+  const readable = batch.flatMap((r) => (r.values ? [r.values] : []));
+  const known = await loadKnown(trx, farm, readable, claims);
+  const plans: Plan[] = [];
+  for (const row of batch) {
+    const errors = [...row.errors];
+    const plan = row.values
+      ? planRow(row.line, row.values, farm, known, options.now, errors)
+      : ({ kind: 'error', line: row.line } as const);
+    tally.addErrors(errors);
+    if (plan.kind === 'create') {
+      tally.created++;
+      claims.created.add(plan.row.id);
+    } else if (plan.kind === 'update') tally.updated++;
+    else if (plan.kind === 'unchanged') tally.unchanged++;
+    plans.push(plan);
+  }
+  const writes = !options.dryRun && (options.skipInvalid || tally.errorCount === 0);
+  if (writes) {
+    const creates = plans.flatMap((p) => (p.kind === 'create' ? [p.row] : []));
+    try {
+      await insertAnimals(trx, creates);
+    } catch (err) {
+      // Another request gave one of these EIDs meanwhile: the unique index keeps the promise.
+      if (isUniqueViolation(err))
+        throw conflict('Another animal took one of these EIDs during the import; run it again.', 'eid');
+      throw err;
+    }
+    await emitEvents(
+      trx,
+      creates.map((row) => ({ farmId: farm.id, type: 'animal.created' as const, data: toAnimal(row) })),
+      options.now,
+    );
+    for (const plan of plans) {
+      if (plan.kind === 'update') await updateAnimal(trx, scope, plan.id, plan.patch, options.now);
+    }
+  }
+  tally.results?.push(
+    ...plans.map((p) => ({
+      row: p.line,
+      action: p.kind,
+      animal_id: p.kind === 'create' ? (writes ? p.row.id : null) : p.kind === 'error' ? null : p.id,
+    })),
+  );
+}
+
+function tooLarge(message: string): AppError {
+  return new AppError('payload_too_large', message, { param: 'body' });
+}
+
+/**
+ * Imports animals from CSV (bytes, or text) into a farm. See the file comment; the result lists every row.
+ * At most IMPORT_BODY_LIMIT_BYTES and IMPORT_MAX_ROWS rows: more is 413 (the rows as soon as the one too many
+ * is read).
+ */
 export async function importAnimals(
   db: Db,
   scope: Scope,
   farmId: string,
-  text: string,
+  csv: Uint8Array | string,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
   const farm = await requireFarm(db, scope, farmId);
-  const { header, records } = parseCsv(text);
-  checkHeader(header);
-  if (records.length > IMPORT_MAX_ROWS) {
-    throw new AppError(
-      'payload_too_large',
-      `An import takes at most ${IMPORT_MAX_ROWS} rows; this file has ${records.length}. Split it.`,
-      { param: 'body' },
+  const bytes = typeof csv === 'string' ? Buffer.from(csv, 'utf8') : csv;
+  if (bytes.length > IMPORT_BODY_LIMIT_BYTES) {
+    throw tooLarge(
+      `An import takes at most ${IMPORT_BODY_LIMIT_BYTES.toLocaleString('en')} bytes; this file has ${bytes.length.toLocaleString('en')}. Split it.`,
     );
   }
-  const now = options.now ?? Date.now();
-  const dryRun = options.dryRun === true;
-  const eidColumn = header.indexOf('eid');
-  const eids =
-    eidColumn < 0 ? [] : [...new Set(records.map((r) => r.cells[eidColumn] ?? '').filter(Boolean))];
-  const total = records.length;
+  const settings = {
+    dryRun: options.dryRun === true,
+    skipInvalid: options.skipInvalid === true,
+    now: options.now ?? Date.now(),
+  };
 
+  // Everything the run keeps is made inside it: a transaction retried after a deadlock starts afresh.
   const run = async (trx: Db): Promise<ImportResult> => {
-    const known = await loadKnown(trx, farm, eids);
-    const errors: ImportRowErrorT[] = [];
-    const plans = records.map((record, i) => {
-      const plan = planRow(record, header, farm, known, now, errors);
-      if (i % 250 === 249 || i === total - 1) options.onProgress?.('check', i + 1, total);
-      return plan;
-    });
-    const failed = plans.filter((p) => p.kind === 'error').length;
-    if (failed > 0 && !options.skipInvalid && !dryRun) throw importFailed(errors);
-
-    const ids = new Map<number, string>();
-    if (!dryRun) {
-      const creates = plans.flatMap((p) => (p.kind === 'create' ? [p.row] : []));
-      try {
-        await insertAnimals(trx, creates);
-      } catch (err) {
-        // Another request gave one of these EIDs meanwhile: the unique index keeps the promise.
-        if (isUniqueViolation(err))
-          throw conflict('Another animal took one of these EIDs during the import; run it again.', 'eid');
-        throw err;
+    const claims = newClaims();
+    const tally = new Tally(settings.dryRun || settings.skipInvalid);
+    let header: string[] | null = null;
+    let batch: ReadRow[] = [];
+    let bytesRead = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await runBatch(trx, scope, farm, batch, claims, tally, settings);
+      batch = [];
+      options.onProgress?.(bytesRead, bytes.length, tally.rows);
+    };
+    for await (const record of csvRecords(bytes)) {
+      bytesRead = record.bytes;
+      if (header === null) {
+        header = record.cells.map((h) => h.trim());
+        checkHeader(header);
+        continue;
       }
-      await emitEvents(
-        trx,
-        creates.map((row) => ({ farmId: farm.id, type: 'animal.created' as const, data: toAnimal(row) })),
-        now,
-      );
-      // New animals in bulk; changed ones one by one through updateAnimal.
-      const writes = creates.length + plans.filter((p) => p.kind === 'update').length;
-      let written = creates.length;
-      options.onProgress?.('write', written, writes);
-      for (const plan of plans) {
-        if (plan.kind === 'create') ids.set(plan.line, plan.row.id);
-        if (plan.kind !== 'update') continue;
-        await updateAnimal(trx, scope, plan.id, plan.patch, now);
-        if (++written % 100 === 0 || written === writes) options.onProgress?.('write', written, writes);
+      if (++tally.rows > IMPORT_MAX_ROWS) {
+        throw tooLarge(
+          `An import takes at most ${IMPORT_MAX_ROWS.toLocaleString('en')} rows; this file has more (row ${record.line} is the ${tally.rows.toLocaleString('en')}th). Split it.`,
+        );
       }
+      batch.push(readRow(record, header));
+      if (batch.length === IMPORT_BATCH_ROWS) await flush();
     }
+    if (header === null) {
+      throw invalid('body', 'The CSV is empty: send a header row, then one row per animal.');
+    }
+    bytesRead = bytes.length;
+    await flush();
+    if (tally.errorCount > 0 && !settings.skipInvalid && !settings.dryRun) throw importFailed(tally);
     return {
-      dry_run: dryRun,
-      rows: total,
-      created: plans.filter((p) => p.kind === 'create').length,
-      updated: plans.filter((p) => p.kind === 'update').length,
-      unchanged: plans.filter((p) => p.kind === 'unchanged').length,
-      skipped: options.skipInvalid ? failed : 0,
-      errors,
-      results: plans.map((p) => ({
-        row: p.line,
-        action: p.kind,
-        animal_id: p.kind === 'create' ? (ids.get(p.line) ?? null) : p.kind === 'error' ? null : p.id,
-      })),
+      dry_run: settings.dryRun,
+      rows: tally.rows,
+      created: tally.created,
+      updated: tally.updated,
+      unchanged: tally.unchanged,
+      skipped: settings.skipInvalid ? tally.failedRows : 0,
+      error_count: tally.errorCount,
+      errors: tally.errors,
+      results: tally.results ?? [],
     };
   };
   // A dry run writes nothing, so it needs no transaction; a real import is one.
-  return dryRun ? run(db) : inTransaction(db, run);
+  return settings.dryRun ? run(db) : inTransaction(db, run);
 }
 
 /** All or nothing: the first error names its row and column; the rest are counted. */
-function importFailed(errors: ImportRowErrorT[]): AppError {
-  const [first] = errors;
-  const others = errors.length - 1;
-  const rows = new Set(errors.map((e) => e.row)).size;
+function importFailed(tally: Tally): AppError {
+  const [first] = tally.errors;
+  const others = tally.errorCount - 1;
+  const rows = tally.failedRows;
   const more =
     others > 0
       ? ` ${others} more error${others === 1 ? '' : 's'} (${rows} row${rows === 1 ? '' : 's'} with errors in all); send dry_run=true to see every one.`

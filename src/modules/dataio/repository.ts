@@ -1,13 +1,47 @@
 import type { Db } from '../../db/schema.ts';
+import type { AnimalRow } from '../animals/repository.ts';
 
-/** The ids of a farm's groups or paddocks (an import checks every row's references against them). */
+/** Which of these ids name a group or paddock of the farm (an import checks each batch's references). */
 export async function farmRecordIds(
   db: Db,
   table: 'animal_groups' | 'paddocks',
   farmId: string,
+  ids: readonly string[],
 ): Promise<Set<string>> {
-  const rows = await db.selectFrom(table).select('id').where('farm_id', '=', farmId).execute();
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom(table)
+    .select('id')
+    .where('farm_id', '=', farmId)
+    .where('id', 'in', ids)
+    .execute();
   return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * The farm's animals holding any of these EIDs or tags (an import matches a batch of rows against them):
+ * two reads on the (farm_id, eid) and (farm_id, tag) indexes, an animal holding both once.
+ */
+export async function farmAnimalsNamed(
+  db: Db,
+  farmId: string,
+  eids: readonly string[],
+  tags: readonly string[],
+): Promise<AnimalRow[]> {
+  const found = new Map<string, AnimalRow>();
+  const read = async (column: 'eid' | 'tag', values: readonly string[]) => {
+    if (values.length === 0) return;
+    const rows = await db
+      .selectFrom('animals')
+      .selectAll()
+      .where('farm_id', '=', farmId)
+      .where(column, 'in', values)
+      .execute();
+    for (const row of rows) found.set(row.id, row);
+  };
+  await read('eid', eids);
+  await read('tag', tags);
+  return [...found.values()];
 }
 
 /** A farm's account and mode: the scope the CLI acts in for a farm named on its command line. */

@@ -9,8 +9,8 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { checkText } from '../../http/input-guard.ts';
-import { BODY_ERRORS, described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
+import { described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
+import { requestPartValidator } from '../../http/validation.ts';
 import {
   EXPORT_COLUMNS,
   type ExportStream,
@@ -106,30 +106,40 @@ export const readingExportRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async 
 
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain'];
 
+/** Whether bytes are only spaces, tabs and line breaks (or nothing): no CSV was sent. */
+function isBlank(bytes: Buffer): boolean {
+  for (const byte of bytes)
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  return true;
+}
+
+/**
+ * The import's body is kept as the bytes sent (outside the JavaScript heap), capped at
+ * IMPORT_BODY_LIMIT_BYTES by Fastify's body reader: a Content-Length above it is 413 before a byte is read,
+ * and a body without one is 413 as soon as it passes the cap. It is received whole before the import's
+ * transaction begins, so a slow upload never holds the database's writer; the import then parses and
+ * writes it a batch of rows at a time (import.ts).
+ */
 export const animalImportRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   // Scoped to this plugin: every other route still takes JSON only.
   app.addContentTypeParser(
     CSV_TYPES,
-    { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT_BYTES },
-    (_request, body, done) => {
-      try {
-        checkText(String(body), 'body');
-        done(null, String(body));
-      } catch (err) {
-        done(err as Error, undefined);
-      }
-    },
+    { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, body),
   );
 
   app.post(
     '/v1/farms/:farm/animals/import',
     {
       bodyLimit: IMPORT_BODY_LIMIT_BYTES,
+      // The body is bytes (documented as CSV text below); the query and path are checked as everywhere.
+      validatorCompiler: ({ schema, httpPart }) =>
+        httpPart === 'body' ? (data: unknown) => Buffer.isBuffer(data) : requestPartValidator(schema),
       schema: {
         operationId: 'importAnimals',
         tags: ['Animals'],
         summary: 'Import animals from CSV (matching existing ones by eid or tag)',
-        description: `Send CSV (Content-Type text/csv) with the columns of the animals export (any subset, in any order; id, farm_id and created_at are ignored). A BOM, ; or tab separators, quoted fields and blank lines are fine. A row whose eid, else tag, names an animal of the farm updates it; other rows add animals. Every row is checked like POST and PATCH /v1/animals; one bad row imports nothing (400 naming its row and column) unless skip_invalid=true. dry_run=true answers what would happen, with every row's errors, and stores nothing. At most ${IMPORT_BODY_LIMIT_BYTES / 1024 / 1024} MiB and ${IMPORT_MAX_ROWS} rows.`,
+        description: `Send CSV (Content-Type text/csv) with the columns of the animals export (any subset, in any order; id, farm_id and created_at are ignored). A BOM, ; or tab separators, quoted fields and blank lines are fine. A row whose eid, else tag, names an animal of the farm updates it; other rows add animals. Every row is checked like POST and PATCH /v1/animals; one bad row imports nothing (400 naming its row and column) unless skip_invalid=true. dry_run=true answers what would happen, with every row's errors, and stores nothing. At most ${IMPORT_BODY_LIMIT_BYTES / 1024 / 1024} MiB and ${IMPORT_MAX_ROWS.toLocaleString('en')} rows (more is 413).`,
         params: FarmParams,
         querystring: ImportQuery,
         body: { content: { 'text/csv': { schema: Type.String() } } },
@@ -139,23 +149,24 @@ export const animalImportRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (
             {
               invalid_request:
                 'The CSV cannot be read, a column is unknown, or a row is invalid (without skip_invalid); names the row and column.',
+              payload_too_large: `The body is larger than ${IMPORT_BODY_LIMIT_BYTES / 1024 / 1024} MiB (refused before it is read, when Content-Length says so) or holds more than ${IMPORT_MAX_ROWS.toLocaleString('en')} rows.`,
             },
             'unauthorized',
             'not_found',
-            ...BODY_ERRORS,
+            'unsupported_media_type',
           ),
         },
       },
     },
     async (request) => {
       const body = request.body as unknown;
-      if (typeof body !== 'string') {
+      if (!Buffer.isBuffer(body)) {
         throw new AppError(
           'unsupported_media_type',
           'Send the CSV as the request body with Content-Type: text/csv.',
         );
       }
-      if (body.trim() === '') {
+      if (isBlank(body)) {
         throw invalid('body', 'Send the CSV as the request body (Content-Type: text/csv).');
       }
       return importAnimals(db, apiCaller(request), request.params.farm, body, {

@@ -34,6 +34,11 @@ export const ReadingsExportQuery = Type.Object(
 export const IMPORT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 /** The most data rows one import takes. */
 export const IMPORT_MAX_ROWS = 100_000;
+/**
+ * The most errors an answer lists (the rest are counted): a row may have an error per cell, and 100,000 rows
+ * of them listed would be an answer of a hundred megabytes. Every row's result still says `error`.
+ */
+export const IMPORT_MAX_LISTED_ERRORS = 10_000;
 
 const flag = (description: string) =>
   Type.Optional(Type.Boolean({ description: `${description} Default false.` }));
@@ -65,7 +70,10 @@ export const ImportResultSchema = Type.Object({
   }),
   unchanged: Type.Integer({ description: 'Rows matching an animal that they would not change.' }),
   skipped: Type.Integer({ description: 'Rows with errors left out (skip_invalid=true).' }),
-  errors: Type.Array(ImportRowError, { description: 'Every error of every row, in file order.' }),
+  error_count: Type.Integer({ description: 'Errors found in all rows (errors lists the first ones).' }),
+  errors: Type.Array(ImportRowError, {
+    description: `Every error of every row, in file order; at most the first ${IMPORT_MAX_LISTED_ERRORS.toLocaleString('en')} (error_count counts them all).`,
+  }),
   results: Type.Array(
     Type.Object({
       row: Type.Integer(),

@@ -6,6 +6,7 @@ import { AppError, conflict, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
+import { mergedFreeFormJson } from '../../http/free-form.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
@@ -100,7 +101,7 @@ export async function createFarm(
     lon: input.lon ?? null,
     acres: input.acres ?? null,
     sample: options.sample ? 1 : 0,
-    settings: JSON.stringify(settings),
+    settings: mergedFreeFormJson('settings', settings),
     rules_version: 0,
     created_at: now,
   };
@@ -171,7 +172,8 @@ async function applyFarmPatch(
       }
     }
     if (!isPlainObject(merged)) throw invalid('settings', 'settings must be an object.');
-    patch.settings = JSON.stringify(checkSettings(merged));
+    // Capped as stored, after the merge: PATCHes of new members would otherwise grow it without bound.
+    patch.settings = mergedFreeFormJson('settings', checkSettings(merged), farm.settings);
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);
