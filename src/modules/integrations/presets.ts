@@ -5,7 +5,7 @@
  * commands the downlinks that carry them. docs/guide/lorawan.md cites each source file.
  *
  * Batteries reported in volts (Dragino's lithium thionyl chloride cells) become a percentage by a straight
- * line from 3.0 V (0 %) to 3.6 V (100 %): scale 166.667, offset -500, clamped to 0–100. Distances become a
+ * line from 3.0 V (0 %) to 3.6 V (100 %): scale 500/3 (166.67), offset -500, clamped to 0–100. Distances become a
  * level by the tank's or trough's depth: the presets assume the sensor sits at the brim of a 2 m tank or a
  * 0.5 m trough; change scale and offset to your own depth (level % = 100 − distance mm × 100 / depth mm).
  */
@@ -38,7 +38,7 @@ export interface Preset {
   encoder: Encoder;
 }
 
-const VOLTS_TO_PERCENT = { set: 'battery', scale: 166.667, offset: -500 } as const;
+const VOLTS_TO_PERCENT = { set: 'battery', scale: 500 / 3, offset: -500 } as const;
 /** Dragino's "TDC" downlink: 0x01 then the reporting interval in seconds, three bytes. */
 const DRAGINO_INTERVAL: EncoderEntry = { f_port: 2, confirmed: false, hex: '01{seconds:u24}' };
 
