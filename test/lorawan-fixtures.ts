@@ -153,7 +153,7 @@ export function ttsUplink(
   };
 }
 
-function ttsDownlink(devEui: string, deviceId: string, correlation: string[]) {
+function ttsDownlink(correlation: string[]) {
   return {
     session_key_id: 'AXBSH1Pk6Z0G166...',
     f_port: 1,
@@ -171,7 +171,7 @@ export function ttsDownAck(o: { devEui?: string; deviceId?: string; correlationI
     end_device_ids: TTS_IDS(devEui, o.deviceId ?? 'dev1'),
     correlation_ids: ['as:up:01E0WZGT5Y2TJ8A29RSKGH5XPB', 'gs:conn:01E0WDEC6T5T4XXBNN59D5RC6K'],
     received_at: '2020-02-17T10:32:24.263365188Z',
-    downlink_ack: ttsDownlink(devEui, o.deviceId ?? 'dev1', o.correlationIds),
+    downlink_ack: ttsDownlink(o.correlationIds),
   };
 }
 
@@ -181,7 +181,7 @@ export function ttsDownSent(o: { devEui?: string; deviceId?: string; correlation
     end_device_ids: TTS_IDS(devEui, o.deviceId ?? 'dev1'),
     correlation_ids: ['as:downlink:01E0WZGT5Y2TJ8A29RSKGH5XPA'],
     received_at: '2020-02-17T10:30:01.000Z',
-    downlink_sent: ttsDownlink(devEui, o.deviceId ?? 'dev1', o.correlationIds),
+    downlink_sent: ttsDownlink(o.correlationIds),
   };
 }
 
@@ -192,7 +192,7 @@ export function ttsDownFailed(o: { devEui?: string; deviceId?: string; correlati
     correlation_ids: ['as:downlink:01E0WZGT5Y2TJ8A29RSKGH5XPA'],
     received_at: '2020-02-17T10:32:24.263365188Z',
     downlink_failed: {
-      downlink: ttsDownlink(devEui, o.deviceId ?? 'dev1', o.correlationIds),
+      downlink: ttsDownlink(o.correlationIds),
       error: {
         namespace: 'pkg/networkserver',
         name: 'application_downlink_too_long',

@@ -19,6 +19,7 @@ import { type CommandRow, toCommand } from '../commands/repository.ts';
 import type { Command } from '../commands/schemas.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { RefusedAddressError } from '../webhooks/url-guard.ts';
 import {
   chirpstackQueueRequest,
   type DownlinkRequest,
@@ -211,6 +212,11 @@ async function sendOne(
     failure = `the network server answered HTTP ${answer.status}`;
   } catch (err) {
     failure = describeFailure(err, settings.timeoutMs);
+    // An address the SSRF guard refuses will not become allowed by waiting.
+    if (err instanceof RefusedAddressError) {
+      await failNow(db, row.command_id, { error: failure }, now);
+      return 'failed';
+    }
   }
   if (answer && answer.status >= 200 && answer.status < 300) {
     const queueItemId = (answer.body as { id?: unknown } | null)?.id;

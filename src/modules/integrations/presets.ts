@@ -65,7 +65,8 @@ export const PRESETS: readonly Preset[] = Object.freeze<Preset[]>([
       distance: { metric: 'water.tank_pct', scale: -0.2, offset: 100 },
       value: { ignore: true },
     },
-    encoder: { set_report_interval: DRAGINO_INTERVAL },
+    // A water device takes valve.set only (src/domain/devices.ts), so no reporting-interval downlink here.
+    encoder: {},
   },
   {
     name: 'milesight-em300-th',
