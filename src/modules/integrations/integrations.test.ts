@@ -329,6 +329,15 @@ forEachEngine('LoRaWAN integrations', (t) => {
     );
     const device = await make.fetched<Device>(t(), key, `/v1/devices/${adopted.id}`);
     assert.equal(device.battery, 90);
+    const carried = await make.fetched<{ data: (DeviceLink & { device_name: string })[] }>(
+      t(),
+      key,
+      `/v1/integrations/${integ.id}/devices`,
+    );
+    assert.deepEqual(
+      carried.data.map((d) => [d.device_name, d.preset, d.effective.source, d.preview.readings[0]]),
+      [['tank-north', 'milesight-em500-udl', 'device', { metric: 'water.tank_pct', value: 50 }]],
+    );
     expectError(
       await t().request('POST', `/v1/integrations/${integ.id}/unmatched/${eui}/adopt`, { key, body: {} }),
       404,

@@ -62,13 +62,17 @@ export async function linkOfDevice(db: Db, deviceId: string): Promise<LinkRow | 
     .executeTakeFirst();
 }
 
-export async function linksOfIntegration(db: Db, integrationId: string): Promise<LinkRow[]> {
+/** The devices an integration carries (at most 1,000), with their names, in the order they were linked. */
+export async function linksOfIntegration(db: Db, integrationId: string) {
   return db
-    .selectFrom('integration_devices')
-    .selectAll()
-    .where('integration_id', '=', integrationId)
-    .orderBy('created_at')
-    .orderBy('device_id')
+    .selectFrom('integration_devices as l')
+    .innerJoin('devices as d', 'd.id', 'l.device_id')
+    .selectAll('l')
+    .select('d.name as device_name')
+    .where('l.integration_id', '=', integrationId)
+    .orderBy('l.created_at')
+    .orderBy('l.device_id')
+    .limit(1_000)
     .execute();
 }
 

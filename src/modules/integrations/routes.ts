@@ -37,6 +37,7 @@ import {
   deleteIntegration,
   getDeviceLink,
   getIntegration,
+  listIntegrationDevices,
   listIntegrations,
   listPresets,
   listUnmatched,
@@ -229,6 +230,28 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Read
             request.body ?? {},
           ),
         ),
+  );
+
+  app.get(
+    '/v1/integrations/:id/devices',
+    {
+      schema: {
+        operationId: 'listIntegrationDevices',
+        tags,
+        summary: 'The devices an integration carries, with their settings, last uplink and its preview',
+        params: IdParams,
+        response: {
+          200: described(
+            Type.Object({
+              data: Type.Array(Type.Object({ ...DeviceLinkSchema.properties, device_name: Type.String() })),
+            }),
+            'In the order they were linked, at most 1,000.',
+          ),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
+      },
+    },
+    async (request) => listIntegrationDevices(db, apiCaller(request), request.params.id),
   );
 
   app.get(

@@ -32,6 +32,7 @@ import {
   integrationsOnFarm,
   type LinkRow,
   linkOfDevice,
+  linksOfIntegration,
   pruneUplinkKeys as pruneKeysBefore,
   saveLink,
   takeUnmatched,
@@ -393,6 +394,19 @@ async function loadLink(db: Db, scope: Scope, deviceId: string) {
   const integration = await integrationById(db, link.integration_id);
   if (!integration) throw notFound('integration', link.integration_id);
   return { device, link, integration };
+}
+
+/** The devices an integration carries, each with its settings, last uplink and preview (the console's list). */
+export async function listIntegrationDevices(
+  db: Db,
+  scope: Scope,
+  id: string,
+): Promise<{ data: (DeviceLink & { device_name: string })[] }> {
+  const integration = await loadScoped(db, scope, 'integration', id);
+  const links = await linksOfIntegration(db, integration.id);
+  return {
+    data: links.map((l) => ({ ...toDeviceLink(l, integration, l.device_name), device_name: l.device_name })),
+  };
 }
 
 /** A device's LoRaWAN settings, what applies, its last uplink and that uplink as the mapping stores it. */
