@@ -6,6 +6,8 @@
  * and MQTT reports, with the network server's time as the readings' time. An unknown DevEUI is kept in the
  * integration's unmatched list.
  */
+
+import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../http/errors.ts';
@@ -53,17 +55,7 @@ async function carriedDevice(
 ): Promise<Carried | null> {
   const link = await linkByEui(trx, integration.id, event.devEui);
   if (link) {
-    const serial = link.serial?.toLowerCase() ?? '';
-    if (serial === event.devEui || serial === `eui:${event.devEui}`) {
-      return {
-        deviceId: link.device_id,
-        own: {
-          preset: link.preset,
-          mapping: parseJson<Mapping | null>(link.mapping, null),
-          encoder: parseJson<Encoder | null>(link.encoder, null),
-        },
-      };
-    }
+    if (serialHolds(link.serial, event.devEui)) return { deviceId: link.device_id, own: ownOf(link) };
     // The device's serial now names another DevEUI: this one is no longer it.
     await deleteLink(trx, link.device_id);
   }
@@ -72,14 +64,7 @@ async function carriedDevice(
   const elsewhere = await linkOfDevice(trx, device.id);
   if (elsewhere) {
     // Carried by another integration of the farm (a second network server hears it): reports still count.
-    return {
-      deviceId: device.id,
-      own: {
-        preset: elsewhere.preset,
-        mapping: parseJson<Mapping | null>(elsewhere.mapping, null),
-        encoder: parseJson<Encoder | null>(elsewhere.encoder, null),
-      },
-    };
+    return { deviceId: device.id, own: ownOf(elsewhere) };
   }
   await saveLink(trx, {
     device_id: device.id,
@@ -117,19 +102,16 @@ async function keepUnmatched(
   });
 }
 
-async function storeUplink(
+/** The report of an uplink from a carried device: its key claimed first, so a repeat stores nothing. */
+async function storeCarried(
   trx: Trx,
   integration: IntegrationRow,
   event: Extract<NetworkEvent, { kind: 'uplink' }>,
+  carried: Carried,
   now: number,
 ): Promise<UplinkOutcome> {
   if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
     return { ok: true, outcome: 'duplicate' };
-  const carried = await carriedDevice(trx, integration, event, now);
-  if (!carried) {
-    await keepUnmatched(trx, integration, event, now);
-    return { ok: true, outcome: 'unmatched' };
-  }
   const defaults = parseJson<IntegrationDefault[]>(integration.defaults, []);
   const { mapping } = effectiveSettings(carried.own, defaults, {
     name: event.deviceName,
@@ -156,6 +138,61 @@ async function storeUplink(
   // Commands the report handed out go to the network server as downlinks (downlinks.ts sends them).
   await insertDownlinks(trx, downlinkRowsFor(result.commands, integration.id, now));
   return { ok: true, outcome: 'stored', device_id: carried.deviceId, accepted: result.accepted };
+}
+
+/** An uplink whose device is not linked yet (or no longer): found by serial and linked, or kept unmatched. */
+async function storeUplink(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: Extract<NetworkEvent, { kind: 'uplink' }>,
+  now: number,
+): Promise<UplinkOutcome> {
+  const carried = await carriedDevice(trx, integration, event, now);
+  if (!carried) {
+    if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
+      return { ok: true, outcome: 'duplicate' };
+    await keepUnmatched(trx, integration, event, now);
+    return { ok: true, outcome: 'unmatched' };
+  }
+  return storeCarried(trx, integration, event, carried, now);
+}
+
+function serialHolds(serial: string | null, devEui: string): boolean {
+  const s = serial?.toLowerCase() ?? '';
+  return s === devEui || s === `eui:${devEui}`;
+}
+
+function ownOf(link: {
+  preset: string | null;
+  mapping: string | null;
+  encoder: string | null;
+}): Carried['own'] {
+  return {
+    preset: link.preset,
+    mapping: parseJson<Mapping | null>(link.mapping, null),
+    encoder: parseJson<Encoder | null>(link.encoder, null),
+  };
+}
+
+/**
+ * An uplink of a device the integration already carries (the usual case) is a unit of that device's group
+ * commit, as a report to /v1/ingest is (db/group-commit.ts): uplinks arriving together share a transaction.
+ * Anything else (a first uplink, an unknown DevEUI) runs in a transaction of its own.
+ */
+async function receiveUp(
+  db: Db,
+  integration: IntegrationRow,
+  event: Extract<NetworkEvent, { kind: 'uplink' }>,
+  now: number,
+): Promise<UplinkOutcome> {
+  const link = await linkByEui(db, integration.id, event.devEui);
+  if (link && serialHolds(link.serial, event.devEui)) {
+    const carried = { deviceId: link.device_id, own: ownOf(link) };
+    return inGroupTransaction(db, link.device_id, (trx) =>
+      storeCarried(trx, integration, event, carried, now),
+    );
+  }
+  return inTransaction(db, (trx) => storeUplink(trx, integration, event, now));
 }
 
 async function handle(
@@ -214,5 +251,6 @@ export async function receiveUplink(
       ? parseChirpstack(request.event, request.body, now)
       : parseTts(request.body, now);
   if (event.kind === 'ignored') return { ok: true, outcome: 'ignored' };
+  if (event.kind === 'uplink') return receiveUp(db, integration, event, now);
   return inTransaction(db, (trx) => handle(trx, integration, event, now));
 }

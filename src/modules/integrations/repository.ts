@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type {
   IntegrationDevicesTable,
@@ -25,8 +26,15 @@ export function integrationsOnFarm(db: Db, farmId: string) {
 }
 
 export async function integrationById(db: Db, id: string): Promise<IntegrationRow | undefined> {
-  return db.selectFrom('integrations').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await selectIntegration(db, { id });
+  return row;
 }
+
+// The statements every uplink runs are built once (db/prepared.ts): Kysely's building costs more than
+// SQLite's running them.
+const selectIntegration = prepared((db, q: { id: string }) =>
+  db.selectFrom('integrations').selectAll().where('id', '=', q.id),
+);
 
 export async function updateIntegrationRow(
   db: Db,
@@ -44,15 +52,19 @@ export async function deleteIntegrationRow(db: Db, id: string): Promise<void> {
 
 /** The device an integration carries under this DevEUI, with the device's serial and farm. */
 export async function linkByEui(db: Db, integrationId: string, devEui: string) {
-  return db
+  const [row] = await selectLinkByEui(db, { integrationId, devEui });
+  return row;
+}
+
+const selectLinkByEui = prepared((db, q: { integrationId: string; devEui: string }) =>
+  db
     .selectFrom('integration_devices as l')
     .innerJoin('devices as d', 'd.id', 'l.device_id')
     .selectAll('l')
     .select(['d.serial as serial', 'd.name as device_name'])
-    .where('l.integration_id', '=', integrationId)
-    .where('l.dev_eui', '=', devEui)
-    .executeTakeFirst();
-}
+    .where('l.integration_id', '=', q.integrationId)
+    .where('l.dev_eui', '=', q.devEui),
+);
 
 export async function linkOfDevice(db: Db, deviceId: string): Promise<LinkRow | undefined> {
   return db
@@ -166,14 +178,17 @@ export async function takeUnmatched(db: Db, integrationId: string, devEui: strin
  * claim of the same key (another process) waits for this one's commit and then finds it taken.
  */
 export async function claimUplink(db: Db, integrationId: string, key: string, now: number): Promise<boolean> {
-  const rows = await db
-    .insertInto('integration_uplinks')
-    .values({ integration_id: integrationId, dedup_key: key, received_at: now })
-    .onConflict((oc) => oc.columns(['integration_id', 'dedup_key']).doNothing())
-    .returning('dedup_key')
-    .execute();
+  const rows = await insertUplinkKey(db, { integrationId, key, now });
   return rows.length > 0;
 }
+
+const insertUplinkKey = prepared((db, q: { integrationId: string; key: string; now: number }) =>
+  db
+    .insertInto('integration_uplinks')
+    .values({ integration_id: q.integrationId, dedup_key: q.key, received_at: q.now })
+    .onConflict((oc) => oc.columns(['integration_id', 'dedup_key']).doNothing())
+    .returning('dedup_key'),
+);
 
 /** Forgets the keys of uplinks received before `before` (a retry that late would be stored again). */
 export async function pruneUplinkKeys(db: Db, before: number): Promise<number> {
