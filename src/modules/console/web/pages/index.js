@@ -16,6 +16,7 @@ export const PAGE_MODULES = {
   device: () => import('./device.js'),
   data: () => import('./data.js'),
   settings: () => import('./settings.js'),
+  integrations: () => import('./integrations.js'),
   people: () => import('./people.js'),
   account: () => import('./account.js'),
   'sign-in': () => import('./sign-in.js'),
