@@ -135,7 +135,7 @@ function buildRequest(
   };
   const { encoder } = effectiveSettings(own, parseJson<IntegrationDefault[]>(ctx.defaults, []), {
     name: ctx.device_name,
-    profile: null,
+    profile: parseJson<{ profile?: string | null } | null>(ctx.last_uplink, null)?.profile ?? null,
   });
   let encoded: EncodedDownlink;
   try {

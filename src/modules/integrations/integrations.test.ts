@@ -567,6 +567,47 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.equal(expectError(refused, 400, 'invalid_request').param, 'preset');
   });
 
+  test('integration defaults map devices without their own mapping, by name pattern; a bad default is refused', async () => {
+    const { key, farm } = await farmWithKey();
+    const refused = await t().request('POST', `/v1/farms/${farm.id}/integrations`, {
+      key,
+      body: { type: 'chirpstack', name: 'Bad', defaults: [{ device_name: 'x*', preset: 'nope' }] },
+    });
+    assert.equal(expectError(refused, 400, 'invalid_request').param, 'defaults[0].preset');
+    const integ = await integration(t(), key, farm.id, {
+      defaults: [{ device_name: 'tank-*', preset: 'milesight-em500-udl' }],
+    });
+    const tank = await make.device(t(), key, farm.id, {
+      type: 'water',
+      name: 'Tank-9',
+      serial: 'eui:0c0c0c0c0c0c0c01',
+    });
+    const other = await make.device(t(), key, farm.id, {
+      type: 'water',
+      name: 'Trough',
+      serial: 'eui:0c0c0c0c0c0c0c02',
+    });
+    for (const [eui, id] of [
+      ['0c0c0c0c0c0c0c01', 'd1'],
+      ['0c0c0c0c0c0c0c02', 'd2'],
+    ] as const) {
+      await uplink(
+        t(),
+        integ,
+        chirpstackUp({ devEui: eui, deduplicationId: id, object: { distance: 1000, battery: 70 } }),
+        { event: 'up' },
+      );
+    }
+    const metrics = async (id: string) =>
+      (await readingsOf(t(), id))
+        .map((r) => r.metric)
+        .filter((m) => !m.startsWith('lorawan.r') && !m.startsWith('lorawan.s'));
+    assert.deepEqual(await metrics(tank.id), ['water.tank_pct']);
+    assert.deepEqual(await metrics(other.id), ['lorawan.battery', 'lorawan.distance']);
+    const link = await make.fetched<DeviceLink>(t(), key, `/v1/devices/${tank.id}/lorawan`);
+    assert.equal(link.effective.source, 'default');
+  });
+
   test('a burst of 1,000 uplinks from 200 devices is stored once each', async () => {
     const { key, farm } = await farmWithKey();
     const integ = await integration(t(), key, farm.id, { name: 'Burst' });

@@ -39,6 +39,8 @@ type DeviceEvent = Exclude<NetworkEvent, { kind: 'ignored' }>;
 
 interface Carried {
   deviceId: string;
+  /** The Farmstead device's name: what integration defaults match by pattern. */
+  name: string;
   own: { preset: string | null; mapping: Mapping | null; encoder: Encoder | null };
 }
 
@@ -55,7 +57,9 @@ async function carriedDevice(
 ): Promise<Carried | null> {
   const link = await linkByEui(trx, integration.id, event.devEui);
   if (link) {
-    if (serialHolds(link.serial, event.devEui)) return { deviceId: link.device_id, own: ownOf(link) };
+    if (serialHolds(link.serial, event.devEui)) {
+      return { deviceId: link.device_id, name: link.device_name, own: ownOf(link) };
+    }
     // The device's serial now names another DevEUI: this one is no longer it.
     await deleteLink(trx, link.device_id);
   }
@@ -64,7 +68,7 @@ async function carriedDevice(
   const elsewhere = await linkOfDevice(trx, device.id);
   if (elsewhere) {
     // Carried by another integration of the farm (a second network server hears it): reports still count.
-    return { deviceId: device.id, own: ownOf(elsewhere) };
+    return { deviceId: device.id, name: device.name, own: ownOf(elsewhere) };
   }
   await saveLink(trx, {
     device_id: device.id,
@@ -78,7 +82,7 @@ async function carriedDevice(
     last_uplink_at: null,
     created_at: now,
   });
-  return { deviceId: device.id, own: { preset: null, mapping: null, encoder: null } };
+  return { deviceId: device.id, name: device.name, own: { preset: null, mapping: null, encoder: null } };
 }
 
 async function keepUnmatched(
@@ -114,7 +118,7 @@ async function storeCarried(
     return { ok: true, outcome: 'duplicate' };
   const defaults = parseJson<IntegrationDefault[]>(integration.defaults, []);
   const { mapping } = effectiveSettings(carried.own, defaults, {
-    name: event.deviceName,
+    name: carried.name,
     profile: event.profile,
   });
   const link = { rssi: event.rssi, snr: event.snr };
@@ -187,7 +191,7 @@ async function receiveUp(
 ): Promise<UplinkOutcome> {
   const link = await linkByEui(db, integration.id, event.devEui);
   if (link && serialHolds(link.serial, event.devEui)) {
-    const carried = { deviceId: link.device_id, own: ownOf(link) };
+    const carried = { deviceId: link.device_id, name: link.device_name, own: ownOf(link) };
     return inGroupTransaction(db, link.device_id, (trx) =>
       storeCarried(trx, integration, event, carried, now),
     );

@@ -271,6 +271,7 @@ export async function downlinkContext(db: Db, commandId: string) {
       'l.remote_id',
       'l.preset',
       'l.encoder',
+      'l.last_uplink',
       'l.integration_id as link_integration_id',
     ])
     .where('dl.command_id', '=', commandId)
