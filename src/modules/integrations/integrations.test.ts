@@ -5,7 +5,9 @@ import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { integration, readingsOf, uplink } from '../../../test/lorawan.ts';
 import { chirpstackJoin, chirpstackStatus, chirpstackUp, ttsUplink } from '../../../test/lorawan-fixtures.ts';
 import type { Alert, Device, List } from '../../../test/replies.ts';
+import { JOBS } from '../../workers/jobs.ts';
 import type { DeviceLink, Integration, Unmatched } from './schemas.ts';
+import { pruneUplinkKeys, UPLINK_KEY_DAYS } from './service.ts';
 
 forEachEngine('LoRaWAN integrations', (t) => {
   async function farmWithKey() {
@@ -606,6 +608,25 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.deepEqual(await metrics(other.id), ['lorawan.battery', 'lorawan.distance']);
     const link = await make.fetched<DeviceLink>(t(), key, `/v1/devices/${tank.id}/lorawan`);
     assert.equal(link.effective.source, 'default');
+  });
+
+  test('uplink keys are kept 7 days by the integrations.prune job; the downlink job is in the catalog', async () => {
+    assert.ok(JOBS.some((job) => job.name === 'integrations.prune'));
+    assert.ok(JOBS.some((job) => job.name === 'integrations.downlinks'));
+    const { key, farm } = await farmWithKey();
+    const integ = await integration(t(), key, farm.id);
+    await make.device(t(), key, farm.id, { type: 'water', name: 'Keys', serial: 'eui:0d0d0d0d0d0d0d01' });
+    const body = chirpstackUp({ devEui: '0d0d0d0d0d0d0d01', deduplicationId: 'kept', object: { x: 1 } });
+    assert.equal((await uplink(t(), integ, body, { event: 'up' })).body.outcome, 'stored');
+    assert.equal(await pruneUplinkKeys(t().database.db, Date.now() + 6 * 86_400_000), 0);
+    assert.equal((await uplink(t(), integ, body, { event: 'up' })).body.outcome, 'duplicate');
+    assert.ok((await pruneUplinkKeys(t().database.db, Date.now() + (UPLINK_KEY_DAYS + 1) * 86_400_000)) >= 1);
+    const left = await t()
+      .database.db.selectFrom('integration_uplinks')
+      .select('dedup_key')
+      .where('integration_id', '=', integ.id)
+      .execute();
+    assert.deepEqual(left, []);
   });
 
   test('a burst of 1,000 uplinks from 200 devices is stored once each', async () => {

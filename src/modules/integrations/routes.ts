@@ -14,6 +14,13 @@ import {
   IdParams,
   ListOf,
 } from '../../http/schemas.ts';
+import {
+  deleteDeviceLink,
+  getDeviceLink,
+  listIntegrationDevices,
+  previewDeviceLink,
+  putDeviceLink,
+} from './links.ts';
 import { receiveUplink } from './receive.ts';
 import {
   AdoptBody,
@@ -33,16 +40,11 @@ import {
 import {
   adoptUnmatched,
   createIntegration,
-  deleteDeviceLink,
   deleteIntegration,
-  getDeviceLink,
   getIntegration,
-  listIntegrationDevices,
   listIntegrations,
   listPresets,
   listUnmatched,
-  previewDeviceLink,
-  putDeviceLink,
   rotateIntegrationSecret,
   updateIntegration,
 } from './service.ts';
