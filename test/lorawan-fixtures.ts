@@ -185,6 +185,26 @@ export function ttsDownSent(o: { devEui?: string; deviceId?: string; correlation
   };
 }
 
+export function ttsDownNack(o: { devEui?: string; deviceId?: string; correlationIds: string[] }) {
+  const devEui = o.devEui ?? '0004A30B001C0530';
+  return {
+    end_device_ids: TTS_IDS(devEui, o.deviceId ?? 'dev1'),
+    correlation_ids: ['as:up:01E0WZGT5Y2TJ8A29RSKGH5XPC'],
+    received_at: '2020-02-17T10:33:00.000Z',
+    downlink_nack: ttsDownlink(o.correlationIds),
+  };
+}
+
+export function ttsDownQueued(o: { devEui?: string; deviceId?: string; correlationIds: string[] }) {
+  const devEui = o.devEui ?? '0004A30B001C0530';
+  return {
+    end_device_ids: TTS_IDS(devEui, o.deviceId ?? 'dev1'),
+    correlation_ids: ['as:downlink:01E0WZGT5Y2TJ8A29RSKGH5XPA'],
+    received_at: '2020-02-17T10:29:00.000Z',
+    downlink_queued: ttsDownlink(o.correlationIds),
+  };
+}
+
 export function ttsDownFailed(o: { devEui?: string; deviceId?: string; correlationIds: string[] }) {
   const devEui = o.devEui ?? '0004A30B001C0530';
   return {

@@ -9,6 +9,8 @@ import {
   chirpstackUp,
   ttsDownAck,
   ttsDownFailed,
+  ttsDownNack,
+  ttsDownQueued,
   ttsDownSent,
 } from '../../../test/lorawan-fixtures.ts';
 import type { Command } from '../../../test/replies.ts';
@@ -220,6 +222,32 @@ forEachEngine(
           .map((e) => e.type),
         ['command.queued', 'command.done', 'command.queued', 'command.failed'],
       );
+    });
+
+    test('The Things Stack: down/queued changes nothing, down/nack fails the command', async () => {
+      const server = await standIn();
+      const { key, integ, device } = await setup('ttn', server.url, {
+        type: 'water',
+        eui: '0004a30b001c0531',
+        link: { preset: 'dragino-lt22222-l', remote_id: 'valve-2' },
+      });
+      const c = await queue(key, device.id, { command: 'valve.set', params: { position: 'open' } });
+      await run(Date.now());
+      assert.equal(
+        server.requests[0]?.url,
+        '/api/v3/as/applications/app1/webhooks/wh1/devices/valve-2/down/push',
+      );
+      const ids = {
+        devEui: '0004A30B001C0531',
+        deviceId: 'valve-2',
+        correlationIds: [`farmstead:command:${c.id}`],
+      };
+      await uplink(t(), integ, ttsDownQueued(ids));
+      assert.equal((await commandOf(key, device.id, c.id)).status, 'delivered');
+      await uplink(t(), integ, ttsDownNack(ids));
+      const nacked = await commandOf(key, device.id, c.id);
+      assert.equal(nacked.status, 'failed');
+      assert.match(String(nacked.result?.error), /did not acknowledge/);
     });
 
     test("a refusal by the network server's API fails the command with the server's words", async () => {
