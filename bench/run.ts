@@ -13,11 +13,14 @@
  *   a 5 M-reading CSV export of one device, streamed  vs  a 10,000-reading export (throughput, peak RSS;
  *     bench/export.ts: constant memory whatever the size)
  *   MQTT ingest, the same two loads over MQTT    vs  the HTTP figures (publish → stored, bench/mqtt.ts)
+ *   LoRaWAN: a burst of 1,000 ChirpStack uplinks from 200 devices (+100 repeats)  vs  the HTTP 1-reading
+ *                                                   ingest figure (bench/lorawan.ts; each stored once)
  *   command push latency, REST → device over MQTT (p50/p99)
  *   peak server RSS per phase                    vs  the hello-world process
  *
  * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; reads: only the reads at
- * 100 connections; ingest: only the two HTTP ingest loads; or a comma-separated mix such as all,rules)
+ * 100 connections; ingest: only the two HTTP ingest loads; lorawan: only the uplink burst, beside the HTTP
+ * ingest figure when ingest runs too; or a comma-separated mix such as all,rules or ingest,lorawan)
  * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
  * (NODE_OPTIONS for the server only, e.g. heap caps or --cpu-prof)  BENCH_SERVER_ARGS (flags NODE_OPTIONS
@@ -44,6 +47,7 @@ import {
   watchChildrenPeakRss,
 } from './lib/server.ts';
 import { INGEST_DEVICES, ingestLoad, type Setup, setUp } from './lib/setup.ts';
+import { LORAWAN_DEVICES, LORAWAN_UPLINKS, lorawanBurst, setUpLorawan, storedUplinks } from './lorawan.ts';
 import { commandPush, mqttIngest } from './mqtt.ts';
 import { addBenchRules, benchQuietPass, removeBenchRules } from './rules.ts';
 
@@ -377,6 +381,42 @@ async function benchIngest(
 
 const PHASES = (process.env.BENCH_PHASES ?? 'all').split(',').map((p) => p.trim());
 
+/**
+ * The LoRaWAN uplink burst (bench/lorawan.ts) on a fresh server, beside `reportsPerSecond` (the HTTP
+ * 1-reading ingest figure of this run) when there is one.
+ */
+async function benchLorawan(
+  engine: Engine,
+  database: BenchDatabase,
+  reportsPerSecond: number | null,
+  phaseRss: number[],
+): Promise<void> {
+  // Its own devices, so no watermark to stay ahead of; network server times of the last few minutes, as
+  // a real burst's would be (a device clock check must not take them for a skewed clock).
+  const origin = Date.now() - 10 * 60_000;
+  log(`${engine}: LoRaWAN, ${LORAWAN_UPLINKS} uplinks from ${LORAWAN_DEVICES} devices`);
+  const setup = await setUpLorawan(database);
+  await checkpoint(database);
+  const burst = await withServer(database, (server) => lorawanBurst(server.port, setup, origin));
+  phaseRss.push(burst.rssMb);
+  const stored = await storedUplinks(database, setup.farmId);
+  const result = burst.result;
+  rows.push({
+    engine,
+    what: `LoRaWAN uplinks, ${fmt(LORAWAN_UPLINKS)} from ${LORAWAN_DEVICES} devices + ${LORAWAN_UPLINKS / 10} repeats (uplinks/s)`,
+    value: fmt(result.perSecond),
+    reference:
+      reportsPerSecond === null ? '-' : `${fmt(reportsPerSecond)}/s 1-reading reports over /v1/ingest`,
+    ratio: reportsPerSecond === null ? '-' : `${fmt((result.perSecond / reportsPerSecond) * 100)}%`,
+    p50: ms(result.p50Ms),
+    p99: ms(result.p99Ms),
+    rss: `${fmt(burst.rssMb)} MB`,
+    target: `each stored once (${fmt(stored)} of ${fmt(LORAWAN_UPLINKS)})`,
+    met: stored === LORAWAN_UPLINKS && result.errors === 0,
+  });
+  raw[`${engine}.lorawan`] = { ...result, stored };
+}
+
 async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
   const phaseRss: number[] = [];
   const database = await createBenchDatabase(engine);
@@ -387,12 +427,18 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     const start = PHASES.includes('rules') ? await benchRules(engine, database, setup) : Date.now();
     if (PHASES.includes('reads') && !PHASES.includes('all')) await benchReads(engine, database, setup);
     if (PHASES.includes('ingest') && !PHASES.includes('all')) {
-      await benchIngest(engine, database, setup, start, phaseRss);
+      const ingest = await benchIngest(engine, database, setup, start, phaseRss);
+      if (PHASES.includes('lorawan')) {
+        await benchLorawan(engine, database, ingest.reportsPerSecond, phaseRss);
+      }
+    } else if (PHASES.includes('lorawan') && !PHASES.includes('all')) {
+      await benchLorawan(engine, database, null, phaseRss);
     }
     if (!PHASES.includes('all')) return;
     const origin = start;
     const http = await benchIngest(engine, database, setup, origin, phaseRss);
     const readingsPerSecond = http.readingsPerSecond;
+    await benchLorawan(engine, database, http.reportsPerSecond, phaseRss);
 
     // 2b. The same two ingest loads over MQTT (publish → stored), and command push latency.
     log(`${engine}: MQTT ingest and command push`);

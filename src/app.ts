@@ -52,6 +52,7 @@ import { farmRoutes } from './modules/farms/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
+import { integrationRoutes } from './modules/integrations/routes.ts';
 import { findActiveKeyByHash, markKeyUsed } from './modules/keys/repository.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
@@ -209,6 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     commandRedeliverSeconds: config.commandRedeliverSeconds,
   });
   await app.register(withAccess(ingestRoutes, 'devices'), { db, maxClockSkewS: config.maxClockSkewS });
+  // LoRaWAN network servers: uplinks in (their own secret), commands out as downlinks (modules/integrations).
+  await app.register(withAccess(integrationRoutes, 'integrations'), { db, config });
   await app.register(withAccess(houseRoutes, 'houses'), { db });
   await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
   await app.register(withAccess(briefRoutes, 'brief'), { db });

@@ -85,6 +85,11 @@ export const TAGS = [
   },
   { name: 'Webhooks', description: 'Webhook subscriptions and their deliveries.' },
   {
+    name: 'LoRaWAN integrations',
+    description:
+      'ChirpStack and The Things Stack: uplinks in as device reports (mapping decoded fields to metrics, presets), unmatched devices to adopt, commands out as downlinks.',
+  },
+  {
     name: 'Live stream',
     description:
       'A farm’s events as they happen, over Server-Sent Events: the same events and JSON as webhooks, for browsers and farm-LAN integrations that cannot receive webhooks.',
@@ -205,6 +210,11 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
             type: 'http',
             scheme: 'bearer',
             description: 'Device key: rd_… (device endpoints only)',
+          },
+          integrationSecret: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A LoRaWAN integration’s uplink secret: lwi_… (its uplink URL only)',
           },
         },
       },

@@ -9,7 +9,8 @@
 /** Resource families and the resources in each (a family is what a restricted key is granted). */
 export const PERMISSION_FAMILIES = {
   records: ['farms', 'animals', 'groups', 'paddocks', 'tasks', 'events', 'brief'],
-  devices: ['devices', 'readings', 'commands', 'houses'],
+  // integrations: a farm's LoRaWAN network servers, which bring device reports in and carry commands out.
+  devices: ['devices', 'readings', 'commands', 'houses', 'integrations'],
   // rules: a farm's alert rules (its alerting settings), apart from alerts so a role can handle alerts
   // without changing the rules.
   alerts: ['alerts', 'rules'],

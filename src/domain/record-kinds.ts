@@ -29,6 +29,7 @@ export const RECORD_KINDS = Object.freeze({
   delivery: { prefix: 'dlv', table: 'webhook_deliveries', noun: 'delivery', listTool: null },
   outbox: { prefix: 'msg', table: 'outbox', noun: 'outbox message', listTool: null },
   rule: { prefix: 'rule', table: 'rules', noun: 'rule', listTool: 'list_rules' },
+  integration: { prefix: 'int', table: 'integrations', noun: 'integration', listTool: null },
   person: { prefix: 'per', table: 'people', noun: 'person', listTool: null },
   session: { prefix: 'ses', table: 'sessions', noun: 'session', listTool: null },
   setup: { prefix: 'set', table: 'setup_links', noun: 'setup link', listTool: null },

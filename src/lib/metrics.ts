@@ -100,7 +100,7 @@ export const metrics = {
   }),
 };
 
-export type ReportTransport = 'http' | 'mqtt' | 'sample';
+export type ReportTransport = 'http' | 'mqtt' | 'sample' | 'lorawan';
 
 /** One accepted device report and the readings it stored. */
 export function countReport(transport: ReportTransport, readings: number): void {

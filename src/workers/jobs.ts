@@ -9,6 +9,8 @@ import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 import { checkIntake } from '../modules/alert-passes/intake.ts';
 import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
+import { downlinkSettings, sendDueDownlinks } from '../modules/integrations/downlinks.ts';
+import { pruneUplinkKeys } from '../modules/integrations/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
   ensureReadingPartitions,
@@ -31,6 +33,30 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  {
+    // LoRaWAN commands out: open commands of carried devices become downlinks, sent to the network server
+    // with retries inside the command's expiry (modules/integrations/downlinks.ts).
+    name: 'integrations.downlinks',
+    everyMs: () => 1_000,
+    // Each downlink's own retries are kept with it (next_attempt_at): a failed pass is simply the next one.
+    timeoutMs: 60_000,
+    attempts: 1,
+    run: async ({ database, config, log }) => {
+      const result = await sendDueDownlinks(database.db, downlinkSettings(config), Date.now());
+      if (result.failed > 0 || result.retry > 0) log.info(result, 'LoRaWAN downlinks sent');
+    },
+  },
+  {
+    // The keys of uplinks stored more than 7 days ago: network servers retry within minutes.
+    name: 'integrations.prune',
+    everyMs: () => 3_600_000,
+    timeoutMs: 120_000,
+    attempts: 3,
+    run: async ({ database, log }) => {
+      const deleted = await pruneUplinkKeys(database.db, Date.now());
+      if (deleted > 0) log.debug({ deleted }, 'old LoRaWAN uplink keys removed');
+    },
+  },
   {
     // device.quiet: devices silent past max(3 × their usual interval, 15 min) get an alert. One query a
     // pass; one process at a time on PostgreSQL (advisory lock), and every write is conditional anyway.

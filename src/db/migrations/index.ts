@@ -18,6 +18,7 @@ import * as m0020 from './0020_rules_version.ts';
 import * as m0021 from './0021_readings_value_index.ts';
 import * as m0022 from './0022_device_report_token.ts';
 import * as m0023 from './0023_readings_trust.ts';
+import * as m0025 from './0025_integrations.ts';
 import * as m0026 from './0026_animals_farm_tag.ts';
 import * as m0027 from './0027_task_due_date.ts';
 
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '0021_readings_value_index': m0021,
   '0022_device_report_token': m0022,
   '0023_readings_trust': m0023,
+  '0025_integrations': m0025,
   '0026_animals_farm_tag': m0026,
   '0027_task_due_date': m0027,
 };

@@ -36,6 +36,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/devices/:id', page: 'device', title: 'Device' },
   { path: '/data', page: 'data', title: 'Data', nav: true },
   { path: '/settings', page: 'settings', title: 'Settings', nav: true, roles: ['owner'] },
+  { path: '/settings/integrations', page: 'integrations', title: 'Integrations', roles: ['owner'] },
   { path: '/people', page: 'people', title: 'People', nav: true, roles: ['owner'] },
   { path: '/account', page: 'account', title: 'Your account' },
   { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },

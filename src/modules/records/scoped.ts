@@ -21,7 +21,8 @@ export type ScopedKind =
   | 'alert'
   | 'event'
   | 'webhook'
-  | 'rule';
+  | 'rule'
+  | 'integration';
 type ScopedTable = (typeof RECORD_KINDS)[ScopedKind]['table'];
 export type ScopedRow<K extends ScopedKind> = Selectable<DB[(typeof RECORD_KINDS)[K]['table']]>;
 

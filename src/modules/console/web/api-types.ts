@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Report readings, state and events; the response carries commands waiting for the device
-         * @description One report is one transaction: device row, state merge, readings, events, the alert engine, then the queued commands are picked up (marked delivered) and returned.
+         * @description One report is one transaction: device row, state merge, readings, events, the alert engine, then the queued commands are picked up (marked delivered) and returned. A reading of a catalog metric is stored in the catalog's unit: sent in another unit the catalog accepts for it (GET /v1/catalog, `accepted_units`) it is converted, in any other the whole report is refused (400 naming the reading's unit). A reading or event dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s) ahead of the server's clock is not stored; the rest of the report is, the answer lists it under `refused` / `refused_events`, and the device gets a device.clock alert.
          */
         post: operations["ingestReportAtIngestAddress"];
         delete?: never;
@@ -198,6 +198,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/devices/{id}/lorawan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A device's LoRaWAN settings, what applies, its last uplink and that uplink as stored */
+        get: operations["getDeviceLorawan"];
+        /** Link a device to an integration with its preset, mapping and encoder */
+        put: operations["putDeviceLorawan"];
+        post?: never;
+        /** Unlink a device from its integration, forgetting its mapping and encoder */
+        delete: operations["deleteDeviceLorawan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices/{id}/lorawan/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try a mapping on the device's last uplink without saving it */
+        post: operations["previewDeviceLorawan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/devices/{id}/readings": {
         parameters: {
             query?: never;
@@ -357,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Import animals from CSV (matching existing ones by eid or tag)
-         * @description Send CSV (Content-Type text/csv) with the columns of the animals export (any subset, in any order; id, farm_id and created_at are ignored). A BOM, ; or tab separators, quoted fields and blank lines are fine. A row whose eid, else tag, names an animal of the farm updates it; other rows add animals. Every row is checked like POST and PATCH /v1/animals; one bad row imports nothing (400 naming its row and column) unless skip_invalid=true. dry_run=true answers what would happen, with every row's errors, and stores nothing. At most 20 MiB and 100000 rows.
+         * @description Send CSV (Content-Type text/csv) with the columns of the animals export (any subset, in any order; id, farm_id and created_at are ignored). A BOM, ; or tab separators, quoted fields and blank lines are fine. A row whose eid, else tag, names an animal of the farm updates it; other rows add animals. Every row is checked like POST and PATCH /v1/animals; one bad row imports nothing (400 naming its row and column) unless skip_invalid=true. dry_run=true answers what would happen, with every row's errors, and stores nothing. At most 20 MiB and 100,000 rows (more is 413).
          */
         post: operations["importAnimals"];
         delete?: never;
@@ -477,6 +513,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a farm's LoRaWAN integrations (never their secrets or API keys) */
+        get: operations["listIntegrations"];
+        put?: never;
+        /** Add a ChirpStack or The Things Stack integration; its uplink URL and secret are shown here once */
+        post: operations["createIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/paddocks": {
         parameters: {
             query?: never;
@@ -560,6 +614,8 @@ export interface paths {
          *
          *     Resume: send `Last-Event-ID` (EventSource does on reconnect) or `?last_event_id=`; the stream then sends every event after that one, none lost and none repeated, in the order they were committed. A stream opened without one starts from now, and first sets the client’s last event id to the farm’s newest event (an `id:` line with no data).
          *     When the id is not an event this farm’s stream still holds (older than the outbox retention, FARMSTEAD_WEBHOOK_RETENTION_DAYS, or not of this farm), the stream opens with a `stream.reset` event (`{"object":"stream_reset","last_event_id","message"}`): reload from the API, the stream goes on from now.
+         *
+         *     `?include=device.reported` adds a frame per device report (`event: device.reported`, no `id:` line: not kept, not resumed): `{"type":"device.reported","farm_id","created_at","data":{"object":"device_report","device_id","name","type","battery","last_seen_at","latest":{metric:{value,unit,at}},"state"}}`, `latest` every metric’s latest value, `state` only when it changed since this stream’s previous frame of the device. For keys that may read readings (devices:read); reports stored by another server process arrive within FARMSTEAD_STREAM_POLL_MS.
          *
          *     Comment lines (`: keep-alive`) come every 15 s (FARMSTEAD_STREAM_KEEPALIVE_MS). The server ends the stream cleanly when it shuts down, when the key is revoked or the farm deleted, or when a client reads too slowly; reconnect with Last-Event-ID. Behind a proxy, turn response buffering off (docs/deployment.md).
          */
@@ -675,9 +731,133 @@ export interface paths {
         put?: never;
         /**
          * Report readings, state and events; the response carries commands waiting for the device
-         * @description One report is one transaction: device row, state merge, readings, events, the alert engine, then the queued commands are picked up (marked delivered) and returned.
+         * @description One report is one transaction: device row, state merge, readings, events, the alert engine, then the queued commands are picked up (marked delivered) and returned. A reading of a catalog metric is stored in the catalog's unit: sent in another unit the catalog accepts for it (GET /v1/catalog, `accepted_units`) it is converted, in any other the whole report is refused (400 naming the reading's unit). A reading or event dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s) ahead of the server's clock is not stored; the rest of the report is, the answer lists it under `refused` / `refused_events`, and the device gets a device.clock alert.
          */
         post: operations["ingestReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integration-presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Presets for common LoRaWAN farm sensors: their decoded fields and downlinks */
+        get: operations["listIntegrationPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an integration */
+        get: operations["getIntegration"];
+        put?: never;
+        post?: never;
+        /** Delete an integration; its devices stay, without their mappings */
+        delete: operations["deleteIntegration"];
+        options?: never;
+        head?: never;
+        /** Change an integration (any fields; null clears the API address, key or ids) */
+        patch: operations["updateIntegration"];
+        trace?: never;
+    };
+    "/v1/integrations/{id}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The devices an integration carries, with their settings, last uplink and its preview */
+        get: operations["listIntegrationDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the uplink secret: the new one is shown once and the old one stops working at once */
+        post: operations["rotateIntegrationSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DevEUIs the integration heard that match no device: last seen, name, decoded fields */
+        get: operations["listUnmatchedLorawanDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}/unmatched/{eui}/adopt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adopt an unmatched DevEUI as a new device (serial eui:<hex>); the device key is shown once */
+        post: operations["adoptLorawanDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/{id}/uplink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The uplink URL: ChirpStack's HTTP integration (?event=…) or The Things Stack's webhook, unchanged
+         * @description Authorization: Bearer <the integration secret>. ChirpStack v4 (JSON): ?event=up|join|ack|txack|status|log. The Things Stack v3 webhook: uplink, join and downlink messages at this one URL. An uplink is stored as one device report; a repeated one (same deduplicationId or correlation id) stores nothing.
+         */
+        post: operations["receiveLorawanUplink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1429,13 +1609,13 @@ export interface components {
         CommandRequest: components["schemas"]["HouseCommand"] | components["schemas"]["DeviceCommand"] | {
             /** @description Any command name the device understands (not one of the registry’s names). */
             command: string;
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             /** @description Stored as sent. */
             params?: {
                 [key: string]: unknown;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         };
         /**
@@ -1499,45 +1679,45 @@ export interface components {
         DeviceCommand: {
             /** @enum {string} */
             command: "locate";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "set_report_interval";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Seconds between reports, 60 (one minute) to 86400 (one day). */
                 seconds: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "alarm.sound";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: {
                 /** @description How long to sound, 1-300 seconds; default 30. */
                 seconds?: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "alarm.silence";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "valve.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1546,7 +1726,7 @@ export interface components {
                  */
                 position: "open" | "closed";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         };
         /** DeviceKey */
@@ -1698,29 +1878,29 @@ export interface components {
         HouseCommand: {
             /** @enum {string} */
             command: "doors.open";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description "all", or a list of pop door numbers 1-14. */
                 doors: "all" | number[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "doors.close";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description "all", or a list of pop door numbers 1-14. */
                 doors: "all" | number[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "doors.schedule";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Closing time, HH:MM or "dusk". */
@@ -1734,12 +1914,12 @@ export interface components {
                 /** @description Closing time, HH:MM or "dusk". */
                 close: string | "dusk";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "move.start";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: {
                 /** @description Compass heading in degrees, 0 (north) up to but not including 360. */
@@ -1747,53 +1927,53 @@ export interface components {
                 /** @description Metres to move per day; default 18, one house length. */
                 meters_per_day?: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "move.stop";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "move.to_paddock";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Id of a paddock on the farm. */
                 paddock_id: string;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "feed.dispense";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Feed to dispense, in kg. */
                 kg: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "feed.schedule";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Daily feeding times, HH:MM. */
                 times: string[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "spines.set_height";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Height above the floor in millimetres. */
@@ -1813,12 +1993,12 @@ export interface components {
                  */
                 mode: "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "climate.set_mode";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1827,23 +2007,23 @@ export interface components {
                  */
                 mode: "auto" | "summer" | "winter";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "climate.set_target";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Target temperature, °C (0-45). */
                 temp_c: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "awnings.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1852,12 +2032,12 @@ export interface components {
                  */
                 position: "open" | "closed" | "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "fans.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1883,12 +2063,12 @@ export interface components {
                  */
                 ridge: "on" | "off" | "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "heaters.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1899,28 +2079,28 @@ export interface components {
                 /** @description Panel numbers 1-6; all panels when left out. */
                 panels?: number[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "floor.deploy";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "floor.retract";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "lights.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1929,7 +2109,7 @@ export interface components {
                  */
                 mode: "on" | "off" | "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         };
         /** Key */
@@ -1946,7 +2126,7 @@ export interface components {
             permissions: {
                 /** @description alerts, rules: none, read, or write (write includes read and delete). */
                 alerts: "none" | "read" | "write";
-                /** @description devices, readings, commands, houses: none, read, or write (write includes read and delete). */
+                /** @description devices, readings, commands, houses, integrations: none, read, or write (write includes read and delete). */
                 devices: "none" | "read" | "write";
                 /** @description keys, usage, people: none, read, or write (write includes read and delete). */
                 keys: "none" | "read" | "write";
@@ -1996,6 +2176,10 @@ export interface components {
              */
             at: string;
             metric: string;
+            /** @description The unit the device sent, present with raw_value (e.g. °F for climate.temp_c). */
+            raw_unit?: string;
+            /** @description The value as the device sent it, present only when it was converted into the catalog's unit (raw readings only, not points). */
+            raw_value?: number;
             unit: string | null;
             value: number;
         };
@@ -2019,10 +2203,10 @@ export interface components {
             group_id: string | null;
             id: string | null;
             /**
-             * @description threshold: a reading at or beyond a line (watch, urgent, clear). rate: the reading changed by `change` or more (signed, in the metric’s unit) within `window_s`; a watch alert that clears once the change over the window is back under half of it. silence (device.quiet): a device that sent no report for a while; see quiet_after_s. rollup (group.intake_drop): a group's daily water or feed per head against its own trailing 7-day median; see drop_pct.
+             * @description threshold: a reading at or beyond a line (watch, urgent, clear). rate: the reading changed by `change` or more (signed, in the metric’s unit) within `window_s`; a watch alert that clears once the change over the window is back under half of it. silence (device.quiet): a device that sent no report for a while; see quiet_after_s. rollup (group.intake_drop): a group's daily water or feed per head against its own trailing 7-day median; see drop_pct. clock (device.clock): a device dating its readings or events ahead of the server's clock; only enabled.
              * @enum {string}
              */
-            kind: "threshold" | "rate" | "silence" | "rollup";
+            kind: "threshold" | "rate" | "silence" | "rollup" | "clock";
             metric: string | null;
             /** @description Alerts opened by this rule carry this name as `rule`. */
             name: string;
@@ -2074,6 +2258,7 @@ export interface components {
             created_at: string;
             done_at: string | null;
             due_at: string | null;
+            due_date: string | null;
             farm_id: string;
             id: string;
             notes: string | null;
@@ -2088,7 +2273,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             disabled_reason: string | null;
-            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event. */
+            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created); a restricted key's "*" is stored as the list of those events. */
             events: string[];
             farm_id: string;
             id: string;
@@ -2173,7 +2358,7 @@ export interface operations {
                     events?: {
                         /**
                          * Format: date-time
-                         * @description When it happened (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                         * @description When it happened (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                          */
                         at?: string;
                         data?: {
@@ -2189,7 +2374,7 @@ export interface operations {
                     readings?: {
                         /**
                          * Format: date-time
-                         * @description When measured (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                         * @description When measured (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                          */
                         at?: string;
                         /** @description The animal's electronic id, for readings of an animal taken by a shared device (a scale head's weight.kg): the reading is also written to that animal's history. */
@@ -2209,7 +2394,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The report is stored; `commands` are those waiting for the device. */
+            /** @description The report is stored (but for readings and events dated too far ahead of the server's clock, listed in `refused` and `refused_events`); `commands` are those waiting for the device. */
             200: {
                 headers: {
                     /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
@@ -2218,11 +2403,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Readings stored from this report. */
+                        /** @description Readings stored from this report (those listed in `refused` are not). */
                         accepted: number;
                         /** @description Commands waiting for the device; they are now delivered. */
                         commands: components["schemas"]["Command"][];
                         ok: boolean;
+                        /** @description Readings not stored, and why (present only when there are some): dated too far ahead of the server's clock. The report's other readings are stored, and the device gets a device.clock alert. */
+                        refused?: {
+                            /**
+                             * Format: date-time
+                             * @description The time as sent (UTC).
+                             */
+                            at: string;
+                            /** @description Its place in `readings` as sent (0 first). */
+                            index: number;
+                            /** @description The same, in words, with the times. */
+                            message: string;
+                            metric: string;
+                            /**
+                             * @description Why it was not stored: clock_ahead, dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s by default) ahead of the server's clock.
+                             * @enum {string}
+                             */
+                            reason: "clock_ahead";
+                        }[];
+                        /** @description Events not stored, and why (present only when there are some), as for `refused`. */
+                        refused_events?: {
+                            /**
+                             * Format: date-time
+                             * @description The time as sent (UTC).
+                             */
+                            at: string;
+                            /** @description Its place in `events` as sent (0 first). */
+                            index: number;
+                            /** @description The same, in words, with the times. */
+                            message: string;
+                            /**
+                             * @description Why it was not stored: clock_ahead, dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s by default) ahead of the server's clock.
+                             * @enum {string}
+                             */
+                            reason: "clock_ahead";
+                            type: string;
+                        }[];
                         /** @description EIDs in this report that match no animal on the farm (their readings are stored all the same). */
                         unmatched_eids?: string[];
                     };
@@ -3396,6 +3617,768 @@ export interface operations {
             };
         };
     };
+    getDeviceLorawan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings and the preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description 16 lower-case hex digits. */
+                        dev_eui: string;
+                        device_id: string;
+                        /** @description What applies now: the device's own (its mapping, else its preset's), else a default. */
+                        effective: {
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            /** @enum {unknown} */
+                            source: "device" | "default" | "none";
+                        };
+                        encoder: {
+                            [key: string]: {
+                                /** @description Ask the device to acknowledge (default true). */
+                                confirmed?: boolean;
+                                /** @description LoRaWAN application port. */
+                                f_port: number;
+                                /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                hex?: string;
+                                /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                object?: {
+                                    [key: string]: unknown;
+                                };
+                                values?: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        } | null;
+                        integration_id: string;
+                        last_uplink: {
+                            /**
+                             * Format: date-time
+                             * @description The network server time of the uplink.
+                             */
+                            at: string;
+                            decoded: {
+                                [key: string]: unknown;
+                            } | null;
+                            f_cnt: number | null;
+                            f_port: number | null;
+                            rssi: number | null;
+                            snr: number | null;
+                        } | null;
+                        mapping: {
+                            [key: string]: {
+                                /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                event?: string;
+                                /** @description Keep nothing of this field. */
+                                ignore?: boolean;
+                                /** @description The reading this field becomes. */
+                                metric?: string;
+                                /** @description Added after scaling (default 0). */
+                                offset?: number;
+                                /** @description value × scale + offset (default 1). */
+                                scale?: number;
+                                /**
+                                 * @description The device's battery (%), latitude or longitude.
+                                 * @enum {unknown}
+                                 */
+                                set?: "battery" | "lat" | "lon";
+                                /** @description For an event: the value that fires it (default: any set value). */
+                                when?: string | number | boolean;
+                            };
+                        } | null;
+                        preset: string | null;
+                        /** @description The last uplink as the effective mapping stores it. */
+                        preview: {
+                            battery?: number;
+                            events: {
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                type: string;
+                            }[];
+                            lat?: number;
+                            lon?: number;
+                            readings: {
+                                metric: string;
+                                value: number;
+                            }[];
+                        };
+                        remote_id: string | null;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putDeviceLorawan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Default: from the device's serial. */
+                    dev_eui?: string;
+                    encoder?: {
+                        [key: string]: {
+                            /** @description Ask the device to acknowledge (default true). */
+                            confirmed?: boolean;
+                            /** @description LoRaWAN application port. */
+                            f_port: number;
+                            /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                            hex?: string;
+                            /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                            object?: {
+                                [key: string]: unknown;
+                            };
+                            values?: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    } | null;
+                    integration_id: string;
+                    mapping?: {
+                        [key: string]: {
+                            /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                            event?: string;
+                            /** @description Keep nothing of this field. */
+                            ignore?: boolean;
+                            /** @description The reading this field becomes. */
+                            metric?: string;
+                            /** @description Added after scaling (default 0). */
+                            offset?: number;
+                            /** @description value × scale + offset (default 1). */
+                            scale?: number;
+                            /**
+                             * @description The device's battery (%), latitude or longitude.
+                             * @enum {unknown}
+                             */
+                            set?: "battery" | "lat" | "lon";
+                            /** @description For an event: the value that fires it (default: any set value). */
+                            when?: string | number | boolean;
+                        };
+                    } | null;
+                    preset?: string | null;
+                    remote_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as saved, with the preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description 16 lower-case hex digits. */
+                        dev_eui: string;
+                        device_id: string;
+                        /** @description What applies now: the device's own (its mapping, else its preset's), else a default. */
+                        effective: {
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            /** @enum {unknown} */
+                            source: "device" | "default" | "none";
+                        };
+                        encoder: {
+                            [key: string]: {
+                                /** @description Ask the device to acknowledge (default true). */
+                                confirmed?: boolean;
+                                /** @description LoRaWAN application port. */
+                                f_port: number;
+                                /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                hex?: string;
+                                /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                object?: {
+                                    [key: string]: unknown;
+                                };
+                                values?: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        } | null;
+                        integration_id: string;
+                        last_uplink: {
+                            /**
+                             * Format: date-time
+                             * @description The network server time of the uplink.
+                             */
+                            at: string;
+                            decoded: {
+                                [key: string]: unknown;
+                            } | null;
+                            f_cnt: number | null;
+                            f_port: number | null;
+                            rssi: number | null;
+                            snr: number | null;
+                        } | null;
+                        mapping: {
+                            [key: string]: {
+                                /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                event?: string;
+                                /** @description Keep nothing of this field. */
+                                ignore?: boolean;
+                                /** @description The reading this field becomes. */
+                                metric?: string;
+                                /** @description Added after scaling (default 0). */
+                                offset?: number;
+                                /** @description value × scale + offset (default 1). */
+                                scale?: number;
+                                /**
+                                 * @description The device's battery (%), latitude or longitude.
+                                 * @enum {unknown}
+                                 */
+                                set?: "battery" | "lat" | "lon";
+                                /** @description For an event: the value that fires it (default: any set value). */
+                                when?: string | number | boolean;
+                            };
+                        } | null;
+                        preset: string | null;
+                        /** @description The last uplink as the effective mapping stores it. */
+                        preview: {
+                            battery?: number;
+                            events: {
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                type: string;
+                            }[];
+                            lat?: number;
+                            lon?: number;
+                            readings: {
+                                metric: string;
+                                value: number;
+                            }[];
+                        };
+                        remote_id: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Another device of the integration has this DevEUI. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDeviceLorawan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device is unlinked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        id: string;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewDeviceLorawan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A mapping to try on the last uplink before saving it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                    mapping: {
+                        [key: string]: {
+                            /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                            event?: string;
+                            /** @description Keep nothing of this field. */
+                            ignore?: boolean;
+                            /** @description The reading this field becomes. */
+                            metric?: string;
+                            /** @description Added after scaling (default 0). */
+                            offset?: number;
+                            /** @description value × scale + offset (default 1). */
+                            scale?: number;
+                            /**
+                             * @description The device's battery (%), latitude or longitude.
+                             * @enum {unknown}
+                             */
+                            set?: "battery" | "lat" | "lon";
+                            /** @description For an event: the value that fires it (default: any set value). */
+                            when?: string | number | boolean;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The settings, with the preview of the mapping given. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description 16 lower-case hex digits. */
+                        dev_eui: string;
+                        device_id: string;
+                        /** @description What applies now: the device's own (its mapping, else its preset's), else a default. */
+                        effective: {
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            /** @enum {unknown} */
+                            source: "device" | "default" | "none";
+                        };
+                        encoder: {
+                            [key: string]: {
+                                /** @description Ask the device to acknowledge (default true). */
+                                confirmed?: boolean;
+                                /** @description LoRaWAN application port. */
+                                f_port: number;
+                                /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                hex?: string;
+                                /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                object?: {
+                                    [key: string]: unknown;
+                                };
+                                values?: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        } | null;
+                        integration_id: string;
+                        last_uplink: {
+                            /**
+                             * Format: date-time
+                             * @description The network server time of the uplink.
+                             */
+                            at: string;
+                            decoded: {
+                                [key: string]: unknown;
+                            } | null;
+                            f_cnt: number | null;
+                            f_port: number | null;
+                            rssi: number | null;
+                            snr: number | null;
+                        } | null;
+                        mapping: {
+                            [key: string]: {
+                                /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                event?: string;
+                                /** @description Keep nothing of this field. */
+                                ignore?: boolean;
+                                /** @description The reading this field becomes. */
+                                metric?: string;
+                                /** @description Added after scaling (default 0). */
+                                offset?: number;
+                                /** @description value × scale + offset (default 1). */
+                                scale?: number;
+                                /**
+                                 * @description The device's battery (%), latitude or longitude.
+                                 * @enum {unknown}
+                                 */
+                                set?: "battery" | "lat" | "lon";
+                                /** @description For an event: the value that fires it (default: any set value). */
+                                when?: string | number | boolean;
+                            };
+                        } | null;
+                        preset: string | null;
+                        /** @description The last uplink as the effective mapping stores it. */
+                        preview: {
+                            battery?: number;
+                            events: {
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                type: string;
+                            }[];
+                            lat?: number;
+                            lon?: number;
+                            readings: {
+                                metric: string;
+                                value: number;
+                            }[];
+                        };
+                        remote_id: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listDeviceReadings: {
         parameters: {
             query?: {
@@ -3409,7 +4392,7 @@ export interface operations {
                 limit?: number;
                 /** @description Only this metric. */
                 metric?: string;
-                /** @description Only readings at or after this time. ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                /** @description Only readings at or after this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
                 since?: string;
             };
             header?: never;
@@ -3488,9 +4471,9 @@ export interface operations {
                 format?: "csv" | "ndjson";
                 /** @description Only this metric. */
                 metric?: string;
-                /** @description Only readings at or after this time. ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                /** @description Only readings at or after this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
                 since?: string;
-                /** @description Only readings strictly before this time. ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                /** @description Only readings strictly before this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
                 until?: string;
             };
             header?: never;
@@ -3501,7 +4484,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The device's readings: CSV with the columns device_id, metric, value, unit, at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The device's readings: CSV with the columns device_id, metric, value, unit, at, raw_value, raw_unit (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3691,7 +4674,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When it happened; default now. ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When it happened; default now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     data?: {
@@ -3889,7 +4872,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
-                    /** @description IANA time zone (default UTC). */
+                    /** @description IANA time zone; on create, default: the zone of lat/lon when both are given, else UTC. */
                     timezone?: string;
                 };
             };
@@ -4142,7 +5125,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) | null;
-                    /** @description IANA time zone (default UTC). */
+                    /** @description IANA time zone; on create, default: the zone of lat/lon when both are given, else UTC. */
                     timezone?: string;
                 };
             };
@@ -4619,7 +5602,9 @@ export interface operations {
                         created: number;
                         /** @description True when nothing was stored. */
                         dry_run: boolean;
-                        /** @description Every error of every row, in file order. */
+                        /** @description Errors found in all rows (errors lists the first ones). */
+                        error_count: number;
+                        /** @description Every error of every row, in file order; at most the first 10,000 (error_count counts them all). */
                         errors: {
                             column: string | null;
                             message: string;
@@ -4689,7 +5674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description payload_too_large: The body is larger than the service accepts. */
+            /** @description payload_too_large: The body is larger than 20 MiB (refused before it is read, when Content-Length says so) or holds more than 100,000 rows. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5070,7 +6055,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When it happened; default now. ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When it happened; default now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     data?: {
@@ -5475,6 +6460,389 @@ export interface operations {
             };
             /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of integrations, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Whether an API key is stored (it is never returned). */
+                            api_key_set: boolean;
+                            api_url: string | null;
+                            application_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                            defaults: {
+                                /** @description Device names it applies to; * matches anything. */
+                                device_name?: string;
+                                /** @description Per command name, the downlink that carries it. */
+                                encoder?: {
+                                    [key: string]: {
+                                        /** @description Ask the device to acknowledge (default true). */
+                                        confirmed?: boolean;
+                                        /** @description LoRaWAN application port. */
+                                        f_port: number;
+                                        /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                        hex?: string;
+                                        /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                        object?: {
+                                            [key: string]: unknown;
+                                        };
+                                        values?: {
+                                            [key: string]: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
+                                /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                                mapping?: {
+                                    [key: string]: {
+                                        /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                        event?: string;
+                                        /** @description Keep nothing of this field. */
+                                        ignore?: boolean;
+                                        /** @description The reading this field becomes. */
+                                        metric?: string;
+                                        /** @description Added after scaling (default 0). */
+                                        offset?: number;
+                                        /** @description value × scale + offset (default 1). */
+                                        scale?: number;
+                                        /**
+                                         * @description The device's battery (%), latitude or longitude.
+                                         * @enum {unknown}
+                                         */
+                                        set?: "battery" | "lat" | "lon";
+                                        /** @description For an event: the value that fires it (default: any set value). */
+                                        when?: string | number | boolean;
+                                    };
+                                };
+                                preset?: string;
+                                /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                                profile?: string;
+                            }[];
+                            farm_id: string;
+                            id: string;
+                            name: string;
+                            /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
+                            secret?: string;
+                            /** @description The first characters of the uplink secret. */
+                            secret_prefix: string;
+                            /** @enum {unknown} */
+                            type: "chirpstack" | "ttn";
+                            /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
+                            uplink_url: string;
+                            webhook_id: string | null;
+                        }[];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createIntegration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The API key or token Farmstead sends downlinks with (Bearer). Never returned. */
+                    api_key?: string;
+                    /** @description The network server's API address (ChirpStack: its REST API, e.g. https://chirpstack.example.com:8090; The Things Stack: e.g. https://eu1.cloud.thethings.network). A public address unless FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1. */
+                    api_url?: string;
+                    /** @description The Things Stack application id (ttn). */
+                    application_id?: string;
+                    /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                    defaults?: {
+                        /** @description Device names it applies to; * matches anything. */
+                        device_name?: string;
+                        /** @description Per command name, the downlink that carries it. */
+                        encoder?: {
+                            [key: string]: {
+                                /** @description Ask the device to acknowledge (default true). */
+                                confirmed?: boolean;
+                                /** @description LoRaWAN application port. */
+                                f_port: number;
+                                /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                hex?: string;
+                                /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                object?: {
+                                    [key: string]: unknown;
+                                };
+                                values?: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                        /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                        mapping?: {
+                            [key: string]: {
+                                /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                event?: string;
+                                /** @description Keep nothing of this field. */
+                                ignore?: boolean;
+                                /** @description The reading this field becomes. */
+                                metric?: string;
+                                /** @description Added after scaling (default 0). */
+                                offset?: number;
+                                /** @description value × scale + offset (default 1). */
+                                scale?: number;
+                                /**
+                                 * @description The device's battery (%), latitude or longitude.
+                                 * @enum {unknown}
+                                 */
+                                set?: "battery" | "lat" | "lon";
+                                /** @description For an event: the value that fires it (default: any set value). */
+                                when?: string | number | boolean;
+                            };
+                        };
+                        preset?: string;
+                        /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                        profile?: string;
+                    }[];
+                    name: string;
+                    /**
+                     * @description chirpstack or ttn (The Things Stack).
+                     * @enum {unknown}
+                     */
+                    type: "chirpstack" | "ttn";
+                    /** @description The Things Stack webhook id (ttn). */
+                    webhook_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new integration, with its uplink secret in `secret` (shown only here). */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether an API key is stored (it is never returned). */
+                        api_key_set: boolean;
+                        api_url: string | null;
+                        application_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                        defaults: {
+                            /** @description Device names it applies to; * matches anything. */
+                            device_name?: string;
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder?: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping?: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            preset?: string;
+                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                            profile?: string;
+                        }[];
+                        farm_id: string;
+                        id: string;
+                        name: string;
+                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
+                        secret?: string;
+                        /** @description The first characters of the uplink secret. */
+                        secret_prefix: string;
+                        /** @enum {unknown} */
+                        type: "chirpstack" | "ttn";
+                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
+                        uplink_url: string;
+                        webhook_id: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The body is malformed, a mapping, encoder or preset cannot work, or api_url is not an allowed public http(s) address; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5958,6 +7326,8 @@ export interface operations {
     streamFarmEvents: {
         parameters: {
             query?: {
+                /** @description Stream-only frames to add, comma-separated: `device.reported` (each device report: the device’s latest values, and its state when it changed). Sent only if the key may read readings (devices:read). */
+                include?: string;
                 /** @description Resume after this event id, for clients that cannot send the `Last-Event-ID` header (the header wins when both are sent). */
                 last_event_id?: string;
             };
@@ -6247,7 +7617,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The farm's tasks: CSV with the columns id, farm_id, title, notes, due_at, assignee, status, subject_type, subject_id, alert_id, done_at, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's tasks: CSV with the columns id, farm_id, title, notes, due_at, due_date, assignee, status, subject_type, subject_id, alert_id, done_at, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6396,7 +7766,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event. Default ["*"]. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
                     events?: string[];
                     /** @description Absolute http(s) URL on a public address (see FARMSTEAD_WEBHOOK_ALLOW_PRIVATE). */
                     url: string;
@@ -6433,7 +7803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            /** @description forbidden: This key lacks webhooks:write, or events names an event whose data this key may not read (a webhook may only send what its creator may read; `param` names the event). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6781,7 +8151,7 @@ export interface operations {
                     events?: {
                         /**
                          * Format: date-time
-                         * @description When it happened (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                         * @description When it happened (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                          */
                         at?: string;
                         data?: {
@@ -6797,7 +8167,7 @@ export interface operations {
                     readings?: {
                         /**
                          * Format: date-time
-                         * @description When measured (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                         * @description When measured (default: receipt). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                          */
                         at?: string;
                         /** @description The animal's electronic id, for readings of an animal taken by a shared device (a scale head's weight.kg): the reading is also written to that animal's history. */
@@ -6817,7 +8187,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The report is stored; `commands` are those waiting for the device. */
+            /** @description The report is stored (but for readings and events dated too far ahead of the server's clock, listed in `refused` and `refused_events`); `commands` are those waiting for the device. */
             200: {
                 headers: {
                     /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
@@ -6826,11 +8196,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Readings stored from this report. */
+                        /** @description Readings stored from this report (those listed in `refused` are not). */
                         accepted: number;
                         /** @description Commands waiting for the device; they are now delivered. */
                         commands: components["schemas"]["Command"][];
                         ok: boolean;
+                        /** @description Readings not stored, and why (present only when there are some): dated too far ahead of the server's clock. The report's other readings are stored, and the device gets a device.clock alert. */
+                        refused?: {
+                            /**
+                             * Format: date-time
+                             * @description The time as sent (UTC).
+                             */
+                            at: string;
+                            /** @description Its place in `readings` as sent (0 first). */
+                            index: number;
+                            /** @description The same, in words, with the times. */
+                            message: string;
+                            metric: string;
+                            /**
+                             * @description Why it was not stored: clock_ahead, dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s by default) ahead of the server's clock.
+                             * @enum {string}
+                             */
+                            reason: "clock_ahead";
+                        }[];
+                        /** @description Events not stored, and why (present only when there are some), as for `refused`. */
+                        refused_events?: {
+                            /**
+                             * Format: date-time
+                             * @description The time as sent (UTC).
+                             */
+                            at: string;
+                            /** @description Its place in `events` as sent (0 first). */
+                            index: number;
+                            /** @description The same, in words, with the times. */
+                            message: string;
+                            /**
+                             * @description Why it was not stored: clock_ahead, dated more than FARMSTEAD_MAX_CLOCK_SKEW_S (300 s by default) ahead of the server's clock.
+                             * @enum {string}
+                             */
+                            reason: "clock_ahead";
+                            type: string;
+                        }[];
                         /** @description EIDs in this report that match no animal on the farm (their readings are stored all the same). */
                         unmatched_eids?: string[];
                     };
@@ -6883,6 +8289,1136 @@ export interface operations {
             };
             /** @description rate_limited: Too many requests; wait and retry. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIntegrationPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every preset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            device_type: string;
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            name: string;
+                            /** @description Where the decoded field names come from. */
+                            source: string;
+                            title: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether an API key is stored (it is never returned). */
+                        api_key_set: boolean;
+                        api_url: string | null;
+                        application_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                        defaults: {
+                            /** @description Device names it applies to; * matches anything. */
+                            device_name?: string;
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder?: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping?: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            preset?: string;
+                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                            profile?: string;
+                        }[];
+                        farm_id: string;
+                        id: string;
+                        name: string;
+                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
+                        secret?: string;
+                        /** @description The first characters of the uplink secret. */
+                        secret_prefix: string;
+                        /** @enum {unknown} */
+                        type: "chirpstack" | "ttn";
+                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
+                        uplink_url: string;
+                        webhook_id: string | null;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration is deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        id: string;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    api_key?: string | null;
+                    api_url?: string | null;
+                    application_id?: string | null;
+                    /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                    defaults?: {
+                        /** @description Device names it applies to; * matches anything. */
+                        device_name?: string;
+                        /** @description Per command name, the downlink that carries it. */
+                        encoder?: {
+                            [key: string]: {
+                                /** @description Ask the device to acknowledge (default true). */
+                                confirmed?: boolean;
+                                /** @description LoRaWAN application port. */
+                                f_port: number;
+                                /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                hex?: string;
+                                /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                object?: {
+                                    [key: string]: unknown;
+                                };
+                                values?: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                        };
+                        /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                        mapping?: {
+                            [key: string]: {
+                                /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                event?: string;
+                                /** @description Keep nothing of this field. */
+                                ignore?: boolean;
+                                /** @description The reading this field becomes. */
+                                metric?: string;
+                                /** @description Added after scaling (default 0). */
+                                offset?: number;
+                                /** @description value × scale + offset (default 1). */
+                                scale?: number;
+                                /**
+                                 * @description The device's battery (%), latitude or longitude.
+                                 * @enum {unknown}
+                                 */
+                                set?: "battery" | "lat" | "lon";
+                                /** @description For an event: the value that fires it (default: any set value). */
+                                when?: string | number | boolean;
+                            };
+                        };
+                        preset?: string;
+                        /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                        profile?: string;
+                    }[];
+                    name?: string;
+                    webhook_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The integration as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether an API key is stored (it is never returned). */
+                        api_key_set: boolean;
+                        api_url: string | null;
+                        application_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                        defaults: {
+                            /** @description Device names it applies to; * matches anything. */
+                            device_name?: string;
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder?: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping?: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            preset?: string;
+                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                            profile?: string;
+                        }[];
+                        farm_id: string;
+                        id: string;
+                        name: string;
+                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
+                        secret?: string;
+                        /** @description The first characters of the uplink secret. */
+                        secret_prefix: string;
+                        /** @enum {unknown} */
+                        type: "chirpstack" | "ttn";
+                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
+                        uplink_url: string;
+                        webhook_id: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIntegrationDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the order they were linked, at most 1,000. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description 16 lower-case hex digits. */
+                            dev_eui: string;
+                            device_id: string;
+                            device_name: string;
+                            /** @description What applies now: the device's own (its mapping, else its preset's), else a default. */
+                            effective: {
+                                /** @description Per command name, the downlink that carries it. */
+                                encoder: {
+                                    [key: string]: {
+                                        /** @description Ask the device to acknowledge (default true). */
+                                        confirmed?: boolean;
+                                        /** @description LoRaWAN application port. */
+                                        f_port: number;
+                                        /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                        hex?: string;
+                                        /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                        object?: {
+                                            [key: string]: unknown;
+                                        };
+                                        values?: {
+                                            [key: string]: {
+                                                [key: string]: string;
+                                            };
+                                        };
+                                    };
+                                };
+                                /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                                mapping: {
+                                    [key: string]: {
+                                        /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                        event?: string;
+                                        /** @description Keep nothing of this field. */
+                                        ignore?: boolean;
+                                        /** @description The reading this field becomes. */
+                                        metric?: string;
+                                        /** @description Added after scaling (default 0). */
+                                        offset?: number;
+                                        /** @description value × scale + offset (default 1). */
+                                        scale?: number;
+                                        /**
+                                         * @description The device's battery (%), latitude or longitude.
+                                         * @enum {unknown}
+                                         */
+                                        set?: "battery" | "lat" | "lon";
+                                        /** @description For an event: the value that fires it (default: any set value). */
+                                        when?: string | number | boolean;
+                                    };
+                                };
+                                /** @enum {unknown} */
+                                source: "device" | "default" | "none";
+                            };
+                            encoder: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            } | null;
+                            integration_id: string;
+                            last_uplink: {
+                                /**
+                                 * Format: date-time
+                                 * @description The network server time of the uplink.
+                                 */
+                                at: string;
+                                decoded: {
+                                    [key: string]: unknown;
+                                } | null;
+                                f_cnt: number | null;
+                                f_port: number | null;
+                                rssi: number | null;
+                                snr: number | null;
+                            } | null;
+                            mapping: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            } | null;
+                            preset: string | null;
+                            /** @description The last uplink as the effective mapping stores it. */
+                            preview: {
+                                battery?: number;
+                                events: {
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                    type: string;
+                                }[];
+                                lat?: number;
+                                lon?: number;
+                                readings: {
+                                    metric: string;
+                                    value: number;
+                                }[];
+                            };
+                            remote_id: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateIntegrationSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration with its new secret in `secret` (shown only here). */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether an API key is stored (it is never returned). */
+                        api_key_set: boolean;
+                        api_url: string | null;
+                        application_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+                        defaults: {
+                            /** @description Device names it applies to; * matches anything. */
+                            device_name?: string;
+                            /** @description Per command name, the downlink that carries it. */
+                            encoder?: {
+                                [key: string]: {
+                                    /** @description Ask the device to acknowledge (default true). */
+                                    confirmed?: boolean;
+                                    /** @description LoRaWAN application port. */
+                                    f_port: number;
+                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                                    hex?: string;
+                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                                    object?: {
+                                        [key: string]: unknown;
+                                    };
+                                    values?: {
+                                        [key: string]: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                            mapping?: {
+                                [key: string]: {
+                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                                    event?: string;
+                                    /** @description Keep nothing of this field. */
+                                    ignore?: boolean;
+                                    /** @description The reading this field becomes. */
+                                    metric?: string;
+                                    /** @description Added after scaling (default 0). */
+                                    offset?: number;
+                                    /** @description value × scale + offset (default 1). */
+                                    scale?: number;
+                                    /**
+                                     * @description The device's battery (%), latitude or longitude.
+                                     * @enum {unknown}
+                                     */
+                                    set?: "battery" | "lat" | "lon";
+                                    /** @description For an event: the value that fires it (default: any set value). */
+                                    when?: string | number | boolean;
+                                };
+                            };
+                            preset?: string;
+                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                            profile?: string;
+                        }[];
+                        farm_id: string;
+                        id: string;
+                        name: string;
+                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
+                        secret?: string;
+                        /** @description The first characters of the uplink secret. */
+                        secret_prefix: string;
+                        /** @enum {unknown} */
+                        type: "chirpstack" | "ttn";
+                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
+                        uplink_url: string;
+                        webhook_id: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUnmatchedLorawanDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first, at most 500. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            decoded: {
+                                [key: string]: unknown;
+                            } | null;
+                            dev_eui: string;
+                            device_name: string | null;
+                            f_port: number | null;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            profile: string | null;
+                            /** @description Uplinks heard from it. */
+                            uplinks: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adoptLorawanDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                eui: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                    mapping?: {
+                        [key: string]: {
+                            /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                            event?: string;
+                            /** @description Keep nothing of this field. */
+                            ignore?: boolean;
+                            /** @description The reading this field becomes. */
+                            metric?: string;
+                            /** @description Added after scaling (default 0). */
+                            offset?: number;
+                            /** @description value × scale + offset (default 1). */
+                            scale?: number;
+                            /**
+                             * @description The device's battery (%), latitude or longitude.
+                             * @enum {unknown}
+                             */
+                            set?: "battery" | "lat" | "lon";
+                            /** @description For an event: the value that fires it (default: any set value). */
+                            when?: string | number | boolean;
+                        };
+                    };
+                    name?: string;
+                    preset?: string;
+                    /**
+                     * @description Default: the preset's, else other.
+                     * @enum {unknown}
+                     */
+                    type?: "house" | "bolus" | "tag" | "band" | "guardian" | "water" | "weather" | "reader" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description The new device, with its device key in `device_key` (shown only here). */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveLorawanUplink: {
+        parameters: {
+            query?: {
+                /** @description ChirpStack: up, join, ack, txack, status or log. */
+                event?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: stored, a duplicate, unmatched (kept for adoption), a downlink event, or ignored. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readings stored. */
+                        accepted?: number;
+                        device_id?: string;
+                        ok: boolean;
+                        /** @enum {unknown} */
+                        outcome: "stored" | "duplicate" | "unmatched" | "downlink" | "ignored";
+                    };
+                };
+            };
+            /** @description invalid_request: The body is not the server's JSON as documented; `param` names the member. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: The secret is missing or wrong (nothing is stored). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6980,7 +9516,7 @@ export interface operations {
                     permissions?: {
                         /** @description alerts, rules: none, read, or write (write includes read and delete). */
                         alerts?: "none" | "read" | "write";
-                        /** @description devices, readings, commands, houses: none, read, or write (write includes read and delete). */
+                        /** @description devices, readings, commands, houses, integrations: none, read, or write (write includes read and delete). */
                         devices?: "none" | "read" | "write";
                         /** @description keys, usage, people: none, read, or write (write includes read and delete). */
                         keys?: "none" | "read" | "write";
@@ -7171,7 +9707,7 @@ export interface operations {
                             permissions: {
                                 /** @description alerts, rules: none, read, or write (write includes read and delete). */
                                 alerts: "none" | "read" | "write";
-                                /** @description devices, readings, commands, houses: none, read, or write (write includes read and delete). */
+                                /** @description devices, readings, commands, houses, integrations: none, read, or write (write includes read and delete). */
                                 devices: "none" | "read" | "write";
                                 /** @description keys, usage, people: none, read, or write (write includes read and delete). */
                                 keys: "none" | "read" | "write";
@@ -8991,7 +11527,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created); a restricted key's "*" is stored as the list of those events. */
                     events?: string[];
                     /**
                      * @description enabled turns a disabled webhook back on (for example after a 410).
@@ -9031,7 +11567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            /** @description forbidden: This key lacks webhooks:write, or the webhook would send an event whose data this key may not read (new events, or a new url for events it cannot read; `param` names them). */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -20,6 +20,7 @@ export const PAGE_MODULES = {
   device: () => import('./device.ts'),
   data: () => import('./data.ts'),
   settings: () => import('./settings.ts'),
+  integrations: () => import('./integrations.ts'),
   people: () => import('./people.ts'),
   account: () => import('./account.ts'),
   'sign-in': () => import('./sign-in.ts'),

@@ -321,7 +321,7 @@ function Usage() {
 export function Page({ farm }: PageProps) {
   return html`<section>
     <h1>Settings</h1>
-    <p class="muted">For ${farm.name}. People who sign in are on the <a href="/people">People</a> page.</p>
+    <p class="muted">For ${farm.name}. People who sign in are on the <a href="/people">People</a> page; LoRaWAN network servers under <a href="/settings/integrations">Integrations</a>.</p>
     <${FarmFacts} key=${farm.id} farm=${farm} />
     <${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
     <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />

@@ -1,0 +1,273 @@
+/**
+ * Settings → Integrations (owners): the farm's LoRaWAN network servers. Add one and copy its uplink URL and
+ * secret with the steps for ChirpStack or The Things Network; adopt the devices it heard that match none;
+ * give each device a preset or a mapping, previewed live on its last uplink. The server decides everything
+ * (validation, matching, what a mapping stores); this page shows its answers. docs/guide/lorawan.md.
+ */
+import { api } from '../api.js';
+import { CopyButton, Field, ShownOnce, Submit, text, useForm } from '../form.js';
+import { html, useEffect, useState } from '../lib.js';
+import { ActionButton, ago, ErrorText, Loading, useLoad } from '../ui.js';
+
+const TYPES = [
+  ['chirpstack', 'ChirpStack (v4)'],
+  ['ttn', 'The Things Network / The Things Stack (v3)'],
+];
+
+/** The set-up steps for the network server, with the URL and secret where they are pasted. */
+function SetupSteps({ integration, secret }) {
+  const bearer = `Bearer ${secret ?? '<the secret>'}`;
+  const url = integration.uplink_url;
+  if (integration.type === 'chirpstack') {
+    return html`<ol class="steps small">
+      <li>In ChirpStack open <strong>Tenant → Applications → your application → Integrations → HTTP</strong> and click <strong>+</strong>.</li>
+      <li><strong>Payload encoding</strong>: JSON.</li>
+      <li><strong>Event endpoint URL(s)</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
+      <li><strong>Headers</strong>: name <code>Authorization</code>, value <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
+      <li>Submit. Put the vendor's decoder in the device profile's <strong>Codec</strong> so uplinks carry decoded fields.</li>
+      <li>For commands: an API key (<strong>Tenant → API keys</strong>) and the REST API address go in API address and API key below.</li>
+    </ol>`;
+  }
+  return html`<ol class="steps small">
+    <li>In the TTN console open <strong>Applications → your application → Integrations → Webhooks → Add webhook → Custom webhook</strong>.</li>
+    <li><strong>Webhook ID</strong>: ${integration.webhook_id ? html`<code>${integration.webhook_id}</code>` : 'the Webhook ID set here'}; <strong>Webhook format</strong>: JSON.</li>
+    <li><strong>Base URL</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
+    <li><strong>Additional headers</strong>: <code>Authorization</code> = <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
+    <li><strong>Enabled event types</strong>: Uplink message, Join accept, and Downlink ack, nack, sent, failed and queued, each with an empty path.</li>
+    <li>For commands: an application API key with <em>Write downlink application traffic</em>, your cluster address (e.g. <code>https://eu1.cloud.thethings.network</code>) and the application id below.</li>
+  </ol>`;
+}
+
+function AddIntegration({ farm, onAdded }) {
+  const [type, setType] = useState('chirpstack');
+  const [made, setMade] = useState(null);
+  const form = useForm(async (data, el) => {
+    const optional = (name) => text(data, name) ?? undefined;
+    const created = await api('POST', `/v1/farms/${farm.id}/integrations`, {
+      type,
+      name: text(data, 'name') ?? '',
+      api_url: optional('api_url'),
+      api_key: optional('api_key'),
+      ...(type === 'ttn'
+        ? { application_id: optional('application_id'), webhook_id: optional('webhook_id') }
+        : {}),
+    });
+    setMade(created);
+    el.reset();
+    onAdded();
+    return 'Integration added';
+  });
+  const p = { error: form.error, idPrefix: 'integration' };
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="add-integration-title">
+    <h2 id="add-integration-title">Add a network server</h2>
+    <div class="form-grid">
+      <div class="field"><label for="integration-type">Network server</label>
+        <select id="integration-type" name="type" value=${type} onChange=${(e) => setType(e.currentTarget.value)}>
+          ${TYPES.map(([v, label]) => html`<option value=${v}>${label}</option>`)}
+        </select></div>
+      <${Field} name="name" label="Name" required placeholder="Farm gateway" ...${p} />
+      <${Field} name="api_url" label="API address (for commands)" type="url" placeholder=${type === 'ttn' ? 'https://eu1.cloud.thethings.network' : 'https://chirpstack.example.com:8090'} ...${p} />
+      <${Field} name="api_key" label="API key (for commands; never shown again)" type="password" autocomplete="off" ...${p} />
+      ${
+        type === 'ttn' &&
+        html`<${Field} name="application_id" label="Application ID" ...${p} />
+        <${Field} name="webhook_id" label="Webhook ID" placeholder="farmstead" ...${p} />`
+      }
+    </div>
+    <${Submit} form=${form} label="Add integration" names=${['name', 'api_url', 'api_key', 'application_id', 'webhook_id']} />
+    ${
+      made &&
+      html`<${ShownOnce} title="Uplink secret" value=${made.secret}>
+      <p class="small">Uplink URL: <code>${made.uplink_url}</code> <${CopyButton} value=${made.uplink_url} label="Copy URL" /></p>
+      <${SetupSteps} integration=${made} secret=${made.secret} />
+    <//>`
+    }
+  </form>`;
+}
+
+function Adopt({ integration, heard, presets, onAdopted }) {
+  const form = useForm(async (data) => {
+    const preset = text(data, 'preset') ?? undefined;
+    const device = await api('POST', `/v1/integrations/${integration.id}/unmatched/${heard.dev_eui}/adopt`, {
+      preset,
+      name: text(data, 'name') ?? undefined,
+    });
+    // The card leaves the list (the DevEUI is a device now): the key and the news are shown above it.
+    onAdopted(device);
+    return `Adopted as ${device.name}`;
+  });
+  const id = `adopt-${heard.dev_eui}`;
+  return html`<li class="card">
+    <div class="card-head"><h4 class="card-title">${heard.device_name ?? heard.dev_eui}</h4>
+      <span class="small muted">DevEUI <code>${heard.dev_eui}</code> · ${heard.uplinks} uplinks · last ${ago(heard.last_seen_at)}</span></div>
+    ${heard.decoded && html`<pre class="example"><code>${JSON.stringify(heard.decoded, null, 2)}</code></pre>`}
+    <form onSubmit=${form.onSubmit} aria-label=${`Adopt ${heard.dev_eui}`}>
+      <div class="form-grid">
+        <${Field} name="name" label="Device name" value=${heard.device_name ?? ''} error=${form.error} idPrefix=${id} />
+        <${Field} name="preset" label="Preset" type="select" value="" error=${form.error} idPrefix=${id}
+          options=${[['', 'None (keep every field as lorawan.*)'], ...presets.map((p) => [p.name, p.title])]} />
+      </div>
+      <${Submit} form=${form} label="Adopt as a device" names=${['name', 'preset']} />
+    </form>
+  </li>`;
+}
+
+/** Readings as the mapping stores the last uplink. */
+function Preview({ preview }) {
+  if (!preview) return null;
+  const extra = [
+    preview.battery !== undefined && `battery ${preview.battery} %`,
+    preview.lat !== undefined && `position ${preview.lat}, ${preview.lon}`,
+    ...preview.events.map((e) => `event ${e.type}`),
+  ].filter(Boolean);
+  return html`<div class="table-wrap"><table class="records">
+    <caption class="small muted">The last uplink as this mapping stores it${extra.length ? `; also ${extra.join(', ')}` : ''}</caption>
+    <thead><tr><th scope="col">Metric</th><th scope="col">Value</th></tr></thead>
+    <tbody>${preview.readings.map((r) => html`<tr key=${r.metric}><td>${r.metric}</td><td>${r.value}</td></tr>`)}</tbody>
+  </table></div>`;
+}
+
+function DeviceMapping({ integration, link, presets, onSaved }) {
+  const [preset, setPreset] = useState(link.preset ?? '');
+  const [mappingText, setMappingText] = useState(link.mapping ? JSON.stringify(link.mapping, null, 2) : '');
+  const [preview, setPreview] = useState({ data: link.preview, error: null });
+  // A live preview of the typed mapping on the last uplink, asked of the server a moment after typing stops.
+  useEffect(() => {
+    const shown =
+      mappingText.trim() ||
+      (preset ? JSON.stringify(presets.find((p) => p.name === preset)?.mapping ?? {}) : '');
+    if (!shown) return undefined;
+    const timer = setTimeout(async () => {
+      try {
+        const mapping = JSON.parse(shown);
+        const answer = await api('POST', `/v1/devices/${link.device_id}/lorawan/preview`, { mapping });
+        setPreview({ data: answer.preview, error: null });
+      } catch (error) {
+        setPreview((p) => ({
+          data: p.data,
+          error:
+            error instanceof SyntaxError ? new Error(`The mapping is not JSON: ${error.message}`) : error,
+        }));
+      }
+    }, 400);
+    return () => clearTimeout(timer);
+  }, [mappingText, preset]);
+  const form = useForm(async () => {
+    let mapping = null;
+    if (mappingText.trim()) {
+      try {
+        mapping = JSON.parse(mappingText);
+      } catch (error) {
+        throw Object.assign(new Error(`The mapping is not JSON: ${error.message}`), { param: 'mapping' });
+      }
+    }
+    await api('PUT', `/v1/devices/${link.device_id}/lorawan`, {
+      integration_id: integration.id,
+      preset: preset || null,
+      mapping,
+    });
+    onSaved();
+    return 'Mapping saved';
+  });
+  const id = `map-${link.device_id}`;
+  return html`<li class="card">
+    <div class="card-head"><h4 class="card-title"><a href=${`/devices/${link.device_id}`}>${link.device_name}</a></h4>
+      <span class="small muted">DevEUI <code>${link.dev_eui}</code> · ${link.last_uplink ? `last uplink ${ago(link.last_uplink.at)}, RSSI ${link.last_uplink.rssi ?? '–'} dBm, SNR ${link.last_uplink.snr ?? '–'} dB` : 'no uplink yet'} · applies: ${link.effective.source}</span></div>
+    <form onSubmit=${form.onSubmit} aria-label=${`Mapping of ${link.device_name}`}>
+      <div class="field"><label for=${`${id}-preset`}>Preset</label>
+        <select id=${`${id}-preset`} value=${preset} onChange=${(e) => setPreset(e.currentTarget.value)}>
+          <option value="">None</option>
+          ${presets.map((p) => html`<option value=${p.name}>${p.title}</option>`)}
+        </select></div>
+      <div class="field"><label for=${`${id}-mapping`}>Mapping (JSON; blank: the preset's)</label>
+        <textarea id=${`${id}-mapping`} rows="6" value=${mappingText} spellcheck="false"
+          placeholder='{"distance": {"metric": "water.tank_pct", "scale": -0.05, "offset": 100}}'
+          onInput=${(e) => setMappingText(e.currentTarget.value)}></textarea>
+        <${ErrorText} error=${form.error} /></div>
+      ${
+        link.last_uplink?.decoded &&
+        html`<details><summary class="small">Last decoded uplink</summary>
+        <pre class="example"><code>${JSON.stringify(link.last_uplink.decoded, null, 2)}</code></pre></details>`
+      }
+      <${ErrorText} error=${preview.error} />
+      <${Preview} preview=${preview.data} />
+      <${Submit} form=${{ ...form, error: null }} label="Save mapping" />
+    </form>
+  </li>`;
+}
+
+function IntegrationCard({ integration, presets, onChanged }) {
+  const [secret, setSecret] = useState(null);
+  const [adopted, setAdopted] = useState(null);
+  const unmatched = useLoad(
+    () => api('GET', `/v1/integrations/${integration.id}/unmatched`),
+    [integration.id],
+  );
+  const devices = useLoad(() => api('GET', `/v1/integrations/${integration.id}/devices`), [integration.id]);
+  const onAdopted = (device) => {
+    setAdopted(device);
+    unmatched.reload();
+    devices.reload();
+  };
+  return html`<li class="card" id=${integration.id}>
+    <div class="card-head"><h3 class="card-title">${integration.name}</h3>
+      <span class="small muted">${TYPES.find(([v]) => v === integration.type)?.[1]} · secret ${integration.secret_prefix}… · ${integration.api_url ? `commands via ${integration.api_url}` : 'no API address: uplinks only'}</span></div>
+    <p class="small">Uplink URL: <code>${integration.uplink_url}</code> <${CopyButton} value=${integration.uplink_url} label="Copy URL" /></p>
+    <details><summary class="small">Set-up steps</summary><${SetupSteps} integration=${integration} secret=${secret} /></details>
+    <div class="actions">
+      <${ActionButton} label="Rotate secret" action=${async () => {
+        if (
+          !confirm(
+            'Issue a new secret? The old one stops working at once; paste the new one into the network server.',
+          )
+        )
+          return 'Kept';
+        const rotated = await api('POST', `/v1/integrations/${integration.id}/secret`);
+        setSecret(rotated.secret);
+        return 'New secret issued';
+      }} />
+      <${ActionButton} label="Delete" kind="danger" action=${async () => {
+        if (!confirm(`Delete ${integration.name}? Its devices stay, without their mappings.`)) return 'Kept';
+        await api('DELETE', `/v1/integrations/${integration.id}`);
+        onChanged();
+        return 'Deleted';
+      }} />
+    </div>
+    ${secret && html`<${ShownOnce} title="New uplink secret" value=${secret} />`}
+    <h4>Heard, not yet a device</h4>
+    ${adopted && html`<${ShownOnce} title=${`Adopted as ${adopted.name}: its device key`} value=${adopted.device_key} />`}
+    ${
+      !unmatched.data
+        ? html`<${Loading} error=${unmatched.error} retry=${unmatched.reload} />`
+        : unmatched.data.data.length === 0
+          ? html`<p class="muted small">Every DevEUI heard is a device.</p>`
+          : html`<ul class="cards">${unmatched.data.data.map((u) => html`<${Adopt} key=${u.dev_eui} integration=${integration} heard=${u} presets=${presets} onAdopted=${onAdopted} />`)}</ul>`
+    }
+    <h4>Devices</h4>
+    ${
+      !devices.data
+        ? html`<${Loading} error=${devices.error} retry=${devices.reload} />`
+        : devices.data.data.length === 0
+          ? html`<p class="muted small">No device yet: adopt one above, or give a device the serial ${'eui:<DevEUI>'}.</p>`
+          : html`<ul class="cards">${devices.data.data.map((l) => html`<${DeviceMapping} key=${l.device_id} integration=${integration} link=${l} presets=${presets} onSaved=${devices.reload} />`)}</ul>`
+    }
+  </li>`;
+}
+
+export function Page({ farm }) {
+  const list = useLoad(() => api('GET', `/v1/farms/${farm.id}/integrations?limit=100`), [farm.id]);
+  const presets = useLoad(() => api('GET', '/v1/integration-presets'), []);
+  return html`<section>
+    <h1>Integrations</h1>
+    <p class="muted">LoRaWAN sensors of ${farm.name} through ChirpStack or The Things Network: their uplinks become device reports, your commands go out as downlinks. <a href="/settings">Back to Settings</a></p>
+    ${
+      !list.data || !presets.data
+        ? html`<${Loading} error=${list.error ?? presets.error} retry=${() => {
+            list.reload();
+            presets.reload();
+          }} />`
+        : html`<ul class="cards">${list.data.data.map((i) => html`<${IntegrationCard} key=${i.id} integration=${i} presets=${presets.data.data} onChanged=${list.reload} />`)}</ul>`
+    }
+    <${AddIntegration} farm=${farm} onAdded=${list.reload} />
+  </section>`;
+}

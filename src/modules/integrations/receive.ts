@@ -1,0 +1,260 @@
+/**
+ * The uplink URL: whatever a network server posts there. The secret is checked first (401, nothing read or
+ * stored); the body is read as the integration's server writes it (chirpstack.ts, ttn.ts). An uplink is one
+ * transaction: its key claimed (a retried or duplicated uplink finds it taken and stores nothing), its device
+ * found by DevEUI, its decoded fields mapped, and one report stored through the same ingest service as HTTP
+ * and MQTT reports, with the network server's time as the readings' time. An unknown DevEUI is kept in the
+ * integration's unmatched list.
+ */
+
+import { inGroupTransaction } from '../../db/group-commit.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError } from '../../domain/errors.ts';
+import { parseJson } from '../../lib/json.ts';
+import { ingestReport } from '../ingest/service.ts';
+import { parseChirpstack } from './chirpstack.ts';
+import { applyDownlinkEvent, downlinkRowsFor } from './downlinks.ts';
+import { effectiveSettings } from './effective.ts';
+import { applyMapping, type Mapping, toIngestBody } from './mapping.ts';
+import type { NetworkEvent } from './network-events.ts';
+import type { Encoder } from './presets.ts';
+import {
+  claimUplink,
+  deleteLink,
+  deviceWithEui,
+  type IntegrationRow,
+  insertDownlinks,
+  linkByEui,
+  linkOfDevice,
+  recordLastUplink,
+  saveLink,
+  upsertUnmatched,
+} from './repository.ts';
+import type { IntegrationDefault, UplinkOutcome } from './schemas.ts';
+import { integrationForSecret } from './service.ts';
+import { parseTts } from './ttn.ts';
+
+type DeviceEvent = Exclude<NetworkEvent, { kind: 'ignored' }>;
+
+interface Carried {
+  deviceId: string;
+  /** The Farmstead device's name: what integration defaults match by pattern. */
+  name: string;
+  own: { preset: string | null; mapping: Mapping | null; encoder: Encoder | null };
+}
+
+/**
+ * The device that carries this DevEUI: the integration's link (while the device's serial still holds the
+ * DevEUI), else a device of the farm whose serial is the DevEUI (`eui:<hex>` or bare hex, any case), which
+ * is linked now. Null when the farm has none.
+ */
+async function carriedDevice(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: DeviceEvent,
+  now: number,
+): Promise<Carried | null> {
+  const link = await linkByEui(trx, integration.id, event.devEui);
+  if (link) {
+    if (serialHolds(link.serial, event.devEui)) {
+      return { deviceId: link.device_id, name: link.device_name, own: ownOf(link) };
+    }
+    // The device's serial now names another DevEUI: this one is no longer it.
+    await deleteLink(trx, link.device_id);
+  }
+  const device = await deviceWithEui(trx, integration.farm_id, event.devEui);
+  if (!device) return null;
+  const elsewhere = await linkOfDevice(trx, device.id);
+  if (elsewhere) {
+    // Carried by another integration of the farm (a second network server hears it): reports still count.
+    return { deviceId: device.id, name: device.name, own: ownOf(elsewhere) };
+  }
+  await saveLink(trx, {
+    device_id: device.id,
+    integration_id: integration.id,
+    dev_eui: event.devEui,
+    remote_id: event.remoteId,
+    preset: null,
+    mapping: null,
+    encoder: null,
+    last_uplink: null,
+    last_uplink_at: null,
+    created_at: now,
+  });
+  return { deviceId: device.id, name: device.name, own: { preset: null, mapping: null, encoder: null } };
+}
+
+async function keepUnmatched(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: DeviceEvent,
+  now: number,
+): Promise<void> {
+  const uplink = event.kind === 'uplink' ? event : null;
+  await upsertUnmatched(trx, {
+    integration_id: integration.id,
+    dev_eui: event.devEui,
+    device_name: event.deviceName,
+    remote_id: event.remoteId,
+    profile: event.profile,
+    decoded: uplink?.decoded ? JSON.stringify(uplink.decoded) : null,
+    f_port: uplink?.fPort ?? null,
+    uplinks: uplink ? 1 : 0,
+    first_seen_at: 'at' in event ? event.at : now,
+    last_seen_at: 'at' in event ? event.at : now,
+  });
+}
+
+/** The report of an uplink from a carried device: its key claimed first, so a repeat stores nothing. */
+async function storeCarried(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: Extract<NetworkEvent, { kind: 'uplink' }>,
+  carried: Carried,
+  now: number,
+): Promise<UplinkOutcome> {
+  if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
+    return { ok: true, outcome: 'duplicate' };
+  const defaults = parseJson<IntegrationDefault[]>(integration.defaults, []);
+  const { mapping } = effectiveSettings(carried.own, defaults, {
+    name: carried.name,
+    profile: event.profile,
+  });
+  const link = { rssi: event.rssi, snr: event.snr };
+  const body = toIngestBody(
+    applyMapping(event.decoded ?? {}, mapping, link),
+    new Date(event.at).toISOString(),
+  );
+  const result = await ingestReport(trx, { deviceId: carried.deviceId, transport: 'lorawan' }, body, now);
+  await recordLastUplink(trx, carried.deviceId, {
+    last_uplink: JSON.stringify({
+      at: event.at,
+      f_port: event.fPort,
+      f_cnt: event.fCnt,
+      decoded: event.decoded,
+      ...link,
+      profile: event.profile,
+    }),
+    last_uplink_at: event.at,
+    ...(event.remoteId ? { remote_id: event.remoteId } : {}),
+  });
+  // Commands the report handed out go to the network server as downlinks (downlinks.ts sends them).
+  await insertDownlinks(trx, downlinkRowsFor(result.commands, integration.id, now));
+  return { ok: true, outcome: 'stored', device_id: carried.deviceId, accepted: result.accepted };
+}
+
+/** An uplink whose device is not linked yet (or no longer): found by serial and linked, or kept unmatched. */
+async function storeUplink(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: Extract<NetworkEvent, { kind: 'uplink' }>,
+  now: number,
+): Promise<UplinkOutcome> {
+  const carried = await carriedDevice(trx, integration, event, now);
+  if (!carried) {
+    if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
+      return { ok: true, outcome: 'duplicate' };
+    await keepUnmatched(trx, integration, event, now);
+    return { ok: true, outcome: 'unmatched' };
+  }
+  return storeCarried(trx, integration, event, carried, now);
+}
+
+function serialHolds(serial: string | null, devEui: string): boolean {
+  const s = serial?.toLowerCase() ?? '';
+  return s === devEui || s === `eui:${devEui}`;
+}
+
+function ownOf(link: {
+  preset: string | null;
+  mapping: string | null;
+  encoder: string | null;
+}): Carried['own'] {
+  return {
+    preset: link.preset,
+    mapping: parseJson<Mapping | null>(link.mapping, null),
+    encoder: parseJson<Encoder | null>(link.encoder, null),
+  };
+}
+
+/**
+ * An uplink of a device the integration already carries (the usual case) is a unit of that device's group
+ * commit, as a report to /v1/ingest is (db/group-commit.ts): uplinks arriving together share a transaction.
+ * Anything else (a first uplink, an unknown DevEUI) runs in a transaction of its own.
+ */
+async function receiveUp(
+  db: Db,
+  integration: IntegrationRow,
+  event: Extract<NetworkEvent, { kind: 'uplink' }>,
+  now: number,
+): Promise<UplinkOutcome> {
+  const link = await linkByEui(db, integration.id, event.devEui);
+  if (link && serialHolds(link.serial, event.devEui)) {
+    const carried = { deviceId: link.device_id, name: link.device_name, own: ownOf(link) };
+    return inGroupTransaction(db, link.device_id, (trx) =>
+      storeCarried(trx, integration, event, carried, now),
+    );
+  }
+  return inTransaction(db, (trx) => storeUplink(trx, integration, event, now));
+}
+
+async function handle(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: DeviceEvent,
+  now: number,
+): Promise<UplinkOutcome> {
+  switch (event.kind) {
+    case 'uplink':
+      return storeUplink(trx, integration, event, now);
+    case 'join': {
+      const carried = await carriedDevice(trx, integration, event, now);
+      if (carried) return { ok: true, outcome: 'ignored', device_id: carried.deviceId };
+      await keepUnmatched(trx, integration, event, now);
+      return { ok: true, outcome: 'unmatched' };
+    }
+    case 'status': {
+      if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
+        return { ok: true, outcome: 'duplicate' };
+      const carried = await carriedDevice(trx, integration, event, now);
+      if (!carried || event.battery === null) return { ok: true, outcome: 'ignored' };
+      const result = await ingestReport(
+        trx,
+        { deviceId: carried.deviceId, transport: 'lorawan' },
+        { battery: event.battery },
+        now,
+      );
+      await insertDownlinks(trx, downlinkRowsFor(result.commands, integration.id, now));
+      return { ok: true, outcome: 'stored', device_id: carried.deviceId, accepted: 0 };
+    }
+    case 'downlink': {
+      const link = await linkByEui(trx, integration.id, event.devEui);
+      if (!link) return { ok: true, outcome: 'ignored' };
+      await applyDownlinkEvent(trx, integration.id, link.device_id, event, now);
+      return { ok: true, outcome: 'downlink', device_id: link.device_id };
+    }
+  }
+}
+
+/** Receives one network server message at an integration's uplink URL. */
+export async function receiveUplink(
+  db: Db,
+  request: { integrationId: string; secret: string | null; event: string | undefined; body: unknown },
+  now: number = Date.now(),
+): Promise<UplinkOutcome> {
+  const integration = await integrationForSecret(db, request.integrationId, request.secret);
+  if (!integration) {
+    throw new AppError(
+      'unauthorized',
+      "Unknown integration or wrong secret: the network server must send `Authorization: Bearer <the integration's secret>`.",
+    );
+  }
+  const event =
+    integration.type === 'chirpstack'
+      ? parseChirpstack(request.event, request.body, now)
+      : parseTts(request.body, now);
+  if (event.kind === 'ignored') return { ok: true, outcome: 'ignored' };
+  if (event.kind === 'uplink') return receiveUp(db, integration, event, now);
+  return inTransaction(db, (trx) => handle(trx, integration, event, now));
+}
