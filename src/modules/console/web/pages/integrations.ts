@@ -4,18 +4,42 @@
  * give each device a preset or a mapping, previewed live on its last uplink. The server decides everything
  * (validation, matching, what a mapping stores); this page shows its answers. docs/guide/lorawan.md.
  */
-import { api } from '../api.js';
-import { CopyButton, Field, ShownOnce, Submit, text, useForm } from '../form.js';
-import { html, useEffect, useState } from '../lib.js';
-import { ActionButton, ago, ErrorText, Loading, useLoad } from '../ui.js';
+import { api, type Problem, type Reply } from '../api.ts';
+import { CopyButton, Field, fieldError, ShownOnce, Submit, text, useForm } from '../form.ts';
+import { html, inputValue, useEffect, useState } from '../lib.ts';
+import type { Farm } from '../store.ts';
+import { ActionButton, ago, ErrorText, Loading, problemOf, useLoad } from '../ui.ts';
+import type { PageProps } from './page.ts';
 
-const TYPES = [
+// The OpenAPI document names no integration schema, so the records are the operations' answers.
+type Integration = Reply<'GET', '/v1/farms/{farm}/integrations'>['data'][number];
+type NewIntegration = Reply<'POST', '/v1/farms/{farm}/integrations'>;
+type IntegrationType = Integration['type'];
+type Preset = Reply<'GET', '/v1/integration-presets'>['data'][number];
+type Heard = Reply<'GET', '/v1/integrations/{id}/unmatched'>['data'][number];
+type Adopted = Reply<'POST', '/v1/integrations/{id}/unmatched/{eui}/adopt'>;
+type Link = Reply<'GET', '/v1/integrations/{id}/devices'>['data'][number];
+type Mapping = NonNullable<Link['mapping']>;
+type MappingPreview = Reply<'POST', '/v1/devices/{id}/lorawan/preview'>['preview'];
+
+const TYPES: readonly (readonly [IntegrationType, string])[] = [
   ['chirpstack', 'ChirpStack (v4)'],
   ['ttn', 'The Things Network / The Things Stack (v3)'],
 ];
 
+/** The message of a mapping that does not parse as JSON. */
+function notJson(error: unknown): string {
+  return `The mapping is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 /** The set-up steps for the network server, with the URL and secret where they are pasted. */
-function SetupSteps({ integration, secret }) {
+function SetupSteps({
+  integration,
+  secret,
+}: {
+  integration: Integration | NewIntegration;
+  secret: string | null | undefined;
+}) {
   const bearer = `Bearer ${secret ?? '<the secret>'}`;
   const url = integration.uplink_url;
   if (integration.type === 'chirpstack') {
@@ -38,19 +62,22 @@ function SetupSteps({ integration, secret }) {
   </ol>`;
 }
 
-function AddIntegration({ farm, onAdded }) {
-  const [type, setType] = useState('chirpstack');
-  const [made, setMade] = useState(null);
+function AddIntegration({ farm, onAdded }: { farm: Farm; onAdded(): void }) {
+  const [type, setType] = useState<IntegrationType>('chirpstack');
+  const [made, setMade] = useState<NewIntegration | null>(null);
   const form = useForm(async (data, el) => {
-    const optional = (name) => text(data, name) ?? undefined;
-    const created = await api('POST', `/v1/farms/${farm.id}/integrations`, {
-      type,
-      name: text(data, 'name') ?? '',
-      api_url: optional('api_url'),
-      api_key: optional('api_key'),
-      ...(type === 'ttn'
-        ? { application_id: optional('application_id'), webhook_id: optional('webhook_id') }
-        : {}),
+    const optional = (name: string) => text(data, name) ?? undefined;
+    const created = await api('POST', '/v1/farms/{farm}/integrations', {
+      path: { farm: farm.id },
+      body: {
+        type,
+        name: text(data, 'name') ?? '',
+        api_url: optional('api_url'),
+        api_key: optional('api_key'),
+        ...(type === 'ttn'
+          ? { application_id: optional('application_id'), webhook_id: optional('webhook_id') }
+          : {}),
+      },
     });
     setMade(created);
     el.reset();
@@ -62,7 +89,7 @@ function AddIntegration({ farm, onAdded }) {
     <h2 id="add-integration-title">Add a network server</h2>
     <div class="form-grid">
       <div class="field"><label for="integration-type">Network server</label>
-        <select id="integration-type" name="type" value=${type} onChange=${(e) => setType(e.currentTarget.value)}>
+        <select id="integration-type" name="type" value=${type} onChange=${(e: Event) => setType(inputValue(e) as IntegrationType)}>
           ${TYPES.map(([v, label]) => html`<option value=${v}>${label}</option>`)}
         </select></div>
       <${Field} name="name" label="Name" required placeholder="Farm gateway" ...${p} />
@@ -77,7 +104,7 @@ function AddIntegration({ farm, onAdded }) {
     <${Submit} form=${form} label="Add integration" names=${['name', 'api_url', 'api_key', 'application_id', 'webhook_id']} />
     ${
       made &&
-      html`<${ShownOnce} title="Uplink secret" value=${made.secret}>
+      html`<${ShownOnce} title="Uplink secret" value=${made.secret ?? ''}>
       <p class="small">Uplink URL: <code>${made.uplink_url}</code> <${CopyButton} value=${made.uplink_url} label="Copy URL" /></p>
       <${SetupSteps} integration=${made} secret=${made.secret} />
     <//>`
@@ -85,12 +112,22 @@ function AddIntegration({ farm, onAdded }) {
   </form>`;
 }
 
-function Adopt({ integration, heard, presets, onAdopted }) {
+function Adopt({
+  integration,
+  heard,
+  presets,
+  onAdopted,
+}: {
+  integration: Integration;
+  heard: Heard;
+  presets: Preset[];
+  onAdopted(device: Adopted): void;
+}) {
   const form = useForm(async (data) => {
     const preset = text(data, 'preset') ?? undefined;
-    const device = await api('POST', `/v1/integrations/${integration.id}/unmatched/${heard.dev_eui}/adopt`, {
-      preset,
-      name: text(data, 'name') ?? undefined,
+    const device = await api('POST', '/v1/integrations/{id}/unmatched/{eui}/adopt', {
+      path: { id: integration.id, eui: heard.dev_eui },
+      body: { preset, name: text(data, 'name') ?? undefined },
     });
     // The card leaves the list (the DevEUI is a device now): the key and the news are shown above it.
     onAdopted(device);
@@ -113,7 +150,7 @@ function Adopt({ integration, heard, presets, onAdopted }) {
 }
 
 /** Readings as the mapping stores the last uplink. */
-function Preview({ preview }) {
+function Preview({ preview }: { preview: MappingPreview | null | undefined }) {
   if (!preview) return null;
   const extra = [
     preview.battery !== undefined && `battery ${preview.battery} %`,
@@ -127,10 +164,23 @@ function Preview({ preview }) {
   </table></div>`;
 }
 
-function DeviceMapping({ integration, link, presets, onSaved }) {
+function DeviceMapping({
+  integration,
+  link,
+  presets,
+  onSaved,
+}: {
+  integration: Integration;
+  link: Link;
+  presets: Preset[];
+  onSaved(): void;
+}) {
   const [preset, setPreset] = useState(link.preset ?? '');
   const [mappingText, setMappingText] = useState(link.mapping ? JSON.stringify(link.mapping, null, 2) : '');
-  const [preview, setPreview] = useState({ data: link.preview, error: null });
+  const [preview, setPreview] = useState<{ data: MappingPreview | null | undefined; error: Problem | null }>({
+    data: link.preview,
+    error: null,
+  });
   // A live preview of the typed mapping on the last uplink, asked of the server a moment after typing stops.
   useEffect(() => {
     const shown =
@@ -139,32 +189,33 @@ function DeviceMapping({ integration, link, presets, onSaved }) {
     if (!shown) return undefined;
     const timer = setTimeout(async () => {
       try {
-        const mapping = JSON.parse(shown);
-        const answer = await api('POST', `/v1/devices/${link.device_id}/lorawan/preview`, { mapping });
+        const mapping = JSON.parse(shown) as Mapping;
+        const answer = await api('POST', '/v1/devices/{id}/lorawan/preview', {
+          path: { id: link.device_id },
+          body: { mapping },
+        });
         setPreview({ data: answer.preview, error: null });
       } catch (error) {
         setPreview((p) => ({
           data: p.data,
-          error:
-            error instanceof SyntaxError ? new Error(`The mapping is not JSON: ${error.message}`) : error,
+          error: error instanceof SyntaxError ? new Error(notJson(error)) : problemOf(error),
         }));
       }
     }, 400);
     return () => clearTimeout(timer);
   }, [mappingText, preset]);
   const form = useForm(async () => {
-    let mapping = null;
+    let mapping: Mapping | null = null;
     if (mappingText.trim()) {
       try {
-        mapping = JSON.parse(mappingText);
+        mapping = JSON.parse(mappingText) as Mapping;
       } catch (error) {
-        throw Object.assign(new Error(`The mapping is not JSON: ${error.message}`), { param: 'mapping' });
+        throw fieldError(notJson(error), 'mapping');
       }
     }
-    await api('PUT', `/v1/devices/${link.device_id}/lorawan`, {
-      integration_id: integration.id,
-      preset: preset || null,
-      mapping,
+    await api('PUT', '/v1/devices/{id}/lorawan', {
+      path: { id: link.device_id },
+      body: { integration_id: integration.id, preset: preset || null, mapping },
     });
     onSaved();
     return 'Mapping saved';
@@ -175,14 +226,14 @@ function DeviceMapping({ integration, link, presets, onSaved }) {
       <span class="small muted">DevEUI <code>${link.dev_eui}</code> · ${link.last_uplink ? `last uplink ${ago(link.last_uplink.at)}, RSSI ${link.last_uplink.rssi ?? '–'} dBm, SNR ${link.last_uplink.snr ?? '–'} dB` : 'no uplink yet'} · applies: ${link.effective.source}</span></div>
     <form onSubmit=${form.onSubmit} aria-label=${`Mapping of ${link.device_name}`}>
       <div class="field"><label for=${`${id}-preset`}>Preset</label>
-        <select id=${`${id}-preset`} value=${preset} onChange=${(e) => setPreset(e.currentTarget.value)}>
+        <select id=${`${id}-preset`} value=${preset} onChange=${(e: Event) => setPreset(inputValue(e))}>
           <option value="">None</option>
           ${presets.map((p) => html`<option value=${p.name}>${p.title}</option>`)}
         </select></div>
       <div class="field"><label for=${`${id}-mapping`}>Mapping (JSON; blank: the preset's)</label>
         <textarea id=${`${id}-mapping`} rows="6" value=${mappingText} spellcheck="false"
           placeholder='{"distance": {"metric": "water.tank_pct", "scale": -0.05, "offset": 100}}'
-          onInput=${(e) => setMappingText(e.currentTarget.value)}></textarea>
+          onInput=${(e: Event) => setMappingText(inputValue(e))}></textarea>
         <${ErrorText} error=${form.error} /></div>
       ${
         link.last_uplink?.decoded &&
@@ -196,15 +247,26 @@ function DeviceMapping({ integration, link, presets, onSaved }) {
   </li>`;
 }
 
-function IntegrationCard({ integration, presets, onChanged }) {
-  const [secret, setSecret] = useState(null);
-  const [adopted, setAdopted] = useState(null);
+function IntegrationCard({
+  integration,
+  presets,
+  onChanged,
+}: {
+  integration: Integration;
+  presets: Preset[];
+  onChanged(): void;
+}) {
+  const [secret, setSecret] = useState<string | null>(null);
+  const [adopted, setAdopted] = useState<Adopted | null>(null);
   const unmatched = useLoad(
-    () => api('GET', `/v1/integrations/${integration.id}/unmatched`),
+    () => api('GET', '/v1/integrations/{id}/unmatched', { path: { id: integration.id } }),
     [integration.id],
   );
-  const devices = useLoad(() => api('GET', `/v1/integrations/${integration.id}/devices`), [integration.id]);
-  const onAdopted = (device) => {
+  const devices = useLoad(
+    () => api('GET', '/v1/integrations/{id}/devices', { path: { id: integration.id } }),
+    [integration.id],
+  );
+  const onAdopted = (device: Adopted) => {
     setAdopted(device);
     unmatched.reload();
     devices.reload();
@@ -222,13 +284,13 @@ function IntegrationCard({ integration, presets, onChanged }) {
           )
         )
           return 'Kept';
-        const rotated = await api('POST', `/v1/integrations/${integration.id}/secret`);
-        setSecret(rotated.secret);
+        const rotated = await api('POST', '/v1/integrations/{id}/secret', { path: { id: integration.id } });
+        setSecret(rotated.secret ?? null);
         return 'New secret issued';
       }} />
       <${ActionButton} label="Delete" kind="danger" action=${async () => {
         if (!confirm(`Delete ${integration.name}? Its devices stay, without their mappings.`)) return 'Kept';
-        await api('DELETE', `/v1/integrations/${integration.id}`);
+        await api('DELETE', '/v1/integrations/{id}', { path: { id: integration.id } });
         onChanged();
         return 'Deleted';
       }} />
@@ -254,9 +316,13 @@ function IntegrationCard({ integration, presets, onChanged }) {
   </li>`;
 }
 
-export function Page({ farm }) {
-  const list = useLoad(() => api('GET', `/v1/farms/${farm.id}/integrations?limit=100`), [farm.id]);
+export function Page({ farm }: PageProps) {
+  const list = useLoad(
+    () => api('GET', '/v1/farms/{farm}/integrations', { path: { farm: farm.id }, query: { limit: 100 } }),
+    [farm.id],
+  );
   const presets = useLoad(() => api('GET', '/v1/integration-presets'), []);
+  const presetList = presets.data?.data ?? [];
   return html`<section>
     <h1>Integrations</h1>
     <p class="muted">LoRaWAN sensors of ${farm.name} through ChirpStack or The Things Network: their uplinks become device reports, your commands go out as downlinks. <a href="/settings">Back to Settings</a></p>
@@ -266,7 +332,7 @@ export function Page({ farm }) {
             list.reload();
             presets.reload();
           }} />`
-        : html`<ul class="cards">${list.data.data.map((i) => html`<${IntegrationCard} key=${i.id} integration=${i} presets=${presets.data.data} onChanged=${list.reload} />`)}</ul>`
+        : html`<ul class="cards">${list.data.data.map((i) => html`<${IntegrationCard} key=${i.id} integration=${i} presets=${presetList} onChanged=${list.reload} />`)}</ul>`
     }
     <${AddIntegration} farm=${farm} onAdded=${list.reload} />
   </section>`;
