@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
-import { expectError, forEachEngine } from '../../../test/harness.ts';
+import { expectError, forEachEngine, openTestAppOn } from '../../../test/harness.ts';
 import { integration, readingsOf, uplink } from '../../../test/lorawan.ts';
 import { chirpstackJoin, chirpstackStatus, chirpstackUp, ttsUplink } from '../../../test/lorawan-fixtures.ts';
 import type { Alert, Device, List } from '../../../test/replies.ts';
@@ -608,6 +608,58 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.deepEqual(await metrics(other.id), ['lorawan.battery', 'lorawan.distance']);
     const link = await make.fetched<DeviceLink>(t(), key, `/v1/devices/${tank.id}/lorawan`);
     assert.equal(link.effective.source, 'default');
+  });
+
+  test('an uplink dated beyond FARMSTEAD_MAX_CLOCK_SKEW_S stores no reading and opens device.clock', async () => {
+    const { key, farm } = await farmWithKey();
+    const integ = await integration(t(), key, farm.id);
+    const device = await make.device(t(), key, farm.id, {
+      type: 'water',
+      name: 'Skewed tank',
+      serial: 'eui:0c0c0c0c0c0c0c01',
+    });
+    // 60 s of tolerance: 180 s ahead is refused here, though within the default 300 s.
+    const strict = await openTestAppOn(t(), { maxClockSkewS: 60 });
+    try {
+      const ahead = await uplink(
+        strict,
+        integ,
+        chirpstackUp({
+          devEui: '0c0c0c0c0c0c0c01',
+          deduplicationId: 'skew-ahead',
+          time: new Date(Date.now() + 180_000).toISOString(),
+          object: { distance: 500 },
+        }),
+        { event: 'up' },
+      );
+      assert.equal(ahead.status, 200, JSON.stringify(ahead.body));
+      assert.equal(ahead.body.outcome, 'stored');
+      assert.equal(ahead.body.accepted, 0);
+      assert.deepEqual(await readingsOf(t(), device.id), []);
+      const alerts = await t().request<List<Alert>>('GET', `/v1/farms/${farm.id}/alerts?status=all`, { key });
+      const clock = alerts.body.data.filter((a) => a.rule === 'device.clock');
+      assert.equal(clock.length, 1, JSON.stringify(alerts.body.data));
+      assert.equal(clock[0]?.status, 'open');
+      assert.equal(clock[0]?.subject_id, device.id);
+      assert.equal(clock[0]?.title, 'Clock ahead: Skewed tank');
+
+      const within = await uplink(
+        strict,
+        integ,
+        chirpstackUp({
+          devEui: '0c0c0c0c0c0c0c01',
+          deduplicationId: 'skew-within',
+          time: new Date(Date.now() + 30_000).toISOString(),
+          object: { distance: 500 },
+        }),
+        { event: 'up' },
+      );
+      assert.equal(within.body.outcome, 'stored');
+      assert.ok((within.body.accepted ?? 0) > 0, 'an uplink within the tolerance is stored');
+      assert.ok((await readingsOf(t(), device.id)).some((r) => r.metric === 'lorawan.distance'));
+    } finally {
+      await strict.close();
+    }
   });
 
   test('uplink keys are kept 7 days by the integrations.prune job; the downlink job is in the catalog', async () => {

@@ -12,7 +12,7 @@ import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { parseJson } from '../../lib/json.ts';
-import { ingestReport } from '../ingest/service.ts';
+import { type IngestOptions, ingestReport } from '../ingest/service.ts';
 import { parseChirpstack } from './chirpstack.ts';
 import { applyDownlinkEvent, downlinkRowsFor } from './downlinks.ts';
 import { effectiveSettings } from './effective.ts';
@@ -113,6 +113,7 @@ async function storeCarried(
   event: Extract<NetworkEvent, { kind: 'uplink' }>,
   carried: Carried,
   now: number,
+  options: IngestOptions,
 ): Promise<UplinkOutcome> {
   if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
     return { ok: true, outcome: 'duplicate' };
@@ -126,7 +127,13 @@ async function storeCarried(
     applyMapping(event.decoded ?? {}, mapping, link),
     new Date(event.at).toISOString(),
   );
-  const result = await ingestReport(trx, { deviceId: carried.deviceId, transport: 'lorawan' }, body, now);
+  const result = await ingestReport(
+    trx,
+    { deviceId: carried.deviceId, transport: 'lorawan' },
+    body,
+    now,
+    options,
+  );
   await recordLastUplink(trx, carried.deviceId, {
     last_uplink: JSON.stringify({
       at: event.at,
@@ -150,6 +157,7 @@ async function storeUplink(
   integration: IntegrationRow,
   event: Extract<NetworkEvent, { kind: 'uplink' }>,
   now: number,
+  options: IngestOptions,
 ): Promise<UplinkOutcome> {
   const carried = await carriedDevice(trx, integration, event, now);
   if (!carried) {
@@ -158,7 +166,7 @@ async function storeUplink(
     await keepUnmatched(trx, integration, event, now);
     return { ok: true, outcome: 'unmatched' };
   }
-  return storeCarried(trx, integration, event, carried, now);
+  return storeCarried(trx, integration, event, carried, now, options);
 }
 
 function serialHolds(serial: string | null, devEui: string): boolean {
@@ -188,15 +196,16 @@ async function receiveUp(
   integration: IntegrationRow,
   event: Extract<NetworkEvent, { kind: 'uplink' }>,
   now: number,
+  options: IngestOptions,
 ): Promise<UplinkOutcome> {
   const link = await linkByEui(db, integration.id, event.devEui);
   if (link && serialHolds(link.serial, event.devEui)) {
     const carried = { deviceId: link.device_id, name: link.device_name, own: ownOf(link) };
     return inGroupTransaction(db, link.device_id, (trx) =>
-      storeCarried(trx, integration, event, carried, now),
+      storeCarried(trx, integration, event, carried, now, options),
     );
   }
-  return inTransaction(db, (trx) => storeUplink(trx, integration, event, now));
+  return inTransaction(db, (trx) => storeUplink(trx, integration, event, now, options));
 }
 
 async function handle(
@@ -204,10 +213,11 @@ async function handle(
   integration: IntegrationRow,
   event: DeviceEvent,
   now: number,
+  options: IngestOptions,
 ): Promise<UplinkOutcome> {
   switch (event.kind) {
     case 'uplink':
-      return storeUplink(trx, integration, event, now);
+      return storeUplink(trx, integration, event, now, options);
     case 'join': {
       const carried = await carriedDevice(trx, integration, event, now);
       if (carried) return { ok: true, outcome: 'ignored', device_id: carried.deviceId };
@@ -224,6 +234,7 @@ async function handle(
         { deviceId: carried.deviceId, transport: 'lorawan' },
         { battery: event.battery },
         now,
+        options,
       );
       await insertDownlinks(trx, downlinkRowsFor(result.commands, integration.id, now));
       return { ok: true, outcome: 'stored', device_id: carried.deviceId, accepted: 0 };
@@ -237,11 +248,15 @@ async function handle(
   }
 }
 
-/** Receives one network server message at an integration's uplink URL. */
+/**
+ * Receives one network server message at an integration's uplink URL. `options` are the ingest service's
+ * (the clock tolerance, FARMSTEAD_MAX_CLOCK_SKEW_S), as for a report over HTTP or MQTT.
+ */
 export async function receiveUplink(
   db: Db,
   request: { integrationId: string; secret: string | null; event: string | undefined; body: unknown },
   now: number = Date.now(),
+  options: IngestOptions = {},
 ): Promise<UplinkOutcome> {
   const integration = await integrationForSecret(db, request.integrationId, request.secret);
   if (!integration) {
@@ -255,6 +270,6 @@ export async function receiveUplink(
       ? parseChirpstack(request.event, request.body, now)
       : parseTts(request.body, now);
   if (event.kind === 'ignored') return { ok: true, outcome: 'ignored' };
-  if (event.kind === 'uplink') return receiveUp(db, integration, event, now);
-  return inTransaction(db, (trx) => handle(trx, integration, event, now));
+  if (event.kind === 'uplink') return receiveUp(db, integration, event, now, options);
+  return inTransaction(db, (trx) => handle(trx, integration, event, now, options));
 }

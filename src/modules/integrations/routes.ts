@@ -57,6 +57,8 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Read
   const tags = ['LoRaWAN integrations'];
   const publicUrl = config.publicUrl;
   const options = () => ({ publicUrl, allowPrivate: config.webhookAllowPrivate });
+  // Uplinks are judged as reports over HTTP and MQTT are: FARMSTEAD_MAX_CLOCK_SKEW_S.
+  const ingestOptions = { maxClockSkewMs: config.maxClockSkewS * 1000 };
 
   app.get(
     '/v1/farms/:farm/integrations',
@@ -380,11 +382,16 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Read
       },
     },
     async (request) =>
-      receiveUplink(db, {
-        integrationId: request.params.id,
-        secret: bearerToken(request.headers.authorization),
-        event: request.query.event,
-        body: request.body,
-      }),
+      receiveUplink(
+        db,
+        {
+          integrationId: request.params.id,
+          secret: bearerToken(request.headers.authorization),
+          event: request.query.event,
+          body: request.body,
+        },
+        Date.now(),
+        ingestOptions,
+      ),
   );
 };
