@@ -13,6 +13,7 @@ import {
   retentionCutoff,
 } from '../modules/readings/retention.ts';
 import { pruneWebhookHistory } from '../modules/webhooks/retention.ts';
+import { notificationDeliveryJob } from './notification-delivery.ts';
 import type { PeriodicJob } from './runner.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
 
@@ -26,6 +27,8 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  // Notifications to people: alert events from the outbox, escalations, morning briefs, push and email.
+  notificationDeliveryJob,
   {
     // device.quiet: devices silent past max(3 × their usual interval, 15 min) get an alert. One query a
     // pass; one process at a time on PostgreSQL (advisory lock), and every write is conditional anyway.

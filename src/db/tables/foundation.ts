@@ -65,6 +65,8 @@ export interface OutboxTable {
    * sequenced, 0 for rows never streamed (the sample farm's seed).
    */
   seq: number | null;
+  /** When the notification planner read this alert event (modules/notifications); null until then. */
+  notified_at: number | null;
 }
 
 /** One row (id 1): the last `outbox.seq` handed out; its row lock serialises the sequencers. */

@@ -1,12 +1,14 @@
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { validateEscalation } from '../../domain/escalation.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
 import { conflict, invalid, notFound } from '../../http/errors.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { fetchPage, type Page, type PageRequest } from '../../http/pagination.ts';
 import { newId } from '../../lib/ids.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
+import { checkEscalationPeople } from '../notifications/escalation.ts';
 import { settleBuiltInRuleChanges } from '../rules/changes.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
@@ -33,6 +35,11 @@ function checkTimezone(tz: string): string {
 
 /** Validates `settings` as a whole: `rules` must be valid overrides; other members are kept as given. */
 export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  if (settings.escalation !== undefined && settings.escalation !== null) {
+    const escalation = validateEscalation(settings.escalation);
+    if (!escalation.ok) throw invalid(escalation.param, escalation.message);
+    settings = { ...settings, escalation: escalation.value };
+  }
   if (settings.rules !== undefined && settings.rules !== null) {
     const result = validateRuleOverrides(settings.rules);
     if (!result.ok) throw invalid(result.param, result.message);
@@ -117,7 +124,10 @@ async function applyFarmPatch(trx: Db, farm: FarmRow, input: UpdateFarmInput, no
       }
     }
     if (!isPlainObject(merged)) throw invalid('settings', 'settings must be an object.');
-    patch.settings = JSON.stringify(checkSettings(merged));
+    const checked = checkSettings(merged);
+    if ((input.settings as Record<string, unknown> | null)?.escalation)
+      await checkEscalationPeople(trx, farm.account_id, checked);
+    patch.settings = JSON.stringify(checked);
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);
