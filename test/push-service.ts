@@ -34,6 +34,8 @@ export interface PushService {
   subscription(): BrowserKeys;
   /** What a subscription's endpoint answers from now on (default 201). */
   answer(id: string, status: number): void;
+  /** Every push is answered this long after it arrived (a slow push service). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -99,12 +101,15 @@ export async function startPushService(): Promise<PushService> {
           payload: JSON.parse(plain.toString('utf8')),
         });
       }
-      res.writeHead(browser.status).end();
+      const status = browser.status;
+      if (service.delayMs > 0) setTimeout(() => res.writeHead(status).end(), service.delayMs);
+      else res.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const service: PushService = {
+    delayMs: 0,
     url,
     caFile,
     received,
@@ -132,4 +137,5 @@ export async function startPushService(): Promise<PushService> {
         server.close(() => resolve());
       }),
   };
+  return service;
 }

@@ -38,14 +38,25 @@ export const NOTIFICATION_RETRY_MS: readonly number[] = [
   30 * 60_000,
   2 * 3_600_000,
 ];
-/** A lease covers the channel's deadline and a margin for recording the outcome. */
-export const NOTIFICATION_LEASE_MS = 60_000;
+/**
+ * A lease covers the channel's deadline (FARMSTEAD_WEBHOOK_TIMEOUT_MS: a push service or an SMTP server has
+ * as long as a webhook receiver) for each of a person's browsers, and a margin for recording the outcome.
+ */
+export function notificationLeaseMs(config: Pick<Config, 'webhookTimeoutMs'>): number {
+  return config.webhookTimeoutMs * 3 + 5_000;
+}
 /** How long a push service keeps a push for an offline phone. */
 const PUSH_TTL_SECONDS = 24 * 3600;
 
 export type DeliveryConfig = Pick<
   Config,
-  'smtpUrl' | 'emailFrom' | 'publicUrl' | 'webhookAllowPrivate' | 'vapidKeys' | 'vapidSubject'
+  | 'smtpUrl'
+  | 'emailFrom'
+  | 'publicUrl'
+  | 'webhookAllowPrivate'
+  | 'webhookTimeoutMs'
+  | 'vapidKeys'
+  | 'vapidSubject'
 >;
 
 interface Outcome {
@@ -112,6 +123,7 @@ async function sendPushNotice(
       urgent: row.severity === 'urgent' && row.kind === 'alert',
       ttlSeconds: PUSH_TTL_SECONDS,
       allowPrivate: config.webhookAllowPrivate,
+      timeoutMs: config.webhookTimeoutMs,
     });
     answers.push(`${sub.id}: ${result.answer}`);
     if (result.gone) await deleteSubscriptionById(db, sub.id);
@@ -154,6 +166,7 @@ async function sendEmailNotice(
     subject: row.title,
     text,
     urgent: row.severity === 'urgent' && row.kind === 'alert',
+    timeoutMs: config.webhookTimeoutMs,
   });
   return { accepted: result.accepted, final: result.permanent, answer: result.answer };
 }
@@ -208,7 +221,7 @@ export async function deliverDue(
   options: { now?: number; limit?: number; concurrency?: number } = {},
 ): Promise<{ claimed: number; sent: number }> {
   const now = options.now ?? Date.now();
-  const claimed = await claimDue(db, now, options.limit ?? 50, NOTIFICATION_LEASE_MS);
+  const claimed = await claimDue(db, now, options.limit ?? 50, notificationLeaseMs(config));
   let sent = 0;
   const queue = [...claimed];
   const lanes = Array.from({ length: Math.min(options.concurrency ?? 8, queue.length) }, async () => {

@@ -400,6 +400,40 @@ forEachEngine(
       assert.equal(received(s.ownerBrowser.id).at(-1)?.payload.title, 'Watch: High ammonia in House 2');
     });
 
+    test('the morning brief by email at the chosen time, only when it needs attention; its headline is the subject', async () => {
+      const s = await farmWithPeople(t());
+      const quiet = await make.farm(t(), s.account.live_key, { name: 'Quiet farm', timezone: 'UTC' });
+      const now = Date.now();
+      const at = new Date(now - 60_000).toISOString().slice(11, 16);
+      for (const farmId of [s.farm.id, quiet.id]) {
+        const res = await s.owner.request('PATCH', '/v1/me/notification-settings', {
+          body: { farm_id: farmId, brief_email_at: at },
+        });
+        assert.equal(res.status, 200);
+      }
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+      await turn(t(), now);
+      const before = smtp.received.length;
+      const { queueDueBriefs } = await import('./brief-email.ts');
+      const { deliverDue } = await import('./delivery.ts');
+      const options = { now, publicUrl: t().config.publicUrl, email: true };
+      assert.ok((await queueDueBriefs(t().database.db, options)) >= 1);
+      // Once a day: a second pass queues nothing for this person.
+      await queueDueBriefs(t().database.db, { ...options, now: now + 60_000 });
+      await deliverDue(t().database.db, { ...t().config, smtpUrl: smtp.url }, { now: now + 60_000 });
+      const mails = smtp.received.slice(before).filter((m) => m.to.includes(s.owner.session.person.email));
+      assert.equal(mails.length, 1);
+      assert.match(mails[0]?.raw ?? '', /Subject: Hillside: 1 urgent alert: High ammonia in House 2/);
+      const log = (await s.owner.request<Log>('GET', '/v1/me/notifications')).body.data.filter(
+        (n) => n.kind === 'brief',
+      );
+      assert.deepEqual(log.map((n) => n.status).sort(), ['sent', 'skipped']);
+      assert.match(
+        String(log.find((n) => n.status === 'skipped')?.answer),
+        /nothing in the brief needed attention/,
+      );
+    });
+
     test('a 410 from the push service removes the subscription', async () => {
       const s = await farmWithPeople(t());
       push.answer(s.crewBrowser.id, 410);

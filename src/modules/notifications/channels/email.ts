@@ -13,11 +13,18 @@ export interface EmailResult {
 
 const transports = new Map<string, Transporter>();
 
-function transportFor(smtpUrl: string): Transporter {
-  let transport = transports.get(smtpUrl);
+function transportFor(smtpUrl: string, timeoutMs: number): Transporter {
+  const key = `${timeoutMs} ${smtpUrl}`;
+  let transport = transports.get(key);
   if (!transport) {
-    transport = nodemailer.createTransport(smtpUrl, {});
-    transports.set(smtpUrl, transport);
+    // nodemailer reads the server, port, TLS and credentials from the URL; the deadlines are ours.
+    transport = nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs * 2,
+    });
+    transports.set(key, transport);
   }
   return transport;
 }
@@ -32,10 +39,10 @@ export function emailUnavailableReason(smtpUrl: string | null): string | null {
 /** Sends one message. Never throws. */
 export async function sendEmail(
   smtpUrl: string,
-  message: { from: string; to: string; subject: string; text: string; urgent: boolean },
+  message: { from: string; to: string; subject: string; text: string; urgent: boolean; timeoutMs: number },
 ): Promise<EmailResult> {
   try {
-    const info = await transportFor(smtpUrl).sendMail({
+    const info = await transportFor(smtpUrl, message.timeoutMs).sendMail({
       from: message.from,
       to: message.to,
       subject: message.subject,

@@ -36,9 +36,6 @@ export interface PushResult {
   answer: string;
 }
 
-/** How long a push service has to answer. */
-export const PUSH_TIMEOUT_MS = 10_000;
-
 const guardedAgent = new https.Agent({ keepAlive: true, lookup: guardedLookup });
 const openAgent = new https.Agent({ keepAlive: true });
 
@@ -72,7 +69,13 @@ export async function checkPushEndpoint(raw: string, options: { allowPrivate: bo
 export async function sendPush(
   target: PushTarget,
   payload: string,
-  options: { vapid: VapidKeys; urgent: boolean; ttlSeconds: number; allowPrivate: boolean },
+  options: {
+    vapid: VapidKeys;
+    urgent: boolean;
+    ttlSeconds: number;
+    allowPrivate: boolean;
+    timeoutMs: number;
+  },
 ): Promise<PushResult> {
   try {
     const host = new URL(target.endpoint).hostname.replace(/^\[|\]$/g, '');
@@ -86,7 +89,7 @@ export async function sendPush(
         vapidDetails: options.vapid,
         TTL: options.ttlSeconds,
         urgency: options.urgent ? 'high' : 'normal',
-        timeout: PUSH_TIMEOUT_MS,
+        timeout: options.timeoutMs,
         agent: options.allowPrivate ? openAgent : guardedAgent,
       },
     );
