@@ -6,6 +6,7 @@ import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 import { checkIntake } from '../modules/alerts/intake.ts';
 import { checkQuietDevices } from '../modules/alerts/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
+import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
   ensureReadingPartitions,
@@ -57,6 +58,15 @@ export const JOBS: readonly PeriodicJob[] = [
         signal,
       });
       if (result.deletedEvents > 0) log.info(result, 'old webhook history pruned');
+    },
+  },
+  {
+    // Notifications settled longer ago than FARMSTEAD_WEBHOOK_RETENTION_DAYS, and expired acknowledge tokens.
+    name: 'notifications.retention',
+    everyMs: () => 3_600_000,
+    run: async ({ database, config, log }) => {
+      const result = await pruneNotificationHistory(database.db, Date.now(), config.webhookRetentionDays);
+      if (result.notifications + result.tokens > 0) log.info(result, 'old notifications pruned');
     },
   },
   {

@@ -2,8 +2,9 @@
  * Notifications to people (modules/notifications): the server's VAPID key pair, each person's browsers
  * (push subscriptions), their settings per farm, the notifications themselves (one row per person, alert,
  * channel and step, under a unique key: the exactly-once promise), acknowledge tokens (hashes only), the
- * escalation state of urgent alerts, and the outbox's second cursor, `notified_at`: alert events the
- * notification planner has not read yet (a partial index holds just those). Rows already in the outbox are
+ * escalation state of urgent alerts, and the outbox's second cursor, `notified_at`: alert events (and farm
+ * events, which carry `alert.escalated`) the notification planner has not read yet (a partial index holds
+ * just those). Rows already in the outbox are
  * marked read, so an upgrade does not notify anyone of old alerts.
  */
 import { type Kysely, sql } from 'kysely';
@@ -112,7 +113,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createIndex('outbox_unnotified')
     .on('outbox')
     .column('id')
-    .where(sql<boolean>`notified_at is null and type in ('alert.created', 'alert.resolved')`)
+    // event.created: an alert escalated from watch to urgent is logged as a farm event (alert.escalated).
+    .where(sql<boolean>`notified_at is null and type in ('alert.created', 'alert.resolved', 'event.created')`)
     .execute();
 }
 

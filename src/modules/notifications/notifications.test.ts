@@ -319,6 +319,27 @@ forEachEngine(
       assert.equal(received(s.ownerBrowser.id).length, ownerBefore);
     });
 
+    test('a watch alert that crosses the urgent line is told again as urgent, and escalates', async () => {
+      const s = await farmWithPeople(t());
+      const start = Date.now();
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 21 }] });
+      await turn(t(), start);
+      // Watch: the owner by push (the crew member takes urgent only).
+      assert.deepEqual(
+        received(s.ownerBrowser.id).map((r) => r.payload.title),
+        ['Watch: High ammonia in House 2'],
+      );
+      assert.equal(received(s.crewBrowser.id).length, 0);
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+      await turn(t(), start + 1000);
+      assert.equal(received(s.ownerBrowser.id).at(-1)?.payload.title, 'Urgent: High ammonia in House 2');
+      assert.equal(received(s.ownerBrowser.id).at(-1)?.headers.urgency, 'high');
+      assert.equal(received(s.crewBrowser.id).length, 1);
+      // The chain runs from the moment it became urgent.
+      await turn(t(), start + 16 * MINUTE_MS);
+      assert.equal(received(s.crewBrowser.id).length, 2);
+    });
+
     test('settings.escalation is validated, naming the member and the person', async () => {
       const s = await farmWithPeople(t());
       const patch = (escalation: unknown) =>
@@ -431,6 +452,22 @@ forEachEngine(
       assert.match(
         String(log.find((n) => n.status === 'skipped')?.answer),
         /nothing in the brief needed attention/,
+      );
+    });
+
+    test('history: settled notifications past the retention and expired tokens are pruned, pending ones kept', async () => {
+      const s = await farmWithPeople(t());
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+      await turn(t(), Date.now());
+      await s.owner.request('POST', '/v1/me/notifications/test', { body: {} });
+      const { pruneNotificationHistory } = await import('./retention.ts');
+      const later = Date.now() + 31 * 86_400_000;
+      const pruned = await pruneNotificationHistory(t().database.db, later, 30);
+      assert.ok(pruned.notifications >= 3 && pruned.tokens >= 2, JSON.stringify(pruned));
+      const left = (await s.owner.request<Log>('GET', '/v1/me/notifications')).body.data;
+      assert.deepEqual(
+        left.map((n) => [n.kind, n.status]),
+        [['test', 'pending']],
       );
     });
 

@@ -7,6 +7,9 @@
  *  - `alert.created`: everyone of the farm's account whose settings take that severity on a channel, and the
  *    rule is not muted; held until their quiet hours end unless urgent breaks through; an urgent alert also
  *    starts the farm's escalation (escalation.ts).
+ *  - `event.created` of type `alert.escalated` (a watch alert crossed the urgent line: the same alert, now
+ *    urgent): planned as an urgent alert opening, under keys of their own (`…:0:urgent`), so people told of the
+ *    watch alert are told again that it is urgent, and the escalation starts. Other farm events are only read.
  *  - `alert.resolved`: the escalation ends, and whoever was told the alert opened gets a "resolved" notice on
  *    the same channels (unless they turned those off).
  */
@@ -25,6 +28,7 @@ import { parseJson } from '../../lib/json.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { type AlertFacts, alertNotice, alertUrl, resolvedNotice } from './content.ts';
 import {
+  alertById,
   endEscalation,
   farmById,
   insertNotifications,
@@ -120,7 +124,7 @@ function factsOf(data: Record<string, unknown>, fallbackAt: number): AlertFacts 
   };
 }
 
-async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanOptions) {
+async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanOptions, variant = '') {
   const people = await peopleOfAccount(db, farm.account_id);
   const settings = await settingsFor(db, people, farm.id);
   const subscribed = await peopleWithSubscriptions(
@@ -145,7 +149,7 @@ async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanO
           kind: 'alert',
           channel,
           step: 0,
-          dedupe: `alert:${alert.id}:${person.id}:${channel}:0`,
+          dedupe: `alert:${alert.id}:${person.id}:${channel}:0${variant}`,
           severity: alert.severity,
           ...notice,
           url: alertUrl(options.publicUrl, alert.id),
@@ -202,6 +206,17 @@ async function planResolved(db: Db, farm: Farm, alert: AlertFacts, options: Plan
   return rows.length;
 }
 
+/** A farm event: only `alert.escalated` (watch → urgent) is planned, as the urgent alert it now is. */
+async function planEscalated(db: Db, farm: Farm, event: Record<string, unknown>, options: PlanOptions) {
+  if (event.type !== 'alert.escalated') return 0;
+  const alertId = (event.data as { alert_id?: unknown } | undefined)?.alert_id;
+  if (typeof alertId !== 'string') return 0;
+  const row = await alertById(db, alertId);
+  if (!row || row.status !== 'open' || row.severity !== 'urgent') return 0;
+  // The escalation chain runs from the moment it became urgent.
+  return planCreated(db, farm, { ...row, created_at: options.now }, options, ':urgent');
+}
+
 /**
  * Reads up to `limit` unread alert events and plans their notifications, in one transaction. Returns how
  * many events were read and how many notifications planned.
@@ -218,7 +233,12 @@ export async function planFromOutbox(
       if (options.now - event.created_at > STALE_EVENT_MS) continue;
       const farm = await farmById(trx, event.farm_id);
       if (!farm || farm.sample === 1) continue;
-      const alert = factsOf(parseJson<Record<string, unknown>>(event.data, {}), event.created_at);
+      const data = parseJson<Record<string, unknown>>(event.data, {});
+      if (event.type === 'event.created') {
+        planned += await planEscalated(trx, farm, data, options);
+        continue;
+      }
+      const alert = factsOf(data, event.created_at);
       planned +=
         event.type === 'alert.created'
           ? await planCreated(trx, farm, alert, options)

@@ -288,7 +288,7 @@ export function unnotifiedAlertEvents(trx: Trx, limit: number) {
     .selectFrom('outbox')
     .select(['id', 'farm_id', 'type', 'data', 'created_at'])
     .where('notified_at', 'is', null)
-    .where('type', 'in', ['alert.created', 'alert.resolved'])
+    .where('type', 'in', ['alert.created', 'alert.resolved', 'event.created'])
     .orderBy('id')
     .limit(limit);
   if (isPostgres(trx)) q = q.forUpdate().skipLocked();
@@ -416,4 +416,14 @@ export function toNotification(row: NotificationRow) {
     next_attempt_at: row.next_attempt_at === null ? null : toIso(row.next_attempt_at),
     sent_at: row.sent_at === null ? null : toIso(row.sent_at),
   };
+}
+
+/** Deletes settled notifications created before `before` (never a pending one); returns how many. */
+export async function pruneNotifications(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('notifications')
+    .where('created_at', '<', before)
+    .where('status', '!=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
