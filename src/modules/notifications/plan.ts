@@ -212,7 +212,7 @@ async function planEscalated(db: Db, farm: Farm, event: Record<string, unknown>,
   const alertId = (event.data as { alert_id?: unknown } | undefined)?.alert_id;
   if (typeof alertId !== 'string') return 0;
   const row = await alertById(db, alertId);
-  if (!row || row.status !== 'open' || row.severity !== 'urgent') return 0;
+  if (row?.status !== 'open' || row.severity !== 'urgent') return 0;
   // The escalation chain runs from the moment it became urgent.
   return planCreated(db, farm, { ...row, created_at: options.now }, options, ':urgent');
 }
