@@ -8,11 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { issueAckToken } from '../src/modules/notifications/ack-token.ts';
 import { notificationTurn } from '../src/workers/notification-delivery.ts';
 import { screenshot } from './browser.ts';
-import { type ConsoleWorld, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import { type ConsoleWorld, openPage, PHONE, signedInPage, startConsole } from './console-helpers.ts';
 import * as make from './factories.ts';
 import { waitFor } from './harness.ts';
+import { signedInPerson } from './people.ts';
 import { type PushService, startPushService } from './push-service.ts';
 
 let world: ConsoleWorld;
@@ -135,5 +137,30 @@ test('the service worker installs; a pushed alert is shown with its actions, urg
   await screenshot(page, 'notification-settings-phone');
   await page.evaluate(`document.querySelector('form.farm-notify').scrollIntoView()`);
   await screenshot(page, 'notification-settings-phone-farm');
+  assert.deepEqual(problems, []);
+});
+
+test('an emailed acknowledge link opens a page that changes nothing until its one button is pressed', async () => {
+  const account = await world.t.account('Mailed');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Ridge', timezone: 'UTC' });
+  const house = await make.device(world.t, account.live_key, farm.id, { type: 'house', name: 'House 2' });
+  await make.report(world.t, house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+  const alerts = await world.t.request<{ data: { id: string }[] }>('GET', `/v1/farms/${farm.id}/alerts`, {
+    key: account.live_key,
+  });
+  const alertId = alerts.body.data[0]?.id as string;
+  const owner = await signedInPerson(world.t, account, 'owner');
+  const token = await issueAckToken(world.t.database.db, owner.session.person.id, alertId, Date.now());
+  const statusOf = async () =>
+    (await world.t.request<{ status: string }>('GET', `/v1/alerts/${alertId}`, { key: account.live_key }))
+      .body.status;
+  // No session: a mail scanner or the person's phone, straight from the email.
+  const { page, problems } = await openPage(world, PHONE);
+  await page.goto(`${world.base}/ack/${token}`);
+  await page.getByRole('heading', { name: 'High ammonia in House 2' }).waitFor();
+  assert.equal(await statusOf(), 'open');
+  await page.getByRole('button', { name: 'Acknowledge this alert' }).click();
+  await page.getByText('This alert is acknowledged.').waitFor();
+  assert.equal(await statusOf(), 'acknowledged');
   assert.deepEqual(problems, []);
 });

@@ -194,6 +194,10 @@ forEachEngine(
         body: { endpoint: 'http://push.example.com/x', keys: { p256dh: 'BAAA', auth: 'AAAA' } },
       });
       assert.match(expectError(plain, 400, 'invalid_request').message, /https/);
+      const keys = await signed.request('POST', '/v1/me/push-subscriptions', {
+        body: { endpoint: 'https://push.example.com/x', keys: { p256dh: 'BAAA', auth: 'AAAA' } },
+      });
+      assert.equal(expectError(keys, 400, 'invalid_request').param, 'keys.p256dh');
       await strict.close();
     });
 

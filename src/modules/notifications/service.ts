@@ -62,6 +62,14 @@ export async function addPushSubscription(
 ) {
   const now = options.now ?? Date.now();
   const endpoint = await checkPushEndpoint(input.endpoint, options);
+  // The keys RFC 8291 encrypts with: an uncompressed P-256 point and a 16-byte secret.
+  const p256dh = Buffer.from(input.keys.p256dh, 'base64url');
+  if (p256dh.length !== 65 || p256dh[0] !== 4) {
+    throw invalid('keys.p256dh', 'keys.p256dh must be the browser’s P-256 public key (65 bytes, base64url).');
+  }
+  if (Buffer.from(input.keys.auth, 'base64url').length !== 16) {
+    throw invalid('keys.auth', 'keys.auth must be the browser’s 16-byte authentication secret (base64url).');
+  }
   const row = await upsertSubscription(db, {
     id: newId('push_subscription', now),
     person_id: person.personId,

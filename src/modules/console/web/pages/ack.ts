@@ -31,7 +31,9 @@ export function Page({ params }: PageProps) {
     ${
       alert.usable && alert.status === 'open'
         ? html`<${ActionButton} label="Acknowledge this alert" busyLabel="Acknowledging…" kind="primary" action=${acknowledge} />`
-        : html`<p class="muted">${alert.status === 'open' ? 'This link was used or has expired.' : 'Nothing to do here.'}</p>`
+        : alert.status === 'acknowledged'
+          ? html`<p role="status">This alert is acknowledged.</p>`
+          : html`<p class="muted">${alert.status === 'open' ? 'This link was used or has expired.' : 'This alert is resolved: nothing to do.'}</p>`
     }
     <p><a href=${`/alerts?alert=${encodeURIComponent(alert.alert_id)}`}>Open the alert in the console</a></p>
   </div>`;
