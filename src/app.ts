@@ -58,6 +58,7 @@ import { keyRoutes } from './modules/keys/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
+import { notificationRoutes } from './modules/notifications/routes.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
 import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
@@ -184,6 +185,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     passwordCost: config.passwordCost,
     publicUrl: config.publicUrl,
   });
+  // Every signed-in person manages their own notifications (API keys are refused in the service).
+  await app.register(withAccess(notificationRoutes, 'any'), { db, config, clock });
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
   // A farm's settings.rules change settles the built-in rules' alerts (modules/rules), in the PATCH's transaction.
   await app.register(withAccess(farmRoutes, 'farms'), { db, onSettingsChange: settleBuiltInRuleChanges });

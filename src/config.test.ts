@@ -52,3 +52,21 @@ test('the clock tolerance is 300 s unless FARMSTEAD_MAX_CLOCK_SKEW_S says, a who
     assert.throws(() => loadConfig({ FARMSTEAD_MAX_CLOCK_SKEW_S: bad }), ConfigError, bad);
   }
 });
+
+test('notification settings: SMTP URL, From address, VAPID keys given together and well-formed', () => {
+  const none = loadConfig({});
+  assert.equal(none.smtpUrl, null);
+  assert.equal(none.vapidKeys, null);
+  assert.match(none.emailFrom, /^Farmstead <farmstead@/);
+  const mail = loadConfig({
+    FARMSTEAD_SMTP_URL: 'smtps://u:p@smtp.example.com:465',
+    FARMSTEAD_EMAIL_FROM: 'Farm <a@farm.example>',
+  });
+  assert.equal(mail.smtpUrl, 'smtps://u:p@smtp.example.com:465');
+  assert.equal(mail.vapidSubject, 'mailto:a@farm.example');
+  assert.throws(() => loadConfig({ FARMSTEAD_SMTP_URL: 'http://smtp.example.com' }), ConfigError);
+  assert.throws(() => loadConfig({ FARMSTEAD_VAPID_PUBLIC_KEY: 'x'.repeat(87) }), ConfigError);
+  assert.throws(() => loadConfig({ FARMSTEAD_EMAIL_FROM: 'not an address' }), ConfigError);
+  const keys = { FARMSTEAD_VAPID_PUBLIC_KEY: 'B'.repeat(87), FARMSTEAD_VAPID_PRIVATE_KEY: 'a'.repeat(43) };
+  assert.deepEqual(loadConfig(keys).vapidKeys, { publicKey: 'B'.repeat(87), privateKey: 'a'.repeat(43) });
+});

@@ -102,6 +102,19 @@ export interface Config {
    * is repaired at start (modules/ingest/clock.ts).
    */
   maxClockSkewS: number;
+  /**
+   * The VAPID key pair web push is signed with (FARMSTEAD_VAPID_PUBLIC_KEY and FARMSTEAD_VAPID_PRIVATE_KEY,
+   * base64url; both or neither). Null: the pair made on first start and kept in the database.
+   */
+  vapidKeys: { publicKey: string; privateKey: string } | null;
+  /** The VAPID subject push services may contact (FARMSTEAD_VAPID_SUBJECT; default mailto: the email sender, else the public URL). */
+  vapidSubject: string;
+  /** The SMTP server notifications are mailed through (FARMSTEAD_SMTP_URL, smtp:// or smtps://); null: no email. */
+  smtpUrl: string | null;
+  /** The From address of notification emails (FARMSTEAD_EMAIL_FROM). */
+  emailFrom: string;
+  /** Run the notification worker inside the server process (FARMSTEAD_NOTIFICATION_WORKER, default on). */
+  notificationWorkerInProcess: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -219,6 +232,61 @@ export const DEFAULT_COMMAND_EXPIRY_S = 86_400;
 
 /** A command handed out and not answered is handed out again after this unless FARMSTEAD_COMMAND_REDELIVER_S says. */
 export const DEFAULT_COMMAND_REDELIVER_S = 60;
+function vapidKeys(env: Env): Config['vapidKeys'] {
+  const pub = env.FARMSTEAD_VAPID_PUBLIC_KEY?.trim() || '';
+  const priv = env.FARMSTEAD_VAPID_PRIVATE_KEY?.trim() || '';
+  if (!pub && !priv) return null;
+  if (!pub || !priv) {
+    throw new ConfigError('FARMSTEAD_VAPID_PUBLIC_KEY and FARMSTEAD_VAPID_PRIVATE_KEY must be set together');
+  }
+  if (!/^[A-Za-z0-9_-]{87}$/.test(pub) || !/^[A-Za-z0-9_-]{43}$/.test(priv)) {
+    throw new ConfigError(
+      'FARMSTEAD_VAPID_PUBLIC_KEY and FARMSTEAD_VAPID_PRIVATE_KEY must be a P-256 key pair in base64url (npx web-push generate-vapid-keys)',
+    );
+  }
+  return { publicKey: pub, privateKey: priv };
+}
+
+function smtpUrl(env: Env): string | null {
+  const raw = env.FARMSTEAD_SMTP_URL?.trim();
+  if (!raw) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || !/^smtps?:$/.test(url.protocol)) {
+    throw new ConfigError(
+      `FARMSTEAD_SMTP_URL must be an smtp:// or smtps:// URL, got "${raw.replace(/\/\/[^@]*@/, '//…@')}"`,
+    );
+  }
+  return raw;
+}
+
+function emailFrom(env: Env, publicUrlText: string): string {
+  const raw = env.FARMSTEAD_EMAIL_FROM?.trim();
+  if (!raw) return `Farmstead <farmstead@${new URL(publicUrlText).hostname}>`;
+  if (!/^[^\s@<>]+@[^\s@<>]+$|<[^\s@<>]+@[^\s@<>]+>$/.test(raw)) {
+    throw new ConfigError(
+      `FARMSTEAD_EMAIL_FROM must be an address like "Farmstead <alerts@farm.example>", got "${raw}"`,
+    );
+  }
+  return raw;
+}
+
+function vapidSubject(env: Env, from: string, publicUrlText: string): string {
+  const raw = env.FARMSTEAD_VAPID_SUBJECT?.trim();
+  if (raw) {
+    if (!/^(mailto:|https:\/\/)/.test(raw)) {
+      throw new ConfigError(`FARMSTEAD_VAPID_SUBJECT must be a mailto: or https:// URL, got "${raw}"`);
+    }
+    return raw;
+  }
+  const address = /<([^>]+)>$/.exec(from)?.[1] ?? from;
+  if (env.FARMSTEAD_EMAIL_FROM?.trim()) return `mailto:${address}`;
+  return publicUrlText.startsWith('https://') ? publicUrlText : 'mailto:farmstead@localhost';
+}
 
 /** log2 of scrypt's N for new password hashes unless FARMSTEAD_PASSWORD_COST says (modules/people/passwords.ts). */
 export const DEFAULT_PASSWORD_COST = 15;
@@ -303,5 +371,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
     passwordCost: int(env, 'FARMSTEAD_PASSWORD_COST', DEFAULT_PASSWORD_COST, 10, 18),
     maxClockSkewS: int(env, 'FARMSTEAD_MAX_CLOCK_SKEW_S', DEFAULT_MAX_CLOCK_SKEW_S, 1, 31_536_000),
+    vapidKeys: vapidKeys(env),
+    vapidSubject: vapidSubject(env, emailFrom(env, publicUrl(env, host, port)), publicUrl(env, host, port)),
+    smtpUrl: smtpUrl(env),
+    emailFrom: emailFrom(env, publicUrl(env, host, port)),
+    notificationWorkerInProcess: bool(env, 'FARMSTEAD_NOTIFICATION_WORKER', true),
   });
 }

@@ -90,6 +90,11 @@ export const TAGS = [
       'ChirpStack and The Things Stack: uplinks in as device reports (mapping decoded fields to metrics, presets), unmatched devices to adopt, commands out as downlinks.',
   },
   {
+    name: 'Notifications',
+    description:
+      'Alerts that reach a person: web push to their browsers and email, per-farm settings, the delivery log, acknowledging from a notification (docs/guide/notifications.md). For people signed in to the console; API keys are refused.',
+  },
+  {
     name: 'Live stream',
     description:
       'A farm’s events as they happen, over Server-Sent Events: the same events and JSON as webhooks, for browsers and farm-LAN integrations that cannot receive webhooks.',

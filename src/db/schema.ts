@@ -8,6 +8,7 @@ import type { DevicesTables } from './tables/devices.ts';
 import type { FoundationTables } from './tables/foundation.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { IntegrationTables } from './tables/integrations.ts';
+import type { NotificationTables } from './tables/notifications.ts';
 import type { PeopleTables } from './tables/people.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { RuleTables } from './tables/rules.ts';
@@ -22,7 +23,8 @@ export interface DB
     IdempotencyTables,
     RuleTables,
     PeopleTables,
-    IntegrationTables {}
+    IntegrationTables,
+    NotificationTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

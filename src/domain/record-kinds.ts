@@ -33,6 +33,13 @@ export const RECORD_KINDS = Object.freeze({
   person: { prefix: 'per', table: 'people', noun: 'person', listTool: null },
   session: { prefix: 'ses', table: 'sessions', noun: 'session', listTool: null },
   setup: { prefix: 'set', table: 'setup_links', noun: 'setup link', listTool: null },
+  push_subscription: {
+    prefix: 'psub',
+    table: 'push_subscriptions',
+    noun: 'push subscription',
+    listTool: null,
+  },
+  notification: { prefix: 'ntf', table: 'notifications', noun: 'notification', listTool: null },
 } as const satisfies Record<string, RecordKindSpec>);
 
 export type RecordKind = keyof typeof RECORD_KINDS;

@@ -11,6 +11,7 @@ import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import { downlinkSettings, sendDueDownlinks } from '../modules/integrations/downlinks.ts';
 import { pruneUplinkKeys } from '../modules/integrations/service.ts';
+import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
   ensureReadingPartitions,
@@ -18,6 +19,7 @@ import {
   retentionCutoff,
 } from '../modules/readings/retention.ts';
 import { pruneWebhookHistory } from '../modules/webhooks/retention.ts';
+import { notificationDeliveryJob } from './notification-delivery.ts';
 import type { PeriodicJob } from './runner.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
 
@@ -33,6 +35,8 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   webhookDeliveryJob,
+  // Notifications to people: alert events from the outbox, escalations, morning briefs, push and email.
+  notificationDeliveryJob,
   {
     // LoRaWAN commands out: open commands of carried devices become downlinks, sent to the network server
     // with retries inside the command's expiry (modules/integrations/downlinks.ts).
@@ -91,6 +95,17 @@ export const JOBS: readonly PeriodicJob[] = [
         signal,
       });
       if (result.deletedEvents > 0) log.info(result, 'old webhook history pruned');
+    },
+  },
+  {
+    // Notifications settled longer ago than FARMSTEAD_WEBHOOK_RETENTION_DAYS, and expired acknowledge tokens.
+    name: 'notifications.retention',
+    everyMs: () => 3_600_000,
+    timeoutMs: 300_000,
+    attempts: 3,
+    run: async ({ database, config, log }) => {
+      const result = await pruneNotificationHistory(database.db, Date.now(), config.webhookRetentionDays);
+      if (result.notifications + result.tokens > 0) log.info(result, 'old notifications pruned');
     },
   },
   {

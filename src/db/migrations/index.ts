@@ -21,6 +21,7 @@ import * as m0023 from './0023_readings_trust.ts';
 import * as m0025 from './0025_integrations.ts';
 import * as m0026 from './0026_animals_farm_tag.ts';
 import * as m0027 from './0027_task_due_date.ts';
+import * as m0028 from './0028_notifications.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0025_integrations': m0025,
   '0026_animals_farm_tag': m0026,
   '0027_task_due_date': m0027,
+  '0028_notifications': m0028,
 };

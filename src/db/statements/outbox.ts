@@ -20,6 +20,7 @@ export const OUTBOX_COLUMNS = everyColumn<OutboxTable>()([
   'created_at',
   'dispatched_at',
   'seq',
+  'notified_at',
 ]);
 
 /** An event as it is stored (`seq` usually left out: null until the stream sequences it). */

@@ -65,6 +65,8 @@ export interface OutboxTable {
    * sequenced, SEQ_NEVER_STREAMED for rows never streamed (the sample farm's seed).
    */
   seq: number | null;
+  /** When the notification planner read this alert event (modules/notifications); null until then. */
+  notified_at: number | null;
 }
 
 /**

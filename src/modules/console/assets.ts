@@ -16,10 +16,13 @@ import { stripTypeScriptTypes } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
+import { ICON_SIZES, iconPng, manifest, THEME_COLOR } from './icons.ts';
 
 /** The repository root: asset paths are repository paths, so relative imports resolve alike on both sides. */
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const ENTRY = 'src/modules/console/web/app.ts';
+/** The service worker: served at /sw.js (its scope is the whole console), not under the hashed prefix. */
+const SERVICE_WORKER = 'src/modules/console/web/sw.ts';
 const STYLES = 'src/modules/console/web/styles.css';
 
 /** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
@@ -87,6 +90,10 @@ export interface ConsoleBundle {
   page: Asset;
   /** The Content-Security-Policy for the page (the import map is its one inline script, allowed by hash). */
   csp: string;
+  /** The service worker, its cache version set to this bundle's hash (a new deploy replaces old caches). */
+  serviceWorker: Asset;
+  /** The web app manifest and the icons it names, by path (`/manifest.webmanifest`, `/icons/…`). */
+  installFiles: ReadonlyMap<string, Asset>;
 }
 
 function compressed(type: string, identity: Buffer): Asset {
@@ -163,7 +170,10 @@ function pageHtml(base: string, importMap: string, modules: string[]): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="color-scheme" content="light">
   <title>Farmstead</title>
-  <link rel="icon" href="data:,">
+  <meta name="theme-color" content="${THEME_COLOR}">
+  <link rel="manifest" href="/manifest.webmanifest">
+  <link rel="icon" href="/icons/icon-192.png">
+  <link rel="apple-touch-icon" href="/icons/icon-192.png">
   <link rel="stylesheet" href="${base}/${STYLES}">
   <script type="importmap">${importMap}</script>
 ${preload}
@@ -208,7 +218,24 @@ async function build(): Promise<ConsoleBundle> {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
-  return { hash, assets, page, csp };
+  // The worker is a classic script (no imports), so its own file is read, stripped and versioned here.
+  const worker = `const VERSION = '${hash}';\n${await loadSource(SERVICE_WORKER)}`;
+  if (importsOf(worker).length > 0) throw new Error(`${SERVICE_WORKER} must not import anything`);
+  const installFiles = new Map<string, Asset>([
+    [
+      '/manifest.webmanifest',
+      compressed('application/manifest+json', Buffer.from(JSON.stringify(manifest()))),
+    ],
+    ...ICON_SIZES.map((size) => [`/icons/icon-${size}.png`, compressed('image/png', iconPng(size))] as const),
+  ]);
+  return {
+    hash,
+    assets,
+    page,
+    csp,
+    serviceWorker: compressed(TYPES['.js'] as string, Buffer.from(worker)),
+    installFiles,
+  };
 }
 
 let built: Promise<ConsoleBundle> | undefined;

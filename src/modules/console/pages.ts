@@ -41,4 +41,6 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/account', page: 'account', title: 'Your account' },
   { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },
   { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true },
+  // An emailed acknowledge link: one button (the GET changes nothing; mail scanners follow links).
+  { path: '/ack/:token', page: 'ack', title: 'Acknowledge an alert', public: true },
 ];

@@ -47,6 +47,21 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     });
   }
 
+  // The service worker, at the root so its scope is the whole console; revalidated on every check, so a new
+  // deploy's worker (a new VERSION) replaces the old one and its caches.
+  app.get('/sw.js', route, async (request, reply) => {
+    const bundle = await consoleBundle();
+    reply.header('service-worker-allowed', '/');
+    return sendAsset(request, reply, bundle.serviceWorker, 'no-cache');
+  });
+  for (const file of ['/manifest.webmanifest', '/icons/icon-192.png', '/icons/icon-512.png']) {
+    app.get(file, route, async (request, reply) => {
+      const asset = (await consoleBundle()).installFiles.get(file);
+      if (!asset) throw new AppError('not_found', `No ${file}.`);
+      return sendAsset(request, reply, asset, 'public, max-age=86400');
+    });
+  }
+
   app.get<{ Params: { hash: string; '*': string } }>(
     `${ASSET_PREFIX}/:hash/*`,
     route,

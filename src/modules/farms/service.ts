@@ -3,6 +3,7 @@ import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { AppError, conflict, invalid, notFound } from '../../domain/errors.ts';
+import { validateEscalation } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
@@ -10,6 +11,7 @@ import { mergedFreeFormJson } from '../../http/free-form.ts';
 import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
+import { checkEscalationPeople } from '../notifications/escalation.ts';
 import { rezoneDueDates } from '../tasks/repository.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
@@ -54,6 +56,11 @@ function checkRulesAccess(caller: FarmCaller, settings: Record<string, unknown> 
 
 /** Validates `settings` as a whole: `rules` must be valid overrides; other members are kept as given. */
 export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  if (settings.escalation !== undefined && settings.escalation !== null) {
+    const escalation = validateEscalation(settings.escalation);
+    if (!escalation.ok) throw invalid(escalation.param, escalation.message);
+    settings = { ...settings, escalation: escalation.value };
+  }
   if (settings.rules !== undefined && settings.rules !== null) {
     const result = validateRuleOverrides(settings.rules);
     if (!result.ok) throw invalid(result.param, result.message);
@@ -172,8 +179,11 @@ async function applyFarmPatch(
       }
     }
     if (!isPlainObject(merged)) throw invalid('settings', 'settings must be an object.');
+    const checked = checkSettings(merged);
+    if ((input.settings as Record<string, unknown> | null)?.escalation)
+      await checkEscalationPeople(trx, farm.account_id, checked);
     // Capped as stored, after the merge: PATCHes of new members would otherwise grow it without bound.
-    patch.settings = mergedFreeFormJson('settings', checkSettings(merged), farm.settings);
+    patch.settings = mergedFreeFormJson('settings', checked, farm.settings);
   }
   if (Object.keys(patch).length > 0) {
     await updateFarmRow(trx, farm.id, patch);

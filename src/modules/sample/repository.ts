@@ -36,7 +36,10 @@ export async function pendingOutboxIds(db: Db, farmId: string): Promise<Set<stri
   return new Set(rows.map((r) => r.id));
 }
 
-/** Marks the seed's own outbox rows dispatched and never streamed, so no webhook or live stream gets them. */
+/**
+ * Marks the seed's own outbox rows dispatched, never streamed and read by the notification planner, so no
+ * webhook, live stream or person gets them.
+ */
 export async function markSeedEventsDispatched(
   db: Db,
   farmId: string,
@@ -45,7 +48,7 @@ export async function markSeedEventsDispatched(
 ): Promise<void> {
   let query = db
     .updateTable('outbox')
-    .set({ dispatched_at: now, seq: SEQ_NEVER_STREAMED })
+    .set({ dispatched_at: now, seq: SEQ_NEVER_STREAMED, notified_at: now })
     .where('farm_id', '=', farmId)
     .where('dispatched_at', 'is', null);
   if (pendingBefore.size > 0) query = query.where('id', 'not in', [...pendingBefore]);

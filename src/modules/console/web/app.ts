@@ -211,3 +211,8 @@ function App() {
 const root = document.getElementById('app') as HTMLElement;
 root.replaceChildren();
 render(html`<${App} />`, root);
+
+// The service worker (/sw.js): notifications, and the installed app. A browser without one still works.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+}

@@ -1,11 +1,12 @@
 /**
  * Your account: who you are signed in as, and a password change (POST /v1/session/password), which signs
  * out your other sessions. Open to every role (crew change their own password too); reached from your name
- * in the header.
+ * in the header. Below it, the person's notifications (web/notifications.ts).
  */
 import { api } from '../api.ts';
 import { Field, fieldError, Submit, useForm } from '../form.ts';
 import { html } from '../lib.ts';
+import { Notifications } from '../notifications.ts';
 import { signedIn, useStore } from '../store.ts';
 
 const NAMES = ['current_password', 'new_password', 'repeat_password'];
@@ -39,5 +40,6 @@ export function Page() {
       <${Field} name="repeat_password" label="New password again" type="password" autocomplete="new-password" required error=${form.error} idPrefix="account" />
       <${Submit} form=${form} label="Change password" names=${NAMES} />
     </form>
-  </section>`;
+  </section>
+  <${Notifications} />`;
 }

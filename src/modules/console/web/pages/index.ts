@@ -25,6 +25,7 @@ export const PAGE_MODULES = {
   account: () => import('./account.ts'),
   'sign-in': () => import('./sign-in.ts'),
   setup: () => import('./setup.ts'),
+  ack: () => import('./ack.ts'),
 } satisfies Record<string, () => Promise<PageModule>>;
 
 export type PageName = keyof typeof PAGE_MODULES;

@@ -1,11 +1,12 @@
 /**
  * Settings (owners; the navigation hides the page from crew and the API refuses them anyway): the farm's
  * facts, its alert thresholds as a table (defaults beside overrides, the API's error on the cell it names),
- * the water, silence and intake rules (rule-settings.js),
+ * the water, silence and intake rules (rule-settings.js), the escalation chain (escalation-form.ts),
  * webhooks with their delivery log, API keys, and the account's usage as a chart. People have their own page.
  */
 import { api, type Reply, type Schema } from '../api.ts';
 import { TimeChart } from '../chart.ts';
+import { EscalationChain } from '../escalation-form.ts';
 import { NewFarm, TimeZones } from '../farm-form.ts';
 import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
 import { html, inputValue, useMemo, useState } from '../lib.ts';
@@ -325,6 +326,7 @@ export function Page({ farm }: PageProps) {
     <${FarmFacts} key=${farm.id} farm=${farm} />
     <${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
     <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />
+    <${EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />
     <${Webhooks} farm=${farm} />
     <${Keys} />
     <${Usage} />

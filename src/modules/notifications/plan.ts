@@ -1,0 +1,254 @@
+/**
+ * Notification delivery, step 1: planning. Alert events are read from the same outbox the webhooks are
+ * dispatched from, through a second cursor (`outbox.notified_at`), and become one notification row per
+ * person, alert, channel and step (the row's unique `dedupe_key`), in the transaction that marks the events
+ * read. PostgreSQL workers skip the events another worker holds (FOR UPDATE SKIP LOCKED), and the unique
+ * key keeps a second planning of the same event (after a crash) from adding anything.
+ *  - `alert.created`: everyone of the farm's account whose settings take that severity on a channel, and the
+ *    rule is not muted; held until their quiet hours end unless urgent breaks through; an urgent alert also
+ *    starts the farm's escalation (escalation.ts).
+ *  - `event.created` of type `alert.escalated` (a watch alert crossed the urgent line: the same alert, now
+ *    urgent): planned as an urgent alert opening, under keys of their own (`…:0:urgent`), so people told of the
+ *    watch alert are told again that it is urgent, and the escalation starts. Other farm events are only read.
+ *  - `alert.resolved`: the escalation ends, and whoever was told the alert opened gets a "resolved" notice on
+ *    the same channels (unless they turned those off).
+ */
+import type { Insertable } from 'kysely';
+import type { Db } from '../../db/schema.ts';
+import type { AlertSeverity } from '../../db/tables/alerts.ts';
+import type {
+  NotificationChannel,
+  NotificationKind,
+  NotificationsTable,
+} from '../../db/tables/notifications.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { escalationOf } from '../../domain/escalation.ts';
+import { newId } from '../../domain/ids.ts';
+import { parseJson } from '../../lib/json.ts';
+import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
+import { type AlertFacts, alertNotice, alertUrl, resolvedNotice } from './content.ts';
+import {
+  alertById,
+  endEscalation,
+  farmById,
+  insertNotifications,
+  markNotified,
+  type PersonRow,
+  peopleOfAccount,
+  peopleWithSubscriptions,
+  startEscalation,
+  storedSettingsOf,
+  toldAbout,
+  unnotifiedAlertEvents,
+} from './repository.ts';
+import { effectiveSettings, type PersonFarmSettings, releaseTime } from './settings.ts';
+
+/** An alert event older than this when read wakes nobody (a worker that was down for long, a bulk import). */
+export const STALE_EVENT_MS = 6 * HOUR_MS;
+
+export interface PlanOptions {
+  now: number;
+  publicUrl: string;
+  /** Whether email is offered (SMTP configured). */
+  email: boolean;
+  limit?: number;
+}
+
+type Farm = NonNullable<Awaited<ReturnType<typeof farmById>>>;
+
+/** One notification row. */
+export function notificationRow(input: {
+  person: string;
+  farm: string | null;
+  alert: string | null;
+  kind: NotificationKind;
+  channel: NotificationChannel;
+  step: number;
+  dedupe: string;
+  severity: AlertSeverity | null;
+  title: string;
+  body: string;
+  url: string;
+  due: number;
+  now: number;
+}): Insertable<NotificationsTable> {
+  return {
+    id: newId('notification', input.now),
+    person_id: input.person,
+    farm_id: input.farm,
+    alert_id: input.alert,
+    kind: input.kind,
+    channel: input.channel,
+    step: input.step,
+    dedupe_key: input.dedupe,
+    severity: input.severity,
+    title: input.title,
+    body: input.body,
+    url: input.url,
+    status: 'pending',
+    attempt_count: 0,
+    next_attempt_at: input.due,
+    locked_until: null,
+    answer: null,
+    created_at: input.now,
+    sent_at: null,
+  };
+}
+
+/** Each person's effective settings for one farm. */
+export async function settingsFor(
+  db: Db,
+  people: readonly PersonRow[],
+  farmId: string,
+): Promise<Map<string, PersonFarmSettings>> {
+  const stored = await storedSettingsOf(
+    db,
+    people.map((p) => p.id),
+    farmId,
+  );
+  const byPerson = new Map(
+    stored.map((s) => [s.person_id, parseJson<Partial<PersonFarmSettings>>(s.settings, {})]),
+  );
+  return new Map(people.map((p) => [p.id, effectiveSettings(p.role, byPerson.get(p.id) ?? null)]));
+}
+
+function factsOf(data: Record<string, unknown>, fallbackAt: number): AlertFacts {
+  const created = Date.parse(String(data.created_at ?? ''));
+  return {
+    id: String(data.id),
+    severity: (data.severity as AlertSeverity) ?? 'info',
+    title: String(data.title ?? ''),
+    reason: String(data.reason ?? ''),
+    rule: String(data.rule ?? ''),
+    created_at: Number.isFinite(created) ? created : fallbackAt,
+  };
+}
+
+async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanOptions, variant = '') {
+  const people = await peopleOfAccount(db, farm.account_id);
+  const settings = await settingsFor(db, people, farm.id);
+  const subscribed = await peopleWithSubscriptions(
+    db,
+    people.map((p) => p.id),
+  );
+  const rows: Insertable<NotificationsTable>[] = [];
+  const notice = alertNotice(alert, farm, 0);
+  for (const person of people) {
+    const s = settings.get(person.id);
+    if (!s || s.muted_rules.includes(alert.rule)) continue;
+    const due = releaseTime(s, alert.severity, options.now, farm.timezone);
+    for (const channel of ['push', 'email'] as const) {
+      if (!s.channels[channel].includes(alert.severity)) continue;
+      if (channel === 'email' && !options.email) continue;
+      if (channel === 'push' && !subscribed.has(person.id)) continue;
+      rows.push(
+        notificationRow({
+          person: person.id,
+          farm: farm.id,
+          alert: alert.id,
+          kind: 'alert',
+          channel,
+          step: 0,
+          dedupe: `alert:${alert.id}:${person.id}:${channel}:0${variant}`,
+          severity: alert.severity,
+          ...notice,
+          url: alertUrl(options.publicUrl, alert.id),
+          due,
+          now: options.now,
+        }),
+      );
+    }
+  }
+  await insertNotifications(db, rows);
+  if (alert.severity === 'urgent') {
+    const chain = escalationOf(parseJson<Record<string, unknown>>(farm.settings, {}));
+    if (chain && chain.steps.length > 0) {
+      await startEscalation(db, {
+        alert_id: alert.id,
+        farm_id: farm.id,
+        next_at: alert.created_at + chain.after_minutes * MINUTE_MS,
+      });
+    }
+  }
+  return rows.length;
+}
+
+async function planResolved(db: Db, farm: Farm, alert: AlertFacts, options: PlanOptions) {
+  await endEscalation(db, alert.id);
+  const told = await toldAbout(db, alert.id);
+  if (told.length === 0) return 0;
+  const people = (await peopleOfAccount(db, farm.account_id)).filter((p) =>
+    told.some((t) => t.person_id === p.id),
+  );
+  const settings = await settingsFor(db, people, farm.id);
+  const notice = resolvedNotice(alert, farm, options.now);
+  const rows = told
+    .filter((t) => settings.get(t.person_id)?.resolved_notices)
+    .filter((t) => t.channel !== 'email' || options.email)
+    .map((t) =>
+      notificationRow({
+        person: t.person_id,
+        farm: farm.id,
+        alert: alert.id,
+        kind: 'resolved',
+        channel: t.channel,
+        step: 0,
+        dedupe: `resolved:${alert.id}:${t.person_id}:${t.channel}`,
+        severity: alert.severity,
+        ...notice,
+        url: alertUrl(options.publicUrl, alert.id),
+        // A resolved notice waits for the quiet hours like a non-urgent one.
+        due: releaseTime(settings.get(t.person_id) as PersonFarmSettings, null, options.now, farm.timezone),
+        now: options.now,
+      }),
+    );
+  await insertNotifications(db, rows);
+  return rows.length;
+}
+
+/** A farm event: only `alert.escalated` (watch → urgent) is planned, as the urgent alert it now is. */
+async function planEscalated(db: Db, farm: Farm, event: Record<string, unknown>, options: PlanOptions) {
+  if (event.type !== 'alert.escalated') return 0;
+  const alertId = (event.data as { alert_id?: unknown } | undefined)?.alert_id;
+  if (typeof alertId !== 'string') return 0;
+  const row = await alertById(db, alertId);
+  if (row?.status !== 'open' || row.severity !== 'urgent') return 0;
+  // The escalation chain runs from the moment it became urgent.
+  return planCreated(db, farm, { ...row, created_at: options.now }, options, ':urgent');
+}
+
+/**
+ * Reads up to `limit` unread alert events and plans their notifications, in one transaction. Returns how
+ * many events were read and how many notifications planned.
+ */
+export async function planFromOutbox(
+  db: Db,
+  options: PlanOptions,
+): Promise<{ events: number; planned: number }> {
+  const limit = options.limit ?? 100;
+  return inTransaction(db, async (trx) => {
+    const events = await unnotifiedAlertEvents(trx, limit);
+    let planned = 0;
+    for (const event of events) {
+      if (options.now - event.created_at > STALE_EVENT_MS) continue;
+      const farm = await farmById(trx, event.farm_id);
+      if (!farm || farm.sample === 1) continue;
+      const data = parseJson<Record<string, unknown>>(event.data, {});
+      if (event.type === 'event.created') {
+        planned += await planEscalated(trx, farm, data, options);
+        continue;
+      }
+      const alert = factsOf(data, event.created_at);
+      planned +=
+        event.type === 'alert.created'
+          ? await planCreated(trx, farm, alert, options)
+          : await planResolved(trx, farm, alert, options);
+    }
+    await markNotified(
+      trx,
+      events.map((e) => e.id),
+      options.now,
+    );
+    return { events: events.length, planned };
+  });
+}

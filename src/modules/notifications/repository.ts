@@ -1,0 +1,429 @@
+/**
+ * The notifications' queries: the VAPID key pair, push subscriptions, settings, the notifications queue
+ * (claim with a lease, settle), the outbox's notification cursor, escalations and acknowledge tokens.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
+import { beforeCondition, type PageRequest, toPage } from '../../db/pagination.ts';
+import type { Db, Trx } from '../../db/schema.ts';
+import type {
+  NotificationStatus,
+  NotificationsTable,
+  PushSubscriptionsTable,
+} from '../../db/tables/notifications.ts';
+import type { RoleName } from '../../domain/permissions.ts';
+import { toIso } from '../../lib/time.ts';
+
+export type NotificationRow = Selectable<NotificationsTable>;
+export type SubscriptionRow = Selectable<PushSubscriptionsTable>;
+
+// The key pair ------------------------------------------------------------------------------------------
+
+export async function storedKeys(db: Db) {
+  return db
+    .selectFrom('notification_keys')
+    .select(['public_key', 'private_key'])
+    .where('id', '=', 1)
+    .executeTakeFirst();
+}
+
+/** Stores a key pair unless one is already stored (two processes starting at once keep the first). */
+export async function insertKeysOnce(db: Db, keys: { public_key: string; private_key: string }, now: number) {
+  await db
+    .insertInto('notification_keys')
+    .values({ id: 1, ...keys, created_at: now })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+// People and farms -------------------------------------------------------------------------------------
+
+export interface PersonRow {
+  id: string;
+  account_id: string;
+  email: string;
+  name: string | null;
+  role: RoleName;
+}
+
+export function peopleOfAccount(db: Db, accountId: string): Promise<PersonRow[]> {
+  return db
+    .selectFrom('people')
+    .select(['id', 'account_id', 'email', 'name', 'role'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}
+
+export function personById(db: Db, personId: string): Promise<PersonRow | undefined> {
+  return db
+    .selectFrom('people')
+    .select(['id', 'account_id', 'email', 'name', 'role'])
+    .where('id', '=', personId)
+    .executeTakeFirst();
+}
+
+/** The account's farms a person is notified about: every farm but the sample farm (its alerts are simulated). */
+export function notifiableFarms(db: Db, accountId: string) {
+  return db
+    .selectFrom('farms')
+    .select(['id', 'name', 'mode', 'timezone', 'settings', 'account_id'])
+    .where('account_id', '=', accountId)
+    .where('sample', '=', 0)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function farmById(db: Db, farmId: string) {
+  return db
+    .selectFrom('farms')
+    .select(['id', 'name', 'mode', 'timezone', 'settings', 'account_id', 'sample'])
+    .where('id', '=', farmId)
+    .executeTakeFirst();
+}
+
+// Subscriptions ----------------------------------------------------------------------------------------
+
+/** Saves a browser's subscription for a person; the same endpoint again replaces the old row's keys and owner. */
+export async function upsertSubscription(
+  db: Db,
+  row: Insertable<PushSubscriptionsTable>,
+): Promise<SubscriptionRow> {
+  return db
+    .insertInto('push_subscriptions')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('endpoint').doUpdateSet({
+        person_id: row.person_id,
+        p256dh: row.p256dh,
+        auth: row.auth,
+        user_agent: row.user_agent ?? null,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function subscriptionsOf(db: Db, personId: string): Promise<SubscriptionRow[]> {
+  return db
+    .selectFrom('push_subscriptions')
+    .selectAll()
+    .where('person_id', '=', personId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function subscriptionPage(db: Db, personId: string, page: PageRequest) {
+  return db
+    .selectFrom('push_subscriptions')
+    .selectAll()
+    .where('person_id', '=', personId)
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute()
+    .then((rows) =>
+      toPage(
+        rows,
+        page,
+        (r) => ({ at: r.created_at, id: r.id }),
+        (r) => r,
+      ),
+    );
+}
+
+export async function deleteSubscription(db: Db, personId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('push_subscriptions')
+    .where('id', '=', id)
+    .where('person_id', '=', personId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** A push service said the subscription is gone (404/410). */
+export async function deleteSubscriptionById(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('push_subscriptions').where('id', '=', id).execute();
+}
+
+export async function touchSubscription(db: Db, id: string, at: number): Promise<void> {
+  await db.updateTable('push_subscriptions').set({ last_sent_at: at }).where('id', '=', id).execute();
+}
+
+/** Which of these people have at least one browser subscribed. */
+export async function peopleWithSubscriptions(db: Db, personIds: readonly string[]): Promise<Set<string>> {
+  if (personIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('push_subscriptions')
+    .select('person_id')
+    .distinct()
+    .where('person_id', 'in', personIds)
+    .execute();
+  return new Set(rows.map((r) => r.person_id));
+}
+
+// Settings ---------------------------------------------------------------------------------------------
+
+export function storedSettingsOf(db: Db, personIds: readonly string[], farmId?: string) {
+  if (personIds.length === 0) return Promise.resolve([]);
+  let q = db
+    .selectFrom('notification_settings')
+    .select(['person_id', 'farm_id', 'settings'])
+    .where('person_id', 'in', personIds);
+  if (farmId !== undefined) q = q.where('farm_id', '=', farmId);
+  return q.execute();
+}
+
+export async function saveSettings(db: Db, personId: string, farmId: string, settings: string, now: number) {
+  await db
+    .insertInto('notification_settings')
+    .values({ person_id: personId, farm_id: farmId, settings, updated_at: now })
+    .onConflict((oc) => oc.columns(['person_id', 'farm_id']).doUpdateSet({ settings, updated_at: now }))
+    .execute();
+}
+
+// The queue --------------------------------------------------------------------------------------------
+
+/** Inserts notifications, at most one per dedupe key whatever ran before (the unique index). */
+export async function insertNotifications(
+  db: Db,
+  rows: readonly Insertable<NotificationsTable>[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('notifications')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .execute();
+  }
+}
+
+export function notificationPage(db: Db, personId: string, page: PageRequest) {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('person_id', '=', personId)
+    .where(beforeCondition('created_at', 'id', page))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+/**
+ * Leases up to `limit` due notifications for `leaseMs` (oldest due first). PostgreSQL skips rows another
+ * worker holds; SQLite's single UPDATE is atomic by itself. A worker that dies leaves a lease that runs out.
+ */
+export async function claimDue(
+  db: Db,
+  now: number,
+  limit: number,
+  leaseMs: number,
+): Promise<NotificationRow[]> {
+  let due = db
+    .selectFrom('notifications')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit);
+  if (isPostgres(db)) due = due.forUpdate().skipLocked();
+  const claimed = await db
+    .updateTable('notifications')
+    .set({ locked_until: now + leaseMs })
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .execute();
+  return claimed.sort(
+    (a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || (a.id < b.id ? -1 : 1),
+  );
+}
+
+/** Settles an attempt: only while this worker's lease holds (a late writer after the lease ran out loses). */
+export async function settleNotification(
+  db: Db,
+  id: string,
+  lease: number,
+  change: {
+    status: NotificationStatus;
+    answer: string;
+    attempt_count: number;
+    next_attempt_at: number | null;
+    sent_at: number | null;
+  },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('notifications')
+    .set({ ...change, locked_until: null })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('locked_until', '=', lease)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The channels each person was told on about an alert (notices that were sent). */
+export function toldAbout(db: Db, alertId: string) {
+  return db
+    .selectFrom('notifications')
+    .select(['person_id', 'channel'])
+    .distinct()
+    .where('alert_id', '=', alertId)
+    .where('kind', '=', 'alert')
+    .where('status', '=', 'sent')
+    .execute();
+}
+
+// The outbox's notification cursor ---------------------------------------------------------------------
+
+/** Alert events the planner has not read, oldest first; on PostgreSQL those no other worker holds. */
+export function unnotifiedAlertEvents(trx: Trx, limit: number) {
+  let q = trx
+    .selectFrom('outbox')
+    .select(['id', 'farm_id', 'type', 'data', 'created_at'])
+    .where('notified_at', 'is', null)
+    .where('type', 'in', ['alert.created', 'alert.resolved', 'event.created'])
+    .orderBy('id')
+    .limit(limit);
+  if (isPostgres(trx)) q = q.forUpdate().skipLocked();
+  return q.execute();
+}
+
+export async function markNotified(trx: Trx, ids: readonly string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('outbox').set({ notified_at: now }).where('id', 'in', ids).execute();
+}
+
+// Escalations ------------------------------------------------------------------------------------------
+
+export async function startEscalation(db: Db, row: { alert_id: string; farm_id: string; next_at: number }) {
+  await db
+    .insertInto('alert_escalations')
+    .values({ ...row, step: 0 })
+    .onConflict((oc) => oc.column('alert_id').doNothing())
+    .execute();
+}
+
+export async function endEscalation(db: Db, alertId: string): Promise<void> {
+  await db.deleteFrom('alert_escalations').where('alert_id', '=', alertId).execute();
+}
+
+export function dueEscalations(trx: Trx, now: number, limit: number) {
+  let q = trx
+    .selectFrom('alert_escalations as e')
+    .leftJoin('alerts as a', 'a.id', 'e.alert_id')
+    .select(['e.alert_id', 'e.farm_id', 'e.step', 'e.next_at', 'a.status', 'a.severity'])
+    .where('e.next_at', '<=', now)
+    .orderBy('e.next_at')
+    .limit(limit);
+  if (isPostgres(trx)) q = q.forUpdate('e').skipLocked();
+  return q.execute();
+}
+
+export async function advanceEscalation(
+  db: Db,
+  alertId: string,
+  step: number,
+  nextAt: number,
+): Promise<void> {
+  await db
+    .updateTable('alert_escalations')
+    .set({ step, next_at: nextAt })
+    .where('alert_id', '=', alertId)
+    .execute();
+}
+
+// Alerts -----------------------------------------------------------------------------------------------
+
+export function alertById(db: Db, alertId: string) {
+  return db.selectFrom('alerts').selectAll().where('id', '=', alertId).executeTakeFirst();
+}
+
+// Acknowledge tokens -----------------------------------------------------------------------------------
+
+export async function insertAckToken(
+  db: Db,
+  row: { token_hash: string; alert_id: string; person_id: string; created_at: number; expires_at: number },
+) {
+  await db
+    .insertInto('notification_ack_tokens')
+    .values({ ...row, used_at: null })
+    .execute();
+}
+
+/** Uses a token up, once: returns it when it was unused and unexpired at `now`. */
+export function useAckToken(db: Db, tokenHash: string, now: number) {
+  return db
+    .updateTable('notification_ack_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['alert_id', 'person_id'])
+    .executeTakeFirst();
+}
+
+export function ackTokenByHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('notification_ack_tokens')
+    .select(['alert_id', 'person_id', 'expires_at', 'used_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function pruneAckTokens(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('notification_ack_tokens')
+    .where('expires_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+// API objects ------------------------------------------------------------------------------------------
+
+export function toSubscription(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    endpoint_origin: new URL(row.endpoint).origin,
+    user_agent: row.user_agent,
+    created_at: toIso(row.created_at),
+    last_sent_at: row.last_sent_at === null ? null : toIso(row.last_sent_at),
+  };
+}
+
+export function toNotification(row: NotificationRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    channel: row.channel,
+    step: row.step,
+    farm_id: row.farm_id,
+    alert_id: row.alert_id,
+    severity: row.severity,
+    title: row.title,
+    body: row.body,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempt_count,
+    answer: row.answer,
+    created_at: toIso(row.created_at),
+    next_attempt_at: row.next_attempt_at === null ? null : toIso(row.next_attempt_at),
+    sent_at: row.sent_at === null ? null : toIso(row.sent_at),
+  };
+}
+
+/** Deletes settled notifications created before `before` (never a pending one); returns how many. */
+export async function pruneNotifications(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('notifications')
+    .where('created_at', '<', before)
+    .where('status', '!=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,166 @@
+/**
+ * The console as an installable app with notifications, in headless Chromium: the service worker installs
+ * at /sw.js; a push delivered to it through the DevTools protocol (ServiceWorker.deliverPushMessage) makes it
+ * call showNotification with the alert, its actions and requireInteraction (recorded by wrapping
+ * registration.showNotification in the worker: headless Chromium displays nothing); its Acknowledge action
+ * acknowledges the alert. The pushed payload is a real one: the server's, sent by web push to a local push
+ * service and decrypted there. Plus the manifest and icons, and the notification settings on a phone.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { issueAckToken } from '../src/modules/notifications/ack-token.ts';
+import { notificationTurn } from '../src/workers/notification-delivery.ts';
+import { screenshot } from './browser.ts';
+import { type ConsoleWorld, openPage, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import * as make from './factories.ts';
+import { waitFor } from './harness.ts';
+import { signedInPerson } from './people.ts';
+import { type PushService, startPushService } from './push-service.ts';
+
+let world: ConsoleWorld;
+let push: PushService;
+
+before(async () => {
+  [world, push] = await Promise.all([startConsole(), startPushService()]);
+});
+after(async () => {
+  await world?.close();
+  await push?.close();
+});
+
+test('the manifest names the app and its icons, which are PNGs', async () => {
+  const manifest = (await (await fetch(`${world.base}/manifest.webmanifest`)).json()) as {
+    name: string;
+    display: string;
+    start_url: string;
+    icons: { src: string; sizes: string }[];
+  };
+  assert.equal(manifest.name, 'Farmstead');
+  assert.equal(manifest.display, 'standalone');
+  assert.equal(manifest.start_url, '/');
+  for (const icon of manifest.icons) {
+    const res = await fetch(`${world.base}${icon.src}`);
+    assert.equal(res.headers.get('content-type'), 'image/png');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assert.equal(bytes.subarray(1, 4).toString('ascii'), 'PNG');
+    assert.equal(`${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}`, icon.sizes);
+  }
+  const sw = await fetch(`${world.base}/sw.js`);
+  assert.equal(sw.headers.get('cache-control'), 'no-cache');
+  assert.match(await sw.text(), /^const VERSION = '[0-9a-f]{16}';/);
+});
+
+test('the service worker installs; a pushed alert is shown with its actions, urgent ones stay; Acknowledge acknowledges it', async () => {
+  const account = await world.t.account('Pushy');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Hillside', timezone: 'UTC' });
+  const house = await make.device(world.t, account.live_key, farm.id, { type: 'house', name: 'House 2' });
+  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
+  await page.goto(`${world.base}/account`);
+  await page.getByRole('heading', { name: 'What you are told, per farm' }).waitFor();
+  const scope = await page.evaluate<string>('navigator.serviceWorker.ready.then((r) => r.scope)');
+  assert.equal(scope, `${world.base}/`);
+  const worker = await waitFor('the service worker', () => page.context().serviceWorkers()[0]);
+  assert.equal(new URL(worker.url()).pathname, '/sw.js');
+
+  // Headless Chromium displays no notification: record what the worker asks for.
+  await worker.evaluate(`(() => {
+    self.shown = [];
+    const registration = self.registration;
+    const show = registration.showNotification.bind(registration);
+    registration.showNotification = (title, options) => {
+      self.shown.push({ title, options });
+      return show(title, options).catch(() => undefined);
+    };
+  })()`);
+
+  // A real payload: the server's push for an urgent alert, decrypted by the local push service.
+  const browser = push.subscription();
+  const saved = await person.request('POST', '/v1/me/push-subscriptions', { body: browser.json });
+  assert.equal(saved.status, 201);
+  await make.report(world.t, house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+  await notificationTurn({ database: world.t.database, config: world.t.config }, Date.now(), {
+    briefs: false,
+  });
+  const payload = push.received.find((r) => r.subscription === browser.id)?.payload;
+  assert.ok(payload, 'the server pushed the alert');
+
+  const cdp = await page.context().newCDPSession(page);
+  const registrations: { registrationId: string; scopeURL: string }[] = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: typeof registrations }) =>
+    registrations.push(...event.registrations),
+  );
+  await cdp.send('ServiceWorker.enable');
+  const registration = await waitFor('the registration', () =>
+    registrations.find((r) => r.scopeURL === `${world.base}/`),
+  );
+  await cdp.send('ServiceWorker.deliverPushMessage', {
+    origin: world.base,
+    registrationId: registration.registrationId,
+    data: JSON.stringify(payload),
+  });
+  type Shown = {
+    title: string;
+    options: {
+      body: string;
+      requireInteraction: boolean;
+      actions: { action: string; title: string }[];
+      data: { alert_id: string; ack_token: string };
+    };
+  };
+  const [shown] = await waitFor('showNotification', async () => {
+    const calls = await worker.evaluate<Shown[]>('self.shown');
+    return calls.length > 0 ? calls : null;
+  });
+  assert.ok(shown);
+  assert.equal(shown.title, 'Urgent: High ammonia in House 2');
+  assert.match(shown.options.body, /Ammonia 26 ppm in House 2 .*Hillside/);
+  assert.equal(shown.options.requireInteraction, true);
+  assert.deepEqual(
+    shown.options.actions.map((a) => a.title),
+    ['Acknowledge', 'Open'],
+  );
+  assert.equal(shown.options.data.alert_id, payload.alert_id);
+
+  // The Acknowledge action, as notificationclick runs it.
+  await worker.evaluate(`onNotificationAction('acknowledge', self.shown[0].options.data)`);
+  const alert = await world.t.request<{ status: string }>('GET', `/v1/alerts/${String(payload.alert_id)}`, {
+    key: account.live_key,
+  });
+  assert.equal(alert.body.status, 'acknowledged');
+
+  // The notification settings on a phone, for people to look at.
+  await page.reload();
+  await page.getByRole('heading', { name: 'What you are told, per farm' }).waitFor();
+  await page.locator('#notifications').scrollIntoViewIfNeeded();
+  await page.locator('form.farm-notify').first().waitFor();
+  await page.evaluate(`document.querySelector('#notifications').scrollIntoView()`);
+  await screenshot(page, 'notification-settings-phone');
+  await page.evaluate(`document.querySelector('form.farm-notify').scrollIntoView()`);
+  await screenshot(page, 'notification-settings-phone-farm');
+  assert.deepEqual(problems, []);
+});
+
+test('an emailed acknowledge link opens a page that changes nothing until its one button is pressed', async () => {
+  const account = await world.t.account('Mailed');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Ridge', timezone: 'UTC' });
+  const house = await make.device(world.t, account.live_key, farm.id, { type: 'house', name: 'House 2' });
+  await make.report(world.t, house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+  const alerts = await world.t.request<{ data: { id: string }[] }>('GET', `/v1/farms/${farm.id}/alerts`, {
+    key: account.live_key,
+  });
+  const alertId = alerts.body.data[0]?.id as string;
+  const owner = await signedInPerson(world.t, account, 'owner');
+  const token = await issueAckToken(world.t.database.db, owner.session.person.id, alertId, Date.now());
+  const statusOf = async () =>
+    (await world.t.request<{ status: string }>('GET', `/v1/alerts/${alertId}`, { key: account.live_key }))
+      .body.status;
+  // No session: a mail scanner or the person's phone, straight from the email.
+  const { page, problems } = await openPage(world, PHONE);
+  await page.goto(`${world.base}/ack/${token}`);
+  await page.getByRole('heading', { name: 'High ammonia in House 2' }).waitFor();
+  assert.equal(await statusOf(), 'open');
+  await page.getByRole('button', { name: 'Acknowledge this alert' }).click();
+  await page.getByText('This alert is acknowledged.').waitFor();
+  assert.equal(await statusOf(), 'acknowledged');
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,149 @@
+/**
+ * Exactly one notification per person, alert, channel and step, sent by real `worker` processes
+ * (src/main.ts worker) to a local https push service (test/push-service.ts; the children trust its
+ * certificate through NODE_EXTRA_CA_CERTS):
+ *  - three workers at once on one PostgreSQL database: every notification received once, none twice;
+ *  - a worker killed with `kill -9` mid-way, then another started: every notification is received, and none
+ *    that was recorded as sent before the kill is sent again (only one in flight at the kill may be).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, test } from 'node:test';
+import * as make from './factories.ts';
+import { ENGINES, startTestApp, type TestApp, waitFor } from './harness.ts';
+import { signedInPerson } from './people.ts';
+import { baseEnv, MAIN } from './processes.ts';
+import { type PushService, startPushService } from './push-service.ts';
+
+const HOUSES = 12;
+
+let push: PushService;
+before(async () => {
+  push = await startPushService();
+});
+after(() => push.close());
+
+function startWorker(t: TestApp): ChildProcess {
+  const child = spawn(process.execPath, [MAIN, 'worker'], {
+    env: {
+      ...baseEnv(),
+      ...(t.config.databaseUrl
+        ? { DATABASE_URL: t.config.databaseUrl }
+        : { FARMSTEAD_DATA: t.config.dataDir }),
+      LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: push.caFile,
+      FARMSTEAD_WEBHOOK_ALLOW_PRIVATE: '1',
+      FARMSTEAD_WEBHOOK_POLL_MS: '20',
+      FARMSTEAD_WEBHOOK_TIMEOUT_MS: '500',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+/** A farm with HOUSES urgent alerts and three people with a browser each: HOUSES × 3 notifications. */
+async function alertsForThree(t: TestApp) {
+  const account = await t.account();
+  const farm = await make.farm(t, account.live_key, { name: 'Busy farm', timezone: 'UTC' });
+  const browsers: string[] = [];
+  for (const role of ['owner', 'crew', 'crew'] as const) {
+    const person = await signedInPerson(t, account, role);
+    const browser = push.subscription();
+    const res = await person.request('POST', '/v1/me/push-subscriptions', { body: browser.json });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    browsers.push(browser.id);
+  }
+  for (let i = 0; i < HOUSES; i++) {
+    const house = await make.device(t, account.live_key, farm.id, { type: 'house', name: `House ${i + 1}` });
+    const res = await make.report(t, house.device_key, {
+      readings: [{ metric: 'climate.nh3_ppm', value: 30 }],
+    });
+    assert.equal(res.status, 200);
+  }
+  return { browsers, farmId: farm.id, expected: HOUSES * 3 };
+}
+
+function receivedBy(browsers: readonly string[]) {
+  return push.received.filter((r) => browsers.includes(r.subscription)).map((r) => String(r.payload.id));
+}
+
+async function notificationRows(t: TestApp, farmId: string) {
+  return t.database.db
+    .selectFrom('notifications')
+    .select(['id', 'status'])
+    .where('kind', '=', 'alert')
+    .where('farm_id', '=', farmId)
+    .execute();
+}
+
+for (const engine of ENGINES) {
+  describe(`notification workers [${engine}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(engine, { webhookAllowPrivate: true });
+    });
+    after(() => t.close());
+
+    if (engine === 'postgres') {
+      test('three workers at once: every notification sent exactly once', async () => {
+        const { browsers, farmId, expected } = await alertsForThree(t);
+        const workers = [startWorker(t), startWorker(t), startWorker(t)];
+        try {
+          await waitFor(
+            'every notification sent',
+            async () => {
+              const rows = await notificationRows(t, farmId);
+              return rows.length === expected && rows.every((r) => r.status === 'sent');
+            },
+            120_000,
+          );
+        } finally {
+          await Promise.all(workers.map(stop));
+        }
+        const ids = receivedBy(browsers);
+        assert.equal(ids.length, expected, 'one push per notification');
+        assert.equal(new Set(ids).size, expected, 'no notification twice');
+      });
+    }
+
+    test('kill -9 of the worker: none lost, none recorded as sent sent again', async () => {
+      const { browsers, farmId, expected } = await alertsForThree(t);
+      push.delayMs = 40;
+      let worker = startWorker(t);
+      try {
+        await waitFor('a third of the pushes', () => receivedBy(browsers).length >= expected / 3, 120_000);
+        worker.kill('SIGKILL');
+        await once(worker, 'exit');
+        const sentBeforeKill = new Set(
+          (await notificationRows(t, farmId)).filter((r) => r.status === 'sent').map((r) => r.id),
+        );
+        assert.ok(sentBeforeKill.size > 0 && sentBeforeKill.size < expected, `${sentBeforeKill.size} sent`);
+        worker = startWorker(t);
+        await waitFor(
+          'every notification sent after the restart',
+          async () => {
+            const rows = await notificationRows(t, farmId);
+            return rows.length === expected && rows.every((r) => r.status === 'sent');
+          },
+          120_000,
+        );
+        const ids = receivedBy(browsers);
+        const counts = new Map<string, number>();
+        for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+        assert.equal(counts.size, expected, 'every notification reached its browser');
+        for (const id of sentBeforeKill)
+          assert.equal(counts.get(id), 1, `${id} was recorded as sent: once only`);
+      } finally {
+        push.delayMs = 0;
+        await stop(worker);
+      }
+    });
+  });
+}
