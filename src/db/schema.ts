@@ -7,6 +7,7 @@ import type { AlertTables } from './tables/alerts.ts';
 import type { DevicesTables } from './tables/devices.ts';
 import type { FoundationTables } from './tables/foundation.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
+import type { OauthTables } from './tables/oauth.ts';
 import type { PeopleTables } from './tables/people.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { RuleTables } from './tables/rules.ts';
@@ -20,7 +21,8 @@ export interface DB
     WebhookTables,
     IdempotencyTables,
     RuleTables,
-    PeopleTables {}
+    PeopleTables,
+    OauthTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

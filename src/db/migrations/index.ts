@@ -17,6 +17,7 @@ import * as m0019 from './0019_watermark_previous.ts';
 import * as m0020 from './0020_rules_version.ts';
 import * as m0021 from './0021_readings_value_index.ts';
 import * as m0022 from './0022_device_report_token.ts';
+import * as m0029 from './0029_oauth.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0020_rules_version': m0020,
   '0021_readings_value_index': m0021,
   '0022_device_report_token': m0022,
+  '0029_oauth': m0029,
 };
