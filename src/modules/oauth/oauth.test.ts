@@ -388,3 +388,17 @@ forEachEngine('oauth', (t) => {
     assert.equal((await owner.request('DELETE', `/v1/agents/${agent.id}`)).status, 404);
   });
 });
+
+forEachEngine('oauth client metadata documents', (t) => {
+  test('a metadata document on a private address is refused through the SSRF guard, with the switch named', async () => {
+    const { challenge } = pkce();
+    const query = authorizeQuery('https://127.0.0.1:9/oauth/client.json', challenge);
+    const res = await t().request<string>('GET', `/oauth/authorize?${query}`);
+    assert.equal(res.status, 400);
+    assert.match(res.body, /could not be fetched/);
+    assert.match(res.body, /loopback/);
+    assert.match(res.body, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE/);
+    const rows = await t().database.db.selectFrom('oauth_clients').select('id').execute();
+    assert.equal(rows.length, 0, 'nothing is stored for a document that was not fetched');
+  });
+});

@@ -23,6 +23,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Connected agents: the MCP clients people allowed, with their level and last use */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect an agent: its tokens stop working at the next call */
+        delete: operations["revokeAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/alerts/{id}": {
         parameters: {
             query?: never;
@@ -736,6 +770,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an MCP client asks for: its name, its redirect host, and what may be granted (console) */
+        get: operations["getAuthorizationRequest"];
+        put?: never;
+        /** Allow or deny an MCP client: farms, mode and level (console; a signed-in person only) */
+        post: operations["answerAuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/paddocks/{id}": {
         parameters: {
             query?: never;
@@ -1429,13 +1481,13 @@ export interface components {
         CommandRequest: components["schemas"]["HouseCommand"] | components["schemas"]["DeviceCommand"] | {
             /** @description Any command name the device understands (not one of the registry’s names). */
             command: string;
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             /** @description Stored as sent. */
             params?: {
                 [key: string]: unknown;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         };
         /**
@@ -1499,45 +1551,45 @@ export interface components {
         DeviceCommand: {
             /** @enum {string} */
             command: "locate";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "set_report_interval";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Seconds between reports, 60 (one minute) to 86400 (one day). */
                 seconds: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "alarm.sound";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: {
                 /** @description How long to sound, 1-300 seconds; default 30. */
                 seconds?: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "alarm.silence";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "valve.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1546,7 +1598,7 @@ export interface components {
                  */
                 position: "open" | "closed";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         };
         /** DeviceKey */
@@ -1698,29 +1750,29 @@ export interface components {
         HouseCommand: {
             /** @enum {string} */
             command: "doors.open";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description "all", or a list of pop door numbers 1-14. */
                 doors: "all" | number[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "doors.close";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description "all", or a list of pop door numbers 1-14. */
                 doors: "all" | number[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "doors.schedule";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Closing time, HH:MM or "dusk". */
@@ -1734,12 +1786,12 @@ export interface components {
                 /** @description Closing time, HH:MM or "dusk". */
                 close: string | "dusk";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "move.start";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: {
                 /** @description Compass heading in degrees, 0 (north) up to but not including 360. */
@@ -1747,53 +1799,53 @@ export interface components {
                 /** @description Metres to move per day; default 18, one house length. */
                 meters_per_day?: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "move.stop";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "move.to_paddock";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Id of a paddock on the farm. */
                 paddock_id: string;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "feed.dispense";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Feed to dispense, in kg. */
                 kg: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "feed.schedule";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Daily feeding times, HH:MM. */
                 times: string[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "spines.set_height";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Height above the floor in millimetres. */
@@ -1813,12 +1865,12 @@ export interface components {
                  */
                 mode: "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "climate.set_mode";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1827,23 +1879,23 @@ export interface components {
                  */
                 mode: "auto" | "summer" | "winter";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "climate.set_target";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /** @description Target temperature, °C (0-45). */
                 temp_c: number;
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "awnings.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1852,12 +1904,12 @@ export interface components {
                  */
                 position: "open" | "closed" | "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "fans.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1883,12 +1935,12 @@ export interface components {
                  */
                 ridge: "on" | "off" | "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "heaters.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1899,28 +1951,28 @@ export interface components {
                 /** @description Panel numbers 1-6; all panels when left out. */
                 panels?: number[];
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "floor.deploy";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "floor.retract";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params?: Record<string, never>;
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         } | {
             /** @enum {string} */
             command: "lights.set";
-            /** @description Seconds until an unanswered command fails as expired (default 86400, one day). */
+            /** @description Seconds until an unanswered command fails as expired (default: the server’s FARMSTEAD_COMMAND_EXPIRY_S setting). */
             expires_in_s?: number;
             params: {
                 /**
@@ -1929,7 +1981,7 @@ export interface components {
                  */
                 mode: "on" | "off" | "auto";
             };
-            /** @description Seconds after which a command handed out and not answered is handed out again (default 60). */
+            /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
         };
         /** Key */
@@ -2266,6 +2318,130 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected agents, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_name: string;
+                            /** @description The email of the person who allowed it. */
+                            connected_by: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            farms: string[] | null;
+                            id: string;
+                            last_used_at: string | null;
+                            /** @description read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands. */
+                            level: "read" | "record" | "full";
+                            mode: "live" | "test";
+                            redirect_host: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent is disconnected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: date-time */
+                        revoked_at: string;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No connected agent with this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7198,6 +7374,187 @@ export interface operations {
             };
             /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthorizationRequest: {
+        parameters: {
+            query?: {
+                client_id?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                prompt?: string;
+                redirect_uri?: string;
+                resource?: string;
+                response_type?: string;
+                scope?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, checked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client: {
+                            client_id: string;
+                            /** @description The name the client gave itself (not verified). */
+                            name: string;
+                            /** @description Where the answer goes: the redirect URI’s host. */
+                            redirect_host: string;
+                            registration: "metadata_document" | "dynamic";
+                        };
+                        farms: {
+                            id: string;
+                            mode: "live" | "test";
+                            name: string;
+                        }[];
+                        /** @description The levels this person may grant (never more than their own role). */
+                        levels: {
+                            /** @description read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands. */
+                            level: "read" | "record" | "full";
+                            title: string;
+                        }[];
+                        mode: "live" | "test";
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    decision: "allow" | "deny";
+                    farms?: string[] | null;
+                    /** @description read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands. */
+                    level?: "read" | "record" | "full";
+                    mode?: "live" | "test";
+                    /** @description The authorization request, as the client sent it to /oauth/authorize. */
+                    request: {
+                        client_id?: string;
+                        code_challenge?: string;
+                        code_challenge_method?: string;
+                        prompt?: string;
+                        redirect_uri?: string;
+                        resource?: string;
+                        response_type?: string;
+                        scope?: string;
+                        state?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Where the browser goes next: the client’s redirect URI with the code (or access_denied), state and iss. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_to: string;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

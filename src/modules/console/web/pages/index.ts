@@ -30,6 +30,7 @@ export const PAGE_MODULES = {
   settings: () => import('./settings.ts'),
   people: () => import('./people.ts'),
   account: () => import('./account.ts'),
+  connect: () => import('./connect.ts'),
   'sign-in': () => import('./sign-in.ts'),
   setup: () => import('./setup.ts'),
 } satisfies Record<string, () => Promise<PageModule>>;
