@@ -9,6 +9,7 @@ import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
 import { checkIntake } from '../modules/alert-passes/intake.ts';
 import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
+import { pruneOAuth } from '../modules/oauth/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
   ensureReadingPartitions,
@@ -88,6 +89,18 @@ export const JOBS: readonly PeriodicJob[] = [
       const deleted = await prunePeopleBookkeeping(database.db, Date.now());
       if (deleted.sessions + deleted.links + deleted.failures > 0)
         log.debug(deleted, 'people bookkeeping pruned');
+    },
+  },
+  {
+    // OAuth for MCP connectors: expired codes and tokens, grants left with neither, stale unused documents.
+    name: 'oauth.prune',
+    everyMs: () => 3_600_000,
+    timeoutMs: 60_000,
+    attempts: 3,
+    run: async ({ database, log }) => {
+      const deleted = await pruneOAuth(database.db, Date.now());
+      if (deleted.codes + deleted.tokens + deleted.grants + deleted.documents > 0)
+        log.debug(deleted, 'OAuth bookkeeping pruned');
     },
   },
   {

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { type SignedIn, signedInPerson } from '../../../test/people.ts';
+import { pruneOAuth } from './service.ts';
 
 const ORIGIN = 'http://localhost:80';
 const RESOURCE = `${ORIGIN}/mcp`;
@@ -386,6 +387,43 @@ forEachEngine('oauth', (t) => {
     assert.equal(gone.status, 200);
     assert.equal((await listTools(t(), two.access)).status, 401);
     assert.equal((await owner.request('DELETE', `/v1/agents/${agent.id}`)).status, 404);
+  });
+});
+
+forEachEngine('oauth pruning', (t) => {
+  test('expired codes and tokens go, then the grants left with neither; a live grant stays', async () => {
+    const account = await t().account();
+    const owner = await signedInPerson(t(), account, 'owner');
+    const live = await tokensFor(t(), owner);
+    const revoked = await tokensFor(t(), owner);
+    await form(t(), '/oauth/revoke', { token: revoked.access, client_id: revoked.clientId });
+    const db = t().database.db;
+    const grantOf = async (access: string) =>
+      (
+        await db
+          .selectFrom('oauth_tokens')
+          .select('grant_id')
+          .where('token_hash', '=', createHash('sha256').update(access).digest('hex'))
+          .executeTakeFirstOrThrow()
+      ).grant_id;
+    const liveGrant = await grantOf(live.access);
+    const day = 24 * 60 * 60 * 1000;
+    // Two days on: the access tokens have expired, the refresh tokens not; the revoked grant is gone.
+    const pruned = await pruneOAuth(db, Date.now() + 2 * day);
+    assert.ok(pruned.tokens >= 1 && pruned.grants >= 1, JSON.stringify(pruned));
+    const grants = await db
+      .selectFrom('oauth_grants')
+      .select('id')
+      .where('account_id', '=', account.account_id)
+      .execute();
+    assert.deepEqual(
+      grants.map((g) => g.id),
+      [liveGrant],
+    );
+    // Past the refresh token's 30 days nothing of it is left.
+    await pruneOAuth(db, Date.now() + 31 * day);
+    const after = await db.selectFrom('oauth_grants').select('id').where('id', '=', liveGrant).execute();
+    assert.equal(after.length, 0);
   });
 });
 

@@ -16,7 +16,7 @@ import { AppError, invalid } from '../../http/errors.ts';
 import { apiKeyCache, forgetApiKey } from '../../http/key-cache.ts';
 import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
-import { type ClientSettings, findClient, type OAuthClient } from './clients.ts';
+import { CIMD_FRESH_MS, type ClientSettings, findClient, type OAuthClient } from './clients.ts';
 import { OAuthError, UntrustedRequestError } from './errors.ts';
 
 /** Access tokens are short-lived; a client refreshes them. */
@@ -640,4 +640,59 @@ export async function revokeAgent(db: Db, caller: ApiCaller, id: string, now: nu
   if (!done) throw new AppError('not_found', `No connected agent with id "${id}".`);
   forgetApiKey(id);
   return { id, revoked_at: toIso(now) };
+}
+
+/**
+ * The `oauth.prune` job: expired codes and tokens, then grants left with neither (revoked, expired, or
+ * consented to but never redeemed) a day on, and cached client metadata documents no grant uses once stale.
+ * Registered (DCR) clients stay: a client keeps its client_id and comes back with it.
+ */
+export async function pruneOAuth(db: Db, now: number) {
+  const codes = await db.deleteFrom('oauth_codes').where('expires_at', '<', now).executeTakeFirst();
+  const tokens = await db.deleteFrom('oauth_tokens').where('expires_at', '<', now).executeTakeFirst();
+  const grants = await db
+    .deleteFrom('oauth_grants')
+    .where('created_at', '<', now - 24 * 60 * 60 * 1000)
+    .where((eb) =>
+      eb.and([
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('oauth_tokens')
+              .select('grant_id')
+              .whereRef('oauth_tokens.grant_id', '=', 'oauth_grants.id'),
+          ),
+        ),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('oauth_codes')
+              .select('grant_id')
+              .whereRef('oauth_codes.grant_id', '=', 'oauth_grants.id'),
+          ),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+  const documents = await db
+    .deleteFrom('oauth_clients')
+    .where('kind', '=', 'cimd')
+    .where('fetched_at', '<', now - CIMD_FRESH_MS)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('oauth_grants')
+            .select('id')
+            .whereRef('oauth_grants.client_row_id', '=', 'oauth_clients.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return {
+    codes: Number(codes.numDeletedRows),
+    tokens: Number(tokens.numDeletedRows),
+    grants: Number(grants.numDeletedRows),
+    documents: Number(documents.numDeletedRows),
+  };
 }
