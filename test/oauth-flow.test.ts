@@ -194,6 +194,7 @@ test('a client metadata document: consent in test mode, read only; refresh rotat
   await authorize(cimd, page, { pin: '2026-07-28' }, async (pg) => {
     await pg.getByRole('heading', { name: 'Connect Pasture Assistant?' }).waitFor();
     assert.match((await pg.locator('.redirect-host').textContent()) ?? '', /127\.0\.0\.1:1/);
+    assert.equal(await pg.locator('.published-by').textContent(), new URL(cimdUrl).host);
     await pg.getByLabel('Test farms (sample)').check();
     await pg.getByLabel('Read only').check();
     await assertNoHorizontalScroll(pg);
@@ -259,6 +260,7 @@ test('Dynamic Client Registration: one farm, read and record; the account page d
     await pg.getByRole('button', { name: 'Allow' }).click();
   });
   assert.match((dcr.stored as { client?: { client_id: string } }).client?.client_id ?? '', /^mcp_/);
+  assert.equal(await page.locator('.published-by').count(), 0, 'a registered client has no publisher');
 
   const client = await connected(dcr, 'legacy');
   const tools = await toolNames(client);

@@ -38,7 +38,10 @@ export interface ClientSettings {
 }
 
 function invalidMetadata(message: string): OAuthError {
-  return new OAuthError('invalid_client_metadata', message);
+  return new OAuthError(
+    /^redirect_uri "/.test(message) ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+    message,
+  );
 }
 
 function isLoopbackHost(host: string): boolean {
@@ -84,6 +87,22 @@ function checkMetadata(body: unknown, fail: (m: string) => OAuthError): CheckedM
   }
   if (uris.length > MAX_REDIRECT_URIS) throw fail(`At most ${MAX_REDIRECT_URIS} redirect_uris.`);
   const redirectUris = uris.map((u) => checkRedirectUri(u, fail));
+  // OpenID Connect DCR §2, as the MCP 2026-07-28 era asks clients to declare: a web client's redirect URIs
+  // are https on a host that is not the loopback; a native app's may be loopback http or its own scheme.
+  const type = m.application_type;
+  if (type !== undefined && type !== 'web' && type !== 'native') {
+    throw fail('application_type must be "web" or "native".');
+  }
+  if (type === 'web') {
+    const local = redirectUris.find((u) => {
+      const url = new URL(u);
+      return url.protocol !== 'https:' || isLoopbackHost(url.hostname);
+    });
+    if (local)
+      throw fail(
+        `redirect_uri "${local}" does not suit a web client (application_type "web"): use https on a public host, or register as "native".`,
+      );
+  }
   const name = m.client_name === undefined ? null : m.client_name;
   if (name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME)) {
     throw fail(`client_name must be a non-empty string of at most ${MAX_NAME} characters.`);

@@ -147,7 +147,15 @@ forEachEngine('oauth', (t) => {
       body: { client_name: 'x', redirect_uris: ['http://evil.example/cb'] },
     });
     assert.equal(bad.status, 400);
-    assert.equal(bad.body.error, 'invalid_client_metadata');
+    assert.equal(bad.body.error, 'invalid_redirect_uri');
+    const web = await t().request<{ error: string }>('POST', '/oauth/register', {
+      body: { client_name: 'x', application_type: 'web', redirect_uris: ['http://127.0.0.1:5555/cb'] },
+    });
+    assert.equal(web.body.error, 'invalid_redirect_uri');
+    const native = await t().request('POST', '/oauth/register', {
+      body: { client_name: 'x', application_type: 'native', redirect_uris: ['http://127.0.0.1:5555/cb'] },
+    });
+    assert.equal(native.status, 201);
     const none = await t().request<{ error: string }>('POST', '/oauth/register', {
       body: { client_name: 'x' },
     });

@@ -188,6 +188,9 @@ const ConsentRequest = Type.Object(
       name: Type.String({ description: 'The name the client gave itself (not verified).' }),
       redirect_host: Type.String({ description: 'Where the answer goes: the redirect URI’s host.' }),
       registration: Type.Union([Type.Literal('metadata_document'), Type.Literal('dynamic')]),
+      published_by: Nullable(
+        Type.String({ description: 'The host of its client metadata document (null: registered by DCR).' }),
+      ),
     }),
     farms: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), mode: Mode })),
     mode: Mode,

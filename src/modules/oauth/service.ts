@@ -183,6 +183,8 @@ export async function describeRequest(db: Db, caller: ApiCaller, checked: Checke
       name: checked.client.name,
       redirect_host: new URL(checked.redirectUri).host || checked.redirectUri,
       registration: checked.client.kind === 'cimd' ? ('metadata_document' as const) : ('dynamic' as const),
+      // A metadata document's host vouches for the client (the CIMD draft asks to show it); a registration has none.
+      published_by: checked.client.kind === 'cimd' ? new URL(checked.client.clientId).host : null,
     },
     farms: farms.map((f) => ({ id: f.id, name: f.name, mode: f.mode })),
     mode: caller.mode,

@@ -7422,6 +7422,7 @@ export interface operations {
                             client_id: string;
                             /** @description The name the client gave itself (not verified). */
                             name: string;
+                            published_by: string | null;
                             /** @description Where the answer goes: the redirect URI’s host. */
                             redirect_host: string;
                             registration: "metadata_document" | "dynamic";

@@ -81,6 +81,7 @@ function Consent({ request, described }: { request: Request; described: Describe
     <h1>Connect ${client.name}?</h1>
     <p><strong>${client.name}</strong> asks to use Farmstead as <strong>${session.person.email}</strong>.
       When you answer, you go back to <strong class="redirect-host">${client.redirect_host}</strong>.</p>
+    ${client.published_by && html`<p class="small">Its description is published by <strong class="published-by">${client.published_by}</strong>.</p>`}
     <p class="muted small">The name is what the app calls itself. Allow only if you just connected it from an app you trust at that address.</p>
     <form onSubmit=${(e: Event) => {
       e.preventDefault();
