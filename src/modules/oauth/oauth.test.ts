@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
 import { type SignedIn, signedInPerson } from '../../../test/people.ts';
+import { BUS_CHANNELS, openBus } from '../../db/notify.ts';
 import { pruneOAuth } from './service.ts';
 
 const ORIGIN = 'http://localhost:80';
@@ -114,6 +115,13 @@ forEachEngine('oauth', (t) => {
     assert.equal(as.body.client_id_metadata_document_supported, true);
     assert.equal(as.body.authorization_response_iss_parameter_supported, true);
     assert.equal(as.body.token_endpoint, `${ORIGIN}/oauth/token`);
+    // Browser-based clients read them from their own origin.
+    assert.equal(as.headers['access-control-allow-origin'], '*');
+    const preflight = await t().request('OPTIONS', '/oauth/register', {
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.match(String(preflight.headers['access-control-allow-headers']), /content-type/);
   });
 
   test('/mcp without credentials: 401 naming the resource metadata, and a message about API keys too', async () => {
@@ -171,12 +179,17 @@ forEachEngine('oauth', (t) => {
 
     // An unregistered redirect URI is never redirected to.
     const other = authorizeQuery(clientId, challenge, { redirect_uri: 'http://127.0.0.1:9999/elsewhere' });
-    const refused = await t().request<string>('GET', `/oauth/authorize?${other}`);
+    const html = { accept: 'text/html,application/xhtml+xml' };
+    const refused = await t().request<string>('GET', `/oauth/authorize?${other}`, { headers: html });
     assert.equal(refused.status, 400);
+    assert.match(String(refused.headers['content-type']), /text\/html/);
     assert.match(refused.body, /not one of the redirect URIs registered/);
+    const asJson = await t().request<{ error: { code: string } }>('GET', `/oauth/authorize?${other}`);
+    assert.equal(asJson.body.error.code, 'invalid_request');
     const unknown = await t().request<string>(
       'GET',
       `/oauth/authorize?${authorizeQuery('mcp_nope', challenge)}`,
+      { headers: html },
     );
     assert.equal(unknown.status, 400);
     assert.match(unknown.body, /No client/);
@@ -398,6 +411,36 @@ forEachEngine('oauth', (t) => {
   });
 });
 
+forEachEngine('oauth revocation reaches every process', (t) => {
+  test('revoking an agent announces its grant on the key channel, which every process listens to', async () => {
+    const heard: string[] = [];
+    const bus = openBus({ databaseUrl: t().config.databaseUrl });
+    await bus.listen(BUS_CHANNELS.apiKeys, (id) => heard.push(id));
+    try {
+      const account = await t().sharedAccount();
+      const owner = await signedInPerson(t(), account, 'owner');
+      await tokensFor(t(), owner);
+      const [agent] = (await owner.request<{ data: { id: string }[] }>('GET', '/v1/agents')).body.data;
+      assert.ok(agent);
+      assert.equal((await owner.request('DELETE', `/v1/agents/${agent.id}`)).status, 200);
+      await waitFor('the grant id on the key channel', () => heard.includes(agent.id));
+
+      const other = await tokensFor(t(), owner);
+      const grant = (
+        await t()
+          .database.db.selectFrom('oauth_tokens')
+          .select('grant_id')
+          .where('token_hash', '=', createHash('sha256').update(other.access).digest('hex'))
+          .executeTakeFirstOrThrow()
+      ).grant_id;
+      await form(t(), '/oauth/revoke', { token: other.access });
+      await waitFor('the revoked token’s grant on the key channel', () => heard.includes(grant));
+    } finally {
+      await bus.close();
+    }
+  });
+});
+
 forEachEngine('oauth pruning', (t) => {
   test('expired codes and tokens go, then the grants left with neither; a live grant stays', async () => {
     const account = await t().account();
@@ -439,7 +482,9 @@ forEachEngine('oauth client metadata documents', (t) => {
   test('a metadata document on a private address is refused through the SSRF guard, with the switch named', async () => {
     const { challenge } = pkce();
     const query = authorizeQuery('https://127.0.0.1:9/oauth/client.json', challenge);
-    const res = await t().request<string>('GET', `/oauth/authorize?${query}`);
+    const res = await t().request<string>('GET', `/oauth/authorize?${query}`, {
+      headers: { accept: 'text/html' },
+    });
     assert.equal(res.status, 400);
     assert.match(res.body, /could not be fetched/);
     assert.match(res.body, /loopback/);

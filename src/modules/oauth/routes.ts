@@ -66,6 +66,29 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
   const settings: ClientSettings = { allowPrivate };
   const route = { config: { auth: 'none' as const }, schema: { hide: true } };
 
+  // Browser-based MCP clients (MCP Inspector) read these from another origin: every answer may be read by
+  // any origin (no cookies are involved: the metadata is public, and codes and tokens are bound by PKCE).
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('access-control-allow-origin', '*');
+  });
+  for (const url of [
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/mcp',
+    '/.well-known/oauth-authorization-server',
+    '/oauth/token',
+    '/oauth/register',
+    '/oauth/revoke',
+  ]) {
+    app.options(url, route, async (_request, reply) =>
+      reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, POST')
+        .header('access-control-allow-headers', 'content-type, mcp-protocol-version')
+        .header('access-control-max-age', '600')
+        .send(),
+    );
+  }
+
   // Token and revocation requests are forms (RFC 6749 §4.1.3); a repeated field stays a list so it is refused.
   app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {
     const fields: FormFields = {};
@@ -128,6 +151,9 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     } catch (err) {
       if (err instanceof RedirectedError) return reply.redirect(err.location, 302);
       if (err instanceof OAuthError) {
+        // A person's browser gets a page; any other client the Error object.
+        if (!request.headers.accept?.includes('text/html'))
+          throw new AppError('invalid_request', err.message);
         return reply
           .code(400)
           .type('text/html; charset=utf-8')
