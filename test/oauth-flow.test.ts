@@ -30,10 +30,12 @@ import {
   assertNoHorizontalScroll,
   type ConsoleWorld,
   DESKTOP,
+  openPage,
   PHONE,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
+import { PASSWORD, signedInPerson } from './people.ts';
 
 type Provider = OAuthClientProvider & {
   authorizationUrl: URL | null;
@@ -198,9 +200,9 @@ test('a client metadata document: consent in test mode, read only; refresh rotat
     await pg.getByLabel('Test farms (sample)').check();
     await pg.getByLabel('Read only').check();
     await assertNoHorizontalScroll(pg);
-    await screenshot(pg, 'consent-phone');
+    await screenshot(pg, 'console-connect-phone');
     await pg.getByRole('button', { name: 'Allow' }).scrollIntoViewIfNeeded();
-    await screenshot(pg, 'consent-phone-answer');
+    await screenshot(pg, 'console-connect-phone-answer');
     await pg.getByRole('button', { name: 'Allow' }).click();
   });
   assert.equal(cimd.stored.tokens?.access_token.startsWith('ro_'), true);
@@ -288,6 +290,45 @@ test('Dynamic Client Registration: one farm, read and record; the account page d
     (err) => err instanceof UnauthorizedError || /401|nauthorized/.test(String(err)),
   );
   await client.close().catch(() => {});
+  assert.deepEqual(
+    problems.filter((x) => !x.includes(CALLBACK.slice(0, 20))),
+    [],
+  );
+});
+
+test('not signed in: the sign-in page first, then the consent; Deny answers access_denied to the client', async () => {
+  const person = await signedInPerson(world.t, world.account, 'crew');
+  const dcr = provider('Night Watch', CALLBACK);
+  const { page, problems } = await openPage(world, PHONE);
+  const client = new Client(
+    { name: 'oauth-flow-test', version: '1.0.0' },
+    { versionNegotiation: { mode: 'legacy' } },
+  );
+  await assert.rejects(client.connect(transportFor(dcr)), (err) => err instanceof UnauthorizedError);
+  assert.ok(dcr.authorizationUrl);
+  await page.goto(dcr.authorizationUrl.href);
+  await page.waitForURL(/\/sign-in\?next=%2Fconnect%3F/);
+  await page.getByLabel('Email').fill(person.session.person.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Connect Night Watch?' }).waitFor();
+  // Crew may let an agent read, no more.
+  assert.equal(await page.getByLabel('Read only').count(), 1);
+  assert.equal(await page.getByLabel('Full').count(), 0);
+  let back: URL | null = null;
+  await page.route(`${CALLBACK}**`, async (route) => {
+    back = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'ok' });
+  });
+  await page.getByRole('button', { name: 'Deny' }).click();
+  await page.waitForURL(`${CALLBACK}**`);
+  const answer = back as URL | null;
+  assert.ok(answer);
+  assert.equal(answer.searchParams.get('error'), 'access_denied');
+  assert.equal(answer.searchParams.get('iss'), world.base);
+  const transport = transportFor(dcr);
+  await assert.rejects(transport.finishAuth(answer.searchParams), /access_denied|did not allow/);
+  assert.equal(dcr.stored.tokens, undefined, 'no tokens after a denial');
   assert.deepEqual(
     problems.filter((x) => !x.includes(CALLBACK.slice(0, 20))),
     [],
