@@ -567,6 +567,7 @@ export async function authenticateAccessToken(
   if (!found?.agent || found.agent.expiresAt <= now) return null;
   const last = Math.max(lastTouched.get(found.keyId) ?? 0, found.lastUsedAt ?? 0);
   if (now - last >= LAST_USED_EVERY_MS) {
+    if (lastTouched.size >= 10_000) lastTouched.clear();
     lastTouched.set(found.keyId, now);
     await db.updateTable('oauth_grants').set({ last_used_at: now }).where('id', '=', found.keyId).execute();
   }
