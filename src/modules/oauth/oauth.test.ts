@@ -98,6 +98,20 @@ async function listTools(t: TestApp, token: string) {
   return { status: res.status, tools };
 }
 
+/** A tools/call at /mcp with this token: the tool's structured answer. */
+async function callTool(t: TestApp, token: string, name: string, args: Record<string, unknown> = {}) {
+  const res = await t.request<unknown>('POST', '/mcp', {
+    key: token,
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+  });
+  assert.equal(res.status, 200);
+  const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
+  return (JSON.parse(json) as { result: { structuredContent?: Record<string, unknown>; isError?: boolean } })
+    .result;
+}
+
 forEachEngine('oauth', (t) => {
   test('the metadata documents name the resource, the issuer and what is supported', async () => {
     for (const path of [
@@ -339,6 +353,24 @@ forEachEngine('oauth', (t) => {
     assert.ok(!recordTools.includes('house_command'));
     const full = await tokensFor(t(), owner, { level: 'full' });
     assert.ok((await listTools(t(), full.access)).tools.includes('house_command'));
+
+    // A grant for one farm sees that farm only.
+    const other = await t().request<{ id: string }>('POST', '/v1/farms', {
+      key: account.test_key,
+      body: { name: 'Second test farm' },
+    });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    const sample = (
+      await t().request<{ data: { id: string }[] }>('GET', '/v1/farms', { key: account.test_key })
+    ).body.data.find((f) => f.id !== other.body.id);
+    assert.ok(sample);
+    const one = await tokensFor(t(), owner, { level: 'read', mode: 'test', farms: [sample.id] });
+    const listed = await callTool(t(), one.access, 'list_farms');
+    const ids = JSON.stringify(listed.structuredContent);
+    assert.ok(ids.includes(sample.id), ids);
+    assert.ok(!ids.includes(other.body.id), 'the other farm is not in any answer');
+    const brief = await callTool(t(), one.access, 'farm_brief', { farm_id: other.body.id });
+    assert.equal(brief.isError, true);
 
     const rest = await t().request<{ error: { message: string } }>('GET', '/v1/farms', { key: read.access });
     assert.equal(rest.status, 401);
