@@ -443,6 +443,38 @@ forEachEngine('oauth', (t) => {
   });
 });
 
+forEachEngine('connected agents: who sees and disconnects which', (t) => {
+  test('owners see every agent of the account, crew their own; a key needs the keys permission', async () => {
+    const account = await t().account();
+    const owner = await signedInPerson(t(), account, 'owner');
+    const crew = await signedInPerson(t(), account, 'crew');
+    await tokensFor(t(), owner, { level: 'full', mode: 'test' });
+    await tokensFor(t(), crew, { level: 'read', mode: 'test' });
+    type Agents = { data: { id: string; level: string; connected_by: string }[] };
+    const all = await owner.request<Agents>('GET', '/v1/agents');
+    assert.deepEqual(all.body.data.map((a) => a.level).sort(), ['full', 'read']);
+    const own = await crew.request<Agents>('GET', '/v1/agents');
+    assert.deepEqual(
+      own.body.data.map((a) => a.connected_by),
+      [crew.session.person.email],
+    );
+    const ownersAgent = all.body.data.find((a) => a.level === 'full');
+    assert.ok(ownersAgent);
+    assert.equal((await crew.request('DELETE', `/v1/agents/${ownersAgent.id}`)).status, 404);
+
+    const byKey = await t().request<Agents>('GET', '/v1/agents', { key: account.live_key });
+    assert.equal(byKey.status, 200);
+    assert.equal(byKey.body.data.length, 2);
+    const restricted = await t().request<{ key: string }>('POST', '/v1/keys', {
+      key: account.live_key,
+      body: { name: 'Reader', permissions: { records: 'read' } },
+    });
+    assert.equal(restricted.status, 201, JSON.stringify(restricted.body));
+    const refused = await t().request('GET', '/v1/agents', { key: restricted.body.key });
+    assert.equal(refused.status, 403);
+  });
+});
+
 forEachEngine('oauth revocation reaches every process', (t) => {
   test('revoking an agent announces its grant on the key channel, which every process listens to', async () => {
     const heard: string[] = [];
