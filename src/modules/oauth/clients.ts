@@ -17,6 +17,7 @@ import type { Db } from '../../db/schema.ts';
 import { randomToken } from '../../lib/secrets.ts';
 import { assertPublicHost, guardedLookup, RefusedAddressError } from '../webhooks/url-guard.ts';
 import { OAuthError } from './errors.ts';
+import { findClientRow, insertRegisteredClient, saveMetadataDocument } from './repository.ts';
 
 /** How long a fetched client metadata document is used before it is fetched again. */
 export const CIMD_FRESH_MS = 60 * 60 * 1000;
@@ -161,26 +162,17 @@ export async function registerClient(
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ name: checked.name, redirect_uris: checked.redirectUris }))
     .digest('hex');
-  await db
-    .insertInto('oauth_clients')
-    .values({
-      id: `ocl_${randomToken(20)}`,
-      client_id: `mcp_${randomToken(24)}`,
-      kind: 'dcr',
-      name: checked.name,
-      redirect_uris: JSON.stringify(checked.redirectUris),
-      metadata: JSON.stringify(checked.metadata),
-      fingerprint,
-      created_at: now,
-      fetched_at: now,
-    })
-    .onConflict((oc) => oc.column('fingerprint').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('oauth_clients')
-    .selectAll()
-    .where('fingerprint', '=', fingerprint)
-    .executeTakeFirstOrThrow();
+  const row = await insertRegisteredClient(db, {
+    id: `ocl_${randomToken(20)}`,
+    client_id: `mcp_${randomToken(24)}`,
+    kind: 'dcr',
+    name: checked.name,
+    redirect_uris: JSON.stringify(checked.redirectUris),
+    metadata: JSON.stringify(checked.metadata),
+    fingerprint,
+    created_at: now,
+    fetched_at: now,
+  });
   return { client: rowToClient(row), createdAt: row.created_at };
 }
 
@@ -288,11 +280,7 @@ export async function findClient(
   settings: ClientSettings,
   now: number,
 ): Promise<OAuthClient | null> {
-  const row = await db
-    .selectFrom('oauth_clients')
-    .selectAll()
-    .where('client_id', '=', clientId)
-    .executeTakeFirst();
+  const row = await findClientRow(db, clientId);
   if (!isMetadataDocumentUrl(clientId)) return row && row.kind === 'dcr' ? rowToClient(row) : null;
   if (row && now - row.fetched_at < CIMD_FRESH_MS) return rowToClient(row);
   const checked = await fetchMetadataDocument(clientId, settings);
@@ -302,22 +290,17 @@ export async function findClient(
     metadata: JSON.stringify(checked.metadata),
     fetched_at: now,
   };
-  await db
-    .insertInto('oauth_clients')
-    .values({
+  const saved = await saveMetadataDocument(
+    db,
+    {
       id: `ocl_${randomToken(20)}`,
       client_id: clientId,
       kind: 'cimd',
       fingerprint: null,
       created_at: now,
       ...values,
-    })
-    .onConflict((oc) => oc.column('client_id').doUpdateSet(values))
-    .execute();
-  const saved = await db
-    .selectFrom('oauth_clients')
-    .selectAll()
-    .where('client_id', '=', clientId)
-    .executeTakeFirstOrThrow();
+    },
+    values,
+  );
   return rowToClient(saved);
 }

@@ -9,13 +9,20 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
-import { DateTime, described, errorResponses, IdParams, Nullable } from '../../http/schemas.ts';
+import { described, errorResponses, IdParams } from '../../http/schemas.ts';
 import { type ClientSettings, registerClient, registrationResponse } from './clients.ts';
 import { OAuthError } from './errors.ts';
+import {
+  AgentList,
+  AgentRevoked,
+  AuthorizationQuery,
+  ConsentAnswer,
+  ConsentBody,
+  ConsentRequest,
+} from './schemas.ts';
 import {
   type AuthorizationParams,
   checkAuthorizationRequest,
@@ -186,70 +193,6 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
   );
 };
 
-const AuthorizationQuery = Type.Object(
-  {
-    response_type: Type.Optional(Type.String()),
-    client_id: Type.Optional(Type.String()),
-    redirect_uri: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
-    scope: Type.Optional(Type.String()),
-    code_challenge: Type.Optional(Type.String()),
-    code_challenge_method: Type.Optional(Type.String()),
-    resource: Type.Optional(Type.String()),
-    prompt: Type.Optional(Type.String()),
-  },
-  { description: 'The authorization request, as the client sent it to /oauth/authorize.' },
-);
-
-const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
-const Level = Type.Union([Type.Literal('read'), Type.Literal('record'), Type.Literal('full')], {
-  description:
-    'read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands.',
-});
-
-const ConsentRequest = Type.Object(
-  {
-    client: Type.Object({
-      client_id: Type.String(),
-      name: Type.String({ description: 'The name the client gave itself (not verified).' }),
-      redirect_host: Type.String({ description: 'Where the answer goes: the redirect URI’s host.' }),
-      registration: Type.Union([Type.Literal('metadata_document'), Type.Literal('dynamic')]),
-      published_by: Nullable(
-        Type.String({ description: 'The host of its client metadata document (null: registered by DCR).' }),
-      ),
-    }),
-    farms: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), mode: Mode })),
-    mode: Mode,
-    levels: Type.Array(Type.Object({ level: Level, title: Type.String() }), {
-      description: 'The levels this person may grant (never more than their own role).',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const ConsentBody = Type.Object(
-  {
-    request: AuthorizationQuery,
-    decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
-    mode: Type.Optional(Mode),
-    farms: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 }))),
-    level: Type.Optional(Level),
-  },
-  { additionalProperties: false },
-);
-
-const Agent = Type.Object({
-  id: Type.String(),
-  client_name: Type.String(),
-  redirect_host: Type.String(),
-  mode: Mode,
-  farms: Nullable(Type.Array(Type.String())),
-  level: Level,
-  connected_by: Type.String({ description: 'The email of the person who allowed it.' }),
-  created_at: DateTime(),
-  last_used_at: Nullable(DateTime()),
-});
-
 /** The console's side: the consent, and the connected agents. */
 export const oauthConsoleRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async (
   app,
@@ -295,7 +238,7 @@ export const oauthConsoleRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> =
         body: ConsentBody,
         response: {
           200: described(
-            Type.Object({ redirect_to: Type.String() }),
+            ConsentAnswer,
             'Where the browser goes next: the client’s redirect URI with the code (or access_denied), state and iss.',
           ),
           ...errorResponses('invalid_request', 'unauthorized', 'forbidden'),
@@ -330,7 +273,7 @@ export const oauthConsoleRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> =
         tags,
         summary: 'Connected agents: the MCP clients people allowed, with their level and last use',
         response: {
-          200: described(Type.Object({ data: Type.Array(Agent) }), 'Connected agents, newest first.'),
+          200: described(AgentList, 'Connected agents, newest first.'),
           ...errorResponses('unauthorized', 'forbidden'),
         },
       },
@@ -347,10 +290,7 @@ export const oauthConsoleRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> =
         summary: 'Disconnect an agent: its tokens stop working at the next call',
         params: IdParams,
         response: {
-          200: described(
-            Type.Object({ id: Type.String(), revoked_at: DateTime() }),
-            'The agent is disconnected.',
-          ),
+          200: described(AgentRevoked, 'The agent is disconnected.'),
           ...errorResponses('unauthorized', 'forbidden', { not_found: 'No connected agent with this id.' }),
         },
       },

@@ -6,7 +6,6 @@
  * key cache is told, here and over the notification bus, as for a revoked API key).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AGENT_LEVELS, type AgentLevel, agentPolicy, policyWithin } from '../../domain/agent-access.ts';
@@ -18,6 +17,24 @@ import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { CIMD_FRESH_MS, type ClientSettings, findClient, type OAuthClient } from './clients.ts';
 import { OAuthError, UntrustedRequestError } from './errors.ts';
+import {
+  accountFarms,
+  existingFarmIds,
+  findAccessToken,
+  findCode,
+  findGrantWithClient,
+  findRefreshToken,
+  findTokenGrant,
+  grantExists,
+  insertGrantWithCode,
+  insertTokenPair,
+  listGrants,
+  markCodeUsed,
+  markRefreshUsed,
+  pruneRows,
+  revokeGrantRows,
+  touchGrant,
+} from './repository.ts';
 
 /** Access tokens are short-lived; a client refreshes them. */
 export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -170,12 +187,7 @@ export async function checkAuthorizationRequest(
 /** What the consent page shows about a request. */
 export async function describeRequest(db: Db, caller: ApiCaller, checked: CheckedRequest) {
   const session = requirePerson(caller);
-  const farms = await db
-    .selectFrom('farms')
-    .select(['id', 'name', 'mode'])
-    .where('account_id', '=', caller.accountId)
-    .orderBy('name')
-    .execute();
+  const farms = await accountFarms(db, caller.accountId);
   const role = ROLE_PRESETS[session.role];
   return {
     client: {
@@ -246,23 +258,16 @@ export async function consent(
   const farms = input.farms ?? null;
   if (farms !== null) {
     if (farms.length === 0) throw invalid('farms', 'Pick at least one farm (or every farm).');
-    const found = await db
-      .selectFrom('farms')
-      .select('id')
-      .where('account_id', '=', caller.accountId)
-      .where('mode', '=', mode)
-      .where('id', 'in', farms)
-      .execute();
-    const missing = farms.find((id) => !found.some((f) => f.id === id));
+    const found = await existingFarmIds(db, caller.accountId, mode, farms);
+    const missing = farms.find((id) => !found.has(id));
     if (missing) throw invalid('farms', `No ${mode} farm with id "${missing}" in this account.`);
   }
   const code = `${CODE_PREFIX}${randomToken(32)}`;
-  await inTransaction(db, async (trx) => {
-    const grantId = `agt_${randomToken(20)}`;
-    await trx
-      .insertInto('oauth_grants')
-      .values({
-        id: grantId,
+  await inTransaction(db, (trx) =>
+    insertGrantWithCode(
+      trx,
+      {
+        id: `agt_${randomToken(20)}`,
         account_id: caller.accountId,
         person_id: session.personId,
         client_row_id: checked.client.rowId,
@@ -275,19 +280,10 @@ export async function consent(
         created_at: now,
         last_used_at: null,
         revoked_at: null,
-      })
-      .execute();
-    await trx
-      .insertInto('oauth_codes')
-      .values({
-        code_hash: hashSecret(code),
-        grant_id: grantId,
-        code_challenge: checked.codeChallenge,
-        expires_at: now + CODE_TTL_MS,
-        used_at: null,
-      })
-      .execute();
-  });
+      },
+      { code_hash: hashSecret(code), code_challenge: checked.codeChallenge, expires_at: now + CODE_TTL_MS },
+    ),
+  );
   return { redirect_to: redirectWith(checked.redirectUri, { code }, checked.state, urls.issuer) };
 }
 
@@ -324,44 +320,18 @@ export interface TokenAnswer {
 async function issueTokens(trx: Db, grantId: string, now: number): Promise<TokenAnswer> {
   const access = `${ACCESS_TOKEN_PREFIX}${randomToken(32)}`;
   const refresh = `${REFRESH_TOKEN_PREFIX}${randomToken(40)}`;
-  await trx
-    .insertInto('oauth_tokens')
-    .values([
-      {
-        token_hash: hashSecret(access),
-        grant_id: grantId,
-        kind: 'access',
-        expires_at: now + ACCESS_TOKEN_TTL_MS,
-        used_at: null,
-      },
-      {
-        token_hash: hashSecret(refresh),
-        grant_id: grantId,
-        kind: 'refresh',
-        expires_at: now + REFRESH_TOKEN_TTL_MS,
-        used_at: null,
-      },
-    ])
-    .execute();
+  await insertTokenPair(
+    trx,
+    grantId,
+    { hash: hashSecret(access), expiresAt: now + ACCESS_TOKEN_TTL_MS },
+    { hash: hashSecret(refresh), expiresAt: now + REFRESH_TOKEN_TTL_MS },
+  );
   return {
     access_token: access,
     token_type: 'Bearer',
     expires_in: Math.floor(ACCESS_TOKEN_TTL_MS / 1000),
     refresh_token: refresh,
   };
-}
-
-/** Revokes a grant inside a transaction (its tokens and codes go); the caller forgets it after commit. */
-async function revokeGrantIn(trx: Db, grantId: string, now: number): Promise<void> {
-  await trx
-    .updateTable('oauth_grants')
-    .set({ revoked_at: now })
-    .where('id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  await trx.deleteFrom('oauth_tokens').where('grant_id', '=', grantId).execute();
-  await trx.deleteFrom('oauth_codes').where('grant_id', '=', grantId).where('used_at', 'is', null).execute();
-  await notify(trx, BUS_CHANNELS.apiKeys, grantId);
 }
 
 const invalidGrant = (message: string) => new OAuthError('invalid_grant', message);
@@ -395,25 +365,9 @@ export async function token(db: Db, form: FormFields, urls: ServerUrls, now: num
   let revokedGrant: string | null = null;
   try {
     return await inTransaction(db, async (trx) => {
-      const grant = (grantId: string) =>
-        trx
-          .selectFrom('oauth_grants')
-          .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_grants.client_row_id')
-          .select([
-            'oauth_grants.id',
-            'oauth_grants.redirect_uri',
-            'oauth_grants.resource',
-            'oauth_grants.revoked_at',
-            'oauth_clients.client_id',
-          ])
-          .where('oauth_grants.id', '=', grantId)
-          .executeTakeFirst();
+      const grant = (grantId: string) => findGrantWithClient(trx, grantId);
       if (grantType === 'authorization_code') {
-        const code = await trx
-          .selectFrom('oauth_codes')
-          .selectAll()
-          .where('code_hash', '=', hashSecret(secret))
-          .executeTakeFirst();
+        const code = await findCode(trx, hashSecret(secret));
         const found = code && (await grant(code.grant_id));
         if (!code || !found || found.revoked_at !== null)
           throw invalidGrant('This authorization code is not valid: unknown, revoked or already used.');
@@ -439,22 +393,11 @@ export async function token(db: Db, form: FormFields, urls: ServerUrls, now: num
         const challenge = createHash('sha256').update(verifier).digest('base64url');
         if (!sameText(challenge, code.code_challenge))
           throw invalidGrant('code_verifier does not match the code_challenge (PKCE).');
-        const marked = await trx
-          .updateTable('oauth_codes')
-          .set({ used_at: now })
-          .where('code_hash', '=', code.code_hash)
-          .where('used_at', 'is', null)
-          .executeTakeFirst();
-        if (Number(marked.numUpdatedRows) !== 1)
+        if (!(await markCodeUsed(trx, code.code_hash, now)))
           throw invalidGrant('This authorization code was already used.');
         return issueTokens(trx, found.id, now);
       }
-      const row = await trx
-        .selectFrom('oauth_tokens')
-        .selectAll()
-        .where('token_hash', '=', hashSecret(secret))
-        .where('kind', '=', 'refresh')
-        .executeTakeFirst();
+      const row = await findRefreshToken(trx, hashSecret(secret));
       const found = row && (await grant(row.grant_id));
       if (!row || !found || found.revoked_at !== null)
         throw invalidGrant('This refresh token is not valid: unknown or revoked.');
@@ -470,18 +413,13 @@ export async function token(db: Db, form: FormFields, urls: ServerUrls, now: num
         );
       }
       if (row.expires_at <= now) throw invalidGrant('This refresh token has expired; authorize again.');
-      const marked = await trx
-        .updateTable('oauth_tokens')
-        .set({ used_at: now })
-        .where('token_hash', '=', row.token_hash)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(marked.numUpdatedRows) !== 1) throw invalidGrant('This refresh token was already used.');
+      if (!(await markRefreshUsed(trx, row.token_hash, now)))
+        throw invalidGrant('This refresh token was already used.');
       return issueTokens(trx, found.id, now);
     });
   } catch (err) {
     if (!(err instanceof RevokedOnReuse)) throw err;
-    await inTransaction(db, (trx) => revokeGrantIn(trx, err.grantId, now));
+    await inTransaction(db, (trx) => revokeGrantRows(trx, err.grantId, now));
     revokedGrant = err.grantId;
     throw err.failure;
   } finally {
@@ -497,15 +435,9 @@ export async function revokeToken(db: Db, form: FormFields, now: number): Promis
   const secret = required(form, 'token');
   const clientId = field(form, 'client_id');
   const grantId = await inTransaction(db, async (trx) => {
-    const row = await trx
-      .selectFrom('oauth_tokens')
-      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
-      .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_grants.client_row_id')
-      .select(['oauth_grants.id', 'oauth_clients.client_id'])
-      .where('oauth_tokens.token_hash', '=', hashSecret(secret))
-      .executeTakeFirst();
+    const row = await findTokenGrant(trx, hashSecret(secret));
     if (!row || (clientId !== undefined && row.client_id !== clientId)) return null;
-    await revokeGrantIn(trx, row.id, now);
+    await revokeGrantRows(trx, row.id, now);
     return row.id;
   });
   if (grantId) forgetApiKey(grantId);
@@ -524,24 +456,7 @@ export async function authenticateAccessToken(
 ): Promise<AgentLookup | null> {
   const hash = hashSecret(accessToken);
   const found = await apiKeyCache.lookup(db, hash, async () => {
-    const row = await db
-      .selectFrom('oauth_tokens')
-      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
-      .select([
-        'oauth_tokens.expires_at',
-        'oauth_grants.id',
-        'oauth_grants.account_id',
-        'oauth_grants.client_name',
-        'oauth_grants.mode',
-        'oauth_grants.farms',
-        'oauth_grants.level',
-        'oauth_grants.resource',
-        'oauth_grants.last_used_at',
-      ])
-      .where('oauth_tokens.token_hash', '=', hash)
-      .where('oauth_tokens.kind', '=', 'access')
-      .where('oauth_grants.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = await findAccessToken(db, hash);
     if (!row) return null;
     const policy = agentPolicy(row.level);
     const value: AgentLookup = {
@@ -569,7 +484,7 @@ export async function authenticateAccessToken(
   if (now - last >= LAST_USED_EVERY_MS) {
     if (lastTouched.size >= 10_000) lastTouched.clear();
     lastTouched.set(found.keyId, now);
-    await db.updateTable('oauth_grants').set({ last_used_at: now }).where('id', '=', found.keyId).execute();
+    await touchGrant(db, found.keyId, now);
   }
   return found as AgentLookup;
 }
@@ -590,24 +505,7 @@ function agentScope(caller: ApiCaller): { personId: string | null; write: boolea
 /** The account's connected agents (grants not revoked), newest first. */
 export async function listAgents(db: Db, caller: ApiCaller) {
   const scope = agentScope(caller);
-  let query = db
-    .selectFrom('oauth_grants')
-    .innerJoin('people', 'people.id', 'oauth_grants.person_id')
-    .select([
-      'oauth_grants.id',
-      'oauth_grants.client_name',
-      'oauth_grants.redirect_uri',
-      'oauth_grants.mode',
-      'oauth_grants.farms',
-      'oauth_grants.level',
-      'oauth_grants.created_at',
-      'oauth_grants.last_used_at',
-      'people.email',
-    ])
-    .where('oauth_grants.account_id', '=', caller.accountId)
-    .where('oauth_grants.revoked_at', 'is', null);
-  if (scope.personId) query = query.where('oauth_grants.person_id', '=', scope.personId);
-  const rows = await query.orderBy('oauth_grants.created_at', 'desc').limit(200).execute();
+  const rows = await listGrants(db, caller.accountId, scope.personId);
   return {
     data: rows.map((r) => ({
       id: r.id,
@@ -629,15 +527,8 @@ export async function revokeAgent(db: Db, caller: ApiCaller, id: string, now: nu
   if (!scope.write)
     throw new AppError('forbidden', 'This key can read connected agents but not revoke them (keys:write).');
   const done = await inTransaction(db, async (trx) => {
-    let query = trx
-      .selectFrom('oauth_grants')
-      .select('id')
-      .where('id', '=', id)
-      .where('account_id', '=', caller.accountId)
-      .where('revoked_at', 'is', null);
-    if (scope.personId) query = query.where('person_id', '=', scope.personId);
-    if (!(await query.executeTakeFirst())) return false;
-    await revokeGrantIn(trx, id, now);
+    if (!(await grantExists(trx, caller.accountId, id, scope.personId))) return false;
+    await revokeGrantRows(trx, id, now);
     return true;
   });
   if (!done) throw new AppError('not_found', `No connected agent with id "${id}".`);
@@ -650,52 +541,6 @@ export async function revokeAgent(db: Db, caller: ApiCaller, id: string, now: nu
  * consented to but never redeemed) a day on, and cached client metadata documents no grant uses once stale.
  * Registered (DCR) clients stay: a client keeps its client_id and comes back with it.
  */
-export async function pruneOAuth(db: Db, now: number) {
-  const codes = await db.deleteFrom('oauth_codes').where('expires_at', '<', now).executeTakeFirst();
-  const tokens = await db.deleteFrom('oauth_tokens').where('expires_at', '<', now).executeTakeFirst();
-  const grants = await db
-    .deleteFrom('oauth_grants')
-    .where('created_at', '<', now - 24 * 60 * 60 * 1000)
-    .where((eb) =>
-      eb.and([
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('oauth_tokens')
-              .select('grant_id')
-              .whereRef('oauth_tokens.grant_id', '=', 'oauth_grants.id'),
-          ),
-        ),
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('oauth_codes')
-              .select('grant_id')
-              .whereRef('oauth_codes.grant_id', '=', 'oauth_grants.id'),
-          ),
-        ),
-      ]),
-    )
-    .executeTakeFirst();
-  const documents = await db
-    .deleteFrom('oauth_clients')
-    .where('kind', '=', 'cimd')
-    .where('fetched_at', '<', now - CIMD_FRESH_MS)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('oauth_grants')
-            .select('id')
-            .whereRef('oauth_grants.client_row_id', '=', 'oauth_clients.id'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return {
-    codes: Number(codes.numDeletedRows),
-    tokens: Number(tokens.numDeletedRows),
-    grants: Number(grants.numDeletedRows),
-    documents: Number(documents.numDeletedRows),
-  };
+export function pruneOAuth(db: Db, now: number) {
+  return pruneRows(db, now, now - CIMD_FRESH_MS);
 }
