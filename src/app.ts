@@ -59,6 +59,8 @@ import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { notificationRoutes } from './modules/notifications/routes.ts';
+import { oauthConsoleRoutes, oauthRoutes } from './modules/oauth/routes.ts';
+import { authenticateAccessToken } from './modules/oauth/service.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
 import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
@@ -147,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     apiKeys: { findByHash: findActiveKeyByHash, markUsed: markKeyUsed },
     deviceAuthenticator: authenticateDevice,
     sessionAuthenticator: authenticateSession,
+    agentAuthenticator: authenticateAccessToken,
     csrfTokenOf,
     clock,
     limiter,
@@ -231,6 +234,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
   app.addHook('preClose', () => streams.close());
   await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
+  // OAuth for MCP connectors: the authorization server and protected resource metadata, the consent's API.
+  const oauth = { db, clock, allowPrivate: config.webhookAllowPrivate };
+  await app.register(oauthRoutes, oauth);
+  await app.register(withAccess(oauthConsoleRoutes, 'any'), oauth);
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,

@@ -385,6 +385,12 @@ function isErrorObject(body: unknown): boolean {
   return typeof error?.code === 'string' && typeof error.message === 'string' && error.message.length > 0;
 }
 
+/** The OAuth endpoints answer RFC 6749's error format, which OAuth clients read (docs/oauth.md). */
+function isOAuthError(body: unknown): boolean {
+  const b = body as { error?: unknown; error_description?: unknown } | null;
+  return typeof b?.error === 'string' && typeof b.error_description === 'string';
+}
+
 function isJsonRpcError(body: unknown): boolean {
   const error = (body as { jsonrpc?: string; error?: { code?: unknown } } | null)?.error;
   return (body as { jsonrpc?: string } | null)?.jsonrpc === '2.0' && typeof error?.code === 'number';
@@ -490,7 +496,10 @@ forEachEngine(
           const label = `${route.method} ${url.slice(0, 200)} body ${String(attempt.body).slice(0, 200)}`;
           assert.ok(reply.status < 500, `${label} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
           if (reply.status >= 400) {
-            const ok = isErrorObject(reply.body) || (route.url === '/mcp' && isJsonRpcError(reply.body));
+            const ok =
+              isErrorObject(reply.body) ||
+              (route.url === '/mcp' && isJsonRpcError(reply.body)) ||
+              (route.url.startsWith('/oauth/') && isOAuthError(reply.body));
             assert.ok(
               ok,
               `${label}: ${reply.status} without the Error object: ${JSON.stringify(reply.body)}`,

@@ -9,6 +9,7 @@ import type { FoundationTables } from './tables/foundation.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { IntegrationTables } from './tables/integrations.ts';
 import type { NotificationTables } from './tables/notifications.ts';
+import type { OauthTables } from './tables/oauth.ts';
 import type { PeopleTables } from './tables/people.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { RuleTables } from './tables/rules.ts';
@@ -24,7 +25,8 @@ export interface DB
     RuleTables,
     PeopleTables,
     IntegrationTables,
-    NotificationTables {}
+    NotificationTables,
+    OauthTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

@@ -4,6 +4,9 @@
  *    (`farmstead_session`, modules/people) when no Authorization header is sent: the person acts with the
  *    account, the session's mode and their role's policy (ROLE_PRESETS), and every write must carry the
  *    session's CSRF token in `X-CSRF-Token`;
+ *    On routes marked `oauth` (the MCP endpoint) an OAuth access token `ro_…` (modules/oauth) works too:
+ *    it acts with its grant's account, mode, farms and policy, only for the resource it was issued for
+ *    (RFC 8707), and those routes' 401s name the protected resource metadata (RFC 9728);
  *  - 'device': a device key `rd_…` (device endpoints only);
  *  - 'none': public (catalog, health, OpenAPI).
  * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (key-cache.ts) that
@@ -20,6 +23,7 @@ import { hashSecret } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
 import type {
   ActiveApiKey,
+  AgentIdentity,
   ApiCaller,
   CachedApiKey,
   DeviceCaller,
@@ -31,6 +35,13 @@ import { checkAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
+
+/** Looks up an OAuth access token; installed by the oauth module so auth stays in one place. */
+export type AgentAuthenticator = (
+  db: Db,
+  token: string,
+  now: number,
+) => Promise<(CachedApiKey & { agent: AgentIdentity }) | null>;
 
 /** Looks up a session token; installed by the people module so auth stays in one place. */
 export type SessionAuthenticator = (db: Db, token: string, now: number) => Promise<SessionLookup | null>;
@@ -69,6 +80,8 @@ function sameSecret(sent: string, expected: string): boolean {
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthKind;
+    /** Accepts OAuth access tokens for this route's URL as their resource (the MCP endpoint). */
+    oauth?: boolean;
     /** Usage surface this route counts under (default 'api', device routes 'ingest'). */
     surface?: Surface;
   }
@@ -156,6 +169,7 @@ export function registerAuth(
     apiKeys: ApiKeyStore;
     deviceAuthenticator?: DeviceAuthenticator;
     sessionAuthenticator?: SessionAuthenticator;
+    agentAuthenticator?: AgentAuthenticator;
     /** The sessions' clock (idle expiry); Date.now unless a test injects one. */
     clock?: () => number;
     /** Derives a session's CSRF token from its cookie token. */
@@ -175,8 +189,16 @@ export function registerAuth(
   app.decorateRequest('caller', null);
 
   // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (reply.statusCode === 401) reply.header('www-authenticate', 'Bearer');
+  // On an OAuth-protected route it names the protected resource metadata, where an MCP client starts.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 401) {
+      const url = request.routeOptions.url;
+      if (url && request.routeOptions.config.oauth) {
+        const metadata = `${request.protocol}://${request.host}/.well-known/oauth-protected-resource${url}`;
+        const invalid = request.headers.authorization ? ', error="invalid_token"' : '';
+        reply.header('www-authenticate', `Bearer resource_metadata="${metadata}"${invalid}`);
+      } else reply.header('www-authenticate', 'Bearer');
+    }
     done(null, payload);
   });
 
@@ -225,15 +247,46 @@ export function registerAuth(
       if (token !== null) return authenticateSessionRequest(request, reply, token);
     }
     const now = Date.now();
-    const { lastUsedAt, ...caller } = await authenticateApiKey(
-      deps.db,
-      deps.apiKeys,
-      bearerToken(request.headers.authorization),
-    );
+    const token = bearerToken(request.headers.authorization);
+    if (request.routeOptions.config.oauth && !token) {
+      throw unauthorized(
+        'Sign in to use this MCP server. An MCP client with OAuth (Claude, ChatGPT, MCP Inspector…) finds the sign-in from the resource_metadata of the WWW-Authenticate header and opens Farmstead’s consent page; add the server by its URL alone. Scripts can send an API key instead: "Authorization: Bearer rk_live_…" (or rk_test_…).',
+      );
+    }
+    if (token?.startsWith('ro_')) return authenticateAgentRequest(request, reply, token);
+    const { lastUsedAt, ...caller } = await authenticateApiKey(deps.db, deps.apiKeys, token);
     request.caller = { kind: 'api', ...caller };
     logWith(request, reply, { key: caller.prefix });
     await deps.limiter?.hitKey('api', caller.keyId, reply);
     await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
+    deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
+    checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
+  }
+
+  async function authenticateAgentRequest(request: FastifyRequest, reply: FastifyReply, token: string) {
+    const url = request.routeOptions.url ?? '';
+    const resource = `${request.protocol}://${request.host}${url}`;
+    if (!request.routeOptions.config.oauth) {
+      throw unauthorized(
+        'This is an OAuth access token for the MCP server; it is refused elsewhere (RFC 8707). The REST API takes an API key (rk_live_… or rk_test_…).',
+      );
+    }
+    const now = clock();
+    const found = deps.agentAuthenticator ? await deps.agentAuthenticator(deps.db, token, now) : null;
+    if (!found) {
+      throw unauthorized(
+        'This access token is not valid: unknown, expired or revoked. Refresh it, or connect again.',
+      );
+    }
+    if (found.agent.resource !== resource) {
+      throw unauthorized(
+        `This access token was issued for the resource ${found.agent.resource}, not ${resource} (RFC 8707); connect to this server to get one for it.`,
+      );
+    }
+    const { lastUsedAt: _lastUsed, ...caller } = found;
+    request.caller = { kind: 'api', ...caller };
+    logWith(request, reply, { agent: caller.keyId });
+    await deps.limiter?.hitKey('api', caller.keyId, reply);
     deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
     checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
   }

@@ -20,6 +20,18 @@ export interface ApiCaller {
   policy: Policy;
   /** Set when a console session (not a key) called; `keyId` is then the person's id. */
   session: SessionIdentity | null;
+  /** Set when an OAuth access token called (a connected agent); `keyId` is then its grant's id. */
+  agent?: AgentIdentity | null;
+}
+
+/** The connected agent behind an OAuth access token. */
+export interface AgentIdentity {
+  grantId: string;
+  clientName: string;
+  /** The resource (RFC 8707) the token is bound to. */
+  resource: string;
+  /** Epoch ms the access token expires. */
+  expiresAt: number;
 }
 
 /** The signed-in person behind a session-cookie request. */

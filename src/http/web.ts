@@ -17,6 +17,8 @@ const EXPOSED_HEADERS = [
   'ratelimit-remaining',
   'ratelimit-reset',
   'ratelimit-policy',
+  // A 401 from /mcp names the protected resource metadata, where a browser MCP client starts its OAuth.
+  'www-authenticate',
 ];
 
 /** Responses smaller than this are sent as they are: compressing them costs more than it saves. */

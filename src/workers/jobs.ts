@@ -12,6 +12,7 @@ import { expireDueCommands } from '../modules/commands/service.ts';
 import { downlinkSettings, sendDueDownlinks } from '../modules/integrations/downlinks.ts';
 import { pruneUplinkKeys } from '../modules/integrations/service.ts';
 import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
+import { pruneOAuth } from '../modules/oauth/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import {
   ensureReadingPartitions,
@@ -129,6 +130,18 @@ export const JOBS: readonly PeriodicJob[] = [
       const deleted = await prunePeopleBookkeeping(database.db, Date.now());
       if (deleted.sessions + deleted.links + deleted.failures > 0)
         log.debug(deleted, 'people bookkeeping pruned');
+    },
+  },
+  {
+    // OAuth for MCP connectors: expired codes and tokens, grants left with neither, stale unused documents.
+    name: 'oauth.prune',
+    everyMs: () => 3_600_000,
+    timeoutMs: 60_000,
+    attempts: 3,
+    run: async ({ database, log }) => {
+      const deleted = await pruneOAuth(database.db, Date.now());
+      if (deleted.codes + deleted.tokens + deleted.grants + deleted.documents > 0)
+        log.debug(deleted, 'OAuth bookkeeping pruned');
     },
   },
   {

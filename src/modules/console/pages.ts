@@ -18,6 +18,8 @@ export interface ConsolePage {
   readonly nav?: boolean;
   /** Open without a session (sign-in and setup); every other page needs one. */
   readonly public?: boolean;
+  /** Needs a session but shows alone: no navigation, no farm needed (the consent of an agent). */
+  readonly bare?: boolean;
   /** Shown only to these roles (navigation entry and page); the API refuses the others anyway. */
   readonly roles?: readonly RoleName[];
 }
@@ -39,6 +41,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/settings/integrations', page: 'integrations', title: 'Integrations', roles: ['owner'] },
   { path: '/people', page: 'people', title: 'People', nav: true, roles: ['owner'] },
   { path: '/account', page: 'account', title: 'Your account' },
+  { path: '/connect', page: 'connect', title: 'Connect an agent', bare: true },
   { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },
   { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true },
   // An emailed acknowledge link: one button (the GET changes nothing; mail scanners follow links).

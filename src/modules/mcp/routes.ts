@@ -80,7 +80,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     method: 'POST',
     url: '/mcp',
     // Tool calls take idempotency_key as an argument instead of the header.
-    config: { surface: 'mcp', idempotency: false },
+    config: { surface: 'mcp', idempotency: false, oauth: true },
     schema: { hide: true },
     onRequest: async (request) => {
       const origin = request.headers.origin;

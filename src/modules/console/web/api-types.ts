@@ -23,6 +23,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Connected agents: the MCP clients people allowed, with their level and last use */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect an agent: its tokens stop working at the next call */
+        delete: operations["revokeAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/alerts/{id}": {
         parameters: {
             query?: never;
@@ -1048,6 +1082,24 @@ export interface paths {
         get: operations["getVapidPublicKey"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an MCP client asks for: its name, its redirect host, and what may be granted (console) */
+        get: operations["getAuthorizationRequest"];
+        put?: never;
+        /** Allow or deny an MCP client: farms, mode and level (console; a signed-in person only) */
+        post: operations["answerAuthorizationRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2625,6 +2677,130 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected agents, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_name: string;
+                            /** @description The email of the person who allowed it. */
+                            connected_by: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            farms: string[] | null;
+                            id: string;
+                            last_used_at: string | null;
+                            /** @description read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands. */
+                            level: "read" | "record" | "full";
+                            mode: "live" | "test";
+                            redirect_host: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent is disconnected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** Format: date-time */
+                        revoked_at: string;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No connected agent with this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10700,6 +10876,188 @@ export interface operations {
                         /** @description The server's VAPID public key (base64url): PushManager.subscribe's applicationServerKey. */
                         public_key: string;
                     };
+                };
+            };
+        };
+    };
+    getAuthorizationRequest: {
+        parameters: {
+            query?: {
+                client_id?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                prompt?: string;
+                redirect_uri?: string;
+                resource?: string;
+                response_type?: string;
+                scope?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, checked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client: {
+                            client_id: string;
+                            /** @description The name the client gave itself (not verified). */
+                            name: string;
+                            published_by: string | null;
+                            /** @description Where the answer goes: the redirect URI’s host. */
+                            redirect_host: string;
+                            registration: "metadata_document" | "dynamic";
+                        };
+                        farms: {
+                            id: string;
+                            mode: "live" | "test";
+                            name: string;
+                        }[];
+                        /** @description The levels this person may grant (never more than their own role). */
+                        levels: {
+                            /** @description read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands. */
+                            level: "read" | "record" | "full";
+                            title: string;
+                        }[];
+                        mode: "live" | "test";
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    decision: "allow" | "deny";
+                    farms?: string[] | null;
+                    /** @description read: read only; record: read, and record tasks, events, alerts and animals; full: also house and device commands. */
+                    level?: "read" | "record" | "full";
+                    mode?: "live" | "test";
+                    /** @description The authorization request, as the client sent it to /oauth/authorize. */
+                    request: {
+                        client_id?: string;
+                        code_challenge?: string;
+                        code_challenge_method?: string;
+                        prompt?: string;
+                        redirect_uri?: string;
+                        resource?: string;
+                        response_type?: string;
+                        scope?: string;
+                        state?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Where the browser goes next: the client’s redirect URI with the code (or access_denied), state and iss. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_to: string;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: Refused for who or where the request comes from. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -198,6 +198,10 @@ function App() {
   if (!ready) {
     return html`<main class="narrow"><${Loading} error=${boot.error} retry=${() => location.reload()} /></main>`;
   }
+  if (route.bare) {
+    return html`<main class="narrow" id="main" tabindex="-1">
+      ${module ? html`<${module.Page} params=${match?.params} />` : html`<${Loading} />`}</main>`;
+  }
   if (route.roles && !route.roles.includes(signedIn().person.role)) {
     return html`<${Shell} route=${route}><div class="panel"><h1>${route.title}</h1>
       <p>Only an ${route.roles.join(' or ')} can open this page.</p></div><//>`;
