@@ -99,7 +99,7 @@ const IdempotencyKeyArg = Type.Optional(
     minLength: 1,
     maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
     description:
-      'Optional: a new unique value (e.g. a UUID) for this action. Calling again with the same idempotency_key and the same arguments (for 24 hours) returns the first result without acting twice, so a retry after a lost answer is safe; the same key with other arguments is refused.',
+      'A new UUID per action: a retry with the same key and arguments (within 24 h) returns the first result without acting twice.',
   }),
 );
 
@@ -188,7 +188,7 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
           description: def.description,
           inputSchema,
           outputSchema,
-          annotations: { title: def.title, ...def.annotations },
+          annotations: def.annotations,
         },
         async (all) => {
           const { idempotency_key: key, ...args } = all as Record<string, unknown>;
@@ -210,8 +210,7 @@ export const READ_ONLY: ToolDefinition<TObject, TObject>['annotations'] = Object
 export const FarmIdArg = Type.Optional(
   Type.String({
     minLength: 1,
-    description:
-      'The farm (an id from list_farms). May be left out when this key sees exactly one farm, such as a test key with only its sample farm.',
+    description: 'Optional when the key sees one farm.',
   }),
 );
 
@@ -247,14 +246,12 @@ export const PageArgs = {
     Type.Integer({
       minimum: 1,
       maximum: MAX_PAGE_SIZE,
-      description: `How many records to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
     }),
   ),
   before: Type.Optional(
     Type.String({
       minLength: 1,
-      description:
-        'Paging cursor: pass the next_before value of the previous result to get the next (older) page. An ISO 8601 time also works (records strictly older).',
+      description: 'next_before of the last page.',
     }),
   ),
 };

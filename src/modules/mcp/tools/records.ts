@@ -29,7 +29,8 @@ const { limit: _l, before: _b, ...animalFilters } = AnimalListQuery.properties;
 export const findAnimalsTool = defineTool({
   name: 'find_animals',
   title: 'Find animals',
-  description: `Finds animals on a farm. Search with q (case-insensitive part of the name, visual tag, EID or breed), or match exactly on tag or eid (electronic id); filter by species (e.g. cattle, sheep, goat, pig), group_id (see list_groups), paddock_id (see list_paddocks) or status (active, sold, dead, culled, missing). Filters combine with AND. ${PAGING_NOTE} Use get_animal for one animal's history and trackers.`,
+  description:
+    "Finds animals on a farm: q searches name, tag, EID and breed; species, breed, status, group_id, paddock_id filter (case-insensitive). When nothing matches, the answer says which species and breeds exist. Use get_animal for one animal's history.",
   input: Type.Object({ farm_id: FarmIdArg, ...animalFilters, ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(AnimalSchema),
   annotations: READ_ONLY,
@@ -47,7 +48,7 @@ export const getAnimalTool = defineTool({
   name: 'get_animal',
   title: 'Get animal',
   description:
-    'One animal with its recent history and its trackers. history is the farm events about the animal, newest first: treatments, weights (data.kg), moves between groups and paddocks (data.from / data.to), births, notes… trackers are the devices attached to it (ear tags, boluses, bands) with battery and last report; use get_readings with a tracker id for its body temperature, rumination or activity over time.',
+    'One animal with its recent history (treatments, weights, moves…) and its trackers. Use get_readings with a tracker id for body temperature or activity.',
   input: Type.Object(
     {
       animal_id: Type.String({ minLength: 1, description: 'The animal (an id from find_animals).' }),
@@ -81,7 +82,7 @@ export const addAnimalTool = defineTool({
   name: 'add_animal',
   title: 'Add animal',
   description:
-    'Adds one animal to a farm and returns it. species is required (e.g. cattle, sheep, goat, pig, chicken); the rest is optional: name, tag (visual ear tag), eid (electronic id, unique among the account’s animals: a duplicate is refused and names the animal that has it), sex, breed, birth_date (ISO 8601 date), group_id and paddock_id (must be on the same farm; see list_groups, list_paddocks), status (default active), notes, and fields (any custom key/values). Each call adds a new animal, so do not repeat a call that succeeded.',
+    'Adds an animal to a farm (species required). Each call adds one: retry with the same idempotency_key, never blindly.',
   input: Type.Object({ farm_id: FarmIdArg, ...CreateAnimalBody.properties }, { additionalProperties: false }),
   output: AnimalSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -96,7 +97,7 @@ export const logEventTool = defineTool({
   name: 'log_event',
   title: 'Log farm event',
   description:
-    'Writes one entry in the farm’s event log and returns it. type says what happened: treatment, weight, birth, move, sale, death, purchase, note, or any other word. Attach it to what it is about with subject_id (an animal ani_…, group grp_…, paddock pad_… or device dev_… on the same farm; subject_type is inferred from the id, or give it). data holds the details as key/values, e.g. a treatment {"product": "Ivomec", "dose_ml": 5, "withdrawal_days": 35}, a weight {"kg": 412}, a sale {"buyer": "…", "price": 1450}, a note {"text": "…"}. at is when it happened (ISO 8601; default now). Logging a move does not move the animal; its group_id and paddock_id stay as they are.',
+    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. Does not move the animal.",
   input: Type.Object({ farm_id: FarmIdArg, ...CreateEventBody.properties }, { additionalProperties: false }),
   output: EventSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -112,7 +113,8 @@ const { limit: _gl, before: _gb, ...groupFilters } = GroupListQuery.properties;
 export const listGroupsTool = defineTool({
   name: 'list_groups',
   title: 'List groups',
-  description: `Lists the groups of animals on a farm: herds, flocks, pens and litters, each with species, kind (${GROUP_KINDS.join(', ')}), head_count, hatch_date and the paddock it is in. Filter by species, kind or paddock_id (exact). ${PAGING_NOTE}`,
+  description:
+    "A farm's groups of animals (herds, flocks, pens, litters) with species, head count and paddock.",
   input: Type.Object({ farm_id: FarmIdArg, ...groupFilters, ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(GroupSchema),
   annotations: READ_ONLY,
@@ -138,7 +140,8 @@ const PaddockItem = Type.Object({
 export const listPaddocksTool = defineTool({
   name: 'list_paddocks',
   title: 'List paddocks',
-  description: `Lists a farm's paddocks with acres, rest_days_target (days of rest wanted between grazings), last_grazed_at and days_since_grazed, so you can tell which paddocks are rested enough to graze next (days_since_grazed >= rest_days_target). ${PAGING_NOTE}`,
+  description:
+    "A farm's paddocks with days_since_grazed and rest_days_target: which are rested enough to graze next.",
   input: Type.Object({ farm_id: FarmIdArg, ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(PaddockItem),
   annotations: READ_ONLY,
@@ -160,7 +163,8 @@ export const listPaddocksTool = defineTool({
 export const listTasksTool = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
-  description: `Lists a farm's tasks for the crew. By default only open tasks; status "done" lists finished ones, any other status matches exactly (e.g. in_progress), and "all" lists every task. Filter by assignee (exact) or subject_id (tasks about an animal, group, paddock, device or alert). ${PAGING_NOTE}`,
+  description:
+    "A farm's crew tasks; open ones by default (status done, all, or an exact status). Filter by assignee or subject_id.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -198,7 +202,7 @@ export const addTaskTool = defineTool({
   name: 'add_task',
   title: 'Add task',
   description:
-    'Creates a task for the crew and returns it. title is required (what to do, e.g. "Check water trough in North paddock"); optional notes, due_at (ISO 8601), assignee (free text, who should do it), status (default open), subject_id (the animal, group, paddock, device or alert it is about, on the same farm) and alert_id (an alert it answers; see list_alerts). Each call adds a new task, so do not repeat a call that succeeded.',
+    'Creates a task for the crew (title required; optional due_at, assignee, subject_id, alert_id). Each call adds one: retry with the same idempotency_key, never blindly.',
   input: Type.Object({ farm_id: FarmIdArg, ...CreateTaskBody.properties }, { additionalProperties: false }),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -212,8 +216,7 @@ export const addTaskTool = defineTool({
 export const completeTaskTool = defineTool({
   name: 'complete_task',
   title: 'Complete task',
-  description:
-    'Marks a task done (status done, done_at now) and returns it. A task already done is returned unchanged, so repeating the call is safe. Find task ids with list_tasks.',
+  description: 'Marks a task done. Repeating it is safe.',
   input: Type.Object(
     { task_id: Type.String({ minLength: 1, description: 'The task (an id from list_tasks).' }) },
     { additionalProperties: false },
