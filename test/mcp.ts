@@ -68,7 +68,7 @@ export interface ToolCall {
 }
 
 /**
- * Calls a tool; a successful result must carry structuredContent and the same JSON as its text.
+ * Calls a tool; a successful result must carry structuredContent and a short text summary beside it.
  */
 export async function callTool(
   client: Client,
@@ -84,11 +84,9 @@ export async function callTool(
   const isError = result.isError === true;
   if (!isError) {
     assert.ok(result.structuredContent, `${name} returned no structuredContent: ${text}`);
-    assert.deepEqual(
-      JSON.parse(text),
-      result.structuredContent,
-      `${name}: text and structuredContent differ`,
-    );
+    // The text is a short summary beside the structured answer, never the same JSON again.
+    assert.ok(text.length > 0, `${name} returned no text summary`);
+    assert.notEqual(text, JSON.stringify(result.structuredContent), `${name} sent its answer twice`);
   }
   return { isError, text, data: result.structuredContent };
 }

@@ -4,7 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { CATALOG_VERSION } from '../../domain/catalog.ts';
-import { toolAllowed } from './permissions.ts';
+import { toolOffered } from './permissions.ts';
 import type { RegisteredTool, ToolContext } from './tool.ts';
 import { listAlertsTool, listRulesTool, updateAlertTool } from './tools/alerts.ts';
 import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
@@ -57,7 +57,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
   );
   for (const tool of TOOLS) {
-    if (!ctx.policy || toolAllowed(tool.name, ctx.policy)) tool.register(server, ctx);
+    if (toolOffered(tool, ctx)) tool.register(server, ctx);
   }
   return server;
 }

@@ -1,7 +1,5 @@
 /** Alert tools: list_alerts, update_alert. */
 import { Type } from 'typebox';
-import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE, WATER_LEAK_RULE } from '../../../domain/built-in-rules.ts';
-import { DEFAULT_RULES } from '../../../domain/rules.ts';
 import { ALERT_STATUS_FILTERS } from '../../../domain/statuses.ts';
 import { AlertSchema } from '../../alerts/schemas.ts';
 import { acknowledgeAlert, listAlerts, resolveAlert } from '../../alerts/service.ts';

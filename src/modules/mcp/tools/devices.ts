@@ -1,10 +1,9 @@
 /** Device tools: list_devices, get_readings, house_status, house_command. */
 import { Type } from 'typebox';
 import { parsePage } from '../../../db/pagination.ts';
-import { DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES, validateDeviceCommand } from '../../../domain/devices.ts';
+import { validateDeviceCommand } from '../../../domain/devices.ts';
 import { invalid } from '../../../domain/errors.ts';
 import { HOUSE_COMMAND_NAMES, HOUSE_COMMANDS } from '../../../domain/house-commands.ts';
-import { METRICS } from '../../../domain/metrics.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { CommandSchema } from '../../commands/schemas.ts';
 import { queueCommand } from '../../commands/service.ts';
@@ -12,7 +11,7 @@ import { DeviceListQuery, DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { getFarm } from '../../farms/service.ts';
 import { HouseSchema } from '../../houses/schemas.ts';
-import { getHouse, getHouses, HOUSE_RECENT_COMMANDS } from '../../houses/service.ts';
+import { getHouse, getHouses } from '../../houses/service.ts';
 import {
   READING_AGGS,
   READING_INTERVAL_NAMES,

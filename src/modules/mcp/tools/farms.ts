@@ -30,6 +30,13 @@ export const farmBriefTool = defineTool({
   input: Type.Object({ farm_id: FarmIdArg }, { additionalProperties: false }),
   output: BriefSchema,
   annotations: READ_ONLY,
+  summary: (brief) =>
+    [
+      brief.headline,
+      brief.text,
+      ...brief.items.slice(0, 5).map((item) => `- ${item.severity}: ${item.title}`),
+      'The ranked items, alerts, tasks and houses are in structuredContent.',
+    ].join('\n'),
   async run(ctx, args) {
     const farm = await resolveFarm(ctx, args.farm_id);
     return buildBrief(ctx.db, ctx.scope, farm.id);

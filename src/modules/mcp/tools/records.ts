@@ -13,16 +13,13 @@ import { DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { CreateEventBody, EventSchema } from '../../events/schemas.ts';
 import { createEvent } from '../../events/service.ts';
-import { GROUP_KINDS, GroupListQuery, GroupSchema } from '../../groups/schemas.ts';
+import { GroupListQuery, GroupSchema } from '../../groups/schemas.ts';
 import { listGroups } from '../../groups/service.ts';
 import { PaddockSchema } from '../../paddocks/schemas.ts';
 import { listPaddocks } from '../../paddocks/service.ts';
 import { CreateTaskBody, TaskSchema } from '../../tasks/schemas.ts';
 import { completeTask, createTask, listTasks } from '../../tasks/service.ts';
 import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
-
-const PAGING_NOTE =
-  'Newest first; when has_more is true, call again with before set to next_before for the next page.';
 
 const { limit: _l, before: _b, ...animalFilters } = AnimalListQuery.properties;
 
