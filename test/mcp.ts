@@ -42,11 +42,23 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-export async function connect(t: TestApp, key: string | null, era: Era): Promise<Connected> {
-  const url = new URL('/mcp', await baseUrl(t));
+/** `path`: /mcp with a query (e.g. `/mcp?toolsets=houses`); `headers`: sent on every request. */
+export interface ConnectOptions {
+  path?: string;
+  headers?: Record<string, string>;
+}
+
+export async function connect(
+  t: TestApp,
+  key: string | null,
+  era: Era,
+  options: ConnectOptions = {},
+): Promise<Connected> {
+  const url = new URL(options.path ?? '/mcp', await baseUrl(t));
   let sent = 0;
+  const headers = { ...options.headers, ...(key ? { authorization: `Bearer ${key}` } : {}) };
   const transport = new StreamableHTTPClientTransport(url, {
-    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+    requestInit: { headers },
     fetch: (input, init) => {
       sent++;
       return fetch(input, init);
