@@ -19,7 +19,7 @@ import {
   READINGS_MAX_LIMIT,
   ReadingSchema,
 } from '../../readings/schemas.ts';
-import { getReadings } from '../../readings/service.ts';
+import { getReadings, latestReadings } from '../../readings/service.ts';
 import { confirmationNeeded } from '../safety.ts';
 import {
   defineTool,
@@ -105,6 +105,18 @@ export const getReadingsTool = defineTool({
   async run(ctx, args) {
     const { device_id, ...options } = args;
     const series = await getReadings(ctx.db, ctx.scope, device_id, options);
+    if (options.metric !== undefined && series.data.length === 0 && options.before === undefined) {
+      // An empty series for a metric the device never reported is a wrong name, not a quiet window.
+      const reported = Object.keys((await latestReadings(ctx.db, [device_id]))[device_id] ?? {}).sort();
+      if (!reported.includes(options.metric)) {
+        throw invalid(
+          'metric',
+          reported.length > 0
+            ? `device ${device_id} has never reported "${options.metric}". It reports: ${reported.join(', ')}.`
+            : `device ${device_id} has not reported any readings yet.`,
+        );
+      }
+    }
     return {
       device_id,
       ...series,

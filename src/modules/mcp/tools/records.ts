@@ -8,7 +8,13 @@ import { TASK_STATUS } from '../../../domain/tasks.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { DAY_MS, parseIso } from '../../../lib/time.ts';
 import { AnimalListQuery, AnimalSchema, CreateAnimalBody } from '../../animals/schemas.ts';
-import { createAnimal, getAnimal, getAnimalHistory, listAnimals } from '../../animals/service.ts';
+import {
+  animalFilterValues,
+  createAnimal,
+  getAnimal,
+  getAnimalHistory,
+  listAnimals,
+} from '../../animals/service.ts';
 import { DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { CreateEventBody, EventSchema } from '../../events/schemas.ts';
@@ -23,21 +29,63 @@ import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, res
 
 const { limit: _l, before: _b, ...animalFilters } = AnimalListQuery.properties;
 
+/** How many values of each filter a no-match answer names. */
+const VALUES_NAMED = 30;
+
 export const findAnimalsTool = defineTool({
   name: 'find_animals',
   title: 'Find animals',
   description:
-    "Finds animals on a farm: q searches name, tag, EID and breed; species, breed, status, group_id, paddock_id filter (case-insensitive). When nothing matches, the answer says which species and breeds exist. Use get_animal for one animal's history.",
-  input: Type.Object({ farm_id: FarmIdArg, ...animalFilters, ...PageArgs }, { additionalProperties: false }),
-  output: PageOutput(AnimalSchema),
+    "Finds animals on a farm: q searches name, tag, EID and breed; species, breed and status filter in any case; group_id, paddock_id, tag and eid exactly. When a species, breed or status filter matches nothing, note says which values the farm has. Use get_animal for one animal's history.",
+  input: Type.Object(
+    {
+      farm_id: FarmIdArg,
+      ...animalFilters,
+      species: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'Any case, e.g. cattle.' }),
+      ),
+      breed: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'Any case, e.g. Angus.' }),
+      ),
+      status: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'Any case, e.g. active.' }),
+      ),
+      ...PageArgs,
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    ...PageOutput(AnimalSchema).properties,
+    note: Type.Optional(
+      Type.String({ description: 'When a filter matched nothing: the values this farm has.' }),
+    ),
+  }),
   annotations: READ_ONLY,
   async run(ctx, args) {
     const { farm_id, limit, before, ...filters } = args;
     const farm = await resolveFarm(ctx, farm_id);
-    return pageResult(
+    const page = pageResult(
       'find_animals',
-      await listAnimals(ctx.db, ctx.scope, farm.id, filters, parsePage({ limit, before })),
+      await listAnimals(
+        ctx.db,
+        ctx.scope,
+        farm.id,
+        { ...filters, anyCase: true },
+        parsePage({ limit, before }),
+      ),
     );
+    const named = (['species', 'breed', 'status'] as const).filter((f) => filters[f] !== undefined);
+    if (page.data.length > 0 || before !== undefined || named.length === 0) return page;
+    // Nothing matched a value filter: say what the farm has, so the next call can use a real value.
+    const values = await animalFilterValues(ctx.db, ctx.scope, farm.id, VALUES_NAMED);
+    const has = named.map((f) => {
+      const list = values[f];
+      return `${f} ${list.length > 0 ? `is one of ${list.join(', ')}${list.length === VALUES_NAMED ? ', …' : ''}` : 'is never set'}`;
+    });
+    return {
+      ...page,
+      note: `No animals on ${farm.name} match ${named.map((f) => `${f} "${filters[f]}"`).join(' and ')}. On this farm, ${has.join('; ')}.`,
+    };
   },
 });
 
