@@ -5,6 +5,8 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { CATALOG_VERSION } from '../../domain/catalog.ts';
 import { toolOffered } from './permissions.ts';
+import { registerPrompts } from './prompts.ts';
+import { registerResources } from './resources.ts';
 import type { RegisteredTool, ToolContext } from './tool.ts';
 import { listAlertsTool, listRulesTool, updateAlertTool } from './tools/alerts.ts';
 import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
@@ -54,10 +56,23 @@ export const MCP_INSTRUCTIONS = [
 export function createMcpServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: 'farmstead', title: 'Farmstead', version: CATALOG_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
+    {
+      // Stateless: no stream carries notifications, so no list or resource ever announces a change.
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false, subscribe: false },
+        prompts: { listChanged: false },
+      },
+      instructions: MCP_INSTRUCTIONS,
+    },
   );
+  const offered = new Set<string>();
   for (const tool of TOOLS) {
-    if (toolOffered(tool, ctx)) tool.register(server, ctx);
+    if (!toolOffered(tool, ctx)) continue;
+    tool.register(server, ctx);
+    offered.add(tool.name);
   }
+  registerResources(server, ctx);
+  registerPrompts(server, offered);
   return server;
 }
