@@ -11,6 +11,13 @@ async function restrictedKey(t: TestApp, parentKey: string, body: Record<string,
   return res.body.key;
 }
 
+/** The text of a prompt's one message. */
+function promptText(result: { messages: { content: unknown }[] }): string {
+  const [message] = result.messages;
+  assert.ok(message, 'the prompt has a message');
+  return (message.content as { text: string }).text;
+}
+
 const text = (read: { contents: unknown[] }) => {
   const [content] = read.contents as { text?: string; mimeType?: string }[];
   assert.equal(content?.mimeType, 'application/json');
@@ -112,11 +119,11 @@ forEachEngine('mcp resources and prompts', (t) => {
           name: 'morning_check',
           arguments: { farm_id: acct.sample_farm_id },
         });
-        const said = (morning.messages[0]?.content as { text: string }).text;
+        const said = promptText(morning);
         assert.match(said, new RegExp(acct.sample_farm_id));
         assert.ok(said.indexOf('farm_brief') < said.indexOf('house_status'), 'farm_brief comes first');
         const evening = await mcp.client.getPrompt({ name: 'evening_lockup', arguments: {} });
-        const lockup = (evening.messages[0]?.content as { text: string }).text;
+        const lockup = promptText(evening);
         assert.match(lockup, /doors_open_after_dusk/);
         assert.match(lockup, /water\.tank_pct/);
         assert.match(lockup, /house_command doors\.close/);
@@ -124,7 +131,7 @@ forEachEngine('mcp resources and prompts', (t) => {
           name: 'investigate_alert',
           arguments: { alert_id: 'alrt_1' },
         });
-        const steps = (investigate.messages[0]?.content as { text: string }).text;
+        const steps = promptText(investigate);
         assert.ok(steps.indexOf('list_rules') < steps.indexOf('get_readings'));
       } finally {
         await mcp.close();
@@ -147,7 +154,7 @@ forEachEngine('mcp resources and prompts', (t) => {
         'morning_check',
       ]);
       const evening = await ro.client.getPrompt({ name: 'evening_lockup', arguments: {} });
-      const lockup = (evening.messages[0]?.content as { text: string }).text;
+      const lockup = promptText(evening);
       assert.match(lockup, /house_status/);
       assert.doesNotMatch(lockup, /house_command/);
       // farms + alerts: no house_status or list_tasks, so only the routine those tools allow.
