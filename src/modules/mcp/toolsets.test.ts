@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { baseUrl, callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
+import type { Alert, Animal, Farm, IngestReply, List, NewDevice, Task } from '../../../test/replies.ts';
 import { TOOLS } from './server.ts';
 import { TOOLSETS } from './toolsets.ts';
 
@@ -137,6 +139,89 @@ forEachEngine('mcp tools per permission, toolset and mode', (t) => {
       JSON.parse(json) as { result: { content: { text: string }[]; structuredContent: unknown } }
     ).result;
     assert.deepEqual(JSON.parse(result.content[0]!.text), result.structuredContent);
+  });
+});
+
+forEachEngine('mcp keys for one farm', (t) => {
+  test('a key for one farm never sees another farm through any tool', async () => {
+    const acct = await t().account();
+    const key = acct.live_key;
+    const mine = await make.posted<Farm>(t(), key, '/v1/farms', { name: 'Mine' });
+    const other = await make.posted<Farm>(t(), key, '/v1/farms', { name: 'Not mine' });
+    const house = await make.posted<NewDevice>(t(), key, `/v1/farms/${other.id}/devices`, {
+      type: 'house',
+      name: 'Far house',
+    });
+    await make.posted<IngestReply>(
+      t(),
+      house.device_key,
+      '/v1/ingest',
+      {
+        readings: [{ metric: 'climate.nh3_ppm', value: 40 }],
+      },
+      200,
+    );
+    const animal = await make.posted<Animal>(t(), key, `/v1/farms/${other.id}/animals`, {
+      species: 'cattle',
+    });
+    const task = await make.posted<Task>(t(), key, `/v1/farms/${other.id}/tasks`, { title: 'Far task' });
+    const alerts = await make.fetched<List<Alert>>(t(), key, `/v1/farms/${other.id}/alerts`);
+    const alert = alerts.data[0];
+    assert.ok(alert, 'the far house has an alert');
+    const oneFarm = await restrictedKey(t(), key, { farms: [mine.id] });
+
+    const mcp = await connect(t(), oneFarm, ERAS[1]!);
+    try {
+      const { tools } = await mcp.client.listTools();
+      assert.equal(tools.length, TOOLS.length);
+      const calls: [string, Record<string, unknown>][] = [
+        ['get_animal', { animal_id: animal.id }],
+        ['get_readings', { device_id: house.id }],
+        ['house_status', { house_id: house.id }],
+        ['house_command', { house_id: house.id, command: 'doors.close', params: { doors: 'all' } }],
+        ['update_alert', { alert_id: alert.id, action: 'acknowledge' }],
+        ['complete_task', { task_id: task.id }],
+      ];
+      // Every tool that takes farm_id, with the other farm's.
+      for (const tool of tools) {
+        if ((tool.inputSchema.properties ?? {}).farm_id) {
+          calls.push([
+            tool.name,
+            {
+              farm_id: other.id,
+              ...(tool.name === 'add_task' ? { title: 'x' } : {}),
+              ...(tool.name === 'add_animal' ? { species: 'cattle' } : {}),
+              ...(tool.name === 'log_event' ? { type: 'note' } : {}),
+              ...(tool.name === 'house_command' ? { command: 'doors.close', params: { doors: 'all' } } : {}),
+            },
+          ]);
+        }
+      }
+      for (const [name, args] of calls) {
+        const res = await callTool(mcp.client, name, args);
+        assert.equal(res.isError, true, `${name} answered for the other farm: ${res.text}`);
+        assert.match(res.text, /Not found/, `${name}: ${res.text}`);
+        assert.ok(
+          !res.text.includes('Not mine') && !res.text.includes('Far '),
+          `${name} names the other farm`,
+        );
+      }
+      // And what it answers without farm_id is its own farm only.
+      const brief = await ok(mcp.client, 'farm_brief');
+      assert.equal(brief.farm_id, mine.id);
+      const farms = await ok(mcp.client, 'list_farms');
+      assert.deepEqual(
+        farms.data.map((f: Farm) => f.id),
+        [mine.id],
+      );
+    } finally {
+      await mcp.close();
+    }
+    // Nothing changed on the other farm.
+    const after = await make.fetched<Alert>(t(), key, `/v1/alerts/${alert.id}`);
+    assert.equal(after.status, alert.status);
+    const stillOpen = await make.fetched<Task>(t(), key, `/v1/tasks/${task.id}`);
+    assert.equal(stillOpen.status, 'open');
   });
 });
 
