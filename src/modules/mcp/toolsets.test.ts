@@ -184,7 +184,7 @@ forEachEngine('mcp keys for one farm', (t) => {
       ];
       // Every tool that takes farm_id, with the other farm's.
       for (const tool of tools) {
-        if ((tool.inputSchema.properties ?? {}).farm_id) {
+        if (tool.inputSchema.properties?.farm_id) {
           calls.push([
             tool.name,
             {
