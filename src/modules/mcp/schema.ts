@@ -152,6 +152,8 @@ export function advertisedInputSchema(json: JsonObject): JsonObject {
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) {
       if (key === 'examples') continue;
+      // A free-form record's own additionalProperties (if any) gives way to the `true` below.
+      if (key === 'additionalProperties' && node.patternProperties) continue;
       if (key === 'patternProperties') {
         // A free-form record (Type.Record(String, Unknown)): any member with any JSON value.
         out.additionalProperties = true;

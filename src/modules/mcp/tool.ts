@@ -131,6 +131,8 @@ export function summarize(out: Record<string, unknown>): string {
       lines.push(`${name}: ${value.length}${value.length > 0 ? '' : ' (none)'}`);
       for (const item of value.slice(0, SUMMARY_ITEMS)) lines.push(`- ${label(item)}`);
       if (value.length > SUMMARY_ITEMS) lines.push(`- … ${value.length - SUMMARY_ITEMS} more`);
+    } else if (typeof value === 'object' && value !== null && 'id' in value) {
+      lines.push(`${name}: ${label(value)}`);
     }
   }
   if (!Array.isArray(out.data) && lines.length === 0) lines.unshift(label(out));
