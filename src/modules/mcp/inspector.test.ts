@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -28,6 +30,86 @@ interface Outcome {
   stderr: string;
 }
 
+/** Runs the Inspector CLI with HOME set to `home`; a non-zero exit is returned, not thrown. */
+async function inspector(home: string, url: string, args: readonly string[]): Promise<Outcome> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [INSPECTOR, '--cli', '--transport', 'http', '--server-url', url, '--format', 'json', ...args],
+      { env: { ...process.env, HOME: home }, timeout: 60_000 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: Number(e.code ?? 1), stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The check is live: the same CLI run against a one-tool server whose input schema has the bare `false`
+ * our house_command once had (in dependentSchemas) exits 6 with the finding.
+ */
+test('the Inspector --strict check refuses a schema with a bare false', async () => {
+  const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
+  const json = {
+    type: 'object',
+    properties: { a: { type: 'string' }, b: { type: 'string' } },
+    dependentSchemas: { a: { properties: { b: false } } },
+  };
+  const schema = {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'test',
+      validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: 'bad', version: '1.0.0' });
+    server.registerTool(
+      'bad',
+      { description: 'A tool with a bare false.', inputSchema: schema },
+      async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+      }),
+    );
+    return server;
+  });
+  const http = createServer(async (req, res) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === 'string') headers.set(name, value);
+    const body = req.method === 'POST' ? await bodyOf(req) : undefined;
+    const response = await handler.fetch(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, ...(body ? { body } : {}) }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const home = await mkdtemp(join(tmpdir(), 'farmstead-inspector-'));
+  try {
+    const port = (http.address() as AddressInfo).port;
+    const outcome = await inspector(home, `http://127.0.0.1:${port}/mcp`, [
+      '--method',
+      'tools/list',
+      '--strict',
+    ]);
+    assert.equal(outcome.code, 6, outcome.stderr);
+    assert.match(outcome.stderr, /Bare `false`/);
+  } finally {
+    await handler.close();
+    await new Promise((resolve) => http.close(resolve));
+    await rm(home, { recursive: true, force: true });
+  }
+});
+
 forEachEngine('MCP Inspector CLI', (t) => {
   // The Inspector keeps a catalog and OAuth state under HOME: a throwaway one per run.
   let home: string;
@@ -38,31 +120,7 @@ forEachEngine('MCP Inspector CLI', (t) => {
 
   async function inspect(key: string, era: 'legacy' | 'modern', ...args: string[]): Promise<Outcome> {
     const url = `${await baseUrl(t())}/mcp`;
-    try {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        [
-          INSPECTOR,
-          '--cli',
-          '--transport',
-          'http',
-          '--server-url',
-          url,
-          '--header',
-          `Authorization: Bearer ${key}`,
-          '--protocol-era',
-          era,
-          '--format',
-          'json',
-          ...args,
-        ],
-        { env: { ...process.env, HOME: home }, timeout: 60_000 },
-      );
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: Number(e.code ?? 1), stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-    }
+    return inspector(home, url, ['--header', `Authorization: Bearer ${key}`, '--protocol-era', era, ...args]);
   }
 
   test('lists tools with --strict clean, resources and prompts, in both protocol eras', async () => {
