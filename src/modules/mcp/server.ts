@@ -51,6 +51,8 @@ export const MCP_INSTRUCTIONS = [
   'Start with farm_brief for what needs attention, or list_farms to find a farm_id. farm_id may be left out when the key sees exactly one farm.',
   'Lists return newest first with has_more and next_before; pass next_before as before to get the next page.',
   'house_command refuses to move a house, or to open pop doors after dark at the farm, unless confirm is true: ask the farmer first, then call again with confirm: true.',
+  'A tool answer is in structuredContent; its text is a short summary. Write tools take idempotency_key: reuse it when retrying.',
+  'As this key allows: resources farmstead://farms/{farm_id}/brief, farmstead://houses/{house_id} and farmstead://catalog; prompts morning_check, evening_lockup and investigate_alert.',
 ].join('\n');
 
 export function createMcpServer(ctx: ToolContext): McpServer {
