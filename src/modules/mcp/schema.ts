@@ -109,8 +109,7 @@ export function leanOutputSchema(full: JsonObject): JsonObject {
     const types = typesOf(node);
     const items = node.items as JsonObject | undefined;
     const names = memberNames(items ?? node);
-    const fields = names.length > 0 ? `Members: ${names.join(', ')}.` : undefined;
-    const description = fields;
+    const description = names.length > 0 ? `Members: ${names.join(', ')}.` : undefined;
     const extra: JsonObject = {};
     if (items && types.includes('array')) {
       const itemTypes = typesOf(items);
@@ -134,6 +133,26 @@ export function leanOutputSchema(full: JsonObject): JsonObject {
     : { type: 'object', properties };
 }
 
+/** Keywords whose value (or each member or element of it) is a schema. */
+const SCHEMA_POSITIONS = new Set([
+  'properties',
+  'dependentSchemas',
+  '$defs',
+  'items',
+  'prefixItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'anyOf',
+  'allOf',
+  'oneOf',
+]);
+/** Keywords whose value is data, never a schema. */
+const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'required']);
+
 /**
  * What tools/list shows of a tool's arguments: the checked schema without what only lengthens it (the
  * string length bounds, examples, descriptions past their first sentence, the `null` an optional argument
@@ -143,15 +162,20 @@ export function leanOutputSchema(full: JsonObject): JsonObject {
 export function advertisedInputSchema(json: JsonObject): JsonObject {
   const clean = (value: unknown, keyword?: string): unknown => {
     if (typeof value === 'boolean') {
-      if (keyword === 'additionalProperties') return value;
+      // Only a boolean where a schema goes is a boolean schema; `default: false` is a value.
+      if (keyword === undefined || !SCHEMA_POSITIONS.has(keyword)) return value;
       return value ? { type: 'object', additionalProperties: true } : { not: {} };
     }
-    if (Array.isArray(value)) return value.map((v) => clean(v));
+    if (Array.isArray(value)) return value.map((v) => clean(v, keyword));
     if (typeof value !== 'object' || value === null) return value;
     const node = value as JsonObject;
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(node)) {
       if (key === 'examples') continue;
+      if (DATA_KEYWORDS.has(key)) {
+        out[key] = child;
+        continue;
+      }
       // A free-form record's own additionalProperties (if any) gives way to the `true` below.
       if (key === 'additionalProperties' && node.patternProperties) continue;
       if (key === 'patternProperties') {
