@@ -241,6 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(mcpRoutes, 'per-tool'), {
     db,
     allowedOrigins: config.mcpAllowedOrigins,
+    readOnly: config.mcpReadOnly,
     commandExpirySeconds: config.commandExpirySeconds,
     commandRedeliverSeconds: config.commandRedeliverSeconds,
   });

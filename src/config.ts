@@ -41,6 +41,8 @@ export interface Config {
   commandExpirySeconds: number;
   /** Browser origins (besides the server's own) allowed to call /mcp; other origins get 403. */
   mcpAllowedOrigins: readonly string[];
+  /** Offer MCP clients only the tools that change nothing, whatever their key may do. */
+  mcpReadOnly: boolean;
   /** A request's headers and body must have arrived within this many ms (slow bodies are cut off). */
   requestTimeoutMs: number;
   /** A request's headers must have arrived within this many ms. */
@@ -338,6 +340,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         : int(env, 'FARMSTEAD_READINGS_RETENTION_DAYS', 0, 1, 100_000),
     commandExpirySeconds: int(env, 'FARMSTEAD_COMMAND_EXPIRY_S', DEFAULT_COMMAND_EXPIRY_S, 1, 31_536_000),
     mcpAllowedOrigins: origins(env, 'FARMSTEAD_MCP_ALLOWED_ORIGINS'),
+    mcpReadOnly: bool(env, 'FARMSTEAD_MCP_READ_ONLY', false),
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: int(env, 'FARMSTEAD_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),

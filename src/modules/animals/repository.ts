@@ -67,10 +67,17 @@ export async function animalPage(
   page: PageRequest,
 ): Promise<Page<Animal>> {
   let query = db.selectFrom('animals').selectAll().where('farm_id', '=', farmId);
-  if (filters.species !== undefined) query = query.where('species', '=', filters.species);
+  const exact = (column: 'species' | 'breed' | 'status', value: string | undefined) => {
+    if (value === undefined) return;
+    query = filters.anyCase
+      ? query.where(sql<string>`lower(${sql.ref(column)})`, '=', value.toLowerCase())
+      : query.where(column, '=', value);
+  };
+  exact('species', filters.species);
+  exact('breed', filters.breed);
+  exact('status', filters.status);
   if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
   if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
   if (filters.eid !== undefined) query = query.where('eid', '=', filters.eid);
   if (filters.q !== undefined) {
@@ -78,6 +85,25 @@ export async function animalPage(
     query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
   }
   return fetchPage(query, page, toAnimal);
+}
+
+/** The distinct values of a column among a farm's animals, sorted, at most `limit` (nulls left out). */
+export async function animalValues(
+  db: Db,
+  farmId: string,
+  column: 'species' | 'breed' | 'status',
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('animals')
+    .select(column)
+    .distinct()
+    .where('farm_id', '=', farmId)
+    .where(column, 'is not', null)
+    .orderBy(column)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => String(row[column]));
 }
 
 /** The farm's animal with this EID, or null (device ingest matches scale weights by EID). */

@@ -145,4 +145,8 @@ export interface AnimalFilters {
   tag?: string | undefined;
   eid?: string | undefined;
   q?: string | undefined;
+  /** Exact breed (the MCP find_animals filter; REST searches breed with q). */
+  breed?: string | undefined;
+  /** species, breed and status match in any case (MCP: an agent writes "Cattle" or "angus"). */
+  anyCase?: boolean | undefined;
 }

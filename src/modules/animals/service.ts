@@ -18,6 +18,7 @@ import {
   type AnimalRow,
   animalPage,
   animalsIn,
+  animalValues,
   clearAnimalsFrom,
   findEidHolder,
   searchTextOf,
@@ -58,6 +59,17 @@ export async function listAnimals(
 ): Promise<Page<Animal>> {
   const farm = await requireFarm(db, scope, farmId);
   return animalPage(db, farm.id, filters, page);
+}
+
+/** The species, breeds and statuses a farm's animals have (at most `limit` of each): what filters can match. */
+export async function animalFilterValues(db: Db, scope: Scope, farmId: string, limit: number) {
+  const farm = await requireFarm(db, scope, farmId);
+  const [species, breed, status] = await Promise.all([
+    animalValues(db, farm.id, 'species', limit),
+    animalValues(db, farm.id, 'breed', limit),
+    animalValues(db, farm.id, 'status', limit),
+  ]);
+  return { species, breed, status };
 }
 
 export async function getAnimal(db: Db, scope: Scope, id: string): Promise<Animal> {

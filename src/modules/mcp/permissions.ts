@@ -36,3 +36,16 @@ export function toolAllowed(name: string, policy: Policy): boolean {
   const needs = TOOL_NEEDS[name];
   return needs?.every((need) => allows(policy, need)) ?? false;
 }
+
+/**
+ * Whether a connection is offered the tool: its key's permissions allow it, it is in the toolsets the
+ * connection asked for, and it changes nothing when the server runs read-only. Each only narrows.
+ */
+export function toolOffered(
+  tool: { name: string; writes: boolean },
+  ctx: { policy?: Policy; readOnly?: boolean; toolsets?: ReadonlySet<string> | null },
+): boolean {
+  if (ctx.policy && !toolAllowed(tool.name, ctx.policy)) return false;
+  if (ctx.readOnly && tool.writes) return false;
+  return !ctx.toolsets || ctx.toolsets.has(tool.name);
+}

@@ -18,6 +18,10 @@ import { apiCaller, bearerToken } from '../../http/auth.ts';
 import { isOriginAllowed, ownOrigin } from './origin.ts';
 import { rpcParamsError } from './rpc-params.ts';
 import type { ToolContext } from './tool.ts';
+import { parseToolsets } from './toolsets.ts';
+
+/** The first protocol revision with structuredContent in tool results. */
+const STRUCTURED_CONTENT_SINCE = '2025-06-18';
 
 export interface McpRoutesOptions {
   db: Db;
@@ -25,6 +29,8 @@ export interface McpRoutesOptions {
   allowedOrigins: readonly string[];
   commandExpirySeconds: number;
   commandRedeliverSeconds: number;
+  /** FARMSTEAD_MCP_READ_ONLY: offer no tool that changes anything. */
+  readOnly: boolean;
 }
 
 /** Where the tool context rides in AuthInfo.extra from the route to the server factory. */
@@ -95,6 +101,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       const paramsError = rpcParamsError(request.body);
       if (paramsError) return reply.code(200).send(paramsError);
       const caller = apiCaller(request);
+      const query = request.query as Record<string, unknown> | undefined;
+      const asked = typeof query?.toolsets === 'string' ? query.toolsets : request.headers['x-mcp-toolsets'];
+      const toolsets = parseToolsets(Array.isArray(asked) ? asked.join(',') : asked);
+      const version = request.headers['mcp-protocol-version'];
       const toolContext: ToolContext = {
         db: options.db,
         scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms },
@@ -103,6 +113,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         log: request.log,
         commandExpirySeconds: options.commandExpirySeconds,
         commandRedeliverSeconds: options.commandRedeliverSeconds,
+        readOnly: options.readOnly,
+        toolsets,
+        // structuredContent came with 2025-06-18; an older client gets the JSON as text.
+        structured: typeof version !== 'string' || version >= STRUCTURED_CONTENT_SINCE,
       };
       const authInfo: AuthInfo = {
         token: bearerToken(request.headers.authorization) ?? '',

@@ -61,6 +61,157 @@ function capStrings(schema: JsonObject): JsonObject {
   return cap(schema) as JsonObject;
 }
 
+/** The value types a JSON node can have: what an agent needs to read it. */
+function typesOf(node: JsonObject): string[] {
+  if (typeof node.type === 'string') return [node.type];
+  if (Array.isArray(node.type)) return node.type as string[];
+  if (node.const !== undefined) return [node.const === null ? 'null' : typeof node.const];
+  const branches = (node.anyOf ?? node.oneOf) as JsonObject[] | undefined;
+  if (branches) return [...new Set(branches.flatMap(typesOf))];
+  if (node.properties || node.patternProperties) return ['object'];
+  return [];
+}
+
+/** `{ type }`, or an anyOf of single types (the portable spelling of a union), or free-form JSON. */
+function typed(types: readonly string[], extra: JsonObject = {}): JsonObject {
+  const [only] = types;
+  if (only && types.length === 1) return { type: only, ...extra };
+  if (types.length === 0) return { type: 'object', additionalProperties: true, ...extra };
+  return { anyOf: types.map((type) => (type === 'object' ? { type, ...extra } : { type })) };
+}
+
+/** The member names of an object schema (through a nullable union), for a nested value's description. */
+function memberNames(node: JsonObject): string[] {
+  const props = node.properties as JsonObject | undefined;
+  if (props) return Object.keys(props);
+  for (const branch of ((node.anyOf ?? node.oneOf) as JsonObject[] | undefined) ?? []) {
+    const names = memberNames(branch);
+    if (names.length > 0) return names;
+  }
+  return [];
+}
+
+function firstSentence(text: unknown): string | undefined {
+  if (typeof text !== 'string' || text === '') return undefined;
+  const end = text.search(/(?<!e\.g)\.(\s|$)/);
+  return end === -1 ? text : text.slice(0, end + 1);
+}
+
+/**
+ * What tools/list shows of a result: its top-level members with their types (those that may be null
+ * only by name), and for a nested object or a list of objects only the names of its members. The
+ * answer itself is checked against the full schema on our side before it is sent; an agent reads the
+ * member names and values, so the rest of the schema (every nested type, format, bound) is left out to
+ * keep tools/list small.
+ */
+export function leanOutputSchema(full: JsonObject): JsonObject {
+  const member = (node: JsonObject): JsonObject => {
+    const types = typesOf(node);
+    const items = node.items as JsonObject | undefined;
+    const names = memberNames(items ?? node);
+    const description = names.length > 0 ? `Members: ${names.join(', ')}.` : undefined;
+    const extra: JsonObject = {};
+    if (items && types.includes('array')) {
+      const itemTypes = typesOf(items);
+      extra.items = typed(itemTypes.length > 0 ? itemTypes : ['object']);
+    }
+    const out = typed(types, types.length === 1 ? extra : {});
+    if (types.length > 1 && extra.items) {
+      out.anyOf = (out.anyOf as JsonObject[]).map((b) => (b.type === 'array' ? { ...b, ...extra } : b));
+    }
+    return description ? { ...out, description } : out;
+  };
+  const properties: JsonObject = {};
+  const nullable: string[] = [];
+  for (const [name, node] of Object.entries((full.properties as JsonObject | undefined) ?? {})) {
+    if (typesOf(node as JsonObject).includes('null')) nullable.push(name);
+    else properties[name] = member(node as JsonObject);
+  }
+  // Members that may be null are named rather than typed: a union per member would double their size.
+  return nullable.length > 0
+    ? { type: 'object', properties, description: `Also (may be null): ${nullable.join(', ')}.` }
+    : { type: 'object', properties };
+}
+
+/** Keywords whose value (or each member or element of it) is a schema. */
+const SCHEMA_POSITIONS = new Set([
+  'properties',
+  'dependentSchemas',
+  '$defs',
+  'items',
+  'prefixItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'anyOf',
+  'allOf',
+  'oneOf',
+]);
+/** Keywords whose value is data, never a schema. */
+const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'required']);
+
+/**
+ * What tools/list shows of a tool's arguments: the checked schema without what only lengthens it (the
+ * string length bounds, examples, descriptions past their first sentence, the `null` an optional argument
+ * also takes), with free-form values spelled as typed JSON (a portable schema has no
+ * bare `true`/`false` or untyped member).
+ */
+export function advertisedInputSchema(json: JsonObject): JsonObject {
+  const clean = (value: unknown, keyword?: string): unknown => {
+    if (typeof value === 'boolean') {
+      // Only a boolean where a schema goes is a boolean schema; `default: false` is a value.
+      if (keyword === undefined || !SCHEMA_POSITIONS.has(keyword)) return value;
+      return value ? { type: 'object', additionalProperties: true } : { not: {} };
+    }
+    if (Array.isArray(value)) return value.map((v) => clean(v, keyword));
+    if (typeof value !== 'object' || value === null) return value;
+    const node = value as JsonObject;
+    const out: JsonObject = {};
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'examples') continue;
+      if (DATA_KEYWORDS.has(key)) {
+        out[key] = child;
+        continue;
+      }
+      // A free-form record's own additionalProperties (if any) gives way to the `true` below.
+      if (key === 'additionalProperties' && node.patternProperties) continue;
+      if (key === 'patternProperties') {
+        // A free-form record (Type.Record(String, Unknown)): any member with any JSON value.
+        out.additionalProperties = true;
+        continue;
+      }
+      if (key === 'properties' || key === 'dependentSchemas' || key === '$defs') {
+        out[key] = Object.fromEntries(
+          Object.entries(child as JsonObject).map(([name, sub]) => [name, clean(sub, key)]),
+        );
+        continue;
+      }
+      // Length bounds are checked, and a refusal names the bound; an agent does not need them up front.
+      if (key === 'maxLength' || (key === 'minLength' && child === 1)) continue;
+      if (key === 'description') {
+        out[key] = firstSentence(child);
+        continue;
+      }
+      out[key] = clean(child, key);
+    }
+    if (Array.isArray(out.type)) return typed(out.type as string[]);
+    // An argument that may be null means the same as leaving it out, which is what an agent should do.
+    const branches = out.anyOf as JsonObject[] | undefined;
+    if (branches?.length === 2 && Object.keys(out).length === 1) {
+      const [value] = branches.filter((b) => b.type !== 'null');
+      if (value && branches.some((b) => b.type === 'null')) return value;
+    }
+    if (Object.keys(out).every((k) => k === 'description' || k === 'title' || k === 'default')) {
+      return { ...typed([]), ...out };
+    }
+    return out;
+  };
+  return clean(json) as JsonObject;
+}
+
 export interface ToolSchema<T> extends StandardSchemaWithJSON<T, T> {
   /** The JSON Schema shown to clients. */
   readonly json: JsonObject;
@@ -76,8 +227,11 @@ export function toolSchema<S extends TSchema>(
   schema: S,
   options: { advertised?: JsonObject; input?: boolean } = {},
 ): ToolSchema<Static<S>> {
-  const checked = options.input ? capStrings(toJsonSchema(schema)) : toJsonSchema(schema);
-  const json = options.advertised ?? checked;
+  const full = toJsonSchema(schema);
+  const checked = options.input ? capStrings(full) : full;
+  const json = options.input
+    ? advertisedInputSchema(options.advertised ?? checked)
+    : (options.advertised ?? leanOutputSchema(full));
   // Compiled on the first call of the tool (compile-lazily.ts), not when the module loads.
   const compiled = lazily(() => (options.input ? compileChecked(ajv, checked) : ajv.compile(checked)));
   return {

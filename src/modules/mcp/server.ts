@@ -4,7 +4,9 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { CATALOG_VERSION } from '../../domain/catalog.ts';
-import { toolAllowed } from './permissions.ts';
+import { toolOffered } from './permissions.ts';
+import { registerPrompts } from './prompts.ts';
+import { registerResources } from './resources.ts';
 import type { RegisteredTool, ToolContext } from './tool.ts';
 import { listAlertsTool, listRulesTool, updateAlertTool } from './tools/alerts.ts';
 import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
@@ -49,15 +51,30 @@ export const MCP_INSTRUCTIONS = [
   'Start with farm_brief for what needs attention, or list_farms to find a farm_id. farm_id may be left out when the key sees exactly one farm.',
   'Lists return newest first with has_more and next_before; pass next_before as before to get the next page.',
   'house_command refuses to move a house, or to open pop doors after dark at the farm, unless confirm is true: ask the farmer first, then call again with confirm: true.',
+  'A tool answer is in structuredContent; its text is a short summary. Write tools take idempotency_key: reuse it when retrying.',
+  'As this key allows: resources farmstead://farms/{farm_id}/brief, farmstead://houses/{house_id} and farmstead://catalog; prompts morning_check, evening_lockup and investigate_alert.',
 ].join('\n');
 
 export function createMcpServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: 'farmstead', title: 'Farmstead', version: CATALOG_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
+    {
+      // Stateless: no stream carries notifications, so no list or resource ever announces a change.
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false, subscribe: false },
+        prompts: { listChanged: false },
+      },
+      instructions: MCP_INSTRUCTIONS,
+    },
   );
+  const offered = new Set<string>();
   for (const tool of TOOLS) {
-    if (!ctx.policy || toolAllowed(tool.name, ctx.policy)) tool.register(server, ctx);
+    if (!toolOffered(tool, ctx)) continue;
+    tool.register(server, ctx);
+    offered.add(tool.name);
   }
+  registerResources(server, ctx);
+  registerPrompts(server, offered);
   return server;
 }

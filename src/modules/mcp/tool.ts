@@ -7,7 +7,7 @@
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../db/pagination.ts';
+import { MAX_PAGE_SIZE, type Page } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Policy } from '../../domain/permissions.ts';
@@ -37,6 +37,15 @@ export interface ToolContext {
   commandRedeliverSeconds: number;
   /** The key's permissions: only the tools they allow are offered. Absent: every tool. */
   policy?: Policy;
+  /** FARMSTEAD_MCP_READ_ONLY: no tool that changes anything is offered. */
+  readOnly?: boolean;
+  /** The tools of the toolsets this connection asked for (toolsets.ts); absent or null: every tool. */
+  toolsets?: ReadonlySet<string> | null;
+  /**
+   * Whether the client reads structuredContent (protocol 2025-06-18 and later): then a tool's text is a
+   * short summary beside it, not the same JSON again. Absent: true.
+   */
+  structured?: boolean;
 }
 
 /** A refusal the agent should read and act on (ask the farmer, pick a farm…): an isError result. */
@@ -44,6 +53,8 @@ export class ToolRefusal extends Error {}
 
 export interface RegisteredTool {
   readonly name: string;
+  /** Whether the tool changes anything (readOnlyHint false): left out in read-only mode. */
+  readonly writes: boolean;
   register(server: McpServer, ctx: ToolContext): void;
 }
 
@@ -57,6 +68,8 @@ export interface ToolDefinition<I extends TObject, O extends TObject> {
   output: O;
   annotations: Omit<ToolAnnotations, 'title'>;
   run(ctx: ToolContext, args: Static<I>): Promise<Static<O>>;
+  /** The short text sent beside structuredContent; summarize() by default. */
+  summary?(out: Static<O>): string;
 }
 
 function notFoundText(err: AppError): string {
@@ -89,8 +102,55 @@ export function errorText(err: unknown, log: FastifyBaseLogger, tool: string): s
   return 'Something went wrong on our side; it has been logged. Try again, or tell the farmer it failed.';
 }
 
-export function jsonResult(out: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+/** Items named in a list's summary; the rest are in structuredContent. */
+const SUMMARY_ITEMS = 10;
+
+/** One record in a line: its id and what names it (name, title, a reading's value), then its status. */
+function label(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return JSON.stringify(item);
+  const r = item as Record<string, unknown>;
+  const reading =
+    typeof r.metric === 'string' && r.value !== undefined
+      ? `${r.metric} ${String(r.value)}${typeof r.unit === 'string' && r.unit ? ` ${r.unit}` : ''} at ${String(r.at)}`
+      : undefined;
+  const parts = [r.id, r.name ?? r.title, reading, r.severity, r.status].filter(
+    (v) => typeof v === 'string' && v !== '',
+  );
+  return parts.length > 0 ? parts.join(' · ') : JSON.stringify(item).slice(0, 120);
+}
+
+/**
+ * The text beside structuredContent: what the answer holds in a few lines (a list's count and first
+ * items, a record's id and name, the next page), so a client that shows text has the gist and the model's
+ * context does not hold the same answer twice.
+ */
+export function summarize(out: Record<string, unknown>): string {
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(out)) {
+    if (Array.isArray(value)) {
+      lines.push(`${name}: ${value.length}${value.length > 0 ? '' : ' (none)'}`);
+      for (const item of value.slice(0, SUMMARY_ITEMS)) lines.push(`- ${label(item)}`);
+      if (value.length > SUMMARY_ITEMS) lines.push(`- … ${value.length - SUMMARY_ITEMS} more`);
+    } else if (typeof value === 'object' && value !== null && 'id' in value) {
+      lines.push(`${name}: ${label(value)}`);
+    }
+  }
+  if (!Array.isArray(out.data) && lines.length === 0) lines.unshift(label(out));
+  if (typeof out.next_page === 'string') lines.push(out.next_page);
+  if (typeof out.note === 'string') lines.push(out.note);
+  lines.push('The full answer is in structuredContent.');
+  return lines.join('\n');
+}
+
+/**
+ * A tool's answer: structuredContent with a short summary as text for clients that read it, or the JSON
+ * as text too for clients of protocols before structuredContent (2025-03-26 and older).
+ */
+export function jsonResult(out: Record<string, unknown>, text?: string, structured = true): CallToolResult {
+  return {
+    content: [{ type: 'text', text: structured ? (text ?? summarize(out)) : JSON.stringify(out) }],
+    structuredContent: out,
+  };
 }
 
 /** The optional argument every write tool takes: the same meaning as REST's Idempotency-Key header. */
@@ -99,7 +159,7 @@ const IdempotencyKeyArg = Type.Optional(
     minLength: 1,
     maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
     description:
-      'Optional: a new unique value (e.g. a UUID) for this action. Calling again with the same idempotency_key and the same arguments (for 24 hours) returns the first result without acting twice, so a retry after a lost answer is safe; the same key with other arguments is refused.',
+      'A new UUID per action: a retry with the same key and arguments (within 24 h) returns the first result without acting twice.',
   }),
 );
 
@@ -115,7 +175,9 @@ async function execute<I extends TObject, O extends TObject>(
   args: Static<I>,
 ): Promise<Outcome> {
   try {
-    return { result: jsonResult((await def.run(ctx, args)) as Record<string, unknown>), serverFault: false };
+    const out = (await def.run(ctx, args)) as Record<string, unknown>;
+    const text = ctx.structured === false ? undefined : def.summary?.(out as Static<O>);
+    return { result: jsonResult(out, text, ctx.structured !== false), serverFault: false };
   } catch (err) {
     const serverFault = !(err instanceof ToolRefusal) && !(err instanceof AppError && err.status < 500);
     return {
@@ -180,6 +242,7 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
   const outputSchema = toolSchema(def.output);
   return {
     name: def.name,
+    writes,
     register(server, ctx) {
       server.registerTool(
         def.name,
@@ -188,7 +251,7 @@ export function defineTool<I extends TObject, O extends TObject>(def: ToolDefini
           description: def.description,
           inputSchema,
           outputSchema,
-          annotations: { title: def.title, ...def.annotations },
+          annotations: def.annotations,
         },
         async (all) => {
           const { idempotency_key: key, ...args } = all as Record<string, unknown>;
@@ -210,8 +273,7 @@ export const READ_ONLY: ToolDefinition<TObject, TObject>['annotations'] = Object
 export const FarmIdArg = Type.Optional(
   Type.String({
     minLength: 1,
-    description:
-      'The farm (an id from list_farms). May be left out when this key sees exactly one farm, such as a test key with only its sample farm.',
+    description: 'Optional when the key sees one farm.',
   }),
 );
 
@@ -247,14 +309,12 @@ export const PageArgs = {
     Type.Integer({
       minimum: 1,
       maximum: MAX_PAGE_SIZE,
-      description: `How many records to return, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
     }),
   ),
   before: Type.Optional(
     Type.String({
       minLength: 1,
-      description:
-        'Paging cursor: pass the next_before value of the previous result to get the next (older) page. An ISO 8601 time also works (records strictly older).',
+      description: 'next_before of the last page.',
     }),
   ),
 };

@@ -1,10 +1,9 @@
 /** Device tools: list_devices, get_readings, house_status, house_command. */
 import { Type } from 'typebox';
 import { parsePage } from '../../../db/pagination.ts';
-import { DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES, validateDeviceCommand } from '../../../domain/devices.ts';
+import { validateDeviceCommand } from '../../../domain/devices.ts';
 import { invalid } from '../../../domain/errors.ts';
-import { HOUSE_COMMAND_NAMES, HOUSE_COMMANDS, paramsJsonSchema } from '../../../domain/house-commands.ts';
-import { METRICS } from '../../../domain/metrics.ts';
+import { HOUSE_COMMAND_NAMES, HOUSE_COMMANDS } from '../../../domain/house-commands.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { CommandSchema } from '../../commands/schemas.ts';
 import { queueCommand } from '../../commands/service.ts';
@@ -12,16 +11,16 @@ import { DeviceListQuery, DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { getFarm } from '../../farms/service.ts';
 import { HouseSchema } from '../../houses/schemas.ts';
-import { getHouse, getHouses, HOUSE_RECENT_COMMANDS } from '../../houses/service.ts';
+import { getHouse, getHouses } from '../../houses/service.ts';
 import {
+  READING_AGGS,
+  READING_INTERVAL_NAMES,
   READINGS_DEFAULT_LIMIT,
   READINGS_MAX_LIMIT,
   ReadingSchema,
-  ReadingsQuery,
 } from '../../readings/schemas.ts';
-import { getReadings } from '../../readings/service.ts';
+import { getReadings, latestReadings } from '../../readings/service.ts';
 import { confirmationNeeded } from '../safety.ts';
-import { toJsonSchema } from '../schema.ts';
 import {
   defineTool,
   FarmIdArg,
@@ -37,7 +36,8 @@ import {
 export const listDevicesTool = defineTool({
   name: 'list_devices',
   title: 'List devices',
-  description: `Lists a farm's devices with their battery (%), last report time (last_seen_at), position and state. Types: ${DEVICE_TYPES.map((t) => `${t} (${DEVICE_TYPE_DESCRIPTIONS[t]})`).join('; ')} Filter by type, animal_id (the trackers on an animal) or group_id. A device whose last_seen_at is long ago has gone quiet. Newest first; when has_more is true, call again with before set to next_before.`,
+  description:
+    "A farm's devices (houses, tanks, trackers, weather stations…) with battery, last report and state; filter by type, animal_id or group_id. An old last_seen_at means the device went quiet.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -60,20 +60,18 @@ export const listDevicesTool = defineTool({
   },
 });
 
-const METRIC_LIST = METRICS.map((m) => `${m.name} (${m.unit}, ${m.meaning})`).join('; ');
-
 export const getReadingsTool = defineTool({
   name: 'get_readings',
   title: 'Get readings',
-  description: `A time series of one device's readings, newest first: each reading has metric, value, unit and at. Give metric to get one series (devices may report any metric; the known ones are ${METRIC_LIST}) and since (ISO 8601) to start from a time, e.g. the last 24 hours. If has_more is true there are older readings in that window: call again with before set to next_before. For a long span (a week, a season) give interval (1m, 5m, 1h, 1d) and agg (avg, min, max, sum, count, last) to get one point per metric and bucket instead of every raw reading. Find device ids with list_devices, house_status or get_animal (trackers).`,
+  description:
+    "One device's readings over time, newest first. Give metric for one series and since for a window; for a long span give interval and agg for one point per bucket. An unknown metric is answered with the metrics the device reports.",
   input: Type.Object(
     {
       device_id: Type.String({ minLength: 1, description: 'The device (an id from list_devices).' }),
       metric: Type.Optional(
         Type.String({
           minLength: 1,
-          description: 'Only this metric, e.g. climate.temp_c.',
-          examples: METRICS.map((m) => m.name),
+          description: 'Only this metric, e.g. climate.temp_c (get_catalog lists them).',
         }),
       ),
       since: Type.Optional(
@@ -83,12 +81,16 @@ export const getReadingsTool = defineTool({
         Type.Integer({
           minimum: 1,
           maximum: READINGS_MAX_LIMIT,
-          description: `How many readings, 1 to ${READINGS_MAX_LIMIT} (default ${READINGS_DEFAULT_LIMIT}).`,
+          description: `Default ${READINGS_DEFAULT_LIMIT}.`,
         }),
       ),
-      before: ReadingsQuery.properties.before,
-      interval: ReadingsQuery.properties.interval,
-      agg: ReadingsQuery.properties.agg,
+      before: Type.Optional(Type.String({ minLength: 1, description: 'next_before of the last page.' })),
+      interval: Type.Optional(
+        Type.Enum(READING_INTERVAL_NAMES, { type: 'string', description: 'Bucket width.' }),
+      ),
+      agg: Type.Optional(
+        Type.Enum(READING_AGGS, { type: 'string', description: 'With interval (default avg).' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -103,6 +105,18 @@ export const getReadingsTool = defineTool({
   async run(ctx, args) {
     const { device_id, ...options } = args;
     const series = await getReadings(ctx.db, ctx.scope, device_id, options);
+    if (options.metric !== undefined && series.data.length === 0 && options.before === undefined) {
+      // An empty series for a metric the device never reported is a wrong name, not a quiet window.
+      const reported = Object.keys((await latestReadings(ctx.db, [device_id]))[device_id] ?? {}).sort();
+      if (!reported.includes(options.metric)) {
+        throw invalid(
+          'metric',
+          reported.length > 0
+            ? `device ${device_id} has never reported "${options.metric}". It reports: ${reported.join(', ')}.`
+            : `device ${device_id} has not reported any readings yet.`,
+        );
+      }
+    }
     return {
       device_id,
       ...series,
@@ -117,7 +131,8 @@ export const getReadingsTool = defineTool({
 export const houseStatusTool = defineTool({
   name: 'house_status',
   title: 'House status',
-  description: `Every mobile poultry house on a farm (or one, with house_id): its state (the 14 pop doors and their schedule, the move: stepping or stopped, metres per day, heading, target paddock; spine height, climate mode and target, awnings, fans, heaters, the winter floor, lights), latest_readings keyed by metric (feed.bin_pct, water.tank_pct, climate.temp_c, climate.nh3_ppm, power.battery_pct, power.solar_w, birds.inside…, each with value, unit and time) and its last ${HOUSE_RECENT_COMMANDS} commands with their status. Use it before house_command, and to check a command's result.`,
+  description:
+    "The mobile poultry houses of a farm (or one): doors, move, climate, feed and water readings and the last commands. Use it before house_command and to check a command's result.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -142,22 +157,13 @@ export const houseStatusTool = defineTool({
   },
 });
 
-const sentence = (text: string): string => text.replace(/\.$/, '');
-
-function paramsText(spec: (typeof HOUSE_COMMANDS)[number]): string {
-  if (spec.params.length === 0) return 'none';
-  return spec.params
-    .map((p) => {
-      const values = p.enum ? ` (one of: ${p.enum.join(', ')})` : '';
-      return `${p.name}${p.required ? '' : ' (optional)'}: ${sentence(p.description)}${values}`;
-    })
-    .join('; ');
-}
-
-const COMMAND_LINES = HOUSE_COMMANDS.map(
-  (c) =>
-    `- ${c.name}: ${sentence(c.description)}. Params: ${paramsText(c)}.${c.caution ? ` ${c.caution}` : ''}`,
-).join('\n');
+/** One line per command: its name and params (`?` optional, `[a|b]` the values); get_catalog has the rest. */
+const COMMAND_LINES = HOUSE_COMMANDS.map((c) => {
+  const params = c.params.map(
+    (p) => `${p.name}${p.required ? '' : '?'}${p.enum ? `[${p.enum.join('|')}]` : ''}`,
+  );
+  return `${c.name}${params.length > 0 ? `(${params.join(', ')})` : ''}`;
+}).join('; ');
 
 const HouseCommandInput = Type.Object(
   {
@@ -188,16 +194,6 @@ const HouseCommandInput = Type.Object(
   { additionalProperties: false },
 );
 
-/** tools/list shows each command's params schema; the commands service checks them (as for REST). */
-const ADVERTISED_HOUSE_COMMAND_INPUT = {
-  ...toJsonSchema(HouseCommandInput),
-  allOf: HOUSE_COMMANDS.map((spec) => ({
-    if: { properties: { command: { const: spec.name } }, required: ['command'] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a promise.
-    then: { properties: { params: paramsJsonSchema(spec) } },
-  })),
-};
-
 async function resolveHouse(ctx: ToolContext, farmId: string | undefined, houseId: string | undefined) {
   if (houseId !== undefined) {
     const house = await getHouse(ctx.db, ctx.scope, houseId);
@@ -221,14 +217,8 @@ async function resolveHouse(ctx: ToolContext, farmId: string | undefined, houseI
 export const houseCommandTool = defineTool({
   name: 'house_command',
   title: 'Send house command',
-  description: `Sends a command to a mobile poultry house and returns the command. On the sample farm it is carried out at once (status done, result.simulated true, the house state changes); on a real farm it is queued (status queued) until the house next reports, and house_status shows when it is done or failed.
-
-Safety: moving a house (move.start, move.to_paddock) always needs the farmer's OK, and so does opening pop doors (doors.open) after dark at the farm (between sunset and sunrise at the farm's coordinates, in its time zone). Without confirm: true such a call is refused with an explanation and the question to ask the farmer; only after they agree, call again with confirm: true. Never set confirm on your own.
-
-Commands:
-${COMMAND_LINES}`,
+  description: `Sends a command to a mobile poultry house (check house_status first). The sample farm carries it out at once; a real house picks it up when it next reports (house_status shows the result). Moving a house, and opening doors after dark at the farm, need the farmer's OK: without confirm: true the call is refused with the question to ask; call again with confirm: true only after they agree, never on your own. Commands (params; get_catalog describes them): ${COMMAND_LINES}.`,
   input: HouseCommandInput,
-  advertisedInput: ADVERTISED_HOUSE_COMMAND_INPUT,
   output: Type.Object({
     command: CommandSchema,
     house_id: Type.String(),

@@ -13,7 +13,7 @@ export const listFarmsTool = defineTool({
   name: 'list_farms',
   title: 'List farms',
   description:
-    'Lists the farms on the account that this API key can reach, newest first. A live key (rk_live_) sees live farms; a test key (rk_test_) sees test farms, including the sample farm. Each farm has its id, name, time zone, coordinates (lat/lon, degrees) and acres. Use it to find the farm_id the other tools take; when the key sees exactly one farm, the other tools work without farm_id.',
+    'Lists the farms this key can reach (id, name, time zone, coordinates). Use it to find a farm_id; with one farm, other tools work without farm_id.',
   input: Type.Object({ ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(FarmSchema),
   annotations: READ_ONLY,
@@ -26,10 +26,17 @@ export const farmBriefTool = defineTool({
   name: 'farm_brief',
   title: 'Farm brief',
   description:
-    'The morning brief of one farm: a headline and a short text for the farmer, then what needs attention ranked most urgent first: open alerts, tasks due, each house’s feed, water, climate and doors, and devices that have gone quiet. Start here when asked "how is the farm?" or "what needs doing?".',
+    'What needs attention on one farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices, with a headline for the farmer. Start here for "how is the farm?" or "what needs doing?".',
   input: Type.Object({ farm_id: FarmIdArg }, { additionalProperties: false }),
   output: BriefSchema,
   annotations: READ_ONLY,
+  summary: (brief) =>
+    [
+      brief.headline,
+      brief.text,
+      ...brief.items.slice(0, 5).map((item) => `- ${item.severity}: ${item.title}`),
+      'The ranked items, alerts, tasks and houses are in structuredContent.',
+    ].join('\n'),
   async run(ctx, args) {
     const farm = await resolveFarm(ctx, args.farm_id);
     return buildBrief(ctx.db, ctx.scope, farm.id);
@@ -73,7 +80,7 @@ export const getCatalogTool = defineTool({
   name: 'get_catalog',
   title: 'Catalog',
   description:
-    'The service catalog: every metric devices report (name, unit, meaning), the default alert rules with their watch, urgent and clear thresholds, the commands of each device type with their parameters (house commands such as doors.open or move.start included, with cautions), device types, and webhook event names. Use it to learn valid metric and command names before calling get_readings or house_command.',
+    'The catalog: every metric with its unit, the default alert rules, the commands of each device type with their params. Use it for valid metric and command names.',
   input: Type.Object({}, { additionalProperties: false }),
   output: CatalogOutput,
   annotations: READ_ONLY,

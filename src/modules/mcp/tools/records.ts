@@ -8,12 +8,18 @@ import { TASK_STATUS } from '../../../domain/tasks.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { DAY_MS, parseIso } from '../../../lib/time.ts';
 import { AnimalListQuery, AnimalSchema, CreateAnimalBody } from '../../animals/schemas.ts';
-import { createAnimal, getAnimal, getAnimalHistory, listAnimals } from '../../animals/service.ts';
+import {
+  animalFilterValues,
+  createAnimal,
+  getAnimal,
+  getAnimalHistory,
+  listAnimals,
+} from '../../animals/service.ts';
 import { DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { CreateEventBody, EventSchema } from '../../events/schemas.ts';
 import { createEvent } from '../../events/service.ts';
-import { GROUP_KINDS, GroupListQuery, GroupSchema } from '../../groups/schemas.ts';
+import { GroupListQuery, GroupSchema } from '../../groups/schemas.ts';
 import { listGroups } from '../../groups/service.ts';
 import { PaddockSchema } from '../../paddocks/schemas.ts';
 import { listPaddocks } from '../../paddocks/service.ts';
@@ -21,25 +27,65 @@ import { CreateTaskBody, TaskSchema } from '../../tasks/schemas.ts';
 import { completeTask, createTask, listTasks } from '../../tasks/service.ts';
 import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
 
-const PAGING_NOTE =
-  'Newest first; when has_more is true, call again with before set to next_before for the next page.';
-
 const { limit: _l, before: _b, ...animalFilters } = AnimalListQuery.properties;
+
+/** How many values of each filter a no-match answer names. */
+const VALUES_NAMED = 30;
 
 export const findAnimalsTool = defineTool({
   name: 'find_animals',
   title: 'Find animals',
-  description: `Finds animals on a farm. Search with q (case-insensitive part of the name, visual tag, EID or breed), or match exactly on tag or eid (electronic id); filter by species (e.g. cattle, sheep, goat, pig), group_id (see list_groups), paddock_id (see list_paddocks) or status (active, sold, dead, culled, missing). Filters combine with AND. ${PAGING_NOTE} Use get_animal for one animal's history and trackers.`,
-  input: Type.Object({ farm_id: FarmIdArg, ...animalFilters, ...PageArgs }, { additionalProperties: false }),
-  output: PageOutput(AnimalSchema),
+  description:
+    "Finds animals on a farm: q searches name, tag, EID and breed; species, breed and status filter in any case; group_id, paddock_id, tag and eid exactly. When a species, breed or status filter matches nothing, note says which values the farm has. Use get_animal for one animal's history.",
+  input: Type.Object(
+    {
+      farm_id: FarmIdArg,
+      ...animalFilters,
+      species: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'Any case, e.g. cattle.' }),
+      ),
+      breed: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'Any case, e.g. Angus.' }),
+      ),
+      status: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'Any case, e.g. active.' }),
+      ),
+      ...PageArgs,
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    ...PageOutput(AnimalSchema).properties,
+    note: Type.Optional(
+      Type.String({ description: 'When a filter matched nothing: the values this farm has.' }),
+    ),
+  }),
   annotations: READ_ONLY,
   async run(ctx, args) {
     const { farm_id, limit, before, ...filters } = args;
     const farm = await resolveFarm(ctx, farm_id);
-    return pageResult(
+    const page = pageResult(
       'find_animals',
-      await listAnimals(ctx.db, ctx.scope, farm.id, filters, parsePage({ limit, before })),
+      await listAnimals(
+        ctx.db,
+        ctx.scope,
+        farm.id,
+        { ...filters, anyCase: true },
+        parsePage({ limit, before }),
+      ),
     );
+    const named = (['species', 'breed', 'status'] as const).filter((f) => filters[f] !== undefined);
+    if (page.data.length > 0 || before !== undefined || named.length === 0) return page;
+    // Nothing matched a value filter: say what the farm has, so the next call can use a real value.
+    const values = await animalFilterValues(ctx.db, ctx.scope, farm.id, VALUES_NAMED);
+    const has = named.map((f) => {
+      const list = values[f];
+      return `${f} ${list.length > 0 ? `is one of ${list.join(', ')}${list.length === VALUES_NAMED ? ', …' : ''}` : 'is never set'}`;
+    });
+    return {
+      ...page,
+      note: `No animals on ${farm.name} match ${named.map((f) => `${f} "${filters[f]}"`).join(' and ')}. On this farm, ${has.join('; ')}.`,
+    };
   },
 });
 
@@ -47,7 +93,7 @@ export const getAnimalTool = defineTool({
   name: 'get_animal',
   title: 'Get animal',
   description:
-    'One animal with its recent history and its trackers. history is the farm events about the animal, newest first: treatments, weights (data.kg), moves between groups and paddocks (data.from / data.to), births, notes… trackers are the devices attached to it (ear tags, boluses, bands) with battery and last report; use get_readings with a tracker id for its body temperature, rumination or activity over time.',
+    'One animal with its recent history (treatments, weights, moves…) and its trackers. Use get_readings with a tracker id for body temperature or activity.',
   input: Type.Object(
     {
       animal_id: Type.String({ minLength: 1, description: 'The animal (an id from find_animals).' }),
@@ -81,7 +127,7 @@ export const addAnimalTool = defineTool({
   name: 'add_animal',
   title: 'Add animal',
   description:
-    'Adds one animal to a farm and returns it. species is required (e.g. cattle, sheep, goat, pig, chicken); the rest is optional: name, tag (visual ear tag), eid (electronic id, unique among the account’s animals: a duplicate is refused and names the animal that has it), sex, breed, birth_date (ISO 8601 date), group_id and paddock_id (must be on the same farm; see list_groups, list_paddocks), status (default active), notes, and fields (any custom key/values). Each call adds a new animal, so do not repeat a call that succeeded.',
+    'Adds an animal to a farm (species required). Each call adds one: retry with the same idempotency_key, never blindly.',
   input: Type.Object({ farm_id: FarmIdArg, ...CreateAnimalBody.properties }, { additionalProperties: false }),
   output: AnimalSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -96,7 +142,7 @@ export const logEventTool = defineTool({
   name: 'log_event',
   title: 'Log farm event',
   description:
-    'Writes one entry in the farm’s event log and returns it. type says what happened: treatment, weight, birth, move, sale, death, purchase, note, or any other word. Attach it to what it is about with subject_id (an animal ani_…, group grp_…, paddock pad_… or device dev_… on the same farm; subject_type is inferred from the id, or give it). data holds the details as key/values, e.g. a treatment {"product": "Ivomec", "dose_ml": 5, "withdrawal_days": 35}, a weight {"kg": 412}, a sale {"buyer": "…", "price": 1450}, a note {"text": "…"}. at is when it happened (ISO 8601; default now). Logging a move does not move the animal; its group_id and paddock_id stay as they are.',
+    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. Does not move the animal.",
   input: Type.Object({ farm_id: FarmIdArg, ...CreateEventBody.properties }, { additionalProperties: false }),
   output: EventSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -112,7 +158,8 @@ const { limit: _gl, before: _gb, ...groupFilters } = GroupListQuery.properties;
 export const listGroupsTool = defineTool({
   name: 'list_groups',
   title: 'List groups',
-  description: `Lists the groups of animals on a farm: herds, flocks, pens and litters, each with species, kind (${GROUP_KINDS.join(', ')}), head_count, hatch_date and the paddock it is in. Filter by species, kind or paddock_id (exact). ${PAGING_NOTE}`,
+  description:
+    "A farm's groups of animals (herds, flocks, pens, litters) with species, head count and paddock.",
   input: Type.Object({ farm_id: FarmIdArg, ...groupFilters, ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(GroupSchema),
   annotations: READ_ONLY,
@@ -138,7 +185,8 @@ const PaddockItem = Type.Object({
 export const listPaddocksTool = defineTool({
   name: 'list_paddocks',
   title: 'List paddocks',
-  description: `Lists a farm's paddocks with acres, rest_days_target (days of rest wanted between grazings), last_grazed_at and days_since_grazed, so you can tell which paddocks are rested enough to graze next (days_since_grazed >= rest_days_target). ${PAGING_NOTE}`,
+  description:
+    "A farm's paddocks with days_since_grazed and rest_days_target: which are rested enough to graze next.",
   input: Type.Object({ farm_id: FarmIdArg, ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(PaddockItem),
   annotations: READ_ONLY,
@@ -160,7 +208,8 @@ export const listPaddocksTool = defineTool({
 export const listTasksTool = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
-  description: `Lists a farm's tasks for the crew. By default only open tasks; status "done" lists finished ones, any other status matches exactly (e.g. in_progress), and "all" lists every task. Filter by assignee (exact) or subject_id (tasks about an animal, group, paddock, device or alert). ${PAGING_NOTE}`,
+  description:
+    "A farm's crew tasks; open ones by default (status done, all, or an exact status). Filter by assignee or subject_id.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -198,7 +247,7 @@ export const addTaskTool = defineTool({
   name: 'add_task',
   title: 'Add task',
   description:
-    'Creates a task for the crew and returns it. title is required (what to do, e.g. "Check water trough in North paddock"); optional notes, due_at (ISO 8601; a date alone, e.g. 2026-11-28, means that whole day on the farm), assignee (free text, who should do it), status (default open), subject_id (the animal, group, paddock, device or alert it is about, on the same farm) and alert_id (an alert it answers; see list_alerts). Each call adds a new task, so do not repeat a call that succeeded.',
+    'Creates a task for the crew (title required; optional due_at — a date alone, e.g. 2026-11-28, means that whole day on the farm — assignee, subject_id, alert_id). Each call adds one: retry with the same idempotency_key, never blindly.',
   input: Type.Object({ farm_id: FarmIdArg, ...CreateTaskBody.properties }, { additionalProperties: false }),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -212,8 +261,7 @@ export const addTaskTool = defineTool({
 export const completeTaskTool = defineTool({
   name: 'complete_task',
   title: 'Complete task',
-  description:
-    'Marks a task done (status done, done_at now) and returns it. A task already done is returned unchanged, so repeating the call is safe. Find task ids with list_tasks.',
+  description: 'Marks a task done. Repeating it is safe.',
   input: Type.Object(
     { task_id: Type.String({ minLength: 1, description: 'The task (an id from list_tasks).' }) },
     { additionalProperties: false },

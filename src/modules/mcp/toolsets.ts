@@ -1,0 +1,54 @@
+/**
+ * Toolsets: the tools grouped by what they are about, so a connection can ask for only the ones it needs
+ * (`/mcp?toolsets=houses,records` or the `X-MCP-Toolsets` header, as GitHub's MCP server does) and an
+ * agent's context holds fewer tool schemas. The farms set is always on: every other tool needs a farm_id
+ * from it, and farm_brief is where an agent starts. Written once here; docs/mcp.md shows the table.
+ */
+import { invalid } from '../../domain/errors.ts';
+
+export const TOOLSETS = {
+  farms: ['list_farms', 'farm_brief', 'get_catalog'],
+  alerts: ['list_alerts', 'update_alert', 'list_rules'],
+  records: [
+    'find_animals',
+    'get_animal',
+    'add_animal',
+    'log_event',
+    'list_groups',
+    'list_paddocks',
+    'list_tasks',
+    'add_task',
+    'complete_task',
+  ],
+  devices: ['list_devices', 'get_readings'],
+  houses: ['house_status', 'house_command'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ToolsetName = keyof typeof TOOLSETS;
+export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
+/** The set every connection gets, whatever it asks for. */
+export const ALWAYS_ON: ToolsetName = 'farms';
+
+/**
+ * The tools a connection asked for: null (every tool) when it named none or `all`; otherwise the named
+ * sets plus the always-on one. An unknown name is a 400 naming the valid ones.
+ */
+export function parseToolsets(raw: string | undefined): ReadonlySet<string> | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const names = raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  if (names.includes('all')) return null;
+  const tools = new Set<string>(TOOLSETS[ALWAYS_ON]);
+  for (const name of names) {
+    if (!(name in TOOLSETS)) {
+      throw invalid(
+        'toolsets',
+        `Unknown toolset "${name}". Toolsets are ${TOOLSET_NAMES.join(', ')} (${ALWAYS_ON} is always on), or all.`,
+      );
+    }
+    for (const tool of TOOLSETS[name as ToolsetName]) tools.add(tool);
+  }
+  return tools;
+}
