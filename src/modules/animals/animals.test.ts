@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import { expectPagesNewestFirst } from '../../../test/record-pages.ts';
 import type {
   Animal,
   ErrorReply,
@@ -299,35 +300,12 @@ forEachEngine('animals', (t) => {
   });
 
   test('paging backwards over 125 animals: newest first, no overlap, nothing skipped', async () => {
-    const acct = await t().sharedAccount();
-    const farm = (await make.farm(t(), acct.live_key)).id;
-    const created: { id: string; created_at: string }[] = [];
-    for (let i = 0; i < 125; i++) {
-      const res = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
-        key: acct.live_key,
-        body: { species: 'sheep', tag: `T${i}` },
-      });
-      created.push(res.body);
-    }
-    const seen: string[] = [];
-    let url = `/v1/farms/${farm}/animals?limit=9`;
-    for (let page = 0; page < 30; page++) {
-      const res = await t().request<List<Animal>>('GET', url, { key: acct.live_key });
-      assert.equal(res.status, 200);
-      assert.ok(res.body.data.length <= 9);
-      seen.push(...res.body.data.map((a) => a.id));
-      if (!res.body.has_more) {
-        assert.equal(res.body.next_before, null);
-        break;
-      }
-      url = `/v1/farms/${farm}/animals?limit=9&before=${encodeURIComponent(res.body.next_before!)}`;
-    }
-    assert.equal(seen.length, 125);
-    assert.equal(new Set(seen).size, 125, 'no animal repeated');
-    const expected = [...created]
-      .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
-      .map((a) => a.id);
-    assert.deepEqual(seen, expected);
+    const { account: acct, farm } = await expectPagesNewestFirst(t(), {
+      collection: 'animals',
+      count: 125,
+      limit: 9,
+      body: (i) => ({ species: 'sheep', tag: `T${i}` }),
+    });
     const filtered = await t().request<List<Animal>>(
       'GET',
       `/v1/farms/${farm}/animals?limit=500&species=sheep`,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import { expectPagesNewestFirst } from '../../../test/record-pages.ts';
 import type { Animal, FarmEvent, Group, List, Paddock } from '../../../test/replies.ts';
 import { defaultGroupKind } from './service.ts';
 
@@ -194,31 +195,12 @@ forEachEngine('groups', (t) => {
   });
 
   test('paging backwards over 121 groups: newest first, no overlap', async () => {
-    const acct = await t().sharedAccount();
-    const farm = (await make.farm(t(), acct.live_key)).id;
-    const created: { id: string; created_at: string }[] = [];
-    for (let i = 0; i < 121; i++) {
-      const res = await t().request<Group>('POST', `/v1/farms/${farm}/groups`, {
-        key: acct.live_key,
-        body: { name: `G${i}`, species: 'cattle' },
-      });
-      created.push(res.body);
-    }
-    const seen: string[] = [];
-    let url = `/v1/farms/${farm}/groups?limit=10`;
-    for (let page = 0; page < 30; page++) {
-      const res = await t().request<List<Group>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((g) => g.id));
-      if (!res.body.has_more) break;
-      url = `/v1/farms/${farm}/groups?limit=10&before=${encodeURIComponent(res.body.next_before!)}`;
-    }
-    assert.equal(new Set(seen).size, 121);
-    assert.deepEqual(
-      seen,
-      [...created]
-        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
-        .map((g) => g.id),
-    );
+    await expectPagesNewestFirst(t(), {
+      collection: 'groups',
+      count: 121,
+      limit: 10,
+      body: (i) => ({ name: `G${i}`, species: 'cattle' }),
+    });
   });
 
   test('DELETE clears group_id on its animals and logs a move for each, in one transaction', async () => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import { expectPagesNewestFirst } from '../../../test/record-pages.ts';
 import type { Animal, FarmEvent, Group, List, Paddock } from '../../../test/replies.ts';
 
 const SQUARE = {
@@ -172,31 +173,12 @@ forEachEngine('paddocks', (t) => {
   });
 
   test('paging backwards over 122 paddocks: newest first, no overlap', async () => {
-    const acct = await t().sharedAccount();
-    const farm = (await make.farm(t(), acct.live_key)).id;
-    const created: { id: string; created_at: string }[] = [];
-    for (let i = 0; i < 122; i++) {
-      const res = await t().request<Paddock>('POST', `/v1/farms/${farm}/paddocks`, {
-        key: acct.live_key,
-        body: { name: `P${i}` },
-      });
-      created.push(res.body);
-    }
-    const seen: string[] = [];
-    let url = `/v1/farms/${farm}/paddocks?limit=11`;
-    for (let page = 0; page < 30; page++) {
-      const res = await t().request<List<Paddock>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((g) => g.id));
-      if (!res.body.has_more) break;
-      url = `/v1/farms/${farm}/paddocks?limit=11&before=${encodeURIComponent(res.body.next_before!)}`;
-    }
-    assert.equal(new Set(seen).size, 122);
-    assert.deepEqual(
-      seen,
-      [...created]
-        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
-        .map((g) => g.id),
-    );
+    const { account: acct, farm } = await expectPagesNewestFirst(t(), {
+      collection: 'paddocks',
+      count: 122,
+      limit: 11,
+      body: (i) => ({ name: `P${i}` }),
+    });
     expectError(
       await t().request('GET', `/v1/farms/${farm}/paddocks?name=x`, { key: acct.live_key }),
       400,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { expectHiddenFromOutsiders } from '../../../test/outsiders.ts';
+import { expectPagesNewestFirst } from '../../../test/record-pages.ts';
 import type { Animal, Group, List, Paddock, Task } from '../../../test/replies.ts';
 
 forEachEngine('tasks', (t) => {
@@ -271,31 +272,12 @@ forEachEngine('tasks', (t) => {
   });
 
   test('paging backwards over 123 tasks: newest first, no overlap', async () => {
-    const acct = await t().sharedAccount();
-    const farm = (await make.farm(t(), acct.live_key)).id;
-    const created: { id: string; created_at: string }[] = [];
-    for (let i = 0; i < 123; i++) {
-      const res = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, {
-        key: acct.live_key,
-        body: { title: `T${i}` },
-      });
-      created.push(res.body);
-    }
-    const seen: string[] = [];
-    let url = `/v1/farms/${farm}/tasks?limit=8`;
-    for (let page = 0; page < 30; page++) {
-      const res = await t().request<List<Task>>('GET', url, { key: acct.live_key });
-      seen.push(...res.body.data.map((g) => g.id));
-      if (!res.body.has_more) break;
-      url = `/v1/farms/${farm}/tasks?limit=8&before=${encodeURIComponent(res.body.next_before!)}`;
-    }
-    assert.equal(new Set(seen).size, 123);
-    assert.deepEqual(
-      seen,
-      [...created]
-        .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1))
-        .map((g) => g.id),
-    );
+    await expectPagesNewestFirst(t(), {
+      collection: 'tasks',
+      count: 123,
+      limit: 8,
+      body: (i) => ({ title: `T${i}` }),
+    });
   });
 
   test("another account's and the other mode's tasks are 404 on every endpoint, done included", async () => {
