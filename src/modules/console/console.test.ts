@@ -14,7 +14,12 @@ import { ASSET_PREFIX, consoleBundle, importsOf } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
 import { pickEncoding } from './routes.ts';
 
-const PAGE_BUDGET_BYTES = 200 * 1024;
+/**
+ * Every console file together (an upper bound: a page loads only its own page module; the per-page budget
+ * below is the one a phone pays). 200 KB until the LoRaWAN integrations, agent consent, acknowledge and
+ * notification pages and the service worker came (211 KB gzip with them, 2026-11-27).
+ */
+const PAGE_BUDGET_BYTES = 240 * 1024;
 
 let t: TestApp;
 let base: string;
