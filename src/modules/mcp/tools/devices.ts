@@ -12,7 +12,7 @@ import { DeviceListQuery, DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { getFarm } from '../../farms/service.ts';
 import { HouseSchema } from '../../houses/schemas.ts';
-import { getHouse, getHouses, HOUSE_RECENT_COMMANDS } from '../../houses/service.ts';
+import { getHouse, getHouses, HOUSE_RECENT_COMMANDS, listHouseNames } from '../../houses/service.ts';
 import {
   READINGS_DEFAULT_LIMIT,
   READINGS_MAX_LIMIT,
@@ -114,20 +114,35 @@ export const getReadingsTool = defineTool({
   },
 });
 
+/** house_status's paging members: a page's (`has_more`, `next_before`, `next_page`), its houses as `houses`. */
+const { data: _houses, ...HOUSE_PAGING } = PageOutput(HouseSchema).properties;
+
 export const houseStatusTool = defineTool({
   name: 'house_status',
   title: 'House status',
-  description: `Every mobile poultry house on a farm (or one, with house_id): its state (the 14 pop doors and their schedule, the move: stepping or stopped, metres per day, heading, target paddock; spine height, climate mode and target, awnings, fans, heaters, the winter floor, lights), latest_readings keyed by metric (feed.bin_pct, water.tank_pct, climate.temp_c, climate.nh3_ppm, power.battery_pct, power.solar_w, birds.inside…, each with value, unit and time) and its last ${HOUSE_RECENT_COMMANDS} commands with their status. Use it before house_command, and to check a command's result.`,
+  description: `Every mobile poultry house on a farm (or one, with house_id): its state (the 14 pop doors and their schedule, the move: stepping or stopped, metres per day, heading, target paddock; spine height, climate mode and target, awnings, fans, heaters, the winter floor, lights), latest_readings keyed by metric (feed.bin_pct, water.tank_pct, climate.temp_c, climate.nh3_ppm, power.battery_pct, power.solar_w, birds.inside…, each with value, unit and time) and its last ${HOUSE_RECENT_COMMANDS} commands with their status. Use it before house_command, and to check a command's result. Houses come oldest first, a page at a time: when has_more is true there are more houses, so call again with before set to next_before.`,
   input: Type.Object(
     {
       farm_id: FarmIdArg,
       house_id: Type.Optional(
         Type.String({ minLength: 1, description: 'Only this house (a device id of type house).' }),
       ),
+      limit: PageArgs.limit,
+      before: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description:
+            'Paging cursor: pass the next_before value of the previous result to get the next houses (they come oldest first).',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
-  output: Type.Object({ farm_id: Type.String(), houses: Type.Array(HouseSchema) }),
+  output: Type.Object({
+    farm_id: Type.String(),
+    houses: Type.Array(HouseSchema),
+    ...HOUSE_PAGING,
+  }),
   annotations: READ_ONLY,
   async run(ctx, args) {
     if (args.house_id !== undefined) {
@@ -135,10 +150,17 @@ export const houseStatusTool = defineTool({
       if (args.farm_id !== undefined && args.farm_id !== house.farm_id) {
         throw invalid('house_id', `house_id "${args.house_id}" is not on farm "${args.farm_id}".`);
       }
-      return { farm_id: house.farm_id, houses: [house] };
+      return { farm_id: house.farm_id, houses: [house], has_more: false, next_before: null, next_page: null };
     }
     const farm = await resolveFarm(ctx, args.farm_id);
-    return { farm_id: farm.id, houses: await getHouses(ctx.db, ctx.scope, farm.id) };
+    const page = await getHouses(
+      ctx.db,
+      ctx.scope,
+      farm.id,
+      parsePage({ limit: args.limit, before: args.before }),
+    );
+    const { data, ...paging } = pageResult('house_status', page);
+    return { farm_id: farm.id, houses: data, ...paging };
   },
 });
 
@@ -207,9 +229,9 @@ async function resolveHouse(ctx: ToolContext, farmId: string | undefined, houseI
     return house;
   }
   const farm = await resolveFarm(ctx, farmId);
-  const houses = await getHouses(ctx.db, ctx.scope, farm.id);
+  const houses = await listHouseNames(ctx.db, ctx.scope, farm.id);
   const [only] = houses;
-  if (only && houses.length === 1) return only;
+  if (only && houses.length === 1) return getHouse(ctx.db, ctx.scope, only.id);
   if (!only) throw new ToolRefusal(`The farm "${farm.name}" (${farm.id}) has no houses to command.`);
   throw new ToolRefusal(
     `house_id is required: the farm "${farm.name}" has ${houses.length} houses. Pass house_id as one of: ${houses
