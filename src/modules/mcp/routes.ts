@@ -97,7 +97,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       const caller = apiCaller(request);
       const toolContext: ToolContext = {
         db: options.db,
-        scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms },
+        scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms, policy: caller.policy },
         policy: caller.policy,
         keyId: caller.keyId,
         log: request.log,
