@@ -106,6 +106,19 @@ forEachEngine(
         'not_found',
       );
       assert.equal((await t().request('GET', `/v1/events/${s.escalation.id}`, { key: s.key })).status, 200);
+      // Nor can a client log one, which would pass for the alert engine's.
+      const forged = expectError(
+        await t().request('POST', `/v1/farms/${s.farm}/events`, { key: s.key, body: { type: ESCALATED } }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(forged.param, 'type');
+      assert.match(forged.message, /alert engine/);
+      expectError(
+        await t().request('PATCH', `/v1/events/${s.note.id}`, { key: s.key, body: { type: ESCALATED } }),
+        400,
+        'invalid_request',
+      );
     });
 
     test('the events export', async () => {

@@ -1,10 +1,10 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { notFound } from '../../domain/errors.ts';
+import { invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { subjectKindOfId } from '../../domain/record-kinds.ts';
-import { mayReadFarmEvent } from '../../domain/webhook-events.ts';
+import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { patchSubject, resolveSubject } from '../records/references.ts';
@@ -82,6 +82,16 @@ export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEv
   return toFarmEvent(await loadReadable(db, scope, id));
 }
 
+/** The alert engine's event types are its own: a client cannot log one (it would pass for an alert). */
+function checkClientType(type: string | undefined): void {
+  if (type !== undefined && isAlertFarmEvent(type)) {
+    throw invalid(
+      'type',
+      `type "${type}" is written only by the alert engine; log your event under another type.`,
+    );
+  }
+}
+
 /** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */
 export async function createEvent(
   db: Db,
@@ -90,6 +100,7 @@ export async function createEvent(
   input: CreateEventInput,
   now: number = Date.now(),
 ): Promise<FarmEvent> {
+  checkClientType(input.type);
   const run = async (trx: Db): Promise<FarmEvent> => {
     const farm = await requireFarm(trx, scope, farmId);
     const subject = await resolveSubject(trx, farm.id, input.subject_type ?? null, input.subject_id ?? null);
@@ -114,6 +125,7 @@ export async function updateEvent(
   id: string,
   patch: UpdateEventInput,
 ): Promise<FarmEvent> {
+  checkClientType(patch.type);
   return inTransaction(db, async (trx) => {
     // Locked before it is read: the row is written back from what was read.
     await lockRows(trx, 'farm_events', id);
