@@ -43,7 +43,7 @@ export type { IngestReply } from './factories.ts';
 
 /** A page of a list (`ListOf` in src/http/schemas.ts). */
 export type List<T> = Page<T>;
-/** A list that is never paged (rules, houses, a device's pending commands). */
+/** A list that is never paged (rules, a device's pending commands). */
 export interface Items<T> {
   data: T[];
 }

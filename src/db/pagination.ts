@@ -55,33 +55,47 @@ export function parsePage(query: { limit?: number; before?: string }): PageReque
   return { limit, before: { at, id: id || null } };
 }
 
-/** The WHERE condition for a page: (time, id) < cursor. Column names are trusted constants. */
+/**
+ * The order a list pages in: newest first (every list but one), or oldest first (the houses view, House 1
+ * before House 2), where the cursor of a page means "the records after this one".
+ */
+export type PageOrder = 'desc' | 'asc';
+
+/**
+ * The WHERE condition for a page: (time, id) < cursor (oldest first: > cursor). Column names are trusted
+ * constants.
+ */
 export function beforeCondition(
   timeColumn: string,
   idColumn: string,
   page: PageRequest,
+  order: PageOrder = 'desc',
 ): Expression<SqlBool> {
   const before = page.before;
   if (!before) return sql<SqlBool>`1 = 1`;
   const time = sql.ref(timeColumn);
-  if (before.id === null) return sql<SqlBool>`${time} < ${before.at}`;
-  return sql<SqlBool>`(${time} < ${before.at} or (${time} = ${before.at} and ${sql.ref(idColumn)} < ${before.id}))`;
+  const past = order === 'desc' ? sql.raw('<') : sql.raw('>');
+  if (before.id === null) return sql<SqlBool>`${time} ${past} ${before.at}`;
+  return sql<SqlBool>`(${time} ${past} ${before.at} or (${time} = ${before.at} and ${sql.ref(idColumn)} ${past} ${before.id}))`;
 }
 
 /**
  * Queries fetch limit + 1 rows; this trims the extra one (and any past PAGE_BUDGET_BYTES) and builds the
- * cursor from the last row kept.
+ * cursor from the last row kept. `alsoCarries` adds the text a record's answer carries beside its row's
+ * own (the houses view: each house's recent commands, counted in SQL before they are read).
  */
 export function toPage<Row, T>(
   rows: Row[],
   page: PageRequest,
   cursorOf: (row: Row) => { at: number; id: string },
   map: (row: Row) => T,
+  alsoCarries?: (row: Row) => number,
 ): Page<T> {
   let end = Math.min(rows.length, page.limit);
   let size = 0;
   for (let i = 0; i < end; i++) {
-    size += storedSize(rows[i]);
+    const row = rows[i] as Row;
+    size += storedSize(row) + (alsoCarries ? alsoCarries(row) : 0);
     if (size > PAGE_BUDGET_BYTES && i > 0) end = i;
   }
   const hasMore = rows.length > end;
@@ -95,20 +109,29 @@ export function toPage<Row, T>(
   };
 }
 
+export interface PageOptions<Row> {
+  /** Newest first unless `asc`. */
+  order?: PageOrder;
+  /** Text a record's answer carries beyond its row, counted against the page budget (see toPage). */
+  alsoCarries?: (row: Row) => number;
+}
+
 /**
- * Runs a list query as one page: adds the cursor condition, newest-first order on (time, id) and the
- * limit, then trims and builds the cursor. Filters go on `query` before it is passed in.
+ * Runs a list query as one page: adds the cursor condition, newest-first (or oldest-first) order on
+ * (time, id) and the limit, then trims and builds the cursor. Filters go on `query` before it is passed in.
  */
 export async function fetchPage<DB, TB extends keyof DB, Row extends { id: string }, T>(
   query: SelectQueryBuilder<DB, TB, Row>,
   page: PageRequest,
   map: (row: Row) => T,
   timeColumn: 'created_at' | 'at' = 'created_at',
+  options: PageOptions<Row> = {},
 ): Promise<Page<T>> {
+  const order = options.order ?? 'desc';
   const rows = (await query
-    .where(beforeCondition(timeColumn, 'id', page))
-    .orderBy(sql.ref(timeColumn), 'desc')
-    .orderBy(sql.ref('id'), 'desc')
+    .where(beforeCondition(timeColumn, 'id', page, order))
+    .orderBy(sql.ref(timeColumn), order)
+    .orderBy(sql.ref('id'), order)
     .limit(page.limit + 1)
     .execute()) as Row[];
   return toPage(
@@ -116,5 +139,6 @@ export async function fetchPage<DB, TB extends keyof DB, Row extends { id: strin
     page,
     (r) => ({ at: Number((r as Record<string, unknown>)[timeColumn]), id: r.id }),
     map,
+    options.alsoCarries,
   );
 }

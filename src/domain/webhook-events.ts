@@ -105,3 +105,51 @@ export type StreamOnlyEventName = keyof typeof STREAM_ONLY_EVENTS;
 export function isStreamOnlyEvent(value: unknown): value is StreamOnlyEventName {
   return typeof value === 'string' && Object.hasOwn(STREAM_ONLY_EVENTS, value);
 }
+
+/**
+ * Farm events the alert engine writes into the event log (alert-engine and alert-passes take their names
+ * from here). They carry an alert's details (rule, reason, the reading's values), so they are alert data,
+ * not records: reading them needs `alerts:read`, on every path that reads farm events (the event list and
+ * GET /v1/events/{id}, the events export, an animal's history, MCP tools) and as `event.created` on the
+ * stream and webhooks (docs/permissions.md, "Alert events in the event log").
+ */
+export const ALERT_FARM_EVENT_TYPES = ['alert.escalated'] as const;
+
+export type AlertFarmEventType = (typeof ALERT_FARM_EVENT_TYPES)[number];
+
+export function isAlertFarmEvent(type: string): boolean {
+  return (ALERT_FARM_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** Whether the policy may read the alert engine's farm events; no policy: an internal caller, everything. */
+export function mayReadAlertFarmEvents(policy: Policy | null | undefined): boolean {
+  return !policy || allows(policy, permission('alerts', 'read'));
+}
+
+/** Whether a caller with this policy may read a farm event of this type (the rule, in one place). */
+export function mayReadFarmEvent(policy: Policy | null | undefined, farmEventType: string): boolean {
+  return !isAlertFarmEvent(farmEventType) || mayReadAlertFarmEvents(policy);
+}
+
+/**
+ * Whether an outbox event (type and stored data text) is an `event.created` carrying one of the alert
+ * engine's farm events. The data is parsed only when it names one of those types.
+ */
+export function carriesAlertFarmEvent(type: string, data: string): boolean {
+  if (type !== 'event.created' || !ALERT_FARM_EVENT_TYPES.some((t) => data.includes(t))) return false;
+  try {
+    const event = JSON.parse(data) as { type?: unknown };
+    return typeof event.type === 'string' && isAlertFarmEvent(event.type);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a webhook with these stored events may be sent alert data: it sends every event (`"*"`, stored
+ * only for a creator that reads everything) or an alert event (its creator could read alerts). Webhooks
+ * keep no copy of their creator's key, so their events stand for what it could read.
+ */
+export function webhookReadsAlerts(events: readonly string[]): boolean {
+  return events.some((e) => e === '*' || (isWebhookEventName(e) && WEBHOOK_EVENT_RESOURCES[e] === 'alerts'));
+}

@@ -8,12 +8,14 @@
  * holds that across processes; a crossing while one is active updates it (escalating watch → urgent).
  * A reading older than the latest one evaluated for its device and metric changes nothing.
  */
+
 import { DEFAULT_MAX_CLOCK_SKEW_S } from '../../config.ts';
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
 import { newId } from '../../domain/ids.ts';
 import { classifyReading } from '../../domain/rules.ts';
+import { ALERT_FARM_EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { metrics } from '../../lib/metrics.ts';
 import {
   ACTIVE_STATUSES,
@@ -57,6 +59,9 @@ import {
   readingAlertTitle,
   type SubjectLabel,
 } from './wording.ts';
+
+/** The farm event an alert's escalation writes (one of the registry's alert farm events). */
+const [ALERT_ESCALATED] = ALERT_FARM_EVENT_TYPES;
 
 type Reading = IngestedReport['readings'][number];
 
@@ -338,7 +343,7 @@ async function updateActive(
       ctx.trx,
       ctx.farmId,
       {
-        type: 'alert.escalated',
+        type: ALERT_ESCALATED,
         subject_type: escalated.subject_type,
         subject_id: escalated.subject_id,
         data: {

@@ -6,11 +6,13 @@
  * processes (a PostgreSQL advisory lock; SQLite transactions are exclusive), and every write is
  * conditional, so even two passes at once could not open two alerts or emit twice.
  */
+
 import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
+import { ALERT_FARM_EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { metrics } from '../../lib/metrics.ts';
 import { formatDuration, toIso } from '../../lib/time.ts';
 import {
@@ -31,6 +33,9 @@ import {
   markDevicesQuiet,
   type QuietCandidateRow,
 } from './repository.ts';
+
+/** The farm event an alert's escalation writes (one of the registry's alert farm events). */
+const [ALERT_ESCALATED] = ALERT_FARM_EVENT_TYPES;
 
 /** Only one process runs a pass at a time on PostgreSQL. */
 export const QUIET_PASS_LOCK = ADVISORY_LOCK.quietPass;
@@ -204,7 +209,7 @@ async function escalateQuietAlert(trx: Trx, device: QuietCandidateRow, now: numb
     trx,
     device.farm_id,
     {
-      type: 'alert.escalated',
+      type: ALERT_ESCALATED,
       subject_type: 'device',
       subject_id: device.id,
       data: { alert_id: escalated.id, rule: escalated.rule, from: 'watch', to: 'urgent', reason },

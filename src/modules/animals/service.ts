@@ -252,5 +252,11 @@ export async function getAnimalHistory(
   limit = 50,
 ): Promise<FarmEvent[]> {
   const row = await loadScoped(db, scope, 'animal', animalId);
-  return listSubjectEvents(db, row.farm_id, row.id, Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE));
+  return listSubjectEvents(
+    db,
+    row.farm_id,
+    row.id,
+    Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE),
+    scope.policy,
+  );
 }

@@ -108,7 +108,7 @@ export async function exportFarmRecords(
   const farm = await requireFarm(db, scope, farmId);
   const fetchers: Record<RecordExportKind, (page: PageRequest) => Promise<Page<Record<string, unknown>>>> = {
     animals: (page) => animalPage(db, farm.id, {}, page),
-    events: (page) => eventPage(db, farm.id, {}, page),
+    events: (page) => eventPage(db, farm.id, {}, page, scope.policy),
     tasks: (page) => taskPage(db, farm.id, {}, page),
   };
   return build(kind, farm.id, format, pagesOf(fetchers[kind]), now);

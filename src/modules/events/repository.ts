@@ -2,6 +2,8 @@ import type { Selectable } from 'kysely';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmEventsTable } from '../../db/tables/records.ts';
+import type { Policy } from '../../domain/permissions.ts';
+import { ALERT_FARM_EVENT_TYPES, mayReadAlertFarmEvents } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { EventFilters, FarmEvent } from './schemas.ts';
@@ -21,14 +23,19 @@ export function toFarmEvent(row: FarmEventRow): FarmEvent {
   };
 }
 
-/** The farm's event log, newest `at` first, one page (paged by (at, id)). */
+/**
+ * The farm's event log, newest `at` first, one page (paged by (at, id)). Without alerts:read in `policy`
+ * the alert engine's events are left out in SQL, so pages stay full and cursors right.
+ */
 export async function eventPage(
   db: Db,
   farmId: string,
   filters: EventFilters,
   page: PageRequest,
+  policy: Policy | undefined,
 ): Promise<Page<FarmEvent>> {
   let query = db.selectFrom('farm_events').selectAll().where('farm_id', '=', farmId);
+  if (!mayReadAlertFarmEvents(policy)) query = query.where('type', 'not in', ALERT_FARM_EVENT_TYPES);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
   if (filters.subject_type !== undefined) query = query.where('subject_type', '=', filters.subject_type);
@@ -41,15 +48,14 @@ export async function listSubjectEvents(
   farmId: string,
   subjectId: string,
   limit: number,
+  policy: Policy | undefined,
 ): Promise<FarmEvent[]> {
-  const rows = await db
+  let query = db
     .selectFrom('farm_events')
     .selectAll()
     .where('farm_id', '=', farmId)
-    .where('subject_id', '=', subjectId)
-    .orderBy('at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('subject_id', '=', subjectId);
+  if (!mayReadAlertFarmEvents(policy)) query = query.where('type', 'not in', ALERT_FARM_EVENT_TYPES);
+  const rows = await query.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(toFarmEvent);
 }

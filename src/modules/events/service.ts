@@ -1,8 +1,10 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { subjectKindOfId } from '../../domain/record-kinds.ts';
+import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { patchSubject, resolveSubject } from '../records/references.ts';
@@ -63,11 +65,31 @@ export async function listEvents(
   page: PageRequest,
 ): Promise<Page<FarmEvent>> {
   const farm = await requireFarm(db, scope, farmId);
-  return eventPage(db, farm.id, filters, page);
+  return eventPage(db, farm.id, filters, page, scope.policy);
+}
+
+/**
+ * An event the caller may read: one the alert engine wrote is missing (404, like any id it cannot see) to a
+ * caller without alerts:read.
+ */
+async function loadReadable(db: Db, scope: Scope, id: string): Promise<FarmEventRow> {
+  const row = await loadScoped(db, scope, 'event', id);
+  if (!mayReadFarmEvent(scope.policy, row.type)) throw notFound('event', id);
+  return row;
 }
 
 export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEvent> {
-  return toFarmEvent(await loadScoped(db, scope, 'event', id));
+  return toFarmEvent(await loadReadable(db, scope, id));
+}
+
+/** The alert engine's event types are its own: a client cannot log one (it would pass for an alert). */
+function checkClientType(type: string | undefined): void {
+  if (type !== undefined && isAlertFarmEvent(type)) {
+    throw invalid(
+      'type',
+      `type "${type}" is written only by the alert engine; log your event under another type.`,
+    );
+  }
 }
 
 /** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */
@@ -78,6 +100,7 @@ export async function createEvent(
   input: CreateEventInput,
   now: number = Date.now(),
 ): Promise<FarmEvent> {
+  checkClientType(input.type);
   const run = async (trx: Db): Promise<FarmEvent> => {
     const farm = await requireFarm(trx, scope, farmId);
     const subject = await resolveSubject(trx, farm.id, input.subject_type ?? null, input.subject_id ?? null);
@@ -102,10 +125,11 @@ export async function updateEvent(
   id: string,
   patch: UpdateEventInput,
 ): Promise<FarmEvent> {
+  checkClientType(patch.type);
   return inTransaction(db, async (trx) => {
     // Locked before it is read: the row is written back from what was read.
     await lockRows(trx, 'farm_events', id);
-    const row = await loadScoped(trx, scope, 'event', id);
+    const row = await loadReadable(trx, scope, id);
     const next: FarmEventRow = { ...row };
     if (patch.type !== undefined) next.type = patch.type;
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
@@ -117,7 +141,7 @@ export async function updateEvent(
 }
 
 export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadScoped(db, scope, 'event', id);
+  const row = await loadReadable(db, scope, id);
   await deleteRecord(db, 'event', row.id);
   return { id: row.id, deleted: true };
 }

@@ -9,6 +9,7 @@ import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import { notFound } from '../../domain/errors.ts';
+import type { Policy } from '../../domain/permissions.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 
 export interface Scope {
@@ -16,6 +17,11 @@ export interface Scope {
   mode: KeyMode;
   /** A restricted key's farms; null or absent: every farm of the account and mode. */
   farms?: readonly string[] | null;
+  /**
+   * What the caller may read, where a record's own content decides it (the alert engine's farm events need
+   * alerts:read: src/domain/webhook-events.ts). Absent: an internal caller, everything.
+   */
+  policy?: Policy;
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import type { HouseReply, Items } from '../../../test/replies.ts';
+import type { HouseReply, List } from '../../../test/replies.ts';
 
 forEachEngine('houses', (t) => {
   test('GET /v1/farms/{farm}/houses: every house with state, latest readings, battery, last_seen_at, recent commands', async () => {
@@ -26,10 +26,12 @@ forEachEngine('houses', (t) => {
         body: { command: 'feed.dispense', params: { kg: i + 1 } },
       });
     }
-    const res = await t().request<Items<HouseReply>>('GET', `/v1/farms/${farm}/houses`, {
+    const res = await t().request<List<HouseReply>>('GET', `/v1/farms/${farm}/houses`, {
       key: acct.live_key,
     });
     assert.equal(res.status, 200);
+    assert.equal(res.body.has_more, false, 'an ordinary farm is answered whole');
+    assert.equal(res.body.next_before, null);
     assert.deepEqual(
       res.body.data.map((h) => h.name),
       ['House 1', 'House 2'],
@@ -74,6 +76,84 @@ forEachEngine('houses', (t) => {
     assert.match(err.message, /house/);
     expectError(await t().request('GET', '/v1/houses/dev_missing', { key: acct.live_key }), 404, 'not_found');
     const empty = await t().request('GET', `/v1/farms/${farm}/houses`, { key: acct.live_key });
-    assert.deepEqual(empty.body, { data: [] });
+    assert.deepEqual(empty.body, { data: [], has_more: false, next_before: null });
+  });
+
+  test('GET /v1/farms/{farm}/houses pages oldest first: every house exactly once, limit and a bad cursor', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++)
+      ids.push((await make.device(t(), acct.live_key, farm, { name: `House ${i}` })).id);
+    const seen: string[] = [];
+    let before: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = before ? `?limit=2&before=${encodeURIComponent(before)}` : '?limit=2';
+      const res = await t().request<List<HouseReply>>('GET', `/v1/farms/${farm}/houses${query}`, {
+        key: acct.live_key,
+      });
+      assert.equal(res.status, 200);
+      assert.ok(res.body.data.length <= 2);
+      seen.push(...res.body.data.map((h) => h.id));
+      before = res.body.has_more ? res.body.next_before : null;
+      pages++;
+    } while (before);
+    assert.deepEqual(seen, ids, 'every house once, oldest first');
+    assert.equal(pages, 3);
+    expectError(
+      await t().request('GET', `/v1/farms/${farm}/houses?limit=0`, { key: acct.live_key }),
+      400,
+      'invalid_request',
+    );
+    const bad = expectError(
+      await t().request('GET', `/v1/farms/${farm}/houses?before=yesterday`, { key: acct.live_key }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(bad.param, 'before');
+  });
+
+  test("a page of houses ends within 2 MiB counting each house's state and recent commands", async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const big = 'x'.repeat(60 * 1024);
+    const ids: string[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const house = await make.device(t(), acct.live_key, farm, { name: `House ${i}` });
+      ids.push(house.id);
+      // Ten commands each answered with a 60 KiB result: 600 KiB of command text per house, none of state.
+      for (let c = 0; c < 10; c++) {
+        const queued = await t().request<{ id: string }>('POST', `/v1/devices/${house.id}/commands`, {
+          key: acct.live_key,
+          body: { command: 'move.stop' },
+        });
+        assert.equal(queued.status, 201);
+        const polled = await t().request('GET', '/v1/device/commands', { key: house.device_key });
+        assert.equal(polled.status, 200);
+        const done = await t().request('POST', `/v1/device/commands/${queued.body.id}`, {
+          key: house.device_key,
+          body: { status: 'done', result: { note: big } },
+        });
+        assert.equal(done.status, 200, JSON.stringify(done.body));
+      }
+    }
+    const first = await t().request<List<HouseReply>>('GET', `/v1/farms/${farm}/houses`, {
+      key: acct.live_key,
+    });
+    assert.equal(first.status, 200);
+    assert.equal(first.body.has_more, true, '4 × 600 KiB of commands pass the 2 MiB budget');
+    assert.equal(first.body.data.length, 3);
+    assert.equal(first.body.data[0]!.recent_commands.length, 10);
+    const rest = await t().request<List<HouseReply>>(
+      'GET',
+      `/v1/farms/${farm}/houses?before=${encodeURIComponent(first.body.next_before!)}`,
+      { key: acct.live_key },
+    );
+    assert.equal(rest.body.has_more, false);
+    assert.deepEqual(
+      [...first.body.data, ...rest.body.data].map((h) => h.id),
+      ids,
+    );
   });
 });

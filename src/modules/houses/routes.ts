@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
-import { HouseListSchema } from './schemas.ts';
+import { HouseListQuery, HouseListSchema } from './schemas.ts';
 import { getHouse, getHouses } from './service.ts';
 
 export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -17,13 +18,20 @@ export const houseRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
         tags,
         summary: 'Every house on the farm with its state, latest readings and recent commands',
         params: FarmParams,
+        querystring: HouseListQuery,
         response: {
-          200: described(HouseListSchema, 'Every house on the farm.'),
-          ...errorResponses('unauthorized', 'not_found'),
+          200: described(
+            HouseListSchema,
+            "The farm's houses, oldest first: every one when they fit in one page (`limit`, default 50, and 2 MiB of stored text counting each house's recent commands); otherwise follow `has_more`.",
+          ),
+          ...errorResponses('unauthorized', 'not_found', 'invalid_request'),
         },
       },
     },
-    async (request) => ({ data: await getHouses(db, apiCaller(request), request.params.farm) }),
+    async (request) => {
+      const { limit, before } = request.query;
+      return getHouses(db, apiCaller(request), request.params.farm, parsePage({ limit, before }));
+    },
   );
   app.get(
     '/v1/houses/:id',

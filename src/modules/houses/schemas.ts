@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable } from '../../http/schemas.ts';
+import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const HouseSchema = Type.Object(
   {
@@ -28,6 +28,28 @@ export const HouseSchema = Type.Object(
   { $id: 'House', title: 'House' },
 );
 
-export const HouseListSchema = Type.Object({ data: Type.Array(Type.Ref('House')) });
+/** Houses page oldest first (House 1 before House 2), so `before` continues after a page's last house. */
+export const HouseListQuery = Type.Object(
+  {
+    limit: PageQuery.limit,
+    before: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'The `next_before` cursor of the previous page: houses page oldest first, so the next page holds the houses created after it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const HouseListSchema = Type.Object({
+  data: Type.Array(Type.Ref('House'), { description: 'Oldest first (House 1 before House 2).' }),
+  has_more: Type.Boolean({
+    description:
+      'True when more houses remain (a farm of many houses or of large states); pass next_before as before.',
+  }),
+  next_before: Nullable(Type.String({ description: 'Cursor for the next page, or null.' })),
+});
 
 export type House = Static<typeof HouseSchema>;

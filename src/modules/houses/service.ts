@@ -1,4 +1,5 @@
 /** The houses view: each house device with its state, latest value per metric and recent commands. */
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { recentCommands } from '../commands/repository.ts';
@@ -6,7 +7,7 @@ import { type DeviceRow, toDevice } from '../devices/repository.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { latestReadings } from '../readings/service.ts';
 import { loadScoped } from '../records/scoped.ts';
-import { houseRows } from './repository.ts';
+import { houseNames, houseRowsPage } from './repository.ts';
 import type { House } from './schemas.ts';
 
 /** How many of a house's commands the view carries. */
@@ -25,11 +26,34 @@ async function toHouses(db: Db, rows: readonly DeviceRow[]): Promise<House[]> {
   }));
 }
 
-/** Every house on the farm, oldest first (House 1 before House 2). */
-export async function getHouses(db: Db, scope: Scope, farmId: string): Promise<House[]> {
+/**
+ * One page of the farm's houses, oldest first (House 1 before House 2): a farm of fewer houses than the
+ * page's `limit` with ordinary states is answered whole; a large one pages like every list (`has_more`,
+ * `next_before`), within the same 2 MiB budget, which here counts each house's recent commands too.
+ */
+export async function getHouses(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  page: PageRequest,
+): Promise<Page<House>> {
   const farm = await requireFarm(db, scope, farmId);
-  const rows = await houseRows(db, farm.id);
-  return toHouses(db, rows);
+  const rows = await houseRowsPage(db, farm.id, page, HOUSE_RECENT_COMMANDS);
+  const data = await toHouses(
+    db,
+    rows.data.map(({ commands_text: _text, ...row }) => row),
+  );
+  return { ...rows, data };
+}
+
+/** Every house of the farm by id and name (no state, no commands), oldest first. */
+export async function listHouseNames(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+): Promise<{ id: string; name: string }[]> {
+  const farm = await requireFarm(db, scope, farmId);
+  return houseNames(db, farm.id);
 }
 
 /** One house; a device that is not a house is 404 like a missing one. */

@@ -10,7 +10,7 @@ import { buildCatalog } from '../../domain/catalog.ts';
 import { AppError } from '../../domain/errors.ts';
 import { buildBrief } from '../brief/service.ts';
 import { listFarms } from '../farms/service.ts';
-import { getHouse, getHouses } from '../houses/service.ts';
+import { getHouse, listHouseNames } from '../houses/service.ts';
 import { toolAllowed } from './permissions.ts';
 import type { ToolContext } from './tool.ts';
 
@@ -86,7 +86,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
         list: async () => {
           const resources = [];
           for (const farm of await farmsOf(ctx)) {
-            for (const house of await getHouses(ctx.db, ctx.scope, farm.id)) {
+            for (const house of await listHouseNames(ctx.db, ctx.scope, farm.id)) {
               resources.push({
                 uri: houseUri(house.id),
                 name: house.name,

@@ -107,7 +107,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       const version = request.headers['mcp-protocol-version'];
       const toolContext: ToolContext = {
         db: options.db,
-        scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms },
+        scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms, policy: caller.policy },
         policy: caller.policy,
         keyId: caller.keyId,
         log: request.log,

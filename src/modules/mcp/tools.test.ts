@@ -149,6 +149,23 @@ forEachEngine('mcp tools', (t) => {
         assert.equal(status.houses[0].latest_readings['feed.bin_pct'].value, 64);
         const all = await ok(c, 'house_status');
         assert.ok(all.houses.some((h: any) => h.id === house.id && h.state.doors));
+        assert.equal(all.has_more, false, 'a farm of a few houses comes whole');
+        assert.equal(all.next_page, null);
+        // A page of one house at a time: each says how to get the next, and together they are every house.
+        const paged: string[] = [];
+        let page = await ok(c, 'house_status', { limit: 1 });
+        for (;;) {
+          assert.equal(page.houses.length, 1);
+          paged.push(page.houses[0].id);
+          if (!page.has_more) break;
+          assert.match(page.next_page, /call house_status again .*before="/);
+          page = await ok(c, 'house_status', { limit: 1, before: page.next_before });
+        }
+        assert.deepEqual(
+          paged,
+          all.houses.map((h: any) => h.id),
+        );
+        assert.ok(paged.length > 1);
 
         // house_command: applied at once on the sample farm; the state changes show through REST
         const closed = await ok(c, 'house_command', {

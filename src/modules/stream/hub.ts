@@ -61,7 +61,7 @@ export interface OpenStream {
   /** The client's Last-Event-ID, or null for a stream from now. */
   lastEventId: string | null;
   /** Whether this caller may see events of this type (its read permissions). */
-  accepts(type: string): boolean;
+  accepts(type: string, data: string): boolean;
   /** Whether to send `device.reported` frames (the client asked, and may read readings). */
   reports: boolean;
   /** Re-checked with each keep-alive: false (key revoked, farm gone) ends the stream. */
@@ -229,7 +229,7 @@ export class StreamHub {
   private send(connection: Connection, row: StreamRow): boolean {
     if (row.seq <= connection.cursor) return true;
     connection.cursor = row.seq;
-    if (!connection.accepts(row.type)) return true;
+    if (!connection.accepts(row.type, row.data)) return true;
     return connection.body.write(eventFrame(row));
   }
 

@@ -68,8 +68,8 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }>
         await hub.open({
           farmId: farm.id,
           lastEventId,
-          accepts: (type) => mayReceive(policy, type),
-          reports: include.has(REPORT_EVENT) && mayReceive(policy, REPORT_EVENT),
+          accepts: (type, data) => mayReceive(policy, type, data),
+          reports: include.has(REPORT_EVENT) && mayReceive(policy, REPORT_EVENT, ''),
           stillAllowed: () => stillAllowed(db, caller, farm.id),
           body,
           response: reply.raw,

@@ -6,8 +6,10 @@ import type { Db } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import { allows, type Policy, permission } from '../../domain/permissions.ts';
 import {
+  carriesAlertFarmEvent,
   isStreamOnlyEvent,
   isWebhookEventName,
+  mayReadAlertFarmEvents,
   mayReadEvent,
   STREAM_ONLY_EVENTS,
 } from '../../domain/webhook-events.ts';
@@ -40,9 +42,13 @@ export function resumeAfter(header: string | string[] | undefined, query: string
   return null;
 }
 
-/** Whether a caller with this policy may see an event of this type (it may read the event's resource). */
-export function mayReceive(policy: Policy, type: string): boolean {
+/**
+ * Whether a caller with this policy may see an event of this type (it may read the event's resource) and
+ * data (an `event.created` of the alert engine's needs alerts:read too).
+ */
+export function mayReceive(policy: Policy, type: string, data: string): boolean {
   if (isStreamOnlyEvent(type)) return allows(policy, permission(STREAM_ONLY_EVENTS[type], 'read'));
+  if (carriesAlertFarmEvent(type, data) && !mayReadAlertFarmEvents(policy)) return false;
   return isWebhookEventName(type) && mayReadEvent(policy, type);
 }
 

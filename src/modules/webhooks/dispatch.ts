@@ -7,6 +7,7 @@
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { newId } from '../../domain/ids.ts';
+import { carriesAlertFarmEvent, webhookReadsAlerts } from '../../domain/webhook-events.ts';
 import {
   enabledWebhooksOf,
   insertDeliveries,
@@ -34,6 +35,8 @@ export async function dispatchOutbox(
       for (const hook of hooks) {
         if (hook.farm_id !== event.farm_id || hook.created_at > event.created_at) continue;
         if (!subscribesTo(hook.events, event.type)) continue;
+        // The alert engine's farm events are alert data: only for webhooks whose creator could read alerts.
+        if (carriesAlertFarmEvent(event.type, event.data) && !webhookReadsAlerts(hook.events)) continue;
         rows.push(
           pendingDelivery({
             id: newId('delivery', now),

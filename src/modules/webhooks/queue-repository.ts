@@ -7,10 +7,11 @@
  *    mid-send leaves a lease that simply runs out, and the delivery is attempted again;
  *  - pruning (retention.ts): old events with their deliveries and attempts.
  */
-import type { Insertable } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type { WebhookDeliveriesTable } from '../../db/tables/webhooks.ts';
+import { ALERT_FARM_EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { OutboxEvent } from './signing.ts';
 
@@ -135,6 +136,14 @@ export function undispatchedEvents(trx: Trx, limit: number) {
   let pending = trx
     .selectFrom('outbox')
     .select(['id', 'farm_id', 'type', 'created_at'])
+    // The data only of an event.created that may carry one of the alert engine's farm events (dispatch
+    // checks it: src/domain/webhook-events.ts); the others' data is never read here.
+    .select(
+      sql<string>`case when type = 'event.created' and (${sql.join(
+        ALERT_FARM_EVENT_TYPES.map((t) => sql`data like ${`%${t}%`}`),
+        sql` or `,
+      )}) then data else '' end`.as('data'),
+    )
     .where('dispatched_at', 'is', null)
     .orderBy('id')
     .limit(limit);

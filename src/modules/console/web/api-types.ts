@@ -6734,7 +6734,12 @@ export interface operations {
     };
     listHouses: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_before` cursor of the previous page: houses page oldest first, so the next page holds the houses created after it. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
             header?: never;
             path: {
                 farm: string;
@@ -6743,15 +6748,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every house on the farm. */
+            /** @description The farm's houses, oldest first: every one when they fit in one page (`limit`, default 50, and 2 MiB of stored text counting each house's recent commands); otherwise follow `has_more`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description Oldest first (House 1 before House 2). */
                         data: components["schemas"]["House"][];
+                        /** @description True when more houses remain (a farm of many houses or of large states); pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
                     };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */

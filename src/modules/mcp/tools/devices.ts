@@ -11,7 +11,7 @@ import { DeviceListQuery, DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { getFarm } from '../../farms/service.ts';
 import { HouseSchema } from '../../houses/schemas.ts';
-import { getHouse, getHouses } from '../../houses/service.ts';
+import { getHouse, getHouses, listHouseNames } from '../../houses/service.ts';
 import {
   READING_AGGS,
   READING_INTERVAL_NAMES,
@@ -128,21 +128,36 @@ export const getReadingsTool = defineTool({
   },
 });
 
+/** house_status's paging members: a page's (`has_more`, `next_before`, `next_page`), its houses as `houses`. */
+const { data: _houses, ...HOUSE_PAGING } = PageOutput(HouseSchema).properties;
+
 export const houseStatusTool = defineTool({
   name: 'house_status',
   title: 'House status',
   description:
-    "The mobile poultry houses of a farm (or one): doors, move, climate, feed and water readings and the last commands. Use it before house_command and to check a command's result.",
+    "The mobile poultry houses of a farm (or one): doors, move, climate, feed and water readings and the last commands, oldest house first; when has_more is true call again with before set to next_before. Use it before house_command and to check a command's result.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
       house_id: Type.Optional(
         Type.String({ minLength: 1, description: 'Only this house (a device id of type house).' }),
       ),
+      limit: PageArgs.limit,
+      before: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description:
+            'Paging cursor: pass the next_before value of the previous result to get the next houses (they come oldest first).',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
-  output: Type.Object({ farm_id: Type.String(), houses: Type.Array(HouseSchema) }),
+  output: Type.Object({
+    farm_id: Type.String(),
+    houses: Type.Array(HouseSchema),
+    ...HOUSE_PAGING,
+  }),
   annotations: READ_ONLY,
   async run(ctx, args) {
     if (args.house_id !== undefined) {
@@ -150,10 +165,17 @@ export const houseStatusTool = defineTool({
       if (args.farm_id !== undefined && args.farm_id !== house.farm_id) {
         throw invalid('house_id', `house_id "${args.house_id}" is not on farm "${args.farm_id}".`);
       }
-      return { farm_id: house.farm_id, houses: [house] };
+      return { farm_id: house.farm_id, houses: [house], has_more: false, next_before: null, next_page: null };
     }
     const farm = await resolveFarm(ctx, args.farm_id);
-    return { farm_id: farm.id, houses: await getHouses(ctx.db, ctx.scope, farm.id) };
+    const page = await getHouses(
+      ctx.db,
+      ctx.scope,
+      farm.id,
+      parsePage({ limit: args.limit, before: args.before }),
+    );
+    const { data, ...paging } = pageResult('house_status', page);
+    return { farm_id: farm.id, houses: data, ...paging };
   },
 });
 
@@ -203,9 +225,9 @@ async function resolveHouse(ctx: ToolContext, farmId: string | undefined, houseI
     return house;
   }
   const farm = await resolveFarm(ctx, farmId);
-  const houses = await getHouses(ctx.db, ctx.scope, farm.id);
+  const houses = await listHouseNames(ctx.db, ctx.scope, farm.id);
   const [only] = houses;
-  if (only && houses.length === 1) return only;
+  if (only && houses.length === 1) return getHouse(ctx.db, ctx.scope, only.id);
   if (!only) throw new ToolRefusal(`The farm "${farm.name}" (${farm.id}) has no houses to command.`);
   throw new ToolRefusal(
     `house_id is required: the farm "${farm.name}" has ${houses.length} houses. Pass house_id as one of: ${houses

@@ -9,6 +9,7 @@ import { classifyReading } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form.ts';
 import { html, useEffect, useMemo } from '../lib.ts';
+import { loadAll } from '../records.ts';
 import { hasPage } from '../router.ts';
 import { type Catalog, type Farm, catalog as loadedCatalog, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
@@ -150,7 +151,11 @@ export function Page({ farm }: PageProps) {
   const houses = useLoad(
     () =>
       Promise.all([
-        api('GET', '/v1/farms/{farm}/houses', { path }),
+        // Every page of houses (a farm of many houses, or of large states, pages: docs/api.md, Houses).
+        loadAll(
+          (before) => api('GET', '/v1/farms/{farm}/houses', { path, query: { limit: 100, before } }),
+          1000,
+        ),
         api('GET', '/v1/farms/{farm}/brief', { path }).catch(() => null),
       ]),
     [farm.id],
@@ -160,7 +165,7 @@ export function Page({ farm }: PageProps) {
     ['command.queued', 'command.done', 'command.failed', 'alert.created', 'alert.resolved'],
     () => houses.reload(),
   );
-  const list = houses.data?.[0]?.data ?? [];
+  const list = houses.data?.[0] ?? [];
   const summaries = useMemo(
     () => new Map((houses.data?.[1]?.houses ?? []).map((h) => [h.id, h])),
     [houses.data],
