@@ -32,7 +32,7 @@ import { createDevice } from '../src/modules/devices/service.ts';
 import { createFarm } from '../src/modules/farms/service.ts';
 import { ingestReport } from '../src/modules/ingest/service.ts';
 import { createBenchDatabase } from './lib/db.ts';
-import { reportReadings } from './lib/reports.ts';
+import { pastOrigin, reportReadings } from './lib/reports.ts';
 import { addBenchRules } from './rules.ts';
 
 const engine = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
@@ -82,7 +82,7 @@ try {
     devices.push(await createDevice(db, scope, farm.id, { type: 'house', name: `House ${i + 1}` }));
   }
   if (withRules) await addBenchRules(database, account.account_id, farm.id);
-  const origin = Date.now();
+  const origin = pastOrigin();
   const body = (seq: number) => ({
     readings: reportReadings(origin, seq, size).map((r) => ({
       metric: r.metric,

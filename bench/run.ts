@@ -39,6 +39,7 @@ import { benchExport } from './export.ts';
 import { type BenchDatabase, checkpoint, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
+import { pastOrigin } from './lib/reports.ts';
 import {
   type RunningServer,
   startCommand,
@@ -176,7 +177,7 @@ async function storedReadings(database: BenchDatabase, farmId: string): Promise<
  */
 async function benchRules(engine: Engine, database: BenchDatabase, setup: Setup): Promise<number> {
   const farmId = setup.ingestDevices[0]?.farm_id ?? '';
-  const origin = Date.now();
+  const origin = pastOrigin();
   // Four half-length loads in the order defaults, rules, rules, defaults: a drift of the machine, or the
   // readings table growing from load to load, weighs on both sides alike instead of on the second.
   let shift = 0;
@@ -424,7 +425,7 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
     log(`${engine}: setting up (account, 50 house devices, a typical farm)`);
     const setup = await setUp(database);
     // Readings of later phases come after the rules phase's (its return), so none is late.
-    const start = PHASES.includes('rules') ? await benchRules(engine, database, setup) : Date.now();
+    const start = PHASES.includes('rules') ? await benchRules(engine, database, setup) : pastOrigin();
     if (PHASES.includes('reads') && !PHASES.includes('all')) await benchReads(engine, database, setup);
     if (PHASES.includes('ingest') && !PHASES.includes('all')) {
       const ingest = await benchIngest(engine, database, setup, start, phaseRss);

@@ -50,6 +50,21 @@ export async function testConfig(
   return { config: made.config, cleanup: made.drop };
 }
 
+/**
+ * A fresh, empty database for a server process on `engine`: its environment (FARMSTEAD_DATA or
+ * DATABASE_URL) and a function removing it.
+ */
+export async function serverDatabase(
+  engine: Engine,
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const made = await throwawayDatabase(engine, {
+    pgAdminUrl: PG_ADMIN_URL,
+    prefix: PG_PREFIX,
+    asyncCommit: true,
+  });
+  return { env: made.env, drop: made.drop };
+}
+
 /** Polls `check` until it returns something truthy (then returns it), failing with `what` after `timeoutMs`. */
 export async function waitFor<T>(
   what: string,

@@ -55,3 +55,13 @@ export function reportBody(origin: number, seq: number, size: number): string {
   }));
   return JSON.stringify({ readings });
 }
+
+/**
+ * Where a run's readings start: a year back. Each load's readings run forward from its origin (a
+ * 100-reading report covers 10 minutes of a device's time, and phases start 30 days apart), and the ingest
+ * service refuses readings dated more than FARMSTEAD_MAX_CLOCK_SKEW_S ahead of the server's clock: a load
+ * starting at now would soon be measuring refusals, not stored readings.
+ */
+export function pastOrigin(): number {
+  return Date.now() - 365 * 86_400_000;
+}

@@ -10,15 +10,12 @@
  * The CSV is generated and streamed by the test, never held whole.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse';
-import { createPgDatabase, ENGINES } from '../../../test/engines.ts';
+import { ENGINES, serverDatabase } from '../../../test/engines.ts';
 import { createAccountDirect, npmStartNodeArgs, type Server, startServer } from '../../../test/processes.ts';
 import { IMPORT_BODY_LIMIT_BYTES, IMPORT_MAX_ROWS, type ImportResult } from './schemas.ts';
 
@@ -83,16 +80,9 @@ for (const engine of ENGINES) {
     let farmId: string;
 
     before(async () => {
-      let database: Record<string, string>;
-      if (engine === 'postgres') {
-        const made = await createPgDatabase();
-        dropDatabase = made.drop;
-        database = { DATABASE_URL: made.url };
-      } else {
-        const folder = mkdtempSync(path.join(tmpdir(), 'farmstead-import-heap-'));
-        dropDatabase = async () => rmSync(folder, { recursive: true, force: true });
-        database = { FARMSTEAD_DATA: folder };
-      }
+      const made = await serverDatabase(engine);
+      dropDatabase = made.drop;
+      const database = made.env;
       key = (await createAccountDirect(database, 'Import at the limits')).live_key;
       server = await startServer(
         { ...database, FARMSTEAD_MQTT_PORT: 'off', LOG_LEVEL: 'warn' },

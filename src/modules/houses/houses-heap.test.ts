@@ -7,11 +7,8 @@
  * the heap's peak (from `--trace-gc`) is reported (docs/data.md, "Memory").
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createPgDatabase, ENGINES } from '../../../test/engines.ts';
+import { ENGINES, serverDatabase } from '../../../test/engines.ts';
 import { createAccountDirect, npmStartNodeArgs, type Server, startServer } from '../../../test/processes.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
@@ -39,16 +36,9 @@ for (const engine of ENGINES) {
     const houseIds: string[] = [];
 
     before(async () => {
-      let database: Record<string, string>;
-      if (engine === 'postgres') {
-        const made = await createPgDatabase();
-        dropDatabase = made.drop;
-        database = { DATABASE_URL: made.url };
-      } else {
-        const folder = mkdtempSync(path.join(tmpdir(), 'farmstead-houses-heap-'));
-        dropDatabase = async () => rmSync(folder, { recursive: true, force: true });
-        database = { FARMSTEAD_DATA: folder };
-      }
+      const made = await serverDatabase(engine);
+      dropDatabase = made.drop;
+      const database = made.env;
       key = (await createAccountDirect(database, 'Many houses')).live_key;
       server = await startServer(
         { ...database, FARMSTEAD_MQTT_PORT: 'off', LOG_LEVEL: 'warn' },
