@@ -4,7 +4,7 @@
  */
 import type { Insertable, Selectable } from 'kysely';
 import { isPostgres } from '../../db/engine.ts';
-import { beforeCondition, type PageRequest, toPage } from '../../db/pagination.ts';
+import { fetchPage, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type {
   NotificationStatus,
@@ -115,24 +115,13 @@ export function subscriptionsOf(db: Db, personId: string): Promise<SubscriptionR
     .execute();
 }
 
+/** A person's browsers, newest first, as a keyset page (db/pagination.ts). */
 export function subscriptionPage(db: Db, personId: string, page: PageRequest) {
-  return db
-    .selectFrom('push_subscriptions')
-    .selectAll()
-    .where('person_id', '=', personId)
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute()
-    .then((rows) =>
-      toPage(
-        rows,
-        page,
-        (r) => ({ at: r.created_at, id: r.id }),
-        (r) => r,
-      ),
-    );
+  return fetchPage(
+    db.selectFrom('push_subscriptions').selectAll().where('person_id', '=', personId),
+    page,
+    (r) => r,
+  );
 }
 
 export async function deleteSubscription(db: Db, personId: string, id: string): Promise<boolean> {
@@ -201,16 +190,13 @@ export async function insertNotifications(
   }
 }
 
+/** A person's delivery log, newest first, as a keyset page (db/pagination.ts). */
 export function notificationPage(db: Db, personId: string, page: PageRequest) {
-  return db
-    .selectFrom('notifications')
-    .selectAll()
-    .where('person_id', '=', personId)
-    .where(beforeCondition('created_at', 'id', page))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
+  return fetchPage(
+    db.selectFrom('notifications').selectAll().where('person_id', '=', personId),
+    page,
+    (r) => r,
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  * refused (403) by `personOf`.
  */
 
-import { type Page, type PageRequest, toPage } from '../../db/pagination.ts';
+import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -153,7 +153,7 @@ export async function listNotifications(
   page: PageRequest,
 ): Promise<Page<ReturnType<typeof toNotification>>> {
   const rows = await notificationPage(db, person.personId, page);
-  return toPage(rows, page, (r) => ({ at: r.created_at, id: r.id }), toNotification);
+  return { ...rows, data: rows.data.map(toNotification) };
 }
 
 /**
