@@ -175,7 +175,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(docsRoutes);
   // The web console (pages and their files); its data comes from /v1 like any client's.
-  await app.register(consoleRoutes);
+  await app.register(consoleRoutes, {
+    tiles: { url: config.mapTiles, attribution: config.mapAttribution },
+  });
 
   await app.register(catalogRoutes);
   await app.register(withAccess(accountRoutes, 'any'), { db });
