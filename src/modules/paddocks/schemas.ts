@@ -2,14 +2,22 @@ import { type Static, Type } from 'typebox';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 const GEOMETRY_DESCRIPTION =
-  'The paddock outline, stored and returned as given (GeoJSON Polygon or MultiPolygon recommended).';
+  'The paddock outline: a GeoJSON Polygon or MultiPolygon in WGS 84 ([longitude, latitude]), or a Feature holding one (its geometry is kept). Rings must be closed, not cross themselves, and enclose an area. Stored as {type, coordinates}.';
 
 export const PaddockSchema = Type.Object(
   {
     id: Type.String(),
     farm_id: Type.String(),
     name: Type.String(),
-    acres: Nullable(Type.Number()),
+    acres: Nullable(
+      Type.Number({ description: 'The area as given, or computed from the geometry when not given.' }),
+    ),
+    drawn_acres: Nullable(
+      Type.Number({
+        description:
+          'Read-only: the geodesic area of the geometry in acres (null without one), to compare with acres.',
+      }),
+    ),
     geometry: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: GEOMETRY_DESCRIPTION })),
     rest_days_target: Nullable(Type.Number({ description: 'Days of rest wanted between grazings.' })),
     last_grazed_at: Nullable(DateTime()),

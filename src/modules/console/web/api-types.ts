@@ -2333,6 +2333,7 @@ export interface components {
             acres: number | null;
             /** Format: date-time */
             created_at: string;
+            drawn_acres: number | null;
             farm_id: string;
             geometry: {
                 [key: string]: unknown;
