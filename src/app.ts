@@ -55,6 +55,7 @@ import { ingestRoutes } from './modules/ingest/routes.ts';
 import { integrationRoutes } from './modules/integrations/routes.ts';
 import { findActiveKeyByHash, markKeyUsed } from './modules/keys/repository.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
+import { mapRoutes } from './modules/map/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
@@ -224,6 +225,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
   await app.register(withAccess(briefRoutes, 'brief'), { db });
   await app.register(withAccess(sampleRoutes, 'farms'), { db });
+  // The farm map (modules/map): paddocks, devices and alerts as GeoJSON; its needs are in ROUTE_OVERRIDES.
+  await app.register(withAccess(mapRoutes, 'paddocks'), { db });
   // The live stream: a farm read. Which event types each caller gets is its read permissions (service.ts).
   const streams = new StreamHub({
     database,

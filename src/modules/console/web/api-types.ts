@@ -565,6 +565,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The farm as a GeoJSON FeatureCollection: paddocks, devices, alerts and house routes
+         * @description Every paddock (its outline; properties: the Paddock record), every device at its last position, active alerts placed where their subject is, and the route of each house moving to a paddock. properties.kind says which. Loads in QGIS or any GIS tool with the API key as a Bearer header (docs/map.md); download=true gives it as a file, the farm's GeoJSON export.
+         */
+        get: operations["getFarmMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/paddocks": {
         parameters: {
             query?: never;
@@ -2005,6 +2025,12 @@ export interface components {
             /** @description IANA time zone, e.g. America/Chicago. */
             timezone: string;
         };
+        /** FarmMap */
+        FarmMap: {
+            features: components["schemas"]["MapFeature"][];
+            /** @enum {string} */
+            type: "FeatureCollection";
+        };
         /** Group */
         Group: {
             /** Format: date-time */
@@ -2327,6 +2353,21 @@ export interface components {
             };
             /** @description The first characters of the key, for recognising it. */
             prefix: string;
+        };
+        /** MapFeature */
+        MapFeature: {
+            /** @description GeoJSON: a paddock its Polygon or MultiPolygon (null when none is drawn, or the stored one cannot be drawn: then properties.geometry_problem says why), a device or an alert a Point, a route a LineString. */
+            geometry: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The record the feature shows (a route: its command). */
+            id: string;
+            /** @description `kind` (paddock, device, alert, route) and the record's fields: a paddock the Paddock record (less its geometry); a device id, name, type, battery, last_seen_at, paddock_id, group_id, animal_id; an alert id, rule, severity, status, title, subject_type, subject_id; a route device_id, command_id, paddock_id, meters_per_day, distance_m, arrival_at (docs/map.md). */
+            properties: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: "Feature";
         };
         /** Paddock */
         Paddock: {
@@ -7176,6 +7217,76 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFarmMap: {
+        parameters: {
+            query?: {
+                /** @description true: the same answer as an attachment (`<farm>.geojson`, application/geo+json): the farm exported as GeoJSON. */
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A GeoJSON FeatureCollection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FarmMap"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
