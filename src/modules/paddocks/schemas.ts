@@ -48,8 +48,57 @@ export const CreatePaddockBody = Type.Object(
 /** Any of the create body's members; PATCH changes only those given. */
 export const UpdatePaddockBody = Type.Partial(CreatePaddockBody, { additionalProperties: false });
 
+export const PaddockImportBody = Type.Object(
+  {
+    content: Type.String({
+      minLength: 1,
+      description:
+        'The file as text: GeoJSON (a FeatureCollection, a Feature or a geometry), KML (Google Earth) or GPX (a GPS track).',
+    }),
+    format: Type.Optional(
+      Type.Enum(['geojson', 'kml', 'gpx'], {
+        type: 'string',
+        description: 'The file format; told from the content when absent.',
+      }),
+    ),
+    dry_run: Type.Optional(
+      Type.Boolean({ description: 'Answer the preview (what each feature would become), storing nothing.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PaddockPreviewSchema = Type.Object({
+  index: Type.Integer({ description: "The feature's place in the file, from 0." }),
+  name: Type.String({
+    description: 'The name the paddock would get (the feature’s name, else "Paddock N").',
+  }),
+  acres: Nullable(Type.Number({ description: 'The computed area of the outline.' })),
+  geometry: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'The outline as it would be stored.' }),
+  ),
+  action: Type.Enum(['create', 'skip', 'refuse'], {
+    type: 'string',
+    description:
+      'create; skip (not an area, such as a pin or an open line: left out, the rest is imported); refuse (an area whose outline fails the check: the import is refused until it is fixed).',
+  }),
+  problem: Nullable(Type.String({ description: 'Why it is skipped or refused.' })),
+});
+
+export const PaddockPreviewList = Type.Object({
+  dry_run: Type.Literal(true),
+  data: Type.Array(PaddockPreviewSchema),
+});
+
+export const ImportedPaddockList = Type.Object({
+  dry_run: Type.Literal(false),
+  data: Type.Array(Type.Ref('Paddock')),
+});
+
 export const PaddockListQuery = Type.Object(PageQuery, { additionalProperties: false });
 
 export type Paddock = Static<typeof PaddockSchema>;
 export type CreatePaddockInput = Static<typeof CreatePaddockBody>;
 export type UpdatePaddockInput = Static<typeof UpdatePaddockBody>;
+export type PaddockImportInput = Static<typeof PaddockImportBody>;
+export type PaddockPreview = Static<typeof PaddockPreviewSchema>;

@@ -603,6 +603,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/paddocks/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import paddocks from GeoJSON, KML or GPX (a dry run previews)
+         * @description Each polygon of the file (and each closed line: a boundary walked or driven round with a GPS) becomes a paddock named after its feature, with its acres computed. dry_run answers the preview and stores nothing. Otherwise all are created in one transaction (201), or none: a refused outline is a 400 naming the feature. Pins and open lines are left out (docs/map.md).
+         */
+        post: operations["importPaddocks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/reset": {
         parameters: {
             query?: never;
@@ -7475,6 +7495,135 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importPaddocks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file as text: GeoJSON (a FeatureCollection, a Feature or a geometry), KML (Google Earth) or GPX (a GPS track). */
+                    content: string;
+                    /** @description Answer the preview (what each feature would become), storing nothing. */
+                    dry_run?: boolean;
+                    /**
+                     * @description The file format; told from the content when absent.
+                     * @enum {string}
+                     */
+                    format?: "geojson" | "kml" | "gpx";
+                };
+            };
+        };
+        responses: {
+            /** @description The preview (dry_run): every feature and what would become of it. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            acres: number | null;
+                            /**
+                             * @description create; skip (not an area, such as a pin or an open line: left out, the rest is imported); refuse (an area whose outline fails the check: the import is refused until it is fixed).
+                             * @enum {string}
+                             */
+                            action: "create" | "skip" | "refuse";
+                            geometry: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The feature's place in the file, from 0. */
+                            index: number;
+                            /** @description The name the paddock would get (the feature’s name, else "Paddock N"). */
+                            name: string;
+                            problem: string | null;
+                        }[];
+                        /** @enum {boolean} */
+                        dry_run: true;
+                    };
+                };
+            };
+            /** @description The paddocks created, in the order of the file. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Paddock"][];
+                        /** @enum {boolean} */
+                        dry_run: false;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
