@@ -65,6 +65,7 @@ import { authenticateAccessToken } from './modules/oauth/service.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
 import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
+import { positionRoutes } from './modules/positions/routes.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { settleBuiltInRuleChanges } from './modules/rules/changes.ts';
 import { ruleRoutes } from './modules/rules/routes.ts';
@@ -213,6 +214,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(deviceRoutes, 'devices'), { db });
   await app.register(withAccess(readingRoutes, 'readings'), { db });
   await app.register(withAccess(readingExportRoutes, 'readings'), { db });
+  // A device's track (modules/positions): reported positions are readings-like data.
+  await app.register(withAccess(positionRoutes, 'readings'), { db });
   await app.register(withAccess(commandRoutes, 'commands'), {
     db,
     commandExpirySeconds: config.commandExpirySeconds,

@@ -305,6 +305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/devices/{id}/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A device's reported positions, newest first: a range thinned to limit points, or pages
+         * @description Every lat/lon the device reported (HTTP, MQTT, LoRaWAN), at the time its report arrived. With since, the whole range [since, until] in one answer, thinned to limit points (the first, the last, and evenly spaced between) when it holds more; without it (or with thin=false), pages of limit positions like readings: next_before continues.
+         */
+        get: operations["getDeviceTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -4868,6 +4888,100 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/csv": string;
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeviceTrack: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: the `next_before` of the previous page, or an ISO 8601 time (only positions strictly before it). */
+                before?: string;
+                /** @description How many positions, 1 to 2000 (default 500). */
+                limit?: number;
+                /** @description Only positions at or after this time. With it, a track longer than limit is thinned. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+                /** @description With since (default true): a range holding more than limit positions answers limit of them, the first and last and evenly spaced between (docs/map.md). false: pages of every position instead. */
+                thin?: boolean;
+                /** @description Only positions at or before this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Positions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Positions, newest first. */
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description When the report carrying it arrived.
+                             */
+                            at: string;
+                            lat: number;
+                            lon: number;
+                        }[];
+                        /** @description True when older positions match too: pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                        /** @description True when the range held more than limit positions and these are a thinned selection. */
+                        thinned: boolean;
+                    };
                 };
             };
             /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
