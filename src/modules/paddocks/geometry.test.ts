@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
+import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { List, Paddock } from '../../../test/replies.ts';
 import { acresOf, checkPaddockGeometry, type PaddockGeometry, pointInside } from './geometry.ts';
 
@@ -259,6 +260,25 @@ forEachEngine('paddock geometry', (t) => {
       assert.equal(got.body.acres, 4);
       const list = await t().request<List<Paddock>>('GET', `/v1/farms/${farm}/paddocks`, { key });
       assert.equal(list.status, 200);
+      const brief = await t().request('GET', `/v1/farms/${farm}/brief`, { key });
+      assert.equal(brief.status, 200, 'the brief');
+      const map = await t().request<{ features: { id: string; properties: Record<string, unknown> }[] }>(
+        'GET',
+        `/v1/farms/${farm}/map`,
+        { key },
+      );
+      assert.equal(map.status, 200, 'the map');
+      assert.ok(
+        map.body.features.find((f) => f.id === made.id),
+        'the paddock is on the map, undrawn',
+      );
+    }
+    const mcp = await connect(t(), key, ERAS[0] as (typeof ERAS)[number]);
+    try {
+      const listed = await ok(mcp.client, 'list_paddocks', { farm_id: farm });
+      assert.equal(listed.data[0].id, made.id, 'MCP lists it');
+    } finally {
+      await mcp.close();
     }
   });
 });
