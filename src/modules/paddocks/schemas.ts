@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { OccupantsSchema } from '../grazing/schemas.ts';
 
 const GEOMETRY_DESCRIPTION =
   'The paddock outline, stored and returned as given (GeoJSON Polygon or MultiPolygon recommended).';
@@ -12,8 +13,19 @@ export const PaddockSchema = Type.Object(
     acres: Nullable(Type.Number()),
     geometry: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: GEOMETRY_DESCRIPTION })),
     rest_days_target: Nullable(Type.Number({ description: 'Days of rest wanted between grazings.' })),
-    last_grazed_at: Nullable(DateTime()),
+    last_grazed_at: Nullable(
+      DateTime(
+        'When animals last left the paddock: the later of the value a person set and the end of its last recorded stay (moves move it forward).',
+      ),
+    ),
     created_at: DateTime(),
+    occupied_by: OccupantsSchema,
+    rest_days: Nullable(
+      Type.Integer({
+        description:
+          'Whole days since the paddock was last left (read-only); null while anything is in it, or when it never was grazed.',
+      }),
+    ),
   },
   { $id: 'Paddock', title: 'Paddock' },
 );
