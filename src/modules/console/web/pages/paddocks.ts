@@ -47,7 +47,9 @@ function History({ paddock, timezone }: { paddock: Paddock; timezone: string }) 
   const day = (iso: string) => farmTime(iso, timezone);
   return html`<ol class="history small" aria-label=${`Grazing history of ${paddock.name}`}>
     ${stays.data.data.map(
-      (s) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> (${s.subject_type})
+      (
+        s,
+      ) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> <span class="muted">(${s.subject_type})</span><br />
         ${day(s.from)} – ${s.until ? day(s.until) : 'now'}</li>`,
     )}
   </ol>`;

@@ -164,9 +164,13 @@ export function Page({ farm }: PageProps) {
     <p class="small muted">Each paddock's rest against its target, from two weeks ago to six weeks ahead; planned moves
       are open tasks with a destination paddock (marking one done records the move).</p>
     ${warnings > 0 && html`<p class="badge watch" role="status">${warnings} planned move${warnings === 1 ? '' : 's'} before the rest target</p>`}
-    <p class="plan-legend small" aria-hidden="true"><span class="plan-seg grazing"></span> grazed
-      <span class="plan-seg resting"></span> resting <span class="plan-seg ready"></span> ready
-      <span class="plan-move"></span> planned move <span class="plan-today-key"></span> today</p>
+    <p class="plan-legend small" aria-hidden="true">
+      <span class="key"><span class="plan-seg grazing"></span> grazed</span>
+      <span class="key"><span class="plan-seg resting"></span> resting</span>
+      <span class="key"><span class="plan-seg ready"></span> ready</span>
+      <span class="key"><span class="plan-move"></span> planned move</span>
+      <span class="key"><span class="plan-today-key"></span> today</span>
+    </p>
     <ul class="cards plan-rows">${sorted.map(
       (p) => html`<${PaddockLine} key=${p.id} paddock=${p} moves=${moves.filter((m) => m.paddock_id === p.id)}
         names=${places.data?.names ?? new Map()} timezone=${farm.timezone} now=${now} />`,

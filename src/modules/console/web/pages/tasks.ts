@@ -87,7 +87,8 @@ function TaskForm({
     </div>
     ${
       places &&
-      html`<fieldset class="form-grid planned-move"><legend>Planned move (done moves them)</legend>
+      html`<fieldset class="form-grid planned-move"><legend>Planned move</legend>
+        <p class="small muted">Marking the task done moves them.</p>
         ${
           t.subject_type === 'animal'
             ? html`<p class="small">Moves ${places.names.get(t.subject_id ?? null) ?? 'the animal'}</p>`
