@@ -238,9 +238,23 @@ export interface PlacedDevice {
   lat: number | null;
   lon: number | null;
   paddock_id: string | null;
+  /** The position paddock_id was derived from; null for a device never placed. */
+  placed_lat: number | null;
+  placed_lon: number | null;
 }
 
-const PLACED_COLUMNS = ['id', 'farm_id', 'type', 'name', 'group_id', 'lat', 'lon', 'paddock_id'] as const;
+const PLACED_COLUMNS = [
+  'id',
+  'farm_id',
+  'type',
+  'name',
+  'group_id',
+  'lat',
+  'lon',
+  'paddock_id',
+  'placed_lat',
+  'placed_lon',
+] as const;
 
 export async function findPlacedDevice(db: Db, id: string): Promise<PlacedDevice | undefined> {
   return db.selectFrom('devices').select(PLACED_COLUMNS).where('id', '=', id).executeTakeFirst();

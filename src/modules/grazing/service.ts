@@ -360,9 +360,12 @@ export async function grazingHistory(
 
 /**
  * A house that crossed into another paddock: its stay changes at `at`, the farm log gets a `move` of the
- * house (reason `position`), and the flock it holds (its group) moves with it through `recordMove`.
+ * house (reason `position`), and the flock it holds (its group) moves with it through `recordMove`. A
+ * house placed for the first time (just added, or its first position) only begins its stay: being added
+ * somewhere is not a move, and does not move its flock.
  */
 async function houseCrossed(trx: Trx, device: PlacedDevice, to: string | null, at: number): Promise<void> {
+  const first = device.placed_lat === null && device.placed_lon === null && device.paddock_id === null;
   await closeOpenStays(trx, device.id, at);
   if (to) {
     await insertStay(trx, {
@@ -377,6 +380,7 @@ async function houseCrossed(trx: Trx, device: PlacedDevice, to: string | null, a
       move_id: null,
     });
   }
+  if (first) return;
   await recordFarmEvent(
     trx,
     device.farm_id,
