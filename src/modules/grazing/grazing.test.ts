@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { connect, ERAS, ok, refused } from '../../../test/mcp.ts';
 import type { Device, FarmEvent, Group, List, Paddock, Task } from '../../../test/replies.ts';
 import { StatementCounter } from '../../../test/statement-counter.ts';
 import { ingestReport } from '../ingest/service.ts';
@@ -441,5 +442,55 @@ forEachEngine('grazing', (t) => {
       404,
       'not_found',
     );
+  });
+
+  test('MCP: log_event moves a group through the same service, list_paddocks shows who is in each, complete_task moves once', async () => {
+    const { key, farm, west, east } = await farmWithPaddocks(t());
+    const herd = await make.group(t(), key, farm.id, { name: 'Herd', paddock_id: west.id });
+    const mcp = await connect(t(), key, ERAS[1]!);
+    try {
+      const at = iso(Date.now() - 5 * DAY);
+      const event = await ok(mcp.client, 'log_event', {
+        farm_id: farm.id,
+        type: 'move',
+        subject_id: herd.id,
+        data: { to_paddock_id: east.id },
+        at,
+      });
+      assert.equal(event.type, 'move');
+      const paddocks = await ok(mcp.client, 'list_paddocks', { farm_id: farm.id });
+      const w = paddocks.data.find((p: Paddock) => p.id === west.id);
+      const e = paddocks.data.find((p: Paddock) => p.id === east.id);
+      assert.equal(w.rest_days, 5);
+      assert.equal(w.last_grazed_at, at);
+      assert.deepEqual(e.occupied_by.groups, [{ id: herd.id, name: 'Herd' }]);
+      assert.equal(e.rest_days, null);
+      assert.match(
+        await refused(mcp.client, 'log_event', {
+          farm_id: farm.id,
+          type: 'move',
+          subject_id: herd.id,
+          data: { to_paddock_id: 'pad_nowhere' },
+        }),
+        /data\.to_paddock_id/,
+      );
+      const task = await ok(mcp.client, 'add_task', {
+        farm_id: farm.id,
+        title: 'Herd back West',
+        subject_id: herd.id,
+        paddock_id: west.id,
+      });
+      await ok(mcp.client, 'complete_task', { task_id: task.id });
+      await ok(mcp.client, 'complete_task', { task_id: task.id });
+      assert.equal((await make.fetched<Group>(t(), key, `/v1/groups/${herd.id}`)).paddock_id, west.id);
+      const moves = await make.fetched<List<FarmEvent>>(
+        t(),
+        key,
+        `/v1/farms/${farm.id}/events?subject_id=${herd.id}&type=move`,
+      );
+      assert.equal(moves.data.length, 2);
+    } finally {
+      await mcp.close();
+    }
   });
 });
