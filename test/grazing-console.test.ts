@@ -112,7 +112,7 @@ test('the grazing plan shows each paddock rested against its target and warns ab
   await page.context().close();
 });
 
-test('a paddock card shows who is in it and its grazing history', async () => {
+test('a paddock card shows who is in it and its grazing history; a house card, the paddock it stands in', async () => {
   const { page, problems } = await signedInPage(world, account, PHONE);
   await page.goto(`${world.base}/paddocks`);
   const card = (name: string) =>
@@ -126,6 +126,12 @@ test('a paddock card shows who is in it and its grazing history', async () => {
   assert.equal(await history.locator('li').count(), 1);
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-paddocks-grazing-phone');
+  // The house stands in West (its position), as its card on the Houses page says.
+  await page.goto(`${world.base}/houses`);
+  const house = page.locator('article.house', {
+    has: page.getByRole('heading', { name: 'House 1', exact: true }),
+  });
+  await house.getByRole('link', { name: 'West' }).waitFor();
   assert.deepEqual(problems, []);
   await page.context().close();
 });
