@@ -93,16 +93,15 @@ export async function updateEvent(
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
     if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
     Object.assign(next, await patchSubject(trx, row.farm_id, row, patch));
-    const moves = await checkMove(
-      trx,
-      row.farm_id,
-      next.type,
-      { ...next, data: parseJson<Record<string, unknown>>(next.data, {}) },
-      Date.now(),
+    // Only what a move is made of is checked again: an old move to a paddock since deleted can still be edited.
+    const reshaped = [patch.type, patch.data, patch.at, patch.subject_id, patch.subject_type].some(
+      (member) => member !== undefined,
     );
+    const stored = { ...next, data: parseJson<Record<string, unknown>>(next.data, {}) };
+    const moves = reshaped && (await checkMove(trx, row.farm_id, next.type, stored, Date.now()));
     await saveRecord(trx, 'event', next);
-    // A move changed (or no longer one): its subjects' stays follow (before and after the change).
-    if (moves || row.type === MOVE_EVENT) {
+    // A move changed (or is one no longer): its subjects' stays follow (before and after the change).
+    if (reshaped && (moves || row.type === MOVE_EVENT)) {
       await rebuildStaysOf(trx, row.farm_id, row);
       if (next.subject_id !== row.subject_id) await rebuildStaysOf(trx, row.farm_id, next);
     }

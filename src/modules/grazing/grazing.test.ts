@@ -132,13 +132,25 @@ forEachEngine('grazing', (t) => {
       [[iso(earlier), iso(recent)]],
     );
 
-    // A late move to where it already was changes nothing; deleting a move takes it out of the record.
+    // Editing a move rebuilds the record; deleting one takes it out.
     const events = await make.fetched<List<FarmEvent>>(
       t(),
       key,
       `/v1/farms/${farm.id}/events?subject_id=${herd.id}&type=move`,
     );
     const toNorth = events.data.find((e) => e.data.to_paddock_id === north.id)!;
+    // Its `at` corrected to a day before the move East: the record follows the edit.
+    const corrected = recent - DAY;
+    const patched = await t().request('PATCH', `/v1/events/${toNorth.id}`, {
+      key,
+      body: { at: iso(corrected) },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal((await paddock(t(), key, west.id)).last_grazed_at, iso(corrected));
+    assert.deepEqual(
+      (await history(t(), key, north.id)).data.map((s) => [s.from, s.until]),
+      [[iso(corrected), iso(recent)]],
+    );
     assert.equal((await t().request('DELETE', `/v1/events/${toNorth.id}`, { key })).status, 200);
     assert.deepEqual((await history(t(), key, north.id)).data, []);
     const w2 = await paddock(t(), key, west.id);

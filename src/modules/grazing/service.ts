@@ -110,7 +110,8 @@ export async function checkMove(
   const destination = destinationOf(input.data);
   if (destination === undefined) {
     const value = direct.has ? direct.value : nested.value;
-    throw invalid(param, `${param} must be a paddock id or null, not ${JSON.stringify(value)}.`);
+    const shown = JSON.stringify(value) ?? String(value);
+    throw invalid(param, `${param} must be a paddock id or null, not ${shown.slice(0, 60)}.`);
   }
   if (!movable) {
     throw invalid(
