@@ -157,6 +157,37 @@ forEachEngine('grazing', (t) => {
     assert.equal(w2.last_grazed_at, iso(recent), 'West held the herd until the move East');
   });
 
+  test('moves of one group logged at once, in any order of `at`, leave one record that follows `at`', async () => {
+    const { key, farm, west, east } = await farmWithPaddocks(t());
+    const herd = await make.group(t(), key, farm.id, { name: 'Herd', paddock_id: west.id });
+    const base = Date.now() - 30 * DAY;
+    // Twelve moves, alternating East and West by day, sent together in a shuffled order.
+    const days = [7, 2, 11, 0, 5, 9, 3, 10, 1, 6, 8, 4];
+    const replies = await Promise.all(
+      days.map((d) => move(t(), key, farm.id, herd.id, d % 2 === 0 ? east.id : west.id, base + d * DAY)),
+    );
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      days.map(() => 201),
+    );
+    assert.equal(
+      (await make.fetched<Group>(t(), key, `/v1/groups/${herd.id}`)).paddock_id,
+      west.id,
+      'day 11: West',
+    );
+    const stays = [
+      ...(await history(t(), key, west.id, '?limit=100')).data,
+      ...(await history(t(), key, east.id, '?limit=100')).data,
+    ].sort((a, b) => Date.parse(a.from) - Date.parse(b.from));
+    // Placed in West, then East on even days and West on odd ones: one stay per day after the placement.
+    assert.equal(stays.length, 13);
+    for (let i = 1; i < stays.length; i++) {
+      assert.equal(stays[i - 1]!.until, stays[i]!.from, 'each stay ends where the next begins');
+    }
+    assert.equal(stays.at(-1)!.until, null);
+    assert.equal((await paddock(t(), key, east.id)).last_grazed_at, iso(base + 11 * DAY));
+  });
+
   test('a move is checked: the paddock, the subject and the time, with a 400 naming each; nothing is written', async () => {
     const { key, farm, east } = await farmWithPaddocks(t());
     const other = await make.farm(t(), key, { name: 'Other' });
