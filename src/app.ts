@@ -49,6 +49,7 @@ import { authenticateDevice } from './modules/devices/service.ts';
 import { docsRoutes } from './modules/docs/routes.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
+import { grazingRoutes } from './modules/grazing/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
 import { ingestRoutes } from './modules/ingest/routes.ts';
@@ -205,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(taskExportRoutes, 'tasks'), { db });
   await app.register(withAccess(groupRoutes, 'groups'), { db });
   await app.register(withAccess(paddockRoutes, 'paddocks'), { db });
+  await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   await app.register(withAccess(eventRoutes, 'events'), { db });
   await app.register(withAccess(alertRoutes, 'alerts'), { db });

@@ -21,6 +21,7 @@ import { CommandSchema } from './modules/commands/schemas.ts';
 import { DeviceKeySchema, DeviceSchema } from './modules/devices/schemas.ts';
 import { EventSchema } from './modules/events/schemas.ts';
 import { FarmSchema } from './modules/farms/schemas.ts';
+import { GrazingStaySchema } from './modules/grazing/schemas.ts';
 import { GroupSchema } from './modules/groups/schemas.ts';
 import { HouseSchema } from './modules/houses/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
@@ -47,6 +48,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   AnimalSchema,
   GroupSchema,
   PaddockSchema,
+  GrazingStaySchema,
   TaskSchema,
   EventSchema,
   DeviceSchema,
@@ -70,7 +72,10 @@ export const TAGS = [
   { name: 'Farms', description: 'Farms, the morning brief and the sample farm reset.' },
   { name: 'Animals', description: 'Animals on a farm: tags, EIDs, groups, paddocks, custom fields.' },
   { name: 'Groups', description: 'Herds, flocks, pens and litters.' },
-  { name: 'Paddocks', description: 'Paddocks with acres, rest targets and last grazing.' },
+  {
+    name: 'Paddocks',
+    description: 'Paddocks with acres, rest targets, last grazing, who is in them and their grazing history.',
+  },
   {
     name: 'Devices',
     description: 'Devices (houses, trackers, sensors), their keys, readings and commands.',

@@ -24,6 +24,7 @@ export const RECORD_KINDS = Object.freeze({
   command: { prefix: 'cmd', table: 'commands', noun: 'command', listTool: null },
   alert: { prefix: 'alt', table: 'alerts', noun: 'alert', listTool: 'list_alerts' },
   task: { prefix: 'task', table: 'tasks', noun: 'task', listTool: 'list_tasks' },
+  stay: { prefix: 'stay', table: 'grazing_stays', noun: 'grazing stay', listTool: null },
   event: { prefix: 'evt', table: 'farm_events', noun: 'event', listTool: 'get_animal (an animal’s history)' },
   webhook: { prefix: 'wh', table: 'webhooks', noun: 'webhook', listTool: null },
   delivery: { prefix: 'dlv', table: 'webhook_deliveries', noun: 'delivery', listTool: null },

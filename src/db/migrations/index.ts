@@ -24,6 +24,7 @@ import * as m0027 from './0027_task_due_date.ts';
 import * as m0028 from './0028_notifications.ts';
 import * as m0029 from './0029_oauth.ts';
 import * as m0030 from './0030_device_positions.ts';
+import * as m0031 from './0031_grazing.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0028_notifications': m0028,
   '0029_oauth': m0029,
   '0030_device_positions': m0030,
+  '0031_grazing': m0031,
 };

@@ -74,3 +74,15 @@ export const REPORTING_DEVICE_COLUMNS = [
   'report_token_prev',
   'clock_skewed',
 ] as const satisfies ReadonlyArray<keyof DevicesTable>;
+
+/**
+ * The position columns a report that carries a position reads back (the new position, and the one the
+ * device's paddock was derived from): only when they differ does the report place the device again
+ * (modules/grazing), so a report at the same position, or without one, costs no statement more.
+ */
+export const PLACING_DEVICE_COLUMNS = [
+  'lat',
+  'lon',
+  'placed_lat',
+  'placed_lon',
+] as const satisfies ReadonlyArray<keyof DevicesTable>;

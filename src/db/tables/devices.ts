@@ -30,6 +30,11 @@ export interface DevicesTable {
   report_token_prev: string | null;
   /** 1 while the device may have an active device.clock alert (a report of its carried times too far ahead). */
   clock_skewed: Generated<number>;
+  /** The paddock the device's last position is in (point in polygon; migration 0031), null when none. */
+  paddock_id: Generated<string | null>;
+  /** The position paddock_id was derived from: a report at the same position derives nothing again. */
+  placed_lat: Generated<number | null>;
+  placed_lon: Generated<number | null>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row types of the farm records tables (migration 0002_records). Times are epoch ms; JSON is text. */
 
 export interface PaddocksTable {
@@ -63,6 +65,8 @@ export interface TasksTable {
   alert_id: string | null;
   done_at: number | null;
   created_at: number;
+  /** Where the task moves its animal or group when it is done (migration 0031), or null. */
+  paddock_id: Generated<string | null>;
 }
 
 export interface FarmEventsTable {
@@ -77,10 +81,30 @@ export interface FarmEventsTable {
   created_at: number;
 }
 
+/**
+ * Who was in which paddock from when to when (migration 0031): an animal's or group's stays are rebuilt
+ * from its moves in `at` order (modules/grazing); a house's follow its positions.
+ */
+export interface GrazingStaysTable {
+  id: string;
+  farm_id: string;
+  paddock_id: string;
+  subject_type: 'animal' | 'group' | 'house';
+  subject_id: string;
+  /** The subject's name when the stay was last recorded (kept after the subject is deleted). */
+  name: string;
+  from_at: number;
+  /** Null while the subject is still there. */
+  until_at: number | null;
+  /** The move event that began the stay; null for a first placement or a house's position. */
+  move_id: string | null;
+}
+
 export interface RecordsTables {
   paddocks: PaddocksTable;
   animal_groups: AnimalGroupsTable;
   animals: AnimalsTable;
   tasks: TasksTable;
   farm_events: FarmEventsTable;
+  grazing_stays: GrazingStaysTable;
 }

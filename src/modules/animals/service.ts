@@ -10,6 +10,7 @@ import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { rebuildStays, recordPlacement } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
@@ -125,6 +126,7 @@ export async function createAnimal(
     if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
     await checkEidFree(trx, row);
     await insertRecord(trx, 'animal', row);
+    await recordPlacement(trx, 'animal', { ...row, name: row.name ?? row.tag ?? row.id });
     const animal = toAnimal(row);
     await emitEvent(trx, farm.id, 'animal.created', animal, now);
     return animal;
@@ -186,6 +188,7 @@ export async function updateAnimal(
     if (groupChanged || paddockChanged) {
       await recordMove(trx, row, { group_id: next.group_id, paddock_id: next.paddock_id }, null, now);
     }
+    if (paddockChanged) await rebuildStays(trx, row.farm_id, 'animal', row.id);
     return toAnimal(next);
   };
   return withEidGuard(patch.eid ?? null, () => inTransaction(db, run));

@@ -249,41 +249,21 @@ export interface BriefPaddockRow {
   id: string;
   name: string;
   rest_days_target: number;
+  /** When it was last left (grazing's figure: the typed value or its last recorded stay, the later). */
   last_grazed_at: number;
   occupied: number;
 }
 
-/**
- * Paddocks with a rest target and a last grazing, oldest grazing first, with whether anything grazes them
- * now; `pastRest` keeps those past their target at a given time (the reads do not depend on the clock, so
- * the brief can keep them while nothing changes).
- */
-export async function restedPaddocks(db: Db, farmId: string): Promise<BriefPaddockRow[]> {
-  const rows = await db
-    .selectFrom('paddocks as p')
-    .select([
-      'p.id',
-      'p.name',
-      'p.rest_days_target',
-      'p.last_grazed_at',
-      // Animals or groups in the paddock now mean it is being grazed, not resting.
-      sql<number>`case when exists (select 1 from animal_groups g where g.paddock_id = p.id) or exists (select 1 from animals a where a.paddock_id = p.id and a.status = 'active') then 1 else 0 end`.as(
-        'occupied',
-      ),
-    ])
-    .where('p.farm_id', '=', farmId)
-    .where('p.rest_days_target', 'is not', null)
-    .where('p.last_grazed_at', 'is not', null)
-    .orderBy('p.last_grazed_at')
-    .orderBy('p.id')
+/** The paddocks with a rest target, oldest first: what the brief weighs for "past rest target". */
+export async function paddocksWithTarget(db: Db, farmId: string) {
+  return db
+    .selectFrom('paddocks')
+    .select(['id', 'name', 'rest_days_target', 'last_grazed_at'])
+    .where('farm_id', '=', farmId)
+    .where('rest_days_target', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('id')
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    rest_days_target: Number(r.rest_days_target),
-    last_grazed_at: Number(r.last_grazed_at),
-    occupied: Number(r.occupied),
-  }));
 }
 
 /** The paddocks rested longer than their own target by `now`. */

@@ -11,6 +11,7 @@ import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.
 import { localClock } from '../../lib/local-time.ts';
 import { DAY_MS, formatDuration, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
+import { restDays } from '../grazing/service.ts';
 import type { Reading } from '../readings/schemas.ts';
 import type { TaskRow } from '../tasks/repository.ts';
 import { doorTimes, houseConditions, isShut, type Place, type QuietVerdict } from './attention.ts';
@@ -309,16 +310,19 @@ export function batterySection(
     );
 }
 
-/** Paddocks past their rest target with nothing grazing them, the longest past it first. */
+/**
+ * Paddocks past their rest target with nothing grazing them (nobody in `occupied_by`), the longest past it
+ * first; the days rested are the paddock's `rest_days`.
+ */
 export function paddockSection(paddocks: readonly BriefPaddockRow[], now: number): Unranked[] {
   return paddocks
     .filter((p) => p.occupied === 0)
     .map((p) => ({ p, rested: (now - p.last_grazed_at) / DAY_MS }))
     .sort((a, b) => b.rested - b.p.rest_days_target - (a.rested - a.p.rest_days_target))
-    .map(({ p, rested }) =>
+    .map(({ p }) =>
       item('paddock_rest', 'info', {
         title: `${p.name} is past its rest target`,
-        detail: `Rested ${Math.floor(rested)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`,
+        detail: `Rested ${restDays(p.last_grazed_at, false, now)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`,
         subject_type: 'paddock',
         subject_id: p.id,
         ref_id: null,

@@ -16,6 +16,7 @@ import { localDayBounds, localParts } from '../../lib/local-time.ts';
 import { toIso } from '../../lib/time.ts';
 import { type Alert, toAlert } from '../alerts/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import { grazingState, isOccupied } from '../grazing/service.ts';
 import { latestReadings } from '../readings/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
@@ -30,10 +31,10 @@ import {
   farmDevices,
   latestOfMetrics,
   newestMetrics,
+  paddocksWithTarget,
   pastRest,
   type ReadingSpan,
   recentReadingSpans,
-  restedPaddocks,
   spanKey,
 } from './repository.ts';
 import type { BriefCounts, BriefHouse, BriefItem } from './schemas.ts';
@@ -75,6 +76,29 @@ export interface BriefResult {
 interface IntervalReads {
   newest: Map<string, string[]>;
   spans: Map<string, ReadingSpan>;
+}
+
+/**
+ * The paddocks with a rest target that were ever grazed, oldest grazing first, by grazing's figures: when
+ * each was last left (its `last_grazed_at`) and whether anything is in it (its `occupied_by`), the same
+ * figures the paddock's own `rest_days` comes from.
+ */
+async function restedPaddocks(db: Db, farmId: string): Promise<BriefPaddockRow[]> {
+  const rows = await paddocksWithTarget(db, farmId);
+  const state = await grazingState(db, farmId, rows);
+  const rested: BriefPaddockRow[] = [];
+  for (const row of rows) {
+    const figures = state.get(row.id);
+    if (!figures || figures.last_grazed_at === null || row.rest_days_target === null) continue;
+    rested.push({
+      id: row.id,
+      name: row.name,
+      rest_days_target: Number(row.rest_days_target),
+      last_grazed_at: figures.last_grazed_at,
+      occupied: isOccupied(figures.occupied_by) ? 1 : 0,
+    });
+  }
+  return rested.sort((a, b) => a.last_grazed_at - b.last_grazed_at || (a.id < b.id ? -1 : 1));
 }
 
 async function readIntervals(db: Db, deviceIds: readonly string[]): Promise<IntervalReads> {

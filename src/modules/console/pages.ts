@@ -32,6 +32,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/animals/:id', page: 'animal', title: 'Animal' },
   { path: '/groups', page: 'groups', title: 'Groups', nav: true },
   { path: '/paddocks', page: 'paddocks', title: 'Paddocks', nav: true },
+  { path: '/plan', page: 'plan', title: 'Grazing plan', nav: true },
   { path: '/tasks', page: 'tasks', title: 'Tasks', nav: true },
   { path: '/events', page: 'events', title: 'Event log', nav: true },
   { path: '/devices', page: 'devices', title: 'Devices', nav: true },

@@ -21,6 +21,7 @@ export function toDevice(row: DeviceRow): Device {
     firmware: row.firmware,
     lat: row.lat,
     lon: row.lon,
+    paddock_id: row.paddock_id,
     battery: row.battery,
     state: parseJson<Record<string, unknown>>(row.state, {}),
     key_prefix: row.key_prefix,
@@ -52,6 +53,18 @@ export function devicesOnFarm(db: Db, farmId: string, filters: DeviceListFilters
   if (filters.animal_id !== undefined) query = query.where('animal_id', '=', filters.animal_id);
   if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
   return query;
+}
+
+/** The device's derived paddock and the position it was derived from. */
+export async function placeOf(
+  db: Db,
+  deviceId: string,
+): Promise<Pick<DeviceRow, 'paddock_id' | 'placed_lat' | 'placed_lon'>> {
+  return db
+    .selectFrom('devices')
+    .select(['paddock_id', 'placed_lat', 'placed_lon'])
+    .where('id', '=', deviceId)
+    .executeTakeFirstOrThrow();
 }
 
 export async function insertDevice(db: Db, row: DeviceRow): Promise<void> {

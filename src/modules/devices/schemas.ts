@@ -18,6 +18,12 @@ export const DeviceSchema = Type.Object(
     firmware: Nullable(Type.String()),
     lat: Nullable(Type.Number()),
     lon: Nullable(Type.Number()),
+    paddock_id: Nullable(
+      Type.String({
+        description:
+          'The paddock the device’s last position is in (read-only: point in polygon over the paddocks’ outlines); null without a position or outside every paddock.',
+      }),
+    ),
     battery: Nullable(Type.Number({ description: 'Battery charge in percent, as last reported.' })),
     state: Type.Record(Type.String(), Type.Unknown(), {
       description:
@@ -45,6 +51,7 @@ export const DeviceSchema = Type.Object(
         firmware: '4.2.1',
         lat: 38.9468,
         lon: -92.3361,
+        paddock_id: 'pad_01m2q5xk4d7r8s9t0v1w2x3y4z',
         battery: 73.2,
         state: { floor: 'retracted', lights: 'auto' },
         key_prefix: 'rd_7Kq2',

@@ -11,6 +11,7 @@ import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { resolveAlertsOfSubject } from '../alerts/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { placeDevice } from '../grazing/service.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
@@ -20,6 +21,7 @@ import {
   devicesOnFarm,
   existsOnFarm,
   insertDevice,
+  placeOf,
   toDevice,
   updateDeviceRow,
 } from './repository.ts';
@@ -107,8 +109,15 @@ export async function createDevice(
       quiet_level: null,
       report_token: null,
       report_token_prev: null,
+      paddock_id: null,
+      placed_lat: null,
+      placed_lon: null,
     };
     await insertDevice(trx, row);
+    if (row.lat !== null && row.lon !== null) {
+      await placeDevice(trx, row.id, now);
+      Object.assign(row, await placeOf(trx, row.id));
+    }
     const device = toDevice(row);
     await emitEvent(trx, farm.id, 'device.created', device, now);
     return { ...device, device_key: key.key };
@@ -143,6 +152,11 @@ export async function updateDevice(
     }
     if (Object.keys(patch).length > 0) {
       await updateDeviceRow(trx, device.id, patch);
+    }
+    if (patch.lat !== undefined || patch.lon !== undefined) {
+      // A position set by hand places the device like a reported one.
+      await placeDevice(trx, device.id, Date.now());
+      Object.assign(patch, await placeOf(trx, device.id));
     }
     return toDevice({ ...device, ...patch });
   });

@@ -2,59 +2,20 @@ import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../domain/errors.ts';
-import { newId } from '../../domain/ids.ts';
-import { subjectKindOfId } from '../../domain/record-kinds.ts';
 import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
+import { parseJson } from '../../lib/json.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { checkMove, MOVE_EVENT, rebuildStaysOf, recordMove } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { patchSubject, resolveSubject } from '../records/references.ts';
-import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
-import { emitEvent } from '../webhooks/emit.ts';
+import { deleteRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { recordFarmEvent } from './record.ts';
 import { eventPage, type FarmEventRow, toFarmEvent } from './repository.ts';
 import type { CreateEventInput, EventFilters, FarmEvent, UpdateEventInput } from './schemas.ts';
 
+export { type RecordFarmEventInput, recordFarmEvent } from './record.ts';
 export { toFarmEvent } from './repository.ts';
 export type { FarmEvent } from './schemas.ts';
-
-export interface RecordFarmEventInput {
-  type: string;
-  subject_type?: string | null;
-  subject_id?: string | null;
-  data?: Record<string, unknown>;
-  /** When it happened, epoch ms; default `now`. */
-  at?: number;
-}
-
-/**
- * Writes one farm event and its `event.created` webhook event in the same transaction (the caller's
- * when `db` is one). No access check: callers have already checked the farm. Device ingest, the alert
- * engine and move logging call this; the API goes through createEvent, which checks the subject.
- */
-export async function recordFarmEvent(
-  db: Db,
-  farmId: string,
-  input: RecordFarmEventInput,
-  now: number = Date.now(),
-): Promise<FarmEvent> {
-  const subjectId = input.subject_id ?? null;
-  const row: FarmEventRow = {
-    id: newId('event', now),
-    farm_id: farmId,
-    type: input.type,
-    subject_type: input.subject_type ?? (subjectId ? subjectKindOfId(subjectId) : null),
-    subject_id: subjectId,
-    data: JSON.stringify(input.data ?? {}),
-    at: input.at ?? now,
-    created_at: now,
-  };
-  const run = async (trx: Db): Promise<FarmEvent> => {
-    await insertRecord(trx, 'event', row);
-    const event = toFarmEvent(row);
-    await emitEvent(trx, farmId, 'event.created', event, now);
-    return event;
-  };
-  return inTransaction(db, run);
-}
 
 /** The farm's event log, newest `at` first; pages by (at, id). */
 export async function listEvents(
@@ -104,17 +65,14 @@ export async function createEvent(
   const run = async (trx: Db): Promise<FarmEvent> => {
     const farm = await requireFarm(trx, scope, farmId);
     const subject = await resolveSubject(trx, farm.id, input.subject_type ?? null, input.subject_id ?? null);
-    return recordFarmEvent(
-      trx,
-      farm.id,
-      {
-        type: input.type,
-        ...subject,
-        data: input.data ?? {},
-        at: input.at === undefined ? now : parseDateInput('at', input.at),
-      },
-      now,
-    );
+    const fields = {
+      ...subject,
+      data: input.data ?? {},
+      at: input.at === undefined ? now : parseDateInput('at', input.at),
+    };
+    // A move to a paddock moves its animal or group (grazing), in this transaction.
+    if (await checkMove(trx, farm.id, input.type, fields, now)) return recordMove(trx, farm.id, fields, now);
+    return recordFarmEvent(trx, farm.id, { type: input.type, ...fields }, now);
   };
   return inTransaction(db, run);
 }
@@ -135,13 +93,28 @@ export async function updateEvent(
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
     if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
     Object.assign(next, await patchSubject(trx, row.farm_id, row, patch));
+    // Only what a move is made of is checked again: an old move to a paddock since deleted can still be edited.
+    const reshaped = [patch.type, patch.data, patch.at, patch.subject_id, patch.subject_type].some(
+      (member) => member !== undefined,
+    );
+    const stored = { ...next, data: parseJson<Record<string, unknown>>(next.data, {}) };
+    const moves = reshaped && (await checkMove(trx, row.farm_id, next.type, stored, Date.now()));
     await saveRecord(trx, 'event', next);
+    // A move changed (or is one no longer): its subjects' stays follow (before and after the change).
+    if (reshaped && (moves || row.type === MOVE_EVENT)) {
+      await rebuildStaysOf(trx, row.farm_id, row);
+      if (next.subject_id !== row.subject_id) await rebuildStaysOf(trx, row.farm_id, next);
+    }
     return toFarmEvent(next);
   });
 }
 
+/** Deletes the event; a deleted move no longer counts in its subject's stays. */
 export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
-  const row = await loadReadable(db, scope, id);
-  await deleteRecord(db, 'event', row.id);
-  return { id: row.id, deleted: true };
+  return inTransaction(db, async (trx) => {
+    const row = await loadReadable(trx, scope, id);
+    await deleteRecord(trx, 'event', row.id);
+    if (row.type === MOVE_EVENT) await rebuildStaysOf(trx, row.farm_id, row);
+    return { id: row.id, deleted: true as const };
+  });
 }

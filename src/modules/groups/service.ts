@@ -5,6 +5,7 @@ import { newId } from '../../domain/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { rebuildStays, recordPlacement } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
@@ -58,21 +59,24 @@ export async function createGroup(
   input: CreateGroupInput,
   now: number = Date.now(),
 ): Promise<Group> {
-  const farm = await requireFarm(db, scope, farmId);
-  const row: GroupRow = {
-    id: newId('group', now),
-    farm_id: farm.id,
-    name: input.name,
-    species: input.species,
-    kind: input.kind ?? defaultGroupKind(input.species),
-    head_count: input.head_count ?? null,
-    hatch_date: parseDateInput('hatch_date', input.hatch_date),
-    paddock_id: input.paddock_id ?? null,
-    created_at: now,
-  };
-  if (row.paddock_id) await requireReference(db, farm.id, 'paddock', row.paddock_id, 'paddock_id');
-  await insertRecord(db, 'group', row);
-  return toGroup(row);
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const row: GroupRow = {
+      id: newId('group', now),
+      farm_id: farm.id,
+      name: input.name,
+      species: input.species,
+      kind: input.kind ?? defaultGroupKind(input.species),
+      head_count: input.head_count ?? null,
+      hatch_date: parseDateInput('hatch_date', input.hatch_date),
+      paddock_id: input.paddock_id ?? null,
+      created_at: now,
+    };
+    if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
+    await insertRecord(trx, 'group', row);
+    await recordPlacement(trx, 'group', row);
+    return toGroup(row);
+  });
 }
 
 /** Logs a group's move between paddocks (so grazing history is kept, like an animal's). */
@@ -125,7 +129,10 @@ export async function updateGroup(
       await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
     }
     await saveRecord(trx, 'group', next);
-    if (moved) await recordGroupMove(trx, row, next.paddock_id, null, now);
+    if (moved) {
+      await recordGroupMove(trx, row, next.paddock_id, null, now);
+      await rebuildStays(trx, row.farm_id, 'group', row.id);
+    }
     return toGroup(next);
   };
   return inTransaction(db, run);

@@ -13,6 +13,9 @@ export const HouseSchema = Type.Object(
     firmware: Nullable(Type.String()),
     lat: Nullable(Type.Number()),
     lon: Nullable(Type.Number()),
+    paddock_id: Nullable(
+      Type.String({ description: 'The paddock the house stands in, from its last position (read-only).' }),
+    ),
     battery: Nullable(Type.Number()),
     state: Type.Record(Type.String(), Type.Unknown(), {
       description: 'The house state object (schema in GET /v1/catalog, `house_state_schema`).',

@@ -15,6 +15,7 @@ import { latestArrays, upsertLatestFrom } from '../../db/statements/device-lates
 import { insertPositionsFrom } from '../../db/statements/device-positions.ts';
 import {
   type DeviceTouch,
+  PLACING_DEVICE_COLUMNS,
   REPORTING_DEVICE_COLUMNS,
   reportGap,
   TOUCH_OPTIONAL,
@@ -242,10 +243,15 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
   },
 };
 
+/** Whether a report carries a position (then its device update reads the position columns back). */
+export function carriesPosition(touch: DeviceTouch): boolean {
+  return touch.lat !== undefined || touch.lon !== undefined;
+}
+
 export type ReportingDevice = Pick<DeviceRow, (typeof REPORTING_DEVICE_COLUMNS)[number]> & {
   /** Read only when asked for (`withState`). */
   state?: string;
-};
+} & Partial<Pick<DeviceRow, (typeof PLACING_DEVICE_COLUMNS)[number]>>;
 
 /** What SQLite's device update returns besides the row: what the report needs next, in the same statement. */
 export interface TouchedDeviceSqlite {
@@ -289,6 +295,7 @@ const updateTouched = prepared((db, q: { deviceId: string; touch: DeviceTouch; w
     .where('id', '=', q.deviceId)
     .returning(REPORTING_DEVICE_COLUMNS)
     .$if(q.withState, (qb) => qb.returning('state'))
+    .$if(carriesPosition(q.touch), (qb) => qb.returning(PLACING_DEVICE_COLUMNS))
     .returning((eb) => [
       eb
         .selectFrom('farms')

@@ -16,11 +16,12 @@ import { findAnimalByEid } from '../animals/repository.ts';
 import { deliveredCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
+import { placeDevice } from '../grazing/service.ts';
 import { prepareReadings } from '../readings/service.ts';
 import { reportCommitted } from '../stream/report-signal.ts';
 import { DEFAULT_MAX_CLOCK_SKEW_MS, refuseFutureTimes } from './clock.ts';
 import { touchReportingDevice } from './report-writes.ts';
-import { type DeviceTouch, saveDeviceState } from './repository.ts';
+import { carriesPosition, type DeviceTouch, saveDeviceState } from './repository.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
 
 export type { IngestInput, IngestResult } from './schemas.ts';
@@ -170,6 +171,12 @@ export async function ingestReport(
         );
       }
       await saveDeviceState(trx, device.id, merged);
+    }
+
+    // A new position may be in another paddock (grazing): placed again only when it moved since the last
+    // placing, so a report without a position, or at the same one, runs no statement for it.
+    if (carriesPosition(stamped) && (device.lat !== device.placed_lat || device.lon !== device.placed_lon)) {
+      await placeDevice(trx, device.id, now);
     }
 
     await touched.storeReadings();

@@ -20,7 +20,7 @@ import { requireFarm, type Scope } from '../farms/access.ts';
 import { getGroup } from '../groups/service.ts';
 import { type PaddockGeometry, pointInside, readPaddockGeometry } from '../paddocks/geometry.ts';
 import type { Paddock } from '../paddocks/schemas.ts';
-import { listPaddocks } from '../paddocks/service.ts';
+import { farmPaddocks } from '../paddocks/service.ts';
 import { houseMoveCommands } from './repository.ts';
 import type { FarmMap, MapFeature } from './schemas.ts';
 
@@ -187,7 +187,7 @@ async function houseRoute(
 export async function buildFarmMap(db: Db, scope: Scope, farmId: string, now = Date.now()): Promise<FarmMap> {
   const farm = await requireFarm(db, scope, farmId);
   const page = (before: string | undefined) => parsePage({ limit: 500, ...(before ? { before } : {}) });
-  const paddockList = await everyPage((before) => listPaddocks(db, scope, farm.id, page(before)));
+  const paddockList = await farmPaddocks(db, scope, farm.id, now);
   const deviceList = await everyPage((before) => listDevices(db, scope, farm.id, {}, page(before)));
   const alertList = await everyPage((before) =>
     listAlerts(db, scope, farm.id, { status: 'active' }, { limit: 500, ...(before ? { before } : {}) }),

@@ -47,6 +47,8 @@ forEachEngine('paddocks', (t) => {
         id: undefined,
         farm_id: undefined,
         created_at: undefined,
+        occupied_by: { groups: [], animals: [], houses: [] },
+        rest_days: Math.floor((Date.now() - Date.parse('2026-05-11T00:00:00.000Z')) / 86_400_000),
       },
     );
     const got = await t().request('GET', `/v1/paddocks/${res.body.id}`, { key: acct.live_key });

@@ -4,12 +4,14 @@ import type { Db } from '../../db/schema.ts';
 import type { PaddocksTable } from '../../db/tables/records.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
+import type { PaddockGrazing } from '../grazing/service.ts';
 import { drawnAcres } from './geometry.ts';
 import type { Paddock } from './schemas.ts';
 
 export type PaddockRow = Selectable<PaddocksTable>;
 
-export function toPaddock(row: PaddockRow): Paddock {
+/** The API object of a paddock row, with what grazing derives for it (grazing/service.ts). */
+export function toPaddock(row: PaddockRow, grazing: PaddockGrazing): Paddock {
   // Only an object can be answered as `geometry`; anything else stored by hand reads as none.
   const stored = parseJson<unknown>(row.geometry, null);
   const geometry = isPlainObject(stored) ? stored : null;
@@ -21,12 +23,25 @@ export function toPaddock(row: PaddockRow): Paddock {
     drawn_acres: drawnAcres(geometry),
     geometry,
     rest_days_target: row.rest_days_target,
-    last_grazed_at: toIso(row.last_grazed_at),
+    last_grazed_at: toIso(grazing.last_grazed_at),
     created_at: toIso(row.created_at),
+    occupied_by: grazing.occupied_by,
+    rest_days: grazing.rest_days,
   };
 }
 
-/** A farm's paddocks, newest first, one page. */
-export async function paddockPage(db: Db, farmId: string, page: PageRequest): Promise<Page<Paddock>> {
-  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farmId), page, toPaddock);
+/** A farm's paddocks, newest first, one page of rows. */
+export async function paddockPage(db: Db, farmId: string, page: PageRequest): Promise<Page<PaddockRow>> {
+  return fetchPage(db.selectFrom('paddocks').selectAll().where('farm_id', '=', farmId), page, (row) => row);
+}
+
+/** Every paddock of the farm, oldest first. */
+export async function farmPaddockRows(db: Db, farmId: string): Promise<PaddockRow[]> {
+  return db
+    .selectFrom('paddocks')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

@@ -33,6 +33,8 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       delete:
         'Delete a paddock (animals and groups in it stay, with paddock_id cleared and a move event each)',
     },
+    // rest_days counts days on the clock: a kept answer must not outlive a day's turn by more than a minute.
+    readCache: { maxAgeMs: 60_000 },
     schemas: { query: PaddockListQuery, create: CreatePaddockBody, update: UpdatePaddockBody },
     service: {
       list: (db, scope, farmId, query) => listPaddocks(db, scope, farmId, parsePage(query)),

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { OccupantsSchema } from '../grazing/schemas.ts';
 
 const GEOMETRY_DESCRIPTION =
   'The paddock outline: a GeoJSON Polygon or MultiPolygon in WGS 84 ([longitude, latitude]), or a Feature holding one (its geometry is kept). Rings must be closed, not cross themselves, and enclose an area. Stored as {type, coordinates}.';
@@ -20,8 +21,19 @@ export const PaddockSchema = Type.Object(
     ),
     geometry: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: GEOMETRY_DESCRIPTION })),
     rest_days_target: Nullable(Type.Number({ description: 'Days of rest wanted between grazings.' })),
-    last_grazed_at: Nullable(DateTime()),
+    last_grazed_at: Nullable(
+      DateTime(
+        'When animals last left the paddock: the later of the value a person set and the end of its last recorded stay (moves move it forward).',
+      ),
+    ),
     created_at: DateTime(),
+    occupied_by: OccupantsSchema,
+    rest_days: Nullable(
+      Type.Integer({
+        description:
+          'Whole days since the paddock was last left (read-only); null while anything is in it, or when it never was grazed.',
+      }),
+    ),
   },
   { $id: 'Paddock', title: 'Paddock' },
 );

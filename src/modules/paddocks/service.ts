@@ -1,16 +1,17 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
-import type { Db } from '../../db/schema.ts';
+import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { paddocksGrazing, placeFarmDevices } from '../grazing/service.ts';
 import { clearGroupsPaddock, groupsInPaddock } from '../groups/repository.ts';
 import { recordGroupMove } from '../groups/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { acresOf, checkPaddockGeometry, drawnAcres } from './geometry.ts';
-import { type PaddockRow, paddockPage, toPaddock } from './repository.ts';
+import { farmPaddockRows, type PaddockRow, paddockPage, toPaddock } from './repository.ts';
 import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
 
 export async function listPaddocks(
@@ -18,13 +19,52 @@ export async function listPaddocks(
   scope: Scope,
   farmId: string,
   page: PageRequest,
+  now: number = Date.now(),
 ): Promise<Page<Paddock>> {
   const farm = await requireFarm(db, scope, farmId);
-  return paddockPage(db, farm.id, page);
+  const rows = await paddockPage(db, farm.id, page);
+  return { ...rows, data: await withGrazing(db, farm.id, rows.data, now) };
 }
 
-export async function getPaddock(db: Db, scope: Scope, id: string): Promise<Paddock> {
-  return toPaddock(await loadScoped(db, scope, 'paddock', id));
+/** Paddock rows (all of one farm) as API objects, with who is in them and their rest (grazing). */
+async function withGrazing(
+  db: Db,
+  farmId: string,
+  rows: readonly PaddockRow[],
+  now: number,
+): Promise<Paddock[]> {
+  const grazing = await paddocksGrazing(db, farmId, rows, now);
+  return rows.map((row) => {
+    const figures = grazing.get(row.id);
+    if (!figures) throw new Error(`paddock ${row.id}: no grazing figures`);
+    return toPaddock(row, figures);
+  });
+}
+
+async function paddockOf(db: Db, row: PaddockRow, now: number): Promise<Paddock> {
+  const [paddock] = await withGrazing(db, row.farm_id, [row], now);
+  if (!paddock) throw new Error(`paddock ${row.id}: not mapped`);
+  return paddock;
+}
+
+/** Every paddock of the farm, oldest first, as the API shows them (the map and the plan read these). */
+export async function farmPaddocks(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  now: number = Date.now(),
+): Promise<Paddock[]> {
+  const farm = await requireFarm(db, scope, farmId);
+  return withGrazing(db, farm.id, await farmPaddockRows(db, farm.id), now);
+}
+
+export async function getPaddock(
+  db: Db,
+  scope: Scope,
+  id: string,
+  now: number = Date.now(),
+): Promise<Paddock> {
+  return paddockOf(db, await loadScoped(db, scope, 'paddock', id), now);
 }
 
 export async function createPaddock(
@@ -35,19 +75,23 @@ export async function createPaddock(
   now: number = Date.now(),
 ): Promise<Paddock> {
   const geometry = input.geometry ? checkPaddockGeometry(input.geometry) : null;
-  const farm = await requireFarm(db, scope, farmId);
-  const row: PaddockRow = {
-    id: newId('paddock', now),
-    farm_id: farm.id,
-    name: input.name,
-    acres: input.acres ?? (geometry ? acresOf(geometry) : null),
-    geometry: geometry ? JSON.stringify(geometry) : null,
-    rest_days_target: input.rest_days_target ?? null,
-    last_grazed_at: parseDateInput('last_grazed_at', input.last_grazed_at),
-    created_at: now,
-  };
-  await insertRecord(db, 'paddock', row);
-  return toPaddock(row);
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const row: PaddockRow = {
+      id: newId('paddock', now),
+      farm_id: farm.id,
+      name: input.name,
+      acres: input.acres ?? (geometry ? acresOf(geometry) : null),
+      geometry: geometry ? JSON.stringify(geometry) : null,
+      rest_days_target: input.rest_days_target ?? null,
+      last_grazed_at: parseDateInput('last_grazed_at', input.last_grazed_at),
+      created_at: now,
+    };
+    await insertRecord(trx, 'paddock', row);
+    // Devices standing inside the new outline are in it now.
+    if (row.geometry !== null) await placeFarmDevices(trx, farm.id, now);
+    return paddockOf(trx, row, now);
+  });
 }
 
 /**
@@ -59,6 +103,7 @@ export async function updatePaddock(
   scope: Scope,
   id: string,
   patch: UpdatePaddockInput,
+  now: number = Date.now(),
 ): Promise<Paddock> {
   const geometry = patch.geometry ? checkPaddockGeometry(patch.geometry) : null;
   return inTransaction(db, async (trx) => {
@@ -78,7 +123,9 @@ export async function updatePaddock(
       next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);
     }
     await saveRecord(trx, 'paddock', next);
-    return toPaddock(next);
+    // A new outline may take devices in or leave them out: the farm's devices are placed again.
+    if (next.geometry !== row.geometry) await placeFarmDevices(trx, row.farm_id, now);
+    return paddockOf(trx, next, now);
   });
 }
 
@@ -92,13 +139,15 @@ export async function deletePaddock(
   id: string,
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
-  const run = async (trx: Db): Promise<{ id: string; deleted: true }> => {
+  const run = async (trx: Trx): Promise<{ id: string; deleted: true }> => {
     const row = await loadScoped(trx, scope, 'paddock', id);
     await removeAnimalsFrom(trx, row.farm_id, 'paddock_id', row.id, now);
     const groups = await groupsInPaddock(trx, row.farm_id, row.id);
     for (const group of groups) await recordGroupMove(trx, group, null, 'paddock_deleted', now);
     await clearGroupsPaddock(trx, row.id);
     await deleteRecord(trx, 'paddock', row.id);
+    // Its devices fall to another outline they stand in, or to none.
+    if (row.geometry !== null) await placeFarmDevices(trx, row.farm_id, now);
     return { id: row.id, deleted: true };
   };
   return inTransaction(db, run);

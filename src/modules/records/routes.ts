@@ -67,6 +67,11 @@ export interface RecordKind<Query extends TSchema, Create extends TSchema, Updat
   errors?: { create?: ErrorMeanings; update?: ErrorMeanings };
   schemas: { query: Query; create: Create; update: Update };
   service: RecordService<Query, Create, Update>;
+  /**
+   * How reads use the read cache (http/read-cache.ts; default `true`): a kind whose answer moves with the
+   * clock without a commit (a paddock's rest_days) bounds how old a kept answer may be.
+   */
+  readCache?: true | { maxAgeMs: number };
 }
 
 // Over 80 lines by design: one declaration per route (its schema, then a one-line handler), each read alone.
@@ -81,7 +86,7 @@ export function recordRoutes<Query extends TSchema, Create extends TSchema, Upda
   app.get(
     `/v1/farms/:farm/${kind.path}`,
     {
-      config: { readCache: true },
+      config: { readCache: kind.readCache ?? true },
       schema: {
         operationId: `list${kind.many}`,
         tags,
@@ -124,7 +129,7 @@ export function recordRoutes<Query extends TSchema, Create extends TSchema, Upda
   app.get(
     `/v1/${kind.path}/:id`,
     {
-      config: { readCache: true },
+      config: { readCache: kind.readCache ?? true },
       schema: {
         operationId: `get${kind.one}`,
         tags,

@@ -22,6 +22,7 @@ export function toTask(row: TaskRow): Task {
     subject_type: row.subject_type,
     subject_id: row.subject_id,
     alert_id: row.alert_id,
+    paddock_id: row.paddock_id,
     done_at: toIso(row.done_at),
     created_at: toIso(row.created_at),
   };
@@ -38,17 +39,23 @@ export async function taskPage(
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.assignee !== undefined) query = query.where('assignee', '=', filters.assignee);
   if (filters.subject_id !== undefined) query = query.where('subject_id', '=', filters.subject_id);
+  if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
   return fetchPage(query, page, toTask);
 }
 
-/** The status guard makes a concurrent second call a no-op instead of moving done_at. */
-export async function markTaskDone(db: Db, id: string, now: number): Promise<void> {
-  await db
+/**
+ * The status guard makes a concurrent second call a no-op instead of moving done_at; whether this call
+ * marked it (and so records what being done brings, such as a move) is what it returns.
+ */
+export async function markTaskDone(db: Db, id: string, now: number): Promise<boolean> {
+  const marked = await db
     .updateTable('tasks')
     .set({ status: TASK_STATUS.done, done_at: now })
     .where('id', '=', id)
     .where('status', '!=', TASK_STATUS.done)
+    .returning('id')
     .execute();
+  return marked.length > 0;
 }
 
 /**

@@ -27,6 +27,12 @@ export const TaskSchema = Type.Object(
     subject_type: Nullable(Type.String({ description: 'The kind of record subject_id names.' })),
     subject_id: Nullable(Type.String()),
     alert_id: Nullable(Type.String()),
+    paddock_id: Nullable(
+      Type.String({
+        description:
+          'Where the task moves its subject (an animal or group): marking the task done records the move to this paddock.',
+      }),
+    ),
     done_at: Nullable(DateTime('When the task was marked done.')),
     created_at: DateTime(),
   },
@@ -61,6 +67,14 @@ const fields = {
     }),
   ),
   alert_id: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'An alert on this farm.' })),
+  paddock_id: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'A planned move: the paddock the subject (an animal or group) moves to when the task is done.',
+    }),
+  ),
 };
 
 export const CreateTaskBody = Type.Object(
@@ -73,6 +87,7 @@ export const CreateTaskBody = Type.Object(
     subject_type: Type.Optional(fields.subject_type),
     subject_id: Type.Optional(fields.subject_id),
     alert_id: Type.Optional(fields.alert_id),
+    paddock_id: Type.Optional(fields.paddock_id),
   },
   { additionalProperties: false },
 );
@@ -86,6 +101,9 @@ export const TaskListQuery = Type.Object(
     status: Type.Optional(Type.String({ minLength: 1, description: 'Exact status, e.g. open.' })),
     assignee: Type.Optional(Type.String({ minLength: 1, description: 'Exact assignee.' })),
     subject_id: Type.Optional(Type.String({ minLength: 1, description: 'Tasks about this record.' })),
+    paddock_id: Type.Optional(
+      Type.String({ minLength: 1, description: 'Tasks that move their subject to this paddock.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -97,4 +115,5 @@ export interface TaskFilters {
   status?: string | undefined;
   assignee?: string | undefined;
   subject_id?: string | undefined;
+  paddock_id?: string | undefined;
 }

@@ -1,9 +1,11 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { isMovableKind, recordMove } from '../grazing/service.ts';
 import { parseFarmDayInput } from '../records/inputs.ts';
 import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
@@ -16,6 +18,43 @@ const DONE = TASK_STATUS.done;
 function doneAtFor(status: string, previous: TaskRow | null, now: number): number | null {
   if (status !== DONE) return null;
   return previous?.status === DONE ? previous.done_at : now;
+}
+
+/**
+ * A task's destination paddock must be on the farm, and the task's subject what a move moves: an animal
+ * or a group.
+ */
+async function checkDestination(db: Db, farmId: string, row: TaskRow): Promise<void> {
+  if (row.paddock_id === null) return;
+  await requireReference(db, farmId, 'paddock', row.paddock_id, 'paddock_id');
+  if (!isMovableKind(row.subject_type) || row.subject_id === null) {
+    const subject = row.subject_id
+      ? `its subject is a ${row.subject_type ?? 'record of another kind'}`
+      : 'it has none';
+    throw invalid(
+      'paddock_id',
+      `A task with paddock_id moves its subject there when done, so subject_id must be an animal or group (${subject}).`,
+    );
+  }
+}
+
+/**
+ * A task that has just become done moves its animal or group to its paddock, through the same function as
+ * a `move` event (reason `task`, the task's id in the event's data). Called once per transition to done.
+ */
+async function moveOnDone(trx: Db, row: TaskRow, now: number): Promise<void> {
+  if (row.paddock_id === null || !isMovableKind(row.subject_type) || row.subject_id === null) return;
+  await recordMove(
+    trx,
+    row.farm_id,
+    {
+      subject_type: row.subject_type,
+      subject_id: row.subject_id,
+      data: { to_paddock_id: row.paddock_id, reason: 'task', task_id: row.id },
+      at: now,
+    },
+    now,
+  );
 }
 
 export async function listTasks(
@@ -40,27 +79,32 @@ export async function createTask(
   input: CreateTaskInput,
   now: number = Date.now(),
 ): Promise<Task> {
-  const farm = await requireFarm(db, scope, farmId);
-  const status = input.status ?? TASK_STATUS.open;
-  const subject = await resolveSubject(db, farm.id, input.subject_type ?? null, input.subject_id ?? null);
-  if (input.alert_id) await requireReference(db, farm.id, 'alert', input.alert_id, 'alert_id');
-  const due = parseFarmDayInput('due_at', input.due_at, farm.timezone);
-  const row: TaskRow = {
-    id: newId('task', now),
-    farm_id: farm.id,
-    title: input.title,
-    notes: input.notes ?? null,
-    due_at: due.at,
-    due_date: due.date,
-    assignee: input.assignee ?? null,
-    status,
-    ...subject,
-    alert_id: input.alert_id ?? null,
-    done_at: doneAtFor(status, null, now),
-    created_at: now,
-  };
-  await insertRecord(db, 'task', row);
-  return toTask(row);
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const status = input.status ?? TASK_STATUS.open;
+    const subject = await resolveSubject(trx, farm.id, input.subject_type ?? null, input.subject_id ?? null);
+    if (input.alert_id) await requireReference(trx, farm.id, 'alert', input.alert_id, 'alert_id');
+    const due = parseFarmDayInput('due_at', input.due_at, farm.timezone);
+    const row: TaskRow = {
+      id: newId('task', now),
+      farm_id: farm.id,
+      title: input.title,
+      notes: input.notes ?? null,
+      due_at: due.at,
+      due_date: due.date,
+      assignee: input.assignee ?? null,
+      status,
+      ...subject,
+      alert_id: input.alert_id ?? null,
+      paddock_id: input.paddock_id ?? null,
+      done_at: doneAtFor(status, null, now),
+      created_at: now,
+    };
+    await checkDestination(trx, farm.id, row);
+    await insertRecord(trx, 'task', row);
+    if (status === DONE) await moveOnDone(trx, row, now);
+    return toTask(row);
+  });
 }
 
 export async function updateTask(
@@ -94,22 +138,38 @@ export async function updateTask(
       if (patch.alert_id) await requireReference(trx, row.farm_id, 'alert', patch.alert_id, 'alert_id');
       next.alert_id = patch.alert_id;
     }
+    if (patch.paddock_id !== undefined) next.paddock_id = patch.paddock_id;
+    if (
+      patch.paddock_id !== undefined ||
+      patch.subject_id !== undefined ||
+      patch.subject_type !== undefined
+    ) {
+      await checkDestination(trx, row.farm_id, next);
+    }
     await saveRecord(trx, 'task', next);
+    if (row.status !== DONE && next.status === DONE) await moveOnDone(trx, next, now);
     return toTask(next);
   });
 }
 
-/** Marks the task done and records when; a task already done is returned unchanged. */
+/**
+ * Marks the task done and records when; a task with a destination paddock moves its subject there. A task
+ * already done is returned unchanged (and moves nothing again).
+ */
 export async function completeTask(
   db: Db,
   scope: Scope,
   id: string,
   now: number = Date.now(),
 ): Promise<Task> {
-  const row = await loadScoped(db, scope, 'task', id);
-  if (row.status === DONE) return toTask(row);
-  await markTaskDone(db, row.id, now);
-  return toTask(await loadScoped(db, scope, 'task', id));
+  return inTransaction(db, async (trx) => {
+    // Locked, so two calls at once mark it (and move its subject) once.
+    await lockRows(trx, 'tasks', id);
+    const row = await loadScoped(trx, scope, 'task', id);
+    if (row.status === DONE) return toTask(row);
+    if (await markTaskDone(trx, row.id, now)) await moveOnDone(trx, row, now);
+    return toTask(await loadScoped(trx, scope, 'task', id));
+  });
 }
 
 export async function deleteTask(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {

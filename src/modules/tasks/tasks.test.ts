@@ -12,6 +12,7 @@ forEachEngine('tasks', (t) => {
     const farm = (await make.farm(t(), acct.live_key)).id;
     const animal = await make.animal(t(), acct.live_key, farm, { species: 'cattle' });
     const alert = await make.alertRow(t(), farm);
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'Creek' });
     const body = {
       title: 'Check ammonia and top up bedding',
       notes: 'House 2',
@@ -20,6 +21,7 @@ forEachEngine('tasks', (t) => {
       status: 'open',
       subject_id: animal.id,
       alert_id: alert,
+      paddock_id: paddock.id,
     };
     const res = await t().request<Task>('POST', `/v1/farms/${farm}/tasks`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));

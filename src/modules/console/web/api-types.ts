@@ -1185,6 +1185,23 @@ export interface paths {
         patch: operations["updatePaddock"];
         trace?: never;
     };
+    "/v1/paddocks/{id}/grazing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A paddock's grazing history: who was in it from when to when, newest first */
+        get: operations["listPaddockGrazing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/people": {
         parameters: {
             query?: never;
@@ -1881,6 +1898,7 @@ export interface components {
          *       "firmware": "4.2.1",
          *       "lat": 38.9468,
          *       "lon": -92.3361,
+         *       "paddock_id": "pad_01m2q5xk4d7r8s9t0v1w2x3y4z",
          *       "battery": 73.2,
          *       "state": {
          *         "floor": "retracted",
@@ -1908,6 +1926,7 @@ export interface components {
             lat: number | null;
             lon: number | null;
             name: string;
+            paddock_id: string | null;
             serial: string | null;
             /** @description Merged from device reports. For a house: the house state object (schema in GET /v1/catalog, `house_state_schema`). */
             state: {
@@ -2071,6 +2090,20 @@ export interface components {
             /** @enum {string} */
             type: "FeatureCollection";
         };
+        /** GrazingStay */
+        GrazingStay: {
+            /**
+             * Format: date-time
+             * @description When it entered the paddock.
+             */
+            from: string;
+            /** @description The subject’s name (an animal without one: its tag, else its id). */
+            name: string;
+            subject_id: string;
+            /** @description animal, group or house. */
+            subject_type: string;
+            until: string | null;
+        };
         /** Group */
         Group: {
             /** Format: date-time */
@@ -2105,6 +2138,7 @@ export interface components {
             };
             lon: number | null;
             name: string;
+            paddock_id: string | null;
             /** @description The last 10 commands, newest first. */
             recent_commands: components["schemas"]["Command"][];
             serial: string | null;
@@ -2422,6 +2456,26 @@ export interface components {
             id: string;
             last_grazed_at: string | null;
             name: string;
+            /** @description Who is in the paddock now (read-only). */
+            occupied_by: {
+                /** @description Animals whose own paddock_id is this paddock. */
+                animals: {
+                    id: string;
+                    name: string | null;
+                    tag: string | null;
+                }[];
+                /** @description Groups whose paddock_id is this paddock. */
+                groups: {
+                    id: string;
+                    name: string;
+                }[];
+                /** @description Houses whose last position is inside the paddock. */
+                houses: {
+                    id: string;
+                    name: string;
+                }[];
+            };
+            rest_days: number | null;
             rest_days_target: number | null;
         };
         /** Person */
@@ -2534,6 +2588,7 @@ export interface components {
             farm_id: string;
             id: string;
             notes: string | null;
+            paddock_id: string | null;
             /** @description open (default) or done; other values (e.g. in_progress) are kept as given. Becoming done sets done_at; leaving done clears it. */
             status: string;
             subject_id: string | null;
@@ -8123,6 +8178,8 @@ export interface operations {
                 before?: string;
                 /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
+                /** @description Tasks that move their subject to this paddock. */
+                paddock_id?: string;
                 /** @description Exact status, e.g. open. */
                 status?: string;
                 /** @description Tasks about this record. */
@@ -8216,6 +8273,7 @@ export interface operations {
                     assignee?: string | null;
                     due_at?: string | null;
                     notes?: string | null;
+                    paddock_id?: string | null;
                     /** @description open (default) or done; other values (e.g. in_progress) are kept as given. Becoming done sets done_at; leaving done clears it. */
                     status?: string;
                     subject_id?: string | null;
@@ -8324,7 +8382,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The farm's tasks: CSV with the columns id, farm_id, title, notes, due_at, due_date, assignee, status, subject_type, subject_id, alert_id, done_at, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's tasks: CSV with the columns id, farm_id, title, notes, due_at, due_date, assignee, status, subject_type, subject_id, alert_id, paddock_id, done_at, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11671,6 +11729,83 @@ export interface operations {
             };
         };
     };
+    listPaddockGrazing: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of stays, newest `from` first; `until` is null while the subject is still there. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GrazingStay"][];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPeople: {
         parameters: {
             query?: never;
@@ -12871,6 +13006,7 @@ export interface operations {
                     assignee?: string | null;
                     due_at?: string | null;
                     notes?: string | null;
+                    paddock_id?: string | null;
                     /** @description open (default) or done; other values (e.g. in_progress) are kept as given. Becoming done sets done_at; leaving done clears it. */
                     status?: string;
                     subject_id?: string | null;

@@ -142,7 +142,7 @@ export const logEventTool = defineTool({
   name: 'log_event',
   title: 'Log farm event',
   description:
-    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. Does not move the animal.",
+    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. A move of an animal or group with data.to_paddock_id (or null) moves it there at `at` (a late move takes its place in order); the paddock left starts resting.",
   input: Type.Object({ farm_id: FarmIdArg, ...CreateEventBody.properties }, { additionalProperties: false }),
   output: EventSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -186,7 +186,7 @@ export const listPaddocksTool = defineTool({
   name: 'list_paddocks',
   title: 'List paddocks',
   description:
-    "A farm's paddocks with days_since_grazed and rest_days_target: which are rested enough to graze next.",
+    "A farm's paddocks with occupied_by, rest_days (days since last left; null while occupied) and rest_days_target: which are rested enough to graze next.",
   input: Type.Object({ farm_id: FarmIdArg, ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(PaddockItem),
   annotations: READ_ONLY,

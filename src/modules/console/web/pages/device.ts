@@ -188,16 +188,21 @@ export function Page({ farm, params }: PageProps) {
       api('GET', '/v1/farms/{farm}/rules', { path: { farm: farm.id } }).catch(() => ({ data: [] as Rule[] })),
     ]);
     const metrics = [...new Set(recent.data.map((r) => r.metric))].sort();
-    return { device, metrics, latest: recent.data, rules: rules.data };
+    // Where its last position is (grazing): the paddock's name, when it stands in one.
+    const paddock = device.paddock_id
+      ? await api('GET', '/v1/paddocks/{id}', { path: { id: device.paddock_id } }).catch(() => null)
+      : null;
+    return { device, metrics, latest: recent.data, rules: rules.data, paddock };
   }, [id, farm.id]);
   if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
-  const { device, metrics, latest, rules } = data.data;
+  const { device, metrics, latest, rules, paddock } = data.data;
   return html`<section>
     <p><a href="/devices">← Devices</a></p>
     <div class="card-head"><h1>${device.name}</h1><span class="status">${device.type}</span></div>
     <dl class="facts">
       <div><dt>Battery</dt><dd>${amount(device.battery, '%')}</dd></div>
       <div><dt>Last report</dt><dd>${ago(device.last_seen_at)}</dd></div>
+      <div><dt>Paddock</dt><dd>${device.paddock_id ? html`<a href=${`/paddocks#${device.paddock_id}`}>${paddock?.name ?? 'open'}</a>` : '—'}</dd></div>
       <div><dt>Serial</dt><dd>${device.serial ?? '—'}</dd></div>
       <div><dt>Firmware</dt><dd>${device.firmware ?? '—'}</dd></div>
       <div><dt>Key</dt><dd><code>${device.key_prefix}…</code></dd></div>

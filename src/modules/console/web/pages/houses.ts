@@ -9,7 +9,7 @@ import { classifyReading } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form.ts';
 import { html, useEffect, useMemo } from '../lib.ts';
-import { loadAll } from '../records.ts';
+import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
 import { type Catalog, type Farm, catalog as loadedCatalog, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
@@ -93,6 +93,7 @@ function HouseCard({
   house,
   summary,
   farm,
+  paddock,
   rules,
   commands,
   onSent,
@@ -100,6 +101,8 @@ function HouseCard({
   house: House;
   summary: Summary | undefined;
   farm: Farm;
+  /** The name of the paddock the house stands in (its position), if known. */
+  paddock: string | null;
   rules: readonly Rule[];
   commands: Catalog['commands'][string];
   onSent(): void;
@@ -130,6 +133,7 @@ function HouseCard({
       <div><dt>Move</dt><dd>${move.status ?? '—'}${move.status === 'stepping' ? `, ${amount(move.meters_per_day)} m/day` : ''}${
         move.heading_deg !== null && move.heading_deg !== undefined ? `, heading ${move.heading_deg}°` : ''
       }</dd></div>
+      <div><dt>Paddock</dt><dd>${house.paddock_id ? html`<a href=${`/paddocks#${house.paddock_id}`}>${paddock ?? 'open'}</a>` : '—'}</dd></div>
       <div><dt>Floor</dt><dd>${state.floor ?? '—'}</dd></div>
       <div><dt>Lights</dt><dd>${state.lights ?? '—'}</dd></div>
       <div><dt>Birds inside</dt><dd>${amount(reading('birds.inside'))}</dd></div>
@@ -165,6 +169,12 @@ export function Page({ farm }: PageProps) {
     ['command.queued', 'command.done', 'command.failed', 'alert.created', 'alert.resolved'],
     () => houses.reload(),
   );
+  // Paddock names for where each house stands: read once per farm, not on every command's reload.
+  const paddocks = useLoad(() => loadPaddocks(farm.id), [farm.id]);
+  const paddockNames = useMemo(
+    () => new Map((paddocks.data ?? []).map((p) => [p.id, p.name])),
+    [paddocks.data],
+  );
   const list = houses.data?.[0] ?? [];
   const summaries = useMemo(
     () => new Map((houses.data?.[1]?.houses ?? []).map((h) => [h.id, h])),
@@ -190,6 +200,7 @@ export function Page({ farm }: PageProps) {
         (
           house,
         ) => html`<${HouseCard} key=${house.id} house=${house} summary=${summaries.get(house.id)} farm=${farm}
+          paddock=${house.paddock_id ? (paddockNames.get(house.paddock_id) ?? null) : null}
           rules=${catalog.rules} commands=${commands} onSent=${() => houses.reload()} />`,
       )}
     </div>

@@ -14,6 +14,7 @@ export const PAGE_MODULES = {
   animal: () => import('./animal.ts'),
   groups: () => import('./groups.ts'),
   paddocks: () => import('./paddocks.ts'),
+  plan: () => import('./plan.ts'),
   tasks: () => import('./tasks.ts'),
   events: () => import('./events.ts'),
   devices: () => import('./devices.ts'),

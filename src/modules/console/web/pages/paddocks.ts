@@ -1,14 +1,16 @@
 /**
- * Paddocks: acres, rest target, days since last grazed (highlighted past the target), and the outline drawn
- * from its GeoJSON geometry on a small Leaflet map (web/map.js; no tiles, so it draws offline).
+ * Paddocks: acres, rest target, days rested (the API's rest_days, highlighted past the target), who is in
+ * each now (occupied_by) and, on demand, its grazing history; the outline drawn from its GeoJSON geometry
+ * on a small Leaflet map (web/map.js; no tiles, so it draws offline).
  */
 import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
+import { Occupants, occupiedNow, pastTarget } from '../grazing.ts';
 import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
 import { loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
-import { Loading, useLoad } from '../ui.ts';
+import { farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Paddock = Schema<'Paddock'>;
@@ -34,9 +36,32 @@ function Outline({ geometry, label }: { geometry: unknown; label: string }) {
   return html`<${PaddockMap} geometry=${geometry} label=${label} />`;
 }
 
-/** Whole days since the paddock was last grazed, or null. */
-export function daysRested(paddock: Paddock, now = Date.now()): number | null {
-  return paddock.last_grazed_at ? Math.floor((now - Date.parse(paddock.last_grazed_at)) / 86_400_000) : null;
+/** The paddock's grazing history, newest first, loaded when opened. */
+function History({ paddock, timezone }: { paddock: Paddock; timezone: string }) {
+  const stays = useLoad(
+    () => api('GET', '/v1/paddocks/{id}/grazing', { path: { id: paddock.id }, query: { limit: 20 } }),
+    [paddock.id],
+  );
+  if (!stays.data) return html`<${Loading} error=${stays.error} retry=${stays.reload} />`;
+  if (stays.data.data.length === 0) return html`<p class="small muted">No grazing recorded yet.</p>`;
+  const day = (iso: string) => farmTime(iso, timezone);
+  return html`<ol class="history small" aria-label=${`Grazing history of ${paddock.name}`}>
+    ${stays.data.data.map(
+      (
+        s,
+      ) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> <span class="muted">(${s.subject_type})</span><br />
+        ${day(s.from)} – ${s.until ? day(s.until) : 'now'}</li>`,
+    )}
+  </ol>`;
+}
+
+/** "Grazing history", read from the API only once opened. */
+function HistoryToggle({ paddock, timezone }: { paddock: Paddock; timezone: string }) {
+  const [open, setOpen] = useState(false);
+  return html`<details class="history-toggle" onToggle=${(e: Event) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+    <summary>Grazing history</summary>
+    ${open && html`<${History} paddock=${paddock} timezone=${timezone} />`}
+  </details>`;
 }
 
 function PaddockForm({
@@ -100,8 +125,9 @@ export function Page({ farm }: PageProps) {
     ${write && !adding && html`<button type="button" class="button primary" onClick=${() => setAdding(true)}>Add a paddock</button>`}
     ${adding && html`<${PaddockForm} farm=${farm} onSaved=${paddocks.reload} onClose=${() => setAdding(false)} />`}
     <ul class="cards paddock-grid">${paddocks.data.map((p) => {
-      const rested = daysRested(p);
-      const ready = rested !== null && p.rest_days_target !== null && rested >= p.rest_days_target;
+      const rested = p.rest_days;
+      const ready = pastTarget(p);
+      const grazed = occupiedNow(p);
       return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
         <div class="card-head"><h2 class="card-title">${p.name}</h2>
           ${ready && html`<span class="badge watch">Past rest target</span>`}</div>
@@ -109,8 +135,10 @@ export function Page({ farm }: PageProps) {
         <dl class="facts">
           <div><dt>Acres</dt><dd>${p.acres ?? '—'}</dd></div>
           <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
-          <div><dt>Rested</dt><dd>${rested === null ? 'never grazed' : `${rested} days`}</dd></div>
+          <div><dt>Rested</dt><dd>${grazed ? 'being grazed' : rested === null ? 'never grazed' : `${rested} days`}</dd></div>
         </dl>
+        <${Occupants} paddock=${p} />
+        <${HistoryToggle} paddock=${p} timezone=${farm.timezone} />
         ${write && html`<button type="button" class="button link" onClick=${() => setEditing(p)}>Edit</button>`}
         ${editing?.id === p.id && html`<${PaddockForm} farm=${farm} paddock=${p} onSaved=${paddocks.reload} onClose=${() => setEditing(null)} />`}
       </li>`;

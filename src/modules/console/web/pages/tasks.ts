@@ -1,11 +1,13 @@
 /**
  * Tasks: mine or everyone's, due today or overdue (in the farm's time zone), add, edit, done. A task made
- * from an alert links back to it. "Mine" means assigned to the signed-in person's email.
+ * from an alert links back to it. "Mine" means assigned to the signed-in person's email. A task may plan a
+ * move (a group and the paddock it goes to): marking it done moves the group (docs/grazing.md).
  */
-import { api, type Schema } from '../api.ts';
+import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, localInput, Submit, text, useForm } from '../form.ts';
 import { html, useState } from '../lib.ts';
 import { alertLink } from '../links.ts';
+import { choices, type Places, usePlaces } from '../records.ts';
 import { can, type Farm, signedIn, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, farmTime, Loading, useLoad } from '../ui.ts';
@@ -13,7 +15,14 @@ import type { PageProps } from './page.ts';
 
 type Task = Schema<'Task'>;
 
-const NAMES = ['title', 'notes', 'due_at', 'assignee', 'status'];
+const NAMES = ['title', 'notes', 'due_at', 'assignee', 'status', 'subject_id', 'paddock_id'];
+
+/** The move a task plans, in words ("Move Herd to East"), or null. */
+export function plannedMove(task: Task, names: Places['names']): string | null {
+  if (!task.paddock_id) return null;
+  const who = names.get(task.subject_id) ?? (task.subject_type === 'animal' ? 'the animal' : 'the group');
+  return `Move ${who} to ${names.get(task.paddock_id) ?? 'a paddock'}`;
+}
 
 /** YYYY-MM-DD of a time in a time zone. */
 function dayIn(ms: number, timezone: string): string {
@@ -32,22 +41,31 @@ function TaskForm({
   farm,
   task,
   me,
+  places,
   onSaved,
   onClose,
 }: {
   farm: Farm;
   task?: Task;
   me: string;
+  places: Places | null;
   onSaved(): void;
   onClose?: () => void;
 }) {
   const form = useForm(async (data, el) => {
-    const body = {
+    const body: Body<'POST', '/v1/farms/{farm}/tasks'> = {
       title: text(data, 'title') ?? '',
       notes: text(data, 'notes'),
       due_at: dateTime(data, 'due_at'),
       assignee: text(data, 'assignee'),
     };
+    if (places) {
+      // A planned move: the group to move is the task's subject (a task about an animal keeps it).
+      const group = text(data, 'subject_id');
+      body.paddock_id = text(data, 'paddock_id');
+      if (group) Object.assign(body, { subject_type: 'group', subject_id: group });
+      else if (task?.subject_type === 'group') Object.assign(body, { subject_type: null, subject_id: null });
+    }
     if (task) {
       const status = text(data, 'status') ?? 'open';
       await api('PATCH', '/v1/tasks/{id}', { path: { id: task.id }, body: { ...body, status } });
@@ -67,6 +85,18 @@ function TaskForm({
       <${Field} name="assignee" label="Assigned to" value=${t.assignee ?? (task ? '' : me)} ...${p} />
       ${task && html`<${Field} name="status" label="Status" type="select" value=${t.status} options=${['open', 'in_progress', 'done', 'cancelled']} ...${p} />`}
     </div>
+    ${
+      places &&
+      html`<fieldset class="form-grid planned-move"><legend>Planned move</legend>
+        <p class="small muted">Marking the task done moves them.</p>
+        ${
+          t.subject_type === 'animal'
+            ? html`<p class="small">Moves ${places.names.get(t.subject_id ?? null) ?? 'the animal'}</p>`
+            : html`<${Field} name="subject_id" label="Group to move" type="select" value=${t.subject_type === 'group' ? t.subject_id : ''} options=${choices(places.groups)} ...${p} />`
+        }
+        <${Field} name="paddock_id" label="To paddock" type="select" value=${t.paddock_id ?? ''} options=${choices(places.paddocks, '— no move —')} ...${p} />
+      </fieldset>`
+    }
     <${Field} name="notes" label="Notes" type="textarea" value=${t.notes} ...${p} />
     <${Submit} form=${form} label=${task ? 'Save' : 'Add task'} names=${NAMES} />
     ${onClose && html`<button type="button" class="button link" onClick=${onClose}>Close</button>`}
@@ -91,6 +121,7 @@ export function Page({ farm }: PageProps) {
     [farm.id, filter.who, filter.status],
   );
   useFarmStream(farm.id, ['alert.created'], () => tasks.reload());
+  const places = usePlaces(farm.id);
   if (!tasks.data) return html`<${Loading} error=${tasks.error} retry=${tasks.reload} />`;
   const shown = tasks.data.data.filter((t) => {
     if (filter.when === 'all') return true;
@@ -105,7 +136,7 @@ export function Page({ farm }: PageProps) {
     <div class="tabs" role="group" aria-label="Whose">${tab('who', 'all', 'All')}${tab('who', 'mine', 'Mine')}</div>
     <div class="tabs" role="group" aria-label="When">${tab('when', 'all', 'Any time')}${tab('when', 'overdue', 'Overdue')}${tab('when', 'today', 'Due today')}</div>
     <div class="tabs" role="group" aria-label="Status">${tab('status', 'open', 'Open')}${tab('status', 'done', 'Done')}${tab('status', '', 'All')}</div>
-    ${can('tasks', 'write') && html`<${TaskForm} farm=${farm} me=${me} onSaved=${tasks.reload} />`}
+    ${can('tasks', 'write') && html`<${TaskForm} farm=${farm} me=${me} places=${places.data} onSaved=${tasks.reload} />`}
     <ul class="cards">${shown.map((t) => {
       const due = dueState(t, farm.timezone);
       const alert = t.alert_id && alertLink(t.alert_id);
@@ -115,6 +146,7 @@ export function Page({ farm }: PageProps) {
         <p class="small">${t.due_at ? html`Due ${farmTime(t.due_at, farm.timezone)}` : 'No due date'}
           ${due === 'overdue' ? html` · <strong>Overdue</strong>` : due === 'today' ? ' · Today' : ''}
           ${t.assignee ? ` · ${t.assignee}` : ''}</p>
+        ${places.data && plannedMove(t, places.data.names) && html`<p class="small planned">${plannedMove(t, places.data.names)}</p>`}
         ${t.notes && html`<p>${t.notes}</p>`}
         ${alert && html`<p class="small"><a href=${alert}>From an alert</a></p>`}
         ${
@@ -131,7 +163,7 @@ export function Page({ farm }: PageProps) {
             <button type="button" class="button secondary" onClick=${() => setEditing(t)}>Edit</button>
           </div>`
         }
-        ${editing?.id === t.id && html`<${TaskForm} farm=${farm} task=${t} me=${me} onSaved=${tasks.reload} onClose=${() => setEditing(null)} />`}
+        ${editing?.id === t.id && html`<${TaskForm} farm=${farm} task=${t} me=${me} places=${places.data} onSaved=${tasks.reload} onClose=${() => setEditing(null)} />`}
       </li>`;
     })}</ul>
     ${shown.length === 0 && html`<p class="muted" role="status">No tasks here.</p>`}

@@ -1,0 +1,180 @@
+/**
+ * The grazing plan: each paddock's rest against its target on one timeline (two weeks back, six ahead),
+ * who grazes it now, and the planned moves (open tasks with a destination paddock), with a warning where a
+ * planned move enters a paddock before it has rested its target. Every figure is the API's (rest_days,
+ * occupied_by, last_grazed_at); the page only lays them out.
+ */
+import type { Schema } from '../api.ts';
+import { api } from '../api.ts';
+import { Occupants, occupiedNow } from '../grazing.ts';
+import { html } from '../lib.ts';
+import { loadAll, loadPaddocks, type Places, usePlaces } from '../records.ts';
+import { farmTime, Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './page.ts';
+
+type Paddock = Schema<'Paddock'>;
+type Task = Schema<'Task'>;
+
+const DAY_MS = 86_400_000;
+const BACK_DAYS = 14;
+const AHEAD_DAYS = 42;
+
+/** The day a paddock has rested its target: its last grazing plus the target; null when unknown. */
+export function readyAt(paddock: Paddock): number | null {
+  if (paddock.rest_days_target === null || paddock.last_grazed_at === null || occupiedNow(paddock))
+    return null;
+  return Date.parse(paddock.last_grazed_at) + paddock.rest_days_target * DAY_MS;
+}
+
+/**
+ * Why a planned move comes too early, or null: it enters a paddock still grazed (its rest has not begun),
+ * or before the day it has rested its target. An undated move counts as today.
+ */
+export function moveWarning(paddock: Paddock, task: Task, now = Date.now()): string | null {
+  if (paddock.rest_days_target === null) return null;
+  const others = [
+    ...paddock.occupied_by.groups,
+    ...paddock.occupied_by.animals,
+    ...paddock.occupied_by.houses,
+  ];
+  if (others.some((o) => o.id !== task.subject_id)) return 'still grazed now: its rest has not begun';
+  const ready = readyAt(paddock);
+  if (ready === null) return null;
+  const at = task.due_at ? Date.parse(task.due_at) : now;
+  const early = Math.ceil((ready - at) / DAY_MS);
+  return early > 0 ? `${early} day${early === 1 ? '' : 's'} before its rest target` : null;
+}
+
+/** A position on the timeline, in percent of its width (clamped to it). */
+function place(ms: number, start: number, end: number): number {
+  return Math.min(100, Math.max(0, ((ms - start) / (end - start)) * 100));
+}
+
+function Segment({
+  from,
+  to,
+  kind,
+  start,
+  end,
+}: {
+  from: number;
+  to: number;
+  kind: string;
+  start: number;
+  end: number;
+}) {
+  const left = place(from, start, end);
+  const right = place(to, start, end);
+  if (right <= left) return null;
+  return html`<span class=${`plan-seg ${kind}`} style=${`left:${left}%;width:${right - left}%`}></span>`;
+}
+
+/** One paddock's line: its state in words, its timeline, and the moves planned into it. */
+function PaddockLine({
+  paddock,
+  moves,
+  names,
+  timezone,
+  now,
+}: {
+  paddock: Paddock;
+  moves: Task[];
+  names: Places['names'];
+  timezone: string;
+  now: number;
+}) {
+  const start = now - BACK_DAYS * DAY_MS;
+  const end = now + AHEAD_DAYS * DAY_MS;
+  const grazed = occupiedNow(paddock);
+  const ready = readyAt(paddock);
+  const last = paddock.last_grazed_at ? Date.parse(paddock.last_grazed_at) : null;
+  const target = paddock.rest_days_target;
+  const day = (ms: number) => farmTime(new Date(ms).toISOString(), timezone).replace(/,? \d\d:\d\d$/, '');
+  const state = grazed
+    ? 'Being grazed'
+    : paddock.rest_days === null
+      ? 'Never grazed'
+      : target === null
+        ? `Rested ${paddock.rest_days} days (no target)`
+        : ready !== null && ready <= now
+          ? `Ready: rested ${paddock.rest_days} of ${target} days`
+          : `Rested ${paddock.rest_days} of ${target} days · ready ${ready === null ? '—' : day(ready)}`;
+  return html`<li class="plan-row card" id=${paddock.id}>
+    <div class="card-head"><h2 class="card-title">${paddock.name}</h2>
+      <span class=${`badge ${grazed ? 'info' : ready !== null && ready <= now ? 'ok' : ''}`}>${state}</span></div>
+    <div class="plan-track" role="img" aria-label=${`${paddock.name}: ${state}`}>
+      ${grazed && html`<${Segment} from=${start} to=${now} kind="grazing" start=${start} end=${end} />`}
+      ${!grazed && last !== null && ready !== null && html`<${Segment} from=${last} to=${ready} kind="resting" start=${start} end=${end} />`}
+      ${!grazed && ready !== null && html`<${Segment} from=${ready} to=${end} kind="ready" start=${start} end=${end} />`}
+      <span class="plan-today" style=${`left:${place(now, start, end)}%`}></span>
+      ${moves.map((m) => {
+        const at = m.due_at ? Date.parse(m.due_at) : now;
+        const early = moveWarning(paddock, m, now) !== null;
+        return html`<span key=${m.id} class=${`plan-move${early ? ' early' : ''}`} style=${`left:${place(at, start, end)}%`}></span>`;
+      })}
+    </div>
+    <${Occupants} paddock=${paddock} />
+    ${
+      moves.length > 0 &&
+      html`<ul class="plan-moves small">${moves.map((m) => {
+        const warning = moveWarning(paddock, m, now);
+        const who = names.get(m.subject_id) ?? (m.subject_type === 'animal' ? 'an animal' : 'a group');
+        return html`<li key=${m.id} class=${warning ? 'early' : ''}>
+          <a href=${`/tasks#${m.id}`}>${m.due_at ? day(Date.parse(m.due_at)) : 'No date'}: ${who} moves in</a>
+          ${warning && html` <strong class="plan-warning">⚠ ${warning}</strong>`}
+        </li>`;
+      })}</ul>`
+    }
+  </li>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const places = usePlaces(farm.id);
+  const plan = useLoad(async () => {
+    const [paddocks, tasks] = await Promise.all([
+      loadPaddocks(farm.id),
+      loadAll((before) =>
+        api('GET', '/v1/farms/{farm}/tasks', {
+          path: { farm: farm.id },
+          query: { status: 'open', limit: 100, before },
+        }),
+      ),
+    ]);
+    return { paddocks, moves: tasks.filter((t) => t.paddock_id !== null) };
+  }, [farm.id]);
+  if (!plan.data || !places.data) {
+    return html`<${Loading} error=${plan.error ?? places.error} retry=${() => {
+      plan.reload();
+      places.reload();
+    }} />`;
+  }
+  const now = Date.now();
+  const { paddocks, moves } = plan.data;
+  // Planned moves first by paddock, then the rested longest past their target, then the rest.
+  const order = (p: Paddock) => (moves.some((m) => m.paddock_id === p.id) ? 0 : occupiedNow(p) ? 2 : 1);
+  const sorted = [...paddocks].sort(
+    (a, b) => order(a) - order(b) || (b.rest_days ?? -1) - (a.rest_days ?? -1),
+  );
+  const warnings = moves.filter((m) => {
+    const p = paddocks.find((x) => x.id === m.paddock_id);
+    return p && moveWarning(p, m, now) !== null;
+  }).length;
+  return html`<section class="plan">
+    <h1>Grazing plan</h1>
+    <p class="small muted">Each paddock's rest against its target, from two weeks ago to six weeks ahead; planned moves
+      are open tasks with a destination paddock (marking one done records the move).</p>
+    ${warnings > 0 && html`<p class="badge watch" role="status">${warnings} planned move${warnings === 1 ? '' : 's'} before the rest target</p>`}
+    <p class="plan-legend small" aria-hidden="true">
+      <span class="key"><span class="plan-seg grazing"></span> grazed</span>
+      <span class="key"><span class="plan-seg resting"></span> resting</span>
+      <span class="key"><span class="plan-seg ready"></span> ready</span>
+      <span class="key"><span class="plan-move"></span> planned move</span>
+      <span class="key"><span class="plan-today-key"></span> today</span>
+    </p>
+    <ul class="cards plan-rows">${sorted.map(
+      (p) => html`<${PaddockLine} key=${p.id} paddock=${p} moves=${moves.filter((m) => m.paddock_id === p.id)}
+        names=${places.data?.names ?? new Map()} timezone=${farm.timezone} now=${now} />`,
+    )}</ul>
+    ${paddocks.length === 0 && html`<p class="muted">No paddocks yet: add them on the Paddocks page.</p>`}
+  </section>`;
+}
