@@ -7,8 +7,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
-import type { ErrorReply } from '../../../test/replies.ts';
-import type { AnimalChanges } from './schemas.ts';
+import type { Animal, ErrorReply } from '../../../test/replies.ts';
+import type { AnimalChanges as ChangesSchema } from './schemas.ts';
+
+/** The answer, its animals typed (the schema refers to Animal by name). */
+type AnimalChanges = Omit<ChangesSchema, 'data'> & { data: Animal[] };
 import { animalChanges, CHANGES_OVERLAP_MS, createAnimal, updateAnimal } from './service.ts';
 
 forEachEngine('animal changes', (t) => {
