@@ -9,10 +9,10 @@ import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { Animal, ErrorReply } from '../../../test/replies.ts';
 import type { AnimalChanges as ChangesSchema } from './schemas.ts';
+import { animalChanges, CHANGES_OVERLAP_MS, createAnimal, updateAnimal } from './service.ts';
 
 /** The answer, its animals typed (the schema refers to Animal by name). */
 type AnimalChanges = Omit<ChangesSchema, 'data'> & { data: Animal[] };
-import { animalChanges, CHANGES_OVERLAP_MS, createAnimal, updateAnimal } from './service.ts';
 
 forEachEngine('animal changes', (t) => {
   test('without since: every animal, oldest change first, paged by next_after with nothing skipped or repeated', async () => {
