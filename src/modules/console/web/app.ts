@@ -16,6 +16,7 @@ import {
   startLocal,
   syncNow,
   unsyncedCount,
+  useOffline,
 } from './offline.ts';
 import { OfflineBar } from './offline-bar.ts';
 import { PAGE_MODULES, type PageModule, type PageName } from './pages/index.ts';
@@ -96,7 +97,8 @@ function ModeSwitch() {
 
 function StreamBadge() {
   const status = useStreamStatus();
-  if (status === 'off') return null;
+  const { online } = useOffline();
+  if (status === 'off' || !online) return null;
   return html`<span class=${`stream ${status}`} title="Updates arrive without reloading">
     ${status === 'live' ? 'Live' : 'Connecting…'}</span>`;
 }

@@ -5,24 +5,34 @@
  */
 import { html } from './lib.ts';
 import { syncNow, useOffline } from './offline.ts';
+import { currentFarm, useStore } from './store.ts';
+import { farmTime } from './ui.ts';
 
-/** "06:42", or "Nov 26, 06:42" when not today. */
-export function asOfText(iso: string | null): string {
+/** "06:42" in the farm's time zone (as every time in the console), or "Nov 26, 06:42" when not today. */
+export function asOfText(iso: string | null, timezone: string | undefined): string {
   if (!iso) return 'never refreshed on this phone';
+  const zone = { timeZone: timezone || undefined };
+  const day = (d: Date) => new Intl.DateTimeFormat('en-CA', zone).format(d);
+  const time = new Intl.DateTimeFormat('en', {
+    ...zone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
   const at = new Date(iso);
-  const today = at.toDateString() === new Date().toDateString();
-  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-  return today ? time : `${at.toLocaleDateString([], { month: 'short', day: 'numeric' })}, ${time}`;
+  return day(at) === day(new Date()) ? time.format(at) : farmTime(iso, timezone);
 }
 
 export function OfflineBar() {
   const s = useOffline();
+  useStore();
+  const timezone = currentFarm()?.timezone;
   const queued = s.waiting > 0 || s.attention > 0;
   return html`
     ${
       !s.online &&
       html`<div class="offline-banner" role="status">
-        <strong>Offline</strong> · as of ${asOfText(s.asOf)}<span class="long"> · what you record is kept on this phone and synced when the signal returns</span>
+        <strong>Offline</strong> · as of ${asOfText(s.asOf, timezone)}<span class="long"> · what you record is kept on this phone and synced when the signal returns</span>
       </div>`
     }
     ${

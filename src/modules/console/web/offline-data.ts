@@ -543,7 +543,7 @@ async function sendChange(db: Local, change: Change, ids: Map<string, string>): 
   const headers: Record<string, string> = { 'idempotency-key': change.key };
   const url = urlOf(change.template, path, {});
   try {
-    const { data, replayed } = await sendRaw(change.method, url, body, headers);
+    const { data, replayed } = await sendRaw(change.method, url, body ?? undefined, headers);
     const answer = (data ?? {}) as Record<string, unknown>;
     change.state = 'synced';
     change.synced_at = new Date().toISOString();

@@ -40,8 +40,22 @@ setOfflineHooks({
   queueable: (method, template) => QUEUEABLE[template] === method,
   queue: async (call: QueuedCall) => (await data()).queue(call),
   reached: (reached) => {
-    if (reached !== status.online) set({ online: reached && navigator.onLine });
+    if (reached === status.online) return;
+    set({ online: reached });
+    if (reached) void syncNow();
   },
+});
+
+/**
+ * While changes wait, the app tries again every so often: the browser's `online` event is not always told
+ * (a tab opened offline, a signal back without the browser noticing), and nothing may rely on it.
+ */
+export const RETRY_MS = 15_000;
+setInterval(() => {
+  if (status.waiting > 0 && !status.syncing && navigator.onLine) void syncNow();
+}, RETRY_MS);
+addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && status.waiting > 0) void syncNow();
 });
 addEventListener('online', () => {
   set({ online: true });

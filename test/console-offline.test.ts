@@ -1,0 +1,474 @@
+/**
+ * The field app in headless Chromium with the network cut (`context.setOffline(true)`): the console starts
+ * with no network from the service worker's cache and the phone's IndexedDB; field changes made offline are
+ * queued, survive reloading and closing the page, and reach the API exactly once when the network returns
+ * (also when the sync is cut halfway and resumed); a conflict stays in "needs attention"; signing out clears
+ * the phone; a new console version replaces the old one's caches; a 5,000-animal herd downloads in under 1 MB.
+ * Screenshots at 360 px: the offline banner, the queue and a conflict (docs/offline.md).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { deployConsoleBundle } from '../src/modules/console/assets.ts';
+import type { Animal, Farm, FarmEvent, List, Task } from '../test/replies.ts';
+import { screenshot } from './browser.ts';
+import { type ConsoleWorld, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import * as make from './factories.ts';
+import { waitFor } from './harness.ts';
+import type { SignedIn } from './people.ts';
+
+let world: ConsoleWorld;
+
+before(async () => {
+  world = await startConsole();
+});
+after(async () => {
+  await world?.close();
+});
+
+interface Field {
+  farm: Farm;
+  key: string;
+  bramble: Animal;
+  task: Task;
+  alertId: string;
+}
+
+/** A live farm with a small herd (one with an EID), an open task, an open alert and a house. */
+async function fieldFarm(
+  name: string,
+): Promise<Field & { account: Awaited<ReturnType<ConsoleWorld['t']['account']>> }> {
+  const account = await world.t.account(name);
+  const key = account.live_key;
+  const farm = await make.farm(world.t, key, { name, timezone: 'UTC' });
+  const bramble = await make.animal(world.t, key, farm.id, {
+    tag: 'T-0042',
+    eid: '982000000000042',
+    name: 'Bramble',
+  });
+  await make.animal(world.t, key, farm.id, { tag: 'T-0043', name: 'Clover' });
+  await make.animal(world.t, key, farm.id, { tag: 'Y-7', name: 'Hazel', species: 'sheep' });
+  const task = await make.task(world.t, key, farm.id, { title: 'Check the water trough' });
+  const alertId = await make.alertRow(world.t, farm.id, { title: 'Ammonia rising in House 1' });
+  await make.device(world.t, key, farm.id, { type: 'house', name: 'House 1' });
+  return { account, farm, key, bramble, task, alertId };
+}
+
+/** A value of the person's IndexedDB (`farmstead-<person id>`), read in the page; undefined if none. */
+async function stored<T>(page: Page, person: string, store: string, key?: string): Promise<T | undefined> {
+  // A string runs in the page (the test code has no DOM types).
+  const args = JSON.stringify({ name: `farmstead-${person}`, store, key: key ?? null });
+  return page.evaluate<T | undefined>(`(async ({ name, store, key }) => {
+    const names = (await indexedDB.databases()).map((d) => d.name);
+    if (!names.includes(name)) return undefined;
+    return new Promise((resolve, reject) => {
+      const open = indexedDB.open(name);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        if (!db.objectStoreNames.contains(store)) {
+          db.close();
+          resolve(undefined);
+          return;
+        }
+        const objects = db.transaction(store).objectStore(store);
+        const request = key === null ? objects.getAll() : objects.get(key);
+        request.onsuccess = () => {
+          db.close();
+          resolve(request.result);
+        };
+      };
+    });
+  })(${args})`);
+}
+
+/** Waits until the phone holds the farm's data (its first refresh finished). */
+function refreshed(page: Page, person: string, farmId: string): Promise<string> {
+  return waitFor('the phone to hold the farm', () => stored<string>(page, person, 'meta', `asof:${farmId}`));
+}
+
+/** Waits until the service worker controls the page and has this version's files cached. */
+async function workerReady(page: Page): Promise<void> {
+  await page.evaluate('navigator.serviceWorker.ready');
+  await waitFor('the page to be controlled', () =>
+    page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
+  );
+}
+
+interface QueuedChange {
+  key: string;
+  state: string;
+  message: string | null;
+  label: string;
+}
+
+async function queued(page: Page, person: string): Promise<QueuedChange[]> {
+  return (await stored<QueuedChange[]>(page, person, 'queue')) ?? [];
+}
+
+/** A signed-in phone on the farm, online, once its service worker and first refresh are done. */
+async function phone(field: Field & { account: Awaited<ReturnType<ConsoleWorld['t']['account']>> }) {
+  const opened = await signedInPage(world, field.account, PHONE, 'owner');
+  const { page } = opened;
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await workerReady(page);
+  await refreshed(page, opened.person.session.person.id, field.farm.id);
+  return { ...opened, context: page.context(), personId: opened.person.session.person.id };
+}
+
+async function get<T>(key: string, url: string): Promise<T> {
+  const res = await world.t.request<T>('GET', url, { key });
+  assert.equal(res.status, 200, `${url}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+test('a cold start offline shows the brief and the animals from the phone; search finds by tag and EID', async () => {
+  const field = await fieldFarm('Cold Start Farm');
+  const { page, context, problems } = await phone(field);
+  await context.setOffline(true);
+  // A cold start: every page closed, then the console opened again with no network.
+  const fresh = await context.newPage();
+  await page.close();
+  await fresh.goto(`${world.base}/`);
+  await fresh.locator('h1.headline').waitFor();
+  const banner = fresh.locator('.offline-banner');
+  await banner.waitFor();
+  assert.match(await banner.innerText(), /Offline · as of \d\d:\d\d/);
+  await screenshot(fresh, 'offline-brief-phone');
+
+  await fresh.getByRole('link', { name: 'Animals' }).click();
+  await fresh.getByRole('link', { name: 'T-0042' }).waitFor();
+  assert.equal(await fresh.locator('table.records tbody tr').count(), 3);
+  await fresh.getByLabel('Search').fill('t-0043');
+  await waitFor('the tag search', async () => (await fresh.locator('table.records tbody tr').count()) === 1);
+  assert.match(await fresh.locator('table.records tbody').innerText(), /Clover/);
+  await fresh.getByLabel('Search').fill('982000000000042');
+  await waitFor('the EID search', async () => {
+    const text = await fresh.locator('table.records tbody').innerText();
+    return (await fresh.locator('table.records tbody tr').count()) === 1 && /Bramble/.test(text);
+  });
+  assert.ok(await fresh.locator('.offline-banner').isVisible(), 'every view says it is offline');
+
+  // House commands are never queued: offline the form says it needs a connection.
+  await fresh.getByRole('link', { name: 'Houses' }).click();
+  await fresh.getByText('House 1').first().waitFor();
+  await fresh.locator('details.send summary').first().click();
+  await fresh.getByText('Sending a command needs a connection').first().waitFor();
+  assert.equal(await fresh.getByRole('button', { name: 'Send', exact: true }).first().isDisabled(), true);
+  assert.deepEqual(
+    problems.filter((p) => !p.startsWith('foreign')),
+    [],
+  );
+  await context.close();
+});
+
+test('offline: done, weight, new animal and acknowledge are queued, survive reload and close, and sync exactly once', async () => {
+  const field = await fieldFarm('Queue Farm');
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+
+  await page.getByRole('link', { name: 'Tasks' }).click();
+  await page.getByText('Check the water trough').waitFor();
+  await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
+  await page.locator('.sync-bar').getByText('Waiting to sync (1)').waitFor();
+
+  await page.goto(`${world.base}/animals/${field.bramble.id}`);
+  await page.getByLabel('Weight (kg)').fill('412');
+  await page.getByRole('button', { name: 'Log weight' }).click();
+  await page.getByText('Waiting to sync (2)').waitFor();
+  const weighedBy = Date.now();
+
+  await page.getByRole('link', { name: 'Animals', exact: true }).first().click();
+  await page.getByRole('button', { name: 'Add an animal' }).click();
+  const form = page.getByRole('form', { name: 'Add an animal' });
+  await form.getByLabel('Species').fill('cattle');
+  await form.getByLabel('Tag', { exact: true }).fill('N-9001');
+  await form.getByRole('button', { name: 'Add animal' }).click();
+  await page.getByText('Waiting to sync (3)').waitFor();
+  // The new animal is on the phone at once, and found by its tag.
+  await page.getByLabel('Search').fill('N-9001');
+  await page.getByRole('table').getByRole('link', { name: 'N-9001' }).waitFor();
+
+  await page.getByRole('link', { name: 'Alerts' }).click();
+  await page.getByText('Ammonia rising in House 1').waitFor();
+  await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
+  await page.getByText('Waiting to sync (4)').waitFor();
+  await screenshot(page, 'offline-banner-phone');
+
+  // Reload, then close every page and open the console again: the queue is still there.
+  await page.reload();
+  await page.getByText('Waiting to sync (4)').waitFor();
+  const again = await context.newPage();
+  await page.close();
+  await again.goto(`${world.base}/sync`);
+  await again.getByRole('heading', { name: 'Waiting to sync' }).waitFor();
+  assert.equal(await again.locator('li.change .status', { hasText: 'Waiting' }).count(), 4);
+  await screenshot(again, 'offline-queue-phone');
+  const keys = (await queued(again, personId)).map((c) => c.key);
+  assert.equal(new Set(keys).size, 4, 'each change has its own Idempotency-Key');
+
+  const back = Date.now();
+  await context.setOffline(false);
+  // By itself: the page opened offline retries on its own (the browser's `online` event may never come).
+  await waitFor(
+    'the sync',
+    async () => (await queued(again, personId)).every((c) => c.state === 'synced'),
+    40_000,
+  );
+  await again.locator('li.change .status', { hasText: 'Synced' }).nth(3).waitFor();
+
+  const task = await get<Task>(field.key, `/v1/tasks/${field.task.id}`);
+  assert.equal(task.status, 'done');
+  const weights = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}&type=weight`,
+  );
+  assert.equal(weights.data.length, 1, 'one weight, once');
+  assert.equal(weights.data[0]?.data.kg, 412);
+  const at = Date.parse(weights.data[0]?.at ?? '');
+  assert.ok(at <= weighedBy && at < back, 'the event keeps the time it was logged, not the sync time');
+  const added = await get<List<Animal>>(field.key, `/v1/farms/${field.farm.id}/animals?tag=N-9001`);
+  assert.equal(added.data.length, 1, 'one new animal, once');
+  const alert = await get<{ status: string }>(field.key, `/v1/alerts/${field.alertId}`);
+  assert.equal(alert.status, 'acknowledged');
+  // The phone now shows the server's animal (its real id), not the one it made up.
+  const animals = (await stored<{ key: string }[]>(again, personId, 'records')) ?? [];
+  assert.ok(animals.some((r) => r.key === `animal:${added.data[0]?.id}`));
+  assert.ok(!animals.some((r) => r.key.startsWith('animal:local_')));
+  await context.close();
+});
+
+/** A signed-in context with no service worker (so routes see every request), at phone size. */
+async function plainContext(field: { account: Parameters<typeof signedInPage>[1] }) {
+  const opened = await signedInPage(world, field.account, PHONE, 'owner');
+  const cookies = await opened.page.context().cookies();
+  await opened.page.context().close();
+  const context = await world.browser.browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  await context.addCookies(cookies);
+  return { context, person: opened.person };
+}
+
+/** Queues a change through the console's own api() in the page (offline, it goes to the queue). */
+async function logWeight(page: Page, farm: string, animal: string, kg: number): Promise<void> {
+  const args = JSON.stringify({ farm, animal, kg, url: await apiModule(page) });
+  await page.evaluate(`(async ({ farm, animal, kg, url }) => {
+    const { api } = await import(url);
+    await api('POST', '/v1/farms/{farm}/events', {
+      path: { farm },
+      body: { type: 'weight', subject_type: 'animal', subject_id: animal, data: { kg } },
+    });
+  })(${args})`);
+}
+
+/** The URL of web/api.ts in this page's version of the console (the same module the app uses). */
+async function apiModule(page: Page): Promise<string> {
+  const src = await page.evaluate<string>(
+    "document.querySelector('script[type=module]').getAttribute('src')",
+  );
+  return src.replace('/src/modules/console/web/app.ts', '/src/modules/console/web/api.ts');
+}
+
+test('a sync cut off halfway (an answer lost) and resumed after a reload makes exactly one record each', async () => {
+  const field = await fieldFarm('Resume Farm');
+  const { context, person } = await plainContext(field);
+  const personId = person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+
+  await context.setOffline(true);
+  for (const kg of [401, 402, 403]) await logWeight(page, field.farm.id, field.bramble.id, kg);
+  await page.getByText('Waiting to sync (3)').waitFor();
+
+  // The second change reaches the server, but its answer is lost on the way back.
+  let posts = 0;
+  const replayed: string[] = [];
+  page.on('response', (r) => {
+    if (r.headers()['idempotent-replayed'] === 'true') replayed.push(r.url());
+  });
+  await context.route('**/v1/farms/*/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    posts++;
+    const response = await route.fetch();
+    if (posts === 2) return route.abort('connectionreset');
+    return route.fulfill({ response });
+  });
+  await context.setOffline(false);
+  await waitFor('the first change to sync, the second to wait', async () => {
+    const changes = await queued(page, personId);
+    return changes.filter((c) => c.state === 'synced').length === 1 && posts === 2;
+  });
+  const events = () =>
+    get<List<FarmEvent>>(field.key, `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`);
+  assert.equal((await events()).data.length, 2, 'the server has the first two; the phone knows of one');
+
+  // The page is reloaded mid-sync; the resumed sync sends the second again with its key, then the third.
+  await context.unroute('**/v1/farms/*/events');
+  await page.reload();
+  await waitFor('the resumed sync', async () =>
+    (await queued(page, personId)).every((c) => c.state === 'synced'),
+  );
+  const kgs = (await events()).data.map((e) => e.data.kg).sort();
+  assert.deepEqual(kgs, [401, 402, 403], 'exactly one record each');
+  assert.equal(replayed.length, 1, 'the second was answered from its Idempotency-Key, not run again');
+  await context.close();
+});
+
+test('a task deleted on the server while the phone was offline lands in "needs attention"; discard removes it', async () => {
+  const field = await fieldFarm('Conflict Farm');
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Tasks' }).click();
+  await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
+  await page.getByText('Waiting to sync (1)').waitFor();
+  const deleted = await world.t.request('DELETE', `/v1/tasks/${field.task.id}`, { key: field.key });
+  assert.equal(deleted.status, 200);
+
+  await context.setOffline(false);
+  await page.locator('.sync-bar').getByText('1 needs attention').waitFor();
+  await page.locator('.sync-bar').getByText('1 needs attention').click();
+  const card = page.locator('li.change.attention');
+  await card.waitFor();
+  assert.match(await card.innerText(), /Task done: Check the water trough/);
+  assert.match(await card.innerText(), /Needs attention/);
+  assert.match(await card.innerText(), /No such task/i, 'the server’s own message');
+  await screenshot(page, 'offline-conflict-phone');
+  const [change] = await queued(page, personId);
+  assert.equal(change?.state, 'attention');
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await card.getByRole('button', { name: 'Discard' }).click();
+  await waitFor('the discard', async () => (await queued(page, personId)).length === 0);
+  await page.getByText('Nothing waiting').waitFor();
+  await context.close();
+});
+
+test('signing out warns about unsynced changes, then clears the phone; the next person sees none of it', async () => {
+  const field = await fieldFarm('Shared Phone Farm');
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await logWeight(page, field.farm.id, field.bramble.id, 399);
+  await page.getByText('Waiting to sync (1)').waitFor();
+  await context.setOffline(false);
+  // Held back so the change is still unsynced when the person signs out.
+  await context.route('**/v1/farms/*/events', (route) =>
+    route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.continue(),
+  );
+
+  const asked: string[] = [];
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await waitFor('the warning', () => asked.length === 1);
+  assert.match(asked[0] ?? '', /1 change made on this phone has not reached Farmstead yet/);
+  assert.equal((await queued(page, personId)).length, 1, 'cancelled: nothing is deleted');
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: /sign in/i }).waitFor();
+  const names = await page.evaluate<(string | undefined)[]>(
+    '(async () => (await indexedDB.databases()).map((d) => d.name))()',
+  );
+  assert.ok(!names.includes(`farmstead-${personId}`), `left behind: ${names.join(', ')}`);
+  assert.equal(await page.evaluate<string | null>("localStorage.getItem('farmstead.person')"), null);
+
+  // Another person signs in on the same phone (the same browser context): their own, empty, phone data.
+  const next = await signedInPage(world, field.account, PHONE, 'crew');
+  await context.addCookies(await next.page.context().cookies());
+  await next.page.context().close();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  const nextId = next.person.session.person.id;
+  await refreshed(page, nextId, field.farm.id);
+  assert.equal(await page.evaluate<string | null>("localStorage.getItem('farmstead.person')"), nextId);
+  assert.deepEqual(await queued(page, nextId), []);
+  assert.equal(await page.locator('.sync-bar').count(), 0);
+  await context.close();
+});
+
+test('a new console version installs cleanly: its files cached, the old caches removed, no mixed versions', async () => {
+  const field = await fieldFarm('Update Farm');
+  const { page, context } = await phone(field);
+  const before = await page.evaluate<string[]>('caches.keys()');
+  const oldVersion = (await (await fetch(`${world.base}/sw.js`)).text()).match(/VERSION = '(\w+)'/)?.[1];
+  assert.deepEqual(before, [`farmstead-${oldVersion}-shell`]);
+
+  const next = await deployConsoleBundle('offline-test-2');
+  assert.notEqual(next.hash, oldVersion);
+  await page.evaluate('navigator.serviceWorker.getRegistration().then((r) => r.update())');
+  await waitFor('the new version to take over', async () => {
+    const keys = await page.evaluate<string[]>('caches.keys()');
+    return keys.length === 1 && keys[0] === `farmstead-${next.hash}-shell`;
+  });
+  await page.getByText('Farmstead was updated').waitFor();
+
+  const requested: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/console/assets/')) requested.push(r.url());
+  });
+  await page.reload();
+  await page.locator('h1.headline').waitFor();
+  assert.ok(requested.length > 5);
+  for (const url of requested) assert.match(url, new RegExp(`/console/assets/${next.hash}/`), url);
+  // And offline the new version's page opens from its own cache.
+  await context.setOffline(true);
+  await page.reload();
+  await page.locator('h1.headline').waitFor();
+  const src = await page.evaluate<string>(
+    "document.querySelector('script[type=module]').getAttribute('src')",
+  );
+  assert.match(src, new RegExp(`/console/assets/${next.hash}/`));
+  await context.close();
+});
+
+test('the first download of a 5,000-animal herd is under 1 MB compressed', async () => {
+  const account = await world.t.account('Big Herd');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Big Herd', timezone: 'UTC' });
+  const base = Date.now() - 86_400_000;
+  const rows = Array.from({ length: 5000 }, (_, i) =>
+    make.animalRow({
+      id: `ani_bigherd${String(i).padStart(6, '0')}`,
+      farm_id: farm.id,
+      account_id: account.account_id,
+      tag: `BH-${i}`,
+      eid: `9820000${String(i).padStart(8, '0')}`,
+      name: i % 3 === 0 ? `Cow ${i}` : null,
+      breed: ['Angus', 'Hereford', 'Shorthorn'][i % 3] ?? null,
+      sex: i % 2 ? 'female' : 'male',
+      birth_date: base - i * 3_600_000,
+      search_text: `bh-${i}`,
+      created_at: base + i,
+    }),
+  );
+  for (let i = 0; i < rows.length; i += 500) {
+    await world.t.database.db
+      .insertInto('animals')
+      .values(rows.slice(i, i + 500))
+      .execute();
+  }
+  const opened = await signedInPage(world, account, PHONE, 'owner');
+  const { page } = opened;
+  const bodies: Promise<number>[] = [];
+  page.on('requestfinished', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/v1/farms/')) {
+      bodies.push(request.sizes().then((s) => s.responseBodySize));
+    }
+  });
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  const personId = opened.person.session.person.id;
+  await refreshed(page, personId, farm.id);
+  const bytes = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
+  const kept = ((await stored<{ kind: string }[]>(page, personId, 'records')) ?? []).filter(
+    (r) => r.kind === 'animal',
+  );
+  assert.equal(kept.length, 5000, 'the whole herd is on the phone');
+  assert.ok(bytes < 1024 * 1024, `${bytes} bytes`);
+  assert.ok(bytes > 50_000, `${bytes} bytes is too little to hold 5,000 animals`);
+  console.log(`# first offline download of 5,000 animals: ${bytes} bytes compressed`);
+  await page.context().close();
+});
