@@ -43,8 +43,9 @@ export function OfflineBar() {
     ${
       (queued || s.syncing) &&
       html`<div class="sync-bar">
-        <a class="sync-link" href="/sync">${s.waiting > 0 ? `Waiting to sync (${s.waiting})` : 'Sync'}</a>
-        ${s.attention > 0 && html`<a href="/sync" class="sync-link attention">${s.attention} need${s.attention === 1 ? 's' : ''} attention</a>`}
+        ${s.waiting > 0 && html`<a class="sync-link" href="/sync">Waiting to sync (${s.waiting})</a>`}
+        ${s.syncing && s.waiting === 0 && html`<span>Syncing…</span>`}
+        ${s.attention > 0 && html`<a href="/sync" class="sync-link needs-attention">${s.attention} need${s.attention === 1 ? 's' : ''} attention</a>`}
         ${
           s.online &&
           s.waiting > 0 &&

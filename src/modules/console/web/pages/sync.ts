@@ -55,7 +55,6 @@ function Fix({ change, onClose }: { change: Change; onClose(): void }) {
     onClose();
   };
   return html`<form class="panel" onSubmit=${submit} aria-label=${`Fix: ${change.label}`}>
-    ${fields.length === 0 && html`<p class="muted">Nothing in this change can be edited; send it again or discard it.</p>`}
     <div class="form-grid">
       ${fields.map(([name, value]) => html`<${Field} name=${name} label=${name.replace('data.', '')} value=${value} idPrefix=${change.key} error=${null} />`)}
     </div>
@@ -76,16 +75,24 @@ function ChangeCard({
   onChanged(): void;
 }) {
   const [fixing, setFixing] = useState(false);
-  const kind = change.state === 'attention' ? 'attention' : change.state;
+  const kind = change.state === 'attention' ? 'needs-attention' : change.state;
+  const fields = fixable(change.body);
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
     <div class="card-head"><h2 class="card-title">${change.label}</h2>
       <span class=${`status ${kind}`}>${STATE_TEXT[change.state]}</span></div>
     <p class="small muted">Made ${farmTime(change.made_at, timezone)}${change.synced_at ? ` · synced ${farmTime(change.synced_at, timezone)}` : ''}</p>
-    ${change.message && html`<p class=${change.state === 'attention' ? 'error' : 'small'}>${change.message}</p>`}
+    ${change.message && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${change.message}</p>`}
     ${
       change.state === 'attention' &&
       html`<div class="actions">
-        <button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>
+        ${
+          fields.length > 0
+            ? html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>`
+            : html`<${ActionButton} label="Send again" kind="primary" action=${async () => {
+                await retry(change);
+                onChanged();
+              }} />`
+        }
         <${ActionButton} label="Discard" action=${async () => {
           if (!confirm(`Discard “${change.label}”? It will not reach Farmstead.`)) return 'Kept.';
           await discard(change);
