@@ -11,7 +11,16 @@
  *    never send at once (and the key makes a change sent twice one record anyway).
  */
 import { deleteDB, type IDBPDatabase, openDB } from 'idb';
-import { ApiError, type Method, type Page, type QueuedCall, type Schema, sendRaw, urlOf } from './api.ts';
+import {
+  ApiError,
+  type Method,
+  newKey,
+  type Page,
+  type QueuedCall,
+  type Schema,
+  sendRaw,
+  urlOf,
+} from './api.ts';
 import { set, status } from './offline-status.ts';
 
 type Animal = Schema<'Animal'>;
@@ -633,18 +642,23 @@ export function syncNow(): Promise<void> {
   return running;
 }
 
-/** Sends the queue only (after a fix). */
+/**
+ * Sends a change that needed attention again, as a new request with a new key: the server keeps a refused
+ * request's answer under its key (and a key older than a day may be gone), so the old key would only get
+ * the old answer. `body` is the fixed body, when the person changed it.
+ */
 export async function retry(change: Change, body?: unknown): Promise<void> {
   const db = await local();
   if (!db) return;
-  const next: Change = { ...change, state: 'waiting', message: null };
-  if (body !== undefined) {
-    // A changed request is a new request: it gets a new key (the old one names the refused body).
-    await db.delete('queue', change.key);
-    next.body = body;
-    next.key = `${change.key.slice(0, 24)}${Date.now().toString(16)}`;
-    next.first_sent_at = null;
-  }
+  await db.delete('queue', change.key);
+  const next: Change = {
+    ...change,
+    key: newKey(),
+    state: 'waiting',
+    message: null,
+    first_sent_at: null,
+    body: body === undefined ? change.body : body,
+  };
   await db.put('queue', next);
   await countQueue();
   await syncNow();
