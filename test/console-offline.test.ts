@@ -499,3 +499,91 @@ test('the first download of a 5,000-animal herd is under 1 MB compressed', async
   console.log(`# first offline download of 5,000 animals: ${bytes} bytes compressed (${read} as JSON)`);
   await page.context().close();
 });
+
+test('two tabs syncing at once send each change once (Web Lock), and an animal edited offline syncs', async () => {
+  const field = await fieldFarm('Two Tabs Farm');
+  const { page, context, personId } = await phone(field);
+  const second = await context.newPage();
+  await second.goto(`${world.base}/`);
+  await second.locator('h1.headline').waitFor();
+  await context.setOffline(true);
+
+  // An edit on the animal's page: notes and status.
+  await page.goto(`${world.base}/animals/${field.bramble.id}`);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const form = page.getByRole('form', { name: 'Edit' });
+  await form.getByLabel('Notes').fill('Lame front left, watch.');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Waiting to sync (1)').waitFor();
+  for (const kg of [420, 421]) await logWeight(page, field.farm.id, field.bramble.id, kg);
+  await page.getByText('Waiting to sync (3)').waitFor();
+
+  const sent: string[] = [];
+  context.on('request', (r) => {
+    if (r.method() !== 'GET' && r.url().includes('/v1/') && !r.url().includes('/session')) sent.push(r.url());
+  });
+  await context.setOffline(false);
+  // Both tabs are told at once.
+  const syncBoth = `(async () => { const m = await import(${JSON.stringify((await apiModule(page)).replace('api.ts', 'offline.ts'))}); await m.syncNow(); })()`;
+  await Promise.all([page.evaluate(syncBoth), second.evaluate(syncBoth)]);
+  await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  assert.equal(sent.length, 3, `sent: ${sent.join(', ')}`);
+  const animal = await get<Animal>(field.key, `/v1/animals/${field.bramble.id}`);
+  assert.equal(animal.notes, 'Lame front left, watch.');
+  const weights = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}&type=weight`,
+  );
+  assert.deepEqual(weights.data.map((e) => e.data.kg).sort(), [420, 421]);
+  await context.close();
+});
+
+test('a change sent over a day ago without an answer is not sent again by itself: it waits for a person', async () => {
+  const field = await fieldFarm('Old Change Farm');
+  const { context, person } = await plainContext(field);
+  const personId = person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+
+  // Online, but the answer is lost: the change is queued as possibly arrived.
+  await context.route('**/v1/farms/*/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    await route.fetch();
+    return route.abort('connectionreset');
+  });
+  await logWeight(page, field.farm.id, field.bramble.id, 430);
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  const [change] = await queued(page, personId);
+  assert.equal(change?.state, 'waiting');
+  // Its first sending moved 25 hours back: the server's key (kept 24 hours) may be gone.
+  const args = JSON.stringify({
+    name: `farmstead-${personId}`,
+    key: change?.key,
+    at: Date.now() - 25 * 3_600_000,
+  });
+  await page.evaluate(`(({ name, key, at }) => new Promise((resolve) => {
+    const open = indexedDB.open(name);
+    open.onsuccess = () => {
+      const tx = open.result.transaction('queue', 'readwrite');
+      const store = tx.objectStore('queue');
+      store.get(key).onsuccess = (e) => store.put({ ...e.target.result, first_sent_at: at });
+      tx.oncomplete = () => { open.result.close(); resolve(null); };
+    };
+  }))(${args})`);
+
+  const posts: string[] = [];
+  context.on('request', (r) => {
+    if (r.method() === 'POST') posts.push(r.url());
+  });
+  await page.goto(`${world.base}/sync`);
+  const card = page.locator('li.change.needs-attention');
+  await card.waitFor();
+  assert.match((await card.textContent()) ?? '', /Sent more than a day ago without an answer/);
+  assert.deepEqual(posts, [], 'nothing was sent again by itself');
+  const events = () =>
+    get<List<FarmEvent>>(field.key, `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`);
+  assert.equal((await events()).data.length, 1);
+  await context.close();
+});
