@@ -136,7 +136,7 @@ test('a cold start offline shows the brief and the animals from the phone; searc
   const banner = fresh.locator('.offline-banner');
   await banner.waitFor();
   assert.match((await banner.textContent()) ?? '', /Offline · as of \d\d:\d\d/);
-  await screenshot(fresh, 'offline-brief-phone');
+  await screenshot(fresh, 'console-offline-brief-phone');
 
   await fresh.getByRole('link', { name: 'Animals' }).click();
   await fresh.getByRole('link', { name: 'T-0042' }).waitFor();
@@ -195,7 +195,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   await page.getByText('Ammonia rising in House 1').waitFor();
   await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
   await page.getByText('Waiting to sync (4)').waitFor();
-  await screenshot(page, 'offline-banner-phone');
+  await screenshot(page, 'console-offline-banner-phone');
 
   // Reload, then close every page and open the console again: the queue is still there.
   await page.reload();
@@ -205,7 +205,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   await again.goto(`${world.base}/sync`);
   await again.getByRole('heading', { name: 'Waiting to sync' }).waitFor();
   assert.equal(await again.locator('li.change .status', { hasText: 'Waiting' }).count(), 4);
-  await screenshot(again, 'offline-queue-phone');
+  await screenshot(again, 'console-offline-queue-phone');
   const keys = (await queued(again, personId)).map((c) => c.key);
   assert.equal(new Set(keys).size, 4, 'each change has its own Idempotency-Key');
 
@@ -285,21 +285,23 @@ test('a sync cut off halfway (an answer lost) and resumed after a reload makes e
 
   // The second change reaches the server, but its answer is lost on the way back.
   let posts = 0;
+  let landed = 0;
   const replayed: string[] = [];
   page.on('response', (r) => {
     if (r.headers()['idempotent-replayed'] === 'true') replayed.push(r.url());
   });
   await context.route('**/v1/farms/*/events', async (route) => {
     if (route.request().method() !== 'POST') return route.continue();
-    posts++;
+    const nth = ++posts;
     const response = await route.fetch();
-    if (posts === 2) return route.abort('connectionreset');
+    landed++;
+    if (nth === 2) return route.abort('connectionreset');
     return route.fulfill({ response });
   });
   await context.setOffline(false);
   await waitFor('the first change to sync, the second to wait', async () => {
     const changes = await queued(page, personId);
-    return changes.filter((c) => c.state === 'synced').length === 1 && posts === 2;
+    return changes.filter((c) => c.state === 'synced').length === 1 && landed === 2;
   });
   const events = () =>
     get<List<FarmEvent>>(field.key, `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`);
@@ -336,7 +338,7 @@ test('a task deleted on the server while the phone was offline lands in "needs a
   assert.match((await card.textContent()) ?? '', /Task done: Check the water trough/);
   assert.match((await card.textContent()) ?? '', /Needs attention/);
   assert.match((await card.textContent()) ?? '', /No task with id "task_/, 'the server’s own message');
-  await screenshot(page, 'offline-conflict-phone');
+  await screenshot(page, 'console-offline-conflict-phone');
   const [change] = await queued(page, personId);
   assert.equal(change?.state, 'attention');
 
