@@ -430,7 +430,7 @@ test('a new console version installs cleanly: its files cached, the old caches r
   await context.close();
 });
 
-test('the first download of a 5,000-animal herd is under 1 MB compressed', async () => {
+test('the first download of a 5,000-animal herd is under 1 MB compressed; the next asks only for what changed', async () => {
   const account = await world.t.account('Big Herd');
   const farm = await make.farm(world.t, account.live_key, { name: 'Big Herd', timezone: 'UTC' });
   // A herd as a real one looks: ids as the API makes them, random EIDs, tags, breeds, weights and notes.
@@ -499,6 +499,35 @@ test('the first download of a 5,000-animal herd is under 1 MB compressed', async
   assert.ok(bytes < 1024 * 1024, `${bytes} bytes`);
   assert.ok(read > 1_000_000 && bytes < read / 3, `${bytes} bytes on the wire for ${read} read: compressed`);
   console.log(`# first offline download of 5,000 animals: ${bytes} bytes compressed (${read} as JSON)`);
+
+  // The next refresh asks only for what changed since: one animal edited, not the herd again.
+  const edited = rows[17]?.id ?? '';
+  const patched = await world.t.request('PATCH', `/v1/animals/${edited}`, {
+    key: account.live_key,
+    body: { notes: 'Moved to the sick pen.' },
+  });
+  assert.equal(patched.status, 200);
+  const changes: Promise<{ url: string; wire: number; animals: number }>[] = [];
+  page.on('requestfinished', (request) => {
+    if (request.url().includes('/animals/changes')) {
+      changes.push(
+        Promise.all([request.sizes(), request.response().then((r) => r?.json())]).then(([sizes, body]) => ({
+          url: request.url(),
+          wire: sizes.responseBodySize,
+          animals: (body as { data: unknown[] }).data.length,
+        })),
+      );
+    }
+  });
+  const offlineModule = (await apiModule(page)).replace('api.ts', 'offline.ts');
+  await page.evaluate(`import(${JSON.stringify(offlineModule)}).then((m) => m.syncNow())`);
+  await waitFor('the refresh', () => changes.length > 0);
+  const [next] = await Promise.all(changes);
+  assert.match(next?.url ?? '', /since=\d+/);
+  assert.equal(next?.animals, 1, 'only the animal that changed');
+  assert.ok((next?.wire ?? 0) < 2048, `${next?.wire} bytes`);
+  const kept17 = await stored<{ data: { notes: string } }>(page, personId, 'records', `animal:${edited}`);
+  assert.equal(kept17?.data.notes, 'Moved to the sick pen.');
   await page.context().close();
 });
 
