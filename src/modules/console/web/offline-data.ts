@@ -1,5 +1,6 @@
 /**
- * The field app's data (docs/offline.md), loaded on demand by offline.ts: what the console keeps on the phone, and the changes it keeps for later.
+ * The field app's data (docs/offline.md), loaded on demand by offline.ts: what the console keeps on the
+ * phone, and the changes it keeps for later.
  *
  *  - One IndexedDB database per signed-in person (`farmstead-<person id>`, through idb): the session, farms
  *    and catalog to start without a network; per farm the brief, the houses, the open alerts and tasks, the
@@ -36,7 +37,7 @@ export interface Change {
   template: string;
   path: Record<string, string>;
   body: unknown;
-  /** What it is, for people ("Done: Check the water"). */
+  /** What it is, for people ("Task done: Check the water trough"). */
   label: string;
   made_at: string;
   state: 'waiting' | 'synced' | 'attention';
@@ -101,7 +102,7 @@ export async function startLocal(personId: string, farm: string | null): Promise
   await chooseLocalFarm(farm);
 }
 
-/** The chosen farm changed: its "as of" and, online, a refresh. */
+/** The chosen farm changed: its "as of" and the queue's counts (the app then syncs, when online). */
 export async function chooseLocalFarm(farm: string | null): Promise<void> {
   farmId = farm;
   const db = await local();
