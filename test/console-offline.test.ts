@@ -618,3 +618,44 @@ test('a change sent over a day ago without an answer is not sent again by itself
   assert.equal((await events()).data.length, 1);
   await context.close();
 });
+
+test('offline, the event log takes an event on a paddock and on a device; each arrives once with its time', async () => {
+  const field = await fieldFarm('Event Log Farm');
+  const paddock = await make.paddock(world.t, field.key, field.farm.id, { name: 'Far paddock' });
+  const devices = await get<List<{ id: string }>>(field.key, `/v1/farms/${field.farm.id}/devices`);
+  const device = devices.data[0]?.id ?? '';
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Event log' }).click();
+  const form = page.getByRole('form', { name: 'Log an event' });
+  const log = async (type: string, about: string, id: string, notes: string, count: number) => {
+    await form.getByLabel('Type').fill(type);
+    await form.getByLabel('About a').selectOption(about);
+    await form.getByLabel('Its id').fill(id);
+    await form.getByLabel('Notes').fill(notes);
+    await form.getByRole('button', { name: 'Log event' }).click();
+    await page.getByText(`Waiting to sync (${count})`).waitFor();
+  };
+  await log('treatment', 'paddock', paddock.id, 'Sprayed thistles', 1);
+  await log('note', 'device', device, 'Trough float sticking', 2);
+  const madeBy = Date.now();
+  // The log shows what the phone holds: the two events not yet synced.
+  assert.equal(await page.locator('ul.history li').count(), 2);
+
+  // Back online: the sync starts by itself.
+  await context.setOffline(false);
+  await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  for (const [id, type] of [
+    [paddock.id, 'treatment'],
+    [device, 'note'],
+  ] as const) {
+    const events = await get<List<FarmEvent>>(
+      field.key,
+      `/v1/farms/${field.farm.id}/events?subject_id=${id}`,
+    );
+    assert.equal(events.data.length, 1, `${type} once`);
+    assert.equal(events.data[0]?.type, type);
+    assert.ok(Date.parse(events.data[0]?.at ?? '') <= madeBy, 'its time is when it was logged');
+  }
+  await context.close();
+});
