@@ -99,6 +99,7 @@ async function workerReady(page: Page): Promise<void> {
 interface QueuedChange {
   key: string;
   state: string;
+  first_sent_at: number | null;
   message: string | null;
   label: string;
 }
@@ -371,7 +372,14 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
   assert.match(asked[0] ?? '', /1 change made on this phone has not reached Farmstead yet/);
   assert.equal((await queued(page, personId)).length, 1, 'cancelled: nothing is deleted');
 
-  page.once('dialog', (dialog) => void dialog.accept());
+  // The person syncs from the button first; then signing out has nothing to warn about.
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.locator('.sync-bar').getByRole('button', { name: 'Sync now' }).click();
+  await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: /sign in/i }).waitFor();
   const names = await page.evaluate<(string | undefined)[]>(
@@ -379,6 +387,7 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
   );
   assert.ok(!names.includes(`farmstead-${personId}`), `left behind: ${names.join(', ')}`);
   assert.equal(await page.evaluate<string | null>("localStorage.getItem('farmstead.person')"), null);
+  assert.equal(asked.length, 1, 'no warning when everything had synced');
 
   // Another person signs in on the same phone (the same browser context): their own, empty, phone data.
   const next = await signedInPage(world, field.account, PHONE, 'crew');
@@ -579,15 +588,17 @@ test('a change sent over a day ago without an answer is not sent again by itself
   await refreshed(page, personId, field.farm.id);
 
   // Online, but the answer is lost: the change is queued as possibly arrived.
+  // (Held back from then on, so the queue cannot send it again before its time is moved.)
+  let reached = 0;
   await context.route('**/v1/farms/*/events', async (route) => {
     if (route.request().method() !== 'POST') return route.continue();
-    await route.fetch();
+    if (reached++ === 0) await route.fetch();
     return route.abort('connectionreset');
   });
   await logWeight(page, field.farm.id, field.bramble.id, 430);
-  await context.unrouteAll({ behavior: 'ignoreErrors' });
   const [change] = await queued(page, personId);
   assert.equal(change?.state, 'waiting');
+  assert.ok(change?.first_sent_at, 'it was sent once');
   // Its first sending moved 25 hours back: the server's key (kept 24 hours) may be gone.
   const args = JSON.stringify({
     name: `farmstead-${personId}`,
@@ -603,6 +614,7 @@ test('a change sent over a day ago without an answer is not sent again by itself
       tx.oncomplete = () => { open.result.close(); resolve(null); };
     };
   }))(${args})`);
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
 
   const posts: string[] = [];
   context.on('request', (r) => {
@@ -616,6 +628,15 @@ test('a change sent over a day ago without an answer is not sent again by itself
   const events = () =>
     get<List<FarmEvent>>(field.key, `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`);
   assert.equal((await events()).data.length, 1);
+
+  // Having checked, the person sends it again: a new request with a new key.
+  await card.getByRole('button', { name: 'Send again' }).click();
+  const resent = await waitFor('the resend', async () => {
+    const [now] = await queued(page, personId);
+    return now?.key !== change?.key && now?.state === 'synced' && now;
+  });
+  assert.ok(resent);
+  assert.equal((await events()).data.length, 2);
   await context.close();
 });
 
@@ -657,5 +678,34 @@ test('offline, the event log takes an event on a paddock and on a device; each a
     assert.equal(events.data[0]?.type, type);
     assert.ok(Date.parse(events.data[0]?.at ?? '') <= madeBy, 'its time is when it was logged');
   }
+  await context.close();
+});
+
+test('online, an answer lost on the way back: the change is sent again with the same key and is one record', async () => {
+  const field = await fieldFarm('Lost Answer Farm');
+  const { context, person } = await plainContext(field);
+  const personId = person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+  let first = true;
+  await context.route('**/v1/farms/*/events', async (route) => {
+    if (route.request().method() !== 'POST' || !first) return route.continue();
+    first = false;
+    await route.fetch();
+    return route.abort('connectionreset');
+  });
+  await logWeight(page, field.farm.id, field.bramble.id, 433);
+  await page.getByText('Waiting to sync (1)').waitFor();
+  // The next call that reaches the server starts the sync (here: opening the alerts).
+  await page.getByRole('link', { name: 'Alerts' }).click();
+  await waitFor('the resend', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  const events = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`,
+  );
+  assert.equal(events.data.length, 1, 'one record');
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
   await context.close();
 });

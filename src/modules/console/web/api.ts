@@ -119,6 +119,8 @@ export interface OfflineHooks {
   read(template: string, path: Record<string, string>, query: Record<string, unknown>): Promise<unknown>;
   queueable(method: Method, template: string): boolean;
   queue(change: QueuedCall): Promise<unknown>;
+  /** The body a queueable write is sent with, first attempt included (an event gets its `at` now). */
+  prepare(template: string, body: unknown): unknown;
   /** Told whether the last call reached the server (the banner's "offline" follows it). */
   reached(reached: boolean): void;
 }
@@ -215,10 +217,12 @@ async function viaOffline(
     if (!navigator.onLine) throw offlineError();
     return send(method, url, req.body, req.contentType);
   }
-  const call: QueuedCall = { key: newKey(), method, template, path, body: req.body ?? null, sent: false };
+  const body = hooks.prepare(template, req.body ?? null);
+  const call: QueuedCall = { key: newKey(), method, template, path, body, sent: false };
   if (!navigator.onLine) return hooks.queue(call);
   try {
-    const answer = await send(method, url, req.body, undefined, { 'idempotency-key': call.key });
+    // Sent with the body the queue would send again, so a retry under the same key is the same request.
+    const answer = await send(method, url, body ?? undefined, undefined, { 'idempotency-key': call.key });
     hooks.reached(true);
     return answer;
   } catch (err) {

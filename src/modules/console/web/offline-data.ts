@@ -651,7 +651,6 @@ export function syncNow(): Promise<void> {
 export async function retry(change: Change, body?: unknown): Promise<void> {
   const db = await local();
   if (!db) return;
-  await db.delete('queue', change.key);
   const next: Change = {
     ...change,
     key: newKey(),
@@ -660,7 +659,9 @@ export async function retry(change: Change, body?: unknown): Promise<void> {
     first_sent_at: null,
     body: body === undefined ? change.body : body,
   };
-  await db.put('queue', next);
+  // One transaction: the queue never shows the change gone.
+  const tx = db.transaction('queue', 'readwrite');
+  await Promise.all([tx.store.delete(change.key), tx.store.put(next), tx.done]);
   await countQueue();
   await syncNow();
 }

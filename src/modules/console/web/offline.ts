@@ -39,6 +39,11 @@ setOfflineHooks({
   read: async (template, path, query) => (await data()).read(template, path, query),
   queueable: (method, template) => QUEUEABLE[template] === method,
   queue: async (call: QueuedCall) => (await data()).queue(call),
+  prepare: (template, body) => {
+    // An event keeps the time it was logged, also when its first attempt gets no answer and it is resent.
+    if (template !== '/v1/farms/{farm}/events' || !body || (body as { at?: unknown }).at) return body;
+    return { ...(body as object), at: new Date().toISOString() };
+  },
   reached: (reached) => {
     if (reached === status.online) return;
     set({ online: reached });

@@ -85,14 +85,11 @@ function ChangeCard({
     ${
       change.state === 'attention' &&
       html`<div class="actions">
-        ${
-          fields.length > 0
-            ? html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>`
-            : html`<${ActionButton} label="Send again" kind="primary" action=${async () => {
-                await retry(change);
-                onChanged();
-              }} />`
-        }
+        ${fields.length > 0 && html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>`}
+        <${ActionButton} label="Send again" kind=${fields.length > 0 ? 'secondary' : 'primary'} action=${async () => {
+          await retry(change);
+          onChanged();
+        }} />
         <${ActionButton} label="Discard" action=${async () => {
           if (!confirm(`Discard “${change.label}”? It will not reach Farmstead.`)) return 'Kept.';
           await discard(change);
