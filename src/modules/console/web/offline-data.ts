@@ -572,7 +572,10 @@ async function sendChange(db: Local, change: Change, ids: Map<string, string>): 
     if (!(err instanceof ApiError)) throw err;
     // No answer, signed out, busy or our fault: try again later with the same key.
     if (err.status === 0 || err.status === 401 || err.status === 429 || err.status >= 500) return 'later';
-    if (err.status === 409 && err.param === 'Idempotency-Key') return 'later';
+    // The first sending of this key still running on the server: its answer comes next time. (Any other 409
+    // on the key means the request differs from the first: a person must look.)
+    if (err.status === 409 && err.param === 'Idempotency-Key' && /in progress/.test(err.message))
+      return 'later';
     change.state = 'attention';
     change.message = err.message;
     await db.put('queue', change);
