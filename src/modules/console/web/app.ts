@@ -218,11 +218,11 @@ function App() {
   // What the phone keeps follows the chosen farm (and the session's farms and catalog, to start offline).
   useEffect(() => {
     const session = store.session;
-    if (!ready || !session || !offlineStatus.online) return;
+    if (!ready || !session) return;
     const boot = { session, farms: store.farms, catalog: store.catalog, farmId: store.farmId };
     void keepBoot(boot)
       .then(() => chooseLocalFarm(store.farmId))
-      .then(() => syncNow());
+      .then(() => (offlineStatus.online ? syncNow() : undefined));
   }, [ready, store.farmId, store.farms]);
 
   useEffect(() => {
