@@ -10,7 +10,7 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from './http/idempoten
 import { ErrorSchema } from './http/schemas.ts';
 import { HOUR_MS } from './lib/time.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';
-import { AnimalSchema } from './modules/animals/schemas.ts';
+import { AnimalChangesSchema, AnimalSchema } from './modules/animals/schemas.ts';
 import { BriefSchema } from './modules/brief/schemas.ts';
 import {
   CommandRequestSchema,
@@ -46,6 +46,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   AlertSchema,
   RuleSchema,
   AnimalSchema,
+  AnimalChangesSchema,
   GroupSchema,
   PaddockSchema,
   GrazingStaySchema,

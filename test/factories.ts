@@ -197,6 +197,7 @@ export function animalRow(
     search_text: '',
     created_at: Date.now(),
     ...row,
+    changed_at: row.changed_at ?? row.created_at ?? Date.now(),
   };
 }
 

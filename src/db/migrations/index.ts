@@ -25,6 +25,7 @@ import * as m0028 from './0028_notifications.ts';
 import * as m0029 from './0029_oauth.ts';
 import * as m0030 from './0030_device_positions.ts';
 import * as m0031 from './0031_grazing.ts';
+import * as m0032 from './0032_animal_changes.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0029_oauth': m0029,
   '0030_device_positions': m0030,
   '0031_grazing': m0031,
+  '0032_animal_changes': m0032,
 };

@@ -47,6 +47,15 @@ export interface AnimalsTable {
   /** Lower-cased name, tag, EID and breed joined by newlines; what `q` searches. */
   search_text: string;
   created_at: number;
+  /** The animal's last write (creation, update, a group or paddock cleared under it): the field app's refresh. */
+  changed_at: number;
+}
+
+/** Deleted animals' ids, for the field app's refresh (migration 0032_animal_changes). */
+export interface AnimalRemovalsTable {
+  farm_id: string;
+  animal_id: string;
+  removed_at: number;
 }
 
 export interface TasksTable {
@@ -104,6 +113,7 @@ export interface RecordsTables {
   paddocks: PaddocksTable;
   animal_groups: AnimalGroupsTable;
   animals: AnimalsTable;
+  animal_removals: AnimalRemovalsTable;
   tasks: TasksTable;
   farm_events: FarmEventsTable;
   grazing_stays: GrazingStaysTable;

@@ -128,9 +128,18 @@ export async function animalsIn(db: Db, farmId: string, field: 'group_id' | 'pad
 }
 
 /** Takes every animal out of a group or paddock (the reference is cleared). */
-export async function clearAnimalsFrom(db: Db, field: 'group_id' | 'paddock_id', id: string): Promise<void> {
+export async function clearAnimalsFrom(
+  db: Db,
+  field: 'group_id' | 'paddock_id',
+  id: string,
+  now: number,
+): Promise<void> {
   const cleared = field === 'group_id' ? { group_id: null } : { paddock_id: null };
-  await db.updateTable('animals').set(cleared).where(field, '=', id).execute();
+  await db
+    .updateTable('animals')
+    .set({ ...cleared, changed_at: now })
+    .where(field, '=', id)
+    .execute();
 }
 
 /** Rows per INSERT of a bulk write (16 columns each: well under either engine's parameter limit). */
@@ -165,4 +174,71 @@ export async function eidHolders(
     for (const row of rows) if (row.eid !== null) holders.set(row.eid, row.id);
   }
   return holders;
+}
+
+/** Keeps the ids of deleted animals, so the field app's refresh learns they are gone. */
+export async function recordRemovals(
+  db: Db,
+  farmId: string,
+  ids: readonly string[],
+  now: number,
+): Promise<void> {
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    const rows = ids
+      .slice(i, i + INSERT_CHUNK)
+      .map((id) => ({ farm_id: farmId, animal_id: id, removed_at: now }));
+    await db.insertInto('animal_removals').values(rows).execute();
+  }
+}
+
+/** The ids of every animal the farm holds (the sample farm's reset records them all as removed). */
+export async function animalIdsOf(db: Db, farmId: string): Promise<string[]> {
+  const rows = await db.selectFrom('animals').select('id').where('farm_id', '=', farmId).execute();
+  return rows.map((r) => r.id);
+}
+
+/** A position in a farm's animals ordered by last change: (changed_at, id). */
+export interface ChangePosition {
+  at: number;
+  id: string;
+}
+
+/** Up to `limit` animals changed at or after `since`, past `after`, oldest change first (one more tells has_more). */
+export async function animalsChangedSince(
+  db: Db,
+  farmId: string,
+  since: number,
+  after: ChangePosition | null,
+  limit: number,
+): Promise<AnimalRow[]> {
+  let query = db
+    .selectFrom('animals')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .where('changed_at', '>=', since);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('changed_at', '>', after.at),
+        eb.and([eb('changed_at', '=', after.at), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query
+    .orderBy('changed_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+}
+
+/** The ids of the farm's animals deleted at or after `since`. */
+export async function animalsRemovedSince(db: Db, farmId: string, since: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('animal_removals')
+    .select('animal_id')
+    .distinct()
+    .where('farm_id', '=', farmId)
+    .where('removed_at', '>=', since)
+    .execute();
+  return rows.map((r) => r.animal_id);
 }

@@ -1,9 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
+import { apiCaller } from '../../http/auth.ts';
+import { described, errorResponses, FarmParams } from '../../http/schemas.ts';
 import { recordRoutes } from '../records/routes.ts';
-import { AnimalListQuery, CreateAnimalBody, UpdateAnimalBody } from './schemas.ts';
-import { createAnimal, deleteAnimal, getAnimal, listAnimals, updateAnimal } from './service.ts';
+import { AnimalChangesQuery, AnimalListQuery, CreateAnimalBody, UpdateAnimalBody } from './schemas.ts';
+import {
+  animalChanges,
+  createAnimal,
+  deleteAnimal,
+  getAnimal,
+  listAnimals,
+  updateAnimal,
+} from './service.ts';
 
 export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Animals'];
@@ -37,4 +47,23 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       delete: deleteAnimal,
     },
   });
+
+  app.get(
+    '/v1/farms/:farm/animals/changes',
+    {
+      schema: {
+        operationId: 'listAnimalChanges',
+        tags,
+        summary:
+          "What changed among a farm's animals since a point, and which were deleted (the field app's incremental refresh)",
+        params: FarmParams,
+        querystring: AnimalChangesQuery,
+        response: {
+          200: described(Type.Ref('AnimalChanges'), 'Animals changed since `since`, a page at a time.'),
+          ...errorResponses('unauthorized', 'not_found', 'invalid_request'),
+        },
+      },
+    },
+    async (request) => animalChanges(db, apiCaller(request), request.params.farm, request.query),
+  );
 };

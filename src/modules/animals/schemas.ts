@@ -134,7 +134,54 @@ export const AnimalListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** How many animals one page of changes holds at most (the field app's refresh; docs/offline.md). */
+export const MAX_CHANGES_PAGE = 1000;
+
+export const AnimalChangesQuery = Type.Object(
+  {
+    since: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,16}$',
+        description:
+          'The `next_since` of an earlier answer: only animals changed and removed since then. Absent: every animal (the first download).',
+      }),
+    ),
+    after: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,16}_[A-Za-z0-9_]{1,100}$',
+        description: 'The `next_after` of the previous page of the same refresh.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_CHANGES_PAGE,
+        description: `Page size, 1 to ${MAX_CHANGES_PAGE} (default ${MAX_CHANGES_PAGE}).`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AnimalChangesSchema = Type.Object(
+  {
+    data: Type.Array(Type.Ref('Animal'), { description: 'Animals added or changed, oldest change first.' }),
+    removed: Type.Array(Type.String(), {
+      description: 'Ids of animals deleted since `since` (on the first page of a refresh only; else empty).',
+    }),
+    has_more: Type.Boolean({ description: 'True when more changes remain; pass next_after as after.' }),
+    next_after: Nullable(Type.String({ description: 'Cursor for the next page of this refresh, or null.' })),
+    next_since: Type.String({
+      description:
+        "What to pass as `since` next time, once every page is read (the first page's value: the time this refresh began, less a minute for writes still committing).",
+    }),
+  },
+  { $id: 'AnimalChanges', title: 'AnimalChanges' },
+);
+
 export type Animal = Static<typeof AnimalSchema>;
+export type AnimalChanges = Static<typeof AnimalChangesSchema>;
+export type AnimalChangesInput = Static<typeof AnimalChangesQuery>;
 export type CreateAnimalInput = Static<typeof CreateAnimalBody>;
 export type UpdateAnimalInput = Static<typeof UpdateAnimalBody>;
 export interface AnimalFilters {

@@ -18,14 +18,32 @@ import { emitEvent } from '../webhooks/emit.ts';
 import {
   type AnimalRow,
   animalPage,
+  animalsChangedSince,
   animalsIn,
+  animalsRemovedSince,
   animalValues,
   clearAnimalsFrom,
   findEidHolder,
+  recordRemovals,
   searchTextOf,
   toAnimal,
 } from './repository.ts';
-import type { Animal, AnimalFilters, CreateAnimalInput, UpdateAnimalInput } from './schemas.ts';
+import {
+  type Animal,
+  type AnimalChanges,
+  type AnimalChangesInput,
+  type AnimalFilters,
+  type CreateAnimalInput,
+  MAX_CHANGES_PAGE,
+  type UpdateAnimalInput,
+} from './schemas.ts';
+
+/**
+ * How far back a refresh's `next_since` reaches before the moment it began: a write committing later than it
+ * stamped `changed_at` (a transaction up to this long) is still seen by the next refresh. An animal seen
+ * twice is stored twice on the phone, which changes nothing.
+ */
+export const CHANGES_OVERLAP_MS = 60_000;
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
 
@@ -60,6 +78,35 @@ export async function listAnimals(
 ): Promise<Page<Animal>> {
   const farm = await requireFarm(db, scope, farmId);
   return animalPage(db, farm.id, filters, page);
+}
+
+/**
+ * What changed among a farm's animals since `since` (every animal when absent), a page at a time, and
+ * which were deleted: the field app's incremental refresh (docs/offline.md).
+ */
+export async function animalChanges(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: AnimalChangesInput,
+  now: number = Date.now(),
+): Promise<AnimalChanges> {
+  const farm = await requireFarm(db, scope, farmId);
+  const since = input.since === undefined ? 0 : Number(input.since);
+  const limit = input.limit ?? MAX_CHANGES_PAGE;
+  const [at, ...rest] = input.after?.split('_') ?? [];
+  const after = at === undefined ? null : { at: Number(at), id: rest.join('_') };
+  const rows = await animalsChangedSince(db, farm.id, since, after, limit);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > limit && last !== undefined;
+  return {
+    data: page.map(toAnimal),
+    removed: after === null && since > 0 ? await animalsRemovedSince(db, farm.id, since) : [],
+    has_more: hasMore,
+    next_after: hasMore ? `${last.changed_at}_${last.id}` : null,
+    next_since: String(Math.max(0, now - CHANGES_OVERLAP_MS)),
+  };
 }
 
 /** The species, breeds and statuses a farm's animals have (at most `limit` of each): what filters can match. */
@@ -108,6 +155,7 @@ export function newAnimalRow(
     fields: JSON.stringify(input.fields ?? {}),
     search_text: searchTextOf(base),
     created_at: now,
+    changed_at: now,
   };
 }
 
@@ -173,6 +221,7 @@ export async function updateAnimal(
       next.fields = mergedFreeFormJson('fields', merged, row.fields);
     }
     next.search_text = searchTextOf(next);
+    next.changed_at = now;
 
     const groupChanged = next.group_id !== row.group_id;
     const paddockChanged = next.paddock_id !== row.paddock_id;
@@ -237,13 +286,16 @@ export async function removeAnimalsFrom(
     const to = { group_id: animal.group_id, paddock_id: animal.paddock_id, [field]: null };
     await recordMove(trx, animal, to, reason, now);
   }
-  await clearAnimalsFrom(trx, field, id);
+  await clearAnimalsFrom(trx, field, id, now);
 }
 
 /** Deletes the animal. Its farm events stay in the log (history is not rewritten). */
 export async function deleteAnimal(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
   const row = await loadScoped(db, scope, 'animal', id);
-  await deleteRecord(db, 'animal', row.id);
+  await inTransaction(db, async (trx) => {
+    await deleteRecord(trx, 'animal', row.id);
+    await recordRemovals(trx, row.farm_id, [row.id], Date.now());
+  });
   return { id: row.id, deleted: true };
 }
 

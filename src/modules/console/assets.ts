@@ -35,6 +35,8 @@ const VENDOR: Record<string, string> = {
   // Leaflet 1.9 ships no minified ESM build: its minified UMD file is served as a module (see UMD_VENDOR);
   // imported only by web/map.ts (the paddocks page).
   leaflet: 'leaflet/dist/leaflet.js',
+  // IndexedDB with promises (web/offline.ts: the field app's data and queue on the phone); one ESM file.
+  idb: 'idb/build/index.js',
 };
 
 /**
@@ -62,6 +64,9 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/language.ts',
   'vendor/leaflet.mjs',
   'src/modules/console/web/map.ts',
+  // The field app's data and queue: imported by web/offline.ts once the page is shown (docs/offline.md).
+  'vendor/idb.mjs',
+  'src/modules/console/web/offline-data.ts',
 ]);
 
 export const ASSET_PREFIX = '/console/assets';
@@ -212,9 +217,9 @@ ${preload}
 `;
 }
 
-async function build(): Promise<ConsoleBundle> {
+async function build(release: string): Promise<ConsoleBundle> {
   const sources = await collectSources();
-  const digest = createHash('sha256');
+  const digest = createHash('sha256').update(release);
   for (const [file, { text }] of [...sources].sort(([a], [b]) => a.localeCompare(b))) {
     digest.update(file).update('\0').update(text).update('\0');
   }
@@ -254,8 +259,14 @@ async function build(): Promise<ConsoleBundle> {
     }
     return made;
   };
-  // The worker is a classic script (no imports), so its own file is read, stripped and versioned here.
-  const worker = `const VERSION = '${hash}';\n${await loadSource(SERVICE_WORKER)}`;
+  // The worker is a classic script (no imports), so its own file is read, stripped and versioned here, with
+  // the list of this version's files it keeps for offline use (docs/offline.md).
+  const precache = [
+    ...[...assets.keys()].map((file) => `${base}/${file}`),
+    '/manifest.webmanifest',
+    ...ICON_SIZES.map((size) => `/icons/icon-${size}.png`),
+  ];
+  const worker = `const VERSION = '${hash}';\nconst PRECACHE = ${JSON.stringify(precache)};\n${await loadSource(SERVICE_WORKER)}`;
   if (importsOf(worker).length > 0) throw new Error(`${SERVICE_WORKER} must not import anything`);
   const installFiles = new Map<string, Asset>([
     [
@@ -277,9 +288,18 @@ let built: Promise<ConsoleBundle> | undefined;
 
 /** The console's files, built on first use and shared by every app in the process (they never change). */
 export function consoleBundle(): Promise<ConsoleBundle> {
-  built ??= build().catch((err: unknown) => {
+  built ??= build('').catch((err: unknown) => {
     built = undefined;
     throw err;
   });
+  return built;
+}
+
+/**
+ * Serves a new version of the console from now on, as a deploy of changed files does (its hash, URLs and
+ * worker VERSION are new; `release` only tells it apart). For the service worker's update test.
+ */
+export function deployConsoleBundle(release: string): Promise<ConsoleBundle> {
+  built = build(release);
   return built;
 }

@@ -42,6 +42,8 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/settings/integrations', page: 'integrations', title: 'Integrations', roles: ['owner'] },
   { path: '/people', page: 'people', title: 'People', nav: true, roles: ['owner'] },
   { path: '/account', page: 'account', title: 'Your account' },
+  // The field app's queue (docs/offline.md): linked from the "Waiting to sync" bar, not the navigation.
+  { path: '/sync', page: 'sync', title: 'Waiting to sync' },
   { path: '/connect', page: 'connect', title: 'Connect an agent', bare: true },
   { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },
   { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true },

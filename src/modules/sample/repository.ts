@@ -3,6 +3,7 @@ import type { Db } from '../../db/schema.ts';
 import type { DevicePositionsTable } from '../../db/tables/devices.ts';
 import { SEQ_NEVER_STREAMED } from '../../db/tables/foundation.ts';
 import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
+import { animalIdsOf, recordRemovals } from '../animals/repository.ts';
 import type { Scope } from '../farms/access.ts';
 import { bumpRulesVersion } from '../rules/repository.ts';
 
@@ -21,6 +22,7 @@ export async function clearFarmContents(db: Db, farmId: string): Promise<void> {
   await bumpRulesVersion(db, farmId);
   await db.deleteFrom('tasks').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('farm_events').where('farm_id', '=', farmId).execute();
+  await recordRemovals(db, farmId, await animalIdsOf(db, farmId), Date.now());
   await db.deleteFrom('animals').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('animal_groups').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('paddocks').where('farm_id', '=', farmId).execute();

@@ -416,6 +416,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/animals/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What changed among a farm's animals since a point, and which were deleted (the field app's incremental refresh) */
+        get: operations["listAnimalChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/animals/export": {
         parameters: {
             query?: never;
@@ -1605,6 +1622,18 @@ export interface components {
             /** @description Known values: active, sold, dead, culled, missing (default active). */
             status: string;
             tag: string | null;
+        };
+        /** AnimalChanges */
+        AnimalChanges: {
+            /** @description Animals added or changed, oldest change first. */
+            data: components["schemas"]["Animal"][];
+            /** @description True when more changes remain; pass next_after as after. */
+            has_more: boolean;
+            next_after: string | null;
+            /** @description What to pass as `since` next time, once every page is read (the first page's value: the time this refresh began, less a minute for writes still committing). */
+            next_since: string;
+            /** @description Ids of animals deleted since `since` (on the first page of a refresh only; else empty). */
+            removed: string[];
         };
         /**
          * Brief
@@ -6022,6 +6051,80 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAnimalChanges: {
+        parameters: {
+            query?: {
+                /** @description The `next_after` of the previous page of the same refresh. */
+                after?: string;
+                /** @description Page size, 1 to 1000 (default 1000). */
+                limit?: number;
+                /** @description The `next_since` of an earlier answer: only animals changed and removed since then. Absent: every animal (the first download). */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Animals changed since `since`, a page at a time. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnimalChanges"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

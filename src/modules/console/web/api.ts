@@ -110,6 +110,43 @@ type RequestArg<M extends Method, P extends PathOf<M>> =
 
 const READS = new Set<Method>(['GET']);
 
+/**
+ * The field app's side of every call (offline.ts installs it, so this file imports no IndexedDB code):
+ * `read` answers a GET from what the phone keeps when the network fails; `queue` keeps a write that can
+ * wait (`queueable`) and answers it as the phone now sees it. Both are undefined for what the phone cannot do.
+ */
+export interface OfflineHooks {
+  read(template: string, path: Record<string, string>, query: Record<string, unknown>): Promise<unknown>;
+  queueable(method: Method, template: string): boolean;
+  queue(change: QueuedCall): Promise<unknown>;
+  /** The body a queueable write is sent with, first attempt included (an event gets its `at` now). */
+  prepare(template: string, body: unknown): unknown;
+  /** Told whether the last call reached the server (the banner's "offline" follows it). */
+  reached(reached: boolean): void;
+}
+
+/** A write kept for later: its Idempotency-Key and whether a first attempt was sent (it may have arrived). */
+export interface QueuedCall {
+  key: string;
+  method: Method;
+  template: string;
+  path: Record<string, string>;
+  body: unknown;
+  sent: boolean;
+}
+
+let offline: OfflineHooks | null = null;
+
+export function setOfflineHooks(hooks: OfflineHooks | null): void {
+  offline = hooks;
+}
+
+/** A new Idempotency-Key (random, 128 bits, as a UUID would be; works outside secure contexts too). */
+export function newKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /** The URL of a path template with its parameters and query. */
 export function urlOf(
   template: string,
@@ -140,11 +177,99 @@ export async function api<M extends Method, P extends PathOf<M>>(
     contentType?: string;
   };
   const url = urlOf(path, req.path, req.query);
-  return send(method, url, req.body, req.contentType) as Promise<Reply<M, P>>;
+  if (!offline) return send(method, url, req.body, req.contentType) as Promise<Reply<M, P>>;
+  return (await viaOffline(offline, method, path, url, req)) as Reply<M, P>;
 }
 
-async function send(method: Method, url: string, body: unknown, contentType?: string): Promise<unknown> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+/** A call with the field app in place: reads fall back to the phone's data, writes that can wait are queued. */
+async function viaOffline(
+  hooks: OfflineHooks,
+  method: Method,
+  template: string,
+  url: string,
+  req: {
+    path?: Record<string, string>;
+    query?: Record<string, unknown>;
+    body?: unknown;
+    contentType?: string;
+  },
+): Promise<unknown> {
+  const path = req.path ?? {};
+  if (method === 'GET') {
+    const local = () => hooks.read(template, path, req.query ?? {});
+    if (!navigator.onLine) {
+      const kept = await local();
+      if (kept !== undefined) return kept;
+    }
+    try {
+      const answer = await send(method, url, req.body, req.contentType);
+      hooks.reached(true);
+      return answer;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 0) throw err;
+      hooks.reached(false);
+      const kept = await local();
+      if (kept === undefined) throw offlineError();
+      return kept;
+    }
+  }
+  if (!hooks.queueable(method, template)) {
+    if (!navigator.onLine) throw offlineError();
+    return send(method, url, req.body, req.contentType);
+  }
+  const body = hooks.prepare(template, req.body ?? null);
+  const call: QueuedCall = { key: newKey(), method, template, path, body, sent: false };
+  if (!navigator.onLine) return hooks.queue(call);
+  try {
+    // Sent with the body the queue would send again, so a retry under the same key is the same request.
+    const answer = await send(method, url, body ?? undefined, undefined, { 'idempotency-key': call.key });
+    hooks.reached(true);
+    return answer;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 0) throw err;
+    // No answer: it may or may not have arrived; the queue sends it again with the same key.
+    hooks.reached(false);
+    return hooks.queue({ ...call, sent: true });
+  }
+}
+
+function offlineError(): ApiError {
+  return new ApiError(
+    0,
+    'network_error',
+    'You are offline, and this is not kept on the phone. It needs a connection.',
+  );
+}
+
+/** The answer to one request, and whether the server replayed it for an Idempotency-Key it had seen. */
+export interface Sent {
+  data: unknown;
+  replayed: boolean;
+}
+
+/** Sends one request as it is (the sync's own way, with its Idempotency-Key), rejecting with an ApiError. */
+export async function sendRaw(
+  method: Method,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Sent> {
+  let replayed = false;
+  const data = await send(method, url, body, undefined, headers, (r) => {
+    replayed = r.headers.get('idempotent-replayed') === 'true';
+  });
+  return { data, replayed };
+}
+
+async function send(
+  method: Method,
+  url: string,
+  body: unknown,
+  contentType?: string,
+  extra: Record<string, string> = {},
+  look?: (response: Response) => void,
+): Promise<unknown> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extra };
   if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
   if (!READS.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;
@@ -162,6 +287,7 @@ async function send(method: Method, url: string, body: unknown, contentType?: st
       'Farmstead could not be reached. Check the connection and try again.',
     );
   }
+  look?.(response);
   if (response.status === 204) return null;
   let data: { error?: { code?: string; message?: string; param?: string } } | null = null;
   try {

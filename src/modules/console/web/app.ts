@@ -4,19 +4,34 @@
  * live/test switch, the navigation and sign-out.
  */
 import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
-import { api, type Problem, whenSignedOut } from './api.ts';
+import { ApiError, api, type Problem, whenSignedOut } from './api.ts';
 import { NewFarm } from './farm-form.ts';
 import { type ComponentChildren, html, inputValue, render, useEffect, useRef, useState } from './lib.ts';
+import {
+  chooseLocalFarm,
+  forgetLocal,
+  keepBoot,
+  offlineBoot,
+  status as offlineStatus,
+  startLocal,
+  syncNow,
+  unsyncedCount,
+  useOffline,
+} from './offline.ts';
+import { OfflineBar } from './offline-bar.ts';
 import { PAGE_MODULES, type PageModule, type PageName } from './pages/index.ts';
 import { matchPage, navigate, useLocation } from './router.ts';
 import {
+  type Catalog,
   chooseFarm,
   loadCatalog,
   loadFarms,
   loadSession,
   setSession,
   signedIn,
+  state,
   switchMode,
+  update,
   useStore,
 } from './store.ts';
 import { useStreamStatus } from './stream.ts';
@@ -82,7 +97,8 @@ function ModeSwitch() {
 
 function StreamBadge() {
   const status = useStreamStatus();
-  if (status === 'off') return null;
+  const { online } = useOffline();
+  if (status === 'off' || !online) return null;
   return html`<span class=${`stream ${status}`} title="Updates arrive without reloading">
     ${status === 'live' ? 'Live' : 'Connecting…'}</span>`;
 }
@@ -93,7 +109,12 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
   const [error, setError] = useState<Problem | null>(null);
   const signOut = async () => {
     try {
+      // Signing out deletes what this phone keeps for the person, their unsynced changes too: say so first.
+      const unsynced = await unsyncedCount();
+      const question = `${unsynced} change${unsynced === 1 ? '' : 's'} made on this phone ${unsynced === 1 ? 'has' : 'have'} not reached Farmstead yet. Signing out deletes ${unsynced === 1 ? 'it' : 'them'}. Sign out anyway?`;
+      if (unsynced > 0 && !confirm(question)) return;
       await api('DELETE', '/v1/session');
+      await forgetLocal();
       setSession(null);
       navigate('/sign-in');
     } catch (err) {
@@ -131,6 +152,7 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
       </ul></nav>
       <${ErrorText} error=${error} />
     </header>
+    <${OfflineBar} />
     <main id="main" tabindex="-1">${children}</main>`;
 }
 
@@ -167,12 +189,24 @@ function App() {
     if (!route || route.public || ready || booting.current) return;
     booting.current = true;
     (async () => {
-      const session = store.session ?? (await loadSession());
+      let session: Awaited<ReturnType<typeof loadSession>>;
+      try {
+        session = store.session ?? (await loadSession());
+      } catch (err) {
+        // No network: start from what the phone kept for the last person signed in on it.
+        const boot = err instanceof ApiError && err.status === 0 ? await offlineBoot() : null;
+        if (!boot) throw err;
+        setSession(boot.session);
+        update({ farms: boot.farms, farmId: boot.farmId, catalog: boot.catalog as Catalog });
+        setBoot({ for: boot.session.csrf_token, error: null });
+        return;
+      }
       if (!session) {
         navigate(signInUrl(), { replace: true });
         return;
       }
       await Promise.all([loadFarms(), loadCatalog()]);
+      await startLocal(session.person.id, state.farmId);
       setBoot({ for: session.csrf_token, error: null });
     })()
       .catch((err: unknown) => setBoot({ for: null, error: problemOf(err) }))
@@ -180,6 +214,16 @@ function App() {
         booting.current = false;
       });
   }, [route, store.session, ready]);
+
+  // What the phone keeps follows the chosen farm (and the session's farms and catalog, to start offline).
+  useEffect(() => {
+    const session = store.session;
+    if (!ready || !session) return;
+    const boot = { session, farms: store.farms, catalog: store.catalog, farmId: store.farmId };
+    void keepBoot(boot)
+      .then(() => chooseLocalFarm(store.farmId))
+      .then(() => (offlineStatus.online ? syncNow() : undefined));
+  }, [ready, store.farmId, store.farms]);
 
   useEffect(() => {
     document.title = route ? `${route.title} · Farmstead` : 'Farmstead';

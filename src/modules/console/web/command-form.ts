@@ -9,6 +9,7 @@ import type { ParamSpec } from '../../../domain/command-params.ts';
 import { type ConfirmationNeed, needsConfirmation } from '../../../domain/confirmation.ts';
 import { api, type Problem, type Schema } from './api.ts';
 import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
+import { useOffline } from './offline.ts';
 import type { Farm } from './store.ts';
 import { ErrorText, problemOf, useLoad } from './ui.ts';
 
@@ -210,6 +211,8 @@ export function CommandForm({
   const [error, setError] = useState<Problem | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const command = commands.find((c) => c.name === name);
+  // Never queued: a door opened hours later, when the signal returns, is dangerous (docs/offline.md).
+  const { online } = useOffline();
 
   const send = async () => {
     setBusy(true);
@@ -274,8 +277,9 @@ export function CommandForm({
           setParams(next);
         }} />`,
     )}
+    ${!online && html`<p class="caution" role="status">Sending a command needs a connection: commands are never kept to send later.</p>`}
     <div class="actions">
-      <button type="submit" class="button primary" disabled=${busy || !command}>${busy ? 'Sending…' : 'Send'}</button>
+      <button type="submit" class="button primary" disabled=${busy || !command || !online}>${busy ? 'Sending…' : 'Send'}</button>
       ${done && html`<span class="done" role="status">${done}</span>`}
     </div>
     <${ErrorText} error=${error} />

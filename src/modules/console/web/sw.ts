@@ -1,8 +1,13 @@
 /**
  * The console's service worker (served at /sw.js, a classic script: no imports). Small on purpose:
  *  - versioned: the server puts the console bundle's hash in VERSION, so each deploy is a new worker that
- *    takes over at once and deletes every cache of an older version (the offline field app builds its caches
- *    on this, named `farmstead-<VERSION>-…`);
+ *    takes over at once and deletes every cache of an older version;
+ *  - offline (docs/offline.md): on install it caches the console's HTML and every file of this version
+ *    (PRECACHE, the server's list) in `farmstead-<VERSION>-shell`, and refuses to install if the HTML it got
+ *    is of another version (no mixed versions); a page opened without a network gets the cached HTML, and
+ *    the console's files come from the cache first (they never change under one URL);
+ *  - Background Sync: a `sync` event asks the open console windows to send their queue (the app does the
+ *    sending, and also syncs on `online`, on start and from its button, so nothing relies on this);
  *  - push: shows the notification the server sent (modules/notifications: title, body with reason, farm
  *    and time), with the actions Acknowledge and Open, `requireInteraction` for urgent alerts;
  *  - notificationclick: Acknowledge posts the notification's single-use token to
@@ -10,6 +15,8 @@
  */
 
 declare const VERSION: string;
+/** Every URL of this version to keep for offline use: the console's files, the manifest and icons. */
+declare const PRECACHE: string[];
 
 /** The parts of the worker's global scope used here (the DOM library has no service worker types). */
 interface WorkerScope {
@@ -24,8 +31,13 @@ interface WorkerScope {
   skipWaiting(): Promise<void>;
   addEventListener(type: string, listener: (event: WorkerEvent) => void): void;
 }
+interface FetchEventLike {
+  request: Request;
+  respondWith(response: Promise<Response>): void;
+}
 interface WindowClientLike {
   url: string;
+  postMessage(message: unknown): void;
   focus(): Promise<unknown>;
   navigate(url: string): Promise<unknown>;
 }
@@ -53,9 +65,24 @@ interface Pushed {
 
 const worker = self as unknown as WorkerScope;
 const CACHE_PREFIX = 'farmstead-';
+const SHELL = `${CACHE_PREFIX}${VERSION}-shell`;
+/** The one HTML page every console path answers, kept under this key. */
+const PAGE = '/';
 
-worker.addEventListener('install', () => {
-  void worker.skipWaiting();
+/** Caches this version's page and files; fails (and the old worker stays) if any is missing or another version's. */
+async function precache(): Promise<void> {
+  const cache = await caches.open(SHELL);
+  const page = await fetch(PAGE, { cache: 'no-store', credentials: 'same-origin' });
+  const html = await page.clone().text();
+  if (!page.ok || !html.includes(`/console/assets/${VERSION}/`)) {
+    throw new Error(`the console page is not of version ${VERSION}`);
+  }
+  await cache.put(PAGE, page);
+  await cache.addAll(PRECACHE);
+}
+
+worker.addEventListener('install', (event) => {
+  event.waitUntil(precache().then(() => worker.skipWaiting()));
 });
 
 worker.addEventListener('activate', (event) => {
@@ -68,6 +95,44 @@ worker.addEventListener('activate', (event) => {
       }
       await worker.clients.claim();
     })(),
+  );
+});
+
+/** A page: the network's, else (offline) the cached console page, which routes any path itself. */
+async function page(request: Request): Promise<Response> {
+  try {
+    return await fetch(request);
+  } catch (err) {
+    const cached = await caches.open(SHELL).then((cache) => cache.match(PAGE));
+    if (cached) return cached;
+    throw err;
+  }
+}
+
+/** A console file: from this version's cache, else the network. */
+async function file(request: Request): Promise<Response> {
+  const cached = await caches.open(SHELL).then((cache) => cache.match(request));
+  return cached ?? fetch(request);
+}
+
+worker.addEventListener('fetch', (event) => {
+  const { request } = event as unknown as FetchEventLike;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== location.origin) return;
+  const respond = (event as unknown as FetchEventLike).respondWith.bind(event);
+  if (request.mode === 'navigate' && !url.pathname.startsWith('/v1/') && url.pathname !== '/sw.js') {
+    respond(page(request));
+  } else if (url.pathname.startsWith('/console/assets/') || PRECACHE.includes(url.pathname)) {
+    respond(file(request));
+  }
+});
+
+worker.addEventListener('sync', (event) => {
+  event.waitUntil(
+    worker.clients.matchAll({ type: 'window', includeUncontrolled: false }).then((open) => {
+      for (const client of open) client.postMessage({ type: 'sync' });
+    }),
   );
 });
 

@@ -24,6 +24,7 @@ export const PAGE_MODULES = {
   integrations: () => import('./integrations.ts'),
   people: () => import('./people.ts'),
   account: () => import('./account.ts'),
+  sync: () => import('./sync.ts'),
   connect: () => import('./connect.ts'),
   'sign-in': () => import('./sign-in.ts'),
   setup: () => import('./setup.ts'),

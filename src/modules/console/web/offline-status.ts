@@ -1,0 +1,46 @@
+/**
+ * The field app's state for the shell and pages (docs/offline.md): whether the server is reachable, how old
+ * the phone's data is, how many changes wait. Kept apart from offline-data.ts (IndexedDB, the queue), which
+ * loads after the first page is shown, so this small part is all a page's first load carries.
+ */
+import { useEffect, useState } from './lib.ts';
+
+export interface OfflineStatus {
+  /** Whether the last call reached the server (and the browser says it is online). */
+  online: boolean;
+  /** When the chosen farm's data on the phone was last refreshed (ISO), or null. */
+  asOf: string | null;
+  waiting: number;
+  attention: number;
+  syncing: boolean;
+  /** A new console version took over this tab's worker: reload to use it. */
+  updated: boolean;
+}
+
+export const status: OfflineStatus = {
+  online: navigator.onLine,
+  asOf: null,
+  waiting: 0,
+  attention: 0,
+  syncing: false,
+  updated: false,
+};
+const listeners = new Set<() => void>();
+
+export function set(patch: Partial<OfflineStatus>): void {
+  Object.assign(status, patch);
+  for (const listener of listeners) listener();
+}
+
+/** The field app's state; the component re-renders when it changes. */
+export function useOffline(): OfflineStatus {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const listener = () => setTick((n) => n + 1);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }, []);
+  return status;
+}

@@ -1,0 +1,132 @@
+/**
+ * Waiting to sync: every change made on this phone that the server has not taken yet, and the latest it
+ * took, each with its state — waiting, synced (with a note when someone had done it already), or needs
+ * attention with the server's own words and the choice to fix it (the fields it sent, edited) or discard it.
+ */
+import { Field } from '../form.ts';
+import { html, useEffect, useState } from '../lib.ts';
+import { type Change, discard, listQueue, retry, syncNow, useOffline } from '../offline.ts';
+import { ActionButton, farmTime } from '../ui.ts';
+import type { PageProps } from './page.ts';
+
+const STATE_TEXT: Record<Change['state'], string> = {
+  waiting: 'Waiting',
+  synced: 'Synced',
+  attention: 'Needs attention',
+};
+
+/** The fields of a change a person can fix: its plain members and its `data` members, as text. */
+function fixable(body: unknown): [string, string][] {
+  const out: [string, string][] = [];
+  const add = (prefix: string, record: Record<string, unknown>) => {
+    for (const [name, value] of Object.entries(record)) {
+      if (typeof value === 'string' || typeof value === 'number')
+        out.push([`${prefix}${name}`, String(value)]);
+    }
+  };
+  const b = (body ?? {}) as Record<string, unknown>;
+  add('', b);
+  if (b.data && typeof b.data === 'object') add('data.', b.data as Record<string, unknown>);
+  return out;
+}
+
+function fixed(body: unknown, form: FormData): unknown {
+  const next = structuredClone((body ?? {}) as Record<string, unknown>);
+  for (const [name, value] of form) {
+    const [outer, inner] = name.startsWith('data.') ? ['data', name.slice(5)] : [null, name];
+    const target = (outer ? next.data : next) as Record<string, unknown>;
+    const was = target[inner];
+    target[inner] =
+      typeof was === 'number' && value !== '' && Number.isFinite(Number(value))
+        ? Number(value)
+        : String(value);
+  }
+  return next;
+}
+
+function Fix({ change, onClose }: { change: Change; onClose(): void }) {
+  const fields = fixable(change.body);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    await retry(change, fixed(change.body, new FormData(event.currentTarget as HTMLFormElement)));
+    setBusy(false);
+    onClose();
+  };
+  return html`<form class="panel" onSubmit=${submit} aria-label=${`Fix: ${change.label}`}>
+    <div class="form-grid">
+      ${fields.map(([name, value]) => html`<${Field} name=${name} label=${name.replace('data.', '')} value=${value} idPrefix=${change.key} error=${null} />`)}
+    </div>
+    <div class="actions">
+      <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Sending…' : 'Send again'}</button>
+      <button type="button" class="button link" onClick=${onClose}>Cancel</button>
+    </div>
+  </form>`;
+}
+
+function ChangeCard({
+  change,
+  timezone,
+  onChanged,
+}: {
+  change: Change;
+  timezone: string;
+  onChanged(): void;
+}) {
+  const [fixing, setFixing] = useState(false);
+  const kind = change.state === 'attention' ? 'needs-attention' : change.state;
+  const fields = fixable(change.body);
+  return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
+    <div class="card-head"><h2 class="card-title">${change.label}</h2>
+      <span class=${`status ${kind}`}>${STATE_TEXT[change.state]}</span></div>
+    <p class="small muted">Made ${farmTime(change.made_at, timezone)}${change.synced_at ? ` · synced ${farmTime(change.synced_at, timezone)}` : ''}</p>
+    ${change.message && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${change.message}</p>`}
+    ${
+      change.state === 'attention' &&
+      html`<div class="actions">
+        ${fields.length > 0 && html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>`}
+        <${ActionButton} label="Send again" kind=${fields.length > 0 ? 'secondary' : 'primary'} action=${async () => {
+          await retry(change);
+          onChanged();
+        }} />
+        <${ActionButton} label="Discard" action=${async () => {
+          if (!confirm(`Discard “${change.label}”? It will not reach Farmstead.`)) return 'Kept.';
+          await discard(change);
+          onChanged();
+          return 'Discarded.';
+        }} />
+      </div>`
+    }
+    ${
+      fixing &&
+      html`<${Fix} change=${change} onClose=${() => {
+        setFixing(false);
+        onChanged();
+      }} />`
+    }
+  </li>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const s = useOffline();
+  const [changes, setChanges] = useState<Change[] | null>(null);
+  const load = () => void listQueue().then(setChanges);
+  // The list follows the queue: each sync or new change is shown as it happens.
+  useEffect(load, [s.waiting, s.attention, s.syncing]);
+  if (!changes) return html`<p class="muted" role="status">Loading…</p>`;
+  const newest = [...changes].reverse();
+  return html`<section>
+    <h1>Waiting to sync</h1>
+    <p class="muted">Changes made on this phone reach Farmstead in the order they were made, by themselves when
+      there is signal.</p>
+    <div class="actions">
+      <${ActionButton} label="Sync now" busyLabel="Syncing…" disabled=${!s.online} action=${async () => {
+        await syncNow();
+        load();
+        return s.online ? 'Synced what could be.' : 'Still offline.';
+      }} />
+    </div>
+    ${newest.length === 0 ? html`<p class="calm">Nothing waiting: everything recorded here has reached Farmstead.</p>` : html`<ul class="cards">${newest.map((c) => html`<${ChangeCard} key=${c.key} change=${c} timezone=${farm.timezone} onChanged=${load} />`)}</ul>`}
+  </section>`;
+}

@@ -1,0 +1,711 @@
+/**
+ * The field app in headless Chromium with the network cut (`context.setOffline(true)`): the console starts
+ * with no network from the service worker's cache and the phone's IndexedDB; field changes made offline are
+ * queued, survive reloading and closing the page, and reach the API exactly once when the network returns
+ * (also when the sync is cut halfway and resumed); a conflict stays in "needs attention"; signing out clears
+ * the phone; a new console version replaces the old one's caches; a 5,000-animal herd downloads in under 1 MB.
+ * Screenshots at 360 px: the offline banner, the queue and a conflict (docs/offline.md).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { newId } from '../src/domain/ids.ts';
+import { mulberry32 } from '../src/lib/random.ts';
+import { deployConsoleBundle } from '../src/modules/console/assets.ts';
+import type { Animal, Farm, FarmEvent, List, Task } from '../test/replies.ts';
+import { screenshot } from './browser.ts';
+import { type ConsoleWorld, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import * as make from './factories.ts';
+import { waitFor } from './harness.ts';
+
+let world: ConsoleWorld;
+
+before(async () => {
+  world = await startConsole();
+});
+after(async () => {
+  await world?.close();
+});
+
+interface Field {
+  farm: Farm;
+  key: string;
+  bramble: Animal;
+  task: Task;
+  alertId: string;
+}
+
+/** A live farm with a small herd (one with an EID), an open task, an open alert and a house. */
+async function fieldFarm(
+  name: string,
+): Promise<Field & { account: Awaited<ReturnType<ConsoleWorld['t']['account']>> }> {
+  const account = await world.t.account(name);
+  const key = account.live_key;
+  const farm = await make.farm(world.t, key, { name, timezone: 'UTC' });
+  const bramble = await make.animal(world.t, key, farm.id, {
+    tag: 'T-0042',
+    eid: '982000000000042',
+    name: 'Bramble',
+  });
+  await make.animal(world.t, key, farm.id, { tag: 'T-0043', name: 'Clover' });
+  await make.animal(world.t, key, farm.id, { tag: 'Y-7', name: 'Hazel', species: 'sheep' });
+  const task = await make.task(world.t, key, farm.id, { title: 'Check the water trough' });
+  const alertId = await make.alertRow(world.t, farm.id, { title: 'Ammonia rising in House 1' });
+  await make.device(world.t, key, farm.id, { type: 'house', name: 'House 1' });
+  return { account, farm, key, bramble, task, alertId };
+}
+
+/** A value of the person's IndexedDB (`farmstead-<person id>`), read in the page; undefined if none. */
+async function stored<T>(page: Page, person: string, store: string, key?: string): Promise<T | undefined> {
+  // A string runs in the page (the test code has no DOM types).
+  const args = JSON.stringify({ name: `farmstead-${person}`, store, key: key ?? null });
+  return page.evaluate<T | undefined>(`(async ({ name, store, key }) => {
+    const names = (await indexedDB.databases()).map((d) => d.name);
+    if (!names.includes(name)) return undefined;
+    return new Promise((resolve, reject) => {
+      const open = indexedDB.open(name);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        if (!db.objectStoreNames.contains(store)) {
+          db.close();
+          resolve(undefined);
+          return;
+        }
+        const objects = db.transaction(store).objectStore(store);
+        const request = key === null ? objects.getAll() : objects.get(key);
+        request.onsuccess = () => {
+          db.close();
+          resolve(request.result);
+        };
+      };
+    });
+  })(${args})`);
+}
+
+/** Waits until the phone holds the farm's data (its first refresh finished). */
+function refreshed(page: Page, person: string, farmId: string): Promise<string> {
+  return waitFor('the phone to hold the farm', () => stored<string>(page, person, 'meta', `asof:${farmId}`));
+}
+
+/** Waits until the service worker controls the page and has this version's files cached. */
+async function workerReady(page: Page): Promise<void> {
+  await page.evaluate('navigator.serviceWorker.ready');
+  await waitFor('the page to be controlled', () =>
+    page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
+  );
+}
+
+interface QueuedChange {
+  key: string;
+  state: string;
+  first_sent_at: number | null;
+  message: string | null;
+  label: string;
+}
+
+async function queued(page: Page, person: string): Promise<QueuedChange[]> {
+  return (await stored<QueuedChange[]>(page, person, 'queue')) ?? [];
+}
+
+/** A signed-in phone on the farm, online, once its service worker and first refresh are done. */
+async function phone(field: Field & { account: Awaited<ReturnType<ConsoleWorld['t']['account']>> }) {
+  const opened = await signedInPage(world, field.account, PHONE, 'owner');
+  const { page } = opened;
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await workerReady(page);
+  await refreshed(page, opened.person.session.person.id, field.farm.id);
+  return { ...opened, context: page.context(), personId: opened.person.session.person.id };
+}
+
+async function get<T>(key: string, url: string): Promise<T> {
+  const res = await world.t.request<T>('GET', url, { key });
+  assert.equal(res.status, 200, `${url}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+test('a cold start offline shows the brief and the animals from the phone; search finds by tag and EID', async () => {
+  const field = await fieldFarm('Cold Start Farm');
+  const { page, context, problems } = await phone(field);
+  await context.setOffline(true);
+  // A cold start: every page closed, then the console opened again with no network.
+  const fresh = await context.newPage();
+  await page.close();
+  await fresh.goto(`${world.base}/`);
+  await fresh.locator('h1.headline').waitFor();
+  const banner = fresh.locator('.offline-banner');
+  await banner.waitFor();
+  assert.match((await banner.textContent()) ?? '', /Offline · as of \d\d:\d\d/);
+  await screenshot(fresh, 'console-offline-brief-phone');
+
+  await fresh.getByRole('link', { name: 'Animals' }).click();
+  await fresh.getByRole('link', { name: 'T-0042' }).waitFor();
+  assert.equal(await fresh.locator('table.records tbody tr').count(), 3);
+  await fresh.getByLabel('Search').fill('t-0043');
+  await waitFor('the tag search', async () => (await fresh.locator('table.records tbody tr').count()) === 1);
+  assert.match((await fresh.locator('table.records tbody').textContent()) ?? '', /Clover/);
+  await fresh.getByLabel('Search').fill('982000000000042');
+  await waitFor('the EID search', async () => {
+    const text = await fresh.locator('table.records tbody').textContent();
+    return (await fresh.locator('table.records tbody tr').count()) === 1 && /Bramble/.test(text ?? '');
+  });
+  assert.ok(await fresh.locator('.offline-banner').isVisible(), 'every view says it is offline');
+
+  // House commands are never queued: offline the form says it needs a connection.
+  await fresh.getByRole('link', { name: 'Houses' }).click();
+  await fresh.getByText('House 1').first().waitFor();
+  await fresh.locator('details.send summary').first().click();
+  await fresh.getByText('Sending a command needs a connection').first().waitFor();
+  assert.equal(await fresh.getByRole('button', { name: 'Send', exact: true }).first().isDisabled(), true);
+  assert.deepEqual(
+    problems.filter((p) => !p.startsWith('foreign')),
+    [],
+  );
+  await context.close();
+});
+
+test('offline: done, weight, new animal and acknowledge are queued, survive reload and close, and sync exactly once', async () => {
+  const field = await fieldFarm('Queue Farm');
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+
+  await page.getByRole('link', { name: 'Tasks' }).click();
+  await page.getByText('Check the water trough').waitFor();
+  await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
+  await page.locator('.sync-bar').getByText('Waiting to sync (1)').waitFor();
+
+  await page.goto(`${world.base}/animals/${field.bramble.id}`);
+  await page.getByLabel('Weight (kg)').fill('412');
+  await page.getByRole('button', { name: 'Log weight' }).click();
+  await page.getByText('Waiting to sync (2)').waitFor();
+  const weighedBy = Date.now();
+
+  await page.getByRole('link', { name: 'Animals', exact: true }).first().click();
+  await page.getByRole('button', { name: 'Add an animal' }).click();
+  const form = page.getByRole('form', { name: 'Add an animal' });
+  await form.getByLabel('Species').fill('cattle');
+  await form.getByLabel('Tag', { exact: true }).fill('N-9001');
+  await form.getByRole('button', { name: 'Add animal' }).click();
+  await page.getByText('Waiting to sync (3)').waitFor();
+  // The new animal is on the phone at once, and found by its tag.
+  await page.getByLabel('Search').fill('N-9001');
+  await page.getByRole('table').getByRole('link', { name: 'N-9001' }).waitFor();
+
+  await page.getByRole('link', { name: 'Alerts' }).click();
+  await page.getByText('Ammonia rising in House 1').waitFor();
+  await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
+  await page.getByText('Waiting to sync (4)').waitFor();
+  await screenshot(page, 'console-offline-banner-phone');
+
+  // Reload, then close every page and open the console again: the queue is still there.
+  await page.reload();
+  await page.getByText('Waiting to sync (4)').waitFor();
+  const again = await context.newPage();
+  await page.close();
+  await again.goto(`${world.base}/sync`);
+  await again.getByRole('heading', { name: 'Waiting to sync' }).waitFor();
+  assert.equal(await again.locator('li.change .status', { hasText: 'Waiting' }).count(), 4);
+  await screenshot(again, 'console-offline-queue-phone');
+  const keys = (await queued(again, personId)).map((c) => c.key);
+  assert.equal(new Set(keys).size, 4, 'each change has its own Idempotency-Key');
+
+  const back = Date.now();
+  await context.setOffline(false);
+  // By itself: the page opened offline retries on its own (the browser's `online` event may never come).
+  await waitFor(
+    'the sync',
+    async () => (await queued(again, personId)).every((c) => c.state === 'synced'),
+    40_000,
+  );
+  await again.locator('li.change .status', { hasText: 'Synced' }).nth(3).waitFor();
+
+  const task = await get<Task>(field.key, `/v1/tasks/${field.task.id}`);
+  assert.equal(task.status, 'done');
+  const weights = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}&type=weight`,
+  );
+  assert.equal(weights.data.length, 1, 'one weight, once');
+  assert.equal(weights.data[0]?.data.kg, 412);
+  const at = Date.parse(weights.data[0]?.at ?? '');
+  assert.ok(at <= weighedBy && at < back, 'the event keeps the time it was logged, not the sync time');
+  const added = await get<List<Animal>>(field.key, `/v1/farms/${field.farm.id}/animals?tag=N-9001`);
+  assert.equal(added.data.length, 1, 'one new animal, once');
+  const alert = await get<{ status: string }>(field.key, `/v1/alerts/${field.alertId}`);
+  assert.equal(alert.status, 'acknowledged');
+  // The phone now shows the server's animal (its real id), not the one it made up.
+  const animals = (await stored<{ key: string }[]>(again, personId, 'records')) ?? [];
+  assert.ok(animals.some((r) => r.key === `animal:${added.data[0]?.id}`));
+  assert.ok(!animals.some((r) => r.key.startsWith('animal:local_')));
+  await context.close();
+});
+
+/** A signed-in context with no service worker (so routes see every request), at phone size. */
+async function plainContext(field: { account: Parameters<typeof signedInPage>[1] }) {
+  const opened = await signedInPage(world, field.account, PHONE, 'owner');
+  const cookies = await opened.page.context().cookies();
+  await opened.page.context().close();
+  const context = await world.browser.browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  await context.addCookies(cookies);
+  return { context, person: opened.person };
+}
+
+/** Queues a change through the console's own api() in the page (offline, it goes to the queue). */
+async function logWeight(page: Page, farm: string, animal: string, kg: number): Promise<void> {
+  const args = JSON.stringify({ farm, animal, kg, url: await apiModule(page) });
+  await page.evaluate(`(async ({ farm, animal, kg, url }) => {
+    const { api } = await import(url);
+    await api('POST', '/v1/farms/{farm}/events', {
+      path: { farm },
+      body: { type: 'weight', subject_type: 'animal', subject_id: animal, data: { kg } },
+    });
+  })(${args})`);
+}
+
+/** The URL of web/api.ts in this page's version of the console (the same module the app uses). */
+async function apiModule(page: Page): Promise<string> {
+  const src = await page.evaluate<string>(
+    "document.querySelector('script[type=module]').getAttribute('src')",
+  );
+  return src.replace('/src/modules/console/web/app.ts', '/src/modules/console/web/api.ts');
+}
+
+test('a sync cut off halfway (an answer lost) and resumed after a reload makes exactly one record each', async () => {
+  const field = await fieldFarm('Resume Farm');
+  const { context, person } = await plainContext(field);
+  const personId = person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+
+  await context.setOffline(true);
+  for (const kg of [401, 402, 403]) await logWeight(page, field.farm.id, field.bramble.id, kg);
+  await page.getByText('Waiting to sync (3)').waitFor();
+
+  // The second change reaches the server, but its answer is lost on the way back.
+  let posts = 0;
+  let landed = 0;
+  const replayed: string[] = [];
+  page.on('response', (r) => {
+    if (r.headers()['idempotent-replayed'] === 'true') replayed.push(r.url());
+  });
+  await context.route('**/v1/farms/*/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    const nth = ++posts;
+    const response = await route.fetch();
+    landed++;
+    if (nth === 2) return route.abort('connectionreset');
+    return route.fulfill({ response });
+  });
+  await context.setOffline(false);
+  await waitFor('the first change to sync, the second to wait', async () => {
+    const changes = await queued(page, personId);
+    return changes.filter((c) => c.state === 'synced').length === 1 && landed === 2;
+  });
+  const events = () =>
+    get<List<FarmEvent>>(field.key, `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`);
+  assert.equal((await events()).data.length, 2, 'the server has the first two; the phone knows of one');
+
+  // The page is reloaded mid-sync; the resumed sync sends the second again with its key, then the third.
+  await context.unroute('**/v1/farms/*/events');
+  await page.reload();
+  await waitFor('the resumed sync', async () =>
+    (await queued(page, personId)).every((c) => c.state === 'synced'),
+  );
+  const kgs = (await events()).data.map((e) => e.data.kg).sort();
+  assert.deepEqual(kgs, [401, 402, 403], 'exactly one record each');
+  assert.equal(replayed.length, 1, 'the second was answered from its Idempotency-Key, not run again');
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await context.close();
+});
+
+test('a task deleted on the server while the phone was offline lands in "needs attention"; discard removes it', async () => {
+  const field = await fieldFarm('Conflict Farm');
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Tasks' }).click();
+  await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
+  await page.getByText('Waiting to sync (1)').waitFor();
+  const deleted = await world.t.request('DELETE', `/v1/tasks/${field.task.id}`, { key: field.key });
+  assert.equal(deleted.status, 200);
+
+  await context.setOffline(false);
+  await page.locator('.sync-bar').getByText('1 needs attention').waitFor();
+  await page.locator('.sync-bar').getByText('1 needs attention').click();
+  const card = page.locator('li.change.needs-attention');
+  await card.waitFor();
+  assert.match((await card.textContent()) ?? '', /Task done: Check the water trough/);
+  assert.match((await card.textContent()) ?? '', /Needs attention/);
+  assert.match((await card.textContent()) ?? '', /No task with id "task_/, 'the server’s own message');
+  await screenshot(page, 'console-offline-conflict-phone');
+  const [change] = await queued(page, personId);
+  assert.equal(change?.state, 'attention');
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await card.getByRole('button', { name: 'Discard' }).click();
+  await waitFor('the discard', async () => (await queued(page, personId)).length === 0);
+  await page.getByText('Nothing waiting').waitFor();
+  await context.close();
+});
+
+test('signing out warns about unsynced changes, then clears the phone; the next person sees none of it', async () => {
+  const field = await fieldFarm('Shared Phone Farm');
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await logWeight(page, field.farm.id, field.bramble.id, 399);
+  await page.getByText('Waiting to sync (1)').waitFor();
+  // Held back so the change is still unsynced when the person signs out.
+  await context.route('**/v1/farms/*/events', (route) =>
+    route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.continue(),
+  );
+  await context.setOffline(false);
+
+  const asked: string[] = [];
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await waitFor('the warning', () => asked.length === 1);
+  assert.match(asked[0] ?? '', /1 change made on this phone has not reached Farmstead yet/);
+  assert.equal((await queued(page, personId)).length, 1, 'cancelled: nothing is deleted');
+
+  // The person syncs from the button first; then signing out has nothing to warn about.
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.locator('.sync-bar').getByRole('button', { name: 'Sync now' }).click();
+  await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: /sign in/i }).waitFor();
+  const names = await page.evaluate<(string | undefined)[]>(
+    '(async () => (await indexedDB.databases()).map((d) => d.name))()',
+  );
+  assert.ok(!names.includes(`farmstead-${personId}`), `left behind: ${names.join(', ')}`);
+  assert.equal(await page.evaluate<string | null>("localStorage.getItem('farmstead.person')"), null);
+  assert.equal(asked.length, 1, 'no warning when everything had synced');
+
+  // Another person signs in on the same phone (the same browser context): their own, empty, phone data.
+  const next = await signedInPage(world, field.account, PHONE, 'crew');
+  await context.addCookies(await next.page.context().cookies());
+  await next.page.context().close();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  const nextId = next.person.session.person.id;
+  await refreshed(page, nextId, field.farm.id);
+  assert.equal(await page.evaluate<string | null>("localStorage.getItem('farmstead.person')"), nextId);
+  assert.deepEqual(await queued(page, nextId), []);
+  assert.equal(await page.locator('.sync-bar').count(), 0);
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await context.close();
+});
+
+test('a new console version installs cleanly: its files cached, the old caches removed, no mixed versions', async () => {
+  const field = await fieldFarm('Update Farm');
+  const { page, context } = await phone(field);
+  const before = await page.evaluate<string[]>('caches.keys()');
+  const oldVersion = (await (await fetch(`${world.base}/sw.js`)).text()).match(/VERSION = '(\w+)'/)?.[1];
+  assert.deepEqual(before, [`farmstead-${oldVersion}-shell`]);
+
+  const next = await deployConsoleBundle('offline-test-2');
+  assert.notEqual(next.hash, oldVersion);
+  await page.evaluate('navigator.serviceWorker.getRegistration().then((r) => r.update())');
+  await waitFor('the new version to take over', async () => {
+    const keys = await page.evaluate<string[]>('caches.keys()');
+    return keys.length === 1 && keys[0] === `farmstead-${next.hash}-shell`;
+  });
+  await page.getByText('Farmstead was updated').waitFor();
+
+  const requested: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/console/assets/')) requested.push(r.url());
+  });
+  await page.reload();
+  await page.locator('h1.headline').waitFor();
+  assert.ok(requested.length > 5);
+  for (const url of requested) assert.match(url, new RegExp(`/console/assets/${next.hash}/`), url);
+  // And offline the new version's page opens from its own cache.
+  await context.setOffline(true);
+  await page.reload();
+  await page.locator('h1.headline').waitFor();
+  const src = await page.evaluate<string>(
+    "document.querySelector('script[type=module]').getAttribute('src')",
+  );
+  assert.match(src, new RegExp(`/console/assets/${next.hash}/`));
+  await context.close();
+});
+
+test('the first download of a 5,000-animal herd is under 1 MB compressed; the next asks only for what changed', async () => {
+  const account = await world.t.account('Big Herd');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Big Herd', timezone: 'UTC' });
+  // A herd as a real one looks: ids as the API makes them, random EIDs, tags, breeds, weights and notes.
+  const random = mulberry32(5000);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+  const base = Date.now() - 400 * 86_400_000;
+  const rows = Array.from({ length: 5000 }, () => {
+    const created = base + Math.floor(random() * 300 * 86_400_000);
+    const tag = `${pick(['Y', 'R', 'G', 'B'])}-${Math.floor(random() * 100_000)}`;
+    const name =
+      random() < 0.3 ? pick(['Bess', 'Clover', 'Daisy', 'Hazel', 'Mabel', 'Rosie', 'Tilly']) : null;
+    const breed = pick(['Angus', 'Hereford', 'Shorthorn', 'Simmental', 'Charolais', null]);
+    const eid = `982${String(Math.floor(random() * 1e12)).padStart(12, '0')}`;
+    return make.animalRow({
+      id: newId('animal', created),
+      farm_id: farm.id,
+      account_id: account.account_id,
+      species: 'cattle',
+      tag,
+      eid,
+      name,
+      breed,
+      sex: pick(['female', 'male', 'castrated']),
+      birth_date: created - Math.floor(random() * 700) * 86_400_000,
+      status: random() < 0.95 ? 'active' : pick(['sold', 'dead', 'missing']),
+      notes:
+        random() < 0.2
+          ? pick(['Calm.', 'Lame front left, watch.', 'Twin.', 'Bought at the March sale.'])
+          : null,
+      fields: JSON.stringify(random() < 0.5 ? { weaning_kg: Math.round(200 + random() * 100) } : {}),
+      search_text: [name, tag, eid, breed].filter(Boolean).join('\n').toLowerCase(),
+      created_at: created,
+    });
+  });
+  for (let i = 0; i < rows.length; i += 500) {
+    await world.t.database.db
+      .insertInto('animals')
+      .values(rows.slice(i, i + 500))
+      .execute();
+  }
+  const opened = await signedInPage(world, account, PHONE, 'owner');
+  const { page } = opened;
+  // The bytes on the wire (compressed) of every farm answer the page and its first sync fetch, and as read.
+  const bodies: Promise<{ wire: number; read: number }>[] = [];
+  page.on('requestfinished', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/v1/farms/')) {
+      bodies.push(
+        Promise.all([request.sizes(), request.response().then((r) => r?.body())]).then(([sizes, body]) => ({
+          wire: sizes.responseBodySize,
+          read: body?.length ?? 0,
+        })),
+      );
+    }
+  });
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  const personId = opened.person.session.person.id;
+  await refreshed(page, personId, farm.id);
+  const answers = await Promise.all(bodies);
+  const bytes = answers.reduce((sum, a) => sum + a.wire, 0);
+  const read = answers.reduce((sum, a) => sum + a.read, 0);
+  const kept = ((await stored<{ kind: string }[]>(page, personId, 'records')) ?? []).filter(
+    (r) => r.kind === 'animal',
+  );
+  assert.equal(kept.length, 5000, 'the whole herd is on the phone');
+  assert.ok(bytes < 1024 * 1024, `${bytes} bytes`);
+  assert.ok(read > 1_000_000 && bytes < read / 3, `${bytes} bytes on the wire for ${read} read: compressed`);
+  console.log(`# first offline download of 5,000 animals: ${bytes} bytes compressed (${read} as JSON)`);
+
+  // The next refresh asks only for what changed since: one animal edited, not the herd again.
+  const edited = rows[17]?.id ?? '';
+  const patched = await world.t.request('PATCH', `/v1/animals/${edited}`, {
+    key: account.live_key,
+    body: { notes: 'Moved to the sick pen.' },
+  });
+  assert.equal(patched.status, 200);
+  const changes: Promise<{ url: string; wire: number; animals: number }>[] = [];
+  page.on('requestfinished', (request) => {
+    if (request.url().includes('/animals/changes')) {
+      changes.push(
+        Promise.all([request.sizes(), request.response().then((r) => r?.json())]).then(([sizes, body]) => ({
+          url: request.url(),
+          wire: sizes.responseBodySize,
+          animals: (body as { data: unknown[] }).data.length,
+        })),
+      );
+    }
+  });
+  const offlineModule = (await apiModule(page)).replace('api.ts', 'offline.ts');
+  await page.evaluate(`import(${JSON.stringify(offlineModule)}).then((m) => m.syncNow())`);
+  await waitFor('the refresh', () => changes.length > 0);
+  const [next] = await Promise.all(changes);
+  assert.match(next?.url ?? '', /since=\d+/);
+  assert.equal(next?.animals, 1, 'only the animal that changed');
+  assert.ok((next?.wire ?? 0) < 2048, `${next?.wire} bytes`);
+  const kept17 = await stored<{ data: { notes: string } }>(page, personId, 'records', `animal:${edited}`);
+  assert.equal(kept17?.data.notes, 'Moved to the sick pen.');
+  await page.context().close();
+});
+
+test('two tabs syncing at once send each change once (Web Lock), and an animal edited offline syncs', async () => {
+  const field = await fieldFarm('Two Tabs Farm');
+  const { page, context, personId } = await phone(field);
+  const second = await context.newPage();
+  await second.goto(`${world.base}/`);
+  await second.locator('h1.headline').waitFor();
+  await context.setOffline(true);
+
+  // An edit on the animal's page: notes and status.
+  await page.goto(`${world.base}/animals/${field.bramble.id}`);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const form = page.getByRole('form', { name: 'Edit' });
+  await form.getByLabel('Notes').fill('Lame front left, watch.');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Waiting to sync (1)').waitFor();
+  for (const kg of [420, 421]) await logWeight(page, field.farm.id, field.bramble.id, kg);
+  await page.getByText('Waiting to sync (3)').waitFor();
+
+  const sent: string[] = [];
+  context.on('request', (r) => {
+    if (r.method() !== 'GET' && r.url().includes('/v1/') && !r.url().includes('/session')) sent.push(r.url());
+  });
+  await context.setOffline(false);
+  // Both tabs are told at once.
+  const syncBoth = `(async () => { const m = await import(${JSON.stringify((await apiModule(page)).replace('api.ts', 'offline.ts'))}); await m.syncNow(); })()`;
+  await Promise.all([page.evaluate(syncBoth), second.evaluate(syncBoth)]);
+  await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  assert.equal(sent.length, 3, `sent: ${sent.join(', ')}`);
+  const animal = await get<Animal>(field.key, `/v1/animals/${field.bramble.id}`);
+  assert.equal(animal.notes, 'Lame front left, watch.');
+  const weights = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}&type=weight`,
+  );
+  assert.deepEqual(weights.data.map((e) => e.data.kg).sort(), [420, 421]);
+  await context.close();
+});
+
+test('a change sent over a day ago without an answer is not sent again by itself: it waits for a person', async () => {
+  const field = await fieldFarm('Old Change Farm');
+  const { context, person } = await plainContext(field);
+  const personId = person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+
+  // Online, but the answer is lost: the change is queued as possibly arrived.
+  // (Held back from then on, so the queue cannot send it again before its time is moved.)
+  let reached = 0;
+  await context.route('**/v1/farms/*/events', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    if (reached++ === 0) await route.fetch();
+    return route.abort('connectionreset');
+  });
+  await logWeight(page, field.farm.id, field.bramble.id, 430);
+  const [change] = await queued(page, personId);
+  assert.equal(change?.state, 'waiting');
+  assert.ok(change?.first_sent_at, 'it was sent once');
+  // Its first sending moved 25 hours back: the server's key (kept 24 hours) may be gone.
+  const args = JSON.stringify({
+    name: `farmstead-${personId}`,
+    key: change?.key,
+    at: Date.now() - 25 * 3_600_000,
+  });
+  await page.evaluate(`(({ name, key, at }) => new Promise((resolve) => {
+    const open = indexedDB.open(name);
+    open.onsuccess = () => {
+      const tx = open.result.transaction('queue', 'readwrite');
+      const store = tx.objectStore('queue');
+      store.get(key).onsuccess = (e) => store.put({ ...e.target.result, first_sent_at: at });
+      tx.oncomplete = () => { open.result.close(); resolve(null); };
+    };
+  }))(${args})`);
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+
+  const posts: string[] = [];
+  context.on('request', (r) => {
+    if (r.method() === 'POST') posts.push(r.url());
+  });
+  await page.goto(`${world.base}/sync`);
+  const card = page.locator('li.change.needs-attention');
+  await card.waitFor();
+  assert.match((await card.textContent()) ?? '', /Sent more than a day ago without an answer/);
+  assert.deepEqual(posts, [], 'nothing was sent again by itself');
+  const events = () =>
+    get<List<FarmEvent>>(field.key, `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`);
+  assert.equal((await events()).data.length, 1);
+
+  // Having checked, the person sends it again: a new request with a new key.
+  await card.getByRole('button', { name: 'Send again' }).click();
+  const resent = await waitFor('the resend', async () => {
+    const [now] = await queued(page, personId);
+    return now?.key !== change?.key && now?.state === 'synced' && now;
+  });
+  assert.ok(resent);
+  assert.equal((await events()).data.length, 2);
+  await context.close();
+});
+
+test('offline, the event log takes an event on a paddock and on a device; each arrives once with its time', async () => {
+  const field = await fieldFarm('Event Log Farm');
+  const paddock = await make.paddock(world.t, field.key, field.farm.id, { name: 'Far paddock' });
+  const devices = await get<List<{ id: string }>>(field.key, `/v1/farms/${field.farm.id}/devices`);
+  const device = devices.data[0]?.id ?? '';
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Event log' }).click();
+  const form = page.getByRole('form', { name: 'Log an event' });
+  const log = async (type: string, about: string, id: string, notes: string, count: number) => {
+    await form.getByLabel('Type').fill(type);
+    await form.getByLabel('About a').selectOption(about);
+    await form.getByLabel('Its id').fill(id);
+    await form.getByLabel('Notes').fill(notes);
+    await form.getByRole('button', { name: 'Log event' }).click();
+    await page.getByText(`Waiting to sync (${count})`).waitFor();
+  };
+  await log('treatment', 'paddock', paddock.id, 'Sprayed thistles', 1);
+  await log('note', 'device', device, 'Trough float sticking', 2);
+  const madeBy = Date.now();
+  // The log shows what the phone holds: the two events not yet synced.
+  assert.equal(await page.locator('ul.history li').count(), 2);
+
+  // Back online: the sync starts by itself.
+  await context.setOffline(false);
+  await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  for (const [id, type] of [
+    [paddock.id, 'treatment'],
+    [device, 'note'],
+  ] as const) {
+    const events = await get<List<FarmEvent>>(
+      field.key,
+      `/v1/farms/${field.farm.id}/events?subject_id=${id}`,
+    );
+    assert.equal(events.data.length, 1, `${type} once`);
+    assert.equal(events.data[0]?.type, type);
+    assert.ok(Date.parse(events.data[0]?.at ?? '') <= madeBy, 'its time is when it was logged');
+  }
+  await context.close();
+});
+
+test('online, an answer lost on the way back: the change is sent again with the same key and is one record', async () => {
+  const field = await fieldFarm('Lost Answer Farm');
+  const { context, person } = await plainContext(field);
+  const personId = person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+  let first = true;
+  await context.route('**/v1/farms/*/events', async (route) => {
+    if (route.request().method() !== 'POST' || !first) return route.continue();
+    first = false;
+    await route.fetch();
+    return route.abort('connectionreset');
+  });
+  await logWeight(page, field.farm.id, field.bramble.id, 433);
+  await page.getByText('Waiting to sync (1)').waitFor();
+  // The next call that reaches the server starts the sync (here: opening the alerts).
+  await page.getByRole('link', { name: 'Alerts' }).click();
+  await waitFor('the resend', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
+  const events = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}`,
+  );
+  assert.equal(events.data.length, 1, 'one record');
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await context.close();
+});
