@@ -3,7 +3,6 @@
  * (db/statements/device-positions.ts); here a device's track is read, paged or thinned, and old positions
  * are pruned with the readings' retention.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { ADVISORY_LOCK } from '../../db/locks.ts';
 import type { DB, Db } from '../../db/schema.ts';
@@ -11,7 +10,7 @@ import { runAlone } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
-import { deviceIdsAfter } from '../readings/repository.ts';
+import { deleteDevicesInBatches } from '../readings/retention.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import {
@@ -105,33 +104,9 @@ export async function removeOldPositions(
   options: { batchRows?: number; signal?: AbortSignal } = {},
 ): Promise<number> {
   // One process at a time (the others skip the run), like the readings' retention.
+  const batchRows = options.batchRows ?? POSITION_RETENTION_BATCH_ROWS;
   const run = await runAlone(db, ADVISORY_LOCK.positionRetention, (conn) =>
-    deleteInBatches(conn, cutoff, options),
+    deleteDevicesInBatches(conn, deleteOldPositionsBatch, cutoff, batchRows, options.signal),
   );
   return run.ran ? run.value : 0;
-}
-
-async function deleteInBatches(
-  db: Db,
-  cutoff: number,
-  options: { batchRows?: number; signal?: AbortSignal },
-): Promise<number> {
-  const batchRows = options.batchRows ?? POSITION_RETENTION_BATCH_ROWS;
-  let deleted = 0;
-  let after = '';
-  for (;;) {
-    const devices = await deviceIdsAfter(db, after, 500);
-    for (const { id } of devices) {
-      for (;;) {
-        if (options.signal?.aborted) return deleted;
-        const n = await deleteOldPositionsBatch(db, id, cutoff, batchRows);
-        deleted += n;
-        await yieldToEventLoop();
-        if (n < batchRows) break;
-      }
-    }
-    const last = devices.at(-1);
-    if (!last || devices.length < 500) return deleted;
-    after = last.id;
-  }
 }

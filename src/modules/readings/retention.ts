@@ -149,14 +149,27 @@ export async function removeOldReadings(
         droppedPartitions.push(partition.name);
       }
     }
-    const deletedRows = await deleteInBatches(conn, cutoff, batchRows, options.signal);
+    const deletedRows = await deleteDevicesInBatches(
+      conn,
+      deleteDeviceReadingsBatch,
+      cutoff,
+      batchRows,
+      options.signal,
+    );
     return { droppedPartitions, deletedRows };
   });
   return run.ran ? { ...run.value, ran: true } : { droppedPartitions: [], deletedRows: 0, ran: false };
 }
 
-async function deleteInBatches(
+/**
+ * Deletes a table's rows older than `cutoff` device by device, a batch at a time (`deleteBatch` deletes at
+ * most about `batchRows` of one device's oldest and answers how many went), yielding between batches so
+ * the server stays responsive; stops early when `signal` aborts. Readings and positions (modules/positions)
+ * are pruned through it. Answers the rows deleted.
+ */
+export async function deleteDevicesInBatches(
   db: Db,
+  deleteBatch: (db: Db, deviceId: string, cutoff: number, batchRows: number) => Promise<number>,
   cutoff: number,
   batchRows: number,
   signal?: AbortSignal,
@@ -168,7 +181,7 @@ async function deleteInBatches(
     for (const { id } of devices) {
       for (;;) {
         if (signal?.aborted) return deleted;
-        const n = await deleteDeviceReadingsBatch(db, id, cutoff, batchRows);
+        const n = await deleteBatch(db, id, cutoff, batchRows);
         deleted += n;
         await yieldToEventLoop();
         if (n === 0) break;

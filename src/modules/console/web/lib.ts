@@ -5,6 +5,8 @@
 import htmModule from 'htm';
 import { type ComponentChildren, h, render, type VNode } from 'preact';
 
+import { useEffect, useState } from 'preact/hooks';
+
 export { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 export type { ComponentChildren, VNode };
 export { render };
@@ -25,4 +27,27 @@ export function inputValue(event: Event): string {
 /** Whether the check box an event came from is ticked. */
 export function checkedOf(event: Event): boolean {
   return (event.currentTarget as HTMLInputElement).checked;
+}
+
+/**
+ * A signal for module-level state that components show (the store, the location, the field app's status):
+ * `notify()` after the state changes; `useSignal()` in a component re-renders it on each notify.
+ */
+export function changeSignal(): { notify(): void; useSignal(): void } {
+  const listeners = new Set<() => void>();
+  return {
+    notify() {
+      for (const listener of listeners) listener();
+    },
+    useSignal() {
+      const [, setTick] = useState(0);
+      useEffect(() => {
+        const listener = () => setTick((n) => n + 1);
+        listeners.add(listener);
+        return () => {
+          listeners.delete(listener);
+        };
+      }, []);
+    },
+  };
 }

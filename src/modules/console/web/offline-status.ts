@@ -3,7 +3,7 @@
  * the phone's data is, how many changes wait. Kept apart from offline-data.ts (IndexedDB, the queue), which
  * loads after the first page is shown, so this small part is all a page's first load carries.
  */
-import { useEffect, useState } from './lib.ts';
+import { changeSignal } from './lib.ts';
 
 export interface OfflineStatus {
   /** Whether the last call reached the server (and the browser says it is online). */
@@ -25,22 +25,15 @@ export const status: OfflineStatus = {
   syncing: false,
   updated: false,
 };
-const listeners = new Set<() => void>();
+const changes = changeSignal();
 
 export function set(patch: Partial<OfflineStatus>): void {
   Object.assign(status, patch);
-  for (const listener of listeners) listener();
+  changes.notify();
 }
 
 /** The field app's state; the component re-renders when it changes. */
 export function useOffline(): OfflineStatus {
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    const listener = () => setTick((n) => n + 1);
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
-  }, []);
+  changes.useSignal();
   return status;
 }

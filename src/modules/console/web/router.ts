@@ -3,9 +3,9 @@
  * links inside the app change the page without reloading it; the back button works as usual.
  */
 import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
-import { useEffect, useState } from './lib.ts';
+import { changeSignal } from './lib.ts';
 
-const listeners = new Set<() => void>();
+const changes = changeSignal();
 
 function patternOf(path: string): RegExp {
   const source = path
@@ -39,19 +39,12 @@ export function navigate(url: string, { replace = false } = {}): void {
     return;
   }
   history[replace ? 'replaceState' : 'pushState'](null, '', target.pathname + target.search + target.hash);
-  for (const listener of listeners) listener();
+  changes.notify();
 }
 
 /** The current location; components using it re-render when it changes. */
 export function useLocation(): Location {
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    const listener = () => setTick((n) => n + 1);
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
-  }, []);
+  changes.useSignal();
   return location;
 }
 
@@ -61,7 +54,7 @@ export function hasPage(pathname: string): boolean {
 }
 
 addEventListener('popstate', () => {
-  for (const listener of listeners) listener();
+  changes.notify();
 });
 
 // Links to console pages stay in the app (plain clicks only: a modified click opens a tab as usual).

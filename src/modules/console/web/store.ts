@@ -7,7 +7,7 @@
 import type { Catalog as DomainCatalog } from '../../../domain/catalog.ts';
 import { type Access, allows, permission, type Resource, ROLE_PRESETS } from '../../../domain/permissions.ts';
 import { ApiError, api, type Schema, setCsrfToken } from './api.ts';
-import { useEffect, useState } from './lib.ts';
+import { changeSignal } from './lib.ts';
 
 export type Session = Schema<'Session'>;
 export type Farm = Schema<'Farm'>;
@@ -31,23 +31,16 @@ export const state: State = {
   catalog: null,
 };
 
-const listeners = new Set<() => void>();
+const changes = changeSignal();
 
 export function update(patch: Partial<State>): void {
   Object.assign(state, patch);
-  for (const listener of listeners) listener();
+  changes.notify();
 }
 
 /** The shared state; the component re-renders when it changes. */
 export function useStore(): State {
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    const listener = () => setTick((n) => n + 1);
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
-  }, []);
+  changes.useSignal();
   return state;
 }
 
