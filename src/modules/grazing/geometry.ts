@@ -5,7 +5,7 @@
  */
 import { area } from '@turf/area';
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
-import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { type PaddockGeometry, readPaddockGeometry } from '../paddocks/geometry.ts';
 
 /** A paddock's outline as stored: its id and the geometry's JSON text (or null). */
 export interface PaddockShape {
@@ -13,52 +13,22 @@ export interface PaddockShape {
   geometry: string | null;
 }
 
-function isPosition(value: unknown): value is Position {
-  return (
-    Array.isArray(value) &&
-    value.length >= 2 &&
-    Number.isFinite(value[0]) &&
-    Number.isFinite(value[1]) &&
-    Math.abs(value[0] as number) <= 180 &&
-    Math.abs(value[1] as number) <= 90
-  );
-}
-
-/** A ring of at least four positions (closed or not: the test below does not need it closed). */
-function isRing(value: unknown): value is Position[] {
-  return Array.isArray(value) && value.length >= 4 && value.every(isPosition);
-}
-
-function isRings(value: unknown): value is Position[][] {
-  return Array.isArray(value) && value.length > 0 && value.every(isRing);
-}
-
-/** The stored outline as a Polygon or MultiPolygon that point-in-polygon can use, or null. */
-export function usableOutline(text: string | null): Polygon | MultiPolygon | null {
+/**
+ * The stored outline as a Polygon or MultiPolygon that point-in-polygon can use, or null: the paddocks'
+ * own tolerant reading of a stored geometry (paddocks/geometry.ts, readPaddockGeometry).
+ */
+export function usableOutline(text: string | null): PaddockGeometry | null {
   if (text === null) return null;
-  let value: unknown;
+  let stored: unknown;
   try {
-    value = JSON.parse(text);
+    stored = JSON.parse(text);
   } catch {
     return null;
   }
-  const object = value as { type?: unknown; geometry?: unknown; coordinates?: unknown } | null;
-  if (object?.type === 'Feature') return usableOutline(JSON.stringify(object.geometry ?? null));
-  if (object?.type === 'Polygon' && isRings(object.coordinates)) {
-    return { type: 'Polygon', coordinates: object.coordinates };
-  }
-  if (
-    object?.type === 'MultiPolygon' &&
-    Array.isArray(object.coordinates) &&
-    object.coordinates.length > 0 &&
-    object.coordinates.every(isRings)
-  ) {
-    return { type: 'MultiPolygon', coordinates: object.coordinates as Position[][][] };
-  }
-  return null;
+  return readPaddockGeometry(stored).geometry;
 }
 
-function contains(outline: Polygon | MultiPolygon, lat: number, lon: number): boolean {
+function contains(outline: PaddockGeometry, lat: number, lon: number): boolean {
   try {
     return booleanPointInPolygon([lon, lat], outline);
   } catch {
