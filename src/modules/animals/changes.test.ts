@@ -84,6 +84,30 @@ forEachEngine('animal changes', (t) => {
     assert.deepEqual(res.body.removed, [gone.id]);
   });
 
+  test('an animal moved by a move event (grazing) is in the next refresh, in its new paddock', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const paddock = await make.paddock(t(), acct.live_key, farm, { name: 'Creek' });
+    const cow = await make.animal(t(), acct.live_key, farm, { tag: 'M1' });
+    const first = await t().request<AnimalChanges>('GET', `/v1/farms/${farm}/animals/changes`, {
+      key: acct.live_key,
+    });
+    const since = String(Number(first.body.next_since) + CHANGES_OVERLAP_MS);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const moved = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key: acct.live_key,
+      body: { type: 'move', subject_id: cow.id, data: { to_paddock_id: paddock.id } },
+    });
+    assert.equal(moved.status, 201, JSON.stringify(moved.body));
+    const next = await t().request<AnimalChanges>('GET', `/v1/farms/${farm}/animals/changes?since=${since}`, {
+      key: acct.live_key,
+    });
+    assert.deepEqual(
+      next.body.data.map((a) => [a.id, a.paddock_id]),
+      [[cow.id, paddock.id]],
+    );
+  });
+
   test('a bad cursor is 400 naming it; another account’s farm is 404', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;

@@ -62,12 +62,22 @@ export async function findMovable(
   return { ...rest, name: row.name ?? tag ?? row.id };
 }
 
+/** Sets where an animal or group is; an animal's `changed_at` too, so the field app's refresh sees it. */
 export async function setMovablePaddock(
   db: Db,
   kind: MovableKind,
   id: string,
   paddockId: string | null,
+  now: number = Date.now(),
 ): Promise<void> {
+  if (kind === 'animal') {
+    await db
+      .updateTable('animals')
+      .set({ paddock_id: paddockId, changed_at: now })
+      .where('id', '=', id)
+      .execute();
+    return;
+  }
   await db.updateTable(SUBJECT_TABLE[kind]).set({ paddock_id: paddockId }).where('id', '=', id).execute();
 }
 
