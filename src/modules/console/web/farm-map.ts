@@ -1,0 +1,295 @@
+/**
+ * The farm on a Leaflet map (the Map page): paddocks coloured by their rest, houses and trackers at their
+ * last position, open alerts where their subject is, the routes of planned house moves and one house's
+ * track. Tiles come from the operator's setting (the page's `farmstead-map-tiles` meta tag); with none set,
+ * or none reachable, the farm draws on a plain background, so the map works on a farm network offline.
+ */
+import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'leaflet';
+import type { Schema } from './api.ts';
+
+// Leaflet's own style sheet, served beside the library (vendor/leaflet.css at the same asset version).
+const sheet = document.createElement('link');
+sheet.rel = 'stylesheet';
+sheet.href = new URL('../../../../vendor/leaflet.css', import.meta.url).href;
+document.head.append(sheet);
+
+type Geometry = { type: string; coordinates: unknown };
+type Occupants = {
+  groups: { id: string; name: string }[];
+  animals: { id: string; name: string | null; tag: string | null }[];
+  houses: { id: string; name: string }[];
+};
+
+/** A paddock as the map gives it: the Paddock record and what grazing derives (when the server has it). */
+export type PaddockProperties = Schema<'Paddock'> & {
+  kind: 'paddock';
+  drawn_acres?: number | null;
+  occupied_by?: Occupants;
+  rest_days?: number | null;
+};
+export interface DeviceProperties {
+  kind: 'device';
+  id: string;
+  name: string;
+  type: string;
+  battery: number | null;
+  last_seen_at: string | null;
+  paddock_id: string | null;
+}
+export interface AlertProperties {
+  kind: 'alert';
+  id: string;
+  rule: string;
+  severity: string;
+  title: string;
+  subject_type: string;
+  subject_id: string;
+}
+export interface RouteProperties {
+  kind: 'route';
+  device_id: string;
+  command_id: string;
+  paddock_id: string;
+  meters_per_day: number | null;
+  distance_m: number | null;
+  arrival_at: string | null;
+}
+export type MapProperties = PaddockProperties | DeviceProperties | AlertProperties | RouteProperties;
+export interface MapFeature<P extends MapProperties = MapProperties> {
+  type: 'Feature';
+  geometry: Geometry | null;
+  properties: P;
+}
+
+/** What a tap on the map chose. */
+export type Picked =
+  | { kind: 'paddock'; id: string }
+  | { kind: 'device'; id: string }
+  | { kind: 'alert'; id: string }
+  | { kind: 'route'; id: string };
+
+export interface TileSetting {
+  url: string | null;
+  attribution: string;
+}
+
+/** The operator's tiles, from the page's meta tags (`none` or no tag: no tiles). */
+export function tileSetting(): TileSetting {
+  const meta = (name: string) =>
+    document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() ?? '';
+  const url = meta('farmstead-map-tiles');
+  return { url: url && url !== 'none' ? url : null, attribution: meta('farmstead-map-attribution') };
+}
+
+/** Whole days since the paddock was last left: the server's `rest_days`, else from `last_grazed_at`. */
+export function restDays(p: PaddockProperties, now = Date.now()): number | null {
+  if (p.rest_days !== undefined) return p.rest_days;
+  return p.last_grazed_at ? Math.floor((now - Date.parse(p.last_grazed_at)) / 86_400_000) : null;
+}
+
+export function isOccupied(p: PaddockProperties): boolean {
+  const o = p.occupied_by;
+  return !!o && o.groups.length + o.animals.length + o.houses.length > 0;
+}
+
+/** A paddock's state in a word (also its colour on the map, and its legend). */
+export type RestState = 'occupied' | 'ready' | 'resting' | 'unknown';
+
+export function restState(p: PaddockProperties, now = Date.now()): RestState {
+  if (isOccupied(p)) return 'occupied';
+  const days = restDays(p, now);
+  if (days === null || p.rest_days_target === null) return 'unknown';
+  return days >= p.rest_days_target ? 'ready' : 'resting';
+}
+
+const PADDOCK_COLOURS: Record<RestState, string> = {
+  occupied: '#285a8a',
+  ready: '#22662f',
+  resting: '#8a5300',
+  unknown: '#56605a',
+};
+
+/** GeoJSON positions [lon, lat] as Leaflet's [lat, lon], at any depth (Polygon or MultiPolygon). */
+export function latLngsOf(coordinates: unknown): unknown {
+  if (Array.isArray(coordinates) && typeof coordinates[0] === 'number') {
+    return [coordinates[1], coordinates[0]];
+  }
+  return Array.isArray(coordinates) ? coordinates.map(latLngsOf) : [];
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function pointOf(feature: MapFeature): [number, number] | null {
+  const g = feature.geometry;
+  if (g?.type !== 'Point' || !Array.isArray(g.coordinates)) return null;
+  const [lon, lat] = g.coordinates as number[];
+  return typeof lat === 'number' && typeof lon === 'number' ? [lat, lon] : null;
+}
+
+/** The farm's map in `element`. `onPick` hears every tap on a shape; a tap on empty ground picks null. */
+export class FarmMap {
+  readonly map: LeafletMap;
+  private readonly farmLayer: LayerGroup;
+  private readonly trackLayer: LayerGroup;
+  private readonly paddocks = new Map<string, Layer>();
+  private fitted = false;
+  private readonly onPick: (picked: Picked | null) => void;
+  /** Set while a drawing or an edit has the map: taps then belong to geoman, not to the panels. */
+  busy = false;
+
+  constructor(
+    element: HTMLElement,
+    onPick: (picked: Picked | null) => void,
+    tiles: TileSetting,
+    onTiles: (state: 'none' | 'loading' | 'shown' | 'unreachable') => void,
+  ) {
+    this.onPick = onPick;
+    this.map = L.map(element, { zoomSnap: 0.25, tapTolerance: 20 });
+    this.map.attributionControl?.setPrefix(false);
+    this.farmLayer = L.layerGroup().addTo(this.map);
+    this.trackLayer = L.layerGroup().addTo(this.map);
+    this.map.on('click', () => {
+      if (!this.busy) this.onPick(null);
+    });
+    if (!tiles.url) {
+      onTiles('none');
+      return;
+    }
+    // Tiles that never load (no internet on the farm, a tile server down) are taken away, so the plain
+    // background shows instead of grey squares; the farm's own shapes never depended on them.
+    const layer = L.tileLayer(tiles.url, { attribution: tiles.attribution, maxZoom: 19 });
+    let loaded = 0;
+    let failed = 0;
+    onTiles('loading');
+    layer.on('tileload', () => {
+      loaded++;
+      onTiles('shown');
+    });
+    layer.on('tileerror', () => {
+      failed++;
+    });
+    layer.on('load', () => {
+      if (loaded === 0 && failed > 0) {
+        layer.remove();
+        onTiles('unreachable');
+      }
+    });
+    layer.addTo(this.map);
+  }
+
+  /** Draws the farm's features; the first time, fits the map to them (or to `center`). */
+  show(features: readonly MapFeature[], center: [number, number] | null): void {
+    this.farmLayer.clearLayers();
+    this.paddocks.clear();
+    const bounds: [number, number][] = [];
+    const add = (layer: Layer, picked: Picked) => {
+      layer.on('click', (event) => {
+        if (this.busy) return;
+        event.originalEvent?.stopPropagation();
+        this.onPick(picked);
+      });
+      layer.addTo(this.farmLayer);
+    };
+    for (const f of features) {
+      const p = f.properties;
+      if (p.kind === 'paddock') {
+        const g = f.geometry;
+        if (!g || (g.type !== 'Polygon' && g.type !== 'MultiPolygon')) continue;
+        const colour = PADDOCK_COLOURS[restState(p)];
+        const shape = L.polygon(latLngsOf(g.coordinates), {
+          color: colour,
+          weight: 2,
+          fillColor: colour,
+          fillOpacity: 0.25,
+          className: `map-paddock paddock-${p.id}`,
+        });
+        shape.bindTooltip(p.name, { permanent: true, direction: 'center', className: 'map-label' });
+        add(shape, { kind: 'paddock', id: p.id });
+        this.paddocks.set(p.id, shape);
+        const box = shape.getBounds();
+        if (box.isValid()) bounds.push(...cornersOf(box));
+      } else if (p.kind === 'route' && f.geometry?.type === 'LineString') {
+        const line = L.polyline(latLngsOf(f.geometry.coordinates) as [number, number][], {
+          color: '#1d2320',
+          weight: 3,
+          dashArray: '6 6',
+          className: 'map-route',
+        });
+        add(line, { kind: 'route', id: p.command_id });
+      } else if (p.kind === 'device' || p.kind === 'alert') {
+        const at = pointOf(f);
+        if (!at) continue;
+        bounds.push(at);
+        add(L.marker(at, markerOptions(p)), { kind: p.kind, id: p.id });
+      }
+    }
+    if (!this.fitted) {
+      this.fitted = true;
+      if (bounds.length > 0) this.map.fitBounds(L.latLngBounds(bounds), { padding: [24, 24], maxZoom: 18 });
+      else if (center) this.map.setView(center, 15);
+      else this.map.setView([20, 0], 2);
+    }
+  }
+
+  /** The drawn shape of a paddock (to edit it in place). */
+  paddockLayer(id: string): Layer | undefined {
+    return this.paddocks.get(id);
+  }
+
+  /** Highlights one paddock (the one whose panel is open). */
+  highlight(id: string | null): void {
+    for (const [paddockId, layer] of this.paddocks) {
+      layer.setStyle({ weight: paddockId === id ? 5 : 2 });
+    }
+  }
+
+  /** A house's or tracker's track, oldest first (cleared with an empty list). */
+  showTrack(points: readonly { lat: number; lon: number }[]): void {
+    this.trackLayer.clearLayers();
+    if (points.length === 0) return;
+    const line = L.polyline(
+      points.map((p) => [p.lat, p.lon]),
+      { color: '#b85c00', weight: 3, className: 'map-track', interactive: false },
+    ).addTo(this.trackLayer);
+    line.bringToFront();
+  }
+
+  destroy(): void {
+    this.map.remove();
+  }
+}
+
+function cornersOf(box: Bounds): [number, number][] {
+  const sw = box.getSouthWest();
+  const ne = box.getNorthEast();
+  return [
+    [sw.lat, sw.lng],
+    [ne.lat, ne.lng],
+  ];
+}
+
+function markerOptions(p: DeviceProperties | AlertProperties) {
+  if (p.kind === 'alert') {
+    return {
+      icon: L.divIcon({
+        className: `map-alert ${p.severity}`,
+        html: '<span aria-hidden="true">!</span>',
+        iconSize: [32, 32],
+      }),
+      title: `${p.severity === 'urgent' ? 'Urgent' : 'Alert'}: ${p.title}`,
+      zIndexOffset: 1000,
+    };
+  }
+  const house = p.type === 'house';
+  return {
+    icon: L.divIcon({
+      className: house ? 'map-house' : 'map-tracker',
+      html: house ? `<span class="map-pin">H</span><span class="map-name">${escapeHtml(p.name)}</span>` : '',
+      iconSize: house ? [36, 36] : [22, 22],
+    }),
+    title: p.name,
+    zIndexOffset: house ? 500 : 0,
+  };
+}
