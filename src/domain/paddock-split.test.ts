@@ -42,6 +42,22 @@ test('a straight line across a square splits it into two closed halves whose are
   assert.deepEqual(areas, [40, 60]);
 });
 
+test('a line ending exactly on the fence (snapped to it) still splits', () => {
+  const [a, b] = parts(
+    splitOutline(
+      [SQUARE],
+      [
+        [3, 0],
+        [3, 10],
+      ],
+    ),
+  );
+  assert.deepEqual(
+    [planarArea(a), planarArea(b)].sort((x, y) => x - y),
+    [30, 70],
+  );
+});
+
 test('a bent line keeps its bends inside the paddock as the new boundary', () => {
   const [a, b] = parts(
     splitOutline(

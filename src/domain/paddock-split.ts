@@ -49,6 +49,19 @@ function close(ring: Position[]): Position[] {
   return [...ring, ring[0] as Position];
 }
 
+/** The line with its two ends pushed out by 1 % of their segments, so a line ending right on a fence crosses it. */
+function withEndsOut(line: readonly Position[]): Position[] {
+  if (line.length < 2) return [...line];
+  const push = (end: Position, before: Position): Position => [
+    end[0] + (end[0] - before[0]) * 0.01,
+    end[1] + (end[1] - before[1]) * 0.01,
+  ];
+  const out = [...line];
+  out[0] = push(line[0] as Position, line[1] as Position);
+  out[out.length - 1] = push(line[line.length - 1] as Position, line[line.length - 2] as Position);
+  return out;
+}
+
 /**
  * Splits a Polygon's outer ring by a line (a LineString's positions) that enters and leaves it once. Returns
  * the two new outer rings (closed), or why it cannot.

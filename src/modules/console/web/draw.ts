@@ -103,11 +103,14 @@ export function draw(map: LeafletMap, shape: 'Polygon' | 'Line', onMeasure: (m: 
     map.off('mousemove', onMove);
     map.off('pm:create', onCreate);
   };
+  // The map was made before geoman was loaded: it gets its `pm` now.
+  L.PM.reInitLayer(map);
   map.on('pm:drawstart', onStart);
   map.on('mousemove', onMove);
   map.on('pm:create', onCreate);
   map.pm.enableDraw(shape, {
-    snappable: true,
+    // A paddock's corners snap to its neighbours' (shared fences); a split line's ends must stay outside.
+    snappable: shape === 'Polygon',
     allowSelfIntersection: false,
     continueDrawing: false,
     pathOptions: PATH,
@@ -133,6 +136,7 @@ export function edit(map: LeafletMap, layer: Layer, onMeasure: (m: Measure) => v
   const update = () => onMeasure(measure(map, cornersOf(layer), true));
   const types = ['pm:markerdrag', 'pm:edit', 'pm:vertexadded', 'pm:vertexremoved'];
   for (const type of types) layer.on(type, update);
+  L.PM.reInitLayer(layer);
   layer.pm.enable({ allowSelfIntersection: false, snappable: true });
   update();
   const stop = () => {

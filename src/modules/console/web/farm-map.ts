@@ -135,6 +135,8 @@ export class FarmMap {
   private readonly trackLayer: LayerGroup;
   private readonly paddocks = new Map<string, Layer>();
   private fitted = false;
+  private readonly resize: ResizeObserver;
+  private lastPick: Event | undefined;
   private readonly onPick: (picked: Picked | null) => void;
   /** Set while a drawing or an edit has the map: taps then belong to geoman, not to the panels. */
   busy = false;
@@ -150,8 +152,12 @@ export class FarmMap {
     this.map.attributionControl?.setPrefix(false);
     this.farmLayer = L.layerGroup().addTo(this.map);
     this.trackLayer = L.layerGroup().addTo(this.map);
-    this.map.on('click', () => {
-      if (!this.busy) this.onPick(null);
+    // The map shares the screen with the panel beside or under it: it follows its box as that changes.
+    this.resize = new ResizeObserver(() => this.map.invalidateSize());
+    this.resize.observe(element);
+    this.map.on('click', (event) => {
+      // A tap on a shape reaches the map too (geoman needs taps on shapes while drawing): not a tap on grass.
+      if (!this.busy && event.originalEvent !== this.lastPick) this.onPick(null);
     });
     if (!tiles.url) {
       onTiles('none');
@@ -187,7 +193,7 @@ export class FarmMap {
     const add = (layer: Layer, picked: Picked) => {
       layer.on('click', (event) => {
         if (this.busy) return;
-        event.originalEvent?.stopPropagation();
+        this.lastPick = event.originalEvent;
         this.onPick(picked);
       });
       layer.addTo(this.farmLayer);
@@ -257,6 +263,7 @@ export class FarmMap {
   }
 
   destroy(): void {
+    this.resize.disconnect();
     this.map.remove();
   }
 }
@@ -286,7 +293,9 @@ function markerOptions(p: DeviceProperties | AlertProperties) {
   return {
     icon: L.divIcon({
       className: house ? 'map-house' : 'map-tracker',
-      html: house ? `<span class="map-pin">H</span><span class="map-name">${escapeHtml(p.name)}</span>` : '',
+      html: house
+        ? `<span class="map-pin" aria-hidden="true">H</span><span class="map-name">${escapeHtml(p.name)}</span>`
+        : '',
       iconSize: house ? [36, 36] : [22, 22],
     }),
     title: p.name,

@@ -145,6 +145,8 @@ declare module 'leaflet' {
     polygon(latlngs: unknown, style?: PathStyle): Layer;
     latLng(lat: number, lng: number): LatLng;
     latLngBounds(corners: LatLngPair[]): Bounds;
+    /** leaflet-geoman, once loaded: `reInitLayer` gives `pm` to a map or path made before it was loaded. */
+    PM: { reInitLayer(target: Layer | LeafletMap): void };
   };
   export default L;
 }

@@ -6,7 +6,7 @@
  * first drawing: web/draw.ts). On a phone the map fills the screen under the header and the panels are
  * bottom sheets.
  */
-import { api, type Schema } from '../api.ts';
+import { api } from '../api.ts';
 import type { Drawing, Measure, Outline } from '../draw.ts';
 import {
   FarmMap,
@@ -26,7 +26,6 @@ import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
-type Group = Schema<'Group'>;
 type DrawModule = typeof import('../draw.ts');
 
 /** Geoman and the area measure: fetched once, on the first drawing or edit. */
@@ -39,20 +38,32 @@ function loadDraw(): Promise<DrawModule> {
   return drawModule;
 }
 
-/** The farm as map features: paddocks with their outlines, devices at their last position. */
+/**
+ * The farm as map features: paddocks with their outlines (and the groups in each as its occupants),
+ * devices at their last position.
+ */
 async function loadFarmMap(farmId: string): Promise<MapFeature[]> {
-  const [paddocks, devices] = await Promise.all([
+  const [paddocks, devices, groups] = await Promise.all([
     loadAll((before) =>
       api('GET', '/v1/farms/{farm}/paddocks', { path: { farm: farmId }, query: { limit: 100, before } }),
     ),
     loadAll((before) =>
       api('GET', '/v1/farms/{farm}/devices', { path: { farm: farmId }, query: { limit: 100, before } }),
     ),
+    loadGroups(farmId),
   ]);
   const features: MapFeature[] = paddocks.map((p) => ({
     type: 'Feature',
     geometry: p.geometry as MapFeature['geometry'],
-    properties: { ...p, kind: 'paddock' },
+    properties: {
+      ...p,
+      kind: 'paddock',
+      occupied_by: {
+        groups: groups.filter((g) => g.paddock_id === p.id).map((g) => ({ id: g.id, name: g.name })),
+        animals: [],
+        houses: [],
+      },
+    },
   }));
   for (const d of devices) {
     if (d.lat === null || d.lon === null) continue;
@@ -94,15 +105,11 @@ const POSITION_REFRESH_MS = 30_000;
 
 export function Page({ farm }: PageProps) {
   const features = useLoad(() => loadFarmMap(farm.id), [farm.id]);
-  const groups = useLoad(() => loadGroups(farm.id), [farm.id]);
   const element = useRef<HTMLDivElement>(null);
   const farmMap = useRef<FarmMap | null>(null);
   const [mode, setMode] = useState<Mode>(null);
   const [tiles, setTiles] = useState<'none' | 'loading' | 'shown' | 'unreachable'>('loading');
-  const reload = () => {
-    features.reload();
-    groups.reload();
-  };
+  const reload = () => features.reload();
   // Moves, commands done (a house moved) and alerts change what the map shows.
   useFarmStream(
     farm.id,
@@ -154,7 +161,7 @@ export function Page({ farm }: PageProps) {
       case 'paddock': {
         const f = paddockOf(mode.id);
         return f
-          ? html`<${PaddockSheet} paddock=${f.properties} groups=${groups.data ?? []} write=${write}
+          ? html`<${PaddockSheet} paddock=${f.properties} write=${write}
               onMode=${setMode} onClose=${close} />`
           : null;
       }
@@ -223,18 +230,21 @@ export function Page({ farm }: PageProps) {
   };
   const drawing = mode?.kind === 'draw' || mode?.kind === 'edit' || mode?.kind === 'split';
   const shown = sheet();
-  return html`<section class=${`map-page${shown ? ' with-sheet' : ''}`} aria-label="Farm map">
+  return html`<section class="map-page" aria-label="Farm map">
     <h1 class="visually-hidden">Map</h1>
-    <div class="map-canvas" ref=${element}></div>
-    ${
-      !drawing &&
-      html`<div class="map-tools">
-      ${write && html`<button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>Draw a paddock</button>`}
-    </div>`
-    }
-    ${tiles === 'unreachable' && html`<p class="map-note" role="status">Map tiles could not be loaded: the farm is drawn on a plain background.</p>`}
-    ${!features.data && html`<div class="map-note"><${Loading} error=${features.error} retry=${features.reload} /></div>`}
-    ${features.data && !features.data.some((f) => f.geometry) && !drawing && html`<p class="map-note">Nothing on the map yet: draw a paddock, or give devices a position.</p>`}
+    <div class="map-area">
+      <div class="map-canvas" ref=${element}></div>
+      ${
+        !drawing &&
+        write &&
+        html`<div class="map-tools">
+        <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>Draw a paddock</button>
+      </div>`
+      }
+      ${tiles === 'unreachable' && html`<p class="map-note" role="status">Map tiles could not be loaded: the farm is drawn on a plain background.</p>`}
+      ${!features.data && html`<div class="map-note"><${Loading} error=${features.error} retry=${features.reload} /></div>`}
+      ${features.data && !features.data.some((f) => f.geometry) && !drawing && html`<p class="map-note">Nothing on the map yet: draw a paddock, or give devices a position.</p>`}
+    </div>
     ${shown && html`<div class="map-sheet">${shown}</div>`}
   </section>`;
 }
@@ -249,21 +259,18 @@ function Sheet({ title, onClose, children }: { title: string; onClose?: () => vo
 
 function PaddockSheet({
   paddock: p,
-  groups,
   write,
   onMode,
   onClose,
 }: {
   paddock: PaddockProperties;
-  groups: Group[];
   write: boolean;
   onMode(mode: Mode): void;
   onClose(): void;
 }) {
   const rested = restDays(p);
   const state = restState(p);
-  // Who is in it: the server's occupants when it gives them, else the groups placed in it.
-  const inHere = p.occupied_by?.groups ?? groups.filter((g) => g.paddock_id === p.id);
+  const inHere = p.occupied_by?.groups ?? [];
   const drawn = p.drawn_acres ?? null;
   const far = drawn !== null && p.acres !== null && drawn > 0 && Math.abs(p.acres - drawn) / drawn > 0.1;
   const history = useLoad(() => loadHistory(p.id), [p.id]);

@@ -1,0 +1,271 @@
+/**
+ * The Map page in a real browser (headless Chromium), read as a grazier's steps: the farm's paddocks and
+ * houses are all drawn; tapping a paddock shows its rest and who is in it, and a group in it can be moved;
+ * a paddock drawn by tapping corners through leaflet-geoman is created with its outline and acres; a paddock
+ * is split along a drawn line. At 360 px (the map under the header, panels as bottom sheets) and on a
+ * desktop, with screenshots.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import area from '@turf/area';
+import type { Polygon } from 'geojson';
+import type { Page } from 'playwright-core';
+import type { NewAccount } from '../src/modules/accounts/service.ts';
+import type { Farm } from '../src/modules/farms/schemas.ts';
+import type { Paddock } from '../src/modules/paddocks/schemas.ts';
+import { screenshot } from './browser.ts';
+import {
+  assertNoHorizontalScroll,
+  type ConsoleWorld,
+  DESKTOP,
+  PHONE,
+  signedInPage,
+  startConsole,
+} from './console-helpers.ts';
+import { device, group, farm as makeFarm, paddock as makePaddock, report } from './factories.ts';
+
+let world: ConsoleWorld;
+let account: NewAccount;
+let farm: Farm;
+let key: string;
+
+/** A rectangle's outline (GeoJSON Polygon) from its west, south, east and north edges. */
+function box(west: number, south: number, east: number, north: number) {
+  return {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [west, south],
+        [east, south],
+        [east, north],
+        [west, north],
+        [west, south],
+      ],
+    ],
+  };
+}
+
+// Two paddocks side by side along the bottom and one at the top left; the top right is open grass, where
+// the new paddock is drawn.
+const WEST = box(-97.11, 38.2, -97.105, 38.205);
+const EAST = box(-97.104, 38.2, -97.1, 38.205);
+const NORTH = box(-97.11, 38.21, -97.105, 38.215);
+
+let west: Paddock;
+let east: Paddock;
+let north: Paddock;
+
+const SQUARE_METERS_PER_ACRE = 4046.8564224;
+
+before(async () => {
+  world = await startConsole();
+  account = await world.t.account('Prairie Run');
+  key = account.live_key;
+  farm = await makeFarm(world.t, key, { name: 'Prairie Run', timezone: 'America/Chicago' });
+  const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+  west = await makePaddock(world.t, key, farm.id, {
+    name: 'West',
+    geometry: WEST,
+    rest_days_target: 30,
+    last_grazed_at: ago(40),
+  });
+  east = await makePaddock(world.t, key, farm.id, {
+    name: 'East',
+    geometry: EAST,
+    rest_days_target: 30,
+    last_grazed_at: ago(12),
+  });
+  north = await makePaddock(world.t, key, farm.id, {
+    name: 'North',
+    geometry: NORTH,
+    rest_days_target: 45,
+  });
+  // A paddock nobody has drawn yet: listed, not on the map.
+  await makePaddock(world.t, key, farm.id, { name: 'Creek lot' });
+  await group(world.t, key, farm.id, { name: 'Cows', paddock_id: west.id, head_count: 40 });
+  const house = await device(world.t, key, farm.id, { type: 'house', name: 'House 1' });
+  await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1075, battery: 88 });
+  const tag = await device(world.t, key, farm.id, { type: 'tag', name: 'Tag 7' });
+  await report(world.t, tag.device_key, { lat: 38.2022, lon: -97.1065 });
+  // A house that never reported a position is not on the map.
+  await device(world.t, key, farm.id, { type: 'house', name: 'House 2' });
+});
+
+after(async () => {
+  await world?.close();
+});
+
+async function paddocks(): Promise<Paddock[]> {
+  const res = await world.t.request<{ data: Paddock[] }>('GET', `/v1/farms/${farm.id}/paddocks?limit=100`, {
+    key,
+  });
+  return res.body.data;
+}
+
+async function openMap(size = DESKTOP) {
+  const opened = await signedInPage(world, account, size);
+  await opened.page.goto(`${world.base}/map`);
+  await opened.page.locator('.map-canvas.leaflet-container').waitFor();
+  return opened;
+}
+
+/** A point inside a drawn paddock on screen, towards its top left corner (its middle has the house). */
+async function insideOf(page: Page, id: string): Promise<{ x: number; y: number }> {
+  const b = await page.locator(`path.paddock-${id}`).boundingBox();
+  assert.ok(b, `paddock ${id} is drawn`);
+  return { x: b.x + b.width / 4, y: b.y + b.height / 4 };
+}
+
+test('the map draws every paddock with an outline and every device with a position, on a plain background', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  const outlined = (await paddocks()).filter((p) => p.geometry !== null);
+  await page
+    .locator('path.map-paddock')
+    .nth(outlined.length - 1)
+    .waitFor();
+  assert.equal(await page.locator('path.map-paddock').count(), outlined.length);
+  for (const p of outlined) await page.locator(`path.paddock-${p.id}`).waitFor();
+  assert.equal(await page.locator('.map-house').count(), 1);
+  assert.equal(await page.locator('.map-tracker').count(), 1);
+  await page.getByRole('button', { name: 'House 1' }).waitFor();
+  // Each paddock's name is written on it.
+  for (const name of ['West', 'East', 'North']) {
+    await page.locator('.map-label', { hasText: name }).waitFor();
+  }
+  // No tile server is set for the tests: nothing is fetched from another host (problems stays empty).
+  assert.equal(await page.locator('.leaflet-tile').count(), 0);
+  await screenshot(page, 'console-map-desktop');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('tapping a paddock shows its rest and who is in it; a group in it is moved from there', async () => {
+  const { page, problems } = await openMap(PHONE);
+  await page.locator(`path.paddock-${west.id}`).waitFor();
+  const at = await insideOf(page, west.id);
+  await page.mouse.click(at.x, at.y);
+  const sheet = page.getByRole('region', { name: 'West' });
+  // The cows are in it: grazed now.
+  await sheet.getByText('Grazed now', { exact: true }).waitFor();
+  await sheet.getByText('30 days').waitFor();
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-map-paddock-phone');
+
+  await sheet.getByRole('button', { name: 'Move Cows…' }).click();
+  const move = page.getByRole('form', { name: 'Move Cows' });
+  await move.getByLabel('To paddock').selectOption({ label: 'East — resting' });
+  await move.getByRole('button', { name: 'Record the move' }).click();
+  await page.getByRole('region', { name: 'West' }).waitFor();
+  const events = await world.t.request<{ data: { type: string; subject_id: string; data: unknown }[] }>(
+    'GET',
+    `/v1/farms/${farm.id}/events?type=move`,
+    { key },
+  );
+  const moves = events.body.data.filter((e) => e.type === 'move');
+  assert.equal(moves.length, 1);
+  assert.deepEqual(moves[0]?.data, { to_paddock_id: east.id });
+
+  // East rests: 12 days of its 30.
+  await page.getByRole('region', { name: 'West' }).getByRole('button', { name: 'Close' }).click();
+  const there = await insideOf(page, east.id);
+  await page.mouse.click(there.x, there.y);
+  const eastSheet = page.getByRole('region', { name: 'East' });
+  await eastSheet.getByText('Resting').waitFor();
+  await eastSheet.getByText('12 days').waitFor();
+  await eastSheet.getByRole('button', { name: 'Close' }).click();
+
+  // Tapping the house shows its panel.
+  await page.getByRole('button', { name: 'House 1' }).click();
+  await page.getByRole('region', { name: 'House 1' }).getByText('88%').waitFor();
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a paddock drawn through leaflet-geoman on a phone is created with its outline and acres', async () => {
+  const { page, problems } = await openMap(PHONE);
+  const before = await paddocks();
+  await page.locator(`path.paddock-${east.id}`).waitFor();
+  await page.getByRole('button', { name: 'Draw a paddock' }).click();
+  const sheet = page.getByRole('region', { name: 'Draw a paddock' });
+  await sheet.getByText('Tap each corner').waitFor();
+  // geoman is loaded now (it was not part of the page's first load).
+  await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
+  // The open grass above East and right of North, in the part of the map the sheet leaves visible.
+  const eastBox = await page.locator(`path.paddock-${east.id}`).boundingBox();
+  const mapBox = await page.locator('.map-canvas').boundingBox();
+  assert.ok(eastBox && mapBox);
+  const left = eastBox.x + eastBox.width * 0.2;
+  const right = eastBox.x + eastBox.width * 0.8;
+  const top = Math.max(mapBox.y + 30, eastBox.y - 200);
+  const bottom = eastBox.y - 30;
+  assert.ok(bottom - top > 60, 'room to draw');
+  await page.mouse.click(left, top);
+  await page.mouse.click(right, top);
+  await page.mouse.move(right, bottom);
+  await page.mouse.click(right, bottom);
+  await page.mouse.click(left, bottom);
+  // The length and area measured while drawing.
+  await sheet.getByText(/Area \d+\.\d\d ac \(\d+\.\d\d ha\)/).waitFor();
+  assert.match((await sheet.locator('.measure').textContent()) ?? '', /Length \d+(\.\d\d)? k?m/);
+  await screenshot(page, 'console-map-draw-phone');
+  await sheet.getByRole('button', { name: 'Finish' }).click();
+
+  const form = page.getByRole('form', { name: 'New paddock' });
+  await form.getByLabel('Name').fill('Top field');
+  await form.getByLabel('Rest target (days)').fill('35');
+  await form.getByRole('button', { name: 'Save paddock' }).click();
+  const panel = page.getByRole('region', { name: 'Top field' });
+  await panel.waitFor();
+  await assertNoHorizontalScroll(page);
+  const after = await paddocks();
+  assert.equal(after.length, before.length + 1);
+  const made = after.find((p) => p.name === 'Top field');
+  assert.ok(made);
+  const geometry = made.geometry as { type: string; coordinates: number[][][] };
+  assert.equal(geometry.type, 'Polygon');
+  assert.equal(geometry.coordinates[0]?.length, 5, 'four corners and the closing one');
+  for (const [lon, lat] of geometry.coordinates[0] ?? []) {
+    assert.ok((lon as number) > -97.104 && (lon as number) < -97.1, `lon ${lon}`);
+    assert.ok((lat as number) >= 38.205 && (lat as number) < 38.216, `lat ${lat}`);
+  }
+  const drawnAcres = area(geometry as Polygon) / SQUARE_METERS_PER_ACRE;
+  assert.ok(made.acres !== null && Math.abs(made.acres - drawnAcres) < 0.01, `acres ${made.acres}`);
+  assert.equal(made.rest_days_target, 35);
+  await page.locator(`path.paddock-${made.id}`).waitFor();
+  await screenshot(page, 'console-map-drawn-phone');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a paddock split along a line drawn across it becomes two paddocks whose acres add up', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  const wholeAcres = area(EAST as Polygon) / SQUARE_METERS_PER_ACRE;
+  await page.locator(`path.paddock-${east.id}`).waitFor();
+  const at = await insideOf(page, east.id);
+  await page.mouse.click(at.x, at.y);
+  await page.getByRole('region', { name: 'East' }).getByRole('button', { name: 'Split' }).click();
+  const sheet = page.getByRole('region', { name: 'Split East' });
+  await sheet.getByText('Draw the new fence line').waitFor();
+  await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
+  const b = await page.locator(`path.paddock-${east.id}`).boundingBox();
+  assert.ok(b);
+  const x = b.x + b.width * 0.3;
+  await page.mouse.click(x, b.y - 40);
+  await page.mouse.click(x, b.y + b.height + 12);
+  await sheet.getByRole('button', { name: 'Finish' }).click();
+  const form = page.getByRole('form', { name: 'Split the paddock' });
+  await form.getByLabel('Name of the new paddock').fill('East B');
+  await screenshot(page, 'console-map-split-desktop');
+  await form.getByRole('button', { name: 'Split' }).click();
+  await page.getByRole('region', { name: 'East' }).waitFor();
+  const after = await paddocks();
+  const kept = after.find((p) => p.id === east.id);
+  const added = after.find((p) => p.name === 'East B');
+  assert.ok(kept?.acres && added?.acres);
+  assert.ok(Math.abs(kept.acres + added.acres - wholeAcres) < 0.1, `${kept.acres} + ${added.acres}`);
+  assert.ok(added.acres < kept.acres, 'the 30 % west of the line is the new paddock');
+  assert.equal(added.rest_days_target, 30);
+  await page.locator(`path.paddock-${added.id}`).waitFor();
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
