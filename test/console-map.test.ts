@@ -53,7 +53,6 @@ const NORTH = box(-97.11, 38.21, -97.105, 38.215);
 
 let west: Paddock;
 let east: Paddock;
-let north: Paddock;
 
 const SQUARE_METERS_PER_ACRE = 4046.8564224;
 
@@ -75,7 +74,7 @@ before(async () => {
     rest_days_target: 30,
     last_grazed_at: ago(12),
   });
-  north = await makePaddock(world.t, key, farm.id, {
+  await makePaddock(world.t, key, farm.id, {
     name: 'North',
     geometry: NORTH,
     rest_days_target: 45,

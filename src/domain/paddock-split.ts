@@ -68,8 +68,9 @@ function withEndsOut(line: readonly Position[]): Position[] {
  */
 export function splitOutline(
   rings: readonly (readonly Position[])[],
-  line: readonly Position[],
+  drawn: readonly Position[],
 ): SplitResult {
+  const line = withEndsOut(drawn);
   if (rings.length !== 1 || !rings[0]) {
     return { refused: 'Only a paddock drawn as one outline without holes can be split.' };
   }
