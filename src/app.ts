@@ -55,6 +55,7 @@ import { ingestRoutes } from './modules/ingest/routes.ts';
 import { integrationRoutes } from './modules/integrations/routes.ts';
 import { findActiveKeyByHash, markKeyUsed } from './modules/keys/repository.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
+import { mapRoutes } from './modules/map/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
@@ -64,6 +65,7 @@ import { authenticateAccessToken } from './modules/oauth/service.ts';
 import { paddockRoutes } from './modules/paddocks/routes.ts';
 import { peopleRoutes, sessionRoutes } from './modules/people/routes.ts';
 import { authenticateSession, csrfTokenOf } from './modules/people/service.ts';
+import { positionRoutes } from './modules/positions/routes.ts';
 import { readingRoutes } from './modules/readings/routes.ts';
 import { settleBuiltInRuleChanges } from './modules/rules/changes.ts';
 import { ruleRoutes } from './modules/rules/routes.ts';
@@ -175,7 +177,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(docsRoutes);
   // The web console (pages and their files); its data comes from /v1 like any client's.
-  await app.register(consoleRoutes);
+  await app.register(consoleRoutes, {
+    tiles: { url: config.mapTiles, attribution: config.mapAttribution },
+  });
 
   await app.register(catalogRoutes);
   await app.register(withAccess(accountRoutes, 'any'), { db });
@@ -210,6 +214,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(deviceRoutes, 'devices'), { db });
   await app.register(withAccess(readingRoutes, 'readings'), { db });
   await app.register(withAccess(readingExportRoutes, 'readings'), { db });
+  // A device's track (modules/positions): reported positions are readings-like data.
+  await app.register(withAccess(positionRoutes, 'readings'), { db });
   await app.register(withAccess(commandRoutes, 'commands'), {
     db,
     commandExpirySeconds: config.commandExpirySeconds,
@@ -222,6 +228,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(webhookRoutes, 'webhooks'), { db, config });
   await app.register(withAccess(briefRoutes, 'brief'), { db });
   await app.register(withAccess(sampleRoutes, 'farms'), { db });
+  // The farm map (modules/map): paddocks, devices and alerts as GeoJSON; its needs are in ROUTE_OVERRIDES.
+  await app.register(withAccess(mapRoutes, 'paddocks'), { db });
   // The live stream: a farm read. Which event types each caller gets is its read permissions (service.ts).
   const streams = new StreamHub({
     database,

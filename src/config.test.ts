@@ -70,3 +70,28 @@ test('notification settings: SMTP URL, From address, VAPID keys given together a
   const keys = { FARMSTEAD_VAPID_PUBLIC_KEY: 'B'.repeat(87), FARMSTEAD_VAPID_PRIVATE_KEY: 'a'.repeat(43) };
   assert.deepEqual(loadConfig(keys).vapidKeys, { publicKey: 'B'.repeat(87), privateKey: 'a'.repeat(43) });
 });
+
+test("map tiles: OpenStreetMap's with its attribution unless set, none turns them off, a bad template is refused", () => {
+  const plain = loadConfig({});
+  assert.equal(plain.mapTiles, 'https://tile.openstreetmap.org/{z}/{x}/{y}.png');
+  assert.equal(plain.mapAttribution, '© OpenStreetMap contributors');
+  const none = loadConfig({ FARMSTEAD_MAP_TILES: 'none' });
+  assert.equal(none.mapTiles, null);
+  const own = loadConfig({
+    FARMSTEAD_MAP_TILES: 'https://{s}.tiles.example.org/sat/{z}/{y}/{x}.jpg',
+    FARMSTEAD_MAP_ATTRIBUTION: 'Imagery © Example',
+  });
+  assert.equal(own.mapTiles, 'https://{s}.tiles.example.org/sat/{z}/{y}/{x}.jpg');
+  assert.equal(own.mapAttribution, 'Imagery © Example');
+  assert.equal(
+    loadConfig({ FARMSTEAD_MAP_TILES: 'https://tiles.example.org/{z}/{x}/{y}.png' }).mapAttribution,
+    '',
+  );
+  for (const bad of [
+    'tiles.example.org/{z}/{x}/{y}.png',
+    'ftp://t.example.org/{z}/{x}/{y}',
+    'https://t.example.org/x.png',
+  ]) {
+    assert.throws(() => loadConfig({ FARMSTEAD_MAP_TILES: bad }), /FARMSTEAD_MAP_TILES must be/, bad);
+  }
+});

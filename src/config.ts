@@ -117,6 +117,13 @@ export interface Config {
   emailFrom: string;
   /** Run the notification worker inside the server process (FARMSTEAD_NOTIFICATION_WORKER, default on). */
   notificationWorkerInProcess: boolean;
+  /**
+   * The console map's tile URL template (FARMSTEAD_MAP_TILES, default OpenStreetMap's; `none`: null, no tiles,
+   * the map draws on a plain background). Its origin is added to the console's CSP `img-src`.
+   */
+  mapTiles: string | null;
+  /** The attribution shown on the map for those tiles (FARMSTEAD_MAP_ATTRIBUTION; OpenStreetMap's for its tiles). */
+  mapAttribution: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -290,6 +297,41 @@ function vapidSubject(env: Env, from: string, publicUrlText: string): string {
   return publicUrlText.startsWith('https://') ? publicUrlText : 'mailto:farmstead@localhost';
 }
 
+/** OpenStreetMap's standard tiles: what the console map shows unless FARMSTEAD_MAP_TILES says. */
+export const DEFAULT_MAP_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+/** OpenStreetMap's tile usage policy asks for this attribution on every map showing its tiles. */
+export const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
+
+/**
+ * An http(s) URL template with {z}, {x} and {y} (Leaflet's); `{s}` may stand for a subdomain in the host
+ * (the CSP then allows every subdomain of the rest); `none` turns tiles off.
+ */
+function mapTiles(env: Env): string | null {
+  const raw = env.FARMSTEAD_MAP_TILES?.trim();
+  if (!raw) return DEFAULT_MAP_TILES;
+  if (raw.toLowerCase() === 'none') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.replace('{s}', 'a'));
+  } catch {
+    url = null;
+  }
+  const placeholders = ['{z}', '{x}', '{y}'].every((p) => raw.includes(p));
+  if (!url || !/^https?:$/.test(url.protocol) || !placeholders || url.username || url.password) {
+    throw new ConfigError(
+      `FARMSTEAD_MAP_TILES must be none or an http(s) URL template with {z}, {x} and {y}, like ${DEFAULT_MAP_TILES}, got "${raw}"`,
+    );
+  }
+  return raw;
+}
+
+function mapAttribution(env: Env): string {
+  const raw = env.FARMSTEAD_MAP_ATTRIBUTION?.trim();
+  if (raw) return raw;
+  const tiles = env.FARMSTEAD_MAP_TILES?.trim();
+  return !tiles || tiles.includes('openstreetmap.org') ? OSM_ATTRIBUTION : '';
+}
+
 /** log2 of scrypt's N for new password hashes unless FARMSTEAD_PASSWORD_COST says (modules/people/passwords.ts). */
 export const DEFAULT_PASSWORD_COST = 15;
 
@@ -379,5 +421,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     smtpUrl: smtpUrl(env),
     emailFrom: emailFrom(env, publicUrl(env, host, port)),
     notificationWorkerInProcess: bool(env, 'FARMSTEAD_NOTIFICATION_WORKER', true),
+    mapTiles: mapTiles(env),
+    mapAttribution: mapAttribution(env),
   });
 }

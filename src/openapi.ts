@@ -24,6 +24,7 @@ import { FarmSchema } from './modules/farms/schemas.ts';
 import { GroupSchema } from './modules/groups/schemas.ts';
 import { HouseSchema } from './modules/houses/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
+import { FarmMapSchema, MapFeatureSchema } from './modules/map/schemas.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { PersonSchema, SessionSchema } from './modules/people/schemas.ts';
 import { ReadingSchema } from './modules/readings/schemas.ts';
@@ -57,6 +58,8 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   WebhookAttemptSchema,
   WebhookDeliverySchema,
   BriefSchema,
+  MapFeatureSchema,
+  FarmMapSchema,
 ];
 
 /** Schemas only the document shows (a request body described more precisely than it is checked). */

@@ -41,6 +41,10 @@ const ROUTE_OVERRIDES: Record<string, RouteAccess> = {
   'GET /v1/farms/:farm/brief': {
     needs: [permission('brief', 'read'), permission('alerts', 'read'), permission('devices', 'read')],
   },
+  // The map shows paddocks, devices (their positions and house routes) and alerts.
+  'GET /v1/farms/:farm/map': {
+    needs: [permission('paddocks', 'read'), permission('devices', 'read'), permission('alerts', 'read')],
+  },
   // Resetting the sample farm deletes and re-creates its records, devices and alerts.
   'POST /v1/farms/:farm/reset': {
     needs: [permission('farms', 'delete'), permission('devices', 'delete'), permission('alerts', 'delete')],

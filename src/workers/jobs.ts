@@ -14,6 +14,7 @@ import { pruneUplinkKeys } from '../modules/integrations/service.ts';
 import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
 import { pruneOAuth } from '../modules/oauth/service.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
+import { removeOldPositions } from '../modules/positions/service.ts';
 import {
   ensureReadingPartitions,
   removeOldReadings,
@@ -156,7 +157,8 @@ export const JOBS: readonly PeriodicJob[] = [
     },
   },
   {
-    // FARMSTEAD_READINGS_RETENTION_DAYS: raw readings older than that go (whole months, then batches).
+    // FARMSTEAD_READINGS_RETENTION_DAYS: raw readings older than that go (whole months, then batches), and
+    // device positions as old.
     name: 'readings.retention',
     everyMs: () => 3_600_000,
     timeoutMs: 1_800_000,
@@ -168,6 +170,9 @@ export const JOBS: readonly PeriodicJob[] = [
       const result = await removeOldReadings(database.db, cutoff, { signal });
       if (result.droppedPartitions.length > 0 || result.deletedRows > 0)
         log.info(result, 'old readings removed');
+      // Device positions follow the readings' setting (docs/map.md).
+      const positions = await removeOldPositions(database.db, cutoff, { signal });
+      if (positions > 0) log.info({ deletedRows: positions }, 'old device positions removed');
     },
   },
 ];

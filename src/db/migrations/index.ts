@@ -23,6 +23,7 @@ import * as m0026 from './0026_animals_farm_tag.ts';
 import * as m0027 from './0027_task_due_date.ts';
 import * as m0028 from './0028_notifications.ts';
 import * as m0029 from './0029_oauth.ts';
+import * as m0030 from './0030_device_positions.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0027_task_due_date': m0027,
   '0028_notifications': m0028,
   '0029_oauth': m0029,
+  '0030_device_positions': m0030,
 };

@@ -13,6 +13,7 @@ import type { Db } from '../schema.ts';
 import { ALERT_COLUMNS, spanStart, spanStartSql, WATERMARK_COLUMNS } from './alerts.ts';
 import { everyColumn } from './columns.ts';
 import { LATEST_COLUMNS } from './device-latest.ts';
+import { POSITION_COLUMNS } from './device-positions.ts';
 import { REPORTING_DEVICE_COLUMNS, TOUCH_OPTIONAL_COLUMNS } from './devices.ts';
 import { OUTBOX_COLUMNS } from './outbox.ts';
 import { READING_COLUMNS } from './readings.ts';
@@ -51,6 +52,7 @@ forEachEngine('hot statements and their tables', (t) => {
       ['alerts', ALERT_COLUMNS],
       ['alert_watermarks', WATERMARK_COLUMNS],
       ['outbox', OUTBOX_COLUMNS],
+      ['device_positions', POSITION_COLUMNS],
     ];
     for (const [table, columns] of modules) {
       assert.deepEqual(

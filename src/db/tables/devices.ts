@@ -79,9 +79,22 @@ export interface CommandsTable {
   redeliver_at: number | null;
 }
 
+/**
+ * Every position a device reported (migration 0030), at the time its report arrived. Its statements and
+ * column list: db/statements/device-positions.ts.
+ */
+export interface DevicePositionsTable {
+  device_id: string;
+  farm_id: string;
+  lat: number;
+  lon: number;
+  at: number;
+}
+
 export interface DevicesTables {
   devices: DevicesTable;
   readings: ReadingsTable;
+  device_positions: DevicePositionsTable;
   device_latest: DeviceLatestTable;
   commands: CommandsTable;
 }

@@ -104,14 +104,25 @@ export interface Asset {
   etag: string;
 }
 
+/** The operator's map tiles (config mapTiles, mapAttribution), which the page carries in two meta tags. */
+export interface MapTiles {
+  /** The URL template, or null for no tiles. */
+  url: string | null;
+  attribution: string;
+}
+
+export interface ConsolePage {
+  page: Asset;
+  /** The Content-Security-Policy for the page (the import map is its one inline script, allowed by hash). */
+  csp: string;
+}
+
 export interface ConsoleBundle {
   hash: string;
   /** By path under /console/assets/<hash>/. */
   assets: ReadonlyMap<string, Asset>;
-  /** The console's HTML page (the same for every page path). */
-  page: Asset;
-  /** The Content-Security-Policy for the page (the import map is its one inline script, allowed by hash). */
-  csp: string;
+  /** The console's HTML page (the same for every page path) and its CSP, for a map tile setting. */
+  pageFor(tiles: MapTiles): ConsolePage;
   /** The service worker, its cache version set to this bundle's hash (a new deploy replaces old caches). */
   serviceWorker: Asset;
   /** The web app manifest and the icons it names, by path (`/manifest.webmanifest`, `/icons/…`). */
@@ -199,7 +210,19 @@ async function collectSources(): Promise<Map<string, { type: string; text: strin
   return files;
 }
 
-function pageHtml(base: string, importMap: string, modules: string[]): string {
+const escapeAttribute = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * Where the tiles of a URL template come from, for `img-src`: its origin, with a `{s}` subdomain as `*.`
+ * (so `https://{s}.tile.example.org/…` allows `https://*.tile.example.org`).
+ */
+export function tileOrigin(template: string): string {
+  const url = new URL(template.replace('{s}', 'subdomain-placeholder'));
+  return url.origin.replace('subdomain-placeholder.', '*.');
+}
+
+function pageHtml(base: string, importMap: string, modules: string[], tiles: MapTiles): string {
   const preload = modules.map((m) => `  <link rel="modulepreload" href="${base}/${m}">`).join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -209,6 +232,8 @@ function pageHtml(base: string, importMap: string, modules: string[]): string {
   <meta name="color-scheme" content="light">
   <title>Farmstead</title>
   <meta name="theme-color" content="${THEME_COLOR}">
+  <meta name="farmstead-map-tiles" content="${escapeAttribute(tiles.url ?? 'none')}">
+  <meta name="farmstead-map-attribution" content="${escapeAttribute(tiles.attribution)}">
   <link rel="manifest" href="/manifest.webmanifest">
   <link rel="icon" href="/icons/icon-192.png">
   <link rel="apple-touch-icon" href="/icons/icon-192.png">
@@ -244,18 +269,29 @@ async function build(): Promise<ConsoleBundle> {
   // Page modules and the libraries only some pages use load on demand; the rest is preloaded.
   const onDemand = (f: string) => f.endsWith('.css') || f.includes('/web/pages/') || ON_DEMAND.has(f);
   const modules = [...sources.keys()].filter((f) => !onDemand(f));
-  const page = compressed(TYPES['.html'] as string, Buffer.from(pageHtml(base, importMap, modules)));
-  const csp = [
-    "default-src 'self'",
-    `script-src 'self' 'sha256-${scriptHash}'`,
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  // One page per tile setting (a process has one; tests try several), made on first use.
+  const pages = new Map<string, ConsolePage>();
+  const pageFor = (tiles: MapTiles): ConsolePage => {
+    const key = JSON.stringify(tiles);
+    let made = pages.get(key);
+    if (!made) {
+      const html = pageHtml(base, importMap, modules, tiles);
+      const csp = [
+        "default-src 'self'",
+        `script-src 'self' 'sha256-${scriptHash}'`,
+        "style-src 'self'",
+        `img-src 'self' data:${tiles.url ? ` ${tileOrigin(tiles.url)}` : ''}`,
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+      ].join('; ');
+      made = { page: compressed(TYPES['.html'] as string, Buffer.from(html)), csp };
+      pages.set(key, made);
+    }
+    return made;
+  };
   // The worker is a classic script (no imports), so its own file is read, stripped and versioned here.
   const worker = `const VERSION = '${hash}';\n${await loadSource(SERVICE_WORKER)}`;
   if (importsOf(worker).length > 0) throw new Error(`${SERVICE_WORKER} must not import anything`);
@@ -269,8 +305,7 @@ async function build(): Promise<ConsoleBundle> {
   return {
     hash,
     assets,
-    page,
-    csp,
+    pageFor,
     serviceWorker: compressed(TYPES['.js'] as string, Buffer.from(worker)),
     installFiles,
   };

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { startTestApp, type TestApp } from '../../../test/harness.ts';
+import { openTestAppOn, startTestApp, type TestApp } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
 import { ASSET_PREFIX, consoleBundle, importsOf } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
@@ -175,9 +175,14 @@ test(`the first load of any page is at most ${PAGE_BUDGET_BYTES / 1024} KB compr
  */
 const PER_PAGE_BUDGET = { plain: 80 * 1024, charts: 112 * 1024 };
 
+/** The HTML page this test server answers (its map tile setting's). */
+function servedPage(bundle: Awaited<ReturnType<typeof consoleBundle>>) {
+  return bundle.pageFor({ url: t.config.mapTiles, attribution: t.config.mapAttribution }).page;
+}
+
 /** The files one page loads: the HTML's style sheet and preloaded modules, its page module and what it imports. */
 function pageFiles(bundle: Awaited<ReturnType<typeof consoleBundle>>, page: string): Set<string> {
-  const html = bundle.page.identity.toString();
+  const html = servedPage(bundle).identity.toString();
   const prefix = `${ASSET_PREFIX}/${bundle.hash}/`;
   const linked = [...html.matchAll(/(?:href|src)="([^"]+)"/g)]
     .map((m) => m[1] as string)
@@ -208,7 +213,7 @@ test('each page loads at most 80 KB compressed (112 KB with charts or a map): it
     const files = pageFiles(bundle, page);
     const bytes = [...files].reduce(
       (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
-      bundle.page.br.length,
+      servedPage(bundle).br.length,
     );
     const charts = files.has('vendor/uplot.mjs');
     const budget = charts || files.has('vendor/leaflet.mjs') ? PER_PAGE_BUDGET.charts : PER_PAGE_BUDGET.plain;
@@ -251,4 +256,43 @@ test('pickEncoding prefers brotli, then gzip, and respects q=0', () => {
   assert.equal(pickEncoding('br;q=0, gzip'), 'gzip');
   assert.equal(pickEncoding(undefined), null);
   assert.equal(pickEncoding('identity'), null);
+});
+
+test('the page carries the map tiles and attribution in meta tags, and its CSP allows the tile origin only', async () => {
+  const page = await t.app.inject({ url: '/' });
+  assert.match(
+    page.body,
+    /<meta name="farmstead-map-tiles" content="https:\/\/tile\.openstreetmap\.org\/\{z\}\/\{x\}\/\{y\}\.png">/,
+  );
+  assert.match(page.body, /<meta name="farmstead-map-attribution" content="© OpenStreetMap contributors">/);
+  assert.match(
+    String(page.headers['content-security-policy']),
+    /img-src 'self' data: https:\/\/tile\.openstreetmap\.org;/,
+  );
+  const own = await openTestAppOn(t, {
+    mapTiles: 'https://{s}.tiles.example.org/{z}/{x}/{y}.png?key=a&b="c"',
+    mapAttribution: '<b>Example</b> & co',
+  });
+  try {
+    const res = await own.app.inject({ url: '/' });
+    assert.match(
+      res.body,
+      /content="https:\/\/\{s\}\.tiles\.example\.org\/\{z\}\/\{x\}\/\{y\}\.png\?key=a&amp;b=&quot;c&quot;"/,
+    );
+    assert.match(res.body, /content="&lt;b&gt;Example&lt;\/b&gt; &amp; co"/);
+    assert.match(
+      String(res.headers['content-security-policy']),
+      /img-src 'self' data: https:\/\/\*\.tiles\.example\.org;/,
+    );
+  } finally {
+    await own.close();
+  }
+  const none = await openTestAppOn(t, { mapTiles: null, mapAttribution: '' });
+  try {
+    const res = await none.app.inject({ url: '/' });
+    assert.match(res.body, /<meta name="farmstead-map-tiles" content="none">/);
+    assert.match(String(res.headers['content-security-policy']), /img-src 'self' data:;/);
+  } finally {
+    await none.close();
+  }
 });

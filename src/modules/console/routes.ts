@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { ASSET_PREFIX, type Asset, consoleBundle } from './assets.ts';
+import { ASSET_PREFIX, type Asset, consoleBundle, type MapTiles } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
 
 /** The encoding to answer with: brotli, then gzip, when the client accepts it (a q=0 entry refuses it). */
@@ -31,19 +31,19 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, c
   return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);
 }
 
-export async function consoleRoutes(app: FastifyInstance): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, { tiles }: { tiles: MapTiles }): Promise<void> {
   // Compressed once in assets.ts; the compression plugin must leave these answers alone.
   const route = { config: { auth: 'none' as const }, schema: { hide: true }, compress: false as const };
 
   for (const { path } of CONSOLE_PAGES) {
     app.get(path, route, async (request, reply) => {
-      const bundle = await consoleBundle();
+      const { page, csp } = (await consoleBundle()).pageFor(tiles);
       reply
-        .header('content-security-policy', bundle.csp)
+        .header('content-security-policy', csp)
         // A setup link's token is in the URL: never send it on as a Referer.
         .header('referrer-policy', 'no-referrer')
         .header('x-frame-options', 'DENY');
-      return sendAsset(request, reply, bundle.page, 'no-cache');
+      return sendAsset(request, reply, page, 'no-cache');
     });
   }
 

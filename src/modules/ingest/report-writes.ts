@@ -3,10 +3,12 @@
  * PostgreSQL: the device update also stores the readings and latest values, hands out the device's commands
  * and reads the device's animal, in one statement (repository.ts, touchDeviceAndStorePg). SQLite, where a
  * statement costs no round trip: the device update reads the farm and whether commands are due, then the
- * readings and the commands follow as statements of their own (touchDevice).
+ * position (when the report carries lat and lon), the readings and the commands follow as statements of
+ * their own (touchDevice). PostgreSQL stores the position in its one statement too.
  */
 import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
+import { storePosition } from '../../db/statements/device-positions.ts';
 import type { AnimalLabelRow } from '../alert-engine/repository.ts';
 import type { EngineFarm } from '../alert-engine/rule-cache.ts';
 import { type CommandRow, handOutCommands } from '../commands/repository.ts';
@@ -50,6 +52,17 @@ export async function touchReportingDevice(
   }
   const touched = await touchDevice(trx, deviceId, touch, withState);
   if (!touched) return undefined;
+  // Every reported position is kept (docs/map.md); a report without one runs no statement for it.
+  if (touch.lat !== undefined && touch.lon !== undefined) {
+    const { id, farm_id } = touched.device;
+    await storePosition(trx, {
+      device_id: id,
+      farm_id,
+      lat: touch.lat,
+      lon: touch.lon,
+      at: touch.last_seen_at,
+    });
+  }
   return {
     device: touched.device,
     farm: touched.farm,

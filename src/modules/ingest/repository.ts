@@ -12,6 +12,7 @@ import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import { latestArrays, upsertLatestFrom } from '../../db/statements/device-latest.ts';
+import { insertPositionsFrom } from '../../db/statements/device-positions.ts';
 import {
   type DeviceTouch,
   REPORTING_DEVICE_COLUMNS,
@@ -93,15 +94,18 @@ function reportStatement(
     join: (alias: string, rows: RawBuilder<unknown>) => RawBuilder<unknown>;
     handOut: { compile(db: Db): unknown } | RawBuilder<unknown>;
     commandsOf: RawBuilder<unknown>;
+    /** The positions to store (db/statements/device-positions.ts): only when a report carries one. */
+    positions?: { compile(db: Db): unknown };
   },
 ) {
+  const positioned = parts.positions ? sql`, positioned as (${parts.positions})` : sql``;
   return sql<Record<string, unknown>>`
     with ${parts.devices}, stored as (${insertReadingsFrom(
       sql`d.id`,
       sql`d.farm_id`,
       readingRef('r'),
       parts.join('r', parts.readings),
-    )}), moved as (${upsertLatestFrom(trx, sql`d.id`, 'l', parts.join('l', parts.latest))}), handed_out as (${parts.handOut})
+    )}), moved as (${upsertLatestFrom(trx, sql`d.id`, 'l', parts.join('l', parts.latest))}), handed_out as (${parts.handOut})${positioned}
     select d.*, to_jsonb(f.*) as farm_row,
       (select coalesce(json_agg(h), '[]'::json) from handed_out h${parts.commandsOf}) as command_rows,
       (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
@@ -150,6 +154,14 @@ async function touchOneDeviceAndStorePg(
       join: (_, rows) => sql`d, ${rows}`,
       handOut: handOutStatement(trx, { deviceId, now: touch.last_seen_at, everyOpen: false }),
       commandsOf: sql``,
+      ...(touch.lat !== undefined && touch.lon !== undefined
+        ? {
+            positions: insertPositionsFrom(
+              trx,
+              sql`select d.id, d.farm_id, ${touch.lat}::float8, ${touch.lon}::float8, ${touch.last_seen_at}::int8 from d`,
+            ),
+          }
+        : {}),
     }),
   );
   return row ? touchedOf(row) : undefined;
@@ -213,6 +225,15 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
         join: (alias, unnested) => sql`${unnested} join d on d.place = ${sql.ref(`${alias}.place`)}`,
         handOut: handOutToEachStatement(trx),
         commandsOf: sql` where h.device_id = d.id`,
+        // A second text, used only when some report of the group carries a position.
+        ...(calls.some((c) => c.touch.lat !== undefined && c.touch.lon !== undefined)
+          ? {
+              positions: insertPositionsFrom(
+                trx,
+                sql`select d.id, d.farm_id, v.lat_v, v.lon_v, v.now_ms from d join v on v.place = d.place where v.has_lat and v.has_lon`,
+              ),
+            }
+          : {}),
       }),
     );
     const answers: Array<TouchedDevicePg | undefined> = calls.map(() => undefined);

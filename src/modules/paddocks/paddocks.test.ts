@@ -37,10 +37,12 @@ forEachEngine('paddocks', (t) => {
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.match(res.body.id, /^pad_/);
     assert.equal(res.body.farm_id, farm);
+    assert.ok(res.body.drawn_acres !== null && Math.abs(res.body.drawn_acres - 238.1) < 1, 'the drawn area');
     assert.deepEqual(
       { ...res.body, id: undefined, farm_id: undefined, created_at: undefined },
       {
         ...body,
+        drawn_acres: res.body.drawn_acres,
         last_grazed_at: '2026-05-11T00:00:00.000Z',
         id: undefined,
         farm_id: undefined,
@@ -53,7 +55,7 @@ forEachEngine('paddocks', (t) => {
       key: acct.live_key,
       body: { name: 'Bare' },
     });
-    for (const field of ['acres', 'geometry', 'rest_days_target', 'last_grazed_at']) {
+    for (const field of ['acres', 'drawn_acres', 'geometry', 'rest_days_target', 'last_grazed_at']) {
       assert.equal(bare.body[field as keyof Paddock], null, field);
     }
   });
@@ -98,13 +100,23 @@ forEachEngine('paddocks', (t) => {
       body: { name: 'Hill', acres: 10, geometry: SQUARE },
     });
     const url = `/v1/paddocks/${paddock.body.id}`;
-    const point = { type: 'Point', coordinates: [-92.3, 38.9] };
+    const triangle = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [-92.3, 38.9],
+          [-92.29, 38.9],
+          [-92.3, 38.91],
+          [-92.3, 38.9],
+        ],
+      ],
+    };
     const patched = await t().request<Paddock>('PATCH', url, {
       key,
-      body: { geometry: point, last_grazed_at: '2026-06-01', rest_days_target: 30 },
+      body: { geometry: triangle, last_grazed_at: '2026-06-01', rest_days_target: 30 },
     });
     assert.equal(patched.status, 200);
-    assert.deepEqual(patched.body.geometry, point, 'geometry is replaced as a whole');
+    assert.deepEqual(patched.body.geometry, triangle, 'geometry is replaced as a whole');
     assert.equal(patched.body.last_grazed_at, '2026-06-01T00:00:00.000Z');
     assert.equal(patched.body.rest_days_target, 30);
     assert.equal(patched.body.name, 'Hill');
@@ -118,6 +130,7 @@ forEachEngine('paddocks', (t) => {
       [{ name: null }, 'name'],
       [{ acres: -2 }, 'acres'],
       [{ last_grazed_at: 'x' }, 'last_grazed_at'],
+      [{ geometry: { type: 'Point', coordinates: [-92.3, 38.9] } }, 'geometry.type'],
     ];
     for (const [body, param] of bad) {
       const err = expectError(await t().request('PATCH', url, { key, body }), 400, 'invalid_request');

@@ -2,19 +2,24 @@ import type { Selectable } from 'kysely';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { PaddocksTable } from '../../db/tables/records.ts';
-import { parseJson } from '../../lib/json.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
+import { drawnAcres } from './geometry.ts';
 import type { Paddock } from './schemas.ts';
 
 export type PaddockRow = Selectable<PaddocksTable>;
 
 export function toPaddock(row: PaddockRow): Paddock {
+  // Only an object can be answered as `geometry`; anything else stored by hand reads as none.
+  const stored = parseJson<unknown>(row.geometry, null);
+  const geometry = isPlainObject(stored) ? stored : null;
   return {
     id: row.id,
     farm_id: row.farm_id,
     name: row.name,
     acres: row.acres,
-    geometry: parseJson<Record<string, unknown> | null>(row.geometry, null),
+    drawn_acres: drawnAcres(geometry),
+    geometry,
     rest_days_target: row.rest_days_target,
     last_grazed_at: toIso(row.last_grazed_at),
     created_at: toIso(row.created_at),

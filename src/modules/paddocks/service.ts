@@ -2,12 +2,14 @@ import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { newId } from '../../domain/ids.ts';
+import { parseJson } from '../../lib/json.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { clearGroupsPaddock, groupsInPaddock } from '../groups/repository.ts';
 import { recordGroupMove } from '../groups/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { acresOf, checkPaddockGeometry, drawnAcres } from './geometry.ts';
 import { type PaddockRow, paddockPage, toPaddock } from './repository.ts';
 import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
 
@@ -32,13 +34,14 @@ export async function createPaddock(
   input: CreatePaddockInput,
   now: number = Date.now(),
 ): Promise<Paddock> {
+  const geometry = input.geometry ? checkPaddockGeometry(input.geometry) : null;
   const farm = await requireFarm(db, scope, farmId);
   const row: PaddockRow = {
     id: newId('paddock', now),
     farm_id: farm.id,
     name: input.name,
-    acres: input.acres ?? null,
-    geometry: input.geometry ? JSON.stringify(input.geometry) : null,
+    acres: input.acres ?? (geometry ? acresOf(geometry) : null),
+    geometry: geometry ? JSON.stringify(geometry) : null,
     rest_days_target: input.rest_days_target ?? null,
     last_grazed_at: parseDateInput('last_grazed_at', input.last_grazed_at),
     created_at: now,
@@ -47,21 +50,29 @@ export async function createPaddock(
   return toPaddock(row);
 }
 
-/** Updates any subset of fields; `geometry` is replaced as a whole. */
+/**
+ * Updates any subset of fields; `geometry` is replaced as a whole. `acres` null, or a new geometry while the
+ * acres were not given (null, or the old geometry's own area), is computed from the geometry (docs/map.md).
+ */
 export async function updatePaddock(
   db: Db,
   scope: Scope,
   id: string,
   patch: UpdatePaddockInput,
 ): Promise<Paddock> {
+  const geometry = patch.geometry ? checkPaddockGeometry(patch.geometry) : null;
   return inTransaction(db, async (trx) => {
     // Locked before it is read: the whole row is written back.
     await lockRows(trx, 'paddocks', id);
     const row = await loadScoped(trx, scope, 'paddock', id);
     const next: PaddockRow = { ...row };
     if (patch.name !== undefined) next.name = patch.name;
-    if (patch.acres !== undefined) next.acres = patch.acres;
-    if (patch.geometry !== undefined) next.geometry = patch.geometry ? JSON.stringify(patch.geometry) : null;
+    if (patch.geometry !== undefined) next.geometry = geometry ? JSON.stringify(geometry) : null;
+    if (patch.acres !== undefined && patch.acres !== null) next.acres = patch.acres;
+    else if (patch.acres === null) next.acres = drawnAcres(parseJson(next.geometry, null));
+    else if (geometry && (row.acres === null || row.acres === drawnAcres(parseJson(row.geometry, null)))) {
+      next.acres = acresOf(geometry);
+    }
     if (patch.rest_days_target !== undefined) next.rest_days_target = patch.rest_days_target;
     if (patch.last_grazed_at !== undefined) {
       next.last_grazed_at = parseDateInput('last_grazed_at', patch.last_grazed_at);

@@ -34,7 +34,7 @@ export const PADDOCKS: ReadonlyArray<{
     acres: 18,
     rest_days_target: 35,
     grazedDaysAgo: 2,
-    geometry: box(38.9562, -92.3398),
+    geometry: box(38.9562, -92.3398, 18),
   },
   {
     key: 'hilltop',
@@ -42,7 +42,7 @@ export const PADDOCKS: ReadonlyArray<{
     acres: 15,
     rest_days_target: 40,
     grazedDaysAgo: 2,
-    geometry: box(38.9581, -92.3311),
+    geometry: box(38.9581, -92.3311, 15),
   },
   // Rested past its target and empty: the brief lists it as ready to graze.
   {
@@ -51,7 +51,7 @@ export const PADDOCKS: ReadonlyArray<{
     acres: 24,
     rest_days_target: 30,
     grazedDaysAgo: 41,
-    geometry: box(38.9603, -92.3352),
+    geometry: box(38.9603, -92.3352, 24),
   },
   {
     key: 'orchard',
@@ -59,7 +59,7 @@ export const PADDOCKS: ReadonlyArray<{
     acres: 6,
     rest_days_target: 21,
     grazedDaysAgo: 1,
-    geometry: box(38.9496, -92.3312),
+    geometry: box(38.9496, -92.3312, 6),
   },
   {
     key: 'south',
@@ -67,7 +67,7 @@ export const PADDOCKS: ReadonlyArray<{
     acres: 20,
     rest_days_target: 30,
     grazedDaysAgo: 3,
-    geometry: box(38.9468, -92.3361),
+    geometry: box(38.9468, -92.3361, 20),
   },
   {
     key: 'woods',
@@ -75,26 +75,47 @@ export const PADDOCKS: ReadonlyArray<{
     acres: 10,
     rest_days_target: 60,
     grazedDaysAgo: 9,
-    geometry: box(38.9529, -92.3419),
+    geometry: box(38.9529, -92.3419, 10),
   },
 ];
 
-/** A small GeoJSON square (about 250 m across) around a point. */
-function box(lat: number, lon: number): Record<string, unknown> {
-  const d = 0.0011;
+/**
+ * A GeoJSON square of `acres` around a point (its drawn area matches the acres given, so the console flags
+ * none of the sample's paddocks), to six decimals.
+ */
+function box(lat: number, lon: number, acres: number): Record<string, unknown> {
+  const halfM = Math.sqrt(acres * 4046.8564224) / 2;
+  const dLat = Number((halfM / 111_132).toFixed(6));
+  const dLon = Number((halfM / (111_320 * Math.cos((lat * Math.PI) / 180))).toFixed(6));
+  const at = (x: number, y: number) => [Number((lon + x).toFixed(6)), Number((lat + y).toFixed(6))];
   return {
     type: 'Polygon',
-    coordinates: [
-      [
-        [lon - d, lat - d],
-        [lon + d, lat - d],
-        [lon + d, lat + d],
-        [lon - d, lat + d],
-        [lon - d, lat - d],
-      ],
-    ],
+    coordinates: [[at(-dLon, -dLat), at(dLon, -dLat), at(dLon, dLat), at(-dLon, dLat), at(-dLon, -dLat)]],
   };
 }
+
+/**
+ * Devices with a few days of track before the day of readings: the houses stepping east at their daily
+ * rate to where they stand, the trackers grazing around where they are (their last position comes with
+ * the day's last report, or the house's own).
+ */
+export const TRACKS: ReadonlyArray<{
+  device: DeviceKey;
+  kind: 'house' | 'grazing';
+  /** Where the track ends (a house) or wanders around (a tracker). */
+  lat: number;
+  lon: number;
+}> = [
+  { device: 'house1', kind: 'house', lat: 38.9496, lon: -92.3312 },
+  { device: 'house2', kind: 'house', lat: 38.9468, lon: -92.3361 },
+  { device: 'tag1', kind: 'grazing', lat: 38.9562, lon: -92.3398 },
+  { device: 'tag2', kind: 'grazing', lat: 38.9562, lon: -92.3398 },
+  { device: 'tag3', kind: 'grazing', lat: 38.9562, lon: -92.3398 },
+  { device: 'band1', kind: 'grazing', lat: 38.9469, lon: -92.3358 },
+];
+
+/** Days of track before the day of readings, one position an hour. */
+export const TRACK_DAYS = 3;
 
 export const GROUPS: ReadonlyArray<{
   key: GroupKey;

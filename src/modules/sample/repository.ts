@@ -1,5 +1,6 @@
 /** The sample farm's direct reads and writes: clearing it for a reset, and its seed's outbox rows. */
 import type { Db } from '../../db/schema.ts';
+import type { DevicePositionsTable } from '../../db/tables/devices.ts';
 import { SEQ_NEVER_STREAMED } from '../../db/tables/foundation.ts';
 import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
 import type { Scope } from '../farms/access.ts';
@@ -80,4 +81,9 @@ export async function findActiveAlertId(db: Db, farmId: string, rule: string): P
     .orderBy('id')
     .executeTakeFirst();
   return row?.id ?? null;
+}
+
+/** A device's seeded track history at once (the day's own positions come through ingest). */
+export async function insertSampleTrack(db: Db, rows: readonly DevicePositionsTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('device_positions').values(rows).execute();
 }

@@ -5,7 +5,9 @@
  */
 
 import type { Db } from '../../db/schema.ts';
+import { DEFAULT_MOVE_RATE_M_PER_DAY } from '../../domain/house-state.ts';
 import { localDayBounds, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
+import { mulberry32 } from '../../lib/random.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { checkIntake } from '../alert-passes/intake.ts';
 import { checkQuietDevices } from '../alert-passes/quiet.ts';
@@ -30,10 +32,18 @@ import {
   type PaddockKey,
   SAMPLE_FARM,
   SAMPLE_FARM_AGE_DAYS,
+  TRACK_DAYS,
+  TRACKS,
 } from './data.ts';
 import { seriesFor } from './device-series.ts';
 import { planReports } from './reports.ts';
-import { findActiveAlertId, markSeedEventsDispatched, pendingOutboxIds, takenEids } from './repository.ts';
+import {
+  findActiveAlertId,
+  insertSampleTrack,
+  markSeedEventsDispatched,
+  pendingOutboxIds,
+  takenEids,
+} from './repository.ts';
 import { SampleClock } from './series.ts';
 import { weighingAt } from './series-field.ts';
 
@@ -198,6 +208,43 @@ async function seedDevices(run: SeedRun): Promise<void> {
   }
 }
 
+/**
+ * TRACK_DAYS of positions, one an hour, ending the day before the readings begin: a house steps east at
+ * the default rate towards where it stands; a tracker wanders within about 50 m of its place (seeded, so
+ * every sample farm has the same tracks).
+ */
+async function seedTracks(run: SeedRun): Promise<void> {
+  const end = run.now - DAY_MS;
+  const hours = TRACK_DAYS * 24;
+  const metresPerDegreeLat = 111_132;
+  for (const [n, track] of TRACKS.entries()) {
+    const deviceId = idOf(run.seeded.devices, track.device);
+    const metresPerDegreeLon = 111_320 * Math.cos((track.lat * Math.PI) / 180);
+    const random = mulberry32(7_919 * (n + 1));
+    let dx = 0;
+    let dy = 0;
+    const rows = Array.from({ length: hours }, (_, i) => {
+      const at = end - (hours - i) * HOUR_MS;
+      if (track.kind === 'house') {
+        // Metres still to go before `now`, at the daily rate.
+        dx = -((run.now - at) / DAY_MS) * DEFAULT_MOVE_RATE_M_PER_DAY;
+        dy = 0;
+      } else {
+        dx = Math.max(-50, Math.min(50, dx + (random() - 0.5) * 20));
+        dy = Math.max(-50, Math.min(50, dy + (random() - 0.5) * 20));
+      }
+      return {
+        device_id: deviceId,
+        farm_id: run.farmId,
+        lat: Number((track.lat + dy / metresPerDegreeLat).toFixed(6)),
+        lon: Number((track.lon + dx / metresPerDegreeLon).toFixed(6)),
+        at,
+      };
+    });
+    await insertSampleTrack(run.trx, rows);
+  }
+}
+
 async function seedCommands(run: SeedRun): Promise<void> {
   const oldestFirst = [...COMMANDS].sort((a, b) => b.hoursAgo - a.hoursAgo);
   for (const c of oldestFirst) {
@@ -343,6 +390,7 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
   await seedGroups(run);
   await seedAnimals(run);
   await seedDevices(run);
+  await seedTracks(run);
   await seedCommands(run);
   await seedIntake(run);
   await seedReadings(run);

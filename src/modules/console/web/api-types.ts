@@ -305,6 +305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/devices/{id}/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A device's reported positions, newest first: a range thinned to limit points, or pages
+         * @description Every lat/lon the device reported (HTTP, MQTT, LoRaWAN), at the time its report arrived. With since, the whole range [since, until] in one answer, thinned to limit points (the first, the last, and evenly spaced between) when it holds more; without it (or with thin=false), pages of limit positions like readings: next_before continues.
+         */
+        get: operations["getDeviceTrack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -565,6 +585,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The farm as a GeoJSON FeatureCollection: paddocks, devices, alerts and house routes
+         * @description Every paddock (its outline; properties: the Paddock record), every device at its last position, active alerts placed where their subject is, and the route of each house moving to a paddock. properties.kind says which. Loads in QGIS or any GIS tool with the API key as a Bearer header (docs/map.md); download=true gives it as a file, the farm's GeoJSON export.
+         */
+        get: operations["getFarmMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/paddocks": {
         parameters: {
             query?: never;
@@ -577,6 +617,26 @@ export interface paths {
         put?: never;
         /** Add a paddock */
         post: operations["createPaddock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/farms/{farm}/paddocks/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import paddocks from GeoJSON, KML or GPX (a dry run previews)
+         * @description Each polygon of the file (and each closed line: a boundary walked or driven round with a GPS) becomes a paddock named after its feature, with its acres computed. dry_run answers the preview and stores nothing. Otherwise all are created in one transaction (201), or none: a refused outline is a 400 naming the feature. Pins and open lines are left out (docs/map.md).
+         */
+        post: operations["importPaddocks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2005,6 +2065,12 @@ export interface components {
             /** @description IANA time zone, e.g. America/Chicago. */
             timezone: string;
         };
+        /** FarmMap */
+        FarmMap: {
+            features: components["schemas"]["MapFeature"][];
+            /** @enum {string} */
+            type: "FeatureCollection";
+        };
         /** Group */
         Group: {
             /** Format: date-time */
@@ -2328,11 +2394,27 @@ export interface components {
             /** @description The first characters of the key, for recognising it. */
             prefix: string;
         };
+        /** MapFeature */
+        MapFeature: {
+            /** @description GeoJSON: a paddock its Polygon or MultiPolygon (null when none is drawn, or the stored one cannot be drawn: then properties.geometry_problem says why), a device or an alert a Point, a route a LineString. */
+            geometry: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The record the feature shows (a route: its command). */
+            id: string;
+            /** @description `kind` (paddock, device, alert, route) and the record's fields: a paddock the Paddock record (less its geometry); a device id, name, type, battery, last_seen_at, paddock_id, group_id, animal_id; an alert id, rule, severity, status, title, subject_type, subject_id; a route device_id, command_id, paddock_id, meters_per_day, distance_m, arrival_at (docs/map.md). */
+            properties: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: "Feature";
+        };
         /** Paddock */
         Paddock: {
             acres: number | null;
             /** Format: date-time */
             created_at: string;
+            drawn_acres: number | null;
             farm_id: string;
             geometry: {
                 [key: string]: unknown;
@@ -4855,6 +4937,100 @@ export interface operations {
             };
         };
     };
+    getDeviceTrack: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: the `next_before` of the previous page, or an ISO 8601 time (only positions strictly before it). */
+                before?: string;
+                /** @description How many positions, 1 to 2000 (default 500). */
+                limit?: number;
+                /** @description Only positions at or after this time. With it, a track longer than limit is thinned. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+                /** @description With since (default true): a range holding more than limit positions answers limit of them, the first and last and evenly spaced between (docs/map.md). false: pages of every position instead. */
+                thin?: boolean;
+                /** @description Only positions at or before this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Positions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Positions, newest first. */
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description When the report carrying it arrived.
+                             */
+                            at: string;
+                            lat: number;
+                            lon: number;
+                        }[];
+                        /** @description True when older positions match too: pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                        /** @description True when the range held more than limit positions and these are a thinned selection. */
+                        thinned: boolean;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getEvent: {
         parameters: {
             query?: never;
@@ -7193,6 +7369,76 @@ export interface operations {
             };
         };
     };
+    getFarmMap: {
+        parameters: {
+            query?: {
+                /** @description true: the same answer as an attachment (`<farm>.geojson`, application/geo+json): the farm exported as GeoJSON. */
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A GeoJSON FeatureCollection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FarmMap"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPaddocks: {
         parameters: {
             query?: {
@@ -7363,6 +7609,135 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importPaddocks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file as text: GeoJSON (a FeatureCollection, a Feature or a geometry), KML (Google Earth) or GPX (a GPS track). */
+                    content: string;
+                    /** @description Answer the preview (what each feature would become), storing nothing. */
+                    dry_run?: boolean;
+                    /**
+                     * @description The file format; told from the content when absent.
+                     * @enum {string}
+                     */
+                    format?: "geojson" | "kml" | "gpx";
+                };
+            };
+        };
+        responses: {
+            /** @description The preview (dry_run): every feature and what would become of it. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            acres: number | null;
+                            /**
+                             * @description create; skip (not an area, such as a pin or an open line: left out, the rest is imported); refuse (an area whose outline fails the check: the import is refused until it is fixed).
+                             * @enum {string}
+                             */
+                            action: "create" | "skip" | "refuse";
+                            geometry: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The feature's place in the file, from 0. */
+                            index: number;
+                            /** @description The name the paddock would get (the feature’s name, else "Paddock N"). */
+                            name: string;
+                            problem: string | null;
+                        }[];
+                        /** @enum {boolean} */
+                        dry_run: true;
+                    };
+                };
+            };
+            /** @description The paddocks created, in the order of the file. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Paddock"][];
+                        /** @enum {boolean} */
+                        dry_run: false;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

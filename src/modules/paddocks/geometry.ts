@@ -1,0 +1,241 @@
+/**
+ * A paddock's outline: the one check every way in uses (REST create and PATCH, the import, MCP, the sample
+ * farm), the tolerant reading every way out uses (a geometry stored before the check, or by hand in the
+ * database, never breaks a read), and its geodesic area in acres (docs/map.md).
+ *
+ * Structure is checked by @placemarkio/check-geojson (after our own walk, which names the ring or position
+ * at fault and checks what the checker does not: coordinate ranges, an area of zero), self-intersections by
+ * @turf/kinks, the area by @turf/area (on the WGS 84 ellipsoid's mean radius).
+ */
+import { getIssues } from '@placemarkio/check-geojson';
+import { area } from '@turf/area';
+import { kinks } from '@turf/kinks';
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { invalid } from '../../domain/errors.ts';
+import { freeFormProblem } from '../../http/free-form.ts';
+
+export type PaddockGeometry = Polygon | MultiPolygon;
+
+/** The international acre. */
+export const SQUARE_METRES_PER_ACRE = 4046.8564224;
+
+/** What is wrong with a geometry, and where (the Error object's `param`). */
+export interface GeometryProblem {
+  param: string;
+  message: string;
+}
+
+class Refusal extends Error {
+  readonly param: string;
+  constructor(param: string, message: string) {
+    super(message);
+    this.param = param;
+  }
+}
+
+const OTHER_TYPES = new Set([
+  'Point',
+  'MultiPoint',
+  'LineString',
+  'MultiLineString',
+  'GeometryCollection',
+  'FeatureCollection',
+  'Feature',
+]);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function checkPosition(value: unknown, param: string): Position {
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3) {
+    throw new Refusal(param, `${param} must be a position [longitude, latitude] (an altitude may follow)`);
+  }
+  if (!value.every((n) => typeof n === 'number' && Number.isFinite(n))) {
+    throw new Refusal(param, `${param} must hold numbers: [longitude, latitude]`);
+  }
+  const [lon, lat] = value as number[] as [number, number];
+  if (lat < -90 || lat > 90) {
+    const swapped = lon >= -90 && lon <= 90 ? ' (GeoJSON puts longitude first: [longitude, latitude])' : '';
+    throw new Refusal(
+      param,
+      `${param} has latitude ${lat}, out of range: it must be from -90 to 90${swapped}`,
+    );
+  }
+  if (lon < -180 || lon > 180) {
+    throw new Refusal(param, `${param} has longitude ${lon}, out of range: it must be from -180 to 180`);
+  }
+  return value as Position;
+}
+
+function checkRing(value: unknown, param: string): Position[] {
+  if (!Array.isArray(value)) throw new Refusal(param, `${param} must be a ring: an array of positions`);
+  const ring = value.map((p, i) => checkPosition(p, `${param}[${i}]`));
+  if (ring.length < 4) {
+    throw new Refusal(
+      param,
+      `${param} has ${ring.length} position${ring.length === 1 ? '' : 's'}: a ring needs at least 4 (three corners and the first repeated to close it)`,
+    );
+  }
+  const first = ring[0] as Position;
+  const last = ring[ring.length - 1] as Position;
+  if (first[0] !== last[0] || first[1] !== last[1]) {
+    throw new Refusal(
+      param,
+      `${param} is not closed: its last position [${last.join(', ')}] must repeat its first [${first.join(', ')}]`,
+    );
+  }
+  return ring;
+}
+
+function checkPolygonRings(value: unknown, param: string): Position[][] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new Refusal(param, `${param} must be an array of rings: the outline, then any holes`);
+  }
+  return value.map((ring, i) => checkRing(ring, `${param}[${i}]`));
+}
+
+/** Our walk: the shape of `coordinates`, each position's range, rings closed and long enough. */
+function walk(value: Record<string, unknown>, param: string): PaddockGeometry {
+  const type = value.type;
+  if (typeof type === 'string' && OTHER_TYPES.has(type)) {
+    throw new Refusal(
+      `${param}.type`,
+      `${param} is a ${type}: a paddock is an area, so it must be a GeoJSON Polygon or MultiPolygon`,
+    );
+  }
+  if (type !== 'Polygon' && type !== 'MultiPolygon') {
+    throw new Refusal(`${param}.type`, `${param}.type must be "Polygon" or "MultiPolygon" (GeoJSON)`);
+  }
+  const coordinates = value.coordinates;
+  const at = `${param}.coordinates`;
+  if (type === 'Polygon') return { type, coordinates: checkPolygonRings(coordinates, at) };
+  if (!Array.isArray(coordinates) || coordinates.length === 0) {
+    throw new Refusal(at, `${at} must be an array of polygons, each an array of rings`);
+  }
+  return { type, coordinates: coordinates.map((rings, i) => checkPolygonRings(rings, `${at}[${i}]`)) };
+}
+
+function polygonsOf(geometry: PaddockGeometry): Position[][][] {
+  return geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
+}
+
+/** Self-intersections, one polygon at a time (two parts of a MultiPolygon may touch). */
+function checkKinks(geometry: PaddockGeometry, param: string): void {
+  polygonsOf(geometry).forEach((rings, i) => {
+    const crossing = kinks({ type: 'Polygon', coordinates: rings }).features[0];
+    if (!crossing) return;
+    const where = crossing.geometry.coordinates.map((n) => Number(n.toFixed(7))).join(', ');
+    const at = geometry.type === 'Polygon' ? `${param}.coordinates` : `${param}.coordinates[${i}]`;
+    throw new Refusal(
+      at,
+      `${at} crosses itself at [${where}] (a self-intersection): draw the outline so no two edges cross`,
+    );
+  });
+}
+
+/** Unwraps a Feature (its geometry is what is stored); the param names where the geometry sat. */
+function unwrap(value: unknown, param: string): { geometry: Record<string, unknown>; param: string } {
+  if (!isObject(value)) {
+    throw new Refusal(param, `${param} must be a GeoJSON Polygon or MultiPolygon object`);
+  }
+  if (value.type !== 'Feature') return { geometry: value, param };
+  if (!isObject(value.geometry)) {
+    throw new Refusal(
+      `${param}.geometry`,
+      `${param} is a Feature without a geometry: give a Polygon or MultiPolygon`,
+    );
+  }
+  return { geometry: value.geometry, param: `${param}.geometry` };
+}
+
+function check(value: unknown, param: string, full: boolean): PaddockGeometry {
+  const found = unwrap(value, param);
+  const geometry = walk(found.geometry, found.param);
+  if (full) {
+    const size = freeFormProblem(geometry);
+    if (size) throw new Refusal(param, `${param} ${size}`);
+    // Anything our walk does not look at (a bad bbox, members that confuse GeoJSON readers).
+    const issue = getIssues(JSON.stringify(found.geometry))[0];
+    if (issue) throw new Refusal(found.param, `${found.param} is not valid GeoJSON: ${issue.message}`);
+    checkKinks(geometry, found.param);
+  }
+  if (!(area(geometry) > 0)) throw new Refusal(found.param, `${found.param} encloses no area`);
+  return geometry;
+}
+
+/**
+ * The paddock geometry to store, from what a caller sent: a GeoJSON Polygon or MultiPolygon in WGS 84 (or a
+ * Feature holding one, of which only the geometry is kept), as `{type, coordinates}` (a bbox or other
+ * members are dropped). Else a 400 naming the member at fault (`geometry.coordinates[0]`) and the problem.
+ */
+export function checkPaddockGeometry(value: unknown, param = 'geometry'): PaddockGeometry {
+  try {
+    return check(value, param, true);
+  } catch (err) {
+    if (err instanceof Refusal) throw invalid(err.param, err.message);
+    throw err;
+  }
+}
+
+/** The same check, answering the problem instead of throwing (the import's preview lists each). */
+export function paddockGeometryProblem(value: unknown, param = 'geometry'): GeometryProblem | null {
+  try {
+    check(value, param, true);
+    return null;
+  } catch (err) {
+    if (err instanceof Refusal) return { param: err.param, message: err.message };
+    throw err;
+  }
+}
+
+/**
+ * A stored geometry read back: the polygon when its shape can be drawn and measured, else why not. Reads
+ * do not look for self-intersections (costly on every list; stored ones were checked when written).
+ */
+export function readPaddockGeometry(
+  stored: unknown,
+): { geometry: PaddockGeometry; problem: null } | { geometry: null; problem: string } {
+  try {
+    return { geometry: check(stored, 'geometry', false), problem: null };
+  } catch (err) {
+    if (err instanceof Refusal) return { geometry: null, problem: err.message };
+    throw err;
+  }
+}
+
+/** Geodesic area in acres, to two decimals (about 8 m², finer than any outline is drawn). */
+export function acresOf(geometry: PaddockGeometry): number {
+  return Math.round((area(geometry) / SQUARE_METRES_PER_ACRE) * 100) / 100;
+}
+
+/** The drawn area of a stored geometry, or null when there is none or it cannot be measured. */
+export function drawnAcres(stored: unknown): number | null {
+  if (stored === null || stored === undefined) return null;
+  const { geometry } = readPaddockGeometry(stored);
+  return geometry ? acresOf(geometry) : null;
+}
+
+/**
+ * A point inside the geometry, for placing what is in the paddock (an alert about it, a group in it): on
+ * the horizontal line through the middle of the first polygon's outline, halfway between the first two
+ * crossings of any ring (inside even where the outline is concave or has holes).
+ */
+export function pointInside(geometry: PaddockGeometry): Position {
+  const rings = polygonsOf(geometry)[0] ?? [];
+  const outline = rings[0] ?? [];
+  const lats = outline.map((p) => p[1] as number);
+  const y = (Math.min(...lats) + Math.max(...lats)) / 2;
+  const crossings: number[] = [];
+  for (const ring of rings) {
+    for (let i = 0; i < ring.length - 1; i++) {
+      const [x1, y1] = ring[i] as [number, number];
+      const [x2, y2] = ring[i + 1] as [number, number];
+      // Half-open, so a vertex on the line counts once.
+      if (y1 <= y !== y2 <= y) crossings.push(x1 + ((y - y1) / (y2 - y1)) * (x2 - x1));
+    }
+  }
+  crossings.sort((a, b) => a - b);
+  const [a, b] = crossings;
+  if (a === undefined || b === undefined) return outline[0] ?? [0, 0];
+  return [(a + b) / 2, y];
+}
