@@ -13,6 +13,8 @@ export const ADVISORY_LOCK = {
   readingPartitions: 7_146_001,
   /** Pruning readings past their retention (readings/retention.ts). */
   readingRetention: 7_146_002,
+  /** Pruning device positions past the readings' retention (positions/service.ts). */
+  positionRetention: 7_146_003,
   /** Pruning old webhook deliveries and outbox rows (webhooks/retention.ts). */
   webhookRetention: 7_146_101,
   /** The device.quiet pass (alerts/quiet.ts), and settings changes that must wait for it. */

@@ -178,12 +178,14 @@ export function checkPaddockGeometry(value: unknown, param = 'geometry'): Paddoc
 }
 
 /** The same check, answering the problem instead of throwing (the import's preview lists each). */
-export function paddockGeometryProblem(value: unknown, param = 'geometry'): GeometryProblem | null {
+export function checkedPaddockGeometry(
+  value: unknown,
+  param = 'geometry',
+): { geometry: PaddockGeometry } | { problem: GeometryProblem } {
   try {
-    check(value, param, true);
-    return null;
+    return { geometry: check(value, param, true) };
   } catch (err) {
-    if (err instanceof Refusal) return { param: err.param, message: err.message };
+    if (err instanceof Refusal) return { problem: { param: err.param, message: err.message } };
     throw err;
   }
 }

@@ -14,7 +14,7 @@ import { distanceM } from '../../lib/geo.ts';
 import { isPlainObject } from '../../lib/json.ts';
 import type { Scope } from '../farms/access.ts';
 import { requireFarm } from '../farms/access.ts';
-import { acresOf, checkPaddockGeometry, paddockGeometryProblem } from './geometry.ts';
+import { acresOf, checkedPaddockGeometry } from './geometry.ts';
 import type { Paddock, PaddockImportInput, PaddockPreview } from './schemas.ts';
 import { createPaddock } from './service.ts';
 
@@ -173,11 +173,11 @@ export function previewImport(input: PaddockImportInput): PaddockPreview[] {
         problem: `Left out: ${outline.skip}.`,
       };
     }
-    const problem = paddockGeometryProblem(outline.geometry);
-    if (problem) {
-      return { index, name, acres: null, geometry: null, action: 'refuse', problem: problem.message };
+    const checked = checkedPaddockGeometry(outline.geometry);
+    if ('problem' in checked) {
+      return { index, name, acres: null, geometry: null, action: 'refuse', problem: checked.problem.message };
     }
-    const geometry = checkPaddockGeometry(outline.geometry);
+    const { geometry } = checked;
     return {
       index,
       name,

@@ -4,7 +4,10 @@
  * are pruned with the readings' retention.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Db } from '../../db/schema.ts';
+import type { Kysely } from 'kysely';
+import { ADVISORY_LOCK } from '../../db/locks.ts';
+import type { DB, Db } from '../../db/schema.ts';
+import { runAlone } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
@@ -94,12 +97,24 @@ export const POSITION_RETENTION_BATCH_ROWS = 2_000;
 /**
  * Removes positions older than `cutoff` (the readings' retention: FARMSTEAD_READINGS_RETENTION_DAYS), device
  * by device in batches, yielding between them so requests keep flowing; stops at a batch boundary when
- * `signal` aborts. A device's position on its row (lat, lon) is kept.
+ * `signal` aborts. On PostgreSQL one process at a time (an advisory lock; the others skip the run). A device's position on its row (lat, lon) is kept.
  */
 export async function removeOldPositions(
-  db: Db,
+  db: Kysely<DB>,
   cutoff: number,
   options: { batchRows?: number; signal?: AbortSignal } = {},
+): Promise<number> {
+  // One process at a time (the others skip the run), like the readings' retention.
+  const run = await runAlone(db, ADVISORY_LOCK.positionRetention, (conn) =>
+    deleteInBatches(conn, cutoff, options),
+  );
+  return run.ran ? run.value : 0;
+}
+
+async function deleteInBatches(
+  db: Db,
+  cutoff: number,
+  options: { batchRows?: number; signal?: AbortSignal },
 ): Promise<number> {
   const batchRows = options.batchRows ?? POSITION_RETENTION_BATCH_ROWS;
   let deleted = 0;
