@@ -57,7 +57,8 @@ let east: Paddock;
 const SQUARE_METERS_PER_ACRE = 4046.8564224;
 
 before(async () => {
-  world = await startConsole();
+  // No tile server in tests (the default is OpenStreetMap's, another host): the plain background.
+  world = await startConsole({ mapTiles: null });
   account = await world.t.account('Prairie Run');
   key = account.live_key;
   farm = await makeFarm(world.t, key, { name: 'Prairie Run', timezone: 'America/Chicago' });
@@ -83,6 +84,8 @@ before(async () => {
   await makePaddock(world.t, key, farm.id, { name: 'Creek lot' });
   await group(world.t, key, farm.id, { name: 'Cows', paddock_id: west.id, head_count: 40 });
   const house = await device(world.t, key, farm.id, { type: 'house', name: 'House 1' });
+  // Two reports: the house moved east within West (its track).
+  await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1085, battery: 89 });
   await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1075, battery: 88 });
   const tag = await device(world.t, key, farm.id, { type: 'tag', name: 'Tag 7' });
   await report(world.t, tag.device_key, { lat: 38.2022, lon: -97.1065 });
@@ -141,6 +144,15 @@ test('the map draws every paddock with an outline and every device with a positi
 test('tapping a paddock shows its rest and who is in it; a group in it is moved from there', async () => {
   const { page, problems } = await openMap(PHONE);
   await page.locator(`path.paddock-${west.id}`).waitFor();
+  // East rests: 12 days of its 30.
+  const there = await insideOf(page, east.id);
+  await page.mouse.click(there.x, there.y);
+  const eastSheet = page.getByRole('region', { name: 'East' });
+  await eastSheet.getByText('Resting').waitFor();
+  await eastSheet.getByText('12 days').waitFor();
+  await eastSheet.getByRole('button', { name: 'Close' }).click();
+  await eastSheet.waitFor({ state: 'detached' });
+
   const at = await insideOf(page, west.id);
   await page.mouse.click(at.x, at.y);
   const sheet = page.getByRole('region', { name: 'West' });
@@ -164,18 +176,16 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
   assert.equal(moves.length, 1);
   assert.deepEqual(moves[0]?.data, { to_paddock_id: east.id });
 
-  // East rests: 12 days of its 30.
   await page.getByRole('region', { name: 'West' }).getByRole('button', { name: 'Close' }).click();
-  const there = await insideOf(page, east.id);
-  await page.mouse.click(there.x, there.y);
-  const eastSheet = page.getByRole('region', { name: 'East' });
-  await eastSheet.getByText('Resting').waitFor();
-  await eastSheet.getByText('12 days').waitFor();
-  await eastSheet.getByRole('button', { name: 'Close' }).click();
 
-  // Tapping the house shows its panel.
+  // Tapping the house shows its panel, and its track over the last day.
   await page.getByRole('button', { name: 'House 1' }).click();
-  await page.getByRole('region', { name: 'House 1' }).getByText('88%').waitFor();
+  const house = page.getByRole('region', { name: 'House 1' });
+  await house.getByText('88%').waitFor();
+  await house.getByRole('button', { name: 'Track 1 d' }).click();
+  // A line through its two positions (an east-west line: no height, so "attached", not "visible").
+  await page.locator('path.map-track[d*="L"]').waitFor({ state: 'attached' });
+  await screenshot(page, 'console-map-track-phone');
   assert.deepEqual(problems, []);
   await page.context().close();
 });
@@ -267,4 +277,90 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   await page.locator(`path.paddock-${added.id}`).waitFor();
   assert.deepEqual(problems, []);
   await page.context().close();
+});
+
+test('paddocks imported from a GeoJSON file: the preview lists and draws them, then Create makes them all', async () => {
+  const { page, problems } = await openMap(PHONE);
+  const before = await paddocks();
+  await page.getByRole('button', { name: 'Import' }).click();
+  const sheet = page.getByRole('region', { name: 'Import paddocks' });
+  const file = {
+    type: 'FeatureCollection',
+    features: [
+      { type: 'Feature', properties: { name: 'South A' }, geometry: box(-97.11, 38.19, -97.105, 38.195) },
+      { type: 'Feature', properties: { name: 'South B' }, geometry: box(-97.104, 38.19, -97.1, 38.195) },
+      {
+        type: 'Feature',
+        properties: { name: 'Gate' },
+        geometry: { type: 'Point', coordinates: [-97.1, 38.19] },
+      },
+    ],
+  };
+  await sheet.getByLabel('File').setInputFiles({
+    name: 'south.geojson',
+    mimeType: 'application/geo+json',
+    buffer: Buffer.from(JSON.stringify(file)),
+  });
+  const table = sheet.getByRole('table', { name: 'Paddocks in the file' });
+  await table.getByRole('cell', { name: 'South A' }).waitFor();
+  await table.getByRole('cell', { name: 'South B' }).waitFor();
+  await table.getByRole('cell', { name: /^skipped/ }).waitFor();
+  // The outlines are drawn on the map; nothing is stored yet.
+  assert.equal(await page.locator('path.map-preview').count(), 2);
+  assert.equal((await paddocks()).length, before.length);
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-map-import-phone');
+  await sheet.getByRole('button', { name: 'Create 2 paddocks' }).click();
+  await sheet.getByText('Created 2 paddocks.').waitFor();
+  const after = await paddocks();
+  assert.deepEqual(
+    after
+      .filter((p) => p.name.startsWith('South'))
+      .map((p) => p.name)
+      .sort(),
+    ['South A', 'South B'],
+  );
+  for (const p of after.filter((x) => x.name.startsWith('South'))) {
+    await page.locator(`path.paddock-${p.id}`).waitFor();
+  }
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('the paddocks page flags acres far from the drawn outline', async () => {
+  await makePaddock(world.t, key, farm.id, { name: 'Big claim', acres: 100, geometry: NORTH });
+  const { page, problems } = await signedInPage(world, account, PHONE);
+  await page.goto(`${world.base}/paddocks`);
+  const card = page.locator('li.card', { hasText: 'Big claim' });
+  await card.getByText('the outline differs from the acres given').waitFor();
+  assert.match((await card.locator('.acres-apart').textContent()) ?? '', /\d+\.\d acres/);
+  await assertNoHorizontalScroll(page);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('with map tiles set but unreachable, the farm is drawn on a plain background and the page says so', async () => {
+  // A tile server that refuses every connection (nothing listens on port 9 of this machine).
+  const unreachable = await startConsole({ mapTiles: 'http://127.0.0.1:9/{z}/{x}/{y}.png' });
+  try {
+    const owner = await unreachable.t.account('Offline farm');
+    const offlineFarm = await makeFarm(unreachable.t, owner.live_key, { name: 'Offline farm' });
+    await makePaddock(unreachable.t, owner.live_key, offlineFarm.id, { name: 'Home', geometry: WEST });
+    const { page, problems } = await signedInPage(unreachable, owner, PHONE);
+    const html = await (await page.request.get(`${unreachable.base}/map`)).text();
+    assert.match(html, /<meta name="farmstead-map-tiles" content="http:\/\/127\.0\.0\.1:9\/\{z\}/);
+    await page.goto(`${unreachable.base}/map`);
+    await page.locator('path.map-paddock').waitFor();
+    await page.getByText('Map tiles could not be loaded').waitFor();
+    assert.equal(await page.locator('.leaflet-tile').count(), 0);
+    await screenshot(page, 'console-map-no-tiles-phone');
+    // Only the tile requests went elsewhere.
+    assert.deepEqual(
+      problems.filter((p) => !p.startsWith('foreign request http://127.0.0.1:9/')),
+      [],
+    );
+    await page.context().close();
+  } finally {
+    await unreachable.close();
+  }
 });

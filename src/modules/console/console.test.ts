@@ -231,11 +231,11 @@ test('the Map page loads Leaflet and its own modules within 112 KB brotli; the d
   const files = pageFiles(bundle, 'map');
   const bytes = [...files].reduce(
     (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
-    bundle.page.br.length,
+    servedPage(bundle).br.length,
   );
   assert.ok(files.has('src/modules/console/web/farm-map.ts') && files.has('vendor/leaflet.css'));
   assert.ok(bytes <= PER_PAGE_BUDGET.charts, `map: ${bytes} bytes`);
-  const html = bundle.page.identity.toString();
+  const html = servedPage(bundle).identity.toString();
   for (const file of [...DRAWING_FILES, 'src/modules/console/web/farm-map.ts', 'vendor/leaflet.mjs']) {
     assert.ok(!html.includes(`/${file}"`), `${file} is preloaded`);
   }

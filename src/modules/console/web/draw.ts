@@ -167,17 +167,3 @@ export function split(geometry: Outline, line: Layer) {
     ],
   };
 }
-
-/** Shows two outlines (a split's preview) until the returned function is called. */
-export function preview(map: LeafletMap, outlines: readonly Outline[]): () => void {
-  const colours = ['#1a5fb4', '#b85c00'];
-  const layers = outlines.map((o, i) =>
-    L.geoJSON(o, {
-      style: { color: colours[i % 2], weight: 3, fillColor: colours[i % 2], fillOpacity: 0.35 },
-      interactive: false,
-    }).addTo(map),
-  );
-  return () => {
-    for (const layer of layers) layer.remove();
-  };
-}

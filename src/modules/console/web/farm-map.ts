@@ -21,11 +21,12 @@ type Occupants = {
 };
 
 /** A paddock as the map gives it: the Paddock record and what grazing derives (when the server has it). */
-export type PaddockProperties = Schema<'Paddock'> & {
+export type PaddockProperties = Omit<Schema<'Paddock'>, 'geometry'> & {
   kind: 'paddock';
-  drawn_acres?: number | null;
   occupied_by?: Occupants;
   rest_days?: number | null;
+  /** Why a stored outline is not drawn (it fails today's check). */
+  geometry_problem?: string;
 };
 export interface DeviceProperties {
   kind: 'device';
@@ -35,12 +36,15 @@ export interface DeviceProperties {
   battery: number | null;
   last_seen_at: string | null;
   paddock_id: string | null;
+  group_id: string | null;
+  animal_id: string | null;
 }
 export interface AlertProperties {
   kind: 'alert';
   id: string;
   rule: string;
   severity: string;
+  status: string;
   title: string;
   subject_type: string;
   subject_id: string;
@@ -102,6 +106,9 @@ export function restState(p: PaddockProperties, now = Date.now()): RestState {
   return days >= p.rest_days_target ? 'ready' : 'resting';
 }
 
+/** A split's kept part, then its new part (the split sheet names them by these colours). */
+const PREVIEW_COLOURS = ['#1a5fb4', '#b85c00'];
+
 const PADDOCK_COLOURS: Record<RestState, string> = {
   occupied: '#285a8a',
   ready: '#22662f',
@@ -133,6 +140,7 @@ export class FarmMap {
   readonly map: LeafletMap;
   private readonly farmLayer: LayerGroup;
   private readonly trackLayer: LayerGroup;
+  private readonly previewLayer: LayerGroup;
   private readonly paddocks = new Map<string, Layer>();
   private fitted = false;
   private readonly resize: ResizeObserver;
@@ -152,6 +160,7 @@ export class FarmMap {
     this.map.attributionControl?.setPrefix(false);
     this.farmLayer = L.layerGroup().addTo(this.map);
     this.trackLayer = L.layerGroup().addTo(this.map);
+    this.previewLayer = L.layerGroup().addTo(this.map);
     // The map shares the screen with the panel beside or under it: it follows its box as that changes.
     this.resize = new ResizeObserver(() => this.map.invalidateSize());
     this.resize.observe(element);
@@ -178,7 +187,8 @@ export class FarmMap {
     });
     layer.on('load', () => {
       if (loaded === 0 && failed > 0) {
-        layer.remove();
+        // After Leaflet's own handling of this event (removing the layer inside it breaks Leaflet).
+        setTimeout(() => layer.remove(), 0);
         onTiles('unreachable');
       }
     });
@@ -260,6 +270,27 @@ export class FarmMap {
       { color: '#b85c00', weight: 3, className: 'map-track', interactive: false },
     ).addTo(this.trackLayer);
     line.bringToFront();
+    // The track is what the person asked to see: the map moves to it.
+    this.map.fitBounds(line.getBounds(), { padding: [32, 32], maxZoom: 18 });
+  }
+
+  /**
+   * Outlines not yet saved (a split's two parts, an import's paddocks), in turn blue and orange, and the map
+   * moved to show them; cleared with an empty list.
+   */
+  showPreview(outlines: readonly unknown[]): void {
+    this.previewLayer.clearLayers();
+    const corners: [number, number][] = [];
+    outlines.forEach((outline, i) => {
+      const colour = PREVIEW_COLOURS[i % PREVIEW_COLOURS.length] as string;
+      const layer = L.geoJSON(outline, {
+        style: { color: colour, weight: 3, fillColor: colour, fillOpacity: 0.35, className: 'map-preview' },
+        interactive: false,
+      }).addTo(this.previewLayer);
+      const box = layer.getBounds();
+      if (box.isValid()) corners.push(...cornersOf(box));
+    });
+    if (corners.length > 0) this.map.fitBounds(L.latLngBounds(corners), { padding: [24, 24], maxZoom: 18 });
   }
 
   destroy(): void {

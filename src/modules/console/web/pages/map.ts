@@ -6,7 +6,7 @@
  * first drawing: web/draw.ts). On a phone the map fills the screen under the header and the panels are
  * bottom sheets.
  */
-import { api } from '../api.ts';
+import { api, type Reply } from '../api.ts';
 import type { Drawing, Measure, Outline } from '../draw.ts';
 import {
   FarmMap,
@@ -20,7 +20,7 @@ import {
 } from '../farm-map.ts';
 import { Field, number, text, useForm } from '../form.ts';
 import { html, type Markup, useEffect, useMemo, useRef, useState } from '../lib.ts';
-import { loadAll, loadGroups } from '../records.ts';
+import { drawnAcresApart, loadGroups } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
@@ -39,49 +39,21 @@ function loadDraw(): Promise<DrawModule> {
 }
 
 /**
- * The farm as map features: paddocks with their outlines (and the groups in each as its occupants),
- * devices at their last position.
+ * The farm as the map gives it (GET /v1/farms/{farm}/map). Where the server does not say who is in a
+ * paddock (`occupied_by`), the groups placed in it are its occupants.
  */
 async function loadFarmMap(farmId: string): Promise<MapFeature[]> {
-  const [paddocks, devices, groups] = await Promise.all([
-    loadAll((before) =>
-      api('GET', '/v1/farms/{farm}/paddocks', { path: { farm: farmId }, query: { limit: 100, before } }),
-    ),
-    loadAll((before) =>
-      api('GET', '/v1/farms/{farm}/devices', { path: { farm: farmId }, query: { limit: 100, before } }),
-    ),
+  const [map, groups] = await Promise.all([
+    api('GET', '/v1/farms/{farm}/map', { path: { farm: farmId } }),
     loadGroups(farmId),
   ]);
-  const features: MapFeature[] = paddocks.map((p) => ({
-    type: 'Feature',
-    geometry: p.geometry as MapFeature['geometry'],
-    properties: {
-      ...p,
-      kind: 'paddock',
-      occupied_by: {
-        groups: groups.filter((g) => g.paddock_id === p.id).map((g) => ({ id: g.id, name: g.name })),
-        animals: [],
-        houses: [],
-      },
-    },
-  }));
-  for (const d of devices) {
-    if (d.lat === null || d.lon === null) continue;
-    features.push({
-      type: 'Feature',
-      geometry: { type: 'Point', coordinates: [d.lon, d.lat] },
-      properties: {
-        kind: 'device',
-        id: d.id,
-        name: d.name,
-        type: d.type,
-        battery: d.battery,
-        last_seen_at: d.last_seen_at,
-        paddock_id: null,
-      },
-    });
-  }
-  return features;
+  return map.features.map((f) => {
+    const feature = f as unknown as MapFeature;
+    const p = feature.properties;
+    if (p.kind !== 'paddock' || p.occupied_by) return feature;
+    const inIt = groups.filter((g) => g.paddock_id === p.id).map((g) => ({ id: g.id, name: g.name }));
+    return { ...feature, properties: { ...p, occupied_by: { groups: inIt, animals: [], houses: [] } } };
+  });
 }
 
 /** What the bottom sheet shows. */
@@ -91,7 +63,8 @@ type Mode =
   | { kind: 'draw' }
   | { kind: 'edit'; id: string }
   | { kind: 'split'; id: string }
-  | { kind: 'move'; group: { id: string; name: string }; from: string };
+  | { kind: 'move'; group: { id: string; name: string }; from: string }
+  | { kind: 'import' };
 
 const STATE_WORDS = {
   occupied: 'Grazed now',
@@ -216,6 +189,8 @@ export function Page({ farm }: PageProps) {
               }} />`
           : null;
       }
+      case 'import':
+        return html`<${ImportSheet} farm=${farm} map=${map} onClose=${close} onDone=${reload} />`;
       case 'move': {
         const paddocks = (features.data ?? []).flatMap((f) =>
           f.properties.kind === 'paddock' ? [f.properties] : [],
@@ -229,6 +204,10 @@ export function Page({ farm }: PageProps) {
     }
   };
   const drawing = mode?.kind === 'draw' || mode?.kind === 'edit' || mode?.kind === 'split';
+  // The import's preview is on the map until the sheet closes.
+  useEffect(() => {
+    if (mode?.kind !== 'import') farmMap.current?.showPreview([]);
+  }, [mode?.kind]);
   const shown = sheet();
   return html`<section class="map-page" aria-label="Farm map">
     <h1 class="visually-hidden">Map</h1>
@@ -236,9 +215,12 @@ export function Page({ farm }: PageProps) {
       <div class="map-canvas" ref=${element}></div>
       ${
         !drawing &&
+        mode?.kind !== 'import' &&
         write &&
         html`<div class="map-tools">
         <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>Draw a paddock</button>
+        <button type="button" class="button secondary" onClick=${() => setMode({ kind: 'import' })}>Import</button>
+        <a class="button secondary" download href=${`/v1/farms/${encodeURIComponent(farm.id)}/map?download=true`}>Export</a>
       </div>`
       }
       ${tiles === 'unreachable' && html`<p class="map-note" role="status">Map tiles could not be loaded: the farm is drawn on a plain background.</p>`}
@@ -271,15 +253,15 @@ function PaddockSheet({
   const rested = restDays(p);
   const state = restState(p);
   const inHere = p.occupied_by?.groups ?? [];
-  const drawn = p.drawn_acres ?? null;
-  const far = drawn !== null && p.acres !== null && drawn > 0 && Math.abs(p.acres - drawn) / drawn > 0.1;
+  const drawn = drawnAcresApart(p);
   const history = useLoad(() => loadHistory(p.id), [p.id]);
   return html`<${Sheet} title=${p.name} onClose=${onClose}>
     <p><span class=${`badge rest-${state}`}>${STATE_WORDS[state]}</span></p>
+    ${p.geometry_problem && html`<p class="error">The stored outline cannot be drawn: ${p.geometry_problem}</p>`}
     <dl class="facts">
       <div><dt>Rested</dt><dd>${isOccupied(p) ? 'grazed now' : rested === null ? 'never grazed' : `${rested} days`}</dd></div>
       <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
-      <div><dt>Acres</dt><dd>${p.acres ?? '—'}${far ? html` <span class="badge watch">drawn ${drawn?.toFixed(1)}</span>` : ''}</dd></div>
+      <div><dt>Acres</dt><dd>${p.acres ?? '—'}${drawn !== null && html` <span class="badge watch" title="The acres given differ from the drawn outline's">drawn ${drawn.toFixed(1)}</span>`}</dd></div>
     </dl>
     <h3>In this paddock</h3>
     ${inHere.length === 0 && !(p.occupied_by && isOccupied(p)) && html`<p class="muted">Nobody.</p>`}
@@ -461,7 +443,6 @@ function SplitSheet({
   const drawing = useRef<Drawing | null>(null);
   useEffect(() => {
     let live = true;
-    let clear: (() => void) | null = null;
     let line: { remove(): void } | null = null;
     map.busy = true;
     loadDraw().then((draw) => {
@@ -476,14 +457,14 @@ function SplitSheet({
           setRefused(result.refused);
           return;
         }
-        clear = draw.preview(map.map, result.parts);
+        map.showPreview(result.parts);
         setParts(result.parts);
       });
     });
     return () => {
       live = false;
       drawing.current?.cancel();
-      clear?.();
+      map.showPreview([]);
       line?.remove();
       map.busy = false;
     };
@@ -616,7 +597,93 @@ function DeviceSheet({
     <${ErrorText} error=${error ? problemOf(error) : null} /><//>`;
 }
 
-/** A device's positions over the last `days`, oldest first (none until the server keeps a track). */
-async function loadTrack(_deviceId: string, _days: number): Promise<{ lat: number; lon: number }[]> {
-  return [];
+/** A device's positions over the last `days`, oldest first (thinned by the server to at most 500). */
+async function loadTrack(deviceId: string, days: number): Promise<{ lat: number; lon: number }[]> {
+  const since = new Date(Date.now() - days * 86_400_000).toISOString();
+  const track = await api('GET', '/v1/devices/{id}/track', {
+    path: { id: deviceId },
+    query: { since, limit: 500 },
+  });
+  return [...track.data].reverse();
+}
+
+type ImportPreview = Extract<Reply<'POST', '/v1/farms/{farm}/paddocks/import'>, { dry_run: true }>['data'];
+
+/**
+ * Importing paddocks from a file (GeoJSON, KML from Google Earth, GPX from a GPS): the file is read in the
+ * browser and sent as a dry run; the preview lists each feature (created, skipped or refused, with why)
+ * and draws the outlines; Create stores them all, or none.
+ */
+function ImportSheet({
+  farm,
+  map,
+  onClose,
+  onDone,
+}: {
+  farm: Farm;
+  map: FarmMap;
+  onClose(): void;
+  onDone(): void;
+}) {
+  const [file, setFile] = useState<{ name: string; content: string } | null>(null);
+  const [preview, setPreview] = useState<ImportPreview | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [created, setCreated] = useState<number | null>(null);
+  const pick = async (event: Event) => {
+    const chosen = (event.currentTarget as HTMLInputElement).files?.[0];
+    setPreview(null);
+    setCreated(null);
+    setError(null);
+    map.showPreview([]);
+    if (!chosen) return;
+    try {
+      const content = await chosen.text();
+      setFile({ name: chosen.name, content });
+      const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
+        path: { farm: farm.id },
+        body: { content, dry_run: true },
+      });
+      const rows = 'dry_run' in answer && answer.dry_run ? (answer.data as ImportPreview) : [];
+      setPreview(rows);
+      map.showPreview(rows.flatMap((r) => (r.geometry && r.action !== 'skip' ? [r.geometry] : [])));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const toCreate = preview?.filter((r) => r.action === 'create').length ?? 0;
+  const refused = preview?.filter((r) => r.action === 'refuse').length ?? 0;
+  const create = async () => {
+    if (!file) return null;
+    const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
+      path: { farm: farm.id },
+      body: { content: file.content },
+    });
+    map.showPreview([]);
+    setPreview(null);
+    setCreated(answer.data.length);
+    onDone();
+    return null;
+  };
+  return html`<${Sheet} title="Import paddocks" onClose=${onClose}>
+    <p>A file from Google Earth (KML), a GPS (GPX: a closed track becomes a paddock) or a GIS (GeoJSON).</p>
+    <div class="field"><label for="import-paddocks">File</label>
+      <input id="import-paddocks" type="file" accept=".geojson,.json,.kml,.gpx" onChange=${pick} /></div>
+    <${ErrorText} error=${error ? problemOf(error) : null} />
+    ${created !== null && html`<p class="done" role="status">Created ${created} ${created === 1 ? 'paddock' : 'paddocks'}.</p>`}
+    ${
+      preview &&
+      html`<table class="records import-preview" aria-label="Paddocks in the file">
+      <thead><tr><th scope="col">Name</th><th scope="col">Acres</th><th scope="col">Result</th></tr></thead>
+      <tbody>${preview.map(
+        (r) => html`<tr key=${r.index} class=${r.action === 'refuse' ? 'late' : ''}>
+          <td>${r.name}</td><td>${amount(r.acres)}</td>
+          <td>${r.action === 'create' ? 'created' : r.action === 'skip' ? 'skipped' : 'refused'}${r.problem ? `: ${r.problem}` : ''}</td></tr>`,
+      )}</tbody></table>
+      ${refused > 0 && html`<p class="error" role="alert">${refused} ${refused === 1 ? 'outline is' : 'outlines are'} refused: fix the file and choose it again. Nothing is created until every outline passes.</p>`}
+      <div class="actions">
+        <${ActionButton} label=${`Create ${toCreate} ${toCreate === 1 ? 'paddock' : 'paddocks'}`} kind="primary"
+          disabled=${toCreate === 0 || refused > 0} action=${create} />
+      </div>`
+    }
+  <//>`;
 }

@@ -6,7 +6,7 @@ import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
 import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
-import { loadPaddocks } from '../records.ts';
+import { drawnAcresApart, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -102,12 +102,14 @@ export function Page({ farm }: PageProps) {
     <ul class="cards paddock-grid">${paddocks.data.map((p) => {
       const rested = daysRested(p);
       const ready = rested !== null && p.rest_days_target !== null && rested >= p.rest_days_target;
+      const drawn = drawnAcresApart(p);
       return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
         <div class="card-head"><h2 class="card-title">${p.name}</h2>
           ${ready && html`<span class="badge watch">Past rest target</span>`}</div>
         <${Outline} geometry=${p.geometry} label=${p.name} />
         <dl class="facts">
           <div><dt>Acres</dt><dd>${p.acres ?? '—'}</dd></div>
+          ${drawn !== null && html`<div class="acres-apart"><dt>Drawn</dt><dd><span class="badge watch">${drawn.toFixed(1)} acres</span> — the outline differs from the acres given</dd></div>`}
           <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
           <div><dt>Rested</dt><dd>${rested === null ? 'never grazed' : `${rested} days`}</dd></div>
         </dl>
