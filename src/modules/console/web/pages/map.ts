@@ -214,8 +214,7 @@ export function Page({ farm }: PageProps) {
     <div class="map-area">
       <div class="map-canvas" ref=${element}></div>
       ${
-        !drawing &&
-        mode?.kind !== 'import' &&
+        !shown &&
         write &&
         html`<div class="map-tools">
         <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>Draw a paddock</button>
