@@ -22,6 +22,7 @@ import {
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
+import { waitFor } from './engines.ts';
 import { device, group, farm as makeFarm, paddock as makePaddock, report } from './factories.ts';
 
 let world: ConsoleWorld;
@@ -51,6 +52,7 @@ const WEST = box(-97.11, 38.2, -97.105, 38.205);
 const EAST = box(-97.104, 38.2, -97.1, 38.205);
 const NORTH = box(-97.11, 38.21, -97.105, 38.215);
 
+let houseKey: string;
 let west: Paddock;
 let east: Paddock;
 
@@ -84,6 +86,7 @@ before(async () => {
   await makePaddock(world.t, key, farm.id, { name: 'Creek lot' });
   await group(world.t, key, farm.id, { name: 'Cows', paddock_id: west.id, head_count: 40 });
   const house = await device(world.t, key, farm.id, { type: 'house', name: 'House 1' });
+  houseKey = house.device_key;
   // Two reports: the house moved east within West (its track).
   await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1085, battery: 89 });
   await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1075, battery: 88 });
@@ -137,6 +140,20 @@ test('the map draws every paddock with an outline and every device with a positi
   // No tile server is set for the tests: nothing is fetched from another host (problems stays empty).
   assert.equal(await page.locator('.leaflet-tile').count(), 0);
   await screenshot(page, 'console-map-desktop');
+
+  // Live: the house reports from inside East and its marker moves there without a reload.
+  const marker = page.locator('.map-house');
+  const was = await marker.boundingBox();
+  const eastBox = await page.locator(`path.paddock-${east.id}`).boundingBox();
+  assert.ok(was && eastBox);
+  await report(world.t, houseKey, { lat: 38.2025, lon: -97.102 });
+  await waitFor('the house marker to move into East', async () => {
+    const now = await marker.boundingBox();
+    const x = now ? now.x + now.width / 2 : 0;
+    return x > eastBox.x && x < eastBox.x + eastBox.width;
+  });
+  // Back where it was, for the steps after this one.
+  await report(world.t, houseKey, { lat: 38.2025, lon: -97.1075 });
   assert.deepEqual(problems, []);
   await page.context().close();
 });

@@ -236,8 +236,11 @@ test('the Map page loads Leaflet and its own modules within 112 KB brotli; the d
   assert.ok(files.has('src/modules/console/web/farm-map.ts') && files.has('vendor/leaflet.css'));
   assert.ok(bytes <= PER_PAGE_BUDGET.charts, `map: ${bytes} bytes`);
   const html = servedPage(bundle).identity.toString();
+  const preloaded = (file: string) =>
+    html.includes(`rel="modulepreload" href="${ASSET_PREFIX}/${bundle.hash}/${file}"`);
+  assert.ok(preloaded('src/modules/console/web/api.ts'), 'the shared modules are preloaded');
   for (const file of [...DRAWING_FILES, 'src/modules/console/web/farm-map.ts', 'vendor/leaflet.mjs']) {
-    assert.ok(!html.includes(`/${file}"`), `${file} is preloaded`);
+    assert.ok(!preloaded(file), `${file} is preloaded`);
   }
   // leaflet-geoman patches Leaflet: served as a module that imports Leaflet first.
   const geoman = bundle.assets.get('vendor/@geoman-io-leaflet-geoman-free.mjs')?.identity.toString() ?? '';

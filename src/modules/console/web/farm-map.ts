@@ -142,6 +142,7 @@ export class FarmMap {
   private readonly trackLayer: LayerGroup;
   private readonly previewLayer: LayerGroup;
   private readonly paddocks = new Map<string, Layer>();
+  private readonly devices = new Map<string, Layer>();
   private fitted = false;
   private readonly resize: ResizeObserver;
   private lastPick: Event | undefined;
@@ -199,6 +200,7 @@ export class FarmMap {
   show(features: readonly MapFeature[], center: [number, number] | null): void {
     this.farmLayer.clearLayers();
     this.paddocks.clear();
+    this.devices.clear();
     const bounds: [number, number][] = [];
     const add = (layer: Layer, picked: Picked) => {
       layer.on('click', (event) => {
@@ -238,7 +240,9 @@ export class FarmMap {
         const at = pointOf(f);
         if (!at) continue;
         bounds.push(at);
-        add(L.marker(at, markerOptions(p)), { kind: p.kind, id: p.id });
+        const marker = L.marker(at, markerOptions(p));
+        add(marker, { kind: p.kind, id: p.id });
+        if (p.kind === 'device') this.devices.set(p.id, marker);
       }
     }
     if (!this.fitted) {
@@ -247,6 +251,13 @@ export class FarmMap {
       else if (center) this.map.setView(center, 15);
       else this.map.setView([20, 0], 2);
     }
+  }
+
+  /** Moves a device's marker to where it last reported; false when it is not on the map yet. */
+  moveDevice(id: string, lat: number, lon: number): boolean {
+    const marker = this.devices.get(id);
+    marker?.setLatLng([lat, lon]);
+    return marker !== undefined;
   }
 
   /** The drawn shape of a paddock (to edit it in place). */

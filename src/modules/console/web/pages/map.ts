@@ -73,9 +73,6 @@ const STATE_WORDS = {
   unknown: 'No rest figures',
 } as const;
 
-/** Seconds between position refreshes while the page is open (device reports are not on the stream). */
-const POSITION_REFRESH_MS = 30_000;
-
 export function Page({ farm }: PageProps) {
   const features = useLoad(() => loadFarmMap(farm.id), [farm.id]);
   const element = useRef<HTMLDivElement>(null);
@@ -83,18 +80,31 @@ export function Page({ farm }: PageProps) {
   const [mode, setMode] = useState<Mode>(null);
   const [tiles, setTiles] = useState<'none' | 'loading' | 'shown' | 'unreachable'>('loading');
   const reload = () => features.reload();
-  // Moves, commands done (a house moved) and alerts change what the map shows.
+  // A device report moves its marker at once; moves, commands (a house's route) and alerts reload the map
+  // (not while a drawing has it: the drawing would be redrawn away).
   useFarmStream(
     farm.id,
-    ['event.created', 'command.done', 'command.queued', 'alert.created', 'alert.resolved', 'device.created'],
-    reload,
+    [
+      'device.reported',
+      'event.created',
+      'command.done',
+      'command.queued',
+      'alert.created',
+      'alert.resolved',
+      'device.created',
+    ],
+    (event) => {
+      const map = farmMap.current;
+      if (!map || map.busy) return;
+      if (event.type === 'device.reported') {
+        const { device_id, lat, lon } = event.data;
+        if (typeof device_id !== 'string' || typeof lat !== 'number' || typeof lon !== 'number') return;
+        if (!map.moveDevice(device_id, lat, lon)) reload();
+        return;
+      }
+      reload();
+    },
   );
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible' && !farmMap.current?.busy) features.reload();
-    }, POSITION_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [farm.id]);
 
   useEffect(() => {
     if (!element.current) return;
