@@ -263,7 +263,6 @@ function PaddockSheet({
   const state = restState(p);
   const inHere = p.occupied_by?.groups ?? [];
   const drawn = drawnAcresApart(p);
-  const history = useLoad(() => loadHistory(p.id), [p.id]);
   return html`<${Sheet} title=${p.name} onClose=${onClose}>
     <p><span class=${`badge rest-${state}`}>${STATE_WORDS[state]}</span></p>
     ${p.geometry_problem && html`<p class="error">The stored outline cannot be drawn: ${p.geometry_problem}</p>`}
@@ -283,12 +282,6 @@ function PaddockSheet({
       ${p.occupied_by?.houses.map((h) => html`<li key=${h.id}><a href=${`/devices/${h.id}`}>${h.name}</a> (house)</li>`)}
     </ul>
     ${
-      history.data &&
-      history.data.length > 0 &&
-      html`<h3>Grazing history</h3><ul class="history">
-      ${history.data.map((h) => html`<li>${h.name}: ${h.from.slice(0, 10)} – ${h.until ? h.until.slice(0, 10) : 'now'}</li>`)}</ul>`
-    }
-    ${
       write &&
       html`<div class="actions">
       <button type="button" class="button secondary" onClick=${() => onMode({ kind: 'edit', id: p.id })}>Edit outline</button>
@@ -297,17 +290,6 @@ function PaddockSheet({
     </div>`
     }
   <//>`;
-}
-
-interface Stay {
-  name: string;
-  from: string;
-  until: string | null;
-}
-
-/** The paddock's grazing history, when the server keeps one (empty otherwise). */
-async function loadHistory(_paddockId: string): Promise<Stay[]> {
-  return [];
 }
 
 function Measured({ measure }: { measure: Measure | null }) {
