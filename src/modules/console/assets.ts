@@ -79,6 +79,8 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/map.ts',
   'src/modules/console/web/farm-map.ts',
   'src/modules/console/web/draw.ts',
+  'src/modules/console/web/map-draw.ts',
+  'src/modules/console/web/map-import.ts',
   'src/domain/paddock-split.ts',
   'vendor/@geoman-io-leaflet-geoman-free.mjs',
   'vendor/@turf-area.mjs',

@@ -27,6 +27,7 @@ const PAGE_BUDGET_BYTES = 240 * 1024;
  * console above, against its own budget (leaflet-geoman alone is about 65 KB brotli, 77 KB gzip).
  */
 const DRAWING_FILES = [
+  'src/modules/console/web/map-draw.ts',
   'src/modules/console/web/draw.ts',
   'src/domain/paddock-split.ts',
   'vendor/@geoman-io-leaflet-geoman-free.mjs',
@@ -239,7 +240,9 @@ test('the Map page loads Leaflet and its own modules within 112 KB brotli; the d
   const preloaded = (file: string) =>
     html.includes(`rel="modulepreload" href="${ASSET_PREFIX}/${bundle.hash}/${file}"`);
   assert.ok(preloaded('src/modules/console/web/api.ts'), 'the shared modules are preloaded');
-  for (const file of [...DRAWING_FILES, 'src/modules/console/web/farm-map.ts', 'vendor/leaflet.mjs']) {
+  const notPreloaded = ['src/modules/console/web/farm-map.ts', 'src/modules/console/web/map-import.ts'];
+  assert.ok(!files.has('src/modules/console/web/map-import.ts'), 'the import panel comes when opened');
+  for (const file of [...DRAWING_FILES, ...notPreloaded, 'vendor/leaflet.mjs']) {
     assert.ok(!preloaded(file), `${file} is preloaded`);
   }
   // leaflet-geoman patches Leaflet: served as a module that imports Leaflet first.

@@ -6,6 +6,7 @@
  */
 import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'leaflet';
 import type { Schema } from './api.ts';
+import { html, type Markup } from './lib.ts';
 
 // Leaflet's own style sheet, served beside the library (vendor/leaflet.css at the same asset version).
 const sheet = document.createElement('link');
@@ -343,4 +344,21 @@ function markerOptions(p: DeviceProperties | AlertProperties) {
     title: p.name,
     zIndexOffset: house ? 500 : 0,
   };
+}
+
+/** A panel of the Map page: a bottom sheet on a phone, beside the map on a wide screen. */
+export function Sheet({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose?: () => void;
+  children: Markup;
+}) {
+  return html`<div class="sheet" role="region" aria-label=${title}>
+    <div class="sheet-head"><h2>${title}</h2>
+      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label="Close">Close</button>`}</div>
+    ${children}
+  </div>`;
 }

@@ -6,8 +6,7 @@
  * first drawing: web/draw.ts). On a phone the map fills the screen under the header and the panels are
  * bottom sheets.
  */
-import { api, type Reply } from '../api.ts';
-import type { Drawing, Measure, Outline } from '../draw.ts';
+import { api } from '../api.ts';
 import {
   FarmMap,
   isOccupied,
@@ -16,26 +15,55 @@ import {
   type Picked,
   restDays,
   restState,
+  Sheet,
   tileSetting,
 } from '../farm-map.ts';
-import { Field, number, text, useForm } from '../form.ts';
+import { Field, text, useForm } from '../form.ts';
 import { html, type Markup, useEffect, useMemo, useRef, useState } from '../lib.ts';
 import { drawnAcresApart, loadGroups } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
-import { ActionButton, ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
+import { ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
-type DrawModule = typeof import('../draw.ts');
+/** A module loaded when first needed (the drawing panels bring leaflet-geoman), kept once loaded. */
+function lazy<M>(load: () => Promise<M>) {
+  let loading: Promise<M> | null = null;
+  let loaded: M | null = null;
+  return function useModule(): { module: M | null; error: unknown } {
+    const [state, setState] = useState<{ module: M | null; error: unknown }>({ module: loaded, error: null });
+    useEffect(() => {
+      if (loaded) return;
+      loading ??= load().then((m) => {
+        loaded = m;
+        return m;
+      });
+      loading.then(
+        (module) => setState({ module, error: null }),
+        (error: unknown) => {
+          loading = null;
+          setState({ module: null, error });
+        },
+      );
+    }, []);
+    return state;
+  };
+}
 
-/** Geoman and the area measure: fetched once, on the first drawing or edit. */
-let drawModule: Promise<DrawModule> | null = null;
-function loadDraw(): Promise<DrawModule> {
-  drawModule ??= import('../draw.ts').catch((error: unknown) => {
-    drawModule = null;
-    throw error;
-  });
-  return drawModule;
+const useDrawPanels = lazy(() => import('../map-draw.ts'));
+const useImportPanel = lazy(() => import('../map-import.ts'));
+
+/** A panel from a module loaded on demand: "Loading…" (or why it failed) until it is there. */
+function Lazy<M>({
+  use,
+  children,
+}: {
+  use: () => { module: M | null; error: unknown };
+  children: (m: M) => Markup;
+}) {
+  const { module, error } = use();
+  if (!module) return html`<${Loading} error=${error ? problemOf(error) : null} />`;
+  return children(module);
 }
 
 /**
@@ -55,6 +83,9 @@ async function loadFarmMap(farmId: string): Promise<MapFeature[]> {
     return { ...feature, properties: { ...p, occupied_by: { groups: inIt, animals: [], houses: [] } } };
   });
 }
+
+type DrawPanels = typeof import('../map-draw.ts');
+type ImportPanel = typeof import('../map-import.ts');
 
 /** What the bottom sheet shows. */
 type Mode =
@@ -176,31 +207,37 @@ export function Page({ farm }: PageProps) {
           </dl><//>`;
       }
       case 'draw':
-        return html`<${DrawSheet} farm=${farm} map=${map} onDone=${(id: string | null) => {
-          reload();
-          setMode(id ? { kind: 'paddock', id } : null);
-        }} />`;
+        return html`<${Lazy} use=${useDrawPanels}>${(m: DrawPanels) =>
+          html`<${m.DrawSheet} farm=${farm} map=${map} onDone=${(id: string | null) => {
+            reload();
+            setMode(id ? { kind: 'paddock', id } : null);
+          }} />`}<//>`;
       case 'edit': {
         const f = paddockOf(mode.id);
+        const back = () => {
+          reload();
+          setMode({ kind: 'paddock', id: mode.id });
+        };
         return f
-          ? html`<${EditSheet} paddock=${f.properties} map=${map} onDone=${() => {
-              reload();
-              setMode({ kind: 'paddock', id: mode.id });
-            }} />`
+          ? html`<${Lazy} use=${useDrawPanels}>${(m: DrawPanels) =>
+              html`<${m.EditSheet} paddock=${f.properties} map=${map} onDone=${back} />`}<//>`
           : null;
       }
       case 'split': {
         const f = paddockOf(mode.id);
+        const back = () => {
+          reload();
+          setMode({ kind: 'paddock', id: mode.id });
+        };
         return f
-          ? html`<${SplitSheet} farm=${farm} paddock=${f.properties} geometry=${f.geometry} map=${map}
-              onDone=${() => {
-                reload();
-                setMode({ kind: 'paddock', id: mode.id });
-              }} />`
+          ? html`<${Lazy} use=${useDrawPanels}>${(m: DrawPanels) =>
+              html`<${m.SplitSheet} farm=${farm} paddock=${f.properties} geometry=${f.geometry} map=${map}
+                onDone=${back} />`}<//>`
           : null;
       }
       case 'import':
-        return html`<${ImportSheet} farm=${farm} map=${map} onClose=${close} onDone=${reload} />`;
+        return html`<${Lazy} use=${useImportPanel}>${(m: ImportPanel) =>
+          html`<${m.ImportSheet} farm=${farm} map=${map} onClose=${close} onDone=${reload} />`}<//>`;
       case 'move': {
         const paddocks = (features.data ?? []).flatMap((f) =>
           f.properties.kind === 'paddock' ? [f.properties] : [],
@@ -238,14 +275,6 @@ export function Page({ farm }: PageProps) {
     </div>
     ${shown && html`<div class="map-sheet">${shown}</div>`}
   </section>`;
-}
-
-function Sheet({ title, onClose, children }: { title: string; onClose?: () => void; children: Markup }) {
-  return html`<div class="sheet" role="region" aria-label=${title}>
-    <div class="sheet-head"><h2>${title}</h2>
-      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label="Close">Close</button>`}</div>
-    ${children}
-  </div>`;
 }
 
 function PaddockSheet({
@@ -290,225 +319,6 @@ function PaddockSheet({
     </div>`
     }
   <//>`;
-}
-
-function Measured({ measure }: { measure: Measure | null }) {
-  const [draw, setDraw] = useState<DrawModule | null>(null);
-  useEffect(() => {
-    loadDraw().then(setDraw, () => {});
-  }, []);
-  if (!measure || !draw) return html`<p class="measure" role="status"> </p>`;
-  return html`<p class="measure" role="status">
-    <span>Length <strong>${draw.lengthText(measure.meters)}</strong></span>
-    <span>Area <strong>${measure.squareMeters > 0 ? draw.areaText(measure.squareMeters) : '—'}</strong></span></p>`;
-}
-
-/** Drawing a new paddock: corners tapped on the map, then its name; saved with its outline. */
-function DrawSheet({ farm, map, onDone }: { farm: Farm; map: FarmMap; onDone(id: string | null): void }) {
-  const [measure, setMeasure] = useState<Measure | null>(null);
-  const [outline, setOutline] = useState<Outline | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const drawing = useRef<Drawing | null>(null);
-  const shape = useRef<{ remove(): void } | null>(null);
-  useEffect(() => {
-    let live = true;
-    map.busy = true;
-    loadDraw().then(
-      (draw) => {
-        if (!live) return;
-        const d = draw.draw(map.map, 'Polygon', setMeasure);
-        drawing.current = d;
-        d.done.then((layer) => {
-          if (!layer || !live) return;
-          shape.current = layer;
-          setOutline(layer.toGeoJSON().geometry as Outline);
-        });
-      },
-      (err: unknown) => live && setError(err),
-    );
-    return () => {
-      live = false;
-      drawing.current?.cancel();
-      shape.current?.remove();
-      map.busy = false;
-    };
-  }, []);
-  const form = useForm(async (data) => {
-    if (!outline) return null;
-    const draw = await loadDraw();
-    const created = await api('POST', '/v1/farms/{farm}/paddocks', {
-      path: { farm: farm.id },
-      body: {
-        name: text(data, 'name') ?? '',
-        rest_days_target: number(data, 'rest_days_target'),
-        acres: Math.round(draw.acresOf(outline) * 100) / 100,
-        geometry: outline,
-      },
-    });
-    onDone(created.id);
-    return null;
-  });
-  if (!outline) {
-    return html`<${Sheet} title="Draw a paddock">
-      <p>Tap each corner of the paddock on the map; tap the first corner again, or Finish, to close it.</p>
-      <${Measured} measure=${measure} />
-      <${ErrorText} error=${error ? problemOf(error) : null} />
-      <div class="actions">
-        <button type="button" class="button primary" onClick=${() => drawing.current?.finish()}>Finish</button>
-        <button type="button" class="button secondary" onClick=${() => drawing.current?.undo()}>Undo corner</button>
-        <button type="button" class="button link" onClick=${() => onDone(null)}>Cancel</button>
-      </div><//>`;
-  }
-  const p = { error: form.error, idPrefix: 'new-paddock' };
-  return html`<${Sheet} title="New paddock">
-    <${Measured} measure=${measure} />
-    <form onSubmit=${form.onSubmit} aria-label="New paddock">
-      <${Field} name="name" label="Name" required ...${p} />
-      <${Field} name="rest_days_target" label="Rest target (days)" type="number" min="0" step="any" ...${p} />
-      <${ErrorText} error=${form.error && !['name', 'rest_days_target'].includes(form.error.param ?? '') ? form.error : null} />
-      <div class="actions">
-        <button type="submit" class="button primary" disabled=${form.busy}>Save paddock</button>
-        <button type="button" class="button link" onClick=${() => onDone(null)}>Cancel</button>
-      </div>
-    </form><//>`;
-}
-
-/** Moving a paddock's corners in place; saved as its new outline (and the acres drawn). */
-function EditSheet({ paddock, map, onDone }: { paddock: PaddockProperties; map: FarmMap; onDone(): void }) {
-  const [measure, setMeasure] = useState<Measure | null>(null);
-  const editing = useRef<ReturnType<DrawModule['edit']> | null>(null);
-  useEffect(() => {
-    let live = true;
-    map.busy = true;
-    const layer = map.paddockLayer(paddock.id);
-    loadDraw().then((draw) => {
-      if (live && layer) editing.current = draw.edit(map.map, layer, setMeasure);
-    });
-    return () => {
-      live = false;
-      editing.current?.cancel();
-      map.busy = false;
-    };
-  }, [paddock.id]);
-  const save = async () => {
-    const e = editing.current;
-    if (!e) return null;
-    const draw = await loadDraw();
-    const geometry = e.geometry();
-    await api('PATCH', '/v1/paddocks/{id}', {
-      path: { id: paddock.id },
-      body: { geometry, acres: Math.round(draw.acresOf(geometry) * 100) / 100 },
-    });
-    e.save();
-    editing.current = null;
-    onDone();
-    return 'Outline saved';
-  };
-  return html`<${Sheet} title=${`Edit ${paddock.name}`}>
-    <p>Drag a corner to move it; drag the point in the middle of an edge to add a corner.</p>
-    <${Measured} measure=${measure} />
-    <div class="actions">
-      <${ActionButton} label="Save outline" kind="primary" action=${save} />
-      <button type="button" class="button link" onClick=${onDone}>Cancel</button>
-    </div><//>`;
-}
-
-/** Splitting a paddock: a line drawn across it, the two parts previewed, the new part named. */
-function SplitSheet({
-  farm,
-  paddock,
-  geometry,
-  map,
-  onDone,
-}: {
-  farm: Farm;
-  paddock: PaddockProperties;
-  geometry: MapFeature['geometry'];
-  map: FarmMap;
-  onDone(): void;
-}) {
-  const [measure, setMeasure] = useState<Measure | null>(null);
-  const [parts, setParts] = useState<[Outline, Outline] | null>(null);
-  const [refused, setRefused] = useState<string | null>(null);
-  const [attempt, setAttempt] = useState(0);
-  const drawing = useRef<Drawing | null>(null);
-  useEffect(() => {
-    let live = true;
-    let line: { remove(): void } | null = null;
-    map.busy = true;
-    loadDraw().then((draw) => {
-      if (!live) return;
-      const d = draw.draw(map.map, 'Line', setMeasure);
-      drawing.current = d;
-      d.done.then((layer) => {
-        if (!layer || !live) return;
-        line = layer;
-        const result = draw.split(geometry as Outline, layer);
-        if ('refused' in result) {
-          setRefused(result.refused);
-          return;
-        }
-        map.showPreview(result.parts);
-        setParts(result.parts);
-      });
-    });
-    return () => {
-      live = false;
-      drawing.current?.cancel();
-      map.showPreview([]);
-      line?.remove();
-      map.busy = false;
-    };
-  }, [paddock.id, attempt]);
-  const form = useForm(async (data) => {
-    if (!parts) return null;
-    const draw = await loadDraw();
-    const [kept, added] = parts;
-    const acres = (o: Outline) => Math.round(draw.acresOf(o) * 100) / 100;
-    // The new paddock first: if it is refused, the old one is still whole.
-    await api('POST', '/v1/farms/{farm}/paddocks', {
-      path: { farm: farm.id },
-      body: {
-        name: text(data, 'name') ?? '',
-        rest_days_target: paddock.rest_days_target,
-        last_grazed_at: paddock.last_grazed_at,
-        acres: acres(added),
-        geometry: added,
-      },
-    });
-    await api('PATCH', '/v1/paddocks/{id}', {
-      path: { id: paddock.id },
-      body: { geometry: kept, acres: acres(kept) },
-    });
-    onDone();
-    return null;
-  });
-  const again = () => {
-    setRefused(null);
-    setParts(null);
-    setAttempt((n) => n + 1);
-  };
-  if (!parts) {
-    return html`<${Sheet} title=${`Split ${paddock.name}`}>
-      <p>Draw the new fence line: tap outside the paddock, across it, and outside again; then Finish.</p>
-      <${Measured} measure=${measure} />
-      ${refused && html`<p class="error" role="alert">${refused}</p>`}
-      <div class="actions">
-        ${refused ? html`<button type="button" class="button primary" onClick=${again}>Draw again</button>` : html`<button type="button" class="button primary" onClick=${() => drawing.current?.finish()}>Finish</button>`}
-        <button type="button" class="button link" onClick=${onDone}>Cancel</button>
-      </div><//>`;
-  }
-  return html`<${Sheet} title=${`Split ${paddock.name}`}>
-    <p>The blue part keeps the name ${paddock.name}; the orange part becomes a new paddock.</p>
-    <form onSubmit=${form.onSubmit} aria-label="Split the paddock">
-      <${Field} name="name" label="Name of the new paddock" value=${`${paddock.name} 2`} required error=${form.error} idPrefix="split" />
-      <${ErrorText} error=${form.error?.param === 'name' ? null : form.error} />
-      <div class="actions">
-        <button type="submit" class="button primary" disabled=${form.busy}>Split</button>
-        <button type="button" class="button secondary" onClick=${again}>Draw again</button>
-        <button type="button" class="button link" onClick=${onDone}>Cancel</button>
-      </div>
-    </form><//>`;
 }
 
 /** Recording a move of a group: the paddock it goes to, chosen from the list; logged as a `move` event. */
@@ -596,85 +406,4 @@ async function loadTrack(deviceId: string, days: number): Promise<{ lat: number;
     query: { since, limit: 500 },
   });
   return [...track.data].reverse();
-}
-
-type ImportPreview = Extract<Reply<'POST', '/v1/farms/{farm}/paddocks/import'>, { dry_run: true }>['data'];
-
-/**
- * Importing paddocks from a file (GeoJSON, KML from Google Earth, GPX from a GPS): the file is read in the
- * browser and sent as a dry run; the preview lists each feature (created, skipped or refused, with why)
- * and draws the outlines; Create stores them all, or none.
- */
-function ImportSheet({
-  farm,
-  map,
-  onClose,
-  onDone,
-}: {
-  farm: Farm;
-  map: FarmMap;
-  onClose(): void;
-  onDone(): void;
-}) {
-  const [file, setFile] = useState<{ name: string; content: string } | null>(null);
-  const [preview, setPreview] = useState<ImportPreview | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [created, setCreated] = useState<number | null>(null);
-  const pick = async (event: Event) => {
-    const chosen = (event.currentTarget as HTMLInputElement).files?.[0];
-    setPreview(null);
-    setCreated(null);
-    setError(null);
-    map.showPreview([]);
-    if (!chosen) return;
-    try {
-      const content = await chosen.text();
-      setFile({ name: chosen.name, content });
-      const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
-        path: { farm: farm.id },
-        body: { content, dry_run: true },
-      });
-      const rows = 'dry_run' in answer && answer.dry_run ? (answer.data as ImportPreview) : [];
-      setPreview(rows);
-      map.showPreview(rows.flatMap((r) => (r.geometry && r.action !== 'skip' ? [r.geometry] : [])));
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const toCreate = preview?.filter((r) => r.action === 'create').length ?? 0;
-  const refused = preview?.filter((r) => r.action === 'refuse').length ?? 0;
-  const create = async () => {
-    if (!file) return null;
-    const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
-      path: { farm: farm.id },
-      body: { content: file.content },
-    });
-    map.showPreview([]);
-    setPreview(null);
-    setCreated(answer.data.length);
-    onDone();
-    return null;
-  };
-  return html`<${Sheet} title="Import paddocks" onClose=${onClose}>
-    <p>A file from Google Earth (KML), a GPS (GPX: a closed track becomes a paddock) or a GIS (GeoJSON).</p>
-    <div class="field"><label for="import-paddocks">File</label>
-      <input id="import-paddocks" type="file" accept=".geojson,.json,.kml,.gpx" onChange=${pick} /></div>
-    <${ErrorText} error=${error ? problemOf(error) : null} />
-    ${created !== null && html`<p class="done" role="status">Created ${created} ${created === 1 ? 'paddock' : 'paddocks'}.</p>`}
-    ${
-      preview &&
-      html`<table class="records import-preview" aria-label="Paddocks in the file">
-      <thead><tr><th scope="col">Name</th><th scope="col">Acres</th><th scope="col">Result</th></tr></thead>
-      <tbody>${preview.map(
-        (r) => html`<tr key=${r.index} class=${r.action === 'refuse' ? 'late' : ''}>
-          <td>${r.name}</td><td>${amount(r.acres)}</td>
-          <td>${r.action === 'create' ? 'created' : r.action === 'skip' ? 'skipped' : 'refused'}${r.problem ? `: ${r.problem}` : ''}</td></tr>`,
-      )}</tbody></table>
-      ${refused > 0 && html`<p class="error" role="alert">${refused} ${refused === 1 ? 'outline is' : 'outlines are'} refused: fix the file and choose it again. Nothing is created until every outline passes.</p>`}
-      <div class="actions">
-        <${ActionButton} label=${`Create ${toCreate} ${toCreate === 1 ? 'paddock' : 'paddocks'}`} kind="primary"
-          disabled=${toCreate === 0 || refused > 0} action=${create} />
-      </div>`
-    }
-  <//>`;
 }
