@@ -161,7 +161,13 @@ forEachEngine('reports stored together', (t) => {
           ),
         );
       // A table's rows of the farm's devices, each named by its device, in a stable order.
-      type DeviceTable = 'readings' | 'device_latest' | 'alert_watermarks' | 'alert_breaches' | 'commands';
+      type DeviceTable =
+        | 'readings'
+        | 'device_latest'
+        | 'alert_watermarks'
+        | 'alert_breaches'
+        | 'commands'
+        | 'device_positions';
       const rowsOf = async (table: DeviceTable, columns: string[]) =>
         named(
           number(
@@ -177,6 +183,7 @@ forEachEngine('reports stored together', (t) => {
         latest: await rowsOf('device_latest', ['metric', 'value', 'at']),
         watermarks: await rowsOf('alert_watermarks', ['metric', 'at', 'prev_at']),
         breaches: await rowsOf('alert_breaches', ['rule', 'since']),
+        positions: await rowsOf('device_positions', ['lat', 'lon', 'at']),
         commands: await rowsOf('commands', [
           'status',
           'delivery_attempts',
@@ -194,6 +201,7 @@ forEachEngine('reports stored together', (t) => {
     };
     const [mine, theirs] = [await stored(together), await stored(alone)];
     assert.deepEqual(mine, theirs);
+    assert.equal(mine.positions.length, 2, "the house's two positions (rounds 0 and 2), stored together too");
     // The comparison compared something: the reports opened alerts, held a breach and stored late readings.
     assert.ok(
       mine.alerts.some((a) => a.rule === 'silo.drain'),
