@@ -160,6 +160,8 @@ export class FarmMap {
     this.onPick = onPick;
     this.map = L.map(element, { zoomSnap: 0.25, tapTolerance: 20 });
     this.map.attributionControl?.setPrefix(false);
+    // Paddock names above the paddocks but under the houses, trackers and alerts standing in them.
+    this.map.createPane('labels').style.zIndex = '450';
     this.farmLayer = L.layerGroup().addTo(this.map);
     this.trackLayer = L.layerGroup().addTo(this.map);
     this.previewLayer = L.layerGroup().addTo(this.map);
@@ -224,7 +226,12 @@ export class FarmMap {
           fillOpacity: 0.25,
           className: `map-paddock paddock-${p.id}`,
         });
-        shape.bindTooltip(p.name, { permanent: true, direction: 'center', className: 'map-label' });
+        shape.bindTooltip(p.name, {
+          permanent: true,
+          direction: 'center',
+          className: 'map-label',
+          pane: 'labels',
+        });
         add(shape, { kind: 'paddock', id: p.id });
         this.paddocks.set(p.id, shape);
         const box = shape.getBounds();
@@ -248,7 +255,12 @@ export class FarmMap {
     }
     if (!this.fitted) {
       this.fitted = true;
-      if (bounds.length > 0) this.map.fitBounds(L.latLngBounds(bounds), { padding: [24, 24], maxZoom: 18 });
+      // Room at the bottom for the tools' row on a phone.
+      const room = {
+        paddingTopLeft: [24, 24] as [number, number],
+        paddingBottomRight: [24, 84] as [number, number],
+      };
+      if (bounds.length > 0) this.map.fitBounds(L.latLngBounds(bounds), { ...room, maxZoom: 18 });
       else if (center) this.map.setView(center, 15);
       else this.map.setView([20, 0], 2);
     }
@@ -323,10 +335,12 @@ function cornersOf(box: Bounds): [number, number][] {
 function markerOptions(p: DeviceProperties | AlertProperties) {
   if (p.kind === 'alert') {
     return {
+      // A badge up and to the right of its place, so the house or tracker it is about stays visible.
       icon: L.divIcon({
         className: `map-alert ${p.severity}`,
         html: '<span aria-hidden="true">!</span>',
-        iconSize: [32, 32],
+        iconSize: [28, 28],
+        iconAnchor: [-4, 34],
       }),
       title: `${p.severity === 'urgent' ? 'Urgent' : 'Alert'}: ${p.title}`,
       zIndexOffset: 1000,

@@ -55,14 +55,24 @@ declare module 'leaflet' {
     direction?: 'center' | 'top' | 'right' | 'bottom' | 'left' | 'auto';
     className?: string;
     interactive?: boolean;
+    pane?: string;
   }
   export interface LeafletMap extends Evented {
-    fitBounds(bounds: Bounds, options?: { padding?: [number, number]; maxZoom?: number }): this;
+    fitBounds(
+      bounds: Bounds,
+      options?: {
+        padding?: [number, number];
+        paddingTopLeft?: [number, number];
+        paddingBottomRight?: [number, number];
+        maxZoom?: number;
+      },
+    ): this;
     setView(center: LatLngPair, zoom: number): this;
     remove(): this;
     invalidateSize(): this;
     distance(a: LatLng, b: LatLng): number;
     getContainer(): HTMLElement;
+    createPane(name: string): HTMLElement;
     attributionControl?: { setPrefix(prefix: string | false): void };
     /** leaflet-geoman's drawing on this map (present once the plugin is loaded). */
     pm: MapDrawing;
