@@ -296,6 +296,46 @@ test('a paddock drawn through leaflet-geoman on a phone is created with its outl
   await page.context().close();
 });
 
+test('a paddock outline edited through geoman (a corner dragged) is saved with its new acres', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  const north = (await paddocks()).find((p) => p.name === 'North');
+  assert.ok(north);
+  await page.locator(`path.paddock-${north.id}`).waitFor();
+  const at = await insideOf(page, north.id);
+  await page.mouse.click(at.x, at.y);
+  await page.getByRole('region', { name: 'North' }).getByRole('button', { name: 'Edit outline' }).click();
+  const sheet = page.getByRole('region', { name: 'Edit North' });
+  await sheet.getByText(/Area \d+\.\d\d ac/).waitFor();
+  // geoman's corner handles (not the midpoints); the north-east one is dragged east.
+  const handles = page.locator('.marker-icon:not(.marker-icon-middle)');
+  await handles.nth(3).waitFor();
+  const boxes = await Promise.all((await handles.all()).map((h) => h.boundingBox()));
+  const corner = boxes
+    .flatMap((b) => (b ? [{ x: b.x + b.width / 2, y: b.y + b.height / 2 }] : []))
+    .sort((a, b) => b.x - b.y - (a.x - a.y))[0];
+  assert.ok(corner);
+  const before = (await sheet.locator('.measure').textContent()) ?? '';
+  await page.mouse.move(corner.x, corner.y);
+  await page.mouse.down();
+  await page.mouse.move(corner.x + 40, corner.y, { steps: 5 });
+  await page.mouse.up();
+  await waitFor(
+    'the area to grow',
+    async () => ((await sheet.locator('.measure').textContent()) ?? '') !== before,
+  );
+  await sheet.getByRole('button', { name: 'Save outline' }).click();
+  await page.getByRole('region', { name: 'North' }).waitFor();
+  const after = (await paddocks()).find((p) => p.id === north.id);
+  assert.ok(after);
+  const ring = (after.geometry as { coordinates: number[][][] }).coordinates[0] ?? [];
+  assert.ok(Math.max(...ring.map(([lon]) => lon as number)) > -97.105, 'a corner moved east');
+  const acres = area(after.geometry as unknown as Polygon) / SQUARE_METERS_PER_ACRE;
+  assert.ok(after.acres && Math.abs(after.acres - acres) < 0.01, `acres ${after.acres} for ${acres}`);
+  assert.ok(acres > area(NORTH as Polygon) / SQUARE_METERS_PER_ACRE, 'bigger than before');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('a paddock split along a line drawn across it becomes two paddocks whose acres add up', async () => {
   const { page, problems } = await openMap(DESKTOP);
   const wholeAcres = area(EAST as Polygon) / SQUARE_METERS_PER_ACRE;

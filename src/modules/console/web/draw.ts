@@ -136,6 +136,8 @@ export function edit(map: LeafletMap, layer: Layer, onMeasure: (m: Measure) => v
   const update = () => onMeasure(measure(map, cornersOf(layer), true));
   const types = ['pm:markerdrag', 'pm:edit', 'pm:vertexadded', 'pm:vertexremoved'];
   for (const type of types) layer.on(type, update);
+  // The map and the paddock were made before geoman was loaded: they get their `pm` now.
+  L.PM.reInitLayer(map);
   L.PM.reInitLayer(layer);
   layer.pm.enable({ allowSelfIntersection: false, snappable: true });
   update();
