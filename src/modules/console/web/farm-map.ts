@@ -147,6 +147,7 @@ export class FarmMap {
   private fitted = false;
   private readonly resize: ResizeObserver;
   private lastPick: Event | undefined;
+  private selected: string | null = null;
   private readonly onPick: (picked: Picked | null) => void;
   /** Set while a drawing or an edit has the map: taps then belong to geoman, not to the panels. */
   busy = false;
@@ -166,7 +167,10 @@ export class FarmMap {
     this.trackLayer = L.layerGroup().addTo(this.map);
     this.previewLayer = L.layerGroup().addTo(this.map);
     // The map shares the screen with the panel beside or under it: it follows its box as that changes.
-    this.resize = new ResizeObserver(() => this.map.invalidateSize());
+    this.resize = new ResizeObserver(() => {
+      this.map.invalidateSize();
+      this.keepSelectedInView();
+    });
     this.resize.observe(element);
     this.map.on('click', (event) => {
       // A tap on a shape reaches the map too (geoman needs taps on shapes while drawing): not a tap on grass.
@@ -278,11 +282,21 @@ export class FarmMap {
     return this.paddocks.get(id);
   }
 
+  /** The highlighted paddock's middle stays on screen when a panel takes part of it. */
+  private keepSelectedInView(): void {
+    const layer = this.selected ? this.paddocks.get(this.selected) : undefined;
+    if (layer) this.map.panInside(layer.getBounds().getCenter(), { padding: [40, 40] });
+  }
+
   /** Highlights one paddock (the one whose panel is open). */
   highlight(id: string | null): void {
+    this.selected = id;
     for (const [paddockId, layer] of this.paddocks) {
       layer.setStyle({ weight: paddockId === id ? 5 : 2 });
     }
+    // The panel that opens with it may have just taken part of the screen.
+    this.map.invalidateSize();
+    this.keepSelectedInView();
   }
 
   /** A house's or tracker's track, oldest first (cleared with an empty list). */

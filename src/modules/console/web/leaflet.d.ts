@@ -13,6 +13,7 @@ declare module 'leaflet' {
     isValid(): boolean;
     extend(other: Bounds | LatLng | LatLngPair): this;
     pad(ratio: number): Bounds;
+    getCenter(): LatLng;
     getSouthWest(): LatLng;
     getNorthEast(): LatLng;
   }
@@ -73,6 +74,7 @@ declare module 'leaflet' {
     distance(a: LatLng, b: LatLng): number;
     getContainer(): HTMLElement;
     createPane(name: string): HTMLElement;
+    panInside(latlng: LatLng, options?: { padding?: [number, number] }): this;
     attributionControl?: { setPrefix(prefix: string | false): void };
     /** leaflet-geoman's drawing on this map (present once the plugin is loaded). */
     pm: MapDrawing;
