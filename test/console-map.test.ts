@@ -53,6 +53,7 @@ const EAST = box(-97.104, 38.2, -97.1, 38.205);
 const NORTH = box(-97.11, 38.21, -97.105, 38.215);
 
 let houseKey: string;
+let houseId: string;
 let west: Paddock;
 let east: Paddock;
 
@@ -87,6 +88,7 @@ before(async () => {
   await group(world.t, key, farm.id, { name: 'Cows', paddock_id: west.id, head_count: 40 });
   const house = await device(world.t, key, farm.id, { type: 'house', name: 'House 1' });
   houseKey = house.device_key;
+  houseId = house.id;
   // Two reports: the house moved east within West (its track).
   await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1085, battery: 89 });
   await report(world.t, house.device_key, { lat: 38.2025, lon: -97.1075, battery: 88 });
@@ -197,7 +199,7 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
   // East rests: 12 days of its 30.
   const there = await insideOf(page, east.id);
   await page.mouse.click(there.x, there.y);
-  const eastSheet = page.getByRole('region', { name: 'East' });
+  const eastSheet = page.getByRole('region', { name: 'East', exact: true });
   await eastSheet.getByText('Resting').waitFor();
   await eastSheet.getByText('12 days').waitFor();
   await eastSheet.getByRole('button', { name: 'Close' }).click();
@@ -205,7 +207,7 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
 
   const at = await insideOf(page, west.id);
   await page.mouse.click(at.x, at.y);
-  const sheet = page.getByRole('region', { name: 'West' });
+  const sheet = page.getByRole('region', { name: 'West', exact: true });
   // The cows are in it: grazed now.
   await sheet.getByText('Grazed now', { exact: true }).waitFor();
   await sheet.getByText('30 days').waitFor();
@@ -216,7 +218,7 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
   const move = page.getByRole('form', { name: 'Move Cows' });
   await move.getByLabel('To paddock').selectOption({ label: 'East — resting' });
   await move.getByRole('button', { name: 'Record the move' }).click();
-  await page.getByRole('region', { name: 'West' }).waitFor();
+  await page.getByRole('region', { name: 'West', exact: true }).waitFor();
   const events = await world.t.request<{ data: { type: string; subject_id: string; data: unknown }[] }>(
     'GET',
     `/v1/farms/${farm.id}/events?type=move`,
@@ -226,11 +228,14 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
   assert.equal(moves.length, 1);
   assert.deepEqual(moves[0]?.data, { to_paddock_id: east.id });
 
-  await page.getByRole('region', { name: 'West' }).getByRole('button', { name: 'Close' }).click();
+  await page
+    .getByRole('region', { name: 'West', exact: true })
+    .getByRole('button', { name: 'Close' })
+    .click();
 
   // Tapping the house shows its panel, and its track over the last day.
   await page.getByRole('button', { name: 'House 1' }).click();
-  const house = page.getByRole('region', { name: 'House 1' });
+  const house = page.getByRole('region', { name: 'House 1', exact: true });
   await house.getByText('88%').waitFor();
   await house.getByRole('button', { name: 'Track 1 d' }).click();
   // A line through its two positions (an east-west line: no height, so "attached", not "visible").
@@ -245,7 +250,7 @@ test('a paddock drawn through leaflet-geoman on a phone is created with its outl
   const before = await paddocks();
   await page.locator(`path.paddock-${east.id}`).waitFor();
   await page.getByRole('button', { name: 'Draw a paddock' }).click();
-  const sheet = page.getByRole('region', { name: 'Draw a paddock' });
+  const sheet = page.getByRole('region', { name: 'Draw a paddock', exact: true });
   await sheet.getByText('Tap each corner').waitFor();
   // geoman is loaded now (it was not part of the page's first load).
   await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
@@ -273,7 +278,7 @@ test('a paddock drawn through leaflet-geoman on a phone is created with its outl
   await form.getByLabel('Name').fill('Top field');
   await form.getByLabel('Rest target (days)').fill('35');
   await form.getByRole('button', { name: 'Save paddock' }).click();
-  const panel = page.getByRole('region', { name: 'Top field' });
+  const panel = page.getByRole('region', { name: 'Top field', exact: true });
   await panel.waitFor();
   await assertNoHorizontalScroll(page);
   const after = await paddocks();
@@ -303,8 +308,11 @@ test('a paddock outline edited through geoman (a corner dragged) is saved with i
   await page.locator(`path.paddock-${north.id}`).waitFor();
   const at = await insideOf(page, north.id);
   await page.mouse.click(at.x, at.y);
-  await page.getByRole('region', { name: 'North' }).getByRole('button', { name: 'Edit outline' }).click();
-  const sheet = page.getByRole('region', { name: 'Edit North' });
+  await page
+    .getByRole('region', { name: 'North', exact: true })
+    .getByRole('button', { name: 'Edit outline' })
+    .click();
+  const sheet = page.getByRole('region', { name: 'Edit North', exact: true });
   await sheet.getByText(/Area \d+\.\d\d ac/).waitFor();
   // geoman's corner handles (not the midpoints); the north-east one is dragged east.
   const handles = page.locator('.marker-icon:not(.marker-icon-middle)');
@@ -324,7 +332,7 @@ test('a paddock outline edited through geoman (a corner dragged) is saved with i
     async () => ((await sheet.locator('.measure').textContent()) ?? '') !== before,
   );
   await sheet.getByRole('button', { name: 'Save outline' }).click();
-  await page.getByRole('region', { name: 'North' }).waitFor();
+  await page.getByRole('region', { name: 'North', exact: true }).waitFor();
   const after = (await paddocks()).find((p) => p.id === north.id);
   assert.ok(after);
   const ring = (after.geometry as { coordinates: number[][][] }).coordinates[0] ?? [];
@@ -342,8 +350,11 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   await page.locator(`path.paddock-${east.id}`).waitFor();
   const at = await insideOf(page, east.id);
   await page.mouse.click(at.x, at.y);
-  await page.getByRole('region', { name: 'East' }).getByRole('button', { name: 'Split' }).click();
-  const sheet = page.getByRole('region', { name: 'Split East' });
+  await page
+    .getByRole('region', { name: 'East', exact: true })
+    .getByRole('button', { name: 'Split' })
+    .click();
+  const sheet = page.getByRole('region', { name: 'Split East', exact: true });
   await sheet.getByText('Draw the new fence line').waitFor();
   await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
   const b = await page.locator(`path.paddock-${east.id}`).boundingBox();
@@ -356,7 +367,7 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   await form.getByLabel('Name of the new paddock').fill('East B');
   await screenshot(page, 'console-map-split-desktop');
   await form.getByRole('button', { name: 'Split' }).click();
-  await page.getByRole('region', { name: 'East' }).waitFor();
+  await page.getByRole('region', { name: 'East', exact: true }).waitFor();
   const after = await paddocks();
   const kept = after.find((p) => p.id === east.id);
   const added = after.find((p) => p.name === 'East B');
@@ -369,11 +380,32 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   await page.context().close();
 });
 
+test('a house sent to another paddock shows its route, with the distance and the day it arrives', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  await page.locator(`path.paddock-${east.id}`).waitFor();
+  const sent = await world.t.request('POST', `/v1/devices/${houseId}/commands`, {
+    key,
+    body: { command: 'move.to_paddock', params: { paddock_id: east.id } },
+  });
+  assert.equal(sent.status, 201, JSON.stringify(sent.body));
+  // The queued command reaches the page on the stream; the map reloads with the route.
+  await page.locator('path.map-route').waitFor({ state: 'attached' });
+  const box = await page.locator('path.map-route-hit').boundingBox();
+  assert.ok(box);
+  // Near its end in East (its start is under the house's marker and name).
+  await page.mouse.click(box.x + box.width * 0.8, box.y + box.height / 2);
+  const sheet = page.getByRole('region', { name: 'Planned move to East', exact: true });
+  await sheet.getByText(/\d+ m\/day/).waitFor();
+  await sheet.getByText('Arrives').waitFor();
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('paddocks imported from a GeoJSON file: the preview lists and draws them, then Create makes them all', async () => {
   const { page, problems } = await openMap(PHONE);
   const before = await paddocks();
   await page.getByRole('button', { name: 'Import' }).click();
-  const sheet = page.getByRole('region', { name: 'Import paddocks' });
+  const sheet = page.getByRole('region', { name: 'Import paddocks', exact: true });
   const file = {
     type: 'FeatureCollection',
     features: [

@@ -241,13 +241,17 @@ export class FarmMap {
         const box = shape.getBounds();
         if (box.isValid()) bounds.push(...cornersOf(box));
       } else if (p.kind === 'route' && f.geometry?.type === 'LineString') {
-        const line = L.polyline(latLngsOf(f.geometry.coordinates) as [number, number][], {
+        const latlngs = latLngsOf(f.geometry.coordinates) as [number, number][];
+        L.polyline(latlngs, {
           color: '#1d2320',
           weight: 3,
           dashArray: '6 6',
           className: 'map-route',
-        });
-        add(line, { kind: 'route', id: p.command_id });
+          interactive: false,
+        }).addTo(this.farmLayer);
+        // A dashed line is hard to hit with a finger (the gaps take no taps): a wide invisible one takes them.
+        const hit = L.polyline(latlngs, { weight: 24, opacity: 0, className: 'map-route-hit' });
+        add(hit, { kind: 'route', id: p.command_id });
       } else if (p.kind === 'device' || p.kind === 'alert') {
         const at = pointOf(f);
         if (!at) continue;
