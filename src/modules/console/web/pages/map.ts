@@ -291,6 +291,8 @@ function PaddockSheet({
   const rested = restDays(p);
   const state = restState(p);
   const inHere = p.occupied_by?.groups ?? [];
+  // Recording a move logs an event and moves the group (the server decides; the button only for who may).
+  const mover = can('events', 'write') && can('groups', 'write');
   const drawn = drawnAcresApart(p);
   return html`<${Sheet} title=${p.name} onClose=${onClose}>
     <p><span class=${`badge rest-${state}`}>${STATE_WORDS[state]}</span></p>
@@ -303,9 +305,11 @@ function PaddockSheet({
     <h3>In this paddock</h3>
     ${inHere.length === 0 && !(p.occupied_by && isOccupied(p)) && html`<p class="muted">Nobody.</p>`}
     <ul class="occupants">
-      ${inHere.map(
-        (g) => html`<li key=${g.id}><button type="button" class="button secondary"
-          onClick=${() => onMode({ kind: 'move', group: { id: g.id, name: g.name }, from: p.id })}>Move ${g.name}…</button></li>`,
+      ${inHere.map((g) =>
+        mover
+          ? html`<li key=${g.id}><button type="button" class="button secondary"
+          onClick=${() => onMode({ kind: 'move', group: { id: g.id, name: g.name }, from: p.id })}>Move ${g.name}…</button></li>`
+          : html`<li key=${g.id}><a href=${`/animals?group_id=${g.id}`}>${g.name}</a></li>`,
       )}
       ${p.occupied_by?.animals.map((a) => html`<li key=${a.id}><a href=${`/animals/${a.id}`}>${a.name ?? a.tag ?? a.id}</a></li>`)}
       ${p.occupied_by?.houses.map((h) => html`<li key=${h.id}><a href=${`/devices/${h.id}`}>${h.name}</a> (house)</li>`)}
