@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import type { Config } from '../src/config.ts';
 import type { RoleName } from '../src/domain/permissions.ts';
 import type { NewAccount } from '../src/modules/accounts/service.ts';
 import { openBrowser, type TestBrowser } from './browser.ts';
@@ -21,9 +22,10 @@ export interface ConsoleWorld {
   close(): Promise<void>;
 }
 
-export async function startConsole(): Promise<ConsoleWorld> {
+/** One server for a test file's browser steps; `overrides` sets its config (the map's tiles, say). */
+export async function startConsole(overrides: Partial<Config> = {}): Promise<ConsoleWorld> {
   // Webhook receivers in tests listen on 127.0.0.1.
-  const t = await startTestApp('sqlite', { webhookAllowPrivate: true });
+  const t = await startTestApp('sqlite', { webhookAllowPrivate: true, ...overrides });
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const [browser, account] = await Promise.all([openBrowser(), t.account('Willow Creek')]);
   return {

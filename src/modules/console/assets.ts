@@ -11,6 +11,7 @@
  * compressed once here (brotli and gzip); the HTML page itself revalidates with its ETag.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { stripTypeScriptTypes } from 'node:module';
 import path from 'node:path';
@@ -37,6 +38,12 @@ const VENDOR: Record<string, string> = {
   leaflet: 'leaflet/dist/leaflet.js',
   // IndexedDB with promises (web/offline.ts: the field app's data and queue on the phone); one ESM file.
   idb: 'idb/build/index.js',
+  // Drawing and editing paddocks on the map: loaded by web/draw.ts only when a person starts drawing.
+  '@geoman-io/leaflet-geoman-free': '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.min.js',
+  // The drawn area while drawing (the geodesic area the server computes acres with), with its two imports.
+  '@turf/area': '@turf/area/dist/esm/index.js',
+  '@turf/helpers': '@turf/helpers/dist/esm/index.js',
+  '@turf/meta': '@turf/meta/dist/esm/index.js',
 };
 
 /**
@@ -45,9 +52,16 @@ const VENDOR: Record<string, string> = {
  */
 const UMD_VENDOR = new Set(['leaflet']);
 
+/**
+ * Leaflet plugins written as a script that patches the global `L`: served as a module that imports Leaflet
+ * first and names it `L` for the script (so the plugin runs after Leaflet, whichever loads first).
+ */
+const LEAFLET_PLUGINS = new Set(['@geoman-io/leaflet-geoman-free']);
+
 function asModule(name: string, code: string): string {
-  if (!UMD_VENDOR.has(name)) return code;
   const body = code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+  if (LEAFLET_PLUGINS.has(name)) return `import L from 'leaflet';\n${body}\nexport default L;\n`;
+  if (!UMD_VENDOR.has(name)) return code;
   return `const module = { exports: {} };\nconst exports = module.exports;\n${body}\nexport default module.exports;\n`;
 }
 
@@ -55,6 +69,7 @@ function asModule(name: string, code: string): string {
 const VENDOR_STYLES: Record<string, string> = {
   'uplot.css': 'uplot/dist/uPlot.min.css',
   'leaflet.css': 'leaflet/dist/leaflet.css',
+  'leaflet-geoman.css': '@geoman-io/leaflet-geoman-free/dist/leaflet-geoman.css',
 };
 
 /** Modules only some pages import (charts, the map): not preloaded with the page. */
@@ -67,6 +82,15 @@ const ON_DEMAND = new Set([
   // The field app's data and queue: imported by web/offline.ts once the page is shown (docs/offline.md).
   'vendor/idb.mjs',
   'src/modules/console/web/offline-data.ts',
+  'src/modules/console/web/farm-map.ts',
+  'src/modules/console/web/draw.ts',
+  'src/modules/console/web/map-draw.ts',
+  'src/modules/console/web/map-import.ts',
+  'src/domain/paddock-split.ts',
+  'vendor/@geoman-io-leaflet-geoman-free.mjs',
+  'vendor/@turf-area.mjs',
+  'vendor/@turf-helpers.mjs',
+  'vendor/@turf-meta.mjs',
 ]);
 
 export const ASSET_PREFIX = '/console/assets';
@@ -144,17 +168,33 @@ async function loadSource(file: string): Promise<string> {
   return file.endsWith('.ts') ? stripTypeScriptTypes(text, { mode: 'strip' }) : text;
 }
 
+/**
+ * A vendor file's path: resolved as Node would, or, for a file its package's `exports` does not list
+ * (leaflet-geoman exports only its unminified build), found under the package's own folder.
+ */
+function vendorFile(specifier: string): string {
+  try {
+    return fileURLToPath(import.meta.resolve(specifier));
+  } catch {
+    const parts = specifier.split('/');
+    const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+    let dir = path.dirname(fileURLToPath(import.meta.resolve(name)));
+    while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+    return path.join(dir, specifier.slice(name.length + 1));
+  }
+}
+
 /** Walks the modules reachable from the entry: every file in src/ they import, and the vendor modules. */
 async function collectSources(): Promise<Map<string, { type: string; text: string }>> {
   const files = new Map<string, { type: string; text: string }>();
   const vendorPath = (name: string) => `vendor/${name.replace('/', '-')}.mjs`;
   for (const [name, specifier] of Object.entries(VENDOR)) {
-    const file = fileURLToPath(import.meta.resolve(specifier));
+    const file = vendorFile(specifier);
     const text = asModule(name, await readFile(file, 'utf8'));
     files.set(vendorPath(name), { type: TYPES['.mjs'] as string, text });
   }
   for (const [name, specifier] of Object.entries(VENDOR_STYLES)) {
-    const file = fileURLToPath(import.meta.resolve(specifier));
+    const file = vendorFile(specifier);
     files.set(`vendor/${name}`, { type: TYPES['.css'] as string, text: await readFile(file, 'utf8') });
   }
   const queue = [ENTRY];

@@ -21,6 +21,23 @@ import { pickEncoding } from './routes.ts';
  */
 const PAGE_BUDGET_BYTES = 240 * 1024;
 
+/**
+ * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
+ * (web/draw.ts: leaflet-geoman, its style sheet, the area measure, the split): counted apart from the whole
+ * console above, against its own budget (leaflet-geoman alone is about 65 KB brotli, 77 KB gzip).
+ */
+const DRAWING_FILES = [
+  'src/modules/console/web/map-draw.ts',
+  'src/modules/console/web/draw.ts',
+  'src/domain/paddock-split.ts',
+  'vendor/@geoman-io-leaflet-geoman-free.mjs',
+  'vendor/leaflet-geoman.css',
+  'vendor/@turf-area.mjs',
+  'vendor/@turf-helpers.mjs',
+  'vendor/@turf-meta.mjs',
+];
+const DRAWING_BUDGET_BYTES = 100 * 1024;
+
 let t: TestApp;
 let base: string;
 
@@ -138,14 +155,18 @@ test(`the first load of any page is at most ${PAGE_BUDGET_BYTES / 1024} KB compr
   for (const encoding of ['br', 'gzip']) {
     const page = await wire('/', { 'accept-encoding': encoding });
     let total = page.bytes.length;
+    let drawing = 0;
     // Every file of the console counts, though a page loads only its own page module: an upper bound.
     for (const file of bundle.assets.keys()) {
       const res = await wire(`${ASSET_PREFIX}/${bundle.hash}/${file}`, { 'accept-encoding': encoding });
       assert.equal(res.status, 200, file);
-      total += res.bytes.length;
+      if (DRAWING_FILES.includes(file)) drawing += res.bytes.length;
+      else total += res.bytes.length;
     }
     assert.ok(total <= PAGE_BUDGET_BYTES, `${encoding}: ${total} bytes`);
     assert.ok(total > 10_000, `${encoding}: ${total} bytes is too little to be the whole console`);
+    for (const file of DRAWING_FILES) assert.ok(bundle.assets.has(file), `${file} is served`);
+    assert.ok(drawing <= DRAWING_BUDGET_BYTES, `${encoding}: drawing adds ${drawing} bytes`);
   }
 });
 
@@ -200,7 +221,34 @@ test('each page loads at most 80 KB compressed (112 KB with charts or a map): it
     assert.ok(bytes <= budget, `${page}: ${bytes} bytes (brotli) is over ${budget}`);
     assert.ok(files.has(`src/modules/console/web/pages/${page}.ts`) && bytes > 10_000, page);
     if (['animal', 'device', 'settings'].includes(page)) assert.ok(charts, `${page} draws charts`);
+    if (['map', 'paddocks'].includes(page)) assert.ok(files.has('vendor/leaflet.mjs'), `${page} draws a map`);
+    // Drawing tools come when a person starts drawing, never with a page.
+    for (const file of DRAWING_FILES) assert.ok(!files.has(file), `${page} loads ${file} at first`);
   }
+});
+
+test('the Map page loads Leaflet and its own modules within 112 KB brotli; the drawing tools are not preloaded', async () => {
+  const bundle = await consoleBundle();
+  const files = pageFiles(bundle, 'map');
+  const bytes = [...files].reduce(
+    (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
+    servedPage(bundle).br.length,
+  );
+  assert.ok(files.has('src/modules/console/web/farm-map.ts') && files.has('vendor/leaflet.css'));
+  assert.ok(bytes <= PER_PAGE_BUDGET.charts, `map: ${bytes} bytes`);
+  const html = servedPage(bundle).identity.toString();
+  const preloaded = (file: string) =>
+    html.includes(`rel="modulepreload" href="${ASSET_PREFIX}/${bundle.hash}/${file}"`);
+  assert.ok(preloaded('src/modules/console/web/api.ts'), 'the shared modules are preloaded');
+  const notPreloaded = ['src/modules/console/web/farm-map.ts', 'src/modules/console/web/map-import.ts'];
+  assert.ok(!files.has('src/modules/console/web/map-import.ts'), 'the import panel comes when opened');
+  for (const file of [...DRAWING_FILES, ...notPreloaded, 'vendor/leaflet.mjs']) {
+    assert.ok(!preloaded(file), `${file} is preloaded`);
+  }
+  // leaflet-geoman patches Leaflet: served as a module that imports Leaflet first.
+  const geoman = bundle.assets.get('vendor/@geoman-io-leaflet-geoman-free.mjs')?.identity.toString() ?? '';
+  assert.match(geoman, /^import L from 'leaflet';/);
+  assert.doesNotMatch(geoman, /sourceMappingURL/);
 });
 
 test('importsOf finds static, re-exported and dynamic imports', () => {

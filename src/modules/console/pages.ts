@@ -27,6 +27,7 @@ export interface ConsolePage {
 export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/', page: 'brief', title: 'Brief', nav: true },
   { path: '/alerts', page: 'alerts', title: 'Alerts', nav: true },
+  { path: '/map', page: 'map', title: 'Map', nav: true },
   { path: '/houses', page: 'houses', title: 'Houses', nav: true },
   { path: '/animals', page: 'animals', title: 'Animals', nav: true },
   { path: '/animals/:id', page: 'animal', title: 'Animal' },

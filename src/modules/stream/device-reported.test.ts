@@ -44,6 +44,8 @@ forEachEngine(
           ],
           state: { lights: 'on' },
           battery: 88,
+          lat: 38.2025,
+          lon: -97.1075,
         });
         assert.equal(first.status, 200);
         const frame = await stream.next('device.reported');
@@ -57,6 +59,7 @@ forEachEngine(
         assert.equal(data.name, 'House 1');
         assert.equal(data.type, 'house');
         assert.equal(data.battery, 88);
+        assert.deepEqual([data.lat, data.lon], [38.2025, -97.1075], 'its position, for a map');
         assert.equal(data.latest['climate.temp_c'].value, 21.5);
         assert.equal(data.latest['climate.temp_c'].unit, '°C');
         assert.equal(data.latest['feed.bin_pct'].value, 64);

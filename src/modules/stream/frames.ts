@@ -80,6 +80,8 @@ export function reportFrame(
       name: device.name,
       type: device.type,
       battery: device.battery,
+      lat: device.lat,
+      lon: device.lon,
       last_seen_at: toIso(device.last_seen_at),
       latest: values,
     },

@@ -145,6 +145,9 @@ export interface ReportedDevice {
   name: string;
   type: string;
   battery: number | null;
+  /** Its last position (the Map page moves its marker). */
+  lat: number | null;
+  lon: number | null;
   last_seen_at: number;
   /** JSON text of the device's state. */
   state: string;
@@ -173,7 +176,7 @@ export async function reportedDevices(db: Db, ids: readonly string[]): Promise<R
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('devices')
-    .select(['id', 'name', 'type', 'battery', 'last_seen_at', 'state'])
+    .select(['id', 'name', 'type', 'battery', 'lat', 'lon', 'last_seen_at', 'state'])
     .where('id', 'in', ids)
     .orderBy('last_seen_at')
     .execute();

@@ -1,20 +1,24 @@
 /**
  * What the paddocks page and the grazing plan both show of a paddock's grazing: whether anything is in it,
- * whether it has rested its target (the API's rest_days), and who is in it, as links.
+ * whether it has rested its target (the API's rest_days), who is in it, as links, and its grazing history
+ * (the Map page's paddock panel shows the history too).
  */
-import type { Schema } from './api.ts';
-import { html } from './lib.ts';
+import { api, type Schema } from './api.ts';
+import { html, useState } from './lib.ts';
+import { farmTime, Loading, useLoad } from './ui.ts';
 
 type Paddock = Schema<'Paddock'>;
+/** What the history needs of a paddock (the paddocks page's record, the map's feature properties). */
+type PaddockName = Pick<Paddock, 'id' | 'name'>;
 
 /** Whether anything (a group, an animal, a house) is in the paddock now. */
-export function occupiedNow(paddock: Paddock): boolean {
+export function occupiedNow(paddock: Pick<Paddock, 'occupied_by'>): boolean {
   const o = paddock.occupied_by;
   return o.groups.length + o.animals.length + o.houses.length > 0;
 }
 
 /** Whether the paddock has rested at least its target (rest_days is null while it is grazed). */
-export function pastTarget(paddock: Paddock): boolean {
+export function pastTarget(paddock: Pick<Paddock, 'rest_days' | 'rest_days_target'>): boolean {
   return (
     paddock.rest_days !== null &&
     paddock.rest_days_target !== null &&
@@ -32,4 +36,32 @@ export function Occupants({ paddock }: { paddock: Paddock }) {
   ];
   if (who.length === 0) return null;
   return html`<p class="small occupants">In it now: ${who.map((w, i) => html`${i > 0 ? ', ' : ''}${w}`)}</p>`;
+}
+
+/** The paddock's grazing history, newest first, loaded when opened. */
+function History({ paddock, timezone }: { paddock: PaddockName; timezone: string }) {
+  const stays = useLoad(
+    () => api('GET', '/v1/paddocks/{id}/grazing', { path: { id: paddock.id }, query: { limit: 20 } }),
+    [paddock.id],
+  );
+  if (!stays.data) return html`<${Loading} error=${stays.error} retry=${stays.reload} />`;
+  if (stays.data.data.length === 0) return html`<p class="small muted">No grazing recorded yet.</p>`;
+  const day = (iso: string) => farmTime(iso, timezone);
+  return html`<ol class="history small" aria-label=${`Grazing history of ${paddock.name}`}>
+    ${stays.data.data.map(
+      (
+        s,
+      ) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> <span class="muted">(${s.subject_type})</span><br />
+        ${day(s.from)} – ${s.until ? day(s.until) : 'now'}</li>`,
+    )}
+  </ol>`;
+}
+
+/** "Grazing history", read from the API only once opened. */
+export function HistoryToggle({ paddock, timezone }: { paddock: PaddockName; timezone: string }) {
+  const [open, setOpen] = useState(false);
+  return html`<details class="history-toggle" onToggle=${(e: Event) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+    <summary>Grazing history</summary>
+    ${open && html`<${History} paddock=${paddock} timezone=${timezone} />`}
+  </details>`;
 }

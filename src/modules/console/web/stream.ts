@@ -1,17 +1,23 @@
 /**
  * The farm's live stream (GET /v1/farms/{farm}/stream, Server-Sent Events): pages subscribe to event types
  * and get each event's payload `{id, type, farm_id, created_at, data}`. EventSource sends the session cookie
- * and resumes with Last-Event-ID by itself after a dropped connection.
+ * and resumes with Last-Event-ID by itself after a dropped connection. A stream-only frame among the types
+ * (`device.reported`: every device report, with its position) is asked for with `?include=`.
  */
-import type { WebhookEventName } from '../../../domain/webhook-events.ts';
+import {
+  isStreamOnlyEvent,
+  type StreamOnlyEventName,
+  type WebhookEventName,
+} from '../../../domain/webhook-events.ts';
 import { useEffect, useRef, useState } from './lib.ts';
 
 export type StreamStatus = 'live' | 'connecting' | 'off';
 
 /** One event as the stream frames it (the webhook payload). */
 export interface StreamEvent {
+  /** Absent on stream-only frames (they are not kept, so not resumed). */
   id: string;
-  type: WebhookEventName;
+  type: WebhookEventName | StreamOnlyEventName;
   farm_id: string;
   created_at: string;
   data: Record<string, unknown>;
@@ -40,7 +46,7 @@ export function useStreamStatus(): StreamStatus {
 /** Calls `onEvent(payload)` for each event of `types` on the farm's stream while the component is shown. */
 export function useFarmStream(
   farmId: string | null | undefined,
-  types: readonly WebhookEventName[],
+  types: readonly (WebhookEventName | StreamOnlyEventName)[],
   onEvent: (event: StreamEvent) => void,
 ): void {
   const handler = useRef(onEvent);
@@ -48,7 +54,9 @@ export function useFarmStream(
   const key = types.join(',');
   useEffect(() => {
     if (!farmId || typeof EventSource === 'undefined') return;
-    const source = new EventSource(`/v1/farms/${encodeURIComponent(farmId)}/stream`);
+    const include = key.split(',').filter(isStreamOnlyEvent);
+    const query = include.length > 0 ? `?include=${encodeURIComponent(include.join(','))}` : '';
+    const source = new EventSource(`/v1/farms/${encodeURIComponent(farmId)}/stream${query}`);
     setStatus('connecting');
     source.onopen = () => setStatus('live');
     source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? 'off' : 'connecting');

@@ -9,6 +9,7 @@ export type { PageModule, PageProps } from './page.ts';
 export const PAGE_MODULES = {
   brief: () => import('./brief.ts'),
   alerts: () => import('./alerts.ts'),
+  map: () => import('./map.ts'),
   houses: () => import('./houses.ts'),
   animals: () => import('./animals.ts'),
   animal: () => import('./animal.ts'),

@@ -5,10 +5,10 @@
  */
 import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
-import { Occupants, occupiedNow, pastTarget } from '../grazing.ts';
+import { HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
 import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
-import { loadPaddocks } from '../records.ts';
+import { drawnAcresApart, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -34,34 +34,6 @@ function Outline({ geometry, label }: { geometry: unknown; label: string }) {
   );
   if (rings.length === 0) return null;
   return html`<${PaddockMap} geometry=${geometry} label=${label} />`;
-}
-
-/** The paddock's grazing history, newest first, loaded when opened. */
-function History({ paddock, timezone }: { paddock: Paddock; timezone: string }) {
-  const stays = useLoad(
-    () => api('GET', '/v1/paddocks/{id}/grazing', { path: { id: paddock.id }, query: { limit: 20 } }),
-    [paddock.id],
-  );
-  if (!stays.data) return html`<${Loading} error=${stays.error} retry=${stays.reload} />`;
-  if (stays.data.data.length === 0) return html`<p class="small muted">No grazing recorded yet.</p>`;
-  const day = (iso: string) => farmTime(iso, timezone);
-  return html`<ol class="history small" aria-label=${`Grazing history of ${paddock.name}`}>
-    ${stays.data.data.map(
-      (
-        s,
-      ) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> <span class="muted">(${s.subject_type})</span><br />
-        ${day(s.from)} – ${s.until ? day(s.until) : 'now'}</li>`,
-    )}
-  </ol>`;
-}
-
-/** "Grazing history", read from the API only once opened. */
-function HistoryToggle({ paddock, timezone }: { paddock: Paddock; timezone: string }) {
-  const [open, setOpen] = useState(false);
-  return html`<details class="history-toggle" onToggle=${(e: Event) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-    <summary>Grazing history</summary>
-    ${open && html`<${History} paddock=${paddock} timezone=${timezone} />`}
-  </details>`;
 }
 
 function PaddockForm({
@@ -128,12 +100,14 @@ export function Page({ farm }: PageProps) {
       const rested = p.rest_days;
       const ready = pastTarget(p);
       const grazed = occupiedNow(p);
+      const drawn = drawnAcresApart(p);
       return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
         <div class="card-head"><h2 class="card-title">${p.name}</h2>
           ${ready && html`<span class="badge watch">Past rest target</span>`}</div>
         <${Outline} geometry=${p.geometry} label=${p.name} />
         <dl class="facts">
           <div><dt>Acres</dt><dd>${p.acres ?? '—'}</dd></div>
+          ${drawn !== null && html`<div class="acres-apart"><dt>Drawn</dt><dd><span class="badge watch">${drawn.toFixed(1)} acres</span> — the outline differs from the acres given</dd></div>`}
           <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
           <div><dt>Rested</dt><dd>${grazed ? 'being grazed' : rested === null ? 'never grazed' : `${rested} days`}</dd></div>
         </dl>

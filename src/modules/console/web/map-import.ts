@@ -1,0 +1,89 @@
+/**
+ * The Map page's import panel (web/pages/map.ts), loaded when it is opened.
+ */
+import { api, type Reply } from './api.ts';
+import { type FarmMap, Sheet } from './farm-map.ts';
+import { html, useState } from './lib.ts';
+import type { Farm } from './store.ts';
+import { ActionButton, amount, ErrorText, problemOf } from './ui.ts';
+
+type ImportPreview = Extract<Reply<'POST', '/v1/farms/{farm}/paddocks/import'>, { dry_run: true }>['data'];
+
+/**
+ * Importing paddocks from a file (GeoJSON, KML from Google Earth, GPX from a GPS): the file is read in the
+ * browser and sent as a dry run; the preview lists each feature (created, skipped or refused, with why)
+ * and draws the outlines; Create stores them all, or none.
+ */
+export function ImportSheet({
+  farm,
+  map,
+  onClose,
+  onDone,
+}: {
+  farm: Farm;
+  map: FarmMap;
+  onClose(): void;
+  onDone(): void;
+}) {
+  const [file, setFile] = useState<{ name: string; content: string } | null>(null);
+  const [preview, setPreview] = useState<ImportPreview | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [created, setCreated] = useState<number | null>(null);
+  const pick = async (event: Event) => {
+    const chosen = (event.currentTarget as HTMLInputElement).files?.[0];
+    setPreview(null);
+    setCreated(null);
+    setError(null);
+    map.showPreview([]);
+    if (!chosen) return;
+    try {
+      const content = await chosen.text();
+      setFile({ name: chosen.name, content });
+      const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
+        path: { farm: farm.id },
+        body: { content, dry_run: true },
+      });
+      const rows = 'dry_run' in answer && answer.dry_run ? (answer.data as ImportPreview) : [];
+      setPreview(rows);
+      map.showPreview(rows.flatMap((r) => (r.geometry && r.action !== 'skip' ? [r.geometry] : [])));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const toCreate = preview?.filter((r) => r.action === 'create').length ?? 0;
+  const refused = preview?.filter((r) => r.action === 'refuse').length ?? 0;
+  const create = async () => {
+    if (!file) return null;
+    const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
+      path: { farm: farm.id },
+      body: { content: file.content },
+    });
+    map.showPreview([]);
+    setPreview(null);
+    setCreated(answer.data.length);
+    onDone();
+    return null;
+  };
+  return html`<${Sheet} title="Import paddocks" onClose=${onClose}>
+    <p>A file from Google Earth (KML), a GPS (GPX: a closed track becomes a paddock) or a GIS (GeoJSON).</p>
+    <div class="field"><label for="import-paddocks">File</label>
+      <input id="import-paddocks" type="file" accept=".geojson,.json,.kml,.gpx" onChange=${pick} /></div>
+    <${ErrorText} error=${error ? problemOf(error) : null} />
+    ${created !== null && html`<p class="done" role="status">Created ${created} ${created === 1 ? 'paddock' : 'paddocks'}.</p>`}
+    ${
+      preview &&
+      html`<table class="records import-preview" aria-label="Paddocks in the file">
+      <thead><tr><th scope="col">Name</th><th scope="col">Acres</th><th scope="col">Result</th></tr></thead>
+      <tbody>${preview.map(
+        (r) => html`<tr key=${r.index} class=${r.action === 'refuse' ? 'late' : ''}>
+          <td>${r.name}</td><td>${amount(r.acres)}</td>
+          <td>${r.action === 'create' ? 'created' : r.action === 'skip' ? 'skipped' : 'refused'}${r.problem ? `: ${r.problem}` : ''}</td></tr>`,
+      )}</tbody></table>
+      ${refused > 0 && html`<p class="error" role="alert">${refused} ${refused === 1 ? 'outline is' : 'outlines are'} refused: fix the file and choose it again. Nothing is created until every outline passes.</p>`}
+      <div class="actions">
+        <${ActionButton} label=${`Create ${toCreate} ${toCreate === 1 ? 'paddock' : 'paddocks'}`} kind="primary"
+          disabled=${toCreate === 0 || refused > 0} action=${create} />
+      </div>`
+    }
+  <//>`;
+}
