@@ -10,7 +10,7 @@ import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
 import { drawnAcresApart, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
-import { farmTime, Loading, useLoad } from '../ui.ts';
+import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Paddock = Schema<'Paddock'>;
