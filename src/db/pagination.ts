@@ -76,7 +76,10 @@ export function beforeCondition(
   const time = sql.ref(timeColumn);
   const past = order === 'desc' ? sql.raw('<') : sql.raw('>');
   if (before.id === null) return sql<SqlBool>`${time} ${past} ${before.at}`;
-  return sql<SqlBool>`(${time} ${past} ${before.at} or (${time} = ${before.at} and ${sql.ref(idColumn)} ${past} ${before.id}))`;
+  // A row-value comparison, not `time < t or (time = t and id < i)`: both engines walk the (…, time, id)
+  // index from the cursor with it, where PostgreSQL read every row of an equal time for the `or` form (a
+  // CSV import stamps 100,000 animals with one time: the export's pages took 80 ms each, now a few).
+  return sql<SqlBool>`(${time}, ${sql.ref(idColumn)}) ${past} (${before.at}, ${before.id})`;
 }
 
 /**

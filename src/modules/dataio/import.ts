@@ -39,7 +39,7 @@ import { parseDateInput } from '../records/inputs.ts';
 import { referenceError } from '../records/references.ts';
 import { emitEvents } from '../webhooks/emit.ts';
 import { type CsvRecord, csvRecords } from './csv.ts';
-import { farmAnimalsNamed, farmRecordIds } from './repository.ts';
+import { farmAnimalsNamed, farmRecordIds, refreshAnimalStatistics } from './repository.ts';
 import {
   IMPORT_BODY_LIMIT_BYTES,
   IMPORT_MAX_LISTED_ERRORS,
@@ -526,6 +526,16 @@ function tooLarge(message: string): AppError {
 }
 
 /**
+ * Every this many animals created, an import refreshes the animals table's planner statistics (PostgreSQL,
+ * ANALYZE inside the import's transaction: it counts the transaction's own rows, and the statistics commit
+ * with it). Taken when the table was a fraction of its size, they made the import's own lookups, and a list
+ * or export right after it, plan as over a small table: 100,000 rows imported in 19 s and exported in 17 s
+ * before, 13 s and 2.5 s after. ANALYZE holds its lock (it blocks another ANALYZE, VACUUM and DDL on
+ * animals, not reads or writes) until the import commits.
+ */
+const REFRESH_STATISTICS_AFTER = 10_000;
+
+/**
  * Imports animals from CSV (bytes, or text) into a farm. See the file comment; the result lists every row.
  * At most IMPORT_BODY_LIMIT_BYTES and IMPORT_MAX_ROWS rows: more is 413 (the rows as soon as the one too many
  * is read).
@@ -557,9 +567,14 @@ export async function importAnimals(
     let header: string[] | null = null;
     let batch: ReadRow[] = [];
     let bytesRead = 0;
+    let analyzedAt = 0;
     const flush = async () => {
       if (batch.length === 0) return;
       await runBatch(trx, scope, farm, batch, claims, tally, settings);
+      if (!settings.dryRun && tally.created - analyzedAt >= REFRESH_STATISTICS_AFTER) {
+        analyzedAt = tally.created;
+        await refreshAnimalStatistics(trx);
+      }
       batch = [];
       options.onProgress?.(bytesRead, bytes.length, tally.rows);
     };

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { isPostgres } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalRow } from '../animals/repository.ts';
 
@@ -81,4 +83,9 @@ export async function countExport(
     .where('farm_id', '=', target.farmId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** PostgreSQL: refreshes the animals table's planner statistics (ANALYZE); SQLite plans without them. */
+export async function refreshAnimalStatistics(db: Db): Promise<void> {
+  if (isPostgres(db)) await sql`analyze animals`.execute(db);
 }
