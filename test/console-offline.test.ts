@@ -681,6 +681,50 @@ test('offline, the event log takes an event on a paddock and on a device; each a
   await context.close();
 });
 
+test('an event on an animal deleted on the server while offline needs attention; fixed to another animal, it is sent once', async () => {
+  const field = await fieldFarm('Fix Farm');
+  const animals = await get<List<{ id: string; tag: string | null }>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/animals`,
+  );
+  const clover = animals.data.find((a) => a.tag === 'T-0043')?.id ?? '';
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Event log' }).click();
+  const form = page.getByRole('form', { name: 'Log an event' });
+  await form.getByLabel('Type').fill('treatment');
+  await form.getByLabel('About a').selectOption('animal');
+  await form.getByLabel('Its id').fill(field.bramble.id);
+  await form.getByLabel('Notes').fill('Foot rot spray');
+  await form.getByRole('button', { name: 'Log event' }).click();
+  await page.getByText('Waiting to sync (1)').waitFor();
+  const gone = await world.t.request('DELETE', `/v1/animals/${field.bramble.id}`, { key: field.key });
+  assert.equal(gone.status, 200);
+
+  await context.setOffline(false);
+  await page.locator('.sync-bar').getByText('1 needs attention').click();
+  const card = page.locator('li.change.needs-attention');
+  await card.waitFor();
+  assert.match((await card.textContent()) ?? '', /is not an animal on this farm/, 'the server’s own message');
+  await card.getByRole('button', { name: 'Fix' }).click();
+  const fix = page.getByRole('form', { name: /^Fix: / });
+  await fix.getByLabel('subject_id').fill(clover);
+  await fix.getByRole('button', { name: 'Send again' }).click();
+  await waitFor('the fixed change to sync', async () =>
+    (await queued(page, personId)).every((c) => c.state === 'synced'),
+  );
+  const events = await get<List<FarmEvent>>(
+    field.key,
+    `/v1/farms/${field.farm.id}/events?subject_id=${clover}`,
+  );
+  assert.deepEqual(
+    events.data.map((e) => e.type),
+    ['treatment'],
+    'one event, on the animal it was fixed to',
+  );
+  await context.close();
+});
+
 test('online, an answer lost on the way back: the change is sent again with the same key and is one record', async () => {
   const field = await fieldFarm('Lost Answer Farm');
   const { context, person } = await plainContext(field);

@@ -19,7 +19,8 @@ async function recordExists(db: Db, farmId: string, kind: SubjectKind, id: strin
 
 /** The 400 for a reference that names no record of that kind on the farm. */
 export function referenceError(kind: SubjectKind, id: string, param: string) {
-  return invalid(param, `${param} "${id}" is not a ${kind} on this farm.`);
+  const article = /^[aeiou]/.test(kind) ? 'an' : 'a';
+  return invalid(param, `${param} "${id}" is not ${article} ${kind} on this farm.`);
 }
 
 /** Throws 400 naming `param` unless the record exists on the farm. */
