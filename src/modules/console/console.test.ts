@@ -16,10 +16,13 @@ import { pickEncoding } from './routes.ts';
 
 /**
  * Every console file together (an upper bound: a page loads only its own page module; the per-page budget
- * below is the one a phone pays). 200 KB until the LoRaWAN integrations, agent consent, acknowledge and
- * notification pages and the service worker came (211 KB gzip with them, 2026-11-27).
+ * below is the one a phone pays; the field app's service worker caches all of it once per version, in
+ * brotli where the browser takes it). 200 KB until the LoRaWAN integrations, agent consent, acknowledge and
+ * notification pages and the service worker came (211 KB gzip with them, 2026-11-27); 240 KB until the
+ * Map page, the grazing plan and the field app's data, queue and sync pages came (242 KB gzip with them,
+ * leaflet-geoman counted apart, 2026-11-27 evening).
  */
-const PAGE_BUDGET_BYTES = 240 * 1024;
+const PAGE_BUDGET_BYTES = 256 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
