@@ -11,7 +11,7 @@ import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { resolveAlertsOfSubject } from '../alerts/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { placeDevice } from '../grazing/service.ts';
+import { placeDevice } from '../grazing/placement.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {

@@ -1,11 +1,11 @@
 /**
  * Grazing (docs/grazing.md): moves of animals and groups between paddocks and the record they leave (who
- * was in which paddock from when to when), where each device is (point in polygon over the paddocks'
- * outlines), and the figures a paddock gets from them: who is in it now (`occupied_by`), when it was last
- * left (`last_grazed_at`) and how long it has rested (`rest_days`).
+ * was in which paddock from when to when), and the figures a paddock gets from them: who is in it now
+ * (`occupied_by`), when it was last left (`last_grazed_at`) and how long it has rested (`rest_days`).
+ * Where each device stands (and a house's crossings) is placement.ts, which calls `recordMove` here.
  *
- * The events, tasks, animals, groups, paddocks, devices and ingest services call in here; this module
- * imports only repositories and the event writer below the events service, so no import circle forms.
+ * The events, tasks, animals, groups, paddocks and brief services call in here; this module imports only
+ * repositories and the event writer below the events service, so no import circle forms.
  */
 import type { Insertable } from 'kysely';
 import type { Page, PageRequest } from '../../db/pagination.ts';
@@ -20,23 +20,16 @@ import type { FarmEvent } from '../events/schemas.ts';
 import type { Scope } from '../farms/access.ts';
 import { referenceError } from '../records/references.ts';
 import { loadScoped } from '../records/scoped.ts';
-import { paddockAt } from './geometry.ts';
 import {
-  closeOpenStays,
-  devicesWithPosition,
   findMovable,
-  findPlacedDevice,
   insertStay,
   lastLeftOf,
   type MovableKind,
   type MovableRow,
   movesOf,
   occupantsOf,
-  type PlacedDevice,
-  paddockShapes,
   paddocksOnFarm,
   replaceStays,
-  setDevicePlace,
   setMovablePaddock,
   stayPage,
   staysOf,
@@ -357,102 +350,4 @@ export async function grazingHistory(
 ): Promise<Page<GrazingStay>> {
   const paddock = await loadScoped(db, scope, 'paddock', paddockId);
   return stayPage(db, paddock.id, page);
-}
-
-/**
- * A house that crossed into another paddock: its stay changes at `at`, the farm log gets a `move` of the
- * house (reason `position`), and the flock it holds (its group) moves with it through `recordMove`. A
- * house placed for the first time (just added, or its first position) only begins its stay: being added
- * somewhere is not a move, and does not move its flock.
- */
-async function houseCrossed(trx: Trx, device: PlacedDevice, to: string | null, at: number): Promise<void> {
-  const first = device.placed_lat === null && device.placed_lon === null && device.paddock_id === null;
-  await closeOpenStays(trx, device.id, at);
-  if (to) {
-    await insertStay(trx, {
-      id: newId('stay', at),
-      farm_id: device.farm_id,
-      paddock_id: to,
-      subject_type: 'house',
-      subject_id: device.id,
-      name: device.name,
-      from_at: at,
-      until_at: null,
-      move_id: null,
-    });
-  }
-  if (first) return;
-  await recordFarmEvent(
-    trx,
-    device.farm_id,
-    {
-      type: MOVE_EVENT,
-      subject_type: 'device',
-      subject_id: device.id,
-      data: { from: { paddock_id: device.paddock_id }, to: { paddock_id: to }, reason: 'position' },
-      at,
-    },
-    at,
-  );
-  const flock = device.group_id
-    ? await findMovable(trx, device.farm_id, 'group', device.group_id)
-    : undefined;
-  if (flock && flock.paddock_id !== to) {
-    await recordMove(
-      trx,
-      device.farm_id,
-      {
-        subject_type: 'group',
-        subject_id: flock.id,
-        data: { to_paddock_id: to, reason: 'house_moved', house_id: device.id },
-        at,
-      },
-      at,
-    );
-  }
-}
-
-/** Sets a device's paddock from its position (`shapes`: the farm's outlines); a house records the crossing. */
-async function placeOne(
-  trx: Trx,
-  device: PlacedDevice,
-  shapes: Awaited<ReturnType<typeof paddockShapes>>,
-  at: number,
-): Promise<void> {
-  const paddock =
-    device.lat === null || device.lon === null ? null : paddockAt(shapes, device.lat, device.lon);
-  await setDevicePlace(trx, device.id, { paddock_id: paddock, lat: device.lat, lon: device.lon });
-  if (paddock !== device.paddock_id && device.type === 'house') await houseCrossed(trx, device, paddock, at);
-}
-
-/**
- * Derives the device's paddock from its position (after a report or an edit moved it). Runs in the
- * caller's transaction; the device row is already locked by the caller's update.
- */
-export async function placeDevice(trx: Trx, deviceId: string, at: number): Promise<void> {
-  const device = await findPlacedDevice(trx, deviceId);
-  if (!device) return;
-  await placeOne(trx, device, await paddockShapes(trx, device.farm_id), at);
-}
-
-/**
- * After a paddock's outline changed (or a paddock was added or deleted): every device of the farm with a
- * position is placed again. Locks the devices in id order (the lock order: records of a farm).
- */
-export async function placeFarmDevices(trx: Trx, farmId: string, at: number): Promise<void> {
-  const seen = await devicesWithPosition(trx, farmId);
-  if (seen.length === 0) return;
-  await lockRows(
-    trx,
-    'devices',
-    seen.map((d) => d.id),
-  );
-  // Read again under the locks: a report may have moved one in between.
-  const devices = await devicesWithPosition(trx, farmId);
-  const shapes = await paddockShapes(trx, farmId);
-  for (const device of devices) {
-    const paddock =
-      device.lat === null || device.lon === null ? null : paddockAt(shapes, device.lat, device.lon);
-    if (paddock !== device.paddock_id) await placeOne(trx, device, shapes, at);
-  }
 }

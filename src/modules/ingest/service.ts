@@ -16,7 +16,7 @@ import { findAnimalByEid } from '../animals/repository.ts';
 import { deliveredCommands } from '../commands/service.ts';
 import { MAX_STATE_BYTES, mergeState } from '../devices/state.ts';
 import { recordFarmEvent } from '../events/service.ts';
-import { placeDevice } from '../grazing/service.ts';
+import { placeDevice } from '../grazing/placement.ts';
 import { prepareReadings } from '../readings/service.ts';
 import { reportCommitted } from '../stream/report-signal.ts';
 import { DEFAULT_MAX_CLOCK_SKEW_MS, refuseFutureTimes } from './clock.ts';

@@ -155,6 +155,11 @@ export function Page({ farm }: PageProps) {
 
   const write = can('paddocks', 'write');
   const close = () => setMode(null);
+  /** After an edit or a split: the map again, with the paddock's panel. */
+  const backTo = (id: string) => {
+    reload();
+    setMode({ kind: 'paddock', id });
+  };
   const sheet = (): Markup => {
     if (!mode || !farmMap.current) return null;
     const map = farmMap.current;
@@ -201,25 +206,17 @@ export function Page({ farm }: PageProps) {
           }} />`}<//>`;
       case 'edit': {
         const f = paddockOf(mode.id);
-        const back = () => {
-          reload();
-          setMode({ kind: 'paddock', id: mode.id });
-        };
         return f
           ? html`<${Lazy} use=${useDrawPanels}>${(m: DrawPanels) =>
-              html`<${m.EditSheet} paddock=${f.properties} map=${map} onDone=${back} />`}<//>`
+              html`<${m.EditSheet} paddock=${f.properties} map=${map} onDone=${() => backTo(mode.id)} />`}<//>`
           : null;
       }
       case 'split': {
         const f = paddockOf(mode.id);
-        const back = () => {
-          reload();
-          setMode({ kind: 'paddock', id: mode.id });
-        };
         return f
           ? html`<${Lazy} use=${useDrawPanels}>${(m: DrawPanels) =>
               html`<${m.SplitSheet} farm=${farm} paddock=${f.properties} geometry=${f.geometry} map=${map}
-                onDone=${back} />`}<//>`
+                onDone=${() => backTo(mode.id)} />`}<//>`
           : null;
       }
       case 'import':

@@ -1,0 +1,117 @@
+/**
+ * Where each device stands (docs/grazing.md): its paddock from its position, by point in polygon over the
+ * farm's outlines (geometry.ts), worked out when a report or an edit moves it (`placeDevice`) and for the
+ * whole farm when an outline changes (`placeFarmDevices`). A house crossing into another paddock changes
+ * its stay, logs its move and moves its flock through the service's `recordMove`.
+ */
+import type { Trx } from '../../db/schema.ts';
+import { lockRows } from '../../db/transaction.ts';
+import { newId } from '../../domain/ids.ts';
+import { recordFarmEvent } from '../events/record.ts';
+import { type PaddockShape, paddockAt } from './geometry.ts';
+import {
+  closeOpenStays,
+  devicesWithPosition,
+  findMovable,
+  findPlacedDevice,
+  insertStay,
+  type PlacedDevice,
+  paddockShapes,
+  setDevicePlace,
+} from './repository.ts';
+import { MOVE_EVENT, recordMove } from './service.ts';
+
+/**
+ * A house that crossed into another paddock: its stay changes at `at`, the farm log gets a `move` of the
+ * house (reason `position`), and the flock it holds (its group) moves with it through `recordMove`. A
+ * house placed for the first time (just added, or its first position) only begins its stay: being added
+ * somewhere is not a move, and does not move its flock.
+ */
+async function houseCrossed(trx: Trx, device: PlacedDevice, to: string | null, at: number): Promise<void> {
+  const first = device.placed_lat === null && device.placed_lon === null && device.paddock_id === null;
+  await closeOpenStays(trx, device.id, at);
+  if (to) {
+    await insertStay(trx, {
+      id: newId('stay', at),
+      farm_id: device.farm_id,
+      paddock_id: to,
+      subject_type: 'house',
+      subject_id: device.id,
+      name: device.name,
+      from_at: at,
+      until_at: null,
+      move_id: null,
+    });
+  }
+  if (first) return;
+  await recordFarmEvent(
+    trx,
+    device.farm_id,
+    {
+      type: MOVE_EVENT,
+      subject_type: 'device',
+      subject_id: device.id,
+      data: { from: { paddock_id: device.paddock_id }, to: { paddock_id: to }, reason: 'position' },
+      at,
+    },
+    at,
+  );
+  const flock = device.group_id
+    ? await findMovable(trx, device.farm_id, 'group', device.group_id)
+    : undefined;
+  if (flock && flock.paddock_id !== to) {
+    await recordMove(
+      trx,
+      device.farm_id,
+      {
+        subject_type: 'group',
+        subject_id: flock.id,
+        data: { to_paddock_id: to, reason: 'house_moved', house_id: device.id },
+        at,
+      },
+      at,
+    );
+  }
+}
+
+/** The paddock the device's position is in (`shapes`: the farm's outlines), or null. */
+function paddockOf(device: PlacedDevice, shapes: PaddockShape[]): string | null {
+  return device.lat === null || device.lon === null ? null : paddockAt(shapes, device.lat, device.lon);
+}
+
+/** Sets a device's paddock (and the position it was placed from); a house records the crossing. */
+async function place(trx: Trx, device: PlacedDevice, paddock: string | null, at: number): Promise<void> {
+  await setDevicePlace(trx, device.id, { paddock_id: paddock, lat: device.lat, lon: device.lon });
+  if (paddock !== device.paddock_id && device.type === 'house') await houseCrossed(trx, device, paddock, at);
+}
+
+/**
+ * Derives the device's paddock from its position (after a report or an edit moved it). Runs in the
+ * caller's transaction; the device row is already locked by the caller's update.
+ */
+export async function placeDevice(trx: Trx, deviceId: string, at: number): Promise<void> {
+  const device = await findPlacedDevice(trx, deviceId);
+  if (!device) return;
+  await place(trx, device, paddockOf(device, await paddockShapes(trx, device.farm_id)), at);
+}
+
+/**
+ * After a paddock's outline changed (or a paddock was added or deleted): every device of the farm with a
+ * position is placed again. Locks the devices in id order (the lock order: records of a farm).
+ */
+export async function placeFarmDevices(trx: Trx, farmId: string, at: number): Promise<void> {
+  const seen = await devicesWithPosition(trx, farmId);
+  if (seen.length === 0) return;
+  await lockRows(
+    trx,
+    'devices',
+    seen.map((d) => d.id),
+  );
+  // Read again under the locks: a report may have moved one in between.
+  const devices = await devicesWithPosition(trx, farmId);
+  const shapes = await paddockShapes(trx, farmId);
+  for (const device of devices) {
+    const paddock = paddockOf(device, shapes);
+    if (paddock !== device.paddock_id) await place(trx, device, paddock, at);
+  }
+}
