@@ -198,9 +198,11 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   await page.getByText('Waiting to sync (4)').waitFor();
   await screenshot(page, 'console-offline-banner-phone');
 
-  // Reload, then close every page and open the console again: the queue is still there.
+  // Reload, then close every page and open the console again: the queue is still there. The page opened
+  // again runs on a clock the test moves, so its retry comes without waiting for it in real time.
   await page.reload();
   await page.getByText('Waiting to sync (4)').waitFor();
+  await context.clock.install();
   const again = await context.newPage();
   await page.close();
   await again.goto(`${world.base}/sync`);
@@ -212,12 +214,10 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
 
   const back = Date.now();
   await context.setOffline(false);
-  // By itself: the page opened offline retries on its own (the browser's `online` event may never come).
-  await waitFor(
-    'the sync',
-    async () => (await queued(again, personId)).every((c) => c.state === 'synced'),
-    40_000,
-  );
+  // By itself: the page opened offline retries on its own (the browser's `online` event may never come),
+  // once its retry is due: a minute later (web/offline.ts retries every 15 s; a jump fires a timer once).
+  await again.clock.fastForward(60_000);
+  await waitFor('the sync', async () => (await queued(again, personId)).every((c) => c.state === 'synced'));
   await again.locator('li.change .status', { hasText: 'Synced' }).nth(3).waitFor();
 
   const task = await get<Task>(field.key, `/v1/tasks/${field.task.id}`);
@@ -660,7 +660,9 @@ test('offline, the event log takes an event on a paddock and on a device; each a
   await log('treatment', 'paddock', paddock.id, 'Sprayed thistles', 1);
   await log('note', 'device', device, 'Trough float sticking', 2);
   const madeBy = Date.now();
-  // The log shows what the phone holds: the two events not yet synced.
+  // The log shows what the phone holds: the two events not yet synced (the list reloads after the
+  // queue's count has changed, so it is waited for).
+  await page.locator('ul.history li').nth(1).waitFor();
   assert.equal(await page.locator('ul.history li').count(), 2);
 
   // Back online: the sync starts by itself.
