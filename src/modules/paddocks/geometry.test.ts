@@ -150,6 +150,30 @@ forEachEngine('paddock geometry', (t) => {
         /has 3 positions/,
       ],
       [
+        'a MultiPolygon whose second part overlaps its first',
+        {
+          type: 'MultiPolygon',
+          coordinates: [
+            FIELD.coordinates,
+            polygon([-92.335, 38.952], [-92.32, 38.952], [-92.32, 38.96], [-92.335, 38.96]).coordinates,
+          ],
+        },
+        'geometry.coordinates[1]',
+        /overlaps geometry\.coordinates\[0\] by [\d,]+ m²: the parts of a MultiPolygon may touch but not overlap/,
+      ],
+      [
+        'a MultiPolygon with a part inside another (no edges cross)',
+        {
+          type: 'MultiPolygon',
+          coordinates: [
+            FIELD.coordinates,
+            polygon([-92.338, 38.951], [-92.332, 38.951], [-92.332, 38.954], [-92.338, 38.954]).coordinates,
+          ],
+        },
+        'geometry.coordinates[1]',
+        /overlaps geometry\.coordinates\[0\]/,
+      ],
+      [
         'a Feature of a Point',
         { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [-92.34, 38.95] } },
         'geometry.geometry.type',
@@ -178,6 +202,21 @@ forEachEngine('paddock geometry', (t) => {
       key: acct.live_key,
     });
     assert.equal(list.body.data.length, 0);
+
+    // Parts that touch along a fence line, or at a corner, are no overlap.
+    const touching = await make.paddock(t(), acct.live_key, farm, {
+      name: 'Two parts',
+      geometry: {
+        type: 'MultiPolygon',
+        coordinates: [
+          FIELD.coordinates,
+          polygon([-92.33, 38.95], [-92.32, 38.95], [-92.32, 38.955], [-92.33, 38.955]).coordinates,
+          polygon([-92.32, 38.955], [-92.31, 38.955], [-92.31, 38.96], [-92.32, 38.96]).coordinates,
+        ],
+      },
+    });
+    assert.equal(touching.name, 'Two parts');
+    await t().request('DELETE', `/v1/paddocks/${touching.id}`, { key: acct.live_key });
 
     const ok = await make.paddock(t(), acct.live_key, farm, { name: 'Kept', geometry: FIELD });
     const patch = await t().request('PATCH', `/v1/paddocks/${ok.id}`, {

@@ -5,12 +5,14 @@
  *
  * Structure is checked by @placemarkio/check-geojson (after our own walk, which names the ring or position
  * at fault and checks what the checker does not: coordinate ranges, an area of zero), self-intersections by
- * @turf/kinks, the area by @turf/area (on the WGS 84 ellipsoid's mean radius).
+ * @turf/kinks, overlapping parts of a MultiPolygon by @turf/intersect, the area by @turf/area (on the WGS 84
+ * ellipsoid's mean radius).
  */
 import { getIssues } from '@placemarkio/check-geojson';
 import { area } from '@turf/area';
+import { intersect } from '@turf/intersect';
 import { kinks } from '@turf/kinks';
-import type { MultiPolygon, Polygon, Position } from 'geojson';
+import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 import { invalid } from '../../domain/errors.ts';
 import { freeFormProblem } from '../../http/free-form.ts';
 
@@ -133,6 +135,51 @@ function checkKinks(geometry: PaddockGeometry, param: string): void {
   });
 }
 
+/** Overlaps smaller than this (square metres) are rounding where two parts share an edge, not an overlap. */
+const OVERLAP_TOLERANCE_M2 = 1;
+
+/** The outline's bounding box, [west, south, east, north]. */
+function boundsOf(rings: Position[][]): [number, number, number, number] {
+  const outline = rings[0] ?? [];
+  const lons = outline.map((p) => p[0] as number);
+  const lats = outline.map((p) => p[1] as number);
+  return [Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)];
+}
+
+/**
+ * The parts of a MultiPolygon may touch (at a corner or along a fence line) but not overlap, as Simple
+ * Features says: an overlap would be counted twice in the acres, and a point in it would be in the paddock
+ * twice. Parts whose boxes do not meet are not intersected.
+ */
+function checkParts(geometry: PaddockGeometry, param: string): void {
+  if (geometry.type !== 'MultiPolygon') return;
+  const parts = geometry.coordinates;
+  const bounds = parts.map(boundsOf);
+  const feature = (rings: Position[][]): Feature<Polygon> => ({
+    type: 'Feature',
+    properties: {},
+    geometry: { type: 'Polygon', coordinates: rings },
+  });
+  for (let j = 1; j < parts.length; j++) {
+    for (let i = 0; i < j; i++) {
+      const [a, b] = [bounds[i], bounds[j]] as [number[], number[]];
+      if ((a[0] as number) > (b[2] as number) || (b[0] as number) > (a[2] as number)) continue;
+      if ((a[1] as number) > (b[3] as number) || (b[1] as number) > (a[3] as number)) continue;
+      const shared = intersect({
+        type: 'FeatureCollection',
+        features: [feature(parts[i] as Position[][]), feature(parts[j] as Position[][])],
+      });
+      const overlap = shared ? area(shared) : 0;
+      if (overlap <= OVERLAP_TOLERANCE_M2) continue;
+      const at = `${param}.coordinates[${j}]`;
+      throw new Refusal(
+        at,
+        `${at} overlaps ${param}.coordinates[${i}] by ${Math.round(overlap).toLocaleString('en')} m²: the parts of a MultiPolygon may touch but not overlap (draw them as one polygon, or move the shared edge)`,
+      );
+    }
+  }
+}
+
 /** Unwraps a Feature (its geometry is what is stored); the param names where the geometry sat. */
 function unwrap(value: unknown, param: string): { geometry: Record<string, unknown>; param: string } {
   if (!isObject(value)) {
@@ -158,6 +205,7 @@ function check(value: unknown, param: string, full: boolean): PaddockGeometry {
     const issue = getIssues(JSON.stringify(found.geometry))[0];
     if (issue) throw new Refusal(found.param, `${found.param} is not valid GeoJSON: ${issue.message}`);
     checkKinks(geometry, found.param);
+    checkParts(geometry, found.param);
   }
   if (!(area(geometry) > 0)) throw new Refusal(found.param, `${found.param} encloses no area`);
   return geometry;
