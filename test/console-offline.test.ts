@@ -174,6 +174,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   await page.getByText('Check the water trough').waitFor();
   await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
   await page.locator('.sync-bar').getByText('Waiting to sync (1)').waitFor();
+  const doneBy = Date.now();
 
   await page.goto(`${world.base}/animals/${field.bramble.id}`);
   await page.getByLabel('Weight (kg)').fill('412');
@@ -196,6 +197,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   await page.getByText('Ammonia rising in House 1').waitFor();
   await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
   await page.getByText('Waiting to sync (4)').waitFor();
+  const acknowledgedBy = Date.now();
   await screenshot(page, 'console-offline-banner-phone');
 
   // Reload, then close every page and open the console again: the queue is still there. The page opened
@@ -222,6 +224,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
 
   const task = await get<Task>(field.key, `/v1/tasks/${field.task.id}`);
   assert.equal(task.status, 'done');
+  assert.ok(Date.parse(task.done_at ?? '') <= doneBy, 'done_at is when it was marked, not the sync time');
   const weights = await get<List<FarmEvent>>(
     field.key,
     `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}&type=weight`,
@@ -232,8 +235,12 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   assert.ok(at <= weighedBy && at < back, 'the event keeps the time it was logged, not the sync time');
   const added = await get<List<Animal>>(field.key, `/v1/farms/${field.farm.id}/animals?tag=N-9001`);
   assert.equal(added.data.length, 1, 'one new animal, once');
-  const alert = await get<{ status: string }>(field.key, `/v1/alerts/${field.alertId}`);
+  const alert = await get<{ status: string; acknowledged_at: string }>(
+    field.key,
+    `/v1/alerts/${field.alertId}`,
+  );
   assert.equal(alert.status, 'acknowledged');
+  assert.ok(Date.parse(alert.acknowledged_at) <= acknowledgedBy, 'acknowledged when it was tapped');
   // The phone now shows the server's animal (its real id), not the one it made up.
   const animals = (await stored<{ key: string }[]>(again, personId, 'records')) ?? [];
   assert.ok(animals.some((r) => r.key === `animal:${added.data[0]?.id}`));

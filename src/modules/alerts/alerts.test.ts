@@ -178,6 +178,46 @@ forEachEngine('alerts', (t) => {
     assert.match(res.body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
+  test('acknowledged_at (tapped offline, sent later) is kept between the alert’s creation and now', async () => {
+    const { key, farmId } = await setup();
+    const created = Date.now() - 3 * 3_600_000;
+    let n = 0;
+    const old = () =>
+      make.alertRow(t(), farmId, { created_at: created, updated_at: created, subject_id: `dev_${++n}` });
+    const seen = new Date(created + 3_600_000).toISOString();
+    const kept = await t().request<Alert>('POST', `/v1/alerts/${await old()}/acknowledge`, {
+      key,
+      body: { acknowledged_at: seen },
+    });
+    assert.equal(kept.status, 200);
+    assert.equal(kept.body.status, 'acknowledged');
+    assert.equal(kept.body.acknowledged_at, seen, 'the time it was tapped');
+
+    const early = await t().request<Alert>('POST', `/v1/alerts/${await old()}/acknowledge`, {
+      key,
+      body: { acknowledged_at: new Date(created - 60_000).toISOString() },
+    });
+    assert.equal(early.body.acknowledged_at, new Date(created).toISOString(), 'never before the alert was');
+
+    const before = Date.now();
+    const ahead = await t().request<Alert>('POST', `/v1/alerts/${await old()}/acknowledge`, {
+      key,
+      body: { acknowledged_at: new Date(before + 86_400_000).toISOString() },
+    });
+    const at = Date.parse(ahead.body.acknowledged_at ?? '');
+    assert.ok(at >= before - 1000 && at <= Date.now(), 'a time ahead counts as now');
+
+    const id = await old();
+    const bad = expectError(
+      await t().request('POST', `/v1/alerts/${id}/acknowledge`, { key, body: { acknowledged_at: 'soon' } }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(bad.param, 'acknowledged_at');
+    const still = await t().request<Alert>('GET', `/v1/alerts/${id}`, { key });
+    assert.equal(still.body.status, 'open', 'a refused call changes nothing');
+  });
+
   test('acknowledge: open → acknowledged; again returns it unchanged; a resolved alert is 409', async () => {
     const { key, farmId } = await setup();
     const ids = await threeStates(key, farmId);

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { described, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
-import { AlertListQuery } from './schemas.ts';
+import { BODY_ERRORS, described, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { AcknowledgeAlertBody, AlertListQuery } from './schemas.ts';
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from './service.ts';
 
 export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -59,15 +59,20 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
         summary:
           'Acknowledge an open alert (an acknowledged one is returned unchanged; a resolved one is 409)',
         params: IdParams,
+        body: Type.Optional(AcknowledgeAlertBody),
         response: {
           200: described(AlertRef, 'The alert, acknowledged.'),
-          ...errorResponses('unauthorized', 'not_found', {
-            conflict: 'The alert is resolved; a resolved alert cannot be acknowledged.',
-          }),
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'not_found',
+            { conflict: 'The alert is resolved; a resolved alert cannot be acknowledged.' },
+            ...BODY_ERRORS,
+          ),
         },
       },
     },
-    async (request) => acknowledgeAlert(db, apiCaller(request), request.params.id),
+    async (request) => acknowledgeAlert(db, apiCaller(request), request.params.id, request.body),
   );
 
   app.post(

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { ALERT_STATUS_FILTERS, ALERT_STATUSES } from '../../domain/statuses.ts';
-import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const ALERT_SEVERITIES = ['urgent', 'watch', 'info'] as const;
 
@@ -77,3 +77,19 @@ export const AlertListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/**
+ * POST /v1/alerts/{id}/acknowledge, whose body is optional: when the alert was seen, for an acknowledgement
+ * made without signal and sent later (the field app sends the moment it was tapped).
+ */
+export const AcknowledgeAlertBody = Type.Object(
+  {
+    acknowledged_at: Type.Optional(
+      DateInput(
+        'When the alert was acknowledged, if before now (offline, sent later). Default: now. Kept between the alert’s created_at and now.',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AcknowledgeAlertInput = Static<typeof AcknowledgeAlertBody>;

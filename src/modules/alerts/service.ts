@@ -10,6 +10,7 @@ import { conflict } from '../../domain/errors.ts';
 import type { AlertStatusFilter } from '../../domain/statuses.ts';
 import { metrics } from '../../lib/metrics.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
@@ -22,7 +23,7 @@ import {
   toAlert,
   transitionAlert,
 } from './repository.ts';
-import type { Alert } from './schemas.ts';
+import type { AcknowledgeAlertInput, Alert } from './schemas.ts';
 
 export { toAlert } from './repository.ts';
 export type { Alert } from './schemas.ts';
@@ -51,15 +52,25 @@ export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert>
 }
 
 /**
- * open → acknowledged. Acknowledging an acknowledged alert returns it unchanged; a resolved alert
- * cannot be acknowledged (409 conflict).
+ * open → acknowledged, at now or at the earlier `acknowledged_at` a caller gives (tapped without signal and
+ * sent later), kept between the alert's creation and now. Acknowledging an acknowledged alert returns it
+ * unchanged; a resolved alert cannot be acknowledged (409 conflict).
  */
-export async function acknowledgeAlert(db: Db, scope: Scope, id: string, now = Date.now()): Promise<Alert> {
+export async function acknowledgeAlert(
+  db: Db,
+  scope: Scope,
+  id: string,
+  input: AcknowledgeAlertInput = {},
+  now = Date.now(),
+): Promise<Alert> {
+  const given =
+    input.acknowledged_at === undefined ? null : parseDateInput('acknowledged_at', input.acknowledged_at);
   return inTransaction(db, async (trx) => {
     const row = await loadScoped(trx, scope, 'alert', id);
+    const at = given === null ? now : Math.max(row.created_at, Math.min(given, now));
     const updated = await transitionAlert(trx, row.id, ['open'], {
       status: 'acknowledged',
-      acknowledged_at: now,
+      acknowledged_at: at,
       updated_at: now,
     });
     if (updated) return toAlert(updated);

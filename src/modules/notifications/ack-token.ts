@@ -73,6 +73,6 @@ export async function acknowledgeWithToken(db: Db, token: string, now: number): 
     if (!allows(ROLE_PRESETS[person.role], permission('alerts', 'write'))) {
       throw refused(`Your role (${person.role}) does not allow acknowledging alerts.`);
     }
-    return acknowledgeAlert(trx, { accountId: farm.account_id, mode: farm.mode }, alert.id, now);
+    return acknowledgeAlert(trx, { accountId: farm.account_id, mode: farm.mode }, alert.id, {}, now);
   });
 }

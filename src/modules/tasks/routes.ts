@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { described, errorResponses, IdParams } from '../../http/schemas.ts';
+import { BODY_ERRORS, described, errorResponses, IdParams } from '../../http/schemas.ts';
 import { recordRoutes } from '../records/routes.ts';
-import { CreateTaskBody, TaskListQuery, UpdateTaskBody } from './schemas.ts';
+import { CompleteTaskBody, CreateTaskBody, TaskListQuery, UpdateTaskBody } from './schemas.ts';
 import { completeTask, createTask, deleteTask, getTask, listTasks, updateTask } from './service.ts';
 
 export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -43,14 +43,16 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
       schema: {
         operationId: 'completeTask',
         tags,
-        summary: 'Mark a task done (sets done_at; a task already done is returned unchanged)',
+        summary:
+          'Mark a task done (sets done_at: now, or the optional body’s earlier done_at; a task already done is returned unchanged)',
         params: IdParams,
+        body: Type.Optional(CompleteTaskBody),
         response: {
           200: described(TaskRef, 'The task, done.'),
-          ...errorResponses('unauthorized', 'not_found'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', ...BODY_ERRORS),
         },
       },
     },
-    async (request) => completeTask(db, apiCaller(request), request.params.id),
+    async (request) => completeTask(db, apiCaller(request), request.params.id, request.body),
   );
 };

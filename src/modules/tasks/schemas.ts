@@ -92,6 +92,22 @@ export const CreateTaskBody = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * POST /v1/tasks/{id}/done, whose body is optional: when the work was done, for a change made without signal
+ * and sent later (the field app sends the moment it was marked).
+ */
+export const CompleteTaskBody = Type.Object(
+  {
+    done_at: Type.Optional(
+      DateInput(
+        'When the task was done, if before now (marked offline and sent later); a later time counts as now. Default: now. A destination paddock’s move is recorded at this time too.',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CompleteTaskInput = Static<typeof CompleteTaskBody>;
+
 /** Any of the create body's members; PATCH changes only those given. */
 export const UpdateTaskBody = Type.Partial(CreateTaskBody, { additionalProperties: false });
 

@@ -6,11 +6,11 @@ import { newId } from '../../domain/ids.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { isMovableKind, recordMove } from '../grazing/service.ts';
-import { parseFarmDayInput } from '../records/inputs.ts';
+import { parseDateInput, parseFarmDayInput } from '../records/inputs.ts';
 import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { markTaskDone, type TaskRow, taskPage, toTask } from './repository.ts';
-import type { CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
+import type { CompleteTaskInput, CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
 
 const DONE = TASK_STATUS.done;
 
@@ -40,9 +40,10 @@ async function checkDestination(db: Db, farmId: string, row: TaskRow): Promise<v
 
 /**
  * A task that has just become done moves its animal or group to its paddock, through the same function as
- * a `move` event (reason `task`, the task's id in the event's data). Called once per transition to done.
+ * a `move` event (reason `task`, the task's id in the event's data), at the time the task was done. Called
+ * once per transition to done.
  */
-async function moveOnDone(trx: Db, row: TaskRow, now: number): Promise<void> {
+async function moveOnDone(trx: Db, row: TaskRow, at: number, now: number): Promise<void> {
   if (row.paddock_id === null || !isMovableKind(row.subject_type) || row.subject_id === null) return;
   await recordMove(
     trx,
@@ -51,7 +52,7 @@ async function moveOnDone(trx: Db, row: TaskRow, now: number): Promise<void> {
       subject_type: row.subject_type,
       subject_id: row.subject_id,
       data: { to_paddock_id: row.paddock_id, reason: 'task', task_id: row.id },
-      at: now,
+      at,
     },
     now,
   );
@@ -102,7 +103,7 @@ export async function createTask(
     };
     await checkDestination(trx, farm.id, row);
     await insertRecord(trx, 'task', row);
-    if (status === DONE) await moveOnDone(trx, row, now);
+    if (status === DONE) await moveOnDone(trx, row, now, now);
     return toTask(row);
   });
 }
@@ -147,27 +148,32 @@ export async function updateTask(
       await checkDestination(trx, row.farm_id, next);
     }
     await saveRecord(trx, 'task', next);
-    if (row.status !== DONE && next.status === DONE) await moveOnDone(trx, next, now);
+    if (row.status !== DONE && next.status === DONE) await moveOnDone(trx, next, now, now);
     return toTask(next);
   });
 }
 
 /**
- * Marks the task done and records when; a task with a destination paddock moves its subject there. A task
- * already done is returned unchanged (and moves nothing again).
+ * Marks the task done and records when: now, or the earlier `done_at` a caller gives (work marked done
+ * without signal and sent later; a time after now counts as now, since nothing is done in the future). A
+ * task with a destination paddock moves its subject there, at that time. A task already done is returned
+ * unchanged (and moves nothing again).
  */
 export async function completeTask(
   db: Db,
   scope: Scope,
   id: string,
+  input: CompleteTaskInput = {},
   now: number = Date.now(),
 ): Promise<Task> {
+  const given = input.done_at === undefined ? null : parseDateInput('done_at', input.done_at);
+  const doneAt = given === null ? now : Math.min(given, now);
   return inTransaction(db, async (trx) => {
     // Locked, so two calls at once mark it (and move its subject) once.
     await lockRows(trx, 'tasks', id);
     const row = await loadScoped(trx, scope, 'task', id);
     if (row.status === DONE) return toTask(row);
-    if (await markTaskDone(trx, row.id, now)) await moveOnDone(trx, row, now);
+    if (await markTaskDone(trx, row.id, doneAt)) await moveOnDone(trx, row, doneAt, now);
     return toTask(await loadScoped(trx, scope, 'task', id));
   });
 }

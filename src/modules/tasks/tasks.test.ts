@@ -187,6 +187,68 @@ forEachEngine('tasks', (t) => {
     expectError(await t().request('POST', '/v1/tasks/task_missing/done', { key }), 404, 'not_found');
   });
 
+  test('done with an earlier done_at (marked offline, sent later) keeps that time, for the task and its move; a later one counts as now', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farm = (await make.farm(t(), key)).id;
+    const paddock = await make.paddock(t(), key, farm, { name: 'Far paddock' });
+    const group = await make.group(t(), key, farm, { name: 'Ewes' });
+    const task = await make.task(t(), key, farm, {
+      title: 'Move the ewes',
+      subject_id: group.id,
+      paddock_id: paddock.id,
+    });
+    const markedAt = new Date(Date.now() - 4 * 3_600_000).toISOString();
+    const done = await t().request<Task>('POST', `/v1/tasks/${task.id}/done`, {
+      key,
+      body: { done_at: markedAt },
+    });
+    assert.equal(done.status, 200);
+    assert.equal(done.body.done_at, markedAt);
+    const moves = await t().request<List<{ at: string; data: { to_paddock_id: string } }>>(
+      'GET',
+      `/v1/farms/${farm}/events?type=move&subject_id=${group.id}`,
+      { key },
+    );
+    assert.deepEqual(
+      moves.body.data.map((m) => [m.at, m.data.to_paddock_id]),
+      [[markedAt, paddock.id]],
+      'the move is recorded at the time the task was done',
+    );
+    const stays = await t().request<{ data: { from: string; subject_id: string }[] }>(
+      'GET',
+      `/v1/paddocks/${paddock.id}/grazing`,
+      { key },
+    );
+    assert.equal(stays.body.data.find((s) => s.subject_id === group.id)?.from, markedAt);
+
+    // A time ahead of the server's (a phone's clock running fast) is taken as now: nothing is done in the future.
+    const later = await make.task(t(), key, farm, { title: 'Check the trough' });
+    const before = Date.now();
+    const ahead = await t().request<Task>('POST', `/v1/tasks/${later.id}/done`, {
+      key,
+      body: { done_at: new Date(before + 86_400_000).toISOString() },
+    });
+    const at = Date.parse(ahead.body.done_at ?? '');
+    assert.ok(at >= before - 1000 && at <= Date.now(), `done_at ${ahead.body.done_at} is now`);
+
+    const third = await make.task(t(), key, farm, { title: 'Third' });
+    const bad = expectError(
+      await t().request('POST', `/v1/tasks/${third.id}/done`, { key, body: { done_at: 'yesterday' } }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(bad.param, 'done_at');
+    const unknown = expectError(
+      await t().request('POST', `/v1/tasks/${third.id}/done`, { key, body: { when: 'now' } }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(unknown.param, 'when');
+    const kept = await make.fetched<Task>(t(), key, `/v1/tasks/${third.id}`);
+    assert.equal(kept.status, 'open', 'a refused call marks nothing');
+  });
+
   test('PATCH updates any subset, clears with null, checks references, rejects unknown fields', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;

@@ -1415,7 +1415,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark a task done (sets done_at; a task already done is returned unchanged) */
+        /** Mark a task done (sets done_at: now, or the optional body’s earlier done_at; a task already done is returned unchanged) */
         post: operations["completeTask"];
         delete?: never;
         options?: never;
@@ -3055,7 +3055,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the alert was acknowledged, if before now (offline, sent later). Default: now. Kept between the alert’s created_at and now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    acknowledged_at?: string;
+                };
+            };
+        };
         responses: {
             /** @description The alert, acknowledged. */
             200: {
@@ -3068,7 +3078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
-            /** @description invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,6 +3116,24 @@ export interface operations {
             };
             /** @description conflict: The alert is resolved; a resolved alert cannot be acknowledged. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13205,7 +13233,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the task was done, if before now (marked offline and sent later); a later time counts as now. Default: now. A destination paddock’s move is recorded at this time too. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    done_at?: string;
+                };
+            };
+        };
         responses: {
             /** @description The task, done. */
             200: {
@@ -13218,7 +13256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13256,6 +13294,24 @@ export interface operations {
             };
             /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,13 @@ const QUEUEABLE: Record<string, Method> = {
   '/v1/alerts/{id}/acknowledge': 'POST',
 };
 
+/** The member of a queueable write's body that says when it was made (the server takes it as given). */
+const TIMED: Record<string, string> = {
+  '/v1/farms/{farm}/events': 'at',
+  '/v1/tasks/{id}/done': 'done_at',
+  '/v1/alerts/{id}/acknowledge': 'acknowledged_at',
+};
+
 export const startLocal = async (person: string, farm: string | null) =>
   (await data()).startLocal(person, farm);
 export const chooseLocalFarm = async (farm: string | null) => (await data()).chooseLocalFarm(farm);
@@ -40,9 +47,11 @@ setOfflineHooks({
   queueable: (method, template) => QUEUEABLE[template] === method,
   queue: async (call: QueuedCall) => (await data()).queue(call),
   prepare: (template, body) => {
-    // An event keeps the time it was logged, also when its first attempt gets no answer and it is resent.
-    if (template !== '/v1/farms/{farm}/events' || !body || (body as { at?: unknown }).at) return body;
-    return { ...(body as object), at: new Date().toISOString() };
+    // A change keeps the time it was made, also when its first attempt gets no answer and it is resent: an
+    // event its `at`, a task marked done its `done_at`, an acknowledgement its `acknowledged_at`.
+    const member = TIMED[template];
+    if (!member || (body as Record<string, unknown> | null)?.[member]) return body;
+    return { ...((body as object | null) ?? {}), [member]: new Date().toISOString() };
   },
   reached: (reached) => {
     if (reached === status.online) return;
