@@ -15,12 +15,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/schema.ts';
-import { AppError } from '../domain/errors.ts';
-import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
-import type { Surface } from '../domain/usage.ts';
-import { hashSecret } from '../lib/secrets.ts';
-import { MINUTE_MS } from '../lib/time.ts';
 import type {
   ActiveApiKey,
   AgentIdentity,
@@ -29,8 +23,14 @@ import type {
   DeviceCaller,
   SessionIdentity,
   SessionLookup,
-} from './callers.ts';
-import { apiKeyCache, deviceKeyCache, KeyChangeListener } from './key-cache.ts';
+} from '../calls/callers.ts';
+import { apiKeyCache, deviceKeyCache, KeyChangeListener } from '../calls/key-cache.ts';
+import type { Db } from '../db/schema.ts';
+import { AppError } from '../domain/errors.ts';
+import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
+import type { Surface } from '../domain/usage.ts';
+import { hashSecret } from '../lib/secrets.ts';
+import { MINUTE_MS } from '../lib/time.ts';
 import { checkAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 

@@ -16,7 +16,7 @@ import {
   type SerializerFactory,
   SerializerSelector,
 } from '@fastify/fast-json-stringify-compiler';
-import { lazily } from './compile-lazily.ts';
+import { lazily } from '../lib/compile-lazily.ts';
 
 const compileUncached = SerializerSelector();
 

@@ -19,12 +19,12 @@
  * checks everything and writes nothing.
  */
 import type { ValidateFunction } from 'ajv';
+import { checkJsonValue, textProblem } from '../../calls/input-rules.ts';
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
-import { checkJsonValue, textProblem } from '../../http/input-guard.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import {

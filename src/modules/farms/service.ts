@@ -1,3 +1,5 @@
+import { mergedFreeFormJson } from '../../calls/input-rules.ts';
+import { forgetFarmDevices } from '../../calls/key-cache.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
@@ -7,8 +9,6 @@ import { validateEscalation } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
-import { mergedFreeFormJson } from '../../http/free-form.ts';
-import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
 import { checkEscalationPeople } from '../notifications/escalation.ts';

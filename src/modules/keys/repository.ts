@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
+import type { ActiveApiKey } from '../../calls/callers.ts';
 import type { Db } from '../../db/schema.ts';
 import type { ApiKeysTable } from '../../db/tables/foundation.ts';
 import { FAMILY_NAMES, type FamilyGrants, type FamilyLevel, FULL_ACCESS } from '../../domain/permissions.ts';
-import type { ActiveApiKey } from '../../http/callers.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Key, KeyPermissions } from './schemas.ts';

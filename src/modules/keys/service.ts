@@ -1,3 +1,4 @@
+import { forgetApiKey } from '../../calls/key-cache.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
@@ -5,7 +6,6 @@ import { inTransaction } from '../../db/transaction.ts';
 import { conflict, forbidden, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { FAMILY_NAMES, type FamilyGrants, FULL_ACCESS, grantsWithin } from '../../domain/permissions.ts';
-import { forgetApiKey } from '../../http/key-cache.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import {

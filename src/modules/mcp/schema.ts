@@ -7,8 +7,8 @@
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
-import { lazily } from '../../http/compile-lazily.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { lazily } from '../../lib/compile-lazily.ts';
 import { SHARED_SCHEMAS } from '../../openapi.ts';
 
 export type JsonObject = Record<string, unknown>;

@@ -4,10 +4,10 @@
  * object the HTTP route would answer.
  */
 import type { ValidateFunction } from 'ajv';
+import { parseJsonBody } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, type ErrorBody, errorBody } from '../../domain/errors.ts';
-import { parseJsonBody } from '../../http/input-guard.ts';
-import { describeAjvError, makeAjv } from '../../http/validation.ts';
+import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';
 import { answerCommand } from '../commands/service.ts';
 import { IngestBody, type IngestInput, type IngestResult } from '../ingest/schemas.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../domain/errors.ts';
-import { INPUT_LIMITS, parseJsonBody } from './input-guard.ts';
+import { INPUT_LIMITS, parseJsonBody } from './input-rules.ts';
 
 const LIMIT = INPUT_LIMITS.bodyDepth;
 

@@ -6,9 +6,9 @@
 import { Ajv, type AnySchema, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
-import { parseIso } from '../lib/time.ts';
 import { lazily } from './compile-lazily.ts';
 import { FREE_FORM_KEYWORD, freeFormProblem, markFreeForm } from './free-form.ts';
+import { parseIso } from './time.ts';
 
 /** Ajv as every surface uses it: ISO 8601 `date-time`, defaults filled in, errors that carry their schema. */
 export function makeAjv(options: Options): Ajv {
