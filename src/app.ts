@@ -4,7 +4,6 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import { registerInputGuard } from './calls/input-rules.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { isPostgres } from './db/engine.ts';
@@ -19,6 +18,7 @@ import {
 } from './http/framework-errors.ts';
 import { registerHealth, type WorkerStatus } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerInputGuard } from './http/input-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerObservation } from './http/observe.ts';
 import { withAccess } from './http/permissions.ts';
@@ -27,8 +27,8 @@ import { MemoryStore, TableStore } from './http/rate-limit-store.ts';
 import { registerReadCache } from './http/read-cache.ts';
 import { type RouteTable, trackRoutes } from './http/route-table.ts';
 import { buildSerializer } from './http/serialization.ts';
+import { registerValidation } from './http/validation.ts';
 import { registerCompression, registerCors } from './http/web.ts';
-import { registerValidation } from './lib/ajv.ts';
 import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { alertRoutes } from './modules/alerts/routes.ts';

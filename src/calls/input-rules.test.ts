@@ -1,5 +1,5 @@
 /**
- * The JSON body rules (input-guard.ts) on their own: one walk after parsing decides, and a body that
+ * The JSON body rules (input-rules.ts) on their own: one walk after parsing decides, and a body that
  * fails is named exactly as before, the depth limit included, however deep or wide the body is.
  */
 import assert from 'node:assert/strict';

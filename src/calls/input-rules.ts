@@ -1,6 +1,8 @@
 /**
- * The input guard: rules every value from outside obeys before any module sees it, on REST and MCP
- * alike (MCP requests arrive through the same JSON parser and the same Ajv set-up):
+ * The input rules: what every value from outside obeys before any module sees it, on REST and MCP alike
+ * (MCP requests arrive through the same JSON parser and the same Ajv set-up), and in MQTT messages and
+ * imported files. src/http/input-guard.ts applies them to each request (its JSON body parser, path ids
+ * and query values):
  * - JSON bodies nest at most `INPUT_LIMITS.bodyDepth` levels, checked as soon as the body is parsed
  *   (V8's JSON.parse does not recurse, so deep text cannot overflow its stack), before any validator or
  *   merge, which may recurse, sees the value;
@@ -10,10 +12,10 @@
  *   surrogates: PostgreSQL cannot store NUL in text, and a lone surrogate would be stored as
  *   something other than what the response echoes;
  * - free-form members (settings, fields, state, data, params, geometry…) are capped in depth and size
- *   by the Ajv keyword in free-form.ts.
+ *   by the Ajv keyword in src/lib/free-form.ts, and again as stored after a PATCH merges into them
+ *   (mergedFreeFormJson, below).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type AppError, invalid } from '../domain/errors.ts';
+import { invalid } from '../domain/errors.ts';
 import { FREE_FORM_LIMITS, valueDepth } from '../lib/free-form.ts';
 
 export const INPUT_LIMITS = {
@@ -162,67 +164,6 @@ export function parseJsonBody(text: string): unknown {
   }
   if (!clean) checkJsonValue(value, 'body');
   return value;
-}
-
-/**
- * The query string's parser leaves a value it cannot decode as it was sent (`%zz`, invalid UTF-8), so
- * a filter would silently match something else than meant: refuse it as the router refuses such paths.
- */
-function checkQueryEncoding(url: string): void {
-  const start = url.indexOf('?');
-  if (start < 0) return;
-  for (const pair of url.slice(start + 1).split('&')) {
-    try {
-      decodeURIComponent(pair.replaceAll('+', ' '));
-    } catch {
-      const name = pair.split('=')[0] ?? '';
-      let param = 'query';
-      try {
-        param = decodeURIComponent(name) || param;
-      } catch {}
-      throw invalid(param, `${param} in the query string is not valid percent-encoded UTF-8.`);
-    }
-  }
-}
-
-function checkQueryAndParams(request: FastifyRequest): void {
-  checkQueryEncoding(request.url);
-  const params = (request.params ?? {}) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(params)) {
-    if (typeof value === 'string') checkText(value, name);
-  }
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(query)) {
-    checkText(name, 'query');
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (typeof item !== 'string') continue;
-      checkText(item, name);
-      if (item.length > INPUT_LIMITS.queryChars) {
-        throw invalid(name, `${name} must be at most ${INPUT_LIMITS.queryChars} characters.`);
-      }
-    }
-  }
-}
-
-/**
- * JSON bodies through parseJsonBody (any other content type is 415), path ids and query values
- * through the text rules. An empty or whitespace body counts as no body (see registerValidation).
- */
-export function registerInputGuard(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, parseJsonBody(text));
-    } catch (err) {
-      done(err as AppError, undefined);
-    }
-  });
-  app.addHook('preValidation', (request, _reply, done) => {
-    checkQueryAndParams(request);
-    done();
-  });
 }
 
 /**

@@ -9,8 +9,8 @@
  *    (RFC 8707), and those routes' 401s name the protected resource metadata (RFC 9728);
  *  - 'device': a device key `rd_…` (device endpoints only);
  *  - 'none': public (catalog, health, OpenAPI).
- * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (key-cache.ts) that
- * revocation, rotation and deletion clear at once in this process and, by notification, in every other.
+ * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (src/calls/key-cache.ts)
+ * that revocation, rotation and deletion clear at once in this process and, by notification, in every other.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
@@ -176,7 +176,7 @@ export function registerAuth(
     csrfTokenOf?: (token: string) => string;
     /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
     limiter?: RateLimiter | null;
-    /** PostgreSQL: where to LISTEN for keys revoked by other processes (key-cache.ts). */
+    /** PostgreSQL: where to LISTEN for keys revoked by other processes (src/calls/key-cache.ts). */
     databaseUrl?: string | null;
   },
 ): void {

@@ -10,7 +10,7 @@ import type { Db } from '../../db/schema.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
-import { requestPartValidator } from '../../lib/ajv.ts';
+import { requestPartValidator } from '../../http/validation.ts';
 import {
   EXPORT_COLUMNS,
   type ExportStream,

@@ -215,7 +215,7 @@ export async function deleteFarm(
       throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
     }
     if (!(await deleteFarmRow(trx, farm.id))) throw notFound('farm', farmId);
-    // Its devices' keys stop working at once in every process (http/key-cache.ts).
+    // Its devices' keys stop working at once in every process (src/calls/key-cache.ts).
     await notify(trx, BUS_CHANNELS.farmDevices, farm.id);
     return { id: farm.id, deleted: true as const };
   });

@@ -54,7 +54,7 @@ export function storedGrants(grants: FamilyGrants): string | null {
 
 /**
  * The active (unrevoked) key with this secret hash, as the auth hook needs it (installed into
- * http/auth.ts by buildApp; its short per-process cache is http/key-cache.ts).
+ * http/auth.ts by buildApp; its short per-process cache is src/calls/key-cache.ts).
  */
 export async function findActiveKeyByHash(db: Db, hash: string): Promise<ActiveApiKey | null> {
   const row = await db

@@ -123,7 +123,7 @@ export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): P
  * refused (409): losing it would leave the account no way to reach its live farms (a restricted live key
  * does not count: it could never make an unrestricted one). The account row is locked first, so concurrent
  * revocations queue and the count below is never stale. The key stops working at once: this process
- * forgets it after the commit, every other process when the notification arrives (http/key-cache.ts).
+ * forgets it after the commit, every other process when the notification arrives (src/calls/key-cache.ts).
  */
 export async function revokeKey(
   db: Db,

@@ -232,7 +232,7 @@ export function toolSchema<S extends TSchema>(
   const json = options.input
     ? advertisedInputSchema(options.advertised ?? checked)
     : (options.advertised ?? leanOutputSchema(full));
-  // Compiled on the first call of the tool (compile-lazily.ts), not when the module loads.
+  // Compiled on the first call of the tool (src/lib/compile-lazily.ts), not when the module loads.
   const compiled = lazily(() => (options.input ? compileChecked(ajv, checked) : ajv.compile(checked)));
   return {
     json,

@@ -1,6 +1,6 @@
 /**
  * What a device's MQTT message means: the same body checks as the HTTP routes (the same TypeBox schemas,
- * Ajv as `http/validation.ts` sets it up) and the same service functions. A refusal is the same Error
+ * Ajv as `src/lib/ajv.ts` makes it) and the same service functions. A refusal is the same Error
  * object the HTTP route would answer.
  */
 import type { ValidateFunction } from 'ajv';

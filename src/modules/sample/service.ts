@@ -52,7 +52,7 @@ export async function resetSampleFarm(
     const restored = { ...SAMPLE_FARM, settings: '{}' };
     await updateFarmRow(trx, farm.id, restored);
     await clearFarmContents(trx, farm.id);
-    // The old devices' keys stop working at once in every process (http/key-cache.ts).
+    // The old devices' keys stop working at once in every process (src/calls/key-cache.ts).
     await notify(trx, BUS_CHANNELS.farmDevices, farm.id);
     await seedSampleFarm(trx, scope, farm.id, now);
     return toFarm({ ...farm, ...restored });
