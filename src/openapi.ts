@@ -6,7 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from './http/idempotency-store.ts';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from './calls/idempotency-store.ts';
 import { ErrorSchema } from './http/schemas.ts';
 import { HOUR_MS } from './lib/time.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';

@@ -5,7 +5,11 @@
  *  - lib/     helpers that know nothing of Farmstead's facts: imports nothing else of src/;
  *  - domain/  the registry the spec defines once: only lib/;
  *  - db/      the database: lib/, domain/ and the config's type;
+ *  - calls/   what a call carries whatever its transport (callers, the key cache, input rules, idempotency
+ *             keys): lib/, domain/ and db/;
  *  - http/ and modules/ above them, app.ts and cli/ on top.
+ * http/ is the framework side: of modules/, workers/ and cli/ only what registers routes imports it
+ * (HTTP_IMPORTS_ALLOWED says who else, and why).
  * ARCHITECTURE.md ("Where things live") says where each piece sits.
  */
 import assert from 'node:assert/strict';
@@ -103,7 +107,7 @@ function describeCircle(graph: Map<string, string[]>, component: string[]): stri
   return component.join(', ');
 }
 
-/** Which top-level part of src/ a file is in: lib, domain, db, http, modules, cli, workers, or the file. */
+/** Which top-level part of src/ a file is in: lib, domain, db, calls, http, modules, cli, workers, or the file. */
 function layerOf(file: string): string {
   return file.split('/')[1]!.replace(/\.ts$/, '');
 }
@@ -113,7 +117,39 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   lib: [],
   domain: ['lib'],
   db: ['lib', 'domain', 'config'],
+  calls: ['lib', 'domain', 'db'],
 };
+
+/**
+ * Outside http/ itself, app.ts and openapi.ts (which build the app and its document), who may import http/.
+ * A module's routes.ts registers its routes (auth hooks, schema pieces, validators): anything of http/. The
+ * rest, each with its reason; everything else under modules/, workers/ and cli/ gets what it needs from
+ * below (lib/, domain/, db/, calls/).
+ */
+const HTTP_IMPORTS_ALLOWED: readonly { from: RegExp; to: string; why: string }[] = [
+  {
+    from: /^src\/modules\/[^/]+\/schemas\.ts$/,
+    to: 'src/http/schemas.ts',
+    why: 'the wire shapes routes declare, built from the shared schema pieces',
+  },
+  {
+    from: /^src\/modules\/mcp\/(tool|tools\/[^/]+)\.ts$/,
+    to: 'src/http/schemas.ts',
+    why: "MCP tools' schemas, built from the same pieces (Nullable, ListOf) so they match the REST shapes",
+  },
+  {
+    from: /^src\/cli\/worker\.ts$/,
+    to: 'src/http/logging.ts',
+    why: "the worker logs through Fastify's logger with the server's options, so its lines look the same",
+  },
+];
+
+/** Whether `file` may import `target` as far as http/ goes (only files of modules/, workers/ and cli/ are asked). */
+function mayImportHttp(file: string, target: string): boolean {
+  if (layerOf(target) !== 'http' || !['modules', 'workers', 'cli'].includes(layerOf(file))) return true;
+  if (/^src\/modules\/[^/]+\/routes\.ts$/.test(file)) return true;
+  return HTTP_IMPORTS_ALLOWED.some((rule) => rule.from.test(file) && rule.to === target);
+}
 
 const graph = importGraph();
 
@@ -135,7 +171,7 @@ test('no import circle in src/', () => {
   );
 });
 
-test('lib, domain and db import nothing above them (never modules/ or http/)', () => {
+test('lib, domain, db and calls import nothing above them (never modules/ or http/)', () => {
   const upward: string[] = [];
   for (const [file, targets] of graph) {
     const allowed = MAY_IMPORT[layerOf(file)];
@@ -146,6 +182,18 @@ test('lib, domain and db import nothing above them (never modules/ or http/)', (
     }
   }
   assert.deepEqual(upward, []);
+});
+
+test('services, repositories, workers and the CLI import nothing of http/ (the framework side)', () => {
+  const framework: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) if (!mayImportHttp(file, target)) framework.push(`${file} → ${target}`);
+  }
+  assert.deepEqual(
+    framework,
+    [],
+    'move the framework-free piece below http/ (lib/ if it knows no Farmstead fact, else calls/ or db/)',
+  );
 });
 
 test('the checks catch what they look for', () => {
@@ -161,4 +209,12 @@ test('the checks catch what they look for', () => {
   assert.deepEqual(circles(new Map([['src/a.ts', ['src/a.ts']]])), [['src/a.ts']]);
   assert.equal(layerOf('src/db/tables/foundation.ts'), 'db');
   assert.equal(layerOf('src/config.ts'), 'config');
+  assert.ok(!mayImportHttp('src/modules/keys/service.ts', 'src/http/auth.ts'));
+  assert.ok(!mayImportHttp('src/modules/mcp/tool.ts', 'src/http/validation.ts'));
+  assert.ok(!mayImportHttp('src/workers/jobs.ts', 'src/http/schemas.ts'));
+  assert.ok(!mayImportHttp('src/cli/serve.ts', 'src/http/logging.ts'));
+  assert.ok(mayImportHttp('src/modules/keys/routes.ts', 'src/http/auth.ts'));
+  assert.ok(mayImportHttp('src/modules/keys/schemas.ts', 'src/http/schemas.ts'));
+  assert.ok(mayImportHttp('src/modules/keys/service.ts', 'src/calls/key-cache.ts'));
+  assert.ok(mayImportHttp('src/app.ts', 'src/http/input-guard.ts'));
 });

@@ -1,7 +1,7 @@
 /**
  * Two real server processes on one PostgreSQL database (PostgreSQL LISTEN/NOTIFY is the bus between them),
  * started once for the whole file (a start costs more CPU than all these tests together):
- *  - keys are cached briefly in each process (src/http/key-cache.ts); revocation must still reach every
+ *  - keys are cached briefly in each process (src/calls/key-cache.ts); revocation must still reach every
  *    process within a second: a key used (and so cached) in process B is revoked through process A, and B
  *    must refuse it within 1 s; the same for a device key rotated through A and a farm deleted through A.
  *    (SQLite is one process's embedded database: its in-process revocation is covered by the keys and

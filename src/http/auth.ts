@@ -9,18 +9,12 @@
  *    (RFC 8707), and those routes' 401s name the protected resource metadata (RFC 9728);
  *  - 'device': a device key `rd_…` (device endpoints only);
  *  - 'none': public (catalog, health, OpenAPI).
- * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (key-cache.ts) that
- * revocation, rotation and deletion clear at once in this process and, by notification, in every other.
+ * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (src/calls/key-cache.ts)
+ * that revocation, rotation and deletion clear at once in this process and, by notification, in every other.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/schema.ts';
-import { AppError } from '../domain/errors.ts';
-import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
-import type { Surface } from '../domain/usage.ts';
-import { hashSecret } from '../lib/secrets.ts';
-import { MINUTE_MS } from '../lib/time.ts';
 import type {
   ActiveApiKey,
   AgentIdentity,
@@ -29,8 +23,14 @@ import type {
   DeviceCaller,
   SessionIdentity,
   SessionLookup,
-} from './callers.ts';
-import { apiKeyCache, deviceKeyCache, KeyChangeListener } from './key-cache.ts';
+} from '../calls/callers.ts';
+import { apiKeyCache, deviceKeyCache, KeyChangeListener } from '../calls/key-cache.ts';
+import type { Db } from '../db/schema.ts';
+import { AppError } from '../domain/errors.ts';
+import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
+import type { Surface } from '../domain/usage.ts';
+import { hashSecret } from '../lib/secrets.ts';
+import { MINUTE_MS } from '../lib/time.ts';
 import { checkAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -176,7 +176,7 @@ export function registerAuth(
     csrfTokenOf?: (token: string) => string;
     /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
     limiter?: RateLimiter | null;
-    /** PostgreSQL: where to LISTEN for keys revoked by other processes (key-cache.ts). */
+    /** PostgreSQL: where to LISTEN for keys revoked by other processes (src/calls/key-cache.ts). */
     databaseUrl?: string | null;
   },
 ): void {

@@ -5,8 +5,8 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, codeForStatus, errorBody } from '../domain/errors.ts';
+import { describeAjvError } from '../lib/ajv.ts';
 import type { RouteTable } from './route-table.ts';
-import { describeAjvError } from './validation.ts';
 
 function validationToAppError(err: FastifyError): AppError {
   const issue = err.validation?.[0] as ErrorObject | undefined;

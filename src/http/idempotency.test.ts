@@ -15,8 +15,8 @@ import type {
   NewDevice,
   Task,
 } from '../../test/replies.ts';
+import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from '../calls/idempotency-store.ts';
 import { JOBS } from '../workers/jobs.ts';
-import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from './idempotency-store.ts';
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 

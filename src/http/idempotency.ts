@@ -9,14 +9,14 @@
  * refused before the handler starts (authentication, body validation) store nothing, as with Stripe.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/schema.ts';
 import {
   checkIdempotencyKey,
   claimIdempotencyKey,
   completeIdempotencyKey,
   fingerprintOf,
   releaseIdempotencyKey,
-} from './idempotency-store.ts';
+} from '../calls/idempotency-store.ts';
+import type { Db } from '../db/schema.ts';
 
 const HEADER = 'Idempotency-Key';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { startTestApp } from '../../test/harness.ts';
-import { compilePending } from './compile-lazily.ts';
+import { compilePending } from '../lib/compile-lazily.ts';
 import { withAccess } from './permissions.ts';
 import { trackRoutes } from './route-table.ts';
 import { registerCors } from './web.ts';

@@ -4,7 +4,7 @@
  * under every 4xx, a HEAD beside each GET): compiling each distinct one once makes start-up (and every
  * test app after the first in a process) much faster. What a serializer does depends only on its schema,
  * the shared schemas and the options, so those are the cache key. Each is compiled on its first use
- * (compile-lazily.ts): most statuses of most routes are never answered by a given process.
+ * (src/lib/compile-lazily.ts): most statuses of most routes are never answered by a given process.
  *
  * A nullable member (`anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }]`, TypeBox's
  * `Nullable`) is handed to fast-json-stringify as a type list (`type: ['string', 'null']`): for `anyOf` it
@@ -16,7 +16,7 @@ import {
   type SerializerFactory,
   SerializerSelector,
 } from '@fastify/fast-json-stringify-compiler';
-import { lazily } from './compile-lazily.ts';
+import { lazily } from '../lib/compile-lazily.ts';
 
 const compileUncached = SerializerSelector();
 

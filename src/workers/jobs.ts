@@ -5,7 +5,7 @@
  * module's service, so tests can call it directly. Jobs that work in batches (the retention jobs) stop
  * between batches once abandoned and go on from there in their next turn.
  */
-import { pruneIdempotencyKeys } from '../http/idempotency-store.ts';
+import { pruneIdempotencyKeys } from '../calls/idempotency-store.ts';
 import { checkIntake } from '../modules/alert-passes/intake.ts';
 import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';

@@ -1,10 +1,10 @@
+import { mergedFreeFormJson } from '../../calls/input-rules.ts';
 import { isUniqueViolation } from '../../db/engine.ts';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { type AppError, conflict } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { mergedFreeFormJson } from '../../http/free-form.ts';
 import { parseJson } from '../../lib/json.ts';
 import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';

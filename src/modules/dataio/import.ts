@@ -19,12 +19,12 @@
  * checks everything and writes nothing.
  */
 import type { ValidateFunction } from 'ajv';
+import { checkJsonValue, textProblem } from '../../calls/input-rules.ts';
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
-import { checkJsonValue, textProblem } from '../../http/input-guard.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import {
@@ -96,9 +96,9 @@ type Values = Record<string, string | null | Record<string, unknown>>;
 type Fail = (column: string | null, message: string) => void;
 
 /**
- * A `fields` cell as a JSON body is checked (input-guard.ts): an object, every number finite (`1e309` is not
- * stored as null), no NUL or lone surrogate in a string or member name. Depth and size are the free-form
- * cap the POST and PATCH schemas carry, checked with the row.
+ * A `fields` cell as a JSON body is checked (src/calls/input-rules.ts): an object, every number finite
+ * (`1e309` is not stored as null), no NUL or lone surrogate in a string or member name. Depth and size are
+ * the free-form cap the POST and PATCH schemas carry, checked with the row.
  */
 function fieldsOf(cell: string, fail: Fail): Record<string, unknown> | undefined {
   let parsed: unknown;

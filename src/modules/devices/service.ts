@@ -1,3 +1,5 @@
+import type { DeviceCaller } from '../../calls/callers.ts';
+import { forgetDevice } from '../../calls/key-cache.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
@@ -5,8 +7,6 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { defaultHouseState } from '../../domain/house-state.ts';
 import { newId } from '../../domain/ids.ts';
-import type { DeviceCaller } from '../../http/callers.ts';
-import { forgetDevice } from '../../http/key-cache.ts';
 import { parseJson } from '../../lib/json.ts';
 import { hashSecret, newDeviceKey } from '../../lib/secrets.ts';
 import { resolveAlertsOfSubject } from '../alerts/service.ts';

@@ -12,7 +12,7 @@ import { expectError, forEachEngine } from '../../../test/harness.ts';
 import { connect, ERAS, refused } from '../../../test/mcp.ts';
 import type { Animal, Farm } from '../../../test/replies.ts';
 import { PAGE_BUDGET_BYTES } from '../../db/pagination.ts';
-import { FREE_FORM_LIMITS } from '../../http/free-form.ts';
+import { FREE_FORM_LIMITS } from '../../lib/free-form.ts';
 import type { ImportResult } from '../dataio/schemas.ts';
 
 /** A member whose JSON text (`"name":"xxx…"`) takes about `bytes`. */

@@ -1,3 +1,5 @@
+import { mergedFreeFormJson } from '../../calls/input-rules.ts';
+import { forgetFarmDevices } from '../../calls/key-cache.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
@@ -7,8 +9,6 @@ import { validateEscalation } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
-import { mergedFreeFormJson } from '../../http/free-form.ts';
-import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
 import { checkEscalationPeople } from '../notifications/escalation.ts';
@@ -215,7 +215,7 @@ export async function deleteFarm(
       throw conflict('The sample farm cannot be deleted; reset it with POST /v1/farms/{farm}/reset instead.');
     }
     if (!(await deleteFarmRow(trx, farm.id))) throw notFound('farm', farmId);
-    // Its devices' keys stop working at once in every process (http/key-cache.ts).
+    // Its devices' keys stop working at once in every process (src/calls/key-cache.ts).
     await notify(trx, BUS_CHANNELS.farmDevices, farm.id);
     return { id: farm.id, deleted: true as const };
   });

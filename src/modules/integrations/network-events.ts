@@ -7,7 +7,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { AppError, invalid } from '../../domain/errors.ts';
-import { describeAjvError, makeAjv } from '../../http/validation.ts';
+import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
 import { parseIso } from '../../lib/time.ts';
 
 interface DeviceIds {

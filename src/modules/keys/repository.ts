@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
+import type { ActiveApiKey } from '../../calls/callers.ts';
 import type { Db } from '../../db/schema.ts';
 import type { ApiKeysTable } from '../../db/tables/foundation.ts';
 import { FAMILY_NAMES, type FamilyGrants, type FamilyLevel, FULL_ACCESS } from '../../domain/permissions.ts';
-import type { ActiveApiKey } from '../../http/callers.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Key, KeyPermissions } from './schemas.ts';
@@ -54,7 +54,7 @@ export function storedGrants(grants: FamilyGrants): string | null {
 
 /**
  * The active (unrevoked) key with this secret hash, as the auth hook needs it (installed into
- * http/auth.ts by buildApp; its short per-process cache is http/key-cache.ts).
+ * http/auth.ts by buildApp; its short per-process cache is src/calls/key-cache.ts).
  */
 export async function findActiveKeyByHash(db: Db, hash: string): Promise<ActiveApiKey | null> {
   const row = await db

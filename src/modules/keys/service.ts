@@ -1,3 +1,4 @@
+import { forgetApiKey } from '../../calls/key-cache.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
@@ -5,7 +6,6 @@ import { inTransaction } from '../../db/transaction.ts';
 import { conflict, forbidden, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { FAMILY_NAMES, type FamilyGrants, FULL_ACCESS, grantsWithin } from '../../domain/permissions.ts';
-import { forgetApiKey } from '../../http/key-cache.ts';
 import { type KeyMode, newApiKey } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import {
@@ -123,7 +123,7 @@ export async function listKeys(db: Db, caller: KeyManager, page: PageRequest): P
  * refused (409): losing it would leave the account no way to reach its live farms (a restricted live key
  * does not count: it could never make an unrestricted one). The account row is locked first, so concurrent
  * revocations queue and the count below is never stale. The key stops working at once: this process
- * forgets it after the commit, every other process when the notification arrives (http/key-cache.ts).
+ * forgets it after the commit, every other process when the notification arrives (src/calls/key-cache.ts).
  */
 export async function revokeKey(
   db: Db,

@@ -7,8 +7,8 @@
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
-import { lazily } from '../../http/compile-lazily.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../http/validation.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { lazily } from '../../lib/compile-lazily.ts';
 import { SHARED_SCHEMAS } from '../../openapi.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -232,7 +232,7 @@ export function toolSchema<S extends TSchema>(
   const json = options.input
     ? advertisedInputSchema(options.advertised ?? checked)
     : (options.advertised ?? leanOutputSchema(full));
-  // Compiled on the first call of the tool (compile-lazily.ts), not when the module loads.
+  // Compiled on the first call of the tool (src/lib/compile-lazily.ts), not when the module loads.
   const compiled = lazily(() => (options.input ? compileChecked(ajv, checked) : ajv.compile(checked)));
   return {
     json,

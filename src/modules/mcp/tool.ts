@@ -7,18 +7,18 @@
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
-import { MAX_PAGE_SIZE, type Page } from '../../db/pagination.ts';
-import type { Db } from '../../db/schema.ts';
-import { AppError } from '../../domain/errors.ts';
-import type { Policy } from '../../domain/permissions.ts';
-import { RECORD_KINDS } from '../../domain/record-kinds.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   fingerprintOf,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   releaseIdempotencyKey,
-} from '../../http/idempotency-store.ts';
+} from '../../calls/idempotency-store.ts';
+import { MAX_PAGE_SIZE, type Page } from '../../db/pagination.ts';
+import type { Db } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Policy } from '../../domain/permissions.ts';
+import { RECORD_KINDS } from '../../domain/record-kinds.ts';
 import { ListOf, Nullable } from '../../http/schemas.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { listFarms } from '../farms/service.ts';

@@ -1,13 +1,13 @@
 /**
  * What a device's MQTT message means: the same body checks as the HTTP routes (the same TypeBox schemas,
- * Ajv as `http/validation.ts` sets it up) and the same service functions. A refusal is the same Error
+ * Ajv as `src/lib/ajv.ts` makes it) and the same service functions. A refusal is the same Error
  * object the HTTP route would answer.
  */
 import type { ValidateFunction } from 'ajv';
+import { parseJsonBody } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, type ErrorBody, errorBody } from '../../domain/errors.ts';
-import { parseJsonBody } from '../../http/input-guard.ts';
-import { describeAjvError, makeAjv } from '../../http/validation.ts';
+import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';
 import { answerCommand } from '../commands/service.ts';
 import { IngestBody, type IngestInput, type IngestResult } from '../ingest/schemas.ts';

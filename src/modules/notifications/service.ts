@@ -4,12 +4,12 @@
  * refused (403) by `personOf`.
  */
 
+import type { ApiCaller } from '../../calls/callers.ts';
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { RoleName } from '../../domain/permissions.ts';
-import type { ApiCaller } from '../../http/callers.ts';
 import { parseJson } from '../../lib/json.ts';
 import { emailUnavailableReason } from './channels/email.ts';
 import { checkPushEndpoint } from './channels/web-push.ts';

@@ -6,13 +6,13 @@
  * key cache is told, here and over the notification bus, as for a revoked API key).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ApiCaller, CachedApiKey } from '../../calls/callers.ts';
+import { apiKeyCache, forgetApiKey } from '../../calls/key-cache.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AGENT_LEVELS, type AgentLevel, agentPolicy, policyWithin } from '../../domain/agent-access.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { ROLE_PRESETS } from '../../domain/permissions.ts';
-import type { ApiCaller, CachedApiKey } from '../../http/callers.ts';
-import { apiKeyCache, forgetApiKey } from '../../http/key-cache.ts';
 import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { CIMD_FRESH_MS, type ClientSettings, findClient, type OAuthClient } from './clients.ts';

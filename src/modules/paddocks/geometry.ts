@@ -14,7 +14,7 @@ import { intersect } from '@turf/intersect';
 import { kinks } from '@turf/kinks';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 import { invalid } from '../../domain/errors.ts';
-import { freeFormProblem } from '../../http/free-form.ts';
+import { freeFormProblem } from '../../lib/free-form.ts';
 
 export type PaddockGeometry = Polygon | MultiPolygon;
 

@@ -1,9 +1,10 @@
 /** People admin: list, invite, change a role, remove, with the last-owner guard (docs/people.md). */
+
+import type { ApiCaller } from '../../calls/callers.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { forbidden, notFound } from '../../domain/errors.ts';
 import type { RoleName } from '../../domain/permissions.ts';
-import type { ApiCaller } from '../../http/callers.ts';
 import { guardLastOwner, invitePerson } from './links.ts';
 import {
   deletePerson,

@@ -5,11 +5,11 @@
  * can move the clock.
  */
 import { createHash } from 'node:crypto';
+import type { ApiCaller, SessionLookup } from '../../calls/callers.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { ApiCaller, SessionLookup } from '../../http/callers.ts';
 import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
 import { DAY_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
 import { bucketsOf, checkLockout, clearFailures, FORGET_MS, recordFailure } from './lockout.ts';

@@ -5,11 +5,11 @@
  * always valid; `resetSampleFarm` puts it back as new.
  */
 
+import { forgetFarmDevices } from '../../calls/key-cache.ts';
 import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../domain/errors.ts';
-import { forgetFarmDevices } from '../../http/key-cache.ts';
 import { DAY_MS } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { toFarm, updateFarmRow } from '../farms/repository.ts';
@@ -52,7 +52,7 @@ export async function resetSampleFarm(
     const restored = { ...SAMPLE_FARM, settings: '{}' };
     await updateFarmRow(trx, farm.id, restored);
     await clearFarmContents(trx, farm.id);
-    // The old devices' keys stop working at once in every process (http/key-cache.ts).
+    // The old devices' keys stop working at once in every process (src/calls/key-cache.ts).
     await notify(trx, BUS_CHANNELS.farmDevices, farm.id);
     await seedSampleFarm(trx, scope, farm.id, now);
     return toFarm({ ...farm, ...restored });

@@ -2,6 +2,8 @@
  * What a stream needs beyond the hub: where the client resumes, which events its caller may see, and
  * whether it still may while the stream runs.
  */
+
+import type { ApiCaller } from '../../calls/callers.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import { allows, type Policy, permission } from '../../domain/permissions.ts';
@@ -13,7 +15,6 @@ import {
   mayReadEvent,
   STREAM_ONLY_EVENTS,
 } from '../../domain/webhook-events.ts';
-import type { ApiCaller } from '../../http/callers.ts';
 import { requireFarm } from '../farms/access.ts';
 import { keyIsActive, sessionIsActive } from './repository.ts';
 import { EVENT_ID_PATTERN } from './schemas.ts';

@@ -3,10 +3,9 @@
  * members may be anything. Each one nests at most 32 levels and takes at most 64 KiB as JSON, so a
  * device or an agent cannot store a value that later breaks every read that includes it. Schemas
  * need not say so: markFreeForm finds them when a validator is compiled (REST and MCP alike). A member a
- * PATCH merges into (settings, fields) is capped again as stored: mergedFreeFormJson, below.
+ * PATCH merges into (settings, fields) is capped again as stored: mergedFreeFormJson, in
+ * src/calls/input-rules.ts.
  */
-import { invalid } from '../domain/errors.ts';
-
 export const FREE_FORM_LIMITS = {
   /** Nesting of one free-form member, counting its own object as level 1. */
   depth: 32,
@@ -76,22 +75,4 @@ export function markFreeForm<T>(schema: T): T {
     return out;
   };
   return mark(schema) as T;
-}
-
-/**
- * A free-form member as stored after a PATCH merged into it (farm settings, animal fields; device state has
- * the same ceiling): its JSON text, or a 400 naming it when that is larger than FREE_FORM_LIMITS.bytes. Each
- * PATCH is capped on its own, but a merge keeps what was there, so without this ceiling PATCH after PATCH
- * grows one record without bound. `stored` is the text before the change: a value stored larger before
- * the ceiling existed may still shrink (a change that does not make it larger is taken).
- */
-export function mergedFreeFormJson(param: string, merged: unknown, stored?: string): string {
-  const text = JSON.stringify(merged) ?? 'null';
-  const bytes = Buffer.byteLength(text);
-  if (bytes <= FREE_FORM_LIMITS.bytes) return text;
-  if (stored !== undefined && bytes <= Buffer.byteLength(stored)) return text;
-  throw invalid(
-    param,
-    `${param} would be ${bytes.toLocaleString('en')} bytes as JSON after this change; the most is ${FREE_FORM_LIMITS.bytes.toLocaleString('en')}. Remove members with null (or send ${param}: null to clear it).`,
-  );
 }

@@ -1,6 +1,7 @@
 /**
  * The idempotency keys' repository: claim a key, complete it with the response, release it, prune it.
- * Shared by the HTTP plugin (`Idempotency-Key` on every POST) and the MCP write tools (`idempotency_key`).
+ * Shared by the HTTP plugin (src/http/idempotency.ts: `Idempotency-Key` on every POST), the MCP write tools
+ * (`idempotency_key`) and the `idempotency.prune` job, so it sits below all three.
  * The claim is a row under a unique (scope, key) in the same database, so it holds across processes on
  * PostgreSQL: the first insert wins; duplicates wait for its response and replay it.
  */

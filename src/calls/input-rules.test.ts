@@ -1,11 +1,11 @@
 /**
- * The JSON body rules (input-guard.ts) on their own: one walk after parsing decides, and a body that
+ * The JSON body rules (input-rules.ts) on their own: one walk after parsing decides, and a body that
  * fails is named exactly as before, the depth limit included, however deep or wide the body is.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../domain/errors.ts';
-import { INPUT_LIMITS, parseJsonBody } from './input-guard.ts';
+import { INPUT_LIMITS, parseJsonBody } from './input-rules.ts';
 
 const LIMIT = INPUT_LIMITS.bodyDepth;
 

@@ -1,6 +1,7 @@
 /**
- * Who is calling: what the auth hook (auth.ts) sets on each request, what the key cache (key-cache.ts) holds,
- * and what services that act for a caller take. Types only, so both can import them without a circle.
+ * Who is calling: what the auth hook (src/http/auth.ts) sets on each request, what the key cache
+ * (key-cache.ts) holds, and what services that act for a caller take. Types only, so both can import them
+ * without a circle; below http/ and modules/, so services name a caller without importing the framework.
  */
 import type { FamilyGrants, Policy, RoleName } from '../domain/permissions.ts';
 import type { KeyMode } from '../lib/secrets.ts';
