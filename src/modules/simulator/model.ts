@@ -4,6 +4,7 @@
  */
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
+import { distanceM } from '../../lib/geo.ts';
 
 export interface Reading {
   metric: string;
@@ -20,7 +21,18 @@ export interface Report {
   events: DeviceEvent[];
   battery?: number;
   state?: Record<string, unknown>;
+  lat?: number;
+  lon?: number;
 }
+
+/** A place as GeoJSON writes it: [longitude, latitude]. */
+export type Place = [number, number];
+
+/** The devices that carry a GPS and report where they are: houses, and the ear tags and bands on animals. */
+export const MOBILE_TYPES: ReadonlySet<string> = new Set(['house', 'tag', 'band']);
+
+/** How far an animal's tracker wanders from where it started, in metres. */
+const WANDER_M = 80;
 
 /** The model state one simulated device carries between reports. */
 export interface Model {
@@ -32,6 +44,12 @@ export interface Model {
   house: HouseState | null;
   /** Set when a command changed the house: the next report carries the whole new state. */
   stateChanged: boolean;
+  /** Where a mobile device stands (null: the farm has no place to start from, so no position is sent). */
+  place: Place | null;
+  /** Where it started: an animal's tracker wanders around it. */
+  home: Place | null;
+  /** A point inside the paddock a house is moving to, once the run has looked the paddock up. */
+  target: Place | null;
 }
 
 export function newModel(type: string, random: () => number): Model {
@@ -43,7 +61,57 @@ export function newModel(type: string, random: () => number): Model {
     nh3: 8 + random() * 6,
     house: type === 'house' ? defaultHouseState() : null,
     stateChanged: false,
+    place: null,
+    home: null,
+    target: null,
   };
+}
+
+/** The place `east` and `north` metres from `from` (flat at a farm's scale). */
+export function offsetPlace(from: Place, east: number, north: number): Place {
+  const lat = from[1] + north / 111_132;
+  const lon = from[0] + east / (111_320 * Math.cos((from[1] * Math.PI) / 180));
+  return [lon, lat];
+}
+
+/**
+ * A house on the move steps at its rate (metres a day): towards the paddock it is moving to, arriving (and
+ * stopping, its state reported) when the step would pass it; else along its heading (east without one).
+ * A move to a paddock the run has not placed yet (no outline) waits.
+ */
+function moveHouse(m: Model, hours: number): void {
+  const move = m.house?.move;
+  if (!m.house || !move || move.status !== 'stepping' || !m.place) return;
+  const metres = (move.meters_per_day * hours) / 24;
+  if (move.target_paddock_id === null) {
+    const heading = ((move.heading_deg ?? 90) * Math.PI) / 180;
+    m.place = offsetPlace(m.place, metres * Math.sin(heading), metres * Math.cos(heading));
+    return;
+  }
+  if (!m.target) return;
+  const left = distanceM(m.place, m.target);
+  if (left <= metres) {
+    m.place = m.target;
+    m.target = null;
+    m.house = { ...m.house, move: { ...move, status: 'stopped', target_paddock_id: null } };
+    m.stateChanged = true;
+    return;
+  }
+  const f = metres / left;
+  m.place = [m.place[0] + (m.target[0] - m.place[0]) * f, m.place[1] + (m.target[1] - m.place[1]) * f];
+}
+
+/** An animal's tracker wanders a few metres each step, never more than WANDER_M from where it started. */
+function wander(m: Model, hours: number, random: () => number): void {
+  if (!m.place || !m.home) return;
+  const step = 15 * Math.sqrt(Math.max(hours, 0.01));
+  let next = offsetPlace(m.place, (random() - 0.5) * step, (random() - 0.5) * step);
+  const away = distanceM(m.home, next);
+  if (away > WANDER_M) {
+    const back = WANDER_M / away;
+    next = [m.home[0] + (next[0] - m.home[0]) * back, m.home[1] + (next[1] - m.home[1]) * back];
+  }
+  m.place = next;
 }
 
 const round = (value: number, places = 1): number => Math.round(value * 10 ** places) / 10 ** places;
@@ -155,13 +223,22 @@ function stepOther(m: Model, at: number, hours: number, random: () => number, is
   return { readings, events, battery: round(m.battery) };
 }
 
-/** One report of a device, `hours` of simulated time after its previous one. */
+/** One report of a device, `hours` of simulated time after its previous one; a mobile one says where it is. */
 export function stepDevice(m: Model, at: number, hours: number, random: () => number): Report {
   const iso = new Date(at).toISOString();
-  if (m.type === 'house') return stepHouse(m, at, hours, random, iso);
-  if (m.type === 'bolus' || m.type === 'tag' || m.type === 'band')
-    return stepAnimal(m, at, hours, random, iso);
-  return stepOther(m, at, hours, random, iso);
+  if (m.type === 'house') moveHouse(m, hours);
+  else if (MOBILE_TYPES.has(m.type)) wander(m, hours, random);
+  const report =
+    m.type === 'house'
+      ? stepHouse(m, at, hours, random, iso)
+      : m.type === 'bolus' || m.type === 'tag' || m.type === 'band'
+        ? stepAnimal(m, at, hours, random, iso)
+        : stepOther(m, at, hours, random, iso);
+  if (m.place) {
+    report.lon = Number(m.place[0].toFixed(6));
+    report.lat = Number(m.place[1].toFixed(6));
+  }
+  return report;
 }
 
 /** A simulated device carries a command out: a house's state changes as the command says. */

@@ -1,12 +1,24 @@
 /**
  * The device simulator: simulated devices of every type on one farm report over HTTP or MQTT, like real
  * devices, using only the public API (an API key to find or create them, their device keys to report) and
- * the public transports. Houses carry out their commands and answer them.
+ * the public transports. Houses carry out their commands and answer them. Houses and animals' trackers
+ * report where they are, starting at the farm's place (or inside its first drawn paddock): a house told to
+ * move steps there at its rate, so the map moves it and its crossings into paddocks are recorded.
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { mulberry32 } from '../../lib/random.ts';
-import { carryOut, type Model, newModel, type Report, stepDevice } from './model.ts';
+import { pointInside, readPaddockGeometry } from '../paddocks/geometry.ts';
+import {
+  carryOut,
+  MOBILE_TYPES,
+  type Model,
+  newModel,
+  offsetPlace,
+  type Place,
+  type Report,
+  stepDevice,
+} from './model.ts';
 
 export interface SimulateOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8080. */
@@ -55,6 +67,10 @@ interface SimDevice {
   model: Model;
   mqtt: MqttClient | null;
   answered: Set<string>;
+  /** Where the server last had it (a run after another carries on from there), if anywhere. */
+  lastPlace: Place | null;
+  /** The paddock whose point the model's `target` is (a house moving to a paddock). */
+  targetFor: string | null;
 }
 
 type Json = Record<string, unknown>;
@@ -84,7 +100,7 @@ async function api(
 
 /** Finds the farm's simulated devices (named "Sim <type> <n>") and creates the missing ones; keys are rotated to be known. */
 async function prepareDevices(options: SimulateOptions, random: () => number): Promise<SimDevice[]> {
-  const existing = new Map<string, string>();
+  const existing = new Map<string, { id: string; place: Place | null }>();
   let before: string | undefined;
   for (;;) {
     const page = await api(
@@ -93,8 +109,17 @@ async function prepareDevices(options: SimulateOptions, random: () => number): P
       `/v1/farms/${options.farmId}/devices?limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`,
       options.apiKey,
     );
-    const data = page.data as Array<{ id: string; name: string; created_at: string }>;
-    for (const d of data) if (d.name.startsWith('Sim ')) existing.set(d.name, d.id);
+    const data = page.data as Array<{
+      id: string;
+      name: string;
+      created_at: string;
+      lat: number | null;
+      lon: number | null;
+    }>;
+    for (const d of data) {
+      if (!d.name.startsWith('Sim ')) continue;
+      existing.set(d.name, { id: d.id, place: d.lat !== null && d.lon !== null ? [d.lon, d.lat] : null });
+    }
     if (!page.has_more || data.length === 0) break;
     before = data[data.length - 1]?.created_at;
   }
@@ -105,7 +130,7 @@ async function prepareDevices(options: SimulateOptions, random: () => number): P
     const found = existing.get(name);
     // Keys are shown once: a device found again gets a new key, as a re-flashed device would.
     const created = found
-      ? await api(options, 'POST', `/v1/devices/${found}/key`, options.apiKey)
+      ? await api(options, 'POST', `/v1/devices/${found.id}/key`, options.apiKey)
       : await api(options, 'POST', `/v1/farms/${options.farmId}/devices`, options.apiKey, { type, name });
     out.push({
       id: String(created.id),
@@ -114,9 +139,58 @@ async function prepareDevices(options: SimulateOptions, random: () => number): P
       model: newModel(type, random),
       mqtt: null,
       answered: new Set(),
+      lastPlace: found?.place ?? null,
+      targetFor: null,
     });
   }
   return out;
+}
+
+/** A point inside a paddock's outline, through the public API (null: none drawn, or it cannot be read). */
+async function paddockPoint(options: SimulateOptions, paddockId: string): Promise<Place | null> {
+  const paddock = await api(options, 'GET', `/v1/paddocks/${paddockId}`, options.apiKey);
+  const { geometry } = readPaddockGeometry(paddock.geometry);
+  return geometry ? (pointInside(geometry) as Place) : null;
+}
+
+/** Where the farm is: its own lat/lon, else a point inside its first drawn paddock, else nowhere. */
+async function farmPlace(options: SimulateOptions): Promise<Place | null> {
+  const farm = await api(options, 'GET', `/v1/farms/${options.farmId}`, options.apiKey);
+  if (typeof farm.lat === 'number' && typeof farm.lon === 'number') return [farm.lon, farm.lat];
+  const paddocks = await api(
+    options,
+    'GET',
+    `/v1/farms/${options.farmId}/paddocks?limit=100`,
+    options.apiKey,
+  );
+  for (const p of paddocks.data as Array<{ geometry: unknown }>) {
+    const { geometry } = readPaddockGeometry(p.geometry);
+    if (geometry) return pointInside(geometry) as Place;
+  }
+  return null;
+}
+
+/**
+ * Puts the mobile devices somewhere: where the server last had them, else side by side from the farm's
+ * place (25 m apart, eastwards), so a first run draws them on the farm.
+ */
+async function placeDevices(options: SimulateOptions, devices: readonly SimDevice[]): Promise<void> {
+  const mobile = devices.filter((d) => MOBILE_TYPES.has(d.type));
+  if (mobile.length === 0) return;
+  const origin = mobile.some((d) => !d.lastPlace) ? await farmPlace(options) : null;
+  mobile.forEach((d, i) => {
+    const place = d.lastPlace ?? (origin ? offsetPlace(origin, 25 * i, 0) : null);
+    d.model.place = place;
+    d.model.home = place;
+  });
+}
+
+/** A house moving to a paddock learns where that paddock is (once per paddock it is sent to). */
+async function aimHouse(options: SimulateOptions, device: SimDevice): Promise<void> {
+  const target = device.model.house?.move.target_paddock_id ?? null;
+  if (target === device.targetFor) return;
+  device.targetFor = target;
+  device.model.target = target === null ? null : await paddockPoint(options, target);
 }
 
 type Command = { id: string; command: string; params: Json };
@@ -202,6 +276,7 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
     status.lastError = err instanceof Error ? err.message : String(err);
   };
   const devices = await prepareDevices(options, random);
+  await placeDevices(options, devices);
 
   /** Carries a command out once (devices de-duplicate by command id) and answers it. */
   const answer = async (device: SimDevice, command: Command) => {
@@ -249,6 +324,7 @@ export async function runSimulation(options: SimulateOptions): Promise<Simulatio
       const began = Date.now();
       const hours = (at - previous) / 3_600_000;
       status.simulatedAt = new Date(at).toISOString();
+      await Promise.all(devices.filter((d) => d.model.house).map((d) => aimHouse(options, d).catch(fail)));
       await Promise.all(devices.map((d) => report(d, stepDevice(d.model, at, hours, random)).catch(fail)));
       options.onStatus?.(status);
       // A report every `everyMs` of real time, however long the reports took.

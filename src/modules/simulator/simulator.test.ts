@@ -144,3 +144,98 @@ for (const engine of ENGINES) {
     }
   });
 }
+
+test('simulated houses and trackers report where they are; a house sent to a paddock drives there, and its crossing is recorded', async () => {
+  const t = await startMqttTestApp(ENGINES[0] ?? 'sqlite');
+  try {
+    const acct = await t.account();
+    const key = acct.live_key;
+    const origin = { lat: 45, lon: 10 };
+    const farm = (await make.farm(t, key, { name: 'Moving Farm', ...origin, timezone: 'UTC' })).id;
+    // A paddock from 150 to 250 m east of the farm's place; the houses start at the place, outside it.
+    const east = (m: number) => origin.lon + m / (111_320 * Math.cos((origin.lat * Math.PI) / 180));
+    const north = (m: number) => origin.lat + m / 111_132;
+    const paddock = await make.paddock(t, key, farm, {
+      name: 'East',
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [east(150), north(-50)],
+            [east(250), north(-50)],
+            [east(250), north(50)],
+            [east(150), north(50)],
+            [east(150), north(-50)],
+          ],
+        ],
+      },
+    });
+    const day = 86_400_000;
+    const run = (startAt: number, hours: number) =>
+      runSimulation({
+        url: t.httpUrl,
+        apiKey: key,
+        farmId: farm,
+        devices: 9,
+        transport: 'http',
+        everyMs: 20,
+        speed: 36_000, // 12 simulated minutes a report
+        startAt,
+        hours,
+      });
+    const first = await run(Date.now() - 2 * day, 1);
+    assert.equal(first.errors, 0, first.lastError ?? '');
+    const devices = await t.request<List<Device>>('GET', `/v1/farms/${farm}/devices?limit=100`, { key });
+    const house = devices.body.data.find((d) => d.type === 'house')!;
+    const tag = devices.body.data.find((d) => d.type === 'tag')!;
+    assert.ok(Math.abs(house.lat! - origin.lat) < 1e-4 && Math.abs(house.lon! - origin.lon) < 1e-4);
+    assert.ok(tag.lat !== null && tag.lon !== null, 'an ear tag reports where it is');
+    assert.equal(
+      devices.body.data.find((d) => d.type === 'weather')?.lat,
+      null,
+      'a weather station does not',
+    );
+    assert.equal(house.paddock_id, null);
+
+    // Told to move at 4 km a day to the paddock: about 200 m, there within the next two simulated hours.
+    for (const body of [
+      { command: 'move.start', params: { meters_per_day: 4_000 } },
+      { command: 'move.to_paddock', params: { paddock_id: paddock.id } },
+    ]) {
+      const queued = await t.request('POST', `/v1/devices/${house.id}/commands`, { key, body });
+      assert.equal(queued.status, 201, JSON.stringify(queued.body));
+    }
+    const second = await run(Date.now() - 2 * day + 2 * 3_600_000, 3);
+    assert.equal(second.errors, 0, second.lastError ?? '');
+    assert.equal(second.commandsAnswered, 2);
+
+    const moved = await t.request<Device>('GET', `/v1/devices/${house.id}`, { key });
+    assert.equal(moved.body.paddock_id, paddock.id, 'the house stands in the paddock');
+    const move = (moved.body.state as { move: { status: string; target_paddock_id: string | null } }).move;
+    // null removes a key from the stored state (docs/devices.md), so the target is gone.
+    assert.deepEqual([move.status, move.target_paddock_id ?? null], ['stopped', null], 'arrived, it stopped');
+    const track = await t.request<{ data: { lon: number; at: string }[] }>(
+      'GET',
+      `/v1/devices/${house.id}/track?limit=1000`,
+      { key },
+    );
+    const lons = track.body.data.map((p) => p.lon).reverse();
+    assert.ok(lons.length > 10, `the track has ${lons.length} positions`);
+    assert.ok(
+      lons.every((lon, i) => i === 0 || lon >= (lons[i - 1] ?? lon)),
+      'it only ever went east',
+    );
+    const crossings = await t.request<List<{ data: { to?: { paddock_id?: string }; reason?: string } }>>(
+      'GET',
+      `/v1/farms/${farm}/events?type=move&subject_id=${house.id}`,
+      { key },
+    );
+    assert.deepEqual(
+      crossings.body.data.map((e) => [e.data.to?.paddock_id, e.data.reason]),
+      [[paddock.id, 'position']],
+      'its crossing into the paddock is recorded once',
+    );
+  } finally {
+    await t.close();
+  }
+});
