@@ -346,6 +346,10 @@ test('a task deleted on the server while the phone was offline lands in "needs a
   assert.match((await card.textContent()) ?? '', /Task done: Check the water trough/);
   assert.match((await card.textContent()) ?? '', /Needs attention/);
   assert.match((await card.textContent()) ?? '', /No task with id "task_/, 'the server’s own message');
+  // Deleted on the server: nothing to fix or send it to, only to discard.
+  assert.match((await card.textContent()) ?? '', /deleted on Farmstead while this phone was away/);
+  assert.equal(await card.getByRole('button', { name: 'Send again' }).count(), 0);
+  assert.equal(await card.getByRole('button', { name: 'Fix' }).count(), 0);
   await screenshot(page, 'console-offline-conflict-phone');
   const [change] = await queued(page, personId);
   assert.equal(change?.state, 'attention');
@@ -354,6 +358,44 @@ test('a task deleted on the server while the phone was offline lands in "needs a
   await card.getByRole('button', { name: 'Discard' }).click();
   await waitFor('the discard', async () => (await queued(page, personId)).length === 0);
   await page.getByText('Nothing waiting').waitFor();
+  await context.close();
+});
+
+test('a task someone else marked done while the phone was offline syncs with a note saying so', async () => {
+  const field = await fieldFarm('Done Twice Farm');
+  const second = await make.task(world.t, field.key, field.farm.id, { title: 'Top up the grit' });
+  const { page, context, personId } = await phone(field);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Tasks' }).click();
+  for (const title of ['Check the water trough', 'Top up the grit']) {
+    await page.locator('li.task', { hasText: title }).getByRole('button', { name: 'Done' }).click();
+  }
+  await page.getByText('Waiting to sync (2)').waitFor();
+  // Meanwhile, with signal, a colleague marks the first one done.
+  const colleague = await world.t.request<Task>('POST', `/v1/tasks/${field.task.id}/done`, {
+    key: field.key,
+  });
+  assert.equal(colleague.status, 200);
+
+  await context.setOffline(false);
+  await page.evaluate('dispatchEvent(new Event("online"))');
+  await waitFor('the sync', async () => {
+    const changes = await queued(page, personId);
+    return changes.length === 2 && changes.every((c) => c.state === 'synced') && changes;
+  });
+  const notes = new Map((await queued(page, personId)).map((c) => [c.label, c.message]));
+  assert.match(
+    notes.get('Task done: Check the water trough') ?? '',
+    /^Already done by someone else/,
+    'the colleague’s done is kept, and said',
+  );
+  assert.equal(notes.get('Task done: Top up the grit'), null, 'the phone’s own done has no note');
+  const task = await get<Task>(field.key, `/v1/tasks/${field.task.id}`);
+  assert.equal(task.done_at, colleague.body.done_at, 'the first done stands');
+  const mine = await get<Task>(field.key, `/v1/tasks/${second.id}`);
+  assert.equal(mine.status, 'done');
+  await page.goto(`${world.base}/sync`);
+  await page.getByText(/Already done by someone else/).waitFor();
   await context.close();
 });
 

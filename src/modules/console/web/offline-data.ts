@@ -43,6 +43,11 @@ export interface Change {
   state: 'waiting' | 'synced' | 'attention';
   /** The server's words when it needs attention; a note when synced ("already done by someone else"). */
   message: string | null;
+  /**
+   * Needs attention because the record it acts on is no longer on the farm (404: deleted by someone else):
+   * there is nothing to fix or send it to, only to discard it.
+   */
+  gone?: boolean;
   /** When it was first sent (it may have arrived although no answer came back). */
   first_sent_at: number | null;
   synced_at: string | null;
@@ -578,20 +583,28 @@ async function sendChange(db: Local, change: Change, ids: Map<string, string>): 
       return 'later';
     change.state = 'attention';
     change.message = err.message;
+    change.gone = err.status === 404 && change.path.id !== undefined;
     await db.put('queue', change);
     return 'attention';
   }
 }
 
-/** A note on a change the server took: a task someone else had already done is fine, and said so. */
+/**
+ * A note on a change the server took: a task someone else had already done is fine, and said so. The change
+ * sent its own `done_at` (when Done was tapped), which the server keeps as given unless it is ahead of the
+ * server's clock (then the server's now, about when it was first sent); any other `done_at` is someone
+ * else's, before or after the tap.
+ */
 function noteOf(change: Change, answer: Record<string, unknown>, replayed: boolean): string | null {
   if (change.template !== '/v1/tasks/{id}/done' || replayed) return null;
   const doneAt = Date.parse(String(answer.done_at ?? ''));
+  if (!Number.isFinite(doneAt)) return null;
   const sentAt = change.first_sent_at ?? Date.now();
-  if (Number.isFinite(doneAt) && doneAt < sentAt - 60_000) {
-    return `Already done by someone else (${new Date(doneAt).toLocaleString()}).`;
-  }
-  return null;
+  const mine = Date.parse(String((change.body as { done_at?: unknown } | null)?.done_at ?? ''));
+  const ours = Number.isFinite(mine)
+    ? doneAt === mine || (mine > doneAt && doneAt >= sentAt - 60_000)
+    : doneAt >= sentAt - 60_000;
+  return ours ? null : `Already done by someone else (${new Date(doneAt).toLocaleString()}).`;
 }
 
 /** Sends every waiting change, oldest first; stops at the first that cannot be sent now. */

@@ -76,21 +76,26 @@ function ChangeCard({
 }) {
   const [fixing, setFixing] = useState(false);
   const kind = change.state === 'attention' ? 'needs-attention' : change.state;
-  const fields = fixable(change.body);
+  // A change whose record was deleted on Farmstead can only be discarded.
+  const fields = change.gone ? [] : fixable(change.body);
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
     <div class="card-head"><h2 class="card-title">${change.label}</h2>
       <span class=${`status ${kind}`}>${STATE_TEXT[change.state]}</span></div>
     <p class="small muted">Made ${farmTime(change.made_at, timezone)}${change.synced_at ? ` · synced ${farmTime(change.synced_at, timezone)}` : ''}</p>
     ${change.message && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${change.message}</p>`}
+    ${change.state === 'attention' && change.gone && html`<p class="small">It was deleted on Farmstead while this phone was away, so there is nothing to send it to.</p>`}
     ${
       change.state === 'attention' &&
       html`<div class="actions">
         ${fields.length > 0 && html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>`}
-        <${ActionButton} label="Send again" kind=${fields.length > 0 ? 'secondary' : 'primary'} action=${async () => {
-          await retry(change);
-          onChanged();
-        }} />
-        <${ActionButton} label="Discard" action=${async () => {
+        ${
+          !change.gone &&
+          html`<${ActionButton} label="Send again" kind=${fields.length > 0 ? 'secondary' : 'primary'} action=${async () => {
+            await retry(change);
+            onChanged();
+          }} />`
+        }
+        <${ActionButton} label="Discard" kind=${change.gone ? 'primary' : 'secondary'} action=${async () => {
           if (!confirm(`Discard “${change.label}”? It will not reach Farmstead.`)) return 'Kept.';
           await discard(change);
           onChanged();
