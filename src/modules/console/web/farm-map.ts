@@ -211,16 +211,24 @@ export class FarmMap {
           fillOpacity: 0.25,
           className: `map-paddock paddock-${p.id}`,
         });
-        shape.bindTooltip(p.name, {
-          permanent: true,
-          direction: 'center',
-          className: 'map-label',
-          pane: 'labels',
-        });
         add(shape, { kind: 'paddock', id: p.id });
         this.paddocks.set(p.id, shape);
         const box = shape.getBounds();
-        if (box.isValid()) bounds.push(...cornersOf(box));
+        if (box.isValid()) {
+          bounds.push(...cornersOf(box));
+          // The name sits on the paddock's top edge, not its middle, where the houses, trackers and alerts
+          // standing in it would cover it (and it them).
+          L.tooltip({
+            permanent: true,
+            direction: 'top',
+            className: 'map-label',
+            pane: 'labels',
+            interactive: false,
+          })
+            .setLatLng([box.getNorthEast().lat, box.getCenter().lng])
+            .setContent(p.name)
+            .addTo(this.farmLayer);
+        }
       } else if (p.kind === 'route' && f.geometry?.type === 'LineString') {
         const latlngs = latLngsOf(f.geometry.coordinates) as [number, number][];
         L.polyline(latlngs, {

@@ -41,7 +41,6 @@ declare module 'leaflet' {
     getLatLng(): LatLng;
     setStyle(style: PathStyle): this;
     toGeoJSON(): { type: 'Feature'; geometry: { type: string; coordinates: unknown } };
-    bindTooltip(text: string, options?: TooltipOptions): this;
     getElement(): HTMLElement | SVGElement | undefined;
     bringToFront(): this;
     /** leaflet-geoman's editing of this path (present once the plugin is loaded). */
@@ -50,6 +49,9 @@ declare module 'leaflet' {
   export interface LayerGroup extends Layer {
     addLayer(layer: Layer): this;
     clearLayers(): this;
+  }
+  export interface Tooltip extends Layer {
+    setContent(content: string): this;
   }
   export interface TooltipOptions {
     permanent?: boolean;
@@ -155,6 +157,8 @@ declare module 'leaflet' {
     divIcon(options: DivIconOptions): Icon;
     polyline(latlngs: LatLngPair[], style?: PathStyle): Layer;
     polygon(latlngs: unknown, style?: PathStyle): Layer;
+    /** A tooltip standing alone (Leaflet 1.8+), placed with setLatLng. */
+    tooltip(options?: TooltipOptions): Tooltip;
     latLng(lat: number, lng: number): LatLng;
     latLngBounds(corners: LatLngPair[]): Bounds;
     /** leaflet-geoman, once loaded: `reInitLayer` gives `pm` to a map or path made before it was loaded. */
