@@ -4,7 +4,7 @@
  * attention with the server's own words and the choice to fix it (the fields it sent, edited) or discard it.
  */
 import { Field } from '../form.ts';
-import { html, useEffect, useState } from '../lib.ts';
+import { html, useEffect, useRef, useState } from '../lib.ts';
 import { type Change, discard, listQueue, retry, syncNow, useOffline } from '../offline.ts';
 import { ActionButton, farmTime } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -116,7 +116,14 @@ function ChangeCard({
 export function Page({ farm }: PageProps) {
   const s = useOffline();
   const [changes, setChanges] = useState<Change[] | null>(null);
-  const load = () => void listQueue().then(setChanges);
+  // Reads may finish out of order (a sync moves the queue on while one is running): the newest read wins.
+  const reads = useRef(0);
+  const load = () => {
+    const n = ++reads.current;
+    void listQueue().then((list) => {
+      if (n === reads.current) setChanges(list);
+    });
+  };
   // The list follows the queue: each sync or new change is shown as it happens.
   useEffect(load, [s.waiting, s.attention, s.syncing]);
   if (!changes) return html`<p class="muted" role="status">Loading…</p>`;
