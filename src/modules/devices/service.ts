@@ -115,7 +115,7 @@ export async function createDevice(
     };
     await insertDevice(trx, row);
     if (row.lat !== null && row.lon !== null) {
-      await placeDevice(trx, row.id, now);
+      await placeDevice(trx, row.id, now, false);
       Object.assign(row, await placeOf(trx, row.id));
     }
     const device = toDevice(row);
@@ -155,7 +155,7 @@ export async function updateDevice(
     }
     if (patch.lat !== undefined || patch.lon !== undefined) {
       // A position set by hand places the device like a reported one.
-      await placeDevice(trx, device.id, Date.now());
+      await placeDevice(trx, device.id, Date.now(), false);
       Object.assign(patch, await placeOf(trx, device.id));
     }
     return toDevice({ ...device, ...patch });

@@ -50,3 +50,34 @@ export function paddockAt(shapes: readonly PaddockShape[], lat: number, lon: num
   }
   return best?.id ?? null;
 }
+
+/**
+ * How far (metres) a position lies outside a paddock's outline: 0 inside it (or on its edge), else the
+ * distance to the nearest edge; null when the outline is unusable. Flat at a farm's scale: metres east and
+ * north of the position.
+ */
+export function metresOutside(shape: PaddockShape, lat: number, lon: number): number | null {
+  const outline = usableOutline(shape.geometry);
+  if (!outline) return null;
+  if (contains(outline, lat, lon)) return 0;
+  const eastM = 111_320 * Math.cos((lat * Math.PI) / 180);
+  const northM = 111_132;
+  const polygons = outline.type === 'Polygon' ? [outline.coordinates] : outline.coordinates;
+  let nearest = Number.POSITIVE_INFINITY;
+  for (const ring of polygons.flat()) {
+    for (let i = 1; i < ring.length; i++) {
+      const a = ring[i - 1] as number[];
+      const b = ring[i] as number[];
+      const ax = ((a[0] as number) - lon) * eastM;
+      const ay = ((a[1] as number) - lat) * northM;
+      const bx = ((b[0] as number) - lon) * eastM;
+      const by = ((b[1] as number) - lat) * northM;
+      const dx = bx - ax;
+      const dy = by - ay;
+      const length2 = dx * dx + dy * dy;
+      const along = length2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / length2));
+      nearest = Math.min(nearest, Math.hypot(ax + along * dx, ay + along * dy));
+    }
+  }
+  return nearest;
+}

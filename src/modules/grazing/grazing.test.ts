@@ -322,6 +322,49 @@ forEachEngine('grazing', (t) => {
     assert.equal(houses.data.find((h) => h.id === house.id)?.paddock_id, east.id, 'the houses view shows it');
   });
 
+  test('a house parked at a fence stays in its paddock while its GPS wanders a few metres over; a person’s edit places it exactly', async () => {
+    const { key, farm, west, east } = await farmWithPaddocks(t());
+    const flock = await make.group(t(), key, farm.id, {
+      name: 'Broilers',
+      species: 'chicken',
+      paddock_id: west.id,
+    });
+    const house = await make.device(t(), key, farm.id, { name: 'House 2', group_id: flock.id });
+    // Metres east of the fence between West and East (lon -92.32); negative is west of it, in West.
+    const fence = (m: number) => ({
+      lat: 38.955,
+      lon: -92.32 + m / (111_320 * Math.cos((38.955 * Math.PI) / 180)),
+    });
+    const where = async () => (await make.fetched<Device>(t(), key, `/v1/devices/${house.id}`)).paddock_id;
+    const moves = async () =>
+      (
+        await make.fetched<List<FarmEvent>>(
+          t(),
+          key,
+          `/v1/farms/${farm.id}/events?type=move&subject_id=${house.id}`,
+        )
+      ).data.length;
+    assert.equal((await make.report(t(), house.device_key, fence(-3))).status, 200);
+    assert.equal(await where(), west.id);
+    for (const m of [2, -1, 4.5, -2, 3]) {
+      assert.equal((await make.report(t(), house.device_key, fence(m))).status, 200);
+      assert.equal(await where(), west.id, `${m} m over the fence is still West`);
+    }
+    assert.equal(await moves(), 0, 'no crossing was logged');
+    assert.equal((await paddock(t(), key, west.id)).occupied_by.groups.length, 1, 'the flock stayed');
+    // Well over: it crossed, once.
+    assert.equal((await make.report(t(), house.device_key, fence(12))).status, 200);
+    assert.equal(await where(), east.id);
+    assert.equal(await moves(), 1);
+    // Back by a few metres: still East (the margin holds either way).
+    assert.equal((await make.report(t(), house.device_key, fence(-4))).status, 200);
+    assert.equal(await where(), east.id);
+    // A person putting it 2 m into West means West.
+    const placed = await t().request<Device>('PATCH', `/v1/devices/${house.id}`, { key, body: fence(-2) });
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    assert.equal(await where(), west.id);
+  });
+
   test('a report without a position, or at the position already placed, runs no statement for placing', async () => {
     const { key, farm } = await farmWithPaddocks(t());
     const tag = await make.device(t(), key, farm.id, { type: 'tag', name: 'Collar 9' });

@@ -2,13 +2,15 @@
  * Where each device stands (docs/grazing.md): its paddock from its position, by point in polygon over the
  * farm's outlines (geometry.ts), worked out when a report or an edit moves it (`placeDevice`) and for the
  * whole farm when an outline changes (`placeFarmDevices`). A house crossing into another paddock changes
- * its stay, logs its move and moves its flock through the service's `recordMove`.
+ * its stay, logs its move and moves its flock through the service's `recordMove`. A reported position
+ * leaves a paddock only once it is more than BOUNDARY_MARGIN_M outside it, so a house parked at a fence
+ * does not cross it with every wobble of its GPS.
  */
 import type { Trx } from '../../db/schema.ts';
 import { lockRows } from '../../db/transaction.ts';
 import { newId } from '../../domain/ids.ts';
 import { recordFarmEvent } from '../events/record.ts';
-import { type PaddockShape, paddockAt } from './geometry.ts';
+import { metresOutside, type PaddockShape, paddockAt } from './geometry.ts';
 import {
   closeOpenStays,
   devicesWithPosition,
@@ -74,9 +76,25 @@ async function houseCrossed(trx: Trx, device: PlacedDevice, to: string | null, a
   }
 }
 
-/** The paddock the device's position is in (`shapes`: the farm's outlines), or null. */
-function paddockOf(device: PlacedDevice, shapes: PaddockShape[]): string | null {
-  return device.lat === null || device.lon === null ? null : paddockAt(shapes, device.lat, device.lon);
+/**
+ * How far outside its paddock a reported position may be and still count as in it: a consumer GPS wanders
+ * a few metres, and a house parked at a fence would otherwise log a move (and move its flock, and restart
+ * the paddock's rest) each time a fix falls on the other side.
+ */
+export const BOUNDARY_MARGIN_M = 5;
+
+/**
+ * The paddock the device's position is in (`shapes`: the farm's outlines), or null. With `margin` (a
+ * reported position), a device stays in its paddock while it is at most BOUNDARY_MARGIN_M outside it;
+ * moving into a smaller paddock drawn inside it, or anywhere from no paddock, needs no margin.
+ */
+function paddockOf(device: PlacedDevice, shapes: PaddockShape[], margin = false): string | null {
+  if (device.lat === null || device.lon === null) return null;
+  const found = paddockAt(shapes, device.lat, device.lon);
+  if (!margin || device.paddock_id === null || found === device.paddock_id) return found;
+  const current = shapes.find((s) => s.id === device.paddock_id);
+  const outside = current ? metresOutside(current, device.lat, device.lon) : null;
+  return outside !== null && outside > 0 && outside <= BOUNDARY_MARGIN_M ? device.paddock_id : found;
 }
 
 /** Sets a device's paddock (and the position it was placed from); a house records the crossing. */
@@ -86,13 +104,14 @@ async function place(trx: Trx, device: PlacedDevice, paddock: string | null, at:
 }
 
 /**
- * Derives the device's paddock from its position (after a report or an edit moved it). Runs in the
- * caller's transaction; the device row is already locked by the caller's update.
+ * Derives the device's paddock from its position, after a report (`reported`: the boundary margin holds
+ * it in its paddock) or a person's edit (placed exactly where they put it) moved it. Runs in the caller's
+ * transaction; the device row is already locked by the caller's update.
  */
-export async function placeDevice(trx: Trx, deviceId: string, at: number): Promise<void> {
+export async function placeDevice(trx: Trx, deviceId: string, at: number, reported: boolean): Promise<void> {
   const device = await findPlacedDevice(trx, deviceId);
   if (!device) return;
-  await place(trx, device, paddockOf(device, await paddockShapes(trx, device.farm_id)), at);
+  await place(trx, device, paddockOf(device, await paddockShapes(trx, device.farm_id), reported), at);
 }
 
 /**

@@ -176,7 +176,7 @@ export async function ingestReport(
     // A new position may be in another paddock (grazing): placed again only when it moved since the last
     // placing, so a report without a position, or at the same one, runs no statement for it.
     if (carriesPosition(stamped) && (device.lat !== device.placed_lat || device.lon !== device.placed_lon)) {
-      await placeDevice(trx, device.id, now);
+      await placeDevice(trx, device.id, now, true);
     }
 
     await touched.storeReadings();
