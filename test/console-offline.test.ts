@@ -589,6 +589,39 @@ test('the first download of a 5,000-animal herd is under 1 MB compressed; the ne
   await page.context().close();
 });
 
+test('a phone away longer than the server remembers deletions gets the whole herd again, and drops what was deleted', async () => {
+  const field = await fieldFarm('Long Away Farm');
+  const { page, context, personId } = await phone(field);
+  const held = async () =>
+    ((await stored<{ key: string; kind: string }[]>(page, personId, 'records')) ?? [])
+      .filter((r) => r.kind === 'animal')
+      .map((r) => r.key)
+      .sort();
+  assert.equal((await held()).length, 3);
+  // The phone last refreshed 100 days ago (the server keeps deleted ids 90 days); Bramble went since.
+  const args = JSON.stringify({ name: `farmstead-${personId}`, key: `since:${field.farm.id}` });
+  const since = String(Date.now() - 100 * 86_400_000);
+  await page.evaluate(`(({ name, key }) => new Promise((resolve) => {
+    const open = indexedDB.open(name);
+    open.onsuccess = () => {
+      const tx = open.result.transaction('meta', 'readwrite');
+      tx.objectStore('meta').put(${JSON.stringify(since)}, key);
+      tx.oncomplete = () => { open.result.close(); resolve(null); };
+    };
+  }))(${args})`);
+  const gone = await world.t.request('DELETE', `/v1/animals/${field.bramble.id}`, { key: field.key });
+  assert.equal(gone.status, 200);
+
+  const offlineModule = (await apiModule(page)).replace('api.ts', 'offline.ts');
+  await page.evaluate(`import(${JSON.stringify(offlineModule)}).then((m) => m.syncNow())`);
+  await waitFor('the refresh', async () => (await held()).length === 2);
+  assert.ok(
+    !(await held()).includes(`animal:${field.bramble.id}`),
+    'the deleted animal is gone from the phone',
+  );
+  await context.close();
+});
+
 test('two tabs syncing at once send each change once (Web Lock), and an animal edited offline syncs', async () => {
   const field = await fieldFarm('Two Tabs Farm');
   const { page, context, personId } = await phone(field);

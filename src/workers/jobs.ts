@@ -8,6 +8,7 @@
 import { pruneIdempotencyKeys } from '../calls/idempotency-store.ts';
 import { checkIntake } from '../modules/alert-passes/intake.ts';
 import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
+import { pruneAnimalRemovals } from '../modules/animals/service.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
 import { downlinkSettings, sendDueDownlinks } from '../modules/integrations/downlinks.ts';
 import { pruneUplinkKeys } from '../modules/integrations/service.ts';
@@ -50,6 +51,18 @@ export const JOBS: readonly PeriodicJob[] = [
     run: async ({ database, config, log }) => {
       const result = await sendDueDownlinks(database.db, downlinkSettings(config), Date.now());
       if (result.failed > 0 || result.retry > 0) log.info(result, 'LoRaWAN downlinks sent');
+    },
+  },
+  {
+    // The ids of animals deleted more than 90 days ago: a phone that has not refreshed since gets the whole
+    // herd instead (animals/service.ts, REMOVALS_KEPT_MS).
+    name: 'animals.prune_removals',
+    everyMs: () => 86_400_000,
+    timeoutMs: 120_000,
+    attempts: 3,
+    run: async ({ database, log }) => {
+      const deleted = await pruneAnimalRemovals(database.db, Date.now());
+      if (deleted > 0) log.debug({ deleted }, 'old animal removals forgotten');
     },
   },
   {

@@ -9,7 +9,14 @@ import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { Animal, ErrorReply } from '../../../test/replies.ts';
 import type { AnimalChanges as ChangesSchema } from './schemas.ts';
-import { animalChanges, CHANGES_OVERLAP_MS, createAnimal, updateAnimal } from './service.ts';
+import {
+  animalChanges,
+  CHANGES_OVERLAP_MS,
+  createAnimal,
+  pruneAnimalRemovals,
+  REMOVALS_KEPT_MS,
+  updateAnimal,
+} from './service.ts';
 
 /** The answer, its animals typed (the schema refers to Animal by name). */
 type AnimalChanges = Omit<ChangesSchema, 'data'> & { data: Animal[] };
@@ -82,6 +89,62 @@ forEachEngine('animal changes', (t) => {
     assert.equal(res.body.data.find((a) => a.id === edited.id)?.notes, 'lame front left');
     assert.equal(res.body.data.find((a) => a.id === grouped.id)?.group_id, null);
     assert.deepEqual(res.body.removed, [gone.id]);
+    assert.equal(res.body.full, false, 'only what changed');
+  });
+
+  test('deleted ids are kept 90 days: an older since gets the whole herd, marked full; the daily job forgets them', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const db = t().database.db;
+    const scope = { accountId: acct.account_id, mode: 'live' as const };
+    const day = 86_400_000;
+    const now = Date.now();
+    const herd = [];
+    for (const tag of ['A1', 'A2', 'A3']) {
+      herd.push(await createAnimal(db, scope, farm, { species: 'sheep', tag }, now - 200 * day));
+    }
+    const gone = await make.animal(t(), acct.live_key, farm, { tag: 'OLD' });
+    await db
+      .insertInto('animal_removals')
+      .values([
+        { farm_id: farm, animal_id: 'ani_long_gone', removed_at: now - REMOVALS_KEPT_MS - day },
+        { farm_id: farm, animal_id: gone.id, removed_at: now - 10 * day },
+      ])
+      .execute();
+
+    const recent = await animalChanges(db, scope, farm, { since: String(now - 20 * day) }, now);
+    assert.equal(recent.full, false);
+    assert.deepEqual(recent.removed, [gone.id], 'a deletion within 90 days is listed');
+    const old = await animalChanges(
+      db,
+      scope,
+      farm,
+      { since: String(now - REMOVALS_KEPT_MS - 2 * day) },
+      now,
+    );
+    assert.equal(old.full, true, 'too old for the deletions kept: the whole herd');
+    assert.deepEqual(old.removed, []);
+    assert.deepEqual(
+      (old.data as Animal[]).map((a) => a.id).sort(),
+      [...herd.map((a) => a.id), gone.id].sort(),
+      'every animal, unchanged ones too',
+    );
+    const fresh = await t().request<AnimalChanges>('GET', `/v1/farms/${farm}/animals/changes`, {
+      key: acct.live_key,
+    });
+    assert.equal(fresh.body.full, true, 'no since is the whole herd too');
+
+    assert.ok((await pruneAnimalRemovals(db, now)) >= 1);
+    const left = await db
+      .selectFrom('animal_removals')
+      .select('animal_id')
+      .where('farm_id', '=', farm)
+      .execute();
+    assert.deepEqual(
+      left.map((r) => r.animal_id),
+      [gone.id],
+      'only the one older than 90 days is forgotten',
+    );
   });
 
   test('an animal moved by a move event (grazing) is in the next refresh, in its new paddock', async () => {

@@ -242,3 +242,9 @@ export async function animalsRemovedSince(db: Db, farmId: string, since: number)
     .execute();
   return rows.map((r) => r.animal_id);
 }
+
+/** Deletes the removals recorded before `cutoff`; returns how many. */
+export async function deleteRemovalsBefore(db: Db, cutoff: number): Promise<number> {
+  const result = await db.deleteFrom('animal_removals').where('removed_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

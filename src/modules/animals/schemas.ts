@@ -166,6 +166,10 @@ export const AnimalChangesQuery = Type.Object(
 export const AnimalChangesSchema = Type.Object(
   {
     data: Type.Array(Type.Ref('Animal'), { description: 'Animals added or changed, oldest change first.' }),
+    full: Type.Boolean({
+      description:
+        'True when this refresh lists the whole herd (no `since`, or a `since` older than the 90 days deleted animals are remembered): replace what you hold with its pages. False: only what changed, with the deleted in `removed`.',
+    }),
     removed: Type.Array(Type.String(), {
       description: 'Ids of animals deleted since `since` (on the first page of a refresh only; else empty).',
     }),

@@ -23,6 +23,7 @@ import {
   animalsRemovedSince,
   animalValues,
   clearAnimalsFrom,
+  deleteRemovalsBefore,
   findEidHolder,
   recordRemovals,
   searchTextOf,
@@ -44,6 +45,12 @@ import {
  * twice is stored twice on the phone, which changes nothing.
  */
 export const CHANGES_OVERLAP_MS = 60_000;
+
+/**
+ * How long the ids of deleted animals are kept for refreshes (`animal_removals`, pruned daily): a `since`
+ * older than this gets the whole herd back, marked `full`, since the deletions before it are gone.
+ */
+export const REMOVALS_KEPT_MS = 90 * 86_400_000;
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
 
@@ -81,8 +88,9 @@ export async function listAnimals(
 }
 
 /**
- * What changed among a farm's animals since `since` (every animal when absent), a page at a time, and
- * which were deleted: the field app's incremental refresh (docs/offline.md).
+ * What changed among a farm's animals since `since` (every animal when absent, or when `since` is older
+ * than the deletions kept: then `full`), a page at a time, and which were deleted: the field app's
+ * incremental refresh (docs/offline.md).
  */
 export async function animalChanges(
   db: Db,
@@ -92,7 +100,9 @@ export async function animalChanges(
   now: number = Date.now(),
 ): Promise<AnimalChanges> {
   const farm = await requireFarm(db, scope, farmId);
-  const since = input.since === undefined ? 0 : Number(input.since);
+  const asked = input.since === undefined ? 0 : Number(input.since);
+  // Deletions older than REMOVALS_KEPT_MS are pruned: from before that, only the whole herd is right.
+  const since = asked < now - REMOVALS_KEPT_MS ? 0 : asked;
   const limit = input.limit ?? MAX_CHANGES_PAGE;
   const [at, ...rest] = input.after?.split('_') ?? [];
   const after = at === undefined ? null : { at: Number(at), id: rest.join('_') };
@@ -102,6 +112,7 @@ export async function animalChanges(
   const hasMore = rows.length > limit && last !== undefined;
   return {
     data: page.map(toAnimal),
+    full: since === 0,
     removed: after === null && since > 0 ? await animalsRemovedSince(db, farm.id, since) : [],
     has_more: hasMore,
     next_after: hasMore ? `${last.changed_at}_${last.id}` : null,
@@ -314,4 +325,9 @@ export async function getAnimalHistory(
     Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE),
     scope.policy,
   );
+}
+
+/** Forgets the ids of animals deleted more than REMOVALS_KEPT_MS ago (the daily job); returns how many. */
+export async function pruneAnimalRemovals(db: Db, now: number): Promise<number> {
+  return deleteRemovalsBefore(db, now - REMOVALS_KEPT_MS);
 }

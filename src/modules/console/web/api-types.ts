@@ -1627,6 +1627,8 @@ export interface components {
         AnimalChanges: {
             /** @description Animals added or changed, oldest change first. */
             data: components["schemas"]["Animal"][];
+            /** @description True when this refresh lists the whole herd (no `since`, or a `since` older than the 90 days deleted animals are remembered): replace what you hold with its pages. False: only what changed, with the deleted in `removed`. */
+            full: boolean;
             /** @description True when more changes remain; pass next_after as after. */
             has_more: boolean;
             next_after: string | null;

@@ -334,6 +334,13 @@ async function refreshAnimals(db: Local, farm: string): Promise<void> {
     const changes = await getJson<Changes>(url);
     nextSince ??= changes.next_since;
     const tx = db.transaction('records', 'readwrite');
+    // The whole herd after a `since` too old for the deletions the server keeps: what the phone held goes.
+    // (An animal added on this phone and not yet taken by the server stays.)
+    if (since && changes.full && after === undefined) {
+      for (const key of await tx.store.index('farmKind').getAllKeys([farm, 'animal'])) {
+        if (!String(key).startsWith('animal:local_')) await tx.store.delete(key);
+      }
+    }
     for (const id of changes.removed) await tx.store.delete(`animal:${id}`);
     for (const animal of changes.data) {
       await tx.store.put({ key: `animal:${animal.id}`, farm, kind: 'animal', order: 0, data: animal });
