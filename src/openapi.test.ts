@@ -157,6 +157,14 @@ forEachEngine('the OpenAPI document', (t) => {
     assert.deepEqual(doc.paths['/v1/setup/{token}'].post.security, []);
   });
 
+  test('a body marked optional may be left out (marking a task done, acknowledging); others are required', () => {
+    for (const path of ['/v1/tasks/{id}/done', '/v1/alerts/{id}/acknowledge', '/v1/me/notifications/test']) {
+      assert.equal(doc.paths[path].post.requestBody.required, false, path);
+    }
+    assert.equal(doc.paths['/v1/farms/{farm}/tasks'].post.requestBody.required, true);
+    assert.equal(doc.paths['/v1/devices/{id}/commands'].post.requestBody.required, true);
+  });
+
   test('the command body is typed per command, from the registry', () => {
     const body = doc.paths['/v1/devices/{id}/commands'].post.requestBody.content['application/json'].schema;
     assert.equal(body.$ref, '#/components/schemas/CommandRequest');

@@ -133,9 +133,28 @@ interface DocumentResponse {
 interface DocumentOperation {
   parameters?: unknown[];
   responses: Record<string, DocumentResponse>;
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: DocumentSchema }> };
+}
+interface DocumentSchema {
+  'x-optional-body'?: boolean;
 }
 interface OpenApiDocument {
-  paths: Record<string, { post?: DocumentOperation }>;
+  paths: Record<string, { post?: DocumentOperation; put?: DocumentOperation; delete?: DocumentOperation }>;
+}
+
+/**
+ * A body marked OPTIONAL_BODY (http/schemas.ts) may be left out of the call: the document says so
+ * (`requestBody.required: false`), where @fastify/swagger marks every body required.
+ */
+function documentOptionalBodies<D extends OpenApiDocument>(document: D): D {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of [item.post, item.put, item.delete]) {
+      const schema = operation?.requestBody?.content?.['application/json']?.schema;
+      if (operation?.requestBody && schema?.['x-optional-body'] === true)
+        operation.requestBody.required = false;
+    }
+  }
+  return document;
 }
 
 /** What Idempotency-Key adds to an error status of a POST (see http/idempotency.ts). */
@@ -236,7 +255,9 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (document) =>
       'openapiObject' in document
-        ? documentIdempotency(document.openapiObject as typeof document.openapiObject & OpenApiDocument)
+        ? documentOptionalBodies(
+            documentIdempotency(document.openapiObject as typeof document.openapiObject & OpenApiDocument),
+          )
         : document.swaggerObject,
   });
   app.addHook('onRoute', (route) => {

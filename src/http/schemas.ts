@@ -74,6 +74,14 @@ export function errorResponses(
   return out;
 }
 
+/**
+ * Marks a body schema (every member optional) as one a caller may leave out altogether: the OpenAPI document
+ * then says `requestBody.required: false` (@fastify/swagger marks every body required; an absent body is
+ * validated as `{}`, http/validation.ts). For actions whose everyday call has no body, such as marking a
+ * task done.
+ */
+export const OPTIONAL_BODY = { 'x-optional-body': true } as const;
+
 /** The errors of a JSON body, beyond its validation (400): too large (413), not JSON (415). */
 export const BODY_ERRORS = ['payload_too_large', 'unsupported_media_type'] as const;
 

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { ALERT_STATUS_FILTERS, ALERT_STATUSES } from '../../domain/statuses.ts';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, OPTIONAL_BODY, PageQuery } from '../../http/schemas.ts';
 
 export const ALERT_SEVERITIES = ['urgent', 'watch', 'info'] as const;
 
@@ -90,6 +90,6 @@ export const AcknowledgeAlertBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...OPTIONAL_BODY },
 );
 export type AcknowledgeAlertInput = Static<typeof AcknowledgeAlertBody>;

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable } from '../../http/schemas.ts';
+import { DateTime, Nullable, OPTIONAL_BODY } from '../../http/schemas.ts';
 
 const Clock = (description: string) =>
   Type.String({
@@ -136,7 +136,7 @@ export const TestNotificationBody = Type.Object(
       Type.Enum(['push', 'email'], { description: 'Default: every channel you can receive.' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...OPTIONAL_BODY },
 );
 
 export const AckTokenBody = Type.Object(

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, OPTIONAL_BODY, PageQuery } from '../../http/schemas.ts';
 
 const STATUS_DESCRIPTION =
   'open (default) or done; other values (e.g. in_progress) are kept as given. Becoming done sets done_at; leaving done clears it.';
@@ -104,7 +104,7 @@ export const CompleteTaskBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...OPTIONAL_BODY },
 );
 export type CompleteTaskInput = Static<typeof CompleteTaskBody>;
 

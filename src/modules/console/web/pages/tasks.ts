@@ -155,7 +155,7 @@ export function Page({ farm }: PageProps) {
             ${
               t.status !== 'done' &&
               html`<${ActionButton} label="Done" kind="primary" action=${async () => {
-                await api('POST', '/v1/tasks/{id}/done', { path: { id: t.id }, body: {} });
+                await api('POST', '/v1/tasks/{id}/done', { path: { id: t.id } });
                 tasks.reload();
                 return 'Done';
               }} />`
