@@ -83,6 +83,31 @@ async function stored<T>(page: Page, person: string, store: string, key?: string
   })(${args})`);
 }
 
+/**
+ * Writes a value into the person's IndexedDB store, as the app would have (`key` for a store whose records
+ * carry no key of their own, such as `meta`).
+ */
+async function putStored(
+  page: Page,
+  person: string,
+  store: string,
+  value: unknown,
+  key?: string,
+): Promise<void> {
+  const args = JSON.stringify({ name: `farmstead-${person}`, store, value, key: key ?? null });
+  await page.evaluate(`(({ name, store, value, key }) => new Promise((resolve, reject) => {
+    const open = indexedDB.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction(store, 'readwrite');
+      if (key === null) tx.objectStore(store).put(value);
+      else tx.objectStore(store).put(value, key);
+      tx.oncomplete = () => { open.result.close(); resolve(null); };
+      tx.onerror = () => reject(tx.error);
+    };
+  }))(${args})`);
+}
+
 /** Waits until the phone holds the farm's data (its first refresh finished). */
 function refreshed(page: Page, person: string, farmId: string): Promise<string> {
   return waitFor('the phone to hold the farm', () => stored<string>(page, person, 'meta', `asof:${farmId}`));
@@ -599,16 +624,8 @@ test('a phone away longer than the server remembers deletions gets the whole her
       .sort();
   assert.equal((await held()).length, 3);
   // The phone last refreshed 100 days ago (the server keeps deleted ids 90 days); Bramble went since.
-  const args = JSON.stringify({ name: `farmstead-${personId}`, key: `since:${field.farm.id}` });
   const since = String(Date.now() - 100 * 86_400_000);
-  await page.evaluate(`(({ name, key }) => new Promise((resolve) => {
-    const open = indexedDB.open(name);
-    open.onsuccess = () => {
-      const tx = open.result.transaction('meta', 'readwrite');
-      tx.objectStore('meta').put(${JSON.stringify(since)}, key);
-      tx.oncomplete = () => { open.result.close(); resolve(null); };
-    };
-  }))(${args})`);
+  await putStored(page, personId, 'meta', since, `since:${field.farm.id}`);
   const gone = await world.t.request('DELETE', `/v1/animals/${field.bramble.id}`, { key: field.key });
   assert.equal(gone.status, 200);
 
@@ -682,20 +699,8 @@ test('a change sent over a day ago without an answer is not sent again by itself
   assert.equal(change?.state, 'waiting');
   assert.ok(change?.first_sent_at, 'it was sent once');
   // Its first sending moved 25 hours back: the server's key (kept 24 hours) may be gone.
-  const args = JSON.stringify({
-    name: `farmstead-${personId}`,
-    key: change?.key,
-    at: Date.now() - 25 * 3_600_000,
-  });
-  await page.evaluate(`(({ name, key, at }) => new Promise((resolve) => {
-    const open = indexedDB.open(name);
-    open.onsuccess = () => {
-      const tx = open.result.transaction('queue', 'readwrite');
-      const store = tx.objectStore('queue');
-      store.get(key).onsuccess = (e) => store.put({ ...e.target.result, first_sent_at: at });
-      tx.oncomplete = () => { open.result.close(); resolve(null); };
-    };
-  }))(${args})`);
+  const kept = await stored<Record<string, unknown>>(page, personId, 'queue', change?.key);
+  await putStored(page, personId, 'queue', { ...kept, first_sent_at: Date.now() - 25 * 3_600_000 });
   await context.unrouteAll({ behavior: 'ignoreErrors' });
 
   const posts: string[] = [];
