@@ -54,30 +54,3 @@ export async function everyNthPosition(
     .orderBy('p.at', 'desc')
     .execute();
 }
-
-/**
- * Deletes one batch of a device's positions older than `cutoff`: the oldest `batchRows` of them (a device has
- * one position a millisecond, so the time of the next one bounds the batch exactly); answers how many went.
- */
-export async function deleteOldPositionsBatch(
-  db: Db,
-  deviceId: string,
-  cutoff: number,
-  batchRows: number,
-): Promise<number> {
-  const bound = await db
-    .selectFrom('device_positions')
-    .select('at')
-    .where('device_id', '=', deviceId)
-    .where('at', '<', cutoff)
-    .orderBy('at')
-    .limit(1)
-    .offset(batchRows)
-    .executeTakeFirst();
-  const result = await db
-    .deleteFrom('device_positions')
-    .where('device_id', '=', deviceId)
-    .where('at', '<', bound ? bound.at : cutoff)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

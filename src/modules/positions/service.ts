@@ -13,13 +13,7 @@ import type { Scope } from '../farms/access.ts';
 import { deleteDevicesInBatches } from '../readings/retention.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
-import {
-  countPositions,
-  deleteOldPositionsBatch,
-  everyNthPosition,
-  newestPositions,
-  type TrackRange,
-} from './repository.ts';
+import { countPositions, everyNthPosition, newestPositions, type TrackRange } from './repository.ts';
 import { TRACK_DEFAULT_LIMIT, TRACK_MAX_LIMIT, type Track, type TrackOptions } from './schemas.ts';
 
 /**
@@ -106,7 +100,7 @@ export async function removeOldPositions(
   // One process at a time (the others skip the run), like the readings' retention.
   const batchRows = options.batchRows ?? POSITION_RETENTION_BATCH_ROWS;
   const run = await runAlone(db, ADVISORY_LOCK.positionRetention, (conn) =>
-    deleteDevicesInBatches(conn, deleteOldPositionsBatch, cutoff, batchRows, options.signal),
+    deleteDevicesInBatches(conn, 'device_positions', cutoff, batchRows, options.signal),
   );
   return run.ran ? run.value : 0;
 }

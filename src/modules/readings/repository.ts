@@ -130,18 +130,23 @@ export async function selectBuckets(
   }));
 }
 
+/** The tables whose rows belong to a device and a time, and are pruned by the readings' retention. */
+export type DeviceTimeTable = 'readings' | 'device_positions';
+
 /**
- * Deletes at most about `batchRows` of a device's readings before the cutoff, oldest first, in one
- * statement on the (device_id, at) index. Returns the rows deleted (0 when none are left).
+ * Deletes at most about `batchRows` of a device's rows in `table` before the cutoff, oldest first, in one
+ * statement on the (device_id, at) index. Returns the rows deleted (0 when none are left). Readings may share
+ * a time (more than a batch at the oldest: they all go); a device has one position a millisecond.
  */
-export async function deleteDeviceReadingsBatch(
+export async function deleteDeviceRowsBatch(
   db: Db,
+  table: DeviceTimeTable,
   deviceId: string,
   cutoff: number,
   batchRows: number,
 ): Promise<number> {
   const bound = await db
-    .selectFrom('readings')
+    .selectFrom(table)
     .select('at')
     .where('device_id', '=', deviceId)
     .where('at', '<', cutoff)
@@ -151,15 +156,15 @@ export async function deleteDeviceReadingsBatch(
     .executeTakeFirst();
   const upTo = bound ? bound.at : cutoff;
   let result = await db
-    .deleteFrom('readings')
+    .deleteFrom(table)
     .where('device_id', '=', deviceId)
     .where('at', '<', upTo)
     .executeTakeFirst();
   let deleted = Number(result.numDeletedRows);
   if (deleted === 0 && bound) {
-    // More than a batch of readings share the oldest time: take them all.
+    // More than a batch of rows share the oldest time: take them all.
     result = await db
-      .deleteFrom('readings')
+      .deleteFrom(table)
       .where('device_id', '=', deviceId)
       .where('at', '=', bound.at)
       .executeTakeFirst();

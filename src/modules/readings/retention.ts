@@ -15,7 +15,7 @@ import { ADVISORY_LOCK, lockForTransaction } from '../../db/locks.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { inTransaction, runAlone } from '../../db/transaction.ts';
 import { DAY_MS } from '../../lib/time.ts';
-import { deleteDeviceReadingsBatch, deviceIdsAfter } from './repository.ts';
+import { type DeviceTimeTable, deleteDeviceRowsBatch, deviceIdsAfter } from './repository.ts';
 
 /** Monthly partitions kept ready ahead of the current month. */
 export const PARTITION_MONTHS_AHEAD = 3;
@@ -149,27 +149,20 @@ export async function removeOldReadings(
         droppedPartitions.push(partition.name);
       }
     }
-    const deletedRows = await deleteDevicesInBatches(
-      conn,
-      deleteDeviceReadingsBatch,
-      cutoff,
-      batchRows,
-      options.signal,
-    );
+    const deletedRows = await deleteDevicesInBatches(conn, 'readings', cutoff, batchRows, options.signal);
     return { droppedPartitions, deletedRows };
   });
   return run.ran ? { ...run.value, ran: true } : { droppedPartitions: [], deletedRows: 0, ran: false };
 }
 
 /**
- * Deletes a table's rows older than `cutoff` device by device, a batch at a time (`deleteBatch` deletes at
- * most about `batchRows` of one device's oldest and answers how many went), yielding between batches so
- * the server stays responsive; stops early when `signal` aborts. Readings and positions (modules/positions)
- * are pruned through it. Answers the rows deleted.
+ * Deletes a table's rows older than `cutoff` device by device, a batch at a time (at most about `batchRows`
+ * of one device's oldest), yielding between batches so the server stays responsive; stops early when
+ * `signal` aborts. Readings and positions (modules/positions) are pruned through it. Answers the rows deleted.
  */
 export async function deleteDevicesInBatches(
   db: Db,
-  deleteBatch: (db: Db, deviceId: string, cutoff: number, batchRows: number) => Promise<number>,
+  table: DeviceTimeTable,
   cutoff: number,
   batchRows: number,
   signal?: AbortSignal,
@@ -181,7 +174,7 @@ export async function deleteDevicesInBatches(
     for (const { id } of devices) {
       for (;;) {
         if (signal?.aborted) return deleted;
-        const n = await deleteBatch(db, id, cutoff, batchRows);
+        const n = await deleteDeviceRowsBatch(db, table, id, cutoff, batchRows);
         deleted += n;
         await yieldToEventLoop();
         if (n === 0) break;
