@@ -273,14 +273,22 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   await context.close();
 });
 
-/** A signed-in context with no service worker (so routes see every request), at phone size. */
-async function plainContext(field: { account: Parameters<typeof signedInPage>[1] }) {
+/**
+ * A signed-in phone with no service worker (so routes see every request), on the farm once its first
+ * refresh is done.
+ */
+async function plainPhone(field: Field & { account: Parameters<typeof signedInPage>[1] }) {
   const opened = await signedInPage(world, field.account, PHONE, 'owner');
   const cookies = await opened.page.context().cookies();
   await opened.page.context().close();
   const context = await world.browser.browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
   await context.addCookies(cookies);
-  return { context, person: opened.person };
+  const personId = opened.person.session.person.id;
+  const page = await context.newPage();
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  await refreshed(page, personId, field.farm.id);
+  return { context, page, personId };
 }
 
 /** Queues a change through the console's own api() in the page (offline, it goes to the queue). */
@@ -305,12 +313,7 @@ async function apiModule(page: Page): Promise<string> {
 
 test('a sync cut off halfway (an answer lost) and resumed after a reload makes exactly one record each', async () => {
   const field = await fieldFarm('Resume Farm');
-  const { context, person } = await plainContext(field);
-  const personId = person.session.person.id;
-  const page = await context.newPage();
-  await page.goto(`${world.base}/`);
-  await page.locator('h1.headline').waitFor();
-  await refreshed(page, personId, field.farm.id);
+  const { context, page, personId } = await plainPhone(field);
 
   await context.setOffline(true);
   for (const kg of [401, 402, 403]) await logWeight(page, field.farm.id, field.bramble.id, kg);
@@ -679,12 +682,7 @@ test('two tabs syncing at once send each change once (Web Lock), and an animal e
 
 test('a change sent over a day ago without an answer is not sent again by itself: it waits for a person', async () => {
   const field = await fieldFarm('Old Change Farm');
-  const { context, person } = await plainContext(field);
-  const personId = person.session.person.id;
-  const page = await context.newPage();
-  await page.goto(`${world.base}/`);
-  await page.locator('h1.headline').waitFor();
-  await refreshed(page, personId, field.farm.id);
+  const { context, page, personId } = await plainPhone(field);
 
   // Online, but the answer is lost: the change is queued as possibly arrived.
   // (Held back from then on, so the queue cannot send it again before its time is moved.)
@@ -816,12 +814,7 @@ test('an event on an animal deleted on the server while offline needs attention;
 
 test('online, an answer lost on the way back: the change is sent again with the same key and is one record', async () => {
   const field = await fieldFarm('Lost Answer Farm');
-  const { context, person } = await plainContext(field);
-  const personId = person.session.person.id;
-  const page = await context.newPage();
-  await page.goto(`${world.base}/`);
-  await page.locator('h1.headline').waitFor();
-  await refreshed(page, personId, field.farm.id);
+  const { context, page, personId } = await plainPhone(field);
   let first = true;
   await context.route('**/v1/farms/*/events', async (route) => {
     if (route.request().method() !== 'POST' || !first) return route.continue();
