@@ -5,6 +5,7 @@
  */
 import { area } from '@turf/area';
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { METRES_PER_DEGREE_LAT, metresPerDegreeLon } from '../../lib/geo.ts';
 import { type PaddockGeometry, readPaddockGeometry } from '../paddocks/geometry.ts';
 
 /** A paddock's outline as stored: its id and the geometry's JSON text (or null). */
@@ -60,8 +61,8 @@ export function metresOutside(shape: PaddockShape, lat: number, lon: number): nu
   const outline = usableOutline(shape.geometry);
   if (!outline) return null;
   if (contains(outline, lat, lon)) return 0;
-  const eastM = 111_320 * Math.cos((lat * Math.PI) / 180);
-  const northM = 111_132;
+  const eastM = metresPerDegreeLon(lat);
+  const northM = METRES_PER_DEGREE_LAT;
   const polygons = outline.type === 'Polygon' ? [outline.coordinates] : outline.coordinates;
   let nearest = Number.POSITIVE_INFINITY;
   for (const ring of polygons.flat()) {

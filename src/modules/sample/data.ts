@@ -5,6 +5,7 @@
  */
 
 import type { DeviceType } from '../../domain/devices.ts';
+import { METRES_PER_DEGREE_LAT, metresPerDegreeLon } from '../../lib/geo.ts';
 
 export const SAMPLE_FARM = {
   name: 'Willow Creek Farm (sample)',
@@ -85,8 +86,8 @@ export const PADDOCKS: ReadonlyArray<{
  */
 function box(lat: number, lon: number, acres: number): Record<string, unknown> {
   const halfM = Math.sqrt(acres * 4046.8564224) / 2;
-  const dLat = Number((halfM / 111_132).toFixed(6));
-  const dLon = Number((halfM / (111_320 * Math.cos((lat * Math.PI) / 180))).toFixed(6));
+  const dLat = Number((halfM / METRES_PER_DEGREE_LAT).toFixed(6));
+  const dLon = Number((halfM / metresPerDegreeLon(lat)).toFixed(6));
   const at = (x: number, y: number) => [Number((lon + x).toFixed(6)), Number((lat + y).toFixed(6))];
   return {
     type: 'Polygon',

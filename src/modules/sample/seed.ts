@@ -6,6 +6,7 @@
 
 import type { Db } from '../../db/schema.ts';
 import { DEFAULT_MOVE_RATE_M_PER_DAY } from '../../domain/house-state.ts';
+import { offsetM } from '../../lib/geo.ts';
 import { localDayBounds, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { mulberry32 } from '../../lib/random.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIso } from '../../lib/time.ts';
@@ -216,10 +217,8 @@ async function seedDevices(run: SeedRun): Promise<void> {
 async function seedTracks(run: SeedRun): Promise<void> {
   const end = run.now - DAY_MS;
   const hours = TRACK_DAYS * 24;
-  const metresPerDegreeLat = 111_132;
   for (const [n, track] of TRACKS.entries()) {
     const deviceId = idOf(run.seeded.devices, track.device);
-    const metresPerDegreeLon = 111_320 * Math.cos((track.lat * Math.PI) / 180);
     const random = mulberry32(7_919 * (n + 1));
     let dx = 0;
     let dy = 0;
@@ -233,11 +232,12 @@ async function seedTracks(run: SeedRun): Promise<void> {
         dx = Math.max(-50, Math.min(50, dx + (random() - 0.5) * 20));
         dy = Math.max(-50, Math.min(50, dy + (random() - 0.5) * 20));
       }
+      const [lon, lat] = offsetM([track.lon, track.lat], dx, dy);
       return {
         device_id: deviceId,
         farm_id: run.farmId,
-        lat: Number((track.lat + dy / metresPerDegreeLat).toFixed(6)),
-        lon: Number((track.lon + dx / metresPerDegreeLon).toFixed(6)),
+        lat: Number(lat.toFixed(6)),
+        lon: Number(lon.toFixed(6)),
         at,
       };
     });

@@ -4,7 +4,7 @@
  */
 import { applyHouseCommandToState } from '../../domain/house-commands.ts';
 import { defaultHouseState, type HouseState } from '../../domain/house-state.ts';
-import { distanceM } from '../../lib/geo.ts';
+import { distanceM, offsetM } from '../../lib/geo.ts';
 
 export interface Reading {
   metric: string;
@@ -67,13 +67,6 @@ export function newModel(type: string, random: () => number): Model {
   };
 }
 
-/** The place `east` and `north` metres from `from` (flat at a farm's scale). */
-export function offsetPlace(from: Place, east: number, north: number): Place {
-  const lat = from[1] + north / 111_132;
-  const lon = from[0] + east / (111_320 * Math.cos((from[1] * Math.PI) / 180));
-  return [lon, lat];
-}
-
 /**
  * A house on the move steps at its rate (metres a day): towards the paddock it is moving to, arriving (and
  * stopping, its state reported) when the step would pass it; else along its heading (east without one).
@@ -85,7 +78,7 @@ function moveHouse(m: Model, hours: number): void {
   const metres = (move.meters_per_day * hours) / 24;
   if (move.target_paddock_id === null) {
     const heading = ((move.heading_deg ?? 90) * Math.PI) / 180;
-    m.place = offsetPlace(m.place, metres * Math.sin(heading), metres * Math.cos(heading));
+    m.place = offsetM(m.place, metres * Math.sin(heading), metres * Math.cos(heading));
     return;
   }
   if (!m.target) return;
@@ -105,7 +98,7 @@ function moveHouse(m: Model, hours: number): void {
 function wander(m: Model, hours: number, random: () => number): void {
   if (!m.place || !m.home) return;
   const step = 15 * Math.sqrt(Math.max(hours, 0.01));
-  let next = offsetPlace(m.place, (random() - 0.5) * step, (random() - 0.5) * step);
+  let next = offsetM(m.place, (random() - 0.5) * step, (random() - 0.5) * step);
   const away = distanceM(m.home, next);
   if (away > WANDER_M) {
     const back = WANDER_M / away;

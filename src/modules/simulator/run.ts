@@ -7,6 +7,7 @@
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
+import { offsetM } from '../../lib/geo.ts';
 import { mulberry32 } from '../../lib/random.ts';
 import { pointInside, readPaddockGeometry } from '../paddocks/geometry.ts';
 import {
@@ -14,7 +15,6 @@ import {
   MOBILE_TYPES,
   type Model,
   newModel,
-  offsetPlace,
   type Place,
   type Report,
   stepDevice,
@@ -179,7 +179,7 @@ async function placeDevices(options: SimulateOptions, devices: readonly SimDevic
   if (mobile.length === 0) return;
   const origin = mobile.some((d) => !d.lastPlace) ? await farmPlace(options) : null;
   mobile.forEach((d, i) => {
-    const place = d.lastPlace ?? (origin ? offsetPlace(origin, 25 * i, 0) : null);
+    const place = d.lastPlace ?? (origin ? offsetM(origin, 25 * i, 0) : null);
     d.model.place = place;
     d.model.home = place;
   });
