@@ -116,10 +116,29 @@ async function openMap(size = DESKTOP) {
   return opened;
 }
 
+/**
+ * Where a shape is on screen once the map has stopped moving. The map pans after a panel opens or closes
+ * (animated, and its size is followed a frame later), so a box read at once can be where the shape was, and
+ * a tap there lands on the grass beside it, as a person's would if they tapped before looking.
+ */
+async function settledBox(page: Page, selector: string) {
+  const frames = () =>
+    page.evaluate(
+      () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+    );
+  let last = await page.locator(selector).boundingBox();
+  for (let tries = 0; tries < 50; tries++) {
+    await frames();
+    const now = await page.locator(selector).boundingBox();
+    if (last && now && JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  assert.fail(`${selector} never stopped moving`);
+}
+
 /** A point inside a drawn paddock on screen, towards its top left corner (its middle has the house). */
 async function insideOf(page: Page, id: string): Promise<{ x: number; y: number }> {
-  const b = await page.locator(`path.paddock-${id}`).boundingBox();
-  assert.ok(b, `paddock ${id} is drawn`);
+  const b = await settledBox(page, `path.paddock-${id}`);
   return { x: b.x + b.width / 4, y: b.y + b.height / 4 };
 }
 
@@ -260,7 +279,7 @@ test('a paddock drawn through leaflet-geoman on a phone is created with its outl
   // geoman is loaded now (it was not part of the page's first load).
   await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
   // The open grass above East and right of North, in the part of the map the sheet leaves visible.
-  const eastBox = await page.locator(`path.paddock-${east.id}`).boundingBox();
+  const eastBox = await settledBox(page, `path.paddock-${east.id}`);
   const mapBox = await page.locator('.map-canvas').boundingBox();
   assert.ok(eastBox && mapBox);
   const left = eastBox.x + eastBox.width * 0.2;
@@ -362,8 +381,7 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   const sheet = page.getByRole('region', { name: 'Split East', exact: true });
   await sheet.getByText('Draw the new fence line').waitFor();
   await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
-  const b = await page.locator(`path.paddock-${east.id}`).boundingBox();
-  assert.ok(b);
+  const b = await settledBox(page, `path.paddock-${east.id}`);
   const x = b.x + b.width * 0.3;
   await page.mouse.click(x, b.y - 40);
   await page.mouse.click(x, b.y + b.height + 12);
@@ -395,8 +413,7 @@ test('a house sent to another paddock shows its route, with the distance and the
   assert.equal(sent.status, 201, JSON.stringify(sent.body));
   // The queued command reaches the page on the stream; the map reloads with the route.
   await page.locator('path.map-route').waitFor({ state: 'attached' });
-  const box = await page.locator('path.map-route-hit').boundingBox();
-  assert.ok(box);
+  const box = await settledBox(page, 'path.map-route-hit');
   // Near its end in East (its start is under the house's marker and name).
   await page.mouse.click(box.x + box.width * 0.8, box.y + box.height / 2);
   const sheet = page.getByRole('region', { name: 'Planned move to East', exact: true });

@@ -612,8 +612,13 @@ test('the first download of a 5,000-animal herd is under 1 MB compressed; the ne
   assert.match(next?.url ?? '', /since=\d+/);
   assert.equal(next?.animals, 1, 'only the animal that changed');
   assert.ok((next?.wire ?? 0) < 2048, `${next?.wire} bytes`);
-  const kept17 = await stored<{ data: { notes: string } }>(page, personId, 'records', `animal:${edited}`);
-  assert.equal(kept17?.data.notes, 'Moved to the sick pen.');
+  // The answer has arrived; the phone writes it into its database a moment later.
+  await waitFor(
+    'the edited animal on the phone',
+    async () =>
+      (await stored<{ data: { notes: string } }>(page, personId, 'records', `animal:${edited}`))?.data
+        .notes === 'Moved to the sick pen.',
+  );
   await page.context().close();
 });
 

@@ -573,12 +573,26 @@ async function sendChange(db: Local, change: Change, ids: Map<string, string>): 
     if (change.local_id && typeof answer.id === 'string') {
       change.server_id = answer.id;
       ids.set(change.local_id, answer.id);
-      await db.delete(
-        'records',
-        `${change.template.endsWith('/animals') ? 'animal' : 'task'}:${change.local_id}`,
-      );
     }
-    await db.put('queue', change);
+    // The record made up on the phone becomes the server's (its real id) in the same step that marks the
+    // change synced, so nothing reads the phone between them and finds the new record gone.
+    const tx = db.transaction(['queue', 'records'], 'readwrite');
+    if (change.local_id && typeof answer.id === 'string') {
+      const kind = change.template.endsWith('/animals') ? 'animal' : 'task';
+      const records = tx.objectStore('records');
+      const made = (await records.get(`${kind}:${change.local_id}`)) as LocalRecord | undefined;
+      const server: LocalRecord = {
+        key: `${kind}:${answer.id}`,
+        farm: made?.farm ?? change.farm,
+        kind,
+        order: made?.order ?? 0,
+        data: { ...answer, id: answer.id },
+      };
+      await records.delete(`${kind}:${change.local_id}`);
+      await records.put(server);
+    }
+    await tx.objectStore('queue').put(change);
+    await tx.done;
     return 'synced';
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
