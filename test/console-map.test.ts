@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import area from '@turf/area';
 import type { Polygon } from 'geojson';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { NewAccount } from '../src/modules/accounts/service.ts';
 import type { Farm } from '../src/modules/farms/schemas.ts';
 import type { Paddock } from '../src/modules/paddocks/schemas.ts';
@@ -121,24 +121,23 @@ async function openMap(size = DESKTOP) {
  * (animated, and its size is followed a frame later), so a box read at once can be where the shape was, and
  * a tap there lands on the grass beside it, as a person's would if they tapped before looking.
  */
-async function settledBox(page: Page, selector: string) {
+async function settledBox(shape: Locator) {
+  // Two frames of the page (a string runs in the page: the test code has no DOM types).
   const frames = () =>
-    page.evaluate(
-      () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
-    );
-  let last = await page.locator(selector).boundingBox();
+    shape.page().evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
+  let last = await shape.boundingBox();
   for (let tries = 0; tries < 50; tries++) {
     await frames();
-    const now = await page.locator(selector).boundingBox();
+    const now = await shape.boundingBox();
     if (last && now && JSON.stringify(now) === JSON.stringify(last)) return now;
     last = now;
   }
-  assert.fail(`${selector} never stopped moving`);
+  assert.fail(`${shape} never stopped moving`);
 }
 
 /** A point inside a drawn paddock on screen, towards its top left corner (its middle has the house). */
 async function insideOf(page: Page, id: string): Promise<{ x: number; y: number }> {
-  const b = await settledBox(page, `path.paddock-${id}`);
+  const b = await settledBox(page.locator(`path.paddock-${id}`));
   return { x: b.x + b.width / 4, y: b.y + b.height / 4 };
 }
 
@@ -238,6 +237,8 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
   const move = page.getByRole('form', { name: 'Move Cows' });
   await move.getByLabel('To paddock').selectOption({ label: 'East — resting' });
   await move.getByRole('button', { name: 'Record the move' }).click();
+  // The form closes once the server has taken the move; West's panel is back.
+  await move.waitFor({ state: 'detached' });
   await page.getByRole('region', { name: 'West', exact: true }).waitFor();
   const events = await world.t.request<{ data: { type: string; subject_id: string; data: unknown }[] }>(
     'GET',
@@ -279,7 +280,7 @@ test('a paddock drawn through leaflet-geoman on a phone is created with its outl
   // geoman is loaded now (it was not part of the page's first load).
   await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
   // The open grass above East and right of North, in the part of the map the sheet leaves visible.
-  const eastBox = await settledBox(page, `path.paddock-${east.id}`);
+  const eastBox = await settledBox(page.locator(`path.paddock-${east.id}`));
   const mapBox = await page.locator('.map-canvas').boundingBox();
   assert.ok(eastBox && mapBox);
   const left = eastBox.x + eastBox.width * 0.2;
@@ -341,6 +342,7 @@ test('a paddock outline edited through geoman (a corner dragged) is saved with i
   // geoman's corner handles (not the midpoints); the north-east one is dragged east.
   const handles = page.locator('.marker-icon:not(.marker-icon-middle)');
   await handles.nth(3).waitFor();
+  await settledBox(handles.nth(3));
   const boxes = await Promise.all((await handles.all()).map((h) => h.boundingBox()));
   const corner = boxes
     .flatMap((b) => (b ? [{ x: b.x + b.width / 2, y: b.y + b.height / 2 }] : []))
@@ -356,6 +358,7 @@ test('a paddock outline edited through geoman (a corner dragged) is saved with i
     async () => ((await sheet.locator('.measure').textContent()) ?? '') !== before,
   );
   await sheet.getByRole('button', { name: 'Save outline' }).click();
+  await sheet.waitFor({ state: 'detached' });
   await page.getByRole('region', { name: 'North', exact: true }).waitFor();
   const after = (await paddocks()).find((p) => p.id === north.id);
   assert.ok(after);
@@ -381,7 +384,7 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   const sheet = page.getByRole('region', { name: 'Split East', exact: true });
   await sheet.getByText('Draw the new fence line').waitFor();
   await page.waitForFunction(() => Boolean((globalThis as { L?: { PM?: unknown } }).L?.PM));
-  const b = await settledBox(page, `path.paddock-${east.id}`);
+  const b = await settledBox(page.locator(`path.paddock-${east.id}`));
   const x = b.x + b.width * 0.3;
   await page.mouse.click(x, b.y - 40);
   await page.mouse.click(x, b.y + b.height + 12);
@@ -390,6 +393,7 @@ test('a paddock split along a line drawn across it becomes two paddocks whose ac
   await form.getByLabel('Name of the new paddock').fill('East B');
   await screenshot(page, 'console-map-split-desktop');
   await form.getByRole('button', { name: 'Split' }).click();
+  await form.waitFor({ state: 'detached' });
   await page.getByRole('region', { name: 'East', exact: true }).waitFor();
   const after = await paddocks();
   const kept = after.find((p) => p.id === east.id);
@@ -413,7 +417,7 @@ test('a house sent to another paddock shows its route, with the distance and the
   assert.equal(sent.status, 201, JSON.stringify(sent.body));
   // The queued command reaches the page on the stream; the map reloads with the route.
   await page.locator('path.map-route').waitFor({ state: 'attached' });
-  const box = await settledBox(page, 'path.map-route-hit');
+  const box = await settledBox(page.locator('path.map-route-hit'));
   // Near its end in East (its start is under the house's marker and name).
   await page.mouse.click(box.x + box.width * 0.8, box.y + box.height / 2);
   const sheet = page.getByRole('region', { name: 'Planned move to East', exact: true });
@@ -449,7 +453,9 @@ test('paddocks imported from a GeoJSON file: the preview lists and draws them, t
   await table.getByRole('cell', { name: 'South A' }).waitFor();
   await table.getByRole('cell', { name: 'South B' }).waitFor();
   await table.getByRole('cell', { name: /^skipped/ }).waitFor();
-  // The outlines are drawn on the map; nothing is stored yet.
+  // The outlines are drawn on the map (just after the table: the map follows the page's render); nothing is
+  // stored yet.
+  await page.locator('path.map-preview').nth(1).waitFor({ state: 'attached' });
   assert.equal(await page.locator('path.map-preview').count(), 2);
   assert.equal((await paddocks()).length, before.length);
   await assertNoHorizontalScroll(page);

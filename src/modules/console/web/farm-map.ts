@@ -176,9 +176,12 @@ export class FarmMap {
     });
     layer.on('load', () => {
       if (loaded === 0 && failed > 0) {
-        // After Leaflet's own handling of this event (removing the layer inside it breaks Leaflet).
-        setTimeout(() => layer.remove(), 0);
-        onTiles('unreachable');
+        // After Leaflet's own handling of this event (removing the layer inside it breaks Leaflet); the page
+        // says so once the grey squares are gone.
+        setTimeout(() => {
+          layer.remove();
+          onTiles('unreachable');
+        }, 0);
       }
     });
     layer.addTo(this.map);
