@@ -3,12 +3,12 @@
  * its sample farm. Pages are opened at a phone or desktop size; requests to any other host fail the test.
  */
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import type { Config } from '../src/config.ts';
 import type { RoleName } from '../src/domain/permissions.ts';
 import type { NewAccount } from '../src/modules/accounts/service.ts';
 import { openBrowser, type TestBrowser } from './browser.ts';
-import { startTestApp, type TestApp } from './harness.ts';
+import { startTestApp, type TestApp, waitFor } from './harness.ts';
 import { signedInPerson } from './people.ts';
 
 export const PHONE = { width: 360, height: 740 };
@@ -97,4 +97,24 @@ export async function signedInPage(
   const [name, value] = person.cookie.split('=') as [string, string];
   await opened.page.context().addCookies([{ name, value, url: world.base }]);
   return { ...opened, person };
+}
+
+/**
+ * A DevTools protocol session on `page` and the console's service worker registration, to hand the worker
+ * what the browser would (a push message, a Background Sync event).
+ */
+export async function workerControl(
+  world: ConsoleWorld,
+  page: Page,
+): Promise<{ cdp: CDPSession; registrationId: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  const registrations: { registrationId: string; scopeURL: string }[] = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: typeof registrations }) =>
+    registrations.push(...event.registrations),
+  );
+  await cdp.send('ServiceWorker.enable');
+  const registration = await waitFor('the registration', () =>
+    registrations.find((r) => r.scopeURL === `${world.base}/`),
+  );
+  return { cdp, registrationId: registration.registrationId };
 }

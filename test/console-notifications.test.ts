@@ -11,7 +11,14 @@ import { after, before, test } from 'node:test';
 import { issueAckToken } from '../src/modules/notifications/ack-token.ts';
 import { notificationTurn } from '../src/workers/notification-delivery.ts';
 import { screenshot } from './browser.ts';
-import { type ConsoleWorld, openPage, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import {
+  type ConsoleWorld,
+  openPage,
+  PHONE,
+  signedInPage,
+  startConsole,
+  workerControl,
+} from './console-helpers.ts';
 import * as make from './factories.ts';
 import { waitFor } from './harness.ts';
 import { signedInPerson } from './people.ts';
@@ -47,7 +54,11 @@ test('the manifest names the app and its icons, which are PNGs', async () => {
   }
   const sw = await fetch(`${world.base}/sw.js`);
   assert.equal(sw.headers.get('cache-control'), 'no-cache');
-  assert.match(await sw.text(), /^const VERSION = '[0-9a-f]{16}';/);
+  const worker = await sw.text();
+  assert.match(worker, /^const VERSION = '[0-9a-f]{16}';/);
+  // The queue's sending (web/queue-send.ts), for Background Sync with no console open: plain declarations.
+  assert.match(worker, /^async function sendQueue\(/m);
+  assert.doesNotMatch(worker, /^\s*(export|import)\b/m);
 });
 
 test('the service worker installs; a pushed alert is shown with its actions, urgent ones stay; Acknowledge acknowledges it', async () => {
@@ -84,18 +95,10 @@ test('the service worker installs; a pushed alert is shown with its actions, urg
   const payload = push.received.find((r) => r.subscription === browser.id)?.payload;
   assert.ok(payload, 'the server pushed the alert');
 
-  const cdp = await page.context().newCDPSession(page);
-  const registrations: { registrationId: string; scopeURL: string }[] = [];
-  cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: typeof registrations }) =>
-    registrations.push(...event.registrations),
-  );
-  await cdp.send('ServiceWorker.enable');
-  const registration = await waitFor('the registration', () =>
-    registrations.find((r) => r.scopeURL === `${world.base}/`),
-  );
+  const { cdp, registrationId } = await workerControl(world, page);
   await cdp.send('ServiceWorker.deliverPushMessage', {
     origin: world.base,
-    registrationId: registration.registrationId,
+    registrationId,
     data: JSON.stringify(payload),
   });
   type Shown = {

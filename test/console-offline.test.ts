@@ -2,7 +2,8 @@
  * The field app in headless Chromium with the network cut (`context.setOffline(true)`): the console starts
  * with no network from the service worker's cache and the phone's IndexedDB; field changes made offline are
  * queued, survive reloading and closing the page, and reach the API exactly once when the network returns
- * (also when the sync is cut halfway and resumed); a conflict stays in "needs attention"; signing out clears
+ * (also when the sync is cut halfway and resumed, and from the service worker's Background Sync with no page
+ * open); a conflict stays in "needs attention"; signing out clears
  * the phone; a new console version replaces the old one's caches; a 5,000-animal herd downloads in under 1 MB.
  * Screenshots at 360 px: the offline banner, the queue and a conflict (docs/offline.md).
  */
@@ -14,7 +15,7 @@ import { mulberry32 } from '../src/lib/random.ts';
 import { deployConsoleBundle } from '../src/modules/console/assets.ts';
 import type { Animal, Farm, FarmEvent, List, Task } from '../test/replies.ts';
 import { screenshot } from './browser.ts';
-import { type ConsoleWorld, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import { type ConsoleWorld, PHONE, signedInPage, startConsole, workerControl } from './console-helpers.ts';
 import * as make from './factories.ts';
 import { waitFor } from './harness.ts';
 
@@ -424,6 +425,65 @@ test('a task someone else marked done while the phone was offline syncs with a n
   assert.equal(mine.status, 'done');
   await page.goto(`${world.base}/sync`);
   await page.getByText(/Already done by someone else/).waitFor();
+  await context.close();
+});
+
+test('with no console open, Background Sync has the service worker send the queue, exactly once', async () => {
+  const field = await fieldFarm('Background Farm');
+  const { page, context, personId } = await phone(field);
+  // The tags the page asks Background Sync for. (This headless Chromium has no Background Sync of its own:
+  // registering is refused, as in a browser without it, and the page carries on. The event is dispatched
+  // below through the DevTools protocol, as Chromium fires it when it sees a network again.)
+  await page.evaluate(`(() => {
+    window.syncTags = [];
+    const register = SyncManager.prototype.register;
+    SyncManager.prototype.register = function (tag) {
+      window.syncTags.push(tag);
+      return register.call(this, tag);
+    };
+  })()`);
+  await context.setOffline(true);
+  await logWeight(page, field.farm.id, field.bramble.id, 405);
+  await page.getByText('Waiting to sync (1)').waitFor();
+  const tag = `farmstead-sync:${personId}`;
+  await waitFor('Background Sync to be asked for', async () =>
+    (await page.evaluate<string[]>('window.syncTags')).includes(tag),
+  );
+  // Every console page closed (only a blank tab left, for the DevTools protocol), then the signal returns and
+  // the `sync` event comes.
+  const { cdp, registrationId } = await workerControl(world, await context.newPage());
+  await page.close();
+  await context.setOffline(false);
+  const weights = async () =>
+    (
+      await get<List<FarmEvent>>(
+        field.key,
+        `/v1/farms/${field.farm.id}/events?subject_id=${field.bramble.id}&type=weight`,
+      )
+    ).data;
+  assert.equal((await weights()).length, 0);
+  await cdp.send('ServiceWorker.dispatchSyncEvent', {
+    origin: world.base,
+    registrationId,
+    tag,
+    lastChance: false,
+  });
+  const sent = await waitFor('the worker to send the weight', async () => {
+    const now = await weights();
+    return now.length > 0 && now;
+  });
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]?.data.kg, 405);
+
+  // The console opened again finds the change synced by the worker, and sends nothing twice.
+  const again = await context.newPage();
+  await again.goto(`${world.base}/sync`);
+  await again.locator('li.change .status', { hasText: 'Synced' }).waitFor();
+  const [change] = await queued(again, personId);
+  assert.equal(change?.state, 'synced');
+  await again.getByRole('button', { name: 'Sync now' }).click();
+  await again.getByText('Synced what could be.').waitFor();
+  assert.equal((await weights()).length, 1, 'exactly once');
   await context.close();
 });
 

@@ -24,6 +24,11 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const ENTRY = 'src/modules/console/web/app.ts';
 /** The service worker: served at /sw.js (its scope is the whole console), not under the hashed prefix. */
 const SERVICE_WORKER = 'src/modules/console/web/sw.ts';
+/**
+ * The page's code the worker runs too (sending the queue, for Background Sync with no console open): put
+ * before the worker's own, its `export`s made plain declarations. It may import types only.
+ */
+const WORKER_SHARES = ['src/modules/console/web/queue-send.ts'];
 const STYLES = 'src/modules/console/web/styles.css';
 
 /** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
@@ -82,6 +87,7 @@ const ON_DEMAND = new Set([
   // The field app's data and queue: imported by web/offline.ts once the page is shown (docs/offline.md).
   'vendor/idb.mjs',
   'src/modules/console/web/offline-data.ts',
+  'src/modules/console/web/queue-send.ts',
   'src/modules/console/web/farm-map.ts',
   'src/modules/console/web/draw.ts',
   'src/modules/console/web/map-draw.ts',
@@ -161,6 +167,14 @@ export function importsOf(code: string): string[] {
   ];
   for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.push(match[1] as string);
   return found;
+}
+
+/** A module's code as part of the worker's classic script: its exported declarations made plain ones. */
+function workerPart(file: string, code: string): string {
+  const plain = code.replace(/^export (?=(?:async )?function |const |let |class )/gm, '');
+  if (/^\s*(?:export|import)\b/m.test(plain))
+    throw new Error(`${file}: the worker cannot take its imports or exports`);
+  return plain;
 }
 
 async function loadSource(file: string): Promise<string> {
@@ -306,7 +320,10 @@ async function build(release: string): Promise<ConsoleBundle> {
     '/manifest.webmanifest',
     ...ICON_SIZES.map((size) => `/icons/icon-${size}.png`),
   ];
-  const worker = `const VERSION = '${hash}';\nconst PRECACHE = ${JSON.stringify(precache)};\n${await loadSource(SERVICE_WORKER)}`;
+  const shared = await Promise.all(
+    WORKER_SHARES.map(async (file) => workerPart(file, await loadSource(file))),
+  );
+  const worker = `const VERSION = '${hash}';\nconst PRECACHE = ${JSON.stringify(precache)};\n${shared.join('\n')}\n${await loadSource(SERVICE_WORKER)}`;
   if (importsOf(worker).length > 0) throw new Error(`${SERVICE_WORKER} must not import anything`);
   const installFiles = new Map<string, Asset>([
     [

@@ -12,70 +12,27 @@
  *    never send at once (and the key makes a change sent twice one record anyway).
  */
 import { deleteDB, type IDBPDatabase, openDB } from 'idb';
-import {
-  ApiError,
-  type Method,
-  newKey,
-  type Page,
-  type QueuedCall,
-  type Schema,
-  sendRaw,
-  urlOf,
-} from './api.ts';
+import { ApiError, newKey, type Page, type QueuedCall, type Schema, sendRaw, urlOf } from './api.ts';
 import { set, status } from './offline-status.ts';
+import {
+  type Change,
+  databaseOf,
+  type Kind,
+  type LocalRecord,
+  type QueueStore,
+  SYNC_TAG_PREFIX,
+  sendQueue,
+  syncLockOf,
+} from './queue-send.ts';
+
+export type { Change };
 
 type Animal = Schema<'Animal'>;
-type Kind = 'animal' | 'task' | 'alert' | 'group' | 'paddock';
-
-/** One queued change, as the list on /sync shows it. */
-export interface Change {
-  /** Its Idempotency-Key, and its key in the store. */
-  key: string;
-  seq: number;
-  farm: string;
-  method: Method;
-  template: string;
-  path: Record<string, string>;
-  body: unknown;
-  /** What it is, for people ("Task done: Check the water trough"). */
-  label: string;
-  made_at: string;
-  state: 'waiting' | 'synced' | 'attention';
-  /** The server's words when it needs attention; a note when synced ("already done by someone else"). */
-  message: string | null;
-  /**
-   * Needs attention because the record it acts on is no longer on the farm (404: deleted by someone else):
-   * there is nothing to fix or send it to, only to discard it.
-   */
-  gone?: boolean;
-  /** When it was first sent (it may have arrived although no answer came back). */
-  first_sent_at: number | null;
-  synced_at: string | null;
-  /** A record added on the phone: its id here until the server gives it one (`server_id`). */
-  local_id: string | null;
-  server_id: string | null;
-}
-
-interface LocalRecord {
-  key: string;
-  farm: string;
-  kind: Kind;
-  /** The order the server listed it in (alerts: most urgent first). */
-  order: number;
-  data: Record<string, unknown> & { id: string };
-}
 
 type Local = IDBPDatabase;
 
 /** The person whose data this tab shows (also read before sign-in, to start offline). */
 const PERSON_KEY = 'farmstead.person';
-const DB_PREFIX = 'farmstead-';
-/**
- * A change first sent longer ago than this without an answer is not sent again on its own: the server keeps
- * an Idempotency-Key 24 hours, after which a resend could make a second record (docs/offline.md).
- */
-export const RESEND_LIMIT_MS = 23 * 3_600_000;
-const KEEP_SYNCED = 50;
 const PAGE_ALL = 100;
 
 let person: string | null = null;
@@ -83,7 +40,7 @@ let farmId: string | null = null;
 let opened: Promise<Local> | null = null;
 
 function openLocal(id: string): Promise<Local> {
-  return openDB(`${DB_PREFIX}${id}`, 1, {
+  return openDB(databaseOf(id), 1, {
     upgrade(db) {
       db.createObjectStore('meta');
       const records = db.createObjectStore('records', { keyPath: 'key' });
@@ -158,7 +115,7 @@ export async function forgetLocal(): Promise<void> {
   opened = null;
   person = null;
   localStorage.removeItem(PERSON_KEY);
-  if (id) await deleteDB(`${DB_PREFIX}${id}`);
+  if (id) await deleteDB(databaseOf(id));
   set({ asOf: null, waiting: 0, attention: 0 });
 }
 
@@ -514,138 +471,44 @@ export async function queue(call: QueuedCall): Promise<unknown> {
   return answer;
 }
 
-/** Asks the service worker to wake the app when the network returns (where the browser can: Chromium). */
+/**
+ * Asks the service worker to send the queue when the network returns, also with no console open (where the
+ * browser has Background Sync: Chromium's).
+ */
 async function requestBackgroundSync(): Promise<void> {
   try {
     const registration = (await navigator.serviceWorker?.ready) as
       | (ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } })
       | undefined;
-    await registration?.sync?.register('farmstead-sync');
+    if (person) await registration?.sync?.register(`${SYNC_TAG_PREFIX}${person}`);
   } catch {
     // Not there, or refused: the app syncs on `online`, on start and from the button anyway.
   }
 }
 
-/** Replaces ids the phone made up with the server's, once the record they name was added. */
-function withServerIds(value: unknown, ids: Map<string, string>): unknown {
-  if (ids.size === 0) return value;
-  let text = JSON.stringify(value ?? null);
-  for (const [localId, serverId] of ids) text = text.split(localId).join(serverId);
-  return JSON.parse(text);
-}
-
-/** The outcome of sending one change: done, kept for later (offline, busy), or refused. */
-type Outcome = 'synced' | 'later' | 'attention';
-
-async function sendChange(db: Local, change: Change, ids: Map<string, string>): Promise<Outcome> {
-  const pending = [...ids.keys()].filter((k) => k.startsWith('pending:')).map((k) => k.slice(8));
-  const text = JSON.stringify([change.path, change.body]);
-  const blocked = pending.find((localId) => text.includes(localId));
-  if (blocked) {
-    change.state = 'attention';
-    change.message =
-      'It belongs to a record added on this phone that has not synced: fix or discard that first.';
-    await db.put('queue', change);
-    return 'attention';
-  }
-  if (change.first_sent_at !== null && Date.now() - change.first_sent_at > RESEND_LIMIT_MS) {
-    change.state = 'attention';
-    change.message =
-      'Sent more than a day ago without an answer. Check whether it arrived (for example in the event log) before sending it again.';
-    await db.put('queue', change);
-    return 'attention';
-  }
-  const path = withServerIds(change.path, ids) as Record<string, string>;
-  const body = withServerIds(change.body, ids);
-  // Noted before sending: if the tab closes now, the next sync knows this one may have arrived.
-  if (change.first_sent_at === null) {
-    change.first_sent_at = Date.now();
-    await db.put('queue', change);
-  }
-  const headers: Record<string, string> = { 'idempotency-key': change.key };
-  const url = urlOf(change.template, path, {});
-  try {
-    const { data, replayed } = await sendRaw(change.method, url, body ?? undefined, headers);
-    const answer = (data ?? {}) as Record<string, unknown>;
-    change.state = 'synced';
-    change.synced_at = new Date().toISOString();
-    change.message = noteOf(change, answer, replayed);
-    if (change.local_id && typeof answer.id === 'string') {
-      change.server_id = answer.id;
-      ids.set(change.local_id, answer.id);
-    }
-    // The record made up on the phone becomes the server's (its real id) in the same step that marks the
-    // change synced, so nothing reads the phone between them and finds the new record gone.
-    const tx = db.transaction(['queue', 'records'], 'readwrite');
-    if (change.local_id && typeof answer.id === 'string') {
-      const kind = change.template.endsWith('/animals') ? 'animal' : 'task';
+/** The person's database as the queue's sending (queue-send.ts) uses it. */
+function storeOf(db: Local): QueueStore {
+  return {
+    changes: async () => (await db.getAll('queue')) as Change[],
+    record: async (key) => (await db.get('records', key)) as LocalRecord | undefined,
+    write: async ({ keep = [], forget = [], put = [], remove = [] }) => {
+      const tx = db.transaction(['queue', 'records'], 'readwrite');
+      const queue = tx.objectStore('queue');
       const records = tx.objectStore('records');
-      const made = (await records.get(`${kind}:${change.local_id}`)) as LocalRecord | undefined;
-      const server: LocalRecord = {
-        key: `${kind}:${answer.id}`,
-        farm: made?.farm ?? change.farm,
-        kind,
-        order: made?.order ?? 0,
-        data: { ...answer, id: answer.id },
-      };
-      await records.delete(`${kind}:${change.local_id}`);
-      await records.put(server);
-    }
-    await tx.objectStore('queue').put(change);
-    await tx.done;
-    return 'synced';
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    // No answer, signed out, busy or our fault: try again later with the same key.
-    if (err.status === 0 || err.status === 401 || err.status === 429 || err.status >= 500) return 'later';
-    // The first sending of this key still running on the server: its answer comes next time. (Any other 409
-    // on the key means the request differs from the first: a person must look.)
-    if (err.status === 409 && err.param === 'Idempotency-Key' && /in progress/.test(err.message))
-      return 'later';
-    change.state = 'attention';
-    change.message = err.message;
-    change.gone = err.status === 404 && change.path.id !== undefined;
-    await db.put('queue', change);
-    return 'attention';
-  }
+      await Promise.all([
+        ...keep.map((c) => queue.put(c)),
+        ...forget.map((key) => queue.delete(key)),
+        ...remove.map((key) => records.delete(key)),
+        ...put.map((r) => records.put(r)),
+        tx.done,
+      ]);
+    },
+  };
 }
 
-/**
- * A note on a change the server took: a task someone else had already done is fine, and said so. The change
- * sent its own `done_at` (when Done was tapped), which the server keeps as given unless it is ahead of the
- * server's clock (then the server's now, about when it was first sent); any other `done_at` is someone
- * else's, before or after the tap.
- */
-function noteOf(change: Change, answer: Record<string, unknown>, replayed: boolean): string | null {
-  if (change.template !== '/v1/tasks/{id}/done' || replayed) return null;
-  const doneAt = Date.parse(String(answer.done_at ?? ''));
-  if (!Number.isFinite(doneAt)) return null;
-  const sentAt = change.first_sent_at ?? Date.now();
-  const mine = Date.parse(String((change.body as { done_at?: unknown } | null)?.done_at ?? ''));
-  const ours = Number.isFinite(mine)
-    ? doneAt === mine || (mine > doneAt && doneAt >= sentAt - 60_000)
-    : doneAt >= sentAt - 60_000;
-  return ours ? null : `Already done by someone else (${new Date(doneAt).toLocaleString()}).`;
-}
-
-/** Sends every waiting change, oldest first; stops at the first that cannot be sent now. */
+/** Sends every waiting change, oldest first, recounting the queue as it goes. */
 async function pushQueue(db: Local): Promise<void> {
-  const all = ((await db.getAll('queue')) as Change[]).sort((a, b) => a.seq - b.seq);
-  const ids = new Map<string, string>();
-  for (const c of all) {
-    if (c.local_id && c.server_id) ids.set(c.local_id, c.server_id);
-    else if (c.local_id && c.state === 'attention') ids.set(`pending:${c.local_id}`, '');
-  }
-  for (const change of all) {
-    if (change.state !== 'waiting') continue;
-    const outcome = await sendChange(db, change, ids);
-    if (outcome === 'later') break;
-    if (outcome === 'attention' && change.local_id) ids.set(`pending:${change.local_id}`, '');
-    await countQueue();
-  }
-  // The list keeps the latest synced changes to look back on, not every one ever.
-  const synced = all.filter((c) => c.state === 'synced').sort((a, b) => b.seq - a.seq);
-  for (const old of synced.slice(KEEP_SYNCED)) await db.delete('queue', old.key);
+  await sendQueue(storeOf(db), sendRaw, countQueue);
   await countQueue();
 }
 
@@ -653,7 +516,7 @@ async function pushQueue(db: Local): Promise<void> {
 async function alone(work: () => Promise<void>): Promise<void> {
   const locks = (navigator as Navigator & { locks?: LockManager }).locks;
   if (!locks) return work();
-  await locks.request(`farmstead-sync-${person}`, work);
+  await locks.request(syncLockOf(person ?? ''), work);
 }
 
 let running: Promise<void> | null = null;

@@ -6,17 +6,26 @@
  *    (PRECACHE, the server's list) in `farmstead-<VERSION>-shell`, and refuses to install if the HTML it got
  *    is of another version (no mixed versions); a page opened without a network gets the cached HTML, and
  *    the console's files come from the cache first (they never change under one URL);
- *  - Background Sync: a `sync` event asks the open console windows to send their queue (the app does the
- *    sending, and also syncs on `online`, on start and from its button, so nothing relies on this);
+ *  - Background Sync: a `sync` event for a person's queue asks the open console windows to send it; with none
+ *    open, the worker sends it itself (queue-send.ts, the page's own code, put before this file's by the
+ *    server), as that person if they are still the one signed in. The app also syncs on `online`, on start,
+ *    every 15 s while changes wait and from its button, so nothing relies on it;
  *  - push: shows the notification the server sent (modules/notifications: title, body with reason, farm
  *    and time), with the actions Acknowledge and Open, `requireInteraction` for urgent alerts;
  *  - notificationclick: Acknowledge posts the notification's single-use token to
  *    /v1/notifications/acknowledge (no console opened); Open or a tap opens the alert.
  */
 
+import type { Change, LocalRecord, QueueStore, Sender } from './queue-send.ts';
+
 declare const VERSION: string;
 /** Every URL of this version to keep for offline use: the console's files, the manifest and icons. */
 declare const PRECACHE: string[];
+// queue-send.ts's code, which the server puts before this file's (a classic script imports nothing).
+declare const sendQueue: typeof import('./queue-send.ts').sendQueue;
+declare const syncLockOf: typeof import('./queue-send.ts').syncLockOf;
+declare const databaseOf: typeof import('./queue-send.ts').databaseOf;
+declare const SYNC_TAG_PREFIX: typeof import('./queue-send.ts').SYNC_TAG_PREFIX;
 
 /** The parts of the worker's global scope used here (the DOM library has no service worker types). */
 interface WorkerScope {
@@ -43,6 +52,8 @@ interface WindowClientLike {
 }
 interface WorkerEvent {
   waitUntil(promise: Promise<unknown>): void;
+  /** A `sync` event's tag. */
+  tag?: string;
   data?: { json(): unknown } | null;
   action?: string;
   notification?: { data: unknown; close(): void };
@@ -129,12 +140,111 @@ worker.addEventListener('fetch', (event) => {
 });
 
 worker.addEventListener('sync', (event) => {
-  event.waitUntil(
-    worker.clients.matchAll({ type: 'window', includeUncontrolled: false }).then((open) => {
-      for (const client of open) client.postMessage({ type: 'sync' });
-    }),
-  );
+  const tag = event.tag ?? '';
+  if (tag.startsWith(SYNC_TAG_PREFIX)) event.waitUntil(backgroundSync(tag.slice(SYNC_TAG_PREFIX.length)));
 });
+
+/**
+ * Background Sync of a person's queue: an open console sends it itself (it is asked to); with none open, the
+ * worker sends it. Rejects while changes still wait (no answer), so the browser tries again later.
+ */
+async function backgroundSync(person: string): Promise<void> {
+  const open = await worker.clients.matchAll({ type: 'window', includeUncontrolled: false });
+  if (open.length > 0) {
+    for (const client of open) client.postMessage({ type: 'sync' });
+    return;
+  }
+  const send = await senderAs(person);
+  const db = send && (await openQueue(person));
+  if (!send || !db) return;
+  try {
+    const run = () => sendQueue(storeIn(db), send);
+    // The same lock as the console's tabs: one sender at a time.
+    const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+    const outcome = locks ? await locks.request(syncLockOf(person), run) : await run();
+    if (outcome === 'later') throw new Error('Changes still wait for an answer from Farmstead.');
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Sends as the person signed in on this phone (the session cookie, and its CSRF token); null when nobody is,
+ * or someone else is: their changes wait for them to open the console again.
+ */
+async function senderAs(person: string): Promise<Sender | null> {
+  const session = await fetch('/v1/session', { headers: { accept: 'application/json' } });
+  if (session.status === 401) return null;
+  if (!session.ok) throw new Error(`Farmstead answered ${session.status} for the session.`);
+  const signedIn = (await session.json()) as { person?: { id?: string }; csrf_token?: string };
+  const csrf = signedIn.csrf_token;
+  if (signedIn.person?.id !== person || !csrf) return null;
+  return async (method, url, body, headers) => {
+    const refused = (status: number, message: string, param?: string) =>
+      Object.assign(new Error(message), { status, param });
+    let answer: Response;
+    try {
+      answer = await fetch(url, {
+        method,
+        headers: {
+          accept: 'application/json',
+          'content-type': 'application/json',
+          'x-csrf-token': csrf,
+          ...headers,
+        },
+        body: body === undefined ? null : JSON.stringify(body),
+      });
+    } catch {
+      throw refused(0, 'Farmstead could not be reached.');
+    }
+    const data: unknown = answer.status === 204 ? null : await answer.json().catch(() => null);
+    if (!answer.ok) {
+      const error = (data as { error?: { message?: string; param?: string } } | null)?.error;
+      throw refused(answer.status, error?.message ?? `Farmstead answered ${answer.status}.`, error?.param);
+    }
+    return { data, replayed: answer.headers.get('idempotent-replayed') === 'true' };
+  };
+}
+
+/** The person's database on this phone, or null when there is none (they signed out: it was deleted). */
+function openQueue(person: string): Promise<IDBDatabase | null> {
+  return new Promise((resolve) => {
+    const request = indexedDB.open(databaseOf(person));
+    // No such database: do not make an empty one (aborting its creation removes it again).
+    request.onupgradeneeded = () => request.transaction?.abort();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => resolve(null);
+  });
+}
+
+/** The queue's storage in plain IndexedDB (the page uses idb, which a classic script cannot import). */
+function storeIn(db: IDBDatabase): QueueStore {
+  const result = <T>(request: IDBRequest<T>) =>
+    new Promise<T>((resolve, reject) => {
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  return {
+    changes: () => result(db.transaction('queue').objectStore('queue').getAll() as IDBRequest<Change[]>),
+    record: (key) =>
+      result(
+        db.transaction('records').objectStore('records').get(key) as IDBRequest<LocalRecord | undefined>,
+      ),
+    write: ({ keep = [], forget = [], put = [], remove = [] }) =>
+      new Promise((resolve, reject) => {
+        const tx = db.transaction(['queue', 'records'], 'readwrite');
+        const queue = tx.objectStore('queue');
+        const records = tx.objectStore('records');
+        for (const change of keep) queue.put(change);
+        for (const key of forget) queue.delete(key);
+        for (const key of remove) records.delete(key);
+        for (const record of put) records.put(record);
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+        tx.onabort = () => reject(tx.error);
+      }),
+  };
+}
 
 /** The notification a push shows: title, body, the actions, and the payload kept for the click. */
 function notificationOf(pushed: Pushed): { title: string; options: Record<string, unknown> } {
