@@ -8,8 +8,9 @@
  *  - api() asks `read` for a GET the network cannot answer, and `queue` for a write that can wait: mark a task
  *    done, add a task, log an event, add or edit an animal, acknowledge an alert. Each change keeps its own
  *    Idempotency-Key and the time it was made (an event's `at`), and is shown on the phone at once.
- *  - `syncNow()` sends the waiting changes in order, then refreshes the farm: under a Web Lock, so two tabs
- *    never send at once (and the key makes a change sent twice one record anyway).
+ *  - `syncNow()` sends the waiting changes in order (queue-send.ts, which the service worker runs too), then
+ *    refreshes the farm: under a Web Lock, so two tabs never send at once (and the key makes a change sent
+ *    twice one record anyway).
  */
 import { deleteDB, type IDBPDatabase, openDB } from 'idb';
 import { ApiError, newKey, type Page, type QueuedCall, type Schema, sendRaw, urlOf } from './api.ts';
