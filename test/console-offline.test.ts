@@ -449,6 +449,13 @@ test('with no console open, Background Sync has the service worker send the queu
   await waitFor('Background Sync to be asked for', async () =>
     (await page.evaluate<string[]>('window.syncTags')).includes(tag),
   );
+  // A sync that finds no network asks again (the browser may have used up the first asking meanwhile).
+  await page.evaluate('window.syncTags = []');
+  const offlineModule = (await apiModule(page)).replace('api.ts', 'offline.ts');
+  await page.evaluate(`import(${JSON.stringify(offlineModule)}).then((m) => m.syncNow())`);
+  await waitFor('Background Sync to be asked for again', async () =>
+    (await page.evaluate<string[]>('window.syncTags')).includes(tag),
+  );
   // Every console page closed (only a blank tab left, for the DevTools protocol), then the signal returns and
   // the `sync` event comes.
   const { cdp, registrationId } = await workerControl(world, await context.newPage());

@@ -509,8 +509,11 @@ function storeOf(db: Local): QueueStore {
 
 /** Sends every waiting change, oldest first, recounting the queue as it goes. */
 async function pushQueue(db: Local): Promise<void> {
-  await sendQueue(storeOf(db), sendRaw, countQueue);
+  const outcome = await sendQueue(storeOf(db), sendRaw, countQueue);
   await countQueue();
+  // Changes still wait (no answer): the worker is asked again, in case the app is closed before the signal
+  // returns (an earlier request may have been used up by the browser's own tries).
+  if (outcome === 'later') void requestBackgroundSync();
 }
 
 /** Runs `work` alone across this person's tabs (Web Locks), or just runs it where there are none. */
