@@ -65,7 +65,7 @@ export interface Sent {
 }
 
 /**
- * Sends one request with JSON. Rejects with the API's error as `{ status, code, param, message }` (an
+ * Sends one request with JSON. Rejects with the API's error as an Error with `status` and `param` (an
  * ApiError in the page), status 0 when no answer came.
  */
 export type Sender = (
