@@ -1,11 +1,10 @@
+import type { ApiCaller } from '../../calls/callers.ts';
 import type { Database } from '../../db/database.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { FamilyGrants } from '../../domain/permissions.ts';
-import type { KeyMode } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { permissionsView } from '../keys/repository.ts';
 import { createKey } from '../keys/service.ts';
@@ -67,16 +66,10 @@ export async function bootstrapFirstAccount(database: Database): Promise<NewAcco
 
 export async function getMe(
   db: Db,
-  caller: {
-    accountId: string;
-    keyId: string;
-    keyName: string;
-    mode: KeyMode;
-    prefix: string;
-    grants: FamilyGrants;
-    farms: readonly string[] | null;
-    session: { personId: string } | null;
-  },
+  caller: Pick<
+    ApiCaller,
+    'accountId' | 'keyId' | 'keyName' | 'mode' | 'prefix' | 'grants' | 'farms' | 'session'
+  >,
 ) {
   const account = await findAccount(db, caller.accountId);
   if (!account) throw notFound('account', caller.accountId);
