@@ -46,6 +46,7 @@ forEachEngine('animals', (t) => {
       { ...res.body, id: undefined, farm_id: undefined, created_at: undefined },
       {
         ...body,
+        eid_format: 'iso11784',
         birth_date: '2023-03-01T06:30:00.000Z',
         id: undefined,
         farm_id: undefined,
@@ -418,6 +419,70 @@ forEachEngine('animals', (t) => {
       getAnimalHistory(t().database.db, { accountId: acct.account_id, mode: 'test' }, id, 10),
       /No animal/,
     );
+  });
+
+  test('an EID in any reader format is stored as its 15 digits, found by any of them, and a second one is a 409 naming the first', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farm = (await make.farm(t(), key)).id;
+    const read = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+      key,
+      body: { species: 'cattle', name: 'Read at the race', eid: 'LA 982 000001088420' },
+    });
+    assert.equal(read.status, 201, JSON.stringify(read.body));
+    assert.equal(read.body.eid, '982000001088420');
+    assert.equal(read.body.eid_format, 'iso11784');
+    for (const written of [
+      '982 000001088420',
+      '982.000001088420',
+      '982000001088420',
+      'LA 982 000001088420',
+    ]) {
+      const found = await t().request<List<Animal>>(
+        'GET',
+        `/v1/farms/${farm}/animals?eid=${encodeURIComponent(written)}`,
+        { key },
+      );
+      assert.deepEqual(
+        found.body.data.map((a) => a.id),
+        [read.body.id],
+        `found by ${written}`,
+      );
+      const again = expectError(
+        await t().request('POST', `/v1/farms/${farm}/animals`, {
+          key,
+          body: { species: 'cattle', eid: written },
+        }),
+        409,
+        'conflict',
+      );
+      assert.equal(again.param, 'eid');
+      assert.ok(again.message.includes(read.body.id), `the refusal names the first animal: ${again.message}`);
+    }
+    const own = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+      key,
+      body: { species: 'sheep', eid: 'FLOCK-0042' },
+    });
+    assert.equal(own.body.eid, 'FLOCK-0042', 'not an ISO number: kept as given');
+    assert.equal(own.body.eid_format, 'other');
+    const patched = await t().request<Animal>('PATCH', `/v1/animals/${own.body.id}`, {
+      key,
+      body: { eid: '826.012345678901' },
+    });
+    assert.equal(patched.body.eid, '826012345678901');
+    assert.equal(patched.body.eid_format, 'iso11784');
+    const none = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+      key,
+      body: { species: 'pig' },
+    });
+    assert.equal(none.body.eid_format, null);
+    expectError(
+      await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig', eid: '   ' } }),
+      400,
+      'invalid_request',
+    );
+    const fetched = await t().request<Animal>('GET', `/v1/animals/${read.body.id}`, { key });
+    assert.equal(fetched.body.eid_format, 'iso11784');
   });
 
   test('an EID is unique among the account’s animals in a mode: 409 conflict naming eid', async () => {
