@@ -13,6 +13,7 @@ import type {
   OpenApiDocument,
   Paddock,
 } from '../../../test/replies.ts';
+import * as eidMigration from '../../db/migrations/0037_eid_iso.ts';
 import { findAnimalByEid } from './repository.ts';
 import { createAnimal, getAnimalHistory } from './service.ts';
 
@@ -483,6 +484,50 @@ forEachEngine('animals', (t) => {
     );
     const fetched = await t().request<Animal>('GET', `/v1/animals/${read.body.id}`, { key });
     assert.equal(fetched.body.eid_format, 'iso11784');
+  });
+
+  test('EIDs stored in another written form before the rule are rewritten as 15 digits, unless that would take another animal’s', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const db = t().database.db;
+    const row = (id: string, eid: string) =>
+      make.animalRow({ id, farm_id: farm, account_id: acct.account_id, eid, tag: id, search_text: eid });
+    await db
+      .insertInto('animals')
+      .values([
+        row('ani_eidold1', 'LA 982 000007000001'),
+        row('ani_eidold2', '982 000007000002'),
+        row('ani_eidold3', '982.000007000003'),
+        row('ani_eidold4', '982000007000003'),
+        row('ani_eidold5', 'HERD-7'),
+      ])
+      .execute();
+    await eidMigration.up(db as never);
+    const stored = await db
+      .selectFrom('animals')
+      .select(['id', 'eid', 'search_text'])
+      .where('id', 'like', 'ani_eidold%')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => [r.id, r.eid]),
+      [
+        ['ani_eidold1', '982000007000001'],
+        ['ani_eidold2', '982000007000002'],
+        ['ani_eidold3', '982.000007000003'],
+        ['ani_eidold4', '982000007000003'],
+        ['ani_eidold5', 'HERD-7'],
+      ],
+      'the third would take the fourth’s number: left for a person to settle',
+    );
+    assert.equal(stored[0]?.search_text, 'ani_eidold1\n982000007000001');
+    const found = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?eid=982%20000007000002`, {
+      key: acct.live_key,
+    });
+    assert.deepEqual(
+      found.body.data.map((a) => a.id),
+      ['ani_eidold2'],
+    );
   });
 
   test('an EID is unique among the account’s animals in a mode: 409 conflict naming eid', async () => {
