@@ -1590,6 +1590,7 @@ export interface components {
          *       "name": "Tess",
          *       "tag": "D2",
          *       "eid": null,
+         *       "eid_format": null,
          *       "sex": "female",
          *       "breed": "Anatolian Shepherd",
          *       "birth_date": "2024-03-17T00:00:00.000Z",
@@ -1607,6 +1608,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             eid: string | null;
+            eid_format: ("iso11784" | "other") | null;
             farm_id: string;
             /** @description Free-form custom fields. */
             fields: {
@@ -5893,7 +5895,7 @@ export interface operations {
             query?: {
                 /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
                 before?: string;
-                /** @description Exact electronic id. */
+                /** @description Electronic id, exactly, or an ISO 11784 number in any reader's form. */
                 eid?: string;
                 /** @description Animals in this group. */
                 group_id?: string;
@@ -6187,7 +6189,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, eid_format, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
