@@ -50,6 +50,7 @@ import { docsRoutes } from './modules/docs/routes.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
 import type { FarmChangeHooks } from './modules/farms/service.ts';
+import { placeFarmDevices } from './modules/grazing/placement.ts';
 import { grazingRoutes } from './modules/grazing/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
@@ -216,7 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(eventExportRoutes, 'events'), { db });
   await app.register(withAccess(taskExportRoutes, 'tasks'), { db });
   await app.register(withAccess(groupRoutes, 'groups'), { db });
-  await app.register(withAccess(paddockRoutes, 'paddocks'), { db });
+  // A paddock's outline added, redrawn or deleted places the farm's devices again (modules/grazing).
+  await app.register(withAccess(paddockRoutes, 'paddocks'), { db, outlinesChanged: placeFarmDevices });
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   await app.register(withAccess(eventRoutes, 'events'), { db });
