@@ -1,7 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { ANIMAL_STATUSES } from '../../domain/statuses.ts';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
-
-export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'] as const;
 
 export const AnimalSchema = Type.Object(
   {

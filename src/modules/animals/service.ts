@@ -11,10 +11,10 @@ import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { rebuildStays, recordPlacement } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { rebuildStays, recordPlacement } from '../stays/service.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   type AnimalRow,
