@@ -1,15 +1,15 @@
 import { type Static, Type } from 'typebox';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { NETWORK_SERVER_NAMES, NETWORK_SERVERS } from './network-servers.ts';
 
-export const INTEGRATION_TYPES = ['chirpstack', 'ttn'] as const;
+const servers = Object.entries(NETWORK_SERVERS);
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const ApiUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description:
-    "The network server's API address (ChirpStack: its REST API, e.g. https://chirpstack.example.com:8090; The Things Stack: e.g. https://eu1.cloud.thethings.network). A public address unless FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1.",
+  description: `The network server's API address (${servers.map(([, s]) => `${s.label}: ${s.apiUrlExample}`).join('; ')}). A public address unless FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1.`,
 });
 const ApiKey = Type.String({
   minLength: 1,
@@ -120,7 +120,7 @@ const Defaults = Type.Array(DefaultSchema, {
 export const IntegrationSchema = Type.Object({
   id: Type.String(),
   farm_id: Type.String(),
-  type: Type.Enum([...INTEGRATION_TYPES]),
+  type: Type.Enum(NETWORK_SERVER_NAMES),
   name: Type.String(),
   uplink_url: Type.String({
     description:
@@ -143,7 +143,9 @@ export const IntegrationSchema = Type.Object({
 
 export const CreateIntegrationBody = Type.Object(
   {
-    type: Type.Enum([...INTEGRATION_TYPES], { description: 'chirpstack or ttn (The Things Stack).' }),
+    type: Type.Enum(NETWORK_SERVER_NAMES, {
+      description: `The network server: ${servers.map(([name, s]) => `${name} (${s.label})`).join(', ')}.`,
+    }),
     name: Name,
     api_url: Type.Optional(ApiUrl),
     api_key: Type.Optional(ApiKey),
@@ -261,7 +263,8 @@ export const UplinkQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 20,
-        description: 'ChirpStack: up, join, ack, txack, status or log.',
+        description:
+          'ChirpStack names its event here (up, join, ack, txack, status, location are read; log, integration and any other are ignored).',
       }),
     ),
   },
