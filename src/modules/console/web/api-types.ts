@@ -7393,7 +7393,7 @@ export interface operations {
                     }[];
                     name: string;
                     /**
-                     * @description chirpstack or ttn (The Things Stack).
+                     * @description The network server: chirpstack (ChirpStack), ttn (The Things Stack).
                      * @enum {unknown}
                      */
                     type: "chirpstack" | "ttn";
@@ -10241,7 +10241,7 @@ export interface operations {
     receiveLorawanUplink: {
         parameters: {
             query?: {
-                /** @description ChirpStack: up, join, ack, txack, status or log. */
+                /** @description ChirpStack names its event here (up, join, ack, txack, status, location are read; log, integration and any other are ignored). */
                 event?: string;
             };
             header?: {
