@@ -117,29 +117,32 @@ const Defaults = Type.Array(DefaultSchema, {
     'Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all).',
 });
 
-export const IntegrationSchema = Type.Object({
-  id: Type.String(),
-  farm_id: Type.String(),
-  type: Type.Enum(NETWORK_SERVER_NAMES),
-  name: Type.String(),
-  uplink_url: Type.String({
-    description:
-      'Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL.',
-  }),
-  secret_prefix: Type.String({ description: 'The first characters of the uplink secret.' }),
-  secret: Type.Optional(
-    Type.String({
+export const IntegrationSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    type: Type.Enum(NETWORK_SERVER_NAMES),
+    name: Type.String(),
+    uplink_url: Type.String({
       description:
-        'The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`.',
+        'Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL.',
     }),
-  ),
-  api_url: Nullable(Type.String()),
-  api_key_set: Type.Boolean({ description: 'Whether an API key is stored (it is never returned).' }),
-  application_id: Nullable(Type.String()),
-  webhook_id: Nullable(Type.String()),
-  defaults: Defaults,
-  created_at: DateTime(),
-});
+    secret_prefix: Type.String({ description: 'The first characters of the uplink secret.' }),
+    secret: Type.Optional(
+      Type.String({
+        description:
+          'The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`.',
+      }),
+    ),
+    api_url: Nullable(Type.String()),
+    api_key_set: Type.Boolean({ description: 'Whether an API key is stored (it is never returned).' }),
+    application_id: Nullable(Type.String()),
+    webhook_id: Nullable(Type.String()),
+    defaults: Defaults,
+    created_at: DateTime(),
+  },
+  { $id: 'Integration', title: 'Integration' },
+);
 
 export const CreateIntegrationBody = Type.Object(
   {
