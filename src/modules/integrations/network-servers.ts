@@ -1,7 +1,8 @@
 /**
  * The network servers an integration can speak to: one adapter each (network-server.ts's contract), one
- * line here. An integration's `type` is a name of this registry; the API's enum, the docs' list and every
- * branch on the server come from it. Adding a server is its adapter's file, its line here and its docs.
+ * line here. An integration's `type` is a name of this registry; the API's enum and descriptions and every
+ * branch on the server come from it. Adding a server is its adapter's file, its line here and its docs
+ * (docs/lorawan.md, "Network servers are adapters"; the console then asks for its label and set-up steps).
  */
 import { AppError } from '../../domain/errors.ts';
 import { chirpstack } from './chirpstack.ts';
