@@ -163,7 +163,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Outside http/ itself, app.ts and openapi.ts (which build the app and its document), who may import http/.
- * A module's routes.ts registers its routes (auth hooks, schema pieces, validators): anything of http/. The
+ * A module's routes.ts (and its routes/ folder, when split by responsibility) registers its routes (auth
+ * hooks, schema pieces, validators): anything of http/. The
  * rest, each with its reason; everything else under modules/, workers/ and cli/ gets what it needs from
  * below (lib/, domain/, db/, calls/).
  */
@@ -188,7 +189,7 @@ const HTTP_IMPORTS_ALLOWED: readonly { from: RegExp; to: string; why: string }[]
 /** Whether `file` may import `target` as far as http/ goes (only files of modules/, workers/ and cli/ are asked). */
 function mayImportHttp(file: string, target: string): boolean {
   if (layerOf(target) !== 'http' || !['modules', 'workers', 'cli'].includes(layerOf(file))) return true;
-  if (/^src\/modules\/[^/]+\/routes\.ts$/.test(file)) return true;
+  if (/^src\/modules\/[^/]+\/routes(\.ts|\/[^/]+\.ts)$/.test(file)) return true;
   return HTTP_IMPORTS_ALLOWED.some((rule) => rule.from.test(file) && rule.to === target);
 }
 

@@ -20,6 +20,8 @@ import { checkWebhookUrl } from '../webhooks/url-guard.ts';
 import { encoderProblem } from './downlink.ts';
 import { type Mapping, mappingProblem } from './mapping.ts';
 import { normalizeEui } from './network-events.ts';
+import type { ApiSettings } from './network-server.ts';
+import { networkServer, networkServerName } from './network-servers.ts';
 import { type Encoder, PRESET_BY_NAME, PRESETS } from './presets.ts';
 import {
   deleteIntegrationRow,
@@ -67,7 +69,7 @@ export function toIntegration(row: IntegrationRow, publicUrl: string): Integrati
   return {
     id: row.id,
     farm_id: row.farm_id,
-    type: row.type,
+    type: networkServerName(row.type),
     name: row.name,
     uplink_url: uplinkUrl(publicUrl, row.id),
     secret_prefix: row.secret_prefix,
@@ -116,15 +118,10 @@ async function checkApiUrl(raw: string, allowPrivate: boolean): Promise<string> 
   }
 }
 
-function checkTtnIds(
-  type: string,
-  row: { application_id: string | null; webhook_id: string | null; api_url: string | null },
-) {
-  if (type !== 'ttn' || row.api_url === null) return;
-  if (!row.application_id)
-    throw invalid('application_id', 'A ttn integration with api_url needs application_id for downlinks.');
-  if (!row.webhook_id)
-    throw invalid('webhook_id', 'A ttn integration with api_url needs webhook_id for downlinks.');
+/** Throws 400 naming the member when the integration's server cannot send downlinks with these settings. */
+function checkApi(type: string, settings: ApiSettings): void {
+  const problem = networkServer(type).apiProblem(settings);
+  if (problem) throw invalid(problem.param, problem.message);
 }
 
 export async function createIntegration(
@@ -154,7 +151,7 @@ export async function createIntegration(
     defaults: JSON.stringify(defaults),
     created_at: now,
   };
-  checkTtnIds(row.type, row);
+  checkApi(row.type, row);
   await insertIntegration(db, row);
   return { ...toIntegration(row, options.publicUrl), secret: secret.secret };
 }
@@ -201,7 +198,7 @@ export async function updateIntegration(
   if (input.webhook_id !== undefined) patch.webhook_id = input.webhook_id;
   if (input.defaults !== undefined) patch.defaults = JSON.stringify(input.defaults);
   const next = { ...row, ...patch };
-  checkTtnIds(next.type, next);
+  checkApi(next.type, next);
   if (Object.keys(patch).length > 0) await updateIntegrationRow(db, row.id, patch);
   return toIntegration(next, options.publicUrl);
 }
