@@ -180,16 +180,21 @@ interface Limits {
 }
 
 /** Any failure as an OutboundError with its readable message. */
-function classify(err: unknown, limits: Limits, deadline: AbortSignal, caller?: AbortSignal): OutboundError {
+function classify(
+  err: unknown,
+  limits: Limits,
+  deadline: AbortSignal,
+  caller: AbortSignal | undefined,
+  answered: boolean,
+): OutboundError {
   if (err instanceof OutboundError) return err;
   const refused = refusalIn(err);
   if (refused) return new OutboundError('refused_address', `refused: ${refused.message}`, { cause: err });
   const e = err as ErrorLike;
   const code = typeof e?.code === 'string' ? e.code : undefined;
   if (deadline.aborted && !caller?.aborted) {
-    return new OutboundError('timeout', `timed out: no complete answer within ${limits.timeoutMs} ms`, {
-      cause: err,
-    });
+    const what = answered ? 'the answer was not complete' : 'no response';
+    return new OutboundError('timeout', `timed out: ${what} within ${limits.timeoutMs} ms`, { cause: err });
   }
   if (caller?.aborted) return new OutboundError('aborted', 'aborted before the answer came', { cause: err });
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -213,10 +218,14 @@ function classify(err: unknown, limits: Limits, deadline: AbortSignal, caller?: 
     );
   }
   if (code === 'UND_ERR_BODY_TIMEOUT') {
-    return new OutboundError('timeout', `timed out: no complete answer within ${limits.timeoutMs} ms`, {
-      code,
-      cause: err,
-    });
+    return new OutboundError(
+      'timeout',
+      `timed out: the answer was not complete within ${limits.timeoutMs} ms`,
+      {
+        code,
+        cause: err,
+      },
+    );
   }
   const known = code ? BY_CODE[code] : undefined;
   const message = known ? `${known} (${code})` : code ? `${e.message} (${code})` : e?.message || String(err);
@@ -352,6 +361,8 @@ async function send(request: OutboundRequest, policy: AddressPolicy | null): Pro
     if (name.toLowerCase() !== 'user-agent') headers[name] = value;
   }
   headers['user-agent'] = OUTBOUND_USER_AGENT;
+  // Whether the last hop's status and headers arrived, so a timeout can say which part was missing.
+  let answered = false;
   try {
     let hop: Hop = {
       url: parseTarget(request.url, 'url'),
@@ -361,10 +372,12 @@ async function send(request: OutboundRequest, policy: AddressPolicy | null): Pro
     };
     for (let redirects = request.redirects ?? OUTBOUND_DEFAULTS.redirects; ; redirects--) {
       const answer = await sendOnce(agent, hop, limits, signal);
+      answered = true;
       const location = answer.headers.location;
       if (redirects > 0 && REDIRECTS.has(answer.statusCode) && typeof location === 'string') {
         await answer.body.dump();
         hop = nextHop(hop, answer.statusCode, location);
+        answered = false;
         continue;
       }
       const body = await readCapped(
@@ -375,7 +388,7 @@ async function send(request: OutboundRequest, policy: AddressPolicy | null): Pro
       return { status: answer.statusCode, headers: flatHeaders(answer.headers), body, url: hop.url.href };
     }
   } catch (err) {
-    throw classify(err, limits, deadline.signal, request.signal);
+    throw classify(err, limits, deadline.signal, request.signal, answered);
   } finally {
     clearTimeout(timer);
   }
