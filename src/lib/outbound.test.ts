@@ -253,6 +253,33 @@ describe('the outbound client', () => {
     assert.ok(server.connections() <= 2, `${server.connections()} connections for four requests in turn`);
   });
 
+  test('a kept-alive connection the server closed as it was reused is not the answer: the request goes again on a new one', async () => {
+    // The server answers the first request on each connection and drops any later one unanswered, as a
+    // server does that closed an idle connection just as it was reused.
+    const served = new WeakSet<Socket>();
+    let dropped = 0;
+    const server = await serve((req, res) => {
+      if (served.has(req.socket)) {
+        dropped++;
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
+      res.writeHead(204).end();
+    });
+    for (let i = 0; i < 4; i++) {
+      const answer = await sendOutbound({
+        url: `${server.base}/`,
+        method: 'POST',
+        body: `${i}`,
+        allowPrivate: true,
+      });
+      assert.equal(answer.status, 204, `request ${i}`);
+    }
+    assert.ok(dropped >= 1, 'a request was sent on a reused connection and dropped');
+    assert.equal(server.seen.length, 4 + dropped);
+  });
+
   test('a URL that is not absolute http(s) is refused as bad_url; a network failure says what happened', async () => {
     assert.equal(
       (await failure(sendOutbound({ url: 'ftp://example.com/x', allowPrivate: true }))).kind,

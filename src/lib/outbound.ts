@@ -280,8 +280,8 @@ interface Hop {
 
 /**
  * One request on the pool. A kept-alive connection the server closed just as it was reused fails before
- * any answer: that is not the server's answer, so it is sent once more on a new connection (as Node's docs
- * advise for the same race).
+ * any answer: that is not the server's answer, so it is sent again (as Node's docs advise for the same race),
+ * on the pool's next connection, until one that had carried no answer before fails or one answers.
  */
 async function sendOnce(
   agent: Agent,
@@ -299,11 +299,14 @@ async function sendOnce(
     bodyTimeout: limits.timeoutMs,
     signal,
   };
-  try {
-    return await agent.request(options);
-  } catch (err) {
-    if (signal.aborted || !onUsedConnection(err)) throw err;
-    return agent.request(options);
+  // Each failure closes one used connection, and a new connection's failure is thrown, so this ends (and
+  // the deadline bounds it regardless).
+  for (;;) {
+    try {
+      return await agent.request(options);
+    } catch (err) {
+      if (signal.aborted || !onUsedConnection(err)) throw err;
+    }
   }
 }
 
