@@ -19,11 +19,10 @@ import { metrics } from '../../lib/metrics.ts';
 import { type CommandRow, toCommand } from '../commands/repository.ts';
 import type { Command } from '../commands/schemas.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { RefusedAddressError } from '../webhooks/url-guard.ts';
 import { type EncodedDownlink, EncodeError, encodeCommand } from './downlink.ts';
 import { effectiveSettings } from './effective.ts';
 import type { Mapping } from './mapping.ts';
-import { type ApiAnswer, describeFailure, postToNetworkServer } from './network-client.ts';
+import { type ApiAnswer, describeFailure, isRefusedAddress, postToNetworkServer } from './network-client.ts';
 import type { NetworkEvent } from './network-events.ts';
 import type { DownlinkRequest, NetworkServer } from './network-server.ts';
 import { networkServer } from './network-servers.ts';
@@ -195,7 +194,7 @@ async function sendOne(
   } catch (err) {
     failure = describeFailure(err, settings.timeoutMs);
     // An address the SSRF guard refuses will not become allowed by waiting.
-    if (err instanceof RefusedAddressError) {
+    if (isRefusedAddress(err)) {
       await failNow(db, row.command_id, { error: failure }, now);
       return 'failed';
     }

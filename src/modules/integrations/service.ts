@@ -4,6 +4,7 @@
  * settings are links.ts, uplinks receive.ts, downlinks downlinks.ts.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { checkOutboundUrl } from '../../calls/outbound-url.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -16,7 +17,6 @@ import type { Device } from '../devices/schemas.ts';
 import { createDevice } from '../devices/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
-import { checkWebhookUrl } from '../webhooks/url-guard.ts';
 import { encoderProblem } from './downlink.ts';
 import { type Mapping, mappingProblem } from './mapping.ts';
 import { normalizeEui } from './network-events.ts';
@@ -107,15 +107,8 @@ function checkDefaults(defaults: readonly IntegrationDefault[]): void {
   for (const [i, d] of defaults.entries()) checkSettings(d, `defaults[${i}].`);
 }
 
-async function checkApiUrl(raw: string, allowPrivate: boolean): Promise<string> {
-  try {
-    return await checkWebhookUrl(raw, { allowPrivate });
-  } catch (err) {
-    if (err instanceof Error && 'param' in err) {
-      throw invalid('api_url', err.message.replace(/^url\b/, 'api_url'));
-    }
-    throw err;
-  }
+function checkApiUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  return checkOutboundUrl(raw, { allowPrivate, param: 'api_url' });
 }
 
 /** Throws 400 naming the member when the integration's server cannot send downlinks with these settings. */
