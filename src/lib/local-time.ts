@@ -1,9 +1,9 @@
 /**
  * Wall-clock time in a farm's IANA time zone: "today" for a farmer is the local calendar day, not the
- * UTC one. An instant's offset and wall clock come from `@date-fns/tz` (over the runtime's own zone
+ * UTC one. A zone's offset at an instant is `@date-fns/tz`'s `tzOffset` (over the runtime's own zone
  * data); this file keeps only the rule for wall-clock times that a DST change skips or repeats.
  */
-import { TZDateMini, tzOffset } from '@date-fns/tz';
+import { tzOffset } from '@date-fns/tz/tzOffset';
 import { DAY_MS } from './time.ts';
 
 export interface LocalDateTime {
@@ -32,15 +32,15 @@ export function localParts(at: number, timeZone: string): LocalParts {
   const key = `${at} ${timeZone}`;
   const known = converted.get(key);
   if (known) return { ...known };
-  const local = new TZDateMini(at, timeZone);
-  checked(local.getTime(), timeZone);
+  // The wall clock is the instant moved by the zone's offset, read in UTC (as TZDate does).
+  const local = new Date(at + zoneOffsetMs(at, timeZone));
   const out = {
-    year: local.getFullYear(),
-    month: local.getMonth() + 1,
-    day: local.getDate(),
-    hour: local.getHours(),
-    minute: local.getMinutes(),
-    second: local.getSeconds(),
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
   };
   if (converted.size >= CONVERTED_LIMIT) converted.delete(converted.keys().next().value as string);
   converted.set(key, { ...out });

@@ -5,8 +5,8 @@
  * functions of time and place; no clock, no I/O.
  */
 import { getPosition, getTimes } from 'suncalc';
-import { localParts, localClock as zonedClock } from './local-time.ts';
-import { HOUR_MS } from './time.ts';
+
+const HOUR_MS = 3_600_000;
 
 /** The sun's apparent (refraction-corrected) elevation above the horizon in degrees, at an instant and place. */
 export function solarElevation(at: number, lat: number, lon: number): number {
@@ -53,10 +53,19 @@ export function sunTimes(date: CalendarDate, lat: number, lon: number): SunTimes
   return { kind: 'normal', sunrise: times.sunrise.getTime(), sunset: times.sunset.getTime() };
 }
 
-/** The calendar date an instant falls on in an IANA time zone. */
+/**
+ * The calendar date an instant falls on in an IANA time zone. `Intl` directly rather than local-time.ts:
+ * the console runs this file too (domain/confirmation.ts), and needs nothing more for it.
+ */
 export function localDate(at: number, timeZone: string): CalendarDate {
-  const { year, month, day } = localParts(at, timeZone);
-  return { year, month, day };
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(new Date(at));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  return { year: get('year'), month: get('month'), day: get('day') };
 }
 
 /** `date` moved by `days` calendar days. */
@@ -67,7 +76,9 @@ export function addDays(date: CalendarDate, days: number): CalendarDate {
 
 /** Wall-clock time HH:MM of an instant in a time zone. */
 export function localClock(at: number, timeZone: string): string {
-  return zonedClock(at, timeZone);
+  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    .format(new Date(at))
+    .replace(/^24:/, '00:');
 }
 
 export interface Darkness {
