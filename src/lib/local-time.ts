@@ -23,14 +23,24 @@ function checked(value: number, timeZone: string): number {
   return value;
 }
 
-/** Instants already converted (zone and instant): the brief converts the same due times and midnights over and over. */
-const converted = new Map<string, Readonly<LocalParts>>();
+/**
+ * Conversions already made, both ways (zone and instant, zone and wall-clock time): the brief converts the
+ * same due times and midnights over and over, and each fresh one asks Intl at least once.
+ */
 const CONVERTED_LIMIT = 5_000;
+const toLocal = new Map<string, Readonly<LocalParts>>();
+const toInstant = new Map<string, number>();
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): T {
+  if (cache.size >= CONVERTED_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
 
 /** The local calendar date and clock time of an instant in a time zone. */
 export function localParts(at: number, timeZone: string): LocalParts {
   const key = `${at} ${timeZone}`;
-  const known = converted.get(key);
+  const known = toLocal.get(key);
   if (known) return { ...known };
   // The wall clock is the instant moved by the zone's offset, read in UTC (as TZDate does).
   const local = new Date(at + zoneOffsetMs(at, timeZone));
@@ -42,9 +52,7 @@ export function localParts(at: number, timeZone: string): LocalParts {
     minute: local.getUTCMinutes(),
     second: local.getUTCSeconds(),
   };
-  if (converted.size >= CONVERTED_LIMIT) converted.delete(converted.keys().next().value as string);
-  converted.set(key, { ...out });
-  return out;
+  return { ...remember(toLocal, key, out) };
 }
 
 /** How far the zone's wall clock is ahead of UTC at an instant, in ms (Chicago in summer: −5 h). */
@@ -61,12 +69,15 @@ export function zoneOffsetMs(at: number, timeZone: string): number {
  */
 export function zonedTimeToUtc(local: LocalDateTime, timeZone: string): number {
   const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
+  const key = `${wall} ${timeZone}`;
+  const known = toInstant.get(key);
+  if (known !== undefined) return known;
   // The offsets in force a day either side: one zone change at most lies between them.
   const before = zoneOffsetMs(wall - DAY_MS, timeZone);
   const after = zoneOffsetMs(wall + DAY_MS, timeZone);
   const real = [wall - before, wall - after].filter((at) => at + zoneOffsetMs(at, timeZone) === wall);
   // Neither reading is real inside a gap: the clock before the change, carried on, lands after it.
-  return real.length === 0 ? wall - before : Math.min(...real);
+  return remember(toInstant, key, real.length === 0 ? wall - before : Math.min(...real));
 }
 
 /** Midnight at the start of the local day that `at` falls on, and the next local midnight. */
