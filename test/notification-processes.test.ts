@@ -32,6 +32,8 @@ function startWorker(t: TestApp, timeoutMs = 500): ChildProcess {
         ? { DATABASE_URL: t.config.databaseUrl }
         : { FARMSTEAD_DATA: t.config.dataDir }),
       LOG_LEVEL: 'warn',
+      // As the servers beside it are told (one environment file): the worker sends notifications anyway.
+      FARMSTEAD_NOTIFICATION_WORKER: '0',
       NODE_EXTRA_CA_CERTS: push.caFile,
       FARMSTEAD_WEBHOOK_ALLOW_PRIVATE: '1',
       FARMSTEAD_WEBHOOK_POLL_MS: '20',

@@ -12,7 +12,6 @@
  * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (src/calls/key-cache.ts)
  * that revocation, rotation and deletion clear at once in this process and, by notification, in every other.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
@@ -29,7 +28,7 @@ import type { Db } from '../db/schema.ts';
 import { AppError } from '../domain/errors.ts';
 import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
 import type { Surface } from '../domain/usage.ts';
-import { hashSecret } from '../lib/secrets.ts';
+import { hashSecret, sameSecret } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
 import { checkAccess } from './permissions.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -69,12 +68,6 @@ export function clearedSessionCookie(secure: boolean): string {
     sameSite: 'lax',
     secure,
   });
-}
-
-function sameSecret(sent: string, expected: string): boolean {
-  const a = Buffer.from(sent);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 declare module 'fastify' {

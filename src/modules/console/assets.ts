@@ -49,6 +49,9 @@ const VENDOR: Record<string, string> = {
   '@turf/area': '@turf/area/dist/esm/index.js',
   '@turf/helpers': '@turf/helpers/dist/esm/index.js',
   '@turf/meta': '@turf/meta/dist/esm/index.js',
+  // Sunrise and sunset, for asking before doors open after dark (domain/confirmation.ts, lib/solar.ts): one
+  // ES module with no imports; loaded when a command is sent (web/command-form.ts).
+  suncalc: 'suncalc/index.js',
 };
 
 /**
@@ -97,6 +100,10 @@ const ON_DEMAND = new Set([
   'vendor/@turf-area.mjs',
   'vendor/@turf-helpers.mjs',
   'vendor/@turf-meta.mjs',
+  // The after-dark rule, imported by web/command-form.ts when a command is sent.
+  'src/domain/confirmation.ts',
+  'src/lib/solar.ts',
+  'vendor/suncalc.mjs',
 ]);
 
 export const ASSET_PREFIX = '/console/assets';

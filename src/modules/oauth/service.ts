@@ -5,7 +5,7 @@
  * stored as SHA-256 hashes; a grant revoked here stops its tokens at the next call in every process (the
  * key cache is told, here and over the notification bus, as for a revoked API key).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ApiCaller, CachedApiKey } from '../../calls/callers.ts';
 import { apiKeyCache, forgetApiKey } from '../../calls/key-cache.ts';
 import type { Db } from '../../db/schema.ts';
@@ -13,7 +13,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AGENT_LEVELS, type AgentLevel, agentPolicy, policyWithin } from '../../domain/agent-access.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { ROLE_PRESETS } from '../../domain/permissions.ts';
-import { hashSecret, type KeyMode, randomToken } from '../../lib/secrets.ts';
+import { hashSecret, type KeyMode, randomToken, sameSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import { CIMD_FRESH_MS, type ClientSettings, findClient, type OAuthClient } from './clients.ts';
 import { OAuthError, UntrustedRequestError } from './errors.ts';
@@ -302,12 +302,6 @@ function required(form: FormFields, name: string): string {
   return value;
 }
 
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 export interface TokenAnswer {
@@ -391,7 +385,7 @@ export async function token(db: Db, form: FormFields, urls: ServerUrls, now: num
           );
         }
         const challenge = createHash('sha256').update(verifier).digest('base64url');
-        if (!sameText(challenge, code.code_challenge))
+        if (!sameSecret(challenge, code.code_challenge))
           throw invalidGrant('code_verifier does not match the code_challenge (PKCE).');
         if (!(await markCodeUsed(trx, code.code_hash, now)))
           throw invalidGrant('This authorization code was already used.');
