@@ -6,7 +6,6 @@ import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import {
   BODY_ERRORS,
-  DeletedSchema,
   described,
   errorResponses,
   FarmParams,
@@ -14,6 +13,7 @@ import {
   ListOf,
   PageQuery,
 } from '../../http/schemas.ts';
+import { type RecordByIdKind, recordDeleteRoute, recordGetRoute } from '../records/routes.ts';
 import { CreateWebhookBody, DeliveryListQuery, UpdateWebhookBody } from './schemas.ts';
 import {
   createWebhook,
@@ -40,6 +40,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
   const WebhookRef = Type.Ref('Webhook');
   const DeliveryRef = Type.Ref('WebhookDelivery');
   const urlOptions = { allowPrivate: config.webhookAllowPrivate };
+  const byId = {
+    path: 'webhooks',
+    one: 'Webhook',
+    tags,
+    noun: 'webhook',
+    summaries: { get: 'Get a webhook', delete: 'Delete a webhook with its delivery history' },
+    readCache: false,
+    service: { get: getWebhook, delete: deleteWebhook },
+  } as const satisfies RecordByIdKind;
 
   app.get(
     '/v1/farms/:farm/webhooks',
@@ -95,22 +104,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
         .send(await createWebhook(db, apiCaller(request), request.params.farm, request.body, urlOptions)),
   );
 
-  app.get(
-    '/v1/webhooks/:id',
-    {
-      schema: {
-        operationId: 'getWebhook',
-        tags,
-        summary: 'Get a webhook',
-        params: IdParams,
-        response: {
-          200: described(WebhookRef, 'The webhook.'),
-          ...errorResponses('unauthorized', 'not_found'),
-        },
-      },
-    },
-    async (request) => getWebhook(db, apiCaller(request), request.params.id),
-  );
+  recordGetRoute(app, db, byId);
 
   app.patch(
     '/v1/webhooks/:id',
@@ -140,22 +134,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
       updateWebhook(db, apiCaller(request), request.params.id, request.body ?? {}, urlOptions),
   );
 
-  app.delete(
-    '/v1/webhooks/:id',
-    {
-      schema: {
-        operationId: 'deleteWebhook',
-        tags,
-        summary: 'Delete a webhook with its delivery history',
-        params: IdParams,
-        response: {
-          200: described(DeletedSchema, 'The webhook is deleted.'),
-          ...errorResponses('unauthorized', 'not_found'),
-        },
-      },
-    },
-    async (request) => deleteWebhook(db, apiCaller(request), request.params.id),
-  );
+  recordDeleteRoute(app, db, byId);
 
   app.get(
     '/v1/webhooks/:id/deliveries',
