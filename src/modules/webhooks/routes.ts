@@ -32,13 +32,23 @@ const DeliveryParams = Type.Object(
   { additionalProperties: false },
 );
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly<Config> }> = async (
-  app,
-  { db, config },
-) => {
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+interface Options {
+  db: Db;
+  config: Readonly<Config>;
+}
+
+/** The webhooks, then their delivery log: two sets of routes, one plugin (one access family). */
+export const webhookRoutes: FastifyPluginAsyncTypebox<Options> = async (app, options) => {
+  webhookRecordRoutes(app, options);
+  deliveryRoutes(app, options);
+};
+
+/** A farm's webhooks: list and create under the farm, get, change and delete by id. */
+// Over 80 lines by design: one declaration per route (its schema, then a one-line handler), each read alone.
+function webhookRecordRoutes(app: App, { db, config }: Options): void {
   const tags = ['Webhooks'];
   const WebhookRef = Type.Ref('Webhook');
-  const DeliveryRef = Type.Ref('WebhookDelivery');
   const urlOptions = { allowPrivate: config.webhookAllowPrivate };
   const byId = {
     path: 'webhooks',
@@ -135,6 +145,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
   );
 
   recordDeleteRoute(app, db, byId);
+}
+
+/** A webhook's delivery log: its deliveries with their attempts, a retry now, and a test event. */
+// Over 80 lines by design: one declaration per route (its schema, then a one-line handler), each read alone.
+function deliveryRoutes(app: App, { db, config }: Options): void {
+  const tags = ['Webhooks'];
+  const DeliveryRef = Type.Ref('WebhookDelivery');
 
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -214,4 +231,4 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Readonly
     },
     async (request) => sendTestEvent(db, apiCaller(request), request.params.id, config),
   );
-};
+}
