@@ -13,7 +13,7 @@ import { expireDueCommands } from '../modules/commands/service.ts';
 import { downlinkSettings, sendDueDownlinks } from '../modules/integrations/downlinks.ts';
 import { pruneUplinkKeys } from '../modules/integrations/service.ts';
 import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
-import { pruneOAuth } from '../modules/oauth/service.ts';
+import { pruneOAuth } from '../modules/oauth/prune.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import { removeOldPositions } from '../modules/positions/service.ts';
 import {

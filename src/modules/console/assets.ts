@@ -90,6 +90,11 @@ const ON_DEMAND = new Set([
   // The field app's data and queue: imported by web/offline.ts once the page is shown (docs/offline.md).
   'vendor/idb.mjs',
   'src/modules/console/web/offline-data.ts',
+  'src/modules/console/web/offline-db.ts',
+  'src/modules/console/web/offline-reads.ts',
+  'src/modules/console/web/offline-changes.ts',
+  'src/modules/console/web/offline-refresh.ts',
+  'src/modules/console/web/background-sync.ts',
   'src/modules/console/web/queue-send.ts',
   'src/modules/console/web/farm-map.ts',
   'src/modules/console/web/draw.ts',
