@@ -148,10 +148,14 @@ export async function claimDue<T extends QueueTableName>(
   if (c.group && options.skipGroups?.length) due = due.where(c.group, 'not in', options.skipGroups);
   if (isPostgres(db)) due = due.forUpdate().skipLocked();
   const returned: (keyof QueueView)[] = [key, c.attempts, 'next_attempt_at', ...(c.group ? [c.group] : [])];
+  // The due rows as a materialized CTE, read once: as a plain `IN (subquery)` PostgreSQL may run the
+  // subquery again for each row it updates, and under SKIP LOCKED each run finds other rows, so one claim
+  // leased far more than `limit` (36 notifications at once where 8 slots were free).
   const claimed = await q
+    .with((cte) => cte('due').materialized(), () => due)
     .updateTable(tableOf(queue))
     .set({ locked_until: lease, ...countAttempts(c.attempts, 1) })
-    .where(key, 'in', due)
+    .where(key, 'in', (eb) => eb.selectFrom('due').select(key))
     .where('status', '=', queue.statuses.pending)
     .returning(returned)
     .execute();
