@@ -152,7 +152,10 @@ export async function claimDue<T extends QueueTableName>(
   // subquery again for each row it updates, and under SKIP LOCKED each run finds other rows, so one claim
   // leased far more than `limit` (36 notifications at once where 8 slots were free).
   const claimed = await q
-    .with((cte) => cte('due').materialized(), () => due)
+    .with(
+      (cte) => cte('due').materialized(),
+      () => due,
+    )
     .updateTable(tableOf(queue))
     .set({ locked_until: lease, ...countAttempts(c.attempts, 1) })
     .where(key, 'in', (eb) => eb.selectFrom('due').select(key))
