@@ -326,8 +326,6 @@ export async function pruneSettled<T extends QueueTableName>(
  */
 export interface DeliveryKind<Item extends Leased = Leased> {
   queue: Pick<QueueTable, 'name'>;
-  /** The lease of one attempt: the send's deadline and a margin for settling it. */
-  leaseMs: number;
   /** Pause between turns when nothing is due. */
   pollMs: number;
   /** Sends in flight at once per process. */

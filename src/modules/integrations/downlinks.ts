@@ -331,7 +331,6 @@ export function downlinkDeliveries(settings: DownlinkSettings): DeliveryKind {
   const leaseMs = settings.timeoutMs * 2 + 1_000;
   return {
     queue: DOWNLINK_QUEUE,
-    leaseMs,
     pollMs: 1_000,
     concurrency: BATCH,
     prepare: async (db, now) => (await queueDownlinks(db, now)) === QUEUE_BATCH,

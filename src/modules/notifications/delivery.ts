@@ -239,7 +239,6 @@ export function notificationDeliveries(
   const leaseMs = notificationLeaseMs(config);
   return {
     queue: NOTIFICATION_QUEUE,
-    leaseMs,
     pollMs: config.webhookPollMs,
     concurrency: CONCURRENCY,
     claim: (db, { now, limit }) => claimDueNotifications(db, now, limit, leaseMs),

@@ -160,7 +160,6 @@ export function webhookDeliveries(config: Readonly<Config>): DeliveryKind<Leased
   const leaseMs = deliveryLeaseMs(config);
   return {
     queue: WEBHOOK_QUEUE,
-    leaseMs,
     pollMs: config.webhookPollMs,
     concurrency: config.webhookConcurrency,
     perGroup: PER_WEBHOOK_CONCURRENCY,
