@@ -199,7 +199,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.get(
     '/v1/setup/:token',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', secrets: ['token'] },
       schema: {
         operationId: 'getSetupLink',
         tags,
@@ -220,7 +220,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/v1/setup/:token',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', secrets: ['token'] },
       schema: {
         operationId: 'completeSetup',
         tags,
