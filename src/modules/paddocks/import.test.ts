@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { List, Paddock } from '../../../test/replies.ts';
+import { MAX_COLLECTION_NESTING } from './import.ts';
 import type { PaddockPreview } from './schemas.ts';
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
@@ -197,6 +198,38 @@ forEachEngine('paddock import', (t) => {
     const res = await t().request('POST', url, { key, body: { content: bomb } });
     assert.equal(res.status, 400);
     assert.ok(Date.now() - started < 2_000);
+    assert.equal((await list()).length, 0);
+  });
+
+  test('GeometryCollections nested past the limit are a 400 naming content (3,000 levels once overflowed the stack)', async () => {
+    const { key, url, list } = await setUp();
+    const square = '{"type":"Polygon","coordinates":[[[1,1],[1.001,1],[1.001,1.001],[1,1]]]}';
+    const nested = (levels: number) =>
+      `${'{"type":"GeometryCollection","geometries":['.repeat(levels)}${square}${']}'.repeat(levels)}`;
+    for (const dry_run of [true, false]) {
+      const err = expectError(
+        await t().request('POST', url, { key, body: { content: nested(3_000), dry_run } }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(err.param, 'content');
+      assert.match(
+        err.message,
+        new RegExp(`nests GeometryCollections more than ${MAX_COLLECTION_NESTING} deep`),
+      );
+    }
+    const within = await t().request<Preview>('POST', url, {
+      key,
+      body: { content: nested(MAX_COLLECTION_NESTING), dry_run: true },
+    });
+    assert.equal(within.status, 200, JSON.stringify(within.body));
+    assert.equal(within.body.data[0]?.action, 'create');
+    const hollow = await t().request<Preview>('POST', url, {
+      key,
+      body: { content: '{"type":"GeometryCollection","geometries":{}}', dry_run: true },
+    });
+    assert.equal(hollow.status, 200, JSON.stringify(hollow.body));
+    assert.equal(hollow.body.data[0]?.action, 'skip');
     assert.equal((await list()).length, 0);
   });
 });

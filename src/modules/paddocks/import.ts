@@ -32,6 +32,12 @@ export const CLOSE_TRACK_WITHIN_M = 25;
 
 const NAME_MAX = 200;
 
+/**
+ * How deep GeometryCollections may nest. RFC 7946 §3.1.8 advises against nesting them at all; a file that
+ * nests them deeper than this is not a drawing of fields, and walking it without a bound overflows the stack.
+ */
+export const MAX_COLLECTION_NESTING = 8;
+
 /** The format from the content: JSON starts with { or [, KML and GPX by their root element. */
 function sniff(content: string): ImportFormat {
   const head = content.trimStart().slice(0, 2048);
@@ -105,7 +111,7 @@ type Outline = { geometry: unknown } | { skip: string };
  * polygon (a GPX track or a KML LineString drawn round a field; a track's segments joined in order), the
  * areas of a collection together; a point or an open line is not an area and is left out.
  */
-function outlineOf(geometry: Geometry | null | undefined): Outline {
+function outlineOf(geometry: Geometry | null | undefined, depth = 0): Outline {
   if (!isPlainObject(geometry)) return { skip: 'it has no geometry' };
   switch (geometry.type) {
     case 'Polygon':
@@ -123,7 +129,15 @@ function outlineOf(geometry: Geometry | null | undefined): Outline {
       return { geometry: { type: 'Polygon', coordinates: [ring] } };
     }
     case 'GeometryCollection': {
-      const parts = geometry.geometries.map(outlineOf).filter((o) => 'geometry' in o);
+      if (depth >= MAX_COLLECTION_NESTING) {
+        throw invalid(
+          'content',
+          `content nests GeometryCollections more than ${MAX_COLLECTION_NESTING} deep: give each area as a Polygon or MultiPolygon feature.`,
+        );
+      }
+      if (!Array.isArray(geometry.geometries))
+        return { skip: 'it is a GeometryCollection without geometries' };
+      const parts = geometry.geometries.map((g) => outlineOf(g, depth + 1)).filter((o) => 'geometry' in o);
       const polygons = parts.flatMap((o) => {
         const g = (o as { geometry: Geometry }).geometry;
         return g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [];
