@@ -7,6 +7,7 @@
 import { gpx, kml } from '@tmcw/togeojson';
 import { DOMParser, type Document as XmlDocument } from '@xmldom/xmldom';
 import type { Feature, Geometry, Position } from 'geojson';
+import { oneLineName } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
@@ -160,7 +161,7 @@ function nameOf(feature: Feature<Geometry | null>, index: number): string {
   const given = [props.name, props.Name, props.NAME, props.title].find(
     (v): v is string => typeof v === 'string' && v.trim() !== '',
   );
-  return (given?.trim() ?? `Paddock ${index + 1}`).slice(0, NAME_MAX);
+  return (oneLineName(given?.trim() ?? '') || `Paddock ${index + 1}`).slice(0, NAME_MAX);
 }
 
 /**
