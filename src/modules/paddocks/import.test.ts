@@ -232,4 +232,76 @@ forEachEngine('paddock import', (t) => {
     assert.equal(hollow.body.data[0]?.action, 'skip');
     assert.equal((await list()).length, 0);
   });
+
+  test('the dry run warns (never refuses) about outlines far from the farm, names used twice, overlaps and implausible sizes', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    // Willow Creek's place: 38.95 N, 95.25 W.
+    const farm = (await make.farm(t(), key, { lat: 38.95, lon: -95.25 })).id;
+    const url = `/v1/farms/${farm}/paddocks/import`;
+    const square = (lon: number, lat: number, size = 0.002) => ({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [lon, lat],
+          [lon + size, lat],
+          [lon + size, lat + size],
+          [lon, lat + size],
+          [lon, lat],
+        ],
+      ],
+    });
+    await make.created(t(), key, `/v1/farms/${farm}/paddocks`, {
+      name: 'Creek',
+      geometry: square(-95.25, 38.95),
+    });
+    const features: [string, unknown][] = [
+      ['Fine', square(-95.24, 38.95)],
+      ['Creek', square(-95.23, 38.95)],
+      ['Farm', square(-95.22, 38.95)],
+      ['Farm', square(-95.2195, 38.9505)],
+      ['Over the creek', square(-95.2495, 38.9505)],
+      ['Abroad', square(10.0, 50.0)],
+      ['Speck', square(-95.21, 38.95, 0.0001)],
+      ['County', square(-96.5, 38.4, 0.5)],
+    ];
+    const content = JSON.stringify({
+      type: 'FeatureCollection',
+      features: features.map(([name, geometry]) => ({ type: 'Feature', properties: { name }, geometry })),
+    });
+    const preview = await t().request<Preview>('POST', url, { key, body: { content, dry_run: true } });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const rows = preview.body.data;
+    assert.deepEqual(
+      rows.map((r) => r.action),
+      features.map(() => 'create'),
+      'warnings never refuse',
+    );
+    const said = (i: number) => (rows[i]?.warnings ?? []).join(' ');
+    assert.deepEqual(rows[0]?.warnings, []);
+    assert.match(said(1), /already has a paddock named "Creek"/);
+    assert.match(said(2), /"Farm" is used twice in the file/);
+    assert.match(said(2), /overlaps "Farm" \(feature 4\) in the file/);
+    assert.match(said(3), /overlaps "Farm" \(feature 3\) in the file/);
+    assert.match(said(4), /overlaps the farm's paddock "Creek"/);
+    assert.match(said(5), /It is [\d,]+ km from the farm's location \(more than 50 km\)/);
+    assert.match(said(6), /implausibly small/);
+    assert.match(said(7), /implausibly large/);
+    for (const i of [0, 1, 2, 3, 4, 6]) assert.doesNotMatch(said(i), /km from/, `feature ${i + 1}`);
+
+    // Without a location, far means far from the farm's other paddocks.
+    const bare = (await make.farm(t(), key)).id;
+    await make.created(t(), key, `/v1/farms/${bare}/paddocks`, {
+      name: 'Home',
+      geometry: square(-95.25, 38.95),
+    });
+    const far = await t().request<Preview>('POST', `/v1/farms/${bare}/paddocks/import`, {
+      key,
+      body: { content: JSON.stringify(square(10.0, 50.0)), dry_run: true },
+    });
+    assert.match(far.body.data[0]?.warnings.join(' ') ?? '', /km from the farm's other paddocks/);
+
+    const made = await t().request<Created>('POST', url, { key, body: { content } });
+    assert.equal(made.status, 201, 'the import itself goes ahead');
+  });
 });

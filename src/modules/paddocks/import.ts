@@ -2,7 +2,8 @@
  * Paddocks from a file a farmer already has (docs/map.md, "Import"): GeoJSON from a GIS, KML from Google
  * Earth, GPX from a tractor's or a phone's GPS. KML and GPX become GeoJSON through @tmcw/togeojson over
  * @xmldom/xmldom's DOM; every outline then goes through the one geometry check. A dry run answers the
- * preview; otherwise every outline is created in one transaction, or none.
+ * preview, with warnings about what looks wrong (import-warnings.ts); otherwise every outline is created in
+ * one transaction, or none.
  */
 import { gpx, kml } from '@tmcw/togeojson';
 import { DOMParser, type Document as XmlDocument } from '@xmldom/xmldom';
@@ -12,10 +13,12 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { distanceM } from '../../lib/geo.ts';
-import { isPlainObject } from '../../lib/json.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
 import type { Scope } from '../farms/access.ts';
 import { requireFarm } from '../farms/access.ts';
-import { acresOf, checkedPaddockGeometry } from './geometry.ts';
+import { acresOf, checkedPaddockGeometry, type PaddockGeometry, readPaddockGeometry } from './geometry.ts';
+import { type ImportContext, importWarnings } from './import-warnings.ts';
+import { farmPaddockRows } from './repository.ts';
 import type { Paddock, PaddockImportInput, PaddockPreview } from './schemas.ts';
 import { createPaddock } from './service.ts';
 
@@ -169,10 +172,10 @@ function nameOf(feature: Feature<Geometry | null>, index: number): string {
  * `create`, `skip` (not an area: left out, the import goes on) or `refuse` (an area whose outline fails the
  * check: the import is refused until it is fixed).
  */
-export function previewImport(input: PaddockImportInput): PaddockPreview[] {
+export function previewImport(input: PaddockImportInput, context: ImportContext | null): PaddockPreview[] {
   const format = input.format ?? sniff(input.content);
   const features = featuresOf(input.content, format);
-  return features.map((feature, index): PaddockPreview => {
+  const preview = features.map((feature, index): PaddockPreview => {
     const name = nameOf(
       isPlainObject(feature) ? feature : { type: 'Feature', properties: {}, geometry: null },
       index,
@@ -186,11 +189,20 @@ export function previewImport(input: PaddockImportInput): PaddockPreview[] {
         geometry: null,
         action: 'skip',
         problem: `Left out: ${outline.skip}.`,
+        warnings: [],
       };
     }
     const checked = checkedPaddockGeometry(outline.geometry);
     if ('problem' in checked) {
-      return { index, name, acres: null, geometry: null, action: 'refuse', problem: checked.problem.message };
+      return {
+        index,
+        name,
+        acres: null,
+        geometry: null,
+        action: 'refuse',
+        problem: checked.problem.message,
+        warnings: [],
+      };
     }
     const { geometry } = checked;
     return {
@@ -200,8 +212,30 @@ export function previewImport(input: PaddockImportInput): PaddockPreview[] {
       geometry: geometry as unknown as Record<string, unknown>,
       action: 'create',
       problem: null,
+      warnings: [],
     };
   });
+  if (!context) return preview;
+  const creates = preview.filter((p) => p.action === 'create');
+  const warnings = importWarnings(
+    creates.map((p) => ({ name: p.name, geometry: p.geometry as unknown as PaddockGeometry })),
+    context,
+  );
+  creates.forEach((p, i) => {
+    p.warnings = warnings[i] ?? [];
+  });
+  return preview;
+}
+
+/** The farm as the warnings see it: its location and its paddocks' outlines. */
+async function importContext(db: Db, farm: { id: string; lat: number | null; lon: number | null }) {
+  const rows = await farmPaddockRows(db, farm.id);
+  const existing = rows.flatMap((row) => {
+    const { geometry } = readPaddockGeometry(parseJson<unknown>(row.geometry, null));
+    return geometry ? [{ name: row.name, geometry }] : [];
+  });
+  const location = farm.lat !== null && farm.lon !== null ? ([farm.lon, farm.lat] as const) : null;
+  return { location, existing } satisfies ImportContext;
 }
 
 /**
@@ -216,7 +250,9 @@ export async function importPaddocks(
   now: number = Date.now(),
 ): Promise<{ dry_run: true; data: PaddockPreview[] } | { dry_run: false; data: Paddock[] }> {
   const farm = await requireFarm(db, scope, farmId);
-  const preview = previewImport(input);
+  // The warnings are for the person looking at the dry run; an import that goes ahead needs none.
+  const context = input.dry_run ? await importContext(db, farm) : null;
+  const preview = previewImport(input, context);
   if (input.dry_run) return { dry_run: true, data: preview };
   const refused = preview.find((p) => p.action === 'refuse');
   if (refused) {
