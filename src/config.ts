@@ -85,6 +85,11 @@ export interface Config {
    */
   publicUrl: string;
   /**
+   * FARMSTEAD_PUBLIC_URL was given: a CLI command prints links with it rather than with the URL the running
+   * server recorded (db/server-facts.ts).
+   */
+  publicUrlGiven: boolean;
+  /**
    * Trust X-Forwarded-* from the proxies in front (FARMSTEAD_TRUST_PROXY: off, on, or a comma-separated list
    * of addresses/CIDRs): the client address and `https` (Secure session cookies) come from the proxy.
    */
@@ -411,6 +416,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitAuthFailures: int(env, 'FARMSTEAD_RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
     corsOrigins: origins(env, 'FARMSTEAD_CORS_ORIGINS'),
     publicUrl: publicUrl(env, host, port),
+    publicUrlGiven: (env.FARMSTEAD_PUBLIC_URL ?? '').trim() !== '',
     trustProxy: trustProxy(env),
     streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
     streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),

@@ -76,7 +76,8 @@ describe('cli export and import', { concurrency: true }, () => {
       });
 
       test('export writes the file, prints a JSON summary and progress lines on stderr', async () => {
-        const out = path.join(dir, `animals-${engine}.csv`);
+        // In a folder that does not exist yet (the guide's exports/ on a fresh checkout).
+        const out = path.join(dir, `exports-${engine}`, `animals-${engine}.csv`);
         const run = await cli(['export', '--farm', farmId, '--kind', 'animals', '--out', out, '--json'], env);
         assert.equal(run.code, 0, run.stderr);
         const summary = JSON.parse(run.stdout) as { rows: number; out: string };
@@ -154,5 +155,17 @@ describe('cli export and import', { concurrency: true }, () => {
         assert.match(imported.output, /\rimport rows \[#+\] 100%/);
       });
     });
+  }
+});
+
+test('the guide writes exports into a folder the repository ignores (never an untracked file in the checkout)', () => {
+  const root = path.resolve(import.meta.dirname, '..');
+  const guide = readFileSync(path.join(root, 'docs/guide/data.md'), 'utf8');
+  const outs = [...guide.matchAll(/cli -- export .*--out (\S+)/g)].map((m) => m[1] ?? '');
+  assert.ok(outs.length > 0, 'the guide shows cli export with --out');
+  for (const out of outs) {
+    assert.ok(out.includes('/'), `${out} is in a folder, not loose in the working directory`);
+    // Exit 0: ignored (by .gitignore's exports/).
+    execFileSync('git', ['check-ignore', '-q', '--no-index', out], { cwd: root });
   }
 });

@@ -514,3 +514,39 @@ test('with map tiles set but unreachable, the farm is drawn on a plain backgroun
     await unreachable.close();
   }
 });
+
+// Last: it leaves a paddock on another continent on the farm.
+test('an import that looks wrong says so before Create, and the map then fits the farm, not the outlier', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  await page.getByRole('button', { name: 'Import' }).click();
+  const sheet = page.getByRole('region', { name: 'Import paddocks', exact: true });
+  const file = {
+    type: 'FeatureCollection',
+    features: [
+      { type: 'Feature', properties: { name: 'West' }, geometry: box(-97.1095, 38.2005, -97.1055, 38.2045) },
+      { type: 'Feature', properties: { name: 'Abroad' }, geometry: box(10.0, 50.0, 10.005, 50.005) },
+    ],
+  };
+  await sheet.getByLabel('File').setInputFiles({
+    name: 'google-earth.geojson',
+    mimeType: 'application/geo+json',
+    buffer: Buffer.from(JSON.stringify(file)),
+  });
+  await sheet.getByText('2 outlines look wrong').waitFor();
+  await sheet.getByText('Check: The farm already has a paddock named "West".').waitFor();
+  await sheet.getByText(/Check: It overlaps the farm's paddock "West"/).waitFor();
+  await sheet.getByText(/Check: It is [\d,]+ km from the farm's other paddocks/).waitFor();
+  await screenshot(page, 'console-map-import-warnings-desktop');
+  await sheet.getByRole('button', { name: 'Create 2 paddocks' }).click();
+  await sheet.getByText('Created 2 paddocks.').waitFor();
+  await page.context().close();
+
+  const again = await openMap(DESKTOP);
+  const westShape = again.page.locator(`path.paddock-${west.id}`);
+  await westShape.waitFor();
+  const shown = await settledBox(westShape);
+  // About 440 m wide: tens of pixels when the view fits the farm, under one when it fits two continents.
+  assert.ok((shown?.width ?? 0) > 20, `West is ${shown?.width} px wide`);
+  assert.deepEqual([...problems, ...again.problems], []);
+  await again.page.context().close();
+});

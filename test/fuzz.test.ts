@@ -3,7 +3,9 @@
  * covered without editing this file), on both engines with a fixed seed and a bounded count. Each run
  * sends one request with a path whose ids are real or hostile, a query string and (where the route
  * takes one) a body built from the route's own schema with hostile values mixed in: non-finite and
- * huge numbers, NUL, lone surrogates, deep nesting, long text, malformed JSON. It asserts:
+ * huge numbers, NUL, lone surrogates, deep nesting, long text, malformed JSON; the imports' files (a
+ * `content` member, a CSV body) also get hostile files: deeply nested GeoJSON and KML, wrong shapes where
+ * coordinates belong, broken CSV. It asserts:
  * - never a 5xx, and every 4xx is the Error object (JSON-RPC errors on /mcp are the protocol's own);
  * - a refused request changes nothing (a dump of the account's rows before and after);
  * - every record the server accepted reads back by id, appears in its list, and the MCP tools
@@ -229,8 +231,64 @@ function hostileFor(schema: Schema | undefined): fc.Arbitrary<unknown> {
     : hostileValue;
 }
 
+const square = '{"type":"Polygon","coordinates":[[[1,1],[1.001,1],[1.001,1.001],[1,1]]]}';
+const feature = (geometry: string, properties = '{}') =>
+  `{"type":"Feature","properties":${properties},"geometry":${geometry}}`;
+
+/** Files an import must refuse or read, never fail on: what a `content` member carries. */
+const HOSTILE_FILES = [
+  `${'{"type":"GeometryCollection","geometries":['.repeat(3_000)}${square}${']}'.repeat(3_000)}`,
+  `{"type":"Polygon","coordinates":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+  '{"type":"GeometryCollection","geometries":{}}',
+  '{"type":"GeometryCollection","geometries":[null,1,"x",{"type":"GeometryCollection"}]}',
+  '{"type":"FeatureCollection","features":[null,1,"x",[]]}',
+  '{"type":"FeatureCollection","features":{}}',
+  feature('{"type":"Polygon","coordinates":"x"}', '{"name":{"a":1}}'),
+  feature('{"type":"MultiPolygon","coordinates":[[[null]],1]}'),
+  feature('{"type":"MultiLineString","coordinates":[[1],[null],"x"]}'),
+  feature('{"type":"LineString","coordinates":[[1e309,0],[0,0],[1,1],[1e309,0]]}'),
+  feature(square, '{"name":"a\u0000b\r\nBcc: x@example.com"}'),
+  `{"type":"FeatureCollection","features":[${Array.from({ length: 600 }, () => feature(square)).join(',')}]}`,
+  `<kml><Placemark>${'<MultiGeometry>'.repeat(3_000)}<Polygon><outerBoundaryIs><LinearRing><coordinates>1,1 1.001,1 1.001,1.001 1,1</coordinates></LinearRing></outerBoundaryIs></Polygon>${'</MultiGeometry>'.repeat(3_000)}</Placemark></kml>`,
+  `<kml>${'<Folder>'.repeat(3_000)}${'</Folder>'.repeat(3_000)}</kml>`,
+  '<kml><Placemark><Polygon><outerBoundaryIs><LinearRing><coordinates>x,y NaN,1 1e309,2</coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark></kml>',
+  '<gpx><trk><trkseg><trkpt lat="1e309" lon="x"/><trkpt lat="91" lon="181"/></trkseg></trk></gpx>',
+  `<gpx>${'<trk>'.repeat(5_000)}${'</trk>'.repeat(5_000)}</gpx>`,
+];
+const hostileFile: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...HOSTILE_FILES), hostileString);
+
+/** CSV bodies an import must refuse or read, never fail on. */
+const HOSTILE_CSV = [
+  'species,tag\ncattle,"unterminated',
+  '\ufeffspecies;tag\r\ncattle;A1\r\n',
+  'species,tag,birth_date,weight_kg\ncattle,T1,0001-01-01,1e309\n',
+  'species,tag\ncattle,a\u0000b\ncattle,\ud800\n',
+  `species,tag\n${'cattle,x\n'.repeat(3)}${'"'.repeat(10_000)}`,
+  `${'a,'.repeat(5_000)}a\n`,
+  'id,farm_id,created_at,species\nani_x,farm_x,x,cattle\n',
+];
+const hostileCsv: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...HOSTILE_CSV),
+  fc
+    .array(fc.array(hostileString, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 })
+    .map((rows) => ['species,tag,name', ...rows.map((r) => r.join(','))].join('\n')),
+);
+
+/** A route whose body is CSV text (the animals import), not JSON. */
+function takesCsv(route: RouteEntry): boolean {
+  return (route.schema?.body as { content?: Json } | undefined)?.content?.['text/csv'] !== undefined;
+}
+
+/** A member's hostile values: a file's text (`content`) also gets the hostile files. */
+function hostileMember(name: string, schema: Schema | undefined): fc.Arbitrary<unknown> {
+  return name === 'content'
+    ? fc.oneof({ weight: 3, arbitrary: hostileFile }, { weight: 1, arbitrary: hostileFor(schema) })
+    : hostileFor(schema);
+}
+
 /** A body: valid for the schema, the same with members made hostile, or broken JSON text. */
 function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
+  if (takesCsv(route)) return fc.oneof({ weight: 4, arbitrary: hostileCsv }, fc.constant(undefined));
   const schema = route.schema?.body as Schema | undefined;
   const props = (schema?.properties ?? {}) as Record<string, Schema>;
   const valid = validValue(schema);
@@ -238,7 +296,9 @@ function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
     .tuple(
       valid,
       fc.record(
-        Object.fromEntries(Object.entries(props).map(([k, s]) => [k, fc.option(hostileFor(s), { freq: 2 })])),
+        Object.fromEntries(
+          Object.entries(props).map(([k, s]) => [k, fc.option(hostileMember(k, s), { freq: 2 })]),
+        ),
       ),
       fc.option(fc.tuple(hostileString, hostileValue)),
     )
@@ -256,7 +316,7 @@ function bodyFor(route: RouteEntry): fc.Arbitrary<string | undefined> {
     ? fc
         .tuple(
           fc.record(Object.fromEntries(required.map((k) => [k, validValue(props[k])]))),
-          fc.constantFrom(...members).chain((k) => fc.tuple(fc.constant(k), hostileFor(props[k]))),
+          fc.constantFrom(...members).chain((k) => fc.tuple(fc.constant(k), hostileMember(k, props[k]))),
         )
         .map(([base, [k, v]]) => ({ ...base, [k]: v }))
     : mutated;
@@ -364,6 +424,24 @@ function attemptFor(route: RouteEntry): fc.Arbitrary<Attempt> {
   });
 }
 
+/**
+ * Every hostile file once, as a dry run and for real, on the route's real ids: run first, before the random
+ * attempts, so each family reaches the import whatever the seed draws.
+ */
+function fileExamples(route: RouteEntry): [Attempt][] {
+  const members = Object.keys(((route.schema?.body as Schema | undefined)?.properties ?? {}) as Json);
+  const bodies = takesCsv(route)
+    ? HOSTILE_CSV
+    : members.includes('content')
+      ? HOSTILE_FILES.flatMap((content) => [true, false].map((dry_run) => encodeJson({ content, dry_run })))
+      : [];
+  const pathIds = route.url
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map(() => ({ real: true, hostile: 'x' }));
+  return bodies.map((body) => [{ route, pathIds, query: '', body }]);
+}
+
 function concretePath(world: World, attempt: Attempt): string {
   const segments = attempt.route.url.split('/');
   let n = 0;
@@ -403,7 +481,7 @@ async function send(t: TestApp, world: World, attempt: Attempt): Promise<{ url: 
   const key = route.auth === 'device' ? world.deviceKey : route.auth === 'none' ? null : world.apiKey;
   const headers: Record<string, string> = {};
   if (route.url === '/mcp') headers.accept = 'application/json, text/event-stream';
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = takesCsv(route) ? 'text/csv' : 'application/json';
   const reply = await t.request(route.method, url, {
     key,
     headers,
@@ -513,7 +591,8 @@ forEachEngine(
           }
         });
         const numRuns = Math.ceil((route.schema?.body ? 10 : 3) * RUN_SCALE);
-        await fc.assert(property, { seed: SEED + i, numRuns, endOnFailure: true });
+        const examples = fileExamples(route);
+        await fc.assert(property, { seed: SEED + i, numRuns, endOnFailure: true, examples });
       }
       await checkAccepted(t(), world);
     });

@@ -1,18 +1,20 @@
 /**
  * The service as a user runs it: `npm start` (main.ts serve) on a fresh database prints the first
  * account's keys once; `cli accounts create --json` prints exactly one JSON object and works while the
- * server runs; SIGTERM shuts down cleanly. Runs on both engines. (The CLI's usage and exit codes, which do
+ * server runs; `cli people invite` links to the address the server serves; a second start on the taken
+ * port exits at once, creating nothing; SIGTERM shuts down cleanly. Runs on both engines. (The CLI's usage and exit codes, which do
  * not depend on the engine, are in cli.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { ENGINES, testConfig } from './engines.ts';
+import pg from 'pg';
+import { ENGINES, serverDatabase, testConfig, waitFor as waitUntil } from './engines.ts';
 import { baseEnv } from './processes.ts';
 import { freePort } from './throwaway.ts';
 
@@ -139,6 +141,84 @@ describe('running the service', { concurrency: true }, () => {
         assert.equal(farm.status, 200);
       });
 
+      test('cli people invite, run without the server’s PORT, links to the address the server serves', async () => {
+        const account = JSON.parse(
+          (
+            await run(process.execPath, [MAIN, 'accounts', 'create', '--name', 'Invite Farm', '--json'], {
+              env,
+            })
+          ).stdout,
+        ) as { account_id: string };
+        const { PORT: _port, HOST: _host, ...cliEnv } = env;
+        const { stdout } = await run(
+          process.execPath,
+          [
+            MAIN,
+            'people',
+            'invite',
+            '--account',
+            account.account_id,
+            '--email',
+            'hand@farm.test',
+            '--role',
+            'crew',
+            '--json',
+          ],
+          { env: cliEnv },
+        );
+        const { url } = JSON.parse(stdout) as { url: string };
+        assert.ok(url.startsWith(`http://127.0.0.1:${port}/setup/`), url);
+        const page = await fetch(url);
+        assert.equal(page.status, 200, 'the link reaches the server');
+      });
+
+      test('a second start on the taken port exits 1 with one line naming PORT, and creates nothing', async () => {
+        const fresh = await serverDatabase(engine);
+        const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'farmstead-taken-')), 'data');
+        try {
+          const child = spawn(process.execPath, [MAIN, 'serve'], {
+            env: {
+              ...baseEnv(),
+              ...fresh.env,
+              FARMSTEAD_DATA: dataDir,
+              PORT: String(port),
+              HOST: '127.0.0.1',
+            },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          const said = { text: '' };
+          child.stdout?.on('data', (d) => {
+            said.text += String(d);
+          });
+          child.stderr?.on('data', (d) => {
+            said.text += String(d);
+          });
+          // Before the fix it stayed alive without listening: give up (and stop it) rather than hang.
+          await waitUntil('the second start to exit', () => child.exitCode !== null, 60_000).finally(() => {
+            if (child.exitCode === null) child.kill('SIGKILL');
+          });
+          assert.equal(child.exitCode, 1, said.text);
+          assert.equal(said.text.trim().split('\n').length, 1, said.text);
+          assert.match(said.text, new RegExp(`^PORT ${port} is already in use on 127\\.0\\.0\\.1`));
+          assert.equal(existsSync(dataDir), false, 'no data folder, no database file');
+          if (fresh.env.DATABASE_URL) {
+            const client = new pg.Client({ connectionString: fresh.env.DATABASE_URL });
+            await client.connect();
+            try {
+              const tables = await client.query(
+                "select table_name from information_schema.tables where table_schema = 'public'",
+              );
+              assert.deepEqual(tables.rows, [], 'no tables');
+            } finally {
+              await client.end();
+            }
+          }
+        } finally {
+          rmSync(path.dirname(dataDir), { recursive: true, force: true });
+          await fresh.drop();
+        }
+      });
+
       test('SIGTERM stops the server cleanly (exit code 0) and a restart prints no new keys', async () => {
         server.kill('SIGTERM');
         const [code] = await once(server, 'exit');
@@ -165,5 +245,29 @@ describe('running the service', { concurrency: true }, () => {
         }
       });
     });
+  }
+});
+
+test('npm start: stopping npm by its process id stops the server (the start script execs it)', async () => {
+  const fresh = await serverDatabase('sqlite');
+  const port = await freePort();
+  const npm = spawn('npm', ['start', '--silent'], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env: { ...baseEnv(), ...fresh.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  const ready = () =>
+    fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+  try {
+    await waitUntil('the server npm started to be ready', ready, 120_000);
+    npm.kill('SIGTERM');
+    await once(npm, 'exit');
+    await waitUntil('the server to stop listening', async () => !(await ready()), 30_000);
+  } finally {
+    if (npm.exitCode === null) npm.kill('SIGKILL');
+    await fresh.drop();
   }
 });

@@ -5,8 +5,10 @@ import { buildApp } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import type { Engine } from '../src/db/engine.ts';
-import { loggerOptions, redactUrl } from '../src/http/logging.ts';
+import { loggableUrl, loggerOptions, redactUrl } from '../src/http/logging.ts';
+import { randomToken } from '../src/lib/secrets.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
+import { createSetupLink } from '../src/modules/people/links.ts';
 import { UsageCounter } from '../src/modules/usage/counter.ts';
 import { ENGINES, testConfig, waitFor } from './engines.ts';
 import { openSse } from './sse.ts';
@@ -18,6 +20,25 @@ test('redactUrl hides key-shaped values and credential-named parameters, and kee
   assert.equal(redactUrl('/v1/farms?token=t&key=k'), '/v1/farms?token=[redacted]&key=[redacted]');
   assert.equal(redactUrl('/v1/farms/farm_1/animals?q=rk'), '/v1/farms/farm_1/animals?q=rk');
 });
+
+test('loggableUrl hides the path and query parameters a route declares secret, by position', () => {
+  const setup = { url: '/v1/setup/:token', config: { secrets: ['token'] } };
+  assert.equal(loggableUrl('/v1/setup/abc', setup), '/v1/setup/[redacted]');
+  assert.equal(loggableUrl('/v1/setup/abc/?x=abc', setup), '/v1/setup/[redacted]/?x=abc');
+  const token = { url: '/oauth/token', config: { secrets: ['code', 'refresh_token'] } };
+  assert.equal(loggableUrl('/oauth/token?code=c1&state=s', token), '/oauth/token?code=[redacted]&state=s');
+  assert.equal(
+    loggableUrl('/oauth/token?refresh%5Ftoken=r', token),
+    '/oauth/token?refresh%5Ftoken=[redacted]',
+  );
+  assert.equal(loggableUrl('/v1/farms/farm_1', { url: '/v1/farms/:farm' }), '/v1/farms/farm_1');
+});
+
+/**
+ * Path parameters that are record ids (public in any log). Any other parameter is a new kind of thing in a
+ * path: its route must say whether it is a secret (`config.secrets`) or this list must name it.
+ */
+const NOT_SECRET = new Set(['farm', 'id', 'delivery_id', 'eui', 'hash', '*']);
 
 /** The app on a fresh database of `engine`, logging JSON lines at info into `lines`, closed after `fn`. */
 async function withLoggedApp(
@@ -112,3 +133,73 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  test(`[${engine}] no one-time token (setup, acknowledge, OAuth code) is in the log of a request that carried it`, async () => {
+    await withLoggedApp(engine, async ({ app, database, lines }) => {
+      const acct = await createAccount(database.db, { name: 'Token log test' });
+      const { token: setup } = await createSetupLink(
+        database.db,
+        { accountId: acct.account_id, email: null, role: 'owner' },
+        Date.now(),
+      );
+      const ack = randomToken(32);
+      const [code, verifier, refresh] = [randomToken(32), randomToken(43), randomToken(32)];
+      const requests: { method: 'GET' | 'POST'; url: string; body?: object }[] = [
+        { method: 'GET', url: `/setup/${setup}` },
+        { method: 'GET', url: `/setup/${setup}?from=mail` },
+        { method: 'GET', url: `/v1/setup/${setup}` },
+        { method: 'POST', url: `/v1/setup/${setup}`, body: { password: 'short' } },
+        { method: 'GET', url: `/ack/${ack}` },
+        { method: 'GET', url: `/v1/notifications/acknowledge/${ack}` },
+        {
+          method: 'POST',
+          url: `/oauth/token?grant_type=authorization_code&code=${code}&code_verifier=${verifier}`,
+        },
+        { method: 'POST', url: `/oauth/token?grant_type=refresh_token&refresh_token=${refresh}` },
+        { method: 'POST', url: `/oauth/revoke?token=${refresh}` },
+      ];
+      for (const r of requests) {
+        const res = await app.inject({
+          method: r.method,
+          url: r.url,
+          ...(r.body ? { payload: r.body } : {}),
+        });
+        assert.ok(res.statusCode < 500, `${r.method} ${r.url}: ${res.statusCode}`);
+      }
+      const logged = lines.filter((l) => l.msg === 'request');
+      assert.equal(logged.length, requests.length, 'one line per request');
+      const text = lines.map((l) => JSON.stringify(l)).join('\n');
+      for (const [name, secret] of Object.entries({ setup, ack, code, verifier, refresh }))
+        assert.ok(!text.includes(secret), `the ${name} token is in the log`);
+      assert.deepEqual(
+        logged.map((l) => l.url),
+        [
+          '/setup/[redacted]',
+          '/setup/[redacted]?from=mail',
+          '/v1/setup/[redacted]',
+          '/v1/setup/[redacted]',
+          '/ack/[redacted]',
+          '/v1/notifications/acknowledge/[redacted]',
+          '/oauth/token?grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]',
+          '/oauth/token?grant_type=refresh_token&refresh_token=[redacted]',
+          '/oauth/revoke?token=[redacted]',
+        ],
+      );
+    });
+  });
+}
+
+test('every path parameter of every route is a record id or declared secret (a new route decides which)', async () => {
+  await withLoggedApp(ENGINES[0] ?? 'sqlite', async ({ app }) => {
+    const undecided: string[] = [];
+    for (const route of app.routeTable.routes) {
+      for (const segment of route.url.split('/')) {
+        const param = segment.startsWith(':') ? segment.slice(1) : segment === '*' ? '*' : null;
+        if (param === null || NOT_SECRET.has(param) || route.secrets.includes(param)) continue;
+        undecided.push(`${route.method} ${route.url} :${param}`);
+      }
+    }
+    assert.deepEqual(undecided, []);
+  });
+});

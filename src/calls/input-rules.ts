@@ -13,7 +13,10 @@
  *   something other than what the response echoes;
  * - free-form members (settings, fields, state, data, params, geometry…) are capped in depth and size
  *   by the Ajv keyword in src/lib/free-form.ts, and again as stored after a PATCH merges into them
- *   (mergedFreeFormJson, below).
+ *   (mergedFreeFormJson, below);
+ * - every member called `name` (a farm's, person's, animal's, group's, paddock's, device's, key's, rule's,
+ *   integration's…, and an MCP tool's argument of that name) is one line (oneLineName): names go into
+ *   email bodies and subjects, CSV rows and log lines, where a line break in one starts a new line.
  */
 import { invalid } from '../domain/errors.ts';
 import { FREE_FORM_LIMITS, valueDepth } from '../lib/free-form.ts';
@@ -36,6 +39,37 @@ export function textProblem(text: string): string | null {
     return 'contains an unpaired UTF-16 surrogate (\\uD800-\\uDFFF); send well-formed Unicode text';
   }
   return null;
+}
+
+/** Control characters (C0 with tab, CR and LF; DEL; C1) and Unicode's line and paragraph separators. */
+const LINE_BREAKING = /[\p{Cc}\u2028\u2029]+/gu;
+
+/**
+ * A name as it is saved: each run of control characters one space, then trimmed (`Barn\r\nBcc: x` becomes
+ * `Barn Bcc: x`). A name without any is kept exactly as given.
+ */
+export function oneLineName(text: string): string {
+  LINE_BREAKING.lastIndex = 0;
+  if (!LINE_BREAKING.test(text)) return text;
+  return text.replace(LINE_BREAKING, ' ').trim();
+}
+
+/** Every `name` member of a parsed JSON value made one line (oneLineName), in place, without recursion. */
+function oneLineNames(value: unknown): void {
+  const stack: unknown[] = [value];
+  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) if (typeof item === 'object' && item !== null) stack.push(item);
+      continue;
+    }
+    const record = v as Record<string, unknown>;
+    for (const key in record) {
+      const child = record[key];
+      if (key === 'name' && typeof child === 'string') record[key] = oneLineName(child);
+      else if (typeof child === 'object' && child !== null) stack.push(child);
+    }
+  }
 }
 
 export function checkText(text: string, param: string): void {
@@ -163,6 +197,7 @@ export function parseJsonBody(text: string): unknown {
     throw invalid('body', 'The request body must be a JSON object.');
   }
   if (!clean) checkJsonValue(value, 'body');
+  oneLineNames(value);
   return value;
 }
 

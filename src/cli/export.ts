@@ -31,7 +31,10 @@ export function registerExport(program: Command): void {
     .addOption(new Option('--kind <kind>', 'what to export').choices(KINDS).makeOptionMandatory())
     .option('--device <id>', 'the device, for --kind readings')
     .addOption(new Option('--format <format>', 'file format').choices(['csv', 'ndjson']).default('csv'))
-    .option('--out <file>', 'write to this file (default: stdout)')
+    .option(
+      '--out <file>',
+      'write to this file, creating its folder (default: stdout); e.g. exports/tasks.csv',
+    )
     .option('--metric <name>', 'readings of this metric only')
     .option('--since <time>', 'readings at or after this ISO 8601 time')
     .option('--until <time>', 'readings before this ISO 8601 time')
@@ -47,7 +50,8 @@ async function runExport(options: ExportOptions): Promise<void> {
   if (options.kind !== 'readings' && (options.device || options.metric || options.since || options.until)) {
     throw new UsageError('--device, --metric, --since and --until go with --kind readings.');
   }
-  const { createWriteStream } = await import('node:fs');
+  const { createWriteStream, mkdirSync } = await import('node:fs');
+  const { dirname } = await import('node:path');
   const { pipeline } = await import('node:stream/promises');
   const { withDatabase } = await import('./database.ts');
   const { exportDeviceReadings, exportFarmRecords, exportReadable } = await import(
@@ -94,6 +98,8 @@ async function runExport(options: ExportOptions): Promise<void> {
     const bar = progress(`export ${options.kind}`);
     const timer = setInterval(() => bar.update(stream.written(), total), 250);
     try {
+      // `--out exports/tasks.csv` on a fresh checkout: the folder the guide names may not exist yet.
+      if (options.out) mkdirSync(dirname(options.out), { recursive: true });
       const out = options.out ? createWriteStream(options.out) : process.stdout;
       const source = exportReadable(stream);
       if (options.out) await pipeline(source, out);

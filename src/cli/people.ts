@@ -1,7 +1,8 @@
 /**
  * People from the operator's side: invite anyone to the console with a one-time setup link, and list who
  * can sign in. The invite is also the way back in for an owner who lost their password: a link for their
- * own email sets a new one. Same service as POST /v1/people/invites; links use FARMSTEAD_PUBLIC_URL.
+ * own email sets a new one. Same service as POST /v1/people/invites; links use FARMSTEAD_PUBLIC_URL when it
+ * is set, else the address the running server recorded (db/server-facts.ts), else HOST and PORT.
  */
 import { type Command, Option } from 'commander';
 import { accountOption } from './options.ts';
@@ -15,6 +16,7 @@ const load = async () => ({
   EMAIL_PATTERN: (await import('../modules/people/schemas.ts')).EMAIL_PATTERN,
   requireAccount: (await import('../modules/accounts/service.ts')).requireAccount,
   loadConfig: (await import('../config.ts')).loadConfig,
+  serverFact: (await import('../db/server-facts.ts')).serverFact,
 });
 
 export function registerPeople(program: Command): void {
@@ -32,18 +34,24 @@ export function registerPeople(program: Command): void {
     .addOption(new Option('--role <role>', 'owner or crew').choices(['owner', 'crew']).makeOptionMandatory())
     .option('--json', 'print JSON')
     .action(async (options: { account: string; email: string; role: 'owner' | 'crew'; json?: boolean }) => {
-      const { EMAIL_PATTERN, invitePerson, loadConfig, requireAccount, withDatabase } = await load();
+      const { EMAIL_PATTERN, invitePerson, loadConfig, requireAccount, serverFact, withDatabase } =
+        await load();
       if (!new RegExp(EMAIL_PATTERN).test(options.email) || options.email.length > 254) {
         throw new UsageError(`--email must be an email address, got "${options.email}"`);
       }
       const config = loadConfig();
       const invite = await withDatabase(async (database) => {
         await requireAccount(database.db, options.account);
+        // The address the server serves at, as it recorded it, unless FARMSTEAD_PUBLIC_URL says otherwise
+        // here: this process's PORT need not be the server's.
+        const publicUrl = config.publicUrlGiven
+          ? config.publicUrl
+          : ((await serverFact(database.db, 'public_url')) ?? config.publicUrl);
         return invitePerson(
           database.db,
           options.account,
           { email: options.email, role: options.role },
-          config.publicUrl,
+          publicUrl,
           Date.now(),
         );
       });

@@ -5,16 +5,19 @@
  * finish (Fastify's close waits for them), stop the jobs, flush usage, close the database.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { type Database, ensureDataDir, openDatabase } from '../db/database.ts';
+import { recordServerFact } from '../db/server-facts.ts';
 import { bootstrapFirstAccount, type NewAccount } from '../modules/accounts/service.ts';
 import { repairFutureTimes } from '../modules/ingest/clock-repair.ts';
 import { createSetupLink, setupUrl } from '../modules/people/links.ts';
 import { UsageCounter } from '../modules/usage/counter.ts';
 import { JOBS } from '../workers/jobs.ts';
 import { type RunningWorkers, startWorkers } from '../workers/runner.ts';
+import { CliFailure } from './output.ts';
 
 /** Name of the file, in the data folder, that holds the first start's keys (mode 0600). */
 const FIRST_START_KEYS_FILE = 'first-start-keys.txt';
@@ -97,8 +100,40 @@ async function withOwnerSetupLink(account: NewAccount, database: Database, publi
   return { ...account, setup_url: setupUrl(publicUrl, link.token) };
 }
 
+/** The one line a port that cannot be listened on gets (exit 1), instead of a stack. */
+function portFailure(err: unknown, host: string, port: number): CliFailure | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE') {
+    return new CliFailure(
+      `PORT ${port} is already in use on ${host}: stop what listens there, or set PORT to a free port.`,
+    );
+  }
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return new CliFailure(`PORT ${port} cannot be listened on at HOST ${host} (${code}): set PORT or HOST.`);
+  }
+  return null;
+}
+
+/**
+ * Listens on the port and lets it go at once: a taken port is refused before anything is created (no data
+ * folder, no database file), so a mistaken start leaves nothing behind and nothing running.
+ */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port, exclusive: true }, resolve);
+    });
+  } catch (err) {
+    throw portFailure(err, host, port) ?? err;
+  }
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 export async function serve(): Promise<void> {
   const config = loadConfig();
+  await checkPortFree(config.host, config.port);
   const database = await openDatabase(config, { backgroundCheckpoints: true });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
   let workers: RunningWorkers | null = null;
@@ -112,7 +147,19 @@ export async function serve(): Promise<void> {
 
   const created = await bootstrapFirstAccount(database);
   const first = created ? await withOwnerSetupLink(created, database, config.publicUrl) : null;
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // Taken between the check and now (another start at the same moment): the same line, and nothing left running.
+    const failure = portFailure(err, config.host, config.port);
+    if (!failure) throw err;
+    await app.close();
+    await usage.close();
+    await database.close();
+    throw failure;
+  }
+  // What `cli people invite` prints links with when its own environment does not say (docs/people.md).
+  await recordServerFact(database.db, 'public_url', config.publicUrl, Date.now());
   // A taken MQTT port is logged and reported by /healthz; the service runs on without MQTT over TCP.
   await app.mqtt.listenTcp(config.mqttPort, config.host);
   if (first) {

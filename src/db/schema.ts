@@ -13,6 +13,7 @@ import type { OauthTables } from './tables/oauth.ts';
 import type { PeopleTables } from './tables/people.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { RuleTables } from './tables/rules.ts';
+import type { ServerTables } from './tables/server.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
 
 export interface DB
@@ -26,7 +27,8 @@ export interface DB
     PeopleTables,
     IntegrationTables,
     NotificationTables,
-    OauthTables {}
+    OauthTables,
+    ServerTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

@@ -2,10 +2,22 @@
  * The request log: pino through Fastify, with the request URL redacted. Keys belong in the Authorization
  * header, but a client that puts one in the query string (`?api_key=rk_live_…`) must not have it written
  * to the log: anything shaped like a key, and the value of any parameter named like a credential, is
- * replaced. Each request's lines also carry the calling key's prefix or device id (see http/auth.ts).
+ * replaced. One-time secrets have no shape to recognise (a setup link's token is random text), so a route
+ * whose path or query carries one says so (`config.secrets`), and those parameters are replaced by route.
+ * Each request's lines also carry the calling key's prefix or device id (see http/auth.ts).
  */
 import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Path parameters (`token` of `/v1/setup/:token`) and query parameters that carry a secret (a one-time
+     * token, an OAuth code): never written to the log.
+     */
+    secrets?: readonly string[];
+  }
+}
 
 const KEY_SHAPED = /\b(rk_(?:live|test)_|rd_|whsec_)[0-9A-Za-z_-]+/g;
 const CREDENTIAL_PARAM =
@@ -13,7 +25,52 @@ const CREDENTIAL_PARAM =
 
 export const REDACTED = '[redacted]';
 
-/** The URL as it may be logged. */
+/** What the log knows of a request's route: its pattern and the parameters it declares secret. */
+export interface LoggedRoute {
+  url?: string | undefined;
+  config?: { secrets?: readonly string[] | undefined } | undefined;
+}
+
+/**
+ * The URL as it may be logged: `route`'s secret path segments (matched to its pattern segment by segment)
+ * and secret query parameters replaced, then anything key-shaped (redactUrl).
+ */
+export function loggableUrl(url: string, route: LoggedRoute | undefined): string {
+  const secrets = route?.config?.secrets;
+  if (!secrets?.length || !route?.url) return redactUrl(url);
+  const cut = url.indexOf('?');
+  const pattern = route.url.split('/');
+  const path = (cut < 0 ? url : url.slice(0, cut))
+    .split('/')
+    .map((segment, i) => {
+      const param = pattern[i];
+      return param?.startsWith(':') && secrets.includes(param.slice(1)) ? REDACTED : segment;
+    })
+    .join('/');
+  return redactUrl(cut < 0 ? path : `${path}?${redactQuery(url.slice(cut + 1), secrets)}`);
+}
+
+function decodedName(pair: string): { name: string; decoded: string; hasValue: boolean } {
+  const eq = pair.indexOf('=');
+  const name = eq < 0 ? pair : pair.slice(0, eq);
+  try {
+    return { name, decoded: decodeURIComponent(name.replace(/\+/g, ' ')), hasValue: eq >= 0 };
+  } catch {
+    return { name, decoded: name, hasValue: eq >= 0 };
+  }
+}
+
+function redactQuery(query: string, secrets: readonly string[]): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const { name, decoded, hasValue } = decodedName(pair);
+      return hasValue && secrets.includes(decoded) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+}
+
+/** The URL as it may be logged, whatever its route. */
 export function redactUrl(url: string): string {
   const cut = url.indexOf('?');
   const path = (cut < 0 ? url : url.slice(0, cut)).replace(KEY_SHAPED, `$1${REDACTED}`);
@@ -22,15 +79,8 @@ export function redactUrl(url: string): string {
     .slice(cut + 1)
     .split('&')
     .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {
-        decoded = name;
-      }
-      if (eq >= 0 && CREDENTIAL_PARAM.test(decoded)) return `${name}=${REDACTED}`;
+      const { name, decoded, hasValue } = decodedName(pair);
+      if (hasValue && CREDENTIAL_PARAM.test(decoded)) return `${name}=${REDACTED}`;
       return pair.replace(KEY_SHAPED, `$1${REDACTED}`);
     })
     .join('&');
@@ -40,6 +90,8 @@ export function redactUrl(url: string): string {
 interface LoggedRequest {
   method: string;
   url: string;
+  /** A Fastify request's route (absent on a raw request, before routing). */
+  routeOptions?: LoggedRoute;
   host?: string;
   ip?: string;
   socket?: { remotePort?: number };
@@ -70,7 +122,7 @@ export function loggerOptions(
     serializers: {
       req: (req: LoggedRequest) => ({
         method: req.method,
-        url: redactUrl(req.url),
+        url: loggableUrl(req.url, req.routeOptions),
         host: req.host,
         remoteAddress: req.ip,
         remotePort: req.socket?.remotePort,

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { metrics } from '../lib/metrics.ts';
-import { redactUrl } from './logging.ts';
+import { loggableUrl } from './logging.ts';
 
 const observed = new WeakSet<FastifyRequest>();
 
@@ -27,7 +27,7 @@ function observe(request: FastifyRequest, reply: FastifyReply, extra: Record<str
     {
       method: request.method,
       route,
-      url: redactUrl(request.url),
+      url: loggableUrl(request.url, request.routeOptions),
       status: reply.statusCode,
       duration_ms: Math.round(reply.elapsedTime * 10) / 10,
       ...extra,

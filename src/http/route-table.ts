@@ -18,6 +18,8 @@ export interface RouteEntry {
   auth: AuthKind;
   /** What a key needs to call it; undefined for `auth: 'none'` routes (and, refused at start-up, a bare route). */
   access: RouteAccess | undefined;
+  /** Path and query parameters that carry a secret, kept out of the log (`config.secrets`, http/logging.ts). */
+  secrets: readonly string[];
   schema: FastifySchema | undefined;
 }
 
@@ -59,6 +61,7 @@ export class RouteTable {
       url: route.url,
       auth: route.config?.auth ?? 'api',
       access: route.config?.access,
+      secrets: route.config?.secrets ?? [],
       schema: route.schema,
     }));
   }

@@ -28,6 +28,7 @@ import * as m0031 from './0031_grazing.ts';
 import * as m0032 from './0032_animal_changes.ts';
 import * as m0036 from './0036_uplink_keys_by_device.ts';
 import * as m0037 from './0037_eid_iso.ts';
+import * as m0040 from './0040_server_facts.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0032_animal_changes': m0032,
   '0036_uplink_keys_by_device': m0036,
   '0037_eid_iso': m0037,
+  '0040_server_facts': m0040,
 };

@@ -10,7 +10,7 @@ import { conflict } from '../../domain/errors.ts';
 import type { AlertStatusFilter } from '../../domain/statuses.ts';
 import { metrics } from '../../lib/metrics.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { backdatedTime, parseDateInput } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertPageCondition, parseAlertPage, toAlertPage } from './paging.ts';
@@ -67,7 +67,7 @@ export async function acknowledgeAlert(
     input.acknowledged_at === undefined ? null : parseDateInput('acknowledged_at', input.acknowledged_at);
   return inTransaction(db, async (trx) => {
     const row = await loadScoped(trx, scope, 'alert', id);
-    const at = given === null ? now : Math.max(row.created_at, Math.min(given, now));
+    const at = backdatedTime(given, row.created_at, now);
     const updated = await transitionAlert(trx, row.id, ['open'], {
       status: 'acknowledged',
       acknowledged_at: at,

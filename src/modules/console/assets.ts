@@ -101,6 +101,8 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/map-draw.ts',
   'src/modules/console/web/map-import.ts',
   'src/domain/paddock-split.ts',
+  'src/domain/paddock-import.ts',
+  'src/lib/geo.ts',
   'vendor/@geoman-io-leaflet-geoman-free.mjs',
   'vendor/@turf-area.mjs',
   'vendor/@turf-helpers.mjs',

@@ -22,6 +22,8 @@ export interface ConsolePage {
   readonly bare?: boolean;
   /** Shown only to these roles (navigation entry and page); the API refuses the others anyway. */
   readonly roles?: readonly RoleName[];
+  /** Path parameters that are one-time secrets: kept out of the request log (http/logging.ts). */
+  readonly secrets?: readonly string[];
 }
 
 export const CONSOLE_PAGES: readonly ConsolePage[] = [
@@ -47,7 +49,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/sync', page: 'sync', title: 'Waiting to sync' },
   { path: '/connect', page: 'connect', title: 'Connect an agent', bare: true },
   { path: '/sign-in', page: 'sign-in', title: 'Sign in', public: true },
-  { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true },
+  { path: '/setup/:token', page: 'setup', title: 'Set up your sign-in', public: true, secrets: ['token'] },
   // An emailed acknowledge link: one button (the GET changes nothing; mail scanners follow links).
-  { path: '/ack/:token', page: 'ack', title: 'Acknowledge an alert', public: true },
+  { path: '/ack/:token', page: 'ack', title: 'Acknowledge an alert', public: true, secrets: ['token'] },
 ];

@@ -35,8 +35,9 @@ export async function consoleRoutes(app: FastifyInstance, { tiles }: { tiles: Ma
   // Compressed once in assets.ts; the compression plugin must leave these answers alone.
   const route = { config: { auth: 'none' as const }, schema: { hide: true }, compress: false as const };
 
-  for (const { path } of CONSOLE_PAGES) {
-    app.get(path, route, async (request, reply) => {
+  for (const { path, secrets } of CONSOLE_PAGES) {
+    const pageRoute = secrets ? { ...route, config: { ...route.config, secrets } } : route;
+    app.get(path, pageRoute, async (request, reply) => {
       const { page, csp } = (await consoleBundle()).pageFor(tiles);
       reply
         .header('content-security-policy', csp)

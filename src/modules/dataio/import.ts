@@ -19,7 +19,7 @@
  * checks everything and writes nothing.
  */
 import type { ValidateFunction } from 'ajv';
-import { checkJsonValue, textProblem } from '../../calls/input-rules.ts';
+import { checkJsonValue, oneLineName, textProblem } from '../../calls/input-rules.ts';
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -141,7 +141,7 @@ function rowValues(header: string[], cells: string[], fail: Fail): Values {
       return;
     }
     if (name !== 'fields') {
-      values[name] = cell === '' ? null : cell;
+      values[name] = cell === '' ? null : name === 'name' ? oneLineName(cell) : cell;
       return;
     }
     if (cell.trim() === '') {

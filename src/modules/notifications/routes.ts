@@ -225,7 +225,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/v1/notifications/acknowledge/:token',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', secrets: ['token'] },
       schema: {
         operationId: 'describeAckToken',
         tags,

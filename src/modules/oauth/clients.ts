@@ -47,7 +47,17 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
 }
 
-/** A redirect URI a client may register: https, http on a loopback host (native apps), or an app's own scheme. */
+/**
+ * A native app's own scheme (RFC 8252 §7.1): a domain name its maker controls, reversed (`com.example.app`),
+ * so it names one app; a bare word (`blob`, `javascript`, `myapp`) does not.
+ */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+:$/i;
+
+/**
+ * A redirect URI a client may register, by an allow list: https; http on a loopback host (native apps,
+ * RFC 8252 §7.3); or an app's own private-use scheme in reverse-domain form (§7.1). Never a fragment (RFC
+ * 6749 §3.1.2), a bare trailing `#` included, which URL parsing reports as no fragment at all.
+ */
 function checkRedirectUri(raw: unknown, fail: (m: string) => OAuthError): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2000) {
     throw fail('redirect_uris must be strings of at most 2000 characters.');
@@ -58,14 +68,16 @@ function checkRedirectUri(raw: unknown, fail: (m: string) => OAuthError): string
   } catch {
     throw fail(`redirect_uri "${raw}" is not an absolute URL.`);
   }
-  if (url.hash) throw fail(`redirect_uri "${raw}" must not have a fragment.`);
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+  if (raw.includes('#')) throw fail(`redirect_uri "${raw}" must not have a fragment (#).`);
+  if (url.protocol === 'https:') return raw;
+  if (url.protocol === 'http:') {
+    if (isLoopbackHost(url.hostname)) return raw;
     throw fail(`redirect_uri "${raw}" must use https (http only on localhost or a loopback address).`);
   }
-  if (/^(javascript|data|file|vbscript):$/i.test(url.protocol)) {
-    throw fail(`redirect_uri "${raw}" uses a scheme that cannot be a redirect.`);
-  }
-  return raw;
+  if (PRIVATE_USE_SCHEME.test(url.protocol)) return raw;
+  throw fail(
+    `redirect_uri "${raw}" must use https, http on a loopback address, or an app's own scheme in reverse-domain form (com.example.app:/callback, RFC 8252).`,
+  );
 }
 
 interface CheckedMetadata {

@@ -172,7 +172,13 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     return reply.redirect(`/connect${query}`, 302);
   });
 
-  app.post('/oauth/token', route, async (request, reply) =>
+  // The form belongs in the body; a client that sends it in the query string must not have its code or
+  // tokens written to the log.
+  const secretRoute = {
+    ...route,
+    config: { ...route.config, secrets: ['code', 'code_verifier', 'refresh_token', 'token'] },
+  };
+  app.post('/oauth/token', secretRoute, async (request, reply) =>
     oauthAnswer(reply, () => token(db, formOf(request), urlsOf(request), clock())),
   );
 
@@ -183,7 +189,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     }),
   );
 
-  app.post('/oauth/revoke', route, async (request, reply) =>
+  app.post('/oauth/revoke', secretRoute, async (request, reply) =>
     oauthAnswer(reply, async () => {
       await revokeToken(db, formOf(request), clock());
       return reply.code(200).send();

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine } from '../../../test/harness.ts';
 import type { List, Paddock } from '../../../test/replies.ts';
+import { MAX_COLLECTION_NESTING } from './import.ts';
 import type { PaddockPreview } from './schemas.ts';
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
@@ -198,5 +199,109 @@ forEachEngine('paddock import', (t) => {
     assert.equal(res.status, 400);
     assert.ok(Date.now() - started < 2_000);
     assert.equal((await list()).length, 0);
+  });
+
+  test('GeometryCollections nested past the limit are a 400 naming content (3,000 levels once overflowed the stack)', async () => {
+    const { key, url, list } = await setUp();
+    const square = '{"type":"Polygon","coordinates":[[[1,1],[1.001,1],[1.001,1.001],[1,1]]]}';
+    const nested = (levels: number) =>
+      `${'{"type":"GeometryCollection","geometries":['.repeat(levels)}${square}${']}'.repeat(levels)}`;
+    for (const dry_run of [true, false]) {
+      const err = expectError(
+        await t().request('POST', url, { key, body: { content: nested(3_000), dry_run } }),
+        400,
+        'invalid_request',
+      );
+      assert.equal(err.param, 'content');
+      assert.match(
+        err.message,
+        new RegExp(`nests GeometryCollections more than ${MAX_COLLECTION_NESTING} deep`),
+      );
+    }
+    const within = await t().request<Preview>('POST', url, {
+      key,
+      body: { content: nested(MAX_COLLECTION_NESTING), dry_run: true },
+    });
+    assert.equal(within.status, 200, JSON.stringify(within.body));
+    assert.equal(within.body.data[0]?.action, 'create');
+    const hollow = await t().request<Preview>('POST', url, {
+      key,
+      body: { content: '{"type":"GeometryCollection","geometries":{}}', dry_run: true },
+    });
+    assert.equal(hollow.status, 200, JSON.stringify(hollow.body));
+    assert.equal(hollow.body.data[0]?.action, 'skip');
+    assert.equal((await list()).length, 0);
+  });
+
+  test('the dry run warns (never refuses) about outlines far from the farm, names used twice, overlaps and implausible sizes', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    // Willow Creek's place: 38.95 N, 95.25 W.
+    const farm = (await make.farm(t(), key, { lat: 38.95, lon: -95.25 })).id;
+    const url = `/v1/farms/${farm}/paddocks/import`;
+    const square = (lon: number, lat: number, size = 0.002) => ({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [lon, lat],
+          [lon + size, lat],
+          [lon + size, lat + size],
+          [lon, lat + size],
+          [lon, lat],
+        ],
+      ],
+    });
+    await make.created(t(), key, `/v1/farms/${farm}/paddocks`, {
+      name: 'Creek',
+      geometry: square(-95.25, 38.95),
+    });
+    const features: [string, unknown][] = [
+      ['Fine', square(-95.24, 38.95)],
+      ['Creek', square(-95.23, 38.95)],
+      ['Farm', square(-95.22, 38.95)],
+      ['Farm', square(-95.2195, 38.9505)],
+      ['Over the creek', square(-95.2495, 38.9505)],
+      ['Abroad', square(10.0, 50.0)],
+      ['Speck', square(-95.21, 38.95, 0.0001)],
+      ['County', square(-96.5, 38.4, 0.5)],
+    ];
+    const content = JSON.stringify({
+      type: 'FeatureCollection',
+      features: features.map(([name, geometry]) => ({ type: 'Feature', properties: { name }, geometry })),
+    });
+    const preview = await t().request<Preview>('POST', url, { key, body: { content, dry_run: true } });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const rows = preview.body.data;
+    assert.deepEqual(
+      rows.map((r) => r.action),
+      features.map(() => 'create'),
+      'warnings never refuse',
+    );
+    const said = (i: number) => (rows[i]?.warnings ?? []).join(' ');
+    assert.deepEqual(rows[0]?.warnings, []);
+    assert.match(said(1), /already has a paddock named "Creek"/);
+    assert.match(said(2), /"Farm" is used twice in the file/);
+    assert.match(said(2), /overlaps "Farm" \(feature 4\) in the file/);
+    assert.match(said(3), /overlaps "Farm" \(feature 3\) in the file/);
+    assert.match(said(4), /overlaps the farm's paddock "Creek"/);
+    assert.match(said(5), /It is [\d,]+ km from the farm's location \(more than 50 km\)/);
+    assert.match(said(6), /implausibly small/);
+    assert.match(said(7), /implausibly large/);
+    for (const i of [0, 1, 2, 3, 4, 6]) assert.doesNotMatch(said(i), /km from/, `feature ${i + 1}`);
+
+    // Without a location, far means far from the farm's other paddocks.
+    const bare = (await make.farm(t(), key)).id;
+    await make.created(t(), key, `/v1/farms/${bare}/paddocks`, {
+      name: 'Home',
+      geometry: square(-95.25, 38.95),
+    });
+    const far = await t().request<Preview>('POST', `/v1/farms/${bare}/paddocks/import`, {
+      key,
+      body: { content: JSON.stringify(square(10.0, 50.0)), dry_run: true },
+    });
+    assert.match(far.body.data[0]?.warnings.join(' ') ?? '', /km from the farm's other paddocks/);
+
+    const made = await t().request<Created>('POST', url, { key, body: { content } });
+    assert.equal(made.status, 201, 'the import itself goes ahead');
   });
 });

@@ -2,19 +2,23 @@
  * Paddocks from a file a farmer already has (docs/map.md, "Import"): GeoJSON from a GIS, KML from Google
  * Earth, GPX from a tractor's or a phone's GPS. KML and GPX become GeoJSON through @tmcw/togeojson over
  * @xmldom/xmldom's DOM; every outline then goes through the one geometry check. A dry run answers the
- * preview; otherwise every outline is created in one transaction, or none.
+ * preview, with warnings about what looks wrong (import-warnings.ts); otherwise every outline is created in
+ * one transaction, or none.
  */
 import { gpx, kml } from '@tmcw/togeojson';
 import { DOMParser, type Document as XmlDocument } from '@xmldom/xmldom';
 import type { Feature, Geometry, Position } from 'geojson';
+import { oneLineName } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { distanceM } from '../../lib/geo.ts';
-import { isPlainObject } from '../../lib/json.ts';
+import { isPlainObject, parseJson } from '../../lib/json.ts';
 import type { Scope } from '../farms/access.ts';
 import { requireFarm } from '../farms/access.ts';
-import { acresOf, checkedPaddockGeometry } from './geometry.ts';
+import { acresOf, checkedPaddockGeometry, type PaddockGeometry, readPaddockGeometry } from './geometry.ts';
+import { type ImportContext, importWarnings } from './import-warnings.ts';
+import { farmPaddockRows } from './repository.ts';
 import type { Paddock, PaddockImportInput, PaddockPreview } from './schemas.ts';
 import { createPaddock, type OutlinesChangedHook } from './service.ts';
 
@@ -31,6 +35,12 @@ export const MAX_IMPORTED_PADDOCKS = 500;
 export const CLOSE_TRACK_WITHIN_M = 25;
 
 const NAME_MAX = 200;
+
+/**
+ * How deep GeometryCollections may nest. RFC 7946 §3.1.8 advises against nesting them at all; a file that
+ * nests them deeper than this is not a drawing of fields, and walking it without a bound overflows the stack.
+ */
+export const MAX_COLLECTION_NESTING = 8;
 
 /** The format from the content: JSON starts with { or [, KML and GPX by their root element. */
 function sniff(content: string): ImportFormat {
@@ -105,7 +115,7 @@ type Outline = { geometry: unknown } | { skip: string };
  * polygon (a GPX track or a KML LineString drawn round a field; a track's segments joined in order), the
  * areas of a collection together; a point or an open line is not an area and is left out.
  */
-function outlineOf(geometry: Geometry | null | undefined): Outline {
+function outlineOf(geometry: Geometry | null | undefined, depth = 0): Outline {
   if (!isPlainObject(geometry)) return { skip: 'it has no geometry' };
   switch (geometry.type) {
     case 'Polygon':
@@ -123,7 +133,15 @@ function outlineOf(geometry: Geometry | null | undefined): Outline {
       return { geometry: { type: 'Polygon', coordinates: [ring] } };
     }
     case 'GeometryCollection': {
-      const parts = geometry.geometries.map(outlineOf).filter((o) => 'geometry' in o);
+      if (depth >= MAX_COLLECTION_NESTING) {
+        throw invalid(
+          'content',
+          `content nests GeometryCollections more than ${MAX_COLLECTION_NESTING} deep: give each area as a Polygon or MultiPolygon feature.`,
+        );
+      }
+      if (!Array.isArray(geometry.geometries))
+        return { skip: 'it is a GeometryCollection without geometries' };
+      const parts = geometry.geometries.map((g) => outlineOf(g, depth + 1)).filter((o) => 'geometry' in o);
       const polygons = parts.flatMap((o) => {
         const g = (o as { geometry: Geometry }).geometry;
         return g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [];
@@ -146,7 +164,7 @@ function nameOf(feature: Feature<Geometry | null>, index: number): string {
   const given = [props.name, props.Name, props.NAME, props.title].find(
     (v): v is string => typeof v === 'string' && v.trim() !== '',
   );
-  return (given?.trim() ?? `Paddock ${index + 1}`).slice(0, NAME_MAX);
+  return (oneLineName(given?.trim() ?? '') || `Paddock ${index + 1}`).slice(0, NAME_MAX);
 }
 
 /**
@@ -154,10 +172,10 @@ function nameOf(feature: Feature<Geometry | null>, index: number): string {
  * `create`, `skip` (not an area: left out, the import goes on) or `refuse` (an area whose outline fails the
  * check: the import is refused until it is fixed).
  */
-export function previewImport(input: PaddockImportInput): PaddockPreview[] {
+export function previewImport(input: PaddockImportInput, context: ImportContext | null): PaddockPreview[] {
   const format = input.format ?? sniff(input.content);
   const features = featuresOf(input.content, format);
-  return features.map((feature, index): PaddockPreview => {
+  const preview = features.map((feature, index): PaddockPreview => {
     const name = nameOf(
       isPlainObject(feature) ? feature : { type: 'Feature', properties: {}, geometry: null },
       index,
@@ -171,11 +189,20 @@ export function previewImport(input: PaddockImportInput): PaddockPreview[] {
         geometry: null,
         action: 'skip',
         problem: `Left out: ${outline.skip}.`,
+        warnings: [],
       };
     }
     const checked = checkedPaddockGeometry(outline.geometry);
     if ('problem' in checked) {
-      return { index, name, acres: null, geometry: null, action: 'refuse', problem: checked.problem.message };
+      return {
+        index,
+        name,
+        acres: null,
+        geometry: null,
+        action: 'refuse',
+        problem: checked.problem.message,
+        warnings: [],
+      };
     }
     const { geometry } = checked;
     return {
@@ -185,8 +212,30 @@ export function previewImport(input: PaddockImportInput): PaddockPreview[] {
       geometry: geometry as unknown as Record<string, unknown>,
       action: 'create',
       problem: null,
+      warnings: [],
     };
   });
+  if (!context) return preview;
+  const creates = preview.filter((p) => p.action === 'create');
+  const warnings = importWarnings(
+    creates.map((p) => ({ name: p.name, geometry: p.geometry as unknown as PaddockGeometry })),
+    context,
+  );
+  creates.forEach((p, i) => {
+    p.warnings = warnings[i] ?? [];
+  });
+  return preview;
+}
+
+/** The farm as the warnings see it: its location and its paddocks' outlines. */
+async function importContext(db: Db, farm: { id: string; lat: number | null; lon: number | null }) {
+  const rows = await farmPaddockRows(db, farm.id);
+  const existing = rows.flatMap((row) => {
+    const { geometry } = readPaddockGeometry(parseJson<unknown>(row.geometry, null));
+    return geometry ? [{ name: row.name, geometry }] : [];
+  });
+  const location = farm.lat !== null && farm.lon !== null ? ([farm.lon, farm.lat] as const) : null;
+  return { location, existing } satisfies ImportContext;
 }
 
 /**
@@ -202,7 +251,9 @@ export async function importPaddocks(
   now: number = Date.now(),
 ): Promise<{ dry_run: true; data: PaddockPreview[] } | { dry_run: false; data: Paddock[] }> {
   const farm = await requireFarm(db, scope, farmId);
-  const preview = previewImport(input);
+  // The warnings are for the person looking at the dry run; an import that goes ahead needs none.
+  const context = input.dry_run ? await importContext(db, farm) : null;
+  const preview = previewImport(input, context);
   if (input.dry_run) return { dry_run: true, data: preview };
   const refused = preview.find((p) => p.action === 'refuse');
   if (refused) {

@@ -95,6 +95,10 @@ export const PaddockPreviewSchema = Type.Object({
       'create; skip (not an area, such as a pin or an open line: left out, the rest is imported); refuse (an area whose outline fails the check: the import is refused until it is fixed).',
   }),
   problem: Nullable(Type.String({ description: 'Why it is skipped or refused.' })),
+  warnings: Type.Array(Type.String(), {
+    description:
+      'What looks wrong with an outline that would be created, without refusing it: far from the farm, a name used twice (in the file or on the farm), overlapping another outline or a paddock, an implausible size (docs/map.md). Empty when nothing does.',
+  }),
 });
 
 export const PaddockPreviewList = Type.Object({

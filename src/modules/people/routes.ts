@@ -213,7 +213,7 @@ function setupLinkRoutes(app: App, { db, clock, passwordCost }: Options): void {
   app.get(
     '/v1/setup/:token',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', secrets: ['token'] },
       schema: {
         operationId: 'getSetupLink',
         tags,
@@ -234,7 +234,7 @@ function setupLinkRoutes(app: App, { db, clock, passwordCost }: Options): void {
   app.post(
     '/v1/setup/:token',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', secrets: ['token'] },
       schema: {
         operationId: 'completeSetup',
         tags,

@@ -43,3 +43,13 @@ export function parseFarmDayInput(
   if (at === null || text === null || text === undefined || !DATE_ONLY.test(text)) return { at, date: null };
   return { at: localDateStart(text, timeZone), date: text };
 }
+
+/**
+ * The time a client gives for something done to a record (a task done, an alert acknowledged), which may
+ * be earlier than the request (done without signal, sent when it returns): now when none is given, never
+ * after now (nothing is done in the future), never before `floor`, the record's creation (nothing is done
+ * to a record before it exists; a phone whose clock reset after a flat battery dates work decades back).
+ */
+export function backdatedTime(given: number | null, floor: number, now: number): number {
+  return given === null ? now : Math.max(floor, Math.min(given, now));
+}

@@ -100,7 +100,7 @@ export const CompleteTaskBody = Type.Object(
   {
     done_at: Type.Optional(
       DateInput(
-        'When the task was done, if before now (marked offline and sent later); a later time counts as now. Default: now. A destination paddock’s move is recorded at this time too.',
+        'When the task was done, if before now (marked offline and sent later); a later time counts as now, and a time before the task was created as its creation. Default: now. A destination paddock’s move is recorded at this time too.',
       ),
     ),
   },

@@ -6,7 +6,7 @@ import { newId } from '../../domain/ids.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
 import { recordMove } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput, parseFarmDayInput } from '../records/inputs.ts';
+import { backdatedTime, parseDateInput, parseFarmDayInput } from '../records/inputs.ts';
 import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { isMovableKind } from '../stays/service.ts';
@@ -156,7 +156,7 @@ export async function updateTask(
 
 /**
  * Marks the task done and records when: now, or the earlier `done_at` a caller gives (work marked done
- * without signal and sent later; a time after now counts as now, since nothing is done in the future). A
+ * without signal and sent later), kept between the task's creation and now (backdatedTime). A
  * task with a destination paddock moves its subject there, at that time. A task already done is returned
  * unchanged (and moves nothing again).
  */
@@ -168,12 +168,12 @@ export async function completeTask(
   now: number = Date.now(),
 ): Promise<Task> {
   const given = input.done_at === undefined ? null : parseDateInput('done_at', input.done_at);
-  const doneAt = given === null ? now : Math.min(given, now);
   return inTransaction(db, async (trx) => {
     // Locked, so two calls at once mark it (and move its subject) once.
     await lockRows(trx, 'tasks', id);
     const row = await loadScoped(trx, scope, 'task', id);
     if (row.status === DONE) return toTask(row);
+    const doneAt = backdatedTime(given, row.created_at, now);
     if (await markTaskDone(trx, row.id, doneAt)) await moveOnDone(trx, row, doneAt, now);
     return toTask(await loadScoped(trx, scope, 'task', id));
   });

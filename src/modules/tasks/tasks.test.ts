@@ -198,6 +198,12 @@ forEachEngine('tasks', (t) => {
       subject_id: group.id,
       paddock_id: paddock.id,
     });
+    // Planned yesterday (the floor of a done_at is the task's creation).
+    await t()
+      .database.db.updateTable('tasks')
+      .set({ created_at: Date.now() - 86_400_000 })
+      .where('id', '=', task.id)
+      .execute();
     const markedAt = new Date(Date.now() - 4 * 3_600_000).toISOString();
     const done = await t().request<Task>('POST', `/v1/tasks/${task.id}/done`, {
       key,
@@ -247,6 +253,41 @@ forEachEngine('tasks', (t) => {
     assert.equal(unknown.param, 'when');
     const kept = await make.fetched<Task>(t(), key, `/v1/tasks/${third.id}`);
     assert.equal(kept.status, 'open', 'a refused call marks nothing');
+  });
+
+  test('done_at before the task was created (a phone whose clock reset) counts as its creation, for the task, its move and the paddock', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farm = (await make.farm(t(), key)).id;
+    const paddock = await make.paddock(t(), key, farm, { name: 'Back paddock' });
+    const group = await make.group(t(), key, farm, { name: 'Steers' });
+    const task = await make.task(t(), key, farm, {
+      title: 'Move the steers',
+      subject_id: group.id,
+      paddock_id: paddock.id,
+    });
+    const done = await t().request<Task>('POST', `/v1/tasks/${task.id}/done`, {
+      key,
+      body: { done_at: '0001-01-01T00:00:00Z' },
+    });
+    assert.equal(done.status, 200);
+    assert.equal(done.body.done_at, task.created_at, 'no earlier than the task');
+    const moves = await t().request<List<{ at: string }>>(
+      'GET',
+      `/v1/farms/${farm}/events?type=move&subject_id=${group.id}`,
+      { key },
+    );
+    assert.deepEqual(
+      moves.body.data.map((m) => m.at),
+      [task.created_at],
+      'the move is dated with the task',
+    );
+    const stays = await t().request<{ data: { from: string; subject_id: string }[] }>(
+      'GET',
+      `/v1/paddocks/${paddock.id}/grazing`,
+      { key },
+    );
+    assert.equal(stays.body.data.find((s) => s.subject_id === group.id)?.from, task.created_at);
   });
 
   test('PATCH updates any subset, clears with null, checks references, rejects unknown fields', async () => {

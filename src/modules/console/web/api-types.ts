@@ -7802,6 +7802,8 @@ export interface operations {
                             /** @description The name the paddock would get (the feature’s name, else "Paddock N"). */
                             name: string;
                             problem: string | null;
+                            /** @description What looks wrong with an outline that would be created, without refusing it: far from the farm, a name used twice (in the file or on the farm), overlapping another outline or a paddock, an implausible size (docs/map.md). Empty when nothing does. */
+                            warnings: string[];
                         }[];
                         /** @enum {boolean} */
                         dry_run: true;
@@ -12968,7 +12970,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When the task was done, if before now (marked offline and sent later); a later time counts as now. Default: now. A destination paddock’s move is recorded at this time too. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When the task was done, if before now (marked offline and sent later); a later time counts as now, and a time before the task was created as its creation. Default: now. A destination paddock’s move is recorded at this time too. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     done_at?: string;
                 };

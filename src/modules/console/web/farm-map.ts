@@ -5,6 +5,7 @@
  * or none reachable, the farm draws on a plain background, so the map works on a farm network offline.
  */
 import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'leaflet';
+import { farmCentre, isFarFromFarm, type LonLat } from '../../../domain/paddock-import.ts';
 import type { Schema } from './api.ts';
 import { occupiedNow, pastTarget } from './grazing.ts';
 import { html, type Markup } from './lib.ts';
@@ -255,6 +256,14 @@ export class FarmMap {
     }
     if (!this.fitted) {
       this.fitted = true;
+      // The farm, not every outlier: a paddock imported from another continent must not make the view two
+      // continents wide (the import warns about it; src/domain/paddock-import.ts says how far is far).
+      const centre = farmCentre(
+        center ? [center[1], center[0]] : null,
+        bounds.map(([lat, lon]): LonLat => [lon, lat]),
+      );
+      const near = centre ? bounds.filter(([lat, lon]) => !isFarFromFarm(centre, [lon, lat])) : bounds;
+      bounds.splice(0, bounds.length, ...(near.length > 0 ? near : bounds));
       // Room at the bottom for the tools' row on a phone.
       const room = {
         paddingTopLeft: [24, 24] as [number, number],

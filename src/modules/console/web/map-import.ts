@@ -52,6 +52,7 @@ export function ImportSheet({
   };
   const toCreate = preview?.filter((r) => r.action === 'create').length ?? 0;
   const refused = preview?.filter((r) => r.action === 'refuse').length ?? 0;
+  const warned = preview?.filter((r) => r.warnings.length > 0).length ?? 0;
   const create = async () => {
     if (!file) return null;
     const answer = await api('POST', '/v1/farms/{farm}/paddocks/import', {
@@ -77,8 +78,10 @@ export function ImportSheet({
       <tbody>${preview.map(
         (r) => html`<tr key=${r.index} class=${r.action === 'refuse' ? 'late' : ''}>
           <td>${r.name}</td><td>${amount(r.acres)}</td>
-          <td>${r.action === 'create' ? 'created' : r.action === 'skip' ? 'skipped' : 'refused'}${r.problem ? `: ${r.problem}` : ''}</td></tr>`,
+          <td>${r.action === 'create' ? 'created' : r.action === 'skip' ? 'skipped' : 'refused'}${r.problem ? `: ${r.problem}` : ''}
+            ${r.warnings.length > 0 && html`<ul class="import-warnings">${r.warnings.map((w) => html`<li>Check: ${w}</li>`)}</ul>`}</td></tr>`,
       )}</tbody></table>
+      ${warned > 0 && html`<p class="warning" role="status">${warned} ${warned === 1 ? 'outline looks' : 'outlines look'} wrong (see “Check:” above): they can still be created; look at the map first.</p>`}
       ${refused > 0 && html`<p class="error" role="alert">${refused} ${refused === 1 ? 'outline is' : 'outlines are'} refused: fix the file and choose it again. Nothing is created until every outline passes.</p>`}
       <div class="actions">
         <${ActionButton} label=${`Create ${toCreate} ${toCreate === 1 ? 'paddock' : 'paddocks'}`} kind="primary"

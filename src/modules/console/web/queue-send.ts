@@ -227,8 +227,9 @@ function withServerIds(value: unknown, ids: Map<string, string>): unknown {
 /**
  * A note on a change the server took: a task someone else had already done is fine, and said so. The change
  * sent its own `done_at` (when Done was tapped), which the server keeps as given unless it is ahead of the
- * server's clock (then the server's now, about when it was first sent); any other `done_at` is someone
- * else's, before or after the tap.
+ * server's clock (then the server's now, about when it was first sent) or before the task was created (then
+ * the task's `created_at`: a phone whose clock is behind); any other `done_at` is someone else's, before or
+ * after the tap.
  */
 function noteOf(change: Change, answer: Record<string, unknown>, replayed: boolean): string | null {
   if (change.template !== '/v1/tasks/{id}/done' || replayed) return null;
@@ -236,8 +237,9 @@ function noteOf(change: Change, answer: Record<string, unknown>, replayed: boole
   if (!Number.isFinite(doneAt)) return null;
   const sentAt = change.first_sent_at ?? Date.now();
   const mine = Date.parse(String((change.body as { done_at?: unknown } | null)?.done_at ?? ''));
+  const created = Date.parse(String(answer.created_at ?? ''));
   const ours = Number.isFinite(mine)
-    ? doneAt === mine || (mine > doneAt && doneAt >= sentAt - 60_000)
+    ? doneAt === mine || (mine < doneAt && doneAt === created) || (mine > doneAt && doneAt >= sentAt - 60_000)
     : doneAt >= sentAt - 60_000;
   return ours ? null : `Already done by someone else (${new Date(doneAt).toLocaleString()}).`;
 }
