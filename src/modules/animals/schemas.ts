@@ -137,7 +137,7 @@ export const AnimalListQuery = Type.Object(
     paddock_id: filter('Animals in this paddock.'),
     status: filter('Exact status, e.g. active.'),
     tag: filter('Exact tag.'),
-    eid: filter("Electronic id, exactly, or an ISO 11784 number in any reader's form."),
+    eid: filter("EID in any reader's form."),
     q: filter('Case-insensitive substring of name, tag, eid or breed.'),
   },
   { additionalProperties: false },

@@ -5966,7 +5966,7 @@ export interface operations {
             query?: {
                 /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
                 before?: string;
-                /** @description Electronic id, exactly, or an ISO 11784 number in any reader's form. */
+                /** @description EID in any reader's form. */
                 eid?: string;
                 /** @description Animals in this group. */
                 group_id?: string;

@@ -36,7 +36,7 @@ export const findAnimalsTool = defineTool({
   name: 'find_animals',
   title: 'Find animals',
   description:
-    "Finds animals on a farm: q searches name, tag, EID and breed; species, breed and status filter in any case; group_id, paddock_id, tag and eid exactly. When a species, breed or status filter matches nothing, note says which values the farm has. Use get_animal for one animal's history.",
+    "Finds a farm's animals: q searches name, tag, EID and breed; species, breed and status match any case; group_id, paddock_id and tag exactly; eid in any reader's form. If nothing matches, note lists the farm's values. get_animal gives one animal's history.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
