@@ -26,6 +26,7 @@ import * as m0029 from './0029_oauth.ts';
 import * as m0030 from './0030_device_positions.ts';
 import * as m0031 from './0031_grazing.ts';
 import * as m0032 from './0032_animal_changes.ts';
+import * as m0034 from './0034_channel_targets.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0030_device_positions': m0030,
   '0031_grazing': m0031,
   '0032_animal_changes': m0032,
+  '0034_channel_targets': m0034,
 };

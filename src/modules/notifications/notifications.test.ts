@@ -125,7 +125,7 @@ forEachEngine(
         email: { available: boolean };
         farms: {
           farm_id: string;
-          channels: { push: string[]; email: string[] };
+          channels: { push: string[]; email: string[]; ntfy: string[] };
           quiet_hours: unknown;
           brief_email_at: string | null;
           customized: boolean;
@@ -133,13 +133,22 @@ forEachEngine(
       };
       const o = (await owner.request<S>('GET', '/v1/me/notification-settings')).body;
       const mine = o.farms.find((f) => f.farm_id === farm.id);
-      assert.deepEqual(mine?.channels, { push: ['urgent', 'watch'], email: ['urgent'] });
+      // ntfy carries what push does, once a topic is saved.
+      assert.deepEqual(mine?.channels, {
+        push: ['urgent', 'watch'],
+        email: ['urgent'],
+        ntfy: ['urgent', 'watch'],
+      });
       assert.equal(mine?.brief_email_at, '06:00');
       assert.equal(mine?.customized, false);
       // The test app has no SMTP: email is not offered, and says why.
       assert.equal(o.email.available, false);
       const c = (await crew.request<S>('GET', '/v1/me/notification-settings')).body;
-      assert.deepEqual(c.farms.find((f) => f.farm_id === farm.id)?.channels, { push: ['urgent'], email: [] });
+      assert.deepEqual(c.farms.find((f) => f.farm_id === farm.id)?.channels, {
+        push: ['urgent'],
+        email: [],
+        ntfy: ['urgent'],
+      });
       // The sample farm is not listed: its alerts are simulated.
       assert.equal(c.farms.length, 1);
     });
