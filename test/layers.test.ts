@@ -147,7 +147,8 @@ const HTTP_IMPORTS_ALLOWED: readonly { from: RegExp; to: string; why: string }[]
 /** Whether `file` may import `target` as far as http/ goes (only files of modules/, workers/ and cli/ are asked). */
 function mayImportHttp(file: string, target: string): boolean {
   if (layerOf(target) !== 'http' || !['modules', 'workers', 'cli'].includes(layerOf(file))) return true;
-  if (/^src\/modules\/[^/]+\/routes\.ts$/.test(file)) return true;
+  // A module's route plugin, or the plugins it is split into by responsibility (routes/…).
+  if (/^src\/modules\/[^/]+\/routes(\/[^/]+)?\.ts$/.test(file)) return true;
   return HTTP_IMPORTS_ALLOWED.some((rule) => rule.from.test(file) && rule.to === target);
 }
 

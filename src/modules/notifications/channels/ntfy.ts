@@ -18,7 +18,6 @@ import type { Db } from '../../../db/schema.ts';
 import type { AlertSeverity } from '../../../db/tables/alerts.ts';
 import { invalid } from '../../../domain/errors.ts';
 import type { RoleName } from '../../../domain/permissions.ts';
-import { Nullable } from '../../../http/schemas.ts';
 import { parseJson } from '../../../lib/json.ts';
 import {
   assertPublicHost,
@@ -50,7 +49,7 @@ const NtfyInput = Type.Object(
         'Your ntfy topic’s full URL, e.g. https://ntfy.example.com/farm-alerts (a public address unless the server allows private ones).',
     }),
     token: Type.Optional(
-      Nullable(
+      Type.Union([
         Type.String({
           minLength: 1,
           maxLength: 200,
@@ -58,7 +57,8 @@ const NtfyInput = Type.Object(
           description:
             'An ntfy access token (tk_…) for a protected topic, sent as Authorization: Bearer. Left out: the saved one is kept while the server stays the same; null removes it. Never returned.',
         }),
-      ),
+        Type.Null(),
+      ]),
     ),
   },
   {
@@ -71,11 +71,12 @@ const NtfyInput = Type.Object(
 const NtfyView = Type.Object(
   {
     url: Type.String({ description: 'Your ntfy topic’s URL.' }),
-    token: Nullable(
+    token: Type.Union([
       Type.String({
         description: 'The saved access token as its last four characters (`…a1B2`); null: none.',
       }),
-    ),
+      Type.Null(),
+    ]),
   },
   { description: 'Your ntfy topic, for every farm; null: none saved.' },
 );
