@@ -3,6 +3,7 @@
  * and the device.quiet pass over 100,000 devices.
  */
 import { sql } from 'kysely';
+import { FARM_CHANGE_HOOKS } from '../src/app.ts';
 import { openDatabase } from '../src/db/database.ts';
 import type { Db } from '../src/db/schema.ts';
 import { newId } from '../src/domain/ids.ts';
@@ -10,7 +11,6 @@ import { RULE_NAMES } from '../src/domain/rules.ts';
 import { checkQuietDevices } from '../src/modules/alert-passes/quiet.ts';
 import type { Scope } from '../src/modules/farms/access.ts';
 import { createFarm, updateFarm } from '../src/modules/farms/service.ts';
-import { settleBuiltInRuleChanges } from '../src/modules/rules/changes.ts';
 import { createRule, deleteRule, listRules } from '../src/modules/rules/service.ts';
 import type { BenchDatabase } from './lib/db.ts';
 
@@ -68,7 +68,7 @@ export async function addBenchRules(
       }
     }
     const rules = Object.fromEntries(RULE_NAMES.map((name) => [name, { for_s: 300 }]));
-    await updateFarm(db, scope, farmId, { settings: { rules } }, settleBuiltInRuleChanges);
+    await updateFarm(db, scope, farmId, { settings: { rules } }, FARM_CHANGE_HOOKS);
   });
 }
 
@@ -84,7 +84,7 @@ export async function removeBenchRules(
       if (rule.id && rule.name.startsWith('bench.rule.')) await deleteRule(db, scope, rule.id);
     }
     // The bench farm had no settings before addBenchRules gave it its overrides.
-    await updateFarm(db, scope, farmId, { settings: null }, settleBuiltInRuleChanges);
+    await updateFarm(db, scope, farmId, { settings: null }, FARM_CHANGE_HOOKS);
   });
 }
 

@@ -49,6 +49,8 @@ import { authenticateDevice } from './modules/devices/service.ts';
 import { docsRoutes } from './modules/docs/routes.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { farmRoutes } from './modules/farms/routes.ts';
+import type { FarmChangeHooks } from './modules/farms/service.ts';
+import { placeFarmDevices } from './modules/grazing/placement.ts';
 import { grazingRoutes } from './modules/grazing/routes.ts';
 import { groupRoutes } from './modules/groups/routes.ts';
 import { houseRoutes } from './modules/houses/routes.ts';
@@ -73,6 +75,7 @@ import { ruleRoutes } from './modules/rules/routes.ts';
 import { sampleRoutes } from './modules/sample/routes.ts';
 import { StreamHub } from './modules/stream/hub.ts';
 import { streamRoutes } from './modules/stream/routes.ts';
+import { rezoneDueDates } from './modules/tasks/repository.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
@@ -100,6 +103,16 @@ export interface AppDeps {
   /** The MQTT side's, the console sessions' and the rate limits' clock (tests inject one); Date.now otherwise. */
   clock?: () => number;
 }
+
+/**
+ * What a farm's PATCH sets in motion above farms, in its transaction: a change of its settings settles the
+ * alerts of a built-in rule that settings.rules turned off or rewired (modules/rules), a new time zone moves
+ * the tasks due on a date (modules/tasks). The bench's rule figures go through the same hooks.
+ */
+export const FARM_CHANGE_HOOKS: FarmChangeHooks = Object.freeze({
+  settingsChanged: settleBuiltInRuleChanges,
+  timezoneChanged: rezoneDueDates,
+});
 
 // Over 80 lines by design: the wiring is read top to bottom in registration order (hooks, then modules),
 // one line per plugin or module.
@@ -196,8 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every signed-in person manages their own notifications (API keys are refused in the service).
   await app.register(withAccess(notificationRoutes, 'any'), { db, config, clock });
   await app.register(withAccess(usageRoutes, 'usage'), { db, usage });
-  // A farm's settings.rules change settles the built-in rules' alerts (modules/rules), in the PATCH's transaction.
-  await app.register(withAccess(farmRoutes, 'farms'), { db, onSettingsChange: settleBuiltInRuleChanges });
+  await app.register(withAccess(farmRoutes, 'farms'), { db, hooks: FARM_CHANGE_HOOKS });
   await app.register(withAccess(animalRoutes, 'animals'), { db });
   // Data in and out (modules/dataio): an export reads its resource; the import writes animals.
   await app.register(withAccess(animalExportRoutes, 'animals'), { db });
@@ -205,7 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(eventExportRoutes, 'events'), { db });
   await app.register(withAccess(taskExportRoutes, 'tasks'), { db });
   await app.register(withAccess(groupRoutes, 'groups'), { db });
-  await app.register(withAccess(paddockRoutes, 'paddocks'), { db });
+  // A paddock's outline added, redrawn or deleted places the farm's devices again (modules/grazing).
+  await app.register(withAccess(paddockRoutes, 'paddocks'), { db, outlinesChanged: placeFarmDevices });
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   await app.register(withAccess(eventRoutes, 'events'), { db });

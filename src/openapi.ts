@@ -24,6 +24,7 @@ import { FarmSchema } from './modules/farms/schemas.ts';
 import { GrazingStaySchema } from './modules/grazing/schemas.ts';
 import { GroupSchema } from './modules/groups/schemas.ts';
 import { HouseSchema } from './modules/houses/schemas.ts';
+import { IntegrationSchema } from './modules/integrations/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { FarmMapSchema, MapFeatureSchema } from './modules/map/schemas.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
@@ -60,6 +61,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   WebhookSchema,
   WebhookAttemptSchema,
   WebhookDeliverySchema,
+  IntegrationSchema,
   BriefSchema,
   MapFeatureSchema,
   FarmMapSchema,

@@ -6,6 +6,7 @@
  */
 import type { Config } from '../src/config.ts';
 import type { Engine } from '../src/db/database.ts';
+import type { NewAccount } from '../src/modules/accounts/service.ts';
 import { createPgDatabase as createPgDatabaseOn, throwawayDatabase } from './throwaway.ts';
 
 export const ENGINES: Engine[] = (process.env.FARMSTEAD_TEST_ENGINES ?? 'sqlite,postgres')
@@ -34,20 +35,21 @@ export function createPgDatabase(
 export async function testConfig(
   engine: Engine,
   overrides: Partial<Config> = {},
-  options: { migrated?: boolean } = {},
-): Promise<{ config: Readonly<Config>; cleanup(): Promise<void> }> {
+  options: { migrated?: boolean; seeded?: boolean } = {},
+): Promise<{ config: Readonly<Config>; cleanup(): Promise<void>; account?: NewAccount }> {
   const pool = engine === 'postgres' ? { pgPoolSize: 5 } : {};
   const made = await throwawayDatabase(engine, {
     pgAdminUrl: PG_ADMIN_URL,
     prefix: PG_PREFIX,
     migrated: options.migrated ?? false,
+    seeded: options.seeded ?? false,
     asyncCommit: true,
     // Rate limits are off in tests unless a test turns them on (with small limits) through overrides.
     // Passwords are hashed at the lowest cost (N=2^10, a few ms instead of ~100); people.test.ts checks
     // the production default.
     overrides: { rateLimitEnabled: false, passwordCost: 10, ...pool, ...overrides },
   });
-  return { config: made.config, cleanup: made.drop };
+  return { config: made.config, cleanup: made.drop, ...(made.account ? { account: made.account } : {}) };
 }
 
 /**

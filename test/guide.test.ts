@@ -105,6 +105,18 @@ async function runPage(page: Page, dir: string, env: Record<string, string>) {
   return { code: code as number, output };
 }
 
+/** What a page's output must show beyond its commands succeeding: the steps a quiet failure would skip. */
+const SHOWS: Readonly<Record<string, readonly RegExp[]>> = {
+  // §5: on a live farm the command reaches the network server, and the device's ack ends it.
+  'lorawan.md': [
+    /^POST \/api\/devices\/a84041000181c061\/queue Bearer chirpstack-api-key$/m,
+    /^\{"queueItem":\{"confirmed":true,"fPort":2,"data":"AwER"\}\}$/m,
+    /^delivered$/m,
+    /"outcome":"downlink"/,
+    /^done$/m,
+  ],
+};
+
 describe('the user guide runs green', () => {
   const quickStart = readFileSync(path.join(GUIDE, 'quick-start.md'), 'utf8');
   const dir = pageFolder();
@@ -172,6 +184,7 @@ describe('the user guide runs green', () => {
       }
       const run = await runPage(page, dir, env);
       assert.equal(run.code, 0, run.output);
+      for (const shown of SHOWS[name] ?? []) assert.match(run.output, shown);
     });
   }
 });

@@ -72,12 +72,12 @@ export async function startTestApp(
   overrides: Partial<Config> = {},
   clock?: () => number,
 ): Promise<TestApp> {
-  const { config, cleanup } = await testConfig(
+  const { config, cleanup, account } = await testConfig(
     engine,
     { logLevel: 'silent', webhookWorkerInProcess: false, usageFlushMs: 60_000, ...overrides },
-    { migrated: true },
+    { migrated: true, seeded: true },
   );
-  const opened = await openApp(engine, config, 'Test account', clock);
+  const opened = await openApp(engine, config, 'Test account', clock, account);
   return {
     ...opened,
     async close() {
@@ -89,13 +89,16 @@ export async function startTestApp(
 
 /**
  * The app on an existing database, with its own connections and usage counter; close() keeps the data.
- * `clock` is the app's clock (MQTT tests move it forward).
+ * `clock` is the app's clock (MQTT tests move it forward). `seeded`: an account the database already holds
+ * (a copy of the seeded template, test/seeded.ts), handed out by the first `account()` or
+ * `sharedAccount()` under the name asked for; later ones are created.
  */
 export async function openApp(
   engine: Engine,
   config: Readonly<Config>,
   accountPrefix: string,
   clock?: () => number,
+  seeded?: NewAccount,
 ): Promise<TestApp> {
   const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
@@ -103,7 +106,19 @@ export async function openApp(
   await app.ready();
   let n = 0;
   let shared: Promise<NewAccount> | undefined;
-  const account = (name?: string) => createAccount(database.db, { name: name ?? `${accountPrefix} ${++n}` });
+  let ready = seeded;
+  const account = async (name?: string): Promise<NewAccount> => {
+    const wanted = name ?? `${accountPrefix} ${++n}`;
+    if (!ready) return createAccount(database.db, { name: wanted });
+    const handed = { ...ready, name: wanted };
+    ready = undefined;
+    await database.db
+      .updateTable('accounts')
+      .set({ name: wanted })
+      .where('id', '=', handed.account_id)
+      .execute();
+    return handed;
+  };
   return {
     engine,
     app,

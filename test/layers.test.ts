@@ -10,6 +10,8 @@
  *  - http/ and modules/ above them, app.ts and cli/ on top.
  * http/ is the framework side: of modules/, workers/ and cli/ only what registers routes imports it
  * (HTTP_IMPORTS_ALLOWED says who else, and why).
+ * Module folders (src/modules/<feature>/) point one way too: read folder by folder, the same imports form
+ * no circle, so a lower module tells a higher one something through an event or a hook, never an import.
  * ARCHITECTURE.md ("Where things live") says where each piece sits.
  */
 import assert from 'node:assert/strict';
@@ -107,6 +109,45 @@ function describeCircle(graph: Map<string, string[]>, component: string[]): stri
   return component.join(', ');
 }
 
+/** Which module folder a file is in (src/modules/<folder>/…), or null for a file outside src/modules/. */
+function moduleOf(file: string): string | null {
+  return /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? null;
+}
+
+/**
+ * Module folder → each folder its files import, with one import that makes the edge (the first in file
+ * order), so a circle's message can say which line to change.
+ */
+function folderGraph(files: Map<string, string[]>): Map<string, Map<string, string>> {
+  const folders = new Map<string, Map<string, string>>();
+  for (const [file, targets] of files) {
+    const from = moduleOf(file);
+    if (from === null) continue;
+    const edges = folders.get(from) ?? new Map<string, string>();
+    folders.set(from, edges);
+    for (const target of targets) {
+      const to = moduleOf(target);
+      if (to !== null && to !== from && !edges.has(to)) edges.set(to, `${file} → ${target}`);
+    }
+  }
+  return folders;
+}
+
+/** The circles between module folders: each folder of one, and every edge inside it with its import. */
+function folderCircles(folders: Map<string, Map<string, string>>): string[] {
+  const adjacency = new Map([...folders].map(([folder, edges]) => [folder, [...edges.keys()].sort()]));
+  return circles(adjacency).map((component) => {
+    const members = new Set(component);
+    const edges = component.flatMap((from) =>
+      [...(folders.get(from) ?? [])]
+        .filter(([to]) => members.has(to))
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([to, example]) => `${from} → ${to} (${example})`),
+    );
+    return `${component.join(', ')}: ${edges.join('; ')}`;
+  });
+}
+
 /** Which top-level part of src/ a file is in: lib, domain, db, calls, http, modules, cli, workers, or the file. */
 function layerOf(file: string): string {
   return file.split('/')[1]!.replace(/\.ts$/, '');
@@ -122,7 +163,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Outside http/ itself, app.ts and openapi.ts (which build the app and its document), who may import http/.
- * A module's routes.ts registers its routes (auth hooks, schema pieces, validators): anything of http/. The
+ * A module's routes.ts (and its routes/ folder, when split by responsibility) registers its routes (auth
+ * hooks, schema pieces, validators): anything of http/. The
  * rest, each with its reason; everything else under modules/, workers/ and cli/ gets what it needs from
  * below (lib/, domain/, db/, calls/).
  */
@@ -147,8 +189,7 @@ const HTTP_IMPORTS_ALLOWED: readonly { from: RegExp; to: string; why: string }[]
 /** Whether `file` may import `target` as far as http/ goes (only files of modules/, workers/ and cli/ are asked). */
 function mayImportHttp(file: string, target: string): boolean {
   if (layerOf(target) !== 'http' || !['modules', 'workers', 'cli'].includes(layerOf(file))) return true;
-  // A module's route plugin, or the plugins it is split into by responsibility (routes/…).
-  if (/^src\/modules\/[^/]+\/routes(\/[^/]+)?\.ts$/.test(file)) return true;
+  if (/^src\/modules\/[^/]+\/routes(\.ts|\/[^/]+\.ts)$/.test(file)) return true;
   return HTTP_IMPORTS_ALLOWED.some((rule) => rule.from.test(file) && rule.to === target);
 }
 
@@ -169,6 +210,14 @@ test('no import circle in src/', () => {
     found.map((c) => describeCircle(graph, c)),
     [],
     'import circles: break each one (move the shared piece down, or inject it)',
+  );
+});
+
+test('no import circle between module folders (src/modules/*)', () => {
+  assert.deepEqual(
+    folderCircles(folderGraph(graph)),
+    [],
+    'folders importing each other: the lower one publishes an event, is handed a hook (buildApp), or the shared piece moves down',
   );
 });
 
@@ -208,6 +257,20 @@ test('the checks catch what they look for', () => {
   assert.deepEqual([only, rest], [['src/a.ts', 'src/b.ts', 'src/c.ts'], []]);
   assert.equal(describeCircle(circular, only!), 'src/a.ts → src/b.ts → src/c.ts → src/a.ts');
   assert.deepEqual(circles(new Map([['src/a.ts', ['src/a.ts']]])), [['src/a.ts']]);
+  // Files that form no circle among themselves, in folders that do: a/x → b/y → a/z.
+  const folders = folderGraph(
+    new Map([
+      ['src/modules/a/x.ts', ['src/modules/b/y.ts', 'src/modules/a/z.ts']],
+      ['src/modules/b/y.ts', ['src/modules/a/z.ts', 'src/lib/json.ts']],
+      ['src/modules/a/z.ts', []],
+      ['src/modules/c/w.ts', ['src/modules/a/z.ts']],
+      ['src/lib/json.ts', []],
+    ]),
+  );
+  assert.deepEqual(folderCircles(folders), [
+    'a, b: a → b (src/modules/a/x.ts → src/modules/b/y.ts); b → a (src/modules/b/y.ts → src/modules/a/z.ts)',
+  ]);
+  assert.deepEqual(folderCircles(new Map([['a', new Map([['b', 'x']])]])), []);
   assert.equal(layerOf('src/db/tables/foundation.ts'), 'db');
   assert.equal(layerOf('src/config.ts'), 'config');
   assert.ok(!mayImportHttp('src/modules/keys/service.ts', 'src/http/auth.ts'));

@@ -14,6 +14,8 @@ import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Engine, openDatabase } from '../src/db/database.ts';
 import { migrations } from '../src/db/migrations/index.ts';
+import type { NewAccount } from '../src/modules/accounts/service.ts';
+import { copySeededSqlite, seededPgTemplate } from './seeded.ts';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (for child processes that must be told a port). */
 export async function freePort(): Promise<number> {
@@ -109,6 +111,11 @@ export interface PgDatabaseOptions {
    * tests only: benchmarks measure durable commits.
    */
   asyncCommit?: boolean;
+  /**
+   * A copy of the seeded template (test/seeded.ts): migrated, with one account and its sample farm, which
+   * the result's `account` describes. Implies `migrated`.
+   */
+  seeded?: boolean;
 }
 
 /**
@@ -119,9 +126,18 @@ export async function createPgDatabase(
   adminUrl: string,
   prefix = 'farmstead_test',
   options: PgDatabaseOptions = {},
-): Promise<{ url: string; drop(): Promise<void> }> {
+): Promise<{ url: string; drop(): Promise<void>; account?: NewAccount }> {
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const template = options.migrated ? await migratedTemplate(adminUrl) : null;
+  const migrated = options.migrated || options.seeded ? await migratedTemplate(adminUrl) : null;
+  let account: NewAccount | undefined;
+  let template = migrated;
+  if (migrated && options.seeded) {
+    const seeded = await withAdmin(adminUrl, (admin) =>
+      seededPgTemplate(admin, migrated, (db) => databaseUrl(adminUrl, db), untilUnused),
+    );
+    template = seeded.name;
+    account = seeded.account;
+  }
   await withAdmin(adminUrl, async (admin) => {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -137,6 +153,7 @@ export async function createPgDatabase(
   });
   return {
     url: databaseUrl(adminUrl, name),
+    ...(account ? { account } : {}),
     drop: () =>
       withAdmin(adminUrl, async (admin) => {
         // Forcing the drop while the pool's sockets close makes its clients throw "terminating
@@ -154,6 +171,8 @@ export interface ThrowawayDatabase {
   /** The same database as a server process's environment (FARMSTEAD_DATA or DATABASE_URL). */
   env: Record<string, string>;
   drop(): Promise<void>;
+  /** With `seeded`: the account the database already holds (keys in plain text, as created). */
+  account?: NewAccount;
 }
 
 /**
@@ -172,13 +191,17 @@ export async function throwawayDatabase(
       config: { ...loadConfig({}), databaseUrl: pgDb.url, ...overrides },
       env: { DATABASE_URL: pgDb.url },
       drop: pgDb.drop,
+      ...(pgDb.account ? { account: pgDb.account } : {}),
     };
   }
   const dir = mkdtempSync(path.join(tmpdir(), `${prefix.replaceAll('_', '-')}-`));
+  const config = { ...loadConfig({}), dataDir: dir, databaseUrl: null, ...overrides };
+  const account = pgOptions.seeded ? await copySeededSqlite(config) : undefined;
   return {
     engine,
-    config: { ...loadConfig({}), dataDir: dir, databaseUrl: null, ...overrides },
+    config,
     env: { FARMSTEAD_DATA: dir },
     drop: async () => rmSync(dir, { recursive: true, force: true }),
+    ...(account ? { account } : {}),
   };
 }

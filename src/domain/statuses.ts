@@ -1,6 +1,6 @@
 /**
- * The statuses of device commands and alerts, written once: the TypeBox schemas, the queries, the SQL
- * the alerts' unique index is built on, MCP and the console all take them from here.
+ * The statuses of device commands, alerts and animals, written once: the TypeBox schemas, the queries, the
+ * SQL the alerts' unique index is built on, MCP and the console all take them from here.
  */
 
 /**
@@ -30,3 +30,10 @@ export const ACTIVE_ALERT_STATUSES = ['open', 'acknowledged'] as const satisfies
 /** What an alert list may ask for: `active` (the default: open and acknowledged), one status, or `all`. */
 export const ALERT_STATUS_FILTERS = ['active', ...ALERT_STATUSES, 'all'] as const;
 export type AlertStatusFilter = (typeof ALERT_STATUS_FILTERS)[number];
+
+/**
+ * An animal's known statuses (others are kept as given). Only an `active` animal grazes: one sold or dead
+ * but still marked in a paddock is not among its occupants (modules/stays).
+ */
+export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'] as const;
+export type AnimalStatus = (typeof ANIMAL_STATUSES)[number];

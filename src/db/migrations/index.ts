@@ -27,6 +27,8 @@ import * as m0030 from './0030_device_positions.ts';
 import * as m0031 from './0031_grazing.ts';
 import * as m0032 from './0032_animal_changes.ts';
 import * as m0034 from './0034_channel_targets.ts';
+import * as m0036 from './0036_uplink_keys_by_device.ts';
+import * as m0037 from './0037_eid_iso.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +60,6 @@ export const migrations: Record<string, Migration> = {
   '0031_grazing': m0031,
   '0032_animal_changes': m0032,
   '0034_channel_targets': m0034,
+  '0036_uplink_keys_by_device': m0036,
+  '0037_eid_iso': m0037,
 };

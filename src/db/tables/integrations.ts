@@ -1,12 +1,12 @@
 /** LoRaWAN integrations (migration 0025; modules/integrations). */
 
-export type IntegrationType = 'chirpstack' | 'ttn';
 export type DownlinkStatus = 'pending' | 'sent' | 'settled';
 
 export interface IntegrationsTable {
   id: string;
   farm_id: string;
-  type: IntegrationType;
+  /** A network server's name in modules/integrations/network-servers.ts's registry (the module reads it). */
+  type: string;
   name: string;
   /** SHA-256 of the uplink secret (as device keys are kept): the network server sends it as a bearer. */
   secret_hash: string;
@@ -52,8 +52,11 @@ export interface IntegrationUnmatchedTable {
   last_seen_at: number;
 }
 
+/** The uplinks already stored, by integration, device and the server's id for the uplink (migration 0036). */
 export interface IntegrationUplinksTable {
   integration_id: string;
+  /** The device's DevEUI (16 lower-case hex digits): the server's ids are only unique per device. */
+  dev_eui: string;
   dedup_key: string;
   received_at: number;
 }

@@ -13,6 +13,7 @@ import type {
   OpenApiDocument,
   Paddock,
 } from '../../../test/replies.ts';
+import * as eidMigration from '../../db/migrations/0037_eid_iso.ts';
 import { findAnimalByEid } from './repository.ts';
 import { createAnimal, getAnimalHistory } from './service.ts';
 
@@ -46,6 +47,7 @@ forEachEngine('animals', (t) => {
       { ...res.body, id: undefined, farm_id: undefined, created_at: undefined },
       {
         ...body,
+        eid_format: 'iso11784',
         birth_date: '2023-03-01T06:30:00.000Z',
         id: undefined,
         farm_id: undefined,
@@ -417,6 +419,114 @@ forEachEngine('animals', (t) => {
     await assert.rejects(
       getAnimalHistory(t().database.db, { accountId: acct.account_id, mode: 'test' }, id, 10),
       /No animal/,
+    );
+  });
+
+  test('an EID in any reader format is stored as its 15 digits, found by any of them, and a second one is a 409 naming the first', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farm = (await make.farm(t(), key)).id;
+    const read = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+      key,
+      body: { species: 'cattle', name: 'Read at the race', eid: 'LA 982 000001088420' },
+    });
+    assert.equal(read.status, 201, JSON.stringify(read.body));
+    assert.equal(read.body.eid, '982000001088420');
+    assert.equal(read.body.eid_format, 'iso11784');
+    for (const written of [
+      '982 000001088420',
+      '982.000001088420',
+      '982000001088420',
+      'LA 982 000001088420',
+    ]) {
+      const found = await t().request<List<Animal>>(
+        'GET',
+        `/v1/farms/${farm}/animals?eid=${encodeURIComponent(written)}`,
+        { key },
+      );
+      assert.deepEqual(
+        found.body.data.map((a) => a.id),
+        [read.body.id],
+        `found by ${written}`,
+      );
+      const again = expectError(
+        await t().request('POST', `/v1/farms/${farm}/animals`, {
+          key,
+          body: { species: 'cattle', eid: written },
+        }),
+        409,
+        'conflict',
+      );
+      assert.equal(again.param, 'eid');
+      assert.ok(again.message.includes(read.body.id), `the refusal names the first animal: ${again.message}`);
+    }
+    const own = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+      key,
+      body: { species: 'sheep', eid: 'FLOCK-0042' },
+    });
+    assert.equal(own.body.eid, 'FLOCK-0042', 'not an ISO number: kept as given');
+    assert.equal(own.body.eid_format, 'other');
+    const patched = await t().request<Animal>('PATCH', `/v1/animals/${own.body.id}`, {
+      key,
+      body: { eid: '826.012345678901' },
+    });
+    assert.equal(patched.body.eid, '826012345678901');
+    assert.equal(patched.body.eid_format, 'iso11784');
+    const none = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, {
+      key,
+      body: { species: 'pig' },
+    });
+    assert.equal(none.body.eid_format, null);
+    expectError(
+      await t().request('POST', `/v1/farms/${farm}/animals`, { key, body: { species: 'pig', eid: '   ' } }),
+      400,
+      'invalid_request',
+    );
+    const fetched = await t().request<Animal>('GET', `/v1/animals/${read.body.id}`, { key });
+    assert.equal(fetched.body.eid_format, 'iso11784');
+  });
+
+  test('EIDs stored in another written form before the rule are rewritten as 15 digits, unless that would take another animal’s', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const db = t().database.db;
+    const row = (id: string, eid: string) =>
+      make.animalRow({ id, farm_id: farm, account_id: acct.account_id, eid, tag: id, search_text: eid });
+    await db
+      .insertInto('animals')
+      .values([
+        row('ani_eidold1', 'LA 982 000007000001'),
+        row('ani_eidold2', '982 000007000002'),
+        row('ani_eidold3', '982.000007000003'),
+        row('ani_eidold4', '982000007000003'),
+        row('ani_eidold5', 'HERD-7'),
+      ])
+      .execute();
+    await eidMigration.up(db as never);
+    const stored = await db
+      .selectFrom('animals')
+      .select(['id', 'eid', 'search_text'])
+      .where('id', 'like', 'ani_eidold%')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => [r.id, r.eid]),
+      [
+        ['ani_eidold1', '982000007000001'],
+        ['ani_eidold2', '982000007000002'],
+        ['ani_eidold3', '982.000007000003'],
+        ['ani_eidold4', '982000007000003'],
+        ['ani_eidold5', 'HERD-7'],
+      ],
+      'the third would take the fourth’s number: left for a person to settle',
+    );
+    assert.equal(stored[0]?.search_text, 'ani_eidold1\n982000007000001');
+    const found = await t().request<List<Animal>>('GET', `/v1/farms/${farm}/animals?eid=982%20000007000002`, {
+      key: acct.live_key,
+    });
+    assert.deepEqual(
+      found.body.data.map((a) => a.id),
+      ['ani_eidold2'],
     );
   });
 

@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalsTable } from '../../db/tables/records.ts';
+import { eidFormatOf, normalizeEid } from '../../domain/eid.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Animal, AnimalFilters } from './schemas.ts';
@@ -16,6 +17,7 @@ export function toAnimal(row: AnimalRow): Animal {
     name: row.name,
     tag: row.tag,
     eid: row.eid,
+    eid_format: row.eid === null ? null : eidFormatOf(row.eid),
     sex: row.sex,
     breed: row.breed,
     birth_date: toIso(row.birth_date),
@@ -79,7 +81,7 @@ export async function animalPage(
   if (filters.group_id !== undefined) query = query.where('group_id', '=', filters.group_id);
   if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
   if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
-  if (filters.eid !== undefined) query = query.where('eid', '=', filters.eid);
+  if (filters.eid !== undefined) query = query.where('eid', '=', normalizeEid(filters.eid));
   if (filters.q !== undefined) {
     const pattern = likeContains(filters.q.toLowerCase());
     query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
@@ -112,7 +114,7 @@ export async function findAnimalByEid(db: Db, farmId: string, eid: string): Prom
     .selectFrom('animals')
     .selectAll()
     .where('farm_id', '=', farmId)
-    .where('eid', '=', eid)
+    .where('eid', '=', normalizeEid(eid))
     .executeTakeFirst();
   return row ? toAnimal(row) : null;
 }

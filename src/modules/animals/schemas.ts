@@ -1,7 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { ANIMAL_STATUSES } from '../../domain/statuses.ts';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
-
-export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'] as const;
 
 export const AnimalSchema = Type.Object(
   {
@@ -11,7 +10,16 @@ export const AnimalSchema = Type.Object(
     name: Nullable(Type.String()),
     tag: Nullable(Type.String({ description: 'Visual ear tag.' })),
     eid: Nullable(
-      Type.String({ description: "Electronic id; unique among the account's animals in this mode." }),
+      Type.String({
+        description:
+          "Electronic id; unique among the account's animals in this mode. An ISO 11784 number given in any reader's form (`982 000001088420`, `LA 982 000001088420`, `982.000001088420`) is stored as its 15 digits; anything else is kept as given.",
+      }),
+    ),
+    eid_format: Nullable(
+      Type.Union([Type.Literal('iso11784'), Type.Literal('other')], {
+        description:
+          '`iso11784` when `eid` is an ISO 11784 number (15 digits: a country or manufacturer code, then a national id of at most 274877906943); `other` when it is kept as given; null without an eid.',
+      }),
     ),
     sex: Nullable(Type.String()),
     breed: Nullable(Type.String()),
@@ -34,6 +42,7 @@ export const AnimalSchema = Type.Object(
         name: 'Tess',
         tag: 'D2',
         eid: null,
+        eid_format: null,
         sex: 'female',
         breed: 'Anatolian Shepherd',
         birth_date: '2024-03-17T00:00:00.000Z',
@@ -128,7 +137,7 @@ export const AnimalListQuery = Type.Object(
     paddock_id: filter('Animals in this paddock.'),
     status: filter('Exact status, e.g. active.'),
     tag: filter('Exact tag.'),
-    eid: filter('Exact electronic id.'),
+    eid: filter("Electronic id, exactly, or an ISO 11784 number in any reader's form."),
     q: filter('Case-insensitive substring of name, tag, eid or breed.'),
   },
   { additionalProperties: false },

@@ -3,17 +3,18 @@ import { isUniqueViolation } from '../../db/engine.ts';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { type AppError, conflict } from '../../domain/errors.ts';
+import { normalizeEid } from '../../domain/eid.ts';
+import { type AppError, conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { rebuildStays, recordPlacement } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { rebuildStays, recordPlacement } from '../stays/service.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   type AnimalRow,
@@ -53,6 +54,17 @@ export const CHANGES_OVERLAP_MS = 60_000;
 export const REMOVALS_KEPT_MS = 90 * 86_400_000;
 
 export const DEFAULT_ANIMAL_STATUS = 'active';
+
+/**
+ * An EID as stored: an ISO 11784 number in any reader's form becomes its 15 digits (src/domain/eid.ts),
+ * anything else is kept as given, trimmed; blank is a 400 naming eid.
+ */
+export function storedEid(raw: string | null | undefined): string | null {
+  if (raw === null || raw === undefined) return null;
+  const eid = normalizeEid(raw);
+  if (eid === '') throw invalid('eid', 'eid must not be blank.');
+  return eid;
+}
 
 export function eidConflict(eid: string, holderId: string): AppError {
   return conflict(`Another animal (${holderId}) already has eid "${eid}"; an EID names one animal.`, 'eid');
@@ -147,7 +159,7 @@ export function newAnimalRow(
   const base = {
     name: input.name ?? null,
     tag: input.tag ?? null,
-    eid: input.eid ?? null,
+    eid: storedEid(input.eid),
     breed: input.breed ?? null,
   };
   return {
@@ -190,7 +202,7 @@ export async function createAnimal(
     await emitEvent(trx, farm.id, 'animal.created', animal, now);
     return animal;
   };
-  return withEidGuard(input.eid ?? null, () => inTransaction(db, run));
+  return withEidGuard(storedEid(input.eid), () => inTransaction(db, run));
 }
 
 /**
@@ -212,7 +224,7 @@ export async function updateAnimal(
     if (patch.species !== undefined) next.species = patch.species;
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.tag !== undefined) next.tag = patch.tag;
-    if (patch.eid !== undefined) next.eid = patch.eid;
+    if (patch.eid !== undefined) next.eid = storedEid(patch.eid);
     if (patch.sex !== undefined) next.sex = patch.sex;
     if (patch.breed !== undefined) next.breed = patch.breed;
     if (patch.birth_date !== undefined) next.birth_date = parseDateInput('birth_date', patch.birth_date);
@@ -251,7 +263,7 @@ export async function updateAnimal(
     if (paddockChanged) await rebuildStays(trx, row.farm_id, 'animal', row.id);
     return toAnimal(next);
   };
-  return withEidGuard(patch.eid ?? null, () => inTransaction(db, run));
+  return withEidGuard(storedEid(patch.eid), () => inTransaction(db, run));
 }
 
 /** Logs an animal's move from where `row` says it was to `to`; `reason` says why when not a PATCH. */

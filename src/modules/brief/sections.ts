@@ -11,8 +11,8 @@ import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.
 import { localClock } from '../../lib/local-time.ts';
 import { DAY_MS, formatDuration, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
-import { restDays } from '../grazing/service.ts';
 import type { Reading } from '../readings/schemas.ts';
+import { restDays } from '../stays/service.ts';
 import type { TaskRow } from '../tasks/repository.ts';
 import { doorTimes, houseConditions, isShut, type Place, type QuietVerdict } from './attention.ts';
 import type { BriefDeviceRow, BriefPaddockRow } from './repository.ts';

@@ -141,6 +141,26 @@ forEachEngine('data in and out', (t) => {
     assert.equal(animals.find((a) => a.tag === 'G7')?.notes, null);
   });
 
+  test('a row’s EID in a reader’s format matches the animal stored with its 15 digits', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const cow = await make.animal(t(), acct.live_key, farm.id, { eid: '982000001088421', tag: 'B7' });
+    const text = [
+      'species,eid,name',
+      'cattle,LA 982 000001088421,Matched',
+      'cattle,982.000001088422,New',
+    ].join('\n');
+    const res = await csvImport(t(), acct.live_key, farm.id, text);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.results.map((r) => r.action),
+      ['update', 'create'],
+    );
+    assert.equal(res.body.results[0]?.animal_id, cow.id);
+    const animals = await animalsOf(t(), acct.live_key, farm.id);
+    assert.deepEqual(animals.map((a) => a.eid).sort(), ['982000001088421', '982000001088422']);
+  });
+
   test('rows match existing animals by eid, else tag, and update them instead of duplicating', async () => {
     const acct = await t().sharedAccount();
     const farm = await make.farm(t(), acct.live_key);

@@ -23,6 +23,7 @@ import { checkJsonValue, textProblem } from '../../calls/input-rules.ts';
 import { isUniqueViolation } from '../../db/engine.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { normalizeEid } from '../../domain/eid.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
 import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -134,6 +135,11 @@ function rowValues(header: string[], cells: string[], fail: Fail): Values {
       return;
     }
     if (!WRITABLE.includes(name)) return;
+    if (name === 'eid') {
+      // Any reader's form of an ISO 11784 number is the same animal (src/domain/eid.ts).
+      values.eid = cell === '' ? null : normalizeEid(cell);
+      return;
+    }
     if (name !== 'fields') {
       values[name] = cell === '' ? null : cell;
       return;

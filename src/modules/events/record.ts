@@ -1,7 +1,6 @@
 /**
- * Writing one farm event, below the events service: the services that log events as a consequence (ingest,
- * the alert engine, moves in modules/grazing) import this file, so the events service may in turn call
- * them (a `move` event applies the move) without an import circle.
+ * Writing one farm event, the way every module writes to the log (ingest, the alert engine, moves, the
+ * records' own moves); the events service re-exports it beside the client-facing calls.
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';

@@ -5,10 +5,17 @@ import { invalid, notFound } from '../../domain/errors.ts';
 import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { checkMove, MOVE_EVENT, rebuildStaysOf, recordMove } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { patchSubject, resolveSubject } from '../records/references.ts';
 import { deleteRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import {
+  checkMove,
+  isMovableKind,
+  MOVE_EVENT,
+  type MoveInput,
+  rebuildStays,
+  rebuildStaysOf,
+} from '../stays/service.ts';
 import { recordFarmEvent } from './record.ts';
 import { eventPage, type FarmEventRow, toFarmEvent } from './repository.ts';
 import type { CreateEventInput, EventFilters, FarmEvent, UpdateEventInput } from './schemas.ts';
@@ -51,6 +58,33 @@ function checkClientType(type: string | undefined): void {
       `type "${type}" is written only by the alert engine; log your event under another type.`,
     );
   }
+}
+
+/**
+ * Logs a `move` event and applies it (its subject's stays, modules/stays), in one transaction: the one way a
+ * move is recorded, whether it comes from the event route, MCP's log_event, a task marked done or a house's
+ * flock (modules/grazing). The input is checked as `checkMove` does.
+ */
+export async function recordMove(db: Db, farmId: string, input: MoveInput, now: number): Promise<FarmEvent> {
+  return inTransaction(db, async (trx) => {
+    await checkMove(trx, farmId, MOVE_EVENT, input, now);
+    const event = await recordFarmEvent(
+      trx,
+      farmId,
+      {
+        type: MOVE_EVENT,
+        subject_type: input.subject_type,
+        subject_id: input.subject_id,
+        data: input.data,
+        at: input.at,
+      },
+      now,
+    );
+    if (isMovableKind(input.subject_type) && input.subject_id) {
+      await rebuildStays(trx, farmId, input.subject_type, input.subject_id);
+    }
+    return event;
+  });
 }
 
 /** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */

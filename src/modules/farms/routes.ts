@@ -13,19 +13,12 @@ import {
   PageQuery,
 } from '../../http/schemas.ts';
 import { CreateFarmBody, UpdateFarmBody } from './schemas.ts';
-import {
-  createFarm,
-  deleteFarm,
-  getFarm,
-  listFarms,
-  type SettingsChangeHook,
-  updateFarm,
-} from './service.ts';
+import { createFarm, deleteFarm, type FarmChangeHooks, getFarm, listFarms, updateFarm } from './service.ts';
 
 // Over 80 lines by design: one declaration per route (its schema, then a one-line handler), each read alone.
-export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db; onSettingsChange: SettingsChangeHook }> = async (
+export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: FarmChangeHooks }> = async (
   app,
-  { db, onSettingsChange },
+  { db, hooks },
 ) => {
   const tags = ['Farms'];
   const FarmRef = Type.Ref('Farm');
@@ -96,8 +89,7 @@ export const farmRoutes: FastifyPluginAsyncTypebox<{ db: Db; onSettingsChange: S
         },
       },
     },
-    async (request) =>
-      updateFarm(db, apiCaller(request), request.params.farm, request.body, onSettingsChange),
+    async (request) => updateFarm(db, apiCaller(request), request.params.farm, request.body, hooks),
   );
 
   app.delete(

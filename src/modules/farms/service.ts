@@ -5,14 +5,13 @@ import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { AppError, conflict, invalid, notFound } from '../../domain/errors.ts';
-import { validateEscalation } from '../../domain/escalation.ts';
+import { ESCALATION_TARGETS, escalationOf, validateEscalation } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
-import { checkEscalationPeople } from '../notifications/escalation.ts';
-import { rezoneDueDates } from '../tasks/repository.ts';
+import { listPeopleOf } from '../people/repository.ts';
 import { type FarmRow, requireFarm, type Scope } from './access.ts';
 import { deleteFarmRow, farmsInScope, insertFarm, toFarm, updateFarmRow } from './repository.ts';
 import type { CreateFarmInput, Farm, UpdateFarmInput } from './schemas.ts';
@@ -70,6 +69,22 @@ export function checkSettings(settings: Record<string, unknown>): Record<string,
   return rest;
 }
 
+/** A settings PATCH that sets an escalation chain: every person it names must be one of the account's people. */
+async function checkEscalationPeople(db: Db, accountId: string, settings: Record<string, unknown>) {
+  const chain = escalationOf(settings);
+  if (!chain || settings.escalation === undefined) return;
+  const people = await listPeopleOf(db, accountId);
+  for (const [i, step] of chain.steps.entries()) {
+    if ((ESCALATION_TARGETS as readonly string[]).includes(step.notify)) continue;
+    if (!people.some((p) => p.id === step.notify)) {
+      throw invalid(
+        `settings.escalation.steps[${i}].notify`,
+        `settings.escalation.steps[${i}].notify names ${step.notify}, who is not one of this account's people.`,
+      );
+    }
+  }
+}
+
 export async function listFarms(db: Db, scope: Scope, page: PageRequest): Promise<Page<Farm>> {
   return fetchPage(farmsInScope(db, scope), page, toFarm);
 }
@@ -117,25 +132,31 @@ export async function createFarm(
 }
 
 /**
- * What a change of a farm's stored settings (text before and after) sets in motion, in the same
- * transaction: the rules module's `settleBuiltInRuleChanges` (a built-in rule turned off or rewired in
- * settings.rules resolves what it opened, as a custom rule does). buildApp installs it, so farms, which
- * the rules and alerts modules build on, imports neither.
+ * What a change of a farm sets in motion, in the PATCH's transaction, in the modules built on farms. buildApp
+ * installs them, so farms, which those modules build on, imports none of them.
  */
-export type SettingsChangeHook = (
-  trx: Db,
-  farmId: string,
-  settingsBefore: string,
-  settingsAfter: string,
-  now: number,
-) => Promise<unknown>;
+export interface FarmChangeHooks {
+  /**
+   * Its stored settings changed (text before and after): the rules module's `settleBuiltInRuleChanges` (a
+   * built-in rule turned off or rewired in settings.rules resolves what it opened, as a custom rule does).
+   */
+  settingsChanged(
+    trx: Db,
+    farmId: string,
+    settingsBefore: string,
+    settingsAfter: string,
+    now: number,
+  ): Promise<unknown>;
+  /** Its time zone changed: the tasks module's `rezoneDueDates` (tasks due on a day are due on that day of the new zone). */
+  timezoneChanged(trx: Db, farmId: string, timeZone: string): Promise<unknown>;
+}
 
 export async function updateFarm(
   db: Db,
   scope: FarmCaller,
   farmId: string,
   input: UpdateFarmInput,
-  onSettingsChange: SettingsChangeHook,
+  hooks: FarmChangeHooks,
   now: number = Date.now(),
 ): Promise<Farm> {
   // `settings: null` clears every member, rules too.
@@ -144,7 +165,7 @@ export async function updateFarm(
     // Locked before it is read: `settings` merges into what is stored, so a concurrent PATCH must wait.
     await lockRows(trx, 'farms', farmId);
     const farm = await requireFarm(trx, scope, farmId);
-    return toFarm(await applyFarmPatch(trx, farm, input, onSettingsChange, now));
+    return toFarm(await applyFarmPatch(trx, farm, input, hooks, now));
   });
 }
 
@@ -152,7 +173,7 @@ async function applyFarmPatch(
   trx: Db,
   farm: FarmRow,
   input: UpdateFarmInput,
-  onSettingsChange: SettingsChangeHook,
+  hooks: FarmChangeHooks,
   now: number,
 ): Promise<FarmRow> {
   const patch: Partial<{
@@ -189,11 +210,10 @@ async function applyFarmPatch(
     await updateFarmRow(trx, farm.id, patch);
   }
   if (patch.timezone !== undefined && patch.timezone !== farm.timezone) {
-    // Tasks due on a day are due on that day of the farm's new zone.
-    await rezoneDueDates(trx, farm.id, patch.timezone);
+    await hooks.timezoneChanged(trx, farm.id, patch.timezone);
   }
   if (patch.settings !== undefined) {
-    await onSettingsChange(trx, farm.id, farm.settings, patch.settings, now);
+    await hooks.settingsChanged(trx, farm.id, farm.settings, patch.settings, now);
   }
   return { ...farm, ...patch };
 }

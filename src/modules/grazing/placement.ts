@@ -2,30 +2,29 @@
  * Where each device stands (docs/grazing.md): its paddock from its position, by point in polygon over the
  * farm's outlines (geometry.ts), worked out when a report or an edit moves it (`placeDevice`) and for the
  * whole farm when an outline changes (`placeFarmDevices`). A house crossing into another paddock changes
- * its stay, logs its move and moves its flock through the service's `recordMove`. A reported position
+ * its stay, logs its move and moves its flock through the events service's `recordMove`. A reported position
  * leaves a paddock only once it is more than BOUNDARY_MARGIN_M outside it, so a house parked at a fence
  * does not cross it with every wobble of its GPS.
  */
 import type { Trx } from '../../db/schema.ts';
 import { lockRows } from '../../db/transaction.ts';
 import { newId } from '../../domain/ids.ts';
-import { recordFarmEvent } from '../events/record.ts';
+import { recordFarmEvent, recordMove } from '../events/service.ts';
+import { closeOpenStays, findMovable, insertStay } from '../stays/repository.ts';
+import { MOVE_EVENT } from '../stays/service.ts';
 import { metresOutside, type PaddockShape, paddockAt } from './geometry.ts';
 import {
-  closeOpenStays,
   devicesWithPosition,
-  findMovable,
   findPlacedDevice,
-  insertStay,
   type PlacedDevice,
   paddockShapes,
   setDevicePlace,
 } from './repository.ts';
-import { MOVE_EVENT, recordMove } from './service.ts';
 
 /**
  * A house that crossed into another paddock: its stay changes at `at`, the farm log gets a `move` of the
- * house (reason `position`), and the flock it holds (its group) moves with it through `recordMove`. A
+ * house (reason `position`), and the flock it holds (its group) moves with it through the events service's
+ * `recordMove`. A
  * house placed for the first time (just added, or its first position) only begins its stay: being added
  * somewhere is not a move, and does not move its flock.
  */

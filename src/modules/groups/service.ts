@@ -5,10 +5,10 @@ import { newId } from '../../domain/ids.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { rebuildStays, recordPlacement } from '../grazing/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { rebuildStays, recordPlacement } from '../stays/service.ts';
 import { type GroupRow, groupPage, toGroup } from './repository.ts';
 import type { CreateGroupInput, Group, GroupFilters, UpdateGroupInput } from './schemas.ts';
 

@@ -409,10 +409,12 @@ forEachEngine('ingest', (t) => {
       readings: [
         { metric: 'weight.kg', value: 512.5, eid: '982000123456789', at: '2026-05-01T08:00:00Z' },
         { metric: 'weight.kg', value: 430, eid: '982000000000000', at: '2026-05-01T08:01:00Z' },
+        // A stick reader's line for the same cow: the same ISO 11784 number.
+        { metric: 'weight.kg', value: 513, eid: 'LA 982 000123456789', at: '2026-05-01T08:02:00Z' },
       ],
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.body.accepted, 2, 'both readings are stored on the scale');
+    assert.equal(res.body.accepted, 3, 'every reading is stored on the scale');
     assert.deepEqual(res.body.unmatched_eids, ['982000000000000']);
     const history = await t().request<List<FarmEvent>>(
       'GET',
@@ -421,9 +423,13 @@ forEachEngine('ingest', (t) => {
         key: acct.live_key,
       },
     );
-    assert.equal(history.body.data.length, 1);
-    assert.equal(history.body.data[0]!.data.kg, 512.5);
-    assert.equal(history.body.data[0]!.at, '2026-05-01T08:00:00.000Z');
-    assert.equal(await readingCount(t(), scale.id), 2);
+    assert.deepEqual(
+      history.body.data.map((e) => [e.data.kg, e.at]),
+      [
+        [513, '2026-05-01T08:02:00.000Z'],
+        [512.5, '2026-05-01T08:00:00.000Z'],
+      ],
+    );
+    assert.equal(await readingCount(t(), scale.id), 3);
   });
 });

@@ -1,15 +1,21 @@
 /**
- * ChirpStack v4's HTTP integration (JSON encoding): one POST per event, the event named in `?event=`. The
- * members read here are those of ChirpStack's integration events (api/proto/integration/integration.proto,
- * JSON names): `up` (deduplicationId, time, deviceInfo, fPort, fCnt, data, object, rxInfo), `join`,
- * `ack` (queueItemId, acknowledged), `txack` (queueItemId), `status` (batteryLevel) and `log`.
+ * ChirpStack v4 as a network server adapter (network-server.ts). Its HTTP integration (JSON encoding) posts
+ * one event per request, named in `?event=`; the members read here are those of ChirpStack's integration
+ * events (api/proto/integration/integration.proto, JSON names; the examples of its "Event types" page):
+ * `up` (deduplicationId, time, deviceInfo, fPort, fCnt, data, object, rxInfo), `join`, `ack` (queueItemId,
+ * acknowledged), `txack` (queueItemId), `status` (batteryLevel) and `location` (the resolved position).
+ * `log`, `integration` and any event a later ChirpStack adds are answered 200 and ignored: ChirpStack sends
+ * every event to the one URL, and a refusal would only fill its logs. Downlinks go to its REST API's device
+ * queue, which answers the queue item id that `ack` and `txack` name.
  */
 import { Type } from 'typebox';
 import { invalid } from '../../domain/errors.ts';
+import type { EncodedDownlink } from './downlink.ts';
 import { bestGateway, checker, type NetworkEvent, normalizeEui, timeOf } from './network-events.ts';
+import { type DownlinkRequest, type NetworkServer, trimSlash } from './network-server.ts';
 
-export const CHIRPSTACK_EVENTS = ['up', 'join', 'ack', 'txack', 'status', 'log'] as const;
-export type ChirpstackEvent = (typeof CHIRPSTACK_EVENTS)[number];
+/** The events read; every other one is ignored. */
+const EVENTS = ['up', 'join', 'ack', 'txack', 'status', 'location'] as const;
 
 const Text = (max = 200) => Type.String({ maxLength: max });
 
@@ -48,6 +54,15 @@ const Status = Type.Object({
   externalPowerSource: Type.Optional(Type.Boolean()),
 });
 
+const Location = Type.Object({
+  ...Base,
+  deduplicationId: Type.String({ minLength: 1, maxLength: 100 }),
+  location: Type.Object({
+    latitude: Type.Number({ minimum: -90, maximum: 90 }),
+    longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  }),
+});
+
 type DeviceInfoBody = { devEui: string; deviceName?: string; deviceProfileName?: string };
 type BaseBody = { time?: string; deviceInfo: DeviceInfoBody };
 
@@ -69,6 +84,9 @@ const checkTxAck = checker<BaseBody & { queueItemId?: string }>(TxAck, 'ChirpSta
 const checkStatus = checker<
   BaseBody & { deduplicationId: string; batteryLevel?: number; batteryLevelUnavailable?: boolean }
 >(Status, 'ChirpStack status event');
+const checkLocation = checker<
+  BaseBody & { deduplicationId: string; location: { latitude: number; longitude: number } }
+>(Location, 'ChirpStack location event');
 
 function ids(info: DeviceInfoBody) {
   return {
@@ -79,12 +97,16 @@ function ids(info: DeviceInfoBody) {
   };
 }
 
+function downlinkDevice(info: DeviceInfoBody) {
+  return { devEui: normalizeEui(info.devEui, 'deviceInfo.devEui'), remoteId: null, applicationId: null };
+}
+
 /** Reads one ChirpStack event; `event` is the `?event=` of the request. */
-export function parseChirpstack(event: string | undefined, body: unknown, now: number): NetworkEvent {
+function parseChirpstack(event: string | undefined, body: unknown, now: number): NetworkEvent {
   if (event === undefined) {
     throw invalid(
       'event',
-      `ChirpStack names the event in the query string (?event=up); one of ${CHIRPSTACK_EVENTS.join(', ')}.`,
+      `ChirpStack names the event in the query string (?event=up); it reads ${EVENTS.join(', ')} and ignores the others.`,
     );
   }
   switch (event) {
@@ -109,11 +131,11 @@ export function parseChirpstack(event: string | undefined, body: unknown, now: n
       const ack = checkAck(body);
       return {
         kind: 'downlink',
-        ...ids(ack.deviceInfo),
+        device: downlinkDevice(ack.deviceInfo),
         result: ack.acknowledged === true ? 'ack' : 'nack',
         at: timeOf(ack.time, 'time', now),
         queueItemId: ack.queueItemId ?? null,
-        correlationIds: [],
+        commandIds: [],
         detail: ack.acknowledged === true ? null : { acknowledged: false, fCntDown: ack.fCntDown ?? null },
       };
     }
@@ -121,11 +143,11 @@ export function parseChirpstack(event: string | undefined, body: unknown, now: n
       const tx = checkTxAck(body);
       return {
         kind: 'downlink',
-        ...ids(tx.deviceInfo),
+        device: downlinkDevice(tx.deviceInfo),
         result: 'sent',
         at: timeOf(tx.time, 'time', now),
         queueItemId: tx.queueItemId ?? null,
-        correlationIds: [],
+        commandIds: [],
         detail: null,
       };
     }
@@ -143,12 +165,42 @@ export function parseChirpstack(event: string | undefined, body: unknown, now: n
         battery,
       };
     }
-    case 'log':
-      return { kind: 'ignored', event: 'log' };
+    case 'location': {
+      const located = checkLocation(body);
+      return {
+        kind: 'location',
+        ...ids(located.deviceInfo),
+        dedupKey: `location:${located.deduplicationId}`,
+        at: timeOf(located.time, 'time', now),
+        lat: located.location.latitude,
+        lon: located.location.longitude,
+      };
+    }
     default:
-      throw invalid(
-        'event',
-        `event "${event}" is not a ChirpStack event; one of ${CHIRPSTACK_EVENTS.join(', ')}.`,
-      );
+      return { kind: 'ignored', event };
   }
 }
+
+/** ChirpStack v4's REST API: POST {api_url}/api/devices/{devEui}/queue. */
+function queueRequest(apiUrl: string, devEui: string, d: EncodedDownlink): DownlinkRequest {
+  const queueItem: Record<string, unknown> = { confirmed: d.confirmed, fPort: d.fPort };
+  if (d.data !== undefined) queueItem.data = d.data;
+  else queueItem.object = d.object;
+  return { url: `${trimSlash(apiUrl)}/api/devices/${devEui}/queue`, body: { queueItem } };
+}
+
+export const chirpstack: NetworkServer = {
+  label: 'ChirpStack',
+  apiUrlExample: 'its REST API, e.g. https://chirpstack.example.com:8090',
+  parseEvent: ({ event, body }, now) => parseChirpstack(event, body, now),
+  // The device queue needs only the DevEUI, which every event carries.
+  apiProblem: () => null,
+  downlinkRequest: (target, downlink) => ({
+    ok: true,
+    request: queueRequest(target.apiUrl, target.devEui, downlink),
+  }),
+  acceptedId: (answer) => {
+    const id = (answer as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id : null;
+  },
+};

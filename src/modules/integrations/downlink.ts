@@ -1,7 +1,7 @@
 /**
  * How a command becomes a downlink: the device's encoder entry for the command (a port, and a hex payload
- * with its parameters put in, or an object for the device profile's codec), then the network server's own
- * request: ChirpStack's queue or The Things Stack's push. Pure functions: no database, no network.
+ * with its parameters put in, or an object for the device profile's codec); the network server's adapter
+ * (network-servers.ts) wraps it in its own request. Pure functions: no database, no network.
  */
 import type { Encoder, EncoderEntry } from './presets.ts';
 
@@ -105,50 +105,4 @@ export function encodeCommand(
     confirmed,
     object: fillObject(entry.object ?? {}, params) as Record<string, unknown>,
   };
-}
-
-export interface DownlinkRequest {
-  url: string;
-  body: unknown;
-}
-
-/** ChirpStack v4: POST {api_url}/api/devices/{devEui}/queue. */
-export function chirpstackQueueRequest(apiUrl: string, devEui: string, d: EncodedDownlink): DownlinkRequest {
-  const queueItem: Record<string, unknown> = { confirmed: d.confirmed, fPort: d.fPort };
-  if (d.data !== undefined) queueItem.data = d.data;
-  else queueItem.object = d.object;
-  return { url: `${trimSlash(apiUrl)}/api/devices/${devEui}/queue`, body: { queueItem } };
-}
-
-/** The correlation id a downlink carries through The Things Stack, so its events find the command. */
-export function correlationOf(commandId: string): string {
-  return `farmstead:command:${commandId}`;
-}
-
-/** The Things Stack v3: POST …/applications/{app}/webhooks/{webhook}/devices/{device_id}/down/push. */
-export function ttsPushRequest(
-  apiUrl: string,
-  ids: { applicationId: string; webhookId: string; deviceId: string },
-  d: EncodedDownlink,
-  commandId: string,
-): DownlinkRequest {
-  const downlink: Record<string, unknown> = { f_port: d.fPort, confirmed: d.confirmed };
-  if (d.data !== undefined) downlink.frm_payload = d.data;
-  else downlink.decoded_payload = d.object;
-  downlink.correlation_ids = [correlationOf(commandId)];
-  const path = [
-    'api/v3/as/applications',
-    ids.applicationId,
-    'webhooks',
-    ids.webhookId,
-    'devices',
-    ids.deviceId,
-  ]
-    .map((p, i) => (i === 0 ? p : encodeURIComponent(p)))
-    .join('/');
-  return { url: `${trimSlash(apiUrl)}/${path}/down/push`, body: { downlinks: [downlink] } };
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

@@ -250,6 +250,52 @@ forEachEngine(
       assert.match(String(nacked.result?.error), /did not acknowledge/);
     });
 
+    test("The Things Stack's downlink_failed exactly as documented (no dev_eui, no received_at) fails its command; downlink messages without dev_eui find theirs", async () => {
+      const server = await standIn();
+      const { key, integ, device } = await setup('ttn', server.url, {
+        type: 'water',
+        eui: '0004a30b001c0532',
+        link: { preset: 'dragino-lt22222-l', remote_id: 'dev1' },
+      });
+      const first = await queue(key, device.id, { command: 'valve.set', params: { position: 'open' } });
+      await run(Date.now());
+      // The documented message, with only our correlation id added to the failed downlink's.
+      const failed = ttsDownFailed({ correlationIds: [`farmstead:command:${first.id}`] });
+      assert.equal('dev_eui' in (failed.end_device_ids as object), false);
+      assert.equal('received_at' in failed, false);
+      const reply = await uplink(t(), integ, failed);
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      assert.deepEqual(reply.body, { ok: true, outcome: 'downlink', device_id: device.id });
+      const ended = await commandOf(key, device.id, first.id);
+      assert.equal(ended.status, 'failed');
+      assert.equal((ended.result?.detail as { code?: number } | undefined)?.code, 3);
+
+      // Every downlink_* message may come without dev_eui: the ack finds its command by correlation id.
+      const second = await queue(key, device.id, { command: 'valve.set', params: { position: 'closed' } });
+      await run(Date.now());
+      const ack = ttsDownAck({ correlationIds: [`farmstead:command:${second.id}`] });
+      delete (ack.end_device_ids as { dev_eui?: string }).dev_eui;
+      assert.equal((await uplink(t(), integ, ack)).body.outcome, 'downlink');
+      assert.equal((await commandOf(key, device.id, second.id)).status, 'done');
+
+      // A failure naming none of our commands finds the device by the device_id its uplinks taught us
+      // (dev1, in the integration's application app1), and so its oldest downlink the server took.
+      const third = await queue(key, device.id, { command: 'valve.set', params: { position: 'open' } });
+      await run(Date.now());
+      const anonymous = await uplink(t(), integ, ttsDownFailed({ correlationIds: [] }));
+      assert.deepEqual(anonymous.body, { ok: true, outcome: 'downlink', device_id: device.id });
+      assert.equal((await commandOf(key, device.id, third.id)).status, 'failed');
+      // Another application's dev1 is not this device.
+      const fourth = await queue(key, device.id, { command: 'valve.set', params: { position: 'closed' } });
+      await run(Date.now());
+      const elsewhere = ttsDownFailed({ correlationIds: [] });
+      (elsewhere.end_device_ids as { application_ids: { application_id: string } }).application_ids = {
+        application_id: 'another-app',
+      };
+      assert.deepEqual((await uplink(t(), integ, elsewhere)).body, { ok: true, outcome: 'ignored' });
+      assert.equal((await commandOf(key, device.id, fourth.id)).status, 'delivered');
+    });
+
     test("a refusal by the network server's API fails the command with the server's words", async () => {
       const server = await standIn();
       server.answer(() => ({

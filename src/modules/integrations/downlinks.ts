@@ -19,19 +19,13 @@ import { metrics } from '../../lib/metrics.ts';
 import { type CommandRow, toCommand } from '../commands/repository.ts';
 import type { Command } from '../commands/schemas.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { RefusedAddressError } from '../webhooks/url-guard.ts';
-import {
-  chirpstackQueueRequest,
-  type DownlinkRequest,
-  type EncodedDownlink,
-  EncodeError,
-  encodeCommand,
-  ttsPushRequest,
-} from './downlink.ts';
+import { type EncodedDownlink, EncodeError, encodeCommand } from './downlink.ts';
 import { effectiveSettings } from './effective.ts';
 import type { Mapping } from './mapping.ts';
-import { type ApiAnswer, describeFailure, postToNetworkServer } from './network-client.ts';
+import { type ApiAnswer, describeFailure, isRefusedAddress, postToNetworkServer } from './network-client.ts';
 import type { NetworkEvent } from './network-events.ts';
+import type { DownlinkRequest, NetworkServer } from './network-server.ts';
+import { networkServer } from './network-servers.ts';
 import type { Encoder } from './presets.ts';
 import {
   claimDueDownlinks,
@@ -61,7 +55,6 @@ export function downlinkSettings(config: Readonly<Config>): DownlinkSettings {
 }
 
 const BATCH = 50;
-const CORRELATION_PREFIX = 'farmstead:command:';
 
 /** New downlink rows for commands (handed out by a report, or found waiting). */
 export function downlinkRowsFor(
@@ -114,9 +107,10 @@ function failNow(db: Db, commandId: string, result: Record<string, unknown>, now
 
 type Context = NonNullable<Awaited<ReturnType<typeof downlinkContext>>>;
 
-/** The request that carries this command, or the reason there is none (the command then fails). */
+/** The request that carries this command through the integration's server, or why there is none (it then fails). */
 function buildRequest(
   ctx: Context,
+  server: NetworkServer,
   commandId: string,
 ): { ok: true; request: DownlinkRequest; confirmed: boolean } | { ok: false; error: string } {
   if (!ctx.link_integration_id || !ctx.dev_eui) {
@@ -144,29 +138,15 @@ function buildRequest(
     if (err instanceof EncodeError) return { ok: false, error: err.message };
     throw err;
   }
-  if (ctx.type === 'chirpstack') {
-    return {
-      ok: true,
-      request: chirpstackQueueRequest(ctx.api_url, ctx.dev_eui, encoded),
-      confirmed: encoded.confirmed,
-    };
-  }
-  if (!ctx.application_id || !ctx.webhook_id) {
-    return { ok: false, error: 'The integration needs application_id and webhook_id to push downlinks.' };
-  }
-  if (!ctx.remote_id) {
-    return {
-      ok: false,
-      error:
-        "The Things Stack's device_id of this device is not known yet: it is learnt from its first uplink, or set remote_id (PUT /v1/devices/{id}/lorawan).",
-    };
-  }
-  const ids = { applicationId: ctx.application_id, webhookId: ctx.webhook_id, deviceId: ctx.remote_id };
-  return {
-    ok: true,
-    request: ttsPushRequest(ctx.api_url, ids, encoded, commandId),
-    confirmed: encoded.confirmed,
+  const target = {
+    apiUrl: ctx.api_url,
+    devEui: ctx.dev_eui,
+    remoteId: ctx.remote_id,
+    applicationId: ctx.application_id,
+    webhookId: ctx.webhook_id,
   };
+  const built = server.downlinkRequest(target, encoded, commandId);
+  return built.ok ? { ...built, confirmed: encoded.confirmed } : built;
 }
 
 function retryable(status: number): boolean {
@@ -199,7 +179,8 @@ async function sendOne(
     });
     return 'skipped';
   }
-  const built = buildRequest(ctx, row.command_id);
+  const server = networkServer(ctx.type);
+  const built = buildRequest(ctx, server, row.command_id);
   if (!built.ok) {
     await failNow(db, row.command_id, { error: built.error }, now);
     return 'failed';
@@ -213,13 +194,13 @@ async function sendOne(
   } catch (err) {
     failure = describeFailure(err, settings.timeoutMs);
     // An address the SSRF guard refuses will not become allowed by waiting.
-    if (err instanceof RefusedAddressError) {
+    if (isRefusedAddress(err)) {
       await failNow(db, row.command_id, { error: failure }, now);
       return 'failed';
     }
   }
   if (answer && answer.status >= 200 && answer.status < 300) {
-    const queueItemId = (answer.body as { id?: unknown } | null)?.id;
+    const remoteId = server.acceptedId(answer.body);
     await inTransaction(db, async (trx) => {
       await updateDownlink(trx, row.command_id, {
         status: 'sent',
@@ -229,7 +210,7 @@ async function sendOne(
         locked_until: null,
         next_attempt_at: null,
         last_error: null,
-        remote_id: typeof queueItemId === 'string' ? queueItemId : null,
+        remote_id: remoteId,
       });
       if (await markCommandDelivered(trx, row.command_id, now)) metrics.commands.inc({ status: 'delivered' });
     });
@@ -302,22 +283,34 @@ export async function sendDueDownlinks(
   return counts;
 }
 
-/** A network server's word on a downlink (ack, nack, sent, failed): settles its command as the header says. */
+/**
+ * A network server's word on a downlink (ack, nack, sent, failed): settles its command as the message says.
+ * The downlink is found by the command ids or the queue item id the message names, else (a server that
+ * names neither) as the device's oldest one the server accepted. Answers the device of the downlink found.
+ */
 export async function applyDownlinkEvent(
   trx: Trx,
   integrationId: string,
-  deviceId: string,
+  deviceId: string | null,
+  event: Extract<NetworkEvent, { kind: 'downlink' }>,
+  now: number,
+): Promise<string | null> {
+  const row = await downlinkForEvent(trx, integrationId, {
+    deviceId,
+    queueItemId: event.queueItemId,
+    commandIds: event.commandIds,
+  });
+  if (!row) return null;
+  if (row.status !== 'settled') await settleFromEvent(trx, row, event, now);
+  return row.device_id;
+}
+
+async function settleFromEvent(
+  trx: Trx,
+  row: DownlinkRow,
   event: Extract<NetworkEvent, { kind: 'downlink' }>,
   now: number,
 ): Promise<void> {
-  const commandIds = event.correlationIds
-    .filter((id) => id.startsWith(CORRELATION_PREFIX))
-    .map((id) => id.slice(CORRELATION_PREFIX.length));
-  const row = await downlinkForEvent(trx, integrationId, deviceId, {
-    queueItemId: event.queueItemId,
-    commandIds,
-  });
-  if (!row || row.status === 'settled') return;
   const at = new Date(event.at).toISOString();
   switch (event.result) {
     case 'queued':

@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn } from '../../../test/harness.ts';
 import { integration, readingsOf, uplink } from '../../../test/lorawan.ts';
-import { chirpstackJoin, chirpstackStatus, chirpstackUp, ttsUplink } from '../../../test/lorawan-fixtures.ts';
+import {
+  CHIRPSTACK_INTEGRATION,
+  CHIRPSTACK_LOG,
+  chirpstackJoin,
+  chirpstackLocation,
+  chirpstackStatus,
+  chirpstackUp,
+  ttsUplink,
+} from '../../../test/lorawan-fixtures.ts';
 import type { Alert, Device, List } from '../../../test/replies.ts';
 import { JOBS } from '../../workers/jobs.ts';
 import type { DeviceLink, Integration, Unmatched } from './schemas.ts';
@@ -132,7 +140,6 @@ forEachEngine('LoRaWAN integrations', (t) => {
       [integ, { ...chirpstackUp(), fPort: 'one' }, 'up', 'fPort'],
       [integ, { ...chirpstackUp(), time: 'yesterday' }, 'up', 'time'],
       [integ, chirpstackUp(), undefined, 'event'],
-      [integ, chirpstackUp(), 'upp', 'event'],
       [ttn, { uplink_message: { f_port: 1 } }, undefined, 'end_device_ids'],
       [
         ttn,
@@ -414,7 +421,7 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.equal(stored.battery, 60);
     const events = await make.farmEvents(t(), farm.id, 'tracker.alarm');
     assert.equal(events.length, 1);
-    assert.equal(Number(events[0]?.at), Date.parse('2020-02-12T15:15:14.379Z'));
+    assert.equal(Number(events[0]?.at), Date.parse('2020-02-12T15:15:45.789Z'));
     const readings = await readingsOf(t(), device.id);
     assert.deepEqual(
       readings.map((r) => r.metric),
@@ -545,6 +552,79 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.equal(reply.body.outcome, 'stored');
     assert.equal((await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`)).battery, 64.5);
     assert.equal((await uplink(t(), integ, {}, { event: 'log' })).body.outcome, 'ignored');
+  });
+
+  test("uplinks of different devices carrying the same deduplicationId are each stored: the key is the integration's, the device's and the id", async () => {
+    const { key, farm } = await farmWithKey();
+    const integ = await integration(t(), key, farm.id);
+    const a = await make.device(t(), key, farm.id, {
+      type: 'water',
+      name: 'A',
+      serial: 'eui:0e0e0e0e0e0e0e01',
+    });
+    const b = await make.device(t(), key, farm.id, {
+      type: 'water',
+      name: 'B',
+      serial: 'eui:0e0e0e0e0e0e0e02',
+    });
+    // Both carry the deduplicationId of ChirpStack's documented example, as the guide's example does.
+    const ofA = chirpstackUp({ devEui: '0e0e0e0e0e0e0e01', object: { x: 1 } });
+    const ofB = chirpstackUp({ devEui: '0e0e0e0e0e0e0e02', object: { x: 2 } });
+    assert.equal(ofA.deduplicationId, ofB.deduplicationId);
+    assert.equal((await uplink(t(), integ, ofA, { event: 'up' })).body.outcome, 'stored');
+    assert.equal((await uplink(t(), integ, ofB, { event: 'up' })).body.outcome, 'stored');
+    assert.equal((await uplink(t(), integ, ofB, { event: 'up' })).body.outcome, 'duplicate');
+    assert.deepEqual(
+      (await readingsOf(t(), a.id)).filter((r) => r.metric === 'lorawan.x').map((r) => r.value),
+      [1],
+    );
+    assert.deepEqual(
+      (await readingsOf(t(), b.id)).filter((r) => r.metric === 'lorawan.x').map((r) => r.value),
+      [2],
+    );
+    // An unknown device's uplink with that id is kept unmatched too, not taken for a duplicate.
+    const unknown = chirpstackUp({ devEui: '0e0e0e0e0e0e0e03', object: { x: 3 } });
+    assert.equal((await uplink(t(), integ, unknown, { event: 'up' })).body.outcome, 'unmatched');
+  });
+
+  test("a ChirpStack location event is the device's reported position; integration, log and unknown events are answered 200 and ignored", async () => {
+    const { key, farm } = await farmWithKey();
+    const integ = await integration(t(), key, farm.id);
+    const device = await make.device(t(), key, farm.id, {
+      type: 'tag',
+      name: 'Collar',
+      serial: 'eui:0f0f0f0f0f0f0f0f',
+    });
+    // ChirpStack's documented location event, for the DevEUI registered here.
+    const located = chirpstackLocation({ devEui: '0f0f0f0f0f0f0f0f' });
+    const reply = await uplink(t(), integ, located, { event: 'location' });
+    assert.deepEqual(reply.body, { ok: true, outcome: 'stored', device_id: device.id, accepted: 0 });
+    const stored = await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`);
+    assert.equal(stored.lat, 37.344214);
+    assert.equal(stored.lon, -8.839375);
+    // Kept as every reported position is (the map's track).
+    const positions = await t()
+      .database.db.selectFrom('device_positions')
+      .select(['lat', 'lon'])
+      .where('device_id', '=', device.id)
+      .execute();
+    assert.deepEqual(
+      positions.map((p) => [Number(p.lat), Number(p.lon)]),
+      [[37.344214, -8.839375]],
+    );
+    assert.equal((await uplink(t(), integ, located, { event: 'location' })).body.outcome, 'duplicate');
+    const outside = { ...located, location: { latitude: 91, longitude: 0 } };
+    expectError(await uplink(t(), integ, outside, { event: 'location' }), 400, 'invalid_request');
+
+    for (const [event, body] of [
+      ['integration', JSON.parse(CHIRPSTACK_INTEGRATION)],
+      ['log', JSON.parse(CHIRPSTACK_LOG)],
+      ['gateway-stats', { anything: true }],
+    ] as const) {
+      const ignored = await uplink(t(), integ, body, { event });
+      assert.equal(ignored.status, 200, `${event}: ${JSON.stringify(ignored.body)}`);
+      assert.deepEqual(ignored.body, { ok: true, outcome: 'ignored' });
+    }
   });
 
   test('presets are listed with their sources; an unknown preset is refused', async () => {

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseChirpstack } from './chirpstack.ts';
+import { chirpstack } from './chirpstack.ts';
 import { encodeCommand, encoderProblem } from './downlink.ts';
 import { effectiveSettings, namePatternMatches } from './effective.ts';
 import { applyMapping, mappingProblem } from './mapping.ts';
 import { PRESET_BY_NAME, PRESETS } from './presets.ts';
-import { parseTts } from './ttn.ts';
+import { theThingsStack } from './ttn.ts';
 
 const NO_LINK = { rssi: null, snr: null };
 
@@ -174,25 +174,30 @@ test('integration defaults apply by device name pattern and profile, after the d
 });
 
 test('network server times keep milliseconds of nanosecond timestamps; TTS uses the best gateway by RSSI', () => {
-  const up = parseChirpstack(
-    'up',
+  const up = chirpstack.parseEvent(
     {
-      deduplicationId: 'd',
-      time: '2022-07-18T09:34:15.775023242+00:00',
-      deviceInfo: { devEui: 'AABBCCDDEEFF0011' },
+      event: 'up',
+      body: {
+        deduplicationId: 'd',
+        time: '2022-07-18T09:34:15.775023242+00:00',
+        deviceInfo: { devEui: 'AABBCCDDEEFF0011' },
+      },
     },
     0,
   );
   assert.equal(up.kind === 'uplink' && up.at, Date.parse('2022-07-18T09:34:15.775Z'));
-  const tts = parseTts(
+  const tts = theThingsStack.parseEvent(
     {
-      end_device_ids: { dev_eui: '0004A30B001C0530' },
-      correlation_ids: ['as:up:X'],
-      uplink_message: {
-        rx_metadata: [
-          { channel_rssi: -120, snr: -5 },
-          { rssi: -80, snr: 6 },
-        ],
+      event: undefined,
+      body: {
+        end_device_ids: { dev_eui: '0004A30B001C0530' },
+        correlation_ids: ['as:up:X'],
+        uplink_message: {
+          rx_metadata: [
+            { channel_rssi: -120, snr: -5 },
+            { rssi: -80, snr: 6 },
+          ],
+        },
       },
     },
     1_000,

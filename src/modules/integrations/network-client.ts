@@ -1,13 +1,10 @@
 /**
- * The HTTP client for network server APIs (downlinks). The address is a user's, so it goes through the
- * webhooks' SSRF guard (webhooks/url-guard.ts: the check when saved, and a guarded lookup inside every
- * connection, off with FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1). Unlike webhook delivery it sends a bearer key and
- * keeps the start of the answer: a refusal's words go into the command's result. Touches no database.
+ * The requests to network server APIs (downlinks), through the outbound client (lib/outbound.ts: the SSRF
+ * guard inside every connection, off with FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1; the address was checked when
+ * saved too, by calls/outbound-url.ts). Unlike webhook delivery it sends a bearer key and keeps the start of
+ * the answer: a refusal's words go into the command's result. Touches no database.
  */
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import { assertPublicHost, guardedLookup, RefusedAddressError } from '../webhooks/url-guard.ts';
+import { OutboundError, sendOutbound } from '../../lib/outbound.ts';
 
 export interface ClientSettings {
   allowPrivate: boolean;
@@ -21,17 +18,19 @@ export interface ApiAnswer {
 }
 
 const MAX_BODY = 2_000;
-const httpAgent = new http.Agent({ keepAlive: true });
-const httpsAgent = new https.Agent({ keepAlive: true });
+// A network server answers a queued downlink with a few hundred bytes; far more is not its API.
+const MAX_ANSWER_BYTES = 256 * 1024;
 
-class ApiTimeout extends Error {}
-
-/** A failed request in words (the command's result keeps them). */
-export function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof ApiTimeout) return `timed out: no answer within ${timeoutMs} ms`;
-  if (err instanceof RefusedAddressError) return `refused: ${err.message}`;
+/** A failed request in words (the command's result keeps them); an OutboundError's message names its deadline. */
+export function describeFailure(err: unknown, _timeoutMs: number): string {
+  if (err instanceof OutboundError) return err.message;
   const e = err as NodeJS.ErrnoException;
   return e.code ? `${e.message} (${e.code})` : e.message || String(err);
+}
+
+/** Whether a failure is the SSRF guard's refusal, which waiting will not change. */
+export function isRefusedAddress(err: unknown): boolean {
+  return err instanceof OutboundError && err.kind === 'refused_address';
 }
 
 function parsed(text: string): unknown {
@@ -49,46 +48,18 @@ export async function postToNetworkServer(
   apiKey: string | null,
   settings: ClientSettings,
 ): Promise<ApiAnswer> {
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  // Literal addresses never reach the guarded lookup, so they are checked here.
-  if (!settings.allowPrivate && (isIP(host) || /(^|\.)localhost\.?$/i.test(host)))
-    await assertPublicHost(host);
-  const payload = JSON.stringify(body);
-  const secure = target.protocol === 'https:';
-  return new Promise<ApiAnswer>((resolve, reject) => {
-    const request = (secure ? https : http).request(target, {
-      method: 'POST',
-      agent: secure ? httpsAgent : httpAgent,
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-        'Content-Length': String(Buffer.byteLength(payload)),
-        'User-Agent': 'Farmstead-LoRaWAN',
-        ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
-      },
-      ...(settings.allowPrivate ? {} : { lookup: guardedLookup }),
-    });
-    const timer = setTimeout(() => request.destroy(new ApiTimeout()), settings.timeoutMs);
-    request.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        if (text.length < MAX_BODY) text += chunk;
-      });
-      response.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, body: parsed(text.slice(0, MAX_BODY)) });
-      });
-      response.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-    });
-    request.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    request.end(payload);
+  const answer = await sendOutbound({
+    url,
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+    },
+    body: JSON.stringify(body),
+    allowPrivate: settings.allowPrivate,
+    timeoutMs: settings.timeoutMs,
+    maxResponseBytes: MAX_ANSWER_BYTES,
   });
+  return { status: answer.status, body: parsed(answer.body.toString('utf8').slice(0, MAX_BODY)) };
 }

@@ -1,6 +1,6 @@
 /**
- * What a network server told us, whichever server it was: chirpstack.ts and ttn.ts turn each one's own JSON
- * into these. Bodies are checked with Ajv against the few members we read (everything else a server sends
+ * What a network server told us, whichever server it was: each adapter (network-servers.ts) turns its own
+ * JSON into these. Bodies are checked with Ajv against the few members we read (everything else a server sends
  * is left alone, and The Things Stack omits empty members, so almost everything is optional); a body that
  * fails is a 400 naming the member.
  */
@@ -25,6 +25,7 @@ export type DownlinkResult = 'queued' | 'sent' | 'ack' | 'nack' | 'failed';
 export type NetworkEvent =
   | ({
       kind: 'uplink';
+      /** The server's id for this uplink (unique per device): a retried or duplicated uplink repeats it. */
       dedupKey: string;
       at: number;
       fPort: number | null;
@@ -35,16 +36,24 @@ export type NetworkEvent =
     } & DeviceIds)
   | ({ kind: 'join'; at: number } & DeviceIds)
   | ({ kind: 'status'; dedupKey: string; at: number; battery: number | null } & DeviceIds)
-  | ({
+  /** The device's position as the network server resolved it (ChirpStack `location`). */
+  | ({ kind: 'location'; dedupKey: string; at: number; lat: number; lon: number } & DeviceIds)
+  | {
       kind: 'downlink';
       result: DownlinkResult;
       at: number;
+      /**
+       * The device, as far as the message names it: The Things Stack's downlink messages may carry only its
+       * device_id and application id (no DevEUI), so the command is found by `commandIds` or `queueItemId`.
+       */
+      device: { devEui: string | null; remoteId: string | null; applicationId: string | null };
       /** ChirpStack's queue item id. */
       queueItemId: string | null;
-      correlationIds: string[];
+      /** Our commands the message names (the correlation ids our downlinks carry through the server). */
+      commandIds: string[];
       /** The server's words about a failure. */
       detail: Record<string, unknown> | null;
-    } & DeviceIds)
+    }
   | { kind: 'ignored'; event: string };
 
 const ajv = makeAjv({ coerceTypes: false });

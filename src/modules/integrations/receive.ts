@@ -1,10 +1,11 @@
 /**
  * The uplink URL: whatever a network server posts there. The secret is checked first (401, nothing read or
- * stored); the body is read as the integration's server writes it (chirpstack.ts, ttn.ts). An uplink is one
- * transaction: its key claimed (a retried or duplicated uplink finds it taken and stores nothing), its device
- * found by DevEUI, its decoded fields mapped, and one report stored through the same ingest service as HTTP
- * and MQTT reports, with the network server's time as the readings' time. An unknown DevEUI is kept in the
- * integration's unmatched list.
+ * stored); the body is read by the integration's network server adapter (network-servers.ts). An uplink is
+ * one transaction: its key claimed (the integration, the device and the server's id for the uplink: a
+ * retried or duplicated uplink finds it taken and stores nothing), its device found by DevEUI, its decoded
+ * fields mapped, and one report stored through the same ingest service as HTTP and MQTT reports, with the
+ * network server's time as the readings' time. A position the server resolved is a report of lat/lon, a
+ * battery status a report of the battery. An unknown DevEUI is kept in the integration's unmatched list.
  */
 
 import { inGroupTransaction } from '../../db/group-commit.ts';
@@ -13,11 +14,11 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type IngestOptions, ingestReport } from '../ingest/service.ts';
-import { parseChirpstack } from './chirpstack.ts';
 import { applyDownlinkEvent, downlinkRowsFor } from './downlinks.ts';
 import { effectiveSettings } from './effective.ts';
 import { applyMapping, type Mapping, toIngestBody } from './mapping.ts';
 import type { NetworkEvent } from './network-events.ts';
+import { networkServer } from './network-servers.ts';
 import type { Encoder } from './presets.ts';
 import {
   claimUplink,
@@ -27,15 +28,16 @@ import {
   insertDownlinks,
   linkByEui,
   linkOfDevice,
+  linksByRemoteId,
   recordLastUplink,
   saveLink,
   upsertUnmatched,
 } from './repository.ts';
 import type { IntegrationDefault, UplinkOutcome } from './schemas.ts';
 import { integrationForSecret } from './service.ts';
-import { parseTts } from './ttn.ts';
 
-type DeviceEvent = Exclude<NetworkEvent, { kind: 'ignored' }>;
+type DeviceEvent = Exclude<NetworkEvent, { kind: 'ignored' | 'downlink' }>;
+type DownlinkEvent = Extract<NetworkEvent, { kind: 'downlink' }>;
 
 interface Carried {
   deviceId: string;
@@ -85,12 +87,7 @@ async function carriedDevice(
   return { deviceId: device.id, name: device.name, own: { preset: null, mapping: null, encoder: null } };
 }
 
-async function keepUnmatched(
-  trx: Trx,
-  integration: IntegrationRow,
-  event: DeviceEvent,
-  now: number,
-): Promise<void> {
+async function keepUnmatched(trx: Trx, integration: IntegrationRow, event: DeviceEvent): Promise<void> {
   const uplink = event.kind === 'uplink' ? event : null;
   await upsertUnmatched(trx, {
     integration_id: integration.id,
@@ -101,9 +98,19 @@ async function keepUnmatched(
     decoded: uplink?.decoded ? JSON.stringify(uplink.decoded) : null,
     f_port: uplink?.fPort ?? null,
     uplinks: uplink ? 1 : 0,
-    first_seen_at: 'at' in event ? event.at : now,
-    last_seen_at: 'at' in event ? event.at : now,
+    first_seen_at: event.at,
+    last_seen_at: event.at,
   });
+}
+
+/** Claims the event's key, by integration, device and the server's id; false when it was stored before. */
+function claimed(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: { devEui: string; dedupKey: string },
+  now: number,
+): Promise<boolean> {
+  return claimUplink(trx, { integrationId: integration.id, devEui: event.devEui, key: event.dedupKey }, now);
 }
 
 /** The report of an uplink from a carried device: its key claimed first, so a repeat stores nothing. */
@@ -115,8 +122,7 @@ async function storeCarried(
   now: number,
   options: IngestOptions,
 ): Promise<UplinkOutcome> {
-  if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
-    return { ok: true, outcome: 'duplicate' };
+  if (!(await claimed(trx, integration, event, now))) return { ok: true, outcome: 'duplicate' };
   const defaults = parseJson<IntegrationDefault[]>(integration.defaults, []);
   const { mapping } = effectiveSettings(carried.own, defaults, {
     name: carried.name,
@@ -161,9 +167,8 @@ async function storeUplink(
 ): Promise<UplinkOutcome> {
   const carried = await carriedDevice(trx, integration, event, now);
   if (!carried) {
-    if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
-      return { ok: true, outcome: 'duplicate' };
-    await keepUnmatched(trx, integration, event, now);
+    if (!(await claimed(trx, integration, event, now))) return { ok: true, outcome: 'duplicate' };
+    await keepUnmatched(trx, integration, event);
     return { ok: true, outcome: 'unmatched' };
   }
   return storeCarried(trx, integration, event, carried, now, options);
@@ -221,31 +226,69 @@ async function handle(
     case 'join': {
       const carried = await carriedDevice(trx, integration, event, now);
       if (carried) return { ok: true, outcome: 'ignored', device_id: carried.deviceId };
-      await keepUnmatched(trx, integration, event, now);
+      await keepUnmatched(trx, integration, event);
       return { ok: true, outcome: 'unmatched' };
     }
-    case 'status': {
-      if (!(await claimUplink(trx, integration.id, event.dedupKey, now)))
-        return { ok: true, outcome: 'duplicate' };
-      const carried = await carriedDevice(trx, integration, event, now);
-      if (!carried || event.battery === null) return { ok: true, outcome: 'ignored' };
-      const result = await ingestReport(
+    case 'status':
+      return storeState(
         trx,
-        { deviceId: carried.deviceId, transport: 'lorawan' },
-        { battery: event.battery },
+        integration,
+        event,
+        event.battery === null ? null : { battery: event.battery },
         now,
         options,
       );
-      await insertDownlinks(trx, downlinkRowsFor(result.commands, integration.id, now));
-      return { ok: true, outcome: 'stored', device_id: carried.deviceId, accepted: 0 };
-    }
-    case 'downlink': {
-      const link = await linkByEui(trx, integration.id, event.devEui);
-      if (!link) return { ok: true, outcome: 'ignored' };
-      await applyDownlinkEvent(trx, integration.id, link.device_id, event, now);
-      return { ok: true, outcome: 'downlink', device_id: link.device_id };
-    }
+    case 'location':
+      return storeState(trx, integration, event, { lat: event.lat, lon: event.lon }, now, options);
   }
+}
+
+/**
+ * A battery status or a resolved position: a report of the device's state through the ingest service (the
+ * path a report's battery, lat and lon take), claimed first like an uplink. Nothing for an unknown device.
+ */
+async function storeState(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: Extract<NetworkEvent, { kind: 'status' | 'location' }>,
+  state: { battery: number } | { lat: number; lon: number } | null,
+  now: number,
+  options: IngestOptions,
+): Promise<UplinkOutcome> {
+  if (!(await claimed(trx, integration, event, now))) return { ok: true, outcome: 'duplicate' };
+  const carried = await carriedDevice(trx, integration, event, now);
+  if (!carried || state === null) return { ok: true, outcome: 'ignored' };
+  const result = await ingestReport(
+    trx,
+    { deviceId: carried.deviceId, transport: 'lorawan' },
+    state,
+    now,
+    options,
+  );
+  await insertDownlinks(trx, downlinkRowsFor(result.commands, integration.id, now));
+  return { ok: true, outcome: 'stored', device_id: carried.deviceId, accepted: 0 };
+}
+
+/**
+ * The device a downlink message is about, when it says: by DevEUI, else (The Things Stack's downlink_failed
+ * names only device_id and application id) by the device_id its uplinks taught us, in the integration's
+ * application. Null when unknown or ambiguous: the message's command ids may still find the downlink.
+ */
+async function downlinkDevice(
+  trx: Trx,
+  integration: IntegrationRow,
+  device: DownlinkEvent['device'],
+): Promise<string | null> {
+  if (device.devEui) return (await linkByEui(trx, integration.id, device.devEui))?.device_id ?? null;
+  if (!device.remoteId) return null;
+  if (
+    device.applicationId &&
+    integration.application_id &&
+    device.applicationId !== integration.application_id
+  )
+    return null;
+  const links = await linksByRemoteId(trx, integration.id, device.remoteId);
+  return links.length === 1 ? (links[0]?.device_id ?? null) : null;
 }
 
 /**
@@ -265,11 +308,21 @@ export async function receiveUplink(
       "Unknown integration or wrong secret: the network server must send `Authorization: Bearer <the integration's secret>`.",
     );
   }
-  const event =
-    integration.type === 'chirpstack'
-      ? parseChirpstack(request.event, request.body, now)
-      : parseTts(request.body, now);
-  if (event.kind === 'ignored') return { ok: true, outcome: 'ignored' };
-  if (event.kind === 'uplink') return receiveUp(db, integration, event, now, options);
-  return inTransaction(db, (trx) => handle(trx, integration, event, now, options));
+  const event = networkServer(integration.type).parseEvent({ event: request.event, body: request.body }, now);
+  switch (event.kind) {
+    case 'ignored':
+      return { ok: true, outcome: 'ignored' };
+    case 'uplink':
+      return receiveUp(db, integration, event, now, options);
+    case 'downlink':
+      return inTransaction(db, async (trx) => {
+        const deviceId = await downlinkDevice(trx, integration, event.device);
+        const settled = await applyDownlinkEvent(trx, integration.id, deviceId, event, now);
+        return settled
+          ? { ok: true, outcome: 'downlink', device_id: settled }
+          : { ok: true, outcome: 'ignored' };
+      });
+    default:
+      return inTransaction(db, (trx) => handle(trx, integration, event, now, options));
+  }
 }

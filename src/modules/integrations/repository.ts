@@ -66,6 +66,20 @@ const selectLinkByEui = prepared((db, q: { integrationId: string; devEui: string
     .where('l.dev_eui', '=', q.devEui),
 );
 
+/**
+ * The devices an integration carries under the server's own device id (The Things Stack's device_id, learnt
+ * from uplinks): at most two, so a caller can tell one from several.
+ */
+export async function linksByRemoteId(db: Db, integrationId: string, remoteId: string) {
+  return db
+    .selectFrom('integration_devices')
+    .select('device_id')
+    .where('integration_id', '=', integrationId)
+    .where('remote_id', '=', remoteId)
+    .limit(2)
+    .execute();
+}
+
 export async function linkOfDevice(db: Db, deviceId: string): Promise<LinkRow | undefined> {
   return db
     .selectFrom('integration_devices')
@@ -174,20 +188,26 @@ export async function takeUnmatched(db: Db, integrationId: string, devEui: strin
 // ---- uplinks already stored
 
 /**
- * Claims an uplink's key; false when it was stored before. Inside the uplink's transaction: a concurrent
- * claim of the same key (another process) waits for this one's commit and then finds it taken.
+ * Claims an uplink's key (the integration, the device's DevEUI and the server's id for the uplink); false
+ * when it was stored before. Inside the uplink's transaction: a concurrent claim of the same key (another
+ * process) waits for this one's commit and then finds it taken.
  */
-export async function claimUplink(db: Db, integrationId: string, key: string, now: number): Promise<boolean> {
-  const rows = await insertUplinkKey(db, { integrationId, key, now });
+export async function claimUplink(
+  db: Db,
+  uplink: { integrationId: string; devEui: string; key: string },
+  now: number,
+): Promise<boolean> {
+  const rows = await insertUplinkKey(db, { ...uplink, now });
   return rows.length > 0;
 }
 
-const insertUplinkKey = prepared((db, q: { integrationId: string; key: string; now: number }) =>
-  db
-    .insertInto('integration_uplinks')
-    .values({ integration_id: q.integrationId, dedup_key: q.key, received_at: q.now })
-    .onConflict((oc) => oc.columns(['integration_id', 'dedup_key']).doNothing())
-    .returning('dedup_key'),
+const insertUplinkKey = prepared(
+  (db, q: { integrationId: string; devEui: string; key: string; now: number }) =>
+    db
+      .insertInto('integration_uplinks')
+      .values({ integration_id: q.integrationId, dev_eui: q.devEui, dedup_key: q.key, received_at: q.now })
+      .onConflict((oc) => oc.columns(['integration_id', 'dev_eui', 'dedup_key']).doNothing())
+      .returning('dedup_key'),
 );
 
 /** Forgets the keys of uplinks received before `before` (a retry that late would be stored again). */
@@ -287,29 +307,28 @@ export async function updateDownlink(
 }
 
 /**
- * The downlink a network server's event is about: by ChirpStack's queue item id or our correlation id,
- * else the device's oldest downlink the server accepted and has not settled.
+ * The downlink a network server's event is about: by our command id (The Things Stack's correlation ids,
+ * unique, so no device is needed), else, when the device is known, by ChirpStack's queue item id or as its
+ * oldest downlink the server accepted and has not settled.
  */
 export async function downlinkForEvent(
   db: Db,
   integrationId: string,
-  deviceId: string,
-  keys: { queueItemId: string | null; commandIds: string[] },
+  keys: { deviceId: string | null; queueItemId: string | null; commandIds: string[] },
 ): Promise<DownlinkRow | undefined> {
-  const base = db
-    .selectFrom('integration_downlinks')
-    .selectAll()
-    .where('integration_id', '=', integrationId)
-    .where('device_id', '=', deviceId);
-  if (keys.queueItemId) {
-    const row = await base.where('remote_id', '=', keys.queueItemId).executeTakeFirst();
-    if (row) return row;
-  }
+  const base = db.selectFrom('integration_downlinks').selectAll().where('integration_id', '=', integrationId);
   if (keys.commandIds.length > 0) {
     const row = await base.where('command_id', 'in', keys.commandIds).executeTakeFirst();
     if (row) return row;
   }
-  return base.where('status', '=', 'sent').orderBy('sent_at').orderBy('command_id').executeTakeFirst();
+  if (!keys.deviceId) return undefined;
+  // ChirpStack's events always name the device: its index finds the queue item.
+  const ofDevice = base.where('device_id', '=', keys.deviceId);
+  if (keys.queueItemId) {
+    const row = await ofDevice.where('remote_id', '=', keys.queueItemId).executeTakeFirst();
+    if (row) return row;
+  }
+  return ofDevice.where('status', '=', 'sent').orderBy('sent_at').orderBy('command_id').executeTakeFirst();
 }
 
 // ---- the commands downlinks carry

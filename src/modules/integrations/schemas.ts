@@ -1,15 +1,15 @@
 import { type Static, Type } from 'typebox';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { NETWORK_SERVER_NAMES, NETWORK_SERVERS } from './network-servers.ts';
 
-export const INTEGRATION_TYPES = ['chirpstack', 'ttn'] as const;
+const servers = Object.entries(NETWORK_SERVERS);
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const ApiUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description:
-    "The network server's API address (ChirpStack: its REST API, e.g. https://chirpstack.example.com:8090; The Things Stack: e.g. https://eu1.cloud.thethings.network). A public address unless FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1.",
+  description: `The network server's API address (${servers.map(([, s]) => `${s.label}: ${s.apiUrlExample}`).join('; ')}). A public address unless FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1.`,
 });
 const ApiKey = Type.String({
   minLength: 1,
@@ -117,33 +117,38 @@ const Defaults = Type.Array(DefaultSchema, {
     'Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all).',
 });
 
-export const IntegrationSchema = Type.Object({
-  id: Type.String(),
-  farm_id: Type.String(),
-  type: Type.Enum([...INTEGRATION_TYPES]),
-  name: Type.String(),
-  uplink_url: Type.String({
-    description:
-      'Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL.',
-  }),
-  secret_prefix: Type.String({ description: 'The first characters of the uplink secret.' }),
-  secret: Type.Optional(
-    Type.String({
+export const IntegrationSchema = Type.Object(
+  {
+    id: Type.String(),
+    farm_id: Type.String(),
+    type: Type.Enum(NETWORK_SERVER_NAMES),
+    name: Type.String(),
+    uplink_url: Type.String({
       description:
-        'The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`.',
+        'Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL.',
     }),
-  ),
-  api_url: Nullable(Type.String()),
-  api_key_set: Type.Boolean({ description: 'Whether an API key is stored (it is never returned).' }),
-  application_id: Nullable(Type.String()),
-  webhook_id: Nullable(Type.String()),
-  defaults: Defaults,
-  created_at: DateTime(),
-});
+    secret_prefix: Type.String({ description: 'The first characters of the uplink secret.' }),
+    secret: Type.Optional(
+      Type.String({
+        description:
+          'The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`.',
+      }),
+    ),
+    api_url: Nullable(Type.String()),
+    api_key_set: Type.Boolean({ description: 'Whether an API key is stored (it is never returned).' }),
+    application_id: Nullable(Type.String()),
+    webhook_id: Nullable(Type.String()),
+    defaults: Defaults,
+    created_at: DateTime(),
+  },
+  { $id: 'Integration', title: 'Integration' },
+);
 
 export const CreateIntegrationBody = Type.Object(
   {
-    type: Type.Enum([...INTEGRATION_TYPES], { description: 'chirpstack or ttn (The Things Stack).' }),
+    type: Type.Enum(NETWORK_SERVER_NAMES, {
+      description: `The network server: ${servers.map(([name, s]) => `${name} (${s.label})`).join(', ')}.`,
+    }),
     name: Name,
     api_url: Type.Optional(ApiUrl),
     api_key: Type.Optional(ApiKey),
@@ -261,7 +266,8 @@ export const UplinkQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 20,
-        description: 'ChirpStack: up, join, ack, txack, status or log.',
+        description:
+          'ChirpStack names its event here (up, join, ack, txack, status, location are read; log, integration and any other are ignored).',
       }),
     ),
   },

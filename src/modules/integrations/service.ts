@@ -4,6 +4,7 @@
  * settings are links.ts, uplinks receive.ts, downlinks downlinks.ts.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { checkOutboundUrl } from '../../calls/outbound-url.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -16,10 +17,11 @@ import type { Device } from '../devices/schemas.ts';
 import { createDevice } from '../devices/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
-import { checkWebhookUrl } from '../webhooks/url-guard.ts';
 import { encoderProblem } from './downlink.ts';
 import { type Mapping, mappingProblem } from './mapping.ts';
 import { normalizeEui } from './network-events.ts';
+import type { ApiSettings } from './network-server.ts';
+import { networkServer, networkServerName } from './network-servers.ts';
 import { type Encoder, PRESET_BY_NAME, PRESETS } from './presets.ts';
 import {
   deleteIntegrationRow,
@@ -67,7 +69,7 @@ export function toIntegration(row: IntegrationRow, publicUrl: string): Integrati
   return {
     id: row.id,
     farm_id: row.farm_id,
-    type: row.type,
+    type: networkServerName(row.type),
     name: row.name,
     uplink_url: uplinkUrl(publicUrl, row.id),
     secret_prefix: row.secret_prefix,
@@ -105,26 +107,14 @@ function checkDefaults(defaults: readonly IntegrationDefault[]): void {
   for (const [i, d] of defaults.entries()) checkSettings(d, `defaults[${i}].`);
 }
 
-async function checkApiUrl(raw: string, allowPrivate: boolean): Promise<string> {
-  try {
-    return await checkWebhookUrl(raw, { allowPrivate });
-  } catch (err) {
-    if (err instanceof Error && 'param' in err) {
-      throw invalid('api_url', err.message.replace(/^url\b/, 'api_url'));
-    }
-    throw err;
-  }
+function checkApiUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  return checkOutboundUrl(raw, { allowPrivate, param: 'api_url' });
 }
 
-function checkTtnIds(
-  type: string,
-  row: { application_id: string | null; webhook_id: string | null; api_url: string | null },
-) {
-  if (type !== 'ttn' || row.api_url === null) return;
-  if (!row.application_id)
-    throw invalid('application_id', 'A ttn integration with api_url needs application_id for downlinks.');
-  if (!row.webhook_id)
-    throw invalid('webhook_id', 'A ttn integration with api_url needs webhook_id for downlinks.');
+/** Throws 400 naming the member when the integration's server cannot send downlinks with these settings. */
+function checkApi(type: string, settings: ApiSettings): void {
+  const problem = networkServer(type).apiProblem(settings);
+  if (problem) throw invalid(problem.param, problem.message);
 }
 
 export async function createIntegration(
@@ -154,7 +144,7 @@ export async function createIntegration(
     defaults: JSON.stringify(defaults),
     created_at: now,
   };
-  checkTtnIds(row.type, row);
+  checkApi(row.type, row);
   await insertIntegration(db, row);
   return { ...toIntegration(row, options.publicUrl), secret: secret.secret };
 }
@@ -201,7 +191,7 @@ export async function updateIntegration(
   if (input.webhook_id !== undefined) patch.webhook_id = input.webhook_id;
   if (input.defaults !== undefined) patch.defaults = JSON.stringify(input.defaults);
   const next = { ...row, ...patch };
-  checkTtnIds(next.type, next);
+  checkApi(next.type, next);
   if (Object.keys(patch).length > 0) await updateIntegrationRow(db, row.id, patch);
   return toIntegration(next, options.publicUrl);
 }

@@ -1,10 +1,15 @@
 /**
- * The Things Stack v3 webhooks: every message comes to the one URL, its type told by the member it carries
- * (`uplink_message`, `join_accept`, `downlink_queued|sent|ack|nack|failed`). Members as The Things Stack's
- * data formats document them; empty fields are omitted, so only end_device_ids.dev_eui is required.
+ * The Things Stack v3 as a network server adapter (network-server.ts). Its webhook posts every message to
+ * the one URL, the type told by the member it carries (`uplink_message`, `join_accept`,
+ * `downlink_queued|sent|ack|nack|failed`). Members as its "Data Formats" page documents them; empty fields
+ * are omitted, so almost nothing is required: uplinks and joins need end_device_ids.dev_eui (how a device
+ * is matched), downlink messages need nothing but the correlation ids, because the documented
+ * `downlink_failed` carries only device_id and application_ids. Downlinks are pushed through the webhook's
+ * own API, and carry our command's id as a correlation id, which every later message about them repeats.
  */
 import { Type } from 'typebox';
 import { invalid } from '../../domain/errors.ts';
+import type { EncodedDownlink } from './downlink.ts';
 import {
   bestGateway,
   checker,
@@ -13,14 +18,16 @@ import {
   normalizeEui,
   timeOf,
 } from './network-events.ts';
+import { type DownlinkRequest, type NetworkServer, trimSlash } from './network-server.ts';
 
 const Text = (max = 200) => Type.String({ maxLength: max });
 const Correlation = Type.Optional(Type.Array(Text(500), { maxItems: 100 }));
 
 const Message = Type.Object({
   end_device_ids: Type.Object({
-    dev_eui: Type.String({ minLength: 1, maxLength: 32 }),
+    dev_eui: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
     device_id: Type.Optional(Text(100)),
+    application_ids: Type.Optional(Type.Object({ application_id: Type.Optional(Text(100)) })),
   }),
   correlation_ids: Correlation,
   received_at: Type.Optional(Text(64)),
@@ -58,7 +65,7 @@ const Message = Type.Object({
 
 type Correlated = { correlation_ids?: string[] };
 interface TtsMessage {
-  end_device_ids: { dev_eui: string; device_id?: string };
+  end_device_ids: { dev_eui?: string; device_id?: string; application_ids?: { application_id?: string } };
   correlation_ids?: string[];
   received_at?: string;
   uplink_message?: {
@@ -99,16 +106,30 @@ function uplinkKey(message: TtsMessage, devEui: string): string {
   );
 }
 
-export function parseTts(body: unknown, now: number): NetworkEvent {
-  const message = checkMessage(body);
-  const ids = {
-    devEui: normalizeEui(message.end_device_ids.dev_eui, 'end_device_ids.dev_eui'),
+/** The prefix of the correlation id our downlinks carry: `farmstead:command:<command id>`. */
+const COMMAND_CORRELATION = 'farmstead:command:';
+
+function deviceIds(message: TtsMessage) {
+  const devEui = message.end_device_ids.dev_eui;
+  if (devEui === undefined) {
+    throw invalid(
+      'end_device_ids.dev_eui',
+      'end_device_ids.dev_eui is required in an uplink or join: it is how the device is found.',
+    );
+  }
+  return {
+    devEui: normalizeEui(devEui, 'end_device_ids.dev_eui'),
     deviceName: message.end_device_ids.device_id ?? null,
     remoteId: message.end_device_ids.device_id ?? null,
     profile: message.uplink_message?.version_ids?.model_id ?? null,
   };
+}
+
+function parseTts(body: unknown, now: number): NetworkEvent {
+  const message = checkMessage(body);
   const up = message.uplink_message;
   if (up) {
+    const ids = deviceIds(message);
     return {
       kind: 'uplink',
       ...ids,
@@ -121,26 +142,101 @@ export function parseTts(body: unknown, now: number): NetworkEvent {
     };
   }
   if (message.join_accept) {
-    return { kind: 'join', ...ids, at: timeOf(message.received_at, 'received_at', now) };
+    return { kind: 'join', ...deviceIds(message), at: timeOf(message.received_at, 'received_at', now) };
   }
   for (const [member, result] of DOWNLINK_MEMBERS) {
     const d = message[member] as
       | (Correlated & { downlink?: Correlated; error?: Record<string, unknown> })
       | undefined;
     if (!d) continue;
+    const eui = message.end_device_ids.dev_eui;
+    const correlationIds = [
+      ...(d.correlation_ids ?? []),
+      ...(d.downlink?.correlation_ids ?? []),
+      ...(message.correlation_ids ?? []),
+    ];
     return {
       kind: 'downlink',
-      ...ids,
+      device: {
+        devEui: eui === undefined ? null : normalizeEui(eui, 'end_device_ids.dev_eui'),
+        remoteId: message.end_device_ids.device_id ?? null,
+        applicationId: message.end_device_ids.application_ids?.application_id ?? null,
+      },
       result,
+      // `downlink_failed` carries no received_at: it is dated when it arrives.
       at: timeOf(message.received_at, 'received_at', now),
       queueItemId: null,
-      correlationIds: [
-        ...(d.correlation_ids ?? []),
-        ...(d.downlink?.correlation_ids ?? []),
-        ...(message.correlation_ids ?? []),
-      ],
+      commandIds: correlationIds
+        .filter((id) => id.startsWith(COMMAND_CORRELATION))
+        .map((id) => id.slice(COMMAND_CORRELATION.length)),
       detail: result === 'failed' ? (d.error ?? { error: 'down/failed' }) : null,
     };
   }
   return { kind: 'ignored', event: 'other' };
 }
+
+/** …/api/v3/as/applications/{app}/webhooks/{webhook}/devices/{device_id}/down/push (the webhook's own API). */
+function pushRequest(
+  apiUrl: string,
+  ids: { applicationId: string; webhookId: string; deviceId: string },
+  d: EncodedDownlink,
+  commandId: string,
+): DownlinkRequest {
+  const downlink: Record<string, unknown> = { f_port: d.fPort, confirmed: d.confirmed };
+  if (d.data !== undefined) downlink.frm_payload = d.data;
+  else downlink.decoded_payload = d.object;
+  downlink.correlation_ids = [`${COMMAND_CORRELATION}${commandId}`];
+  const path = [
+    'api/v3/as/applications',
+    ids.applicationId,
+    'webhooks',
+    ids.webhookId,
+    'devices',
+    ids.deviceId,
+  ]
+    .map((p, i) => (i === 0 ? p : encodeURIComponent(p)))
+    .join('/');
+  return { url: `${trimSlash(apiUrl)}/${path}/down/push`, body: { downlinks: [downlink] } };
+}
+
+export const theThingsStack: NetworkServer = {
+  label: 'The Things Stack',
+  apiUrlExample: 'e.g. https://eu1.cloud.thethings.network',
+  parseEvent: ({ body }, now) => parseTts(body, now),
+  apiProblem: (settings) => {
+    if (settings.api_url === null) return null;
+    if (!settings.application_id) {
+      return {
+        param: 'application_id',
+        message: 'A ttn integration with api_url needs application_id for downlinks.',
+      };
+    }
+    if (!settings.webhook_id) {
+      return {
+        param: 'webhook_id',
+        message: 'A ttn integration with api_url needs webhook_id for downlinks.',
+      };
+    }
+    return null;
+  },
+  downlinkRequest: (target, downlink, commandId) => {
+    if (!target.applicationId || !target.webhookId) {
+      return { ok: false, error: 'The integration needs application_id and webhook_id to push downlinks.' };
+    }
+    if (!target.remoteId) {
+      return {
+        ok: false,
+        error:
+          "The Things Stack's device_id of this device is not known yet: it is learnt from its first uplink, or set remote_id (PUT /v1/devices/{id}/lorawan).",
+      };
+    }
+    const ids = {
+      applicationId: target.applicationId,
+      webhookId: target.webhookId,
+      deviceId: target.remoteId,
+    };
+    return { ok: true, request: pushRequest(target.apiUrl, ids, downlink, commandId) };
+  },
+  // The push answers an empty object: later messages find the command by its correlation id.
+  acceptedId: () => null,
+};

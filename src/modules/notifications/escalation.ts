@@ -7,7 +7,6 @@
  */
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { invalid } from '../../domain/errors.ts';
 import { type EscalationStep, escalationOf } from '../../domain/escalation.ts';
 import { parseJson } from '../../lib/json.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
@@ -83,20 +82,4 @@ export async function escalateDue(
     }
     return { escalated, planned };
   });
-}
-
-/** A farm settings PATCH: every person a chain names must be one of the account's people. */
-export async function checkEscalationPeople(db: Db, accountId: string, settings: Record<string, unknown>) {
-  const chain = escalationOf(settings);
-  if (!chain || settings.escalation === undefined) return;
-  const people = await peopleOfAccount(db, accountId);
-  for (const [i, step] of chain.steps.entries()) {
-    if (['owners', 'crew', 'everyone'].includes(step.notify)) continue;
-    if (!people.some((p) => p.id === step.notify)) {
-      throw invalid(
-        `settings.escalation.steps[${i}].notify`,
-        `settings.escalation.steps[${i}].notify names ${step.notify}, who is not one of this account's people.`,
-      );
-    }
-  }
 }

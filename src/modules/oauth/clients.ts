@@ -1,8 +1,8 @@
 /**
  * The clients that may ask for a grant (docs/oauth.md):
  *  - by Client ID Metadata Document: the client_id is an https URL whose JSON document names the client and
- *    its redirect URIs. It is fetched through the webhooks' SSRF guard (FARMSTEAD_WEBHOOK_ALLOW_PRIVATE is the
- *    same switch), with a deadline, a size cap and no redirects, and kept in oauth_clients for CIMD_FRESH_MS,
+ *    its redirect URIs. It is fetched through the outbound client (lib/outbound.ts: the SSRF guard in the
+ *    connection, FARMSTEAD_WEBHOOK_ALLOW_PRIVATE the one switch), with a deadline, a size cap and no redirects, and kept in oauth_clients for CIMD_FRESH_MS,
  *    so every process shares one copy;
  *  - by Dynamic Client Registration (RFC 7591): the metadata is stored and a client_id returned; the same
  *    metadata registered again returns the same client (its fingerprint is unique), so clients that register
@@ -11,11 +11,9 @@
  * token.
  */
 import { createHash } from 'node:crypto';
-import https from 'node:https';
-import { isIP } from 'node:net';
 import type { Db } from '../../db/schema.ts';
+import { sendOutbound } from '../../lib/outbound.ts';
 import { randomToken } from '../../lib/secrets.ts';
-import { assertPublicHost, guardedLookup, RefusedAddressError } from '../webhooks/url-guard.ts';
 import { OAuthError } from './errors.ts';
 import { findClientRow, insertRegisteredClient, saveMetadataDocument } from './repository.ts';
 
@@ -186,58 +184,19 @@ export function isMetadataDocumentUrl(clientId: string): boolean {
   }
 }
 
-/** GETs a client metadata document through the SSRF guard: a deadline, a size cap, no redirects. */
-function fetchDocument(url: URL, settings: ClientSettings): Promise<string> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return new Promise<string>((resolve, reject) => {
-    const start = async () => {
-      // Literal addresses never reach the lookup below, so they are checked here.
-      if (!settings.allowPrivate && (isIP(host) || /(^|\.)localhost\.?$/i.test(host))) {
-        await assertPublicHost(host);
-      }
-      const request = https.request(url, {
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        ...(settings.allowPrivate ? {} : { lookup: guardedLookup }),
-      });
-      const timer = setTimeout(
-        () => request.destroy(new Error(`no answer within ${CIMD_TIMEOUT_MS} ms`)),
-        CIMD_TIMEOUT_MS,
-      );
-      request.on('response', (response) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          clearTimeout(timer);
-          reject(new Error(`it answered HTTP ${response.statusCode} (redirects are not followed)`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > CIMD_MAX_BYTES) {
-            request.destroy(new Error(`the document is larger than ${CIMD_MAX_BYTES} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () => {
-          clearTimeout(timer);
-          resolve(Buffer.concat(chunks).toString('utf8'));
-        });
-        response.on('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
-      });
-      request.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      request.end();
-    };
-    start().catch(reject);
+/** GETs a client metadata document through the outbound client: a deadline, a size cap, no redirects. */
+async function fetchDocument(url: URL, settings: ClientSettings): Promise<string> {
+  const answer = await sendOutbound({
+    url,
+    headers: { accept: 'application/json' },
+    allowPrivate: settings.allowPrivate,
+    timeoutMs: CIMD_TIMEOUT_MS,
+    maxResponseBytes: CIMD_MAX_BYTES,
   });
+  if (answer.status !== 200) {
+    throw new Error(`it answered HTTP ${answer.status} (redirects are not followed)`);
+  }
+  return answer.body.toString('utf8');
 }
 
 async function fetchMetadataDocument(clientId: string, settings: ClientSettings): Promise<CheckedMetadata> {
@@ -247,10 +206,9 @@ async function fetchMetadataDocument(clientId: string, settings: ClientSettings)
   try {
     text = await fetchDocument(new URL(clientId), settings);
   } catch (err) {
-    const reason = err instanceof RefusedAddressError ? err.message : (err as Error).message;
     throw new OAuthError(
       'invalid_client',
-      `The client metadata document at ${clientId} could not be fetched: ${reason}`,
+      `The client metadata document at ${clientId} could not be fetched: ${(err as Error).message}`,
     );
   }
   let body: unknown;

@@ -16,7 +16,7 @@ import type { Scope } from '../farms/access.ts';
 import { requireFarm } from '../farms/access.ts';
 import { acresOf, checkedPaddockGeometry } from './geometry.ts';
 import type { Paddock, PaddockImportInput, PaddockPreview } from './schemas.ts';
-import { createPaddock } from './service.ts';
+import { createPaddock, type OutlinesChangedHook } from './service.ts';
 
 export const IMPORT_FORMATS = ['geojson', 'kml', 'gpx'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -198,6 +198,7 @@ export async function importPaddocks(
   scope: Scope,
   farmId: string,
   input: PaddockImportInput,
+  outlinesChanged: OutlinesChangedHook,
   now: number = Date.now(),
 ): Promise<{ dry_run: true; data: PaddockPreview[] } | { dry_run: false; data: Paddock[] }> {
   const farm = await requireFarm(db, scope, farmId);
@@ -227,7 +228,8 @@ export async function importPaddocks(
     const made: Paddock[] = [];
     // One millisecond apart, so the list (newest first) shows them in the file's order reversed, not shuffled.
     for (const [i, p] of creates.entries()) {
-      made.push(await createPaddock(trx, scope, farm.id, { name: p.name, geometry: p.geometry }, now + i));
+      const fields = { name: p.name, geometry: p.geometry };
+      made.push(await createPaddock(trx, scope, farm.id, fields, outlinesChanged, now + i));
     }
     return made;
   });

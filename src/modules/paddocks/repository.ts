@@ -4,13 +4,13 @@ import type { Db } from '../../db/schema.ts';
 import type { PaddocksTable } from '../../db/tables/records.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { PaddockGrazing } from '../grazing/service.ts';
+import type { PaddockGrazing } from '../stays/service.ts';
 import { drawnAcres } from './geometry.ts';
 import type { Paddock } from './schemas.ts';
 
 export type PaddockRow = Selectable<PaddocksTable>;
 
-/** The API object of a paddock row, with what grazing derives for it (grazing/service.ts). */
+/** The API object of a paddock row, with what its stays give it (stays/service.ts). */
 export function toPaddock(row: PaddockRow, grazing: PaddockGrazing): Paddock {
   // Only an object can be answered as `geometry`; anything else stored by hand reads as none.
   const stored = parseJson<unknown>(row.geometry, null);

@@ -13,9 +13,19 @@ import {
   PaddockPreviewList,
   UpdatePaddockBody,
 } from './schemas.ts';
-import { createPaddock, deletePaddock, getPaddock, listPaddocks, updatePaddock } from './service.ts';
+import {
+  createPaddock,
+  deletePaddock,
+  getPaddock,
+  listPaddocks,
+  type OutlinesChangedHook,
+  updatePaddock,
+} from './service.ts';
 
-export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const paddockRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  outlinesChanged: OutlinesChangedHook;
+}> = async (app, { db, outlinesChanged }) => {
   const tags = ['Paddocks'];
 
   recordRoutes(app, db, {
@@ -38,10 +48,10 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schemas: { query: PaddockListQuery, create: CreatePaddockBody, update: UpdatePaddockBody },
     service: {
       list: (db, scope, farmId, query) => listPaddocks(db, scope, farmId, parsePage(query)),
-      create: createPaddock,
+      create: (db, scope, farmId, input) => createPaddock(db, scope, farmId, input, outlinesChanged),
       get: getPaddock,
-      update: updatePaddock,
-      delete: deletePaddock,
+      update: (db, scope, id, patch) => updatePaddock(db, scope, id, patch, outlinesChanged),
+      delete: (db, scope, id) => deletePaddock(db, scope, id, outlinesChanged),
     },
   });
 
@@ -67,7 +77,8 @@ export const paddockRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request, reply) => {
-      const result = await importPaddocks(db, apiCaller(request), request.params.farm, request.body);
+      const caller = apiCaller(request);
+      const result = await importPaddocks(db, caller, request.params.farm, request.body, outlinesChanged);
       return reply.code(result.dry_run ? 200 : 201).send(result);
     },
   );

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
-import { OccupantsSchema } from '../grazing/schemas.ts';
+import { OccupantsSchema } from '../stays/schemas.ts';
 
 const GEOMETRY_DESCRIPTION =
   'The paddock outline: a GeoJSON Polygon or MultiPolygon in WGS 84 ([longitude, latitude]), or a Feature holding one (its geometry is kept). Rings must be closed, not cross themselves, and enclose an area. Stored as {type, coordinates}.';

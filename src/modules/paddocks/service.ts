@@ -5,15 +5,22 @@ import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
 import { removeAnimalsFrom } from '../animals/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { placeFarmDevices } from '../grazing/placement.ts';
-import { paddocksGrazing } from '../grazing/service.ts';
 import { clearGroupsPaddock, groupsInPaddock } from '../groups/repository.ts';
 import { recordGroupMove } from '../groups/service.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { paddocksGrazing } from '../stays/service.ts';
 import { acresOf, checkPaddockGeometry, drawnAcres } from './geometry.ts';
 import { farmPaddockRows, type PaddockRow, paddockPage, toPaddock } from './repository.ts';
 import type { CreatePaddockInput, Paddock, UpdatePaddockInput } from './schemas.ts';
+
+/**
+ * What a change of the farm's outlines (a paddock added or deleted with one, or redrawn) sets in motion, in
+ * the same transaction: grazing's `placeFarmDevices` (every device with a position is placed again). The
+ * caller above passes it (buildApp to the routes, the sample farm's seed), so paddocks, which grazing builds
+ * on, do not import grazing.
+ */
+export type OutlinesChangedHook = (trx: Trx, farmId: string, now: number) => Promise<void>;
 
 export async function listPaddocks(
   db: Db,
@@ -73,6 +80,7 @@ export async function createPaddock(
   scope: Scope,
   farmId: string,
   input: CreatePaddockInput,
+  outlinesChanged: OutlinesChangedHook,
   now: number = Date.now(),
 ): Promise<Paddock> {
   const geometry = input.geometry ? checkPaddockGeometry(input.geometry) : null;
@@ -90,7 +98,7 @@ export async function createPaddock(
     };
     await insertRecord(trx, 'paddock', row);
     // Devices standing inside the new outline are in it now.
-    if (row.geometry !== null) await placeFarmDevices(trx, farm.id, now);
+    if (row.geometry !== null) await outlinesChanged(trx, farm.id, now);
     return paddockOf(trx, row, now);
   });
 }
@@ -104,6 +112,7 @@ export async function updatePaddock(
   scope: Scope,
   id: string,
   patch: UpdatePaddockInput,
+  outlinesChanged: OutlinesChangedHook,
   now: number = Date.now(),
 ): Promise<Paddock> {
   const geometry = patch.geometry ? checkPaddockGeometry(patch.geometry) : null;
@@ -125,7 +134,7 @@ export async function updatePaddock(
     }
     await saveRecord(trx, 'paddock', next);
     // A new outline may take devices in or leave them out: the farm's devices are placed again.
-    if (next.geometry !== row.geometry) await placeFarmDevices(trx, row.farm_id, now);
+    if (next.geometry !== row.geometry) await outlinesChanged(trx, row.farm_id, now);
     return paddockOf(trx, next, now);
   });
 }
@@ -138,6 +147,7 @@ export async function deletePaddock(
   db: Db,
   scope: Scope,
   id: string,
+  outlinesChanged: OutlinesChangedHook,
   now: number = Date.now(),
 ): Promise<{ id: string; deleted: true }> {
   const run = async (trx: Trx): Promise<{ id: string; deleted: true }> => {
@@ -148,7 +158,7 @@ export async function deletePaddock(
     await clearGroupsPaddock(trx, row.id);
     await deleteRecord(trx, 'paddock', row.id);
     // Its devices fall to another outline they stand in, or to none.
-    if (row.geometry !== null) await placeFarmDevices(trx, row.farm_id, now);
+    if (row.geometry !== null) await outlinesChanged(trx, row.farm_id, now);
     return { id: row.id, deleted: true };
   };
   return inTransaction(db, run);

@@ -2,7 +2,8 @@
  * The five routes every farm record kind has (list and create under its farm, get, update and delete by
  * id), built once: the same parameters, responses, errors, read cache and status codes for every kind, a
  * one-line handler each calling the kind's service. A kind's own routes (a task's done, a device's key)
- * stay in its module's routes.ts.
+ * stay in its module's routes.ts. Kinds whose list and create are their own (webhooks, rules, alerts) take
+ * only the get and delete by id from here (`recordGetRoute`, `recordDeleteRoute`).
  */
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, RouteGenericInterface } from 'fastify';
@@ -126,23 +127,7 @@ export function recordRoutes<Query extends TSchema, Create extends TSchema, Upda
       reply.status(201).send(await service.create(db, apiCaller(request), request.params.farm, request.body)),
   );
 
-  app.get(
-    `/v1/${kind.path}/:id`,
-    {
-      config: { readCache: kind.readCache ?? true },
-      schema: {
-        operationId: `get${kind.one}`,
-        tags,
-        summary: summaries.get,
-        params: IdParams,
-        response: {
-          200: described(Ref, `The ${kind.noun}.`),
-          ...errorResponses('unauthorized', 'not_found'),
-        },
-      },
-    },
-    async (request) => service.get(db, apiCaller(request), request.params.id),
-  );
+  recordGetRoute(app, db, kind);
 
   app.patch(
     `/v1/${kind.path}/:id`,
@@ -167,13 +152,70 @@ export function recordRoutes<Query extends TSchema, Create extends TSchema, Upda
     async (request) => service.update(db, apiCaller(request), request.params.id, request.body),
   );
 
+  recordDeleteRoute(app, db, kind);
+}
+
+/**
+ * What the get and delete by id need of a kind. The kinds whose list and create are their own (webhooks,
+ * rules, alerts) build only these two, or get alone; a kind built by `recordRoutes` gives them too.
+ */
+export interface RecordByIdKind {
+  /** The path segment: `/v1/<path>/{id}`. */
+  path: string;
+  /** The record's schema name (`Type.Ref`) and the operationIds' noun: `get<one>`, `delete<one>`. */
+  one: string;
+  tags: string[];
+  /** How the response descriptions name the record: "The <noun>.", "The <noun> is deleted.". */
+  noun: string;
+  summaries: { get: string; delete?: string };
+  /** The operations' descriptions, where the summary does not say enough. */
+  descriptions?: { get?: string; delete?: string };
+  /** As `RecordKind.readCache`; `false`: the get is always read afresh. */
+  readCache?: true | { maxAgeMs: number } | false;
+  service: Pick<RecordService<TSchema, TSchema, TSchema>, 'get'> &
+    Partial<Pick<RecordService<TSchema, TSchema, TSchema>, 'delete'>>;
+}
+
+/** `GET /v1/<path>/{id}`: the record, or 404 (also for one in another account). */
+export function recordGetRoute(app: App, db: Db, kind: RecordByIdKind): void {
+  const readCache = kind.readCache ?? true;
+  app.get(
+    `/v1/${kind.path}/:id`,
+    {
+      ...(readCache ? { config: { readCache } } : {}),
+      schema: {
+        operationId: `get${kind.one}`,
+        tags: kind.tags,
+        summary: kind.summaries.get,
+        ...(kind.descriptions?.get ? { description: kind.descriptions.get } : {}),
+        params: IdParams,
+        response: {
+          200: described(Type.Ref(kind.one), `The ${kind.noun}.`),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
+      },
+    },
+    async (request) => kind.service.get(db, apiCaller(request), request.params.id),
+  );
+}
+
+/** `DELETE /v1/<path>/{id}`: `{ id, deleted: true }`, or 404 (also for one in another account). */
+export function recordDeleteRoute(
+  app: App,
+  db: Db,
+  kind: RecordByIdKind & {
+    summaries: { delete: string };
+    service: Pick<RecordService<TSchema, TSchema, TSchema>, 'delete'>;
+  },
+): void {
   app.delete(
     `/v1/${kind.path}/:id`,
     {
       schema: {
         operationId: `delete${kind.one}`,
-        tags,
-        summary: summaries.delete,
+        tags: kind.tags,
+        summary: kind.summaries.delete,
+        ...(kind.descriptions?.delete ? { description: kind.descriptions.delete } : {}),
         params: IdParams,
         response: {
           200: described(DeletedSchema, `The ${kind.noun} is deleted.`),
@@ -181,6 +223,6 @@ export function recordRoutes<Query extends TSchema, Create extends TSchema, Upda
         },
       },
     },
-    async (request) => service.delete(db, apiCaller(request), request.params.id),
+    async (request) => kind.service.delete(db, apiCaller(request), request.params.id),
   );
 }

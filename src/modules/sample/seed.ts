@@ -17,6 +17,7 @@ import { queueCommand } from '../commands/service.ts';
 import { createDevice } from '../devices/service.ts';
 import { createEvent } from '../events/service.ts';
 import type { Scope } from '../farms/access.ts';
+import { placeFarmDevices } from '../grazing/placement.ts';
 import { createGroup, updateGroup } from '../groups/service.ts';
 import { ingestReport } from '../ingest/service.ts';
 import { createPaddock } from '../paddocks/service.ts';
@@ -114,6 +115,7 @@ async function seedPaddocks(run: SeedRun): Promise<void> {
         rest_days_target: p.rest_days_target,
         last_grazed_at: toIso(run.now - p.grazedDaysAgo * DAY_MS),
       },
+      placeFarmDevices,
       run.next(),
     );
     run.seeded.paddocks.set(p.key, paddock.id);

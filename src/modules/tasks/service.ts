@@ -4,11 +4,12 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { TASK_STATUS } from '../../domain/tasks.ts';
+import { recordMove } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { isMovableKind, recordMove } from '../grazing/service.ts';
 import { parseDateInput, parseFarmDayInput } from '../records/inputs.ts';
 import { patchSubject, requireReference, resolveSubject } from '../records/references.ts';
 import { deleteRecord, insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { isMovableKind } from '../stays/service.ts';
 import { markTaskDone, type TaskRow, taskPage, toTask } from './repository.ts';
 import type { CompleteTaskInput, CreateTaskInput, Task, TaskFilters, UpdateTaskInput } from './schemas.ts';
 

@@ -24,6 +24,7 @@ import { hmacMatches, verifyLikeAReceiver } from '../../../test/webhook-receiver
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '../../domain/webhook-events.ts';
+import { OUTBOUND_USER_AGENT } from '../../lib/outbound.ts';
 import { startWorkers } from '../../workers/runner.ts';
 import { webhookDeliveryJob } from '../../workers/webhook-delivery.ts';
 import { emitEvent } from './emit.ts';
@@ -107,7 +108,7 @@ forEachEngine(
       assert.equal(req.method, 'POST');
       assert.equal(req.url, '/hooks');
       assert.equal(req.headers['content-type'], 'application/json');
-      assert.match(String(req.headers['user-agent']), /^Farmstead-Webhooks\//);
+      assert.equal(req.headers['user-agent'], OUTBOUND_USER_AGENT);
       assert.equal(req.headers['service-event-id'], event.id);
       assert.equal(req.headers['service-event-type'], 'animal.created');
       const signature = String(req.headers['service-signature']);

@@ -1,3 +1,4 @@
+import { checkOutboundUrl } from '../../calls/outbound-url.ts';
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
@@ -36,7 +37,6 @@ import {
 } from './repository.ts';
 import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery } from './schemas.ts';
 import type { DeliverySettings } from './transport.ts';
-import { checkWebhookUrl } from './url-guard.ts';
 
 type DeliveryStatusFilter = WebhookDelivery['status'];
 
@@ -126,7 +126,7 @@ export async function createWebhook(
 ): Promise<Webhook & { secret: string }> {
   const farm = await requireFarm(db, caller, farmId);
   const events = checkEvents(input.events ?? ['*'], caller.policy);
-  const url = await checkWebhookUrl(input.url, options);
+  const url = await checkOutboundUrl(input.url, { allowPrivate: options.allowPrivate });
   const now = options.now ?? Date.now();
   const row: WebhookRow = {
     id: newId('webhook', now),
@@ -175,7 +175,8 @@ export async function updateWebhook(
   if (input.events !== undefined) patch.events = JSON.stringify(checkEvents(input.events, caller.policy));
   else if (input.url !== undefined) checkStoredEvents(current.events, caller.policy);
   // Checked before the transaction: it may look the host up in DNS.
-  if (input.url !== undefined) patch.url = await checkWebhookUrl(input.url, options);
+  if (input.url !== undefined)
+    patch.url = await checkOutboundUrl(input.url, { allowPrivate: options.allowPrivate });
   const run = async (trx: Trx) => {
     // The webhook is locked before its deliveries (the lock order), and its status read under the lock.
     await lockRows(trx, 'webhooks', id);

@@ -17,7 +17,6 @@ export const DELIVERY_ATTEMPT_HEADER = 'Service-Delivery-Attempt';
 export const STANDARD_ID_HEADER = 'webhook-id';
 export const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp';
 export const STANDARD_SIGNATURE_HEADER = 'webhook-signature';
-export const WEBHOOK_USER_AGENT = 'Farmstead-Webhooks/1.0';
 
 export interface OutboxEvent {
   id: string;

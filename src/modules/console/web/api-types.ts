@@ -966,7 +966,7 @@ export interface paths {
         put?: never;
         /**
          * The uplink URL: ChirpStack's HTTP integration (?event=…) or The Things Stack's webhook, unchanged
-         * @description Authorization: Bearer <the integration secret>. ChirpStack v4 (JSON): ?event=up|join|ack|txack|status|log. The Things Stack v3 webhook: uplink, join and downlink messages at this one URL. An uplink is stored as one device report; a repeated one (same deduplicationId or correlation id) stores nothing.
+         * @description Authorization: Bearer <the integration secret>. ChirpStack v4 (JSON): ?event=up|join|ack|txack|status|location are read; log, integration and any other event are answered 200 and ignored. The Things Stack v3 webhook: uplink, join and downlink messages at this one URL (downlink messages need no dev_eui: our correlation id finds the command). An uplink is stored as one device report; a repeated one (same device and deduplicationId or correlation id) stores nothing.
          */
         post: operations["receiveLorawanUplink"];
         delete?: never;
@@ -1592,6 +1592,7 @@ export interface components {
          *       "name": "Tess",
          *       "tag": "D2",
          *       "eid": null,
+         *       "eid_format": null,
          *       "sex": "female",
          *       "breed": "Anatolian Shepherd",
          *       "birth_date": "2024-03-17T00:00:00.000Z",
@@ -1609,6 +1610,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             eid: string | null;
+            eid_format: ("iso11784" | "other") | null;
             farm_id: string;
             /** @description Free-form custom fields. */
             fields: {
@@ -2435,6 +2437,77 @@ export interface components {
             };
             /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
+        };
+        /** Integration */
+        Integration: {
+            /** @description Whether an API key is stored (it is never returned). */
+            api_key_set: boolean;
+            api_url: string | null;
+            application_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
+            defaults: {
+                /** @description Device names it applies to; * matches anything. */
+                device_name?: string;
+                /** @description Per command name, the downlink that carries it. */
+                encoder?: {
+                    [key: string]: {
+                        /** @description Ask the device to acknowledge (default true). */
+                        confirmed?: boolean;
+                        /** @description LoRaWAN application port. */
+                        f_port: number;
+                        /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
+                        hex?: string;
+                        /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
+                        object?: {
+                            [key: string]: unknown;
+                        };
+                        values?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
+                mapping?: {
+                    [key: string]: {
+                        /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
+                        event?: string;
+                        /** @description Keep nothing of this field. */
+                        ignore?: boolean;
+                        /** @description The reading this field becomes. */
+                        metric?: string;
+                        /** @description Added after scaling (default 0). */
+                        offset?: number;
+                        /** @description value × scale + offset (default 1). */
+                        scale?: number;
+                        /**
+                         * @description The device's battery (%), latitude or longitude.
+                         * @enum {unknown}
+                         */
+                        set?: "battery" | "lat" | "lon";
+                        /** @description For an event: the value that fires it (default: any set value). */
+                        when?: string | number | boolean;
+                    };
+                };
+                preset?: string;
+                /** @description ChirpStack's device profile name or The Things Stack's model id. */
+                profile?: string;
+            }[];
+            farm_id: string;
+            id: string;
+            name: string;
+            /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
+            secret?: string;
+            /** @description The first characters of the uplink secret. */
+            secret_prefix: string;
+            /** @enum {unknown} */
+            type: "chirpstack" | "ttn";
+            /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
+            uplink_url: string;
+            webhook_id: string | null;
         };
         /** Key */
         Key: {
@@ -5896,7 +5969,7 @@ export interface operations {
             query?: {
                 /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
                 before?: string;
-                /** @description Exact electronic id. */
+                /** @description Electronic id, exactly, or an ISO 11784 number in any reader's form. */
                 eid?: string;
                 /** @description Animals in this group. */
                 group_id?: string;
@@ -6190,7 +6263,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, eid_format, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7200,76 +7273,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Whether an API key is stored (it is never returned). */
-                            api_key_set: boolean;
-                            api_url: string | null;
-                            application_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
-                            defaults: {
-                                /** @description Device names it applies to; * matches anything. */
-                                device_name?: string;
-                                /** @description Per command name, the downlink that carries it. */
-                                encoder?: {
-                                    [key: string]: {
-                                        /** @description Ask the device to acknowledge (default true). */
-                                        confirmed?: boolean;
-                                        /** @description LoRaWAN application port. */
-                                        f_port: number;
-                                        /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
-                                        hex?: string;
-                                        /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
-                                        object?: {
-                                            [key: string]: unknown;
-                                        };
-                                        values?: {
-                                            [key: string]: {
-                                                [key: string]: string;
-                                            };
-                                        };
-                                    };
-                                };
-                                /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
-                                mapping?: {
-                                    [key: string]: {
-                                        /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
-                                        event?: string;
-                                        /** @description Keep nothing of this field. */
-                                        ignore?: boolean;
-                                        /** @description The reading this field becomes. */
-                                        metric?: string;
-                                        /** @description Added after scaling (default 0). */
-                                        offset?: number;
-                                        /** @description value × scale + offset (default 1). */
-                                        scale?: number;
-                                        /**
-                                         * @description The device's battery (%), latitude or longitude.
-                                         * @enum {unknown}
-                                         */
-                                        set?: "battery" | "lat" | "lon";
-                                        /** @description For an event: the value that fires it (default: any set value). */
-                                        when?: string | number | boolean;
-                                    };
-                                };
-                                preset?: string;
-                                /** @description ChirpStack's device profile name or The Things Stack's model id. */
-                                profile?: string;
-                            }[];
-                            farm_id: string;
-                            id: string;
-                            name: string;
-                            /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
-                            secret?: string;
-                            /** @description The first characters of the uplink secret. */
-                            secret_prefix: string;
-                            /** @enum {unknown} */
-                            type: "chirpstack" | "ttn";
-                            /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
-                            uplink_url: string;
-                            webhook_id: string | null;
-                        }[];
+                        data: components["schemas"]["Integration"][];
                         /** @description True when older records remain; pass next_before as before. */
                         has_more: boolean;
                         next_before: string | null;
@@ -7396,7 +7400,7 @@ export interface operations {
                     }[];
                     name: string;
                     /**
-                     * @description chirpstack or ttn (The Things Stack).
+                     * @description The network server: chirpstack (ChirpStack), ttn (The Things Stack).
                      * @enum {unknown}
                      */
                     type: "chirpstack" | "ttn";
@@ -7414,76 +7418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Whether an API key is stored (it is never returned). */
-                        api_key_set: boolean;
-                        api_url: string | null;
-                        application_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
-                        defaults: {
-                            /** @description Device names it applies to; * matches anything. */
-                            device_name?: string;
-                            /** @description Per command name, the downlink that carries it. */
-                            encoder?: {
-                                [key: string]: {
-                                    /** @description Ask the device to acknowledge (default true). */
-                                    confirmed?: boolean;
-                                    /** @description LoRaWAN application port. */
-                                    f_port: number;
-                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
-                                    hex?: string;
-                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
-                                    object?: {
-                                        [key: string]: unknown;
-                                    };
-                                    values?: {
-                                        [key: string]: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                };
-                            };
-                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
-                            mapping?: {
-                                [key: string]: {
-                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
-                                    event?: string;
-                                    /** @description Keep nothing of this field. */
-                                    ignore?: boolean;
-                                    /** @description The reading this field becomes. */
-                                    metric?: string;
-                                    /** @description Added after scaling (default 0). */
-                                    offset?: number;
-                                    /** @description value × scale + offset (default 1). */
-                                    scale?: number;
-                                    /**
-                                     * @description The device's battery (%), latitude or longitude.
-                                     * @enum {unknown}
-                                     */
-                                    set?: "battery" | "lat" | "lon";
-                                    /** @description For an event: the value that fires it (default: any set value). */
-                                    when?: string | number | boolean;
-                                };
-                            };
-                            preset?: string;
-                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
-                            profile?: string;
-                        }[];
-                        farm_id: string;
-                        id: string;
-                        name: string;
-                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
-                        secret?: string;
-                        /** @description The first characters of the uplink secret. */
-                        secret_prefix: string;
-                        /** @enum {unknown} */
-                        type: "chirpstack" | "ttn";
-                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
-                        uplink_url: string;
-                        webhook_id: string | null;
-                    };
+                    "application/json": components["schemas"]["Integration"];
                 };
             };
             /** @description invalid_request: The body is malformed, a mapping, encoder or preset cannot work, or api_url is not an allowed public http(s) address; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
@@ -9313,76 +9248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Whether an API key is stored (it is never returned). */
-                        api_key_set: boolean;
-                        api_url: string | null;
-                        application_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
-                        defaults: {
-                            /** @description Device names it applies to; * matches anything. */
-                            device_name?: string;
-                            /** @description Per command name, the downlink that carries it. */
-                            encoder?: {
-                                [key: string]: {
-                                    /** @description Ask the device to acknowledge (default true). */
-                                    confirmed?: boolean;
-                                    /** @description LoRaWAN application port. */
-                                    f_port: number;
-                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
-                                    hex?: string;
-                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
-                                    object?: {
-                                        [key: string]: unknown;
-                                    };
-                                    values?: {
-                                        [key: string]: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                };
-                            };
-                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
-                            mapping?: {
-                                [key: string]: {
-                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
-                                    event?: string;
-                                    /** @description Keep nothing of this field. */
-                                    ignore?: boolean;
-                                    /** @description The reading this field becomes. */
-                                    metric?: string;
-                                    /** @description Added after scaling (default 0). */
-                                    offset?: number;
-                                    /** @description value × scale + offset (default 1). */
-                                    scale?: number;
-                                    /**
-                                     * @description The device's battery (%), latitude or longitude.
-                                     * @enum {unknown}
-                                     */
-                                    set?: "battery" | "lat" | "lon";
-                                    /** @description For an event: the value that fires it (default: any set value). */
-                                    when?: string | number | boolean;
-                                };
-                            };
-                            preset?: string;
-                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
-                            profile?: string;
-                        }[];
-                        farm_id: string;
-                        id: string;
-                        name: string;
-                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
-                        secret?: string;
-                        /** @description The first characters of the uplink secret. */
-                        secret_prefix: string;
-                        /** @enum {unknown} */
-                        type: "chirpstack" | "ttn";
-                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
-                        uplink_url: string;
-                        webhook_id: string | null;
-                    };
+                    "application/json": components["schemas"]["Integration"];
                 };
             };
             /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
@@ -9561,76 +9427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Whether an API key is stored (it is never returned). */
-                        api_key_set: boolean;
-                        api_url: string | null;
-                        application_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
-                        defaults: {
-                            /** @description Device names it applies to; * matches anything. */
-                            device_name?: string;
-                            /** @description Per command name, the downlink that carries it. */
-                            encoder?: {
-                                [key: string]: {
-                                    /** @description Ask the device to acknowledge (default true). */
-                                    confirmed?: boolean;
-                                    /** @description LoRaWAN application port. */
-                                    f_port: number;
-                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
-                                    hex?: string;
-                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
-                                    object?: {
-                                        [key: string]: unknown;
-                                    };
-                                    values?: {
-                                        [key: string]: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                };
-                            };
-                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
-                            mapping?: {
-                                [key: string]: {
-                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
-                                    event?: string;
-                                    /** @description Keep nothing of this field. */
-                                    ignore?: boolean;
-                                    /** @description The reading this field becomes. */
-                                    metric?: string;
-                                    /** @description Added after scaling (default 0). */
-                                    offset?: number;
-                                    /** @description value × scale + offset (default 1). */
-                                    scale?: number;
-                                    /**
-                                     * @description The device's battery (%), latitude or longitude.
-                                     * @enum {unknown}
-                                     */
-                                    set?: "battery" | "lat" | "lon";
-                                    /** @description For an event: the value that fires it (default: any set value). */
-                                    when?: string | number | boolean;
-                                };
-                            };
-                            preset?: string;
-                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
-                            profile?: string;
-                        }[];
-                        farm_id: string;
-                        id: string;
-                        name: string;
-                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
-                        secret?: string;
-                        /** @description The first characters of the uplink secret. */
-                        secret_prefix: string;
-                        /** @enum {unknown} */
-                        type: "chirpstack" | "ttn";
-                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
-                        uplink_url: string;
-                        webhook_id: string | null;
-                    };
+                    "application/json": components["schemas"]["Integration"];
                 };
             };
             /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
@@ -9905,76 +9702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Whether an API key is stored (it is never returned). */
-                        api_key_set: boolean;
-                        api_url: string | null;
-                        application_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description Integration-wide mappings for devices without their own: the first whose device_name pattern and profile both match (an absent one matches all). */
-                        defaults: {
-                            /** @description Device names it applies to; * matches anything. */
-                            device_name?: string;
-                            /** @description Per command name, the downlink that carries it. */
-                            encoder?: {
-                                [key: string]: {
-                                    /** @description Ask the device to acknowledge (default true). */
-                                    confirmed?: boolean;
-                                    /** @description LoRaWAN application port. */
-                                    f_port: number;
-                                    /** @description Payload as hex; {name:u8|u16|u24|u32} puts in a parameter, {name} its hex from values. */
-                                    hex?: string;
-                                    /** @description An object for the device profile's encoder; a string "{name}" is replaced by the parameter. */
-                                    object?: {
-                                        [key: string]: unknown;
-                                    };
-                                    values?: {
-                                        [key: string]: {
-                                            [key: string]: string;
-                                        };
-                                    };
-                                };
-                            };
-                            /** @description Per path in the decoded payload (dots between members: gps.latitude), what it becomes. Numeric fields not named are kept as lorawan.<path> readings. */
-                            mapping?: {
-                                [key: string]: {
-                                    /** @description A device event of this type whenever the field is set (e.g. predator.detected). */
-                                    event?: string;
-                                    /** @description Keep nothing of this field. */
-                                    ignore?: boolean;
-                                    /** @description The reading this field becomes. */
-                                    metric?: string;
-                                    /** @description Added after scaling (default 0). */
-                                    offset?: number;
-                                    /** @description value × scale + offset (default 1). */
-                                    scale?: number;
-                                    /**
-                                     * @description The device's battery (%), latitude or longitude.
-                                     * @enum {unknown}
-                                     */
-                                    set?: "battery" | "lat" | "lon";
-                                    /** @description For an event: the value that fires it (default: any set value). */
-                                    when?: string | number | boolean;
-                                };
-                            };
-                            preset?: string;
-                            /** @description ChirpStack's device profile name or The Things Stack's model id. */
-                            profile?: string;
-                        }[];
-                        farm_id: string;
-                        id: string;
-                        name: string;
-                        /** @description The uplink secret (lwi_…), returned only on create and rotation: the server sends `Authorization: Bearer <secret>`. */
-                        secret?: string;
-                        /** @description The first characters of the uplink secret. */
-                        secret_prefix: string;
-                        /** @enum {unknown} */
-                        type: "chirpstack" | "ttn";
-                        /** @description Paste into the network server: ChirpStack HTTP integration endpoint / TTS webhook base URL. */
-                        uplink_url: string;
-                        webhook_id: string | null;
-                    };
+                    "application/json": components["schemas"]["Integration"];
                 };
             };
             /** @description invalid_request: Idempotency-Key is not 1 to 255 characters. */
@@ -10244,7 +9972,7 @@ export interface operations {
     receiveLorawanUplink: {
         parameters: {
             query?: {
-                /** @description ChirpStack: up, join, ack, txack, status or log. */
+                /** @description ChirpStack names its event here (up, join, ack, txack, status, location are read; log, integration and any other are ignored). */
                 event?: string;
             };
             header?: {

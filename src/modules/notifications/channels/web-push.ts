@@ -1,19 +1,14 @@
 /**
- * Web Push (RFC 8030, payload encrypted per RFC 8291, VAPID per RFC 8292) through the `web-push` library.
- * The push service's address is a person's browser's choice, so it goes through the webhooks' SSRF guard:
- * when the subscription is saved (checkPushEndpoint) and again inside each connection (guardedLookup),
- * unless FARMSTEAD_WEBHOOK_ALLOW_PRIVATE allows private addresses. Touches no database.
+ * Web Push (RFC 8030, payload encrypted per RFC 8291, VAPID per RFC 8292): the `web-push` library encrypts
+ * and signs (`generateRequestDetails`), and the request it describes goes out through the outbound client
+ * (lib/outbound.ts). The push service's address is a person's browser's choice, so the SSRF guard checks it
+ * when the subscription is saved (checkPushEndpoint) and again inside each connection, unless
+ * FARMSTEAD_WEBHOOK_ALLOW_PRIVATE allows private addresses. Touches no database.
  */
-import https from 'node:https';
-import { isIP } from 'node:net';
 import webPush from 'web-push';
+import { checkOutboundUrl } from '../../../calls/outbound-url.ts';
 import { invalid } from '../../../domain/errors.ts';
-import {
-  assertPublicHost,
-  checkWebhookUrl,
-  guardedLookup,
-  RefusedAddressError,
-} from '../../webhooks/url-guard.ts';
+import { OutboundError, sendOutbound } from '../../../lib/outbound.ts';
 
 export interface VapidKeys {
   publicKey: string;
@@ -36,8 +31,8 @@ export interface PushResult {
   answer: string;
 }
 
-const guardedAgent = new https.Agent({ keepAlive: true, lookup: guardedLookup });
-const openAgent = new https.Agent({ keepAlive: true });
+// A push service answers with an empty body or a short error; the answer keeps its first 200 characters.
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 export function newVapidKeys(): { publicKey: string; privateKey: string } {
   return webPush.generateVAPIDKeys();
@@ -54,15 +49,7 @@ export async function checkPushEndpoint(raw: string, options: { allowPrivate: bo
   if (url.protocol !== 'https:') {
     throw invalid('endpoint', 'endpoint must be an https:// URL (push services are reached over TLS only).');
   }
-  try {
-    return await checkWebhookUrl(raw, options);
-  } catch (err) {
-    // The webhook guard names `url`; the same refusal names `endpoint` here.
-    if (err instanceof Error && 'param' in err) {
-      throw invalid('endpoint', err.message.replace(/^url/, 'endpoint'));
-    }
-    throw err;
-  }
+  return checkOutboundUrl(raw, { allowPrivate: options.allowPrivate, param: 'endpoint' });
 }
 
 /** Sends one encrypted payload to one browser's push service. Never throws. */
@@ -77,50 +64,53 @@ export async function sendPush(
     timeoutMs: number;
   },
 ): Promise<PushResult> {
+  let request: webPush.RequestDetails;
   try {
-    const host = new URL(target.endpoint).hostname.replace(/^\[|\]$/g, '');
-    // Literal addresses never reach the guarded lookup, so they are checked here.
-    if (!options.allowPrivate && (isIP(host) || /(^|\.)localhost\.?$/i.test(host)))
-      await assertPublicHost(host);
-    const response = await webPush.sendNotification(
+    request = webPush.generateRequestDetails(
       { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
       payload,
       {
         vapidDetails: options.vapid,
         TTL: options.ttlSeconds,
         urgency: options.urgent ? 'high' : 'normal',
-        timeout: options.timeoutMs,
-        agent: options.allowPrivate ? openAgent : guardedAgent,
       },
     );
+  } catch (err) {
+    // Keys a browser sent that cannot encrypt: no push service would accept this subscription.
+    return { status: null, accepted: false, gone: false, answer: (err as Error).message };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    // The client counts the body itself.
+    if (name.toLowerCase() !== 'content-length') headers[name] = String(value);
+  }
+  try {
+    const answer = await sendOutbound({
+      url: request.endpoint,
+      method: request.method,
+      headers,
+      ...(request.body ? { body: request.body } : {}),
+      allowPrivate: options.allowPrivate,
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: MAX_ANSWER_BYTES,
+    });
+    if (answer.status >= 200 && answer.status < 300) {
+      return { status: answer.status, accepted: true, gone: false, answer: `HTTP ${answer.status}` };
+    }
+    const gone = answer.status === 404 || answer.status === 410;
+    const body = answer.body.toString('utf8').slice(0, 200).trim();
     return {
-      status: response.statusCode,
-      accepted: true,
-      gone: false,
-      answer: `HTTP ${response.statusCode}`,
+      status: answer.status,
+      accepted: false,
+      gone,
+      answer: `HTTP ${answer.status}${body ? `: ${body}` : ''}${gone ? ' (the browser unsubscribed; removed)' : ''}`,
     };
   } catch (err) {
-    if (err instanceof webPush.WebPushError) {
-      const gone = err.statusCode === 404 || err.statusCode === 410;
-      const body = String(err.body ?? '')
-        .slice(0, 200)
-        .trim();
-      return {
-        status: err.statusCode,
-        accepted: false,
-        gone,
-        answer: `HTTP ${err.statusCode}${body ? `: ${body}` : ''}${gone ? ' (the browser unsubscribed; removed)' : ''}`,
-      };
-    }
-    if (err instanceof RefusedAddressError) {
-      return { status: null, accepted: false, gone: false, answer: `refused: ${err.message}` };
-    }
-    const e = err as NodeJS.ErrnoException;
     return {
       status: null,
       accepted: false,
       gone: false,
-      answer: e.code ? `${e.message} (${e.code})` : String(e.message ?? err),
+      answer: err instanceof OutboundError ? err.message : String(err),
     };
   }
 }

@@ -3,6 +3,8 @@
  * treatments and other events), its devices and their readings; log a treatment, weight, birth, move, sale or
  * note from here.
  */
+
+import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
@@ -249,7 +251,11 @@ export function Page({ farm, params }: PageProps) {
       <div><dt>Breed</dt><dd>${animal.breed ?? '—'}</dd></div>
       <div><dt>Sex</dt><dd>${animal.sex ?? '—'}</dd></div>
       <div><dt>Born</dt><dd>${animal.birth_date?.slice(0, 10) ?? '—'}</dd></div>
-      <div><dt>EID</dt><dd>${animal.eid ?? '—'}</dd></div>
+      <div><dt>EID</dt><dd>${animal.eid === null ? '—' : displayEid(animal.eid)}${
+        animal.eid !== null && animal.eid_format === 'other'
+          ? html` <small class="muted">(not an ISO 11784 number: kept as typed)</small>`
+          : null
+      }</dd></div>
       <div><dt>Group</dt><dd>${names.get(animal.group_id) ?? '—'}</dd></div>
       <div><dt>Paddock</dt><dd>${names.get(animal.paddock_id) ?? '—'}</dd></div>
       <div><dt>Latest weight</dt><dd>${amount(weights.at(-1)?.value, 'kg')}</dd></div>

@@ -22,17 +22,45 @@ type Link = Reply<'GET', '/v1/integrations/{id}/devices'>['data'][number];
 type Mapping = NonNullable<Link['mapping']>;
 type MappingPreview = Reply<'POST', '/v1/devices/{id}/lorawan/preview'>['preview'];
 
-const TYPES: readonly (readonly [IntegrationType, string])[] = [
-  ['chirpstack', 'ChirpStack (v4)'],
-  ['ttn', 'The Things Network / The Things Stack (v3)'],
-];
+/** Every network server the API offers (its registry's names): a new one fails to compile until named here. */
+const TYPES: Record<IntegrationType, string> = {
+  chirpstack: 'ChirpStack (v4)',
+  ttn: 'The Things Network / The Things Stack (v3)',
+};
 
 /** The message of a mapping that does not parse as JSON. */
 function notJson(error: unknown): string {
   return `The mapping is not JSON: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** The set-up steps for the network server, with the URL and secret where they are pasted. */
+type StepsProps = {
+  url: string;
+  bearer: string;
+  secret: string | null | undefined;
+  webhookId: string | null;
+};
+
+/** Each network server's set-up steps, with the URL and secret where they are pasted. */
+const STEPS: Record<IntegrationType, (p: StepsProps) => unknown> = {
+  chirpstack: ({ url, bearer, secret }) => html`<ol class="steps small">
+      <li>In ChirpStack open <strong>Tenant → Applications → your application → Integrations → HTTP</strong> and click <strong>+</strong>.</li>
+      <li><strong>Payload encoding</strong>: JSON.</li>
+      <li><strong>Event endpoint URL(s)</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
+      <li><strong>Headers</strong>: name <code>Authorization</code>, value <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
+      <li>Submit. Put the vendor's decoder in the device profile's <strong>Codec</strong> so uplinks carry decoded fields.</li>
+      <li>For commands: an API key (<strong>Tenant → API keys</strong>) and the REST API address go in API address and API key below.</li>
+    </ol>`,
+  ttn: ({ url, bearer, secret, webhookId }) => html`<ol class="steps small">
+    <li>In the TTN console open <strong>Applications → your application → Integrations → Webhooks → Add webhook → Custom webhook</strong>.</li>
+    <li><strong>Webhook ID</strong>: ${webhookId ? html`<code>${webhookId}</code>` : 'the Webhook ID set here'}; <strong>Webhook format</strong>: JSON.</li>
+    <li><strong>Base URL</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
+    <li><strong>Additional headers</strong>: <code>Authorization</code> = <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
+    <li><strong>Enabled event types</strong>: Uplink message, Join accept, and Downlink ack, nack, sent, failed and queued, each with an empty path.</li>
+    <li>For commands: an application API key with <em>Write downlink application traffic</em>, your cluster address (e.g. <code>https://eu1.cloud.thethings.network</code>) and the application id below.</li>
+  </ol>`,
+};
+
+/** The set-up steps for the integration's network server. */
 function SetupSteps({
   integration,
   secret,
@@ -40,26 +68,12 @@ function SetupSteps({
   integration: Integration | NewIntegration;
   secret: string | null | undefined;
 }) {
-  const bearer = `Bearer ${secret ?? '<the secret>'}`;
-  const url = integration.uplink_url;
-  if (integration.type === 'chirpstack') {
-    return html`<ol class="steps small">
-      <li>In ChirpStack open <strong>Tenant → Applications → your application → Integrations → HTTP</strong> and click <strong>+</strong>.</li>
-      <li><strong>Payload encoding</strong>: JSON.</li>
-      <li><strong>Event endpoint URL(s)</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
-      <li><strong>Headers</strong>: name <code>Authorization</code>, value <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
-      <li>Submit. Put the vendor's decoder in the device profile's <strong>Codec</strong> so uplinks carry decoded fields.</li>
-      <li>For commands: an API key (<strong>Tenant → API keys</strong>) and the REST API address go in API address and API key below.</li>
-    </ol>`;
-  }
-  return html`<ol class="steps small">
-    <li>In the TTN console open <strong>Applications → your application → Integrations → Webhooks → Add webhook → Custom webhook</strong>.</li>
-    <li><strong>Webhook ID</strong>: ${integration.webhook_id ? html`<code>${integration.webhook_id}</code>` : 'the Webhook ID set here'}; <strong>Webhook format</strong>: JSON.</li>
-    <li><strong>Base URL</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
-    <li><strong>Additional headers</strong>: <code>Authorization</code> = <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
-    <li><strong>Enabled event types</strong>: Uplink message, Join accept, and Downlink ack, nack, sent, failed and queued, each with an empty path.</li>
-    <li>For commands: an application API key with <em>Write downlink application traffic</em>, your cluster address (e.g. <code>https://eu1.cloud.thethings.network</code>) and the application id below.</li>
-  </ol>`;
+  return STEPS[integration.type]({
+    url: integration.uplink_url,
+    bearer: `Bearer ${secret ?? '<the secret>'}`,
+    secret,
+    webhookId: integration.webhook_id,
+  });
 }
 
 function AddIntegration({ farm, onAdded }: { farm: Farm; onAdded(): void }) {
@@ -90,7 +104,7 @@ function AddIntegration({ farm, onAdded }: { farm: Farm; onAdded(): void }) {
     <div class="form-grid">
       <div class="field"><label for="integration-type">Network server</label>
         <select id="integration-type" name="type" value=${type} onChange=${(e: Event) => setType(inputValue(e) as IntegrationType)}>
-          ${TYPES.map(([v, label]) => html`<option value=${v}>${label}</option>`)}
+          ${Object.entries(TYPES).map(([v, label]) => html`<option value=${v}>${label}</option>`)}
         </select></div>
       <${Field} name="name" label="Name" required placeholder="Farm gateway" ...${p} />
       <${Field} name="api_url" label="API address (for commands)" type="url" placeholder=${type === 'ttn' ? 'https://eu1.cloud.thethings.network' : 'https://chirpstack.example.com:8090'} ...${p} />
@@ -273,7 +287,7 @@ function IntegrationCard({
   };
   return html`<li class="card" id=${integration.id}>
     <div class="card-head"><h3 class="card-title">${integration.name}</h3>
-      <span class="small muted">${TYPES.find(([v]) => v === integration.type)?.[1]} · secret ${integration.secret_prefix}… · ${integration.api_url ? `commands via ${integration.api_url}` : 'no API address: uplinks only'}</span></div>
+      <span class="small muted">${TYPES[integration.type]} · secret ${integration.secret_prefix}… · ${integration.api_url ? `commands via ${integration.api_url}` : 'no API address: uplinks only'}</span></div>
     <p class="small">Uplink URL: <code>${integration.uplink_url}</code> <${CopyButton} value=${integration.uplink_url} label="Copy URL" /></p>
     <details><summary class="small">Set-up steps</summary><${SetupSteps} integration=${integration} secret=${secret} /></details>
     <div class="actions">

@@ -1,15 +1,15 @@
 /**
- * SSRF guard for webhook URLs. A webhook makes the service send requests to an address a user chose, so
- * unless the operator allows it (FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1, for a receiver on the farm LAN) the
- * service refuses every address that is not on the public internet: loopback, private, link-local, carrier-
- * grade NAT, unique-local, cloud metadata, multicast and reserved ranges, also when written as an IPv4-mapped,
- * IPv4-compatible, NAT64 or 6to4 IPv6 address. Names are resolved and every address they resolve to must pass.
- * The check runs when a webhook is saved and again inside each delivery's connection (see `guardedLookup`),
- * because DNS answers can change between the two.
+ * SSRF guard for every address a user chose (webhooks, LoRaWAN network servers, push services, client
+ * metadata documents, notification services): unless the operator allows it (FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1,
+ * for a receiver on the farm LAN) the service refuses every address that is not on the public internet:
+ * loopback, private, link-local, carrier-grade NAT, unique-local, cloud metadata, multicast and reserved
+ * ranges, also when written as an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address. Names are
+ * resolved and every address they resolve to must pass. The check runs when a URL is saved
+ * (calls/outbound-url.ts) and again inside each connection the outbound client opens (outbound.ts, through
+ * `guardedLookup` and `literalRefusal`), because DNS answers can change between the two.
  */
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { invalid } from '../../domain/errors.ts';
 
 type Range = { base: bigint; bits: number; reason: string };
 
@@ -112,7 +112,7 @@ function v4Reason(value: bigint): string | null {
 }
 
 /**
- * Why an IP address may not receive webhooks, as what the address is ("a loopback address", "not an IP
+ * Why an IP address may not be sent to, as what the address is ("a loopback address", "not an IP
  * address"), or null when it is a public address. Text that is not an IP address is refused too (the caller
  * resolves names first).
  */
@@ -139,20 +139,20 @@ export function refusalReason(address: string): string | null {
 export const ALLOW_PRIVATE_HINT =
   'On a self-hosted install, set FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1 to allow receivers on your own network.';
 
-/** A delivery or a save refused because the receiver's address is not public. */
+/** A connection or a save refused because the address is not public. */
 export class RefusedAddressError extends Error {
-  readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
+  readonly code = 'ERR_ADDRESS_REFUSED';
   constructor(host: string, address: string, reason: string) {
     super(
       `${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}; ` +
-        `webhooks are only sent to public internet addresses. ${ALLOW_PRIVATE_HINT}`,
+        `Farmstead sends requests only to public internet addresses. ${ALLOW_PRIVATE_HINT}`,
     );
   }
 }
 
-/** The URL's host without IPv6 brackets. */
-function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
+/** A host name without IPv6 brackets (URL.hostname keeps them). */
+export function bareHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '');
 }
 
 function isLocalhostName(host: string): boolean {
@@ -160,12 +160,28 @@ function isLocalhostName(host: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
+/** Which addresses are refused and why: `refusalReason`, or in the outbound client's own tests a stricter one. */
+export type AddressPolicy = (address: string) => string | null;
+
+/**
+ * The refusal for an IP literal that is not public; null for a public one or a name. A connection to a
+ * literal address never calls its `lookup`, so the outbound client asks this first.
+ */
+export function literalRefusal(
+  host: string,
+  policy: AddressPolicy = refusalReason,
+): RefusedAddressError | null {
+  if (!isIP(host)) return null;
+  const reason = policy(host);
+  return reason ? new RefusedAddressError(host, host, reason) : null;
+}
+
 /** Resolves the host (every address) and throws RefusedAddressError for the first address that is not public. */
 export async function assertPublicHost(host: string): Promise<void> {
   if (isLocalhostName(host)) throw new RefusedAddressError(host, host, 'a loopback name');
   if (isIP(host)) {
-    const reason = refusalReason(host);
-    if (reason) throw new RefusedAddressError(host, host, reason);
+    const literal = literalRefusal(host);
+    if (literal) throw literal;
     return;
   }
   const addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
@@ -175,51 +191,26 @@ export async function assertPublicHost(host: string): Promise<void> {
   }
 }
 
-const MAX_URL_LENGTH = 2048;
-
 /**
- * Validates a webhook URL for saving: an absolute http(s) URL whose host (unless private addresses are
- * allowed) resolves only to public addresses. Throws 400 naming `url`.
- */
-export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean }): Promise<string> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid('url', `url "${raw}" is not an absolute URL; use one like https://example.com/webhooks.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw invalid('url', `url must use http:// or https://, not ${url.protocol}//.`);
-  }
-  if (raw.length > MAX_URL_LENGTH) throw invalid('url', `url must be at most ${MAX_URL_LENGTH} characters.`);
-  if (!hostOf(url)) throw invalid('url', 'url must name a host.');
-  if (options.allowPrivate) return url.toString();
-  try {
-    await assertPublicHost(hostOf(url));
-  } catch (err) {
-    if (err instanceof RefusedAddressError) throw invalid('url', `url refused: ${err.message}`);
-    const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
-    throw invalid('url', `url host "${hostOf(url)}" could not be resolved (${code}).`);
-  }
-  return url.toString();
-}
-
-/**
- * A `lookup` for outgoing delivery connections: resolves like dns.lookup but fails the connection when any
+ * A `lookup` for outgoing connections: resolves like dns.lookup but fails the connection when any
  * address is not public. The check and the connection use the same answer, so a DNS change between a check
  * and the request (DNS rebinding) cannot slip a private address through.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '');
-    for (const { address } of addresses) {
-      const reason = refusalReason(address);
-      if (reason) return callback(new RefusedAddressError(hostname, address, reason), '');
-    }
-    const first = addresses[0];
-    if (!first)
-      return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
-    if (options.all) return callback(null, addresses);
-    callback(null, first.address, first.family);
-  });
-};
+export function guardedLookupWith(policy: AddressPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '');
+      for (const { address } of addresses) {
+        const reason = policy(address);
+        if (reason) return callback(new RefusedAddressError(hostname, address, reason), '');
+      }
+      const first = addresses[0];
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      if (options.all) return callback(null, addresses);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export const guardedLookup: LookupFunction = guardedLookupWith(refusalReason);
