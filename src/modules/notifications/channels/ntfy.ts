@@ -6,25 +6,19 @@
  * `X-Click` (the alert's page) and `X-Actions` (JSON: an open alert's notice carries an `http` action,
  * Acknowledge, that POSTs its single-use token to our acknowledge endpoint, and a `view` action, Open).
  * The token is sent as `Authorization: Bearer`, stored to be sent, never logged, and shown as its last four
- * characters only. The URL goes through the webhooks' SSRF guard when saved and again at each connection.
+ * characters only. The URL is checked when saved (checkOutboundUrl) and sent through the one outbound
+ * client (sendOutbound), whose guard checks the address each connection really goes to.
  * What its answers mean: 2xx accepted; 401/403 (a wrong token), 404, 413 and other 4xx but 408/429 are
  * final (retrying will not help); 408, 429, 5xx and no answer are retried; a refused address is final.
  */
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
 import { type Static, Type } from 'typebox';
+import { checkOutboundUrl } from '../../../calls/outbound-url.ts';
 import type { Db } from '../../../db/schema.ts';
 import type { AlertSeverity } from '../../../db/tables/alerts.ts';
 import { invalid } from '../../../domain/errors.ts';
 import type { RoleName } from '../../../domain/permissions.ts';
 import { parseJson } from '../../../lib/json.ts';
-import {
-  assertPublicHost,
-  checkWebhookUrl,
-  guardedLookup,
-  RefusedAddressError,
-} from '../../webhooks/url-guard.ts';
+import { OutboundError, type OutboundResponse, sendOutbound } from '../../../lib/outbound.ts';
 import { type NotificationRow, peopleWithTarget, targetOf } from '../repository.ts';
 import {
   ackEndpoint,
@@ -38,7 +32,7 @@ import {
 /** ntfy's topic names (its server refuses others). */
 const TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
 /** The most of an answer read (ntfy answers with a short JSON object). */
-const MAX_ANSWER_BYTES = 16_384;
+const MAX_ANSWER_BYTES = 65_536;
 
 const NtfyInput = Type.Object(
   {
@@ -168,71 +162,12 @@ export async function checkNtfyUrl(raw: string, options: { allowPrivate: boolean
       'ntfy.url must end with the topic’s name (letters, digits, - and _, at most 64), e.g. https://ntfy.sh/farm-alerts-7f3k.',
     );
   }
-  try {
-    return await checkWebhookUrl(url.toString(), options);
-  } catch (err) {
-    // The webhook guard names `url`; the same refusal names `ntfy.url` here.
-    if (err instanceof Error && 'param' in err)
-      throw invalid('ntfy.url', err.message.replace(/^url/, 'ntfy.url'));
-    throw err;
-  }
-}
-
-const httpGuarded = new http.Agent({ keepAlive: true, lookup: guardedLookup });
-const httpsGuarded = new https.Agent({ keepAlive: true, lookup: guardedLookup });
-const httpOpen = new http.Agent({ keepAlive: true });
-const httpsOpen = new https.Agent({ keepAlive: true });
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/**
- * One POST through the SSRF guard (the resolved address is checked at connect time, a literal address
- * before), with one deadline for the whole exchange and the answer read up to MAX_ANSWER_BYTES.
- */
-async function post(
-  target: URL,
-  headers: Record<string, string>,
-  body: string,
-  options: { allowPrivate: boolean; timeoutMs: number },
-): Promise<Answer> {
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && (isIP(host) || /(^|\.)localhost\.?$/i.test(host)))
-    await assertPublicHost(host);
-  const tls = target.protocol === 'https:';
-  const agent = options.allowPrivate ? (tls ? httpsOpen : httpOpen) : tls ? httpsGuarded : httpGuarded;
-  const send = tls ? https.request : http.request;
-  return new Promise<Answer>((resolve, reject) => {
-    const req = send(target, {
-      method: 'POST',
-      agent,
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
-        size += chunk.length;
-      });
-      res.on('error', reject);
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES),
-        }),
-      );
-    });
-    req.end(body);
-  });
+  return checkOutboundUrl(url.toString(), { ...options, param: 'ntfy.url' });
 }
 
 /** What ntfy's answer means for this notice. */
-function outcomeOf(answer: Answer) {
+function outcomeOf(response: OutboundResponse): Outcome {
+  const answer = { status: response.status, body: response.body.toString('utf8') };
   if (answer.status >= 200 && answer.status < 300) {
     const id = parseJson<{ id?: unknown }>(answer.body, {}).id;
     return {
@@ -286,7 +221,6 @@ export const ntfyChannel = {
     }
     const headers: Record<string, string> = {
       'Content-Type': 'text/plain; charset=utf-8',
-      'User-Agent': 'Farmstead',
       'X-Title': headerText(message.title),
       'X-Priority': String(message.priority),
       'X-Click': message.click,
@@ -295,21 +229,21 @@ export const ntfyChannel = {
     if (message.tags.length > 0) headers['X-Tags'] = message.tags.join(',');
     if (target.token) headers.Authorization = `Bearer ${target.token}`;
     try {
-      const answer = await post(new URL(target.url), headers, message.message, {
+      const response = await sendOutbound({
+        url: target.url,
+        method: 'POST',
+        headers,
+        body: message.message,
         allowPrivate: config.webhookAllowPrivate,
         timeoutMs: config.webhookTimeoutMs,
+        maxResponseBytes: MAX_ANSWER_BYTES,
       });
-      return outcomeOf(answer);
+      return outcomeOf(response);
     } catch (err) {
-      if (err instanceof RefusedAddressError) {
-        return { accepted: false, final: true, answer: `refused: ${err.message}` };
-      }
-      const e = err as NodeJS.ErrnoException;
-      return {
-        accepted: false,
-        final: false,
-        answer: e.code ? `${e.message} (${e.code})` : String(e.message ?? err),
-      };
+      if (!(err instanceof OutboundError)) return { accepted: false, final: false, answer: String(err) };
+      // A refused address stays refused; an answer too large to read may have been a publish: not again.
+      const final = err.kind === 'refused_address' || err.kind === 'bad_url' || err.kind === 'too_large';
+      return { accepted: false, final, answer: err.message };
     }
   },
 } satisfies ChannelAdapter<NtfyMessage, NtfyTarget>;
