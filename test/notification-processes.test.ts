@@ -4,7 +4,9 @@
  * certificate through NODE_EXTRA_CA_CERTS):
  *  - three workers at once on one PostgreSQL database: every notification received once, none twice;
  *  - a worker killed with `kill -9` mid-way, then another started: every notification is received, and none
- *    that was recorded as sent before the kill is sent again (only one in flight at the kill may be).
+ *    that was recorded as sent before the kill is sent again (only those in flight at the kill may be);
+ *  - a send in flight when the worker dies is sent again once its lease runs out, and the delivery log counts
+ *    that as its second attempt.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -32,6 +34,8 @@ function startWorker(t: TestApp, timeoutMs = 500): ChildProcess {
         ? { DATABASE_URL: t.config.databaseUrl }
         : { FARMSTEAD_DATA: t.config.dataDir }),
       LOG_LEVEL: 'warn',
+      // As the servers beside it are told (one environment file): the worker sends notifications anyway.
+      FARMSTEAD_NOTIFICATION_WORKER: '0',
       NODE_EXTRA_CA_CERTS: push.caFile,
       FARMSTEAD_WEBHOOK_ALLOW_PRIVATE: '1',
       FARMSTEAD_WEBHOOK_POLL_MS: '20',
@@ -143,6 +147,55 @@ for (const engine of ENGINES) {
         assert.equal(counts.size, expected, 'every notification reached its browser');
         for (const id of sentBeforeKill)
           assert.equal(counts.get(id), 1, `${id} was recorded as sent: once only`);
+      } finally {
+        push.delayMs = 0;
+        await stop(worker);
+      }
+    });
+
+    test('a send in flight when the worker is killed is sent again, as attempt 2', async () => {
+      const account = await t.account();
+      const farm = await make.farm(t, account.live_key, { name: 'One-alert farm', timezone: 'UTC' });
+      const person = await signedInPerson(t, account, 'owner');
+      const browser = push.subscription();
+      assert.equal(
+        (await person.request('POST', '/v1/me/push-subscriptions', { body: browser.json })).status,
+        201,
+      );
+      const house = await make.device(t, account.live_key, farm.id, { type: 'house', name: 'House' });
+      assert.equal(
+        (await make.report(t, house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 30 }] }))
+          .status,
+        200,
+      );
+      // The push service answers 300 ms after a push arrived: the worker is killed in between, after the
+      // channel has the notice and before its answer is recorded.
+      push.delayMs = 300;
+      let worker = startWorker(t);
+      try {
+        const [id] = await waitFor('the push arriving', () => {
+          const ids = receivedBy([browser.id]);
+          return ids.length > 0 && ids;
+        });
+        worker.kill('SIGKILL');
+        await once(worker, 'exit');
+        push.delayMs = 0;
+        const [row] = await notificationRows(t, farm.id);
+        assert.equal(row?.status, 'pending', 'the answer was never recorded');
+        worker = startWorker(t);
+        await waitFor(
+          'the notice sent again once its lease ran out',
+          async () => (await notificationRows(t, farm.id))[0]?.status === 'sent',
+          30_000,
+        );
+        assert.deepEqual(receivedBy([browser.id]), [id, id], 'the notice in flight was sent twice');
+        const log = await person.request<{ data: { id: string; status: string; attempts: number }[] }>(
+          'GET',
+          '/v1/me/notifications',
+        );
+        const entry = log.body.data.find((n) => n.id === id);
+        assert.equal(entry?.status, 'sent');
+        assert.equal(entry?.attempts, 2, 'the re-send is counted as the second attempt');
       } finally {
         push.delayMs = 0;
         await stop(worker);

@@ -12,8 +12,9 @@ import { JOBS } from '../workers/jobs.ts';
 import { startWorkers } from '../workers/runner.ts';
 
 export async function worker(): Promise<void> {
-  // This process exists to deliver webhooks, whatever FARMSTEAD_WEBHOOK_WORKER says for `serve`.
-  const config = { ...loadConfig(), webhookWorkerInProcess: true };
+  // This process exists to send webhooks and notifications, whatever FARMSTEAD_WEBHOOK_WORKER and
+  // FARMSTEAD_NOTIFICATION_WORKER say for `serve` (the two share one environment file in deploy/).
+  const config = { ...loadConfig(), webhookWorkerInProcess: true, notificationWorkerInProcess: true };
   const database = await openDatabase(config);
   // Fastify's logger (pino) without a server, so worker logs look like the server's.
   const log = Fastify({ logger: loggerOptions(config) }).log;

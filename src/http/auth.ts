@@ -12,7 +12,6 @@
  * Keys are looked up by their SHA-256 hash, through a short-lived per-process cache (src/calls/key-cache.ts)
  * that revocation, rotation and deletion clear at once in this process and, by notification, in every other.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
@@ -29,10 +28,10 @@ import type { Db } from '../db/schema.ts';
 import { AppError } from '../domain/errors.ts';
 import { type Policy, ROLE_PRESETS } from '../domain/permissions.ts';
 import type { Surface } from '../domain/usage.ts';
-import { hashSecret } from '../lib/secrets.ts';
+import { hashSecret, sameSecret } from '../lib/secrets.ts';
 import { MINUTE_MS } from '../lib/time.ts';
 import { checkAccess } from './permissions.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { LimitKind, RateLimiter } from './rate-limit.ts';
 
 export type AuthKind = 'api' | 'device' | 'none';
 
@@ -69,12 +68,6 @@ export function clearedSessionCookie(secure: boolean): string {
     sameSite: 'lax',
     secure,
   });
-}
-
-function sameSecret(sent: string, expected: string): boolean {
-  const a = Buffer.from(sent);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 declare module 'fastify' {
@@ -160,36 +153,66 @@ async function authenticateApiKey(db: Db, keys: ApiKeyStore, token: string | nul
 /** Looks up a device key; installed by the devices module so auth stays in one place. */
 export type DeviceAuthenticator = (db: Db, token: string) => Promise<Omit<DeviceCaller, 'kind'> | null>;
 
-export function registerAuth(
-  app: FastifyInstance,
-  deps: {
-    db: Db;
-    /** Counts each authenticated call (modules/usage's UsageCounter). */
-    usage: { count(accountId: string, surface: Surface, at: number): void };
-    apiKeys: ApiKeyStore;
-    deviceAuthenticator?: DeviceAuthenticator;
-    sessionAuthenticator?: SessionAuthenticator;
-    agentAuthenticator?: AgentAuthenticator;
-    /** The sessions' clock (idle expiry); Date.now unless a test injects one. */
-    clock?: () => number;
-    /** Derives a session's CSRF token from its cookie token. */
-    csrfTokenOf?: (token: string) => string;
-    /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
-    limiter?: RateLimiter | null;
-    /** PostgreSQL: where to LISTEN for keys revoked by other processes (src/calls/key-cache.ts). */
-    databaseUrl?: string | null;
-  },
-): void {
-  const clock = deps.clock ?? Date.now;
-  const lastUsed = new LastUsedTracker(deps.db, deps.apiKeys);
+/** What authentication is given: the lookups the modules install, the limiter, the usage counter. */
+export interface AuthDeps {
+  db: Db;
+  /** Counts each authenticated call (modules/usage's UsageCounter). */
+  usage: { count(accountId: string, surface: Surface, at: number): void };
+  apiKeys: ApiKeyStore;
+  deviceAuthenticator?: DeviceAuthenticator;
+  sessionAuthenticator?: SessionAuthenticator;
+  agentAuthenticator?: AgentAuthenticator;
+  /** The sessions' clock (idle expiry); Date.now unless a test injects one. */
+  clock?: () => number;
+  /** Derives a session's CSRF token from its cookie token. */
+  csrfTokenOf?: (token: string) => string;
+  /** Null or absent: no rate limits (FARMSTEAD_RATE_LIMIT=off). */
+  limiter?: RateLimiter | null;
+  /** PostgreSQL: where to LISTEN for keys revoked by other processes (src/calls/key-cache.ts). */
+  databaseUrl?: string | null;
+}
+
+/** What each credential's check is handed: the deps, the sessions' clock and the last-used tracker. */
+interface AuthContext {
+  deps: AuthDeps;
+  clock: () => number;
+  lastUsed: LastUsedTracker;
+}
+
+export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
+  const context: AuthContext = {
+    deps,
+    clock: deps.clock ?? Date.now,
+    lastUsed: new LastUsedTracker(deps.db, deps.apiKeys),
+  };
   const keyChanges = new KeyChangeListener(deps.databaseUrl ?? null, (err) =>
     app.log.warn({ err }, 'key revocation notifications: connection lost; reconnecting'),
   );
   app.addHook('onClose', async () => keyChanges.close());
   app.decorateRequest('caller', null);
+  addChallenge(app);
 
-  // Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
-  // On an OAuth-protected route it names the protected resource metadata, where an MCP client starts.
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // Unmatched routes fall to the 404 handler, which needs no key.
+    if (!request.routeOptions.url) return;
+    const auth = request.routeOptions.config.auth ?? 'api';
+    if (auth === 'none') return;
+    keyChanges.ensure();
+    try {
+      if (auth === 'device') await byDeviceKey(context, request, reply);
+      else await byApiCredential(context, request, reply);
+    } catch (err) {
+      await limitFailure(context, request, reply, err);
+      throw err;
+    }
+  });
+}
+
+/**
+ * Only a 401 asks for credentials (RFC 9110 §11.6.1); successful answers carry no challenge.
+ * On an OAuth-protected route it names the protected resource metadata, where an MCP client starts.
+ */
+function addChallenge(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 401) {
       const url = request.routeOptions.url;
@@ -201,139 +224,182 @@ export function registerAuth(
     }
     done(null, payload);
   });
+}
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    // Unmatched routes fall to the 404 handler, which needs no key.
-    if (!request.routeOptions.url) return;
-    const auth = request.routeOptions.config.auth ?? 'api';
-    if (auth === 'none') return;
-    keyChanges.ensure();
-    try {
-      if (auth === 'device') await authenticateDeviceRequest(request, reply);
-      else await authenticateApiRequest(request, reply);
-    } catch (err) {
-      // Failed keys are counted per address; past the limit they answer 429 instead of 401.
-      if (err instanceof AppError && err.code === 'unauthorized') {
-        await deps.limiter?.failedAuthentication(request.ip, reply);
-      }
-      throw err;
-    }
-  });
-
-  async function authenticateDeviceRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
-    if (!token.startsWith('rd_')) {
-      throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
-    }
-    const authenticator = deps.deviceAuthenticator;
-    const device = authenticator
-      ? await deviceKeyCache.lookup(deps.db, hashSecret(token), async () => {
-          const found = await authenticator(deps.db, token);
-          return found && { value: found, id: found.deviceId, farmId: found.farmId };
-        })
-      : null;
-    if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
-    request.caller = { kind: 'device', ...device };
-    logWith(request, reply, { device: device.deviceId });
-    await deps.limiter?.hitKey('device', device.deviceId, reply);
-    deps.usage.count(device.accountId, request.routeOptions.config.surface ?? 'ingest', Date.now());
+/** A route taking an API key: which credential the request carries decides who checks it. */
+async function byApiCredential(context: AuthContext, request: FastifyRequest, reply: FastifyReply) {
+  // A bearer header wins over a cookie: a script's key is never overridden by a browser's session.
+  if (!request.headers.authorization && context.deps.sessionAuthenticator) {
+    const token = sessionToken(request);
+    if (token !== null) return bySession(context, request, reply, token);
   }
-
-  async function authenticateApiRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // A bearer header wins over a cookie: a script's key is never overridden by a browser's session.
-    if (!request.headers.authorization && deps.sessionAuthenticator) {
-      const token = sessionToken(request);
-      if (token !== null) return authenticateSessionRequest(request, reply, token);
-    }
-    const now = Date.now();
-    const token = bearerToken(request.headers.authorization);
-    if (request.routeOptions.config.oauth && !token) {
-      throw unauthorized(
-        'Sign in to use this MCP server. An MCP client with OAuth (Claude, ChatGPT, MCP Inspector…) finds the sign-in from the resource_metadata of the WWW-Authenticate header and opens Farmstead’s consent page; add the server by its URL alone. Scripts can send an API key instead: "Authorization: Bearer rk_live_…" (or rk_test_…).',
-      );
-    }
-    if (token?.startsWith('ro_')) return authenticateAgentRequest(request, reply, token);
-    const { lastUsedAt, ...caller } = await authenticateApiKey(deps.db, deps.apiKeys, token);
-    request.caller = { kind: 'api', ...caller };
-    logWith(request, reply, { key: caller.prefix });
-    await deps.limiter?.hitKey('api', caller.keyId, reply);
-    await lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
-    deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
-    checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
+  const token = bearerToken(request.headers.authorization);
+  if (request.routeOptions.config.oauth && !token) {
+    throw unauthorized(
+      'Sign in to use this MCP server. An MCP client with OAuth (Claude, ChatGPT, MCP Inspector…) finds the sign-in from the resource_metadata of the WWW-Authenticate header and opens Farmstead’s consent page; add the server by its URL alone. Scripts can send an API key instead: "Authorization: Bearer rk_live_…" (or rk_test_…).',
+    );
   }
+  if (token?.startsWith('ro_')) return byAccessToken(context, request, reply, token);
+  return byApiKey(context, request, reply, token);
+}
 
-  async function authenticateAgentRequest(request: FastifyRequest, reply: FastifyReply, token: string) {
-    const url = request.routeOptions.url ?? '';
-    const resource = `${request.protocol}://${request.host}${url}`;
-    if (!request.routeOptions.config.oauth) {
-      throw unauthorized(
-        'This is an OAuth access token for the MCP server; it is refused elsewhere (RFC 8707). The REST API takes an API key (rk_live_… or rk_test_…).',
-      );
-    }
-    const now = clock();
-    const found = deps.agentAuthenticator ? await deps.agentAuthenticator(deps.db, token, now) : null;
-    if (!found) {
-      throw unauthorized(
-        'This access token is not valid: unknown, expired or revoked. Refresh it, or connect again.',
-      );
-    }
-    if (found.agent.resource !== resource) {
-      throw unauthorized(
-        `This access token was issued for the resource ${found.agent.resource}, not ${resource} (RFC 8707); connect to this server to get one for it.`,
-      );
-    }
-    const { lastUsedAt: _lastUsed, ...caller } = found;
-    request.caller = { kind: 'api', ...caller };
-    logWith(request, reply, { agent: caller.keyId });
-    await deps.limiter?.hitKey('api', caller.keyId, reply);
-    deps.usage.count(caller.accountId, request.routeOptions.config.surface ?? 'api', now);
-    checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
+/** A device key `rd_…`, on the device endpoints. */
+async function byDeviceKey(
+  context: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) throw unauthorized('Send the device key in the header "Authorization: Bearer rd_…".');
+  if (!token.startsWith('rd_')) {
+    throw unauthorized('This endpoint takes a device key (rd_…), not an API key.');
   }
+  const { db, deviceAuthenticator: authenticator } = context.deps;
+  const device = authenticator
+    ? await deviceKeyCache.lookup(db, hashSecret(token), async () => {
+        const found = await authenticator(db, token);
+        return found && { value: found, id: found.deviceId, farmId: found.farmId };
+      })
+    : null;
+  if (!device) throw unauthorized('This device key is not valid: it is unknown or has been rotated.');
+  request.caller = { kind: 'device', ...device };
+  logWith(request, reply, { device: device.deviceId });
+  await limitCaller(context, 'device', device.deviceId, reply);
+  countUsage(context, request, device.accountId, Date.now(), 'ingest');
+}
 
-  async function authenticateSessionRequest(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    token: string,
-  ): Promise<void> {
-    const now = clock();
-    const found = deps.sessionAuthenticator ? await deps.sessionAuthenticator(deps.db, token, now) : null;
-    if (!found || !deps.csrfTokenOf) {
-      reply.header('set-cookie', clearedSessionCookie(request.protocol === 'https'));
-      throw unauthorized(
-        'Your session has ended (signed out, idle for 30 days, or the password changed). Sign in again: POST /v1/session.',
-      );
-    }
-    const { accountId, mode, ...person } = found;
-    const policy: Policy = ROLE_PRESETS[person.role];
-    const session: SessionIdentity = { ...person, csrfToken: deps.csrfTokenOf(token) };
-    request.caller = {
-      kind: 'api',
-      accountId,
-      keyId: person.personId,
-      keyName: `session of ${person.email}`,
-      mode,
-      prefix: 'session',
-      grants: policy.families,
-      farms: null,
-      policy,
-      session,
-    };
-    logWith(request, reply, { person: person.personId });
-    if (!SAFE_METHODS.has(request.method)) {
-      const sent = request.headers['x-csrf-token'];
-      if (typeof sent !== 'string' || !sameSecret(sent, session.csrfToken)) {
-        throw new AppError(
-          'forbidden',
-          'This request is signed in with a session cookie, so it must send the session’s CSRF token in the X-CSRF-Token header (csrf_token of GET /v1/session).',
-        );
-      }
-    }
-    // Every signed-in person of an account shares one limit, as one key would.
-    await deps.limiter?.hitKey('session', accountId, reply);
-    deps.usage.count(accountId, request.routeOptions.config.surface ?? 'api', now);
-    checkAccess(request.routeOptions.config.access, { policy, farms: null, role: person.role });
+/** An API key `rk_live_…` / `rk_test_…` (or none: the 401 says what to send). */
+async function byApiKey(
+  context: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string | null,
+): Promise<void> {
+  const now = Date.now();
+  const { lastUsedAt, ...caller } = await authenticateApiKey(context.deps.db, context.deps.apiKeys, token);
+  request.caller = { kind: 'api', ...caller };
+  logWith(request, reply, { key: caller.prefix });
+  await limitCaller(context, 'api', caller.keyId, reply);
+  await context.lastUsed.touch(caller.keyId, lastUsedAt, now, request.log);
+  countUsage(context, request, caller.accountId, now);
+  checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
+}
+
+/** An OAuth access token `ro_…`, only on routes marked `oauth` and only for the resource it was issued for. */
+async function byAccessToken(
+  context: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+): Promise<void> {
+  const url = request.routeOptions.url ?? '';
+  const resource = `${request.protocol}://${request.host}${url}`;
+  if (!request.routeOptions.config.oauth) {
+    throw unauthorized(
+      'This is an OAuth access token for the MCP server; it is refused elsewhere (RFC 8707). The REST API takes an API key (rk_live_… or rk_test_…).',
+    );
   }
+  const now = context.clock();
+  const { db, agentAuthenticator } = context.deps;
+  const found = agentAuthenticator ? await agentAuthenticator(db, token, now) : null;
+  if (!found) {
+    throw unauthorized(
+      'This access token is not valid: unknown, expired or revoked. Refresh it, or connect again.',
+    );
+  }
+  if (found.agent.resource !== resource) {
+    throw unauthorized(
+      `This access token was issued for the resource ${found.agent.resource}, not ${resource} (RFC 8707); connect to this server to get one for it.`,
+    );
+  }
+  const { lastUsedAt: _lastUsed, ...caller } = found;
+  request.caller = { kind: 'api', ...caller };
+  logWith(request, reply, { agent: caller.keyId });
+  await limitCaller(context, 'api', caller.keyId, reply);
+  countUsage(context, request, caller.accountId, now);
+  checkAccess(request.routeOptions.config.access, { policy: caller.policy, farms: caller.farms });
+}
+
+/**
+ * A console session cookie: the person acts with the account, the session's mode and their role's policy,
+ * and every write carries the session's CSRF token.
+ */
+async function bySession(
+  context: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+): Promise<void> {
+  const now = context.clock();
+  const { db, sessionAuthenticator, csrfTokenOf } = context.deps;
+  const found = sessionAuthenticator ? await sessionAuthenticator(db, token, now) : null;
+  if (!found || !csrfTokenOf) {
+    reply.header('set-cookie', clearedSessionCookie(request.protocol === 'https'));
+    throw unauthorized(
+      'Your session has ended (signed out, idle for 30 days, or the password changed). Sign in again: POST /v1/session.',
+    );
+  }
+  const { accountId, mode, ...person } = found;
+  const policy: Policy = ROLE_PRESETS[person.role];
+  const session: SessionIdentity = { ...person, csrfToken: csrfTokenOf(token) };
+  request.caller = {
+    kind: 'api',
+    accountId,
+    keyId: person.personId,
+    keyName: `session of ${person.email}`,
+    mode,
+    prefix: 'session',
+    grants: policy.families,
+    farms: null,
+    policy,
+    session,
+  };
+  logWith(request, reply, { person: person.personId });
+  checkCsrf(request, session.csrfToken);
+  // Every signed-in person of an account shares one limit, as one key would.
+  await limitCaller(context, 'session', accountId, reply);
+  countUsage(context, request, accountId, now);
+  checkAccess(request.routeOptions.config.access, { policy, farms: null, role: person.role });
+}
+
+/** A write signed in with a cookie must prove it came from the console, not from another site's form. */
+function checkCsrf(request: FastifyRequest, csrfToken: string): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const sent = request.headers['x-csrf-token'];
+  if (typeof sent !== 'string' || !sameSecret(sent, csrfToken)) {
+    throw new AppError(
+      'forbidden',
+      'This request is signed in with a session cookie, so it must send the session’s CSRF token in the X-CSRF-Token header (csrf_token of GET /v1/session).',
+    );
+  }
+}
+
+/** Each caller's own rate limit (http/rate-limit.ts): past it, 429 with Retry-After. */
+async function limitCaller(context: AuthContext, kind: LimitKind, id: string, reply: FastifyReply) {
+  await context.deps.limiter?.hitKey(kind, id, reply);
+}
+
+/** Failed credentials are counted per address; past the limit they answer 429 instead of 401. */
+async function limitFailure(
+  context: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+) {
+  if (err instanceof AppError && err.code === 'unauthorized') {
+    await context.deps.limiter?.failedAuthentication(request.ip, reply);
+  }
+}
+
+/** Counts an authenticated call for its account, under the route's usage surface. */
+function countUsage(
+  context: AuthContext,
+  request: FastifyRequest,
+  accountId: string,
+  at: number,
+  surface: Surface = 'api',
+): void {
+  context.deps.usage.count(accountId, request.routeOptions.config.surface ?? surface, at);
 }
 
 /**

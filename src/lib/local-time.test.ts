@@ -22,6 +22,44 @@ test('a clock time skipped by DST moves past the gap; a repeated one is its firs
   assert.equal(skipped, Date.UTC(2026, 2, 8, 8, 30), '02:30 does not exist; 03:30 CDT');
   const repeated = zonedTimeToUtc({ year: 2026, month: 11, day: 1, hour: 1, minute: 30 }, chicago);
   assert.equal(repeated, Date.UTC(2026, 10, 1, 6, 30), '01:30 CDT, the first of the two');
+  // East of Greenwich too: London's 01:30 on 25 October 2026 is first BST (00:30 UTC), then GMT.
+  const london = zonedTimeToUtc({ year: 2026, month: 10, day: 25, hour: 1, minute: 30 }, 'Europe/London');
+  assert.equal(london, Date.UTC(2026, 9, 25, 0, 30), '01:30 BST, the first of the two');
+  const lordHowe = zonedTimeToUtc(
+    { year: 2026, month: 10, day: 4, hour: 2, minute: 15 },
+    'Australia/Lord_Howe',
+  );
+  assert.equal(lordHowe, Date.UTC(2026, 9, 3, 15, 45), 'a half-hour gap: 02:15 does not exist; 02:45');
+});
+
+test('the answers do not depend on the server’s own time zone', () => {
+  const host = process.env.TZ;
+  // A different minute on each host, so no answer comes from the conversions remembered on another.
+  const ask = (m: number) => [
+    zonedTimeToUtc({ year: 2026, month: 10, day: 25, hour: 1, minute: m }, 'Europe/London'),
+    zonedTimeToUtc({ year: 2026, month: 10, day: 25, hour: 2, minute: m }, 'Europe/London'),
+    zonedTimeToUtc({ year: 2026, month: 3, day: 29, hour: 2, minute: m }, 'Europe/Berlin'),
+    zonedTimeToUtc({ year: 2026, month: 11, day: 1, hour: 1, minute: m }, chicago),
+  ];
+  try {
+    // Node re-reads TZ when it changes; a host zone changing clocks at the same moment is the hard case.
+    ['UTC', 'Europe/Berlin', 'Europe/London', 'Asia/Tokyo', 'America/Chicago'].forEach((zone, m) => {
+      process.env.TZ = zone;
+      assert.deepEqual(
+        ask(m),
+        [
+          Date.UTC(2026, 9, 25, 0, m), // 01:mm BST, the first of the two
+          Date.UTC(2026, 9, 25, 2, m), // 02:mm GMT
+          Date.UTC(2026, 2, 29, 1, m), // 02:mm does not exist; 03:mm CEST
+          Date.UTC(2026, 10, 1, 6, m), // 01:mm CDT, the first of the two
+        ],
+        zone,
+      );
+    });
+  } finally {
+    if (host === undefined) delete process.env.TZ;
+    else process.env.TZ = host;
+  }
 });
 
 test('localDayBounds are local midnights: 23-hour and 25-hour days at the DST changes', () => {

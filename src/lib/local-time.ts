@@ -1,7 +1,9 @@
 /**
  * Wall-clock time in a farm's IANA time zone: "today" for a farmer is the local calendar day, not the
- * UTC one. Formatters are cached per zone (building one costs far more than using it).
+ * UTC one. A zone's offset at an instant is `@date-fns/tz`'s `tzOffset` (over the runtime's own zone
+ * data); this file keeps only the rule for wall-clock times that a DST change skips or repeats.
  */
+import { tzOffset } from '@date-fns/tz/tzOffset';
 import { DAY_MS } from './time.ts';
 
 export interface LocalDateTime {
@@ -13,69 +15,69 @@ export interface LocalDateTime {
   minute: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
 type LocalParts = LocalDateTime & { second: number };
 
-/** Instants already converted (zone and instant): the brief converts the same due times and midnights over and over. */
-const converted = new Map<string, Readonly<LocalParts>>();
+/** A zone the runtime does not know is a programming error (farm zones are checked when saved), never NaN. */
+function checked(value: number, timeZone: string): number {
+  if (Number.isNaN(value)) throw new RangeError(`Invalid time zone specified: ${timeZone}`);
+  return value;
+}
+
+/**
+ * Conversions already made, both ways (zone and instant, zone and wall-clock time): the brief converts the
+ * same due times and midnights over and over, and each fresh one asks Intl at least once.
+ */
 const CONVERTED_LIMIT = 5_000;
+const toLocal = new Map<string, Readonly<LocalParts>>();
+const toInstant = new Map<string, number>();
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): T {
+  if (cache.size >= CONVERTED_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
 
 /** The local calendar date and clock time of an instant in a time zone. */
 export function localParts(at: number, timeZone: string): LocalParts {
   const key = `${at} ${timeZone}`;
-  const known = converted.get(key);
+  const known = toLocal.get(key);
   if (known) return { ...known };
-  const out = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
-  // formatToParts is the slow part of every conversion (a tenth of a brief's time before this cache).
-  for (const part of formatter(timeZone).formatToParts(new Date(at))) {
-    if (part.type in out) out[part.type as keyof typeof out] = Number(part.value);
-  }
-  if (converted.size >= CONVERTED_LIMIT) converted.delete(converted.keys().next().value as string);
-  converted.set(key, { ...out });
-  return out;
+  // The wall clock is the instant moved by the zone's offset, read in UTC (as TZDate does).
+  const local = new Date(at + zoneOffsetMs(at, timeZone));
+  const out = {
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
+  };
+  return { ...remember(toLocal, key, out) };
 }
 
 /** How far the zone's wall clock is ahead of UTC at an instant, in ms (Chicago in summer: −5 h). */
 export function zoneOffsetMs(at: number, timeZone: string): number {
-  const p = localParts(at, timeZone);
-  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return wall - (at - (((at % 1000) + 1000) % 1000));
+  // tzOffset answers in minutes, with a fraction for the few historical offsets that had seconds.
+  return Math.round(checked(tzOffset(timeZone, new Date(at)), timeZone) * 60) * 1000;
 }
 
 /**
  * The instant a wall-clock time happens in a zone. A time skipped by a DST change resolves to the
- * moment after the gap; a repeated one to its first occurrence.
+ * moment after the gap (as a Date does: 02:30 on a spring-forward night is 03:30); a repeated one to
+ * its first occurrence. Built on tzOffset rather than TZDate's constructor: that one resolves repeated
+ * times through the host's own zone, so its answer changed with the server's TZ (date-fns/tz#25).
  */
 export function zonedTimeToUtc(local: LocalDateTime, timeZone: string): number {
   const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
-  const first = wall - zoneOffsetMs(wall, timeZone);
-  const second = wall - zoneOffsetMs(first, timeZone);
-  if (first === second) return first;
-  // Around a DST change the two guesses differ; the earlier one that maps back to the wall time wins.
-  const candidates = [Math.min(first, second), Math.max(first, second)];
-  for (const at of candidates) {
-    if (at + zoneOffsetMs(at, timeZone) === wall) return at;
-  }
-  return Math.max(first, second);
+  const key = `${wall} ${timeZone}`;
+  const known = toInstant.get(key);
+  if (known !== undefined) return known;
+  // The offsets in force a day either side: one zone change at most lies between them.
+  const before = zoneOffsetMs(wall - DAY_MS, timeZone);
+  const after = zoneOffsetMs(wall + DAY_MS, timeZone);
+  const real = [wall - before, wall - after].filter((at) => at + zoneOffsetMs(at, timeZone) === wall);
+  // Neither reading is real inside a gap: the clock before the change, carried on, lands after it.
+  return remember(toInstant, key, real.length === 0 ? wall - before : Math.min(...real));
 }
 
 /** Midnight at the start of the local day that `at` falls on, and the next local midnight. */

@@ -64,6 +64,12 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  deliveryOutcomes: new Counter({
+    name: 'farmstead_delivery_outcomes_total',
+    help: 'Settled attempts of the delivery queue (db/delivery-queue.ts), by queue (webhooks, notifications, downlinks) and outcome (succeeded, retrying, failed, expired, skipped).',
+    labelNames: ['queue', 'outcome'] as const,
+    registers: [registry],
+  }),
   webhookPending: new Gauge({
     name: 'farmstead_webhook_deliveries_pending',
     help: 'Webhook deliveries waiting to be sent (read from the database on scrape).',

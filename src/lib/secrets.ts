@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomFillSync } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -31,6 +31,19 @@ export function randomToken(length: number): string {
  */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/**
+ * Whether a secret that was sent equals the one expected, in time that does not depend on where they
+ * first differ (so an attacker cannot find it byte by byte). Strings are compared as their UTF-8 bytes.
+ * Only the length can leak, and it is no secret: every kind of token here has a fixed length or is a
+ * hash of one.
+ */
+export function sameSecret(sent: string | Uint8Array, expected: string | Uint8Array): boolean {
+  const a = typeof sent === 'string' ? Buffer.from(sent) : sent;
+  const b = typeof expected === 'string' ? Buffer.from(expected) : expected;
+  // timingSafeEqual throws on different lengths: unequal, without a comparison.
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export type KeyMode = 'live' | 'test';

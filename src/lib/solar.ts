@@ -1,70 +1,26 @@
 /**
- * Where the sun is, from NOAA's solar calculator equations (the Meeus-based "NOAA Solar Calculations"
- * spreadsheet): declination and equation of time from the Julian century, then the hour angle. Good
- * to about a minute between ±72° latitude, which is far finer than "is it dark at the farm?" needs.
- * Pure functions of time and place; no clock, no I/O.
+ * Where the sun is, from `suncalc` (Meeus' *Astronomical Algorithms*, the figures timeanddate.com and
+ * the U.S. Naval Observatory publish). Sunrise and sunset are when the sun's upper limb touches the
+ * horizon: its centre 0.833° below it (refraction and radius), suncalc's `sunrise`/`sunset`. Pure
+ * functions of time and place; no clock, no I/O.
  */
+import { getPosition, getTimes } from 'suncalc';
 
-const DAY_MS = 86_400_000;
-/** Sunrise and sunset are when the sun's upper limb touches the horizon: centre 0.833° below it (refraction + radius). */
-export const SUNRISE_ELEVATION_DEG = -0.833;
+const HOUR_MS = 3_600_000;
 
-const rad = (deg: number): number => (deg * Math.PI) / 180;
-const deg = (r: number): number => (r * 180) / Math.PI;
-
-interface SunAt {
-  /** Declination, degrees. */
-  declination: number;
-  /** Equation of time, minutes (apparent minus mean solar time). */
-  eqTimeMin: number;
-}
-
-/** Declination and equation of time at an instant (epoch ms). */
-function sunAt(at: number): SunAt {
-  const julianDay = at / DAY_MS + 2440587.5;
-  const t = (julianDay - 2451545) / 36525;
-  const meanLong = (((280.46646 + t * (36000.76983 + t * 0.0003032)) % 360) + 360) % 360;
-  const meanAnom = 357.52911 + t * (35999.05029 - 0.0001537 * t);
-  const ecc = 0.016708634 - t * (0.000042037 + 0.0000001267 * t);
-  const centre =
-    Math.sin(rad(meanAnom)) * (1.914602 - t * (0.004817 + 0.000014 * t)) +
-    Math.sin(rad(2 * meanAnom)) * (0.019993 - 0.000101 * t) +
-    Math.sin(rad(3 * meanAnom)) * 0.000289;
-  const omega = 125.04 - 1934.136 * t;
-  const appLong = meanLong + centre - 0.00569 - 0.00478 * Math.sin(rad(omega));
-  const meanObliq = 23 + (26 + (21.448 - t * (46.815 + t * (0.00059 - t * 0.001813))) / 60) / 60;
-  const obliq = meanObliq + 0.00256 * Math.cos(rad(omega));
-  const declination = deg(Math.asin(Math.sin(rad(obliq)) * Math.sin(rad(appLong))));
-  const y = Math.tan(rad(obliq / 2)) ** 2;
-  const l0 = rad(meanLong);
-  const m = rad(meanAnom);
-  const eqTimeMin =
-    4 *
-    deg(
-      y * Math.sin(2 * l0) -
-        2 * ecc * Math.sin(m) +
-        4 * ecc * y * Math.sin(m) * Math.cos(2 * l0) -
-        0.5 * y * y * Math.sin(4 * l0) -
-        1.25 * ecc * ecc * Math.sin(2 * m),
-    );
-  return { declination, eqTimeMin };
-}
-
-/** The sun's elevation above the horizon in degrees (no refraction), at an instant and place. */
+/** The sun's apparent (refraction-corrected) elevation above the horizon in degrees, at an instant and place. */
 export function solarElevation(at: number, lat: number, lon: number): number {
-  const { declination, eqTimeMin } = sunAt(at);
-  const minutesOfDay = (((at % DAY_MS) + DAY_MS) % DAY_MS) / 60_000;
-  const trueSolarMin = (((minutesOfDay + eqTimeMin + 4 * lon) % 1440) + 1440) % 1440;
-  const hourAngle = trueSolarMin / 4 - 180;
-  const cosZenith =
-    Math.sin(rad(lat)) * Math.sin(rad(declination)) +
-    Math.cos(rad(lat)) * Math.cos(rad(declination)) * Math.cos(rad(hourAngle));
-  return 90 - deg(Math.acos(Math.min(1, Math.max(-1, cosZenith))));
+  return getPosition(new Date(at), lat, lon).altitude;
 }
 
-/** True when the sun is below the horizon (between sunset and sunrise) at that instant and place. */
+/**
+ * True when the sun is below the horizon (between sunset and sunrise) at that instant and place: the
+ * same sunrise and sunset `sunTimes` gives, of the solar day (nadir to nadir) that `at` falls in.
+ */
 export function isDark(at: number, lat: number, lon: number): boolean {
-  return solarElevation(at, lat, lon) < SUNRISE_ELEVATION_DEG;
+  const times = getTimes(new Date(at), lat, lon);
+  if (times.sunrise === null || times.sunset === null) return times.alwaysDown === true;
+  return at < times.sunrise.getTime() || at >= times.sunset.getTime();
 }
 
 export interface CalendarDate {
@@ -87,27 +43,20 @@ export type SunTimes =
  * follows the longitude.
  */
 export function sunTimes(date: CalendarDate, lat: number, lon: number): SunTimes {
-  const midnightUtc = Date.UTC(date.year, date.month - 1, date.day);
-  // Two passes: the first finds solar noon with the sun's position at 12:00 UTC, the second refines it.
-  let noonMin = 720 - 4 * lon;
-  let sun = sunAt(midnightUtc + noonMin * 60_000);
-  noonMin = 720 - 4 * lon - sun.eqTimeMin;
-  sun = sunAt(midnightUtc + noonMin * 60_000);
-  noonMin = 720 - 4 * lon - sun.eqTimeMin;
-  const cosHourAngle =
-    Math.cos(rad(90 - SUNRISE_ELEVATION_DEG)) / (Math.cos(rad(lat)) * Math.cos(rad(sun.declination))) -
-    Math.tan(rad(lat)) * Math.tan(rad(sun.declination));
-  if (cosHourAngle > 1) return { kind: 'polar_night' };
-  if (cosHourAngle < -1) return { kind: 'midnight_sun' };
-  const halfDayMin = 4 * deg(Math.acos(cosHourAngle));
-  return {
-    kind: 'normal',
-    sunrise: Math.round(midnightUtc + (noonMin - halfDayMin) * 60_000),
-    sunset: Math.round(midnightUtc + (noonMin + halfDayMin) * 60_000),
-  };
+  // suncalc answers for the solar day whose noon is nearest the instant given: ask at this date's mean
+  // solar noon at the longitude (12:00 UTC, four minutes earlier per degree east).
+  const meanNoon = Date.UTC(date.year, date.month - 1, date.day, 12) - (lon / 15) * HOUR_MS;
+  const times = getTimes(new Date(meanNoon), lat, lon);
+  if (times.sunrise === null || times.sunset === null) {
+    return { kind: times.alwaysDown === true ? 'polar_night' : 'midnight_sun' };
+  }
+  return { kind: 'normal', sunrise: times.sunrise.getTime(), sunset: times.sunset.getTime() };
 }
 
-/** The calendar date an instant falls on in an IANA time zone. */
+/**
+ * The calendar date an instant falls on in an IANA time zone. `Intl` directly rather than local-time.ts:
+ * the console runs this file too (domain/confirmation.ts), and needs nothing more for it.
+ */
 export function localDate(at: number, timeZone: string): CalendarDate {
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone,

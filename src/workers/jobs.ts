@@ -10,10 +10,10 @@ import { checkIntake } from '../modules/alert-passes/intake.ts';
 import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { pruneAnimalRemovals } from '../modules/animals/service.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
-import { downlinkSettings, sendDueDownlinks } from '../modules/integrations/downlinks.ts';
+import { downlinkDeliveries, downlinkSettings } from '../modules/integrations/downlinks.ts';
 import { pruneUplinkKeys } from '../modules/integrations/service.ts';
 import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
-import { pruneOAuth } from '../modules/oauth/service.ts';
+import { pruneOAuth } from '../modules/oauth/prune.ts';
 import { prunePeopleBookkeeping } from '../modules/people/service.ts';
 import { removeOldPositions } from '../modules/positions/service.ts';
 import {
@@ -22,6 +22,7 @@ import {
   retentionCutoff,
 } from '../modules/readings/retention.ts';
 import { pruneWebhookHistory } from '../modules/webhooks/retention.ts';
+import { deliveryJob } from './delivery-loop.ts';
 import { notificationDeliveryJob } from './notification-delivery.ts';
 import type { PeriodicJob } from './runner.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
@@ -40,19 +41,13 @@ export const JOBS: readonly PeriodicJob[] = [
   webhookDeliveryJob,
   // Notifications to people: alert events from the outbox, escalations, morning briefs, push and email.
   notificationDeliveryJob,
-  {
-    // LoRaWAN commands out: open commands of carried devices become downlinks, sent to the network server
-    // with retries inside the command's expiry (modules/integrations/downlinks.ts).
+  // LoRaWAN commands out: open commands of carried devices become downlinks, sent to the network server
+  // with retries inside the command's expiry (modules/integrations/downlinks.ts), a kind of the one
+  // delivery queue.
+  deliveryJob({
     name: 'integrations.downlinks',
-    everyMs: () => 1_000,
-    // Each downlink's own retries are kept with it (next_attempt_at): a failed pass is simply the next one.
-    timeoutMs: 60_000,
-    attempts: 1,
-    run: async ({ database, config, log }) => {
-      const result = await sendDueDownlinks(database.db, downlinkSettings(config), Date.now());
-      if (result.failed > 0 || result.retry > 0) log.info(result, 'LoRaWAN downlinks sent');
-    },
-  },
+    kind: (config) => downlinkDeliveries(downlinkSettings(config)),
+  }),
   {
     // The ids of animals deleted more than 90 days ago: a phone that has not refreshed since gets the whole
     // herd instead (animals/service.ts, REMOVALS_KEPT_MS).

@@ -45,14 +45,14 @@ function job(overrides: Partial<PeriodicJob> & Pick<PeriodicJob, 'run'>): Period
   return { name: 'test.job', everyMs: () => 60_000, timeoutMs: 10_000, attempts: 1, ...overrides };
 }
 
-test('every job in the catalog states its timeout (none only for the two delivery loops) and its attempts', () => {
+test("every job in the catalog states its timeout (none only for the delivery queue's loops) and its attempts", () => {
   for (const j of JOBS) {
     assert.ok(j.attempts >= 1 && Number.isInteger(j.attempts), j.name);
     assert.ok(j.timeoutMs === null || (Number.isInteger(j.timeoutMs) && j.timeoutMs > 0), j.name);
   }
   assert.deepEqual(
     JOBS.filter((j) => j.timeoutMs === null).map((j) => j.name),
-    ['webhooks.deliver', 'notifications.deliver'],
+    ['webhooks.deliver', 'notifications.deliver', 'integrations.downlinks'],
   );
 });
 

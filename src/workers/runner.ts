@@ -8,6 +8,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { pause } from '../lib/pause.ts';
 
 export interface JobContext {
   database: Database;
@@ -52,20 +53,6 @@ export function startWorkers(jobs: readonly PeriodicJob[], ctx: Omit<JobContext,
   const running = new Set<Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
 
-  /** Resolves after `ms`, or at once when the runner stops. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        timers.delete(timer);
-        controller.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timers.add(timer);
-      controller.signal.addEventListener('abort', done, { once: true });
-    });
-
   /** One run: done, failed (logged) or, past the job's timeout, abandoned (its signal aborted, logged). */
   const runOnce = async (job: PeriodicJob, attempt: number): Promise<Outcome> => {
     const run = new AbortController();
@@ -104,7 +91,7 @@ export function startWorkers(jobs: readonly PeriodicJob[], ctx: Omit<JobContext,
   /** A turn: up to `attempts` runs while they fail; a timed-out run ends the turn. */
   const turn = async (job: PeriodicJob): Promise<void> => {
     for (let attempt = 1; attempt <= job.attempts; attempt++) {
-      if (attempt > 1) await pause(RETRY_PAUSE_MS);
+      if (attempt > 1) await pause(RETRY_PAUSE_MS, controller.signal);
       if (controller.signal.aborted) return;
       if ((await runOnce(job, attempt)) !== 'failed') return;
     }

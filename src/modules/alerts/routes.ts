@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { BODY_ERRORS, described, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import { recordGetRoute } from '../records/routes.ts';
 import { AcknowledgeAlertBody, AlertListQuery } from './schemas.ts';
 import { acknowledgeAlert, getAlert, listAlerts, resolveAlert } from './service.ts';
 
@@ -32,23 +33,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     },
   );
 
-  app.get(
-    '/v1/alerts/:id',
-    {
-      config: { readCache: true },
-      schema: {
-        operationId: 'getAlert',
-        tags,
-        summary: 'Get an alert',
-        params: IdParams,
-        response: {
-          200: described(AlertRef, 'The alert.'),
-          ...errorResponses('unauthorized', 'not_found'),
-        },
-      },
-    },
-    async (request) => getAlert(db, apiCaller(request), request.params.id),
-  );
+  recordGetRoute(app, db, {
+    path: 'alerts',
+    one: 'Alert',
+    tags,
+    noun: 'alert',
+    summaries: { get: 'Get an alert' },
+    service: { get: getAlert },
+  });
 
   app.post(
     '/v1/alerts/:id/acknowledge',

@@ -49,6 +49,9 @@ const VENDOR: Record<string, string> = {
   '@turf/area': '@turf/area/dist/esm/index.js',
   '@turf/helpers': '@turf/helpers/dist/esm/index.js',
   '@turf/meta': '@turf/meta/dist/esm/index.js',
+  // Sunrise and sunset, for asking before doors open after dark (domain/confirmation.ts, lib/solar.ts): one
+  // ES module with no imports; loaded when a command is sent (web/command-form.ts).
+  suncalc: 'suncalc/index.js',
 };
 
 /**
@@ -87,6 +90,11 @@ const ON_DEMAND = new Set([
   // The field app's data and queue: imported by web/offline.ts once the page is shown (docs/offline.md).
   'vendor/idb.mjs',
   'src/modules/console/web/offline-data.ts',
+  'src/modules/console/web/offline-db.ts',
+  'src/modules/console/web/offline-reads.ts',
+  'src/modules/console/web/offline-changes.ts',
+  'src/modules/console/web/offline-refresh.ts',
+  'src/modules/console/web/background-sync.ts',
   'src/modules/console/web/queue-send.ts',
   'src/modules/console/web/farm-map.ts',
   'src/modules/console/web/draw.ts',
@@ -97,6 +105,10 @@ const ON_DEMAND = new Set([
   'vendor/@turf-area.mjs',
   'vendor/@turf-helpers.mjs',
   'vendor/@turf-meta.mjs',
+  // The after-dark rule, imported by web/command-form.ts when a command is sent.
+  'src/domain/confirmation.ts',
+  'src/lib/solar.ts',
+  'vendor/suncalc.mjs',
 ]);
 
 export const ASSET_PREFIX = '/console/assets';

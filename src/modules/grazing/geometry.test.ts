@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { paddockAt, usableOutline } from './geometry.ts';
+import { metresOutside, paddockAt, usableOutline } from './geometry.ts';
 
 const ring = (lon: number, lat: number, size: number) => [
   [lon, lat],
@@ -62,4 +62,34 @@ test('where outlines overlap, the smallest holding the point wins, whatever thei
   assert.equal(paddockAt([field, corner], 38.905, -92.295), 'pad_corner');
   assert.equal(paddockAt([corner, field], 38.905, -92.295), 'pad_corner');
   assert.equal(paddockAt([corner, field], 38.95, -92.25), 'pad_field');
+});
+
+test('metresOutside: 0 inside or on the edge, else metres to the nearest edge, a hole’s included', () => {
+  const lat = 38.9;
+  const eastM = 111_320 * Math.cos((lat * Math.PI) / 180);
+  // A square about 870 m a side with a square hole about 170 m a side in its middle.
+  const withHole = {
+    id: 'pad_a',
+    geometry: JSON.stringify({
+      type: 'Polygon',
+      coordinates: [ring(-92.3, lat, 0.01), ring(-92.296, lat + 0.004, 0.002)],
+    }),
+  };
+  const near = (actual: number | null, metres: number, what: string) =>
+    assert.ok(actual !== null && Math.abs(actual - metres) < 0.05, `${what}: ${actual} m, not ${metres} m`);
+  assert.equal(metresOutside(withHole, lat + 0.002, -92.299), 0, 'inside');
+  assert.equal(metresOutside(withHole, lat + 0.005, -92.3), 0, 'on the western edge');
+  near(metresOutside(withHole, lat + 0.005, -92.3 - 4 / eastM), 4, '4 m west of the western edge');
+  near(metresOutside(withHole, lat + 0.005, -92.3 - 12 / eastM), 12, '12 m west of it');
+  // In the hole, 3 m east of its western edge: outside the paddock, 3 m from its nearest edge.
+  near(metresOutside(withHole, lat + 0.005, -92.296 + 3 / eastM), 3, 'in the hole');
+  const multi = {
+    id: 'pad_m',
+    geometry: JSON.stringify({
+      type: 'MultiPolygon',
+      coordinates: [[ring(-93, 38, 0.1)], [ring(-92.3, lat, 0.01)]],
+    }),
+  };
+  near(metresOutside(multi, lat + 0.005, -92.3 - 4 / eastM), 4, 'the nearest part of a MultiPolygon');
+  assert.equal(metresOutside({ id: 'pad_x', geometry: 'not json' }, lat, -92.3), null, 'unusable outline');
 });

@@ -5,7 +5,7 @@
  */
 import { area } from '@turf/area';
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
-import { METRES_PER_DEGREE_LAT, metresPerDegreeLon } from '../../lib/geo.ts';
+import { pointToPolygonDistance } from '@turf/point-to-polygon-distance';
 import { type PaddockGeometry, readPaddockGeometry } from '../paddocks/geometry.ts';
 
 /** A paddock's outline as stored: its id and the geometry's JSON text (or null). */
@@ -53,32 +53,17 @@ export function paddockAt(shapes: readonly PaddockShape[], lat: number, lon: num
 }
 
 /**
- * How far (metres) a position lies outside a paddock's outline: 0 inside it (or on its edge), else the
- * distance to the nearest edge; null when the outline is unusable. Flat at a farm's scale: metres east and
- * north of the position.
+ * How far (metres) a position lies outside a paddock's outline: 0 inside it or on its edge, else the
+ * geodesic distance to the nearest edge (a hole's, when the position is in one); null when the outline
+ * is unusable.
  */
 export function metresOutside(shape: PaddockShape, lat: number, lon: number): number | null {
   const outline = usableOutline(shape.geometry);
   if (!outline) return null;
-  if (contains(outline, lat, lon)) return 0;
-  const eastM = metresPerDegreeLon(lat);
-  const northM = METRES_PER_DEGREE_LAT;
-  const polygons = outline.type === 'Polygon' ? [outline.coordinates] : outline.coordinates;
-  let nearest = Number.POSITIVE_INFINITY;
-  for (const ring of polygons.flat()) {
-    for (let i = 1; i < ring.length; i++) {
-      const a = ring[i - 1] as number[];
-      const b = ring[i] as number[];
-      const ax = ((a[0] as number) - lon) * eastM;
-      const ay = ((a[1] as number) - lat) * northM;
-      const bx = ((b[0] as number) - lon) * eastM;
-      const by = ((b[1] as number) - lat) * northM;
-      const dx = bx - ax;
-      const dy = by - ay;
-      const length2 = dx * dx + dy * dy;
-      const along = length2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / length2));
-      nearest = Math.min(nearest, Math.hypot(ax + along * dx, ay + along * dy));
-    }
+  try {
+    // Negative inside (the distance to the edge from within): inside is simply 0 here.
+    return Math.max(0, pointToPolygonDistance([lon, lat], outline, { units: 'meters' }));
+  } catch {
+    return null;
   }
-  return nearest;
 }

@@ -1,17 +1,31 @@
 /**
  * Commands out as downlinks. A command queued to a device an integration carries gets a downlink row (here,
- * by the `integrations.downlinks` job, or at once when an uplink's report hands the command out); the job
- * sends due rows to the network server's API and records what happened:
+ * by the `integrations.downlinks` job, or at once when an uplink's report hands the command out). Downlinks
+ * are a kind of the one delivery queue (db/delivery-queue.ts: leases, attempts counted by the claim, the
+ * backoff, settling only while the lease holds; the loop: workers/delivery-loop.ts); the kind sends a due
+ * row to the network server's API and says what the answer means:
  *  - accepted (2xx): the command is `delivered`;
  *  - refused (4xx): `failed`, with the server's words in `result`;
  *  - unreachable (network error, timeout, 408, 429, 5xx): tried again on the webhook retry schedule
  *    (FARMSTEAD_WEBHOOK_RETRY_SCHEDULE_MS, its last delay repeating) while the command has not expired; when
- *    the next try would come after the expiry, `failed` with the last error.
+ *    the next try would come after the expiry (the queue's `expired`), `failed` with the last error.
  * The server's later events settle it: confirmed downlinks go `done` on the device's ack (ChirpStack `ack`
  * acknowledged, TTS `down/ack`) and `failed` on a negative ack or `down/failed`; unconfirmed ones go `done`
  * when the gateway sent them (ChirpStack `txack`, TTS `down/sent`), since no ack will ever come.
  */
 import type { Config } from '../../config.ts';
+import {
+  claimDue,
+  type DeliveryKind,
+  type DeliveryState,
+  deliverDueOnce,
+  type Leased,
+  nextStep,
+  type QueueTable,
+  release,
+  type Step,
+  settle as settleLeased,
+} from '../../db/delivery-queue.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -28,7 +42,6 @@ import type { DownlinkRequest, NetworkServer } from './network-server.ts';
 import { networkServer } from './network-servers.ts';
 import type { Encoder } from './presets.ts';
 import {
-  claimDueDownlinks,
   commandsWithoutDownlink,
   type DownlinkRow,
   downlinkContext,
@@ -54,7 +67,27 @@ export function downlinkSettings(config: Readonly<Config>): DownlinkSettings {
   };
 }
 
+/** Sends in flight at once per process. */
 const BATCH = 50;
+
+/**
+ * Downlinks as a kind of the delivery queue: `sent` once the network server accepted one (its events
+ * settle it later), `settled` when it failed, expired or had nothing left to send.
+ */
+export const DOWNLINK_QUEUE: QueueTable<'integration_downlinks'> = {
+  name: 'downlinks',
+  table: 'integration_downlinks',
+  key: 'command_id',
+  attempts: 'attempts',
+  statuses: {
+    pending: 'pending',
+    succeeded: 'sent',
+    failed: 'settled',
+    expired: 'settled',
+    skipped: 'settled',
+  },
+  open: ['pending', 'sent'],
+};
 
 /** New downlink rows for commands (handed out by a report, or found waiting). */
 export function downlinkRowsFor(
@@ -101,9 +134,19 @@ async function settle(
   return row;
 }
 
-function failNow(db: Db, commandId: string, result: Record<string, unknown>, now: number) {
-  return inTransaction(db, (trx) => settle(trx, commandId, 'failed', result, now));
+/**
+ * Fails a claimed downlink's command for good (`step`: failed or expired), in one transaction with the
+ * downlink's settling; nothing changes when the claim's lease was lost meanwhile.
+ */
+function failNow(db: Db, item: Leased, step: Step, result: Record<string, unknown>, now: number) {
+  return inTransaction(db, async (trx) => {
+    if (!(await settleLeased(trx, DOWNLINK_QUEUE, item, step))) return null;
+    await settle(trx, item.key, 'failed', result, now);
+    return step.state;
+  });
 }
+
+const FAILED: Step = { state: 'failed', next_attempt_at: null };
 
 type Context = NonNullable<Awaited<ReturnType<typeof downlinkContext>>>;
 
@@ -153,39 +196,33 @@ function retryable(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** The delay before try number `attempts + 1`: the schedule's entry, its last one repeating. */
-function delayAfter(attempts: number, schedule: readonly number[]): number {
-  if (schedule.length === 0) return 60_000;
-  return schedule[Math.min(attempts - 1, schedule.length - 1)] ?? 60_000;
+/** The queue's retries for a downlink: the webhook schedule, its last delay repeating, until the expiry. */
+function retryPolicy(schedule: readonly number[], expiresAt: number) {
+  return { scheduleMs: schedule.length > 0 ? schedule : [60_000], repeatLast: true, expiresAt };
 }
 
+/** Sends one claimed downlink and settles it by the answer; returns its state (null: the lease was lost). */
 async function sendOne(
   db: Db,
-  row: DownlinkRow,
+  item: Leased,
   settings: DownlinkSettings,
   now: number,
-): Promise<'sent' | 'failed' | 'retry' | 'skipped'> {
-  const ctx = await downlinkContext(db, row.command_id);
+): Promise<DeliveryState | null> {
+  const commandId = item.key;
+  const ctx = await downlinkContext(db, commandId);
   if (
     !ctx ||
     (ctx.command_status !== 'queued' && ctx.command_status !== 'delivered') ||
     ctx.expires_at <= now
   ) {
     // Expired, answered or deleted meanwhile: nothing to send.
-    await updateDownlink(db, row.command_id, {
-      status: 'settled',
-      locked_until: null,
-      next_attempt_at: null,
-    });
-    return 'skipped';
+    const settled = await settleLeased(db, DOWNLINK_QUEUE, item, { state: 'skipped', next_attempt_at: null });
+    return settled ? 'skipped' : null;
   }
   const server = networkServer(ctx.type);
-  const built = buildRequest(ctx, server, row.command_id);
-  if (!built.ok) {
-    await failNow(db, row.command_id, { error: built.error }, now);
-    return 'failed';
-  }
-  const attempts = row.attempts + 1;
+  const built = buildRequest(ctx, server, commandId);
+  if (!built.ok) return failNow(db, item, FAILED, { error: built.error }, now);
+  const attempts = item.attempt;
   let answer: ApiAnswer | null = null;
   let failure: string;
   try {
@@ -194,32 +231,33 @@ async function sendOne(
   } catch (err) {
     failure = describeFailure(err, settings.timeoutMs);
     // An address the SSRF guard refuses will not become allowed by waiting.
-    if (isRefusedAddress(err)) {
-      await failNow(db, row.command_id, { error: failure }, now);
-      return 'failed';
-    }
+    if (isRefusedAddress(err)) return failNow(db, item, FAILED, { error: failure }, now);
   }
   if (answer && answer.status >= 200 && answer.status < 300) {
     const remoteId = server.acceptedId(answer.body);
-    await inTransaction(db, async (trx) => {
-      await updateDownlink(trx, row.command_id, {
-        status: 'sent',
-        confirmed: built.confirmed ? 1 : 0,
-        attempts,
-        sent_at: now,
-        locked_until: null,
-        next_attempt_at: null,
-        last_error: null,
-        remote_id: remoteId,
-      });
-      if (await markCommandDelivered(trx, row.command_id, now)) metrics.commands.inc({ status: 'delivered' });
+    return inTransaction(db, async (trx) => {
+      const settled = await settleLeased(
+        trx,
+        DOWNLINK_QUEUE,
+        item,
+        { state: 'succeeded', next_attempt_at: null },
+        {
+          confirmed: built.confirmed ? 1 : 0,
+          sent_at: now,
+          last_error: null,
+          remote_id: remoteId,
+        },
+      );
+      if (!settled) return null;
+      if (await markCommandDelivered(trx, commandId, now)) metrics.commands.inc({ status: 'delivered' });
+      return 'succeeded';
     });
-    return 'sent';
   }
   if (answer && !retryable(answer.status)) {
-    await failNow(
+    return failNow(
       db,
-      row.command_id,
+      item,
+      FAILED,
       {
         error: 'The network server refused the downlink.',
         status_code: answer.status,
@@ -227,13 +265,13 @@ async function sendOne(
       },
       now,
     );
-    return 'failed';
   }
-  const next = now + delayAfter(attempts, settings.retryScheduleMs);
-  if (next >= ctx.expires_at) {
-    await failNow(
+  const step = nextStep('retry', attempts, retryPolicy(settings.retryScheduleMs, ctx.expires_at), now);
+  if (step.state !== 'retrying') {
+    return failNow(
       db,
-      row.command_id,
+      item,
+      step,
       {
         error: 'The network server could not be reached before the command expired.',
         last_error: failure,
@@ -242,20 +280,14 @@ async function sendOne(
       },
       now,
     );
-    return 'failed';
   }
-  await updateDownlink(db, row.command_id, {
-    attempts,
-    next_attempt_at: next,
-    locked_until: null,
-    last_error: failure,
-  });
-  return 'retry';
+  const settled = await settleLeased(db, DOWNLINK_QUEUE, item, step, { last_error: failure });
+  return settled ? 'retrying' : null;
 }
 
 /** Gives every open command of a carried device a downlink row (they are sent by sendDueDownlinks). */
 export async function queueDownlinks(db: Db, now: number): Promise<number> {
-  const waiting = await commandsWithoutDownlink(db, now, 500);
+  const waiting = await commandsWithoutDownlink(db, now, QUEUE_BATCH);
   const rows = waiting.map(
     (w) =>
       downlinkRowsFor(
@@ -268,19 +300,42 @@ export async function queueDownlinks(db: Db, now: number): Promise<number> {
   return rows.length;
 }
 
-/** One pass of the downlink job: new commands get rows, and due rows are sent (at most 50 at once). */
+/** Commands waiting for a downlink row, per turn. */
+const QUEUE_BATCH = 500;
+
+/**
+ * Downlinks as a kind of the delivery queue: each turn first gives waiting commands their rows; a send is
+ * one request to the network server's API.
+ */
+export function downlinkDeliveries(settings: DownlinkSettings): DeliveryKind {
+  // The lease outlasts a send (its deadline) so no other process sends the same row meanwhile.
+  const leaseMs = settings.timeoutMs * 2 + 1_000;
+  return {
+    queue: DOWNLINK_QUEUE,
+    pollMs: 1_000,
+    concurrency: BATCH,
+    prepare: async (db, now) => (await queueDownlinks(db, now)) === QUEUE_BATCH,
+    claim: (db, { now, limit }) => claimDue(db, DOWNLINK_QUEUE, { now, limit, leaseMs }),
+    release: (db, items) => release(db, DOWNLINK_QUEUE, items),
+    send: (db, item, now) => sendOne(db, item, settings, now),
+  };
+}
+
+/** One pass at `now`: new commands get rows, and due rows are sent (at most 50 at once). */
 export async function sendDueDownlinks(
   db: Db,
   settings: DownlinkSettings,
   now: number = Date.now(),
 ): Promise<Record<'sent' | 'failed' | 'retry' | 'skipped', number>> {
-  await queueDownlinks(db, now);
-  const counts = { sent: 0, failed: 0, retry: 0, skipped: 0 };
-  // The lease outlasts a send (its deadline) so no other process sends the same row meanwhile.
-  const claimed = await claimDueDownlinks(db, now, settings.timeoutMs * 2 + 1_000, BATCH);
-  const outcomes = await Promise.all(claimed.map((row) => sendOne(db, row, settings, now)));
-  for (const outcome of outcomes) counts[outcome]++;
-  return counts;
+  const kind = downlinkDeliveries(settings);
+  await kind.prepare?.(db, now);
+  const { states } = await deliverDueOnce(db, kind, now);
+  return {
+    sent: states.succeeded ?? 0,
+    failed: (states.failed ?? 0) + (states.expired ?? 0),
+    retry: states.retrying ?? 0,
+    skipped: states.skipped ?? 0,
+  };
 }
 
 /**

@@ -1,5 +1,4 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import { isPostgres } from '../../db/engine.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import type {
@@ -242,28 +241,6 @@ export async function insertDownlinks(db: Db, rows: DownlinkRow[]): Promise<void
     .insertInto('integration_downlinks')
     .values(rows)
     .onConflict((oc) => oc.column('command_id').doNothing())
-    .execute();
-}
-
-/**
- * Leases due downlinks (pending, due, not leased) for `leaseMs`: with several processes each is sent by
- * one (PostgreSQL: SKIP LOCKED; SQLite: one writer).
- */
-export async function claimDueDownlinks(db: Db, now: number, leaseMs: number, limit: number) {
-  let due = db
-    .selectFrom('integration_downlinks')
-    .select('command_id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .orderBy('next_attempt_at')
-    .limit(limit);
-  if (isPostgres(db)) due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('integration_downlinks')
-    .set({ locked_until: now + leaseMs })
-    .where('command_id', 'in', due)
-    .returningAll()
     .execute();
 }
 

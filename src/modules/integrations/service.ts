@@ -3,7 +3,6 @@
  * the secret; the DevEUIs heard but not adopted, and adopting one as a device in one call. A device's own
  * settings are links.ts, uplinks receive.ts, downlinks downlinks.ts.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { checkOutboundUrl } from '../../calls/outbound-url.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
@@ -11,7 +10,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
-import { hashSecret, randomToken } from '../../lib/secrets.ts';
+import { hashSecret, randomToken, sameSecret } from '../../lib/secrets.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Device } from '../devices/schemas.ts';
 import { createDevice } from '../devices/service.ts';
@@ -232,9 +231,7 @@ export async function integrationForSecret(
   if (!secret) return null;
   const row = await integrationById(db, id);
   if (!row) return null;
-  const given = Buffer.from(hashSecret(secret), 'hex');
-  const kept = Buffer.from(row.secret_hash, 'hex');
-  return given.length === kept.length && timingSafeEqual(given, kept) ? row : null;
+  return sameSecret(Buffer.from(hashSecret(secret), 'hex'), Buffer.from(row.secret_hash, 'hex')) ? row : null;
 }
 
 function toUnmatched(row: UnmatchedRow): Unmatched {

@@ -5,11 +5,11 @@
  * Anything else gets 404, as if the route did not exist. The metrics themselves are defined in lib/metrics.ts
  * (the database layer and the HTTP layer count too); this module is only the scrape.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import { AppError } from '../../domain/errors.ts';
 import { metrics, registry } from '../../lib/metrics.ts';
+import { sameSecret } from '../../lib/secrets.ts';
 import { queueBacklog } from './repository.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -20,9 +20,7 @@ function allowed(request: FastifyRequest, token: string | null): boolean {
       LOOPBACK.has(request.socket.remoteAddress ?? '') && request.headers['x-forwarded-for'] === undefined
     );
   }
-  const given = Buffer.from(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '');
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  return sameSecret(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '', token);
 }
 
 /** Values that live in the database are read at scrape time (repository.ts). */

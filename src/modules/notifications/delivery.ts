@@ -1,23 +1,40 @@
 /**
- * Notification delivery, step 2: sending. Due notifications are leased by one worker (repository.ts,
- * `claimDue`), sent on their channel, and settled only while the lease holds: `sent` as soon as the channel
- * accepted it (a push service's 201, an SMTP server's 250), else retried on the schedule, then `failed`.
- * A worker killed mid-send leaves a lease that runs out, and the notification is sent again: the one window
- * for a duplicate is between the channel's answer and the next statement.
+ * Notification delivery, step 2: sending. Notifications are a kind of the one delivery queue
+ * (db/delivery-queue.ts): due ones are leased by one worker, the claim counting the attempt, sent on their
+ * channel, and settled only while the lease holds: `sent` as soon as the channel accepted it (a push
+ * service's 201, an SMTP server's 250), else retried on the schedule, then `failed`.
+ * A worker killed mid-send leaves a lease that runs out, and every notice it had in flight is sent again as
+ * its next attempt (`attempts: 2` in the delivery log): the window for a duplicate is from the send's start
+ * to the statement that records the channel's answer, so one kill can repeat as many notices as there were
+ * sends in flight (up to the loop's concurrency, 8).
  * - An alert notice whose alert is no longer open (acknowledged or resolved before it went out: an
- *   escalation step, or one held by quiet hours) is `skipped`.
+ *   escalation step, or one held by quiet hours) is `skipped` (not an attempt).
  * - Each channel is an adapter (channels/registry.ts): it renders the notice (title, reason, farm, time, the
  *   alert's URL and a fresh acknowledge token) and sends it, and says whether its answer was accepted, worth
  *   a retry, or final: push to each of the person's browsers (channels/push.ts), email to their address
  *   (channels/email.ts), ntfy to their topic (channels/ntfy.ts).
  */
 import type { Config } from '../../config.ts';
+import {
+  type Answer,
+  type DeliveryKind,
+  type DeliveryState,
+  deliverDueOnce,
+  nextStep,
+  release,
+  settle,
+} from '../../db/delivery-queue.ts';
 import type { Db } from '../../db/schema.ts';
 import { issueAckToken } from './ack-token.ts';
 import { alertById, farmById } from './audience.ts';
 import { channel } from './channels/registry.ts';
 import { type DeliveryConfig, type Outcome, serverSetup } from './channels/types.ts';
-import { claimDue, type NotificationRow, settleNotification } from './repository.ts';
+import {
+  type ClaimedNotification,
+  claimDueNotifications,
+  NOTIFICATION_QUEUE,
+  type NotificationRow,
+} from './repository.ts';
 
 /** Delays of the retries after the first attempt. */
 export const NOTIFICATION_RETRY_MS: readonly number[] = [
@@ -64,14 +81,20 @@ async function sendOnChannel(
   return adapter.send(db, row, message, config, now);
 }
 
-/** Sends one leased notification and settles it. Returns its new status (null: the lease was lost). */
+/** What a channel's outcome means to the queue. */
+function answerOf(outcome: Outcome): Answer {
+  if (outcome.accepted) return 'succeeded';
+  if (outcome.skipped) return 'skipped';
+  return outcome.final ? 'failed' : 'retry';
+}
+
+/** Sends one claimed notification and settles it. Returns its new status (null: the lease was lost). */
 export async function deliverNotification(
   db: Db,
-  row: NotificationRow,
+  row: ClaimedNotification,
   config: DeliveryConfig,
   now: number = Date.now(),
 ): Promise<NotificationRow['status'] | null> {
-  const lease = row.locked_until as number;
   let outcome: Outcome | undefined;
   if (row.kind === 'alert' && row.alert_id) {
     const alert = await alertById(db, row.alert_id);
@@ -85,40 +108,62 @@ export async function deliverNotification(
     }
   }
   outcome ??= await sendOnChannel(db, row, config, now);
-  const attempts = row.attempt_count + (outcome.skipped ? 0 : 1);
-  const delay = NOTIFICATION_RETRY_MS[attempts - 1];
-  const status = outcome.accepted
-    ? 'sent'
-    : outcome.skipped
-      ? 'skipped'
-      : outcome.final || delay === undefined
-        ? 'failed'
-        : 'pending';
-  const settled = await settleNotification(db, row.id, lease, {
-    status,
+  const step = nextStep(answerOf(outcome), row.attempt, { scheduleMs: NOTIFICATION_RETRY_MS }, now);
+  const settled = await settle(db, NOTIFICATION_QUEUE, row, step, {
     answer: outcome.answer.slice(0, 2000),
-    attempt_count: attempts,
-    next_attempt_at: status === 'pending' ? now + (delay ?? 0) : null,
-    sent_at: status === 'sent' ? Date.now() : null,
+    sent_at: step.state === 'succeeded' ? Date.now() : null,
   });
-  return settled ? status : null;
+  return settled ? statusOf(step.state) : null;
 }
 
-/** One turn: claims up to `limit` due notifications and sends them (a few at a time). */
+function statusOf(state: DeliveryState): NotificationRow['status'] {
+  return state === 'retrying' ? 'pending' : (NOTIFICATION_QUEUE.statuses[state] as NotificationRow['status']);
+}
+
+/** Sends in flight at once per process. */
+const CONCURRENCY = 8;
+
+/**
+ * Notifications as a kind of the delivery queue. The planning that turns alert events into notifications
+ * runs before each turn (workers/notification-delivery.ts adds it as `prepare`).
+ */
+export function notificationDeliveries(
+  config: DeliveryConfig & Pick<Config, 'webhookPollMs'>,
+): DeliveryKind<ClaimedNotification> {
+  const leaseMs = notificationLeaseMs(config);
+  return {
+    queue: NOTIFICATION_QUEUE,
+    pollMs: config.webhookPollMs,
+    concurrency: CONCURRENCY,
+    claim: (db, { now, limit }) => claimDueNotifications(db, now, limit, leaseMs),
+    release: (db, items) => release(db, NOTIFICATION_QUEUE, items),
+    send: async (db, row, now) => {
+      const status = await deliverNotification(db, row, config, now);
+      return status === null
+        ? null
+        : status === 'pending'
+          ? 'retrying'
+          : status === 'sent'
+            ? 'succeeded'
+            : status;
+    },
+  };
+}
+
+/** One turn at `now`: claims up to `limit` due notifications and sends them (a few at a time). */
 export async function deliverDue(
   db: Db,
-  config: DeliveryConfig,
+  config: DeliveryConfig & Pick<Config, 'webhookPollMs'>,
   options: { now?: number; limit?: number; concurrency?: number } = {},
 ): Promise<{ claimed: number; sent: number }> {
-  const now = options.now ?? Date.now();
-  const claimed = await claimDue(db, now, options.limit ?? 50, notificationLeaseMs(config));
-  let sent = 0;
-  const queue = [...claimed];
-  const lanes = Array.from({ length: Math.min(options.concurrency ?? 8, queue.length) }, async () => {
-    for (let row = queue.shift(); row; row = queue.shift()) {
-      if ((await deliverNotification(db, row, config, now)) === 'sent') sent++;
-    }
-  });
-  await Promise.all(lanes);
-  return { claimed: claimed.length, sent };
+  const { claimed, states } = await deliverDueOnce(
+    db,
+    notificationDeliveries(config),
+    options.now ?? Date.now(),
+    {
+      limit: options.limit ?? 50,
+      concurrency: options.concurrency ?? CONCURRENCY,
+    },
+  );
+  return { claimed, sent: states.succeeded ?? 0 };
 }

@@ -1,17 +1,17 @@
 /**
  * The notifications' queries, on the tables this module owns only: the VAPID key pair, push subscriptions,
- * settings, channel targets, the notifications queue (claim with a lease, settle), escalations and
+ * settings, channel targets, the notifications queue (a kind of the one delivery queue), escalations and
  * acknowledge tokens. What it reads of other modules' tables goes through their owners: people
  * (people/repository.ts), farms (farms/repository.ts), alerts (alerts/repository.ts) and the outbox's
  * notification cursor (db/statements/outbox.ts); see audience.ts.
  */
 import type { Insertable, Selectable } from 'kysely';
+import { claimDue, type Leased, pruneSettled, type QueueTable } from '../../db/delivery-queue.ts';
 import { isPostgres } from '../../db/engine.ts';
 import { fetchPage, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type {
   NotificationChannel,
-  NotificationStatus,
   NotificationsTable,
   PushSubscriptionsTable,
 } from '../../db/tables/notifications.ts';
@@ -208,58 +208,50 @@ export function notificationPage(db: Db, personId: string, page: PageRequest) {
 }
 
 /**
- * Leases up to `limit` due notifications for `leaseMs` (oldest due first). PostgreSQL skips rows another
- * worker holds; SQLite's single UPDATE is atomic by itself. A worker that dies leaves a lease that runs out.
+ * Notifications as a kind of the one delivery queue (db/delivery-queue.ts): `sent` once a channel accepted
+ * one, `skipped` when there was nothing to send it to, else retried, then `failed`.
  */
-export async function claimDue(
+export const NOTIFICATION_QUEUE: QueueTable<'notifications'> = {
+  name: 'notifications',
+  table: 'notifications',
+  key: 'id',
+  attempts: 'attempt_count',
+  statuses: {
+    pending: 'pending',
+    succeeded: 'sent',
+    failed: 'failed',
+    expired: 'failed',
+    skipped: 'skipped',
+  },
+  open: ['pending'],
+};
+
+/** A claimed notification: its row as the claim left it (the attempt counted) and its lease. */
+export type ClaimedNotification = NotificationRow & Leased;
+
+/** Leases up to `limit` due notifications for `leaseMs` (oldest due first), each with its row. */
+export async function claimDueNotifications(
   db: Db,
   now: number,
   limit: number,
   leaseMs: number,
-): Promise<NotificationRow[]> {
-  let due = db
+): Promise<ClaimedNotification[]> {
+  const leased = await claimDue(db, NOTIFICATION_QUEUE, { now, limit, leaseMs });
+  if (leased.length === 0) return [];
+  const rows = await db
     .selectFrom('notifications')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(limit);
-  if (isPostgres(db)) due = due.forUpdate().skipLocked();
-  const claimed = await db
-    .updateTable('notifications')
-    .set({ locked_until: now + leaseMs })
-    .where('id', 'in', due)
-    .where('status', '=', 'pending')
-    .returningAll()
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      leased.map((l) => l.key),
+    )
     .execute();
-  return claimed.sort(
-    (a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || (a.id < b.id ? -1 : 1),
-  );
-}
-
-/** Settles an attempt: only while this worker's lease holds (a late writer after the lease ran out loses). */
-export async function settleNotification(
-  db: Db,
-  id: string,
-  lease: number,
-  change: {
-    status: NotificationStatus;
-    answer: string;
-    attempt_count: number;
-    next_attempt_at: number | null;
-    sent_at: number | null;
-  },
-): Promise<boolean> {
-  const result = await db
-    .updateTable('notifications')
-    .set({ ...change, locked_until: null })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where('locked_until', '=', lease)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return leased.flatMap((l) => {
+    const row = byId.get(l.key);
+    return row ? [{ ...row, ...l }] : [];
+  });
 }
 
 /** The channels each person was told on about an alert (notices that were sent). */
@@ -387,11 +379,6 @@ export function toNotification(row: NotificationRow) {
 }
 
 /** Deletes settled notifications created before `before` (never a pending one); returns how many. */
-export async function pruneNotifications(db: Db, before: number): Promise<number> {
-  const result = await db
-    .deleteFrom('notifications')
-    .where('created_at', '<', before)
-    .where('status', '!=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function pruneNotifications(db: Db, before: number): Promise<number> {
+  return pruneSettled(db, NOTIFICATION_QUEUE, { before });
 }

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
 import { type SignedIn, signedInPerson } from '../../../test/people.ts';
 import { BUS_CHANNELS, openBus } from '../../db/notify.ts';
-import { pruneOAuth } from './service.ts';
+import { pruneOAuth } from './prune.ts';
 
 const ORIGIN = 'http://localhost:80';
 const RESOURCE = `${ORIGIN}/mcp`;

@@ -13,8 +13,17 @@ import type { Db } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { described, errorResponses, IdParams } from '../../http/schemas.ts';
+import { listAgents, revokeAgent } from './agents.ts';
+import {
+  type AuthorizationParams,
+  checkAuthorizationRequest,
+  RedirectedError,
+} from './authorization-request.ts';
 import { type ClientSettings, registerClient, registrationResponse } from './clients.ts';
+import { consent, describeRequest } from './consent.ts';
 import { OAuthError } from './errors.ts';
+import type { FormFields } from './form-fields.ts';
+import { revokeToken } from './revocation.ts';
 import {
   AgentList,
   AgentRevoked,
@@ -23,19 +32,8 @@ import {
   ConsentBody,
   ConsentRequest,
 } from './schemas.ts';
-import {
-  type AuthorizationParams,
-  checkAuthorizationRequest,
-  consent,
-  describeRequest,
-  type FormFields,
-  listAgents,
-  RedirectedError,
-  revokeAgent,
-  revokeToken,
-  serverUrls,
-  token,
-} from './service.ts';
+import { token } from './token-endpoint.ts';
+import { serverUrls } from './urls.ts';
 
 export interface OAuthRoutesOptions {
   db: Db;

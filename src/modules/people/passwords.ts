@@ -5,8 +5,9 @@
  * that is 32 MiB and roughly 50–100 ms per check, slow for an attacker with a stolen table, fine for a person
  * signing in (and off the event loop: libuv's pool). A stored hash is always checked with its own parameters.
  */
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
 import { invalid } from '../../domain/errors.ts';
+import { sameSecret } from '../../lib/secrets.ts';
 
 export const PASSWORD_MIN_LENGTH = 10;
 /** Long enough for any passphrase; bounds the work one request can ask of the KDF. */
@@ -58,7 +59,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (![cost.N, cost.r, cost.p].every((v) => Number.isInteger(v) && v > 0)) return false;
   const expected = Buffer.from(hash, 'base64url');
   const key = await derive(password, Buffer.from(salt, 'base64url'), cost);
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  return sameSecret(key, expected);
 }
 
 /**

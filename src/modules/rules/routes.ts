@@ -2,20 +2,27 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import {
-  BODY_ERRORS,
-  DeletedSchema,
-  described,
-  errorResponses,
-  FarmParams,
-  IdParams,
-} from '../../http/schemas.ts';
+import { BODY_ERRORS, described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
+import { type RecordByIdKind, recordDeleteRoute, recordGetRoute } from '../records/routes.ts';
 import { CreateRuleBody, UpdateRuleBody } from './schemas.ts';
 import { createRule, deleteRule, getRule, listRules, updateRuleById } from './service.ts';
 
 export const ruleRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Alerts'];
   const RuleRef = Type.Ref('Rule');
+  const byId = {
+    path: 'rules',
+    one: 'Rule',
+    tags,
+    noun: 'rule',
+    summaries: { get: 'Get a rule of a farm’s own', delete: 'Delete a rule of a farm’s own' },
+    descriptions: {
+      get: 'One custom rule by id (default rules have no id; list them on the farm).',
+      delete: 'Its active alerts resolve, with a reason saying the rule was deleted.',
+    },
+    readCache: false,
+    service: { get: getRule, delete: deleteRule },
+  } as const satisfies RecordByIdKind;
 
   app.get(
     '/v1/farms/:farm/rules',
@@ -57,23 +64,7 @@ export const ruleRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
       reply.status(201).send(await createRule(db, apiCaller(request), request.params.farm, request.body)),
   );
 
-  app.get(
-    '/v1/rules/:id',
-    {
-      schema: {
-        operationId: 'getRule',
-        tags,
-        summary: 'Get a rule of a farm’s own',
-        description: 'One custom rule by id (default rules have no id; list them on the farm).',
-        params: IdParams,
-        response: {
-          200: described(RuleRef, 'The rule.'),
-          ...errorResponses('unauthorized', 'not_found'),
-        },
-      },
-    },
-    async (request) => getRule(db, apiCaller(request), request.params.id),
-  );
+  recordGetRoute(app, db, byId);
 
   app.patch(
     '/v1/rules/:id',
@@ -95,21 +86,5 @@ export const ruleRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     async (request) => updateRuleById(db, apiCaller(request), request.params.id, request.body),
   );
 
-  app.delete(
-    '/v1/rules/:id',
-    {
-      schema: {
-        operationId: 'deleteRule',
-        tags,
-        summary: 'Delete a rule of a farm’s own',
-        description: 'Its active alerts resolve, with a reason saying the rule was deleted.',
-        params: IdParams,
-        response: {
-          200: described(DeletedSchema, 'The rule is deleted.'),
-          ...errorResponses('unauthorized', 'not_found'),
-        },
-      },
-    },
-    async (request) => deleteRule(db, apiCaller(request), request.params.id),
-  );
+  recordDeleteRoute(app, db, byId);
 };

@@ -1,6 +1,6 @@
 import { zoneOffsetMs } from '../../lib/local-time.ts';
 import { mulberry32 } from '../../lib/random.ts';
-import { darknessAt, solarElevation } from '../../lib/solar.ts';
+import { darknessAt, isDark, solarElevation } from '../../lib/solar.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 
 export interface SeriesReading {
@@ -103,7 +103,7 @@ export class SampleClock {
   }
 
   sunUp(at: number): boolean {
-    return solarElevation(at, this.lat, this.lon) > -0.833;
+    return !isDark(at, this.lat, this.lon);
   }
 
   /** Sine of the sun's elevation, 0 at night: how strongly the sun shines on a panel. */

@@ -370,13 +370,14 @@ forEachEngine(
         assert.equal(slow.requests.length, 1, 'the slow receiver got its request at the same time');
         const [pendingSlow] = await deliveries(t(), key, hookId);
         assert.equal(
-          pendingSlow!.attempt_count,
+          pendingSlow!.attempts.length,
           0,
           'the fast delivery finished while the slow one was still waiting',
         );
+        assert.equal(pendingSlow!.attempt_count, 1, 'the attempt in flight is counted from its claim');
         await waitFor(
           'the slow attempt',
-          async () => (await deliveries(t(), key, hookId))[0]?.attempt_count === 1,
+          async () => (await deliveries(t(), key, hookId))[0]?.attempts.length === 1,
         );
       } finally {
         await worker.stop();

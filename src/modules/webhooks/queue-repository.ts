@@ -1,19 +1,40 @@
 /**
- * The delivery queue's queries (see delivery.ts for the steps):
+ * The webhook kind's queries (see delivery.ts for the steps):
  *  - the outbox writer (emit.ts): new events, through db/statements/outbox.ts;
  *  - dispatch: undispatched outbox events, the enabled webhooks of their farms, the new delivery rows;
- *  - claim: due deliveries are leased (`locked_until`) by one worker; PostgreSQL skips rows another worker
- *    holds (FOR UPDATE SKIP LOCKED), SQLite's single-statement UPDATE is atomic by itself. A worker that dies
- *    mid-send leaves a lease that simply runs out, and the delivery is attempted again;
+ *  - claim: due deliveries of enabled webhooks, leased through the one delivery queue (db/delivery-queue.ts:
+ *    a lease, FOR UPDATE SKIP LOCKED on PostgreSQL, the attempt counted by the claim), then loaded with
+ *    what sending them needs. A worker that dies mid-send leaves a lease that simply runs out, and the
+ *    delivery is attempted again (its next attempt);
  *  - pruning (retention.ts): old events with their deliveries and attempts.
  */
 import { type Insertable, sql } from 'kysely';
+import { claimDue, claimOne, type Leased, type QueueTable } from '../../db/delivery-queue.ts';
 import { isPostgres } from '../../db/engine.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import type { WebhookDeliveriesTable } from '../../db/tables/webhooks.ts';
 import { ALERT_FARM_EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import type { OutboxEvent } from './signing.ts';
+
+/** Webhook deliveries as a kind of the delivery queue: grouped by webhook, claimable while it is enabled. */
+export const WEBHOOK_QUEUE: QueueTable<'webhook_deliveries'> = {
+  name: 'webhooks',
+  table: 'webhook_deliveries',
+  key: 'id',
+  attempts: 'attempt_count',
+  group: 'webhook_id',
+  statuses: {
+    pending: 'pending',
+    succeeded: 'succeeded',
+    failed: 'failed',
+    expired: 'failed',
+    skipped: 'failed',
+  },
+  open: ['pending'],
+  claimable: (eb) =>
+    eb('webhook_id', 'in', eb.selectFrom('webhooks').select('id').where('status', '=', 'enabled')),
+};
 
 /** How long past the receiver's deadline a lease lasts, so recording the attempt never races a new claim. */
 const LEASE_MARGIN_MS = 30_000;
@@ -23,19 +44,22 @@ export function deliveryLeaseMs(settings: { webhookTimeoutMs: number }): number 
   return settings.webhookTimeoutMs + LEASE_MARGIN_MS;
 }
 
-/** A leased delivery with everything needed to send it. */
+/** A delivery with everything needed to send it. */
 export interface ClaimedDelivery {
   id: string;
   webhook_id: string;
   url: string;
   secret: string;
-  /** Attempts made before this one. */
+  /** Attempts made before this one (the claim counted this one: `attempt`). */
   attempt_count: number;
   event: OutboxEvent;
 }
 
-async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
-  if (ids.length === 0) return [];
+/** A claimed delivery with the lease the queue gave it. */
+export type LeasedDelivery = ClaimedDelivery & Leased;
+
+async function loadClaimed(db: Db, leased: readonly Leased[]): Promise<LeasedDelivery[]> {
+  if (leased.length === 0) return [];
   const rows = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
@@ -43,8 +67,6 @@ async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
     .select([
       'd.id',
       'd.webhook_id',
-      'd.attempt_count',
-      'd.next_attempt_at',
       'w.url',
       'w.secret',
       'o.id as event_id',
@@ -53,18 +75,29 @@ async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
       'o.created_at',
       'o.data',
     ])
-    .where('d.id', 'in', ids)
+    .where(
+      'd.id',
+      'in',
+      leased.map((l) => l.key),
+    )
     .execute();
-  return rows
-    .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || (a.id < b.id ? -1 : 1))
-    .map((r) => ({
-      id: r.id,
-      webhook_id: r.webhook_id,
-      url: r.url,
-      secret: r.secret,
-      attempt_count: r.attempt_count,
-      event: { id: r.event_id, type: r.type, farm_id: r.farm_id, created_at: r.created_at, data: r.data },
-    }));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // In the claim's order (oldest due first); a delivery deleted meanwhile is left out.
+  return leased.flatMap((l) => {
+    const r = byId.get(l.key);
+    if (!r) return [];
+    return [
+      {
+        ...l,
+        id: r.id,
+        webhook_id: r.webhook_id,
+        url: r.url,
+        secret: r.secret,
+        attempt_count: l.attempt - 1,
+        event: { id: r.event_id, type: r.type, farm_id: r.farm_id, created_at: r.created_at, data: r.data },
+      },
+    ];
+  });
 }
 
 /**
@@ -74,37 +107,14 @@ async function loadClaimed(db: Db, ids: string[]): Promise<ClaimedDelivery[]> {
 export async function claimDueDeliveries(
   db: Db,
   options: { limit: number; leaseMs: number; now?: number; excludeWebhookIds?: readonly string[] },
-): Promise<ClaimedDelivery[]> {
-  const now = options.now ?? Date.now();
-  if (options.limit < 1) return [];
-  let due = db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('status', '=', 'enabled'))
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(options.limit);
-  if (options.excludeWebhookIds?.length) due = due.where('webhook_id', 'not in', options.excludeWebhookIds);
-  if (isPostgres(db)) due = due.forUpdate().skipLocked();
-  const claimed = await db
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: now + options.leaseMs })
-    .where('id', 'in', due)
-    .returning('id')
-    .execute();
-  return loadClaimed(
-    db,
-    claimed.map((c) => c.id),
-  );
-}
-
-/** Gives leased deliveries back without attempting them (they become claimable at once). */
-export async function releaseDeliveries(db: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('webhook_deliveries').set({ locked_until: null }).where('id', 'in', ids).execute();
+): Promise<LeasedDelivery[]> {
+  const leased = await claimDue(db, WEBHOOK_QUEUE, {
+    now: options.now ?? Date.now(),
+    limit: options.limit,
+    leaseMs: options.leaseMs,
+    ...(options.excludeWebhookIds ? { skipGroups: options.excludeWebhookIds } : {}),
+  });
+  return loadClaimed(db, leased);
 }
 
 /**
@@ -116,15 +126,10 @@ export async function claimDeliveryForRetry(
   deliveryId: string,
   leaseMs: number,
   now: number = Date.now(),
-): Promise<ClaimedDelivery | null> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: now + leaseMs })
-    .where('id', '=', deliveryId)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return null;
-  const [claimed] = await loadClaimed(db, [deliveryId]);
+): Promise<LeasedDelivery | null> {
+  const leased = await claimOne(db, WEBHOOK_QUEUE, deliveryId, { now, leaseMs });
+  if (!leased) return null;
+  const [claimed] = await loadClaimed(db, [leased]);
   return claimed ?? null;
 }
 

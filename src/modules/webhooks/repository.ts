@@ -92,16 +92,12 @@ export async function attemptsByDelivery(
   return byDelivery;
 }
 
-/**
- * Counts an attempt on a delivery (taking its row lock, so attempt numbers never collide); returns the
- * delivery as it now stands, or undefined when it was deleted.
- */
-export function countAttempt(trx: Trx, deliveryId: string) {
+/** A delivery as recording an attempt reads it, or undefined when it was deleted. */
+export function deliveryToRecord(trx: Trx, deliveryId: string) {
   return trx
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1) }))
+    .selectFrom('webhook_deliveries')
+    .select(['status', 'next_attempt_at', 'completed_at', 'farm_id', 'webhook_id'])
     .where('id', '=', deliveryId)
-    .returning(['attempt_count', 'status', 'next_attempt_at', 'completed_at', 'farm_id', 'webhook_id'])
     .executeTakeFirst();
 }
 
@@ -133,14 +129,6 @@ export async function scheduledAttempts(trx: Trx, deliveryId: string): Promise<n
     .where('trigger', '=', 'scheduled')
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-export async function settleDelivery(
-  trx: Trx,
-  deliveryId: string,
-  changes: Updateable<WebhookDeliveriesTable>,
-): Promise<void> {
-  await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', deliveryId).execute();
 }
 
 export async function setWebhookDisabled(trx: Trx, webhookId: string, reason: string): Promise<void> {

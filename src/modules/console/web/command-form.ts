@@ -6,7 +6,7 @@
  */
 import type { CatalogCommand } from '../../../domain/catalog.ts';
 import type { ParamSpec } from '../../../domain/command-params.ts';
-import { type ConfirmationNeed, needsConfirmation } from '../../../domain/confirmation.ts';
+import type { ConfirmationNeed } from '../../../domain/confirmation.ts';
 import { api, type Problem, type Schema } from './api.ts';
 import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
 import { useOffline } from './offline.ts';
@@ -231,16 +231,24 @@ export function CommandForm({
     }
   };
 
-  const submit = (event: SubmitEvent) => {
+  const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     if (!command) {
       setError({ message: 'Choose a command first.' });
       return;
     }
-    const need = needsConfirmation(name, params, {
-      farm: { timezone: farm.timezone, lat: farm.lat, lon: farm.lon },
-      at: Date.now(),
-    });
+    // The rule (and the sun's position it may need) loads with the first command sent, not with the page.
+    let need: ConfirmationNeed | null;
+    try {
+      const { needsConfirmation } = await import('../../../domain/confirmation.ts');
+      need = needsConfirmation(name, params, {
+        farm: { timezone: farm.timezone, lat: farm.lat, lon: farm.lon },
+        at: Date.now(),
+      });
+    } catch (err) {
+      setError(problemOf(err));
+      return;
+    }
     if (need) setQuestion(confirmQuestion(need, command, device, farm));
     else send();
   };

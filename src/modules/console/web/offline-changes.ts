@@ -1,0 +1,177 @@
+/**
+ * The changes kept on the phone for later (docs/offline.md): api() queues a write that can wait (mark a task
+ * done, add a task, log an event, add or edit an animal, acknowledge an alert) with its own Idempotency-Key
+ * and the time it was made, names it for the list on /sync, and shows it on the phone's data at once.
+ * Sending the queue is queue-send.ts's (run by offline-data.ts's sync and by the service worker).
+ */
+import { ApiError, type QueuedCall, type Schema } from './api.ts';
+import { requestBackgroundSync } from './background-sync.ts';
+import { countQueue, currentFarm, currentPerson, type Local, local } from './offline-db.ts';
+import type { Change, Kind, LocalRecord } from './queue-send.ts';
+
+type Animal = Schema<'Animal'>;
+
+let seq = 0;
+
+/** The queue, oldest first. */
+export async function listQueue(): Promise<Change[]> {
+  const db = await local();
+  if (!db) return [];
+  return ((await db.getAll('queue')) as Change[]).sort((a, b) => a.seq - b.seq);
+}
+
+/** A name for an animal people recognise. */
+function animalName(a: Partial<Animal> | undefined): string {
+  return a?.tag ?? a?.name ?? a?.eid ?? a?.species ?? 'an animal';
+}
+
+async function labelOf(db: Local, call: QueuedCall): Promise<string> {
+  const body = (call.body ?? {}) as Record<string, unknown>;
+  const recordName = async (kind: Kind, id: string | undefined) => {
+    const row = (await db.get('records', `${kind}:${id}`)) as LocalRecord | undefined;
+    const data = row?.data as Record<string, string | null> | undefined;
+    return kind === 'animal' ? animalName(data as Partial<Animal>) : (data?.title ?? data?.name ?? id ?? '');
+  };
+  switch (call.template) {
+    case '/v1/tasks/{id}/done':
+      return `Task done: ${await recordName('task', call.path.id)}`;
+    case '/v1/farms/{farm}/tasks':
+      return `New task: ${String(body.title ?? '')}`;
+    case '/v1/farms/{farm}/events': {
+      const subject = body.subject_type && body.subject_id ? String(body.subject_type) : null;
+      const about =
+        subject === 'animal' || subject === 'group' || subject === 'paddock'
+          ? ` on ${await recordName(subject, String(body.subject_id))}`
+          : subject
+            ? ` on ${subject} ${String(body.subject_id)}`
+            : '';
+      return `Logged ${String(body.type)}${about}`;
+    }
+    case '/v1/farms/{farm}/animals':
+      return `New animal: ${animalName(body as Partial<Animal>)}`;
+    case '/v1/animals/{id}':
+      return `Edited ${await recordName('animal', call.path.id)}: ${Object.keys(body).join(', ')}`;
+    case '/v1/alerts/{id}/acknowledge': {
+      const row = (await db.get('records', `alert:${call.path.id}`)) as LocalRecord | undefined;
+      return `Acknowledged: ${String(row?.data.title ?? call.path.id)}`;
+    }
+    default:
+      return `${call.method} ${call.template}`;
+  }
+}
+
+/** Shows a change on the phone's data as if it were made; returns what the API would have answered. */
+export async function applyLocally(db: Local, change: Change): Promise<unknown> {
+  const now = change.made_at;
+  const body = (change.body ?? {}) as Record<string, unknown>;
+  const merge = async (kind: Kind, id: string, patch: Record<string, unknown>) => {
+    const row = (await db.get('records', `${kind}:${id}`)) as LocalRecord | undefined;
+    if (!row) return { id, ...patch };
+    row.data = { ...row.data, ...patch };
+    await db.put('records', row);
+    return row.data;
+  };
+  const add = async (kind: Kind, data: Record<string, unknown> & { id: string }) => {
+    await db.put('records', { key: `${kind}:${data.id}`, farm: change.farm, kind, order: -change.seq, data });
+    return data;
+  };
+  const id = change.path.id ?? '';
+  switch (change.template) {
+    case '/v1/tasks/{id}/done':
+      return merge('task', id, { status: 'done', done_at: now });
+    case '/v1/alerts/{id}/acknowledge':
+      return merge('alert', id, { status: 'acknowledged', acknowledged_at: now });
+    case '/v1/animals/{id}':
+      return merge('animal', id, body);
+    case '/v1/farms/{farm}/tasks':
+      return add('task', {
+        notes: null,
+        due_at: null,
+        due_date: null,
+        assignee: null,
+        alert_id: null,
+        done_at: null,
+        ...body,
+        id: change.local_id ?? change.key,
+        farm_id: change.farm,
+        status: 'open',
+        created_at: now,
+      });
+    case '/v1/farms/{farm}/animals':
+      return add('animal', {
+        name: null,
+        tag: null,
+        eid: null,
+        sex: null,
+        breed: null,
+        birth_date: null,
+        group_id: null,
+        paddock_id: null,
+        status: 'active',
+        notes: null,
+        fields: {},
+        ...body,
+        id: change.local_id ?? change.key,
+        farm_id: change.farm,
+        species: String(body.species ?? ''),
+        created_at: now,
+      });
+    case '/v1/farms/{farm}/events':
+      return eventOf(change);
+    default:
+      return null;
+  }
+}
+
+/** A queued event as the API shows an event. */
+export function eventOf(change: Change): Schema<'Event'> {
+  const body = change.body as Record<string, unknown>;
+  return {
+    id: change.key,
+    farm_id: change.farm,
+    type: String(body.type),
+    subject_type: (body.subject_type as string | undefined) ?? null,
+    subject_id: (body.subject_id as string | undefined) ?? null,
+    data: (body.data as Record<string, unknown> | undefined) ?? {},
+    at: String(body.at ?? change.made_at),
+    created_at: change.made_at,
+  };
+}
+
+/** Keeps a write for later and shows it on the phone at once (api() calls this offline). */
+export async function queue(call: QueuedCall): Promise<unknown> {
+  const db = await local();
+  if (!db) throw new ApiError(0, 'network_error', 'Farmstead could not be reached, and nothing is kept.');
+  const now = new Date();
+  const body =
+    call.template === '/v1/farms/{farm}/events'
+      ? // An event keeps the time it happened, not the time it reaches the server.
+        {
+          ...(call.body as Record<string, unknown>),
+          at: (call.body as { at?: string }).at ?? now.toISOString(),
+        }
+      : call.body;
+  const creates = call.template === '/v1/farms/{farm}/animals' || call.template === '/v1/farms/{farm}/tasks';
+  const change: Change = {
+    key: call.key,
+    seq: now.getTime() * 1000 + (seq++ % 1000),
+    farm: call.path.farm ?? currentFarm() ?? '',
+    method: call.method,
+    template: call.template,
+    path: call.path,
+    body,
+    label: await labelOf(db, { ...call, body }),
+    made_at: now.toISOString(),
+    state: 'waiting',
+    message: null,
+    first_sent_at: call.sent ? now.getTime() : null,
+    synced_at: null,
+    local_id: creates ? `local_${call.key}` : null,
+    server_id: null,
+  };
+  await db.put('queue', change);
+  const answer = await applyLocally(db, change);
+  await countQueue();
+  void requestBackgroundSync(currentPerson());
+  return answer;
+}
