@@ -21,18 +21,21 @@ import {
 } from './console-helpers.ts';
 import * as make from './factories.ts';
 import { waitFor } from './harness.ts';
+import { type NtfyServer, startNtfyServer } from './ntfy-server.ts';
 import { signedInPerson } from './people.ts';
 import { type PushService, startPushService } from './push-service.ts';
 
 let world: ConsoleWorld;
 let push: PushService;
+let ntfy: NtfyServer;
 
 before(async () => {
-  [world, push] = await Promise.all([startConsole(), startPushService()]);
+  [world, push, ntfy] = await Promise.all([startConsole(), startPushService(), startNtfyServer()]);
 });
 after(async () => {
   await world?.close();
   await push?.close();
+  await ntfy?.close();
 });
 
 test('the manifest names the app and its icons, which are PNGs', async () => {
@@ -165,5 +168,56 @@ test('an emailed acknowledge link opens a page that changes nothing until its on
   await page.getByRole('button', { name: 'Acknowledge this alert' }).click();
   await page.getByText('This alert is acknowledged.').waitFor();
   assert.equal(await statusOf(), 'acknowledged');
+  // Acknowledged by the person the link was made for (issue 44: it was null).
+  const acked = await world.t.request<{ acknowledged_by: string | null }>('GET', `/v1/alerts/${alertId}`, {
+    key: account.live_key,
+  });
+  assert.equal(acked.body.acknowledged_by, owner.session.person.id);
+  assert.deepEqual(problems, []);
+});
+
+test('the Account page saves an ntfy topic with a token (shown as its last four characters) and its severities per farm', async () => {
+  const account = await world.t.account('Ntfy');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Creek', timezone: 'UTC' });
+  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
+  await page.goto(`${world.base}/account`);
+  await page.getByRole('heading', { name: 'ntfy', exact: true }).waitFor();
+  const url = `${ntfy.url}/console-topic-${process.pid}`;
+  await page.getByLabel('Topic URL').fill(url);
+  await page.getByLabel('Access token (for a protected topic)').fill('tk_consoleToken000000000000abcd');
+  await page.getByRole('button', { name: 'Save topic' }).click();
+  await page.locator('form.ntfy-topic').getByRole('status').waitFor();
+  await waitFor('the saved token hint', async () =>
+    (await page.getByLabel('Access token (for a protected topic)').getAttribute('placeholder'))?.includes(
+      '…abcd',
+    )
+      ? true
+      : null,
+  );
+  // The farm's ntfy boxes: add watch, save.
+  const form = page.locator('form.farm-notify').first();
+  await form.locator(`#${farm.id}-ntfy-watch`).check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByRole('status').waitFor();
+  const settings = await person.request<{
+    ntfy: { url: string; token: string | null } | null;
+    farms: { farm_id: string; channels: { ntfy: string[] } }[];
+  }>('GET', '/v1/me/notification-settings');
+  assert.deepEqual(settings.body.ntfy, { url, token: '…abcd' });
+  assert.deepEqual(settings.body.farms.find((f) => f.farm_id === farm.id)?.channels.ntfy, [
+    'urgent',
+    'watch',
+  ]);
+  // A test notification reaches the topic.
+  await page.getByRole('button', { name: 'Send me a test notification' }).click();
+  await page.getByText(/^Sent: it should arrive/).waitFor();
+  await notificationTurn({ database: world.t.database, config: world.t.config }, Date.now(), {
+    briefs: false,
+  });
+  const got = ntfy.messages.find((m) => m.topic === `console-topic-${process.pid}`);
+  assert.equal(got?.title, 'Farmstead test notification');
+  assert.equal(got?.headers.authorization, 'Bearer tk_consoleToken000000000000abcd');
+  await page.locator('form.ntfy-topic').scrollIntoViewIfNeeded();
+  await screenshot(page, 'notification-settings-ntfy-phone');
   assert.deepEqual(problems, []);
 });

@@ -166,6 +166,7 @@ export async function alertRow(
       created_at: now,
       updated_at: now,
       acknowledged_at: null,
+      acknowledged_by: null,
       resolved_at: null,
       ...overrides,
     })

@@ -4,11 +4,16 @@
  * (modules/notifications/escalation.ts). `false` turns escalation off for the farm.
  */
 import { isPlainObject } from '../lib/json.ts';
+import {
+  isNotificationChannel,
+  NOTIFICATION_CHANNELS,
+  type NotificationChannel,
+} from './notification-channels.ts';
 
 export const ESCALATION_TARGETS = ['owners', 'crew', 'everyone'] as const;
 export type EscalationTarget = (typeof ESCALATION_TARGETS)[number];
-export const ESCALATION_CHANNELS = ['push', 'email'] as const;
-export type EscalationChannel = (typeof ESCALATION_CHANNELS)[number];
+/** A step reaches people on any notification channel (notification-channels.ts). */
+export type EscalationChannel = NotificationChannel;
 
 export interface EscalationStep {
   /** A role's people, everyone, or one person by id (`per_…`). */
@@ -86,10 +91,13 @@ export function validateEscalation(input: unknown): EscalationResult {
     if (
       !Array.isArray(channels) ||
       channels.length === 0 ||
-      channels.some((c) => !(ESCALATION_CHANNELS as readonly unknown[]).includes(c)) ||
+      !channels.every(isNotificationChannel) ||
       new Set(channels).size !== channels.length
     ) {
-      return fail(`${at}.channels`, `${at}.channels must list push and/or email, each once.`);
+      return fail(
+        `${at}.channels`,
+        `${at}.channels must list channels of ${NOTIFICATION_CHANNELS.join(', ')}, each once.`,
+      );
     }
     out.push({ notify, channels: channels as EscalationChannel[] });
   }

@@ -26,6 +26,7 @@ import * as m0029 from './0029_oauth.ts';
 import * as m0030 from './0030_device_positions.ts';
 import * as m0031 from './0031_grazing.ts';
 import * as m0032 from './0032_animal_changes.ts';
+import * as m0034 from './0034_channel_targets.ts';
 import * as m0036 from './0036_uplink_keys_by_device.ts';
 import * as m0037 from './0037_eid_iso.ts';
 import * as m0040 from './0040_server_facts.ts';
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0030_device_positions': m0030,
   '0031_grazing': m0031,
   '0032_animal_changes': m0032,
+  '0034_channel_targets': m0034,
   '0036_uplink_keys_by_device': m0036,
   '0037_eid_iso': m0037,
   '0040_server_facts': m0040,

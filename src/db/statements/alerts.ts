@@ -26,6 +26,7 @@ export const ALERT_COLUMNS = everyColumn<AlertsTable>()([
   'created_at',
   'updated_at',
   'acknowledged_at',
+  'acknowledged_by',
   'resolved_at',
 ]);
 

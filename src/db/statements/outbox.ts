@@ -2,12 +2,14 @@
  * The outbox table's statement module: its column list and its inserts (an event a change emits, a report's
  * or a group's events in one insert: modules/webhooks/emit.ts, and bulk inserts). A new column is one edit:
  * OutboxTable (db/tables/foundation.ts) and OUTBOX_COLUMNS below. The stream's sequencer sets `seq` and the
- * delivery worker `dispatched_at` (modules/stream, modules/webhooks: see ARCHITECTURE.md).
+ * delivery worker `dispatched_at` (modules/stream, modules/webhooks: see ARCHITECTURE.md); the notification
+ * planner reads alert events through its own cursor, `notified_at` (below; modules/notifications/plan.ts).
  */
 import type { Insertable } from 'kysely';
+import { isPostgres } from '../engine.ts';
 import { MAX_GROUP } from '../group-commit.ts';
 import { prepared } from '../prepared.ts';
-import type { Db } from '../schema.ts';
+import type { Db, Trx } from '../schema.ts';
 import type { OutboxTable } from '../tables/foundation.ts';
 import { everyColumn } from './columns.ts';
 
@@ -47,3 +49,27 @@ export async function insertOutboxEvents(db: Db, rows: readonly OutboxRow[]): Pr
 }
 
 const insertOutboxRows = prepared((db, rows: readonly OutboxRow[]) => db.insertInto('outbox').values(rows));
+
+// The notification cursor ---------------------------------------------------------------------------------
+
+/** The events the notification planner reads: alerts opening and resolving, and farm events (`alert.escalated`). */
+const NOTIFIED_TYPES = ['alert.created', 'alert.resolved', 'event.created'];
+
+/** Events the notification planner has not read, oldest first; on PostgreSQL those no other worker holds. */
+export function unnotifiedEvents(trx: Trx, limit: number) {
+  let q = trx
+    .selectFrom('outbox')
+    .select(['id', 'farm_id', 'type', 'data', 'created_at'])
+    .where('notified_at', 'is', null)
+    .where('type', 'in', NOTIFIED_TYPES)
+    .orderBy('id')
+    .limit(limit);
+  if (isPostgres(trx)) q = q.forUpdate().skipLocked();
+  return q.execute();
+}
+
+/** Moves the notification cursor past these events. */
+export async function markNotified(trx: Trx, ids: readonly string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('outbox').set({ notified_at: now }).where('id', 'in', ids).execute();
+}

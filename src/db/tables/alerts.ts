@@ -19,6 +19,8 @@ export interface AlertsTable {
   created_at: number;
   updated_at: number;
   acknowledged_at: number | null;
+  /** The person who acknowledged it (console or acknowledge token); null: a key, an agent, or not yet. */
+  acknowledged_by: string | null;
   resolved_at: number | null;
 }
 

@@ -1,6 +1,7 @@
+import type { NotificationChannel } from '../../domain/notification-channels.ts';
 import type { AlertSeverity } from './alerts.ts';
 
-export type NotificationChannel = 'push' | 'email';
+export type { NotificationChannel } from '../../domain/notification-channels.ts';
 export type NotificationKind = 'alert' | 'resolved' | 'test' | 'brief';
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
 
@@ -22,6 +23,17 @@ export interface PushSubscriptionsTable {
   user_agent: string | null;
   created_at: number;
   last_sent_at: number | null;
+}
+
+/**
+ * Where a person is reached on a channel that needs set-up of its own, for every farm (ntfy: the topic's URL
+ * and an optional access token, as JSON text). One row per person and channel.
+ */
+export interface NotificationTargetsTable {
+  person_id: string;
+  channel: NotificationChannel;
+  target: string;
+  updated_at: number;
 }
 
 /** A person's notification settings for one farm (JSON text); no row: the defaults of their role. */
@@ -75,6 +87,7 @@ export interface NotificationTables {
   notification_keys: NotificationKeysTable;
   push_subscriptions: PushSubscriptionsTable;
   notification_settings: NotificationSettingsTable;
+  notification_targets: NotificationTargetsTable;
   notifications: NotificationsTable;
   notification_ack_tokens: NotificationAckTokensTable;
   alert_escalations: AlertEscalationsTable;

@@ -84,6 +84,7 @@ export async function settleClockAlert(
       created_at: now,
       updated_at: now,
       acknowledged_at: null,
+      acknowledged_by: null,
       resolved_at: null,
     });
     if (inserted) {

@@ -211,6 +211,7 @@ function newAlertRow(
     created_at: ctx.now,
     updated_at: ctx.now,
     acknowledged_at: null,
+    acknowledged_by: null,
     resolved_at: null,
   };
 }

@@ -217,6 +217,7 @@ async function judgeGroup(
       created_at: now,
       updated_at: now,
       acknowledged_at: null,
+      acknowledged_by: null,
       resolved_at: null,
     });
     if (!inserted) return { opened: 0, resolved: 0 };

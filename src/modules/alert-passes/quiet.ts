@@ -179,6 +179,7 @@ async function openQuietAlerts(
         created_at: now,
         updated_at: now,
         acknowledged_at: null,
+        acknowledged_by: null,
         resolved_at: null,
       };
     });

@@ -160,6 +160,7 @@ forEachEngine('alerts', (t) => {
     assert.deepEqual(res.body, listed);
     assert.deepEqual(Object.keys(res.body).sort(), [
       'acknowledged_at',
+      'acknowledged_by',
       'created_at',
       'farm_id',
       'id',

@@ -31,6 +31,7 @@ export function toAlert(row: AlertRow): Alert {
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
     acknowledged_at: toIso(row.acknowledged_at),
+    acknowledged_by: row.acknowledged_by,
     resolved_at: toIso(row.resolved_at),
   };
 }
@@ -40,6 +41,11 @@ export interface AlertKey {
   rule: string;
   subjectType: string;
   subjectId: string;
+}
+
+/** An alert by id, whatever the scope (the notification workers and acknowledge tokens read it). */
+export function findAlertById(db: Db, id: string): Promise<AlertRow | undefined> {
+  return db.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The active (open or acknowledged) alert for a farm, rule and subject, if there is one. */

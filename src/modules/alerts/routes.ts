@@ -64,7 +64,12 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
         },
       },
     },
-    async (request) => acknowledgeAlert(db, apiCaller(request), request.params.id, request.body),
+    async (request) => {
+      const caller = apiCaller(request);
+      // A person in the console is named on the alert; a key or an agent is not a person.
+      const by = caller.session?.personId ?? null;
+      return acknowledgeAlert(db, caller, request.params.id, request.body, Date.now(), by);
+    },
   );
 
   app.post(

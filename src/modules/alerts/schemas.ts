@@ -18,6 +18,7 @@ export const ALERT_EXAMPLE = {
   created_at: '2026-11-22T12:00:00.000Z',
   updated_at: '2026-11-22T14:15:00.000Z',
   acknowledged_at: null,
+  acknowledged_by: null,
   resolved_at: null,
 };
 
@@ -46,6 +47,12 @@ export const AlertSchema = Type.Object(
     created_at: DateTime(),
     updated_at: DateTime('Last change: escalation, a newer reading, acknowledgement or resolution.'),
     acknowledged_at: Nullable(DateTime()),
+    acknowledged_by: Nullable(
+      Type.String({
+        description:
+          'The person who acknowledged it, in the console or with a notification’s acknowledge link or button; null when an API key or an agent did, or not acknowledged.',
+      }),
+    ),
     resolved_at: Nullable(DateTime()),
   },
   {

@@ -53,8 +53,9 @@ export async function getAlert(db: Db, scope: Scope, id: string): Promise<Alert>
 
 /**
  * open → acknowledged, at now or at the earlier `acknowledged_at` a caller gives (tapped without signal and
- * sent later), kept between the alert's creation and now. Acknowledging an acknowledged alert returns it
- * unchanged; a resolved alert cannot be acknowledged (409 conflict).
+ * sent later), kept between the alert's creation and now, by the person `by` names (a console session, or
+ * the person an acknowledge token was made for; null for a key or an agent). Acknowledging an acknowledged
+ * alert returns it unchanged; a resolved alert cannot be acknowledged (409 conflict).
  */
 export async function acknowledgeAlert(
   db: Db,
@@ -62,6 +63,7 @@ export async function acknowledgeAlert(
   id: string,
   input: AcknowledgeAlertInput = {},
   now = Date.now(),
+  by: string | null = null,
 ): Promise<Alert> {
   const given =
     input.acknowledged_at === undefined ? null : parseDateInput('acknowledged_at', input.acknowledged_at);
@@ -71,6 +73,7 @@ export async function acknowledgeAlert(
     const updated = await transitionAlert(trx, row.id, ['open'], {
       status: 'acknowledged',
       acknowledged_at: at,
+      acknowledged_by: by,
       updated_at: now,
     });
     if (updated) return toAlert(updated);

@@ -31,6 +31,23 @@ export function farmsInScope(db: Db, scope: Scope) {
     .where(farmInScope(scope, 'id'));
 }
 
+/** A farm by id, whatever the scope (the workers that plan notifications read it for its name and zone). */
+export function findFarmById(db: Db, farmId: string): Promise<Selectable<FarmsTable> | undefined> {
+  return db.selectFrom('farms').selectAll().where('id', '=', farmId).executeTakeFirst();
+}
+
+/** An account's farms but its sample farm (whose alerts are simulated), oldest first, in both modes. */
+export function realFarmsOf(db: Db, accountId: string): Promise<Selectable<FarmsTable>[]> {
+  return db
+    .selectFrom('farms')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('sample', '=', 0)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
 export async function insertFarm(db: Db, row: FarmRow): Promise<void> {
   await db.insertInto('farms').values(row).execute();
 }

@@ -244,6 +244,7 @@ forEachEngine('reports stored together', (t) => {
       created_at: now,
       updated_at: now,
       acknowledged_at: null,
+      acknowledged_by: null,
       resolved_at: null,
     });
     const opened = await Promise.all(

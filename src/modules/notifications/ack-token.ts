@@ -2,7 +2,7 @@
  * Acknowledge from the notification: a push (or an email link) carries a random token bound to one alert
  * and one person, usable once, for 24 hours; only its SHA-256 is stored. Acknowledging with it checks that
  * the person still exists and that their role still allows acknowledging alerts (alerts write) on a farm of
- * their account, then acknowledges as they would in the console.
+ * their account, then acknowledges as they would in the console (the alert's `acknowledged_by` names them).
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -11,14 +11,8 @@ import { allows, permission, ROLE_PRESETS } from '../../domain/permissions.ts';
 import { hashSecret, randomToken } from '../../lib/secrets.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { type Alert, acknowledgeAlert } from '../alerts/service.ts';
-import {
-  ackTokenByHash,
-  alertById,
-  farmById,
-  insertAckToken,
-  personById,
-  useAckToken,
-} from './repository.ts';
+import { alertById, farmById, personById } from './audience.ts';
+import { ackTokenByHash, insertAckToken, useAckToken } from './repository.ts';
 
 export const ACK_TOKEN_TTL_MS = 24 * HOUR_MS;
 
@@ -73,6 +67,14 @@ export async function acknowledgeWithToken(db: Db, token: string, now: number): 
     if (!allows(ROLE_PRESETS[person.role], permission('alerts', 'write'))) {
       throw refused(`Your role (${person.role}) does not allow acknowledging alerts.`);
     }
-    return acknowledgeAlert(trx, { accountId: farm.account_id, mode: farm.mode }, alert.id, {}, now);
+    // Acknowledged by the person the token was made for, as if they had tapped it in the console.
+    return acknowledgeAlert(
+      trx,
+      { accountId: farm.account_id, mode: farm.mode },
+      alert.id,
+      {},
+      now,
+      person.id,
+    );
   });
 }

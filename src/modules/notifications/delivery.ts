@@ -9,9 +9,10 @@
  * sends in flight (up to the loop's concurrency, 8).
  * - An alert notice whose alert is no longer open (acknowledged or resolved before it went out: an
  *   escalation step, or one held by quiet hours) is `skipped` (not an attempt).
- * - Push goes to each of the person's browsers; a 404/410 removes that subscription. It carries the title,
- *   reason, farm, time, the alert's URL and a fresh acknowledge token.
- * - Email goes to the person's address, with the link to the alert and the acknowledge page's link.
+ * - Each channel is an adapter (channels/registry.ts): it renders the notice (title, reason, farm, time, the
+ *   alert's URL and a fresh acknowledge token) and sends it, and says whether its answer was accepted, worth
+ *   a retry, or final: push to each of the person's browsers (channels/push.ts), email to their address
+ *   (channels/email.ts), ntfy to their topic (channels/ntfy.ts).
  */
 import type { Config } from '../../config.ts';
 import {
@@ -24,24 +25,16 @@ import {
   settle,
 } from '../../db/delivery-queue.ts';
 import type { Db } from '../../db/schema.ts';
-import { toIso } from '../../lib/time.ts';
 import { issueAckToken } from './ack-token.ts';
-import { sendEmail } from './channels/email.ts';
-import { sendPush } from './channels/web-push.ts';
-import { ackPageUrl, emailText } from './content.ts';
+import { alertById, farmById } from './audience.ts';
+import { channel } from './channels/registry.ts';
+import { type DeliveryConfig, type Outcome, serverSetup } from './channels/types.ts';
 import {
-  alertById,
   type ClaimedNotification,
   claimDueNotifications,
-  deleteSubscriptionById,
-  farmById,
   NOTIFICATION_QUEUE,
   type NotificationRow,
-  personById,
-  subscriptionsOf,
-  touchSubscription,
 } from './repository.ts';
-import { vapidKeys } from './vapid.ts';
 
 /** Delays of the retries after the first attempt. */
 export const NOTIFICATION_RETRY_MS: readonly number[] = [
@@ -58,130 +51,34 @@ export const NOTIFICATION_RETRY_MS: readonly number[] = [
 export function notificationLeaseMs(config: Pick<Config, 'webhookTimeoutMs'>): number {
   return config.webhookTimeoutMs * 3 + 5_000;
 }
-/** How long a push service keeps a push for an offline phone. */
-const PUSH_TTL_SECONDS = 24 * 3600;
+export type { DeliveryConfig } from './channels/types.ts';
 
-export type DeliveryConfig = Pick<
-  Config,
-  | 'smtpUrl'
-  | 'emailFrom'
-  | 'publicUrl'
-  | 'webhookAllowPrivate'
-  | 'webhookTimeoutMs'
-  | 'vapidKeys'
-  | 'vapidSubject'
->;
-
-interface Outcome {
-  accepted: boolean;
-  /** Nothing more to try (every browser gone, a permanent refusal, nothing to send to). */
-  final: boolean;
-  skipped?: boolean;
-  answer: string;
-}
-
-/** The push payload the console's service worker shows (web/sw.ts). */
-export interface PushPayload {
-  id: string;
-  kind: NotificationRow['kind'];
-  title: string;
-  body: string;
-  severity: string | null;
-  farm: string | null;
-  alert_id: string | null;
-  at: string;
-  url: string;
-  ack_token: string | null;
-  ack_url: string;
-}
-
-async function sendPushNotice(
+/**
+ * Sends one notice on its channel: nothing when the server cannot send on it or its person cannot be reached
+ * there any more (skipped), else rendered with the farm's name and, for an alert, a fresh acknowledge token.
+ */
+async function sendOnChannel(
   db: Db,
   row: NotificationRow,
   config: DeliveryConfig,
   now: number,
 ): Promise<Outcome> {
-  const subscriptions = await subscriptionsOf(db, row.person_id);
-  if (subscriptions.length === 0) {
-    return {
-      accepted: false,
-      final: true,
-      skipped: true,
-      answer: 'not sent: no browser allows notifications',
-    };
+  const adapter = channel(row.channel);
+  const unavailable = adapter.unavailable(serverSetup(config));
+  if (unavailable) return { accepted: false, final: true, skipped: true, answer: `not sent: ${unavailable}` };
+  if (!(await adapter.reachable(db, [row.person_id])).has(row.person_id)) {
+    return { accepted: false, final: true, skipped: true, answer: `not sent: ${adapter.unreachable}` };
   }
   const farm = row.farm_id ? await farmById(db, row.farm_id) : undefined;
-  const token =
+  const ackToken =
     row.kind === 'alert' && row.alert_id ? await issueAckToken(db, row.person_id, row.alert_id, now) : null;
-  const payload: PushPayload = {
-    id: row.id,
-    kind: row.kind,
-    title: row.title,
-    body: row.body,
-    severity: row.severity,
-    farm: farm?.name ?? null,
-    alert_id: row.alert_id,
-    at: toIso(row.created_at),
-    url: row.url,
-    ack_token: token,
-    ack_url: `${config.publicUrl}/v1/notifications/acknowledge`,
-  };
-  const vapid = await vapidKeys(db, config);
-  const answers: string[] = [];
-  let accepted = false;
-  let remaining = 0;
-  for (const sub of subscriptions) {
-    const result = await sendPush(sub, JSON.stringify(payload), {
-      vapid,
-      urgent: row.severity === 'urgent' && row.kind === 'alert',
-      ttlSeconds: PUSH_TTL_SECONDS,
-      allowPrivate: config.webhookAllowPrivate,
-      timeoutMs: config.webhookTimeoutMs,
-    });
-    answers.push(`${sub.id}: ${result.answer}`);
-    if (result.gone) await deleteSubscriptionById(db, sub.id);
-    else remaining++;
-    if (result.accepted) {
-      accepted = true;
-      await touchSubscription(db, sub.id, now);
-    }
-  }
-  return { accepted, final: remaining === 0, answer: answers.join('; ') };
-}
-
-async function sendEmailNotice(
-  db: Db,
-  row: NotificationRow,
-  config: DeliveryConfig,
-  now: number,
-): Promise<Outcome> {
-  if (!config.smtpUrl)
-    return { accepted: false, final: true, skipped: true, answer: 'not sent: email is not set up' };
-  const person = await personById(db, row.person_id);
-  if (!person)
-    return { accepted: false, final: true, skipped: true, answer: 'not sent: the person was removed' };
-  const farm = row.farm_id ? await farmById(db, row.farm_id) : undefined;
-  const token =
-    row.kind === 'alert' && row.alert_id ? await issueAckToken(db, row.person_id, row.alert_id, now) : null;
-  const text =
-    row.kind === 'brief'
-      ? `${row.body}\n\nOpen the brief: ${row.url}\n`
-      : emailText({
-          title: row.title,
-          body: row.body,
-          url: row.url,
-          ackUrl: token ? ackPageUrl(config.publicUrl, token) : null,
-          farmName: farm?.name ?? 'Farmstead',
-        });
-  const result = await sendEmail(config.smtpUrl, {
-    from: config.emailFrom,
-    to: person.email,
-    subject: row.title,
-    text,
-    urgent: row.severity === 'urgent' && row.kind === 'alert',
-    timeoutMs: config.webhookTimeoutMs,
+  const message = adapter.render({
+    row,
+    farmName: farm?.name ?? null,
+    ackToken,
+    publicUrl: config.publicUrl,
   });
-  return { accepted: result.accepted, final: result.permanent, answer: result.answer };
+  return adapter.send(db, row, message, config, now);
 }
 
 /** What a channel's outcome means to the queue. */
@@ -210,10 +107,7 @@ export async function deliverNotification(
       };
     }
   }
-  outcome ??=
-    row.channel === 'push'
-      ? await sendPushNotice(db, row, config, now)
-      : await sendEmailNotice(db, row, config, now);
+  outcome ??= await sendOnChannel(db, row, config, now);
   const step = nextStep(answerOf(outcome), row.attempt, { scheduleMs: NOTIFICATION_RETRY_MS }, now);
   const settled = await settle(db, NOTIFICATION_QUEUE, row, step, {
     answer: outcome.answer.slice(0, 2000),

@@ -10,19 +10,10 @@ import { inTransaction } from '../../db/transaction.ts';
 import { type EscalationStep, escalationOf } from '../../domain/escalation.ts';
 import { parseJson } from '../../lib/json.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
+import { alertById, farmById, type PersonRow, peopleOfAccount } from './audience.ts';
 import { alertNotice, alertUrl } from './content.ts';
-import { notificationRow } from './plan.ts';
-import {
-  advanceEscalation,
-  alertById,
-  dueEscalations,
-  endEscalation,
-  farmById,
-  insertNotifications,
-  type PersonRow,
-  peopleOfAccount,
-  peopleWithSubscriptions,
-} from './repository.ts';
+import { notificationRow, reachOf } from './plan.ts';
+import { advanceEscalation, dueEscalations, endEscalation, insertNotifications } from './repository.ts';
 
 function peopleOfStep(step: EscalationStep, people: readonly PersonRow[]): PersonRow[] {
   if (step.notify === 'everyone') return [...people];
@@ -41,31 +32,31 @@ export async function escalateDue(
     let escalated = 0;
     let planned = 0;
     for (const row of due) {
+      const alert = await alertById(trx, row.alert_id);
       // Acknowledged, resolved or gone: the chain stops.
-      if (row.status !== 'open') {
+      if (alert?.status !== 'open') {
         await endEscalation(trx, row.alert_id);
         continue;
       }
       const farm = await farmById(trx, row.farm_id);
-      const alert = await alertById(trx, row.alert_id);
       const chain = farm ? escalationOf(parseJson<Record<string, unknown>>(farm.settings, {})) : null;
       const step = chain?.steps[row.step];
-      if (!farm || !alert || !chain || !step) {
+      if (!farm || !chain || !step) {
         await endEscalation(trx, row.alert_id);
         continue;
       }
       const number = row.step + 1;
       const people = peopleOfStep(step, await peopleOfAccount(trx, farm.account_id));
-      const subscribed = await peopleWithSubscriptions(
+      const reach = await reachOf(
         trx,
         people.map((p) => p.id),
+        options,
       );
       const notice = alertNotice({ ...alert, created_at: alert.created_at }, farm, number);
       const rows = [];
       for (const person of people) {
         for (const channel of step.channels) {
-          if (channel === 'email' && !options.email) continue;
-          if (channel === 'push' && !subscribed.has(person.id)) continue;
+          if (!reach.get(channel)?.has(person.id)) continue;
           rows.push(
             notificationRow({
               person: person.id,

@@ -125,7 +125,7 @@ forEachEngine(
         email: { available: boolean };
         farms: {
           farm_id: string;
-          channels: { push: string[]; email: string[] };
+          channels: { push: string[]; email: string[]; ntfy: string[] };
           quiet_hours: unknown;
           brief_email_at: string | null;
           customized: boolean;
@@ -133,13 +133,22 @@ forEachEngine(
       };
       const o = (await owner.request<S>('GET', '/v1/me/notification-settings')).body;
       const mine = o.farms.find((f) => f.farm_id === farm.id);
-      assert.deepEqual(mine?.channels, { push: ['urgent', 'watch'], email: ['urgent'] });
+      // ntfy carries what push does, once a topic is saved.
+      assert.deepEqual(mine?.channels, {
+        push: ['urgent', 'watch'],
+        email: ['urgent'],
+        ntfy: ['urgent', 'watch'],
+      });
       assert.equal(mine?.brief_email_at, '06:00');
       assert.equal(mine?.customized, false);
       // The test app has no SMTP: email is not offered, and says why.
       assert.equal(o.email.available, false);
       const c = (await crew.request<S>('GET', '/v1/me/notification-settings')).body;
-      assert.deepEqual(c.farms.find((f) => f.farm_id === farm.id)?.channels, { push: ['urgent'], email: [] });
+      assert.deepEqual(c.farms.find((f) => f.farm_id === farm.id)?.channels, {
+        push: ['urgent'],
+        email: [],
+        ntfy: ['urgent'],
+      });
       // The sample farm is not listed: its alerts are simulated.
       assert.equal(c.farms.length, 1);
     });
@@ -242,11 +251,14 @@ forEachEngine(
 
       // The crew member acknowledges from the push; the token is single-use.
       const token = String(received(s.crewBrowser.id)[0]?.payload.ack_token);
-      const ack = await t().request<{ status: string }>('POST', '/v1/notifications/acknowledge', {
-        body: { token },
-      });
+      const ack = await t().request<{ status: string; acknowledged_by: string | null }>(
+        'POST',
+        '/v1/notifications/acknowledge',
+        { body: { token } },
+      );
       assert.equal(ack.status, 200, JSON.stringify(ack.body));
       assert.equal(ack.body.status, 'acknowledged');
+      assert.equal(ack.body.acknowledged_by, s.crew.session.person.id, 'the person whose token it was');
       expectError(
         await t().request('POST', '/v1/notifications/acknowledge', { body: { token } }),
         403,
@@ -298,6 +310,47 @@ forEachEngine(
       assert.equal(alert?.status, 'open');
     });
 
+    test('acknowledged from the email’s acknowledge page: the alert names the person whose token it was; a key names no one', async () => {
+      const s = await farmWithPeople(t());
+      const start = Date.now();
+      const before = smtp.received.length;
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 29 }] });
+      await turn(t(), start);
+      const mail = smtp.received.slice(before).find((m) => m.to.includes(s.owner.session.person.email));
+      assert.ok(mail, 'the owner got an email');
+      const token = /\/ack\/([A-Za-z0-9_-]+)/.exec(mail.raw.replace(/=\r?\n/g, ''))?.[1];
+      assert.ok(token, 'the email carries the acknowledge page’s link');
+      // The page (web/pages/ack.ts) shows what the link would do, then posts the token.
+      const shown = await t().request<{ usable: boolean }>('GET', `/v1/notifications/acknowledge/${token}`);
+      assert.equal(shown.body.usable, true);
+      const ack = await t().request<{ id: string; acknowledged_by: string | null }>(
+        'POST',
+        '/v1/notifications/acknowledge',
+        { body: { token } },
+      );
+      assert.equal(ack.status, 200, JSON.stringify(ack.body));
+      assert.equal(ack.body.acknowledged_by, s.owner.session.person.id);
+      const got = await t().request<{ acknowledged_by: string | null }>('GET', `/v1/alerts/${ack.body.id}`, {
+        key: s.account.live_key,
+      });
+      assert.equal(got.body.acknowledged_by, s.owner.session.person.id, 'stored, not only answered');
+      // An API key is not a person: acknowledged_by stays null.
+      const house3 = await make.device(t(), s.account.live_key, s.farm.id, {
+        type: 'house',
+        name: 'House 3',
+      });
+      await make.report(t(), house3.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 29 }] });
+      const open = (await alertsOf(t(), s.account.live_key, s.farm.id)).find((a) => a.status === 'open');
+      assert.ok(open);
+      const byKey = await t().request<{ acknowledged_by: string | null }>(
+        'POST',
+        `/v1/alerts/${open.id}/acknowledge`,
+        { key: s.account.live_key },
+      );
+      assert.equal(byKey.status, 200);
+      assert.equal(byKey.body.acknowledged_by, null);
+    });
+
     test('escalation: not acknowledged after 15 minutes, the next step is notified; acknowledging stops the chain', async () => {
       const s = await farmWithPeople(t());
       const start = Date.now();
@@ -316,8 +369,12 @@ forEachEngine(
       assert.match(String(again[1]?.payload.title), /not acknowledged yet/);
       // Acknowledged: step 2 (owners) never comes.
       const [alert] = await alertsOf(t(), s.account.live_key, s.farm.id);
-      const ack = await s.crew.request('POST', `/v1/alerts/${alert?.id}/acknowledge`);
+      const ack = await s.crew.request<{ acknowledged_by: string | null }>(
+        'POST',
+        `/v1/alerts/${alert?.id}/acknowledge`,
+      );
       assert.equal(ack.status, 200, JSON.stringify(ack.body));
+      assert.equal(ack.body.acknowledged_by, s.crew.session.person.id, 'the console names who acknowledged');
       const ownerBefore = received(s.ownerBrowser.id).length;
       await turn(t(), start + 40 * MINUTE_MS);
       assert.equal(received(s.ownerBrowser.id).length, ownerBefore);

@@ -15,6 +15,7 @@
  */
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import { markNotified, unnotifiedEvents } from '../../db/statements/outbox.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
 import type {
   NotificationChannel,
@@ -24,34 +25,43 @@ import type {
 import { inTransaction } from '../../db/transaction.ts';
 import { escalationOf } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
+import { NOTIFICATION_CHANNELS } from '../../domain/notification-channels.ts';
 import { parseJson } from '../../lib/json.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
+import { alertById, farmById, type PersonRow, peopleOfAccount } from './audience.ts';
+import { channel } from './channels/registry.ts';
+import type { ServerSetup } from './channels/types.ts';
 import { type AlertFacts, alertNotice, alertUrl, resolvedNotice } from './content.ts';
 import {
-  alertById,
   endEscalation,
-  farmById,
   insertNotifications,
-  markNotified,
-  type PersonRow,
-  peopleOfAccount,
-  peopleWithSubscriptions,
   startEscalation,
   storedSettingsOf,
   toldAbout,
-  unnotifiedAlertEvents,
 } from './repository.ts';
 import { effectiveSettings, type PersonFarmSettings, releaseTime } from './settings.ts';
 
 /** An alert event older than this when read wakes nobody (a worker that was down for long, a bulk import). */
 export const STALE_EVENT_MS = 6 * HOUR_MS;
 
-export interface PlanOptions {
+export interface PlanOptions extends ServerSetup {
   now: number;
   publicUrl: string;
-  /** Whether email is offered (SMTP configured). */
-  email: boolean;
   limit?: number;
+}
+
+/** Who of these people each channel can reach now, on this server (email: only with SMTP configured). */
+export async function reachOf(
+  db: Db,
+  personIds: readonly string[],
+  options: ServerSetup,
+): Promise<Map<NotificationChannel, Set<string>>> {
+  const reach = new Map<NotificationChannel, Set<string>>();
+  for (const name of NOTIFICATION_CHANNELS) {
+    const offered = channel(name).unavailable(options) === null;
+    reach.set(name, offered ? await channel(name).reachable(db, personIds) : new Set());
+  }
+  return reach;
 }
 
 type Farm = NonNullable<Awaited<ReturnType<typeof farmById>>>;
@@ -127,9 +137,10 @@ function factsOf(data: Record<string, unknown>, fallbackAt: number): AlertFacts 
 async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanOptions, variant = '') {
   const people = await peopleOfAccount(db, farm.account_id);
   const settings = await settingsFor(db, people, farm.id);
-  const subscribed = await peopleWithSubscriptions(
+  const reach = await reachOf(
     db,
     people.map((p) => p.id),
+    options,
   );
   const rows: Insertable<NotificationsTable>[] = [];
   const notice = alertNotice(alert, farm, 0);
@@ -137,10 +148,9 @@ async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanO
     const s = settings.get(person.id);
     if (!s || s.muted_rules.includes(alert.rule)) continue;
     const due = releaseTime(s, alert.severity, options.now, farm.timezone);
-    for (const channel of ['push', 'email'] as const) {
+    for (const channel of NOTIFICATION_CHANNELS) {
       if (!s.channels[channel].includes(alert.severity)) continue;
-      if (channel === 'email' && !options.email) continue;
-      if (channel === 'push' && !subscribed.has(person.id)) continue;
+      if (!reach.get(channel)?.has(person.id)) continue;
       rows.push(
         notificationRow({
           person: person.id,
@@ -184,7 +194,7 @@ async function planResolved(db: Db, farm: Farm, alert: AlertFacts, options: Plan
   const notice = resolvedNotice(alert, farm, options.now);
   const rows = told
     .filter((t) => settings.get(t.person_id)?.resolved_notices)
-    .filter((t) => t.channel !== 'email' || options.email)
+    .filter((t) => channel(t.channel).unavailable(options) === null)
     .map((t) =>
       notificationRow({
         person: t.person_id,
@@ -227,7 +237,7 @@ export async function planFromOutbox(
 ): Promise<{ events: number; planned: number }> {
   const limit = options.limit ?? 100;
   return inTransaction(db, async (trx) => {
-    const events = await unnotifiedAlertEvents(trx, limit);
+    const events = await unnotifiedEvents(trx, limit);
     let planned = 0;
     for (const event of events) {
       if (options.now - event.created_at > STALE_EVENT_MS) continue;

@@ -1,14 +1,20 @@
 /**
- * The notifications' queries: the VAPID key pair, push subscriptions, settings, the notifications queue
- * (a kind of the one delivery queue), the outbox's notification cursor, escalations and acknowledge tokens.
+ * The notifications' queries, on the tables this module owns only: the VAPID key pair, push subscriptions,
+ * settings, channel targets, the notifications queue (a kind of the one delivery queue), escalations and
+ * acknowledge tokens. What it reads of other modules' tables goes through their owners: people
+ * (people/repository.ts), farms (farms/repository.ts), alerts (alerts/repository.ts) and the outbox's
+ * notification cursor (db/statements/outbox.ts); see audience.ts.
  */
 import type { Insertable, Selectable } from 'kysely';
 import { claimDue, type Leased, pruneSettled, type QueueTable } from '../../db/delivery-queue.ts';
 import { isPostgres } from '../../db/engine.ts';
 import { fetchPage, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
-import type { NotificationsTable, PushSubscriptionsTable } from '../../db/tables/notifications.ts';
-import type { RoleName } from '../../domain/permissions.ts';
+import type {
+  NotificationChannel,
+  NotificationsTable,
+  PushSubscriptionsTable,
+} from '../../db/tables/notifications.ts';
 import { toIso } from '../../lib/time.ts';
 
 export type NotificationRow = Selectable<NotificationsTable>;
@@ -31,53 +37,6 @@ export async function insertKeysOnce(db: Db, keys: { public_key: string; private
     .values({ id: 1, ...keys, created_at: now })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
-}
-
-// People and farms -------------------------------------------------------------------------------------
-
-export interface PersonRow {
-  id: string;
-  account_id: string;
-  email: string;
-  name: string | null;
-  role: RoleName;
-}
-
-export function peopleOfAccount(db: Db, accountId: string): Promise<PersonRow[]> {
-  return db
-    .selectFrom('people')
-    .select(['id', 'account_id', 'email', 'name', 'role'])
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .execute();
-}
-
-export function personById(db: Db, personId: string): Promise<PersonRow | undefined> {
-  return db
-    .selectFrom('people')
-    .select(['id', 'account_id', 'email', 'name', 'role'])
-    .where('id', '=', personId)
-    .executeTakeFirst();
-}
-
-/** The account's farms a person is notified about: every farm but the sample farm (its alerts are simulated). */
-export function notifiableFarms(db: Db, accountId: string) {
-  return db
-    .selectFrom('farms')
-    .select(['id', 'name', 'mode', 'timezone', 'settings', 'account_id'])
-    .where('account_id', '=', accountId)
-    .where('sample', '=', 0)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-export function farmById(db: Db, farmId: string) {
-  return db
-    .selectFrom('farms')
-    .select(['id', 'name', 'mode', 'timezone', 'settings', 'account_id', 'sample'])
-    .where('id', '=', farmId)
-    .executeTakeFirst();
 }
 
 // Subscriptions ----------------------------------------------------------------------------------------
@@ -171,6 +130,58 @@ export async function saveSettings(db: Db, personId: string, farmId: string, set
     .execute();
 }
 
+// Channel targets (where a person is reached on a channel that needs set-up: ntfy's topic) ---------------
+
+/** A person's stored target on a channel (JSON text), if any. */
+export async function targetOf(db: Db, personId: string, channel: NotificationChannel) {
+  const row = await db
+    .selectFrom('notification_targets')
+    .select('target')
+    .where('person_id', '=', personId)
+    .where('channel', '=', channel)
+    .executeTakeFirst();
+  return row?.target;
+}
+
+/** Which of these people have a target saved on a channel. */
+export async function peopleWithTarget(
+  db: Db,
+  personIds: readonly string[],
+  channel: NotificationChannel,
+): Promise<Set<string>> {
+  if (personIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('notification_targets')
+    .select('person_id')
+    .where('person_id', 'in', personIds)
+    .where('channel', '=', channel)
+    .execute();
+  return new Set(rows.map((r) => r.person_id));
+}
+
+/** Saves (a JSON text) or, with null, removes a person's target on a channel. */
+export async function saveTarget(
+  db: Db,
+  personId: string,
+  channel: NotificationChannel,
+  target: string | null,
+  now: number,
+): Promise<void> {
+  if (target === null) {
+    await db
+      .deleteFrom('notification_targets')
+      .where('person_id', '=', personId)
+      .where('channel', '=', channel)
+      .execute();
+    return;
+  }
+  await db
+    .insertInto('notification_targets')
+    .values({ person_id: personId, channel, target, updated_at: now })
+    .onConflict((oc) => oc.columns(['person_id', 'channel']).doUpdateSet({ target, updated_at: now }))
+    .execute();
+}
+
 // The queue --------------------------------------------------------------------------------------------
 
 /** Inserts notifications, at most one per dedupe key whatever ran before (the unique index). */
@@ -255,26 +266,6 @@ export function toldAbout(db: Db, alertId: string) {
     .execute();
 }
 
-// The outbox's notification cursor ---------------------------------------------------------------------
-
-/** Alert events the planner has not read, oldest first; on PostgreSQL those no other worker holds. */
-export function unnotifiedAlertEvents(trx: Trx, limit: number) {
-  let q = trx
-    .selectFrom('outbox')
-    .select(['id', 'farm_id', 'type', 'data', 'created_at'])
-    .where('notified_at', 'is', null)
-    .where('type', 'in', ['alert.created', 'alert.resolved', 'event.created'])
-    .orderBy('id')
-    .limit(limit);
-  if (isPostgres(trx)) q = q.forUpdate().skipLocked();
-  return q.execute();
-}
-
-export async function markNotified(trx: Trx, ids: readonly string[], now: number): Promise<void> {
-  if (ids.length === 0) return;
-  await trx.updateTable('outbox').set({ notified_at: now }).where('id', 'in', ids).execute();
-}
-
 // Escalations ------------------------------------------------------------------------------------------
 
 export async function startEscalation(db: Db, row: { alert_id: string; farm_id: string; next_at: number }) {
@@ -289,15 +280,15 @@ export async function endEscalation(db: Db, alertId: string): Promise<void> {
   await db.deleteFrom('alert_escalations').where('alert_id', '=', alertId).execute();
 }
 
+/** Escalations due at `now`, soonest first; on PostgreSQL those no other worker holds. */
 export function dueEscalations(trx: Trx, now: number, limit: number) {
   let q = trx
-    .selectFrom('alert_escalations as e')
-    .leftJoin('alerts as a', 'a.id', 'e.alert_id')
-    .select(['e.alert_id', 'e.farm_id', 'e.step', 'e.next_at', 'a.status', 'a.severity'])
-    .where('e.next_at', '<=', now)
-    .orderBy('e.next_at')
+    .selectFrom('alert_escalations')
+    .select(['alert_id', 'farm_id', 'step', 'next_at'])
+    .where('next_at', '<=', now)
+    .orderBy('next_at')
     .limit(limit);
-  if (isPostgres(trx)) q = q.forUpdate('e').skipLocked();
+  if (isPostgres(trx)) q = q.forUpdate().skipLocked();
   return q.execute();
 }
 
@@ -312,12 +303,6 @@ export async function advanceEscalation(
     .set({ step, next_at: nextAt })
     .where('alert_id', '=', alertId)
     .execute();
-}
-
-// Alerts -----------------------------------------------------------------------------------------------
-
-export function alertById(db: Db, alertId: string) {
-  return db.selectFrom('alerts').selectAll().where('id', '=', alertId).executeTakeFirst();
 }
 
 // Acknowledge tokens -----------------------------------------------------------------------------------

@@ -1,5 +1,15 @@
-import { type Static, Type } from 'typebox';
+import {
+  type Static,
+  type TNull,
+  type TObject,
+  type TOptional,
+  type TSchema,
+  type TUnion,
+  Type,
+} from 'typebox';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notification-channels.ts';
 import { DateTime, Nullable, OPTIONAL_BODY } from '../../http/schemas.ts';
+import { CHANNELS, TARGET_CHANNELS, type TargetChannel } from './channels/registry.ts';
 
 const Clock = (description: string) =>
   Type.String({
@@ -11,6 +21,25 @@ const Severities = Type.Array(Type.Enum(['urgent', 'watch', 'info']), {
   uniqueItems: true,
   description: 'The alert severities this channel carries.',
 });
+
+/** One member per channel (channels/registry.ts), each of this schema. */
+function perChannel<T extends TSchema>(schema: T): TObject<Record<NotificationChannel, T>> {
+  return Type.Object(Object.fromEntries(NOTIFICATION_CHANNELS.map((name) => [name, schema]))) as TObject<
+    Record<NotificationChannel, T>
+  >;
+}
+
+type TargetOf<C extends TargetChannel> = (typeof CHANNELS)[C]['target'];
+
+/** The PATCH's member of each channel a person sets up themselves (ntfy's topic). */
+const TargetInputs = Object.fromEntries(
+  TARGET_CHANNELS.map((name) => [name, Type.Optional(Nullable(CHANNELS[name].target.input))]),
+) as { [C in TargetChannel]: TOptional<TUnion<[TargetOf<C>['input'], TNull]>> };
+
+/** How each of those is shown back (a token never in full). */
+const TargetViews = Object.fromEntries(
+  TARGET_CHANNELS.map((name) => [name, Nullable(CHANNELS[name].target.view)]),
+) as { [C in TargetChannel]: TUnion<[TargetOf<C>['view'], TNull]> };
 
 export const VapidKeySchema = Type.Object({
   public_key: Type.String({
@@ -65,7 +94,7 @@ export const FarmNotificationSettingsSchema = Type.Object({
   farm_id: Type.String(),
   farm_name: Type.String(),
   mode: Type.Enum(['live', 'test']),
-  channels: Type.Object({ push: Severities, email: Severities }),
+  channels: perChannel(Severities),
   quiet_hours: Nullable(
     Type.Object({ start: Type.String(), end: Type.String(), urgent_breaks_through: Type.Boolean() }),
   ),
@@ -85,17 +114,26 @@ export const NotificationSettingsSchema = Type.Object({
     address: Type.String({ description: 'Where your email notices go (your sign-in email).' }),
     unavailable_reason: Nullable(Type.String()),
   }),
+  ...TargetViews,
   farms: Type.Array(FarmNotificationSettingsSchema),
+});
+
+/** A PATCH's answer: the farm's settings and what the person set up for every farm (ntfy's topic). */
+export const PatchedNotificationSettingsSchema = Type.Object({
+  ...FarmNotificationSettingsSchema.properties,
+  ...TargetViews,
 });
 
 export const NotificationSettingsPatch = Type.Object(
   {
     farm_id: Type.String({ minLength: 1, description: 'The farm these settings are for.' }),
+    ...TargetInputs,
     channels: Type.Optional(
-      Type.Object(
-        { push: Type.Optional(Severities), email: Type.Optional(Severities) },
-        { additionalProperties: false },
-      ),
+      Type.Partial(perChannel(Severities), {
+        additionalProperties: false,
+        description:
+          'Per channel, the severities it carries on this farm (a channel left out keeps its own).',
+      }),
     ),
     quiet_hours: Type.Optional(Nullable(QuietHoursSchema)),
     muted_rules: Type.Optional(
@@ -111,7 +149,7 @@ export type NotificationSettingsPatchInput = Static<typeof NotificationSettingsP
 export const NotificationSchema = Type.Object({
   id: Type.String(),
   kind: Type.Enum(['alert', 'resolved', 'test', 'brief']),
-  channel: Type.Enum(['push', 'email']),
+  channel: Type.Enum(NOTIFICATION_CHANNELS),
   step: Type.Integer({ description: '0: the first notice of an alert; 1, 2…: escalation steps.' }),
   farm_id: Nullable(Type.String()),
   alert_id: Nullable(Type.String()),
@@ -133,7 +171,7 @@ export const NotificationSchema = Type.Object({
 export const TestNotificationBody = Type.Object(
   {
     channel: Type.Optional(
-      Type.Enum(['push', 'email'], { description: 'Default: every channel you can receive.' }),
+      Type.Enum(NOTIFICATION_CHANNELS, { description: 'Default: every channel you can receive.' }),
     ),
   },
   { additionalProperties: false, ...OPTIONAL_BODY },

@@ -1,29 +1,33 @@
 /**
  * What a signed-in person does with their notifications: their browsers (push subscriptions), their
- * settings per farm, the delivery log and a test notification. These belong to people: an API key is
- * refused (403) by `personOf`.
+ * settings per farm and the set-up of channels that need their own (ntfy's topic), the delivery log and a
+ * test notification. These belong to people: an API key is refused (403) by `personOf`.
  */
 
 import type { ApiCaller } from '../../calls/callers.ts';
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notification-channels.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 import { parseJson } from '../../lib/json.ts';
+import { notifiableFarms, personById } from './audience.ts';
 import { emailUnavailableReason } from './channels/email.ts';
+import { CHANNELS, channel, TARGET_CHANNELS, type TargetChannel } from './channels/registry.ts';
+import { serverSetup } from './channels/types.ts';
 import { checkPushEndpoint } from './channels/web-push.ts';
 import { notificationRow } from './plan.ts';
 import {
   deleteSubscription,
   insertNotifications,
-  notifiableFarms,
   notificationPage,
-  peopleWithSubscriptions,
-  personById,
   saveSettings,
+  saveTarget,
   storedSettingsOf,
   subscriptionPage,
+  targetOf,
   toNotification,
   toSubscription,
   upsertSubscription,
@@ -99,6 +103,16 @@ function toFarmSettings(farm: FarmLite, settings: PersonFarmSettings, customized
   return { farm_id: farm.id, farm_name: farm.name, mode: farm.mode, ...settings, customized };
 }
 
+/** What the person set up on each channel that needs it, as shown (a token never in full); null: nothing. */
+async function targetViews(db: Db, personId: string) {
+  const views = {} as { [C in TargetChannel]: ReturnType<(typeof CHANNELS)[C]['target']['show']> | null };
+  for (const name of TARGET_CHANNELS) {
+    const stored = await targetOf(db, personId, name);
+    views[name] = stored ? CHANNELS[name].target.show(JSON.parse(stored)) : null;
+  }
+  return views;
+}
+
 export async function getNotificationSettings(db: Db, person: Person, config: { smtpUrl: string | null }) {
   const farms = await notifiableFarms(db, person.accountId);
   const stored = await storedSettingsOf(db, [person.personId]);
@@ -111,25 +125,53 @@ export async function getNotificationSettings(db: Db, person: Person, config: { 
       address: person.email,
       unavailable_reason: emailUnavailableReason(config.smtpUrl),
     },
+    ...(await targetViews(db, person.personId)),
     farms: farms.map((farm) =>
       toFarmSettings(farm, effectiveSettings(person.role, byFarm.get(farm.id) ?? null), byFarm.has(farm.id)),
     ),
   };
 }
 
-/** Changes one farm's settings; members left out keep what they were. */
+/** Saves (or, with null, removes) the person's set-up of each channel the PATCH names (ntfy's topic). */
+async function saveTargets(
+  db: Db,
+  person: Person,
+  input: NotificationSettingsPatchInput,
+  options: { allowPrivate: boolean; now: number },
+) {
+  for (const name of TARGET_CHANNELS) {
+    const given = input[name];
+    if (given === undefined) continue;
+    if (given === null) {
+      await saveTarget(db, person.personId, name, null, options.now);
+      continue;
+    }
+    const adapter = CHANNELS[name];
+    const previous = await targetOf(db, person.personId, name);
+    const stored = await adapter.target.check(given, previous ? JSON.parse(previous) : null, options);
+    await saveTarget(db, person.personId, name, JSON.stringify(stored), options.now);
+  }
+}
+
+/**
+ * Changes one farm's settings (members left out keep what they were) and the person's own set-up of the
+ * channels that need one, which holds for every farm.
+ */
 export async function updateNotificationSettings(
   db: Db,
   person: Person,
   input: NotificationSettingsPatchInput,
-  now: number = Date.now(),
+  options: { allowPrivate: boolean; now?: number },
 ) {
+  const now = options.now ?? Date.now();
   const farm = (await notifiableFarms(db, person.accountId)).find((f) => f.id === input.farm_id);
   if (!farm) throw notFound('farm', input.farm_id);
   const [stored] = await storedSettingsOf(db, [person.personId], farm.id);
   const current = effectiveSettings(person.role, stored ? parseJson(stored.settings, {}) : null);
+  const channels = { ...current.channels };
+  for (const name of NOTIFICATION_CHANNELS) channels[name] = input.channels?.[name] ?? channels[name];
   const next: PersonFarmSettings = {
-    channels: { ...current.channels, ...(input.channels ?? {}) },
+    channels,
     quiet_hours:
       input.quiet_hours === undefined
         ? current.quiet_hours
@@ -143,8 +185,12 @@ export async function updateNotificationSettings(
   if (next.quiet_hours && next.quiet_hours.start === next.quiet_hours.end) {
     throw invalid('quiet_hours.end', 'quiet_hours.end must differ from quiet_hours.start.');
   }
-  await saveSettings(db, person.personId, farm.id, JSON.stringify(next), now);
-  return toFarmSettings(farm, next, true);
+  // Every check first: a refused topic URL leaves the farm's settings as they were.
+  await inTransaction(db, async (trx) => {
+    await saveTargets(trx, person, input, { allowPrivate: options.allowPrivate, now });
+    await saveSettings(trx, person.personId, farm.id, JSON.stringify(next), now);
+  });
+  return { ...toFarmSettings(farm, next, true), ...(await targetViews(db, person.personId)) };
 }
 
 export async function listNotifications(
@@ -163,25 +209,29 @@ export async function listNotifications(
 export async function sendTestNotification(
   db: Db,
   person: Person,
-  input: { channel?: 'push' | 'email' },
+  input: { channel?: NotificationChannel },
   config: { smtpUrl: string | null; publicUrl: string },
   now: number = Date.now(),
 ) {
-  const channels: ('push' | 'email')[] = [];
-  const subscribed = (await peopleWithSubscriptions(db, [person.personId])).has(person.personId);
-  if ((input.channel ?? 'push') === 'push' && subscribed) channels.push('push');
-  if ((input.channel ?? 'email') === 'email' && config.smtpUrl) channels.push('email');
+  const asked = input.channel ? [input.channel] : NOTIFICATION_CHANNELS;
+  const channels: NotificationChannel[] = [];
+  const why: string[] = [];
+  for (const name of asked) {
+    const adapter = channel(name);
+    const unavailable = adapter.unavailable(serverSetup(config));
+    if (unavailable) why.push(unavailable);
+    else if (!(await adapter.reachable(db, [person.personId])).has(person.personId))
+      why.push(adapter.unreachable);
+    else channels.push(name);
+  }
   if (channels.length === 0) {
-    const why =
-      input.channel === 'email'
-        ? emailUnavailableReason(config.smtpUrl)
-        : input.channel === 'push'
-          ? 'No browser of yours allows notifications yet: allow them on your Account page first.'
-          : 'You have nowhere to receive notifications: allow them in a browser on your Account page (and email needs FARMSTEAD_SMTP_URL).';
-    throw new AppError('conflict', why ?? 'Nothing to send to.', { param: 'channel' });
+    const message = input.channel
+      ? (why[0] ?? 'Nothing to send to.')
+      : 'You have nowhere to receive notifications: allow them in a browser or add an ntfy topic on your Account page (and email needs FARMSTEAD_SMTP_URL).';
+    throw new AppError('conflict', message, { param: 'channel' });
   }
   if (!(await personById(db, person.personId))) throw notFound('person', person.personId);
-  const rows = channels.map((channel) => {
+  const rows = channels.map((name) => {
     const id = newId('notification', now);
     return {
       ...notificationRow({
@@ -189,7 +239,7 @@ export async function sendTestNotification(
         farm: null,
         alert: null,
         kind: 'test',
-        channel,
+        channel: name,
         step: 0,
         dedupe: `test:${id}`,
         severity: null,

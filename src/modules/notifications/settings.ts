@@ -1,13 +1,15 @@
 /**
  * A person's notification settings for one farm: which severities each channel carries, quiet hours in the
  * farm's local time, muted rules, the morning brief by email, and "resolved" notices. Nothing stored means
- * the defaults of their role, so notifications work with no set-up at all. Pure: no database.
+ * the defaults of their role (each channel's adapter says its own), so notifications work with no set-up at
+ * all. Pure: no database.
  */
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
-import type { NotificationChannel } from '../../db/tables/notifications.ts';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notification-channels.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 import { localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { channel } from './channels/registry.ts';
 
 export interface QuietHours {
   /** `HH:MM`, farm time. */
@@ -27,25 +29,25 @@ export interface PersonFarmSettings {
 }
 
 export const SEVERITIES: readonly AlertSeverity[] = ['urgent', 'watch', 'info'];
-export const CHANNELS: readonly NotificationChannel[] = ['push', 'email'];
 export const DEFAULT_BRIEF_TIME = '06:00';
 
-/** Owners: urgent by push and email, watch by push, the brief at 06:00; crew: urgent by push. */
+/** Each channel's severities for a role with nothing stored. */
+function defaultChannels(role: RoleName): Record<NotificationChannel, AlertSeverity[]> {
+  return Object.fromEntries(
+    NOTIFICATION_CHANNELS.map((name) => [name, channel(name).defaults(role)]),
+  ) as Record<NotificationChannel, AlertSeverity[]>;
+}
+
+/**
+ * Owners: urgent by push and email, watch by push (and ntfy, once they save a topic), the brief at 06:00;
+ * crew: urgent by push (and ntfy).
+ */
 export function defaultSettings(role: RoleName): PersonFarmSettings {
-  if (role === 'owner') {
-    return {
-      channels: { push: ['urgent', 'watch'], email: ['urgent'] },
-      quiet_hours: null,
-      muted_rules: [],
-      brief_email_at: DEFAULT_BRIEF_TIME,
-      resolved_notices: true,
-    };
-  }
   return {
-    channels: { push: ['urgent'], email: [] },
+    channels: defaultChannels(role),
     quiet_hours: null,
     muted_rules: [],
-    brief_email_at: null,
+    brief_email_at: role === 'owner' ? DEFAULT_BRIEF_TIME : null,
     resolved_notices: true,
   };
 }
@@ -58,7 +60,10 @@ export function effectiveSettings(
   const base = defaultSettings(role);
   if (!stored) return base;
   return {
-    channels: { ...base.channels, ...(stored.channels ?? {}) },
+    // Only the channels there are (a channel removed from the registry leaves its stored member behind).
+    channels: Object.fromEntries(
+      NOTIFICATION_CHANNELS.map((name) => [name, stored.channels?.[name] ?? base.channels[name]]),
+    ) as Record<NotificationChannel, AlertSeverity[]>,
     quiet_hours: stored.quiet_hours === undefined ? base.quiet_hours : stored.quiet_hours,
     muted_rules: stored.muted_rules ?? base.muted_rules,
     brief_email_at: stored.brief_email_at === undefined ? base.brief_email_at : stored.brief_email_at,

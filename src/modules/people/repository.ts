@@ -34,6 +34,11 @@ export async function findPerson(db: Db, accountId: string, id: string): Promise
     .executeTakeFirst();
 }
 
+/** A person by id, whatever their account (a notification or an acknowledge token names only the person). */
+export async function findPersonById(db: Db, id: string): Promise<PersonRow | undefined> {
+  return db.selectFrom('people').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function listPeopleOf(db: Db, accountId: string): Promise<PersonRow[]> {
   return db.selectFrom('people').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
 }

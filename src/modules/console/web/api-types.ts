@@ -1041,7 +1041,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change your notification settings for one farm */
+        /** Change your notification settings for one farm, and your ntfy topic (for every farm) */
         patch: operations["updateNotificationSettings"];
         trace?: never;
     };
@@ -1549,11 +1549,13 @@ export interface components {
          *       "created_at": "2026-11-22T12:00:00.000Z",
          *       "updated_at": "2026-11-22T14:15:00.000Z",
          *       "acknowledged_at": null,
+         *       "acknowledged_by": null,
          *       "resolved_at": null
          *     }
          */
         Alert: {
             acknowledged_at: string | null;
+            acknowledged_by: string | null;
             /** Format: date-time */
             created_at: string;
             farm_id: string;
@@ -1663,6 +1665,7 @@ export interface components {
          *           "created_at": "2026-11-22T12:00:00.000Z",
          *           "updated_at": "2026-11-22T14:15:00.000Z",
          *           "acknowledged_at": null,
+         *           "acknowledged_by": null,
          *           "resolved_at": null
          *         }
          *       ],
@@ -10408,6 +10411,8 @@ export interface operations {
                                 /** @description The alert severities this channel carries. */
                                 email: ("urgent" | "watch" | "info")[];
                                 /** @description The alert severities this channel carries. */
+                                ntfy: ("urgent" | "watch" | "info")[];
+                                /** @description The alert severities this channel carries. */
                                 push: ("urgent" | "watch" | "info")[];
                             };
                             /** @description False: the defaults of your role, nothing stored. */
@@ -10425,6 +10430,11 @@ export interface operations {
                             /** @description A short notice when an alert you were told about resolves. */
                             resolved_notices: boolean;
                         }[];
+                        ntfy: {
+                            token: string | null;
+                            /** @description Your ntfy topic’s URL. */
+                            url: string;
+                        } | null;
                     };
                 };
             };
@@ -10468,15 +10478,23 @@ export interface operations {
             content: {
                 "application/json": {
                     brief_email_at?: string | null;
+                    /** @description Per channel, the severities it carries on this farm (a channel left out keeps its own). */
                     channels?: {
                         /** @description The alert severities this channel carries. */
                         email?: ("urgent" | "watch" | "info")[];
+                        /** @description The alert severities this channel carries. */
+                        ntfy?: ("urgent" | "watch" | "info")[];
                         /** @description The alert severities this channel carries. */
                         push?: ("urgent" | "watch" | "info")[];
                     };
                     /** @description The farm these settings are for. */
                     farm_id: string;
                     muted_rules?: string[];
+                    ntfy?: {
+                        token?: string | null;
+                        /** @description Your ntfy topic’s full URL, e.g. https://ntfy.example.com/farm-alerts (a public address unless the server allows private ones). */
+                        url: string;
+                    } | null;
                     quiet_hours?: {
                         /** @description When they end, HH:MM, farm time. */
                         end: string;
@@ -10490,7 +10508,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The farm's settings as they now are. */
+            /** @description The farm's settings as they now are, and your ntfy topic (for every farm). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10502,6 +10520,8 @@ export interface operations {
                             /** @description The alert severities this channel carries. */
                             email: ("urgent" | "watch" | "info")[];
                             /** @description The alert severities this channel carries. */
+                            ntfy: ("urgent" | "watch" | "info")[];
+                            /** @description The alert severities this channel carries. */
                             push: ("urgent" | "watch" | "info")[];
                         };
                         /** @description False: the defaults of your role, nothing stored. */
@@ -10511,6 +10531,11 @@ export interface operations {
                         /** @enum {unknown} */
                         mode: "live" | "test";
                         muted_rules: string[];
+                        ntfy: {
+                            token: string | null;
+                            /** @description Your ntfy topic’s URL. */
+                            url: string;
+                        } | null;
                         quiet_hours: {
                             end: string;
                             start: string;
@@ -10521,7 +10546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            /** @description invalid_request: The body is malformed, or the ntfy topic URL is not an allowed address; `param` names the member. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10613,7 +10638,7 @@ export interface operations {
                             attempts: number;
                             body: string;
                             /** @enum {unknown} */
-                            channel: "push" | "email";
+                            channel: "push" | "email" | "ntfy";
                             /** Format: date-time */
                             created_at: string;
                             farm_id: string | null;
@@ -10694,7 +10719,7 @@ export interface operations {
                      * @description Default: every channel you can receive.
                      * @enum {unknown}
                      */
-                    channel?: "push" | "email";
+                    channel?: "push" | "email" | "ntfy";
                 };
             };
         };
@@ -10714,7 +10739,7 @@ export interface operations {
                             attempts: number;
                             body: string;
                             /** @enum {unknown} */
-                            channel: "push" | "email";
+                            channel: "push" | "email" | "ntfy";
                             /** Format: date-time */
                             created_at: string;
                             farm_id: string | null;
@@ -10764,7 +10789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: You have nowhere to receive it (no browser allowed, or email not set up). Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: You have nowhere to receive it (no browser allowed, no ntfy topic, email not set up). Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,7 @@
  * `settings.escalation` with PATCH /v1/farms/{farm}; the API's error names the step it is about.
  */
 import { DEFAULT_ESCALATION, type Escalation, type EscalationStep } from '../../../domain/escalation.ts';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../../domain/notification-channels.ts';
 import { api } from './api.ts';
 import { html, useState } from './lib.ts';
 import { type Farm, state, update } from './store.ts';
@@ -37,7 +38,7 @@ export function EscalationChain({ farm }: { farm: Farm }) {
     return 'Saved';
   });
   const setStep = (i: number, step: EscalationStep) => setSteps(steps.map((s, j) => (j === i ? step : s)));
-  const toggle = (i: number, channel: 'push' | 'email', checked: boolean) => {
+  const toggle = (i: number, channel: NotificationChannel, checked: boolean) => {
     const step = steps[i] as EscalationStep;
     const channels = checked ? [...step.channels, channel] : step.channels.filter((c) => c !== channel);
     setStep(i, { ...step, channels });
@@ -56,7 +57,7 @@ export function EscalationChain({ farm }: { farm: Farm }) {
           ${TARGETS.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
           ${(people.data?.data ?? []).map((p) => html`<option value=${p.id}>${p.name ?? p.email}</option>`)}
         </select>
-        ${(['push', 'email'] as const).map(
+        ${NOTIFICATION_CHANNELS.map(
           (
             c,
           ) => html`<label class="check"><input type="checkbox" checked=${step.channels.includes(c)} disabled=${!on}

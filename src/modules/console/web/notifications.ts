@@ -1,13 +1,20 @@
 /**
  * The Account page's notifications: allow them in this browser (a push subscription made with the server's
- * VAPID key), the browsers that allow them (each removable), what each farm sends you on which channel,
- * quiet hours, muted rules, the morning brief by email, a test notification, and the delivery log.
+ * VAPID key), the browsers that allow them (each removable), your ntfy topic (for every farm; its token is
+ * shown as its last four characters), what each farm sends you on which channel, quiet hours, muted rules,
+ * the morning brief by email, a test notification, and the delivery log.
  */
+import {
+  NOTIFICATION_CHANNEL_INFO,
+  NOTIFICATION_CHANNELS,
+  type NotificationChannel,
+} from '../../../domain/notification-channels.ts';
 import { api, type Body, type Reply } from './api.ts';
 import { html, useState } from './lib.ts';
 import { ActionButton, ErrorText, farmTime, Loading, useAction, useLoad } from './ui.ts';
 
-type FarmSettings = Reply<'GET', '/v1/me/notification-settings'>['farms'][number];
+type Settings = Reply<'GET', '/v1/me/notification-settings'>;
+type FarmSettings = Settings['farms'][number];
 const SEVERITIES = ['urgent', 'watch', 'info'] as const;
 type Severity = (typeof SEVERITIES)[number];
 
@@ -75,22 +82,73 @@ function Browsers() {
   </div>`;
 }
 
+/** Your ntfy topic, for every farm: saved with the PATCH of your first farm's settings (any farm would do). */
+function NtfyTopic({
+  saved,
+  farmId,
+  reload,
+}: {
+  saved: Settings['ntfy'];
+  farmId: string;
+  reload: () => void;
+}) {
+  const save = useAction(async (form: HTMLFormElement) => {
+    const data = new FormData(form);
+    const token = String(data.get('ntfy_token') ?? '').trim();
+    await api('PATCH', '/v1/me/notification-settings', {
+      body: {
+        farm_id: farmId,
+        ntfy: { url: String(data.get('ntfy_url') ?? '').trim(), ...(token ? { token } : {}) },
+      },
+    });
+    // The token is not kept in the page: it is shown back as its last four characters only.
+    (form.elements.namedItem('ntfy_token') as HTMLInputElement).value = '';
+    reload();
+    return 'Saved.';
+  });
+  const remove = async () => {
+    await api('PATCH', '/v1/me/notification-settings', { body: { farm_id: farmId, ntfy: null } });
+    reload();
+    return 'Removed.';
+  };
+  return html`<form class="ntfy-topic" onSubmit=${(e: Event) => {
+    e.preventDefault();
+    void save.run(e.currentTarget as HTMLFormElement);
+  }}>
+    <h3>ntfy</h3>
+    <p class="muted">Your own ntfy topic (ntfy.sh or your server): urgent alerts arrive at top priority with an Acknowledge button. Choose what it carries per farm below.</p>
+    <label for="ntfy-url">Topic URL</label>
+    <input id="ntfy-url" name="ntfy_url" type="text" inputmode="url" autocomplete="off" required placeholder="https://ntfy.example.com/farm-alerts" value=${saved?.url ?? ''} />
+    <label for="ntfy-token">Access token (for a protected topic)</label>
+    <input id="ntfy-token" name="ntfy_token" type="password" autocomplete="off"
+      placeholder=${saved?.token ? `saved (${saved.token}); leave empty to keep it` : 'tk_… (optional)'} />
+    <button type="submit" class="button primary" disabled=${save.busy}>${save.busy ? 'Saving…' : 'Save topic'}</button>
+    ${saved && html`<${ActionButton} label="Remove topic" action=${remove} />`}
+    ${save.done && html`<span class="done" role="status">${save.done}</span>`}
+    <${ErrorText} error=${save.error} />
+  </form>`;
+}
+
 function FarmForm({
   farm,
   email,
+  ntfy,
 }: {
   farm: FarmSettings;
   email: { available: boolean; unavailable_reason: string | null };
+  ntfy: boolean;
 }) {
   const [saved, setSaved] = useState(farm);
   const save = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form);
     const pick = (channel: string) =>
       SEVERITIES.filter((s) => data.get(`${channel}-${s}`) === 'on') as Severity[];
+    // Email's boxes are disabled (and so not in the form) while email is not set up: leave it as it is.
+    const shown = NOTIFICATION_CHANNELS.filter((c) => c !== 'email' || email.available);
     const quiet = data.get('quiet') === 'on';
     const body: Body<'PATCH', '/v1/me/notification-settings'> = {
       farm_id: farm.farm_id,
-      channels: email.available ? { push: pick('push'), email: pick('email') } : { push: pick('push') },
+      channels: Object.fromEntries(shown.map((c) => [c, pick(c)])),
       quiet_hours: quiet
         ? {
             start: String(data.get('quiet_start') || '22:00'),
@@ -109,7 +167,7 @@ function FarmForm({
     return 'Saved.';
   });
   const id = (name: string) => `${farm.farm_id}-${name}`;
-  const box = (channel: 'push' | 'email', severity: Severity) => html`<label class="check">
+  const box = (channel: NotificationChannel, severity: Severity) => html`<label class="check">
     <input type="checkbox" name=${`${channel}-${severity}`} id=${id(`${channel}-${severity}`)}
       checked=${saved.channels[channel].includes(severity)} disabled=${channel === 'email' && !email.available} />
     ${severity}</label>`;
@@ -118,9 +176,13 @@ function FarmForm({
     void save.run(e.currentTarget as HTMLFormElement);
   }}>
     <h3>${saved.farm_name}${saved.mode === 'test' ? ' (test)' : ''}</h3>
-    <fieldset><legend>Push to your browsers</legend>${SEVERITIES.map((s) => box('push', s))}</fieldset>
-    <fieldset><legend>Email</legend>${SEVERITIES.map((s) => box('email', s))}
-      ${!email.available && html`<p class="muted">${email.unavailable_reason}</p>`}</fieldset>
+    ${NOTIFICATION_CHANNELS.map(
+      (channel) => html`<fieldset key=${channel}><legend>${NOTIFICATION_CHANNEL_INFO[channel].label}</legend>
+        ${SEVERITIES.map((s) => box(channel, s))}
+        ${channel === 'email' && !email.available && html`<p class="muted">${email.unavailable_reason}</p>`}
+        ${channel === 'ntfy' && !ntfy && html`<p class="muted">Add your ntfy topic above to receive these.</p>`}
+      </fieldset>`,
+    )}
     <fieldset><legend>Quiet hours (farm time)</legend>
       <label class="check"><input type="checkbox" name="quiet" checked=${saved.quiet_hours !== null} /> On</label>
       <label for=${id('qs')}>From</label><input id=${id('qs')} name="quiet_start" type="time" value=${saved.quiet_hours?.start ?? '22:00'} />
@@ -162,9 +224,14 @@ export function Notifications() {
     <h2>What you are told, per farm</h2>
     ${
       settings.data
-        ? settings.data.farms.map(
-            (farm) => html`<${FarmForm} key=${farm.farm_id} farm=${farm} email=${settings.data?.email} />`,
-          )
+        ? html`${
+            settings.data.farms[0] &&
+            html`<${NtfyTopic} saved=${settings.data.ntfy} farmId=${settings.data.farms[0].farm_id} reload=${settings.reload} />`
+          }
+          ${settings.data.farms.map(
+            (farm) =>
+              html`<${FarmForm} key=${farm.farm_id} farm=${farm} email=${settings.data?.email} ntfy=${settings.data?.ntfy !== null} />`,
+          )}`
         : html`<${Loading} error=${settings.error} retry=${settings.reload} />`
     }
     <h2>Delivery log</h2>

@@ -59,7 +59,7 @@ interface WorkerEvent {
   notification?: { data: unknown; close(): void };
 }
 
-/** What the server pushes (modules/notifications/delivery.ts, PushPayload). */
+/** What the server pushes (modules/notifications/channels/push.ts, PushPayload). */
 interface Pushed {
   id: string;
   kind: string;

@@ -1,8 +1,12 @@
 /**
  * Email through the operator's SMTP server (FARMSTEAD_SMTP_URL) with nodemailer: plain text, a link to
- * the alert. No SMTP configured: email is not offered at all. Touches no database.
+ * the alert. No SMTP configured: email is not offered at all. The adapter (emailChannel) reads the person's
+ * address; the sending itself touches no database.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
+import { personById } from '../audience.ts';
+import { ackPageUrl, emailText } from '../content.ts';
+import { type ChannelAdapter, isUrgentAlert } from './types.ts';
 
 export interface EmailResult {
   accepted: boolean;
@@ -29,11 +33,12 @@ function transportFor(smtpUrl: string, timeoutMs: number): Transporter {
   return transport;
 }
 
+const EMAIL_UNAVAILABLE =
+  'Email is not set up on this server: the operator sets FARMSTEAD_SMTP_URL and FARMSTEAD_EMAIL_FROM.';
+
 /** Why email is not offered, or null when it is. */
 export function emailUnavailableReason(smtpUrl: string | null): string | null {
-  return smtpUrl
-    ? null
-    : 'Email is not set up on this server: the operator sets FARMSTEAD_SMTP_URL and FARMSTEAD_EMAIL_FROM.';
+  return smtpUrl ? null : EMAIL_UNAVAILABLE;
 }
 
 /** Sends one message. Never throws. */
@@ -61,3 +66,54 @@ export async function sendEmail(
     };
   }
 }
+
+/** The email of a notice: its title as the subject, plain text with the alert's and the acknowledge links. */
+export interface EmailMessage {
+  subject: string;
+  text: string;
+  urgent: boolean;
+}
+
+/**
+ * Email to the person's sign-in address. Accepted on the server's 250; a 5xx is a permanent refusal (final),
+ * anything else (no connection, a 4xx) is retried.
+ */
+export const emailChannel: ChannelAdapter<EmailMessage> = {
+  defaults: (role) => (role === 'owner' ? ['urgent'] : []),
+  unavailable: (server) => (server.email ? null : EMAIL_UNAVAILABLE),
+  // Everyone has an address: their sign-in email.
+  reachable: async (_db, personIds) => new Set(personIds),
+  unreachable: 'Your account has no email address.',
+
+  render: ({ row, farmName, ackToken, publicUrl }) => ({
+    subject: row.title,
+    text:
+      row.kind === 'brief'
+        ? `${row.body}\n\nOpen the brief: ${row.url}\n`
+        : emailText({
+            title: row.title,
+            body: row.body,
+            url: row.url,
+            ackUrl: ackToken ? ackPageUrl(publicUrl, ackToken) : null,
+            farmName: farmName ?? 'Farmstead',
+          }),
+    urgent: isUrgentAlert(row),
+  }),
+
+  async send(db, row, message, config) {
+    if (!config.smtpUrl)
+      return { accepted: false, final: true, skipped: true, answer: 'not sent: email is not set up' };
+    const person = await personById(db, row.person_id);
+    if (!person)
+      return { accepted: false, final: true, skipped: true, answer: 'not sent: the person was removed' };
+    const result = await sendEmail(config.smtpUrl, {
+      from: config.emailFrom,
+      to: person.email,
+      subject: message.subject,
+      text: message.text,
+      urgent: message.urgent,
+      timeoutMs: config.webhookTimeoutMs,
+    });
+    return { accepted: result.accepted, final: result.permanent, answer: result.answer };
+  },
+};
