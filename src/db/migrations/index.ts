@@ -27,6 +27,7 @@ import * as m0030 from './0030_device_positions.ts';
 import * as m0031 from './0031_grazing.ts';
 import * as m0032 from './0032_animal_changes.ts';
 import * as m0037 from './0037_eid_iso.ts';
+import * as m0038 from './0038_herd_book.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0031_grazing': m0031,
   '0032_animal_changes': m0032,
   '0037_eid_iso': m0037,
+  '0038_herd_book': m0038,
 };

@@ -25,6 +25,7 @@ import { PaddockSchema } from '../../paddocks/schemas.ts';
 import { listPaddocks } from '../../paddocks/service.ts';
 import { CreateTaskBody, TaskSchema } from '../../tasks/schemas.ts';
 import { completeTask, createTask, listTasks } from '../../tasks/service.ts';
+import { herdBookEventHook } from '../../treatments/event-hook.ts';
 import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
 
 const { limit: _l, before: _b, ...animalFilters } = AnimalListQuery.properties;
@@ -149,7 +150,7 @@ export const logEventTool = defineTool({
   async run(ctx, args) {
     const { farm_id, ...input } = args;
     const farm = await resolveFarm(ctx, farm_id);
-    return createEvent(ctx.db, ctx.scope, farm.id, input);
+    return createEvent(ctx.db, ctx.scope, farm.id, input, Date.now(), herdBookEventHook);
   },
 });
 
