@@ -10,13 +10,11 @@ export const WithdrawalSourceSchema = Type.Object(
     food: FoodSchema,
     until: DateTime('When this food is clear again.'),
     days: Type.Integer({ description: 'Whole days after the last dose (rounded up).' }),
-    rule: Type.Union(
-      WITHDRAWAL_RULES.map((r) => Type.Literal(r)),
-      {
-        description:
-          "label: the label's period for the species; cascade: off-label, the label's longest period for that food × the factor; cascade_minimum: off-label, the fixed minimum (no label period for that food, or milk's where the label says zero).",
-      },
-    ),
+    rule: Type.Enum(WITHDRAWAL_RULES, {
+      type: 'string',
+      description:
+        "label: the label's period for the species; cascade: off-label, the label's longest period for that food × the factor; cascade_minimum: off-label, the fixed minimum (no label period for that food, or milk's where the label says zero).",
+    }),
     organic: Type.Boolean({ description: 'Doubled: an organic farm or animal.' }),
     treatment_id: Type.String(),
     medicine_id: Type.String(),
@@ -250,7 +248,9 @@ export const AnimalChangesSchema = Type.Object(
 );
 
 export type Animal = Omit<Static<typeof AnimalSchema>, 'withdrawal'> & { withdrawal: AnimalWithdrawal };
-export type AnimalWithdrawal = Static<typeof AnimalWithdrawalSchema>;
+export type AnimalWithdrawal = Omit<Static<typeof AnimalWithdrawalSchema>, 'because'> & {
+  because: Array<Static<typeof WithdrawalSourceSchema>>;
+};
 export type AnimalChanges = Static<typeof AnimalChangesSchema>;
 export type AnimalChangesInput = Static<typeof AnimalChangesQuery>;
 export type CreateAnimalInput = Static<typeof CreateAnimalBody>;

@@ -54,13 +54,11 @@ const Rules = Type.Record(
 const Withdrawal = Type.Object(
   {
     jurisdiction: Type.Optional(
-      Type.Union(
-        JURISDICTIONS.map((j) => Type.Literal(j)),
-        {
-          description:
-            'Whose cascade rules apply off-label (default uk: VMR 2013 sch. 4 para 2; eu: Reg. 2019/6 art. 115; us and au have no statutory figure and use the EU numbers; custom: the cascade numbers given). docs/records.md.',
-        },
-      ),
+      Type.Enum(JURISDICTIONS, {
+        type: 'string',
+        description:
+          'Whose cascade rules apply off-label (default uk: VMR 2013 sch. 4 para 2; eu: Reg. 2019/6 art. 115; us and au have no statutory figure and use the EU numbers; custom: the cascade numbers given). docs/records.md.',
+      }),
     ),
     organic: Type.Optional(
       Type.Boolean({ description: 'An organic farm: every withdrawal period is doubled.' }),

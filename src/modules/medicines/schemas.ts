@@ -133,8 +133,8 @@ export const CreateBatchBody = Type.Object(
 
 export const MedicineListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
 
-export type Medicine = Static<typeof MedicineSchema>;
 export type MedicineBatch = Static<typeof MedicineBatchSchema>;
+export type Medicine = Omit<Static<typeof MedicineSchema>, 'batches'> & { batches: MedicineBatch[] };
 export type CreateMedicineInput = Static<typeof CreateMedicineBody>;
 export type UpdateMedicineInput = Static<typeof UpdateMedicineBody>;
 export type CreateBatchInput = Static<typeof CreateBatchBody>;

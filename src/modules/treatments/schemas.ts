@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { TREATMENT_ROUTES } from '../../domain/treatments.ts';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import type { WithdrawalSourceSchema } from '../animals/schemas.ts';
 
 /** The most animals one request treats (a group's, or a list): one treatment each, in one transaction. */
 export const MAX_TREATED_ANIMALS = 1000;
@@ -18,10 +19,10 @@ const CourseSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const RouteSchema = Type.Union(
-  TREATMENT_ROUTES.map((r) => Type.Literal(r)),
-  { description: `How it was given: ${TREATMENT_ROUTES.join(', ')}.` },
-);
+const RouteSchema = Type.Enum(TREATMENT_ROUTES, {
+  type: 'string',
+  description: `How it was given: ${TREATMENT_ROUTES.join(', ')}.`,
+});
 
 const WithdrawalUntil = Type.Object(
   {
@@ -124,7 +125,9 @@ export const TreatmentsCreatedSchema = Type.Object(
   { $id: 'TreatmentsCreated', title: 'TreatmentsCreated', additionalProperties: false },
 );
 
-export type Treatment = Static<typeof TreatmentSchema>;
+export type Treatment = Omit<Static<typeof TreatmentSchema>, 'because'> & {
+  because: Array<Static<typeof WithdrawalSourceSchema>>;
+};
 export type CreateTreatmentInput = Static<typeof CreateTreatmentBody>;
 export type TreatmentListInput = Static<typeof TreatmentListQuery>;
 export interface TreatmentFilters {
