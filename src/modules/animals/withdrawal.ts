@@ -4,13 +4,17 @@
  * `?withdrawal=active` filter and the check that stops it leaving (`checkLeaving`) read the animal alone and
  * this module never imports treatments. Past dates are clear.
  */
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
+import type { AnimalsTable } from '../../db/tables/records.ts';
 import { AppError } from '../../domain/errors.ts';
 import { FOODS, type Food, type WithdrawalRule } from '../../domain/withdrawal.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import type { AnimalRow } from './repository.ts';
+
+/** The animal row (repository.ts's AnimalRow; named here so the repository can import this file). */
+type AnimalRow = Selectable<AnimalsTable>;
 
 /** Why one food's withdrawal ends when it does: the rule, and the treatment, medicine and batch behind it. */
 export interface WithdrawalSource {
