@@ -191,7 +191,7 @@ export const AnimalListQuery = Type.Object(
     q: filter('Case-insensitive substring of name, tag, eid or breed.'),
     withdrawal: Type.Optional(
       Type.Literal('active', {
-        description: 'active: animals whose meat, milk or eggs withdrawal is still ahead.',
+        description: 'active: still inside a meat, milk or eggs withdrawal.',
       }),
     ),
   },

@@ -44,7 +44,7 @@ export const CreateEventBody = Type.Object(
         minLength: 1,
         maxLength: 1000,
         description:
-          'Why a sale or slaughter of an animal (or group) inside its meat withdrawal goes ahead (else 409 withdrawal_active); kept in data.override_reason and sent as withdrawal.overridden.',
+          'Why a sale or slaughter inside a meat withdrawal goes ahead (else 409 withdrawal_active); kept in data.',
       }),
     ),
   },
