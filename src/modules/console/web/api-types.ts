@@ -6303,7 +6303,7 @@ export interface operations {
                 status?: string;
                 /** @description Exact tag. */
                 tag?: string;
-                /** @description active: animals whose meat, milk or eggs withdrawal is still ahead. */
+                /** @description active: still inside a meat, milk or eggs withdrawal. */
                 withdrawal?: "active";
             };
             header?: never;
@@ -7135,7 +7135,7 @@ export interface operations {
                     data?: {
                         [key: string]: unknown;
                     };
-                    /** @description Why a sale or slaughter of an animal (or group) inside its meat withdrawal goes ahead (else 409 withdrawal_active); kept in data.override_reason and sent as withdrawal.overridden. */
+                    /** @description Why a sale or slaughter inside a meat withdrawal goes ahead (else 409 withdrawal_active); kept in data. */
                     override_reason?: string;
                     subject_id?: string | null;
                     subject_type?: string | null;
