@@ -20,6 +20,7 @@ import {
 import { isPlainObject } from '../../lib/json.ts';
 import { checkLeaving, emitWithdrawalOverridden, type LeavingAction } from '../animals/withdrawal.ts';
 import type { ClientEvent, ClientEventHook } from '../events/service.ts';
+import { MAX_DOSE } from './schemas.ts';
 import { type GivenMedicine, giveMedicine, lockedAnimals, requireMedicine } from './service.ts';
 
 const DATA_PARAMS = {
@@ -52,7 +53,8 @@ function givenFromData(data: Record<string, unknown>, unit: string, event: Clien
     throw invalid('data.route', `data.route must be one of ${TREATMENT_ROUTES.join(', ')}.`);
   }
   const dose = data.dose as number;
-  if (!(dose > 0)) throw invalid('data.dose', 'data.dose must be a number above 0.');
+  if (!(dose > 0 && dose <= MAX_DOSE))
+    throw invalid('data.dose', `data.dose must be above 0 and at most ${MAX_DOSE}.`);
   let course: GivenMedicine['course'];
   if (data.course !== undefined && data.course !== null) {
     const c = data.course;

@@ -6,6 +6,9 @@ import type { WithdrawalSourceSchema } from '../animals/schemas.ts';
 /** The most animals one request treats (a group's, or a list): one treatment each, in one transaction. */
 export const MAX_TREATED_ANIMALS = 1000;
 
+/** The largest dose one animal is given at once, in any unit (a typo guard, not a clinical limit). */
+export const MAX_DOSE = 1e6;
+
 const CourseSchema = Type.Object(
   {
     doses: Type.Integer({ minimum: 1, maximum: 100, description: 'How many doses in the course.' }),
@@ -87,7 +90,7 @@ export const CreateTreatmentBody = Type.Object(
     group_id: Type.Optional(
       text(100, 'A group: each of its active animals gets a treatment (or animal_ids).'),
     ),
-    dose: Type.Number({ exclusiveMinimum: 0, maximum: 1e6, description: 'Per animal, per dose.' }),
+    dose: Type.Number({ exclusiveMinimum: 0, maximum: MAX_DOSE, description: 'Per animal, per dose.' }),
     dose_unit: text(
       20,
       "The unit of the dose: the medicine's unit when a batch is given (its stock is in it).",

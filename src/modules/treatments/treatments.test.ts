@@ -363,6 +363,32 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.deepEqual([held?.animal_id, held?.batch, held?.meat_until], [cow.id, 'LOT-9', ends]);
   });
 
+  test('a slaughter with an override is kept and sent; the sample farm’s reset clears its herd book', async () => {
+    const acct = await t().account();
+    const farm = acct.sample_farm_id;
+    const key = acct.test_key;
+    const ewe = await make.animal(t(), key, farm, { species: 'sheep', tag: 'E7' });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 28 } });
+    const batch = await batchOf(t(), key, med.id);
+    await treat(t(), key, farm, { medicine_id: med.id, batch_id: batch.id, animal_ids: [ewe.id] });
+    const slaughter = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'slaughter',
+      subject_id: ewe.id,
+      override_reason: 'Casualty slaughter, carcass condemned',
+    });
+    assert.equal(slaughter.data.override_reason, 'Casualty slaughter, carcass condemned');
+    const sent = await make.outboxEvents(t(), farm, 'withdrawal.overridden');
+    assert.deepEqual(
+      sent.map((o) => [o.data.action, o.data.event_id]),
+      [['slaughter', slaughter.id]],
+    );
+    const reset = await t().request('POST', `/v1/farms/${farm}/reset`, { key });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    const medicines = await make.fetched<List<Medicine>>(t(), key, `/v1/farms/${farm}/medicines`);
+    const treatments = await make.fetched<List<Treatment>>(t(), key, `/v1/farms/${farm}/treatments`);
+    assert.deepEqual([medicines.data.length, treatments.data.length], [0, 0]);
+  });
+
   test('a group sale lists every animal not clear; a clear animal sells with no override', async () => {
     const { key, farm } = await herdFarm(t());
     const group = await make.group(t(), key, farm, { name: 'Stores' });
