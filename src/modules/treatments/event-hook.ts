@@ -11,16 +11,12 @@
  */
 import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import {
-  isLeavingEventType,
-  TREATMENT_EVENT,
-  TREATMENT_ROUTES,
-  type TreatmentRoute,
-} from '../../domain/treatments.ts';
-import { isPlainObject } from '../../lib/json.ts';
+import { isLeavingEventType, TREATMENT_EVENT } from '../../domain/treatments.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { lazily } from '../../lib/compile-lazily.ts';
 import { checkLeaving, emitWithdrawalOverridden, type LeavingAction } from '../animals/withdrawal.ts';
 import type { ClientEvent, ClientEventHook } from '../events/service.ts';
-import { MAX_DOSE } from './schemas.ts';
+import { TreatmentEventData, type TreatmentEventDataInput } from './schemas.ts';
 import { type GivenMedicine, giveMedicine, lockedAnimals, requireMedicine } from './service.ts';
 
 const DATA_PARAMS = {
@@ -38,50 +34,22 @@ function targetOf(event: ClientEvent): { animal_ids?: string[]; group_id?: strin
   return null;
 }
 
-const optionalText = (data: Record<string, unknown>, key: string): string | undefined => {
-  const value = data[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.trim() === '')
-    throw invalid(`data.${key}`, `data.${key} must be text.`);
-  return value;
-};
+const validateData = lazily(() => compileChecked(makeAjv({ coerceTypes: false }), TreatmentEventData));
 
-/** A logged treatment's data read as a medicine given (the members POST /v1/farms/{farm}/treatments takes). */
+/** A logged treatment's data read as a medicine given, checked as the treatments route checks its body. */
 function givenFromData(data: Record<string, unknown>, unit: string, event: ClientEvent): GivenMedicine {
-  const route = data.route ?? 'other';
-  if (!(TREATMENT_ROUTES as readonly unknown[]).includes(route)) {
-    throw invalid('data.route', `data.route must be one of ${TREATMENT_ROUTES.join(', ')}.`);
+  const validate = validateData();
+  const [issue] = validate(data) ? [] : (validate.errors ?? []);
+  if (issue) {
+    const { param, message } = describeAjvError(issue, 'member', 'data');
+    throw invalid(`data.${param}`, `data.${message}`);
   }
-  const dose = data.dose as number;
-  if (!(dose > 0 && dose <= MAX_DOSE))
-    throw invalid('data.dose', `data.dose must be above 0 and at most ${MAX_DOSE}.`);
-  let course: GivenMedicine['course'];
-  if (data.course !== undefined && data.course !== null) {
-    const c = data.course;
-    if (
-      !isPlainObject(c) ||
-      !Number.isInteger(c.doses) ||
-      (c.doses as number) < 1 ||
-      (c.doses as number) > 100 ||
-      typeof c.every_hours !== 'number' ||
-      !(c.every_hours > 0)
-    ) {
-      throw invalid('data.course', 'data.course must be {doses: 1 to 100, every_hours: above 0}.');
-    }
-    course = { doses: c.doses as number, every_hours: c.every_hours };
-  }
+  const checked = data as TreatmentEventDataInput;
   return {
-    medicine_id: data.medicine_id as string,
-    batch_id: optionalText(data, 'batch_id'),
-    dose,
-    dose_unit: optionalText(data, 'dose_unit') ?? unit,
-    route: route as TreatmentRoute,
-    site: optionalText(data, 'site'),
+    ...checked,
+    dose_unit: checked.dose_unit ?? unit,
+    route: checked.route ?? 'other',
     at: event.at,
-    course,
-    reason: optionalText(data, 'reason'),
-    given_by: optionalText(data, 'given_by'),
-    vet: optionalText(data, 'vet'),
     override_reason: event.override_reason,
   };
 }

@@ -112,6 +112,28 @@ export const CreateTreatmentBody = Type.Object(
   { additionalProperties: false },
 );
 
+const given = CreateTreatmentBody.properties;
+
+/**
+ * What a `treatment` farm event's data is read as once it names a `medicine_id` and a `dose`: the treatments
+ * route's members (route default `other`, dose_unit default the medicine's unit); other members stay as given.
+ */
+export const TreatmentEventData = Type.Object(
+  {
+    medicine_id: given.medicine_id,
+    batch_id: given.batch_id,
+    dose: given.dose,
+    dose_unit: Type.Optional(given.dose_unit),
+    route: Type.Optional(given.route),
+    site: given.site,
+    course: given.course,
+    reason: given.reason,
+    given_by: given.given_by,
+    vet: given.vet,
+  },
+  { additionalProperties: true },
+);
+
 export const TreatmentListQuery = Type.Object(
   {
     ...PageQuery,
@@ -132,6 +154,7 @@ export type Treatment = Omit<Static<typeof TreatmentSchema>, 'because'> & {
   because: Array<Static<typeof WithdrawalSourceSchema>>;
 };
 export type CreateTreatmentInput = Static<typeof CreateTreatmentBody>;
+export type TreatmentEventDataInput = Static<typeof TreatmentEventData>;
 export type TreatmentListInput = Static<typeof TreatmentListQuery>;
 export interface TreatmentFilters {
   animal_id?: string | undefined;

@@ -462,5 +462,14 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
       body: { type: 'treatment', subject_id: cow.id, data: { medicine_id: 'med_nope', dose: 1 } },
     });
     assert.equal(expectError(unknown, 400, 'invalid_request').param, 'data.medicine_id');
+    const badRoute = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: {
+        type: 'treatment',
+        subject_id: cow.id,
+        data: { medicine_id: med.id, dose: 1, route: 'by magic' },
+      },
+    });
+    assert.equal(expectError(badRoute, 400, 'invalid_request').param, 'data.route');
   });
 });
