@@ -60,6 +60,7 @@ import { findActiveKeyByHash, markKeyUsed } from './modules/keys/repository.ts';
 import { keyRoutes } from './modules/keys/routes.ts';
 import { mapRoutes } from './modules/map/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
+import { medicineRoutes } from './modules/medicines/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { notificationRoutes } from './modules/notifications/routes.ts';
@@ -77,6 +78,8 @@ import { StreamHub } from './modules/stream/hub.ts';
 import { streamRoutes } from './modules/stream/routes.ts';
 import { rezoneDueDates } from './modules/tasks/repository.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
+import { herdBookEventHook } from './modules/treatments/event-hook.ts';
+import { treatmentRoutes } from './modules/treatments/routes.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
@@ -217,11 +220,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(eventExportRoutes, 'events'), { db });
   await app.register(withAccess(taskExportRoutes, 'tasks'), { db });
   await app.register(withAccess(groupRoutes, 'groups'), { db });
+  // The herd book (issue 46): medicines and treatments are animal records, under the animals resource.
+  await app.register(withAccess(medicineRoutes, 'animals'), { db });
+  await app.register(withAccess(treatmentRoutes, 'animals'), { db });
   // A paddock's outline added, redrawn or deleted places the farm's devices again (modules/grazing).
   await app.register(withAccess(paddockRoutes, 'paddocks'), { db, outlinesChanged: placeFarmDevices });
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
-  await app.register(withAccess(eventRoutes, 'events'), { db });
+  // A sale inside a withdrawal, or a treatment naming a medicine, is the herd book's (modules/treatments).
+  await app.register(withAccess(eventRoutes, 'events'), { db, hook: herdBookEventHook });
   await app.register(withAccess(alertRoutes, 'alerts'), { db });
   // A farm's alert rules are part of its alerting (the alerts family) but their own resource: crew handle
   // alerts without changing the rules.

@@ -10,7 +10,12 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from './calls/idempote
 import { ErrorSchema } from './http/schemas.ts';
 import { HOUR_MS } from './lib/time.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';
-import { AnimalChangesSchema, AnimalSchema } from './modules/animals/schemas.ts';
+import {
+  AnimalChangesSchema,
+  AnimalSchema,
+  AnimalWithdrawalSchema,
+  WithdrawalSourceSchema,
+} from './modules/animals/schemas.ts';
 import { BriefSchema } from './modules/brief/schemas.ts';
 import {
   CommandRequestSchema,
@@ -27,11 +32,13 @@ import { HouseSchema } from './modules/houses/schemas.ts';
 import { IntegrationSchema } from './modules/integrations/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { FarmMapSchema, MapFeatureSchema } from './modules/map/schemas.ts';
+import { MedicineBatchSchema, MedicineSchema } from './modules/medicines/schemas.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { PersonSchema, SessionSchema } from './modules/people/schemas.ts';
 import { ReadingSchema } from './modules/readings/schemas.ts';
 import { RuleSchema } from './modules/rules/schemas.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
+import { TreatmentSchema, TreatmentsCreatedSchema } from './modules/treatments/schemas.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookSchema } from './modules/webhooks/schemas.ts';
 
 /**
@@ -47,7 +54,13 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   AlertSchema,
   RuleSchema,
   AnimalSchema,
+  AnimalWithdrawalSchema,
+  WithdrawalSourceSchema,
   AnimalChangesSchema,
+  MedicineSchema,
+  MedicineBatchSchema,
+  TreatmentSchema,
+  TreatmentsCreatedSchema,
   GroupSchema,
   PaddockSchema,
   GrazingStaySchema,
@@ -75,6 +88,11 @@ export const TAGS = [
   { name: 'Farms', description: 'Farms, the morning brief and the sample farm reset.' },
   { name: 'Animals', description: 'Animals on a farm: tags, EIDs, groups, paddocks, custom fields.' },
   { name: 'Groups', description: 'Herds, flocks, pens and litters.' },
+  {
+    name: 'Herd book',
+    description:
+      'The medicine record: the medicine cabinet (medicines, batches, stock, expiry) and treatments, each with the withdrawal it sets under the farm’s rules.',
+  },
   {
     name: 'Paddocks',
     description: 'Paddocks with acres, rest targets, last grazing, who is in them and their grazing history.',

@@ -6,6 +6,7 @@ import type { Kysely, Transaction as KyselyTransaction } from 'kysely';
 import type { AlertTables } from './tables/alerts.ts';
 import type { DevicesTables } from './tables/devices.ts';
 import type { FoundationTables } from './tables/foundation.ts';
+import type { HerdBookTables } from './tables/herd-book.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { IntegrationTables } from './tables/integrations.ts';
 import type { NotificationTables } from './tables/notifications.ts';
@@ -28,7 +29,8 @@ export interface DB
     IntegrationTables,
     NotificationTables,
     OauthTables,
-    ServerTables {}
+    ServerTables,
+    HerdBookTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

@@ -56,7 +56,15 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
 /** Tables whose rows a read-modify-write locks (each has a text primary key `id`). */
 export type LockableTable = keyof Pick<
   DB,
-  'farms' | 'animals' | 'animal_groups' | 'paddocks' | 'devices' | 'tasks' | 'farm_events' | 'webhooks'
+  | 'farms'
+  | 'animals'
+  | 'animal_groups'
+  | 'paddocks'
+  | 'devices'
+  | 'tasks'
+  | 'farm_events'
+  | 'webhooks'
+  | 'medicines'
 >;
 
 /**

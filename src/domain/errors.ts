@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  // An animal inside its meat withdrawal may not leave (a sale, a slaughter, a status change) without override_reason.
+  withdrawal_active: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

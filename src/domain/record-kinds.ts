@@ -41,6 +41,9 @@ export const RECORD_KINDS = Object.freeze({
     listTool: null,
   },
   notification: { prefix: 'ntf', table: 'notifications', noun: 'notification', listTool: null },
+  medicine: { prefix: 'med', table: 'medicines', noun: 'medicine', listTool: null },
+  batch: { prefix: 'bat', table: 'medicine_batches', noun: 'medicine batch', listTool: null },
+  treatment: { prefix: 'trt', table: 'treatments', noun: 'treatment', listTool: null },
 } as const satisfies Record<string, RecordKindSpec>);
 
 export type RecordKind = keyof typeof RECORD_KINDS;

@@ -35,5 +35,5 @@ export type AlertStatusFilter = (typeof ALERT_STATUS_FILTERS)[number];
  * An animal's known statuses (others are kept as given). Only an `active` animal grazes: one sold or dead
  * but still marked in a paddock is not among its occupants (modules/stays).
  */
-export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'] as const;
+export const ANIMAL_STATUSES = ['active', 'sold', 'slaughtered', 'dead', 'culled', 'missing'] as const;
 export type AnimalStatus = (typeof ANIMAL_STATUSES)[number];

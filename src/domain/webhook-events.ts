@@ -18,6 +18,8 @@ export const WEBHOOK_EVENTS = [
   'event.created',
   'device.created',
   'animal.created',
+  'treatment.created',
+  'withdrawal.overridden',
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
@@ -51,6 +53,13 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
     'A device was added: POST /v1/farms/{farm}/devices. data is the Device (without its key).',
   'animal.created':
     'An animal was added: POST /v1/farms/{farm}/animals or the add_animal tool. data is the Animal.',
+  'treatment.created':
+    'A medicine was given to an animal: POST /v1/farms/{farm}/treatments (one per animal), or a `treatment` ' +
+    'farm event whose data names a medicine_id and a dose. data is the Treatment, with its withdrawal_until.',
+  'withdrawal.overridden':
+    'An animal inside its meat withdrawal left with an override_reason: a sale or slaughter event, or a ' +
+    'status change to sold or slaughtered. data is {action, override_reason, event_id, animals: [{animal_id, ' +
+    'meat_until, medicine_id, medicine, batch_id, batch}]}.',
 });
 
 /**
@@ -66,6 +75,8 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
   'event.created': 'events',
   'device.created': 'devices',
   'animal.created': 'animals',
+  'treatment.created': 'animals',
+  'withdrawal.overridden': 'animals',
 });
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {

@@ -40,6 +40,8 @@ const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   method_not_allowed: 'This path does not take this method; the Allow header lists those it does.',
   request_timeout: 'The request did not arrive in time.',
   conflict: 'The request contradicts the current state.',
+  withdrawal_active:
+    'An animal inside its meat withdrawal would leave (sale, slaughter, status sold or slaughtered); the message names the medicine, the batch and the date it ends. Send override_reason to record it anyway.',
   payload_too_large: 'The body is larger than the service accepts.',
   uri_too_long: 'A path segment is longer than 100 characters.',
   unsupported_media_type: 'The body is not application/json.',

@@ -29,6 +29,7 @@ import * as m0032 from './0032_animal_changes.ts';
 import * as m0034 from './0034_channel_targets.ts';
 import * as m0036 from './0036_uplink_keys_by_device.ts';
 import * as m0037 from './0037_eid_iso.ts';
+import * as m0038 from './0038_herd_book.ts';
 import * as m0040 from './0040_server_facts.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
@@ -63,5 +64,6 @@ export const migrations: Record<string, Migration> = {
   '0034_channel_targets': m0034,
   '0036_uplink_keys_by_device': m0036,
   '0037_eid_iso': m0037,
+  '0038_herd_book': m0038,
   '0040_server_facts': m0040,
 };

@@ -49,6 +49,12 @@ export interface AnimalsTable {
   created_at: number;
   /** The animal's last write (creation, update, a group or paddock cleared under it): the field app's refresh. */
   changed_at: number;
+  /** JSON text of its current withdrawal (migration 0038_herd_book: each food's end and why), or null. */
+  withdrawal: string | null;
+  /** When its meat withdrawal ends (the check on a sale), epoch ms, or null. */
+  meat_withdrawal_until: number | null;
+  /** The latest end of its meat, milk and eggs withdrawals (`?withdrawal=active`), or null. */
+  withdrawal_until: number | null;
 }
 
 /** Deleted animals' ids, for the field app's refresh (migration 0032_animal_changes). */

@@ -48,6 +48,7 @@ forEachEngine('animals', (t) => {
       {
         ...body,
         eid_format: 'iso11784',
+        withdrawal: { meat_until: null, milk_until: null, eggs_until: null, because: [] },
         birth_date: '2023-03-01T06:30:00.000Z',
         id: undefined,
         farm_id: undefined,

@@ -6,6 +6,7 @@ import { eidFormatOf, normalizeEid } from '../../domain/eid.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Animal, AnimalFilters } from './schemas.ts';
+import { animalWithdrawal } from './withdrawal.ts';
 
 export type AnimalRow = Selectable<AnimalsTable>;
 
@@ -26,6 +27,7 @@ export function toAnimal(row: AnimalRow): Animal {
     status: row.status,
     notes: row.notes,
     fields: parseJson<Record<string, unknown>>(row.fields, {}),
+    withdrawal: animalWithdrawal(row),
     created_at: toIso(row.created_at),
   };
 }
@@ -82,6 +84,9 @@ export async function animalPage(
   if (filters.paddock_id !== undefined) query = query.where('paddock_id', '=', filters.paddock_id);
   if (filters.tag !== undefined) query = query.where('tag', '=', filters.tag);
   if (filters.eid !== undefined) query = query.where('eid', '=', normalizeEid(filters.eid));
+  // Still ahead for meat, milk or eggs: the latest of the three ends after now.
+  if (filters.withdrawal === 'active')
+    query = query.where('withdrawal_until', '>', filters.now ?? Date.now());
   if (filters.q !== undefined) {
     const pattern = likeContains(filters.q.toLowerCase());
     query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
@@ -249,4 +254,39 @@ export async function animalsRemovedSince(db: Db, farmId: string, since: number)
 export async function deleteRemovalsBefore(db: Db, cutoff: number): Promise<number> {
   const result = await db.deleteFrom('animal_removals').where('removed_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The farm's animals among these ids (those on another farm, or missing, are left out). */
+export async function animalRowsOn(db: Db, farmId: string, ids: readonly string[]): Promise<AnimalRow[]> {
+  const rows: AnimalRow[] = [];
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    const chunk = ids.slice(i, i + INSERT_CHUNK);
+    rows.push(
+      ...(await db
+        .selectFrom('animals')
+        .selectAll()
+        .where('farm_id', '=', farmId)
+        .where('id', 'in', chunk)
+        .execute()),
+    );
+  }
+  return rows;
+}
+
+/** The ids of a group's animals with this status (its `active` animals are the ones treated or sold). */
+export async function animalIdsInGroup(
+  db: Db,
+  farmId: string,
+  groupId: string,
+  status: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('animals')
+    .select('id')
+    .where('farm_id', '=', farmId)
+    .where('group_id', '=', groupId)
+    .where('status', '=', status)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
 }

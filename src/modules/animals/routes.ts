@@ -30,14 +30,22 @@ export const animalRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       list: "List a farm's animals, newest first, with filters",
       create: 'Add an animal (emits animal.created)',
       get: 'Get an animal',
-      update: 'Update an animal (a paddock or group change logs a move event)',
+      update:
+        'Update an animal (a paddock or group change logs a move event; sold or slaughtered inside the meat withdrawal is 409 withdrawal_active without override_reason)',
       delete: 'Delete an animal (its farm events stay in the log)',
     },
     errors: {
       create: { not_found: 'No such farm visible to the key.', conflict: TAKEN_EID },
-      update: { not_found: 'No such animal visible to the key.', conflict: TAKEN_EID },
+      update: {
+        not_found: 'No such animal visible to the key.',
+        conflict: TAKEN_EID,
+        withdrawal_active:
+          'The animal is inside its meat withdrawal; send override_reason to record it anyway.',
+      },
     },
     schemas: { query: AnimalListQuery, create: CreateAnimalBody, update: UpdateAnimalBody },
+    // An animal's withdrawal ends with the clock, not a commit: a kept answer is at most a minute old.
+    readCache: { maxAgeMs: 60_000 },
     service: {
       list: (db, scope, farmId, { limit, before, ...filters }) =>
         listAnimals(db, scope, farmId, filters, parsePage({ limit, before })),

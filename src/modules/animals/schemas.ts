@@ -1,6 +1,46 @@
 import { type Static, Type } from 'typebox';
 import { ANIMAL_STATUSES } from '../../domain/statuses.ts';
+import { WITHDRAWAL_RULES } from '../../domain/withdrawal.ts';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+
+const FoodSchema = Type.Union([Type.Literal('meat'), Type.Literal('milk'), Type.Literal('eggs')]);
+
+export const WithdrawalSourceSchema = Type.Object(
+  {
+    food: FoodSchema,
+    until: DateTime('When this food is clear again.'),
+    days: Type.Integer({ description: 'Whole days after the last dose (rounded up).' }),
+    rule: Type.Enum(WITHDRAWAL_RULES, {
+      type: 'string',
+      description:
+        "label: the label's period for the species; cascade: off-label, the label's longest period for that food × the factor; cascade_minimum: off-label, the fixed minimum (no label period for that food, or milk's where the label says zero).",
+    }),
+    organic: Type.Boolean({ description: 'Doubled: an organic farm or animal.' }),
+    treatment_id: Type.String(),
+    medicine_id: Type.String(),
+    medicine: Type.String({ description: "The medicine's name." }),
+    batch_id: Nullable(Type.String()),
+    batch: Nullable(Type.String({ description: 'The batch (lot) number.' })),
+  },
+  { $id: 'WithdrawalSource', title: 'WithdrawalSource', additionalProperties: false },
+);
+
+export const AnimalWithdrawalSchema = Type.Object(
+  {
+    meat_until: Nullable(DateTime('Its meat may not enter the food chain before this; null: clear.')),
+    milk_until: Nullable(DateTime('Its milk is withheld until this; null: clear.')),
+    eggs_until: Nullable(DateTime('Its eggs are withheld until this; null: clear.')),
+    because: Type.Array(Type.Ref('WithdrawalSource'), {
+      description: 'The treatment, medicine, batch and rule behind each end still ahead.',
+    }),
+  },
+  {
+    $id: 'AnimalWithdrawal',
+    title: 'AnimalWithdrawal',
+    description:
+      "The animal's withdrawal from its treatments (docs/records.md): a sale, slaughter or status change to sold or slaughtered inside the meat withdrawal is refused with 409 withdrawal_active unless override_reason is given.",
+  },
+);
 
 export const AnimalSchema = Type.Object(
   {
@@ -29,6 +69,7 @@ export const AnimalSchema = Type.Object(
     status: Type.String({ description: `Known values: ${ANIMAL_STATUSES.join(', ')} (default active).` }),
     notes: Nullable(Type.String()),
     fields: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form custom fields.' }),
+    withdrawal: Type.Ref('AnimalWithdrawal'),
     created_at: DateTime(),
   },
   {
@@ -51,6 +92,7 @@ export const AnimalSchema = Type.Object(
         status: 'active',
         notes: 'Livestock guardian dog with the layers.',
         fields: {},
+        withdrawal: { meat_until: null, milk_until: null, eggs_until: null, because: [] },
         created_at: '2026-07-25T14:15:09.017Z',
       },
     ],
@@ -114,6 +156,14 @@ export const UpdateAnimalBody = Type.Object(
     paddock_id: Type.Optional(fields.paddock_id),
     status: Type.Optional(fields.status),
     notes: Type.Optional(fields.notes),
+    override_reason: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          "Why a status change to sold or slaughtered goes ahead inside the meat withdrawal (else 409 withdrawal_active); kept in the animal's history and sent as withdrawal.overridden.",
+      }),
+    ),
     fields: Type.Optional(
       Nullable(
         Type.Record(Type.String(), Type.Unknown(), {
@@ -139,6 +189,11 @@ export const AnimalListQuery = Type.Object(
     tag: filter('Exact tag.'),
     eid: filter("EID in any reader's form."),
     q: filter('Case-insensitive substring of name, tag, eid or breed.'),
+    withdrawal: Type.Optional(
+      Type.Literal('active', {
+        description: 'active: still inside a meat, milk or eggs withdrawal.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -192,7 +247,10 @@ export const AnimalChangesSchema = Type.Object(
   { $id: 'AnimalChanges', title: 'AnimalChanges' },
 );
 
-export type Animal = Static<typeof AnimalSchema>;
+export type Animal = Omit<Static<typeof AnimalSchema>, 'withdrawal'> & { withdrawal: AnimalWithdrawal };
+export type AnimalWithdrawal = Omit<Static<typeof AnimalWithdrawalSchema>, 'because'> & {
+  because: Array<Static<typeof WithdrawalSourceSchema>>;
+};
 export type AnimalChanges = Static<typeof AnimalChangesSchema>;
 export type AnimalChangesInput = Static<typeof AnimalChangesQuery>;
 export type CreateAnimalInput = Static<typeof CreateAnimalBody>;
@@ -205,6 +263,9 @@ export interface AnimalFilters {
   tag?: string | undefined;
   eid?: string | undefined;
   q?: string | undefined;
+  /** `active`: still inside a meat, milk or eggs withdrawal at `now`. */
+  withdrawal?: 'active' | undefined;
+  now?: number | undefined;
   /** Exact breed (the MCP find_animals filter; REST searches breed with q). */
   breed?: string | undefined;
   /** species, breed and status match in any case (MCP: an agent writes "Cattle" or "angus"). */

@@ -6,6 +6,7 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { normalizeEid } from '../../domain/eid.ts';
 import { type AppError, conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { isLeavingStatus, WITHDRAWAL_OVERRIDE_EVENT } from '../../domain/treatments.ts';
 import { parseJson } from '../../lib/json.ts';
 import { listSubjectEvents } from '../events/repository.ts';
 import type { FarmEvent } from '../events/schemas.ts';
@@ -39,6 +40,7 @@ import {
   MAX_CHANGES_PAGE,
   type UpdateAnimalInput,
 } from './schemas.ts';
+import { checkLeaving, emitWithdrawalOverridden, type HeldAnimal } from './withdrawal.ts';
 
 /**
  * How far back a refresh's `next_since` reaches before the moment it began: a write committing later than it
@@ -96,7 +98,7 @@ export async function listAnimals(
   page: PageRequest,
 ): Promise<Page<Animal>> {
   const farm = await requireFarm(db, scope, farmId);
-  return animalPage(db, farm.id, filters, page);
+  return animalPage(db, farm.id, { ...filters, now: Date.now() }, page);
 }
 
 /**
@@ -179,6 +181,9 @@ export function newAnimalRow(
     search_text: searchTextOf(base),
     created_at: now,
     changed_at: now,
+    withdrawal: null,
+    meat_withdrawal_until: null,
+    withdrawal_until: null,
   };
 }
 
@@ -231,6 +236,9 @@ export async function updateAnimal(
     if (patch.group_id !== undefined) next.group_id = patch.group_id;
     if (patch.paddock_id !== undefined) next.paddock_id = patch.paddock_id;
     if (patch.status !== undefined) next.status = patch.status;
+    // Sold or slaughtered inside its meat withdrawal: refused (409) unless override_reason says why.
+    const leaving = next.status !== row.status && isLeavingStatus(next.status);
+    const held = leaving ? checkLeaving([row], now, patch.override_reason) : [];
     if (patch.notes !== undefined) next.notes = patch.notes;
     if (patch.fields !== undefined) {
       // Members merge one level deep; null removes a member; `fields: null` clears everything.
@@ -261,9 +269,44 @@ export async function updateAnimal(
       await recordMove(trx, row, { group_id: next.group_id, paddock_id: next.paddock_id }, null, now);
     }
     if (paddockChanged) await rebuildStays(trx, row.farm_id, 'animal', row.id);
+    if (held.length > 0 && patch.override_reason !== undefined) {
+      await recordStatusOverride(trx, row, next.status, patch.override_reason, held, now);
+    }
     return toAnimal(next);
   };
   return withEidGuard(storedEid(patch.eid), () => inTransaction(db, run));
+}
+
+/**
+ * A status change to sold or slaughtered inside the meat withdrawal, overridden: the reason goes into the
+ * animal's history (a `withdrawal_override` event) and out as `withdrawal.overridden`.
+ */
+async function recordStatusOverride(
+  trx: Db,
+  row: AnimalRow,
+  status: string,
+  reason: string,
+  held: HeldAnimal[],
+  now: number,
+): Promise<void> {
+  const event = await recordFarmEvent(
+    trx,
+    row.farm_id,
+    {
+      type: WITHDRAWAL_OVERRIDE_EVENT,
+      subject_type: 'animal',
+      subject_id: row.id,
+      data: { action: 'status', from: row.status, status, override_reason: reason, animals: held },
+      at: now,
+    },
+    now,
+  );
+  await emitWithdrawalOverridden(
+    trx,
+    row.farm_id,
+    { action: 'status', override_reason: reason, event_id: event.id, animals: held },
+    now,
+  );
 }
 
 /** Logs an animal's move from where `row` says it was to `to`; `reason` says why when not a PATCH. */

@@ -3,9 +3,20 @@ import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { recordRoutes } from '../records/routes.ts';
 import { CreateEventBody, EventListQuery, UpdateEventBody } from './schemas.ts';
-import { createEvent, deleteEvent, getEvent, listEvents, updateEvent } from './service.ts';
+import {
+  type ClientEventHook,
+  createEvent,
+  deleteEvent,
+  getEvent,
+  listEvents,
+  updateEvent,
+} from './service.ts';
 
-export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+/** `hook`: what a client's event sets in motion above events (buildApp hands in the herd book's). */
+export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; hook?: ClientEventHook }> = async (
+  app,
+  { db, hook },
+) => {
   const tags = ['Farm events'];
 
   recordRoutes(app, db, {
@@ -17,17 +28,25 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { 
     nouns: 'farm events',
     summaries: {
       list: "List a farm's event log, newest `at` first, with filters",
-      create: 'Log a farm event (emits event.created)',
+      create:
+        'Log a farm event (emits event.created; a sale or slaughter inside a meat withdrawal is 409 withdrawal_active without override_reason; a treatment naming a medicine_id and dose also becomes a treatment)',
       get: 'Get a farm event',
       update: 'Update a farm event',
       delete: 'Delete a farm event',
     },
     described: { list: 'A page of farm events, newest `at` first.' },
+    errors: {
+      create: {
+        not_found: 'No such farm visible to the key.',
+        withdrawal_active:
+          'A sale or slaughter of an animal (or of a group: every animal not clear is named) inside its meat withdrawal; send override_reason to record it anyway.',
+      },
+    },
     schemas: { query: EventListQuery, create: CreateEventBody, update: UpdateEventBody },
     service: {
       list: (db, scope, farmId, { limit, before, ...filters }) =>
         listEvents(db, scope, farmId, filters, parsePage({ limit, before })),
-      create: createEvent,
+      create: (db, scope, farmId, input) => createEvent(db, scope, farmId, input, Date.now(), hook),
       get: getEvent,
       update: updateEvent,
       delete: deleteEvent,

@@ -39,6 +39,14 @@ export const CreateEventBody = Type.Object(
     subject_id: Type.Optional(fields.subject_id),
     data: Type.Optional(fields.data),
     at: Type.Optional(fields.at),
+    override_reason: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          'Why a sale or slaughter inside a meat withdrawal goes ahead (else 409 withdrawal_active); kept in data.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,7 @@ import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../domain/errors.ts';
 import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
-import { requireFarm, type Scope } from '../farms/access.ts';
+import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { patchSubject, resolveSubject } from '../records/references.ts';
 import { deleteRecord, loadScoped, saveRecord } from '../records/scoped.ts';
@@ -87,26 +87,61 @@ export async function recordMove(db: Db, farmId: string, input: MoveInput, now: 
   });
 }
 
-/** Logs an event from a client: the subject, when of a known kind, must be on the same farm. */
+/** A client's event as it is about to be logged (subject checked, `at` parsed). */
+export interface ClientEvent {
+  type: string;
+  subject_type: string | null;
+  subject_id: string | null;
+  /** With `override_reason` in it when the request gave one. */
+  data: Record<string, unknown>;
+  at: number;
+  override_reason: string | null;
+}
+
+/**
+ * What a client's event sets in motion above events, handed in by whoever registers the route or tool (the
+ * herd book's, modules/treatments: a sale inside a withdrawal is refused, a treatment naming a medicine becomes
+ * a structured treatment). Runs in the event's transaction; `log` stores the event as this module would, with
+ * the data given; the hook answers the event stored.
+ */
+export type ClientEventHook = (
+  trx: Db,
+  farm: FarmRow,
+  event: ClientEvent,
+  log: (data: Record<string, unknown>) => Promise<FarmEvent>,
+  now: number,
+) => Promise<FarmEvent>;
+
+/**
+ * Logs an event from a client: the subject, when of a known kind, must be on the same farm. `override_reason`
+ * is kept in the event's data. `hook`, when given, decides how it is stored (see ClientEventHook).
+ */
 export async function createEvent(
   db: Db,
   scope: Scope,
   farmId: string,
   input: CreateEventInput,
   now: number = Date.now(),
+  hook?: ClientEventHook,
 ): Promise<FarmEvent> {
   checkClientType(input.type);
   const run = async (trx: Db): Promise<FarmEvent> => {
     const farm = await requireFarm(trx, scope, farmId);
     const subject = await resolveSubject(trx, farm.id, input.subject_type ?? null, input.subject_id ?? null);
+    const overrideReason = input.override_reason ?? null;
     const fields = {
       ...subject,
-      data: input.data ?? {},
+      data: overrideReason === null ? (input.data ?? {}) : { ...input.data, override_reason: overrideReason },
       at: input.at === undefined ? now : parseDateInput('at', input.at),
     };
-    // A move to a paddock moves its animal or group (grazing), in this transaction.
-    if (await checkMove(trx, farm.id, input.type, fields, now)) return recordMove(trx, farm.id, fields, now);
-    return recordFarmEvent(trx, farm.id, { type: input.type, ...fields }, now);
+    const log = async (data: Record<string, unknown>): Promise<FarmEvent> => {
+      const event = { ...fields, data };
+      // A move to a paddock moves its animal or group (grazing), in this transaction.
+      if (await checkMove(trx, farm.id, input.type, event, now)) return recordMove(trx, farm.id, event, now);
+      return recordFarmEvent(trx, farm.id, { type: input.type, ...event }, now);
+    };
+    if (!hook) return log(fields.data);
+    return hook(trx, farm, { type: input.type, ...fields, override_reason: overrideReason }, log, now);
   };
   return inTransaction(db, run);
 }

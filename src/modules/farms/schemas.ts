@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { MAX_WINDOW_S, MIN_WINDOW_S } from '../../domain/built-in-rules.ts';
+import { JURISDICTIONS, MAX_WITHDRAWAL_DAYS } from '../../domain/withdrawal.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
 const Rules = Type.Record(
@@ -50,12 +51,43 @@ const Rules = Type.Record(
   },
 );
 
+const Withdrawal = Type.Object(
+  {
+    jurisdiction: Type.Optional(
+      Type.Enum(JURISDICTIONS, {
+        type: 'string',
+        description:
+          'Whose cascade rules apply off-label (default uk: VMR 2013 sch. 4 para 2; eu: Reg. 2019/6 art. 115; us and au have no statutory figure and use the EU numbers; custom: the cascade numbers given). docs/records.md.',
+      }),
+    ),
+    organic: Type.Optional(
+      Type.Boolean({ description: 'An organic farm: every withdrawal period is doubled.' }),
+    ),
+    cascade: Type.Optional(
+      Type.Object(
+        {
+          factor: Type.Optional(Type.Number({ minimum: 1, maximum: 10 })),
+          meat_days: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WITHDRAWAL_DAYS })),
+          milk_days: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WITHDRAWAL_DAYS })),
+          eggs_days: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WITHDRAWAL_DAYS })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "The farm's own cascade numbers over its jurisdiction's: the factor on the label's longest period, and the minimum days where the label gives none (custom: all four).",
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: "The herd book's withdrawal rules (docs/records.md)." },
+);
+
 export const FarmSettings = Type.Object(
-  { rules: Type.Optional(Rules) },
+  { rules: Type.Optional(Rules), withdrawal: Type.Optional(Withdrawal) },
   {
     additionalProperties: true,
     description:
-      '`rules` overrides alert thresholds; other members are kept as given. PATCH merges members one level deep; a member set to null is removed.',
+      "`rules` overrides alert thresholds; `withdrawal` sets the herd book's withdrawal rules; other members are kept as given. PATCH merges members one level deep; a member set to null is removed.",
   },
 );
 

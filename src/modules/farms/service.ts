@@ -9,6 +9,7 @@ import { ESCALATION_TARGETS, escalationOf, validateEscalation } from '../../doma
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
+import { validateWithdrawalSettings } from '../../domain/withdrawal.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
 import { listPeopleOf } from '../people/repository.ts';
@@ -53,12 +54,20 @@ function checkRulesAccess(caller: FarmCaller, settings: Record<string, unknown> 
   );
 }
 
-/** Validates `settings` as a whole: `rules` must be valid overrides; other members are kept as given. */
+/**
+ * Validates `settings` as a whole: `rules` must be valid overrides, `escalation` a chain, `withdrawal` the herd
+ * book's rules (src/domain/withdrawal.ts); other members are kept as given.
+ */
 export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
   if (settings.escalation !== undefined && settings.escalation !== null) {
     const escalation = validateEscalation(settings.escalation);
     if (!escalation.ok) throw invalid(escalation.param, escalation.message);
     settings = { ...settings, escalation: escalation.value };
+  }
+  if (settings.withdrawal !== undefined && settings.withdrawal !== null) {
+    const withdrawal = validateWithdrawalSettings(settings.withdrawal);
+    if (!withdrawal.ok) throw invalid(withdrawal.param, withdrawal.message);
+    settings = { ...settings, withdrawal: withdrawal.value };
   }
   if (settings.rules !== undefined && settings.rules !== null) {
     const result = validateRuleOverrides(settings.rules);

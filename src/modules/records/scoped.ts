@@ -22,7 +22,9 @@ export type ScopedKind =
   | 'event'
   | 'webhook'
   | 'rule'
-  | 'integration';
+  | 'integration'
+  | 'medicine'
+  | 'treatment';
 type ScopedTable = (typeof RECORD_KINDS)[ScopedKind]['table'];
 export type ScopedRow<K extends ScopedKind> = Selectable<DB[(typeof RECORD_KINDS)[K]['table']]>;
 

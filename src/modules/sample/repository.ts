@@ -22,6 +22,9 @@ export async function clearFarmContents(db: Db, farmId: string): Promise<void> {
   await bumpRulesVersion(db, farmId);
   await db.deleteFrom('tasks').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('farm_events').where('farm_id', '=', farmId).execute();
+  // The herd book: treatments refer to medicines (and batches, which go with their medicine).
+  await db.deleteFrom('treatments').where('farm_id', '=', farmId).execute();
+  await db.deleteFrom('medicines').where('farm_id', '=', farmId).execute();
   await recordRemovals(db, farmId, await animalIdsOf(db, farmId), Date.now());
   await db.deleteFrom('animals').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('animal_groups').where('farm_id', '=', farmId).execute();

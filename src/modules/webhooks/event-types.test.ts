@@ -6,6 +6,7 @@ import type { Alert, Animal, Command, Farm, List, NewDevice, NewWebhook } from '
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
 import { hmacMatches, verifyLikeAReceiver } from '../../../test/webhook-receiver.ts';
 import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
+import type { Treatment } from '../treatments/schemas.ts';
 
 forEachEngine(
   'webhook event types',
@@ -13,7 +14,7 @@ forEachEngine(
     const closers: Array<() => Promise<void>> = [];
     after(() => Promise.all(closers.map((close) => close())));
 
-    test('each of the eight event types is delivered once with a valid signature', async () => {
+    test('each of the ten event types is delivered once with a valid signature', async () => {
       const rcv = await startReceiver();
       closers.push(rcv.close);
       const acct = await t().account();
@@ -48,6 +49,54 @@ forEachEngine(
         });
         assert.equal(logged.status, 201, JSON.stringify(logged.body));
         expected.push({ type: 'event.created', data: logged.body });
+
+        // The herd book: a treatment (and its event in the log), then a sale inside its withdrawal, overridden.
+        const medicine = await t().request<{ id: string }>('POST', `/v1/farms/${farmId}/medicines`, {
+          key,
+          body: { name: 'Oxytet', unit: 'ml', withdrawal: { meat_days: 28 } },
+        });
+        assert.equal(medicine.status, 201, JSON.stringify(medicine.body));
+        const treated = await t().request<{ data: Treatment[] }>('POST', `/v1/farms/${farmId}/treatments`, {
+          key,
+          body: {
+            medicine_id: medicine.body.id,
+            animal_ids: [animal.body.id],
+            dose: 10,
+            dose_unit: 'ml',
+            route: 'injection_im',
+          },
+        });
+        assert.equal(treated.status, 201, JSON.stringify(treated.body));
+        const [treatment] = treated.body.data;
+        assert.ok(treatment?.event_id);
+        const treatmentEvent = await t().request('GET', `/v1/events/${treatment.event_id}`, { key });
+        expected.push({ type: 'event.created', data: treatmentEvent.body });
+        expected.push({ type: 'treatment.created', data: treatment });
+        const sale = await t().request<{ id: string }>('POST', `/v1/farms/${farmId}/events`, {
+          key,
+          body: { type: 'sale', subject_id: animal.body.id, override_reason: 'Kept for breeding' },
+        });
+        assert.equal(sale.status, 201, JSON.stringify(sale.body));
+        expected.push({ type: 'event.created', data: sale.body });
+        const overridden = {
+          action: 'sale',
+          override_reason: 'Kept for breeding',
+          event_id: sale.body.id,
+          animals: [
+            {
+              animal_id: animal.body.id,
+              name: 'Bessie',
+              tag: null,
+              meat_until: treatment.withdrawal_until.meat,
+              treatment_id: treatment.id,
+              medicine_id: medicine.body.id,
+              medicine: 'Oxytet',
+              batch_id: null,
+              batch: null,
+            },
+          ],
+        };
+        expected.push({ type: 'withdrawal.overridden', data: overridden });
 
         const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
           key,
@@ -96,7 +145,7 @@ forEachEngine(
       // Anything still undispatched or due (a duplicate would be) is sent now.
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
 
-      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all eight types');
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all ten types');
       assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
       const payloads = rcv.requests.map((r) => JSON.parse(r.body));
       assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');

@@ -9,6 +9,7 @@ import {
 } from '../../../test/harness.ts';
 import type { Farm, NewWebhook, Webhook } from '../../../test/replies.ts';
 import { deliverDueNow } from '../../../test/webhook-delivery.ts';
+import { WEBHOOK_EVENTS } from '../../domain/webhook-events.ts';
 
 /** A key made by `parent` with these grants, on every farm of the account. */
 async function keyWith(t: TestApp, parent: string, permissions: Record<string, string>): Promise<string> {
@@ -83,12 +84,22 @@ forEachEngine(
         body: { url: 'https://example.com/h', events: ['*'] },
       });
       assert.equal(made.status, 201, JSON.stringify(made.body));
-      assert.deepEqual(made.body.events, ['event.created', 'animal.created']);
+      assert.deepEqual(made.body.events, [
+        'event.created',
+        'animal.created',
+        'treatment.created',
+        'withdrawal.overridden',
+      ]);
       const byDefault = await t().request<NewWebhook>('POST', url, {
         key: records,
         body: { url: 'https://example.com/h' },
       });
-      assert.deepEqual(byDefault.body.events, ['event.created', 'animal.created']);
+      assert.deepEqual(byDefault.body.events, [
+        'event.created',
+        'animal.created',
+        'treatment.created',
+        'withdrawal.overridden',
+      ]);
       const devices = await keyWith(t(), acct.live_key, {
         webhooks: 'write',
         devices: 'read',
@@ -123,7 +134,7 @@ forEachEngine(
         key: readsAll,
         body: { url: 'https://example.com/h', events: ['*'] },
       });
-      assert.equal(listed.body.events.length, 8);
+      assert.equal(listed.body.events.length, WEBHOOK_EVENTS.length);
       assert.ok(!listed.body.events.includes('*'));
     });
 
@@ -149,7 +160,12 @@ forEachEngine(
         key: records,
         body: { events: ['*'] },
       });
-      assert.deepEqual(star.body.events, ['event.created', 'animal.created']);
+      assert.deepEqual(star.body.events, [
+        'event.created',
+        'animal.created',
+        'treatment.created',
+        'withdrawal.overridden',
+      ]);
 
       // Someone else's "*" webhook: the restricted key may not point it at itself.
       const theirs = await t().request<NewWebhook>('POST', `/v1/farms/${farmId}/webhooks`, {

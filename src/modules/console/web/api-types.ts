@@ -123,8 +123,25 @@ export interface paths {
         delete: operations["deleteAnimal"];
         options?: never;
         head?: never;
-        /** Update an animal (a paddock or group change logs a move event) */
+        /** Update an animal (a paddock or group change logs a move event; sold or slaughtered inside the meat withdrawal is 409 withdrawal_active without override_reason) */
         patch: operations["updateAnimal"];
+        trace?: never;
+    };
+    "/v1/animals/{id}/treatments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An animal's treatments, newest first */
+        get: operations["listAnimalTreatments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/catalog": {
@@ -521,7 +538,7 @@ export interface paths {
         /** List a farm's event log, newest `at` first, with filters */
         get: operations["listEvents"];
         put?: never;
-        /** Log a farm event (emits event.created) */
+        /** Log a farm event (emits event.created; a sale or slaughter inside a meat withdrawal is 409 withdrawal_active without override_reason; a treatment naming a medicine_id and dose also becomes a treatment) */
         post: operations["createEvent"];
         delete?: never;
         options?: never;
@@ -616,6 +633,24 @@ export interface paths {
         get: operations["getFarmMap"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/farms/{farm}/medicines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a farm's medicines, newest first, with their batches and stock */
+        get: operations["listMedicines"];
+        put?: never;
+        /** Add a medicine to the farm's cabinet: the label's withdrawal periods and licensed species */
+        post: operations["createMedicine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -721,7 +756,7 @@ export interface paths {
          *     data: {"id":"msg_…","type":"alert.created","farm_id":"farm_…","created_at":"…","data":{…}}
          *     ```
          *
-         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
+         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
          *
          *     Resume: send `Last-Event-ID` (EventSource does on reconnect) or `?last_event_id=`; the stream then sends every event after that one, none lost and none repeated, in the order they were committed. A stream opened without one starts from now, and first sets the client’s last event id to the farm’s newest event (an `id:` line with no data).
          *     When the id is not an event this farm’s stream still holds (older than the outbox retention, FARMSTEAD_WEBHOOK_RETENTION_DAYS, or not of this farm), the stream opens with a `stream.reset` event (`{"object":"stream_reset","last_event_id","message"}`): reload from the API, the stream goes on from now.
@@ -771,6 +806,24 @@ export interface paths {
         get: operations["exportTasks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/farms/{farm}/treatments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a farm's treatments (the medicine record), newest first */
+        get: operations["listTreatments"];
+        put?: never;
+        /** Give a medicine to animals or a group: one treatment per animal with its withdrawal (emits treatment.created; each appears as a treatment event) */
+        post: operations["createTreatments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,6 +1167,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/medicines/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a medicine with its batches and stock */
+        get: operations["getMedicine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a medicine (treatments already given keep the withdrawal they were given with) */
+        patch: operations["updateMedicine"];
+        trace?: never;
+    };
+    "/v1/medicines/{id}/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a batch (bought stock) of a medicine: batch number, expiry, quantity, supplier */
+        post: operations["addMedicineBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notifications/acknowledge": {
         parameters: {
             query?: never;
@@ -1423,6 +1511,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/treatments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a treatment */
+        get: operations["getTreatment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1601,6 +1706,12 @@ export interface components {
          *       "status": "active",
          *       "notes": "Livestock guardian dog with the layers.",
          *       "fields": {},
+         *       "withdrawal": {
+         *         "meat_until": null,
+         *         "milk_until": null,
+         *         "eggs_until": null,
+         *         "because": []
+         *       },
          *       "created_at": "2026-07-25T14:15:09.017Z"
          *     }
          */
@@ -1623,9 +1734,10 @@ export interface components {
             paddock_id: string | null;
             sex: string | null;
             species: string;
-            /** @description Known values: active, sold, dead, culled, missing (default active). */
+            /** @description Known values: active, sold, slaughtered, dead, culled, missing (default active). */
             status: string;
             tag: string | null;
+            withdrawal: components["schemas"]["AnimalWithdrawal"];
         };
         /** AnimalChanges */
         AnimalChanges: {
@@ -1640,6 +1752,17 @@ export interface components {
             next_since: string;
             /** @description Ids of animals deleted since `since` (on the first page of a refresh only; else empty). */
             removed: string[];
+        };
+        /**
+         * AnimalWithdrawal
+         * @description The animal's withdrawal from its treatments (docs/records.md): a sale, slaughter or status change to sold or slaughtered inside the meat withdrawal is refused with 409 withdrawal_active unless override_reason is given.
+         */
+        AnimalWithdrawal: {
+            /** @description The treatment, medicine, batch and rule behind each end still ahead. */
+            because: components["schemas"]["WithdrawalSource"][];
+            eggs_until: string | null;
+            meat_until: string | null;
+            milk_until: string | null;
         };
         /**
          * Brief
@@ -2550,6 +2673,87 @@ export interface components {
             /** @enum {string} */
             type: "Feature";
         };
+        /**
+         * Medicine
+         * @example {
+         *       "id": "med_01kyct2fesc0xbda378g9ghyw3",
+         *       "farm_id": "farm_01kyct2fdr20b7h8952h0m29dd",
+         *       "name": "Pen & Strep",
+         *       "unit": "ml",
+         *       "active_ingredient": "procaine benzylpenicillin, dihydrostreptomycin",
+         *       "form": "suspension for injection",
+         *       "withdrawal": {
+         *         "meat_days": 23,
+         *         "milk_days": 2.5
+         *       },
+         *       "species_withdrawal": {
+         *         "sheep": {
+         *           "meat_days": 18
+         *         }
+         *       },
+         *       "licensed_species": [
+         *         "cattle",
+         *         "sheep",
+         *         "pig"
+         *       ],
+         *       "batches": [],
+         *       "created_at": "2026-07-25T14:15:09.017Z"
+         *     }
+         */
+        Medicine: {
+            active_ingredient: string | null;
+            /** @description Its batches, newest first, with their stock. */
+            batches: components["schemas"]["MedicineBatch"][];
+            /** Format: date-time */
+            created_at: string;
+            farm_id: string;
+            form: string | null;
+            id: string;
+            licensed_species: string[] | null;
+            name: string;
+            species_withdrawal: {
+                [key: string]: {
+                    /** @description The label's eggs withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                    eggs_days?: number;
+                    /** @description The label's meat withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                    meat_days?: number;
+                    /** @description The label's milk withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                    milk_days?: number;
+                };
+            } | null;
+            /** @description What a dose is counted in (ml, g, tablet, dose); stock is in it too. */
+            unit: string;
+            withdrawal: {
+                /** @description The label's eggs withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                eggs_days?: number;
+                /** @description The label's meat withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                meat_days?: number;
+                /** @description The label's milk withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                milk_days?: number;
+            };
+        };
+        /** MedicineBatch */
+        MedicineBatch: {
+            /** @description Batch (lot) number. */
+            batch: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description True once its expiry has passed: giving it needs override_reason. */
+            expired: boolean;
+            /** Format: date-time */
+            expiry: string;
+            id: string;
+            medicine_id: string;
+            proof_of_purchase: string | null;
+            purchased_at: string | null;
+            /** @description Bought, in the medicine's unit. */
+            quantity: number;
+            /** @description quantity − used. */
+            remaining: number;
+            supplier: string | null;
+            /** @description Given so far: dose × doses of each course, per animal. */
+            used: number;
+        };
         /** Paddock */
         Paddock: {
             acres: number | null;
@@ -2702,12 +2906,63 @@ export interface components {
             subject_type: string | null;
             title: string;
         };
+        /** Treatment */
+        Treatment: {
+            animal_id: string;
+            /**
+             * Format: date-time
+             * @description The first dose.
+             */
+            at: string;
+            batch: string | null;
+            batch_id: string | null;
+            /** @description The rule behind each food’s date. */
+            because: components["schemas"]["WithdrawalSource"][];
+            course: {
+                doses: number;
+                every_hours: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description Per animal, per dose. */
+            dose: number;
+            dose_unit: string;
+            event_id: string | null;
+            farm_id: string;
+            given_by: string | null;
+            id: string;
+            /**
+             * Format: date-time
+             * @description The course’s last dose, which the withdrawal counts from.
+             */
+            last_dose_at: string;
+            /** @description The medicine's name when it was given. */
+            medicine: string;
+            medicine_id: string;
+            override_reason: string | null;
+            reason: string | null;
+            /** @description One of oral, injection_im, injection_sc, injection_iv, pour_on, intramammary, intrauterine, topical, intranasal, in_feed, in_water, other. */
+            route: string;
+            site: string | null;
+            vet: string | null;
+            /** @description When each food is clear again after this treatment, in whole days from its last dose; null: no withdrawal for that food (licensed, and the label gives none). A zero period is the last dose time. */
+            withdrawal_until: {
+                eggs: string | null;
+                meat: string | null;
+                milk: string | null;
+            };
+        };
+        /** TreatmentsCreated */
+        TreatmentsCreated: {
+            /** @description One treatment per animal. */
+            data: components["schemas"]["Treatment"][];
+        };
         /** Webhook */
         Webhook: {
             /** Format: date-time */
             created_at: string;
             disabled_reason: string | null;
-            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created); a restricted key's "*" is stored as the list of those events. */
+            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden); a restricted key's "*" is stored as the list of those events. */
             events: string[];
             farm_id: string;
             id: string;
@@ -2764,6 +3019,30 @@ export interface components {
              */
             status: "pending" | "succeeded" | "failed";
             webhook_id: string;
+        };
+        /** WithdrawalSource */
+        WithdrawalSource: {
+            batch: string | null;
+            batch_id: string | null;
+            /** @description Whole days after the last dose (rounded up). */
+            days: number;
+            food: "meat" | "milk" | "eggs";
+            /** @description The medicine's name. */
+            medicine: string;
+            medicine_id: string;
+            /** @description Doubled: an organic farm or animal. */
+            organic: boolean;
+            /**
+             * @description label: the label's period for the species; cascade: off-label, the label's longest period for that food × the factor; cascade_minimum: off-label, the fixed minimum (no label period for that food, or milk's where the label says zero).
+             * @enum {string}
+             */
+            rule: "label" | "cascade" | "cascade_minimum";
+            treatment_id: string;
+            /**
+             * Format: date-time
+             * @description When this food is clear again.
+             */
+            until: string;
         };
     };
     responses: never;
@@ -3451,11 +3730,13 @@ export interface operations {
                     group_id?: string | null;
                     name?: string | null;
                     notes?: string | null;
+                    /** @description Why a status change to sold or slaughtered goes ahead inside the meat withdrawal (else 409 withdrawal_active); kept in the animal's history and sent as withdrawal.overridden. */
+                    override_reason?: string;
                     paddock_id?: string | null;
                     sex?: string | null;
                     /** @description e.g. cattle, sheep, goat, pig, chicken. */
                     species?: string;
-                    /** @description Known values: active, sold, dead, culled, missing; other values are kept as given. Default active. */
+                    /** @description Known values: active, sold, slaughtered, dead, culled, missing; other values are kept as given. Default active. */
                     status?: string;
                     tag?: string | null;
                 };
@@ -3507,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Another animal already has this eid. */
+            /** @description conflict: Another animal already has this eid. Or withdrawal_active: The animal is inside its meat withdrawal; send override_reason to record it anyway. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,6 +3808,83 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAnimalTreatments: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the animal's treatments, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Treatment"][];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5524,7 +5882,7 @@ export interface operations {
                     lat?: number | null;
                     lon?: number | null;
                     name: string;
-                    /** @description `rules` overrides alert thresholds; other members are kept as given. PATCH merges members one level deep; a member set to null is removed. */
+                    /** @description `rules` overrides alert thresholds; `withdrawal` sets the herd book's withdrawal rules; other members are kept as given. PATCH merges members one level deep; a member set to null is removed. */
                     settings?: {
                         /** @description Alert rule overrides keyed by rule name (see GET /v1/catalog for the rules): lines and for_s for threshold rules; change, window_s, for_s for water.leak; quiet_after_s for device.quiet; drop_pct for group.intake_drop; enabled for the last three. Turning one of those off resolves the alerts it opened. */
                         rules?: {
@@ -5548,6 +5906,23 @@ export interface operations {
                                 /** @description water.leak: the window in seconds (60–86400). */
                                 window_s?: number;
                             };
+                        };
+                        /** @description The herd book's withdrawal rules (docs/records.md). */
+                        withdrawal?: {
+                            /** @description The farm's own cascade numbers over its jurisdiction's: the factor on the label's longest period, and the minimum days where the label gives none (custom: all four). */
+                            cascade?: {
+                                eggs_days?: number;
+                                factor?: number;
+                                meat_days?: number;
+                                milk_days?: number;
+                            };
+                            /**
+                             * @description Whose cascade rules apply off-label (default uk: VMR 2013 sch. 4 para 2; eu: Reg. 2019/6 art. 115; us and au have no statutory figure and use the EU numbers; custom: the cascade numbers given). docs/records.md.
+                             * @enum {string}
+                             */
+                            jurisdiction?: "uk" | "eu" | "us" | "au" | "custom";
+                            /** @description An organic farm: every withdrawal period is doubled. */
+                            organic?: boolean;
                         };
                     } & {
                         [key: string]: unknown;
@@ -5802,6 +6177,23 @@ export interface operations {
                                 window_s?: number;
                             };
                         };
+                        /** @description The herd book's withdrawal rules (docs/records.md). */
+                        withdrawal?: {
+                            /** @description The farm's own cascade numbers over its jurisdiction's: the factor on the label's longest period, and the minimum days where the label gives none (custom: all four). */
+                            cascade?: {
+                                eggs_days?: number;
+                                factor?: number;
+                                meat_days?: number;
+                                milk_days?: number;
+                            };
+                            /**
+                             * @description Whose cascade rules apply off-label (default uk: VMR 2013 sch. 4 para 2; eu: Reg. 2019/6 art. 115; us and au have no statutory figure and use the EU numbers; custom: the cascade numbers given). docs/records.md.
+                             * @enum {string}
+                             */
+                            jurisdiction?: "uk" | "eu" | "us" | "au" | "custom";
+                            /** @description An organic farm: every withdrawal period is doubled. */
+                            organic?: boolean;
+                        };
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -5985,6 +6377,8 @@ export interface operations {
                 status?: string;
                 /** @description Exact tag. */
                 tag?: string;
+                /** @description active: still inside a meat, milk or eggs withdrawal. */
+                withdrawal?: "active";
             };
             header?: never;
             path: {
@@ -6083,7 +6477,7 @@ export interface operations {
                     sex?: string | null;
                     /** @description e.g. cattle, sheep, goat, pig, chicken. */
                     species: string;
-                    /** @description Known values: active, sold, dead, culled, missing; other values are kept as given. Default active. */
+                    /** @description Known values: active, sold, slaughtered, dead, culled, missing; other values are kept as given. Default active. */
                     status?: string;
                     tag?: string | null;
                 };
@@ -6263,7 +6657,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, eid_format, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, eid_format, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, withdrawal, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6815,6 +7209,8 @@ export interface operations {
                     data?: {
                         [key: string]: unknown;
                     };
+                    /** @description Why a sale or slaughter inside a meat withdrawal goes ahead (else 409 withdrawal_active); kept in data. */
+                    override_reason?: string;
                     subject_id?: string | null;
                     subject_type?: string | null;
                     type: string;
@@ -6860,7 +7256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            /** @description not_found: No such farm visible to the key. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6869,7 +7265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description withdrawal_active: A sale or slaughter of an animal (or of a group: every animal not clear is named) inside its meat withdrawal; send override_reason to record it anyway. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7547,6 +7943,210 @@ export interface operations {
             };
             /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMedicines: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of medicines, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Medicine"][];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMedicine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active_ingredient?: string | null;
+                    form?: string | null;
+                    licensed_species?: string[] | null;
+                    name: string;
+                    species_withdrawal?: {
+                        [key: string]: {
+                            /** @description The label's eggs withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                            eggs_days?: number;
+                            /** @description The label's meat withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                            meat_days?: number;
+                            /** @description The label's milk withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                            milk_days?: number;
+                        };
+                    } | null;
+                    unit: string;
+                    withdrawal: {
+                        /** @description The label's eggs withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                        eggs_days?: number;
+                        /** @description The label's meat withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                        meat_days?: number;
+                        /** @description The label's milk withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                        milk_days?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The new medicine. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Medicine"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8512,6 +9112,227 @@ export interface operations {
             };
         };
     };
+    listTreatments: {
+        parameters: {
+            query?: {
+                /** @description Treatments of this animal. */
+                animal_id?: string;
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+                /** @description Treatments with this medicine. */
+                medicine_id?: string;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of treatments, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Treatment"][];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTreatments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The animals treated (or group_id): one treatment each. */
+                    animal_ids?: string[];
+                    /**
+                     * Format: date-time
+                     * @description The first dose; default now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    at?: string;
+                    /** @description The batch used: its stock goes down; an expired one needs override_reason. */
+                    batch_id?: string;
+                    course?: {
+                        /** @description How many doses in the course. */
+                        doses: number;
+                        /** @description Hours between doses; the withdrawal counts from the last (at + (doses − 1) × every_hours). */
+                        every_hours: number;
+                    };
+                    /** @description Per animal, per dose. */
+                    dose: number;
+                    /** @description The unit of the dose: the medicine's unit when a batch is given (its stock is in it). */
+                    dose_unit: string;
+                    given_by?: string;
+                    /** @description A group: each of its active animals gets a treatment (or animal_ids). */
+                    group_id?: string;
+                    medicine_id: string;
+                    /** @description Why an expired batch, or more than the batch holds, is used anyway; kept on each treatment. */
+                    override_reason?: string;
+                    /** @description Reason or diagnosis. */
+                    reason?: string;
+                    /**
+                     * @description How it was given: oral, injection_im, injection_sc, injection_iv, pour_on, intramammary, intrauterine, topical, intranasal, in_feed, in_water, other.
+                     * @enum {string}
+                     */
+                    route: "oral" | "injection_im" | "injection_sc" | "injection_iv" | "pour_on" | "intramammary" | "intrauterine" | "topical" | "intranasal" | "in_feed" | "in_water" | "other";
+                    /** @description Where on the animal, e.g. left neck. */
+                    site?: string;
+                    /** @description The prescribing vet. */
+                    vet?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One treatment per animal, each with withdrawal_until. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreatmentsCreated"];
+                };
+            };
+            /** @description invalid_request: A bad member, an animal or group not on this farm, a medicine or batch not on it, an expired batch or one without the stock (without override_reason); `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -8604,7 +9425,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
                     events?: string[];
                     /** @description Absolute http(s) URL on a public address (see FARMSTEAD_WEBHOOK_ALLOW_PRIVATE). */
                     url: string;
@@ -11073,6 +11894,292 @@ export interface operations {
             };
         };
     };
+    getMedicine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The medicine. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Medicine"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMedicine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active_ingredient?: string | null;
+                    form?: string | null;
+                    licensed_species?: string[] | null;
+                    name?: string;
+                    species_withdrawal?: {
+                        [key: string]: {
+                            /** @description The label's eggs withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                            eggs_days?: number;
+                            /** @description The label's meat withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                            meat_days?: number;
+                            /** @description The label's milk withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                            milk_days?: number;
+                        };
+                    } | null;
+                    unit?: string;
+                    withdrawal?: {
+                        /** @description The label's eggs withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                        eggs_days?: number;
+                        /** @description The label's meat withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                        meat_days?: number;
+                        /** @description The label's milk withdrawal in days (0: zero withdrawal, recorded as zero; absent: the label gives none). */
+                        milk_days?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The medicine as updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Medicine"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addMedicineBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    batch: string;
+                    /**
+                     * Format: date-time
+                     * @description The batch expires at this time (a date alone: its midnight UTC). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    expiry: string;
+                    proof_of_purchase?: string | null;
+                    purchased_at?: string | null;
+                    /** @description Bought, in the medicine's unit. */
+                    quantity: number;
+                    supplier?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The medicine, with the new batch among its batches. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Medicine"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     acknowledgeWithToken: {
         parameters: {
             query?: never;
@@ -13087,6 +14194,64 @@ export interface operations {
             };
         };
     };
+    getTreatment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The treatment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Treatment"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getUsage: {
         parameters: {
             query?: never;
@@ -13282,7 +14447,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created); a restricted key's "*" is stored as the list of those events. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden); a restricted key's "*" is stored as the list of those events. */
                     events?: string[];
                     /**
                      * @description enabled turns a disabled webhook back on (for example after a 410).

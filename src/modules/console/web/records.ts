@@ -169,7 +169,7 @@ export function readFields(data: FormData, before: Record<string, unknown> = {})
   return out;
 }
 
-export const ANIMAL_STATUSES = ['active', 'sold', 'dead', 'culled', 'missing'];
+export const ANIMAL_STATUSES = ['active', 'sold', 'slaughtered', 'dead', 'culled', 'missing'];
 /** The animal form's members, each a field (and a member of the API's body). */
 const ANIMAL_TEXT_MEMBERS = [
   'species',

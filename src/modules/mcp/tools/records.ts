@@ -25,6 +25,7 @@ import { PaddockSchema } from '../../paddocks/schemas.ts';
 import { listPaddocks } from '../../paddocks/service.ts';
 import { CreateTaskBody, TaskSchema } from '../../tasks/schemas.ts';
 import { completeTask, createTask, listTasks } from '../../tasks/service.ts';
+import { herdBookEventHook } from '../../treatments/event-hook.ts';
 import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
 
 const { limit: _l, before: _b, ...animalFilters } = AnimalListQuery.properties;
@@ -93,7 +94,7 @@ export const getAnimalTool = defineTool({
   name: 'get_animal',
   title: 'Get animal',
   description:
-    'One animal with its recent history (treatments, weights, moves…) and its trackers. Use get_readings with a tracker id for body temperature or activity.',
+    'One animal with its recent history (treatments, weights, moves…), its withdrawal (when its meat, milk and eggs are clear, and why) and its trackers. Use get_readings with a tracker id for body temperature or activity.',
   input: Type.Object(
     {
       animal_id: Type.String({ minLength: 1, description: 'The animal (an id from find_animals).' }),
@@ -138,18 +139,22 @@ export const addAnimalTool = defineTool({
   },
 });
 
+// An agent may not override the withdrawal check: a sale inside a withdrawal is a person's call, made over the
+// API with override_reason (docs/records.md).
+const { override_reason: _override, ...logEventArgs } = CreateEventBody.properties;
+
 export const logEventTool = defineTool({
   name: 'log_event',
   title: 'Log farm event',
   description:
-    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. A move of an animal or group with data.to_paddock_id (or null) moves it there at `at` (a late move takes its place in order); the paddock left starts resting.",
-  input: Type.Object({ farm_id: FarmIdArg, ...CreateEventBody.properties }, { additionalProperties: false }),
+    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. A move of an animal or group with data.to_paddock_id (or null) moves it there at `at` (a late move takes its place in order); the paddock left starts resting. A sale or slaughter inside a meat withdrawal is refused; data with medicine_id and dose also records a treatment.",
+  input: Type.Object({ farm_id: FarmIdArg, ...logEventArgs }, { additionalProperties: false }),
   output: EventSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(ctx, args) {
     const { farm_id, ...input } = args;
     const farm = await resolveFarm(ctx, farm_id);
-    return createEvent(ctx.db, ctx.scope, farm.id, input);
+    return createEvent(ctx.db, ctx.scope, farm.id, input, Date.now(), herdBookEventHook);
   },
 });
 

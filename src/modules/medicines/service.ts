@@ -1,0 +1,130 @@
+/**
+ * A farm's medicine cabinet (issue 46, docs/records.md): its medicines with the label's withdrawal periods and
+ * licensed species, and their batches with stock and expiry. Treatments (modules/treatments) take stock out.
+ */
+import type { Page, PageRequest } from '../../db/pagination.ts';
+import type { Db } from '../../db/schema.ts';
+import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { invalid } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
+import { batchesOf, insertBatch, type MedicineRow, medicinePage, toMedicine } from './repository.ts';
+import type { CreateBatchInput, CreateMedicineInput, Medicine, UpdateMedicineInput } from './schemas.ts';
+
+export async function listMedicines(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  page: PageRequest,
+): Promise<Page<Medicine>> {
+  const farm = await requireFarm(db, scope, farmId);
+  return medicinePage(db, farm.id, page);
+}
+
+/** The medicine with its batches. */
+export async function medicineWithBatches(db: Db, row: MedicineRow): Promise<Medicine> {
+  const batches = await batchesOf(db, [row.id]);
+  return toMedicine(row, batches.get(row.id) ?? []);
+}
+
+export async function getMedicine(db: Db, scope: Scope, id: string): Promise<Medicine> {
+  return medicineWithBatches(db, await loadScoped(db, scope, 'medicine', id));
+}
+
+/** Species names as given, without blanks twice over (a label names a species once). */
+function speciesList(param: string, list: readonly string[] | null | undefined): string | null {
+  if (list === undefined || list === null) return null;
+  const seen = new Set<string>();
+  for (const [i, species] of list.entries()) {
+    const key = species.trim().toLowerCase();
+    if (key === '') throw invalid(`${param}[${i}]`, `${param}[${i}] must name a species.`);
+    if (seen.has(key)) throw invalid(`${param}[${i}]`, `${param} names "${species}" twice.`);
+    seen.add(key);
+  }
+  return JSON.stringify(list.map((s) => s.trim()));
+}
+
+function speciesPeriods(periods: Record<string, unknown> | null | undefined): string | null {
+  return periods === undefined || periods === null ? null : JSON.stringify(periods);
+}
+
+export async function createMedicine(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateMedicineInput,
+  now: number = Date.now(),
+): Promise<Medicine> {
+  const farm = await requireFarm(db, scope, farmId);
+  const row: MedicineRow = {
+    id: newId('medicine', now),
+    farm_id: farm.id,
+    name: input.name,
+    unit: input.unit,
+    active_ingredient: input.active_ingredient ?? null,
+    form: input.form ?? null,
+    withdrawal: JSON.stringify(input.withdrawal),
+    species_withdrawal: speciesPeriods(input.species_withdrawal),
+    licensed_species: speciesList('licensed_species', input.licensed_species),
+    created_at: now,
+  };
+  await insertRecord(db, 'medicine', row);
+  return toMedicine(row, []);
+}
+
+/**
+ * Updates any subset of a medicine. Treatments already given keep the withdrawal they were given with: a
+ * label corrected later changes the next treatment, not the record of the last.
+ */
+export async function updateMedicine(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: UpdateMedicineInput,
+): Promise<Medicine> {
+  return inTransaction(db, async (trx) => {
+    await lockRows(trx, 'medicines', id);
+    const row = await loadScoped(trx, scope, 'medicine', id);
+    const next: MedicineRow = { ...row };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.unit !== undefined) next.unit = patch.unit;
+    if (patch.active_ingredient !== undefined) next.active_ingredient = patch.active_ingredient;
+    if (patch.form !== undefined) next.form = patch.form;
+    if (patch.withdrawal !== undefined) next.withdrawal = JSON.stringify(patch.withdrawal);
+    if (patch.species_withdrawal !== undefined) {
+      next.species_withdrawal = speciesPeriods(patch.species_withdrawal);
+    }
+    if (patch.licensed_species !== undefined) {
+      next.licensed_species = speciesList('licensed_species', patch.licensed_species);
+    }
+    await saveRecord(trx, 'medicine', next);
+    return medicineWithBatches(trx, next);
+  });
+}
+
+/** Adds a batch (bought stock) to a medicine; answers the medicine with its batches. */
+export async function addBatch(
+  db: Db,
+  scope: Scope,
+  medicineId: string,
+  input: CreateBatchInput,
+  now: number = Date.now(),
+): Promise<Medicine> {
+  const medicine = await loadScoped(db, scope, 'medicine', medicineId);
+  await insertBatch(db, {
+    id: newId('batch', now),
+    farm_id: medicine.farm_id,
+    medicine_id: medicine.id,
+    batch: input.batch,
+    expiry: parseDateInput('expiry', input.expiry),
+    quantity: input.quantity,
+    used: 0,
+    supplier: input.supplier ?? null,
+    purchased_at: parseDateInput('purchased_at', input.purchased_at),
+    proof_of_purchase: input.proof_of_purchase ?? null,
+    created_at: now,
+  });
+  return medicineWithBatches(db, medicine);
+}

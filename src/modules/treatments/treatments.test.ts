@@ -1,0 +1,475 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import type { Animal, FarmEvent, List } from '../../../test/replies.ts';
+import type { Medicine } from '../medicines/schemas.ts';
+import type { Treatment } from './schemas.ts';
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A farm of its own (settings as given) on the shared account, with its live key. */
+async function herdFarm(t: TestApp, settings: Record<string, unknown> = {}) {
+  const acct = await t.sharedAccount();
+  const key = acct.live_key;
+  const farm = (await make.farm(t, key, { settings })).id;
+  return { key, farm };
+}
+
+function medicine(t: TestApp, key: string, farm: string, body: Record<string, unknown>) {
+  return make.created<Medicine>(t, key, `/v1/farms/${farm}/medicines`, {
+    name: 'Pen & Strep',
+    unit: 'ml',
+    ...body,
+  });
+}
+
+async function batchOf(t: TestApp, key: string, medicineId: string, body: Record<string, unknown> = {}) {
+  const med = await make.created<Medicine>(t, key, `/v1/medicines/${medicineId}/batches`, {
+    batch: 'B-1001',
+    expiry: iso(Date.now() + 365 * DAY),
+    quantity: 500,
+    ...body,
+  });
+  const newest = med.batches[0];
+  assert.ok(newest);
+  return newest;
+}
+
+async function treat(t: TestApp, key: string, farm: string, body: Record<string, unknown>) {
+  return (
+    await make.created<{ data: Treatment[] }>(t, key, `/v1/farms/${farm}/treatments`, {
+      dose: 10,
+      dose_unit: 'ml',
+      route: 'injection_im',
+      ...body,
+    })
+  ).data;
+}
+
+forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
+  test('a medicine with its label and a batch: listed with its stock; PATCH changes the label', async () => {
+    const { key, farm } = await herdFarm(t());
+    const med = await medicine(t(), key, farm, {
+      active_ingredient: 'oxytetracycline',
+      form: 'injection',
+      withdrawal: { meat_days: 28, milk_days: 0 },
+      species_withdrawal: { sheep: { meat_days: 21 } },
+      licensed_species: ['cattle', 'sheep'],
+    });
+    assert.match(med.id, /^med_/);
+    assert.deepEqual(med.withdrawal, { meat_days: 28, milk_days: 0 });
+    assert.deepEqual(med.licensed_species, ['cattle', 'sheep']);
+    const batch = await batchOf(t(), key, med.id, {
+      supplier: 'Farm Vet Supplies',
+      proof_of_purchase: 'INV-77',
+    });
+    assert.deepEqual(
+      {
+        batch: batch.batch,
+        quantity: batch.quantity,
+        used: batch.used,
+        remaining: batch.remaining,
+        expired: batch.expired,
+      },
+      { batch: 'B-1001', quantity: 500, used: 0, remaining: 500, expired: false },
+    );
+    const list = await make.fetched<List<Medicine>>(t(), key, `/v1/farms/${farm}/medicines`);
+    assert.deepEqual(
+      list.data.map((m) => [m.id, m.batches.length]),
+      [[med.id, 1]],
+    );
+    const patched = await t().request<Medicine>('PATCH', `/v1/medicines/${med.id}`, {
+      key,
+      body: { withdrawal: { meat_days: 35 }, licensed_species: null },
+    });
+    assert.equal(patched.status, 200);
+    assert.deepEqual([patched.body.withdrawal, patched.body.licensed_species], [{ meat_days: 35 }, null]);
+    const other = await t().account();
+    expectError(
+      await t().request('GET', `/v1/medicines/${med.id}`, { key: other.live_key }),
+      404,
+      'not_found',
+    );
+    const bad = await t().request('POST', `/v1/farms/${farm}/medicines`, {
+      key,
+      body: { name: 'X', unit: 'ml', withdrawal: { meat_days: -1 } },
+    });
+    expectError(bad, 400, 'invalid_request');
+  });
+
+  test('a course given to a group: a treatment per animal, withdrawal from the last dose, stock down, the log and webhooks', async () => {
+    const { key, farm } = await herdFarm(t());
+    const group = await make.group(t(), key, farm, { name: 'Heifers' });
+    const a = await make.animal(t(), key, farm, { tag: 'H1', group_id: group.id });
+    const b = await make.animal(t(), key, farm, { tag: 'H2', group_id: group.id });
+    await make.animal(t(), key, farm, { tag: 'H3', group_id: group.id, status: 'sold' });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 10, milk_days: 0 } });
+    const batch = await batchOf(t(), key, med.id);
+    const at = Date.parse('2026-11-20T08:00:00Z');
+    const data = await treat(t(), key, farm, {
+      medicine_id: med.id,
+      batch_id: batch.id,
+      group_id: group.id,
+      at: iso(at),
+      course: { doses: 3, every_hours: 24 },
+      reason: 'pneumonia',
+      vet: 'J. Herriot MRCVS',
+      given_by: 'Sam',
+      site: 'left neck',
+    });
+    assert.deepEqual(
+      data.map((tr) => tr.animal_id),
+      [a.id, b.id],
+      'one per active animal of the group',
+    );
+    const [first] = data;
+    assert.ok(first);
+    assert.equal(first.last_dose_at, iso(at + 2 * DAY));
+    assert.deepEqual(
+      first.withdrawal_until,
+      {
+        meat: iso(at + 12 * DAY),
+        milk: iso(at + 2 * DAY),
+        eggs: null,
+      },
+      'a zero milk withdrawal is recorded as zero: the last dose; no eggs period on the label: null',
+    );
+    assert.deepEqual(
+      first.because.map((s) => [s.food, s.rule, s.days, s.batch]),
+      [
+        ['meat', 'label', 10, 'B-1001'],
+        ['milk', 'label', 0, 'B-1001'],
+      ],
+    );
+    const stock = await make.fetched<Medicine>(t(), key, `/v1/medicines/${med.id}`);
+    assert.equal(stock.batches[0]?.used, 60, '10 ml × 3 doses × 2 animals');
+    assert.equal(stock.batches[0]?.remaining, 440);
+
+    const events = await make.farmEvents(t(), farm, 'treatment');
+    assert.deepEqual(
+      events.map((e) => [e.subject_id, e.data.treatment_id, e.data.medicine_id]),
+      data.map((tr) => [tr.animal_id, tr.id, med.id]),
+    );
+    assert.equal(first.event_id, events[0]?.id);
+    const hooks = await make.outboxEvents(t(), farm, 'treatment.created');
+    assert.deepEqual(
+      hooks.map((h) => h.data.id),
+      data.map((tr) => tr.id),
+    );
+    const mine = await make.fetched<List<Treatment>>(t(), key, `/v1/animals/${a.id}/treatments`);
+    assert.deepEqual(
+      mine.data.map((tr) => tr.id),
+      [first.id],
+    );
+    const farmList = await make.fetched<List<Treatment>>(
+      t(),
+      key,
+      `/v1/farms/${farm}/treatments?medicine_id=${med.id}`,
+    );
+    assert.equal(farmList.data.length, 2);
+  });
+
+  test('the animal shows its withdrawal, and ?withdrawal=active lists the animals still inside one', async () => {
+    const { key, farm } = await herdFarm(t());
+    const treated = await make.animal(t(), key, farm, { tag: 'T1' });
+    const clear = await make.animal(t(), key, farm, { tag: 'C1' });
+    const past = await make.animal(t(), key, farm, { tag: 'P1' });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 28, milk_days: 4 } });
+    const at = Date.now() - 3_600_000;
+    await treat(t(), key, farm, { medicine_id: med.id, animal_ids: [treated.id], at: iso(at) });
+    await treat(t(), key, farm, { medicine_id: med.id, animal_ids: [past.id], at: iso(at - 60 * DAY) });
+    const got = await make.fetched<Animal>(t(), key, `/v1/animals/${treated.id}`);
+    assert.equal(got.withdrawal.meat_until, iso(at + 28 * DAY));
+    assert.equal(got.withdrawal.milk_until, iso(at + 4 * DAY));
+    assert.equal(got.withdrawal.eggs_until, null);
+    assert.deepEqual(
+      (got.withdrawal.because as Array<{ food: string; medicine: string }>).map((s) => [s.food, s.medicine]),
+      [
+        ['meat', 'Pen & Strep'],
+        ['milk', 'Pen & Strep'],
+      ],
+    );
+    const pastAnimal = await make.fetched<Animal>(t(), key, `/v1/animals/${past.id}`);
+    assert.deepEqual(
+      pastAnimal.withdrawal,
+      { meat_until: null, milk_until: null, eggs_until: null, because: [] },
+      'past dates are clear',
+    );
+    const active = await make.fetched<List<Animal>>(t(), key, `/v1/farms/${farm}/animals?withdrawal=active`);
+    assert.deepEqual(
+      active.data.map((x) => x.id),
+      [treated.id],
+    );
+    assert.ok(clear.id);
+  });
+
+  test('off-label: the cascade, ×1.5 of the label’s longest and the 28/7/14 minimums; organic doubles', async () => {
+    const { key, farm } = await herdFarm(t());
+    const goat = await make.animal(t(), key, farm, { species: 'goat' });
+    const organicGoat = await make.animal(t(), key, farm, { species: 'goat', fields: { organic: true } });
+    const med = await medicine(t(), key, farm, {
+      withdrawal: { meat_days: 10 },
+      species_withdrawal: { sheep: { meat_days: 14 } },
+      licensed_species: ['cattle', 'sheep'],
+    });
+    const at = Date.parse('2026-11-20T08:00:00Z');
+    const [plain, organic] = await treat(t(), key, farm, {
+      medicine_id: med.id,
+      animal_ids: [goat.id, organicGoat.id],
+      at: iso(at),
+    });
+    assert.ok(plain && organic);
+    assert.deepEqual(
+      plain.because.map((s) => [s.food, s.rule, s.days]),
+      [
+        ['meat', 'cascade', 21],
+        ['milk', 'cascade_minimum', 7],
+        ['eggs', 'cascade_minimum', 14],
+      ],
+      'meat: 14 (sheep, the longest) × 1.5; milk and eggs: the UK minimums',
+    );
+    assert.deepEqual(
+      organic.because.map((s) => [s.food, s.days, s.organic]),
+      [
+        ['meat', 42, true],
+        ['milk', 14, true],
+        ['eggs', 28, true],
+      ],
+    );
+    // The farm's jurisdiction and organic setting: EU eggs minimum 10, doubled.
+    const patched = await t().request('PATCH', `/v1/farms/${farm}`, {
+      key,
+      body: { settings: { withdrawal: { jurisdiction: 'eu', organic: true } } },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const [eu] = await treat(t(), key, farm, { medicine_id: med.id, animal_ids: [goat.id], at: iso(at) });
+    assert.equal(eu?.because.find((s) => s.food === 'eggs')?.days, 20);
+    const bad = await t().request('PATCH', `/v1/farms/${farm}`, {
+      key,
+      body: { settings: { withdrawal: { jurisdiction: 'narnia' } } },
+    });
+    assert.equal(expectError(bad, 400, 'invalid_request').param, 'settings.withdrawal.jurisdiction');
+  });
+
+  test('an expired batch is refused naming batch_id, and used with override_reason (kept); stock is checked', async () => {
+    const { key, farm } = await herdFarm(t());
+    const cow = await make.animal(t(), key, farm);
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 5 } });
+    const expired = await batchOf(t(), key, med.id, { batch: 'OLD-1', expiry: '2025-01-01' });
+    assert.equal(expired.expired, true);
+    const body = {
+      medicine_id: med.id,
+      batch_id: expired.id,
+      animal_ids: [cow.id],
+      dose: 10,
+      dose_unit: 'ml',
+      route: 'oral',
+    };
+    const refused = await t().request('POST', `/v1/farms/${farm}/treatments`, { key, body });
+    const error = expectError(refused, 400, 'invalid_request');
+    assert.equal(error.param, 'batch_id');
+    assert.match(error.message, /OLD-1.*expired/);
+    const [given] = await treat(t(), key, farm, { ...body, override_reason: 'No other stock; vet approved' });
+    assert.equal(given?.override_reason, 'No other stock; vet approved');
+    const small = await batchOf(t(), key, med.id, { batch: 'SMALL', quantity: 5 });
+    const tooMuch = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+      key,
+      body: { ...body, batch_id: small.id },
+    });
+    assert.equal(expectError(tooMuch, 400, 'invalid_request').param, 'batch_id');
+    const wrongUnit = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+      key,
+      body: { ...body, batch_id: small.id, dose: 1, dose_unit: 'tablet' },
+    });
+    assert.equal(expectError(wrongUnit, 400, 'invalid_request').param, 'dose_unit');
+    const nowhere = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+      key,
+      body: { ...body, batch_id: undefined, animal_ids: ['ani_nope'] },
+    });
+    assert.equal(expectError(nowhere, 400, 'invalid_request').param, 'animal_ids[0]');
+  });
+
+  test('a sale, a slaughter and a status change inside the meat withdrawal: 409 withdrawal_active; an override is kept and sent', async () => {
+    const { key, farm } = await herdFarm(t());
+    const cow = await make.animal(t(), key, farm, { name: 'Bess' });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 28 } });
+    const batch = await batchOf(t(), key, med.id, { batch: 'LOT-9' });
+    const at = Date.now() - 3_600_000;
+    await treat(t(), key, farm, {
+      medicine_id: med.id,
+      batch_id: batch.id,
+      animal_ids: [cow.id],
+      at: iso(at),
+    });
+    const ends = iso(at + 28 * DAY);
+
+    for (const type of ['sale', 'slaughter']) {
+      const refused = await t().request('POST', `/v1/farms/${farm}/events`, {
+        key,
+        body: { type, subject_id: cow.id, data: { buyer: 'Market' } },
+      });
+      const error = expectError(refused, 409, 'withdrawal_active');
+      assert.ok(
+        error.message.includes('Pen & Strep') &&
+          error.message.includes('LOT-9') &&
+          error.message.includes(ends),
+        error.message,
+      );
+    }
+    const patchRefused = await t().request('PATCH', `/v1/animals/${cow.id}`, {
+      key,
+      body: { status: 'slaughtered' },
+    });
+    expectError(patchRefused, 409, 'withdrawal_active');
+    assert.equal(
+      (await make.fetched<Animal>(t(), key, `/v1/animals/${cow.id}`)).status,
+      'active',
+      'nothing written',
+    );
+    assert.equal((await make.farmEvents(t(), farm, 'sale')).length, 0);
+
+    const sale = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'sale',
+      subject_id: cow.id,
+      data: { buyer: 'Market' },
+      override_reason: 'Sold as a breeding cow, not for slaughter',
+    });
+    assert.deepEqual(sale.data, {
+      buyer: 'Market',
+      override_reason: 'Sold as a breeding cow, not for slaughter',
+    });
+    const patched = await t().request<Animal>('PATCH', `/v1/animals/${cow.id}`, {
+      key,
+      body: { status: 'sold', override_reason: 'Sold as a breeding cow' },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.status, 'sold');
+    const history = await make.farmEvents(t(), farm, 'withdrawal_override');
+    assert.deepEqual(
+      history.map((e) => [e.subject_id, e.data.status, e.data.override_reason]),
+      [[cow.id, 'sold', 'Sold as a breeding cow']],
+    );
+    const overrides = await make.outboxEvents(t(), farm, 'withdrawal.overridden');
+    assert.deepEqual(
+      overrides.map((o) => [o.data.action, o.data.override_reason, o.data.event_id]),
+      [
+        ['sale', 'Sold as a breeding cow, not for slaughter', sale.id],
+        ['status', 'Sold as a breeding cow', history[0]?.id],
+      ],
+    );
+    const held = ((overrides[0]?.data.animals ?? []) as Array<Record<string, unknown>>)[0];
+    assert.deepEqual([held?.animal_id, held?.batch, held?.meat_until], [cow.id, 'LOT-9', ends]);
+  });
+
+  test('a slaughter with an override is kept and sent; the sample farm’s reset clears its herd book', async () => {
+    const acct = await t().account();
+    const farm = acct.sample_farm_id;
+    const key = acct.test_key;
+    const ewe = await make.animal(t(), key, farm, { species: 'sheep', tag: 'E7' });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 28 } });
+    const batch = await batchOf(t(), key, med.id);
+    await treat(t(), key, farm, { medicine_id: med.id, batch_id: batch.id, animal_ids: [ewe.id] });
+    const slaughter = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'slaughter',
+      subject_id: ewe.id,
+      override_reason: 'Casualty slaughter, carcass condemned',
+    });
+    assert.equal(slaughter.data.override_reason, 'Casualty slaughter, carcass condemned');
+    const sent = await make.outboxEvents(t(), farm, 'withdrawal.overridden');
+    assert.deepEqual(
+      sent.map((o) => [o.data.action, o.data.event_id]),
+      [['slaughter', slaughter.id]],
+    );
+    const reset = await t().request('POST', `/v1/farms/${farm}/reset`, { key });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    const medicines = await make.fetched<List<Medicine>>(t(), key, `/v1/farms/${farm}/medicines`);
+    const treatments = await make.fetched<List<Treatment>>(t(), key, `/v1/farms/${farm}/treatments`);
+    assert.deepEqual([medicines.data.length, treatments.data.length], [0, 0]);
+  });
+
+  test('a group sale lists every animal not clear; a clear animal sells with no override', async () => {
+    const { key, farm } = await herdFarm(t());
+    const group = await make.group(t(), key, farm, { name: 'Stores' });
+    const x = await make.animal(t(), key, farm, { tag: 'X1', group_id: group.id });
+    const y = await make.animal(t(), key, farm, { tag: 'Y1', group_id: group.id });
+    const z = await make.animal(t(), key, farm, { tag: 'Z1', group_id: group.id });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 14 } });
+    await treat(t(), key, farm, { medicine_id: med.id, animal_ids: [x.id, y.id] });
+    const refused = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: { type: 'sale', subject_id: group.id },
+    });
+    const error = expectError(refused, 409, 'withdrawal_active');
+    assert.ok(error.message.includes(x.id) && error.message.includes(y.id), error.message);
+    assert.ok(!error.message.includes(z.id), 'the clear animal is not named');
+    assert.match(error.message, /2 of 3 animals/);
+    await make.created(t(), key, `/v1/farms/${farm}/events`, { type: 'sale', subject_id: z.id });
+    // A sale dated after the withdrawal ends is clear.
+    await make.created(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'sale',
+      subject_id: group.id,
+      at: iso(Date.now() + 15 * DAY),
+    });
+  });
+
+  test('the spec’s treatment event is logged as before; one naming a medicine and a dose also becomes a treatment', async () => {
+    const { key, farm } = await herdFarm(t());
+    const cow = await make.animal(t(), key, farm);
+    const plain = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'treatment',
+      subject_id: cow.id,
+      data: { product: 'Ivomec', dose_ml: 5 },
+    });
+    assert.deepEqual(plain.data, { product: 'Ivomec', dose_ml: 5 });
+    assert.equal(
+      (await make.fetched<List<Treatment>>(t(), key, `/v1/animals/${cow.id}/treatments`)).data.length,
+      0,
+    );
+
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 7 } });
+    const batch = await batchOf(t(), key, med.id);
+    const at = '2026-11-25T09:00:00.000Z';
+    const logged = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'treatment',
+      subject_id: cow.id,
+      at,
+      data: { medicine_id: med.id, batch_id: batch.id, dose: 12, route: 'injection_sc', note: 'lame' },
+    });
+    const [structured] = (await make.fetched<List<Treatment>>(t(), key, `/v1/animals/${cow.id}/treatments`))
+      .data;
+    assert.ok(structured);
+    assert.deepEqual(logged.data.treatment_ids, [structured.id]);
+    assert.equal(logged.data.note, 'lame');
+    assert.deepEqual(
+      [
+        structured.event_id,
+        structured.dose,
+        structured.dose_unit,
+        structured.route,
+        structured.withdrawal_until.meat,
+      ],
+      [logged.id, 12, 'ml', 'injection_sc', iso(Date.parse(at) + 7 * DAY)],
+    );
+    assert.equal(
+      (await make.farmEvents(t(), farm, 'treatment')).length,
+      2,
+      'the logged event is its record: no second one',
+    );
+    const unknown = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: { type: 'treatment', subject_id: cow.id, data: { medicine_id: 'med_nope', dose: 1 } },
+    });
+    assert.equal(expectError(unknown, 400, 'invalid_request').param, 'data.medicine_id');
+    const badRoute = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: {
+        type: 'treatment',
+        subject_id: cow.id,
+        data: { medicine_id: med.id, dose: 1, route: 'by magic' },
+      },
+    });
+    assert.equal(expectError(badRoute, 400, 'invalid_request').param, 'data.route');
+  });
+});
