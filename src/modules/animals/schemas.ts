@@ -110,7 +110,7 @@ const fields = {
   }),
   name: text(200),
   tag: text(100),
-  eid: text(100, "Electronic id (e.g. a 15-digit FDX-B number); unique among the account's animals."),
+  eid: text(100, 'Electronic id (ISO 11784: 15 digits); unique in the account.'),
   sex: text(50, 'e.g. female, male, castrated.'),
   breed: text(100),
   birth_date: Nullable(DateInput('Date of birth.')),
@@ -188,10 +188,10 @@ export const AnimalListQuery = Type.Object(
     status: filter('Exact status, e.g. active.'),
     tag: filter('Exact tag.'),
     eid: filter("EID in any reader's form."),
-    q: filter('Case-insensitive substring of name, tag, eid or breed.'),
+    q: filter('Substring of name, tag, eid or breed, any case.'),
     withdrawal: Type.Optional(
       Type.Literal('active', {
-        description: 'active: still inside a meat, milk or eggs withdrawal.',
+        description: 'active: inside a meat, milk or eggs withdrawal.',
       }),
     ),
   },

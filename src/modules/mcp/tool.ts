@@ -159,7 +159,7 @@ const IdempotencyKeyArg = Type.Optional(
     minLength: 1,
     maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
     description:
-      'A new UUID per action: a retry with the same key and arguments (within 24 h) returns the first result without acting twice.',
+      'A new UUID per action; a retry with it (24 h) returns the first result, never acting twice.',
   }),
 );
 
@@ -273,7 +273,7 @@ export const READ_ONLY: ToolDefinition<TObject, TObject>['annotations'] = Object
 export const FarmIdArg = Type.Optional(
   Type.String({
     minLength: 1,
-    description: 'Optional when the key sees one farm.',
+    description: 'Optional if the key sees one farm.',
   }),
 );
 

@@ -6369,7 +6369,7 @@ export interface operations {
                 limit?: number;
                 /** @description Animals in this paddock. */
                 paddock_id?: string;
-                /** @description Case-insensitive substring of name, tag, eid or breed. */
+                /** @description Substring of name, tag, eid or breed, any case. */
                 q?: string;
                 /** @description Exact species. */
                 species?: string;
@@ -6377,7 +6377,7 @@ export interface operations {
                 status?: string;
                 /** @description Exact tag. */
                 tag?: string;
-                /** @description active: still inside a meat, milk or eggs withdrawal. */
+                /** @description active: inside a meat, milk or eggs withdrawal. */
                 withdrawal?: "active";
             };
             header?: never;

@@ -203,13 +203,12 @@ const HouseCommandInput = Type.Object(
     }),
     params: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
-        description: 'The command’s parameters (see the command list); leave out for commands without any.',
+        description: 'Its parameters (see the command list); none for commands without.',
       }),
     ),
     confirm: Type.Optional(
       Type.Boolean({
-        description:
-          'Set true only after the farmer agreed: required for move.start and move.to_paddock, and for doors.open after dark at the farm.',
+        description: 'True only after the farmer agreed: moving a house, doors.open after dark.',
       }),
     ),
   },
@@ -239,7 +238,7 @@ async function resolveHouse(ctx: ToolContext, farmId: string | undefined, houseI
 export const houseCommandTool = defineTool({
   name: 'house_command',
   title: 'Send house command',
-  description: `Sends a command to a mobile poultry house (check house_status first). The sample farm carries it out at once; a real house picks it up when it next reports (house_status shows the result). Moving a house, and opening doors after dark at the farm, need the farmer's OK: without confirm: true the call is refused with the question to ask; call again with confirm: true only after they agree, never on your own. Commands (params; get_catalog describes them): ${COMMAND_LINES}.`,
+  description: `Sends a command to a mobile poultry house (check house_status first); the sample farm runs it at once, a real house when it next reports (house_status shows the result). Moving a house, or opening doors after dark, needs the farmer's OK: without confirm: true the call is refused with the question to ask; call again with confirm: true only after they agree, never on your own. Commands (params; get_catalog describes them): ${COMMAND_LINES}.`,
   input: HouseCommandInput,
   output: Type.Object({
     command: CommandSchema,

@@ -26,7 +26,7 @@ export const farmBriefTool = defineTool({
   name: 'farm_brief',
   title: 'Farm brief',
   description:
-    'What needs attention on one farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices, with a headline for the farmer. Start here for "how is the farm?" or "what needs doing?".',
+    'What needs attention on a farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices, and a headline. Start here for "how is the farm?" or "what needs doing?".',
   input: Type.Object({ farm_id: FarmIdArg }, { additionalProperties: false }),
   output: BriefSchema,
   annotations: READ_ONLY,

@@ -37,7 +37,7 @@ export const findAnimalsTool = defineTool({
   name: 'find_animals',
   title: 'Find animals',
   description:
-    "Finds a farm's animals: q searches name, tag, EID and breed; species, breed and status match any case; group_id, paddock_id and tag exactly; eid in any reader's form. If nothing matches, note lists the farm's values. get_animal gives one animal's history.",
+    "Finds a farm's animals: q searches name, tag, EID and breed; species, breed and status match any case; eid any reader's form. If nothing matches, note lists the farm's values. get_animal: one animal's history.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -94,7 +94,7 @@ export const getAnimalTool = defineTool({
   name: 'get_animal',
   title: 'Get animal',
   description:
-    'One animal with its recent history (treatments, weights, moves…), its withdrawal (when its meat, milk and eggs are clear, and why) and its trackers. Use get_readings with a tracker id for body temperature or activity.',
+    'One animal with its recent history (treatments, weights, moves…), its withdrawal (when meat, milk and eggs are clear, and why) and trackers; get_readings with a tracker id gives body temperature or activity.',
   input: Type.Object(
     {
       animal_id: Type.String({ minLength: 1, description: 'The animal (an id from find_animals).' }),
@@ -147,7 +147,7 @@ export const logEventTool = defineTool({
   name: 'log_event',
   title: 'Log farm event',
   description:
-    "Writes an entry in the farm's event log: a treatment, weight, birth, move, sale, death or note, about an animal, group, paddock or device (subject_id), details in data. A move of an animal or group with data.to_paddock_id (or null) moves it there at `at` (a late move takes its place in order); the paddock left starts resting. A sale or slaughter inside a meat withdrawal is refused; data with medicine_id and dose also records a treatment.",
+    'Logs a farm event (treatment, weight, birth, move, sale, death, note) about an animal, group, paddock or device (subject_id), details in data. A move with data.to_paddock_id (or null) moves the animal or group there at `at`, late moves in order; the paddock left starts resting. A sale or slaughter inside a meat withdrawal is refused; data with medicine_id and dose also records a treatment.',
   input: Type.Object({ farm_id: FarmIdArg, ...logEventArgs }, { additionalProperties: false }),
   output: EventSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -252,7 +252,7 @@ export const addTaskTool = defineTool({
   name: 'add_task',
   title: 'Add task',
   description:
-    'Creates a task for the crew (title required; optional due_at — a date alone, e.g. 2026-11-28, means that whole day on the farm — assignee, subject_id, alert_id). Each call adds one: retry with the same idempotency_key, never blindly.',
+    'Creates a crew task (title required; a due_at of a date alone, e.g. 2026-11-28, is that whole farm day). Each call adds one: retry with the same idempotency_key, never blindly.',
   input: Type.Object({ farm_id: FarmIdArg, ...CreateTaskBody.properties }, { additionalProperties: false }),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
