@@ -37,3 +37,6 @@ export function statusAfterMoveOff(reason: MovementReason): string {
 
 /** The status a move on leaves an animal in. */
 export const STATUS_AFTER_MOVE_ON = 'active';
+
+/** The farm event types the holding register lists beside the movements (births and deaths). */
+export const REGISTER_EVENT_TYPES = ['birth', 'death'] as const;

@@ -11,6 +11,7 @@ import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmEventsTable } from '../../db/tables/records.ts';
 import { invalid } from '../../domain/errors.ts';
+import { REGISTER_EVENT_TYPES } from '../../domain/movements.ts';
 import { FOODS } from '../../domain/withdrawal.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
@@ -86,9 +87,6 @@ export const HOLDING_REGISTER_COLUMNS = [
   'event_id',
   'data',
 ] as const;
-
-/** The event log's types the register lists beside the movements. */
-export const REGISTER_EVENT_TYPES = ['birth', 'death'] as const;
 
 /** `since` (inclusive) and `until` (exclusive), checked: each a date, until after since. */
 export function herdBookRange(query: {

@@ -2,6 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { MedicineBatchesTable, MedicinesTable } from '../../db/tables/herd-book.ts';
+import { REGISTER_EVENT_TYPES } from '../../domain/movements.ts';
 import type { AnimalRow } from '../animals/repository.ts';
 
 /** since (inclusive) and until (exclusive), epoch ms. */
@@ -28,6 +29,27 @@ export function eventsBetween(db: Db, farmId: string, types: readonly string[], 
   if (range.since !== undefined) query = query.where('at', '>=', range.since);
   if (range.until !== undefined) query = query.where('at', '<', range.until);
   return query;
+}
+
+/** How many rows an export of the range writes (the CLI's progress). */
+export async function countHerdBookExport(
+  db: Db,
+  kind: 'medicine-record' | 'holding-register',
+  farmId: string,
+  range: HerdBookRange,
+): Promise<number> {
+  const counted = async (table: 'treatments' | 'movements' | 'farm_events', types?: readonly string[]) => {
+    let query = db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('farm_id', '=', farmId);
+    if (types) query = query.where('type', 'in', types);
+    if (range.since !== undefined) query = query.where('at', '>=', range.since);
+    if (range.until !== undefined) query = query.where('at', '<', range.until);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  };
+  if (kind === 'medicine-record') return counted('treatments');
+  return (await counted('movements')) + (await counted('farm_events', REGISTER_EVENT_TYPES));
 }
 
 function unique(ids: readonly string[]): string[] {
