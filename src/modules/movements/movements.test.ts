@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
-import type { Animal, Farm, List } from '../../../test/replies.ts';
+import type { Animal, Farm, FarmEvent, List } from '../../../test/replies.ts';
 import { HOLDING_REGISTER_COLUMNS, MEDICINE_RECORD_COLUMNS } from '../dataio/herd-book-export.ts';
 import type { Medicine } from '../medicines/schemas.ts';
 import type { Treatment } from '../treatments/schemas.ts';
@@ -194,6 +194,16 @@ forEachEngine('herd book: movements, the holding number and the two exports', (t
       const animal = await make.animal(t(), key, farm, { name: reason });
       const moved = await move(t(), key, farm, { direction: 'off', animal_ids: [animal.id], reason });
       assert.equal(moved.status, 201, JSON.stringify(moved.body));
+      const history = await make.fetched<List<FarmEvent>>(
+        t(),
+        key,
+        `/v1/farms/${farm}/events?subject_id=${animal.id}`,
+      );
+      assert.deepEqual(
+        history.data.map((e) => [e.type, e.id]),
+        [['movement', moved.body.event_id]],
+        'one animal moved: the move is in its history',
+      );
       assert.equal((await make.fetched<Animal>(t(), key, `/v1/animals/${animal.id}`)).status, status, reason);
     }
     const back = await make.animal(t(), key, farm, { name: 'Back from the show', status: 'moved_off' });

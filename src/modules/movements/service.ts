@@ -108,6 +108,8 @@ export async function createMovement(
       farm.id,
       {
         type: MOVEMENT_EVENT,
+        // One animal moved: its history shows the move (and any override); a mob or a list has no one subject.
+        ...(ids.length === 1 ? { subject_type: 'animal' as const, subject_id: ids[0] } : {}),
         data: {
           movement_id: id,
           direction: row.direction,
