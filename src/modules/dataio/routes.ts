@@ -91,6 +91,7 @@ export const taskExportRoutes = recordExportRoute('tasks', 'Tasks', 'tasks', 'ex
 function herdBookExportRoute(
   path: string,
   operationId: string,
+  what: string,
   summary: string,
   description: string,
   columns: readonly string[],
@@ -108,7 +109,7 @@ function herdBookExportRoute(
           params: FarmParams,
           querystring: HerdBookExportQuery,
           response: {
-            200: exportResponse(summary.replace(/^Export /, 'The '), columns),
+            200: exportResponse(what, columns),
             ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
           },
         },
@@ -123,6 +124,7 @@ function herdBookExportRoute(
 export const medicineRecordExportRoutes = herdBookExportRoute(
   'medicine-record',
   'exportMedicineRecord',
+  "The farm's medicine record",
   "Export the farm's medicine record as CSV or NDJSON",
   'One row per treatment with every column EU Regulation 2019/6 art. 108 and the UK VMR 2013 regs 17–19 ask for: date, product, quantity, batch, supplier and proof of purchase, the animal, who gave it, the prescribing vet, the withdrawal applied (even zero) and its dates, and any override reason.',
   MEDICINE_RECORD_COLUMNS,
@@ -132,6 +134,7 @@ export const medicineRecordExportRoutes = herdBookExportRoute(
 export const holdingRegisterExportRoutes = herdBookExportRoute(
   'holding-register',
   'exportHoldingRegister',
+  "The farm's holding register",
   "Export the farm's holding register as CSV or NDJSON",
   'The movements on and off the holding, with the births and deaths of the event log (`birth` and `death` events), one row each.',
   HOLDING_REGISTER_COLUMNS,

@@ -7708,7 +7708,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The the farm's holding register as CSV or NDJSON: CSV with the columns record_id, kind, at, direction, reason, holding_number, holding_type, other_holding, head_count, species, animal_ids, animal_tags, animal_eids, transporter, vehicle, override_reason, event_id, data (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's holding register: CSV with the columns record_id, kind, at, direction, reason, holding_number, holding_type, other_holding, head_count, species, animal_ids, animal_tags, animal_eids, transporter, vehicle, override_reason, event_id, data (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8176,7 +8176,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The the farm's medicine record as CSV or NDJSON: CSV with the columns treatment_id, date, last_dose_at, product, active_ingredient, medicine_id, quantity, unit, dose, doses, every_hours, batch, batch_expiry, supplier, purchased_at, proof_of_purchase, animal_id, animal_tag, animal_eid, animal_name, species, route, site, reason, given_by, vet, meat_withdrawal_days, meat_withdrawal_rule, meat_withdrawal_until, milk_withdrawal_days, milk_withdrawal_rule, milk_withdrawal_until, eggs_withdrawal_days, eggs_withdrawal_rule, eggs_withdrawal_until, override_reason, event_id (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's medicine record: CSV with the columns treatment_id, date, last_dose_at, product, active_ingredient, medicine_id, quantity, unit, dose, doses, every_hours, batch, batch_expiry, supplier, purchased_at, proof_of_purchase, animal_id, animal_tag, animal_eid, animal_name, species, route, site, reason, given_by, vet, meat_withdrawal_days, meat_withdrawal_rule, meat_withdrawal_until, milk_withdrawal_days, milk_withdrawal_rule, milk_withdrawal_until, eggs_withdrawal_days, eggs_withdrawal_rule, eggs_withdrawal_until, override_reason, event_id (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
