@@ -27,6 +27,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', T.time, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('movements_farm_at').on('movements').columns(['farm_id', 'at', 'id']).execute();
+  // The medicine record's export pages treatments by when they were given.
+  await db.schema
+    .createIndex('treatments_farm_at')
+    .on('treatments')
+    .columns(['farm_id', 'at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
