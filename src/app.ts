@@ -41,6 +41,8 @@ import {
   animalExportRoutes,
   animalImportRoutes,
   eventExportRoutes,
+  holdingRegisterExportRoutes,
+  medicineRecordExportRoutes,
   readingExportRoutes,
   taskExportRoutes,
 } from './modules/dataio/routes.ts';
@@ -62,6 +64,7 @@ import { mapRoutes } from './modules/map/routes.ts';
 import { mcpRoutes } from './modules/mcp/routes.ts';
 import { medicineRoutes } from './modules/medicines/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
+import { movementRoutes } from './modules/movements/routes.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { notificationRoutes } from './modules/notifications/routes.ts';
 import { authenticateAccessToken } from './modules/oauth/access-tokens.ts';
@@ -219,10 +222,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(animalImportRoutes, 'animals'), { db });
   await app.register(withAccess(eventExportRoutes, 'events'), { db });
   await app.register(withAccess(taskExportRoutes, 'tasks'), { db });
+  await app.register(withAccess(medicineRecordExportRoutes, 'animals'), { db });
+  await app.register(withAccess(holdingRegisterExportRoutes, 'animals'), { db });
   await app.register(withAccess(groupRoutes, 'groups'), { db });
   // The herd book (issue 46): medicines and treatments are animal records, under the animals resource.
   await app.register(withAccess(medicineRoutes, 'animals'), { db });
   await app.register(withAccess(treatmentRoutes, 'animals'), { db });
+  await app.register(withAccess(movementRoutes, 'animals'), { db });
   // A paddock's outline added, redrawn or deleted places the farm's devices again (modules/grazing).
   await app.register(withAccess(paddockRoutes, 'paddocks'), { db, outlinesChanged: placeFarmDevices });
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });

@@ -33,6 +33,7 @@ import { IntegrationSchema } from './modules/integrations/schemas.ts';
 import { KeySchema } from './modules/keys/schemas.ts';
 import { FarmMapSchema, MapFeatureSchema } from './modules/map/schemas.ts';
 import { MedicineBatchSchema, MedicineSchema } from './modules/medicines/schemas.ts';
+import { MovementSchema } from './modules/movements/schemas.ts';
 import { PaddockSchema } from './modules/paddocks/schemas.ts';
 import { PersonSchema, SessionSchema } from './modules/people/schemas.ts';
 import { ReadingSchema } from './modules/readings/schemas.ts';
@@ -61,6 +62,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   MedicineBatchSchema,
   TreatmentSchema,
   TreatmentsCreatedSchema,
+  MovementSchema,
   GroupSchema,
   PaddockSchema,
   GrazingStaySchema,

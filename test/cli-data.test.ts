@@ -12,7 +12,10 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { openDatabase } from '../src/db/database.ts';
 import { createAccount } from '../src/modules/accounts/service.ts';
+import { MEDICINE_RECORD_COLUMNS } from '../src/modules/dataio/herd-book-export.ts';
+import { farmScopeOf } from '../src/modules/dataio/repository.ts';
 import type { ImportResult } from '../src/modules/dataio/schemas.ts';
+import { createMovement } from '../src/modules/movements/service.ts';
 import { ENGINES, testConfig } from './engines.ts';
 import { baseEnv, cli, MAIN } from './processes.ts';
 
@@ -66,6 +69,18 @@ describe('cli export and import', { concurrency: true }, () => {
             .executeTakeFirstOrThrow();
           deviceId = busiest.device_id;
           readings = Number(busiest.n);
+          const scope = await farmScopeOf(database.db, farmId);
+          assert.ok(scope);
+          for (const at of ['2026-02-01T10:00:00Z', '2026-04-01T10:00:00Z']) {
+            await createMovement(database.db, scope, farmId, {
+              direction: 'on',
+              at,
+              head_count: 20,
+              species: 'sheep',
+              other_holding: '12/345/6789',
+              reason: 'purchase',
+            });
+          }
         } finally {
           await database.close();
         }
@@ -95,6 +110,40 @@ describe('cli export and import', { concurrency: true }, () => {
         const lines = stdout.stdout.trim().split('\n');
         assert.equal(lines.length, readings, 'every reading of the device, to stdout');
         assert.equal((JSON.parse(lines[0] ?? '{}') as { device_id: string }).device_id, deviceId);
+      });
+
+      test('export offers the herd book: the holding register within --since, the medicine record', async () => {
+        const register = await cli(
+          [
+            'export',
+            '--farm',
+            farmId,
+            '--kind',
+            'holding-register',
+            '--format',
+            'ndjson',
+            '--since',
+            '2026-03-01T00:00:00Z',
+          ],
+          env,
+        );
+        assert.equal(register.code, 0, register.stderr);
+        const lines = register.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+        assert.deepEqual(
+          lines.map((l) => [l.kind, l.at, l.head_count]),
+          [['movement', '2026-04-01T10:00:00.000Z', 20]],
+        );
+        const record = await cli(['export', '--farm', farmId, '--kind', 'medicine-record'], env);
+        assert.equal(record.code, 0, record.stderr);
+        assert.equal(record.stdout.split('\n')[0], MEDICINE_RECORD_COLUMNS.join(','));
+        const misplaced = await cli(
+          ['export', '--farm', farmId, '--kind', 'tasks', '--since', '2026-01-01'],
+          env,
+        );
+        assert.equal(misplaced.code, 2);
       });
 
       test('usage mistakes exit 2, an unknown farm exits 1', async () => {

@@ -1,5 +1,6 @@
 /**
- * `export`: a farm's animals, events or tasks, or a device's readings, as CSV or NDJSON, to a file or
+ * `export`: a farm's animals, events or tasks, its medicine record or holding register (the herd book), or a
+ * device's readings, as CSV or NDJSON, to a file or
  * stdout, through the same streaming export functions as the API (modules/dataio/export.ts). Progress goes
  * to stderr: a bar on a terminal, a line every few seconds otherwise.
  */
@@ -7,7 +8,10 @@ import { type Command, Option } from 'commander';
 import { farmOption } from './options.ts';
 import { printJson } from './output.ts';
 
-const KINDS = ['animals', 'events', 'tasks', 'readings'] as const;
+const KINDS = ['animals', 'events', 'tasks', 'readings', 'medicine-record', 'holding-register'] as const;
+
+/** The kinds that take --since and --until. */
+const RANGED = new Set<string>(['readings', 'medicine-record', 'holding-register']);
 
 interface ExportOptions {
   farm: string;
@@ -25,7 +29,7 @@ export function registerExport(program: Command): void {
   program
     .command('export')
     .description(
-      "write a farm's animals, events or tasks, or a device's readings, as CSV or NDJSON (docs/data.md)",
+      "write a farm's animals, events, tasks, medicine record or holding register, or a device's readings, as CSV or NDJSON (docs/data.md)",
     )
     .addOption(farmOption())
     .addOption(new Option('--kind <kind>', 'what to export').choices(KINDS).makeOptionMandatory())
@@ -36,8 +40,8 @@ export function registerExport(program: Command): void {
       'write to this file, creating its folder (default: stdout); e.g. exports/tasks.csv',
     )
     .option('--metric <name>', 'readings of this metric only')
-    .option('--since <time>', 'readings at or after this ISO 8601 time')
-    .option('--until <time>', 'readings before this ISO 8601 time')
+    .option('--since <time>', 'readings or herd-book records at or after this ISO 8601 time')
+    .option('--until <time>', 'readings or herd-book records before this ISO 8601 time')
     .option('--json', 'print a JSON summary (with --out)')
     .action(async (options: ExportOptions) => runExport(options));
 }
@@ -47,8 +51,11 @@ async function runExport(options: ExportOptions): Promise<void> {
   if (options.kind === 'readings' && !options.device) {
     throw new UsageError('--kind readings needs --device <id> (one of the farm’s devices).');
   }
-  if (options.kind !== 'readings' && (options.device || options.metric || options.since || options.until)) {
-    throw new UsageError('--device, --metric, --since and --until go with --kind readings.');
+  if (options.kind !== 'readings' && (options.device || options.metric)) {
+    throw new UsageError('--device and --metric go with --kind readings.');
+  }
+  if (!RANGED.has(options.kind) && (options.since || options.until)) {
+    throw new UsageError('--since and --until go with --kind readings, medicine-record or holding-register.');
   }
   const { createWriteStream, mkdirSync } = await import('node:fs');
   const { dirname } = await import('node:path');
@@ -91,6 +98,19 @@ async function runExport(options: ExportOptions): Promise<void> {
         ...(since !== null ? { since } : {}),
         ...(until !== null ? { before: until } : {}),
       });
+    } else if (options.kind === 'medicine-record' || options.kind === 'holding-register') {
+      const { countHerdBookExport } = await import('../modules/dataio/herd-book-repository.ts');
+      const { exportHoldingRegister, exportMedicineRecord, herdBookRange } = await import(
+        '../modules/dataio/herd-book-export.ts'
+      );
+      const query = {
+        format: options.format,
+        ...(options.since ? { since: options.since } : {}),
+        ...(options.until ? { until: options.until } : {}),
+      };
+      const run = options.kind === 'medicine-record' ? exportMedicineRecord : exportHoldingRegister;
+      stream = await run(db, scope, options.farm, query);
+      total = await countHerdBookExport(db, options.kind, options.farm, herdBookRange(query));
     } else {
       stream = await exportFarmRecords(db, scope, options.farm, options.kind, options.format);
       total = await countExport(db, { kind: options.kind, farmId: options.farm });

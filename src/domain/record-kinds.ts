@@ -44,6 +44,7 @@ export const RECORD_KINDS = Object.freeze({
   medicine: { prefix: 'med', table: 'medicines', noun: 'medicine', listTool: null },
   batch: { prefix: 'bat', table: 'medicine_batches', noun: 'medicine batch', listTool: null },
   treatment: { prefix: 'trt', table: 'treatments', noun: 'treatment', listTool: null },
+  movement: { prefix: 'mov', table: 'movements', noun: 'movement', listTool: null },
 } as const satisfies Record<string, RecordKindSpec>);
 
 export type RecordKind = keyof typeof RECORD_KINDS;

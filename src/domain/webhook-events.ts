@@ -20,6 +20,7 @@ export const WEBHOOK_EVENTS = [
   'animal.created',
   'treatment.created',
   'withdrawal.overridden',
+  'movement.created',
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
@@ -57,9 +58,11 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
     'A medicine was given to an animal: POST /v1/farms/{farm}/treatments (one per animal), or a `treatment` ' +
     'farm event whose data names a medicine_id and a dose. data is the Treatment, with its withdrawal_until.',
   'withdrawal.overridden':
-    'An animal inside its meat withdrawal left with an override_reason: a sale or slaughter event, or a ' +
-    'status change to sold or slaughtered. data is {action, override_reason, event_id, animals: [{animal_id, ' +
+    'An animal inside its meat withdrawal left with an override_reason: a sale or slaughter event, a ' +
+    'status change to sold or slaughtered, or a move off the holding. data is {action, override_reason, event_id, animals: [{animal_id, ' +
     'meat_until, medicine_id, medicine, batch_id, batch}]}.',
+  'movement.created':
+    'Animals moved on or off the holding: POST /v1/farms/{farm}/movements. data is the Movement.',
 });
 
 /**
@@ -77,6 +80,7 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
   'animal.created': 'animals',
   'treatment.created': 'animals',
   'withdrawal.overridden': 'animals',
+  'movement.created': 'animals',
 });
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {

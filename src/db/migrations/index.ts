@@ -31,6 +31,7 @@ import * as m0036 from './0036_uplink_keys_by_device.ts';
 import * as m0037 from './0037_eid_iso.ts';
 import * as m0038 from './0038_herd_book.ts';
 import * as m0040 from './0040_server_facts.ts';
+import * as m0041 from './0041_movements.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '0037_eid_iso': m0037,
   '0038_herd_book': m0038,
   '0040_server_facts': m0040,
+  '0041_movements': m0041,
 };

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -40,6 +40,8 @@ export interface FarmsTable {
   sample: Generated<number>;
   /** JSON text. */
   settings: string;
+  /** JSON text of its holding number {number, type} (migration 0041_movements), or null. */
+  holding: ColumnType<string | null, string | null | undefined, string | null>;
   /** Bumped with every change to the farm's custom rules (the engine's rule cache checks it). */
   rules_version: Generated<number>;
   created_at: number;

@@ -56,8 +56,29 @@ export interface TreatmentsTable {
   created_at: number;
 }
 
+/** A move on or off the holding (migration 0041_movements). */
+export interface MovementsTable {
+  id: string;
+  farm_id: string;
+  direction: string;
+  at: number;
+  /** JSON text of the animals' ids moved, or null for a mob counted by head. */
+  animal_ids: string | null;
+  head_count: number;
+  species: string | null;
+  other_holding: string;
+  reason: string;
+  transporter: string | null;
+  vehicle: string | null;
+  override_reason: string | null;
+  /** The farm event it appears as in the log. */
+  event_id: string | null;
+  created_at: number;
+}
+
 export interface HerdBookTables {
   medicines: MedicinesTable;
   medicine_batches: MedicineBatchesTable;
   treatments: TreatmentsTable;
+  movements: MovementsTable;
 }

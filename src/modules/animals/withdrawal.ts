@@ -166,8 +166,8 @@ export function checkLeaving(
   });
 }
 
-/** What leaving was overridden: a sale or slaughter event, or a status change. */
-export type LeavingAction = 'sale' | 'slaughter' | 'status';
+/** What leaving was overridden: a sale or slaughter event, a status change, or a move off the holding. */
+export type LeavingAction = 'sale' | 'slaughter' | 'status' | 'movement';
 
 /** Sends `withdrawal.overridden` for animals that left inside their meat withdrawal, in the caller's transaction. */
 export async function emitWithdrawalOverridden(

@@ -34,8 +34,9 @@ forEachEngine('catalog and OpenAPI', (t) => {
     assert.ok(res.body.rules.some((r) => r.name === 'house.ammonia' && r.watch === 20 && r.urgent === 25));
     assert.equal(res.body.commands.house!.length, 17);
     assert.ok(res.body.commands.house!.some((c) => c.name === 'doors.open'));
-    assert.equal(res.body.webhook_events.length, 10);
+    assert.equal(res.body.webhook_events.length, 11);
     assert.ok(res.body.webhook_events.some((e) => e.name === 'withdrawal.overridden'));
+    assert.ok(res.body.webhook_events.some((e) => e.name === 'movement.created'));
   });
 
   test('/openapi.json is OpenAPI 3.1 with version 2026-10-18, bearer schemes and route schemas', async () => {

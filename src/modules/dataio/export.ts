@@ -51,7 +51,7 @@ export interface ExportStream {
 }
 
 /** Walks a paged list to its end, one page at a time. */
-async function* pagesOf<T>(
+export async function* pagesOf<T>(
   fetch: (page: PageRequest) => Promise<Page<T>>,
   size = MAX_PAGE_SIZE,
 ): AsyncGenerator<T[]> {
@@ -75,10 +75,21 @@ function build(
   pages: AsyncIterable<Record<string, unknown>[]>,
   now: number,
 ): ExportStream {
-  const columns = EXPORT_COLUMNS[kind];
+  return buildExport(kind, EXPORT_COLUMNS[kind], owner, format, pages, now);
+}
+
+/** An export's file: CSV with these columns (a header, then a row per record), or one JSON object a line. */
+export function buildExport(
+  kind: string,
+  columns: readonly string[],
+  owner: string,
+  format: ExportFormat,
+  pages: AsyncIterable<Record<string, unknown>[]>,
+  now: number,
+): ExportStream {
   let count = 0;
   async function* chunks(): AsyncGenerator<string> {
-    if (format === 'csv') yield csvLines([columns as string[]]);
+    if (format === 'csv') yield csvLines([columns]);
     for await (const records of pages) {
       count += records.length;
       if (format === 'csv') yield csvLines(records.map((r) => columns.map((c) => csvCell(r[c]))));

@@ -19,10 +19,17 @@ import {
   exportReadable,
   type RecordExportKind,
 } from './export.ts';
+import {
+  exportHoldingRegister,
+  exportMedicineRecord,
+  HOLDING_REGISTER_COLUMNS,
+  MEDICINE_RECORD_COLUMNS,
+} from './herd-book-export.ts';
 import { importAnimals } from './import.ts';
 import {
   EXPORT_CONTENT_TYPES,
   ExportQuery,
+  HerdBookExportQuery,
   IMPORT_BODY_LIMIT_BYTES,
   IMPORT_MAX_ROWS,
   ImportQuery,
@@ -80,6 +87,59 @@ function recordExportRoute(kind: RecordExportKind, tag: string, noun: string, op
 export const animalExportRoutes = recordExportRoute('animals', 'Animals', 'animals', 'exportAnimals');
 export const eventExportRoutes = recordExportRoute('events', 'Farm events', 'events', 'exportEvents');
 export const taskExportRoutes = recordExportRoute('tasks', 'Tasks', 'tasks', 'exportTasks');
+
+function herdBookExportRoute(
+  path: string,
+  operationId: string,
+  what: string,
+  summary: string,
+  description: string,
+  columns: readonly string[],
+  run: typeof exportMedicineRecord,
+) {
+  const plugin: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+    app.get(
+      `/v1/farms/:farm/${path}/export`,
+      {
+        schema: {
+          operationId,
+          tags: ['Herd book'],
+          summary,
+          description: `${description} Newest first, within since (inclusive) and until (exclusive); streamed whatever their number. See docs/records.md.`,
+          params: FarmParams,
+          querystring: HerdBookExportQuery,
+          response: {
+            200: exportResponse(what, columns),
+            ...errorResponses('invalid_request', 'unauthorized', 'not_found'),
+          },
+        },
+      },
+      async (request, reply) =>
+        sendExport(reply, await run(db, apiCaller(request), request.params.farm, request.query)),
+    );
+  };
+  return plugin;
+}
+
+export const medicineRecordExportRoutes = herdBookExportRoute(
+  'medicine-record',
+  'exportMedicineRecord',
+  "The farm's medicine record",
+  "Export the farm's medicine record as CSV or NDJSON",
+  'One row per treatment with every column EU Regulation 2019/6 art. 108 and the UK VMR 2013 regs 17–19 ask for: date, product, quantity, batch, supplier and proof of purchase, the animal, who gave it, the prescribing vet, the withdrawal applied (even zero) and its dates, and any override reason.',
+  MEDICINE_RECORD_COLUMNS,
+  exportMedicineRecord,
+);
+
+export const holdingRegisterExportRoutes = herdBookExportRoute(
+  'holding-register',
+  'exportHoldingRegister',
+  "The farm's holding register",
+  "Export the farm's holding register as CSV or NDJSON",
+  'The movements on and off the holding, with the births and deaths of the event log (`birth` and `death` events), one row each.',
+  HOLDING_REGISTER_COLUMNS,
+  exportHoldingRegister,
+);
 
 export const readingExportRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(

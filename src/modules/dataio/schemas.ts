@@ -20,6 +20,15 @@ const format = Type.Optional(
 
 export const ExportQuery = Type.Object({ format }, { additionalProperties: false });
 
+export const HerdBookExportQuery = Type.Object(
+  {
+    format,
+    since: Type.Optional(DateInput('Only records at or after this time.')),
+    until: Type.Optional(DateInput('Only records strictly before this time.')),
+  },
+  { additionalProperties: false },
+);
+
 export const ReadingsExportQuery = Type.Object(
   {
     format,

@@ -17,6 +17,7 @@ export function toFarm(row: Selectable<FarmsTable>): Farm {
     acres: row.acres,
     sample: row.sample === 1,
     settings: parseJson<Record<string, unknown>>(row.settings, {}),
+    holding: row.holding === null ? null : parseJson<Farm['holding']>(row.holding, null),
     created_at: toIso(row.created_at),
   };
 }

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { MAX_WINDOW_S, MIN_WINDOW_S } from '../../domain/built-in-rules.ts';
+import { HOLDING_TYPES } from '../../domain/movements.ts';
 import { JURISDICTIONS, MAX_WITHDRAWAL_DAYS } from '../../domain/withdrawal.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 
@@ -102,6 +103,9 @@ export const FarmSchema = Type.Object(
     acres: Nullable(Type.Number()),
     sample: Type.Boolean(),
     settings: Type.Record(Type.String(), Type.Unknown()),
+    holding: Type.Union([Type.Object({ number: Type.String(), type: Type.String() }), Type.Null()], {
+      description: 'Holding number.',
+    }),
     created_at: DateTime(),
   },
   {
@@ -118,6 +122,7 @@ export const FarmSchema = Type.Object(
         acres: 160,
         sample: false,
         settings: { rules: { 'house.heat': { watch: 31, urgent: 34, clear: 29 } } },
+        holding: { number: '12/345/6789', type: 'cph' },
         created_at: '2026-07-25T14:15:08.984Z',
       },
     ],
@@ -133,6 +138,21 @@ const fields = {
   lat: Nullable(Type.Number({ minimum: -90, maximum: 90 })),
   lon: Nullable(Type.Number({ minimum: -180, maximum: 180 })),
   acres: Nullable(Type.Number({ minimum: 0 })),
+  holding: Type.Union(
+    [
+      Type.Object(
+        {
+          number: Type.String({ minLength: 1, maxLength: 100 }),
+          type: Type.Enum(HOLDING_TYPES, { type: 'string' }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ],
+    {
+      description: `The holding number (the herd book's register): free text, and its type: ${HOLDING_TYPES.join(', ')} (CPH in the UK, PIC in Australia, herd number in Ireland, premises ID in the US). null clears it.`,
+    },
+  ),
 };
 
 export const CreateFarmBody = Type.Object(
@@ -142,6 +162,7 @@ export const CreateFarmBody = Type.Object(
     lat: Type.Optional(fields.lat),
     lon: Type.Optional(fields.lon),
     acres: Type.Optional(fields.acres),
+    holding: Type.Optional(fields.holding),
     settings: Type.Optional(FarmSettings),
   },
   { additionalProperties: false },
@@ -154,6 +175,7 @@ export const UpdateFarmBody = Type.Object(
     lat: Type.Optional(fields.lat),
     lon: Type.Optional(fields.lon),
     acres: Type.Optional(fields.acres),
+    holding: Type.Optional(fields.holding),
     settings: Type.Optional(Nullable(FarmSettings)),
   },
   { additionalProperties: false },

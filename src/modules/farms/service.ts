@@ -133,6 +133,7 @@ export async function createFarm(
     acres: input.acres ?? null,
     sample: options.sample ? 1 : 0,
     settings: mergedFreeFormJson('settings', settings),
+    holding: input.holding ? JSON.stringify(input.holding) : null,
     rules_version: 0,
     created_at: now,
   };
@@ -192,12 +193,16 @@ async function applyFarmPatch(
     lon: number | null;
     acres: number | null;
     settings: string;
+    holding: string | null;
   }> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.timezone !== undefined) patch.timezone = checkTimezone(input.timezone);
   if (input.lat !== undefined) patch.lat = input.lat;
   if (input.lon !== undefined) patch.lon = input.lon;
   if (input.acres !== undefined) patch.acres = input.acres;
+  if (input.holding !== undefined) {
+    patch.holding = input.holding === null ? null : JSON.stringify(input.holding);
+  }
   if (input.settings !== undefined) {
     // Members merge one level deep; null removes a member; `settings: null` clears everything.
     const merged: Record<string, unknown> =

@@ -24,7 +24,8 @@ export type ScopedKind =
   | 'rule'
   | 'integration'
   | 'medicine'
-  | 'treatment';
+  | 'treatment'
+  | 'movement';
 type ScopedTable = (typeof RECORD_KINDS)[ScopedKind]['table'];
 export type ScopedRow<K extends ScopedKind> = Selectable<DB[(typeof RECORD_KINDS)[K]['table']]>;
 

@@ -25,6 +25,7 @@ export async function clearFarmContents(db: Db, farmId: string): Promise<void> {
   // The herd book: treatments refer to medicines (and batches, which go with their medicine).
   await db.deleteFrom('treatments').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('medicines').where('farm_id', '=', farmId).execute();
+  await db.deleteFrom('movements').where('farm_id', '=', farmId).execute();
   await recordRemovals(db, farmId, await animalIdsOf(db, farmId), Date.now());
   await db.deleteFrom('animals').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('animal_groups').where('farm_id', '=', farmId).execute();

@@ -14,7 +14,7 @@ forEachEngine(
     const closers: Array<() => Promise<void>> = [];
     after(() => Promise.all(closers.map((close) => close())));
 
-    test('each of the ten event types is delivered once with a valid signature', async () => {
+    test('each of the eleven event types is delivered once with a valid signature', async () => {
       const rcv = await startReceiver();
       closers.push(rcv.close);
       const acct = await t().account();
@@ -97,6 +97,21 @@ forEachEngine(
           ],
         };
         expected.push({ type: 'withdrawal.overridden', data: overridden });
+        const moved = await t().request<{ event_id: string }>('POST', `/v1/farms/${farmId}/movements`, {
+          key,
+          body: {
+            direction: 'on',
+            at: '2026-07-01T08:00:00Z',
+            head_count: 12,
+            species: 'sheep',
+            other_holding: '12/345/6789',
+            reason: 'purchase',
+          },
+        });
+        assert.equal(moved.status, 201, JSON.stringify(moved.body));
+        const movementEvent = await t().request('GET', `/v1/events/${moved.body.event_id}`, { key });
+        expected.push({ type: 'event.created', data: movementEvent.body });
+        expected.push({ type: 'movement.created', data: moved.body });
 
         const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
           key,
@@ -145,7 +160,7 @@ forEachEngine(
       // Anything still undispatched or due (a duplicate would be) is sent now.
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
 
-      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all ten types');
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all eleven types');
       assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
       const payloads = rcv.requests.map((r) => JSON.parse(r.body));
       assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');

@@ -89,6 +89,7 @@ forEachEngine(
         'animal.created',
         'treatment.created',
         'withdrawal.overridden',
+        'movement.created',
       ]);
       const byDefault = await t().request<NewWebhook>('POST', url, {
         key: records,
@@ -99,6 +100,7 @@ forEachEngine(
         'animal.created',
         'treatment.created',
         'withdrawal.overridden',
+        'movement.created',
       ]);
       const devices = await keyWith(t(), acct.live_key, {
         webhooks: 'write',
@@ -165,6 +167,7 @@ forEachEngine(
         'animal.created',
         'treatment.created',
         'withdrawal.overridden',
+        'movement.created',
       ]);
 
       // Someone else's "*" webhook: the restricted key may not point it at itself.

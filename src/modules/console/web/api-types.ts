@@ -584,6 +584,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/holding-register/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the farm's holding register as CSV or NDJSON
+         * @description The movements on and off the holding, with the births and deaths of the event log (`birth` and `death` events), one row each. Newest first, within since (inclusive) and until (exclusive); streamed whatever their number. See docs/records.md.
+         */
+        get: operations["exportHoldingRegister"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/houses": {
         parameters: {
             query?: never;
@@ -639,6 +659,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/medicine-record/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the farm's medicine record as CSV or NDJSON
+         * @description One row per treatment with every column EU Regulation 2019/6 art. 108 and the UK VMR 2013 regs 17–19 ask for: date, product, quantity, batch, supplier and proof of purchase, the animal, who gave it, the prescribing vet, the withdrawal applied (even zero) and its dates, and any override reason. Newest first, within since (inclusive) and until (exclusive); streamed whatever their number. See docs/records.md.
+         */
+        get: operations["exportMedicineRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/medicines": {
         parameters: {
             query?: never;
@@ -651,6 +691,24 @@ export interface paths {
         put?: never;
         /** Add a medicine to the farm's cabinet: the label's withdrawal periods and licensed species */
         post: operations["createMedicine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/farms/{farm}/movements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a farm's movements (the holding register), newest first */
+        get: operations["listMovements"];
+        put?: never;
+        /** Record animals moving on or off the holding: a move off marks them gone and is checked against their meat withdrawal (emits movement.created) */
+        post: operations["createMovement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -756,7 +814,7 @@ export interface paths {
          *     data: {"id":"msg_…","type":"alert.created","farm_id":"farm_…","created_at":"…","data":{…}}
          *     ```
          *
-         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
+         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`, `movement.created`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
          *
          *     Resume: send `Last-Event-ID` (EventSource does on reconnect) or `?last_event_id=`; the stream then sends every event after that one, none lost and none repeated, in the order they were committed. A stream opened without one starts from now, and first sets the client’s last event id to the farm’s newest event (an `id:` line with no data).
          *     When the id is not an event this farm’s stream still holds (older than the outbox retention, FARMSTEAD_WEBHOOK_RETENTION_DAYS, or not of this farm), the stream opens with a `stream.reset` event (`{"object":"stream_reset","last_event_id","message"}`): reload from the API, the stream goes on from now.
@@ -1196,6 +1254,23 @@ export interface paths {
         put?: never;
         /** Add a batch (bought stock) of a medicine: batch number, expiry, quantity, supplier */
         post: operations["addMedicineBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/movements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a movement */
+        get: operations["getMovement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2224,6 +2299,10 @@ export interface components {
          *           }
          *         }
          *       },
+         *       "holding": {
+         *         "number": "12/345/6789",
+         *         "type": "cph"
+         *       },
          *       "created_at": "2026-07-25T14:15:08.984Z"
          *     }
          */
@@ -2231,6 +2310,11 @@ export interface components {
             acres: number | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Holding number. */
+            holding: {
+                number: string;
+                type: string;
+            } | null;
             id: string;
             lat: number | null;
             lon: number | null;
@@ -2754,6 +2838,32 @@ export interface components {
             /** @description Given so far: dose × doses of each course, per animal. */
             used: number;
         };
+        /** Movement */
+        Movement: {
+            animal_ids: string[] | null;
+            /**
+             * Format: date-time
+             * @description When the animals moved.
+             */
+            at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description on or off the holding. */
+            direction: string;
+            event_id: string | null;
+            farm_id: string;
+            /** @description How many head moved (the animals named, or the count given). */
+            head_count: number;
+            id: string;
+            /** @description The holding they came from or went to. */
+            other_holding: string;
+            override_reason: string | null;
+            /** @description One of sale, purchase, slaughter, show, agistment, death, other. */
+            reason: string;
+            species: string | null;
+            transporter: string | null;
+            vehicle: string | null;
+        };
         /** Paddock */
         Paddock: {
             acres: number | null;
@@ -2962,7 +3072,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             disabled_reason: string | null;
-            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden); a restricted key's "*" is stored as the list of those events. */
+            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created); a restricted key's "*" is stored as the list of those events. */
             events: string[];
             farm_id: string;
             id: string;
@@ -5879,6 +5989,12 @@ export interface operations {
             content: {
                 "application/json": {
                     acres?: number | null;
+                    /** @description The holding number (the herd book's register): free text, and its type: cph, pic, herd_number, premises_id, other (CPH in the UK, PIC in Australia, herd number in Ireland, premises ID in the US). null clears it. */
+                    holding?: {
+                        number: string;
+                        /** @enum {string} */
+                        type: "cph" | "pic" | "herd_number" | "premises_id" | "other";
+                    } | null;
                     lat?: number | null;
                     lon?: number | null;
                     name: string;
@@ -6150,6 +6266,12 @@ export interface operations {
             content: {
                 "application/json": {
                     acres?: number | null;
+                    /** @description The holding number (the herd book's register): free text, and its type: cph, pic, herd_number, premises_id, other (CPH in the UK, PIC in Australia, herd number in Ireland, premises ID in the US). null clears it. */
+                    holding?: {
+                        number: string;
+                        /** @enum {string} */
+                        type: "cph" | "pic" | "herd_number" | "premises_id" | "other";
+                    } | null;
                     lat?: number | null;
                     lon?: number | null;
                     name?: string;
@@ -7568,6 +7690,81 @@ export interface operations {
             };
         };
     };
+    exportHoldingRegister: {
+        parameters: {
+            query?: {
+                /** @description csv (a header row, then one row per record; nested objects as JSON text in one cell) or ndjson (one API object per line). Default csv. */
+                format?: "csv" | "ndjson";
+                /** @description Only records at or after this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+                /** @description Only records strictly before this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The farm's holding register: CSV with the columns record_id, kind, at, direction, reason, holding_number, holding_type, other_holding, head_count, species, animal_ids, animal_tags, animal_eids, transporter, vehicle, override_reason, event_id, data (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listHouses: {
         parameters: {
             query?: {
@@ -7961,6 +8158,81 @@ export interface operations {
             };
         };
     };
+    exportMedicineRecord: {
+        parameters: {
+            query?: {
+                /** @description csv (a header row, then one row per record; nested objects as JSON text in one cell) or ndjson (one API object per line). Default csv. */
+                format?: "csv" | "ndjson";
+                /** @description Only records at or after this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+                /** @description Only records strictly before this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The farm's medicine record: CSV with the columns treatment_id, date, last_dose_at, product, active_ingredient, medicine_id, quantity, unit, dose, doses, every_hours, batch, batch_expiry, supplier, purchased_at, proof_of_purchase, animal_id, animal_tag, animal_eid, animal_name, species, route, site, reason, given_by, vet, meat_withdrawal_days, meat_withdrawal_rule, meat_withdrawal_until, milk_withdrawal_days, milk_withdrawal_rule, milk_withdrawal_until, eggs_withdrawal_days, eggs_withdrawal_rule, eggs_withdrawal_until, override_reason, event_id (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listMedicines: {
         parameters: {
             query?: {
@@ -8128,6 +8400,219 @@ export interface operations {
                 };
             };
             /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMovements: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+                /** @description Movements at or after this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+                /** @description Movements before this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of movements, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Movement"][];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMovement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The animals moved (or head_count): off marks them gone (sold, slaughtered, dead or moved_off), on marks them active. */
+                    animal_ids?: string[];
+                    /**
+                     * Format: date-time
+                     * @description When the animals moved. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    at: string;
+                    /**
+                     * @description on or off the holding.
+                     * @enum {string}
+                     */
+                    direction: "on" | "off";
+                    /** @description A mob without EIDs (or animal_ids). */
+                    head_count?: number;
+                    /** @description The holding they came from or went to (its number, or name and address). */
+                    other_holding: string;
+                    /** @description Why animals inside their meat withdrawal move off anyway; kept on the movement. */
+                    override_reason?: string;
+                    /**
+                     * @description One of sale, purchase, slaughter, show, agistment, death, other.
+                     * @enum {string}
+                     */
+                    reason: "sale" | "purchase" | "slaughter" | "show" | "agistment" | "death" | "other";
+                    /** @description What moved, for a head count. */
+                    species?: string;
+                    transporter?: string;
+                    /** @description The vehicle, e.g. its registration. */
+                    vehicle?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The movement. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Movement"];
+                };
+            };
+            /** @description invalid_request: A bad member, an animal not on this farm, or both (or neither) of animal_ids and head_count; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description withdrawal_active: An animal moving off is inside its meat withdrawal: each one is named, with its medicine, batch and end. Send override_reason to record it anyway. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9425,7 +9910,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
                     events?: string[];
                     /** @description Absolute http(s) URL on a public address (see FARMSTEAD_WEBHOOK_ALLOW_PRIVATE). */
                     url: string;
@@ -12180,6 +12665,64 @@ export interface operations {
             };
         };
     };
+    getMovement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The movement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Movement"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     acknowledgeWithToken: {
         parameters: {
             query?: never;
@@ -14447,7 +14990,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden); a restricted key's "*" is stored as the list of those events. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created); a restricted key's "*" is stored as the list of those events. */
                     events?: string[];
                     /**
                      * @description enabled turns a disabled webhook back on (for example after a 410).

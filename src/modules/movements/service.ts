@@ -1,0 +1,145 @@
+/**
+ * Movements on and off the holding (issue 46, docs/records.md): the holding register. A move off marks the
+ * animals gone (domain/movements.ts `statusAfterMoveOff`) and goes through the withdrawal check every leaving
+ * does (animals/withdrawal.ts `checkLeaving`); a move on marks them active. Each movement appears in the farm
+ * event log as a `movement` event and is sent as `movement.created`: all in one transaction.
+ */
+import type { Page, PageRequest } from '../../db/pagination.ts';
+import type { Db } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { invalid } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import {
+  MOVEMENT_EVENT,
+  type MovementReason,
+  STATUS_AFTER_MOVE_ON,
+  statusAfterMoveOff,
+} from '../../domain/movements.ts';
+import { checkLeaving, emitWithdrawalOverridden } from '../animals/withdrawal.ts';
+import { recordFarmEvent } from '../events/record.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { loadScoped } from '../records/scoped.ts';
+import { lockedAnimals } from '../treatments/service.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import {
+  insertMovement,
+  type MovementRow,
+  movementPage,
+  setAnimalsStatus,
+  toMovement,
+} from './repository.ts';
+import type { CreateMovementInput, Movement } from './schemas.ts';
+
+export async function listMovements(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  query: { since?: string | undefined; until?: string | undefined },
+  page: PageRequest,
+): Promise<Page<Movement>> {
+  const farm = await requireFarm(db, scope, farmId);
+  return movementPage(db, farm.id, rangeOf(query), page);
+}
+
+/** `since`/`until` as epoch ms (each a clear 400 when it is not a date). */
+export function rangeOf(query: { since?: string | undefined; until?: string | undefined }): {
+  since?: number;
+  until?: number;
+} {
+  return {
+    ...(query.since === undefined ? {} : { since: parseDateInput('since', query.since) }),
+    ...(query.until === undefined ? {} : { until: parseDateInput('until', query.until) }),
+  };
+}
+
+export async function getMovement(db: Db, scope: Scope, id: string): Promise<Movement> {
+  return toMovement(await loadScoped(db, scope, 'movement', id));
+}
+
+/** POST /v1/farms/{farm}/movements. */
+export async function createMovement(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: CreateMovementInput,
+  now: number = Date.now(),
+): Promise<Movement> {
+  const hasList = input.animal_ids !== undefined;
+  if (hasList === (input.head_count !== undefined)) {
+    throw invalid(
+      hasList ? 'head_count' : 'animal_ids',
+      'Name what moved: animal_ids, or head_count for a mob without EIDs, one of them.',
+    );
+  }
+  const at = parseDateInput('at', input.at);
+  return inTransaction(db, async (trx) => {
+    const farm = await requireFarm(trx, scope, farmId);
+    const animals = hasList
+      ? await lockedAnimals(trx, farm, { animal_ids: input.animal_ids }, 'animal_ids')
+      : [];
+    const leaving = input.direction === 'off';
+    // Off the holding inside a meat withdrawal: refused (409) unless override_reason says why.
+    const held = leaving ? checkLeaving(animals, at, input.override_reason) : [];
+    const id = newId('movement', now);
+    const ids = animals.map((a) => a.id);
+    const row: MovementRow = {
+      id,
+      farm_id: farm.id,
+      direction: input.direction,
+      at,
+      animal_ids: hasList ? JSON.stringify(ids) : null,
+      head_count: hasList ? ids.length : (input.head_count ?? 0),
+      species:
+        input.species ??
+        (animals.length > 0 && animals.every((a) => a.species === animals[0]?.species)
+          ? (animals[0]?.species ?? null)
+          : null),
+      other_holding: input.other_holding,
+      reason: input.reason,
+      transporter: input.transporter ?? null,
+      vehicle: input.vehicle ?? null,
+      override_reason: held.length > 0 ? (input.override_reason ?? null) : null,
+      event_id: null,
+      created_at: now,
+    };
+    const event = await recordFarmEvent(
+      trx,
+      farm.id,
+      {
+        type: MOVEMENT_EVENT,
+        // One animal moved: its history shows the move (and any override); a mob or a list has no one subject.
+        ...(ids.length === 1 ? { subject_type: 'animal' as const, subject_id: ids[0] } : {}),
+        data: {
+          movement_id: id,
+          direction: row.direction,
+          animal_ids: ids,
+          head_count: row.head_count,
+          other_holding: row.other_holding,
+          reason: row.reason,
+          ...(row.override_reason ? { override_reason: row.override_reason } : {}),
+        },
+        at,
+      },
+      now,
+    );
+    row.event_id = event.id;
+    await insertMovement(trx, row);
+    if (ids.length > 0) {
+      const status = leaving ? statusAfterMoveOff(input.reason as MovementReason) : STATUS_AFTER_MOVE_ON;
+      await setAnimalsStatus(trx, farm.id, ids, status, now);
+    }
+    if (held.length > 0 && row.override_reason !== null) {
+      const override = {
+        action: 'movement' as const,
+        override_reason: row.override_reason,
+        event_id: event.id,
+        animals: held,
+      };
+      await emitWithdrawalOverridden(trx, farm.id, override, now);
+    }
+    const movement = toMovement(row);
+    await emitEvent(trx, farm.id, 'movement.created', movement, now);
+    return movement;
+  });
+}
