@@ -32,6 +32,8 @@ const INIT = `window.ui = SwaggerUIBundle({
   dom_id: '#api',
   deepLinking: true,
   defaultModelsExpandDepth: 0,
+  // Tags open on a click: drawing all ~140 operations at once keeps Swagger UI busy for many seconds.
+  docExpansion: 'none',
   tryItOutEnabled: false,
 });
 `;
