@@ -350,7 +350,7 @@ function mqttBroker(env: Env, port: number): MqttBrokerConfig | null {
     (url.pathname !== '' && url.pathname !== '/')
   ) {
     throw new ConfigError(
-      `FARMSTEAD_MQTT_BROKER must be an mqtt:// or mqtts:// URL like mqtt://farmstead:password@broker.example:1883, got "${raw.replace(/\/\/[^@]*@/, '//…@')}"`,
+      `FARMSTEAD_MQTT_BROKER must be an mqtt:// or mqtts:// URL like mqtt://farmstead:password@broker.example:1883 (the value given is not shown: it may hold a password)`,
     );
   }
   const clientId =

@@ -73,6 +73,7 @@ export class ExternalBroker {
   private readonly timers: NodeJS.Timeout[] = [];
   private bus: Bus | null = null;
   private ticking = false;
+  private closed: Promise<void> | null = null;
   private subscribedOnce: Promise<void>[] = [];
 
   constructor(deps: ExternalBrokerDeps) {
@@ -315,10 +316,13 @@ export class ExternalBroker {
    * Stops: messages in hand are left unacknowledged (the broker keeps them in the session for the next
    * start), the sessions close without ending (the broker keeps their subscriptions).
    */
-  async close(): Promise<void> {
-    this.abort.abort();
-    for (const timer of this.timers) clearInterval(timer);
-    await Promise.all([...this.consumers, this.service].map((c) => c.endAsync(true).catch(() => {})));
-    await this.bus?.close();
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.abort.abort();
+      for (const timer of this.timers) clearInterval(timer);
+      await Promise.all([...this.consumers, this.service].map((c) => c.endAsync(true).catch(() => {})));
+      await this.bus?.close();
+    })();
+    return this.closed;
   }
 }
