@@ -4,7 +4,7 @@
  * dates are the API's (`withdrawal` on the Animal); the page computes none of them.
  */
 import type { Problem, Schema } from './api.ts';
-import { errorFor, Field } from './form.ts';
+import { errorFor } from './form.ts';
 import { html } from './lib.ts';
 import { ago, farmTime } from './ui.ts';
 
@@ -103,9 +103,15 @@ export function dayOf(iso: string, timezone: string): string {
   }).format(new Date(iso));
 }
 
+/** The API's refusal in a farmer's words: it names the member to send, the form has a field for it. */
+export function refusalText(message: string): string {
+  return message.replace(/\b[Ss]end override_reason\b/, 'Give a reason below');
+}
+
 /**
  * The override reason a refusal asks for: shown once the API's answer names `override_reason` (a 409
- * `withdrawal_active`: its message under the field), or when the page knows one is needed (an expired batch).
+ * `withdrawal_active`: its message above the field, which answers it), or when the page knows one is needed
+ * (an expired batch).
  */
 export function OverrideField({
   error,
@@ -118,8 +124,15 @@ export function OverrideField({
   idPrefix: string;
   label?: string;
 }) {
-  const asked = errorFor(error, 'override_reason') !== null || /override_reason/.test(error?.message ?? '');
+  const own = errorFor(error, 'override_reason');
+  const asked = own !== null || /override_reason/.test(error?.message ?? '');
   if (!needed && !asked) return null;
-  return html`<div class="override-field"><${Field} name="override_reason" label=${label} type="textarea"
-    error=${error} idPrefix=${idPrefix} /></div>`;
+  const id = `${idPrefix}-override_reason`;
+  const errorId = own ? `${id}-error` : undefined;
+  return html`<div class="field override-field">
+    ${own && html`<p class="error" role="alert" id=${errorId}>${refusalText(own.message)}</p>`}
+    <label for=${id}>${label}</label>
+    <textarea id=${id} name="override_reason" rows="3" aria-describedby=${errorId}
+      aria-invalid=${own ? 'true' : undefined}></textarea>
+  </div>`;
 }

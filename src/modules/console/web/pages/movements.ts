@@ -15,6 +15,7 @@ import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
 import { html, inputValue, useState } from '../lib.ts';
 import { loadAll, loadGroups } from '../records.ts';
+import { navigate } from '../router.ts';
 import { can, type Farm, loadFarms } from '../store.ts';
 import { farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
 import { OverrideField } from '../withdrawal.ts';
@@ -147,6 +148,8 @@ function MovementForm({
     }
     const made = await api('POST', '/v1/farms/{farm}/movements', { path: { farm: farm.id }, body });
     el.reset();
+    // The animals chosen have moved: the form forgets them, so they are not moved twice.
+    if (chosen.length > 0) navigate('/movements', { replace: true });
     onMoved();
     return made.direction === 'off'
       ? `Recorded: ${made.head_count} head off the holding`

@@ -14,7 +14,7 @@ import { html, inputValue, useState } from '../lib.ts';
 import { loadGroups } from '../records.ts';
 import { can, signedIn } from '../store.ts';
 import { farmTime, Loading, useLoad } from '../ui.ts';
-import { dayOf, OverrideField } from '../withdrawal.ts';
+import { dayOf, OverrideField, refusalText } from '../withdrawal.ts';
 import type { PageProps } from './page.ts';
 
 type Medicine = Schema<'Medicine'>;
@@ -67,10 +67,20 @@ function batchChoice(batch: Schema<'MedicineBatch'>, unit: string, timezone: str
   return `${batch.batch}: expires ${when}, ${batch.remaining} ${unit} left`;
 }
 
-/** One line of withdrawal dates: "Meat until Dec 12, 09:00 · Milk until Dec 3, 09:00 · Eggs: none". */
-function untilLine(until: Treatment['withdrawal_until'], timezone: string): string {
-  const one = (date: string | null) => (date ? farmTime(date, timezone) : 'none');
-  return `Meat until ${one(until.meat)} · Milk until ${one(until.milk)} · Eggs until ${one(until.eggs)}`;
+/** Each food's end after this treatment, a line each: "Meat until Dec 22, 09:29", "Eggs: no withdrawal". */
+function untilLines(until: Treatment['withdrawal_until'], timezone: string): string[] {
+  return [
+    until.meat ? `Meat until ${farmTime(until.meat, timezone)}` : 'Meat: no withdrawal',
+    until.milk ? `Milk until ${farmTime(until.milk, timezone)}` : 'Milk: no withdrawal',
+    until.eggs ? `Eggs until ${farmTime(until.eggs, timezone)}` : 'Eggs: no withdrawal',
+  ];
+}
+
+/** What was given, in a sentence: "Pen & Strep, batch PS-0311: 5 ml each." */
+function givenLine(t: Treatment): string {
+  return t.batch
+    ? `${t.medicine}, batch ${t.batch}: ${t.dose} ${t.dose_unit} each.`
+    : `${t.medicine}, no batch recorded: ${t.dose} ${t.dose_unit} each.`;
 }
 
 /** What the API answered: each distinct set of withdrawal dates with the animals it applies to. */
@@ -91,12 +101,12 @@ function Given({
   const first = treatments[0];
   return html`<div class="given" role="status">
     <h2>${treatments.length === 1 ? 'Treatment recorded' : `${treatments.length} treatments recorded`}</h2>
-    ${first && html`<p>${first.medicine}${first.batch ? `, batch ${first.batch}` : ''}: ${first.dose} ${first.dose_unit}.</p>`}
+    ${first && html`<p>${givenLine(first)}</p>`}
     <ul>${[...byDates.values()].map(
       (
         group,
-      ) => html`<li><strong>${untilLine(group[0]?.withdrawal_until ?? { meat: null, milk: null, eggs: null }, timezone)}</strong>
-        <br /><span class="small">${group.map((t) => names.get(t.animal_id) ?? t.animal_id).join(', ')}</span></li>`,
+      ) => html`<li>${untilLines(group[0]?.withdrawal_until ?? { meat: null, milk: null, eggs: null }, timezone).map((line) => html`<strong class="until">${line}</strong>`)}
+        <span class="small">${group.map((t) => names.get(t.animal_id) ?? t.animal_id).join(', ')}</span></li>`,
     )}</ul>
   </div>`;
 }
@@ -220,7 +230,7 @@ export function Page({ farm }: PageProps) {
             <option value="">No batch recorded</option>
             ${batches.map((b) => html`<option value=${b.id}>${batchChoice(b, medicine?.unit ?? '', farm.timezone)}</option>`)}
           </select>
-          ${form.error?.param === 'batch_id' && html`<p class="error" role="alert" id="treat-batch_id-error">${form.error.message}</p>`}
+          ${form.error?.param === 'batch_id' && html`<p class="error" role="alert" id="treat-batch_id-error">${refusalText(form.error.message)}</p>`}
           ${expired && html`<p class="warning small">This batch has expired: give a reason to use it anyway.</p>`}</div>
         <div class="pair">
           <${Field} key=${`dose-${medicine?.id}`} name="dose" label="Dose per animal" type="number" min="0" step="any" inputmode="decimal" required ...${p} />
