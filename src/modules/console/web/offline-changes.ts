@@ -127,7 +127,7 @@ export async function applyLocally(db: Local, change: Change): Promise<unknown> 
     case '/v1/farms/{farm}/events':
       return eventOf(change);
     case '/v1/farms/{farm}/treatments':
-      // The withdrawal dates are the server's to compute: the page says it is kept, and shows them once synced.
+      // The withdrawal dates are the server's: the page says it is kept.
       return { data: [], queued: true };
     default:
       return null;

@@ -118,7 +118,7 @@ function searchAnimals(all: Animal[], query: Query<'/v1/farms/{farm}/animals'>):
   return page(shown, more, more ? `offline:${from + limit}` : null);
 }
 
-/** Still inside a meat, milk or eggs withdrawal now (the server's `?withdrawal=active`, as of the last refresh). */
+/** The server's `?withdrawal=active`, as of the last refresh. */
 function underWithdrawal(a: Animal, now = Date.now()): boolean {
   const w = a.withdrawal;
   return [w?.meat_until, w?.milk_until, w?.eggs_until].some((until) => until && Date.parse(until) > now);

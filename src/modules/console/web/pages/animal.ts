@@ -9,6 +9,7 @@ import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
+import { OverrideField, WithdrawalBanner } from '../herd-book.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import {
   ANIMAL_FIELD_NAMES,
@@ -23,7 +24,6 @@ import {
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { amount, farmTime, Loading, useLoad } from '../ui.ts';
-import { OverrideField, WithdrawalBanner } from '../withdrawal.ts';
 import type { PageProps } from './page.ts';
 
 type FarmEvent = Schema<'Event'>;

@@ -1,11 +1,11 @@
 /**
  * Animals: a table that stays fast at thousands of head — the server searches (`q`) and filters, and only
- * one page (50 rows) is ever in the page — and a form to add one with every field. Each row shows its
- * withdrawal (a chip per food held); "Under withdrawal" is the API's `?withdrawal=active`. Animals chosen
- * with their check boxes (across pages) are given a treatment together (/treat?animal_ids=…).
+ * one page (50 rows) is ever in the page — and a form to add one with every field. Animals ticked (across
+ * pages) are given a treatment or moved together.
  */
 import { api } from '../api.ts';
 import { Submit, useForm } from '../form.ts';
+import { WithdrawalChips } from '../herd-book.ts';
 import { checkedOf, html, inputValue, useEffect, useState } from '../lib.ts';
 import {
   ANIMAL_FIELD_NAMES,
@@ -23,7 +23,6 @@ import type { Farm } from '../store.ts';
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { Loading, useLoad } from '../ui.ts';
-import { WithdrawalChip } from '../withdrawal.ts';
 import type { PageProps } from './page.ts';
 
 const PAGE_SIZE = 50;
@@ -70,7 +69,6 @@ export function Page({ farm }: PageProps) {
       withdrawal: get('withdrawal'),
     };
   });
-  // The animals chosen for a treatment, kept while the filters and pages change.
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const choose = (id: string, on: boolean) => {
     const next = new Set(chosen);
@@ -166,7 +164,7 @@ export function Page({ farm }: PageProps) {
                 <td class="name">${a.name ?? ''}</td><td class="species">${a.species}</td><td class="wide">${a.breed ?? ''}</td>
                 <td class="place">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
                 <td class="state"><span class=${`status ${a.status}`}>${a.status}</span>
-                  <${WithdrawalChip} withdrawal=${a.withdrawal} timezone=${farm.timezone} /></td>
+                  <${WithdrawalChips} withdrawal=${a.withdrawal} timezone=${farm.timezone} /></td>
               </tr>`,
             )}
           </tbody>

@@ -15,10 +15,7 @@ const STATE_TEXT: Record<Change['state'], string> = {
   attention: 'Needs attention',
 };
 
-/**
- * The fields of a change a person can fix: its plain members and its `data` members, as text; and an
- * `override_reason` when the server asked for one (an expired batch, an animal inside its withdrawal).
- */
+/** The fields of a change a person can fix, as text (and `override_reason` when the refusal asks for it). */
 function fixable(body: unknown, message: string | null = null): [string, string][] {
   const out: [string, string][] = [];
   const add = (prefix: string, record: Record<string, unknown>) => {
@@ -40,7 +37,6 @@ function fixed(body: unknown, form: FormData): unknown {
     const [outer, inner] = name.startsWith('data.') ? ['data', name.slice(5)] : [null, name];
     const target = (outer ? next.data : next) as Record<string, unknown>;
     const was = target[inner];
-    // A reason left blank is not sent: the server would refuse an empty one.
     if (inner === 'override_reason' && !outer && String(value).trim() === '') {
       delete target[inner];
       continue;
