@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import type { Medicine } from '../src/modules/medicines/schemas.ts';
 import type { Movement } from '../src/modules/movements/schemas.ts';
@@ -89,6 +90,15 @@ async function styled(page: Page): Promise<void> {
   );
 }
 
+/** The page's main part has no accessibility violation axe finds (the shell is tested on its own). */
+async function accessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).include('main').analyze();
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+  );
+}
+
 /** Chooses an option of a select by its visible text (part of it). */
 async function chooseOption(page: Page, label: string, text: RegExp): Promise<void> {
   const select = page.getByLabel(label, { exact: true });
@@ -134,6 +144,7 @@ test('the medicine cabinet on a phone: batches marked expired, expiring soon and
   );
   await styled(page);
   await assertNoHorizontalScroll(page);
+  await accessible(page);
   await screenshot(page, 'console-medicines-phone');
 
   // A medicine with a zero eggs period and none for milk, then its first batch.
@@ -186,6 +197,7 @@ test('a treatment from the animal page: an expired batch asks for a reason, the 
   await page.getByLabel('Prescribing vet').fill('J. Herriot');
   await styled(page);
   await assertNoHorizontalScroll(page);
+  await accessible(page);
   await screenshot(page, 'console-treat-phone');
   // Sent without a reason: the API's refusal is shown beside the batch.
   await page.getByRole('button', { name: 'Give treatment' }).click();
@@ -215,6 +227,7 @@ test('a treatment from the animal page: an expired batch asks for a reason, the 
     hourCycle: 'h23',
   }).format(new Date(treatment.withdrawal_until.meat ?? ''));
   assert.match((await given.textContent()) ?? '', new RegExp(`Meat until ${meat}.*Eggs: no withdrawal`));
+  await accessible(page);
   await screenshot(page, 'console-treat-given-phone');
 
   // The animal's page: the banner says what is withheld, until when, and because of what.
@@ -228,6 +241,7 @@ test('a treatment from the animal page: an expired batch asks for a reason, the 
   assert.doesNotMatch(text, /Eggs/);
   await styled(page);
   await assertNoHorizontalScroll(page);
+  await accessible(page);
   await screenshot(page, 'console-animal-withdrawal-phone');
 
   // The list: a chip on the treated animal only, and the filter keeps it alone.
@@ -241,6 +255,7 @@ test('a treatment from the animal page: an expired batch asks for a reason, the 
   assert.match((await page.locator('table.records tbody').textContent()) ?? '', /B-7/);
   await styled(page);
   await assertNoHorizontalScroll(page);
+  await accessible(page);
   await screenshot(page, 'console-animals-withdrawal-phone');
   assert.deepEqual(problems, []);
   await page.context().close();
@@ -279,6 +294,7 @@ test('a move off chosen on the animals list: 409 inside the withdrawal shown, th
   );
   await styled(page);
   await assertNoHorizontalScroll(page);
+  await accessible(page);
   await screenshot(page, 'console-movement-refused-phone');
   await page
     .getByLabel(/Reason to go ahead anyway/)
@@ -305,6 +321,7 @@ test('a move off chosen on the animals list: 409 inside the withdrawal shown, th
     `/v1/farms/${f.farm.id}/holding-register/export?format=csv`,
     `/v1/farms/${f.farm.id}/medicine-record/export?format=csv`,
   ]);
+  await accessible(page);
   await screenshot(page, 'console-register-phone');
   assert.deepEqual(problems, []);
   await page.context().close();
@@ -360,6 +377,7 @@ test('offline chute-side: a group given a treatment on a phone is kept, then syn
   await kept.getByText('Kept on this phone').waitFor();
   assert.match((await kept.textContent()) ?? '', /Pen & Strep for Heifers is saved here/);
   await page.getByText('Waiting to sync (1)').waitFor();
+  await accessible(page);
   await screenshot(page, 'console-treat-queued-phone');
   await page.getByRole('link', { name: 'See what is waiting to sync' }).click();
   await page.getByText('Treatment: Pen & Strep to Heifers').waitFor();
