@@ -365,7 +365,7 @@ test('offline chute-side: a group given a treatment on a phone is kept, then syn
   await chooseOption(page, 'Batch', /PS-2207/);
   await page.getByLabel('Dose per animal').fill('4');
   await chooseOption(page, 'Route', /under the skin/);
-  await page.getByLabel('Doses in the course').fill('3');
+  await page.getByLabel('Doses', { exact: true }).fill('3');
   await page.getByLabel('Every (hours)').fill('24');
   await page.getByLabel('Reason or diagnosis').fill('Pneumonia');
   await styled(page);

@@ -89,7 +89,7 @@ function MovementForm({
       <${Field} name="vehicle" label="Vehicle (registration)" ...${p} />
     </div>
     <${OverrideField} error=${form.error} idPrefix="move" />
-    <${Submit} form=${form} label="Record movement" names=${['at', 'animal_ids', 'head_count', 'species', 'other_holding', 'reason', 'transporter', 'vehicle']} />
+    <${Submit} form=${form} label="Record movement" names=${['at', 'animal_ids', 'head_count', 'species', 'other_holding', 'reason', 'transporter', 'vehicle', 'override_reason']} />
   </form>`;
 }
 

@@ -38,7 +38,20 @@ const ROUTES = {
   other: 'Other',
 } satisfies Record<TreatmentRoute, string>;
 
-const NAMES = ['group_id', 'dose', 'dose_unit', 'route', 'site', 'course', 'reason', 'given_by', 'vet', 'at'];
+const NAMES = [
+  'batch_id',
+  'group_id',
+  'dose',
+  'dose_unit',
+  'route',
+  'site',
+  'course',
+  'reason',
+  'given_by',
+  'vet',
+  'at',
+  'override_reason',
+];
 
 function untilLines(u: Treatment['withdrawal_until'], timezone: string): string[] {
   return [
@@ -179,7 +192,7 @@ export function Page({ farm }: PageProps) {
               return html`<option value=${b.id}>${batchState(b).expired ? `${b.batch}: EXPIRED ${when}, ${b.remaining} ${medicine.unit} left` : `${b.batch}: expires ${when}, ${b.remaining} ${medicine.unit} left`}</option>`;
             })}
           </select>
-          ${batchError && html`<p class="error" role="alert" id="treat-batch-error">${refusalText(batchError.message)}</p>`}</div>
+</div>
         <div class="pair">
           <${Field} key=${`d${medicine.id}`} name="dose" label="Dose per animal" type="number" min="0" step="any" inputmode="decimal" required ...${p} />
           <${Field} key=${`u${medicine.id}`} name="dose_unit" label="Unit" value=${medicine.unit} required ...${p} />
@@ -187,7 +200,7 @@ export function Page({ farm }: PageProps) {
         <${Field} name="route" label="Route" type="select" options=${Object.entries(ROUTES)} ...${p} />
         <${Field} name="site" label="Site (e.g. left neck)" ...${p} />
         <div class="pair">
-          <${Field} name="course.doses" label="Doses in the course" type="number" min="1" step="1" value="1" inputmode="numeric" ...${p} />
+          <${Field} name="course.doses" label="Doses" type="number" min="1" step="1" value="1" inputmode="numeric" ...${p} />
           <${Field} name="course.every_hours" label="Every (hours)" type="number" min="0" step="any" inputmode="decimal" ...${p} />
         </div>
         <${Field} name="reason" label="Reason or diagnosis" ...${p} />
@@ -195,7 +208,8 @@ export function Page({ farm }: PageProps) {
         <${Field} name="vet" label="Prescribing vet" ...${p} />
         <${Field} name="at" label="When (blank for now)" type="datetime-local" ...${p} />
       </div>
-      ${batch && batchState(batch).expired && html`<p class="warning">This batch has expired: give a reason to use it anyway.</p>`}
+      ${batchError && html`<p class="error" role="alert" id="treat-batch-error">${refusalText(batchError.message)}</p>`}
+      ${!batchError && batch && batchState(batch).expired && html`<p class="warning">This batch has expired: give a reason to use it anyway.</p>`}
       <${OverrideField} error=${form.error} needed=${batch ? batchState(batch).expired : false} idPrefix="treat"
         label="Reason to use this batch anyway (kept with each treatment)" />
       <${Submit} form=${form} label="Give treatment" names=${NAMES} />
