@@ -327,10 +327,9 @@ test('a move off chosen on the animals list: 409 inside the withdrawal shown, th
   await page.context().close();
 });
 
-test('offline chute-side: a group given a treatment on a phone is kept, then synced once: one treatment per animal, not two', async () => {
-  const f = await herdFarm('Chute Farm');
+/** A phone signed in on the farm, its service worker in control and the farm kept on it (to go offline). */
+async function fieldPhone(f: Awaited<ReturnType<typeof herdFarm>>) {
   const { page, personId, problems } = await phone(f.account);
-  const context = page.context();
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   await page.evaluate('navigator.serviceWorker.ready');
@@ -351,6 +350,12 @@ test('offline chute-side: a group given a treatment on a phone is kept, then syn
     })()`),
   );
 
+  return { page, personId, problems, context: page.context() };
+}
+
+test('offline chute-side: a group given a treatment on a phone is kept, then synced once: one treatment per animal, not two', async () => {
+  const f = await herdFarm('Chute Farm');
+  const { page, problems, context } = await fieldPhone(f);
   await context.setOffline(true);
   await page.getByRole('link', { name: 'Groups' }).first().click();
   await page.getByRole('link', { name: 'Give Heifers a treatment' }).click();
@@ -421,6 +426,50 @@ test('offline chute-side: a group given a treatment on a phone is kept, then syn
   }
   const stock = await make.fetched<Medicine>(world.t, f.key, `/v1/medicines/${f.med.id}`);
   assert.equal(stock.batches.find((b) => b.id === f.good.id)?.used, 36, '4 ml × 3 doses × 3 animals, once');
+  assert.deepEqual(
+    problems.filter((p) => !p.startsWith('foreign')),
+    [],
+  );
+  await context.close();
+});
+
+test('offline: an expired batch given without a reason waits in "needs attention"; Fix takes the reason and it syncs once', async () => {
+  const f = await herdFarm('Attention Farm');
+  const { page, personId, problems, context } = await fieldPhone(f);
+  await context.setOffline(true);
+  await page.getByRole('link', { name: 'Groups' }).first().click();
+  await page.getByRole('link', { name: 'Give Heifers a treatment' }).click();
+  await chooseOption(page, 'Batch', /PS-0311/);
+  await page.getByLabel('Dose per animal').fill('2');
+  // The page says the batch has expired; the person gives it anyway, without a reason.
+  await page.getByText('This batch has expired').waitFor();
+  await page.getByRole('button', { name: 'Give treatment' }).click();
+  await page.locator('.given.queued').waitFor();
+
+  await context.setOffline(false);
+  await page.locator('.sync-bar').getByText('1 needs attention').click();
+  const card = page.locator('li.change.needs-attention');
+  await card.waitFor();
+  assert.match((await card.textContent()) ?? '', /Batch PS-0311 .* expired on .*override_reason/);
+  await card.getByRole('button', { name: 'Fix' }).click();
+  const fix = page.getByRole('form', { name: /^Fix: Treatment: Pen & Strep to Heifers/ });
+  await fix.getByLabel('override_reason').fill('Vet said use it up');
+  await fix.getByRole('button', { name: 'Send again' }).click();
+  await waitFor('the fixed treatment to sync', async () =>
+    page.evaluate<boolean>(`(async () => {
+      const open = indexedDB.open('farmstead-${personId}');
+      const db = await new Promise((resolve) => { open.onsuccess = () => resolve(open.result); });
+      const all = await new Promise((resolve) => {
+        const r = db.transaction('queue').objectStore('queue').getAll();
+        r.onsuccess = () => resolve(r.result);
+      });
+      db.close();
+      return all.length === 1 && all[0].state === 'synced';
+    })()`),
+  );
+  const treatments = await treatmentsOf(f.key, f.farm.id);
+  assert.equal(treatments.length, 3, 'one per animal of the group, once');
+  assert.ok(treatments.every((t) => t.override_reason === 'Vet said use it up' && t.batch === 'PS-0311'));
   assert.deepEqual(
     problems.filter((p) => !p.startsWith('foreign')),
     [],
