@@ -2,9 +2,11 @@
  * The herd book in the console (issue 46), on a phone (360 px) in headless Chromium against a real server:
  * the medicine cabinet (a medicine and a batch added; expired, expiring soon and low stock said in words); a
  * treatment given with an expired batch (refused, then given with a reason) and its withdrawal dates; the
- * withdrawal banner, the chip and the "under withdrawal" filter; a move off refused with 409 inside the
- * withdrawal and recorded with an override reason; and a group treated OFFLINE, chute-side, synced once
- * (one treatment per animal, not two, even when the first answer is lost). Screenshots of each page.
+ * withdrawal banner, the chips and the "under withdrawal" filter; a sale on the animal's page and a move off
+ * refused with 409 inside the withdrawal and recorded with an override reason; a group treated OFFLINE,
+ * chute-side, synced once (one treatment per animal, not two, even when the first answer is lost); an
+ * expired batch given offline fixed with a reason from "needs attention". Screenshots of each page, and axe
+ * on each page's main part.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -180,7 +182,7 @@ test('the medicine cabinet on a phone: batches marked expired, expiring soon and
   await page.context().close();
 });
 
-test('a treatment from the animal page: an expired batch asks for a reason, the withdrawal dates are shown, then the banner, chip and filter', async () => {
+test('a treatment from the animal page: an expired batch asks for a reason, the withdrawal dates are shown; the banner, chips and filter; a sale refused inside the withdrawal, then logged with a reason', async () => {
   const f = await herdFarm('Banner Farm');
   const { page, problems } = await phone(f.account);
   await page.goto(`${world.base}/animals/${f.loner.id}`);
@@ -257,6 +259,29 @@ test('a treatment from the animal page: an expired batch asks for a reason, the 
   await assertNoHorizontalScroll(page);
   await accessible(page);
   await screenshot(page, 'console-animals-withdrawal-phone');
+
+  // A sale logged on its page is refused inside the meat withdrawal, then logged with a reason.
+  await page.getByRole('link', { name: 'B-7' }).click();
+  await page.getByRole('button', { name: 'Sale', exact: true }).click();
+  await page.getByLabel('Buyer').fill('Dale Mart');
+  await page.getByRole('button', { name: 'Log sale' }).click();
+  await page
+    .locator('#log-override_reason-error')
+    .getByText(/inside its meat withdrawal/)
+    .waitFor();
+  assert.equal((await make.fetched<Animal>(world.t, f.key, `/v1/animals/${f.loner.id}`)).status, 'active');
+  await page.getByLabel(/Reason to go ahead anyway/).fill('Sold as a breeding cow, not for slaughter');
+  await page.getByRole('button', { name: 'Log sale' }).click();
+  await page.getByText('Sale logged').waitFor();
+  const sold = await make.fetched<Animal>(world.t, f.key, `/v1/animals/${f.loner.id}`);
+  assert.equal(sold.status, 'sold');
+  const sales = await make.fetched<List<{ data: Record<string, unknown> }>>(
+    world.t,
+    f.key,
+    `/v1/farms/${f.farm.id}/events?subject_id=${f.loner.id}&type=sale`,
+  );
+  assert.equal(sales.data.length, 1, 'the refused sale left nothing');
+  assert.equal(sales.data[0]?.data.override_reason, 'Sold as a breeding cow, not for slaughter');
   assert.deepEqual(problems, []);
   await page.context().close();
 });
