@@ -30,19 +30,12 @@ export const BriefItemSchema = Type.Object({
   severity: Type.Enum(BRIEF_SEVERITIES, { type: 'string' }),
   title: Type.String({ description: 'One line for a person.' }),
   detail: Type.String({ description: 'Why it is listed: the value, the line or the time.' }),
-  subject_type: Nullable(
-    Type.String({ description: 'device, animal, group, paddock, medicine, … or null.' }),
-  ),
+  subject_type: Nullable(Type.String({ description: 'device, animal, group, paddock, … or null.' })),
   subject_id: Nullable(Type.String()),
-  ref_id: Nullable(
-    Type.String({
-      description:
-        'The alert or task id for alert and task items; the treatment for milk items; the batch for batch_expiring.',
-    }),
-  ),
+  ref_id: Nullable(Type.String({ description: 'The alert, task, treatment or batch it is about.' })),
   at: Nullable(
     DateTime(
-      'When it started: alert created_at, task due_at, a device’s last report, a paddock’s last grazing; when a milk withdrawal ends or a batch expires.',
+      'When it started: alert created_at, task due_at, a device’s last report, a paddock’s last grazing; or ends.',
     ),
   ),
 });
