@@ -33,7 +33,7 @@ const MEDICINES: ReadonlyArray<{
   {
     key: 'oxytet',
     medicine: {
-      name: 'Oxytet 200 LA',
+      name: 'Oxytetracycline 200 LA',
       unit: 'ml',
       active_ingredient: 'oxytetracycline 200 mg/ml',
       form: 'solution for injection',
