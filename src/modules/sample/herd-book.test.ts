@@ -51,11 +51,17 @@ forEachEngine('sample farm: the herd book', (t) => {
       milk.map((i) => [i.kind, i.subject_id]),
       [['milk_withheld', daisy.id]],
     );
-    assert.match(milk[0]?.title ?? '', /^Milk from Daisy \(114\) withheld until (tomorrow|\d{4}-\d\d-\d\d) \d\d:\d\d$/);
+    assert.match(
+      milk[0]?.title ?? '',
+      /^Milk from Daisy \(114\) withheld until (tomorrow|\d{4}-\d\d-\d\d) \d\d:\d\d$/,
+    );
     assert.match(milk[0]?.detail ?? '', /^Penicillin G Procaine \(batch PG-5521\): 4-day milk withdrawal/);
     assert.deepEqual(
       brief.items.filter((i) => i.kind === 'batch_expiring' || i.kind === 'medicine_low').map((i) => i.title),
-      ['Oxytetracycline 200 LA batch OT-24117 expires in 18 days', 'Low stock: Ivermectin Pour-On (168 ml left)'],
+      [
+        'Oxytetracycline 200 LA batch OT-24117 expires in 18 days',
+        'Low stock: Ivermectin Pour-On (168 ml left)',
+      ],
     );
     assert.equal(brief.counts.milk_withheld, 1);
 
