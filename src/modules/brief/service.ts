@@ -21,6 +21,7 @@ import { grazingState, isOccupied } from '../stays/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
+import { herdBookSections, herdBookText, readHerdBookFacts } from './herd-book-sections.ts';
 import { FarmMemo, RecentBuilds } from './memo.ts';
 import {
   activeAlertKeys,
@@ -116,13 +117,14 @@ async function readIntervals(db: Db, deviceIds: readonly string[]): Promise<Inte
  * which devices have been silent long enough to be candidates moves with the clock.
  */
 async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }) {
-  const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
+  const [alerts, alertKeys, tasks, devices, batteries, paddocks, herdBook] = await Promise.all([
     activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
     activeAlertKeys(db, farm.id),
     dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
     farmDevices(db, farm.id),
     latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
     restedPaddocks(db, farm.id),
+    readHerdBookFacts(db, farm.id, today),
   ]);
   const houses = devices.filter((d) => d.type === 'house');
   const houseLatest = await latestReadings(
@@ -141,7 +143,18 @@ async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end
     }
     return found;
   };
-  return { alerts, alertKeys, tasks, devices, batteries, paddocks, houses, houseLatest, intervalsOf };
+  return {
+    alerts,
+    alertKeys,
+    tasks,
+    devices,
+    batteries,
+    paddocks,
+    herdBook,
+    houses,
+    houseLatest,
+    intervalsOf,
+  };
 }
 
 type StoredFacts = Awaited<ReturnType<typeof readBriefFacts>>;
@@ -282,15 +295,18 @@ async function assembleBrief(
   const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now);
+  const herdBook = herdBookSections(facts.herdBook, ctx);
 
   const ranked: BriefItem[] = [
     ...alerts.items,
     ...taskItems,
+    ...herdBook.milk,
     ...houses.items,
     ...houses.doorItems,
     ...quietItems,
     ...batteryItems,
     ...paddockItems,
+    ...herdBook.cabinet,
     ...alerts.info,
   ]
     .slice(0, BRIEF_ITEM_LIMIT)
@@ -307,6 +323,7 @@ async function assembleBrief(
     devices_quiet: quietItems.length,
     devices_low_battery: batteryItems.length,
     paddocks_past_rest: paddockItems.length,
+    ...herdBook.counts,
   };
   const p = localParts(now, tz);
   const localDate = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
@@ -317,7 +334,12 @@ async function assembleBrief(
     generated_at: toIso(now),
     local_date: localDate,
     headline: briefHeadline(farm.name, ranked, counts),
-    text: briefText({ farmName: farm.name, items: ranked, counts, houses: houses.houses, now, timezone: tz }),
+    text: [
+      briefText({ farmName: farm.name, items: ranked, counts, houses: houses.houses, now, timezone: tz }),
+      herdBookText(ranked),
+    ]
+      .filter((part) => part !== '')
+      .join(' '),
     alerts: alertRecords,
     tasks: facts.tasks.rows.map(toTask),
     houses: houses.houses,

@@ -1945,7 +1945,11 @@ export interface components {
          *         "doors_open_after_dusk": 0,
          *         "devices_quiet": 0,
          *         "devices_low_battery": 0,
-         *         "paddocks_past_rest": 0
+         *         "paddocks_past_rest": 0,
+         *         "milk_withheld": 0,
+         *         "milk_clear_today": 0,
+         *         "batches_expiring": 0,
+         *         "medicines_low_stock": 0
          *       }
          *     }
          */
@@ -1957,12 +1961,20 @@ export interface components {
                 alerts_info: number;
                 alerts_urgent: number;
                 alerts_watch: number;
+                /** @description Medicine batches with stock left expiring within 30 days. */
+                batches_expiring: number;
                 devices_low_battery: number;
                 devices_quiet: number;
                 /** @description Houses with pop doors open after dusk. */
                 doors_open_after_dusk: number;
                 /** @description Houses with low feed or water or climate off target. */
                 houses_attention: number;
+                /** @description Medicines at or below their low-stock line. */
+                medicines_low_stock: number;
+                /** @description Animals whose milk withdrawal ends today. */
+                milk_clear_today: number;
+                /** @description Animals whose milk is withheld past today. */
+                milk_withheld: number;
                 paddocks_past_rest: number;
                 tasks_due_today: number;
                 tasks_overdue: number;
@@ -2035,7 +2047,7 @@ export interface components {
                 /** @description Why it is listed: the value, the line or the time. */
                 detail: string;
                 /** @enum {string} */
-                kind: "alert" | "task_overdue" | "task_due_today" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest";
+                kind: "alert" | "task_overdue" | "task_due_today" | "milk_withheld" | "milk_clear" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest" | "batch_expiring" | "medicine_low";
                 /** @description 1 is the most important. */
                 rank: number;
                 ref_id: string | null;
@@ -2780,6 +2792,7 @@ export interface components {
          *         "sheep",
          *         "pig"
          *       ],
+         *       "low_stock_at": 100,
          *       "batches": [],
          *       "created_at": "2026-07-25T14:15:09.017Z"
          *     }
@@ -2794,6 +2807,7 @@ export interface components {
             form: string | null;
             id: string;
             licensed_species: string[] | null;
+            low_stock_at: number | null;
             name: string;
             species_withdrawal: {
                 [key: string]: {
@@ -8328,6 +8342,7 @@ export interface operations {
                     active_ingredient?: string | null;
                     form?: string | null;
                     licensed_species?: string[] | null;
+                    low_stock_at?: number | null;
                     name: string;
                     species_withdrawal?: {
                         [key: string]: {
@@ -12452,6 +12467,7 @@ export interface operations {
                     active_ingredient?: string | null;
                     form?: string | null;
                     licensed_species?: string[] | null;
+                    low_stock_at?: number | null;
                     name?: string;
                     species_withdrawal?: {
                         [key: string]: {
