@@ -108,7 +108,8 @@ export function histogramOf(kgs: readonly number[]): HistogramBin[] {
     (BIN_WIDTHS[BIN_WIDTHS.length - 1] as number);
   const start = Math.floor(min / width) * width;
   const bins: HistogramBin[] = [];
-  for (let from = start; from <= max; from += width) bins.push({ from_kg: from, to_kg: from + width, count: 0 });
+  for (let from = start; from <= max; from += width)
+    bins.push({ from_kg: from, to_kg: from + width, count: 0 });
   for (const kg of kgs) {
     const bin = bins[Math.floor((kg - start) / width)];
     if (bin) bin.count++;

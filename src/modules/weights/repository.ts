@@ -40,7 +40,11 @@ function toStoredWeight(row: Pick<FarmEventRow, 'id' | 'subject_id' | 'data' | '
 const CHUNK = 500;
 
 /** The weights of these animals, oldest first (per animal), each event read once. */
-export async function weightsOf(db: Db, farmId: string, animalIds: readonly string[]): Promise<StoredWeight[]> {
+export async function weightsOf(
+  db: Db,
+  farmId: string,
+  animalIds: readonly string[],
+): Promise<StoredWeight[]> {
   const out: StoredWeight[] = [];
   for (let i = 0; i < animalIds.length; i += CHUNK) {
     const rows = await db
@@ -138,7 +142,11 @@ export async function insertWeighSession(db: Db, row: WeighSessionRow): Promise<
   await db.insertInto('weigh_sessions').values(row).execute();
 }
 
-export async function sessionByHash(db: Db, farmId: string, hash: string): Promise<WeighSessionRow | undefined> {
+export async function sessionByHash(
+  db: Db,
+  farmId: string,
+  hash: string,
+): Promise<WeighSessionRow | undefined> {
   return db
     .selectFrom('weigh_sessions')
     .selectAll()
@@ -148,7 +156,11 @@ export async function sessionByHash(db: Db, farmId: string, hash: string): Promi
 }
 
 /** The farm's latest session weighed before `at` (a session's "previous"). */
-export async function sessionBefore(db: Db, farmId: string, at: number): Promise<WeighSessionRow | undefined> {
+export async function sessionBefore(
+  db: Db,
+  farmId: string,
+  at: number,
+): Promise<WeighSessionRow | undefined> {
   return db
     .selectFrom('weigh_sessions')
     .selectAll()

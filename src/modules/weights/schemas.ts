@@ -42,7 +42,9 @@ export const AnimalWeightsSchema = Type.Object(
           'The latest weight carried forward to today at the latest gain, never more than 90 days past the latest weight.',
       }),
     ),
-    projected_at: Nullable(DateTime('The moment the projection is for: now, or 90 days after the latest weight.')),
+    projected_at: Nullable(
+      DateTime('The moment the projection is for: now, or 90 days after the latest weight.'),
+    ),
   },
   { $id: 'AnimalWeights', title: 'AnimalWeights' },
 );
@@ -133,7 +135,8 @@ export const SessionMapping = Type.Object(
     time: Type.Optional(Column),
     traits: Type.Optional(
       Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Column, {
-        description: 'Extra traits to keep with each weight: {trait name: column}, e.g. {"condition_score": "BCS"}.',
+        description:
+          'Extra traits to keep with each weight: {trait name: column}, e.g. {"condition_score": "BCS"}.',
       }),
     ),
   },
@@ -157,7 +160,10 @@ export const ImportSessionBody = Type.Object(
     mapping: Type.Optional(SessionMapping),
     dry_run: Type.Optional(Type.Boolean({ description: 'Check and preview only; store nothing.' })),
     unit: Type.Optional(
-      Type.Enum(['kg', 'lb'], { type: 'string', description: 'The weights’ unit. Default: from the header, else kg.' }),
+      Type.Enum(['kg', 'lb'], {
+        type: 'string',
+        description: 'The weights’ unit. Default: from the header, else kg.',
+      }),
     ),
     date_order: Type.Optional(
       Type.Enum(['dmy', 'mdy'], {
@@ -168,7 +174,9 @@ export const ImportSessionBody = Type.Object(
     at: Type.Optional(DateInput('When rows without a date were weighed. Default: now.')),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     create_unmatched: Type.Optional(
-      Type.Boolean({ description: 'Create an animal for each unmatched row (its EID or tag), of `species`.' }),
+      Type.Boolean({
+        description: 'Create an animal for each unmatched row (its EID or tag), of `species`.',
+      }),
     ),
     species: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     group_id: Type.Optional(Type.String({ minLength: 1, description: 'The group created animals join.' })),
@@ -192,17 +200,27 @@ export const SessionPreviewSchema = Type.Object(
     mapping: SessionMapping,
     unit: Type.String(),
     rows: Type.Integer({ description: 'Data rows read.' }),
-    matched: Type.Integer({ description: 'Rows matched to an animal (by EID in any ISO form, then by visual tag).' }),
+    matched: Type.Integer({
+      description: 'Rows matched to an animal (by EID in any ISO form, then by visual tag).',
+    }),
     matched_by_eid: Type.Integer(),
     matched_by_tag: Type.Integer(),
-    unmatched: Type.Array(RowRef, { description: 'Rows naming no animal of the farm (create_unmatched creates them).' }),
+    unmatched: Type.Array(RowRef, {
+      description: 'Rows naming no animal of the farm (create_unmatched creates them).',
+    }),
     duplicates: Type.Array(RowRef, {
-      description: 'Rows repeating an animal already in the file, or a weight already stored (same animal, time and kg).',
+      description:
+        'Rows repeating an animal already in the file, or a weight already stored (same animal, time and kg).',
     }),
     refused: Type.Array(RowRef, {
       description: 'Rows without a usable weight, id or date, or with a weight impossible for the species.',
     }),
-    already_imported: Nullable(Type.String({ description: 'The session this same file was imported as.' })),
+    imported_as: Nullable(
+      Type.String({
+        description:
+          'The session this same file was imported as already (importing it again stores nothing).',
+      }),
+    ),
   },
   { $id: 'WeighSessionPreview', title: 'WeighSessionPreview' },
 );

@@ -31,7 +31,8 @@ function periodOf(query: WeightsQueryInput, now: number): { since: number | null
   const since =
     query.days !== undefined ? now - query.days * DAY_MS : parseDateInput('since', query.since ?? null);
   const until = parseDateInput('until', query.until ?? null);
-  if (since !== null && until !== null && until <= since) throw invalid('until', 'until must be after since.');
+  if (since !== null && until !== null && until <= since)
+    throw invalid('until', 'until must be after since.');
   return { since, until };
 }
 
@@ -120,10 +121,15 @@ export async function getGroupWeights(
   const spread = spreadOf(latest.map((l) => l.last.kg));
   const gains = latest.map((l) => l.last.gain).filter((g): g is number => g !== null);
   const meanGain = meanOf(gains);
-  const lastAt = latest.reduce<number | null>((max, l) => (max === null || l.last.at > max ? l.last.at : max), null);
+  const lastAt = latest.reduce<number | null>(
+    (max, l) => (max === null || l.last.at > max ? l.last.at : max),
+    null,
+  );
   const lowest = latest
     .filter((l) => l.last.gain !== null)
-    .sort((a, b) => (a.last.gain as number) - (b.last.gain as number) || a.animal.id.localeCompare(b.animal.id))
+    .sort(
+      (a, b) => (a.last.gain as number) - (b.last.gain as number) || a.animal.id.localeCompare(b.animal.id),
+    )
     .slice(0, LOWEST_GAIN_COUNT)
     .map(({ animal, last }) => ({
       animal_id: animal.id,

@@ -4,8 +4,9 @@
  * (dataio/csv.ts). Rows are checked one by one; a row that cannot be read is kept with its reason, never
  * dropped in silence.
  */
-import { AppError, invalid } from '../../domain/errors.ts';
+
 import { readEid } from '../../domain/eid.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
 import { zonedTimeToUtc } from '../../lib/local-time.ts';
 import { csvRecords } from '../dataio/csv.ts';
 import {
@@ -113,7 +114,9 @@ export function parseSessionDate(
 /** `08:15`, `8:15:30`, `8:15 PM`, or nothing (midnight). */
 function parseClock(text: string): { hour: number; minute: number; second: number } | null {
   if (text === '') return { hour: 0, minute: 0, second: 0 };
-  const m = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*([AaPp][Mm])?$/.exec(text.replace(/Z$|[+-]\d{2}:?\d{2}$/, ''));
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*([AaPp][Mm])?$/.exec(
+    text.replace(/Z$|[+-]\d{2}:?\d{2}$/, ''),
+  );
   if (!m) return null;
   let hour = Number(m[1]);
   const meridiem = m[4]?.toLowerCase();
@@ -129,7 +132,8 @@ function parseClock(text: string): { hour: number; minute: number; second: numbe
 function columnIndex(header: readonly string[], column: string | undefined, param: string): number | null {
   if (column === undefined) return null;
   const i = header.findIndex((cell) => headerKey(cell) === headerKey(column));
-  if (i < 0) throw invalid(param, `${param}: the file has no column "${column}" (its columns: ${header.join(', ')}).`);
+  if (i < 0)
+    throw invalid(param, `${param}: the file has no column "${column}" (its columns: ${header.join(', ')}).`);
   return i;
 }
 
@@ -169,7 +173,10 @@ export async function readSessionFile(content: string, options: ReadOptions): Pr
         const eid = columnIndex(header, mapping.eid, 'mapping.eid');
         const tag = columnIndex(header, mapping.tag, 'mapping.tag');
         if (eid === null && tag === null) {
-          throw invalid('mapping.eid', 'Name the column that identifies each animal: mapping.eid or mapping.tag.');
+          throw invalid(
+            'mapping.eid',
+            `Name the column that identifies each animal: mapping.eid or mapping.tag (the file's columns: ${header.join(', ')}).`,
+          );
         }
         columns = {
           eid,
@@ -186,7 +193,10 @@ export async function readSessionFile(content: string, options: ReadOptions): Pr
         continue;
       }
       if (rows.length >= MAX_SESSION_ROWS) {
-        throw invalid('content', `A session file may hold at most ${MAX_SESSION_ROWS.toLocaleString('en-US')} rows.`);
+        throw invalid(
+          'content',
+          `A session file may hold at most ${MAX_SESSION_ROWS.toLocaleString('en-US')} rows.`,
+        );
       }
       rows.push(readRow(record.line, cells, columns, unit, options));
     }
@@ -194,6 +204,12 @@ export async function readSessionFile(content: string, options: ReadOptions): Pr
     // The CSV reader names the body; here the file is `content`.
     if (err instanceof AppError && err.param === 'body') throw invalid('content', err.message);
     throw err;
+  }
+  if (!header && options.mapping?.kg !== undefined) {
+    throw invalid(
+      'mapping.kg',
+      `mapping.kg: no line of the file's head has a column "${options.mapping.kg}".`,
+    );
   }
   if (!header) {
     throw invalid(

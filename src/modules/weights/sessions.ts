@@ -6,10 +6,10 @@
  * event naming the session (source `session`), all in one transaction with the session's summary.
  */
 import { createHash } from 'node:crypto';
+import { isUniqueViolation } from '../../db/engine.ts';
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { FarmEventsTable } from '../../db/tables/records.ts';
-import { isUniqueViolation } from '../../db/engine.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -113,7 +113,8 @@ async function planSession(db: Db, farm: FarmRow, input: ImportSessionInput, now
   if (timed.length > 0) {
     const from = Math.min(...timed);
     const to = Math.max(...timed);
-    for (const w of await farmWeightsBetween(db, farm.id, from, to)) stored.add(`${w.animal_id} ${w.at} ${w.kg}`);
+    for (const w of await farmWeightsBetween(db, farm.id, from, to))
+      stored.add(`${w.animal_id} ${w.at} ${w.kg}`);
   }
   const unmatched: SessionRowRef[] = [];
   const duplicates: SessionRowRef[] = [];
@@ -191,7 +192,7 @@ async function planSession(db: Db, farm: FarmRow, input: ImportSessionInput, now
     unmatched,
     duplicates,
     refused,
-    already_imported: null,
+    imported_as: null,
   };
   return { format: read.format, preview, accepted, toCreate };
 }
@@ -211,7 +212,7 @@ export async function previewWeighSession(
   const farm = await requireFarm(db, scope, farmId);
   const plan = await planSession(db, farm, input, now);
   const earlier = await sessionByHash(db, farm.id, fileHash(input.content));
-  return { ...plan.preview, already_imported: earlier?.id ?? null };
+  return { ...plan.preview, imported_as: earlier?.id ?? null };
 }
 
 /** Animals for the unmatched rows (create_unmatched): EIDs another animal of the account holds are refused. */

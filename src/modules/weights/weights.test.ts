@@ -40,7 +40,14 @@ forEachEngine('weights and average daily gain', (t) => {
     await logWeight(t(), key, farm, cow.id, 300, now - 100 * DAY);
     const scale = await make.device(t(), key, farm, { type: 'reader', name: 'Chute scale' });
     const reported = await make.report(t(), scale.device_key, {
-      readings: [{ metric: 'weight.kg', value: 330, eid: `LA ${eid.slice(0, 3)} ${eid.slice(3)}`, at: iso(now - 70 * DAY) }],
+      readings: [
+        {
+          metric: 'weight.kg',
+          value: 330,
+          eid: `LA ${eid.slice(0, 3)} ${eid.slice(3)}`,
+          at: iso(now - 70 * DAY),
+        },
+      ],
     });
     assert.equal(reported.status, 200, JSON.stringify(reported.body));
     const chute = await t().request<Weights>('POST', `/v1/animals/${cow.id}/weights`, {
@@ -67,13 +74,23 @@ forEachEngine('weights and average daily gain', (t) => {
     assert.equal(recent.data.length, 2);
     assert.equal(recent.adg_kg_per_day, 0.5, 'over the period only: 330 to 360 in 60 days');
     const lastMonth = await weights(t(), key, cow.id, '?days=30');
-    assert.deepEqual(lastMonth.data.map((w) => w.kg), [360]);
-    assert.equal(lastMonth.data[0]?.gain_kg_per_day, 0.5, 'the gain still counts the weight before the period');
+    assert.deepEqual(
+      lastMonth.data.map((w) => w.kg),
+      [360],
+    );
+    assert.equal(
+      lastMonth.data[0]?.gain_kg_per_day,
+      0.5,
+      'the gain still counts the weight before the period',
+    );
     assert.equal(lastMonth.adg_kg_per_day, null, 'one weight has no ADG');
 
     // An edited weight event is an edited weight: the log is the one history.
     const [first] = await make.farmEvents(t(), farm, 'weight');
-    const patched = await t().request('PATCH', `/v1/events/${first?.id}`, { key, body: { data: { kg: 290 } } });
+    const patched = await t().request('PATCH', `/v1/events/${first?.id}`, {
+      key,
+      body: { data: { kg: 290 } },
+    });
     assert.equal(patched.status, 200);
     assert.equal((await weights(t(), key, cow.id)).data[2]?.kg, 290);
   });
