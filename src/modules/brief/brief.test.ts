@@ -220,6 +220,8 @@ forEachEngine('brief', (t) => {
       devices_quiet: 1,
       devices_low_battery: 1,
       paddocks_past_rest: 1,
+      animals_gain_low: 0,
+      groups_not_weighed: 0,
     });
     const [h] = body.houses;
     assert.equal(body.houses.length, 1);

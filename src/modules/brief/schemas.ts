@@ -12,6 +12,8 @@ export const BRIEF_ITEM_KINDS = [
   'device_quiet',
   'device_battery',
   'paddock_rest',
+  'weight_gain',
+  'group_not_weighed',
 ] as const;
 export type BriefItemKind = (typeof BRIEF_ITEM_KINDS)[number];
 
@@ -97,6 +99,12 @@ export const BriefCountsSchema = Type.Object(
     devices_quiet: Type.Integer(),
     devices_low_battery: Type.Integer(),
     paddocks_past_rest: Type.Integer(),
+    animals_gain_low: Type.Integer({
+      description: 'Animals that lost weight or gain below settings.weights.min_adg_kg_per_day.',
+    }),
+    groups_not_weighed: Type.Integer({
+      description: 'Groups not weighed for longer than settings.weights.weigh_interval_days.',
+    }),
   },
   { description: 'Totals per kind; lists stop at 50 alerts, 50 tasks and 100 items, the counts do not.' },
 );
@@ -186,6 +194,8 @@ export const BriefSchema = Type.Object(
           devices_quiet: 0,
           devices_low_battery: 0,
           paddocks_past_rest: 0,
+          animals_gain_low: 0,
+          groups_not_weighed: 0,
         },
       },
     ],

@@ -50,6 +50,7 @@ import {
   taskSection,
   type Unranked,
 } from './sections.ts';
+import { readWeightFacts, weightSection } from './weight-sections.ts';
 import { briefHeadline, briefText } from './wording.ts';
 
 /** Longest lists in a brief; `counts` always has the totals. */
@@ -116,13 +117,14 @@ async function readIntervals(db: Db, deviceIds: readonly string[]): Promise<Inte
  * which devices have been silent long enough to be candidates moves with the clock.
  */
 async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }) {
-  const [alerts, alertKeys, tasks, devices, batteries, paddocks] = await Promise.all([
+  const [alerts, alertKeys, tasks, devices, batteries, paddocks, weights] = await Promise.all([
     activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
     activeAlertKeys(db, farm.id),
     dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
     farmDevices(db, farm.id),
     latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
     restedPaddocks(db, farm.id),
+    readWeightFacts(db, farm, today.start),
   ]);
   const houses = devices.filter((d) => d.type === 'house');
   const houseLatest = await latestReadings(
@@ -141,7 +143,18 @@ async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end
     }
     return found;
   };
-  return { alerts, alertKeys, tasks, devices, batteries, paddocks, houses, houseLatest, intervalsOf };
+  return {
+    alerts,
+    alertKeys,
+    tasks,
+    devices,
+    batteries,
+    paddocks,
+    weights,
+    houses,
+    houseLatest,
+    intervalsOf,
+  };
 }
 
 type StoredFacts = Awaited<ReturnType<typeof readBriefFacts>>;
@@ -282,6 +295,7 @@ async function assembleBrief(
   const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now);
+  const weights = weightSection(facts.weights, now);
 
   const ranked: BriefItem[] = [
     ...alerts.items,
@@ -291,6 +305,8 @@ async function assembleBrief(
     ...quietItems,
     ...batteryItems,
     ...paddockItems,
+    ...weights.gainItems,
+    ...weights.groupItems,
     ...alerts.info,
   ]
     .slice(0, BRIEF_ITEM_LIMIT)
@@ -307,6 +323,8 @@ async function assembleBrief(
     devices_quiet: quietItems.length,
     devices_low_battery: batteryItems.length,
     paddocks_past_rest: paddockItems.length,
+    animals_gain_low: weights.gainItems.length,
+    groups_not_weighed: weights.groupItems.length,
   };
   const p = localParts(now, tz);
   const localDate = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;

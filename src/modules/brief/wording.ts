@@ -40,7 +40,9 @@ type Group =
   | 'doors_open'
   | 'device_quiet'
   | 'device_battery'
-  | 'paddock_rest';
+  | 'paddock_rest'
+  | 'weight_gain'
+  | 'group_not_weighed';
 
 /** Groups in rank order, with how to count them. */
 const GROUPS: ReadonlyArray<{ group: Group; count: keyof BriefCounts; one: string; many: string }> = [
@@ -72,6 +74,18 @@ const GROUPS: ReadonlyArray<{ group: Group; count: keyof BriefCounts; one: strin
     count: 'paddocks_past_rest',
     one: 'paddock past its rest target',
     many: 'paddocks past their rest target',
+  },
+  {
+    group: 'weight_gain',
+    count: 'animals_gain_low',
+    one: 'animal gaining poorly',
+    many: 'animals gaining poorly',
+  },
+  {
+    group: 'group_not_weighed',
+    count: 'groups_not_weighed',
+    one: 'group due a weighing',
+    many: 'groups due a weighing',
   },
   { group: 'alert.info', count: 'alerts_info', one: 'info alert', many: 'info alerts' },
 ];
@@ -195,6 +209,12 @@ export function briefText(input: {
     if (counts.paddocks_past_rest > named.length)
       named.push(`${counts.paddocks_past_rest - named.length} more`);
     sentences.push(`Rested and ready to graze: ${joinList(named)}.`);
+  }
+  if (counts.animals_gain_low > 0) {
+    sentences.push(`Weights: ${titles(of('weight_gain'), counts.animals_gain_low)}.`);
+  }
+  if (counts.groups_not_weighed > 0) {
+    sentences.push(`Due a weighing: ${titles(of('group_not_weighed'), counts.groups_not_weighed)}.`);
   }
   return sentences.join(' ');
 }

@@ -33,7 +33,7 @@ forEachEngine(
       try {
         const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
           key,
-          body: { species: 'cattle', name: 'Bessie' },
+          body: { species: 'cattle', name: 'Bessie', tag: 'B7' },
         });
         assert.equal(animal.status, 201, JSON.stringify(animal.body));
         expected.push({ type: 'animal.created', data: animal.body });
@@ -113,6 +113,22 @@ forEachEngine(
         expected.push({ type: 'event.created', data: movementEvent.body });
         expected.push({ type: 'movement.created', data: moved.body });
 
+        // A weigh session: its weight is an event like any other, and the session is announced once.
+        const weighed = await t().request<Record<string, unknown>>(
+          'POST',
+          `/v1/farms/${farmId}/weigh-sessions/import`,
+          { key, body: { content: 'VID,Weight,Date\nB7,412,2026-05-01\n' } },
+        );
+        assert.equal(weighed.status, 201, JSON.stringify(weighed.body));
+        const weights = await t().request<{ data: unknown[] }>(
+          'GET',
+          `/v1/farms/${farmId}/events?type=weight`,
+          { key },
+        );
+        expected.push({ type: 'event.created', data: weights.body.data[0] });
+        const { already_imported, unmatched, duplicates, refused, ...session } = weighed.body;
+        expected.push({ type: 'weigh_session.imported', data: session });
+
         const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
           key,
           body: { type: 'house', name: 'House 1' },
@@ -160,7 +176,7 @@ forEachEngine(
       // Anything still undispatched or due (a duplicate would be) is sent now.
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
 
-      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all eleven types');
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all twelve types');
       assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
       const payloads = rcv.requests.map((r) => JSON.parse(r.body));
       assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');

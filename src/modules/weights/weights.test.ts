@@ -31,6 +31,12 @@ async function weights(t: TestApp, key: string, animal: string, query = ''): Pro
   return res.body;
 }
 
+interface BriefReply {
+  items: Array<{ kind: string; title: string; subject_id: string | null; severity: string }>;
+  counts: Record<string, number>;
+  text: string;
+}
+
 forEachEngine('weights and average daily gain', (t) => {
   test('one history from every source: a weight event, a scale head’s reading by EID and the chute; gains, ADG over a period, projection', async () => {
     const { key, farm } = await herdFarm(t());
@@ -200,5 +206,49 @@ forEachEngine('weights and average daily gain', (t) => {
     });
     assert.equal(ok.status, 200);
     assert.deepEqual(ok.body.settings.weights, { min_adg_kg_per_day: 0.8, weigh_interval_days: 30 });
+  });
+  test('the brief names animals that lost weight or gain below the farm’s threshold, and groups not weighed within the interval', async () => {
+    const { key, farm } = await herdFarm(t(), {
+      settings: { weights: { min_adg_kg_per_day: 0.8, weigh_interval_days: 30 } },
+    });
+    const now = Date.now();
+    const steers = await make.group(t(), key, farm, { name: 'Steers' });
+    const heifers = await make.group(t(), key, farm, { name: 'Heifers' });
+    await make.group(t(), key, farm, { name: 'Never weighed' });
+    const add = (name: string, group: string) => make.animal(t(), key, farm, { name, group_id: group });
+    const good = await add('Good', steers.id);
+    const slow = await add('Slow', steers.id);
+    const losing = await add('Losing', steers.id);
+    const old = await add('Old', heifers.id);
+    for (const [animal, after] of [
+      [good, 330],
+      [slow, 312],
+      [losing, 295],
+    ] as const) {
+      await logWeight(t(), key, farm, animal.id, 300, now - 30 * DAY);
+      await logWeight(t(), key, farm, animal.id, after, now - 5 * DAY);
+    }
+    // The heifers' last weights are 40 days old: an old loss is not today's news, the weighing is.
+    await logWeight(t(), key, farm, old.id, 300, now - 70 * DAY);
+    await logWeight(t(), key, farm, old.id, 280, now - 40 * DAY);
+
+    const res = await t().request<BriefReply>('GET', `/v1/farms/${farm}/brief`, { key });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const weightItems = res.body.items.filter((i) => i.kind === 'weight_gain');
+    assert.deepEqual(
+      weightItems.map((i) => [i.title, i.subject_id]),
+      [
+        ['Losing lost weight', losing.id],
+        ['Slow is gaining slowly', slow.id],
+      ],
+    );
+    const groups = res.body.items.filter((i) => i.kind === 'group_not_weighed');
+    assert.deepEqual(
+      groups.map((i) => [i.title, i.subject_id]),
+      [['Heifers not weighed for 40 days', heifers.id]],
+    );
+    assert.equal(res.body.counts.animals_gain_low, 2);
+    assert.equal(res.body.counts.groups_not_weighed, 1);
+    assert.match(res.body.text, /Weights: Losing lost weight and Slow is gaining slowly\./);
   });
 });
