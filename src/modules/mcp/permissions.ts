@@ -29,6 +29,9 @@ export const TOOL_NEEDS: Readonly<Record<string, readonly Permission[]>> = {
   complete_task: [permission('tasks', 'write')],
   get_catalog: [],
   list_rules: read('alerts'),
+  record_weight: [permission('events', 'write'), permission('animals', 'read')],
+  animal_weights: read('animals'),
+  group_weights: read('groups', 'animals'),
 };
 
 /** Whether a key with this policy may use the tool (an unknown tool is never offered). */

@@ -5,10 +5,13 @@ import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harnes
 import { baseUrl, callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { Alert, Animal, Farm, IngestReply, List, NewDevice, Task } from '../../../test/replies.ts';
 import { TOOLS } from './server.ts';
-import { TOOLSETS } from './toolsets.ts';
+import { OPT_IN_TOOLSETS, TOOLSETS } from './toolsets.ts';
 
-const ALL = TOOLS.map((tool) => tool.name).sort();
-const WRITES = TOOLS.filter((tool) => tool.writes)
+const EVERY = TOOLS.map((tool) => tool.name).sort();
+/** What a connection naming no toolsets gets: every tool but the opt-in sets' (herdbook). */
+const OPT_IN = new Set<string>(OPT_IN_TOOLSETS.flatMap((name) => TOOLSETS[name]));
+const ALL = EVERY.filter((name) => !OPT_IN.has(name));
+const WRITES = TOOLS.filter((tool) => tool.writes && !OPT_IN.has(tool.name))
   .map((tool) => tool.name)
   .sort();
 const READS = ALL.filter((name) => !WRITES.includes(name));
@@ -56,7 +59,12 @@ forEachEngine('mcp tools per permission, toolset and mode', (t) => {
       await toolNames(t(), acct.test_key, { headers: { 'x-mcp-toolsets': 'records, HOUSES' } }),
       expected,
     );
-    assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=all' }), ALL);
+    assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=all' }), EVERY);
+    assert.deepEqual(
+      await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=herdbook' }),
+      [...TOOLSETS.farms, ...TOOLSETS.herdbook].sort(),
+      'the herd book is opt-in: named, or all',
+    );
     assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=alerts' }), [
       ...[...TOOLSETS.farms, ...TOOLSETS.alerts].sort(),
     ]);

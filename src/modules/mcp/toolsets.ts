@@ -22,6 +22,7 @@ export const TOOLSETS = {
   ],
   devices: ['list_devices', 'get_readings'],
   houses: ['house_status', 'house_command'],
+  herdbook: ['record_weight', 'animal_weights', 'group_weights'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ToolsetName = keyof typeof TOOLSETS;
@@ -30,11 +31,22 @@ export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
 export const ALWAYS_ON: ToolsetName = 'farms';
 
 /**
- * The tools a connection asked for: null (every tool) when it named none or `all`; otherwise the named
- * sets plus the always-on one. An unknown name is a 400 naming the valid ones.
+ * Sets a connection gets only by naming them (or `all`): without toolsets it gets every other set, so the
+ * default tools/list stays within its budget (mcp.test.ts) as the herd book's tools grow.
+ */
+export const OPT_IN_TOOLSETS: readonly ToolsetName[] = ['herdbook'];
+
+/** The tools of a connection that names no toolsets: every set but the opt-in ones. */
+const DEFAULT_TOOLS: ReadonlySet<string> = new Set(
+  TOOLSET_NAMES.filter((name) => !OPT_IN_TOOLSETS.includes(name)).flatMap((name) => TOOLSETS[name]),
+);
+
+/**
+ * The tools a connection asked for: null (every tool) for `all`; every set but the opt-in ones when it named
+ * none; otherwise the named sets plus the always-on one. An unknown name is a 400 naming the valid ones.
  */
 export function parseToolsets(raw: string | undefined): ReadonlySet<string> | null {
-  if (raw === undefined || raw.trim() === '') return null;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_TOOLS;
   const names = raw
     .split(',')
     .map((name) => name.trim().toLowerCase())

@@ -14,7 +14,7 @@ forEachEngine(
     const closers: Array<() => Promise<void>> = [];
     after(() => Promise.all(closers.map((close) => close())));
 
-    test('each of the eleven event types is delivered once with a valid signature', async () => {
+    test('each of the twelve event types is delivered once with a valid signature', async () => {
       const rcv = await startReceiver();
       closers.push(rcv.close);
       const acct = await t().account();
@@ -86,7 +86,7 @@ forEachEngine(
             {
               animal_id: animal.body.id,
               name: 'Bessie',
-              tag: null,
+              tag: 'B7',
               meat_until: treatment.withdrawal_until.meat,
               treatment_id: treatment.id,
               medicine_id: medicine.body.id,

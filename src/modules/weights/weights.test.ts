@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { AnimalWeights, GroupWeights, WeightEntry } from './schemas.ts';
 
 const DAY = 86_400_000;
@@ -250,5 +251,33 @@ forEachEngine('weights and average daily gain', (t) => {
     assert.equal(res.body.counts.animals_gain_low, 2);
     assert.equal(res.body.counts.groups_not_weighed, 1);
     assert.match(res.body.text, /Weights: Losing lost weight and Slow is gaining slowly\./);
+  });
+
+  test('MCP’s herdbook toolset records a weight and answers an animal’s gain and a group’s figures', async () => {
+    const { key, farm } = await herdFarm(t());
+    const now = Date.now();
+    const mob = await make.group(t(), key, farm, { name: 'Weaners' });
+    const calf = await make.animal(t(), key, farm, { name: 'Calf', group_id: mob.id });
+    await logWeight(t(), key, farm, calf.id, 200, now - 20 * DAY);
+    const mcp = await connect(t(), key, ERAS[1]!, { path: '/mcp?toolsets=herdbook' });
+    try {
+      const recorded = await ok(mcp.client, 'record_weight', {
+        animal_id: calf.id,
+        kg: 216,
+        idempotency_key: 'calf-1',
+      });
+      assert.equal(recorded.data[0].source, 'chute');
+      assert.equal(recorded.data[0].gain_kg_per_day, 0.8);
+      const gain = await callTool(mcp.client, 'animal_weights', { animal_id: calf.id });
+      assert.match(gain.text, /^Latest 216 kg on .*; gain 0\.8 kg\/day\./);
+      const group = await ok(mcp.client, 'group_weights', { group_id: mob.id });
+      assert.equal(group.head_weighed, 1);
+      assert.equal(group.mean_adg_kg_per_day, 0.8);
+      const misread = await callTool(mcp.client, 'record_weight', { animal_id: calf.id, kg: 2500 });
+      assert.equal(misread.isError, true);
+      assert.match(misread.text, /not a possible weight for cattle/);
+    } finally {
+      await mcp.close();
+    }
   });
 });
