@@ -65,8 +65,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
   'movement.created':
     'Animals moved on or off the holding: POST /v1/farms/{farm}/movements. data is the Movement.',
   'weigh_session.imported':
-    'A weigh session file was imported: POST /v1/farms/{farm}/weigh-sessions/import (each weight is also an ' +
-    'event.created). data is the WeighSession with its summary.',
+    'A weigh session file was imported: POST /v1/farms/{farm}/weigh-sessions/import (its weights are `weight` ' +
+    'events of the log, not each sent as event.created). data is the WeighSession with its summary.',
 });
 
 /**

@@ -3,7 +3,8 @@
  * matched to the farm's animals (by EID in any ISO reader form, then by visual tag), previewed by a dry run,
  * then imported exactly once: an `Idempotency-Key` replays the first answer (http/idempotency.ts), and the
  * file's SHA-256, unique per farm, makes the same file again import nothing. Each weight becomes a `weight`
- * event naming the session (source `session`), all in one transaction with the session's summary.
+ * event naming the session (source `session`), all in one transaction with the session's summary and one
+ * `weigh_session.imported` (no `event.created` per weight: docs/records.md).
  */
 import { createHash } from 'node:crypto';
 import { isUniqueViolation } from '../../db/engine.ts';
@@ -16,7 +17,6 @@ import { newId } from '../../domain/ids.ts';
 import { impossibleWeight, WEIGHT_EVENT } from '../../domain/weights.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import { newAnimalRow } from '../animals/service.ts';
-import { toFarmEvent } from '../events/repository.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
@@ -345,14 +345,12 @@ export async function importWeighSession(
         created_at: now,
       }));
       await insertWeightEvents(trx, events);
-      // Each weight is a logged event like any other (event.created), and the session is announced once.
+      // One webhook event for the session, not an event.created per weight: 5,000 outbox rows per file made
+      // the import and the stream's sequencer behind it several times slower (BENCHMARKS.md).
       const session = toWeighSession(row);
       await emitEvents(
         trx,
-        [
-          ...events.map((e) => ({ farmId: farm.id, type: 'event.created' as const, data: toFarmEvent(e) })),
-          { farmId: farm.id, type: 'weigh_session.imported' as const, data: session },
-        ],
+        [{ farmId: farm.id, type: 'weigh_session.imported' as const, data: session }],
         now,
       );
       const { unmatched, duplicates, refused } = plan.preview;
