@@ -16,6 +16,7 @@
  *   LoRaWAN: a burst of 1,000 ChirpStack uplinks from 200 devices (+100 repeats)  vs  the HTTP 1-reading
  *                                                   ingest figure (bench/lorawan.ts; each stored once)
  *   command push latency, REST → device over MQTT (p50/p99)
+ *   a 5,000-row weigh session imported over HTTP, per import (bench/weigh-session.ts; target under 1 s)
  *   peak server RSS per phase                    vs  the hello-world process
  *
  * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; reads: only the reads at
@@ -51,6 +52,7 @@ import { INGEST_DEVICES, ingestLoad, type Setup, setUp } from './lib/setup.ts';
 import { LORAWAN_DEVICES, LORAWAN_UPLINKS, lorawanBurst, setUpLorawan, storedUplinks } from './lorawan.ts';
 import { commandPush, mqttIngest } from './mqtt.ts';
 import { addBenchRules, benchQuietPass, removeBenchRules } from './rules.ts';
+import { benchWeighSession } from './weigh-session.ts';
 
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres')
   .split(',')
@@ -552,6 +554,24 @@ async function benchEngine(engine: Engine, hello: Hello): Promise<void> {
       met: large.peak_rss_mb <= small.peak_rss_mb * 1.25,
     });
     raw[`${engine}.export`] = exported;
+  }
+
+  // 6. A 5,000-row weigh session imported over HTTP (bench/weigh-session.ts, its own database and server).
+  const [weighed] = await benchWeighSession({ engines: [engine], log });
+  if (weighed) {
+    rows.push({
+      engine,
+      what: `weigh session import, ${fmt(weighed.rows)} rows (Datamars CSV) matched and stored (ms per import)`,
+      value: ms(weighed.import_ms_p50),
+      reference: `${ms(weighed.dry_run_ms)} dry run`,
+      ratio: '',
+      p50: ms(weighed.import_ms_p50),
+      p99: ms(weighed.import_ms_max),
+      rss: '',
+      target: `< ${fmt(weighed.target_ms)} ms`,
+      met: weighed.met,
+    });
+    raw[`${engine}.weigh_session`] = weighed;
   }
 
   const peak = Math.max(...phaseRss);

@@ -86,6 +86,7 @@ import { treatmentRoutes } from './modules/treatments/routes.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
+import { weightRoutes } from './modules/weights/routes.ts';
 import { registerOpenApi } from './openapi.ts';
 
 export const API_VERSION = '2026-10-18';
@@ -229,6 +230,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(medicineRoutes, 'animals'), { db });
   await app.register(withAccess(treatmentRoutes, 'animals'), { db });
   await app.register(withAccess(movementRoutes, 'animals'), { db });
+  // Weights and weigh sessions (issue 47) are the herd book's too.
+  await app.register(withAccess(weightRoutes, 'animals'), { db });
   // A paddock's outline added, redrawn or deleted places the farm's devices again (modules/grazing).
   await app.register(withAccess(paddockRoutes, 'paddocks'), { db, outlinesChanged: placeFarmDevices });
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });

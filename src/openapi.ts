@@ -41,6 +41,14 @@ import { RuleSchema } from './modules/rules/schemas.ts';
 import { TaskSchema } from './modules/tasks/schemas.ts';
 import { TreatmentSchema, TreatmentsCreatedSchema } from './modules/treatments/schemas.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookSchema } from './modules/webhooks/schemas.ts';
+import {
+  AnimalWeightsSchema,
+  GroupWeightsSchema,
+  ImportedSessionSchema,
+  SessionPreviewSchema,
+  WeighSessionSchema,
+  WeightEntrySchema,
+} from './modules/weights/schemas.ts';
 
 /**
  * The schemas with an `$id`: routes refer to them with `Type.Ref('<$id>')`, the document shows them
@@ -63,6 +71,12 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   TreatmentSchema,
   TreatmentsCreatedSchema,
   MovementSchema,
+  WeightEntrySchema,
+  AnimalWeightsSchema,
+  GroupWeightsSchema,
+  WeighSessionSchema,
+  SessionPreviewSchema,
+  ImportedSessionSchema,
   GroupSchema,
   PaddockSchema,
   GrazingStaySchema,

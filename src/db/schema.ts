@@ -16,6 +16,7 @@ import type { RecordsTables } from './tables/records.ts';
 import type { RuleTables } from './tables/rules.ts';
 import type { ServerTables } from './tables/server.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
+import type { WeightTables } from './tables/weights.ts';
 
 export interface DB
   extends FoundationTables,
@@ -30,7 +31,8 @@ export interface DB
     NotificationTables,
     OauthTables,
     ServerTables,
-    HerdBookTables {}
+    HerdBookTables,
+    WeightTables {}
 
 /** What service functions take: the database or a transaction. */
 export type Db = Kysely<DB> | KyselyTransaction<DB>;

@@ -45,6 +45,7 @@ export const RECORD_KINDS = Object.freeze({
   batch: { prefix: 'bat', table: 'medicine_batches', noun: 'medicine batch', listTool: null },
   treatment: { prefix: 'trt', table: 'treatments', noun: 'treatment', listTool: null },
   movement: { prefix: 'mov', table: 'movements', noun: 'movement', listTool: null },
+  weigh_session: { prefix: 'wses', table: 'weigh_sessions', noun: 'weigh session', listTool: null },
 } as const satisfies Record<string, RecordKindSpec>);
 
 export type RecordKind = keyof typeof RECORD_KINDS;

@@ -21,6 +21,7 @@ export const WEBHOOK_EVENTS = [
   'treatment.created',
   'withdrawal.overridden',
   'movement.created',
+  'weigh_session.imported',
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
@@ -63,6 +64,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
     'meat_until, medicine_id, medicine, batch_id, batch}]}.',
   'movement.created':
     'Animals moved on or off the holding: POST /v1/farms/{farm}/movements. data is the Movement.',
+  'weigh_session.imported':
+    'A weigh session file was imported: POST /v1/farms/{farm}/weigh-sessions/import (its weights are `weight` ' +
+    'events of the log, not each sent as event.created). data is the WeighSession with its summary.',
 });
 
 /**
@@ -81,6 +85,7 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
   'treatment.created': 'animals',
   'withdrawal.overridden': 'animals',
   'movement.created': 'animals',
+  'weigh_session.imported': 'animals',
 });
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {

@@ -224,6 +224,8 @@ forEachEngine('brief', (t) => {
       milk_clear_today: 0,
       batches_expiring: 0,
       medicines_low_stock: 0,
+      animals_gain_low: 0,
+      groups_not_weighed: 0,
     });
     const [h] = body.houses;
     assert.equal(body.houses.length, 1);

@@ -16,6 +16,8 @@ export const BRIEF_ITEM_KINDS = [
   'paddock_rest',
   'batch_expiring',
   'medicine_low',
+  'weight_gain',
+  'group_not_weighed',
 ] as const;
 export type BriefItemKind = (typeof BRIEF_ITEM_KINDS)[number];
 
@@ -107,6 +109,12 @@ export const BriefCountsSchema = Type.Object(
       description: 'Medicine batches with stock left expiring within 30 days.',
     }),
     medicines_low_stock: Type.Integer({ description: 'Medicines at or below their low-stock line.' }),
+    animals_gain_low: Type.Integer({
+      description: 'Animals that lost weight or gain below settings.weights.min_adg_kg_per_day.',
+    }),
+    groups_not_weighed: Type.Integer({
+      description: 'Groups not weighed for longer than settings.weights.weigh_interval_days.',
+    }),
   },
   { description: 'Totals per kind; lists stop at 50 alerts, 50 tasks and 100 items, the counts do not.' },
 );
@@ -200,6 +208,8 @@ export const BriefSchema = Type.Object(
           milk_clear_today: 0,
           batches_expiring: 0,
           medicines_low_stock: 0,
+          animals_gain_low: 0,
+          groups_not_weighed: 0,
         },
       },
     ],

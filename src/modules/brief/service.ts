@@ -51,6 +51,7 @@ import {
   taskSection,
   type Unranked,
 } from './sections.ts';
+import { readWeightFacts, weightSection } from './weight-sections.ts';
 import { briefHeadline, briefText } from './wording.ts';
 
 /** Longest lists in a brief; `counts` always has the totals. */
@@ -117,7 +118,7 @@ async function readIntervals(db: Db, deviceIds: readonly string[]): Promise<Inte
  * which devices have been silent long enough to be candidates moves with the clock.
  */
 async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }) {
-  const [alerts, alertKeys, tasks, devices, batteries, paddocks, herdBook] = await Promise.all([
+  const [alerts, alertKeys, tasks, devices, batteries, paddocks, herdBook, weights] = await Promise.all([
     activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
     activeAlertKeys(db, farm.id),
     dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
@@ -125,6 +126,7 @@ async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end
     latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
     restedPaddocks(db, farm.id),
     readHerdBookFacts(db, farm.id, today),
+    readWeightFacts(db, farm, today.start),
   ]);
   const houses = devices.filter((d) => d.type === 'house');
   const houseLatest = await latestReadings(
@@ -151,6 +153,7 @@ async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end
     batteries,
     paddocks,
     herdBook,
+    weights,
     houses,
     houseLatest,
     intervalsOf,
@@ -296,6 +299,7 @@ async function assembleBrief(
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now);
   const herdBook = herdBookSections(facts.herdBook, ctx);
+  const weights = weightSection(facts.weights, now);
 
   const ranked: BriefItem[] = [
     ...alerts.items,
@@ -307,6 +311,8 @@ async function assembleBrief(
     ...batteryItems,
     ...paddockItems,
     ...herdBook.cabinet,
+    ...weights.gainItems,
+    ...weights.groupItems,
     ...alerts.info,
   ]
     .slice(0, BRIEF_ITEM_LIMIT)
@@ -324,6 +330,8 @@ async function assembleBrief(
     devices_low_battery: batteryItems.length,
     paddocks_past_rest: paddockItems.length,
     ...herdBook.counts,
+    animals_gain_low: weights.gainItems.length,
+    groups_not_weighed: weights.groupItems.length,
   };
   const p = localParts(now, tz);
   const localDate = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;

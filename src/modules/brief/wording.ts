@@ -44,7 +44,9 @@ type Group =
   | 'device_battery'
   | 'paddock_rest'
   | 'batch_expiring'
-  | 'medicine_low';
+  | 'medicine_low'
+  | 'weight_gain'
+  | 'group_not_weighed';
 
 /** Groups in rank order, with how to count them. */
 const GROUPS: ReadonlyArray<{ group: Group; count: keyof BriefCounts; one: string; many: string }> = [
@@ -100,6 +102,18 @@ const GROUPS: ReadonlyArray<{ group: Group; count: keyof BriefCounts; one: strin
     count: 'medicines_low_stock',
     one: 'medicine low on stock',
     many: 'medicines low on stock',
+  },
+  {
+    group: 'weight_gain',
+    count: 'animals_gain_low',
+    one: 'animal gaining poorly',
+    many: 'animals gaining poorly',
+  },
+  {
+    group: 'group_not_weighed',
+    count: 'groups_not_weighed',
+    one: 'group due a weighing',
+    many: 'groups due a weighing',
   },
   { group: 'alert.info', count: 'alerts_info', one: 'info alert', many: 'info alerts' },
 ];
@@ -223,6 +237,12 @@ export function briefText(input: {
     if (counts.paddocks_past_rest > named.length)
       named.push(`${counts.paddocks_past_rest - named.length} more`);
     sentences.push(`Rested and ready to graze: ${joinList(named)}.`);
+  }
+  if (counts.animals_gain_low > 0) {
+    sentences.push(`Weights: ${titles(of('weight_gain'), counts.animals_gain_low)}.`);
+  }
+  if (counts.groups_not_weighed > 0) {
+    sentences.push(`Due a weighing: ${titles(of('group_not_weighed'), counts.groups_not_weighed)}.`);
   }
   return sentences.join(' ');
 }

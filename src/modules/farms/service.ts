@@ -9,6 +9,7 @@ import { ESCALATION_TARGETS, escalationOf, validateEscalation } from '../../doma
 import { newId } from '../../domain/ids.ts';
 import { allows, describePermission, type Policy, permission } from '../../domain/permissions.ts';
 import { validateRuleOverrides } from '../../domain/rule-overrides.ts';
+import { validateWeightSettings } from '../../domain/weights.ts';
 import { validateWithdrawalSettings } from '../../domain/withdrawal.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
 import { zoneAt } from '../../lib/zone-lookup.ts';
@@ -56,7 +57,8 @@ function checkRulesAccess(caller: FarmCaller, settings: Record<string, unknown> 
 
 /**
  * Validates `settings` as a whole: `rules` must be valid overrides, `escalation` a chain, `withdrawal` the herd
- * book's rules (src/domain/withdrawal.ts); other members are kept as given.
+ * book's rules (src/domain/withdrawal.ts), `weights` the brief's gain threshold and weighing interval
+ * (src/domain/weights.ts); other members are kept as given.
  */
 export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
   if (settings.escalation !== undefined && settings.escalation !== null) {
@@ -68,6 +70,11 @@ export function checkSettings(settings: Record<string, unknown>): Record<string,
     const withdrawal = validateWithdrawalSettings(settings.withdrawal);
     if (!withdrawal.ok) throw invalid(withdrawal.param, withdrawal.message);
     settings = { ...settings, withdrawal: withdrawal.value };
+  }
+  if (settings.weights !== undefined && settings.weights !== null) {
+    const weights = validateWeightSettings(settings.weights);
+    if (!weights.ok) throw invalid(weights.param, weights.message);
+    settings = { ...settings, weights: weights.value };
   }
   if (settings.rules !== undefined && settings.rules !== null) {
     const result = validateRuleOverrides(settings.rules);

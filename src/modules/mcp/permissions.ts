@@ -33,6 +33,9 @@ export const TOOL_NEEDS: Readonly<Record<string, readonly Permission[]>> = {
   clear_to_sell: read('animals', 'groups'),
   give_treatment: [permission('animals', 'write')],
   list_medicines: read('animals'),
+  record_weight: [permission('events', 'write'), permission('animals', 'read')],
+  animal_weights: read('animals'),
+  group_weights: read('groups', 'animals'),
 };
 
 /** Whether a key with this policy may use the tool (an unknown tool is never offered). */

@@ -23,6 +23,7 @@ import {
   listTasksTool,
   logEventTool,
 } from './tools/records.ts';
+import { animalWeightsTool, groupWeightsTool, recordWeightTool } from './tools/weights.ts';
 
 /** Every tool, in the order of the spec's table (and of tools/list). */
 export const TOOLS: readonly RegisteredTool[] = [
@@ -49,6 +50,10 @@ export const TOOLS: readonly RegisteredTool[] = [
   clearToSellTool,
   giveTreatmentTool,
   listMedicinesTool,
+  // The herdbook toolset (opt-in: toolsets.ts).
+  recordWeightTool,
+  animalWeightsTool,
+  groupWeightsTool,
 ];
 
 export const MCP_INSTRUCTIONS = [

@@ -87,6 +87,11 @@ forEachEngine('mcp tools per permission, toolset and mode', (t) => {
       expected,
     );
     assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=all' }), ALL);
+    assert.deepEqual(
+      await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=herdbook' }),
+      [...TOOLSETS.farms, ...TOOLSETS.herdbook].sort(),
+      'the herd book is opt-in: named, or all',
+    );
     assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=alerts' }), [
       ...[...TOOLSETS.farms, ...TOOLSETS.alerts].sort(),
     ]);
@@ -195,12 +200,13 @@ forEachEngine('mcp keys for one farm', (t) => {
       species: 'cattle',
     });
     const task = await make.posted<Task>(t(), key, `/v1/farms/${other.id}/tasks`, { title: 'Far task' });
+    const group = await make.group(t(), key, other.id, { name: 'Far mob' });
     const alerts = await make.fetched<List<Alert>>(t(), key, `/v1/farms/${other.id}/alerts`);
     const alert = alerts.data[0];
     assert.ok(alert, 'the far house has an alert');
     const oneFarm = await restrictedKey(t(), key, { farms: [mine.id] });
 
-    const mcp = await connect(t(), oneFarm, ERAS[1]!);
+    const mcp = await connect(t(), oneFarm, ERAS[1]!, { path: '/mcp?toolsets=all' });
     try {
       const { tools } = await mcp.client.listTools();
       assert.equal(tools.length, DEFAULT.length);
@@ -211,6 +217,9 @@ forEachEngine('mcp keys for one farm', (t) => {
         ['house_command', { house_id: house.id, command: 'doors.close', params: { doors: 'all' } }],
         ['update_alert', { alert_id: alert.id, action: 'acknowledge' }],
         ['complete_task', { task_id: task.id }],
+        ['record_weight', { animal_id: animal.id, kg: 400 }],
+        ['animal_weights', { animal_id: animal.id }],
+        ['group_weights', { group_id: group.id }],
       ];
       // Every tool that takes farm_id, with the other farm's.
       for (const tool of tools) {

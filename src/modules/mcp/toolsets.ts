@@ -24,8 +24,15 @@ export const TOOLSETS = {
   ],
   devices: ['list_devices', 'get_readings'],
   houses: ['house_status', 'house_command'],
-  // The herd book (issue 46): opt-in, so the default list stays within its budget.
-  herdbook: ['clear_to_sell', 'give_treatment', 'list_medicines'],
+  // The herd book (issues 46 and 47): opt-in, so the default list stays within its budget.
+  herdbook: [
+    'clear_to_sell',
+    'give_treatment',
+    'list_medicines',
+    'record_weight',
+    'animal_weights',
+    'group_weights',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ToolsetName = keyof typeof TOOLSETS;

@@ -25,7 +25,8 @@ export type ScopedKind =
   | 'integration'
   | 'medicine'
   | 'treatment'
-  | 'movement';
+  | 'movement'
+  | 'weigh_session';
 type ScopedTable = (typeof RECORD_KINDS)[ScopedKind]['table'];
 export type ScopedRow<K extends ScopedKind> = Selectable<DB[(typeof RECORD_KINDS)[K]['table']]>;
 

@@ -26,6 +26,7 @@ export async function clearFarmContents(db: Db, farmId: string): Promise<void> {
   await db.deleteFrom('treatments').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('medicines').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('movements').where('farm_id', '=', farmId).execute();
+  await db.deleteFrom('weigh_sessions').where('farm_id', '=', farmId).execute();
   await recordRemovals(db, farmId, await animalIdsOf(db, farmId), Date.now());
   await db.deleteFrom('animals').where('farm_id', '=', farmId).execute();
   await db.deleteFrom('animal_groups').where('farm_id', '=', farmId).execute();

@@ -486,3 +486,33 @@ forEachEngine(
   },
   { webhookAllowPrivate: true },
 );
+
+forEachEngine('sample farm weights', (t) => {
+  test('the beef herd has months of weights with real gains, in weigh sessions; a stalled heifer is in the brief', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.test_key;
+    const farm = acct.sample_farm_id;
+    const sessions = await list(t(), key, `/v1/farms/${farm}/weigh-sessions`);
+    assert.equal(sessions.length, 4, 'monthly, for four months');
+    assert.deepEqual(
+      sessions.map((s) => s.head_count),
+      [15, 15, 14, 11],
+      'the cows, and the calves once a fortnight old',
+    );
+    assert.ok(sessions.every((s) => s.histogram.length > 0));
+    assert.ok(sessions[0].adg_kg_per_day > 0.2, `the herd gains: ${sessions[0].adg_kg_per_day}`);
+    const animals = await list(t(), key, `/v1/farms/${farm}/animals?q=pip`);
+    const pip = animals.find((a) => a.name === 'Pip');
+    const weights = (await t().request<Json>('GET', `/v1/animals/${pip.id}/weights`, { key })).body;
+    assert.ok(weights.data.length >= 3);
+    assert.ok(
+      weights.adg_kg_per_day > 0.8 && weights.adg_kg_per_day < 1.2,
+      `a calf: ${weights.adg_kg_per_day}`,
+    );
+    const herd = (await list(t(), key, `/v1/farms/${farm}/groups`)).find((g) => g.species === 'cattle');
+    const figures = (await t().request<Json>('GET', `/v1/groups/${herd.id}/weights`, { key })).body;
+    assert.equal(figures.lowest_gain[0]?.name, 'Poppy');
+    const brief = (await t().request<BriefReply>('GET', `/v1/farms/${farm}/brief`, { key })).body;
+    assert.ok(brief.items.some((i) => i.title === 'Poppy lost weight'));
+  });
+});

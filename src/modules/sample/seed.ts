@@ -49,6 +49,7 @@ import {
 } from './repository.ts';
 import { SampleClock } from './series.ts';
 import { weighingAt } from './series-field.ts';
+import { seedWeights } from './weights.ts';
 
 /** A deterministic 15-digit EID (US country code 840) per sample animal. */
 function sampleEid(index: number): string {
@@ -421,6 +422,7 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
   );
   await seedEvents(run);
   await seedHerdBook(trx, scope, farmId, run.seeded, now);
+  await seedWeights(trx, scope, farmId, now);
   await seedTasks(run);
   await markSeedEventsDispatched(trx, farmId, pendingBefore, now);
 }

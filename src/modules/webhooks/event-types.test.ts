@@ -14,7 +14,7 @@ forEachEngine(
     const closers: Array<() => Promise<void>> = [];
     after(() => Promise.all(closers.map((close) => close())));
 
-    test('each of the eleven event types is delivered once with a valid signature', async () => {
+    test('each of the twelve event types is delivered once with a valid signature', async () => {
       const rcv = await startReceiver();
       closers.push(rcv.close);
       const acct = await t().account();
@@ -33,7 +33,7 @@ forEachEngine(
       try {
         const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
           key,
-          body: { species: 'cattle', name: 'Bessie' },
+          body: { species: 'cattle', name: 'Bessie', tag: 'B7' },
         });
         assert.equal(animal.status, 201, JSON.stringify(animal.body));
         expected.push({ type: 'animal.created', data: animal.body });
@@ -86,7 +86,7 @@ forEachEngine(
             {
               animal_id: animal.body.id,
               name: 'Bessie',
-              tag: null,
+              tag: 'B7',
               meat_until: treatment.withdrawal_until.meat,
               treatment_id: treatment.id,
               medicine_id: medicine.body.id,
@@ -112,6 +112,16 @@ forEachEngine(
         const movementEvent = await t().request('GET', `/v1/events/${moved.body.event_id}`, { key });
         expected.push({ type: 'event.created', data: movementEvent.body });
         expected.push({ type: 'movement.created', data: moved.body });
+
+        // A weigh session is announced once (its weights are not each an event.created).
+        const weighed = await t().request<Record<string, unknown>>(
+          'POST',
+          `/v1/farms/${farmId}/weigh-sessions/import`,
+          { key, body: { content: 'VID,Weight,Date\nB7,412,2026-05-01\n' } },
+        );
+        assert.equal(weighed.status, 201, JSON.stringify(weighed.body));
+        const { already_imported, unmatched, duplicates, refused, ...session } = weighed.body;
+        expected.push({ type: 'weigh_session.imported', data: session });
 
         const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
           key,
@@ -160,7 +170,7 @@ forEachEngine(
       // Anything still undispatched or due (a duplicate would be) is sent now.
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
 
-      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all eleven types');
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all twelve types');
       assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
       const payloads = rcv.requests.map((r) => JSON.parse(r.body));
       assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');

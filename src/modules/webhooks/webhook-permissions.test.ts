@@ -90,6 +90,7 @@ forEachEngine(
         'treatment.created',
         'withdrawal.overridden',
         'movement.created',
+        'weigh_session.imported',
       ]);
       const byDefault = await t().request<NewWebhook>('POST', url, {
         key: records,
@@ -101,6 +102,7 @@ forEachEngine(
         'treatment.created',
         'withdrawal.overridden',
         'movement.created',
+        'weigh_session.imported',
       ]);
       const devices = await keyWith(t(), acct.live_key, {
         webhooks: 'write',
@@ -168,6 +170,7 @@ forEachEngine(
         'treatment.created',
         'withdrawal.overridden',
         'movement.created',
+        'weigh_session.imported',
       ]);
 
       // Someone else's "*" webhook: the restricted key may not point it at itself.

@@ -144,6 +144,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/animals/{id}/weights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An animal's weights (every source), each with its gain since the one before; the ADG over the period and the weight projected to today */
+        get: operations["getAnimalWeights"];
+        put?: never;
+        /** Record one weight (the chute page): checked against the species, logged as a `weight` event (source chute) */
+        post: operations["recordAnimalWeight"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/catalog": {
         parameters: {
             query?: never;
@@ -814,7 +832,7 @@ export interface paths {
          *     data: {"id":"msg_…","type":"alert.created","farm_id":"farm_…","created_at":"…","data":{…}}
          *     ```
          *
-         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`, `movement.created`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
+         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`, `movement.created`, `weigh_session.imported`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
          *
          *     Resume: send `Last-Event-ID` (EventSource does on reconnect) or `?last_event_id=`; the stream then sends every event after that one, none lost and none repeated, in the order they were committed. A stream opened without one starts from now, and first sets the client’s last event id to the farm’s newest event (an `id:` line with no data).
          *     When the id is not an event this farm’s stream still holds (older than the outbox retention, FARMSTEAD_WEBHOOK_RETENTION_DAYS, or not of this farm), the stream opens with a `stream.reset` event (`{"object":"stream_reset","last_event_id","message"}`): reload from the API, the stream goes on from now.
@@ -906,6 +924,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/weigh-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A farm's weigh sessions with their summaries, newest weighed first */
+        get: operations["listWeighSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/farms/{farm}/weigh-sessions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a weigh session file (Datamars/Tru-Test, Gallagher or any CSV with a mapping): dry_run previews the matches; the import stores each weight once (the same file again imports nothing; emits weigh_session.imported) */
+        post: operations["importWeighSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups/{id}": {
         parameters: {
             query?: never;
@@ -923,6 +975,23 @@ export interface paths {
         head?: never;
         /** Update a group (a paddock change logs a move event) */
         patch: operations["updateGroup"];
+        trace?: never;
+    };
+    "/v1/groups/{id}/weights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A group's weights: head weighed, mean, min, max, spread and mean ADG over each active animal's latest weight, and the animals gaining least */
+        get: operations["getGroupWeights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/houses/{id}": {
@@ -1710,6 +1779,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/weigh-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A weigh session: head count, mean, min, max, ADG since the previous session, histogram */
+        get: operations["getWeighSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1827,6 +1913,15 @@ export interface components {
             next_since: string;
             /** @description Ids of animals deleted since `since` (on the first page of a refresh only; else empty). */
             removed: string[];
+        };
+        /** AnimalWeights */
+        AnimalWeights: {
+            adg_kg_per_day: number | null;
+            animal_id: string;
+            /** @description The weights in the period, newest first. */
+            data: components["schemas"]["WeightEntry"][];
+            projected_at: string | null;
+            projected_kg: number | null;
         };
         /**
          * AnimalWithdrawal
@@ -1949,7 +2044,9 @@ export interface components {
          *         "milk_withheld": 0,
          *         "milk_clear_today": 0,
          *         "batches_expiring": 0,
-         *         "medicines_low_stock": 0
+         *         "medicines_low_stock": 0,
+         *         "animals_gain_low": 0,
+         *         "groups_not_weighed": 0
          *       }
          *     }
          */
@@ -1961,12 +2058,16 @@ export interface components {
                 alerts_info: number;
                 alerts_urgent: number;
                 alerts_watch: number;
+                /** @description Animals that lost weight or gain below settings.weights.min_adg_kg_per_day. */
+                animals_gain_low: number;
                 /** @description Medicine batches with stock left expiring within 30 days. */
                 batches_expiring: number;
                 devices_low_battery: number;
                 devices_quiet: number;
                 /** @description Houses with pop doors open after dusk. */
                 doors_open_after_dusk: number;
+                /** @description Groups not weighed for longer than settings.weights.weigh_interval_days. */
+                groups_not_weighed: number;
                 /** @description Houses with low feed or water or climate off target. */
                 houses_attention: number;
                 /** @description Medicines at or below their low-stock line. */
@@ -2047,7 +2148,7 @@ export interface components {
                 /** @description Why it is listed: the value, the line or the time. */
                 detail: string;
                 /** @enum {string} */
-                kind: "alert" | "task_overdue" | "task_due_today" | "milk_withheld" | "milk_clear" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest" | "batch_expiring" | "medicine_low";
+                kind: "alert" | "task_overdue" | "task_due_today" | "milk_withheld" | "milk_clear" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest" | "batch_expiring" | "medicine_low" | "weight_gain" | "group_not_weighed";
                 /** @description 1 is the most important. */
                 rank: number;
                 ref_id: string | null;
@@ -2373,6 +2474,35 @@ export interface components {
             paddock_id: string | null;
             species: string;
         };
+        /** GroupWeights */
+        GroupWeights: {
+            group_id: string;
+            /** @description Active animals in the group. */
+            head: number;
+            /** @description Of them, those with a weight (since `since`). */
+            head_weighed: number;
+            last_weighed_at: string | null;
+            /** @description The five animals gaining least (lowest gain first; those without a gain left out). */
+            lowest_gain: {
+                animal_id: string;
+                /**
+                 * Format: date-time
+                 * @description When it was weighed.
+                 */
+                at: string;
+                gain_kg_per_day: number | null;
+                /** @description Its latest weight. */
+                kg: number;
+                name: string | null;
+                tag: string | null;
+            }[];
+            max_kg: number | null;
+            mean_adg_kg_per_day: number | null;
+            mean_kg: number | null;
+            min_kg: number | null;
+            sd_kg: number | null;
+            spread_kg: number | null;
+        };
         /** House */
         House: {
             animal_id: string | null;
@@ -2656,6 +2786,66 @@ export interface components {
             };
             /** @description Seconds after which a command handed out and not answered is handed out again (default: the server’s FARMSTEAD_COMMAND_REDELIVER_S setting). */
             redeliver_after_s?: number;
+        };
+        /** ImportedWeighSession */
+        ImportedWeighSession: {
+            adg_kg_per_day: number | null;
+            /** @description true: this file was imported before (the session is that one); nothing was stored now. */
+            already_imported: boolean;
+            /**
+             * Format: date-time
+             * @description When the session was weighed (its earliest row).
+             */
+            at: string;
+            created_animals: number;
+            /** Format: date-time */
+            created_at: string;
+            duplicates: {
+                animal_id: string | null;
+                eid: string | null;
+                kg: number | null;
+                reason: string;
+                /** @description The row’s line number in the file. */
+                row: number;
+                tag: string | null;
+            }[];
+            farm_id: string;
+            /** @description SHA-256 of the file: the same file imports nothing twice. */
+            file_hash: string;
+            format: string;
+            /** @description Animals weighed (weights stored). */
+            head_count: number;
+            /** @description The weights counted in bins of a round width (from inclusive, to exclusive). */
+            histogram: {
+                count: number;
+                from_kg: number;
+                to_kg: number;
+            }[];
+            id: string;
+            max_kg: number | null;
+            mean_kg: number | null;
+            min_kg: number | null;
+            name: string | null;
+            previous_session_id: string | null;
+            refused: {
+                animal_id: string | null;
+                eid: string | null;
+                kg: number | null;
+                reason: string;
+                /** @description The row’s line number in the file. */
+                row: number;
+                tag: string | null;
+            }[];
+            rows: number;
+            unmatched: {
+                animal_id: string | null;
+                eid: string | null;
+                kg: number | null;
+                reason: string;
+                /** @description The row’s line number in the file. */
+                row: number;
+                tag: string | null;
+            }[];
         };
         /** Integration */
         Integration: {
@@ -3086,7 +3276,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             disabled_reason: string | null;
-            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created); a restricted key's "*" is stored as the list of those events. */
+            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported); a restricted key's "*" is stored as the list of those events. */
             events: string[];
             farm_id: string;
             id: string;
@@ -3143,6 +3333,111 @@ export interface components {
              */
             status: "pending" | "succeeded" | "failed";
             webhook_id: string;
+        };
+        /** WeighSession */
+        WeighSession: {
+            adg_kg_per_day: number | null;
+            /**
+             * Format: date-time
+             * @description When the session was weighed (its earliest row).
+             */
+            at: string;
+            created_animals: number;
+            /** Format: date-time */
+            created_at: string;
+            farm_id: string;
+            /** @description SHA-256 of the file: the same file imports nothing twice. */
+            file_hash: string;
+            format: string;
+            /** @description Animals weighed (weights stored). */
+            head_count: number;
+            /** @description The weights counted in bins of a round width (from inclusive, to exclusive). */
+            histogram: {
+                count: number;
+                from_kg: number;
+                to_kg: number;
+            }[];
+            id: string;
+            max_kg: number | null;
+            mean_kg: number | null;
+            min_kg: number | null;
+            name: string | null;
+            previous_session_id: string | null;
+            rows: number;
+        };
+        /** WeighSessionPreview */
+        WeighSessionPreview: {
+            /** @enum {boolean} */
+            dry_run: true;
+            /** @description Rows repeating an animal already in the file, or a weight already stored (same animal, time and kg). */
+            duplicates: {
+                animal_id: string | null;
+                eid: string | null;
+                kg: number | null;
+                reason: string;
+                /** @description The row’s line number in the file. */
+                row: number;
+                tag: string | null;
+            }[];
+            format: string;
+            imported_as: string | null;
+            /** @description Which column holds what (header names as in the file). A dry run answers the mapping it read; send it back, corrected, to confirm it. */
+            mapping: {
+                date?: string;
+                eid?: string;
+                kg?: string;
+                tag?: string;
+                time?: string;
+                /** @description Extra traits to keep with each weight: {trait name: column}, e.g. {"condition_score": "BCS"}. */
+                traits?: {
+                    [key: string]: string;
+                };
+            };
+            /** @description Rows matched to an animal (by EID in any ISO form, then by visual tag). */
+            matched: number;
+            matched_by_eid: number;
+            matched_by_tag: number;
+            /** @description Rows without a usable weight, id or date, or with a weight impossible for the species. */
+            refused: {
+                animal_id: string | null;
+                eid: string | null;
+                kg: number | null;
+                reason: string;
+                /** @description The row’s line number in the file. */
+                row: number;
+                tag: string | null;
+            }[];
+            /** @description Data rows read. */
+            rows: number;
+            unit: string;
+            /** @description Rows naming no animal of the farm (create_unmatched creates them). */
+            unmatched: {
+                animal_id: string | null;
+                eid: string | null;
+                kg: number | null;
+                reason: string;
+                /** @description The row’s line number in the file. */
+                row: number;
+                tag: string | null;
+            }[];
+        };
+        /** WeightEntry */
+        WeightEntry: {
+            /**
+             * Format: date-time
+             * @description When the animal was weighed.
+             */
+            at: string;
+            /** @description The `weight` event it is in the farm event log. */
+            event_id: string;
+            gain_kg_per_day: number | null;
+            kg: number;
+            session_id: string | null;
+            /**
+             * @description Where the weight came from: event (a `weight` event logged by a client), scale (a scale head’s weight.kg reading matched by EID), session (a weigh-session import), chute (the chute page or the record_weight tool).
+             * @enum {string}
+             */
+            source: "event" | "scale" | "session" | "chute";
         };
         /** WithdrawalSource */
         WithdrawalSource: {
@@ -4009,6 +4304,196 @@ export interface operations {
             };
             /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnimalWeights: {
+        parameters: {
+            query?: {
+                /** @description The last n days (instead of since): a period ending now. */
+                days?: number;
+                /** @description The period starts here (inclusive). Default: the first weight. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+                /** @description The period ends here (exclusive). Default: now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The weights, newest first, with the ADG and projection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnimalWeights"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordAnimalWeight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When it was weighed. Default: now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    at?: string;
+                    kg: number;
+                    note?: string;
+                    /**
+                     * @description chute (default): weighed at the race; event: entered later.
+                     * @enum {string}
+                     */
+                    source?: "chute" | "event";
+                };
+            };
+        };
+        responses: {
+            /** @description The animal's weights with the new one. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnimalWeights"];
+                };
+            };
+            /** @description invalid_request: A bad member, or a weight impossible for the species; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9925,7 +10410,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
                     events?: string[];
                     /** @description Absolute http(s) URL on a public address (see FARMSTEAD_WEBHOOK_ALLOW_PRIVATE). */
                     url: string;
@@ -9963,6 +10448,240 @@ export interface operations {
                 };
             };
             /** @description forbidden: This key lacks webhooks:write, or events names an event whose data this key may not read (a webhook may only send what its creator may read; `param` names the event). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWeighSessions: {
+        parameters: {
+            query?: {
+                /** @description Page backwards: an ISO 8601 time (records strictly older), or the `next_before` cursor of the previous page. */
+                before?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WeighSession"][];
+                        /** @description True when older records remain; pass next_before as before. */
+                        has_more: boolean;
+                        next_before: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importWeighSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours replays the first response (with `Idempotent-Replayed: true`) instead of running again. A UUID is a good choice. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When rows without a date were weighed. Default: now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    at?: string;
+                    /** @description The session file’s text (CSV). */
+                    content: string;
+                    /** @description Create an animal for each unmatched row (its EID or tag), of `species`. */
+                    create_unmatched?: boolean;
+                    /**
+                     * @description How a date like 03/04/2026 reads: dmy (default: NZ, AU, UK, IE) or mdy (US).
+                     * @enum {string}
+                     */
+                    date_order?: "dmy" | "mdy";
+                    /** @description Check and preview only; store nothing. */
+                    dry_run?: boolean;
+                    /**
+                     * @description datamars (Datamars Livestock / Tru-Test XR5000, ID5000, EziWeigh CSV), gallagher (TW/TSi session CSV) or csv (any, with a mapping). Default: read from the header.
+                     * @enum {string}
+                     */
+                    format?: "datamars" | "gallagher" | "csv";
+                    /** @description The group created animals join. */
+                    group_id?: string;
+                    /** @description Which column holds what (header names as in the file). A dry run answers the mapping it read; send it back, corrected, to confirm it. */
+                    mapping?: {
+                        date?: string;
+                        eid?: string;
+                        kg?: string;
+                        tag?: string;
+                        time?: string;
+                        /** @description Extra traits to keep with each weight: {trait name: column}, e.g. {"condition_score": "BCS"}. */
+                        traits?: {
+                            [key: string]: string;
+                        };
+                    };
+                    name?: string;
+                    species?: string;
+                    /**
+                     * @description The weights’ unit. Default: from the header, else kg.
+                     * @enum {string}
+                     */
+                    unit?: "kg" | "lb";
+                };
+            };
+        };
+        responses: {
+            /** @description The dry run’s preview; or, for a file imported before, that session (already_imported true). */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WeighSessionPreview"] | components["schemas"]["ImportedWeighSession"];
+                };
+            };
+            /** @description The session imported, with its summary. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedWeighSession"];
+                };
+            };
+            /** @description invalid_request: A file that cannot be read (no header naming a weight, a quote never closed), a mapping naming no column of the file, a generic CSV without its confirmed mapping; `param` names it. Or invalid_request: Idempotency-Key is not 1 to 255 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10216,6 +10935,76 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGroupWeights: {
+        parameters: {
+            query?: {
+                /** @description Only weights at or after this time count as an animal’s latest. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupWeights"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15006,7 +15795,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created); a restricted key's "*" is stored as the list of those events. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported); a restricted key's "*" is stored as the list of those events. */
                     events?: string[];
                     /**
                      * @description enabled turns a disabled webhook back on (for example after a 410).
@@ -15376,6 +16165,64 @@ export interface operations {
             };
             /** @description conflict: The webhook is disabled. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWeighSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WeighSession"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
