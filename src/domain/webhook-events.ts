@@ -21,6 +21,7 @@ export const WEBHOOK_EVENTS = [
   'treatment.created',
   'withdrawal.overridden',
   'movement.created',
+  'animal.born',
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
@@ -63,6 +64,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
     'meat_until, medicine_id, medicine, batch_id, batch}]}.',
   'movement.created':
     'Animals moved on or off the holding: POST /v1/farms/{farm}/movements. data is the Movement.',
+  'animal.born':
+    'A birth event with offspring created an animal (one event per offspring, after its animal.created). ' +
+    'data is {animal, dam_id, event_id}.',
 });
 
 /**
@@ -81,6 +85,7 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
   'treatment.created': 'animals',
   'withdrawal.overridden': 'animals',
   'movement.created': 'animals',
+  'animal.born': 'animals',
 });
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {

@@ -42,6 +42,25 @@ export const AnimalWithdrawalSchema = Type.Object(
   },
 );
 
+export const AnimalBreedingSchema = Type.Object(
+  {
+    state: Type.Union([
+      Type.Literal('open'),
+      Type.Literal('bred'),
+      Type.Literal('pregnant'),
+      Type.Literal('fresh'),
+    ]),
+    due_date: Nullable(Type.String({ format: 'date' })),
+    next_heat_expected: Nullable(Type.String({ format: 'date' })),
+  },
+  {
+    $id: 'AnimalBreeding',
+    title: 'AnimalBreeding',
+    description:
+      "A female's state from her breeding records (docs/records.md); null for males and other species.",
+  },
+);
+
 export const AnimalSchema = Type.Object(
   {
     id: Type.String(),
@@ -70,6 +89,11 @@ export const AnimalSchema = Type.Object(
     notes: Nullable(Type.String()),
     fields: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form custom fields.' }),
     withdrawal: Type.Ref('AnimalWithdrawal'),
+    dam_id: Nullable(Type.String()),
+    sire_id: Nullable(Type.String()),
+    sire_name: Nullable(Type.String({ description: 'An outside sire (AI).' })),
+    sire_registration: Nullable(Type.String()),
+    breeding: Nullable(Type.Ref('AnimalBreeding')),
     created_at: DateTime(),
   },
   {
@@ -93,6 +117,11 @@ export const AnimalSchema = Type.Object(
         notes: 'Livestock guardian dog with the layers.',
         fields: {},
         withdrawal: { meat_until: null, milk_until: null, eggs_until: null, because: [] },
+        dam_id: null,
+        sire_id: null,
+        sire_name: null,
+        sire_registration: null,
+        breeding: null,
         created_at: '2026-07-25T14:15:09.017Z',
       },
     ],
@@ -123,6 +152,20 @@ const fields = {
   }),
   notes: Nullable(Type.String({ maxLength: 10_000 })),
   fields: Type.Record(Type.String(), Type.Unknown()),
+  dam_id: text(100, 'A female of the same species in the account.'),
+  sire_id: text(100, 'A male of the same species in the account.'),
+  sire_name: text(200, 'An outside sire (an AI bull) by name.'),
+  sire_registration: text(100, "The outside sire's registration number."),
+};
+
+/** Dam and sire: checked against the herd (checkLineage), so the CSV import, which checks rows in bulk, leaves them out. */
+export const LINEAGE_MEMBERS = ['dam_id', 'sire_id', 'sire_name', 'sire_registration'];
+
+const lineage = {
+  dam_id: Type.Optional(fields.dam_id),
+  sire_id: Type.Optional(fields.sire_id),
+  sire_name: Type.Optional(fields.sire_name),
+  sire_registration: Type.Optional(fields.sire_registration),
 };
 
 export const CreateAnimalBody = Type.Object(
@@ -139,6 +182,7 @@ export const CreateAnimalBody = Type.Object(
     status: Type.Optional(fields.status),
     notes: Type.Optional(fields.notes),
     fields: Type.Optional(fields.fields),
+    ...lineage,
   },
   { additionalProperties: false },
 );
@@ -156,6 +200,7 @@ export const UpdateAnimalBody = Type.Object(
     paddock_id: Type.Optional(fields.paddock_id),
     status: Type.Optional(fields.status),
     notes: Type.Optional(fields.notes),
+    ...lineage,
     override_reason: Type.Optional(
       Type.String({
         minLength: 1,
@@ -247,7 +292,11 @@ export const AnimalChangesSchema = Type.Object(
   { $id: 'AnimalChanges', title: 'AnimalChanges' },
 );
 
-export type Animal = Omit<Static<typeof AnimalSchema>, 'withdrawal'> & { withdrawal: AnimalWithdrawal };
+export type AnimalBreeding = Static<typeof AnimalBreedingSchema>;
+export type Animal = Omit<Static<typeof AnimalSchema>, 'withdrawal' | 'breeding'> & {
+  withdrawal: AnimalWithdrawal;
+  breeding: AnimalBreeding | null;
+};
 export type AnimalWithdrawal = Omit<Static<typeof AnimalWithdrawalSchema>, 'because'> & {
   because: Array<Static<typeof WithdrawalSourceSchema>>;
 };

@@ -15,6 +15,7 @@ import {
   getAnimalHistory,
   listAnimals,
 } from '../../animals/service.ts';
+import { withBreeding } from '../../breeding/service.ts';
 import { DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { CreateEventBody, EventSchema } from '../../events/schemas.ts';
@@ -154,7 +155,7 @@ export const logEventTool = defineTool({
   async run(ctx, args) {
     const { farm_id, ...input } = args;
     const farm = await resolveFarm(ctx, farm_id);
-    return createEvent(ctx.db, ctx.scope, farm.id, input, Date.now(), herdBookEventHook);
+    return createEvent(ctx.db, ctx.scope, farm.id, input, Date.now(), withBreeding(herdBookEventHook));
   },
 });
 
