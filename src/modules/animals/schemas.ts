@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { BREEDING_STATES } from '../../domain/breeding.ts';
 import { ANIMAL_STATUSES } from '../../domain/statuses.ts';
 import { WITHDRAWAL_RULES } from '../../domain/withdrawal.ts';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
@@ -44,21 +45,12 @@ export const AnimalWithdrawalSchema = Type.Object(
 
 export const AnimalBreedingSchema = Type.Object(
   {
-    state: Type.Union([
-      Type.Literal('open'),
-      Type.Literal('bred'),
-      Type.Literal('pregnant'),
-      Type.Literal('fresh'),
-    ]),
+    state: Type.Enum(BREEDING_STATES, { type: 'string' }),
     due_date: Nullable(Type.String({ format: 'date' })),
     next_heat_expected: Nullable(Type.String({ format: 'date' })),
   },
-  {
-    $id: 'AnimalBreeding',
-    title: 'AnimalBreeding',
-    description:
-      "A female's state from her breeding records (docs/records.md); null for males and other species.",
-  },
+  // Described in docs/records.md: the Animal is inlined in three of MCP's default tools.
+  { $id: 'AnimalBreeding', title: 'AnimalBreeding' },
 );
 
 export const AnimalSchema = Type.Object(
@@ -91,7 +83,7 @@ export const AnimalSchema = Type.Object(
     withdrawal: Type.Ref('AnimalWithdrawal'),
     dam_id: Nullable(Type.String()),
     sire_id: Nullable(Type.String()),
-    sire_name: Nullable(Type.String({ description: 'An outside sire (AI).' })),
+    sire_name: Nullable(Type.String()),
     sire_registration: Nullable(Type.String()),
     breeding: Nullable(Type.Ref('AnimalBreeding')),
     created_at: DateTime(),
@@ -152,10 +144,10 @@ const fields = {
   }),
   notes: Nullable(Type.String({ maxLength: 10_000 })),
   fields: Type.Record(Type.String(), Type.Unknown()),
-  dam_id: text(100, 'A female of the same species in the account.'),
-  sire_id: text(100, 'A male of the same species in the account.'),
-  sire_name: text(200, 'An outside sire (an AI bull) by name.'),
-  sire_registration: text(100, "The outside sire's registration number."),
+  dam_id: text(100),
+  sire_id: text(100),
+  sire_name: text(200, 'An outside (AI) sire.'),
+  sire_registration: text(100),
 };
 
 /** Dam and sire: checked against the herd (checkLineage), so the CSV import, which checks rows in bulk, leaves them out. */

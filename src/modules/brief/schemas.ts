@@ -11,6 +11,10 @@ export const BRIEF_ITEM_KINDS = [
   'doors_open',
   'device_quiet',
   'device_battery',
+  'birth_overdue',
+  'birth_due',
+  'pregnancy_check_due',
+  'heat_expected',
   'paddock_rest',
 ] as const;
 export type BriefItemKind = (typeof BRIEF_ITEM_KINDS)[number];

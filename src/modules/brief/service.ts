@@ -21,6 +21,7 @@ import { grazingState, isOccupied } from '../stays/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
+import { breedingSection, readBreedingFacts } from './breeding-sections.ts';
 import { FarmMemo, RecentBuilds } from './memo.ts';
 import {
   activeAlertKeys,
@@ -282,6 +283,7 @@ async function assembleBrief(
   const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now);
+  const breedingItems = breedingSection(await readBreedingFacts(db, farm.id), ctx);
 
   const ranked: BriefItem[] = [
     ...alerts.items,
@@ -290,6 +292,7 @@ async function assembleBrief(
     ...houses.doorItems,
     ...quietItems,
     ...batteryItems,
+    ...breedingItems,
     ...paddockItems,
     ...alerts.info,
   ]

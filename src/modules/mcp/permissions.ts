@@ -29,6 +29,9 @@ export const TOOL_NEEDS: Readonly<Record<string, readonly Permission[]>> = {
   complete_task: [permission('tasks', 'write')],
   get_catalog: [],
   list_rules: read('alerts'),
+  due_dates: read('animals'),
+  mating_check: read('animals'),
+  get_pedigree: read('animals'),
 };
 
 /** Whether a key with this policy may use the tool (an unknown tool is never offered). */

@@ -22,6 +22,8 @@ export const TOOLSETS = {
   ],
   devices: ['list_devices', 'get_readings'],
   houses: ['house_status', 'house_command'],
+  // The herd book's (issue 47); opt-in, outside the default tools/list (tools/breeding.ts).
+  herdbook: ['due_dates', 'mating_check', 'get_pedigree'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ToolsetName = keyof typeof TOOLSETS;
