@@ -22,62 +22,99 @@ interface Ordered {
 }
 
 function order(nodes: readonly PedigreeNode[]): Ordered {
-  const byId = new Map<string, PedigreeNode>();
-  for (const node of nodes) byId.set(node.id, node);
-  for (const node of nodes) {
-    for (const parent of [node.sire, node.dam]) {
-      if (parent !== null && !byId.has(parent)) byId.set(parent, { id: parent, sire: null, dam: null });
-    }
-  }
-  // Generation: 0 for a founder, one more than the older parent's. Iterative, so a deep line does not recurse.
-  const generation = new Map<string, number>();
-  for (const start of byId.values()) {
-    if (generation.has(start.id)) continue;
-    const stack: PedigreeNode[] = [start];
-    const onStack = new Set<string>([start.id]);
-    while (stack.length > 0) {
-      const node = stack[stack.length - 1] as PedigreeNode;
-      let waiting = false;
-      for (const parent of [node.sire, node.dam]) {
-        if (parent === null || generation.has(parent)) continue;
-        // A loop (refused on write, so only in damaged data) is cut here: the parent counts as unknown.
-        if (onStack.has(parent)) continue;
-        stack.push(byId.get(parent) as PedigreeNode);
-        onStack.add(parent);
-        waiting = true;
-      }
-      if (waiting) continue;
-      stack.pop();
-      onStack.delete(node.id);
-      const gens = [node.sire, node.dam].map((p) => (p === null ? -1 : (generation.get(p) ?? -1)));
-      generation.set(node.id, Math.max(...gens) + 1);
-    }
-  }
-  const ids = [...byId.keys()].sort((a, b) => {
-    const ga = generation.get(a) ?? 0;
-    const gb = generation.get(b) ?? 0;
-    if (ga !== gb) return ga - gb;
-    const na = byId.get(a) as PedigreeNode;
-    const nb = byId.get(b) as PedigreeNode;
-    const key = (n: PedigreeNode) => `${n.sire ?? ''}\u0000${n.dam ?? ''}`;
-    const ka = key(na);
-    const kb = key(nb);
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  });
+  // Every id (parents not among the nodes as founders) as an integer; −1 is an unknown parent.
   const index = new Map<string, number>();
-  for (const [i, id] of ids.entries()) index.set(id, i + 1);
-  const sire = new Int32Array(ids.length + 1);
-  const dam = new Int32Array(ids.length + 1);
-  const gen = new Int32Array(ids.length + 1);
-  ids.forEach((id, i) => {
-    gen[i + 1] = generation.get(id) ?? 0;
-    const node = byId.get(id) as PedigreeNode;
-    const s = node.sire === null ? 0 : (index.get(node.sire) ?? 0);
-    const d = node.dam === null ? 0 : (index.get(node.dam) ?? 0);
-    // A parent of a later generation than its child can only come from a cut loop: unknown.
-    sire[i + 1] = s > i ? 0 : s;
-    dam[i + 1] = d > i ? 0 : d;
-  });
+  const names: string[] = [];
+  const indexOf = (id: string): number => {
+    let i = index.get(id);
+    if (i === undefined) {
+      i = names.length;
+      index.set(id, i);
+      names.push(id);
+    }
+    return i;
+  };
+  for (const node of nodes) indexOf(node.id);
+  const given = names.length;
+  const sireOf: number[] = new Array(given).fill(-1);
+  const damOf: number[] = new Array(given).fill(-1);
+  for (const node of nodes) {
+    const i = index.get(node.id) as number;
+    sireOf[i] = node.sire === null ? -1 : indexOf(node.sire);
+    damOf[i] = node.dam === null ? -1 : indexOf(node.dam);
+  }
+  const n = names.length;
+  for (let i = given; i < n; i++) {
+    sireOf.push(-1);
+    damOf.push(-1);
+  }
+  // Generation: 0 for a founder, one more than the older parent's; an explicit stack, so a deep line does not
+  // recurse. A loop (refused on write, so only in damaged data) is cut: the parent on the stack counts as unknown.
+  const generation = new Int32Array(n);
+  const state = new Uint8Array(n); // 0 new, 1 on the stack, 2 done
+  const stack: number[] = [];
+  for (let root = 0; root < n; root++) {
+    if (state[root] !== 0) continue;
+    stack.push(root);
+    state[root] = 1;
+    while (stack.length > 0) {
+      const i = stack[stack.length - 1] as number;
+      const s = sireOf[i] as number;
+      const d = damOf[i] as number;
+      if (s >= 0 && state[s] === 0) {
+        state[s] = 1;
+        stack.push(s);
+        continue;
+      }
+      if (d >= 0 && state[d] === 0) {
+        state[d] = 1;
+        stack.push(d);
+        continue;
+      }
+      if (s >= 0 && state[s] === 1) sireOf[i] = -1;
+      if (d >= 0 && state[d] === 1) damOf[i] = -1;
+      const gs = (sireOf[i] as number) >= 0 ? (generation[sireOf[i] as number] as number) : -1;
+      const gd = (damOf[i] as number) >= 0 ? (generation[damOf[i] as number] as number) : -1;
+      generation[i] = Math.max(gs, gd) + 1;
+      state[i] = 2;
+      stack.pop();
+    }
+  }
+  // Generation by generation; within one, full siblings (the same pair of parents) side by side.
+  let maxGeneration = 0;
+  for (let i = 0; i < n; i++) maxGeneration = Math.max(maxGeneration, generation[i] as number);
+  const byGeneration: Array<Map<number, number[]>> = Array.from(
+    { length: maxGeneration + 1 },
+    () => new Map(),
+  );
+  for (let i = 0; i < n; i++) {
+    const pair = ((sireOf[i] as number) + 1) * (n + 1) + ((damOf[i] as number) + 1);
+    const families = byGeneration[generation[i] as number] as Map<number, number[]>;
+    const family = families.get(pair);
+    if (family) family.push(i);
+    else families.set(pair, [i]);
+  }
+  const position = new Int32Array(n); // 1-based place in the order
+  const ids: string[] = [];
+  for (const families of byGeneration) {
+    for (const family of families.values()) {
+      for (const i of family) {
+        ids.push(names[i] as string);
+        position[i] = ids.length;
+      }
+    }
+  }
+  const sire = new Int32Array(n + 1);
+  const dam = new Int32Array(n + 1);
+  const gen = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const at = position[i] as number;
+    const s = sireOf[i] as number;
+    const d = damOf[i] as number;
+    sire[at] = s < 0 ? 0 : (position[s] as number);
+    dam[at] = d < 0 ? 0 : (position[d] as number);
+    gen[at] = generation[i] as number;
+  }
   return { ids, sire, dam, generation: gen };
 }
 
