@@ -382,4 +382,74 @@ forEachEngine('breeding records and lineage', (t) => {
     const none = await make.fetched<{ data: unknown[] }>(t(), key, `/v1/farms/${farm}/due-dates?days=5`);
     assert.deepEqual(none.data, []);
   });
+
+  test('the brief names births overdue and due within 7 days, pregnancy checks due and heats expected today', async () => {
+    const { animal, log, farm, key } = await herdFarm(t());
+    const now = Date.now();
+    const cow = (name: string, species = 'cattle') => animal({ species, sex: 'female', name });
+    const [overdue, due, far, checked, heat, ewe] = [
+      await cow('Overdue'),
+      await cow('Due'),
+      await cow('Far'),
+      await cow('Check'),
+      await cow('Heat'),
+      await cow('Ewe', 'sheep'),
+    ];
+    const served = (id: string, daysAgo: number) =>
+      log({ type: 'service', subject_id: id, data: { method: 'ai' }, at: iso(now - daysAgo * DAY) });
+    await served(overdue.id, 290);
+    await served(due.id, 280);
+    await served(far.id, 100);
+    await served(checked.id, 40);
+    await log({ type: 'heat', subject_id: heat.id, data: {}, at: iso(now - 21 * DAY) });
+    await served(ewe.id, 144);
+    const brief = await make.fetched<{
+      items: Array<{ kind: string; title: string; subject_id: string | null }>;
+    }>(t(), key, `/v1/farms/${farm}/brief`);
+    const items = brief.items.filter((i) =>
+      ['birth_overdue', 'birth_due', 'pregnancy_check_due', 'heat_expected'].includes(i.kind),
+    );
+    assert.deepEqual(
+      items.map((i) => [i.kind, i.subject_id]),
+      [
+        ['birth_overdue', overdue.id],
+        ['birth_due', due.id],
+        ['birth_due', ewe.id],
+        ['pregnancy_check_due', checked.id],
+        ['heat_expected', heat.id],
+      ],
+    );
+    assert.equal(items[1]?.title, 'Due is due to calve');
+    assert.equal(items[2]?.title, 'Ewe is due to lamb');
+  });
+
+  test('the sample farm: a cow due next week and three generations', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.test_key;
+    const farm = acct.sample_farm_id;
+    const due = await make.fetched<{ data: Array<{ name: string | null; due_date: string }> }>(
+      t(),
+      key,
+      `/v1/farms/${farm}/due-dates?days=8`,
+    );
+    assert.deepEqual(
+      due.data.map((d) => d.name),
+      ['Juniper'],
+    );
+    const animals = await make.fetched<{ data: Animal[] }>(t(), key, `/v1/farms/${farm}/animals?q=fern`);
+    const fern = animals.data[0] as Animal;
+    const pedigree = await make.fetched<Pedigree>(t(), key, `/v1/animals/${fern.id}/pedigree?generations=3`);
+    assert.deepEqual(
+      pedigree.ancestors
+        .filter((a) => a.generation <= 3 && a.name !== null)
+        .map((a) => [a.name, a.generation]),
+      [
+        ['Bramble', 1],
+        ['Duke', 1],
+        ['Clover', 2],
+        ['Hilltop Resolve 5R', 3],
+        ['Willow', 3],
+      ],
+    );
+  });
 });
