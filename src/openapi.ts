@@ -13,6 +13,7 @@ import { AlertSchema } from './modules/alerts/schemas.ts';
 import {
   AnimalChangesSchema,
   AnimalSchema,
+  AnimalBreedingSchema,
   AnimalWithdrawalSchema,
   WithdrawalSourceSchema,
 } from './modules/animals/schemas.ts';
@@ -64,6 +65,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   RuleSchema,
   AnimalSchema,
   AnimalWithdrawalSchema,
+  AnimalBreedingSchema,
   WithdrawalSourceSchema,
   AnimalChangesSchema,
   MedicineSchema,
