@@ -21,8 +21,8 @@ import { grazingState, isOccupied } from '../stays/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
-import { herdBookSections, herdBookText, readHerdBookFacts } from './herd-book-sections.ts';
 import { breedingSection, readBreedingFacts } from './breeding-sections.ts';
+import { herdBookSections, herdBookText, readHerdBookFacts } from './herd-book-sections.ts';
 import { FarmMemo, RecentBuilds } from './memo.ts';
 import {
   activeAlertKeys,
