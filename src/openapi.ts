@@ -11,9 +11,9 @@ import { ErrorSchema } from './http/schemas.ts';
 import { HOUR_MS } from './lib/time.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';
 import {
+  AnimalBreedingSchema,
   AnimalChangesSchema,
   AnimalSchema,
-  AnimalBreedingSchema,
   AnimalWithdrawalSchema,
   WithdrawalSourceSchema,
 } from './modules/animals/schemas.ts';
