@@ -242,7 +242,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // A farm's alert rules are part of its alerting (the alerts family) but their own resource: crew handle
   // alerts without changing the rules.
   await app.register(withAccess(ruleRoutes, 'rules'), { db });
-  await app.register(withAccess(deviceRoutes, 'devices'), { db });
+  await app.register(withAccess(deviceRoutes, 'devices'), { db, hooks: mqtt.deviceKeyHooks });
   await app.register(withAccess(readingRoutes, 'readings'), { db });
   await app.register(withAccess(readingExportRoutes, 'readings'), { db });
   // A device's track (modules/positions): reported positions are readings-like data.

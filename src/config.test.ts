@@ -95,3 +95,43 @@ test("map tiles: OpenStreetMap's with its attribution unless set, none turns the
     assert.throws(() => loadConfig({ FARMSTEAD_MAP_TILES: bad }), /FARMSTEAD_MAP_TILES must be/, bad);
   }
 });
+
+test('an external MQTT broker: an mqtt(s) URL whose password is never shown, a stable client id, dynsec only with a broker', () => {
+  assert.equal(loadConfig({}).mqttBroker, null);
+  assert.equal(loadConfig({}).mqttBrokerAuth, 'none');
+  const config = loadConfig({
+    FARMSTEAD_MQTT_BROKER: 'mqtts://farm%40stead:s3cret%2F1@broker.example',
+    FARMSTEAD_MQTT_BROKER_AUTH: 'dynsec',
+    PORT: '8081',
+  });
+  const broker = config.mqttBroker;
+  assert.ok(broker);
+  assert.equal(broker.url, 'mqtts://broker.example:8883');
+  assert.equal(broker.username, 'farm@stead');
+  assert.equal(broker.password, 's3cret/1');
+  assert.match(broker.clientId, /^farmstead-.+-8081$/);
+  assert.equal(broker.consumers, 4);
+  assert.equal(config.mqttBrokerAuth, 'dynsec');
+  // What a log line or a JSON dump of the config shows leaves the password out.
+  assert.doesNotMatch(JSON.stringify(config), /s3cret/);
+  assert.equal(
+    loadConfig({ FARMSTEAD_MQTT_BROKER: 'mqtt://b:1883', FARMSTEAD_MQTT_CLIENT_ID: 'node-1' }).mqttBroker
+      ?.clientId,
+    'node-1',
+  );
+  for (const bad of ['http://u:secret@b', 'mqtt://u:secret@b/path', 'not a url secret']) {
+    assert.throws(
+      () => loadConfig({ FARMSTEAD_MQTT_BROKER: bad }),
+      (err: Error) => err instanceof ConfigError && !err.message.includes('secret'),
+    );
+  }
+  assert.throws(
+    () => loadConfig({ FARMSTEAD_MQTT_BROKER: 'mqtt://b', FARMSTEAD_MQTT_CLIENT_ID: 'a b' }),
+    ConfigError,
+  );
+  assert.throws(() => loadConfig({ FARMSTEAD_MQTT_BROKER_AUTH: 'dynsec' }), ConfigError);
+  assert.throws(
+    () => loadConfig({ FARMSTEAD_MQTT_BROKER: 'mqtt://b', FARMSTEAD_MQTT_BROKER_AUTH: 'acl' }),
+    ConfigError,
+  );
+});

@@ -2,7 +2,25 @@
  * The only reader of process.env. Every setting is validated here once and frozen;
  * the rest of the code receives a Config value.
  */
+import { hostname } from 'node:os';
 import path from 'node:path';
+
+/** Where and as whom this process connects to an external MQTT broker (docs/deployment.md). */
+export interface MqttBrokerConfig {
+  /** mqtt://host:port or mqtts://host:port, without the login: safe to log. */
+  url: string;
+  username: string | null;
+  /** Never logged: the config is frozen and this member is not enumerable (JSON and log lines skip it). */
+  readonly password: string | null;
+  /**
+   * The stable client id of this process's sessions on the broker (FARMSTEAD_MQTT_CLIENT_ID; default
+   * `farmstead-<hostname>-<PORT>`): a restarted process takes its persistent session back, with what the
+   * broker kept for it.
+   */
+  clientId: string;
+  /** Sessions (connections) per process in the shared subscription: messages are handled this many at once. */
+  consumers: number;
+}
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -65,6 +83,13 @@ export interface Config {
   mqttPort: number | null;
   /** MQTT messages a device may publish per second, sustained (bursts of ten seconds' worth pass). */
   mqttRatePerSecond: number;
+  /**
+   * The external MQTT broker devices connect to (FARMSTEAD_MQTT_BROKER); null: the embedded broker. When set,
+   * the embedded broker (TCP and WebSocket) is not started and this process is one of the broker's clients.
+   */
+  mqttBroker: MqttBrokerConfig | null;
+  /** Who keeps the external broker's logins in step (FARMSTEAD_MQTT_BROKER_AUTH): `dynsec` or `none`. */
+  mqttBrokerAuth: 'none' | 'dynsec';
   /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
   apiKey: string | null;
   /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
@@ -302,6 +327,66 @@ function vapidSubject(env: Env, from: string, publicUrlText: string): string {
   return publicUrlText.startsWith('https://') ? publicUrlText : 'mailto:farmstead@localhost';
 }
 
+/** An MQTT client id is at most 23 characters by the 3.1.1 minimum; brokers accept more, but keep it sane. */
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * FARMSTEAD_MQTT_BROKER: mqtt://user:password@host:port or mqtts://… (the login percent-encoded). The
+ * password is kept out of every message and out of the config's enumerable members.
+ */
+function mqttBroker(env: Env, port: number): MqttBrokerConfig | null {
+  const raw = env.FARMSTEAD_MQTT_BROKER?.trim();
+  if (!raw) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (
+    !url ||
+    !/^mqtts?:$/.test(url.protocol) ||
+    !url.hostname ||
+    (url.pathname !== '' && url.pathname !== '/')
+  ) {
+    throw new ConfigError(
+      `FARMSTEAD_MQTT_BROKER must be an mqtt:// or mqtts:// URL like mqtt://farmstead:password@broker.example:1883 (the value given is not shown: it may hold a password)`,
+    );
+  }
+  const clientId =
+    env.FARMSTEAD_MQTT_CLIENT_ID?.trim() ||
+    `farmstead-${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}-${port}`;
+  if (!CLIENT_ID.test(clientId)) {
+    throw new ConfigError(
+      `FARMSTEAD_MQTT_CLIENT_ID must be 1 to 64 letters, digits, dots, dashes or underscores, got "${clientId}"`,
+    );
+  }
+  const defaultPort = url.protocol === 'mqtts:' ? 8883 : 1883;
+  const config: MqttBrokerConfig = {
+    url: `${url.protocol}//${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || defaultPort}`,
+    username: url.username ? decodeURIComponent(url.username) : null,
+    password: null,
+    clientId,
+    consumers: int(env, 'FARMSTEAD_MQTT_BROKER_CONSUMERS', 4, 1, 64),
+  };
+  Object.defineProperty(config, 'password', {
+    value: url.password ? decodeURIComponent(url.password) : null,
+    enumerable: false,
+  });
+  return Object.freeze(config);
+}
+
+function mqttBrokerAuth(env: Env, broker: MqttBrokerConfig | null): 'none' | 'dynsec' {
+  const raw = env.FARMSTEAD_MQTT_BROKER_AUTH?.trim().toLowerCase() || 'none';
+  if (raw !== 'none' && raw !== 'dynsec') {
+    throw new ConfigError(`FARMSTEAD_MQTT_BROKER_AUTH must be none or dynsec, got "${raw}"`);
+  }
+  if (raw !== 'none' && !broker) {
+    throw new ConfigError('FARMSTEAD_MQTT_BROKER_AUTH needs FARMSTEAD_MQTT_BROKER (the broker it manages)');
+  }
+  return raw;
+}
+
 /** OpenStreetMap's standard tiles: what the console map shows unless FARMSTEAD_MAP_TILES says. */
 export const DEFAULT_MAP_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 /** OpenStreetMap's tile usage policy asks for this attribution on every map showing its tiles. */
@@ -365,6 +450,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 8080, 0, 65535);
+  const broker = mqttBroker(env, port);
   return Object.freeze({
     host,
     port,
@@ -408,6 +494,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         ? null
         : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
     mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
+    mqttBroker: broker,
+    mqttBrokerAuth: mqttBrokerAuth(env, broker),
     apiKey: env.FARMSTEAD_API_KEY || null,
     rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
     rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,

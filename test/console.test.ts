@@ -642,7 +642,7 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   await form.getByLabel('Species').fill('sheep');
   await form.getByLabel('Head count').fill('24');
   await form.getByRole('button', { name: 'Add group' }).click();
-  await page.getByRole('link', { name: 'Spring lambs' }).waitFor();
+  await page.getByRole('link', { name: 'Spring lambs', exact: true }).waitFor();
   await assertNoHorizontalScroll(page);
 
   await page.goto(`${world.base}/events?type=weight`);

@@ -10,6 +10,7 @@ import { checkIntake } from '../modules/alert-passes/intake.ts';
 import { checkQuietDevices } from '../modules/alert-passes/quiet.ts';
 import { pruneAnimalRemovals } from '../modules/animals/service.ts';
 import { expireDueCommands } from '../modules/commands/service.ts';
+import { pruneMqttReportKeys } from '../modules/ingest/service.ts';
 import { downlinkDeliveries, downlinkSettings } from '../modules/integrations/downlinks.ts';
 import { pruneUplinkKeys } from '../modules/integrations/service.ts';
 import { pruneNotificationHistory } from '../modules/notifications/retention.ts';
@@ -127,6 +128,17 @@ export const JOBS: readonly PeriodicJob[] = [
     run: async ({ database, log }) => {
       const deleted = await pruneIdempotencyKeys(database.db, Date.now());
       if (deleted > 0) log.debug({ deleted }, 'expired idempotency keys removed');
+    },
+  },
+  {
+    // MQTT reports' idempotence keys (an external broker's redeliveries) are kept an hour.
+    name: 'mqtt.prune',
+    everyMs: () => 600_000,
+    timeoutMs: 60_000,
+    attempts: 3,
+    run: async ({ database, log }) => {
+      const deleted = await pruneMqttReportKeys(database.db, Date.now());
+      if (deleted > 0) log.debug({ deleted }, 'old MQTT report keys removed');
     },
   },
   {

@@ -96,10 +96,21 @@ export interface DevicePositionsTable {
   at: number;
 }
 
+/**
+ * An MQTT report's idempotence key (migration 0046): the device and the SHA-256 of the payload's bytes,
+ * written in the report's transaction; kept an hour (`mqtt.prune`).
+ */
+export interface MqttReportKeysTable {
+  device_id: string;
+  digest: string;
+  received_at: number;
+}
+
 export interface DevicesTables {
   devices: DevicesTable;
   readings: ReadingsTable;
   device_positions: DevicePositionsTable;
   device_latest: DeviceLatestTable;
   commands: CommandsTable;
+  mqtt_report_keys: MqttReportKeysTable;
 }

@@ -13,6 +13,8 @@ export interface MedicinesTable {
   species_withdrawal: string | null;
   /** JSON text of the species the medicine is licensed for; null: every species. */
   licensed_species: string | null;
+  /** The stock line at or below which the brief lists it as low (migration 0042); null: a fifth of what was bought. */
+  low_stock_at: number | null;
   created_at: number;
 }
 

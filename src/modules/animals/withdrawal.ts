@@ -101,6 +101,39 @@ export async function addAnimalWithdrawal(
   return next;
 }
 
+/** An active animal whose milk withdrawal ends at or after `from`, with that withdrawal's source. */
+export interface MilkWithheld {
+  animal_id: string;
+  name: string | null;
+  tag: string | null;
+  milk: WithdrawalSource;
+}
+
+/** Sexes that give no milk: a steer's milk withdrawal is computed like any other, but it is nobody's concern. */
+const NO_MILK_SEXES = new Set(['male', 'castrated']);
+
+/**
+ * The farm's active animals whose milk withdrawal ends at or after `from` (the brief's milk items: withheld, or
+ * back in the tank today), soonest end first; males and castrated animals are left out. Read through the
+ * (farm_id, withdrawal_until) index: the latest end of any food is at least the milk's.
+ */
+export async function animalsWithholdingMilk(db: Db, farmId: string, from: number): Promise<MilkWithheld[]> {
+  const rows = await db
+    .selectFrom('animals')
+    .select(['id', 'name', 'tag', 'sex', 'withdrawal'])
+    .where('farm_id', '=', farmId)
+    .where('withdrawal_until', '>=', from)
+    .where('status', '=', 'active')
+    .execute();
+  const out: MilkWithheld[] = [];
+  for (const row of rows) {
+    if (row.sex !== null && NO_MILK_SEXES.has(row.sex.trim().toLowerCase())) continue;
+    const milk = storedWithdrawalOf(row).milk;
+    if (milk && milk.until >= from) out.push({ animal_id: row.id, name: row.name, tag: row.tag, milk });
+  }
+  return out.sort((a, b) => a.milk.until - b.milk.until || (a.animal_id < b.animal_id ? -1 : 1));
+}
+
 /** An animal that may not leave yet: inside its meat withdrawal at the time it would leave. */
 export interface HeldAnimal {
   animal_id: string;

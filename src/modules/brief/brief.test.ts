@@ -220,6 +220,10 @@ forEachEngine('brief', (t) => {
       devices_quiet: 1,
       devices_low_battery: 1,
       paddocks_past_rest: 1,
+      milk_withheld: 0,
+      milk_clear_today: 0,
+      batches_expiring: 0,
+      medicines_low_stock: 0,
       animals_gain_low: 0,
       groups_not_weighed: 0,
     });

@@ -7,11 +7,15 @@ export const BRIEF_ITEM_KINDS = [
   'alert',
   'task_overdue',
   'task_due_today',
+  'milk_withheld',
+  'milk_clear',
   'house',
   'doors_open',
   'device_quiet',
   'device_battery',
   'paddock_rest',
+  'batch_expiring',
+  'medicine_low',
   'weight_gain',
   'group_not_weighed',
 ] as const;
@@ -30,10 +34,10 @@ export const BriefItemSchema = Type.Object({
   detail: Type.String({ description: 'Why it is listed: the value, the line or the time.' }),
   subject_type: Nullable(Type.String({ description: 'device, animal, group, paddock, … or null.' })),
   subject_id: Nullable(Type.String()),
-  ref_id: Nullable(Type.String({ description: 'The alert or task id for alert and task items.' })),
+  ref_id: Nullable(Type.String({ description: 'The alert, task, treatment or batch it is about.' })),
   at: Nullable(
     DateTime(
-      'When it started: alert created_at, task due_at, a device’s last report, a paddock’s last grazing.',
+      'When it started: alert created_at, task due_at, a device’s last report, a paddock’s last grazing; or ends.',
     ),
   ),
 });
@@ -99,6 +103,12 @@ export const BriefCountsSchema = Type.Object(
     devices_quiet: Type.Integer(),
     devices_low_battery: Type.Integer(),
     paddocks_past_rest: Type.Integer(),
+    milk_withheld: Type.Integer({ description: 'Animals whose milk is withheld past today.' }),
+    milk_clear_today: Type.Integer({ description: 'Animals whose milk withdrawal ends today.' }),
+    batches_expiring: Type.Integer({
+      description: 'Medicine batches with stock left expiring within 30 days.',
+    }),
+    medicines_low_stock: Type.Integer({ description: 'Medicines at or below their low-stock line.' }),
     animals_gain_low: Type.Integer({
       description: 'Animals that lost weight or gain below settings.weights.min_adg_kg_per_day.',
     }),
@@ -194,6 +204,10 @@ export const BriefSchema = Type.Object(
           devices_quiet: 0,
           devices_low_battery: 0,
           paddocks_past_rest: 0,
+          milk_withheld: 0,
+          milk_clear_today: 0,
+          batches_expiring: 0,
+          medicines_low_stock: 0,
           animals_gain_low: 0,
           groups_not_weighed: 0,
         },

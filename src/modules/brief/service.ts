@@ -21,6 +21,7 @@ import { grazingState, isOccupied } from '../stays/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
+import { herdBookSections, herdBookText, readHerdBookFacts } from './herd-book-sections.ts';
 import { FarmMemo, RecentBuilds } from './memo.ts';
 import {
   activeAlertKeys,
@@ -117,13 +118,14 @@ async function readIntervals(db: Db, deviceIds: readonly string[]): Promise<Inte
  * which devices have been silent long enough to be candidates moves with the clock.
  */
 async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end: number }) {
-  const [alerts, alertKeys, tasks, devices, batteries, paddocks, weights] = await Promise.all([
+  const [alerts, alertKeys, tasks, devices, batteries, paddocks, herdBook, weights] = await Promise.all([
     activeAlerts(db, farm.id, BRIEF_ALERT_LIMIT),
     activeAlertKeys(db, farm.id),
     dueTasks(db, farm.id, today, BRIEF_TASK_LIMIT),
     farmDevices(db, farm.id),
     latestOfMetrics(db, farm.id, [DEVICE_BATTERY_METRIC]),
     restedPaddocks(db, farm.id),
+    readHerdBookFacts(db, farm.id, today),
     readWeightFacts(db, farm, today.start),
   ]);
   const houses = devices.filter((d) => d.type === 'house');
@@ -150,6 +152,7 @@ async function readBriefFacts(db: Db, farm: FarmRow, today: { start: number; end
     devices,
     batteries,
     paddocks,
+    herdBook,
     weights,
     houses,
     houseLatest,
@@ -295,16 +298,19 @@ async function assembleBrief(
   const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now);
+  const herdBook = herdBookSections(facts.herdBook, ctx);
   const weights = weightSection(facts.weights, now);
 
   const ranked: BriefItem[] = [
     ...alerts.items,
     ...taskItems,
+    ...herdBook.milk,
     ...houses.items,
     ...houses.doorItems,
     ...quietItems,
     ...batteryItems,
     ...paddockItems,
+    ...herdBook.cabinet,
     ...weights.gainItems,
     ...weights.groupItems,
     ...alerts.info,
@@ -323,6 +329,7 @@ async function assembleBrief(
     devices_quiet: quietItems.length,
     devices_low_battery: batteryItems.length,
     paddocks_past_rest: paddockItems.length,
+    ...herdBook.counts,
     animals_gain_low: weights.gainItems.length,
     groups_not_weighed: weights.groupItems.length,
   };
@@ -335,7 +342,12 @@ async function assembleBrief(
     generated_at: toIso(now),
     local_date: localDate,
     headline: briefHeadline(farm.name, ranked, counts),
-    text: briefText({ farmName: farm.name, items: ranked, counts, houses: houses.houses, now, timezone: tz }),
+    text: [
+      briefText({ farmName: farm.name, items: ranked, counts, houses: houses.houses, now, timezone: tz }),
+      herdBookText(ranked),
+    ]
+      .filter((part) => part !== '')
+      .join(' '),
     alerts: alertRecords,
     tasks: facts.tasks.rows.map(toTask),
     houses: houses.houses,

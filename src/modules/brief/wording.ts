@@ -36,11 +36,15 @@ type Group =
   | 'alert.info'
   | 'task_overdue'
   | 'task_due_today'
+  | 'milk_withheld'
+  | 'milk_clear'
   | 'house'
   | 'doors_open'
   | 'device_quiet'
   | 'device_battery'
   | 'paddock_rest'
+  | 'batch_expiring'
+  | 'medicine_low'
   | 'weight_gain'
   | 'group_not_weighed';
 
@@ -50,6 +54,18 @@ const GROUPS: ReadonlyArray<{ group: Group; count: keyof BriefCounts; one: strin
   { group: 'alert.watch', count: 'alerts_watch', one: 'watch alert', many: 'watch alerts' },
   { group: 'task_overdue', count: 'tasks_overdue', one: 'overdue task', many: 'overdue tasks' },
   { group: 'task_due_today', count: 'tasks_due_today', one: 'task due today', many: 'tasks due today' },
+  {
+    group: 'milk_withheld',
+    count: 'milk_withheld',
+    one: 'animal with milk withheld',
+    many: 'animals with milk withheld',
+  },
+  {
+    group: 'milk_clear',
+    count: 'milk_clear_today',
+    one: 'animal’s milk back in the tank today',
+    many: 'animals’ milk back in the tank today',
+  },
   {
     group: 'house',
     count: 'houses_attention',
@@ -74,6 +90,18 @@ const GROUPS: ReadonlyArray<{ group: Group; count: keyof BriefCounts; one: strin
     count: 'paddocks_past_rest',
     one: 'paddock past its rest target',
     many: 'paddocks past their rest target',
+  },
+  {
+    group: 'batch_expiring',
+    count: 'batches_expiring',
+    one: 'medicine batch expiring within 30 days',
+    many: 'medicine batches expiring within 30 days',
+  },
+  {
+    group: 'medicine_low',
+    count: 'medicines_low_stock',
+    one: 'medicine low on stock',
+    many: 'medicines low on stock',
   },
   {
     group: 'weight_gain',

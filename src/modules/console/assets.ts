@@ -30,6 +30,8 @@ const SERVICE_WORKER = 'src/modules/console/web/sw.ts';
  */
 const WORKER_SHARES = ['src/modules/console/web/queue-send.ts'];
 const STYLES = 'src/modules/console/web/styles.css';
+/** Style sheets of a few pages, linked by the module that needs them (web/herd-book.ts), not by the page. */
+const PAGE_STYLES = ['src/modules/console/web/herd-book.css'];
 
 /** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
 const VENDOR: Record<string, string> = {
@@ -97,6 +99,8 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/background-sync.ts',
   'src/modules/console/web/queue-send.ts',
   'src/modules/console/web/farm-map.ts',
+  // The herd book's shared pieces: only its pages and the animal pages import them (issue 46).
+  'src/modules/console/web/herd-book.ts',
   'src/modules/console/web/draw.ts',
   'src/modules/console/web/map-draw.ts',
   'src/modules/console/web/map-import.ts',
@@ -241,7 +245,9 @@ async function collectSources(): Promise<Map<string, { type: string; text: strin
       queue.push(target);
     }
   }
-  files.set(STYLES, { type: TYPES['.css'] as string, text: await readFile(path.join(ROOT, STYLES), 'utf8') });
+  for (const sheet of [STYLES, ...PAGE_STYLES]) {
+    files.set(sheet, { type: TYPES['.css'] as string, text: await readFile(path.join(ROOT, sheet), 'utf8') });
+  }
   return files;
 }
 

@@ -38,6 +38,10 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/plan', page: 'plan', title: 'Grazing plan', nav: true },
   { path: '/tasks', page: 'tasks', title: 'Tasks', nav: true },
   { path: '/events', page: 'events', title: 'Event log', nav: true },
+  // The herd book (issue 46): the medicine cabinet, giving a treatment, the holding register.
+  { path: '/medicines', page: 'medicines', title: 'Medicine cabinet', nav: true },
+  { path: '/treat', page: 'treat', title: 'Give a treatment', nav: true },
+  { path: '/movements', page: 'movements', title: 'Holding register', nav: true },
   { path: '/devices', page: 'devices', title: 'Devices', nav: true },
   { path: '/devices/:id', page: 'device', title: 'Device' },
   { path: '/data', page: 'data', title: 'Data', nav: true },

@@ -397,15 +397,21 @@ forEachEngine('data in and out', (t) => {
   test('more than 100,000 rows is 413, and nothing is stored', async () => {
     const acct = await t().sharedAccount();
     const farm = await make.farm(t(), acct.live_key);
+    // A first batch of good rows is written (in the import's transaction) before the count passes the cap;
+    // the rows after it break the text rules (a NUL), so they are only read and counted, not checked against
+    // the farm or written: the cap is reached as with 100,001 good rows, without writing 100,000 animals
+    // first (src/modules/dataio/import-heap.test.ts imports 100,000 good rows at the limit).
+    const good = IMPORT_BATCH_ROWS + 1;
     const res = await csvImport(
       t(),
       acct.live_key,
       farm.id,
-      `species\n${'goat\n'.repeat(IMPORT_MAX_ROWS + 1)}`,
+      `species,name\n${'goat,Nanny\n'.repeat(good)}${'goat,\u0000\n'.repeat(IMPORT_MAX_ROWS + 1 - good)}`,
     );
     const error = expectError(res, 413, 'payload_too_large');
-    assert.match(error.message, /at most 100,000 rows/);
-    assert.deepEqual(await animalsOf(t(), acct.live_key, farm.id), []);
+    assert.match(error.message, /at most 100,000 rows; this file has more \(row 100002 is the 100,001th\)/);
+    assert.deepEqual(await animalsOf(t(), acct.live_key, farm.id), [], 'the first batch is rolled back');
+    assert.deepEqual(await make.outboxEvents(t(), farm.id, 'animal.created'), [], 'no webhook events either');
   });
 
   test('rows match the farm as it was before the import, across batches', async () => {

@@ -110,3 +110,27 @@ export async function keyHashesOf(db: Db, deviceIds: readonly string[]): Promise
     .execute();
   return new Map(rows.map((r) => [r.id, r.key_hash]));
 }
+
+/** The account each of these devices' farms belongs to (an external broker's usage counts). */
+export async function accountsOf(db: Db, deviceIds: readonly string[]): Promise<Map<string, string>> {
+  if (deviceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('devices')
+    .innerJoin('farms', 'farms.id', 'devices.farm_id')
+    .select(['devices.id', 'farms.account_id'])
+    .where('devices.id', 'in', deviceIds)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.account_id]));
+}
+
+/** Every device id, in pages after `after` (an external broker's login repair pass). */
+export async function deviceIdsAfter(db: Db, after: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}

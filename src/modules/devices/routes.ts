@@ -8,6 +8,7 @@ import { recordRoutes } from '../records/routes.ts';
 import { CreateDeviceBody, DeviceListQuery, UpdateDeviceBody } from './schemas.ts';
 import {
   createDevice,
+  type DeviceKeyHooks,
   deleteDevice,
   getDevice,
   listDevices,
@@ -15,7 +16,10 @@ import {
   updateDevice,
 } from './service.ts';
 
-export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: DeviceKeyHooks }> = async (
+  app,
+  { db, hooks },
+) => {
   const tags = ['Devices'];
 
   recordRoutes(app, db, {
@@ -37,10 +41,10 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     service: {
       list: (db, scope, farmId, { limit, before, ...filters }) =>
         listDevices(db, scope, farmId, filters, parsePage({ limit, before })),
-      create: createDevice,
+      create: (db, scope, farmId, input) => createDevice(db, scope, farmId, input, { hooks }),
       get: getDevice,
       update: updateDevice,
-      delete: deleteDevice,
+      delete: (db, scope, id) => deleteDevice(db, scope, id, Date.now(), hooks),
     },
   });
 
@@ -58,6 +62,6 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         },
       },
     },
-    async (request) => rotateDeviceKey(db, apiCaller(request), request.params.id),
+    async (request) => rotateDeviceKey(db, apiCaller(request), request.params.id, hooks),
   );
 };

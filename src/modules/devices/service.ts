@@ -28,6 +28,23 @@ import {
 import type { CreateDeviceInput, Device, DeviceListFilters, UpdateDeviceInput } from './schemas.ts';
 import { mergeState } from './state.ts';
 
+/**
+ * What else must learn of a device's key, handed in by buildApp (the external broker's logins: modules/mqtt
+ * dynsec.ts). Called after the change commits, in the process that made it; a hook logs its own failures.
+ */
+export interface DeviceKeyHooks {
+  /** A key was issued: the device was created, or its key rotated (the old key stops working). */
+  keyIssued(deviceId: string, key: string): Promise<void>;
+  /** The device was deleted. */
+  removed(deviceId: string): Promise<void>;
+}
+
+/** No one else to tell: the embedded broker looks keys up itself. */
+export const NO_DEVICE_KEY_HOOKS: DeviceKeyHooks = Object.freeze({
+  keyIssued: async () => {},
+  removed: async () => {},
+});
+
 /** Throws 400 naming `param` unless the animal or group exists on the farm. */
 async function checkReference(
   db: Db,
@@ -80,10 +97,10 @@ export async function createDevice(
   scope: Scope,
   farmId: string,
   input: CreateDeviceInput,
-  options: { now?: number } = {},
+  options: { now?: number; hooks?: DeviceKeyHooks } = {},
 ): Promise<Device & { device_key: string }> {
   const now = options.now ?? Date.now();
-  return inTransaction(db, async (trx) => {
+  const created = await inTransaction(db, async (trx) => {
     const farm = await requireFarm(trx, scope, farmId);
     await checkReferences(trx, farm.id, input);
     const key = newDeviceKey();
@@ -122,6 +139,8 @@ export async function createDevice(
     await emitEvent(trx, farm.id, 'device.created', device, now);
     return { ...device, device_key: key.key };
   });
+  await options.hooks?.keyIssued(created.id, created.device_key);
+  return created;
 }
 
 export async function updateDevice(
@@ -168,6 +187,7 @@ export async function deleteDevice(
   scope: Scope,
   deviceId: string,
   now: number = Date.now(),
+  hooks: DeviceKeyHooks = NO_DEVICE_KEY_HOOKS,
 ): Promise<{ id: string; deleted: true }> {
   const deleted = await inTransaction(db, async (trx) => {
     const device = await loadScoped(trx, scope, 'device', deviceId);
@@ -180,6 +200,7 @@ export async function deleteDevice(
     return { id: device.id, deleted: true as const };
   });
   forgetDevice(deleted.id);
+  await hooks.removed(deleted.id);
   return deleted;
 }
 
@@ -188,12 +209,14 @@ export async function rotateDeviceKey(
   db: Db,
   scope: Scope,
   deviceId: string,
+  hooks: DeviceKeyHooks = NO_DEVICE_KEY_HOOKS,
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
   const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
   await updateDeviceRow(db, device.id, { key_hash: key.hash, key_prefix: key.prefix });
   await notify(db, BUS_CHANNELS.deviceKeys, device.id);
   forgetDevice(device.id);
+  await hooks.keyIssued(device.id, key.key);
   return { id: device.id, device_key: key.key, key_prefix: key.prefix };
 }
 

@@ -323,3 +323,35 @@ const updateTouched = prepared((db, q: { deviceId: string; touch: DeviceTouch; w
 export async function saveDeviceState(trx: Db, deviceId: string, state: string): Promise<void> {
   await trx.updateTable('devices').set({ state }).where('id', '=', deviceId).execute();
 }
+
+/**
+ * Records an MQTT report's idempotence key; false when `redelivered` and the key was recorded less than
+ * `windowMs` ago (the report is stored already). A first delivery always records (refreshing an old key):
+ * a device may send the same bytes twice on purpose.
+ */
+export async function claimReportKey(
+  trx: Db,
+  deviceId: string,
+  delivery: { digest: string; redelivered: boolean },
+  now: number,
+  windowMs: number,
+): Promise<boolean> {
+  const row = await trx
+    .insertInto('mqtt_report_keys')
+    .values({ device_id: deviceId, digest: delivery.digest, received_at: now })
+    .onConflict((oc) => {
+      const update = oc.columns(['device_id', 'digest']).doUpdateSet({ received_at: now });
+      return delivery.redelivered
+        ? update.where('mqtt_report_keys.received_at', '<', now - windowMs)
+        : update;
+    })
+    .returning('device_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Forgets MQTT report keys recorded before `before` (the `mqtt.prune` job); returns how many went. */
+export async function pruneReportKeys(db: Db, before: number): Promise<number> {
+  const result = await db.deleteFrom('mqtt_report_keys').where('received_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

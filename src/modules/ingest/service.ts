@@ -21,7 +21,13 @@ import { prepareReadings } from '../readings/service.ts';
 import { reportCommitted } from '../stream/report-signal.ts';
 import { DEFAULT_MAX_CLOCK_SKEW_MS, refuseFutureTimes } from './clock.ts';
 import { touchReportingDevice } from './report-writes.ts';
-import { carriesPosition, type DeviceTouch, saveDeviceState } from './repository.ts';
+import {
+  carriesPosition,
+  claimReportKey,
+  type DeviceTouch,
+  pruneReportKeys,
+  saveDeviceState,
+} from './repository.ts';
 import type { IngestInput, IngestResult } from './schemas.ts';
 
 export type { IngestInput, IngestResult } from './schemas.ts';
@@ -37,6 +43,27 @@ export interface IngestCaller {
 export interface IngestOptions {
   /** How far ahead of `now` a reading or event may be dated (FARMSTEAD_MAX_CLOCK_SKEW_S); default 300 s. */
   maxClockSkewMs?: number;
+  /**
+   * An MQTT report's idempotence key (the external broker's consumer): recorded in the report's
+   * transaction; a report handed over again (`redelivered`) whose key was recorded within the last hour
+   * is not stored again (ReportAlreadyStored).
+   */
+  delivery?: { digest: string; redelivered: boolean };
+}
+
+/** How long an MQTT report's key keeps a redelivered copy from being stored again. */
+export const REPORT_KEY_WINDOW_MS = 3_600_000;
+
+/** Forgets MQTT report keys past their hour (the `mqtt.prune` job); returns how many went. */
+export function pruneMqttReportKeys(db: Db, now: number): Promise<number> {
+  return pruneReportKeys(db, now - REPORT_KEY_WINDOW_MS);
+}
+
+/** Thrown by ingestReport for a redelivered MQTT report that was already stored: nothing was written. */
+export class ReportAlreadyStored extends Error {
+  constructor() {
+    super('This report was already stored');
+  }
 }
 
 function prepareEvents(
@@ -156,6 +183,13 @@ export async function ingestReport(
     );
     if (!touched) throw new AppError('unauthorized', 'This device no longer exists; its key is not valid.');
     const { device, farm } = touched;
+    // After the device row is locked: two copies of one report from one device take their turns here.
+    if (
+      options.delivery &&
+      !(await claimReportKey(trx, device.id, options.delivery, now, REPORT_KEY_WINDOW_MS))
+    ) {
+      throw new ReportAlreadyStored();
+    }
     farmId = device.farm_id;
 
     if (input.state !== undefined) {

@@ -128,7 +128,8 @@ forEachEngine('MCP Inspector CLI', (t) => {
     const acct = await t().sharedAccount();
     const outcomes = await Promise.all(
       (['legacy', 'modern'] as const).flatMap((era) => [
-        inspect(acct.test_key, era, '--method', 'tools/list', '--strict'),
+        // Every tool, the opt-in toolsets too, so --strict checks each schema.
+        inspect(acct.test_key, era, '--header', 'X-MCP-Toolsets: all', '--method', 'tools/list', '--strict'),
         inspect(acct.test_key, era, '--method', 'resources/list'),
         inspect(acct.test_key, era, '--method', 'prompts/list'),
       ]),

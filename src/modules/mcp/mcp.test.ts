@@ -5,6 +5,8 @@ import { baseUrl, callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { Usage } from '../../../test/replies.ts';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { HOUSE_COMMAND_NAMES } from '../../domain/house-commands.ts';
+import { TOOLS } from './server.ts';
+import { TOOLS_LIST_BUDGET } from './toolsets.ts';
 
 const READ_TOOLS = [
   'list_farms',
@@ -63,7 +65,7 @@ forEachEngine(
           const { tools } = listed;
           // The lean tool list: what a full key's agent reads before doing anything, at most 24 KB.
           const size = Buffer.byteLength(JSON.stringify(listed));
-          assert.ok(size <= 24 * 1024, `tools/list is ${size} bytes, over the 24 KB budget`);
+          assert.ok(size <= TOOLS_LIST_BUDGET.default, `tools/list is ${size} bytes, over the 24 KB budget`);
           assert.deepEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...WRITE_TOOLS].sort());
           const byName = new Map(tools.map((tool) => [tool.name, tool]));
           for (const tool of tools) {
@@ -99,6 +101,22 @@ forEachEngine(
           assert.equal(list.properties.limit.maximum, 500);
           assert.equal(list.properties.farm_id.type, 'string');
           assert.equal(list.required, undefined, 'farm_id is optional');
+        } finally {
+          await mcp.close();
+        }
+      });
+
+      test(`${era.name}: every tool (toolsets=all, with the opt-in sets) stays within the second budget`, async () => {
+        const acct = await t().sharedAccount();
+        const mcp = await connect(t(), acct.test_key, era, { path: '/mcp?toolsets=all' });
+        try {
+          const listed = await mcp.client.listTools();
+          assert.equal(listed.tools.length, TOOLS.length);
+          const size = Buffer.byteLength(JSON.stringify(listed));
+          assert.ok(
+            size <= TOOLS_LIST_BUDGET.all,
+            `tools/list?toolsets=all is ${size} bytes, over its budget`,
+          );
         } finally {
           await mcp.close();
         }

@@ -29,6 +29,10 @@ export const TOOL_NEEDS: Readonly<Record<string, readonly Permission[]>> = {
   complete_task: [permission('tasks', 'write')],
   get_catalog: [],
   list_rules: read('alerts'),
+  // The herd book's records are animal records (app.ts: medicines and treatments under animals).
+  clear_to_sell: read('animals', 'groups'),
+  give_treatment: [permission('animals', 'write')],
+  list_medicines: read('animals'),
   record_weight: [permission('events', 'write'), permission('animals', 'read')],
   animal_weights: read('animals'),
   group_weights: read('groups', 'animals'),

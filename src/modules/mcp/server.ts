@@ -11,6 +11,7 @@ import type { RegisteredTool, ToolContext } from './tool.ts';
 import { listAlertsTool, listRulesTool, updateAlertTool } from './tools/alerts.ts';
 import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
 import { farmBriefTool, getCatalogTool, listFarmsTool } from './tools/farms.ts';
+import { clearToSellTool, giveTreatmentTool, listMedicinesTool } from './tools/herd-book.ts';
 import {
   addAnimalTool,
   addTaskTool,
@@ -45,6 +46,10 @@ export const TOOLS: readonly RegisteredTool[] = [
   completeTaskTool,
   getCatalogTool,
   listRulesTool,
+  // The herdbook toolset (opt-in, toolsets.ts).
+  clearToSellTool,
+  giveTreatmentTool,
+  listMedicinesTool,
   // The herdbook toolset (opt-in: toolsets.ts).
   recordWeightTool,
   animalWeightsTool,
@@ -57,6 +62,7 @@ export const MCP_INSTRUCTIONS = [
   'Lists return newest first with has_more and next_before; pass next_before as before to get the next page.',
   'house_command refuses to move a house, or to open pop doors after dark at the farm, unless confirm is true: ask the farmer first, then call again with confirm: true.',
   'A tool answer is in structuredContent; its text is a short summary. Write tools take idempotency_key: reuse it when retrying.',
+  'Ask for the herdbook toolset (/mcp?toolsets=all or herdbook) for treatments, withdrawal, weights and breeding.',
   'As this key allows: resources farmstead://farms/{farm_id}/brief, farmstead://houses/{house_id} and farmstead://catalog; prompts morning_check, evening_lockup and investigate_alert.',
 ].join('\n');
 

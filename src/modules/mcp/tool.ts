@@ -159,7 +159,8 @@ const IdempotencyKeyArg = Type.Optional(
     minLength: 1,
     maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
     description:
-      'A new UUID per action; a retry with it (24 h) returns the first result, never acting twice.',
+      // Every write tool carries this text in tools/list: "returns the first result" already says it acts once.
+      'A new UUID per action; a retry with it (24 h) returns the first result.',
   }),
 );
 

@@ -5,16 +5,15 @@ import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harnes
 import { baseUrl, callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { Alert, Animal, Farm, IngestReply, List, NewDevice, Task } from '../../../test/replies.ts';
 import { TOOLS } from './server.ts';
-import { OPT_IN_TOOLSETS, TOOLSETS } from './toolsets.ts';
+import { DEFAULT_TOOLSETS, TOOLSETS } from './toolsets.ts';
 
-const EVERY = TOOLS.map((tool) => tool.name).sort();
-/** What a connection naming no toolsets gets: every tool but the opt-in sets' (herdbook). */
-const OPT_IN = new Set<string>(OPT_IN_TOOLSETS.flatMap((name) => TOOLSETS[name]));
-const ALL = EVERY.filter((name) => !OPT_IN.has(name));
-const WRITES = TOOLS.filter((tool) => tool.writes && !OPT_IN.has(tool.name))
+const ALL = TOOLS.map((tool) => tool.name).sort();
+/** What a connection that names no toolset is offered: the default sets, not the opt-in ones. */
+const DEFAULT = DEFAULT_TOOLSETS.flatMap((set) => TOOLSETS[set] as readonly string[]).sort();
+const WRITES = TOOLS.filter((tool) => tool.writes)
   .map((tool) => tool.name)
   .sort();
-const READS = ALL.filter((name) => !WRITES.includes(name));
+const READS = DEFAULT.filter((name) => !WRITES.includes(name));
 
 async function restrictedKey(t: TestApp, parentKey: string, body: Record<string, unknown>): Promise<string> {
   const res = await t.request<{ key: string }>('POST', '/v1/keys', { key: parentKey, body });
@@ -32,9 +31,9 @@ async function toolNames(t: TestApp, key: string, options: Parameters<typeof con
 }
 
 forEachEngine('mcp tools per permission, toolset and mode', (t) => {
-  test('a full key sees every tool; a read-only key only the reads; read-and-record no device commands', async () => {
+  test('a full key sees every default tool; a read-only key only the reads; read-and-record no device commands', async () => {
     const acct = await t().sharedAccount();
-    assert.deepEqual(await toolNames(t(), acct.test_key), ALL);
+    assert.deepEqual(await toolNames(t(), acct.test_key), DEFAULT);
 
     const readOnly = await restrictedKey(t(), acct.test_key, {
       permissions: { records: 'read', devices: 'read', alerts: 'read' },
@@ -47,8 +46,36 @@ forEachEngine('mcp tools per permission, toolset and mode', (t) => {
     });
     assert.deepEqual(
       await toolNames(t(), record),
-      ALL.filter((name) => name !== 'house_command'),
+      DEFAULT.filter((name) => name !== 'house_command'),
     );
+  });
+
+  test('the herdbook toolset is opt-in: not in the default list, offered when asked for by name, header or all', async () => {
+    const acct = await t().sharedAccount();
+    const herdbook = [...TOOLSETS.herdbook];
+    assert.ok(herdbook.length > 0 && herdbook.every((name) => !DEFAULT.includes(name)));
+    assert.deepEqual(
+      await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=herdbook' }),
+      [...TOOLSETS.farms, ...herdbook].sort(),
+    );
+    assert.deepEqual(
+      await toolNames(t(), acct.test_key, { headers: { 'x-mcp-toolsets': 'records,herdbook' } }),
+      [...TOOLSETS.farms, ...TOOLSETS.records, ...herdbook].sort(),
+    );
+    const all = await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=all' });
+    assert.ok(herdbook.every((name) => all.includes(name)));
+    // Not asked for, not callable.
+    const mcp = await connect(t(), acct.test_key, ERAS[1]!);
+    try {
+      const res = await callTool(mcp.client, 'list_medicines', {}).catch((err: Error) => ({
+        isError: true,
+        text: err.message,
+      }));
+      assert.equal(res.isError, true);
+      assert.match(res.text, /list_medicines/);
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('toolsets narrow the list, by query or by header; farms is always on', async () => {
@@ -59,7 +86,7 @@ forEachEngine('mcp tools per permission, toolset and mode', (t) => {
       await toolNames(t(), acct.test_key, { headers: { 'x-mcp-toolsets': 'records, HOUSES' } }),
       expected,
     );
-    assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=all' }), EVERY);
+    assert.deepEqual(await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=all' }), ALL);
     assert.deepEqual(
       await toolNames(t(), acct.test_key, { path: '/mcp?toolsets=herdbook' }),
       [...TOOLSETS.farms, ...TOOLSETS.herdbook].sort(),
@@ -182,7 +209,7 @@ forEachEngine('mcp keys for one farm', (t) => {
     const mcp = await connect(t(), oneFarm, ERAS[1]!, { path: '/mcp?toolsets=all' });
     try {
       const { tools } = await mcp.client.listTools();
-      assert.equal(tools.length, TOOLS.length);
+      assert.equal(tools.length, DEFAULT.length);
       const calls: [string, Record<string, unknown>][] = [
         ['get_animal', { animal_id: animal.id }],
         ['get_readings', { device_id: house.id }],

@@ -50,6 +50,7 @@ export function toMedicine(row: MedicineRow, batches: readonly BatchRow[]): Medi
     withdrawal: label.withdrawal,
     species_withdrawal: label.species_withdrawal ?? null,
     licensed_species: label.licensed_species ? [...label.licensed_species] : null,
+    low_stock_at: row.low_stock_at === null ? null : Number(row.low_stock_at),
     batches: batches.map((b) => toBatch(b)),
     created_at: toIso(row.created_at),
   };
@@ -102,4 +103,23 @@ export async function useFromBatch(db: Db, batchId: string, amount: number): Pro
     .set((eb) => ({ used: eb('used', '+', amount) }))
     .where('id', '=', batchId)
     .execute();
+}
+
+/** A farm's medicines (what the brief's cabinet section reads), with their batches. */
+export async function farmCabinet(
+  db: Db,
+  farmId: string,
+): Promise<Array<{ medicine: MedicineRow; batches: BatchRow[] }>> {
+  const medicines = await db
+    .selectFrom('medicines')
+    .selectAll()
+    .where('farm_id', '=', farmId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const batches = await batchesOf(
+    db,
+    medicines.map((m) => m.id),
+  );
+  return medicines.map((medicine) => ({ medicine, batches: batches.get(medicine.id) ?? [] }));
 }

@@ -61,6 +61,12 @@ export const MedicineSchema = Type.Object(
     withdrawal: LabelPeriodsSchema,
     species_withdrawal: Nullable(SpeciesWithdrawal),
     licensed_species: Nullable(LicensedSpecies),
+    low_stock_at: Nullable(
+      Type.Number({
+        description:
+          "The brief lists the medicine as low once the stock left in its batches not yet expired is at or below this, in the medicine's unit; null: a fifth of what those batches held when bought.",
+      }),
+    ),
     batches: Type.Array(Type.Ref('MedicineBatch'), {
       description: 'Its batches, newest first, with their stock.',
     }),
@@ -80,6 +86,7 @@ export const MedicineSchema = Type.Object(
         withdrawal: { meat_days: 23, milk_days: 2.5 },
         species_withdrawal: { sheep: { meat_days: 18 } },
         licensed_species: ['cattle', 'sheep', 'pig'],
+        low_stock_at: 100,
         batches: [],
         created_at: '2026-07-25T14:15:09.017Z',
       },
@@ -88,6 +95,15 @@ export const MedicineSchema = Type.Object(
 );
 
 const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+
+const LowStockAt = Nullable(
+  Type.Number({
+    minimum: 0,
+    maximum: 1e9,
+    description:
+      "The stock line, in the medicine's unit, at or below which the brief lists it as low; null: a fifth of what its batches held when bought.",
+  }),
+);
 
 export const CreateMedicineBody = Type.Object(
   {
@@ -98,6 +114,7 @@ export const CreateMedicineBody = Type.Object(
     withdrawal: LabelPeriodsSchema,
     species_withdrawal: Type.Optional(Nullable(SpeciesWithdrawal)),
     licensed_species: Type.Optional(Nullable(LicensedSpecies)),
+    low_stock_at: Type.Optional(LowStockAt),
   },
   { additionalProperties: false },
 );
@@ -111,6 +128,7 @@ export const UpdateMedicineBody = Type.Object(
     withdrawal: Type.Optional(LabelPeriodsSchema),
     species_withdrawal: Type.Optional(Nullable(SpeciesWithdrawal)),
     licensed_species: Type.Optional(Nullable(LicensedSpecies)),
+    low_stock_at: Type.Optional(LowStockAt),
   },
   { additionalProperties: false },
 );

@@ -68,6 +68,7 @@ export async function createMedicine(
     withdrawal: JSON.stringify(input.withdrawal),
     species_withdrawal: speciesPeriods(input.species_withdrawal),
     licensed_species: speciesList('licensed_species', input.licensed_species),
+    low_stock_at: input.low_stock_at ?? null,
     created_at: now,
   };
   await insertRecord(db, 'medicine', row);
@@ -99,6 +100,7 @@ export async function updateMedicine(
     if (patch.licensed_species !== undefined) {
       next.licensed_species = speciesList('licensed_species', patch.licensed_species);
     }
+    if (patch.low_stock_at !== undefined) next.low_stock_at = patch.low_stock_at;
     await saveRecord(trx, 'medicine', next);
     return medicineWithBatches(trx, next);
   });

@@ -6,14 +6,20 @@
 import { createServer, type Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+import type { Config } from '../../config.ts';
+import { type DeviceKeyHooks, NO_DEVICE_KEY_HOOKS } from '../devices/service.ts';
 import { createMqttBroker, type MqttBroker, type MqttDeps } from './broker.ts';
+import { type BrokerState, ExternalBroker } from './external.ts';
 
 export type ListenerState = 'up' | 'down' | 'off';
 
 export interface MqttService {
+  /** The embedded broker; on an external broker one that serves no connection. */
   broker: MqttBroker;
-  /** What /healthz reports. */
-  status(): { tcp: ListenerState; ws: ListenerState };
+  /** What /healthz reports; `broker` only with an external broker (its sessions all connected, or not). */
+  status(): { tcp: ListenerState; ws: ListenerState; broker?: BrokerState };
+  /** What the devices service tells of keys issued and devices deleted (an external broker's logins). */
+  deviceKeyHooks: DeviceKeyHooks;
   /**
    * Starts the TCP listener; null turns it off. Resolves to the port listened on, or null when it is off
    * or the port is taken (logged as an error naming FARMSTEAD_MQTT_PORT).
@@ -29,8 +35,48 @@ declare module 'fastify' {
 
 export const MQTT_WS_PATH = '/mqtt';
 
+/** How long a start waits for an external broker before serving without it (it keeps trying). */
+const BROKER_WAIT_MS = 15_000;
+
+type InstallDeps = Omit<MqttDeps, 'log' | 'config'> & {
+  config: MqttDeps['config'] & Pick<Config, 'mqttBroker' | 'mqttBrokerAuth'>;
+};
+
+/**
+ * On an external broker (FARMSTEAD_MQTT_BROKER) this process is its client (external.ts); no embedded
+ * broker, no TCP listener and no /mqtt WebSocket: devices connect to the broker's own listeners.
+ */
+async function installExternal(
+  app: FastifyInstance,
+  deps: InstallDeps,
+  broker: NonNullable<Config['mqttBroker']>,
+): Promise<MqttService> {
+  const external = new ExternalBroker({
+    database: deps.database,
+    config: { ...deps.config, mqttBroker: broker },
+    usage: deps.usage,
+    log: app.log,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  await external.start(BROKER_WAIT_MS);
+  app.addHook('preClose', () => external.close());
+  const service: MqttService = {
+    broker: {
+      handle: (stream) => stream.destroy(),
+      connectedDevices: () => [],
+      close: () => external.close(),
+    },
+    status: () => ({ tcp: 'off', ws: 'off', broker: external.state() }),
+    deviceKeyHooks: external.deviceKeyHooks(),
+    listenTcp: async () => null,
+  };
+  app.decorate('mqtt', service);
+  return service;
+}
+
 /** Creates the broker, serves it over WebSocket at /mqtt on the app's server and closes it with the app. */
-export async function installMqtt(app: FastifyInstance, deps: Omit<MqttDeps, 'log'>): Promise<MqttService> {
+export async function installMqtt(app: FastifyInstance, deps: InstallDeps): Promise<MqttService> {
+  if (deps.config.mqttBroker) return installExternal(app, deps, deps.config.mqttBroker);
   const broker = await createMqttBroker({ ...deps, log: app.log });
   let tcp: Server | null = null;
   let tcpState: ListenerState = 'off';
@@ -53,6 +99,7 @@ export async function installMqtt(app: FastifyInstance, deps: Omit<MqttDeps, 'lo
   const service: MqttService = {
     broker,
     status: () => ({ tcp: tcpState, ws: 'up' }),
+    deviceKeyHooks: NO_DEVICE_KEY_HOOKS,
     async listenTcp(port, host) {
       if (port === null) {
         tcpState = 'off';

@@ -54,7 +54,18 @@ async function snapshot(t: TestApp, key: string, farmId: string) {
       lon: farm.lon,
       acres: farm.acres,
       settings: farm.settings,
+      holding: farm.holding,
     },
+    // The herd book: the cabinet with its stock, the treatments given, the movements.
+    medicines: (await list(t, key, `/v1/farms/${farmId}/medicines`))
+      .map((m) => `${m.name}/${m.batches.map((b: Json) => `${b.batch}:${b.remaining}`).join(',')}`)
+      .sort(),
+    treatments: (await list(t, key, `/v1/farms/${farmId}/treatments`))
+      .map((x) => `${x.medicine}/${x.dose}/${x.course.doses}`)
+      .sort(),
+    movements: (await list(t, key, `/v1/farms/${farmId}/movements`))
+      .map((m) => `${m.direction}/${m.reason}/${m.head_count}`)
+      .sort(),
     paddocks: (await list(t, key, `/v1/farms/${farmId}/paddocks`)).map((p) => p.name).sort(),
     groups: (await list(t, key, `/v1/farms/${farmId}/groups`)).map((g) => `${g.name}/${g.head_count}`).sort(),
     animals: animals.map((a) => `${a.name}/${a.tag}/${a.eid}/${a.breed}`).sort(),
@@ -295,6 +306,24 @@ forEachEngine(
       });
       const animals = await list(t(), key, `/v1/farms/${farmId}/animals`);
       await t().request('DELETE', `/v1/animals/${animals[0].id}`, { key });
+      // The herd book: another holding number, a treatment given from the cabinet.
+      await t().request('PATCH', `/v1/farms/${farmId}`, {
+        key,
+        body: { holding: { number: '12/345/6789', type: 'cph' } },
+      });
+      const [medicine] = await list(t(), key, `/v1/farms/${farmId}/medicines`);
+      const given = await t().request('POST', `/v1/farms/${farmId}/treatments`, {
+        key,
+        body: {
+          medicine_id: medicine.id,
+          batch_id: medicine.batches[0].id,
+          animal_ids: [animals[1].id],
+          dose: 5,
+          dose_unit: medicine.unit,
+          route: 'oral',
+        },
+      });
+      assert.equal(given.status, 201, JSON.stringify(given.body));
       await t().request('POST', `/v1/farms/${farmId}/paddocks`, { key, body: { name: 'New paddock' } });
       const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
         key,

@@ -38,6 +38,7 @@ import {
   TRACKS,
 } from './data.ts';
 import { seriesFor } from './device-series.ts';
+import { seedHerdBook } from './herd-book.ts';
 import { planReports } from './reports.ts';
 import {
   findActiveAlertId,
@@ -420,6 +421,7 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
     now - HOUR_MS,
   );
   await seedEvents(run);
+  await seedHerdBook(trx, scope, farmId, run.seeded, now);
   await seedWeights(trx, scope, farmId, now);
   await seedTasks(run);
   await markSeedEventsDispatched(trx, farmId, pendingBefore, now);

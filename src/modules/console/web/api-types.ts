@@ -2041,6 +2041,10 @@ export interface components {
          *         "devices_quiet": 0,
          *         "devices_low_battery": 0,
          *         "paddocks_past_rest": 0,
+         *         "milk_withheld": 0,
+         *         "milk_clear_today": 0,
+         *         "batches_expiring": 0,
+         *         "medicines_low_stock": 0,
          *         "animals_gain_low": 0,
          *         "groups_not_weighed": 0
          *       }
@@ -2056,6 +2060,8 @@ export interface components {
                 alerts_watch: number;
                 /** @description Animals that lost weight or gain below settings.weights.min_adg_kg_per_day. */
                 animals_gain_low: number;
+                /** @description Medicine batches with stock left expiring within 30 days. */
+                batches_expiring: number;
                 devices_low_battery: number;
                 devices_quiet: number;
                 /** @description Houses with pop doors open after dusk. */
@@ -2064,6 +2070,12 @@ export interface components {
                 groups_not_weighed: number;
                 /** @description Houses with low feed or water or climate off target. */
                 houses_attention: number;
+                /** @description Medicines at or below their low-stock line. */
+                medicines_low_stock: number;
+                /** @description Animals whose milk withdrawal ends today. */
+                milk_clear_today: number;
+                /** @description Animals whose milk is withheld past today. */
+                milk_withheld: number;
                 paddocks_past_rest: number;
                 tasks_due_today: number;
                 tasks_overdue: number;
@@ -2136,7 +2148,7 @@ export interface components {
                 /** @description Why it is listed: the value, the line or the time. */
                 detail: string;
                 /** @enum {string} */
-                kind: "alert" | "task_overdue" | "task_due_today" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest" | "weight_gain" | "group_not_weighed";
+                kind: "alert" | "task_overdue" | "task_due_today" | "milk_withheld" | "milk_clear" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest" | "batch_expiring" | "medicine_low" | "weight_gain" | "group_not_weighed";
                 /** @description 1 is the most important. */
                 rank: number;
                 ref_id: string | null;
@@ -2970,6 +2982,7 @@ export interface components {
          *         "sheep",
          *         "pig"
          *       ],
+         *       "low_stock_at": 100,
          *       "batches": [],
          *       "created_at": "2026-07-25T14:15:09.017Z"
          *     }
@@ -2984,6 +2997,7 @@ export interface components {
             form: string | null;
             id: string;
             licensed_species: string[] | null;
+            low_stock_at: number | null;
             name: string;
             species_withdrawal: {
                 [key: string]: {
@@ -8813,6 +8827,7 @@ export interface operations {
                     active_ingredient?: string | null;
                     form?: string | null;
                     licensed_species?: string[] | null;
+                    low_stock_at?: number | null;
                     name: string;
                     species_withdrawal?: {
                         [key: string]: {
@@ -13241,6 +13256,7 @@ export interface operations {
                     active_ingredient?: string | null;
                     form?: string | null;
                     licensed_species?: string[] | null;
+                    low_stock_at?: number | null;
                     name?: string;
                     species_withdrawal?: {
                         [key: string]: {

@@ -1,6 +1,6 @@
 /**
  * The changes kept on the phone for later (docs/offline.md): api() queues a write that can wait (mark a task
- * done, add a task, log an event, add or edit an animal, acknowledge an alert) with its own Idempotency-Key
+ * done, add a task, log an event, add or edit an animal, acknowledge an alert, give a treatment) with its own Idempotency-Key
  * and the time it was made, names it for the list on /sync, and shows it on the phone's data at once.
  * Sending the queue is queue-send.ts's (run by offline-data.ts's sync and by the service worker).
  */
@@ -54,6 +54,14 @@ async function labelOf(db: Local, call: QueuedCall): Promise<string> {
     case '/v1/alerts/{id}/acknowledge': {
       const row = (await db.get('records', `alert:${call.path.id}`)) as LocalRecord | undefined;
       return `Acknowledged: ${String(row?.data.title ?? call.path.id)}`;
+    }
+    case '/v1/farms/{farm}/treatments': {
+      const medicine = await recordName('medicine', String(body.medicine_id));
+      const ids = Array.isArray(body.animal_ids) ? (body.animal_ids as string[]) : [];
+      if (body.group_id)
+        return `Treatment: ${medicine} to ${await recordName('group', String(body.group_id))}`;
+      if (ids.length === 1) return `Treatment: ${medicine} to ${await recordName('animal', ids[0])}`;
+      return `Treatment: ${medicine} to ${ids.length} animals`;
     }
     default:
       return `${call.method} ${call.template}`;
@@ -118,6 +126,9 @@ export async function applyLocally(db: Local, change: Change): Promise<unknown> 
       });
     case '/v1/farms/{farm}/events':
       return eventOf(change);
+    case '/v1/farms/{farm}/treatments':
+      // The withdrawal dates are the server's: the page says it is kept.
+      return { data: [], queued: true };
     default:
       return null;
   }
@@ -144,7 +155,7 @@ export async function queue(call: QueuedCall): Promise<unknown> {
   if (!db) throw new ApiError(0, 'network_error', 'Farmstead could not be reached, and nothing is kept.');
   const now = new Date();
   const body =
-    call.template === '/v1/farms/{farm}/events'
+    call.template === '/v1/farms/{farm}/events' || call.template === '/v1/farms/{farm}/treatments'
       ? // An event keeps the time it happened, not the time it reaches the server.
         {
           ...(call.body as Record<string, unknown>),

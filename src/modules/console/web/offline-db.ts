@@ -18,6 +18,7 @@ export interface KindData {
   alert: Schema<'Alert'>;
   group: Schema<'Group'>;
   paddock: Schema<'Paddock'>;
+  medicine: Schema<'Medicine'>;
 }
 
 /** The person whose data this tab shows (also read before sign-in, to start offline). */

@@ -1,6 +1,6 @@
 /**
  * The GETs the phone answers from what it keeps (docs/offline.md), when the network cannot: the farm's
- * brief, houses, groups, paddocks, open alerts and tasks, the herd (searched as the server would), an
+ * brief, houses, groups, paddocks, the medicine cabinet, open alerts and tasks, the herd (searched as the server would), an
  * animal, and the events logged here and not yet synced. Each answer has the API's type for its path
  * (api-types.ts), so the compiler holds this copy to the server's answers.
  */
@@ -17,6 +17,7 @@ type KeptPath =
   | '/v1/farms/{farm}/houses'
   | '/v1/farms/{farm}/groups'
   | '/v1/farms/{farm}/paddocks'
+  | '/v1/farms/{farm}/medicines'
   | '/v1/farms/{farm}/devices'
   | '/v1/farms/{farm}/alerts'
   | '/v1/farms/{farm}/tasks'
@@ -45,6 +46,7 @@ const READERS: { [P in KeptPath]: Reader<P> } = {
     page(query.before ? [] : ((await db.get('meta', `houses:${farm}`)) ?? [])),
   '/v1/farms/{farm}/groups': async ({ db, farm }) => page(await keptRecords(db, farm, 'group')),
   '/v1/farms/{farm}/paddocks': async ({ db, farm }) => page(await keptRecords(db, farm, 'paddock')),
+  '/v1/farms/{farm}/medicines': async ({ db, farm }) => page(await keptRecords(db, farm, 'medicine')),
   // Devices are not kept: the animal page lists none offline rather than failing.
   '/v1/farms/{farm}/devices': async () => page([]),
   '/v1/farms/{farm}/alerts': async ({ db, farm }, query) => {
@@ -104,6 +106,7 @@ function searchAnimals(all: Animal[], query: Query<'/v1/farms/{farm}/animals'>):
       const wanted = query[name];
       if (wanted !== undefined && a[name] !== wanted) return false;
     }
+    if (query.withdrawal === 'active' && !underWithdrawal(a)) return false;
     if (!q) return true;
     return [a.name, a.tag, a.eid, a.breed].some((v) => v?.toLowerCase().includes(q));
   });
@@ -113,6 +116,12 @@ function searchAnimals(all: Animal[], query: Query<'/v1/farms/{farm}/animals'>):
   const shown = found.slice(from, from + limit);
   const more = from + limit < found.length;
   return page(shown, more, more ? `offline:${from + limit}` : null);
+}
+
+/** The server's `?withdrawal=active`, as of the last refresh. */
+function underWithdrawal(a: Animal, now = Date.now()): boolean {
+  const w = a.withdrawal;
+  return [w?.meat_until, w?.milk_until, w?.eggs_until].some((until) => until && Date.parse(until) > now);
 }
 
 /** The events logged on the phone and not yet synced (the server's log is not kept offline). */

@@ -1,6 +1,6 @@
 /**
- * Refreshing the phone's copy of a farm (docs/offline.md): the brief, houses, open alerts and tasks, groups
- * and paddocks whole, the herd by what changed since (/animals/changes); then what is still queued is shown
+ * Refreshing the phone's copy of a farm (docs/offline.md): the brief, houses, open alerts and tasks, groups,
+ * paddocks and the medicine cabinet whole, the herd by what changed since (/animals/changes); then what is still queued is shown
  * over the fresh data, and the farm's "as of" moves on.
  */
 import { type Page, type Schema, sendRaw, urlOf } from './api.ts';
@@ -39,13 +39,15 @@ async function replaceKind(db: Local, farm: string, kind: Kind, rows: { id: stri
 /** Brings the farm's data on the phone up to date: small lists whole, the herd by what changed since. */
 export async function refreshFarm(db: Local, farm: string): Promise<void> {
   const path = { farm };
-  const [brief, houses, alerts, tasks, groups, paddocks] = await Promise.all([
+  const [brief, houses, alerts, tasks, groups, paddocks, medicines] = await Promise.all([
     getJson(urlOf('/v1/farms/{farm}/brief', path, {})),
     everyPage<{ id: string }>('/v1/farms/{farm}/houses', path, {}),
     everyPage<{ id: string }>('/v1/farms/{farm}/alerts', path, { status: 'active' }),
     everyPage<{ id: string }>('/v1/farms/{farm}/tasks', path, { status: 'open' }),
     everyPage<{ id: string }>('/v1/farms/{farm}/groups', path, {}),
     everyPage<{ id: string }>('/v1/farms/{farm}/paddocks', path, {}),
+    // The medicine cabinet, so a treatment can be given chute-side without signal.
+    everyPage<{ id: string }>('/v1/farms/{farm}/medicines', path, {}),
   ]);
   await refreshAnimals(db, farm);
   await db.put('meta', brief, `brief:${farm}`);
@@ -54,6 +56,7 @@ export async function refreshFarm(db: Local, farm: string): Promise<void> {
   await replaceKind(db, farm, 'task', tasks);
   await replaceKind(db, farm, 'group', groups);
   await replaceKind(db, farm, 'paddock', paddocks);
+  await replaceKind(db, farm, 'medicine', medicines);
   // What is still queued is shown as the phone sees it, over the fresh data.
   for (const change of (await db.getAll('queue')) as Change[]) {
     if (change.state !== 'synced' && change.farm === farm) await applyLocally(db, change);

@@ -21,6 +21,8 @@ const QUEUEABLE: Record<string, Method> = {
   '/v1/farms/{farm}/animals': 'POST',
   '/v1/animals/{id}': 'PATCH',
   '/v1/alerts/{id}/acknowledge': 'POST',
+  // The herd book's treatments, chute-side (issue 46): one request for a group or a list, one key.
+  '/v1/farms/{farm}/treatments': 'POST',
 };
 
 /** The member of a queueable write's body that says when it was made (the server takes it as given). */
@@ -28,6 +30,7 @@ const TIMED: Record<string, string> = {
   '/v1/farms/{farm}/events': 'at',
   '/v1/tasks/{id}/done': 'done_at',
   '/v1/alerts/{id}/acknowledge': 'acknowledged_at',
+  '/v1/farms/{farm}/treatments': 'at',
 };
 
 export const startLocal = async (person: string, farm: string | null) =>

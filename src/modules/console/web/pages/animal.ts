@@ -1,13 +1,15 @@
 /**
  * One animal: its facts (edit with every field), its history (moves, weights with a weight chart,
- * treatments and other events), its devices and their readings; log a treatment, weight, birth, move, sale or
- * note from here.
+ * treatments and other events), its devices and their readings; its withdrawal banner (issue 46); give a
+ * treatment (the herd book's form, /treat) and log a weight, birth, move, sale or note from here. A sale inside
+ * the meat withdrawal is refused (409 withdrawal_active) until a reason to go ahead is given.
  */
 
 import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
+import { OverrideField, WithdrawalBanner } from '../herd-book.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import {
   ANIMAL_FIELD_NAMES,
@@ -37,7 +39,6 @@ type EventData = Record<string, unknown> & {
 
 const LOG_KINDS: [string, string][] = [
   ['weight', 'Weight'],
-  ['treatment', 'Treatment'],
   ['birth', 'Birth'],
   ['move', 'Move'],
   ['sale', 'Sale'],
@@ -57,8 +58,15 @@ function describeEvent(event: FarmEvent, names: Places['names']): string {
         .join(' · ');
       return `to ${where || 'no group or paddock'}${d.reason ? ` (${d.reason})` : ''}`;
     }
-    case 'treatment':
-      return [d.product, d.dose, d.notes].filter(Boolean).map(String).join(' · ');
+    case 'treatment': {
+      // A treatment from the herd book names its medicine; one logged free-form, its product.
+      const dose =
+        d.dose === undefined ? null : `${String(d.dose)}${d.dose_unit ? ` ${String(d.dose_unit)}` : ''}`;
+      return [d.medicine ?? d.product, d.batch && `batch ${String(d.batch)}`, dose, d.notes]
+        .filter(Boolean)
+        .map(String)
+        .join(' · ');
+    }
     default:
       return d.notes ?? d.text ?? (Object.keys(d).length ? JSON.stringify(d) : '');
   }
@@ -70,10 +78,6 @@ function LogFields({ kind, places, error }: { kind: string; places: Places; erro
   switch (kind) {
     case 'weight':
       return html`<${Field} name="data.kg" label="Weight (kg)" type="number" step="any" min="0" required ...${p} />`;
-    case 'treatment':
-      return html`<${Field} name="data.product" label="Product" required ...${p} />
-        <${Field} name="data.dose" label="Dose" ...${p} />
-        <${Field} name="data.withdrawal_days" label="Withdrawal (days)" type="number" min="0" ...${p} />`;
     case 'birth':
       return html`<${Field} name="data.count" label="Born (head)" type="number" min="1" value="1" ...${p} />`;
     case 'move':
@@ -81,7 +85,8 @@ function LogFields({ kind, places, error }: { kind: string; places: Places; erro
         <${Field} name="paddock_id" label="To paddock" type="select" options=${choices(places.paddocks)} ...${p} />`;
     case 'sale':
       return html`<${Field} name="data.buyer" label="Buyer" ...${p} />
-        <${Field} name="data.price" label="Price" type="number" step="any" min="0" ...${p} />`;
+        <${Field} name="data.price" label="Price" type="number" step="any" min="0" ...${p} />
+        <${OverrideField} error=${error} idPrefix="log" />`;
     default:
       return null;
   }
@@ -109,9 +114,7 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
       for (const [name] of data) {
         if (name.startsWith('data.')) {
           const key = name.slice(5);
-          const value = ['kg', 'count', 'price', 'withdrawal_days'].includes(key)
-            ? number(data, name)
-            : text(data, name);
+          const value = ['kg', 'count', 'price'].includes(key) ? number(data, name) : text(data, name);
           if (value !== null && value !== undefined) logged[key] = value;
         }
       }
@@ -119,9 +122,15 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
       if (notes) logged.notes = notes;
       const at = text(data, 'at');
       if (at) body.at = new Date(at).toISOString();
+      // Inside the meat withdrawal the API refuses a sale (409) until a reason to go ahead is given.
+      const override = text(data, 'override_reason');
+      if (override) body.override_reason = override;
       await api('POST', '/v1/farms/{farm}/events', { path: { farm: animal.farm_id }, body });
       if (kind === 'sale') {
-        await api('PATCH', '/v1/animals/{id}', { path: { id: animal.id }, body: { status: 'sold' } });
+        await api('PATCH', '/v1/animals/{id}', {
+          path: { id: animal.id },
+          body: { status: 'sold', ...(override ? { override_reason: override } : {}) },
+        });
       }
     }
     el.reset();
@@ -144,7 +153,7 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
       <${Field} name="at" label="When (blank for now)" type="datetime-local" idPrefix="log" error=${form.error} />`
     }
     </div>
-    <${Submit} form=${form} label=${`Log ${kind}`} names=${['data', 'at', 'group_id', 'paddock_id']} />
+    <${Submit} form=${form} label=${`Log ${kind}`} names=${['data', 'at', 'group_id', 'paddock_id', 'override_reason']} />
   </form>`;
 }
 
@@ -246,6 +255,7 @@ export function Page({ farm, params }: PageProps) {
   return html`<section class="animal">
     <p><a href="/animals">← Animals</a></p>
     <div class="card-head"><h1>${title}</h1><span class=${`status ${animal.status}`}>${animal.status}</span></div>
+    <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${farm.timezone} />
     <dl class="facts">
       <div><dt>Species</dt><dd>${animal.species}</dd></div>
       <div><dt>Breed</dt><dd>${animal.breed ?? '—'}</dd></div>
@@ -264,6 +274,7 @@ export function Page({ farm, params }: PageProps) {
       )}
     </dl>
     ${animal.notes && html`<p>${animal.notes}</p>`}
+    ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>Give a treatment</a></p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
     <h2 id="weight-title">Weight</h2>
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: 'kg', points: weights }]} label="Weight (kg)" />` : html`<p class="muted">No weights logged yet.</p>`}

@@ -1,10 +1,12 @@
 /**
  * Animals: a table that stays fast at thousands of head — the server searches (`q`) and filters, and only
- * one page (50 rows) is ever in the page — and a form to add one with every field.
+ * one page (50 rows) is ever in the page — and a form to add one with every field. Animals ticked (across
+ * pages) are given a treatment or moved together.
  */
 import { api } from '../api.ts';
 import { Submit, useForm } from '../form.ts';
-import { html, inputValue, useEffect, useState } from '../lib.ts';
+import { WithdrawalChips } from '../herd-book.ts';
+import { checkedOf, html, inputValue, useEffect, useState } from '../lib.ts';
 import {
   ANIMAL_FIELD_NAMES,
   ANIMAL_STATUSES,
@@ -64,15 +66,29 @@ export function Page({ farm }: PageProps) {
       group_id: get('group_id'),
       paddock_id: get('paddock_id'),
       status: get('status'),
+      withdrawal: get('withdrawal'),
     };
   });
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  const choose = (id: string, on: boolean) => {
+    const next = new Set(chosen);
+    if (on) next.add(id);
+    else next.delete(id);
+    setChosen(next);
+  };
+  const treats = can('animals', 'write');
   const [typed, setTyped] = useState(filters.q);
   const pager = usePager(JSON.stringify(filters));
   const animals = useLoad(
     () =>
       api('GET', '/v1/farms/{farm}/animals', {
         path: { farm: farm.id },
-        query: { ...nonBlank(filters), limit: PAGE_SIZE, before: pager.before },
+        query: {
+          ...nonBlank(filters),
+          withdrawal: filters.withdrawal === 'active' ? 'active' : undefined,
+          limit: PAGE_SIZE,
+          before: pager.before,
+        },
       }),
     [farm.id, JSON.stringify(filters), pager.before],
   );
@@ -109,23 +125,46 @@ export function Page({ farm }: PageProps) {
         <select id="animal-paddock" onChange=${set('paddock_id')}>${choices(places.data.paddocks, 'Any').map(([v, t]) => html`<option value=${v} selected=${filters.paddock_id === v}>${t}</option>`)}</select></div>
       <div class="field"><label for="animal-status">Status</label>
         <select id="animal-status" onChange=${set('status')}>${[['', 'Any'], ...ANIMAL_STATUSES.map((s) => [s, s])].map(([v, t]) => html`<option value=${v} selected=${filters.status === v}>${t}</option>`)}</select></div>
+      <div class="field"><label for="animal-withdrawal">Withdrawal</label>
+        <select id="animal-withdrawal" onChange=${set('withdrawal')}>${[
+          ['', 'Any'],
+          ['active', 'Under withdrawal'],
+        ].map(
+          ([v, t]) => html`<option value=${v} selected=${filters.withdrawal === v}>${t}</option>`,
+        )}</select></div>
       <datalist id="species-filter">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog'].map((s) => html`<option value=${s} />`)}</datalist>
     </form>
     ${can('animals', 'write') && html`<${AddAnimal} farm=${farm} places=${places.data} onAdded=${animals.reload} />`}
     ${
+      chosen.size > 0 &&
+      html`<div class="chosen-bar" role="region" aria-label="Chosen animals">
+        <span>${chosen.size === 1 ? '1 animal chosen' : `${chosen.size} animals chosen`}</span>
+        <a class="button primary" href=${`/treat?animal_ids=${[...chosen].join(',')}`}>Give a treatment</a>
+        <a class="button secondary" href=${`/movements?animal_ids=${[...chosen].join(',')}`}>Move off or on</a>
+        <button type="button" class="button link" onClick=${() => setChosen(new Set())}>Clear</button>
+      </div>`
+    }
+    ${
       !animals.data
         ? html`<${Loading} error=${animals.error} retry=${animals.reload} />`
-        : html`<div class="table-wrap"><table class="records">
+        : html`<div class="table-wrap"><table class="records animal-list">
           <caption class="visually-hidden">Animals${filters.q ? ` matching “${filters.q}”` : ''}</caption>
-          <thead><tr><th scope="col">Tag</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="wide">Breed</th>
+          <thead><tr>${treats && html`<th scope="col"><span class="visually-hidden">Choose</span></th>`}<th scope="col">Tag</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="wide">Breed</th>
             <th scope="col">Group / paddock</th><th scope="col">Status</th></tr></thead>
           <tbody>
             ${animals.data.data.map(
               (a) => html`<tr key=${a.id} id=${a.id}>
-                <td><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
-                <td>${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
-                <td>${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
-                <td><span class=${`status ${a.status}`}>${a.status}</span></td>
+                ${
+                  treats &&
+                  html`<td class="choose"><label><input type="checkbox" checked=${chosen.has(a.id)}
+                    onChange=${(e: Event) => choose(a.id, checkedOf(e))} />
+                    <span class="visually-hidden">Choose ${a.tag ?? a.name ?? a.id}</span></label></td>`
+                }
+                <td class="tag"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
+                <td class="name">${a.name ?? ''}</td><td class="species">${a.species}</td><td class="wide">${a.breed ?? ''}</td>
+                <td class="place">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
+                <td class="state"><span class=${`status ${a.status}`}>${a.status}</span>
+                  <${WithdrawalChips} withdrawal=${a.withdrawal} timezone=${farm.timezone} /></td>
               </tr>`,
             )}
           </tbody>

@@ -216,7 +216,8 @@ export function Page({ farm, params }: PageProps) {
         setNewKey(rotated.device_key);
         data.reload();
         return 'New key made';
-      }} /></div>`
+      }} />
+      <p class="muted">Devices on an external MQTT broker with dynamic security: a device made before the switch needs a new key (keys are stored hashed), so rotate it once.</p></div>`
     }
     ${newKey && html`<${DeviceKey} deviceKey=${newKey} type=${device.type} title=${`New key of ${device.name}`} />`}
     ${

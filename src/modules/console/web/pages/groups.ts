@@ -1,5 +1,5 @@
 /**
- * Groups: head count, hatch date and age, paddock; add and edit.
+ * Groups: head count, hatch date and age, paddock; add and edit; give a group a treatment (/treat?group_id=…).
  */
 import { api, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
@@ -89,7 +89,8 @@ export function Page({ farm }: PageProps) {
         <th scope="col">Age</th><th scope="col">Paddock</th>${write && html`<th scope="col"><span class="visually-hidden">Edit</span></th>`}</tr></thead>
       <tbody>${groups.map(
         (g) => html`<tr key=${g.id} id=${g.id}>
-          <td><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span></td>
+          <td><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span>
+            ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`} aria-label=${`Give ${g.name} a treatment`}>Give a treatment</a>`}</td>
           <td>${g.species}</td><td class="num">${g.head_count ?? '—'}</td>
           <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${g.hatch_date.slice(0, 10)}</span>`}</td>
           <td>${names.get(g.paddock_id) ?? '—'}</td>

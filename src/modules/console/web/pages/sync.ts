@@ -15,8 +15,8 @@ const STATE_TEXT: Record<Change['state'], string> = {
   attention: 'Needs attention',
 };
 
-/** The fields of a change a person can fix: its plain members and its `data` members, as text. */
-function fixable(body: unknown): [string, string][] {
+/** The fields of a change a person can fix, as text (and `override_reason` when the refusal asks for it). */
+function fixable(body: unknown, message: string | null = null): [string, string][] {
   const out: [string, string][] = [];
   const add = (prefix: string, record: Record<string, unknown>) => {
     for (const [name, value] of Object.entries(record)) {
@@ -27,6 +27,7 @@ function fixable(body: unknown): [string, string][] {
   const b = (body ?? {}) as Record<string, unknown>;
   add('', b);
   if (b.data && typeof b.data === 'object') add('data.', b.data as Record<string, unknown>);
+  if (/override_reason/.test(message ?? '') && !('override_reason' in b)) out.push(['override_reason', '']);
   return out;
 }
 
@@ -36,6 +37,10 @@ function fixed(body: unknown, form: FormData): unknown {
     const [outer, inner] = name.startsWith('data.') ? ['data', name.slice(5)] : [null, name];
     const target = (outer ? next.data : next) as Record<string, unknown>;
     const was = target[inner];
+    if (inner === 'override_reason' && !outer && String(value).trim() === '') {
+      delete target[inner];
+      continue;
+    }
     target[inner] =
       typeof was === 'number' && value !== '' && Number.isFinite(Number(value))
         ? Number(value)
@@ -45,7 +50,7 @@ function fixed(body: unknown, form: FormData): unknown {
 }
 
 function Fix({ change, onClose }: { change: Change; onClose(): void }) {
-  const fields = fixable(change.body);
+  const fields = fixable(change.body, change.message);
   const [busy, setBusy] = useState(false);
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -77,7 +82,7 @@ function ChangeCard({
   const [fixing, setFixing] = useState(false);
   const kind = change.state === 'attention' ? 'needs-attention' : change.state;
   // A change whose record was deleted on Farmstead can only be discarded.
-  const fields = change.gone ? [] : fixable(change.body);
+  const fields = change.gone ? [] : fixable(change.body, change.message);
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
     <div class="card-head"><h2 class="card-title">${change.label}</h2>
       <span class=${`status ${kind}`}>${STATE_TEXT[change.state]}</span></div>

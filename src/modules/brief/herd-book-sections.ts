@@ -1,0 +1,184 @@
+/**
+ * The brief's herd-book sections (issue 46, docs/brief.md): milk withheld (an animal inside its milk
+ * withdrawal, every day until it ends) and milk back in the tank (on the day it ends), then the medicine
+ * cabinet: batches expiring within 30 days and medicines low on stock (docs/records.md says what "low" is).
+ * Read once with the brief's other facts (`readHerdBookFacts`), built into unranked items here.
+ */
+import type { Db } from '../../db/schema.ts';
+import { DAY_MS, toIso } from '../../lib/time.ts';
+import { animalsWithholdingMilk, type MilkWithheld } from '../animals/withdrawal.ts';
+import { type BatchRow, farmCabinet, type MedicineRow } from '../medicines/repository.ts';
+import type { BriefCounts, BriefItem } from './schemas.ts';
+import type { BriefContext, Unranked } from './sections.ts';
+import { formatValue, localWhen } from './wording.ts';
+
+/** A batch is listed once its expiry is this close (issue 46: "what expires within 30 days"). */
+export const EXPIRING_WITHIN_DAYS = 30;
+
+/** Without a medicine's own `low_stock_at`, its stock is low at or below this share of what was bought. */
+export const DEFAULT_LOW_STOCK_SHARE = 0.2;
+
+export interface HerdBookFacts {
+  milk: MilkWithheld[];
+  cabinet: Array<{ medicine: MedicineRow; batches: BatchRow[] }>;
+}
+
+/** What the sections read: animals whose milk withdrawal ends today or later, and the medicine cabinet. */
+export async function readHerdBookFacts(
+  db: Db,
+  farmId: string,
+  today: { start: number; end: number },
+): Promise<HerdBookFacts> {
+  const [milk, cabinet] = await Promise.all([
+    animalsWithholdingMilk(db, farmId, today.start),
+    farmCabinet(db, farmId),
+  ]);
+  return { milk, cabinet };
+}
+
+type HerdBookCounts = Pick<
+  BriefCounts,
+  'milk_withheld' | 'milk_clear_today' | 'batches_expiring' | 'medicines_low_stock'
+>;
+
+/** "Daisy (114)", "tag 114", or the id when the animal has neither. */
+function animalName(a: { animal_id: string; name: string | null; tag: string | null }): string {
+  if (a.name && a.tag) return `${a.name} (${a.tag})`;
+  if (a.name) return a.name;
+  return a.tag ? `tag ${a.tag}` : a.animal_id;
+}
+
+function medicineWords(m: MilkWithheld['milk']): string {
+  return `${m.medicine}${m.batch ? ` (batch ${m.batch})` : ''}`;
+}
+
+/**
+ * Milk items: an animal still inside its milk withdrawal after today is withheld (watch), one whose
+ * withdrawal ends today may go back in the tank from its end (info).
+ */
+export function milkSection(milk: readonly MilkWithheld[], ctx: BriefContext): Unranked[] {
+  const items = milk.map((a): Unranked => {
+    const who = animalName(a);
+    const when = localWhen(a.milk.until, ctx.now, ctx.timezone);
+    const base = {
+      subject_type: 'animal',
+      subject_id: a.animal_id,
+      ref_id: a.milk.treatment_id,
+      at: toIso(a.milk.until),
+    };
+    if (a.milk.until >= ctx.today.end) {
+      return {
+        kind: 'milk_withheld',
+        severity: 'watch',
+        title: `Milk from ${who} withheld until ${when}`,
+        detail: `${medicineWords(a.milk)}: ${a.milk.days}-day milk withdrawal (${a.milk.rule.replace('_', ' ')}${a.milk.organic ? ', doubled for organic' : ''}). Keep the milk out of the tank.`,
+        ...base,
+      };
+    }
+    return {
+      kind: 'milk_clear',
+      severity: 'info',
+      title: `Milk from ${who} can go in the tank again from ${when}`,
+      detail: `The milk withdrawal after ${medicineWords(a.milk)} ends today at ${when}.`,
+      ...base,
+    };
+  });
+  // Withheld (watch) before back-in-the-tank (info), each soonest end first.
+  return [
+    ...items.filter((i) => i.kind === 'milk_withheld'),
+    ...items.filter((i) => i.kind === 'milk_clear'),
+  ];
+}
+
+const stock = (n: number, unit: string) => `${formatValue(n)} ${unit}`;
+
+/**
+ * The cabinet's items: batches with stock left that expire within 30 days (soonest first), then medicines
+ * whose stock left in batches not yet expired is at or below their line (`low_stock_at`, else a fifth of what
+ * those batches held when bought); a medicine never stocked is not listed.
+ */
+export function cabinetSection(cabinet: HerdBookFacts['cabinet'], now: number): Unranked[] {
+  const expiring: Array<Unranked & { expiry: number }> = [];
+  const low: Unranked[] = [];
+  const horizon = now + EXPIRING_WITHIN_DAYS * DAY_MS;
+  for (const { medicine, batches } of cabinet) {
+    if (batches.length === 0) continue;
+    let left = 0;
+    let bought = 0;
+    for (const b of batches) {
+      const remaining = Math.max(0, Number(b.quantity) - Number(b.used));
+      const expiry = Number(b.expiry);
+      if (expiry <= now) continue;
+      left += remaining;
+      bought += Number(b.quantity);
+      if (expiry > horizon || remaining <= 0) continue;
+      const days = Math.ceil((expiry - now) / DAY_MS);
+      expiring.push({
+        kind: 'batch_expiring',
+        severity: 'info',
+        title: `${medicine.name} batch ${b.batch} expires in ${days} ${days === 1 ? 'day' : 'days'}`,
+        detail: `Expires ${toIso(expiry)?.slice(0, 10)}; ${stock(remaining, medicine.unit)} left of ${stock(Number(b.quantity), medicine.unit)}.`,
+        subject_type: 'medicine',
+        subject_id: medicine.id,
+        ref_id: b.id,
+        at: toIso(expiry),
+        expiry,
+      });
+    }
+    const own = medicine.low_stock_at === null ? null : Number(medicine.low_stock_at);
+    const line = own ?? bought * DEFAULT_LOW_STOCK_SHARE;
+    if (left > line) continue;
+    const why =
+      own === null
+        ? `at or below a fifth of the ${stock(bought, medicine.unit)} bought`
+        : `at or below its low-stock line of ${stock(own, medicine.unit)}`;
+    low.push({
+      kind: 'medicine_low',
+      severity: 'info',
+      title: `Low stock: ${medicine.name} (${stock(left, medicine.unit)} left)`,
+      detail:
+        left === 0
+          ? 'No stock left in batches that have not expired.'
+          : `${stock(left, medicine.unit)} left in batches that have not expired, ${why}.`,
+      subject_type: 'medicine',
+      subject_id: medicine.id,
+      ref_id: null,
+      at: null,
+    });
+  }
+  expiring.sort((a, b) => a.expiry - b.expiry);
+  return [...expiring.map(({ expiry: _e, ...entry }) => entry), ...low];
+}
+
+/** The herd book's items (milk first, then the cabinet) and their counts. */
+export function herdBookSections(
+  facts: HerdBookFacts,
+  ctx: BriefContext,
+): { milk: Unranked[]; cabinet: Unranked[]; counts: HerdBookCounts } {
+  const milk = milkSection(facts.milk, ctx);
+  const cabinet = cabinetSection(facts.cabinet, ctx.now);
+  const count = (items: Unranked[], kind: BriefItem['kind']) => items.filter((i) => i.kind === kind).length;
+  return {
+    milk,
+    cabinet,
+    counts: {
+      milk_withheld: count(milk, 'milk_withheld'),
+      milk_clear_today: count(milk, 'milk_clear'),
+      batches_expiring: count(cabinet, 'batch_expiring'),
+      medicines_low_stock: count(cabinet, 'medicine_low'),
+    },
+  };
+}
+
+/** The brief text's herd-book sentences ("Milk withheld: …", "Medicines: …"); empty when there is nothing. */
+export function herdBookText(items: readonly BriefItem[]): string {
+  const sentences: string[] = [];
+  const of = (kind: BriefItem['kind']) => items.filter((i) => i.kind === kind).map((i) => i.title);
+  const withheld = of('milk_withheld');
+  if (withheld.length > 0) sentences.push(`${withheld.join('. ')}.`);
+  const clear = of('milk_clear');
+  if (clear.length > 0) sentences.push(`${clear.join('. ')}.`);
+  const cabinet = [...of('batch_expiring'), ...of('medicine_low')];
+  if (cabinet.length > 0) sentences.push(`Medicine cabinet: ${cabinet.join('; ')}.`);
+  return sentences.join(' ');
+}

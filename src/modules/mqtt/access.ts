@@ -1,0 +1,56 @@
+/**
+ * Who may connect, publish and subscribe on a broker, decided by Farmstead: the one rule the embedded
+ * broker, an external broker's dynamic security roles (dynsec.ts) and any authentication hook a broker
+ * asks share. A device logs in with username = device id and password = device key, publishes only its
+ * own reports and command answers, and subscribes only inside its own `farmstead/devices/{id}/` subtree.
+ */
+import type { Db } from '../../db/schema.ts';
+import { authenticateDevice } from '../devices/service.ts';
+import { maySubscribe, parseDevicePublish, topics } from './topics.ts';
+
+/** A device allowed on: its id and its farm's account. */
+export interface DeviceLogin {
+  deviceId: string;
+  accountId: string;
+}
+
+/** CONNECT: the device whose key `password` is, when `username` is that device's id; null otherwise. */
+export async function mayConnect(db: Db, username: string, password: string): Promise<DeviceLogin | null> {
+  const device = await authenticateDevice(db, password);
+  if (!device || device.deviceId !== username) return null;
+  return { deviceId: device.deviceId, accountId: device.accountId };
+}
+
+/** PUBLISH: a device's own report or the answer to one of its commands. */
+export function mayPublish(deviceId: string, topic: string): boolean {
+  return parseDevicePublish(deviceId, topic) !== null;
+}
+
+/** SUBSCRIBE: filters inside the device's own subtree (no wildcard above it, no shared subscription). */
+export function maySubscribeTo(deviceId: string, filter: string): boolean {
+  return maySubscribe(deviceId, filter);
+}
+
+export interface TopicRule {
+  /** The broker's names for the four kinds of check. */
+  kind: 'publish' | 'subscribe' | 'receive';
+  /** The device's topics written out literally (Mosquitto 2.0 does not expand %c or %u in its roles). */
+  topic: string;
+  allow: boolean;
+}
+
+/**
+ * The same rule as a broker's topic list for one device: publish its report and its command answers,
+ * subscribe inside its subtree, and not receive what it sends itself (the embedded broker does not forward
+ * device → service topics back to devices either).
+ */
+export function deviceTopicRules(deviceId: string): TopicRule[] {
+  const answers = topics.commandResult(deviceId, '+');
+  return [
+    { kind: 'publish', topic: topics.report(deviceId), allow: true },
+    { kind: 'publish', topic: answers, allow: true },
+    { kind: 'subscribe', topic: `${topics.report(deviceId).replace(/\/report$/, '')}/#`, allow: true },
+    { kind: 'receive', topic: topics.report(deviceId), allow: false },
+    { kind: 'receive', topic: answers, allow: false },
+  ];
+}
