@@ -209,7 +209,7 @@ forEachEngine('mcp keys for one farm', (t) => {
     const mcp = await connect(t(), oneFarm, ERAS[1]!, { path: '/mcp?toolsets=all' });
     try {
       const { tools } = await mcp.client.listTools();
-      assert.equal(tools.length, DEFAULT.length);
+      assert.equal(tools.length, ALL.length);
       const calls: [string, Record<string, unknown>][] = [
         ['get_animal', { animal_id: animal.id }],
         ['get_readings', { device_id: house.id }],
@@ -220,6 +220,8 @@ forEachEngine('mcp keys for one farm', (t) => {
         ['record_weight', { animal_id: animal.id, kg: 400 }],
         ['animal_weights', { animal_id: animal.id }],
         ['group_weights', { group_id: group.id }],
+        ['clear_to_sell', { animal_id: animal.id }],
+        ['clear_to_sell', { group_id: group.id }],
       ];
       // Every tool that takes farm_id, with the other farm's.
       for (const tool of tools) {
@@ -232,6 +234,15 @@ forEachEngine('mcp keys for one farm', (t) => {
               ...(tool.name === 'add_animal' ? { species: 'cattle' } : {}),
               ...(tool.name === 'log_event' ? { type: 'note' } : {}),
               ...(tool.name === 'house_command' ? { command: 'doors.close', params: { doors: 'all' } } : {}),
+              ...(tool.name === 'give_treatment'
+                ? {
+                    medicine_id: 'med_01hzzzzzzzzzzzzzzzzzzzzzzz',
+                    animal_ids: [animal.id],
+                    dose: 5,
+                    dose_unit: 'ml',
+                    route: 'oral',
+                  }
+                : {}),
             },
           ]);
         }
