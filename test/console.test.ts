@@ -438,7 +438,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
 
 test("a bad alert threshold shows the API's error on its cell; a good one is saved", async () => {
   const { page, problems } = await signedInPage(world, live, DESKTOP);
-  await page.goto(`${world.base}/settings`);
+  await page.goto(`${world.base}/settings/rules`);
   const watch = page.getByLabel('house.ammonia watch');
   await watch.fill('30');
   await page.getByRole('button', { name: 'Save thresholds' }).click();
@@ -473,7 +473,7 @@ test('the water, silence and intake rules: turn water.leak off, give water devic
   const thresholdsBefore = Object.entries((await rulesOf()) ?? {}).filter(
     ([name]) => !builtIn.includes(name),
   );
-  await page.goto(`${world.base}/settings`);
+  await page.goto(`${world.base}/settings/rules`);
   await page.getByRole('heading', { name: 'Water, silence and intake alerts' }).waitFor();
   const leak = page.getByRole('group', { name: /Water dropping fast/ });
   const quiet = page.getByRole('group', { name: /Device quiet/ });
@@ -530,7 +530,7 @@ test('create a webhook, send a test event, and see it in the delivery log', asyn
   const receiver = await startReceiver(() => 204);
   try {
     const { page, problems } = await signedInPage(world, live, DESKTOP);
-    await page.goto(`${world.base}/settings`);
+    await page.goto(`${world.base}/settings/webhooks`);
     const add = page.getByRole('form', { name: 'Add a webhook' });
     await add.getByLabel('URL').fill(receiver.url);
     await add.getByRole('button', { name: 'Add webhook' }).click();

@@ -115,16 +115,16 @@ export function Page({ farm }: PageProps) {
     ${
       !animals.data
         ? html`<${Loading} error=${animals.error} retry=${animals.reload} />`
-        : html`<div class="table-wrap"><table class="records">
+        : html`<div class="table-wrap"><table class="records as-cards">
           <caption class="visually-hidden">Animals${filters.q ? ` matching “${filters.q}”` : ''}</caption>
           <thead><tr><th scope="col">Tag</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="wide">Breed</th>
             <th scope="col">Group / paddock</th><th scope="col">Status</th></tr></thead>
           <tbody>
             ${animals.data.data.map(
               (a) => html`<tr key=${a.id} id=${a.id}>
-                <td><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
-                <td>${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
-                <td>${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
+                <td class="card-title"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
+                <td class="card-title">${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
+                <td class="card-span">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
                 <td><span class=${`status ${a.status}`}>${a.status}</span></td>
               </tr>`,
             )}
