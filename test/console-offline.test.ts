@@ -511,6 +511,7 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
     asked.push(dialog.message());
     void dialog.dismiss();
   });
+  await page.getByRole('button', { name: 'More' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await waitFor('the warning', () => asked.length === 1);
   assert.match(asked[0] ?? '', /1 change made on this phone has not reached Farmstead yet/);
@@ -524,6 +525,7 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
     asked.push(dialog.message());
     void dialog.dismiss();
   });
+  // More is still open (signing out was cancelled).
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: /sign in/i }).waitFor();
   const names = await page.evaluate<(string | undefined)[]>(

