@@ -247,7 +247,10 @@ async function check(shown: Shown, size: typeof PHONE, label: string): Promise<s
       })()`);
       if (small.length > 0) wrong.push(`${at}: small touch targets: ${small.slice(0, 6).join('; ')}`);
     }
-    await screenshot(page, `page-${shown.name}-${size === PHONE ? 'phone' : 'desktop'}`);
+    // Every page at 360 px; a few on a desktop (the side navigation, a table, a settings section).
+    if (size === PHONE || DESKTOP_SHOTS.has(shown.name)) {
+      await screenshot(page, `page-${shown.name}-${size === PHONE ? 'phone' : 'desktop'}`);
+    }
   } finally {
     await context.close();
   }
@@ -261,6 +264,7 @@ async function check(shown: Shown, size: typeof PHONE, label: string): Promise<s
 const NOT_YET_SENTENCES = new Set(['events']);
 
 const weights: string[] = [];
+const DESKTOP_SHOTS = new Set(['brief', 'animals', 'settings-rules']);
 
 for (const size of [PHONE, DESKTOP]) {
   test(`every page at ${size.width} px: no sideways scroll, one header row, no raw ids, axe clean, within its weight`, async (t) => {
@@ -308,7 +312,8 @@ test('the bottom bar works with a keyboard and a screen reader; More opens and c
   assert.equal(await more.getAttribute('aria-current'), 'page');
 
   // One mode indicator (test mode, said once) and the live dot with words for a screen reader.
-  assert.equal(await page.getByText('Test mode').count(), 1);
+  assert.equal(await page.locator('header.top [role="note"]').count(), 1);
+  assert.equal(await page.locator('header.top [role="note"]').textContent(), 'Test mode');
   await page.getByRole('img', { name: /^Live/ }).waitFor();
 
   // High contrast: a person's choice, kept in this browser.
@@ -324,5 +329,23 @@ test('the bottom bar works with a keyboard and a screen reader; More opens and c
     axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
     [],
   );
+  assert.deepEqual(problems, []);
+});
+
+test('wording: an alert links to its subject by what it is; the brief says what its "more" are', async () => {
+  const { page, problems } = await signedInPage(world, world.account, PHONE);
+  await page.goto(`${world.base}/alerts`);
+  const water = page.locator('li.alert', { hasText: 'Water dropping fast' });
+  await water.getByRole('link', { name: 'Open the device' }).waitFor();
+  const ammonia = page.locator('li.alert', { hasText: 'High ammonia in House 2' });
+  await ammonia.getByRole('link', { name: 'Open the house' }).waitFor();
+  assert.equal(await page.getByText('Go to the house').count(), 0);
+
+  await page.goto(`${world.base}/`);
+  await page.locator('summary', { hasText: 'The brief as text' }).click();
+  const text = (await page.locator('details.brief-text p').textContent()) ?? '';
+  // "Pop door jammed: House 2 and 4 more" read as four more houses.
+  assert.match(text, /Watch: [^.]*; and \d+ more watch alerts\./);
+  assert.doesNotMatch(text, /\d more\./);
   assert.deepEqual(problems, []);
 });

@@ -129,7 +129,10 @@ test('an owner follows the setup link, sets a password, signs in, and the brief 
   const items = page.locator('ol.items > li');
   assert.ok((await items.count()) >= 5, 'the ranked items are listed');
   const first = page.locator('ol.items > li').first();
-  assert.match((await first.textContent()) ?? '', /urgent.*High ammonia in House 2.*Check it/s);
+  assert.match((await first.textContent()) ?? '', /urgent.*High ammonia in House 2.*Go to the house now/s);
+  // Each card says the next step for what it is about, not one sentence under every alert.
+  const steps = await page.locator('ol.items .item-next').allTextContents();
+  assert.ok(new Set(steps.map((s) => s.split('·')[0]?.trim())).size >= 4, steps.join(' | '));
   assert.match((await first.getByRole('link').getAttribute('href')) ?? '', /^\/alerts\?status=all#alt_/);
   await page.getByRole('button', { name: 'Reset the sample farm' }).waitFor();
   await screenshots(page, 'brief');
@@ -622,7 +625,7 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'North 40' });
   // The outline on a Leaflet map, drawn without tiles (nothing is fetched from another host).
-  const map = card.getByRole('img', { name: 'Map of North 40' });
+  const map = card.getByRole('region', { name: 'Map of North 40' });
   await map.waitFor();
   await map.locator('path.leaflet-interactive').waitFor();
   await card.getByText('Past rest target').waitFor();
@@ -673,8 +676,8 @@ test('chart pages draw in a browser whose language is not a valid tag (en-US@pos
       false,
       `${locale}: ${reported} should be a tag Intl refuses`,
     );
-    // The settings page draws the usage chart (uPlot), the device page the readings.
-    await page.getByRole('link', { name: 'Settings' }).click();
+    // Settings' usage section draws the usage chart (uPlot), the device page the readings.
+    await page.goto(`${world.base}/settings/usage`);
     const usage = page.locator('figure', { hasText: 'Calls by day' });
     await usage.locator('canvas').first().waitFor();
     await usage.scrollIntoViewIfNeeded();
@@ -712,7 +715,7 @@ test("the create-farm form proposes the browser's time zone, and the new farm is
   await form.getByRole('button', { name: 'Add farm' }).click();
   await form.getByRole('status').getByText('Added Hillside Orchard (Asia/Tokyo)').waitFor();
   // The new farm is the chosen one, and the server stored the zone the form proposed.
-  await page.getByText('For Hillside Orchard.').waitFor();
+  await page.getByText('For Hillside Orchard;').waitFor();
   const farms = await world.t.request<{ data: Farm[] }>('GET', '/v1/farms', { key: account.test_key });
   const made = farms.body.data.find((f) => f.name === 'Hillside Orchard');
   assert.equal(made?.timezone, 'Asia/Tokyo');

@@ -164,7 +164,6 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
   return html`
     <header class=${`top${session.mode === 'test' ? ' test' : ''}`}>
       <div class="bar">
-        <a class="brand" href="/" aria-label="Farmstead: the brief"><span aria-hidden="true">F</span></a>
         <${FarmSwitcher} />
         <${ModeIndicator} />
         <${StreamDot} />
