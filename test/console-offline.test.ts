@@ -15,7 +15,14 @@ import { mulberry32 } from '../src/lib/random.ts';
 import { deployConsoleBundle } from '../src/modules/console/assets.ts';
 import type { Animal, Farm, FarmEvent, List, Task } from '../test/replies.ts';
 import { screenshot } from './browser.ts';
-import { type ConsoleWorld, PHONE, signedInPage, startConsole, workerControl } from './console-helpers.ts';
+import {
+  type ConsoleWorld,
+  goTo,
+  PHONE,
+  signedInPage,
+  startConsole,
+  workerControl,
+} from './console-helpers.ts';
 import * as make from './factories.ts';
 import { waitFor } from './harness.ts';
 
@@ -196,7 +203,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
 
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   await page.getByText('Check the water trough').waitFor();
   await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
   await page.locator('.sync-bar').getByText('Waiting to sync (1)').waitFor();
@@ -361,7 +368,7 @@ test('a task deleted on the server while the phone was offline lands in "needs a
   const field = await fieldFarm('Conflict Farm');
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
   await page.getByText('Waiting to sync (1)').waitFor();
   const deleted = await world.t.request('DELETE', `/v1/tasks/${field.task.id}`, { key: field.key });
@@ -395,7 +402,7 @@ test('a task someone else marked done while the phone was offline syncs with a n
   const second = await make.task(world.t, field.key, field.farm.id, { title: 'Top up the grit' });
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   for (const title of ['Check the water trough', 'Top up the grit']) {
     await page.locator('li.task', { hasText: title }).getByRole('button', { name: 'Done' }).click();
   }
@@ -806,7 +813,7 @@ test('offline, the event log takes an event on a paddock and on a device; each a
   const device = devices.data[0]?.id ?? '';
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Event log' }).click();
+  await goTo(page, 'Event log');
   const form = page.getByRole('form', { name: 'Log an event' });
   const log = async (type: string, about: string, id: string, notes: string, count: number) => {
     await form.getByLabel('Type').fill(type);
@@ -851,7 +858,7 @@ test('an event on an animal deleted on the server while offline needs attention;
   const clover = animals.data.find((a) => a.tag === 'T-0043')?.id ?? '';
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Event log' }).click();
+  await goTo(page, 'Event log');
   const form = page.getByRole('form', { name: 'Log an event' });
   await form.getByLabel('Type').fill('treatment');
   await form.getByLabel('About a').selectOption('animal');

@@ -19,6 +19,7 @@ import {
   type ConsolePage,
   type ConsoleWorld,
   DESKTOP,
+  goTo,
   openPage,
   PHONE,
   signedInPage,
@@ -633,7 +634,7 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-paddocks-phone');
 
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   const task = page.locator('li.card', { hasText: 'Check the north water trough' });
   await task.getByText('Overdue').waitFor();
   await page.getByRole('button', { name: 'Overdue' }).click();
