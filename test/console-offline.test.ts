@@ -186,7 +186,7 @@ test('a cold start offline shows the brief and the animals from the phone; searc
   assert.ok(await fresh.locator('.offline-banner').isVisible(), 'every view says it is offline');
 
   // House commands are never queued: offline the form says it needs a connection.
-  await fresh.getByRole('link', { name: 'Houses' }).click();
+  await goTo(fresh, 'Houses');
   await fresh.getByText('House 1').first().waitFor();
   await fresh.locator('details.send summary').first().click();
   await fresh.getByText('Sending a command needs a connection').first().waitFor();
