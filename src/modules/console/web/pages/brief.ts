@@ -13,9 +13,11 @@ import type { PageProps } from './page.ts';
 
 type Item = Schema<'Brief'>['items'][number];
 
-/** What a person does about each kind of item (the brief says what and why; this is the next step). */
+/**
+ * What a person does about each kind of item (the brief says what and why; this is the next step). An
+ * alert's step is said by its subject (below): the same sentence under every alert said nothing.
+ */
 const NEXT_STEP: Partial<Record<Item['kind'], string>> = {
-  alert: 'Check it, then acknowledge or resolve it.',
   task_overdue: 'Do it now, or move its due date.',
   task_due_today: 'Due today.',
   house: 'Check the house.',
@@ -25,15 +27,34 @@ const NEXT_STEP: Partial<Record<Item['kind'], string>> = {
   paddock_rest: 'Rested: ready to graze.',
 };
 
+/** An alert's next step, by what it is about; the alert's own page acknowledges and resolves it. */
+function alertStep(item: Item, houseIds: Set<string>): string {
+  const urgent = item.severity === 'urgent';
+  if (item.subject_id !== null && houseIds.has(item.subject_id)) {
+    return urgent ? 'Go to the house now.' : 'Look at the house on your next round.';
+  }
+  switch (item.subject_type) {
+    case 'animal':
+      return urgent ? 'See to the animal now.' : 'Look at the animal today.';
+    case 'group':
+      return 'Check the group and its water and feed.';
+    case 'paddock':
+      return 'Check the paddock.';
+    default:
+      return urgent ? 'Check the device now.' : 'Check the device where it is.';
+  }
+}
+
 function Item({ item, houseIds, timezone }: { item: Item; houseIds: Set<string>; timezone: string }) {
   const href = briefItemLink(item, houseIds);
+  const step = item.kind === 'alert' ? alertStep(item, houseIds) : (NEXT_STEP[item.kind] ?? '');
   const title = href ? html`<a href=${href}>${item.title}</a>` : item.title;
   return html`<li class=${`item ${item.severity}`}>
     <span class=${`badge ${item.severity}`}>${item.severity}</span>
     <div class="item-body">
       <p class="item-title">${title}</p>
       <p class="item-detail">${item.detail}</p>
-      <p class="item-next">${NEXT_STEP[item.kind] ?? ''}
+      <p class="item-next">${step}
         ${item.at && html`<span class="muted"> · since ${farmTime(item.at, timezone)}</span>`}</p>
     </div>
   </li>`;
