@@ -32,6 +32,7 @@ import * as m0037 from './0037_eid_iso.ts';
 import * as m0038 from './0038_herd_book.ts';
 import * as m0040 from './0040_server_facts.ts';
 import * as m0041 from './0041_movements.ts';
+import * as m0043 from './0043_person_preferences.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0038_herd_book': m0038,
   '0040_server_facts': m0040,
   '0041_movements': m0041,
+  '0043_person_preferences': m0043,
 };
