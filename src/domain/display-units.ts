@@ -82,6 +82,10 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
     { unit: 'ha', intl: 'hectare', digits: 2 },
     { unit: 'ac', intl: 'acre', factor: HA_PER_ACRE, digits: 2 },
   ),
+  'm/day': pair(
+    { unit: 'm/day', intl: 'meter-per-day', digits: 0 },
+    { unit: 'ft/day', intl: 'foot-per-day', factor: M_PER_FT, digits: 0 },
+  ),
   'kg/day': pair(
     { unit: 'kg/day', intl: 'kilogram-per-day' },
     { unit: 'lb/day', intl: 'pound-per-day', factor: KG_PER_LB },
@@ -140,7 +144,9 @@ export function formatQuantity(
   const shown = unit ? DISPLAY_UNITS[unit]?.[view.units] : undefined;
   if (!shown) {
     const number = formatNumber(value, view.locale, digits ?? 1);
-    return unit ? `${number} ${unit}` : number;
+    if (!unit) return number;
+    // "45%" and "12°" as people write them (a percentage's own spacing is the locale's business elsewhere).
+    return unit === '%' || unit === '°' ? `${number}${unit}` : `${number} ${unit}`;
   }
   const converted = shown.from(value);
   const maximumFractionDigits = digits ?? shown.digits;

@@ -6,6 +6,7 @@
 import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
 import { ApiError, api, type Problem, whenSignedOut } from './api.ts';
 import { NewFarm } from './farm-form.ts';
+import { pageTitle, setReader, t, useReader } from './i18n.ts';
 import { type ComponentChildren, html, inputValue, render, useEffect, useRef, useState } from './lib.ts';
 import {
   chooseLocalFarm,
@@ -141,13 +142,13 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
             title=${`${session.person.email}: your account and password`}>
             <span class="name">${session.person.name ?? session.person.email}</span>
             <span class="role">${role}</span></a>
-          <button type="button" class="button link" onClick=${signOut}>Sign out</button>
+          <button type="button" class="button link" onClick=${signOut}>${t('shell.sign_out')}</button>
         </div>
       </div>
-      <nav aria-label="Pages"><ul>
+      <nav aria-label=${t('shell.pages')}><ul>
         ${nav.map(
           (p) =>
-            html`<li><a href=${p.path} aria-current=${p === route ? 'page' : undefined}>${p.title}</a></li>`,
+            html`<li><a href=${p.path} aria-current=${p === route ? 'page' : undefined}>${pageTitle(p)}</a></li>`,
         )}
       </ul></nav>
       <${ErrorText} error=${error} />
@@ -171,6 +172,7 @@ function pageName(route: ConsolePage | undefined): PageName {
 }
 
 function App() {
+  useReader();
   const loc = useLocation();
   const store = useStore();
   // What the signed-in pages need first: the session, its farms and the catalog, loaded once per session
@@ -197,6 +199,7 @@ function App() {
         const boot = err instanceof ApiError && err.status === 0 ? await offlineBoot() : null;
         if (!boot) throw err;
         setSession(boot.session);
+        await setReader(boot.session.person);
         update({ farms: boot.farms, farmId: boot.farmId, catalog: boot.catalog as Catalog });
         setBoot({ for: boot.session.csrf_token, error: null });
         return;
@@ -205,7 +208,8 @@ function App() {
         navigate(signInUrl(), { replace: true });
         return;
       }
-      await Promise.all([loadFarms(), loadCatalog()]);
+      // The person's language and units before the first signed-in page shows.
+      await Promise.all([loadFarms(), loadCatalog(), setReader(session.person)]);
       await startLocal(session.person.id, state.farmId);
       setBoot({ for: session.csrf_token, error: null });
     })()
@@ -226,7 +230,7 @@ function App() {
   }, [ready, store.farmId, store.farms]);
 
   useEffect(() => {
-    document.title = route ? `${route.title} · Farmstead` : 'Farmstead';
+    document.title = route ? `${pageTitle(route)} · Farmstead` : 'Farmstead';
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [route]);
 
