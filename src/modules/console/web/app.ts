@@ -78,7 +78,7 @@ whenSignedOut(() => {
 function FarmSwitcher() {
   const { farms, farmId } = useStore();
   if (farms.length === 0) return html`<span class="muted">No farms</span>`;
-  return html`<label class="farm-switcher"><span class="visually-hidden">Farm</span>
+  return html`<label class="farm-switcher"><span class="visually-hidden">${t('shell.farm')}</span>
     <select value=${farmId} onChange=${(e: Event) => chooseFarm(inputValue(e))}>
       ${farms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
     </select></label>`;
@@ -138,7 +138,7 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
         <span class="spacer"></span>
         <div class="account">
           <${ModeSwitch} />
-          <a class="who" href="/account" aria-label="Your account"
+          <a class="who" href="/account" aria-label=${t('shell.your_account')}
             title=${`${session.person.email}: your account and password`}>
             <span class="name">${session.person.name ?? session.person.email}</span>
             <span class="role">${role}</span></a>

@@ -71,7 +71,6 @@ export const EN = {
   'events.submit': 'Log event',
   'events.logged': 'Event logged',
   'events.details': 'Technical details',
-  'events.by_person': 'by {name}',
 
   // Event types, as a picker names them.
   'event_type.weight': 'Weight',
@@ -135,11 +134,9 @@ export const EN = {
   'subject_kind.task': 'task',
 
   // The subject picker (web/subject-picker.ts).
-  'picker.label': 'Animal, group, paddock or device',
   'picker.placeholder': 'Tag, name or EID',
   'picker.hint': 'Type a tag, a name or an EID, then choose with the arrow keys and Enter.',
   'picker.results': { zero: 'Nothing matches.', one: '{count} match', other: '{count} matches' },
-  'picker.clear': 'Clear the choice',
   'picker.chosen': 'Chosen: {name}',
 } as const satisfies Record<string, Message>;
 

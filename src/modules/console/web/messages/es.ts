@@ -63,7 +63,6 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'events.submit': 'Registrar evento',
   'events.logged': 'Evento registrado',
   'events.details': 'Detalles técnicos',
-  'events.by_person': 'por {name}',
 
   'event_type.weight': 'Peso',
   'event_type.treatment': 'Tratamiento',
@@ -127,7 +126,6 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'subject_kind.device': 'dispositivo',
   'subject_kind.task': 'tarea',
 
-  'picker.label': 'Animal, grupo, potrero o dispositivo',
   'picker.placeholder': 'Crotal, nombre o EID',
   'picker.hint': 'Escriba un crotal, un nombre o un EID y elija con las flechas y Intro.',
   'picker.results': {
@@ -135,6 +133,5 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
     one: '{count} coincidencia',
     other: '{count} coincidencias',
   },
-  'picker.clear': 'Quitar la elección',
   'picker.chosen': 'Elegido: {name}',
 };
