@@ -6,7 +6,7 @@
 import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
 import { ApiError, api, type Problem, whenSignedOut } from './api.ts';
 import { NewFarm } from './farm-form.ts';
-import { pageTitle, setReader, t, useReader } from './i18n.ts';
+import { pageTitle, setReader, t } from './i18n.ts';
 import { type ComponentChildren, html, inputValue, render, useEffect, useRef, useState } from './lib.ts';
 import {
   chooseLocalFarm,
@@ -21,6 +21,7 @@ import {
 } from './offline.ts';
 import { OfflineBar } from './offline-bar.ts';
 import { PAGE_MODULES, type PageModule, type PageName } from './pages/index.ts';
+import { useReader } from './reader-hook.ts';
 import { matchPage, navigate, useLocation } from './router.ts';
 import {
   type Catalog,

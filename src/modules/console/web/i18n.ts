@@ -19,7 +19,6 @@ import {
   unitsForLocale,
 } from '../../../domain/display-units.ts';
 import { formatMessage, type Message, type MessageParams } from '../../../lib/message-format.ts';
-import { changeSignal } from './lib.ts';
 import { EN, type MessageKey } from './messages/en.ts';
 
 export type { MessageKey } from './messages/en.ts';
@@ -31,8 +30,14 @@ export interface Reader {
   locale: string;
 }
 
+// No DOM types here (the server's tests import this module): the browser's globals, looked up.
+const browser = globalThis as {
+  navigator?: { language?: string };
+  document?: { documentElement: { lang: string } };
+};
+
 function browserLanguage(): string | undefined {
-  return typeof navigator === 'undefined' ? undefined : navigator.language;
+  return browser.navigator?.language;
 }
 
 /** What the browser proposes before anyone signs in (and at sign-up). */
@@ -45,7 +50,13 @@ const proposed = proposedReader();
 export const reader: Reader = { ...proposed, locale: localeFor(proposed.language, browserLanguage()) };
 
 let catalog: Readonly<Record<MessageKey, Message>> = EN;
-const changes = changeSignal();
+const listeners = new Set<() => void>();
+
+/** Calls `listener` when the language or units change (web/reader-hook.ts re-renders with it). */
+export function onReaderChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
 
 /** Switches the console to this language and these units (after sign-in, or a change on the Account page). */
 export async function setReader(next: Pick<Reader, 'language' | 'units'>): Promise<void> {
@@ -54,14 +65,8 @@ export async function setReader(next: Pick<Reader, 'language' | 'units'>): Promi
   const same = next.language === reader.language && next.units === reader.units && words === catalog;
   catalog = words;
   Object.assign(reader, next, { locale: localeFor(next.language, browserLanguage()) });
-  if (typeof document !== 'undefined') document.documentElement.lang = next.language;
-  if (!same) changes.notify();
-}
-
-/** Re-renders the component when the language or units change. */
-export function useReader(): Reader {
-  changes.useSignal();
-  return reader;
+  if (browser.document) browser.document.documentElement.lang = next.language;
+  if (!same) for (const listener of listeners) listener();
 }
 
 /** A message of the catalog in the reader's language, its placeholders filled. */

@@ -4,8 +4,9 @@
  */
 import { api } from './api.ts';
 import { Field, Submit, text, useForm } from './form.ts';
-import { setReader, t, useReader } from './i18n.ts';
+import { setReader, t } from './i18n.ts';
 import { html } from './lib.ts';
+import { useReader } from './reader-hook.ts';
 import { signedIn, state, update } from './store.ts';
 
 /** Each language named in itself, as language menus do. */

@@ -8,6 +8,7 @@ import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
+import { entered, shown, unitLabel } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import {
   ANIMAL_FIELD_NAMES,
@@ -69,7 +70,8 @@ function LogFields({ kind, places, error }: { kind: string; places: Places; erro
   const p = { error, idPrefix: 'log' };
   switch (kind) {
     case 'weight':
-      return html`<${Field} name="data.kg" label="Weight (kg)" type="number" step="any" min="0" required ...${p} />`;
+      // Typed in the person's units (lb or kg), stored in kg.
+      return html`<${Field} name="data.kg" label=${`Weight (${unitLabel('kg')})`} type="number" step="any" min="0" required ...${p} />`;
     case 'treatment':
       return html`<${Field} name="data.product" label="Product" required ...${p} />
         <${Field} name="data.dose" label="Dose" ...${p} />
@@ -109,9 +111,10 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
       for (const [name] of data) {
         if (name.startsWith('data.')) {
           const key = name.slice(5);
-          const value = ['kg', 'count', 'price', 'withdrawal_days'].includes(key)
+          const typed = ['kg', 'count', 'price', 'withdrawal_days'].includes(key)
             ? number(data, name)
             : text(data, name);
+          const value = key === 'kg' && typeof typed === 'number' ? entered(typed, 'kg') : typed;
           if (value !== null && value !== undefined) logged[key] = value;
         }
       }
@@ -266,7 +269,7 @@ export function Page({ farm, params }: PageProps) {
     ${animal.notes && html`<p>${animal.notes}</p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
     <h2 id="weight-title">Weight</h2>
-    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: 'kg', points: weights }]} label="Weight (kg)" />` : html`<p class="muted">No weights logged yet.</p>`}
+    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${`Weight (${unitLabel('kg')})`} />` : html`<p class="muted">No weights logged yet.</p>`}
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>History</h2>
     ${

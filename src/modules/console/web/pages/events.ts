@@ -7,10 +7,11 @@
 import { api, type Body } from '../api.ts';
 import { eventSentence, eventTypeName, KNOWN_EVENT_TYPES, type Names } from '../event-sentences.ts';
 import { dateTime, Field, Submit, text, useForm } from '../form.ts';
-import { t, useReader } from '../i18n.ts';
+import { t } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';
 import { subjectLink } from '../links.ts';
 import { useNames } from '../names.ts';
+import { useReader } from '../reader-hook.ts';
 import { Pager, usePager } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';

@@ -1,8 +1,9 @@
 /** Sign in with email and password (POST /v1/session); then back to the page that asked for it. */
 import { api } from '../api.ts';
 import { useForm } from '../form.ts';
-import { t, useReader } from '../i18n.ts';
+import { t } from '../i18n.ts';
 import { html } from '../lib.ts';
+import { useReader } from '../reader-hook.ts';
 import { navigate } from '../router.ts';
 import { setSession } from '../store.ts';
 import { ErrorText } from '../ui.ts';
