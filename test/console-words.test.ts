@@ -101,6 +101,8 @@ test('Spanish: the sign-in page from the browser’s language, then the event lo
     assert.match(text, language === 'es' ? /Pienso entregado a / : /Feed delivered to /);
     await assertNoHorizontalScroll(page);
     await screenshot(page, `words-events-${language}-phone`);
+    await page.evaluate('document.querySelector(".event-log").scrollIntoView()');
+    await screenshot(page, `words-events-log-${language}-phone`);
     await page.goto(`${world.base}/account`);
     await page
       .getByRole('heading', { name: language === 'es' ? 'Unidades e idioma' : 'Units and language' })
