@@ -110,7 +110,10 @@ export function Page({ farm }: PageProps) {
     ${can('events', 'write') && names.data && html`<${AddEvent} farm=${farm} names=${names.data} onAdded=${events.reload} />`}
     ${
       !events.data || !names.data
-        ? html`<${Loading} error=${events.error ?? names.error} retry=${() => (events.reload(), names.reload())} />`
+        ? html`<${Loading} error=${events.error ?? names.error} retry=${() => {
+            events.reload();
+            names.reload();
+          }} />`
         : html`<ul class="history event-log">${events.data.data.map((e) => {
             const link =
               e.subject_type === 'animal'
