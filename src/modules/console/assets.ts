@@ -105,6 +105,13 @@ const ON_DEMAND = new Set([
   // The herd book's shared pieces: only its pages and the animal pages import them (issue 46).
   'src/modules/console/web/herd-book.ts',
   'src/modules/console/web/draw.ts',
+  // Issue 45: Spanish loads for a Spanish reader; the event log's sentences and picker, the Account page's
+  // units and language, with the pages that use them.
+  'src/modules/console/web/messages/es.ts',
+  'src/modules/console/web/event-sentences.ts',
+  'src/modules/console/web/subject-picker.ts',
+  'src/modules/console/web/names.ts',
+  'src/modules/console/web/reading-form.ts',
   'src/modules/console/web/map-draw.ts',
   'src/modules/console/web/map-import.ts',
   'src/domain/paddock-split.ts',

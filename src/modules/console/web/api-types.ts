@@ -1255,7 +1255,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Choose your units and language (a console session: the signed-in person)
+         * @description How the console, emails, pushes and ntfy messages speak to you: `units` metric or us, `language` en or es. Only how things are shown: the API and storage stay in the catalog’s units. An API key has no person (401).
+         */
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/v1/me/notification-settings": {
@@ -3177,6 +3181,11 @@ export interface components {
             created_at: string;
             email: string;
             id: string;
+            /**
+             * @description en (English) or es (Spanish).
+             * @enum {string}
+             */
+            language: "en" | "es";
             last_sign_in_at: string | null;
             name: string | null;
             /** @enum {string} */
@@ -3186,6 +3195,11 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "crew";
+            /**
+             * @description metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).
+             * @enum {string}
+             */
+            units: "metric" | "us";
         };
         /** Reading */
         Reading: {
@@ -12836,6 +12850,95 @@ export interface operations {
             };
         };
     };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description en (English) or es (Spanish).
+                     * @enum {string}
+                     */
+                    language?: "en" | "es";
+                    /**
+                     * @description metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).
+                     * @enum {string}
+                     */
+                    units?: "metric" | "us";
+                };
+            };
+        };
+        responses: {
+            /** @description You, with your units and language. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Person"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getNotificationSettings: {
         parameters: {
             query?: never;
@@ -15492,9 +15595,19 @@ export interface operations {
                 "application/json": {
                     /** @description Required when the link names no email; otherwise, if sent, it must be that email. */
                     email?: string;
+                    /**
+                     * @description en (English) or es (Spanish).
+                     * @enum {string}
+                     */
+                    language?: "en" | "es";
                     name?: string;
                     /** @description At least 10 characters. */
                     password: string;
+                    /**
+                     * @description metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).
+                     * @enum {string}
+                     */
+                    units?: "metric" | "us";
                 };
             };
         };

@@ -7,8 +7,10 @@
 import type { ConsolePage } from '../pages.ts';
 import { type Problem, whenSignedOut } from './api.ts';
 import { applyContrast } from './contrast.ts';
+import { pageTitle } from './i18n.ts';
 import { type ComponentChildren, html, render, useEffect, useState } from './lib.ts';
 import { PAGE_MODULES, type PageModule, type PageName } from './pages/index.ts';
+import { useReader } from './reader-hook.ts';
 import { matchPage, navigate, type PageMatch, signInUrl, useLocation } from './router.ts';
 import { setSession } from './store.ts';
 import { Loading, problemOf } from './ui.ts';
@@ -73,6 +75,7 @@ function pageName(route: ConsolePage | undefined): PageName {
 }
 
 function App() {
+  useReader();
   const loc = useLocation();
   const match = matchPage(loc.pathname);
   const route = match?.page;
@@ -80,7 +83,7 @@ function App() {
   const { shell, error: shellError } = useShell(route !== undefined && !route.public);
 
   useEffect(() => {
-    document.title = route ? `${route.title} · Farmstead` : 'Farmstead';
+    document.title = route ? `${pageTitle(route)} · Farmstead` : 'Farmstead';
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [route]);
 

@@ -12,6 +12,7 @@ import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
 import { ApiError, api, type Problem } from './api.ts';
 import { highContrast, setHighContrast } from './contrast.ts';
 import { NewFarm } from './farm-form.ts';
+import { pageTitle, setReader, t } from './i18n.ts';
 import { type ComponentChildren, checkedOf, html, inputValue, useEffect, useRef, useState } from './lib.ts';
 import {
   chooseLocalFarm,
@@ -49,7 +50,7 @@ function FarmSwitcher() {
   const farm = farms.find((f) => f.id === farmId);
   // The select shows the whole name on a wide screen; on a phone it ellipsizes after whole words' worth of
   // room, and its title and the listed options carry the full name.
-  return html`<label class="farm-switcher" title=${farm?.name}><span class="visually-hidden">Farm</span>
+  return html`<label class="farm-switcher" title=${farm?.name}><span class="visually-hidden">${t('shell.farm')}</span>
     <select value=${farmId} onChange=${(e: Event) => chooseFarm(inputValue(e))}>
       ${farms.map((f) => html`<option value=${f.id}>${f.name}</option>`)}
     </select></label>`;
@@ -124,20 +125,20 @@ function Navigation({ route, signOut }: { route: ConsolePage; signOut: () => voi
   // The entry of the page shown (a settings section is Settings' entry).
   const current = pages.find((p) => p.page === route.page);
   const link = (p: ConsolePage) =>
-    html`<li><a href=${p.path} aria-current=${p === current ? 'page' : undefined}>${p.title}</a></li>`;
+    html`<li><a href=${p.path} aria-current=${p === current ? 'page' : undefined}>${pageTitle(p)}</a></li>`;
   const inMore = current !== undefined && !isTab(current);
-  return html`<nav class=${`pages${open ? ' open' : ''}`} aria-label="Pages">
+  return html`<nav class=${`pages${open ? ' open' : ''}`} aria-label=${t('shell.pages')}>
     <ul class="tabs-list">
       ${tabs.map(link)}
       <li class="more-item"><button type="button" id="more-button" class="more-button"
         aria-expanded=${open} aria-controls="more-pages" aria-current=${inMore ? 'page' : undefined}
-        onClick=${() => setOpen(!open)}>More</button></li>
+        onClick=${() => setOpen(!open)}>${t('shell.more')}</button></li>
     </ul>
     <div class="more" id="more-pages">
       <ul>${rest.map(link)}</ul>
       <${ModeSwitch} />
       <${ContrastSwitch} />
-      <button type="button" class="button link sign-out" onClick=${signOut}>Sign out</button>
+      <button type="button" class="button link sign-out" onClick=${signOut}>${t('shell.sign_out')}</button>
     </div>
   </nav>`;
 }
@@ -215,6 +216,7 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
         const boot = err instanceof ApiError && err.status === 0 ? await offlineBoot() : null;
         if (!boot) throw err;
         setSession(boot.session);
+        await setReader(boot.session.person);
         update({ farms: boot.farms, farmId: boot.farmId, catalog: boot.catalog as Catalog });
         setBoot({ for: boot.session.csrf_token, error: null });
         return;
@@ -223,7 +225,8 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
         navigate(signInUrl(), { replace: true });
         return;
       }
-      await Promise.all([loadFarms(), loadCatalog()]);
+      // The person's language and units before the first signed-in page shows.
+      await Promise.all([loadFarms(), loadCatalog(), setReader(session.person)]);
       await startLocal(session.person.id, state.farmId);
       setBoot({ for: session.csrf_token, error: null });
     })()
@@ -251,7 +254,7 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
       ${module ? html`<${module.Page} params=${match.params} />` : html`<${Loading} />`}</main>`;
   }
   if (route.roles && !route.roles.includes(signedIn().person.role)) {
-    return html`<${Shell} route=${route}><div class="panel"><h1>${route.title}</h1>
+    return html`<${Shell} route=${route}><div class="panel"><h1>${pageTitle(route)}</h1>
       <p>Only an ${route.roles.join(' or ')} can open this page.</p></div><//>`;
   }
   const farm = store.farms.find((f) => f.id === store.farmId) ?? null;
