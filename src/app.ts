@@ -36,6 +36,7 @@ import { animalRoutes } from './modules/animals/routes.ts';
 import { breedingRoutes } from './modules/breeding/routes.ts';
 import { withBreeding } from './modules/breeding/service.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
+import { brokerHookRoutes } from './modules/broker-hooks/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
@@ -197,6 +198,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     healthzExtra: () => ({ mqtt: mqtt.status() }),
   });
   await app.register(metricsRoutes, { database, token: config.metricsToken });
+  // The broker's questions (who may connect, publish, subscribe), only when it is told to ask them.
+  if (config.mqttBrokerAuth === 'http' && config.mqttHookSecret) {
+    await app.register(brokerHookRoutes, {
+      db,
+      secret: config.mqttHookSecret,
+      service: config.mqttBroker,
+    });
+  }
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(docsRoutes);
   // The web console (pages and their files); its data comes from /v1 like any client's.
