@@ -16,7 +16,9 @@
  *
  * Settings: BENCH_FLEET_DEVICES (default 1,000), BENCH_FLEET_SETUPS=embedded,mosquitto,
  * BENCH_FLEET_WORKERS (threads of the generator, default 2), BENCH_FLEET_CONNECT_RATE (default 2,000/s),
- * BENCH_FLEET_STEADY_S (default 60), BENCH_FLEET_BURST_S (default 60), BENCH_FLEET_COMMANDS (default 100).
+ * BENCH_FLEET_STEADY_S (default 60), BENCH_FLEET_BURST_S (default 60), BENCH_FLEET_COMMANDS (default 100),
+ * BENCH_FLEET_CONSUMERS (FARMSTEAD_MQTT_BROKER_CONSUMERS of the processes on Mosquitto; default theirs, 4).
+ * Each phase's figures are collected once every report sent has its answer (at most 3 minutes after it).
  * The open-file limit (`ulimit -n`) must exceed the device count in this process and in the server.
  */
 import { readFileSync } from 'node:fs';
@@ -340,6 +342,9 @@ export async function benchFleet(
             FARMSTEAD_MQTT_BROKER: broker.brokerUrl,
             FARMSTEAD_MQTT_BROKER_AUTH: 'dynsec',
             FARMSTEAD_MQTT_CLIENT_ID: `farmstead-fleet-${i}`,
+            ...(process.env.BENCH_FLEET_CONSUMERS
+              ? { FARMSTEAD_MQTT_BROKER_CONSUMERS: process.env.BENCH_FLEET_CONSUMERS }
+              : {}),
           }),
         );
       }

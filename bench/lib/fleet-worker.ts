@@ -211,9 +211,9 @@ function setRate(perSecond: number): void {
   }, 20);
 }
 
-/** Waits until every report sent has its answer, or 30 s. */
+/** Waits until every report sent has its answer, or 3 minutes (a backlog drains, or is counted unanswered). */
 async function settle(): Promise<void> {
-  const until = Date.now() + 30_000;
+  const until = Date.now() + 180_000;
   while (sent.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
