@@ -451,7 +451,10 @@ function fleetRows(r: FleetResult): void {
       target: r.setup === 'embedded' ? `RSS < ${FLEET_RSS_MB} MB` : '',
       met: r.setup === 'embedded' ? serversPeak(r.steady) < FLEET_RSS_MB : null,
     },
-    {
+  );
+  // BENCH_FLEET_BURST_S=0: no burst, no row.
+  if (r.burst.published > 0) {
+    rows.push({
       engine,
       what: `fleet, ${where}: burst of ${fmt((2_000 * r.devices) / 10_000)} reports/s, publish → stored (reports/s)`,
       value: fmt(r.burst.perSecond),
@@ -462,7 +465,9 @@ function fleetRows(r: FleetResult): void {
       rss: `${fmt(serversPeak(r.burst))} MB`,
       target: `p99 < ${FLEET_BURST_P99_MS} ms`,
       met: r.burst.p99Ms < FLEET_BURST_P99_MS && r.burst.unanswered === 0,
-    },
+    });
+  }
+  rows.push(
     {
       engine,
       what: `fleet, ${where}: a command, REST → its device (${fmt(r.command.arrived)} of ${fmt(r.command.sent)} arrived)`,
