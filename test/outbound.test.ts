@@ -52,6 +52,11 @@ const EXCEPTIONS: readonly { file: RegExp; what: RegExp; why: string }[] = [
     why: "SMTP to the operator's own mail relay (FARMSTEAD_SMTP_URL); not HTTP, and no user chooses the address",
   },
   {
+    file: /^src\/modules\/mqtt\/external\.ts$/,
+    what: /^mqtt /,
+    why: "the operator's own MQTT broker (FARMSTEAD_MQTT_BROKER), the devices' side of the service rather than a request out; no user chooses the address",
+  },
+  {
     file: /^src\/modules\/simulator\/run\.ts$/,
     what: /^(mqtt |fetch\()/,
     why: "`cli simulate`: the operator's command-line devices talking to the service's own public API at the URL the operator typed, over HTTP and MQTT",
