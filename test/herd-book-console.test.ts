@@ -20,6 +20,7 @@ import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
   type ConsoleWorld,
+  goTo,
   PHONE,
   signedInPage,
   startConsole,
@@ -382,8 +383,8 @@ test('offline chute-side: a group given a treatment on a phone is kept, then syn
   const f = await herdFarm('Chute Farm');
   const { page, problems, context } = await fieldPhone(f);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Groups' }).first().click();
-  await page.getByRole('link', { name: 'Give Heifers a treatment' }).click();
+  await goTo(page, 'Groups');
+  await page.getByRole('link', { name: 'Give a treatment to Heifers' }).click();
   await page.getByRole('heading', { name: 'Give a treatment' }).waitFor();
   assert.equal(await page.getByLabel(/^Group/).inputValue(), f.group.id);
   // Unexpired batches first, the soonest to expire first; the expired one last and said so.
@@ -462,8 +463,8 @@ test('offline: an expired batch given without a reason waits in "needs attention
   const f = await herdFarm('Attention Farm');
   const { page, personId, problems, context } = await fieldPhone(f);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Groups' }).first().click();
-  await page.getByRole('link', { name: 'Give Heifers a treatment' }).click();
+  await goTo(page, 'Groups');
+  await page.getByRole('link', { name: 'Give a treatment to Heifers' }).click();
   await chooseOption(page, 'Batch', /PS-0311/);
   await page.getByLabel('Dose per animal').fill('2');
   // The page says the batch has expired; the person gives it anyway, without a reason.

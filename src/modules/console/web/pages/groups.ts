@@ -90,7 +90,7 @@ export function Page({ farm }: PageProps) {
       <tbody>${groups.map(
         (g) => html`<tr key=${g.id} id=${g.id}>
           <td class="card-title"><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span>
-            ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`} aria-label=${`Give ${g.name} a treatment`}>Give a treatment</a>`}</td>
+            ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`}>Give a treatment<span class="visually-hidden"> to ${g.name}</span></a>`}</td>
           <td>${g.species}</td><td class="num" data-label="Head">${g.head_count ?? '—'}</td>
           <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${g.hatch_date.slice(0, 10)}</span>`}</td>
           <td data-label="Paddock">${names.get(g.paddock_id) ?? '—'}</td>
