@@ -31,7 +31,7 @@ const SERVICE_WORKER = 'src/modules/console/web/sw.ts';
 const WORKER_SHARES = ['src/modules/console/web/queue-send.ts'];
 const STYLES = 'src/modules/console/web/styles.css';
 /** Style sheets of a few pages, linked by the module that needs them (web/herd-book.ts), not by the page. */
-const PAGE_STYLES = ['src/modules/console/web/herd-book.css'];
+const PAGE_STYLES = ['src/modules/console/web/herd-book.css', 'src/modules/console/web/chute.css'];
 
 /** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
 const VENDOR: Record<string, string> = {
@@ -101,6 +101,9 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/farm-map.ts',
   // The herd book's shared pieces: only its pages and the animal pages import them (issue 46).
   'src/modules/console/web/herd-book.ts',
+  // The chute page's scale reader over Web Serial and its line reader (issue 47).
+  'src/modules/console/web/scale.ts',
+  'src/domain/indicator.ts',
   'src/modules/console/web/draw.ts',
   'src/modules/console/web/map-draw.ts',
   'src/modules/console/web/map-import.ts',

@@ -21,6 +21,7 @@ export const PAGE_MODULES = {
   medicines: () => import('./medicines.ts'),
   treat: () => import('./treat.ts'),
   movements: () => import('./movements.ts'),
+  chute: () => import('./chute.ts'),
   devices: () => import('./devices.ts'),
   device: () => import('./device.ts'),
   data: () => import('./data.ts'),
