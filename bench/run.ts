@@ -21,7 +21,8 @@
  *
  * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; reads: only the reads at
  * 100 connections; ingest: only the two HTTP ingest loads; lorawan: only the uplink burst, beside the HTTP
- * ingest figure when ingest runs too; or a comma-separated mix such as all,rules or ingest,lorawan)
+ * ingest figure when ingest runs too; pedigree: only the inbreeding of a 50,000-animal pedigree, bench/pedigree.ts;
+ * or a comma-separated mix such as all,rules or ingest,lorawan)
  * BENCH_ENGINES=sqlite,postgres  BENCH_SECONDS=12 (per measured phase)  BENCH_READINGS=10000
  * (readings per device of the brief farms)  BENCH_REQUESTS=300 (briefs timed)  BENCH_SERVER_NODE_OPTIONS
  * (NODE_OPTIONS for the server only, e.g. heap caps or --cpu-prof)  BENCH_SERVER_ARGS (flags NODE_OPTIONS
@@ -51,6 +52,7 @@ import {
 import { INGEST_DEVICES, ingestLoad, type Setup, setUp } from './lib/setup.ts';
 import { LORAWAN_DEVICES, LORAWAN_UPLINKS, lorawanBurst, setUpLorawan, storedUplinks } from './lorawan.ts';
 import { commandPush, mqttIngest } from './mqtt.ts';
+import { benchPedigree, PEDIGREE_TARGET_MS } from './pedigree.ts';
 import { addBenchRules, benchQuietPass, removeBenchRules } from './rules.ts';
 import { benchWeighSession } from './weigh-session.ts';
 
@@ -620,6 +622,25 @@ function printTable(): void {
   for (const b of body) process.stdout.write(`${line(b)}\n`);
 }
 
+/** 6. Inbreeding of a 50,000-animal pedigree, in-process (bench/pedigree.ts): the same for either engine. */
+function pedigreePhase(): void {
+  log('pedigree: inbreeding of a 50,000-animal pedigree');
+  const result = benchPedigree();
+  rows.push({
+    engine: '-',
+    what: `inbreeding coefficients of a ${fmt(result.animals)}-animal pedigree, 15 generations (ms)`,
+    value: ms(result.ms),
+    reference: `mean F ${fmt(result.mean_inbreeding * 100, 2)} %, max ${fmt(result.max_inbreeding * 100, 1)} %`,
+    ratio: '-',
+    p50: ms(result.ms),
+    p99: '',
+    rss: '',
+    target: `< ${fmt(PEDIGREE_TARGET_MS)} ms`,
+    met: result.ms < PEDIGREE_TARGET_MS,
+  });
+  raw.pedigree = result;
+}
+
 async function main(): Promise<void> {
   const sqliteVersion = (
     new DatabaseSync(':memory:').prepare('select sqlite_version() as v').get() as { v: string }
@@ -649,7 +670,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   const hello = await measureHello();
   raw.hello = hello;
-  for (const engine of ENGINES) await benchEngine(engine, hello);
+  if (PHASES.includes('all') || PHASES.includes('pedigree')) pedigreePhase();
+  if (!(PHASES.length === 1 && PHASES[0] === 'pedigree')) {
+    for (const engine of ENGINES) await benchEngine(engine, hello);
+  }
   process.stdout.write(
     `\nFarmstead benchmarks: ${machine.cpus}, ${machine.memoryGb} GB, Node ${machine.node}, SQLite ${machine.sqlite}` +
       `${machine.postgres ? `, PostgreSQL ${machine.postgres}` : ''}; load average at start ${machine.loadAverage}; ` +

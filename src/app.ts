@@ -33,7 +33,10 @@ import { randomToken } from './lib/secrets.ts';
 import { accountRoutes } from './modules/accounts/routes.ts';
 import { alertRoutes } from './modules/alerts/routes.ts';
 import { animalRoutes } from './modules/animals/routes.ts';
+import { breedingRoutes } from './modules/breeding/routes.ts';
+import { withBreeding } from './modules/breeding/service.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
+import { brokerHookRoutes } from './modules/broker-hooks/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
@@ -195,6 +198,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     healthzExtra: () => ({ mqtt: mqtt.status() }),
   });
   await app.register(metricsRoutes, { database, token: config.metricsToken });
+  // The broker's questions (who may connect, publish, subscribe), only when it is told to ask them.
+  if (config.mqttBrokerAuth === 'http' && config.mqttHookSecret) {
+    await app.register(brokerHookRoutes, {
+      db,
+      secret: config.mqttHookSecret,
+      service: config.mqttBroker,
+    });
+  }
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(docsRoutes);
   // The web console (pages and their files); its data comes from /v1 like any client's.
@@ -232,12 +243,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(movementRoutes, 'animals'), { db });
   // Weights and weigh sessions (issue 47) are the herd book's too.
   await app.register(withAccess(weightRoutes, 'animals'), { db });
+  await app.register(withAccess(breedingRoutes, 'animals'), { db });
   // A paddock's outline added, redrawn or deleted places the farm's devices again (modules/grazing).
   await app.register(withAccess(paddockRoutes, 'paddocks'), { db, outlinesChanged: placeFarmDevices });
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   // A sale inside a withdrawal, or a treatment naming a medicine, is the herd book's (modules/treatments).
-  await app.register(withAccess(eventRoutes, 'events'), { db, hook: herdBookEventHook });
+  await app.register(withAccess(eventRoutes, 'events'), { db, hook: withBreeding(herdBookEventHook) });
   await app.register(withAccess(alertRoutes, 'alerts'), { db });
   // A farm's alert rules are part of its alerting (the alerts family) but their own resource: crew handle
   // alerts without changing the rules.

@@ -135,3 +135,29 @@ test('an external MQTT broker: an mqtt(s) URL whose password is never shown, a s
     ConfigError,
   );
 });
+
+test('the broker hook secret: required with FARMSTEAD_MQTT_BROKER_AUTH=http, checked, refused otherwise, not enumerable', () => {
+  const broker = {
+    FARMSTEAD_MQTT_BROKER: 'mqtt://farmstead:pw@127.0.0.1:1883',
+    FARMSTEAD_MQTT_BROKER_AUTH: 'http',
+  };
+  const secret = `${'a'.repeat(20)}-_0123456789abcd`;
+  const config = loadConfig({ ...broker, FARMSTEAD_MQTT_HOOK_SECRET: secret });
+  assert.equal(config.mqttBrokerAuth, 'http');
+  assert.equal(config.mqttHookSecret, secret);
+  assert.ok(!JSON.stringify(config).includes(secret), 'the secret is printed with the config');
+  assert.equal(loadConfig({}).mqttHookSecret, null);
+  for (const bad of ['', 'short', `${'a'.repeat(40)}/`, `${'a'.repeat(40)} b`]) {
+    assert.throws(
+      () => loadConfig({ ...broker, FARMSTEAD_MQTT_HOOK_SECRET: bad }),
+      (err) =>
+        err instanceof ConfigError &&
+        !err.message.includes(bad || '\u0000') &&
+        /HOOK_SECRET/.test(err.message),
+      bad,
+    );
+  }
+  assert.throws(() => loadConfig({ FARMSTEAD_MQTT_HOOK_SECRET: secret }), ConfigError);
+  assert.throws(() => loadConfig({ FARMSTEAD_MQTT_BROKER_AUTH: 'http' }), /needs FARMSTEAD_MQTT_BROKER/);
+  assert.throws(() => loadConfig({ ...broker, FARMSTEAD_MQTT_BROKER_AUTH: 'ldap' }), /none, dynsec or http/);
+});

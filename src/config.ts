@@ -88,8 +88,16 @@ export interface Config {
    * the embedded broker (TCP and WebSocket) is not started and this process is one of the broker's clients.
    */
   mqttBroker: MqttBrokerConfig | null;
-  /** Who keeps the external broker's logins in step (FARMSTEAD_MQTT_BROKER_AUTH): `dynsec` or `none`. */
-  mqttBrokerAuth: 'none' | 'dynsec';
+  /**
+   * Who decides the external broker's logins (FARMSTEAD_MQTT_BROKER_AUTH): `dynsec` (Farmstead keeps
+   * Mosquitto's in step), `http` (the broker asks Farmstead's hooks, modules/broker-hooks) or `none`.
+   */
+  mqttBrokerAuth: 'none' | 'dynsec' | 'http';
+  /**
+   * FARMSTEAD_MQTT_HOOK_SECRET: the shared secret a broker's requests to the hooks carry (a path segment);
+   * set exactly when mqttBrokerAuth is `http`. Not enumerable: never printed with the config.
+   */
+  mqttHookSecret: string | null;
   /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
   apiKey: string | null;
   /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
@@ -376,13 +384,36 @@ function mqttBroker(env: Env, port: number): MqttBrokerConfig | null {
   return Object.freeze(config);
 }
 
-function mqttBrokerAuth(env: Env, broker: MqttBrokerConfig | null): 'none' | 'dynsec' {
+function mqttBrokerAuth(env: Env, broker: MqttBrokerConfig | null): 'none' | 'dynsec' | 'http' {
   const raw = env.FARMSTEAD_MQTT_BROKER_AUTH?.trim().toLowerCase() || 'none';
-  if (raw !== 'none' && raw !== 'dynsec') {
-    throw new ConfigError(`FARMSTEAD_MQTT_BROKER_AUTH must be none or dynsec, got "${raw}"`);
+  if (raw !== 'none' && raw !== 'dynsec' && raw !== 'http') {
+    throw new ConfigError(`FARMSTEAD_MQTT_BROKER_AUTH must be none, dynsec or http, got "${raw}"`);
   }
   if (raw !== 'none' && !broker) {
     throw new ConfigError('FARMSTEAD_MQTT_BROKER_AUTH needs FARMSTEAD_MQTT_BROKER (the broker it manages)');
+  }
+  return raw;
+}
+
+/** A hook secret travels as a URL path segment (RabbitMQ cannot send a header): URL-safe, long enough. */
+const HOOK_SECRET = /^[A-Za-z0-9_-]{32,256}$/;
+
+/**
+ * FARMSTEAD_MQTT_HOOK_SECRET: required with FARMSTEAD_MQTT_BROKER_AUTH=http, refused without it (a secret
+ * nothing checks is a mistake). The value never appears in a message.
+ */
+function mqttHookSecret(env: Env, auth: 'none' | 'dynsec' | 'http'): string | null {
+  const raw = env.FARMSTEAD_MQTT_HOOK_SECRET?.trim() ?? '';
+  if (auth !== 'http') {
+    if (raw !== '') {
+      throw new ConfigError('FARMSTEAD_MQTT_HOOK_SECRET is only used with FARMSTEAD_MQTT_BROKER_AUTH=http');
+    }
+    return null;
+  }
+  if (!HOOK_SECRET.test(raw)) {
+    throw new ConfigError(
+      'FARMSTEAD_MQTT_HOOK_SECRET must be 32 to 256 letters, digits, dashes or underscores (openssl rand -hex 32 makes one)',
+    );
   }
   return raw;
 }
@@ -451,7 +482,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 8080, 0, 65535);
   const broker = mqttBroker(env, port);
-  return Object.freeze({
+  const brokerAuth = mqttBrokerAuth(env, broker);
+  const hookSecret = mqttHookSecret(env, brokerAuth);
+  const config: Config = {
     host,
     port,
     dataDir: path.resolve(env.FARMSTEAD_DATA || './data'),
@@ -495,7 +528,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         : int(env, 'FARMSTEAD_MQTT_PORT', 1883, 0, 65535),
     mqttRatePerSecond: int(env, 'FARMSTEAD_MQTT_RATE', 10, 1, 100_000),
     mqttBroker: broker,
-    mqttBrokerAuth: mqttBrokerAuth(env, broker),
+    mqttBrokerAuth: brokerAuth,
+    mqttHookSecret: null,
     apiKey: env.FARMSTEAD_API_KEY || null,
     rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
     rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,
@@ -517,5 +551,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     notificationWorkerInProcess: bool(env, 'FARMSTEAD_NOTIFICATION_WORKER', true),
     mapTiles: mapTiles(env),
     mapAttribution: mapAttribution(env),
-  });
+  };
+  Object.defineProperty(config, 'mqttHookSecret', { value: hookSecret, enumerable: false });
+  return Object.freeze(config);
 }

@@ -11,6 +11,7 @@ import { ErrorSchema } from './http/schemas.ts';
 import { HOUR_MS } from './lib/time.ts';
 import { AlertSchema } from './modules/alerts/schemas.ts';
 import {
+  AnimalBreedingSchema,
   AnimalChangesSchema,
   AnimalSchema,
   AnimalWithdrawalSchema,
@@ -64,6 +65,7 @@ export const SHARED_SCHEMAS: readonly TSchema[] = [
   RuleSchema,
   AnimalSchema,
   AnimalWithdrawalSchema,
+  AnimalBreedingSchema,
   WithdrawalSourceSchema,
   AnimalChangesSchema,
   MedicineSchema,

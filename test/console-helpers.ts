@@ -118,3 +118,14 @@ export async function workerControl(
   );
   return { cdp, registrationId: registration.registrationId };
 }
+
+/**
+ * Goes to a page from the navigation, as a person would: on a phone the pages other than the bottom bar's
+ * four are under More (docs/console.md), on a desktop every page is in the side column.
+ */
+export async function goTo(page: Page, name: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Pages' });
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) await nav.getByRole('button', { name: 'More' }).click();
+  await link.click();
+}

@@ -15,7 +15,14 @@ import { mulberry32 } from '../src/lib/random.ts';
 import { deployConsoleBundle } from '../src/modules/console/assets.ts';
 import type { Animal, Farm, FarmEvent, List, Task } from '../test/replies.ts';
 import { screenshot } from './browser.ts';
-import { type ConsoleWorld, PHONE, signedInPage, startConsole, workerControl } from './console-helpers.ts';
+import {
+  type ConsoleWorld,
+  goTo,
+  PHONE,
+  signedInPage,
+  startConsole,
+  workerControl,
+} from './console-helpers.ts';
 import * as make from './factories.ts';
 import { waitFor } from './harness.ts';
 
@@ -179,7 +186,7 @@ test('a cold start offline shows the brief and the animals from the phone; searc
   assert.ok(await fresh.locator('.offline-banner').isVisible(), 'every view says it is offline');
 
   // House commands are never queued: offline the form says it needs a connection.
-  await fresh.getByRole('link', { name: 'Houses' }).click();
+  await goTo(fresh, 'Houses');
   await fresh.getByText('House 1').first().waitFor();
   await fresh.locator('details.send summary').first().click();
   await fresh.getByText('Sending a command needs a connection').first().waitFor();
@@ -196,7 +203,7 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
 
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   await page.getByText('Check the water trough').waitFor();
   await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
   await page.locator('.sync-bar').getByText('Waiting to sync (1)').waitFor();
@@ -361,7 +368,7 @@ test('a task deleted on the server while the phone was offline lands in "needs a
   const field = await fieldFarm('Conflict Farm');
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
   await page.getByText('Waiting to sync (1)').waitFor();
   const deleted = await world.t.request('DELETE', `/v1/tasks/${field.task.id}`, { key: field.key });
@@ -395,7 +402,7 @@ test('a task someone else marked done while the phone was offline syncs with a n
   const second = await make.task(world.t, field.key, field.farm.id, { title: 'Top up the grit' });
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   for (const title of ['Check the water trough', 'Top up the grit']) {
     await page.locator('li.task', { hasText: title }).getByRole('button', { name: 'Done' }).click();
   }
@@ -511,6 +518,7 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
     asked.push(dialog.message());
     void dialog.dismiss();
   });
+  await page.getByRole('button', { name: 'More' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await waitFor('the warning', () => asked.length === 1);
   assert.match(asked[0] ?? '', /1 change made on this phone has not reached Farmstead yet/);
@@ -524,6 +532,7 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
     asked.push(dialog.message());
     void dialog.dismiss();
   });
+  // More is still open (signing out was cancelled).
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: /sign in/i }).waitFor();
   const names = await page.evaluate<(string | undefined)[]>(
@@ -804,7 +813,7 @@ test('offline, the event log takes an event on a paddock and on a device; each a
   const device = devices.data[0]?.id ?? '';
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Event log' }).click();
+  await goTo(page, 'Event log');
   const form = page.getByRole('form', { name: 'Log an event' });
   const log = async (type: string, about: string, id: string, notes: string, count: number) => {
     await form.getByLabel('Type').fill(type);
@@ -849,7 +858,7 @@ test('an event on an animal deleted on the server while offline needs attention;
   const clover = animals.data.find((a) => a.tag === 'T-0043')?.id ?? '';
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
-  await page.getByRole('link', { name: 'Event log' }).click();
+  await goTo(page, 'Event log');
   const form = page.getByRole('form', { name: 'Log an event' });
   await form.getByLabel('Type').fill('treatment');
   await form.getByLabel('About a').selectOption('animal');

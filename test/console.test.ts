@@ -19,6 +19,7 @@ import {
   type ConsolePage,
   type ConsoleWorld,
   DESKTOP,
+  goTo,
   openPage,
   PHONE,
   signedInPage,
@@ -129,7 +130,10 @@ test('an owner follows the setup link, sets a password, signs in, and the brief 
   const items = page.locator('ol.items > li');
   assert.ok((await items.count()) >= 5, 'the ranked items are listed');
   const first = page.locator('ol.items > li').first();
-  assert.match((await first.textContent()) ?? '', /urgent.*High ammonia in House 2.*Check it/s);
+  assert.match((await first.textContent()) ?? '', /urgent.*High ammonia in House 2.*Go to the house now/s);
+  // Each card says the next step for what it is about, not one sentence under every alert.
+  const steps = await page.locator('ol.items .item-next').allTextContents();
+  assert.ok(new Set(steps.map((s) => s.split('·')[0]?.trim())).size >= 4, steps.join(' | '));
   assert.match((await first.getByRole('link').getAttribute('href')) ?? '', /^\/alerts\?status=all#alt_/);
   await page.getByRole('button', { name: 'Reset the sample farm' }).waitFor();
   await screenshots(page, 'brief');
@@ -292,7 +296,9 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
   await setUp(page, crewLink);
   await page.getByLabel('Farm').selectOption({ label: 'Willow Creek Farm (sample)' });
   await assertNoHorizontalScroll(page);
-  const nav = page.getByRole('navigation');
+  // On a phone the bottom bar has the main pages; the others are under More.
+  const nav = page.getByRole('navigation', { name: 'Pages' });
+  await nav.getByRole('button', { name: 'More' }).click();
   await nav.getByRole('link', { name: 'Houses' }).waitFor();
   assert.equal(await nav.getByRole('link', { name: 'People' }).count(), 0);
   assert.equal(await page.getByRole('button', { name: 'Reset the sample farm' }).count(), 0);
@@ -300,6 +306,7 @@ test('a crew person on a phone sees no owner-only controls, and the server refus
   await nav.getByRole('link', { name: 'Alerts' }).click();
   await page.locator('li.alert').first().getByRole('button', { name: 'Resolve' }).waitFor();
   await assertNoHorizontalScroll(page);
+  await nav.getByRole('button', { name: 'More' }).click();
   await nav.getByRole('link', { name: 'Houses' }).click();
   await houseCard(page, 'House 1').waitFor();
   await assertNoHorizontalScroll(page);
@@ -438,7 +445,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
 
 test("a bad alert threshold shows the API's error on its cell; a good one is saved", async () => {
   const { page, problems } = await signedInPage(world, live, DESKTOP);
-  await page.goto(`${world.base}/settings`);
+  await page.goto(`${world.base}/settings/rules`);
   const watch = page.getByLabel('house.ammonia watch');
   await watch.fill('30');
   await page.getByRole('button', { name: 'Save thresholds' }).click();
@@ -473,7 +480,7 @@ test('the water, silence and intake rules: turn water.leak off, give water devic
   const thresholdsBefore = Object.entries((await rulesOf()) ?? {}).filter(
     ([name]) => !builtIn.includes(name),
   );
-  await page.goto(`${world.base}/settings`);
+  await page.goto(`${world.base}/settings/rules`);
   await page.getByRole('heading', { name: 'Water, silence and intake alerts' }).waitFor();
   const leak = page.getByRole('group', { name: /Water dropping fast/ });
   const quiet = page.getByRole('group', { name: /Device quiet/ });
@@ -530,7 +537,7 @@ test('create a webhook, send a test event, and see it in the delivery log', asyn
   const receiver = await startReceiver(() => 204);
   try {
     const { page, problems } = await signedInPage(world, live, DESKTOP);
-    await page.goto(`${world.base}/settings`);
+    await page.goto(`${world.base}/settings/webhooks`);
     const add = page.getByRole('form', { name: 'Add a webhook' });
     await add.getByLabel('URL').fill(receiver.url);
     await add.getByRole('button', { name: 'Add webhook' }).click();
@@ -619,7 +626,7 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'North 40' });
   // The outline on a Leaflet map, drawn without tiles (nothing is fetched from another host).
-  const map = card.getByRole('img', { name: 'Map of North 40' });
+  const map = card.getByRole('region', { name: 'Map of North 40' });
   await map.waitFor();
   await map.locator('path.leaflet-interactive').waitFor();
   await card.getByText('Past rest target').waitFor();
@@ -627,7 +634,7 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-paddocks-phone');
 
-  await page.getByRole('link', { name: 'Tasks' }).click();
+  await goTo(page, 'Tasks');
   const task = page.locator('li.card', { hasText: 'Check the north water trough' });
   await task.getByText('Overdue').waitFor();
   await page.getByRole('button', { name: 'Overdue' }).click();
@@ -647,7 +654,9 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
 
   await page.goto(`${world.base}/events?type=weight`);
   await page.getByRole('heading', { name: 'Event log' }).waitFor();
-  await page.getByText('"kg":301.5').waitFor();
+  // The event log reads as sentences (issue 45): the weight and who was weighed, no JSON.
+  await page.getByText(/^Weighed .+: 301\.5 kg/).first().waitFor();
+  assert.doesNotMatch(await page.evaluate<string>('document.getElementById("main").innerText'), /"kg"/);
   await assertNoHorizontalScroll(page);
   assert.deepEqual(problems, []);
   await page.context().close();
@@ -670,8 +679,8 @@ test('chart pages draw in a browser whose language is not a valid tag (en-US@pos
       false,
       `${locale}: ${reported} should be a tag Intl refuses`,
     );
-    // The settings page draws the usage chart (uPlot), the device page the readings.
-    await page.getByRole('link', { name: 'Settings' }).click();
+    // Settings' usage section draws the usage chart (uPlot), the device page the readings.
+    await page.goto(`${world.base}/settings/usage`);
     const usage = page.locator('figure', { hasText: 'Calls by day' });
     await usage.locator('canvas').first().waitFor();
     await usage.scrollIntoViewIfNeeded();
@@ -709,7 +718,7 @@ test("the create-farm form proposes the browser's time zone, and the new farm is
   await form.getByRole('button', { name: 'Add farm' }).click();
   await form.getByRole('status').getByText('Added Hillside Orchard (Asia/Tokyo)').waitFor();
   // The new farm is the chosen one, and the server stored the zone the form proposed.
-  await page.getByText('For Hillside Orchard.').waitFor();
+  await page.getByText('For Hillside Orchard;').waitFor();
   const farms = await world.t.request<{ data: Farm[] }>('GET', '/v1/farms', { key: account.test_key });
   const made = farms.body.data.find((f) => f.name === 'Hillside Orchard');
   assert.equal(made?.timezone, 'Asia/Tokyo');

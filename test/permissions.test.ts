@@ -229,9 +229,11 @@ forEachEngine('restricted keys and permissions', (t) => {
       const noDevices = await restrictedKey(t(), acct.test_key, {
         permissions: { records: 'write', alerts: 'write' },
       });
-      const full = await connect(t(), acct.test_key, era);
-      const ro = await connect(t(), readOnly.key, era);
-      const nd = await connect(t(), noDevices.key, era);
+      // Every toolset, the opt-in herdbook too: the key's permissions are what narrows here.
+      const all = { path: '/mcp?toolsets=all' };
+      const full = await connect(t(), acct.test_key, era, all);
+      const ro = await connect(t(), readOnly.key, era, all);
+      const nd = await connect(t(), noDevices.key, era, all);
       try {
         const names = async (c: typeof full) => (await c.client.listTools()).tools.map((tool) => tool.name);
         assert.equal((await names(full)).length, TOOLS.length);
@@ -243,10 +245,12 @@ forEachEngine('restricted keys and permissions', (t) => {
           'house_command',
           'add_task',
           'complete_task',
+          'record_weight',
         ]) {
           assert.ok(!roTools.includes(write), `read-only key sees ${write}`);
         }
         assert.ok(roTools.includes('house_status') && roTools.includes('find_animals'));
+        assert.ok(roTools.includes('animal_weights'));
         const ndTools = await names(nd);
         for (const house of ['house_status', 'house_command', 'list_devices', 'get_readings', 'farm_brief']) {
           assert.ok(!ndTools.includes(house), `key without devices sees ${house}`);

@@ -35,10 +35,11 @@ test('loggableUrl hides the path and query parameters a route declares secret, b
 });
 
 /**
- * Path parameters that are record ids (public in any log). Any other parameter is a new kind of thing in a
+ * Path parameters that are record ids (public in any log), and the console's settings `section` (a word).
+ * Any other parameter is a new kind of thing in a
  * path: its route must say whether it is a secret (`config.secrets`) or this list must name it.
  */
-const NOT_SECRET = new Set(['farm', 'id', 'delivery_id', 'eui', 'hash', '*']);
+const NOT_SECRET = new Set(['farm', 'id', 'delivery_id', 'eui', 'hash', 'section', '*']);
 
 /** The app on a fresh database of `engine`, logging JSON lines at info into `lines`, closed after `fn`. */
 async function withLoggedApp(

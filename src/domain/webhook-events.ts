@@ -22,6 +22,7 @@ export const WEBHOOK_EVENTS = [
   'withdrawal.overridden',
   'movement.created',
   'weigh_session.imported',
+  'animal.born',
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
@@ -67,6 +68,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
   'weigh_session.imported':
     'A weigh session file was imported: POST /v1/farms/{farm}/weigh-sessions/import (its weights are `weight` ' +
     'events of the log, not each sent as event.created). data is the WeighSession with its summary.',
+  'animal.born':
+    'A birth event with offspring created an animal (one event per offspring, after its animal.created). ' +
+    'data is {animal, dam_id, event_id}.',
 });
 
 /**
@@ -86,6 +90,7 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
   'withdrawal.overridden': 'animals',
   'movement.created': 'animals',
   'weigh_session.imported': 'animals',
+  'animal.born': 'animals',
 });
 
 export function isWebhookEventName(value: unknown): value is WebhookEventName {

@@ -33,7 +33,9 @@ import * as m0038 from './0038_herd_book.ts';
 import * as m0040 from './0040_server_facts.ts';
 import * as m0041 from './0041_movements.ts';
 import * as m0042 from './0042_medicine_low_stock.ts';
+import * as m0043 from './0043_person_preferences.ts';
 import * as m0044 from './0044_weigh_sessions.ts';
+import * as m0045 from './0045_breeding.ts';
 import * as m0046 from './0046_mqtt_report_keys.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
@@ -72,6 +74,8 @@ export const migrations: Record<string, Migration> = {
   '0040_server_facts': m0040,
   '0041_movements': m0041,
   '0042_medicine_low_stock': m0042,
+  '0043_person_preferences': m0043,
   '0044_weigh_sessions': m0044,
+  '0045_breeding': m0045,
   '0046_mqtt_report_keys': m0046,
 };

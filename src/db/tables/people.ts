@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+import type { LanguageName, UnitSystem } from '../../domain/display-units.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 
 export interface PeopleTable {
@@ -11,6 +13,10 @@ export interface PeopleTable {
   password_hash: string;
   created_at: number;
   last_sign_in_at: number | null;
+  /** How the console and notifications show quantities (migration 0043); storage stays in catalog units. */
+  units: Generated<UnitSystem>;
+  /** The language the console and notifications speak to the person (migration 0043). */
+  language: Generated<LanguageName>;
 }
 
 export interface SessionsTable {

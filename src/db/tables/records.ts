@@ -55,6 +55,16 @@ export interface AnimalsTable {
   meat_withdrawal_until: number | null;
   /** The latest end of its meat, milk and eggs withdrawals (`?withdrawal=active`), or null. */
   withdrawal_until: number | null;
+  /** Its dam and sire, animals of the account (migration 0045_breeding), or null. */
+  dam_id: Generated<string | null>;
+  sire_id: Generated<string | null>;
+  /** An outside sire (an AI bull): by name and registration number, when sire_id is null. */
+  sire_name: Generated<string | null>;
+  sire_registration: Generated<string | null>;
+  /** JSON text of its breeding state as its records leave it (src/domain/breeding.ts), or null. */
+  breeding: Generated<string | null>;
+  /** When it is due to give birth (bred or pregnant), epoch ms, or null. */
+  due_at: Generated<number | null>;
 }
 
 /** Deleted animals' ids, for the field app's refresh (migration 0032_animal_changes). */

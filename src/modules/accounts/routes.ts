@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { DateTime, described, errorResponses, Nullable } from '../../http/schemas.ts';
+import { BODY_ERRORS, DateTime, described, errorResponses, Nullable } from '../../http/schemas.ts';
 import { KeyPermissionsSchema } from '../keys/schemas.ts';
+import { PreferencesBody } from '../people/schemas.ts';
+import { updatePreferences } from '../people/service.ts';
 import { getMe } from './service.ts';
 
 const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
@@ -48,5 +50,25 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => getMe(db, apiCaller(request)),
+  );
+  app.patch(
+    '/v1/me',
+    {
+      schema: {
+        operationId: 'updateMe',
+        tags: ['Account'],
+        summary: 'Choose your units and language (a console session: the signed-in person)',
+        description:
+          'How the console, emails, pushes and ntfy messages speak to you: `units` metric or us, `language` ' +
+          'en or es. Only how things are shown: the API and storage stay in the catalog’s units. An API key ' +
+          'has no person (401).',
+        body: PreferencesBody,
+        response: {
+          200: described(Type.Ref('Person'), 'You, with your units and language.'),
+          ...errorResponses('invalid_request', 'unauthorized', ...BODY_ERRORS),
+        },
+      },
+    },
+    async (request) => updatePreferences(db, apiCaller(request), request.body),
   );
 };

@@ -38,6 +38,8 @@ forEachEngine('animals', (t) => {
       status: 'active',
       notes: 'Calm, good mother.',
       fields: { dam: 'Daisy', weaning_kg: 245 },
+      sire_name: 'Te Mania Berkley',
+      sire_registration: 'NZ 1234',
     };
     const res = await t().request<Animal>('POST', `/v1/farms/${farm}/animals`, { key: acct.live_key, body });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -49,6 +51,9 @@ forEachEngine('animals', (t) => {
         ...body,
         eid_format: 'iso11784',
         withdrawal: { meat_until: null, milk_until: null, eggs_until: null, because: [] },
+        dam_id: null,
+        sire_id: null,
+        breeding: { state: 'open', due_date: null, next_heat_expected: null },
         birth_date: '2023-03-01T06:30:00.000Z',
         id: undefined,
         farm_id: undefined,

@@ -2,10 +2,18 @@ import { type Selectable, sql } from 'kysely';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import type { AnimalsTable } from '../../db/tables/records.ts';
+import {
+  breedingAt,
+  breedingSpeciesOf,
+  dayOf,
+  isFemale,
+  OPEN,
+  type StoredBreeding,
+} from '../../domain/breeding.ts';
 import { eidFormatOf, normalizeEid } from '../../domain/eid.ts';
 import { parseJson } from '../../lib/json.ts';
 import { toIso } from '../../lib/time.ts';
-import type { Animal, AnimalFilters } from './schemas.ts';
+import type { Animal, AnimalBreeding, AnimalFilters } from './schemas.ts';
 import { animalWithdrawal } from './withdrawal.ts';
 
 export type AnimalRow = Selectable<AnimalsTable>;
@@ -28,8 +36,32 @@ export function toAnimal(row: AnimalRow): Animal {
     notes: row.notes,
     fields: parseJson<Record<string, unknown>>(row.fields, {}),
     withdrawal: animalWithdrawal(row),
+    dam_id: row.dam_id,
+    sire_id: row.sire_id,
+    sire_name: row.sire_name,
+    sire_registration: row.sire_registration,
+    breeding: animalBreeding(row),
     created_at: toIso(row.created_at),
   };
+}
+
+/** What `animals.breeding` holds, or null when no breeding record has moved it. */
+export function storedBreedingOf(row: Pick<AnimalRow, 'breeding'>): StoredBreeding | null {
+  return row.breeding === null ? null : parseJson<StoredBreeding | null>(row.breeding, null);
+}
+
+/**
+ * The Animal's `breeding`: a female's state at `now` (open without records), null for males and for species
+ * the registry has no gestation for, unless a breeding record was logged on it.
+ */
+export function animalBreeding(
+  row: Pick<AnimalRow, 'breeding' | 'sex' | 'species'>,
+  now: number = Date.now(),
+): AnimalBreeding | null {
+  const stored = storedBreedingOf(row);
+  if (stored === null && !(isFemale(row.sex) && breedingSpeciesOf(row.species) !== null)) return null;
+  const at = breedingAt(stored ?? OPEN, now);
+  return { state: at.state, due_date: dayOf(at.due_at), next_heat_expected: dayOf(at.next_heat_at) };
 }
 
 /** What `q` searches: name, tag, EID and breed, lower-cased in one place so both engines agree. */
@@ -289,4 +321,36 @@ export async function animalIdsInGroup(
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** What lineage checks read of an animal: who it is and who its parents are. */
+export interface LineageRow {
+  id: string;
+  farm_id: string;
+  species: string;
+  sex: string | null;
+  dam_id: string | null;
+  sire_id: string | null;
+}
+
+/** The account's animals (in this mode) among these ids, with their parents: any farm of the account. */
+export async function lineageRows(
+  db: Db,
+  accountId: string,
+  mode: 'live' | 'test',
+  ids: readonly string[],
+): Promise<LineageRow[]> {
+  const rows: LineageRow[] = [];
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    rows.push(
+      ...(await db
+        .selectFrom('animals')
+        .select(['id', 'farm_id', 'species', 'sex', 'dam_id', 'sire_id'])
+        .where('account_id', '=', accountId)
+        .where('mode', '=', mode)
+        .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
+        .execute()),
+    );
+  }
+  return rows;
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { BREEDING_STATES } from '../../domain/breeding.ts';
 import { ANIMAL_STATUSES } from '../../domain/statuses.ts';
 import { WITHDRAWAL_RULES } from '../../domain/withdrawal.ts';
 import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
@@ -42,6 +43,16 @@ export const AnimalWithdrawalSchema = Type.Object(
   },
 );
 
+export const AnimalBreedingSchema = Type.Object(
+  {
+    state: Type.Enum(BREEDING_STATES, { type: 'string' }),
+    due_date: Nullable(Type.String({ format: 'date' })),
+    next_heat_expected: Nullable(Type.String({ format: 'date' })),
+  },
+  // Described in docs/records.md: the Animal is inlined in three of MCP's default tools.
+  { $id: 'AnimalBreeding', title: 'AnimalBreeding' },
+);
+
 export const AnimalSchema = Type.Object(
   {
     id: Type.String(),
@@ -70,6 +81,11 @@ export const AnimalSchema = Type.Object(
     notes: Nullable(Type.String()),
     fields: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form custom fields.' }),
     withdrawal: Type.Ref('AnimalWithdrawal'),
+    dam_id: Nullable(Type.String()),
+    sire_id: Nullable(Type.String()),
+    sire_name: Nullable(Type.String()),
+    sire_registration: Nullable(Type.String()),
+    breeding: Nullable(Type.Ref('AnimalBreeding')),
     created_at: DateTime(),
   },
   {
@@ -93,6 +109,11 @@ export const AnimalSchema = Type.Object(
         notes: 'Livestock guardian dog with the layers.',
         fields: {},
         withdrawal: { meat_until: null, milk_until: null, eggs_until: null, because: [] },
+        dam_id: null,
+        sire_id: null,
+        sire_name: null,
+        sire_registration: null,
+        breeding: null,
         created_at: '2026-07-25T14:15:09.017Z',
       },
     ],
@@ -123,6 +144,20 @@ const fields = {
   }),
   notes: Nullable(Type.String({ maxLength: 10_000 })),
   fields: Type.Record(Type.String(), Type.Unknown()),
+  dam_id: text(100),
+  sire_id: text(100),
+  sire_name: text(200, 'An outside (AI) sire.'),
+  sire_registration: text(100),
+};
+
+/** Dam and sire: checked against the herd (checkLineage), so the CSV import, which checks rows in bulk, leaves them out. */
+export const LINEAGE_MEMBERS = ['dam_id', 'sire_id', 'sire_name', 'sire_registration'];
+
+const lineage = {
+  dam_id: Type.Optional(fields.dam_id),
+  sire_id: Type.Optional(fields.sire_id),
+  sire_name: Type.Optional(fields.sire_name),
+  sire_registration: Type.Optional(fields.sire_registration),
 };
 
 export const CreateAnimalBody = Type.Object(
@@ -139,6 +174,7 @@ export const CreateAnimalBody = Type.Object(
     status: Type.Optional(fields.status),
     notes: Type.Optional(fields.notes),
     fields: Type.Optional(fields.fields),
+    ...lineage,
   },
   { additionalProperties: false },
 );
@@ -156,6 +192,7 @@ export const UpdateAnimalBody = Type.Object(
     paddock_id: Type.Optional(fields.paddock_id),
     status: Type.Optional(fields.status),
     notes: Type.Optional(fields.notes),
+    ...lineage,
     override_reason: Type.Optional(
       Type.String({
         minLength: 1,
@@ -247,7 +284,11 @@ export const AnimalChangesSchema = Type.Object(
   { $id: 'AnimalChanges', title: 'AnimalChanges' },
 );
 
-export type Animal = Omit<Static<typeof AnimalSchema>, 'withdrawal'> & { withdrawal: AnimalWithdrawal };
+export type AnimalBreeding = Static<typeof AnimalBreedingSchema>;
+export type Animal = Omit<Static<typeof AnimalSchema>, 'withdrawal' | 'breeding'> & {
+  withdrawal: AnimalWithdrawal;
+  breeding: AnimalBreeding | null;
+};
 export type AnimalWithdrawal = Omit<Static<typeof AnimalWithdrawalSchema>, 'because'> & {
   because: Array<Static<typeof WithdrawalSourceSchema>>;
 };

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/engine.ts';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { breedingSpeciesOf, isFemale, maySire } from '../../domain/breeding.ts';
 import { normalizeEid } from '../../domain/eid.ts';
 import { type AppError, conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -27,6 +28,7 @@ import {
   clearAnimalsFrom,
   deleteRemovalsBefore,
   findEidHolder,
+  lineageRows,
   recordRemovals,
   searchTextOf,
   toAnimal,
@@ -184,7 +186,90 @@ export function newAnimalRow(
     withdrawal: null,
     meat_withdrawal_until: null,
     withdrawal_until: null,
+    dam_id: input.dam_id ?? null,
+    sire_id: input.sire_id ?? null,
+    sire_name: input.sire_name ?? null,
+    sire_registration: input.sire_registration ?? null,
+    breeding: null,
+    due_at: null,
   };
+}
+
+/** The most ancestors a cycle check walks (a herd book's lines are far shorter; a bound, not a limit met). */
+const MAX_LINEAGE_WALK = 100_000;
+
+function sameSpecies(a: string, b: string): boolean {
+  const ka = breedingSpeciesOf(a) ?? a.trim().toLowerCase();
+  const kb = breedingSpeciesOf(b) ?? b.trim().toLowerCase();
+  return ka === kb;
+}
+
+/** Whether `id` is `from` or one of its ancestors (walked up by parent, a generation per query). */
+async function isAncestorOrSelf(
+  db: Db,
+  scope: { accountId: string; mode: 'live' | 'test' },
+  id: string,
+  from: string,
+): Promise<boolean> {
+  const seen = new Set<string>([from]);
+  let frontier = [from];
+  while (frontier.length > 0 && seen.size < MAX_LINEAGE_WALK) {
+    if (frontier.includes(id)) return true;
+    const rows = await lineageRows(db, scope.accountId, scope.mode, frontier);
+    frontier = [];
+    for (const row of rows) {
+      for (const parent of [row.dam_id, row.sire_id]) {
+        if (parent !== null && !seen.has(parent)) {
+          seen.add(parent);
+          frontier.push(parent);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * An animal's dam and sire as about to be stored (docs/records.md "Lineage"): each an animal of the account
+ * (any farm, this mode) of the same species, the dam a female, the sire not; neither the animal itself nor one
+ * of its descendants (no cycles); an outside sire by name instead of sire_id, not both. A 400 naming the member.
+ */
+export async function checkLineage(
+  db: Db,
+  row: Pick<AnimalRow, 'id' | 'account_id' | 'mode' | 'species' | 'dam_id' | 'sire_id' | 'sire_name'>,
+  changed: { dam: boolean; sire: boolean },
+): Promise<void> {
+  if (row.sire_id !== null && row.sire_name !== null) {
+    throw invalid(
+      'sire_name',
+      'Give sire_id (an animal of the account) or sire_name (an outside sire), not both.',
+    );
+  }
+  const scope = { accountId: row.account_id, mode: row.mode };
+  const parents = [
+    { param: 'dam_id', id: changed.dam ? row.dam_id : null, role: 'dam' },
+    { param: 'sire_id', id: changed.sire ? row.sire_id : null, role: 'sire' },
+  ] as const;
+  for (const { param, id, role } of parents) {
+    if (id === null) continue;
+    const [parent] = await lineageRows(db, scope.accountId, scope.mode, [id]);
+    if (!parent) throw invalid(param, `${param} "${id}" is not an animal of this account.`);
+    if (!sameSpecies(parent.species, row.species)) {
+      throw invalid(param, `${param} "${id}" is ${parent.species}; this animal is ${row.species}.`);
+    }
+    if (role === 'dam' && !isFemale(parent.sex)) {
+      throw invalid(param, `dam_id "${id}" is not recorded as a female (sex ${parent.sex ?? 'unknown'}).`);
+    }
+    if (role === 'sire' && !maySire(parent.sex)) {
+      throw invalid(param, `sire_id "${id}" is recorded as ${parent.sex}, which cannot sire.`);
+    }
+    if (await isAncestorOrSelf(db, scope, row.id, id)) {
+      throw invalid(
+        param,
+        `${param} "${id}" is this animal or one of its descendants: a pedigree has no loops.`,
+      );
+    }
+  }
 }
 
 /** Adds an animal; writes `animal.created` in the same transaction. */
@@ -200,6 +285,7 @@ export async function createAnimal(
     const row = newAnimalRow(farm, input, now);
     if (row.group_id) await requireReference(trx, farm.id, 'group', row.group_id, 'group_id');
     if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
+    await checkLineage(trx, row, { dam: true, sire: true });
     await checkEidFree(trx, row);
     await insertRecord(trx, 'animal', row);
     await recordPlacement(trx, 'animal', { ...row, name: row.name ?? row.tag ?? row.id });
@@ -236,6 +322,16 @@ export async function updateAnimal(
     if (patch.group_id !== undefined) next.group_id = patch.group_id;
     if (patch.paddock_id !== undefined) next.paddock_id = patch.paddock_id;
     if (patch.status !== undefined) next.status = patch.status;
+    if (patch.dam_id !== undefined) next.dam_id = patch.dam_id;
+    if (patch.sire_id !== undefined) next.sire_id = patch.sire_id;
+    if (patch.sire_name !== undefined) next.sire_name = patch.sire_name;
+    if (patch.sire_registration !== undefined) next.sire_registration = patch.sire_registration;
+    // A sire from the herd replaces an outside one named before (and the reverse), unless both are sent.
+    if (patch.sire_id && patch.sire_name === undefined) {
+      next.sire_name = null;
+      if (patch.sire_registration === undefined) next.sire_registration = null;
+    }
+    if (patch.sire_name && patch.sire_id === undefined) next.sire_id = null;
     // Sold or slaughtered inside its meat withdrawal: refused (409) unless override_reason says why.
     const leaving = next.status !== row.status && isLeavingStatus(next.status);
     const held = leaving ? checkLeaving([row], now, patch.override_reason) : [];
@@ -263,6 +359,10 @@ export async function updateAnimal(
       await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
     }
     if (next.eid !== row.eid) await checkEidFree(trx, next);
+    await checkLineage(trx, next, {
+      dam: next.dam_id !== row.dam_id || next.species !== row.species,
+      sire: next.sire_id !== row.sire_id || next.species !== row.species,
+    });
 
     await saveRecord(trx, 'animal', next);
     if (groupChanged || paddockChanged) {

@@ -432,7 +432,7 @@ forEachEngine('brief', (t) => {
     assert.equal(body.tasks[0]!.title, 'Old job 0', 'earliest due first');
     assert.equal(body.counts.tasks_overdue, 55);
     assert.match(body.headline, /^55 overdue tasks: Old job 0\.$/);
-    assert.match(body.text, /Overdue: Old job 0, Old job 1, Old job 2 and 52 more\./);
+    assert.match(body.text, /Overdue: Old job 0, Old job 1, Old job 2 and 52 more overdue tasks\./);
   });
 
   test('the Brief is a named schema in the OpenAPI document', async () => {

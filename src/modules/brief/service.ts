@@ -21,6 +21,7 @@ import { grazingState, isOccupied } from '../stays/service.ts';
 import { toTask } from '../tasks/repository.ts';
 import type { Task } from '../tasks/schemas.ts';
 import { mightBeQuiet, type QuietVerdict, quietVerdict, usualInterval } from './attention.ts';
+import { breedingSection, readBreedingFacts } from './breeding-sections.ts';
 import { herdBookSections, herdBookText, readHerdBookFacts } from './herd-book-sections.ts';
 import { FarmMemo, RecentBuilds } from './memo.ts';
 import {
@@ -300,6 +301,7 @@ async function assembleBrief(
   const paddockItems = paddockSection(facts.paddocks, now);
   const herdBook = herdBookSections(facts.herdBook, ctx);
   const weights = weightSection(facts.weights, now);
+  const breedingItems = breedingSection(await readBreedingFacts(db, farm.id), ctx);
 
   const ranked: BriefItem[] = [
     ...alerts.items,
@@ -309,6 +311,7 @@ async function assembleBrief(
     ...houses.doorItems,
     ...quietItems,
     ...batteryItems,
+    ...breedingItems,
     ...paddockItems,
     ...herdBook.cabinet,
     ...weights.gainItems,

@@ -144,10 +144,23 @@ export function briefHeadline(farmName: string, items: readonly BriefItem[], cou
   return `${lead}: ${top.title}${shown.length > 0 ? ` — also ${joinList(shown)}` : ''}.`;
 }
 
-function titles(items: readonly BriefItem[], total: number, max = 3): string {
+/**
+ * Up to `max` titles and how many more there are, naming what the more are ("and 4 more watch alerts"): a
+ * title may end with a name ("Pop door jammed: House 2"), and "and 4 more" would read as four more houses.
+ * Titles are set apart with semicolons when one has a colon or comma of its own.
+ */
+function titles(
+  items: readonly BriefItem[],
+  total: number,
+  [one, many]: readonly [string, string],
+  max = 3,
+): string {
   const names = items.slice(0, max).map((i) => i.title);
   const more = total - names.length;
-  if (more > 0) names.push(`${more} more`);
+  if (more > 0) names.push(plural(more, `more ${one}`, `more ${many}`));
+  if (names.some((n) => /[:,;]/.test(n)) && names.length > 1) {
+    return `${names.slice(0, -1).join('; ')}; and ${names.at(-1)}`;
+  }
   return joinList(names);
 }
 
@@ -183,18 +196,26 @@ export function briefText(input: {
   if (counts.alerts_urgent + counts.alerts_watch + counts.alerts_info === 0)
     sentences.push('No open alerts.');
   if (counts.alerts_urgent > 0)
-    sentences.push(`Urgent: ${titles(of('alert.urgent'), counts.alerts_urgent)}.`);
-  if (counts.alerts_watch > 0) sentences.push(`Watch: ${titles(of('alert.watch'), counts.alerts_watch)}.`);
+    sentences.push(
+      `Urgent: ${titles(of('alert.urgent'), counts.alerts_urgent, ['urgent alert', 'urgent alerts'])}.`,
+    );
+  if (counts.alerts_watch > 0)
+    sentences.push(
+      `Watch: ${titles(of('alert.watch'), counts.alerts_watch, ['watch alert', 'watch alerts'])}.`,
+    );
 
   if (counts.tasks_overdue > 0) {
-    sentences.push(`Overdue: ${titles(of('task_overdue'), counts.tasks_overdue)}.`);
+    sentences.push(
+      `Overdue: ${titles(of('task_overdue'), counts.tasks_overdue, ['overdue task', 'overdue tasks'])}.`,
+    );
   }
   if (counts.tasks_due_today > 0) {
     const due = of('task_due_today');
     const named = due
       .slice(0, 3)
       .map((i) => (i.at ? `${i.title} (${localClock(Date.parse(i.at), input.timezone)})` : i.title));
-    if (counts.tasks_due_today > named.length) named.push(`${counts.tasks_due_today - named.length} more`);
+    if (counts.tasks_due_today > named.length)
+      named.push(plural(counts.tasks_due_today - named.length, 'more task', 'more tasks'));
     sentences.push(`Due today: ${joinList(named)}.`);
   } else if (counts.tasks_overdue === 0) {
     sentences.push('Nothing due today.');
@@ -209,17 +230,20 @@ export function briefText(input: {
         ? `All ${houses.length} houses are fine.`
         : `${plural(needing.length, 'house', 'houses')} of ${houses.length} need attention: ${joinList(
             needing.slice(0, 3).map((h) => `${h.name} (${h.attention.join(', ')})`),
-          )}${needing.length > 3 ? ` and ${needing.length - 3} more` : ''}.`,
+          )}${needing.length > 3 ? ` and ${plural(needing.length - 3, 'more house', 'more houses')}` : ''}.`,
     );
   }
   if (counts.doors_open_after_dusk > 0) {
-    sentences.push(`After dusk: ${titles(of('doors_open'), counts.doors_open_after_dusk)}.`);
+    sentences.push(
+      `After dusk: ${titles(of('doors_open'), counts.doors_open_after_dusk, ['house with doors open', 'houses with doors open'])}.`,
+    );
   }
 
   if (counts.devices_quiet > 0) {
     const quiet = of('device_quiet');
     const named = quiet.slice(0, 3).map((i) => i.title.replace(/ has gone quiet$/, ''));
-    if (counts.devices_quiet > named.length) named.push(`${counts.devices_quiet - named.length} more`);
+    if (counts.devices_quiet > named.length)
+      named.push(plural(counts.devices_quiet - named.length, 'more device', 'more devices'));
     sentences.push(`Not reporting: ${joinList(named)}.`);
   } else {
     sentences.push('Every device is reporting.');
@@ -228,21 +252,23 @@ export function briefText(input: {
     const low = of('device_battery');
     const named = low.slice(0, 3).map((i) => i.title.replace(/^Low battery: /, ''));
     if (counts.devices_low_battery > named.length)
-      named.push(`${counts.devices_low_battery - named.length} more`);
+      named.push(plural(counts.devices_low_battery - named.length, 'more device', 'more devices'));
     sentences.push(`Low battery: ${joinList(named)}.`);
   }
   if (counts.paddocks_past_rest > 0) {
     const paddocks = of('paddock_rest');
     const named = paddocks.slice(0, 3).map((i) => i.title.replace(/ is past its rest target$/, ''));
     if (counts.paddocks_past_rest > named.length)
-      named.push(`${counts.paddocks_past_rest - named.length} more`);
+      named.push(plural(counts.paddocks_past_rest - named.length, 'more paddock', 'more paddocks'));
     sentences.push(`Rested and ready to graze: ${joinList(named)}.`);
   }
   if (counts.animals_gain_low > 0) {
-    sentences.push(`Weights: ${titles(of('weight_gain'), counts.animals_gain_low)}.`);
+    sentences.push(`Weights: ${titles(of('weight_gain'), counts.animals_gain_low, ['animal', 'animals'])}.`);
   }
   if (counts.groups_not_weighed > 0) {
-    sentences.push(`Due a weighing: ${titles(of('group_not_weighed'), counts.groups_not_weighed)}.`);
+    sentences.push(
+      `Due a weighing: ${titles(of('group_not_weighed'), counts.groups_not_weighed, ['group', 'groups'])}.`,
+    );
   }
   return sentences.join(' ');
 }

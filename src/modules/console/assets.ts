@@ -32,6 +32,9 @@ const WORKER_SHARES = ['src/modules/console/web/queue-send.ts'];
 const STYLES = 'src/modules/console/web/styles.css';
 /** Style sheets of a few pages, linked by the module that needs them (web/herd-book.ts), not by the page. */
 const PAGE_STYLES = ['src/modules/console/web/herd-book.css', 'src/modules/console/web/chute.css'];
+/** The signed-in shell, which app.ts loads for every page needing a session (so not the sign-in page). */
+const SHELL = 'src/modules/console/web/shell.ts';
+const PAGES = 'src/modules/console/web/pages';
 
 /** Library modules the browser may import by name: the import map's entries, each a file in node_modules. */
 const VENDOR: Record<string, string> = {
@@ -105,6 +108,13 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/scale.ts',
   'src/domain/indicator.ts',
   'src/modules/console/web/draw.ts',
+  // Issue 45: Spanish loads for a Spanish reader; the event log's sentences and picker, the Account page's
+  // units and language, with the pages that use them.
+  'src/modules/console/web/messages/es.ts',
+  'src/modules/console/web/event-sentences.ts',
+  'src/modules/console/web/subject-picker.ts',
+  'src/modules/console/web/names.ts',
+  'src/modules/console/web/reading-form.ts',
   'src/modules/console/web/map-draw.ts',
   'src/modules/console/web/map-import.ts',
   'src/domain/paddock-split.ts',
@@ -155,8 +165,13 @@ export interface ConsoleBundle {
   hash: string;
   /** By path under /console/assets/<hash>/. */
   assets: ReadonlyMap<string, Asset>;
-  /** The console's HTML page (the same for every page path) and its CSP, for a map tile setting. */
-  pageFor(tiles: MapTiles): ConsolePage;
+  /**
+   * The console's HTML page for one of CONSOLE_PAGES' `page` modules and its CSP, for a map tile setting.
+   * Every page path answers the same app; only what it preloads differs: the app's own modules, then (for a
+   * page that needs a session) the signed-in shell's, and the page module with what it imports statically.
+   * A public page (sign-in) so preloads only what it needs.
+   */
+  pageFor(tiles: MapTiles, page?: { page: string; public?: boolean }): ConsolePage;
   /** The service worker, its cache version set to this bundle's hash (a new deploy replaces old caches). */
   serviceWorker: Asset;
   /** The web app manifest and the icons it names, by path (`/manifest.webmanifest`, `/icons/…`). */
@@ -254,6 +269,30 @@ async function collectSources(): Promise<Map<string, { type: string; text: strin
   return files;
 }
 
+/**
+ * The files `start` loads before running: each one and what it imports statically, in the order found
+ * (`import('…')` is left out: it loads when called).
+ */
+function staticClosure(sources: ReadonlyMap<string, { text: string }>, start: string[]): string[] {
+  const found = new Set<string>();
+  const queue = [...start];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    const source = sources.get(file);
+    if (found.has(file) || !source) continue;
+    found.add(file);
+    if (!file.endsWith('.ts')) continue;
+    for (const specifier of importsOf(source.text.replace(/\bimport\(/g, ''))) {
+      queue.push(
+        specifier.startsWith('.')
+          ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier))
+          : `vendor/${specifier.replace('/', '-')}.mjs`,
+      );
+    }
+  }
+  return [...found];
+}
+
 const escapeAttribute = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -310,16 +349,19 @@ async function build(release: string): Promise<ConsoleBundle> {
     ),
   });
   const scriptHash = createHash('sha256').update(importMap).digest('base64');
-  // Page modules and the libraries only some pages use load on demand; the rest is preloaded.
-  const onDemand = (f: string) => f.endsWith('.css') || f.includes('/web/pages/') || ON_DEMAND.has(f);
-  const modules = [...sources.keys()].filter((f) => !onDemand(f));
-  // One page per tile setting (a process has one; tests try several), made on first use.
+  // The libraries only some pages use load on demand (never preloaded); a page preloads the rest of what it
+  // imports statically, starting from the app, the signed-in shell (pages needing a session) and its module.
+  const preloaded = (start: string[]) =>
+    staticClosure(sources, start).filter((f) => !f.endsWith('.css') && !ON_DEMAND.has(f));
+  // One HTML page per tile setting and page module (a process has one tile setting; tests try several),
+  // made on first use.
   const pages = new Map<string, ConsolePage>();
-  const pageFor = (tiles: MapTiles): ConsolePage => {
-    const key = JSON.stringify(tiles);
+  const pageFor = (tiles: MapTiles, page = { page: 'brief' } as { page: string; public?: boolean }) => {
+    const key = JSON.stringify([tiles, page.page]);
     let made = pages.get(key);
     if (!made) {
-      const html = pageHtml(base, importMap, modules, tiles);
+      const start = [ENTRY, ...(page.public ? [] : [SHELL]), `${PAGES}/${page.page}.ts`];
+      const html = pageHtml(base, importMap, preloaded(start), tiles);
       const csp = [
         "default-src 'self'",
         `script-src 'self' 'sha256-${scriptHash}'`,

@@ -184,14 +184,15 @@ test(`the first load of any page is at most ${PAGE_BUDGET_BYTES / 1024} KB compr
  */
 const PER_PAGE_BUDGET = { plain: 80 * 1024, charts: 112 * 1024 };
 
-/** The HTML page this test server answers (its map tile setting's). */
-function servedPage(bundle: Awaited<ReturnType<typeof consoleBundle>>) {
-  return bundle.pageFor({ url: t.config.mapTiles, attribution: t.config.mapAttribution }).page;
+/** The HTML page this test server answers for a page (its map tile setting's; its preloads are the page's). */
+function servedPage(bundle: Awaited<ReturnType<typeof consoleBundle>>, page = 'brief') {
+  const consolePage = CONSOLE_PAGES.find((p) => p.page === page) ?? { page };
+  return bundle.pageFor({ url: t.config.mapTiles, attribution: t.config.mapAttribution }, consolePage).page;
 }
 
 /** The files one page loads: the HTML's style sheet and preloaded modules, its page module and what it imports. */
 function pageFiles(bundle: Awaited<ReturnType<typeof consoleBundle>>, page: string): Set<string> {
-  const html = servedPage(bundle).identity.toString();
+  const html = servedPage(bundle, page).identity.toString();
   const prefix = `${ASSET_PREFIX}/${bundle.hash}/`;
   const linked = [...html.matchAll(/(?:href|src)="([^"]+)"/g)]
     .map((m) => m[1] as string)
@@ -222,17 +223,44 @@ test('each page loads at most 80 KB compressed (112 KB with charts or a map): it
     const files = pageFiles(bundle, page);
     const bytes = [...files].reduce(
       (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
-      servedPage(bundle).br.length,
+      servedPage(bundle, page).br.length,
     );
     const charts = files.has('vendor/uplot.mjs');
     const budget = charts || files.has('vendor/leaflet.mjs') ? PER_PAGE_BUDGET.charts : PER_PAGE_BUDGET.plain;
     assert.ok(bytes <= budget, `${page}: ${bytes} bytes (brotli) is over ${budget}`);
     assert.ok(files.has(`src/modules/console/web/pages/${page}.ts`) && bytes > 10_000, page);
-    if (['animal', 'device', 'settings'].includes(page)) assert.ok(charts, `${page} draws charts`);
+    // Settings' usage chart loads when its section is opened (settings-usage.ts), not with the page.
+    if (['animal', 'device'].includes(page)) assert.ok(charts, `${page} draws charts`);
+    if (page === 'settings') assert.ok(!charts, 'settings loads no chart code at first');
     if (['map', 'paddocks'].includes(page)) assert.ok(files.has('vendor/leaflet.mjs'), `${page} draws a map`);
     // Drawing tools come when a person starts drawing, never with a page.
     for (const file of DRAWING_FILES) assert.ok(!files.has(file), `${page} loads ${file} at first`);
   }
+});
+
+test('the sign-in page loads only what it needs: the app, its page and the form, not the signed-in shell', async () => {
+  const bundle = await consoleBundle();
+  const files = pageFiles(bundle, 'sign-in');
+  const bytes = [...files].reduce(
+    (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
+    servedPage(bundle, 'sign-in').br.length,
+  );
+  for (const file of [
+    'shell.ts',
+    'offline.ts',
+    'command-form.ts',
+    'stream.ts',
+    'farm-form.ts',
+    'records.ts',
+  ]) {
+    assert.ok(!files.has(`src/modules/console/web/${file}`), `sign-in loads ${file}`);
+  }
+  assert.ok(files.size <= 20, `sign-in loads ${files.size} files`);
+  assert.ok(bytes <= 40 * 1024, `sign-in: ${bytes} bytes`);
+  // A signed-in page preloads the shell with it; the brief does not preload another page's modules.
+  const brief = servedPage(bundle, 'brief').identity.toString();
+  assert.match(brief, /modulepreload" href="[^"]+\/web\/shell\.ts"/);
+  assert.doesNotMatch(brief, /command-form\.ts/);
 });
 
 test('the Map page loads Leaflet and its own modules within 112 KB brotli; the drawing tools are not preloaded', async () => {
@@ -240,11 +268,11 @@ test('the Map page loads Leaflet and its own modules within 112 KB brotli; the d
   const files = pageFiles(bundle, 'map');
   const bytes = [...files].reduce(
     (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
-    servedPage(bundle).br.length,
+    servedPage(bundle, 'map').br.length,
   );
   assert.ok(files.has('src/modules/console/web/farm-map.ts') && files.has('vendor/leaflet.css'));
   assert.ok(bytes <= PER_PAGE_BUDGET.charts, `map: ${bytes} bytes`);
-  const html = servedPage(bundle).identity.toString();
+  const html = servedPage(bundle, 'map').identity.toString();
   const preloaded = (file: string) =>
     html.includes(`rel="modulepreload" href="${ASSET_PREFIX}/${bundle.hash}/${file}"`);
   assert.ok(preloaded('src/modules/console/web/api.ts'), 'the shared modules are preloaded');

@@ -14,8 +14,10 @@ export interface ConsolePage {
   readonly page: string;
   /** The page's title (window title and navigation). */
   readonly title: string;
-  /** Shown in the navigation bar. */
+  /** Shown in the navigation. */
   readonly nav?: boolean;
+  /** One of the main destinations: a tab of the bottom bar on a phone (the other pages go under More). */
+  readonly tab?: boolean;
   /** Open without a session (sign-in and setup); every other page needs one. */
   readonly public?: boolean;
   /** Needs a session but shows alone: no navigation, no farm needed (the consent of an agent). */
@@ -27,11 +29,11 @@ export interface ConsolePage {
 }
 
 export const CONSOLE_PAGES: readonly ConsolePage[] = [
-  { path: '/', page: 'brief', title: 'Brief', nav: true },
-  { path: '/alerts', page: 'alerts', title: 'Alerts', nav: true },
-  { path: '/map', page: 'map', title: 'Map', nav: true },
+  { path: '/', page: 'brief', title: 'Brief', nav: true, tab: true },
+  { path: '/alerts', page: 'alerts', title: 'Alerts', nav: true, tab: true },
+  { path: '/map', page: 'map', title: 'Map', nav: true, tab: true },
   { path: '/houses', page: 'houses', title: 'Houses', nav: true },
-  { path: '/animals', page: 'animals', title: 'Animals', nav: true },
+  { path: '/animals', page: 'animals', title: 'Animals', nav: true, tab: true },
   { path: '/animals/:id', page: 'animal', title: 'Animal' },
   { path: '/groups', page: 'groups', title: 'Groups', nav: true },
   { path: '/paddocks', page: 'paddocks', title: 'Paddocks', nav: true },
@@ -48,6 +50,8 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/data', page: 'data', title: 'Data', nav: true },
   { path: '/settings', page: 'settings', title: 'Settings', nav: true, roles: ['owner'] },
   { path: '/settings/integrations', page: 'integrations', title: 'Integrations', roles: ['owner'] },
+  // Settings' other sections, each at its own address (/settings/rules, /settings/webhooks, …).
+  { path: '/settings/:section', page: 'settings', title: 'Settings', roles: ['owner'] },
   { path: '/people', page: 'people', title: 'People', nav: true, roles: ['owner'] },
   { path: '/account', page: 'account', title: 'Your account' },
   // The field app's queue (docs/offline.md): linked from the "Waiting to sync" bar, not the navigation.

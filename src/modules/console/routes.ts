@@ -35,10 +35,11 @@ export async function consoleRoutes(app: FastifyInstance, { tiles }: { tiles: Ma
   // Compressed once in assets.ts; the compression plugin must leave these answers alone.
   const route = { config: { auth: 'none' as const }, schema: { hide: true }, compress: false as const };
 
-  for (const { path, secrets } of CONSOLE_PAGES) {
+  for (const consolePage of CONSOLE_PAGES) {
+    const { path, secrets } = consolePage;
     const pageRoute = secrets ? { ...route, config: { ...route.config, secrets } } : route;
     app.get(path, pageRoute, async (request, reply) => {
-      const { page, csp } = (await consoleBundle()).pageFor(tiles);
+      const { page, csp } = (await consoleBundle()).pageFor(tiles, consolePage);
       reply
         .header('content-security-policy', csp)
         // A setup link's token is in the URL: never send it on as a Referer.

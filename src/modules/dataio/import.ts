@@ -32,6 +32,7 @@ import {
   AnimalSchema,
   CreateAnimalBody,
   type CreateAnimalInput,
+  LINEAGE_MEMBERS,
   UpdateAnimalBody,
 } from '../animals/schemas.ts';
 import { eidConflict, newAnimalRow, updateAnimal } from '../animals/service.ts';
@@ -52,8 +53,11 @@ import {
 /** Rows checked and written together: a batch's matches are a few queries, its creates one INSERT. */
 export const IMPORT_BATCH_ROWS = 500;
 
-/** Columns an import writes; id, farm_id and created_at (in every export) are read-only and ignored. */
-const WRITABLE = Object.keys(CreateAnimalBody.properties);
+/**
+ * Columns an import writes; id, farm_id and created_at (in every export) are read-only and ignored, as are dam
+ * and sire (set through the API, which checks each against the herd: docs/records.md "Lineage").
+ */
+const WRITABLE = Object.keys(CreateAnimalBody.properties).filter((k) => !LINEAGE_MEMBERS.includes(k));
 const KNOWN = Object.keys(AnimalSchema.properties);
 
 let validators: { create: ValidateFunction; update: ValidateFunction } | null = null;

@@ -4,6 +4,7 @@ import { BUS_CHANNELS, notify } from '../../db/notify.ts';
 import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
+import { validateBreedingSettings } from '../../domain/breeding.ts';
 import { AppError, conflict, invalid, notFound } from '../../domain/errors.ts';
 import { ESCALATION_TARGETS, escalationOf, validateEscalation } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
@@ -58,7 +59,8 @@ function checkRulesAccess(caller: FarmCaller, settings: Record<string, unknown> 
 /**
  * Validates `settings` as a whole: `rules` must be valid overrides, `escalation` a chain, `withdrawal` the herd
  * book's rules (src/domain/withdrawal.ts), `weights` the brief's gain threshold and weighing interval
- * (src/domain/weights.ts); other members are kept as given.
+ * (src/domain/weights.ts), `breeding` its gestation and cycle days (src/domain/breeding.ts); other members are
+ * kept as given.
  */
 export function checkSettings(settings: Record<string, unknown>): Record<string, unknown> {
   if (settings.escalation !== undefined && settings.escalation !== null) {
@@ -75,6 +77,11 @@ export function checkSettings(settings: Record<string, unknown>): Record<string,
     const weights = validateWeightSettings(settings.weights);
     if (!weights.ok) throw invalid(weights.param, weights.message);
     settings = { ...settings, weights: weights.value };
+  }
+  if (settings.breeding !== undefined && settings.breeding !== null) {
+    const breeding = validateBreedingSettings(settings.breeding);
+    if (!breeding.ok) throw invalid(breeding.param, breeding.message);
+    settings = { ...settings, breeding: breeding.value };
   }
   if (settings.rules !== undefined && settings.rules !== null) {
     const result = validateRuleOverrides(settings.rules);

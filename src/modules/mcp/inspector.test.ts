@@ -119,7 +119,8 @@ forEachEngine('MCP Inspector CLI', (t) => {
   after(() => rm(home, { recursive: true, force: true }));
 
   async function inspect(key: string, era: 'legacy' | 'modern', ...args: string[]): Promise<Outcome> {
-    const url = `${await baseUrl(t())}/mcp`;
+    // Every toolset, the opt-in herdbook too, so --strict checks every tool's schemas.
+    const url = `${await baseUrl(t())}/mcp?toolsets=all`;
     return inspector(home, url, ['--header', `Authorization: Bearer ${key}`, '--protocol-era', era, ...args]);
   }
 

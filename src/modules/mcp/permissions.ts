@@ -36,6 +36,9 @@ export const TOOL_NEEDS: Readonly<Record<string, readonly Permission[]>> = {
   record_weight: [permission('events', 'write'), permission('animals', 'read')],
   animal_weights: read('animals'),
   group_weights: read('groups', 'animals'),
+  due_dates: read('animals'),
+  mating_check: read('animals'),
+  get_pedigree: read('animals'),
 };
 
 /** Whether a key with this policy may use the tool (an unknown tool is never offered). */

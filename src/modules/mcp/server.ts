@@ -9,6 +9,7 @@ import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
 import type { RegisteredTool, ToolContext } from './tool.ts';
 import { listAlertsTool, listRulesTool, updateAlertTool } from './tools/alerts.ts';
+import { BREEDING_TOOLS } from './tools/breeding.ts';
 import { getReadingsTool, houseCommandTool, houseStatusTool, listDevicesTool } from './tools/devices.ts';
 import { farmBriefTool, getCatalogTool, listFarmsTool } from './tools/farms.ts';
 import { clearToSellTool, giveTreatmentTool, listMedicinesTool } from './tools/herd-book.ts';
@@ -50,10 +51,10 @@ export const TOOLS: readonly RegisteredTool[] = [
   clearToSellTool,
   giveTreatmentTool,
   listMedicinesTool,
-  // The herdbook toolset (opt-in: toolsets.ts).
   recordWeightTool,
   animalWeightsTool,
   groupWeightsTool,
+  ...BREEDING_TOOLS,
 ];
 
 export const MCP_INSTRUCTIONS = [

@@ -32,6 +32,9 @@ export const TOOLSETS = {
     'record_weight',
     'animal_weights',
     'group_weights',
+    'due_dates',
+    'mating_check',
+    'get_pedigree',
   ],
 } as const satisfies Record<string, readonly string[]>;
 

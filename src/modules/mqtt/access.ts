@@ -4,7 +4,9 @@
  * asks share. A device logs in with username = device id and password = device key, publishes only its
  * own reports and command answers, and subscribes only inside its own `farmstead/devices/{id}/` subtree.
  */
+import { deviceKeyCache } from '../../calls/key-cache.ts';
 import type { Db } from '../../db/schema.ts';
+import { hashSecret } from '../../lib/secrets.ts';
 import { authenticateDevice } from '../devices/service.ts';
 import { maySubscribe, parseDevicePublish, topics } from './topics.ts';
 
@@ -14,9 +16,17 @@ export interface DeviceLogin {
   accountId: string;
 }
 
-/** CONNECT: the device whose key `password` is, when `username` is that device's id; null otherwise. */
+/**
+ * CONNECT: the device whose key `password` is, when `username` is that device's id; null otherwise. Through
+ * the key cache (calls/key-cache.ts), as HTTP device keys are: a broker asking at every connection gets its
+ * answer without a query, and a rotated or deleted key is forgotten at once.
+ */
 export async function mayConnect(db: Db, username: string, password: string): Promise<DeviceLogin | null> {
-  const device = await authenticateDevice(db, password);
+  if (!password.startsWith('rd_')) return null;
+  const device = await deviceKeyCache.lookup(db, hashSecret(password), async () => {
+    const found = await authenticateDevice(db, password);
+    return found && { value: found, id: found.deviceId, farmId: found.farmId };
+  });
   if (!device || device.deviceId !== username) return null;
   return { deviceId: device.deviceId, accountId: device.accountId };
 }

@@ -4,6 +4,7 @@
  * notice needs are passed on (never a password hash).
  */
 import type { Db } from '../../db/schema.ts';
+import type { LanguageName, UnitSystem } from '../../domain/display-units.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 import { findAlertById } from '../alerts/repository.ts';
 import { findFarmById, realFarmsOf } from '../farms/repository.ts';
@@ -15,10 +16,21 @@ export interface PersonRow {
   email: string;
   name: string | null;
   role: RoleName;
+  /** How notices speak to the person (PATCH /v1/me). */
+  units: UnitSystem;
+  language: LanguageName;
 }
 
 function person(row: PeopleRow): PersonRow {
-  return { id: row.id, account_id: row.account_id, email: row.email, name: row.name, role: row.role };
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    units: row.units,
+    language: row.language,
+  };
 }
 
 export async function peopleOfAccount(db: Db, accountId: string): Promise<PersonRow[]> {

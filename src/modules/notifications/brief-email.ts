@@ -11,6 +11,7 @@ import { parseJson } from '../../lib/json.ts';
 import { localParts } from '../../lib/local-time.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { buildBrief } from '../brief/service.ts';
+import { inUnitsOf, say } from './content.ts';
 import { notificationRow } from './plan.ts';
 import { insertNotifications } from './repository.ts';
 import { effectiveSettings, type PersonFarmSettings } from './settings.ts';
@@ -28,6 +29,8 @@ function candidates(db: Db) {
     .select([
       'p.id as person_id',
       'p.role',
+      'p.units',
+      'p.language',
       'f.id as farm_id',
       'f.account_id',
       'f.mode',
@@ -87,8 +90,10 @@ export async function queueDueBriefs(db: Db, options: { now: number; publicUrl: 
       step: 0,
       dedupe: d.dedupe,
       severity: null,
-      title: `${brief.farm_name}: ${brief.headline}`,
-      body: brief.text,
+      // The brief is written in the catalog's units: each quantity in the person's (its sentences stay the
+      // brief's English for now; the email's own words are in the person's language).
+      title: say(d, 'brief_subject', { farm: brief.farm_name, headline: inUnitsOf(d, brief.headline) }),
+      body: inUnitsOf(d, brief.text),
       url: `${options.publicUrl}/`,
       due: options.now,
       now: options.now,

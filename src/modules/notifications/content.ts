@@ -1,6 +1,32 @@
-/** What a notification says: titles, bodies and links, for push and email alike. Pure. */
+/**
+ * What a notification says: titles, bodies and links, for push, ntfy and email alike, in the person's
+ * language (messages.ts) with quantities in their units (an alert's reason is written in the catalog's
+ * units: src/domain/display-units.ts rewrites each quantity). Pure.
+ */
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
+import { type LanguageName, localizeQuantities, type UnitSystem } from '../../domain/display-units.ts';
 import { localClock } from '../../lib/local-time.ts';
+import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
+import { NOTICE_MESSAGES, type NoticeKey } from './messages.ts';
+
+/** How a person reads: their language and units (PATCH /v1/me). */
+export interface Reader {
+  language: LanguageName;
+  units: UnitSystem;
+}
+
+export const DEFAULT_READER: Reader = { language: 'en', units: 'metric' };
+
+/** One message of the notifications' catalog, in the reader's language. */
+export function say(reader: Reader, key: NoticeKey, params: MessageParams = {}): string {
+  const catalog = NOTICE_MESSAGES[reader.language] ?? NOTICE_MESSAGES.en;
+  return formatMessage(reader.language, catalog[key], params);
+}
+
+/** A sentence written in catalog units, in the reader's units and number style. */
+export function inUnitsOf(reader: Reader, text: string): string {
+  return localizeQuantities(text, { units: reader.units, locale: reader.language });
+}
 
 export interface AlertFacts {
   id: string;
@@ -11,7 +37,11 @@ export interface AlertFacts {
   created_at: number;
 }
 
-const SEVERITY_WORD: Record<AlertSeverity, string> = { urgent: 'Urgent', watch: 'Watch', info: 'Info' };
+const SEVERITY_KEY: Record<AlertSeverity, NoticeKey> = {
+  urgent: 'severity_urgent',
+  watch: 'severity_watch',
+  info: 'severity_info',
+};
 
 /** The alert's page in the console. */
 export function alertUrl(publicUrl: string, alertId: string): string {
@@ -23,34 +53,54 @@ export function ackPageUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/ack/${token}`;
 }
 
-export function alertNotice(alert: AlertFacts, farm: { name: string; timezone: string }, step: number) {
-  const again = step > 0 ? ' (not acknowledged yet)' : '';
+export function alertNotice(
+  alert: AlertFacts,
+  farm: { name: string; timezone: string },
+  step: number,
+  reader: Reader = DEFAULT_READER,
+) {
   return {
-    title: `${SEVERITY_WORD[alert.severity]}: ${alert.title}${again}`,
-    body: `${alert.reason} — ${farm.name}, ${localClock(alert.created_at, farm.timezone)}`,
+    title: say(reader, step > 0 ? 'alert_title_again' : 'alert_title', {
+      severity: say(reader, SEVERITY_KEY[alert.severity]),
+      title: inUnitsOf(reader, alert.title),
+    }),
+    body: say(reader, 'alert_body', {
+      reason: inUnitsOf(reader, alert.reason),
+      farm: farm.name,
+      time: localClock(alert.created_at, farm.timezone),
+    }),
   };
 }
 
-export function resolvedNotice(alert: AlertFacts, farm: { name: string; timezone: string }, at: number) {
+export function resolvedNotice(
+  alert: AlertFacts,
+  farm: { name: string; timezone: string },
+  at: number,
+  reader: Reader = DEFAULT_READER,
+) {
   return {
-    title: `Resolved: ${alert.title}`,
-    body: `${alert.reason} — ${farm.name}, resolved ${localClock(at, farm.timezone)}`,
+    title: say(reader, 'resolved_title', { title: inUnitsOf(reader, alert.title) }),
+    body: say(reader, 'resolved_body', {
+      reason: inUnitsOf(reader, alert.reason),
+      farm: farm.name,
+      time: localClock(at, farm.timezone),
+    }),
   };
 }
 
 /** The plain-text email of a notice. */
-export function emailText(notice: {
-  title: string;
-  body: string;
-  url: string;
-  ackUrl: string | null;
-  farmName: string;
-}): string {
-  const lines = [notice.title, '', notice.body, '', `Open the alert: ${notice.url}`];
-  if (notice.ackUrl) lines.push(`Acknowledge it: ${notice.ackUrl}`);
-  lines.push(
-    '',
-    `— Farmstead, ${notice.farmName}. Change what you are sent on your Account page in the console.`,
-  );
+export function emailText(
+  notice: {
+    title: string;
+    body: string;
+    url: string;
+    ackUrl: string | null;
+    farmName: string;
+  },
+  reader: Reader = DEFAULT_READER,
+): string {
+  const lines = [notice.title, '', notice.body, '', say(reader, 'email_open_alert', { url: notice.url })];
+  if (notice.ackUrl) lines.push(say(reader, 'email_acknowledge', { url: notice.ackUrl }));
+  lines.push('', say(reader, 'email_signature', { farm: notice.farmName }));
   return `${lines.join('\n')}\n`;
 }

@@ -26,9 +26,10 @@ import {
 } from '../../db/delivery-queue.ts';
 import type { Db } from '../../db/schema.ts';
 import { issueAckToken } from './ack-token.ts';
-import { alertById, farmById } from './audience.ts';
+import { alertById, farmById, personById } from './audience.ts';
 import { channel } from './channels/registry.ts';
 import { type DeliveryConfig, type Outcome, serverSetup } from './channels/types.ts';
+import { DEFAULT_READER } from './content.ts';
 import {
   type ClaimedNotification,
   claimDueNotifications,
@@ -72,11 +73,13 @@ async function sendOnChannel(
   const farm = row.farm_id ? await farmById(db, row.farm_id) : undefined;
   const ackToken =
     row.kind === 'alert' && row.alert_id ? await issueAckToken(db, row.person_id, row.alert_id, now) : null;
+  const person = await personById(db, row.person_id);
   const message = adapter.render({
     row,
     farmName: farm?.name ?? null,
     ackToken,
     publicUrl: config.publicUrl,
+    reader: person ? { language: person.language, units: person.units } : DEFAULT_READER,
   });
   return adapter.send(db, row, message, config, now);
 }

@@ -52,9 +52,9 @@ export async function escalateDue(
         people.map((p) => p.id),
         options,
       );
-      const notice = alertNotice({ ...alert, created_at: alert.created_at }, farm, number);
       const rows = [];
       for (const person of people) {
+        const notice = alertNotice({ ...alert, created_at: alert.created_at }, farm, number, person);
         for (const channel of step.channels) {
           if (!reach.get(channel)?.has(person.id)) continue;
           rows.push(

@@ -31,7 +31,7 @@ import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { alertById, farmById, type PersonRow, peopleOfAccount } from './audience.ts';
 import { channel } from './channels/registry.ts';
 import type { ServerSetup } from './channels/types.ts';
-import { type AlertFacts, alertNotice, alertUrl, resolvedNotice } from './content.ts';
+import { type AlertFacts, alertNotice, alertUrl, DEFAULT_READER, resolvedNotice } from './content.ts';
 import {
   endEscalation,
   insertNotifications,
@@ -143,8 +143,8 @@ async function planCreated(db: Db, farm: Farm, alert: AlertFacts, options: PlanO
     options,
   );
   const rows: Insertable<NotificationsTable>[] = [];
-  const notice = alertNotice(alert, farm, 0);
   for (const person of people) {
+    const notice = alertNotice(alert, farm, 0, person);
     const s = settings.get(person.id);
     if (!s || s.muted_rules.includes(alert.rule)) continue;
     const due = releaseTime(s, alert.severity, options.now, farm.timezone);
@@ -191,7 +191,7 @@ async function planResolved(db: Db, farm: Farm, alert: AlertFacts, options: Plan
     told.some((t) => t.person_id === p.id),
   );
   const settings = await settingsFor(db, people, farm.id);
-  const notice = resolvedNotice(alert, farm, options.now);
+  const readers = new Map(people.map((p) => [p.id, p]));
   const rows = told
     .filter((t) => settings.get(t.person_id)?.resolved_notices)
     .filter((t) => channel(t.channel).unavailable(options) === null)
@@ -205,7 +205,7 @@ async function planResolved(db: Db, farm: Farm, alert: AlertFacts, options: Plan
         step: 0,
         dedupe: `resolved:${alert.id}:${t.person_id}:${t.channel}`,
         severity: alert.severity,
-        ...notice,
+        ...resolvedNotice(alert, farm, options.now, readers.get(t.person_id) ?? DEFAULT_READER),
         url: alertUrl(options.publicUrl, alert.id),
         // A resolved notice waits for the quiet hours like a non-urgent one.
         due: releaseTime(settings.get(t.person_id) as PersonFarmSettings, null, options.now, farm.timezone),

@@ -166,6 +166,9 @@ export async function completeSetup(
         password_hash: hash,
         created_at: now,
         last_sign_in_at: null,
+        // Proposed by the console from the browser's locale; the person changes them on their Account page.
+        units: input.units ?? 'metric',
+        language: input.language ?? 'en',
       };
       await insertPerson(trx, person);
     }

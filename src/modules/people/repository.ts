@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/schema.ts';
 import type { PeopleTable, SessionsTable, SetupLinksTable } from '../../db/tables/people.ts';
 import type { KeyMode } from '../../lib/secrets.ts';
@@ -18,6 +18,8 @@ export function toPerson(row: PersonRow): Person {
     role: row.role,
     created_at: toIso(row.created_at),
     last_sign_in_at: toIso(row.last_sign_in_at),
+    units: row.units ?? 'metric',
+    language: row.language ?? 'en',
   };
 }
 
@@ -98,6 +100,8 @@ export async function findActiveSession(
       'people.password_hash',
       'people.created_at',
       'people.last_sign_in_at',
+      'people.units',
+      'people.language',
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.last_seen_at', '>', seenAfter)
@@ -191,14 +195,16 @@ export async function useSetupLink(db: Db, id: string, now: number): Promise<boo
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function insertPerson(db: Db, row: PersonRow): Promise<void> {
+export async function insertPerson(db: Db, row: Insertable<PeopleTable>): Promise<void> {
   await db.insertInto('people').values(row).execute();
 }
 
 export async function updatePerson(
   db: Db,
   id: string,
-  changes: Partial<Pick<PersonRow, 'name' | 'role' | 'password_hash' | 'last_sign_in_at'>>,
+  changes: Partial<
+    Pick<PersonRow, 'name' | 'role' | 'password_hash' | 'last_sign_in_at' | 'units' | 'language'>
+  >,
 ): Promise<void> {
   await db.updateTable('people').set(changes).where('id', '=', id).execute();
 }

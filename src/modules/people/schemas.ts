@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { LANGUAGES, type LanguageName, UNIT_SYSTEMS, type UnitSystem } from '../../domain/display-units.ts';
 import { ROLE_NAMES, type RoleName } from '../../domain/permissions.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
@@ -10,6 +11,25 @@ export const Role = Type.Unsafe<RoleName>({
   enum: ROLE_NAMES,
   description: 'owner: everything. crew: field work (docs/people.md lists what each role may do).',
 });
+/** How the console and notifications show quantities; the API and storage stay in the catalog's units. */
+export const Units = Type.Unsafe<UnitSystem>({
+  type: 'string',
+  enum: UNIT_SYSTEMS,
+  description: 'metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).',
+});
+/** The language the console and notifications speak. */
+export const Language = Type.Unsafe<LanguageName>({
+  type: 'string',
+  enum: LANGUAGES,
+  description: 'en (English) or es (Spanish).',
+});
+
+export const PreferencesBody = Type.Object(
+  { units: Type.Optional(Units), language: Type.Optional(Language) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PreferencesInput = Static<typeof PreferencesBody>;
+
 /** Loose on purpose: something@something, no spaces (the person proves it by signing in). */
 export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 const Email = (description?: string) =>
@@ -32,6 +52,8 @@ export const PersonSchema = Type.Object(
     role: Role,
     created_at: DateTime(),
     last_sign_in_at: Nullable(DateTime()),
+    units: Units,
+    language: Language,
   },
   { $id: 'Person', title: 'Person' },
 );
@@ -82,6 +104,8 @@ export const SetupBody = Type.Object(
     ),
     password: Password(`At least ${PASSWORD_MIN_LENGTH} characters.`),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    units: Type.Optional(Units),
+    language: Type.Optional(Language),
   },
   { additionalProperties: false },
 );

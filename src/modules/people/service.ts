@@ -32,7 +32,7 @@ import {
   touchSession,
   updatePerson,
 } from './repository.ts';
-import type { Person, Session } from './schemas.ts';
+import type { Person, PreferencesInput, Session } from './schemas.ts';
 
 /** A session ends after this long unused. */
 export const SESSION_IDLE_MS = 30 * DAY_MS;
@@ -167,6 +167,17 @@ async function personOf(db: Db, caller: ApiCaller): Promise<PersonRow> {
   const person = await findPerson(db, caller.accountId, session.personId);
   if (!person) throw new AppError('unauthorized', 'This session’s person no longer exists.');
   return person;
+}
+
+/** PATCH /v1/me: the signed-in person's units and language (a key has no person: 401, as the session routes). */
+export async function updatePreferences(db: Db, caller: ApiCaller, input: PreferencesInput): Promise<Person> {
+  const person = await personOf(db, caller);
+  const changes = {
+    ...(input.units ? { units: input.units } : {}),
+    ...(input.language ? { language: input.language } : {}),
+  };
+  await updatePerson(db, person.id, changes);
+  return toPerson({ ...person, ...changes });
 }
 
 export async function getSession(db: Db, caller: ApiCaller): Promise<Session> {

@@ -24,6 +24,7 @@ import { createPaddock } from '../paddocks/service.ts';
 import { createRule } from '../rules/service.ts';
 import { createTask } from '../tasks/service.ts';
 import { COMMANDS, EVENTS, type LocalDue, type SampleSubject, TASKS } from './activity.ts';
+import { seedBreeding } from './breeding.ts';
 import {
   ANIMALS,
   DEVICES,
@@ -393,6 +394,7 @@ export async function seedSampleFarm(trx: Db, scope: Scope, farmId: string, now:
   await seedPaddocks(run);
   await seedGroups(run);
   await seedAnimals(run);
+  await seedBreeding(trx, scope, farmId, run.seeded.animals, now);
   await seedDevices(run);
   await seedTracks(run);
   await seedCommands(run);

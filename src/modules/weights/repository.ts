@@ -64,6 +64,51 @@ export async function weightsOf(
   return out;
 }
 
+/**
+ * Each animal's latest weight before `before` (a session's previous weights): its latest time per animal
+ * first, then those events, so a herd weighed monthly for years is not read whole for each new session.
+ */
+export async function latestWeightsBefore(
+  db: Db,
+  farmId: string,
+  animalIds: readonly string[],
+  before: number,
+): Promise<Map<string, StoredWeight>> {
+  const out = new Map<string, StoredWeight>();
+  for (let i = 0; i < animalIds.length; i += CHUNK) {
+    const chunk = animalIds.slice(i, i + CHUNK);
+    const latest = await db
+      .selectFrom('farm_events')
+      .select('subject_id')
+      .select((eb) => eb.fn.max('at').as('at'))
+      .where('farm_id', '=', farmId)
+      .where('type', '=', WEIGHT_EVENT)
+      .where('subject_id', 'in', chunk)
+      .where('at', '<', before)
+      .groupBy('subject_id')
+      .execute();
+    const wanted = new Map(latest.map((r) => [r.subject_id, Number(r.at)]));
+    const times = [...new Set(wanted.values())];
+    for (let j = 0; j < times.length; j += CHUNK) {
+      const rows = await db
+        .selectFrom('farm_events')
+        .select(['id', 'subject_id', 'data', 'at'])
+        .where('farm_id', '=', farmId)
+        .where('type', '=', WEIGHT_EVENT)
+        .where('subject_id', 'in', chunk)
+        .where('at', 'in', times.slice(j, j + CHUNK))
+        .orderBy('id')
+        .execute();
+      for (const row of rows) {
+        if (row.subject_id === null || wanted.get(row.subject_id) !== Number(row.at)) continue;
+        const weight = toStoredWeight(row);
+        if (weight) out.set(weight.animal_id, weight);
+      }
+    }
+  }
+  return out;
+}
+
 /** The farm's weights between two times (the check for weights already stored, the brief). */
 export async function farmWeightsBetween(
   db: Db,

@@ -28,6 +28,7 @@ import {
   farmWeightsBetween,
   insertWeighSession,
   insertWeightEvents,
+  latestWeightsBefore,
   type MatchAnimal,
   type StoredWeight,
   sessionBefore,
@@ -35,7 +36,6 @@ import {
   sessionPage,
   toWeighSession,
   type WeighSessionRow,
-  weightsOf,
 } from './repository.ts';
 import type {
   ImportedSession,
@@ -297,13 +297,12 @@ export async function importWeighSession(
       const accepted = plan.accepted;
       const at = accepted.length > 0 ? Math.min(...accepted.map((a) => a.row.at)) : now;
       // Each animal's latest weight before this session: the session's ADG.
-      const history = await weightsOf(
+      const before = await latestWeightsBefore(
         trx,
         farm.id,
         accepted.filter((a) => a.created === null).map((a) => a.animal.id),
+        at,
       );
-      const before = new Map<string, StoredWeight>();
-      for (const w of history) if (w.at < at) before.set(w.animal_id, w);
       const previous = await sessionBefore(trx, farm.id, at);
       const kgs = accepted.map((a) => a.row.kg);
       const spread = spreadOf(kgs);

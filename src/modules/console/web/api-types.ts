@@ -127,6 +127,40 @@ export interface paths {
         patch: operations["updateAnimal"];
         trace?: never;
     };
+    "/v1/animals/{id}/mating-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A female and a proposed sire: their offspring's inbreeding coefficient, with a warning at 6.25 % or more */
+        get: operations["checkMating"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/animals/{id}/pedigree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An animal's ancestors and descendants to n generations, and its inbreeding coefficient */
+        get: operations["getPedigree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/animals/{id}/treatments": {
         parameters: {
             query?: never;
@@ -546,6 +580,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/farms/{farm}/due-dates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calving (lambing, kidding…) calendar: bred and pregnant females by due date, and those overdue */
+        get: operations["listDueDates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/farms/{farm}/events": {
         parameters: {
             query?: never;
@@ -832,7 +883,7 @@ export interface paths {
          *     data: {"id":"msg_…","type":"alert.created","farm_id":"farm_…","created_at":"…","data":{…}}
          *     ```
          *
-         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`, `movement.created`, `weigh_session.imported`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
+         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`, `movement.created`, `weigh_session.imported`, `animal.born`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
          *
          *     Resume: send `Last-Event-ID` (EventSource does on reconnect) or `?last_event_id=`; the stream then sends every event after that one, none lost and none repeated, in the order they were committed. A stream opened without one starts from now, and first sets the client’s last event id to the farm’s newest event (an `id:` line with no data).
          *     When the id is not an event this farm’s stream still holds (older than the outbox retention, FARMSTEAD_WEBHOOK_RETENTION_DAYS, or not of this farm), the stream opens with a `stream.reset` event (`{"object":"stream_reset","last_event_id","message"}`): reload from the API, the stream goes on from now.
@@ -1204,7 +1255,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Choose your units and language (a console session: the signed-in person)
+         * @description How the console, emails, pushes and ntfy messages speak to you: `units` metric or us, `language` en or es. Only how things are shown: the API and storage stay in the catalog’s units. An API key has no person (401).
+         */
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/v1/me/notification-settings": {
@@ -1873,14 +1928,21 @@ export interface components {
          *         "eggs_until": null,
          *         "because": []
          *       },
+         *       "dam_id": null,
+         *       "sire_id": null,
+         *       "sire_name": null,
+         *       "sire_registration": null,
+         *       "breeding": null,
          *       "created_at": "2026-07-25T14:15:09.017Z"
          *     }
          */
         Animal: {
             birth_date: string | null;
             breed: string | null;
+            breeding: components["schemas"]["AnimalBreeding"] | null;
             /** Format: date-time */
             created_at: string;
+            dam_id: string | null;
             eid: string | null;
             eid_format: ("iso11784" | "other") | null;
             farm_id: string;
@@ -1894,11 +1956,21 @@ export interface components {
             notes: string | null;
             paddock_id: string | null;
             sex: string | null;
+            sire_id: string | null;
+            sire_name: string | null;
+            sire_registration: string | null;
             species: string;
             /** @description Known values: active, sold, slaughtered, dead, culled, missing (default active). */
             status: string;
             tag: string | null;
             withdrawal: components["schemas"]["AnimalWithdrawal"];
+        };
+        /** AnimalBreeding */
+        AnimalBreeding: {
+            due_date: string | null;
+            next_heat_expected: string | null;
+            /** @enum {string} */
+            state: "open" | "bred" | "pregnant" | "fresh";
         };
         /** AnimalChanges */
         AnimalChanges: {
@@ -2148,7 +2220,7 @@ export interface components {
                 /** @description Why it is listed: the value, the line or the time. */
                 detail: string;
                 /** @enum {string} */
-                kind: "alert" | "task_overdue" | "task_due_today" | "milk_withheld" | "milk_clear" | "house" | "doors_open" | "device_quiet" | "device_battery" | "paddock_rest" | "batch_expiring" | "medicine_low" | "weight_gain" | "group_not_weighed";
+                kind: "alert" | "task_overdue" | "task_due_today" | "milk_withheld" | "milk_clear" | "house" | "doors_open" | "device_quiet" | "device_battery" | "birth_overdue" | "birth_due" | "pregnancy_check_due" | "heat_expected" | "paddock_rest" | "batch_expiring" | "medicine_low" | "weight_gain" | "group_not_weighed";
                 /** @description 1 is the most important. */
                 rank: number;
                 ref_id: string | null;
@@ -3109,6 +3181,11 @@ export interface components {
             created_at: string;
             email: string;
             id: string;
+            /**
+             * @description en (English) or es (Spanish).
+             * @enum {string}
+             */
+            language: "en" | "es";
             last_sign_in_at: string | null;
             name: string | null;
             /** @enum {string} */
@@ -3118,6 +3195,11 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "crew";
+            /**
+             * @description metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).
+             * @enum {string}
+             */
+            units: "metric" | "us";
         };
         /** Reading */
         Reading: {
@@ -3276,7 +3358,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             disabled_reason: string | null;
-            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported); a restricted key's "*" is stored as the list of those events. */
+            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. */
             events: string[];
             farm_id: string;
             id: string;
@@ -4142,6 +4224,7 @@ export interface operations {
                 "application/json": {
                     birth_date?: string | null;
                     breed?: string | null;
+                    dam_id?: string | null;
                     eid?: string | null;
                     fields?: {
                         [key: string]: unknown;
@@ -4153,6 +4236,9 @@ export interface operations {
                     override_reason?: string;
                     paddock_id?: string | null;
                     sex?: string | null;
+                    sire_id?: string | null;
+                    sire_name?: string | null;
+                    sire_registration?: string | null;
                     /** @description e.g. cattle, sheep, goat, pig, chicken. */
                     species?: string;
                     /** @description Known values: active, sold, slaughtered, dead, culled, missing; other values are kept as given. Default active. */
@@ -4227,6 +4313,186 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkMating: {
+        parameters: {
+            query: {
+                /** @description The proposed sire: an animal of the account. */
+                sire_id: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offspring coefficient (a fraction) and a warning or null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dam_id: string;
+                        /** @description The offspring's coefficient, a fraction. */
+                        offspring_inbreeding: number;
+                        sire_id: string;
+                        warning: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: The animal is not a female, or sire_id is not a possible sire for her; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPedigree: {
+        parameters: {
+            query?: {
+                /** @description Ancestors and descendants this many generations out (default 3). */
+                generations?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pedigree; inbreeding is a fraction (0.25 for 25 %). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Nearest first; an outside sire has no parents. */
+                        ancestors: {
+                            birth_date: string | null;
+                            dam_id: string | null;
+                            /** @description 1: a parent (or a child), 2: a grandparent (grandchild)… */
+                            generation: number;
+                            /** @description The animal, or `outside:<registration or name>` for an outside sire. */
+                            id: string;
+                            /** @description Its own coefficient, a fraction. */
+                            inbreeding: number;
+                            name: string | null;
+                            sex: string | null;
+                            sire_id: string | null;
+                            tag: string | null;
+                        }[];
+                        animal: components["schemas"]["Animal"];
+                        /** @description Children first. */
+                        descendants: {
+                            birth_date: string | null;
+                            dam_id: string | null;
+                            /** @description 1: a parent (or a child), 2: a grandparent (grandchild)… */
+                            generation: number;
+                            /** @description The animal, or `outside:<registration or name>` for an outside sire. */
+                            id: string;
+                            /** @description Its own coefficient, a fraction. */
+                            inbreeding: number;
+                            name: string | null;
+                            sex: string | null;
+                            sire_id: string | null;
+                            tag: string | null;
+                        }[];
+                        /** @description The animal's inbreeding coefficient over its whole recorded pedigree (a fraction: 0.25 for 25 %). */
+                        inbreeding: number;
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7087,6 +7353,7 @@ export interface operations {
                 "application/json": {
                     birth_date?: string | null;
                     breed?: string | null;
+                    dam_id?: string | null;
                     eid?: string | null;
                     fields?: {
                         [key: string]: unknown;
@@ -7096,6 +7363,9 @@ export interface operations {
                     notes?: string | null;
                     paddock_id?: string | null;
                     sex?: string | null;
+                    sire_id?: string | null;
+                    sire_name?: string | null;
+                    sire_registration?: string | null;
                     /** @description e.g. cattle, sheep, goat, pig, chicken. */
                     species: string;
                     /** @description Known values: active, sold, slaughtered, dead, culled, missing; other values are kept as given. Default active. */
@@ -7278,7 +7548,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, eid_format, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, withdrawal, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
+            /** @description The farm's animals: CSV with the columns id, farm_id, species, name, tag, eid, eid_format, sex, breed, birth_date, group_id, paddock_id, status, notes, fields, withdrawal, dam_id, sire_id, sire_name, sire_registration, breeding, created_at (nested objects as JSON text, null as an empty cell), or NDJSON with one object per line. Sent as an attachment, streamed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7709,6 +7979,93 @@ export interface operations {
             };
             /** @description unsupported_media_type: The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDueDates: {
+        parameters: {
+            query?: {
+                /** @description How many days ahead (default 60). */
+                days?: number;
+                /** @description From this day (default today). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                from?: string;
+                /** @description Also those due before `from` and not yet given birth (default true). */
+                overdue?: boolean;
+            };
+            header?: never;
+            path: {
+                farm: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Females due, soonest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Soonest first. */
+                        data: {
+                            animal_id: string;
+                            /** Format: date */
+                            due_date: string;
+                            name: string | null;
+                            overdue: boolean;
+                            service_date: string | null;
+                            species: string;
+                            state: "bred" | "pregnant";
+                            tag: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10410,7 +10767,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
                     events?: string[];
                     /** @description Absolute http(s) URL on a public address (see FARMSTEAD_WEBHOOK_ALLOW_PRIVATE). */
                     url: string;
@@ -12475,6 +12832,95 @@ export interface operations {
             };
             /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description en (English) or es (Spanish).
+                     * @enum {string}
+                     */
+                    language?: "en" | "es";
+                    /**
+                     * @description metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).
+                     * @enum {string}
+                     */
+                    units?: "metric" | "us";
+                };
+            };
+        };
+        responses: {
+            /** @description You, with your units and language. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Person"];
+                };
+            };
+            /** @description invalid_request: The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15149,9 +15595,19 @@ export interface operations {
                 "application/json": {
                     /** @description Required when the link names no email; otherwise, if sent, it must be that email. */
                     email?: string;
+                    /**
+                     * @description en (English) or es (Spanish).
+                     * @enum {string}
+                     */
+                    language?: "en" | "es";
                     name?: string;
                     /** @description At least 10 characters. */
                     password: string;
+                    /**
+                     * @description metric (kg, °C, ha, L, km, mm) or us (lb, °F, acres, US gallons, miles, inches).
+                     * @enum {string}
+                     */
+                    units?: "metric" | "us";
                 };
             };
         };
@@ -15795,7 +16251,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported); a restricted key's "*" is stored as the list of those events. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. */
                     events?: string[];
                     /**
                      * @description enabled turns a disabled webhook back on (for example after a 410).

@@ -261,7 +261,44 @@ export async function sendRaw(
   return { data, replayed };
 }
 
-async function send(
+/**
+ * GETs of the last few seconds (and those still in flight), by URL. Only the field app's refresh asks for
+ * them (`recentRead`): it reads the farm's lists for the phone right after a page loads, and takes the answer
+ * the page has just had instead of asking again. A page's own reads always go to the server (a reload after
+ * a change must see it).
+ */
+const RECENT_READ_MS = 10_000;
+const recentReads = new Map<string, { at: number; answer: Promise<unknown> }>();
+
+/** The answer to a GET of `url` made in the last few seconds or in flight, if any. */
+export function recentRead(url: string): Promise<unknown> | undefined {
+  const read = recentReads.get(url);
+  return read && Date.now() - read.at < RECENT_READ_MS ? read.answer : undefined;
+}
+
+function remember(url: string, answer: Promise<unknown>): void {
+  const now = Date.now();
+  for (const [key, read] of recentReads) if (now - read.at >= RECENT_READ_MS) recentReads.delete(key);
+  recentReads.set(url, { at: now, answer });
+  answer.catch(() => {
+    if (recentReads.get(url)?.answer === answer) recentReads.delete(url);
+  });
+}
+
+function send(
+  method: Method,
+  url: string,
+  body: unknown,
+  contentType?: string,
+  extra: Record<string, string> = {},
+  look?: (response: Response) => void,
+): Promise<unknown> {
+  const answer = sendNow(method, url, body, contentType, extra, look);
+  if (method === 'GET') remember(url, answer);
+  return answer;
+}
+
+async function sendNow(
   method: Method,
   url: string,
   body: unknown,

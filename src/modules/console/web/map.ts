@@ -31,5 +31,5 @@ export function PaddockMap({ geometry, label }: { geometry: unknown; label: stri
       map.remove();
     };
   }, [key]);
-  return html`<div class="paddock-map" ref=${ref} role="img" aria-label=${`Map of ${label}`}></div>`;
+  return html`<div class="paddock-map" ref=${ref} role="region" aria-label=${`Map of ${label}`}></div>`;
 }

@@ -20,9 +20,31 @@ export async function listQueue(): Promise<Change[]> {
   return ((await db.getAll('queue')) as Change[]).sort((a, b) => a.seq - b.seq);
 }
 
-/** A name for an animal people recognise. */
+/** A name for an animal people recognise: "Bella (A12)", its tag, its name, its EID. */
 function animalName(a: Partial<Animal> | undefined): string {
+  if (a?.name && a.tag) return `${a.name} (${a.tag})`;
   return a?.tag ?? a?.name ?? a?.eid ?? a?.species ?? 'an animal';
+}
+
+/** What a logged event says, with its content: "Weighed Bella (A12): 412 kg", "Note on Herd: …". */
+function eventLabel(type: string, subject: string | null, body: Record<string, unknown>): string {
+  const data = (body.data ?? {}) as Record<string, unknown>;
+  const on = subject ? ` ${subject}` : '';
+  const notes = typeof body.notes === 'string' && body.notes ? `: ${body.notes}` : '';
+  switch (type) {
+    case 'weight':
+      return typeof data.kg === 'number' ? `Weighed${on}: ${data.kg} kg` : `Weighed${on}${notes}`;
+    case 'treatment': {
+      const what = [data.product ?? data.drug ?? data.name, data.dose].filter(Boolean).join(', ');
+      return `Treated${on}${what ? `: ${String(what)}` : notes}`;
+    }
+    case 'note':
+      return `Note on${on || ' the farm'}${notes}`;
+    case 'birth':
+      return `Birth${subject ? ` to${on}` : ''}${notes}`;
+    default:
+      return `${type.replace(/[._]/g, ' ').replace(/^./, (c) => c.toUpperCase())}${subject ? ` for${on}` : ''}${notes}`;
+  }
 }
 
 async function labelOf(db: Local, call: QueuedCall): Promise<string> {
@@ -41,11 +63,11 @@ async function labelOf(db: Local, call: QueuedCall): Promise<string> {
       const subject = body.subject_type && body.subject_id ? String(body.subject_type) : null;
       const about =
         subject === 'animal' || subject === 'group' || subject === 'paddock'
-          ? ` on ${await recordName(subject, String(body.subject_id))}`
+          ? await recordName(subject, String(body.subject_id))
           : subject
-            ? ` on ${subject} ${String(body.subject_id)}`
-            : '';
-      return `Logged ${String(body.type)}${about}`;
+            ? `a ${subject}`
+            : null;
+      return eventLabel(String(body.type), about, body);
     }
     case '/v1/farms/{farm}/animals':
       return `New animal: ${animalName(body as Partial<Animal>)}`;

@@ -73,3 +73,11 @@ addEventListener('click', (event) => {
   }
   navigate(target.href);
 });
+
+/** The sign-in page, returning afterwards to the page asked for (not when that is the brief or sign-in). */
+export function signInUrl(): string {
+  const next = location.pathname + location.search;
+  return next === '/' || next.startsWith('/sign-in')
+    ? '/sign-in'
+    : `/sign-in?next=${encodeURIComponent(next)}`;
+}

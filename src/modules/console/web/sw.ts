@@ -72,6 +72,8 @@ interface Pushed {
   url: string;
   ack_token: string | null;
   ack_url: string;
+  /** The buttons' words in the person's language (absent from a server before issue 45: English). */
+  labels?: { acknowledge: string; open: string };
 }
 
 const worker = self as unknown as WorkerScope;
@@ -249,12 +251,13 @@ function storeIn(db: IDBDatabase): QueueStore {
 /** The notification a push shows: title, body, the actions, and the payload kept for the click. */
 function notificationOf(pushed: Pushed): { title: string; options: Record<string, unknown> } {
   const urgent = pushed.kind === 'alert' && pushed.severity === 'urgent';
+  const labels = pushed.labels ?? { acknowledge: 'Acknowledge', open: 'Open' };
   const actions = pushed.ack_token
     ? [
-        { action: 'acknowledge', title: 'Acknowledge' },
-        { action: 'open', title: 'Open' },
+        { action: 'acknowledge', title: labels.acknowledge },
+        { action: 'open', title: labels.open },
       ]
-    : [{ action: 'open', title: 'Open' }];
+    : [{ action: 'open', title: labels.open }];
   return {
     title: pushed.title,
     options: {

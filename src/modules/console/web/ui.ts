@@ -3,6 +3,7 @@
  * working and what happened, a polite announcement line for screen readers, and time and number formats.
  */
 import type { Problem } from './api.ts';
+import { qty, reader, t } from './i18n.ts';
 import { html, useCallback, useEffect, useState } from './lib.ts';
 
 /** An error message next to its control (announced to screen readers); nothing when there is no error. */
@@ -109,37 +110,59 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { ...state, reload: () => setTick((n) => n + 1) };
 }
 
-const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const relatives = new Map<string, Intl.RelativeTimeFormat>();
 
-/** "5 minutes ago", "in 2 hours". */
-export function ago(iso: string | null | undefined, now = Date.now()): string {
-  if (!iso) return 'never';
-  const seconds = Math.round((Date.parse(iso) - now) / 1000);
-  const abs = Math.abs(seconds);
-  if (abs < 45) return 'just now';
-  if (abs < 3600) return RELATIVE.format(Math.round(seconds / 60), 'minute');
-  if (abs < 86400) return RELATIVE.format(Math.round(seconds / 3600), 'hour');
-  return RELATIVE.format(Math.round(seconds / 86400), 'day');
+/** Relative times in the reader's locale (English when Intl refuses it). */
+function relative(): Intl.RelativeTimeFormat {
+  let made = relatives.get(reader.locale);
+  if (!made) {
+    try {
+      made = new Intl.RelativeTimeFormat(reader.locale, { numeric: 'auto' });
+    } catch {
+      made = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+    }
+    relatives.set(reader.locale, made);
+  }
+  return made;
 }
 
-/** A time in the farm's time zone, e.g. "Nov 22, 14:45". */
+/** "5 minutes ago", "in 2 hours" (in the reader's language). */
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return t('time.never');
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 45) return t('time.just_now');
+  if (abs < 3600) return relative().format(Math.round(seconds / 60), 'minute');
+  if (abs < 86400) return relative().format(Math.round(seconds / 3600), 'hour');
+  return relative().format(Math.round(seconds / 86400), 'day');
+}
+
+/** A time in the farm's time zone in the reader's locale, e.g. "Nov 22, 14:45", "22 nov, 14:45". */
 export function farmTime(iso: string | null | undefined, timezone: string | null | undefined): string {
   if (!iso) return '—';
-  return new Intl.DateTimeFormat('en', {
+  const options: Intl.DateTimeFormatOptions = {
     timeZone: timezone || undefined,
     month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-  }).format(new Date(iso));
+  };
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat(reader.locale, options);
+  } catch {
+    format = new Intl.DateTimeFormat('en', options);
+  }
+  return format.format(new Date(iso));
 }
 
-/** A number for people: at most one decimal, with its unit; a dash when unknown. */
+/**
+ * A number for people, with its unit: a catalog quantity in the reader's units and locale (web/i18n.ts:
+ * "412 kg" or "908 lb"), at most one decimal unless the unit says otherwise; a dash when unknown.
+ */
 export function amount(value: number | null | undefined, unit = ''): string {
-  if (value === null || value === undefined) return '—';
-  const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
-  return unit ? `${text}${unit === '%' || unit === '°C' || unit === '°' ? '' : ' '}${unit}` : text;
+  return qty(value, unit);
 }
 
 /**

@@ -7,7 +7,7 @@ import { MAX_PAGE_SIZE, parsePage } from '../../../db/pagination.ts';
 import { TASK_STATUS } from '../../../domain/tasks.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { DAY_MS, parseIso } from '../../../lib/time.ts';
-import { AnimalListQuery, AnimalSchema, CreateAnimalBody } from '../../animals/schemas.ts';
+import { AnimalListQuery, AnimalSchema, CreateAnimalBody, LINEAGE_MEMBERS } from '../../animals/schemas.ts';
 import {
   animalFilterValues,
   createAnimal,
@@ -15,6 +15,7 @@ import {
   getAnimalHistory,
   listAnimals,
 } from '../../animals/service.ts';
+import { withBreeding } from '../../breeding/service.ts';
 import { DeviceSchema } from '../../devices/schemas.ts';
 import { listDevices } from '../../devices/service.ts';
 import { CreateEventBody, EventSchema } from '../../events/schemas.ts';
@@ -37,7 +38,7 @@ export const findAnimalsTool = defineTool({
   name: 'find_animals',
   title: 'Find animals',
   description:
-    "Finds a farm's animals: q searches name, tag, EID and breed; species, breed and status match any case; eid any reader's form. If nothing matches, note lists the farm's values. get_animal: one animal's history.",
+    "Finds a farm's animals: q searches name, tag, EID, breed; species, breed, status match any case; eid in any reader's form. No match: note lists the farm's values.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,
@@ -94,7 +95,7 @@ export const getAnimalTool = defineTool({
   name: 'get_animal',
   title: 'Get animal',
   description:
-    'One animal with its recent history (treatments, weights, moves…), its withdrawal (when meat, milk and eggs are clear, and why) and trackers; get_readings with a tracker id gives body temperature or activity.',
+    'One animal: recent history (treatments, weights, moves…), withdrawal (when meat, milk, eggs are clear and why), breeding and parents, trackers (get_readings: body temperature, activity).',
   input: Type.Object(
     {
       animal_id: Type.String({ minLength: 1, description: 'The animal (an id from find_animals).' }),
@@ -124,13 +125,27 @@ export const getAnimalTool = defineTool({
   },
 });
 
+function withoutLineage<T extends Record<string, unknown>>(
+  properties: T,
+): Omit<T, 'dam_id' | 'sire_id' | 'sire_name' | 'sire_registration'> {
+  return Object.fromEntries(Object.entries(properties).filter(([k]) => !LINEAGE_MEMBERS.includes(k))) as Omit<
+    T,
+    'dam_id' | 'sire_id' | 'sire_name' | 'sire_registration'
+  >;
+}
+
 export const addAnimalTool = defineTool({
   name: 'add_animal',
   title: 'Add animal',
   description:
     'Adds an animal to a farm (species required). Each call adds one: retry with the same idempotency_key, never blindly.',
-  input: Type.Object({ farm_id: FarmIdArg, ...CreateAnimalBody.properties }, { additionalProperties: false }),
-  output: AnimalSchema,
+  // Without dam and sire: within tools/list's budget; a birth logged with offspring links them (log_event).
+  input: Type.Object(
+    { farm_id: FarmIdArg, ...withoutLineage(CreateAnimalBody.properties) },
+    { additionalProperties: false },
+  ),
+  // The new animal has no parents or breeding records yet: those members are left out of the budgeted schema.
+  output: Type.Omit(AnimalSchema, ['dam_id', 'sire_id', 'sire_name', 'sire_registration', 'breeding']),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(ctx, args) {
     const { farm_id, ...input } = args;
@@ -154,7 +169,7 @@ export const logEventTool = defineTool({
   async run(ctx, args) {
     const { farm_id, ...input } = args;
     const farm = await resolveFarm(ctx, farm_id);
-    return createEvent(ctx.db, ctx.scope, farm.id, input, Date.now(), herdBookEventHook);
+    return createEvent(ctx.db, ctx.scope, farm.id, input, Date.now(), withBreeding(herdBookEventHook));
   },
 });
 

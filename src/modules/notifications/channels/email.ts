@@ -5,7 +5,7 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import { personById } from '../audience.ts';
-import { ackPageUrl, emailText } from '../content.ts';
+import { ackPageUrl, emailText, say } from '../content.ts';
 import { type ChannelAdapter, isUrgentAlert } from './types.ts';
 
 export interface EmailResult {
@@ -85,18 +85,21 @@ export const emailChannel: ChannelAdapter<EmailMessage> = {
   reachable: async (_db, personIds) => new Set(personIds),
   unreachable: 'Your account has no email address.',
 
-  render: ({ row, farmName, ackToken, publicUrl }) => ({
+  render: ({ row, farmName, ackToken, publicUrl, reader }) => ({
     subject: row.title,
     text:
       row.kind === 'brief'
-        ? `${row.body}\n\nOpen the brief: ${row.url}\n`
-        : emailText({
-            title: row.title,
-            body: row.body,
-            url: row.url,
-            ackUrl: ackToken ? ackPageUrl(publicUrl, ackToken) : null,
-            farmName: farmName ?? 'Farmstead',
-          }),
+        ? `${row.body}\n\n${say(reader, 'email_open_brief', { url: row.url })}\n`
+        : emailText(
+            {
+              title: row.title,
+              body: row.body,
+              url: row.url,
+              ackUrl: ackToken ? ackPageUrl(publicUrl, ackToken) : null,
+              farmName: farmName ?? 'Farmstead',
+            },
+            reader,
+          ),
     urgent: isUrgentAlert(row),
   }),
 

@@ -19,6 +19,7 @@ import { invalid } from '../../../domain/errors.ts';
 import type { RoleName } from '../../../domain/permissions.ts';
 import { parseJson } from '../../../lib/json.ts';
 import { OutboundError, type OutboundResponse, sendOutbound } from '../../../lib/outbound.ts';
+import { say } from '../content.ts';
 import { type NotificationRow, peopleWithTarget, targetOf } from '../repository.ts';
 import {
   ackEndpoint,
@@ -111,14 +112,14 @@ const TAGS: Record<string, string> = {
 };
 
 /** The notice as ntfy carries it. Pure. */
-export function renderNtfy({ row, ackToken, publicUrl }: Notice): NtfyMessage {
+export function renderNtfy({ row, ackToken, publicUrl, reader }: Notice): NtfyMessage {
   const priority = isUrgentAlert(row) ? 5 : row.kind === 'alert' && row.severity === 'watch' ? 4 : 3;
   const tag = row.kind === 'alert' ? TAGS[row.severity ?? 'info'] : TAGS[row.kind];
   const actions: NtfyAction[] = [];
   if (ackToken) {
     actions.push({
       action: 'http',
-      label: 'Acknowledge',
+      label: say(reader, 'action_acknowledge'),
       url: ackEndpoint(publicUrl),
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -126,7 +127,7 @@ export function renderNtfy({ row, ackToken, publicUrl }: Notice): NtfyMessage {
       clear: true,
     });
   }
-  actions.push({ action: 'view', label: 'Open', url: row.url });
+  actions.push({ action: 'view', label: say(reader, 'action_open'), url: row.url });
   return { title: row.title, message: row.body, priority, tags: tag ? [tag] : [], click: row.url, actions };
 }
 

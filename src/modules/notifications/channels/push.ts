@@ -4,6 +4,7 @@
  * that browser unsubscribed, and it is removed (final when none is left); anything else is retried.
  */
 import { toIso } from '../../../lib/time.ts';
+import { say } from '../content.ts';
 import {
   deleteSubscriptionById,
   type NotificationRow,
@@ -31,6 +32,8 @@ export interface PushPayload {
   url: string;
   ack_token: string | null;
   ack_url: string;
+  /** The notification's buttons, in the person's language. */
+  labels: { acknowledge: string; open: string };
 }
 
 export const pushChannel: ChannelAdapter<PushPayload> = {
@@ -39,7 +42,7 @@ export const pushChannel: ChannelAdapter<PushPayload> = {
   reachable: peopleWithSubscriptions,
   unreachable: 'No browser of yours allows notifications yet: allow them on your Account page first.',
 
-  render: ({ row, farmName, ackToken, publicUrl }) => ({
+  render: ({ row, farmName, ackToken, publicUrl, reader }) => ({
     id: row.id,
     kind: row.kind,
     title: row.title,
@@ -51,6 +54,7 @@ export const pushChannel: ChannelAdapter<PushPayload> = {
     url: row.url,
     ack_token: ackToken,
     ack_url: ackEndpoint(publicUrl),
+    labels: { acknowledge: say(reader, 'action_acknowledge'), open: say(reader, 'action_open') },
   }),
 
   async send(db, row, payload, config, now) {

@@ -9,6 +9,7 @@ import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db/schema.ts';
 import type { AlertSeverity } from '../../../db/tables/alerts.ts';
 import type { RoleName } from '../../../domain/permissions.ts';
+import type { Reader } from '../content.ts';
 import type { NotificationRow } from '../repository.ts';
 
 /** The settings delivery reads (the channels' deadlines are the webhooks': a receiver is a receiver). */
@@ -54,6 +55,8 @@ export interface Notice {
   /** A fresh single-use acknowledge token for an open alert's notice; null for other kinds. */
   ackToken: string | null;
   publicUrl: string;
+  /** The person's language and units: the words a channel adds (links, buttons) are in them. */
+  reader: Reader;
 }
 
 /** The set-up a person gives a channel, the same for every farm (ntfy: the topic's URL and a token). */

@@ -9,6 +9,7 @@ import { api } from '../api.ts';
 import { Field, fieldError, Submit, useForm } from '../form.ts';
 import { html } from '../lib.ts';
 import { Notifications } from '../notifications.ts';
+import { ReadingForm } from '../reading-form.ts';
 import { signedIn, useStore } from '../store.ts';
 import { ActionButton, ago, Loading, useLoad } from '../ui.ts';
 
@@ -72,5 +73,6 @@ export function Page() {
       <${Submit} form=${form} label="Change password" names=${NAMES} />
     </form>
   </section>
+  <${ReadingForm} />
   <${Notifications} />`;
 }

@@ -21,6 +21,21 @@ const TABS: { status: Status; label: string }[] = [
   { status: 'all', label: 'All' },
 ];
 
+/** What the link to an alert's subject says: the kind of thing it is (a water sensor is not a house). */
+function subjectWords(alert: Schema<'Alert'>, house: boolean): string {
+  if (house) return 'Open the house';
+  switch (alert.subject_type) {
+    case 'animal':
+      return 'Open the animal';
+    case 'group':
+      return 'Open the group';
+    case 'paddock':
+      return 'Open the paddock';
+    default:
+      return 'Open the device';
+  }
+}
+
 function AlertCard({
   alert,
   farm,
@@ -32,7 +47,8 @@ function AlertCard({
   fresh: boolean;
   onChanged(): void;
 }) {
-  const href = subjectLink(alert.subject_type, alert.subject_id, { house: alert.rule.startsWith('house.') });
+  const house = alert.rule.startsWith('house.');
+  const href = subjectLink(alert.subject_type, alert.subject_id, { house });
   const writable = can('alerts', 'write');
   const act = (verb: 'acknowledge' | 'resolve', done: string) => async () => {
     await api('POST', `/v1/alerts/{id}/${verb}`, { path: { id: alert.id } });
@@ -48,7 +64,7 @@ function AlertCard({
     <p class="reason">${alert.reason}</p>
     <p class="muted small">
       Raised ${farmTime(alert.created_at, farm.timezone)} (${ago(alert.created_at)}) · rule <code>${alert.rule}</code>
-      ${href && html` · <a href=${href}>Go to ${alert.subject_type === 'animal' ? 'the animal' : 'the house'}</a>`}
+      ${href && html` · <a href=${href}>${subjectWords(alert, house)}</a>`}
       ${alert.acknowledged_at && html` · acknowledged ${ago(alert.acknowledged_at)}`}
       ${alert.resolved_at && html` · resolved ${ago(alert.resolved_at)}`}
     </p>

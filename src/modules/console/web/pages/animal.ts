@@ -10,6 +10,7 @@ import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
 import { OverrideField, WithdrawalBanner } from '../herd-book.ts';
+import { entered, shown, unitLabel } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import {
   ANIMAL_FIELD_NAMES,
@@ -77,7 +78,8 @@ function LogFields({ kind, places, error }: { kind: string; places: Places; erro
   const p = { error, idPrefix: 'log' };
   switch (kind) {
     case 'weight':
-      return html`<${Field} name="data.kg" label="Weight (kg)" type="number" step="any" min="0" required ...${p} />`;
+      // Typed in the person's units (lb or kg), stored in kg.
+      return html`<${Field} name="data.kg" label=${`Weight (${unitLabel('kg')})`} type="number" step="any" min="0" required ...${p} />`;
     case 'birth':
       return html`<${Field} name="data.count" label="Born (head)" type="number" min="1" value="1" ...${p} />`;
     case 'move':
@@ -114,7 +116,8 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
       for (const [name] of data) {
         if (name.startsWith('data.')) {
           const key = name.slice(5);
-          const value = ['kg', 'count', 'price'].includes(key) ? number(data, name) : text(data, name);
+          const typed = ['kg', 'count', 'price'].includes(key) ? number(data, name) : text(data, name);
+          const value = key === 'kg' && typeof typed === 'number' ? entered(typed, 'kg') : typed;
           if (value !== null && value !== undefined) logged[key] = value;
         }
       }
@@ -277,7 +280,7 @@ export function Page({ farm, params }: PageProps) {
     ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>Give a treatment</a></p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
     <h2 id="weight-title">Weight</h2>
-    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: 'kg', points: weights }]} label="Weight (kg)" />` : html`<p class="muted">No weights logged yet.</p>`}
+    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${`Weight (${unitLabel('kg')})`} />` : html`<p class="muted">No weights logged yet.</p>`}
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>History</h2>
     ${

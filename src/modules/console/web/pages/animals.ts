@@ -147,7 +147,7 @@ export function Page({ farm }: PageProps) {
     ${
       !animals.data
         ? html`<${Loading} error=${animals.error} retry=${animals.reload} />`
-        : html`<div class="table-wrap"><table class="records animal-list">
+        : html`<div class="table-wrap"><table class="records as-cards">
           <caption class="visually-hidden">Animals${filters.q ? ` matching “${filters.q}”` : ''}</caption>
           <thead><tr>${treats && html`<th scope="col"><span class="visually-hidden">Choose</span></th>`}<th scope="col">Tag</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="wide">Breed</th>
             <th scope="col">Group / paddock</th><th scope="col">Status</th></tr></thead>
@@ -160,10 +160,10 @@ export function Page({ farm }: PageProps) {
                     onChange=${(e: Event) => choose(a.id, checkedOf(e))} />
                     <span class="visually-hidden">Choose ${a.tag ?? a.name ?? a.id}</span></label></td>`
                 }
-                <td class="tag"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
-                <td class="name">${a.name ?? ''}</td><td class="species">${a.species}</td><td class="wide">${a.breed ?? ''}</td>
-                <td class="place">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
-                <td class="state"><span class=${`status ${a.status}`}>${a.status}</span>
+                <td class="card-title"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
+                <td class="card-title">${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
+                <td class="card-span">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
+                <td><span class=${`status ${a.status}`}>${a.status}</span>
                   <${WithdrawalChips} withdrawal=${a.withdrawal} timezone=${farm.timezone} /></td>
               </tr>`,
             )}

@@ -2,8 +2,10 @@
  * The brief (home): the farm's morning brief as a person reads it — the headline, then the ranked items,
  * each with what to do and a link to its alert, task, house or device. Refreshed live as events arrive.
  */
+
 import { WEBHOOK_EVENTS } from '../../../../domain/webhook-events.ts';
 import { api, type Schema } from '../api.ts';
+import { inReaderUnits } from '../i18n.ts';
 import { html, useMemo } from '../lib.ts';
 import { briefItemLink } from '../links.ts';
 import { can } from '../store.ts';
@@ -13,9 +15,11 @@ import type { PageProps } from './page.ts';
 
 type Item = Schema<'Brief'>['items'][number];
 
-/** What a person does about each kind of item (the brief says what and why; this is the next step). */
+/**
+ * What a person does about each kind of item (the brief says what and why; this is the next step). An
+ * alert's step is said by its subject (below): the same sentence under every alert said nothing.
+ */
 const NEXT_STEP: Partial<Record<Item['kind'], string>> = {
-  alert: 'Check it, then acknowledge or resolve it.',
   task_overdue: 'Do it now, or move its due date.',
   task_due_today: 'Due today.',
   house: 'Check the house.',
@@ -25,15 +29,36 @@ const NEXT_STEP: Partial<Record<Item['kind'], string>> = {
   paddock_rest: 'Rested: ready to graze.',
 };
 
+/** An alert's next step, by what it is about; the alert's own page acknowledges and resolves it. */
+function alertStep(item: Item, houseIds: Set<string>): string {
+  const urgent = item.severity === 'urgent';
+  if (item.subject_id !== null && houseIds.has(item.subject_id)) {
+    return urgent ? 'Go to the house now.' : 'Look at the house on your next round.';
+  }
+  switch (item.subject_type) {
+    case 'animal':
+      return urgent ? 'See to the animal now.' : 'Look at the animal today.';
+    case 'group':
+      return 'Check the group and its water and feed.';
+    case 'paddock':
+      return 'Check the paddock.';
+    default:
+      return urgent ? 'Check the device now.' : 'Check the device where it is.';
+  }
+}
+
 function Item({ item, houseIds, timezone }: { item: Item; houseIds: Set<string>; timezone: string }) {
   const href = briefItemLink(item, houseIds);
-  const title = href ? html`<a href=${href}>${item.title}</a>` : item.title;
+  const step = item.kind === 'alert' ? alertStep(item, houseIds) : (NEXT_STEP[item.kind] ?? '');
+  // The server writes the brief in the catalog's units: each quantity in the reader's (web/i18n.ts).
+  const words = inReaderUnits(item.title);
+  const title = href ? html`<a href=${href}>${words}</a>` : words;
   return html`<li class=${`item ${item.severity}`}>
     <span class=${`badge ${item.severity}`}>${item.severity}</span>
     <div class="item-body">
       <p class="item-title">${title}</p>
-      <p class="item-detail">${item.detail}</p>
-      <p class="item-next">${NEXT_STEP[item.kind] ?? ''}
+      <p class="item-detail">${inReaderUnits(item.detail)}</p>
+      <p class="item-next">${step}
         ${item.at && html`<span class="muted"> · since ${farmTime(item.at, timezone)}</span>`}</p>
     </div>
   </li>`;
@@ -46,7 +71,7 @@ export function Page({ farm }: PageProps) {
   if (!brief.data) return html`<${Loading} error=${brief.error} retry=${brief.reload} />`;
   const b = brief.data;
   return html`<section class="brief">
-    <h1 class="headline">${b.headline}</h1>
+    <h1 class="headline">${inReaderUnits(b.headline)}</h1>
     <p class="muted small">${b.farm_name} · ${b.local_date} · updated ${ago(b.generated_at)}</p>
     ${
       b.items.length === 0
@@ -55,7 +80,7 @@ export function Page({ farm }: PageProps) {
           ${b.items.map((item) => html`<${Item} key=${`${item.kind}-${item.ref_id ?? item.subject_id}-${item.rank}`} item=${item} houseIds=${houseIds} timezone=${b.timezone} />`)}
         </ol>`
     }
-    <details class="brief-text"><summary>The brief as text</summary><p>${b.text}</p></details>
+    <details class="brief-text"><summary>The brief as text</summary><p>${inReaderUnits(b.text)}</p></details>
     ${
       farm.sample &&
       can('farms', 'write') &&

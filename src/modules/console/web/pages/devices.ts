@@ -128,15 +128,15 @@ export function Page({ farm }: PageProps) {
     ${
       !devices.data
         ? html`<${Loading} error=${devices.error} retry=${devices.reload} />`
-        : html`<div class="table-wrap"><table class="records">
+        : html`<div class="table-wrap"><table class="records as-cards">
           <caption class="visually-hidden">Devices</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col" class="num">Battery</th>
             <th scope="col">Last report</th><th scope="col" class="wide">Key</th></tr></thead>
           <tbody>${devices.data.data.map(
             (d) => html`<tr key=${d.id} id=${d.id} class=${quiet.has(d.id) ? 'quiet' : ''}>
-              <td><a href=${`/devices/${d.id}`}>${d.name}</a></td><td>${d.type}</td>
-              <td class="num">${amount(d.battery, '%')}</td>
-              <td>${quiet.has(d.id) ? html`<strong>Quiet</strong> · ` : ''}${ago(d.last_seen_at)}</td>
+              <td class="card-title"><a href=${`/devices/${d.id}`}>${d.name}</a></td><td>${d.type}</td>
+              <td class="num" data-label="Battery">${amount(d.battery, '%')}</td>
+              <td class="card-span" data-label="Last report">${quiet.has(d.id) ? html`<strong>Quiet</strong> · ` : ''}${ago(d.last_seen_at)}</td>
               <td class="wide"><code>${d.key_prefix}…</code></td>
             </tr>`,
           )}</tbody>

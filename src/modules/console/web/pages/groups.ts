@@ -83,17 +83,17 @@ export function Page({ farm }: PageProps) {
     <h1>Groups</h1>
     ${write && !adding && html`<button type="button" class="button primary" onClick=${() => setAdding(true)}>Add a group</button>`}
     ${adding && html`<${GroupForm} farm=${farm} paddocks=${paddocks} onSaved=${data.reload} onClose=${() => setAdding(false)} />`}
-    <div class="table-wrap"><table class="records">
+    <div class="table-wrap"><table class="records as-cards">
       <caption class="visually-hidden">Groups</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="num">Head</th>
         <th scope="col">Age</th><th scope="col">Paddock</th>${write && html`<th scope="col"><span class="visually-hidden">Edit</span></th>`}</tr></thead>
       <tbody>${groups.map(
         (g) => html`<tr key=${g.id} id=${g.id}>
-          <td><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span>
+          <td class="card-title"><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span>
             ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`} aria-label=${`Give ${g.name} a treatment`}>Give a treatment</a>`}</td>
-          <td>${g.species}</td><td class="num">${g.head_count ?? '—'}</td>
+          <td>${g.species}</td><td class="num" data-label="Head">${g.head_count ?? '—'}</td>
           <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${g.hatch_date.slice(0, 10)}</span>`}</td>
-          <td>${names.get(g.paddock_id) ?? '—'}</td>
+          <td data-label="Paddock">${names.get(g.paddock_id) ?? '—'}</td>
           ${write && html`<td><button type="button" class="button link" onClick=${() => setEditing(g)}>Edit</button></td>`}
         </tr>`,
       )}</tbody></table></div>

@@ -130,7 +130,7 @@ function HouseCard({
     <${Doors} doors=${state.doors ?? {}} />
     ${summary?.doors?.after_dusk && summary.doors.open > 0 && html`<p class="attention">Doors open after dusk.</p>`}
     <dl class="facts">
-      <div><dt>Move</dt><dd>${move.status ?? '—'}${move.status === 'stepping' ? `, ${amount(move.meters_per_day)} m/day` : ''}${
+      <div><dt>Move</dt><dd>${move.status ?? '—'}${move.status === 'stepping' ? `, ${amount(move.meters_per_day, 'm/day')}` : ''}${
         move.heading_deg !== null && move.heading_deg !== undefined ? `, heading ${move.heading_deg}°` : ''
       }</dd></div>
       <div><dt>Paddock</dt><dd>${house.paddock_id ? html`<a href=${`/paddocks#${house.paddock_id}`}>${paddock ?? 'open'}</a>` : '—'}</dd></div>

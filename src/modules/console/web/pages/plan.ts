@@ -8,7 +8,7 @@ import type { Schema } from '../api.ts';
 import { api } from '../api.ts';
 import { Occupants, occupiedNow } from '../grazing.ts';
 import { html } from '../lib.ts';
-import { loadAll, loadPaddocks, type Places, usePlaces } from '../records.ts';
+import { loadAll, type Places, usePlaces } from '../records.ts';
 import { farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
@@ -130,17 +130,15 @@ function PaddockLine({
 
 export function Page({ farm }: PageProps) {
   const places = usePlaces(farm.id);
+  // The paddocks come with the places (one read of them per load).
   const plan = useLoad(async () => {
-    const [paddocks, tasks] = await Promise.all([
-      loadPaddocks(farm.id),
-      loadAll((before) =>
-        api('GET', '/v1/farms/{farm}/tasks', {
-          path: { farm: farm.id },
-          query: { status: 'open', limit: 100, before },
-        }),
-      ),
-    ]);
-    return { paddocks, moves: tasks.filter((t) => t.paddock_id !== null) };
+    const tasks = await loadAll((before) =>
+      api('GET', '/v1/farms/{farm}/tasks', {
+        path: { farm: farm.id },
+        query: { status: 'open', limit: 100, before },
+      }),
+    );
+    return { moves: tasks.filter((t) => t.paddock_id !== null) };
   }, [farm.id]);
   if (!plan.data || !places.data) {
     return html`<${Loading} error=${plan.error ?? places.error} retry=${() => {
@@ -149,7 +147,8 @@ export function Page({ farm }: PageProps) {
     }} />`;
   }
   const now = Date.now();
-  const { paddocks, moves } = plan.data;
+  const { moves } = plan.data;
+  const { paddocks } = places.data;
   // Planned moves first by paddock, then the rested longest past their target, then the rest.
   const order = (p: Paddock) => (moves.some((m) => m.paddock_id === p.id) ? 0 : occupiedNow(p) ? 2 : 1);
   const sorted = [...paddocks].sort(

@@ -1,17 +1,18 @@
 /**
- * Settings (owners; the navigation hides the page from crew and the API refuses them anyway): the farm's
- * facts, its alert thresholds as a table (defaults beside overrides, the API's error on the cell it names),
- * the water, silence and intake rules (rule-settings.js), the escalation chain (escalation-form.ts),
- * webhooks with their delivery log, API keys, and the account's usage as a chart. People have their own page.
+ * Settings (owners; the navigation hides the page from crew and the API refuses them anyway), in sections
+ * each at its own address: the farm's facts and adding a farm (/settings), its alert thresholds as a table
+ * (defaults beside overrides, the API's error on the cell it names) with the water, silence and intake rules
+ * (rule-settings.ts) (/settings/rules), the escalation chain (/settings/escalation), webhooks with their
+ * delivery log (/settings/webhooks), API keys (/settings/keys), and the account's usage as a chart
+ * (/settings/usage, settings-usage.ts, loaded when opened). People have their own page.
  */
-import { api, type Reply, type Schema } from '../api.ts';
-import { TimeChart } from '../chart.ts';
+import { api, type Problem, type Reply, type Schema } from '../api.ts';
 import { EscalationChain } from '../escalation-form.ts';
 import { NewFarm, TimeZones } from '../farm-form.ts';
 import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
-import { html, inputValue, useMemo, useState } from '../lib.ts';
+import { html, inputValue, useEffect, useState } from '../lib.ts';
 import { type Catalog, type Farm, catalog as loadedCatalog, state, update, useStore } from '../store.ts';
-import { ActionButton, ago, ErrorText, farmTime, Loading, useLoad } from '../ui.ts';
+import { ActionButton, ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 import { BuiltInRules, type RuleSettings, saveRules } from './rule-settings.ts';
 
@@ -301,36 +302,64 @@ function Keys() {
   </section>`;
 }
 
+/** The usage chart's module (uPlot): loaded when the Usage section is opened, so the others stay light. */
 function Usage() {
-  const usage = useLoad(() => api('GET', '/v1/usage'), []);
-  const series = useMemo(() => {
-    const days = usage.data?.days ?? [];
-    return (['api', 'ingest', 'mcp'] as const).map((s) => ({
-      label: s,
-      points: days.map((d) => ({ at: `${d.day}T00:00:00.000Z`, value: d[s] })),
-    }));
-  }, [usage.data]);
-  if (!usage.data) return html`<${Loading} error=${usage.error} retry=${usage.reload} />`;
-  const t = usage.data.totals;
-  return html`<section class="panel" aria-labelledby="usage-title">
-    <h2 id="usage-title">Usage</h2>
-    <p>Last 90 days: ${t.total} calls — API ${t.api}, device reports ${t.ingest}, MCP ${t.mcp}.</p>
-    <${TimeChart} series=${series} label="Calls by day" height=${200} />
-  </section>`;
+  const [chart, setChart] = useState<typeof import('../settings-usage.ts') | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
+  useEffect(() => {
+    import('../settings-usage.ts').then(setChart, (err: unknown) => setError(problemOf(err)));
+  }, []);
+  if (!chart) return html`<${Loading} error=${error} />`;
+  return html`<${chart.Usage} />`;
 }
 
-export function Page({ farm }: PageProps) {
+/** Settings in sections, each at its own address (/settings/<section>); /settings is the farm's. */
+const SECTIONS = [
+  { id: 'farm', title: 'Farm' },
+  { id: 'rules', title: 'Thresholds and rules' },
+  { id: 'escalation', title: 'Escalation' },
+  { id: 'webhooks', title: 'Webhooks' },
+  { id: 'keys', title: 'API keys' },
+  { id: 'usage', title: 'Usage' },
+] as const;
+
+type SectionId = (typeof SECTIONS)[number]['id'];
+
+function SectionNav({ current }: { current: SectionId | null }) {
+  const link = (href: string, title: string, here: boolean) =>
+    html`<li><a href=${href} aria-current=${here ? 'page' : undefined}>${title}</a></li>`;
+  return html`<nav class="sections" aria-label="Settings sections"><ul>
+    ${SECTIONS.map((s) => link(s.id === 'farm' ? '/settings' : `/settings/${s.id}`, s.title, s.id === current))}
+    ${link('/people', 'People', false)}
+    ${link('/settings/integrations', 'Integrations', false)}
+  </ul></nav>`;
+}
+
+function Section({ farm, section }: { farm: Farm; section: SectionId }) {
+  switch (section) {
+    case 'farm':
+      return html`<${FarmFacts} key=${farm.id} farm=${farm} /><${NewFarm} />`;
+    case 'rules':
+      return html`<${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
+        <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />`;
+    case 'escalation':
+      return html`<${EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />`;
+    case 'webhooks':
+      return html`<${Webhooks} farm=${farm} />`;
+    case 'keys':
+      return html`<${Keys} />`;
+    case 'usage':
+      return html`<${Usage} />`;
+  }
+}
+
+export function Page({ farm, params }: PageProps) {
+  const asked = params.section ?? 'farm';
+  const section = SECTIONS.find((s) => s.id === asked);
   return html`<section>
-    <h1>Settings</h1>
-    <p class="muted">For ${farm.name}. People who sign in are on the <a href="/people">People</a> page; LoRaWAN network servers under <a href="/settings/integrations">Integrations</a>.</p>
-    <${FarmFacts} key=${farm.id} farm=${farm} />
-    <${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
-    <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />
-    <${EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />
-    <${Webhooks} farm=${farm} />
-    <${Keys} />
-    <${Usage} />
-    <${NewFarm} />
-    <p class="small muted">Times in ${farm.timezone}; now ${farmTime(new Date().toISOString(), farm.timezone)}.</p>
+    <h1>Settings${section && section.id !== 'farm' ? `: ${section.title}` : ''}</h1>
+    <${SectionNav} current=${section?.id ?? null} />
+    ${section ? html`<${Section} farm=${farm} section=${section.id} />` : html`<p class="panel">No such settings section: choose one above.</p>`}
+    <p class="small muted">For ${farm.name}; times in ${farm.timezone}, now ${farmTime(new Date().toISOString(), farm.timezone)}.</p>
   </section>`;
 }

@@ -2,8 +2,10 @@
  * A setup or invite link (/setup/<token>): shows whose account it joins, then the person sets their email
  * (when the link has none), name and password, and is signed in. The link works once.
  */
+
 import { ApiError, api, type Body } from '../api.ts';
 import { useForm } from '../form.ts';
+import { proposedReader } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { navigate } from '../router.ts';
 import { setSession } from '../store.ts';
@@ -23,7 +25,8 @@ export function Page({ params }: PageProps) {
     if (password !== String(data.get('confirm'))) {
       throw new Error('The two passwords differ; type the same password twice.');
     }
-    const body: Body<'POST', '/v1/setup/{token}'> = { password };
+    // Units and language proposed from the browser's locale; the person changes them on the Account page.
+    const body: Body<'POST', '/v1/setup/{token}'> = { password, ...proposedReader() };
     const name = String(data.get('name') ?? '').trim();
     if (name) body.name = name;
     if (!setup.data?.email) body.email = String(data.get('email')).trim();

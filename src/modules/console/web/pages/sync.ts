@@ -132,11 +132,12 @@ export function Page({ farm }: PageProps) {
   // The list follows the queue: each sync or new change is shown as it happens.
   useEffect(load, [s.waiting, s.attention, s.syncing]);
   if (!changes) return html`<p class="muted" role="status">Loading…</p>`;
-  const newest = [...changes].reverse();
+  // In the order they go: oldest first (the queue's own order).
   return html`<section>
     <h1>Waiting to sync</h1>
-    <p class="muted">Changes made on this phone reach Farmstead in the order they were made, by themselves when
-      there is signal.</p>
+    <p class="muted">Changes made on this phone go to Farmstead oldest first, listed here in that order, by
+      themselves when there is signal. One that Farmstead refuses waits here for you to fix or discard; the
+      ones after it still go. The latest synced stay listed for a while.</p>
     <div class="actions">
       <${ActionButton} label="Sync now" busyLabel="Syncing…" disabled=${!s.online} action=${async () => {
         await syncNow();
@@ -144,6 +145,6 @@ export function Page({ farm }: PageProps) {
         return s.online ? 'Synced what could be.' : 'Still offline.';
       }} />
     </div>
-    ${newest.length === 0 ? html`<p class="calm">Nothing waiting: everything recorded here has reached Farmstead.</p>` : html`<ul class="cards">${newest.map((c) => html`<${ChangeCard} key=${c.key} change=${c} timezone=${farm.timezone} onChanged=${load} />`)}</ul>`}
+    ${changes.length === 0 ? html`<p class="calm">Nothing waiting: everything recorded here has reached Farmstead.</p>` : html`<ol class="cards">${changes.map((c) => html`<${ChangeCard} key=${c.key} change=${c} timezone=${farm.timezone} onChanged=${load} />`)}</ol>`}
   </section>`;
 }

@@ -1,0 +1,67 @@
+/** Units as a person reads them: conversions both ways, Intl formatting in both languages, prose, locales. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  formatQuantity,
+  fromDisplay,
+  languageForLocale,
+  localeFor,
+  localizeQuantities,
+  toDisplay,
+  unitsForLocale,
+} from './display-units.ts';
+
+const US = { units: 'us', locale: 'en-US' } as const;
+const METRIC_ES = { units: 'metric', locale: 'es' } as const;
+
+test('each catalog unit converts to US customary and back to the same value', () => {
+  for (const [unit, value, shown] of [
+    ['kg', 412, 908.3],
+    ['°C', 3, 37.4],
+    ['ha', 10, 24.71],
+    ['L', 100, 26.42],
+    ['km', 10, 6.21],
+    ['mm', 25.4, 1],
+    ['km/h', 100, 62.14],
+    ['L/min', 10, 2.64],
+  ] as const) {
+    assert.equal(Math.round(toDisplay(value, unit, 'us') * 100) / 100, Math.round(shown * 100) / 100, unit);
+    assert.ok(Math.abs(fromDisplay(toDisplay(value, unit, 'us'), unit, 'us') - value) < 1e-9, unit);
+    assert.equal(toDisplay(value, unit, 'metric'), value);
+  }
+  // A unit with no US form (ppm) is left alone.
+  assert.equal(toDisplay(25, 'ppm', 'us'), 25);
+});
+
+test('formatting follows the person’s units and locale', () => {
+  assert.equal(formatQuantity(412, 'kg', US), '908 lb');
+  assert.equal(formatQuantity(3, '°C', US), '37.4°F');
+  assert.equal(formatQuantity(1234.5, 'kg', METRIC_ES), '1234,5 kg');
+  assert.equal(formatQuantity(12345.5, 'L', { units: 'metric', locale: 'en' }), '12,345.5 L');
+  assert.equal(formatQuantity(32, 'ppm', US), '32 ppm');
+  assert.equal(formatQuantity(4, null, US), '4');
+});
+
+test('a sentence written in catalog units reads in the person’s', () => {
+  assert.equal(
+    localizeQuantities('Water temperature 3 °C at Tank 1 — at or below the watch line of 4.5 °C', US),
+    'Water temperature 37.4°F at Tank 1 — at or below the watch line of 40.1°F',
+  );
+  assert.equal(localizeQuantities('Wind 30 km/h, 412 kg, 2 kgs', US), 'Wind 18.6 mph, 908 lb, 2 kgs');
+  assert.equal(localizeQuantities('Ammonia 32 ppm', US), 'Ammonia 32 ppm');
+});
+
+test('the browser’s locale proposes units and language; a tag Intl refuses breaks nothing', () => {
+  assert.equal(unitsForLocale('en-US'), 'us');
+  assert.equal(unitsForLocale('es-US'), 'us');
+  assert.equal(unitsForLocale('en-GB'), 'metric');
+  assert.equal(unitsForLocale('en-US@posix'), 'us');
+  assert.equal(unitsForLocale('not a locale!'), 'metric');
+  assert.equal(unitsForLocale(undefined), 'metric');
+  assert.equal(languageForLocale('es-MX'), 'es');
+  assert.equal(languageForLocale('de-DE'), 'en');
+  assert.equal(languageForLocale('%%'), 'en');
+  assert.equal(localeFor('es', 'es-MX'), 'es-MX');
+  assert.equal(localeFor('es', 'en-US'), 'es');
+  assert.equal(localeFor('en', 'bad tag!'), 'en');
+});

@@ -1,0 +1,455 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
+import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import type { Animal, FarmEvent } from '../../../test/replies.ts';
+
+const DAY = 86_400_000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function herdFarm(t: TestApp, settings: Record<string, unknown> = {}) {
+  const acct = await t.sharedAccount();
+  const key = acct.live_key;
+  const farm = (await make.farm(t, key, { settings })).id;
+  const animal = (body: Record<string, unknown>) => make.animal(t, key, farm, { species: 'cattle', ...body });
+  const log = (body: Record<string, unknown>) =>
+    make.created<FarmEvent>(t, key, `/v1/farms/${farm}/events`, body);
+  const get = (id: string) => make.fetched<Animal>(t, key, `/v1/animals/${id}`);
+  return { key, farm, animal, log, get };
+}
+
+interface Pedigree {
+  animal: Animal;
+  ancestors: Array<{ id: string; generation: number; name: string | null }>;
+  descendants: Array<{ id: string; generation: number }>;
+  inbreeding: number;
+}
+
+forEachEngine('breeding records and lineage', (t) => {
+  test('breeding state and due dates per species, the next heat, and a farm setting for gestation', async () => {
+    const { animal, log, get, key } = await herdFarm(t());
+    const now = Date.now();
+    const cases = [
+      ['cattle', 283],
+      ['sheep', 147],
+      ['goat', 150],
+      ['pig', 114],
+      ['horse', 340],
+    ] as const;
+    const served = now - 10 * DAY;
+    for (const [species, gestation] of cases) {
+      const female = await animal({ species, sex: 'female' });
+      assert.deepEqual(female.breeding, { state: 'open', due_date: null, next_heat_expected: null });
+      await log({
+        type: 'service',
+        subject_id: female.id,
+        data: { method: 'ai', sire_name: 'Bull' },
+        at: iso(served),
+      });
+      const bred = (await get(female.id)).breeding;
+      assert.equal(bred?.state, 'bred', species);
+      assert.equal(bred?.due_date, day(served + gestation * DAY), species);
+    }
+    const bull = await animal({ sex: 'male' });
+    assert.equal(bull.breeding, null, 'null for males');
+
+    // A heat: open, the next one 21 days on (17 for sheep).
+    const cow = await animal({ sex: 'female' });
+    const ewe = await animal({ species: 'sheep', sex: 'female' });
+    const heat = now - 2 * DAY;
+    await log({ type: 'heat', subject_id: cow.id, data: { observed_by: 'eye' }, at: iso(heat) });
+    await log({ type: 'heat', subject_id: ewe.id, data: { observed_by: 'device' }, at: iso(heat) });
+    assert.equal((await get(cow.id)).breeding?.next_heat_expected, day(heat + 21 * DAY));
+    assert.equal((await get(ewe.id)).breeding?.next_heat_expected, day(heat + 17 * DAY));
+
+    // Pregnant on a check (due from days_pregnant), then a service that did not hold: open, next heat on its cycle.
+    await log({
+      type: 'service',
+      subject_id: cow.id,
+      data: { method: 'natural', sire_id: bull.id },
+      at: iso(now - 50 * DAY),
+    });
+    await log({
+      type: 'pregnancy_check',
+      subject_id: cow.id,
+      data: { result: 'pregnant', days_pregnant: 60, foetal_count: 1 },
+      at: iso(now - DAY),
+    });
+    assert.deepEqual((await get(cow.id)).breeding, {
+      state: 'pregnant',
+      due_date: day(now - DAY - 60 * DAY + 283 * DAY),
+      next_heat_expected: null,
+    });
+    const heifer = await animal({ sex: 'heifer' });
+    await log({
+      type: 'service',
+      subject_id: heifer.id,
+      data: { method: 'ai', sire_name: 'Bull' },
+      at: iso(now - 40 * DAY),
+    });
+    await log({
+      type: 'pregnancy_check',
+      subject_id: heifer.id,
+      data: { result: 'empty' },
+      at: iso(now - DAY),
+    });
+    assert.deepEqual((await get(heifer.id)).breeding, {
+      state: 'open',
+      due_date: null,
+      next_heat_expected: day(now - 40 * DAY + 42 * DAY),
+    });
+
+    // A farm's own gestation.
+    const other = await herdFarm(t(), { breeding: { gestation_days: { cattle: 290 } } });
+    const dairy = await other.animal({ sex: 'female' });
+    await other.log({ type: 'service', subject_id: dairy.id, data: { method: 'ai' }, at: iso(served) });
+    assert.equal((await other.get(dairy.id)).breeding?.due_date, day(served + 290 * DAY));
+    const bad = await t().request('POST', '/v1/farms', {
+      key,
+      body: { name: 'x', timezone: 'UTC', settings: { breeding: { gestation_days: { cattle: 2 } } } },
+    });
+    assert.equal(expectError(bad, 400, 'invalid_request').param, 'settings.breeding.gestation_days.cattle');
+  });
+
+  test('breeding records are checked on write: a 400 naming the member, and nothing written', async () => {
+    const { animal, farm, key, get } = await herdFarm(t());
+    const cow = await animal({ sex: 'female' });
+    const steer = await animal({ sex: 'steer' });
+    const post = (body: Record<string, unknown>) =>
+      t().request('POST', `/v1/farms/${farm}/events`, { key, body });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ type: 'service', subject_id: cow.id, data: { method: 'embryo' } }, 'data.method'],
+      [{ type: 'service', subject_id: cow.id, data: { method: 'ai', sire_id: steer.id } }, 'data.sire_id'],
+      [
+        { type: 'service', subject_id: cow.id, data: { method: 'ai', sire_id: 'x', sire_name: 'y' } },
+        'data.sire_name',
+      ],
+      [{ type: 'service', subject_id: steer.id, data: { method: 'ai' } }, 'subject_id'],
+      [{ type: 'pregnancy_check', subject_id: cow.id, data: { result: 'maybe' } }, 'data.result'],
+      [
+        { type: 'pregnancy_check', subject_id: cow.id, data: { result: 'pregnant', days_pregnant: -1 } },
+        'data.days_pregnant',
+      ],
+      [{ type: 'heat', data: {} }, 'subject_id'],
+      [{ type: 'heat', subject_id: cow.id, data: { by: 'eye' } }, 'data.by'],
+      [
+        { type: 'birth', subject_id: cow.id, data: { offspring: [{ sex: 'female' }] } },
+        'data.offspring.0.alive',
+      ],
+      [{ type: 'birth', subject_id: cow.id, data: { offspring: [] } }, 'data.offspring'],
+    ];
+    for (const [body, param] of cases) {
+      const error = expectError(await post(body), 400, 'invalid_request');
+      assert.match(
+        String(error.param),
+        new RegExp(`^${param.replace(/\./g, '\\.').replace('\\.0\\.', '(\\.0\\.|\\[0\\]\\.)')}$`),
+        JSON.stringify(body),
+      );
+    }
+    const events = await make.fetched<{ data: FarmEvent[] }>(t(), key, `/v1/farms/${farm}/events`);
+    assert.equal(events.data.length, 0, 'nothing written');
+    assert.equal((await get(cow.id)).breeding?.state, 'open');
+  });
+
+  test('the spec birth event without offspring is logged as before', async () => {
+    const { animal, log, farm, key } = await herdFarm(t());
+    const calf = await animal({ sex: 'male' });
+    const event = await log({ type: 'birth', subject_id: calf.id, data: { count: 2, anything: 'kept' } });
+    assert.deepEqual(event.data, { count: 2, anything: 'kept' });
+    const free = await log({ type: 'birth', data: { count: 1 } });
+    assert.deepEqual(free.data, { count: 1 });
+    const animals = await make.fetched<{ data: Animal[] }>(t(), key, `/v1/farms/${farm}/animals`);
+    assert.equal(animals.data.length, 1, 'no animals created');
+  });
+
+  test('a birth creates its offspring linked to dam and sire, born that day, with birth weights; animal.born', async () => {
+    const { animal, log, get, farm, key } = await herdFarm(t());
+    const paddock = await make.paddock(t(), key, farm, { name: 'Calving' });
+    const bull = await animal({ sex: 'male', name: 'Duke' });
+    const cow = await animal({ sex: 'female', name: 'Daisy', paddock_id: paddock.id });
+    const at = Date.now() - 3 * DAY;
+    await log({
+      type: 'service',
+      subject_id: cow.id,
+      data: { method: 'natural', sire_id: bull.id },
+      at: iso(at - 283 * DAY),
+    });
+    const birth = await log({
+      type: 'birth',
+      subject_id: cow.id,
+      at: iso(at),
+      data: {
+        assisted: true,
+        offspring: [
+          { sex: 'female', tag: 'C1', weight_kg: 38.5, alive: true },
+          { sex: 'male', tag: 'C2', alive: false },
+        ],
+      },
+    });
+    const ids = birth.data.offspring_ids as string[];
+    assert.equal(ids.length, 2);
+    const [calf, stillborn] = [await get(ids[0] as string), await get(ids[1] as string)];
+    assert.equal(calf.dam_id, cow.id);
+    assert.equal(calf.sire_id, bull.id, 'the sire from her service');
+    assert.equal(calf.birth_date, iso(at));
+    assert.equal(calf.species, 'cattle');
+    assert.equal(calf.paddock_id, paddock.id, 'with her dam');
+    assert.deepEqual(calf.breeding, { state: 'open', due_date: null, next_heat_expected: null });
+    assert.equal(stillborn.status, 'dead');
+    assert.equal((await get(cow.id)).breeding?.state, 'fresh');
+    const weights = await make.farmEvents(t(), farm, 'weight');
+    assert.deepEqual(
+      weights.map((w) => [w.subject_id, w.data]),
+      [[calf.id, { kg: 38.5, source: 'birth' }]],
+    );
+    const born = await make.outboxEvents(t(), farm, 'animal.born');
+    assert.deepEqual(
+      born.map((e) => [(e.data.animal as Animal).id, e.data.dam_id, e.data.event_id]),
+      [
+        [calf.id, cow.id, birth.id],
+        [stillborn.id, cow.id, birth.id],
+      ],
+    );
+    // A taken EID on an offspring: a 400 or 409 naming it, and no calf or event left behind.
+    await animal({ eid: '982000000000001' });
+    const taken = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: {
+        type: 'birth',
+        subject_id: cow.id,
+        data: { offspring: [{ sex: 'male', eid: '982000000000001', alive: true }] },
+      },
+    });
+    assert.equal(expectError(taken, 409, 'conflict').param, 'data.offspring[0].eid');
+    assert.equal((await make.farmEvents(t(), farm, 'birth')).length, 1);
+  });
+
+  test('dam and sire on an animal are checked: a female of the same species for dam, no cycles', async () => {
+    const { animal, key } = await herdFarm(t());
+    const cow = await animal({ sex: 'female' });
+    const bull = await animal({ sex: 'male' });
+    const ewe = await animal({ species: 'sheep', sex: 'female' });
+    const calf = await animal({ sex: 'female', dam_id: cow.id, sire_id: bull.id });
+    assert.equal(calf.dam_id, cow.id);
+    const patch = (id: string, body: Record<string, unknown>) =>
+      t().request<Animal>('PATCH', `/v1/animals/${id}`, { key, body });
+    assert.equal(
+      expectError(await patch(calf.id, { dam_id: bull.id }), 400, 'invalid_request').param,
+      'dam_id',
+    );
+    assert.equal(
+      expectError(await patch(calf.id, { dam_id: ewe.id }), 400, 'invalid_request').param,
+      'dam_id',
+    );
+    assert.equal(
+      expectError(await patch(calf.id, { sire_id: cow.id }), 400, 'invalid_request').param,
+      'sire_id',
+    );
+    assert.equal(
+      expectError(await patch(cow.id, { dam_id: calf.id }), 400, 'invalid_request').param,
+      'dam_id',
+      'a cycle',
+    );
+    assert.equal(
+      expectError(await patch(cow.id, { dam_id: cow.id }), 400, 'invalid_request').param,
+      'dam_id',
+    );
+    assert.equal(
+      expectError(await patch(calf.id, { dam_id: 'ani_nope' }), 400, 'invalid_request').param,
+      'dam_id',
+    );
+    const outside = await patch(calf.id, { sire_name: 'Te Mania Berkley', sire_registration: 'NZ123' });
+    assert.equal(outside.status, 200);
+    assert.deepEqual(
+      [outside.body.sire_id, outside.body.sire_name, outside.body.sire_registration],
+      [null, 'Te Mania Berkley', 'NZ123'],
+    );
+  });
+
+  test('the four known inbreeding coefficients come out exactly, with the mating warning', async () => {
+    const { animal, key } = await herdFarm(t());
+    const f = (sex: string, body: Record<string, unknown> = {}) => animal({ sex, ...body });
+    const sire = await f('male');
+    const dam = await f('female');
+    const other = await f('female');
+    const son = await f('male', { sire_id: sire.id, dam_id: dam.id });
+    const daughter = await f('female', { sire_id: sire.id, dam_id: dam.id });
+    const halfSister = await f('female', { sire_id: sire.id, dam_id: other.id });
+    const mateA = await f('female');
+    const mateB = await f('female');
+    const cousinM = await f('male', { sire_id: son.id, dam_id: mateA.id });
+    const cousinF = await f('female', { sire_id: (await f('male')).id, dam_id: daughter.id });
+    void mateB;
+    const unrelated = await f('male');
+    const check = (female: string, male: string) =>
+      make.fetched<{ offspring_inbreeding: number; warning: string | null }>(
+        t(),
+        key,
+        `/v1/animals/${female}/mating-check?sire_id=${male}`,
+      );
+    const parentOffspring = await check(daughter.id, sire.id);
+    assert.equal(parentOffspring.offspring_inbreeding, 0.25);
+    assert.match(String(parentOffspring.warning), /25 %/);
+    assert.equal((await check(daughter.id, son.id)).offspring_inbreeding, 0.25, 'full siblings');
+    assert.equal((await check(halfSister.id, son.id)).offspring_inbreeding, 0.125, 'half siblings');
+    const cousins = await check(cousinF.id, cousinM.id);
+    assert.equal(cousins.offspring_inbreeding, 0.0625, 'first cousins');
+    assert.match(String(cousins.warning), /6\.25 %/, 'warned at 6.25 %');
+    assert.deepEqual(await check(daughter.id, unrelated.id), {
+      dam_id: daughter.id,
+      sire_id: unrelated.id,
+      offspring_inbreeding: 0,
+      warning: null,
+    });
+    const notFemale = await t().request('GET', `/v1/animals/${son.id}/mating-check?sire_id=${sire.id}`, {
+      key,
+    });
+    expectError(notFemale, 400, 'invalid_request');
+
+    // The offspring of full siblings, recorded: its pedigree says 0.25.
+    const inbred = await f('female', { sire_id: son.id, dam_id: daughter.id });
+    const pedigree = await make.fetched<Pedigree>(
+      t(),
+      key,
+      `/v1/animals/${inbred.id}/pedigree?generations=2`,
+    );
+    assert.equal(pedigree.inbreeding, 0.25);
+    assert.deepEqual(
+      pedigree.ancestors.map((a) => [a.id, a.generation]).sort(),
+      [
+        [daughter.id, 1],
+        [son.id, 1],
+        [dam.id, 2],
+        [sire.id, 2],
+      ].sort(),
+    );
+    const top = await make.fetched<Pedigree>(t(), key, `/v1/animals/${sire.id}/pedigree?generations=2`);
+    assert.deepEqual(
+      top.descendants.map((d) => [d.id, d.generation]).sort(),
+      [
+        [son.id, 1],
+        [daughter.id, 1],
+        [halfSister.id, 1],
+        [cousinM.id, 2],
+        [cousinF.id, 2],
+        [inbred.id, 2],
+      ].sort(),
+    );
+  });
+
+  test('calves by the same outside sire (by registration) are half siblings', async () => {
+    const { animal, key } = await herdFarm(t());
+    const ai = { sire_name: 'Connealy Confidence', sire_registration: 'AAA 16295688' };
+    const a = await animal({ sex: 'female', ...ai });
+    const b = await animal({ sex: 'male', ...ai, sire_name: 'CONNEALY CONFIDENCE 0100' });
+    const check = await make.fetched<{ offspring_inbreeding: number }>(
+      t(),
+      key,
+      `/v1/animals/${a.id}/mating-check?sire_id=${b.id}`,
+    );
+    assert.equal(check.offspring_inbreeding, 0.125);
+    const pedigree = await make.fetched<Pedigree>(t(), key, `/v1/animals/${a.id}/pedigree`);
+    assert.deepEqual(
+      pedigree.ancestors.map((r) => [r.id, r.name]),
+      [['outside:aaa 16295688', 'Connealy Confidence']],
+    );
+  });
+
+  test('a bull put in with a group serves its females; the calving calendar lists them by due date', async () => {
+    const { animal, log, get, farm, key } = await herdFarm(t());
+    const group = await make.group(t(), key, farm, { name: 'Spring heifers', species: 'cattle' });
+    const bull = await animal({ sex: 'bull' });
+    const heifers = [
+      await animal({ sex: 'heifer', group_id: group.id }),
+      await animal({ sex: 'heifer', group_id: group.id }),
+    ];
+    await animal({ sex: 'steer', group_id: group.id });
+    const at = Date.now() - 270 * DAY;
+    const event = await log({
+      type: 'service',
+      subject_id: group.id,
+      at: iso(at),
+      data: { method: 'bull_in', sire_id: bull.id, until: iso(at + 42 * DAY) },
+    });
+    assert.deepEqual([...(event.data.animal_ids as string[])].sort(), heifers.map((h) => h.id).sort());
+    for (const h of heifers) assert.equal((await get(h.id)).breeding?.due_date, day(at + 283 * DAY));
+    const calendar = await make.fetched<{
+      data: Array<{ animal_id: string; due_date: string; overdue: boolean }>;
+    }>(t(), key, `/v1/farms/${farm}/due-dates?days=30`);
+    assert.deepEqual(calendar.data.map((d) => d.animal_id).sort(), heifers.map((h) => h.id).sort());
+    assert.equal(calendar.data[0]?.overdue, false);
+    const none = await make.fetched<{ data: unknown[] }>(t(), key, `/v1/farms/${farm}/due-dates?days=5`);
+    assert.deepEqual(none.data, []);
+  });
+
+  test('the brief names births overdue and due within 7 days, pregnancy checks due and heats expected today', async () => {
+    const { animal, log, farm, key } = await herdFarm(t());
+    const now = Date.now();
+    const cow = (name: string, species = 'cattle') => animal({ species, sex: 'female', name });
+    const [overdue, due, far, checked, heat, ewe] = [
+      await cow('Overdue'),
+      await cow('Due'),
+      await cow('Far'),
+      await cow('Check'),
+      await cow('Heat'),
+      await cow('Ewe', 'sheep'),
+    ];
+    const served = (id: string, daysAgo: number) =>
+      log({ type: 'service', subject_id: id, data: { method: 'ai' }, at: iso(now - daysAgo * DAY) });
+    await served(overdue.id, 290);
+    await served(due.id, 280);
+    await served(far.id, 100);
+    await served(checked.id, 40);
+    await log({ type: 'heat', subject_id: heat.id, data: {}, at: iso(now - 21 * DAY) });
+    await served(ewe.id, 144);
+    const brief = await make.fetched<{
+      items: Array<{ kind: string; title: string; subject_id: string | null }>;
+    }>(t(), key, `/v1/farms/${farm}/brief`);
+    const items = brief.items.filter((i) =>
+      ['birth_overdue', 'birth_due', 'pregnancy_check_due', 'heat_expected'].includes(i.kind),
+    );
+    assert.deepEqual(
+      items.map((i) => [i.kind, i.subject_id]),
+      [
+        ['birth_overdue', overdue.id],
+        ['birth_due', due.id],
+        ['birth_due', ewe.id],
+        ['pregnancy_check_due', checked.id],
+        ['heat_expected', heat.id],
+      ],
+    );
+    assert.equal(items[1]?.title, 'Due is due to calve');
+    assert.equal(items[2]?.title, 'Ewe is due to lamb');
+  });
+
+  test('the sample farm: a cow due next week and three generations', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.test_key;
+    const farm = acct.sample_farm_id;
+    const due = await make.fetched<{ data: Array<{ name: string | null; due_date: string }> }>(
+      t(),
+      key,
+      `/v1/farms/${farm}/due-dates?days=8`,
+    );
+    assert.deepEqual(
+      due.data.map((d) => d.name),
+      ['Juniper'],
+    );
+    const animals = await make.fetched<{ data: Animal[] }>(t(), key, `/v1/farms/${farm}/animals?q=fern`);
+    const fern = animals.data[0] as Animal;
+    const pedigree = await make.fetched<Pedigree>(t(), key, `/v1/animals/${fern.id}/pedigree?generations=3`);
+    assert.deepEqual(
+      pedigree.ancestors
+        .filter((a) => a.generation <= 3 && a.name !== null)
+        .map((a) => [a.name, a.generation]),
+      [
+        ['Bramble', 1],
+        ['Duke', 1],
+        ['Clover', 2],
+        ['Hilltop Resolve 5R', 3],
+        ['Willow', 3],
+      ],
+    );
+  });
+});

@@ -1,0 +1,475 @@
+/**
+ * Breeding and lineage (issue 47, docs/records.md "Breeding", "Lineage"): the breeding records are events of
+ * the log with typed data, checked and applied by `withBreeding` (the client-event hook buildApp and MCP's
+ * log_event hand to the events module); each female's state is folded from her records (src/domain/breeding.ts)
+ * and kept on her row; a pedigree and a mating check read the account's lineage and compute inbreeding by
+ * Meuwissen and Luo (src/lib/inbreeding.ts).
+ */
+import type { Db, Trx } from '../../db/schema.ts';
+import { lockRows } from '../../db/transaction.ts';
+import {
+  BREEDING_EVENT_TYPES,
+  type BreedingEventType,
+  type BreedingRecord,
+  breedingAt,
+  breedingSettingsOf,
+  breedingSpeciesOf,
+  dayOf,
+  foldBreeding,
+  isBreedingEventType,
+  isFemale,
+  speciesTimes,
+} from '../../domain/breeding.ts';
+import { AppError, invalid } from '../../domain/errors.ts';
+import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { lazily } from '../../lib/compile-lazily.ts';
+import { inbreedingCoefficients, offspringInbreeding, type PedigreeNode } from '../../lib/inbreeding.ts';
+import { parseJson } from '../../lib/json.ts';
+import { DAY_MS } from '../../lib/time.ts';
+import {
+  type AnimalRow,
+  animalIdsInGroup,
+  animalRowsOn,
+  storedBreedingOf,
+  toAnimal,
+} from '../animals/repository.ts';
+import type { Animal } from '../animals/schemas.ts';
+import { checkLineage, createAnimal } from '../animals/service.ts';
+import type { ClientEvent, ClientEventHook, FarmEvent } from '../events/service.ts';
+import { recordFarmEvent } from '../events/service.ts';
+import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput } from '../records/inputs.ts';
+import { requireReference } from '../records/references.ts';
+import { loadScoped } from '../records/scoped.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import {
+  breedingEventsOf,
+  childrenOf,
+  dueAnimals,
+  lastServiceBefore,
+  type PedigreeRow,
+  pedigreeRows,
+  saveBreeding,
+} from './repository.ts';
+import {
+  type BirthData,
+  BREEDING_EVENT_DATA,
+  type DueDate,
+  type DueDatesInput,
+  type PedigreeInput,
+  type Relative,
+  type ServiceData,
+} from './schemas.ts';
+
+/** The mating check warns at this offspring coefficient or more (first cousins' offspring: 6.25 %). */
+export const MATING_WARNING_AT = 0.0625;
+
+const validators = lazily(() => {
+  const ajv = makeAjv({ coerceTypes: false });
+  const out = {} as Record<BreedingEventType, ReturnType<typeof compileChecked>>;
+  for (const type of BREEDING_EVENT_TYPES) out[type] = compileChecked(ajv, BREEDING_EVENT_DATA[type]);
+  return out;
+});
+
+/** A breeding record's data checked against its type's schema: a 400 naming `data.<member>`. */
+function checkData(type: BreedingEventType, data: Record<string, unknown>): void {
+  const validate = validators()[type];
+  const [issue] = validate(data) ? [] : (validate.errors ?? []);
+  if (issue) {
+    const { param, message } = describeAjvError(issue, 'member', 'data');
+    throw invalid(`data.${param}`, `data.${message}`);
+  }
+}
+
+/** A failure of a member the hook passed on (an offspring's eid) named as the member the caller sent. */
+async function underParam<T>(prefix: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'invalid_request') {
+      throw invalid(`${prefix}.${err.param ?? 'data'}`, `${prefix}: ${err.message}`);
+    }
+    if (err instanceof AppError && err.code === 'conflict') {
+      throw new AppError('conflict', `${prefix}: ${err.message}`, { param: `${prefix}.${err.param ?? ''}` });
+    }
+    throw err;
+  }
+}
+
+/** The females a breeding record is about: its animal (a female), or a group's active females. */
+async function femalesOf(
+  trx: Db,
+  farm: FarmRow,
+  event: ClientEvent,
+  groupAllowed: boolean,
+): Promise<AnimalRow[]> {
+  if (event.subject_id === null || (event.subject_type !== 'animal' && event.subject_type !== 'group')) {
+    throw invalid(
+      'subject_id',
+      `A ${event.type} is about a female: give her id as subject_id${groupAllowed ? ' (or a group)' : ''}.`,
+    );
+  }
+  if (event.subject_type === 'group') {
+    if (!groupAllowed) throw invalid('subject_id', `A ${event.type} is about one female, not a group.`);
+    await requireReference(trx, farm.id, 'group', event.subject_id, 'subject_id');
+    const ids = await animalIdsInGroup(trx, farm.id, event.subject_id, 'active');
+    const rows = (await animalRowsOn(trx, farm.id, ids)).filter((r) => isFemale(r.sex));
+    if (rows.length === 0) throw invalid('subject_id', 'The group holds no active females.');
+    return rows;
+  }
+  if (trx.isTransaction) await lockRows(trx as Trx, 'animals', event.subject_id);
+  const [row] = await animalRowsOn(trx, farm.id, [event.subject_id]);
+  if (!row) throw invalid('subject_id', `subject_id "${event.subject_id}" is not an animal on this farm.`);
+  if (!isFemale(row.sex)) {
+    throw invalid(
+      'subject_id',
+      `A ${event.type} is about a female; ${row.id} is recorded as ${row.sex ?? 'of unknown sex'}.`,
+    );
+  }
+  return [row];
+}
+
+/** A service's or birth's sire, checked as an animal's sire_id is, against each female. */
+async function checkSire(
+  trx: Db,
+  females: readonly AnimalRow[],
+  data: { sire_id?: string; sire_name?: string },
+) {
+  if (data.sire_id !== undefined && data.sire_name !== undefined) {
+    throw invalid(
+      'data.sire_name',
+      'Give data.sire_id (an animal of the account) or data.sire_name, not both.',
+    );
+  }
+  if (data.sire_id === undefined) return;
+  for (const female of females) {
+    await underParam('data', () =>
+      checkLineage(
+        trx,
+        { ...female, sire_id: data.sire_id ?? null, sire_name: null },
+        { dam: false, sire: true },
+      ),
+    );
+  }
+}
+
+/** Her records, as the fold reads them. */
+function recordsOf(rows: Awaited<ReturnType<typeof breedingEventsOf>>, animalId: string): BreedingRecord[] {
+  return rows
+    .filter((r) => r.subject_id === animalId && isBreedingEventType(r.type))
+    .map((r) => ({
+      type: r.type as BreedingEventType,
+      at: r.at,
+      result: typeof r.data.result === 'string' ? r.data.result : undefined,
+      days_pregnant: typeof r.data.days_pregnant === 'number' ? r.data.days_pregnant : undefined,
+      calving: Array.isArray(r.data.offspring),
+    }));
+}
+
+/**
+ * Folds these females' breeding records again and stores each state (out-of-order records land where their
+ * `at` puts them). Species the registry has no gestation for keep no state.
+ */
+export async function refreshBreeding(
+  trx: Db,
+  farm: FarmRow,
+  females: readonly AnimalRow[],
+  now: number,
+): Promise<void> {
+  const settings = breedingSettingsOf(parseJson<Record<string, unknown>>(farm.settings, {}));
+  const events = await breedingEventsOf(
+    trx,
+    farm.id,
+    females.map((f) => f.id),
+  );
+  for (const female of females) {
+    const species = breedingSpeciesOf(female.species);
+    if (species === null) continue;
+    await saveBreeding(
+      trx,
+      female.id,
+      foldBreeding(recordsOf(events, female.id), speciesTimes(species, settings)),
+      now,
+    );
+  }
+}
+
+/** A birth: each offspring created with its dam, sire and birth date; a birth weight becomes a `weight` event. */
+async function recordBirth(
+  trx: Db,
+  farm: FarmRow,
+  dam: AnimalRow,
+  event: ClientEvent,
+  data: BirthData,
+  log: (data: Record<string, unknown>) => Promise<FarmEvent>,
+  now: number,
+) {
+  const service =
+    data.sire_id || data.sire_name ? null : await lastServiceBefore(trx, farm.id, dam.id, event.at);
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const sire = {
+    sire_id: data.sire_id ?? str(service?.sire_id),
+    sire_name: data.sire_name ?? str(service?.sire_name),
+    sire_registration: data.sire_registration ?? str(service?.sire_registration),
+  };
+  const scope: Scope = { accountId: farm.account_id, mode: farm.mode, farms: null };
+  const born: Animal[] = [];
+  for (const [i, young] of data.offspring.entries()) {
+    const input = {
+      species: dam.species,
+      sex: young.sex,
+      birth_date: new Date(event.at).toISOString(),
+      dam_id: dam.id,
+      paddock_id: dam.paddock_id,
+      status: young.alive ? 'active' : 'dead',
+      ...(young.tag ? { tag: young.tag } : {}),
+      ...(young.eid ? { eid: young.eid } : {}),
+      ...(young.name ? { name: young.name } : {}),
+      ...(sire.sire_id ? { sire_id: sire.sire_id } : {}),
+      ...(sire.sire_name && !sire.sire_id ? { sire_name: sire.sire_name } : {}),
+      ...(sire.sire_registration && !sire.sire_id ? { sire_registration: sire.sire_registration } : {}),
+    };
+    born.push(await underParam(`data.offspring[${i}]`, () => createAnimal(trx, scope, farm.id, input, now)));
+  }
+  const logged = await log({ ...event.data, offspring_ids: born.map((a) => a.id) });
+  for (const [i, animal] of born.entries()) {
+    const kg = data.offspring[i]?.weight_kg;
+    if (kg !== undefined) {
+      await recordFarmEvent(
+        trx,
+        farm.id,
+        {
+          type: 'weight',
+          subject_type: 'animal',
+          subject_id: animal.id,
+          data: { kg, source: 'birth' },
+          at: event.at,
+        },
+        now,
+      );
+    }
+    await emitEvent(trx, farm.id, 'animal.born', { animal, dam_id: dam.id, event_id: logged.id }, now);
+  }
+  return logged;
+}
+
+/**
+ * The breeding records' rules over the events module's (see ClientEventHook): `heat`, `service`,
+ * `pregnancy_check`, `abortion`, `weaning` and a `birth` with `offspring` have typed data, checked (a 400 naming
+ * the member), and move their females' breeding state in the event's transaction; a birth creates its
+ * offspring. A `birth` without `offspring` (the spec's free-form event) and every other type go to `next`.
+ */
+export function withBreeding(next: ClientEventHook): ClientEventHook {
+  return async (trx, farm, event, log, now) => {
+    const type = event.type;
+    if (!isBreedingEventType(type) || (type === 'birth' && !Object.hasOwn(event.data, 'offspring'))) {
+      return next(trx, farm, event, log, now);
+    }
+    const { override_reason: _kept, ...data } = event.data;
+    checkData(type, data);
+    if (type === 'weaning') {
+      const logged = await log(event.data);
+      if (event.subject_type === 'animal' && event.subject_id !== null) {
+        const rows = (await animalRowsOn(trx, farm.id, [event.subject_id])).filter((r) => isFemale(r.sex));
+        await refreshBreeding(trx, farm, rows, now);
+      }
+      return logged;
+    }
+    const females = await femalesOf(trx, farm, event, type === 'service');
+    if (type === 'birth') {
+      const [dam] = females as [AnimalRow];
+      await checkSire(trx, females, data as BirthData);
+      const logged = await recordBirth(trx, farm, dam, event, data as BirthData, log, now);
+      await refreshBreeding(trx, farm, females, now);
+      return logged;
+    }
+    if (type === 'service') {
+      const service = data as ServiceData;
+      await checkSire(trx, females, service);
+      if (service.until !== undefined && parseDateInput('data.until', service.until) < event.at) {
+        throw invalid('data.until', 'data.until (when the bull came out) is before at (when he went in).');
+      }
+    }
+    const stored =
+      event.subject_type === 'group' ? { ...event.data, animal_ids: females.map((f) => f.id) } : event.data;
+    const logged = await log(stored);
+    await refreshBreeding(trx, farm, females, now);
+    return logged;
+  };
+}
+
+/** An outside sire as a pedigree node: one id per registration number (else name), so its offspring are half siblings. */
+function outsideSireId(row: Pick<PedigreeRow, 'sire_name' | 'sire_registration'>): string | null {
+  const key = row.sire_registration ?? row.sire_name;
+  return key === null ? null : `outside:${key.trim().toLowerCase()}`;
+}
+
+function sireOf(row: PedigreeRow): string | null {
+  return row.sire_id ?? outsideSireId(row);
+}
+
+/** Every recorded ancestor of these animals (each once), read a generation per query. */
+async function ancestorsOf(
+  db: Db,
+  scope: Scope,
+  start: readonly PedigreeRow[],
+): Promise<Map<string, PedigreeRow>> {
+  const known = new Map<string, PedigreeRow>(start.map((r) => [r.id, r]));
+  let frontier = start;
+  while (frontier.length > 0) {
+    const wanted = new Set<string>();
+    for (const row of frontier) {
+      for (const parent of [row.dam_id, row.sire_id])
+        if (parent !== null && !known.has(parent)) wanted.add(parent);
+    }
+    if (wanted.size === 0) break;
+    frontier = await pedigreeRows(db, scope.accountId, scope.mode, [...wanted]);
+    for (const row of frontier) known.set(row.id, row);
+  }
+  return known;
+}
+
+function nodesOf(rows: Iterable<PedigreeRow>): PedigreeNode[] {
+  return [...rows].map((r) => ({ id: r.id, sire: sireOf(r), dam: r.dam_id }));
+}
+
+function relative(row: PedigreeRow, generation: number, inbreeding: number): Relative {
+  return {
+    id: row.id,
+    name: row.name,
+    tag: row.tag,
+    sex: row.sex,
+    birth_date: dayOf(row.birth_date === null ? null : Number(row.birth_date)),
+    dam_id: row.dam_id,
+    sire_id: sireOf(row),
+    generation,
+    inbreeding,
+  };
+}
+
+function outsideRelative(id: string, row: PedigreeRow, generation: number): Relative {
+  return {
+    id,
+    name: row.sire_name ?? row.sire_registration,
+    tag: row.sire_registration,
+    sex: 'male',
+    birth_date: null,
+    dam_id: null,
+    sire_id: null,
+    generation,
+    inbreeding: 0,
+  };
+}
+
+/**
+ * An animal's pedigree: its ancestors and descendants to `generations`, and its inbreeding coefficient over its
+ * whole recorded ancestry (whatever `generations` shows). Relatives may be on any farm of the account.
+ */
+export async function getPedigree(db: Db, scope: Scope, animalId: string, input: PedigreeInput) {
+  const row = await loadScoped(db, scope, 'animal', animalId);
+  const generations = input.generations ?? 3;
+  const [self] = await pedigreeRows(db, scope.accountId, scope.mode, [row.id]);
+  if (!self) throw invalid('id', 'No such animal.');
+  const known = await ancestorsOf(db, scope, [self]);
+
+  // Descendants a generation at a time; their own ancestors (other parents) join the coefficients' pedigree.
+  const descendants: Array<{ row: PedigreeRow; generation: number }> = [];
+  let frontier = [self.id];
+  const seen = new Set<string>([self.id]);
+  for (let g = 1; g <= generations && frontier.length > 0; g++) {
+    const children = (await childrenOf(db, scope.accountId, scope.mode, frontier)).filter(
+      (c) => !seen.has(c.id),
+    );
+    for (const child of children) {
+      seen.add(child.id);
+      descendants.push({ row: child, generation: g });
+    }
+    frontier = children.map((c) => c.id);
+  }
+  const withDescendants = await ancestorsOf(db, scope, [...known.values(), ...descendants.map((d) => d.row)]);
+  const F = inbreedingCoefficients(nodesOf(withDescendants.values()));
+
+  const ancestors: Relative[] = [];
+  let level: PedigreeRow[] = [self];
+  const listed = new Set<string>();
+  for (let g = 1; g <= generations && level.length > 0; g++) {
+    const nextLevel: PedigreeRow[] = [];
+    for (const child of level) {
+      const outside = child.sire_id === null ? outsideSireId(child) : null;
+      if (outside !== null && !listed.has(outside)) {
+        listed.add(outside);
+        ancestors.push(outsideRelative(outside, child, g));
+      }
+      for (const parentId of [child.dam_id, child.sire_id]) {
+        const parent = parentId === null ? undefined : known.get(parentId);
+        if (!parent || listed.has(parent.id)) continue;
+        listed.add(parent.id);
+        ancestors.push(relative(parent, g, F.get(parent.id) ?? 0));
+        nextLevel.push(parent);
+      }
+    }
+    level = nextLevel;
+  }
+  return {
+    animal: toAnimal(row),
+    ancestors,
+    descendants: descendants.map((d) => relative(d.row, d.generation, F.get(d.row.id) ?? 0)),
+    inbreeding: F.get(self.id) ?? 0,
+  };
+}
+
+function percent(f: number): string {
+  return `${Number((f * 100).toFixed(2))} %`;
+}
+
+/** The coefficient the offspring of a female and a proposed sire would have, and a warning at 6.25 % or more. */
+export async function matingCheck(db: Db, scope: Scope, damId: string, sireId: string) {
+  const dam = await loadScoped(db, scope, 'animal', damId);
+  if (!isFemale(dam.sex)) throw invalid('id', `${dam.id} is not recorded as a female.`);
+  await checkLineage(
+    db,
+    { ...dam, id: '\u0000offspring', dam_id: null, sire_id: sireId, sire_name: null },
+    { dam: false, sire: true },
+  );
+  const starts = await pedigreeRows(db, scope.accountId, scope.mode, [dam.id, sireId]);
+  const known = await ancestorsOf(db, scope, starts);
+  const f = offspringInbreeding(nodesOf(known.values()), sireId, dam.id);
+  const warning =
+    f >= MATING_WARNING_AT
+      ? `Their offspring would be ${percent(f)} inbred (the warning is at ${percent(MATING_WARNING_AT)}, first cousins' offspring): choose another sire.`
+      : null;
+  return { dam_id: dam.id, sire_id: sireId, offspring_inbreeding: f, warning };
+}
+
+/** A farm's females due to give birth from `from` over `days`, and (unless asked not to) those overdue: the calving calendar. */
+export async function dueDates(
+  db: Db,
+  scope: Scope,
+  farmId: string,
+  input: DueDatesInput,
+  now: number = Date.now(),
+): Promise<{ data: DueDate[] }> {
+  const farm = await requireFarm(db, scope, farmId);
+  const from =
+    input.from === undefined ? Math.floor(now / DAY_MS) * DAY_MS : parseDateInput('from', input.from);
+  const until = from + (input.days ?? 60) * DAY_MS;
+  const rows = await dueAnimals(db, farm.id, input.overdue === false ? from : null, until);
+  const data: DueDate[] = [];
+  for (const row of rows) {
+    const stored = storedBreedingOf(row);
+    if (!stored || row.due_at === null) continue;
+    const at = breedingAt(stored, now);
+    if (at.state !== 'bred' && at.state !== 'pregnant') continue;
+    data.push({
+      animal_id: row.id,
+      name: row.name,
+      tag: row.tag,
+      species: row.species,
+      state: at.state,
+      due_date: dayOf(Number(row.due_at)) as string,
+      service_date: dayOf(stored.service_at),
+      overdue: Number(row.due_at) < from,
+    });
+  }
+  return { data };
+}

