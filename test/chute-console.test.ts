@@ -94,7 +94,9 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
       return Boolean(asOf);
     })()`),
   );
-  await page.getByRole('link', { name: 'Chute' }).first().click();
+  // On a phone the chute is under More.
+  await page.getByRole('button', { name: 'More' }).click();
+  await page.getByRole('link', { name: 'Chute' }).click();
   await page.getByRole('heading', { name: 'Chute', level: 1 }).waitFor();
   await waitFor('the scan field to have the focus', async () => (await focused(page)) === 'chute-scan');
 

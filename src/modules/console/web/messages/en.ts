@@ -34,6 +34,7 @@ export const EN = {
   'nav.medicines': 'Medicine cabinet',
   'nav.treat': 'Give a treatment',
   'nav.movements': 'Holding register',
+  'nav.chute': 'Chute',
   'shell.pages': 'Pages',
   'shell.farm': 'Farm',
   'shell.sign_out': 'Sign out',

@@ -29,6 +29,7 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'nav.medicines': 'Botiquín',
   'nav.treat': 'Dar un tratamiento',
   'nav.movements': 'Registro de movimientos',
+  'nav.chute': 'Manga',
   'shell.pages': 'Páginas',
   'shell.farm': 'Granja',
   'shell.sign_out': 'Cerrar sesión',
