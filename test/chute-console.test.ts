@@ -3,7 +3,8 @@
  * weighed by "scanning" their EIDs as a Bluetooth stick reader does (the digits and Enter typed into the
  * page, in three of the reader forms), the weights typed on the keyboard, save going back to the scan field;
  * the second weighed OFFLINE (kept in the field app's queue, sent once with its Idempotency-Key when the
- * signal is back). Each weight is stored once, as the API shows. A screenshot of the card at 360 px.
+ * signal is back). Each weight is stored once, as the API shows; then the animal's page lists its weights
+ * with their gains and ADG, and the group's figures show. Screenshots at 360 px.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -173,6 +174,20 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
     keys.every((k) => k.length >= 32),
     'every weight sent with an Idempotency-Key',
   );
+  // The animal's page: its weights from every source with their gains, and the ADG; the group's figures.
+  await page.goto(`${world.base}/animals/${first.id}`);
+  await page.getByRole('heading', { name: 'Weight', exact: true }).waitFor();
+  await page.locator('.weight-figures', { hasText: 'Average daily gain' }).waitFor();
+  const rows = await page.locator('table.weights tbody tr').allTextContents();
+  assert.equal(rows.length, 3);
+  assert.match(rows[0] ?? '', /412\.5 kg.*chute/);
+  assert.match(rows[2] ?? '', /340 kg.*—.*logged/);
+  await page.goto(`${world.base}/groups`);
+  await page.getByRole('button', { name: 'Weights of Steers' }).click();
+  const figures = page.locator('.group-weights');
+  await figures.getByText('3 of 3').waitFor();
+  assert.match((await figures.textContent()) ?? '', /Lightest398 kg.*Heaviest412\.5 kg/);
+  await screenshot(page, 'console-group-weights-phone');
   assert.deepEqual(
     problems.filter((p) => !p.startsWith('foreign')),
     [],

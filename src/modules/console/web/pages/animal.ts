@@ -28,6 +28,39 @@ import { amount, farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type FarmEvent = Schema<'Event'>;
+type WeightEntry = Schema<'WeightEntry'>;
+
+const SOURCES: Record<WeightEntry['source'], string> = {
+  event: 'logged',
+  scale: 'scale head',
+  session: 'weigh session',
+  chute: 'chute',
+};
+
+/** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
+function perDay(kg: number | null): string {
+  return kg === null ? '—' : `${shown(kg, 'kg').toFixed(2)} ${unitLabel('kg')} a day`;
+}
+
+/** The ADG and projection above the chart, and the weights below it, newest first (issue 47). */
+function WeightFigures({ weights, timezone }: { weights: Schema<'AnimalWeights'>; timezone: string }) {
+  const list = weights.data as WeightEntry[];
+  if (list.length === 0) return null;
+  return html`<p class="weight-figures">
+      ${weights.adg_kg_per_day !== null && html`<strong>${`Average daily gain ${perDay(weights.adg_kg_per_day)}`}</strong>`}
+      ${weights.projected_kg !== null && html`<br />${`About ${amount(shown(weights.projected_kg, 'kg'), unitLabel('kg'))} by ${farmTime(weights.projected_at, timezone)} at the latest gain.`}`}
+    </p>
+    <table class="weights">
+      <caption class="visually-hidden">Weights, newest first</caption>
+      <thead><tr><th scope="col">When</th><th scope="col">Weight</th><th scope="col">Gain since the one before</th><th scope="col">From</th></tr></thead>
+      <tbody>${list.map(
+        (
+          w,
+        ) => html`<tr key=${w.event_id}><td>${farmTime(w.at, timezone)}</td><td>${amount(shown(w.kg, 'kg'), unitLabel('kg'))}</td>
+          <td>${perDay(w.gain_kg_per_day)}</td><td>${SOURCES[w.source]}</td></tr>`,
+      )}</tbody>
+    </table>`;
+}
 /** An event's data as the kinds logged here write it. */
 type EventData = Record<string, unknown> & {
   kg?: number;
@@ -237,7 +270,12 @@ export function Page({ farm, params }: PageProps) {
   useFarmStream(farm.id, ['event.created'], (event) => {
     if (event.data?.subject_id === id) data.reload();
   });
-  const weights = useMemo(
+  // Every weight from every source with its gain (GET /v1/animals/{id}/weights); offline, the logged ones.
+  const history = useLoad(
+    () => api('GET', '/v1/animals/{id}/weights', { path: { id } }).catch(() => null),
+    [id, data.data],
+  );
+  const logged = useMemo(
     () =>
       (data.data?.events ?? [])
         .filter((e) => e.type === 'weight' && typeof e.data?.kg === 'number')
@@ -245,6 +283,8 @@ export function Page({ farm, params }: PageProps) {
         .reverse(),
     [data.data],
   );
+  const fromApi = history.data?.data as WeightEntry[] | undefined;
+  const weights = fromApi ? [...fromApi].reverse().map((w) => ({ at: w.at, value: w.kg })) : logged;
   if (!data.data || !places.data) {
     return html`<${Loading} error=${data.error ?? places.error} retry=${() => {
       data.reload();
@@ -280,6 +320,7 @@ export function Page({ farm, params }: PageProps) {
     ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>Give a treatment</a></p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
     <h2 id="weight-title">Weight</h2>
+    ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${`Weight (${unitLabel('kg')})`} />` : html`<p class="muted">No weights logged yet.</p>`}
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>History</h2>
