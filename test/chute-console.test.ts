@@ -194,3 +194,54 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   );
   await context.close();
 });
+
+test('breeding and lineage: a bred cow on the calving calendar, her state and pedigree on her page', async () => {
+  const account = await world.t.account('Calving Farm');
+  const key = account.live_key;
+  const farm: Farm = await make.farm(world.t, key, { name: 'Calving Farm', timezone: 'UTC' });
+  const granddam = await make.animal(world.t, key, farm.id, { tag: 'G-1', species: 'cattle', sex: 'female' });
+  const dam = await make.animal(world.t, key, farm.id, {
+    tag: 'D-1',
+    species: 'cattle',
+    sex: 'female',
+    dam_id: granddam.id,
+  });
+  const cow = await make.animal(world.t, key, farm.id, {
+    tag: 'C-1',
+    name: 'Clover',
+    species: 'cattle',
+    sex: 'female',
+    dam_id: dam.id,
+    sire_name: 'Bluegrass Major',
+    sire_registration: 'UK123',
+  });
+  // Served by AI 250 days ago: due in 33 days (cattle 283).
+  await make.posted(world.t, key, `/v1/farms/${farm.id}/events`, {
+    type: 'service',
+    subject_type: 'animal',
+    subject_id: cow.id,
+    at: new Date(Date.now() - 250 * DAY).toISOString(),
+    data: { method: 'ai', sire_name: 'Redhill Samson', straw: 'RS-0042' },
+  });
+  const { page, problems } = await signedInPage(world, account, PHONE, 'owner');
+  await page.goto(`${world.base}/calving`);
+  await page.getByRole('heading', { name: 'Calving calendar' }).waitFor();
+  const entry = page.getByRole('listitem').filter({ hasText: 'C-1 Clover' });
+  await entry.waitFor();
+  assert.match((await entry.textContent()) ?? '', /bred \(not yet checked\): due \w+ \d+ if it held/);
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-calving-phone');
+  await entry.getByRole('link').click();
+  await page.getByRole('heading', { name: 'Breeding and lineage' }).waitFor();
+  assert.match((await page.locator('.breeding-state').textContent()) ?? '', /Bred: due \w+ \d+\./);
+  await page.getByRole('link', { name: 'D-1' }).waitFor();
+  await page.getByRole('link', { name: 'G-1' }).waitFor();
+  const facts = (await page.locator('dl.facts').last().textContent()) ?? '';
+  assert.match(facts, /SireBluegrass Major \(UK123\)/);
+  assert.match(facts, /Inbreeding0\.00 %/);
+  assert.deepEqual(
+    problems.filter((p) => !p.startsWith('foreign')),
+    [],
+  );
+  await page.context().close();
+});

@@ -35,6 +35,7 @@ export const EN = {
   'nav.treat': 'Give a treatment',
   'nav.movements': 'Holding register',
   'nav.chute': 'Chute',
+  'nav.calving': 'Calving calendar',
   'shell.pages': 'Pages',
   'shell.farm': 'Farm',
   'shell.sign_out': 'Sign out',

@@ -9,7 +9,7 @@ import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
-import { OverrideField, WithdrawalBanner } from '../herd-book.ts';
+import { dayOf, OverrideField, WithdrawalBanner } from '../herd-book.ts';
 import { entered, shown, unitLabel } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import {
@@ -40,6 +40,50 @@ const SOURCES: Record<WeightEntry['source'], string> = {
 /** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
 function perDay(kg: number | null): string {
   return kg === null ? '—' : `${shown(kg, 'kg').toFixed(2)} ${unitLabel('kg')} a day`;
+}
+
+const STATES: Record<NonNullable<Animal['breeding']>['state'], string> = {
+  open: 'Open',
+  bred: 'Bred',
+  pregnant: 'Pregnant',
+  fresh: 'Fresh (given birth)',
+};
+
+/** A female's breeding state (issue 47), and the animal's pedigree: parents, grandparents, inbreeding. */
+function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
+  const pedigree = useLoad(
+    () =>
+      api('GET', '/v1/animals/{id}/pedigree', { path: { id: animal.id }, query: { generations: 2 } }).catch(
+        () => null,
+      ),
+    [animal.id],
+  );
+  const b = animal.breeding;
+  const day = (d: string) => dayOf(`${d}T12:00:00Z`, timezone);
+  const p = pedigree.data;
+  const ancestors = p?.ancestors ?? [];
+  const who = (id: string | null, fallback: string) => {
+    if (!id) return fallback;
+    const r = ancestors.find((a) => a.id === id);
+    const name = r ? [r.tag, r.name].filter(Boolean).join(' ') || r.id : id;
+    return id.startsWith('outside:')
+      ? name.replace(/^outside:/, '')
+      : html`<a href=${`/animals/${id}`}>${name}</a>`;
+  };
+  const grand = ancestors.filter((a) => a.generation === 2);
+  return html`<h2 id="lineage-title">Breeding and lineage</h2>
+    ${
+      b &&
+      html`<p class="breeding-state"><strong>${STATES[b.state]}</strong>${b.due_date ? `: due ${day(b.due_date)}.` : '.'}
+        ${b.next_heat_expected && html`<br />${`Next heat expected ${day(b.next_heat_expected)}.`}`}</p>`
+    }
+    <dl class="facts">
+      <div><dt>Dam</dt><dd>${who(animal.dam_id, '—')}</dd></div>
+      <div><dt>Sire</dt><dd>${animal.sire_id ? who(animal.sire_id, '—') : animal.sire_name ? `${animal.sire_name}${animal.sire_registration ? ` (${animal.sire_registration})` : ''}` : '—'}</dd></div>
+      ${grand.length > 0 && html`<div><dt>Grandparents</dt><dd>${grand.map((g, i) => html`${i > 0 ? ', ' : ''}${who(g.id, g.id)}`)}</dd></div>`}
+      ${p && html`<div><dt>Inbreeding</dt><dd>${`${(p.inbreeding * 100).toFixed(2)} %`}</dd></div>`}
+      ${p && p.descendants.length > 0 && html`<div><dt>Offspring</dt><dd>${p.descendants.filter((d) => d.generation === 1).map((d, i) => html`${i > 0 ? ', ' : ''}${who(d.id, d.id)}`)}</dd></div>`}
+    </dl>`;
 }
 
 /** The ADG and projection above the chart, and the weights below it, newest first (issue 47). */
@@ -322,6 +366,7 @@ export function Page({ farm, params }: PageProps) {
     <h2 id="weight-title">Weight</h2>
     ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${`Weight (${unitLabel('kg')})`} />` : html`<p class="muted">No weights logged yet.</p>`}
+    <${Lineage} animal=${animal} timezone=${farm.timezone} />
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>History</h2>
     ${

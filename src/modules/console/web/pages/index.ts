@@ -22,6 +22,7 @@ export const PAGE_MODULES = {
   treat: () => import('./treat.ts'),
   movements: () => import('./movements.ts'),
   chute: () => import('./chute.ts'),
+  calving: () => import('./calving.ts'),
   devices: () => import('./devices.ts'),
   device: () => import('./device.ts'),
   data: () => import('./data.ts'),
