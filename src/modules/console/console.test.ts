@@ -24,10 +24,12 @@ import { pickEncoding } from './routes.ts';
  * house command's confirmation is checked), the field app's parts as files of their own, ntfy's settings and
  * the paddock import's warnings came (258 KB gzip with them, 2026-11-29); 272 KB until the herd book's
  * pages came (the medicine cabinet, giving a treatment, the holding register and their style sheet: about
- * 14 KB gzip; 273.4 KB with them, 2026-11-29); 274 KB until the chute page came (its page, style sheet,
- * scale reader and indicator line reader: about 7.7 KB gzip; 281.3 KB with them, 2026-11-29).
+ * 14 KB gzip; 273.4 KB with them, 2026-11-29); 274 KB until issue 47's console came: main was already at
+ * about 296 KB gzip after the phone shell and the English/Spanish catalog (the bound not raised with them),
+ * and the chute page (page, style sheet, scale and indicator line readers: 7.7 KB), the calving calendar,
+ * and weights, breeding and pedigree on the animal and group pages (about 3.3 KB) add about 11 KB: 307.4 KB.
  */
-const PAGE_BUDGET_BYTES = 282 * 1024;
+const PAGE_BUDGET_BYTES = 308 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
