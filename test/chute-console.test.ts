@@ -39,7 +39,8 @@ const focused = (page: Page) => page.evaluate<string>('document.activeElement?.i
 
 /** A stick reader: the number, then Enter, typed into the page as keystrokes. */
 async function scanWithReader(page: Page, eid: string): Promise<void> {
-  assert.equal(await focused(page), 'chute-scan', 'the scan field has the focus before the scan');
+  // The page moves the focus after it renders (an effect): wait for it, as a person would see the cursor.
+  await waitFor('the scan field to have the focus', async () => (await focused(page)) === 'chute-scan');
   await page.keyboard.type(eid, { delay: 5 });
   await page.keyboard.press('Enter');
 }
@@ -106,7 +107,7 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   await page.getByRole('heading', { name: 'S-101' }).waitFor();
   await page.getByText('Last weight 370 kg').waitFor();
   assert.match((await page.locator('.chute-card').textContent()) ?? '', /Gaining 1\.00 kg a day/);
-  assert.equal(await focused(page), 'chute-kg', 'the weight field has the focus once the animal is found');
+  await waitFor('the weight field to have the focus', async () => (await focused(page)) === 'chute-kg');
   await page.keyboard.type('412.5');
   await waitFor('the chute style sheet', () =>
     page.evaluate<boolean>(
@@ -127,19 +128,20 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   await screenshot(page, 'console-chute-phone');
   await page.keyboard.press('Enter');
   await page.getByText('Saved 412.5 kg for S-101.').waitFor();
-  assert.equal(await focused(page), 'chute-scan', 'save goes back to the scan field');
+  await waitFor('save to go back to the scan field', async () => (await focused(page)) === 'chute-scan');
 
   // 2. Offline: the 15 digits with a dot, as some readers send them; kept on the phone.
   await context.setOffline(true);
   await scanWithReader(page, '982.000001088422');
   await page.getByRole('heading', { name: 'S-102' }).waitFor();
   await page.getByText('Its weights show when there is signal.').waitFor();
+  await waitFor('the weight field to have the focus', async () => (await focused(page)) === 'chute-kg');
   await page.keyboard.type('398');
   await page.keyboard.press('Enter');
   await page.getByText('398 kg for S-102 is kept on this phone').waitFor();
   await page.getByText('Waiting to sync (1)').waitFor();
   await screenshot(page, 'console-chute-offline-phone');
-  assert.equal(await focused(page), 'chute-scan');
+  await waitFor('the scan field again', async () => (await focused(page)) === 'chute-scan');
 
   // 3. Back online: the queue sends the second weight, once; the third is scanned as plain digits.
   const keys: string[] = [];
@@ -151,6 +153,7 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   await scanWithReader(page, '982000001088423');
   await page.getByRole('heading', { name: 'S-103' }).waitFor();
   await page.getByText('Never weighed before.').waitFor();
+  await waitFor('the weight field to have the focus', async () => (await focused(page)) === 'chute-kg');
   await page.keyboard.type('405');
   await page.keyboard.press('Enter');
   await page.getByText('Saved 405 kg for S-103.').waitFor();
