@@ -19,6 +19,11 @@
  *   a 5,000-row weigh session imported over HTTP, per import (bench/weigh-session.ts; target under 1 s)
  *   peak server RSS per phase                    vs  the hello-world process
  *
+ *   fleet (only with BENCH_PHASES=fleet, never in `all`): BENCH_FLEET_DEVICES simulated devices over MQTT,
+ *     each once a minute, then 2,000 reports/s per 10,000 devices; on the embedded broker (one process,
+ *     SQLite) and on Mosquitto (three processes, PostgreSQL): publish → stored, command delivery, every
+ *     report stored once, each process's RSS and CPU (bench/fleet.ts; its settings there)
+ *
  * Settings: BENCH_PHASES=all (or rules: only the alert rule phases, bench/rules.ts; reads: only the reads at
  * 100 connections; ingest: only the two HTTP ingest loads; lorawan: only the uplink burst, beside the HTTP
  * ingest figure when ingest runs too; pedigree: only the inbreeding of a 50,000-animal pedigree, bench/pedigree.ts;
@@ -38,6 +43,7 @@ import { type Engine, openDatabase } from '../src/db/database.ts';
 import { freePort } from '../test/throwaway.ts';
 import { BRIEF_TARGET_MS, benchBrief } from './brief.ts';
 import { benchExport } from './export.ts';
+import { benchFleet, FLEET_DEVICES, type FleetResult, type FleetSetup } from './fleet.ts';
 import { type BenchDatabase, checkpoint, createBenchDatabase, postgresVersion } from './lib/db.ts';
 import { type LoadResult, type RequestSpec, runLoad } from './lib/load.ts';
 import { rawInsertReference } from './lib/raw-insert.ts';
@@ -385,6 +391,113 @@ async function benchIngest(
 }
 
 const PHASES = (process.env.BENCH_PHASES ?? 'all').split(',').map((p) => p.trim());
+/** The embedded broker's process stays under this at 10,000 devices reporting every minute (issue 48). */
+const FLEET_RSS_MB = 320;
+/** Publish → stored p99 at the burst; a command reaching its device, p99. */
+const FLEET_BURST_P99_MS = 500;
+const FLEET_COMMAND_P99_MS = 1_000;
+
+/** BENCH_PHASES=fleet: the fleet on each set-up (BENCH_FLEET_SETUPS=embedded,mosquitto), bench/fleet.ts. */
+async function benchFleetPhase(): Promise<void> {
+  const setups = (process.env.BENCH_FLEET_SETUPS ?? 'embedded,mosquitto')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is FleetSetup => s === 'embedded' || s === 'mosquitto');
+  for (const setup of setups) {
+    const r = await benchFleet(setup, log);
+    raw[`fleet.${setup}`] = r;
+    fleetRows(r);
+  }
+}
+
+function fleetRows(r: FleetResult): void {
+  const engine = r.setup === 'embedded' ? 'sqlite' : 'postgres';
+  const where = r.setup === 'embedded' ? 'embedded broker, 1 process' : `Mosquitto, ${r.processes} processes`;
+  const n = fmt(r.devices);
+  const perProcess = (p: FleetResult['burst']) =>
+    p.processes.map((x) => `${x.name} ${fmt(x.rssMb)} MB ${fmt(x.cpuPct)}%`).join('; ');
+  const serversPeak = (p: FleetResult['burst']) =>
+    Math.max(...p.processes.filter((x) => x.name !== 'mosquitto').map((x) => x.rssMb));
+  rows.push(
+    {
+      engine,
+      what: `fleet, ${where}: ${n} devices connect (connections/s; ${fmt(r.connectFailures)} failed, ${fmt(r.disconnects)} lost later)`,
+      value: fmt(r.connected / r.connectSeconds),
+      reference: `${fmt(r.connected)} of ${n} in ${fmt(r.connectSeconds, 1)} s`,
+      ratio: '',
+      p50: '',
+      p99: '',
+      rss: `${fmt(r.rssConnectedMb)} MB`,
+      target: '',
+      met: r.connected === r.devices ? null : false,
+    },
+    {
+      engine,
+      what: `fleet, ${where}: server RSS before / connected / after one QoS 1 report each (MB, all processes)`,
+      value: `${fmt(r.rssBeforeMb)} / ${fmt(r.rssConnectedMb)} / ${fmt(r.rssReportedMb)}`,
+      reference: `${n} reports answered in ${fmt(r.reportEachSeconds, 1)} s`,
+      ratio: `${fmt(((r.rssConnectedMb - r.rssBeforeMb) * 1024) / r.devices, 1)} KB a device`,
+      p50: '',
+      p99: '',
+      rss: `${fmt(r.rssReportedMb)} MB`,
+      target: r.setup === 'embedded' ? `< ${FLEET_RSS_MB} MB` : '',
+      met: r.setup === 'embedded' ? r.rssReportedMb < FLEET_RSS_MB : null,
+    },
+    {
+      engine,
+      what: `fleet, ${where}: each device once a minute, publish → stored (reports/s)`,
+      value: fmt(r.steady.perSecond, 1),
+      reference: perProcess(r.steady),
+      ratio: `generator ${fmt(r.steady.generatorCpuPct)}% CPU`,
+      p50: ms(r.steady.p50Ms),
+      p99: ms(r.steady.p99Ms),
+      rss: `${fmt(serversPeak(r.steady))} MB`,
+      target: r.setup === 'embedded' ? `RSS < ${FLEET_RSS_MB} MB` : '',
+      met: r.setup === 'embedded' ? serversPeak(r.steady) < FLEET_RSS_MB : null,
+    },
+  );
+  // BENCH_FLEET_BURST_S=0: no burst, no row.
+  if (r.burst.published > 0) {
+    rows.push({
+      engine,
+      what: `fleet, ${where}: burst of ${fmt((2_000 * r.devices) / 10_000)} reports/s, publish → stored (reports/s)`,
+      value: fmt(r.burst.perSecond),
+      reference: perProcess(r.burst),
+      ratio: `generator ${fmt(r.burst.generatorCpuPct)}% CPU`,
+      p50: ms(r.burst.p50Ms),
+      p99: ms(r.burst.p99Ms),
+      rss: `${fmt(serversPeak(r.burst))} MB`,
+      target: `p99 < ${FLEET_BURST_P99_MS} ms`,
+      met: r.burst.p99Ms < FLEET_BURST_P99_MS && r.burst.unanswered === 0,
+    });
+  }
+  rows.push(
+    {
+      engine,
+      what: `fleet, ${where}: a command, REST → its device (${fmt(r.command.arrived)} of ${fmt(r.command.sent)} arrived)`,
+      value: ms(r.command.p50Ms),
+      reference: '',
+      ratio: '',
+      p50: ms(r.command.p50Ms),
+      p99: ms(r.command.p99Ms),
+      rss: '',
+      target: `p99 < ${FLEET_COMMAND_P99_MS} ms`,
+      met: r.command.arrived === r.command.sent && r.command.p99Ms < FLEET_COMMAND_P99_MS,
+    },
+    {
+      engine,
+      what: `fleet, ${where}: every report stored once (readings stored / published)`,
+      value: fmt(r.stored.readingsStored),
+      reference: `${fmt(r.stored.readingsPublished)} published`,
+      ratio: '',
+      p50: '',
+      p99: '',
+      rss: '',
+      target: 'equal',
+      met: r.stored.readingsStored === r.stored.readingsPublished,
+    },
+  );
+}
 
 /**
  * The LoRaWAN uplink burst (bench/lorawan.ts) on a fresh server, beside `reportsPerSecond` (the HTTP
@@ -668,11 +781,16 @@ async function main(): Promise<void> {
   ].join(' ');
   log(`machine: ${JSON.stringify(machine)}; server: ${server}`);
   const started = performance.now();
-  const hello = await measureHello();
-  raw.hello = hello;
   if (PHASES.includes('all') || PHASES.includes('pedigree')) pedigreePhase();
-  if (!(PHASES.length === 1 && PHASES[0] === 'pedigree')) {
+  // BENCH_PHASES=fleet or pedigree alone: no hello-world and no engine set-up.
+  if (PHASES.some((p) => p !== 'fleet' && p !== 'pedigree')) {
+    const hello = await measureHello();
+    raw.hello = hello;
     for (const engine of ENGINES) await benchEngine(engine, hello);
+  }
+  if (PHASES.includes('fleet')) {
+    log(`fleet: ${fmt(FLEET_DEVICES)} devices`);
+    await benchFleetPhase();
   }
   process.stdout.write(
     `\nFarmstead benchmarks: ${machine.cpus}, ${machine.memoryGb} GB, Node ${machine.node}, SQLite ${machine.sqlite}` +

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
+import { deviceRole, deviceRoleCommand } from '../src/modules/mqtt/dynsec.ts';
 import { waitFor } from './engines.ts';
 import { freePort } from './throwaway.ts';
 
@@ -31,8 +32,25 @@ function hashed(password: string): { password: string; salt: string; iterations:
 
 const allow = (acltype: string, topic: string) => ({ acltype, topic, priority: 0, allow: true });
 
-/** The dynamic security file: Farmstead's login with the roles deploy/mosquitto-dynsec-init.sh gives it. */
-export function dynsecFile(username: string, password: string): unknown {
+/**
+ * The dynamic security file: Farmstead's login with the roles deploy/mosquitto-dynsec-init.sh gives it, and
+ * `devices` with the client and role Farmstead's dynamic security gives each (bench/fleet.ts: thousands of
+ * devices written at once, where one control message each would rewrite the file thousands of times).
+ */
+export function dynsecFile(
+  username: string,
+  password: string,
+  devices: ReadonlyArray<{ id: string; key: string }> = [],
+): unknown {
+  const deviceRoles = devices.map((d) => {
+    const { command: _command, ...role } = deviceRoleCommand(d.id);
+    return role;
+  });
+  const deviceClients = devices.map((d) => ({
+    username: d.id,
+    ...hashed(d.key),
+    roles: [{ rolename: deviceRole(d.id) }],
+  }));
   return {
     defaultACLAccess: {
       publishClientSend: false,
@@ -47,6 +65,7 @@ export function dynsecFile(username: string, password: string): unknown {
         ...hashed(password),
         roles: [{ rolename: 'admin' }, { rolename: 'farmstead-service' }],
       },
+      ...deviceClients,
     ],
     groups: [],
     roles: [
@@ -72,6 +91,7 @@ export function dynsecFile(username: string, password: string): unknown {
           allow('unsubscribePattern', '$share/farmstead/farmstead/devices/#'),
         ],
       },
+      ...deviceRoles,
     ],
   };
 }
@@ -86,12 +106,15 @@ export interface Mosquitto {
   stop(): Promise<void>;
 }
 
-export async function startMosquitto(): Promise<Mosquitto> {
+/** `devices`: logins written into the dynamic security file before the start (see dynsecFile). */
+export async function startMosquitto(
+  options: { devices?: ReadonlyArray<{ id: string; key: string }> } = {},
+): Promise<Mosquitto> {
   const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-mosquitto-'));
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
   const dynsec = path.join(dir, 'dynamic-security.json');
-  writeFileSync(dynsec, JSON.stringify(dynsecFile('farmstead', password), null, 2));
+  writeFileSync(dynsec, JSON.stringify(dynsecFile('farmstead', password, options.devices), null, 2));
   const conf = path.join(dir, 'mosquitto.conf');
   writeFileSync(
     conf,

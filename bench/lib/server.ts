@@ -34,6 +34,8 @@ export function startCommand(): {
     const name = assignment.slice(0, assignment.indexOf('='));
     env[name] = execFileSync('sh', ['-c', `${assignment}; printf %s "$${name}"`], { encoding: 'utf8' });
   }
+  // `exec node …` (the shell replaces itself with node, so signals reach the server) runs node all the same.
+  if (parts[0] === 'exec') parts.shift();
   const at = parts.findIndex((p) => /\.(ts|js|mjs)$/.test(p));
   if (parts[0] !== 'node' || at < 0) return { env, nodeArgs: [], script: MAIN, args: ['serve'] };
   return {

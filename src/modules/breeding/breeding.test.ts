@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
+import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { Animal, FarmEvent } from '../../../test/replies.ts';
 
 const DAY = 86_400_000;
@@ -315,6 +316,17 @@ forEachEngine('breeding records and lineage', (t) => {
       `/v1/animals/${inbred.id}/pedigree?generations=2`,
     );
     assert.equal(pedigree.inbreeding, 0.25);
+    // The same answers through MCP's opt-in herdbook toolset (the same service).
+    const mcp = await connect(t(), key, ERAS[1]!, { path: '/mcp?toolsets=herdbook' });
+    try {
+      const mating = await ok(mcp.client, 'mating_check', { female_id: halfSister.id, sire_id: son.id });
+      assert.equal(mating.offspring_inbreeding, 0.125);
+      const viaTool = await ok(mcp.client, 'get_pedigree', { animal_id: inbred.id, generations: 2 });
+      assert.equal(viaTool.inbreeding, 0.25);
+      assert.equal(viaTool.ancestors.length, 4);
+    } finally {
+      await mcp.close();
+    }
     assert.deepEqual(
       pedigree.ancestors.map((a) => [a.id, a.generation]).sort(),
       [

@@ -222,6 +222,8 @@ forEachEngine('mcp keys for one farm', (t) => {
         ['group_weights', { group_id: group.id }],
         ['clear_to_sell', { animal_id: animal.id }],
         ['clear_to_sell', { group_id: group.id }],
+        ['get_pedigree', { animal_id: animal.id }],
+        ['mating_check', { female_id: animal.id, sire_id: animal.id }],
       ];
       // Every tool that takes farm_id, with the other farm's.
       for (const tool of tools) {

@@ -204,10 +204,14 @@ class DeviceBroker {
   }
 
   private publish(topic: string, body: unknown, correlationData?: Buffer): Promise<void> {
+    return this.publishJson(topic, JSON.stringify(body), correlationData);
+  }
+
+  private publishJson(topic: string, json: string, correlationData?: Buffer): Promise<void> {
     const packet: PublishPacket = {
       cmd: 'publish',
       topic,
-      payload: Buffer.from(JSON.stringify(body)),
+      payload: Buffer.from(json),
       qos: 1,
       retain: false,
       dup: false,
@@ -325,7 +329,7 @@ class DeviceBroker {
     const messageId = packet.qos > 0 ? packet.messageId : undefined;
     if (packet.dup && messageId !== undefined) {
       const earlier = this.answered.get(client.id, messageId);
-      if (earlier !== undefined) return this.publish(answer.topic, earlier, answer.correlation);
+      if (earlier !== undefined) return this.publishJson(answer.topic, earlier, answer.correlation);
     }
     await this.handle(session, message, payload, answer, at, client.id, messageId);
   }
@@ -355,9 +359,9 @@ class DeviceBroker {
       throw err;
     }
     this.deps.usage.count(session.accountId, 'ingest', at);
-    const json = outcomeJson(outcome);
+    const json = JSON.stringify(outcomeJson(outcome));
     if (messageId !== undefined) this.answered.set(clientId, messageId, json);
-    await this.publish(answer.topic, json, answer.correlation);
+    await this.publishJson(answer.topic, json, answer.correlation);
   }
 
   connectedDevices(): string[] {
@@ -379,6 +383,11 @@ export async function createMqttBroker(deps: MqttDeps): Promise<MqttBroker> {
     drainTimeout: 30_000,
     sessionExpiryIntervalLimit: 86_400,
     pendingSessionsLimit: 10_000,
+    // No cap on messages in flight inside the broker. Past the cap (aedes's default, 100) mqemitter queues
+    // them and drains the queue recursively, one stack frame group per queued message: 10,000 devices
+    // reporting at once (their answers and deliveries) overflowed the stack and killed the process
+    // (bench/fleet.ts, BENCHMARKS.md). Each message in flight is one a device sent and waits on.
+    concurrency: 0,
   });
   const broker = new DeviceBroker(aedes, deps);
   return {

@@ -14,7 +14,7 @@ forEachEngine(
     const closers: Array<() => Promise<void>> = [];
     after(() => Promise.all(closers.map((close) => close())));
 
-    test('each of the twelve event types is delivered once with a valid signature', async () => {
+    test('each of the thirteen event types is delivered once with a valid signature', async () => {
       const rcv = await startReceiver();
       closers.push(rcv.close);
       const acct = await t().account();
@@ -123,6 +123,33 @@ forEachEngine(
         const { already_imported, unmatched, duplicates, refused, ...session } = weighed.body;
         expected.push({ type: 'weigh_session.imported', data: session });
 
+        // A birth with offspring creates the calf: its animal.created, the birth's event.created, animal.born.
+        const dam = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
+          key,
+          body: { species: 'cattle', name: 'Clover', tag: 'D1', sex: 'female' },
+        });
+        assert.equal(dam.status, 201, JSON.stringify(dam.body));
+        expected.push({ type: 'animal.created', data: dam.body });
+        const birth = await t().request<{ id: string }>('POST', `/v1/farms/${farmId}/events`, {
+          key,
+          body: {
+            type: 'birth',
+            subject_id: dam.body.id,
+            at: '2026-06-01T06:00:00Z',
+            data: { offspring: [{ sex: 'female', tag: 'C1', alive: true }] },
+          },
+        });
+        assert.equal(birth.status, 201, JSON.stringify(birth.body));
+        expected.push({ type: 'event.created', data: birth.body });
+        const herd = await t().request<List<Animal>>('GET', `/v1/farms/${farmId}/animals?limit=100`, { key });
+        const calf = herd.body.data.find((a) => a.tag === 'C1');
+        assert.ok(calf, 'the birth created the calf');
+        expected.push({ type: 'animal.created', data: calf });
+        expected.push({
+          type: 'animal.born',
+          data: { animal: calf, dam_id: dam.body.id, event_id: birth.body.id },
+        });
+
         const device = await t().request<NewDevice>('POST', `/v1/farms/${farmId}/devices`, {
           key,
           body: { type: 'house', name: 'House 1' },
@@ -170,7 +197,7 @@ forEachEngine(
       // Anything still undispatched or due (a duplicate would be) is sent now.
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
 
-      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all twelve types');
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all thirteen types');
       assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
       const payloads = rcv.requests.map((r) => JSON.parse(r.body));
       assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');

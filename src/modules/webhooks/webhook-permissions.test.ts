@@ -91,6 +91,7 @@ forEachEngine(
         'withdrawal.overridden',
         'movement.created',
         'weigh_session.imported',
+        'animal.born',
       ]);
       const byDefault = await t().request<NewWebhook>('POST', url, {
         key: records,
@@ -103,6 +104,7 @@ forEachEngine(
         'withdrawal.overridden',
         'movement.created',
         'weigh_session.imported',
+        'animal.born',
       ]);
       const devices = await keyWith(t(), acct.live_key, {
         webhooks: 'write',
@@ -171,6 +173,7 @@ forEachEngine(
         'withdrawal.overridden',
         'movement.created',
         'weigh_session.imported',
+        'animal.born',
       ]);
 
       // Someone else's "*" webhook: the restricted key may not point it at itself.

@@ -171,7 +171,7 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
         <a class="who" href="/account"
           title=${`${session.person.email} (${session.person.role}): your account and password`}>
           <span class="initial" aria-hidden="true">${who.slice(0, 1).toUpperCase()}</span>
-          <span class="name">${who}</span><span class="visually-hidden">: your account</span></a>
+          <span class="name">${who}</span><span class="visually-hidden">: ${t('shell.your_account')}</span></a>
       </div>
       <${ErrorText} error=${error} />
     </header>

@@ -39,7 +39,7 @@ export const EN = {
   'shell.pages': 'Pages',
   'shell.farm': 'Farm',
   'shell.sign_out': 'Sign out',
-  'shell.your_account': 'Your account',
+  'shell.your_account': 'your account',
   'shell.more': 'More',
 
   'time.never': 'never',

@@ -34,7 +34,7 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'shell.pages': 'Páginas',
   'shell.farm': 'Granja',
   'shell.sign_out': 'Cerrar sesión',
-  'shell.your_account': 'Mi cuenta',
+  'shell.your_account': 'mi cuenta',
   'shell.more': 'Más',
 
   'time.never': 'nunca',
