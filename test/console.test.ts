@@ -655,7 +655,10 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   await page.goto(`${world.base}/events?type=weight`);
   await page.getByRole('heading', { name: 'Event log' }).waitFor();
   // The event log reads as sentences (issue 45): the weight and who was weighed, no JSON.
-  await page.getByText(/^Weighed .+: 301\.5 kg/).first().waitFor();
+  await page
+    .getByText(/^Weighed .+: 301\.5 kg/)
+    .first()
+    .waitFor();
   assert.doesNotMatch(await page.evaluate<string>('document.getElementById("main").innerText'), /"kg"/);
   await assertNoHorizontalScroll(page);
   assert.deepEqual(problems, []);

@@ -31,7 +31,7 @@ const SERVICE_WORKER = 'src/modules/console/web/sw.ts';
 const WORKER_SHARES = ['src/modules/console/web/queue-send.ts'];
 const STYLES = 'src/modules/console/web/styles.css';
 /** Style sheets of a few pages, linked by the module that needs them (web/herd-book.ts), not by the page. */
-const PAGE_STYLES = ['src/modules/console/web/herd-book.css'];
+const PAGE_STYLES = ['src/modules/console/web/herd-book.css', 'src/modules/console/web/chute.css'];
 /** The signed-in shell, which app.ts loads for every page needing a session (so not the sign-in page). */
 const SHELL = 'src/modules/console/web/shell.ts';
 const PAGES = 'src/modules/console/web/pages';
@@ -104,6 +104,9 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/farm-map.ts',
   // The herd book's shared pieces: only its pages and the animal pages import them (issue 46).
   'src/modules/console/web/herd-book.ts',
+  // The chute page's scale reader over Web Serial and its line reader (issue 47).
+  'src/modules/console/web/scale.ts',
+  'src/domain/indicator.ts',
   'src/modules/console/web/draw.ts',
   // Issue 45: Spanish loads for a Spanish reader; the event log's sentences and picker, the Account page's
   // units and language, with the pages that use them.

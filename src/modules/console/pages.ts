@@ -44,6 +44,8 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/medicines', page: 'medicines', title: 'Medicine cabinet', nav: true },
   { path: '/treat', page: 'treat', title: 'Give a treatment', nav: true },
   { path: '/movements', page: 'movements', title: 'Holding register', nav: true },
+  { path: '/chute', page: 'chute', title: 'Chute', nav: true },
+  { path: '/calving', page: 'calving', title: 'Calving calendar', nav: true },
   { path: '/devices', page: 'devices', title: 'Devices', nav: true },
   { path: '/devices/:id', page: 'device', title: 'Device' },
   { path: '/data', page: 'data', title: 'Data', nav: true },

@@ -85,6 +85,8 @@ async function labelOf(db: Local, call: QueuedCall): Promise<string> {
       if (ids.length === 1) return `Treatment: ${medicine} to ${await recordName('animal', ids[0])}`;
       return `Treatment: ${medicine} to ${ids.length} animals`;
     }
+    case '/v1/animals/{id}/weights':
+      return `Weight: ${String(body.kg)} kg for ${await recordName('animal', call.path.id)}`;
     default:
       return `${call.method} ${call.template}`;
   }
@@ -151,6 +153,16 @@ export async function applyLocally(db: Local, change: Change): Promise<unknown> 
     case '/v1/farms/{farm}/treatments':
       // The withdrawal dates are the server's: the page says it is kept.
       return { data: [], queued: true };
+    case '/v1/animals/{id}/weights':
+      // The gains are the server's: the chute page says the weight is kept.
+      return {
+        animal_id: id,
+        data: [],
+        adg_kg_per_day: null,
+        projected_kg: null,
+        projected_at: null,
+        queued: true,
+      };
     default:
       return null;
   }

@@ -21,8 +21,9 @@ const QUEUEABLE: Record<string, Method> = {
   '/v1/farms/{farm}/animals': 'POST',
   '/v1/animals/{id}': 'PATCH',
   '/v1/alerts/{id}/acknowledge': 'POST',
-  // The herd book's treatments, chute-side (issue 46): one request for a group or a list, one key.
+  // The herd book's treatments (issue 46: a group is one request, one key) and chute weights (issue 47).
   '/v1/farms/{farm}/treatments': 'POST',
+  '/v1/animals/{id}/weights': 'POST',
 };
 
 /** The member of a queueable write's body that says when it was made (the server takes it as given). */
@@ -31,6 +32,7 @@ const TIMED: Record<string, string> = {
   '/v1/tasks/{id}/done': 'done_at',
   '/v1/alerts/{id}/acknowledge': 'acknowledged_at',
   '/v1/farms/{farm}/treatments': 'at',
+  '/v1/animals/{id}/weights': 'at',
 };
 
 export const startLocal = async (person: string, farm: string | null) =>

@@ -34,6 +34,8 @@ export const EN = {
   'nav.medicines': 'Medicine cabinet',
   'nav.treat': 'Give a treatment',
   'nav.movements': 'Holding register',
+  'nav.chute': 'Chute',
+  'nav.calving': 'Calving calendar',
   'shell.pages': 'Pages',
   'shell.farm': 'Farm',
   'shell.sign_out': 'Sign out',

@@ -29,6 +29,8 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'nav.medicines': 'Botiquín',
   'nav.treat': 'Dar un tratamiento',
   'nav.movements': 'Registro de movimientos',
+  'nav.chute': 'Manga',
+  'nav.calving': 'Calendario de partos',
   'shell.pages': 'Páginas',
   'shell.farm': 'Granja',
   'shell.sign_out': 'Cerrar sesión',

@@ -9,7 +9,7 @@ import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
-import { OverrideField, WithdrawalBanner } from '../herd-book.ts';
+import { dayOf, OverrideField, WithdrawalBanner } from '../herd-book.ts';
 import { entered, shown, unitLabel } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import {
@@ -28,6 +28,83 @@ import { amount, farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type FarmEvent = Schema<'Event'>;
+type WeightEntry = Schema<'WeightEntry'>;
+
+const SOURCES: Record<WeightEntry['source'], string> = {
+  event: 'logged',
+  scale: 'scale head',
+  session: 'weigh session',
+  chute: 'chute',
+};
+
+/** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
+function perDay(kg: number | null): string {
+  return kg === null ? '—' : `${shown(kg, 'kg').toFixed(2)} ${unitLabel('kg')} a day`;
+}
+
+const STATES: Record<NonNullable<Animal['breeding']>['state'], string> = {
+  open: 'Open',
+  bred: 'Bred',
+  pregnant: 'Pregnant',
+  fresh: 'Fresh (given birth)',
+};
+
+/** A female's breeding state (issue 47), and the animal's pedigree: parents, grandparents, inbreeding. */
+function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
+  const pedigree = useLoad(
+    () =>
+      api('GET', '/v1/animals/{id}/pedigree', { path: { id: animal.id }, query: { generations: 2 } }).catch(
+        () => null,
+      ),
+    [animal.id],
+  );
+  const b = animal.breeding;
+  const day = (d: string) => dayOf(`${d}T12:00:00Z`, timezone);
+  const p = pedigree.data;
+  const ancestors = p?.ancestors ?? [];
+  const who = (id: string | null, fallback: string) => {
+    if (!id) return fallback;
+    const r = ancestors.find((a) => a.id === id);
+    const name = r ? [r.tag, r.name].filter(Boolean).join(' ') || r.id : id;
+    return id.startsWith('outside:')
+      ? name.replace(/^outside:/, '')
+      : html`<a href=${`/animals/${id}`}>${name}</a>`;
+  };
+  const grand = ancestors.filter((a) => a.generation === 2);
+  return html`<h2 id="lineage-title">Breeding and lineage</h2>
+    ${
+      b &&
+      html`<p class="breeding-state"><strong>${STATES[b.state]}</strong>${b.due_date ? `: due ${day(b.due_date)}.` : '.'}
+        ${b.next_heat_expected && html`<br />${`Next heat expected ${day(b.next_heat_expected)}.`}`}</p>`
+    }
+    <dl class="facts">
+      <div><dt>Dam</dt><dd>${who(animal.dam_id, '—')}</dd></div>
+      <div><dt>Sire</dt><dd>${animal.sire_id ? who(animal.sire_id, '—') : animal.sire_name ? `${animal.sire_name}${animal.sire_registration ? ` (${animal.sire_registration})` : ''}` : '—'}</dd></div>
+      ${grand.length > 0 && html`<div><dt>Grandparents</dt><dd>${grand.map((g, i) => html`${i > 0 ? ', ' : ''}${who(g.id, g.id)}`)}</dd></div>`}
+      ${p && html`<div><dt>Inbreeding</dt><dd>${`${(p.inbreeding * 100).toFixed(2)} %`}</dd></div>`}
+      ${p && p.descendants.length > 0 && html`<div><dt>Offspring</dt><dd>${p.descendants.filter((d) => d.generation === 1).map((d, i) => html`${i > 0 ? ', ' : ''}${who(d.id, d.id)}`)}</dd></div>`}
+    </dl>`;
+}
+
+/** The ADG and projection above the chart, and the weights below it, newest first (issue 47). */
+function WeightFigures({ weights, timezone }: { weights: Schema<'AnimalWeights'>; timezone: string }) {
+  const list = weights.data as WeightEntry[];
+  if (list.length === 0) return null;
+  return html`<p class="weight-figures">
+      ${weights.adg_kg_per_day !== null && html`<strong>${`Average daily gain ${perDay(weights.adg_kg_per_day)}`}</strong>`}
+      ${weights.projected_kg !== null && html`<br />${`About ${amount(shown(weights.projected_kg, 'kg'), unitLabel('kg'))} by ${farmTime(weights.projected_at, timezone)} at the latest gain.`}`}
+    </p>
+    <table class="weights">
+      <caption class="visually-hidden">Weights, newest first</caption>
+      <thead><tr><th scope="col">When</th><th scope="col">Weight</th><th scope="col">Gain since the one before</th><th scope="col">From</th></tr></thead>
+      <tbody>${list.map(
+        (
+          w,
+        ) => html`<tr key=${w.event_id}><td>${farmTime(w.at, timezone)}</td><td>${amount(shown(w.kg, 'kg'), unitLabel('kg'))}</td>
+          <td>${perDay(w.gain_kg_per_day)}</td><td>${SOURCES[w.source]}</td></tr>`,
+      )}</tbody>
+    </table>`;
+}
 /** An event's data as the kinds logged here write it. */
 type EventData = Record<string, unknown> & {
   kg?: number;
@@ -237,7 +314,12 @@ export function Page({ farm, params }: PageProps) {
   useFarmStream(farm.id, ['event.created'], (event) => {
     if (event.data?.subject_id === id) data.reload();
   });
-  const weights = useMemo(
+  // Every weight from every source with its gain (GET /v1/animals/{id}/weights); offline, the logged ones.
+  const history = useLoad(
+    () => api('GET', '/v1/animals/{id}/weights', { path: { id } }).catch(() => null),
+    [id, data.data],
+  );
+  const logged = useMemo(
     () =>
       (data.data?.events ?? [])
         .filter((e) => e.type === 'weight' && typeof e.data?.kg === 'number')
@@ -245,6 +327,8 @@ export function Page({ farm, params }: PageProps) {
         .reverse(),
     [data.data],
   );
+  const fromApi = history.data?.data as WeightEntry[] | undefined;
+  const weights = fromApi ? [...fromApi].reverse().map((w) => ({ at: w.at, value: w.kg })) : logged;
   if (!data.data || !places.data) {
     return html`<${Loading} error=${data.error ?? places.error} retry=${() => {
       data.reload();
@@ -280,7 +364,9 @@ export function Page({ farm, params }: PageProps) {
     ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>Give a treatment</a></p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
     <h2 id="weight-title">Weight</h2>
+    ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${`Weight (${unitLabel('kg')})`} />` : html`<p class="muted">No weights logged yet.</p>`}
+    <${Lineage} animal=${animal} timezone=${farm.timezone} />
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>History</h2>
     ${

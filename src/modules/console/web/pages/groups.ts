@@ -1,15 +1,52 @@
 /**
- * Groups: head count, hatch date and age, paddock; add and edit; give a group a treatment (/treat?group_id=…).
+ * Groups: head count, hatch date and age, paddock; add and edit; give a group a treatment (/treat?group_id=…);
+ * a group's weights (issue 47: head weighed, mean, min, max, mean gain, the animals gaining least).
  */
 import { api, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
+import { shown, unitLabel } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { choices, loadGroups, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
-import { Loading, useLoad } from '../ui.ts';
+import { amount, farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Group = Schema<'Group'>;
+
+/** A group's figures over each animal's latest weight (GET /v1/groups/{id}/weights). */
+function GroupWeights({ group, timezone }: { group: Group; timezone: string }) {
+  const figures = useLoad(
+    () => api('GET', '/v1/groups/{id}/weights', { path: { id: group.id } }),
+    [group.id],
+  );
+  const f = figures.data;
+  if (!f) return html`<${Loading} error=${figures.error} retry=${figures.reload} />`;
+  const kg = (v: number | null) => amount(v === null ? null : shown(v, 'kg'), unitLabel('kg'));
+  const gain = (v: number | null) =>
+    v === null ? '—' : `${shown(v, 'kg').toFixed(2)} ${unitLabel('kg')} a day`;
+  return html`<section class="panel group-weights" aria-labelledby="group-weights-title">
+    <h2 id="group-weights-title">${`Weights of ${group.name}`}</h2>
+    ${
+      f.head_weighed === 0
+        ? html`<p class="muted">${`None of its ${f.head} animals has been weighed yet.`}</p>`
+        : html`<dl class="facts">
+          <div><dt>Head weighed</dt><dd>${`${f.head_weighed} of ${f.head}`}</dd></div>
+          <div><dt>Mean</dt><dd>${kg(f.mean_kg)}</dd></div>
+          <div><dt>Lightest</dt><dd>${kg(f.min_kg)}</dd></div>
+          <div><dt>Heaviest</dt><dd>${kg(f.max_kg)}</dd></div>
+          <div><dt>Mean daily gain</dt><dd>${gain(f.mean_adg_kg_per_day)}</dd></div>
+          <div><dt>Last weighed</dt><dd>${f.last_weighed_at ? farmTime(f.last_weighed_at, timezone) : '—'}</dd></div>
+        </dl>
+        ${
+          f.lowest_gain.length > 0 &&
+          html`<h3>Gaining least</h3><ul>${f.lowest_gain.map(
+            (a) =>
+              html`<li><a href=${`/animals/${a.animal_id}`}>${a.tag ?? a.name ?? a.animal_id}</a>${`: ${gain(a.gain_kg_per_day)}, ${kg(a.kg)}`}</li>`,
+          )}</ul>`
+        }`
+    }
+  </section>`;
+}
 
 const NAMES = ['name', 'species', 'kind', 'head_count', 'hatch_date', 'paddock_id'];
 
@@ -76,6 +113,7 @@ export function Page({ farm }: PageProps) {
   }, [farm.id]);
   const [editing, setEditing] = useState<Group | null>(null);
   const [adding, setAdding] = useState(false);
+  const [weighed, setWeighed] = useState<Group | null>(null);
   if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
   const { groups, paddocks, names } = data.data;
   const write = can('groups', 'write');
@@ -90,7 +128,8 @@ export function Page({ farm }: PageProps) {
       <tbody>${groups.map(
         (g) => html`<tr key=${g.id} id=${g.id}>
           <td class="card-title"><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span>
-            ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`}>Give a treatment<span class="visually-hidden"> to ${g.name}</span></a>`}</td>
+            ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`}>Give a treatment<span class="visually-hidden"> to ${g.name}</span></a>`}
+            <br /><button type="button" class="button link small" onClick=${() => setWeighed(g)}>Weights<span class="visually-hidden"> of ${g.name}</span></button></td>
           <td>${g.species}</td><td class="num" data-label="Head">${g.head_count ?? '—'}</td>
           <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${g.hatch_date.slice(0, 10)}</span>`}</td>
           <td data-label="Paddock">${names.get(g.paddock_id) ?? '—'}</td>
@@ -98,6 +137,7 @@ export function Page({ farm }: PageProps) {
         </tr>`,
       )}</tbody></table></div>
     ${groups.length === 0 && html`<p class="muted">No groups yet.</p>`}
+    ${weighed && html`<${GroupWeights} key=${weighed.id} group=${weighed} timezone=${farm.timezone} />`}
     ${editing && html`<${GroupForm} key=${editing.id} farm=${farm} group=${editing} paddocks=${paddocks} onSaved=${data.reload} onClose=${() => setEditing(null)} />`}
   </section>`;
 }

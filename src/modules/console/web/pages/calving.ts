@@ -1,0 +1,52 @@
+/**
+ * The calving calendar (issue 47): the farm's bred and pregnant females by due date, the overdue first, then
+ * week by week (GET /v1/farms/{farm}/due-dates, from the service and the species' gestation).
+ */
+import { api, type Reply } from '../api.ts';
+import { dayOf, nameOf } from '../herd-book.ts';
+import { html } from '../lib.ts';
+import { Loading, useLoad } from '../ui.ts';
+import type { PageProps } from './page.ts';
+
+type Due = Reply<'GET', '/v1/farms/{farm}/due-dates'>['data'][number];
+
+const WEEKS = 10;
+const DAY_MS = 86_400_000;
+
+/** The Monday of a due date's week, as YYYY-MM-DD. */
+function weekOf(date: string): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  return new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * DAY_MS).toISOString().slice(0, 10);
+}
+
+export function Page({ farm }: PageProps) {
+  const due = useLoad(
+    () => api('GET', '/v1/farms/{farm}/due-dates', { path: { farm: farm.id }, query: { days: WEEKS * 7 } }),
+    [farm.id],
+  );
+  if (!due.data) return html`<${Loading} error=${due.error} retry=${due.reload} />`;
+  const day = (d: string) => dayOf(`${d}T12:00:00Z`, farm.timezone);
+  const overdue = due.data.data.filter((d) => d.overdue);
+  const weeks = new Map<string, Due[]>();
+  for (const d of due.data.data.filter((d) => !d.overdue)) {
+    const week = weekOf(d.due_date);
+    weeks.set(week, [...(weeks.get(week) ?? []), d]);
+  }
+  const row = (d: Due) =>
+    html`<li key=${d.animal_id}><a href=${`/animals/${d.animal_id}`}>${nameOf({ id: d.animal_id, tag: d.tag, name: d.name })}</a>
+      ${d.state === 'pregnant' ? ` ${d.species}, pregnant: due ${day(d.due_date)}` : ` ${d.species}, bred (not yet checked): due ${day(d.due_date)} if it held`}</li>`;
+  return html`<section class="calving">
+    <h1>Calving calendar</h1>
+    <p class="muted">${`Females due in the next ${WEEKS} weeks, from their service and their species’ gestation.`}</p>
+    ${
+      overdue.length > 0 &&
+      html`<section aria-labelledby="overdue-title"><h2 id="overdue-title">Overdue</h2><ul>${overdue.map(row)}</ul></section>`
+    }
+    ${[...weeks.entries()].map(
+      ([week, list]) =>
+        html`<section key=${week} aria-labelledby=${`week-${week}`}><h2 id=${`week-${week}`}>${`Week of ${day(week)}: ${list.length === 1 ? '1 due' : `${list.length} due`}`}</h2>
+          <ul>${list.map(row)}</ul></section>`,
+    )}
+    ${due.data.data.length === 0 && html`<p>${`No female is due in the next ${WEEKS} weeks.`}</p>`}
+  </section>`;
+}

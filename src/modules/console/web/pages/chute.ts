@@ -1,0 +1,330 @@
+/**
+ * The chute page (issue 47): weighing at the race on a phone in a wet glove. The next animal is found by
+ * its EID (a Bluetooth stick reader types the number and Enter into the scan field, which keeps the focus),
+ * by the last digits of its tag, or from a group's list; its card shows the last weight and gain, any
+ * withdrawal and a treatment dose due; the weight is typed or read from a scale indicator (web/scale.ts);
+ * Save records it (offline: the field app's queue, sent once with its Idempotency-Key) and goes back to the
+ * scan field for the next animal.
+ */
+import { displayEid, readEid } from '../../../../domain/eid.ts';
+import { api, type Problem, type Schema } from '../api.ts';
+import { nameOf, WithdrawalBanner } from '../herd-book.ts';
+import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
+import { loadAll, loadGroups } from '../records.ts';
+import { connectScale, hasSerial, type Reading } from '../scale.ts';
+import { can } from '../store.ts';
+import { ago, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
+import type { PageProps } from './page.ts';
+
+// Its own style sheet, linked when the page first loads (as web/herd-book.ts links its own).
+const sheet = document.createElement('link');
+sheet.rel = 'stylesheet';
+sheet.href = new URL('../chute.css', import.meta.url).href;
+document.head.append(sheet);
+
+type Animal = Schema<'Animal'>;
+type Weights = Schema<'AnimalWeights'>;
+type Treatment = Schema<'Treatment'>;
+
+const HOUR_MS = 3_600_000;
+/** A value this long in the weight field is a scan that landed there, not a weight. */
+const SCAN_DIGITS = 8;
+
+interface Weighed {
+  animal: Animal;
+  kg: number;
+  queued: boolean;
+}
+
+function loadAnimals(farm: string) {
+  return loadAll(
+    (before) =>
+      api('GET', '/v1/farms/{farm}/animals', {
+        path: { farm },
+        query: { status: 'active', limit: 500, before },
+      }),
+    5000,
+  );
+}
+
+/** The animals a scan or typed digits name: the EID in any reader's form, the tag, or its last digits. */
+export function findAnimals(animals: readonly Animal[], typed: string): Animal[] {
+  const value = typed.trim();
+  if (!value) return [];
+  const { eid } = readEid(value);
+  const byEid = animals.filter((a) => a.eid === eid);
+  if (byEid.length > 0) return byEid;
+  const lower = value.toLowerCase();
+  const byTag = animals.filter((a) => a.tag?.toLowerCase() === lower);
+  if (byTag.length > 0) return byTag;
+  return animals.filter(
+    (a) => a.tag?.toLowerCase().endsWith(lower) || (value.length >= 3 && a.eid?.endsWith(value)),
+  );
+}
+
+/** The next dose of a course still running (a treatment given more than once). */
+function nextDose(treatments: readonly Treatment[], now = Date.now()) {
+  let next: { t: Treatment; at: number; dose: number } | null = null;
+  for (const t of treatments) {
+    if (t.course.doses <= 1) continue;
+    for (let i = 1; i < t.course.doses; i += 1) {
+      const at = Date.parse(t.at) + i * t.course.every_hours * HOUR_MS;
+      // A dose counts as due from half its interval before its time until the next one.
+      if (at + (t.course.every_hours * HOUR_MS) / 2 < now) continue;
+      if (!next || at < next.at) next = { t, at, dose: i + 1 };
+      break;
+    }
+  }
+  return next;
+}
+
+function gainText(gain: number | null | undefined): string {
+  if (gain === null || gain === undefined) return 'No gain yet: one weight only.';
+  return `${gain >= 0 ? 'Gaining' : 'Losing'} ${Math.abs(gain).toFixed(2)} kg a day.`;
+}
+
+/** What the card shows beyond the animal itself: its weights and treatments (none offline). */
+function useAnimalFacts(animal: Animal | null) {
+  return useLoad(async () => {
+    if (!animal) return null;
+    const [weights, treatments] = await Promise.all([
+      api('GET', '/v1/animals/{id}/weights', { path: { id: animal.id } }).catch(() => null),
+      api('GET', '/v1/farms/{farm}/treatments', {
+        path: { farm: animal.farm_id },
+        query: { animal_id: animal.id, limit: 20 },
+      })
+        .then((page) => page.data)
+        .catch(() => []),
+    ]);
+    return { weights: weights as Weights | null, treatments };
+  }, [animal?.id]);
+}
+
+function Card({ animal, groupName, timezone }: { animal: Animal; groupName: string; timezone: string }) {
+  const facts = useAnimalFacts(animal);
+  const weights = facts.data?.weights;
+  const last = weights?.data[0];
+  const dose = nextDose(facts.data?.treatments ?? []);
+  return html`<article class="chute-card" aria-labelledby="chute-animal">
+    <h2 id="chute-animal">${nameOf(animal)}</h2>
+    <p class="chute-who">${[animal.species, animal.sex, groupName, animal.eid && `EID ${displayEid(animal.eid)}`].filter(Boolean).join(' · ')}</p>
+    ${
+      !facts.data && !facts.error
+        ? html`<p class="chute-fact">Looking up its weights…</p>`
+        : !weights
+          ? html`<p class="chute-fact">Its weights show when there is signal.</p>`
+          : last
+            ? html`<p class="chute-fact"><strong>${`Last weight ${last.kg} kg, ${ago(last.at)}.`}</strong>
+                ${' '}${gainText(last.gain_kg_per_day)}
+                ${weights.adg_kg_per_day !== null && html`<br />${`Average daily gain ${weights.adg_kg_per_day.toFixed(2)} kg.`}`}</p>`
+            : html`<p class="chute-fact">Never weighed before.</p>`
+    }
+    <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${timezone} />
+    ${dose && html`<p class="chute-due" role="note"><strong>${`Due: dose ${dose.dose} of ${dose.t.course.doses} of ${dose.t.medicine}, ${farmTime(new Date(dose.at).toISOString(), timezone)}.`}</strong></p>`}
+  </article>`;
+}
+
+export function Page({ farm }: PageProps) {
+  const data = useLoad(() => Promise.all([loadAnimals(farm.id), loadGroups(farm.id)]), [farm.id]);
+  const [current, setCurrent] = useState<Animal | null>(null);
+  const [choices, setChoices] = useState<Animal[] | null>(null);
+  const [notice, setNotice] = useState<{ text: string; queued?: boolean } | null>(null);
+  const [kg, setKg] = useState('');
+  const [error, setError] = useState<Problem | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [weighed, setWeighed] = useState<Weighed[]>([]);
+  const [groupId, setGroupId] = useState('');
+  const [scale, setScale] = useState<{ stop: () => Promise<void>; last: Reading | null } | null>(null);
+  const [scaleError, setScaleError] = useState<string | null>(null);
+  const scanRef = useRef<HTMLInputElement>(null);
+  const kgRef = useRef<HTMLInputElement>(null);
+  const [animals = [], groups = []] = data.data ?? [];
+  const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+
+  // The scan field has the focus whenever no animal is on the card, so a reader's digits land there.
+  useEffect(() => {
+    if (!data.data) return;
+    (current ? kgRef : scanRef).current?.focus();
+  }, [current?.id, Boolean(data.data)]);
+  useEffect(() => () => void scale?.stop(), [scale]);
+
+  const choose = (animal: Animal) => {
+    setCurrent(animal);
+    setChoices(null);
+    setNotice(null);
+    setError(null);
+    setKg(scale?.last?.stable ? String(scale.last.kg) : '');
+  };
+
+  const scan = (typed: string) => {
+    const value = typed.trim();
+    if (!value) return;
+    const found = findAnimals(animals, value);
+    if (found.length === 1 && found[0]) choose(found[0]);
+    else if (found.length > 1) {
+      setChoices(found);
+      setNotice({ text: `${found.length} animals match ${value}: choose one.` });
+    } else {
+      setCurrent(null);
+      setChoices(null);
+      setNotice({ text: `No active animal on this farm has the EID or tag ${value}.` });
+      scanRef.current?.focus();
+    }
+  };
+
+  const save = async () => {
+    if (!current || saving) return;
+    const value = Number(kg.replace(',', '.'));
+    if (!kg.trim() || !Number.isFinite(value) || value <= 0) {
+      setError({ status: 400, message: 'Type the weight in kg.', param: 'kg' });
+      kgRef.current?.focus();
+      return;
+    }
+    setSaving(true);
+    setError(null);
+    try {
+      const answer = (await api('POST', '/v1/animals/{id}/weights', {
+        path: { id: current.id },
+        body: { kg: value, at: new Date().toISOString(), source: 'chute' },
+      })) as Weights & { queued?: boolean };
+      const queued = answer.queued === true;
+      setWeighed((before) => [{ animal: current, kg: value, queued }, ...before]);
+      setNotice({
+        text: queued
+          ? `${value} kg for ${nameOf(current)} is kept on this phone and reaches Farmstead by itself when there is signal.`
+          : `Saved ${value} kg for ${nameOf(current)}.`,
+        queued,
+      });
+      setCurrent(null);
+      setKg('');
+    } catch (err) {
+      setError(problemOf(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const onScanKey = (event: KeyboardEvent) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    const input = event.currentTarget as HTMLInputElement;
+    scan(input.value);
+    input.value = '';
+  };
+
+  const onKgKey = (event: KeyboardEvent) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    // A reader scanning the next animal while the focus is here: a scan, not a weight.
+    const value = (event.currentTarget as HTMLInputElement).value.trim();
+    if (value.replace(/\D/g, '').length >= SCAN_DIGITS || readEid(value).format === 'iso11784') {
+      setKg('');
+      scan(value);
+      return;
+    }
+    void save();
+  };
+
+  const startScale = async () => {
+    setScaleError(null);
+    try {
+      const stop = await connectScale(
+        (reading) => {
+          setScale((s) => (s ? { ...s, last: reading } : s));
+          if (reading.stable && reading.kg > 0) setKg(String(reading.kg));
+        },
+        (err) => {
+          setScale(null);
+          if (err) setScaleError(`The scale stopped sending: ${problemOf(err).message}`);
+        },
+      );
+      setScale({ stop, last: null });
+    } catch (err) {
+      setScaleError(`No scale connected: ${problemOf(err).message}`);
+    }
+  };
+
+  if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
+  if (!can('animals', 'write')) {
+    return html`<section class="chute"><h1>Chute</h1><p>Weighing animals needs a role that writes animals.</p></section>`;
+  }
+  const group = groups.find((g) => g.id === groupId);
+  const inGroup = group ? animals.filter((a) => a.group_id === group.id) : [];
+  const weighedIds = new Map(weighed.map((w) => [w.animal.id, w]));
+  return html`<section class="chute">
+    <h1>Chute</h1>
+    <div class="field chute-scan">
+      <label for="chute-scan">Scan the EID, or type the tag’s last digits and press Enter</label>
+      <input id="chute-scan" ref=${scanRef} type="text" inputmode="numeric" autocomplete="off"
+        enterkeyhint="search" onKeyDown=${onScanKey} />
+    </div>
+    ${notice && html`<p class=${notice.queued ? 'chute-notice queued' : 'chute-notice'} role="status">${notice.text}</p>`}
+    ${
+      choices &&
+      html`<ul class="chute-list" aria-label="Animals that match">${choices.map(
+        (a) =>
+          html`<li><button type="button" class="button" onClick=${() => choose(a)}>${nameOf(a)}</button></li>`,
+      )}</ul>`
+    }
+    ${
+      current &&
+      html`<${Card} key=${current.id} animal=${current} groupName=${groupNames.get(current.group_id ?? '') ?? ''}
+          timezone=${farm.timezone} />
+        <form class="chute-weigh" onSubmit=${(e: Event) => {
+          e.preventDefault();
+          void save();
+        }}>
+          <label for="chute-kg">${`Weight of ${nameOf(current)} (kg)`}</label>
+          <input id="chute-kg" ref=${kgRef} type="text" inputmode="decimal" autocomplete="off" enterkeyhint="done"
+            value=${kg} onInput=${(e: Event) => setKg(inputValue(e))} onKeyDown=${onKgKey}
+            aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'chute-kg-error' : undefined} />
+          ${error && html`<p class="error" role="alert" id="chute-kg-error">${error.message}</p>`}
+          ${scale && html`<p class="chute-scale" role="status">${scale.last ? (scale.last.stable ? `Scale: ${scale.last.kg} kg, steady.` : `Scale: ${scale.last.kg} kg, still moving.`) : 'Scale connected: waiting for a weight.'}</p>`}
+          <div class="chute-actions">
+            <button type="submit" class="button primary" disabled=${saving}>${saving ? 'Saving…' : 'Save and next'}</button>
+            <button type="button" class="button secondary" onClick=${() => {
+              setCurrent(null);
+              setNotice(null);
+            }}>Skip</button>
+          </div>
+        </form>`
+    }
+    ${
+      hasSerial() &&
+      html`<p class="chute-scale-connect">${
+        scale
+          ? html`<button type="button" class="button secondary" onClick=${() => {
+              void scale.stop();
+              setScale(null);
+            }}>Disconnect the scale</button>`
+          : html`<button type="button" class="button secondary" onClick=${startScale}>Connect a scale</button>`
+      }</p>
+      ${scaleError && html`<p class="error" role="alert">${scaleError}</p>`}`
+    }
+    <div class="field chute-group">
+      <label for="chute-group">Or choose from a group</label>
+      <select id="chute-group" value=${groupId} onChange=${(e: Event) => setGroupId(inputValue(e))}>
+        <option value="">Choose a group</option>
+        ${groups.map((g) => html`<option value=${g.id}>${g.name}</option>`)}
+      </select>
+    </div>
+    ${
+      group &&
+      html`<ul class="chute-list" aria-label=${`Animals in ${group.name}`}>${inGroup.map((a) => {
+        const done = weighedIds.get(a.id);
+        return html`<li><button type="button" class=${done ? 'button secondary' : 'button'} onClick=${() => choose(a)}>
+          ${done ? `${nameOf(a)}: weighed ${done.kg} kg` : nameOf(a)}</button></li>`;
+      })}</ul>`
+    }
+    ${
+      weighed.length > 0 &&
+      html`<section class="chute-done" aria-labelledby="chute-done-title">
+        <h2 id="chute-done-title">${weighed.length === 1 ? 'Weighed here: 1 animal' : `Weighed here: ${weighed.length} animals`}</h2>
+        <ul>${weighed.map(
+          (w) =>
+            html`<li>${w.queued ? `${nameOf(w.animal)}: ${w.kg} kg, kept on this phone` : `${nameOf(w.animal)}: ${w.kg} kg`}</li>`,
+        )}</ul>
+      </section>`
+    }
+  </section>`;
+}
