@@ -421,7 +421,7 @@ test('a house sent to another paddock shows its route, with the distance and the
   // Near its end in East (its start is under the house's marker and name).
   await page.mouse.click(box.x + box.width * 0.8, box.y + box.height / 2);
   const sheet = page.getByRole('region', { name: 'Planned move to East', exact: true });
-  await sheet.getByText(/\d+ m\/day/).waitFor();
+  await sheet.getByText(/\d+ m\/d(ay)?\b/).waitFor();
   await sheet.getByText('Arrives').waitFor();
   assert.deepEqual(problems, []);
   await page.context().close();

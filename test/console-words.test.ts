@@ -108,9 +108,9 @@ test('Spanish: the sign-in page from the browser’s language, then the event lo
       .getByRole('heading', { name: language === 'es' ? 'Unidades e idioma' : 'Units and language' })
       .waitFor();
     await page
-      .getByRole('link', { name: language === 'es' ? 'Registro' : 'Event log' })
+      .getByRole('link', { name: language === 'es' ? 'Registro' : 'Event log', includeHidden: true })
       .first()
-      .waitFor();
+      .waitFor({ state: 'attached' });
     await page.evaluate('document.getElementById("reading-title").scrollIntoView()');
     await screenshot(page, `words-account-${language}-phone`);
   }

@@ -105,6 +105,8 @@ async function accessible(page: Page): Promise<void> {
 /** Chooses an option of a select by its visible text (part of it). */
 async function chooseOption(page: Page, label: string, text: RegExp): Promise<void> {
   const select = page.getByLabel(label, { exact: true });
+  // The options come with the page's reads (the cabinet, kept on the phone): wait for the one wanted.
+  await select.locator('option', { hasText: text }).first().waitFor({ state: 'attached' });
   const options = await select.locator('option').allTextContents();
   const wanted = options.find((o) => text.test(o));
   assert.ok(wanted, `${label}: no option ${text} in ${JSON.stringify(options)}`);
