@@ -315,8 +315,12 @@ export function Page({ farm, params }: PageProps) {
     if (event.data?.subject_id === id) data.reload();
   });
   // Every weight from every source with its gain (GET /v1/animals/{id}/weights); offline, the logged ones.
+  // Read once the animal's own reads are in (and again when they reload), never twice on the first load.
   const history = useLoad(
-    () => api('GET', '/v1/animals/{id}/weights', { path: { id } }).catch(() => null),
+    () =>
+      data.data
+        ? api('GET', '/v1/animals/{id}/weights', { path: { id } }).catch(() => null)
+        : Promise.resolve(null),
     [id, data.data],
   );
   const logged = useMemo(
