@@ -17,6 +17,7 @@ import {
   assertNoHorizontalScroll,
   type ConsoleWorld,
   PHONE,
+  phoneHoldsFarm,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -84,18 +85,7 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   await waitFor('the page to be controlled', () =>
     page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
   );
-  await waitFor('the phone to hold the farm', () =>
-    page.evaluate<boolean>(`(async () => {
-      const open = indexedDB.open('farmstead-${personId}');
-      const db = await new Promise((resolve) => { open.onsuccess = () => resolve(open.result); });
-      const asOf = await new Promise((resolve) => {
-        const r = db.transaction('meta').objectStore('meta').get('asof:${farm.id}');
-        r.onsuccess = () => resolve(r.result);
-      });
-      db.close();
-      return Boolean(asOf);
-    })()`),
-  );
+  await phoneHoldsFarm(page, personId, farm.id);
   // On a phone the chute is under More.
   await page.getByRole('button', { name: 'More' }).click();
   await page.getByRole('link', { name: 'Chute' }).click();

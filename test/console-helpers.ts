@@ -129,3 +129,41 @@ export async function goTo(page: Page, name: string): Promise<void> {
   if (!(await link.isVisible())) await nav.getByRole('button', { name: 'More' }).click();
   await link.click();
 }
+
+/** A value of the person's IndexedDB (`farmstead-<person id>`), read in the page; undefined if none. */
+export async function stored<T>(
+  page: Page,
+  person: string,
+  store: string,
+  key?: string,
+): Promise<T | undefined> {
+  // A string runs in the page (the test code has no DOM types).
+  const args = JSON.stringify({ name: `farmstead-${person}`, store, key: key ?? null });
+  return page.evaluate<T | undefined>(`(async ({ name, store, key }) => {
+    const names = (await indexedDB.databases()).map((d) => d.name);
+    if (!names.includes(name)) return undefined;
+    return new Promise((resolve, reject) => {
+      const open = indexedDB.open(name);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        if (!db.objectStoreNames.contains(store)) {
+          db.close();
+          resolve(undefined);
+          return;
+        }
+        const objects = db.transaction(store).objectStore(store);
+        const request = key === null ? objects.getAll() : objects.get(key);
+        request.onsuccess = () => {
+          db.close();
+          resolve(request.result);
+        };
+      };
+    });
+  })(${args})`);
+}
+
+/** Waits until the phone holds the farm's data (the field app's first refresh finished). */
+export function phoneHoldsFarm(page: Page, person: string, farmId: string): Promise<string> {
+  return waitFor('the phone to hold the farm', () => stored<string>(page, person, 'meta', `asof:${farmId}`));
+}

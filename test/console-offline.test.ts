@@ -19,8 +19,10 @@ import {
   type ConsoleWorld,
   goTo,
   PHONE,
+  phoneHoldsFarm,
   signedInPage,
   startConsole,
+  stored,
   workerControl,
 } from './console-helpers.ts';
 import * as make from './factories.ts';
@@ -63,34 +65,6 @@ async function fieldFarm(
   return { account, farm, key, bramble, task, alertId };
 }
 
-/** A value of the person's IndexedDB (`farmstead-<person id>`), read in the page; undefined if none. */
-async function stored<T>(page: Page, person: string, store: string, key?: string): Promise<T | undefined> {
-  // A string runs in the page (the test code has no DOM types).
-  const args = JSON.stringify({ name: `farmstead-${person}`, store, key: key ?? null });
-  return page.evaluate<T | undefined>(`(async ({ name, store, key }) => {
-    const names = (await indexedDB.databases()).map((d) => d.name);
-    if (!names.includes(name)) return undefined;
-    return new Promise((resolve, reject) => {
-      const open = indexedDB.open(name);
-      open.onerror = () => reject(open.error);
-      open.onsuccess = () => {
-        const db = open.result;
-        if (!db.objectStoreNames.contains(store)) {
-          db.close();
-          resolve(undefined);
-          return;
-        }
-        const objects = db.transaction(store).objectStore(store);
-        const request = key === null ? objects.getAll() : objects.get(key);
-        request.onsuccess = () => {
-          db.close();
-          resolve(request.result);
-        };
-      };
-    });
-  })(${args})`);
-}
-
 /**
  * Writes a value into the person's IndexedDB store, as the app would have (`key` for a store whose records
  * carry no key of their own, such as `meta`).
@@ -114,11 +88,6 @@ async function putStored(
       tx.onerror = () => reject(tx.error);
     };
   }))(${args})`);
-}
-
-/** Waits until the phone holds the farm's data (its first refresh finished). */
-function refreshed(page: Page, person: string, farmId: string): Promise<string> {
-  return waitFor('the phone to hold the farm', () => stored<string>(page, person, 'meta', `asof:${farmId}`));
 }
 
 /** Waits until the service worker controls the page and has this version's files cached. */
@@ -148,7 +117,7 @@ async function phone(field: Field & { account: Awaited<ReturnType<ConsoleWorld['
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   await workerReady(page);
-  await refreshed(page, opened.person.session.person.id, field.farm.id);
+  await phoneHoldsFarm(page, opened.person.session.person.id, field.farm.id);
   return { ...opened, context: page.context(), personId: opened.person.session.person.id };
 }
 
@@ -295,7 +264,7 @@ async function plainPhone(field: Field & { account: Parameters<typeof signedInPa
   const page = await context.newPage();
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
-  await refreshed(page, personId, field.farm.id);
+  await phoneHoldsFarm(page, personId, field.farm.id);
   return { context, page, personId };
 }
 
@@ -549,7 +518,7 @@ test('signing out warns about unsynced changes, then clears the phone; the next 
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   const nextId = next.person.session.person.id;
-  await refreshed(page, nextId, field.farm.id);
+  await phoneHoldsFarm(page, nextId, field.farm.id);
   assert.equal(await page.evaluate<string | null>("localStorage.getItem('farmstead.person')"), nextId);
   assert.deepEqual(await queued(page, nextId), []);
   assert.equal(await page.locator('.sync-bar').count(), 0);
@@ -650,7 +619,7 @@ test('the first download of a 5,000-animal herd is under 1 MB compressed; the ne
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   const personId = opened.person.session.person.id;
-  await refreshed(page, personId, farm.id);
+  await phoneHoldsFarm(page, personId, farm.id);
   const answers = await Promise.all(bodies);
   const bytes = answers.reduce((sum, a) => sum + a.wire, 0);
   const read = answers.reduce((sum, a) => sum + a.read, 0);

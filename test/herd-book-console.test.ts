@@ -22,6 +22,7 @@ import {
   type ConsoleWorld,
   goTo,
   PHONE,
+  phoneHoldsFarm,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -364,19 +365,7 @@ async function fieldPhone(f: Awaited<ReturnType<typeof herdFarm>>) {
   await waitFor('the page to be controlled', () =>
     page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
   );
-  // The phone holds the farm (and its medicine cabinet) once its first refresh is done.
-  await waitFor('the phone to hold the farm', () =>
-    page.evaluate<boolean>(`(async () => {
-      const open = indexedDB.open('farmstead-${personId}');
-      const db = await new Promise((resolve) => { open.onsuccess = () => resolve(open.result); });
-      const asOf = await new Promise((resolve) => {
-        const r = db.transaction('meta').objectStore('meta').get('asof:${f.farm.id}');
-        r.onsuccess = () => resolve(r.result);
-      });
-      db.close();
-      return Boolean(asOf);
-    })()`),
-  );
+  await phoneHoldsFarm(page, personId, f.farm.id);
 
   return { page, personId, problems, context: page.context() };
 }
