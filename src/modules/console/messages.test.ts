@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { placeholdersOf } from '../../lib/message-format.ts';
+import { type Message, placeholdersOf } from '../../lib/message-format.ts';
 import { EN, type MessageKey } from './web/messages/en.ts';
 import { ES } from './web/messages/es.ts';
 
@@ -41,6 +41,44 @@ test('every language has every key, with the same placeholders and plural forms'
         }
       }
     }
+  }
+});
+
+/** Each page's own catalog (web/messages/<page>.ts, web/i18n.ts `words`), and the files that import it. */
+const MESSAGES = join(WEB, 'messages');
+const PAGE_CATALOGS = await Promise.all(
+  readdirSync(MESSAGES)
+    .filter((name) => name.endsWith('.ts') && name !== 'en.ts' && name !== 'es.ts')
+    .map(async (name) => {
+      const module = (await import(join(MESSAGES, name))) as {
+        EN: Record<string, Message>;
+        ES: Record<string, Message>;
+      };
+      const users = sources(WEB).filter((file) => readFileSync(file, 'utf8').includes(`/messages/${name}'`));
+      return { name, ...module, users };
+    }),
+);
+
+test('each page catalog has every key in Spanish, with the same placeholders, each key used by its page', () => {
+  for (const { name, EN: en, ES: es, users } of PAGE_CATALOGS) {
+    assert.deepEqual(Object.keys(es).sort(), Object.keys(en).sort(), name);
+    for (const key of Object.keys(en)) {
+      const source = en[key] as Message;
+      const translated = es[key] as Message;
+      assert.deepEqual(
+        [...placeholdersOf(translated)].sort(),
+        [...placeholdersOf(source)].sort(),
+        `${name}: ${key}`,
+      );
+      assert.equal(typeof translated, typeof source, `${name}: ${key} is plural in both or neither`);
+    }
+    assert.ok(users.length > 0, `${name} is imported by a page`);
+    const code = users.map((file) => readFileSync(file, 'utf8')).join('\n');
+    const built = [...code.matchAll(/`([a-z_]+)\.\$\{/g)].map((m) => `${m[1]}.`);
+    const unused = Object.keys(en).filter(
+      (key) => !code.includes(`'${key}'`) && !built.some((prefix) => key.startsWith(prefix)),
+    );
+    assert.deepEqual(unused, [], `${name}: keys no page uses`);
   }
 });
 

@@ -4,6 +4,7 @@
  */
 import { api, type Problem, type Schema } from './api.ts';
 import { errorFor } from './form.ts';
+import { reader } from './i18n.ts';
 import { html } from './lib.ts';
 import { loadAll } from './records.ts';
 import { ago, farmTime } from './ui.ts';
@@ -50,11 +51,16 @@ export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string
 }
 
 export function dayOf(iso: string, timezone: string): string {
-  return new Intl.DateTimeFormat('en', {
+  const options: Intl.DateTimeFormatOptions = {
     timeZone: timezone || undefined,
     month: 'short',
     day: 'numeric',
-  }).format(new Date(iso));
+  };
+  try {
+    return new Intl.DateTimeFormat(reader.locale, options).format(new Date(iso));
+  } catch {
+    return new Intl.DateTimeFormat('en', options).format(new Date(iso));
+  }
 }
 
 function held(w: Withdrawal | undefined) {

@@ -74,6 +74,23 @@ export function t(key: MessageKey, params?: MessageParams): string {
   return formatMessage(reader.locale, catalog[key] ?? EN[key], params);
 }
 
+/** A page's own words, looked up in the reader's language (see `words`). */
+export type Words<K extends string> = (key: K, params?: MessageParams) => string;
+
+/**
+ * A page's own catalog (web/messages/<page>.ts exports `EN` and `ES` with the same keys), so a page's words
+ * load with the page and not on every page. Keys are short (`title`, `empty`); the shell's and the shared
+ * pieces' words stay in messages/en.ts. Both languages load with the page: a page's Spanish is a few hundred
+ * bytes, and switching language on the Account page then needs no load.
+ */
+export function words<K extends string>(
+  en: Readonly<Record<K, Message>>,
+  es: Readonly<Record<K, Message>>,
+): Words<K> {
+  return (key, params) =>
+    formatMessage(reader.locale, (reader.language === 'es' ? es[key] : undefined) ?? en[key], params);
+}
+
 /** A catalog quantity in the reader's units and locale ("412 kg", "908 lb"); '—' for none. */
 export function qty(
   value: number | null | undefined,

@@ -4,7 +4,10 @@
  */
 import { api, type Reply } from '../api.ts';
 import { dayOf, nameOf } from '../herd-book.ts';
+import { words } from '../i18n.ts';
 import { html } from '../lib.ts';
+import { EN, ES } from '../messages/calving.ts';
+import { useReader } from '../reader-hook.ts';
 import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
@@ -12,6 +15,7 @@ type Due = Reply<'GET', '/v1/farms/{farm}/due-dates'>['data'][number];
 
 const WEEKS = 10;
 const DAY_MS = 86_400_000;
+const w = words(EN, ES);
 
 /** The Monday of a due date's week, as YYYY-MM-DD. */
 function weekOf(date: string): string {
@@ -20,6 +24,7 @@ function weekOf(date: string): string {
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const due = useLoad(
     () => api('GET', '/v1/farms/{farm}/due-dates', { path: { farm: farm.id }, query: { days: WEEKS * 7 } }),
     [farm.id],
@@ -34,19 +39,19 @@ export function Page({ farm }: PageProps) {
   }
   const row = (d: Due) =>
     html`<li key=${d.animal_id}><a href=${`/animals/${d.animal_id}`}>${nameOf({ id: d.animal_id, tag: d.tag, name: d.name })}</a>
-      ${d.state === 'pregnant' ? ` ${d.species}, pregnant: due ${day(d.due_date)}` : ` ${d.species}, bred (not yet checked): due ${day(d.due_date)} if it held`}</li>`;
+      ${' '}${w(d.state === 'pregnant' ? 'pregnant' : 'bred', { species: d.species, day: day(d.due_date) })}</li>`;
   return html`<section class="calving">
-    <h1>Calving calendar</h1>
-    <p class="muted">${`Females due in the next ${WEEKS} weeks, from their service and their species’ gestation.`}</p>
+    <h1>${w('title')}</h1>
+    <p class="muted">${w('intro', { weeks: WEEKS })}</p>
     ${
       overdue.length > 0 &&
-      html`<section aria-labelledby="overdue-title"><h2 id="overdue-title">Overdue</h2><ul>${overdue.map(row)}</ul></section>`
+      html`<section aria-labelledby="overdue-title"><h2 id="overdue-title">${w('overdue')}</h2><ul>${overdue.map(row)}</ul></section>`
     }
     ${[...weeks.entries()].map(
       ([week, list]) =>
-        html`<section key=${week} aria-labelledby=${`week-${week}`}><h2 id=${`week-${week}`}>${`Week of ${day(week)}: ${list.length === 1 ? '1 due' : `${list.length} due`}`}</h2>
+        html`<section key=${week} aria-labelledby=${`week-${week}`}><h2 id=${`week-${week}`}>${w('week', { day: day(week), count: list.length })}</h2>
           <ul>${list.map(row)}</ul></section>`,
     )}
-    ${due.data.data.length === 0 && html`<p>${`No female is due in the next ${WEEKS} weeks.`}</p>`}
+    ${due.data.data.length === 0 && html`<p>${w('none', { weeks: WEEKS })}</p>`}
   </section>`;
 }
