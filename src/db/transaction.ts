@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './engine.ts';
+import { holdNotifications } from './notify.ts';
 import type { DB, Db, Trx } from './schema.ts';
 import { beginDirect } from './sqlite-direct.ts';
 
@@ -38,7 +39,9 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
   if (db.isTransaction) return fn(db as Trx);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(async (trx) => {
+      let committed = () => {};
+      const result = await db.transaction().execute(async (trx) => {
+        committed = holdNotifications(db, trx);
         const end = beginDirect(db, trx);
         try {
           return await fn(trx);
@@ -46,6 +49,9 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
           end();
         }
       });
+      // The bus's notifications, once the changes they announce can be read (src/db/notify.ts).
+      committed();
+      return result;
     } catch (err) {
       if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableTransactionError(err)) throw err;
       await sleep(Math.random() * RETRY_BASE_MS * 2 ** attempt);
