@@ -781,6 +781,10 @@ test('offline, the event log takes an event on a paddock and on a device, each p
   const meter = await make.device(world.t, field.key, field.farm.id, { type: 'water', name: 'Trough meter' });
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
+  // The Devices page lists the farm's devices (houses too) from the phone.
+  await goTo(page, 'Devices');
+  await page.getByText('Trough meter').first().waitFor();
+  await page.getByText('House 1').first().waitFor();
   await goTo(page, 'Event log');
   const form = page.getByRole('form', { name: 'Log an event' });
   // The subject is chosen by its name in the picker, as a person does: no id is typed.

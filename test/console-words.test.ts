@@ -59,6 +59,8 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   await page.goto(`${world.base}/animals/${animalId}`);
   await page.getByText(/Latest weight/).waitFor();
   await page.locator('dd', { hasText: / lb$/ }).first().waitFor();
+  // The weight chart's text alternative is in lb too.
+  assert.match((await page.locator('figure.chart .chart-summary').first().textContent()) ?? '', /\d lb\b/);
   await page.getByRole('spinbutton', { name: 'Weight (lb)' }).fill('500');
   await page.getByRole('button', { name: 'Log weight' }).click();
   await page.getByRole('status').getByText('Weight logged').waitFor();
