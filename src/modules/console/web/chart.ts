@@ -114,7 +114,9 @@ export function TimeChart({
   span?: readonly [number, number] | null | undefined;
 }) {
   const box = useRef<HTMLDivElement>(null);
-  const summaryId = useRef(`chart-summary-${++charts}`).current;
+  // One id per chart for as long as it is shown (numbered once, on its first render).
+  const summaryId = useRef('');
+  summaryId.current ||= `chart-summary-${++charts}`;
   // Thresholds are the metric's: in the unit of the series they are drawn over.
   const unit = series.find((s) => s.unit)?.unit ?? null;
   useEffect(() => {
@@ -185,8 +187,8 @@ export function TimeChart({
     <figcaption>${label}</figcaption>
     ${empty && html`<p class="muted">No readings in this range.</p>`}
     <div ref=${box} class="chart-box" role="img" aria-label=${`Chart of ${label}`}
-      aria-describedby=${said.length > 0 ? summaryId : undefined}></div>
-    ${said.length > 0 && html`<p id=${summaryId} class="chart-summary visually-hidden">${said.join(' ')}</p>`}
+      aria-describedby=${said.length > 0 ? summaryId.current : undefined}></div>
+    ${said.length > 0 && html`<p id=${summaryId.current} class="chart-summary visually-hidden">${said.join(' ')}</p>`}
     ${
       thresholds.length > 0 &&
       html`<p class="small muted">Dashed lines: ${thresholds.map((line) => `${line.label} ${qty(line.value, unit)}`).join(', ')}</p>`
