@@ -775,16 +775,16 @@ test('a change sent over a day ago without an answer is not sent again by itself
   await context.close();
 });
 
-test('offline, the event log takes an event on a paddock and on an animal; each arrives once with its time', async () => {
+test('offline, the event log takes an event on a paddock and on a device, each picked by name; each arrives once with its time', async () => {
   const field = await fieldFarm('Event Log Farm');
   const paddock = await make.paddock(world.t, field.key, field.farm.id, { name: 'Far paddock' });
-  const herd = await get<List<{ id: string; tag: string | null }>>(
-    field.key,
-    `/v1/farms/${field.farm.id}/animals`,
-  );
-  const clover = herd.data.find((a) => a.tag === 'T-0043')?.id ?? '';
+  const meter = await make.device(world.t, field.key, field.farm.id, { type: 'water', name: 'Trough meter' });
   const { page, context, personId } = await phone(field);
   await context.setOffline(true);
+  // The Devices page lists the farm's devices (houses too) from the phone.
+  await goTo(page, 'Devices');
+  await page.getByText('Trough meter').first().waitFor();
+  await page.getByText('House 1').first().waitFor();
   await goTo(page, 'Event log');
   const form = page.getByRole('form', { name: 'Log an event' });
   // The subject is chosen by its name in the picker, as a person does: no id is typed.
@@ -799,9 +799,8 @@ test('offline, the event log takes an event on a paddock and on an animal; each 
     await page.getByText(`Waiting to sync (${count})`).waitFor();
   };
   await log('treatment', 'Far paddock', 'Sprayed thistles', 1);
-  // Devices are not kept on the phone (offline-reads.ts answers their list empty), so the picker offers none
-  // offline: the second event is on an animal.
-  await log('note', 'Clover', 'Limping on the near hind', 2);
+  // The farm's devices are kept on the phone: the picker offers one by its name offline.
+  await log('note', 'Trough meter', 'Float valve sticking', 2);
   const madeBy = Date.now();
   // The log shows what the phone holds: the two events not yet synced (the list reloads after the
   // queue's count has changed, so it is waited for).
@@ -813,7 +812,7 @@ test('offline, the event log takes an event on a paddock and on an animal; each 
   await waitFor('the sync', async () => (await queued(page, personId)).every((c) => c.state === 'synced'));
   for (const [id, type] of [
     [paddock.id, 'treatment'],
-    [clover, 'note'],
+    [meter.id, 'note'],
   ] as const) {
     const events = await get<List<FarmEvent>>(
       field.key,

@@ -15,6 +15,7 @@ import {
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
+import * as make from './factories.ts';
 
 let world: ConsoleWorld;
 
@@ -58,6 +59,8 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   await page.goto(`${world.base}/animals/${animalId}`);
   await page.getByText(/Latest weight/).waitFor();
   await page.locator('dd', { hasText: / lb$/ }).first().waitFor();
+  // The weight chart's text alternative is in lb too.
+  assert.match((await page.locator('figure.chart .chart-summary').first().textContent()) ?? '', /\d lb\b/);
   await page.getByRole('spinbutton', { name: 'Weight (lb)' }).fill('500');
   await page.getByRole('button', { name: 'Log weight' }).click();
   await page.getByRole('status').getByText('Weight logged').waitFor();
@@ -71,6 +74,54 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   assert.doesNotMatch(await visibleText(page), /\d\s?°C|\d kg\b/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('US units: a device’s readings chart is in °F: its legend, its dashed lines and its text alternative', async () => {
+  const farm = world.account.sample_farm_id;
+  const station = await make.device(world.t, world.account.test_key, farm, {
+    type: 'weather',
+    name: 'Chart station',
+  });
+  // 20 °C an hour ago, 25 °C now: 68 °F and 77 °F.
+  const sent = await make.report(world.t, station.device_key, {
+    readings: [
+      { metric: 'climate.temp_c', value: 20, at: new Date(Date.now() - 3_600_000).toISOString() },
+      { metric: 'climate.temp_c', value: 25 },
+    ],
+  });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  // A rule on this device only, watching above 30 °C (86 °F): its dashed line.
+  const rule = await world.t.request('POST', `/v1/farms/${farm}/rules`, {
+    key: world.account.test_key,
+    body: {
+      name: 'station-heat',
+      metric: 'climate.temp_c',
+      direction: 'above',
+      watch: 30,
+      clear: 28,
+      device_id: station.id,
+    },
+  });
+  assert.equal(rule.status, 201, JSON.stringify(rule.body));
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
+  await page.goto(`${world.base}/devices/${station.id}`);
+  const summary = page.locator('figure.chart .chart-summary');
+  await summary.waitFor({ state: 'attached' });
+  const said = (await summary.textContent()) ?? '';
+  assert.match(said, /latest 77\s?°F/, said);
+  assert.match(said, /lowest 68\s?°F, highest 77\s?°F/, said);
+  assert.doesNotMatch(said, /°C/);
+  await page.locator('figure.chart', { hasText: /station-heat watch 86\s?°F/ }).waitFor();
+  // The chart's legend names the reader's unit; the chart is described by its summary.
+  await page.locator('figure.chart .u-legend', { hasText: 'climate.temp_c (°F)' }).waitFor();
+  const described = await page.locator('figure.chart [role="img"]').getAttribute('aria-describedby');
+  assert.equal(described, await summary.getAttribute('id'));
+  assert.doesNotMatch(await visibleText(page), /\d\s?°C/);
+  await page.locator('figure.chart').scrollIntoViewIfNeeded();
+  await screenshot(page, 'words-device-chart-us-phone');
   assert.deepEqual(problems, []);
   await page.context().close();
 });

@@ -2,11 +2,18 @@
  * Time-series charts (uPlot: small, fast, made for time series). Only the pages that draw a chart import
  * this module, so uPlot is not part of any other page's load. Threshold lines (an alert rule's watch and
  * urgent values) are drawn across the plot as dashed horizontal lines.
+ *
+ * Values come in the catalog's units (a series' `unit`, the API's); the chart shows them in the reader's
+ * (issue 45): points and thresholds converted with `shown`, the y axis and the legend labelled with
+ * `unitLabel`, the legend's values in the reader's locale. A visually hidden summary (latest, lowest and
+ * highest value of each series) is the chart's text alternative.
  */
 // First: uPlot reads navigator.language as it loads, and must not meet a tag Intl refuses.
 import './language.ts';
 import uPlot from 'uplot';
+import { num, qty, reader, shown, t, unitLabel } from './i18n.ts';
 import { html, useEffect, useRef } from './lib.ts';
+import { farmTime } from './ui.ts';
 
 // uPlot's own style sheet, served beside the library (vendor/uplot.css at the same asset version).
 const sheet = document.createElement('link');
@@ -30,9 +37,37 @@ export interface Point {
 
 export interface Series {
   label: string;
+  /** The catalog unit of the points (the API's: °C, kg, L…); shown in the reader's. */
   unit?: string | null | undefined;
   points: readonly Point[];
 }
+
+/** A catalog value in the reader's unit (unchanged without a unit). */
+function inReaderUnit(value: number, unit: string | null | undefined): number {
+  return unit ? shown(value, unit) : value;
+}
+
+/** Each series' latest, lowest and highest value, in the reader's units: the chart's text alternative. */
+function summary(series: readonly Series[]): string[] {
+  return series.flatMap((s) => {
+    const points = s.points.filter((p): p is Point & { value: number } => p.value !== null);
+    const latest = points.at(-1);
+    if (!latest) return [];
+    const values = points.map((p) => p.value);
+    const unit = s.unit || null;
+    return [
+      t('chart.summary', {
+        series: s.label,
+        value: qty(latest.value, unit),
+        when: farmTime(latest.at, undefined),
+        min: qty(Math.min(...values), unit),
+        max: qty(Math.max(...values), unit),
+      }),
+    ];
+  });
+}
+
+let charts = 0;
 
 /** Draws the given threshold lines over the plot area. */
 function thresholdPlugin(lines: readonly Threshold[]): uPlot.Plugin {
@@ -79,6 +114,11 @@ export function TimeChart({
   span?: readonly [number, number] | null | undefined;
 }) {
   const box = useRef<HTMLDivElement>(null);
+  // One id per chart for as long as it is shown (numbered once, on its first render).
+  const summaryId = useRef('');
+  summaryId.current ||= `chart-summary-${++charts}`;
+  // Thresholds are the metric's: in the unit of the series they are drawn over.
+  const unit = series.find((s) => s.unit)?.unit ?? null;
   useEffect(() => {
     const el = box.current;
     if (!el) return;
@@ -89,11 +129,14 @@ export function TimeChart({
     const columns: (number | null)[][] = [];
     for (const s of series) {
       const values: (number | null)[] = new Array(times.length).fill(null);
-      for (const p of s.points) values[index.get(Date.parse(p.at) / 1000) ?? 0] = p.value;
+      for (const p of s.points)
+        values[index.get(Date.parse(p.at) / 1000) ?? 0] =
+          p.value === null ? null : inReaderUnit(p.value, s.unit);
       columns.push(values);
     }
     const values = columns.flat().filter((v): v is number => v !== null);
-    const limits = [...values, ...thresholds.map((t) => t.value)];
+    const lines = thresholds.map((line) => ({ ...line, value: inReaderUnit(line.value, unit) }));
+    const limits = [...values, ...lines.map((line) => line.value)];
     const min = Math.min(...limits);
     const max = Math.max(...limits);
     const pad = (max - min || Math.abs(max) || 1) * 0.1;
@@ -114,15 +157,17 @@ export function TimeChart({
         series: [
           {},
           ...series.map((s, i) => ({
-            label: s.unit ? `${s.label} (${s.unit})` : s.label,
+            label: s.unit ? `${s.label} (${unitLabel(s.unit)})` : s.label,
+            // The legend's value under the pointer, in the reader's locale.
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : num(v, 2)),
             stroke: COLOURS[i % COLOURS.length] ?? '#2f6b3a',
             width: 2,
             spanGaps: false,
             points: { show: s.points.length < 60 },
           })),
         ],
-        axes: [{}, { size: 56 }],
-        plugins: [thresholdPlugin(thresholds)],
+        axes: [{}, unit ? { size: 56, label: unitLabel(unit), labelSize: 20 } : { size: 56 }],
+        plugins: [thresholdPlugin(lines)],
       },
       [times, ...columns],
       el,
@@ -133,16 +178,20 @@ export function TimeChart({
       resize.disconnect();
       plot.destroy();
     };
-    // Redrawn when what is drawn changes, not when a parent re-renders with equal (new) arrays.
-  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1]]);
+    // Redrawn when what is drawn changes (the reader's units too), not when a parent re-renders with equal
+    // (new) arrays.
+  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1], reader.units]);
   const empty = series.every((s) => s.points.length === 0);
+  const said = summary(series);
   return html`<figure class="chart">
     <figcaption>${label}</figcaption>
     ${empty && html`<p class="muted">No readings in this range.</p>`}
-    <div ref=${box} class="chart-box" role="img" aria-label=${`Chart of ${label}`}></div>
+    <div ref=${box} class="chart-box" role="img" aria-label=${`Chart of ${label}`}
+      aria-describedby=${said.length > 0 ? summaryId.current : undefined}></div>
+    ${said.length > 0 && html`<p id=${summaryId.current} class="chart-summary visually-hidden">${said.join(' ')}</p>`}
     ${
       thresholds.length > 0 &&
-      html`<p class="small muted">Dashed lines: ${thresholds.map((t) => `${t.label} ${t.value}`).join(', ')}</p>`
+      html`<p class="small muted">Dashed lines: ${thresholds.map((line) => `${line.label} ${qty(line.value, unit)}`).join(', ')}</p>`
     }
   </figure>`;
 }

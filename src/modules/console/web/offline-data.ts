@@ -5,7 +5,7 @@
  *
  *  - offline-db.ts: one IndexedDB database per signed-in person (through idb): the session, farms and
  *    catalog to start without a network; per farm the brief, the houses, the open alerts and tasks, the
- *    groups, paddocks and the whole herd.
+ *    groups, paddocks, medicines, devices and the whole herd.
  *  - offline-reads.ts: api() asks `read` for a GET the network cannot answer (typed from api-types.ts).
  *  - offline-changes.ts: api() asks `queue` for a write that can wait: mark a task done, add a task, log an
  *    event, add or edit an animal, acknowledge an alert. Each change keeps its own Idempotency-Key and the

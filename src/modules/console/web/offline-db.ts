@@ -1,8 +1,9 @@
 /**
  * The person's IndexedDB database on the phone (docs/offline.md), through idb: one database per signed-in
  * person (`farmstead-<person id>`): `meta` (the boot, each farm's brief, houses and "as of"), `records` (by
- * farm and kind, in the order the server listed them) and `queue` (the changes kept for later). Which person
- * and farm this tab shows is kept here too.
+ * farm and kind: animals, tasks, alerts, groups, paddocks, medicines, devices; in the order the server
+ * listed them) and `queue` (the changes kept for later). Which person and farm this tab shows is kept here
+ * too.
  */
 import { deleteDB, type IDBPDatabase, openDB } from 'idb';
 import type { Schema } from './api.ts';
@@ -19,6 +20,8 @@ export interface KindData {
   group: Schema<'Group'>;
   paddock: Schema<'Paddock'>;
   medicine: Schema<'Medicine'>;
+  /** Without its `state` (offline-refresh.ts): the houses list keeps the houses' state. */
+  device: Schema<'Device'>;
 }
 
 /** The person whose data this tab shows (also read before sign-in, to start offline). */

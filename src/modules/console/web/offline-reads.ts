@@ -1,8 +1,9 @@
 /**
  * The GETs the phone answers from what it keeps (docs/offline.md), when the network cannot: the farm's
- * brief, houses, groups, paddocks, the medicine cabinet, open alerts and tasks, the herd (searched as the server would), an
- * animal, and the events logged here and not yet synced. Each answer has the API's type for its path
- * (api-types.ts), so the compiler holds this copy to the server's answers.
+ * brief, houses, groups, paddocks, the medicine cabinet, the devices (filtered as the server would), open
+ * alerts and tasks, the herd (searched as the server would), an animal, and the events logged here and not
+ * yet synced. Each answer has the API's type for its path (api-types.ts), so the compiler holds this copy to
+ * the server's answers.
  */
 import type { Page, Reply, Request, Schema } from './api.ts';
 import { eventOf } from './offline-changes.ts';
@@ -10,6 +11,7 @@ import { currentFarm, keptRecords, type Local, local } from './offline-db.ts';
 import type { Change } from './queue-send.ts';
 
 type Animal = Schema<'Animal'>;
+type Device = Schema<'Device'>;
 
 /** The paths the phone answers, each with how. */
 type KeptPath =
@@ -47,8 +49,8 @@ const READERS: { [P in KeptPath]: Reader<P> } = {
   '/v1/farms/{farm}/groups': async ({ db, farm }) => page(await keptRecords(db, farm, 'group')),
   '/v1/farms/{farm}/paddocks': async ({ db, farm }) => page(await keptRecords(db, farm, 'paddock')),
   '/v1/farms/{farm}/medicines': async ({ db, farm }) => page(await keptRecords(db, farm, 'medicine')),
-  // Devices are not kept: the animal page lists none offline rather than failing.
-  '/v1/farms/{farm}/devices': async () => page([]),
+  '/v1/farms/{farm}/devices': async ({ db, farm }, query) =>
+    listDevices(await keptRecords(db, farm, 'device'), query),
   '/v1/farms/{farm}/alerts': async ({ db, farm }, query) => {
     const wanted = query.status ?? 'active';
     const all = await keptRecords(db, farm, 'alert');
@@ -111,6 +113,22 @@ function searchAnimals(all: Animal[], query: Query<'/v1/farms/{farm}/animals'>):
     return [a.name, a.tag, a.eid, a.breed].some((v) => v?.toLowerCase().includes(q));
   });
   found.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+  return pageOf(found, query);
+}
+
+/** The devices matching a list query (type, animal, group), in the server's order, a page at a time. */
+function listDevices(all: Device[], query: Query<'/v1/farms/{farm}/devices'>): Page<Device> {
+  const found = all.filter(
+    (d) =>
+      (!query.type || d.type === query.type) &&
+      (!query.animal_id || d.animal_id === query.animal_id) &&
+      (!query.group_id || d.group_id === query.group_id),
+  );
+  return pageOf(found, query);
+}
+
+/** One page of `found` from an offline cursor (an offset here: `offline:<n>`). */
+function pageOf<T>(found: T[], query: { limit?: number | undefined; before?: string | undefined }): Page<T> {
   const limit = Number(query.limit ?? 50);
   const from = Number(/^offline:(\d+)$/.exec(query.before ?? '')?.[1] ?? 0);
   const shown = found.slice(from, from + limit);

@@ -1,7 +1,7 @@
 /**
  * Refreshing the phone's copy of a farm (docs/offline.md): the brief, houses, open alerts and tasks, groups,
- * paddocks and the medicine cabinet whole, the herd by what changed since (/animals/changes); then what is still queued is shown
- * over the fresh data, and the farm's "as of" moves on.
+ * paddocks, the medicine cabinet and the devices whole, the herd by what changed since (/animals/changes);
+ * then what is still queued is shown over the fresh data, and the farm's "as of" moves on.
  */
 import { type Page, recentRead, type Schema, sendRaw, urlOf } from './api.ts';
 import { applyLocally } from './offline-changes.ts';
@@ -52,7 +52,7 @@ async function replaceKind(db: Local, farm: string, kind: Kind, rows: { id: stri
 /** Brings the farm's data on the phone up to date: small lists whole, the herd by what changed since. */
 export async function refreshFarm(db: Local, farm: string): Promise<void> {
   const path = { farm };
-  const [brief, houses, alerts, tasks, groups, paddocks, medicines] = await Promise.all([
+  const [brief, houses, alerts, tasks, groups, paddocks, medicines, devices] = await Promise.all([
     getJson(urlOf('/v1/farms/{farm}/brief', path, {})),
     everyPage<{ id: string }>('/v1/farms/{farm}/houses', path, {}),
     everyPage<{ id: string }>('/v1/farms/{farm}/alerts', path, { status: 'active' }),
@@ -61,6 +61,8 @@ export async function refreshFarm(db: Local, farm: string): Promise<void> {
     everyPage<{ id: string }>('/v1/farms/{farm}/paddocks', path, {}),
     // The medicine cabinet, so a treatment can be given chute-side without signal.
     everyPage<{ id: string }>('/v1/farms/{farm}/medicines', path, {}),
+    // The devices (houses too), so the subject picker, the animal page and the device list work offline.
+    everyPage<Schema<'Device'>>('/v1/farms/{farm}/devices', path, {}),
   ]);
   await refreshAnimals(db, farm);
   await db.put('meta', brief, `brief:${farm}`);
@@ -70,6 +72,7 @@ export async function refreshFarm(db: Local, farm: string): Promise<void> {
   await replaceKind(db, farm, 'group', groups);
   await replaceKind(db, farm, 'paddock', paddocks);
   await replaceKind(db, farm, 'medicine', medicines);
+  await replaceKind(db, farm, 'device', devices.map(withoutState));
   // What is still queued is shown as the phone sees it, over the fresh data.
   for (const change of (await db.getAll('queue')) as Change[]) {
     if (change.state !== 'synced' && change.farm === farm) await applyLocally(db, change);
@@ -77,6 +80,14 @@ export async function refreshFarm(db: Local, farm: string): Promise<void> {
   const asOf = new Date().toISOString();
   await db.put('meta', asOf, `asof:${farm}`);
   if (farm === currentFarm()) set({ asOf });
+}
+
+/**
+ * A device as the phone keeps it: without its `state` (a house's state object is the biggest part of a
+ * device, and no page reads it from the device list: the houses page reads the houses list, kept whole).
+ */
+function withoutState(device: Schema<'Device'>): Schema<'Device'> {
+  return { ...device, state: {} };
 }
 
 type Changes = Schema<'AnimalChanges'>;

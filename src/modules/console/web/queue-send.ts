@@ -8,7 +8,7 @@
  */
 import type { Method } from './api.ts';
 
-export type Kind = 'animal' | 'task' | 'alert' | 'group' | 'paddock' | 'medicine';
+export type Kind = 'animal' | 'task' | 'alert' | 'group' | 'paddock' | 'medicine' | 'device';
 
 /** One queued change, as the list on /sync shows it. */
 export interface Change {

@@ -144,6 +144,8 @@ export const EN = {
   'picker.hint': 'Type a tag, a name or an EID, then choose with the arrow keys and Enter.',
   'picker.results': { zero: 'Nothing matches.', one: '{count} match', other: '{count} matches' },
   'picker.chosen': 'Chosen: {name}',
+  // units-offline: a chart's text alternative (web/chart.ts), values in the reader's units.
+  'chart.summary': '{series}: latest {value} ({when}), lowest {min}, highest {max}.',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

@@ -140,4 +140,6 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
     other: '{count} coincidencias',
   },
   'picker.chosen': 'Elegido: {name}',
+  // units-offline: a chart's text alternative (web/chart.ts), values in the reader's units.
+  'chart.summary': '{series}: último {value} ({when}), mínimo {min}, máximo {max}.',
 };
