@@ -324,10 +324,11 @@ function animalsOfRecord(event: FarmEvent): string[] {
  * keeps its group (its `animal_ids` were fixed when it was logged). Editing or deleting a birth neither creates
  * nor deletes offspring: the calves stay, with their dam (docs/records.md "Breeding").
  */
-export const breedingEventChanged: EventChangeHook = async (trx, farm, before, after, now) => {
+export const breedingEventChanged: EventChangeHook = async (trx, scope, before, after, now) => {
   const was = isTypedBreeding(before);
   const is = after !== null && isTypedBreeding(after);
   if (!was && !is) return;
+  const farm = await requireFarm(trx, scope, before.farm_id);
   if (is && after !== null && after.type !== 'weaning' && reshaped(before, after)) {
     const data = Object.fromEntries(Object.entries(after.data).filter(([k]) => !STORED_MEMBERS.includes(k)));
     checkData(after.type, data);

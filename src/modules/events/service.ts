@@ -115,11 +115,12 @@ export type ClientEventHook = (
 /**
  * What an event's edit or deletion sets in motion above events (the herd book's, modules/breeding: a breeding
  * record's female has her state folded again). Runs in the edit's transaction after the row is saved or
- * deleted: `before` is the event as it was, `after` as it is now (null when it was deleted).
+ * deleted, for every event (the hook reads only the farm it needs): `before` is the event as it was, `after`
+ * as it is now (null when it was deleted).
  */
 export type EventChangeHook = (
   trx: Db,
-  farm: FarmRow,
+  scope: Scope,
   before: FarmEvent,
   after: FarmEvent | null,
   now: number,
@@ -189,8 +190,7 @@ export async function updateEvent(
       if (next.subject_id !== row.subject_id) await rebuildStaysOf(trx, row.farm_id, next);
     }
     const after = toFarmEvent(next);
-    if (onChange)
-      await onChange(trx, await requireFarm(trx, scope, row.farm_id), toFarmEvent(row), after, Date.now());
+    if (onChange) await onChange(trx, scope, toFarmEvent(row), after, Date.now());
     return after;
   });
 }
@@ -206,8 +206,7 @@ export async function deleteEvent(
     const row = await loadReadable(trx, scope, id);
     await deleteRecord(trx, 'event', row.id);
     if (row.type === MOVE_EVENT) await rebuildStaysOf(trx, row.farm_id, row);
-    if (onChange)
-      await onChange(trx, await requireFarm(trx, scope, row.farm_id), toFarmEvent(row), null, Date.now());
+    if (onChange) await onChange(trx, scope, toFarmEvent(row), null, Date.now());
     return { id: row.id, deleted: true as const };
   });
 }
