@@ -34,7 +34,7 @@ import { accountRoutes } from './modules/accounts/routes.ts';
 import { alertRoutes } from './modules/alerts/routes.ts';
 import { animalRoutes } from './modules/animals/routes.ts';
 import { breedingRoutes } from './modules/breeding/routes.ts';
-import { withBreeding } from './modules/breeding/service.ts';
+import { breedingEventChanged, withBreeding } from './modules/breeding/service.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
 import { brokerHookRoutes } from './modules/broker-hooks/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
@@ -249,7 +249,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   // A sale inside a withdrawal, or a treatment naming a medicine, is the herd book's (modules/treatments).
-  await app.register(withAccess(eventRoutes, 'events'), { db, hook: withBreeding(herdBookEventHook) });
+  // A breeding record edited or deleted folds its females' state again (modules/breeding).
+  await app.register(withAccess(eventRoutes, 'events'), {
+    db,
+    hook: withBreeding(herdBookEventHook),
+    onChange: breedingEventChanged,
+  });
   await app.register(withAccess(alertRoutes, 'alerts'), { db });
   // A farm's alert rules are part of its alerting (the alerts family) but their own resource: crew handle
   // alerts without changing the rules.

@@ -4,7 +4,8 @@
  * page, in three of the reader forms), the weights typed on the keyboard, save going back to the scan field;
  * the second weighed OFFLINE (kept in the field app's queue, sent once with its Idempotency-Key when the
  * signal is back). Each weight is stored once, as the API shows; then the animal's page lists its weights
- * with their gains and ADG, and the group's figures show. Screenshots at 360 px.
+ * with their gains and ADG, and the group's figures show. A bred cow's card shows her pregnancy check due.
+ * Screenshots at 360 px.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -64,6 +65,19 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
     );
   }
   const [first, second, third] = steers as [Animal, Animal, Animal];
+  // A cow served 40 days ago and not checked since: her pregnancy check is due (35 to 60 days).
+  const cow = await make.animal(world.t, key, farm.id, {
+    tag: 'C-201',
+    eid: '982000001088424',
+    species: 'cattle',
+    sex: 'female',
+  });
+  await make.created(world.t, key, `/v1/farms/${farm.id}/events`, {
+    type: 'service',
+    subject_id: cow.id,
+    data: { method: 'ai', sire_name: 'Hilltop Resolve' },
+    at: new Date(Date.now() - 40 * DAY).toISOString(),
+  });
   // The first has a history: 340 kg 60 days ago, 370 kg 30 days ago (1 kg a day).
   for (const [days, kg] of [
     [60, 340],
@@ -153,6 +167,12 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
     40_000,
   );
   assert.match((await page.locator('.chute-done').textContent()) ?? '', /Weighed here: 3 animals/);
+
+  // What is due shows on the card: the cow's pregnancy check; she is skipped, not weighed.
+  await scanWithReader(page, '982000001088424');
+  await page.getByRole('heading', { name: 'C-201' }).waitFor();
+  await page.locator('.chute-card').getByText('Pregnancy check due').waitFor();
+  await page.getByRole('button', { name: 'Skip' }).click();
 
   // Each weight stored once, with the chute as its source.
   const chuteWeights = async (a: Animal) =>

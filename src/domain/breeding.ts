@@ -258,6 +258,19 @@ export function breedingAt(stored: StoredBreeding, now: number): StoredBreeding 
   return stored;
 }
 
+/**
+ * When a female's pregnancy check is due, or null: she is bred (no check has confirmed or emptied her since
+ * her service) and her service was PREGNANCY_CHECK_WINDOW days ago (35 to 60, whole days). The answer is the
+ * day the window opened (service + 35 days). The one rule the brief's "pregnancy checks due" and the
+ * Animal's `breeding.pregnancy_check_due` (the chute card) both read.
+ */
+export function pregnancyCheckDue(s: StoredBreeding, now: number): number | null {
+  if (s.state !== 'bred' || s.service_at === null) return null;
+  const days = Math.floor((now - s.service_at) / DAY_MS);
+  if (days < PREGNANCY_CHECK_WINDOW.from_days || days > PREGNANCY_CHECK_WINDOW.to_days) return null;
+  return s.service_at + PREGNANCY_CHECK_WINDOW.from_days * DAY_MS;
+}
+
 /** The day (UTC) of an instant, `YYYY-MM-DD`. */
 export function dayOf(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString().slice(0, 10);

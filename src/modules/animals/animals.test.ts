@@ -53,7 +53,7 @@ forEachEngine('animals', (t) => {
         withdrawal: { meat_until: null, milk_until: null, eggs_until: null, because: [] },
         dam_id: null,
         sire_id: null,
-        breeding: { state: 'open', due_date: null, next_heat_expected: null },
+        breeding: { state: 'open', due_date: null, next_heat_expected: null, pregnancy_check_due: null },
         birth_date: '2023-03-01T06:30:00.000Z',
         id: undefined,
         farm_id: undefined,

@@ -8,6 +8,7 @@ import {
   dayOf,
   isFemale,
   OPEN,
+  pregnancyCheckDue,
   type StoredBreeding,
 } from '../../domain/breeding.ts';
 import { eidFormatOf, normalizeEid } from '../../domain/eid.ts';
@@ -61,7 +62,12 @@ export function animalBreeding(
   const stored = storedBreedingOf(row);
   if (stored === null && !(isFemale(row.sex) && breedingSpeciesOf(row.species) !== null)) return null;
   const at = breedingAt(stored ?? OPEN, now);
-  return { state: at.state, due_date: dayOf(at.due_at), next_heat_expected: dayOf(at.next_heat_at) };
+  return {
+    state: at.state,
+    due_date: dayOf(at.due_at),
+    next_heat_expected: dayOf(at.next_heat_at),
+    pregnancy_check_due: dayOf(pregnancyCheckDue(at, now)),
+  };
 }
 
 /** What `q` searches: name, tag, EID and breed, lower-cased in one place so both engines agree. */

@@ -48,6 +48,9 @@ export const AnimalBreedingSchema = Type.Object(
     state: Type.Enum(BREEDING_STATES, { type: 'string' }),
     due_date: Nullable(Type.String({ format: 'date' })),
     next_heat_expected: Nullable(Type.String({ format: 'date' })),
+    pregnancy_check_due: Nullable(
+      Type.String({ format: 'date', description: 'Bred 35-60 days ago, unchecked: since this day.' }),
+    ),
   },
   // Described in docs/records.md: the Animal is inlined in three of MCP's default tools.
   { $id: 'AnimalBreeding', title: 'AnimalBreeding' },

@@ -41,7 +41,12 @@ forEachEngine('breeding records and lineage', (t) => {
     const served = now - 10 * DAY;
     for (const [species, gestation] of cases) {
       const female = await animal({ species, sex: 'female' });
-      assert.deepEqual(female.breeding, { state: 'open', due_date: null, next_heat_expected: null });
+      assert.deepEqual(female.breeding, {
+        state: 'open',
+        due_date: null,
+        next_heat_expected: null,
+        pregnancy_check_due: null,
+      });
       await log({
         type: 'service',
         subject_id: female.id,
@@ -81,6 +86,7 @@ forEachEngine('breeding records and lineage', (t) => {
       state: 'pregnant',
       due_date: day(now - DAY - 60 * DAY + 283 * DAY),
       next_heat_expected: null,
+      pregnancy_check_due: null,
     });
     const heifer = await animal({ sex: 'heifer' });
     await log({
@@ -99,6 +105,7 @@ forEachEngine('breeding records and lineage', (t) => {
       state: 'open',
       due_date: null,
       next_heat_expected: day(now - 40 * DAY + 42 * DAY),
+      pregnancy_check_due: null,
     });
 
     // A farm's own gestation.
@@ -196,7 +203,12 @@ forEachEngine('breeding records and lineage', (t) => {
     assert.equal(calf.birth_date, iso(at));
     assert.equal(calf.species, 'cattle');
     assert.equal(calf.paddock_id, paddock.id, 'with her dam');
-    assert.deepEqual(calf.breeding, { state: 'open', due_date: null, next_heat_expected: null });
+    assert.deepEqual(calf.breeding, {
+      state: 'open',
+      due_date: null,
+      next_heat_expected: null,
+      pregnancy_check_due: null,
+    });
     assert.equal(stillborn.status, 'dead');
     assert.equal((await get(cow.id)).breeding?.state, 'fresh');
     const weights = await make.farmEvents(t(), farm, 'weight');
@@ -396,7 +408,7 @@ forEachEngine('breeding records and lineage', (t) => {
   });
 
   test('the brief names births overdue and due within 7 days, pregnancy checks due and heats expected today', async () => {
-    const { animal, log, farm, key } = await herdFarm(t());
+    const { animal, log, get, farm, key } = await herdFarm(t());
     const now = Date.now();
     const cow = (name: string, species = 'cattle') => animal({ species, sex: 'female', name });
     const [overdue, due, far, checked, heat, ewe] = [
@@ -433,6 +445,103 @@ forEachEngine('breeding records and lineage', (t) => {
     );
     assert.equal(items[1]?.title, 'Due is due to calve');
     assert.equal(items[2]?.title, 'Ewe is due to lamb');
+    // The Animal reads the same rule (the chute card shows it): the day the check fell due, else null.
+    assert.equal((await get(checked.id)).breeding?.pregnancy_check_due, day(now - 40 * DAY + 35 * DAY));
+    assert.equal((await get(far.id)).breeding?.pregnancy_check_due, null);
+    assert.equal((await get(due.id)).breeding?.pregnancy_check_due, null);
+  });
+
+  test('editing or deleting a breeding record folds her state again from the records left', async () => {
+    const { animal, log, get, key } = await herdFarm(t());
+    const now = Date.now();
+    const patch = async (id: string, body: Record<string, unknown>) => {
+      const res = await t().request('PATCH', `/v1/events/${id}`, { key, body });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    const remove = async (id: string) => {
+      const res = await t().request('DELETE', `/v1/events/${id}`, { key });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    const open = { state: 'open', due_date: null, next_heat_expected: null, pregnancy_check_due: null };
+
+    // A service deleted: open again, no due date.
+    const cow = await animal({ sex: 'female', name: 'Daisy' });
+    const service = await log({
+      type: 'service',
+      subject_id: cow.id,
+      data: { method: 'ai', sire_name: 'Bull' },
+      at: iso(now - 10 * DAY),
+    });
+    assert.equal((await get(cow.id)).breeding?.state, 'bred');
+    await remove(service.id);
+    assert.deepEqual((await get(cow.id)).breeding, open);
+
+    // A service's date moved: the due date (and the return heat) move with it.
+    const second = await log({
+      type: 'service',
+      subject_id: cow.id,
+      data: { method: 'ai' },
+      at: iso(now - 10 * DAY),
+    });
+    assert.equal((await get(cow.id)).breeding?.due_date, day(now - 10 * DAY + 283 * DAY));
+    await patch(second.id, { at: iso(now - 40 * DAY) });
+    const moved = (await get(cow.id)).breeding;
+    assert.equal(moved?.state, 'bred');
+    assert.equal(moved?.due_date, day(now - 40 * DAY + 283 * DAY));
+    assert.equal(moved?.next_heat_expected, day(now - 40 * DAY + 21 * DAY));
+    assert.equal(moved?.pregnancy_check_due, day(now - 40 * DAY + 35 * DAY));
+
+    // A check `empty` deleted: bred again on the service before it.
+    const empty = await log({
+      type: 'pregnancy_check',
+      subject_id: cow.id,
+      data: { result: 'empty' },
+      at: iso(now - DAY),
+    });
+    assert.equal((await get(cow.id)).breeding?.state, 'open');
+    await remove(empty.id);
+    assert.deepEqual((await get(cow.id)).breeding, moved);
+
+    // An edit is checked as a new record is, and changes nothing when refused.
+    const bad = await t().request('PATCH', `/v1/events/${second.id}`, {
+      key,
+      body: { data: { method: 'ivf' } },
+    });
+    assert.equal(expectError(bad, 400, 'invalid_request').param, 'data.method');
+    const bull = await animal({ sex: 'male' });
+    const onBull = await t().request('PATCH', `/v1/events/${second.id}`, {
+      key,
+      body: { subject_id: bull.id },
+    });
+    expectError(onBull, 400, 'invalid_request');
+    assert.deepEqual((await get(cow.id)).breeding, moved);
+
+    // The record moved to another female: both are folded again.
+    const heifer = await animal({ sex: 'heifer' });
+    await patch(second.id, { subject_id: heifer.id });
+    assert.deepEqual((await get(cow.id)).breeding, open);
+    assert.deepEqual((await get(heifer.id)).breeding, moved);
+
+    // A record turned into another type (a note) no longer moves her state.
+    await patch(second.id, { type: 'note', data: { text: 'logged by mistake' } });
+    assert.deepEqual((await get(heifer.id)).breeding, open);
+
+    // A birth deleted: she is bred again on her service; the calf stays, with its dam.
+    const dam = await animal({ sex: 'female', name: 'Rose' });
+    await log({ type: 'service', subject_id: dam.id, data: { method: 'ai' }, at: iso(now - 290 * DAY) });
+    const birth = await log({
+      type: 'birth',
+      subject_id: dam.id,
+      data: { offspring: [{ sex: 'female', tag: 'C-9', alive: true }] },
+      at: iso(now - 3 * DAY),
+    });
+    assert.equal((await get(dam.id)).breeding?.state, 'fresh');
+    const calfId = (birth.data.offspring_ids as string[])[0] as string;
+    await remove(birth.id);
+    assert.equal((await get(dam.id)).breeding?.state, 'bred');
+    const calf = await get(calfId);
+    assert.equal(calf.dam_id, dam.id);
+    assert.equal(calf.status, 'active');
   });
 
   test('the sample farm: a cow due next week and three generations', async () => {

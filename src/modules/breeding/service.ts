@@ -35,7 +35,7 @@ import {
 } from '../animals/repository.ts';
 import type { Animal } from '../animals/schemas.ts';
 import { checkLineage, createAnimal } from '../animals/service.ts';
-import type { ClientEvent, ClientEventHook, FarmEvent } from '../events/service.ts';
+import type { ClientEvent, ClientEventHook, EventChangeHook, FarmEvent } from '../events/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
@@ -296,6 +296,80 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     await refreshBreeding(trx, farm, females, now);
     return logged;
   };
+}
+
+/** Members the breeding module adds to a record's data when it stores it (not the caller's to check). */
+const STORED_MEMBERS = ['override_reason', 'offspring_ids', 'animal_ids'];
+
+/** Whether an event is a breeding record the fold reads (a birth without offspring is the spec's free-form one). */
+function isTypedBreeding(event: FarmEvent): event is FarmEvent & { type: BreedingEventType } {
+  return (
+    isBreedingEventType(event.type) && (event.type !== 'birth' || Object.hasOwn(event.data, 'offspring'))
+  );
+}
+
+/** The animals a stored breeding record is about: its subject, or a group service's `animal_ids`. */
+function animalsOfRecord(event: FarmEvent): string[] {
+  if (event.subject_type === 'animal' && event.subject_id !== null) return [event.subject_id];
+  const ids =
+    event.subject_type === 'group' && Array.isArray(event.data.animal_ids) ? event.data.animal_ids : [];
+  return ids.filter((id): id is string => typeof id === 'string');
+}
+
+/**
+ * A breeding record edited or deleted through the event log (`PATCH`/`DELETE /v1/events/{id}`, handed to the
+ * events module by buildApp): the females it was about and those it is about now have their state, due date
+ * and next heat folded again from their remaining records, in the edit's transaction. An edited record is
+ * checked as a new one is when its type, data or subject changed (a 400 naming the member); a group service
+ * keeps its group (its `animal_ids` were fixed when it was logged). Editing or deleting a birth neither creates
+ * nor deletes offspring: the calves stay, with their dam (docs/records.md "Breeding").
+ */
+export const breedingEventChanged: EventChangeHook = async (trx, scope, before, after, now) => {
+  const was = isTypedBreeding(before);
+  const is = after !== null && isTypedBreeding(after);
+  if (!was && !is) return;
+  const farm = await requireFarm(trx, scope, before.farm_id);
+  if (is && after !== null && after.type !== 'weaning' && reshaped(before, after)) {
+    const data = Object.fromEntries(Object.entries(after.data).filter(([k]) => !STORED_MEMBERS.includes(k)));
+    checkData(after.type, data);
+    let females: AnimalRow[];
+    if (after.subject_type === 'group') {
+      const sameGroup = before.subject_type === 'group' && after.subject_id === before.subject_id;
+      if (!sameGroup || after.type !== 'service') {
+        throw invalid(
+          'subject_id',
+          'A service on a group keeps its group (its females were fixed when it was logged): log a new one.',
+        );
+      }
+      females = await animalRowsOn(trx, farm.id, animalsOfRecord(after));
+    } else {
+      const event = { ...after, at: Date.parse(after.at), override_reason: null };
+      females = await femalesOf(trx, farm, event, false);
+    }
+    if (after.type === 'service' || after.type === 'birth') await checkSire(trx, females, data);
+  } else if (is && after !== null && reshaped(before, after)) {
+    checkData(
+      after.type,
+      Object.fromEntries(Object.entries(after.data).filter(([k]) => k !== 'override_reason')),
+    );
+  }
+  const ids = [
+    ...new Set([...(was ? animalsOfRecord(before) : []), ...(is && after ? animalsOfRecord(after) : [])]),
+  ];
+  if (ids.length === 0) return;
+  if (trx.isTransaction) await lockRows(trx as Trx, 'animals', ids);
+  const females = (await animalRowsOn(trx, farm.id, ids)).filter((r) => isFemale(r.sex));
+  await refreshBreeding(trx, farm, females, now);
+};
+
+/** Whether an edit changed what a breeding record is (its type, subject or data), not only when it was. */
+function reshaped(before: FarmEvent, after: FarmEvent): boolean {
+  return (
+    after.type !== before.type ||
+    after.subject_id !== before.subject_id ||
+    after.subject_type !== before.subject_type ||
+    JSON.stringify(after.data) !== JSON.stringify(before.data)
+  );
 }
 
 /** An outside sire as a pedigree node: one id per registration number (else name), so its offspring are half siblings. */

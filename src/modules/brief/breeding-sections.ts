@@ -9,7 +9,7 @@ import {
   breedingAt,
   breedingSpeciesOf,
   dayOf,
-  PREGNANCY_CHECK_WINDOW,
+  pregnancyCheckDue,
   type StoredBreeding,
 } from '../../domain/breeding.ts';
 import { parseJson } from '../../lib/json.ts';
@@ -80,18 +80,16 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
         at: toIso(s.due_at),
       });
     }
-    if (s.state === 'bred' && s.service_at !== null) {
+    if (s.service_at !== null && pregnancyCheckDue(s, now) !== null) {
       const days = Math.floor((now - s.service_at) / DAY_MS);
-      if (days >= PREGNANCY_CHECK_WINDOW.from_days && days <= PREGNANCY_CHECK_WINDOW.to_days) {
-        checks.push({
-          kind: 'pregnancy_check_due',
-          severity: 'info',
-          title: `Pregnancy check due for ${who(row)}`,
-          detail: `Served ${dayOf(s.service_at)}, ${days} days ago.`,
-          ...base(row),
-          at: toIso(s.service_at),
-        });
-      }
+      checks.push({
+        kind: 'pregnancy_check_due',
+        severity: 'info',
+        title: `Pregnancy check due for ${who(row)}`,
+        detail: `Served ${dayOf(s.service_at)}, ${days} days ago.`,
+        ...base(row),
+        at: toIso(s.service_at),
+      });
     }
     if ((s.state === 'open' || s.state === 'bred') && dayOf(s.next_heat_at) === todayDate) {
       heats.push({

@@ -7,16 +7,21 @@ import {
   type ClientEventHook,
   createEvent,
   deleteEvent,
+  type EventChangeHook,
   getEvent,
   listEvents,
   updateEvent,
 } from './service.ts';
 
-/** `hook`: what a client's event sets in motion above events (buildApp hands in the herd book's). */
-export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; hook?: ClientEventHook }> = async (
-  app,
-  { db, hook },
-) => {
+/**
+ * `hook`: what a client's event sets in motion above events; `onChange`: what its edit or deletion does
+ * (buildApp hands in the herd book's).
+ */
+export const eventRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  hook?: ClientEventHook;
+  onChange?: EventChangeHook;
+}> = async (app, { db, hook, onChange }) => {
   const tags = ['Farm events'];
 
   recordRoutes(app, db, {
@@ -48,8 +53,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Db; hook?: ClientEvent
         listEvents(db, scope, farmId, filters, parsePage({ limit, before })),
       create: (db, scope, farmId, input) => createEvent(db, scope, farmId, input, Date.now(), hook),
       get: getEvent,
-      update: updateEvent,
-      delete: deleteEvent,
+      update: (db, scope, id, patch) => updateEvent(db, scope, id, patch, onChange),
+      delete: (db, scope, id) => deleteEvent(db, scope, id, onChange),
     },
   });
 };

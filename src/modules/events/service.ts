@@ -113,6 +113,20 @@ export type ClientEventHook = (
 ) => Promise<FarmEvent>;
 
 /**
+ * What an event's edit or deletion sets in motion above events (the herd book's, modules/breeding: a breeding
+ * record's female has her state folded again). Runs in the edit's transaction after the row is saved or
+ * deleted, for every event (the hook reads only the farm it needs): `before` is the event as it was, `after`
+ * as it is now (null when it was deleted).
+ */
+export type EventChangeHook = (
+  trx: Db,
+  scope: Scope,
+  before: FarmEvent,
+  after: FarmEvent | null,
+  now: number,
+) => Promise<void>;
+
+/**
  * Logs an event from a client: the subject, when of a known kind, must be on the same farm. `override_reason`
  * is kept in the event's data. `hook`, when given, decides how it is stored (see ClientEventHook).
  */
@@ -151,6 +165,7 @@ export async function updateEvent(
   scope: Scope,
   id: string,
   patch: UpdateEventInput,
+  onChange?: EventChangeHook,
 ): Promise<FarmEvent> {
   checkClientType(patch.type);
   return inTransaction(db, async (trx) => {
@@ -174,16 +189,24 @@ export async function updateEvent(
       await rebuildStaysOf(trx, row.farm_id, row);
       if (next.subject_id !== row.subject_id) await rebuildStaysOf(trx, row.farm_id, next);
     }
-    return toFarmEvent(next);
+    const after = toFarmEvent(next);
+    if (onChange) await onChange(trx, scope, toFarmEvent(row), after, Date.now());
+    return after;
   });
 }
 
-/** Deletes the event; a deleted move no longer counts in its subject's stays. */
-export async function deleteEvent(db: Db, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
+/** Deletes the event; a deleted move no longer counts in its subject's stays; `onChange` as updateEvent's. */
+export async function deleteEvent(
+  db: Db,
+  scope: Scope,
+  id: string,
+  onChange?: EventChangeHook,
+): Promise<{ id: string; deleted: true }> {
   return inTransaction(db, async (trx) => {
     const row = await loadReadable(trx, scope, id);
     await deleteRecord(trx, 'event', row.id);
     if (row.type === MOVE_EVENT) await rebuildStaysOf(trx, row.farm_id, row);
+    if (onChange) await onChange(trx, scope, toFarmEvent(row), null, Date.now());
     return { id: row.id, deleted: true as const };
   });
 }

@@ -1969,6 +1969,7 @@ export interface components {
         AnimalBreeding: {
             due_date: string | null;
             next_heat_expected: string | null;
+            pregnancy_check_due: string | null;
             /** @enum {string} */
             state: "open" | "bred" | "pregnant" | "fresh";
         };

@@ -2,12 +2,14 @@
  * The chute page (issue 47): weighing at the race on a phone in a wet glove. The next animal is found by
  * its EID (a Bluetooth stick reader types the number and Enter into the scan field, which keeps the focus),
  * by the last digits of its tag, or from a group's list; its card shows the last weight and gain, any
- * withdrawal and a treatment dose due; the weight is typed or read from a scale indicator (web/scale.ts);
+ * withdrawal and what is due (a treatment's dose; a pregnancy check, web/chute-due.ts); the weight is typed
+ * or read from a scale indicator (web/scale.ts);
  * Save records it (offline: the field app's queue, sent once with its Idempotency-Key) and goes back to the
  * scan field for the next animal.
  */
 import { displayEid, readEid } from '../../../../domain/eid.ts';
 import { api, type Problem, type Schema } from '../api.ts';
+import { PregnancyCheckDue } from '../chute-due.ts';
 import { nameOf, WithdrawalBanner } from '../herd-book.ts';
 import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
 import { loadAll, loadGroups } from '../records.ts';
@@ -120,6 +122,7 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
             : html`<p class="chute-fact">Never weighed before.</p>`
     }
     <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${timezone} />
+    <${PregnancyCheckDue} animal=${animal} timezone=${timezone} />
     ${dose && html`<p class="chute-due" role="note"><strong>${`Due: dose ${dose.dose} of ${dose.t.course.doses} of ${dose.t.medicine}, ${farmTime(new Date(dose.at).toISOString(), timezone)}.`}</strong></p>`}
   </article>`;
 }
