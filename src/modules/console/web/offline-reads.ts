@@ -1,7 +1,7 @@
 /**
- * The GETs the phone answers from what it keeps (docs/offline.md), when the network cannot: the farm's
- * brief, houses, groups, paddocks, the medicine cabinet, open alerts and tasks, the herd (searched as the server would), an
- * animal, and the events logged here and not yet synced. Each answer has the API's type for its path
+ * The GETs the phone answers from what it keeps (docs/offline.md), when the network cannot: the catalog, the
+ * farm's brief, houses, groups, paddocks, the medicine cabinet, open alerts and tasks, the herd (searched as
+ * the server would), an animal, and the events logged here and not yet synced. Each answer has the API's type for its path
  * (api-types.ts), so the compiler holds this copy to the server's answers.
  */
 import type { Page, Reply, Request, Schema } from './api.ts';
@@ -13,6 +13,7 @@ type Animal = Schema<'Animal'>;
 
 /** The paths the phone answers, each with how. */
 type KeptPath =
+  | '/v1/catalog'
   | '/v1/farms/{farm}/brief'
   | '/v1/farms/{farm}/houses'
   | '/v1/farms/{farm}/groups'
@@ -41,6 +42,7 @@ function page<T>(data: T[], hasMore = false, next: string | null = null): Page<T
 }
 
 const READERS: { [P in KeptPath]: Reader<P> } = {
+  '/v1/catalog': async ({ db }) => db.get('meta', 'catalog'),
   '/v1/farms/{farm}/brief': async ({ db, farm }) => db.get('meta', `brief:${farm}`),
   '/v1/farms/{farm}/houses': async ({ db, farm }, query) =>
     page(query.before ? [] : ((await db.get('meta', `houses:${farm}`)) ?? [])),
