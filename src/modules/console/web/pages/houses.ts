@@ -7,7 +7,7 @@
 import type { HouseState } from '../../../../domain/house-state.ts';
 import { classifyReading } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
-import { CommandForm } from '../command-form.ts';
+import { CommandForm } from '../command-form-on-open.ts';
 import { html, useEffect, useMemo } from '../lib.ts';
 import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
