@@ -4,21 +4,11 @@
  */
 
 import { type CommandSpec, type CommandValidation, validateCommandFrom } from './command-params.ts';
+import { DEVICE_TYPES, type DeviceType } from './device-types.ts';
 import { validateHouseCommand } from './house-commands.ts';
 
-export const DEVICE_TYPES = [
-  'house',
-  'bolus',
-  'tag',
-  'band',
-  'guardian',
-  'water',
-  'weather',
-  'reader',
-  'other',
-] as const;
-
-export type DeviceType = (typeof DEVICE_TYPES)[number];
+// The list of types alone is device-types.ts (the console's devices page imports it without the commands).
+export { DEVICE_TYPES, type DeviceType } from './device-types.ts';
 
 export const DEVICE_TYPE_DESCRIPTIONS: Readonly<Record<DeviceType, string>> = Object.freeze({
   house: 'Solar mobile poultry house that moves itself to fresh grass; takes the house commands.',

@@ -117,19 +117,9 @@ export function readsEverything(policy: Policy): boolean {
   );
 }
 
-/**
- * Frames only the live stream sends, and only to a client that asks (`?include=`), with the resource their
- * data belongs to: a caller that may not read it does not get them. Not webhook events: no outbox row.
- */
-export const STREAM_ONLY_EVENTS = Object.freeze({
-  'device.reported': 'readings',
-} as const satisfies Record<string, Resource>);
-
-export type StreamOnlyEventName = keyof typeof STREAM_ONLY_EVENTS;
-
-export function isStreamOnlyEvent(value: unknown): value is StreamOnlyEventName {
-  return typeof value === 'string' && Object.hasOwn(STREAM_ONLY_EVENTS, value);
-}
+// Frames only the live stream sends (src/domain/stream-frames.ts, apart so the console's stream code does not
+// load this module's lists and the permission rules with it).
+export { isStreamOnlyEvent, STREAM_ONLY_EVENTS, type StreamOnlyEventName } from './stream-frames.ts';
 
 /**
  * Farm events the alert engine writes into the event log (alert-engine and alert-passes take their names

@@ -4,6 +4,8 @@
  * and gzip request bodies (devices on metered links), whose decompressed size still counts against the
  * body limit (Fastify counts the bytes after the decompressing stream), so a gzip bomb is 413.
  */
+
+import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
@@ -36,12 +38,24 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
   });
 }
 
+/**
+ * Brotli quality 5, not the plugin's 4: on this API's JSON (a catalog of 25 KB, a page of 100 records) quality
+ * 4 came out larger than gzip, and 5 is 7–11% smaller for about the same time (about 1 ms for the catalog).
+ */
+const BROTLI_QUALITY = 5;
+
 export async function registerCompression(app: FastifyInstance): Promise<void> {
   // Server-sent events (the live stream, MCP) are never compressed: the plugin's default types leave them out.
   await app.register(compress, {
     global: true,
     threshold: COMPRESS_THRESHOLD_BYTES,
     encodings: ['br', 'gzip'],
+    brotliOptions: {
+      params: {
+        [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+        [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      },
+    },
     requestEncodings: ['gzip'],
     onUnsupportedRequestEncoding: (encoding) =>
       new AppError(

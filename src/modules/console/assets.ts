@@ -31,7 +31,12 @@ const SERVICE_WORKER = 'src/modules/console/web/sw.ts';
 const WORKER_SHARES = ['src/modules/console/web/queue-send.ts'];
 const STYLES = 'src/modules/console/web/styles.css';
 /** Style sheets of a few pages, linked by the module that needs them (web/herd-book.ts), not by the page. */
-const PAGE_STYLES = ['src/modules/console/web/herd-book.css', 'src/modules/console/web/chute.css'];
+const PAGE_STYLES = [
+  'src/modules/console/web/herd-book.css',
+  'src/modules/console/web/chute.css',
+  // The Map page's, linked by web/farm-map.ts with Leaflet's.
+  'src/modules/console/web/map.css',
+];
 /** The signed-in shell, which app.ts loads for every page needing a session (so not the sign-in page). */
 const SHELL = 'src/modules/console/web/shell.ts';
 const PAGES = 'src/modules/console/web/pages';

@@ -29,9 +29,12 @@ import { pickEncoding } from './routes.ts';
  * event log's sentences, the subject picker) and the herd book's weights came (296.5 KB gzip with them,
  * 2026-11-29: the Spanish catalog alone is about 6 KB, loaded only by a Spanish reader); 300 KB until issue
  * 47's console came: the chute page (page, style sheet, scale and indicator line readers: 7.7 KB), the
- * calving calendar, and weights, breeding and pedigree on the animal and group pages (about 3.3 KB), 307.4 KB.
+ * calving calendar, and weights, breeding and pedigree on the animal and group pages (about 3.3 KB), 307.4 KB;
+ * 308 KB until the first page catalogs (web/messages/<page>.ts: 308.2 KB) and issue 45's page weight, which
+ * split what pages need apart so each loads less (the stream's frames, the device types, the house command
+ * form's loader, the Map page's style sheet, the catalog loaded by its pages: 310.7 KB gzip, 2026-11-29).
  */
-const PAGE_BUDGET_BYTES = 308 * 1024;
+const PAGE_BUDGET_BYTES = 312 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock

@@ -10,11 +10,14 @@ import type { Schema } from './api.ts';
 import { occupiedNow, pastTarget } from './grazing.ts';
 import { html, type Markup } from './lib.ts';
 
-// Leaflet's own style sheet, served beside the library (vendor/leaflet.css at the same asset version).
-const sheet = document.createElement('link');
-sheet.rel = 'stylesheet';
-sheet.href = new URL('../../../../vendor/leaflet.css', import.meta.url).href;
-document.head.append(sheet);
+// The Map page's own style sheet (web/map.css, not in styles.css: no other page loads it), then Leaflet's,
+// served beside the library (vendor/leaflet.css at the same asset version): in the order they had before.
+for (const href of ['./map.css', '../../../../vendor/leaflet.css']) {
+  const sheet = document.createElement('link');
+  sheet.rel = 'stylesheet';
+  sheet.href = new URL(href, import.meta.url).href;
+  document.head.append(sheet);
+}
 
 type Geometry = { type: string; coordinates: unknown };
 /** A paddock as the map gives it: the Paddock record (with what grazing derives: occupied_by, rest_days). */

@@ -4,8 +4,8 @@
  * the parts are named for what they do:
  *
  *  - offline-db.ts: one IndexedDB database per signed-in person (through idb): the session, farms and
- *    catalog to start without a network; per farm the brief, the houses, the open alerts and tasks, the
- *    groups, paddocks, medicines, devices and the whole herd.
+ *    catalog (GET /v1/catalog, which the houses page reads) to start without a network; per farm the brief,
+ *    the houses, the open alerts and tasks, the groups, paddocks, medicines, devices and the whole herd.
  *  - offline-reads.ts: api() asks `read` for a GET the network cannot answer (typed from api-types.ts).
  *  - offline-changes.ts: api() asks `queue` for a write that can wait: mark a task done, add a task, log an
  *    event, add or edit an animal, acknowledge an alert. Each change keeps its own Idempotency-Key and the

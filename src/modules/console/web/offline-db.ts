@@ -79,11 +79,13 @@ export async function chooseLocalFarm(farm: string | null): Promise<void> {
 export interface Boot {
   session: Schema<'Session'>;
   farms: Schema<'Farm'>[];
-  catalog: unknown;
   farmId: string | null;
 }
 
-/** Keeps what starting the console needs (session, farms, catalog) for a start without a network. */
+/**
+ * Keeps what starting the console needs (session, farms) for a start without a network. (The catalog, which
+ * the houses page needs, is kept apart by the refresh: offline-refresh.ts.)
+ */
 export async function keepBoot(boot: Boot): Promise<void> {
   const db = await local();
   await db?.put('meta', boot, 'boot');

@@ -1,9 +1,9 @@
 /**
- * The GETs the phone answers from what it keeps (docs/offline.md), when the network cannot: the farm's
- * brief, houses, groups, paddocks, the medicine cabinet, the devices (filtered as the server would), open
- * alerts and tasks, the herd (searched as the server would), an animal, and the events logged here and not
- * yet synced. Each answer has the API's type for its path (api-types.ts), so the compiler holds this copy to
- * the server's answers.
+ * The GETs the phone answers from what it keeps (docs/offline.md), when the network cannot: the catalog, the
+ * farm's brief, houses, groups, paddocks, the medicine cabinet, the devices (filtered as the server would),
+ * open alerts and tasks, the herd (searched as the server would), an animal, and the events logged here and
+ * not yet synced. Each answer has the API's type for its path (api-types.ts), so the compiler holds this copy
+ * to the server's answers.
  */
 import type { Page, Reply, Request, Schema } from './api.ts';
 import { eventOf } from './offline-changes.ts';
@@ -15,6 +15,7 @@ type Device = Schema<'Device'>;
 
 /** The paths the phone answers, each with how. */
 type KeptPath =
+  | '/v1/catalog'
   | '/v1/farms/{farm}/brief'
   | '/v1/farms/{farm}/houses'
   | '/v1/farms/{farm}/groups'
@@ -43,6 +44,7 @@ function page<T>(data: T[], hasMore = false, next: string | null = null): Page<T
 }
 
 const READERS: { [P in KeptPath]: Reader<P> } = {
+  '/v1/catalog': async ({ db }) => db.get('meta', 'catalog'),
   '/v1/farms/{farm}/brief': async ({ db, farm }) => db.get('meta', `brief:${farm}`),
   '/v1/farms/{farm}/houses': async ({ db, farm }, query) =>
     page(query.before ? [] : ((await db.get('meta', `houses:${farm}`)) ?? [])),

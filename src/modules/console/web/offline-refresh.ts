@@ -11,6 +11,9 @@ import type { Change, Kind } from './queue-send.ts';
 
 const PAGE_ALL = 100;
 
+/** The catalog is kept once per load (it changes only with a new version of the server). */
+let catalogKept = false;
+
 /**
  * A read for the phone's copy: the answer a page had for the same URL a moment ago when there is one (no
  * call is made twice on one load), else its own, marked as the field app's (`x-farmstead-for: field-app`:
@@ -76,6 +79,12 @@ export async function refreshFarm(db: Local, farm: string): Promise<void> {
   // What is still queued is shown as the phone sees it, over the fresh data.
   for (const change of (await db.getAll('queue')) as Change[]) {
     if (change.state !== 'synced' && change.farm === farm) await applyLocally(db, change);
+  }
+  // The catalog for a page read offline (the houses page): the page's own read when it made one, after the
+  // farm's lists so that read has started (the shell no longer reads the catalog for every page).
+  if (!catalogKept) {
+    await db.put('meta', await getJson('/v1/catalog'), 'catalog');
+    catalogKept = true;
   }
   const asOf = new Date().toISOString();
   await db.put('meta', asOf, `asof:${farm}`);

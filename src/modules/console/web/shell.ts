@@ -1,6 +1,7 @@
 /**
- * The signed-in console (loaded by app.ts for every page that needs a session): loads the session, its farms
- * and the catalog once, keeps the field app's data for the chosen farm, and shows the page inside the shell.
+ * The signed-in console (loaded by app.ts for every page that needs a session): loads the session and its
+ * farms once, keeps the field app's data for the chosen farm, and shows the page inside the shell. (The
+ * catalog is loaded by the few pages that use it: store.ts's loadCatalog.)
  *
  * The shell, phone first: ONE header row (the farm, one mode indicator — test mode as an orange pill said
  * once — the live connection as a small dot with a text alternative, and the account), a bottom tab bar under
@@ -11,7 +12,6 @@
 import { CONSOLE_PAGES, type ConsolePage } from '../pages.ts';
 import { ApiError, api, type Problem } from './api.ts';
 import { highContrast, setHighContrast } from './contrast.ts';
-import { NewFarm } from './farm-form.ts';
 import { pageTitle, setReader, t } from './i18n.ts';
 import { type ComponentChildren, checkedOf, html, inputValue, useEffect, useRef, useState } from './lib.ts';
 import {
@@ -29,9 +29,7 @@ import { OfflineBar } from './offline-bar.ts';
 import type { PageModule } from './pages/index.ts';
 import { navigate, type PageMatch, signInUrl, useLocation } from './router.ts';
 import {
-  type Catalog,
   chooseFarm,
-  loadCatalog,
   loadFarms,
   loadSession,
   setSession,
@@ -42,7 +40,7 @@ import {
   useStore,
 } from './store.ts';
 import { useStreamStatus } from './stream.ts';
-import { ErrorText, Loading, problemOf, useAction } from './ui.ts';
+import { ErrorText, Loading, problemOf, useAction, useLoad } from './ui.ts';
 
 function FarmSwitcher() {
   const { farms, farmId } = useStore();
@@ -182,20 +180,24 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
     </div>`;
 }
 
+/** The form adding a farm, loaded only for an account with none (web/farm-form.ts and its form pieces). */
+const farmForm = () => import('./farm-form.ts');
+
 function NoFarm() {
   useStore();
   const session = signedIn();
+  const form = useLoad(farmForm, []);
   return html`<div class="panel"><h1>No farm yet</h1>
     <p>This account has no ${session.mode} farms.
     ${session.mode === 'live' ? ' Switch on test mode (under More) to look around the sample farm, or add your farm.' : ''}</p></div>
-    <${NewFarm} title="Add your farm" />`;
+    ${form.data ? html`<${form.data.NewFarm} title="Add your farm" />` : html`<${Loading} error=${form.error} retry=${form.reload} />`}`;
 }
 
-/** A page that needs a session, inside the shell once the session, its farms and the catalog are loaded. */
+/** A page that needs a session, inside the shell once the session and its farms are loaded. */
 export function SignedIn({ match, module }: { match: PageMatch; module: PageModule | null }) {
   const store = useStore();
   const route = match.page;
-  // What the signed-in pages need first: the session, its farms and the catalog, loaded once per session
+  // What the signed-in pages need first: the session and its farms, loaded once per session
   // (a new sign-in, even in the same tab, loads them again).
   const [boot, setBoot] = useState<{ for: string | null; error: Problem | null }>({
     for: null,
@@ -217,7 +219,7 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
         if (!boot) throw err;
         setSession(boot.session);
         await setReader(boot.session.person);
-        update({ farms: boot.farms, farmId: boot.farmId, catalog: boot.catalog as Catalog });
+        update({ farms: boot.farms, farmId: boot.farmId });
         setBoot({ for: boot.session.csrf_token, error: null });
         return;
       }
@@ -226,7 +228,7 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
         return;
       }
       // The person's language and units before the first signed-in page shows.
-      await Promise.all([loadFarms(), loadCatalog(), setReader(session.person)]);
+      await Promise.all([loadFarms(), setReader(session.person)]);
       await startLocal(session.person.id, state.farmId);
       setBoot({ for: session.csrf_token, error: null });
     })()
@@ -236,11 +238,11 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
       });
   }, [store.session, ready]);
 
-  // What the phone keeps follows the chosen farm (and the session's farms and catalog, to start offline).
+  // What the phone keeps follows the chosen farm (and the session's farms, to start offline).
   useEffect(() => {
     const session = store.session;
     if (!ready || !session) return;
-    const boot = { session, farms: store.farms, catalog: store.catalog, farmId: store.farmId };
+    const boot = { session, farms: store.farms, farmId: store.farmId };
     void keepBoot(boot)
       .then(() => chooseLocalFarm(store.farmId))
       .then(() => (offlineStatus.online ? syncNow() : undefined));

@@ -53,7 +53,10 @@ export function signedIn(): Session {
   return state.session;
 }
 
-/** The catalog, on a page of the signed-in app (loaded before any such page is shown). */
+/**
+ * The catalog, on a page that loaded it (`loadCatalog()`): only the houses page and the settings that edit
+ * rules and webhooks need it, so the shell does not load it for every page (issue 45, page weight).
+ */
 export function catalog(): Catalog {
   if (!state.catalog) throw new Error('The catalog is not loaded.');
   return state.catalog;
@@ -106,9 +109,20 @@ export async function switchMode(mode: Session['mode']): Promise<void> {
   await loadFarms();
 }
 
-export async function loadCatalog(): Promise<Catalog> {
-  if (!state.catalog) update({ catalog: (await api('GET', '/v1/catalog')) as Catalog });
-  return catalog();
+let catalogRead: Promise<Catalog> | null = null;
+
+/** GET /v1/catalog once: a page asking while it is on its way waits for the same answer. */
+export function loadCatalog(): Promise<Catalog> {
+  if (state.catalog) return Promise.resolve(state.catalog);
+  catalogRead ??= api('GET', '/v1/catalog')
+    .then((read) => {
+      update({ catalog: read as Catalog });
+      return catalog();
+    })
+    .finally(() => {
+      catalogRead = null;
+    });
+  return catalogRead;
 }
 
 /**

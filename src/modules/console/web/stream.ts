@@ -4,11 +4,8 @@
  * and resumes with Last-Event-ID by itself after a dropped connection. A stream-only frame among the types
  * (`device.reported`: every device report, with its position) is asked for with `?include=`.
  */
-import {
-  isStreamOnlyEvent,
-  type StreamOnlyEventName,
-  type WebhookEventName,
-} from '../../../domain/webhook-events.ts';
+import { isStreamOnlyEvent, type StreamOnlyEventName } from '../../../domain/stream-frames.ts';
+import type { WebhookEventName } from '../../../domain/webhook-events.ts';
 import { useEffect, useRef, useState } from './lib.ts';
 
 export type StreamStatus = 'live' | 'connecting' | 'off';

@@ -3,7 +3,7 @@
  * device's usual reporting interval), and adding a device: its key is shown once, with a copy button and a
  * one-line `curl` report that uses it.
  */
-import { DEVICE_TYPES, type DeviceType } from '../../../../domain/devices.ts';
+import { DEVICE_TYPES, type DeviceType } from '../../../../domain/device-types.ts';
 import { api, type Body, type Reply } from '../api.ts';
 import { Field, fieldError, number, ShownOnce, Submit, text, useForm } from '../form.ts';
 import { html, inputValue, useState } from '../lib.ts';

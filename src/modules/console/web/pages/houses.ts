@@ -7,11 +7,11 @@
 import type { HouseState } from '../../../../domain/house-state.ts';
 import { classifyReading } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
-import { CommandForm } from '../command-form.ts';
+import { CommandForm } from '../command-form-on-open.ts';
 import { html, useEffect, useMemo } from '../lib.ts';
 import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
-import { type Catalog, type Farm, catalog as loadedCatalog, useStore } from '../store.ts';
+import { type Catalog, type Farm, loadCatalog, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -150,7 +150,6 @@ function HouseCard({
 
 export function Page({ farm }: PageProps) {
   useStore();
-  const catalog = loadedCatalog();
   const path = { farm: farm.id };
   const houses = useLoad(
     () =>
@@ -161,6 +160,8 @@ export function Page({ farm }: PageProps) {
           1000,
         ),
         api('GET', '/v1/farms/{farm}/brief', { path }).catch(() => null),
+        // The alert rules' lines and the house commands (read once; only this page and settings need it).
+        loadCatalog(),
       ]),
     [farm.id],
   );
@@ -190,6 +191,7 @@ export function Page({ farm }: PageProps) {
 
   useScrollToHash(houses.data !== null);
   if (!houses.data) return html`<${Loading} error=${houses.error} retry=${houses.reload} />`;
+  const catalog = houses.data[2];
   const commands = catalog.commands.house ?? [];
   return html`<section>
     <h1>Houses</h1>

@@ -10,8 +10,16 @@ import { api, type Problem, type Reply, type Schema } from '../api.ts';
 import { EscalationChain } from '../escalation-form.ts';
 import { NewFarm, TimeZones } from '../farm-form.ts';
 import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
-import { html, inputValue, useEffect, useState } from '../lib.ts';
-import { type Catalog, type Farm, catalog as loadedCatalog, state, update, useStore } from '../store.ts';
+import { type ComponentChildren, html, inputValue, useEffect, useState } from '../lib.ts';
+import {
+  type Catalog,
+  type Farm,
+  loadCatalog,
+  catalog as loadedCatalog,
+  state,
+  update,
+  useStore,
+} from '../store.ts';
 import { ActionButton, ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 import { BuiltInRules, type RuleSettings, saveRules } from './rule-settings.ts';
@@ -335,17 +343,23 @@ function SectionNav({ current }: { current: SectionId | null }) {
   </ul></nav>`;
 }
 
+/** The sections reading the catalog (the rules' defaults, the webhook events): shown once it is loaded. */
+function WithCatalog({ children }: { children: ComponentChildren }) {
+  const loaded = useLoad(loadCatalog, []);
+  return loaded.data ? children : html`<${Loading} error=${loaded.error} retry=${loaded.reload} />`;
+}
+
 function Section({ farm, section }: { farm: Farm; section: SectionId }) {
   switch (section) {
     case 'farm':
       return html`<${FarmFacts} key=${farm.id} farm=${farm} /><${NewFarm} />`;
     case 'rules':
-      return html`<${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
+      return html`<${WithCatalog}><${Thresholds} key=${`${farm.id}-rules`} farm=${farm} /><//>
         <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />`;
     case 'escalation':
       return html`<${EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />`;
     case 'webhooks':
-      return html`<${Webhooks} farm=${farm} />`;
+      return html`<${WithCatalog}><${Webhooks} farm=${farm} /><//>`;
     case 'keys':
       return html`<${Keys} />`;
     case 'usage':
