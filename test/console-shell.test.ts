@@ -277,7 +277,8 @@ const AXE_SOURCE: string = createRequire(createRequire(import.meta.url).resolve(
  * The rules axe runs: those that can report a serious or critical violation (a rule's impact is the highest
  * of its checks'), the only impacts asserted; axe's default set less experimental rules otherwise. Leaving
  * out the moderate and minor ones (region, heading order, landmarks: best practices walking every element)
- * makes a run cheaper without missing a violation this test would report.
+ * misses no violation this test would report and costs about a quarter less a run (64 of axe 4.14's 90
+ * rules; over 66 page checks, 16.0 s in the pages against 21.3 s for all of them).
  */
 const AXE_RULES = `(() => {
   const audit = window.axe._audit;
@@ -325,7 +326,7 @@ async function browse(language: Language, size: typeof PHONE) {
   });
   const page = await context.newPage();
   const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('pageerror', (error) => errors.push(`${new URL(page.url()).pathname}: ${error.message}`));
   const pending = new Set<unknown>();
   let activity = Date.now();
   page.on('request', (r) => {
