@@ -6,6 +6,7 @@
 // First: uPlot reads navigator.language as it loads, and must not meet a tag Intl refuses.
 import './language.ts';
 import uPlot from 'uplot';
+import { reader, t } from './i18n.ts';
 import { html, useEffect, useRef } from './lib.ts';
 
 // uPlot's own style sheet, served beside the library (vendor/uplot.css at the same asset version).
@@ -32,6 +33,15 @@ export interface Series {
   label: string;
   unit?: string | null | undefined;
   points: readonly Point[];
+}
+
+/** "a, b and c" in the reader's language. */
+function list(items: string[]): string {
+  try {
+    return new Intl.ListFormat(reader.locale, { type: 'conjunction' }).format(items);
+  } catch {
+    return items.join(', ');
+  }
 }
 
 /** Draws the given threshold lines over the plot area. */
@@ -138,11 +148,11 @@ export function TimeChart({
   const empty = series.every((s) => s.points.length === 0);
   return html`<figure class="chart">
     <figcaption>${label}</figcaption>
-    ${empty && html`<p class="muted">No readings in this range.</p>`}
-    <div ref=${box} class="chart-box" role="img" aria-label=${`Chart of ${label}`}></div>
+    ${empty && html`<p class="muted">${t('chart.empty')}</p>`}
+    <div ref=${box} class="chart-box" role="img" aria-label=${t('chart.label', { label })}></div>
     ${
       thresholds.length > 0 &&
-      html`<p class="small muted">Dashed lines: ${thresholds.map((t) => `${t.label} ${t.value}`).join(', ')}</p>`
+      html`<p class="small muted">${t('chart.lines', { lines: list(thresholds.map((line) => t('chart.line', { label: line.label, value: line.value }))) })}</p>`
     }
   </figure>`;
 }

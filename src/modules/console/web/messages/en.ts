@@ -144,6 +144,13 @@ export const EN = {
   'picker.hint': 'Type a tag, a name or an EID, then choose with the arrow keys and Enter.',
   'picker.results': { zero: 'Nothing matches.', one: '{count} match', other: '{count} matches' },
   'picker.chosen': 'Chosen: {name}',
+
+  // es-a: the chart (web/chart.ts) and the scale (web/scale.ts), shared by several pages.
+  'chart.empty': 'No readings in this range.',
+  'chart.label': 'Chart of {label}',
+  'chart.lines': 'Dashed lines: {lines}',
+  'chart.line': '{label} {value}',
+  'scale.unreadable': 'The scale’s port cannot be read.',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

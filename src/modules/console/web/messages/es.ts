@@ -140,4 +140,11 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
     other: '{count} coincidencias',
   },
   'picker.chosen': 'Elegido: {name}',
+
+  // es-a: the chart (web/chart.ts) and the scale (web/scale.ts), shared by several pages.
+  'chart.empty': 'No hay lecturas en este período.',
+  'chart.label': 'Gráfico de {label}',
+  'chart.lines': 'Líneas discontinuas: {lines}',
+  'chart.line': '{label} {value}',
+  'scale.unreadable': 'No se puede leer el puerto de la báscula.',
 };
