@@ -43,6 +43,16 @@ const FOODS: Record<Food, { line: Key; chip: Key }> = {
   eggs: { line: 'eggs_line', chip: 'eggs_chip' },
 };
 
+/**
+ * A whole translated sentence with a link inside it: the sentence is written with a `{link}` placeholder
+ * (`words(…)('key', { link: LINK })`), and the link is put where the language placed it.
+ */
+export const LINK = '\u0000';
+export function withLink(sentence: string, link: unknown) {
+  const [before = '', after = ''] = sentence.split(LINK);
+  return html`${before}${link}${after}`;
+}
+
 export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string {
   return [a.tag, a.name].filter(Boolean).join(' ') || a.id;
 }
