@@ -53,6 +53,16 @@ export function withLink(sentence: string, link: unknown) {
   return html`${before}${link}${after}`;
 }
 
+/** A number with exactly `digits` decimals in the reader's locale ("0.85", "0,85"), as gains are written. */
+export function fixed(value: number, digits = 2): string {
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+  try {
+    return new Intl.NumberFormat(reader.locale, options).format(value);
+  } catch {
+    return new Intl.NumberFormat('en', options).format(value);
+  }
+}
+
 export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string {
   return [a.tag, a.name].filter(Boolean).join(' ') || a.id;
 }

@@ -10,8 +10,8 @@ import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { eventTypeName } from '../event-sentences.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
-import { dayOf, OverrideField, statusWord, WithdrawalBanner } from '../herd-book.ts';
-import { entered, num, shown, unitLabel, words } from '../i18n.ts';
+import { dayOf, fixed, OverrideField, statusWord, WithdrawalBanner } from '../herd-book.ts';
+import { entered, shown, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animal.ts';
 import { useReader } from '../reader-hook.ts';
@@ -45,7 +45,7 @@ const SOURCES: Record<WeightEntry['source'], Key> = {
 
 /** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
 function perDay(kg: number | null): string {
-  return kg === null ? '—' : w('per_day', { weight: `${num(shown(kg, 'kg'), 2)} ${unitLabel('kg')}` });
+  return kg === null ? '—' : w('per_day', { weight: `${fixed(shown(kg, 'kg'))} ${unitLabel('kg')}` });
 }
 
 const STATES: Record<NonNullable<Animal['breeding']>['state'], Key> = {
@@ -91,7 +91,7 @@ function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
       <div><dt>${w('dam')}</dt><dd>${who(animal.dam_id, '—')}</dd></div>
       <div><dt>${w('sire')}</dt><dd>${animal.sire_id ? who(animal.sire_id, '—') : animal.sire_name ? (animal.sire_registration ? w('sire_registered', { name: animal.sire_name, registration: animal.sire_registration }) : animal.sire_name) : '—'}</dd></div>
       ${grand.length > 0 && html`<div><dt>${w('grandparents')}</dt><dd>${grand.map((g, i) => html`${i > 0 ? ', ' : ''}${who(g.id, g.id)}`)}</dd></div>`}
-      ${p && html`<div><dt>${w('inbreeding')}</dt><dd>${w('inbreeding_value', { percent: num(p.inbreeding * 100, 2) })}</dd></div>`}
+      ${p && html`<div><dt>${w('inbreeding')}</dt><dd>${w('inbreeding_value', { percent: fixed(p.inbreeding * 100) })}</dd></div>`}
       ${p && p.descendants.length > 0 && html`<div><dt>${w('offspring')}</dt><dd>${p.descendants.filter((d) => d.generation === 1).map((d, i) => html`${i > 0 ? ', ' : ''}${who(d.id, d.id)}`)}</dd></div>`}
     </dl>`;
 }

@@ -4,7 +4,8 @@
  */
 import { api, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
-import { num, shown, unitLabel, words } from '../i18n.ts';
+import { fixed } from '../herd-book.ts';
+import { shown, unitLabel, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/groups.ts';
 import { useReader } from '../reader-hook.ts';
@@ -27,7 +28,7 @@ function GroupWeights({ group, timezone }: { group: Group; timezone: string }) {
   if (!f) return html`<${Loading} error=${figures.error} retry=${figures.reload} />`;
   const kg = (v: number | null) => amount(v === null ? null : shown(v, 'kg'), unitLabel('kg'));
   const gain = (v: number | null) =>
-    v === null ? '—' : w('per_day', { weight: `${num(shown(v, 'kg'), 2)} ${unitLabel('kg')}` });
+    v === null ? '—' : w('per_day', { weight: `${fixed(shown(v, 'kg'))} ${unitLabel('kg')}` });
   return html`<section class="panel group-weights" aria-labelledby="group-weights-title">
     <h2 id="group-weights-title">${w('weights_of', { name: group.name })}</h2>
     ${
