@@ -95,7 +95,7 @@ export function TimeChart({
     const times = [...new Set(series.flatMap((s) => s.points.map((p) => Date.parse(p.at) / 1000)))].sort(
       (a, b) => a - b,
     );
-    const index = new Map(times.map((t, i) => [t, i]));
+    const index = new Map(times.map((time, i) => [time, i]));
     const columns: (number | null)[][] = [];
     for (const s of series) {
       const values: (number | null)[] = new Array(times.length).fill(null);
@@ -122,7 +122,8 @@ export function TimeChart({
           y: { range: () => [min - pad, max + pad] },
         },
         series: [
-          {},
+          // The legend's name for the time axis (uPlot writes "Time" otherwise).
+          { label: t('chart.time') },
           ...series.map((s, i) => ({
             label: s.unit ? `${s.label} (${s.unit})` : s.label,
             stroke: COLOURS[i % COLOURS.length] ?? '#2f6b3a',
@@ -144,7 +145,7 @@ export function TimeChart({
       plot.destroy();
     };
     // Redrawn when what is drawn changes, not when a parent re-renders with equal (new) arrays.
-  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1]]);
+  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1], reader.language]);
   const empty = series.every((s) => s.points.length === 0);
   return html`<figure class="chart">
     <figcaption>${label}</figcaption>

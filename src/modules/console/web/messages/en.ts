@@ -147,6 +147,7 @@ export const EN = {
 
   // es-a: the chart (web/chart.ts) and the scale (web/scale.ts), shared by several pages.
   'chart.empty': 'No readings in this range.',
+  'chart.time': 'Time',
   'chart.label': 'Chart of {label}',
   'chart.lines': 'Dashed lines: {lines}',
   'chart.line': '{label} {value}',

@@ -143,6 +143,7 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
 
   // es-a: the chart (web/chart.ts) and the scale (web/scale.ts), shared by several pages.
   'chart.empty': 'No hay lecturas en este período.',
+  'chart.time': 'Fecha',
   'chart.label': 'Gráfico de {label}',
   'chart.lines': 'Líneas discontinuas: {lines}',
   'chart.line': '{label} {value}',
