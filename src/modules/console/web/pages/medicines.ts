@@ -2,7 +2,7 @@
 import { api, type Body, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
 import { batchesInOrder, batchState, DAY_MS, dayOf, loadMedicines } from '../herd-book.ts';
-import { num, reader, words } from '../i18n.ts';
+import { num, words } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { EN, ES } from '../messages/medicines.ts';
 import { useReader } from '../reader-hook.ts';
@@ -20,15 +20,6 @@ const FOODS = { meat: 'meat', milk: 'milk', eggs: 'eggs' } as const;
 
 function period(days: number | undefined): string {
   return days === undefined ? w('none_on_label') : days === 0 ? w('zero') : w('days', { count: days });
-}
-
-/** "cattle, sheep and goats" in the reader's language. */
-function list(items: readonly string[]): string {
-  try {
-    return new Intl.ListFormat(reader.locale, { type: 'conjunction' }).format(items);
-  } catch {
-    return items.join(', ');
-  }
 }
 
 function BatchRow({ batch, unit, timezone }: { batch: Batch; unit: string; timezone: string }) {
@@ -149,7 +140,7 @@ function MedicineCard({
       ([name, days]) =>
         html`<p class="small">${w('for_species', { species: name, meat: period(days.meat_days), milk: period(days.milk_days), eggs: period(days.eggs_days) })}</p>`,
     )}
-    <p class="small">${licensed.length > 0 ? w('licensed_for', { species: list(licensed) }) : w('licensed_all')}</p>
+    <p class="small">${licensed.length > 0 ? w('licensed_for', { species: licensed.join(', ') }) : w('licensed_all')}</p>
     ${
       m.batches.length === 0
         ? html`<p class="muted small">${w('no_batches')}</p>`
