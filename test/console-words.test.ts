@@ -199,8 +199,8 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       path: '/animals',
       heading: 'Animales',
       ready: 'table.records tbody tr',
-      spanish: ['Buscar', 'Especie', 'Retiro', 'Agregar un animal', 'activo'],
-      english: ['Withdrawal', 'Search', 'Species', 'Add an animal', /\bactive\b/],
+      spanish: ['Buscar', 'Especie', 'Retiro', 'Agregar un animal', 'activo', 'Página 1'],
+      english: ['Withdrawal', 'Search', 'Species', 'Add an animal', /\bactive\b/, 'Newer', 'Older'],
     },
     {
       name: 'animal',

@@ -67,21 +67,6 @@ export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string
   return [a.tag, a.name].filter(Boolean).join(' ') || a.id;
 }
 
-const STATUSES: Record<string, Key> = {
-  active: 'status_active',
-  sold: 'status_sold',
-  slaughtered: 'status_slaughtered',
-  dead: 'status_dead',
-  culled: 'status_culled',
-  missing: 'status_missing',
-};
-
-/** An animal's status in the reader's words (one the console does not know, as the API sends it). */
-export function statusWord(status: string): string {
-  const key = STATUSES[status];
-  return key ? w(key) : status;
-}
-
 export function dayOf(iso: string, timezone: string): string {
   const options: Intl.DateTimeFormatOptions = {
     timeZone: timezone || undefined,

@@ -1,4 +1,4 @@
-/** The herd book's shared pieces (web/herd-book.ts): the withdrawal banner and chips, the override field, an animal's status. */
+/** The herd book's shared pieces (web/herd-book.ts): the withdrawal banner and chips, the override field. */
 import type { Message } from '../../../../lib/message-format.ts';
 
 export const EN = {
@@ -38,12 +38,6 @@ export const EN = {
   organic: 'Doubled: organic.',
   give_reason: 'Give a reason below',
   override: 'Reason to go ahead anyway (kept with the record)',
-  status_active: 'active',
-  status_sold: 'sold',
-  status_slaughtered: 'slaughtered',
-  status_dead: 'dead',
-  status_culled: 'culled',
-  status_missing: 'missing',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -83,10 +77,4 @@ export const ES: Record<keyof typeof EN, Message> = {
   organic: 'Duplicado: producción orgánica.',
   give_reason: 'Indique un motivo abajo',
   override: 'Motivo para seguir de todos modos (se guarda con el registro)',
-  status_active: 'activo',
-  status_sold: 'vendido',
-  status_slaughtered: 'sacrificado',
-  status_dead: 'muerto',
-  status_culled: 'descartado',
-  status_missing: 'perdido',
 };

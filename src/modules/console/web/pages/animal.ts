@@ -10,7 +10,7 @@ import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { eventTypeName } from '../event-sentences.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
-import { dayOf, fixed, OverrideField, statusWord, WithdrawalBanner } from '../herd-book.ts';
+import { dayOf, fixed, OverrideField, WithdrawalBanner } from '../herd-book.ts';
 import { entered, shown, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animal.ts';
@@ -23,6 +23,7 @@ import {
   choices,
   loadAll,
   type Places,
+  statusWord,
   usePlaces,
 } from '../records.ts';
 import { can } from '../store.ts';

@@ -5,7 +5,7 @@
  */
 import { api } from '../api.ts';
 import { Submit, useForm } from '../form.ts';
-import { statusWord, WithdrawalChips } from '../herd-book.ts';
+import { WithdrawalChips } from '../herd-book.ts';
 import { words } from '../i18n.ts';
 import { checkedOf, html, inputValue, useEffect, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animals.ts';
@@ -18,6 +18,7 @@ import {
   choices,
   Pager,
   type Places,
+  statusWord,
   usePager,
   usePlaces,
 } from '../records.ts';
