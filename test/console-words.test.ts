@@ -206,3 +206,142 @@ test('the subject picker: type part of a tag, choose with the keyboard, and the 
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+/** A page in Spanish: its heading, a few of its phrases, and none of its former English phrases. */
+interface SpanishPage {
+  name: string;
+  path: string;
+  heading: string | RegExp;
+  spanish: (string | RegExp)[];
+  english: (string | RegExp)[];
+  /** A selector for something the page shows only once its reads are in. */
+  ready?: string;
+}
+
+test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medicines, treat, movements, chute) at 360 px', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  const farm = world.account.sample_farm_id;
+  const found = await world.t.request<{ data: { id: string; name: string | null }[] }>(
+    'GET',
+    `/v1/farms/${farm}/animals?q=Pip&limit=5`,
+    { key: world.account.test_key },
+  );
+  const pip = found.body.data.find((a) => a.name === 'Pip');
+  assert.ok(pip, 'the sample farm has Pip, inside his meat withdrawal');
+  await person.request('PATCH', '/v1/me', { body: { language: 'es' } });
+  const pages: SpanishPage[] = [
+    {
+      name: 'brief',
+      path: '/',
+      heading: /./,
+      ready: 'details.brief-text',
+      spanish: ['El resumen como texto', /actualizado/],
+      english: ['The brief as text', 'Nothing needs you', ' · updated ', ' · since '],
+    },
+    {
+      name: 'alerts',
+      path: '/alerts',
+      heading: 'Alertas',
+      spanish: ['Abiertas', 'Confirmadas', 'Resueltas'],
+      english: ['Acknowledged', 'Resolved', /Raised \d/, 'Open the ', 'Showing the 100'],
+    },
+    {
+      name: 'animals',
+      path: '/animals',
+      heading: 'Animales',
+      ready: 'table.records tbody tr',
+      spanish: ['Buscar', 'Especie', 'Retiro', 'Agregar un animal', 'activo', 'Página 1'],
+      english: ['Withdrawal', 'Search', 'Species', 'Add an animal', /\bactive\b/, 'Newer', 'Older'],
+    },
+    {
+      name: 'animal',
+      path: `/animals/${pip.id}`,
+      heading: /Pip/,
+      ready: '.history li',
+      spanish: [
+        'En período de retiro',
+        'Carne: no apta para sacrificio',
+        'Último peso',
+        'Reproducción y genealogía',
+      ],
+      english: [
+        'Under withdrawal',
+        'Weights',
+        'Latest weight',
+        'Give a treatment',
+        'History',
+        'Breeding and lineage',
+        'Because of',
+      ],
+    },
+    {
+      name: 'groups',
+      path: '/groups',
+      heading: 'Grupos',
+      spanish: ['Dar un tratamiento', 'Pesos', 'Agregar un grupo'],
+      english: ['Give a treatment', 'Weights', 'Add a group', /\bweeks\b/, /\bdays\b/],
+    },
+    {
+      name: 'medicines',
+      path: '/medicines',
+      heading: 'Botiquín',
+      spanish: ['Retiro según la etiqueta', 'Lote ', 'Vence'],
+      english: ['Withdrawal on the label', 'Batch ', 'Expires', 'Licensed for', 'left of'],
+    },
+    {
+      name: 'treat',
+      path: '/treat',
+      heading: 'Dar un tratamiento',
+      spanish: ['Medicamento', 'Dosis por animal', 'Vía', 'Grupo (cada uno de sus animales'],
+      english: ['Give a treatment', 'Dose per animal', 'Route', 'Prescribing vet', 'Single animals'],
+    },
+    {
+      name: 'movements',
+      path: '/movements',
+      heading: 'Registro de movimientos',
+      spanish: ['Registrar un movimiento', 'Salida del predio', 'Movimientos'],
+      english: ['Holding register', 'Record a movement', 'Off the holding', 'Movements', 'head of'],
+    },
+    {
+      name: 'chute',
+      path: '/chute',
+      heading: 'Manga',
+      spanish: ['Lea el EID', 'O elija de un grupo'],
+      english: ['Chute', 'Scan the EID', 'Choose a group'],
+    },
+  ];
+  try {
+    for (const p of pages) {
+      await page.goto(`${world.base}${p.path}`);
+      await page.getByRole('heading', { name: p.heading, level: 1 }).first().waitFor();
+      if (p.ready) await page.locator(p.ready).first().waitFor();
+      const text = await visibleText(page);
+      for (const phrase of p.spanish) {
+        if (typeof phrase === 'string') assert.ok(text.includes(phrase), `${p.name}: “${phrase}” is shown`);
+        else assert.match(text, phrase, p.name);
+      }
+      for (const phrase of p.english) {
+        if (typeof phrase === 'string') assert.ok(!text.includes(phrase), `${p.name}: no “${phrase}”`);
+        else assert.doesNotMatch(text, phrase, p.name);
+      }
+      await assertNoHorizontalScroll(page);
+      await screenshot(page, `page-${p.name}-phone-es`);
+    }
+    // The chute's card in Spanish: Pip found by his tag, his withdrawal on the card.
+    await page.locator('#chute-scan').fill('201');
+    await page.locator('#chute-scan').press('Enter');
+    await page.getByLabel(/^Peso de .*Pip \(kg\)$/).waitFor();
+    await page.locator('.chute-card').getByText('En período de retiro').waitFor();
+    assert.doesNotMatch(await visibleText(page), /Last weight|Never weighed|Under withdrawal|Save and next/);
+    await screenshot(page, 'page-chute-card-phone-es');
+    // The animal page further down: the weights table, the log and the history.
+    await page.goto(`${world.base}/animals/${pip.id}`);
+    await page.getByRole('heading', { name: 'Registrar algo' }).scrollIntoViewIfNeeded();
+    await page.getByRole('button', { name: 'Registrar peso' }).waitFor();
+    await screenshot(page, 'page-animal-log-phone-es');
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+    await page.context().close();
+  }
+});

@@ -42,6 +42,15 @@ export interface Series {
   points: readonly Point[];
 }
 
+/** "a, b and c" in the reader's language. */
+function list(items: string[]): string {
+  try {
+    return new Intl.ListFormat(reader.locale, { type: 'conjunction' }).format(items);
+  } catch {
+    return items.join(', ');
+  }
+}
+
 /** A catalog value in the reader's unit (unchanged without a unit). */
 function inReaderUnit(value: number, unit: string | null | undefined): number {
   return unit ? shown(value, unit) : value;
@@ -125,7 +134,7 @@ export function TimeChart({
     const times = [...new Set(series.flatMap((s) => s.points.map((p) => Date.parse(p.at) / 1000)))].sort(
       (a, b) => a - b,
     );
-    const index = new Map(times.map((t, i) => [t, i]));
+    const index = new Map(times.map((time, i) => [time, i]));
     const columns: (number | null)[][] = [];
     for (const s of series) {
       const values: (number | null)[] = new Array(times.length).fill(null);
@@ -155,7 +164,8 @@ export function TimeChart({
           y: { range: () => [min - pad, max + pad] },
         },
         series: [
-          {},
+          // The legend's name for the time axis (uPlot writes "Time" otherwise).
+          { label: t('chart.time') },
           ...series.map((s, i) => ({
             label: s.unit ? `${s.label} (${unitLabel(s.unit)})` : s.label,
             // The legend's value under the pointer, in the reader's locale.
@@ -178,20 +188,20 @@ export function TimeChart({
       resize.disconnect();
       plot.destroy();
     };
-    // Redrawn when what is drawn changes (the reader's units too), not when a parent re-renders with equal
-    // (new) arrays.
-  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1], reader.units]);
+    // Redrawn when what is drawn changes (the reader's units and language too), not when a parent re-renders
+    // with equal (new) arrays.
+  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1], reader.units, reader.language]);
   const empty = series.every((s) => s.points.length === 0);
   const said = summary(series);
   return html`<figure class="chart">
     <figcaption>${label}</figcaption>
-    ${empty && html`<p class="muted">No readings in this range.</p>`}
-    <div ref=${box} class="chart-box" role="img" aria-label=${`Chart of ${label}`}
+    ${empty && html`<p class="muted">${t('chart.empty')}</p>`}
+    <div ref=${box} class="chart-box" role="img" aria-label=${t('chart.label', { label })}
       aria-describedby=${said.length > 0 ? summaryId.current : undefined}></div>
     ${said.length > 0 && html`<p id=${summaryId.current} class="chart-summary visually-hidden">${said.join(' ')}</p>`}
     ${
       thresholds.length > 0 &&
-      html`<p class="small muted">Dashed lines: ${thresholds.map((line) => `${line.label} ${qty(line.value, unit)}`).join(', ')}</p>`
+      html`<p class="small muted">${t('chart.lines', { lines: list(thresholds.map((line) => t('chart.line', { label: line.label, value: qty(line.value, unit) }))) })}</p>`
     }
   </figure>`;
 }

@@ -4,8 +4,9 @@
  */
 import { api, type Problem, type Schema } from './api.ts';
 import { errorFor } from './form.ts';
-import { reader } from './i18n.ts';
+import { reader, words } from './i18n.ts';
 import { html } from './lib.ts';
+import { EN, ES } from './messages/herd-book.ts';
 import { loadAll } from './records.ts';
 import { ago, farmTime } from './ui.ts';
 
@@ -14,6 +15,8 @@ const sheet = document.createElement('link');
 sheet.rel = 'stylesheet';
 sheet.href = new URL('./herd-book.css', import.meta.url).href;
 document.head.append(sheet);
+
+const w = words(EN, ES);
 
 type Withdrawal = Schema<'AnimalWithdrawal'>;
 type Source = Schema<'WithdrawalSource'>;
@@ -25,26 +28,40 @@ export const DAY_MS = 86_400_000;
 const EXPIRING_DAYS = 30;
 const LOW_STOCK_SHARE = 0.2;
 
-const RULES: Record<Source['rule'], string> = {
-  label: 'the label’s period',
-  cascade: 'off-label: the label’s longest period × the cascade factor',
-  cascade_minimum: 'off-label: the statutory minimum',
+type Key = keyof typeof EN;
+
+// One whole sentence per rule, with and without a batch (never a rule's words put into another sentence).
+const BECAUSE: Record<Source['rule'], { batch: Key; none: Key }> = {
+  label: { batch: 'label_batch', none: 'label_no_batch' },
+  cascade: { batch: 'cascade_batch', none: 'cascade_no_batch' },
+  cascade_minimum: { batch: 'minimum_batch', none: 'minimum_no_batch' },
 };
 
-const FOODS: Record<Food, { line(when: string, left: string): string; chip(when: string): string }> = {
-  meat: {
-    line: (when, left) => `Meat: not for slaughter or sale before ${when} (${left})`,
-    chip: (when) => `Meat withdrawal until ${when}`,
-  },
-  milk: {
-    line: (when, left) => `Milk: withheld until ${when} (${left})`,
-    chip: (when) => `Milk withheld until ${when}`,
-  },
-  eggs: {
-    line: (when, left) => `Eggs: withheld until ${when} (${left})`,
-    chip: (when) => `Eggs withheld until ${when}`,
-  },
+const FOODS: Record<Food, { line: Key; chip: Key }> = {
+  meat: { line: 'meat_line', chip: 'meat_chip' },
+  milk: { line: 'milk_line', chip: 'milk_chip' },
+  eggs: { line: 'eggs_line', chip: 'eggs_chip' },
 };
+
+/**
+ * A whole translated sentence with a link inside it: the sentence is written with a `{link}` placeholder
+ * (`words(…)('key', { link: LINK })`), and the link is put where the language placed it.
+ */
+export const LINK = '\u0000';
+export function withLink(sentence: string, link: unknown) {
+  const [before = '', after = ''] = sentence.split(LINK);
+  return html`${before}${link}${after}`;
+}
+
+/** A number with exactly `digits` decimals in the reader's locale ("0.85", "0,85"), as gains are written. */
+export function fixed(value: number, digits = 2): string {
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+  try {
+    return new Intl.NumberFormat(reader.locale, options).format(value);
+  } catch {
+    return new Intl.NumberFormat('en', options).format(value);
+  }
+}
 
 export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string {
   return [a.tag, a.name].filter(Boolean).join(' ') || a.id;
@@ -73,19 +90,24 @@ function held(w: Withdrawal | undefined) {
 }
 
 function because(s: Source): string {
-  const sentence = s.batch
-    ? `Because of ${s.medicine}, batch ${s.batch}: ${RULES[s.rule]}, ${s.days} days.`
-    : `Because of ${s.medicine} (no batch recorded): ${RULES[s.rule]}, ${s.days} days.`;
-  return s.organic ? `${sentence} Doubled: organic.` : sentence;
+  const rule = BECAUSE[s.rule];
+  const sentence = w(s.batch ? rule.batch : rule.none, {
+    medicine: s.medicine,
+    batch: s.batch,
+    count: s.days,
+  });
+  return s.organic ? `${sentence} ${w('organic')}` : sentence;
 }
 
 export function WithdrawalBanner({ withdrawal, timezone }: { withdrawal: Withdrawal; timezone: string }) {
   const foods = held(withdrawal);
   if (foods.length === 0) return null;
   return html`<div class="withdrawal-banner" role="note" aria-labelledby="withdrawal-title">
-    <h2 id="withdrawal-title">Under withdrawal</h2>
+    <h2 id="withdrawal-title">${w('title')}</h2>
     <ul>${foods.map(
-      (h) => html`<li><strong>${FOODS[h.food].line(farmTime(h.until, timezone), ago(h.until))}</strong>
+      (
+        h,
+      ) => html`<li><strong>${w(FOODS[h.food].line, { when: farmTime(h.until, timezone), left: ago(h.until) })}</strong>
         ${h.source && html`<br /><span class="small">${because(h.source)}</span>`}</li>`,
     )}</ul>
   </div>`;
@@ -93,13 +115,14 @@ export function WithdrawalBanner({ withdrawal, timezone }: { withdrawal: Withdra
 
 export function WithdrawalChips({ withdrawal, timezone }: { withdrawal: Withdrawal; timezone: string }) {
   return held(withdrawal).map(
-    (h) => html`<span class="withdrawal-chip">${FOODS[h.food].chip(dayOf(h.until, timezone))}</span>`,
+    (h) =>
+      html`<span class="withdrawal-chip">${w(FOODS[h.food].chip, { when: dayOf(h.until, timezone) })}</span>`,
   );
 }
 
 /** The API's refusal in a farmer's words: it names the member to send; the form has a field for it. */
 export function refusalText(message: string): string {
-  return message.replace(/\b[Ss]end override_reason\b/, 'Give a reason below');
+  return message.replace(/\b[Ss]end override_reason\b/, w('give_reason'));
 }
 
 /** The override reason, once a refusal asks for it (its message above the field) or an expired batch needs it. */
@@ -107,7 +130,7 @@ export function OverrideField({
   error,
   needed = false,
   idPrefix,
-  label = 'Reason to go ahead anyway (kept with the record)',
+  label,
 }: {
   error: Problem | null;
   needed?: boolean;
@@ -119,7 +142,7 @@ export function OverrideField({
   const id = `${idPrefix}-override_reason`;
   return html`<div class="field override-field">
     ${own && html`<p class="error" role="alert" id=${`${id}-error`}>${refusalText(own.message)}</p>`}
-    <label for=${id}>${label}</label>
+    <label for=${id}>${label ?? w('override')}</label>
     <textarea id=${id} name="override_reason" rows="3" aria-describedby=${own ? `${id}-error` : undefined}
       aria-invalid=${own ? 'true' : undefined}></textarea>
   </div>`;

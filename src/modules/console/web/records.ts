@@ -4,11 +4,15 @@
  */
 import { api, type Body, type Page, type Problem, type Schema } from './api.ts';
 import { Field, text } from './form.ts';
+import { words } from './i18n.ts';
 import { html, inputValue, useState } from './lib.ts';
+import { EN, ES } from './messages/records.ts';
 import { useLoad } from './ui.ts';
 
 export type Animal = Schema<'Animal'>;
 type AnimalBody = Body<'POST', '/v1/farms/{farm}/animals'>;
+
+const w = words(EN, ES);
 
 /** Every page of a list, up to `max` records (groups and paddocks are few); `page(before)` asks for one. */
 export async function loadAll<T>(
@@ -71,7 +75,7 @@ export function drawnAcresApart(paddock: {
 /** Choices for a group or paddock select, with "none" first. */
 export function choices(
   records: readonly { id: string; name: string }[],
-  none = '— none —',
+  none = w('none'),
 ): [string, string][] {
   return [['', none], ...records.map((r): [string, string] => [r.id, r.name])];
 }
@@ -101,11 +105,11 @@ export function usePager(resetKey: string): Pager {
 }
 
 export function Pager({ pager, page }: { pager: Pager; page: Page<unknown> | null }) {
-  return html`<nav class="pager" aria-label="Pages">
-    <button type="button" class="button secondary" disabled=${pager.number === 1} onClick=${pager.previous}>Newer</button>
-    <span>Page ${pager.number}</span>
+  return html`<nav class="pager" aria-label=${w('pages')}>
+    <button type="button" class="button secondary" disabled=${pager.number === 1} onClick=${pager.previous}>${w('newer')}</button>
+    <span>${w('page', { number: pager.number })}</span>
     <button type="button" class="button secondary" disabled=${!page?.has_more}
-      onClick=${() => pager.next(page?.next_before ?? null)}>Older</button>
+      onClick=${() => pager.next(page?.next_before ?? null)}>${w('older')}</button>
   </nav>`;
 }
 
@@ -127,18 +131,18 @@ export function FieldRows({
   const set = (i: number, j: 0 | 1, v: string) =>
     setRows(rows.map((r, n): [string, string] => (n === i ? (j === 0 ? [v, r[1]] : [r[0], v]) : r)));
   return html`<fieldset class="field-rows">
-    <legend>Custom fields</legend>
+    <legend>${w('custom')}</legend>
     ${rows.map(
       (row, i) => html`<div class="kv" key=${i}>
-        <input name="field_key" aria-label=${`Custom field ${i + 1} name`} placeholder="name" value=${row[0]}
+        <input name="field_key" aria-label=${w('custom_name', { number: i + 1 })} placeholder=${w('name_placeholder')} value=${row[0]}
           onInput=${(e: Event) => set(i, 0, inputValue(e))} />
-        <input name="field_value" aria-label=${`Custom field ${i + 1} value`} placeholder="value" value=${row[1]}
+        <input name="field_value" aria-label=${w('custom_value', { number: i + 1 })} placeholder=${w('value_placeholder')} value=${row[1]}
           onInput=${(e: Event) => set(i, 1, inputValue(e))} />
-        <button type="button" class="button link" aria-label=${`Remove custom field ${i + 1}`}
-          onClick=${() => setRows(rows.filter((_, n) => n !== i))}>Remove</button>
+        <button type="button" class="button link" aria-label=${w('remove_label', { number: i + 1 })}
+          onClick=${() => setRows(rows.filter((_, n) => n !== i))}>${w('remove')}</button>
       </div>`,
     )}
-    <button type="button" class="button secondary" onClick=${() => setRows([...rows, ['', '']])}>Add a field</button>
+    <button type="button" class="button secondary" onClick=${() => setRows([...rows, ['', '']])}>${w('add_field')}</button>
     ${error?.param?.startsWith('fields') && html`<p class="error" role="alert">${error.message}</p>`}
   </fieldset>`;
 }
@@ -170,6 +174,21 @@ export function readFields(data: FormData, before: Record<string, unknown> = {})
 }
 
 export const ANIMAL_STATUSES = ['active', 'sold', 'slaughtered', 'dead', 'culled', 'missing'];
+
+const STATUSES: Record<string, keyof typeof EN> = {
+  active: 'status_active',
+  sold: 'status_sold',
+  slaughtered: 'status_slaughtered',
+  dead: 'status_dead',
+  culled: 'status_culled',
+  missing: 'status_missing',
+};
+
+/** An animal's status in the reader's words (one the console does not know, as the API sends it). */
+export function statusWord(status: string): string {
+  const key = STATUSES[status];
+  return key ? w(key) : status;
+}
 /** The animal form's members, each a field (and a member of the API's body). */
 const ANIMAL_TEXT_MEMBERS = [
   'species',
@@ -201,18 +220,18 @@ export function AnimalFields({
   const a: Partial<Animal> = animal ?? {};
   const p = { error, idPrefix };
   return html`<div class="form-grid">
-    <${Field} name="species" label="Species" value=${a.species} required ...${p} list="species-list" />
-    <${Field} name="tag" label="Tag" value=${a.tag} ...${p} />
-    <${Field} name="name" label="Name" value=${a.name} ...${p} />
-    <${Field} name="eid" label="Electronic id (EID)" value=${a.eid} ...${p} />
-    <${Field} name="sex" label="Sex" value=${a.sex} ...${p} />
-    <${Field} name="breed" label="Breed" value=${a.breed} ...${p} />
-    <${Field} name="birth_date" label="Birth date" type="date" value=${a.birth_date?.slice(0, 10)} ...${p} />
-    <${Field} name="status" label="Status" type="select" value=${a.status ?? 'active'} options=${ANIMAL_STATUSES} ...${p} />
-    <${Field} name="group_id" label="Group" type="select" value=${a.group_id} options=${choices(places.groups)} ...${p} />
-    <${Field} name="paddock_id" label="Paddock" type="select" value=${a.paddock_id} options=${choices(places.paddocks)} ...${p} />
+    <${Field} name="species" label=${w('species')} value=${a.species} required ...${p} list="species-list" />
+    <${Field} name="tag" label=${w('tag')} value=${a.tag} ...${p} />
+    <${Field} name="name" label=${w('name')} value=${a.name} ...${p} />
+    <${Field} name="eid" label=${w('eid')} value=${a.eid} ...${p} />
+    <${Field} name="sex" label=${w('sex')} value=${a.sex} ...${p} />
+    <${Field} name="breed" label=${w('breed')} value=${a.breed} ...${p} />
+    <${Field} name="birth_date" label=${w('birth_date')} type="date" value=${a.birth_date?.slice(0, 10)} ...${p} />
+    <${Field} name="status" label=${w('status')} type="select" value=${a.status ?? 'active'} options=${ANIMAL_STATUSES.map((s) => [s, statusWord(s)] as const)} ...${p} />
+    <${Field} name="group_id" label=${w('group')} type="select" value=${a.group_id} options=${choices(places.groups)} ...${p} />
+    <${Field} name="paddock_id" label=${w('paddock')} type="select" value=${a.paddock_id} options=${choices(places.paddocks)} ...${p} />
   </div>
-  <${Field} name="notes" label="Notes" type="textarea" value=${a.notes} ...${p} />
+  <${Field} name="notes" label=${w('notes')} type="textarea" value=${a.notes} ...${p} />
   <${FieldRows} fields=${a.fields} error=${error} />
   <datalist id="species-list">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog', 'horse'].map((s) => html`<option value=${s} />`)}</datalist>`;
 }

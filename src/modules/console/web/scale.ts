@@ -6,6 +6,7 @@
  * domain/indicator.ts.
  */
 import { type Reading, readIndicatorLine } from '../../../domain/indicator.ts';
+import { t } from './i18n.ts';
 
 export type { Reading };
 
@@ -42,7 +43,7 @@ export async function connectScale(
   const reader = port.readable
     ?.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
     .getReader();
-  if (!reader) throw new Error('The scale’s port cannot be read.');
+  if (!reader) throw new Error(t('scale.unreadable'));
   let stopped = false;
   void (async () => {
     let pending = '';

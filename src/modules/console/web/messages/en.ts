@@ -146,6 +146,14 @@ export const EN = {
   'picker.chosen': 'Chosen: {name}',
   // units-offline: a chart's text alternative (web/chart.ts), values in the reader's units.
   'chart.summary': '{series}: latest {value} ({when}), lowest {min}, highest {max}.',
+
+  // es-a: the chart (web/chart.ts) and the scale (web/scale.ts), shared by several pages.
+  'chart.empty': 'No readings in this range.',
+  'chart.time': 'Time',
+  'chart.label': 'Chart of {label}',
+  'chart.lines': 'Dashed lines: {lines}',
+  'chart.line': '{label} {value}',
+  'scale.unreadable': 'The scale’s port cannot be read.',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

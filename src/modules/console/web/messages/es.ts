@@ -142,4 +142,12 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'picker.chosen': 'Elegido: {name}',
   // units-offline: a chart's text alternative (web/chart.ts), values in the reader's units.
   'chart.summary': '{series}: último {value} ({when}), mínimo {min}, máximo {max}.',
+
+  // es-a: the chart (web/chart.ts) and the scale (web/scale.ts), shared by several pages.
+  'chart.empty': 'No hay lecturas en este período.',
+  'chart.time': 'Fecha',
+  'chart.label': 'Gráfico de {label}',
+  'chart.lines': 'Líneas discontinuas: {lines}',
+  'chart.line': '{label} {value}',
+  'scale.unreadable': 'No se puede leer el puerto de la báscula.',
 };

@@ -4,8 +4,11 @@
  * line) and subject. New alerts appear as they happen, announced to screen readers.
  */
 import { api, type Schema } from '../api.ts';
+import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { subjectLink } from '../links.ts';
+import { EN, ES } from '../messages/alerts.ts';
+import { useReader } from '../reader-hook.ts';
 import { navigate, useLocation } from '../router.ts';
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
@@ -13,26 +16,43 @@ import { ActionButton, Announce, ago, farmTime, Loading, useLoad, useScrollToHas
 import type { PageProps } from './page.ts';
 
 type Status = 'open' | 'acknowledged' | 'resolved' | 'all';
+type Key = keyof typeof EN;
+type Alert = Schema<'Alert'>;
 
-const TABS: { status: Status; label: string }[] = [
-  { status: 'open', label: 'Open' },
-  { status: 'acknowledged', label: 'Acknowledged' },
-  { status: 'resolved', label: 'Resolved' },
-  { status: 'all', label: 'All' },
+const w = words(EN, ES);
+
+/** Each tab's words: its name, the list's name, and what an empty list says. */
+const TABS: { status: Status; label: Key; list: Key; none: Key }[] = [
+  { status: 'open', label: 'tab_open', list: 'list_open', none: 'none_open' },
+  { status: 'acknowledged', label: 'tab_acknowledged', list: 'list_acknowledged', none: 'none_acknowledged' },
+  { status: 'resolved', label: 'tab_resolved', list: 'list_resolved', none: 'none_resolved' },
+  { status: 'all', label: 'tab_all', list: 'list_all', none: 'none_all' },
 ];
 
+const SEVERITIES: Record<Alert['severity'], { badge: Key; fresh: Key }> = {
+  urgent: { badge: 'severity_urgent', fresh: 'new_urgent' },
+  watch: { badge: 'severity_watch', fresh: 'new_watch' },
+  info: { badge: 'severity_info', fresh: 'new_info' },
+};
+
+const STATUSES: Record<Alert['status'], Key> = {
+  open: 'status_open',
+  acknowledged: 'status_acknowledged',
+  resolved: 'status_resolved',
+};
+
 /** What the link to an alert's subject says: the kind of thing it is (a water sensor is not a house). */
-function subjectWords(alert: Schema<'Alert'>, house: boolean): string {
-  if (house) return 'Open the house';
+function subjectWords(alert: Alert, house: boolean): string {
+  if (house) return w('open_house');
   switch (alert.subject_type) {
     case 'animal':
-      return 'Open the animal';
+      return w('open_animal');
     case 'group':
-      return 'Open the group';
+      return w('open_group');
     case 'paddock':
-      return 'Open the paddock';
+      return w('open_paddock');
     default:
-      return 'Open the device';
+      return w('open_device');
   }
 }
 
@@ -57,32 +77,34 @@ function AlertCard({
   };
   return html`<li id=${alert.id} class=${`card alert ${alert.severity}${fresh ? ' fresh' : ''}`} tabindex="-1">
     <div class="card-head">
-      <span class=${`badge ${alert.severity}`}>${alert.severity}</span>
+      <span class=${`badge ${alert.severity}`}>${w(SEVERITIES[alert.severity].badge)}</span>
       <h2 class="card-title">${alert.title}</h2>
-      <span class=${`status ${alert.status}`}>${alert.status}</span>
+      <span class=${`status ${alert.status}`}>${w(STATUSES[alert.status])}</span>
     </div>
     <p class="reason">${alert.reason}</p>
     <p class="muted small">
-      Raised ${farmTime(alert.created_at, farm.timezone)} (${ago(alert.created_at)}) · rule <code>${alert.rule}</code>
+      ${w('raised', { when: farmTime(alert.created_at, farm.timezone), ago: ago(alert.created_at) })} · ${w('rule')} <code>${alert.rule}</code>
       ${href && html` · <a href=${href}>${subjectWords(alert, house)}</a>`}
-      ${alert.acknowledged_at && html` · acknowledged ${ago(alert.acknowledged_at)}`}
-      ${alert.resolved_at && html` · resolved ${ago(alert.resolved_at)}`}
+      ${alert.acknowledged_at && html` · ${w('acknowledged_ago', { ago: ago(alert.acknowledged_at) })}`}
+      ${alert.resolved_at && html` · ${w('resolved_ago', { ago: ago(alert.resolved_at) })}`}
     </p>
     ${
       writable &&
       alert.status !== 'resolved' &&
       html`<div class="actions">
-        ${alert.status === 'open' && html`<${ActionButton} label="Acknowledge" busyLabel="Acknowledging…" action=${act('acknowledge', 'Acknowledged')} />`}
-        <${ActionButton} label="Resolve" busyLabel="Resolving…" action=${act('resolve', 'Resolved')} />
+        ${alert.status === 'open' && html`<${ActionButton} label=${w('acknowledge')} busyLabel=${w('acknowledging')} action=${act('acknowledge', w('acknowledged'))} />`}
+        <${ActionButton} label=${w('resolve')} busyLabel=${w('resolving')} action=${act('resolve', w('resolved'))} />
       </div>`
     }
   </li>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const loc = useLocation();
   const asked = new URLSearchParams(loc.search).get('status');
-  const status = TABS.find((tab) => tab.status === asked)?.status ?? 'open';
+  const tab = TABS.find((t) => t.status === asked) ?? (TABS[0] as (typeof TABS)[number]);
+  const status = tab.status;
   const list = useLoad(
     () => api('GET', '/v1/farms/{farm}/alerts', { path: { farm: farm.id }, query: { status, limit: 100 } }),
     [farm.id, status],
@@ -91,9 +113,9 @@ export function Page({ farm }: PageProps) {
   const [announcement, setAnnouncement] = useState('');
   useFarmStream(farm.id, ['alert.created', 'alert.resolved'], (event) => {
     if (event.type === 'alert.created') {
-      const alert = event.data as Schema<'Alert'>;
+      const alert = event.data as Alert;
       setFresh((s) => new Set(s).add(alert.id));
-      setAnnouncement(`New ${alert.severity} alert: ${alert.title}`);
+      setAnnouncement(w(SEVERITIES[alert.severity].fresh, { title: alert.title }));
     }
     list.reload();
   });
@@ -101,11 +123,11 @@ export function Page({ farm }: PageProps) {
   useScrollToHash(list.data !== null);
   const alerts = list.data?.data ?? [];
   return html`<section>
-    <h1>Alerts</h1>
-    <div class="tabs" role="group" aria-label="Show alerts">
+    <h1>${w('title')}</h1>
+    <div class="tabs" role="group" aria-label=${w('show')}>
       ${TABS.map(
-        (tab) => html`<button type="button" class="tab" aria-pressed=${tab.status === status}
-          onClick=${() => navigate(`/alerts?status=${tab.status}`, { replace: true })}>${tab.label}</button>`,
+        (t) => html`<button type="button" class="tab" aria-pressed=${t.status === status}
+          onClick=${() => navigate(`/alerts?status=${t.status}`, { replace: true })}>${w(t.label)}</button>`,
       )}
     </div>
     <${Announce} message=${announcement} />
@@ -113,11 +135,11 @@ export function Page({ farm }: PageProps) {
       !list.data
         ? html`<${Loading} error=${list.error} retry=${list.reload} />`
         : alerts.length === 0
-          ? html`<p class="calm">No ${status === 'all' ? '' : `${status} `}alerts.</p>`
-          : html`<ul class="cards" aria-label=${`${status} alerts`}>
+          ? html`<p class="calm">${w(tab.none)}</p>`
+          : html`<ul class="cards" aria-label=${w(tab.list)}>
             ${alerts.map((a) => html`<${AlertCard} key=${a.id} alert=${a} farm=${farm} fresh=${fresh.has(a.id)} onChanged=${list.reload} />`)}
           </ul>`
     }
-    ${list.data?.has_more && html`<p class="muted">Showing the 100 most urgent.</p>`}
+    ${list.data?.has_more && html`<p class="muted">${w('more')}</p>`}
   </section>`;
 }

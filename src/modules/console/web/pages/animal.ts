@@ -8,10 +8,13 @@
 import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
+import { eventTypeName } from '../event-sentences.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
-import { dayOf, OverrideField, WithdrawalBanner } from '../herd-book.ts';
-import { entered, shown, unitLabel } from '../i18n.ts';
+import { dayOf, fixed, OverrideField, WithdrawalBanner } from '../herd-book.ts';
+import { entered, shown, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
+import { EN, ES } from '../messages/animal.ts';
+import { useReader } from '../reader-hook.ts';
 import {
   ANIMAL_FIELD_NAMES,
   type Animal,
@@ -20,6 +23,7 @@ import {
   choices,
   loadAll,
   type Places,
+  statusWord,
   usePlaces,
 } from '../records.ts';
 import { can } from '../store.ts';
@@ -29,24 +33,27 @@ import type { PageProps } from './page.ts';
 
 type FarmEvent = Schema<'Event'>;
 type WeightEntry = Schema<'WeightEntry'>;
+type Key = keyof typeof EN;
 
-const SOURCES: Record<WeightEntry['source'], string> = {
-  event: 'logged',
-  scale: 'scale head',
-  session: 'weigh session',
-  chute: 'chute',
+const w = words(EN, ES);
+
+const SOURCES: Record<WeightEntry['source'], Key> = {
+  event: 'source_event',
+  scale: 'source_scale',
+  session: 'source_session',
+  chute: 'source_chute',
 };
 
 /** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
 function perDay(kg: number | null): string {
-  return kg === null ? '—' : `${shown(kg, 'kg').toFixed(2)} ${unitLabel('kg')} a day`;
+  return kg === null ? '—' : w('per_day', { weight: `${fixed(shown(kg, 'kg'))} ${unitLabel('kg')}` });
 }
 
-const STATES: Record<NonNullable<Animal['breeding']>['state'], string> = {
-  open: 'Open',
-  bred: 'Bred',
-  pregnant: 'Pregnant',
-  fresh: 'Fresh (given birth)',
+const STATES: Record<NonNullable<Animal['breeding']>['state'], Key> = {
+  open: 'state_open',
+  bred: 'state_bred',
+  pregnant: 'state_pregnant',
+  fresh: 'state_fresh',
 };
 
 /** A female's breeding state (issue 47), and the animal's pedigree: parents, grandparents, inbreeding. */
@@ -71,18 +78,22 @@ function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
       : html`<a href=${`/animals/${id}`}>${name}</a>`;
   };
   const grand = ancestors.filter((a) => a.generation === 2);
-  return html`<h2 id="lineage-title">Breeding and lineage</h2>
+  return html`<h2 id="lineage-title">${w('lineage')}</h2>
     ${
       b &&
-      html`<p class="breeding-state"><strong>${STATES[b.state]}</strong>${b.due_date ? `: due ${day(b.due_date)}.` : '.'}
-        ${b.next_heat_expected && html`<br />${`Next heat expected ${day(b.next_heat_expected)}.`}`}</p>`
+      html`<p class="breeding-state"><strong>${
+        b.due_date
+          ? w('state_due', { state: w(STATES[b.state]), day: day(b.due_date) })
+          : w('state_alone', { state: w(STATES[b.state]) })
+      }</strong>
+        ${b.next_heat_expected && html`<br />${w('next_heat', { day: day(b.next_heat_expected) })}`}</p>`
     }
     <dl class="facts">
-      <div><dt>Dam</dt><dd>${who(animal.dam_id, '—')}</dd></div>
-      <div><dt>Sire</dt><dd>${animal.sire_id ? who(animal.sire_id, '—') : animal.sire_name ? `${animal.sire_name}${animal.sire_registration ? ` (${animal.sire_registration})` : ''}` : '—'}</dd></div>
-      ${grand.length > 0 && html`<div><dt>Grandparents</dt><dd>${grand.map((g, i) => html`${i > 0 ? ', ' : ''}${who(g.id, g.id)}`)}</dd></div>`}
-      ${p && html`<div><dt>Inbreeding</dt><dd>${`${(p.inbreeding * 100).toFixed(2)} %`}</dd></div>`}
-      ${p && p.descendants.length > 0 && html`<div><dt>Offspring</dt><dd>${p.descendants.filter((d) => d.generation === 1).map((d, i) => html`${i > 0 ? ', ' : ''}${who(d.id, d.id)}`)}</dd></div>`}
+      <div><dt>${w('dam')}</dt><dd>${who(animal.dam_id, '—')}</dd></div>
+      <div><dt>${w('sire')}</dt><dd>${animal.sire_id ? who(animal.sire_id, '—') : animal.sire_name ? (animal.sire_registration ? w('sire_registered', { name: animal.sire_name, registration: animal.sire_registration }) : animal.sire_name) : '—'}</dd></div>
+      ${grand.length > 0 && html`<div><dt>${w('grandparents')}</dt><dd>${grand.map((g, i) => html`${i > 0 ? ', ' : ''}${who(g.id, g.id)}`)}</dd></div>`}
+      ${p && html`<div><dt>${w('inbreeding')}</dt><dd>${w('inbreeding_value', { percent: fixed(p.inbreeding * 100) })}</dd></div>`}
+      ${p && p.descendants.length > 0 && html`<div><dt>${w('offspring')}</dt><dd>${p.descendants.filter((d) => d.generation === 1).map((d, i) => html`${i > 0 ? ', ' : ''}${who(d.id, d.id)}`)}</dd></div>`}
     </dl>`;
 }
 
@@ -91,17 +102,17 @@ function WeightFigures({ weights, timezone }: { weights: Schema<'AnimalWeights'>
   const list = weights.data as WeightEntry[];
   if (list.length === 0) return null;
   return html`<p class="weight-figures">
-      ${weights.adg_kg_per_day !== null && html`<strong>${`Average daily gain ${perDay(weights.adg_kg_per_day)}`}</strong>`}
-      ${weights.projected_kg !== null && html`<br />${`About ${amount(shown(weights.projected_kg, 'kg'), unitLabel('kg'))} by ${farmTime(weights.projected_at, timezone)} at the latest gain.`}`}
+      ${weights.adg_kg_per_day !== null && html`<strong>${w('adg', { gain: perDay(weights.adg_kg_per_day) })}</strong>`}
+      ${weights.projected_kg !== null && html`<br />${w('projected', { weight: amount(shown(weights.projected_kg, 'kg'), unitLabel('kg')), when: farmTime(weights.projected_at, timezone) })}`}
     </p>
     <table class="weights">
-      <caption class="visually-hidden">Weights, newest first</caption>
-      <thead><tr><th scope="col">When</th><th scope="col">Weight</th><th scope="col">Gain since the one before</th><th scope="col">From</th></tr></thead>
+      <caption class="visually-hidden">${w('weights_caption')}</caption>
+      <thead><tr><th scope="col">${w('when')}</th><th scope="col">${w('weight')}</th><th scope="col">${w('gain')}</th><th scope="col">${w('from')}</th></tr></thead>
       <tbody>${list.map(
         (
-          w,
-        ) => html`<tr key=${w.event_id}><td>${farmTime(w.at, timezone)}</td><td>${amount(shown(w.kg, 'kg'), unitLabel('kg'))}</td>
-          <td>${perDay(w.gain_kg_per_day)}</td><td>${SOURCES[w.source]}</td></tr>`,
+          entry,
+        ) => html`<tr key=${entry.event_id}><td>${farmTime(entry.at, timezone)}</td><td>${amount(shown(entry.kg, 'kg'), unitLabel('kg'))}</td>
+          <td>${perDay(entry.gain_kg_per_day)}</td><td>${w(SOURCES[entry.source])}</td></tr>`,
       )}</tbody>
     </table>`;
 }
@@ -115,12 +126,13 @@ type EventData = Record<string, unknown> & {
   text?: string;
 };
 
-const LOG_KINDS: [string, string][] = [
-  ['weight', 'Weight'],
-  ['birth', 'Birth'],
-  ['move', 'Move'],
-  ['sale', 'Sale'],
-  ['note', 'Note'],
+/** Each kind of entry logged here: its tab, its button and what it says once logged. */
+const LOG_KINDS: [string, { tab: Key; submit: Key; logged: Key }][] = [
+  ['weight', { tab: 'log_weight', submit: 'submit_weight', logged: 'logged_weight' }],
+  ['birth', { tab: 'log_birth', submit: 'submit_birth', logged: 'logged_birth' }],
+  ['move', { tab: 'log_move', submit: 'submit_move', logged: 'logged_move' }],
+  ['sale', { tab: 'log_sale', submit: 'submit_sale', logged: 'logged_sale' }],
+  ['note', { tab: 'log_note', submit: 'submit_note', logged: 'logged_note' }],
 ];
 
 /** What an event says, in a line. */
@@ -134,13 +146,16 @@ function describeEvent(event: FarmEvent, names: Places['names']): string {
       const where = [names.get(to.group_id ?? null), names.get(to.paddock_id ?? null)]
         .filter(Boolean)
         .join(' · ');
-      return `to ${where || 'no group or paddock'}${d.reason ? ` (${d.reason})` : ''}`;
+      const place = where || w('nowhere');
+      return d.reason
+        ? w('moved_to_because', { where: place, reason: d.reason })
+        : w('moved_to', { where: place });
     }
     case 'treatment': {
       // A treatment from the herd book names its medicine; one logged free-form, its product.
       const dose =
         d.dose === undefined ? null : `${String(d.dose)}${d.dose_unit ? ` ${String(d.dose_unit)}` : ''}`;
-      return [d.medicine ?? d.product, d.batch && `batch ${String(d.batch)}`, dose, d.notes]
+      return [d.medicine ?? d.product, d.batch && w('batch', { batch: String(d.batch) }), dose, d.notes]
         .filter(Boolean)
         .map(String)
         .join(' · ');
@@ -156,15 +171,15 @@ function LogFields({ kind, places, error }: { kind: string; places: Places; erro
   switch (kind) {
     case 'weight':
       // Typed in the person's units (lb or kg), stored in kg.
-      return html`<${Field} name="data.kg" label=${`Weight (${unitLabel('kg')})`} type="number" step="any" min="0" required ...${p} />`;
+      return html`<${Field} name="data.kg" label=${w('weight_label', { unit: unitLabel('kg') })} type="number" step="any" min="0" required ...${p} />`;
     case 'birth':
-      return html`<${Field} name="data.count" label="Born (head)" type="number" min="1" value="1" ...${p} />`;
+      return html`<${Field} name="data.count" label=${w('born_head')} type="number" min="1" value="1" ...${p} />`;
     case 'move':
-      return html`<${Field} name="group_id" label="To group" type="select" options=${choices(places.groups)} ...${p} />
-        <${Field} name="paddock_id" label="To paddock" type="select" options=${choices(places.paddocks)} ...${p} />`;
+      return html`<${Field} name="group_id" label=${w('to_group')} type="select" options=${choices(places.groups)} ...${p} />
+        <${Field} name="paddock_id" label=${w('to_paddock')} type="select" options=${choices(places.paddocks)} ...${p} />`;
     case 'sale':
-      return html`<${Field} name="data.buyer" label="Buyer" ...${p} />
-        <${Field} name="data.price" label="Price" type="number" step="any" min="0" ...${p} />
+      return html`<${Field} name="data.buyer" label=${w('buyer')} ...${p} />
+        <${Field} name="data.price" label=${w('price')} type="number" step="any" min="0" ...${p} />
         <${OverrideField} error=${error} idPrefix="log" />`;
     default:
       return null;
@@ -215,25 +230,26 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
     }
     el.reset();
     onLogged();
-    return `${LOG_KINDS.find(([k]) => k === kind)?.[1] ?? kind} logged`;
+    const logged = LOG_KINDS.find(([k]) => k === kind)?.[1].logged;
+    return logged ? w(logged) : kind;
   });
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="log-title">
-    <h2 id="log-title">Log something</h2>
-    <div class="tabs" role="group" aria-label="What to log">
+    <h2 id="log-title">${w('log_title')}</h2>
+    <div class="tabs" role="group" aria-label=${w('what_to_log')}>
       ${kinds.map(
         ([k, label]) =>
-          html`<button type="button" class="tab" aria-pressed=${kind === k} onClick=${() => setKind(k)}>${label}</button>`,
+          html`<button type="button" class="tab" aria-pressed=${kind === k} onClick=${() => setKind(k)}>${w(label.tab)}</button>`,
       )}
     </div>
     <div class="form-grid">
     <${LogFields} kind=${kind} places=${places} error=${form.error} />
     ${
       kind !== 'move' &&
-      html`<${Field} name="notes" label="Notes" idPrefix="log" error=${form.error} />
-      <${Field} name="at" label="When (blank for now)" type="datetime-local" idPrefix="log" error=${form.error} />`
+      html`<${Field} name="notes" label=${w('notes')} idPrefix="log" error=${form.error} />
+      <${Field} name="at" label=${w('at')} type="datetime-local" idPrefix="log" error=${form.error} />`
     }
     </div>
-    <${Submit} form=${form} label=${`Log ${kind}`} names=${['data', 'at', 'group_id', 'paddock_id', 'override_reason']} />
+    <${Submit} form=${form} label=${w(LOG_KINDS.find(([k]) => k === kind)?.[1].submit ?? 'submit_note')} names=${['data', 'at', 'group_id', 'paddock_id', 'override_reason']} />
   </form>`;
 }
 
@@ -241,21 +257,21 @@ function EditAnimal({ animal, places, onSaved }: { animal: Animal; places: Place
   const [open, setOpen] = useState(false);
   const form = useForm(async (data) => {
     const body = animalBody(data, animal);
-    if (Object.keys(body).length === 0) return 'Nothing changed';
+    if (Object.keys(body).length === 0) return w('nothing_changed');
     await api('PATCH', '/v1/animals/{id}', { path: { id: animal.id }, body });
     onSaved();
     setOpen(false);
-    return 'Saved';
+    return w('saved');
   });
   if (!open) {
-    return html`<span class="action"><button type="button" class="button secondary" onClick=${() => setOpen(true)}>Edit</button>
+    return html`<span class="action"><button type="button" class="button secondary" onClick=${() => setOpen(true)}>${w('edit')}</button>
       ${form.done && html`<span class="done" role="status">${form.done}</span>`}</span>`;
   }
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="edit-title">
-    <h2 id="edit-title">Edit</h2>
+    <h2 id="edit-title">${w('edit')}</h2>
     <${AnimalFields} animal=${animal} places=${places} error=${form.error} idPrefix="edit" />
-    <${Submit} form=${form} label="Save" names=${ANIMAL_FIELD_NAMES} />
-    <button type="button" class="button link" onClick=${() => setOpen(false)}>Cancel</button>
+    <${Submit} form=${form} label=${w('save')} names=${ANIMAL_FIELD_NAMES} />
+    <button type="button" class="button link" onClick=${() => setOpen(false)}>${w('cancel')}</button>
   </form>`;
 }
 
@@ -282,15 +298,15 @@ function DeviceReadings({ device }: { device: Schema<'Device'> }) {
     );
   }, [readings.data]);
   if (!readings.data) return html`<${Loading} error=${readings.error} retry=${readings.reload} />`;
-  if (series.length === 0)
-    return html`<p class="muted">No readings from ${device.name} in the last 7 days.</p>`;
+  if (series.length === 0) return html`<p class="muted">${w('no_readings', { device: device.name })}</p>`;
   return series.map(
     (s) =>
-      html`<${TimeChart} key=${s.label} series=${[s]} label=${`${device.name}: ${s.label}, last 7 days`} />`,
+      html`<${TimeChart} key=${s.label} series=${[s]} label=${w('chart_label', { device: device.name, metric: s.label })} />`,
   );
 }
 
 export function Page({ farm, params }: PageProps) {
+  useReader();
   const id = params.id ?? '';
   const places = usePlaces(farm.id);
   const data = useLoad(async () => {
@@ -344,47 +360,47 @@ export function Page({ farm, params }: PageProps) {
   const reload = () => data.reload();
   const title = [animal.tag, animal.name].filter(Boolean).join(' · ') || animal.eid || animal.species;
   return html`<section class="animal">
-    <p><a href="/animals">← Animals</a></p>
-    <div class="card-head"><h1>${title}</h1><span class=${`status ${animal.status}`}>${animal.status}</span></div>
+    <p><a href="/animals">${w('back')}</a></p>
+    <div class="card-head"><h1>${title}</h1><span class=${`status ${animal.status}`}>${statusWord(animal.status)}</span></div>
     <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${farm.timezone} />
     <dl class="facts">
-      <div><dt>Species</dt><dd>${animal.species}</dd></div>
-      <div><dt>Breed</dt><dd>${animal.breed ?? '—'}</dd></div>
-      <div><dt>Sex</dt><dd>${animal.sex ?? '—'}</dd></div>
-      <div><dt>Born</dt><dd>${animal.birth_date?.slice(0, 10) ?? '—'}</dd></div>
-      <div><dt>EID</dt><dd>${animal.eid === null ? '—' : displayEid(animal.eid)}${
+      <div><dt>${w('species')}</dt><dd>${animal.species}</dd></div>
+      <div><dt>${w('breed')}</dt><dd>${animal.breed ?? '—'}</dd></div>
+      <div><dt>${w('sex')}</dt><dd>${animal.sex ?? '—'}</dd></div>
+      <div><dt>${w('born')}</dt><dd>${animal.birth_date?.slice(0, 10) ?? '—'}</dd></div>
+      <div><dt>${w('eid')}</dt><dd>${animal.eid === null ? '—' : displayEid(animal.eid)}${
         animal.eid !== null && animal.eid_format === 'other'
-          ? html` <small class="muted">(not an ISO 11784 number: kept as typed)</small>`
+          ? html` <small class="muted">${w('eid_other')}</small>`
           : null
       }</dd></div>
-      <div><dt>Group</dt><dd>${names.get(animal.group_id) ?? '—'}</dd></div>
-      <div><dt>Paddock</dt><dd>${names.get(animal.paddock_id) ?? '—'}</dd></div>
-      <div><dt>Latest weight</dt><dd>${amount(weights.at(-1)?.value, 'kg')}</dd></div>
+      <div><dt>${w('group')}</dt><dd>${names.get(animal.group_id) ?? '—'}</dd></div>
+      <div><dt>${w('paddock')}</dt><dd>${names.get(animal.paddock_id) ?? '—'}</dd></div>
+      <div><dt>${w('latest_weight')}</dt><dd>${amount(weights.at(-1)?.value, 'kg')}</dd></div>
       ${Object.entries(animal.fields).map(
         ([k, v]) => html`<div><dt>${k}</dt><dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd></div>`,
       )}
     </dl>
     ${animal.notes && html`<p>${animal.notes}</p>`}
-    ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>Give a treatment</a></p>`}
+    ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>${w('treat')}</a></p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
-    <h2 id="weight-title">Weight</h2>
+    <h2 id="weight-title">${w('weight_title')}</h2>
     ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
-    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: 'Weight', unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${`Weight (${unitLabel('kg')})`} />` : html`<p class="muted">No weights logged yet.</p>`}
+    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: w('weight'), unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${w('weight_label', { unit: unitLabel('kg') })} />` : html`<p class="muted">${w('no_weights')}</p>`}
     <${Lineage} animal=${animal} timezone=${farm.timezone} />
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
-    <h2>History</h2>
+    <h2>${w('history')}</h2>
     ${
       events.length === 0
-        ? html`<p class="muted">Nothing logged yet.</p>`
+        ? html`<p class="muted">${w('nothing_logged')}</p>`
         : html`<ul class="history">${events.map(
             (e) => html`<li key=${e.id} id=${e.id}><span class="when">${farmTime(e.at, farm.timezone)}</span>
-              <strong class="what">${e.type}</strong> <span>${describeEvent(e, names)}</span></li>`,
+              <strong class="what">${eventTypeName(e.type)}</strong> <span>${describeEvent(e, names)}</span></li>`,
           )}</ul>`
     }
-    <h2>Devices</h2>
+    <h2>${w('devices')}</h2>
     ${
       devices.length === 0
-        ? html`<p class="muted">No devices on this animal.</p>`
+        ? html`<p class="muted">${w('no_devices')}</p>`
         : devices.map(
             (
               d,

@@ -6,7 +6,10 @@
 import { api } from '../api.ts';
 import { Submit, useForm } from '../form.ts';
 import { WithdrawalChips } from '../herd-book.ts';
+import { words } from '../i18n.ts';
 import { checkedOf, html, inputValue, useEffect, useState } from '../lib.ts';
+import { EN, ES } from '../messages/animals.ts';
+import { useReader } from '../reader-hook.ts';
 import {
   ANIMAL_FIELD_NAMES,
   ANIMAL_STATUSES,
@@ -15,6 +18,7 @@ import {
   choices,
   Pager,
   type Places,
+  statusWord,
   usePager,
   usePlaces,
 } from '../records.ts';
@@ -26,6 +30,7 @@ import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 const PAGE_SIZE = 50;
+const w = words(EN, ES);
 
 /** The filters that are set (a blank filter is left out of the query). */
 function nonBlank(filters: Record<string, string>): Record<string, string> {
@@ -41,20 +46,21 @@ function AddAnimal({ farm, places, onAdded }: { farm: Farm; places: Places; onAd
     });
     el.reset();
     onAdded();
-    return html`Added <a href=${`/animals/${animal.id}`}>${animal.tag ?? animal.name ?? animal.species}</a>`;
+    return html`<a href=${`/animals/${animal.id}`}>${w('added', { name: animal.tag ?? animal.name ?? animal.species })}</a>`;
   });
   if (!open) {
-    return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>Add an animal</button>`;
+    return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>${w('add')}</button>`;
   }
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="add-animal-title">
-    <h2 id="add-animal-title">Add an animal</h2>
+    <h2 id="add-animal-title">${w('add')}</h2>
     <${AnimalFields} places=${places} error=${form.error} idPrefix="new" />
-    <${Submit} form=${form} label="Add animal" names=${ANIMAL_FIELD_NAMES} />
-    <button type="button" class="button link" onClick=${() => setOpen(false)}>Close</button>
+    <${Submit} form=${form} label=${w('add_submit')} names=${ANIMAL_FIELD_NAMES} />
+    <button type="button" class="button link" onClick=${() => setOpen(false)}>${w('close')}</button>
   </form>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const places = usePlaces(farm.id);
   // Filters start from the URL, so other pages can link to a filtered list (/animals?group_id=…).
   const [filters, setFilters] = useState(() => {
@@ -112,23 +118,23 @@ export function Page({ farm }: PageProps) {
   const { names } = places.data;
   const set = (name: keyof typeof filters) => (e: Event) => setFilters({ ...filters, [name]: inputValue(e) });
   return html`<section>
-    <h1>Animals</h1>
+    <h1>${w('title')}</h1>
     <form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
-      <div class="field grow"><label for="animal-q">Search</label>
-        <input id="animal-q" type="search" placeholder="Tag, name, EID or breed" value=${typed}
+      <div class="field grow"><label for="animal-q">${w('search')}</label>
+        <input id="animal-q" type="search" placeholder=${w('search_placeholder')} value=${typed}
           onInput=${(e: Event) => setTyped(inputValue(e))} /></div>
-      <div class="field"><label for="animal-species">Species</label>
+      <div class="field"><label for="animal-species">${w('species')}</label>
         <input id="animal-species" list="species-filter" value=${filters.species} onChange=${set('species')} /></div>
-      <div class="field"><label for="animal-group">Group</label>
-        <select id="animal-group" onChange=${set('group_id')}>${choices(places.data.groups, 'Any').map(([v, t]) => html`<option value=${v} selected=${filters.group_id === v}>${t}</option>`)}</select></div>
-      <div class="field"><label for="animal-paddock">Paddock</label>
-        <select id="animal-paddock" onChange=${set('paddock_id')}>${choices(places.data.paddocks, 'Any').map(([v, t]) => html`<option value=${v} selected=${filters.paddock_id === v}>${t}</option>`)}</select></div>
-      <div class="field"><label for="animal-status">Status</label>
-        <select id="animal-status" onChange=${set('status')}>${[['', 'Any'], ...ANIMAL_STATUSES.map((s) => [s, s])].map(([v, t]) => html`<option value=${v} selected=${filters.status === v}>${t}</option>`)}</select></div>
-      <div class="field"><label for="animal-withdrawal">Withdrawal</label>
+      <div class="field"><label for="animal-group">${w('group')}</label>
+        <select id="animal-group" onChange=${set('group_id')}>${choices(places.data.groups, w('any')).map(([v, t]) => html`<option value=${v} selected=${filters.group_id === v}>${t}</option>`)}</select></div>
+      <div class="field"><label for="animal-paddock">${w('paddock')}</label>
+        <select id="animal-paddock" onChange=${set('paddock_id')}>${choices(places.data.paddocks, w('any')).map(([v, t]) => html`<option value=${v} selected=${filters.paddock_id === v}>${t}</option>`)}</select></div>
+      <div class="field"><label for="animal-status">${w('status')}</label>
+        <select id="animal-status" onChange=${set('status')}>${[['', w('any')], ...ANIMAL_STATUSES.map((s) => [s, statusWord(s)])].map(([v, t]) => html`<option value=${v} selected=${filters.status === v}>${t}</option>`)}</select></div>
+      <div class="field"><label for="animal-withdrawal">${w('withdrawal')}</label>
         <select id="animal-withdrawal" onChange=${set('withdrawal')}>${[
-          ['', 'Any'],
-          ['active', 'Under withdrawal'],
+          ['', w('any')],
+          ['active', w('under_withdrawal')],
         ].map(
           ([v, t]) => html`<option value=${v} selected=${filters.withdrawal === v}>${t}</option>`,
         )}</select></div>
@@ -137,20 +143,20 @@ export function Page({ farm }: PageProps) {
     ${can('animals', 'write') && html`<${AddAnimal} farm=${farm} places=${places.data} onAdded=${animals.reload} />`}
     ${
       chosen.size > 0 &&
-      html`<div class="chosen-bar" role="region" aria-label="Chosen animals">
-        <span>${chosen.size === 1 ? '1 animal chosen' : `${chosen.size} animals chosen`}</span>
-        <a class="button primary" href=${`/treat?animal_ids=${[...chosen].join(',')}`}>Give a treatment</a>
-        <a class="button secondary" href=${`/movements?animal_ids=${[...chosen].join(',')}`}>Move off or on</a>
-        <button type="button" class="button link" onClick=${() => setChosen(new Set())}>Clear</button>
+      html`<div class="chosen-bar" role="region" aria-label=${w('chosen_bar')}>
+        <span>${w('chosen', { count: chosen.size })}</span>
+        <a class="button primary" href=${`/treat?animal_ids=${[...chosen].join(',')}`}>${w('treat')}</a>
+        <a class="button secondary" href=${`/movements?animal_ids=${[...chosen].join(',')}`}>${w('move')}</a>
+        <button type="button" class="button link" onClick=${() => setChosen(new Set())}>${w('clear')}</button>
       </div>`
     }
     ${
       !animals.data
         ? html`<${Loading} error=${animals.error} retry=${animals.reload} />`
         : html`<div class="table-wrap"><table class="records as-cards">
-          <caption class="visually-hidden">Animals${filters.q ? ` matching “${filters.q}”` : ''}</caption>
-          <thead><tr>${treats && html`<th scope="col"><span class="visually-hidden">Choose</span></th>`}<th scope="col">Tag</th><th scope="col">Name</th><th scope="col">Species</th><th scope="col" class="wide">Breed</th>
-            <th scope="col">Group / paddock</th><th scope="col">Status</th></tr></thead>
+          <caption class="visually-hidden">${filters.q ? w('caption_matching', { q: filters.q }) : w('caption')}</caption>
+          <thead><tr>${treats && html`<th scope="col"><span class="visually-hidden">${w('choose')}</span></th>`}<th scope="col">${w('tag')}</th><th scope="col">${w('name')}</th><th scope="col">${w('species')}</th><th scope="col" class="wide">${w('breed')}</th>
+            <th scope="col">${w('places')}</th><th scope="col">${w('status')}</th></tr></thead>
           <tbody>
             ${animals.data.data.map(
               (a) => html`<tr key=${a.id} id=${a.id}>
@@ -158,18 +164,18 @@ export function Page({ farm }: PageProps) {
                   treats &&
                   html`<td class="choose"><label><input type="checkbox" checked=${chosen.has(a.id)}
                     onChange=${(e: Event) => choose(a.id, checkedOf(e))} />
-                    <span class="visually-hidden">Choose ${a.tag ?? a.name ?? a.id}</span></label></td>`
+                    <span class="visually-hidden">${w('choose_one', { name: a.tag ?? a.name ?? a.id })}</span></label></td>`
                 }
-                <td class="card-title"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? '(no tag)'}</a></td>
+                <td class="card-title"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? w('no_tag')}</a></td>
                 <td class="card-title">${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
                 <td class="card-span">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
-                <td><span class=${`status ${a.status}`}>${a.status}</span>
+                <td><span class=${`status ${a.status}`}>${statusWord(a.status)}</span>
                   <${WithdrawalChips} withdrawal=${a.withdrawal} timezone=${farm.timezone} /></td>
               </tr>`,
             )}
           </tbody>
         </table></div>
-        ${animals.data.data.length === 0 && html`<p class="muted" role="status">No animals match.</p>`}
+        ${animals.data.data.length === 0 && html`<p class="muted" role="status">${w('none')}</p>`}
         <${Pager} pager=${pager} page=${animals.data} />`
     }
   </section>`;

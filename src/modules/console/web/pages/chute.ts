@@ -10,8 +10,11 @@
 import { displayEid, readEid } from '../../../../domain/eid.ts';
 import { api, type Problem, type Schema } from '../api.ts';
 import { PregnancyCheckDue } from '../chute-due.ts';
-import { nameOf, WithdrawalBanner } from '../herd-book.ts';
+import { fixed, nameOf, WithdrawalBanner } from '../herd-book.ts';
+import { num, words } from '../i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
+import { EN, ES } from '../messages/chute.ts';
+import { useReader } from '../reader-hook.ts';
 import { loadAll, loadGroups } from '../records.ts';
 import { connectScale, hasSerial, type Reading } from '../scale.ts';
 import { can } from '../store.ts';
@@ -29,6 +32,12 @@ type Weights = Schema<'AnimalWeights'>;
 type Treatment = Schema<'Treatment'>;
 
 const HOUR_MS = 3_600_000;
+const w = words(EN, ES);
+
+/** A weight at the chute: typed, read from the indicator and said in kg (the scale's unit), in the locale. */
+function kgText(kg: number, digits = 2): string {
+  return `${num(kg, digits)} kg`;
+}
 /** A value this long in the weight field is a scan that landed there, not a weight. */
 const SCAN_DIGITS = 8;
 
@@ -81,8 +90,8 @@ function nextDose(treatments: readonly Treatment[], now = Date.now()) {
 }
 
 function gainText(gain: number | null | undefined): string {
-  if (gain === null || gain === undefined) return 'No gain yet: one weight only.';
-  return `${gain >= 0 ? 'Gaining' : 'Losing'} ${Math.abs(gain).toFixed(2)} kg a day.`;
+  if (gain === null || gain === undefined) return w('no_gain');
+  return w(gain >= 0 ? 'gaining' : 'losing', { weight: `${fixed(Math.abs(gain))} kg` });
 }
 
 /** What the card shows beyond the animal itself: its weights and treatments (none offline). */
@@ -109,25 +118,26 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
   const dose = nextDose(facts.data?.treatments ?? []);
   return html`<article class="chute-card" aria-labelledby="chute-animal">
     <h2 id="chute-animal">${nameOf(animal)}</h2>
-    <p class="chute-who">${[animal.species, animal.sex, groupName, animal.eid && `EID ${displayEid(animal.eid)}`].filter(Boolean).join(' · ')}</p>
+    <p class="chute-who">${[animal.species, animal.sex, groupName, animal.eid && w('eid', { eid: displayEid(animal.eid) })].filter(Boolean).join(' · ')}</p>
     ${
       !facts.data && !facts.error
-        ? html`<p class="chute-fact">Looking up its weights…</p>`
+        ? html`<p class="chute-fact">${w('looking_up')}</p>`
         : !weights
-          ? html`<p class="chute-fact">Its weights show when there is signal.</p>`
+          ? html`<p class="chute-fact">${w('no_signal')}</p>`
           : last
-            ? html`<p class="chute-fact"><strong>${`Last weight ${last.kg} kg, ${ago(last.at)}.`}</strong>
+            ? html`<p class="chute-fact"><strong>${w('last_weight', { weight: kgText(last.kg), ago: ago(last.at) })}</strong>
                 ${' '}${gainText(last.gain_kg_per_day)}
-                ${weights.adg_kg_per_day !== null && html`<br />${`Average daily gain ${weights.adg_kg_per_day.toFixed(2)} kg.`}`}</p>`
-            : html`<p class="chute-fact">Never weighed before.</p>`
+                ${weights.adg_kg_per_day !== null && html`<br />${w('adg', { weight: `${fixed(weights.adg_kg_per_day)} kg` })}`}</p>`
+            : html`<p class="chute-fact">${w('never_weighed')}</p>`
     }
     <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${timezone} />
     <${PregnancyCheckDue} animal=${animal} timezone=${timezone} />
-    ${dose && html`<p class="chute-due" role="note"><strong>${`Due: dose ${dose.dose} of ${dose.t.course.doses} of ${dose.t.medicine}, ${farmTime(new Date(dose.at).toISOString(), timezone)}.`}</strong></p>`}
+    ${dose && html`<p class="chute-due" role="note"><strong>${w('dose_due', { dose: dose.dose, doses: dose.t.course.doses, medicine: dose.t.medicine, when: farmTime(new Date(dose.at).toISOString(), timezone) })}</strong></p>`}
   </article>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const data = useLoad(() => Promise.all([loadAnimals(farm.id), loadGroups(farm.id)]), [farm.id]);
   const [current, setCurrent] = useState<Animal | null>(null);
   const [choices, setChoices] = useState<Animal[] | null>(null);
@@ -166,11 +176,11 @@ export function Page({ farm }: PageProps) {
     if (found.length === 1 && found[0]) choose(found[0]);
     else if (found.length > 1) {
       setChoices(found);
-      setNotice({ text: `${found.length} animals match ${value}: choose one.` });
+      setNotice({ text: w('several', { count: found.length, value }) });
     } else {
       setCurrent(null);
       setChoices(null);
-      setNotice({ text: `No active animal on this farm has the EID or tag ${value}.` });
+      setNotice({ text: w('no_match', { value }) });
       scanRef.current?.focus();
     }
   };
@@ -179,7 +189,7 @@ export function Page({ farm }: PageProps) {
     if (!current || saving) return;
     const value = Number(kg.replace(',', '.'));
     if (!kg.trim() || !Number.isFinite(value) || value <= 0) {
-      setError({ status: 400, message: 'Type the weight in kg.', param: 'kg' });
+      setError({ status: 400, message: w('type_weight'), param: 'kg' });
       kgRef.current?.focus();
       return;
     }
@@ -194,8 +204,8 @@ export function Page({ farm }: PageProps) {
       setWeighed((before) => [{ animal: current, kg: value, queued }, ...before]);
       setNotice({
         text: queued
-          ? `${value} kg for ${nameOf(current)} is kept on this phone and reaches Farmstead by itself when there is signal.`
-          : `Saved ${value} kg for ${nameOf(current)}.`,
+          ? w('kept', { weight: kgText(value), name: nameOf(current) })
+          : w('saved', { weight: kgText(value), name: nameOf(current) }),
         queued,
       });
       setCurrent(null);
@@ -238,33 +248,33 @@ export function Page({ farm }: PageProps) {
         },
         (err) => {
           setScale(null);
-          if (err) setScaleError(`The scale stopped sending: ${problemOf(err).message}`);
+          if (err) setScaleError(w('scale_stopped', { message: problemOf(err).message }));
         },
       );
       setScale({ stop, last: null });
     } catch (err) {
-      setScaleError(`No scale connected: ${problemOf(err).message}`);
+      setScaleError(w('no_scale', { message: problemOf(err).message }));
     }
   };
 
   if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
   if (!can('animals', 'write')) {
-    return html`<section class="chute"><h1>Chute</h1><p>Weighing animals needs a role that writes animals.</p></section>`;
+    return html`<section class="chute"><h1>${w('title')}</h1><p>${w('needs_role')}</p></section>`;
   }
   const group = groups.find((g) => g.id === groupId);
   const inGroup = group ? animals.filter((a) => a.group_id === group.id) : [];
   const weighedIds = new Map(weighed.map((w) => [w.animal.id, w]));
   return html`<section class="chute">
-    <h1>Chute</h1>
+    <h1>${w('title')}</h1>
     <div class="field chute-scan">
-      <label for="chute-scan">Scan the EID, or type the tag’s last digits and press Enter</label>
+      <label for="chute-scan">${w('scan')}</label>
       <input id="chute-scan" ref=${scanRef} type="text" inputmode="numeric" autocomplete="off"
         enterkeyhint="search" onKeyDown=${onScanKey} />
     </div>
     ${notice && html`<p class=${notice.queued ? 'chute-notice queued' : 'chute-notice'} role="status">${notice.text}</p>`}
     ${
       choices &&
-      html`<ul class="chute-list" aria-label="Animals that match">${choices.map(
+      html`<ul class="chute-list" aria-label=${w('matching')}>${choices.map(
         (a) =>
           html`<li><button type="button" class="button" onClick=${() => choose(a)}>${nameOf(a)}</button></li>`,
       )}</ul>`
@@ -277,18 +287,18 @@ export function Page({ farm }: PageProps) {
           e.preventDefault();
           void save();
         }}>
-          <label for="chute-kg">${`Weight of ${nameOf(current)} (kg)`}</label>
+          <label for="chute-kg">${w('weight_of', { name: nameOf(current) })}</label>
           <input id="chute-kg" ref=${kgRef} type="text" inputmode="decimal" autocomplete="off" enterkeyhint="done"
             value=${kg} onInput=${(e: Event) => setKg(inputValue(e))} onKeyDown=${onKgKey}
             aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'chute-kg-error' : undefined} />
           ${error && html`<p class="error" role="alert" id="chute-kg-error">${error.message}</p>`}
-          ${scale && html`<p class="chute-scale" role="status">${scale.last ? (scale.last.stable ? `Scale: ${scale.last.kg} kg, steady.` : `Scale: ${scale.last.kg} kg, still moving.`) : 'Scale connected: waiting for a weight.'}</p>`}
+          ${scale && html`<p class="chute-scale" role="status">${scale.last ? w(scale.last.stable ? 'scale_steady' : 'scale_moving', { weight: kgText(scale.last.kg) }) : w('scale_waiting')}</p>`}
           <div class="chute-actions">
-            <button type="submit" class="button primary" disabled=${saving}>${saving ? 'Saving…' : 'Save and next'}</button>
+            <button type="submit" class="button primary" disabled=${saving}>${saving ? w('saving') : w('save')}</button>
             <button type="button" class="button secondary" onClick=${() => {
               setCurrent(null);
               setNotice(null);
-            }}>Skip</button>
+            }}>${w('skip')}</button>
           </div>
         </form>`
     }
@@ -299,33 +309,33 @@ export function Page({ farm }: PageProps) {
           ? html`<button type="button" class="button secondary" onClick=${() => {
               void scale.stop();
               setScale(null);
-            }}>Disconnect the scale</button>`
-          : html`<button type="button" class="button secondary" onClick=${startScale}>Connect a scale</button>`
+            }}>${w('disconnect')}</button>`
+          : html`<button type="button" class="button secondary" onClick=${startScale}>${w('connect')}</button>`
       }</p>
       ${scaleError && html`<p class="error" role="alert">${scaleError}</p>`}`
     }
     <div class="field chute-group">
-      <label for="chute-group">Or choose from a group</label>
+      <label for="chute-group">${w('from_group')}</label>
       <select id="chute-group" value=${groupId} onChange=${(e: Event) => setGroupId(inputValue(e))}>
-        <option value="">Choose a group</option>
+        <option value="">${w('choose_group')}</option>
         ${groups.map((g) => html`<option value=${g.id}>${g.name}</option>`)}
       </select>
     </div>
     ${
       group &&
-      html`<ul class="chute-list" aria-label=${`Animals in ${group.name}`}>${inGroup.map((a) => {
+      html`<ul class="chute-list" aria-label=${w('in_group', { name: group.name })}>${inGroup.map((a) => {
         const done = weighedIds.get(a.id);
         return html`<li><button type="button" class=${done ? 'button secondary' : 'button'} onClick=${() => choose(a)}>
-          ${done ? `${nameOf(a)}: weighed ${done.kg} kg` : nameOf(a)}</button></li>`;
+          ${done ? w('weighed_as', { name: nameOf(a), weight: kgText(done.kg) }) : nameOf(a)}</button></li>`;
       })}</ul>`
     }
     ${
       weighed.length > 0 &&
       html`<section class="chute-done" aria-labelledby="chute-done-title">
-        <h2 id="chute-done-title">${weighed.length === 1 ? 'Weighed here: 1 animal' : `Weighed here: ${weighed.length} animals`}</h2>
+        <h2 id="chute-done-title">${w('weighed_here', { count: weighed.length })}</h2>
         <ul>${weighed.map(
-          (w) =>
-            html`<li>${w.queued ? `${nameOf(w.animal)}: ${w.kg} kg, kept on this phone` : `${nameOf(w.animal)}: ${w.kg} kg`}</li>`,
+          (done) =>
+            html`<li>${w(done.queued ? 'weighed_kept' : 'weighed_line', { name: nameOf(done.animal), weight: kgText(done.kg) })}</li>`,
         )}</ul>
       </section>`
     }

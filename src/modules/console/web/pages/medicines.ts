@@ -2,7 +2,10 @@
 import { api, type Body, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
 import { batchesInOrder, batchState, DAY_MS, dayOf, loadMedicines } from '../herd-book.ts';
+import { num, words } from '../i18n.ts';
 import { html } from '../lib.ts';
+import { EN, ES } from '../messages/medicines.ts';
+import { useReader } from '../reader-hook.ts';
 import { can, type Farm } from '../store.ts';
 import { Loading, useLoad, useScrollToHash } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -11,16 +14,12 @@ type Medicine = Schema<'Medicine'>;
 type Batch = Schema<'MedicineBatch'>;
 type Periods = Medicine['withdrawal'];
 
-const FOODS = { meat: 'Meat', milk: 'Milk', eggs: 'Eggs' } as const;
+const w = words(EN, ES);
+
+const FOODS = { meat: 'meat', milk: 'milk', eggs: 'eggs' } as const;
 
 function period(days: number | undefined): string {
-  return days === undefined
-    ? 'none on the label'
-    : days === 0
-      ? 'zero'
-      : days === 1
-        ? '1 day'
-        : `${days} days`;
+  return days === undefined ? w('none_on_label') : days === 0 ? w('zero') : w('days', { count: days });
 }
 
 function BatchRow({ batch, unit, timezone }: { batch: Batch; unit: string; timezone: string }) {
@@ -28,18 +27,19 @@ function BatchRow({ batch, unit, timezone }: { batch: Batch; unit: string; timez
   const when = dayOf(batch.expiry, timezone);
   const days = Math.ceil((Date.parse(batch.expiry) - Date.now()) / DAY_MS);
   const expiry = s.expired
-    ? `Expired ${when}`
+    ? w('expired_on', { when })
     : s.soon
-      ? `Expires ${when}, in ${days === 1 ? '1 day' : `${days} days`}`
-      : `Expires ${when}`;
+      ? w('expires_in', { when, count: days })
+      : w('expires_on', { when });
+  const figures = { remaining: num(batch.remaining, 2), unit, quantity: num(batch.quantity, 2) };
   const stock = batch.supplier
-    ? `${batch.remaining} ${unit} left of ${batch.quantity} · from ${batch.supplier}`
-    : `${batch.remaining} ${unit} left of ${batch.quantity}`;
+    ? w('stock_from', { ...figures, supplier: batch.supplier })
+    : w('stock', figures);
   return html`<li class=${`batch ${s.expired ? 'expired' : s.soon || s.low ? 'soon' : ''}`} id=${batch.id}>
-    <div class="line"><strong>Batch ${batch.batch}</strong>
-      ${s.expired && html`<span class="status expired">Expired</span>`}
-      ${s.soon && html`<span class="status open">Expires soon</span>`}
-      ${s.low && html`<span class="status open">Low stock</span>`}</div>
+    <div class="line"><strong>${w('batch', { batch: batch.batch })}</strong>
+      ${s.expired && html`<span class="status expired">${w('expired')}</span>`}
+      ${s.soon && html`<span class="status open">${w('expires_soon')}</span>`}
+      ${s.low && html`<span class="status open">${w('low_stock')}</span>`}</div>
     <div class="small">${expiry} · ${stock}</div>
   </li>`;
 }
@@ -57,20 +57,20 @@ function AddBatch({ medicine, onAdded }: { medicine: Medicine; onAdded(): void }
     await api('POST', '/v1/medicines/{id}/batches', { path: { id: medicine.id }, body });
     el.reset();
     onAdded();
-    return `Batch ${body.batch} added`;
+    return w('batch_added', { batch: body.batch });
   });
   const p = { error: form.error, idPrefix: `b-${medicine.id}` };
-  return html`<details class="add-form"><summary>Add a batch</summary>
-    <form onSubmit=${form.onSubmit} aria-label=${`Add a batch of ${medicine.name}`}>
+  return html`<details class="add-form"><summary>${w('add_batch')}</summary>
+    <form onSubmit=${form.onSubmit} aria-label=${w('add_batch_of', { name: medicine.name })}>
       <div class="form-grid">
-        <${Field} name="batch" label="Batch (lot) number" required ...${p} />
-        <${Field} name="expiry" label="Expiry" type="date" required ...${p} />
-        <${Field} name="quantity" label=${`Quantity bought (${medicine.unit})`} type="number" min="0" step="any" required ...${p} />
-        <${Field} name="supplier" label="Supplier" ...${p} />
-        <${Field} name="purchased_at" label="Bought on" type="date" ...${p} />
-        <${Field} name="proof_of_purchase" label="Invoice or receipt number" ...${p} />
+        <${Field} name="batch" label=${w('batch_number')} required ...${p} />
+        <${Field} name="expiry" label=${w('expiry')} type="date" required ...${p} />
+        <${Field} name="quantity" label=${w('quantity', { unit: medicine.unit })} type="number" min="0" step="any" required ...${p} />
+        <${Field} name="supplier" label=${w('supplier')} ...${p} />
+        <${Field} name="purchased_at" label=${w('bought_on')} type="date" ...${p} />
+        <${Field} name="proof_of_purchase" label=${w('proof')} ...${p} />
       </div>
-      <${Submit} form=${form} label="Add batch" names=${['batch', 'expiry', 'quantity', 'supplier', 'purchased_at', 'proof_of_purchase']} />
+      <${Submit} form=${form} label=${w('add_batch_submit')} names=${['batch', 'expiry', 'quantity', 'supplier', 'purchased_at', 'proof_of_purchase']} />
     </form></details>`;
 }
 
@@ -95,27 +95,27 @@ function AddMedicine({ farm, onAdded }: { farm: Farm; onAdded(): void }) {
     const made = await api('POST', '/v1/farms/{farm}/medicines', { path: { farm: farm.id }, body });
     el.reset();
     onAdded();
-    return `${made.name} added: add its first batch below`;
+    return w('medicine_added', { name: made.name });
   });
   const p = { error: form.error, idPrefix: 'med' };
-  return html`<details class="add-form panel"><summary>Add a medicine</summary>
-    <form onSubmit=${form.onSubmit} aria-label="Add a medicine">
+  return html`<details class="add-form panel"><summary>${w('add_medicine')}</summary>
+    <form onSubmit=${form.onSubmit} aria-label=${w('add_medicine')}>
       <div class="form-grid">
-        <${Field} name="name" label="Name" required ...${p} />
-        <${Field} name="unit" label="Unit (what a dose is counted in)" list="medicine-units" required ...${p} />
-        <${Field} name="active_ingredient" label="Active ingredient" ...${p} />
+        <${Field} name="name" label=${w('name')} required ...${p} />
+        <${Field} name="unit" label=${w('unit')} list="medicine-units" required ...${p} />
+        <${Field} name="active_ingredient" label=${w('ingredient')} ...${p} />
       </div>
-      <fieldset class="field-rows"><legend>Withdrawal on the label, in days</legend>
-        <p class="small muted">Blank when the label gives none for that food; 0 when it says zero.</p>
+      <fieldset class="field-rows"><legend>${w('label_days')}</legend>
+        <p class="small muted">${w('label_hint')}</p>
         <div class="pair trio">
-          <${Field} name="withdrawal.meat_days" label="Meat (days)" type="number" min="0" step="any" ...${p} />
-          <${Field} name="withdrawal.milk_days" label="Milk (days)" type="number" min="0" step="any" ...${p} />
-          <${Field} name="withdrawal.eggs_days" label="Eggs (days)" type="number" min="0" step="any" ...${p} />
+          <${Field} name="withdrawal.meat_days" label=${w('meat_days')} type="number" min="0" step="any" ...${p} />
+          <${Field} name="withdrawal.milk_days" label=${w('milk_days')} type="number" min="0" step="any" ...${p} />
+          <${Field} name="withdrawal.eggs_days" label=${w('eggs_days')} type="number" min="0" step="any" ...${p} />
         </div>
       </fieldset>
-      <${Field} name="licensed_species" label="Licensed for (species, comma-separated; blank: every species)" ...${p} />
+      <${Field} name="licensed_species" label=${w('licensed_field')} ...${p} />
       <datalist id="medicine-units">${['ml', 'g', 'tablet', 'dose', 'bolus'].map((u) => html`<option value=${u} />`)}</datalist>
-      <${Submit} form=${form} label="Add medicine" names=${['name', 'unit', 'active_ingredient', 'withdrawal', 'licensed_species']} />
+      <${Submit} form=${form} label=${w('add_medicine_submit')} names=${['name', 'unit', 'active_ingredient', 'withdrawal', 'licensed_species']} />
     </form></details>`;
 }
 
@@ -134,16 +134,16 @@ function MedicineCard({
   return html`<li class="card medicine" id=${m.id}>
     <div class="card-head"><h2 class="card-title">${m.name}</h2><span class="muted">${m.unit}</span></div>
     ${m.active_ingredient && html`<p class="small muted">${m.active_ingredient}</p>`}
-    <h3 class="small">Withdrawal on the label</h3>
-    <dl class="facts label-periods">${Object.entries(FOODS).map(([food, name]) => html`<div><dt>${name}</dt><dd>${period(m.withdrawal[`${food as keyof typeof FOODS}_days`])}</dd></div>`)}</dl>
+    <h3 class="small">${w('on_label')}</h3>
+    <dl class="facts label-periods">${Object.entries(FOODS).map(([food, name]) => html`<div><dt>${w(name)}</dt><dd>${period(m.withdrawal[`${food as keyof typeof FOODS}_days`])}</dd></div>`)}</dl>
     ${Object.entries(m.species_withdrawal ?? {}).map(
-      ([name, w]) =>
-        html`<p class="small">${`For ${name}: meat ${period(w.meat_days)}, milk ${period(w.milk_days)}, eggs ${period(w.eggs_days)}.`}</p>`,
+      ([name, days]) =>
+        html`<p class="small">${w('for_species', { species: name, meat: period(days.meat_days), milk: period(days.milk_days), eggs: period(days.eggs_days) })}</p>`,
     )}
-    <p class="small">${licensed.length > 0 ? `Licensed for ${licensed.join(', ')}. Given to any other species, the cascade sets its withdrawal.` : 'Licensed for every species.'}</p>
+    <p class="small">${licensed.length > 0 ? w('licensed_for', { species: licensed.join(', ') }) : w('licensed_all')}</p>
     ${
       m.batches.length === 0
-        ? html`<p class="muted small">No batches yet.</p>`
+        ? html`<p class="muted small">${w('no_batches')}</p>`
         : html`<ul class="batches">${batchesInOrder(m.batches).map((b) => html`<${BatchRow} key=${b.id} batch=${b} unit=${m.unit} timezone=${timezone} />`)}</ul>`
     }
     ${write && html`<${AddBatch} medicine=${m} onAdded=${onChanged} />`}
@@ -151,18 +151,19 @@ function MedicineCard({
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const medicines = useLoad(() => loadMedicines(farm.id), [farm.id]);
   useScrollToHash(medicines.data !== null);
   if (!medicines.data) return html`<${Loading} error=${medicines.error} retry=${medicines.reload} />`;
   const write = can('animals', 'write');
   return html`<section class="cabinet">
-    <h1>Medicine cabinet</h1>
-    <p class="actions"><a class="button secondary" href="/treat">Give a treatment</a>
-      <a class="button secondary" href="/movements">Holding register</a></p>
+    <h1>${w('title')}</h1>
+    <p class="actions"><a class="button secondary" href="/treat">${w('treat')}</a>
+      <a class="button secondary" href="/movements">${w('register')}</a></p>
     ${write && html`<${AddMedicine} farm=${farm} onAdded=${medicines.reload} />`}
     ${
       medicines.data.length === 0
-        ? html`<p class="muted">No medicines yet: add the ones in your cabinet, with their batches.</p>`
+        ? html`<p class="muted">${w('none')}</p>`
         : html`<ul class="cards">${medicines.data.map((m) => html`<${MedicineCard} key=${m.id} medicine=${m} timezone=${farm.timezone} write=${write} onChanged=${medicines.reload} />`)}</ul>`
     }
   </section>`;

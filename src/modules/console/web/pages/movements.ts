@@ -2,34 +2,43 @@
 import type { MovementReason } from '../../../../domain/movements.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
-import { nameOf, OverrideField } from '../herd-book.ts';
+import { LINK, nameOf, OverrideField, withLink } from '../herd-book.ts';
+import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
+import { EN, ES } from '../messages/movements.ts';
+import { useReader } from '../reader-hook.ts';
 import { navigate } from '../router.ts';
 import { can, type Farm } from '../store.ts';
 import { farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Movement = Schema<'Movement'>;
+type Key = keyof typeof EN;
+
+const w = words(EN, ES);
 
 // Checked against the domain's list (a type, never served).
 const REASONS = {
-  sale: 'Sale',
-  purchase: 'Purchase',
-  slaughter: 'Slaughter',
-  show: 'Show',
-  agistment: 'Agistment (grazing away)',
-  death: 'Death',
-  other: 'Other',
-} satisfies Record<MovementReason, string>;
+  sale: 'reason_sale',
+  purchase: 'reason_purchase',
+  slaughter: 'reason_slaughter',
+  show: 'reason_show',
+  agistment: 'reason_agistment',
+  death: 'reason_death',
+  other: 'reason_other',
+} satisfies Record<MovementReason, Key>;
 
 function MovementRow({ m, timezone }: { m: Movement; timezone: string }) {
-  const what = m.species ? `${m.head_count} head of ${m.species}` : `${m.head_count} head`;
-  const how = [REASONS[m.reason as MovementReason] ?? m.reason, m.transporter, m.vehicle].filter(Boolean);
+  const what = m.species
+    ? w('head_of', { count: m.head_count, species: m.species })
+    : w('head', { count: m.head_count });
+  const reason = REASONS[m.reason as MovementReason];
+  const how = [reason ? w(reason) : m.reason, m.transporter, m.vehicle].filter(Boolean);
   return html`<li class="card" id=${m.id}>
-    <div class="line"><span class=${`status ${m.direction === 'off' ? 'open' : 'done'}`}>${m.direction === 'off' ? 'Off' : 'On'}</span>
-      <strong>${m.direction === 'off' ? `Off to ${m.other_holding}: ${what}` : `On from ${m.other_holding}: ${what}`}</strong></div>
+    <div class="line"><span class=${`status ${m.direction === 'off' ? 'open' : 'done'}`}>${m.direction === 'off' ? w('off') : w('on')}</span>
+      <strong>${w(m.direction === 'off' ? 'off_to' : 'on_from', { holding: m.other_holding, what })}</strong></div>
     <div class="small muted">${farmTime(m.at, timezone)} · ${how.join(' · ')}</div>
-    ${m.override_reason && html`<div class="small warning">Moved inside a withdrawal. Reason given: ${m.override_reason}</div>`}
+    ${m.override_reason && html`<div class="small warning">${w('inside_withdrawal', { reason: m.override_reason })}</div>`}
   </li>`;
 }
 
@@ -61,39 +70,38 @@ function MovementForm({
     // The chosen animals have moved: the form forgets them, so they are not moved twice.
     if (chosen.length > 0) navigate('/movements', { replace: true });
     onMoved();
-    return off
-      ? `Recorded: ${made.head_count} head off the holding`
-      : `Recorded: ${made.head_count} head onto the holding`;
+    return w(off ? 'recorded_off' : 'recorded_on', { count: made.head_count });
   });
   const p = { error: form.error, idPrefix: 'move' };
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="move-title">
-    <h2 id="move-title">Record a movement</h2>
-    <fieldset class="checks"><legend>Direction</legend>
-      <label><input type="radio" name="direction" checked=${off} onChange=${() => setOff(true)} /> Off the holding</label>
-      <label><input type="radio" name="direction" checked=${!off} onChange=${() => setOff(false)} /> Onto the holding</label>
+    <h2 id="move-title">${w('record')}</h2>
+    <fieldset class="checks"><legend>${w('direction')}</legend>
+      <label><input type="radio" name="direction" checked=${off} onChange=${() => setOff(true)} /> ${w('off_holding')}</label>
+      <label><input type="radio" name="direction" checked=${!off} onChange=${() => setOff(false)} /> ${w('onto_holding')}</label>
     </fieldset>
     ${
       chosen.length > 0
-        ? html`<p class="chosen-animals"><strong>${chosen.length === 1 ? '1 animal' : `${chosen.length} animals`}:</strong> ${chosen.map(nameOf).join(', ')}</p>`
+        ? html`<p class="chosen-animals"><strong>${w('chosen', { count: chosen.length })}</strong> ${chosen.map(nameOf).join(', ')}</p>`
         : html`<div class="pair">
-            <${Field} name="head_count" label="Head count" type="number" min="1" step="1" inputmode="numeric" required ...${p} />
-            <${Field} name="species" label="Species" ...${p} />
+            <${Field} name="head_count" label=${w('head_count')} type="number" min="1" step="1" inputmode="numeric" required ...${p} />
+            <${Field} name="species" label=${w('species')} ...${p} />
           </div>
-          <p class="small muted">Animals with tags: tick them on the <a href="/animals">Animals</a> list.</p>`
+          <p class="small muted">${withLink(w('tagged', { link: LINK }), html`<a href="/animals">${w('animals_list')}</a>`)}</p>`
     }
     <div class="form-grid">
-      <${Field} name="at" label="When (blank for now)" type="datetime-local" ...${p} />
-      <${Field} name="other_holding" label=${off ? 'To holding (number, or name and address)' : 'From holding (number, or name and address)'} required ...${p} />
-      <${Field} name="reason" label="Reason" type="select" value=${off ? 'sale' : 'purchase'} options=${Object.entries(REASONS)} ...${p} />
-      <${Field} name="transporter" label="Transporter" ...${p} />
-      <${Field} name="vehicle" label="Vehicle (registration)" ...${p} />
+      <${Field} name="at" label=${w('at')} type="datetime-local" ...${p} />
+      <${Field} name="other_holding" label=${off ? w('to_holding') : w('from_holding')} required ...${p} />
+      <${Field} name="reason" label=${w('reason')} type="select" value=${off ? 'sale' : 'purchase'} options=${Object.entries(REASONS).map(([reason, key]) => [reason, w(key)])} ...${p} />
+      <${Field} name="transporter" label=${w('transporter')} ...${p} />
+      <${Field} name="vehicle" label=${w('vehicle')} ...${p} />
     </div>
     <${OverrideField} error=${form.error} idPrefix="move" />
-    <${Submit} form=${form} label="Record movement" names=${['at', 'animal_ids', 'head_count', 'species', 'other_holding', 'reason', 'transporter', 'vehicle', 'override_reason']} />
+    <${Submit} form=${form} label=${w('submit')} names=${['at', 'animal_ids', 'head_count', 'species', 'other_holding', 'reason', 'transporter', 'vehicle', 'override_reason']} />
   </form>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const ids = new URLSearchParams(location.search).get('animal_ids')?.split(',').filter(Boolean) ?? [];
   const data = useLoad(
     () =>
@@ -109,17 +117,17 @@ export function Page({ farm }: PageProps) {
   const link = (kind: string, label: string) =>
     html`<li><a class="button secondary" download href=${`/v1/farms/${farm.id}/${kind}/export?format=csv`}>${label}</a></li>`;
   return html`<section class="register">
-    <h1>Holding register</h1>
-    <p>${farm.holding ? `Holding number: ${farm.holding.number} (${farm.holding.type})` : 'No holding number recorded yet.'}</p>
+    <h1>${w('title')}</h1>
+    <p>${farm.holding ? w('holding_number', { number: farm.holding.number, type: farm.holding.type }) : w('no_holding')}</p>
     <ul class="export-list">
-      ${link('holding-register', 'Holding register (CSV)')}
-      ${link('medicine-record', 'Medicine record (CSV)')}
+      ${link('holding-register', w('export_register'))}
+      ${link('medicine-record', w('export_medicines'))}
     </ul>
     ${can('animals', 'write') && html`<${MovementForm} farm=${farm} chosen=${chosen} onMoved=${data.reload} />`}
-    <h2>Movements</h2>
+    <h2>${w('movements')}</h2>
     ${
       movements.data.length === 0
-        ? html`<p class="muted">No movements recorded yet.</p>`
+        ? html`<p class="muted">${w('none')}</p>`
         : html`<ul class="cards">${movements.data.map((m) => html`<${MovementRow} key=${m.id} m=${m} timezone=${farm.timezone} />`)}</ul>`
     }
   </section>`;

@@ -9,34 +9,42 @@ import {
   batchesInOrder,
   batchState,
   dayOf,
+  LINK,
   loadMedicines,
   nameOf,
   OverrideField,
   refusalText,
+  withLink,
 } from '../herd-book.ts';
+import { num, words } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';
+import { EN, ES } from '../messages/treat.ts';
+import { useReader } from '../reader-hook.ts';
 import { loadGroups } from '../records.ts';
 import { can, signedIn } from '../store.ts';
 import { farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Treatment = Schema<'Treatment'>;
+type Key = keyof typeof EN;
+
+const w = words(EN, ES);
 
 // Checked against the domain's list (a type, never served): a route missing here does not compile.
 const ROUTES = {
-  injection_im: 'Injection, muscle (IM)',
-  injection_sc: 'Injection, under the skin (SC)',
-  injection_iv: 'Injection, vein (IV)',
-  oral: 'Oral (drench, bolus)',
-  pour_on: 'Pour-on',
-  intramammary: 'Intramammary',
-  intrauterine: 'Intrauterine',
-  topical: 'On the skin',
-  intranasal: 'Intranasal',
-  in_feed: 'In feed',
-  in_water: 'In water',
-  other: 'Other',
-} satisfies Record<TreatmentRoute, string>;
+  injection_im: 'route_injection_im',
+  injection_sc: 'route_injection_sc',
+  injection_iv: 'route_injection_iv',
+  oral: 'route_oral',
+  pour_on: 'route_pour_on',
+  intramammary: 'route_intramammary',
+  intrauterine: 'route_intrauterine',
+  topical: 'route_topical',
+  intranasal: 'route_intranasal',
+  in_feed: 'route_in_feed',
+  in_water: 'route_in_water',
+  other: 'route_other',
+} satisfies Record<TreatmentRoute, Key>;
 
 const NAMES = [
   'batch_id',
@@ -55,9 +63,9 @@ const NAMES = [
 
 function untilLines(u: Treatment['withdrawal_until'], timezone: string): string[] {
   return [
-    u.meat ? `Meat until ${farmTime(u.meat, timezone)}` : 'Meat: no withdrawal',
-    u.milk ? `Milk until ${farmTime(u.milk, timezone)}` : 'Milk: no withdrawal',
-    u.eggs ? `Eggs until ${farmTime(u.eggs, timezone)}` : 'Eggs: no withdrawal',
+    u.meat ? w('meat_until', { when: farmTime(u.meat, timezone) }) : w('meat_none'),
+    u.milk ? w('milk_until', { when: farmTime(u.milk, timezone) }) : w('milk_none'),
+    u.eggs ? w('eggs_until', { when: farmTime(u.eggs, timezone) }) : w('eggs_none'),
   ];
 }
 
@@ -78,18 +86,19 @@ function Given({
   }
   const t = treatments[0];
   return html`<div class="given" role="status">
-    <h2>${treatments.length === 1 ? 'Treatment recorded' : `${treatments.length} treatments recorded`}</h2>
-    ${t && html`<p>${t.batch ? `${t.medicine}, batch ${t.batch}: ${t.dose} ${t.dose_unit} each.` : `${t.medicine}, no batch recorded: ${t.dose} ${t.dose_unit} each.`}</p>`}
+    <h2>${w('recorded', { count: treatments.length })}</h2>
+    ${t && html`<p>${w(t.batch ? 'given_batch' : 'given_no_batch', { medicine: t.medicine, batch: t.batch, dose: t.dose, unit: t.dose_unit })}</p>`}
     <ul>${[...byDates.values()].map(
       (
         same,
       ) => html`<li>${untilLines(same[0]?.withdrawal_until as Treatment['withdrawal_until'], timezone).map((line) => html`<strong class="until">${line}</strong>`)}
-        <span class="small">${same.every((x) => names.has(x.animal_id)) ? same.map((x) => names.get(x.animal_id)).join(', ') : `${same.length} animals`}</span></li>`,
+        <span class="small">${same.every((x) => names.has(x.animal_id)) ? same.map((x) => names.get(x.animal_id)).join(', ') : w('animals', { count: same.length })}</span></li>`,
     )}</ul>
   </div>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const params = new URLSearchParams(location.search);
   const ids = params.get('animal_ids')?.split(',').filter(Boolean) ?? [];
   const data = useLoad(
@@ -137,10 +146,10 @@ export function Page({ farm }: PageProps) {
     };
     const who =
       animals.length > 1
-        ? `${animals.length} animals`
+        ? w('animals', { count: animals.length })
         : animals[0]
           ? nameOf(animals[0])
-          : (groups.find((g) => g.id === body.group_id)?.name ?? 'the group');
+          : (groups.find((g) => g.id === body.group_id)?.name ?? w('the_group'));
     setResult({ treatments: answer.data, queued: answer.queued === true, who });
     if (!answer.queued) data.reload();
     return null;
@@ -148,71 +157,71 @@ export function Page({ farm }: PageProps) {
 
   if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
   if (!can('animals', 'write') || !medicine) {
-    return html`<section><h1>Give a treatment</h1>
-      <p>${medicine ? 'Recording treatments needs a role that writes animals.' : html`No medicines in the cabinet yet: <a href="/medicines">add one and its batch first</a>.`}</p></section>`;
+    return html`<section><h1>${w('title')}</h1>
+      <p>${medicine ? w('needs_role') : withLink(w('no_medicines', { link: LINK }), html`<a href="/medicines">${w('add_medicine')}</a>`)}</p></section>`;
   }
   if (result) {
-    return html`<section class="treat"><h1>Give a treatment</h1>
+    return html`<section class="treat"><h1>${w('title')}</h1>
       ${
         result.queued
-          ? html`<div class="given queued" role="status"><h2>Kept on this phone</h2>
-              <p>${`${medicine.name} for ${result.who} is saved here and reaches Farmstead by itself when there is signal. The withdrawal dates show once it has.`}</p>
-              <p><a href="/sync">See what is waiting to sync</a></p></div>`
+          ? html`<div class="given queued" role="status"><h2>${w('kept')}</h2>
+              <p>${w('kept_text', { medicine: medicine.name, who: result.who })}</p>
+              <p><a href="/sync">${w('waiting')}</a></p></div>`
           : html`<${Given} treatments=${result.treatments} names=${new Map(animals.map((a) => [a.id, nameOf(a)]))} timezone=${farm.timezone} />`
       }
-      <p class="actions"><button type="button" class="button primary" onClick=${() => setResult(null)}>Give another</button>
-        ${animals.length === 1 && html`<a class="button secondary" href=${`/animals/${animals[0]?.id}`}>${`Back to ${result.who}`}</a>`}</p>
+      <p class="actions"><button type="button" class="button primary" onClick=${() => setResult(null)}>${w('another')}</button>
+        ${animals.length === 1 && html`<a class="button secondary" href=${`/animals/${animals[0]?.id}`}>${w('back_to', { name: result.who })}</a>`}</p>
     </section>`;
   }
   const p = { error: form.error, idPrefix: 'treat' };
   const person = signedIn().person;
   const batchError = form.error?.param === 'batch_id' ? form.error : null;
   return html`<section class="treat">
-    <h1>Give a treatment</h1>
-    <form onSubmit=${form.onSubmit} aria-label="Give a treatment">
+    <h1>${w('title')}</h1>
+    <form onSubmit=${form.onSubmit} aria-label=${w('title')}>
       ${
         animals.length > 0
-          ? html`<p class="chosen-animals"><strong>${animals.length === 1 ? 'To 1 animal:' : `To ${animals.length} animals:`}</strong> ${animals.map(nameOf).join(', ')}</p>`
-          : html`<${Field} name="group_id" label="Group (each of its animals gets a treatment)" type="select" required value=${params.get('group_id')}
-              options=${[['', 'Choose a group'], ...groups.map((g) => [g.id, g.name] as const)]} ...${p} />
-              <p class="small muted">Single animals: tick them on the <a href="/animals">Animals</a> list.</p>`
+          ? html`<p class="chosen-animals"><strong>${w('to_animals', { count: animals.length })}</strong> ${animals.map(nameOf).join(', ')}</p>`
+          : html`<${Field} name="group_id" label=${w('group')} type="select" required value=${params.get('group_id')}
+              options=${[['', w('choose_group')], ...groups.map((g) => [g.id, g.name] as const)]} ...${p} />
+              <p class="small muted">${withLink(w('single', { link: LINK }), html`<a href="/animals">${w('animals_list')}</a>`)}</p>`
       }
       <div class="form-grid">
-        <div class="field"><label for="treat-medicine">Medicine</label>
+        <div class="field"><label for="treat-medicine">${w('medicine')}</label>
           <select id="treat-medicine" value=${medicine.id} onChange=${(e: Event) => {
             setMedicineId(inputValue(e));
             setBatchId('');
           }}>${medicines.map((m) => html`<option value=${m.id}>${m.name} (${m.unit})</option>`)}</select></div>
-        <div class="field"><label for="treat-batch">Batch</label>
+        <div class="field"><label for="treat-batch">${w('batch')}</label>
           <select id="treat-batch" value=${batch?.id ?? ''} onChange=${(e: Event) => setBatchId(inputValue(e))}
             aria-invalid=${batchError ? 'true' : undefined} aria-describedby=${batchError ? 'treat-batch-error' : undefined}>
-            <option value="">No batch recorded</option>
+            <option value="">${w('no_batch')}</option>
             ${batches.map((b) => {
               const when = dayOf(b.expiry, farm.timezone);
-              return html`<option value=${b.id}>${batchState(b).expired ? `${b.batch}: EXPIRED ${when}, ${b.remaining} ${medicine.unit} left` : `${b.batch}: expires ${when}, ${b.remaining} ${medicine.unit} left`}</option>`;
+              return html`<option value=${b.id}>${w(batchState(b).expired ? 'batch_expired' : 'batch_expires', { batch: b.batch, when, remaining: num(b.remaining, 2), unit: medicine.unit })}</option>`;
             })}
           </select>
 </div>
         <div class="pair">
-          <${Field} key=${`d${medicine.id}`} name="dose" label="Dose per animal" type="number" min="0" step="any" inputmode="decimal" required ...${p} />
-          <${Field} key=${`u${medicine.id}`} name="dose_unit" label="Unit" value=${medicine.unit} required ...${p} />
+          <${Field} key=${`d${medicine.id}`} name="dose" label=${w('dose')} type="number" min="0" step="any" inputmode="decimal" required ...${p} />
+          <${Field} key=${`u${medicine.id}`} name="dose_unit" label=${w('unit')} value=${medicine.unit} required ...${p} />
         </div>
-        <${Field} name="route" label="Route" type="select" options=${Object.entries(ROUTES)} ...${p} />
-        <${Field} name="site" label="Site (e.g. left neck)" ...${p} />
+        <${Field} name="route" label=${w('route')} type="select" options=${Object.entries(ROUTES).map(([route, key]) => [route, w(key)])} ...${p} />
+        <${Field} name="site" label=${w('site')} ...${p} />
         <div class="pair">
-          <${Field} name="course.doses" label="Doses" type="number" min="1" step="1" value="1" inputmode="numeric" ...${p} />
-          <${Field} name="course.every_hours" label="Every (hours)" type="number" min="0" step="any" inputmode="decimal" ...${p} />
+          <${Field} name="course.doses" label=${w('doses')} type="number" min="1" step="1" value="1" inputmode="numeric" ...${p} />
+          <${Field} name="course.every_hours" label=${w('every')} type="number" min="0" step="any" inputmode="decimal" ...${p} />
         </div>
-        <${Field} name="reason" label="Reason or diagnosis" ...${p} />
-        <${Field} name="given_by" label="Given by" value=${person.name ?? person.email} ...${p} />
-        <${Field} name="vet" label="Prescribing vet" ...${p} />
-        <${Field} name="at" label="When (blank for now)" type="datetime-local" ...${p} />
+        <${Field} name="reason" label=${w('reason')} ...${p} />
+        <${Field} name="given_by" label=${w('given_by')} value=${person.name ?? person.email} ...${p} />
+        <${Field} name="vet" label=${w('vet')} ...${p} />
+        <${Field} name="at" label=${w('at')} type="datetime-local" ...${p} />
       </div>
       ${batchError && html`<p class="error" role="alert" id="treat-batch-error">${refusalText(batchError.message)}</p>`}
-      ${!batchError && batch && batchState(batch).expired && html`<p class="warning">This batch has expired: give a reason to use it anyway.</p>`}
+      ${!batchError && batch && batchState(batch).expired && html`<p class="warning">${w('expired_warning')}</p>`}
       <${OverrideField} error=${form.error} needed=${batch ? batchState(batch).expired : false} idPrefix="treat"
-        label="Reason to use this batch anyway (kept with each treatment)" />
-      <${Submit} form=${form} label="Give treatment" names=${NAMES} />
+        label=${w('override')} />
+      <${Submit} form=${form} label=${w('submit')} names=${NAMES} />
     </form>
   </section>`;
 }
