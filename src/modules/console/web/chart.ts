@@ -190,7 +190,15 @@ export function TimeChart({
     };
     // Redrawn when what is drawn changes (the reader's units and language too), not when a parent re-renders
     // with equal (new) arrays.
-  }, [JSON.stringify(series), JSON.stringify(thresholds), height, span?.[0], span?.[1], reader.units, reader.language]);
+  }, [
+    JSON.stringify(series),
+    JSON.stringify(thresholds),
+    height,
+    span?.[0],
+    span?.[1],
+    reader.units,
+    reader.language,
+  ]);
   const empty = series.every((s) => s.points.length === 0);
   const said = summary(series);
   return html`<figure class="chart">

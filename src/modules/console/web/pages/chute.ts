@@ -10,8 +10,8 @@
 import { displayEid, readEid } from '../../../../domain/eid.ts';
 import { api, type Problem, type Schema } from '../api.ts';
 import { PregnancyCheckDue } from '../chute-due.ts';
-import { fixed, nameOf, WithdrawalBanner } from '../herd-book.ts';
-import { num, words } from '../i18n.ts';
+import { nameOf, WithdrawalBanner } from '../herd-book.ts';
+import { entered, qty, shown, unitLabel, words } from '../i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/chute.ts';
 import { useReader } from '../reader-hook.ts';
@@ -34,9 +34,14 @@ type Treatment = Schema<'Treatment'>;
 const HOUR_MS = 3_600_000;
 const w = words(EN, ES);
 
-/** A weight at the chute: typed, read from the indicator and said in kg (the scale's unit), in the locale. */
-function kgText(kg: number, digits = 2): string {
-  return `${num(kg, digits)} kg`;
+/** A weight (stored in kg) said in the reader's units and locale: "412 kg", "908 lb". */
+function kgText(kg: number, digits = 1): string {
+  return qty(kg, 'kg', digits);
+}
+
+/** A stored weight as the reader types it (lb for US units), one decimal: the weight field's value. */
+function typedWeight(kg: number): string {
+  return String(Math.round(shown(kg, 'kg') * 10) / 10);
 }
 /** A value this long in the weight field is a scan that landed there, not a weight. */
 const SCAN_DIGITS = 8;
@@ -91,7 +96,7 @@ function nextDose(treatments: readonly Treatment[], now = Date.now()) {
 
 function gainText(gain: number | null | undefined): string {
   if (gain === null || gain === undefined) return w('no_gain');
-  return w(gain >= 0 ? 'gaining' : 'losing', { weight: `${fixed(Math.abs(gain))} kg` });
+  return w(gain >= 0 ? 'gaining' : 'losing', { weight: qty(Math.abs(gain), 'kg', 2) });
 }
 
 /** What the card shows beyond the animal itself: its weights and treatments (none offline). */
@@ -127,7 +132,7 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
           : last
             ? html`<p class="chute-fact"><strong>${w('last_weight', { weight: kgText(last.kg), ago: ago(last.at) })}</strong>
                 ${' '}${gainText(last.gain_kg_per_day)}
-                ${weights.adg_kg_per_day !== null && html`<br />${w('adg', { weight: `${fixed(weights.adg_kg_per_day)} kg` })}`}</p>`
+                ${weights.adg_kg_per_day !== null && html`<br />${w('adg', { weight: qty(weights.adg_kg_per_day, 'kg', 2) })}`}</p>`
             : html`<p class="chute-fact">${w('never_weighed')}</p>`
     }
     <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${timezone} />
@@ -166,7 +171,7 @@ export function Page({ farm }: PageProps) {
     setChoices(null);
     setNotice(null);
     setError(null);
-    setKg(scale?.last?.stable ? String(scale.last.kg) : '');
+    setKg(scale?.last?.stable ? typedWeight(scale.last.kg) : '');
   };
 
   const scan = (typed: string) => {
@@ -187,8 +192,10 @@ export function Page({ farm }: PageProps) {
 
   const save = async () => {
     if (!current || saving) return;
-    const value = Number(kg.replace(',', '.'));
-    if (!kg.trim() || !Number.isFinite(value) || value <= 0) {
+    // Typed in the reader's unit (lb for US units); the API takes kg.
+    const typed = Number(kg.replace(',', '.'));
+    const value = Math.round(entered(typed, 'kg') * 100) / 100;
+    if (!kg.trim() || !Number.isFinite(typed) || typed <= 0) {
       setError({ status: 400, message: w('type_weight'), param: 'kg' });
       kgRef.current?.focus();
       return;
@@ -244,7 +251,7 @@ export function Page({ farm }: PageProps) {
       const stop = await connectScale(
         (reading) => {
           setScale((s) => (s ? { ...s, last: reading } : s));
-          if (reading.stable && reading.kg > 0) setKg(String(reading.kg));
+          if (reading.stable && reading.kg > 0) setKg(typedWeight(reading.kg));
         },
         (err) => {
           setScale(null);
@@ -287,7 +294,7 @@ export function Page({ farm }: PageProps) {
           e.preventDefault();
           void save();
         }}>
-          <label for="chute-kg">${w('weight_of', { name: nameOf(current) })}</label>
+          <label for="chute-kg">${w('weight_of', { name: nameOf(current), unit: unitLabel('kg') })}</label>
           <input id="chute-kg" ref=${kgRef} type="text" inputmode="decimal" autocomplete="off" enterkeyhint="done"
             value=${kg} onInput=${(e: Event) => setKg(inputValue(e))} onKeyDown=${onKgKey}
             aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'chute-kg-error' : undefined} />
