@@ -17,6 +17,12 @@ type Key = keyof typeof EN;
 
 const w = words(EN, ES);
 
+/** A holding number's kind in words ("premises ID"), its code when the console does not know it. */
+function holdingType(type: string): string {
+  const key = `holding_type.${type}`;
+  return key in EN ? w(key as keyof typeof EN) : type;
+}
+
 // Checked against the domain's list (a type, never served).
 const REASONS = {
   sale: 'reason_sale',
@@ -118,7 +124,7 @@ export function Page({ farm }: PageProps) {
     html`<li><a class="button secondary" download href=${`/v1/farms/${farm.id}/${kind}/export?format=csv`}>${label}</a></li>`;
   return html`<section class="register">
     <h1>${w('title')}</h1>
-    <p>${farm.holding ? w('holding_number', { number: farm.holding.number, type: farm.holding.type }) : w('no_holding')}</p>
+    <p>${farm.holding ? w('holding_number', { number: farm.holding.number, type: holdingType(farm.holding.type) }) : w('no_holding')}</p>
     <ul class="export-list">
       ${link('holding-register', w('export_register'))}
       ${link('medicine-record', w('export_medicines'))}
