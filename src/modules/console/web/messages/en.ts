@@ -144,6 +144,18 @@ export const EN = {
   'picker.hint': 'Type a tag, a name or an EID, then choose with the arrow keys and Enter.',
   'picker.results': { zero: 'Nothing matches.', one: '{count} match', other: '{count} matches' },
   'picker.chosen': 'Chosen: {name}',
+
+  // es-b: shared pieces and pages (settings, map, devices, …).
+  'ui.try_again': 'Try again',
+  'ui.loading': 'Loading…',
+  'form.copy': 'Copy',
+  'form.copied': 'Copied',
+  'form.copy_failed': 'Select the text and copy it',
+  'form.shown_once': 'shown only now. Copy it somewhere safe.',
+  'command_status.queued': 'queued',
+  'command_status.delivered': 'delivered',
+  'command_status.done': 'done',
+  'command_status.failed': 'failed',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

@@ -140,4 +140,16 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
     other: '{count} coincidencias',
   },
   'picker.chosen': 'Elegido: {name}',
+
+  // es-b: shared pieces and pages (settings, map, devices, …).
+  'ui.try_again': 'Reintentar',
+  'ui.loading': 'Cargando…',
+  'form.copy': 'Copiar',
+  'form.copied': 'Copiado',
+  'form.copy_failed': 'Seleccione el texto y cópielo',
+  'form.shown_once': 'se muestra solo ahora. Cópielo en un lugar seguro.',
+  'command_status.queued': 'en cola',
+  'command_status.delivered': 'entregada',
+  'command_status.done': 'cumplida',
+  'command_status.failed': 'fallida',
 };
