@@ -156,6 +156,15 @@ export const EN = {
   'command_status.delivered': 'delivered',
   'command_status.done': 'done',
   'command_status.failed': 'failed',
+  'subject_kind.house': 'house',
+  'grazing.in_it_now': 'In it now:',
+  'grazing.none': 'No grazing recorded yet.',
+  'grazing.history_of': 'Grazing history of {name}',
+  'grazing.history': 'Grazing history',
+  'grazing.stay': '{from} – {until}',
+  'grazing.stay_now': '{from} – now',
+  'role.owner': 'owner',
+  'role.crew': 'crew',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

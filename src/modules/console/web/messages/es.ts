@@ -152,4 +152,13 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'command_status.delivered': 'entregada',
   'command_status.done': 'cumplida',
   'command_status.failed': 'fallida',
+  'subject_kind.house': 'gallinero',
+  'grazing.in_it_now': 'Ahora dentro:',
+  'grazing.none': 'Todavía no hay pastoreos registrados.',
+  'grazing.history_of': 'Historial de pastoreo de {name}',
+  'grazing.history': 'Historial de pastoreo',
+  'grazing.stay': '{from} – {until}',
+  'grazing.stay_now': '{from} – ahora',
+  'role.owner': 'propietario',
+  'role.crew': 'personal',
 };
