@@ -25,9 +25,9 @@ const w = words(EN, ES);
  * tagged for the person and for tests): the message is filled with markers, then split at them.
  */
 function sentence(text: string, parts: Record<string, Markup>): Markup[] {
-  return text.split(/\u0001(\w+)\u0002/).map((piece, i) => (i % 2 === 1 ? (parts[piece] ?? piece) : piece));
+  return text.split(/⟦(\w+)⟧/).map((piece, i) => (i % 2 === 1 ? (parts[piece] ?? piece) : piece));
 }
-const marker = (name: string) => `\u0001${name}\u0002`;
+const marker = (name: string) => `⟦${name}⟧`;
 
 function requestOfUrl(): Request {
   const search = new URLSearchParams(location.search);
