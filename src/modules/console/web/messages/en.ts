@@ -165,6 +165,16 @@ export const EN = {
   'grazing.stay_now': '{from} – now',
   'role.owner': 'owner',
   'role.crew': 'crew',
+  'offline.never_refreshed': 'never refreshed on this phone',
+  'offline.offline': 'Offline',
+  'offline.as_of': 'as of {time}',
+  'offline.kept': 'what you record is kept on this phone and synced when the signal returns',
+  'offline.updated': 'Farmstead was updated.',
+  'offline.reload': 'Reload',
+  'offline.waiting': { one: 'Waiting to sync ({count})', other: 'Waiting to sync ({count})' },
+  'offline.syncing': 'Syncing…',
+  'offline.attention': { one: '{count} needs attention', other: '{count} need attention' },
+  'offline.sync_now': 'Sync now',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;
