@@ -155,3 +155,96 @@ test('the subject picker: type part of a tag, choose with the keyboard, and the 
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+type Devices = { data: { id: string }[] };
+
+/** Each of these pages, opened at 360 px by a person who reads Spanish: its heading and words in Spanish. */
+const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp[]; not: RegExp[] }[] = [
+  {
+    path: '/houses',
+    name: 'houses',
+    heading: 'Gallineros',
+    says: [/Trampillas/, /Órdenes recientes/, /Enviar una orden/],
+    not: [/Pop doors/, /Recent commands/, /Send a command/, /last report/],
+  },
+  {
+    path: '/devices',
+    name: 'devices',
+    heading: 'Dispositivos',
+    says: [/Agregar un dispositivo/],
+    not: [/Add a device/, /No devices yet/, /Quiet/],
+  },
+  {
+    path: '/paddocks',
+    name: 'paddocks',
+    heading: 'Potreros',
+    says: [/Descanso objetivo/, /Historial de pastoreo/],
+    not: [/Rest target/, /Grazing history/, /never grazed/],
+  },
+  {
+    path: '/plan',
+    name: 'plan',
+    heading: 'Plan de pastoreo',
+    says: [/movimiento previsto/, /en descanso/],
+    not: [/Grazing plan/, /planned move/, /Never grazed/],
+  },
+  {
+    path: '/tasks',
+    name: 'tasks',
+    heading: 'Tareas',
+    says: [/Agregar una tarea/, /Vencidas/],
+    not: [/Add a task/, /Overdue/, /No due date/],
+  },
+  {
+    path: '/people',
+    name: 'people',
+    heading: 'Personas',
+    says: [/Invitar a alguien/, /propietario/],
+    not: [/Invite someone/, /last signed in/],
+  },
+  {
+    path: '/account',
+    name: 'account',
+    heading: 'Mi cuenta',
+    says: [/Agentes conectados/, /Cambiar su contraseña/],
+    not: [/Connected agents/, /Change your password/],
+  },
+];
+
+test('Spanish on every page at 360 px: headings and words in Spanish, none of the former English', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  const devices = await world.t.request<Devices>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?limit=1`,
+    { key: world.account.test_key },
+  );
+  const deviceId = devices.body.data[0]?.id;
+  assert.ok(deviceId, 'the sample farm has a device');
+  const pages = [
+    ...SPANISH_PAGES,
+    {
+      path: `/devices/${deviceId}`,
+      name: 'device',
+      heading: '',
+      says: [/Historial de órdenes/, /Batería/],
+      not: [/Command history/, /Last report/, /Rotate key/],
+    },
+  ];
+  for (const spec of pages) {
+    await page.goto(`${world.base}${spec.path}`);
+    if (spec.heading) await page.getByRole('heading', { name: spec.heading, level: 1 }).waitFor();
+    await page
+      .getByText(/^(Cargando|Loading)…$/)
+      .first()
+      .waitFor({ state: 'detached' });
+    for (const said of spec.says) await page.getByText(said).first().waitFor();
+    const text = await visibleText(page);
+    for (const english of spec.not) assert.doesNotMatch(text, english, `${spec.name}: ${english}`);
+    await assertNoHorizontalScroll(page);
+    await screenshot(page, `page-${spec.name}-phone-es`);
+  }
+  await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
