@@ -197,6 +197,31 @@ export const EN = {
   'command.offline': 'Sending a command needs a connection: commands are never kept to send later.',
   'command.sending': 'Sending…',
   'command.send': 'Send',
+  'escalation.saved': 'Saved',
+  'escalation.title': 'Escalation',
+  'escalation.help':
+    'Everyone is first told as their own notification settings say. If an urgent alert is not acknowledged within the minutes below, the next step is notified, whatever their quiet hours; the chain stops when anyone acknowledges it or it resolves.',
+  'escalation.on': 'Escalate urgent alerts',
+  'escalation.after': 'Minutes before each next step',
+  'escalation.step_who': 'Step {step}: who',
+  'escalation.target_owners': 'All owners',
+  'escalation.target_crew': 'All crew',
+  'escalation.target_everyone': 'Everyone',
+  'escalation.remove': 'Remove',
+  'escalation.add': 'Add a step',
+  'escalation.saving': 'Saving…',
+  'escalation.save': 'Save escalation',
+  'farm_form.title': 'Add a farm',
+  'farm_form.added': 'Added {name} ({timezone})',
+  'farm_form.name': 'Name',
+  'farm_form.timezone': 'Time zone',
+  'farm_form.lat': 'Latitude',
+  'farm_form.lon': 'Longitude',
+  'farm_form.acres': 'Acres',
+  'farm_form.zone_hint':
+    "The time zone is this browser's ({zone}); change it if the farm is elsewhere. Left blank, the farm takes the zone of its position (UTC without one).",
+  'farm_form.blank_hint': 'Left blank, the farm takes the zone of its position (UTC without one).',
+  'farm_form.submit': 'Add farm',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;
