@@ -51,7 +51,7 @@ export function EscalationChain({ farm }: { farm: Farm }) {
       (step, i) => html`<li key=${i}>
         <select aria-label=${t('escalation.step_who', { step: i + 1 })} value=${step.notify} disabled=${!on}
           onChange=${(e: Event) => setStep(i, { ...step, notify: (e.currentTarget as HTMLSelectElement).value })}>
-          ${TARGETS.map((value) => html`<option value=${value}>${t(`escalation.target_${value}`)}</option>`)}
+          ${TARGETS.map((value) => html`<option value=${value}>${t(`escalation_target.${value}`)}</option>`)}
           ${(people.data?.data ?? []).map((p) => html`<option value=${p.id}>${p.name ?? p.email}</option>`)}
         </select>
         ${NOTIFICATION_CHANNELS.map(
