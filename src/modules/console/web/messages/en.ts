@@ -222,6 +222,12 @@ export const EN = {
     "The time zone is this browser's ({zone}); change it if the farm is elsewhere. Left blank, the farm takes the zone of its position (UTC without one).",
   'farm_form.blank_hint': 'Left blank, the farm takes the zone of its position (UTC without one).',
   'farm_form.submit': 'Add farm',
+  'usage.title': 'Usage',
+  'usage.totals': {
+    one: 'Last 90 days: {count} call — API {api}, device reports {ingest}, MCP {mcp}.',
+    other: 'Last 90 days: {count} calls — API {api}, device reports {ingest}, MCP {mcp}.',
+  },
+  'usage.chart': 'Calls by day',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

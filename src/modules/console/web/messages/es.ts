@@ -220,4 +220,10 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
     'La zona horaria es la de este navegador ({zone}); cámbiela si la granja está en otro lugar. Si la deja vacía, la granja toma la zona de su ubicación (UTC si no tiene).',
   'farm_form.blank_hint': 'Si la deja vacía, la granja toma la zona de su ubicación (UTC si no tiene).',
   'farm_form.submit': 'Agregar granja',
+  'usage.title': 'Uso',
+  'usage.totals': {
+    one: 'Últimos 90 días: {count} llamada — API {api}, informes de dispositivos {ingest}, MCP {mcp}.',
+    other: 'Últimos 90 días: {count} llamadas — API {api}, informes de dispositivos {ingest}, MCP {mcp}.',
+  },
+  'usage.chart': 'Llamadas por día',
 };
