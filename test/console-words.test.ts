@@ -258,6 +258,13 @@ const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp
     says: [/Crear la clave/],
     not: [/Create key/, /Key name/],
   },
+  {
+    path: '/settings/integrations',
+    name: 'integrations',
+    heading: 'Integraciones',
+    says: [/Agregar un servidor de red/, /Volver a Ajustes/],
+    not: [/Add a network server/, /Back to Settings/, /Add integration/],
+  },
 ];
 
 test('Spanish on every page at 360 px: headings and words in Spanish, none of the former English', async () => {
