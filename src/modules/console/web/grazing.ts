@@ -7,11 +7,19 @@ import { api, type Schema } from './api.ts';
 import { type MessageKey, t } from './i18n.ts';
 import { html, useState } from './lib.ts';
 import { EN } from './messages/en.ts';
-import { farmTime, Loading, useLoad } from './ui.ts';
+import { amount, farmTime, Loading, useLoad } from './ui.ts';
 
 type Paddock = Schema<'Paddock'>;
 /** What the history needs of a paddock (the paddocks page's record, the map's feature properties). */
 type PaddockName = Pick<Paddock, 'id' | 'name'>;
+
+/** Hectares in an acre (src/domain/display-units.ts converts hectares, the catalog's area unit). */
+const HA_PER_ACRE = 0.40468564224;
+
+/** A paddock's area (stored in acres) in the reader's units: hectares, or acres in US units; '—' when unknown. */
+export function areaText(acres: number | null | undefined): string {
+  return acres === null || acres === undefined ? '—' : amount(acres * HA_PER_ACRE, 'ha');
+}
 
 /** Whether anything (a group, an animal, a house) is in the paddock now. */
 export function occupiedNow(paddock: Pick<Paddock, 'occupied_by'>): boolean {

@@ -5,7 +5,7 @@
  */
 import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
-import { HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
+import { areaText, HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
 import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
@@ -13,7 +13,7 @@ import { EN, ES } from '../messages/paddocks.ts';
 import { useReader } from '../reader-hook.ts';
 import { drawnAcresApart, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
-import { amount, Loading, useLoad } from '../ui.ts';
+import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Paddock = Schema<'Paddock'>;
@@ -111,8 +111,8 @@ export function Page({ farm }: PageProps) {
           ${ready && html`<span class="badge watch">${w('past_target')}</span>`}</div>
         <${Outline} geometry=${p.geometry} label=${p.name} />
         <dl class="facts">
-          <div><dt>${w('area')}</dt><dd>${amount(p.acres, 'ac')}</dd></div>
-          ${drawn !== null && html`<div class="acres-apart"><dt>${w('drawn')}</dt><dd>${w('drawn_apart', { area: amount(drawn, 'ac') })}</dd></div>`}
+          <div><dt>${w('area')}</dt><dd>${areaText(p.acres)}</dd></div>
+          ${drawn !== null && html`<div class="acres-apart"><dt>${w('drawn')}</dt><dd>${w('drawn_apart', { area: areaText(drawn) })}</dd></div>`}
           <div><dt>${w('rest_target')}</dt><dd>${p.rest_days_target === null ? '—' : w('days', { count: p.rest_days_target })}</dd></div>
           <div><dt>${w('rested')}</dt><dd>${grazed ? w('being_grazed') : rested === null ? w('never_grazed') : w('days', { count: rested })}</dd></div>
         </dl>
