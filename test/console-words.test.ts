@@ -265,6 +265,13 @@ const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp
     says: [/Agregar un servidor de red/, /Volver a Ajustes/],
     not: [/Add a network server/, /Back to Settings/, /Add integration/],
   },
+  {
+    path: '/map',
+    name: 'map',
+    heading: '',
+    says: [/Dibujar un potrero/, /Exportar/],
+    not: [/Draw a paddock/, /Nothing on the map yet/],
+  },
 ];
 
 test('Spanish on every page at 360 px: headings and words in Spanish, none of the former English', async () => {
