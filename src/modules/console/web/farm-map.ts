@@ -8,6 +8,7 @@ import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'le
 import { farmCentre, isFarFromFarm, type LonLat } from '../../../domain/paddock-import.ts';
 import type { Schema } from './api.ts';
 import { occupiedNow, pastTarget } from './grazing.ts';
+import { t } from './i18n.ts';
 import { html, type Markup } from './lib.ts';
 
 // Leaflet's own style sheet, served beside the library (vendor/leaflet.css at the same asset version).
@@ -361,7 +362,7 @@ function markerOptions(p: DeviceProperties | AlertProperties) {
         iconSize: [28, 28],
         iconAnchor: [-4, 34],
       }),
-      title: `${p.severity === 'urgent' ? 'Urgent' : 'Alert'}: ${p.title}`,
+      title: t(p.severity === 'urgent' ? 'map.urgent_alert' : 'map.alert', { title: p.title }),
       zIndexOffset: 1000,
     };
   }
@@ -391,7 +392,7 @@ export function Sheet({
 }) {
   return html`<div class="sheet" role="region" aria-label=${title}>
     <div class="sheet-head"><h2>${title}</h2>
-      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label="Close">Close</button>`}</div>
+      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label=${t('map.close')}>${t('map.close')}</button>`}</div>
     ${children}
   </div>`;
 }
