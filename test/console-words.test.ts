@@ -19,7 +19,8 @@ import {
 let world: ConsoleWorld;
 
 before(async () => {
-  world = await startConsole();
+  // No map tiles: the map page is opened for its words, and a test browser fetches nothing from outside.
+  world = await startConsole({ mapTiles: null });
 });
 
 after(async () => {
