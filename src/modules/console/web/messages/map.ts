@@ -72,7 +72,7 @@ export const ES: Record<keyof typeof EN, Message> = {
   no_tiles: 'No se pudieron cargar los mosaicos del mapa: la granja se dibuja sobre un fondo liso.',
   empty: 'Todavía no hay nada en el mapa: dibuje un potrero o dé una ubicación a los dispositivos.',
   bad_outline: 'No se puede dibujar el contorno guardado: {problem}',
-  rested: 'Descansado',
+  rested: 'Descanso',
   grazed_now: 'en pastoreo',
   never_grazed: 'nunca pastoreado',
   days: { one: '{count} día', other: '{count} días' },

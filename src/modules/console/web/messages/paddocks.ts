@@ -50,7 +50,7 @@ export const ES: Record<keyof typeof EN, Message> = {
   drawn_apart: '{area}: el contorno no coincide con la superficie indicada',
   rest_target: 'Descanso objetivo',
   days: { one: '{count} día', other: '{count} días' },
-  rested: 'Descansado',
+  rested: 'Descanso',
   being_grazed: 'en pastoreo',
   never_grazed: 'nunca pastoreado',
   edit: 'Editar',
