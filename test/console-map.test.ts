@@ -482,8 +482,9 @@ test('the paddocks page flags acres far from the drawn outline', async () => {
   const { page, problems } = await signedInPage(world, account, PHONE);
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'Big claim' });
-  await card.getByText('the outline differs from the acres given').waitFor();
-  assert.match((await card.locator('.acres-apart').textContent()) ?? '', /\d+\.\d acres/);
+  await card.getByText('the outline differs from the area given').waitFor();
+  // The drawn area in the reader's units (metric here: hectares).
+  assert.match((await card.locator('.acres-apart').textContent()) ?? '', /\d+(\.\d+)? ha\b/);
   await assertNoHorizontalScroll(page);
   assert.deepEqual(problems, []);
   await page.context().close();

@@ -20,7 +20,8 @@ import * as make from './factories.ts';
 let world: ConsoleWorld;
 
 before(async () => {
-  world = await startConsole();
+  // No map tiles: the map page is opened for its words, and a test browser fetches nothing from outside.
+  world = await startConsole({ mapTiles: null });
 });
 
 after(async () => {
@@ -344,4 +345,160 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
     await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
     await page.context().close();
   }
+});
+
+type Devices = { data: { id: string }[] };
+
+/** Each of these pages, opened at 360 px by a person who reads Spanish: its heading and words in Spanish. */
+const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp[]; not: RegExp[] }[] = [
+  {
+    path: '/houses',
+    name: 'houses',
+    heading: 'Gallineros',
+    says: [/Trampillas/, /Órdenes recientes/, /Enviar una orden/],
+    not: [/Pop doors/, /Recent commands/, /Send a command/, /last report/],
+  },
+  {
+    path: '/devices',
+    name: 'devices',
+    heading: 'Dispositivos',
+    says: [/Agregar un dispositivo/],
+    not: [/Add a device/, /No devices yet/, /Quiet/],
+  },
+  {
+    path: '/paddocks',
+    name: 'paddocks',
+    heading: 'Potreros',
+    says: [/Descanso objetivo/, /Historial de pastoreo/],
+    not: [/Rest target/, /Grazing history/, /never grazed/],
+  },
+  {
+    path: '/plan',
+    name: 'plan',
+    heading: 'Plan de pastoreo',
+    says: [/movimiento previsto/, /en descanso/],
+    not: [/Grazing plan/, /planned move/, /Never grazed/],
+  },
+  {
+    path: '/tasks',
+    name: 'tasks',
+    heading: 'Tareas',
+    says: [/Agregar una tarea/, /Vencidas/],
+    not: [/Add a task/, /Overdue/, /No due date/],
+  },
+  {
+    path: '/people',
+    name: 'people',
+    heading: 'Personas',
+    says: [/Invitar a alguien/, /propietario/],
+    not: [/Invite someone/, /last signed in/],
+  },
+  {
+    path: '/account',
+    name: 'account',
+    heading: 'Mi cuenta',
+    says: [/Agentes conectados/, /Cambiar su contraseña/, /Notificaciones/],
+    not: [/Connected agents/, /Change your password/, /Delivery log/, /Quiet hours/],
+  },
+  {
+    path: '/data',
+    name: 'data',
+    heading: 'Datos',
+    says: [/Exportar/, /Importar animales/],
+    not: [/Export readings/, /Import animals/, /Device readings/],
+  },
+  {
+    path: '/sync',
+    name: 'sync',
+    heading: 'Por sincronizar',
+    says: [/Sincronizar ahora/],
+    not: [/Sync now/, /Nothing waiting/],
+  },
+  {
+    path: '/settings',
+    name: 'settings',
+    heading: 'Ajustes',
+    says: [/Guardar la granja/, /Zona horaria/],
+    not: [/Save farm/, /Time zone/, /Add a farm/],
+  },
+  {
+    path: '/settings/rules',
+    name: 'settings-rules',
+    heading: 'Ajustes: Umbrales y reglas',
+    says: [/Umbrales de alerta/, /El agua baja rápido/],
+    not: [/Alert thresholds/, /Water dropping fast/, /Save rules/],
+  },
+  {
+    path: '/settings/escalation',
+    name: 'settings-escalation',
+    heading: 'Ajustes: Escalamiento',
+    says: [/Escalar las alertas urgentes/, /Agregar un paso/],
+    not: [/Escalate urgent alerts/, /Add a step/],
+  },
+  {
+    path: '/settings/webhooks',
+    name: 'settings-webhooks',
+    heading: 'Ajustes: Webhooks',
+    says: [/Agregar un webhook/],
+    not: [/Add a webhook/, /Every event/],
+  },
+  {
+    path: '/settings/keys',
+    name: 'settings-keys',
+    heading: 'Ajustes: Claves de API',
+    says: [/Crear la clave/],
+    not: [/Create key/, /Key name/],
+  },
+  {
+    path: '/settings/integrations',
+    name: 'integrations',
+    heading: 'Integraciones',
+    says: [/Agregar un servidor de red/, /Volver a Ajustes/],
+    not: [/Add a network server/, /Back to Settings/, /Add integration/],
+  },
+  {
+    path: '/map',
+    name: 'map',
+    heading: '',
+    says: [/Dibujar un potrero/, /Exportar/],
+    not: [/Draw a paddock/, /Nothing on the map yet/],
+  },
+];
+
+test('Spanish on every page at 360 px: headings and words in Spanish, none of the former English', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  const devices = await world.t.request<Devices>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?limit=1`,
+    { key: world.account.test_key },
+  );
+  const deviceId = devices.body.data[0]?.id;
+  assert.ok(deviceId, 'the sample farm has a device');
+  const pages = [
+    ...SPANISH_PAGES,
+    {
+      path: `/devices/${deviceId}`,
+      name: 'device',
+      heading: '',
+      says: [/Historial de órdenes/, /Batería/],
+      not: [/Command history/, /Last report/, /Rotate key/],
+    },
+  ];
+  for (const spec of pages) {
+    await page.goto(`${world.base}${spec.path}`);
+    if (spec.heading) await page.getByRole('heading', { name: spec.heading, level: 1 }).waitFor();
+    await page
+      .getByText(/^(Cargando|Loading)…$/)
+      .first()
+      .waitFor({ state: 'detached' });
+    for (const said of spec.says) await page.getByText(said).first().waitFor();
+    const text = await visibleText(page);
+    for (const english of spec.not) assert.doesNotMatch(text, english, `${spec.name}: ${english}`);
+    await assertNoHorizontalScroll(page);
+    await screenshot(page, `page-${spec.name}-phone-es`);
+  }
+  await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+  assert.deepEqual(problems, []);
+  await page.context().close();
 });

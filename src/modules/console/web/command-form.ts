@@ -8,6 +8,7 @@ import type { CatalogCommand } from '../../../domain/catalog.ts';
 import type { ParamSpec } from '../../../domain/command-params.ts';
 import type { ConfirmationNeed } from '../../../domain/confirmation.ts';
 import { api, type Problem, type Schema } from './api.ts';
+import { type MessageKey, t } from './i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
 import { useOffline } from './offline.ts';
 import type { Farm } from './store.ts';
@@ -50,11 +51,11 @@ function NumberList({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
   };
   const item = spec.item ?? 'number';
   return html`<fieldset class="number-list" id=${id}>
-    <legend>${label(spec.name)} ${!spec.required && html`<span class="muted">(optional)</span>`}</legend>
+    <legend>${label(spec.name)} ${!spec.required && html`<span class="muted">${t('command.optional')}</span>`}</legend>
     ${
       spec.all &&
       html`<label class="chip all"><input type="checkbox" checked=${all}
-      onChange=${(e: Event) => onChange((e.currentTarget as HTMLInputElement).checked ? 'all' : undefined)} /> All</label>`
+      onChange=${(e: Event) => onChange((e.currentTarget as HTMLInputElement).checked ? 'all' : undefined)} /> ${t('command.all')}</label>`
     }
     ${numbers.map(
       (n) => html`<label class="chip"><input type="checkbox" checked=${all || chosen.has(n)} disabled=${all}
@@ -77,13 +78,13 @@ function TimeField({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
     <label for=${id}>${label(spec.name)}</label>
     <div class="inline">
       <select id=${id} value=${mode} onChange=${(e: Event) => pick(inputValue(e))}>
-        ${!spec.required && html`<option value="unset">Leave as it is</option>`}
+        ${!spec.required && html`<option value="unset">${t('command.leave')}</option>`}
         ${keywords.map((k) => html`<option value=${k}>${k}</option>`)}
-        <option value="time">At a time…</option>
+        <option value="time">${t('command.at_time')}</option>
       </select>
       ${
         mode === 'time' &&
-        html`<input type="time" aria-label=${`${label(spec.name)} time`} value=${isKeyword ? '' : (value ?? '')}
+        html`<input type="time" aria-label=${t('command.time_of', { name: label(spec.name) })} value=${isKeyword ? '' : (value ?? '')}
         onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />`
       }
     </div>
@@ -104,7 +105,7 @@ function IdField({ spec, id, value, onChange, farm }: FieldProps) {
   }
   return html`<div class="field"><label for=${id}>${label(kind)}</label>
     <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
-      <option value="">Choose…</option>
+      <option value="">${t('command.choose')}</option>
       ${records.data.map((r) => html`<option value=${r.id}>${r.name ?? r.id}</option>`)}
     </select><small class="muted">${spec.description}</small></div>`;
 }
@@ -121,7 +122,7 @@ function Field({ spec, id, value, onChange, farm }: FieldProps) {
   if (spec.type === 'enum') {
     return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
       <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
-        ${!spec.required ? html`<option value="">Leave as it is</option>` : html`<option value="" disabled>Choose…</option>`}
+        ${!spec.required ? html`<option value="">${t('command.leave')}</option>` : html`<option value="" disabled>${t('command.choose')}</option>`}
         ${(spec.enum ?? []).map((v) => html`<option value=${v}>${v}</option>`)}
       </select><small class="muted">${hint}</small></div>`;
   }
@@ -135,7 +136,7 @@ function Field({ spec, id, value, onChange, farm }: FieldProps) {
       <small class="muted">${hint}</small></div>`;
   }
   if (spec.type === 'times') {
-    return html`<div class="field"><label for=${id}>${label(spec.name)} (HH:MM, comma-separated)</label>
+    return html`<div class="field"><label for=${id}>${t('command.times', { name: label(spec.name) })}</label>
       <input id=${id} type="text" placeholder="06:30, 16:30" value=${Array.isArray(value) ? value.join(', ') : ''}
         onInput=${(e: Event) => {
           const times = inputValue(e)
@@ -166,11 +167,11 @@ function ConfirmDialog({ question, onAnswer }: { question: string; onAnswer(yes:
     ref.current?.showModal();
   }, []);
   return html`<dialog ref=${ref} class="confirm" aria-labelledby="confirm-title" onCancel=${() => onAnswer(false)}>
-    <h2 id="confirm-title">Are you sure?</h2>
+    <h2 id="confirm-title">${t('command.sure')}</h2>
     <p>${question}</p>
     <div class="actions">
-      <button type="button" class="button primary" onClick=${() => onAnswer(true)}>Yes, send it</button>
-      <button type="button" class="button secondary" autofocus onClick=${() => onAnswer(false)}>Cancel</button>
+      <button type="button" class="button primary" onClick=${() => onAnswer(true)}>${t('command.yes_send')}</button>
+      <button type="button" class="button secondary" autofocus onClick=${() => onAnswer(false)}>${t('command.cancel')}</button>
     </div>
   </dialog>`;
 }
@@ -181,13 +182,14 @@ function confirmQuestion(
   house: { name: string },
   farm: Farm,
 ): string {
-  const what = `${command.description} (${house.name})`;
-  if (need.reason === 'always')
-    return `${command.caution ?? 'This command needs your confirmation.'} ${what}`;
+  // The catalog's caution and description are its own words (as the API gives them).
+  const what = t('command.what', { command: command.description, house: house.name });
+  const caution = command.caution ?? '';
+  if (need.reason === 'always') return `${command.caution ?? t('command.confirm')} ${what}`;
   if (need.reason === 'no_coordinates') {
-    return `${command.caution ?? ''} ${farm.name} has no coordinates, so Farmstead cannot tell whether it is dark. ${what}`;
+    return `${caution} ${t('command.no_coordinates', { farm: farm.name })} ${what}`.trim();
   }
-  return `It is dark at ${farm.name} now. ${command.caution ?? ''} ${what}`;
+  return `${t('command.dark', { farm: farm.name })} ${caution} ${what}`;
 }
 
 /** The command picker and form for one device; `onSent(command)` after the API accepted it. */
@@ -222,7 +224,7 @@ export function CommandForm({
       // The catalog's parameters build `params` (the API checks them against the same specs).
       const body = { command: name, params } as Schema<'CommandRequest'>;
       const sent = await api('POST', '/v1/devices/{id}/commands', { path: { id: device.id }, body });
-      setDone(`${name} ${sent.status}`);
+      setDone(t('command.sent', { command: name, status: t(`command_status.${sent.status}` as MessageKey) }));
       onSent(sent);
     } catch (err) {
       setError(problemOf(err));
@@ -234,7 +236,7 @@ export function CommandForm({
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     if (!command) {
-      setError({ message: 'Choose a command first.' });
+      setError({ message: t('command.choose_first') });
       return;
     }
     // The rule (and the sun's position it may need) loads with the first command sent, not with the page.
@@ -256,20 +258,20 @@ export function CommandForm({
   const answer = (yes: boolean) => {
     setQuestion(null);
     if (yes) send();
-    else setDone('Not sent.');
+    else setDone(t('command.not_sent'));
   };
 
   const pickId = `${idPrefix}-command`;
   return html`<form class="command-form" onSubmit=${submit}>
     <div class="field">
-      <label for=${pickId}>Send a command</label>
+      <label for=${pickId}>${t('command.send_a')}</label>
       <select id=${pickId} value=${name} onChange=${(e: Event) => {
         setName(inputValue(e));
         setParams({});
         setError(null);
         setDone(null);
       }}>
-        <option value="">Choose a command…</option>
+        <option value="">${t('command.choose_command')}</option>
         ${commands.map((c) => html`<option value=${c.name}>${c.name} — ${c.description}</option>`)}
       </select>
     </div>
@@ -285,9 +287,9 @@ export function CommandForm({
           setParams(next);
         }} />`,
     )}
-    ${!online && html`<p class="caution" role="status">Sending a command needs a connection: commands are never kept to send later.</p>`}
+    ${!online && html`<p class="caution" role="status">${t('command.offline')}</p>`}
     <div class="actions">
-      <button type="submit" class="button primary" disabled=${busy || !command || !online}>${busy ? 'Sending…' : 'Send'}</button>
+      <button type="submit" class="button primary" disabled=${busy || !command || !online}>${busy ? t('command.sending') : t('command.send')}</button>
       ${done && html`<span class="done" role="status">${done}</span>`}
     </div>
     <${ErrorText} error=${error} />

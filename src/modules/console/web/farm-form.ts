@@ -5,6 +5,7 @@
  */
 import { api } from './api.ts';
 import { Field, number, Submit, text, useForm } from './form.ts';
+import { t } from './i18n.ts';
 import { html } from './lib.ts';
 import { loadFarms } from './store.ts';
 
@@ -26,7 +27,7 @@ export function TimeZones({ id }: { id: string }) {
 const NAMES = ['name', 'timezone', 'lat', 'lon', 'acres'];
 
 /** The form adding a farm; the new farm becomes the chosen one. */
-export function NewFarm({ title = 'Add a farm' }: { title?: string }) {
+export function NewFarm({ title = t('farm_form.title') }: { title?: string }) {
   const zone = browserTimeZone();
   const form = useForm(async (data, el) => {
     const timezone = text(data, 'timezone');
@@ -42,23 +43,20 @@ export function NewFarm({ title = 'Add a farm' }: { title?: string }) {
     });
     el.reset();
     await loadFarms(farm.id);
-    return `Added ${farm.name} (${farm.timezone})`;
+    return t('farm_form.added', { name: farm.name, timezone: farm.timezone });
   });
   const p = { error: form.error, idPrefix: 'new-farm' };
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="new-farm-title">
     <h2 id="new-farm-title">${title}</h2>
     <div class="form-grid">
-      <${Field} name="name" label="Name" required ...${p} />
-      <${Field} name="timezone" label="Time zone" value=${zone} list="new-farm-zones" ...${p} />
-      <${Field} name="lat" label="Latitude" type="number" step="any" min="-90" max="90" ...${p} />
-      <${Field} name="lon" label="Longitude" type="number" step="any" min="-180" max="180" ...${p} />
-      <${Field} name="acres" label="Acres" type="number" step="any" min="0" ...${p} />
+      <${Field} name="name" label=${t('farm_form.name')} required ...${p} />
+      <${Field} name="timezone" label=${t('farm_form.timezone')} value=${zone} list="new-farm-zones" ...${p} />
+      <${Field} name="lat" label=${t('farm_form.lat')} type="number" step="any" min="-90" max="90" ...${p} />
+      <${Field} name="lon" label=${t('farm_form.lon')} type="number" step="any" min="-180" max="180" ...${p} />
+      <${Field} name="acres" label=${t('farm_form.acres')} type="number" step="any" min="0" ...${p} />
     </div>
-    <p class="small muted">${[
-      zone ? `The time zone is this browser's (${zone}); change it if the farm is elsewhere.` : '',
-      'Left blank, the farm takes the zone of its position (UTC without one).',
-    ].join(' ')}</p>
+    <p class="small muted">${zone ? t('farm_form.zone_hint', { zone }) : t('farm_form.blank_hint')}</p>
     <${TimeZones} id="new-farm-zones" />
-    <${Submit} form=${form} label="Add farm" names=${NAMES} />
+    <${Submit} form=${form} label=${t('farm_form.submit')} names=${NAMES} />
   </form>`;
 }

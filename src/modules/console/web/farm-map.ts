@@ -8,6 +8,7 @@ import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'le
 import { farmCentre, isFarFromFarm, type LonLat } from '../../../domain/paddock-import.ts';
 import type { Schema } from './api.ts';
 import { occupiedNow, pastTarget } from './grazing.ts';
+import { t } from './i18n.ts';
 import { html, type Markup } from './lib.ts';
 
 // The Map page's own style sheet (web/map.css, not in styles.css: no other page loads it), then Leaflet's,
@@ -364,7 +365,7 @@ function markerOptions(p: DeviceProperties | AlertProperties) {
         iconSize: [28, 28],
         iconAnchor: [-4, 34],
       }),
-      title: `${p.severity === 'urgent' ? 'Urgent' : 'Alert'}: ${p.title}`,
+      title: t(p.severity === 'urgent' ? 'map.urgent_alert' : 'map.alert', { title: p.title }),
       zIndexOffset: 1000,
     };
   }
@@ -394,7 +395,7 @@ export function Sheet({
 }) {
   return html`<div class="sheet" role="region" aria-label=${title}>
     <div class="sheet-head"><h2>${title}</h2>
-      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label="Close">Close</button>`}</div>
+      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label=${t('map.close')}>${t('map.close')}</button>`}</div>
     ${children}
   </div>`;
 }

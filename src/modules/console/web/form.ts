@@ -3,6 +3,7 @@
  * under the form when it names none. `useForm(submit)` reads the form, calls the API, and keeps the state.
  */
 import type { Problem } from './api.ts';
+import { t } from './i18n.ts';
 import { html, type Markup, useState } from './lib.ts';
 import { ErrorText, problemOf } from './ui.ts';
 
@@ -166,14 +167,14 @@ export function localInput(iso: string | null | undefined): string {
 }
 
 /** A button that copies text to the clipboard and says so. */
-export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+export function CopyButton({ value, label = t('form.copy') }: { value: string; label?: string }) {
   const [done, setDone] = useState<string | null>(null);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
-      setDone('Copied');
+      setDone(t('form.copied'));
     } catch {
-      setDone('Select the text and copy it');
+      setDone(t('form.copy_failed'));
     }
   };
   return html`<span class="action"><button type="button" class="button secondary" onClick=${copy}>${label}</button>
@@ -183,7 +184,7 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
 /** A secret shown once (device key, API key, signing secret) with a copy button. */
 export function ShownOnce({ title, value, children }: { title: string; value: string; children?: unknown }) {
   return html`<div class="shown-once" role="status">
-    <p><strong>${title}</strong> — shown only now. Copy it somewhere safe.</p>
+    <p><strong>${title}</strong> — ${t('form.shown_once')}</p>
     <div class="secret-row"><input readonly value=${value} aria-label=${title}
       onFocus=${(e: FocusEvent) => (e.currentTarget as HTMLInputElement).select()} />
       <${CopyButton} value=${value} /></div>

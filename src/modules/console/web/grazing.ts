@@ -4,12 +4,22 @@
  * (the Map page's paddock panel shows the history too).
  */
 import { api, type Schema } from './api.ts';
+import { type MessageKey, t } from './i18n.ts';
 import { html, useState } from './lib.ts';
-import { farmTime, Loading, useLoad } from './ui.ts';
+import { EN } from './messages/en.ts';
+import { amount, farmTime, Loading, useLoad } from './ui.ts';
 
 type Paddock = Schema<'Paddock'>;
 /** What the history needs of a paddock (the paddocks page's record, the map's feature properties). */
 type PaddockName = Pick<Paddock, 'id' | 'name'>;
+
+/** Hectares in an acre (src/domain/display-units.ts converts hectares, the catalog's area unit). */
+const HA_PER_ACRE = 0.40468564224;
+
+/** A paddock's area (stored in acres) in the reader's units: hectares, or acres in US units; '—' when unknown. */
+export function areaText(acres: number | null | undefined): string {
+  return acres === null || acres === undefined ? '—' : amount(acres * HA_PER_ACRE, 'ha');
+}
 
 /** Whether anything (a group, an animal, a house) is in the paddock now. */
 export function occupiedNow(paddock: Pick<Paddock, 'occupied_by'>): boolean {
@@ -35,7 +45,12 @@ export function Occupants({ paddock }: { paddock: Paddock }) {
     ...o.houses.map((h) => html`<a href=${`/houses#${h.id}`}>${h.name}</a>`),
   ];
   if (who.length === 0) return null;
-  return html`<p class="small occupants">In it now: ${who.map((w, i) => html`${i > 0 ? ', ' : ''}${w}`)}</p>`;
+  return html`<p class="small occupants">${t('grazing.in_it_now')} ${who.map((w, i) => html`${i > 0 ? ', ' : ''}${w}`)}</p>`;
+}
+
+/** What grazed (an animal, a group, a house) in the reader's words. */
+function kindOf(kind: string): string {
+  return `subject_kind.${kind}` in EN ? t(`subject_kind.${kind}` as MessageKey) : kind;
 }
 
 /** The paddock's grazing history, newest first, loaded when opened. */
@@ -45,14 +60,14 @@ function History({ paddock, timezone }: { paddock: PaddockName; timezone: string
     [paddock.id],
   );
   if (!stays.data) return html`<${Loading} error=${stays.error} retry=${stays.reload} />`;
-  if (stays.data.data.length === 0) return html`<p class="small muted">No grazing recorded yet.</p>`;
+  if (stays.data.data.length === 0) return html`<p class="small muted">${t('grazing.none')}</p>`;
   const day = (iso: string) => farmTime(iso, timezone);
-  return html`<ol class="history small" aria-label=${`Grazing history of ${paddock.name}`}>
+  return html`<ol class="history small" aria-label=${t('grazing.history_of', { name: paddock.name })}>
     ${stays.data.data.map(
       (
         s,
-      ) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> <span class="muted">(${s.subject_type})</span><br />
-        ${day(s.from)} – ${s.until ? day(s.until) : 'now'}</li>`,
+      ) => html`<li key=${`${s.subject_id} ${s.from}`}><strong>${s.name}</strong> <span class="muted">(${kindOf(s.subject_type)})</span><br />
+        ${s.until ? t('grazing.stay', { from: day(s.from), until: day(s.until) }) : t('grazing.stay_now', { from: day(s.from) })}</li>`,
     )}
   </ol>`;
 }
@@ -61,7 +76,7 @@ function History({ paddock, timezone }: { paddock: PaddockName; timezone: string
 export function HistoryToggle({ paddock, timezone }: { paddock: PaddockName; timezone: string }) {
   const [open, setOpen] = useState(false);
   return html`<details class="history-toggle" onToggle=${(e: Event) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-    <summary>Grazing history</summary>
+    <summary>${t('grazing.history')}</summary>
     ${open && html`<${History} paddock=${paddock} timezone=${timezone} />`}
   </details>`;
 }

@@ -3,6 +3,7 @@
  */
 import { api, type Reply } from './api.ts';
 import { type FarmMap, Sheet } from './farm-map.ts';
+import { type MessageKey, t } from './i18n.ts';
 import { html, useState } from './lib.ts';
 import type { Farm } from './store.ts';
 import { ActionButton, amount, ErrorText, problemOf } from './ui.ts';
@@ -65,26 +66,26 @@ export function ImportSheet({
     onDone();
     return null;
   };
-  return html`<${Sheet} title="Import paddocks" onClose=${onClose}>
-    <p>A file from Google Earth (KML), a GPS (GPX: a closed track becomes a paddock) or a GIS (GeoJSON).</p>
-    <div class="field"><label for="import-paddocks">File</label>
+  return html`<${Sheet} title=${t('map_import.title')} onClose=${onClose}>
+    <p>${t('map_import.help')}</p>
+    <div class="field"><label for="import-paddocks">${t('map_import.file')}</label>
       <input id="import-paddocks" type="file" accept=".geojson,.json,.kml,.gpx" onChange=${pick} /></div>
     <${ErrorText} error=${error ? problemOf(error) : null} />
-    ${created !== null && html`<p class="done" role="status">Created ${created} ${created === 1 ? 'paddock' : 'paddocks'}.</p>`}
+    ${created !== null && html`<p class="done" role="status">${t('map_import.created', { count: created })}</p>`}
     ${
       preview &&
-      html`<table class="records import-preview" aria-label="Paddocks in the file">
-      <thead><tr><th scope="col">Name</th><th scope="col">Acres</th><th scope="col">Result</th></tr></thead>
+      html`<table class="records import-preview" aria-label=${t('map_import.in_file')}>
+      <thead><tr><th scope="col">${t('map_import.name')}</th><th scope="col">${t('map_import.acres')}</th><th scope="col">${t('map_import.result')}</th></tr></thead>
       <tbody>${preview.map(
         (r) => html`<tr key=${r.index} class=${r.action === 'refuse' ? 'late' : ''}>
           <td>${r.name}</td><td>${amount(r.acres)}</td>
-          <td>${r.action === 'create' ? 'created' : r.action === 'skip' ? 'skipped' : 'refused'}${r.problem ? `: ${r.problem}` : ''}
-            ${r.warnings.length > 0 && html`<ul class="import-warnings">${r.warnings.map((w) => html`<li>Check: ${w}</li>`)}</ul>`}</td></tr>`,
+          <td>${t(`map_import_action.${r.action}` as MessageKey)}${r.problem ? `: ${r.problem}` : ''}
+            ${r.warnings.length > 0 && html`<ul class="import-warnings">${r.warnings.map((w) => html`<li>${t('map_import.check', { warning: w })}</li>`)}</ul>`}</td></tr>`,
       )}</tbody></table>
-      ${warned > 0 && html`<p class="warning" role="status">${warned} ${warned === 1 ? 'outline looks' : 'outlines look'} wrong (see “Check:” above): they can still be created; look at the map first.</p>`}
-      ${refused > 0 && html`<p class="error" role="alert">${refused} ${refused === 1 ? 'outline is' : 'outlines are'} refused: fix the file and choose it again. Nothing is created until every outline passes.</p>`}
+      ${warned > 0 && html`<p class="warning" role="status">${t('map_import.warned', { count: warned })}</p>`}
+      ${refused > 0 && html`<p class="error" role="alert">${t('map_import.refused', { count: refused })}</p>`}
       <div class="actions">
-        <${ActionButton} label=${`Create ${toCreate} ${toCreate === 1 ? 'paddock' : 'paddocks'}`} kind="primary"
+        <${ActionButton} label=${t('map_import.create', { count: toCreate })} kind="primary"
           disabled=${toCreate === 0 || refused > 0} action=${create} />
       </div>`
     }

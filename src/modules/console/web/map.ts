@@ -4,6 +4,7 @@
  * paddocks page imports this module, so Leaflet is not part of any other page's load.
  */
 import L from 'leaflet';
+import { t } from './i18n.ts';
 import { html, useEffect, useRef } from './lib.ts';
 
 // Leaflet's own style sheet, served beside the library (vendor/leaflet.css at the same asset version).
@@ -31,5 +32,5 @@ export function PaddockMap({ geometry, label }: { geometry: unknown; label: stri
       map.remove();
     };
   }, [key]);
-  return html`<div class="paddock-map" ref=${ref} role="region" aria-label=${`Map of ${label}`}></div>`;
+  return html`<div class="paddock-map" ref=${ref} role="region" aria-label=${t('map.map_of', { name: label })}></div>`;
 }

@@ -4,18 +4,17 @@
  * shown as its last four characters), what each farm sends you on which channel, quiet hours, muted rules,
  * the morning brief by email, a test notification, and the delivery log.
  */
-import {
-  NOTIFICATION_CHANNEL_INFO,
-  NOTIFICATION_CHANNELS,
-  type NotificationChannel,
-} from '../../../domain/notification-channels.ts';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../../domain/notification-channels.ts';
 import { api, type Body, type Reply } from './api.ts';
+import { words } from './i18n.ts';
 import { html, useState } from './lib.ts';
+import { EN, ES } from './messages/notifications.ts';
 import { ActionButton, ErrorText, farmTime, Loading, useAction, useLoad } from './ui.ts';
 
 type Settings = Reply<'GET', '/v1/me/notification-settings'>;
 type FarmSettings = Settings['farms'][number];
 const SEVERITIES = ['urgent', 'watch', 'info'] as const;
+const w = words(EN, ES);
 type Severity = (typeof SEVERITIES)[number];
 
 /** The VAPID key as the bytes PushManager.subscribe wants. */
@@ -28,10 +27,10 @@ function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
 
 function pushSupport(): string | null {
   if (!('serviceWorker' in navigator) || !('PushManager' in window)) {
-    return 'This browser cannot receive notifications. On an iPhone or iPad, add Farmstead to the Home Screen (Share → Add to Home Screen) and open it from there.';
+    return w('no_push');
   }
   if (Notification.permission === 'denied') {
-    return 'Notifications are blocked for this site in the browser’s settings; allow them there first.';
+    return w('blocked');
   }
   return null;
 }
@@ -39,7 +38,7 @@ function pushSupport(): string | null {
 /** Asks the browser for permission, subscribes with the server's key and saves the subscription. */
 async function allowHere(): Promise<string> {
   if ((await Notification.requestPermission()) !== 'granted') {
-    throw new Error('Notifications were not allowed in this browser.');
+    throw new Error(w('not_allowed'));
   }
   const registration = await navigator.serviceWorker.ready;
   const { public_key } = await api('GET', '/v1/notifications/vapid-public-key');
@@ -53,7 +52,7 @@ async function allowHere(): Promise<string> {
   await api('POST', '/v1/me/push-subscriptions', {
     body: { ...json, user_agent: navigator.userAgent.slice(0, 300) },
   });
-  return 'Notifications are allowed in this browser.';
+  return w('allowed');
 }
 
 function Browsers() {
@@ -66,14 +65,14 @@ function Browsers() {
   };
   if (!list.data) return html`<${Loading} error=${list.error} retry=${list.reload} />`;
   return html`<div>
-    ${support ? html`<p class="muted">${support}</p>` : html`<${ActionButton} label="Allow notifications in this browser" kind="primary" action=${allow} />`}
+    ${support ? html`<p class="muted">${support}</p>` : html`<${ActionButton} label=${w('allow')} kind="primary" action=${allow} />`}
     ${
       list.data.data.length === 0
-        ? html`<p class="muted">No browser of yours allows notifications yet.</p>`
+        ? html`<p class="muted">${w('no_browser')}</p>`
         : html`<ul class="browsers">${list.data.data.map(
             (b) => html`<li key=${b.id}><span>${b.user_agent ?? b.endpoint_origin}</span>
-              <span class="muted"> · since ${farmTime(b.created_at, null)}</span>
-              <${ActionButton} label="Remove" action=${async () => {
+              <span class="muted">${w('since', { when: farmTime(b.created_at, null) })}</span>
+              <${ActionButton} label=${w('remove')} action=${async () => {
                 await api('DELETE', '/v1/me/push-subscriptions/{id}', { path: { id: b.id } });
                 list.reload();
               }} /></li>`,
@@ -104,26 +103,26 @@ function NtfyTopic({
     // The token is not kept in the page: it is shown back as its last four characters only.
     (form.elements.namedItem('ntfy_token') as HTMLInputElement).value = '';
     reload();
-    return 'Saved.';
+    return w('saved');
   });
   const remove = async () => {
     await api('PATCH', '/v1/me/notification-settings', { body: { farm_id: farmId, ntfy: null } });
     reload();
-    return 'Removed.';
+    return w('removed');
   };
   return html`<form class="ntfy-topic" onSubmit=${(e: Event) => {
     e.preventDefault();
     void save.run(e.currentTarget as HTMLFormElement);
   }}>
     <h3>ntfy</h3>
-    <p class="muted">Your own ntfy topic (ntfy.sh or your server): urgent alerts arrive at top priority with an Acknowledge button. Choose what it carries per farm below.</p>
-    <label for="ntfy-url">Topic URL</label>
+    <p class="muted">${w('ntfy_help')}</p>
+    <label for="ntfy-url">${w('topic_url')}</label>
     <input id="ntfy-url" name="ntfy_url" type="text" inputmode="url" autocomplete="off" required placeholder="https://ntfy.example.com/farm-alerts" value=${saved?.url ?? ''} />
-    <label for="ntfy-token">Access token (for a protected topic)</label>
+    <label for="ntfy-token">${w('token')}</label>
     <input id="ntfy-token" name="ntfy_token" type="password" autocomplete="off"
-      placeholder=${saved?.token ? `saved (${saved.token}); leave empty to keep it` : 'tk_… (optional)'} />
-    <button type="submit" class="button primary" disabled=${save.busy}>${save.busy ? 'Saving…' : 'Save topic'}</button>
-    ${saved && html`<${ActionButton} label="Remove topic" action=${remove} />`}
+      placeholder=${saved?.token ? w('token_saved', { token: saved.token }) : w('token_optional')} />
+    <button type="submit" class="button primary" disabled=${save.busy}>${save.busy ? w('saving') : w('save_topic')}</button>
+    ${saved && html`<${ActionButton} label=${w('remove_topic')} action=${remove} />`}
     ${save.done && html`<span class="done" role="status">${save.done}</span>`}
     <${ErrorText} error=${save.error} />
   </form>`;
@@ -164,37 +163,37 @@ function FarmForm({
       resolved_notices: data.get('resolved') === 'on',
     };
     setSaved(await api('PATCH', '/v1/me/notification-settings', { body }));
-    return 'Saved.';
+    return w('saved');
   });
   const id = (name: string) => `${farm.farm_id}-${name}`;
   const box = (channel: NotificationChannel, severity: Severity) => html`<label class="check">
     <input type="checkbox" name=${`${channel}-${severity}`} id=${id(`${channel}-${severity}`)}
       checked=${saved.channels[channel].includes(severity)} disabled=${channel === 'email' && !email.available} />
-    ${severity}</label>`;
+    ${w(`severity.${severity}`)}</label>`;
   return html`<form class="farm-notify" onSubmit=${(e: Event) => {
     e.preventDefault();
     void save.run(e.currentTarget as HTMLFormElement);
   }}>
-    <h3>${saved.farm_name}${saved.mode === 'test' ? ' (test)' : ''}</h3>
+    <h3>${saved.mode === 'test' ? w('farm_test', { farm: saved.farm_name }) : saved.farm_name}</h3>
     ${NOTIFICATION_CHANNELS.map(
-      (channel) => html`<fieldset key=${channel}><legend>${NOTIFICATION_CHANNEL_INFO[channel].label}</legend>
+      (channel) => html`<fieldset key=${channel}><legend>${w(`channel.${channel}`)}</legend>
         ${SEVERITIES.map((s) => box(channel, s))}
         ${channel === 'email' && !email.available && html`<p class="muted">${email.unavailable_reason}</p>`}
-        ${channel === 'ntfy' && !ntfy && html`<p class="muted">Add your ntfy topic above to receive these.</p>`}
+        ${channel === 'ntfy' && !ntfy && html`<p class="muted">${w('ntfy_first')}</p>`}
       </fieldset>`,
     )}
-    <fieldset><legend>Quiet hours (farm time)</legend>
-      <label class="check"><input type="checkbox" name="quiet" checked=${saved.quiet_hours !== null} /> On</label>
-      <label for=${id('qs')}>From</label><input id=${id('qs')} name="quiet_start" type="time" value=${saved.quiet_hours?.start ?? '22:00'} />
-      <label for=${id('qe')}>To</label><input id=${id('qe')} name="quiet_end" type="time" value=${saved.quiet_hours?.end ?? '06:00'} />
-      <label class="check"><input type="checkbox" name="breaks" checked=${saved.quiet_hours?.urgent_breaks_through ?? true} /> Urgent alerts still wake me</label>
+    <fieldset><legend>${w('quiet')}</legend>
+      <label class="check"><input type="checkbox" name="quiet" checked=${saved.quiet_hours !== null} /> ${w('on')}</label>
+      <label for=${id('qs')}>${w('from')}</label><input id=${id('qs')} name="quiet_start" type="time" value=${saved.quiet_hours?.start ?? '22:00'} />
+      <label for=${id('qe')}>${w('to')}</label><input id=${id('qe')} name="quiet_end" type="time" value=${saved.quiet_hours?.end ?? '06:00'} />
+      <label class="check"><input type="checkbox" name="breaks" checked=${saved.quiet_hours?.urgent_breaks_through ?? true} /> ${w('breaks')}</label>
     </fieldset>
-    <label for=${id('muted')}>Rules you never want to hear about (comma-separated, e.g. device.battery)</label>
+    <label for=${id('muted')}>${w('muted')}</label>
     <input id=${id('muted')} name="muted" type="text" value=${saved.muted_rules.join(', ')} />
-    <label for=${id('brief')}>Morning brief by email at (farm time; empty: none)</label>
+    <label for=${id('brief')}>${w('brief')}</label>
     <input id=${id('brief')} name="brief" type="time" value=${saved.brief_email_at ?? ''} disabled=${!email.available} />
-    <label class="check"><input type="checkbox" name="resolved" checked=${saved.resolved_notices} /> Tell me when an alert I was told about resolves</label>
-    <button type="submit" class="button primary" disabled=${save.busy}>${save.busy ? 'Saving…' : 'Save'}</button>
+    <label class="check"><input type="checkbox" name="resolved" checked=${saved.resolved_notices} /> ${w('resolved')}</label>
+    <button type="submit" class="button primary" disabled=${save.busy}>${save.busy ? w('saving') : w('save')}</button>
     ${save.done && html`<span class="done" role="status">${save.done}</span>`}
     <${ErrorText} error=${save.error} />
   </form>`;
@@ -203,7 +202,7 @@ function FarmForm({
 function Log() {
   const log = useLoad(() => api('GET', '/v1/me/notifications', { query: { limit: 20 } }), []);
   if (!log.data) return html`<${Loading} error=${log.error} retry=${log.reload} />`;
-  if (log.data.data.length === 0) return html`<p class="muted">Nothing sent to you yet.</p>`;
+  if (log.data.data.length === 0) return html`<p class="muted">${w('nothing_sent')}</p>`;
   return html`<ul class="delivery-log">${log.data.data.map(
     (n) => html`<li key=${n.id}><strong>${n.title}</strong>
       <span class="muted"> · ${n.channel} · ${n.status} · ${farmTime(n.sent_at ?? n.created_at, null)}</span>
@@ -215,13 +214,13 @@ export function Notifications() {
   const settings = useLoad(() => api('GET', '/v1/me/notification-settings'), []);
   const test = async () => {
     await api('POST', '/v1/me/notifications/test', { body: {} });
-    return 'Sent: it should arrive in a few seconds (the log below says what each channel answered).';
+    return w('test_sent');
   };
   return html`<section class="panel" id="notifications">
-    <h2>Notifications</h2>
+    <h2>${w('title')}</h2>
     <${Browsers} />
-    <p><${ActionButton} label="Send me a test notification" action=${test} /></p>
-    <h2>What you are told, per farm</h2>
+    <p><${ActionButton} label=${w('send_test')} action=${test} /></p>
+    <h2>${w('per_farm')}</h2>
     ${
       settings.data
         ? html`${
@@ -234,7 +233,7 @@ export function Notifications() {
           )}`
         : html`<${Loading} error=${settings.error} retry=${settings.reload} />`
     }
-    <h2>Delivery log</h2>
+    <h2>${w('log')}</h2>
     <${Log} />
   </section>`;
 }

@@ -4,6 +4,7 @@
  */
 import { api } from './api.ts';
 import { TimeChart } from './chart.ts';
+import { t } from './i18n.ts';
 import { html, useMemo } from './lib.ts';
 import { Loading, useLoad } from './ui.ts';
 
@@ -17,10 +18,10 @@ export function Usage() {
     }));
   }, [usage.data]);
   if (!usage.data) return html`<${Loading} error=${usage.error} retry=${usage.reload} />`;
-  const t = usage.data.totals;
+  const totals = usage.data.totals;
   return html`<section class="panel" aria-labelledby="usage-title">
-    <h2 id="usage-title">Usage</h2>
-    <p>Last 90 days: ${t.total} calls — API ${t.api}, device reports ${t.ingest}, MCP ${t.mcp}.</p>
-    <${TimeChart} series=${series} label="Calls by day" height=${200} />
+    <h2 id="usage-title">${t('usage.title')}</h2>
+    <p>${t('usage.totals', { count: totals.total, api: totals.api, ingest: totals.ingest, mcp: totals.mcp })}</p>
+    <${TimeChart} series=${series} label=${t('usage.chart')} height=${200} />
   </section>`;
 }

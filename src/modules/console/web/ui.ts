@@ -82,9 +82,9 @@ export function Announce({ message }: { message: string | null }) {
 export function Loading({ error, retry }: { error?: Problem | null; retry?: () => void }) {
   if (error) {
     return html`<div class="panel"><${ErrorText} error=${error} />
-      ${retry && html`<button type="button" class="button secondary" onClick=${retry}>Try again</button>`}</div>`;
+      ${retry && html`<button type="button" class="button secondary" onClick=${retry}>${t('ui.try_again')}</button>`}</div>`;
   }
-  return html`<p class="muted" role="status">Loading…</p>`;
+  return html`<p class="muted" role="status">${t('ui.loading')}</p>`;
 }
 
 export interface Loaded<T> {

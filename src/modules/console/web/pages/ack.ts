@@ -3,38 +3,44 @@
  * nothing (mail scanners follow links); the button posts the single-use token.
  */
 import { ApiError, api } from '../api.ts';
+import { words } from '../i18n.ts';
 import { html } from '../lib.ts';
+import { EN, ES } from '../messages/ack.ts';
+import { useReader } from '../reader-hook.ts';
 import { ActionButton, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
+const w = words(EN, ES);
+
 export function Page({ params }: PageProps) {
+  useReader();
   const token = params.token ?? '';
   const info = useLoad(
     () => api('GET', '/v1/notifications/acknowledge/{token}', { path: { token } }),
     [token],
   );
   if (info.error instanceof ApiError && info.error.status === 404) {
-    return html`<div class="panel auth"><h1>This link is not known</h1>
-      <p>Open the alert in the console instead: <a href="/alerts">Alerts</a>.</p></div>`;
+    return html`<div class="panel auth"><h1>${w('unknown')}</h1>
+      <p>${w('instead')} <a href="/alerts">${w('alerts')}</a></p></div>`;
   }
   if (!info.data) return html`<${Loading} error=${info.error} retry=${info.reload} />`;
   const alert = info.data;
   const acknowledge = async () => {
     await api('POST', '/v1/notifications/acknowledge', { body: { token } });
     info.reload();
-    return 'Acknowledged. Whoever was being woken for it will not be.';
+    return w('done');
   };
   return html`<div class="panel auth">
     <h1>${alert.title}</h1>
     <p>${alert.reason}</p>
-    <p>Status: <strong>${alert.status}</strong></p>
+    <p>${w('status')} <strong>${`status.${alert.status}` in EN ? w(`status.${alert.status}` as keyof typeof EN) : alert.status}</strong></p>
     ${
       alert.usable && alert.status === 'open'
-        ? html`<${ActionButton} label="Acknowledge this alert" busyLabel="Acknowledging…" kind="primary" action=${acknowledge} />`
+        ? html`<${ActionButton} label=${w('acknowledge')} busyLabel=${w('acknowledging')} kind="primary" action=${acknowledge} />`
         : alert.status === 'acknowledged'
-          ? html`<p role="status">This alert is acknowledged.</p>`
-          : html`<p class="muted">${alert.status === 'open' ? 'This link was used or has expired.' : 'This alert is resolved: nothing to do.'}</p>`
+          ? html`<p role="status">${w('is_acknowledged')}</p>`
+          : html`<p class="muted">${alert.status === 'open' ? w('used') : w('resolved')}</p>`
     }
-    <p><a href=${`/alerts?alert=${encodeURIComponent(alert.alert_id)}`}>Open the alert in the console</a></p>
+    <p><a href=${`/alerts?alert=${encodeURIComponent(alert.alert_id)}`}>${w('open')}</a></p>
   </div>`;
 }

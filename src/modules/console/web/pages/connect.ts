@@ -6,7 +6,10 @@
  * again on both calls, so nothing here is trusted.
  */
 import { api, type Body, type Problem, type Reply } from '../api.ts';
-import { checkedOf, html, useState } from '../lib.ts';
+import { words } from '../i18n.ts';
+import { checkedOf, html, type Markup, useState } from '../lib.ts';
+import { EN, ES } from '../messages/connect.ts';
+import { useReader } from '../reader-hook.ts';
 import { signedIn, useStore } from '../store.ts';
 import { ErrorText, Loading, problemOf, useLoad } from '../ui.ts';
 
@@ -15,12 +18,16 @@ type Described = Reply<'GET', '/v1/oauth/authorization'>;
 type Level = Described['levels'][number]['level'];
 type Mode = Described['mode'];
 
-/** What each level lets an agent do, in the farmer's words. */
-const LEVEL_HELP: Record<Level, string> = {
-  read: 'Sees farms, animals, tasks, events, alerts, houses and readings. Changes nothing.',
-  record: 'Also adds tasks and farm events, records animals, and acknowledges or resolves alerts.',
-  full: 'Also sends house and device commands (doors, feeders, moving a house) and changes farm records.',
-};
+const w = words(EN, ES);
+
+/**
+ * A whole sentence with some of its placeholders shown as markup (the redirect host and the publisher are
+ * tagged for the person and for tests): the message is filled with markers, then split at them.
+ */
+function sentence(text: string, parts: Record<string, Markup>): Markup[] {
+  return text.split(/⟦(\w+)⟧/).map((piece, i) => (i % 2 === 1 ? (parts[piece] ?? piece) : piece));
+}
+const marker = (name: string) => `⟦${name}⟧`;
 
 function requestOfUrl(): Request {
   const search = new URLSearchParams(location.search);
@@ -43,6 +50,7 @@ function requestOfUrl(): Request {
 }
 
 function Consent({ request, described }: { request: Request; described: Described }) {
+  useReader();
   useStore();
   const session = signedIn();
   const [mode, setMode] = useState<Mode>(described.mode);
@@ -78,59 +86,68 @@ function Consent({ request, described }: { request: Request; described: Describe
   };
   const client = described.client;
   return html`<div class="panel auth connect">
-    <h1>Connect ${client.name}?</h1>
-    <p><strong>${client.name}</strong> asks to use Farmstead as <strong>${session.person.email}</strong>.
-      When you answer, you go back to <strong class="redirect-host">${client.redirect_host}</strong>.</p>
-    ${client.published_by && html`<p class="small">Its description is published by <strong class="published-by">${client.published_by}</strong>.</p>`}
-    <p class="muted small">The name is what the app calls itself. Allow only if you just connected it from an app you trust at that address.</p>
+    <h1>${w('ask', { client: client.name })}</h1>
+    <p>${sentence(w('asks', { client: marker('client'), email: marker('email'), host: marker('host') }), {
+      client: html`<strong>${client.name}</strong>`,
+      email: html`<strong>${session.person.email}</strong>`,
+      host: html`<strong class="redirect-host">${client.redirect_host}</strong>`,
+    })}</p>
+    ${
+      client.published_by &&
+      html`<p class="small">${sentence(w('published', { publisher: marker('publisher') }), {
+        publisher: html`<strong class="published-by">${client.published_by}</strong>`,
+      })}</p>`
+    }
+    <p class="muted small">${w('trust')}</p>
     <form onSubmit=${(e: Event) => {
       e.preventDefault();
       answer('allow');
     }}>
-      <fieldset class="checks"><legend>Mode</legend>
+      <fieldset class="checks"><legend>${w('mode')}</legend>
         ${(['live', 'test'] as const).map(
           (m) => html`<label><input type="radio" name="mode" value=${m} checked=${mode === m}
-            onChange=${() => setMode(m)} />${m === 'live' ? 'Live farms' : 'Test farms (sample)'}</label>`,
+            onChange=${() => setMode(m)} />${m === 'live' ? w('live') : w('test')}</label>`,
         )}
       </fieldset>
-      <fieldset class="checks connect-farms"><legend>Farms</legend>
+      <fieldset class="checks connect-farms"><legend>${w('farms')}</legend>
         <label><input type="checkbox" name="every_farm" checked=${everyFarm}
-          onChange=${(e: Event) => setEveryFarm(checkedOf(e))} />Every ${mode} farm, also ones added later</label>
+          onChange=${(e: Event) => setEveryFarm(checkedOf(e))} />${w(mode === 'live' ? 'every_live' : 'every_test')}</label>
         ${ofMode.map(
           (
             f,
           ) => html`<label><input type="checkbox" name="farm" value=${f.id} checked=${everyFarm || farms.includes(f.id)}
             disabled=${everyFarm} onChange=${() => toggle(f.id)} />${f.name}</label>`,
         )}
-        ${ofMode.length === 0 && html`<p class="muted small">No ${mode} farms yet.</p>`}
+        ${ofMode.length === 0 && html`<p class="muted small">${w(mode === 'live' ? 'no_live' : 'no_test')}</p>`}
       </fieldset>
-      <fieldset class="levels"><legend>What it may do</legend>
+      <fieldset class="levels"><legend>${w('may')}</legend>
         ${described.levels.map(
           (
             l,
           ) => html`<label class="level"><input type="radio" name="level" value=${l.level} checked=${level === l.level}
-            onChange=${() => setLevel(l.level)} /><span><strong>${l.title}</strong>
-            <span class="muted small">${LEVEL_HELP[l.level]}</span></span></label>`,
+            onChange=${() => setLevel(l.level)} /><span><strong>${w(`level.${l.level}`)}</strong>
+            <span class="muted small">${w(`help.${l.level}`)}</span></span></label>`,
         )}
       </fieldset>
       <${ErrorText} error=${error} />
       <div class="actions">
-        <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Connecting…' : 'Allow'}</button>
-        <button type="button" class="button" disabled=${busy} onClick=${() => answer('deny')}>Deny</button>
+        <button type="submit" class="button primary" disabled=${busy}>${busy ? w('connecting') : w('allow')}</button>
+        <button type="button" class="button" disabled=${busy} onClick=${() => answer('deny')}>${w('deny')}</button>
       </div>
     </form>
-    <p class="muted small">You can disconnect it at any time on <a href="/account">your account page</a>.</p>
+    <p class="muted small">${w('later')} <a href="/account">${w('account_page')}</a>.</p>
   </div>`;
 }
 
 export function Page() {
+  useReader();
   const request = requestOfUrl();
   const described = useLoad(
     () => api('GET', '/v1/oauth/authorization', { query: request }),
     [location.search],
   );
   if (!described.data) {
-    return html`<div class="panel auth"><h1>Connect an agent</h1><${Loading} error=${described.error} /></div>`;
+    return html`<div class="panel auth"><h1>${w('title')}</h1><${Loading} error=${described.error} /></div>`;
   }
   return html`<${Consent} request=${request} described=${described.data} />`;
 }

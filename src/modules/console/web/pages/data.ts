@@ -3,18 +3,20 @@
  * cookie) and the animals import — a dry run first, showing every row's errors, then the real import.
  */
 import { api, type Problem, query, type Reply } from '../api.ts';
+import { words } from '../i18n.ts';
 import { checkedOf, html, inputValue, useState } from '../lib.ts';
+import { EN, ES } from '../messages/data.ts';
+import { useReader } from '../reader-hook.ts';
 import { can, type Farm } from '../store.ts';
 import { ErrorText, Loading, problemOf, useLoad } from '../ui.ts';
+import { typeName } from './devices.ts';
 import type { PageProps } from './page.ts';
+
+const w = words(EN, ES);
 
 type ImportResult = Reply<'POST', '/v1/farms/{farm}/animals/import'>;
 
-const RECORDS = [
-  ['animals', 'Animals'],
-  ['events', 'Events'],
-  ['tasks', 'Tasks'],
-];
+const RECORDS = ['animals', 'events', 'tasks'] as const;
 
 function Exports({ farm }: { farm: Farm }) {
   const devices = useLoad(
@@ -34,57 +36,64 @@ function Exports({ farm }: { farm: Farm }) {
       until: readings.until ? new Date(readings.until).toISOString() : undefined,
     })}`;
   return html`<section class="panel" aria-labelledby="export-title">
-    <h2 id="export-title">Export</h2>
-    <p class="small muted">CSV opens in a spreadsheet; NDJSON (one JSON object a line) suits programs.</p>
+    <h2 id="export-title">${w('export')}</h2>
+    <p class="small muted">${w('formats')}</p>
     <ul class="export-list">${RECORDS.map(
-      ([kind, label]) => html`<li><strong>${label}</strong>
-        <a class="button secondary" download href=${`/v1/farms/${farm.id}/${kind}/export?format=csv`}>${label} CSV</a>
-        <a class="button secondary" download href=${`/v1/farms/${farm.id}/${kind}/export?format=ndjson`}>${label} NDJSON</a></li>`,
+      (kind) => html`<li><strong>${w(kind)}</strong>
+        <a class="button secondary" download href=${`/v1/farms/${farm.id}/${kind}/export?format=csv`}>${w('csv', { records: w(kind) })}</a>
+        <a class="button secondary" download href=${`/v1/farms/${farm.id}/${kind}/export?format=ndjson`}>${w('ndjson', { records: w(kind) })}</a></li>`,
     )}</ul>
-    <h3>Device readings</h3>
+    <h3>${w('readings')}</h3>
     ${
       !devices.data
         ? html`<${Loading} error=${devices.error} retry=${devices.reload} />`
         : devices.data.data.length === 0
-          ? html`<p class="muted">No devices yet.</p>`
+          ? html`<p class="muted">${w('no_devices')}</p>`
           : html`<div class="form-grid">
-            <div class="field"><label for="export-device">Device</label>
+            <div class="field"><label for="export-device">${w('device')}</label>
               <select id="export-device" onChange=${set('device')}>${devices.data.data.map(
                 (d) =>
-                  html`<option value=${d.id} selected=${deviceId === d.id}>${d.name} (${d.type})</option>`,
+                  html`<option value=${d.id} selected=${deviceId === d.id}>${w('device_option', { name: d.name, type: typeName(d.type) })}</option>`,
               )}</select></div>
-            <div class="field"><label for="export-metric">Metric (blank for all)</label>
+            <div class="field"><label for="export-metric">${w('metric')}</label>
               <input id="export-metric" value=${readings.metric} onInput=${set('metric')} /></div>
-            <div class="field"><label for="export-since">From</label>
+            <div class="field"><label for="export-since">${w('from')}</label>
               <input id="export-since" type="datetime-local" value=${readings.since} onChange=${set('since')} /></div>
-            <div class="field"><label for="export-until">Until</label>
+            <div class="field"><label for="export-until">${w('until')}</label>
               <input id="export-until" type="datetime-local" value=${readings.until} onChange=${set('until')} /></div>
-            <div class="field"><label for="export-format">Format</label>
+            <div class="field"><label for="export-format">${w('format')}</label>
               <select id="export-format" onChange=${set('format')}><option value="csv">CSV</option><option value="ndjson">NDJSON</option></select></div>
           </div>
-          <p><a class="button secondary" download href=${readingsUrl}>Export readings</a></p>`
+          <p><a class="button secondary" download href=${readingsUrl}>${w('export_readings')}</a></p>`
     }
   </section>`;
 }
 
 /** "3 rows — 2 added, 0 updated, 0 unchanged, 1 skipped." */
 function summary(r: ImportResult): string {
-  const verbs = r.dry_run ? ['to add', 'to update'] : ['added', 'updated'];
-  const skipped = r.skipped ? `, ${r.skipped} skipped` : '';
-  return `${r.rows} rows — ${r.created} ${verbs[0]}, ${r.updated} ${verbs[1]}, ${r.unchanged} unchanged${skipped}.`;
+  const counts = {
+    count: r.rows,
+    created: r.created,
+    updated: r.updated,
+    unchanged: r.unchanged,
+    skipped: r.skipped,
+  };
+  if (r.dry_run) return w(r.skipped ? 'summary_dry_skipped' : 'summary_dry', counts);
+  return w(r.skipped ? 'summary_skipped' : 'summary', counts);
 }
 
 function ImportResult({ result }: { result: ImportResult }) {
   const bad = result.errors;
   return html`<div class="import-result" role="status">
-    <p><strong>${result.dry_run ? 'Preview' : 'Imported'}:</strong> ${summary(result)}</p>
+    <p><strong>${w('result', { what: w(result.dry_run ? 'preview' : 'imported') })}</strong> ${summary(result)}</p>
     ${
       bad.length > 0 &&
       html`<div class="table-wrap"><table class="records errors">
-        <caption>Rows with errors${result.dry_run ? ' (fix them, or import the others only)' : ''}</caption>
-        <thead><tr><th scope="col">Row</th><th scope="col">Column</th><th scope="col">Problem</th></tr></thead>
+        <caption>${w(result.dry_run ? 'errors_dry' : 'errors')}</caption>
+        <thead><tr><th scope="col">${w('row')}</th><th scope="col">${w('column')}</th><th scope="col">${w('problem')}</th></tr></thead>
         <tbody>${bad.map(
-          (e) => html`<tr><td>Row ${e.row}</td><td>${e.column ?? '—'}</td><td>${e.message}</td></tr>`,
+          (e) =>
+            html`<tr><td>${w('row_number', { row: e.row })}</td><td>${e.column ?? '—'}</td><td>${e.message}</td></tr>`,
         )}</tbody></table></div>`
     }
   </div>`;
@@ -122,24 +131,22 @@ function Import({ farm }: { farm: Farm }) {
   };
   const blocked = preview && preview.errors.length > 0 && !skip;
   return html`<section class="panel" aria-labelledby="import-title">
-    <h2 id="import-title">Import animals</h2>
-    <p class="small muted">A CSV with the columns of the animals export (any of them, in any order). Rows whose
-      <code>eid</code>, else <code>tag</code>, match an animal update it; the others add animals. Nothing is stored
-      until you import after the preview.</p>
-    <div class="field"><label for="import-file">CSV file</label>
+    <h2 id="import-title">${w('import_title')}</h2>
+    <p class="small muted">${w('import_help')}</p>
+    <div class="field"><label for="import-file">${w('file')}</label>
       <input id="import-file" type="file" accept=".csv,text/csv" onChange=${(e: Event) => {
         setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null);
         setPreview(null);
         setDone(null);
       }} /></div>
     <label class="check"><input type="checkbox" checked=${skip} onChange=${(e: Event) => setSkip(checkedOf(e))} />
-      Import the good rows and skip rows with errors</label>
+      ${w('skip')}</label>
     <div class="actions">
-      <button type="button" class="button secondary" disabled=${!file || busy} onClick=${() => send(true)}>Preview</button>
+      <button type="button" class="button secondary" disabled=${!file || busy} onClick=${() => send(true)}>${w('preview')}</button>
       <button type="button" class="button primary" disabled=${!preview || blocked || busy} onClick=${() => send(false)}>
-        ${busy ? 'Working…' : 'Import'}</button>
+        ${busy ? w('working') : w('import')}</button>
     </div>
-    ${blocked && html`<p class="small">One bad row stops the whole import: fix the file, or tick “skip rows with errors”.</p>`}
+    ${blocked && html`<p class="small">${w('blocked')}</p>`}
     <${ErrorText} error=${error} />
     ${preview && html`<${ImportResult} result=${preview} />`}
     ${done && html`<${ImportResult} result=${done} />`}
@@ -147,9 +154,10 @@ function Import({ farm }: { farm: Farm }) {
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   return html`<section>
-    <h1>Data</h1>
+    <h1>${w('title')}</h1>
     <${Exports} farm=${farm} />
-    ${can('animals', 'write') ? html`<${Import} farm=${farm} />` : html`<p class="muted">Importing needs an owner.</p>`}
+    ${can('animals', 'write') ? html`<${Import} farm=${farm} />` : html`<p class="muted">${w('owner_only')}</p>`}
   </section>`;
 }

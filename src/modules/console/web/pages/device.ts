@@ -5,18 +5,22 @@
  */
 import { api, type Schema } from '../api.ts';
 import { type Threshold, TimeChart } from '../chart.ts';
+import { type MessageKey, t, words } from '../i18n.ts';
 import { html, inputValue, useMemo, useState } from '../lib.ts';
+import { EN, ES } from '../messages/devices.ts';
+import { useReader } from '../reader-hook.ts';
 import { Pager, usePager } from '../records.ts';
 import { can, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, amount, farmTime, Loading, useLoad } from '../ui.ts';
-import { DeviceKey } from './devices.ts';
+import { DeviceKey, typeName } from './devices.ts';
 import type { PageProps } from './page.ts';
 
 type Device = Schema<'Device'>;
 type Rule = Schema<'Rule'>;
 type Interval = '1m' | '5m' | '1h' | '1d';
 
+const w = words(EN, ES);
 const HOUR = 3_600_000;
 const RANGES: [string, string, number][] = [
   ['6h', '6 h', 6 * HOUR],
@@ -70,9 +74,9 @@ function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): 
     if (r.device_type && r.device_type !== device.type) continue;
     if (r.device_id && r.device_id !== device.id) continue;
     if (r.watch !== null && r.watch !== undefined)
-      lines.push({ value: r.watch, kind: 'watch', label: `${r.name} watch` });
+      lines.push({ value: r.watch, kind: 'watch', label: w('line_watch', { rule: r.name }) });
     if (r.urgent !== null && r.urgent !== undefined)
-      lines.push({ value: r.urgent, kind: 'urgent', label: `${r.name} urgent` });
+      lines.push({ value: r.urgent, kind: 'urgent', label: w('line_urgent', { rule: r.name }) });
   }
   return lines;
 }
@@ -110,15 +114,15 @@ function Charts({ device, metrics, rules }: { device: Device; metrics: string[];
   const toggle = (metric: string) =>
     setChosen(chosen.includes(metric) ? chosen.filter((m) => m !== metric) : [...chosen, metric]);
   return html`<div class="panel">
-    <h2>Readings</h2>
-    <fieldset class="checks"><legend>Metrics</legend>
+    <h2>${w('readings')}</h2>
+    <fieldset class="checks"><legend>${w('metrics')}</legend>
       ${metrics.map(
         (m) =>
           html`<label><input type="checkbox" checked=${chosen.includes(m)} onChange=${() => toggle(m)} />${m}</label>`,
       )}
     </fieldset>
-    <div class="ranges" role="group" aria-label="Range">
-      ${[...RANGES, ['custom', 'Custom']].map(
+    <div class="ranges" role="group" aria-label=${w('range')}>
+      ${[...RANGES, ['custom', w('custom')]].map(
         ([k, label]) =>
           html`<button type="button" class="tab" aria-pressed=${range === k} onClick=${() => setRange(k)}>${label}</button>`,
       )}
@@ -126,14 +130,14 @@ function Charts({ device, metrics, rules }: { device: Device; metrics: string[];
     ${
       range === 'custom' &&
       html`<div class="form-grid">
-        <div class="field"><label for="range-from">From</label>
+        <div class="field"><label for="range-from">${w('from')}</label>
           <input id="range-from" type="datetime-local" value=${custom.from} onChange=${(e: Event) => setCustom({ ...custom, from: inputValue(e) })} /></div>
-        <div class="field"><label for="range-to">To (blank for now)</label>
+        <div class="field"><label for="range-to">${w('to')}</label>
           <input id="range-to" type="datetime-local" value=${custom.to} onChange=${(e: Event) => setCustom({ ...custom, to: inputValue(e) })} /></div>
-        ${!frame && html`<p class="error" role="alert">Pick a start before the end.</p>`}
+        ${!frame && html`<p class="error" role="alert">${w('bad_range')}</p>`}
       </div>`
     }
-    ${interval && html`<p class="small muted">Averages per ${interval} bucket.</p>`}
+    ${interval && html`<p class="small muted">${w('averages', { interval })}</p>`}
     ${
       !series.data
         ? html`<${Loading} error=${series.error} retry=${series.reload} />`
@@ -144,7 +148,7 @@ function Charts({ device, metrics, rules }: { device: Device; metrics: string[];
               span=${shown} />`,
           )
     }
-    ${chosen.length === 0 && html`<p class="muted">Pick a metric to chart.</p>`}
+    ${chosen.length === 0 && html`<p class="muted">${w('pick_metric')}</p>`}
   </div>`;
 }
 
@@ -163,21 +167,22 @@ function Commands({ device, timezone }: { device: Device; timezone: string }) {
   );
   if (!commands.data) return html`<${Loading} error=${commands.error} retry=${commands.reload} />`;
   if (commands.data.data.length === 0 && pager.number === 1)
-    return html`<p class="muted">No commands sent yet.</p>`;
+    return html`<p class="muted">${w('no_commands')}</p>`;
   return html`<div class="table-wrap"><table class="records">
-      <caption class="visually-hidden">Command history</caption>
-      <thead><tr><th scope="col">Sent</th><th scope="col">Command</th><th scope="col">Status</th><th scope="col" class="wide">Parameters</th></tr></thead>
+      <caption class="visually-hidden">${w('command_history')}</caption>
+      <thead><tr><th scope="col">${w('sent')}</th><th scope="col">${w('command')}</th><th scope="col">${w('status')}</th><th scope="col" class="wide">${w('parameters')}</th></tr></thead>
       <tbody>${commands.data.data.map(
         (
           c,
         ) => html`<tr key=${c.id} id=${c.id}><td>${farmTime(c.created_at, timezone)}</td><td>${c.command}</td>
-          <td><span class=${`status ${c.status}`}>${c.status}</span></td>
+          <td><span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span></td>
           <td class="wide"><code>${JSON.stringify(c.params ?? {})}</code></td></tr>`,
       )}</tbody></table></div>
     <${Pager} pager=${pager} page=${commands.data} />`;
 }
 
 export function Page({ farm, params }: PageProps) {
+  useReader();
   useStore();
   const id = params.id ?? '';
   const [newKey, setNewKey] = useState<string | null>(null);
@@ -197,43 +202,45 @@ export function Page({ farm, params }: PageProps) {
   if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
   const { device, metrics, latest, rules, paddock } = data.data;
   return html`<section>
-    <p><a href="/devices">← Devices</a></p>
-    <div class="card-head"><h1>${device.name}</h1><span class="status">${device.type}</span></div>
+    <p><a href="/devices">${w('back')}</a></p>
+    <div class="card-head"><h1>${device.name}</h1><span class="status">${typeName(device.type)}</span></div>
     <dl class="facts">
-      <div><dt>Battery</dt><dd>${amount(device.battery, '%')}</dd></div>
-      <div><dt>Last report</dt><dd>${ago(device.last_seen_at)}</dd></div>
-      <div><dt>Paddock</dt><dd>${device.paddock_id ? html`<a href=${`/paddocks#${device.paddock_id}`}>${paddock?.name ?? 'open'}</a>` : '—'}</dd></div>
-      <div><dt>Serial</dt><dd>${device.serial ?? '—'}</dd></div>
-      <div><dt>Firmware</dt><dd>${device.firmware ?? '—'}</dd></div>
-      <div><dt>Key</dt><dd><code>${device.key_prefix}…</code></dd></div>
-      ${device.animal_id && html`<div><dt>Animal</dt><dd><a href=${`/animals/${device.animal_id}`}>open</a></dd></div>`}
+      <div><dt>${w('battery')}</dt><dd>${amount(device.battery, '%')}</dd></div>
+      <div><dt>${w('last_report')}</dt><dd>${ago(device.last_seen_at)}</dd></div>
+      <div><dt>${w('paddock')}</dt><dd>${device.paddock_id ? html`<a href=${`/paddocks#${device.paddock_id}`}>${paddock?.name ?? w('open')}</a>` : '—'}</dd></div>
+      <div><dt>${w('serial')}</dt><dd>${device.serial ?? '—'}</dd></div>
+      <div><dt>${w('firmware')}</dt><dd>${device.firmware ?? '—'}</dd></div>
+      <div><dt>${w('key')}</dt><dd><code>${device.key_prefix}…</code></dd></div>
+      ${device.animal_id && html`<div><dt>${w('animal')}</dt><dd><a href=${`/animals/${device.animal_id}`}>${w('open')}</a></dd></div>`}
     </dl>
     ${
       can('devices', 'write') &&
-      html`<div class="actions"><${ActionButton} label="Rotate key" action=${async () => {
-        if (!confirm(`Rotate the key of ${device.name}? The old key stops working at once.`)) return 'Kept';
+      html`<div class="actions"><${ActionButton} label=${w('rotate')} action=${async () => {
+        if (!confirm(w('rotate_confirm', { name: device.name }))) return w('kept');
         const rotated = await api('POST', '/v1/devices/{id}/key', { path: { id: device.id } });
         setNewKey(rotated.device_key);
         data.reload();
-        return 'New key made';
+        return w('rotated');
       }} />
-      <p class="muted">Devices on an external MQTT broker with dynamic security: a device made before the switch needs a new key (keys are stored hashed), so rotate it once.</p></div>`
+      <p class="muted">${w('mqtt')}</p></div>`
     }
-    ${newKey && html`<${DeviceKey} deviceKey=${newKey} type=${device.type} title=${`New key of ${device.name}`} />`}
+    ${newKey && html`<${DeviceKey} deviceKey=${newKey} type=${device.type} title=${w('new_key_of', { name: device.name })} />`}
     ${
       metrics.length === 0
-        ? html`<div class="panel"><h2>Readings</h2><p class="muted">No readings yet. Send a report with the device key.</p>
-          <button type="button" class="button secondary" onClick=${data.reload}>Look again</button></div>`
+        ? html`<div class="panel"><h2>${w('readings')}</h2><p class="muted">${w('no_readings')}</p>
+          <button type="button" class="button secondary" onClick=${data.reload}>${w('look_again')}</button></div>`
         : html`<${Charts} device=${device} metrics=${metrics} rules=${rules} />`
     }
     ${
       latest.length > 0 &&
-      html`<p class="small muted">Latest: ${latest
-        .filter((r, i, all) => all.findIndex((x) => x.metric === r.metric) === i)
-        .map((r) => `${r.metric} ${amount(r.value, r.unit ?? '')}`)
-        .join(' · ')}</p>`
+      html`<p class="small muted">${w('latest', {
+        list: latest
+          .filter((r, i, all) => all.findIndex((x) => x.metric === r.metric) === i)
+          .map((r) => `${r.metric} ${amount(r.value, r.unit ?? '')}`)
+          .join(' · '),
+      })}</p>`
     }
-    <h2>Command history</h2>
+    <h2>${w('command_history')}</h2>
     <${Commands} device=${device} timezone=${farm.timezone} />
   </section>`;
 }

@@ -6,12 +6,22 @@
 import { DEVICE_TYPES, type DeviceType } from '../../../../domain/device-types.ts';
 import { api, type Body, type Reply } from '../api.ts';
 import { Field, fieldError, number, ShownOnce, Submit, text, useForm } from '../form.ts';
+import { words } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';
+import { EN, ES } from '../messages/devices.ts';
+import { useReader } from '../reader-hook.ts';
 import { choices, Pager, type Places, usePager, usePlaces } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
+
+const w = words(EN, ES);
+
+/** A device type in the reader's words. */
+export function typeName(type: string): string {
+  return `type.${type}` in EN ? w(`type.${type}` as keyof typeof EN) : type;
+}
 
 /** A metric each type of device typically reports, for the example report. */
 const EXAMPLE_METRIC: Partial<Record<string, [string, number]>> = {
@@ -33,14 +43,14 @@ export function curlExample(key: string, type: string): string {
 export function DeviceKey({
   deviceKey,
   type,
-  title = 'Device key',
+  title = w('device_key'),
 }: {
   deviceKey: string;
   type: string;
   title?: string;
 }) {
   return html`<${ShownOnce} title=${title} value=${deviceKey}>
-    <p class="small">Send a report with it:</p>
+    <p class="small">${w('send_report')}</p>
     <pre class="example"><code>${curlExample(deviceKey, type)}</code></pre>
   <//>`;
 }
@@ -69,38 +79,39 @@ function AddDevice({ farm, places, onAdded }: { farm: Farm; places: Places; onAd
         query: { tag, limit: 1 },
       });
       const animal = found.data[0];
-      if (!animal) throw fieldError(`No animal on this farm has the tag ${tag}.`, 'animal_tag');
+      if (!animal) throw fieldError(w('no_tag', { tag }), 'animal_tag');
       body.animal_id = animal.id;
     }
     const device = await api('POST', '/v1/farms/{farm}/devices', { path: { farm: farm.id }, body });
     setAdded(device);
     el.reset();
     onAdded();
-    return `Added ${device.name}`;
+    return w('added', { name: device.name });
   });
   if (!open) {
-    return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>Add a device</button>`;
+    return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>${w('add')}</button>`;
   }
   const p = { error: form.error, idPrefix: 'dev' };
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="add-device-title">
-    <h2 id="add-device-title">Add a device</h2>
+    <h2 id="add-device-title">${w('add')}</h2>
     <div class="form-grid">
-      <${Field} name="type" label="Type" type="select" options=${DEVICE_TYPES} value="tag" ...${p} />
-      <${Field} name="name" label="Name" required ...${p} />
-      <${Field} name="serial" label="Serial number" ...${p} />
-      <${Field} name="firmware" label="Firmware" ...${p} />
-      <${Field} name="animal_tag" label="On the animal with tag" ...${p} />
-      <${Field} name="group_id" label="Serving group" type="select" options=${choices(places.groups)} ...${p} />
-      <${Field} name="lat" label="Latitude" type="number" step="any" ...${p} />
-      <${Field} name="lon" label="Longitude" type="number" step="any" ...${p} />
+      <${Field} name="type" label=${w('type')} type="select" options=${DEVICE_TYPES.map((t) => [t, typeName(t)] as const)} value="tag" ...${p} />
+      <${Field} name="name" label=${w('name')} required ...${p} />
+      <${Field} name="serial" label=${w('serial_number')} ...${p} />
+      <${Field} name="firmware" label=${w('firmware')} ...${p} />
+      <${Field} name="animal_tag" label=${w('animal_tag')} ...${p} />
+      <${Field} name="group_id" label=${w('group')} type="select" options=${choices(places.groups)} ...${p} />
+      <${Field} name="lat" label=${w('lat')} type="number" step="any" ...${p} />
+      <${Field} name="lon" label=${w('lon')} type="number" step="any" ...${p} />
     </div>
-    <${Submit} form=${form} label="Add device" names=${['type', 'name', 'serial', 'firmware', 'animal_tag', 'animal_id', 'group_id', 'lat', 'lon']} />
-    ${added?.device_key && html`<${DeviceKey} deviceKey=${added.device_key} type=${added.type} title=${`Key of ${added.name}`} />`}
-    <button type="button" class="button link" onClick=${() => setOpen(false)}>Close</button>
+    <${Submit} form=${form} label=${w('submit')} names=${['type', 'name', 'serial', 'firmware', 'animal_tag', 'animal_id', 'group_id', 'lat', 'lon']} />
+    ${added?.device_key && html`<${DeviceKey} deviceKey=${added.device_key} type=${added.type} title=${w('key_of', { name: added.name })} />`}
+    <button type="button" class="button link" onClick=${() => setOpen(false)}>${w('close')}</button>
   </form>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const places = usePlaces(farm.id);
   const [type, setType] = useState<DeviceType | ''>('');
   const pager = usePager(type);
@@ -119,29 +130,29 @@ export function Page({ farm }: PageProps) {
     (brief.data?.items ?? []).filter((i) => i.kind === 'device_quiet').map((i) => i.subject_id),
   );
   return html`<section>
-    <h1>Devices</h1>
-    <div class="filters"><div class="field"><label for="device-type">Type</label>
+    <h1>${w('title')}</h1>
+    <div class="filters"><div class="field"><label for="device-type">${w('type')}</label>
       <select id="device-type" onChange=${(e: Event) => setType(inputValue(e) as DeviceType | '')}>
-        ${[['', 'Any'], ...DEVICE_TYPES.map((t) => [t, t])].map(([v, t]) => html`<option value=${v} selected=${type === v}>${t}</option>`)}
+        ${[['', w('any')], ...DEVICE_TYPES.map((t) => [t, typeName(t)])].map(([v, t]) => html`<option value=${v} selected=${type === v}>${t}</option>`)}
       </select></div></div>
     ${can('devices', 'write') && html`<${AddDevice} farm=${farm} places=${places.data} onAdded=${devices.reload} />`}
     ${
       !devices.data
         ? html`<${Loading} error=${devices.error} retry=${devices.reload} />`
         : html`<div class="table-wrap"><table class="records as-cards">
-          <caption class="visually-hidden">Devices</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col" class="num">Battery</th>
-            <th scope="col">Last report</th><th scope="col" class="wide">Key</th></tr></thead>
+          <caption class="visually-hidden">${w('title')}</caption>
+          <thead><tr><th scope="col">${w('name')}</th><th scope="col">${w('type')}</th><th scope="col" class="num">${w('battery')}</th>
+            <th scope="col">${w('last_report')}</th><th scope="col" class="wide">${w('key')}</th></tr></thead>
           <tbody>${devices.data.data.map(
             (d) => html`<tr key=${d.id} id=${d.id} class=${quiet.has(d.id) ? 'quiet' : ''}>
-              <td class="card-title"><a href=${`/devices/${d.id}`}>${d.name}</a></td><td>${d.type}</td>
-              <td class="num" data-label="Battery">${amount(d.battery, '%')}</td>
-              <td class="card-span" data-label="Last report">${quiet.has(d.id) ? html`<strong>Quiet</strong> · ` : ''}${ago(d.last_seen_at)}</td>
+              <td class="card-title"><a href=${`/devices/${d.id}`}>${d.name}</a></td><td>${typeName(d.type)}</td>
+              <td class="num" data-label=${w('battery')}>${amount(d.battery, '%')}</td>
+              <td class="card-span" data-label=${w('last_report')}>${quiet.has(d.id) ? html`<strong>${w('quiet')}</strong> · ` : ''}${ago(d.last_seen_at)}</td>
               <td class="wide"><code>${d.key_prefix}…</code></td>
             </tr>`,
           )}</tbody>
         </table></div>
-        ${devices.data.data.length === 0 && html`<p class="muted">No devices yet.</p>`}
+        ${devices.data.data.length === 0 && html`<p class="muted">${w('none')}</p>`}
         <${Pager} pager=${pager} page=${devices.data} />`
     }
   </section>`;

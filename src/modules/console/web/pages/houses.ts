@@ -8,7 +8,10 @@ import type { HouseState } from '../../../../domain/house-state.ts';
 import { classifyReading } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form-on-open.ts';
+import { type MessageKey, t, words } from '../i18n.ts';
 import { html, useEffect, useMemo } from '../lib.ts';
+import { EN, ES } from '../messages/houses.ts';
+import { useReader } from '../reader-hook.ts';
 import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
 import { type Catalog, type Farm, loadCatalog, useStore } from '../store.ts';
@@ -20,14 +23,22 @@ type House = Schema<'House'>;
 type Summary = Schema<'Brief'>['houses'][number];
 type Rule = Catalog['rules'][number];
 
+const w = words(EN, ES);
+
 const METRICS = [
-  { metric: 'feed.bin_pct', label: 'Feed' },
-  { metric: 'water.tank_pct', label: 'Water' },
-  { metric: 'climate.temp_c', label: 'Temperature' },
-  { metric: 'climate.nh3_ppm', label: 'Ammonia' },
-  { metric: 'power.battery_pct', label: 'Battery' },
-  { metric: 'power.solar_w', label: 'Solar' },
-];
+  { metric: 'feed.bin_pct', label: 'feed' },
+  { metric: 'water.tank_pct', label: 'water' },
+  { metric: 'climate.temp_c', label: 'temperature' },
+  { metric: 'climate.nh3_ppm', label: 'ammonia' },
+  { metric: 'power.battery_pct', label: 'battery' },
+  { metric: 'power.solar_w', label: 'solar' },
+] as const;
+
+/** A house state's value (a door, the move, the floor, the lights) in the reader's words. */
+function stateWord(value: string | null | undefined): string {
+  if (!value) return '—';
+  return `state.${value}` in EN ? w(`state.${value}` as keyof typeof EN) : value;
+}
 
 /**
  * 'urgent', 'watch' or '' for a value against the threshold rule on its metric (the catalog's default
@@ -48,11 +59,13 @@ function Doors({ doors }: { doors: Partial<HouseState['doors']> }) {
   const numbers = (Object.keys(doors) as (keyof HouseState['doors'])[]).sort((a, b) => Number(a) - Number(b));
   const open = numbers.filter((n) => doors[n] === 'open').length;
   return html`<div class="doors">
-    <p><strong>Pop doors</strong> ${open} of ${numbers.length} open</p>
-    <ol class="door-row" aria-label="Pop doors">
+    <p><strong>${w('pop_doors')}</strong> ${w('doors_open', { open, count: numbers.length })}</p>
+    <ol class="door-row" aria-label=${w('pop_doors')}>
       ${numbers.map(
-        (n) => html`<li class=${`door ${doors[n]}`} title=${`Door ${n}: ${doors[n]}`}>
-        <span aria-hidden="true">${n}</span><span class="visually-hidden">Door ${n} ${doors[n]}</span></li>`,
+        (
+          n,
+        ) => html`<li class=${`door ${doors[n]}`} title=${w('door', { number: n, state: stateWord(doors[n]) })}>
+        <span aria-hidden="true">${n}</span><span class="visually-hidden">${w('door', { number: n, state: stateWord(doors[n]) })}</span></li>`,
       )}
     </ol>
   </div>`;
@@ -75,13 +88,13 @@ function failure(command: Schema<'Command'>): string | null {
 }
 
 function Commands({ commands, timezone }: { commands: House['recent_commands']; timezone: string }) {
-  if (commands.length === 0) return html`<p class="muted small">No commands yet.</p>`;
-  return html`<ul class="commands" aria-label="Recent commands">
+  if (commands.length === 0) return html`<p class="muted small">${w('no_commands')}</p>`;
+  return html`<ul class="commands" aria-label=${w('recent_commands')}>
     ${commands.slice(0, 5).map(
       (c) => html`<li class="command" data-command=${c.command}>
         <code>${c.command}</code>
         <span class="params">${paramsText(c.params)}</span>
-        <span class=${`status ${c.status}`}>${c.status}</span>
+        <span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span>
         <span class="muted small">${farmTime(c.created_at, timezone)}</span>
         ${failure(c) && html`<span class="error small">${failure(c)}</span>`}
       </li>`,
@@ -116,39 +129,50 @@ function HouseCard({
     <div class="card-head">
       <h2 class="card-title" id=${`${house.id}-name`}>${house.name}</h2>
       <span class=${`last-report${stale ? ' stale' : ''}`}>
-        ${stale ? 'Not reporting · ' : ''}last report ${ago(house.last_seen_at)}</span>
+        ${w(stale ? 'not_reporting' : 'last_report', { ago: ago(house.last_seen_at) })}</span>
     </div>
-    ${summary && summary.attention.length > 0 && html`<p class="attention">Needs attention: ${summary.attention.join('; ')}</p>`}
+    ${summary && summary.attention.length > 0 && html`<p class="attention">${w('attention', { list: summary.attention.join('; ') })}</p>`}
     <dl class="metrics">
       ${METRICS.map(({ metric, label }) => {
         const r = house.latest_readings[metric];
         const level = levelOf(rules, metric, r?.value);
-        return html`<div class=${`metric ${level}`}><dt>${label}</dt><dd>${amount(r?.value ?? null, r?.unit ?? '')}
-          ${level && html`<span class="visually-hidden"> (${level})</span>`}</dd></div>`;
+        return html`<div class=${`metric ${level}`}><dt>${w(label)}</dt><dd>${amount(r?.value ?? null, r?.unit ?? '')}
+          ${level && html`<span class="visually-hidden"> ${w(level === 'urgent' ? 'level_urgent' : 'level_watch')}</span>`}</dd></div>`;
       })}
     </dl>
     <${Doors} doors=${state.doors ?? {}} />
-    ${summary?.doors?.after_dusk && summary.doors.open > 0 && html`<p class="attention">Doors open after dusk.</p>`}
+    ${summary?.doors?.after_dusk && summary.doors.open > 0 && html`<p class="attention">${w('doors_after_dusk')}</p>`}
     <dl class="facts">
-      <div><dt>Move</dt><dd>${move.status ?? '—'}${move.status === 'stepping' ? `, ${amount(move.meters_per_day, 'm/day')}` : ''}${
-        move.heading_deg !== null && move.heading_deg !== undefined ? `, heading ${move.heading_deg}°` : ''
-      }</dd></div>
-      <div><dt>Paddock</dt><dd>${house.paddock_id ? html`<a href=${`/paddocks#${house.paddock_id}`}>${paddock ?? 'open'}</a>` : '—'}</dd></div>
-      <div><dt>Floor</dt><dd>${state.floor ?? '—'}</dd></div>
-      <div><dt>Lights</dt><dd>${state.lights ?? '—'}</dd></div>
-      <div><dt>Birds inside</dt><dd>${amount(reading('birds.inside'))}</dd></div>
+      <div><dt>${w('move')}</dt><dd>${moveText(move)}</dd></div>
+      <div><dt>${w('paddock')}</dt><dd>${house.paddock_id ? html`<a href=${`/paddocks#${house.paddock_id}`}>${paddock ?? w('open_paddock')}</a>` : '—'}</dd></div>
+      <div><dt>${w('floor')}</dt><dd>${stateWord(state.floor)}</dd></div>
+      <div><dt>${w('lights')}</dt><dd>${stateWord(state.lights)}</dd></div>
+      <div><dt>${w('birds_inside')}</dt><dd>${amount(reading('birds.inside'))}</dd></div>
     </dl>
-    <h3 class="small-heading">Recent commands</h3>
+    <h3 class="small-heading">${w('recent_commands')}</h3>
     <${Commands} commands=${house.recent_commands} timezone=${farm.timezone} />
-    ${hasPage(`/devices/${house.id}`) && html`<p class="small"><a href=${`/devices/${house.id}`}>Full command history and charts</a></p>`}
+    ${hasPage(`/devices/${house.id}`) && html`<p class="small"><a href=${`/devices/${house.id}`}>${w('history')}</a></p>`}
     <details class="send">
-      <summary>Send a command</summary>
+      <summary>${w('send')}</summary>
       <${CommandForm} device=${house} farm=${farm} commands=${commands} onSent=${onSent} idPrefix=${house.id} />
     </details>
   </article>`;
 }
 
+/** The move: its status, its speed when stepping, its heading when known. */
+function moveText(move: Partial<HouseState['move']>): string {
+  if (!move.status) return '—';
+  const status = stateWord(move.status);
+  const speed = move.status === 'stepping' ? amount(move.meters_per_day, 'm/day') : null;
+  const heading = move.heading_deg ?? null;
+  if (speed && heading !== null) return w('move_speed_heading', { status, speed, heading });
+  if (speed) return w('move_speed', { status, speed });
+  if (heading !== null) return w('move_heading', { status, heading });
+  return status;
+}
+
 export function Page({ farm }: PageProps) {
+  useReader();
   useStore();
   const path = { farm: farm.id };
   const houses = useLoad(
@@ -194,9 +218,9 @@ export function Page({ farm }: PageProps) {
   const catalog = houses.data[2];
   const commands = catalog.commands.house ?? [];
   return html`<section>
-    <h1>Houses</h1>
-    ${farm.sample && html`<p class="muted small">Commands to the sample farm's houses are simulated: done at once.</p>`}
-    ${list.length === 0 && html`<p class="calm">No houses on ${farm.name}.</p>`}
+    <h1>${w('title')}</h1>
+    ${farm.sample && html`<p class="muted small">${w('sample')}</p>`}
+    ${list.length === 0 && html`<p class="calm">${w('none', { farm: farm.name })}</p>`}
     <div class="house-grid">
       ${list.map(
         (

@@ -6,7 +6,10 @@
  */
 import { api, type Problem, type Reply } from '../api.ts';
 import { CopyButton, Field, fieldError, ShownOnce, Submit, text, useForm } from '../form.ts';
+import { words } from '../i18n.ts';
 import { html, inputValue, useEffect, useState } from '../lib.ts';
+import { EN, ES } from '../messages/integrations.ts';
+import { useReader } from '../reader-hook.ts';
 import type { Farm } from '../store.ts';
 import { ActionButton, ago, ErrorText, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -23,6 +26,8 @@ type Mapping = NonNullable<Link['mapping']>;
 type MappingPreview = Reply<'POST', '/v1/devices/{id}/lorawan/preview'>['preview'];
 
 /** Every network server the API offers (its registry's names): a new one fails to compile until named here. */
+const w = words(EN, ES);
+
 const TYPES: Record<IntegrationType, string> = {
   chirpstack: 'ChirpStack (v4)',
   ttn: 'The Things Network / The Things Stack (v3)',
@@ -45,16 +50,16 @@ const STEPS: Record<IntegrationType, (p: StepsProps) => unknown> = {
   chirpstack: ({ url, bearer, secret }) => html`<ol class="steps small">
       <li>In ChirpStack open <strong>Tenant → Applications → your application → Integrations → HTTP</strong> and click <strong>+</strong>.</li>
       <li><strong>Payload encoding</strong>: JSON.</li>
-      <li><strong>Event endpoint URL(s)</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
-      <li><strong>Headers</strong>: name <code>Authorization</code>, value <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
+      <li><strong>Event endpoint URL(s)</strong>: <code>${url}</code> <${CopyButton} value=${url} label=${w('copy_url')} /></li>
+      <li><strong>Headers</strong>: name <code>Authorization</code>, value <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label=${w('copy_header')} />`}</li>
       <li>Submit. Put the vendor's decoder in the device profile's <strong>Codec</strong> so uplinks carry decoded fields.</li>
       <li>For commands: an API key (<strong>Tenant → API keys</strong>) and the REST API address go in API address and API key below.</li>
     </ol>`,
   ttn: ({ url, bearer, secret, webhookId }) => html`<ol class="steps small">
     <li>In the TTN console open <strong>Applications → your application → Integrations → Webhooks → Add webhook → Custom webhook</strong>.</li>
     <li><strong>Webhook ID</strong>: ${webhookId ? html`<code>${webhookId}</code>` : 'the Webhook ID set here'}; <strong>Webhook format</strong>: JSON.</li>
-    <li><strong>Base URL</strong>: <code>${url}</code> <${CopyButton} value=${url} label="Copy URL" /></li>
-    <li><strong>Additional headers</strong>: <code>Authorization</code> = <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label="Copy header value" />`}</li>
+    <li><strong>Base URL</strong>: <code>${url}</code> <${CopyButton} value=${url} label=${w('copy_url')} /></li>
+    <li><strong>Additional headers</strong>: <code>Authorization</code> = <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label=${w('copy_header')} />`}</li>
     <li><strong>Enabled event types</strong>: Uplink message, Join accept, and Downlink ack, nack, sent, failed and queued, each with an empty path.</li>
     <li>For commands: an application API key with <em>Write downlink application traffic</em>, your cluster address (e.g. <code>https://eu1.cloud.thethings.network</code>) and the application id below.</li>
   </ol>`,
@@ -96,30 +101,30 @@ function AddIntegration({ farm, onAdded }: { farm: Farm; onAdded(): void }) {
     setMade(created);
     el.reset();
     onAdded();
-    return 'Integration added';
+    return w('added');
   });
   const p = { error: form.error, idPrefix: 'integration' };
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="add-integration-title">
-    <h2 id="add-integration-title">Add a network server</h2>
+    <h2 id="add-integration-title">${w('add')}</h2>
     <div class="form-grid">
-      <div class="field"><label for="integration-type">Network server</label>
+      <div class="field"><label for="integration-type">${w('server')}</label>
         <select id="integration-type" name="type" value=${type} onChange=${(e: Event) => setType(inputValue(e) as IntegrationType)}>
           ${Object.entries(TYPES).map(([v, label]) => html`<option value=${v}>${label}</option>`)}
         </select></div>
-      <${Field} name="name" label="Name" required placeholder="Farm gateway" ...${p} />
-      <${Field} name="api_url" label="API address (for commands)" type="url" placeholder=${type === 'ttn' ? 'https://eu1.cloud.thethings.network' : 'https://chirpstack.example.com:8090'} ...${p} />
-      <${Field} name="api_key" label="API key (for commands; never shown again)" type="password" autocomplete="off" ...${p} />
+      <${Field} name="name" label=${w('name')} required placeholder=${w('name_placeholder')} ...${p} />
+      <${Field} name="api_url" label=${w('api_url')} type="url" placeholder=${type === 'ttn' ? 'https://eu1.cloud.thethings.network' : 'https://chirpstack.example.com:8090'} ...${p} />
+      <${Field} name="api_key" label=${w('api_key')} type="password" autocomplete="off" ...${p} />
       ${
         type === 'ttn' &&
-        html`<${Field} name="application_id" label="Application ID" ...${p} />
-        <${Field} name="webhook_id" label="Webhook ID" placeholder="farmstead" ...${p} />`
+        html`<${Field} name="application_id" label=${w('application_id')} ...${p} />
+        <${Field} name="webhook_id" label=${w('webhook_id')} placeholder="farmstead" ...${p} />`
       }
     </div>
-    <${Submit} form=${form} label="Add integration" names=${['name', 'api_url', 'api_key', 'application_id', 'webhook_id']} />
+    <${Submit} form=${form} label=${w('submit')} names=${['name', 'api_url', 'api_key', 'application_id', 'webhook_id']} />
     ${
       made &&
-      html`<${ShownOnce} title="Uplink secret" value=${made.secret ?? ''}>
-      <p class="small">Uplink URL: <code>${made.uplink_url}</code> <${CopyButton} value=${made.uplink_url} label="Copy URL" /></p>
+      html`<${ShownOnce} title=${w('uplink_secret')} value=${made.secret ?? ''}>
+      <p class="small">${w('uplink_url')} <code>${made.uplink_url}</code> <${CopyButton} value=${made.uplink_url} label=${w('copy_url')} /></p>
       <${SetupSteps} integration=${made} secret=${made.secret} />
     <//>`
     }
@@ -145,20 +150,20 @@ function Adopt({
     });
     // The card leaves the list (the DevEUI is a device now): the key and the news are shown above it.
     onAdopted(device);
-    return `Adopted as ${device.name}`;
+    return w('adopted_as', { name: device.name });
   });
   const id = `adopt-${heard.dev_eui}`;
   return html`<li class="card">
     <div class="card-head"><h4 class="card-title">${heard.device_name ?? heard.dev_eui}</h4>
-      <span class="small muted">DevEUI <code>${heard.dev_eui}</code> · ${heard.uplinks} uplinks · last ${ago(heard.last_seen_at)}</span></div>
+      <span class="small muted">${w('heard', { eui: heard.dev_eui, count: heard.uplinks, ago: ago(heard.last_seen_at) })}</span></div>
     ${heard.decoded && html`<pre class="example"><code>${JSON.stringify(heard.decoded, null, 2)}</code></pre>`}
-    <form onSubmit=${form.onSubmit} aria-label=${`Adopt ${heard.dev_eui}`}>
+    <form onSubmit=${form.onSubmit} aria-label=${w('adopt_named', { eui: heard.dev_eui })}>
       <div class="form-grid">
-        <${Field} name="name" label="Device name" value=${heard.device_name ?? ''} error=${form.error} idPrefix=${id} />
-        <${Field} name="preset" label="Preset" type="select" value="" error=${form.error} idPrefix=${id}
-          options=${[['', 'None (keep every field as lorawan.*)'], ...presets.map((p) => [p.name, p.title])]} />
+        <${Field} name="name" label=${w('device_name')} value=${heard.device_name ?? ''} error=${form.error} idPrefix=${id} />
+        <${Field} name="preset" label=${w('preset')} type="select" value="" error=${form.error} idPrefix=${id}
+          options=${[['', w('preset_none')], ...presets.map((p) => [p.name, p.title])]} />
       </div>
-      <${Submit} form=${form} label="Adopt as a device" names=${['name', 'preset']} />
+      <${Submit} form=${form} label=${w('adopt')} names=${['name', 'preset']} />
     </form>
   </li>`;
 }
@@ -173,7 +178,7 @@ function Preview({ preview }: { preview: MappingPreview | null | undefined }) {
   ].filter(Boolean);
   return html`<div class="table-wrap"><table class="records">
     <caption class="small muted">The last uplink as this mapping stores it${extra.length ? `; also ${extra.join(', ')}` : ''}</caption>
-    <thead><tr><th scope="col">Metric</th><th scope="col">Value</th></tr></thead>
+    <thead><tr><th scope="col">${w('metric')}</th><th scope="col">${w('value')}</th></tr></thead>
     <tbody>${preview.readings.map((r) => html`<tr key=${r.metric}><td>${r.metric}</td><td>${r.value}</td></tr>`)}</tbody>
   </table></div>`;
 }
@@ -232,31 +237,31 @@ function DeviceMapping({
       body: { integration_id: integration.id, preset: preset || null, mapping },
     });
     onSaved();
-    return 'Mapping saved';
+    return w('mapping_saved');
   });
   const id = `map-${link.device_id}`;
   return html`<li class="card">
     <div class="card-head"><h4 class="card-title"><a href=${`/devices/${link.device_id}`}>${link.device_name}</a></h4>
       <span class="small muted">DevEUI <code>${link.dev_eui}</code> · ${link.last_uplink ? `last uplink ${ago(link.last_uplink.at)}, RSSI ${link.last_uplink.rssi ?? '–'} dBm, SNR ${link.last_uplink.snr ?? '–'} dB` : 'no uplink yet'} · applies: ${link.effective.source}</span></div>
-    <form onSubmit=${form.onSubmit} aria-label=${`Mapping of ${link.device_name}`}>
-      <div class="field"><label for=${`${id}-preset`}>Preset</label>
+    <form onSubmit=${form.onSubmit} aria-label=${w('mapping_of', { name: link.device_name })}>
+      <div class="field"><label for=${`${id}-preset`}>${w('preset')}</label>
         <select id=${`${id}-preset`} value=${preset} onChange=${(e: Event) => setPreset(inputValue(e))}>
-          <option value="">None</option>
+          <option value="">${w('none')}</option>
           ${presets.map((p) => html`<option value=${p.name}>${p.title}</option>`)}
         </select></div>
-      <div class="field"><label for=${`${id}-mapping`}>Mapping (JSON; blank: the preset's)</label>
+      <div class="field"><label for=${`${id}-mapping`}>${w('mapping')}</label>
         <textarea id=${`${id}-mapping`} rows="6" value=${mappingText} spellcheck="false"
           placeholder='{"distance": {"metric": "water.tank_pct", "scale": -0.05, "offset": 100}}'
           onInput=${(e: Event) => setMappingText(inputValue(e))}></textarea>
         <${ErrorText} error=${form.error} /></div>
       ${
         link.last_uplink?.decoded &&
-        html`<details><summary class="small">Last decoded uplink</summary>
+        html`<details><summary class="small">${w('last_decoded')}</summary>
         <pre class="example"><code>${JSON.stringify(link.last_uplink.decoded, null, 2)}</code></pre></details>`
       }
       <${ErrorText} error=${preview.error} />
       <${Preview} preview=${preview.data} />
-      <${Submit} form=${{ ...form, error: null }} label="Save mapping" />
+      <${Submit} form=${{ ...form, error: null }} label=${w('save_mapping')} />
     </form>
   </li>`;
 }
@@ -288,49 +293,45 @@ function IntegrationCard({
   return html`<li class="card" id=${integration.id}>
     <div class="card-head"><h3 class="card-title">${integration.name}</h3>
       <span class="small muted">${TYPES[integration.type]} · secret ${integration.secret_prefix}… · ${integration.api_url ? `commands via ${integration.api_url}` : 'no API address: uplinks only'}</span></div>
-    <p class="small">Uplink URL: <code>${integration.uplink_url}</code> <${CopyButton} value=${integration.uplink_url} label="Copy URL" /></p>
-    <details><summary class="small">Set-up steps</summary><${SetupSteps} integration=${integration} secret=${secret} /></details>
+    <p class="small">${w('uplink_url')} <code>${integration.uplink_url}</code> <${CopyButton} value=${integration.uplink_url} label=${w('copy_url')} /></p>
+    <details><summary class="small">${w('set_up')}</summary><${SetupSteps} integration=${integration} secret=${secret} /></details>
     <div class="actions">
-      <${ActionButton} label="Rotate secret" action=${async () => {
-        if (
-          !confirm(
-            'Issue a new secret? The old one stops working at once; paste the new one into the network server.',
-          )
-        )
-          return 'Kept';
+      <${ActionButton} label=${w('rotate')} action=${async () => {
+        if (!confirm(w('rotate_confirm'))) return w('kept');
         const rotated = await api('POST', '/v1/integrations/{id}/secret', { path: { id: integration.id } });
         setSecret(rotated.secret ?? null);
-        return 'New secret issued';
+        return w('rotated');
       }} />
-      <${ActionButton} label="Delete" kind="danger" action=${async () => {
-        if (!confirm(`Delete ${integration.name}? Its devices stay, without their mappings.`)) return 'Kept';
+      <${ActionButton} label=${w('delete')} kind="danger" action=${async () => {
+        if (!confirm(w('delete_confirm', { name: integration.name }))) return w('kept');
         await api('DELETE', '/v1/integrations/{id}', { path: { id: integration.id } });
         onChanged();
-        return 'Deleted';
+        return w('deleted');
       }} />
     </div>
-    ${secret && html`<${ShownOnce} title="New uplink secret" value=${secret} />`}
-    <h4>Heard, not yet a device</h4>
-    ${adopted && html`<${ShownOnce} title=${`Adopted as ${adopted.name}: its device key`} value=${adopted.device_key} />`}
+    ${secret && html`<${ShownOnce} title=${w('new_secret')} value=${secret} />`}
+    <h4>${w('heard_title')}</h4>
+    ${adopted && html`<${ShownOnce} title=${w('adopted_key', { name: adopted.name })} value=${adopted.device_key} />`}
     ${
       !unmatched.data
         ? html`<${Loading} error=${unmatched.error} retry=${unmatched.reload} />`
         : unmatched.data.data.length === 0
-          ? html`<p class="muted small">Every DevEUI heard is a device.</p>`
+          ? html`<p class="muted small">${w('all_devices')}</p>`
           : html`<ul class="cards">${unmatched.data.data.map((u) => html`<${Adopt} key=${u.dev_eui} integration=${integration} heard=${u} presets=${presets} onAdopted=${onAdopted} />`)}</ul>`
     }
-    <h4>Devices</h4>
+    <h4>${w('devices')}</h4>
     ${
       !devices.data
         ? html`<${Loading} error=${devices.error} retry=${devices.reload} />`
         : devices.data.data.length === 0
-          ? html`<p class="muted small">No device yet: adopt one above, or give a device the serial ${'eui:<DevEUI>'}.</p>`
+          ? html`<p class="muted small">${w('no_device', { serial: 'eui:<DevEUI>' })}</p>`
           : html`<ul class="cards">${devices.data.data.map((l) => html`<${DeviceMapping} key=${l.device_id} integration=${integration} link=${l} presets=${presets} onSaved=${devices.reload} />`)}</ul>`
     }
   </li>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const list = useLoad(
     () => api('GET', '/v1/farms/{farm}/integrations', { path: { farm: farm.id }, query: { limit: 100 } }),
     [farm.id],
@@ -338,8 +339,8 @@ export function Page({ farm }: PageProps) {
   const presets = useLoad(() => api('GET', '/v1/integration-presets'), []);
   const presetList = presets.data?.data ?? [];
   return html`<section>
-    <h1>Integrations</h1>
-    <p class="muted">LoRaWAN sensors of ${farm.name} through ChirpStack or The Things Network: their uplinks become device reports, your commands go out as downlinks. <a href="/settings">Back to Settings</a></p>
+    <h1>${w('title')}</h1>
+    <p class="muted">${w('intro', { farm: farm.name })} <a href="/settings">${w('back')}</a></p>
     ${
       !list.data || !presets.data
         ? html`<${Loading} error=${list.error ?? presets.error} retry=${() => {

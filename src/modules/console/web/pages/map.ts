@@ -17,12 +17,16 @@ import {
   tileSetting,
 } from '../farm-map.ts';
 import { Field, text, useForm } from '../form.ts';
-import { HistoryToggle, occupiedNow } from '../grazing.ts';
+import { areaText, HistoryToggle, occupiedNow } from '../grazing.ts';
+import { words } from '../i18n.ts';
 import { html, type Markup, useEffect, useMemo, useRef, useState } from '../lib.ts';
+import { EN, ES } from '../messages/map.ts';
+import { useReader } from '../reader-hook.ts';
 import { drawnAcresApart } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
+import { typeName } from './devices.ts';
 import type { PageProps } from './page.ts';
 
 /** A module loaded when first needed (the drawing panels bring leaflet-geoman), kept once loaded. */
@@ -84,14 +88,10 @@ type Mode =
   | { kind: 'move'; group: { id: string; name: string }; from: string }
   | { kind: 'import' };
 
-const STATE_WORDS = {
-  occupied: 'Grazed now',
-  ready: 'Ready to graze',
-  resting: 'Resting',
-  unknown: 'No rest figures',
-} as const;
+const w = words(EN, ES);
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const features = useLoad(() => loadFarmMap(farm.id), [farm.id]);
   const element = useRef<HTMLDivElement>(null);
   const farmMap = useRef<FarmMap | null>(null);
@@ -182,7 +182,7 @@ export function Page({ farm }: PageProps) {
         if (f?.properties.kind !== 'alert') return null;
         return html`<${Sheet} title=${f.properties.title} onClose=${close}>
           <p><span class=${`badge ${f.properties.severity}`}>${f.properties.severity}</span> ${f.properties.rule}</p>
-          <p><a class="button secondary" href=${`/alerts#${f.properties.id}`}>Open the alert</a></p><//>`;
+          <p><a class="button secondary" href=${`/alerts#${f.properties.id}`}>${w('open_alert')}</a></p><//>`;
       }
       case 'route': {
         const f = features.data?.find(
@@ -190,12 +190,12 @@ export function Page({ farm }: PageProps) {
         );
         if (f?.properties.kind !== 'route') return null;
         const r = f.properties;
-        const to = paddockOf(r.paddock_id)?.properties.name ?? 'a paddock';
-        return html`<${Sheet} title=${`Planned move to ${to}`} onClose=${close}>
+        const to = paddockOf(r.paddock_id)?.properties.name ?? w('a_paddock');
+        return html`<${Sheet} title=${w('planned_to', { paddock: to })} onClose=${close}>
           <dl class="facts">
-            <div><dt>Distance</dt><dd>${amount(r.distance_m, 'm')}</dd></div>
-            <div><dt>Rate</dt><dd>${amount(r.meters_per_day, 'm/day')}</dd></div>
-            <div><dt>Arrives</dt><dd>${farmTime(r.arrival_at, farm.timezone)}</dd></div>
+            <div><dt>${w('distance')}</dt><dd>${amount(r.distance_m, 'm')}</dd></div>
+            <div><dt>${w('rate')}</dt><dd>${amount(r.meters_per_day, 'm/day')}</dd></div>
+            <div><dt>${w('arrives')}</dt><dd>${farmTime(r.arrival_at, farm.timezone)}</dd></div>
           </dl><//>`;
       }
       case 'draw':
@@ -240,22 +240,22 @@ export function Page({ farm }: PageProps) {
     if (mode?.kind !== 'import') farmMap.current?.showPreview([]);
   }, [mode?.kind]);
   const shown = sheet();
-  return html`<section class="map-page" aria-label="Farm map">
-    <h1 class="visually-hidden">Map</h1>
+  return html`<section class="map-page" aria-label=${w('farm_map')}>
+    <h1 class="visually-hidden">${w('title')}</h1>
     <div class="map-area">
       <div class="map-canvas" ref=${element}></div>
       ${
         !shown &&
         write &&
         html`<div class="map-tools">
-        <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>Draw a paddock</button>
+        <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>${w('draw')}</button>
         <button type="button" class="button secondary" onClick=${() => setMode({ kind: 'import' })}>Import</button>
-        <a class="button secondary" download href=${`/v1/farms/${encodeURIComponent(farm.id)}/map?download=true`}>Export</a>
+        <a class="button secondary" download href=${`/v1/farms/${encodeURIComponent(farm.id)}/map?download=true`}>${w('export')}</a>
       </div>`
       }
-      ${tiles === 'unreachable' && html`<p class="map-note" role="status">Map tiles could not be loaded: the farm is drawn on a plain background.</p>`}
+      ${tiles === 'unreachable' && html`<p class="map-note" role="status">${w('no_tiles')}</p>`}
       ${!features.data && html`<div class="map-note"><${Loading} error=${features.error} retry=${features.reload} /></div>`}
-      ${features.data && !features.data.some((f) => f.geometry) && !drawing && html`<p class="map-note">Nothing on the map yet: draw a paddock, or give devices a position.</p>`}
+      ${features.data && !features.data.some((f) => f.geometry) && !drawing && html`<p class="map-note">${w('empty')}</p>`}
     </div>
     ${shown && html`<div class="map-sheet">${shown}</div>`}
   </section>`;
@@ -281,20 +281,20 @@ function PaddockSheet({
   const mover = can('events', 'write') && can('groups', 'write');
   const drawn = drawnAcresApart(p);
   return html`<${Sheet} title=${p.name} onClose=${onClose}>
-    <p><span class=${`badge rest-${state}`}>${STATE_WORDS[state]}</span></p>
-    ${p.geometry_problem && html`<p class="error">The stored outline cannot be drawn: ${p.geometry_problem}</p>`}
+    <p><span class=${`badge rest-${state}`}>${w(`state.${state}`)}</span></p>
+    ${p.geometry_problem && html`<p class="error">${w('bad_outline', { problem: p.geometry_problem })}</p>`}
     <dl class="facts">
-      <div><dt>Rested</dt><dd>${occupiedNow(p) ? 'grazed now' : rested === null ? 'never grazed' : `${rested} days`}</dd></div>
-      <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
-      <div><dt>Acres</dt><dd>${p.acres ?? '—'}${drawn !== null && html` <span class="badge watch" title="The acres given differ from the drawn outline's">drawn ${drawn.toFixed(1)}</span>`}</dd></div>
+      <div><dt>${w('rested')}</dt><dd>${occupiedNow(p) ? w('grazed_now') : rested === null ? w('never_grazed') : w('days', { count: rested })}</dd></div>
+      <div><dt>${w('rest_target')}</dt><dd>${p.rest_days_target === null ? '—' : w('days', { count: p.rest_days_target })}</dd></div>
+      <div><dt>${w('area')}</dt><dd>${areaText(p.acres)}${drawn !== null && html` <span class="badge watch" title=${w('drawn_title')}>${w('drawn', { area: areaText(drawn) })}</span>`}</dd></div>
     </dl>
-    <h3>In this paddock</h3>
-    ${!occupiedNow(p) && html`<p class="muted">Nobody.</p>`}
+    <h3>${w('in_paddock')}</h3>
+    ${!occupiedNow(p) && html`<p class="muted">${w('nobody')}</p>`}
     <ul class="occupants">
       ${inHere.map((g) =>
         mover
           ? html`<li key=${g.id}><button type="button" class="button secondary"
-          onClick=${() => onMode({ kind: 'move', group: { id: g.id, name: g.name }, from: p.id })}>Move ${g.name}…</button></li>`
+          onClick=${() => onMode({ kind: 'move', group: { id: g.id, name: g.name }, from: p.id })}>${w('move_named', { name: g.name })}</button></li>`
           : html`<li key=${g.id}><a href=${`/animals?group_id=${g.id}`}>${g.name}</a></li>`,
       )}
       ${p.occupied_by.animals.map((a) => html`<li key=${a.id}><a href=${`/animals/${a.id}`}>${a.name ?? a.tag ?? a.id}</a></li>`)}
@@ -304,9 +304,9 @@ function PaddockSheet({
     ${
       write &&
       html`<div class="actions">
-      <button type="button" class="button secondary" onClick=${() => onMode({ kind: 'edit', id: p.id })}>Edit outline</button>
-      <button type="button" class="button secondary" onClick=${() => onMode({ kind: 'split', id: p.id })}>Split</button>
-      <a class="button link" href=${`/paddocks#${p.id}`}>Details</a>
+      <button type="button" class="button secondary" onClick=${() => onMode({ kind: 'edit', id: p.id })}>${w('edit_outline')}</button>
+      <button type="button" class="button secondary" onClick=${() => onMode({ kind: 'split', id: p.id })}>${w('split')}</button>
+      <a class="button link" href=${`/paddocks#${p.id}`}>${w('details')}</a>
     </div>`
     }
   <//>`;
@@ -340,13 +340,13 @@ function MoveSheet({
   });
   const options = others.map((p) => {
     const state = restState(p);
-    return [p.id, `${p.name} — ${STATE_WORDS[state].toLowerCase()}`] as const;
+    return [p.id, w('option', { paddock: p.name, state: w(`option.${state}`) })] as const;
   });
-  return html`<${Sheet} title=${`Move ${group.name}`} onClose=${onClose}>
-    <form onSubmit=${form.onSubmit} aria-label=${`Move ${group.name}`}>
-      <${Field} name="to_paddock_id" label="To paddock" type="select" options=${options} required error=${form.error} idPrefix="move" />
+  return html`<${Sheet} title=${w('move_title', { name: group.name })} onClose=${onClose}>
+    <form onSubmit=${form.onSubmit} aria-label=${w('move_title', { name: group.name })}>
+      <${Field} name="to_paddock_id" label=${w('to_paddock')} type="select" options=${options} required error=${form.error} idPrefix="move" />
       <${ErrorText} error=${form.error?.param ? null : form.error} />
-      <div class="actions"><button type="submit" class="button primary" disabled=${form.busy || options.length === 0}>Record the move</button></div>
+      <div class="actions"><button type="submit" class="button primary" disabled=${form.busy || options.length === 0}>${w('record_move')}</button></div>
     </form><//>`;
 }
 
@@ -375,16 +375,16 @@ function DeviceSheet({
   }, [device.id, days]);
   return html`<${Sheet} title=${device.name} onClose=${onClose}>
     <dl class="facts">
-      <div><dt>Type</dt><dd>${device.type}</dd></div>
-      <div><dt>Battery</dt><dd>${amount(device.battery, '%')}</dd></div>
-      <div><dt>Last report</dt><dd title=${farmTime(device.last_seen_at, farm.timezone)}>${ago(device.last_seen_at)}</dd></div>
+      <div><dt>${w('type')}</dt><dd>${typeName(device.type)}</dd></div>
+      <div><dt>${w('battery')}</dt><dd>${amount(device.battery, '%')}</dd></div>
+      <div><dt>${w('last_report')}</dt><dd title=${farmTime(device.last_seen_at, farm.timezone)}>${ago(device.last_seen_at)}</dd></div>
     </dl>
-    <div class="actions" role="group" aria-label="Track">
+    <div class="actions" role="group" aria-label=${w('track')}>
       ${[1, 3, 7].map(
         (d) => html`<button type="button" class=${`button ${days === d ? 'primary' : 'secondary'}`}
-          aria-pressed=${days === d} onClick=${() => setDays(days === d ? null : d)}>Track ${d} d</button>`,
+          aria-pressed=${days === d} onClick=${() => setDays(days === d ? null : d)}>${w('track_days', { count: d })}</button>`,
       )}
-      <a class="button link" href=${`/devices/${device.id}`}>Device page</a>
+      <a class="button link" href=${`/devices/${device.id}`}>${w('device_page')}</a>
     </div>
     <${ErrorText} error=${error ? problemOf(error) : null} /><//>`;
 }

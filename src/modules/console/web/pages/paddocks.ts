@@ -5,9 +5,12 @@
  */
 import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
-import { HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
+import { areaText, HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
+import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
+import { EN, ES } from '../messages/paddocks.ts';
+import { useReader } from '../reader-hook.ts';
 import { drawnAcresApart, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { Loading, useLoad } from '../ui.ts';
@@ -16,6 +19,7 @@ import type { PageProps } from './page.ts';
 type Paddock = Schema<'Paddock'>;
 type Geometry = { type?: unknown; coordinates?: unknown; geometry?: Geometry } | null | undefined;
 
+const w = words(EN, ES);
 const NAMES = ['name', 'acres', 'rest_days_target', 'last_grazed_at', 'geometry'];
 
 /** The rings of a GeoJSON Polygon, MultiPolygon or Feature (with such a geometry); [] for anything else. */
@@ -54,7 +58,7 @@ function PaddockForm({
       try {
         geometry = JSON.parse(raw);
       } catch {
-        throw fieldError('The outline is not valid JSON (paste a GeoJSON Polygon).', 'geometry');
+        throw fieldError(w('bad_json'), 'geometry');
       }
     }
     const body = {
@@ -68,33 +72,34 @@ function PaddockForm({
     else await api('POST', '/v1/farms/{farm}/paddocks', { path: { farm: farm.id }, body });
     onSaved();
     onClose?.();
-    return paddock ? 'Saved' : 'Paddock added';
+    return paddock ? w('saved') : w('added');
   });
   const d: Partial<Paddock> = paddock ?? {};
   const p = { error: form.error, idPrefix: paddock ? `p-${paddock.id}` : 'p-new' };
-  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${paddock ? `Edit ${paddock.name}` : 'Add a paddock'}>
-    <h2>${paddock ? `Edit ${paddock.name}` : 'Add a paddock'}</h2>
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${paddock ? w('edit_named', { name: paddock.name }) : w('add')}>
+    <h2>${paddock ? w('edit_named', { name: paddock.name }) : w('add')}</h2>
     <div class="form-grid">
-      <${Field} name="name" label="Name" value=${d.name} required ...${p} />
-      <${Field} name="acres" label="Acres" type="number" step="any" min="0" value=${d.acres} ...${p} />
-      <${Field} name="rest_days_target" label="Rest target (days)" type="number" step="any" min="0" value=${d.rest_days_target} ...${p} />
-      <${Field} name="last_grazed_at" label="Last grazed" type="datetime-local" value=${localInput(d.last_grazed_at)} ...${p} />
+      <${Field} name="name" label=${w('name')} value=${d.name} required ...${p} />
+      <${Field} name="acres" label=${w('acres')} type="number" step="any" min="0" value=${d.acres} ...${p} />
+      <${Field} name="rest_days_target" label=${w('rest_target_days')} type="number" step="any" min="0" value=${d.rest_days_target} ...${p} />
+      <${Field} name="last_grazed_at" label=${w('last_grazed')} type="datetime-local" value=${localInput(d.last_grazed_at)} ...${p} />
     </div>
-    <${Field} name="geometry" label="Outline (GeoJSON Polygon)" type="textarea" value=${d.geometry ? JSON.stringify(d.geometry) : ''} ...${p} />
-    <${Submit} form=${form} label=${paddock ? 'Save' : 'Add paddock'} names=${NAMES} />
-    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>Close</button>`}
+    <${Field} name="geometry" label=${w('outline')} type="textarea" value=${d.geometry ? JSON.stringify(d.geometry) : ''} ...${p} />
+    <${Submit} form=${form} label=${paddock ? w('save') : w('submit')} names=${NAMES} />
+    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>${w('close')}</button>`}
   </form>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const paddocks = useLoad(() => loadPaddocks(farm.id), [farm.id]);
   const [editing, setEditing] = useState<Paddock | null>(null);
   const [adding, setAdding] = useState(false);
   if (!paddocks.data) return html`<${Loading} error=${paddocks.error} retry=${paddocks.reload} />`;
   const write = can('paddocks', 'write');
   return html`<section>
-    <h1>Paddocks</h1>
-    ${write && !adding && html`<button type="button" class="button primary" onClick=${() => setAdding(true)}>Add a paddock</button>`}
+    <h1>${w('title')}</h1>
+    ${write && !adding && html`<button type="button" class="button primary" onClick=${() => setAdding(true)}>${w('add')}</button>`}
     ${adding && html`<${PaddockForm} farm=${farm} onSaved=${paddocks.reload} onClose=${() => setAdding(false)} />`}
     <ul class="cards paddock-grid">${paddocks.data.map((p) => {
       const rested = p.rest_days;
@@ -103,20 +108,20 @@ export function Page({ farm }: PageProps) {
       const drawn = drawnAcresApart(p);
       return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
         <div class="card-head"><h2 class="card-title">${p.name}</h2>
-          ${ready && html`<span class="badge watch">Past rest target</span>`}</div>
+          ${ready && html`<span class="badge watch">${w('past_target')}</span>`}</div>
         <${Outline} geometry=${p.geometry} label=${p.name} />
         <dl class="facts">
-          <div><dt>Acres</dt><dd>${p.acres ?? '—'}</dd></div>
-          ${drawn !== null && html`<div class="acres-apart"><dt>Drawn</dt><dd><span class="badge watch">${drawn.toFixed(1)} acres</span> — the outline differs from the acres given</dd></div>`}
-          <div><dt>Rest target</dt><dd>${p.rest_days_target === null ? '—' : `${p.rest_days_target} days`}</dd></div>
-          <div><dt>Rested</dt><dd>${grazed ? 'being grazed' : rested === null ? 'never grazed' : `${rested} days`}</dd></div>
+          <div><dt>${w('area')}</dt><dd>${areaText(p.acres)}</dd></div>
+          ${drawn !== null && html`<div class="acres-apart"><dt>${w('drawn')}</dt><dd>${w('drawn_apart', { area: areaText(drawn) })}</dd></div>`}
+          <div><dt>${w('rest_target')}</dt><dd>${p.rest_days_target === null ? '—' : w('days', { count: p.rest_days_target })}</dd></div>
+          <div><dt>${w('rested')}</dt><dd>${grazed ? w('being_grazed') : rested === null ? w('never_grazed') : w('days', { count: rested })}</dd></div>
         </dl>
         <${Occupants} paddock=${p} />
         <${HistoryToggle} paddock=${p} timezone=${farm.timezone} />
-        ${write && html`<button type="button" class="button link" onClick=${() => setEditing(p)}>Edit</button>`}
+        ${write && html`<button type="button" class="button link" onClick=${() => setEditing(p)}>${w('edit')}</button>`}
         ${editing?.id === p.id && html`<${PaddockForm} farm=${farm} paddock=${p} onSaved=${paddocks.reload} onClose=${() => setEditing(null)} />`}
       </li>`;
     })}</ul>
-    ${paddocks.data.length === 0 && html`<p class="muted">No paddocks yet.</p>`}
+    ${paddocks.data.length === 0 && html`<p class="muted">${w('none')}</p>`}
   </section>`;
 }

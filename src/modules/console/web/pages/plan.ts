@@ -7,14 +7,19 @@
 import type { Schema } from '../api.ts';
 import { api } from '../api.ts';
 import { Occupants, occupiedNow } from '../grazing.ts';
+import { dayOf } from '../herd-book.ts';
+import { words } from '../i18n.ts';
 import { html } from '../lib.ts';
+import { EN, ES } from '../messages/plan.ts';
+import { useReader } from '../reader-hook.ts';
 import { loadAll, type Places, usePlaces } from '../records.ts';
-import { farmTime, Loading, useLoad } from '../ui.ts';
+import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Paddock = Schema<'Paddock'>;
 type Task = Schema<'Task'>;
 
+const w = words(EN, ES);
 const DAY_MS = 86_400_000;
 const BACK_DAYS = 14;
 const AHEAD_DAYS = 42;
@@ -37,12 +42,12 @@ export function moveWarning(paddock: Paddock, task: Task, now = Date.now()): str
     ...paddock.occupied_by.animals,
     ...paddock.occupied_by.houses,
   ];
-  if (others.some((o) => o.id !== task.subject_id)) return 'still grazed now: its rest has not begun';
+  if (others.some((o) => o.id !== task.subject_id)) return w('still_grazed');
   const ready = readyAt(paddock);
   if (ready === null) return null;
   const at = task.due_at ? Date.parse(task.due_at) : now;
   const early = Math.ceil((ready - at) / DAY_MS);
-  return early > 0 ? `${early} day${early === 1 ? '' : 's'} before its rest target` : null;
+  return early > 0 ? w('early', { count: early }) : null;
 }
 
 /** A position on the timeline, in percent of its width (clamped to it). */
@@ -89,20 +94,21 @@ function PaddockLine({
   const ready = readyAt(paddock);
   const last = paddock.last_grazed_at ? Date.parse(paddock.last_grazed_at) : null;
   const target = paddock.rest_days_target;
-  const day = (ms: number) => farmTime(new Date(ms).toISOString(), timezone).replace(/,? \d\d:\d\d$/, '');
+  const day = (ms: number) => dayOf(new Date(ms).toISOString(), timezone);
+  const count = paddock.rest_days;
   const state = grazed
-    ? 'Being grazed'
-    : paddock.rest_days === null
-      ? 'Never grazed'
+    ? w('being_grazed')
+    : count === null
+      ? w('never_grazed')
       : target === null
-        ? `Rested ${paddock.rest_days} days (no target)`
+        ? w('rested_no_target', { count })
         : ready !== null && ready <= now
-          ? `Ready: rested ${paddock.rest_days} of ${target} days`
-          : `Rested ${paddock.rest_days} of ${target} days · ready ${ready === null ? '—' : day(ready)}`;
+          ? w('ready', { count, target })
+          : w('resting', { count, target, day: ready === null ? '—' : day(ready) });
   return html`<li class="plan-row card" id=${paddock.id}>
     <div class="card-head"><h2 class="card-title">${paddock.name}</h2>
       <span class=${`badge ${grazed ? 'info' : ready !== null && ready <= now ? 'ok' : ''}`}>${state}</span></div>
-    <div class="plan-track" role="img" aria-label=${`${paddock.name}: ${state}`}>
+    <div class="plan-track" role="img" aria-label=${w('track', { paddock: paddock.name, state })}>
       ${grazed && html`<${Segment} from=${start} to=${now} kind="grazing" start=${start} end=${end} />`}
       ${!grazed && last !== null && ready !== null && html`<${Segment} from=${last} to=${ready} kind="resting" start=${start} end=${end} />`}
       ${!grazed && ready !== null && html`<${Segment} from=${ready} to=${end} kind="ready" start=${start} end=${end} />`}
@@ -118,9 +124,9 @@ function PaddockLine({
       moves.length > 0 &&
       html`<ul class="plan-moves small">${moves.map((m) => {
         const warning = moveWarning(paddock, m, now);
-        const who = names.get(m.subject_id) ?? (m.subject_type === 'animal' ? 'an animal' : 'a group');
+        const who = names.get(m.subject_id) ?? w(m.subject_type === 'animal' ? 'an_animal' : 'a_group');
         return html`<li key=${m.id} class=${warning ? 'early' : ''}>
-          <a href=${`/tasks#${m.id}`}>${m.due_at ? day(Date.parse(m.due_at)) : 'No date'}: ${who} moves in</a>
+          <a href=${`/tasks#${m.id}`}>${w('moves_in', { day: m.due_at ? day(Date.parse(m.due_at)) : w('no_date'), who })}</a>
           ${warning && html` <strong class="plan-warning">⚠ ${warning}</strong>`}
         </li>`;
       })}</ul>`
@@ -129,6 +135,7 @@ function PaddockLine({
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const places = usePlaces(farm.id);
   // The paddocks come with the places (one read of them per load).
   const plan = useLoad(async () => {
@@ -159,21 +166,20 @@ export function Page({ farm }: PageProps) {
     return p && moveWarning(p, m, now) !== null;
   }).length;
   return html`<section class="plan">
-    <h1>Grazing plan</h1>
-    <p class="small muted">Each paddock's rest against its target, from two weeks ago to six weeks ahead; planned moves
-      are open tasks with a destination paddock (marking one done records the move).</p>
-    ${warnings > 0 && html`<p class="badge watch" role="status">${warnings} planned move${warnings === 1 ? '' : 's'} before the rest target</p>`}
+    <h1>${w('title')}</h1>
+    <p class="small muted">${w('intro')}</p>
+    ${warnings > 0 && html`<p class="badge watch" role="status">${w('warnings', { count: warnings })}</p>`}
     <p class="plan-legend small" aria-hidden="true">
-      <span class="key"><span class="plan-seg grazing"></span> grazed</span>
-      <span class="key"><span class="plan-seg resting"></span> resting</span>
-      <span class="key"><span class="plan-seg ready"></span> ready</span>
-      <span class="key"><span class="plan-move"></span> planned move</span>
-      <span class="key"><span class="plan-today-key"></span> today</span>
+      <span class="key"><span class="plan-seg grazing"></span> ${w('key_grazed')}</span>
+      <span class="key"><span class="plan-seg resting"></span> ${w('key_resting')}</span>
+      <span class="key"><span class="plan-seg ready"></span> ${w('key_ready')}</span>
+      <span class="key"><span class="plan-move"></span> ${w('key_move')}</span>
+      <span class="key"><span class="plan-today-key"></span> ${w('key_today')}</span>
     </p>
     <ul class="cards plan-rows">${sorted.map(
       (p) => html`<${PaddockLine} key=${p.id} paddock=${p} moves=${moves.filter((m) => m.paddock_id === p.id)}
         names=${places.data?.names ?? new Map()} timezone=${farm.timezone} now=${now} />`,
     )}</ul>
-    ${paddocks.length === 0 && html`<p class="muted">No paddocks yet: add them on the Paddocks page.</p>`}
+    ${paddocks.length === 0 && html`<p class="muted">${w('none')}</p>`}
   </section>`;
 }

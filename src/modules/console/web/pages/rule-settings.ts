@@ -19,15 +19,20 @@ import {
 } from '../../../../domain/built-in-rules.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { errorFor, Field, Submit, useForm } from '../form.ts';
+import { words } from '../i18n.ts';
 import { type ComponentChildren, html } from '../lib.ts';
+import { EN, ES } from '../messages/rule-settings.ts';
+import { useReader } from '../reader-hook.ts';
 import { type Farm, state, update, useStore } from '../store.ts';
 import { ErrorText, Loading, useLoad } from '../ui.ts';
+import { typeName } from './devices.ts';
 
 const LEAK = WATER_LEAK_RULE.name;
 const QUIET = DEVICE_QUIET_RULE.name;
 const INTAKE = INTAKE_DROP_RULE.name;
 type OwnRule = typeof LEAK | typeof QUIET | typeof INTAKE;
 const OWN = new Set<string>([LEAK, QUIET, INTAKE]);
+const w = words(EN, ES);
 const path = (rule: OwnRule, member: string) => `settings.rules.${rule}.${member}`;
 
 type Rule = Schema<'Rule'>;
@@ -97,7 +102,7 @@ function readRules(data: FormData, quietTypes: string[], own: RuleSettings): Rul
 function OnOff({ rule, on, error }: { rule: OwnRule; on: boolean; error: Problem | null }) {
   const id = `rule-${rule}-enabled`;
   return html`<label class="rule-toggle" for=${id}>
-    <input type="checkbox" id=${id} name=${path(rule, 'enabled')} value="on" defaultChecked=${on} />On</label>
+    <input type="checkbox" id=${id} name=${path(rule, 'enabled')} value="on" defaultChecked=${on} />${w('on')}</label>
     <${ErrorText} error=${errorFor(error, path(rule, 'enabled'))} />`;
 }
 
@@ -129,9 +134,9 @@ const minutes = (s: number) => Math.round((s / 60) * 100) / 100;
 
 /** A span of seconds as a farmer says it: days, hours or minutes. */
 function span(s: number): string {
-  if (s % 86_400 === 0) return s === 86_400 ? '1 day' : `${s / 86_400} days`;
-  if (s % 3600 === 0) return s === 3600 ? '1 hour' : `${s / 3600} hours`;
-  return `${minutes(s)} minutes`;
+  if (s % 86_400 === 0) return w('days', { count: s / 86_400 });
+  if (s % 3600 === 0) return w('hours', { count: s / 3600 });
+  return w('minutes', { count: minutes(s) });
 }
 
 /**
@@ -147,12 +152,14 @@ function inMinutes(error: Problem | null): Problem | null {
       : null;
   if (!bounds || !error) return error;
   const got = /got (-?[\d.]+)/.exec(error.message ?? '');
-  const typedIn = got ? ` (you entered ${minutes(Number(got[1]))} minutes)` : '';
-  return { ...error, message: `Enter a time from ${span(bounds[0])} to ${span(bounds[1])}${typedIn}.` };
+  const range = { from: span(bounds[0]), to: span(bounds[1]) };
+  const message = got ? w('range_typed', { ...range, count: minutes(Number(got[1])) }) : w('range', range);
+  return { ...error, message };
 }
 
 /** The built-in water, silence and intake rules of a farm, edited in farmers' units. */
 export function BuiltInRules({ farm }: { farm: Farm }) {
+  useReader();
   useStore();
   const listed = useLoad(() => api('GET', '/v1/farms/{farm}/rules', { path: { farm: farm.id } }), [farm.id]);
   const form = useForm(async (data) => {
@@ -163,7 +170,7 @@ export function BuiltInRules({ farm }: { farm: Farm }) {
     Object.assign(rules, readRules(data, Object.keys(current?.quiet_after_s ?? {}), own));
     await saveRules(farm, rules);
     listed.reload();
-    return 'Rules saved';
+    return w('saved');
   });
   if (!listed.data) return html`<${Loading} error=${listed.error} retry=${listed.reload} />`;
   const rules = listed.data.data;
@@ -182,38 +189,37 @@ export function BuiltInRules({ farm }: { farm: Farm }) {
     ...[LEAK, QUIET, INTAKE].map((r) => path(r, 'enabled')),
   ];
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="other-rules-title">
-    <h2 id="other-rules-title">Water, silence and intake alerts</h2>
-    <p class="small muted">Blank means the default. Turning a rule off also resolves the alerts it has open.</p>
-    <${RuleBox} rule=${leak} name=${LEAK} title="Water dropping fast" error=${error}
-      what="A tank or trough on a water device or house falls fast: a burst line, a stuck valve, a tipped trough.">
+    <h2 id="other-rules-title">${w('title')}</h2>
+    <p class="small muted">${w('help')}</p>
+    <${RuleBox} rule=${leak} name=${LEAK} title=${w('leak')} error=${error} what=${w('leak_what')}>
       <div class="form-grid narrow">
-        <${Field} name=${path(LEAK, 'change')} label="Falls by (points)" type="number" step="any" inputmode="decimal"
+        <${Field} name=${path(LEAK, 'change')} label=${w('falls_by')} type="number" step="any" inputmode="decimal"
           value=${-(leak.change ?? WATER_LEAK_RULE.change)} ...${p} />
-        <${Field} name=${path(LEAK, 'window_s')} label="Within (minutes)" type="number" step="any" inputmode="decimal"
+        <${Field} name=${path(LEAK, 'window_s')} label=${w('within')} type="number" step="any" inputmode="decimal"
           value=${minutes(leak.window_s ?? WATER_LEAK_RULE.window_s)} ...${p} />
       </div>
-      <p class="small muted">Default: ${-WATER_LEAK_RULE.change} points within ${minutes(WATER_LEAK_RULE.window_s)} minutes.</p>
+      <p class="small muted">${w('leak_default', { points: -WATER_LEAK_RULE.change, minutes: minutes(WATER_LEAK_RULE.window_s) })}</p>
     </${RuleBox}>
-    <${RuleBox} rule=${quiet} name=${QUIET} title="Device quiet" error=${error}
-      what=${`No report for ${DEVICE_QUIET_RULE.factor} times a device's usual interval, and at least this long. Houses and guardians become urgent after ${DEVICE_QUIET_RULE.urgent_after_s / 3600} hours.`}>
+    <${RuleBox} rule=${quiet} name=${QUIET} title=${w('quiet')} error=${error}
+      what=${w('quiet_what', { factor: DEVICE_QUIET_RULE.factor, hours: DEVICE_QUIET_RULE.urgent_after_s / 3600 })}>
       <div class="form-grid inline">${Object.entries(quiet.quiet_after_s ?? {}).map(
         ([
           type,
           s,
-        ]) => html`<${Field} key=${type} name=${path(QUIET, `quiet_after_s.${type}`)} label=${`${type} (minutes)`}
+        ]) => html`<${Field} key=${type} name=${path(QUIET, `quiet_after_s.${type}`)} label=${w('type_minutes', { type: typeName(type) })}
           type="number" step="any" inputmode="decimal" value=${minutes(s)} ...${p} />`,
       )}</div>
-      <p class="small muted">${`Default: ${minutes(DEVICE_QUIET_RULE.quiet_after_s)} minutes for every type. Any from ${minutes(MIN_QUIET_AFTER_S)} minutes to ${MAX_QUIET_AFTER_S / 86_400} days.`}</p>
+      <p class="small muted">${w('quiet_default', { minutes: minutes(DEVICE_QUIET_RULE.quiet_after_s), min: minutes(MIN_QUIET_AFTER_S), max: MAX_QUIET_AFTER_S / 86_400 })}</p>
     </${RuleBox}>
-    <${RuleBox} rule=${intake} name=${INTAKE} title="Intake dropped" error=${error}
-      what=${`A group with a head count drank or ate less per head yesterday than its own ${INTAKE_DROP_RULE.trailing_days}-day median. It resolves when a day is back within ${INTAKE_DROP_RULE.recover_pct} %.`}>
+    <${RuleBox} rule=${intake} name=${INTAKE} title=${w('intake')} error=${error}
+      what=${w('intake_what', { days: INTAKE_DROP_RULE.trailing_days, pct: INTAKE_DROP_RULE.recover_pct })}>
       <div class="form-grid narrow">${INTAKE_DROP_RULE.metrics.map(
         (m) => html`<${Field} key=${m.metric} name=${path(INTAKE, `drop_pct.${m.metric}`)}
-          label=${`${m.metric === 'water.used_l' ? 'Water' : 'Feed'} per head drops (%)`} type="number" step="any"
+          label=${w(m.metric === 'water.used_l' ? 'water_drop' : 'feed_drop')} type="number" step="any"
           inputmode="decimal" value=${intake.drop_pct?.[m.metric] ?? m.drop_pct} ...${p} />`,
       )}</div>
-      <p class="small muted">${`Default: ${INTAKE_DROP_RULE.metrics.map((m) => `${m.drop_pct} % for ${m.metric}`).join(', ')}. Any above ${MIN_DROP_PCT} % and up to ${MAX_DROP_PCT} %.`}</p>
+      <p class="small muted">${w('intake_default', { list: INTAKE_DROP_RULE.metrics.map((m) => w('metric_default', { pct: m.drop_pct, metric: m.metric })).join(', '), min: MIN_DROP_PCT, max: MAX_DROP_PCT })}</p>
     </${RuleBox}>
-    <${Submit} form=${{ ...form, error }} label="Save rules" names=${names} />
+    <${Submit} form=${{ ...form, error }} label=${w('save')} names=${names} />
   </form>`;
 }

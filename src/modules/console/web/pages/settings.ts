@@ -10,7 +10,10 @@ import { api, type Problem, type Reply, type Schema } from '../api.ts';
 import { EscalationChain } from '../escalation-form.ts';
 import { NewFarm, TimeZones } from '../farm-form.ts';
 import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
+import { words } from '../i18n.ts';
 import { type ComponentChildren, html, inputValue, useEffect, useState } from '../lib.ts';
+import { EN, ES } from '../messages/settings.ts';
+import { useReader } from '../reader-hook.ts';
 import {
   type Catalog,
   type Farm,
@@ -23,6 +26,8 @@ import {
 import { ActionButton, ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 import { BuiltInRules, type RuleSettings, saveRules } from './rule-settings.ts';
+
+const w = words(EN, ES);
 
 function FarmFacts({ farm }: { farm: Farm }) {
   const form = useForm(async (data) => {
@@ -37,20 +42,20 @@ function FarmFacts({ farm }: { farm: Farm }) {
       },
     });
     update({ farms: state.farms.map((f) => (f.id === saved.id ? saved : f)) });
-    return 'Saved';
+    return w('saved');
   });
   const p = { error: form.error, idPrefix: 'farm' };
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="farm-title">
-    <h2 id="farm-title">Farm</h2>
+    <h2 id="farm-title">${w('farm')}</h2>
     <div class="form-grid">
-      <${Field} name="name" label="Name" value=${farm.name} required ...${p} />
-      <${Field} name="timezone" label="Time zone" value=${farm.timezone} list="timezones" required ...${p} />
-      <${Field} name="lat" label="Latitude" type="number" step="any" min="-90" max="90" value=${farm.lat} ...${p} />
-      <${Field} name="lon" label="Longitude" type="number" step="any" min="-180" max="180" value=${farm.lon} ...${p} />
-      <${Field} name="acres" label="Acres" type="number" step="any" min="0" value=${farm.acres} ...${p} />
+      <${Field} name="name" label=${w('name')} value=${farm.name} required ...${p} />
+      <${Field} name="timezone" label=${w('timezone')} value=${farm.timezone} list="timezones" required ...${p} />
+      <${Field} name="lat" label=${w('lat')} type="number" step="any" min="-90" max="90" value=${farm.lat} ...${p} />
+      <${Field} name="lon" label=${w('lon')} type="number" step="any" min="-180" max="180" value=${farm.lon} ...${p} />
+      <${Field} name="acres" label=${w('acres')} type="number" step="any" min="0" value=${farm.acres} ...${p} />
     </div>
     <${TimeZones} id="timezones" />
-    <${Submit} form=${form} label="Save farm" names=${['name', 'timezone', 'lat', 'lon', 'acres']} />
+    <${Submit} form=${form} label=${w('save_farm')} names=${['name', 'timezone', 'lat', 'lon', 'acres']} />
   </form>`;
 }
 
@@ -99,18 +104,17 @@ function Thresholds({ farm }: { farm: Farm }) {
       if (Object.keys(changed).length > 0) rules[rule.name] = changed;
     }
     await saveRules(farm, rules);
-    return 'Thresholds saved';
+    return w('thresholds_saved');
   });
   const errorAt = (rule: string, member: Member) =>
     form.error?.param === `settings.rules.${rule}.${member}` ? form.error : null;
   const placed = form.error?.param && thresholdRules.some((r) => MEMBERS.some((m) => errorAt(r.name, m)));
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-labelledby="rules-title">
-    <h2 id="rules-title">Alert thresholds</h2>
-    <p class="small muted">A reading at or beyond <em>watch</em> opens an alert, at <em>urgent</em> it is urgent, and
-      back past <em>clear</em> it resolves. Blank means the default.</p>
+    <h2 id="rules-title">${w('thresholds')}</h2>
+    <p class="small muted">${w('thresholds_help')}</p>
     <div class="table-wrap"><table class="records thresholds">
-      <caption class="visually-hidden">Alert thresholds by rule</caption>
-      <thead><tr><th scope="col">Rule</th>${MEMBERS.map((m) => html`<th scope="col">${m}</th>`)}</tr></thead>
+      <caption class="visually-hidden">${w('thresholds_by_rule')}</caption>
+      <thead><tr><th scope="col">${w('rule')}</th>${MEMBERS.map((m) => html`<th scope="col">${w(`member.${m}`)}</th>`)}</tr></thead>
       <tbody>${thresholdRules.map(
         (r) => html`<tr key=${r.name}>
           <th scope="row">${r.name}<br /><span class="small muted">${r.metric} · ${r.direction}</span></th>
@@ -120,20 +124,20 @@ function Thresholds({ farm }: { farm: Farm }) {
             const value = values[r.name]?.[m] ?? '';
             const overridden = value.trim() !== '' && Number(value) !== r[m];
             return html`<td class="threshold-cell">
-              <label class="visually-hidden" for=${id}>${r.name} ${m}</label>
-              <span class="cell-name" aria-hidden="true">${m}</span>
+              <label class="visually-hidden" for=${id}>${w('cell_label', { rule: r.name, member: w(`member.${m}`) })}</label>
+              <span class="cell-name" aria-hidden="true">${w(`member.${m}`)}</span>
               <input id=${id} type="number" step="any" inputmode="decimal" value=${value}
                 class=${overridden ? 'override' : ''} aria-invalid=${error ? 'true' : undefined}
                 aria-describedby=${error ? `${id}-error` : undefined}
                 onInput=${(e: Event) => setValues({ ...values, [r.name]: { ...(values[r.name] as Record<Member, string>), [m]: inputValue(e) } })} />
-              <div class="small muted">default ${r[m] ?? 'none'}${overridden ? ' · changed' : ''}</div>
+              <div class="small muted">${w(overridden ? 'default_changed' : 'default', { value: r[m] ?? w('none') })}</div>
               <${ErrorText} error=${error} id=${`${id}-error`} />
             </td>`;
           })}
         </tr>`,
       )}</tbody>
     </table></div>
-    <${Submit} form=${{ ...form, error: placed ? null : form.error }} label="Save thresholds" />
+    <${Submit} form=${{ ...form, error: placed ? null : form.error }} label=${w('save_thresholds')} />
   </form>`;
 }
 
@@ -153,8 +157,8 @@ function EventChecks({
     onChange(
       chosen.includes(name) ? chosen.filter((n) => n !== name) : [...chosen.filter((n) => n !== '*'), name],
     );
-  return html`<fieldset class="checks"><legend>Events</legend>
-    <label><input type="checkbox" id=${`${idPrefix}-all`} checked=${all} onChange=${() => onChange(all ? [] : ['*'])} />Every event</label>
+  return html`<fieldset class="checks"><legend>${w('events')}</legend>
+    <label><input type="checkbox" id=${`${idPrefix}-all`} checked=${all} onChange=${() => onChange(all ? [] : ['*'])} />${w('every_event')}</label>
     ${names.map(
       (n) =>
         html`<label><input type="checkbox" checked=${all || chosen.includes(n)} disabled=${all} onChange=${() => toggle(n)} />${n}</label>`,
@@ -169,27 +173,39 @@ function Deliveries({ webhook }: { webhook: Schema<'Webhook'> }) {
   );
   if (!deliveries.data) return html`<${Loading} error=${deliveries.error} retry=${deliveries.reload} />`;
   return html`<div class="deliveries">
-    <div class="actions"><h4>Delivery log</h4>
-      <button type="button" class="button link" onClick=${deliveries.reload}>Refresh</button></div>
-    ${deliveries.data.data.length === 0 && html`<p class="muted small">Nothing delivered yet.</p>`}
+    <div class="actions"><h4>${w('delivery_log')}</h4>
+      <button type="button" class="button link" onClick=${deliveries.reload}>${w('refresh')}</button></div>
+    ${deliveries.data.data.length === 0 && html`<p class="muted small">${w('nothing_delivered')}</p>`}
     <ul class="history">${deliveries.data.data.map(
       (d) => html`<li key=${d.id}>
         <span class="when">${ago(d.created_at)}</span> <strong>${d.event_type}</strong>
         <span class=${`status ${d.status === 'succeeded' ? 'resolved' : d.status === 'failed' ? 'expired' : ''}`}>${d.status}</span>
         <ul class="attempts">${d.attempts.map(
           (a) =>
-            html`<li>Attempt ${a.number}${a.trigger === 'manual' ? ' (manual)' : ''}: ${
-              a.status_code !== null ? `HTTP ${a.status_code}` : 'no answer'
-            }${a.error ? ` — ${a.error}` : ''} · ${a.duration_ms} ms</li>`,
+            html`<li>${w(
+              a.trigger === 'manual'
+                ? a.error
+                  ? 'attempt_manual_error'
+                  : 'attempt_manual'
+                : a.error
+                  ? 'attempt_error'
+                  : 'attempt',
+              {
+                number: a.number,
+                answer: a.status_code !== null ? w('http', { code: a.status_code }) : w('no_answer'),
+                error: a.error ?? '',
+                ms: a.duration_ms,
+              },
+            )}</li>`,
         )}</ul>
         ${
           d.status !== 'pending' &&
-          html`<${ActionButton} label="Retry" action=${async () => {
+          html`<${ActionButton} label=${w('retry')} action=${async () => {
             await api('POST', '/v1/webhooks/{id}/deliveries/{delivery_id}/retry', {
               path: { id: webhook.id, delivery_id: d.id },
             });
             deliveries.reload();
-            return 'Retried';
+            return w('retried');
           }} />`
         }
       </li>`,
@@ -203,7 +219,7 @@ function WebhookCard({ webhook, onChanged }: { webhook: Schema<'Webhook'>; onCha
   const saveEvents = useForm(async () => {
     await api('PATCH', '/v1/webhooks/{id}', { path: { id: webhook.id }, body: { events } });
     onChanged();
-    return 'Events saved';
+    return w('events_saved');
   });
   return html`<li class="card" id=${webhook.id}>
     <div class="card-head"><h3 class="card-title">${webhook.url}</h3>
@@ -211,21 +227,23 @@ function WebhookCard({ webhook, onChanged }: { webhook: Schema<'Webhook'>; onCha
     ${webhook.disabled_reason && html`<p class="error">${webhook.disabled_reason}</p>`}
     <form onSubmit=${saveEvents.onSubmit}>
       <${EventChecks} chosen=${events} onChange=${setEvents} idPrefix=${webhook.id} />
-      <${Submit} form=${saveEvents} label="Save events" names=${['events']} />
+      <${Submit} form=${saveEvents} label=${w('save_events')} names=${['events']} />
     </form>
     <div class="actions">
-      <${ActionButton} label="Send test event" action=${async () => {
+      <${ActionButton} label=${w('send_test')} action=${async () => {
         const delivery = await api('POST', '/v1/webhooks/{id}/test', { path: { id: webhook.id } });
         setLog((n) => n + 1);
         return delivery.status === 'succeeded'
-          ? `Test event delivered (HTTP ${delivery.last_status_code})`
-          : `Test event failed: ${delivery.last_error ?? `HTTP ${delivery.last_status_code}`}`;
+          ? w('test_delivered', { code: delivery.last_status_code ?? '—' })
+          : w('test_failed', {
+              error: delivery.last_error ?? w('http', { code: delivery.last_status_code ?? '—' }),
+            });
       }} />
-      <${ActionButton} label="Delete" kind="danger" action=${async () => {
-        if (!confirm(`Delete the webhook to ${webhook.url}?`)) return 'Kept';
+      <${ActionButton} label=${w('delete')} kind="danger" action=${async () => {
+        if (!confirm(w('delete_confirm', { url: webhook.url }))) return w('kept');
         await api('DELETE', '/v1/webhooks/{id}', { path: { id: webhook.id } });
         onChanged();
-        return 'Deleted';
+        return w('deleted');
       }} />
     </div>
     <${Deliveries} key=${log} webhook=${webhook} />
@@ -248,22 +266,22 @@ function Webhooks({ farm }: { farm: Farm }) {
     setSecret(hook.secret ?? null);
     el.reset();
     hooks.reload();
-    return 'Webhook added';
+    return w('webhook_added');
   });
   return html`<section class="panel" aria-labelledby="hooks-title">
-    <h2 id="hooks-title">Webhooks</h2>
+    <h2 id="hooks-title">${w('webhooks')}</h2>
     ${
       !hooks.data
         ? html`<${Loading} error=${hooks.error} retry=${hooks.reload} />`
-        : html`<ul class="cards">${hooks.data.data.map((w) => html`<${WebhookCard} key=${w.id} webhook=${w} onChanged=${hooks.reload} />`)}</ul>`
+        : html`<ul class="cards">${hooks.data.data.map((h) => html`<${WebhookCard} key=${h.id} webhook=${h} onChanged=${hooks.reload} />`)}</ul>`
     }
-    <form onSubmit=${add.onSubmit} aria-label="Add a webhook">
-      <h3>Add a webhook</h3>
-      <${Field} name="url" label="URL" type="url" required error=${add.error} idPrefix="hook" placeholder="https://example.com/farmstead" />
+    <form onSubmit=${add.onSubmit} aria-label=${w('add_webhook')}>
+      <h3>${w('add_webhook')}</h3>
+      <${Field} name="url" label=${w('url')} type="url" required error=${add.error} idPrefix="hook" placeholder="https://example.com/farmstead" />
       <${EventChecks} chosen=${events} onChange=${setEvents} idPrefix="hook-new" />
-      <${Submit} form=${add} label="Add webhook" names=${['url', 'events']} />
+      <${Submit} form=${add} label=${w('submit_webhook')} names=${['url', 'events']} />
     </form>
-    ${secret && html`<${ShownOnce} title="Signing secret" value=${secret} />`}
+    ${secret && html`<${ShownOnce} title=${w('signing_secret')} value=${secret} />`}
   </section>`;
 }
 
@@ -277,36 +295,36 @@ function Keys() {
     setMade(key);
     el.reset();
     keys.reload();
-    return 'Key created';
+    return w('key_created');
   });
   return html`<section class="panel" aria-labelledby="keys-title">
-    <h2 id="keys-title">API keys</h2>
+    <h2 id="keys-title">${w('keys')}</h2>
     ${
       !keys.data
         ? html`<${Loading} error=${keys.error} retry=${keys.reload} />`
         : html`<div class="table-wrap"><table class="records">
-          <caption class="visually-hidden">API keys</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+          <caption class="visually-hidden">${w('keys')}</caption>
+          <thead><tr><th scope="col">${w('name')}</th><th scope="col">${w('key')}</th><th scope="col">${w('last_used')}</th><th scope="col"><span class="visually-hidden">${w('revoke')}</span></th></tr></thead>
           <tbody>${keys.data.data.map(
             (
               k,
             ) => html`<tr key=${k.id}><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${ago(k.last_used_at)}</td>
-              <td><${ActionButton} label="Revoke" kind="danger" action=${async () => {
-                if (!confirm(`Revoke ${k.name}? Anything using it stops working at once.`)) return 'Kept';
+              <td><${ActionButton} label=${w('revoke')} kind="danger" action=${async () => {
+                if (!confirm(w('revoke_confirm', { name: k.name }))) return w('kept');
                 await api('DELETE', '/v1/keys/{id}', { path: { id: k.id } });
                 keys.reload();
-                return 'Revoked';
+                return w('revoked');
               }} /></td></tr>`,
           )}</tbody></table></div>`
     }
-    <form onSubmit=${form.onSubmit} aria-label="Create an API key">
+    <form onSubmit=${form.onSubmit} aria-label=${w('create_key')}>
       <div class="form-grid">
-        <${Field} name="name" label="Key name" required error=${form.error} idPrefix="key" />
-        <${Field} name="mode" label="Mode" type="select" options=${['live', 'test']} error=${form.error} idPrefix="key" />
+        <${Field} name="name" label=${w('key_name')} required error=${form.error} idPrefix="key" />
+        <${Field} name="mode" label=${w('mode')} type="select" options=${(['live', 'test'] as const).map((m) => [m, w(`mode.${m}`)] as const)} error=${form.error} idPrefix="key" />
       </div>
-      <${Submit} form=${form} label="Create key" names=${['name', 'mode']} />
+      <${Submit} form=${form} label=${w('submit_key')} names=${['name', 'mode']} />
     </form>
-    ${made?.key && html`<${ShownOnce} title=${`API key ${made.name}`} value=${made.key} />`}
+    ${made?.key && html`<${ShownOnce} title=${w('api_key', { name: made.name })} value=${made.key} />`}
   </section>`;
 }
 
@@ -323,12 +341,12 @@ function Usage() {
 
 /** Settings in sections, each at its own address (/settings/<section>); /settings is the farm's. */
 const SECTIONS = [
-  { id: 'farm', title: 'Farm' },
-  { id: 'rules', title: 'Thresholds and rules' },
-  { id: 'escalation', title: 'Escalation' },
-  { id: 'webhooks', title: 'Webhooks' },
-  { id: 'keys', title: 'API keys' },
-  { id: 'usage', title: 'Usage' },
+  { id: 'farm' },
+  { id: 'rules' },
+  { id: 'escalation' },
+  { id: 'webhooks' },
+  { id: 'keys' },
+  { id: 'usage' },
 ] as const;
 
 type SectionId = (typeof SECTIONS)[number]['id'];
@@ -336,10 +354,10 @@ type SectionId = (typeof SECTIONS)[number]['id'];
 function SectionNav({ current }: { current: SectionId | null }) {
   const link = (href: string, title: string, here: boolean) =>
     html`<li><a href=${href} aria-current=${here ? 'page' : undefined}>${title}</a></li>`;
-  return html`<nav class="sections" aria-label="Settings sections"><ul>
-    ${SECTIONS.map((s) => link(s.id === 'farm' ? '/settings' : `/settings/${s.id}`, s.title, s.id === current))}
-    ${link('/people', 'People', false)}
-    ${link('/settings/integrations', 'Integrations', false)}
+  return html`<nav class="sections" aria-label=${w('sections')}><ul>
+    ${SECTIONS.map((s) => link(s.id === 'farm' ? '/settings' : `/settings/${s.id}`, w(`section.${s.id}`), s.id === current))}
+    ${link('/people', w('people'), false)}
+    ${link('/settings/integrations', w('integrations'), false)}
   </ul></nav>`;
 }
 
@@ -368,12 +386,13 @@ function Section({ farm, section }: { farm: Farm; section: SectionId }) {
 }
 
 export function Page({ farm, params }: PageProps) {
+  useReader();
   const asked = params.section ?? 'farm';
   const section = SECTIONS.find((s) => s.id === asked);
   return html`<section>
-    <h1>Settings${section && section.id !== 'farm' ? `: ${section.title}` : ''}</h1>
+    <h1>${section && section.id !== 'farm' ? w('title_section', { section: w(`section.${section.id}`) }) : w('title')}</h1>
     <${SectionNav} current=${section?.id ?? null} />
-    ${section ? html`<${Section} farm=${farm} section=${section.id} />` : html`<p class="panel">No such settings section: choose one above.</p>`}
-    <p class="small muted">For ${farm.name}; times in ${farm.timezone}, now ${farmTime(new Date().toISOString(), farm.timezone)}.</p>
+    ${section ? html`<${Section} farm=${farm} section=${section.id} />` : html`<p class="panel">${w('no_section')}</p>`}
+    <p class="small muted">${w('footer', { farm: farm.name, timezone: farm.timezone, now: farmTime(new Date().toISOString(), farm.timezone) })}</p>
   </section>`;
 }

@@ -5,25 +5,29 @@
 
 import { ApiError, api, type Body } from '../api.ts';
 import { useForm } from '../form.ts';
-import { proposedReader } from '../i18n.ts';
+import { type MessageKey, proposedReader, t, words } from '../i18n.ts';
 import { html } from '../lib.ts';
+import { EN, ES } from '../messages/setup.ts';
+import { useReader } from '../reader-hook.ts';
 import { navigate } from '../router.ts';
 import { setSession } from '../store.ts';
 import { ErrorText, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 const MIN_PASSWORD = 10;
+const w = words(EN, ES);
 
 export function Page({ params }: PageProps) {
+  useReader();
   const token = params.token ?? '';
   const setup = useLoad(() => api('GET', '/v1/setup/{token}', { path: { token } }), [token]);
   const form = useForm(async (data) => {
     const password = String(data.get('password'));
     if (password.length < MIN_PASSWORD) {
-      throw new Error(`The password needs at least ${MIN_PASSWORD} characters.`);
+      throw new Error(w('short', { count: MIN_PASSWORD }));
     }
     if (password !== String(data.get('confirm'))) {
-      throw new Error('The two passwords differ; type the same password twice.');
+      throw new Error(w('differ'));
     }
     // Units and language proposed from the browser's locale; the person changes them on the Account page.
     const body: Body<'POST', '/v1/setup/{token}'> = { password, ...proposedReader() };
@@ -35,33 +39,32 @@ export function Page({ params }: PageProps) {
   });
 
   if (setup.error instanceof ApiError && setup.error.status === 404) {
-    return html`<div class="panel auth"><h1>This link no longer works</h1>
-      <p>Setup links work once and for 24 hours. Ask the account's owner for a new one, or run
-        <code>npm run cli -- people invite</code> on the server.</p>
-      <p><a href="/sign-in">Sign in</a> if you already have a password.</p></div>`;
+    return html`<div class="panel auth"><h1>${w('gone_title')}</h1>
+      <p>${w('gone', { command: 'npm run cli -- people invite' })}</p>
+      <p><a href="/sign-in">${w('sign_in')}</a> ${w('sign_in_hint')}</p></div>`;
   }
   if (!setup.data) return html`<${Loading} error=${setup.error} retry=${setup.reload} />`;
   const link = setup.data;
 
   return html`<div class="panel auth">
-    <h1>Set up your sign-in</h1>
-    <p>You are joining <strong>${link.account.name}</strong> as <strong>${link.role}</strong>.</p>
+    <h1>${w('title')}</h1>
+    <p>${w('joining', { account: link.account.name, role: t(`role.${link.role}` as MessageKey) })}</p>
     <form onSubmit=${form.onSubmit}>
-      <label for="email">Email</label>
+      <label for="email">${w('email')}</label>
       ${
         link.email
           ? html`<input id="email" name="email" type="email" value=${link.email} readonly autocomplete="username" />`
           : html`<input id="email" name="email" type="email" required autocomplete="username" />`
       }
-      <label for="name">Your name <span class="muted">(optional)</span></label>
+      <label for="name">${w('name')} <span class="muted">${w('optional')}</span></label>
       <input id="name" name="name" type="text" autocomplete="name" />
-      <label for="password">Password <span class="muted">(at least ${MIN_PASSWORD} characters)</span></label>
+      <label for="password">${w('password')} <span class="muted">${w('at_least', { count: MIN_PASSWORD })}</span></label>
       <input id="password" name="password" type="password" required minlength=${MIN_PASSWORD}
         autocomplete="new-password" />
-      <label for="confirm">Password again</label>
+      <label for="confirm">${w('again')}</label>
       <input id="confirm" name="confirm" type="password" required autocomplete="new-password" />
       <${ErrorText} error=${form.error} id="setup-error" />
-      <button type="submit" class="button primary" disabled=${form.busy}>${form.busy ? 'Saving…' : 'Save and sign in'}</button>
+      <button type="submit" class="button primary" disabled=${form.busy}>${form.busy ? w('saving') : w('submit')}</button>
     </form>
   </div>`;
 }

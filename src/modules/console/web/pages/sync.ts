@@ -4,16 +4,15 @@
  * attention with the server's own words and the choice to fix it (the fields it sent, edited) or discard it.
  */
 import { Field } from '../form.ts';
+import { t, words } from '../i18n.ts';
 import { html, useEffect, useRef, useState } from '../lib.ts';
+import { EN, ES } from '../messages/sync.ts';
 import { type Change, discard, listQueue, retry, syncNow, useOffline } from '../offline.ts';
+import { useReader } from '../reader-hook.ts';
 import { ActionButton, farmTime } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
-const STATE_TEXT: Record<Change['state'], string> = {
-  waiting: 'Waiting',
-  synced: 'Synced',
-  attention: 'Needs attention',
-};
+const w = words(EN, ES);
 
 /** The fields of a change a person can fix, as text (and `override_reason` when the refusal asks for it). */
 function fixable(body: unknown, message: string | null = null): [string, string][] {
@@ -59,13 +58,13 @@ function Fix({ change, onClose }: { change: Change; onClose(): void }) {
     setBusy(false);
     onClose();
   };
-  return html`<form class="panel" onSubmit=${submit} aria-label=${`Fix: ${change.label}`}>
+  return html`<form class="panel" onSubmit=${submit} aria-label=${w('fix_named', { change: change.label })}>
     <div class="form-grid">
       ${fields.map(([name, value]) => html`<${Field} name=${name} label=${name.replace('data.', '')} value=${value} idPrefix=${change.key} error=${null} />`)}
     </div>
     <div class="actions">
-      <button type="submit" class="button primary" disabled=${busy}>${busy ? 'Sending…' : 'Send again'}</button>
-      <button type="button" class="button link" onClick=${onClose}>Cancel</button>
+      <button type="submit" class="button primary" disabled=${busy}>${busy ? w('sending') : w('send_again')}</button>
+      <button type="button" class="button link" onClick=${onClose}>${w('cancel')}</button>
     </div>
   </form>`;
 }
@@ -85,26 +84,33 @@ function ChangeCard({
   const fields = change.gone ? [] : fixable(change.body, change.message);
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
     <div class="card-head"><h2 class="card-title">${change.label}</h2>
-      <span class=${`status ${kind}`}>${STATE_TEXT[change.state]}</span></div>
-    <p class="small muted">Made ${farmTime(change.made_at, timezone)}${change.synced_at ? ` · synced ${farmTime(change.synced_at, timezone)}` : ''}</p>
+      <span class=${`status ${kind}`}>${w(`state.${change.state}`)}</span></div>
+    <p class="small muted">${
+      change.synced_at
+        ? w('made_synced', {
+            made: farmTime(change.made_at, timezone),
+            synced: farmTime(change.synced_at, timezone),
+          })
+        : w('made', { made: farmTime(change.made_at, timezone) })
+    }</p>
     ${change.message && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${change.message}</p>`}
-    ${change.state === 'attention' && change.gone && html`<p class="small">It was deleted on Farmstead while this phone was away, so there is nothing to send it to.</p>`}
+    ${change.state === 'attention' && change.gone && html`<p class="small">${w('gone')}</p>`}
     ${
       change.state === 'attention' &&
       html`<div class="actions">
-        ${fields.length > 0 && html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>Fix</button>`}
+        ${fields.length > 0 && html`<button type="button" class="button primary" onClick=${() => setFixing(true)}>${w('fix')}</button>`}
         ${
           !change.gone &&
-          html`<${ActionButton} label="Send again" kind=${fields.length > 0 ? 'secondary' : 'primary'} action=${async () => {
+          html`<${ActionButton} label=${w('send_again')} kind=${fields.length > 0 ? 'secondary' : 'primary'} action=${async () => {
             await retry(change);
             onChanged();
           }} />`
         }
-        <${ActionButton} label="Discard" kind=${change.gone ? 'primary' : 'secondary'} action=${async () => {
-          if (!confirm(`Discard “${change.label}”? It will not reach Farmstead.`)) return 'Kept.';
+        <${ActionButton} label=${w('discard')} kind=${change.gone ? 'primary' : 'secondary'} action=${async () => {
+          if (!confirm(w('discard_confirm', { change: change.label }))) return w('kept');
           await discard(change);
           onChanged();
-          return 'Discarded.';
+          return w('discarded');
         }} />
       </div>`
     }
@@ -119,6 +125,7 @@ function ChangeCard({
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   const s = useOffline();
   const [changes, setChanges] = useState<Change[] | null>(null);
   // Reads may finish out of order (a sync moves the queue on while one is running): the newest read wins.
@@ -131,20 +138,18 @@ export function Page({ farm }: PageProps) {
   };
   // The list follows the queue: each sync or new change is shown as it happens.
   useEffect(load, [s.waiting, s.attention, s.syncing]);
-  if (!changes) return html`<p class="muted" role="status">Loading…</p>`;
+  if (!changes) return html`<p class="muted" role="status">${t('ui.loading')}</p>`;
   // In the order they go: oldest first (the queue's own order).
   return html`<section>
-    <h1>Waiting to sync</h1>
-    <p class="muted">Changes made on this phone go to Farmstead oldest first, listed here in that order, by
-      themselves when there is signal. One that Farmstead refuses waits here for you to fix or discard; the
-      ones after it still go. The latest synced stay listed for a while.</p>
+    <h1>${w('title')}</h1>
+    <p class="muted">${w('intro')}</p>
     <div class="actions">
-      <${ActionButton} label="Sync now" busyLabel="Syncing…" disabled=${!s.online} action=${async () => {
+      <${ActionButton} label=${w('sync_now')} busyLabel=${w('syncing')} disabled=${!s.online} action=${async () => {
         await syncNow();
         load();
-        return s.online ? 'Synced what could be.' : 'Still offline.';
+        return s.online ? w('synced_all') : w('still_offline');
       }} />
     </div>
-    ${changes.length === 0 ? html`<p class="calm">Nothing waiting: everything recorded here has reached Farmstead.</p>` : html`<ol class="cards">${changes.map((c) => html`<${ChangeCard} key=${c.key} change=${c} timezone=${farm.timezone} onChanged=${load} />`)}</ol>`}
+    ${changes.length === 0 ? html`<p class="calm">${w('nothing')}</p>` : html`<ol class="cards">${changes.map((c) => html`<${ChangeCard} key=${c.key} change=${c} timezone=${farm.timezone} onChanged=${load} />`)}</ol>`}
   </section>`;
 }

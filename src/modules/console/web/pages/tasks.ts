@@ -5,8 +5,11 @@
  */
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, localInput, Submit, text, useForm } from '../form.ts';
+import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { alertLink } from '../links.ts';
+import { EN, ES } from '../messages/tasks.ts';
+import { useReader } from '../reader-hook.ts';
 import { choices, type Places, usePlaces } from '../records.ts';
 import { can, type Farm, signedIn, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
@@ -15,13 +18,20 @@ import type { PageProps } from './page.ts';
 
 type Task = Schema<'Task'>;
 
+const w = words(EN, ES);
+
+/** A task's status in the reader's words. */
+function statusName(status: string): string {
+  return `status.${status}` in EN ? w(`status.${status}` as keyof typeof EN) : status;
+}
+
 const NAMES = ['title', 'notes', 'due_at', 'assignee', 'status', 'subject_id', 'paddock_id'];
 
 /** The move a task plans, in words ("Move Herd to East"), or null. */
 export function plannedMove(task: Task, names: Places['names']): string | null {
   if (!task.paddock_id) return null;
-  const who = names.get(task.subject_id) ?? (task.subject_type === 'animal' ? 'the animal' : 'the group');
-  return `Move ${who} to ${names.get(task.paddock_id) ?? 'a paddock'}`;
+  const who = names.get(task.subject_id) ?? w(task.subject_type === 'animal' ? 'the_animal' : 'the_group');
+  return w('move', { who, paddock: names.get(task.paddock_id) ?? w('a_paddock') });
 }
 
 /** YYYY-MM-DD of a time in a time zone. */
@@ -73,37 +83,38 @@ function TaskForm({
     if (!task) el.reset();
     onSaved();
     onClose?.();
-    return task ? 'Saved' : 'Task added';
+    return task ? w('saved') : w('added');
   });
   const t: Partial<Task> = task ?? {};
   const p = { error: form.error, idPrefix: task ? `t-${task.id}` : 't-new' };
-  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${task ? `Edit ${task.title}` : 'Add a task'}>
-    <h2>${task ? 'Edit task' : 'Add a task'}</h2>
-    <${Field} name="title" label="Task" value=${t.title} required ...${p} />
+  return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${task ? w('edit_named', { title: task.title }) : w('add')}>
+    <h2>${task ? w('edit_task') : w('add')}</h2>
+    <${Field} name="title" label=${w('task')} value=${t.title} required ...${p} />
     <div class="form-grid">
-      <${Field} name="due_at" label="Due" type="datetime-local" value=${localInput(t.due_at)} ...${p} />
-      <${Field} name="assignee" label="Assigned to" value=${t.assignee ?? (task ? '' : me)} ...${p} />
-      ${task && html`<${Field} name="status" label="Status" type="select" value=${t.status} options=${['open', 'in_progress', 'done', 'cancelled']} ...${p} />`}
+      <${Field} name="due_at" label=${w('due')} type="datetime-local" value=${localInput(t.due_at)} ...${p} />
+      <${Field} name="assignee" label=${w('assignee')} value=${t.assignee ?? (task ? '' : me)} ...${p} />
+      ${task && html`<${Field} name="status" label=${w('status')} type="select" value=${t.status} options=${(['open', 'in_progress', 'done', 'cancelled'] as const).map((s) => [s, statusName(s)] as const)} ...${p} />`}
     </div>
     ${
       places &&
-      html`<fieldset class="form-grid planned-move"><legend>Planned move</legend>
-        <p class="small muted">Marking the task done moves them.</p>
+      html`<fieldset class="form-grid planned-move"><legend>${w('planned_move')}</legend>
+        <p class="small muted">${w('done_moves')}</p>
         ${
           t.subject_type === 'animal'
-            ? html`<p class="small">Moves ${places.names.get(t.subject_id ?? null) ?? 'the animal'}</p>`
-            : html`<${Field} name="subject_id" label="Group to move" type="select" value=${t.subject_type === 'group' ? t.subject_id : ''} options=${choices(places.groups)} ...${p} />`
+            ? html`<p class="small">${w('moves', { who: places.names.get(t.subject_id ?? null) ?? w('the_animal') })}</p>`
+            : html`<${Field} name="subject_id" label=${w('group')} type="select" value=${t.subject_type === 'group' ? t.subject_id : ''} options=${choices(places.groups)} ...${p} />`
         }
-        <${Field} name="paddock_id" label="To paddock" type="select" value=${t.paddock_id ?? ''} options=${choices(places.paddocks, '— no move —')} ...${p} />
+        <${Field} name="paddock_id" label=${w('paddock')} type="select" value=${t.paddock_id ?? ''} options=${choices(places.paddocks, w('no_move'))} ...${p} />
       </fieldset>`
     }
-    <${Field} name="notes" label="Notes" type="textarea" value=${t.notes} ...${p} />
-    <${Submit} form=${form} label=${task ? 'Save' : 'Add task'} names=${NAMES} />
-    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>Close</button>`}
+    <${Field} name="notes" label=${w('notes')} type="textarea" value=${t.notes} ...${p} />
+    <${Submit} form=${form} label=${task ? w('save') : w('submit')} names=${NAMES} />
+    ${onClose && html`<button type="button" class="button link" onClick=${onClose}>${w('close')}</button>`}
   </form>`;
 }
 
 export function Page({ farm }: PageProps) {
+  useReader();
   useStore();
   const me = signedIn().person.email;
   const [filter, setFilter] = useState({ who: 'all', when: 'all', status: 'open' });
@@ -132,40 +143,40 @@ export function Page({ farm }: PageProps) {
     html`<button type="button" class="tab" aria-pressed=${filter[name] === value}
       onClick=${() => setFilter({ ...filter, [name]: value })}>${label}</button>`;
   return html`<section>
-    <h1>Tasks</h1>
-    <div class="tabs" role="group" aria-label="Whose">${tab('who', 'all', 'All')}${tab('who', 'mine', 'Mine')}</div>
-    <div class="tabs" role="group" aria-label="When">${tab('when', 'all', 'Any time')}${tab('when', 'overdue', 'Overdue')}${tab('when', 'today', 'Due today')}</div>
-    <div class="tabs" role="group" aria-label="Status">${tab('status', 'open', 'Open')}${tab('status', 'done', 'Done')}${tab('status', '', 'All')}</div>
+    <h1>${w('title')}</h1>
+    <div class="tabs" role="group" aria-label=${w('whose')}>${tab('who', 'all', w('all'))}${tab('who', 'mine', w('mine'))}</div>
+    <div class="tabs" role="group" aria-label=${w('when')}>${tab('when', 'all', w('any_time'))}${tab('when', 'overdue', w('overdue'))}${tab('when', 'today', w('due_today'))}</div>
+    <div class="tabs" role="group" aria-label=${w('status')}>${tab('status', 'open', w('open'))}${tab('status', 'done', w('done'))}${tab('status', '', w('all'))}</div>
     ${can('tasks', 'write') && html`<${TaskForm} farm=${farm} me=${me} places=${places.data} onSaved=${tasks.reload} />`}
     <ul class="cards">${shown.map((t) => {
       const due = dueState(t, farm.timezone);
       const alert = t.alert_id && alertLink(t.alert_id);
       return html`<li class=${`card task${due === 'overdue' ? ' alert watch' : ''}`} key=${t.id} id=${t.id}>
         <div class="card-head"><h2 class="card-title">${t.title}</h2>
-          <span class=${`status ${t.status === 'done' ? 'resolved' : ''}`}>${t.status}</span></div>
-        <p class="small">${t.due_at ? html`Due ${farmTime(t.due_at, farm.timezone)}` : 'No due date'}
-          ${due === 'overdue' ? html` · <strong>Overdue</strong>` : due === 'today' ? ' · Today' : ''}
+          <span class=${`status ${t.status === 'done' ? 'resolved' : ''}`}>${statusName(t.status)}</span></div>
+        <p class="small">${t.due_at ? w('due_at', { when: farmTime(t.due_at, farm.timezone) }) : w('no_due')}
+          ${due === 'overdue' ? html` · <strong>${w('overdue')}</strong>` : due === 'today' ? ` · ${w('today')}` : ''}
           ${t.assignee ? ` · ${t.assignee}` : ''}</p>
         ${places.data && plannedMove(t, places.data.names) && html`<p class="small planned">${plannedMove(t, places.data.names)}</p>`}
         ${t.notes && html`<p>${t.notes}</p>`}
-        ${alert && html`<p class="small"><a href=${alert}>From an alert</a></p>`}
+        ${alert && html`<p class="small"><a href=${alert}>${w('from_alert')}</a></p>`}
         ${
           can('tasks', 'write') &&
           html`<div class="actions">
             ${
               t.status !== 'done' &&
-              html`<${ActionButton} label="Done" kind="primary" action=${async () => {
+              html`<${ActionButton} label=${w('mark_done')} kind="primary" action=${async () => {
                 await api('POST', '/v1/tasks/{id}/done', { path: { id: t.id } });
                 tasks.reload();
-                return 'Done';
+                return w('marked_done');
               }} />`
             }
-            <button type="button" class="button secondary" onClick=${() => setEditing(t)}>Edit</button>
+            <button type="button" class="button secondary" onClick=${() => setEditing(t)}>${w('edit')}</button>
           </div>`
         }
         ${editing?.id === t.id && html`<${TaskForm} farm=${farm} task=${t} me=${me} places=${places.data} onSaved=${tasks.reload} onClose=${() => setEditing(null)} />`}
       </li>`;
     })}</ul>
-    ${shown.length === 0 && html`<p class="muted" role="status">No tasks here.</p>`}
+    ${shown.length === 0 && html`<p class="muted" role="status">${w('none')}</p>`}
   </section>`;
 }

@@ -1,0 +1,113 @@
+/** The data page's words (pages/data.ts; web/i18n.ts `words`). */
+import type { Message } from '../../../../lib/message-format.ts';
+
+export const EN = {
+  title: 'Data',
+  animals: 'Animals',
+  events: 'Events',
+  tasks: 'Tasks',
+  export: 'Export',
+  formats: 'CSV opens in a spreadsheet; NDJSON (one JSON object a line) suits programs.',
+  csv: '{records} CSV',
+  ndjson: '{records} NDJSON',
+  readings: 'Device readings',
+  no_devices: 'No devices yet.',
+  device: 'Device',
+  device_option: '{name} ({type})',
+  metric: 'Metric (blank for all)',
+  from: 'From',
+  until: 'Until',
+  format: 'Format',
+  export_readings: 'Export readings',
+  summary_dry: {
+    one: '{count} row — {created} to add, {updated} to update, {unchanged} unchanged.',
+    other: '{count} rows — {created} to add, {updated} to update, {unchanged} unchanged.',
+  },
+  summary_dry_skipped: {
+    one: '{count} row — {created} to add, {updated} to update, {unchanged} unchanged, {skipped} skipped.',
+    other: '{count} rows — {created} to add, {updated} to update, {unchanged} unchanged, {skipped} skipped.',
+  },
+  summary: {
+    one: '{count} row — {created} added, {updated} updated, {unchanged} unchanged.',
+    other: '{count} rows — {created} added, {updated} updated, {unchanged} unchanged.',
+  },
+  summary_skipped: {
+    one: '{count} row — {created} added, {updated} updated, {unchanged} unchanged, {skipped} skipped.',
+    other: '{count} rows — {created} added, {updated} updated, {unchanged} unchanged, {skipped} skipped.',
+  },
+  preview: 'Preview',
+  imported: 'Imported',
+  result: '{what}:',
+  errors: 'Rows with errors',
+  errors_dry: 'Rows with errors (fix them, or import the others only)',
+  row: 'Row',
+  row_number: 'Row {row}',
+  column: 'Column',
+  problem: 'Problem',
+  import_title: 'Import animals',
+  import_help:
+    'A CSV with the columns of the animals export (any of them, in any order). Rows whose eid, else tag, match an animal update it; the others add animals. Nothing is stored until you import after the preview.',
+  file: 'CSV file',
+  skip: 'Import the good rows and skip rows with errors',
+  working: 'Working…',
+  import: 'Import',
+  blocked: 'One bad row stops the whole import: fix the file, or tick “skip rows with errors”.',
+  owner_only: 'Importing needs an owner.',
+} as const satisfies Record<string, Message>;
+
+export const ES: Record<keyof typeof EN, Message> = {
+  title: 'Datos',
+  animals: 'Animales',
+  events: 'Eventos',
+  tasks: 'Tareas',
+  export: 'Exportar',
+  formats: 'CSV se abre en una hoja de cálculo; NDJSON (un objeto JSON por línea) sirve para programas.',
+  csv: '{records} CSV',
+  ndjson: '{records} NDJSON',
+  readings: 'Lecturas de dispositivos',
+  no_devices: 'Todavía no hay dispositivos.',
+  device: 'Dispositivo',
+  device_option: '{name} ({type})',
+  metric: 'Métrica (vacío para todas)',
+  from: 'Desde',
+  until: 'Hasta',
+  format: 'Formato',
+  export_readings: 'Exportar lecturas',
+  summary_dry: {
+    one: '{count} fila: {created} por agregar, {updated} por actualizar, {unchanged} sin cambios.',
+    other: '{count} filas: {created} por agregar, {updated} por actualizar, {unchanged} sin cambios.',
+  },
+  summary_dry_skipped: {
+    one: '{count} fila: {created} por agregar, {updated} por actualizar, {unchanged} sin cambios, {skipped} omitidas.',
+    other:
+      '{count} filas: {created} por agregar, {updated} por actualizar, {unchanged} sin cambios, {skipped} omitidas.',
+  },
+  summary: {
+    one: '{count} fila: {created} agregadas, {updated} actualizadas, {unchanged} sin cambios.',
+    other: '{count} filas: {created} agregadas, {updated} actualizadas, {unchanged} sin cambios.',
+  },
+  summary_skipped: {
+    one: '{count} fila: {created} agregadas, {updated} actualizadas, {unchanged} sin cambios, {skipped} omitidas.',
+    other:
+      '{count} filas: {created} agregadas, {updated} actualizadas, {unchanged} sin cambios, {skipped} omitidas.',
+  },
+  preview: 'Vista previa',
+  imported: 'Importado',
+  result: '{what}:',
+  errors: 'Filas con errores',
+  errors_dry: 'Filas con errores (corríjalas o importe solo las demás)',
+  row: 'Fila',
+  row_number: 'Fila {row}',
+  column: 'Columna',
+  problem: 'Problema',
+  import_title: 'Importar animales',
+  import_help:
+    'Un CSV con las columnas de la exportación de animales (cualquiera de ellas, en cualquier orden). Las filas cuyo eid, o si no su tag, coincide con un animal lo actualizan; las demás agregan animales. No se guarda nada hasta que importe después de la vista previa.',
+  file: 'Archivo CSV',
+  skip: 'Importar las filas buenas y omitir las filas con errores',
+  working: 'Procesando…',
+  import: 'Importar',
+  blocked:
+    'Una fila con errores detiene toda la importación: corrija el archivo o marque “omitir las filas con errores”.',
+  owner_only: 'Para importar se necesita un propietario.',
+};
