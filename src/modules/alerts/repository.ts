@@ -6,6 +6,7 @@ import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { AlertSeverity, AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
+import { parseAlertWords } from '../../domain/alert-words.ts';
 import { ACTIVE_ALERT_STATUSES, type AlertStatus } from '../../domain/statuses.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Alert } from './schemas.ts';
@@ -25,6 +26,7 @@ export function toAlert(row: AlertRow): Alert {
     title: row.title,
     reason: row.reason,
     rule: row.rule,
+    words: parseAlertWords(row.words),
     subject_type: row.subject_type,
     subject_id: row.subject_id,
     status: row.status,

@@ -71,14 +71,17 @@ forEachEngine(
       const american = await signedInPerson(t(), account, 'owner');
       const spanish = await signedInPerson(t(), account, 'owner');
       const metric = await signedInPerson(t(), account, 'crew');
+      const spanishUs = await signedInPerson(t(), account, 'crew');
       for (const [person, body] of [
         [american, { units: 'us' }],
         [spanish, { language: 'es' }],
+        [spanishUs, { language: 'es', units: 'us' }],
       ] as const) {
         assert.equal((await person.request('PATCH', '/v1/me', { body })).status, 200);
       }
       const usBrowser = await subscribe(american);
       const metricBrowser = await subscribe(metric);
+      const spanishUsBrowser = await subscribe(spanishUs);
       const before = smtp.received.length;
       const start = Date.now();
       await make.report(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 36 }] });
@@ -92,18 +95,31 @@ forEachEngine(
       assert.deepEqual(usPush.labels, { acknowledge: 'Acknowledge', open: 'Open' });
       const metricPush = push.received.find((r) => r.subscription === metricBrowser.id)?.payload;
       assert.match(String(metricPush?.body), /36°C/);
+      // The alert's own words in Spanish (its title and reason), with the units still converted.
+      const esPush = push.received.find((r) => r.subscription === spanishUsBrowser.id)?.payload;
+      assert.equal(esPush?.title, 'Urgente: Temperatura alta en House 2');
+      assert.match(
+        String(esPush?.body),
+        /^Temperatura 96,8 °F en House 2: igual o por encima del umbral urgente de 95 °F — Hillside, /,
+      );
 
       const mails = smtp.received.slice(before);
       const es = mails.find((m) => m.to.includes(spanish.session.person.email));
       assert.ok(es, 'the Spanish reader got an email');
       assert.match(es.raw, /Subject: Urgente: /);
       const text = textOf(es.raw);
+      assert.match(text, /^Urgente: Temperatura alta en House 2\r?\n/);
+      assert.match(
+        text,
+        /\nTemperatura 36 °C en House 2: igual o por encima del umbral urgente de 35 °C — Hillside, /,
+      );
       assert.match(text, /Abrir la alerta: http/);
       assert.match(text, /Confirmarla: http[^\s]*\/ack\//);
       assert.match(text, /Cambie lo que recibe en la página Mi cuenta/);
       assert.match(text, /36 °C/);
       const en = mails.find((m) => m.to.includes(american.session.person.email));
       assert.match(String(en?.raw), /Open the alert: http/);
+      assert.match(textOf(String(en?.raw)), /Urgent: High temperature in House 2/);
     });
   },
   { webhookAllowPrivate: true },

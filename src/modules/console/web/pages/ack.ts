@@ -2,6 +2,7 @@
  * An emailed acknowledge link (/ack/<token>): shows the alert and one button. Opening the page changes
  * nothing (mail scanners follow links); the button posts the single-use token.
  */
+import { alertReason, alertTitle } from '../alert-text.ts';
 import { ApiError, api } from '../api.ts';
 import { html } from '../lib.ts';
 import { ActionButton, Loading, useLoad } from '../ui.ts';
@@ -25,8 +26,8 @@ export function Page({ params }: PageProps) {
     return 'Acknowledged. Whoever was being woken for it will not be.';
   };
   return html`<div class="panel auth">
-    <h1>${alert.title}</h1>
-    <p>${alert.reason}</p>
+    <h1>${alertTitle(alert)}</h1>
+    <p>${alertReason(alert)}</p>
     <p>Status: <strong>${alert.status}</strong></p>
     ${
       alert.usable && alert.status === 'open'

@@ -3,6 +3,7 @@
  * with the result shown beside the button; each alert's reason (the reading that raised it, with the rule's
  * line) and subject. New alerts appear as they happen, announced to screen readers.
  */
+import { alertReason, alertTitle } from '../alert-text.ts';
 import { api, type Schema } from '../api.ts';
 import { html, useState } from '../lib.ts';
 import { subjectLink } from '../links.ts';
@@ -58,10 +59,10 @@ function AlertCard({
   return html`<li id=${alert.id} class=${`card alert ${alert.severity}${fresh ? ' fresh' : ''}`} tabindex="-1">
     <div class="card-head">
       <span class=${`badge ${alert.severity}`}>${alert.severity}</span>
-      <h2 class="card-title">${alert.title}</h2>
+      <h2 class="card-title">${alertTitle(alert)}</h2>
       <span class=${`status ${alert.status}`}>${alert.status}</span>
     </div>
-    <p class="reason">${alert.reason}</p>
+    <p class="reason">${alertReason(alert)}</p>
     <p class="muted small">
       Raised ${farmTime(alert.created_at, farm.timezone)} (${ago(alert.created_at)}) · rule <code>${alert.rule}</code>
       ${href && html` · <a href=${href}>${subjectWords(alert, house)}</a>`}
@@ -93,7 +94,7 @@ export function Page({ farm }: PageProps) {
     if (event.type === 'alert.created') {
       const alert = event.data as Schema<'Alert'>;
       setFresh((s) => new Set(s).add(alert.id));
-      setAnnouncement(`New ${alert.severity} alert: ${alert.title}`);
+      setAnnouncement(`New ${alert.severity} alert: ${alertTitle(alert)}`);
     }
     list.reload();
   });
