@@ -26,7 +26,6 @@ export function toAlert(row: AlertRow): Alert {
     title: row.title,
     reason: row.reason,
     rule: row.rule,
-    words: parseAlertWords(row.words),
     subject_type: row.subject_type,
     subject_id: row.subject_id,
     status: row.status,
@@ -35,6 +34,7 @@ export function toAlert(row: AlertRow): Alert {
     acknowledged_at: toIso(row.acknowledged_at),
     acknowledged_by: row.acknowledged_by,
     resolved_at: toIso(row.resolved_at),
+    words: parseAlertWords(row.words),
   };
 }
 

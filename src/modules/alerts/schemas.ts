@@ -81,7 +81,6 @@ export const AlertSchema = Type.Object(
     rule: Type.String({
       description: 'The rule name (e.g. house.ammonia), or the device event type for device alarms.',
     }),
-    words: Type.Optional(AlertWordsSchema),
     subject_type: Type.String({
       description:
         '`animal` for a device attached to an animal, `group` for a group roll-up (group.intake_drop), else `device`.',
@@ -98,6 +97,7 @@ export const AlertSchema = Type.Object(
       }),
     ),
     resolved_at: Nullable(DateTime()),
+    words: Type.Optional(AlertWordsSchema),
   },
   {
     $id: 'Alert',

@@ -4,17 +4,21 @@
  * ranks them in this order.
  */
 
+import { renderAlertWord } from '../../domain/alert-words.ts';
 import { DEVICE_QUIET_RULE } from '../../domain/built-in-rules.ts';
+import type { LanguageName } from '../../domain/display-units.ts';
 import type { HouseState } from '../../domain/house-state.ts';
 import type { MetricName } from '../../domain/metrics.ts';
 import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
 import { localClock } from '../../lib/local-time.ts';
+import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
 import { DAY_MS, formatDuration, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
 import type { Reading } from '../readings/schemas.ts';
 import { restDays } from '../stays/service.ts';
 import type { TaskRow } from '../tasks/repository.ts';
 import { doorTimes, houseConditions, isShut, type Place, type QuietVerdict } from './attention.ts';
+import { BRIEF_ES, type BriefKey } from './messages.ts';
 import type { BriefDeviceRow, BriefPaddockRow } from './repository.ts';
 import type { BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
 import { formatValue, localWhen } from './wording.ts';
@@ -30,6 +34,13 @@ export interface BriefContext {
   rules: ReadonlyMap<RuleName, AlertRule>;
   /** Active alerts as `rule subject_id` keys: a condition an alert already reports is not listed twice. */
   alertKeys: ReadonlySet<string>;
+  /** The language the brief's sentences are written in (English unless the reader asked otherwise). */
+  language?: LanguageName;
+}
+
+/** One sentence of the brief in a language other than English (messages.ts). */
+function say(key: BriefKey, params: MessageParams = {}): string {
+  return formatMessage('es', BRIEF_ES[key], params);
 }
 
 function item(
@@ -45,13 +56,21 @@ function hasAlert(ctx: BriefContext, rule: RuleName, ...subjects: Array<string |
 }
 
 /** Alerts as items: urgent and watch (in the query's order) first, info alerts last of all. */
-export function alertSection(alerts: readonly Alert[]): { items: Unranked[]; info: Unranked[] } {
+export function alertSection(
+  alerts: readonly Alert[],
+  language: LanguageName = 'en',
+): { items: Unranked[]; info: Unranked[] } {
   const items: Unranked[] = [];
   const info: Unranked[] = [];
   for (const alert of alerts) {
+    // Another language writes the alert from its words (src/domain/alert-words.ts), else its English.
+    const words = language === 'en' ? null : (alert.words ?? null);
+    const title = (words && renderAlertWord(language, words.title)) ?? alert.title;
+    const reason = (words && renderAlertWord(language, words.reason)) ?? alert.reason;
+    const acknowledged = language === 'en' ? `Acknowledged. ${reason}` : say('item.acknowledged', { reason });
     const entry = item('alert', alert.severity, {
-      title: alert.title,
-      detail: alert.status === 'acknowledged' ? `Acknowledged. ${alert.reason}` : alert.reason,
+      title,
+      detail: alert.status === 'acknowledged' ? acknowledged : reason,
       subject_type: alert.subject_type,
       subject_id: alert.subject_id,
       ref_id: alert.id,
@@ -63,7 +82,19 @@ export function alertSection(alerts: readonly Alert[]): { items: Unranked[]; inf
 }
 
 /** "Due today at 08:00", "Overdue: due yesterday 17:00"; a task due on a day shows the day, never a time. */
-function dueWording(t: TaskRow, kind: 'task_overdue' | 'task_due_today', now: number, tz: string): string {
+function dueWording(
+  t: TaskRow,
+  kind: 'task_overdue' | 'task_due_today',
+  now: number,
+  tz: string,
+  language: LanguageName = 'en',
+): string {
+  if (language !== 'en') {
+    if (t.due_date !== null)
+      return kind === 'task_overdue' ? say('task.overdue_day', { date: t.due_date }) : say('task.due_today');
+    const when = localWhen(t.due_at ?? 0, now, tz, language);
+    return say(kind === 'task_overdue' ? 'task.overdue_at' : 'task.due_today_at', { when });
+  }
   if (t.due_date !== null) return kind === 'task_overdue' ? `Overdue: due ${t.due_date}` : 'Due today';
   return `${kind === 'task_overdue' ? 'Overdue: due' : 'Due today at'} ${localWhen(t.due_at ?? 0, now, tz)}`;
 }
@@ -74,10 +105,16 @@ function dueWording(t: TaskRow, kind: 'task_overdue' | 'task_due_today', now: nu
  */
 export function taskSection(tasks: readonly TaskRow[], ctx: BriefContext): Unranked[] {
   const { now, timezone: tz, today } = ctx;
+  const language = ctx.language ?? 'en';
+  const detail = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') => {
+    const due = dueWording(t, kind, now, tz, language);
+    if (language === 'en') return `${due}${t.assignee ? `; ${t.assignee}` : ''}`;
+    return t.assignee ? say('task.detail_assignee', { due, assignee: t.assignee }) : due;
+  };
   const taskItem = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') =>
     item(kind, kind === 'task_overdue' ? 'watch' : 'info', {
       title: t.title,
-      detail: `${dueWording(t, kind, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
+      detail: detail(t, kind),
       subject_type: t.subject_type,
       subject_id: t.subject_id,
       ref_id: t.id,

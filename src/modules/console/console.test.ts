@@ -29,9 +29,11 @@ import { pickEncoding } from './routes.ts';
  * event log's sentences, the subject picker) and the herd book's weights came (296.5 KB gzip with them,
  * 2026-11-29: the Spanish catalog alone is about 6 KB, loaded only by a Spanish reader); 300 KB until issue
  * 47's console came: the chute page (page, style sheet, scale and indicator line readers: 7.7 KB), the
- * calving calendar, and weights, breeding and pedigree on the animal and group pages (about 3.3 KB), 307.4 KB.
+ * calving calendar, and weights, breeding and pedigree on the animal and group pages (about 3.3 KB), 307.4 KB;
+ * 308 KB until the alerts' own words in English and Spanish came (src/domain/alert-words.ts and
+ * web/alert-text.ts, about 5.4 KB gzip: every sentence an alert is written in, whole; 313.2 KB with them).
  */
-const PAGE_BUDGET_BYTES = 308 * 1024;
+const PAGE_BUDGET_BYTES = 314 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock

@@ -121,6 +121,73 @@ forEachEngine(
       assert.match(String(en?.raw), /Open the alert: http/);
       assert.match(textOf(String(en?.raw)), /Urgent: High temperature in House 2/);
     });
+
+    test('the brief in Spanish for a Spanish person, on the page and by email; an API key reads English', async () => {
+      const account = await t().account();
+      const farm = await make.farm(t(), account.live_key, { name: 'Hillside', timezone: 'UTC' });
+      const house = await make.device(t(), account.live_key, farm.id, { type: 'house', name: 'House 2' });
+      const spanish = await signedInPerson(t(), account, 'owner');
+      assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+      const now = Date.now();
+      const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
+      const task = await spanish.request('POST', `/v1/farms/${farm.id}/tasks`, {
+        body: { title: 'Revisar bebederos', due_at: `${yesterday}T17:00:00Z` },
+      });
+      assert.equal(task.status, 201, JSON.stringify(task.body));
+      await make.report(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+
+      type Brief = {
+        headline: string;
+        text: string;
+        items: Array<{ kind: string; title: string; detail: string }>;
+      };
+      const es = await spanish.request<Brief>('GET', `/v1/farms/${farm.id}/brief`);
+      assert.equal(es.status, 200);
+      assert.match(
+        es.body.headline,
+        /^1 alerta urgente: Amoníaco alto en House 2\. Además: .*1 tarea atrasada/,
+      );
+      assert.match(es.body.text, /Urgentes: Amoníaco alto en House 2\. /);
+      assert.match(es.body.text, /Atrasadas: Revisar bebederos\. /);
+      const alert = es.body.items.find((i) => i.kind === 'alert');
+      assert.equal(
+        alert?.detail,
+        'Amoníaco 26 ppm en House 2: igual o por encima del umbral urgente de 25 ppm',
+      );
+      const overdue = es.body.items.find((i) => i.kind === 'task_overdue');
+      assert.equal(overdue?.detail, 'Atrasada: vencía ayer 17:00');
+
+      const english = await make.fetched<Brief>(t(), account.live_key, `/v1/farms/${farm.id}/brief`);
+      assert.match(english.headline, /^1 urgent alert: High ammonia in House 2 — also /);
+      assert.equal(
+        english.items.find((i) => i.kind === 'task_overdue')?.detail,
+        'Overdue: due yesterday 17:00',
+      );
+      const asked = await make.fetched<Brief>(
+        t(),
+        account.live_key,
+        `/v1/farms/${farm.id}/brief?language=es`,
+      );
+      assert.equal(asked.headline, es.body.headline);
+
+      const at = new Date(now - 60_000).toISOString().slice(11, 16);
+      const set = await spanish.request('PATCH', '/v1/me/notification-settings', {
+        body: { farm_id: farm.id, brief_email_at: at },
+      });
+      assert.equal(set.status, 200);
+      const before = smtp.received.length;
+      const { queueDueBriefs } = await import('./brief-email.ts');
+      const { deliverDue } = await import('./delivery.ts');
+      const options = { now, publicUrl: t().config.publicUrl, email: true };
+      assert.ok((await queueDueBriefs(t().database.db, options)) >= 1);
+      await deliverDue(t().database.db, { ...t().config, smtpUrl: smtp.url }, { now: now + 1000 });
+      const mail = smtp.received.slice(before).find((m) => m.to.includes(spanish.session.person.email));
+      assert.ok(mail, 'the Spanish reader got the brief by email');
+      const text = textOf(mail.raw);
+      assert.match(text, /Urgentes: Amoníaco alto en House 2\. /);
+      assert.match(text, /Atrasadas: Revisar bebederos\. /);
+      assert.match(text, /Abrir el resumen: http/);
+    });
   },
   { webhookAllowPrivate: true },
 );

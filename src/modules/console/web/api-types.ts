@@ -7818,7 +7818,10 @@ export interface operations {
     };
     getFarmBrief: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The language of the headline, the text and the items’ sentences when no person is signed in (an API key): en (the default) or es. A signed-in person’s brief is in their own language (PATCH /v1/me). Quantities stay in the catalog’s units either way. */
+                language?: "en" | "es";
+            };
             header?: never;
             path: {
                 farm: string;
