@@ -126,6 +126,18 @@ export const BRIEF_ES = {
   'task.overdue_at': 'Atrasada: vencía {when}',
   'task.due_today_at': 'Para hoy a las {when}',
   'task.detail_assignee': '{due}; {assignee}',
+  // Quiet devices, low batteries, rested paddocks ({silent} and {interval}: durations).
+  'quiet.title': '{device} dejó de reportar',
+  'quiet.never': 'No ha reportado desde que se agregó hace {silent}.',
+  'quiet.unknown': 'Sin reportes en {silent} (intervalo habitual desconocido; sin reportar tras 6 h).',
+  'quiet.usual': 'Sin reportes en {silent} (suele reportar cada {interval}).',
+  'battery.title': 'Batería baja: {device} ({value}%)',
+  'battery.detail': 'Batería al {value}%, igual o por debajo del umbral de {line}%.',
+  'paddock.title': '{paddock} superó su descanso objetivo',
+  'paddock.detail': {
+    one: 'Descansó {count} día; objetivo: {target} días. Listo para pastorear.',
+    other: 'Descansó {count} días; objetivo: {target} días. Listo para pastorear.',
+  },
 } as const satisfies Record<string, Message>;
 
 export type BriefKey = keyof typeof BRIEF_ES;

@@ -38,6 +38,16 @@ export interface BriefContext {
   language?: LanguageName;
 }
 
+/** "47 min", "2.5 h", "3 días": lib/time.ts formatDuration's steps, in the language. */
+function durationIn(language: LanguageName, ms: number): string {
+  if (ms < 2 * DAY_MS) return formatDuration(ms);
+  return formatMessage(
+    language,
+    { one: '{count} día', other: '{count} días' },
+    { count: Math.floor(ms / DAY_MS) },
+  );
+}
+
 /** One sentence of the brief in a language other than English (messages.ts). */
 function say(key: BriefKey, params: MessageParams = {}): string {
   return formatMessage('es', BRIEF_ES[key], params);
@@ -287,6 +297,7 @@ export function quietSection(
   devices: readonly BriefDeviceRow[],
   quiet: ReadonlyMap<string, QuietVerdict>,
   alertKeys: ReadonlySet<string> = new Set(),
+  language: LanguageName = 'en',
 ): Unranked[] {
   return devices
     .flatMap((row) => {
@@ -297,6 +308,21 @@ export function quietSection(
     })
     .sort((a, b) => b.verdict.silentMs - a.verdict.silentMs)
     .map(({ row, verdict }) => {
+      if (language !== 'en') {
+        const silent = durationIn(language, verdict.silentMs);
+        return item('device_quiet', 'watch', {
+          title: say('quiet.title', { device: row.name }),
+          detail: verdict.neverReported
+            ? say('quiet.never', { silent })
+            : verdict.interval === null
+              ? say('quiet.unknown', { silent })
+              : say('quiet.usual', { silent, interval: durationIn(language, verdict.interval) }),
+          subject_type: 'device',
+          subject_id: row.id,
+          ref_id: null,
+          at: toIso(row.last_seen_at ?? row.created_at),
+        });
+      }
       const detail = verdict.neverReported
         ? `Never reported since it was added ${formatDuration(verdict.silentMs)} ago.`
         : `No report for ${formatDuration(verdict.silentMs)} (${
@@ -337,8 +363,14 @@ export function batterySection(
     .sort((a, b) => a.battery - b.battery)
     .map(({ row, battery, rule }) =>
       item('device_battery', 'watch', {
-        title: `Low battery: ${row.name} (${formatValue(battery)}%)`,
-        detail: `Battery at ${formatValue(battery)}%, at or below the ${formatValue(rule.watch)}% line.`,
+        title:
+          ctx.language && ctx.language !== 'en'
+            ? say('battery.title', { device: row.name, value: formatValue(battery) })
+            : `Low battery: ${row.name} (${formatValue(battery)}%)`,
+        detail:
+          ctx.language && ctx.language !== 'en'
+            ? say('battery.detail', { value: formatValue(battery), line: formatValue(rule.watch) })
+            : `Battery at ${formatValue(battery)}%, at or below the ${formatValue(rule.watch)}% line.`,
         subject_type: 'device',
         subject_id: row.id,
         ref_id: null,
@@ -351,15 +383,26 @@ export function batterySection(
  * Paddocks past their rest target with nothing grazing them (nobody in `occupied_by`), the longest past it
  * first; the days rested are the paddock's `rest_days`.
  */
-export function paddockSection(paddocks: readonly BriefPaddockRow[], now: number): Unranked[] {
+export function paddockSection(
+  paddocks: readonly BriefPaddockRow[],
+  now: number,
+  language: LanguageName = 'en',
+): Unranked[] {
   return paddocks
     .filter((p) => p.occupied === 0)
     .map((p) => ({ p, rested: (now - p.last_grazed_at) / DAY_MS }))
     .sort((a, b) => b.rested - b.p.rest_days_target - (a.rested - a.p.rest_days_target))
     .map(({ p }) =>
       item('paddock_rest', 'info', {
-        title: `${p.name} is past its rest target`,
-        detail: `Rested ${restDays(p.last_grazed_at, false, now)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`,
+        title:
+          language === 'en' ? `${p.name} is past its rest target` : say('paddock.title', { paddock: p.name }),
+        detail:
+          language === 'en'
+            ? `Rested ${restDays(p.last_grazed_at, false, now)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`
+            : say('paddock.detail', {
+                count: restDays(p.last_grazed_at, false, now),
+                target: formatValue(p.rest_days_target),
+              }),
         subject_type: 'paddock',
         subject_id: p.id,
         ref_id: null,

@@ -305,9 +305,9 @@ async function assembleBrief(
     })),
     ctx,
   );
-  const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
+  const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys, language);
   const batteryItems = batterySection(batteries(facts), ctx);
-  const paddockItems = paddockSection(facts.paddocks, now);
+  const paddockItems = paddockSection(facts.paddocks, now, language);
   const herdBook = herdBookSections(facts.herdBook, ctx);
   const weights = weightSection(facts.weights, now);
   const breedingItems = breedingSection(await readBreedingFacts(db, farm.id), ctx);

@@ -448,7 +448,7 @@ function textIn(
   if (counts.devices_quiet > 0) {
     const quiet = of('device_quiet')
       .slice(0, 3)
-      .map((i) => nameOf(i, / has gone quiet$/));
+      .map((i) => nameOf(i, / (has gone quiet|dejó de reportar)$/));
     sentences.push(say('text.not_reporting', { list: named(quiet, counts.devices_quiet, 'more.device') }));
   } else {
     sentences.push(say('text.all_reporting'));
@@ -456,13 +456,13 @@ function textIn(
   if (counts.devices_low_battery > 0) {
     const low = of('device_battery')
       .slice(0, 3)
-      .map((i) => nameOf(i, /^Low battery: /));
+      .map((i) => nameOf(i, /^(Low battery|Batería baja): /));
     sentences.push(say('text.low_battery', { list: named(low, counts.devices_low_battery, 'more.device') }));
   }
   if (counts.paddocks_past_rest > 0) {
     const paddocks = of('paddock_rest')
       .slice(0, 3)
-      .map((i) => nameOf(i, / is past its rest target$/));
+      .map((i) => nameOf(i, / (is past its rest target|superó su descanso objetivo)$/));
     sentences.push(say('text.rested', { list: named(paddocks, counts.paddocks_past_rest, 'more.paddock') }));
   }
   if (counts.animals_gain_low > 0)
