@@ -134,6 +134,14 @@ forEachEngine(
         body: { title: 'Revisar bebederos', due_at: `${yesterday}T17:00:00Z` },
       });
       assert.equal(task.status, 201, JSON.stringify(task.body));
+      const paddock = await spanish.request('POST', `/v1/farms/${farm.id}/paddocks`, {
+        body: {
+          name: 'Far Field',
+          rest_days_target: 30,
+          last_grazed_at: new Date(now - 50 * 86_400_000).toISOString(),
+        },
+      });
+      assert.equal(paddock.status, 201, JSON.stringify(paddock.body));
       await make.report(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
 
       type Brief = {
@@ -156,6 +164,10 @@ forEachEngine(
       );
       const overdue = es.body.items.find((i) => i.kind === 'task_overdue');
       assert.equal(overdue?.detail, 'Atrasada: vencía ayer 17:00');
+      const rested = es.body.items.find((i) => i.kind === 'paddock_rest');
+      assert.equal(rested?.title, 'Far Field superó su descanso objetivo');
+      assert.equal(rested?.detail, 'Descansó 50 días; objetivo: 30 días. Listo para pastorear.');
+      assert.match(es.body.text, /Descansados y listos para pastorear: Far Field\./);
 
       const english = await make.fetched<Brief>(t(), account.live_key, `/v1/farms/${farm.id}/brief`);
       assert.match(english.headline, /^1 urgent alert: High ammonia in House 2 — also /);
