@@ -246,7 +246,7 @@ const es: Record<AlertWordKey, Message> = {
 
   'intake.title': 'Bajó el consumo de {measure} en {group}',
   'intake.reason':
-    'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la regla se abre con más de {drop} por debajo)',
+    'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la alerta se abre con más de {drop} por debajo)',
 
   'rule.house.ammonia.title': 'Amoníaco alto',
   'rule.house.ammonia.measure': 'Amoníaco',

@@ -5,6 +5,8 @@ import { WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
 import { ALARM_EVENT_BY_TYPE, ALARM_EVENT_TYPES } from '../../domain/devices.ts';
 import { localizeQuantities } from '../../domain/display-units.ts';
 import { DEFAULT_RULES, RULE_BY_NAME } from '../../domain/rules.ts';
+import { intakeWords } from '../alert-passes/intake.ts';
+import { quietAlertWords } from '../alert-passes/quiet.ts';
 import { clockAlertWords } from './clock.ts';
 import {
   eventAlertReason,
@@ -121,6 +123,22 @@ describe('alert words', () => {
         assert.equal(english(made.words.reason), made.reason);
       }
     }
+  });
+
+  test('the silent-device and intake alerts too', () => {
+    for (const gap of [null, 600_000]) {
+      for (const level of ['watch', 'urgent'] as const) {
+        const device = { type: 'house', name: 'House 2', last_seen_at: 0, report_gap_ms: gap };
+        const made = quietAlertWords(device, 3 * 86_400_000 + 5, level);
+        assert.equal(english(made.words.title), made.title);
+        assert.equal(english(made.words.reason), made.reason);
+      }
+    }
+    const verdict = { measure: 'Water per head', day: 0.21, belowPct: 30.5, median: 0.3, dropPct: 25 };
+    const made = intakeWords({ group_name: 'Flock A' }, verdict as never, '2026-11-28', 'L');
+    assert.equal(english(made.words.title), made.title);
+    assert.equal(english(made.words.reason), made.reason);
+    assert.equal(renderAlertWord('es', made.words.title), 'Bajó el consumo de agua por cabeza en Flock A');
   });
 
   test('in Spanish: the built-in rule’s words translated, a farmer’s title kept, units converted after', () => {
