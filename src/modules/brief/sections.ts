@@ -196,11 +196,22 @@ function oneHouse(
     nh3: value('climate.nh3_ppm'),
     target: state.climate.target_temp_c,
   };
-  const conditions = houseConditions(values, ctx.rules);
+  const language = ctx.language ?? 'en';
+  const es = language !== 'en';
+  const conditions = houseConditions(values, ctx.rules, language);
   const attention = conditions.map((c) => c.phrase);
   if (doorsOpenAfterDusk)
-    attention.push(`${doors.open} ${doors.open === 1 ? 'door' : 'doors'} open after dusk`);
-  if (quiet?.quiet) attention.push(`quiet for ${formatDuration(quiet.silentMs)}`);
+    attention.push(
+      es
+        ? say('house.attention_doors', { count: doors.open })
+        : `${doors.open} ${doors.open === 1 ? 'door' : 'doors'} open after dusk`,
+    );
+  if (quiet?.quiet)
+    attention.push(
+      es
+        ? say('house.attention_quiet', { silent: durationIn(language, quiet.silentMs) })
+        : `quiet for ${formatDuration(quiet.silentMs)}`,
+    );
 
   const fresh = conditions.filter((c) => c.rule === null || !hasAlert(ctx, c.rule, row.id));
   const at = toIso(row.last_seen_at);
@@ -208,7 +219,9 @@ function oneHouse(
     fresh.length === 0
       ? null
       : item('house', fresh.some((c) => c.severity === 'urgent') ? 'urgent' : 'watch', {
-          title: `${row.name}: ${fresh.map((c) => c.phrase).join(', ')}`,
+          title: es
+            ? say('house.item', { house: row.name, phrases: fresh.map((c) => c.phrase).join(', ') })
+            : `${row.name}: ${fresh.map((c) => c.phrase).join(', ')}`,
           detail: `${fresh.map((c) => c.detail).join('; ')}.`,
           subject_type: 'device',
           subject_id: row.id,
@@ -217,11 +230,28 @@ function oneHouse(
         });
   const when = (word: string, time: number) =>
     word === 'dawn' || word === 'dusk' ? `${word} (${localClock(time, ctx.timezone)})` : word;
+  const whenEs = (word: string, time: number) =>
+    word === 'dawn' || word === 'dusk'
+      ? say(word === 'dawn' ? 'doors.at_dawn' : 'doors.at_dusk', { time: localClock(time, ctx.timezone) })
+      : say('doors.at_time', { time: word });
+  const doorsEs = () =>
+    say('doors.detail', {
+      open:
+        doors.openDoors.length > 6
+          ? say('doors.many', { count: doors.open, total: doors.open + doors.closed })
+          : say('doors.some', { doors: doors.openDoors.join(', ') }),
+      close: whenEs(schedule.close, times.close),
+      reopen: whenEs(schedule.open, times.open),
+    });
   const doorItem = !doorsOpenAfterDusk
     ? null
     : item('doors_open', 'watch', {
-        title: `${doors.open} pop ${doors.open === 1 ? 'door' : 'doors'} open after dusk in ${row.name}`,
-        detail: `Open: ${doors.openDoors.length > 6 ? `${doors.open} of ${doors.open + doors.closed} doors` : `door ${doors.openDoors.join(', ')}`}. The doors close at ${when(schedule.close, times.close)} and open at ${when(schedule.open, times.open)}.`,
+        title: es
+          ? say('doors.title', { count: doors.open, house: row.name })
+          : `${doors.open} pop ${doors.open === 1 ? 'door' : 'doors'} open after dusk in ${row.name}`,
+        detail: es
+          ? doorsEs()
+          : `Open: ${doors.openDoors.length > 6 ? `${doors.open} of ${doors.open + doors.closed} doors` : `door ${doors.openDoors.join(', ')}`}. The doors close at ${when(schedule.close, times.close)} and open at ${when(schedule.open, times.open)}.`,
         subject_type: 'device',
         subject_id: row.id,
         ref_id: null,

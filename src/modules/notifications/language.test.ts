@@ -145,6 +145,7 @@ forEachEngine(
       await make.report(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
 
       type Brief = {
+        houses: Array<{ attention: string[] }>;
         headline: string;
         text: string;
         items: Array<{ kind: string; title: string; detail: string }>;
@@ -168,6 +169,8 @@ forEachEngine(
       assert.equal(rested?.title, 'Far Field superó su descanso objetivo');
       assert.equal(rested?.detail, 'Descansó 50 días; objetivo: 30 días. Listo para pastorear.');
       assert.match(es.body.text, /Descansados y listos para pastorear: Far Field\./);
+      assert.match(es.body.text, /House 2: amoníaco 26 ppm, puertas cerradas\./, 'the house line');
+      assert.deepEqual(es.body.houses[0]?.attention, ['amoníaco 26 ppm']);
 
       const english = await make.fetched<Brief>(t(), account.live_key, `/v1/farms/${farm.id}/brief`);
       assert.match(english.headline, /^1 urgent alert: High ammonia in House 2 — also /);
