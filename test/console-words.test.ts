@@ -127,6 +127,34 @@ test('US units: a device’s readings chart is in °F: its legend, its dashed li
   await page.context().close();
 });
 
+test('Spanish with US units: the alerts page writes each alert from its words, in °F', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal(
+    (await person.request('PATCH', '/v1/me', { body: { language: 'es', units: 'us' } })).status,
+    200,
+  );
+  type Alerts = { data: Array<{ title: string; words?: unknown }> };
+  const listed = await world.t.request<Alerts>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/alerts?status=active`,
+    { key: world.account.test_key },
+  );
+  const english = listed.body.data.filter((a) => a.words).map((a) => a.title);
+  assert.ok(english.length > 0, 'the sample farm has alerts with words');
+  await page.goto(`${world.base}/alerts`);
+  await page.locator('h2.card-title').first().waitFor();
+  const titles = await page.locator('h2.card-title').allInnerTexts();
+  for (const title of english) assert.ok(!titles.includes(title), `${title} is written in Spanish`);
+  assert.doesNotMatch(await visibleText(page), /\d\s?°C/);
+  await screenshot(page, 'words-alerts-es-us-phone');
+  assert.equal(
+    (await person.request('PATCH', '/v1/me', { body: { language: 'en', units: 'metric' } })).status,
+    200,
+  );
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('Spanish: the sign-in page from the browser’s language, then the event log and the account page', async () => {
   const signIn = await openPage(world, PHONE, { locale: 'es-ES' });
   await signIn.page.goto(`${world.base}/sign-in`);

@@ -37,6 +37,7 @@ import * as m0043 from './0043_person_preferences.ts';
 import * as m0044 from './0044_weigh_sessions.ts';
 import * as m0045 from './0045_breeding.ts';
 import * as m0046 from './0046_mqtt_report_keys.ts';
+import * as m0047 from './0047_alert_words.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '0044_weigh_sessions': m0044,
   '0045_breeding': m0045,
   '0046_mqtt_report_keys': m0046,
+  '0047_alert_words': m0047,
 };

@@ -28,6 +28,7 @@ export const ALERT_COLUMNS = everyColumn<AlertsTable>()([
   'acknowledged_at',
   'acknowledged_by',
   'resolved_at',
+  'words',
 ]);
 
 /** A watermark a report moves: every column but `prev_at`, which the upsert sets from the row it replaces. */

@@ -22,6 +22,11 @@ export interface AlertsTable {
   /** The person who acknowledged it (console or acknowledge token); null: a key, an agent, or not yet. */
   acknowledged_by: string | null;
   resolved_at: number | null;
+  /**
+   * The title and reason as message keys and parameters of src/domain/alert-words.ts, JSON text (migration
+   * 0047); null for alerts opened before it, which are shown in their English `title` and `reason`.
+   */
+  words: string | null;
 }
 
 /**

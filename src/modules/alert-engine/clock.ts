@@ -7,6 +7,7 @@
  * report; a report of neither (a heartbeat) says nothing about the clock and leaves it.
  */
 import type { Trx } from '../../db/schema.ts';
+import type { AlertWords } from '../../domain/alert-words.ts';
 import { DEVICE_CLOCK_RULE, farmClockRule } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
 import { metrics } from '../../lib/metrics.ts';
@@ -41,10 +42,28 @@ export function clockAlertWords(
   device: { name: string },
   clock: ClockReport,
   now: number,
-): { title: string; reason: string } {
+): { title: string; reason: string; words: AlertWords } {
   const furthest = clock.furthest === null ? '' : ` up to ${toIso(clock.furthest)}`;
   const what = clock.refused === 1 ? 'a reading or event' : `${clock.refused} readings or events`;
+  const tolerance = String(Math.round(clock.toleranceMs / 1000));
   return {
+    words: {
+      title: {
+        key: 'clock.title',
+        params: { rule: DEVICE_CLOCK_RULE.title, device: device.name },
+        terms: { rule: 'rule.device.clock.title' },
+      },
+      reason: {
+        key: clock.furthest === null ? 'clock.reason' : 'clock.reason.furthest',
+        params: {
+          device: device.name,
+          count: clock.refused,
+          tolerance,
+          now: toIso(now),
+          ...(clock.furthest === null ? {} : { furthest: toIso(clock.furthest) }),
+        },
+      },
+    },
     title: `${DEVICE_CLOCK_RULE.title}: ${device.name}`,
     reason:
       `${device.name} dated ${what}${furthest}, more than ${Math.round(clock.toleranceMs / 1000)} s ahead ` +
@@ -86,6 +105,7 @@ export async function settleClockAlert(
       acknowledged_at: null,
       acknowledged_by: null,
       resolved_at: null,
+      words: JSON.stringify(words.words),
     });
     if (inserted) {
       await emitEvent(trx, farm.id, 'alert.created', toAlert(inserted), now);

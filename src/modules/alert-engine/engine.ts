@@ -12,6 +12,7 @@
 import { DEFAULT_MAX_CLOCK_SKEW_S } from '../../config.ts';
 import type { Trx } from '../../db/schema.ts';
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
+import type { AlertWords } from '../../domain/alert-words.ts';
 import { ALARM_EVENT_BY_TYPE, type AlarmEventType } from '../../domain/devices.ts';
 import { newId } from '../../domain/ids.ts';
 import { classifyReading } from '../../domain/rules.ts';
@@ -55,8 +56,10 @@ import { animalLabel, deviceLabel } from './subjects.ts';
 import {
   eventAlertReason,
   eventAlertTitle,
+  eventAlertWords,
   readingAlertReason,
   readingAlertTitle,
+  readingAlertWords,
   type SubjectLabel,
 } from './wording.ts';
 
@@ -195,7 +198,7 @@ async function applyPlans(
 function newAlertRow(
   ctx: Context,
   key: AlertKey,
-  fields: { severity: AlertSeverity; title: string; reason: string },
+  fields: { severity: AlertSeverity; title: string; reason: string; words: AlertWords },
 ): AlertRow {
   return {
     id: newId('alert', ctx.now),
@@ -213,6 +216,7 @@ function newAlertRow(
     acknowledged_at: null,
     acknowledged_by: null,
     resolved_at: null,
+    words: JSON.stringify(fields.words),
   };
 }
 
@@ -304,13 +308,14 @@ async function applyRun(
     }
     const level = run.level;
     const reason = readingAlertReason(rule, subject, run.last, level, run.since);
+    const words = readingAlertWords(rule, subject, run.last, level, run.since);
     if (!active) {
       const title = readingAlertTitle(rule, subject);
-      const opened = await openAlert(ctx, newAlertRow(ctx, key, { severity: level, title, reason }));
+      const opened = await openAlert(ctx, newAlertRow(ctx, key, { severity: level, title, reason, words }));
       if (opened) return opened;
       continue; // another transaction opened it first: update that one instead
     }
-    const updated = await updateActive(ctx, rule, subject, active, { ...run, level }, reason);
+    const updated = await updateActive(ctx, rule, subject, active, { ...run, level }, reason, words);
     if (updated) return updated;
   }
   throw new Error(`alert ${rule.name} for ${subject.type} ${subject.id} kept changing under evaluation`);
@@ -329,13 +334,22 @@ async function updateActive(
   active: AlertRow,
   run: Omit<Run, 'level'> & { level: 'urgent' | 'watch' },
   reason: string,
+  words: AlertWords,
 ): Promise<AlertRow | null> {
+  // The words follow the reason; an alert opened before they existed gets them now too.
+  const wordsText = JSON.stringify(words);
   if (run.level === 'urgent' && active.severity !== 'urgent') {
     const escalated = await transitionAlert(
       ctx.trx,
       active.id,
       ACTIVE_STATUSES,
-      { severity: 'urgent', severity_rank: SEVERITY_RANK.urgent, reason, updated_at: ctx.now },
+      {
+        severity: 'urgent',
+        severity_rank: SEVERITY_RANK.urgent,
+        reason,
+        words: wordsText,
+        updated_at: ctx.now,
+      },
       active.severity,
     );
     if (!escalated) return null;
@@ -364,7 +378,11 @@ async function updateActive(
     return escalated;
   }
   if (run.level === active.severity && reason !== active.reason) {
-    return transitionAlert(ctx.trx, active.id, ACTIVE_STATUSES, { reason, updated_at: ctx.now });
+    return transitionAlert(ctx.trx, active.id, ACTIVE_STATUSES, {
+      reason,
+      words: wordsText,
+      updated_at: ctx.now,
+    });
   }
   return active;
 }
@@ -389,7 +407,11 @@ async function openEventAlert(
   };
   const title = eventAlertTitle(alarm, subject);
   const reason = eventAlertReason(alarm, subject, data);
+  const words = eventAlertWords(alarm, subject, data);
   // A conflict here means a concurrent report opened the same alarm: nothing more to do.
-  const opened = await openAlert(ctx, newAlertRow(ctx, key, { severity: alarm.severity, title, reason }));
+  const opened = await openAlert(
+    ctx,
+    newAlertRow(ctx, key, { severity: alarm.severity, title, reason, words }),
+  );
   if (opened) active.set(alarm.type, opened);
 }

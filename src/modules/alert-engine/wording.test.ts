@@ -1,14 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ALARM_EVENT_BY_TYPE } from '../../domain/devices.ts';
-import { RULE_BY_NAME } from '../../domain/rules.ts';
+import { type AlertWord, renderAlertWord } from '../../domain/alert-words.ts';
+import { WATER_LEAK_RULE } from '../../domain/built-in-rules.ts';
+import { ALARM_EVENT_BY_TYPE, ALARM_EVENT_TYPES } from '../../domain/devices.ts';
+import { localizeQuantities } from '../../domain/display-units.ts';
+import { DEFAULT_RULES, RULE_BY_NAME } from '../../domain/rules.ts';
+import { intakeWords } from '../alert-passes/intake.ts';
+import { quietAlertWords } from '../alert-passes/quiet.ts';
+import { clockAlertWords } from './clock.ts';
 import {
   eventAlertReason,
   eventAlertTitle,
+  eventAlertWords,
   formatValue,
   readingAlertReason,
   readingAlertTitle,
+  readingAlertWords,
   type SubjectLabel,
+  type WordedRule,
 } from './wording.ts';
 
 const house: SubjectLabel = {
@@ -62,5 +71,105 @@ describe('alert wording', () => {
     );
     const long = eventAlertReason(predator, house, { note: 'x'.repeat(5000) });
     assert.ok(long.length < 500, 'large data is shortened; the event log keeps all of it');
+  });
+});
+
+const cow: SubjectLabel = {
+  type: 'animal',
+  id: 'ani_1',
+  name: 'Daisy (tag 114)',
+  device: { name: 'Bolus 7', type: 'bolus' },
+};
+
+const english = (word: AlertWord) => renderAlertWord('en', word);
+
+describe('alert words', () => {
+  test('rendered in English they are the stored title and reason, for every rule, place, level and start', () => {
+    const leak: WordedRule = { ...WATER_LEAK_RULE, direction: 'low', watch: 30, urgent: null };
+    const custom: WordedRule = {
+      ...(RULE_BY_NAME.get('house.heat') as WordedRule),
+      name: 'my.heat',
+      title: 'Hot!',
+    };
+    for (const rule of [...DEFAULT_RULES, leak, custom] as WordedRule[]) {
+      for (const subject of [house, trough, cow]) {
+        for (const severity of ['urgent', 'watch'] as const) {
+          for (const since of [null, Date.UTC(2026, 4, 1, 4, 10)]) {
+            for (const value of [26.25, -31]) {
+              const reading = { value, unit: null };
+              const words = readingAlertWords(rule, subject, reading, severity, since);
+              assert.equal(english(words.title), readingAlertTitle(rule, subject));
+              assert.equal(
+                english(words.reason),
+                readingAlertReason(rule, subject, reading, severity, since),
+              );
+            }
+          }
+        }
+      }
+    }
+    for (const alarm of ALARM_EVENT_TYPES) {
+      for (const data of [{}, { species: 'fox', seen_at: 'north door' }]) {
+        const words = eventAlertWords(alarm, house, data);
+        assert.equal(english(words.title), eventAlertTitle(alarm, house));
+        assert.equal(english(words.reason), eventAlertReason(alarm, house, data));
+      }
+    }
+    for (const refused of [1, 3]) {
+      for (const furthest of [null, Date.UTC(2030, 0, 1)]) {
+        const clock = { refused, furthest, stored: 0, toleranceMs: 300_000 };
+        const made = clockAlertWords({ name: 'House 2' }, clock, Date.UTC(2026, 0, 1));
+        assert.equal(english(made.words.title), made.title);
+        assert.equal(english(made.words.reason), made.reason);
+      }
+    }
+  });
+
+  test('the silent-device and intake alerts too', () => {
+    for (const gap of [null, 600_000]) {
+      for (const level of ['watch', 'urgent'] as const) {
+        const device = { type: 'house', name: 'House 2', last_seen_at: 0, report_gap_ms: gap };
+        const made = quietAlertWords(device, 3 * 86_400_000 + 5, level);
+        assert.equal(english(made.words.title), made.title);
+        assert.equal(english(made.words.reason), made.reason);
+      }
+    }
+    const verdict = { measure: 'Water per head', day: 0.21, belowPct: 30.5, median: 0.3, dropPct: 25 };
+    const made = intakeWords({ group_name: 'Flock A' }, verdict as never, '2026-11-28', 'L');
+    assert.equal(english(made.words.title), made.title);
+    assert.equal(english(made.words.reason), made.reason);
+    assert.equal(renderAlertWord('es', made.words.title), 'Bajó el consumo de agua por cabeza en Flock A');
+  });
+
+  test('in Spanish: the built-in rule’s words translated, a farmer’s title kept, units converted after', () => {
+    const ammonia = RULE_BY_NAME.get('house.ammonia');
+    const fever = RULE_BY_NAME.get('animal.fever');
+    assert.ok(ammonia && fever);
+    const words = readingAlertWords(ammonia, house, { value: 26, unit: 'ppm' }, 'urgent');
+    assert.equal(renderAlertWord('es', words.title), 'Amoníaco alto en House 2');
+    assert.equal(
+      renderAlertWord('es', words.reason),
+      'Amoníaco 26 ppm en House 2: igual o por encima del umbral urgente de 25 ppm',
+    );
+    const sick = readingAlertWords(fever, cow, { value: 40.7, unit: '°C' }, 'watch', Date.UTC(2026, 4, 1));
+    const reason = renderAlertWord('es', sick.reason) ?? '';
+    assert.equal(
+      reason,
+      'Temperatura corporal 40.7°C de Daisy (tag 114) (Bolus 7): igual o por encima del umbral de atención de 40°C desde 2026-05-01T00:00:00.000Z',
+    );
+    assert.equal(
+      localizeQuantities(reason, { units: 'us', locale: 'es' }),
+      'Temperatura corporal 105,3 °F de Daisy (tag 114) (Bolus 7): igual o por encima del umbral de atención de 104 °F desde 2026-05-01T00:00:00.000Z',
+    );
+    const mine = { ...(fever as WordedRule), name: 'my.fever', title: 'Fiebre de Daisy' };
+    assert.equal(
+      renderAlertWord('es', readingAlertWords(mine, cow, { value: 41, unit: '°C' }, 'watch').title),
+      'Fiebre de Daisy: Daisy (tag 114)',
+    );
+    const fox = eventAlertWords(ALARM_EVENT_BY_TYPE.get('predator.detected') as never, house, {
+      species: 'fox',
+    });
+    assert.equal(renderAlertWord('es', fox.title), 'Depredador detectado: House 2');
+    assert.equal(renderAlertWord('es', fox.reason), 'House 2 informó predator.detected: species fox.');
   });
 });

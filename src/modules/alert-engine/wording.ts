@@ -2,6 +2,7 @@
  * Alert titles and reasons, written for a farmer reading them on a phone at night: which house or
  * animal, which measurement, the value with its unit, and the line it crossed.
  */
+import { ALERT_WORDS, type AlertWord, type AlertWords } from '../../domain/alert-words.ts';
 import type { AlarmEventType } from '../../domain/devices.ts';
 import { METRIC_BY_NAME } from '../../domain/metrics.ts';
 import type { AlertRule } from '../../domain/rules.ts';
@@ -22,6 +23,8 @@ export interface SubjectLabel {
  * rate rule has its window).
  */
 export type WordedRule = Pick<AlertRule, 'title' | 'measure' | 'direction' | 'watch' | 'urgent'> & {
+  /** The rule's name: a built-in rule's title and measure are terms of the alert words. */
+  name?: string;
   metric: string;
   window_s?: number | null;
 };
@@ -111,4 +114,119 @@ export function eventAlertReason(
   const text = details.join(', ');
   // A device can send a large data object; the full data stays in the farm event log.
   return `${head}: ${text.length > MAX_DETAILS ? `${text.slice(0, MAX_DETAILS - 1)}…` : text}.`;
+}
+
+/** Where the subject is, as the alert words' keys say it: in a house, at another device, for an animal. */
+function place(subject: SubjectLabel): 'in' | 'at' | 'for' {
+  if (subject.type === 'animal') return 'for';
+  return subject.device.type === 'house' ? 'in' : 'at';
+}
+
+/**
+ * The term keys of a rule's title and measure, when they are the built-in rule's own English words (a farm's
+ * custom rule, or a title it wrote, stays its own text in every language).
+ */
+function ruleTerms(rule: WordedRule, names: { title: string; measure: string }): Record<string, string> {
+  const terms: Record<string, string> = {};
+  const en: Readonly<Record<string, unknown>> = ALERT_WORDS.en;
+  if (rule.name === undefined) return terms;
+  const title = `rule.${rule.name}.title`;
+  const measure = `rule.${rule.name}.measure`;
+  if (en[title] === rule.title) terms[names.title] = title;
+  if (en[measure] === rule.measure) terms[names.measure] = measure;
+  return terms;
+}
+
+function word(
+  key: string,
+  params: Record<string, string | number>,
+  terms: Record<string, string> = {},
+): AlertWord {
+  return Object.keys(terms).length === 0 ? { key, params } : { key, params, terms };
+}
+
+/** readingAlertTitle as alert words. */
+export function readingTitleWords(rule: WordedRule, subject: SubjectLabel): AlertWord {
+  const terms = ruleTerms(rule, { title: 'rule', measure: 'measure' });
+  delete terms.measure;
+  return word(`reading.title.${place(subject)}`, { rule: rule.title, subject: subject.name }, terms);
+}
+
+/** readingAlertReason as alert words (the same quantities, in the catalog's units). */
+export function readingReasonWords(
+  rule: WordedRule,
+  subject: SubjectLabel,
+  reading: { value: number; unit: string | null },
+  severity: 'urgent' | 'watch',
+  since: number | null = null,
+): AlertWord {
+  const line = severity === 'urgent' ? rule.urgent : rule.watch;
+  const unit = METRIC_BY_NAME.get(rule.metric)?.unit ?? reading.unit ?? null;
+  const terms = ruleTerms(rule, { title: 'rule', measure: 'measure' });
+  delete terms.rule;
+  const params: Record<string, string> = { measure: rule.measure, subject: subject.name };
+  if (subject.type === 'animal') params.device = subject.device.name;
+  const window = rule.window_s ?? null;
+  if (window !== null) {
+    const moved = reading.value < 0 ? 'fell' : 'rose';
+    Object.assign(params, {
+      change: formatValue(Math.abs(reading.value), unit),
+      window: formatSpan(window),
+      watch: formatValue(rule.watch, unit),
+    });
+    return word(`rate.${moved}.${place(subject)}`, params, terms);
+  }
+  params.value = formatValue(reading.value, unit);
+  params.line = formatValue(line ?? rule.watch, unit);
+  if (since !== null) params.since = toIso(since);
+  const key = `reading.${rule.direction}.${severity}.${place(subject)}${since === null ? '' : '.since'}`;
+  return word(key, params, terms);
+}
+
+/** The alert words of a reading alert: its title and reason. */
+export function readingAlertWords(
+  rule: WordedRule,
+  subject: SubjectLabel,
+  reading: { value: number; unit: string | null },
+  severity: 'urgent' | 'watch',
+  since: number | null = null,
+): AlertWords {
+  return {
+    title: readingTitleWords(rule, subject),
+    reason: readingReasonWords(rule, subject, reading, severity, since),
+  };
+}
+
+/** eventAlertTitle and eventAlertReason as alert words. */
+export function eventAlertWords(
+  alarm: AlarmEventType,
+  subject: SubjectLabel,
+  data: Record<string, unknown>,
+): AlertWords {
+  const en: Readonly<Record<string, unknown>> = ALERT_WORDS.en;
+  const titleTerm = `alarm.${alarm.type}.title`;
+  const descriptionTerm = `alarm.${alarm.type}.description`;
+  const title = word(
+    'event.title',
+    { alarm: alarm.title, subject: subject.name },
+    en[titleTerm] === alarm.title ? { alarm: titleTerm } : {},
+  );
+  const reason = eventAlertReason(alarm, subject, data);
+  const head = `${subject.name} reported ${alarm.type}`;
+  if (reason === `${head}. ${alarm.description}`) {
+    return {
+      title,
+      reason: word(
+        'event.reason',
+        { subject: subject.name, type: alarm.type, description: alarm.description },
+        en[descriptionTerm] === alarm.description ? { description: descriptionTerm } : {},
+      ),
+    };
+  }
+  // The data's own words (keys and values as the device sent them) are the same in every language.
+  const details = reason.slice(head.length + 2, -1);
+  return {
+    title,
+    reason: word('event.reason.details', { subject: subject.name, type: alarm.type, details }),
+  };
 }

@@ -11,6 +11,7 @@
 import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import type { AlertWords } from '../../domain/alert-words.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
 import { localDayBounds, localParts } from '../../lib/local-time.ts';
@@ -111,13 +112,37 @@ function dayLabel(at: number, timeZone: string): string {
 
 const round = (n: number) => String(Number(n.toFixed(2)));
 
+/** The built-in measures' terms in the alert words (a farm's own measure stays its text). */
+const INTAKE_MEASURE_TERMS: Readonly<Record<string, string>> = {
+  'Water per head': 'intake.water.used_l',
+  'Feed per head': 'intake.feed.dispensed_kg',
+};
+
 export function intakeWords(
   group: { group_name: string },
   verdict: IntakeVerdict,
   day: string,
   unit: string,
-): { title: string; reason: string } {
+): { title: string; reason: string; words: AlertWords } {
+  const measureTerm = INTAKE_MEASURE_TERMS[verdict.measure];
+  const terms = measureTerm ? { terms: { measure: measureTerm } } : {};
   return {
+    words: {
+      title: { key: 'intake.title', params: { measure: verdict.measure, group: group.group_name }, ...terms },
+      reason: {
+        key: 'intake.reason',
+        params: {
+          measure: verdict.measure,
+          group: group.group_name,
+          day,
+          value: `${round(verdict.day)} ${unit}`,
+          below: `${round(verdict.belowPct)}%`,
+          median: `${round(verdict.median)} ${unit}`,
+          drop: `${verdict.dropPct}%`,
+        },
+        ...terms,
+      },
+    },
     title: `${verdict.measure} dropped for ${group.group_name}`,
     reason:
       `${verdict.measure} for ${group.group_name} on ${day}: ${round(verdict.day)} ${unit}, ` +
@@ -210,6 +235,7 @@ async function judgeGroup(
       severity_rank: SEVERITY_RANK.watch,
       title: words.title,
       reason: words.reason,
+      words: JSON.stringify(words.words),
       rule: INTAKE_DROP_RULE.name,
       subject_type: 'group',
       subject_id: group.group_id,

@@ -10,6 +10,7 @@
 import { ADVISORY_LOCK, lockForTransaction, tryLockForTransaction } from '../../db/locks.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import type { AlertWords } from '../../domain/alert-words.ts';
 import { DEVICE_QUIET_RULE, farmQuietRule, MIN_QUIET_AFTER_S } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
 import { ALERT_FARM_EVENT_TYPES } from '../../domain/webhook-events.ts';
@@ -76,7 +77,9 @@ export function quietAlertWords(
   device: { type: string; name: string; last_seen_at: number; report_gap_ms: number | null },
   now: number,
   level: 'watch' | 'urgent',
-): { title: string; reason: string } {
+): { title: string; reason: string; words: AlertWords } {
+  const unknown = device.report_gap_ms === null;
+  const key = `quiet.reason${unknown ? '.unknown' : ''}${level === 'urgent' ? '.urgent' : ''}`;
   const usual =
     device.report_gap_ms === null
       ? 'usual interval unknown'
@@ -86,6 +89,22 @@ export function quietAlertWords(
       ? ` — a ${device.type} silent ${DEVICE_QUIET_RULE.urgent_after_s / 3600} h or more is urgent`
       : '';
   return {
+    words: {
+      title: { key: 'quiet.title', params: { device: device.name } },
+      reason: {
+        key,
+        params: {
+          device: device.name,
+          silent_ms: now - device.last_seen_at,
+          ...(device.report_gap_ms === null ? {} : { usual_ms: device.report_gap_ms }),
+          last: toIso(device.last_seen_at),
+          ...(level === 'urgent'
+            ? { type: device.type, hours: String(DEVICE_QUIET_RULE.urgent_after_s / 3600) }
+            : {}),
+        },
+        ...(level === 'urgent' ? { terms: { type: `device_type.${device.type}` } } : {}),
+      },
+    },
     title: `No reports from ${device.name}`,
     reason:
       `${device.name} has sent no report for ${formatDuration(now - device.last_seen_at)} (${usual}); ` +
@@ -172,6 +191,7 @@ async function openQuietAlerts(
         severity_rank: SEVERITY_RANK[level],
         title: words.title,
         reason: words.reason,
+        words: JSON.stringify(words.words),
         rule: DEVICE_QUIET_RULE.name,
         subject_type: 'device',
         subject_id: device.id,

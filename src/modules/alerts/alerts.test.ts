@@ -173,6 +173,7 @@ forEachEngine('alerts', (t) => {
       'subject_type',
       'title',
       'updated_at',
+      'words',
     ]);
     assert.equal(res.body.title, 'High ammonia in House 2');
     assert.equal(res.body.reason, 'Ammonia 26 ppm in House 2 — at or above the urgent line of 25 ppm');

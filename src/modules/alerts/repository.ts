@@ -6,6 +6,7 @@ import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
 import type { AlertSeverity, AlertsTable } from '../../db/tables/alerts.ts';
 import { ACTIVE_ALERT_PREDICATE } from '../../db/tables/alerts.ts';
+import { parseAlertWords } from '../../domain/alert-words.ts';
 import { ACTIVE_ALERT_STATUSES, type AlertStatus } from '../../domain/statuses.ts';
 import { toIso } from '../../lib/time.ts';
 import type { Alert } from './schemas.ts';
@@ -33,6 +34,7 @@ export function toAlert(row: AlertRow): Alert {
     acknowledged_at: toIso(row.acknowledged_at),
     acknowledged_by: row.acknowledged_by,
     resolved_at: toIso(row.resolved_at),
+    words: parseAlertWords(row.words),
   };
 }
 

@@ -12,6 +12,18 @@ export const ALERT_EXAMPLE = {
   title: 'High ammonia in House 2',
   reason: 'Ammonia 26.5 ppm in House 2 — at or above the urgent line of 25 ppm',
   rule: 'house.ammonia',
+  words: {
+    title: {
+      key: 'reading.title.in',
+      params: { rule: 'High ammonia', subject: 'House 2' },
+      terms: { rule: 'rule.house.ammonia.title' },
+    },
+    reason: {
+      key: 'reading.high.urgent.in',
+      params: { measure: 'Ammonia', value: '26.5 ppm', subject: 'House 2', line: '25 ppm' },
+      terms: { measure: 'rule.house.ammonia.measure' },
+    },
+  },
   subject_type: 'device',
   subject_id: 'dev_01m379xkdt1y8q9xray6w7qzb0',
   status: 'open',
@@ -21,6 +33,37 @@ export const ALERT_EXAMPLE = {
   acknowledged_by: null,
   resolved_at: null,
 };
+
+/** One sentence of an alert as a message key and its parameters (src/domain/alert-words.ts). */
+const AlertWordSchema = Type.Object(
+  {
+    key: Type.String({
+      description: 'A message key of the alert words catalog, e.g. reading.high.urgent.in.',
+    }),
+    params: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
+      description:
+        'The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form.',
+    }),
+    terms: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** An alert's `words` (the Alert schema's, and the acknowledge link's summary). */
+export const AlertWordsSchema = Nullable(
+  Type.Object(
+    { title: AlertWordSchema, reason: AlertWordSchema },
+    {
+      description:
+        'The title and reason as message keys and parameters, so a client can write them in its reader’s language (the console and notifications do; docs/alerts.md). The English title and reason are unchanged. Null for alerts opened before words existed. A resolution’s note (“— resolved: …”) is only in the English reason.',
+    },
+  ),
+);
 
 export const AlertSchema = Type.Object(
   {
@@ -54,6 +97,7 @@ export const AlertSchema = Type.Object(
       }),
     ),
     resolved_at: Nullable(DateTime()),
+    words: Type.Optional(AlertWordsSchema),
   },
   {
     $id: 'Alert',

@@ -3,10 +3,13 @@
  * it is "after dusk" for a house's pop doors, and what at a house is off (feed, water, climate).
  */
 import { DEVICE_QUIET_RULE } from '../../domain/built-in-rules.ts';
+import type { LanguageName } from '../../domain/display-units.ts';
 import { type AlertRule, classifyReading, type RuleName } from '../../domain/rules.ts';
 import { type LocalDateTime, localParts, zonedTimeToUtc } from '../../lib/local-time.ts';
+import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
 import { sunTimes } from '../../lib/solar.ts';
 import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';
+import { BRIEF_ES, type BriefKey } from './messages.ts';
 import type { ReadingSpan } from './repository.ts';
 
 /** Silence after which a device with no known reporting interval counts as quiet. */
@@ -159,7 +162,7 @@ type HouseValues = {
 
 /** The rules the brief checks at each house, in the order it lists them, with their words. */
 const HOUSE_RULES: ReadonlyArray<{
-  rule: RuleName;
+  rule: RuleName & ('house.feed' | 'water.level' | 'house.ammonia' | 'house.heat');
   value: keyof HouseValues;
   phrase: (v: string) => string;
   detail: (v: string, level: string, line: string) => string;
@@ -204,7 +207,10 @@ function level(rule: AlertRule, value: number | null): 'urgent' | 'watch' | null
 export function houseConditions(
   values: HouseValues,
   rules: ReadonlyMap<string, AlertRule>,
+  language: LanguageName = 'en',
 ): HouseCondition[] {
+  const es = language !== 'en';
+  const say = (key: BriefKey, params: MessageParams) => formatMessage(language, BRIEF_ES[key], params);
   const out: HouseCondition[] = [];
   let heatListed = false;
   for (const words of HOUSE_RULES) {
@@ -216,8 +222,10 @@ export function houseConditions(
     out.push({
       rule: rule.name,
       severity,
-      phrase: words.phrase(fmt(value)),
-      detail: words.detail(fmt(value), severity, fmt(line)),
+      phrase: es ? say(`cond.${words.rule}`, { value: fmt(value) }) : words.phrase(fmt(value)),
+      detail: es
+        ? say(`cond.${words.rule}.${severity}`, { value: fmt(value), line: fmt(line) })
+        : words.detail(fmt(value), severity, fmt(line)),
     });
     if (words.rule === 'house.heat') heatListed = true;
   }
@@ -227,8 +235,16 @@ export function houseConditions(
       out.push({
         rule: null,
         severity: 'watch',
-        phrase: `${fmt(values.temp)} °C (target ${fmt(values.target)} °C)`,
-        detail: `Air at ${fmt(values.temp)} °C, ${fmt(Math.abs(off))} °C ${off > 0 ? 'above' : 'below'} the ${fmt(values.target)} °C target`,
+        phrase: es
+          ? say('cond.target', { value: fmt(values.temp), target: fmt(values.target) })
+          : `${fmt(values.temp)} °C (target ${fmt(values.target)} °C)`,
+        detail: es
+          ? say(off > 0 ? 'cond.target.above' : 'cond.target.below', {
+              value: fmt(values.temp),
+              off: fmt(Math.abs(off)),
+              target: fmt(values.target),
+            })
+          : `Air at ${fmt(values.temp)} °C, ${fmt(Math.abs(off))} °C ${off > 0 ? 'above' : 'below'} the ${fmt(values.target)} °C target`,
       });
     }
   }

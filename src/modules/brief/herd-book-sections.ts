@@ -5,9 +5,12 @@
  * Read once with the brief's other facts (`readHerdBookFacts`), built into unranked items here.
  */
 import type { Db } from '../../db/schema.ts';
+import type { LanguageName } from '../../domain/display-units.ts';
+import { formatMessage } from '../../lib/message-format.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { animalsWithholdingMilk, type MilkWithheld } from '../animals/withdrawal.ts';
 import { type BatchRow, farmCabinet, type MedicineRow } from '../medicines/repository.ts';
+import { BRIEF_ES } from './messages.ts';
 import type { BriefCounts, BriefItem } from './schemas.ts';
 import type { BriefContext, Unranked } from './sections.ts';
 import { formatValue, localWhen } from './wording.ts';
@@ -171,7 +174,7 @@ export function herdBookSections(
 }
 
 /** The brief text's herd-book sentences ("Milk withheld: …", "Medicines: …"); empty when there is nothing. */
-export function herdBookText(items: readonly BriefItem[]): string {
+export function herdBookText(items: readonly BriefItem[], language: LanguageName = 'en'): string {
   const sentences: string[] = [];
   const of = (kind: BriefItem['kind']) => items.filter((i) => i.kind === kind).map((i) => i.title);
   const withheld = of('milk_withheld');
@@ -179,6 +182,12 @@ export function herdBookText(items: readonly BriefItem[]): string {
   const clear = of('milk_clear');
   if (clear.length > 0) sentences.push(`${clear.join('. ')}.`);
   const cabinet = [...of('batch_expiring'), ...of('medicine_low')];
-  if (cabinet.length > 0) sentences.push(`Medicine cabinet: ${cabinet.join('; ')}.`);
+  if (cabinet.length > 0) {
+    sentences.push(
+      language === 'en'
+        ? `Medicine cabinet: ${cabinet.join('; ')}.`
+        : formatMessage(language, BRIEF_ES['text.medicine_cabinet'], { list: cabinet.join('; ') }),
+    );
+  }
   return sentences.join(' ');
 }

@@ -4,17 +4,21 @@
  * ranks them in this order.
  */
 
+import { renderAlertWord } from '../../domain/alert-words.ts';
 import { DEVICE_QUIET_RULE } from '../../domain/built-in-rules.ts';
+import type { LanguageName } from '../../domain/display-units.ts';
 import type { HouseState } from '../../domain/house-state.ts';
 import type { MetricName } from '../../domain/metrics.ts';
 import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
 import { localClock } from '../../lib/local-time.ts';
+import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
 import { DAY_MS, formatDuration, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
 import type { Reading } from '../readings/schemas.ts';
 import { restDays } from '../stays/service.ts';
 import type { TaskRow } from '../tasks/repository.ts';
 import { doorTimes, houseConditions, isShut, type Place, type QuietVerdict } from './attention.ts';
+import { BRIEF_ES, type BriefKey } from './messages.ts';
 import type { BriefDeviceRow, BriefPaddockRow } from './repository.ts';
 import type { BriefHouse, BriefItem, BriefItemKind, BriefSeverity } from './schemas.ts';
 import { formatValue, localWhen } from './wording.ts';
@@ -30,6 +34,23 @@ export interface BriefContext {
   rules: ReadonlyMap<RuleName, AlertRule>;
   /** Active alerts as `rule subject_id` keys: a condition an alert already reports is not listed twice. */
   alertKeys: ReadonlySet<string>;
+  /** The language the brief's sentences are written in (English unless the reader asked otherwise). */
+  language?: LanguageName;
+}
+
+/** "47 min", "2.5 h", "3 días": lib/time.ts formatDuration's steps, in the language. */
+function durationIn(language: LanguageName, ms: number): string {
+  if (ms < 2 * DAY_MS) return formatDuration(ms);
+  return formatMessage(
+    language,
+    { one: '{count} día', other: '{count} días' },
+    { count: Math.floor(ms / DAY_MS) },
+  );
+}
+
+/** One sentence of the brief in a language other than English (messages.ts). */
+function say(key: BriefKey, params: MessageParams = {}): string {
+  return formatMessage('es', BRIEF_ES[key], params);
 }
 
 function item(
@@ -45,13 +66,21 @@ function hasAlert(ctx: BriefContext, rule: RuleName, ...subjects: Array<string |
 }
 
 /** Alerts as items: urgent and watch (in the query's order) first, info alerts last of all. */
-export function alertSection(alerts: readonly Alert[]): { items: Unranked[]; info: Unranked[] } {
+export function alertSection(
+  alerts: readonly Alert[],
+  language: LanguageName = 'en',
+): { items: Unranked[]; info: Unranked[] } {
   const items: Unranked[] = [];
   const info: Unranked[] = [];
   for (const alert of alerts) {
+    // Another language writes the alert from its words (src/domain/alert-words.ts), else its English.
+    const words = language === 'en' ? null : (alert.words ?? null);
+    const title = (words && renderAlertWord(language, words.title)) ?? alert.title;
+    const reason = (words && renderAlertWord(language, words.reason)) ?? alert.reason;
+    const acknowledged = language === 'en' ? `Acknowledged. ${reason}` : say('item.acknowledged', { reason });
     const entry = item('alert', alert.severity, {
-      title: alert.title,
-      detail: alert.status === 'acknowledged' ? `Acknowledged. ${alert.reason}` : alert.reason,
+      title,
+      detail: alert.status === 'acknowledged' ? acknowledged : reason,
       subject_type: alert.subject_type,
       subject_id: alert.subject_id,
       ref_id: alert.id,
@@ -63,7 +92,19 @@ export function alertSection(alerts: readonly Alert[]): { items: Unranked[]; inf
 }
 
 /** "Due today at 08:00", "Overdue: due yesterday 17:00"; a task due on a day shows the day, never a time. */
-function dueWording(t: TaskRow, kind: 'task_overdue' | 'task_due_today', now: number, tz: string): string {
+function dueWording(
+  t: TaskRow,
+  kind: 'task_overdue' | 'task_due_today',
+  now: number,
+  tz: string,
+  language: LanguageName = 'en',
+): string {
+  if (language !== 'en') {
+    if (t.due_date !== null)
+      return kind === 'task_overdue' ? say('task.overdue_day', { date: t.due_date }) : say('task.due_today');
+    const when = localWhen(t.due_at ?? 0, now, tz, language);
+    return say(kind === 'task_overdue' ? 'task.overdue_at' : 'task.due_today_at', { when });
+  }
   if (t.due_date !== null) return kind === 'task_overdue' ? `Overdue: due ${t.due_date}` : 'Due today';
   return `${kind === 'task_overdue' ? 'Overdue: due' : 'Due today at'} ${localWhen(t.due_at ?? 0, now, tz)}`;
 }
@@ -74,10 +115,16 @@ function dueWording(t: TaskRow, kind: 'task_overdue' | 'task_due_today', now: nu
  */
 export function taskSection(tasks: readonly TaskRow[], ctx: BriefContext): Unranked[] {
   const { now, timezone: tz, today } = ctx;
+  const language = ctx.language ?? 'en';
+  const detail = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') => {
+    const due = dueWording(t, kind, now, tz, language);
+    if (language === 'en') return `${due}${t.assignee ? `; ${t.assignee}` : ''}`;
+    return t.assignee ? say('task.detail_assignee', { due, assignee: t.assignee }) : due;
+  };
   const taskItem = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') =>
     item(kind, kind === 'task_overdue' ? 'watch' : 'info', {
       title: t.title,
-      detail: `${dueWording(t, kind, now, tz)}${t.assignee ? `; ${t.assignee}` : ''}`,
+      detail: detail(t, kind),
       subject_type: t.subject_type,
       subject_id: t.subject_id,
       ref_id: t.id,
@@ -149,11 +196,22 @@ function oneHouse(
     nh3: value('climate.nh3_ppm'),
     target: state.climate.target_temp_c,
   };
-  const conditions = houseConditions(values, ctx.rules);
+  const language = ctx.language ?? 'en';
+  const es = language !== 'en';
+  const conditions = houseConditions(values, ctx.rules, language);
   const attention = conditions.map((c) => c.phrase);
   if (doorsOpenAfterDusk)
-    attention.push(`${doors.open} ${doors.open === 1 ? 'door' : 'doors'} open after dusk`);
-  if (quiet?.quiet) attention.push(`quiet for ${formatDuration(quiet.silentMs)}`);
+    attention.push(
+      es
+        ? say('house.attention_doors', { count: doors.open })
+        : `${doors.open} ${doors.open === 1 ? 'door' : 'doors'} open after dusk`,
+    );
+  if (quiet?.quiet)
+    attention.push(
+      es
+        ? say('house.attention_quiet', { silent: durationIn(language, quiet.silentMs) })
+        : `quiet for ${formatDuration(quiet.silentMs)}`,
+    );
 
   const fresh = conditions.filter((c) => c.rule === null || !hasAlert(ctx, c.rule, row.id));
   const at = toIso(row.last_seen_at);
@@ -161,7 +219,9 @@ function oneHouse(
     fresh.length === 0
       ? null
       : item('house', fresh.some((c) => c.severity === 'urgent') ? 'urgent' : 'watch', {
-          title: `${row.name}: ${fresh.map((c) => c.phrase).join(', ')}`,
+          title: es
+            ? say('house.item', { house: row.name, phrases: fresh.map((c) => c.phrase).join(', ') })
+            : `${row.name}: ${fresh.map((c) => c.phrase).join(', ')}`,
           detail: `${fresh.map((c) => c.detail).join('; ')}.`,
           subject_type: 'device',
           subject_id: row.id,
@@ -170,11 +230,28 @@ function oneHouse(
         });
   const when = (word: string, time: number) =>
     word === 'dawn' || word === 'dusk' ? `${word} (${localClock(time, ctx.timezone)})` : word;
+  const whenEs = (word: string, time: number) =>
+    word === 'dawn' || word === 'dusk'
+      ? say(word === 'dawn' ? 'doors.at_dawn' : 'doors.at_dusk', { time: localClock(time, ctx.timezone) })
+      : say('doors.at_time', { time: word });
+  const doorsEs = () =>
+    say('doors.detail', {
+      open:
+        doors.openDoors.length > 6
+          ? say('doors.many', { count: doors.open, total: doors.open + doors.closed })
+          : say('doors.some', { doors: doors.openDoors.join(', ') }),
+      close: whenEs(schedule.close, times.close),
+      reopen: whenEs(schedule.open, times.open),
+    });
   const doorItem = !doorsOpenAfterDusk
     ? null
     : item('doors_open', 'watch', {
-        title: `${doors.open} pop ${doors.open === 1 ? 'door' : 'doors'} open after dusk in ${row.name}`,
-        detail: `Open: ${doors.openDoors.length > 6 ? `${doors.open} of ${doors.open + doors.closed} doors` : `door ${doors.openDoors.join(', ')}`}. The doors close at ${when(schedule.close, times.close)} and open at ${when(schedule.open, times.open)}.`,
+        title: es
+          ? say('doors.title', { count: doors.open, house: row.name })
+          : `${doors.open} pop ${doors.open === 1 ? 'door' : 'doors'} open after dusk in ${row.name}`,
+        detail: es
+          ? doorsEs()
+          : `Open: ${doors.openDoors.length > 6 ? `${doors.open} of ${doors.open + doors.closed} doors` : `door ${doors.openDoors.join(', ')}`}. The doors close at ${when(schedule.close, times.close)} and open at ${when(schedule.open, times.open)}.`,
         subject_type: 'device',
         subject_id: row.id,
         ref_id: null,
@@ -250,6 +327,7 @@ export function quietSection(
   devices: readonly BriefDeviceRow[],
   quiet: ReadonlyMap<string, QuietVerdict>,
   alertKeys: ReadonlySet<string> = new Set(),
+  language: LanguageName = 'en',
 ): Unranked[] {
   return devices
     .flatMap((row) => {
@@ -260,6 +338,21 @@ export function quietSection(
     })
     .sort((a, b) => b.verdict.silentMs - a.verdict.silentMs)
     .map(({ row, verdict }) => {
+      if (language !== 'en') {
+        const silent = durationIn(language, verdict.silentMs);
+        return item('device_quiet', 'watch', {
+          title: say('quiet.title', { device: row.name }),
+          detail: verdict.neverReported
+            ? say('quiet.never', { silent })
+            : verdict.interval === null
+              ? say('quiet.unknown', { silent })
+              : say('quiet.usual', { silent, interval: durationIn(language, verdict.interval) }),
+          subject_type: 'device',
+          subject_id: row.id,
+          ref_id: null,
+          at: toIso(row.last_seen_at ?? row.created_at),
+        });
+      }
       const detail = verdict.neverReported
         ? `Never reported since it was added ${formatDuration(verdict.silentMs)} ago.`
         : `No report for ${formatDuration(verdict.silentMs)} (${
@@ -300,8 +393,14 @@ export function batterySection(
     .sort((a, b) => a.battery - b.battery)
     .map(({ row, battery, rule }) =>
       item('device_battery', 'watch', {
-        title: `Low battery: ${row.name} (${formatValue(battery)}%)`,
-        detail: `Battery at ${formatValue(battery)}%, at or below the ${formatValue(rule.watch)}% line.`,
+        title:
+          ctx.language && ctx.language !== 'en'
+            ? say('battery.title', { device: row.name, value: formatValue(battery) })
+            : `Low battery: ${row.name} (${formatValue(battery)}%)`,
+        detail:
+          ctx.language && ctx.language !== 'en'
+            ? say('battery.detail', { value: formatValue(battery), line: formatValue(rule.watch) })
+            : `Battery at ${formatValue(battery)}%, at or below the ${formatValue(rule.watch)}% line.`,
         subject_type: 'device',
         subject_id: row.id,
         ref_id: null,
@@ -314,15 +413,26 @@ export function batterySection(
  * Paddocks past their rest target with nothing grazing them (nobody in `occupied_by`), the longest past it
  * first; the days rested are the paddock's `rest_days`.
  */
-export function paddockSection(paddocks: readonly BriefPaddockRow[], now: number): Unranked[] {
+export function paddockSection(
+  paddocks: readonly BriefPaddockRow[],
+  now: number,
+  language: LanguageName = 'en',
+): Unranked[] {
   return paddocks
     .filter((p) => p.occupied === 0)
     .map((p) => ({ p, rested: (now - p.last_grazed_at) / DAY_MS }))
     .sort((a, b) => b.rested - b.p.rest_days_target - (a.rested - a.p.rest_days_target))
     .map(({ p }) =>
       item('paddock_rest', 'info', {
-        title: `${p.name} is past its rest target`,
-        detail: `Rested ${restDays(p.last_grazed_at, false, now)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`,
+        title:
+          language === 'en' ? `${p.name} is past its rest target` : say('paddock.title', { paddock: p.name }),
+        detail:
+          language === 'en'
+            ? `Rested ${restDays(p.last_grazed_at, false, now)} days; target ${formatValue(p.rest_days_target)} days. Ready to graze.`
+            : say('paddock.detail', {
+                count: restDays(p.last_grazed_at, false, now),
+                target: formatValue(p.rest_days_target),
+              }),
         subject_type: 'paddock',
         subject_id: p.id,
         ref_id: null,

@@ -9,6 +9,7 @@
  */
 import { dataVersion } from '../../db/data-version.ts';
 import type { Db } from '../../db/schema.ts';
+import type { LanguageName } from '../../domain/display-units.ts';
 import { defaultHouseState, readHouseState } from '../../domain/house-state.ts';
 import { type AlertRule, farmRules, type RuleName } from '../../domain/rules.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
@@ -244,22 +245,28 @@ function batteries(facts: BriefFacts): Array<{ row: BriefDeviceRow; battery: num
   });
 }
 
-/** The morning brief of a farm the scope can see (404 otherwise). */
+/**
+ * The morning brief of a farm the scope can see (404 otherwise), its sentences in `language` (English by
+ * default: API keys and agents read the English, unchanged).
+ */
 export async function buildBrief(
   db: Db,
   scope: Scope,
   farmId: string,
   now: number = Date.now(),
+  language: LanguageName = 'en',
 ): Promise<BriefResult> {
   // The version is read before anything else: facts read after it are at least as new as it says.
   const [version, farm] = await Promise.all([
     db.isTransaction ? null : dataVersion(db),
     requireFarm(db, scope, farmId),
   ]);
-  const recent = version === null ? undefined : builds.get(db, farm.id, version, now);
+  // A brief built in one language is reused for that language only.
+  const built = language === 'en' ? farm.id : `${farm.id} ${language}`;
+  const recent = version === null ? undefined : builds.get(db, built, version, now);
   if (recent) return recent;
-  const brief = await assembleBrief(db, farm, version, now);
-  if (version !== null) builds.set(db, farm.id, version, now, brief);
+  const brief = await assembleBrief(db, farm, version, now, language);
+  if (version !== null) builds.set(db, built, version, now, brief);
   return brief;
 }
 
@@ -269,6 +276,7 @@ async function assembleBrief(
   farm: FarmRow,
   version: string | null,
   now: number,
+  language: LanguageName,
 ): Promise<BriefResult> {
   const tz = farm.timezone;
   const today = localDayBounds(now, tz);
@@ -280,10 +288,11 @@ async function assembleBrief(
     today,
     rules: new Map<RuleName, AlertRule>(farmRules(farm.settings).map((r) => [r.name, r])),
     alertKeys: facts.alertKeys,
+    language,
   };
 
   const alertRecords = facts.alerts.rows.map(toAlert);
-  const alerts = alertSection(alertRecords);
+  const alerts = alertSection(alertRecords, language);
   const taskItems = taskSection(facts.tasks.rows, ctx);
   const perSubject = alertsPerSubject(facts.alertKeys);
   const houses = houseSection(
@@ -296,9 +305,9 @@ async function assembleBrief(
     })),
     ctx,
   );
-  const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys);
+  const quietItems = quietSection(facts.devices, facts.quiet, facts.alertKeys, language);
   const batteryItems = batterySection(batteries(facts), ctx);
-  const paddockItems = paddockSection(facts.paddocks, now);
+  const paddockItems = paddockSection(facts.paddocks, now, language);
   const herdBook = herdBookSections(facts.herdBook, ctx);
   const weights = weightSection(facts.weights, now);
   const breedingItems = breedingSection(await readBreedingFacts(db, farm.id), ctx);
@@ -344,10 +353,18 @@ async function assembleBrief(
     timezone: tz,
     generated_at: toIso(now),
     local_date: localDate,
-    headline: briefHeadline(farm.name, ranked, counts),
+    headline: briefHeadline(farm.name, ranked, counts, language),
     text: [
-      briefText({ farmName: farm.name, items: ranked, counts, houses: houses.houses, now, timezone: tz }),
-      herdBookText(ranked),
+      briefText({
+        farmName: farm.name,
+        items: ranked,
+        counts,
+        houses: houses.houses,
+        now,
+        timezone: tz,
+        language,
+      }),
+      herdBookText(ranked, language),
     ]
       .filter((part) => part !== '')
       .join(' '),

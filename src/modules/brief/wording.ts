@@ -1,6 +1,19 @@
 /** The brief in words: a one-sentence headline and a short paragraph a farmer reads on a phone. */
+import type { LanguageName } from '../../domain/display-units.ts';
 import { localClock, localDayBounds, localParts } from '../../lib/local-time.ts';
+import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
+import { BRIEF_ES, type BriefKey } from './messages.ts';
 import type { BriefCounts, BriefHouse, BriefItem } from './schemas.ts';
+
+/** One sentence of the brief in a language other than English (messages.ts). */
+function say(key: BriefKey, params: MessageParams = {}): string {
+  return formatMessage('es', BRIEF_ES[key], params);
+}
+
+/** "a", "a y b", "a, b y c": the language's own list (English keeps joinList below, unchanged). */
+function listOf(language: LanguageName, parts: readonly string[]): string {
+  return new Intl.ListFormat(language, { type: 'conjunction' }).format(parts);
+}
 
 /** A number as people write it: at most one decimal, no trailing zeros. */
 export function formatValue(value: number): string {
@@ -8,16 +21,20 @@ export function formatValue(value: number): string {
 }
 
 /** A time on the farm's clock relative to today: `10:00`, `yesterday 17:00`, `2026-05-01 17:00`. */
-export function localWhen(at: number, now: number, timeZone: string): string {
+export function localWhen(at: number, now: number, timeZone: string, language: LanguageName = 'en'): string {
   const today = localDayBounds(now, timeZone);
   const clock = localClock(at, timeZone);
+  const en = language === 'en';
   if (at >= today.start && at < today.end) return clock;
   const yesterday = localDayBounds(today.start - 1, timeZone);
-  if (at >= yesterday.start && at < yesterday.end) return `yesterday ${clock}`;
+  if (at >= yesterday.start && at < yesterday.end)
+    return en ? `yesterday ${clock}` : say('when.yesterday', { time: clock });
   const tomorrow = localDayBounds(today.end, timeZone);
-  if (at >= tomorrow.start && at < tomorrow.end) return `tomorrow ${clock}`;
+  if (at >= tomorrow.start && at < tomorrow.end)
+    return en ? `tomorrow ${clock}` : say('when.tomorrow', { time: clock });
   const p = localParts(at, timeZone);
-  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')} ${clock}`;
+  const date = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+  return en ? `${date} ${clock}` : say('when.date', { date, time: clock });
 }
 
 function plural(n: number, one: string, many: string): string {
@@ -127,7 +144,13 @@ function groupOf(item: BriefItem): Group {
  * ("2 urgent alerts: High ammonia in House 2 — also 3 watch alerts, 1 overdue task and 2 more items.").
  * A quiet farm gets a calm line.
  */
-export function briefHeadline(farmName: string, items: readonly BriefItem[], counts: BriefCounts): string {
+export function briefHeadline(
+  farmName: string,
+  items: readonly BriefItem[],
+  counts: BriefCounts,
+  language: LanguageName = 'en',
+): string {
+  if (language !== 'en') return headlineIn(language, farmName, items, counts);
   const top = items[0];
   if (!top) return `All quiet on ${farmName}: no alerts, nothing due today and every device reporting.`;
   const topGroup = GROUPS.find((g) => g.group === groupOf(top));
@@ -188,7 +211,9 @@ export function briefText(input: {
   houses: readonly BriefHouse[];
   now: number;
   timezone: string;
+  language?: LanguageName;
 }): string {
+  if (input.language && input.language !== 'en') return textIn(input.language, input);
   const { items, counts, houses } = input;
   const of = (group: Group) => items.filter((i) => groupOf(i) === group);
   const sentences: string[] = [];
@@ -270,5 +295,187 @@ export function briefText(input: {
       `Due a weighing: ${titles(of('group_not_weighed'), counts.groups_not_weighed, ['group', 'groups'])}.`,
     );
   }
+  return sentences.join(' ');
+}
+
+// The same headline and paragraph in another language (today Spanish): the same facts in the same order,
+// each sentence whole from messages.ts. English above stays exactly as it was.
+
+function headlineIn(
+  language: LanguageName,
+  farmName: string,
+  items: readonly BriefItem[],
+  counts: BriefCounts,
+): string {
+  const top = items[0];
+  if (!top) return say('headline.quiet', { farm: farmName });
+  const topGroup = GROUPS.find((g) => g.group === groupOf(top));
+  const topCount = topGroup ? Math.max(1, counts[topGroup.count]) : 1;
+  const lead = say(topGroup ? `group.${topGroup.group}` : 'group.item', { count: topCount });
+  const groups = GROUPS.filter((g) => g !== topGroup && counts[g.count] > 0);
+  const shown = groups.slice(0, 3).map((g) => say(`group.${g.group}`, { count: counts[g.count] }));
+  const rest = groups.slice(3).reduce((sum, g) => sum + counts[g.count], 0);
+  if (rest > 0) shown.push(say('group.more_items', { count: rest }));
+  if (shown.length === 0) return say('headline.top', { lead, top: top.title });
+  return say('headline.top_also', { lead, top: top.title, others: listOf(language, shown) });
+}
+
+/** Up to `max` titles, then how many more (set apart with semicolons when a title has its own commas). */
+function titlesIn(
+  language: LanguageName,
+  items: readonly BriefItem[],
+  total: number,
+  more: BriefKey,
+  max = 3,
+): string {
+  const names = items.slice(0, max).map((i) => i.title);
+  if (total > names.length) names.push(say(more, { count: total - names.length }));
+  if (names.some((n) => /[:,;]/.test(n)) && names.length > 1) {
+    // The language's own list, with semicolons where it puts commas between the titles.
+    return new Intl.ListFormat(language, { type: 'conjunction' })
+      .formatToParts(names)
+      .map((part) => (part.type === 'literal' ? part.value.replace(/^,/, ';') : part.value))
+      .join('');
+  }
+  return listOf(language, names);
+}
+
+function houseLineIn(house: BriefHouse): string {
+  const parts: string[] = [];
+  const v = formatValue;
+  if (house.feed.bin_pct !== null) parts.push(say('house.feed', { value: v(house.feed.bin_pct) }));
+  if (house.water.tank_pct !== null) parts.push(say('house.water', { value: v(house.water.tank_pct) }));
+  if (house.climate.temp_c !== null) parts.push(say('house.temp', { value: v(house.climate.temp_c) }));
+  if (house.climate.nh3_ppm !== null) parts.push(say('house.ammonia', { value: v(house.climate.nh3_ppm) }));
+  if (house.power.battery_pct !== null)
+    parts.push(say('house.battery', { value: v(house.power.battery_pct) }));
+  const doors = house.doors.open + house.doors.closed;
+  if (doors > 0) {
+    parts.push(
+      house.doors.open === 0
+        ? say('house.doors_closed')
+        : say('house.doors_open', { count: String(house.doors.open), total: String(doors) }),
+    );
+  }
+  if (house.move.status === 'stepping') parts.push(say('house.moving'));
+  if (house.quiet) parts.push(say('house.not_reporting'));
+  return parts.length > 0
+    ? say('house.line', { house: house.name, parts: parts.join(', ') })
+    : say('house.no_readings', { house: house.name });
+}
+
+/** A name out of an item title the brief wrote ("North trough has gone quiet" → "North trough"). */
+function nameOf(item: BriefItem, english: RegExp): string {
+  return item.title.replace(english, '');
+}
+
+function textIn(
+  language: LanguageName,
+  input: {
+    items: readonly BriefItem[];
+    counts: BriefCounts;
+    houses: readonly BriefHouse[];
+    timezone: string;
+  },
+): string {
+  const { items, counts, houses } = input;
+  const of = (group: Group) => items.filter((i) => groupOf(i) === group);
+  const sentences: string[] = [];
+  const named = (list: string[], total: number, more: BriefKey) => {
+    if (total > list.length) list.push(say(more, { count: total - list.length }));
+    return listOf(language, list);
+  };
+
+  if (counts.alerts_urgent + counts.alerts_watch + counts.alerts_info === 0)
+    sentences.push(say('text.no_alerts'));
+  if (counts.alerts_urgent > 0)
+    sentences.push(
+      say('text.urgent', {
+        list: titlesIn(language, of('alert.urgent'), counts.alerts_urgent, 'more.urgent_alert'),
+      }),
+    );
+  if (counts.alerts_watch > 0)
+    sentences.push(
+      say('text.watch', {
+        list: titlesIn(language, of('alert.watch'), counts.alerts_watch, 'more.watch_alert'),
+      }),
+    );
+  if (counts.tasks_overdue > 0)
+    sentences.push(
+      say('text.overdue', {
+        list: titlesIn(language, of('task_overdue'), counts.tasks_overdue, 'more.overdue_task'),
+      }),
+    );
+  if (counts.tasks_due_today > 0) {
+    const due = of('task_due_today')
+      .slice(0, 3)
+      .map((i) =>
+        i.at
+          ? say('text.task_at', { title: i.title, time: localClock(Date.parse(i.at), input.timezone) })
+          : i.title,
+      );
+    sentences.push(say('text.due_today', { list: named(due, counts.tasks_due_today, 'more.task') }));
+  } else if (counts.tasks_overdue === 0) {
+    sentences.push(say('text.nothing_due'));
+  }
+
+  if (houses.length > 0 && houses.length <= 3) {
+    for (const house of houses) sentences.push(houseLineIn(house));
+  } else if (houses.length > 3) {
+    const needing = houses.filter((h) => h.attention.length > 0);
+    if (needing.length === 0) {
+      sentences.push(say('text.houses_fine', { count: houses.length }));
+    } else {
+      const list = needing
+        .slice(0, 3)
+        .map((h) => say('text.house_attention', { house: h.name, reasons: h.attention.join(', ') }));
+      sentences.push(
+        say('text.houses_attention', {
+          count: needing.length,
+          total: houses.length,
+          list: named(list, needing.length, 'more.house'),
+        }),
+      );
+    }
+  }
+  if (counts.doors_open_after_dusk > 0)
+    sentences.push(
+      say('text.after_dusk', {
+        list: titlesIn(language, of('doors_open'), counts.doors_open_after_dusk, 'more.house_doors'),
+      }),
+    );
+
+  if (counts.devices_quiet > 0) {
+    const quiet = of('device_quiet')
+      .slice(0, 3)
+      .map((i) => nameOf(i, / (has gone quiet|dejó de reportar)$/));
+    sentences.push(say('text.not_reporting', { list: named(quiet, counts.devices_quiet, 'more.device') }));
+  } else {
+    sentences.push(say('text.all_reporting'));
+  }
+  if (counts.devices_low_battery > 0) {
+    const low = of('device_battery')
+      .slice(0, 3)
+      .map((i) => nameOf(i, /^(Low battery|Batería baja): /));
+    sentences.push(say('text.low_battery', { list: named(low, counts.devices_low_battery, 'more.device') }));
+  }
+  if (counts.paddocks_past_rest > 0) {
+    const paddocks = of('paddock_rest')
+      .slice(0, 3)
+      .map((i) => nameOf(i, / (is past its rest target|superó su descanso objetivo)$/));
+    sentences.push(say('text.rested', { list: named(paddocks, counts.paddocks_past_rest, 'more.paddock') }));
+  }
+  if (counts.animals_gain_low > 0)
+    sentences.push(
+      say('text.weights', {
+        list: titlesIn(language, of('weight_gain'), counts.animals_gain_low, 'more.animal'),
+      }),
+    );
+  if (counts.groups_not_weighed > 0)
+    sentences.push(
+      say('text.due_weighing', {
+        list: titlesIn(language, of('group_not_weighed'), counts.groups_not_weighed, 'more.group'),
+      }),
+    );
   return sentences.join(' ');
 }

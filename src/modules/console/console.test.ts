@@ -32,9 +32,12 @@ import { pickEncoding } from './routes.ts';
  * calving calendar, and weights, breeding and pedigree on the animal and group pages (about 3.3 KB), 307.4 KB;
  * 308 KB until the first page catalogs (web/messages/<page>.ts: 308.2 KB) and issue 45's page weight, which
  * split what pages need apart so each loads less (the stream's frames, the device types, the house command
- * form's loader, the Map page's style sheet, the catalog loaded by its pages: 310.7 KB gzip, 2026-11-29).
+ * form's loader, the Map page's style sheet, the catalog loaded by its pages: 310.7 KB gzip, 2026-11-29); then
+ * the alerts' own words in English and Spanish (src/domain/alert-words.ts and web/alert-text.ts, about 5.4 KB
+ * gzip: every sentence an alert is written in, whole) and every page's words in both languages (each page's
+ * catalog loads with its page only): 361.7 KB gzip.
  */
-const PAGE_BUDGET_BYTES = 312 * 1024;
+const PAGE_BUDGET_BYTES = 364 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock

@@ -246,6 +246,7 @@ forEachEngine('reports stored together', (t) => {
       acknowledged_at: null,
       acknowledged_by: null,
       resolved_at: null,
+      words: null,
     });
     const opened = await Promise.all(
       keys.map((key, n) => inGroupTransaction(db, key, (trx) => insertActiveAlert(trx, row(n)))),

@@ -6,6 +6,7 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { parseAlertWords } from '../../domain/alert-words.ts';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { allows, permission, ROLE_PRESETS } from '../../domain/permissions.ts';
 import { hashSecret, randomToken } from '../../lib/secrets.ts';
@@ -41,6 +42,7 @@ export async function describeAckToken(db: Db, token: string, now: number) {
     alert_id: alert.id,
     title: alert.title,
     reason: alert.reason,
+    words: parseAlertWords(alert.words),
     status: alert.status,
     usable: row.used_at === null && row.expires_at > now,
   };

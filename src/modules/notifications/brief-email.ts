@@ -79,7 +79,13 @@ export async function queueDueBriefs(db: Db, options: { now: number; publicUrl: 
   let queued = 0;
   for (const d of due) {
     if (known.has(d.dedupe)) continue;
-    const brief = await buildBrief(db, { accountId: d.account_id, mode: d.mode }, d.farm_id, options.now);
+    const brief = await buildBrief(
+      db,
+      { accountId: d.account_id, mode: d.mode },
+      d.farm_id,
+      options.now,
+      d.language,
+    );
     const needsAttention = brief.items.length > 0;
     const row = notificationRow({
       person: d.person_id,
@@ -90,8 +96,7 @@ export async function queueDueBriefs(db: Db, options: { now: number; publicUrl: 
       step: 0,
       dedupe: d.dedupe,
       severity: null,
-      // The brief is written in the catalog's units: each quantity in the person's (its sentences stay the
-      // brief's English for now; the email's own words are in the person's language).
+      // The brief is written in the person's language and the catalog's units: each quantity in theirs.
       title: say(d, 'brief_subject', { farm: brief.farm_name, headline: inUnitsOf(d, brief.headline) }),
       body: inUnitsOf(d, brief.text),
       url: `${options.publicUrl}/`,

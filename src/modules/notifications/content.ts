@@ -4,6 +4,7 @@
  * units: src/domain/display-units.ts rewrites each quantity). Pure.
  */
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
+import { type AlertWords, renderAlertWord } from '../../domain/alert-words.ts';
 import { type LanguageName, localizeQuantities, type UnitSystem } from '../../domain/display-units.ts';
 import { localClock } from '../../lib/local-time.ts';
 import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
@@ -35,6 +36,18 @@ export interface AlertFacts {
   reason: string;
   rule: string;
   created_at: number;
+  /** The title and reason as alert words (src/domain/alert-words.ts); null or absent: English only. */
+  words?: AlertWords | null;
+}
+
+/**
+ * The alert's title or reason in the reader's language and units: rendered from its words when it has them
+ * (English readers get the stored English, which also carries a resolution's note), else the English text.
+ */
+export function alertText(reader: Reader, alert: AlertFacts, part: 'title' | 'reason'): string {
+  const word = reader.language === 'en' ? undefined : alert.words?.[part];
+  const text = (word && renderAlertWord(reader.language, word)) ?? alert[part];
+  return inUnitsOf(reader, text);
 }
 
 const SEVERITY_KEY: Record<AlertSeverity, NoticeKey> = {
@@ -62,10 +75,10 @@ export function alertNotice(
   return {
     title: say(reader, step > 0 ? 'alert_title_again' : 'alert_title', {
       severity: say(reader, SEVERITY_KEY[alert.severity]),
-      title: inUnitsOf(reader, alert.title),
+      title: alertText(reader, alert, 'title'),
     }),
     body: say(reader, 'alert_body', {
-      reason: inUnitsOf(reader, alert.reason),
+      reason: alertText(reader, alert, 'reason'),
       farm: farm.name,
       time: localClock(alert.created_at, farm.timezone),
     }),
@@ -79,9 +92,9 @@ export function resolvedNotice(
   reader: Reader = DEFAULT_READER,
 ) {
   return {
-    title: say(reader, 'resolved_title', { title: inUnitsOf(reader, alert.title) }),
+    title: say(reader, 'resolved_title', { title: alertText(reader, alert, 'title') }),
     body: say(reader, 'resolved_body', {
-      reason: inUnitsOf(reader, alert.reason),
+      reason: alertText(reader, alert, 'reason'),
       farm: farm.name,
       time: localClock(at, farm.timezone),
     }),

@@ -7,6 +7,7 @@
  */
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { parseAlertWords } from '../../domain/alert-words.ts';
 import { type EscalationStep, escalationOf } from '../../domain/escalation.ts';
 import { parseJson } from '../../lib/json.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
@@ -54,7 +55,12 @@ export async function escalateDue(
       );
       const rows = [];
       for (const person of people) {
-        const notice = alertNotice({ ...alert, created_at: alert.created_at }, farm, number, person);
+        const notice = alertNotice(
+          { ...alert, created_at: alert.created_at, words: parseAlertWords(alert.words) },
+          farm,
+          number,
+          person,
+        );
         for (const channel of step.channels) {
           if (!reach.get(channel)?.has(person.id)) continue;
           rows.push(

@@ -71,14 +71,17 @@ forEachEngine(
       const american = await signedInPerson(t(), account, 'owner');
       const spanish = await signedInPerson(t(), account, 'owner');
       const metric = await signedInPerson(t(), account, 'crew');
+      const spanishUs = await signedInPerson(t(), account, 'crew');
       for (const [person, body] of [
         [american, { units: 'us' }],
         [spanish, { language: 'es' }],
+        [spanishUs, { language: 'es', units: 'us' }],
       ] as const) {
         assert.equal((await person.request('PATCH', '/v1/me', { body })).status, 200);
       }
       const usBrowser = await subscribe(american);
       const metricBrowser = await subscribe(metric);
+      const spanishUsBrowser = await subscribe(spanishUs);
       const before = smtp.received.length;
       const start = Date.now();
       await make.report(t(), house.device_key, { readings: [{ metric: 'climate.temp_c', value: 36 }] });
@@ -92,18 +95,113 @@ forEachEngine(
       assert.deepEqual(usPush.labels, { acknowledge: 'Acknowledge', open: 'Open' });
       const metricPush = push.received.find((r) => r.subscription === metricBrowser.id)?.payload;
       assert.match(String(metricPush?.body), /36°C/);
+      // The alert's own words in Spanish (its title and reason), with the units still converted.
+      const esPush = push.received.find((r) => r.subscription === spanishUsBrowser.id)?.payload;
+      assert.equal(esPush?.title, 'Urgente: Temperatura alta en House 2');
+      assert.match(
+        String(esPush?.body),
+        /^Temperatura 96,8 °F en House 2: igual o por encima del umbral urgente de 95 °F — Hillside, /,
+      );
 
       const mails = smtp.received.slice(before);
       const es = mails.find((m) => m.to.includes(spanish.session.person.email));
       assert.ok(es, 'the Spanish reader got an email');
       assert.match(es.raw, /Subject: Urgente: /);
       const text = textOf(es.raw);
+      assert.match(text, /^Urgente: Temperatura alta en House 2\r?\n/);
+      assert.match(
+        text,
+        /\nTemperatura 36 °C en House 2: igual o por encima del umbral urgente de 35 °C — Hillside, /,
+      );
       assert.match(text, /Abrir la alerta: http/);
       assert.match(text, /Confirmarla: http[^\s]*\/ack\//);
       assert.match(text, /Cambie lo que recibe en la página Mi cuenta/);
       assert.match(text, /36 °C/);
       const en = mails.find((m) => m.to.includes(american.session.person.email));
       assert.match(String(en?.raw), /Open the alert: http/);
+      assert.match(textOf(String(en?.raw)), /Urgent: High temperature in House 2/);
+    });
+
+    test('the brief in Spanish for a Spanish person, on the page and by email; an API key reads English', async () => {
+      const account = await t().account();
+      const farm = await make.farm(t(), account.live_key, { name: 'Hillside', timezone: 'UTC' });
+      const house = await make.device(t(), account.live_key, farm.id, { type: 'house', name: 'House 2' });
+      const spanish = await signedInPerson(t(), account, 'owner');
+      assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+      const now = Date.now();
+      const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
+      const task = await spanish.request('POST', `/v1/farms/${farm.id}/tasks`, {
+        body: { title: 'Revisar bebederos', due_at: `${yesterday}T17:00:00Z` },
+      });
+      assert.equal(task.status, 201, JSON.stringify(task.body));
+      const paddock = await spanish.request('POST', `/v1/farms/${farm.id}/paddocks`, {
+        body: {
+          name: 'Far Field',
+          rest_days_target: 30,
+          last_grazed_at: new Date(now - 50 * 86_400_000).toISOString(),
+        },
+      });
+      assert.equal(paddock.status, 201, JSON.stringify(paddock.body));
+      await make.report(t(), house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+
+      type Brief = {
+        houses: Array<{ attention: string[] }>;
+        headline: string;
+        text: string;
+        items: Array<{ kind: string; title: string; detail: string }>;
+      };
+      const es = await spanish.request<Brief>('GET', `/v1/farms/${farm.id}/brief`);
+      assert.equal(es.status, 200);
+      assert.match(
+        es.body.headline,
+        /^1 alerta urgente: Amoníaco alto en House 2\. Además: .*1 tarea atrasada/,
+      );
+      assert.match(es.body.text, /Urgentes: Amoníaco alto en House 2\. /);
+      assert.match(es.body.text, /Atrasadas: Revisar bebederos\. /);
+      const alert = es.body.items.find((i) => i.kind === 'alert');
+      assert.equal(
+        alert?.detail,
+        'Amoníaco 26 ppm en House 2: igual o por encima del umbral urgente de 25 ppm',
+      );
+      const overdue = es.body.items.find((i) => i.kind === 'task_overdue');
+      assert.equal(overdue?.detail, 'Atrasada: vencía ayer 17:00');
+      const rested = es.body.items.find((i) => i.kind === 'paddock_rest');
+      assert.equal(rested?.title, 'Far Field superó su descanso objetivo');
+      assert.equal(rested?.detail, 'Descansó 50 días; objetivo: 30 días. Listo para pastorear.');
+      assert.match(es.body.text, /Descansados y listos para pastorear: Far Field\./);
+      assert.match(es.body.text, /House 2: amoníaco 26 ppm, puertas cerradas\./, 'the house line');
+      assert.deepEqual(es.body.houses[0]?.attention, ['amoníaco 26 ppm']);
+
+      const english = await make.fetched<Brief>(t(), account.live_key, `/v1/farms/${farm.id}/brief`);
+      assert.match(english.headline, /^1 urgent alert: High ammonia in House 2 — also /);
+      assert.equal(
+        english.items.find((i) => i.kind === 'task_overdue')?.detail,
+        'Overdue: due yesterday 17:00',
+      );
+      const asked = await make.fetched<Brief>(
+        t(),
+        account.live_key,
+        `/v1/farms/${farm.id}/brief?language=es`,
+      );
+      assert.equal(asked.headline, es.body.headline);
+
+      const at = new Date(now - 60_000).toISOString().slice(11, 16);
+      const set = await spanish.request('PATCH', '/v1/me/notification-settings', {
+        body: { farm_id: farm.id, brief_email_at: at },
+      });
+      assert.equal(set.status, 200);
+      const before = smtp.received.length;
+      const { queueDueBriefs } = await import('./brief-email.ts');
+      const { deliverDue } = await import('./delivery.ts');
+      const options = { now, publicUrl: t().config.publicUrl, email: true };
+      assert.ok((await queueDueBriefs(t().database.db, options)) >= 1);
+      await deliverDue(t().database.db, { ...t().config, smtpUrl: smtp.url }, { now: now + 1000 });
+      const mail = smtp.received.slice(before).find((m) => m.to.includes(spanish.session.person.email));
+      assert.ok(mail, 'the Spanish reader got the brief by email');
+      const text = textOf(mail.raw);
+      assert.match(text, /Urgentes: Amoníaco alto en House 2\. /);
+      assert.match(text, /Atrasadas: Revisar bebederos\. /);
+      assert.match(text, /Abrir el resumen: http/);
     });
   },
   { webhookAllowPrivate: true },

@@ -23,6 +23,7 @@ import type {
   NotificationsTable,
 } from '../../db/tables/notifications.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { alertWordsOf } from '../../domain/alert-words.ts';
 import { escalationOf } from '../../domain/escalation.ts';
 import { newId } from '../../domain/ids.ts';
 import { NOTIFICATION_CHANNELS } from '../../domain/notification-channels.ts';
@@ -131,6 +132,7 @@ function factsOf(data: Record<string, unknown>, fallbackAt: number): AlertFacts 
     reason: String(data.reason ?? ''),
     rule: String(data.rule ?? ''),
     created_at: Number.isFinite(created) ? created : fallbackAt,
+    words: alertWordsOf(data.words),
   };
 }
 
@@ -224,7 +226,13 @@ async function planEscalated(db: Db, farm: Farm, event: Record<string, unknown>,
   const row = await alertById(db, alertId);
   if (row?.status !== 'open' || row.severity !== 'urgent') return 0;
   // The escalation chain runs from the moment it became urgent.
-  return planCreated(db, farm, { ...row, created_at: options.now }, options, ':urgent');
+  return planCreated(
+    db,
+    farm,
+    { ...row, created_at: options.now, words: alertWordsOf(row.words) },
+    options,
+    ':urgent',
+  );
 }
 
 /**

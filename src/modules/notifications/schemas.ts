@@ -9,6 +9,7 @@ import {
 } from 'typebox';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notification-channels.ts';
 import { DateTime, Nullable, OPTIONAL_BODY } from '../../http/schemas.ts';
+import { AlertWordsSchema } from '../alerts/schemas.ts';
 import { CHANNELS, TARGET_CHANNELS, type TargetChannel } from './channels/registry.ts';
 
 const Clock = (description: string) =>
@@ -190,6 +191,7 @@ export const AckTokenInfoSchema = Type.Object({
   alert_id: Type.String(),
   title: Type.String(),
   reason: Type.String(),
+  words: Type.Optional(AlertWordsSchema),
   status: Type.String(),
   usable: Type.Boolean({ description: 'False once used or expired.' }),
 });

@@ -1864,6 +1864,30 @@ export interface components {
          *       "title": "High ammonia in House 2",
          *       "reason": "Ammonia 26.5 ppm in House 2 — at or above the urgent line of 25 ppm",
          *       "rule": "house.ammonia",
+         *       "words": {
+         *         "title": {
+         *           "key": "reading.title.in",
+         *           "params": {
+         *             "rule": "High ammonia",
+         *             "subject": "House 2"
+         *           },
+         *           "terms": {
+         *             "rule": "rule.house.ammonia.title"
+         *           }
+         *         },
+         *         "reason": {
+         *           "key": "reading.high.urgent.in",
+         *           "params": {
+         *             "measure": "Ammonia",
+         *             "value": "26.5 ppm",
+         *             "subject": "House 2",
+         *             "line": "25 ppm"
+         *           },
+         *           "terms": {
+         *             "measure": "rule.house.ammonia.measure"
+         *           }
+         *         }
+         *       },
          *       "subject_type": "device",
          *       "subject_id": "dev_01m379xkdt1y8q9xray6w7qzb0",
          *       "status": "open",
@@ -1903,6 +1927,32 @@ export interface components {
              * @description Last change: escalation, a newer reading, acknowledgement or resolution.
              */
             updated_at: string;
+            words?: {
+                reason: {
+                    /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                    key: string;
+                    /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                    params: {
+                        [key: string]: string | number;
+                    };
+                    /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
+                    terms?: {
+                        [key: string]: string;
+                    };
+                };
+                title: {
+                    /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                    key: string;
+                    /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                    params: {
+                        [key: string]: string | number;
+                    };
+                    /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
+                    terms?: {
+                        [key: string]: string;
+                    };
+                };
+            } | null;
         };
         /**
          * Animal
@@ -2025,6 +2075,30 @@ export interface components {
          *           "title": "High ammonia in House 2",
          *           "reason": "Ammonia 26.5 ppm in House 2 — at or above the urgent line of 25 ppm",
          *           "rule": "house.ammonia",
+         *           "words": {
+         *             "title": {
+         *               "key": "reading.title.in",
+         *               "params": {
+         *                 "rule": "High ammonia",
+         *                 "subject": "House 2"
+         *               },
+         *               "terms": {
+         *                 "rule": "rule.house.ammonia.title"
+         *               }
+         *             },
+         *             "reason": {
+         *               "key": "reading.high.urgent.in",
+         *               "params": {
+         *                 "measure": "Ammonia",
+         *                 "value": "26.5 ppm",
+         *                 "subject": "House 2",
+         *                 "line": "25 ppm"
+         *               },
+         *               "terms": {
+         *                 "measure": "rule.house.ammonia.measure"
+         *               }
+         *             }
+         *           },
          *           "subject_type": "device",
          *           "subject_id": "dev_01m379xkdt1y8q9xray6w7qzb0",
          *           "status": "open",
@@ -7745,7 +7819,10 @@ export interface operations {
     };
     getFarmBrief: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The language of the headline, the text and the items’ sentences when no person is signed in (an API key): en (the default) or es. A signed-in person’s brief is in their own language (PATCH /v1/me). Quantities stay in the catalog’s units either way. */
+                language?: "en" | "es";
+            };
             header?: never;
             path: {
                 farm: string;
@@ -14075,6 +14152,32 @@ export interface operations {
                         title: string;
                         /** @description False once used or expired. */
                         usable: boolean;
+                        words?: {
+                            reason: {
+                                /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                                key: string;
+                                /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                                params: {
+                                    [key: string]: string | number;
+                                };
+                                /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
+                                terms?: {
+                                    [key: string]: string;
+                                };
+                            };
+                            title: {
+                                /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                                key: string;
+                                /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                                params: {
+                                    [key: string]: string | number;
+                                };
+                                /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
+                                terms?: {
+                                    [key: string]: string;
+                                };
+                            };
+                        } | null;
                     };
                 };
             };

@@ -2,6 +2,7 @@
  * An emailed acknowledge link (/ack/<token>): shows the alert and one button. Opening the page changes
  * nothing (mail scanners follow links); the button posts the single-use token.
  */
+import { alertReason, alertTitle } from '../alert-text.ts';
 import { ApiError, api } from '../api.ts';
 import { words } from '../i18n.ts';
 import { html } from '../lib.ts';
@@ -31,8 +32,8 @@ export function Page({ params }: PageProps) {
     return w('done');
   };
   return html`<div class="panel auth">
-    <h1>${alert.title}</h1>
-    <p>${alert.reason}</p>
+    <h1>${alertTitle(alert)}</h1>
+    <p>${alertReason(alert)}</p>
     <p>${w('status')} <strong>${`status.${alert.status}` in EN ? w(`status.${alert.status}` as keyof typeof EN) : alert.status}</strong></p>
     ${
       alert.usable && alert.status === 'open'

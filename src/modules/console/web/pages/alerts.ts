@@ -3,6 +3,7 @@
  * with the result shown beside the button; each alert's reason (the reading that raised it, with the rule's
  * line) and subject. New alerts appear as they happen, announced to screen readers.
  */
+import { alertReason, alertTitle } from '../alert-text.ts';
 import { api, type Schema } from '../api.ts';
 import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
@@ -78,10 +79,10 @@ function AlertCard({
   return html`<li id=${alert.id} class=${`card alert ${alert.severity}${fresh ? ' fresh' : ''}`} tabindex="-1">
     <div class="card-head">
       <span class=${`badge ${alert.severity}`}>${w(SEVERITIES[alert.severity].badge)}</span>
-      <h2 class="card-title">${alert.title}</h2>
+      <h2 class="card-title">${alertTitle(alert)}</h2>
       <span class=${`status ${alert.status}`}>${w(STATUSES[alert.status])}</span>
     </div>
-    <p class="reason">${alert.reason}</p>
+    <p class="reason">${alertReason(alert)}</p>
     <p class="muted small">
       ${w('raised', { when: farmTime(alert.created_at, farm.timezone), ago: ago(alert.created_at) })} · ${w('rule')} <code>${alert.rule}</code>
       ${href && html` · <a href=${href}>${subjectWords(alert, house)}</a>`}
@@ -115,7 +116,7 @@ export function Page({ farm }: PageProps) {
     if (event.type === 'alert.created') {
       const alert = event.data as Alert;
       setFresh((s) => new Set(s).add(alert.id));
-      setAnnouncement(w(SEVERITIES[alert.severity].fresh, { title: alert.title }));
+      setAnnouncement(w(SEVERITIES[alert.severity].fresh, { title: alertTitle(alert) }));
     }
     list.reload();
   });

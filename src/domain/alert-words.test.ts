@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { placeholdersOf } from '../lib/message-format.ts';
+import { ALERT_WORDS, parseAlertWords, renderAlertWord } from './alert-words.ts';
+import { LANGUAGES } from './display-units.ts';
+
+test('every language has every alert word, with the same placeholders', () => {
+  const source = ALERT_WORDS.en;
+  for (const language of LANGUAGES) {
+    const catalog = ALERT_WORDS[language];
+    assert.deepEqual(Object.keys(catalog).sort(), Object.keys(source).sort(), language);
+    for (const [key, message] of Object.entries(source)) {
+      assert.deepEqual(
+        [...placeholdersOf(catalog[key as keyof typeof source])].sort(),
+        [...placeholdersOf(message)].sort(),
+        `${language}.${key}`,
+      );
+    }
+  }
+});
+
+test('durations, plurals and terms in the language; an unknown key or term falls back', () => {
+  const quiet = {
+    key: 'quiet.reason',
+    params: {
+      device: 'Gate',
+      silent_ms: 3 * 86_400_000,
+      usual_ms: 600_000,
+      last: '2026-01-01T00:00:00.000Z',
+    },
+  };
+  assert.equal(
+    renderAlertWord('es', quiet),
+    'Gate no ha enviado ningún reporte en 3 días (suele hacerlo cada 10 min); último reporte: 2026-01-01T00:00:00.000Z',
+  );
+  assert.match(renderAlertWord('en', quiet) ?? '', /no report for 3 days \(usually every 10 min\)/);
+  assert.equal(renderAlertWord('es', { key: 'no.such.key', params: {} }), null);
+  assert.equal(
+    renderAlertWord('es', {
+      key: 'event.title',
+      params: { alarm: 'Odd', subject: 'X' },
+      terms: { alarm: 'nope' },
+    }),
+    'Odd: X',
+  );
+  assert.equal(parseAlertWords('not json'), null);
+  assert.equal(parseAlertWords('{"title":{"key":"a"}}'), null);
+});

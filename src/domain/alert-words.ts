@@ -1,0 +1,347 @@
+/**
+ * Alert titles and reasons in every language a person may choose (issue 45). The engine writes an alert's
+ * English `title` and `reason` as it always has, and beside them its words: for each, a message key of this
+ * catalog and the parameters (`alerts.words`, migration 0047). Notifications and the console render the words
+ * in the reader's language; an alert without words (opened before they existed) is shown in English.
+ *
+ * Parameters are what the alert was about, as the engine knew it: names the farm gave ("House 2"), and
+ * quantities written in the catalog's units as the English reason writes them ("26 ppm", "40.7°C"), so the
+ * reader's units and number style are applied afterwards (display-units.ts `localizeQuantities`) in every
+ * language alike. A parameter may name a term of this catalog (`terms`): a built-in rule's title or measure,
+ * a device alarm's name. The parameter keeps the English text, which is used when the language has no such
+ * term; a farmer's own rule title is never a term, it is their text. Parameters ending in `_ms` are
+ * durations, written in the language ("47 min", "2 h", "3 días"). Whole sentences only: every combination
+ * (where the subject is, the rule's direction, with or without a start time) is its own message.
+ */
+import { formatMessage, type Message } from '../lib/message-format.ts';
+import type { LanguageName } from './display-units.ts';
+
+/** One sentence of an alert: a key of ALERT_WORDS, its parameters, and which parameters name a term. */
+export interface AlertWord {
+  key: string;
+  params: Record<string, string | number>;
+  /** Parameter name → term key (`rule.house.ammonia.title`); the parameter holds the English fallback. */
+  terms?: Record<string, string>;
+}
+
+/** An alert's title and reason as words (the `words` of an alert). */
+export interface AlertWords {
+  title: AlertWord;
+  reason: AlertWord;
+}
+
+const en = {
+  // Readings crossing a rule's line. {rule}: the rule's title; {subject}: the house, device or animal.
+  'reading.title.in': '{rule} in {subject}',
+  'reading.title.at': '{rule} at {subject}',
+  'reading.title.for': '{rule} for {subject}',
+  // {measure}: what is measured; {value} and {line}: quantities; {device}: an animal's reporting device.
+  'reading.high.urgent.in': '{measure} {value} in {subject} — at or above the urgent line of {line}',
+  'reading.high.urgent.at': '{measure} {value} at {subject} — at or above the urgent line of {line}',
+  'reading.high.urgent.for':
+    '{measure} {value} for {subject} ({device}) — at or above the urgent line of {line}',
+  'reading.high.watch.in': '{measure} {value} in {subject} — at or above the watch line of {line}',
+  'reading.high.watch.at': '{measure} {value} at {subject} — at or above the watch line of {line}',
+  'reading.high.watch.for':
+    '{measure} {value} for {subject} ({device}) — at or above the watch line of {line}',
+  'reading.low.urgent.in': '{measure} {value} in {subject} — at or below the urgent line of {line}',
+  'reading.low.urgent.at': '{measure} {value} at {subject} — at or below the urgent line of {line}',
+  'reading.low.urgent.for':
+    '{measure} {value} for {subject} ({device}) — at or below the urgent line of {line}',
+  'reading.low.watch.in': '{measure} {value} in {subject} — at or below the watch line of {line}',
+  'reading.low.watch.at': '{measure} {value} at {subject} — at or below the watch line of {line}',
+  'reading.low.watch.for':
+    '{measure} {value} for {subject} ({device}) — at or below the watch line of {line}',
+  // A sustained rule's reason says since when ({since}: an ISO time).
+  'reading.high.urgent.in.since':
+    '{measure} {value} in {subject} — at or above the urgent line of {line} since {since}',
+  'reading.high.urgent.at.since':
+    '{measure} {value} at {subject} — at or above the urgent line of {line} since {since}',
+  'reading.high.urgent.for.since':
+    '{measure} {value} for {subject} ({device}) — at or above the urgent line of {line} since {since}',
+  'reading.high.watch.in.since':
+    '{measure} {value} in {subject} — at or above the watch line of {line} since {since}',
+  'reading.high.watch.at.since':
+    '{measure} {value} at {subject} — at or above the watch line of {line} since {since}',
+  'reading.high.watch.for.since':
+    '{measure} {value} for {subject} ({device}) — at or above the watch line of {line} since {since}',
+  'reading.low.urgent.in.since':
+    '{measure} {value} in {subject} — at or below the urgent line of {line} since {since}',
+  'reading.low.urgent.at.since':
+    '{measure} {value} at {subject} — at or below the urgent line of {line} since {since}',
+  'reading.low.urgent.for.since':
+    '{measure} {value} for {subject} ({device}) — at or below the urgent line of {line} since {since}',
+  'reading.low.watch.in.since':
+    '{measure} {value} in {subject} — at or below the watch line of {line} since {since}',
+  'reading.low.watch.at.since':
+    '{measure} {value} at {subject} — at or below the watch line of {line} since {since}',
+  'reading.low.watch.for.since':
+    '{measure} {value} for {subject} ({device}) — at or below the watch line of {line} since {since}',
+  // A rate rule: {change} moved within {window} ("1 h"); the rule watches for {watch}.
+  'rate.rose.in':
+    '{measure} rose {change} within {window} in {subject} — the rule watches for a change of {watch} or more in {window}',
+  'rate.rose.at':
+    '{measure} rose {change} within {window} at {subject} — the rule watches for a change of {watch} or more in {window}',
+  'rate.rose.for':
+    '{measure} rose {change} within {window} for {subject} ({device}) — the rule watches for a change of {watch} or more in {window}',
+  'rate.fell.in':
+    '{measure} fell {change} within {window} in {subject} — the rule watches for a change of {watch} or more in {window}',
+  'rate.fell.at':
+    '{measure} fell {change} within {window} at {subject} — the rule watches for a change of {watch} or more in {window}',
+  'rate.fell.for':
+    '{measure} fell {change} within {window} for {subject} ({device}) — the rule watches for a change of {watch} or more in {window}',
+
+  // A device alarm. {alarm}: the alarm's name; {type}: its event type; {details}: the data it sent.
+  'event.title': '{alarm}: {subject}',
+  'event.reason': '{subject} reported {type}. {description}',
+  'event.reason.details': '{subject} reported {type}: {details}.',
+
+  // device.quiet. {silent_ms}: how long; {usual_ms}: its usual interval; {last}: ISO time; {type}: device type.
+  'quiet.title': 'No reports from {device}',
+  'quiet.reason':
+    '{device} has sent no report for {silent_ms} (usually every {usual_ms}); last report {last}',
+  'quiet.reason.unknown':
+    '{device} has sent no report for {silent_ms} (usual interval unknown); last report {last}',
+  'quiet.reason.urgent':
+    '{device} has sent no report for {silent_ms} (usually every {usual_ms}); last report {last} — a {type} silent {hours} h or more is urgent',
+  'quiet.reason.unknown.urgent':
+    '{device} has sent no report for {silent_ms} (usual interval unknown); last report {last} — a {type} silent {hours} h or more is urgent',
+
+  // device.clock. {count}: times refused; {furthest} and {now}: ISO times; {tolerance}: seconds.
+  'clock.title': '{rule}: {device}',
+  'clock.reason': {
+    one: "{device} dated a reading or event, more than {tolerance} s ahead of the server's clock ({now}); they were not stored. Set the device's clock, or leave at out.",
+    other:
+      "{device} dated {count} readings or events, more than {tolerance} s ahead of the server's clock ({now}); they were not stored. Set the device's clock, or leave at out.",
+  },
+  'clock.reason.furthest': {
+    one: "{device} dated a reading or event up to {furthest}, more than {tolerance} s ahead of the server's clock ({now}); they were not stored. Set the device's clock, or leave at out.",
+    other:
+      "{device} dated {count} readings or events up to {furthest}, more than {tolerance} s ahead of the server's clock ({now}); they were not stored. Set the device's clock, or leave at out.",
+  },
+
+  // group.intake_drop. {day}: the local day (YYYY-MM-DD); {value} and {median}: quantities; {below} and {drop}: percentages.
+  'intake.title': '{measure} dropped for {group}',
+  'intake.reason':
+    '{measure} for {group} on {day}: {value}, {below} below its 7-day median of {median} (the rule opens at more than {drop} below)',
+
+  // Terms: the built-in rules' titles and measures, the alarms' names and descriptions, the intake measures.
+  'rule.house.ammonia.title': 'High ammonia',
+  'rule.house.ammonia.measure': 'Ammonia',
+  'rule.house.heat.title': 'High temperature',
+  'rule.house.heat.measure': 'Temperature',
+  'rule.house.feed.title': 'Feed running low',
+  'rule.house.feed.measure': 'Feed bin',
+  'rule.water.level.title': 'Water running low',
+  'rule.water.level.measure': 'Water level',
+  'rule.house.battery.title': 'House battery low',
+  'rule.house.battery.measure': 'House battery',
+  'rule.animal.fever.title': 'Raised temperature',
+  'rule.animal.fever.measure': 'Body temperature',
+  'rule.device.battery.title': 'Device battery low',
+  'rule.device.battery.measure': 'Battery',
+  'rule.water.leak.title': 'Water dropping fast',
+  'rule.water.leak.measure': 'Water level',
+  'rule.device.clock.title': 'Clock ahead',
+  'alarm.predator.detected.title': 'Predator detected',
+  'alarm.predator.detected.description': 'A vision pod or guardian saw a predator near the animals.',
+  'alarm.safety_edge.stop.title': 'Safety edge stopped the house',
+  'alarm.safety_edge.stop.description': 'The safety edge of a house touched something and stopped the drive.',
+  'alarm.door.jammed.title': 'Pop door jammed',
+  'alarm.door.jammed.description': 'A pop door did not finish opening or closing.',
+  'intake.water.used_l': 'Water per head',
+  'intake.feed.dispensed_kg': 'Feed per head',
+  'device_type.house': 'house',
+  'device_type.guardian': 'guardian',
+} as const satisfies Record<string, Message>;
+
+export type AlertWordKey = keyof typeof en;
+
+const es: Record<AlertWordKey, Message> = {
+  'reading.title.in': '{rule} en {subject}',
+  'reading.title.at': '{rule} en {subject}',
+  'reading.title.for': '{rule}: {subject}',
+  'reading.high.urgent.in': '{measure} {value} en {subject}: igual o por encima del umbral urgente de {line}',
+  'reading.high.urgent.at': '{measure} {value} en {subject}: igual o por encima del umbral urgente de {line}',
+  'reading.high.urgent.for':
+    '{measure} {value} de {subject} ({device}): igual o por encima del umbral urgente de {line}',
+  'reading.high.watch.in':
+    '{measure} {value} en {subject}: igual o por encima del umbral de atención de {line}',
+  'reading.high.watch.at':
+    '{measure} {value} en {subject}: igual o por encima del umbral de atención de {line}',
+  'reading.high.watch.for':
+    '{measure} {value} de {subject} ({device}): igual o por encima del umbral de atención de {line}',
+  'reading.low.urgent.in': '{measure} {value} en {subject}: igual o por debajo del umbral urgente de {line}',
+  'reading.low.urgent.at': '{measure} {value} en {subject}: igual o por debajo del umbral urgente de {line}',
+  'reading.low.urgent.for':
+    '{measure} {value} de {subject} ({device}): igual o por debajo del umbral urgente de {line}',
+  'reading.low.watch.in':
+    '{measure} {value} en {subject}: igual o por debajo del umbral de atención de {line}',
+  'reading.low.watch.at':
+    '{measure} {value} en {subject}: igual o por debajo del umbral de atención de {line}',
+  'reading.low.watch.for':
+    '{measure} {value} de {subject} ({device}): igual o por debajo del umbral de atención de {line}',
+  'reading.high.urgent.in.since':
+    '{measure} {value} en {subject}: igual o por encima del umbral urgente de {line} desde {since}',
+  'reading.high.urgent.at.since':
+    '{measure} {value} en {subject}: igual o por encima del umbral urgente de {line} desde {since}',
+  'reading.high.urgent.for.since':
+    '{measure} {value} de {subject} ({device}): igual o por encima del umbral urgente de {line} desde {since}',
+  'reading.high.watch.in.since':
+    '{measure} {value} en {subject}: igual o por encima del umbral de atención de {line} desde {since}',
+  'reading.high.watch.at.since':
+    '{measure} {value} en {subject}: igual o por encima del umbral de atención de {line} desde {since}',
+  'reading.high.watch.for.since':
+    '{measure} {value} de {subject} ({device}): igual o por encima del umbral de atención de {line} desde {since}',
+  'reading.low.urgent.in.since':
+    '{measure} {value} en {subject}: igual o por debajo del umbral urgente de {line} desde {since}',
+  'reading.low.urgent.at.since':
+    '{measure} {value} en {subject}: igual o por debajo del umbral urgente de {line} desde {since}',
+  'reading.low.urgent.for.since':
+    '{measure} {value} de {subject} ({device}): igual o por debajo del umbral urgente de {line} desde {since}',
+  'reading.low.watch.in.since':
+    '{measure} {value} en {subject}: igual o por debajo del umbral de atención de {line} desde {since}',
+  'reading.low.watch.at.since':
+    '{measure} {value} en {subject}: igual o por debajo del umbral de atención de {line} desde {since}',
+  'reading.low.watch.for.since':
+    '{measure} {value} de {subject} ({device}): igual o por debajo del umbral de atención de {line} desde {since}',
+  'rate.rose.in':
+    '{measure} subió {change} en {window} en {subject}: la regla vigila un cambio de {watch} o más en {window}',
+  'rate.rose.at':
+    '{measure} subió {change} en {window} en {subject}: la regla vigila un cambio de {watch} o más en {window}',
+  'rate.rose.for':
+    '{measure} subió {change} en {window} de {subject} ({device}): la regla vigila un cambio de {watch} o más en {window}',
+  'rate.fell.in':
+    '{measure} bajó {change} en {window} en {subject}: la regla vigila un cambio de {watch} o más en {window}',
+  'rate.fell.at':
+    '{measure} bajó {change} en {window} en {subject}: la regla vigila un cambio de {watch} o más en {window}',
+  'rate.fell.for':
+    '{measure} bajó {change} en {window} de {subject} ({device}): la regla vigila un cambio de {watch} o más en {window}',
+
+  'event.title': '{alarm}: {subject}',
+  'event.reason': '{subject} informó {type}. {description}',
+  'event.reason.details': '{subject} informó {type}: {details}.',
+
+  'quiet.title': 'Sin reportes de {device}',
+  'quiet.reason':
+    '{device} no ha enviado ningún reporte en {silent_ms} (suele hacerlo cada {usual_ms}); último reporte: {last}',
+  'quiet.reason.unknown':
+    '{device} no ha enviado ningún reporte en {silent_ms} (intervalo habitual desconocido); último reporte: {last}',
+  'quiet.reason.urgent':
+    '{device} no ha enviado ningún reporte en {silent_ms} (suele hacerlo cada {usual_ms}); último reporte: {last}. Un {type} sin reportar {hours} h o más es urgente',
+  'quiet.reason.unknown.urgent':
+    '{device} no ha enviado ningún reporte en {silent_ms} (intervalo habitual desconocido); último reporte: {last}. Un {type} sin reportar {hours} h o más es urgente',
+
+  'clock.title': '{rule}: {device}',
+  'clock.reason': {
+    one: '{device} fechó una lectura o evento más de {tolerance} s por delante del reloj del servidor ({now}); no se guardó. Ajuste el reloj del dispositivo o deje de enviar «at».',
+    other:
+      '{device} fechó {count} lecturas o eventos más de {tolerance} s por delante del reloj del servidor ({now}); no se guardaron. Ajuste el reloj del dispositivo o deje de enviar «at».',
+  },
+  'clock.reason.furthest': {
+    one: '{device} fechó una lectura o evento hasta {furthest}, más de {tolerance} s por delante del reloj del servidor ({now}); no se guardó. Ajuste el reloj del dispositivo o deje de enviar «at».',
+    other:
+      '{device} fechó {count} lecturas o eventos hasta {furthest}, más de {tolerance} s por delante del reloj del servidor ({now}); no se guardaron. Ajuste el reloj del dispositivo o deje de enviar «at».',
+  },
+
+  'intake.title': 'Bajó el consumo de {measure} en {group}',
+  'intake.reason':
+    'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la alerta se abre con más de {drop} por debajo)',
+
+  'rule.house.ammonia.title': 'Amoníaco alto',
+  'rule.house.ammonia.measure': 'Amoníaco',
+  'rule.house.heat.title': 'Temperatura alta',
+  'rule.house.heat.measure': 'Temperatura',
+  'rule.house.feed.title': 'Queda poco pienso',
+  'rule.house.feed.measure': 'Tolva de pienso',
+  'rule.water.level.title': 'Queda poca agua',
+  'rule.water.level.measure': 'Nivel de agua',
+  'rule.house.battery.title': 'Batería del gallinero baja',
+  'rule.house.battery.measure': 'Batería del gallinero',
+  'rule.animal.fever.title': 'Temperatura elevada',
+  'rule.animal.fever.measure': 'Temperatura corporal',
+  'rule.device.battery.title': 'Batería del dispositivo baja',
+  'rule.device.battery.measure': 'Batería',
+  'rule.water.leak.title': 'El agua baja rápido',
+  'rule.water.leak.measure': 'Nivel de agua',
+  'rule.device.clock.title': 'Reloj adelantado',
+  'alarm.predator.detected.title': 'Depredador detectado',
+  'alarm.predator.detected.description': 'Una cámara o un guardián vio un depredador cerca de los animales.',
+  'alarm.safety_edge.stop.title': 'El borde de seguridad detuvo el gallinero',
+  'alarm.safety_edge.stop.description':
+    'El borde de seguridad de un gallinero tocó algo y detuvo la tracción.',
+  'alarm.door.jammed.title': 'Trampilla atascada',
+  'alarm.door.jammed.description': 'Una trampilla no terminó de abrirse o cerrarse.',
+  'intake.water.used_l': 'agua por cabeza',
+  'intake.feed.dispensed_kg': 'pienso por cabeza',
+  'device_type.house': 'gallinero',
+  'device_type.guardian': 'guardián',
+};
+
+/** Every language's alert words: English is the source; each language has every key, same placeholders. */
+export const ALERT_WORDS: Readonly<Record<LanguageName, Readonly<Record<AlertWordKey, Message>>>> = {
+  en,
+  es,
+};
+
+const DURATION: Record<LanguageName, { min: string; h: string; days: Message }> = {
+  en: { min: '{n} min', h: '{n} h', days: '{count} days' },
+  es: { min: '{n} min', h: '{n} h', days: { one: '{count} día', other: '{count} días' } },
+};
+
+/** "47 min", "2.5 h", "3 days" (lib/time.ts formatDuration's steps), in the language; numbers as catalog text. */
+function duration(ms: number, language: LanguageName): string {
+  const words = DURATION[language];
+  if (ms < 3_600_000) return words.min.replace('{n}', String(Math.max(1, Math.round(ms / 60_000))));
+  if (ms < 2 * 86_400_000) return words.h.replace('{n}', String(Math.round((ms / 3_600_000) * 2) / 2));
+  const count = Math.floor(ms / 86_400_000);
+  return formatMessage(language, words.days, { count: String(count) });
+}
+
+/**
+ * One alert sentence in a language, or null when the key is unknown there (a newer server's key): the caller
+ * shows the English text it has. Numbers in quantities are left as written (English digits, catalog units)
+ * for `localizeQuantities`; a term the language lacks keeps the parameter's own text.
+ */
+export function renderAlertWord(language: LanguageName, word: AlertWord): string | null {
+  const catalog: Readonly<Record<string, Message>> = ALERT_WORDS[language] ?? ALERT_WORDS.en;
+  const message = catalog[word.key];
+  if (message === undefined) return null;
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(word.params ?? {})) {
+    const term = word.terms?.[name];
+    const termText = term === undefined ? undefined : catalog[term];
+    if (typeof termText === 'string') params[name] = termText;
+    else if (name.endsWith('_ms') && typeof value === 'number') params[name] = duration(value, language);
+    else params[name] = String(value);
+  }
+  // Counts choose the plural form; written as plain digits like every other number of a reason.
+  const count = word.params?.count;
+  return formatMessage(language, message, {
+    ...params,
+    ...(count === undefined ? {} : { count: String(count) }),
+  });
+}
+
+/** The words stored on an alert (`alerts.words` JSON text), or null when absent or not readable. */
+export function parseAlertWords(text: string | null | undefined): AlertWords | null {
+  if (!text) return null;
+  try {
+    return alertWordsOf(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+/** Words already parsed (an alert as the API and webhooks give it), or null when they are not words. */
+export function alertWordsOf(value: unknown): AlertWords | null {
+  if (typeof value === 'string') return parseAlertWords(value);
+  const words = value as Partial<AlertWords> | null | undefined;
+  return isWord(words?.title) && isWord(words?.reason) ? (words as AlertWords) : null;
+}
+
+function isWord(value: unknown): value is AlertWord {
+  if (!value || typeof value !== 'object') return false;
+  const w = value as Record<string, unknown>;
+  return typeof w.key === 'string' && !!w.params && typeof w.params === 'object';
+}
