@@ -55,7 +55,15 @@ forEachEngine('farm map', (t) => {
     });
     const sensor = await make.device(t(), key, farm, { type: 'water', name: 'Trough' });
 
-    const onHouse = await make.alertRow(t(), farm, { subject_type: 'device', subject_id: house.id });
+    const houseWords = {
+      title: { key: 'reading.title.in', params: { rule: 'High ammonia', subject: 'House 2' } },
+      reason: { key: 'reading.title.in', params: { rule: 'High ammonia', subject: 'House 2' } },
+    };
+    const onHouse = await make.alertRow(t(), farm, {
+      subject_type: 'device',
+      subject_id: house.id,
+      words: JSON.stringify(houseWords),
+    });
     const onEast = await make.alertRow(t(), farm, {
       subject_type: 'paddock',
       subject_id: east.id,
@@ -131,6 +139,8 @@ forEachEngine('farm map', (t) => {
     );
     assert.ok(!byId(alerts, onSensor) && !byId(alerts, resolved));
     assert.deepEqual(byId(alerts, onHouse)?.geometry, { type: 'Point', coordinates: [-92.339, 38.951] });
+    // The alert's words, as on the Alert, so the map's sheet writes its title in the reader's language.
+    assert.deepEqual(byId(alerts, onHouse)?.properties.words, houseWords);
     assert.deepEqual(
       byId(alerts, onCow)?.geometry,
       { type: 'Point', coordinates: [-92.3285, 38.9512] },
@@ -147,6 +157,8 @@ forEachEngine('farm map', (t) => {
       title: 'Ammonia rising',
       subject_type: 'paddock',
       subject_id: east.id,
+      // An alert row written without words (as before migration 0047); the engine's carry theirs.
+      words: null,
       kind: 'alert',
     });
 

@@ -12,7 +12,7 @@ export const MapFeatureSchema = Type.Object(
         'GeoJSON: a paddock its Polygon or MultiPolygon (null when none is drawn, or the stored one cannot be drawn: then properties.geometry_problem says why), a device or an alert a Point, a route a LineString.',
     }),
     properties: Type.Record(Type.String(), Type.Unknown(), {
-      description: `\`kind\` (${FEATURE_KINDS.join(', ')}) and the record's fields: a paddock the Paddock record (less its geometry); a device id, name, type, battery, last_seen_at, paddock_id, group_id, animal_id; an alert id, rule, severity, status, title, subject_type, subject_id; a route device_id, command_id, paddock_id, meters_per_day, distance_m, arrival_at (docs/map.md).`,
+      description: `\`kind\` (${FEATURE_KINDS.join(', ')}) and the record's fields: a paddock the Paddock record (less its geometry); a device id, name, type, battery, last_seen_at, paddock_id, group_id, animal_id; an alert id, rule, severity, status, title, subject_type, subject_id, words (its title's and reason's message keys, as on the Alert); a route device_id, command_id, paddock_id, meters_per_day, distance_m, arrival_at (docs/map.md).`,
     }),
   },
   { $id: 'MapFeature', title: 'MapFeature' },

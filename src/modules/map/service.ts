@@ -130,6 +130,7 @@ function alertFeature(alert: Alert, at: Position): MapFeature {
       title: alert.title,
       subject_type: alert.subject_type,
       subject_id: alert.subject_id,
+      words: alert.words ?? null,
       kind: 'alert',
     },
   };

@@ -3099,7 +3099,7 @@ export interface components {
             } | null;
             /** @description The record the feature shows (a route: its command). */
             id: string;
-            /** @description `kind` (paddock, device, alert, route) and the record's fields: a paddock the Paddock record (less its geometry); a device id, name, type, battery, last_seen_at, paddock_id, group_id, animal_id; an alert id, rule, severity, status, title, subject_type, subject_id; a route device_id, command_id, paddock_id, meters_per_day, distance_m, arrival_at (docs/map.md). */
+            /** @description `kind` (paddock, device, alert, route) and the record's fields: a paddock the Paddock record (less its geometry); a device id, name, type, battery, last_seen_at, paddock_id, group_id, animal_id; an alert id, rule, severity, status, title, subject_type, subject_id, words (its title's and reason's message keys, as on the Alert); a route device_id, command_id, paddock_id, meters_per_day, distance_m, arrival_at (docs/map.md). */
             properties: {
                 [key: string]: unknown;
             };

@@ -47,6 +47,8 @@ export interface AlertProperties {
   title: string;
   subject_type: string;
   subject_id: string;
+  /** The Alert's words (web/alert-text.ts writes its title in the reader's language from them). */
+  words?: unknown;
 }
 export interface RouteProperties {
   kind: 'route';

@@ -47,6 +47,9 @@ export const EN = {
   track: 'Track',
   track_days: { one: 'Track {count} d', other: 'Track {count} d' },
   device_page: 'Device page',
+  'severity.urgent': 'urgent',
+  'severity.watch': 'watch',
+  'severity.info': 'info',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -95,4 +98,7 @@ export const ES: Record<keyof typeof EN, Message> = {
   track: 'Recorrido',
   track_days: { one: 'Recorrido {count} d', other: 'Recorrido {count} d' },
   device_page: 'Página del dispositivo',
+  'severity.urgent': 'urgente',
+  'severity.watch': 'atención',
+  'severity.info': 'aviso',
 };

@@ -6,6 +6,7 @@
  * first drawing: web/draw.ts). On a phone the map fills the screen under the header and the panels are
  * bottom sheets.
  */
+import { alertTitle } from '../alert-text.ts';
 import { api } from '../api.ts';
 import {
   FarmMap,
@@ -180,8 +181,9 @@ export function Page({ farm }: PageProps) {
       case 'alert': {
         const f = features.data?.find((x) => x.properties.kind === 'alert' && x.properties.id === mode.id);
         if (f?.properties.kind !== 'alert') return null;
-        return html`<${Sheet} title=${f.properties.title} onClose=${close}>
-          <p><span class=${`badge ${f.properties.severity}`}>${f.properties.severity}</span> ${f.properties.rule}</p>
+        const severity = `severity.${f.properties.severity}`;
+        return html`<${Sheet} title=${alertTitle({ ...f.properties, reason: '' })} onClose=${close}>
+          <p><span class=${`badge ${f.properties.severity}`}>${severity in EN ? w(severity as keyof typeof EN) : f.properties.severity}</span></p>
           <p><a class="button secondary" href=${`/alerts#${f.properties.id}`}>${w('open_alert')}</a></p><//>`;
       }
       case 'route': {
