@@ -2,7 +2,6 @@
 import { Type } from 'typebox';
 import { parsePage } from '../../../db/pagination.ts';
 import { buildCatalog } from '../../../domain/catalog.ts';
-import { LANGUAGES } from '../../../domain/display-units.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { BriefSchema } from '../../brief/schemas.ts';
 import { buildBrief } from '../../brief/service.ts';
@@ -27,16 +26,10 @@ export const farmBriefTool = defineTool({
   name: 'farm_brief',
   title: 'Farm brief',
   description:
-    'What needs attention on a farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices, and a headline. Start here for "how is the farm?" or "what needs doing?".',
+    'What needs attention on a farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices. Start here for "how is the farm?" or "what needs doing?".',
   input: Type.Object(
     {
       farm_id: FarmIdArg,
-      language: Type.Optional(
-        Type.Enum(LANGUAGES, {
-          type: 'string',
-          description: 'The language of the headline, text and items: en (the default) or es.',
-        }),
-      ),
     },
     { additionalProperties: false },
   ),
@@ -51,7 +44,8 @@ export const farmBriefTool = defineTool({
     ].join('\n'),
   async run(ctx, args) {
     const farm = await resolveFarm(ctx, args.farm_id);
-    return buildBrief(ctx.db, ctx.scope, farm.id, Date.now(), args.language ?? 'en');
+    // In English: an agent writes to its person in their language itself (docs/mcp.md).
+    return buildBrief(ctx.db, ctx.scope, farm.id, Date.now(), 'en');
   },
 });
 
