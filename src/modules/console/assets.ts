@@ -103,6 +103,7 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/offline-db.ts',
   'src/modules/console/web/offline-reads.ts',
   'src/modules/console/web/offline-changes.ts',
+  'src/modules/console/web/change-label.ts',
   'src/modules/console/web/offline-refresh.ts',
   'src/modules/console/web/background-sync.ts',
   'src/modules/console/web/queue-send.ts',

@@ -266,6 +266,32 @@ export const EN = {
       '{count} outlines are refused: fix the file and choose it again. Nothing is created until every outline passes.',
   },
   'map_import.create': { one: 'Create {count} paddock', other: 'Create {count} paddocks' },
+  // es-c: the changes waiting to sync (offline-changes.ts, said by change-label.ts); {weight} in the reader's units.
+  'change.an_animal': 'an animal',
+  'change.task_done': 'Task done: {task}',
+  'change.task_new': 'New task: {task}',
+  'change.animal_new': 'New animal: {animal}',
+  'change.animal_edited': 'Edited {animal}: {fields}',
+  'change.acknowledged': 'Acknowledged: {alert}',
+  'change.treatment_group': 'Treatment: {medicine} to {group}',
+  'change.treatment_animal': 'Treatment: {medicine} to {animal}',
+  'change.treatment_animals': {
+    one: 'Treatment: {medicine} to {count} animal',
+    other: 'Treatment: {medicine} to {count} animals',
+  },
+  'change.weight': 'Weight: {weight} for {animal}',
+  'change.weighed': 'Weighed {subject}: {weight}',
+  'change.weighed_notes': 'Weighed {subject}: {notes}',
+  'change.weighed_plain': 'Weighed {subject}',
+  'change.treated': 'Treated {subject}: {what}',
+  'change.treated_plain': 'Treated {subject}',
+  'change.note': 'Note on {subject}: {notes}',
+  'change.note_plain': 'Note on {subject}',
+  'change.birth': 'Birth to {subject}',
+  'change.birth_notes': 'Birth to {subject}: {notes}',
+  'change.event': '{event} for {subject}',
+  'change.event_notes': '{event} for {subject}: {notes}',
+  'change.other': 'A change to send: {method} {path}',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;
