@@ -122,6 +122,7 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/names.ts',
   'src/modules/console/web/reading-form.ts',
   'src/modules/console/web/map-draw.ts',
+  'src/modules/console/web/messages/map-draw.ts',
   'src/modules/console/web/map-import.ts',
   'src/domain/paddock-split.ts',
   'src/domain/paddock-import.ts',

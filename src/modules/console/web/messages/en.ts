@@ -292,6 +292,10 @@ export const EN = {
   'change.event': '{event} for {subject}',
   'change.event_notes': '{event} for {subject}: {notes}',
   'change.other': 'A change to send: {method} {path}',
+  // es-c: the map's zoom buttons and a house's pin (farm-map.ts).
+  'map.zoom_in': 'Zoom in',
+  'map.zoom_out': 'Zoom out',
+  'map.house_pin': 'H',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

@@ -290,4 +290,8 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'change.event': '{event} de {subject}',
   'change.event_notes': '{event} de {subject}: {notes}',
   'change.other': 'Un cambio por enviar: {method} {path}',
+  // es-c: los botones de zoom del mapa y la marca de un gallinero (farm-map.ts).
+  'map.zoom_in': 'Acercar',
+  'map.zoom_out': 'Alejar',
+  'map.house_pin': 'G',
 };
