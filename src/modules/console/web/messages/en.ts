@@ -296,6 +296,30 @@ export const EN = {
   'map.zoom_in': 'Zoom in',
   'map.zoom_out': 'Zoom out',
   'map.house_pin': 'H',
+  // es-c: the shell's last words (shell.ts) and a page not found (app.ts).
+  'shell.no_farms': 'No farms',
+  'shell.test_mode_title': 'Test mode: sample and test farms only; nothing reaches a live house',
+  // The pill says its first part on a phone and both on a wide screen ("Test" + " mode").
+  'shell.test_pill': 'Test',
+  'shell.test_pill_more': ' mode',
+  'shell.test_mode': 'Test mode',
+  'shell.high_contrast': 'High contrast',
+  'shell.stream_live': 'Live: updates arrive without reloading',
+  'shell.stream_connecting': 'Connecting for live updates…',
+  'shell.sign_out_unsynced': {
+    one: '{count} change made on this phone has not reached Farmstead yet. Signing out deletes it. Sign out anyway?',
+    other:
+      '{count} changes made on this phone have not reached Farmstead yet. Signing out deletes them. Sign out anyway?',
+  },
+  'shell.no_farm': 'No farm yet',
+  'shell.no_live_farms':
+    'This account has no live farms. Switch on test mode (under More) to look around the sample farm, or add your farm.',
+  'shell.no_test_farms': 'This account has no test farms.',
+  'shell.add_your_farm': 'Add your farm',
+  'shell.owner_only': 'Only an owner can open this page.',
+  'shell.roles_only': 'Only these roles can open this page: {roles}.',
+  'app.not_found': 'Page not found',
+  'app.to_brief': 'Go to the brief',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

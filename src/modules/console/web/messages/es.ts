@@ -294,4 +294,29 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'map.zoom_in': 'Acercar',
   'map.zoom_out': 'Alejar',
   'map.house_pin': 'G',
+  // es-c: las últimas palabras del marco (shell.ts) y una página no encontrada (app.ts).
+  'shell.no_farms': 'Sin granjas',
+  'shell.test_mode_title':
+    'Modo de prueba: solo granjas de ejemplo y de prueba; nada llega a un gallinero real',
+  // «Prueba» basta en un teléfono y en una pantalla ancha (el título dice «Modo de prueba»).
+  'shell.test_pill': 'Prueba',
+  'shell.test_pill_more': '',
+  'shell.test_mode': 'Modo de prueba',
+  'shell.high_contrast': 'Alto contraste',
+  'shell.stream_live': 'En vivo: las novedades llegan sin recargar',
+  'shell.stream_connecting': 'Conectando para recibir novedades en vivo…',
+  'shell.sign_out_unsynced': {
+    one: '{count} cambio hecho en este teléfono todavía no llegó a Farmstead. Al cerrar sesión se borra. ¿Cerrar sesión de todos modos?',
+    other:
+      '{count} cambios hechos en este teléfono todavía no llegaron a Farmstead. Al cerrar sesión se borran. ¿Cerrar sesión de todos modos?',
+  },
+  'shell.no_farm': 'Todavía no hay granja',
+  'shell.no_live_farms':
+    'Esta cuenta no tiene granjas reales. Active el modo de prueba (en Más) para recorrer la granja de ejemplo, o agregue su granja.',
+  'shell.no_test_farms': 'Esta cuenta no tiene granjas de prueba.',
+  'shell.add_your_farm': 'Agregue su granja',
+  'shell.owner_only': 'Solo un propietario puede abrir esta página.',
+  'shell.roles_only': 'Solo estos roles pueden abrir esta página: {roles}.',
+  'app.not_found': 'Página no encontrada',
+  'app.to_brief': 'Ir al resumen',
 };
