@@ -216,7 +216,7 @@ export function eventOf(change: Change): Schema<'Event'> {
 /** Keeps a write for later and shows it on the phone at once (api() calls this offline). */
 export async function queue(call: QueuedCall): Promise<unknown> {
   const db = await local();
-  if (!db) throw new ApiError(0, 'network_error', 'Farmstead could not be reached, and nothing is kept.');
+  if (!db) throw new ApiError(0, 'network_error', t('api.not_kept'));
   const now = new Date();
   const body =
     call.template === '/v1/farms/{farm}/events' || call.template === '/v1/farms/{farm}/treatments'

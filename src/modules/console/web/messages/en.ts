@@ -320,6 +320,12 @@ export const EN = {
   'shell.roles_only': 'Only these roles can open this page: {roles}.',
   'app.not_found': 'Page not found',
   'app.to_brief': 'Go to the brief',
+  // es-c: what the console says itself when the server gives no words (api.ts, offline-changes.ts).
+  'api.offline': 'You are offline, and this is not kept on the phone. It needs a connection.',
+  'api.unreachable': 'Farmstead could not be reached. Check the connection and try again.',
+  'api.not_kept': 'Farmstead could not be reached, and nothing is kept.',
+  'api.answered': 'The server answered {status} {text}.',
+  'api.retry_after': '{message} Try again in {seconds} s.',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

@@ -319,4 +319,10 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'shell.roles_only': 'Solo estos roles pueden abrir esta página: {roles}.',
   'app.not_found': 'Página no encontrada',
   'app.to_brief': 'Ir al resumen',
+  // es-c: lo que la consola dice por sí misma cuando el servidor no da palabras (api.ts, offline-changes.ts).
+  'api.offline': 'No hay conexión, y esto no se guarda en el teléfono. Necesita conexión.',
+  'api.unreachable': 'No se pudo contactar a Farmstead. Revise la conexión e intente de nuevo.',
+  'api.not_kept': 'No se pudo contactar a Farmstead, y no se guardó nada.',
+  'api.answered': 'El servidor respondió {status} {text}.',
+  'api.retry_after': '{message} Intente de nuevo en {seconds} s.',
 };
