@@ -488,8 +488,8 @@ const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp
     path: '/map',
     name: 'map',
     heading: '',
-    says: [/Dibujar un potrero/, /Exportar/],
-    not: [/Draw a paddock/, /Nothing on the map yet/],
+    says: [/Dibujar un potrero/, /Exportar/, /Importar/],
+    not: [/Draw a paddock/, /Nothing on the map yet/, /Import\b/],
   },
 ];
 
@@ -526,6 +526,17 @@ test('Spanish on every page at 360 px: headings and words in Spanish, none of th
     await assertNoHorizontalScroll(page);
     await screenshot(page, `page-${spec.name}-phone-es`);
   }
+  // The map's drawing panel, loaded when drawing starts, speaks Spanish too.
+  await page.goto(`${world.base}/map`);
+  await page.getByRole('button', { name: 'Dibujar un potrero' }).click();
+  const sheet = page.getByRole('region', { name: 'Dibujar un potrero' });
+  await sheet.getByRole('button', { name: 'Deshacer esquina' }).waitFor();
+  await sheet
+    .locator('.measure')
+    .getByText(/Longitud/)
+    .waitFor();
+  assert.match((await sheet.locator('.measure').textContent()) ?? '', /Superficie/);
+  await sheet.getByRole('button', { name: 'Cancelar' }).click();
   await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
   assert.deepEqual(problems, []);
   await page.context().close();

@@ -9,6 +9,7 @@
  * parameter, a wrong query or body member does not compile.
  */
 import type { components, paths } from './api-types.ts';
+import { t } from './i18n.ts';
 
 /** A named schema of the OpenAPI document (`Schema<'Farm'>`). */
 export type Schema<N extends keyof components['schemas']> = components['schemas'][N];
@@ -234,11 +235,7 @@ async function viaOffline(
 }
 
 function offlineError(): ApiError {
-  return new ApiError(
-    0,
-    'network_error',
-    'You are offline, and this is not kept on the phone. It needs a connection.',
-  );
+  return new ApiError(0, 'network_error', t('api.offline'));
 }
 
 /** The answer to one request, and whether the server replayed it for an Idempotency-Key it had seen. */
@@ -318,11 +315,7 @@ async function sendNow(
       body: body === undefined ? null : contentType ? String(body) : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(
-      0,
-      'network_error',
-      'Farmstead could not be reached. Check the connection and try again.',
-    );
+    throw new ApiError(0, 'network_error', t('api.unreachable'));
   }
   look?.(response);
   if (response.status === 204) return null;
@@ -334,9 +327,9 @@ async function sendNow(
   }
   if (response.ok) return data;
   const error = data?.error;
-  let message = error?.message ?? `The server answered ${response.status} ${response.statusText}.`;
+  let message = error?.message ?? t('api.answered', { status: response.status, text: response.statusText });
   const retryAfter = response.headers.get('retry-after');
-  if (response.status === 429 && retryAfter) message = `${message} Try again in ${retryAfter} s.`;
+  if (response.status === 429 && retryAfter) message = t('api.retry_after', { message, seconds: retryAfter });
   if (response.status === 401 && !url.startsWith('/v1/session') && !url.startsWith('/v1/setup')) {
     onSignedOut();
   }

@@ -7,7 +7,7 @@
 import type { ConsolePage } from '../pages.ts';
 import { type Problem, whenSignedOut } from './api.ts';
 import { applyContrast } from './contrast.ts';
-import { pageTitle } from './i18n.ts';
+import { pageTitle, t } from './i18n.ts';
 import { type ComponentChildren, html, render, useEffect, useState } from './lib.ts';
 import { PAGE_MODULES, type PageModule, type PageName } from './pages/index.ts';
 import { useReader } from './reader-hook.ts';
@@ -88,7 +88,7 @@ function App() {
   }, [route]);
 
   if (!match || !route) {
-    return html`<main class="narrow" id="main"><h1>Page not found</h1><p><a href="/">Go to the brief</a></p></main>`;
+    return html`<main class="narrow" id="main"><h1>${t('app.not_found')}</h1><p><a href="/">${t('app.to_brief')}</a></p></main>`;
   }
   const failed = error ?? shellError;
   if (failed)

@@ -9,6 +9,10 @@ import '@geoman-io/leaflet-geoman-free';
 import area from '@turf/area';
 import L, { type Layer, type LeafletEvent, type LeafletMap } from 'leaflet';
 import { type Position, splitOutline } from '../../../domain/paddock-split.ts';
+import { reader, words } from './i18n.ts';
+import { EN, ES } from './messages/map-draw.ts';
+
+const w = words(EN, ES);
 
 const sheet = document.createElement('link');
 sheet.rel = 'stylesheet';
@@ -31,15 +35,28 @@ export function acresOf(geometry: Outline): number {
   return area(geometry as Parameters<typeof area>[0]) / SQUARE_METERS_PER_ACRE;
 }
 
-/** "1.2 km", "320 m". */
+/** A measure's number in the reader's locale ("3.04", "3,04"), with `digits` decimals. */
+function fixed(value: number, digits: number): string {
+  try {
+    return new Intl.NumberFormat(reader.locale, {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+      useGrouping: false,
+    }).format(value);
+  } catch {
+    return value.toFixed(digits);
+  }
+}
+
+/** "1.20 km", "320 m". */
 export function lengthText(meters: number): string {
-  return meters >= 1000 ? `${(meters / 1000).toFixed(2)} km` : `${Math.round(meters)} m`;
+  return meters >= 1000 ? `${fixed(meters / 1000, 2)} km` : `${fixed(meters, 0)} m`;
 }
 
 /** "3.04 ac (1.23 ha)". */
 export function areaText(squareMeters: number): string {
   const acres = squareMeters / SQUARE_METERS_PER_ACRE;
-  return `${acres.toFixed(2)} ac (${(squareMeters / 10_000).toFixed(2)} ha)`;
+  return `${fixed(acres, 2)} ac (${fixed(squareMeters / 10_000, 2)} ha)`;
 }
 
 type LatLng = { lat: number; lng: number };
@@ -105,6 +122,19 @@ export function draw(map: LeafletMap, shape: 'Polygon' | 'Line', onMeasure: (m: 
   };
   // The map was made before geoman was loaded: it gets its `pm` now.
   L.PM.reInitLayer(map);
+  // The hints geoman shows beside the cursor, in the reader's language (its own Spanish says "tú").
+  map.pm.setLang(
+    reader.language,
+    {
+      tooltips: {
+        firstVertex: w('hint_first'),
+        continueLine: w('hint_continue'),
+        finishLine: w('hint_finish_line'),
+        finishPoly: w('hint_finish_polygon'),
+      },
+    },
+    reader.language,
+  );
   map.on('pm:drawstart', onStart);
   map.on('mousemove', onMove);
   map.on('pm:create', onCreate);

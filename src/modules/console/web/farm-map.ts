@@ -147,7 +147,9 @@ export class FarmMap {
     onTiles: (state: 'none' | 'loading' | 'shown' | 'unreachable') => void,
   ) {
     this.onPick = onPick;
-    this.map = L.map(element, { zoomSnap: 0.25, tapTolerance: 20 });
+    this.map = L.map(element, { zoomSnap: 0.25, tapTolerance: 20, zoomControl: false });
+    // Leaflet's own zoom buttons, named in the reader's language (their titles are their names).
+    L.control.zoom({ zoomInTitle: t('map.zoom_in'), zoomOutTitle: t('map.zoom_out') }).addTo(this.map);
     this.map.attributionControl?.setPrefix(false);
     // Paddock names above the paddocks but under the houses, trackers and alerts standing in them.
     this.map.createPane('labels').style.zIndex = '450';
@@ -376,7 +378,7 @@ function markerOptions(p: DeviceProperties | AlertProperties) {
     icon: L.divIcon({
       className: house ? 'map-house' : 'map-tracker',
       html: house
-        ? `<span class="map-pin" aria-hidden="true">H</span><span class="map-name">${escapeHtml(p.name)}</span>`
+        ? `<span class="map-pin" aria-hidden="true">${escapeHtml(t('map.house_pin'))}</span><span class="map-name">${escapeHtml(p.name)}</span>`
         : '',
       iconSize: house ? [36, 36] : [22, 22],
     }),

@@ -130,7 +130,8 @@ declare module 'leaflet' {
   export interface MapDrawing {
     enableDraw(shape: 'Polygon' | 'Line', options?: DrawOptions): void;
     disableDraw(): void;
-    setLang(lang: string): void;
+    /** `override`'s words merged over `fallback`'s, kept as `lang`'s. */
+    setLang(lang: string, override?: { tooltips?: Record<string, string> }, fallback?: string): void;
     /** The shapes' draw handlers; `_finishShape` and `_removeLastVertex` are what geoman's own toolbar calls. */
     Draw: Record<'Polygon' | 'Line', { _finishShape(): void; _removeLastVertex(): void }>;
   }
@@ -150,6 +151,9 @@ declare module 'leaflet' {
         tapTolerance?: number;
       },
     ): LeafletMap;
+    control: {
+      zoom(options?: { zoomInTitle?: string; zoomOutTitle?: string }): { addTo(map: LeafletMap): unknown };
+    };
     geoJSON(geometry: unknown, options?: GeoJSONOptions): Layer;
     tileLayer(template: string, options?: TileLayerOptions): Layer;
     layerGroup(): LayerGroup;

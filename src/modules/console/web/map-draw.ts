@@ -3,6 +3,8 @@
  * edited in place, a paddock split along a drawn line, each with its length and area as it is drawn. Loaded
  * with leaflet-geoman (web/draw.ts) when a person starts drawing, so neither weighs on the page's first load.
  */
+
+import type { SplitRefusal } from '../../../domain/paddock-split.ts';
 import { api } from './api.ts';
 import {
   acresOf,
@@ -17,16 +19,22 @@ import {
 } from './draw.ts';
 import { type FarmMap, type MapFeature, type PaddockProperties, Sheet } from './farm-map.ts';
 import { Field, number, text, useForm } from './form.ts';
+import { words } from './i18n.ts';
 import { html, useEffect, useRef, useState } from './lib.ts';
+import { EN, ES } from './messages/map-draw.ts';
+import { useReader } from './reader-hook.ts';
 import type { Farm } from './store.ts';
 import { ActionButton, ErrorText } from './ui.ts';
 
+const w = words(EN, ES);
+
 /** The length and area of what is being drawn, as it is drawn. */
 function Measured({ measure }: { measure: Measure | null }) {
+  useReader();
   if (!measure) return html`<p class="measure" role="status"> </p>`;
   return html`<p class="measure" role="status">
-    <span>Length <strong>${lengthText(measure.meters)}</strong></span>
-    <span>Area <strong>${measure.squareMeters > 0 ? areaText(measure.squareMeters) : '—'}</strong></span></p>`;
+    <span>${w('length')} <strong>${lengthText(measure.meters)}</strong></span>
+    <span>${w('area')} <strong>${measure.squareMeters > 0 ? areaText(measure.squareMeters) : '—'}</strong></span></p>`;
 }
 
 const roundedAcres = (outline: Outline) => Math.round(acresOf(outline) * 100) / 100;
@@ -41,6 +49,7 @@ export function DrawSheet({
   map: FarmMap;
   onDone(id: string | null): void;
 }) {
+  useReader();
   const [measure, setMeasure] = useState<Measure | null>(null);
   const [outline, setOutline] = useState<Outline | null>(null);
   const drawing = useRef<Drawing | null>(null);
@@ -77,25 +86,25 @@ export function DrawSheet({
     return null;
   });
   if (!outline) {
-    return html`<${Sheet} title="Draw a paddock">
-      <p>Tap each corner of the paddock on the map; tap the first corner again, or Finish, to close it.</p>
+    return html`<${Sheet} title=${w('draw_title')}>
+      <p>${w('draw_help')}</p>
       <${Measured} measure=${measure} />
       <div class="actions">
-        <button type="button" class="button primary" onClick=${() => drawing.current?.finish()}>Finish</button>
-        <button type="button" class="button secondary" onClick=${() => drawing.current?.undo()}>Undo corner</button>
-        <button type="button" class="button link" onClick=${() => onDone(null)}>Cancel</button>
+        <button type="button" class="button primary" onClick=${() => drawing.current?.finish()}>${w('finish')}</button>
+        <button type="button" class="button secondary" onClick=${() => drawing.current?.undo()}>${w('undo_corner')}</button>
+        <button type="button" class="button link" onClick=${() => onDone(null)}>${w('cancel')}</button>
       </div><//>`;
   }
   const p = { error: form.error, idPrefix: 'new-paddock' };
-  return html`<${Sheet} title="New paddock">
+  return html`<${Sheet} title=${w('new_title')}>
     <${Measured} measure=${measure} />
-    <form onSubmit=${form.onSubmit} aria-label="New paddock">
-      <${Field} name="name" label="Name" required ...${p} />
-      <${Field} name="rest_days_target" label="Rest target (days)" type="number" min="0" step="any" ...${p} />
+    <form onSubmit=${form.onSubmit} aria-label=${w('new_title')}>
+      <${Field} name="name" label=${w('name')} required ...${p} />
+      <${Field} name="rest_days_target" label=${w('rest_target_days')} type="number" min="0" step="any" ...${p} />
       <${ErrorText} error=${form.error && !['name', 'rest_days_target'].includes(form.error.param ?? '') ? form.error : null} />
       <div class="actions">
-        <button type="submit" class="button primary" disabled=${form.busy}>Save paddock</button>
-        <button type="button" class="button link" onClick=${() => onDone(null)}>Cancel</button>
+        <button type="submit" class="button primary" disabled=${form.busy}>${w('save_paddock')}</button>
+        <button type="button" class="button link" onClick=${() => onDone(null)}>${w('cancel')}</button>
       </div>
     </form><//>`;
 }
@@ -110,6 +119,7 @@ export function EditSheet({
   map: FarmMap;
   onDone(): void;
 }) {
+  useReader();
   const [measure, setMeasure] = useState<Measure | null>(null);
   const editing = useRef<ReturnType<typeof edit> | null>(null);
   useEffect(() => {
@@ -132,14 +142,14 @@ export function EditSheet({
     e.save();
     editing.current = null;
     onDone();
-    return 'Outline saved';
+    return w('outline_saved');
   };
-  return html`<${Sheet} title=${`Edit ${paddock.name}`}>
-    <p>Drag a corner to move it; drag the point in the middle of an edge to add a corner.</p>
+  return html`<${Sheet} title=${w('edit_title', { paddock: paddock.name })}>
+    <p>${w('edit_help')}</p>
     <${Measured} measure=${measure} />
     <div class="actions">
-      <${ActionButton} label="Save outline" kind="primary" action=${save} />
-      <button type="button" class="button link" onClick=${onDone}>Cancel</button>
+      <${ActionButton} label=${w('save_outline')} kind="primary" action=${save} />
+      <button type="button" class="button link" onClick=${onDone}>${w('cancel')}</button>
     </div><//>`;
 }
 
@@ -157,9 +167,10 @@ export function SplitSheet({
   map: FarmMap;
   onDone(): void;
 }) {
+  useReader();
   const [measure, setMeasure] = useState<Measure | null>(null);
   const [parts, setParts] = useState<[Outline, Outline] | null>(null);
-  const [refused, setRefused] = useState<string | null>(null);
+  const [refused, setRefused] = useState<SplitRefusal | null>(null);
   const [attempt, setAttempt] = useState(0);
   const drawing = useRef<Drawing | null>(null);
   useEffect(() => {
@@ -214,24 +225,24 @@ export function SplitSheet({
     setAttempt((n) => n + 1);
   };
   if (!parts) {
-    return html`<${Sheet} title=${`Split ${paddock.name}`}>
-      <p>Draw the new fence line: tap outside the paddock, across it, and outside again; then Finish.</p>
+    return html`<${Sheet} title=${w('split_title', { paddock: paddock.name })}>
+      <p>${w('split_help')}</p>
       <${Measured} measure=${measure} />
-      ${refused && html`<p class="error" role="alert">${refused}</p>`}
+      ${refused && html`<p class="error" role="alert">${w(refused === 'Only a paddock drawn as one outline without holes can be split.' ? 'refused_holes' : 'refused_crossing')}</p>`}
       <div class="actions">
-        ${refused ? html`<button type="button" class="button primary" onClick=${again}>Draw again</button>` : html`<button type="button" class="button primary" onClick=${() => drawing.current?.finish()}>Finish</button>`}
-        <button type="button" class="button link" onClick=${onDone}>Cancel</button>
+        ${refused ? html`<button type="button" class="button primary" onClick=${again}>${w('draw_again')}</button>` : html`<button type="button" class="button primary" onClick=${() => drawing.current?.finish()}>${w('finish')}</button>`}
+        <button type="button" class="button link" onClick=${onDone}>${w('cancel')}</button>
       </div><//>`;
   }
-  return html`<${Sheet} title=${`Split ${paddock.name}`}>
-    <p>The blue part keeps the name ${paddock.name}; the orange part becomes a new paddock.</p>
-    <form onSubmit=${form.onSubmit} aria-label="Split the paddock">
-      <${Field} name="name" label="Name of the new paddock" value=${`${paddock.name} 2`} required error=${form.error} idPrefix="split" />
+  return html`<${Sheet} title=${w('split_title', { paddock: paddock.name })}>
+    <p>${w('split_parts', { paddock: paddock.name })}</p>
+    <form onSubmit=${form.onSubmit} aria-label=${w('split_form')}>
+      <${Field} name="name" label=${w('new_name')} value=${w('new_name_value', { paddock: paddock.name })} required error=${form.error} idPrefix="split" />
       <${ErrorText} error=${form.error?.param === 'name' ? null : form.error} />
       <div class="actions">
-        <button type="submit" class="button primary" disabled=${form.busy}>Split</button>
-        <button type="button" class="button secondary" onClick=${again}>Draw again</button>
-        <button type="button" class="button link" onClick=${onDone}>Cancel</button>
+        <button type="submit" class="button primary" disabled=${form.busy}>${w('split')}</button>
+        <button type="button" class="button secondary" onClick=${again}>${w('draw_again')}</button>
+        <button type="button" class="button link" onClick=${onDone}>${w('cancel')}</button>
       </div>
     </form><//>`;
 }

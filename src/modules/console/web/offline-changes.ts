@@ -6,6 +6,9 @@
  */
 import { ApiError, type QueuedCall, type Schema } from './api.ts';
 import { requestBackgroundSync } from './background-sync.ts';
+import { sayChange } from './change-label.ts';
+import { type MessageKey, t } from './i18n.ts';
+import { EN } from './messages/en.ts';
 import { countQueue, currentFarm, currentPerson, type Local, local } from './offline-db.ts';
 import type { Change, Kind, LocalRecord } from './queue-send.ts';
 
@@ -22,32 +25,45 @@ export async function listQueue(): Promise<Change[]> {
 
 /** A name for an animal people recognise: "Bella (A12)", its tag, its name, its EID. */
 function animalName(a: Partial<Animal> | undefined): string {
-  if (a?.name && a.tag) return `${a.name} (${a.tag})`;
-  return a?.tag ?? a?.name ?? a?.eid ?? a?.species ?? 'an animal';
+  if (a?.name && a.tag) return t('sentence.animal_named', { name: a.name, tag: a.tag });
+  return a?.tag ?? a?.name ?? a?.eid ?? t('change.an_animal');
 }
 
+type Said = NonNullable<Change['said']>;
+
 /** What a logged event says, with its content: "Weighed Bella (A12): 412 kg", "Note on Herd: …". */
-function eventLabel(type: string, subject: string | null, body: Record<string, unknown>): string {
+function eventSaid(type: string, subject: string, body: Record<string, unknown>): Said {
   const data = (body.data ?? {}) as Record<string, unknown>;
-  const on = subject ? ` ${subject}` : '';
-  const notes = typeof body.notes === 'string' && body.notes ? `: ${body.notes}` : '';
+  const notes = typeof body.notes === 'string' && body.notes ? body.notes : null;
   switch (type) {
     case 'weight':
-      return typeof data.kg === 'number' ? `Weighed${on}: ${data.kg} kg` : `Weighed${on}${notes}`;
+      if (typeof data.kg === 'number') return { key: 'change.weighed', params: { subject, weight: data.kg } };
+      return notes
+        ? { key: 'change.weighed_notes', params: { subject, notes } }
+        : { key: 'change.weighed_plain', params: { subject } };
     case 'treatment': {
-      const what = [data.product ?? data.drug ?? data.name, data.dose].filter(Boolean).join(', ');
-      return `Treated${on}${what ? `: ${String(what)}` : notes}`;
+      const what = [data.product ?? data.drug ?? data.name, data.dose].filter(Boolean).join(', ') || notes;
+      return what
+        ? { key: 'change.treated', params: { subject, what: String(what) } }
+        : { key: 'change.treated_plain', params: { subject } };
     }
     case 'note':
-      return `Note on${on || ' the farm'}${notes}`;
+      return notes
+        ? { key: 'change.note', params: { subject, notes } }
+        : { key: 'change.note_plain', params: { subject } };
     case 'birth':
-      return `Birth${subject ? ` to${on}` : ''}${notes}`;
+      return notes
+        ? { key: 'change.birth_notes', params: { subject, notes } }
+        : { key: 'change.birth', params: { subject } };
     default:
-      return `${type.replace(/[._]/g, ' ').replace(/^./, (c) => c.toUpperCase())}${subject ? ` for${on}` : ''}${notes}`;
+      return notes
+        ? { key: 'change.event_notes', params: { event: type, subject, notes } }
+        : { key: 'change.event', params: { event: type, subject } };
   }
 }
 
-async function labelOf(db: Local, call: QueuedCall): Promise<string> {
+/** The change in words, as a catalog key and its values (change-label.ts says it). */
+async function saidOf(db: Local, call: QueuedCall): Promise<Said> {
   const body = (call.body ?? {}) as Record<string, unknown>;
   const recordName = async (kind: Kind, id: string | undefined) => {
     const row = (await db.get('records', `${kind}:${id}`)) as LocalRecord | undefined;
@@ -56,39 +72,53 @@ async function labelOf(db: Local, call: QueuedCall): Promise<string> {
   };
   switch (call.template) {
     case '/v1/tasks/{id}/done':
-      return `Task done: ${await recordName('task', call.path.id)}`;
+      return { key: 'change.task_done', params: { task: await recordName('task', call.path.id) } };
     case '/v1/farms/{farm}/tasks':
-      return `New task: ${String(body.title ?? '')}`;
+      return { key: 'change.task_new', params: { task: String(body.title ?? '') } };
     case '/v1/farms/{farm}/events': {
-      const subject = body.subject_type && body.subject_id ? String(body.subject_type) : null;
-      const about =
-        subject === 'animal' || subject === 'group' || subject === 'paddock'
-          ? await recordName(subject, String(body.subject_id))
-          : subject
-            ? `a ${subject}`
-            : null;
-      return eventLabel(String(body.type), about, body);
+      const kind = body.subject_type && body.subject_id ? String(body.subject_type) : null;
+      const subject =
+        kind === 'animal' || kind === 'group' || kind === 'paddock'
+          ? await recordName(kind, String(body.subject_id))
+          : kind
+            ? `subject_kind.${kind}` in EN
+              ? t(`subject_kind.${kind}` as MessageKey)
+              : kind
+            : t('sentence.farm');
+      return eventSaid(String(body.type), subject, body);
     }
     case '/v1/farms/{farm}/animals':
-      return `New animal: ${animalName(body as Partial<Animal>)}`;
+      return { key: 'change.animal_new', params: { animal: animalName(body as Partial<Animal>) } };
     case '/v1/animals/{id}':
-      return `Edited ${await recordName('animal', call.path.id)}: ${Object.keys(body).join(', ')}`;
+      return {
+        key: 'change.animal_edited',
+        params: { animal: await recordName('animal', call.path.id), fields: Object.keys(body).join(', ') },
+      };
     case '/v1/alerts/{id}/acknowledge': {
       const row = (await db.get('records', `alert:${call.path.id}`)) as LocalRecord | undefined;
-      return `Acknowledged: ${String(row?.data.title ?? call.path.id)}`;
+      return { key: 'change.acknowledged', params: { alert: String(row?.data.title ?? call.path.id) } };
     }
     case '/v1/farms/{farm}/treatments': {
       const medicine = await recordName('medicine', String(body.medicine_id));
       const ids = Array.isArray(body.animal_ids) ? (body.animal_ids as string[]) : [];
-      if (body.group_id)
-        return `Treatment: ${medicine} to ${await recordName('group', String(body.group_id))}`;
-      if (ids.length === 1) return `Treatment: ${medicine} to ${await recordName('animal', ids[0])}`;
-      return `Treatment: ${medicine} to ${ids.length} animals`;
+      if (body.group_id) {
+        const group = await recordName('group', String(body.group_id));
+        return { key: 'change.treatment_group', params: { medicine, group } };
+      }
+      if (ids.length === 1)
+        return {
+          key: 'change.treatment_animal',
+          params: { medicine, animal: await recordName('animal', ids[0]) },
+        };
+      return { key: 'change.treatment_animals', params: { medicine, count: ids.length } };
     }
     case '/v1/animals/{id}/weights':
-      return `Weight: ${String(body.kg)} kg for ${await recordName('animal', call.path.id)}`;
+      return {
+        key: 'change.weight',
+        params: { weight: Number(body.kg), animal: await recordName('animal', call.path.id) },
+      };
     default:
-      return `${call.method} ${call.template}`;
+      return { key: 'change.other', params: { method: call.method, path: call.template } };
   }
 }
 
@@ -186,7 +216,7 @@ export function eventOf(change: Change): Schema<'Event'> {
 /** Keeps a write for later and shows it on the phone at once (api() calls this offline). */
 export async function queue(call: QueuedCall): Promise<unknown> {
   const db = await local();
-  if (!db) throw new ApiError(0, 'network_error', 'Farmstead could not be reached, and nothing is kept.');
+  if (!db) throw new ApiError(0, 'network_error', t('api.not_kept'));
   const now = new Date();
   const body =
     call.template === '/v1/farms/{farm}/events' || call.template === '/v1/farms/{farm}/treatments'
@@ -197,6 +227,7 @@ export async function queue(call: QueuedCall): Promise<unknown> {
         }
       : call.body;
   const creates = call.template === '/v1/farms/{farm}/animals' || call.template === '/v1/farms/{farm}/tasks';
+  const said = await saidOf(db, { ...call, body });
   const change: Change = {
     key: call.key,
     seq: now.getTime() * 1000 + (seq++ % 1000),
@@ -205,7 +236,8 @@ export async function queue(call: QueuedCall): Promise<unknown> {
     template: call.template,
     path: call.path,
     body,
-    label: await labelOf(db, { ...call, body }),
+    said,
+    label: sayChange(said),
     made_at: now.toISOString(),
     state: 'waiting',
     message: null,

@@ -110,6 +110,7 @@ export async function retry(change: Change, body?: unknown): Promise<void> {
     key: newKey(),
     state: 'waiting',
     message: null,
+    note: null,
     first_sent_at: null,
     body: body === undefined ? change.body : body,
   };

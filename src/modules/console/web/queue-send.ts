@@ -20,12 +20,24 @@ export interface Change {
   template: string;
   path: Record<string, string>;
   body: unknown;
-  /** What it is, for people ("Task done: Check the water trough"). */
+  /** What it is, for people ("Task done: Check the water trough"), in the language of the moment it was made. */
   label: string;
+  /**
+   * The same as a message key of the console's catalog and its values, so /sync says it in the reader's
+   * language of today (offline-changes.ts); absent on a change kept before it was written.
+   */
+  said?: { key: string; params: Record<string, string | number> };
   made_at: string;
   state: 'waiting' | 'synced' | 'attention';
-  /** The server's words when it needs attention; a note when synced ("already done by someone else"). */
+  /** The server's own words when it refused it (the server writes them). */
   message: string | null;
+  /**
+   * What sending says of it itself, as a code and its values: this file also runs in the service worker,
+   * which does not know the reader's language, so /sync writes the sentence (pages/sync.ts `note.*`).
+   * `blocked`: it belongs to a record added on this phone that has not synced; `no_answer`: first sent more
+   * than a day ago without an answer; `done_by_other` (synced): a task someone else had done, `at` when.
+   */
+  note?: Note | null;
   /**
    * Needs attention because the record it acts on is no longer on the farm (404: deleted by someone else):
    * there is nothing to fix or send it to, only to discard it.
@@ -38,6 +50,10 @@ export interface Change {
   local_id: string | null;
   server_id: string | null;
 }
+
+export type Note =
+  | { code: 'blocked' | 'no_answer'; params?: undefined }
+  | { code: 'done_by_other'; params: { at: string } };
 
 /** A record kept on the phone (the `records` store). */
 export interface LocalRecord {
@@ -135,9 +151,10 @@ async function sendChange(
   change: Change,
   ids: Map<string, string>,
 ): Promise<Outcome> {
-  const needsAttention = async (message: string, gone = false): Promise<Outcome> => {
+  const needsAttention = async (said: string | Note, gone = false): Promise<Outcome> => {
     change.state = 'attention';
-    change.message = message;
+    change.message = typeof said === 'string' ? said : null;
+    change.note = typeof said === 'string' ? null : said;
     if (gone) change.gone = true;
     await store.write({ keep: [change] });
     return 'attention';
@@ -145,14 +162,10 @@ async function sendChange(
   const pending = [...ids.keys()].filter((k) => k.startsWith('pending:')).map((k) => k.slice(8));
   const text = JSON.stringify([change.path, change.body]);
   if (pending.some((localId) => text.includes(localId))) {
-    return needsAttention(
-      'It belongs to a record added on this phone that has not synced: fix or discard that first.',
-    );
+    return needsAttention({ code: 'blocked' });
   }
   if (change.first_sent_at !== null && Date.now() - change.first_sent_at > RESEND_LIMIT_MS) {
-    return needsAttention(
-      'Sent more than a day ago without an answer. Check whether it arrived (for example in the event log) before sending it again.',
-    );
+    return needsAttention({ code: 'no_answer' });
   }
   const path = withServerIds(change.path, ids) as Record<string, string>;
   const body = withServerIds(change.body, ids);
@@ -179,7 +192,8 @@ async function sendChange(
   const answer = (sent.data ?? {}) as Record<string, unknown>;
   change.state = 'synced';
   change.synced_at = new Date().toISOString();
-  change.message = noteOf(change, answer, sent.replayed);
+  change.message = null;
+  change.note = noteOf(change, answer, sent.replayed);
   if (!change.local_id || typeof answer.id !== 'string') {
     await store.write({ keep: [change] });
     return 'synced';
@@ -231,7 +245,7 @@ function withServerIds(value: unknown, ids: Map<string, string>): unknown {
  * the task's `created_at`: a phone whose clock is behind); any other `done_at` is someone else's, before or
  * after the tap.
  */
-function noteOf(change: Change, answer: Record<string, unknown>, replayed: boolean): string | null {
+function noteOf(change: Change, answer: Record<string, unknown>, replayed: boolean): Note | null {
   if (change.template !== '/v1/tasks/{id}/done' || replayed) return null;
   const doneAt = Date.parse(String(answer.done_at ?? ''));
   if (!Number.isFinite(doneAt)) return null;
@@ -241,5 +255,5 @@ function noteOf(change: Change, answer: Record<string, unknown>, replayed: boole
   const ours = Number.isFinite(mine)
     ? doneAt === mine || (mine < doneAt && doneAt === created) || (mine > doneAt && doneAt >= sentAt - 60_000)
     : doneAt >= sentAt - 60_000;
-  return ours ? null : `Already done by someone else (${new Date(doneAt).toLocaleString()}).`;
+  return ours ? null : { code: 'done_by_other', params: { at: new Date(doneAt).toISOString() } };
 }

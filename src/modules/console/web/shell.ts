@@ -44,7 +44,7 @@ import { ErrorText, Loading, problemOf, useAction, useLoad } from './ui.ts';
 
 function FarmSwitcher() {
   const { farms, farmId } = useStore();
-  if (farms.length === 0) return html`<span class="farm-switcher muted">No farms</span>`;
+  if (farms.length === 0) return html`<span class="farm-switcher muted">${t('shell.no_farms')}</span>`;
   const farm = farms.find((f) => f.id === farmId);
   // The select shows the whole name on a wide screen; on a phone it ellipsizes after whole words' worth of
   // room, and its title and the listed options carry the full name.
@@ -58,7 +58,7 @@ function FarmSwitcher() {
 function ModeIndicator() {
   useStore();
   if (signedIn().mode !== 'test') return null;
-  return html`<span class="mode-pill" role="note" title="Test mode: sample and test farms only; nothing reaches a live house">Test<span class="pill-more"> mode</span></span>`;
+  return html`<span class="mode-pill" role="note" title=${t('shell.test_mode_title')}>${t('shell.test_pill')}<span class="pill-more">${t('shell.test_pill_more')}</span></span>`;
 }
 
 /** The test-mode switch (under More on a phone, in the side navigation on a desktop). */
@@ -68,7 +68,7 @@ function ModeSwitch() {
   const { busy, error, run: toggle } = useAction(() => switchMode(test ? 'live' : 'test'));
   return html`<div class="nav-option">
     <label><input type="checkbox" role="switch" checked=${test} disabled=${busy} onChange=${toggle} />
-      <span>Test mode</span></label>
+      <span>${t('shell.test_mode')}</span></label>
     <${ErrorText} error=${error} />
   </div>`;
 }
@@ -81,7 +81,7 @@ function ContrastSwitch() {
         setHighContrast(checkedOf(e));
         setOn(checkedOf(e));
       }} />
-      <span>High contrast</span></label>
+      <span>${t('shell.high_contrast')}</span></label>
   </div>`;
 }
 
@@ -90,7 +90,7 @@ function StreamDot() {
   const status = useStreamStatus();
   const { online } = useOffline();
   if (status === 'off' || !online) return null;
-  const words = status === 'live' ? 'Live: updates arrive without reloading' : 'Connecting for live updates…';
+  const words = t(status === 'live' ? 'shell.stream_live' : 'shell.stream_connecting');
   return html`<span class=${`stream ${status}`} role="img" aria-label=${words} title=${words}></span>`;
 }
 
@@ -149,7 +149,7 @@ function Shell({ route, children }: { route: ConsolePage; children: ComponentChi
     try {
       // Signing out deletes what this phone keeps for the person, their unsynced changes too: say so first.
       const unsynced = await unsyncedCount();
-      const question = `${unsynced} change${unsynced === 1 ? '' : 's'} made on this phone ${unsynced === 1 ? 'has' : 'have'} not reached Farmstead yet. Signing out deletes ${unsynced === 1 ? 'it' : 'them'}. Sign out anyway?`;
+      const question = t('shell.sign_out_unsynced', { count: unsynced });
       if (unsynced > 0 && !confirm(question)) return;
       await api('DELETE', '/v1/session');
       await forgetLocal();
@@ -187,10 +187,9 @@ function NoFarm() {
   useStore();
   const session = signedIn();
   const form = useLoad(farmForm, []);
-  return html`<div class="panel"><h1>No farm yet</h1>
-    <p>This account has no ${session.mode} farms.
-    ${session.mode === 'live' ? ' Switch on test mode (under More) to look around the sample farm, or add your farm.' : ''}</p></div>
-    ${form.data ? html`<${form.data.NewFarm} title="Add your farm" />` : html`<${Loading} error=${form.error} retry=${form.reload} />`}`;
+  return html`<div class="panel"><h1>${t('shell.no_farm')}</h1>
+    <p>${t(session.mode === 'live' ? 'shell.no_live_farms' : 'shell.no_test_farms')}</p></div>
+    ${form.data ? html`<${form.data.NewFarm} title=${t('shell.add_your_farm')} />` : html`<${Loading} error=${form.error} retry=${form.reload} />`}`;
 }
 
 /** A page that needs a session, inside the shell once the session and its farms are loaded. */
@@ -257,7 +256,11 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
   }
   if (route.roles && !route.roles.includes(signedIn().person.role)) {
     return html`<${Shell} route=${route}><div class="panel"><h1>${pageTitle(route)}</h1>
-      <p>Only an ${route.roles.join(' or ')} can open this page.</p></div><//>`;
+      <p>${
+        route.roles.length === 1 && route.roles[0] === 'owner'
+          ? t('shell.owner_only')
+          : t('shell.roles_only', { roles: route.roles.map((r) => t(`role.${r}`)).join(', ') })
+      }</p></div><//>`;
   }
   const farm = store.farms.find((f) => f.id === store.farmId) ?? null;
   return html`<${Shell} route=${route}>

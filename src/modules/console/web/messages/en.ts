@@ -266,6 +266,66 @@ export const EN = {
       '{count} outlines are refused: fix the file and choose it again. Nothing is created until every outline passes.',
   },
   'map_import.create': { one: 'Create {count} paddock', other: 'Create {count} paddocks' },
+  // es-c: the changes waiting to sync (offline-changes.ts, said by change-label.ts); {weight} in the reader's units.
+  'change.an_animal': 'an animal',
+  'change.task_done': 'Task done: {task}',
+  'change.task_new': 'New task: {task}',
+  'change.animal_new': 'New animal: {animal}',
+  'change.animal_edited': 'Edited {animal}: {fields}',
+  'change.acknowledged': 'Acknowledged: {alert}',
+  'change.treatment_group': 'Treatment: {medicine} to {group}',
+  'change.treatment_animal': 'Treatment: {medicine} to {animal}',
+  'change.treatment_animals': {
+    one: 'Treatment: {medicine} to {count} animal',
+    other: 'Treatment: {medicine} to {count} animals',
+  },
+  'change.weight': 'Weight: {weight} for {animal}',
+  'change.weighed': 'Weighed {subject}: {weight}',
+  'change.weighed_notes': 'Weighed {subject}: {notes}',
+  'change.weighed_plain': 'Weighed {subject}',
+  'change.treated': 'Treated {subject}: {what}',
+  'change.treated_plain': 'Treated {subject}',
+  'change.note': 'Note on {subject}: {notes}',
+  'change.note_plain': 'Note on {subject}',
+  'change.birth': 'Birth to {subject}',
+  'change.birth_notes': 'Birth to {subject}: {notes}',
+  'change.event': '{event} for {subject}',
+  'change.event_notes': '{event} for {subject}: {notes}',
+  'change.other': 'A change to send: {method} {path}',
+  // es-c: the map's zoom buttons and a house's pin (farm-map.ts).
+  'map.zoom_in': 'Zoom in',
+  'map.zoom_out': 'Zoom out',
+  'map.house_pin': 'H',
+  // es-c: the shell's last words (shell.ts) and a page not found (app.ts).
+  'shell.no_farms': 'No farms',
+  'shell.test_mode_title': 'Test mode: sample and test farms only; nothing reaches a live house',
+  // The pill says its first part on a phone and both on a wide screen ("Test" + " mode").
+  'shell.test_pill': 'Test',
+  'shell.test_pill_more': ' mode',
+  'shell.test_mode': 'Test mode',
+  'shell.high_contrast': 'High contrast',
+  'shell.stream_live': 'Live: updates arrive without reloading',
+  'shell.stream_connecting': 'Connecting for live updates…',
+  'shell.sign_out_unsynced': {
+    one: '{count} change made on this phone has not reached Farmstead yet. Signing out deletes it. Sign out anyway?',
+    other:
+      '{count} changes made on this phone have not reached Farmstead yet. Signing out deletes them. Sign out anyway?',
+  },
+  'shell.no_farm': 'No farm yet',
+  'shell.no_live_farms':
+    'This account has no live farms. Switch on test mode (under More) to look around the sample farm, or add your farm.',
+  'shell.no_test_farms': 'This account has no test farms.',
+  'shell.add_your_farm': 'Add your farm',
+  'shell.owner_only': 'Only an owner can open this page.',
+  'shell.roles_only': 'Only these roles can open this page: {roles}.',
+  'app.not_found': 'Page not found',
+  'app.to_brief': 'Go to the brief',
+  // es-c: what the console says itself when the server gives no words (api.ts, offline-changes.ts).
+  'api.offline': 'You are offline, and this is not kept on the phone. It needs a connection.',
+  'api.unreachable': 'Farmstead could not be reached. Check the connection and try again.',
+  'api.not_kept': 'Farmstead could not be reached, and nothing is kept.',
+  'api.answered': 'The server answered {status} {text}.',
+  'api.retry_after': '{message} Try again in {seconds} s.',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

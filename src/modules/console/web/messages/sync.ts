@@ -25,6 +25,11 @@ export const EN = {
   synced_all: 'Synced what could be.',
   still_offline: 'Still offline.',
   nothing: 'Nothing waiting: everything recorded here has reached Farmstead.',
+  'note.blocked':
+    'It belongs to a record added on this phone that has not synced: fix or discard that first.',
+  'note.no_answer':
+    'Sent more than a day ago without an answer. Check whether it arrived (for example in the event log) before sending it again.',
+  'note.done_by_other': 'Already done by someone else ({at}).',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -51,4 +56,9 @@ export const ES: Record<keyof typeof EN, Message> = {
   synced_all: 'Se sincronizó lo que se pudo.',
   still_offline: 'Sigue sin conexión.',
   nothing: 'Nada en espera: todo lo registrado aquí ya llegó a Farmstead.',
+  'note.blocked':
+    'Pertenece a un registro agregado en este teléfono que aún no se sincronizó: corrija o descarte ese primero.',
+  'note.no_answer':
+    'Se envió hace más de un día y no hubo respuesta. Revise si llegó (por ejemplo, en el registro de eventos) antes de enviarlo de nuevo.',
+  'note.done_by_other': 'Otra persona ya la había hecho ({at}).',
 };

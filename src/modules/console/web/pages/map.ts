@@ -251,7 +251,7 @@ export function Page({ farm }: PageProps) {
         write &&
         html`<div class="map-tools">
         <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>${w('draw')}</button>
-        <button type="button" class="button secondary" onClick=${() => setMode({ kind: 'import' })}>Import</button>
+        <button type="button" class="button secondary" onClick=${() => setMode({ kind: 'import' })}>${w('import')}</button>
         <a class="button secondary" download href=${`/v1/farms/${encodeURIComponent(farm.id)}/map?download=true`}>${w('export')}</a>
       </div>`
       }

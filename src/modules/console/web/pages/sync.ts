@@ -3,6 +3,7 @@
  * took, each with its state — waiting, synced (with a note when someone had done it already), or needs
  * attention with the server's own words and the choice to fix it (the fields it sent, edited) or discard it.
  */
+import { changeLabel } from '../change-label.ts';
 import { Field } from '../form.ts';
 import { t, words } from '../i18n.ts';
 import { html, useEffect, useRef, useState } from '../lib.ts';
@@ -58,7 +59,7 @@ function Fix({ change, onClose }: { change: Change; onClose(): void }) {
     setBusy(false);
     onClose();
   };
-  return html`<form class="panel" onSubmit=${submit} aria-label=${w('fix_named', { change: change.label })}>
+  return html`<form class="panel" onSubmit=${submit} aria-label=${w('fix_named', { change: changeLabel(change) })}>
     <div class="form-grid">
       ${fields.map(([name, value]) => html`<${Field} name=${name} label=${name.replace('data.', '')} value=${value} idPrefix=${change.key} error=${null} />`)}
     </div>
@@ -82,8 +83,15 @@ function ChangeCard({
   const kind = change.state === 'attention' ? 'needs-attention' : change.state;
   // A change whose record was deleted on Farmstead can only be discarded.
   const fields = change.gone ? [] : fixable(change.body, change.message);
+  // What sending said of it itself (a code: it may have been the service worker), or the server's words.
+  const note = change.note;
+  const said = note
+    ? note.code === 'done_by_other'
+      ? w('note.done_by_other', { at: farmTime(note.params.at, timezone) })
+      : w(`note.${note.code}`)
+    : change.message;
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
-    <div class="card-head"><h2 class="card-title">${change.label}</h2>
+    <div class="card-head"><h2 class="card-title">${changeLabel(change)}</h2>
       <span class=${`status ${kind}`}>${w(`state.${change.state}`)}</span></div>
     <p class="small muted">${
       change.synced_at
@@ -93,7 +101,7 @@ function ChangeCard({
           })
         : w('made', { made: farmTime(change.made_at, timezone) })
     }</p>
-    ${change.message && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${change.message}</p>`}
+    ${said && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${said}</p>`}
     ${change.state === 'attention' && change.gone && html`<p class="small">${w('gone')}</p>`}
     ${
       change.state === 'attention' &&
@@ -107,7 +115,7 @@ function ChangeCard({
           }} />`
         }
         <${ActionButton} label=${w('discard')} kind=${change.gone ? 'primary' : 'secondary'} action=${async () => {
-          if (!confirm(w('discard_confirm', { change: change.label }))) return w('kept');
+          if (!confirm(w('discard_confirm', { change: changeLabel(change) }))) return w('kept');
           await discard(change);
           onChanged();
           return w('discarded');
