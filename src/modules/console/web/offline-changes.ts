@@ -6,8 +6,7 @@
  */
 import { ApiError, type QueuedCall, type Schema } from './api.ts';
 import { requestBackgroundSync } from './background-sync.ts';
-import { sayChange } from './change-label.ts';
-import { type MessageKey, t } from './i18n.ts';
+import { type MessageKey, qty, t } from './i18n.ts';
 import { EN } from './messages/en.ts';
 import { countQueue, currentFarm, currentPerson, type Local, local } from './offline-db.ts';
 import type { Change, Kind, LocalRecord } from './queue-send.ts';
@@ -237,7 +236,12 @@ export async function queue(call: QueuedCall): Promise<unknown> {
     path: call.path,
     body,
     said,
-    label: sayChange(said),
+    // The words of the moment, for a console of an older version reading this queue; /sync says the change
+    // from `said` (change-label.ts, which the field app does not load: it is the sync page's).
+    label: t(said.key as MessageKey, {
+      ...said.params,
+      ...(typeof said.params.weight === 'number' ? { weight: qty(said.params.weight, 'kg') } : {}),
+    }),
     made_at: now.toISOString(),
     state: 'waiting',
     message: null,

@@ -3,15 +3,6 @@ import type { Message } from '../../../../lib/message-format.ts';
 
 export const EN = {
   title: 'Devices',
-  'type.house': 'house',
-  'type.bolus': 'bolus',
-  'type.tag': 'tag',
-  'type.band': 'band',
-  'type.guardian': 'guardian',
-  'type.water': 'water',
-  'type.weather': 'weather',
-  'type.reader': 'reader',
-  'type.other': 'other',
   device_key: 'Device key',
   send_report: 'Send a report with it:',
   no_tag: 'No animal on this farm has the tag {tag}.',
@@ -70,15 +61,6 @@ export const EN = {
 
 export const ES: Record<keyof typeof EN, Message> = {
   title: 'Dispositivos',
-  'type.house': 'gallinero',
-  'type.bolus': 'bolo',
-  'type.tag': 'crotal',
-  'type.band': 'banda',
-  'type.guardian': 'guardián',
-  'type.water': 'agua',
-  'type.weather': 'clima',
-  'type.reader': 'lector',
-  'type.other': 'otro',
   device_key: 'Clave del dispositivo',
   send_report: 'Envíe un informe con ella:',
   no_tag: 'Ningún animal de esta granja tiene el crotal {tag}.',

@@ -326,6 +326,16 @@ export const EN = {
   'api.not_kept': 'Farmstead could not be reached, and nothing is kept.',
   'api.answered': 'The server answered {status} {text}.',
   'api.retry_after': '{message} Try again in {seconds} s.',
+  // A device's type in words (web/device-type.ts), on the devices, device, map, data and rules pages.
+  'device_type.house': 'house',
+  'device_type.bolus': 'bolus',
+  'device_type.tag': 'tag',
+  'device_type.band': 'band',
+  'device_type.guardian': 'guardian',
+  'device_type.water': 'water',
+  'device_type.weather': 'weather',
+  'device_type.reader': 'reader',
+  'device_type.other': 'other',
 } as const satisfies Record<string, Message>;
 
 export type MessageKey = keyof typeof EN;

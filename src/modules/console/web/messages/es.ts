@@ -325,4 +325,14 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'api.not_kept': 'No se pudo contactar a Farmstead, y no se guardó nada.',
   'api.answered': 'El servidor respondió {status} {text}.',
   'api.retry_after': '{message} Intente de nuevo en {seconds} s.',
+  // A device's type in words (web/device-type.ts), on the devices, device, map, data and rules pages.
+  'device_type.house': 'gallinero',
+  'device_type.bolus': 'bolo',
+  'device_type.tag': 'crotal',
+  'device_type.band': 'banda',
+  'device_type.guardian': 'guardián',
+  'device_type.water': 'agua',
+  'device_type.weather': 'clima',
+  'device_type.reader': 'lector',
+  'device_type.other': 'otro',
 };

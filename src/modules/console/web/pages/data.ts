@@ -3,13 +3,13 @@
  * cookie) and the animals import — a dry run first, showing every row's errors, then the real import.
  */
 import { api, type Problem, query, type Reply } from '../api.ts';
+import { typeName } from '../device-type.ts';
 import { words } from '../i18n.ts';
 import { checkedOf, html, inputValue, useState } from '../lib.ts';
 import { EN, ES } from '../messages/data.ts';
 import { useReader } from '../reader-hook.ts';
 import { can, type Farm } from '../store.ts';
 import { ErrorText, Loading, problemOf, useLoad } from '../ui.ts';
-import { typeName } from './devices.ts';
 import type { PageProps } from './page.ts';
 
 const w = words(EN, ES);

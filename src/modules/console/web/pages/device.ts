@@ -5,6 +5,7 @@
  */
 import { api, type Schema } from '../api.ts';
 import { type Threshold, TimeChart } from '../chart.ts';
+import { typeName } from '../device-type.ts';
 import { type MessageKey, t, words } from '../i18n.ts';
 import { html, inputValue, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/devices.ts';
@@ -13,7 +14,7 @@ import { Pager, usePager } from '../records.ts';
 import { can, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, amount, farmTime, Loading, useLoad } from '../ui.ts';
-import { DeviceKey, typeName } from './devices.ts';
+import { DeviceKey } from './devices.ts';
 import type { PageProps } from './page.ts';
 
 type Device = Schema<'Device'>;

@@ -5,6 +5,7 @@
  */
 import { DEVICE_TYPES, type DeviceType } from '../../../../domain/device-types.ts';
 import { api, type Body, type Reply } from '../api.ts';
+import { typeName } from '../device-type.ts';
 import { Field, fieldError, number, ShownOnce, Submit, text, useForm } from '../form.ts';
 import { words } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';
@@ -19,9 +20,6 @@ import type { PageProps } from './page.ts';
 const w = words(EN, ES);
 
 /** A device type in the reader's words. */
-export function typeName(type: string): string {
-  return `type.${type}` in EN ? w(`type.${type}` as keyof typeof EN) : type;
-}
 
 /** A metric each type of device typically reports, for the example report. */
 const EXAMPLE_METRIC: Partial<Record<string, [string, number]>> = {

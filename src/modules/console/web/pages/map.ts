@@ -8,6 +8,7 @@
  */
 import { alertTitle } from '../alert-text.ts';
 import { api } from '../api.ts';
+import { typeName } from '../device-type.ts';
 import {
   FarmMap,
   type MapFeature,
@@ -27,7 +28,6 @@ import { drawnAcresApart } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
-import { typeName } from './devices.ts';
 import type { PageProps } from './page.ts';
 
 /** A module loaded when first needed (the drawing panels bring leaflet-geoman), kept once loaded. */

@@ -18,6 +18,7 @@ import {
   WATER_LEAK_RULE,
 } from '../../../../domain/built-in-rules.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
+import { typeName } from '../device-type.ts';
 import { errorFor, Field, Submit, useForm } from '../form.ts';
 import { words } from '../i18n.ts';
 import { type ComponentChildren, html } from '../lib.ts';
@@ -25,7 +26,6 @@ import { EN, ES } from '../messages/rule-settings.ts';
 import { useReader } from '../reader-hook.ts';
 import { type Farm, state, update, useStore } from '../store.ts';
 import { ErrorText, Loading, useLoad } from '../ui.ts';
-import { typeName } from './devices.ts';
 
 const LEAK = WATER_LEAK_RULE.name;
 const QUIET = DEVICE_QUIET_RULE.name;

@@ -7,8 +7,6 @@
  * (/settings/usage, settings-usage.ts, loaded when opened). People have their own page.
  */
 import { api, type Problem, type Reply, type Schema } from '../api.ts';
-import { EscalationChain } from '../escalation-form.ts';
-import { NewFarm, TimeZones } from '../farm-form.ts';
 import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
 import { words } from '../i18n.ts';
 import { type ComponentChildren, html, inputValue, useEffect, useState } from '../lib.ts';
@@ -328,16 +326,38 @@ function Keys() {
   </section>`;
 }
 
-/** The usage chart's module (uPlot): loaded when the Usage section is opened, so the others stay light. */
-function Usage() {
-  const [chart, setChart] = useState<typeof import('../settings-usage.ts') | null>(null);
-  const [error, setError] = useState<Problem | null>(null);
-  useEffect(() => {
-    import('../settings-usage.ts').then(setChart, (err: unknown) => setError(problemOf(err)));
-  }, []);
-  if (!chart) return html`<${Loading} error=${error} />`;
-  return html`<${chart.Usage} />`;
+/**
+ * A section's module loaded when its section is opened, so each section's first load carries only its own
+ * code: the usage chart (uPlot), the escalation chain, the farm form's time zones and the add-a-farm form.
+ */
+function later<M, P extends object>(load: () => Promise<M>, pick: (module: M) => (props: P) => unknown) {
+  return function Later(props: P) {
+    const [module, setModule] = useState<M | null>(null);
+    const [error, setError] = useState<Problem | null>(null);
+    useEffect(() => {
+      load().then(setModule, (err: unknown) => setError(problemOf(err)));
+    }, []);
+    if (!module) return html`<${Loading} error=${error} />`;
+    return html`<${pick(module)} ...${props} />`;
+  };
 }
+
+const Usage = later(
+  () => import('../settings-usage.ts'),
+  (m) => m.Usage,
+);
+const EscalationChain = later(
+  () => import('../escalation-form.ts'),
+  (m) => m.EscalationChain,
+);
+const TimeZones = later(
+  () => import('../farm-form.ts'),
+  (m) => m.TimeZones,
+);
+const NewFarm = later(
+  () => import('../farm-form.ts'),
+  (m) => m.NewFarm,
+);
 
 /** Settings in sections, each at its own address (/settings/<section>); /settings is the farm's. */
 const SECTIONS = [
