@@ -126,6 +126,11 @@ const en = {
   'reason.with_note': '{reason} — {note}',
   'resolved.reported_again': 'resolved: {device} reported again {at}',
   'resolved.clock': 'resolved: {device} reported with times within the tolerance {at}',
+  'resolved.rule_deleted': 'resolved: rule {rule} was deleted',
+  'resolved.rule_disabled': 'resolved: rule {rule} was disabled',
+  'resolved.rule_changed': 'resolved: rule {rule} was changed',
+  'resolved.device_deleted': 'resolved: device {device} was deleted',
+  'resolved.intake': 'resolved: intake on {day} back within {pct}% of the median',
 
   // group.intake_drop. {day}: the local day (YYYY-MM-DD); {value} and {median}: quantities; {below} and {drop}: percentages.
   'intake.title': '{measure} dropped for {group}',
@@ -254,6 +259,11 @@ const es: Record<AlertWordKey, Message> = {
   'reason.with_note': '{reason} — {note}',
   'resolved.reported_again': 'resuelta: {device} volvió a reportar el {at}',
   'resolved.clock': 'resuelta: {device} reportó con horas dentro de la tolerancia el {at}',
+  'resolved.rule_deleted': 'resuelta: se eliminó la regla {rule}',
+  'resolved.rule_disabled': 'resuelta: se desactivó la regla {rule}',
+  'resolved.rule_changed': 'resuelta: se cambió la regla {rule}',
+  'resolved.device_deleted': 'resuelta: se eliminó el dispositivo {device}',
+  'resolved.intake': 'resuelta: el consumo del {day} volvió a quedar dentro del {pct}% de la mediana',
 
   'intake.title': 'Bajó el consumo de {measure} en {group}',
   'intake.reason':

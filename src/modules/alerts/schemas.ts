@@ -64,7 +64,7 @@ export const AlertWordsSchema = Nullable(
     },
     {
       description:
-        'The title and reason as message keys and parameters, so a client can write them in its reader’s language (the console and notifications do; docs/alerts.md). The English title and reason are unchanged. Null for alerts opened before words existed. `note`: a resolution’s note when a device reporting again resolved it (resolved.reported_again, resolved.clock), written after the reason with reason.with_note; the English reason ends with it (“— resolved: …”). Other resolutions’ notes (a rule changed, a device deleted, intake back to normal) are only in the English reason.',
+        'The title and reason as message keys and parameters, so a client can write them in its reader’s language (the console and notifications do; docs/alerts.md). The English title and reason are unchanged. Null for alerts opened before words existed. `note`: a resolution’s note (resolved.*: the device reported again, a rule was disabled, deleted or changed, a device was deleted, intake back to normal), written after the reason with reason.with_note; the English reason ends with it (“— resolved: …”).',
     },
   ),
 );

@@ -120,8 +120,9 @@ export async function resolveAlertsOfRule(
   rule: string,
   why: string,
   now: number,
+  note?: AlertWord,
 ): Promise<number> {
-  return resolveAll(db, await findActiveAlertsOfRule(db, farmId, rule), why, now);
+  return resolveAll(db, await findActiveAlertsOfRule(db, farmId, rule), why, now, note);
 }
 
 /** Resolves every active alert about a subject that is going away (a deleted device). */
@@ -130,19 +131,27 @@ export async function resolveAlertsOfSubject(
   subject: { farmId: string; type: string; id: string },
   why: string,
   now: number,
+  note?: AlertWord,
 ): Promise<number> {
   return resolveAll(
     db,
     await findActiveAlertsOfSubject(db, subject.farmId, subject.type, subject.id),
     why,
     now,
+    note,
   );
 }
 
-async function resolveAll(db: Db, rows: readonly AlertRow[], why: string, now: number): Promise<number> {
+async function resolveAll(
+  db: Db,
+  rows: readonly AlertRow[],
+  why: string,
+  now: number,
+  note?: AlertWord,
+): Promise<number> {
   let resolved = 0;
   for (const row of rows) {
-    if (await resolveAlertRow(db, row, now, `${row.reason} — resolved: ${why}`)) resolved++;
+    if (await resolveAlertRow(db, row, now, `${row.reason} — resolved: ${why}`, note)) resolved++;
   }
   return resolved;
 }
