@@ -125,7 +125,7 @@ forEachEngine('brief: the herd book', (t) => {
       esExpiring?.detail,
       `Vence el ${toIso(now + 10 * DAY_MS)?.slice(0, 10)}; quedan 2 tube de 10 tube.`,
     );
-    assert.equal(esLow?.title, 'Poco inventario: Mastiplan (quedan 2 tube)');
+    assert.equal(esLow?.title, 'Poca existencia: Mastiplan (quedan 2 tube)');
     assert.equal(
       esLow?.detail,
       'Quedan 2 tube en lotes sin vencer, igual o por debajo de la quinta parte de los 10 tube comprados.',
@@ -133,7 +133,7 @@ forEachEngine('brief: the herd book', (t) => {
     assert.match(es.body.headline, /^1 animal con la leche retenida: Leche de Daisy \(114\) retenida hasta /);
     assert.match(
       es.body.text,
-      /Leche de Daisy \(114\) retenida hasta .*Botiquín: El lote MP-77 de Mastiplan vence en 10 días; Poco inventario: Mastiplan \(quedan 2 tube\)\./,
+      /Leche de Daisy \(114\) retenida hasta .*Botiquín: El lote MP-77 de Mastiplan vence en 10 días; Poca existencia: Mastiplan \(quedan 2 tube\)\./,
     );
 
     // Its own line: Cydectin at 100 ml is low once 400 ml are given; PATCH moves the line.

@@ -46,8 +46,8 @@ export const BRIEF_ES = {
     other: '{count} lotes de medicamento que vencen en 30 días',
   },
   'group.medicine_low': {
-    one: '{count} medicamento con poco inventario',
-    other: '{count} medicamentos con poco inventario',
+    one: '{count} medicamento con poca existencia',
+    other: '{count} medicamentos con poca existencia',
   },
   'group.weight_gain': {
     one: '{count} animal con poca ganancia de peso',
@@ -195,12 +195,12 @@ export const BRIEF_ES = {
     other: 'El lote {batch} de {medicine} vence en {count} días',
   },
   'batch.detail': 'Vence el {date}; quedan {left} de {bought}.',
-  'low.title': 'Poco inventario: {medicine} (quedan {left})',
-  'low.none': 'No queda inventario en lotes sin vencer.',
+  'low.title': 'Poca existencia: {medicine} (quedan {left})',
+  'low.none': 'No quedan existencias en lotes sin vencer.',
   'low.share':
     'Quedan {left} en lotes sin vencer, igual o por debajo de la quinta parte de los {bought} comprados.',
   'low.own':
-    'Quedan {left} en lotes sin vencer, igual o por debajo de su umbral de inventario bajo de {line}.',
+    'Quedan {left} en lotes sin vencer, igual o por debajo de su umbral de poca existencia de {line}.',
 
   // Breeding ({date}: a day, YYYY-MM-DD, as the tasks' days are written). Every species "pare" in Spanish.
   'birth.overdue.title': '{animal} tiene el parto atrasado',
