@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { placeholdersOf } from '../lib/message-format.ts';
-import { ALERT_WORDS, parseAlertWords, renderAlertWord } from './alert-words.ts';
+import { ALERT_WORDS, parseAlertWords, renderAlertReason, renderAlertWord } from './alert-words.ts';
 import { LANGUAGES } from './display-units.ts';
 
 test('every language has every alert word, with the same placeholders', () => {
@@ -45,4 +45,26 @@ test('durations, plurals and terms in the language; an unknown key or term falls
   );
   assert.equal(parseAlertWords('not json'), null);
   assert.equal(parseAlertWords('{"title":{"key":"a"}}'), null);
+});
+
+test('a resolution note is written after the reason in the language; without it, the reason alone', () => {
+  const words = {
+    title: { key: 'quiet.title', params: { device: 'Gate' } },
+    reason: {
+      key: 'quiet.reason.unknown',
+      params: { device: 'Gate', silent_ms: 3 * 86_400_000, last: '2026-01-01T00:00:00.000Z' },
+    },
+  };
+  const note = { key: 'resolved.reported_again', params: { device: 'Gate', at: '2026-01-04T08:00:00.000Z' } };
+  assert.equal(renderAlertReason('es', words), renderAlertWord('es', words.reason));
+  assert.equal(
+    renderAlertReason('es', { ...words, note }),
+    'Gate no ha enviado ningún reporte en 3 días (intervalo habitual desconocido); último reporte: 2026-01-01T00:00:00.000Z — resuelta: Gate volvió a reportar el 2026-01-04T08:00:00.000Z',
+  );
+  assert.equal(
+    renderAlertReason('en', { ...words, note }),
+    'Gate has sent no report for 3 days (usual interval unknown); last report 2026-01-01T00:00:00.000Z — resolved: Gate reported again 2026-01-04T08:00:00.000Z',
+  );
+  // A note this language does not know: the caller shows the English reason, which carries it.
+  assert.equal(renderAlertReason('es', { ...words, note: { key: 'resolved.newer', params: {} } }), null);
 });

@@ -28,6 +28,8 @@ export interface AlertWord {
 export interface AlertWords {
   title: AlertWord;
   reason: AlertWord;
+  /** A resolution's note ("resolved: North trough reported again …"), written after the reason. */
+  note?: AlertWord;
 }
 
 const en = {
@@ -119,6 +121,16 @@ const en = {
     other:
       "{device} dated {count} readings or events up to {furthest}, more than {tolerance} s ahead of the server's clock ({now}); they were not stored. Set the device's clock, or leave at out.",
   },
+
+  // A resolution's note after the reason ({at}: an ISO time); `reason.with_note` joins the two.
+  'reason.with_note': '{reason} — {note}',
+  'resolved.reported_again': 'resolved: {device} reported again {at}',
+  'resolved.clock': 'resolved: {device} reported with times within the tolerance {at}',
+  'resolved.rule_deleted': 'resolved: rule {rule} was deleted',
+  'resolved.rule_disabled': 'resolved: rule {rule} was disabled',
+  'resolved.rule_changed': 'resolved: rule {rule} was changed',
+  'resolved.device_deleted': 'resolved: device {device} was deleted',
+  'resolved.intake': 'resolved: intake on {day} back within {pct}% of the median',
 
   // group.intake_drop. {day}: the local day (YYYY-MM-DD); {value} and {median}: quantities; {below} and {drop}: percentages.
   'intake.title': '{measure} dropped for {group}',
@@ -244,6 +256,15 @@ const es: Record<AlertWordKey, Message> = {
       '{device} fechó {count} lecturas o eventos hasta {furthest}, más de {tolerance} s por delante del reloj del servidor ({now}); no se guardaron. Ajuste el reloj del dispositivo o deje de enviar «at».',
   },
 
+  'reason.with_note': '{reason} — {note}',
+  'resolved.reported_again': 'resuelta: {device} volvió a reportar el {at}',
+  'resolved.clock': 'resuelta: {device} reportó con horas dentro de la tolerancia el {at}',
+  'resolved.rule_deleted': 'resuelta: se eliminó la regla {rule}',
+  'resolved.rule_disabled': 'resuelta: se desactivó la regla {rule}',
+  'resolved.rule_changed': 'resuelta: se cambió la regla {rule}',
+  'resolved.device_deleted': 'resuelta: se eliminó el dispositivo {device}',
+  'resolved.intake': 'resuelta: el consumo del {day} volvió a quedar dentro del {pct}% de la mediana',
+
   'intake.title': 'Bajó el consumo de {measure} en {group}',
   'intake.reason':
     'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la alerta se abre con más de {drop} por debajo)',
@@ -321,6 +342,20 @@ export function renderAlertWord(language: LanguageName, word: AlertWord): string
     ...params,
     ...(count === undefined ? {} : { count: String(count) }),
   });
+}
+
+/**
+ * An alert's reason in a language with its resolution's note when it has one ("… — resuelta: North trough
+ * volvió a reportar el …"), or null when a key is unknown there (the caller shows the English reason, which
+ * carries the note too).
+ */
+export function renderAlertReason(language: LanguageName, words: AlertWords): string | null {
+  const reason = renderAlertWord(language, words.reason);
+  if (reason === null || !isWord(words.note)) return reason;
+  const note = renderAlertWord(language, words.note);
+  if (note === null) return null;
+  const catalog: Readonly<Record<string, Message>> = ALERT_WORDS[language] ?? ALERT_WORDS.en;
+  return formatMessage(language, catalog['reason.with_note'] ?? '{reason} — {note}', { reason, note });
 }
 
 /** The words stored on an alert (`alerts.words` JSON text), or null when absent or not readable. */

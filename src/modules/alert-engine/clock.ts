@@ -122,6 +122,7 @@ export async function settleClockAlert(
       active,
       now,
       `${active.reason} — resolved: ${device.name} reported with times within the tolerance ${toIso(now)}`,
+      { key: 'resolved.clock', params: { device: device.name, at: String(toIso(now)) } },
     );
   }
   await markDeviceClock(trx, device.id, false);

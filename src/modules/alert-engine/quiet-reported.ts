@@ -30,6 +30,7 @@ export async function resolveQuietAlert(
       active,
       now,
       `${active.reason} — resolved: ${device.name} reported again ${toIso(now)}`,
+      { key: 'resolved.reported_again', params: { device: device.name, at: String(toIso(now)) } },
     );
   await clearDeviceQuiet(trx, device.id);
 }

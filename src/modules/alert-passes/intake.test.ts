@@ -5,6 +5,7 @@ import { allAlerts } from '../../../test/alert-engine.ts';
 import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
+import { alertWordsOf, renderAlertReason } from '../../domain/alert-words.ts';
 import { localDayBounds } from '../../lib/local-time.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { ingestReport } from '../ingest/service.ts';
@@ -135,6 +136,13 @@ forEachEngine('group.intake_drop', (t) => {
     const resolved = (await allAlerts(t(), key, farm.id)).find((a) => a.id === alert.id);
     assert.equal(resolved?.status, 'resolved');
     assert.match(resolved?.reason ?? '', /— resolved: intake on 2033-03-16 back within 10% of the median$/);
+    const words = alertWordsOf(resolved?.words);
+    assert.ok(words?.note, 'the note is among the words');
+    assert.equal(renderAlertReason('en', words), resolved?.reason);
+    assert.match(
+      String(renderAlertReason('es', words)),
+      / — resuelta: el consumo del 2033-03-16 volvió a quedar dentro del 10% de la mediana$/,
+    );
     assert.deepEqual(
       (await outboxEvents(t(), farm.id, 'alert.resolved')).map((e) => e.data),
       [resolved],

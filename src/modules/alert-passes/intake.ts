@@ -255,7 +255,10 @@ async function judgeGroup(
   if (active && !drop && verdicts.length > 0 && verdicts.every((v) => v.level === 'recovered')) {
     if (active.created_at >= end) return { opened: 0, resolved: 0 }; // opened on this same day's judgement
     const why = `— resolved: intake on ${day} back within ${INTAKE_DROP_RULE.recover_pct}% of the median`;
-    await resolveAlertRow(trx, active, now, `${active.reason} ${why}`);
+    await resolveAlertRow(trx, active, now, `${active.reason} ${why}`, {
+      key: 'resolved.intake',
+      params: { day, pct: INTAKE_DROP_RULE.recover_pct },
+    });
     return { opened: 0, resolved: 1 };
   }
   return { opened: 0, resolved: 0 };

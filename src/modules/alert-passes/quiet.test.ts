@@ -9,6 +9,7 @@ import * as make from '../../../test/factories.ts';
 import { outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
+import { alertWordsOf, renderAlertReason } from '../../domain/alert-words.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 import type { Alert } from '../alerts/schemas.ts';
 import { buildBrief } from '../brief/service.ts';
@@ -115,6 +116,14 @@ forEachEngine('device.quiet', (t) => {
     const [resolved] = await quietAlerts(key, farmId);
     assert.equal(resolved?.status, 'resolved');
     assert.match(resolved?.reason ?? '', /— resolved: North trough reported again /);
+    // The note joins the alert's words: a Spanish reader reads it too, the English rendering is the stored text.
+    const words = alertWordsOf(resolved?.words);
+    assert.ok(words?.note, 'the note is among the words');
+    assert.equal(renderAlertReason('en', words), resolved?.reason);
+    assert.match(
+      String(renderAlertReason('es', words)),
+      / — resuelta: North trough volvió a reportar el \d{4}-/,
+    );
     assert.deepEqual(
       (await outboxEvents(t(), farmId, 'alert.resolved')).map((e) => e.data),
       [resolved],

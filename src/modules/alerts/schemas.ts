@@ -57,10 +57,14 @@ const AlertWordSchema = Type.Object(
 /** An alert's `words` (the Alert schema's, and the acknowledge link's summary). */
 export const AlertWordsSchema = Nullable(
   Type.Object(
-    { title: AlertWordSchema, reason: AlertWordSchema },
+    {
+      title: AlertWordSchema,
+      reason: AlertWordSchema,
+      note: Type.Optional(AlertWordSchema),
+    },
     {
       description:
-        'The title and reason as message keys and parameters, so a client can write them in its reader’s language (the console and notifications do; docs/alerts.md). The English title and reason are unchanged. Null for alerts opened before words existed. A resolution’s note (“— resolved: …”) is only in the English reason.',
+        'The title and reason as message keys and parameters, so a client can write them in its reader’s language (the console and notifications do; docs/alerts.md). The English title and reason are unchanged. Null for alerts opened before words existed. `note`: a resolution’s note (resolved.*: the device reported again, a rule was disabled, deleted or changed, a device was deleted, intake back to normal), written after the reason with reason.with_note; the English reason ends with it (“— resolved: …”).',
     },
   ),
 );

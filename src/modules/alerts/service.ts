@@ -6,6 +6,7 @@
 import type { Page } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { type AlertWord, parseAlertWords } from '../../domain/alert-words.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { AlertStatusFilter } from '../../domain/statuses.ts';
 import { metrics } from '../../lib/metrics.ts';
@@ -93,12 +94,16 @@ export async function resolveAlertRow(
   row: AlertRow,
   now: number,
   reason?: string,
+  note?: AlertWord,
 ): Promise<AlertRow | null> {
+  // The note (what the English reason appends) joins the alert's words, so every reader's language has it.
+  const words = note === undefined ? null : parseAlertWords(row.words);
   const updated = await transitionAlert(db, row.id, ACTIVE_STATUSES, {
     status: 'resolved',
     resolved_at: now,
     updated_at: now,
     ...(reason === undefined ? {} : { reason }),
+    ...(words === null ? {} : { words: JSON.stringify({ ...words, note }) }),
   });
   if (updated) await emitEvent(db, updated.farm_id, 'alert.resolved', toAlert(updated), now);
   if (updated) metrics.alertsResolved.inc({ rule: updated.rule, severity: updated.severity });
@@ -115,8 +120,9 @@ export async function resolveAlertsOfRule(
   rule: string,
   why: string,
   now: number,
+  note?: AlertWord,
 ): Promise<number> {
-  return resolveAll(db, await findActiveAlertsOfRule(db, farmId, rule), why, now);
+  return resolveAll(db, await findActiveAlertsOfRule(db, farmId, rule), why, now, note);
 }
 
 /** Resolves every active alert about a subject that is going away (a deleted device). */
@@ -125,19 +131,27 @@ export async function resolveAlertsOfSubject(
   subject: { farmId: string; type: string; id: string },
   why: string,
   now: number,
+  note?: AlertWord,
 ): Promise<number> {
   return resolveAll(
     db,
     await findActiveAlertsOfSubject(db, subject.farmId, subject.type, subject.id),
     why,
     now,
+    note,
   );
 }
 
-async function resolveAll(db: Db, rows: readonly AlertRow[], why: string, now: number): Promise<number> {
+async function resolveAll(
+  db: Db,
+  rows: readonly AlertRow[],
+  why: string,
+  now: number,
+  note?: AlertWord,
+): Promise<number> {
   let resolved = 0;
   for (const row of rows) {
-    if (await resolveAlertRow(db, row, now, `${row.reason} — resolved: ${why}`)) resolved++;
+    if (await resolveAlertRow(db, row, now, `${row.reason} — resolved: ${why}`, note)) resolved++;
   }
   return resolved;
 }

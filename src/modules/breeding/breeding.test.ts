@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
+import { signedInPerson } from '../../../test/people.ts';
 import type { Animal, FarmEvent } from '../../../test/replies.ts';
 
 const DAY = 86_400_000;
@@ -17,7 +18,7 @@ async function herdFarm(t: TestApp, settings: Record<string, unknown> = {}) {
   const log = (body: Record<string, unknown>) =>
     make.created<FarmEvent>(t, key, `/v1/farms/${farm}/events`, body);
   const get = (id: string) => make.fetched<Animal>(t, key, `/v1/animals/${id}`);
-  return { key, farm, animal, log, get };
+  return { acct, key, farm, animal, log, get };
 }
 
 interface Pedigree {
@@ -408,7 +409,7 @@ forEachEngine('breeding records and lineage', (t) => {
   });
 
   test('the brief names births overdue and due within 7 days, pregnancy checks due and heats expected today', async () => {
-    const { animal, log, get, farm, key } = await herdFarm(t());
+    const { acct, animal, log, get, farm, key } = await herdFarm(t());
     const now = Date.now();
     const cow = (name: string, species = 'cattle') => animal({ species, sex: 'female', name });
     const [overdue, due, far, checked, heat, ewe] = [
@@ -445,6 +446,31 @@ forEachEngine('breeding records and lineage', (t) => {
     );
     assert.equal(items[1]?.title, 'Due is due to calve');
     assert.equal(items[2]?.title, 'Ewe is due to lamb');
+    // A Spanish reader: the same items in whole Spanish sentences (every species "pare").
+    const spanish = await signedInPerson(t(), acct, 'owner');
+    assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+    const es = await spanish.request<{ items: Array<{ kind: string; title: string; detail: string }> }>(
+      'GET',
+      `/v1/farms/${farm}/brief`,
+    );
+    assert.equal(es.status, 200, JSON.stringify(es.body));
+    const esItems = es.body.items.filter((i) =>
+      ['birth_overdue', 'birth_due', 'pregnancy_check_due', 'heat_expected'].includes(i.kind),
+    );
+    assert.deepEqual(
+      esItems.map((i) => i.title),
+      [
+        'Overdue tiene el parto atrasado',
+        'Due está próxima a parir',
+        'Ewe está próxima a parir',
+        'Diagnóstico de preñez pendiente para Check',
+        'Heat podría entrar en celo hoy',
+      ],
+    );
+    assert.match(String(esItems[0]?.detail), /^Parto previsto el \d{4}-\d\d-\d\d, hace \d+ días?\.$/);
+    assert.match(String(esItems[1]?.detail), /^Parto previsto el \d{4}-\d\d-\d\d\.$/);
+    assert.equal(esItems[3]?.detail, `Servida el ${day(now - 40 * DAY)}, hace 40 días.`);
+    assert.equal(esItems[4]?.detail, 'Un ciclo después de su último celo o servicio fallido.');
     // The Animal reads the same rule (the chute card shows it): the day the check fell due, else null.
     assert.equal((await get(checked.id)).breeding?.pregnancy_check_due, day(now - 40 * DAY + 35 * DAY));
     assert.equal((await get(far.id)).breeding?.pregnancy_check_due, null);

@@ -16,6 +16,7 @@ import { parseJson } from '../../lib/json.ts';
 import { localParts } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { breedingAnimals } from '../breeding/repository.ts';
+import { sayEs } from './messages.ts';
 import type { BriefContext, Unranked } from './sections.ts';
 
 /** Births due within this many days are listed. */
@@ -53,6 +54,7 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
   const due: Unranked[] = [];
   const checks: Unranked[] = [];
   const heats: Unranked[] = [];
+  const en = (ctx.language ?? 'en') === 'en';
   const base = (row: BreedingFactRow) => ({ subject_type: 'animal', subject_id: row.id, ref_id: null });
   for (const row of rows) {
     const stored = parseJson<StoredBreeding | null>(row.breeding, null);
@@ -65,8 +67,10 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
       overdue.push({
         kind: 'birth_overdue',
         severity: 'watch',
-        title: `${who(row)} is overdue to ${verb}`,
-        detail: `Due ${dayOf(s.due_at)}, ${days} ${days === 1 ? 'day' : 'days'} ago.`,
+        title: en ? `${who(row)} is overdue to ${verb}` : sayEs('birth.overdue.title', { animal: who(row) }),
+        detail: en
+          ? `Due ${dayOf(s.due_at)}, ${days} ${days === 1 ? 'day' : 'days'} ago.`
+          : sayEs('birth.overdue.detail', { date: dayOf(s.due_at), count: days }),
         ...base(row),
         at: toIso(s.due_at),
       });
@@ -74,8 +78,12 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
       due.push({
         kind: 'birth_due',
         severity: 'info',
-        title: `${who(row)} is due to ${verb}`,
-        detail: `Due ${dayOf(s.due_at)}${s.state === 'pregnant' ? ' (confirmed pregnant)' : ''}.`,
+        title: en ? `${who(row)} is due to ${verb}` : sayEs('birth.due.title', { animal: who(row) }),
+        detail: en
+          ? `Due ${dayOf(s.due_at)}${s.state === 'pregnant' ? ' (confirmed pregnant)' : ''}.`
+          : sayEs(s.state === 'pregnant' ? 'birth.due.detail_pregnant' : 'birth.due.detail', {
+              date: dayOf(s.due_at),
+            }),
         ...base(row),
         at: toIso(s.due_at),
       });
@@ -85,8 +93,10 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
       checks.push({
         kind: 'pregnancy_check_due',
         severity: 'info',
-        title: `Pregnancy check due for ${who(row)}`,
-        detail: `Served ${dayOf(s.service_at)}, ${days} days ago.`,
+        title: en ? `Pregnancy check due for ${who(row)}` : sayEs('check.title', { animal: who(row) }),
+        detail: en
+          ? `Served ${dayOf(s.service_at)}, ${days} days ago.`
+          : sayEs('check.detail', { date: dayOf(s.service_at), count: days }),
         ...base(row),
         at: toIso(s.service_at),
       });
@@ -95,11 +105,14 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
       heats.push({
         kind: 'heat_expected',
         severity: 'info',
-        title: `${who(row)} may come on heat today`,
-        detail:
-          s.state === 'bred'
+        title: en ? `${who(row)} may come on heat today` : sayEs('heat.title', { animal: who(row) }),
+        detail: en
+          ? s.state === 'bred'
             ? `Served ${dayOf(s.service_at)}: watch for a return if it did not hold.`
-            : `One cycle after her last heat or failed service.`,
+            : `One cycle after her last heat or failed service.`
+          : s.state === 'bred'
+            ? sayEs('heat.detail_bred', { date: dayOf(s.service_at) })
+            : sayEs('heat.detail_open'),
         ...base(row),
         at: toIso(s.next_heat_at),
       });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
+import { signedInPerson } from '../../../test/people.ts';
 import type { Animal, BriefReply } from '../../../test/replies.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import type { Medicine } from '../medicines/schemas.ts';
@@ -97,6 +98,42 @@ forEachEngine('brief: the herd book', (t) => {
     assert.match(
       body.text,
       /Milk from Daisy \(114\) withheld until .*Medicine cabinet: Mastiplan batch MP-77/,
+    );
+
+    // A Spanish reader's brief: the same items, each sentence whole in Spanish; the English above unchanged.
+    const spanish = await signedInPerson(t(), acct, 'owner');
+    assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+    const es = await spanish.request<BriefReply>('GET', `/v1/farms/${farmId}/brief`);
+    assert.equal(es.status, 200, JSON.stringify(es.body));
+    const [esWithheld, esClear, esExpiring, esLow] = es.body.items;
+    assert.deepEqual(
+      es.body.items.map((i) => i.kind),
+      kinds,
+    );
+    assert.match(String(esWithheld?.title), /^Leche de Daisy \(114\) retenida hasta /);
+    assert.equal(
+      esWithheld?.detail,
+      'Mastiplan (lote MP-77): retiro de leche de 4 días (según la etiqueta). Mantenga la leche fuera del tanque.',
+    );
+    assert.match(String(esClear?.title), /^La leche de Bess \(7\) puede volver al tanque desde \d\d:\d\d$/);
+    assert.match(
+      String(esClear?.detail),
+      /^El retiro de leche por Mastiplan \(lote MP-77\) termina hoy a las \d\d:\d\d\.$/,
+    );
+    assert.equal(esExpiring?.title, 'El lote MP-77 de Mastiplan vence en 10 días');
+    assert.equal(
+      esExpiring?.detail,
+      `Vence el ${toIso(now + 10 * DAY_MS)?.slice(0, 10)}; quedan 2 tube de 10 tube.`,
+    );
+    assert.equal(esLow?.title, 'Poca existencia: Mastiplan (quedan 2 tube)');
+    assert.equal(
+      esLow?.detail,
+      'Quedan 2 tube en lotes sin vencer, igual o por debajo de la quinta parte de los 10 tube comprados.',
+    );
+    assert.match(es.body.headline, /^1 animal con la leche retenida: Leche de Daisy \(114\) retenida hasta /);
+    assert.match(
+      es.body.text,
+      /Leche de Daisy \(114\) retenida hasta .*Botiquín: El lote MP-77 de Mastiplan vence en 10 días; Poca existencia: Mastiplan \(quedan 2 tube\)\./,
     );
 
     // Its own line: Cydectin at 100 ml is low once 400 ml are given; PATCH moves the line.

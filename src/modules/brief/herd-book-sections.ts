@@ -10,7 +10,7 @@ import { formatMessage } from '../../lib/message-format.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { animalsWithholdingMilk, type MilkWithheld } from '../animals/withdrawal.ts';
 import { type BatchRow, farmCabinet, type MedicineRow } from '../medicines/repository.ts';
-import { BRIEF_ES } from './messages.ts';
+import { BRIEF_ES, sayEs } from './messages.ts';
 import type { BriefCounts, BriefItem } from './schemas.ts';
 import type { BriefContext, Unranked } from './sections.ts';
 import { formatValue, localWhen } from './wording.ts';
@@ -45,14 +45,18 @@ type HerdBookCounts = Pick<
 >;
 
 /** "Daisy (114)", "tag 114", or the id when the animal has neither. */
-function animalName(a: { animal_id: string; name: string | null; tag: string | null }): string {
+function animalName(a: { animal_id: string; name: string | null; tag: string | null }, en: boolean): string {
   if (a.name && a.tag) return `${a.name} (${a.tag})`;
   if (a.name) return a.name;
-  return a.tag ? `tag ${a.tag}` : a.animal_id;
+  if (!a.tag) return a.animal_id;
+  return en ? `tag ${a.tag}` : sayEs('animal.tag', { tag: a.tag });
 }
 
-function medicineWords(m: MilkWithheld['milk']): string {
-  return `${m.medicine}${m.batch ? ` (batch ${m.batch})` : ''}`;
+function medicineWords(m: MilkWithheld['milk'], en: boolean): string {
+  if (!m.batch) return m.medicine;
+  return en
+    ? `${m.medicine} (batch ${m.batch})`
+    : sayEs('medicine.batch', { medicine: m.medicine, batch: m.batch });
 }
 
 /**
@@ -60,9 +64,12 @@ function medicineWords(m: MilkWithheld['milk']): string {
  * withdrawal ends today may go back in the tank from its end (info).
  */
 export function milkSection(milk: readonly MilkWithheld[], ctx: BriefContext): Unranked[] {
+  const language = ctx.language ?? 'en';
+  const en = language === 'en';
   const items = milk.map((a): Unranked => {
-    const who = animalName(a);
-    const when = localWhen(a.milk.until, ctx.now, ctx.timezone);
+    const who = animalName(a, en);
+    const when = localWhen(a.milk.until, ctx.now, ctx.timezone, language);
+    const medicine = medicineWords(a.milk, en);
     const base = {
       subject_type: 'animal',
       subject_id: a.animal_id,
@@ -70,19 +77,37 @@ export function milkSection(milk: readonly MilkWithheld[], ctx: BriefContext): U
       at: toIso(a.milk.until),
     };
     if (a.milk.until >= ctx.today.end) {
+      if (!en) {
+        const detail = a.milk.organic ? 'milk.withheld.detail_organic' : 'milk.withheld.detail';
+        return {
+          kind: 'milk_withheld',
+          severity: 'watch',
+          title: sayEs('milk.withheld.title', { animal: who, when }),
+          detail: sayEs(detail, {
+            medicine,
+            count: a.milk.days,
+            rule: sayEs(`withdrawal.${a.milk.rule}`),
+          }),
+          ...base,
+        };
+      }
       return {
         kind: 'milk_withheld',
         severity: 'watch',
         title: `Milk from ${who} withheld until ${when}`,
-        detail: `${medicineWords(a.milk)}: ${a.milk.days}-day milk withdrawal (${a.milk.rule.replace('_', ' ')}${a.milk.organic ? ', doubled for organic' : ''}). Keep the milk out of the tank.`,
+        detail: `${medicine}: ${a.milk.days}-day milk withdrawal (${a.milk.rule.replace('_', ' ')}${a.milk.organic ? ', doubled for organic' : ''}). Keep the milk out of the tank.`,
         ...base,
       };
     }
     return {
       kind: 'milk_clear',
       severity: 'info',
-      title: `Milk from ${who} can go in the tank again from ${when}`,
-      detail: `The milk withdrawal after ${medicineWords(a.milk)} ends today at ${when}.`,
+      title: en
+        ? `Milk from ${who} can go in the tank again from ${when}`
+        : sayEs('milk.clear.title', { animal: who, when }),
+      detail: en
+        ? `The milk withdrawal after ${medicine} ends today at ${when}.`
+        : sayEs('milk.clear.detail', { medicine, when }),
       ...base,
     };
   });
@@ -100,7 +125,12 @@ const stock = (n: number, unit: string) => `${formatValue(n)} ${unit}`;
  * whose stock left in batches not yet expired is at or below their line (`low_stock_at`, else a fifth of what
  * those batches held when bought); a medicine never stocked is not listed.
  */
-export function cabinetSection(cabinet: HerdBookFacts['cabinet'], now: number): Unranked[] {
+export function cabinetSection(
+  cabinet: HerdBookFacts['cabinet'],
+  now: number,
+  language: LanguageName = 'en',
+): Unranked[] {
+  const en = language === 'en';
   const expiring: Array<Unranked & { expiry: number }> = [];
   const low: Unranked[] = [];
   const horizon = now + EXPIRING_WITHIN_DAYS * DAY_MS;
@@ -116,11 +146,18 @@ export function cabinetSection(cabinet: HerdBookFacts['cabinet'], now: number): 
       bought += Number(b.quantity);
       if (expiry > horizon || remaining <= 0) continue;
       const days = Math.ceil((expiry - now) / DAY_MS);
+      const date = toIso(expiry)?.slice(0, 10);
+      const remains = stock(remaining, medicine.unit);
+      const of = stock(Number(b.quantity), medicine.unit);
       expiring.push({
         kind: 'batch_expiring',
         severity: 'info',
-        title: `${medicine.name} batch ${b.batch} expires in ${days} ${days === 1 ? 'day' : 'days'}`,
-        detail: `Expires ${toIso(expiry)?.slice(0, 10)}; ${stock(remaining, medicine.unit)} left of ${stock(Number(b.quantity), medicine.unit)}.`,
+        title: en
+          ? `${medicine.name} batch ${b.batch} expires in ${days} ${days === 1 ? 'day' : 'days'}`
+          : sayEs('batch.title', { medicine: medicine.name, batch: b.batch, count: days }),
+        detail: en
+          ? `Expires ${date}; ${remains} left of ${of}.`
+          : sayEs('batch.detail', { date, left: remains, bought: of }),
         subject_type: 'medicine',
         subject_id: medicine.id,
         ref_id: b.id,
@@ -131,18 +168,10 @@ export function cabinetSection(cabinet: HerdBookFacts['cabinet'], now: number): 
     const own = medicine.low_stock_at === null ? null : Number(medicine.low_stock_at);
     const line = own ?? bought * DEFAULT_LOW_STOCK_SHARE;
     if (left > line) continue;
-    const why =
-      own === null
-        ? `at or below a fifth of the ${stock(bought, medicine.unit)} bought`
-        : `at or below its low-stock line of ${stock(own, medicine.unit)}`;
     low.push({
       kind: 'medicine_low',
       severity: 'info',
-      title: `Low stock: ${medicine.name} (${stock(left, medicine.unit)} left)`,
-      detail:
-        left === 0
-          ? 'No stock left in batches that have not expired.'
-          : `${stock(left, medicine.unit)} left in batches that have not expired, ${why}.`,
+      ...(en ? lowWords(medicine, left, bought, own) : lowWordsEs(medicine, left, bought, own)),
       subject_type: 'medicine',
       subject_id: medicine.id,
       ref_id: null,
@@ -153,13 +182,42 @@ export function cabinetSection(cabinet: HerdBookFacts['cabinet'], now: number): 
   return [...expiring.map(({ expiry: _e, ...entry }) => entry), ...low];
 }
 
+/** A medicine low on stock, in English. */
+function lowWords(medicine: MedicineRow, left: number, bought: number, own: number | null) {
+  const why =
+    own === null
+      ? `at or below a fifth of the ${stock(bought, medicine.unit)} bought`
+      : `at or below its low-stock line of ${stock(own, medicine.unit)}`;
+  return {
+    title: `Low stock: ${medicine.name} (${stock(left, medicine.unit)} left)`,
+    detail:
+      left === 0
+        ? 'No stock left in batches that have not expired.'
+        : `${stock(left, medicine.unit)} left in batches that have not expired, ${why}.`,
+  };
+}
+
+/** The same in Spanish: one whole sentence for each reason. */
+function lowWordsEs(medicine: MedicineRow, left: number, bought: number, own: number | null) {
+  const unit = medicine.unit;
+  return {
+    title: sayEs('low.title', { medicine: medicine.name, left: stock(left, unit) }),
+    detail:
+      left === 0
+        ? sayEs('low.none')
+        : own === null
+          ? sayEs('low.share', { left: stock(left, unit), bought: stock(bought, unit) })
+          : sayEs('low.own', { left: stock(left, unit), line: stock(own, unit) }),
+  };
+}
+
 /** The herd book's items (milk first, then the cabinet) and their counts. */
 export function herdBookSections(
   facts: HerdBookFacts,
   ctx: BriefContext,
 ): { milk: Unranked[]; cabinet: Unranked[]; counts: HerdBookCounts } {
   const milk = milkSection(facts.milk, ctx);
-  const cabinet = cabinetSection(facts.cabinet, ctx.now);
+  const cabinet = cabinetSection(facts.cabinet, ctx.now, ctx.language);
   const count = (items: Unranked[], kind: BriefItem['kind']) => items.filter((i) => i.kind === kind).length;
   return {
     milk,

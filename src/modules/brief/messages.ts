@@ -4,7 +4,7 @@
  * than English writes each sentence from here. Quantities stay as the English writes them ("12%", "31 °C"),
  * in the catalog's units, so the reader's units and number style are applied afterwards as for English.
  */
-import type { Message } from '../../lib/message-format.ts';
+import { formatMessage, type Message, type MessageParams } from '../../lib/message-format.ts';
 
 export const BRIEF_ES = {
   // A group of items with its count, as the headline names it.
@@ -46,8 +46,8 @@ export const BRIEF_ES = {
     other: '{count} lotes de medicamento que vencen en 30 días',
   },
   'group.medicine_low': {
-    one: '{count} medicamento con poco inventario',
-    other: '{count} medicamentos con poco inventario',
+    one: '{count} medicamento con poca existencia',
+    other: '{count} medicamentos con poca existencia',
   },
   'group.weight_gain': {
     one: '{count} animal con poca ganancia de peso',
@@ -170,6 +170,74 @@ export const BRIEF_ES = {
     one: 'Descansó {count} día; objetivo: {target} días. Listo para pastorear.',
     other: 'Descansó {count} días; objetivo: {target} días. Listo para pastorear.',
   },
+
+  // The herd book: milk withheld or back in the tank, the medicine cabinet ({left}, {bought}, {line}: stock
+  // with the medicine's own unit as the farm wrote it).
+  'animal.tag': 'crotal {tag}',
+  'medicine.batch': '{medicine} (lote {batch})',
+  'withdrawal.label': 'según la etiqueta',
+  'withdrawal.cascade': 'cascada',
+  'withdrawal.cascade_minimum': 'cascada, mínimo legal',
+  'milk.withheld.title': 'Leche de {animal} retenida hasta {when}',
+  'milk.withheld.detail': {
+    one: '{medicine}: retiro de leche de {count} día ({rule}). Mantenga la leche fuera del tanque.',
+    other: '{medicine}: retiro de leche de {count} días ({rule}). Mantenga la leche fuera del tanque.',
+  },
+  'milk.withheld.detail_organic': {
+    one: '{medicine}: retiro de leche de {count} día ({rule}, duplicado por ser orgánico). Mantenga la leche fuera del tanque.',
+    other:
+      '{medicine}: retiro de leche de {count} días ({rule}, duplicado por ser orgánico). Mantenga la leche fuera del tanque.',
+  },
+  'milk.clear.title': 'La leche de {animal} puede volver al tanque desde {when}',
+  'milk.clear.detail': 'El retiro de leche por {medicine} termina hoy a las {when}.',
+  'batch.title': {
+    one: 'El lote {batch} de {medicine} vence en {count} día',
+    other: 'El lote {batch} de {medicine} vence en {count} días',
+  },
+  'batch.detail': 'Vence el {date}; quedan {left} de {bought}.',
+  'low.title': 'Poca existencia: {medicine} (quedan {left})',
+  'low.none': 'No quedan existencias en lotes sin vencer.',
+  'low.share':
+    'Quedan {left} en lotes sin vencer, igual o por debajo de la quinta parte de los {bought} comprados.',
+  'low.own':
+    'Quedan {left} en lotes sin vencer, igual o por debajo de su umbral de poca existencia de {line}.',
+
+  // Breeding ({date}: a day, YYYY-MM-DD, as the tasks' days are written). Every species "pare" in Spanish.
+  'birth.overdue.title': '{animal} tiene el parto atrasado',
+  'birth.overdue.detail': {
+    one: 'Parto previsto el {date}, hace {count} día.',
+    other: 'Parto previsto el {date}, hace {count} días.',
+  },
+  'birth.due.title': '{animal} está próxima a parir',
+  'birth.due.detail': 'Parto previsto el {date}.',
+  'birth.due.detail_pregnant': 'Parto previsto el {date} (preñez confirmada).',
+  'check.title': 'Diagnóstico de preñez pendiente para {animal}',
+  'check.detail': {
+    one: 'Servida el {date}, hace {count} día.',
+    other: 'Servida el {date}, hace {count} días.',
+  },
+  'heat.title': '{animal} podría entrar en celo hoy',
+  'heat.detail_bred': 'Servida el {date}: vigile si repite celo, por si no quedó preñada.',
+  'heat.detail_open': 'Un ciclo después de su último celo o servicio fallido.',
+
+  // Weights ({gain}, {kg}, {threshold}: numbers as the English writes them).
+  'weight.lost.title': '{animal} perdió peso',
+  'weight.lost.detail': '{gain} kg/día desde el pesaje anterior; {kg} kg.',
+  'weight.slow.title': '{animal} está ganando peso lentamente',
+  'weight.slow.detail': '{gain} kg/día, por debajo de los {threshold} kg/día de la granja; {kg} kg.',
+  'weighing.title': {
+    one: '{group} sin pesar desde hace {count} día',
+    other: '{group} sin pesar desde hace {count} días',
+  },
+  'weighing.detail': {
+    one: 'La granja pesa cada {interval} días; {count} cabeza.',
+    other: 'La granja pesa cada {interval} días; {count} cabezas.',
+  },
 } as const satisfies Record<string, Message>;
 
 export type BriefKey = keyof typeof BRIEF_ES;
+
+/** One sentence of the brief in Spanish, from the catalog above. */
+export function sayEs(key: BriefKey, params: MessageParams = {}): string {
+  return formatMessage('es', BRIEF_ES[key], params);
+}

@@ -309,7 +309,7 @@ async function assembleBrief(
   const batteryItems = batterySection(batteries(facts), ctx);
   const paddockItems = paddockSection(facts.paddocks, now, language);
   const herdBook = herdBookSections(facts.herdBook, ctx);
-  const weights = weightSection(facts.weights, now);
+  const weights = weightSection(facts.weights, now, language);
   const breedingItems = breedingSection(await readBreedingFacts(db, farm.id), ctx);
 
   const ranked: BriefItem[] = [

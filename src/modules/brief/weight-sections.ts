@@ -6,12 +6,14 @@
  * weighed is not listed: a farm that does not weigh is not told to every morning.
  */
 import type { Db } from '../../db/schema.ts';
+import type { LanguageName } from '../../domain/display-units.ts';
 import { weightSettingsOf } from '../../domain/weights.ts';
 import { parseJson } from '../../lib/json.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import type { FarmRow } from '../farms/access.ts';
 import { withGains } from '../weights/gain.ts';
 import { lastWeighedPerGroup, type StoredWeight, weightsOf } from '../weights/repository.ts';
+import { sayEs } from './messages.ts';
 import type { Unranked } from './sections.ts';
 
 export interface WeightFacts {
@@ -63,11 +65,36 @@ export async function readWeightFacts(db: Db, farm: FarmRow, now: number): Promi
 
 const nameOf = (a: { name: string | null; tag: string | null; id: string }) => a.name ?? a.tag ?? a.id;
 
+type Gain = WeightFacts['gains'][number];
+
+function gainWords(a: Gain, threshold: number | null) {
+  return {
+    title: a.gain < 0 ? `${nameOf(a)} lost weight` : `${nameOf(a)} is gaining slowly`,
+    detail:
+      a.gain < 0
+        ? `${a.gain} kg/day since the weight before; ${a.kg} kg.`
+        : `${a.gain} kg/day, below the farm's ${threshold} kg/day; ${a.kg} kg.`,
+  };
+}
+
+/** The same in Spanish; the numbers written as the English writes them (the catalog's units). */
+function gainWordsEs(a: Gain, threshold: number | null) {
+  const numbers = { animal: nameOf(a), gain: String(a.gain), kg: String(a.kg) };
+  return a.gain < 0
+    ? { title: sayEs('weight.lost.title', numbers), detail: sayEs('weight.lost.detail', numbers) }
+    : {
+        title: sayEs('weight.slow.title', numbers),
+        detail: sayEs('weight.slow.detail', { ...numbers, threshold: String(threshold) }),
+      };
+}
+
 /** Animals losing weight or gaining below the threshold (the lowest gain first), and groups overdue a weighing. */
 export function weightSection(
   facts: WeightFacts,
   now: number,
+  language: LanguageName = 'en',
 ): { gainItems: Unranked[]; groupItems: Unranked[] } {
+  const en = language === 'en';
   const { min_adg_kg_per_day: threshold, weigh_interval_days: interval } = facts.settings;
   const gainItems = facts.gains
     .filter((a) => a.gain < 0 || (threshold !== null && a.gain < threshold))
@@ -76,11 +103,7 @@ export function weightSection(
       (a): Unranked => ({
         kind: 'weight_gain',
         severity: 'watch',
-        title: a.gain < 0 ? `${nameOf(a)} lost weight` : `${nameOf(a)} is gaining slowly`,
-        detail:
-          a.gain < 0
-            ? `${a.gain} kg/day since the weight before; ${a.kg} kg.`
-            : `${a.gain} kg/day, below the farm's ${threshold} kg/day; ${a.kg} kg.`,
+        ...(en ? gainWords(a, threshold) : gainWordsEs(a, threshold)),
         subject_type: 'animal',
         subject_id: a.id,
         ref_id: null,
@@ -94,8 +117,18 @@ export function weightSection(
       (g): Unranked => ({
         kind: 'group_not_weighed',
         severity: 'info',
-        title: `${g.name} not weighed for ${Math.floor((now - (g.last_at as number)) / DAY_MS)} days`,
-        detail: `The farm weighs every ${interval} days; ${g.head} head.`,
+        ...(en
+          ? {
+              title: `${g.name} not weighed for ${Math.floor((now - (g.last_at as number)) / DAY_MS)} days`,
+              detail: `The farm weighs every ${interval} days; ${g.head} head.`,
+            }
+          : {
+              title: sayEs('weighing.title', {
+                group: g.name,
+                count: Math.floor((now - (g.last_at as number)) / DAY_MS),
+              }),
+              detail: sayEs('weighing.detail', { interval: String(interval), count: g.head }),
+            }),
         subject_type: 'group',
         subject_id: g.group_id,
         ref_id: null,

@@ -193,7 +193,10 @@ export async function deleteDevice(
     const device = await loadScoped(trx, scope, 'device', deviceId);
     // Nothing would ever report to resolve them: a deleted device's alerts resolve with it.
     const subject = { farmId: device.farm_id, type: 'device', id: device.id };
-    await resolveAlertsOfSubject(trx, subject, `device ${device.name} was deleted`, now);
+    await resolveAlertsOfSubject(trx, subject, `device ${device.name} was deleted`, now, {
+      key: 'resolved.device_deleted',
+      params: { device: device.name },
+    });
     await deleteDeviceRows(trx, device.id);
     // Its MQTT connections (in any process) close now rather than at the next periodic check.
     await notify(trx, BUS_CHANNELS.deviceKeys, device.id);

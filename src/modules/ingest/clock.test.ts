@@ -4,6 +4,7 @@ import * as make from '../../../test/factories.ts';
 import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { connectDevice, forEachMqttEngine } from '../../../test/mqtt.ts';
 import type { Alert, HouseReply, List, Reading } from '../../../test/replies.ts';
+import { alertWordsOf, renderAlertReason } from '../../domain/alert-words.ts';
 import { repairFutureTimes } from './clock-repair.ts';
 
 const HOUR = 3_600_000;
@@ -99,6 +100,13 @@ forEachEngine('device clocks', (t) => {
     assert.equal(alerts.length, 1);
     assert.equal(alerts[0]?.status, 'resolved');
     assert.match(alerts[0]?.reason ?? '', /resolved: House 7 reported with times within the tolerance/);
+    const words = alertWordsOf(alerts[0]?.words);
+    assert.ok(words?.note, 'the note is among the words');
+    assert.equal(renderAlertReason('en', words), alerts[0]?.reason);
+    assert.match(
+      String(renderAlertReason('es', words)),
+      / — resuelta: House 7 reportó con horas dentro de la tolerancia el \d{4}-/,
+    );
 
     await make.report(t(), house.device_key, { events: [{ type: 'x', at: iso(Date.now() + HOUR) }] });
     alerts = await clockAlerts(t(), acct.live_key, farm);

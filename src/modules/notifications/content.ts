@@ -4,7 +4,7 @@
  * units: src/domain/display-units.ts rewrites each quantity). Pure.
  */
 import type { AlertSeverity } from '../../db/tables/alerts.ts';
-import { type AlertWords, renderAlertWord } from '../../domain/alert-words.ts';
+import { type AlertWords, renderAlertReason, renderAlertWord } from '../../domain/alert-words.ts';
 import { type LanguageName, localizeQuantities, type UnitSystem } from '../../domain/display-units.ts';
 import { localClock } from '../../lib/local-time.ts';
 import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
@@ -45,8 +45,13 @@ export interface AlertFacts {
  * (English readers get the stored English, which also carries a resolution's note), else the English text.
  */
 export function alertText(reader: Reader, alert: AlertFacts, part: 'title' | 'reason'): string {
-  const word = reader.language === 'en' ? undefined : alert.words?.[part];
-  const text = (word && renderAlertWord(reader.language, word)) ?? alert[part];
+  const words = reader.language === 'en' ? undefined : (alert.words ?? undefined);
+  const text =
+    (words &&
+      (part === 'reason'
+        ? renderAlertReason(reader.language, words)
+        : renderAlertWord(reader.language, words.title))) ??
+    alert[part];
   return inUnitsOf(reader, text);
 }
 

@@ -5,7 +5,9 @@
  * scope or window — resolves its active alerts with a reason saying so, since no reading would ever
  * clear them; a sustained window counted under the old definition is forgotten.
  */
+
 import type { Db } from '../../db/schema.ts';
+import type { AlertWord } from '../../domain/alert-words.ts';
 import { DEVICE_QUIET_RULE, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { waitForIntakePass } from '../alert-passes/intake.ts';
 import { waitForQuietPass } from '../alert-passes/quiet.ts';
@@ -32,12 +34,27 @@ const PASS_OF: Readonly<Record<string, (trx: Db) => Promise<void>>> = {
   [INTAKE_DROP_RULE.name]: waitForIntakePass,
 };
 
-/** Why a rule's active alerts must close when it goes from `before` to `after` (null: deleted), or null. */
-export function whyRuleAlertsClose(before: Rule, after: Rule | null): string | null {
-  if (after === null) return `rule ${before.name} was deleted`;
-  if (before.enabled && !after.enabled) return `rule ${before.name} was disabled`;
-  if (REWIRING_MEMBERS.some((m) => after[m] !== before[m])) return `rule ${before.name} was changed`;
-  return null;
+/**
+ * Why a rule's active alerts must close when it goes from `before` to `after` (null: deleted), or null: the
+ * English the reason ends with, and the same as a note of the alert words for other languages.
+ */
+export function whyRuleAlertsClose(
+  before: Rule,
+  after: Rule | null,
+): { why: string; note: AlertWord } | null {
+  const change =
+    after === null
+      ? 'deleted'
+      : before.enabled && !after.enabled
+        ? 'disabled'
+        : REWIRING_MEMBERS.some((m) => after[m] !== before[m])
+          ? 'changed'
+          : null;
+  if (change === null) return null;
+  return {
+    why: `rule ${before.name} was ${change}`,
+    note: { key: `resolved.rule_${change}`, params: { rule: before.name } },
+  };
 }
 
 /**
@@ -56,7 +73,7 @@ export async function settleRuleChange(
   let resolved = 0;
   if (why) {
     await PASS_OF[before.name]?.(trx);
-    resolved = await resolveAlertsOfRule(trx, farmId, before.name, why, now);
+    resolved = await resolveAlertsOfRule(trx, farmId, before.name, why.why, now, why.note);
     // The quiet pass skips a device already marked quiet; once its alert is gone it must be seen afresh.
     if (before.name === DEVICE_QUIET_RULE.name) await clearFarmQuiet(trx, farmId);
   }

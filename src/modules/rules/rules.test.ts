@@ -7,6 +7,7 @@ import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../.
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import { startServer } from '../../../test/processes.ts';
 import type { Animal, Group, Items, Rule } from '../../../test/replies.ts';
+import { alertWordsOf, renderAlertReason } from '../../domain/alert-words.ts';
 
 async function addDevice(t: TestApp, key: string, farmId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `/v1/farms/${farmId}/devices`, { key, body });
@@ -201,6 +202,10 @@ forEachEngine('custom rules', (t) => {
     let [alert] = await allAlerts(t(), key, farmId);
     assert.equal(alert?.status, 'resolved');
     assert.match(alert?.reason ?? '', /resolved: rule silage\.heat was disabled/);
+    const words = alertWordsOf(alert?.words);
+    assert.ok(words?.note, 'the note is among the words');
+    assert.equal(renderAlertReason('en', words), alert?.reason);
+    assert.match(String(renderAlertReason('es', words)), / — resuelta: se desactivó la regla silage\.heat$/);
     await ingest(t(), sensor.device_key, { readings: [{ metric: 'silage.temp_c', value: 58 }] });
     assert.equal((await allAlerts(t(), key, farmId)).length, 1, 'disabled: nothing new');
     await t().request('PATCH', `/v1/rules/${rule.id}`, { key, body: { enabled: true } });
@@ -230,7 +235,16 @@ forEachEngine('custom rules', (t) => {
       alerts.map((a) => a.status),
       ['resolved', 'resolved'],
     );
-    for (const a of alerts) assert.match(a.reason, /resolved: device Clamp probe was deleted/);
+    for (const a of alerts) {
+      assert.match(a.reason, /resolved: device Clamp probe was deleted/);
+      const words = alertWordsOf(a.words);
+      assert.ok(words, 'the alert has words');
+      assert.equal(renderAlertReason('en', words), a.reason);
+      assert.match(
+        String(renderAlertReason('es', words)),
+        / — resuelta: se eliminó el dispositivo Clamp probe$/,
+      );
+    }
     assert.equal((await outboxEvents(t(), farmId, 'alert.resolved')).length, 2);
   });
 

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
+import { signedInPerson } from '../../../test/people.ts';
 import type { AnimalWeights, GroupWeights, WeightEntry } from './schemas.ts';
 
 const DAY = 86_400_000;
@@ -14,7 +15,7 @@ async function herdFarm(t: TestApp, body: Record<string, unknown> = {}) {
   const acct = await t.sharedAccount();
   const key = acct.live_key;
   const farm = (await make.farm(t, key, body)).id;
-  return { key, farm };
+  return { acct, key, farm };
 }
 
 function logWeight(t: TestApp, key: string, farm: string, animal: string, kg: number, at: number) {
@@ -33,7 +34,7 @@ async function weights(t: TestApp, key: string, animal: string, query = ''): Pro
 }
 
 interface BriefReply {
-  items: Array<{ kind: string; title: string; subject_id: string | null; severity: string }>;
+  items: Array<{ kind: string; title: string; detail: string; subject_id: string | null; severity: string }>;
   counts: Record<string, number>;
   text: string;
 }
@@ -209,7 +210,7 @@ forEachEngine('weights and average daily gain', (t) => {
     assert.deepEqual(ok.body.settings.weights, { min_adg_kg_per_day: 0.8, weigh_interval_days: 30 });
   });
   test('the brief names animals that lost weight or gain below the farm’s threshold, and groups not weighed within the interval', async () => {
-    const { key, farm } = await herdFarm(t(), {
+    const { acct, key, farm } = await herdFarm(t(), {
       settings: { weights: { min_adg_kg_per_day: 0.8, weigh_interval_days: 30 } },
     });
     const now = Date.now();
@@ -251,6 +252,29 @@ forEachEngine('weights and average daily gain', (t) => {
     assert.equal(res.body.counts.animals_gain_low, 2);
     assert.equal(res.body.counts.groups_not_weighed, 1);
     assert.match(res.body.text, /Weights: Losing lost weight and Slow is gaining slowly\./);
+
+    // A Spanish reader: the same items in whole Spanish sentences, the numbers as the English writes them.
+    const spanish = await signedInPerson(t(), acct, 'owner');
+    assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+    const es = await spanish.request<BriefReply>('GET', `/v1/farms/${farm}/brief`);
+    assert.equal(es.status, 200, JSON.stringify(es.body));
+    const esGains = es.body.items.filter((i) => i.kind === 'weight_gain');
+    assert.deepEqual(
+      esGains.map((i) => [i.title, i.detail]),
+      [
+        ['Losing perdió peso', '-0.2 kg/día desde el pesaje anterior; 295 kg.'],
+        [
+          'Slow está ganando peso lentamente',
+          '0.48 kg/día, por debajo de los 0.8 kg/día de la granja; 312 kg.',
+        ],
+      ],
+    );
+    const esGroups = es.body.items.filter((i) => i.kind === 'group_not_weighed');
+    assert.deepEqual(
+      esGroups.map((i) => [i.title, i.detail]),
+      [['Heifers sin pesar desde hace 40 días', 'La granja pesa cada 30 días; 1 cabeza.']],
+    );
+    assert.match(es.body.text, /Pesos: Losing perdió peso y Slow está ganando peso lentamente\./);
   });
 
   test('MCP’s herdbook toolset records a weight and answers an animal’s gain and a group’s figures', async () => {

@@ -4,7 +4,7 @@
  * (opened before they existed, or a key this console does not know) shows its English text. English readers
  * get the stored English, which also carries a resolution's note.
  */
-import { type AlertWord, alertWordsOf, renderAlertWord } from '../../../domain/alert-words.ts';
+import { alertWordsOf, renderAlertReason, renderAlertWord } from '../../../domain/alert-words.ts';
 import { inReaderUnits, reader } from './i18n.ts';
 
 /** What the pages hold of an alert (the API's Alert, or the acknowledge link's summary). */
@@ -15,9 +15,13 @@ export interface AlertTexts {
 }
 
 function text(alert: AlertTexts, part: 'title' | 'reason'): string {
-  const word: AlertWord | undefined =
-    reader.language === 'en' ? undefined : alertWordsOf(alert.words)?.[part];
-  return inReaderUnits((word && renderAlertWord(reader.language, word)) ?? alert[part]);
+  const words = reader.language === 'en' ? null : alertWordsOf(alert.words);
+  const rendered =
+    words &&
+    (part === 'reason'
+      ? renderAlertReason(reader.language, words)
+      : renderAlertWord(reader.language, words.title));
+  return inReaderUnits(rendered ?? alert[part]);
 }
 
 /** "Temperatura alta en Gallinero 2" for a Spanish reader; the English title otherwise. */

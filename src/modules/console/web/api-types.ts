@@ -1928,6 +1928,18 @@ export interface components {
              */
             updated_at: string;
             words?: {
+                note?: {
+                    /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                    key: string;
+                    /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                    params: {
+                        [key: string]: string | number;
+                    };
+                    /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
+                    terms?: {
+                        [key: string]: string;
+                    };
+                };
                 reason: {
                     /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
                     key: string;
@@ -14153,6 +14165,18 @@ export interface operations {
                         /** @description False once used or expired. */
                         usable: boolean;
                         words?: {
+                            note?: {
+                                /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                                key: string;
+                                /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                                params: {
+                                    [key: string]: string | number;
+                                };
+                                /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
+                                terms?: {
+                                    [key: string]: string;
+                                };
+                            };
                             reason: {
                                 /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
                                 key: string;
