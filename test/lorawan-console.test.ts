@@ -81,7 +81,7 @@ test('add a ChirpStack integration, adopt the tank sensor it heard with a preset
   await device.getByRole('cell', { name: 'water.tank_pct' }).waitFor();
   await device.getByRole('cell', { name: '70' }).waitFor();
   await device
-    .getByLabel("Mapping (JSON; blank: the preset's)")
+    .getByLabel('Mapping (JSON; blank: the preset’s)')
     .fill('{"distance": {"metric": "water.depth_mm"}}');
   // The live preview: the server's answer for the typed mapping.
   await device.getByRole('cell', { name: 'water.depth_mm' }).waitFor();
