@@ -59,19 +59,6 @@ export function usePlaces(farmId: string) {
   }, [farmId]);
 }
 
-/**
- * The drawn outline's acres when the acres given differ from them by more than a tenth (a typed figure or
- * an old survey that the outline contradicts): shown beside the acres so a person can check; else null.
- */
-export function drawnAcresApart(paddock: {
-  acres: number | null;
-  drawn_acres: number | null;
-}): number | null {
-  const { acres, drawn_acres: drawn } = paddock;
-  if (acres === null || drawn === null || drawn <= 0) return null;
-  return Math.abs(acres - drawn) / drawn > 0.1 ? drawn : null;
-}
-
 /** Choices for a group or paddock select, with "none" first. */
 export function choices(
   records: readonly { id: string; name: string }[],

@@ -6,10 +6,10 @@
  * first drawing: web/draw.ts). On a phone the map fills the screen under the header and the panels are
  * bottom sheets.
  */
-import { alertTitle } from '../alert-text.ts';
 import { api } from '../api.ts';
 import { typeName } from '../device-type.ts';
 import {
+  type AlertProperties,
   FarmMap,
   type MapFeature,
   type PaddockProperties,
@@ -19,12 +19,11 @@ import {
   tileSetting,
 } from '../farm-map.ts';
 import { Field, text, useForm } from '../form.ts';
-import { areaText, HistoryToggle, occupiedNow } from '../grazing.ts';
+import { areaText, drawnAcresApart, HistoryToggle, occupiedNow } from '../grazing.ts';
 import { words } from '../i18n.ts';
 import { html, type Markup, useEffect, useMemo, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/map.ts';
 import { useReader } from '../reader-hook.ts';
-import { drawnAcresApart } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
@@ -90,6 +89,21 @@ type Mode =
   | { kind: 'import' };
 
 const w = words(EN, ES);
+
+/**
+ * An alert pin's sheet: its title in the reader's language (web/alert-text.ts, the alerts' whole catalog, is
+ * loaded when a pin is opened, not with the map), its severity in words, and a link to the alert.
+ */
+function AlertSheet({ alert, onClose }: { alert: AlertProperties; onClose: () => void }) {
+  const [text, setText] = useState<typeof import('../alert-text.ts') | null>(null);
+  useEffect(() => {
+    void import('../alert-text.ts').then(setText, () => {});
+  }, []);
+  const severity = `severity.${alert.severity}`;
+  return html`<${Sheet} title=${text ? text.alertTitle({ ...alert, reason: '' }) : alert.title} onClose=${onClose}>
+    <p><span class=${`badge ${alert.severity}`}>${severity in EN ? w(severity as keyof typeof EN) : alert.severity}</span></p>
+    <p><a class="button secondary" href=${`/alerts#${alert.id}`}>${w('open_alert')}</a></p><//>`;
+}
 
 export function Page({ farm }: PageProps) {
   useReader();
@@ -181,10 +195,7 @@ export function Page({ farm }: PageProps) {
       case 'alert': {
         const f = features.data?.find((x) => x.properties.kind === 'alert' && x.properties.id === mode.id);
         if (f?.properties.kind !== 'alert') return null;
-        const severity = `severity.${f.properties.severity}`;
-        return html`<${Sheet} title=${alertTitle({ ...f.properties, reason: '' })} onClose=${close}>
-          <p><span class=${`badge ${f.properties.severity}`}>${severity in EN ? w(severity as keyof typeof EN) : f.properties.severity}</span></p>
-          <p><a class="button secondary" href=${`/alerts#${f.properties.id}`}>${w('open_alert')}</a></p><//>`;
+        return html`<${AlertSheet} alert=${f.properties} onClose=${close} />`;
       }
       case 'route': {
         const f = features.data?.find(

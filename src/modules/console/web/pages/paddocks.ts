@@ -5,13 +5,13 @@
  */
 import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
-import { areaText, HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
+import { areaText, drawnAcresApart, HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
 import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { PaddockMap } from '../map.ts';
 import { EN, ES } from '../messages/paddocks.ts';
 import { useReader } from '../reader-hook.ts';
-import { drawnAcresApart, loadPaddocks } from '../records.ts';
+import { loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
