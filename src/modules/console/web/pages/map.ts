@@ -23,51 +23,16 @@ import { areaText, drawnAcresApart, HistoryToggle, occupiedNow } from '../grazin
 import { words } from '../i18n.ts';
 import { html, type Markup, useEffect, useMemo, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/map.ts';
+import { Lazy, lazy } from '../on-demand.ts';
 import { useReader } from '../reader-hook.ts';
 import { can, type Farm } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
-/** A module loaded when first needed (the drawing panels bring leaflet-geoman), kept once loaded. */
-function lazy<M>(load: () => Promise<M>) {
-  let loading: Promise<M> | null = null;
-  let loaded: M | null = null;
-  return function useModule(): { module: M | null; error: unknown } {
-    const [state, setState] = useState<{ module: M | null; error: unknown }>({ module: loaded, error: null });
-    useEffect(() => {
-      if (loaded) return;
-      loading ??= load().then((m) => {
-        loaded = m;
-        return m;
-      });
-      loading.then(
-        (module) => setState({ module, error: null }),
-        (error: unknown) => {
-          loading = null;
-          setState({ module: null, error });
-        },
-      );
-    }, []);
-    return state;
-  };
-}
-
 const useDrawPanels = lazy(() => import('../map-draw.ts'));
 const useImportPanel = lazy(() => import('../map-import.ts'));
-
-/** A panel from a module loaded on demand: "Loading…" (or why it failed) until it is there. */
-function Lazy<M>({
-  use,
-  children,
-}: {
-  use: () => { module: M | null; error: unknown };
-  children: (m: M) => Markup;
-}) {
-  const { module, error } = use();
-  if (!module) return html`<${Loading} error=${error ? problemOf(error) : null} />`;
-  return children(module);
-}
+const useAlertText = lazy(() => import('../alert-text.ts'));
 
 /** The farm as the map gives it (GET /v1/farms/{farm}/map). */
 async function loadFarmMap(farmId: string): Promise<MapFeature[]> {
@@ -95,10 +60,7 @@ const w = words(EN, ES);
  * loaded when a pin is opened, not with the map), its severity in words, and a link to the alert.
  */
 function AlertSheet({ alert, onClose }: { alert: AlertProperties; onClose: () => void }) {
-  const [text, setText] = useState<typeof import('../alert-text.ts') | null>(null);
-  useEffect(() => {
-    void import('../alert-text.ts').then(setText, () => {});
-  }, []);
+  const { module: text } = useAlertText();
   const severity = `severity.${alert.severity}`;
   return html`<${Sheet} title=${text ? text.alertTitle({ ...alert, reason: '' }) : alert.title} onClose=${onClose}>
     <p><span class=${`badge ${alert.severity}`}>${severity in EN ? w(severity as keyof typeof EN) : alert.severity}</span></p>
