@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { placeholdersOf } from '../lib/message-format.ts';
+import { assertTranslates } from '../../test/catalogs.ts';
 import { ALERT_WORDS, parseAlertWords, renderAlertReason, renderAlertWord } from './alert-words.ts';
 import { LANGUAGES } from './display-units.ts';
 
 test('every language has every alert word, with the same placeholders', () => {
-  const source = ALERT_WORDS.en;
-  for (const language of LANGUAGES) {
-    const catalog = ALERT_WORDS[language];
-    assert.deepEqual(Object.keys(catalog).sort(), Object.keys(source).sort(), language);
-    for (const [key, message] of Object.entries(source)) {
-      assert.deepEqual(
-        [...placeholdersOf(catalog[key as keyof typeof source])].sort(),
-        [...placeholdersOf(message)].sort(),
-        `${language}.${key}`,
-      );
-    }
-  }
+  for (const language of LANGUAGES) assertTranslates(language, ALERT_WORDS.en, ALERT_WORDS[language]);
 });
 
 test('durations, plurals and terms in the language; an unknown key or term falls back', () => {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { type Message, placeholdersOf } from '../../lib/message-format.ts';
+import { assertTranslates } from '../../../test/catalogs.ts';
+import type { Message } from '../../lib/message-format.ts';
 import { EN, type MessageKey } from './web/messages/en.ts';
 import { ES } from './web/messages/es.ts';
 
@@ -24,16 +25,9 @@ function sources(dir: string): string[] {
 
 test('every language has every key, with the same placeholders and plural forms', () => {
   for (const [language, catalog] of [['es', ES]] as const) {
-    assert.deepEqual(Object.keys(catalog).sort(), Object.keys(EN).sort(), language);
+    assertTranslates(language, EN, catalog);
     for (const key of Object.keys(EN) as MessageKey[]) {
-      const source = EN[key];
       const translated = catalog[key];
-      assert.deepEqual(
-        [...placeholdersOf(translated)].sort(),
-        [...placeholdersOf(source)].sort(),
-        `${language}: ${key}`,
-      );
-      assert.equal(typeof translated, typeof source, `${language}: ${key} is plural in both or neither`);
       if (typeof translated !== 'string') {
         const categories = new Intl.PluralRules(language).resolvedOptions().pluralCategories;
         for (const category of categories) {
@@ -61,17 +55,7 @@ const PAGE_CATALOGS = await Promise.all(
 
 test('each page catalog has every key in Spanish, with the same placeholders, each key used by its page', () => {
   for (const { name, EN: en, ES: es, users } of PAGE_CATALOGS) {
-    assert.deepEqual(Object.keys(es).sort(), Object.keys(en).sort(), name);
-    for (const key of Object.keys(en)) {
-      const source = en[key] as Message;
-      const translated = es[key] as Message;
-      assert.deepEqual(
-        [...placeholdersOf(translated)].sort(),
-        [...placeholdersOf(source)].sort(),
-        `${name}: ${key}`,
-      );
-      assert.equal(typeof translated, typeof source, `${name}: ${key} is plural in both or neither`);
-    }
+    assertTranslates(name, en, es);
     assert.ok(users.length > 0, `${name} is imported by a page`);
     const code = users.map((file) => readFileSync(file, 'utf8')).join('\n');
     const built = [...code.matchAll(/`([a-z_]+)\.\$\{/g)].map((m) => `${m[1]}.`);

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { assertTranslates } from '../../../test/catalogs.ts';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine, type TestApp } from '../../../test/harness.ts';
 import { type SignedIn, signedInPerson } from '../../../test/people.ts';
 import { type PushService, startPushService } from '../../../test/push-service.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../../../test/smtp-receiver.ts';
 import { LANGUAGES } from '../../domain/display-units.ts';
-import { placeholdersOf } from '../../lib/message-format.ts';
 import { notificationTurn } from '../../workers/notification-delivery.ts';
 import { renderNtfy } from './channels/ntfy.ts';
 import { alertNotice, emailText, resolvedNotice } from './content.ts';
@@ -242,16 +242,5 @@ test('the notices’ words in Spanish and the US units, built alone', () => {
 });
 
 test('every language has every notice key, with the same placeholders', () => {
-  const source = NOTICE_MESSAGES.en;
-  for (const language of LANGUAGES) {
-    const catalog = NOTICE_MESSAGES[language];
-    assert.deepEqual(Object.keys(catalog).sort(), Object.keys(source).sort(), language);
-    for (const [key, message] of Object.entries(source)) {
-      assert.deepEqual(
-        [...placeholdersOf(catalog[key as keyof typeof source])].sort(),
-        [...placeholdersOf(message)].sort(),
-        `${language}.${key}`,
-      );
-    }
-  }
+  for (const language of LANGUAGES) assertTranslates(language, NOTICE_MESSAGES.en, NOTICE_MESSAGES[language]);
 });
