@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { assertTranslates } from '../../../test/catalogs.ts';
 import type { Message } from '../../lib/message-format.ts';
-import { EN, type MessageKey } from './web/messages/en.ts';
+import { EN } from './web/messages/en.ts';
 import { ES } from './web/messages/es.ts';
 
 const WEB = join(import.meta.dirname, 'web');
@@ -26,15 +26,6 @@ function sources(dir: string): string[] {
 test('every language has every key, with the same placeholders and plural forms', () => {
   for (const [language, catalog] of [['es', ES]] as const) {
     assertTranslates(language, EN, catalog);
-    for (const key of Object.keys(EN) as MessageKey[]) {
-      const translated = catalog[key];
-      if (typeof translated !== 'string') {
-        const categories = new Intl.PluralRules(language).resolvedOptions().pluralCategories;
-        for (const category of categories) {
-          assert.ok(translated[category] ?? translated.other, `${language}: ${key} has ${category}`);
-        }
-      }
-    }
   }
 });
 
@@ -55,7 +46,7 @@ const PAGE_CATALOGS = await Promise.all(
 
 test('each page catalog has every key in Spanish, with the same placeholders, each key used by its page', () => {
   for (const { name, EN: en, ES: es, users } of PAGE_CATALOGS) {
-    assertTranslates(name, en, es);
+    assertTranslates(name, en, es, 'es');
     assert.ok(users.length > 0, `${name} is imported by a page`);
     const code = users.map((file) => readFileSync(file, 'utf8')).join('\n');
     const built = [...code.matchAll(/`([a-z_]+)\.\$\{/g)].map((m) => `${m[1]}.`);
