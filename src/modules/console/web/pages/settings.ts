@@ -6,12 +6,11 @@
  * delivery log (/settings/webhooks), API keys (/settings/keys), and the account's usage as a chart
  * (/settings/usage, settings-usage.ts, loaded when opened). People have their own page.
  */
-import { api, type Reply, type Schema } from '../api.ts';
+import { api, type Problem, type Reply, type Schema } from '../api.ts';
 import { Field, number, ShownOnce, Submit, text, useForm } from '../form.ts';
 import { words } from '../i18n.ts';
-import { type ComponentChildren, html, inputValue, useState } from '../lib.ts';
+import { type ComponentChildren, html, inputValue, useEffect, useState } from '../lib.ts';
 import { EN, ES } from '../messages/settings.ts';
-import { Lazy, lazy } from '../on-demand.ts';
 import { useReader } from '../reader-hook.ts';
 import {
   type Catalog,
@@ -22,7 +21,7 @@ import {
   update,
   useStore,
 } from '../store.ts';
-import { ActionButton, ago, ErrorText, farmTime, Loading, useLoad } from '../ui.ts';
+import { ActionButton, ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 import { BuiltInRules, type RuleSettings, saveRules } from './rule-settings.ts';
 
@@ -53,7 +52,7 @@ function FarmFacts({ farm }: { farm: Farm }) {
       <${Field} name="lon" label=${w('lon')} type="number" step="any" min="-180" max="180" value=${farm.lon} ...${p} />
       <${Field} name="acres" label=${w('acres')} type="number" step="any" min="0" value=${farm.acres} ...${p} />
     </div>
-    <${Lazy} use=${useFarmForm}>${(m: FarmForm) => html`<${m.TimeZones} id="timezones" />`}<//>
+    <${TimeZones} id="timezones" />
     <${Submit} form=${form} label=${w('save_farm')} names=${['name', 'timezone', 'lat', 'lon', 'acres']} />
   </form>`;
 }
@@ -327,12 +326,38 @@ function Keys() {
   </section>`;
 }
 
-// Each section's module loaded when its section is opened, so a section's first load carries only its own
-// code: the usage chart (uPlot), the escalation chain, the farm form's time zones and the add-a-farm form.
-const useUsage = lazy(() => import('../settings-usage.ts'));
-const useEscalation = lazy(() => import('../escalation-form.ts'));
-const useFarmForm = lazy(() => import('../farm-form.ts'));
-type FarmForm = typeof import('../farm-form.ts');
+/**
+ * A section's module loaded when its section is opened, so each section's first load carries only its own
+ * code: the usage chart (uPlot), the escalation chain, the farm form's time zones and the add-a-farm form.
+ */
+function later<M, P extends object>(load: () => Promise<M>, pick: (module: M) => (props: P) => unknown) {
+  return function Later(props: P) {
+    const [module, setModule] = useState<M | null>(null);
+    const [error, setError] = useState<Problem | null>(null);
+    useEffect(() => {
+      load().then(setModule, (err: unknown) => setError(problemOf(err)));
+    }, []);
+    if (!module) return html`<${Loading} error=${error} />`;
+    return html`<${pick(module)} ...${props} />`;
+  };
+}
+
+const Usage = later(
+  () => import('../settings-usage.ts'),
+  (m) => m.Usage,
+);
+const EscalationChain = later(
+  () => import('../escalation-form.ts'),
+  (m) => m.EscalationChain,
+);
+const TimeZones = later(
+  () => import('../farm-form.ts'),
+  (m) => m.TimeZones,
+);
+const NewFarm = later(
+  () => import('../farm-form.ts'),
+  (m) => m.NewFarm,
+);
 
 /** Settings in sections, each at its own address (/settings/<section>); /settings is the farm's. */
 const SECTIONS = [
@@ -365,18 +390,18 @@ function WithCatalog({ children }: { children: ComponentChildren }) {
 function Section({ farm, section }: { farm: Farm; section: SectionId }) {
   switch (section) {
     case 'farm':
-      return html`<${FarmFacts} key=${farm.id} farm=${farm} /><${Lazy} use=${useFarmForm}>${(m: FarmForm) => html`<${m.NewFarm} />`}<//>`;
+      return html`<${FarmFacts} key=${farm.id} farm=${farm} /><${NewFarm} />`;
     case 'rules':
       return html`<${WithCatalog}><${Thresholds} key=${`${farm.id}-rules`} farm=${farm} /><//>
         <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />`;
     case 'escalation':
-      return html`<${Lazy} use=${useEscalation}>${(m: typeof import('../escalation-form.ts')) => html`<${m.EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />`}<//>`;
+      return html`<${EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />`;
     case 'webhooks':
       return html`<${WithCatalog}><${Webhooks} farm=${farm} /><//>`;
     case 'keys':
       return html`<${Keys} />`;
     case 'usage':
-      return html`<${Lazy} use=${useUsage}>${(m: typeof import('../settings-usage.ts')) => html`<${m.Usage} />`}<//>`;
+      return html`<${Usage} />`;
   }
 }
 
