@@ -5,7 +5,7 @@
  * docs/screenshots/ for people to look at when FARMSTEAD_SCREENSHOTS=update, else into the temp folder (so a
  * test run leaves the checkout as it was, and the pictures are still taken and can be looked at).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import chromium from '@sparticuz/chromium';
@@ -38,9 +38,40 @@ function browserArgs(): string[] {
   ];
 }
 
+/**
+ * The Chromium binary, unpacked by the package into the temp folder on a machine's first use. Test files run
+ * in parallel, and the package checks only that the file exists: a second file could start the binary while
+ * the first was still writing it (`spawn ETXTBSY` on a fresh machine). So the unpacking is one process's at a
+ * time, under a lock folder made atomically; a lock older than two minutes is a killed run's, and is taken over.
+ */
+async function chromiumPath(): Promise<string> {
+  const lock = path.join(os.tmpdir(), 'farmstead-chromium.lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        continue; // released meanwhile
+      }
+      if (age > 120_000) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await chromium.executablePath();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 export async function openBrowser(): Promise<TestBrowser> {
   const browser = await playwright.launch({
-    executablePath: await chromium.executablePath(),
+    executablePath: await chromiumPath(),
     args: browserArgs(),
     headless: true,
   });

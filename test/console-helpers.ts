@@ -27,7 +27,16 @@ export async function startConsole(overrides: Partial<Config> = {}): Promise<Con
   // Webhook receivers in tests listen on 127.0.0.1.
   const t = await startTestApp('sqlite', { webhookAllowPrivate: true, ...overrides });
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const [browser, account] = await Promise.all([openBrowser(), t.account('Willow Creek')]);
+  // A browser that cannot start fails the file's tests; the server is closed, or the file would never end.
+  const started = await Promise.allSettled([openBrowser(), t.account('Willow Creek')]);
+  const [opened, made] = started;
+  if (opened.status === 'rejected' || made.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.close();
+    await t.close();
+    throw opened.status === 'rejected' ? opened.reason : (made as PromiseRejectedResult).reason;
+  }
+  const browser = opened.value;
+  const account = made.value;
   return {
     t,
     base,
