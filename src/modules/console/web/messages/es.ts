@@ -372,7 +372,8 @@ export const ES_API_ERRORS: ApiErrorWords = {
     'Lo enviado es demasiado grande. Pruebe con un archivo más pequeño o divídalo en partes.',
   uri_too_long: 'La dirección de la solicitud es demasiado larga. Pruebe con menos filtros.',
   unsupported_media_type: 'Farmstead no acepta este tipo de contenido. Revise el formato del archivo.',
-  rate_limited: 'Demasiadas solicitudes seguidas. Espere un momento e intente de nuevo.',
+  rate_limited:
+    'Demasiadas solicitudes o intentos seguidos. Espere e intente de nuevo; los detalles técnicos dicen cuánto esperar.',
   header_too_large:
     'La solicitud lleva demasiados datos de sesión. Cierre sesión, vuelva a iniciarla e intente de nuevo.',
   internal_error:
