@@ -98,10 +98,7 @@ test('a Spanish reader whose new animal has a taken EID reads why in Spanish, na
   assert.equal(await details.getAttribute('open'), null);
   await details.locator('summary').click();
   assert.equal(await details.getAttribute('open'), '');
-  assert.match(
-    (await details.textContent()) ?? '',
-    new RegExp(`Detalles técnicos${escape(SERVER_SENTENCE())}`),
-  );
+  assert.equal(await details.textContent(), `Detalles técnicos${SERVER_SENTENCE()}`);
   await error.scrollIntoViewIfNeeded();
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-error-phone-es');
@@ -171,8 +168,3 @@ test('a Spanish reader logging a sale inside the meat withdrawal reads why in Sp
   assert.deepEqual(problems, []);
   await page.context().close();
 });
-
-/** A string matched as it is inside a RegExp. */
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
