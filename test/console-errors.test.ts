@@ -2,8 +2,9 @@
  * The API's errors in the reader's language (issue 45), on a phone (360 px) in headless Chromium against a
  * real server. A Spanish reader adding an animal whose EID another animal has reads the refusal in Spanish,
  * naming the field by its label, the server's English sentence inside "Detalles técnicos"; an English reader
- * reads the server's sentence as before, with no disclosure. A Spanish reader logging a sale inside the meat
- * withdrawal reads why in Spanish, above the reason it asks for. Screenshot of the Spanish refusal at 360 px.
+ * reads the server's sentence as before, with no disclosure. At the chute, an impossible weight is refused
+ * naming the weight field; a sale inside the meat withdrawal says why in Spanish, above the reason it asks
+ * for. Screenshots of the Spanish refusals at 360 px.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -165,6 +166,35 @@ test('a Spanish reader logging a sale inside the meat withdrawal reads why in Sp
   await refusal.scrollIntoViewIfNeeded();
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-withdrawal-refused-phone-es');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('at the chute, a Spanish reader’s impossible weight is refused naming the weight field', async () => {
+  const { page, problems } = await phone('es');
+  await page.goto(`${world.base}/chute`);
+  await page.getByRole('heading', { name: 'Manga', level: 1 }).waitFor();
+  await page.locator('#chute-scan').fill(EID);
+  await page.locator('#chute-scan').press('Enter');
+  await page.getByRole('heading', { name: 'E-1' }).waitFor();
+  // A decimal lost: 5000 kg for 500.
+  await page.locator('#chute-kg').fill('5000');
+  await page.locator('#chute-kg').press('Enter');
+  const error = page.locator('#chute-kg-error');
+  await error.waitFor();
+  assert.equal(await error.textContent(), 'Revise «Peso de E-1 (kg)»: Farmstead no aceptó ese valor.');
+  assert.equal(
+    await page.locator('.chute-weigh details.said').textContent(),
+    'Detalles técnicos5000 kg is not a possible weight for cattle (10 to 1800 kg).',
+  );
+  const weights = await make.fetched<{ data: unknown[] }>(
+    world.t,
+    account.live_key,
+    `/v1/animals/${tagged.id}/weights`,
+  );
+  assert.equal(weights.data.length, 0, 'nothing weighed while refused');
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'console-chute-error-phone-es');
   assert.deepEqual(problems, []);
   await page.context().close();
 });
