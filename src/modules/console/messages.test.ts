@@ -2,16 +2,19 @@
  * The console's message catalog (web/messages/): every language has every key of the English source with
  * the same placeholders and plural forms that Intl.PluralRules can pick; no key is unused by the console's
  * code (a key is used when its text appears quoted, or, for keys built from a name, when its prefix is built
- * in a template: `nav.${…}`); each known event type reads as a sentence in both languages and unit systems.
+ * in a template: `nav.${…}`); each known event type reads as a sentence in both languages and unit systems;
+ * every API error code has a Spanish sentence (and one naming the field where written).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { assertTranslates } from '../../../test/catalogs.ts';
-import type { Message } from '../../lib/message-format.ts';
+import { ERROR_STATUS } from '../../domain/errors.ts';
+import { type Message, placeholdersOf } from '../../lib/message-format.ts';
+import { apiErrorText, setReader } from './web/i18n.ts';
 import { EN } from './web/messages/en.ts';
-import { ES } from './web/messages/es.ts';
+import { ES, ES_API_ERRORS } from './web/messages/es.ts';
 
 const WEB = join(import.meta.dirname, 'web');
 
@@ -66,4 +69,42 @@ test('no key is unused by the console', () => {
     (key) => !code.includes(`'${key}'`) && !built.some((prefix) => key.startsWith(prefix)),
   );
   assert.deepEqual(unused, []);
+});
+
+test('every API error code (ERROR_STATUS) has a Spanish sentence; a `.field` one names {field}, a plain one nothing', () => {
+  const codes = Object.keys(ERROR_STATUS);
+  const keys = Object.keys(ES_API_ERRORS);
+  assert.deepEqual(keys.filter((k) => !k.includes('.')).sort(), [...codes].sort());
+  for (const key of keys) {
+    const [code, variant] = key.split('.');
+    assert.ok(codes.includes(code as string), `${key}: no such code`);
+    const wanted = variant === 'field' ? ['field'] : [];
+    assert.deepEqual(
+      [...placeholdersOf(ES_API_ERRORS[key as keyof typeof ES_API_ERRORS] as Message)],
+      wanted,
+      key,
+    );
+    if (variant !== undefined) assert.equal(variant, 'field', key);
+  }
+});
+
+test('an API error in Spanish by its code, naming the field by its label; English and unknown codes keep the server’s words', async () => {
+  try {
+    await setReader({ language: 'es', units: 'metric' });
+    assert.equal(
+      apiErrorText('conflict', 'Crotal'),
+      'Revise «Crotal»: otro registro ya tiene ese valor, o choca con uno existente.',
+    );
+    assert.equal(apiErrorText('conflict'), ES_API_ERRORS.conflict);
+    // A code with no sentence naming a field says its plain one.
+    assert.equal(apiErrorText('rate_limited', 'Correo'), ES_API_ERRORS.rate_limited);
+    assert.match(apiErrorText('withdrawal_active', 'Motivo') ?? '', /período de retiro de carne.*«Motivo»/);
+    // The console's own codes (no network, no Error object) are already in the reader's words.
+    assert.equal(apiErrorText('network_error'), null);
+    assert.equal(apiErrorText('toString'), null);
+    await setReader({ language: 'en', units: 'metric' });
+    assert.equal(apiErrorText('conflict', 'Tag'), null);
+  } finally {
+    await setReader({ language: 'en', units: 'metric' });
+  }
 });

@@ -33,6 +33,7 @@ export interface Problem {
   message: string;
   param?: string | undefined;
   status?: number;
+  code?: string;
 }
 
 let csrfToken: string | null = null;

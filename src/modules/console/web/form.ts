@@ -101,7 +101,7 @@ export function Field({
     control = html`<input id=${id} name=${name} type=${type} defaultValue=${value ?? ''} required=${required}
       aria-describedby=${errorId} aria-invalid=${own ? 'true' : undefined} ...${rest} />`;
   }
-  return html`<div class="field"><label for=${id}>${label}</label>${control}<${ErrorText} error=${own} id=${errorId} /></div>`;
+  return html`<div class="field"><label for=${id}>${label}</label>${control}<${ErrorText} error=${own} id=${errorId} label=${label} /></div>`;
 }
 
 /** The submit button and the form-level result or error. */

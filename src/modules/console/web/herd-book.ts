@@ -8,7 +8,7 @@ import { reader, words } from './i18n.ts';
 import { html } from './lib.ts';
 import { EN, ES } from './messages/herd-book.ts';
 import { loadAll } from './records.ts';
-import { ago, farmTime } from './ui.ts';
+import { ago, ErrorText, farmTime } from './ui.ts';
 
 // Its own style sheet: only these pages load it (the Map page's budget has no room for it in styles.css).
 const sheet = document.createElement('link');
@@ -141,7 +141,7 @@ export function OverrideField({
   if (!needed && !own && !/override_reason/.test(error?.message ?? '')) return null;
   const id = `${idPrefix}-override_reason`;
   return html`<div class="field override-field">
-    ${own && html`<p class="error" role="alert" id=${`${id}-error`}>${refusalText(own.message)}</p>`}
+    <${ErrorText} error=${own} id=${`${id}-error`} label=${label ?? w('override')} text=${own && refusalText(own.message)} />
     <label for=${id}>${label ?? w('override')}</label>
     <textarea id=${id} name="override_reason" rows="3" aria-describedby=${own ? `${id}-error` : undefined}
       aria-invalid=${own ? 'true' : undefined}></textarea>

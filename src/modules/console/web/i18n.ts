@@ -50,6 +50,7 @@ const proposed = proposedReader();
 export const reader: Reader = { ...proposed, locale: localeFor(proposed.language, browserLanguage()) };
 
 let catalog: Readonly<Record<MessageKey, Message>> = EN;
+let apiErrors: Readonly<Record<string, Message>> | null = null;
 const listeners = new Set<() => void>();
 
 /** Calls `listener` when the language or units change (web/reader-hook.ts re-renders with it). */
@@ -60,10 +61,11 @@ export function onReaderChange(listener: () => void): () => void {
 
 /** Switches the console to this language and these units (after sign-in, or a change on the Account page). */
 export async function setReader(next: Pick<Reader, 'language' | 'units'>): Promise<void> {
-  const words =
-    next.language === 'es' ? (await import('./messages/es.ts')).ES : (EN as Record<MessageKey, Message>);
+  const spanish = next.language === 'es' ? await import('./messages/es.ts') : null;
+  const words = spanish?.ES ?? (EN as Record<MessageKey, Message>);
   const same = next.language === reader.language && next.units === reader.units && words === catalog;
   catalog = words;
+  apiErrors = spanish?.ES_API_ERRORS ?? null;
   Object.assign(reader, next, { locale: localeFor(next.language, browserLanguage()) });
   if (browser.document) browser.document.documentElement.lang = next.language;
   if (!same) for (const listener of listeners) listener();
@@ -72,6 +74,15 @@ export async function setReader(next: Pick<Reader, 'language' | 'units'>): Promi
 /** A message of the catalog in the reader's language, its placeholders filled. */
 export function t(key: MessageKey, params?: MessageParams): string {
   return formatMessage(reader.locale, catalog[key] ?? EN[key], params);
+}
+
+/** An API error in the reader's words by its code (naming `field`), null in English (the server's words). */
+export function apiErrorText(code: string, field?: string): string | null {
+  const words = apiErrors;
+  if (!words || !Object.hasOwn(words, code)) return null;
+  return formatMessage(reader.locale, (field && words[`${code}.field`]) || (words[code] as Message), {
+    field,
+  });
 }
 
 /** A page's own words, looked up in the reader's language (see `words`). */

@@ -7,7 +7,7 @@ import { Field, text } from './form.ts';
 import { words } from './i18n.ts';
 import { html, inputValue, useState } from './lib.ts';
 import { EN, ES } from './messages/records.ts';
-import { useLoad } from './ui.ts';
+import { ErrorText, useLoad } from './ui.ts';
 
 export type Animal = Schema<'Animal'>;
 type AnimalBody = Body<'POST', '/v1/farms/{farm}/animals'>;
@@ -130,7 +130,7 @@ export function FieldRows({
       </div>`,
     )}
     <button type="button" class="button secondary" onClick=${() => setRows([...rows, ['', '']])}>${w('add_field')}</button>
-    ${error?.param?.startsWith('fields') && html`<p class="error" role="alert">${error.message}</p>`}
+    <${ErrorText} error=${error?.param?.startsWith('fields') ? error : null} label=${w('custom')} />
   </fieldset>`;
 }
 

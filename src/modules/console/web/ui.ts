@@ -3,13 +3,26 @@
  * working and what happened, a polite announcement line for screen readers, and time and number formats.
  */
 import type { Problem } from './api.ts';
-import { qty, reader, t } from './i18n.ts';
+import { apiErrorText, qty, reader, t } from './i18n.ts';
 import { html, useCallback, useEffect, useState } from './lib.ts';
 
-/** An error message next to its control (announced to screen readers); nothing when there is no error. */
-export function ErrorText({ error, id }: { error: Problem | null | undefined; id?: string | undefined }) {
+/** An error next to its control (announced); not in English, an API error's words by code (apiErrorText). */
+export function ErrorText({
+  error,
+  id,
+  label,
+  text,
+}: {
+  error: Problem | null | undefined;
+  id?: string | undefined;
+  label?: string | undefined;
+  text?: string | undefined;
+}) {
   if (!error) return null;
-  return html`<p class="error" role="alert" id=${id}>${error.message ?? String(error)}</p>`;
+  const own = error.code && apiErrorText(error.code, label);
+  if (!own) return html`<p class="error" role="alert" id=${id}>${text ?? error.message ?? String(error)}</p>`;
+  return html`<p class="error" role="alert" id=${id}>${own}</p>
+    <details class="said"><summary>${t('api.details')}</summary>${error.message}</details>`;
 }
 
 /** What went wrong, as a Problem to show (an ApiError is one; anything else thrown is said as text). */

@@ -326,6 +326,7 @@ export const EN = {
   'api.not_kept': 'Farmstead could not be reached, and nothing is kept.',
   'api.answered': 'The server answered {status} {text}.',
   'api.retry_after': '{message} Try again in {seconds} s.',
+  'api.details': 'Technical details',
   // A device's type in words (web/device-type.ts), on the devices, device, map, data and rules pages.
   'device_type.house': 'house',
   'device_type.bolus': 'bolus',

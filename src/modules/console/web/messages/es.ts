@@ -1,4 +1,5 @@
 /** The console's words in Spanish (web/i18n.ts loads this file only for a Spanish reader). */
+import type { ErrorCode } from '../../../../domain/errors.ts';
 import type { Message } from '../../../../lib/message-format.ts';
 import type { MessageKey } from './en.ts';
 
@@ -325,6 +326,8 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'api.not_kept': 'No se pudo contactar a Farmstead, y no se guardó nada.',
   'api.answered': 'El servidor respondió {status} {text}.',
   'api.retry_after': '{message} Intente de nuevo en {seconds} s.',
+  // The disclosure under an API error said in Spanish: the server's own (English) sentence (web/ui.ts ErrorText).
+  'api.details': 'Detalles técnicos',
   // A device's type in words (web/device-type.ts), on the devices, device, map, data and rules pages.
   'device_type.house': 'gallinero',
   'device_type.bolus': 'bolo',
@@ -335,4 +338,45 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'device_type.weather': 'clima',
   'device_type.reader': 'lector',
   'device_type.other': 'otro',
+};
+
+/**
+ * The API's errors in Spanish, chosen by their stable code (src/domain/errors.ts ERROR_STATUS; issue 45): the
+ * server writes its sentences in English, for every client, so the console says each code in the reader's
+ * words and keeps the server's sentence as a technical detail (web/ui.ts ErrorText, web/i18n.ts
+ * apiErrorText). `<code>.field` names the form's field by its label (`{field}`) when the error is shown beside
+ * it; a code without one says its plain sentence there too. Every code must have a sentence: the type says
+ * so, and messages.test.ts checks it.
+ */
+export type ApiErrorWords = Readonly<
+  Record<ErrorCode, Message> & Partial<Record<`${ErrorCode}.field`, Message>>
+>;
+
+export const ES_API_ERRORS: ApiErrorWords = {
+  invalid_request: 'Farmstead no aceptó algún dato. Revise lo que escribió e intente de nuevo.',
+  'invalid_request.field': 'Revise «{field}»: Farmstead no aceptó ese valor.',
+  unauthorized:
+    'Farmstead no reconoce estos datos de acceso, o la sesión terminó. Revise el correo y la contraseña, o inicie sesión de nuevo.',
+  forbidden: 'Su cuenta o su rol no permite hacer esto. Pídaselo a un propietario.',
+  not_found: 'No se encontró: quizá se eliminó, o es de otra granja o de otro modo (prueba o real).',
+  'not_found.field': 'Revise «{field}»: no se encontró lo que indica.',
+  method_not_allowed: 'Farmstead no admite esta acción aquí. Recargue la página e intente de nuevo.',
+  request_timeout: 'La solicitud tardó demasiado en llegar. Revise la conexión e intente de nuevo.',
+  conflict: 'Esto choca con otro registro o con un cambio reciente. Recargue la página y revise los datos.',
+  'conflict.field': 'Revise «{field}»: otro registro ya tiene ese valor, o choca con uno existente.',
+  withdrawal_active:
+    'Un animal está dentro de su período de retiro de carne: no puede venderse, sacrificarse ni salir de la explotación. Para registrarlo de todos modos, indique el motivo.',
+  'withdrawal_active.field':
+    'Un animal está dentro de su período de retiro de carne: no puede venderse, sacrificarse ni salir de la explotación. Para registrarlo de todos modos, escriba el motivo en «{field}».',
+  payload_too_large:
+    'Lo enviado es demasiado grande. Pruebe con un archivo más pequeño o divídalo en partes.',
+  uri_too_long: 'La dirección de la solicitud es demasiado larga. Pruebe con menos filtros.',
+  unsupported_media_type: 'Farmstead no acepta este tipo de contenido. Revise el formato del archivo.',
+  rate_limited:
+    'Demasiadas solicitudes o intentos seguidos. Espere e intente de nuevo; los detalles técnicos dicen cuánto esperar.',
+  header_too_large:
+    'La solicitud lleva demasiados datos de sesión. Cierre sesión, vuelva a iniciarla e intente de nuevo.',
+  internal_error:
+    'Algo falló dentro de Farmstead. Intente de nuevo; si vuelve a pasar, avise a quien lo administra con los detalles técnicos.',
+  unavailable: 'Farmstead está ocupado o reiniciándose. Intente de nuevo en un momento.',
 };

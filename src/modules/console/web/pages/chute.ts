@@ -18,7 +18,7 @@ import { useReader } from '../reader-hook.ts';
 import { loadAll, loadGroups } from '../records.ts';
 import { connectScale, hasSerial, type Reading } from '../scale.ts';
 import { can } from '../store.ts';
-import { ago, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
+import { ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 // Its own style sheet, linked when the page first loads (as web/herd-book.ts links its own).
@@ -298,7 +298,7 @@ export function Page({ farm }: PageProps) {
           <input id="chute-kg" ref=${kgRef} type="text" inputmode="decimal" autocomplete="off" enterkeyhint="done"
             value=${kg} onInput=${(e: Event) => setKg(inputValue(e))} onKeyDown=${onKgKey}
             aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'chute-kg-error' : undefined} />
-          ${error && html`<p class="error" role="alert" id="chute-kg-error">${error.message}</p>`}
+          <${ErrorText} error=${error} id="chute-kg-error" label=${w('weight_of', { name: nameOf(current), unit: unitLabel('kg') })} />
           ${scale && html`<p class="chute-scale" role="status">${scale.last ? w(scale.last.stable ? 'scale_steady' : 'scale_moving', { weight: kgText(scale.last.kg) }) : w('scale_waiting')}</p>`}
           <div class="chute-actions">
             <button type="submit" class="button primary" disabled=${saving}>${saving ? w('saving') : w('save')}</button>

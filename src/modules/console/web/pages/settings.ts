@@ -121,15 +121,16 @@ function Thresholds({ farm }: { farm: Farm }) {
             const error = errorAt(r.name, m);
             const value = values[r.name]?.[m] ?? '';
             const overridden = value.trim() !== '' && Number(value) !== r[m];
+            const label = w('cell_label', { rule: r.name, member: w(`member.${m}`) });
             return html`<td class="threshold-cell">
-              <label class="visually-hidden" for=${id}>${w('cell_label', { rule: r.name, member: w(`member.${m}`) })}</label>
+              <label class="visually-hidden" for=${id}>${label}</label>
               <span class="cell-name" aria-hidden="true">${w(`member.${m}`)}</span>
               <input id=${id} type="number" step="any" inputmode="decimal" value=${value}
                 class=${overridden ? 'override' : ''} aria-invalid=${error ? 'true' : undefined}
                 aria-describedby=${error ? `${id}-error` : undefined}
                 onInput=${(e: Event) => setValues({ ...values, [r.name]: { ...(values[r.name] as Record<Member, string>), [m]: inputValue(e) } })} />
               <div class="small muted">${w(overridden ? 'default_changed' : 'default', { value: r[m] ?? w('none') })}</div>
-              <${ErrorText} error=${error} id=${`${id}-error`} />
+              <${ErrorText} error=${error} id=${`${id}-error`} label=${label} />
             </td>`;
           })}
         </tr>`,

@@ -22,7 +22,7 @@ import { EN, ES } from '../messages/treat.ts';
 import { useReader } from '../reader-hook.ts';
 import { loadGroups } from '../records.ts';
 import { can, signedIn } from '../store.ts';
-import { farmTime, Loading, useLoad } from '../ui.ts';
+import { ErrorText, farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Treatment = Schema<'Treatment'>;
@@ -217,7 +217,7 @@ export function Page({ farm }: PageProps) {
         <${Field} name="vet" label=${w('vet')} ...${p} />
         <${Field} name="at" label=${w('at')} type="datetime-local" ...${p} />
       </div>
-      ${batchError && html`<p class="error" role="alert" id="treat-batch-error">${refusalText(batchError.message)}</p>`}
+      <${ErrorText} error=${batchError} id="treat-batch-error" label=${w('batch')} text=${batchError && refusalText(batchError.message)} />
       ${!batchError && batch && batchState(batch).expired && html`<p class="warning">${w('expired_warning')}</p>`}
       <${OverrideField} error=${form.error} needed=${batch ? batchState(batch).expired : false} idPrefix="treat"
         label=${w('override')} />
