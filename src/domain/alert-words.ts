@@ -14,6 +14,7 @@
  * (where the subject is, the rule's direction, with or without a start time) is its own message.
  */
 import { formatMessage, type Message } from '../lib/message-format.ts';
+import { ALERT_TERMS } from './alert-terms.ts';
 import type { LanguageName } from './display-units.ts';
 
 /** One sentence of an alert: a key of ALERT_WORDS, its parameters, and which parameters name a term. */
@@ -137,34 +138,8 @@ const en = {
   'intake.reason':
     '{measure} for {group} on {day}: {value}, {below} below its 7-day median of {median} (the rule opens at more than {drop} below)',
 
-  // Terms: the built-in rules' titles and measures, the alarms' names and descriptions, the intake measures.
-  'rule.house.ammonia.title': 'High ammonia',
-  'rule.house.ammonia.measure': 'Ammonia',
-  'rule.house.heat.title': 'High temperature',
-  'rule.house.heat.measure': 'Temperature',
-  'rule.house.feed.title': 'Feed running low',
-  'rule.house.feed.measure': 'Feed bin',
-  'rule.water.level.title': 'Water running low',
-  'rule.water.level.measure': 'Water level',
-  'rule.house.battery.title': 'House battery low',
-  'rule.house.battery.measure': 'House battery',
-  'rule.animal.fever.title': 'Raised temperature',
-  'rule.animal.fever.measure': 'Body temperature',
-  'rule.device.battery.title': 'Device battery low',
-  'rule.device.battery.measure': 'Battery',
-  'rule.water.leak.title': 'Water dropping fast',
-  'rule.water.leak.measure': 'Water level',
-  'rule.device.clock.title': 'Clock ahead',
-  'alarm.predator.detected.title': 'Predator detected',
-  'alarm.predator.detected.description': 'A vision pod or guardian saw a predator near the animals.',
-  'alarm.safety_edge.stop.title': 'Safety edge stopped the house',
-  'alarm.safety_edge.stop.description': 'The safety edge of a house touched something and stopped the drive.',
-  'alarm.door.jammed.title': 'Pop door jammed',
-  'alarm.door.jammed.description': 'A pop door did not finish opening or closing.',
-  'intake.water.used_l': 'Water per head',
-  'intake.feed.dispensed_kg': 'Feed per head',
-  'device_type.house': 'house',
-  'device_type.guardian': 'guardian',
+  // Terms (alert-terms.ts): the built-in rules' titles and measures, the alarms' names, the intake measures.
+  ...ALERT_TERMS.en,
 } as const satisfies Record<string, Message>;
 
 export type AlertWordKey = keyof typeof en;
@@ -269,34 +244,7 @@ const es: Record<AlertWordKey, Message> = {
   'intake.reason':
     'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la alerta se abre con más de {drop} por debajo)',
 
-  'rule.house.ammonia.title': 'Amoníaco alto',
-  'rule.house.ammonia.measure': 'Amoníaco',
-  'rule.house.heat.title': 'Temperatura alta',
-  'rule.house.heat.measure': 'Temperatura',
-  'rule.house.feed.title': 'Queda poco pienso',
-  'rule.house.feed.measure': 'Tolva de pienso',
-  'rule.water.level.title': 'Queda poca agua',
-  'rule.water.level.measure': 'Nivel de agua',
-  'rule.house.battery.title': 'Batería del gallinero baja',
-  'rule.house.battery.measure': 'Batería del gallinero',
-  'rule.animal.fever.title': 'Temperatura elevada',
-  'rule.animal.fever.measure': 'Temperatura corporal',
-  'rule.device.battery.title': 'Batería del dispositivo baja',
-  'rule.device.battery.measure': 'Batería',
-  'rule.water.leak.title': 'El agua baja rápido',
-  'rule.water.leak.measure': 'Nivel de agua',
-  'rule.device.clock.title': 'Reloj adelantado',
-  'alarm.predator.detected.title': 'Depredador detectado',
-  'alarm.predator.detected.description': 'Una cámara o un guardián vio un depredador cerca de los animales.',
-  'alarm.safety_edge.stop.title': 'El borde de seguridad detuvo el gallinero',
-  'alarm.safety_edge.stop.description':
-    'El borde de seguridad de un gallinero tocó algo y detuvo la tracción.',
-  'alarm.door.jammed.title': 'Trampilla atascada',
-  'alarm.door.jammed.description': 'Una trampilla no terminó de abrirse o cerrarse.',
-  'intake.water.used_l': 'agua por cabeza',
-  'intake.feed.dispensed_kg': 'pienso por cabeza',
-  'device_type.house': 'gallinero',
-  'device_type.guardian': 'guardián',
+  ...ALERT_TERMS.es,
 };
 
 /** Every language's alert words: English is the source; each language has every key, same placeholders. */
