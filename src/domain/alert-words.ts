@@ -7,9 +7,11 @@
  * Parameters are what the alert was about, as the engine knew it: names the farm gave ("House 2"), and
  * quantities written in the catalog's units as the English reason writes them ("26 ppm", "40.7°C"), so the
  * reader's units and number style are applied afterwards (display-units.ts `localizeQuantities`) in every
- * language alike. A parameter may name a term of this catalog (`terms`): a built-in rule's title or measure,
- * a device alarm's name. The parameter keeps the English text, which is used when the language has no such
- * term; a farmer's own rule title is never a term, it is their text. Parameters ending in `_ms` are
+ * language alike. A parameter may name a term of this catalog (`terms`, alert-terms.ts): a built-in rule's
+ * title or measure, a device alarm's name. The parameter keeps the English text, which is used when the
+ * language has no such term; a farmer's own rule title is never a term, it is their text. A parameter may be
+ * a sentence of its own (`parts`): an animal subject is its name and tag ("Bella (crotal 126)"), the farm's
+ * name and tag kept as they are, the word for a tag the language's. Parameters ending in `_ms` are
  * durations, written in the language ("47 min", "2 h", "3 días"). Whole sentences only: every combination
  * (where the subject is, the rule's direction, with or without a start time) is its own message.
  */
@@ -23,6 +25,12 @@ export interface AlertWord {
   params: Record<string, string | number>;
   /** Parameter name → term key (`rule.house.ammonia.title`); the parameter holds the English fallback. */
   terms?: Record<string, string>;
+  /**
+   * Parameter name → the parameter as a sentence of its own (an animal named by its name and tag,
+   * `animal.named`), written in the language; the parameter holds the English text, which is used when the
+   * part cannot be written (an alert stored before parts existed has none).
+   */
+  parts?: Record<string, AlertWord>;
 }
 
 /** An alert's title and reason as words (the `words` of an alert). */
@@ -34,6 +42,10 @@ export interface AlertWords {
 }
 
 const en = {
+  // An animal as an alert's subject: its name and ear tag ({tag}: the tag as the farm wrote it).
+  'animal.named': '{name} (tag {tag})',
+  'animal.tag': 'tag {tag}',
+
   // Readings crossing a rule's line. {rule}: the rule's title; {subject}: the house, device or animal.
   'reading.title.in': '{rule} in {subject}',
   'reading.title.at': '{rule} at {subject}',
@@ -145,6 +157,10 @@ const en = {
 export type AlertWordKey = keyof typeof en;
 
 const es: Record<AlertWordKey, Message> = {
+  // «Crotal», as the brief's herd book calls an ear tag (src/modules/brief/messages.ts `animal.tag`).
+  'animal.named': '{name} (crotal {tag})',
+  'animal.tag': 'crotal {tag}',
+
   'reading.title.in': '{rule} en {subject}',
   'reading.title.at': '{rule} en {subject}',
   'reading.title.for': '{rule}: {subject}',
@@ -270,7 +286,8 @@ function duration(ms: number, language: LanguageName): string {
 /**
  * One alert sentence in a language, or null when the key is unknown there (a newer server's key): the caller
  * shows the English text it has. Numbers in quantities are left as written (English digits, catalog units)
- * for `localizeQuantities`; a term the language lacks keeps the parameter's own text.
+ * for `localizeQuantities`; a term the language lacks, or a part it cannot write (an unknown key, or a part
+ * with parts of its own: one level only), keeps the parameter's own text.
  */
 export function renderAlertWord(language: LanguageName, word: AlertWord): string | null {
   const catalog: Readonly<Record<string, Message>> = ALERT_WORDS[language] ?? ALERT_WORDS.en;
@@ -280,7 +297,10 @@ export function renderAlertWord(language: LanguageName, word: AlertWord): string
   for (const [name, value] of Object.entries(word.params ?? {})) {
     const term = word.terms?.[name];
     const termText = term === undefined ? undefined : catalog[term];
+    const part = word.parts?.[name];
+    const partText = isWord(part) && part.parts === undefined ? renderAlertWord(language, part) : null;
     if (typeof termText === 'string') params[name] = termText;
+    else if (partText !== null) params[name] = partText;
     else if (name.endsWith('_ms') && typeof value === 'number') params[name] = duration(value, language);
     else params[name] = String(value);
   }
