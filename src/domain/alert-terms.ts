@@ -1,6 +1,6 @@
 /**
- * The alert words' terms (issue 45): the built-in rules' titles and measures, the device alarms' names and
- * descriptions, the intake measures and the device types an alert names, in every language. Plain words, no
+ * The alert words' terms (issue 45): the built-in rules' titles and measures, the device alarms' names, the
+ * intake measures and the device types an alert names, in every language. Plain words, no
  * placeholders: an alert's words name a term for a parameter (alert-words.ts `terms`), and the console's
  * rules settings write each built-in rule by its title and measure. Apart from the alert sentences
  * (alert-words.ts, which imports these) so a page that shows only the terms loads only them.
@@ -26,11 +26,8 @@ const en = {
   'rule.water.leak.measure': 'Water level',
   'rule.device.clock.title': 'Clock ahead',
   'alarm.predator.detected.title': 'Predator detected',
-  'alarm.predator.detected.description': 'A vision pod or guardian saw a predator near the animals.',
   'alarm.safety_edge.stop.title': 'Safety edge stopped the house',
-  'alarm.safety_edge.stop.description': 'The safety edge of a house touched something and stopped the drive.',
   'alarm.door.jammed.title': 'Pop door jammed',
-  'alarm.door.jammed.description': 'A pop door did not finish opening or closing.',
   'intake.water.used_l': 'Water per head',
   'intake.feed.dispensed_kg': 'Feed per head',
   'device_type.house': 'house',
@@ -58,12 +55,8 @@ const es: Record<AlertTermKey, string> = {
   'rule.water.leak.measure': 'Nivel de agua',
   'rule.device.clock.title': 'Reloj adelantado',
   'alarm.predator.detected.title': 'Depredador detectado',
-  'alarm.predator.detected.description': 'Una cámara o un guardián vio un depredador cerca de los animales.',
   'alarm.safety_edge.stop.title': 'El borde de seguridad detuvo el gallinero',
-  'alarm.safety_edge.stop.description':
-    'El borde de seguridad de un gallinero tocó algo y detuvo la tracción.',
   'alarm.door.jammed.title': 'Trampilla atascada',
-  'alarm.door.jammed.description': 'Una trampilla no terminó de abrirse o cerrarse.',
   'intake.water.used_l': 'agua por cabeza',
   'intake.feed.dispensed_kg': 'pienso por cabeza',
   'device_type.house': 'gallinero',

@@ -152,6 +152,10 @@ const en = {
 
   // Terms (alert-terms.ts): the built-in rules' titles and measures, the alarms' names, the intake measures.
   ...ALERT_TERMS.en,
+  // The alarms' descriptions: whole sentences, so not terms (the settings page never shows them).
+  'alarm.predator.detected.description': 'A vision pod or guardian saw a predator near the animals.',
+  'alarm.safety_edge.stop.description': 'The safety edge of a house touched something and stopped the drive.',
+  'alarm.door.jammed.description': 'A pop door did not finish opening or closing.',
 } as const satisfies Record<string, Message>;
 
 export type AlertWordKey = keyof typeof en;
@@ -261,6 +265,10 @@ const es: Record<AlertWordKey, Message> = {
     'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la alerta se abre con más de {drop} por debajo)',
 
   ...ALERT_TERMS.es,
+  'alarm.predator.detected.description': 'Una cámara o un guardián vio un depredador cerca de los animales.',
+  'alarm.safety_edge.stop.description':
+    'El borde de seguridad de un gallinero tocó algo y detuvo la tracción.',
+  'alarm.door.jammed.description': 'Una trampilla no terminó de abrirse o cerrarse.',
 };
 
 /** Every language's alert words: English is the source; each language has every key, same placeholders. */
