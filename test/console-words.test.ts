@@ -47,6 +47,48 @@ function visibleText(page: import('playwright-core').Page): Promise<string> {
   return page.evaluate<string>('document.getElementById("main").innerText');
 }
 
+test('US units: the alert thresholds read °F; a line typed in °F is stored in °C, the others left as they were', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  const farmId = world.account.sample_farm_id;
+  const rulesOf = async () =>
+    (
+      await world.t.request<{ settings: { rules?: Record<string, Record<string, unknown>> | null } }>(
+        'GET',
+        `/v1/farms/${farmId}`,
+        { key: world.account.test_key },
+      )
+    ).body.settings.rules ?? null;
+  const before = await rulesOf();
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
+  try {
+    await page.goto(`${world.base}/settings/rules`);
+    // house.heat: 32 °C watch, 35 °C urgent; animal.fever: 40.6 °C urgent (105.08 °F).
+    const heat = page.getByLabel('High temperature watch');
+    await heat.waitFor();
+    assert.equal(await heat.inputValue(), '89.6');
+    assert.equal(await page.getByLabel('High temperature urgent').inputValue(), '95');
+    assert.equal(await page.getByLabel('Raised temperature urgent').inputValue(), '105.08');
+    const row = page.locator('tr', { has: heat });
+    assert.match((await row.locator('th').textContent()) ?? '', /^High temperature\s*Temperature \(°F\)$/);
+    assert.match((await row.textContent()) ?? '', /default 89\.6/);
+    await heat.fill('91.4');
+    await page.getByRole('button', { name: 'Save thresholds' }).click();
+    await page.getByRole('status').getByText('Thresholds saved').waitFor();
+    const after = await rulesOf();
+    // The API keeps an override's lines whole: the watch typed, the others exactly as they were.
+    assert.deepEqual(after?.['house.heat'], { watch: 33, urgent: 35, clear: 30 });
+    assert.deepEqual(after?.['animal.fever'], before?.['animal.fever'], 'a line left as shown is unchanged');
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { units: 'metric' } });
+    await world.t.request('PATCH', `/v1/farms/${farmId}`, {
+      key: world.account.test_key,
+      body: { settings: { rules: before } },
+    });
+    await page.context().close();
+  }
+});
+
 test('US units: a house reads °F and an animal lb; a weight typed in lb is stored in kg', async () => {
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   const patched = await person.request('PATCH', '/v1/me', { body: { units: 'us' } });
@@ -453,8 +495,19 @@ const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp
     path: '/settings/rules',
     name: 'settings-rules',
     heading: 'Ajustes: Umbrales y reglas',
-    says: [/Umbrales de alerta/, /El agua baja rápido/],
-    not: [/Alert thresholds/, /Water dropping fast/, /Save rules/],
+    // Each built-in rule by its title and measure in Spanish; no rule or metric code (issue 45).
+    says: [/Umbrales de alerta/, /El agua baja rápido/, /Amoníaco alto/, /Amoníaco \(ppm\)/],
+    not: [
+      /Alert thresholds/,
+      /Water dropping fast/,
+      /Save rules/,
+      /High ammonia/,
+      /house\.ammonia/,
+      /climate\.nh3_ppm/,
+      /water\.leak/,
+      /device\.quiet/,
+      /water\.used_l/,
+    ],
   },
   {
     path: '/settings/escalation',

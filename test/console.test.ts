@@ -446,7 +446,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
 test("a bad alert threshold shows the API's error on its cell; a good one is saved", async () => {
   const { page, problems } = await signedInPage(world, live, DESKTOP);
   await page.goto(`${world.base}/settings/rules`);
-  const watch = page.getByLabel('house.ammonia watch');
+  const watch = page.getByLabel('High ammonia watch');
   await watch.fill('30');
   await page.getByRole('button', { name: 'Save thresholds' }).click();
   const cell = page.locator('td', { has: watch });

@@ -57,3 +57,34 @@ test('a resolution note is written after the reason in the language; without it,
   // A note this language does not know: the caller shows the English reason, which carries it.
   assert.equal(renderAlertReason('es', { ...words, note: { key: 'resolved.newer', params: {} } }), null);
 });
+
+test('an animal subject as a part: its name and tag in the language; an older alert’s English name kept', () => {
+  const title = (parts?: Record<string, unknown>) =>
+    ({
+      key: 'reading.title.for',
+      params: { rule: 'Raised temperature', subject: 'Bella (tag 126)' },
+      terms: { rule: 'rule.animal.fever.title' },
+      ...(parts ? { parts } : {}),
+    }) as never;
+  const bella = { subject: { key: 'animal.named', params: { name: 'Bella', tag: '126' } } };
+  assert.equal(renderAlertWord('es', title(bella)), 'Temperatura elevada: Bella (crotal 126)');
+  assert.equal(renderAlertWord('en', title(bella)), 'Raised temperature for Bella (tag 126)');
+  assert.equal(
+    renderAlertWord('es', title({ subject: { key: 'animal.tag', params: { tag: '126' } } })),
+    'Temperatura elevada: crotal 126',
+  );
+  // Stored before parts existed: the English name, as the alert was written.
+  assert.equal(renderAlertWord('es', title()), 'Temperatura elevada: Bella (tag 126)');
+  // A part this language cannot write (a newer key, not a word, parts of its own): the English name.
+  for (const odd of [
+    { key: 'animal.newer', params: {} },
+    'Bella',
+    { key: 'animal.named', params: { name: 'Bella', tag: '126' }, parts: { name: { key: 'x', params: {} } } },
+  ]) {
+    assert.equal(renderAlertWord('es', title({ subject: odd })), 'Temperatura elevada: Bella (tag 126)');
+  }
+  // As stored (alerts.words JSON text) and read back.
+  const stored = parseAlertWords(JSON.stringify({ title: title(bella), reason: title(bella) }));
+  assert.ok(stored);
+  assert.equal(renderAlertReason('es', stored), 'Temperatura elevada: Bella (crotal 126)');
+});

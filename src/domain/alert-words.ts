@@ -7,13 +7,16 @@
  * Parameters are what the alert was about, as the engine knew it: names the farm gave ("House 2"), and
  * quantities written in the catalog's units as the English reason writes them ("26 ppm", "40.7°C"), so the
  * reader's units and number style are applied afterwards (display-units.ts `localizeQuantities`) in every
- * language alike. A parameter may name a term of this catalog (`terms`): a built-in rule's title or measure,
- * a device alarm's name. The parameter keeps the English text, which is used when the language has no such
- * term; a farmer's own rule title is never a term, it is their text. Parameters ending in `_ms` are
+ * language alike. A parameter may name a term of this catalog (`terms`, alert-terms.ts): a built-in rule's
+ * title or measure, a device alarm's name. The parameter keeps the English text, which is used when the
+ * language has no such term; a farmer's own rule title is never a term, it is their text. A parameter may be
+ * a sentence of its own (`parts`): an animal subject is its name and tag ("Bella (crotal 126)"), the farm's
+ * name and tag kept as they are, the word for a tag the language's. Parameters ending in `_ms` are
  * durations, written in the language ("47 min", "2 h", "3 días"). Whole sentences only: every combination
  * (where the subject is, the rule's direction, with or without a start time) is its own message.
  */
 import { formatMessage, type Message } from '../lib/message-format.ts';
+import { ALERT_TERMS } from './alert-terms.ts';
 import type { LanguageName } from './display-units.ts';
 
 /** One sentence of an alert: a key of ALERT_WORDS, its parameters, and which parameters name a term. */
@@ -22,6 +25,12 @@ export interface AlertWord {
   params: Record<string, string | number>;
   /** Parameter name → term key (`rule.house.ammonia.title`); the parameter holds the English fallback. */
   terms?: Record<string, string>;
+  /**
+   * Parameter name → the parameter as a sentence of its own (an animal named by its name and tag,
+   * `animal.named`), written in the language; the parameter holds the English text, which is used when the
+   * part cannot be written (an alert stored before parts existed has none).
+   */
+  parts?: Record<string, AlertWord>;
 }
 
 /** An alert's title and reason as words (the `words` of an alert). */
@@ -33,6 +42,10 @@ export interface AlertWords {
 }
 
 const en = {
+  // An animal as an alert's subject: its name and ear tag ({tag}: the tag as the farm wrote it).
+  'animal.named': '{name} (tag {tag})',
+  'animal.tag': 'tag {tag}',
+
   // Readings crossing a rule's line. {rule}: the rule's title; {subject}: the house, device or animal.
   'reading.title.in': '{rule} in {subject}',
   'reading.title.at': '{rule} at {subject}',
@@ -137,39 +150,21 @@ const en = {
   'intake.reason':
     '{measure} for {group} on {day}: {value}, {below} below its 7-day median of {median} (the rule opens at more than {drop} below)',
 
-  // Terms: the built-in rules' titles and measures, the alarms' names and descriptions, the intake measures.
-  'rule.house.ammonia.title': 'High ammonia',
-  'rule.house.ammonia.measure': 'Ammonia',
-  'rule.house.heat.title': 'High temperature',
-  'rule.house.heat.measure': 'Temperature',
-  'rule.house.feed.title': 'Feed running low',
-  'rule.house.feed.measure': 'Feed bin',
-  'rule.water.level.title': 'Water running low',
-  'rule.water.level.measure': 'Water level',
-  'rule.house.battery.title': 'House battery low',
-  'rule.house.battery.measure': 'House battery',
-  'rule.animal.fever.title': 'Raised temperature',
-  'rule.animal.fever.measure': 'Body temperature',
-  'rule.device.battery.title': 'Device battery low',
-  'rule.device.battery.measure': 'Battery',
-  'rule.water.leak.title': 'Water dropping fast',
-  'rule.water.leak.measure': 'Water level',
-  'rule.device.clock.title': 'Clock ahead',
-  'alarm.predator.detected.title': 'Predator detected',
+  // Terms (alert-terms.ts): the built-in rules' titles and measures, the alarms' names, the intake measures.
+  ...ALERT_TERMS.en,
+  // The alarms' descriptions: whole sentences, so not terms (the settings page never shows them).
   'alarm.predator.detected.description': 'A vision pod or guardian saw a predator near the animals.',
-  'alarm.safety_edge.stop.title': 'Safety edge stopped the house',
   'alarm.safety_edge.stop.description': 'The safety edge of a house touched something and stopped the drive.',
-  'alarm.door.jammed.title': 'Pop door jammed',
   'alarm.door.jammed.description': 'A pop door did not finish opening or closing.',
-  'intake.water.used_l': 'Water per head',
-  'intake.feed.dispensed_kg': 'Feed per head',
-  'device_type.house': 'house',
-  'device_type.guardian': 'guardian',
 } as const satisfies Record<string, Message>;
 
 export type AlertWordKey = keyof typeof en;
 
 const es: Record<AlertWordKey, Message> = {
+  // «Crotal», as the brief's herd book calls an ear tag (src/modules/brief/messages.ts `animal.tag`).
+  'animal.named': '{name} (crotal {tag})',
+  'animal.tag': 'crotal {tag}',
+
   'reading.title.in': '{rule} en {subject}',
   'reading.title.at': '{rule} en {subject}',
   'reading.title.for': '{rule}: {subject}',
@@ -269,34 +264,11 @@ const es: Record<AlertWordKey, Message> = {
   'intake.reason':
     'Consumo de {measure} de {group} el {day}: {value}, {below} por debajo de su mediana de 7 días de {median} (la alerta se abre con más de {drop} por debajo)',
 
-  'rule.house.ammonia.title': 'Amoníaco alto',
-  'rule.house.ammonia.measure': 'Amoníaco',
-  'rule.house.heat.title': 'Temperatura alta',
-  'rule.house.heat.measure': 'Temperatura',
-  'rule.house.feed.title': 'Queda poco pienso',
-  'rule.house.feed.measure': 'Tolva de pienso',
-  'rule.water.level.title': 'Queda poca agua',
-  'rule.water.level.measure': 'Nivel de agua',
-  'rule.house.battery.title': 'Batería del gallinero baja',
-  'rule.house.battery.measure': 'Batería del gallinero',
-  'rule.animal.fever.title': 'Temperatura elevada',
-  'rule.animal.fever.measure': 'Temperatura corporal',
-  'rule.device.battery.title': 'Batería del dispositivo baja',
-  'rule.device.battery.measure': 'Batería',
-  'rule.water.leak.title': 'El agua baja rápido',
-  'rule.water.leak.measure': 'Nivel de agua',
-  'rule.device.clock.title': 'Reloj adelantado',
-  'alarm.predator.detected.title': 'Depredador detectado',
+  ...ALERT_TERMS.es,
   'alarm.predator.detected.description': 'Una cámara o un guardián vio un depredador cerca de los animales.',
-  'alarm.safety_edge.stop.title': 'El borde de seguridad detuvo el gallinero',
   'alarm.safety_edge.stop.description':
     'El borde de seguridad de un gallinero tocó algo y detuvo la tracción.',
-  'alarm.door.jammed.title': 'Trampilla atascada',
   'alarm.door.jammed.description': 'Una trampilla no terminó de abrirse o cerrarse.',
-  'intake.water.used_l': 'agua por cabeza',
-  'intake.feed.dispensed_kg': 'pienso por cabeza',
-  'device_type.house': 'gallinero',
-  'device_type.guardian': 'guardián',
 };
 
 /** Every language's alert words: English is the source; each language has every key, same placeholders. */
@@ -322,7 +294,8 @@ function duration(ms: number, language: LanguageName): string {
 /**
  * One alert sentence in a language, or null when the key is unknown there (a newer server's key): the caller
  * shows the English text it has. Numbers in quantities are left as written (English digits, catalog units)
- * for `localizeQuantities`; a term the language lacks keeps the parameter's own text.
+ * for `localizeQuantities`; a term the language lacks, or a part it cannot write (an unknown key, or a part
+ * with parts of its own: one level only), keeps the parameter's own text.
  */
 export function renderAlertWord(language: LanguageName, word: AlertWord): string | null {
   const catalog: Readonly<Record<string, Message>> = ALERT_WORDS[language] ?? ALERT_WORDS.en;
@@ -332,7 +305,10 @@ export function renderAlertWord(language: LanguageName, word: AlertWord): string
   for (const [name, value] of Object.entries(word.params ?? {})) {
     const term = word.terms?.[name];
     const termText = term === undefined ? undefined : catalog[term];
+    const part = word.parts?.[name];
+    const partText = isWord(part) && part.parts === undefined ? renderAlertWord(language, part) : null;
     if (typeof termText === 'string') params[name] = termText;
+    else if (partText !== null) params[name] = partText;
     else if (name.endsWith('_ms') && typeof value === 'number') params[name] = duration(value, language);
     else params[name] = String(value);
   }

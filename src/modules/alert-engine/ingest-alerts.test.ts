@@ -7,6 +7,7 @@ import * as make from '../../../test/factories.ts';
 import { farmEvents, outboxEvents } from '../../../test/factories.ts';
 import { forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { StatementCounter } from '../../../test/statement-counter.ts';
+import { alertWordsOf, renderAlertWord } from '../../domain/alert-words.ts';
 import { RULE_NAMES } from '../../domain/rules.ts';
 import type { Animal } from '../animals/schemas.ts';
 import type { FarmEvent } from '../events/schemas.ts';
@@ -143,6 +144,34 @@ forEachEngine('alerts through ingest', (t) => {
       alert?.reason,
       'Body temperature 40.1°C for Daisy (tag 114) (Bolus 7) — at or above the watch line of 40°C',
     );
+    // Its words name the animal by its name and tag, so a Spanish reader reads "crotal" for "tag".
+    const words = alertWordsOf(alert?.words);
+    assert.ok(words);
+    assert.equal(renderAlertWord('en', words.title), alert?.title);
+    assert.equal(renderAlertWord('en', words.reason), alert?.reason);
+    assert.equal(renderAlertWord('es', words.title), 'Temperatura elevada: Daisy (crotal 114)');
+    assert.equal(
+      renderAlertWord('es', words.reason),
+      'Temperatura corporal 40.1°C de Daisy (crotal 114) (Bolus 7): igual o por encima del umbral de atención de 40°C',
+    );
+
+    // An animal known by its tag alone.
+    const tagged = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
+      key,
+      body: { species: 'cattle', tag: '126' },
+    });
+    assert.equal(tagged.status, 201, JSON.stringify(tagged.body));
+    const second = await make.device(t(), key, farmId, {
+      type: 'bolus',
+      name: 'Bolus 8',
+      animal_id: tagged.body.id,
+    });
+    await ingest(t(), second.device_key, { readings: [{ metric: 'body.temp_c', value: 40.1 }] });
+    const byTag = (await allAlerts(t(), key, farmId)).find((a) => a.subject_id === tagged.body.id);
+    assert.equal(byTag?.title, 'Raised temperature for tag 126');
+    const tagWords = alertWordsOf(byTag?.words);
+    assert.ok(tagWords);
+    assert.equal(renderAlertWord('es', tagWords.title), 'Temperatura elevada: crotal 126');
   });
 
   test('a late reading in a later report neither reopens nor resolves', async () => {

@@ -3,6 +3,7 @@
  * knows it.
  */
 import type { Trx } from '../../db/schema.ts';
+import type { AlertWord } from '../../domain/alert-words.ts';
 import type { IngestedReport } from './report.ts';
 import { findAnimalLabel } from './repository.ts';
 import type { SubjectLabel } from './wording.ts';
@@ -18,7 +19,8 @@ export function deviceLabel(device: IngestedReport['device']): SubjectLabel {
 
 /**
  * Names an animal the way a farmer knows it: "Daisy (tag 114)", "tag 114", or its id; with its
- * group, for group-scoped rules.
+ * group, for group-scoped rules. A name with a tag is also alert words (`animal.named`, `animal.tag`), so
+ * each language says "tag" its own way ("Bella (crotal 126)"); the English name is written as it always was.
  */
 export async function animalLabel(
   trx: Trx,
@@ -31,10 +33,17 @@ export async function animalLabel(
   let name = `animal ${animalId}`;
   if (animal?.name) name = tag ? `${animal.name} (${tag})` : animal.name;
   else if (tag) name = tag;
+  let words: AlertWord | undefined;
+  if (animal?.tag) {
+    words = animal.name
+      ? { key: 'animal.named', params: { name: animal.name, tag: animal.tag } }
+      : { key: 'animal.tag', params: { tag: animal.tag } };
+  }
   const label: SubjectLabel = {
     type: 'animal',
     id: animalId,
     name,
+    ...(words ? { words } : {}),
     device: { name: device.name, type: device.type },
   };
   return { label, groupId: animal?.group_id ?? null };

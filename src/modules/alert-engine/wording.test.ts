@@ -78,7 +78,16 @@ const cow: SubjectLabel = {
   type: 'animal',
   id: 'ani_1',
   name: 'Daisy (tag 114)',
+  words: { key: 'animal.named', params: { name: 'Daisy', tag: '114' } },
   device: { name: 'Bolus 7', type: 'bolus' },
+};
+/** An animal known by its tag alone. */
+const tagged: SubjectLabel = {
+  type: 'animal',
+  id: 'ani_2',
+  name: 'tag 126',
+  words: { key: 'animal.tag', params: { tag: '126' } },
+  device: { name: 'Bolus 8', type: 'bolus' },
 };
 
 const english = (word: AlertWord) => renderAlertWord('en', word);
@@ -92,7 +101,7 @@ describe('alert words', () => {
       title: 'Hot!',
     };
     for (const rule of [...DEFAULT_RULES, leak, custom] as WordedRule[]) {
-      for (const subject of [house, trough, cow]) {
+      for (const subject of [house, trough, cow, tagged]) {
         for (const severity of ['urgent', 'watch'] as const) {
           for (const since of [null, Date.UTC(2026, 4, 1, 4, 10)]) {
             for (const value of [26.25, -31]) {
@@ -155,16 +164,33 @@ describe('alert words', () => {
     const reason = renderAlertWord('es', sick.reason) ?? '';
     assert.equal(
       reason,
-      'Temperatura corporal 40.7°C de Daisy (tag 114) (Bolus 7): igual o por encima del umbral de atención de 40°C desde 2026-05-01T00:00:00.000Z',
+      'Temperatura corporal 40.7°C de Daisy (crotal 114) (Bolus 7): igual o por encima del umbral de atención de 40°C desde 2026-05-01T00:00:00.000Z',
     );
     assert.equal(
       localizeQuantities(reason, { units: 'us', locale: 'es' }),
-      'Temperatura corporal 105,3 °F de Daisy (tag 114) (Bolus 7): igual o por encima del umbral de atención de 104 °F desde 2026-05-01T00:00:00.000Z',
+      'Temperatura corporal 105,3 °F de Daisy (crotal 114) (Bolus 7): igual o por encima del umbral de atención de 104 °F desde 2026-05-01T00:00:00.000Z',
     );
     const mine = { ...(fever as WordedRule), name: 'my.fever', title: 'Fiebre de Daisy' };
     assert.equal(
       renderAlertWord('es', readingAlertWords(mine, cow, { value: 41, unit: '°C' }, 'watch').title),
-      'Fiebre de Daisy: Daisy (tag 114)',
+      'Fiebre de Daisy: Daisy (crotal 114)',
+    );
+    // An animal known by its tag alone; the title, the reason and a rate rule's reason alike.
+    const byTag = readingAlertWords(fever, tagged, { value: 40.7, unit: '°C' }, 'urgent');
+    assert.equal(renderAlertWord('es', byTag.title), 'Temperatura elevada: crotal 126');
+    assert.match(
+      renderAlertWord('es', byTag.reason) ?? '',
+      /^Temperatura corporal 40\.7°C de crotal 126 \(Bolus 8\)/,
+    );
+    // An alert stored before the animal's name had words of its own: its English name, as it was written.
+    const { words: _words, ...before } = cow;
+    const old = readingAlertWords(fever, before, { value: 40.7, unit: '°C' }, 'urgent');
+    assert.equal(old.title.parts, undefined);
+    assert.equal(renderAlertWord('es', old.title), 'Temperatura elevada: Daisy (tag 114)');
+    // A device subject has no parts.
+    assert.equal(
+      readingAlertWords(ammonia, house, { value: 26, unit: 'ppm' }, 'urgent').title.parts,
+      undefined,
     );
     const fox = eventAlertWords(ALARM_EVENT_BY_TYPE.get('predator.detected') as never, house, {
       species: 'fox',

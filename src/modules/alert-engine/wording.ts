@@ -14,6 +14,8 @@ export interface SubjectLabel {
   id: string;
   /** "House 2", "Daisy (tag 114)". */
   name: string;
+  /** The name as alert words, when a language writes it its own way: an animal's name and tag (`animal.named`). */
+  words?: AlertWord;
   /** The reporting device's name and type, for animal subjects ("via Bolus 7"). */
   device: { name: string; type: string };
 }
@@ -141,15 +143,19 @@ function word(
   key: string,
   params: Record<string, string | number>,
   terms: Record<string, string> = {},
+  subject?: SubjectLabel,
 ): AlertWord {
-  return Object.keys(terms).length === 0 ? { key, params } : { key, params, terms };
+  const out: AlertWord = Object.keys(terms).length === 0 ? { key, params } : { key, params, terms };
+  // The subject's own words, when it has them and the sentence names it.
+  if (subject?.words && 'subject' in params) out.parts = { subject: subject.words };
+  return out;
 }
 
 /** readingAlertTitle as alert words. */
 export function readingTitleWords(rule: WordedRule, subject: SubjectLabel): AlertWord {
   const terms = ruleTerms(rule, { title: 'rule', measure: 'measure' });
   delete terms.measure;
-  return word(`reading.title.${place(subject)}`, { rule: rule.title, subject: subject.name }, terms);
+  return word(`reading.title.${place(subject)}`, { rule: rule.title, subject: subject.name }, terms, subject);
 }
 
 /** readingAlertReason as alert words (the same quantities, in the catalog's units). */
@@ -174,13 +180,13 @@ export function readingReasonWords(
       window: formatSpan(window),
       watch: formatValue(rule.watch, unit),
     });
-    return word(`rate.${moved}.${place(subject)}`, params, terms);
+    return word(`rate.${moved}.${place(subject)}`, params, terms, subject);
   }
   params.value = formatValue(reading.value, unit);
   params.line = formatValue(line ?? rule.watch, unit);
   if (since !== null) params.since = toIso(since);
   const key = `reading.${rule.direction}.${severity}.${place(subject)}${since === null ? '' : '.since'}`;
-  return word(key, params, terms);
+  return word(key, params, terms, subject);
 }
 
 /** The alert words of a reading alert: its title and reason. */
@@ -210,6 +216,7 @@ export function eventAlertWords(
     'event.title',
     { alarm: alarm.title, subject: subject.name },
     en[titleTerm] === alarm.title ? { alarm: titleTerm } : {},
+    subject,
   );
   const reason = eventAlertReason(alarm, subject, data);
   const head = `${subject.name} reported ${alarm.type}`;
@@ -220,6 +227,7 @@ export function eventAlertWords(
         'event.reason',
         { subject: subject.name, type: alarm.type, description: alarm.description },
         en[descriptionTerm] === alarm.description ? { description: descriptionTerm } : {},
+        subject,
       ),
     };
   }
@@ -227,6 +235,6 @@ export function eventAlertWords(
   const details = reason.slice(head.length + 2, -1);
   return {
     title,
-    reason: word('event.reason.details', { subject: subject.name, type: alarm.type, details }),
+    reason: word('event.reason.details', { subject: subject.name, type: alarm.type, details }, {}, subject),
   };
 }

@@ -34,16 +34,29 @@ export const ALERT_EXAMPLE = {
   resolved_at: null,
 };
 
+const WordKey = Type.String({
+  description: 'A message key of the alert words catalog, e.g. reading.high.urgent.in.',
+});
+const WordParams = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
+  description:
+    'The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form.',
+});
+
 /** One sentence of an alert as a message key and its parameters (src/domain/alert-words.ts). */
 const AlertWordSchema = Type.Object(
   {
-    key: Type.String({
-      description: 'A message key of the alert words catalog, e.g. reading.high.urgent.in.',
-    }),
-    params: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
-      description:
-        'The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form.',
-    }),
+    key: WordKey,
+    params: WordParams,
+    parts: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object({ key: WordKey, params: WordParams }, { additionalProperties: false }),
+        {
+          description:
+            'Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed.',
+        },
+      ),
+    ),
     terms: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
         description:

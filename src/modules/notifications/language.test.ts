@@ -122,6 +122,37 @@ forEachEngine(
       assert.match(textOf(String(en?.raw)), /Urgent: High temperature in House 2/);
     });
 
+    test('an animal in a Spanish notification: its name and "crotal" for its tag, in the push and the email', async () => {
+      const account = await t().account();
+      const farm = await make.farm(t(), account.live_key, { name: 'Hillside', timezone: 'UTC' });
+      const spanish = await signedInPerson(t(), account, 'owner');
+      assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+      const browser = await subscribe(spanish);
+      const animal = await t().request<{ id: string }>('POST', `/v1/farms/${farm.id}/animals`, {
+        key: account.live_key,
+        body: { species: 'cattle', name: 'Bella', tag: '126' },
+      });
+      assert.equal(animal.status, 201, JSON.stringify(animal.body));
+      const bolus = await make.device(t(), account.live_key, farm.id, {
+        type: 'bolus',
+        name: 'Bolus 7',
+        animal_id: animal.body.id,
+      });
+      const before = smtp.received.length;
+      const start = Date.now();
+      await make.report(t(), bolus.device_key, { readings: [{ metric: 'body.temp_c', value: 41 }] });
+      await turn(t(), start);
+
+      const esPush = push.received.find((r) => r.subscription === browser.id)?.payload;
+      assert.equal(esPush?.title, 'Urgente: Temperatura elevada: Bella (crotal 126)');
+      assert.match(String(esPush?.body), /^Temperatura corporal 41 °C de Bella \(crotal 126\) \(Bolus 7\): /);
+      const mail = smtp.received.slice(before).find((m) => m.to.includes(spanish.session.person.email));
+      assert.ok(mail, 'the Spanish reader got an email');
+      const text = textOf(mail.raw);
+      assert.match(text, /^Urgente: Temperatura elevada: Bella \(crotal 126\)\r?\n/);
+      assert.doesNotMatch(text, /tag 126/);
+    });
+
     test('the brief in Spanish for a Spanish person, on the page and by email; an API key reads English', async () => {
       const account = await t().account();
       const farm = await make.farm(t(), account.live_key, { name: 'Hillside', timezone: 'UTC' });

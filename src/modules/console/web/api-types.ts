@@ -1935,6 +1935,17 @@ export interface components {
                     params: {
                         [key: string]: string | number;
                     };
+                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                    parts?: {
+                        [key: string]: {
+                            /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                            key: string;
+                            /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                            params: {
+                                [key: string]: string | number;
+                            };
+                        };
+                    };
                     /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
                     terms?: {
                         [key: string]: string;
@@ -1947,6 +1958,17 @@ export interface components {
                     params: {
                         [key: string]: string | number;
                     };
+                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                    parts?: {
+                        [key: string]: {
+                            /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                            key: string;
+                            /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                            params: {
+                                [key: string]: string | number;
+                            };
+                        };
+                    };
                     /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
                     terms?: {
                         [key: string]: string;
@@ -1958,6 +1980,17 @@ export interface components {
                     /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
                     params: {
                         [key: string]: string | number;
+                    };
+                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                    parts?: {
+                        [key: string]: {
+                            /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                            key: string;
+                            /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                            params: {
+                                [key: string]: string | number;
+                            };
+                        };
                     };
                     /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
                     terms?: {
@@ -14172,6 +14205,17 @@ export interface operations {
                                 params: {
                                     [key: string]: string | number;
                                 };
+                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                                parts?: {
+                                    [key: string]: {
+                                        /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                                        key: string;
+                                        /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                                        params: {
+                                            [key: string]: string | number;
+                                        };
+                                    };
+                                };
                                 /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
                                 terms?: {
                                     [key: string]: string;
@@ -14184,6 +14228,17 @@ export interface operations {
                                 params: {
                                     [key: string]: string | number;
                                 };
+                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                                parts?: {
+                                    [key: string]: {
+                                        /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                                        key: string;
+                                        /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                                        params: {
+                                            [key: string]: string | number;
+                                        };
+                                    };
+                                };
                                 /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
                                 terms?: {
                                     [key: string]: string;
@@ -14195,6 +14250,17 @@ export interface operations {
                                 /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
                                 params: {
                                     [key: string]: string | number;
+                                };
+                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                                parts?: {
+                                    [key: string]: {
+                                        /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
+                                        key: string;
+                                        /** @description The sentence’s parameters: names as the farm wrote them, quantities in the catalog’s units as the English reason writes them ("26.5 ppm"), ISO times; a name ending in _ms is a duration in milliseconds; count chooses the plural form. */
+                                        params: {
+                                            [key: string]: string | number;
+                                        };
+                                    };
                                 };
                                 /** @description Parameter → term key (a built-in rule’s title or measure, an alarm’s name): the term in the reader’s language replaces the parameter’s English text. */
                                 terms?: {

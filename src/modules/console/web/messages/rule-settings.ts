@@ -30,7 +30,8 @@ export const EN = {
     'A group with a head count drank or ate less per head yesterday than its own {days}-day median. It resolves when a day is back within {pct} %.',
   water_drop: 'Water per head drops (%)',
   feed_drop: 'Feed per head drops (%)',
-  metric_default: '{pct} % for {metric}',
+  water_default: '{pct} % for water per head',
+  feed_default: '{pct} % for feed per head',
   intake_default: 'Default: {list}. Any above {min} % and up to {max} %.',
   save: 'Save rules',
 } as const satisfies Record<string, Message>;
@@ -65,7 +66,8 @@ export const ES: Record<keyof typeof EN, Message> = {
     'Un grupo con número de cabezas bebió o comió ayer menos por cabeza que su propia mediana de {days} días. Se resuelve cuando un día vuelve a estar dentro del {pct} %.',
   water_drop: 'Baja del agua por cabeza (%)',
   feed_drop: 'Baja del pienso por cabeza (%)',
-  metric_default: '{pct} % para {metric}',
+  water_default: '{pct} % para el agua por cabeza',
+  feed_default: '{pct} % para el pienso por cabeza',
   intake_default: 'Predeterminado: {list}. Cualquiera por encima de {min} % y hasta {max} %.',
   save: 'Guardar las reglas',
 };

@@ -123,7 +123,7 @@ function RuleBox({
   children: ComponentChildren;
 }) {
   return html`<fieldset class="rule-box" id=${`rule-${name}`}>
-    <legend><span>${title}</span> <span class="small muted">${name}</span></legend>
+    <legend>${title}</legend>
     <${OnOff} rule=${name} on=${rule.enabled} error=${error} />
     <p class="small muted">${what}</p>
     ${children}
@@ -218,7 +218,7 @@ export function BuiltInRules({ farm }: { farm: Farm }) {
           label=${w(m.metric === 'water.used_l' ? 'water_drop' : 'feed_drop')} type="number" step="any"
           inputmode="decimal" value=${intake.drop_pct?.[m.metric] ?? m.drop_pct} ...${p} />`,
       )}</div>
-      <p class="small muted">${w('intake_default', { list: INTAKE_DROP_RULE.metrics.map((m) => w('metric_default', { pct: m.drop_pct, metric: m.metric })).join(', '), min: MIN_DROP_PCT, max: MAX_DROP_PCT })}</p>
+      <p class="small muted">${w('intake_default', { list: INTAKE_DROP_RULE.metrics.map((m) => w(m.metric === 'water.used_l' ? 'water_default' : 'feed_default', { pct: m.drop_pct })).join(', '), min: MIN_DROP_PCT, max: MAX_DROP_PCT })}</p>
     </${RuleBox}>
     <${Submit} form=${{ ...form, error }} label=${w('save')} names=${names} />
   </form>`;
