@@ -3,22 +3,31 @@
  * title in the reader's language (src/domain/alert-terms.ts) and its measure with the unit the reader reads
  * its lines in, the default under each value, the API's error on the cell it names. Lines are shown and typed
  * in the reader's units (°F for a US reader) and saved in the catalog's; a line left as shown keeps its
- * exact value. Its own module, loaded when the section is opened.
+ * exact value. Its own module, loaded when the section is opened. The rules and their defaults come from the
+ * registry the catalog publishes (src/domain/rules.ts), not from GET /v1/catalog: the page needs nothing else
+ * of the catalog, and the call weighed 5.6 KB of the page's first load.
  */
 import { alertTerm } from '../../../domain/alert-terms.ts';
+import { METRIC_BY_NAME } from '../../../domain/metrics.ts';
+import { DEFAULT_RULES } from '../../../domain/rules.ts';
 import { Submit, useForm } from './form.ts';
 import { entered, num, reader, shown, unitLabel, words } from './i18n.ts';
 import { html, inputValue, useState } from './lib.ts';
 import { EN, ES } from './messages/settings.ts';
 import { type RuleSettings, saveRules } from './pages/rule-settings.ts';
-import { type Catalog, type Farm, catalog as loadedCatalog, useStore } from './store.ts';
+import { type Farm, useStore } from './store.ts';
 import { ErrorText } from './ui.ts';
 
 const w = words(EN, ES);
 
 const MEMBERS = ['watch', 'urgent', 'clear'] as const;
 type Member = (typeof MEMBERS)[number];
-type ThresholdRule = Extract<Catalog['rules'][number], { kind: 'threshold' }>;
+/** The threshold rules as the catalog lists them: each with its metric's unit. */
+const THRESHOLD_RULES = DEFAULT_RULES.map((r) => ({
+  ...r,
+  unit: METRIC_BY_NAME.get(r.metric)?.unit ?? null,
+}));
+type ThresholdRule = (typeof THRESHOLD_RULES)[number];
 
 /** A built-in rule's title in the reader's language ("Amoníaco alto"); its name when it has none. */
 const ruleTitle = (r: ThresholdRule) => alertTerm(reader.language, `rule.${r.name}.title`) ?? r.name;
@@ -38,10 +47,9 @@ function typedLine(value: number | null | undefined, unit: string | null): strin
 /** Alert thresholds of every rule: the catalog's default beside the farm's value, edited in place. */
 export function Thresholds({ farm }: { farm: Farm }) {
   useStore();
-  const catalog = loadedCatalog();
   // Threshold rules only: the rate, silence and roll-up rules (water.leak, device.quiet,
   // group.intake_drop) have other settings (a change and window, a silence), not watch/urgent/clear lines.
-  const thresholdRules = catalog.rules.filter((r): r is ThresholdRule => r.kind === 'threshold');
+  const thresholdRules = THRESHOLD_RULES;
   const ownRules = (farm.settings.rules ?? {}) as RuleSettings;
   const ownLine = (r: ThresholdRule, m: Member) => {
     const own = ownRules[r.name]?.[m];

@@ -132,7 +132,7 @@ function Section({ farm, section }: { farm: Farm; section: SectionId }) {
     case 'farm':
       return html`<${FarmFacts} key=${farm.id} farm=${farm} /><${NewFarm} />`;
     case 'rules':
-      return html`<${WithCatalog}><${Thresholds} key=${`${farm.id}-rules`} farm=${farm} /><//>
+      return html`<${Thresholds} key=${`${farm.id}-rules`} farm=${farm} />
         <${BuiltInRules} key=${`${farm.id}-other-rules`} farm=${farm} />`;
     case 'escalation':
       return html`<${EscalationChain} key=${`${farm.id}-escalation`} farm=${farm} />`;
