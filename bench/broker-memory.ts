@@ -9,7 +9,9 @@
  *   npx node bench/broker-memory.ts [devices, default 2,000]
  *
  * The steady minute and the burst of the fleet bench are off unless BENCH_FLEET_STEADY_S / BENCH_FLEET_BURST_S
- * say otherwise. The open-file limit (`ulimit -n`) must exceed the device count.
+ * say otherwise; BENCH_MEMORY_SETTLE_S=<s> measures again that long after the reports (what was still in
+ * flight then is gone). From the reports on, the highest RSS seen each second is printed with its split.
+ * The open-file limit (`ulimit -n`) must exceed the device count.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

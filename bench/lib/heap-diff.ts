@@ -1,7 +1,8 @@
 /**
  * Two V8 heap snapshots compared by constructor: what the second holds that the first did not (count and
  * self size of the objects new in the second, by id), and with `--retainers <name>` the path from the GC
- * roots to a few of the new objects of that constructor (whatever keeps them alive).
+ * roots to the new objects of that constructor (whatever keeps them alive), the most common paths first.
+ * HEAP_DIFF_CODE=1 splits V8's code objects (bytecode, scope infos, feedback…) by name.
  *
  *   npx node bench/lib/heap-diff.ts before.heapsnapshot after.heapsnapshot [--top 40] [--retainers Packet]
  */
