@@ -6,7 +6,7 @@
  *
  * The drawing (web/chart-plot.ts, with uPlot, about 36 KB) loads when the chart comes into view, as a lazy
  * image does (issue 45's page weight): the figure, its caption, its summary and its lines' legend are there
- * at first paint, and a box of the plot's height holds its place until it is drawn.
+ * at first paint, and a box of the drawn chart's height (the plot and its legend's fixed rows) holds its place.
  */
 import type { Point, Series, Threshold } from './chart-plot.ts';
 import { qty, reader, t } from './i18n.ts';
