@@ -158,12 +158,13 @@ test('US units: a device’s readings chart is in °F: its legend, its dashed li
   assert.match(said, /lowest 68\s?°F, highest 77\s?°F/, said);
   assert.doesNotMatch(said, /°C/);
   await page.locator('figure.chart', { hasText: /station-heat watch 86\s?°F/ }).waitFor();
-  // The chart's legend names the reader's unit; the chart is described by its summary.
+  // The chart's legend names the reader's unit (drawn once the chart is scrolled to); the chart is described
+  // by its summary.
+  await page.locator('figure.chart').scrollIntoViewIfNeeded();
   await page.locator('figure.chart .u-legend', { hasText: 'climate.temp_c (°F)' }).waitFor();
   const described = await page.locator('figure.chart [role="img"]').getAttribute('aria-describedby');
   assert.equal(described, await summary.getAttribute('id'));
   assert.doesNotMatch(await visibleText(page), /\d\s?°C/);
-  await page.locator('figure.chart').scrollIntoViewIfNeeded();
   await screenshot(page, 'words-device-chart-us-phone');
   assert.deepEqual(problems, []);
   await page.context().close();

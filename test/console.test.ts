@@ -384,7 +384,8 @@ test('add an animal, find it by its tag, log a weight and see it on the weight c
   await page.getByRole('button', { name: 'Log weight' }).click();
   await page.getByRole('status').getByText('Weight logged').waitFor();
   await page.getByText('412.5 kg').first().waitFor();
-  // The chart is uPlot's canvas inside the weight figure.
+  // The chart is uPlot's canvas inside the weight figure, drawn once the figure is in view.
+  await page.locator('figure', { hasText: 'Weight (kg)' }).scrollIntoViewIfNeeded();
   await page.locator('figure', { hasText: 'Weight (kg)' }).locator('canvas').first().waitFor();
   await page.evaluate("document.getElementById('weight-title').scrollIntoView()");
   await screenshot(page, 'console-animal-desktop');
@@ -423,6 +424,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
   await page.getByRole('heading', { name: 'Bolus 7' }).waitFor();
   await page.getByRole('checkbox', { name: 'body.temp_c' }).waitFor();
   const chart = page.locator('figure', { hasText: 'body.temp_c' });
+  await chart.scrollIntoViewIfNeeded();
   await chart.locator('canvas').first().waitFor();
   await chart.getByText(/animal\.fever watch/).waitFor();
   await page.getByText('body.temp_c 39.1').waitFor();
@@ -696,9 +698,66 @@ test('chart pages draw in a browser whose language is not a valid tag (en-US@pos
     const bolus = devices.body.data.find((d) => d.name === 'Bolus 7');
     assert.ok(bolus, 'the device added by an earlier step');
     await page.goto(`${world.base}/devices/${bolus.id}`);
+    // The chart draws once scrolled to (uPlot loads when it comes into view).
+    await page.locator('figure', { hasText: 'body.temp_c' }).scrollIntoViewIfNeeded();
     await page.locator('figure', { hasText: 'body.temp_c' }).locator('canvas').first().waitFor();
     await assertNoHorizontalScroll(page);
     assert.deepEqual(problems, [], locale);
+    await page.context().close();
+  }
+});
+
+test('a chart below the first screen at 360 px draws when scrolled to: uPlot is not requested before; its summary is there at once; its box keeps its place (device, animal; English and Spanish)', async () => {
+  const key = { key: live.live_key };
+  const devices = await world.t.request<{ data: { id: string; name: string }[] }>(
+    'GET',
+    `/v1/farms/${liveFarm.id}/devices`,
+    key,
+  );
+  const bolus = devices.body.data.find((d) => d.name === 'Bolus 7');
+  const animals = await world.t.request<{ data: { id: string }[] }>(
+    'GET',
+    `/v1/farms/${liveFarm.id}/animals?tag=WC-4521`,
+    key,
+  );
+  const clover = animals.body.data[0];
+  assert.ok(bolus && clover, 'the device and the weighed animal added by earlier steps');
+  for (const language of ['en', 'es'] as const) {
+    const { page, problems, person } = await signedInPage(world, live, PHONE);
+    assert.equal((await person.request('PATCH', '/v1/me', { body: { language } })).status, 200);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    const uPlotAsked = () => requested.some((path) => path.endsWith('/vendor/uplot.mjs'));
+    // The device's readings chart is below the first screen at 360 px.
+    await page.goto(`${world.base}/devices/${bolus.id}`);
+    const figure = page.locator('figure.chart').first();
+    // The text alternative is there at first paint, before any drawing.
+    await figure.locator('.chart-summary').waitFor({ state: 'attached' });
+    const chartBox = figure.locator('.chart-box');
+    const placed = await chartBox.boundingBox();
+    assert.ok(placed && placed.y >= PHONE.height, `the chart is below the first screen (${placed?.y})`);
+    // A moment for anything the page would ask for: no chart drawn, uPlot not requested.
+    await page.waitForTimeout(400);
+    assert.equal(await figure.locator('canvas').count(), 0, 'drawn before it was in view');
+    assert.equal(uPlotAsked(), false, 'uPlot requested before the chart was in view');
+
+    await figure.scrollIntoViewIfNeeded();
+    await figure.locator('canvas').first().waitFor();
+    assert.ok(uPlotAsked());
+    // The placeholder had the chart's size: the drawn chart is exactly the box held for it.
+    const drawn = await chartBox.boundingBox();
+    assert.equal(Math.round(drawn?.height ?? 0), Math.round(placed.height), 'the box changed height');
+    await assertNoHorizontalScroll(page);
+    await screenshot(page, `console-device-chart-scrolled-phone-${language}`);
+
+    // The animal's weight chart, scrolled to (for a weighed animal it starts at the first screen's edge).
+    await page.goto(`${world.base}/animals/${clover.id}`);
+    const weight = page.locator('figure.chart').first();
+    await weight.scrollIntoViewIfNeeded();
+    await weight.locator('canvas').first().waitFor();
+    await assertNoHorizontalScroll(page);
+    await screenshot(page, `console-animal-chart-scrolled-phone-${language}`);
+    assert.deepEqual(problems, [], language);
     await page.context().close();
   }
 });

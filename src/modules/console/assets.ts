@@ -83,7 +83,7 @@ function asModule(name: string, code: string): string {
   return `const module = { exports: {} };\nconst exports = module.exports;\n${body}\nexport default module.exports;\n`;
 }
 
-/** Library style sheets, served at vendor/<name> and linked by the module that needs them (web/chart.ts). */
+/** Library style sheets, served at vendor/<name> and linked by the module that needs them (web/chart-plot.ts). */
 const VENDOR_STYLES: Record<string, string> = {
   'uplot.css': 'uplot/dist/uPlot.min.css',
   'leaflet.css': 'leaflet/dist/leaflet.css',
@@ -94,6 +94,9 @@ const VENDOR_STYLES: Record<string, string> = {
 const ON_DEMAND = new Set([
   'vendor/uplot.mjs',
   'src/modules/console/web/chart.ts',
+  // A chart's drawing and a paddock's small map: imported when they come into view.
+  'src/modules/console/web/chart-plot.ts',
+  'src/modules/console/web/paddock-outline.ts',
   'src/modules/console/web/language.ts',
   'vendor/leaflet.mjs',
   'src/modules/console/web/map.ts',

@@ -239,10 +239,22 @@ test('each page loads at most 80 KB compressed (112 KB with charts or a map): it
     const budget = charts || files.has('vendor/leaflet.mjs') ? PER_PAGE_BUDGET.charts : PER_PAGE_BUDGET.plain;
     assert.ok(bytes <= budget, `${page}: ${bytes} bytes (brotli) is over ${budget}`);
     assert.ok(files.has(`src/modules/console/web/pages/${page}.ts`) && bytes > 10_000, page);
+    // A chart's library (uPlot) and a paddock's small map (Leaflet) load when they come into view
+    // (web/chart-plot.ts, web/paddock-outline.ts), never with a page; the chart's figure and summary do.
     // Settings' usage chart loads when its section is opened (settings-usage.ts), not with the page.
-    if (['animal', 'device'].includes(page)) assert.ok(charts, `${page} draws charts`);
+    if (['animal', 'device'].includes(page)) {
+      assert.ok(files.has('src/modules/console/web/chart.ts'), `${page} shows charts`);
+      assert.ok(
+        !charts && !files.has('src/modules/console/web/chart-plot.ts'),
+        `${page} loads uPlot at first`,
+      );
+    }
     if (page === 'settings') assert.ok(!charts, 'settings loads no chart code at first');
-    if (['map', 'paddocks'].includes(page)) assert.ok(files.has('vendor/leaflet.mjs'), `${page} draws a map`);
+    if (page === 'map') assert.ok(files.has('vendor/leaflet.mjs'), 'the map page draws a map');
+    if (page === 'paddocks') {
+      assert.ok(files.has('src/modules/console/web/map.ts'), 'paddocks shows small maps');
+      assert.ok(!files.has('vendor/leaflet.mjs'), 'paddocks loads Leaflet at first');
+    }
     // Drawing tools come when a person starts drawing, never with a page.
     for (const file of DRAWING_FILES) assert.ok(!files.has(file), `${page} loads ${file} at first`);
   }

@@ -4,7 +4,7 @@
  * not a valid BCP 47 tag (Chromium on a machine with a POSIX locale reports `en-US@posix`) makes that throw,
  * so every page with a chart failed. When the browser's tag is refused, `navigator.language` is given the
  * nearest tag that works (`en-US@posix` → `en-US`, `de_DE.UTF-8` → `de-DE`, else `en`) for this page.
- * web/chart.ts imports this module before uPlot, so it runs first.
+ * web/chart-plot.ts imports this module before uPlot, so it runs first.
  */
 
 /** Whether Intl accepts the tag. */

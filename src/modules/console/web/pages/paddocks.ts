@@ -1,7 +1,8 @@
 /**
  * Paddocks: acres, rest target, days rested (the API's rest_days, highlighted past the target), who is in
- * each now (occupied_by) and, on demand, its grazing history; the outline drawn from its GeoJSON geometry
- * on a small Leaflet map (web/map.js; no tiles, so it draws offline).
+ * each now (occupied_by) and, on demand, its grazing history; after these facts, the outline drawn from its
+ * GeoJSON geometry on a small Leaflet map (web/map.ts, Leaflet loaded when the map comes into view; no tiles,
+ * so it draws offline).
  */
 import { api, type Schema } from '../api.ts';
 import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
@@ -109,7 +110,6 @@ export function Page({ farm }: PageProps) {
       return html`<li class=${`card paddock${ready ? ' ready' : ''}`} key=${p.id} id=${p.id}>
         <div class="card-head"><h2 class="card-title">${p.name}</h2>
           ${ready && html`<span class="badge watch">${w('past_target')}</span>`}</div>
-        <${Outline} geometry=${p.geometry} label=${p.name} />
         <dl class="facts">
           <div><dt>${w('area')}</dt><dd>${areaText(p.acres)}</dd></div>
           ${drawn !== null && html`<div class="acres-apart"><dt>${w('drawn')}</dt><dd>${w('drawn_apart', { area: areaText(drawn) })}</dd></div>`}
@@ -117,6 +117,7 @@ export function Page({ farm }: PageProps) {
           <div><dt>${w('rested')}</dt><dd>${grazed ? w('being_grazed') : rested === null ? w('never_grazed') : w('days', { count: rested })}</dd></div>
         </dl>
         <${Occupants} paddock=${p} />
+        <${Outline} geometry=${p.geometry} label=${p.name} />
         <${HistoryToggle} paddock=${p} timezone=${farm.timezone} />
         ${write && html`<button type="button" class="button link" onClick=${() => setEditing(p)}>${w('edit')}</button>`}
         ${editing?.id === p.id && html`<${PaddockForm} farm=${farm} paddock=${p} onSaved=${paddocks.reload} onClose=${() => setEditing(null)} />`}
