@@ -627,10 +627,14 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
   const { page, problems } = await signedInPage(world, live, PHONE);
   await page.goto(`${world.base}/paddocks`);
   const card = page.locator('li.card', { hasText: 'North 40' });
-  // The outline on a Leaflet map, drawn without tiles (nothing is fetched from another host).
+  // The outline drawn as a shape, with no map library and nothing fetched from another host.
   const map = card.getByRole('region', { name: 'Map of North 40' });
   await map.waitFor();
-  await map.locator('path.leaflet-interactive').waitFor();
+  await map.locator('path.paddock-outline').waitFor();
+  const box = await map.locator('path.paddock-outline').boundingBox();
+  const frame = await map.boundingBox();
+  assert.ok(box && frame && box.width > 40 && box.height > 40, 'the outline fills its box');
+  assert.ok(box.x >= frame.x && box.x + box.width <= frame.x + frame.width + 1, 'and stays inside it');
   await card.getByText('Past rest target').waitFor();
   await card.getByText('45 days').waitFor();
   await assertNoHorizontalScroll(page);

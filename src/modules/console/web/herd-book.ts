@@ -4,11 +4,15 @@
  */
 import { api, type Problem, type Schema } from './api.ts';
 import { errorFor } from './form.ts';
-import { reader, words } from './i18n.ts';
+import { dayOf } from './formats.ts';
+import { words } from './i18n.ts';
 import { html } from './lib.ts';
 import { EN, ES } from './messages/herd-book.ts';
 import { loadAll } from './records.ts';
 import { ago, ErrorText, farmTime } from './ui.ts';
+
+// Kept here for the pages that import them with the rest (the animal page imports formats.ts alone).
+export { dayOf, fixed } from './formats.ts';
 
 // Its own style sheet: only these pages load it (the Map page's budget has no room for it in styles.css).
 const sheet = document.createElement('link');
@@ -53,31 +57,8 @@ export function withLink(sentence: string, link: unknown) {
   return html`${before}${link}${after}`;
 }
 
-/** A number with exactly `digits` decimals in the reader's locale ("0.85", "0,85"), as gains are written. */
-export function fixed(value: number, digits = 2): string {
-  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
-  try {
-    return new Intl.NumberFormat(reader.locale, options).format(value);
-  } catch {
-    return new Intl.NumberFormat('en', options).format(value);
-  }
-}
-
 export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string {
   return [a.tag, a.name].filter(Boolean).join(' ') || a.id;
-}
-
-export function dayOf(iso: string, timezone: string): string {
-  const options: Intl.DateTimeFormatOptions = {
-    timeZone: timezone || undefined,
-    month: 'short',
-    day: 'numeric',
-  };
-  try {
-    return new Intl.DateTimeFormat(reader.locale, options).format(new Date(iso));
-  } catch {
-    return new Intl.DateTimeFormat('en', options).format(new Date(iso));
-  }
 }
 
 function held(w: Withdrawal | undefined) {

@@ -1,7 +1,7 @@
 /**
- * A paddock's outline on a small map. Only the paddocks page imports this module; Leaflet itself (with
- * web/paddock-outline.ts, about 40 KB) loads once a map's place comes into view, as a lazy image does, and
- * the box (`.paddock-map`, a fixed height) holds its place until then.
+ * A paddock's outline on a small map. Only the paddocks page imports this module; the drawing
+ * (web/paddock-outline.ts, an SVG of the outline) loads once the map's place comes into view, as a lazy image
+ * does, and the box (`.paddock-map`, a fixed height) holds its place until then.
  */
 import { t } from './i18n.ts';
 import { html, useEffect, useRef } from './lib.ts';

@@ -45,11 +45,15 @@ export function useSeen(ref: { readonly current: Element | null }): boolean {
   useEffect(() => {
     const element = ref.current;
     if (seen || !element) return;
-    const observer = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      observer.disconnect();
-      setSeen(true);
-    });
+    // The bottom of the window less the phone's bottom tab bar (3.5rem): what is behind the bar is not seen.
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        observer.disconnect();
+        setSeen(true);
+      },
+      { rootMargin: '0px 0px -64px 0px' },
+    );
     observer.observe(element);
     return () => observer.disconnect();
   }, [seen]);
