@@ -35,9 +35,12 @@ import { pickEncoding } from './routes.ts';
  * form's loader, the Map page's style sheet, the catalog loaded by its pages: 310.7 KB gzip, 2026-11-29); then
  * the alerts' own words in English and Spanish (src/domain/alert-words.ts and web/alert-text.ts, about 5.4 KB
  * gzip: every sentence an alert is written in, whole) and every page's words in both languages (each page's
- * catalog loads with its page only): 361.7 KB gzip.
+ * catalog loads with its page only): 361.7 KB gzip; then a Spanish sentence for every API error code, the alert
+ * terms in a module of their own (rule titles and measures by the settings page without the alert sentences),
+ * the animal subject's words, Settings' sections and a chart's drawing as modules loaded when opened or seen
+ * (each split costs its own compression): 368.7 KB gzip.
  */
-const PAGE_BUDGET_BYTES = 364 * 1024;
+const PAGE_BUDGET_BYTES = 372 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
