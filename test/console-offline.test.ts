@@ -103,6 +103,7 @@ interface QueuedChange {
   state: string;
   first_sent_at: number | null;
   message: string | null;
+  refusal?: { code: string; param?: string } | null;
   note?: { code: string; params?: Record<string, string> } | null;
   label: string;
 }
@@ -336,7 +337,7 @@ test('a sync cut off halfway (an answer lost) and resumed after a reload makes e
 
 test('a task deleted on the server while the phone was offline lands in "needs attention"; discard removes it', async () => {
   const field = await fieldFarm('Conflict Farm');
-  const { page, context, personId } = await phone(field);
+  const { page, context, personId, person } = await phone(field);
   await context.setOffline(true);
   await goTo(page, 'Tasks');
   await page.locator('li.task').getByRole('button', { name: 'Done' }).click();
@@ -359,6 +360,22 @@ test('a task deleted on the server while the phone was offline lands in "needs a
   await screenshot(page, 'console-offline-conflict-phone');
   const [change] = await queued(page, personId);
   assert.equal(change?.state, 'attention');
+  assert.deepEqual(change?.refusal, { code: 'not_found' }, 'the refusal’s code is kept with the change');
+
+  // A Spanish reader reads the refusal in Spanish, by its code; the server's sentence is a technical detail.
+  const spanish = await person.request('PATCH', '/v1/me', { body: { language: 'es' } });
+  assert.equal(spanish.status, 200);
+  await page.reload();
+  const tarjeta = page.locator('li.change.needs-attention');
+  await tarjeta.getByText('No se encontró: quizá se eliminó').waitFor();
+  const details = tarjeta.locator('details.said');
+  assert.equal(await details.locator('summary').textContent(), 'Detalles técnicos');
+  assert.match((await details.textContent()) ?? '', /No task with id "task_/);
+  await screenshot(page, 'console-offline-conflict-phone-es');
+  const english = await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+  assert.equal(english.status, 200);
+  await page.reload();
+  await card.waitFor();
 
   page.once('dialog', (dialog) => void dialog.accept());
   await card.getByRole('button', { name: 'Discard' }).click();

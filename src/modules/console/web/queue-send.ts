@@ -31,6 +31,8 @@ export interface Change {
   state: 'waiting' | 'synced' | 'attention';
   /** The server's own words when it refused it (the server writes them). */
   message: string | null;
+  /** The refusal's stable code and the member it named, so /sync says it in the reader's language. */
+  refusal?: { code: string; param?: string | undefined } | null;
   /**
    * What sending says of it itself, as a code and its values: this file also runs in the service worker,
    * which does not know the reader's language, so /sync writes the sentence (pages/sync.ts `note.*`).
@@ -151,9 +153,14 @@ async function sendChange(
   change: Change,
   ids: Map<string, string>,
 ): Promise<Outcome> {
-  const needsAttention = async (said: string | Note, gone = false): Promise<Outcome> => {
+  const needsAttention = async (
+    said: string | Note,
+    gone = false,
+    refusal: Change['refusal'] = null,
+  ): Promise<Outcome> => {
     change.state = 'attention';
     change.message = typeof said === 'string' ? said : null;
+    change.refusal = refusal;
     change.note = typeof said === 'string' ? null : said;
     if (gone) change.gone = true;
     await store.write({ keep: [change] });
@@ -187,12 +194,14 @@ async function sendChange(
     // on the key means the request differs from the first: a person must look.)
     if (err.status === 409 && err.param === 'Idempotency-Key' && /in progress/.test(err.message))
       return 'later';
-    return needsAttention(err.message, err.status === 404 && change.path.id !== undefined);
+    const refusal = err.code ? { code: err.code, ...(err.param ? { param: err.param } : {}) } : null;
+    return needsAttention(err.message, err.status === 404 && change.path.id !== undefined, refusal);
   }
   const answer = (sent.data ?? {}) as Record<string, unknown>;
   change.state = 'synced';
   change.synced_at = new Date().toISOString();
   change.message = null;
+  change.refusal = null;
   change.note = noteOf(change, answer, sent.replayed);
   if (!change.local_id || typeof answer.id !== 'string') {
     await store.write({ keep: [change] });
@@ -221,7 +230,7 @@ async function sendChange(
 }
 
 /** An error that is the API's answer (or its absence, status 0), not a fault of the code. */
-function isRefusal(err: unknown): err is { status: number; param?: string; message: string } {
+function isRefusal(err: unknown): err is { status: number; param?: string; code?: string; message: string } {
   return typeof (err as { status?: unknown } | null)?.status === 'number';
 }
 

@@ -182,8 +182,8 @@ async function senderAs(person: string): Promise<Sender | null> {
   const csrf = signedIn.csrf_token;
   if (signedIn.person?.id !== person || !csrf) return null;
   return async (method, url, body, headers) => {
-    const refused = (status: number, message: string, param?: string) =>
-      Object.assign(new Error(message), { status, param });
+    const refused = (status: number, message: string, param?: string, code?: string) =>
+      Object.assign(new Error(message), { status, param, code });
     let answer: Response;
     try {
       answer = await fetch(url, {
@@ -201,8 +201,13 @@ async function senderAs(person: string): Promise<Sender | null> {
     }
     const data: unknown = answer.status === 204 ? null : await answer.json().catch(() => null);
     if (!answer.ok) {
-      const error = (data as { error?: { message?: string; param?: string } } | null)?.error;
-      throw refused(answer.status, error?.message ?? `Farmstead answered ${answer.status}.`, error?.param);
+      const error = (data as { error?: { message?: string; param?: string; code?: string } } | null)?.error;
+      throw refused(
+        answer.status,
+        error?.message ?? `Farmstead answered ${answer.status}.`,
+        error?.param,
+        error?.code,
+      );
     }
     return { data, replayed: answer.headers.get('idempotent-replayed') === 'true' };
   };

@@ -5,7 +5,7 @@
  */
 import { changeLabel } from '../change-label.ts';
 import { Field } from '../form.ts';
-import { t, words } from '../i18n.ts';
+import { apiErrorText, t, words } from '../i18n.ts';
 import { html, useEffect, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/sync.ts';
 import { type Change, discard, listQueue, retry, syncNow, useOffline } from '../offline.ts';
@@ -90,6 +90,9 @@ function ChangeCard({
       ? w('note.done_by_other', { at: farmTime(note.params.at, timezone) })
       : w(`note.${note.code}`)
     : change.message;
+  // A refusal in the reader's words by its code (English readers get the server's own sentence, as said),
+  // the server's sentence kept as a technical detail.
+  const own = !note && change.refusal ? apiErrorText(change.refusal.code) : null;
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
     <div class="card-head"><h2 class="card-title">${changeLabel(change)}</h2>
       <span class=${`status ${kind}`}>${w(`state.${change.state}`)}</span></div>
@@ -101,7 +104,8 @@ function ChangeCard({
           })
         : w('made', { made: farmTime(change.made_at, timezone) })
     }</p>
-    ${said && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${said}</p>`}
+    ${said && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${own ?? said}</p>`}
+    ${own && html`<details class="said"><summary>${t('api.details')}</summary>${said}</details>`}
     ${change.state === 'attention' && change.gone && html`<p class="small">${w('gone')}</p>`}
     ${
       change.state === 'attention' &&
