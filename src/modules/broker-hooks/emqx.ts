@@ -36,6 +36,7 @@ export function emqxAuthorize(deps: HookDeps, body: EmqxAuthzBody): { result: 'a
  * there. By client id, so only a login whose authentication body carried `clientid` can be kicked.
  */
 export const emqxKick: KickAdapter = {
+  byDevice: false,
   target: (login) => login.clientId,
   request: (login) => ({
     method: 'DELETE',

@@ -8,7 +8,8 @@
  * through the REST API, and the receiver must get the kick for that client id with the right login. On
  * PostgreSQL a second app on the same database (its own pool, bus connection and memory: what a second
  * process has) lets the device in, and the rotation through the first app kicks it through the bus.
- * RabbitMQ's kick is tested against a real node in test/rabbitmq-hooks.test.ts.
+ * RabbitMQ's kick (by username, rabbit_mgmt_wm_connection_user_name: 204, or 404 without a connection) is
+ * tested here the same way, and against a real node in test/rabbitmq-hooks.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -52,8 +53,10 @@ function answer(res: ServerResponse, status: number, body?: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-async function startReceiver(kind: 'emqx' | 'vernemq'): Promise<Receiver> {
-  const login = kind === 'emqx' ? EMQX_LOGIN : `${VERNE_KEY}:`;
+const RABBIT_LOGIN = 'farmstead-kick:rabbit-pw-81aa';
+
+async function startReceiver(kind: 'emqx' | 'vernemq' | 'rabbitmq'): Promise<Receiver> {
+  const login = kind === 'emqx' ? EMQX_LOGIN : kind === 'rabbitmq' ? RABBIT_LOGIN : `${VERNE_KEY}:`;
   const receiver: Receiver = {
     admin: { kind, url: '', authorization: basic(login) },
     calls: [],
@@ -74,6 +77,15 @@ async function startReceiver(kind: 'emqx' | 'vernemq'): Promise<Receiver> {
     if (receiver.failNext > 0) {
       receiver.failNext--;
       return answer(res, 503, { code: 'SERVICE_UNAVAILABLE', message: 'busy' });
+    }
+    if (kind === 'rabbitmq') {
+      // rabbit_mgmt_wm_connection_user_name: 404 when the user has no connection, else closes them all.
+      const match = /^\/api\/connections\/username\/([^/]+)$/.exec(url.pathname);
+      if (req.method !== 'DELETE' || !match) return answer(res, 405);
+      if (!receiver.connected.delete(decodeURIComponent(match[1] as string))) {
+        return answer(res, 404, { error: 'Object Not Found', reason: 'Not Found' });
+      }
+      return answer(res, 204);
     }
     if (kind === 'emqx') {
       const match = /^\/api\/v5\/clients\/([^/]+)$/.exec(url.pathname);
@@ -282,6 +294,54 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('RabbitMQ kicks (the device, by username)', () => {
+  let receiver: Receiver;
+  let r: Running;
+  before(async () => {
+    receiver = await startReceiver('rabbitmq');
+    r = await startHookApp(ENGINES[0] ?? 'sqlite', { mqttBrokerAdmin: receiver.admin });
+  });
+  after(async () => {
+    await r.close();
+    await receiver.close();
+  });
+
+  test('a rotation asks for the username even when no hook of this process let it in; a farm deleted kicks those let in', async () => {
+    const { mine, theirs } = await twoDevices(r);
+    // Connected before this process started (nothing remembered): still kicked, by its username.
+    receiver.connected.add(mine.id);
+    await api(r, 'POST', `/v1/devices/${mine.id}/key`);
+    const [call] = await callsTo(receiver, `/api/connections/username/${mine.id}`);
+    assert.equal(call?.method, 'DELETE');
+    assert.equal(call?.authorization, basic(RABBIT_LOGIN));
+    assert.ok(!receiver.connected.has(mine.id));
+    // A device with no connection: RabbitMQ's 404 is nothing to do, not a failure.
+    await api(r, 'POST', `/v1/devices/${mine.id}/key`);
+    await callsTo(receiver, `/api/connections/username/${mine.id}`, 2);
+    await waitFor('the 404 read as nothing to do', () =>
+      r.lines.find((l) => l.includes('no session to disconnect')),
+    );
+    assert.ok(!r.lines.some((l) => l.includes('"level":50')), 'an error was logged');
+    // Let in through the user path, then its farm deleted: the remembered username is kicked.
+    const allowed = await fetch(`${r.base}/broker-hooks/${SECRET}/rabbitmq/user`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: theirs.id, password: theirs.device_key }).toString(),
+    });
+    assert.equal(await allowed.text(), 'allow');
+    receiver.connected.add(theirs.id);
+    const farmId = (await api<{ farm_id: string }>(r, 'GET', `/v1/devices/${theirs.id}`)).farm_id;
+    const res = await fetch(`${r.base}/v1/farms/${farmId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${r.liveKey}` },
+    });
+    assert.equal(res.status, 200);
+    await callsTo(receiver, `/api/connections/username/${theirs.id}`);
+    assert.ok(!receiver.connected.has(theirs.id));
+    assert.doesNotMatch(r.lines.join('\n'), /rabbit-pw-81aa/);
+  });
+});
 
 describe('two processes on PostgreSQL', { skip: !ENGINES.includes('postgres') && 'no PostgreSQL' }, () => {
   let receiver: Receiver;

@@ -11,6 +11,9 @@
  * so nothing is written per CONNECT (a table would be a write on every connection, and a reconnecting fleet
  * is thousands at once). What this does not know: a session let in before this process last started (its
  * memory went with the old process) stays until it reconnects, and is refused then, as without the admin API.
+ * RabbitMQ kicks by username, the device id, which needs no memory: there every process asks on every key
+ * change it hears of (`byDevice`; the processes after the first find nothing, 404), and the memory serves
+ * only a farm deleted (its device ids are gone from the database by then).
  *
  * Calls go through the one outbound client (the address is the operator's, so private addresses are
  * allowed), with a timeout, a few at a time; a failed call is logged (never the login) and tried again a few
@@ -37,6 +40,11 @@ export type KickOutcome = 'done' | 'gone' | 'retry' | 'failed';
 
 /** One broker's admin API request that disconnects a session, and how to read its answer. */
 export interface KickAdapter {
+  /**
+   * The kick names the device itself (its username), not a session: a process asks on every change it
+   * hears of, whether or not its hooks let the device in (so nothing a restart forgot is missed).
+   */
+  readonly byDevice: boolean;
   /**
    * What names the session, or null when this login cannot be kicked (EMQX without a client id in the
    * configured body, a VerneMQ client id its admin query language cannot carry). Logins with the same
@@ -131,9 +139,12 @@ export class BrokerKicks {
   /** The device's key was rotated or it was deleted (in any process): its sessions let in here end. */
   keyChanged(deviceId: string): void {
     const known = this.devices.get(deviceId);
-    if (!known) return;
     this.devices.delete(deviceId);
-    this.enqueue([...known.logins.values()]);
+    const logins = known ? [...known.logins.values()] : [];
+    if (logins.length === 0 && this.deps.adapter.byDevice) {
+      logins.push({ deviceId, farmId: '', clientId: null, mountpoint: '' });
+    }
+    this.enqueue(logins);
   }
 
   /** Every device of the farm went (farm deleted, sample farm reset). */

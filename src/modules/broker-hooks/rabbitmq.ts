@@ -61,9 +61,11 @@ export function rabbitTopic(deps: HookDeps, fields: RabbitFields): RabbitAnswer 
 /**
  * RabbitMQ's kick (the management plugin's HTTP API, `DELETE /api/connections/username/{username}`: every
  * connection of the user, MQTT ones included), HTTP Basic with a management user. A device's username is its
- * id, so every login of the device is one kick.
+ * id, so every login of the device is one kick, and a key change is kicked by every process whether or not
+ * its hooks let the device in (no connection left: 404, nothing to do).
  */
 export const rabbitKick: KickAdapter = {
+  byDevice: true,
   target: (login) => login.deviceId,
   request: (login) => ({
     method: 'DELETE',

@@ -95,6 +95,7 @@ function isAlert(answer: unknown): boolean {
  * "alert"` answer is a failure (the usage text). It answers the same whether or not the client was there.
  */
 export const verneKick: KickAdapter = {
+  byDevice: false,
   target: (login) =>
     login.clientId && VERNE_SAFE.test(login.clientId) && VERNE_SAFE.test(login.mountpoint)
       ? `${login.mountpoint}\u0000${login.clientId}`
