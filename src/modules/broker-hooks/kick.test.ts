@@ -290,6 +290,7 @@ for (const engine of ENGINES) {
         r.lines.filter((l) => l.includes('session disconnected')).length === 2 ? true : null,
       );
       assert.ok(!receiver.calls.some((c) => c.url.includes('bad')));
+      assert.equal(r.lines.filter((l) => l.includes('cannot name')).length, 1);
       assert.doesNotMatch(r.lines.join('\n'), new RegExp(VERNE_KEY));
     });
   });

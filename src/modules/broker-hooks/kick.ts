@@ -97,6 +97,7 @@ export class BrokerKicks {
   private readonly running = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private bus: Bus | null = null;
+  private warnedUnnamed = false;
 
   constructor(deps: BrokerKicksDeps) {
     this.deps = deps;
@@ -117,7 +118,16 @@ export class BrokerKicks {
   /** A hook let `login` in: remembered, to be kicked if its key changes. */
   remember(login: LetIn): void {
     const name = this.deps.adapter.target(login);
-    if (name === null) return;
+    if (name === null) {
+      if (!this.warnedUnnamed) {
+        this.warnedUnnamed = true;
+        this.deps.log.warn(
+          { broker: this.deps.admin.kind, device: login.deviceId },
+          'MQTT broker: a device was let in whose session the admin API cannot name (no client id sent, or one it cannot carry): such sessions are not disconnected when the key changes (said once)',
+        );
+      }
+      return;
+    }
     let known = this.devices.get(login.deviceId);
     if (known) this.devices.delete(login.deviceId);
     else {
