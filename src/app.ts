@@ -36,6 +36,7 @@ import { animalRoutes } from './modules/animals/routes.ts';
 import { breedingRoutes } from './modules/breeding/routes.ts';
 import { breedingEventChanged, withBreeding } from './modules/breeding/service.ts';
 import { briefRoutes } from './modules/brief/routes.ts';
+import { startBrokerKicks } from './modules/broker-hooks/admin.ts';
 import { brokerHookRoutes } from './modules/broker-hooks/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { commandRoutes } from './modules/commands/routes.ts';
@@ -199,11 +200,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(metricsRoutes, { database, token: config.metricsToken });
   // The broker's questions (who may connect, publish, subscribe), only when it is told to ask them.
+  // With its admin API named, a rotated or deleted key's live sessions are disconnected too.
   if (config.mqttBrokerAuth === 'http' && config.mqttHookSecret) {
+    const kicks = config.mqttBrokerAdmin
+      ? await startBrokerKicks({
+          admin: config.mqttBrokerAdmin,
+          databaseUrl: config.databaseUrl,
+          log: app.log,
+        })
+      : null;
+    if (kicks) app.addHook('onClose', () => kicks.close());
     await app.register(brokerHookRoutes, {
       db,
       secret: config.mqttHookSecret,
       service: config.mqttBroker,
+      ...(kicks ? { letIn: (login) => kicks.remember(login) } : {}),
     });
   }
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

@@ -136,6 +136,85 @@ test('an external MQTT broker: an mqtt(s) URL whose password is never shown, a s
   );
 });
 
+test('the broker admin API: <kind>+<URL with the login>, only with FARMSTEAD_MQTT_BROKER_AUTH=http, the login never shown', () => {
+  const hooks = {
+    FARMSTEAD_MQTT_BROKER: 'mqtt://farmstead:pw@127.0.0.1:1883',
+    FARMSTEAD_MQTT_BROKER_AUTH: 'http',
+    FARMSTEAD_MQTT_HOOK_SECRET: 'a'.repeat(40),
+  };
+  const basic = (login: string) => `Basic ${Buffer.from(login).toString('base64')}`;
+  assert.equal(loadConfig(hooks).mqttBrokerAdmin, null);
+  const emqx = loadConfig({
+    ...hooks,
+    FARMSTEAD_MQTT_BROKER_ADMIN: 'EMQX+http://fs-kick:s3cret%2Fkey@emqx.internal:18083/',
+  });
+  assert.equal(emqx.mqttBrokerAdmin?.kind, 'emqx');
+  assert.equal(emqx.mqttBrokerAdmin?.url, 'http://emqx.internal:18083');
+  assert.equal(emqx.mqttBrokerAdmin?.authorization, basic('fs-kick:s3cret/key'));
+  // Neither the secret nor the Authorization value is printed with the config.
+  const printed = JSON.stringify(emqx);
+  assert.doesNotMatch(printed, /s3cret|Basic /);
+  const verne = loadConfig({
+    ...hooks,
+    FARMSTEAD_MQTT_BROKER_ADMIN: 'vernemq+https://JxctXkZ1OTVnlwvguSCE9KtujacMkOLF@vmq.internal:8888/admin',
+  }).mqttBrokerAdmin;
+  assert.equal(verne?.url, 'https://vmq.internal:8888/admin');
+  assert.equal(verne?.authorization, basic('JxctXkZ1OTVnlwvguSCE9KtujacMkOLF:'));
+  assert.doesNotMatch(JSON.stringify(verne), /JxctXkZ1/);
+  const rabbit = loadConfig({
+    ...hooks,
+    FARMSTEAD_MQTT_BROKER_ADMIN: 'rabbitmq+http://farmstead-kick:pw@[::1]:15672',
+  }).mqttBrokerAdmin;
+  assert.equal(rabbit?.url, 'http://[::1]:15672');
+  assert.equal(rabbit?.authorization, basic('farmstead-kick:pw'));
+  const refused: [Record<string, string>, RegExp][] = [
+    [
+      { FARMSTEAD_MQTT_BROKER_ADMIN: 'emqx+http://k:hush@e:18083' },
+      /only used with FARMSTEAD_MQTT_BROKER_AUTH=http/,
+    ],
+    [
+      {
+        FARMSTEAD_MQTT_BROKER: 'mqtt://b',
+        FARMSTEAD_MQTT_BROKER_AUTH: 'dynsec',
+        FARMSTEAD_MQTT_BROKER_ADMIN: 'emqx+http://k:hush@e:18083',
+      },
+      /only used with FARMSTEAD_MQTT_BROKER_AUTH=http/,
+    ],
+    [{ ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'http://k:hush@e:18083' }, /<emqx\|vernemq\|rabbitmq>\+/],
+    [
+      { ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'hivemq+http://k:hush@e:18083' },
+      /<emqx\|vernemq\|rabbitmq>\+/,
+    ],
+    [{ ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'emqx+mqtt://k:hush@e:1883' }, /http\(s\) URL/],
+    [{ ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'emqx+http://k:hush@e:18083/?x=1' }, /http\(s\) URL/],
+    [{ ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'emqx+not a url hush' }, /http\(s\) URL/],
+    [
+      { ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'emqx+http://hush@e:18083' },
+      /EMQX needs an API key and its secret/,
+    ],
+    [
+      { ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'rabbitmq+http://e:15672' },
+      /RabbitMQ needs a user and its password/,
+    ],
+    [
+      { ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'vernemq+http://key:hush@e:8888' },
+      /API key as the user and no password/,
+    ],
+    [
+      { ...hooks, FARMSTEAD_MQTT_BROKER_ADMIN: 'vernemq+http://e:8888' },
+      /API key as the user and no password/,
+    ],
+  ];
+  for (const [env, message] of refused) {
+    assert.throws(
+      () => loadConfig(env),
+      (err: Error) =>
+        err instanceof ConfigError && message.test(err.message) && !err.message.includes('hush'),
+      JSON.stringify(env),
+    );
+  }
+});
+
 test('the broker hook secret: required with FARMSTEAD_MQTT_BROKER_AUTH=http, checked, refused otherwise, not enumerable', () => {
   const broker = {
     FARMSTEAD_MQTT_BROKER: 'mqtt://farmstead:pw@127.0.0.1:1883',

@@ -22,6 +22,25 @@ export interface MqttBrokerConfig {
   consumers: number;
 }
 
+/** Which broker's admin API FARMSTEAD_MQTT_BROKER_ADMIN names (modules/broker-hooks: each kind's kick). */
+export const BROKER_ADMIN_KINDS = ['emqx', 'vernemq', 'rabbitmq'] as const;
+export type BrokerAdminKind = (typeof BROKER_ADMIN_KINDS)[number];
+
+/**
+ * The admin API of a broker that asks Farmstead's hooks (FARMSTEAD_MQTT_BROKER_ADMIN): where Farmstead asks
+ * it to disconnect the sessions of a device whose key was rotated or that was deleted.
+ */
+export interface MqttBrokerAdminConfig {
+  kind: BrokerAdminKind;
+  /** http(s)://host:port and any path prefix, without the login and without a trailing slash: safe to log. */
+  url: string;
+  /**
+   * The `Authorization` header's value (HTTP Basic of the URL's login; VerneMQ's API key is the user with
+   * no password). Never logged: not enumerable, so JSON and log lines skip it.
+   */
+  readonly authorization: string;
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -98,6 +117,11 @@ export interface Config {
    * set exactly when mqttBrokerAuth is `http`. Not enumerable: never printed with the config.
    */
   mqttHookSecret: string | null;
+  /**
+   * FARMSTEAD_MQTT_BROKER_ADMIN: the broker's admin API, only with mqttBrokerAuth `http`; null: sessions
+   * of a rotated or deleted key stay until they reconnect (and are then refused).
+   */
+  mqttBrokerAdmin: MqttBrokerAdminConfig | null;
   /** API key the CLI's simulator uses when --key is not given (FARMSTEAD_API_KEY). */
   apiKey: string | null;
   /** Rate limits on (FARMSTEAD_RATE_LIMIT=off turns every limit off). */
@@ -418,6 +442,57 @@ function mqttHookSecret(env: Env, auth: 'none' | 'dynsec' | 'http'): string | nu
   return raw;
 }
 
+/**
+ * FARMSTEAD_MQTT_BROKER_ADMIN: `<kind>+<http(s) URL with the login>`, e.g.
+ * `emqx+http://<api key>:<secret>@emqx.internal:18083`, `vernemq+http://<api key>@vernemq.internal:8888`,
+ * `rabbitmq+http://<user>:<password>@rabbit.internal:15672`. Only with FARMSTEAD_MQTT_BROKER_AUTH=http
+ * (Mosquitto's dynamic security disconnects by itself). The value is never shown in a message: it holds
+ * the login.
+ */
+function mqttBrokerAdmin(env: Env, auth: 'none' | 'dynsec' | 'http'): MqttBrokerAdminConfig | null {
+  const raw = env.FARMSTEAD_MQTT_BROKER_ADMIN?.trim() ?? '';
+  if (raw === '') return null;
+  if (auth !== 'http') {
+    throw new ConfigError(
+      'FARMSTEAD_MQTT_BROKER_ADMIN is only used with FARMSTEAD_MQTT_BROKER_AUTH=http (with dynsec, Mosquitto disconnects a changed login itself)',
+    );
+  }
+  const plus = raw.indexOf('+');
+  const kind = BROKER_ADMIN_KINDS.find((k) => k === raw.slice(0, plus).toLowerCase());
+  const shape =
+    'FARMSTEAD_MQTT_BROKER_ADMIN must be <emqx|vernemq|rabbitmq>+<http(s) URL with the login>, like emqx+http://key:secret@emqx.internal:18083 (the value given is not shown: it may hold a password)';
+  if (plus <= 0 || !kind) throw new ConfigError(shape);
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.slice(plus + 1));
+  } catch {
+    url = null;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(shape);
+  }
+  const username = url.username ? decodeURIComponent(url.username) : '';
+  const password = url.password ? decodeURIComponent(url.password) : '';
+  if (kind === 'vernemq') {
+    if (username === '' || password !== '') {
+      throw new ConfigError(
+        'FARMSTEAD_MQTT_BROKER_ADMIN for VerneMQ carries its API key as the user and no password: vernemq+http://<api key>@vernemq.internal:8888 (the value given is not shown)',
+      );
+    }
+  } else if (username === '' || password === '') {
+    throw new ConfigError(
+      `FARMSTEAD_MQTT_BROKER_ADMIN for ${kind === 'emqx' ? 'EMQX needs an API key and its secret' : 'RabbitMQ needs a user and its password'} as the URL's login: ${kind}+http://<${kind === 'emqx' ? 'key' : 'user'}>:<${kind === 'emqx' ? 'secret' : 'password'}>@host:port (the value given is not shown)`,
+    );
+  }
+  const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  const config = { kind, url: base } as MqttBrokerAdminConfig;
+  Object.defineProperty(config, 'authorization', {
+    value: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+    enumerable: false,
+  });
+  return Object.freeze(config);
+}
+
 /** OpenStreetMap's standard tiles: what the console map shows unless FARMSTEAD_MAP_TILES says. */
 export const DEFAULT_MAP_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 /** OpenStreetMap's tile usage policy asks for this attribution on every map showing its tiles. */
@@ -484,6 +559,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const broker = mqttBroker(env, port);
   const brokerAuth = mqttBrokerAuth(env, broker);
   const hookSecret = mqttHookSecret(env, brokerAuth);
+  const brokerAdmin = mqttBrokerAdmin(env, brokerAuth);
   const config: Config = {
     host,
     port,
@@ -530,6 +606,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     mqttBroker: broker,
     mqttBrokerAuth: brokerAuth,
     mqttHookSecret: null,
+    mqttBrokerAdmin: brokerAdmin,
     apiKey: env.FARMSTEAD_API_KEY || null,
     rateLimitEnabled: bool(env, 'FARMSTEAD_RATE_LIMIT', true),
     rateLimitWindowMs: int(env, 'FARMSTEAD_RATE_LIMIT_WINDOW_S', 60, 1, 3_600) * 1_000,

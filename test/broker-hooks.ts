@@ -12,6 +12,7 @@ export const SECRET = 'hook-secret-for-tests-0123456789abcdef';
 
 export interface Running {
   app: FastifyInstance;
+  config: Readonly<Config>;
   base: string;
   lines: string[];
   liveKey: string;
@@ -35,6 +36,23 @@ export async function startHookApp(
     },
     { migrated: true, seeded: true },
   );
+  if (!account) throw new Error('seeded account missing');
+  const running = await startOn(config, account.live_key, lines);
+  return {
+    ...running,
+    async close() {
+      await running.close();
+      await cleanup();
+    },
+  };
+}
+
+/** Another app (another process's worth: its own pool, bus and memory) on the database of `first`. */
+export async function startAnotherApp(first: Running): Promise<Running> {
+  return startOn(first.config, first.liveKey, []);
+}
+
+async function startOn(config: Readonly<Config>, liveKey: string, lines: string[]): Promise<Running> {
   const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, 60_000);
   const app = await buildApp({
@@ -47,17 +65,16 @@ export async function startHookApp(
     ),
   });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
-  if (!account) throw new Error('seeded account missing');
   return {
     app,
+    config,
     base,
     lines,
-    liveKey: account.live_key,
+    liveKey,
     async close() {
       await app.close();
       await usage.close().catch(() => {});
       await database.close();
-      await cleanup();
     },
   };
 }

@@ -2,7 +2,10 @@
  * RabbitMQ asking Farmstead's hooks for real: a RabbitMQ node of this test's own (never the system's:
  * its own node name, ports, epmd port, Erlang cookie home, database and log directories, all in a temporary
  * directory) with rabbitmq_mqtt and rabbitmq_auth_backend_http pointed at the test server; a device connects
- * over MQTT with its key and is let in, with another key and is refused. Skipped only when rabbitmq-server is
+ * over MQTT with its key and is let in, with another key and is refused. With rabbitmq_management on (its own
+ * port, an internal administrator user made at first boot) and FARMSTEAD_MQTT_BROKER_ADMIN naming it, a
+ * device connected over MQTT is disconnected within seconds of its key being rotated through the REST API,
+ * and cannot connect again with the old key. Skipped only when rabbitmq-server is
  * not installed. RabbitMQ 3.10.8 here takes 25 to 35 s from start to a first answered CONNECT (about 20 s of
  * it inside the node before its first boot step), over the 15 s a test file may take in `npm test`: the
  * test runs when FARMSTEAD_TEST_RABBITMQ=1 (docs/deployment.md says so), and is skipped, saying why, otherwise.
@@ -31,6 +34,15 @@ interface Rabbit {
   close(): Promise<void>;
 }
 
+/**
+ * The management API's login Farmstead kicks with (FARMSTEAD_MQTT_BROKER_ADMIN): an internal user the node
+ * creates at its first boot (`default_user`), tagged administrator: RabbitMQ lets only an administrator
+ * close another user's connections (rabbit_mgmt_util:is_authorized_user, DELETE).
+ */
+const ADMIN_USER = 'farmstead-kick';
+const ADMIN_PASSWORD = 'kick-password-3c1d9e';
+const ADMIN_AUTHORIZATION = `Basic ${Buffer.from(`${ADMIN_USER}:${ADMIN_PASSWORD}`).toString('base64')}`;
+
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tcpConnect(port, '127.0.0.1');
@@ -42,7 +54,7 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-async function startRabbit(hooksBase: string): Promise<Rabbit> {
+async function startRabbit(hooksBase: string, managementPort: number): Promise<Rabbit> {
   const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-rabbit-'));
   for (const sub of ['mnesia', 'log', 'home']) mkdirSync(path.join(dir, sub));
   const [mqttPort, nodePort, distPort, epmdPort] = [
@@ -58,7 +70,14 @@ async function startRabbit(hooksBase: string): Promise<Rabbit> {
       `listeners.tcp.default = 127.0.0.1:${nodePort}`,
       `mqtt.listeners.tcp.default = 127.0.0.1:${mqttPort}`,
       'mqtt.allow_anonymous = false',
+      // The management API, for the kicks: its own login, an internal user (the hooks let in devices only).
+      `management.tcp.ip = 127.0.0.1`,
+      `management.tcp.port = ${managementPort}`,
+      `default_user = ${ADMIN_USER}`,
+      `default_pass = ${ADMIN_PASSWORD}`,
+      'default_user_tags.administrator = true',
       'auth_backends.1 = http',
+      'auth_backends.2 = internal',
       'auth_http.http_method = post',
       `auth_http.user_path = ${hook('user')}`,
       `auth_http.vhost_path = ${hook('vhost')}`,
@@ -67,7 +86,10 @@ async function startRabbit(hooksBase: string): Promise<Rabbit> {
       '',
     ].join('\n'),
   );
-  writeFileSync(path.join(dir, 'enabled_plugins'), '[rabbitmq_mqtt,rabbitmq_auth_backend_http].\n');
+  writeFileSync(
+    path.join(dir, 'enabled_plugins'),
+    '[rabbitmq_mqtt,rabbitmq_auth_backend_http,rabbitmq_management].\n',
+  );
   const env = {
     ...process.env,
     HOME: path.join(dir, 'home'),
@@ -101,6 +123,11 @@ async function startRabbit(hooksBase: string): Promise<Rabbit> {
   };
   try {
     await waitFor('RabbitMQ’s MQTT listener', () => child.exitCode === null && listening(mqttPort), 60_000);
+    await waitFor(
+      'RabbitMQ’s management API',
+      () => child.exitCode === null && listening(managementPort),
+      30_000,
+    );
   } catch (err) {
     await close();
     throw err;
@@ -134,8 +161,15 @@ let rabbit: Rabbit | undefined;
 
 before(async () => {
   if (skip) return;
-  app = await startHookApp('sqlite');
-  rabbit = await startRabbit(app.base);
+  const managementPort = await freePort();
+  app = await startHookApp('sqlite', {
+    mqttBrokerAdmin: {
+      kind: 'rabbitmq',
+      url: `http://127.0.0.1:${managementPort}`,
+      authorization: ADMIN_AUTHORIZATION,
+    },
+  });
+  rabbit = await startRabbit(app.base, managementPort);
 });
 
 after(async () => {
@@ -153,4 +187,45 @@ test('RabbitMQ asks the hooks: a device with its key connects, with another key 
   assert.notEqual(await tryConnect(rabbit.mqttPort, theirs.id, mine.device_key), 'connected');
   const asked = app.lines.filter((line) => line.includes('/rabbitmq/user')).length;
   assert.ok(asked >= 3, `RabbitMQ asked user_path ${asked} times`);
+});
+
+test('RabbitMQ: a connected device is disconnected within seconds of its key being rotated, and cannot come back with the old key', {
+  skip,
+}, async () => {
+  if (!app || !rabbit) throw new Error('not started');
+  const running = app;
+  const { mine } = await twoDevices(running);
+  const client = mqtt.connect(`mqtt://127.0.0.1:${rabbit.mqttPort}`, {
+    username: mine.id,
+    password: mine.device_key,
+    clientId: `${mine.id}-live`,
+    reconnectPeriod: 0,
+    connectTimeout: 10_000,
+  });
+  client.on('error', () => {});
+  await new Promise<void>((resolve, reject) => {
+    client.once('connect', () => resolve());
+    client.once('error', reject);
+  });
+  const closed = new Promise<number>((resolve) => client.once('close', () => resolve(performance.now())));
+  const rotatedAt = performance.now();
+  const res = await fetch(`${running.base}/v1/devices/${mine.id}/key`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${running.liveKey}` },
+  });
+  assert.equal(res.status, 200);
+  const { device_key: newKey } = (await res.json()) as { device_key: string };
+  const after = await Promise.race([
+    closed,
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000)),
+  ]);
+  client.end(true);
+  assert.ok(after !== null, 'the session was still open 5 s after the rotation');
+  assert.ok(after - rotatedAt < 5_000);
+  await waitFor('the kick logged', () =>
+    running.lines.find((line) => line.includes('session disconnected') && line.includes(mine.id)),
+  );
+  assert.notEqual(await tryConnect(rabbit.mqttPort, mine.id, mine.device_key), 'connected');
+  assert.equal(await tryConnect(rabbit.mqttPort, mine.id, newKey), 'connected');
+  assert.doesNotMatch(running.lines.join('\n'), new RegExp(ADMIN_PASSWORD));
 });

@@ -7,6 +7,7 @@
  * authentication). Farmstead never answers "ignore": it is the authority on devices, so an unknown login
  * is denied rather than passed down EMQX's chain.
  */
+import { type KickAdapter, statusOutcome } from './kick.ts';
 import type { EmqxAuthnBody, EmqxAuthzBody } from './schemas.ts';
 import { type HookDeps, hookLogin, hookMayPublish, hookMaySubscribe } from './service.ts';
 
@@ -16,7 +17,7 @@ export interface EmqxAuthnAnswer {
 }
 
 export async function emqxAuthenticate(deps: HookDeps, body: EmqxAuthnBody): Promise<EmqxAuthnAnswer> {
-  const login = await hookLogin(deps, body.username, body.password);
+  const login = await hookLogin(deps, body.username, body.password, { clientId: body.clientid });
   if (!login) return { result: 'deny', is_superuser: false };
   return { result: 'allow', is_superuser: login.kind === 'service' };
 }
@@ -28,3 +29,18 @@ export function emqxAuthorize(deps: HookDeps, body: EmqxAuthzBody): { result: 'a
       : body.action === 'subscribe' && hookMaySubscribe(deps, body.username, body.topic);
   return { result: allowed ? 'allow' : 'deny' };
 }
+
+/**
+ * EMQX 5's kick (docs.emqx.com, REST API "Clients": `DELETE /api/v5/clients/{clientid}`, HTTP Basic with an
+ * API key and its secret): 204 when the client was disconnected, 404 `CLIENTID_NOT_FOUND` when it is not
+ * there. By client id, so only a login whose authentication body carried `clientid` can be kicked.
+ */
+export const emqxKick: KickAdapter = {
+  byDevice: false,
+  target: (login) => login.clientId,
+  request: (login) => ({
+    method: 'DELETE',
+    path: `/api/v5/clients/${encodeURIComponent(login.clientId ?? '')}`,
+  }),
+  outcome: (status) => statusOutcome(status),
+};

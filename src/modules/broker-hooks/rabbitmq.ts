@@ -7,6 +7,7 @@
  * (`mqtt-subscription-<client id>qos0|qos1`) and the `amq.topic` exchange; a device gets those and nothing
  * else. Farmstead's own login gets everything.
  */
+import { type KickAdapter, statusOutcome } from './kick.ts';
 import type { RabbitFields } from './schemas.ts';
 import { type HookDeps, hookLogin, hookMayPublish, hookMaySubscribe, isServiceLogin } from './service.ts';
 
@@ -56,3 +57,19 @@ export function rabbitTopic(deps: HookDeps, fields: RabbitFields): RabbitAnswer 
       : fields.permission === 'read' && hookMaySubscribe(deps, fields.username, topic);
   return allowed ? 'allow' : 'deny';
 }
+
+/**
+ * RabbitMQ's kick (the management plugin's HTTP API, `DELETE /api/connections/username/{username}`: every
+ * connection of the user, MQTT ones included), HTTP Basic with a management user. A device's username is its
+ * id, so every login of the device is one kick, and a key change is kicked by every process whether or not
+ * its hooks let the device in (no connection left: 404, nothing to do).
+ */
+export const rabbitKick: KickAdapter = {
+  byDevice: true,
+  target: (login) => login.deviceId,
+  request: (login) => ({
+    method: 'DELETE',
+    path: `/api/connections/username/${encodeURIComponent(login.deviceId)}`,
+  }),
+  outcome: (status) => statusOutcome(status),
+};

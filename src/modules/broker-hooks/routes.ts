@@ -26,6 +26,8 @@ export interface BrokerHookOptions {
   db: HookDeps['db'];
   secret: string;
   service: ServiceLogin | null;
+  /** Told of every device let in (the admin API's kicks, kick.ts); absent without FARMSTEAD_MQTT_BROKER_ADMIN. */
+  letIn?: HookDeps['letIn'];
 }
 
 /** Every hook's path starts so; `:secret` is FARMSTEAD_MQTT_HOOK_SECRET. */
@@ -35,9 +37,9 @@ const FORM = 'application/x-www-form-urlencoded';
 
 export const brokerHookRoutes: FastifyPluginAsyncTypebox<BrokerHookOptions> = async (
   app,
-  { db, secret, service },
+  { db, secret, service, letIn },
 ) => {
-  const deps: HookDeps = { db, service };
+  const deps: HookDeps = { db, service, letIn };
   const config = { auth: 'none' as const, secrets: ['secret', 'password'] };
 
   app.addHook('onRequest', async (request: FastifyRequest) => {

@@ -7,6 +7,7 @@
 import type { Db } from '../../db/schema.ts';
 import { sameSecret } from '../../lib/secrets.ts';
 import { mayConnect, mayPublish, maySubscribeTo } from '../mqtt/access.ts';
+import type { LetIn } from './kick.ts';
 
 /** Farmstead's own login on the broker, when it has one. */
 export interface ServiceLogin {
@@ -17,27 +18,40 @@ export interface ServiceLogin {
 export interface HookDeps {
   db: Db;
   service: ServiceLogin | null;
+  /** Told of every device login let in, with the session's names (kick.ts, when the admin API is set). */
+  letIn?: ((login: LetIn) => void) | undefined;
 }
 
-export type HookLogin = { kind: 'service' } | { kind: 'device'; deviceId: string };
+export type HookLogin = { kind: 'service' } | { kind: 'device'; deviceId: string; farmId: string };
 
 function isService(deps: HookDeps, username: string): boolean {
   const name = deps.service?.username;
   return typeof name === 'string' && name !== '' && username === name;
 }
 
-/** CONNECT with `username` and `password`: the login allowed, or null. */
+/**
+ * CONNECT with `username` and `password`: the login allowed, or null. A device let in is told to
+ * `deps.letIn` with the session's client id and mountpoint (what a kick names it by).
+ */
 export async function hookLogin(
   deps: HookDeps,
   username: string,
   password: string,
+  session: { clientId?: string | undefined; mountpoint?: string | undefined } = {},
 ): Promise<HookLogin | null> {
   if (isService(deps, username)) {
     const expected = deps.service?.password;
     return expected && sameSecret(password, expected) ? { kind: 'service' } : null;
   }
   const device = await mayConnect(deps.db, username, password);
-  return device ? { kind: 'device', deviceId: device.deviceId } : null;
+  if (!device) return null;
+  deps.letIn?.({
+    deviceId: device.deviceId,
+    farmId: device.farmId,
+    clientId: session.clientId || null,
+    mountpoint: session.mountpoint ?? '',
+  });
+  return { kind: 'device', deviceId: device.deviceId, farmId: device.farmId };
 }
 
 /**

@@ -8,6 +8,7 @@
  * is the authority on devices. The payload (base64) and mountpoint are not looked at.
  */
 import { AppError } from '../../domain/errors.ts';
+import { type KickAdapter, type KickOutcome, statusOutcome } from './kick.ts';
 import type { VerneAnswer, VerneHookBody } from './schemas.ts';
 import { type HookDeps, hookLogin, hookMayPublish, hookMaySubscribe } from './service.ts';
 
@@ -55,7 +56,8 @@ export async function verneAnswer(
   if (body.username === null) return NOT_ALLOWED;
   const username = text(body, 'username');
   if (hook.startsWith('auth_on_register')) {
-    return (await hookLogin(deps, username, text(body, 'password'))) ? OK : NOT_ALLOWED;
+    const session = { clientId: body.client_id, mountpoint: body.mountpoint };
+    return (await hookLogin(deps, username, text(body, 'password'), session)) ? OK : NOT_ALLOWED;
   }
   if (hook.startsWith('auth_on_publish')) {
     return hookMayPublish(deps, username, text(body, 'topic')) ? OK : NOT_ALLOWED;
@@ -73,3 +75,43 @@ export async function verneAnswer(
   if (refused === answered.length) return NOT_ALLOWED;
   return m5 ? { result: 'ok', modifiers: { topics: answered } } : { result: 'ok', topics: answered };
 }
+
+/**
+ * VerneMQ's HTTP API reads a client id into its own query language between double quotes
+ * (`vmq-admin session disconnect`): a client id or mountpoint with a quote or backslash is not sent.
+ */
+const VERNE_SAFE = /^[^"\\]*$/;
+
+/** A clique answer (`{"type": "alert", …}`, or a list of them) that reports a failure. */
+function isAlert(answer: unknown): boolean {
+  if (Array.isArray(answer)) return answer.some(isAlert);
+  return typeof answer === 'object' && answer !== null && (answer as { type?: unknown }).type === 'alert';
+}
+
+/**
+ * VerneMQ's kick (vernemq/vmq-docs administration/http-administration.md, "Disconnect a client"):
+ * `GET /api/v1/session/disconnect?client-id=…` (`&--mountpoint=…` off the default mountpoint), HTTP Basic
+ * with the API key as the user and no password. 200 with `[]` or a text (`Done`) when it ran; a `type:
+ * "alert"` answer is a failure (the usage text). It answers the same whether or not the client was there.
+ */
+export const verneKick: KickAdapter = {
+  byDevice: false,
+  target: (login) =>
+    login.clientId && VERNE_SAFE.test(login.clientId) && VERNE_SAFE.test(login.mountpoint)
+      ? `${login.mountpoint}\u0000${login.clientId}`
+      : null,
+  request: (login) => {
+    const query = new URLSearchParams({ 'client-id': login.clientId ?? '' });
+    if (login.mountpoint !== '') query.set('--mountpoint', login.mountpoint);
+    return { method: 'GET', path: `/api/v1/session/disconnect?${query}` };
+  },
+  outcome: (status, body): KickOutcome => {
+    const byStatus = statusOutcome(status);
+    if (byStatus !== 'done') return byStatus;
+    try {
+      return isAlert(JSON.parse(body.toString('utf8'))) ? 'failed' : 'done';
+    } catch {
+      return 'failed';
+    }
+  },
+};

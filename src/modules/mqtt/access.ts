@@ -10,9 +10,10 @@ import { hashSecret } from '../../lib/secrets.ts';
 import { authenticateDevice } from '../devices/service.ts';
 import { maySubscribe, parseDevicePublish, topics } from './topics.ts';
 
-/** A device allowed on: its id and its farm's account. */
+/** A device allowed on: its id, its farm and its farm's account. */
 export interface DeviceLogin {
   deviceId: string;
+  farmId: string;
   accountId: string;
 }
 
@@ -28,7 +29,7 @@ export async function mayConnect(db: Db, username: string, password: string): Pr
     return found && { value: found, id: found.deviceId, farmId: found.farmId };
   });
   if (!device || device.deviceId !== username) return null;
-  return { deviceId: device.deviceId, accountId: device.accountId };
+  return { deviceId: device.deviceId, farmId: device.farmId, accountId: device.accountId };
 }
 
 /** PUBLISH: a device's own report or the answer to one of its commands. */
