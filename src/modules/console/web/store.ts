@@ -54,8 +54,8 @@ export function signedIn(): Session {
 }
 
 /**
- * The catalog, on a page that loaded it (`loadCatalog()`): only the houses page and the settings that edit
- * rules and webhooks need it, so the shell does not load it for every page (issue 45, page weight).
+ * The catalog, on a page that loaded it (`loadCatalog()`): only the house command form (when opened) and
+ * Settings' webhooks need it, so the shell does not load it for every page (issue 45, page weight).
  */
 export function catalog(): Catalog {
   if (!state.catalog) throw new Error('The catalog is not loaded.');

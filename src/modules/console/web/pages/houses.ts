@@ -1,11 +1,11 @@
 /**
  * Houses: one card per mobile house with what a poultry farmer checks — feed, water, temperature, ammonia,
- * battery and solar (coloured by the alert rules' lines from the catalog), the 14 pop doors, the move,
- * floor and lights, the last report (stale ones highlighted) — and every house command from the catalog,
- * with recent commands updating live (queued → delivered → done / failed).
+ * battery and solar (coloured by the default alert rules' lines), the 14 pop doors, the move, floor and
+ * lights, the last report (stale ones highlighted) — and every house command from the catalog (read when the
+ * command form is opened), with recent commands updating live (queued → delivered → done / failed).
  */
 import type { HouseState } from '../../../../domain/house-state.ts';
-import { classifyReading } from '../../../../domain/rules.ts';
+import { type AlertRule, classifyReading, DEFAULT_RULES } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form-on-open.ts';
 import { type MessageKey, t, words } from '../i18n.ts';
@@ -14,14 +14,13 @@ import { EN, ES } from '../messages/houses.ts';
 import { useReader } from '../reader-hook.ts';
 import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
-import { type Catalog, type Farm, loadCatalog, useStore } from '../store.ts';
+import { type Farm, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type House = Schema<'House'>;
 type Summary = Schema<'Brief'>['houses'][number];
-type Rule = Catalog['rules'][number];
 
 const w = words(EN, ES);
 
@@ -41,13 +40,11 @@ function stateWord(value: string | null | undefined): string {
 }
 
 /**
- * 'urgent', 'watch' or '' for a value against the threshold rule on its metric (the catalog's default
- * rules), classified by the engine's own classifyReading.
+ * 'urgent', 'watch' or '' for a value against the threshold rule on its metric (the default rules the
+ * catalog publishes, from the registry itself), classified by the engine's own classifyReading.
  */
-function levelOf(rules: readonly Rule[], metric: string, value: number | null | undefined): string {
-  const rule = rules.find(
-    (r): r is Extract<Rule, { kind: 'threshold' }> => r.kind === 'threshold' && r.metric === metric,
-  );
+function levelOf(rules: readonly AlertRule[], metric: string, value: number | null | undefined): string {
+  const rule = rules.find((r) => r.metric === metric);
   if (!rule || value === null || value === undefined) return '';
   const found = classifyReading(rule, value);
   return found === 'urgent' || found === 'watch' ? found : '';
@@ -108,7 +105,6 @@ function HouseCard({
   farm,
   paddock,
   rules,
-  commands,
   onSent,
 }: {
   house: House;
@@ -116,8 +112,7 @@ function HouseCard({
   farm: Farm;
   /** The name of the paddock the house stands in (its position), if known. */
   paddock: string | null;
-  rules: readonly Rule[];
-  commands: Catalog['commands'][string];
+  rules: readonly AlertRule[];
   onSent(): void;
 }) {
   // The house view's state as stored (readHouseState's shape; a member a device never reported is absent).
@@ -154,7 +149,7 @@ function HouseCard({
     ${hasPage(`/devices/${house.id}`) && html`<p class="small"><a href=${`/devices/${house.id}`}>${w('history')}</a></p>`}
     <details class="send">
       <summary>${w('send')}</summary>
-      <${CommandForm} device=${house} farm=${farm} commands=${commands} onSent=${onSent} idPrefix=${house.id} />
+      <${CommandForm} device=${house} farm=${farm} onSent=${onSent} idPrefix=${house.id} />
     </details>
   </article>`;
 }
@@ -184,8 +179,6 @@ export function Page({ farm }: PageProps) {
           1000,
         ),
         api('GET', '/v1/farms/{farm}/brief', { path }).catch(() => null),
-        // The alert rules' lines and the house commands (read once; only this page and settings need it).
-        loadCatalog(),
       ]),
     [farm.id],
   );
@@ -215,8 +208,6 @@ export function Page({ farm }: PageProps) {
 
   useScrollToHash(houses.data !== null);
   if (!houses.data) return html`<${Loading} error=${houses.error} retry=${houses.reload} />`;
-  const catalog = houses.data[2];
-  const commands = catalog.commands.house ?? [];
   return html`<section>
     <h1>${w('title')}</h1>
     ${farm.sample && html`<p class="muted small">${w('sample')}</p>`}
@@ -227,7 +218,7 @@ export function Page({ farm }: PageProps) {
           house,
         ) => html`<${HouseCard} key=${house.id} house=${house} summary=${summaries.get(house.id)} farm=${farm}
           paddock=${house.paddock_id ? (paddockNames.get(house.paddock_id) ?? null) : null}
-          rules=${catalog.rules} commands=${commands} onSent=${() => houses.reload()} />`,
+          rules=${DEFAULT_RULES} onSent=${() => houses.reload()} />`,
       )}
     </div>
   </section>`;
