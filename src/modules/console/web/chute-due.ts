@@ -5,8 +5,7 @@
  * only places it.
  */
 import type { Schema } from './api.ts';
-import { dayOf } from './herd-book.ts';
-import { words } from './i18n.ts';
+import { dayOf, words } from './i18n.ts';
 import { html } from './lib.ts';
 import { EN, ES } from './messages/chute-due.ts';
 import { useReader } from './reader-hook.ts';

@@ -4,15 +4,11 @@
  */
 import { api, type Problem, type Schema } from './api.ts';
 import { errorFor } from './form.ts';
-import { dayOf } from './formats.ts';
-import { words } from './i18n.ts';
+import { dayOf, words } from './i18n.ts';
 import { html } from './lib.ts';
 import { EN, ES } from './messages/herd-book.ts';
 import { loadAll } from './records.ts';
 import { ago, ErrorText, farmTime } from './ui.ts';
-
-// Kept here for the pages that import them with the rest (the animal page imports formats.ts alone).
-export { dayOf, fixed } from './formats.ts';
 
 // Its own style sheet: only these pages load it (the Map page's budget has no room for it in styles.css).
 const sheet = document.createElement('link');
@@ -55,10 +51,6 @@ export const LINK = '\u0000';
 export function withLink(sentence: string, link: unknown) {
   const [before = '', after = ''] = sentence.split(LINK);
   return html`${before}${link}${after}`;
-}
-
-export function nameOf(a: Pick<Schema<'Animal'>, 'tag' | 'name' | 'id'>): string {
-  return [a.tag, a.name].filter(Boolean).join(' ') || a.id;
 }
 
 function held(w: Withdrawal | undefined) {

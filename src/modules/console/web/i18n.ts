@@ -145,3 +145,27 @@ export function pageTitle(page: { page: string; title: string }): string {
 
 // A Spanish browser reads the sign-in page in Spanish: its catalog loads at once.
 if (proposed.language !== 'en') void setReader(proposed);
+
+/** A number with exactly `digits` decimals in the reader's locale ("0.85", "0,85"), as gains are written. */
+export function fixed(value: number, digits = 2): string {
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+  try {
+    return new Intl.NumberFormat(reader.locale, options).format(value);
+  } catch {
+    return new Intl.NumberFormat('en', options).format(value);
+  }
+}
+
+/** A day as "Nov 29" ("29 nov") in the reader's locale, in `timezone`. */
+export function dayOf(iso: string, timezone: string): string {
+  const options: Intl.DateTimeFormatOptions = {
+    timeZone: timezone || undefined,
+    month: 'short',
+    day: 'numeric',
+  };
+  try {
+    return new Intl.DateTimeFormat(reader.locale, options).format(new Date(iso));
+  } catch {
+    return new Intl.DateTimeFormat('en', options).format(new Date(iso));
+  }
+}

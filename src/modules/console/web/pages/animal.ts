@@ -10,11 +10,10 @@ import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { eventTypeName } from '../event-sentences.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
-import { dayOf, fixed } from '../formats.ts';
-import { entered, shown, unitLabel, words } from '../i18n.ts';
+import { SaleOverride, Withdrawal } from '../herd-book-light.ts';
+import { dayOf, entered, fixed, shown, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animal.ts';
-import { lazy } from '../on-demand.ts';
 import { useReader } from '../reader-hook.ts';
 import {
   ANIMAL_FIELD_NAMES,
@@ -37,28 +36,6 @@ type WeightEntry = Schema<'WeightEntry'>;
 type Key = keyof typeof EN;
 
 const w = words(EN, ES);
-
-/**
- * The herd book's withdrawal banner and override reason (web/herd-book.ts, with its style sheet and words):
- * loaded when this animal is inside a withdrawal, or a sale is being logged, not with every animal's page.
- */
-const useHerdBook = lazy(() => import('../herd-book.ts'));
-
-function Withdrawal({ animal, timezone }: { animal: Animal; timezone: string }) {
-  const now = Date.now();
-  const held = (['meat', 'milk', 'eggs'] as const).some((food) => {
-    const until = animal.withdrawal?.[`${food}_until`];
-    return !!until && Date.parse(until) > now;
-  });
-  const herdBook = useHerdBook(held);
-  const Banner = herdBook.module?.WithdrawalBanner;
-  return held && Banner ? html`<${Banner} withdrawal=${animal.withdrawal} timezone=${timezone} />` : null;
-}
-
-function SaleOverride({ error }: { error: Problem | null }) {
-  const Override = useHerdBook().module?.OverrideField;
-  return Override ? html`<${Override} error=${error} idPrefix="log" />` : null;
-}
 
 const SOURCES: Record<WeightEntry['source'], Key> = {
   event: 'source_event',

@@ -3,8 +3,8 @@
  * week by week (GET /v1/farms/{farm}/due-dates, from the service and the species' gestation).
  */
 import { api, type Reply } from '../api.ts';
-import { dayOf, nameOf } from '../herd-book.ts';
-import { words } from '../i18n.ts';
+import { nameOf } from '../herd-book-light.ts';
+import { dayOf, words } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { EN, ES } from '../messages/calving.ts';
 import { useReader } from '../reader-hook.ts';

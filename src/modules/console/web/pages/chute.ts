@@ -10,7 +10,7 @@
 import { displayEid, readEid } from '../../../../domain/eid.ts';
 import { api, type Problem, type Schema } from '../api.ts';
 import { PregnancyCheckDue } from '../chute-due.ts';
-import { nameOf, WithdrawalBanner } from '../herd-book.ts';
+import { nameOf, Withdrawal } from '../herd-book-light.ts';
 import { entered, qty, shown, unitLabel, words } from '../i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/chute.ts';
@@ -135,7 +135,7 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
                 ${weights.adg_kg_per_day !== null && html`<br />${w('adg', { weight: qty(weights.adg_kg_per_day, 'kg', 2) })}`}</p>`
             : html`<p class="chute-fact">${w('never_weighed')}</p>`
     }
-    <${WithdrawalBanner} withdrawal=${animal.withdrawal} timezone=${timezone} />
+    <${Withdrawal} animal=${animal} timezone=${timezone} />
     <${PregnancyCheckDue} animal=${animal} timezone=${timezone} />
     ${dose && html`<p class="chute-due" role="note"><strong>${w('dose_due', { dose: dose.dose, doses: dose.t.course.doses, medicine: dose.t.medicine, when: farmTime(new Date(dose.at).toISOString(), timezone) })}</strong></p>`}
   </article>`;

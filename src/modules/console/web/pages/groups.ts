@@ -4,8 +4,7 @@
  */
 import { api, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
-import { fixed } from '../herd-book.ts';
-import { shown, unitLabel, words } from '../i18n.ts';
+import { fixed, shown, unitLabel, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/groups.ts';
 import { useReader } from '../reader-hook.ts';

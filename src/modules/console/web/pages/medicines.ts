@@ -1,8 +1,8 @@
 /** The medicine cabinet (issue 46): medicines, their labels and batches; add a medicine or a batch. */
 import { api, type Body, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
-import { batchesInOrder, batchState, DAY_MS, dayOf, loadMedicines } from '../herd-book.ts';
-import { num, words } from '../i18n.ts';
+import { batchesInOrder, batchState, DAY_MS, loadMedicines } from '../herd-book.ts';
+import { dayOf, num, words } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { EN, ES } from '../messages/medicines.ts';
 import { useReader } from '../reader-hook.ts';

@@ -2,7 +2,8 @@
 import type { MovementReason } from '../../../../domain/movements.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
-import { LINK, nameOf, OverrideField, withLink } from '../herd-book.ts';
+import { LINK, OverrideField, withLink } from '../herd-book.ts';
+import { nameOf } from '../herd-book-light.ts';
 import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/movements.ts';

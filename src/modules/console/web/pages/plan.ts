@@ -7,8 +7,7 @@
 import type { Schema } from '../api.ts';
 import { api } from '../api.ts';
 import { Occupants, occupiedNow } from '../grazing.ts';
-import { dayOf } from '../herd-book.ts';
-import { words } from '../i18n.ts';
+import { dayOf, words } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { EN, ES } from '../messages/plan.ts';
 import { useReader } from '../reader-hook.ts';

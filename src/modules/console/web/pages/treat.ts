@@ -8,15 +8,14 @@ import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
 import {
   batchesInOrder,
   batchState,
-  dayOf,
   LINK,
   loadMedicines,
-  nameOf,
   OverrideField,
   refusalText,
   withLink,
 } from '../herd-book.ts';
-import { num, words } from '../i18n.ts';
+import { nameOf } from '../herd-book-light.ts';
+import { dayOf, num, words } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';
 import { EN, ES } from '../messages/treat.ts';
 import { useReader } from '../reader-hook.ts';
