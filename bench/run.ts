@@ -107,17 +107,20 @@ const log = (text: string) => process.stderr.write(`${new Date().toISOString().s
 async function measure(
   server: RunningServer,
   connections: number,
-  next: (worker: number) => RequestSpec,
+  next: ((worker: number) => RequestSpec) | RequestSpec,
   durationMs = MEASURE_MS,
 ): Promise<LoadResult> {
-  await runLoad({ port: server.port, connections, durationMs: WARMUP_MS, next: (w) => next(w) });
-  const result = await runLoad({ port: server.port, connections, durationMs, next: (w) => next(w) });
+  await runLoad({ port: server.port, connections, durationMs: WARMUP_MS, next });
+  const result = await runLoad({ port: server.port, connections, durationMs, next });
   const bad = Object.entries(result.statusCounts).filter(([status]) => Number(status) >= 300);
   if (bad.length > 0 || result.errors > 0) {
     throw new Error(`unexpected answers: ${JSON.stringify(result.statusCounts)}, ${result.errors} errors`);
   }
   return result;
 }
+
+/** Hello-world's one request, built once by the load generator (bench/lib/load.ts). */
+const HELLO_REQUEST: RequestSpec = { method: 'GET', path: '/' };
 
 interface Hello {
   c1: LoadResult;
@@ -129,7 +132,7 @@ async function measureHello(): Promise<Hello> {
   log('reference: bare Fastify hello-world');
   const hello = await startHello();
   try {
-    const c1 = await measure(hello, 1, () => ({ method: 'GET', path: '/' }), MEASURE_MS / 2);
+    const c1 = await measure(hello, 1, HELLO_REQUEST, MEASURE_MS / 2);
     return { c1, rssMb: hello.peakRssMb() };
   } finally {
     await hello.stop();
@@ -145,7 +148,7 @@ async function helloBeside(engine: Engine, connections: number): Promise<LoadRes
   log(`${engine}: reference: bare Fastify hello-world at ${connections} connections`);
   const hello = await startHello();
   try {
-    const result = await measure(hello, connections, () => ({ method: 'GET', path: '/' }), MEASURE_MS / 2);
+    const result = await measure(hello, connections, HELLO_REQUEST, MEASURE_MS / 2);
     raw[`${engine}.hello${connections}`] = result;
     return result;
   } finally {

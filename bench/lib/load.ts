@@ -40,7 +40,10 @@ interface AutocannonRequest {
   body?: string | Buffer;
 }
 interface AutocannonClient {
-  setRequests(requests: { setupRequest: (request: AutocannonRequest) => AutocannonRequest }[]): void;
+  /** Each either built once or, with `setupRequest`, again before each send. */
+  setRequests(
+    requests: (AutocannonRequest | { setupRequest: (request: AutocannonRequest) => AutocannonRequest })[],
+  ): void;
   on(event: 'response', listener: (status: number, bytes: number, ms: number) => void): void;
 }
 interface AutocannonTracker extends PromiseLike<{ errors: number; timeouts: number }> {
@@ -59,7 +62,10 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /**
  * Runs the load. `next(worker, i)` gives each request (`worker` is the connection, so each can act as its
- * own device; `i` counts that connection's requests); stops after `totalRequests` or `durationMs`.
+ * own device; `i` counts that connection's requests), or `next` is the one request every connection sends
+ * again and again, built once: building a request costs the generator about as much as a bare Fastify
+ * hello-world costs its server, so the hello-world reference is sent that way. Stops after
+ * `totalRequests` or `durationMs`.
  */
 export async function runLoad(options: {
   host?: string;
@@ -67,8 +73,9 @@ export async function runLoad(options: {
   connections: number;
   totalRequests?: number;
   durationMs?: number;
-  next: (worker: number, i: number) => RequestSpec;
+  next: ((worker: number, i: number) => RequestSpec) | RequestSpec;
 }): Promise<LoadResult> {
+  const next = options.next;
   const host = options.host ?? '127.0.0.1';
   const total = options.totalRequests;
   // autocannon gives each connection its share of `amount` and needs at least one request per connection.
@@ -90,19 +97,16 @@ export async function runLoad(options: {
     setupClient(client) {
       const worker = workers++;
       let i = 0;
+      const request = (spec: RequestSpec) => ({
+        method: spec.method,
+        path: spec.path,
+        headers: { ...spec.headers },
+        ...(spec.body === undefined ? {} : { body: spec.body }),
+      });
       client.setRequests([
-        {
-          setupRequest(request) {
-            const spec = options.next(worker, i++);
-            return {
-              ...request,
-              method: spec.method,
-              path: spec.path,
-              headers: { ...spec.headers },
-              ...(spec.body === undefined ? {} : { body: spec.body }),
-            };
-          },
-        },
+        typeof next === 'function'
+          ? { setupRequest: (defaults) => ({ ...defaults, ...request(next(worker, i++)) }) }
+          : request(next),
       ]);
       client.on('response', (status, _bytes, ms) => {
         if (count === latencies.length) {
