@@ -8,7 +8,7 @@
  * (a live stream's usual end: the browser tab closes) never finishes, so that case is written from the
  * response's 'close' instead, with `closed_by_client`: still one line per request.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { metrics } from '../lib/metrics.ts';
 import { loggableUrl } from './logging.ts';
 
@@ -23,6 +23,10 @@ function observe(request: FastifyRequest, reply: FastifyReply, extra: Record<str
   metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
   metrics.httpDuration.observe({ method: request.method, route }, seconds);
   const level = reply.statusCode >= 500 ? 'error' : 'info';
+  // Below the log level (LOG_LEVEL=warn) the line is not built: its URL redaction and object cost a request.
+  // (pino's loggers can tell; the null logger of `logger: false` cannot, and writes nothing anyway.)
+  const log = request.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+  if (log.isLevelEnabled && !log.isLevelEnabled(level)) return;
   request.log[level](
     {
       method: request.method,
@@ -47,6 +51,8 @@ export function registerObservation(app: FastifyInstance): void {
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.once('close', () => {
+      // A finished response was observed by onResponse already (its usual case: no turn to wait for).
+      if (observed.has(request)) return;
       // After onResponse had its turn. A response never begun has no status to tell.
       setImmediate(() => {
         if (observed.has(request) || !reply.raw.headersSent) return;
