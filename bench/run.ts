@@ -72,14 +72,20 @@ const WARMUP_MS = Math.min(3000, MEASURE_MS / 4);
 const READ_CONNECTIONS = 100;
 
 /**
- * The targets this table checks (issue 19, "Performance, round 2"): each a share of its reference in the
- * same run, per engine, except the p99 of single-record reads and the peak RSS.
+ * The targets this table checks: each a share of its reference in the same run, per engine, except the
+ * p99 bounds and the peak RSS. Issue 48 ("each process as fast as the machine allows") set the 1-reading
+ * reports, GET an animal and PostgreSQL's 100-reading reports against a load generator that is not the
+ * limit (autocannon, bench/lib/load.ts); the others are issue 19's ("Performance, round 2"), set when the
+ * generator was a node:http client that limited the hello-world reference (the list, house view and brief
+ * ratios are lower against a reference the generator no longer holds back, for the same server).
  */
 const TARGETS = {
-  sqlite: { ingest100: 0.7, ingest1: 0.25, animal: 0.55, list: 0.25, house: 0.35, brief: 0.1 },
-  postgres: { ingest100: 0.5, ingest1: 0.12, animal: 0.35, list: 0.2, house: 0.25, brief: 0.08 },
+  sqlite: { ingest100: 0.7, ingest1: 0.1, animal: 0.3, list: 0.25, house: 0.35, brief: 0.1 },
+  postgres: { ingest100: 0.6, ingest1: 0.06, animal: 0.3, list: 0.2, house: 0.25, brief: 0.08 },
 } as const satisfies Record<Engine, Record<string, number>>;
-/** p99 of GET an animal at 100 connections, SQLite. */
+/** p99 of 1-reading reports at 50 connections (issue 48). */
+const INGEST1_P99_MS: Record<Engine, number> = { sqlite: 25, postgres: 30 };
+/** p99 of GET an animal at 100 connections, SQLite (issue 19). */
 const SINGLE_READ_P99_MS = 15;
 const PEAK_RSS_MB = 250;
 const pct = (share: number) => `≥ ${Math.round(share * 100)}%`;
@@ -107,17 +113,20 @@ const log = (text: string) => process.stderr.write(`${new Date().toISOString().s
 async function measure(
   server: RunningServer,
   connections: number,
-  next: (worker: number) => RequestSpec,
+  next: ((worker: number) => RequestSpec) | RequestSpec,
   durationMs = MEASURE_MS,
 ): Promise<LoadResult> {
-  await runLoad({ port: server.port, connections, durationMs: WARMUP_MS, next: (w) => next(w) });
-  const result = await runLoad({ port: server.port, connections, durationMs, next: (w) => next(w) });
+  await runLoad({ port: server.port, connections, durationMs: WARMUP_MS, next });
+  const result = await runLoad({ port: server.port, connections, durationMs, next });
   const bad = Object.entries(result.statusCounts).filter(([status]) => Number(status) >= 300);
   if (bad.length > 0 || result.errors > 0) {
     throw new Error(`unexpected answers: ${JSON.stringify(result.statusCounts)}, ${result.errors} errors`);
   }
   return result;
 }
+
+/** Hello-world's one request, built once by the load generator (bench/lib/load.ts). */
+const HELLO_REQUEST: RequestSpec = { method: 'GET', path: '/' };
 
 interface Hello {
   c1: LoadResult;
@@ -129,7 +138,7 @@ async function measureHello(): Promise<Hello> {
   log('reference: bare Fastify hello-world');
   const hello = await startHello();
   try {
-    const c1 = await measure(hello, 1, () => ({ method: 'GET', path: '/' }), MEASURE_MS / 2);
+    const c1 = await measure(hello, 1, HELLO_REQUEST, MEASURE_MS / 2);
     return { c1, rssMb: hello.peakRssMb() };
   } finally {
     await hello.stop();
@@ -145,7 +154,7 @@ async function helloBeside(engine: Engine, connections: number): Promise<LoadRes
   log(`${engine}: reference: bare Fastify hello-world at ${connections} connections`);
   const hello = await startHello();
   try {
-    const result = await measure(hello, connections, () => ({ method: 'GET', path: '/' }), MEASURE_MS / 2);
+    const result = await measure(hello, connections, HELLO_REQUEST, MEASURE_MS / 2);
     raw[`${engine}.hello${connections}`] = result;
     return result;
   } finally {
@@ -362,8 +371,8 @@ async function benchIngest(
     p50: ms(ingest1.result.p50Ms),
     p99: ms(ingest1.result.p99Ms),
     rss: `${fmt(ingest1.rssMb)} MB`,
-    target: pct(TARGETS[engine].ingest1),
-    met: share >= TARGETS[engine].ingest1,
+    target: `${pct(TARGETS[engine].ingest1)}, p99 ≤ ${INGEST1_P99_MS[engine]} ms`,
+    met: share >= TARGETS[engine].ingest1 && ingest1.result.p99Ms <= INGEST1_P99_MS[engine],
   });
   raw[`${engine}.ingest1`] = ingest1;
   // What the database itself allows for 1-reading reports: a transaction per row, no HTTP, no engine.

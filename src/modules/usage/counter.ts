@@ -12,6 +12,8 @@ export class UsageCounter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private readonly db: Db;
+  /** The UTC day of the last count, as a day number and as text: one Date and ISO string a day, not a call. */
+  private day = { number: Number.NaN, text: '' };
 
   constructor(db: Db, flushEveryMs: number) {
     this.db = db;
@@ -20,7 +22,11 @@ export class UsageCounter {
   }
 
   count(accountId: string, surface: Surface, at: number = Date.now()): void {
-    const key = `${accountId}|${new Date(at).toISOString().slice(0, 10)}|${surface}`;
+    const number = Math.floor(at / 86_400_000);
+    if (number !== this.day.number) {
+      this.day = { number, text: new Date(number * 86_400_000).toISOString().slice(0, 10) };
+    }
+    const key = `${accountId}|${this.day.text}|${surface}`;
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
   }
 
