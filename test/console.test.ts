@@ -688,10 +688,14 @@ test('chart pages draw in a browser whose language is not a valid tag (en-US@pos
       false,
       `${locale}: ${reported} should be a tag Intl refuses`,
     );
-    // Settings' usage section draws the usage chart (uPlot), the device page the readings.
+    // Settings' usage section draws its bars (an SVG, dates in the reader's locale), the device page the readings.
     await page.goto(`${world.base}/settings/usage`);
     const usage = page.locator('figure', { hasText: 'Calls by day' });
-    await usage.locator('canvas').first().waitFor();
+    await usage.locator('rect.usage-api').first().waitFor();
+    assert.match(
+      (await usage.getByRole('img').getAttribute('aria-label')) ?? '',
+      /^Calls by day\. The busiest day, .+: \d+ calls?\.$/,
+    );
     await usage.scrollIntoViewIfNeeded();
     if (locale === 'en-US@posix') await screenshot(page, 'console-chart-posix-locale-phone');
     const devices = await world.t.request<{ data: { id: string; name: string }[] }>(

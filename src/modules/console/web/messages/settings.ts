@@ -37,6 +37,14 @@ export const EN = {
   title_section: 'Settings: {section}',
   no_section: 'No such settings section: choose one above.',
   footer: 'For {farm}; times in {timezone}, now {now}.',
+  usage_api: 'API',
+  usage_devices: 'Device reports',
+  usage_mcp: 'MCP',
+  usage_busiest: {
+    one: 'The busiest day, {day}: {count} call.',
+    other: 'The busiest day, {day}: {count} calls.',
+  },
+  usage_none: 'No calls yet.',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -75,4 +83,12 @@ export const ES: Record<keyof typeof EN, Message> = {
   title_section: 'Ajustes: {section}',
   no_section: 'No existe esa sección de ajustes: elija una arriba.',
   footer: 'Para {farm}; horas en {timezone}, ahora {now}.',
+  usage_api: 'API',
+  usage_devices: 'Informes de dispositivos',
+  usage_mcp: 'MCP',
+  usage_busiest: {
+    one: 'El día de más uso, {day}: {count} llamada.',
+    other: 'El día de más uso, {day}: {count} llamadas.',
+  },
+  usage_none: 'Todavía no hay llamadas.',
 };
