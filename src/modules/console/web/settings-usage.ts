@@ -67,7 +67,7 @@ function UsageBars({ days, label }: { days: readonly Day[]; label: string }) {
       <text x=${WIDTH} y=${HEIGHT + 14} font-size="10" text-anchor="end" style="fill: var(--muted)">${dayAt(today)}</text>
     </svg>
     <p class="small muted">${KINDS.map(
-      ({ kind, label: name, fill }) =>
+      ({ label: name, fill }) =>
         html`<span class="usage-key"><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" style=${`fill: ${fill}`} /></svg> ${w(name)}</span> `,
     )}</p>
   </figure>`;
