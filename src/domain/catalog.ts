@@ -5,7 +5,7 @@ import { type CommandSpec, type JsonSchema, type ParamSpec, paramsJsonSchema } f
 import { ALARM_EVENT_TYPES, DEVICE_COMMANDS, DEVICE_TYPE_DESCRIPTIONS, DEVICE_TYPES } from './devices.ts';
 import { HOUSE_COMMANDS } from './house-commands.ts';
 import { HOUSE_STATE_JSON_SCHEMA } from './house-state.ts';
-import { METRIC_BY_NAME, METRICS } from './metrics.ts';
+import { METRICS, unitOf } from './metrics.ts';
 import { DEFAULT_RULES } from './rules.ts';
 import { acceptedUnits } from './units.ts';
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from './webhook-events.ts';
@@ -60,8 +60,6 @@ export function buildCatalog() {
 }
 
 export type Catalog = ReturnType<typeof buildCatalog>;
-
-const unitOf = (metric: string): string | null => METRIC_BY_NAME.get(metric)?.unit ?? null;
 
 /**
  * Every built-in rule with its kind: threshold (a reading at a line), rate (a change within a window),

@@ -46,3 +46,8 @@ export const METRICS = Object.freeze([
 export type MetricName = (typeof METRICS)[number]['name'];
 
 export const METRIC_BY_NAME: ReadonlyMap<string, Metric> = new Map(METRICS.map((m) => [m.name, m]));
+
+/** The catalog unit of a metric the spec names; null for any other name. */
+export function unitOf(metric: string): string | null {
+  return METRIC_BY_NAME.get(metric)?.unit ?? null;
+}

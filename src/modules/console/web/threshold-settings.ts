@@ -8,7 +8,7 @@
  * of the catalog, and the call weighed 5.6 KB of the page's first load.
  */
 import { alertTerm } from '../../../domain/alert-terms.ts';
-import { METRIC_BY_NAME } from '../../../domain/metrics.ts';
+import { unitOf } from '../../../domain/metrics.ts';
 import { DEFAULT_RULES } from '../../../domain/rules.ts';
 import { Submit, useForm } from './form.ts';
 import { entered, num, reader, shown, unitLabel, words } from './i18n.ts';
@@ -25,7 +25,7 @@ type Member = (typeof MEMBERS)[number];
 /** The threshold rules as the catalog lists them: each with its metric's unit. */
 const THRESHOLD_RULES = DEFAULT_RULES.map((r) => ({
   ...r,
-  unit: METRIC_BY_NAME.get(r.metric)?.unit ?? null,
+  unit: unitOf(r.metric),
 }));
 type ThresholdRule = (typeof THRESHOLD_RULES)[number];
 

@@ -5,7 +5,7 @@
  * command form is opened), with recent commands updating live (queued → delivered → done / failed).
  */
 import type { HouseState } from '../../../../domain/house-state.ts';
-import { type AlertRule, classifyReading, DEFAULT_RULES } from '../../../../domain/rules.ts';
+import { classifyReading, DEFAULT_RULES, rulesForMetric } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form-on-open.ts';
 import { type MessageKey, t, words } from '../i18n.ts';
@@ -43,8 +43,8 @@ function stateWord(value: string | null | undefined): string {
  * 'urgent', 'watch' or '' for a value against the threshold rule on its metric (the default rules the
  * catalog publishes, from the registry itself), classified by the engine's own classifyReading.
  */
-function levelOf(rules: readonly AlertRule[], metric: string, value: number | null | undefined): string {
-  const rule = rules.find((r) => r.metric === metric);
+function levelOf(metric: string, value: number | null | undefined): string {
+  const [rule] = rulesForMetric(DEFAULT_RULES, metric);
   if (!rule || value === null || value === undefined) return '';
   const found = classifyReading(rule, value);
   return found === 'urgent' || found === 'watch' ? found : '';
@@ -104,7 +104,6 @@ function HouseCard({
   summary,
   farm,
   paddock,
-  rules,
   onSent,
 }: {
   house: House;
@@ -112,7 +111,6 @@ function HouseCard({
   farm: Farm;
   /** The name of the paddock the house stands in (its position), if known. */
   paddock: string | null;
-  rules: readonly AlertRule[];
   onSent(): void;
 }) {
   // The house view's state as stored (readHouseState's shape; a member a device never reported is absent).
@@ -130,7 +128,7 @@ function HouseCard({
     <dl class="metrics">
       ${METRICS.map(({ metric, label }) => {
         const r = house.latest_readings[metric];
-        const level = levelOf(rules, metric, r?.value);
+        const level = levelOf(metric, r?.value);
         return html`<div class=${`metric ${level}`}><dt>${w(label)}</dt><dd>${amount(r?.value ?? null, r?.unit ?? '')}
           ${level && html`<span class="visually-hidden"> ${w(level === 'urgent' ? 'level_urgent' : 'level_watch')}</span>`}</dd></div>`;
       })}
@@ -218,7 +216,7 @@ export function Page({ farm }: PageProps) {
           house,
         ) => html`<${HouseCard} key=${house.id} house=${house} summary=${summaries.get(house.id)} farm=${farm}
           paddock=${house.paddock_id ? (paddockNames.get(house.paddock_id) ?? null) : null}
-          rules=${DEFAULT_RULES} onSent=${() => houses.reload()} />`,
+          onSent=${() => houses.reload()} />`,
       )}
     </div>
   </section>`;
