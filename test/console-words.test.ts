@@ -102,8 +102,24 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   await page.goto(`${world.base}/animals/${animalId}`);
   await page.getByText(/Latest weight/).waitFor();
   await page.locator('dd', { hasText: / lb$/ }).first().waitFor();
-  // The weight chart's text alternative is in lb too.
-  assert.match((await page.locator('figure.chart .chart-summary').first().textContent()) ?? '', /\d lb\b/);
+  // The weight chart's points are converted once, from the API's kg: its text alternative says the latest
+  // weight in whole lb as the facts do, and its legend names lb.
+  const weights = await world.t.request<{ data: { kg: number }[] }>(
+    'GET',
+    `/v1/animals/${animalId}/weights`,
+    {
+      key: world.account.test_key,
+    },
+  );
+  const kg = weights.body.data[0]?.kg;
+  assert.ok(kg, 'the animal has a weight');
+  const lb = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }).format(kg / 0.45359237);
+  const facts = page.locator('.facts div', { has: page.locator('dt', { hasText: 'Latest weight' }) });
+  assert.equal(await facts.locator('dd').textContent(), `${lb} lb`);
+  const summary = (await page.locator('figure.chart .chart-summary').first().textContent()) ?? '';
+  assert.match(summary, new RegExp(`^Weight: latest ${lb} lb \\(`), summary);
+  await page.locator('figure.chart').first().scrollIntoViewIfNeeded();
+  await page.locator('figure.chart .u-legend', { hasText: 'Weight (lb)' }).waitFor();
   await page.getByRole('spinbutton', { name: 'Weight (lb)' }).fill('500');
   await page.getByRole('button', { name: 'Log weight' }).click();
   await page.getByRole('status').getByText('Weight logged').waitFor();
@@ -161,7 +177,7 @@ test('US units: a device’s readings chart is in °F: its legend, its dashed li
   // The chart's legend names the reader's unit (drawn once the chart is scrolled to); the chart is described
   // by its summary.
   await page.locator('figure.chart').scrollIntoViewIfNeeded();
-  await page.locator('figure.chart .u-legend', { hasText: 'climate.temp_c (°F)' }).waitFor();
+  await page.locator('figure.chart .u-legend', { hasText: 'Air temperature (°F)' }).waitFor();
   const described = await page.locator('figure.chart [role="img"]').getAttribute('aria-describedby');
   assert.equal(described, await summary.getAttribute('id'));
   assert.doesNotMatch(await visibleText(page), /\d\s?°C/);

@@ -25,6 +25,7 @@ import {
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
+import { waitFor } from './engines.ts';
 import { device, farm as makeFarm, paddock as makePaddock, task as makeTask, report } from './factories.ts';
 import { startReceiver } from './harness.ts';
 import { tokenOf } from './people.ts';
@@ -422,12 +423,13 @@ test('add a device, copy its key, send a report with it, and see the reading on 
 
   await page.getByRole('link', { name: 'Bolus 7' }).click();
   await page.getByRole('heading', { name: 'Bolus 7' }).waitFor();
-  await page.getByRole('checkbox', { name: 'body.temp_c' }).waitFor();
-  const chart = page.locator('figure', { hasText: 'body.temp_c' });
+  // The metric and its rule by their names, not their codes.
+  await page.getByRole('checkbox', { name: 'Body temperature' }).waitFor();
+  const chart = page.locator('figure', { hasText: 'Body temperature' });
   await chart.scrollIntoViewIfNeeded();
   await chart.locator('canvas').first().waitFor();
-  await chart.getByText(/animal\.fever watch/).waitFor();
-  await page.getByText('body.temp_c 39.1').waitFor();
+  await chart.getByText(/Raised temperature watch 40\s?°C/).waitFor();
+  await page.getByText('Body temperature 39.1').waitFor();
   await page.getByRole('button', { name: '30 d' }).click();
   await page.getByText('Averages per 1h bucket').waitFor();
   await page.evaluate("document.querySelector('.chart').scrollIntoView()");
@@ -707,13 +709,97 @@ test('chart pages draw in a browser whose language is not a valid tag (en-US@pos
     assert.ok(bolus, 'the device added by an earlier step');
     await page.goto(`${world.base}/devices/${bolus.id}`);
     // The chart draws once scrolled to (uPlot loads when it comes into view).
-    await page.locator('figure', { hasText: 'body.temp_c' }).scrollIntoViewIfNeeded();
-    await page.locator('figure', { hasText: 'body.temp_c' }).locator('canvas').first().waitFor();
+    await page.locator('figure', { hasText: 'Body temperature' }).scrollIntoViewIfNeeded();
+    await page.locator('figure', { hasText: 'Body temperature' }).locator('canvas').first().waitFor();
     await assertNoHorizontalScroll(page);
     assert.deepEqual(problems, [], locale);
     await page.context().close();
   }
 });
+
+/** Keeps the text every canvas of the page draws (a chart's axis labels) in `window.drawnText`. */
+async function recordCanvasText(page: Page): Promise<void> {
+  await page.addInitScript(`{
+    window.drawnText = [];
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...at) {
+      window.drawnText.push(String(text));
+      return fill.call(this, text, ...at);
+    };
+  }`);
+}
+
+const SPANISH_DAY = /^\d{1,2} (ene|feb|mar|abr|may|jun|jul|ago|sept?|oct|nov|dic)\.?$/;
+const ENGLISH_DAY = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}$/;
+
+/**
+ * The device page's chart of Bolus 7's body temperature, drawn, in the reader's language: the metric and
+ * its rule by their names (no code in the visible text), the time axis and the legend's time written as
+ * the language writes dates, in the farm's zone (America/Chicago, the browser's being Asia/Kolkata).
+ */
+async function chartSpeaks(page: Page, language: 'en' | 'es', deviceId: string): Promise<void> {
+  const es = language === 'es';
+  const metric = es ? 'Temperatura corporal' : 'Body temperature';
+  await page.getByRole('checkbox', { name: metric }).waitFor();
+  const figure = page.locator('figure.chart', { hasText: metric });
+  await figure
+    .getByText(es ? /Temperatura elevada: vigilar 40\s?°C/ : /Raised temperature watch 40\s?°C/)
+    .waitFor();
+  await page
+    .getByText(es ? /Últimas: Temperatura corporal 39,1\s?°C/ : /Latest: Body temperature 39.1\s?°C/)
+    .waitFor();
+  const visible = await page.evaluate<string>('document.getElementById("main").innerText');
+  assert.doesNotMatch(visible, /body\.temp_c|animal\.fever/, visible);
+  // The axis: a time for each tick, as the language writes it, on the farm's whole hours; the day on a
+  // second line at the first tick and at the farm's midnight.
+  const drawn = await waitFor('the axis labels', async () => {
+    const texts = await page.evaluate<string[]>('window.drawnText');
+    return texts.some((text) => /:\d\d/.test(text)) ? texts : null;
+  });
+  const times = drawn.filter((text) => /^\d{1,2}:\d\d/.test(text));
+  assert.ok(times.length >= 2, `times on the axis: ${drawn.join(' | ')}`);
+  for (const time of times) assert.match(time, es ? /^\d{1,2}:00$/ : /^\d{1,2}:00\s[AP]M$/u, time);
+  const midnight = es ? /^0:00$/ : /^12:00\sAM$/u;
+  assert.ok(
+    times.some((time) => midnight.test(time)),
+    `midnight on the farm: ${times.join(' | ')}`,
+  );
+  assert.ok(
+    drawn.some((text) => (es ? SPANISH_DAY : ENGLISH_DAY).test(text)),
+    drawn.join(' | '),
+  );
+  assert.ok(!drawn.some((text) => /\d+\/\d+|\b[ap]m\b/.test(text)), `US-style: ${drawn.join(' | ')}`);
+  // The legend's time under the pointer: the reading's bucket, in the farm's time.
+  await figure.locator('.u-over').hover();
+  const legendTime = figure.locator('.u-legend .u-series').first().locator('.u-value');
+  const shown = await waitFor('the legend time', async () => {
+    const text = (await legendTime.textContent()) ?? '';
+    return /\d:\d\d/.test(text) ? text : null;
+  });
+  assert.match(
+    shown,
+    es
+      ? /^\d{1,2} (ene|feb|mar|abr|may|jun|jul|ago|sept?|oct|nov|dic)\.? \d{4}, \d{1,2}:\d\d$/
+      : /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}, \d{4}, \d{1,2}:\d\d\s[AP]M$/u,
+  );
+  const since = new Date(Date.now() - 24 * 3_600_000).toISOString();
+  const points = await world.t.request<{ data: { at: string }[] }>(
+    'GET',
+    `/v1/devices/${deviceId}/readings?since=${since}&interval=5m&agg=avg&limit=500`,
+    { key: live.live_key },
+  );
+  const farmClock = new Intl.DateTimeFormat('en-GB', {
+    hour: 'numeric',
+    minute: '2-digit',
+    hourCycle: es ? 'h23' : 'h12',
+    timeZone: 'America/Chicago',
+  });
+  const clocks = points.body.data.map((p) => farmClock.format(new Date(p.at)).replace(/\s?[ap]m$/i, ''));
+  assert.ok(
+    clocks.includes(shown.match(/\d{1,2}:\d\d/)?.[0] ?? ''),
+    `${shown} is not one of ${clocks.join(', ')} (Chicago)`,
+  );
+}
 
 test('a chart below the first screen at 360 px draws when scrolled to: uPlot is not requested before; its summary is there at once; its box keeps its place (device, animal; English and Spanish)', async () => {
   const key = { key: live.live_key };
@@ -731,8 +817,12 @@ test('a chart below the first screen at 360 px draws when scrolled to: uPlot is 
   const clover = animals.body.data[0];
   assert.ok(bolus && clover, 'the device and the weighed animal added by earlier steps');
   for (const language of ['en', 'es'] as const) {
-    const { page, problems, person } = await signedInPage(world, live, PHONE);
+    // A browser whose zone (UTC+5:30) is not the farm's (Chicago): the chart's times must be the farm's.
+    const { page, problems, person } = await signedInPage(world, live, PHONE, 'owner', {
+      timezoneId: 'Asia/Kolkata',
+    });
     assert.equal((await person.request('PATCH', '/v1/me', { body: { language } })).status, 200);
+    await recordCanvasText(page);
     const requested: string[] = [];
     page.on('request', (r) => requested.push(new URL(r.url()).pathname));
     const uPlotAsked = () => requested.some((path) => path.endsWith('/vendor/uplot.mjs'));
@@ -757,6 +847,7 @@ test('a chart below the first screen at 360 px draws when scrolled to: uPlot is 
     assert.equal(Math.round(drawn?.height ?? 0), Math.round(placed.height), 'the box changed height');
     await assertNoHorizontalScroll(page);
     await screenshot(page, `console-device-chart-scrolled-phone-${language}`);
+    await chartSpeaks(page, language, bolus.id);
 
     // The animal's weight chart, scrolled to (for a weighed animal it starts at the first screen's edge).
     await page.goto(`${world.base}/animals/${clover.id}`);

@@ -3,12 +3,13 @@
  * into view, so a page whose first screen shows no chart does not load uPlot (about 36 KB) with it. Threshold
  * lines (an alert rule's watch and urgent values) are drawn across the plot as dashed horizontal lines; points
  * and thresholds in the reader's units, the y axis and the legend labelled in them, the legend's values in the
- * reader's locale.
+ * reader's locale; the times on the x axis and in the legend in the reader's locale too ("28 nov", "15:00";
+ * uPlot's own are US-style whatever the language) and in the farm's time zone, as the rest of the page.
  */
 // First: uPlot reads navigator.language as it loads, and must not meet a tag Intl refuses.
 import './language.ts';
 import uPlot from 'uplot';
-import { num, shown, t, unitLabel } from './i18n.ts';
+import { num, reader, shown, t, unitLabel } from './i18n.ts';
 
 // uPlot's own style sheet, served beside the library (vendor/uplot.css at the same asset version).
 const sheet = document.createElement('link');
@@ -75,13 +76,76 @@ export interface Plotted {
   thresholds: readonly Threshold[];
   height: number;
   span?: readonly [number, number] | null | undefined;
+  /** The zone the times are written in (the farm's); the browser's without one. */
+  timezone?: string | undefined;
+}
+
+const MINUTE = 60;
+const DAY = 86_400;
+
+/** A date formatter in the reader's locale and `zone`; English, then the browser's zone, where Intl refuses. */
+function dateFormat(options: Intl.DateTimeFormatOptions, zone: string | undefined): Intl.DateTimeFormat {
+  for (const [locale, timeZone] of [
+    [reader.locale, zone],
+    ['en', zone],
+  ]) {
+    try {
+      return new Intl.DateTimeFormat(locale, { ...options, timeZone });
+    } catch {}
+  }
+  return new Intl.DateTimeFormat('en', options);
+}
+
+/**
+ * The x axis' tick labels, by the ticks' increment (seconds): years, short months ("nov"), days ("28 nov"),
+ * times as the locale writes them ("15:00", "3:00 PM"); a tick whose day (or, for months, year) differs from
+ * the tick before it gets it on a second line, so a 24-hour chart says where midnight is.
+ */
+function timeTicks(zone: string | undefined): uPlot.Axis.DynamicValues {
+  const year = dateFormat({ year: 'numeric' }, zone);
+  const month = dateFormat({ month: 'short' }, zone);
+  const day = dateFormat({ day: 'numeric', month: 'short' }, zone);
+  const time = dateFormat({ hour: 'numeric', minute: '2-digit' }, zone);
+  const seconds = dateFormat({ hour: 'numeric', minute: '2-digit', second: '2-digit' }, zone);
+  return (_u, splits, _axis, _space, incr) => {
+    const [tick, context] =
+      incr >= 365 * DAY
+        ? [year, null]
+        : incr >= 28 * DAY
+          ? [month, year]
+          : incr >= DAY
+            ? [day, null]
+            : [incr >= MINUTE ? time : seconds, day];
+    let before = '';
+    return splits.map((split) => {
+      const at = new Date(split * 1000);
+      const around = context?.format(at) ?? '';
+      const label = around && around !== before ? `${tick.format(at)}\n${around}` : tick.format(at);
+      before = around;
+      return label;
+    });
+  };
+}
+
+/** uPlot's dates in `zone`, so its ticks fall on the zone's midnights and hours (the browser's without one). */
+function zonedDates(zone: string | undefined): ((ts: number) => Date) | undefined {
+  if (!zone) return undefined;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+  } catch {
+    return undefined;
+  }
+  return (ts) => uPlot.tzDate(new Date(ts * 1000), zone);
 }
 
 /**
  * Draws the chart into `el`, as wide as `el` and following its width; returns what takes it down again.
  * Thresholds are the metric's: in the unit of the series they are drawn over.
  */
-export function drawChart(el: HTMLElement, { series, thresholds, height, span }: Plotted): () => void {
+export function drawChart(
+  el: HTMLElement,
+  { series, thresholds, height, span, timezone }: Plotted,
+): () => void {
   const unit = series.find((s) => s.unit)?.unit ?? null;
   const times = [...new Set(series.flatMap((s) => s.points.map((p) => Date.parse(p.at) / 1000)))].sort(
     (a, b) => a - b,
@@ -101,10 +165,16 @@ export function drawChart(el: HTMLElement, { series, thresholds, height, span }:
   const min = Math.min(...limits);
   const max = Math.max(...limits);
   const pad = (max - min || Math.abs(max) || 1) * 0.1;
+  const moment = dateFormat(
+    { day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' },
+    timezone,
+  );
+  const tzDate = zonedDates(timezone);
   const plot = new uPlot(
     {
       width: el.clientWidth || 320,
       height,
+      ...(tzDate && { tzDate }),
       scales: {
         // A lone point (one weighing) gets a few days either side rather than uPlot's years.
         // `span` ([from, to] in ms): the range asked for, however few points it holds.
@@ -116,8 +186,11 @@ export function drawChart(el: HTMLElement, { series, thresholds, height, span }:
         y: { range: () => [min - pad, max + pad] },
       },
       series: [
-        // The legend's name for the time axis (uPlot writes "Time" otherwise).
-        { label: t('chart.time') },
+        // The legend's name for the time axis (uPlot writes "Time" otherwise) and the time under the pointer.
+        {
+          label: t('chart.time'),
+          value: (_u: uPlot, v: number | null) => (v === null ? '—' : moment.format(new Date(v * 1000))),
+        },
         ...series.map((s, i) => ({
           label: s.unit ? `${s.label} (${unitLabel(s.unit)})` : s.label,
           // The legend's value under the pointer, in the reader's locale.
@@ -128,7 +201,10 @@ export function drawChart(el: HTMLElement, { series, thresholds, height, span }:
           points: { show: s.points.length < 60 },
         })),
       ],
-      axes: [{}, unit ? { size: 56, label: unitLabel(unit), labelSize: 20 } : { size: 56 }],
+      axes: [
+        { values: timeTicks(timezone), space: 60 },
+        unit ? { size: 56, label: unitLabel(unit), labelSize: 20 } : { size: 56 },
+      ],
       plugins: [thresholdPlugin(lines)],
     },
     [times, ...columns],

@@ -31,7 +31,7 @@ function list(items: string[]): string {
 }
 
 /** Each series' latest, lowest and highest value, in the reader's units: the chart's text alternative. */
-function summary(series: readonly Series[]): string[] {
+function summary(series: readonly Series[], timezone: string | undefined): string[] {
   return series.flatMap((s) => {
     const points = s.points.filter((p): p is Point & { value: number } => p.value !== null);
     const latest = points.at(-1);
@@ -42,7 +42,7 @@ function summary(series: readonly Series[]): string[] {
       t('chart.summary', {
         series: s.label,
         value: qty(latest.value, unit),
-        when: farmTime(latest.at, undefined),
+        when: farmTime(latest.at, timezone),
         min: qty(Math.min(...values), unit),
         max: qty(Math.max(...values), unit),
       }),
@@ -54,7 +54,8 @@ let charts = 0;
 
 /**
  * One chart: `series` all on one y axis, `thresholds` drawn across it, `span` the time range to show
- * ([from, to] in ms; default: the data's). The chart takes its container's width and follows it.
+ * ([from, to] in ms; default: the data's), its times in `timezone` (the farm's; default: the browser's). The
+ * chart takes its container's width and follows it.
  */
 export function TimeChart({
   series,
@@ -62,12 +63,14 @@ export function TimeChart({
   label,
   height = 240,
   span,
+  timezone,
 }: {
   series: readonly Series[];
   thresholds?: readonly Threshold[];
   label: string;
   height?: number;
   span?: readonly [number, number] | null | undefined;
+  timezone?: string | undefined;
 }) {
   const box = useRef<HTMLDivElement>(null);
   // One id per chart for as long as it is shown (numbered once, on its first render).
@@ -79,7 +82,7 @@ export function TimeChart({
   useEffect(() => {
     const el = box.current;
     if (!el || !plotting.module) return;
-    return plotting.module.drawChart(el, { series, thresholds, height, span });
+    return plotting.module.drawChart(el, { series, thresholds, height, span, timezone });
     // Redrawn when what is drawn changes (the reader's units and language too), not when a parent re-renders
     // with equal (new) arrays.
   }, [
@@ -89,11 +92,12 @@ export function TimeChart({
     height,
     span?.[0],
     span?.[1],
+    timezone,
     reader.units,
     reader.language,
   ]);
   const empty = series.every((s) => s.points.length === 0);
-  const said = summary(series);
+  const said = summary(series, timezone);
   return html`<figure class="chart">
     <figcaption>${label}</figcaption>
     ${empty && html`<p class="muted">${t('chart.empty')}</p>`}

@@ -6,12 +6,13 @@
  */
 
 import { displayEid } from '../../../../domain/eid.ts';
+import { metricTerm } from '../../../../domain/metric-terms.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { eventTypeName } from '../event-sentences.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
 import { SaleOverride, Withdrawal } from '../herd-book-light.ts';
-import { dayOf, entered, fixed, shown, unitLabel, words } from '../i18n.ts';
+import { dayOf, entered, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animal.ts';
 import { useReader } from '../reader-hook.ts';
@@ -276,7 +277,7 @@ function EditAnimal({ animal, places, onSaved }: { animal: Animal; places: Place
 }
 
 /** A tracker's recent readings (7 days, hourly averages) as one chart per device. */
-function DeviceReadings({ device }: { device: Schema<'Device'> }) {
+function DeviceReadings({ device, timezone }: { device: Schema<'Device'>; timezone: string }) {
   const since = useMemo(() => new Date(Date.now() - 7 * 86_400_000).toISOString(), [device.id]);
   const readings = useLoad(
     () =>
@@ -289,19 +290,22 @@ function DeviceReadings({ device }: { device: Schema<'Device'> }) {
   const series = useMemo(() => {
     const byMetric = new Map<string, Series & { points: Series['points'][number][] }>();
     for (const r of readings.data?.data ?? []) {
-      const series = byMetric.get(r.metric) ?? { label: r.metric, unit: r.unit, points: [] };
+      if (r.metric.startsWith('gps.') || r.metric.startsWith('device.')) continue;
+      const series = byMetric.get(r.metric) ?? {
+        label: metricTerm(reader.language, r.metric),
+        unit: r.unit,
+        points: [],
+      };
       byMetric.set(r.metric, series);
       series.points.unshift(r);
     }
-    return [...byMetric.values()].filter(
-      (s) => !s.label.startsWith('gps.') && !s.label.startsWith('device.'),
-    );
-  }, [readings.data]);
+    return [...byMetric.entries()];
+  }, [readings.data, reader.language]);
   if (!readings.data) return html`<${Loading} error=${readings.error} retry=${readings.reload} />`;
   if (series.length === 0) return html`<p class="muted">${w('no_readings', { device: device.name })}</p>`;
   return series.map(
-    (s) =>
-      html`<${TimeChart} key=${s.label} series=${[s]} label=${w('chart_label', { device: device.name, metric: s.label })} />`,
+    ([metric, s]) =>
+      html`<${TimeChart} key=${metric} series=${[s]} timezone=${timezone} label=${w('chart_label', { device: device.name, metric: s.label })} />`,
   );
 }
 
@@ -385,7 +389,7 @@ export function Page({ farm, params }: PageProps) {
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
     <h2 id="weight-title">${w('weight_title')}</h2>
     ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
-    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: w('weight'), unit: unitLabel('kg'), points: weights.map((w) => ({ ...w, value: shown(w.value, 'kg') })) }]} label=${w('weight_label', { unit: unitLabel('kg') })} />` : html`<p class="muted">${w('no_weights')}</p>`}
+    ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: w('weight'), unit: 'kg', points: weights }]} timezone=${farm.timezone} label=${w('weight_label', { unit: unitLabel('kg') })} />` : html`<p class="muted">${w('no_weights')}</p>`}
     <${Lineage} animal=${animal} timezone=${farm.timezone} />
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
     <h2>${w('history')}</h2>
@@ -405,7 +409,7 @@ export function Page({ farm, params }: PageProps) {
             (
               d,
             ) => html`<div class="panel" key=${d.id}><h3><a href=${`/devices/${d.id}`}>${d.name}</a> <span class="muted small">${d.type}</span></h3>
-              <${DeviceReadings} device=${d} /></div>`,
+              <${DeviceReadings} device=${d} timezone=${farm.timezone} /></div>`,
           )
     }
   </section>`;

@@ -3,10 +3,12 @@
  * range, so a 30-day chart of a minute-by-minute house is a few hundred points), its alert rule's threshold
  * lines, its key (rotate: the new key is shown once) and its full command history.
  */
+import { alertTerm } from '../../../../domain/alert-terms.ts';
+import { metricTerm } from '../../../../domain/metric-terms.ts';
 import { api, type Schema } from '../api.ts';
 import { type Threshold, TimeChart } from '../chart.ts';
 import { typeName } from '../device-type.ts';
-import { type MessageKey, t, words } from '../i18n.ts';
+import { type MessageKey, reader, t, words } from '../i18n.ts';
 import { html, inputValue, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/devices.ts';
 import { useReader } from '../reader-hook.ts';
@@ -67,6 +69,9 @@ async function loadSeries(
   return points.reverse();
 }
 
+/** A metric's name in the reader's words (its code for a metric the product does not know). */
+const metricName = (metric: string) => metricTerm(reader.language, metric);
+
 /** The threshold lines of the farm's enabled rules for this metric on this device. */
 function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): Threshold[] {
   const lines: Threshold[] = [];
@@ -74,15 +79,27 @@ function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): 
     if (!r.enabled || r.metric !== metric) continue;
     if (r.device_type && r.device_type !== device.type) continue;
     if (r.device_id && r.device_id !== device.id) continue;
+    // A built-in rule by its title; a farm's own by the name it was given.
+    const rule = alertTerm(reader.language, `rule.${r.name}.title`) ?? r.name;
     if (r.watch !== null && r.watch !== undefined)
-      lines.push({ value: r.watch, kind: 'watch', label: w('line_watch', { rule: r.name }) });
+      lines.push({ value: r.watch, kind: 'watch', label: w('line_watch', { rule }) });
     if (r.urgent !== null && r.urgent !== undefined)
-      lines.push({ value: r.urgent, kind: 'urgent', label: w('line_urgent', { rule: r.name }) });
+      lines.push({ value: r.urgent, kind: 'urgent', label: w('line_urgent', { rule }) });
   }
   return lines;
 }
 
-function Charts({ device, metrics, rules }: { device: Device; metrics: string[]; rules: Rule[] }) {
+function Charts({
+  device,
+  metrics,
+  rules,
+  timezone,
+}: {
+  device: Device;
+  metrics: string[];
+  rules: Rule[];
+  timezone: string;
+}) {
   const [chosen, setChosen] = useState(() => metrics.slice(0, 2));
   const [range, setRange] = useState('24h');
   const [custom, setCustom] = useState({ from: '', to: '' });
@@ -119,7 +136,7 @@ function Charts({ device, metrics, rules }: { device: Device; metrics: string[];
     <fieldset class="checks"><legend>${w('metrics')}</legend>
       ${metrics.map(
         (m) =>
-          html`<label><input type="checkbox" checked=${chosen.includes(m)} onChange=${() => toggle(m)} />${m}</label>`,
+          html`<label><input type="checkbox" checked=${chosen.includes(m)} onChange=${() => toggle(m)} />${metricName(m)}</label>`,
       )}
     </fieldset>
     <div class="ranges" role="group" aria-label=${w('range')}>
@@ -144,9 +161,9 @@ function Charts({ device, metrics, rules }: { device: Device; metrics: string[];
         ? html`<${Loading} error=${series.error} retry=${series.reload} />`
         : series.data.map(
             (s) => html`<${TimeChart} key=${s.metric}
-              series=${[{ label: s.metric, unit: s.points[0]?.unit, points: s.points }]}
-              thresholds=${thresholdsFor(rules, device, s.metric)} label=${s.metric}
-              span=${shown} />`,
+              series=${[{ label: metricName(s.metric), unit: s.points[0]?.unit, points: s.points }]}
+              thresholds=${thresholdsFor(rules, device, s.metric)} label=${metricName(s.metric)}
+              span=${shown} timezone=${timezone} />`,
           )
     }
     ${chosen.length === 0 && html`<p class="muted">${w('pick_metric')}</p>`}
@@ -230,14 +247,14 @@ export function Page({ farm, params }: PageProps) {
       metrics.length === 0
         ? html`<div class="panel"><h2>${w('readings')}</h2><p class="muted">${w('no_readings')}</p>
           <button type="button" class="button secondary" onClick=${data.reload}>${w('look_again')}</button></div>`
-        : html`<${Charts} device=${device} metrics=${metrics} rules=${rules} />`
+        : html`<${Charts} device=${device} metrics=${metrics} rules=${rules} timezone=${farm.timezone} />`
     }
     ${
       latest.length > 0 &&
       html`<p class="small muted">${w('latest', {
         list: latest
           .filter((r, i, all) => all.findIndex((x) => x.metric === r.metric) === i)
-          .map((r) => `${r.metric} ${amount(r.value, r.unit ?? '')}`)
+          .map((r) => `${metricName(r.metric)} ${amount(r.value, r.unit ?? '')}`)
           .join(' · '),
       })}</p>`
     }
