@@ -186,6 +186,35 @@ test('US units: a device’s readings chart is in °F: its legend, its dashed li
   await page.context().close();
 });
 
+test('Spanish: an animal’s tracker charts name each metric in words, their times in Spanish form', async () => {
+  type Devices = { data: { name: string; animal_id: string | null }[] };
+  const devices = await world.t.request<Devices>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?type=bolus&limit=50`,
+    { key: world.account.test_key },
+  );
+  const bolus = devices.body.data.find((d) => d.name === 'Bolus 1');
+  assert.ok(bolus?.animal_id, 'the sample farm’s Bolus 1 is in an animal');
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  try {
+    await page.goto(`${world.base}/animals/${bolus.animal_id}`);
+    const chart = page.locator('figure.chart', { hasText: 'Bolus 1: Temperatura corporal, últimos 7 días' });
+    await chart.scrollIntoViewIfNeeded();
+    await chart.locator('canvas').first().waitFor();
+    await chart.locator('.u-legend', { hasText: 'Temperatura corporal (°C)' }).waitFor();
+    const said = (await chart.locator('.chart-summary').textContent()) ?? '';
+    assert.match(said, /^Temperatura corporal: último \d+,\d\s?°C \(\d{1,2} [a-z]+\.?, \d\d:\d\d\)/, said);
+    const visible = await visibleText(page);
+    assert.doesNotMatch(visible, /\b(body\.temp_c|rumination\.min|activity\.index)\b/, visible);
+    await screenshot(page, 'words-animal-tracker-chart-es-phone');
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+    await page.context().close();
+  }
+});
+
 test('Spanish with US units: the alerts page writes each alert from its words, in °F', async () => {
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   assert.equal(

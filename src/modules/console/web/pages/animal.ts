@@ -6,7 +6,6 @@
  */
 
 import { displayEid } from '../../../../domain/eid.ts';
-import { metricTerm } from '../../../../domain/metric-terms.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { eventTypeName } from '../event-sentences.ts';
@@ -276,23 +275,29 @@ function EditAnimal({ animal, places, onSaved }: { animal: Animal; places: Place
   </form>`;
 }
 
-/** A tracker's recent readings (7 days, hourly averages) as one chart per device. */
+/**
+ * A tracker's recent readings (7 days, hourly averages) as one chart per metric, named in the reader's words.
+ * The metrics' names load with the readings: most animals wear no tracker, and their page stays lighter.
+ */
 function DeviceReadings({ device, timezone }: { device: Schema<'Device'>; timezone: string }) {
   const since = useMemo(() => new Date(Date.now() - 7 * 86_400_000).toISOString(), [device.id]);
-  const readings = useLoad(
-    () =>
+  const readings = useLoad(async () => {
+    const [read, terms] = await Promise.all([
       api('GET', '/v1/devices/{id}/readings', {
         path: { id: device.id },
         query: { since, interval: '1h', agg: 'avg', limit: 500 },
       }),
-    [device.id],
-  );
+      import('../../../../domain/metric-terms.ts'),
+    ]);
+    return { ...read, metricTerm: terms.metricTerm };
+  }, [device.id]);
   const series = useMemo(() => {
     const byMetric = new Map<string, Series & { points: Series['points'][number][] }>();
-    for (const r of readings.data?.data ?? []) {
+    const read = readings.data;
+    for (const r of read?.data ?? []) {
       if (r.metric.startsWith('gps.') || r.metric.startsWith('device.')) continue;
       const series = byMetric.get(r.metric) ?? {
-        label: metricTerm(reader.language, r.metric),
+        label: read?.metricTerm(reader.language, r.metric) ?? r.metric,
         unit: r.unit,
         points: [],
       };
