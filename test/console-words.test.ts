@@ -89,6 +89,65 @@ test('US units: the alert thresholds read °F; a line typed in °F is stored in 
   }
 });
 
+test('thresholds out of order are said on the cell in the reader’s units and language, and nothing is saved', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  const farmId = world.account.sample_farm_id;
+  const rulesOf = async () =>
+    (
+      await world.t.request<{ settings: { rules?: Record<string, Record<string, unknown>> | null } }>(
+        'GET',
+        `/v1/farms/${farmId}`,
+        { key: world.account.test_key },
+      )
+    ).body.settings.rules ?? null;
+  const before = await rulesOf();
+  /** The alert in the cell of `input`, once shown; the input is marked invalid. */
+  const cellError = async (input: import('playwright-core').Locator) => {
+    const alert = page.locator('td', { has: input }).getByRole('alert');
+    await alert.waitFor();
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    return (await alert.textContent()) ?? '';
+  };
+  try {
+    // A US reader: house.heat's lines are 89.6 °F watch, 95 °F urgent, 86 °F clear.
+    assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
+    await page.goto(`${world.base}/settings/rules`);
+    const watch = page.getByLabel('High temperature watch');
+    await watch.fill('96');
+    await page.getByRole('button', { name: 'Save thresholds' }).click();
+    assert.equal(await cellError(watch), 'The watch line (96°F) must be at or below the urgent line (95°F).');
+    await watch.fill('');
+    const clear = page.getByLabel('High temperature clear');
+    await clear.fill('90');
+    await page.getByRole('button', { name: 'Save thresholds' }).click();
+    assert.equal(
+      await cellError(clear),
+      'The clear line (90°F) must be below the watch line (89.6°F). Otherwise an alert could never resolve.',
+    );
+    await page.locator('td', { has: clear }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'words-thresholds-order-us-phone');
+
+    // A Spanish reader of US units: the same cells, in Spanish.
+    assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+    await page.goto(`${world.base}/settings/rules`);
+    const vigilar = page.getByLabel('Temperatura alta vigilar');
+    await vigilar.fill('96');
+    await page.getByRole('button', { name: 'Guardar los umbrales' }).click();
+    assert.equal(
+      await cellError(vigilar),
+      'El valor de vigilar (96 °F) debe ser menor o igual que el de urgente (95 °F).',
+    );
+    await page.locator('td', { has: vigilar }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'words-thresholds-order-es-phone');
+    assert.doesNotMatch(await visibleText(page), /°C/);
+    assert.deepEqual(await rulesOf(), before, 'lines out of order are not sent');
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { language: 'en', units: 'metric' } });
+    await page.context().close();
+  }
+});
+
 test('US units: a house reads °F and an animal lb; a weight typed in lb is stored in kg', async () => {
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   const patched = await person.request('PATCH', '/v1/me', { body: { units: 'us' } });

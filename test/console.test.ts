@@ -447,7 +447,7 @@ test('add a device, copy its key, send a report with it, and see the reading on 
   await page.context().close();
 });
 
-test("a bad alert threshold shows the API's error on its cell; a good one is saved", async () => {
+test('an alert threshold out of order shows its error on its cell; a good one is saved', async () => {
   const { page, problems } = await signedInPage(world, live, DESKTOP);
   await page.goto(`${world.base}/settings/rules`);
   const watch = page.getByLabel('High ammonia watch');

@@ -29,6 +29,8 @@ export interface ApiCaller {
 export interface AgentIdentity {
   grantId: string;
   clientName: string;
+  /** The person who allowed the agent: it speaks for them (their language is its default: MCP's farm_brief). */
+  personId: string;
   /** The resource (RFC 8707) the token is bound to. */
   resource: string;
   /** Epoch ms the access token expires. */

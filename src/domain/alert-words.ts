@@ -45,6 +45,11 @@ const en = {
   // An animal as an alert's subject: its name and ear tag ({tag}: the tag as the farm wrote it).
   'animal.named': '{name} (tag {tag})',
   'animal.tag': 'tag {tag}',
+  // An animal with neither name nor tag: its electronic id ({eid}: as its label prints it, eid.ts
+  // `displayEid`), else its group ({group}: the name the farm gave it), else only what it is.
+  'animal.eid': 'EID {eid}',
+  'animal.untagged.group': 'an untagged animal in {group}',
+  'animal.untagged': 'an untagged animal',
 
   // Readings crossing a rule's line. {rule}: the rule's title; {subject}: the house, device or animal.
   'reading.title.in': '{rule} in {subject}',
@@ -164,6 +169,9 @@ const es: Record<AlertWordKey, Message> = {
   // «Crotal», as the brief's herd book calls an ear tag (src/modules/brief/messages.ts `animal.tag`).
   'animal.named': '{name} (crotal {tag})',
   'animal.tag': 'crotal {tag}',
+  'animal.eid': 'EID {eid}',
+  'animal.untagged.group': 'un animal sin crotal en {group}',
+  'animal.untagged': 'un animal sin crotal',
 
   'reading.title.in': '{rule} en {subject}',
   'reading.title.at': '{rule} en {subject}',

@@ -19,9 +19,7 @@ import {
 } from './built-in-rules.ts';
 import { isDeviceType } from './devices.ts';
 import { type AlertRule, isForSeconds, MAX_FOR_S, RULE_BY_NAME, type RuleThresholds } from './rules.ts';
-
-const THRESHOLD_MEMBERS = ['watch', 'urgent', 'clear'] as const;
-type ThresholdMember = (typeof THRESHOLD_MEMBERS)[number];
+import { THRESHOLD_MEMBERS, type ThresholdMember, thresholdOrderProblem } from './threshold-order.ts';
 
 export type RuleOverridesResult =
   | { ok: true; value: Record<string, RuleThresholds | Readonly<Record<string, unknown>>> }
@@ -202,41 +200,22 @@ function checkByKey(
   return null;
 }
 
-/**
- * Checks that the lines are in an order that can both fire and clear. Blames a member the caller
- * actually sent, so the error points at something they can change.
- */
+/** The API's words for a problem of order, in the catalog's units (clients may say it their own way). */
 function checkOrder(
   rule: AlertRule,
   t: RuleThresholds,
   given: ReadonlySet<ThresholdMember>,
 ): { member: ThresholdMember; message: string } | null {
+  const problem = thresholdOrderProblem(rule.direction, t, given);
+  if (!problem) return null;
   const high = rule.direction === 'high';
-  const side = high ? 'high-side' : 'low-side';
-  const pick = (preferred: ThresholdMember, other: ThresholdMember): ThresholdMember =>
-    given.has(preferred) || !given.has(other) ? preferred : other;
-
-  const clearOk = high ? t.clear < t.watch : t.clear > t.watch;
-  if (!clearOk) {
-    return {
-      member: pick('clear', 'watch'),
-      message:
-        `Rule ${rule.name} (${side}, ${rule.metric}): clear (${t.clear}) must be ${high ? 'below' : 'above'} ` +
-        `watch (${t.watch}), otherwise an alert could never resolve.`,
-    };
-  }
-  if (t.urgent !== null) {
-    const urgentOk = high ? t.watch <= t.urgent : t.watch >= t.urgent;
-    if (!urgentOk) {
-      return {
-        member: pick('urgent', 'watch'),
-        message:
-          `Rule ${rule.name} (${side}, ${rule.metric}): urgent (${t.urgent}) must be ` +
-          `${high ? 'at or above' : 'at or below'} watch (${t.watch}).`,
-      };
-    }
-  }
-  return null;
+  const head = `Rule ${rule.name} (${high ? 'high-side' : 'low-side'}, ${rule.metric})`;
+  const message =
+    problem.member === 'clear' || problem.other === 'clear'
+      ? `${head}: clear (${t.clear}) must be ${high ? 'below' : 'above'} watch (${t.watch}), ` +
+        'otherwise an alert could never resolve.'
+      : `${head}: urgent (${t.urgent}) must be ${high ? 'at or above' : 'at or below'} watch (${t.watch}).`;
+  return { member: problem.member, message };
 }
 
 function describe(value: unknown): string {

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { METRIC_BY_NAME, METRICS } from './metrics.ts';
 import { validateRuleOverrides } from './rule-overrides.ts';
 import { classifyReading, DEFAULT_RULES, effectiveRules, RULE_BY_NAME, rulesForMetric } from './rules.ts';
+import { thresholdOrderProblem } from './threshold-order.ts';
 
 function rule(name: string) {
   const r = RULE_BY_NAME.get(name);
@@ -199,5 +200,31 @@ describe('validateRuleOverrides', () => {
 
   test('allows urgent equal to watch', () => {
     assert.equal(validateRuleOverrides({ 'house.battery': { urgent: 20 } }).ok, true);
+  });
+
+  test('the order problem names the line to change, how it must stand, and against which line', () => {
+    const given = (...m: Array<'watch' | 'urgent' | 'clear'>) => new Set(m);
+    // High side: the line the caller moved is blamed, said from its side.
+    assert.deepEqual(thresholdOrderProblem('high', { watch: 36, urgent: 35, clear: 30 }, given('watch')), {
+      member: 'watch',
+      relation: 'at_or_below',
+      other: 'urgent',
+    });
+    assert.deepEqual(thresholdOrderProblem('high', { watch: 32, urgent: 31, clear: 30 }, given('urgent')), {
+      member: 'urgent',
+      relation: 'at_or_above',
+      other: 'watch',
+    });
+    assert.deepEqual(thresholdOrderProblem('high', { watch: 29, urgent: 35, clear: 30 }, given('watch')), {
+      member: 'watch',
+      relation: 'above',
+      other: 'clear',
+    });
+    // Low side, both moved: clear is blamed against watch.
+    assert.deepEqual(
+      thresholdOrderProblem('low', { watch: 15, urgent: 5, clear: 10 }, given('watch', 'clear')),
+      { member: 'clear', relation: 'above', other: 'watch' },
+    );
+    assert.equal(thresholdOrderProblem('low', { watch: 15, urgent: null, clear: 25 }, given('urgent')), null);
   });
 });

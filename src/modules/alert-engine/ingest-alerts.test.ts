@@ -174,6 +174,59 @@ forEachEngine('alerts through ingest', (t) => {
     assert.equal(renderAlertWord('es', tagWords.title), 'Temperatura elevada: crotal 126');
   });
 
+  test('a bolus on an animal with neither name nor tag alerts on it by its EID, else its group, never its id', async () => {
+    const { key, farmId } = await setup();
+    const herd = await make.group(t(), key, farmId, { name: 'Cow-calf herd' });
+    /** An animal of `body` with a bolus that reports a raised temperature; its alert. */
+    async function alertOn(body: Record<string, unknown>, bolusName: string) {
+      const animal = await t().request<Animal>('POST', `/v1/farms/${farmId}/animals`, {
+        key,
+        body: { species: 'cattle', ...body },
+      });
+      assert.equal(animal.status, 201, JSON.stringify(animal.body));
+      const bolus = await make.device(t(), key, farmId, {
+        type: 'bolus',
+        name: bolusName,
+        animal_id: animal.body.id,
+      });
+      await ingest(t(), bolus.device_key, { readings: [{ metric: 'body.temp_c', value: 40.1 }] });
+      const alert = (await allAlerts(t(), key, farmId)).find((a) => a.subject_id === animal.body.id);
+      assert.ok(alert);
+      const words = alertWordsOf(alert.words);
+      assert.ok(words);
+      const es = { title: renderAlertWord('es', words.title), reason: renderAlertWord('es', words.reason) };
+      for (const text of [alert.title, alert.reason, es.title, es.reason]) {
+        assert.doesNotMatch(text ?? '', /ani_/, 'the id is no name a farmer can find');
+      }
+      assert.equal(renderAlertWord('en', words.title), alert.title);
+      assert.equal(renderAlertWord('en', words.reason), alert.reason);
+      return { alert, es };
+    }
+
+    // By its EID as its label prints it, even in a group.
+    const byEid = await alertOn({ eid: '982000123456789', group_id: herd.id }, 'Bolus 9');
+    assert.equal(byEid.alert.title, 'Raised temperature for EID 982 000123456789');
+    assert.equal(byEid.es.title, 'Temperatura elevada: EID 982 000123456789');
+
+    // By what it is and where.
+    const inHerd = await alertOn({ group_id: herd.id }, 'Bolus 10');
+    assert.equal(inHerd.alert.title, 'Raised temperature for an untagged animal in Cow-calf herd');
+    assert.equal(
+      inHerd.alert.reason,
+      'Body temperature 40.1°C for an untagged animal in Cow-calf herd (Bolus 10) — at or above the watch line of 40°C',
+    );
+    assert.equal(inHerd.es.title, 'Temperatura elevada: un animal sin crotal en Cow-calf herd');
+    assert.equal(
+      inHerd.es.reason,
+      'Temperatura corporal 40.1°C de un animal sin crotal en Cow-calf herd (Bolus 10): igual o por encima del umbral de atención de 40°C',
+    );
+
+    // By what it is alone.
+    const alone = await alertOn({}, 'Bolus 11');
+    assert.equal(alone.alert.title, 'Raised temperature for an untagged animal');
+    assert.equal(alone.es.title, 'Temperatura elevada: un animal sin crotal');
+  });
+
   test('a late reading in a later report neither reopens nor resolves', async () => {
     const { key, farmId, house } = await setup();
     const at = (min: number) => new Date(Date.UTC(2026, 5, 1, 3, min)).toISOString();

@@ -11,7 +11,7 @@ export interface IngestedReport {
     name: string;
     type: string;
     animal_id: string | null;
-    /** Its animal's name, tag and group when ingest has read them already (null: no such animal). */
+    /** Its animal's name, tag, EID and group when ingest has read them already (null: no such animal). */
     animal?: AnimalLabelRow | null;
     group_id?: string | null;
     /** The device's device.quiet level before this report; a report resolves that alert. */

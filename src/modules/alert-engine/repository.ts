@@ -267,11 +267,17 @@ export async function saveBreaches(
   await db.insertInto('alert_breaches').values(held).onConflict(onConflict).execute();
 }
 
-/** What alert wording needs of an animal: its name, tag and group. */
+/**
+ * What alert wording needs of an animal: its name, tag, EID and group (its id for group-scoped rules, its
+ * name for an animal known by neither name, tag nor EID). Ingest's PostgreSQL report statement reads the
+ * same columns (ingest/repository.ts `reportStatement`).
+ */
 export interface AnimalLabelRow {
   name: string | null;
   tag: string | null;
+  eid: string | null;
   group_id: string | null;
+  group_name: string | null;
 }
 
 export async function findAnimalLabel(
@@ -286,9 +292,16 @@ export async function findAnimalLabel(
 const selectAnimalLabel = prepared((db, q: { farmId: string; animalId: string }) =>
   db
     .selectFrom('animals')
-    .select(['name', 'tag', 'group_id'])
-    .where('id', '=', q.animalId)
-    .where('farm_id', '=', q.farmId),
+    .leftJoin('animal_groups', 'animal_groups.id', 'animals.group_id')
+    .select([
+      'animals.name',
+      'animals.tag',
+      'animals.eid',
+      'animals.group_id',
+      'animal_groups.name as group_name',
+    ])
+    .where('animals.id', '=', q.animalId)
+    .where('animals.farm_id', '=', q.farmId),
 );
 
 /** A reporting device is no longer quiet (the quiet pass set the mark: alert-passes/repository.ts). */

@@ -53,7 +53,7 @@ const AlertWordSchema = Type.Object(
         Type.Object({ key: WordKey, params: WordParams }, { additionalProperties: false }),
         {
           description:
-            'Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed.',
+            'Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed.',
         },
       ),
     ),

@@ -109,8 +109,10 @@ function reportStatement(
     )}), moved as (${upsertLatestFrom(trx, sql`d.id`, 'l', parts.join('l', parts.latest))}), handed_out as (${parts.handOut})${positioned}
     select d.*, to_jsonb(f.*) as farm_row,
       (select coalesce(json_agg(h), '[]'::json) from handed_out h${parts.commandsOf}) as command_rows,
-      (select json_build_object('name', a.name, 'tag', a.tag, 'group_id', a.group_id)
-        from animals a where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
+      (select json_build_object('name', a.name, 'tag', a.tag, 'eid', a.eid, 'group_id', a.group_id,
+          'group_name', g.name)
+        from animals a left join animal_groups g on g.id = a.group_id
+        where a.id = d.animal_id and a.farm_id = d.farm_id) as animal_row
     from d join farms f on f.id = d.farm_id`;
 }
 

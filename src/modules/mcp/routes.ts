@@ -110,6 +110,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         scope: { accountId: caller.accountId, mode: caller.mode, farms: caller.farms, policy: caller.policy },
         policy: caller.policy,
         keyId: caller.keyId,
+        personId: caller.session?.personId ?? caller.agent?.personId ?? null,
         log: request.log,
         commandExpirySeconds: options.commandExpirySeconds,
         commandRedeliverSeconds: options.commandRedeliverSeconds,

@@ -30,6 +30,11 @@ export interface ToolContext {
   scope: Scope;
   /** The calling API key: the scope of idempotency keys. */
   keyId: string;
+  /**
+   * The person the credential speaks for: who allowed a connected agent (OAuth), or the signed-in person;
+   * null for an API key, which is the account's. Absent: none.
+   */
+  personId?: string | null;
   log: FastifyBaseLogger;
   /** Default expiry of device commands, as configured for REST. */
   commandExpirySeconds: number;

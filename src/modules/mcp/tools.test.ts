@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
-import { connect, ERAS, longitudeForSolarHour, ok, refused } from '../../../test/mcp.ts';
+import { callTool, connect, ERAS, longitudeForSolarHour, ok, refused } from '../../../test/mcp.ts';
 import type {
   Alert,
   Animal,
@@ -241,6 +241,35 @@ forEachEngine('mcp tools', (t) => {
       }
     });
   }
+
+  test('farm_brief: in the language asked for; an API key, which is no person’s, reads English by default', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.posted<Farm>(t(), acct.live_key, '/v1/farms', { name: 'Granja Norte' });
+    const mcp = await connect(t(), acct.live_key, ERAS[1]!);
+    try {
+      const listed = await mcp.client.listTools();
+      const tool = listed.tools.find((x) => x.name === 'farm_brief');
+      assert.match(tool?.description ?? '', /Written in language \(default: your person's, else en\)/);
+      assert.deepEqual((tool?.inputSchema.properties?.language as { enum?: string[] })?.enum, ['en', 'es']);
+
+      const spanish = await callTool(mcp.client, 'farm_brief', { farm_id: farm.id, language: 'es' });
+      assert.equal(spanish.isError, false, spanish.text);
+      assert.equal(
+        spanish.data.headline,
+        'Todo tranquilo en Granja Norte: sin alertas, nada pendiente para hoy y todos los dispositivos reportando.',
+      );
+      assert.ok(spanish.text.startsWith(spanish.data.headline), 'the summary is in Spanish too');
+      assert.deepEqual(spanish.data, {
+        ...(await make.fetched<BriefReply>(t(), acct.live_key, `/v1/farms/${farm.id}/brief?language=es`)),
+        generated_at: spanish.data.generated_at,
+      });
+      const english = await ok(mcp.client, 'farm_brief', { farm_id: farm.id });
+      assert.match(english.headline, /^All quiet on Granja Norte: /);
+      assert.match(await refused(mcp.client, 'farm_brief', { farm_id: farm.id, language: 'fr' }), /language/);
+    } finally {
+      await mcp.close();
+    }
+  });
 
   test('lists take limit and before and say how to get the next page', async () => {
     const acct = await t().account();

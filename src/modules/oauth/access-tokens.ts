@@ -41,6 +41,7 @@ export async function authenticateAccessToken(
       agent: {
         grantId: row.id,
         clientName: row.client_name,
+        personId: row.person_id,
         resource: row.resource,
         expiresAt: row.expires_at,
       },

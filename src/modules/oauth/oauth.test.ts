@@ -385,6 +385,29 @@ forEachEngine('oauth', (t) => {
     assert.match(String(elsewhere.headers['www-authenticate']), /error="invalid_token"/);
   });
 
+  test('an agent speaks for the person who allowed it: farm_brief in their language unless it asks for another', async () => {
+    const account = await t().sharedAccount();
+    const owner = await signedInPerson(t(), account, 'owner');
+    const farm = await t().request<{ id: string }>('POST', '/v1/farms', {
+      key: account.test_key,
+      body: { name: 'Finca del Sur' },
+    });
+    assert.equal(farm.status, 201, JSON.stringify(farm.body));
+    assert.equal((await owner.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+    try {
+      const agent = await tokensFor(t(), owner, { level: 'read', mode: 'test', farms: [farm.body.id] });
+      const own = await callTool(t(), agent.access, 'farm_brief');
+      assert.equal(
+        own.structuredContent?.headline,
+        'Todo tranquilo en Finca del Sur: sin alertas, nada pendiente para hoy y todos los dispositivos reportando.',
+      );
+      const asked = await callTool(t(), agent.access, 'farm_brief', { language: 'en' });
+      assert.match(String(asked.structuredContent?.headline), /^All quiet on Finca del Sur: /);
+    } finally {
+      await owner.request('PATCH', '/v1/me', { body: { language: 'en' } });
+    }
+  });
+
   test('refresh rotates: the old refresh token is refused, and coming back revokes the grant', async () => {
     const account = await t().sharedAccount();
     const owner = await signedInPerson(t(), account, 'owner');

@@ -194,6 +194,7 @@ export function findAccessToken(db: Db, tokenHash: string) {
       'oauth_grants.id',
       'oauth_grants.account_id',
       'oauth_grants.client_name',
+      'oauth_grants.person_id',
       'oauth_grants.mode',
       'oauth_grants.farms',
       'oauth_grants.level',

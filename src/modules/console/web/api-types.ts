@@ -1935,7 +1935,7 @@ export interface components {
                     params: {
                         [key: string]: string | number;
                     };
-                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
                     parts?: {
                         [key: string]: {
                             /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
@@ -1958,7 +1958,7 @@ export interface components {
                     params: {
                         [key: string]: string | number;
                     };
-                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
                     parts?: {
                         [key: string]: {
                             /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
@@ -1981,7 +1981,7 @@ export interface components {
                     params: {
                         [key: string]: string | number;
                     };
-                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                    /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
                     parts?: {
                         [key: string]: {
                             /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
@@ -14205,7 +14205,7 @@ export interface operations {
                                 params: {
                                     [key: string]: string | number;
                                 };
-                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
                                 parts?: {
                                     [key: string]: {
                                         /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
@@ -14228,7 +14228,7 @@ export interface operations {
                                 params: {
                                     [key: string]: string | number;
                                 };
-                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
                                 parts?: {
                                     [key: string]: {
                                         /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */
@@ -14251,7 +14251,7 @@ export interface operations {
                                 params: {
                                     [key: string]: string | number;
                                 };
-                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
+                                /** @description Parameter → the parameter as a sentence of its own (an animal subject: animal.named with its name and tag, animal.tag, animal.eid, animal.untagged.group with its group, animal.untagged), written in the reader’s language in place of the parameter’s English text. Absent on alerts opened before parts existed. */
                                 parts?: {
                                     [key: string]: {
                                         /** @description A message key of the alert words catalog, e.g. reading.high.urgent.in. */

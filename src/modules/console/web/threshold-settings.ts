@@ -1,7 +1,8 @@
 /**
  * The Settings page's alert thresholds table (/settings/rules): every threshold rule of the catalog by its
  * title in the reader's language (src/domain/alert-terms.ts) and its measure with the unit the reader reads
- * its lines in, the default under each value, the API's error on the cell it names. Lines are shown and typed
+ * its lines in, the default under each value, an error on the cell it names (lines out of order said before
+ * saving, in the reader's units; any other the API's). Lines are shown and typed
  * in the reader's units (°F for a US reader) and saved in the catalog's; a line left as shown keeps its
  * exact value. Its own module, loaded when the section is opened. The rules and their defaults come from the
  * registry the catalog publishes (src/domain/rules.ts), not from GET /v1/catalog: the page needs nothing else
@@ -9,9 +10,11 @@
  */
 import { alertTerm } from '../../../domain/alert-terms.ts';
 import { unitOf } from '../../../domain/metrics.ts';
-import { DEFAULT_RULES } from '../../../domain/rules.ts';
+import { DEFAULT_RULES, type RuleThresholds } from '../../../domain/rules.ts';
+import { thresholdOrderProblem } from '../../../domain/threshold-order.ts';
+import type { Problem } from './api.ts';
 import { Submit, useForm } from './form.ts';
-import { entered, num, reader, shown, unitLabel, words } from './i18n.ts';
+import { entered, num, qty, reader, shown, unitLabel, words } from './i18n.ts';
 import { html, inputValue, useState } from './lib.ts';
 import { EN, ES } from './messages/settings.ts';
 import { type RuleSettings, saveRules } from './pages/rule-settings.ts';
@@ -42,6 +45,35 @@ function ruleMeasure(r: ThresholdRule): string {
 function typedLine(value: number | null | undefined, unit: string | null): string {
   if (value === null || value === undefined) return '';
   return String(unit ? Math.round(shown(value, unit) * 100) / 100 : value);
+}
+
+/**
+ * Lines out of order (the API's own check, threshold-order.ts), said in the reader's language and units on
+ * the cell to change, before saving: the API would say it in the catalog's units ("clear (41)"), which a US
+ * reader did not type. Null when they are in order, or when a line is not a number (the API names that).
+ */
+function orderProblem(rule: ThresholdRule, changed: Record<string, unknown>): Problem | null {
+  const lines: RuleThresholds = { watch: rule.watch, urgent: rule.urgent, clear: rule.clear };
+  for (const [m, v] of Object.entries(changed)) {
+    if (m === 'urgent' && v === null) lines.urgent = null;
+    else if (typeof v === 'number') lines[m as Member] = v;
+    else return null;
+  }
+  const given = new Set(Object.keys(changed) as Member[]);
+  const problem = thresholdOrderProblem(rule.direction, lines, given);
+  if (!problem) return null;
+  const line = (m: Member) => qty(lines[m], rule.unit, 2);
+  const said = w(`order.${problem.relation}`, {
+    member: w(`member.${problem.member}`),
+    value: line(problem.member),
+    other: w(`member.${problem.other}`),
+    other_value: line(problem.other),
+  });
+  const clear = problem.member === 'clear' || problem.other === 'clear';
+  return {
+    param: `settings.rules.${rule.name}.${problem.member}`,
+    message: clear ? `${said} ${w('order.clear_why')}` : said,
+  };
 }
 
 /** Alert thresholds of every rule: the catalog's default beside the farm's value, edited in place. */
@@ -93,6 +125,8 @@ export function Thresholds({ farm }: { farm: Farm }) {
         else n = Number(typed);
         if (n !== fallback) changed[m] = n === null || Number.isFinite(n) ? n : typed;
       }
+      const problem = orderProblem(rule, changed);
+      if (problem) throw problem;
       if (own.for_s !== undefined) changed.for_s = own.for_s;
       if (Object.keys(changed).length > 0) rules[rule.name] = changed;
     }

@@ -135,7 +135,7 @@ export const houseStatusTool = defineTool({
   name: 'house_status',
   title: 'House status',
   description:
-    "The mobile poultry houses of a farm (or one): doors, move, climate, feed and water readings and the last commands, oldest house first; when has_more is true call again with before set to next_before. Use it before house_command and to check a command's result.",
+    "The mobile poultry houses of a farm (or one): doors, move, climate, feed and water readings and the last commands, oldest house first. Use it before house_command and to check a command's result.",
   input: Type.Object(
     {
       farm_id: FarmIdArg,

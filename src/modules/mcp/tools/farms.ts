@@ -2,18 +2,29 @@
 import { Type } from 'typebox';
 import { parsePage } from '../../../db/pagination.ts';
 import { buildCatalog } from '../../../domain/catalog.ts';
+import { LANGUAGES, type LanguageName } from '../../../domain/display-units.ts';
 import { Nullable } from '../../../http/schemas.ts';
 import { BriefSchema } from '../../brief/schemas.ts';
 import { buildBrief } from '../../brief/service.ts';
 import { FarmSchema } from '../../farms/schemas.ts';
 import { listFarms } from '../../farms/service.ts';
-import { defineTool, FarmIdArg, PageArgs, PageOutput, pageResult, READ_ONLY, resolveFarm } from '../tool.ts';
+import { findPersonById } from '../../people/repository.ts';
+import {
+  defineTool,
+  FarmIdArg,
+  PageArgs,
+  PageOutput,
+  pageResult,
+  READ_ONLY,
+  resolveFarm,
+  type ToolContext,
+} from '../tool.ts';
 
 export const listFarmsTool = defineTool({
   name: 'list_farms',
   title: 'List farms',
   description:
-    'Lists the farms this key can reach (id, name, time zone, coordinates). Use it to find a farm_id; with one farm, other tools work without farm_id.',
+    'Lists the farms this key can reach. Use it to find a farm_id; with one farm, other tools work without farm_id.',
   input: Type.Object({ ...PageArgs }, { additionalProperties: false }),
   output: PageOutput(FarmSchema),
   annotations: READ_ONLY,
@@ -26,10 +37,14 @@ export const farmBriefTool = defineTool({
   name: 'farm_brief',
   title: 'Farm brief',
   description:
-    'What needs attention on a farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices. Start here for "how is the farm?" or "what needs doing?".',
+    'What needs attention on a farm, most urgent first: open alerts, tasks due, each house\'s feed, water, climate and doors, quiet devices. Start here for "how is the farm?". Written in language (default: your person\'s, else en).',
   input: Type.Object(
     {
       farm_id: FarmIdArg,
+      language: Type.Optional(
+        // Said in the tool's description: the default tool list has no bytes to spare (toolsets.ts).
+        Type.Enum(LANGUAGES, { type: 'string' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -44,10 +59,15 @@ export const farmBriefTool = defineTool({
     ].join('\n'),
   async run(ctx, args) {
     const farm = await resolveFarm(ctx, args.farm_id);
-    // In English: an agent writes to its person in their language itself (docs/mcp.md).
-    return buildBrief(ctx.db, ctx.scope, farm.id, Date.now(), 'en');
+    return buildBrief(ctx.db, ctx.scope, farm.id, Date.now(), args.language ?? (await ownLanguage(ctx)));
   },
 });
+
+/** The language of the person the credential speaks for (docs/mcp.md); English for an API key. */
+async function ownLanguage(ctx: ToolContext): Promise<LanguageName> {
+  const person = ctx.personId ? await findPersonById(ctx.db, ctx.personId) : undefined;
+  return person?.language ?? 'en';
+}
 
 const CatalogOutput = Type.Object(
   {

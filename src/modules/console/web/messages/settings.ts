@@ -24,6 +24,12 @@ export const EN = {
   default_changed: 'default {value} · changed',
   none: 'none',
   save_thresholds: 'Save thresholds',
+  // A rule's lines out of order, said before saving ({member}, {other}: member.* words; values in the reader's units).
+  'order.below': 'The {member} line ({value}) must be below the {other} line ({other_value}).',
+  'order.above': 'The {member} line ({value}) must be above the {other} line ({other_value}).',
+  'order.at_or_below': 'The {member} line ({value}) must be at or below the {other} line ({other_value}).',
+  'order.at_or_above': 'The {member} line ({value}) must be at or above the {other} line ({other_value}).',
+  'order.clear_why': 'Otherwise an alert could never resolve.',
   'section.farm': 'Farm',
   'section.rules': 'Thresholds and rules',
   'section.escalation': 'Escalation',
@@ -70,6 +76,13 @@ export const ES: Record<keyof typeof EN, Message> = {
   default_changed: 'estándar {value} · cambiado',
   none: 'ninguno',
   save_thresholds: 'Guardar los umbrales',
+  'order.below': 'El valor de {member} ({value}) debe ser menor que el de {other} ({other_value}).',
+  'order.above': 'El valor de {member} ({value}) debe ser mayor que el de {other} ({other_value}).',
+  'order.at_or_below':
+    'El valor de {member} ({value}) debe ser menor o igual que el de {other} ({other_value}).',
+  'order.at_or_above':
+    'El valor de {member} ({value}) debe ser mayor o igual que el de {other} ({other_value}).',
+  'order.clear_why': 'Si no, una alerta nunca podría resolverse.',
   'section.farm': 'Granja',
   'section.rules': 'Umbrales y reglas',
   'section.escalation': 'Escalamiento',
