@@ -3,7 +3,8 @@
  * houses are all drawn; tapping a paddock shows its rest and who is in it, and a group in it can be moved;
  * a paddock drawn by tapping corners through leaflet-geoman is created with its outline and acres; a paddock
  * is split along a drawn line. At 360 px (the map under the header, panels as bottom sheets) and on a
- * desktop, with screenshots.
+ * desktop, with screenshots. The farm is first an SVG (web/farm-svg.ts): tapping it opens the same panels;
+ * Leaflet comes with a pan, a zoom, a drawing, an import or a track, at the same view.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -109,10 +110,11 @@ async function paddocks(): Promise<Paddock[]> {
   return res.body.data;
 }
 
+/** The Map page, its farm drawn (as the SVG: Leaflet is not loaded until the person needs it). */
 async function openMap(size = DESKTOP) {
   const opened = await signedInPage(world, account, size);
   await opened.page.goto(`${world.base}/map`);
-  await opened.page.locator('.map-canvas.leaflet-container').waitFor();
+  await opened.page.locator('.map-svg path.map-paddock').first().waitFor();
   return opened;
 }
 
@@ -210,6 +212,76 @@ test('the sample farm (test mode) on the map: every paddock and house drawn, at 
     assert.deepEqual(problems, []);
     await page.context().close();
   }
+});
+
+test('the map comes without Leaflet; a pan loads it at the same view, and the map works on it', async () => {
+  const { page, problems } = await signedInPage(world, account, PHONE);
+  const leaflet: string[] = [];
+  page.on('request', (request) => {
+    if (/\/(leaflet\.mjs|leaflet\.css|farm-map\.ts)$/.test(new URL(request.url()).pathname)) {
+      leaflet.push(request.url());
+    }
+  });
+  await page.goto(`${world.base}/map`);
+  const westShape = page.locator(`path.paddock-${west.id}`);
+  await westShape.waitFor();
+  assert.equal(await page.locator('.leaflet-container').count(), 0);
+  // Keyboard buttons with names: each drawn paddock, the house, the zoom.
+  await page.getByRole('button', { name: 'West', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'House 1' }).waitFor();
+  await page.getByRole('button', { name: 'Zoom in' }).waitFor();
+  const before = await settledBox(westShape);
+  await screenshot(page, 'console-map-svg-phone');
+  assert.deepEqual(leaflet, [], 'the first load does not fetch Leaflet');
+
+  // A finger drags the map (on open grass above East): Leaflet is loaded and takes over where the SVG was.
+  const eastBox = await settledBox(page.locator(`path.paddock-${east.id}`));
+  const start = { x: eastBox.x + eastBox.width / 2, y: Math.max(eastBox.y - 40, 80) };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 30, start.y + 10, { steps: 4 });
+  await page.mouse.up();
+  await page.locator('.map-canvas.leaflet-container').waitFor();
+  await page.locator('.map-svg').waitFor({ state: 'detached' });
+  assert.ok(
+    leaflet.some((url) => url.endsWith('/vendor/leaflet.mjs')),
+    'Leaflet is loaded after a pan',
+  );
+  const after = await settledBox(page.locator(`path.paddock-${west.id}`));
+  for (const key of ['x', 'y', 'width', 'height'] as const) {
+    assert.ok(
+      Math.abs(after[key] - before[key]) <= 2,
+      `West's ${key}: ${before[key]} on the SVG, ${after[key]} on Leaflet`,
+    );
+  }
+  // On Leaflet: a drag pans the map, and a tap on a paddock opens its panel.
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 40, start.y, { steps: 5 });
+  await page.mouse.up();
+  await waitFor('the map to pan east', async () => {
+    const now = await page.locator(`path.paddock-${west.id}`).boundingBox();
+    return Boolean(now && now.x > after.x + 20);
+  });
+  await screenshot(page, 'console-map-leaflet-phone');
+  const at = await insideOf(page, west.id);
+  await page.mouse.click(at.x, at.y);
+  await page.getByRole('region', { name: 'West', exact: true }).waitFor();
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('the zoom button on the SVG loads Leaflet and zooms in', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  const before = await settledBox(page.locator(`path.paddock-${west.id}`));
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await page.locator('.map-canvas.leaflet-container').waitFor();
+  await waitFor('West to grow', async () => {
+    const now = await page.locator(`path.paddock-${west.id}`).boundingBox();
+    return Boolean(now && now.width > before.width * 1.5);
+  });
+  assert.deepEqual(problems, []);
+  await page.context().close();
 });
 
 test('tapping a paddock shows its rest and who is in it; a group in it is moved from there', async () => {
