@@ -192,7 +192,7 @@ function Drawing(props: Props & { view: View; width: number; height: number }) {
         (Math.min(...lons) + Math.max(...lons)) / 2,
       );
       labels.push(
-        html`<text key=${p.id} class="map-label" x=${x} y=${y - 6} text-anchor="middle">${p.name}</text>`,
+        html`<text key=${p.id} class="map-label" x=${x} y=${y - 10} text-anchor="middle">${p.name}</text>`,
       );
     } else if (p.kind === 'route' && f.geometry?.type === 'LineString') {
       const d = `M${(f.geometry.coordinates as number[][]).map(([lon, lat]) => at(lat as number, lon as number).join(' ')).join('L')}`;
@@ -229,10 +229,11 @@ function Drawing(props: Props & { view: View; width: number; height: number }) {
           title=${name} aria-label=${name} onClick=${pick(picked)}><span class=${`map-alert ${p.severity}`} aria-hidden="true">!</span></button>`;
       }
       const house = p.type === 'house';
+      // A house's name is written beside its pin (the button's name); a tracker's is its title.
       return html`<button type="button" key=${`d${p.id}`} class="map-marker" style=${`left:${x}px;top:${y}px`}
-        title=${p.name} aria-label=${p.name} onClick=${pick(picked)}>${
+        title=${p.name} aria-label=${house ? undefined : p.name} onClick=${pick(picked)}>${
           house
-            ? html`<span class="map-house" aria-hidden="true"><span class="map-pin">${t('map.house_pin')}</span><span class="map-name">${p.name}</span></span>`
+            ? html`<span class="map-house"><span class="map-pin" aria-hidden="true">${t('map.house_pin')}</span><span class="map-name">${p.name}</span></span>`
             : html`<span class="map-tracker" aria-hidden="true"></span>`
         }</button>`;
     })}`;
