@@ -38,9 +38,11 @@ import { pickEncoding } from './routes.ts';
  * catalog loads with its page only): 361.7 KB gzip; then a Spanish sentence for every API error code, the alert
  * terms in a module of their own (rule titles and measures by the settings page without the alert sentences),
  * the animal subject's words, Settings' sections and a chart's drawing as modules loaded when opened or seen
- * (each split costs its own compression): 368.7 KB gzip.
+ * (each split costs its own compression): 368.7 KB gzip; 372 KB until the Map page drew the farm as an SVG
+ * before loading Leaflet (web/farm-svg.ts, web/map-view.ts) and its panels became a module of their own
+ * (web/map-panels.ts), so that its first load is within 80 KB: 370.5 → 379.6 KB gzip, 2026-11-29.
  */
-const PAGE_BUDGET_BYTES = 372 * 1024;
+const PAGE_BUDGET_BYTES = 380 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
