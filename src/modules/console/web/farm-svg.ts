@@ -220,23 +220,38 @@ function Drawing(props: Props & { view: View; width: number; height: number }) {
     <svg class="map-drawing" width=${width} height=${height} viewBox=${`0 0 ${width} ${height}`}>
       ${paddocks}${routes}<g aria-hidden="true">${labels}</g>
     </svg>
-    ${markers.map(({ p, x, y }) => {
-      const picked: Picked = { kind: p.kind, id: p.id };
-      if (p.kind === 'alert') {
-        const name = t(p.severity === 'urgent' ? 'map.urgent_alert' : 'map.alert', { title: p.title });
-        // Up and to the right of its place, so the house or tracker it is about stays visible.
-        return html`<button type="button" key=${`a${p.id}`} class="map-marker" style=${`left:${x + 18}px;top:${y - 20}px`}
-          title=${name} aria-label=${name} onClick=${pick(picked)}><span class=${`map-alert ${p.severity}`} aria-hidden="true">!</span></button>`;
-      }
-      const house = p.type === 'house';
-      // A house's name is written beside its pin (the button's name); a tracker's is its title.
-      return html`<button type="button" key=${`d${p.id}`} class="map-marker" style=${`left:${x}px;top:${y}px`}
-        title=${p.name} aria-label=${house ? undefined : p.name} onClick=${pick(picked)}>${
-          house
-            ? html`<span class="map-house"><span class="map-pin" aria-hidden="true">${t('map.house_pin')}</span><span class="map-name">${p.name}</span></span>`
-            : html`<span class="map-tracker" aria-hidden="true"></span>`
-        }</button>`;
-    })}`;
+    ${markers.map(
+      ({ p, x, y }) =>
+        html`<${Marker} key=${`${p.kind}${p.id}`} p=${p} x=${x} y=${y} onPick=${pick({ kind: p.kind, id: p.id })} />`,
+    )}`;
+}
+
+/** A house, a tracker or an alert: a button of a thumb's size around its pin, as Leaflet's marker looks. */
+function Marker({
+  p,
+  x,
+  y,
+  onPick,
+}: {
+  p: DeviceProperties | AlertProperties;
+  x: number;
+  y: number;
+  onPick(e: Event): void;
+}) {
+  if (p.kind === 'alert') {
+    const name = t(p.severity === 'urgent' ? 'map.urgent_alert' : 'map.alert', { title: p.title });
+    // Up and to the right of its place, so the house or tracker it is about stays visible.
+    return html`<button type="button" class="map-marker" style=${`left:${x + 18}px;top:${y - 20}px`}
+      title=${name} aria-label=${name} onClick=${onPick}><span class=${`map-alert ${p.severity}`} aria-hidden="true">!</span></button>`;
+  }
+  const house = p.type === 'house';
+  // A house's name is written beside its pin (the button's name); a tracker's is its title.
+  return html`<button type="button" class="map-marker" style=${`left:${x}px;top:${y}px`}
+    title=${p.name} aria-label=${house ? undefined : p.name} onClick=${onPick}>${
+      house
+        ? html`<span class="map-house"><span class="map-pin" aria-hidden="true">${t('map.house_pin')}</span><span class="map-name">${p.name}</span></span>`
+        : html`<span class="map-tracker" aria-hidden="true"></span>`
+    }</button>`;
 }
 
 /**
