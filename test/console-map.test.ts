@@ -7,7 +7,10 @@
  * Leaflet comes with a pan, a zoom, a drawing, an import or a track, at the same view.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { deflateSync } from 'node:zlib';
 import area from '@turf/area';
 import type { Polygon } from 'geojson';
 import type { Locator, Page } from 'playwright-core';
@@ -230,9 +233,17 @@ test('the map comes without Leaflet; a pan loads it at the same view, and the ma
   await page.getByRole('button', { name: 'West', exact: true }).waitFor();
   await page.getByRole('button', { name: 'House 1' }).waitFor();
   await page.getByRole('button', { name: 'Zoom in' }).waitFor();
+  // A paddock is reached with the keyboard and opened with Enter, as a tap opens it.
+  await page.getByRole('button', { name: 'East', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  const eastSheet = page.getByRole('region', { name: 'East', exact: true });
+  await eastSheet.getByText('Resting').waitFor();
+  await eastSheet.getByRole('button', { name: 'Close' }).click();
+  await eastSheet.waitFor({ state: 'detached' });
+  assert.equal(await page.locator('.leaflet-container').count(), 0, 'a tap needs no Leaflet');
   const before = await settledBox(westShape);
   await screenshot(page, 'console-map-svg-phone');
-  assert.deepEqual(leaflet, [], 'the first load does not fetch Leaflet');
+  assert.equal(leaflet.length, 0, 'the first load does not fetch Leaflet');
 
   // A finger drags the map (on open grass above East): Leaflet is loaded and takes over where the SVG was.
   const eastBox = await settledBox(page.locator(`path.paddock-${east.id}`));
@@ -585,6 +596,100 @@ test('with map tiles set but unreachable, the farm is drawn on a plain backgroun
     await page.context().close();
   } finally {
     await unreachable.close();
+  }
+});
+
+/** A 256 px square PNG of one colour: a map tile. */
+function tilePng(): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = (crcTable[(c ^ b) & 0xff] as number) ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(256, 0);
+  header.writeUInt32BE(256, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(256 * 3, 0xc8)]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: 256 }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+test('with map tiles set, the SVG lays them where Leaflet lays the same tiles', async () => {
+  const png = tilePng();
+  const tiles = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' });
+    res.end(png);
+  });
+  await new Promise<void>((done) => tiles.listen(0, '127.0.0.1', done));
+  const origin = `http://127.0.0.1:${(tiles.address() as AddressInfo).port}`;
+  const tiled = await startConsole({ mapTiles: `${origin}/{z}/{x}/{y}.png`, mapAttribution: 'Test tiles' });
+  try {
+    const owner = await tiled.t.account('Tiled farm');
+    const tiledFarm = await makeFarm(tiled.t, owner.live_key, { name: 'Tiled farm' });
+    await makePaddock(tiled.t, owner.live_key, tiledFarm.id, { name: 'Home', geometry: WEST });
+    const { page, problems } = await signedInPage(tiled, owner, PHONE);
+    await page.goto(`${tiled.base}/map`);
+    await page.locator('.map-svg path.map-paddock').waitFor();
+    const svgTiles = page.locator('.map-svg img.map-tile');
+    await waitFor('the tiles drawn', async () =>
+      Boolean(
+        await page.evaluate(
+          `[...document.querySelectorAll('.map-svg img.map-tile')].some((img) => img.complete && img.naturalWidth === 256)`,
+        ),
+      ),
+    );
+    await page.getByText('Test tiles').waitFor();
+    const places = new Map<string, { x: number; y: number }>();
+    for (const img of await svgTiles.all()) {
+      const box = await img.boundingBox();
+      if (box) places.set((await img.getAttribute('src')) ?? '', { x: box.x, y: box.y });
+    }
+    assert.ok(places.size >= 4, `${places.size} tiles`);
+    await screenshot(page, 'console-map-svg-tiles-phone');
+    // Leaflet, once an arrow key on the map asks for it, shows the same tiles at the same places.
+    await page.getByRole('button', { name: 'Zoom in' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('.map-canvas.leaflet-container').waitFor();
+    const leafletTiles = page.locator('img.leaflet-tile');
+    await leafletTiles.nth(places.size - 1).waitFor();
+    let same = 0;
+    for (const img of await leafletTiles.all()) {
+      const at = places.get((await img.getAttribute('src')) ?? '');
+      const box = await img.boundingBox();
+      if (!at || !box) continue;
+      assert.ok(
+        Math.abs(box.x - at.x) <= 2 && Math.abs(box.y - at.y) <= 2,
+        `${JSON.stringify(box)} for ${JSON.stringify(at)}`,
+      );
+      same++;
+    }
+    assert.equal(same, places.size, 'every tile of the SVG is one of Leaflet’s');
+    assert.deepEqual(
+      problems.filter((p) => !p.startsWith(`foreign request ${origin}/`)),
+      [],
+    );
+    await page.context().close();
+  } finally {
+    await tiled.close();
+    tiles.close();
   }
 });
 
