@@ -295,6 +295,40 @@ test('the zoom button on the SVG loads Leaflet and zooms in', async () => {
   await page.context().close();
 });
 
+test('switching farms on the map draws and fits the other farm, on the SVG and on Leaflet', async () => {
+  // A second farm of the account, 60 km north: its paddock must be fitted, not left off the view.
+  const other = await makeFarm(world.t, key, { name: 'Upland', timezone: 'America/Chicago' });
+  const far = await makePaddock(world.t, key, other.id, {
+    name: 'Upland field',
+    geometry: box(-97.11, 38.75, -97.1, 38.76),
+  });
+  const { page, problems } = await openMap(PHONE);
+  try {
+    const fitted = async (id: string) => {
+      const shown = await settledBox(page.locator(`path.paddock-${id}`));
+      const map = await page.locator('.map-area').boundingBox();
+      assert.ok(map && shown.width > 20, `${id} is ${shown.width} px wide`);
+      assert.ok(shown.x >= map.x && shown.x + shown.width <= map.x + map.width, `${id} is in view`);
+    };
+    await page.locator('.farm-switcher select').selectOption({ label: 'Upland' });
+    await page.locator(`.map-svg path.paddock-${far.id}`).waitFor();
+    await fitted(far.id);
+    assert.equal(await page.locator(`path.paddock-${west.id}`).count(), 0);
+    // Leaflet loaded (a zoom), then back to the first farm: Leaflet fits it.
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.locator('.map-canvas.leaflet-container').waitFor();
+    await page.locator('.farm-switcher select').selectOption({ label: 'Prairie Run' });
+    await page.locator(`.leaflet-container path.paddock-${west.id}`).waitFor();
+    await fitted(west.id);
+    assert.equal(await page.locator(`path.paddock-${far.id}`).count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.context().close();
+    // The next tests open the account's first farm.
+    await world.t.request('DELETE', `/v1/farms/${other.id}`, { key });
+  }
+});
+
 test('tapping a paddock shows its rest and who is in it; a group in it is moved from there', async () => {
   const { page, problems } = await openMap(PHONE);
   await page.locator(`path.paddock-${west.id}`).waitFor();

@@ -36,9 +36,9 @@ const useImportPanel = lazy(() => import('../map-import.ts'));
 const usePanels = lazy(() => import('../map-panels.ts'));
 
 /** The farm as the map gives it (GET /v1/farms/{farm}/map). */
-async function loadFarmMap(farmId: string): Promise<MapFeature[]> {
+async function loadFarmMap(farmId: string): Promise<{ farmId: string; features: MapFeature[] }> {
   const map = await api('GET', '/v1/farms/{farm}/map', { path: { farm: farmId } });
-  return map.features as unknown as MapFeature[];
+  return { farmId, features: map.features as unknown as MapFeature[] };
 }
 
 type DrawPanels = typeof import('../map-draw.ts');
@@ -50,7 +50,13 @@ const w = words(EN, ES);
 
 export function Page({ farm }: PageProps) {
   useReader();
-  const features = useLoad(() => loadFarmMap(farm.id), [farm.id]);
+  const loaded = useLoad(() => loadFarmMap(farm.id), [farm.id]);
+  // This farm's features: after a switch of farm, none until its own are read (the page stays mounted).
+  const features = {
+    data: loaded.data?.farmId === farm.id ? loaded.data.features : null,
+    error: loaded.error,
+    reload: loaded.reload,
+  };
   const element = useRef<HTMLDivElement>(null);
   const tileSet = useMemo(tileSetting, []);
   const [mode, setMode] = useState<Mode>(null);
@@ -60,7 +66,9 @@ export function Page({ farm }: PageProps) {
   const leaflet = useLeaflet(wanted !== null);
   const [map, setMap] = useState<FarmMap | null>(null);
   // The SVG's view (fitted once), where Leaflet takes over.
-  const [view, setView] = useState<View | null>(null);
+  const [fitted, setView] = useState<{ farmId: string; view: View } | null>(null);
+  const view = fitted?.farmId === farm.id ? fitted.view : null;
+  const onView = (next: View) => setView({ farmId: farm.id, view: next });
   const farmMap = useRef<FarmMap | null>(null);
   // Devices that reported while the SVG is shown: their place until the features are read again.
   const [moved, setMoved] = useState<Record<string, [number, number]>>({});
@@ -241,7 +249,7 @@ export function Page({ farm }: PageProps) {
       ${
         !map &&
         features.data &&
-        html`<${FarmSvg} features=${features.data} location=${location} view=${view} onView=${setView}
+        html`<${FarmSvg} features=${features.data} location=${location} view=${view} onView=${onView}
           selected=${selectedPaddock} moved=${moved}
           tiles=${tileSet} tileState=${tiles} onTiles=${setTiles} onPick=${setMode}
           onWant=${(why: Wanted) => setWanted((was) => was ?? why)} />`
