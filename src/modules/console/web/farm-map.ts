@@ -210,6 +210,19 @@ export class FarmMap {
     this.map.setView(view.center, view.zoom);
   }
 
+  /**
+   * Another farm is chosen: its shapes go, and the next farm's are fitted when shown, as the first farm's
+   * were. (The map is kept, not removed and made again: removing it during a zoom's animation throws.)
+   */
+  forget(): void {
+    for (const layer of [this.farmLayer, this.trackLayer, this.previewLayer]) layer.clearLayers();
+    this.paddocks.clear();
+    this.devices.clear();
+    this.selected = null;
+    this.fitted = false;
+    this.unfitted = null;
+  }
+
   /** Moves a device's marker to where it last reported; false when it is not on the map yet. */
   moveDevice(id: string, lat: number, lon: number): boolean {
     const marker = this.devices.get(id);

@@ -126,7 +126,14 @@ export function Page({ farm }: PageProps) {
       farmMap.current = null;
       setMap(null);
     };
-  }, [module, farm.id]);
+  }, [module]);
+  // Another farm (the page stays mounted): Leaflet forgets this one and fits the next when it is shown.
+  const shownFarm = useRef(farm.id);
+  useEffect(() => {
+    if (shownFarm.current === farm.id) return;
+    shownFarm.current = farm.id;
+    map?.forget();
+  }, [farm.id]);
 
   useEffect(() => {
     if (features.data && map && !map.busy) map.show(features.data, location);
