@@ -35,7 +35,7 @@ import { type SignedIn, signedInPerson } from './people.ts';
  * its outline (web/paddock-outline.ts: paddocks 106.0 → 69.1 KB); the animal page loads the herd book's
  * banner only for an animal inside a withdrawal (119.3 → 79.2 KB); Settings' usage draws SVG bars
  * (116.5 → 60.9 KB); the Map page draws the farm as an SVG and loads Leaflet (37 KB) on the first pan, zoom,
- * drawing or track, its panels on the first tap (web/farm-svg.ts: 116.1 → 75.3 KB, OpenStreetMap's tiles set
+ * drawing or track, its panels on the first tap (web/farm-svg.ts: 116.1 → 75.5 KB, OpenStreetMap's tiles set
  * as by default).
  */
 const PAGE_BUDGET = 80 * 1024;
