@@ -3,10 +3,14 @@
  * houses are all drawn; tapping a paddock shows its rest and who is in it, and a group in it can be moved;
  * a paddock drawn by tapping corners through leaflet-geoman is created with its outline and acres; a paddock
  * is split along a drawn line. At 360 px (the map under the header, panels as bottom sheets) and on a
- * desktop, with screenshots.
+ * desktop, with screenshots. The farm is first an SVG (web/farm-svg.ts): tapping it opens the same panels;
+ * Leaflet comes with a pan, a zoom, a drawing, an import or a track, at the same view.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { deflateSync } from 'node:zlib';
 import area from '@turf/area';
 import type { Polygon } from 'geojson';
 import type { Locator, Page } from 'playwright-core';
@@ -109,10 +113,11 @@ async function paddocks(): Promise<Paddock[]> {
   return res.body.data;
 }
 
+/** The Map page, its farm drawn (as the SVG: Leaflet is not loaded until the person needs it). */
 async function openMap(size = DESKTOP) {
   const opened = await signedInPage(world, account, size);
   await opened.page.goto(`${world.base}/map`);
-  await opened.page.locator('.map-canvas.leaflet-container').waitFor();
+  await opened.page.locator('.map-svg path.map-paddock').first().waitFor();
   return opened;
 }
 
@@ -209,6 +214,118 @@ test('the sample farm (test mode) on the map: every paddock and house drawn, at 
     await screenshot(page, `console-map-sample-${size === PHONE ? 'phone' : 'desktop'}`);
     assert.deepEqual(problems, []);
     await page.context().close();
+  }
+});
+
+test('the map comes without Leaflet; a pan loads it at the same view, and the map works on it', async () => {
+  const { page, problems } = await signedInPage(world, account, PHONE);
+  const leaflet: string[] = [];
+  page.on('request', (request) => {
+    if (/\/(leaflet\.mjs|leaflet\.css|farm-map\.ts)$/.test(new URL(request.url()).pathname)) {
+      leaflet.push(request.url());
+    }
+  });
+  await page.goto(`${world.base}/map`);
+  const westShape = page.locator(`path.paddock-${west.id}`);
+  await westShape.waitFor();
+  assert.equal(await page.locator('.leaflet-container').count(), 0);
+  // Keyboard buttons with names: each drawn paddock, the house, the zoom.
+  await page.getByRole('button', { name: 'West', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'House 1' }).waitFor();
+  await page.getByRole('button', { name: 'Zoom in' }).waitFor();
+  // A paddock is reached with the keyboard and opened with Enter, as a tap opens it.
+  await page.getByRole('button', { name: 'East', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  const eastSheet = page.getByRole('region', { name: 'East', exact: true });
+  await eastSheet.getByText('Resting').waitFor();
+  await eastSheet.getByRole('button', { name: 'Close' }).click();
+  await eastSheet.waitFor({ state: 'detached' });
+  assert.equal(await page.locator('.leaflet-container').count(), 0, 'a tap needs no Leaflet');
+  const before = await settledBox(westShape);
+  await screenshot(page, 'console-map-svg-phone');
+  assert.equal(leaflet.length, 0, 'the first load does not fetch Leaflet');
+
+  // A finger drags the map (on open grass above East): Leaflet is loaded and takes over where the SVG was.
+  const eastBox = await settledBox(page.locator(`path.paddock-${east.id}`));
+  const start = { x: eastBox.x + eastBox.width / 2, y: Math.max(eastBox.y - 40, 80) };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 30, start.y + 10, { steps: 4 });
+  await page.mouse.up();
+  await page.locator('.map-canvas.leaflet-container').waitFor();
+  await page.locator('.map-svg').waitFor({ state: 'detached' });
+  assert.ok(
+    leaflet.some((url) => url.endsWith('/vendor/leaflet.mjs')),
+    'Leaflet is loaded after a pan',
+  );
+  const after = await settledBox(page.locator(`path.paddock-${west.id}`));
+  for (const key of ['x', 'y', 'width', 'height'] as const) {
+    assert.ok(
+      Math.abs(after[key] - before[key]) <= 2,
+      `West's ${key}: ${before[key]} on the SVG, ${after[key]} on Leaflet`,
+    );
+  }
+  // On Leaflet: a drag pans the map, and a tap on a paddock opens its panel.
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 40, start.y, { steps: 5 });
+  await page.mouse.up();
+  await waitFor('the map to pan east', async () => {
+    const now = await page.locator(`path.paddock-${west.id}`).boundingBox();
+    return Boolean(now && now.x > after.x + 20);
+  });
+  await screenshot(page, 'console-map-leaflet-phone');
+  const at = await insideOf(page, west.id);
+  await page.mouse.click(at.x, at.y);
+  await page.getByRole('region', { name: 'West', exact: true }).waitFor();
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('the zoom button on the SVG loads Leaflet and zooms in', async () => {
+  const { page, problems } = await openMap(DESKTOP);
+  const before = await settledBox(page.locator(`path.paddock-${west.id}`));
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await page.locator('.map-canvas.leaflet-container').waitFor();
+  await waitFor('West to grow', async () => {
+    const now = await page.locator(`path.paddock-${west.id}`).boundingBox();
+    return Boolean(now && now.width > before.width * 1.5);
+  });
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('switching farms on the map draws and fits the other farm, on the SVG and on Leaflet', async () => {
+  // A second farm of the account, 60 km north: its paddock must be fitted, not left off the view.
+  const other = await makeFarm(world.t, key, { name: 'Upland', timezone: 'America/Chicago' });
+  const far = await makePaddock(world.t, key, other.id, {
+    name: 'Upland field',
+    geometry: box(-97.11, 38.75, -97.1, 38.76),
+  });
+  const { page, problems } = await openMap(PHONE);
+  try {
+    const fitted = async (id: string) => {
+      const shown = await settledBox(page.locator(`path.paddock-${id}`));
+      const map = await page.locator('.map-area').boundingBox();
+      assert.ok(map && shown.width > 20, `${id} is ${shown.width} px wide`);
+      assert.ok(shown.x >= map.x && shown.x + shown.width <= map.x + map.width, `${id} is in view`);
+    };
+    await page.locator('.farm-switcher select').selectOption({ label: 'Upland' });
+    await page.locator(`.map-svg path.paddock-${far.id}`).waitFor();
+    await fitted(far.id);
+    assert.equal(await page.locator(`path.paddock-${west.id}`).count(), 0);
+    // Leaflet loaded (a zoom), then back to the first farm: Leaflet fits it.
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.locator('.map-canvas.leaflet-container').waitFor();
+    await page.locator('.farm-switcher select').selectOption({ label: 'Prairie Run' });
+    await page.locator(`.leaflet-container path.paddock-${west.id}`).waitFor();
+    await fitted(west.id);
+    assert.equal(await page.locator(`path.paddock-${far.id}`).count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.context().close();
+    // The next tests open the account's first farm.
+    await world.t.request('DELETE', `/v1/farms/${other.id}`, { key });
   }
 });
 
@@ -513,6 +630,105 @@ test('with map tiles set but unreachable, the farm is drawn on a plain backgroun
     await page.context().close();
   } finally {
     await unreachable.close();
+  }
+});
+
+/** A 256 px square PNG of one colour: a map tile. */
+function tilePng(): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = (crcTable[(c ^ b) & 0xff] as number) ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(256, 0);
+  header.writeUInt32BE(256, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(256 * 3, 0xc8)]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: 256 }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+test('with map tiles set, the SVG lays them where Leaflet lays the same tiles', async () => {
+  const png = tilePng();
+  const tiles = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' });
+    res.end(png);
+  });
+  await new Promise<void>((done) => tiles.listen(0, '127.0.0.1', done));
+  const origin = `http://127.0.0.1:${(tiles.address() as AddressInfo).port}`;
+  const tiled = await startConsole({ mapTiles: `${origin}/{z}/{x}/{y}.png`, mapAttribution: 'Test tiles' });
+  try {
+    const owner = await tiled.t.account('Tiled farm');
+    const tiledFarm = await makeFarm(tiled.t, owner.live_key, { name: 'Tiled farm' });
+    await makePaddock(tiled.t, owner.live_key, tiledFarm.id, { name: 'Home', geometry: WEST });
+    const { page, problems } = await signedInPage(tiled, owner, PHONE);
+    await page.goto(`${tiled.base}/map`);
+    await page.locator('.map-svg path.map-paddock').waitFor();
+    const svgTiles = page.locator('.map-svg img.map-tile');
+    await waitFor('the tiles drawn', async () =>
+      Boolean(
+        await page.evaluate(
+          `[...document.querySelectorAll('.map-svg img.map-tile')].some((img) => img.complete && img.naturalWidth === 256)`,
+        ),
+      ),
+    );
+    await page.getByText('Test tiles').waitFor();
+    // Each tile's place from the paddock's corner (the map's box may change under a banner meanwhile).
+    const home = page.locator('path.map-paddock');
+    const svgHome = await settledBox(home);
+    const places = new Map<string, { x: number; y: number }>();
+    for (const img of await svgTiles.all()) {
+      const box = await img.boundingBox();
+      if (box)
+        places.set((await img.getAttribute('src')) ?? '', { x: box.x - svgHome.x, y: box.y - svgHome.y });
+    }
+    assert.ok(places.size >= 4, `${places.size} tiles`);
+    await screenshot(page, 'console-map-svg-tiles-phone');
+    // Leaflet, once an arrow key on the map asks for it, shows the same tiles at the same places.
+    await page.getByRole('button', { name: 'Zoom in' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('.map-canvas.leaflet-container').waitFor();
+    const leafletTiles = page.locator('img.leaflet-tile');
+    await leafletTiles.nth(places.size - 1).waitFor();
+    const leafletHome = await settledBox(home);
+    assert.ok(Math.abs(leafletHome.width - svgHome.width) <= 2, 'the paddock at the same zoom');
+    let same = 0;
+    for (const img of await leafletTiles.all()) {
+      const at = places.get((await img.getAttribute('src')) ?? '');
+      const box = await img.boundingBox();
+      if (!at || !box) continue;
+      const x = box.x - leafletHome.x;
+      const y = box.y - leafletHome.y;
+      assert.ok(Math.abs(x - at.x) <= 2 && Math.abs(y - at.y) <= 2, `${x}, ${y} for ${JSON.stringify(at)}`);
+      same++;
+    }
+    assert.equal(same, places.size, 'every tile of the SVG is one of Leaflet’s');
+    assert.deepEqual(
+      problems.filter((p) => !p.startsWith(`foreign request ${origin}/`)),
+      [],
+    );
+    await page.context().close();
+  } finally {
+    await tiled.close();
+    tiles.close();
   }
 });
 

@@ -31,20 +31,15 @@ import { type SignedIn, signedInPerson } from './people.ts';
  * settings' rules 75.8 and houses 74.5 once neither read the whole catalog for the rules it publishes; sign-in
  * 45.9); the animal page loads the metrics' names only with a tracker's readings. It was 90 KB while the houses, devices, event log
  * and settings pages were at 81–88 KB, until they stopped loading what they did not show (docs/console.md,
- * "Page weight").
+ * "Page weight"). Every page, drawings included: a chart's library (uPlot, about 36 KB brotli) loads when the
+ * chart comes into view (web/chart.ts; the device page 112.6 → 75.6 KB); a paddock's small map is an SVG of
+ * its outline (web/paddock-outline.ts: paddocks 106.0 → 69.1 KB); the animal page loads the herd book's
+ * banner only for an animal inside a withdrawal (119.3 → 79.2 KB); Settings' usage draws SVG bars
+ * (116.5 → 60.9 KB); the Map page draws the farm as an SVG and loads Leaflet (37 KB) on the first pan, zoom,
+ * drawing or track, its panels on the first tap (web/farm-svg.ts: 116.1 → 75.5 KB, OpenStreetMap's tiles set
+ * as by default).
  */
 const PAGE_BUDGET = 80 * 1024;
-/**
- * The page whose first screen at 360 px is a drawing: 120 KB with its API calls. A chart's library
- * (uPlot, about 36 KB brotli) loads when the chart comes into view (web/chart.ts), so a page whose chart is
- * further down stays within PAGE_BUDGET (the device page: 112.6 KB before, 75.6 after); a paddock's small map is
- * an SVG of its outline (web/paddock-outline.ts, no map library: paddocks 106.0 → 69.1 KB); the animal page loads
- * the herd book's banner only for an animal inside a withdrawal (119.3 → 79.2 KB); Settings' usage draws its
- * days as SVG bars, not with uPlot (116.5 → 60.9 KB). What is left here:
- * - map: the map is the page; Leaflet itself is 37 KB and the page without it about 74 KB (115.4 KB).
- */
-const DRAWING_BUDGET = 120 * 1024;
-const DRAWING_PAGES = new Set(['map']);
 
 /** What a person must never read: an id (`ani_01…`) or JSON (`{"kg":498}`). */
 const RAW_ID = /\b[a-z]{2,5}_[0-9a-z]{20,}\b/;
@@ -249,7 +244,7 @@ function weigh(shown: Shown, size: typeof PHONE, requests: Request[]): string[] 
   const own = requests.filter((r) => !r.fieldApp);
   const bytes = sum(own);
   const fieldApp = sum(requests.filter((r) => r.fieldApp));
-  const budget = DRAWING_PAGES.has(shown.name) ? DRAWING_BUDGET : PAGE_BUDGET;
+  const budget = PAGE_BUDGET;
   const api = requests.filter((r) => new URL(r.url).pathname.startsWith('/v1/'));
   const ownApi = api.filter((r) => !r.fieldApp);
   const kb = (n: number) => (n / 1024).toFixed(1).padStart(5);

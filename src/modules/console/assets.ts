@@ -34,7 +34,7 @@ const STYLES = 'src/modules/console/web/styles.css';
 const PAGE_STYLES = [
   'src/modules/console/web/herd-book.css',
   'src/modules/console/web/chute.css',
-  // The Map page's, linked by web/farm-map.ts with Leaflet's.
+  // The Map page's, linked by web/map-view.ts (Leaflet's by web/farm-map.ts).
   'src/modules/console/web/map.css',
 ];
 /** The signed-in shell, which app.ts loads for every page needing a session (so not the sign-in page). */
@@ -111,6 +111,8 @@ const ON_DEMAND = new Set([
   'src/modules/console/web/background-sync.ts',
   'src/modules/console/web/queue-send.ts',
   'src/modules/console/web/farm-map.ts',
+  // The Map page's panels: with the first tap on the map.
+  'src/modules/console/web/map-panels.ts',
   // The herd book's shared pieces: only its pages and the animal pages import them (issue 46).
   'src/modules/console/web/herd-book.ts',
   // The chute page's scale reader over Web Serial and its line reader (issue 47).

@@ -38,9 +38,11 @@ import { pickEncoding } from './routes.ts';
  * catalog loads with its page only): 361.7 KB gzip; then a Spanish sentence for every API error code, the alert
  * terms in a module of their own (rule titles and measures by the settings page without the alert sentences),
  * the animal subject's words, Settings' sections and a chart's drawing as modules loaded when opened or seen
- * (each split costs its own compression): 368.7 KB gzip.
+ * (each split costs its own compression): 368.7 KB gzip; 372 KB until the Map page drew the farm as an SVG
+ * before loading Leaflet (web/farm-svg.ts, web/map-view.ts) and its panels became a module of their own
+ * (web/map-panels.ts), so that its first load is within 80 KB: 370.5 → 379.6 KB gzip, 2026-11-29.
  */
-const PAGE_BUDGET_BYTES = 372 * 1024;
+const PAGE_BUDGET_BYTES = 382 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
@@ -192,8 +194,8 @@ test(`the first load of any page is at most ${PAGE_BUDGET_BYTES / 1024} KB compr
 });
 
 /**
- * Per page, as compressed with brotli: 80 KB, and 112 KB for a page drawing charts or a map (uPlot is 38 KB
- * of it, Leaflet about as much).
+ * Per page, as compressed with brotli: 80 KB, and 112 KB for a page drawing charts (uPlot is 38 KB of it; no
+ * page loads it at first today, nor Leaflet).
  */
 const PER_PAGE_BUDGET = { plain: 80 * 1024, charts: 112 * 1024 };
 
@@ -230,7 +232,7 @@ function pageFiles(bundle: Awaited<ReturnType<typeof consoleBundle>>, page: stri
   return files;
 }
 
-test('each page loads at most 80 KB compressed (112 KB with charts or a map): its own modules, not every page', async () => {
+test('each page loads at most 80 KB compressed (112 KB with charts): its own modules, not every page', async () => {
   const bundle = await consoleBundle();
   for (const { page } of CONSOLE_PAGES) {
     const files = pageFiles(bundle, page);
@@ -239,7 +241,7 @@ test('each page loads at most 80 KB compressed (112 KB with charts or a map): it
       servedPage(bundle, page).br.length,
     );
     const charts = files.has('vendor/uplot.mjs');
-    const budget = charts || files.has('vendor/leaflet.mjs') ? PER_PAGE_BUDGET.charts : PER_PAGE_BUDGET.plain;
+    const budget = charts ? PER_PAGE_BUDGET.charts : PER_PAGE_BUDGET.plain;
     assert.ok(bytes <= budget, `${page}: ${bytes} bytes (brotli) is over ${budget}`);
     assert.ok(files.has(`src/modules/console/web/pages/${page}.ts`) && bytes > 10_000, page);
     // A chart's library (uPlot) and a paddock's small map (Leaflet) load when they come into view
@@ -253,7 +255,11 @@ test('each page loads at most 80 KB compressed (112 KB with charts or a map): it
       );
     }
     if (page === 'settings') assert.ok(!charts, 'settings loads no chart code at first');
-    if (page === 'map') assert.ok(files.has('vendor/leaflet.mjs'), 'the map page draws a map');
+    // The Map page draws the farm as an SVG first; Leaflet comes with the first pan, zoom or drawing.
+    if (page === 'map') {
+      assert.ok(files.has('src/modules/console/web/farm-svg.ts'), 'the map page draws the farm');
+      assert.ok(!files.has('vendor/leaflet.mjs'), 'the map page loads Leaflet at first');
+    }
     if (page === 'paddocks') {
       assert.ok(files.has('src/modules/console/web/map.ts'), 'paddocks shows small maps');
       assert.ok(!files.has('vendor/leaflet.mjs'), 'paddocks loads Leaflet at first');
@@ -290,23 +296,30 @@ test('the sign-in page loads only what it needs: the app, its page and the form,
   assert.doesNotMatch(brief, /command-form\.ts/);
 });
 
-test('the Map page loads Leaflet and its own modules within 112 KB brotli; the drawing tools are not preloaded', async () => {
+test('the Map page loads its SVG of the farm within 80 KB brotli; Leaflet, the panels and the drawing tools come later, not preloaded', async () => {
   const bundle = await consoleBundle();
   const files = pageFiles(bundle, 'map');
   const bytes = [...files].reduce(
     (sum, f) => sum + (bundle.assets.get(f)?.br.length ?? 0),
     servedPage(bundle, 'map').br.length,
   );
-  assert.ok(files.has('src/modules/console/web/farm-map.ts') && files.has('vendor/leaflet.css'));
-  assert.ok(bytes <= PER_PAGE_BUDGET.charts, `map: ${bytes} bytes`);
+  assert.ok(files.has('src/modules/console/web/farm-svg.ts'));
+  assert.ok(bytes <= PER_PAGE_BUDGET.plain, `map: ${bytes} bytes`);
   const html = servedPage(bundle, 'map').identity.toString();
   const preloaded = (file: string) =>
     html.includes(`rel="modulepreload" href="${ASSET_PREFIX}/${bundle.hash}/${file}"`);
   assert.ok(preloaded('src/modules/console/web/api.ts'), 'the shared modules are preloaded');
-  const notPreloaded = ['src/modules/console/web/farm-map.ts', 'src/modules/console/web/map-import.ts'];
-  assert.ok(!files.has('src/modules/console/web/map-import.ts'), 'the import panel comes when opened');
-  for (const file of [...DRAWING_FILES, ...notPreloaded, 'vendor/leaflet.mjs']) {
+  const later = [
+    'src/modules/console/web/farm-map.ts',
+    'vendor/leaflet.mjs',
+    'vendor/leaflet.css',
+    'src/modules/console/web/map-panels.ts',
+    'src/modules/console/web/map-import.ts',
+  ];
+  for (const file of [...DRAWING_FILES, ...later]) {
+    assert.ok(!files.has(file), `${file} comes with the page`);
     assert.ok(!preloaded(file), `${file} is preloaded`);
+    assert.ok(bundle.assets.has(file), `${file} is served`);
   }
   // leaflet-geoman patches Leaflet: served as a module that imports Leaflet first.
   const geoman = bundle.assets.get('vendor/@geoman-io-leaflet-geoman-free.mjs')?.identity.toString() ?? '';

@@ -5,105 +5,33 @@
  * or none reachable, the farm draws on a plain background, so the map works on a farm network offline.
  */
 import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'leaflet';
-import { farmCentre, isFarFromFarm, type LonLat } from '../../../domain/paddock-import.ts';
-import type { Schema } from './api.ts';
-import { occupiedNow, pastTarget } from './grazing.ts';
 import { t } from './i18n.ts';
-import { html, type Markup } from './lib.ts';
+import {
+  type AlertProperties,
+  type DeviceProperties,
+  farmView,
+  type MapFeature,
+  PADDOCK_COLOURS,
+  type Picked,
+  pointOf,
+  restState,
+  TILE_MAX_ZOOM,
+  type TileSetting,
+  type TileState,
+  type View,
+} from './map-view.ts';
 
-// The Map page's own style sheet (web/map.css, not in styles.css: no other page loads it), then Leaflet's,
-// served beside the library (vendor/leaflet.css at the same asset version): in the order they had before.
-for (const href of ['./map.css', '../../../../vendor/leaflet.css']) {
+// Leaflet's style sheet, served beside the library (vendor/leaflet.css at the same asset version), after the
+// page's own (web/map.css, linked by web/map-view.ts), in the order they had before.
+{
   const sheet = document.createElement('link');
   sheet.rel = 'stylesheet';
-  sheet.href = new URL(href, import.meta.url).href;
+  sheet.href = new URL('../../../../vendor/leaflet.css', import.meta.url).href;
   document.head.append(sheet);
-}
-
-type Geometry = { type: string; coordinates: unknown };
-/** A paddock as the map gives it: the Paddock record (with what grazing derives: occupied_by, rest_days). */
-export type PaddockProperties = Omit<Schema<'Paddock'>, 'geometry'> & {
-  kind: 'paddock';
-  /** Why a stored outline is not drawn (it fails today's check). */
-  geometry_problem?: string;
-};
-export interface DeviceProperties {
-  kind: 'device';
-  id: string;
-  name: string;
-  type: string;
-  battery: number | null;
-  last_seen_at: string | null;
-  paddock_id: string | null;
-  group_id: string | null;
-  animal_id: string | null;
-}
-export interface AlertProperties {
-  kind: 'alert';
-  id: string;
-  rule: string;
-  severity: string;
-  status: string;
-  title: string;
-  subject_type: string;
-  subject_id: string;
-  /** The Alert's words (web/alert-text.ts writes its title in the reader's language from them). */
-  words?: unknown;
-}
-export interface RouteProperties {
-  kind: 'route';
-  device_id: string;
-  command_id: string;
-  paddock_id: string;
-  meters_per_day: number | null;
-  distance_m: number | null;
-  arrival_at: string | null;
-}
-export type MapProperties = PaddockProperties | DeviceProperties | AlertProperties | RouteProperties;
-export interface MapFeature<P extends MapProperties = MapProperties> {
-  type: 'Feature';
-  geometry: Geometry | null;
-  properties: P;
-}
-
-/** What a tap on the map chose. */
-export type Picked =
-  | { kind: 'paddock'; id: string }
-  | { kind: 'device'; id: string }
-  | { kind: 'alert'; id: string }
-  | { kind: 'route'; id: string };
-
-export interface TileSetting {
-  url: string | null;
-  attribution: string;
-}
-
-/** The operator's tiles, from the page's meta tags (`none` or no tag: no tiles). */
-export function tileSetting(): TileSetting {
-  const meta = (name: string) =>
-    document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() ?? '';
-  const url = meta('farmstead-map-tiles');
-  return { url: url && url !== 'none' ? url : null, attribution: meta('farmstead-map-attribution') };
-}
-
-/** A paddock's state in a word (also its colour on the map, and its legend). */
-export type RestState = 'occupied' | 'ready' | 'resting' | 'unknown';
-
-export function restState(p: PaddockProperties): RestState {
-  if (occupiedNow(p)) return 'occupied';
-  if (p.rest_days === null || p.rest_days_target === null) return 'unknown';
-  return pastTarget(p) ? 'ready' : 'resting';
 }
 
 /** A split's kept part, then its new part (the split sheet names them by these colours). */
 const PREVIEW_COLOURS = ['#1a5fb4', '#b85c00'];
-
-const PADDOCK_COLOURS: Record<RestState, string> = {
-  occupied: '#285a8a',
-  ready: '#22662f',
-  resting: '#8a5300',
-  unknown: '#56605a',
-};
 
 /** GeoJSON positions [lon, lat] as Leaflet's [lat, lon], at any depth (Polygon or MultiPolygon). */
 export function latLngsOf(coordinates: unknown): unknown {
@@ -117,13 +45,6 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function pointOf(feature: MapFeature): [number, number] | null {
-  const g = feature.geometry;
-  if (g?.type !== 'Point' || !Array.isArray(g.coordinates)) return null;
-  const [lon, lat] = g.coordinates as number[];
-  return typeof lat === 'number' && typeof lon === 'number' ? [lat, lon] : null;
-}
-
 /** The farm's map in `element`. `onPick` hears every tap on a shape; a tap on empty ground picks null. */
 export class FarmMap {
   readonly map: LeafletMap;
@@ -132,6 +53,8 @@ export class FarmMap {
   private readonly previewLayer: LayerGroup;
   private readonly paddocks = new Map<string, Layer>();
   private readonly devices = new Map<string, Layer>();
+  /** The features and farm location to fit the view to, until it has been fitted once. */
+  private unfitted: { features: readonly MapFeature[]; center: [number, number] | null } | null = null;
   private fitted = false;
   private readonly resize: ResizeObserver;
   private lastPick: Event | undefined;
@@ -144,9 +67,12 @@ export class FarmMap {
     element: HTMLElement,
     onPick: (picked: Picked | null) => void,
     tiles: TileSetting,
-    onTiles: (state: 'none' | 'loading' | 'shown' | 'unreachable') => void,
+    onTiles: (state: TileState) => void,
+    /** Where the SVG drawn before Leaflet was looking (web/farm-svg.ts): Leaflet takes over there. */
+    view: View | null = null,
   ) {
     this.onPick = onPick;
+    // zoomSnap: farmView (web/map-view.ts) snaps the fitted zoom the same way.
     this.map = L.map(element, { zoomSnap: 0.25, tapTolerance: 20, zoomControl: false });
     // Leaflet's own zoom buttons, named in the reader's language (their titles are their names).
     L.control.zoom({ zoomInTitle: t('map.zoom_in'), zoomOutTitle: t('map.zoom_out') }).addTo(this.map);
@@ -156,9 +82,14 @@ export class FarmMap {
     this.farmLayer = L.layerGroup().addTo(this.map);
     this.trackLayer = L.layerGroup().addTo(this.map);
     this.previewLayer = L.layerGroup().addTo(this.map);
+    if (view) {
+      this.map.setView(view.center, view.zoom);
+      this.fitted = true;
+    }
     // The map shares the screen with the panel beside or under it: it follows its box as that changes.
     this.resize = new ResizeObserver(() => {
       this.map.invalidateSize();
+      if (this.unfitted) this.fit(this.unfitted.features, this.unfitted.center);
       this.keepSelectedInView();
     });
     this.resize.observe(element);
@@ -172,7 +103,7 @@ export class FarmMap {
     }
     // Tiles that never load (no internet on the farm, a tile server down) are taken away, so the plain
     // background shows instead of grey squares; the farm's own shapes never depended on them.
-    const layer = L.tileLayer(tiles.url, { attribution: tiles.attribution, maxZoom: 19 });
+    const layer = L.tileLayer(tiles.url, { attribution: tiles.attribution, maxZoom: TILE_MAX_ZOOM });
     let loaded = 0;
     let failed = 0;
     onTiles('loading');
@@ -201,7 +132,6 @@ export class FarmMap {
     this.farmLayer.clearLayers();
     this.paddocks.clear();
     this.devices.clear();
-    const bounds: [number, number][] = [];
     const add = (layer: Layer, picked: Picked) => {
       layer.on('click', (event) => {
         if (this.busy) return;
@@ -227,7 +157,6 @@ export class FarmMap {
         this.paddocks.set(p.id, shape);
         const box = shape.getBounds();
         if (box.isValid()) {
-          bounds.push(...cornersOf(box));
           // The name sits on the paddock's top edge, not its middle, where the houses, trackers and alerts
           // standing in it would cover it (and it them).
           L.tooltip({
@@ -256,31 +185,42 @@ export class FarmMap {
       } else if (p.kind === 'device' || p.kind === 'alert') {
         const at = pointOf(f);
         if (!at) continue;
-        bounds.push(at);
         const marker = L.marker(at, markerOptions(p));
         add(marker, { kind: p.kind, id: p.id });
         if (p.kind === 'device') this.devices.set(p.id, marker);
       }
     }
-    if (!this.fitted) {
-      this.fitted = true;
-      // The farm, not every outlier: a paddock imported from another continent must not make the view two
-      // continents wide (the import warns about it; src/domain/paddock-import.ts says how far is far).
-      const centre = farmCentre(
-        center ? [center[1], center[0]] : null,
-        bounds.map(([lat, lon]): LonLat => [lon, lat]),
-      );
-      const near = centre ? bounds.filter(([lat, lon]) => !isFarFromFarm(centre, [lon, lat])) : bounds;
-      bounds.splice(0, bounds.length, ...(near.length > 0 ? near : bounds));
-      // Room at the bottom for the tools' row on a phone.
-      const room = {
-        paddingTopLeft: [24, 24] as [number, number],
-        paddingBottomRight: [24, 84] as [number, number],
-      };
-      if (bounds.length > 0) this.map.fitBounds(L.latLngBounds(bounds), { ...room, maxZoom: 18 });
-      else if (center) this.map.setView(center, 15);
-      else this.map.setView([20, 0], 2);
+    if (!this.fitted) this.fit(features, center);
+  }
+
+  /**
+   * The view that fits the farm (web/map-view.ts `farmView`, which the SVG drawn before Leaflet used too, so
+   * Leaflet takes over at the same view), once. A map with no size yet (its box not laid out) is fitted when
+   * its box has one: a fit into 0 × 0 px would zoom out to nothing and leave shapes outside the view.
+   */
+  private fit(features: readonly MapFeature[], center: [number, number] | null): void {
+    const box = this.map.getContainer();
+    if (box.clientWidth === 0 || box.clientHeight === 0) {
+      this.unfitted = { features, center };
+      return;
     }
+    this.unfitted = null;
+    this.fitted = true;
+    const view = farmView(features, center, box.clientWidth, box.clientHeight);
+    this.map.setView(view.center, view.zoom);
+  }
+
+  /**
+   * Another farm is chosen: its shapes go, and the next farm's are fitted when shown, as the first farm's
+   * were. (The map is kept, not removed and made again: removing it during a zoom's animation throws.)
+   */
+  forget(): void {
+    for (const layer of [this.farmLayer, this.trackLayer, this.previewLayer]) layer.clearLayers();
+    this.paddocks.clear();
+    this.devices.clear();
+    this.selected = null;
+    this.fitted = false;
+    this.unfitted = null;
   }
 
   /** Moves a device's marker to where it last reported; false when it is not on the map yet. */
@@ -385,21 +325,4 @@ function markerOptions(p: DeviceProperties | AlertProperties) {
     title: p.name,
     zIndexOffset: house ? 500 : 0,
   };
-}
-
-/** A panel of the Map page: a bottom sheet on a phone, beside the map on a wide screen. */
-export function Sheet({
-  title,
-  onClose,
-  children,
-}: {
-  title: string;
-  onClose?: () => void;
-  children: Markup;
-}) {
-  return html`<div class="sheet" role="region" aria-label=${title}>
-    <div class="sheet-head"><h2>${title}</h2>
-      ${onClose && html`<button type="button" class="button link sheet-close" onClick=${onClose} aria-label=${t('map.close')}>${t('map.close')}</button>`}</div>
-    ${children}
-  </div>`;
 }

@@ -1,5 +1,5 @@
 /**
- * The few parts of Leaflet 1.9 that web/map.ts, web/farm-map.ts and web/draw.ts use (Leaflet ships no type
+ * The few parts of Leaflet 1.9 that web/farm-map.ts and web/draw.ts use (Leaflet ships no type
  * declarations of its own, and @types/leaflet is not a dependency), and the parts of leaflet-geoman (free)
  * that web/draw.ts calls once the plugin has patched Leaflet (`pm` on the map and on each path).
  */
@@ -71,6 +71,8 @@ declare module 'leaflet' {
       },
     ): this;
     setView(center: LatLngPair, zoom: number): this;
+    zoomIn(): this;
+    zoomOut(): this;
     remove(): this;
     invalidateSize(): this;
     distance(a: LatLng, b: LatLng): number;

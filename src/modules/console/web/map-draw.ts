@@ -17,10 +17,11 @@ import {
   type Outline,
   split,
 } from './draw.ts';
-import { type FarmMap, type MapFeature, type PaddockProperties, Sheet } from './farm-map.ts';
+import type { FarmMap } from './farm-map.ts';
 import { Field, number, text, useForm } from './form.ts';
 import { words } from './i18n.ts';
 import { html, useEffect, useRef, useState } from './lib.ts';
+import { type MapFeature, type PaddockProperties, Sheet } from './map-view.ts';
 import { EN, ES } from './messages/map-draw.ts';
 import { useReader } from './reader-hook.ts';
 import type { Farm } from './store.ts';

@@ -2,9 +2,10 @@
  * The Map page's import panel (web/pages/map.ts), loaded when it is opened.
  */
 import { api, type Reply } from './api.ts';
-import { type FarmMap, Sheet } from './farm-map.ts';
+import type { FarmMap } from './farm-map.ts';
 import { type MessageKey, t } from './i18n.ts';
 import { html, useState } from './lib.ts';
+import { Sheet } from './map-view.ts';
 import type { Farm } from './store.ts';
 import { ActionButton, amount, ErrorText, problemOf } from './ui.ts';
 
