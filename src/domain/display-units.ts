@@ -90,11 +90,46 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
     { unit: 'kg/day', intl: 'kilogram-per-day' },
     { unit: 'lb/day', intl: 'pound-per-day', factor: KG_PER_LB },
   ),
+  min: pair({ unit: 'min', intl: 'minute', digits: 0 }, null),
 });
 
-/** The unit a catalog unit is shown in for this system (the catalog's own when it has no other). */
-export function displayUnit(unit: string, system: UnitSystem): string {
-  return DISPLAY_UNITS[unit]?.[system].unit ?? unit;
+/**
+ * The catalog units that are words, not symbols, in each language ("12 birds", "12 aves"; ppm, %, W stay
+ * symbols): one form per plural category, chosen with Intl.PluralRules, and the unit's name on its own (a
+ * chart's axis, "Actividad (índice)").
+ */
+const UNIT_WORDS: Readonly<
+  Record<string, Record<LanguageName, { one: string; other: string; name: string }>>
+> = Object.freeze({
+  birds: {
+    en: { one: 'bird', other: 'birds', name: 'birds' },
+    es: { one: 'ave', other: 'aves', name: 'aves' },
+  },
+  index: {
+    en: { one: 'index', other: 'index', name: 'index' },
+    es: { one: 'índice', other: 'índice', name: 'índice' },
+  },
+});
+
+/** A catalog unit's word after `value` in the locale's language ("bird", "aves"), or null for a symbol. */
+function unitWord(unit: string, locale: string, value: number): string | null {
+  const words = UNIT_WORDS[unit]?.[languageForLocale(locale)];
+  if (!words) return null;
+  let plural: Intl.LDMLPluralRule;
+  try {
+    plural = new Intl.PluralRules(locale).select(value);
+  } catch {
+    plural = new Intl.PluralRules('en').select(value);
+  }
+  return plural === 'one' ? words.one : words.other;
+}
+
+/**
+ * The unit a catalog unit is shown in for this system (the catalog's own when it has no other), in the
+ * language's words where the unit is a word ("aves").
+ */
+export function displayUnit(unit: string, system: UnitSystem, language: LanguageName = 'en'): string {
+  return DISPLAY_UNITS[unit]?.[system].unit ?? UNIT_WORDS[unit]?.[language].name ?? unit;
 }
 
 /** A catalog value in the person's unit. */
@@ -133,7 +168,8 @@ export function formatNumber(value: number, locale: string, digits = 1): string 
 
 /**
  * A catalog value as the person reads it: converted, rounded and written with its unit in their locale
- * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name (ppm, birds, index…) are written after the number.
+ * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name are written after the number: symbols as they are
+ * (ppm, W), words in the locale's language ("12 aves").
  */
 export function formatQuantity(
   value: number,
@@ -145,6 +181,8 @@ export function formatQuantity(
   if (!shown) {
     const number = formatNumber(value, view.locale, digits ?? 1);
     if (!unit) return number;
+    const word = unitWord(unit, view.locale, value);
+    if (word) return `${number} ${word}`;
     // "45%" and "12°" as people write them (a percentage's own spacing is the locale's business elsewhere).
     return unit === '%' || unit === '°' ? `${number}${unit}` : `${number} ${unit}`;
   }

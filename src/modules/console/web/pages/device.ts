@@ -38,6 +38,13 @@ const INTERVALS: [Interval, number][] = [
   ['1h', HOUR],
   ['1d', 24 * HOUR],
 ];
+/** A bucket width in words ("5-minute averages", "Promedios de 5 minutos"), by its count and its unit. */
+function averagesOf(interval: Interval): string {
+  const count = Number.parseInt(interval, 10);
+  const unit = interval.endsWith('m') ? 'minutes' : interval.endsWith('h') ? 'hours' : 'days';
+  return w(`averages_${unit}`, { count });
+}
+
 /** Points per request (the API's most) and per chart (a 30-day chart in hourly buckets is 720). */
 const MAX_POINTS = 500;
 const CHART_POINTS = 800;
@@ -71,6 +78,12 @@ async function loadSeries(
 
 /** A metric's name in the reader's words (its code for a metric the product does not know). */
 const metricName = (metric: string) => metricTerm(reader.language, metric);
+
+/** Metrics in the order of their shown names, as the reader's language sorts ("Amoníaco" before "Humedad"). */
+function byName(metrics: readonly string[]): string[] {
+  const collator = new Intl.Collator([reader.locale, reader.language]);
+  return [...metrics].sort((a, b) => collator.compare(metricName(a), metricName(b)));
+}
 
 /** The threshold lines of the farm's enabled rules for this metric on this device. */
 function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): Threshold[] {
@@ -155,7 +168,7 @@ function Charts({
         ${!frame && html`<p class="error" role="alert">${w('bad_range')}</p>`}
       </div>`
     }
-    ${interval && html`<p class="small muted">${w('averages', { interval })}</p>`}
+    ${interval && html`<p class="small muted">${averagesOf(interval)}</p>`}
     ${
       !series.data
         ? html`<${Loading} error=${series.error} retry=${series.reload} />`
@@ -210,7 +223,7 @@ export function Page({ farm, params }: PageProps) {
       api('GET', '/v1/devices/{id}/readings', { path: { id }, query: { limit: 200 } }),
       api('GET', '/v1/farms/{farm}/rules', { path: { farm: farm.id } }).catch(() => ({ data: [] as Rule[] })),
     ]);
-    const metrics = [...new Set(recent.data.map((r) => r.metric))].sort();
+    const metrics = [...new Set(recent.data.map((r) => r.metric))];
     // Where its last position is (grazing): the paddock's name, when it stands in one.
     const paddock = device.paddock_id
       ? await api('GET', '/v1/paddocks/{id}', { path: { id: device.paddock_id } }).catch(() => null)
@@ -247,7 +260,7 @@ export function Page({ farm, params }: PageProps) {
       metrics.length === 0
         ? html`<div class="panel"><h2>${w('readings')}</h2><p class="muted">${w('no_readings')}</p>
           <button type="button" class="button secondary" onClick=${data.reload}>${w('look_again')}</button></div>`
-        : html`<${Charts} device=${device} metrics=${metrics} rules=${rules} timezone=${farm.timezone} />`
+        : html`<${Charts} device=${device} metrics=${byName(metrics)} rules=${rules} timezone=${farm.timezone} />`
     }
     ${
       latest.length > 0 &&
