@@ -183,33 +183,61 @@ function Charts({
   </div>`;
 }
 
+/**
+ * The paddocks' names a page of commands needs (a house sent to a paddock), read only when one does; a
+ * paddock the person cannot list is named in words by the sentence.
+ */
+async function paddockNames(
+  farm: string,
+  commands: readonly Schema<'Command'>[],
+): Promise<Map<string, string>> {
+  if (!commands.some((c) => typeof c.params?.paddock_id === 'string')) return new Map();
+  const paddocks = await api('GET', '/v1/farms/{farm}/paddocks', {
+    path: { farm },
+    query: { limit: 100 },
+  }).catch(() => ({ data: [] }));
+  return new Map(paddocks.data.map((p) => [p.id, p.name]));
+}
+
+/**
+ * The command history, 25 a page: each command as a sentence in the reader's words and units
+ * (src/domain/command-terms.ts, the command form's words, loaded with the list), its state as a chip; the
+ * code, id and parameters as sent in a closed "technical details" disclosure.
+ */
 function Commands({ device, timezone }: { device: Device; timezone: string }) {
   const pager = usePager(device.id);
-  const commands = useLoad(
-    () =>
+  const commands = useLoad(async () => {
+    const [page, terms] = await Promise.all([
       api('GET', '/v1/devices/{id}/commands', {
         path: { id: device.id },
         query: { limit: 25, before: pager.before },
       }),
-    [device.id, pager.before],
-  );
+      import('../../../../domain/command-terms.ts'),
+    ]);
+    const names = await paddockNames(device.farm_id, page.data);
+    return { page, terms, names };
+  }, [device.id, pager.before]);
   useFarmStream(device.farm_id, ['command.queued', 'command.done', 'command.failed'], () =>
     commands.reload(),
   );
   if (!commands.data) return html`<${Loading} error=${commands.error} retry=${commands.reload} />`;
-  if (commands.data.data.length === 0 && pager.number === 1)
-    return html`<p class="muted">${w('no_commands')}</p>`;
-  return html`<div class="table-wrap"><table class="records">
-      <caption class="visually-hidden">${w('command_history')}</caption>
-      <thead><tr><th scope="col">${w('sent')}</th><th scope="col">${w('command')}</th><th scope="col">${w('status')}</th><th scope="col" class="wide">${w('parameters')}</th></tr></thead>
-      <tbody>${commands.data.data.map(
-        (
-          c,
-        ) => html`<tr key=${c.id} id=${c.id}><td>${farmTime(c.created_at, timezone)}</td><td>${c.command}</td>
-          <td><span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span></td>
-          <td class="wide"><code>${JSON.stringify(c.params ?? {})}</code></td></tr>`,
-      )}</tbody></table></div>
-    <${Pager} pager=${pager} page=${commands.data} />`;
+  const { page, terms, names } = commands.data;
+  if (page.data.length === 0 && pager.number === 1) return html`<p class="muted">${w('no_commands')}</p>`;
+  const said = (c: Schema<'Command'>) =>
+    terms.commandSentence(c.command, c.params, reader, (id) => names.get(id));
+  return html`<ul class="commands command-history" aria-label=${w('command_history')}>
+      ${page.data.map(
+        (c) => html`<li key=${c.id} id=${c.id} class="command" data-command=${c.command}>
+          <span class="sentence">${said(c)}</span>
+          <span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span>
+          <span class="muted small">${farmTime(c.created_at, timezone)}</span>
+          <details class="technical"><summary>${w('technical')}</summary>
+            <code>${c.command}</code> · <code>${c.id}</code>
+            <pre>${JSON.stringify(c.params ?? {}, null, 2)}</pre></details>
+        </li>`,
+      )}
+    </ul>
+    <${Pager} pager=${pager} page=${page} />`;
 }
 
 export function Page({ farm, params }: PageProps) {
