@@ -217,6 +217,8 @@ test('US units: the chart’s times are written as the page’s others, on the c
   });
   assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
   await page.goto(`${world.base}/devices/${station.id}`);
+  // The history (and its words) loads once scrolled to.
+  await page.getByRole('heading', { name: 'Command history' }).scrollIntoViewIfNeeded();
   const history = page.getByRole('list', { name: 'Command history' });
   const row = history.locator('li.command').first();
   await row.getByText('Pump set rate (flow lpm: 3.5, mode: eco)').waitFor();
@@ -264,7 +266,14 @@ test('Spanish: a house’s command history says each command as a sentence with 
   }
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  const requested: string[] = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname));
   await page.goto(`${world.base}/devices/${house.id}`);
+  // At 360 px the history is below the charts: it loads, with its words, once scrolled to.
+  await page.getByText('Promedios de 5 minutos.').waitFor();
+  const historyAsked = () => requested.filter((path) => /command-(terms|history)\.ts$/.test(path));
+  assert.deepEqual(historyAsked(), [], 'the command words load with the first screen');
+  await page.getByRole('heading', { name: 'Historial de órdenes' }).scrollIntoViewIfNeeded();
   const history = page.getByRole('list', { name: 'Historial de órdenes' });
   const newest = history.locator('li.command').first();
   await newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }).waitFor();
@@ -293,6 +302,7 @@ test('Spanish: a house’s command history says each command as a sentence with 
   await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
   // In English, the same history.
   await page.reload();
+  await page.getByRole('heading', { name: 'Command history' }).scrollIntoViewIfNeeded();
   const english = page.getByRole('list', { name: 'Command history' });
   await english.getByText('Close pop doors 1 and 2').first().waitFor();
   await english.getByText('Set the fans: tunnel on, ridge automatic').first().waitFor();

@@ -90,46 +90,30 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
     { unit: 'kg/day', intl: 'kilogram-per-day' },
     { unit: 'lb/day', intl: 'pound-per-day', factor: KG_PER_LB },
   ),
-  min: pair({ unit: 'min', intl: 'minute', digits: 0 }, null),
 });
 
-/**
- * The catalog units that are words, not symbols, in each language ("12 birds", "12 aves"; ppm, %, W stay
- * symbols): one form per plural category, chosen with Intl.PluralRules, and the unit's name on its own (a
- * chart's axis, "Actividad (índice)").
- */
-const UNIT_WORDS: Readonly<
-  Record<string, Record<LanguageName, { one: string; other: string; name: string }>>
-> = Object.freeze({
-  birds: {
-    en: { one: 'bird', other: 'birds', name: 'birds' },
-    es: { one: 'ave', other: 'aves', name: 'aves' },
-  },
-  index: {
-    en: { one: 'index', other: 'index', name: 'index' },
-    es: { one: 'índice', other: 'índice', name: 'índice' },
-  },
-});
+/** Catalog units that are words (ppm, %, W stay symbols): [one, other] by language, Intl.PluralRules choosing. */
+const UNIT_WORDS: Readonly<Record<string, Record<LanguageName, readonly [string, string]>>> = {
+  birds: { en: ['bird', 'birds'], es: ['ave', 'aves'] },
+  index: { en: ['index', 'index'], es: ['índice', 'índice'] },
+};
 
-/** A catalog unit's word after `value` in the locale's language ("bird", "aves"), or null for a symbol. */
+/** A unit's word after `value` in the locale's language ("bird", "aves"); null for a symbol. */
 function unitWord(unit: string, locale: string, value: number): string | null {
   const words = UNIT_WORDS[unit]?.[languageForLocale(locale)];
   if (!words) return null;
-  let plural: Intl.LDMLPluralRule;
+  let one: boolean;
   try {
-    plural = new Intl.PluralRules(locale).select(value);
+    one = new Intl.PluralRules(locale).select(value) === 'one';
   } catch {
-    plural = new Intl.PluralRules('en').select(value);
+    one = value === 1;
   }
-  return plural === 'one' ? words.one : words.other;
+  return one ? words[0] : words[1];
 }
 
-/**
- * The unit a catalog unit is shown in for this system (the catalog's own when it has no other), in the
- * language's words where the unit is a word ("aves").
- */
+/** The unit a catalog unit is shown in for this system (else the catalog's own; a word in the language's). */
 export function displayUnit(unit: string, system: UnitSystem, language: LanguageName = 'en'): string {
-  return DISPLAY_UNITS[unit]?.[system].unit ?? UNIT_WORDS[unit]?.[language].name ?? unit;
+  return DISPLAY_UNITS[unit]?.[system].unit ?? UNIT_WORDS[unit]?.[language][1] ?? unit;
 }
 
 /** A catalog value in the person's unit. */
@@ -168,8 +152,7 @@ export function formatNumber(value: number, locale: string, digits = 1): string 
 
 /**
  * A catalog value as the person reads it: converted, rounded and written with its unit in their locale
- * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name are written after the number: symbols as they are
- * (ppm, W), words in the locale's language ("12 aves").
+ * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name follow the number: symbols (ppm), words ("12 aves").
  */
 export function formatQuantity(
   value: number,

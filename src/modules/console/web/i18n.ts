@@ -156,17 +156,14 @@ export function fixed(value: number, digits = 2): string {
   }
 }
 
-/**
- * The console's clock: 24-hour, two-digit hours ("14:05", "06:42") in every language and locale, so a
- * time reads the same on every page and in every chart (`farmTime`, the offline bar, a chart's axis).
- */
+/** The console's clock, 24-hour in every locale ("14:05"): `farmTime`, the offline bar, the charts. */
 export const CLOCK = {
   hour: '2-digit',
   minute: '2-digit',
   hourCycle: 'h23',
 } as const satisfies Intl.DateTimeFormatOptions;
 
-/** A time as the console writes it ("Nov 29, 14:05"): a short day and the console's clock. */
+/** A time as the console writes it: "Nov 29, 14:05". */
 export const MOMENT = {
   month: 'short',
   day: 'numeric',

@@ -8,14 +8,13 @@ import { metricTerm } from '../../../../domain/metric-terms.ts';
 import { api, type Schema } from '../api.ts';
 import { type Threshold, TimeChart } from '../chart.ts';
 import { typeName } from '../device-type.ts';
-import { type MessageKey, reader, t, words } from '../i18n.ts';
-import { html, inputValue, useMemo, useState } from '../lib.ts';
+import { reader, words } from '../i18n.ts';
+import { html, inputValue, useMemo, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/devices.ts';
+import { lazy, useSeen } from '../on-demand.ts';
 import { useReader } from '../reader-hook.ts';
-import { Pager, usePager } from '../records.ts';
 import { can, useStore } from '../store.ts';
-import { useFarmStream } from '../stream.ts';
-import { ActionButton, ago, amount, farmTime, Loading, useLoad } from '../ui.ts';
+import { ActionButton, ago, amount, Loading, useLoad } from '../ui.ts';
 import { DeviceKey } from './devices.ts';
 import type { PageProps } from './page.ts';
 
@@ -38,11 +37,11 @@ const INTERVALS: [Interval, number][] = [
   ['1h', HOUR],
   ['1d', 24 * HOUR],
 ];
-/** A bucket width in words ("5-minute averages", "Promedios de 5 minutos"), by its count and its unit. */
+/** A bucket width in words: "5-minute averages". */
 function averagesOf(interval: Interval): string {
   const count = Number.parseInt(interval, 10);
   const unit = interval.endsWith('m') ? 'minutes' : interval.endsWith('h') ? 'hours' : 'days';
-  return w(`averages_${unit}`, { count });
+  return w(`averages.${unit}`, { count });
 }
 
 /** Points per request (the API's most) and per chart (a 30-day chart in hourly buckets is 720). */
@@ -79,7 +78,7 @@ async function loadSeries(
 /** A metric's name in the reader's words (its code for a metric the product does not know). */
 const metricName = (metric: string) => metricTerm(reader.language, metric);
 
-/** Metrics in the order of their shown names, as the reader's language sorts ("Amoníaco" before "Humedad"). */
+/** Metrics sorted by their shown names, as the reader's language sorts. */
 function byName(metrics: readonly string[]): string[] {
   const collator = new Intl.Collator([reader.locale, reader.language]);
   return [...metrics].sort((a, b) => collator.compare(metricName(a), metricName(b)));
@@ -183,61 +182,18 @@ function Charts({
   </div>`;
 }
 
-/**
- * The paddocks' names a page of commands needs (a house sent to a paddock), read only when one does; a
- * paddock the person cannot list is named in words by the sentence.
- */
-async function paddockNames(
-  farm: string,
-  commands: readonly Schema<'Command'>[],
-): Promise<Map<string, string>> {
-  if (!commands.some((c) => typeof c.params?.paddock_id === 'string')) return new Map();
-  const paddocks = await api('GET', '/v1/farms/{farm}/paddocks', {
-    path: { farm },
-    query: { limit: 100 },
-  }).catch(() => ({ data: [] }));
-  return new Map(paddocks.data.map((p) => [p.id, p.name]));
-}
+/** The command history (its words, 4.6 KB, with it): loaded when scrolled to; at 360 px it is below the charts. */
+const useHistory = lazy(() => import('../command-history.ts'));
 
-/**
- * The command history, 25 a page: each command as a sentence in the reader's words and units
- * (src/domain/command-terms.ts, the command form's words, loaded with the list), its state as a chip; the
- * code, id and parameters as sent in a closed "technical details" disclosure.
- */
 function Commands({ device, timezone }: { device: Device; timezone: string }) {
-  const pager = usePager(device.id);
-  const commands = useLoad(async () => {
-    const [page, terms] = await Promise.all([
-      api('GET', '/v1/devices/{id}/commands', {
-        path: { id: device.id },
-        query: { limit: 25, before: pager.before },
-      }),
-      import('../../../../domain/command-terms.ts'),
-    ]);
-    const names = await paddockNames(device.farm_id, page.data);
-    return { page, terms, names };
-  }, [device.id, pager.before]);
-  useFarmStream(device.farm_id, ['command.queued', 'command.done', 'command.failed'], () =>
-    commands.reload(),
-  );
-  if (!commands.data) return html`<${Loading} error=${commands.error} retry=${commands.reload} />`;
-  const { page, terms, names } = commands.data;
-  if (page.data.length === 0 && pager.number === 1) return html`<p class="muted">${w('no_commands')}</p>`;
-  const said = (c: Schema<'Command'>) =>
-    terms.commandSentence(c.command, c.params, reader, (id) => names.get(id));
-  return html`<ul class="commands command-history" aria-label=${w('command_history')}>
-      ${page.data.map(
-        (c) => html`<li key=${c.id} id=${c.id} class="command" data-command=${c.command}>
-          <span class="sentence">${said(c)}</span>
-          <span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span>
-          <span class="muted small">${farmTime(c.created_at, timezone)}</span>
-          <details class="technical"><summary>${w('technical')}</summary>
-            <code>${c.command}</code> · <code>${c.id}</code>
-            <pre>${JSON.stringify(c.params ?? {}, null, 2)}</pre></details>
-        </li>`,
-      )}
-    </ul>
-    <${Pager} pager=${pager} page=${page} />`;
+  const spot = useRef<HTMLDivElement>(null);
+  const seen = useSeen(spot);
+  const history = useHistory(seen);
+  return html`<div ref=${spot} class="command-history-spot">${
+    history.module
+      ? html`<${history.module.CommandHistory} device=${device} timezone=${timezone} />`
+      : seen && html`<${Loading} error=${history.error} />`
+  }</div>`;
 }
 
 export function Page({ farm, params }: PageProps) {
