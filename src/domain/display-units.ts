@@ -92,24 +92,11 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
   ),
 });
 
-/** Catalog units that are words (ppm, %, W stay symbols): [one, other] by language, Intl.PluralRules choosing. */
+/** Catalog units that are words (ppm, %, W stay symbols): one and other by language (both say one for 1 only). */
 const UNIT_WORDS: Readonly<Record<string, Record<LanguageName, readonly [string, string]>>> = {
   birds: { en: ['bird', 'birds'], es: ['ave', 'aves'] },
   index: { en: ['index', 'index'], es: ['índice', 'índice'] },
 };
-
-/** A unit's word after `value` in the locale's language ("bird", "aves"); null for a symbol. */
-function unitWord(unit: string, locale: string, value: number): string | null {
-  const words = UNIT_WORDS[unit]?.[languageForLocale(locale)];
-  if (!words) return null;
-  let one: boolean;
-  try {
-    one = new Intl.PluralRules(locale).select(value) === 'one';
-  } catch {
-    one = value === 1;
-  }
-  return one ? words[0] : words[1];
-}
 
 /** The unit a catalog unit is shown in for this system (else the catalog's own; a word in the language's). */
 export function displayUnit(unit: string, system: UnitSystem, language: LanguageName = 'en'): string {
@@ -164,8 +151,8 @@ export function formatQuantity(
   if (!shown) {
     const number = formatNumber(value, view.locale, digits ?? 1);
     if (!unit) return number;
-    const word = unitWord(unit, view.locale, value);
-    if (word) return `${number} ${word}`;
+    const words = UNIT_WORDS[unit]?.[languageForLocale(view.locale)];
+    if (words) return `${number} ${words[value === 1 ? 0 : 1]}`;
     // "45%" and "12°" as people write them (a percentage's own spacing is the locale's business elsewhere).
     return unit === '%' || unit === '°' ? `${number}${unit}` : `${number} ${unit}`;
   }
