@@ -175,6 +175,16 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   const lb = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }).format(kg / 0.45359237);
   const facts = page.locator('.facts div', { has: page.locator('dt', { hasText: 'Latest weight' }) });
   assert.equal(await facts.locator('dd').textContent(), `${lb} lb`);
+  // The weight table and the projection in whole lb too, as the console writes a weight in US units.
+  await page
+    .locator('table.weights td', { hasText: new RegExp(`^${lb} lb$`) })
+    .first()
+    .waitFor();
+  const weighed = await page.locator('table.weights tbody tr td:nth-child(2)').allTextContents();
+  assert.ok(weighed.length > 1, weighed.join(' | '));
+  for (const cell of weighed) assert.match(cell, /^\d{1,3}(,\d{3})* lb$/, cell);
+  const projected = (await page.locator('.weight-figures').textContent()) ?? '';
+  assert.match(projected, /About \d{1,3}(,\d{3})* lb by /, projected);
   const summary = (await page.locator('figure.chart .chart-summary').first().textContent()) ?? '';
   assert.match(summary, new RegExp(`^Weight: latest ${lb} lb \\(`), summary);
   await page.locator('figure.chart').first().scrollIntoViewIfNeeded();
@@ -241,6 +251,122 @@ test('US units: a device’s readings chart is in °F: its legend, its dashed li
   assert.equal(described, await summary.getAttribute('id'));
   assert.doesNotMatch(await visibleText(page), /\d\s?°C/);
   await screenshot(page, 'words-device-chart-us-phone');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('US units: the chart’s times are written as the page’s others, on the console’s 24-hour clock; a command the product does not know reads in words', async () => {
+  const farm = world.account.sample_farm_id;
+  const station = await make.device(world.t, world.account.test_key, farm, {
+    type: 'weather',
+    name: 'Clock station',
+  });
+  const sent = await make.report(world.t, station.device_key, {
+    readings: [{ metric: 'climate.temp_c', value: 20 }],
+  });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  // A weather station takes commands of its own: said in their code's words, their parameters as pairs.
+  const command = await world.t.request('POST', `/v1/devices/${station.id}/commands`, {
+    key: world.account.test_key,
+    body: { command: 'pump.set_rate', params: { flow_lpm: 3.5, mode: 'eco' } },
+  });
+  assert.equal(command.status, 201, JSON.stringify(command.body));
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner', {
+    locale: 'en-US',
+  });
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
+  await page.goto(`${world.base}/devices/${station.id}`);
+  // The history (and its words) loads once scrolled to.
+  await page.getByRole('heading', { name: 'Command history' }).scrollIntoViewIfNeeded();
+  const history = page.getByRole('list', { name: 'Command history' });
+  const row = history.locator('li.command').first();
+  await row.getByText('Pump set rate (flow lpm: 3.5, mode: eco)').waitFor();
+  assert.doesNotMatch(await visibleText(page), /pump\.set_rate|\{"|cmd_/);
+  // The command's time and the chart's legend time: one style, "Nov 29, 14:05".
+  const CONSOLE_TIME = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}, \d\d:\d\d$/;
+  const when = (await row.locator('.muted.small').textContent()) ?? '';
+  assert.match(when, CONSOLE_TIME, when);
+  const figure = page.locator('figure.chart').first();
+  await figure.scrollIntoViewIfNeeded();
+  await figure.locator('.u-over').hover();
+  const legendTime = figure.locator('.u-legend .u-series').first().locator('.u-value');
+  let shown = '';
+  for (let i = 0; i < 100 && !/\d:\d\d/.test(shown); i++) {
+    shown = (await legendTime.textContent()) ?? '';
+    if (!/\d:\d\d/.test(shown)) await page.evaluate('new Promise((r) => requestAnimationFrame(r))');
+  }
+  assert.match(shown, CONSOLE_TIME, shown);
+  assert.doesNotMatch(`${when} ${shown}`, /AM|PM/);
+  await screenshot(page, 'words-device-commands-us-phone');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('Spanish: a house’s command history says each command as a sentence with its state as a chip; the code and its parameters only in the technical details; the chart’s bucket and metrics in words', async () => {
+  type Devices = { data: { id: string; name: string }[] };
+  const farm = world.account.sample_farm_id;
+  const houses = await world.t.request<Devices>('GET', `/v1/farms/${farm}/devices?type=house&limit=1`, {
+    key: world.account.test_key,
+  });
+  const house = houses.body.data[0];
+  assert.ok(house, 'the sample farm has a house');
+  const commands: { command: string; params: Record<string, unknown> }[] = [
+    { command: 'climate.set_target', params: { temp_c: 24 } },
+    { command: 'fans.set', params: { tunnel: 'on', ridge: 'auto' } },
+    { command: 'doors.close', params: { doors: [1, 2] } },
+  ];
+  const commandsUrl = `/v1/devices/${house.id}/commands`;
+  for (const body of commands) {
+    const queued = await world.t.request<unknown>('POST', commandsUrl, {
+      key: world.account.test_key,
+      body,
+    });
+    assert.equal(queued.status, 201, JSON.stringify(queued.body));
+  }
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  const requested: string[] = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+  await page.goto(`${world.base}/devices/${house.id}`);
+  // At 360 px the history is below the charts: it loads, with its words, once scrolled to.
+  await page.getByText('Promedios de 5 minutos.').waitFor();
+  const historyAsked = () => requested.filter((path) => /command-(terms|history)\.ts$/.test(path));
+  assert.deepEqual(historyAsked(), [], 'the command words load with the first screen');
+  await page.getByRole('heading', { name: 'Historial de órdenes' }).scrollIntoViewIfNeeded();
+  const history = page.getByRole('list', { name: 'Historial de órdenes' });
+  const newest = history.locator('li.command').first();
+  await newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }).waitFor();
+  await newest.locator('.status', { hasText: /^(cumplida|en cola|entregada)$/ }).waitFor();
+  await history
+    .getByText('Poner los ventiladores de túnel en marcha y los de cumbrera en automático', { exact: true })
+    .first()
+    .waitFor();
+  await history.getByText('Fijar la temperatura objetivo en 24 °C', { exact: true }).first().waitFor();
+  // No command code, id or JSON in what a person reads.
+  const visible = await visibleText(page);
+  assert.doesNotMatch(visible, /doors\.close|fans\.set|climate\.set_target|temp_c|\{"|\[1,|cmd_/, visible);
+  // The chart's bucket in words, the metrics in the order of their Spanish names.
+  await page.getByText('Promedios de 5 minutos.').waitFor();
+  assert.doesNotMatch(visible, /intervalo de 5m|\b5m\b/);
+  const boxes = await page.locator('fieldset.checks label').allTextContents();
+  assert.ok(boxes.length > 1, boxes.join(' | '));
+  assert.deepEqual(boxes, [...boxes].sort(new Intl.Collator('es').compare), boxes.join(' | '));
+  await assertNoHorizontalScroll(page);
+  await history.scrollIntoViewIfNeeded();
+  await screenshot(page, 'words-device-commands-phone-es');
+  // The technical details, closed until opened, keep the code and the parameters as sent.
+  await newest.locator('summary', { hasText: 'Detalles técnicos' }).click();
+  await newest.locator('code', { hasText: 'doors.close' }).waitFor();
+  assert.match((await newest.locator('pre').textContent()) ?? '', /"doors": \[\s*1,\s*2\s*\]/);
+  await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+  // In English, the same history.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Command history' }).scrollIntoViewIfNeeded();
+  const english = page.getByRole('list', { name: 'Command history' });
+  await english.getByText('Close pop doors 1 and 2').first().waitFor();
+  await english.getByText('Set the fans: tunnel on, ridge automatic').first().waitFor();
+  await page.locator('fieldset.checks').scrollIntoViewIfNeeded();
+  await screenshot(page, 'words-device-commands-phone-en');
   assert.deepEqual(problems, []);
   await page.context().close();
 });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  displayUnit,
   formatQuantity,
   fromDisplay,
   languageForLocale,
@@ -40,6 +41,21 @@ test('formatting follows the person’s units and locale', () => {
   assert.equal(formatQuantity(12345.5, 'L', { units: 'metric', locale: 'en' }), '12,345.5 L');
   assert.equal(formatQuantity(32, 'ppm', US), '32 ppm');
   assert.equal(formatQuantity(4, null, US), '4');
+});
+
+test('units that are words are said in the reader’s language and number; symbols stay symbols', () => {
+  assert.equal(formatQuantity(120, 'birds', METRIC_ES), '120 aves');
+  assert.equal(formatQuantity(1, 'birds', METRIC_ES), '1 ave');
+  assert.equal(formatQuantity(1, 'birds', US), '1 bird');
+  assert.equal(formatQuantity(120, 'birds', US), '120 birds');
+  assert.equal(formatQuantity(0.8, 'index', METRIC_ES), '0,8 índice');
+  assert.equal(displayUnit('birds', 'metric', 'es'), 'aves');
+  assert.equal(displayUnit('index', 'us', 'es'), 'índice');
+  assert.equal(displayUnit('index', 'us', 'en'), 'index');
+  assert.equal(formatQuantity(45, 'min', METRIC_ES), '45 min');
+  for (const symbol of ['ppm', 'W', '%'])
+    assert.equal(displayUnit(symbol, 'us', 'es'), symbol, `${symbol} stays a symbol`);
+  assert.equal(formatQuantity(900, 'W', METRIC_ES), '900 W');
 });
 
 test('a sentence written in catalog units reads in the person’s', () => {

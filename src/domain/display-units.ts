@@ -92,9 +92,15 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
   ),
 });
 
-/** The unit a catalog unit is shown in for this system (the catalog's own when it has no other). */
-export function displayUnit(unit: string, system: UnitSystem): string {
-  return DISPLAY_UNITS[unit]?.[system].unit ?? unit;
+/** Catalog units that are words (ppm, %, W stay symbols): one and other by language (both say one for 1 only). */
+const UNIT_WORDS: Readonly<Record<string, Record<LanguageName, readonly [string, string]>>> = {
+  birds: { en: ['bird', 'birds'], es: ['ave', 'aves'] },
+  index: { en: ['index', 'index'], es: ['índice', 'índice'] },
+};
+
+/** The unit a catalog unit is shown in for this system (else the catalog's own; a word in the language's). */
+export function displayUnit(unit: string, system: UnitSystem, language: LanguageName = 'en'): string {
+  return DISPLAY_UNITS[unit]?.[system].unit ?? UNIT_WORDS[unit]?.[language][1] ?? unit;
 }
 
 /** A catalog value in the person's unit. */
@@ -133,7 +139,7 @@ export function formatNumber(value: number, locale: string, digits = 1): string 
 
 /**
  * A catalog value as the person reads it: converted, rounded and written with its unit in their locale
- * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name (ppm, birds, index…) are written after the number.
+ * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name follow the number: symbols (ppm), words ("12 aves").
  */
 export function formatQuantity(
   value: number,
@@ -145,6 +151,8 @@ export function formatQuantity(
   if (!shown) {
     const number = formatNumber(value, view.locale, digits ?? 1);
     if (!unit) return number;
+    const words = UNIT_WORDS[unit]?.[languageForLocale(view.locale)];
+    if (words) return `${number} ${words[value === 1 ? 0 : 1]}`;
     // "45%" and "12°" as people write them (a percentage's own spacing is the locale's business elsewhere).
     return unit === '%' || unit === '°' ? `${number}${unit}` : `${number} ${unit}`;
   }

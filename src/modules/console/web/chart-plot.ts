@@ -3,13 +3,13 @@
  * into view, so a page whose first screen shows no chart does not load uPlot (about 36 KB) with it. Threshold
  * lines (an alert rule's watch and urgent values) are drawn across the plot as dashed horizontal lines; points
  * and thresholds in the reader's units, the y axis and the legend labelled in them, the legend's values in the
- * reader's locale; the times on the x axis and in the legend in the reader's locale too ("28 nov", "15:00";
- * uPlot's own are US-style whatever the language) and in the farm's time zone, as the rest of the page.
+ * reader's locale; the times on the x axis and in the legend in the reader's locale too ("28 nov", "15:00",
+ * the console's 24-hour clock; uPlot's own are US-style whatever the language) and in the farm's time zone, as the rest of the page.
  */
 // First: uPlot reads navigator.language as it loads, and must not meet a tag Intl refuses.
 import './language.ts';
 import uPlot from 'uplot';
-import { num, reader, shown, t, unitLabel } from './i18n.ts';
+import { CLOCK, MOMENT, num, reader, shown, t, unitLabel } from './i18n.ts';
 
 // uPlot's own style sheet, served beside the library (vendor/uplot.css at the same asset version).
 const sheet = document.createElement('link');
@@ -98,15 +98,15 @@ function dateFormat(options: Intl.DateTimeFormatOptions, zone: string | undefine
 
 /**
  * The x axis' tick labels, by the ticks' increment (seconds): years, short months ("nov"), days ("28 nov"),
- * times as the locale writes them ("15:00", "3:00 PM"); a tick whose day (or, for months, year) differs from
+ * times on the console's 24-hour clock ("15:00", as `farmTime` writes them in every locale); a tick whose day (or, for months, year) differs from
  * the tick before it gets it on a second line, so a 24-hour chart says where midnight is.
  */
 function timeTicks(zone: string | undefined): uPlot.Axis.DynamicValues {
   const year = dateFormat({ year: 'numeric' }, zone);
   const month = dateFormat({ month: 'short' }, zone);
   const day = dateFormat({ day: 'numeric', month: 'short' }, zone);
-  const time = dateFormat({ hour: 'numeric', minute: '2-digit' }, zone);
-  const seconds = dateFormat({ hour: 'numeric', minute: '2-digit', second: '2-digit' }, zone);
+  const time = dateFormat(CLOCK, zone);
+  const seconds = dateFormat({ ...CLOCK, second: '2-digit' }, zone);
   return (_u, splits, _axis, _space, incr) => {
     const [tick, context] =
       incr >= 365 * DAY
@@ -165,10 +165,7 @@ export function drawChart(
   const min = Math.min(...limits);
   const max = Math.max(...limits);
   const pad = (max - min || Math.abs(max) || 1) * 0.1;
-  const moment = dateFormat(
-    { day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' },
-    timezone,
-  );
+  const moment = dateFormat(MOMENT, timezone);
   const tzDate = zonedDates(timezone);
   const plot = new uPlot(
     {

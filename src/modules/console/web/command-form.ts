@@ -6,9 +6,10 @@
  */
 import type { CatalogCommand } from '../../../domain/catalog.ts';
 import type { ParamSpec } from '../../../domain/command-params.ts';
+import { commandTitle, paramTitle, paramUnit, valueTitle } from '../../../domain/command-terms.ts';
 import type { ConfirmationNeed } from '../../../domain/confirmation.ts';
 import { api, type Problem, type Schema } from './api.ts';
-import { type MessageKey, t } from './i18n.ts';
+import { type MessageKey, reader, t } from './i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
 import { useOffline } from './offline.ts';
 import type { Farm } from './store.ts';
@@ -18,6 +19,8 @@ import { ErrorText, problemOf, useLoad } from './ui.ts';
 type Value = number | string | number[] | string[] | undefined;
 
 interface FieldProps {
+  /** The command the parameter belongs to (its words are the command's). */
+  command: string;
   spec: ParamSpec;
   id: string;
   value: Value;
@@ -25,20 +28,13 @@ interface FieldProps {
   farm: Farm;
 }
 
-/** The unit a number parameter is in, read from its name's suffix (the catalog names them so). */
-export function unitOf(name: string): string {
-  if (name === 'meters_per_day') return 'm/day';
-  if (name.endsWith('_deg')) return '°';
-  if (name.endsWith('_c')) return '°C';
-  if (name.endsWith('_pct')) return '%';
-  if (name === 'kg' || name.endsWith('_kg')) return 'kg';
-  if (name === 'mm' || name.endsWith('_mm')) return 'mm';
-  return '';
-}
+/** A parameter's name in the reader's words (src/domain/command-terms.ts, as the command history says it). */
+const label = (command: string, name: string) => paramTitle(reader.language, command, name);
+/** A parameter's choice or keyword in the reader's words ("automático", "al amanecer"). */
+const choice = (command: string, name: string, value: string) =>
+  valueTitle(reader.language, command, name, value);
 
-const label = (name: string) => name.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase());
-
-function NumberList({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
+function NumberList({ command, spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
   const numbers: number[] = [];
   for (let n = spec.min ?? 1; n <= (spec.max ?? 0); n++) numbers.push(n);
   const all = value === 'all';
@@ -51,7 +47,7 @@ function NumberList({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
   };
   const item = spec.item ?? 'number';
   return html`<fieldset class="number-list" id=${id}>
-    <legend>${label(spec.name)} ${!spec.required && html`<span class="muted">${t('command.optional')}</span>`}</legend>
+    <legend>${label(command, spec.name)} ${!spec.required && html`<span class="muted">${t('command.optional')}</span>`}</legend>
     ${
       spec.all &&
       html`<label class="chip all"><input type="checkbox" checked=${all}
@@ -64,7 +60,7 @@ function NumberList({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
   </fieldset>`;
 }
 
-function TimeField({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
+function TimeField({ command, spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
   const keywords = spec.keywords ?? [];
   const isKeyword = typeof value === 'string' && keywords.includes(value);
   const [mode, setMode] = useState<string>(
@@ -75,16 +71,16 @@ function TimeField({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
     onChange(next === 'unset' ? undefined : next === 'time' ? undefined : next);
   };
   return html`<div class="field">
-    <label for=${id}>${label(spec.name)}</label>
+    <label for=${id}>${label(command, spec.name)}</label>
     <div class="inline">
       <select id=${id} value=${mode} onChange=${(e: Event) => pick(inputValue(e))}>
         ${!spec.required && html`<option value="unset">${t('command.leave')}</option>`}
-        ${keywords.map((k) => html`<option value=${k}>${k}</option>`)}
+        ${keywords.map((k) => html`<option value=${k}>${choice(command, spec.name, k)}</option>`)}
         <option value="time">${t('command.at_time')}</option>
       </select>
       ${
         mode === 'time' &&
-        html`<input type="time" aria-label=${t('command.time_of', { name: label(spec.name) })} value=${isKeyword ? '' : (value ?? '')}
+        html`<input type="time" aria-label=${t('command.time_of', { name: label(command, spec.name) })} value=${isKeyword ? '' : (value ?? '')}
         onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />`
       }
     </div>
@@ -95,40 +91,40 @@ function TimeField({ spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
  * An `id` parameter named for a kind of farm record (`paddock_id`): a choice among the farm's records of that
  * kind, by name; a text box when the farm cannot list them.
  */
-function IdField({ spec, id, value, onChange, farm }: FieldProps) {
+function IdField({ command, spec, id, value, onChange, farm }: FieldProps) {
   const kind = spec.name.replace(/_id$/, '');
   const records = useLoad(() => recordsOf(kind, farm.id), [farm.id, kind]);
   if (records.error || !records.data) {
-    return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+    return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
       <input id=${id} type="text" value=${value ?? ''} onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />
       <small class="muted">${spec.description}</small></div>`;
   }
-  return html`<div class="field"><label for=${id}>${label(kind)}</label>
+  return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
     <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
       <option value="">${t('command.choose')}</option>
       ${records.data.map((r) => html`<option value=${r.id}>${r.name ?? r.id}</option>`)}
     </select><small class="muted">${spec.description}</small></div>`;
 }
 
-function Field({ spec, id, value, onChange, farm }: FieldProps) {
+function Field({ command, spec, id, value, onChange, farm }: FieldProps) {
   const hint = spec.description;
   if (spec.type === 'id' && spec.name.endsWith('_id')) {
-    return html`<${IdField} spec=${spec} id=${id} value=${value} onChange=${onChange} farm=${farm} />`;
+    return html`<${IdField} command=${command} spec=${spec} id=${id} value=${value} onChange=${onChange} farm=${farm} />`;
   }
   if (spec.type === 'integers')
-    return html`<${NumberList} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
+    return html`<${NumberList} command=${command} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
   if (spec.type === 'time')
-    return html`<${TimeField} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
+    return html`<${TimeField} command=${command} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
   if (spec.type === 'enum') {
-    return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+    return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
       <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
         ${!spec.required ? html`<option value="">${t('command.leave')}</option>` : html`<option value="" disabled>${t('command.choose')}</option>`}
-        ${(spec.enum ?? []).map((v) => html`<option value=${v}>${v}</option>`)}
+        ${(spec.enum ?? []).map((v) => html`<option value=${v}>${choice(command, spec.name, v)}</option>`)}
       </select><small class="muted">${hint}</small></div>`;
   }
   if (spec.type === 'number' || spec.type === 'integer') {
-    const unit = unitOf(spec.name);
-    return html`<div class="field"><label for=${id}>${label(spec.name)}${unit && ` (${unit})`}</label>
+    const unit = paramUnit(spec.name);
+    return html`<div class="field"><label for=${id}>${label(command, spec.name)}${unit && ` (${unit})`}</label>
       <input id=${id} type="number" inputmode="decimal" step=${spec.type === 'integer' ? 1 : 'any'}
         min=${spec.min ?? spec.exclusiveMin} max=${spec.max ?? spec.exclusiveMax} placeholder=${spec.default ?? ''}
         value=${value ?? ''} required=${spec.required}
@@ -136,7 +132,7 @@ function Field({ spec, id, value, onChange, farm }: FieldProps) {
       <small class="muted">${hint}</small></div>`;
   }
   if (spec.type === 'times') {
-    return html`<div class="field"><label for=${id}>${t('command.times', { name: label(spec.name) })}</label>
+    return html`<div class="field"><label for=${id}>${t('command.times', { name: label(command, spec.name) })}</label>
       <input id=${id} type="text" placeholder="06:30, 16:30" value=${Array.isArray(value) ? value.join(', ') : ''}
         onInput=${(e: Event) => {
           const times = inputValue(e)
@@ -146,7 +142,7 @@ function Field({ spec, id, value, onChange, farm }: FieldProps) {
           onChange(times.length ? times : undefined);
         }} /><small class="muted">${hint}</small></div>`;
   }
-  return html`<div class="field"><label for=${id}>${label(spec.name)}</label>
+  return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
     <input id=${id} type="text" value=${value ?? ''} onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />
     <small class="muted">${hint}</small></div>`;
 }
@@ -224,7 +220,12 @@ export function CommandForm({
       // The catalog's parameters build `params` (the API checks them against the same specs).
       const body = { command: name, params } as Schema<'CommandRequest'>;
       const sent = await api('POST', '/v1/devices/{id}/commands', { path: { id: device.id }, body });
-      setDone(t('command.sent', { command: name, status: t(`command_status.${sent.status}` as MessageKey) }));
+      setDone(
+        t('command.sent', {
+          command: commandTitle(reader.language, name),
+          status: t(`command_status.${sent.status}` as MessageKey),
+        }),
+      );
       onSent(sent);
     } catch (err) {
       setError(problemOf(err));
@@ -272,14 +273,14 @@ export function CommandForm({
         setDone(null);
       }}>
         <option value="">${t('command.choose_command')}</option>
-        ${commands.map((c) => html`<option value=${c.name}>${c.name} — ${c.description}</option>`)}
+        ${commands.map((c) => html`<option value=${c.name}>${commandTitle(reader.language, c.name)}</option>`)}
       </select>
     </div>
     ${command?.caution && html`<p class="caution">${command.caution}</p>`}
     ${command?.params.map(
       (
         spec,
-      ) => html`<${Field} key=${`${name}-${spec.name}`} spec=${spec} id=${`${idPrefix}-${spec.name}`} farm=${farm}
+      ) => html`<${Field} key=${`${name}-${spec.name}`} command=${name} spec=${spec} id=${`${idPrefix}-${spec.name}`} farm=${farm}
         value=${params[spec.name]} onChange=${(v: Value) => {
           const next = { ...params };
           if (v === undefined) delete next[spec.name];

@@ -119,7 +119,7 @@ export function num(value: number, digits = 1): string {
 
 /** The unit the reader sees for a catalog unit ("lb" for kg in US units). */
 export function unitLabel(unit: string): string {
-  return displayUnit(unit, reader.units);
+  return displayUnit(unit, reader.units, reader.language);
 }
 
 /** A catalog value in the reader's unit (an entry form's starting value, a chart's points). */
@@ -155,6 +155,20 @@ export function fixed(value: number, digits = 2): string {
     return new Intl.NumberFormat('en', options).format(value);
   }
 }
+
+/** The console's clock, 24-hour in every locale ("14:05"): `farmTime`, the offline bar, the charts. */
+export const CLOCK = {
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+} as const satisfies Intl.DateTimeFormatOptions;
+
+/** A time as the console writes it: "Nov 29, 14:05". */
+export const MOMENT = {
+  month: 'short',
+  day: 'numeric',
+  ...CLOCK,
+} as const satisfies Intl.DateTimeFormatOptions;
 
 /** A day as "Nov 29" ("29 nov") in the reader's locale, in `timezone`. */
 export function dayOf(iso: string, timezone: string): string {

@@ -3,7 +3,7 @@
  * ("Offline · as of 06:42"), the "Waiting to sync (3)" link to the list, what needs attention, the sync
  * button, and the note that a new version is ready.
  */
-import { reader, t } from './i18n.ts';
+import { CLOCK, reader, t } from './i18n.ts';
 import { html } from './lib.ts';
 import { syncNow, useOffline } from './offline.ts';
 import { currentFarm, useStore } from './store.ts';
@@ -14,12 +14,7 @@ export function asOfText(iso: string | null, timezone: string | undefined): stri
   if (!iso) return t('offline.never_refreshed');
   const zone = { timeZone: timezone || undefined };
   const day = (d: Date) => new Intl.DateTimeFormat('en-CA', zone).format(d);
-  const time = new Intl.DateTimeFormat(reader.locale, {
-    ...zone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
+  const time = new Intl.DateTimeFormat(reader.locale, { ...zone, ...CLOCK });
   const at = new Date(iso);
   return day(at) === day(new Date()) ? time.format(at) : farmTime(iso, timezone);
 }

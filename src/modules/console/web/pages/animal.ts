@@ -103,7 +103,7 @@ function WeightFigures({ weights, timezone }: { weights: Schema<'AnimalWeights'>
   if (list.length === 0) return null;
   return html`<p class="weight-figures">
       ${weights.adg_kg_per_day !== null && html`<strong>${w('adg', { gain: perDay(weights.adg_kg_per_day) })}</strong>`}
-      ${weights.projected_kg !== null && html`<br />${w('projected', { weight: amount(shown(weights.projected_kg, 'kg'), unitLabel('kg')), when: farmTime(weights.projected_at, timezone) })}`}
+      ${weights.projected_kg !== null && html`<br />${w('projected', { weight: amount(weights.projected_kg, 'kg'), when: farmTime(weights.projected_at, timezone) })}`}
     </p>
     <table class="weights">
       <caption class="visually-hidden">${w('weights_caption')}</caption>
@@ -111,7 +111,7 @@ function WeightFigures({ weights, timezone }: { weights: Schema<'AnimalWeights'>
       <tbody>${list.map(
         (
           entry,
-        ) => html`<tr key=${entry.event_id}><td>${farmTime(entry.at, timezone)}</td><td>${amount(shown(entry.kg, 'kg'), unitLabel('kg'))}</td>
+        ) => html`<tr key=${entry.event_id}><td>${farmTime(entry.at, timezone)}</td><td>${amount(entry.kg, 'kg')}</td>
           <td>${perDay(entry.gain_kg_per_day)}</td><td>${w(SOURCES[entry.source])}</td></tr>`,
       )}</tbody>
     </table>`;

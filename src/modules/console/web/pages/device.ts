@@ -8,14 +8,13 @@ import { metricTerm } from '../../../../domain/metric-terms.ts';
 import { api, type Schema } from '../api.ts';
 import { type Threshold, TimeChart } from '../chart.ts';
 import { typeName } from '../device-type.ts';
-import { type MessageKey, reader, t, words } from '../i18n.ts';
-import { html, inputValue, useMemo, useState } from '../lib.ts';
+import { reader, words } from '../i18n.ts';
+import { html, inputValue, useMemo, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/devices.ts';
+import { lazy, useSeen } from '../on-demand.ts';
 import { useReader } from '../reader-hook.ts';
-import { Pager, usePager } from '../records.ts';
 import { can, useStore } from '../store.ts';
-import { useFarmStream } from '../stream.ts';
-import { ActionButton, ago, amount, farmTime, Loading, useLoad } from '../ui.ts';
+import { ActionButton, ago, amount, Loading, useLoad } from '../ui.ts';
 import { DeviceKey } from './devices.ts';
 import type { PageProps } from './page.ts';
 
@@ -38,6 +37,13 @@ const INTERVALS: [Interval, number][] = [
   ['1h', HOUR],
   ['1d', 24 * HOUR],
 ];
+/** A bucket width in words: "5-minute averages". */
+function averagesOf(interval: Interval): string {
+  const count = Number.parseInt(interval, 10);
+  const unit = interval.endsWith('m') ? 'minutes' : interval.endsWith('h') ? 'hours' : 'days';
+  return w(`averages.${unit}`, { count });
+}
+
 /** Points per request (the API's most) and per chart (a 30-day chart in hourly buckets is 720). */
 const MAX_POINTS = 500;
 const CHART_POINTS = 800;
@@ -71,6 +77,12 @@ async function loadSeries(
 
 /** A metric's name in the reader's words (its code for a metric the product does not know). */
 const metricName = (metric: string) => metricTerm(reader.language, metric);
+
+/** Metrics sorted by their shown names, as the reader's language sorts. */
+function byName(metrics: readonly string[]): string[] {
+  const collator = new Intl.Collator([reader.locale, reader.language]);
+  return [...metrics].sort((a, b) => collator.compare(metricName(a), metricName(b)));
+}
 
 /** The threshold lines of the farm's enabled rules for this metric on this device. */
 function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): Threshold[] {
@@ -155,7 +167,7 @@ function Charts({
         ${!frame && html`<p class="error" role="alert">${w('bad_range')}</p>`}
       </div>`
     }
-    ${interval && html`<p class="small muted">${w('averages', { interval })}</p>`}
+    ${interval && html`<p class="small muted">${averagesOf(interval)}</p>`}
     ${
       !series.data
         ? html`<${Loading} error=${series.error} retry=${series.reload} />`
@@ -170,33 +182,18 @@ function Charts({
   </div>`;
 }
 
+/** The command history (its words, 4.6 KB, with it): loaded when scrolled to; at 360 px it is below the charts. */
+const useHistory = lazy(() => import('../command-history.ts'));
+
 function Commands({ device, timezone }: { device: Device; timezone: string }) {
-  const pager = usePager(device.id);
-  const commands = useLoad(
-    () =>
-      api('GET', '/v1/devices/{id}/commands', {
-        path: { id: device.id },
-        query: { limit: 25, before: pager.before },
-      }),
-    [device.id, pager.before],
-  );
-  useFarmStream(device.farm_id, ['command.queued', 'command.done', 'command.failed'], () =>
-    commands.reload(),
-  );
-  if (!commands.data) return html`<${Loading} error=${commands.error} retry=${commands.reload} />`;
-  if (commands.data.data.length === 0 && pager.number === 1)
-    return html`<p class="muted">${w('no_commands')}</p>`;
-  return html`<div class="table-wrap"><table class="records">
-      <caption class="visually-hidden">${w('command_history')}</caption>
-      <thead><tr><th scope="col">${w('sent')}</th><th scope="col">${w('command')}</th><th scope="col">${w('status')}</th><th scope="col" class="wide">${w('parameters')}</th></tr></thead>
-      <tbody>${commands.data.data.map(
-        (
-          c,
-        ) => html`<tr key=${c.id} id=${c.id}><td>${farmTime(c.created_at, timezone)}</td><td>${c.command}</td>
-          <td><span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span></td>
-          <td class="wide"><code>${JSON.stringify(c.params ?? {})}</code></td></tr>`,
-      )}</tbody></table></div>
-    <${Pager} pager=${pager} page=${commands.data} />`;
+  const spot = useRef<HTMLDivElement>(null);
+  const seen = useSeen(spot);
+  const history = useHistory(seen);
+  return html`<div ref=${spot} class="command-history-spot">${
+    history.module
+      ? html`<${history.module.CommandHistory} device=${device} timezone=${timezone} />`
+      : seen && html`<${Loading} error=${history.error} />`
+  }</div>`;
 }
 
 export function Page({ farm, params }: PageProps) {
@@ -210,7 +207,7 @@ export function Page({ farm, params }: PageProps) {
       api('GET', '/v1/devices/{id}/readings', { path: { id }, query: { limit: 200 } }),
       api('GET', '/v1/farms/{farm}/rules', { path: { farm: farm.id } }).catch(() => ({ data: [] as Rule[] })),
     ]);
-    const metrics = [...new Set(recent.data.map((r) => r.metric))].sort();
+    const metrics = [...new Set(recent.data.map((r) => r.metric))];
     // Where its last position is (grazing): the paddock's name, when it stands in one.
     const paddock = device.paddock_id
       ? await api('GET', '/v1/paddocks/{id}', { path: { id: device.paddock_id } }).catch(() => null)
@@ -247,7 +244,7 @@ export function Page({ farm, params }: PageProps) {
       metrics.length === 0
         ? html`<div class="panel"><h2>${w('readings')}</h2><p class="muted">${w('no_readings')}</p>
           <button type="button" class="button secondary" onClick=${data.reload}>${w('look_again')}</button></div>`
-        : html`<${Charts} device=${device} metrics=${metrics} rules=${rules} timezone=${farm.timezone} />`
+        : html`<${Charts} device=${device} metrics=${byName(metrics)} rules=${rules} timezone=${farm.timezone} />`
     }
     ${
       latest.length > 0 &&
