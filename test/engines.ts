@@ -36,7 +36,7 @@ export async function testConfig(
   engine: Engine,
   overrides: Partial<Config> = {},
   options: { migrated?: boolean; seeded?: boolean } = {},
-): Promise<{ config: Readonly<Config>; cleanup(): Promise<void>; account?: NewAccount }> {
+): Promise<{ config: Readonly<Config>; cleanup(): Promise<void>; account?: NewAccount; spares?: NewAccount[] }> {
   const pool = engine === 'postgres' ? { pgPoolSize: 5 } : {};
   const made = await throwawayDatabase(engine, {
     pgAdminUrl: PG_ADMIN_URL,
@@ -49,7 +49,11 @@ export async function testConfig(
     // the production default.
     overrides: { rateLimitEnabled: false, passwordCost: 10, ...pool, ...overrides },
   });
-  return { config: made.config, cleanup: made.drop, ...(made.account ? { account: made.account } : {}) };
+  return {
+    config: made.config,
+    cleanup: made.drop,
+    ...(made.account ? { account: made.account, spares: made.spares ?? [] } : {}),
+  };
 }
 
 /**

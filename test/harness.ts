@@ -72,12 +72,12 @@ export async function startTestApp(
   overrides: Partial<Config> = {},
   clock?: () => number,
 ): Promise<TestApp> {
-  const { config, cleanup, account } = await testConfig(
+  const { config, cleanup, account, spares = [] } = await testConfig(
     engine,
     { logLevel: 'silent', webhookWorkerInProcess: false, usageFlushMs: 60_000, ...overrides },
     { migrated: true, seeded: true },
   );
-  const opened = await openApp(engine, config, 'Test account', clock, account);
+  const opened = await openApp(engine, config, 'Test account', clock, account && [account, ...spares]);
   return {
     ...opened,
     async close() {
@@ -91,14 +91,14 @@ export async function startTestApp(
  * The app on an existing database, with its own connections and usage counter; close() keeps the data.
  * `clock` is the app's clock (MQTT tests move it forward). `seeded`: an account the database already holds
  * (a copy of the seeded template, test/seeded.ts), handed out by the first `account()` or
- * `sharedAccount()` under the name asked for; later ones are created.
+ * `sharedAccount()` under the name asked for, and `seeded`'s others by the next ones; later ones are created.
  */
 export async function openApp(
   engine: Engine,
   config: Readonly<Config>,
   accountPrefix: string,
   clock?: () => number,
-  seeded?: NewAccount,
+  seeded: readonly NewAccount[] = [],
 ): Promise<TestApp> {
   const database = await openDatabase(config, { onPoolError: () => {} });
   const usage = new UsageCounter(database.db, config.usageFlushMs);
@@ -106,12 +106,12 @@ export async function openApp(
   await app.ready();
   let n = 0;
   let shared: Promise<NewAccount> | undefined;
-  let ready = seeded;
+  const ready = [...seeded];
   const account = async (name?: string): Promise<NewAccount> => {
     const wanted = name ?? `${accountPrefix} ${++n}`;
-    if (!ready) return createAccount(database.db, { name: wanted });
-    const handed = { ...ready, name: wanted };
-    ready = undefined;
+    const next = ready.shift();
+    if (!next) return createAccount(database.db, { name: wanted });
+    const handed = { ...next, name: wanted };
     await database.db
       .updateTable('accounts')
       .set({ name: wanted })

@@ -1,10 +1,10 @@
 /**
- * Seeded test databases: a migrated database holding one account with its keys and sample farm, copied for
+ * Seeded test databases: a migrated database holding a few accounts with their keys and sample farms, copied for
  * each test app (a file copy on SQLite, `CREATE DATABASE … TEMPLATE` on PostgreSQL) instead of seeding a
  * sample farm through the services for every app. Creating an account is the slowest thing most test apps
  * do (about 0.3 s on SQLite and 1–2 s on PostgreSQL of CPU: a day of readings through ingest and the alert
- * engine); the app's first `account()` or `sharedAccount()` gets the copied one, later ones are created as
- * before.
+ * engine); the app's first `account()` or `sharedAccount()` gets the first copied one, the next ones the
+ * others (SEEDED_ACCOUNTS in all), and later ones are created as before.
  *
  * The template is made once per code and time slot, under a lock, so parallel test processes build it once:
  * - its key hashes every source file under src/ (the seeding runs the services, so any change to them
@@ -12,7 +12,7 @@
  * - its slot is five minutes: the sample farm is seeded around the time it was made (readings up to then,
  *   alerts opened and tasks due relative to it), so a copy is at most a few minutes older than an account
  *   made on the spot, which no test tells apart. Older slots' templates are removed when a new one is made.
- * The account's keys are only in the template's own database as hashes; the plaintext is kept beside it
+ * The accounts' keys are only in the template's own database as hashes; the plaintext is kept beside it
  * (a JSON file in the temp folder) for the harness, as createAccount returned it.
  */
 import { createHash } from 'node:crypto';
@@ -35,6 +35,11 @@ import { type Engine, openDatabase, sqliteFile } from '../src/db/database.ts';
 import type { NewAccount } from '../src/modules/accounts/service.ts';
 
 const SLOT_MS = 5 * 60_000;
+/**
+ * Accounts in a template: the app's first `account()` or `sharedAccount()` gets the first, later ones the
+ * next (a test of two tenants asks for a second), and only past these is one created on the spot.
+ */
+export const SEEDED_ACCOUNTS = 4;
 const ROOT = path.join(tmpdir(), 'farmstead-seeded');
 
 let sourceKey: string | undefined;
@@ -67,38 +72,43 @@ function accountFile(name: string): string {
   return path.join(ROOT, `${name}.json`);
 }
 
-function readAccount(name: string): NewAccount | null {
+function readAccounts(name: string): NewAccount[] | null {
   try {
-    return JSON.parse(readFileSync(accountFile(name), 'utf8')) as NewAccount;
+    const accounts: unknown = JSON.parse(readFileSync(accountFile(name), 'utf8'));
+    // A file of another layout (an older checkout's) is rebuilt.
+    return Array.isArray(accounts) && accounts.length === SEEDED_ACCOUNTS ? (accounts as NewAccount[]) : null;
   } catch {
     return null;
   }
 }
 
-/** Seeds the account on a database that `config` opens, and writes its keys beside the template. */
-async function seedOn(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolSize'>): Promise<NewAccount> {
+/** Seeds the accounts on a database that `config` opens; their keys are written beside the template. */
+async function seedOn(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolSize'>): Promise<NewAccount[]> {
   // Loaded here, not at the top: process tests import this file's callers without loading the app.
   const { createAccount } = await import('../src/modules/accounts/service.ts');
   const database = await openDatabase(config, { onPoolError: () => {} });
   try {
-    return await createAccount(database.db, { name: 'Seeded test account' });
+    const accounts: NewAccount[] = [];
+    for (let i = 1; i <= SEEDED_ACCOUNTS; i++)
+      accounts.push(await createAccount(database.db, { name: `Seeded test account ${i}` }));
+    return accounts;
   } finally {
     await database.close();
   }
 }
 
 /**
- * SQLite: the seeded template's folder (its farmstead.db and the account), made under a lock file; returns
- * the database file to copy and the account.
+ * SQLite: the seeded template's folder (its farmstead.db and the accounts), made under a lock file; returns
+ * the database file to copy and the accounts.
  */
-async function sqliteTemplate(config: Readonly<Config>): Promise<{ file: string; account: NewAccount }> {
+async function sqliteTemplate(config: Readonly<Config>): Promise<{ file: string; accounts: NewAccount[] }> {
   const name = slotName('sqlite');
   const dir = path.join(ROOT, name);
   mkdirSync(ROOT, { recursive: true });
   const lock = `${dir}.lock`;
   for (;;) {
-    const account = readAccount(name);
-    if (account) return { file: sqliteFile(dir), account };
+    const accounts = readAccounts(name);
+    if (accounts) return { file: sqliteFile(dir), accounts };
     let fd: number | null = null;
     try {
       fd = openSync(lock, 'wx');
@@ -116,7 +126,7 @@ async function sqliteTemplate(config: Readonly<Config>): Promise<{ file: string;
       const seeded = await seedOn({ ...config, dataDir: dir, databaseUrl: null });
       writeFileSync(accountFile(name), JSON.stringify(seeded));
       removeOlder('sq', name);
-      return { file: sqliteFile(dir), account: seeded };
+      return { file: sqliteFile(dir), accounts: seeded };
     } finally {
       closeSync(fd);
       rmSync(lock, { force: true });
@@ -137,17 +147,17 @@ function removeOlder(kind: 'sq' | 'pg', keep: string): void {
 }
 
 /**
- * A copy of the seeded SQLite template into `dataDir` (an empty test folder); returns the seeded account.
+ * A copy of the seeded SQLite template into `dataDir` (an empty test folder); returns the seeded accounts.
  */
-export async function copySeededSqlite(config: Readonly<Config>): Promise<NewAccount> {
+export async function copySeededSqlite(config: Readonly<Config>): Promise<NewAccount[]> {
   const template = await sqliteTemplate(config);
   copyFileSync(template.file, sqliteFile(config.dataDir));
-  return template.account;
+  return template.accounts;
 }
 
 /**
  * PostgreSQL: the seeded template database for this code and slot, cloned from `migratedTemplate` and
- * seeded under an advisory lock (so parallel test processes build it once); its name and account.
+ * seeded under an advisory lock (so parallel test processes build it once); its name and accounts.
  * `admin` is a connection to the server, `urlOf` a database's URL on it, `untilUnused` waits for a
  * database's sessions to close.
  */
@@ -156,22 +166,22 @@ export async function seededPgTemplate(
   migratedTemplate: string,
   urlOf: (name: string) => string,
   untilUnused: (client: pg.Client, name: string) => Promise<void>,
-): Promise<{ name: string; account: NewAccount }> {
+): Promise<{ name: string; accounts: NewAccount[] }> {
   const name = slotName('postgres');
   await admin.query("select pg_advisory_lock(hashtext('farmstead_seeded'))");
   try {
     const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
-    const known = readAccount(name);
-    if (found.rowCount && known) return { name, account: known };
+    const known = readAccounts(name);
+    if (found.rowCount && known) return { name, accounts: known };
     const building = `${name}_building`;
     await admin.query(`drop database if exists ${building}`);
     await admin.query(`drop database if exists ${name}`);
     await admin.query(`create database ${building} template ${migratedTemplate}`);
-    const account = await seedOn({ databaseUrl: urlOf(building), dataDir: '', pgPoolSize: 1 });
+    const accounts = await seedOn({ databaseUrl: urlOf(building), dataDir: '', pgPoolSize: 1 });
     await untilUnused(admin, building);
     await admin.query(`alter database ${building} rename to ${name}`);
     mkdirSync(ROOT, { recursive: true });
-    writeFileSync(accountFile(name), JSON.stringify(account));
+    writeFileSync(accountFile(name), JSON.stringify(accounts));
     // Older slots' templates go; one still being cloned from stays for the next build to remove.
     const old = await admin.query(
       "select datname from pg_database where datname like 'farmstead\\_seeded\\_pg\\_%' and datname <> $1",
@@ -181,7 +191,7 @@ export async function seededPgTemplate(
       await admin.query(`drop database if exists ${datname}`).catch(() => {});
       rmSync(accountFile(datname), { force: true });
     }
-    return { name, account };
+    return { name, accounts };
   } finally {
     await admin.query("select pg_advisory_unlock(hashtext('farmstead_seeded'))");
   }

@@ -126,17 +126,17 @@ export async function createPgDatabase(
   adminUrl: string,
   prefix = 'farmstead_test',
   options: PgDatabaseOptions = {},
-): Promise<{ url: string; drop(): Promise<void>; account?: NewAccount }> {
+): Promise<{ url: string; drop(): Promise<void>; accounts?: NewAccount[] }> {
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const migrated = options.migrated || options.seeded ? await migratedTemplate(adminUrl) : null;
-  let account: NewAccount | undefined;
+  let accounts: NewAccount[] | undefined;
   let template = migrated;
   if (migrated && options.seeded) {
     const seeded = await withAdmin(adminUrl, (admin) =>
       seededPgTemplate(admin, migrated, (db) => databaseUrl(adminUrl, db), untilUnused),
     );
     template = seeded.name;
-    account = seeded.account;
+    accounts = seeded.accounts;
   }
   await withAdmin(adminUrl, async (admin) => {
     for (let attempt = 1; ; attempt++) {
@@ -153,7 +153,7 @@ export async function createPgDatabase(
   });
   return {
     url: databaseUrl(adminUrl, name),
-    ...(account ? { account } : {}),
+    ...(accounts ? { accounts } : {}),
     drop: () =>
       withAdmin(adminUrl, async (admin) => {
         // Forcing the drop while the pool's sockets close makes its clients throw "terminating
@@ -173,6 +173,8 @@ export interface ThrowawayDatabase {
   drop(): Promise<void>;
   /** With `seeded`: the account the database already holds (keys in plain text, as created). */
   account?: NewAccount;
+  /** With `seeded`: the other accounts it holds (test/seeded.ts SEEDED_ACCOUNTS), for a test's next ones. */
+  spares?: NewAccount[];
 }
 
 /**
@@ -191,17 +193,23 @@ export async function throwawayDatabase(
       config: { ...loadConfig({}), databaseUrl: pgDb.url, ...overrides },
       env: { DATABASE_URL: pgDb.url },
       drop: pgDb.drop,
-      ...(pgDb.account ? { account: pgDb.account } : {}),
+      ...seededAccounts(pgDb.accounts),
     };
   }
   const dir = mkdtempSync(path.join(tmpdir(), `${prefix.replaceAll('_', '-')}-`));
   const config = { ...loadConfig({}), dataDir: dir, databaseUrl: null, ...overrides };
-  const account = pgOptions.seeded ? await copySeededSqlite(config) : undefined;
+  const accounts = pgOptions.seeded ? await copySeededSqlite(config) : undefined;
   return {
     engine,
     config,
     env: { FARMSTEAD_DATA: dir },
     drop: async () => rmSync(dir, { recursive: true, force: true }),
-    ...(account ? { account } : {}),
+    ...seededAccounts(accounts),
   };
+}
+
+/** The first seeded account as `account`, the others as `spares`; nothing for a database not seeded. */
+function seededAccounts(accounts: NewAccount[] | undefined): { account?: NewAccount; spares?: NewAccount[] } {
+  const [account, ...spares] = accounts ?? [];
+  return account ? { account, spares } : {};
 }
