@@ -36,7 +36,12 @@ export async function testConfig(
   engine: Engine,
   overrides: Partial<Config> = {},
   options: { migrated?: boolean; seeded?: boolean } = {},
-): Promise<{ config: Readonly<Config>; cleanup(): Promise<void>; account?: NewAccount; spares?: NewAccount[] }> {
+): Promise<{
+  config: Readonly<Config>;
+  cleanup(): Promise<void>;
+  account?: NewAccount;
+  spares?: NewAccount[];
+}> {
   const pool = engine === 'postgres' ? { pgPoolSize: 5 } : {};
   const made = await throwawayDatabase(engine, {
     pgAdminUrl: PG_ADMIN_URL,

@@ -72,7 +72,12 @@ export async function startTestApp(
   overrides: Partial<Config> = {},
   clock?: () => number,
 ): Promise<TestApp> {
-  const { config, cleanup, account, spares = [] } = await testConfig(
+  const {
+    config,
+    cleanup,
+    account,
+    spares = [],
+  } = await testConfig(
     engine,
     { logLevel: 'silent', webhookWorkerInProcess: false, usageFlushMs: 60_000, ...overrides },
     { migrated: true, seeded: true },
