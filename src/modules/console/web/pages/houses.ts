@@ -17,7 +17,7 @@ import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
 import { type Farm, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
-import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
+import { ago, amount, Loading, useLoad, useScrollToHash } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type House = Schema<'House'>;
