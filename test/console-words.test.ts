@@ -380,11 +380,13 @@ test('Spanish: a house card’s recent commands are sentences with their state a
   );
   const house = houses.body.data[0];
   assert.ok(house, 'the sample farm has a house');
-  for (const body of [
+  const commands: { command: string; params: Record<string, unknown> }[] = [
     { command: 'climate.set_target', params: { temp_c: 24 } },
     { command: 'doors.close', params: { doors: [1, 2] } },
-  ]) {
-    const queued = await world.t.request<unknown>('POST', `/v1/devices/${house.id}/commands`, {
+  ];
+  const commandsUrl = `/v1/devices/${house.id}/commands`;
+  for (const body of commands) {
+    const queued = await world.t.request<unknown>('POST', commandsUrl, {
       key: world.account.test_key,
       body,
     });
