@@ -451,6 +451,8 @@ test('US units: a target temperature typed in °F on the house command form is s
     assert.equal(await field.getAttribute('max'), '113');
     await card.getByText(/^32\s?°F – 113\s?°F$/).waitFor();
     await field.fill('77');
+    await field.evaluate((input) => input.scrollIntoView({ block: 'center' }));
+    await screenshot(page, 'words-house-command-form-us-phone');
     await card.getByRole('button', { name: 'Send' }).click();
     await card
       .getByRole('status')
@@ -468,7 +470,7 @@ test('US units: a target temperature typed in °F on the house command form is s
       .getByText(/^Set the target temperature to 77\s?°F$/)
       .first()
       .waitFor();
-    await screenshot(page, 'words-house-command-form-us-phone');
+    await screenshot(page, 'words-house-commands-us-phone');
     assert.deepEqual(problems, []);
   } finally {
     await person.request('PATCH', '/v1/me', { body: { units: 'metric' } });
