@@ -371,6 +371,113 @@ test('Spanish: a house’s command history says each command as a sentence with 
   await page.context().close();
 });
 
+test('Spanish: a house card’s recent commands are sentences with their state as a chip, loaded when scrolled to; no command code shown', async () => {
+  type Devices = { data: { id: string }[] };
+  const houses = await world.t.request<Devices>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
+    { key: world.account.test_key },
+  );
+  const house = houses.body.data[0];
+  assert.ok(house, 'the sample farm has a house');
+  const commands: { command: string; params: Record<string, unknown> }[] = [
+    { command: 'climate.set_target', params: { temp_c: 24 } },
+    { command: 'doors.close', params: { doors: [1, 2] } },
+  ];
+  const commandsUrl = `/v1/devices/${house.id}/commands`;
+  for (const body of commands) {
+    const queued = await world.t.request<unknown>('POST', commandsUrl, {
+      key: world.account.test_key,
+      body,
+    });
+    assert.equal(queued.status, 201, JSON.stringify(queued.body));
+  }
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  try {
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    await page.goto(`${world.base}/houses`);
+    const card = page.locator(`article[id="${house.id}"]`);
+    await card.getByText('Trampillas').first().waitFor();
+    const wordsAsked = () => requested.filter((path) => /command-(terms|row)\.ts$/.test(path));
+    assert.deepEqual(wordsAsked(), [], 'the command words load with the first screen');
+    await card.getByRole('heading', { name: 'Órdenes recientes' }).scrollIntoViewIfNeeded();
+    const recent = card.getByRole('list', { name: 'Órdenes recientes' });
+    const newest = recent.locator('li.command').first();
+    await newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }).waitFor();
+    await newest.locator('.status', { hasText: /^(cumplida|en cola|entregada)$/ }).waitFor();
+    await recent.getByText('Fijar la temperatura objetivo en 24 °C', { exact: true }).first().waitFor();
+    const visible = await visibleText(page);
+    assert.doesNotMatch(
+      visible,
+      /\b(doors\.close|climate\.set_target|lights\.set|fans\.set|move\.start)\b|temp_c|meters_per_day|\{"|\[1,|cmd_/,
+      visible,
+    );
+    await assertNoHorizontalScroll(page);
+    await screenshot(page, 'words-house-commands-phone-es');
+    // The technical details, closed until opened, keep the code and the parameters as sent.
+    await newest.locator('summary', { hasText: 'Detalles técnicos' }).click();
+    await newest.locator('code', { hasText: 'doors.close' }).waitFor();
+    assert.match((await newest.locator('pre').textContent()) ?? '', /"doors": \[\s*1,\s*2\s*\]/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
+    await page.context().close();
+  }
+});
+
+test('US units: a target temperature typed in °F on the house command form is stored in °C', async () => {
+  type Devices = { data: { id: string }[] };
+  type Commands = { data: { command: string; params: Record<string, unknown> }[] };
+  const houses = await world.t.request<Devices>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
+    { key: world.account.test_key },
+  );
+  const house = houses.body.data[0];
+  assert.ok(house, 'the sample farm has a house');
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
+  try {
+    await page.goto(`${world.base}/houses`);
+    const card = page.locator(`article[id="${house.id}"]`);
+    await card.locator('summary', { hasText: 'Send a command' }).click();
+    await card.getByLabel('Send a command').selectOption({ label: 'Set target temperature' });
+    // The registry's 0–45 °C, in the reader's units; the field named in °F, never °C.
+    const field = card.getByLabel('Target temperature (°F)');
+    await field.waitFor();
+    assert.equal(await field.getAttribute('min'), '32');
+    assert.equal(await field.getAttribute('max'), '113');
+    await card.getByText(/^32\s?°F – 113\s?°F$/).waitFor();
+    await field.fill('77');
+    await field.evaluate((input) => input.scrollIntoView({ block: 'center' }));
+    await screenshot(page, 'words-house-command-form-us-phone');
+    await card.getByRole('button', { name: 'Send' }).click();
+    await card
+      .getByRole('status')
+      .filter({ hasText: /^Set target temperature / })
+      .waitFor();
+    const sent = await world.t.request<Commands>('GET', `/v1/devices/${house.id}/commands?limit=1`, {
+      key: world.account.test_key,
+    });
+    assert.equal(sent.body.data[0]?.command, 'climate.set_target');
+    assert.deepEqual(sent.body.data[0]?.params, { temp_c: 25 }, '77 °F is 25 °C');
+    // The card's recent commands say it back in °F.
+    await card.getByRole('heading', { name: 'Recent commands' }).scrollIntoViewIfNeeded();
+    await card
+      .getByRole('list', { name: 'Recent commands' })
+      .getByText(/^Set the target temperature to 77\s?°F$/)
+      .first()
+      .waitFor();
+    await screenshot(page, 'words-house-commands-us-phone');
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { units: 'metric' } });
+    await page.context().close();
+  }
+});
+
 test('Spanish: an animal’s tracker charts name each metric in words, their times in Spanish form', async () => {
   type Devices = { data: { name: string; animal_id: string | null }[] };
   const devices = await world.t.request<Devices>(

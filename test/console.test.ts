@@ -207,7 +207,8 @@ test('move.start asks for confirmation first, and is not sent when declined', as
     (c) => c.command === 'move.start',
   ).length;
   await card.getByLabel('Send a command').selectOption('move.start');
-  await card.getByLabel('Distance a day (m/day)').fill('12');
+  // The owner reads US units (an en-US browser): the distance is typed in feet and sent in metres.
+  await card.getByLabel('Distance a day (ft/day)').fill('39.37');
   await card.getByRole('button', { name: 'Send' }).click();
   const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
   await dialog.waitFor();

@@ -37,6 +37,11 @@ export interface ParamSpec {
   readonly all?: boolean;
   /** What one item of an `integers` list is called in messages ("door", "panel"). */
   readonly item?: string;
+  /**
+   * A number's unit as the catalog writes units (`°C`, `kg`, `mm`, `m/day`): the unit the API takes and
+   * stores it in. The console shows and takes it in the reader's units (°F, lb, in) and sends this one.
+   */
+  readonly unit?: string;
   /** Stored in the command's params when the caller leaves the parameter out. */
   readonly default?: number | string;
 }

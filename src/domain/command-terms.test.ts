@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { COMMAND_TERMS, commandSentence, commandTitle, paramTitle, valueTitle } from './command-terms.ts';
+import {
+  COMMAND_TERMS,
+  commandSentence,
+  commandTitle,
+  paramTitle,
+  paramUnit,
+  valueTitle,
+} from './command-terms.ts';
 import { DEVICE_COMMANDS } from './devices.ts';
 import { LANGUAGES } from './display-units.ts';
 import { HOUSE_COMMANDS } from './house-commands.ts';
@@ -53,6 +60,14 @@ test('every command of the registry has a title, its parameters names and a sent
       assert.doesNotMatch(said, /\(/, `${spec.name} in ${language} says every parameter: ${said}`);
     }
   }
+});
+
+test('a number parameter’s unit in its sentence is the registry’s unit for it', () => {
+  const numbers = REGISTRY.flatMap((c) => c.params).filter(
+    (p) => p.type === 'number' || p.type === 'integer',
+  );
+  assert.ok(numbers.some((p) => p.unit === '°C'));
+  for (const p of numbers) assert.equal(paramUnit(p.name), p.unit ?? '', p.name);
 });
 
 test('a command reads as a sentence in the reader’s language and units', () => {

@@ -343,7 +343,11 @@ export interface CommandView {
   readonly locale: string;
 }
 
-/** The unit a number parameter is in, read from its name's suffix (the registry names them so). */
+/**
+ * The unit a number parameter is in (the registry's `unit`), read from its name's suffix, which the registry
+ * names them by: a command's sentence is said without loading the registry (command-terms.test.ts holds the
+ * two equal).
+ */
 export function paramUnit(name: string): string {
   if (name === 'meters_per_day') return 'm/day';
   if (name.endsWith('_deg')) return '°';

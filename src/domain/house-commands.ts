@@ -81,6 +81,7 @@ const HOUSE_COMMAND_SPECS = [
       {
         name: 'meters_per_day',
         type: 'number',
+        unit: 'm/day',
         required: false,
         description: `Metres to move per day; default ${DEFAULT_MOVE_RATE_M_PER_DAY}, one house length.`,
         exclusiveMin: 0,
@@ -89,6 +90,7 @@ const HOUSE_COMMAND_SPECS = [
       {
         name: 'heading_deg',
         type: 'number',
+        unit: '°',
         required: false,
         description: 'Compass heading in degrees, 0 (north) up to but not including 360.',
         min: 0,
@@ -113,6 +115,7 @@ const HOUSE_COMMAND_SPECS = [
       {
         name: 'kg',
         type: 'number',
+        unit: 'kg',
         required: true,
         description: 'Feed to dispense, in kg.',
         exclusiveMin: 0,
@@ -131,6 +134,7 @@ const HOUSE_COMMAND_SPECS = [
       {
         name: 'mm',
         type: 'number',
+        unit: 'mm',
         required: false,
         description: 'Height above the floor in millimetres.',
         exclusiveMin: 0,
@@ -166,6 +170,7 @@ const HOUSE_COMMAND_SPECS = [
       {
         name: 'temp_c',
         type: 'number',
+        unit: '°C',
         required: true,
         description: 'Target temperature, °C (0-45).',
         min: 0,

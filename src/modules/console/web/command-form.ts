@@ -1,15 +1,16 @@
 /**
  * A form for any device command, built from the catalog's parameter definitions (GET /v1/catalog): a
  * number picker for door and panel lists (with "all" where the command takes it), HH:MM or a keyword for
- * times, choices for enums, numbers with their bounds and unit. Before sending, the shared confirmation
- * rule (src/domain/confirmation.ts, the one MCP enforces) decides whether the person must confirm first.
+ * times, choices for enums, numbers with their bounds and unit in the reader's units (sent in the catalog's).
+ * Before sending, the shared confirmation rule (src/domain/confirmation.ts, the one MCP enforces) decides
+ * whether the person must confirm first.
  */
 import type { CatalogCommand } from '../../../domain/catalog.ts';
 import type { ParamSpec } from '../../../domain/command-params.ts';
-import { commandTitle, paramTitle, paramUnit, valueTitle } from '../../../domain/command-terms.ts';
+import { commandTitle, paramTitle, valueTitle } from '../../../domain/command-terms.ts';
 import type { ConfirmationNeed } from '../../../domain/confirmation.ts';
 import { api, type Problem, type Schema } from './api.ts';
-import { type MessageKey, reader, t } from './i18n.ts';
+import { entered, type MessageKey, qty, reader, shown, t, unitLabel } from './i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
 import { useOffline } from './offline.ts';
 import type { Farm } from './store.ts';
@@ -87,6 +88,52 @@ function TimeField({ command, spec, id, value, onChange }: Omit<FieldProps, 'far
   </div>`;
 }
 
+/** A catalog number as the reader types it, in their unit (24 °C as 75.2 in °F), '' for none. */
+function typedNumber(value: number | undefined, unit: string | undefined): string {
+  if (value === undefined) return '';
+  return String(unit ? Math.round(shown(value, unit) * 100) / 100 : value);
+}
+
+/**
+ * A number in the reader's unit (the registry's unit, `spec.unit`, shown as °F, lb or in for a US reader),
+ * held and sent in the catalog's: what they type is converted back, as the thresholds table does; the
+ * default typed as shown is the default itself (no drift from converting back and forth). The bounds are
+ * the reader's too; the catalog's description, written in catalog units, gives way to the range in theirs.
+ */
+function NumberField({ command, spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
+  const unit = spec.unit;
+  const [typed, setTyped] = useState(() => typedNumber(typeof value === 'number' ? value : undefined, unit));
+  const converted = unit !== undefined && unitLabel(unit) !== unit;
+  const low = spec.min ?? spec.exclusiveMin;
+  const high = spec.max ?? spec.exclusiveMax;
+  const bound = (n: number | undefined, round: (x: number) => number) =>
+    n === undefined || !unit ? n : round(shown(n, unit) * 100) / 100;
+  const hint =
+    converted && low !== undefined && high !== undefined
+      ? `${qty(low, unit)} – ${qty(high, unit)}`
+      : converted
+        ? ''
+        : spec.description;
+  const change = (text: string) => {
+    setTyped(text);
+    const n = Number(text);
+    if (text === '') onChange(undefined);
+    else if (!unit || !Number.isFinite(n)) onChange(n);
+    else if (typeof spec.default === 'number' && text === typedNumber(spec.default, unit))
+      onChange(spec.default);
+    else {
+      const catalog = Math.round(entered(n, unit) * 1000) / 1000;
+      onChange(spec.type === 'integer' ? Math.round(catalog) : catalog);
+    }
+  };
+  return html`<div class="field"><label for=${id}>${label(command, spec.name)}${unit && ` (${unitLabel(unit)})`}</label>
+    <input id=${id} type="number" inputmode="decimal" step=${spec.type === 'integer' && !converted ? 1 : 'any'}
+      min=${bound(low, Math.floor)} max=${bound(high, Math.ceil)}
+      placeholder=${typeof spec.default === 'number' ? typedNumber(spec.default, unit) : (spec.default ?? '')}
+      value=${typed} required=${spec.required} onInput=${(e: Event) => change(inputValue(e))} />
+    ${hint && html`<small class="muted">${hint}</small>`}</div>`;
+}
+
 /**
  * An `id` parameter named for a kind of farm record (`paddock_id`): a choice among the farm's records of that
  * kind, by name; a text box when the farm cannot list them.
@@ -122,15 +169,8 @@ function Field({ command, spec, id, value, onChange, farm }: FieldProps) {
         ${(spec.enum ?? []).map((v) => html`<option value=${v}>${choice(command, spec.name, v)}</option>`)}
       </select><small class="muted">${hint}</small></div>`;
   }
-  if (spec.type === 'number' || spec.type === 'integer') {
-    const unit = paramUnit(spec.name);
-    return html`<div class="field"><label for=${id}>${label(command, spec.name)}${unit && ` (${unit})`}</label>
-      <input id=${id} type="number" inputmode="decimal" step=${spec.type === 'integer' ? 1 : 'any'}
-        min=${spec.min ?? spec.exclusiveMin} max=${spec.max ?? spec.exclusiveMax} placeholder=${spec.default ?? ''}
-        value=${value ?? ''} required=${spec.required}
-        onInput=${(e: Event) => onChange(inputValue(e) === '' ? undefined : Number(inputValue(e)))} />
-      <small class="muted">${hint}</small></div>`;
-  }
+  if (spec.type === 'number' || spec.type === 'integer')
+    return html`<${NumberField} command=${command} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
   if (spec.type === 'times') {
     return html`<div class="field"><label for=${id}>${t('command.times', { name: label(command, spec.name) })}</label>
       <input id=${id} type="text" placeholder="06:30, 16:30" value=${Array.isArray(value) ? value.join(', ') : ''}

@@ -2,17 +2,18 @@
  * A device's full command history, 25 a page, live (issue 45: every record named in words): each command as
  * a sentence in the reader's words and units ("Close pop doors 1 and 2", "Fijar la temperatura objetivo en
  * 24 °C", from src/domain/command-terms.ts, the command form's words), its state as a chip, its time as the
- * console writes times; the code, id and parameters as sent only in a closed "technical details" disclosure.
+ * console writes times; the code, id and parameters as sent only in a closed "technical details" disclosure
+ * (web/command-row.ts, a row the houses page's recent commands share).
  * The device page loads it, with the words, when the history is scrolled to (web/pages/device.ts).
  */
-import { commandSentence } from '../../../domain/command-terms.ts';
 import { api, type Schema } from './api.ts';
-import { type MessageKey, reader, t, words } from './i18n.ts';
+import { CommandRow } from './command-row.ts';
+import { words } from './i18n.ts';
 import { html } from './lib.ts';
 import { EN, ES } from './messages/devices.ts';
 import { Pager, usePager } from './records.ts';
 import { useFarmStream } from './stream.ts';
-import { farmTime, Loading, useLoad } from './ui.ts';
+import { Loading, useLoad } from './ui.ts';
 
 type Command = Schema<'Command'>;
 
@@ -43,17 +44,10 @@ export function CommandHistory({ device, timezone }: { device: Schema<'Device'>;
   if (!commands.data) return html`<${Loading} error=${commands.error} retry=${commands.reload} />`;
   const { page, names } = commands.data;
   if (page.data.length === 0 && pager.number === 1) return html`<p class="muted">${w('no_commands')}</p>`;
-  const said = (c: Command) => commandSentence(c.command, c.params, reader, (id) => names.get(id));
   return html`<ul class="commands command-history" aria-label=${w('command_history')}>
       ${page.data.map(
-        (c) => html`<li key=${c.id} id=${c.id} class="command" data-command=${c.command}>
-          <span class="sentence">${said(c)}</span>
-          <span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span>
-          <span class="muted small">${farmTime(c.created_at, timezone)}</span>
-          <details class="technical"><summary>${w('technical')}</summary>
-            <code>${c.command}</code> · <code>${c.id}</code>
-            <pre>${JSON.stringify(c.params ?? {}, null, 2)}</pre></details>
-        </li>`,
+        (c) =>
+          html`<${CommandRow} key=${c.id} command=${c} timezone=${timezone} nameOf=${(id: string) => names.get(id)} anchor />`,
       )}
     </ul>
     <${Pager} pager=${pager} page=${page} />`;

@@ -186,6 +186,7 @@ export const EN = {
   'offline.attention': { one: '{count} needs attention', other: '{count} need attention' },
   'offline.sync_now': 'Sync now',
   'command.optional': '(optional)',
+  'command.technical': 'Technical details',
   'command.all': 'All',
   'command.leave': 'Leave as it is',
   'command.at_time': 'At a time…',

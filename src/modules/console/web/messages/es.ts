@@ -183,6 +183,7 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'offline.attention': { one: '{count} requiere atención', other: '{count} requieren atención' },
   'offline.sync_now': 'Sincronizar ahora',
   'command.optional': '(opcional)',
+  'command.technical': 'Detalles técnicos',
   'command.all': 'Todas',
   'command.leave': 'Dejar como está',
   'command.at_time': 'A una hora…',

@@ -8,15 +8,16 @@ import type { HouseState } from '../../../../domain/house-state.ts';
 import { classifyReading, DEFAULT_RULES, rulesForMetric } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form-on-open.ts';
-import { type MessageKey, t, words } from '../i18n.ts';
-import { html, useEffect, useMemo } from '../lib.ts';
+import { words } from '../i18n.ts';
+import { html, useEffect, useMemo, useRef } from '../lib.ts';
 import { EN, ES } from '../messages/houses.ts';
+import { lazy, useSeen } from '../on-demand.ts';
 import { useReader } from '../reader-hook.ts';
 import { loadAll, loadPaddocks } from '../records.ts';
 import { hasPage } from '../router.ts';
 import { type Farm, useStore } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
-import { ago, amount, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
+import { ago, amount, Loading, useLoad, useScrollToHash } from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type House = Schema<'House'>;
@@ -68,35 +69,37 @@ function Doors({ doors }: { doors: Partial<HouseState['doors']> }) {
   </div>`;
 }
 
-/** A command's parameters for people: "meters per day 12, heading deg 95". */
-function paramsText(params: Record<string, unknown> | null | undefined): string {
-  return Object.entries(params ?? {})
-    .map(([name, value]) => `${name.replaceAll('_', ' ')} ${Array.isArray(value) ? value.join(' ') : value}`)
-    .join(', ');
-}
-
 /**
- * What the device said about a failed command (its result's `error` or `message`; a Command has no error
- * member of its own).
+ * The recent commands' rows with their words (web/command-row.ts and src/domain/command-terms.ts, 6.4 KB):
+ * loaded when a card's commands are scrolled to, as the device page loads its history; at 360 px they are
+ * below the first card's readings, doors and facts.
  */
-function failure(command: Schema<'Command'>): string | null {
-  const said = command.result?.error ?? command.result?.message;
-  return command.status === 'failed' && typeof said === 'string' ? said : null;
-}
+const useCommandRows = lazy(() => import('../command-row.ts'));
 
-function Commands({ commands, timezone }: { commands: House['recent_commands']; timezone: string }) {
+/** A house's last five commands, each in words, as a device's command history says them. */
+function Commands({
+  commands,
+  timezone,
+  nameOf,
+}: {
+  commands: House['recent_commands'];
+  timezone: string;
+  nameOf(id: string): string | undefined;
+}) {
+  const spot = useRef<HTMLDivElement>(null);
+  const seen = useSeen(spot);
+  const rows = useCommandRows(seen && commands.length > 0);
   if (commands.length === 0) return html`<p class="muted small">${w('no_commands')}</p>`;
-  return html`<ul class="commands" aria-label=${w('recent_commands')}>
-    ${commands.slice(0, 5).map(
-      (c) => html`<li class="command" data-command=${c.command}>
-        <code>${c.command}</code>
-        <span class="params">${paramsText(c.params)}</span>
-        <span class=${`status ${c.status}`}>${t(`command_status.${c.status}` as MessageKey)}</span>
-        <span class="muted small">${farmTime(c.created_at, timezone)}</span>
-        ${failure(c) && html`<span class="error small">${failure(c)}</span>`}
-      </li>`,
-    )}
-  </ul>`;
+  const Row = rows.module?.CommandRow;
+  return html`<div ref=${spot} class="commands-spot">${
+    Row
+      ? html`<ul class="commands" aria-label=${w('recent_commands')}>
+          ${commands
+            .slice(0, 5)
+            .map((c) => html`<${Row} key=${c.id} command=${c} timezone=${timezone} nameOf=${nameOf} />`)}
+        </ul>`
+      : seen && html`<${Loading} error=${rows.error} />`
+  }</div>`;
 }
 
 function HouseCard({
@@ -104,6 +107,7 @@ function HouseCard({
   summary,
   farm,
   paddock,
+  paddockNames,
   onSent,
 }: {
   house: House;
@@ -111,6 +115,8 @@ function HouseCard({
   farm: Farm;
   /** The name of the paddock the house stands in (its position), if known. */
   paddock: string | null;
+  /** The farm's paddocks' names, for a command that sent the house to one. */
+  paddockNames: ReadonlyMap<string, string>;
   onSent(): void;
 }) {
   // The house view's state as stored (readHouseState's shape; a member a device never reported is absent).
@@ -143,7 +149,8 @@ function HouseCard({
       <div><dt>${w('birds_inside')}</dt><dd>${amount(reading('birds.inside'))}</dd></div>
     </dl>
     <h3 class="small-heading">${w('recent_commands')}</h3>
-    <${Commands} commands=${house.recent_commands} timezone=${farm.timezone} />
+    <${Commands} commands=${house.recent_commands} timezone=${farm.timezone}
+      nameOf=${(id: string) => paddockNames.get(id)} />
     ${hasPage(`/devices/${house.id}`) && html`<p class="small"><a href=${`/devices/${house.id}`}>${w('history')}</a></p>`}
     <details class="send">
       <summary>${w('send')}</summary>
@@ -215,7 +222,7 @@ export function Page({ farm }: PageProps) {
         (
           house,
         ) => html`<${HouseCard} key=${house.id} house=${house} summary=${summaries.get(house.id)} farm=${farm}
-          paddock=${house.paddock_id ? (paddockNames.get(house.paddock_id) ?? null) : null}
+          paddock=${house.paddock_id ? (paddockNames.get(house.paddock_id) ?? null) : null} paddockNames=${paddockNames}
           onSent=${() => houses.reload()} />`,
       )}
     </div>
