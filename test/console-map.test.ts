@@ -682,7 +682,6 @@ test('with map tiles set, the SVG lays them where Leaflet lays the same tiles', 
     const { page, problems } = await signedInPage(tiled, owner, PHONE);
     await page.goto(`${tiled.base}/map`);
     await page.locator('.map-svg path.map-paddock').waitFor();
-    const svgTiles = page.locator('.map-svg img.map-tile');
     await waitFor('the tiles drawn', async () =>
       Boolean(
         await page.evaluate(
@@ -692,14 +691,20 @@ test('with map tiles set, the SVG lays them where Leaflet lays the same tiles', 
     );
     await page.getByText('Test tiles').waitFor();
     // Each tile's place from the paddock's corner (the map's box may change under a banner meanwhile).
+    // Read in one frame: the paddock and every tile together, so nothing moves between the readings.
     const home = page.locator('path.map-paddock');
     const svgHome = await settledBox(home);
-    const places = new Map<string, { x: number; y: number }>();
-    for (const img of await svgTiles.all()) {
-      const box = await img.boundingBox();
-      if (box)
-        places.set((await img.getAttribute('src')) ?? '', { x: box.x - svgHome.x, y: box.y - svgHome.y });
-    }
+    const tilePlaces = async (tiles: string) =>
+      new Map(
+        (await page.evaluate(
+          `(() => { const home = document.querySelector('path.map-paddock').getBoundingClientRect();
+            return [...document.querySelectorAll(${JSON.stringify(tiles)})].map((img) => {
+              const box = img.getBoundingClientRect();
+              return [img.getAttribute('src') ?? '', { x: box.x - home.x, y: box.y - home.y }];
+            }); })()`,
+        )) as [string, { x: number; y: number }][],
+      );
+    const places = await tilePlaces('.map-svg img.map-tile');
     assert.ok(places.size >= 4, `${places.size} tiles`);
     await screenshot(page, 'console-map-svg-tiles-phone');
     // Leaflet, once an arrow key on the map asks for it, shows the same tiles at the same places.
@@ -711,12 +716,9 @@ test('with map tiles set, the SVG lays them where Leaflet lays the same tiles', 
     const leafletHome = await settledBox(home);
     assert.ok(Math.abs(leafletHome.width - svgHome.width) <= 2, 'the paddock at the same zoom');
     let same = 0;
-    for (const img of await leafletTiles.all()) {
-      const at = places.get((await img.getAttribute('src')) ?? '');
-      const box = await img.boundingBox();
-      if (!at || !box) continue;
-      const x = box.x - leafletHome.x;
-      const y = box.y - leafletHome.y;
+    for (const [src, { x, y }] of await tilePlaces('img.leaflet-tile')) {
+      const at = places.get(src);
+      if (!at) continue;
       assert.ok(Math.abs(x - at.x) <= 2 && Math.abs(y - at.y) <= 2, `${x}, ${y} for ${JSON.stringify(at)}`);
       same++;
     }
