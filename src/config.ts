@@ -280,12 +280,7 @@ function vapidKeys(env: Env): Config['vapidKeys'] {
 function smtpUrl(env: Env): string | null {
   const raw = env.FARMSTEAD_SMTP_URL?.trim();
   if (!raw) return null;
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
+  const url = URL.parse(raw);
   if (!url || !/^smtps?:$/.test(url.protocol)) {
     throw new ConfigError(
       `FARMSTEAD_SMTP_URL must be an smtp:// or smtps:// URL, got "${raw.replace(/\/\/[^@]*@/, '//…@')}"`,

@@ -42,6 +42,14 @@ async function weighedAnimal(): Promise<string> {
   return id;
 }
 
+/** The sample farm's own rule settings, as the API holds them (null for none). */
+async function rulesOf(): Promise<Record<string, Record<string, unknown>> | null> {
+  const farm = await world.t.request<{
+    settings: { rules?: Record<string, Record<string, unknown>> | null };
+  }>('GET', `/v1/farms/${world.account.sample_farm_id}`, { key: world.account.test_key });
+  return farm.body.settings.rules ?? null;
+}
+
 /** The page's visible text (closed "technical details" are not visible). */
 function visibleText(page: import('playwright-core').Page): Promise<string> {
   return page.evaluate<string>('document.getElementById("main").innerText');
@@ -50,14 +58,6 @@ function visibleText(page: import('playwright-core').Page): Promise<string> {
 test('US units: the alert thresholds read °F; a line typed in °F is stored in °C, the others left as they were', async () => {
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   const farmId = world.account.sample_farm_id;
-  const rulesOf = async () =>
-    (
-      await world.t.request<{ settings: { rules?: Record<string, Record<string, unknown>> | null } }>(
-        'GET',
-        `/v1/farms/${farmId}`,
-        { key: world.account.test_key },
-      )
-    ).body.settings.rules ?? null;
   const before = await rulesOf();
   assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
   try {
@@ -91,15 +91,6 @@ test('US units: the alert thresholds read °F; a line typed in °F is stored in 
 
 test('thresholds out of order are said on the cell in the reader’s units and language, and nothing is saved', async () => {
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
-  const farmId = world.account.sample_farm_id;
-  const rulesOf = async () =>
-    (
-      await world.t.request<{ settings: { rules?: Record<string, Record<string, unknown>> | null } }>(
-        'GET',
-        `/v1/farms/${farmId}`,
-        { key: world.account.test_key },
-      )
-    ).body.settings.rules ?? null;
   const before = await rulesOf();
   /** The alert in the cell of `input`, once shown; the input is marked invalid. */
   const cellError = async (input: import('playwright-core').Locator) => {

@@ -53,12 +53,7 @@ const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export function mqttBroker(env: Env, port: number): MqttBrokerConfig | null {
   const raw = env.FARMSTEAD_MQTT_BROKER?.trim();
   if (!raw) return null;
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
+  const url = URL.parse(raw);
   if (
     !url ||
     !/^mqtts?:$/.test(url.protocol) ||
