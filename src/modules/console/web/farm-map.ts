@@ -56,6 +56,8 @@ export class FarmMap {
   /** The features and farm location to fit the view to, until it has been fitted once. */
   private unfitted: { features: readonly MapFeature[]; center: [number, number] | null } | null = null;
   private fitted = false;
+  /** Between Leaflet's zoomstart and zoomend: a view set then is dropped by Leaflet, so a fit waits. */
+  private zooming = false;
   private readonly resize: ResizeObserver;
   private lastPick: Event | undefined;
   private selected: string | null = null;
@@ -93,6 +95,15 @@ export class FarmMap {
       this.keepSelectedInView();
     });
     this.resize.observe(element);
+    // Leaflet ignores a setView while a zoom animates (a tap on + just before another farm was chosen): the
+    // fit is kept and made when the zoom ends, or the next farm would stay off the view.
+    this.map.on('zoomstart', () => {
+      this.zooming = true;
+    });
+    this.map.on('zoomend', () => {
+      this.zooming = false;
+      if (this.unfitted) this.fit(this.unfitted.features, this.unfitted.center);
+    });
     this.map.on('click', (event) => {
       // A tap on a shape reaches the map too (geoman needs taps on shapes while drawing): not a tap on grass.
       if (!this.busy && event.originalEvent !== this.lastPick) this.onPick(null);
@@ -196,11 +207,12 @@ export class FarmMap {
   /**
    * The view that fits the farm (web/map-view.ts `farmView`, which the SVG drawn before Leaflet used too, so
    * Leaflet takes over at the same view), once. A map with no size yet (its box not laid out) is fitted when
-   * its box has one: a fit into 0 × 0 px would zoom out to nothing and leave shapes outside the view.
+   * its box has one: a fit into 0 × 0 px would zoom out to nothing and leave shapes outside the view. A map
+   * in the middle of a zoom is fitted when the zoom ends.
    */
   private fit(features: readonly MapFeature[], center: [number, number] | null): void {
     const box = this.map.getContainer();
-    if (box.clientWidth === 0 || box.clientHeight === 0) {
+    if (box.clientWidth === 0 || box.clientHeight === 0 || this.zooming) {
       this.unfitted = { features, center };
       return;
     }
