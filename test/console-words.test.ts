@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { HOUSE_COMMANDS } from '../src/domain/house-commands.ts';
 import { screenshot } from './browser.ts';
 import {
   assertNoHorizontalScroll,
@@ -465,6 +466,66 @@ test('US units: a target temperature typed in °F on the house command form is s
     assert.deepEqual(problems, []);
   } finally {
     await person.request('PATCH', '/v1/me', { body: { units: 'metric' } });
+    await page.context().close();
+  }
+});
+
+test('Spanish: the house command form offers every command, label, hint and caution in Spanish; the catalog’s English descriptions never show; the confirmation asks in Spanish', async () => {
+  type Devices = { data: { id: string }[] };
+  const houses = await world.t.request<Devices>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
+    { key: world.account.test_key },
+  );
+  const house = houses.body.data[0];
+  assert.ok(house, 'the sample farm has a house');
+  // The registry's words, written for API readers in English: none of them reaches a Spanish reader.
+  const english = HOUSE_COMMANDS.flatMap((c) => [
+    c.description,
+    ...(c.caution ? [c.caution] : []),
+    ...c.params.map((p) => p.description),
+  ]);
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  try {
+    await page.goto(`${world.base}/houses`);
+    const card = page.locator(`article[id="${house.id}"]`);
+    await card.locator('summary', { hasText: 'Enviar una orden' }).click();
+    const pick = card.getByLabel('Enviar una orden');
+    const form = card.locator('form.command-form');
+    for (const command of HOUSE_COMMANDS) {
+      await pick.selectOption(command.name);
+      const text = ((await form.textContent()) ?? '').replaceAll(/\s+/g, ' ');
+      for (const words of english) assert.ok(!text.includes(words), `${command.name} shows “${words}”`);
+      assert.doesNotMatch(text, /\b(doors|mode|temp_c|meters_per_day|heading_deg|paddock_id|panels)\b/, text);
+    }
+    // Moving a house: its labels, range and hints in Spanish, the caution said to the person, then asked.
+    await pick.selectOption({ label: 'Empezar a moverse' });
+    await form
+      .getByText('Una casa en marcha puede herir a animales o personas a su paso', { exact: false })
+      .waitFor();
+    await form.getByLabel('Rumbo (°)').waitFor();
+    await form
+      .getByText('0 ° – 360 °. 0 es el norte, 90 el este.')
+      .or(form.getByText('0° – 360°. 0 es el norte, 90 el este.'))
+      .waitFor();
+    await form.getByLabel('Distancia al día (m/día)').waitFor();
+    await form.getByText('Un largo de la casa al día si no se indica.').waitFor();
+    await form.getByLabel('Rumbo (°)').evaluate((input) => input.scrollIntoView({ block: 'center' }));
+    await screenshot(page, 'words-house-command-form-phone-es');
+    await form.getByRole('button', { name: 'Enviar' }).click();
+    const dialog = page.getByRole('dialog', { name: '¿Está seguro?' });
+    await dialog.waitFor();
+    assert.match(
+      ((await dialog.textContent()) ?? '').replaceAll(/\s+/g, ' '),
+      /compruebe que el camino está libre\. Empezar a moverse \(/,
+    );
+    await screenshot(page, 'words-house-command-confirm-phone-es');
+    await dialog.getByRole('button', { name: 'Cancelar' }).click();
+    await card.getByRole('status').filter({ hasText: 'No se envió.' }).waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
     await page.context().close();
   }
 });

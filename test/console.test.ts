@@ -212,7 +212,10 @@ test('move.start asks for confirmation first, and is not sent when declined', as
   await card.getByRole('button', { name: 'Send' }).click();
   const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
   await dialog.waitFor();
-  assert.match((await dialog.textContent()) ?? '', /Confirm with the farmer before moving a house/);
+  assert.match(
+    (await dialog.textContent()) ?? '',
+    /A moving house can hurt animals or people in its way: make sure the way is clear\. Start moving \(House 1\)/,
+  );
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await card.getByRole('status').filter({ hasText: 'Not sent.' }).waitFor();
   const after = (await houseByName('House 1')).recent_commands.filter(

@@ -27,6 +27,13 @@ interface Said {
   readonly params?: Readonly<Record<string, string>>;
   /** Words for a parameter's choices and keywords, by parameter (`auto` → "automatic", `dawn` → "at dawn"). */
   readonly values?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
+   * A parameter's hint under its field, where its name, unit, range and choices do not say enough ("0 is
+   * north"); none otherwise. (The registry's descriptions are for API readers, in English and catalog units.)
+   */
+  readonly hints?: Readonly<Record<string, string>>;
+  /** Why the form asks before sending, said to the person (the registry's `caution` is said to an agent). */
+  readonly caution?: string;
 }
 
 type TrackerCommand = 'locate' | 'set_report_interval' | 'alarm.sound' | 'alarm.silence' | 'valve.set';
@@ -43,6 +50,7 @@ const en: Record<KnownCommand, Said> = {
       doors: { one: 'Open pop door {doors}', other: 'Open pop doors {doors}' },
     },
     params: { doors: 'Doors' },
+    caution: 'After dark, open doors let predators in.',
   },
   'doors.close': {
     title: 'Close pop doors',
@@ -60,6 +68,7 @@ const en: Record<KnownCommand, Said> = {
       close: 'Close the doors {close}',
     },
     params: { open: 'Opening', close: 'Closing' },
+    hints: { close: 'The doors close at dusk unless set.' },
     values: { open: TIME_EN, close: TIME_EN },
   },
   'move.start': {
@@ -70,12 +79,15 @@ const en: Record<KnownCommand, Said> = {
       '': 'Start moving',
     },
     params: { meters_per_day: 'Distance a day', heading_deg: 'Heading' },
+    hints: { meters_per_day: 'One house length a day unless set.', heading_deg: '0 is north, 90 east.' },
+    caution: 'A moving house can hurt animals or people in its way: make sure the way is clear.',
   },
   'move.stop': { title: 'Stop moving', says: { '': 'Stop moving' } },
   'move.to_paddock': {
     title: 'Move to a paddock',
     says: { paddock_id: 'Move to {paddock_id}' },
     params: { paddock_id: 'Paddock' },
+    caution: 'A moving house can hurt animals or people in its way: make sure the way is clear.',
   },
   'feed.dispense': {
     title: 'Dispense feed',
@@ -141,6 +153,7 @@ const en: Record<KnownCommand, Said> = {
       'mode=auto': 'Set the heaters to automatic',
     },
     params: { mode: 'Setting', panels: 'Panels' },
+    hints: { panels: 'All panels unless chosen.' },
     values: { mode: { on: 'on', off: 'off', auto: 'automatic' } },
   },
   'floor.deploy': { title: 'Roll out the floor', says: { '': 'Roll out the winter floor' } },
@@ -160,6 +173,7 @@ const en: Record<KnownCommand, Said> = {
     title: 'Set report interval',
     says: { seconds: { one: 'Report every {seconds} second', other: 'Report every {seconds} seconds' } },
     params: { seconds: 'Seconds between reports' },
+    hints: { seconds: 'From one minute to one day.' },
   },
   'alarm.sound': {
     title: 'Sound the alarm',
@@ -171,6 +185,7 @@ const en: Record<KnownCommand, Said> = {
       '': 'Sound the alarm',
     },
     params: { seconds: 'Seconds' },
+    hints: { seconds: '30 seconds unless set.' },
   },
   'alarm.silence': { title: 'Silence the alarm', says: { '': 'Silence the alarm' } },
   'valve.set': {
@@ -189,6 +204,7 @@ const es: Record<KnownCommand, Said> = {
       doors: { one: 'Abrir la trampilla {doors}', other: 'Abrir las trampillas {doors}' },
     },
     params: { doors: 'Trampillas' },
+    caution: 'De noche, las trampillas abiertas dejan entrar a los depredadores.',
   },
   'doors.close': {
     title: 'Cerrar trampillas',
@@ -206,6 +222,7 @@ const es: Record<KnownCommand, Said> = {
       close: 'Cerrar las trampillas {close}',
     },
     params: { open: 'Apertura', close: 'Cierre' },
+    hints: { close: 'Las trampillas se cierran al anochecer si no se indica.' },
     values: { open: TIME_ES, close: TIME_ES },
   },
   'move.start': {
@@ -216,12 +233,20 @@ const es: Record<KnownCommand, Said> = {
       '': 'Empezar a moverse',
     },
     params: { meters_per_day: 'Distancia al día', heading_deg: 'Rumbo' },
+    hints: {
+      meters_per_day: 'Un largo de la casa al día si no se indica.',
+      heading_deg: '0 es el norte, 90 el este.',
+    },
+    caution:
+      'Una casa en marcha puede herir a animales o personas a su paso: compruebe que el camino está libre.',
   },
   'move.stop': { title: 'Detener la marcha', says: { '': 'Detener la marcha' } },
   'move.to_paddock': {
     title: 'Ir a un potrero',
     says: { paddock_id: 'Ir a {paddock_id}' },
     params: { paddock_id: 'Potrero' },
+    caution:
+      'Una casa en marcha puede herir a animales o personas a su paso: compruebe que el camino está libre.',
   },
   'feed.dispense': {
     title: 'Servir pienso',
@@ -293,6 +318,7 @@ const es: Record<KnownCommand, Said> = {
       'mode=auto': 'Poner los calefactores en automático',
     },
     params: { mode: 'Ajuste', panels: 'Paneles' },
+    hints: { panels: 'Todos los paneles si no se eligen.' },
     values: { mode: { on: 'encendidos', off: 'apagados', auto: 'automático' } },
   },
   'floor.deploy': { title: 'Desplegar el piso', says: { '': 'Desplegar el piso de invierno' } },
@@ -312,6 +338,7 @@ const es: Record<KnownCommand, Said> = {
     title: 'Intervalo de informes',
     says: { seconds: { one: 'Informar cada {seconds} segundo', other: 'Informar cada {seconds} segundos' } },
     params: { seconds: 'Segundos entre informes' },
+    hints: { seconds: 'De un minuto a un día.' },
   },
   'alarm.sound': {
     title: 'Hacer sonar la alarma',
@@ -323,6 +350,7 @@ const es: Record<KnownCommand, Said> = {
       '': 'Hacer sonar la alarma',
     },
     params: { seconds: 'Segundos' },
+    hints: { seconds: '30 segundos si no se indica.' },
   },
   'alarm.silence': { title: 'Silenciar la alarma', says: { '': 'Silenciar la alarma' } },
   'valve.set': {
@@ -378,6 +406,34 @@ export function commandTitle(language: LanguageName, command: string): string {
 export function paramTitle(language: LanguageName, command: string, param: string): string {
   const said = saidOf(language, command)?.params;
   return (said && Object.hasOwn(said, param) ? said[param] : undefined) ?? codeWords(param, true);
+}
+
+/**
+ * A parameter's hint in the reader's words (command form), null when its field says enough; for a command the
+ * product does not know, the description its own registry gives (its integrator's words).
+ */
+export function paramHint(
+  language: LanguageName,
+  command: string,
+  param: string,
+  description: string,
+): string | null {
+  const said = saidOf(language, command);
+  if (!said) return description;
+  return (said.hints && Object.hasOwn(said.hints, param) ? said.hints[param] : undefined) ?? null;
+}
+
+/**
+ * Why a command is confirmed before it is sent, in the reader's words, or null; for a command the product
+ * does not know, the registry's own caution.
+ */
+export function commandCaution(
+  language: LanguageName,
+  command: string,
+  caution: string | undefined,
+): string | null {
+  const said = saidOf(language, command);
+  return (said ? said.caution : caution) ?? null;
 }
 
 /** A choice or keyword of a parameter in words ("automatic", "al amanecer"), or as the registry writes it. */

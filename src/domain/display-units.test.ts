@@ -56,6 +56,11 @@ test('units that are words are said in the reader’s language and number; symbo
   for (const symbol of ['ppm', 'W', '%'])
     assert.equal(displayUnit(symbol, 'us', 'es'), symbol, `${symbol} stays a symbol`);
   assert.equal(formatQuantity(900, 'W', METRIC_ES), '900 W');
+  // A rate's label (a field's, a column's) says "a day" in the reader's language.
+  assert.equal(displayUnit('m/day', 'metric', 'es'), 'm/día');
+  assert.equal(displayUnit('m/day', 'us', 'es'), 'ft/día');
+  assert.equal(displayUnit('kg/day', 'us', 'es'), 'lb/día');
+  assert.equal(displayUnit('kg/day', 'metric', 'en'), 'kg/day');
 });
 
 test('a sentence written in catalog units reads in the person’s', () => {

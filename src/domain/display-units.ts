@@ -16,8 +16,10 @@ export type LanguageName = (typeof LANGUAGES)[number];
 
 /** How to show one catalog unit in one system. */
 interface Shown {
-  /** The unit as written after a number when Intl has no name for it. */
+  /** The unit as written after a number when Intl has no name for it, and as a field's label. */
   readonly unit: string;
+  /** The label for a Spanish reader, where it differs ("m/día"). */
+  readonly es?: string;
   /** Intl.NumberFormat's unit identifier (a sanctioned unit or "a-per-b"), when it has one. */
   readonly intl: string | null;
   /** The catalog value in this unit. */
@@ -41,15 +43,15 @@ const KM_PER_MI = 1.609344;
 const HA_PER_ACRE = 0.40468564224;
 
 function pair(
-  metric: { unit: string; intl: string | null; digits?: number },
-  us: { unit: string; intl: string | null; factor: number; digits?: number } | null,
+  metric: { unit: string; es?: string; intl: string | null; digits?: number },
+  us: { unit: string; es?: string; intl: string | null; factor: number; digits?: number } | null,
 ): Record<UnitSystem, Shown> {
   const m: Shown = { ...metric, from: same, to: same, digits: metric.digits ?? 1 };
   if (!us) return { metric: m, us: m };
   return {
     metric: m,
     // `factor`: catalog units per shown unit.
-    us: { unit: us.unit, intl: us.intl, from: over(us.factor), to: times(us.factor), digits: us.digits ?? 1 },
+    us: { ...us, from: over(us.factor), to: times(us.factor), digits: us.digits ?? 1 },
   };
 }
 
@@ -83,12 +85,12 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
     { unit: 'ac', intl: 'acre', factor: HA_PER_ACRE, digits: 2 },
   ),
   'm/day': pair(
-    { unit: 'm/day', intl: 'meter-per-day', digits: 0 },
-    { unit: 'ft/day', intl: 'foot-per-day', factor: M_PER_FT, digits: 0 },
+    { unit: 'm/day', es: 'm/día', intl: 'meter-per-day', digits: 0 },
+    { unit: 'ft/day', es: 'ft/día', intl: 'foot-per-day', factor: M_PER_FT, digits: 0 },
   ),
   'kg/day': pair(
-    { unit: 'kg/day', intl: 'kilogram-per-day' },
-    { unit: 'lb/day', intl: 'pound-per-day', factor: KG_PER_LB },
+    { unit: 'kg/day', es: 'kg/día', intl: 'kilogram-per-day' },
+    { unit: 'lb/day', es: 'lb/día', intl: 'pound-per-day', factor: KG_PER_LB },
   ),
 });
 
@@ -100,7 +102,9 @@ const UNIT_WORDS: Readonly<Record<string, Record<LanguageName, readonly [string,
 
 /** The unit a catalog unit is shown in for this system (else the catalog's own; a word in the language's). */
 export function displayUnit(unit: string, system: UnitSystem, language: LanguageName = 'en'): string {
-  return DISPLAY_UNITS[unit]?.[system].unit ?? UNIT_WORDS[unit]?.[language][1] ?? unit;
+  const shown = DISPLAY_UNITS[unit]?.[system];
+  if (shown) return (language === 'es' ? shown.es : undefined) ?? shown.unit;
+  return UNIT_WORDS[unit]?.[language][1] ?? unit;
 }
 
 /** A catalog value in the person's unit. */

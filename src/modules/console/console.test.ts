@@ -44,9 +44,11 @@ import { pickEncoding } from './routes.ts';
  * until the charts named metrics and rules in words (src/domain/metric-terms.ts), a device's commands were said
  * in words (src/domain/command-terms.ts, every command, parameter and choice in English and Spanish, and
  * web/command-history.ts, loaded when scrolled to), the thresholds table checked a rule's lines itself
- * (src/domain/threshold-order.ts) and an untagged animal got words of its own: 390.5 KB gzip, 2026-11-29.
+ * (src/domain/threshold-order.ts) and an untagged animal got words of its own: 390.5 KB gzip, 2026-11-29; 392 KB
+ * until the house command form said its hints and cautions in both languages instead of the catalog's English:
+ * 393.0 KB gzip, 2026-11-29.
  */
-const PAGE_BUDGET_BYTES = 392 * 1024;
+const PAGE_BUDGET_BYTES = 395 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock

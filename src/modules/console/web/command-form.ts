@@ -2,12 +2,20 @@
  * A form for any device command, built from the catalog's parameter definitions (GET /v1/catalog): a
  * number picker for door and panel lists (with "all" where the command takes it), HH:MM or a keyword for
  * times, choices for enums, numbers with their bounds and unit in the reader's units (sent in the catalog's).
+ * Its words (titles, labels, hints, cautions) are the reader's language (src/domain/command-terms.ts); only a
+ * command the product does not know shows its registry's own descriptions.
  * Before sending, the shared confirmation rule (src/domain/confirmation.ts, the one MCP enforces) decides
  * whether the person must confirm first.
  */
 import type { CatalogCommand } from '../../../domain/catalog.ts';
 import type { ParamSpec } from '../../../domain/command-params.ts';
-import { commandTitle, paramTitle, valueTitle } from '../../../domain/command-terms.ts';
+import {
+  commandCaution,
+  commandTitle,
+  paramHint,
+  paramTitle,
+  valueTitle,
+} from '../../../domain/command-terms.ts';
 import type { ConfirmationNeed } from '../../../domain/confirmation.ts';
 import { api, type Problem, type Schema } from './api.ts';
 import { entered, type MessageKey, qty, reader, shown, t, unitLabel } from './i18n.ts';
@@ -31,6 +39,13 @@ interface FieldProps {
 
 /** A parameter's name in the reader's words (src/domain/command-terms.ts, as the command history says it). */
 const label = (command: string, name: string) => paramTitle(reader.language, command, name);
+/** A parameter's hint in the reader's words, or none where its field says enough. */
+const hintOf = (command: string, spec: ParamSpec) =>
+  paramHint(reader.language, command, spec.name, spec.description);
+/** A hint under a field, when there is one. */
+const Hint = ({ text }: { text: string | null | false }) =>
+  text && html`<small class="muted">${text}</small>`;
+
 /** A parameter's choice or keyword in the reader's words ("automático", "al amanecer"). */
 const choice = (command: string, name: string, value: string) =>
   valueTitle(reader.language, command, name, value);
@@ -98,7 +113,8 @@ function typedNumber(value: number | undefined, unit: string | undefined): strin
  * A number in the reader's unit (the registry's unit, `spec.unit`, shown as °F, lb or in for a US reader),
  * held and sent in the catalog's: what they type is converted back, as the thresholds table does; the
  * default typed as shown is the default itself (no drift from converting back and forth). The bounds are
- * the reader's too; the catalog's description, written in catalog units, gives way to the range in theirs.
+ * the reader's too, and the hint gives the range in their units and locale (the catalog's description is
+ * written in English and catalog units, for API readers) with the command's words for what else it needs.
  */
 function NumberField({ command, spec, id, value, onChange }: Omit<FieldProps, 'farm'>) {
   const unit = spec.unit;
@@ -108,12 +124,10 @@ function NumberField({ command, spec, id, value, onChange }: Omit<FieldProps, 'f
   const high = spec.max ?? spec.exclusiveMax;
   const bound = (n: number | undefined, round: (x: number) => number) =>
     n === undefined || !unit ? n : round(shown(n, unit) * 100) / 100;
-  const hint =
-    converted && low !== undefined && high !== undefined
-      ? `${qty(low, unit)} – ${qty(high, unit)}`
-      : converted
-        ? ''
-        : spec.description;
+  // The range in the reader's units and locale, then the command's words for what the field does not say.
+  const range = low !== undefined && high !== undefined ? `${qty(low, unit)} – ${qty(high, unit)}` : null;
+  const words = hintOf(command, spec);
+  const hint = [range, words].filter(Boolean).join('. ');
   const change = (text: string) => {
     setTyped(text);
     const n = Number(text);
@@ -131,7 +145,7 @@ function NumberField({ command, spec, id, value, onChange }: Omit<FieldProps, 'f
       min=${bound(low, Math.floor)} max=${bound(high, Math.ceil)}
       placeholder=${typeof spec.default === 'number' ? typedNumber(spec.default, unit) : (spec.default ?? '')}
       value=${typed} required=${spec.required} onInput=${(e: Event) => change(inputValue(e))} />
-    ${hint && html`<small class="muted">${hint}</small>`}</div>`;
+    <${Hint} text=${hint} /></div>`;
 }
 
 /**
@@ -144,17 +158,17 @@ function IdField({ command, spec, id, value, onChange, farm }: FieldProps) {
   if (records.error || !records.data) {
     return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
       <input id=${id} type="text" value=${value ?? ''} onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />
-      <small class="muted">${spec.description}</small></div>`;
+      <${Hint} text=${hintOf(command, spec)} /></div>`;
   }
   return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
     <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
       <option value="">${t('command.choose')}</option>
       ${records.data.map((r) => html`<option value=${r.id}>${r.name ?? r.id}</option>`)}
-    </select><small class="muted">${spec.description}</small></div>`;
+    </select><${Hint} text=${hintOf(command, spec)} /></div>`;
 }
 
 function Field({ command, spec, id, value, onChange, farm }: FieldProps) {
-  const hint = spec.description;
+  const hint = hintOf(command, spec);
   if (spec.type === 'id' && spec.name.endsWith('_id')) {
     return html`<${IdField} command=${command} spec=${spec} id=${id} value=${value} onChange=${onChange} farm=${farm} />`;
   }
@@ -167,7 +181,7 @@ function Field({ command, spec, id, value, onChange, farm }: FieldProps) {
       <select id=${id} value=${value ?? ''} onChange=${(e: Event) => onChange(inputValue(e) || undefined)}>
         ${!spec.required ? html`<option value="">${t('command.leave')}</option>` : html`<option value="" disabled>${t('command.choose')}</option>`}
         ${(spec.enum ?? []).map((v) => html`<option value=${v}>${choice(command, spec.name, v)}</option>`)}
-      </select><small class="muted">${hint}</small></div>`;
+      </select><${Hint} text=${hint} /></div>`;
   }
   if (spec.type === 'number' || spec.type === 'integer')
     return html`<${NumberField} command=${command} spec=${spec} id=${id} value=${value} onChange=${onChange} />`;
@@ -180,11 +194,11 @@ function Field({ command, spec, id, value, onChange, farm }: FieldProps) {
             .map((t) => t.trim())
             .filter(Boolean);
           onChange(times.length ? times : undefined);
-        }} /><small class="muted">${hint}</small></div>`;
+        }} /><${Hint} text=${hint} /></div>`;
   }
   return html`<div class="field"><label for=${id}>${label(command, spec.name)}</label>
     <input id=${id} type="text" value=${value ?? ''} onInput=${(e: Event) => onChange(inputValue(e) || undefined)} />
-    <small class="muted">${hint}</small></div>`;
+    <${Hint} text=${hint} /></div>`;
 }
 
 /** The farm's records of a kind a command parameter names (paddocks, groups), by name. */
@@ -218,10 +232,9 @@ function confirmQuestion(
   house: { name: string },
   farm: Farm,
 ): string {
-  // The catalog's caution and description are its own words (as the API gives them).
-  const what = t('command.what', { command: command.description, house: house.name });
-  const caution = command.caution ?? '';
-  if (need.reason === 'always') return `${command.caution ?? t('command.confirm')} ${what}`;
+  const what = t('command.what', { command: commandTitle(reader.language, command.name), house: house.name });
+  const caution = commandCaution(reader.language, command.name, command.caution) ?? '';
+  if (need.reason === 'always') return `${caution || t('command.confirm')} ${what}`;
   if (need.reason === 'no_coordinates') {
     return `${caution} ${t('command.no_coordinates', { farm: farm.name })} ${what}`.trim();
   }
@@ -249,6 +262,7 @@ export function CommandForm({
   const [error, setError] = useState<Problem | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const command = commands.find((c) => c.name === name);
+  const caution = command && commandCaution(reader.language, command.name, command.caution);
   // Never queued: a door opened hours later, when the signal returns, is dangerous (docs/offline.md).
   const { online } = useOffline();
 
@@ -316,7 +330,7 @@ export function CommandForm({
         ${commands.map((c) => html`<option value=${c.name}>${commandTitle(reader.language, c.name)}</option>`)}
       </select>
     </div>
-    ${command?.caution && html`<p class="caution">${command.caution}</p>`}
+    ${caution && html`<p class="caution">${caution}</p>`}
     ${command?.params.map(
       (
         spec,
