@@ -711,8 +711,18 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       path: '/animals',
       heading: 'Animales',
       ready: 'table.records tbody tr',
-      spanish: ['Buscar', 'Especie', 'Retiro', 'Agregar un animal', 'activo', 'Página 1'],
-      english: ['Withdrawal', 'Search', 'Species', 'Add an animal', /\bactive\b/, 'Newer', 'Older'],
+      // The species as typed ("cattle") said in Spanish words.
+      spanish: ['Buscar', 'Especie', 'Retiro', 'Agregar un animal', 'activo', 'Página 1', 'vacuno'],
+      english: [
+        'Withdrawal',
+        'Search',
+        'Species',
+        'Add an animal',
+        /\bactive\b/,
+        'Newer',
+        'Older',
+        /\bcattle\b/,
+      ],
     },
     {
       name: 'animal',
@@ -724,6 +734,9 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
         'Carne: no apta para sacrificio',
         'Último peso',
         'Reproducción y genealogía',
+        // His species and sex as typed ("cattle", "castrated") in Spanish words.
+        'vacuno',
+        'castrado',
       ],
       english: [
         'Under withdrawal',
@@ -733,14 +746,16 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
         'History',
         'Breeding and lineage',
         'Because of',
+        /\bcattle\b/,
+        /\bcastrated\b/,
       ],
     },
     {
       name: 'groups',
       path: '/groups',
       heading: 'Grupos',
-      spanish: ['Dar un tratamiento', 'Pesos', 'Agregar un grupo'],
-      english: ['Give a treatment', 'Weights', 'Add a group', /\bweeks\b/, /\bdays\b/],
+      spanish: ['Dar un tratamiento', 'Pesos', 'Agregar un grupo', 'parvada'],
+      english: ['Give a treatment', 'Weights', 'Add a group', /\bweeks\b/, /\bdays\b/, /^flock$/m],
     },
     {
       name: 'medicines',

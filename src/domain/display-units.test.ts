@@ -63,6 +63,14 @@ test('units that are words are said in the reader’s language and number; symbo
   assert.equal(displayUnit('kg/day', 'metric', 'en'), 'kg/day');
 });
 
+test('a percentage and ppm in a sentence are written in the reader’s locale, not converted', () => {
+  assert.equal(
+    localizeQuantities('tolva de pienso 12.9%; amoníaco 26.5 ppm', { units: 'us', locale: 'es' }),
+    'tolva de pienso 12,9%; amoníaco 26,5 ppm',
+  );
+  assert.equal(localizeQuantities('feed bin 12.9%', { units: 'us', locale: 'en-US' }), 'feed bin 12.9%');
+});
+
 test('a sentence written in catalog units reads in the person’s', () => {
   assert.equal(
     localizeQuantities('Water temperature 3 °C at Tank 1 — at or below the watch line of 4.5 °C', US),

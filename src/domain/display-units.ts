@@ -174,8 +174,11 @@ export function formatQuantity(
   return `${formatNumber(converted, view.locale, maximumFractionDigits)} ${shown.unit}`;
 }
 
-/** The catalog units a text may name after a number, longest first (so "km/h" wins over "km"). */
-const PROSE_UNITS = Object.keys(DISPLAY_UNITS).sort((a, b) => b.length - a.length);
+/**
+ * The catalog units a text may name after a number, longest first (so "km/h" wins over "km"); a percentage
+ * and ppm are not converted, only written in the reader's locale ("12,9%").
+ */
+const PROSE_UNITS = [...Object.keys(DISPLAY_UNITS), '%', 'ppm'].sort((a, b) => b.length - a.length);
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const QUANTITY = new RegExp(
   `(-?\\d+(?:\\.\\d+)?)\\s?(${PROSE_UNITS.map(escapeRegExp).join('|')})(?![\\p{L}/])`,

@@ -170,6 +170,18 @@ export const MOMENT = {
   ...CLOCK,
 } as const satisfies Intl.DateTimeFormatOptions;
 
+/** A calendar date ("2024-03-24", or the date of a timestamp) as "Mar 24, 2024" ("24 mar 2024"). */
+export function dateOf(date: string): string {
+  const at = new Date(`${date.slice(0, 10)}T12:00:00Z`);
+  if (Number.isNaN(at.getTime())) return date;
+  const options: Intl.DateTimeFormatOptions = { timeZone: 'UTC', dateStyle: 'medium' };
+  try {
+    return new Intl.DateTimeFormat(reader.locale, options).format(at);
+  } catch {
+    return new Intl.DateTimeFormat('en', options).format(at);
+  }
+}
+
 /** A day as "Nov 29" ("29 nov") in the reader's locale, in `timezone`. */
 export function dayOf(iso: string, timezone: string): string {
   const options: Intl.DateTimeFormatOptions = {

@@ -5,13 +5,14 @@
  * the meat withdrawal is refused (409 withdrawal_active) until a reason to go ahead is given.
  */
 
+import { sexWord, speciesWord } from '../../../../domain/animal-terms.ts';
 import { displayEid } from '../../../../domain/eid.ts';
 import { api, type Body, type Problem, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
 import { eventTypeName } from '../event-sentences.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
 import { SaleOverride, Withdrawal } from '../herd-book-light.ts';
-import { dayOf, entered, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
+import { dateOf, dayOf, entered, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animal.ts';
 import { useReader } from '../reader-hook.ts';
@@ -367,16 +368,19 @@ export function Page({ farm, params }: PageProps) {
   const { animal, events, devices } = data.data;
   const names = places.data.names;
   const reload = () => data.reload();
-  const title = [animal.tag, animal.name].filter(Boolean).join(' · ') || animal.eid || animal.species;
+  const title =
+    [animal.tag, animal.name].filter(Boolean).join(' · ') ||
+    animal.eid ||
+    speciesWord(reader.language, animal.species);
   return html`<section class="animal">
     <p><a href="/animals">${w('back')}</a></p>
     <div class="card-head"><h1>${title}</h1><span class=${`status ${animal.status}`}>${statusWord(animal.status)}</span></div>
     <${Withdrawal} animal=${animal} timezone=${farm.timezone} />
     <dl class="facts">
-      <div><dt>${w('species')}</dt><dd>${animal.species}</dd></div>
+      <div><dt>${w('species')}</dt><dd>${speciesWord(reader.language, animal.species)}</dd></div>
       <div><dt>${w('breed')}</dt><dd>${animal.breed ?? '—'}</dd></div>
-      <div><dt>${w('sex')}</dt><dd>${animal.sex ?? '—'}</dd></div>
-      <div><dt>${w('born')}</dt><dd>${animal.birth_date?.slice(0, 10) ?? '—'}</dd></div>
+      <div><dt>${w('sex')}</dt><dd>${animal.sex ? sexWord(reader.language, animal.sex) : '—'}</dd></div>
+      <div><dt>${w('born')}</dt><dd>${animal.birth_date ? dateOf(animal.birth_date) : '—'}</dd></div>
       <div><dt>${w('eid')}</dt><dd>${animal.eid === null ? '—' : displayEid(animal.eid)}${
         animal.eid !== null && animal.eid_format === 'other'
           ? html` <small class="muted">${w('eid_other')}</small>`

@@ -3,10 +3,11 @@
  * one page (50 rows) is ever in the page — and a form to add one with every field. Animals ticked (across
  * pages) are given a treatment or moved together.
  */
+import { speciesWord } from '../../../../domain/animal-terms.ts';
 import { api } from '../api.ts';
 import { Submit, useForm } from '../form.ts';
 import { WithdrawalChips } from '../herd-book.ts';
-import { words } from '../i18n.ts';
+import { reader, words } from '../i18n.ts';
 import { checkedOf, html, inputValue, useEffect, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animals.ts';
 import { useReader } from '../reader-hook.ts';
@@ -138,7 +139,7 @@ export function Page({ farm }: PageProps) {
         ].map(
           ([v, t]) => html`<option value=${v} selected=${filters.withdrawal === v}>${t}</option>`,
         )}</select></div>
-      <datalist id="species-filter">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog'].map((s) => html`<option value=${s} />`)}</datalist>
+      <datalist id="species-filter">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog'].map((s) => html`<option value=${s} label=${speciesWord(reader.language, s)} />`)}</datalist>
     </form>
     ${can('animals', 'write') && html`<${AddAnimal} farm=${farm} places=${places.data} onAdded=${animals.reload} />`}
     ${
@@ -167,7 +168,7 @@ export function Page({ farm }: PageProps) {
                     <span class="visually-hidden">${w('choose_one', { name: a.tag ?? a.name ?? a.id })}</span></label></td>`
                 }
                 <td class="card-title"><a href=${`/animals/${a.id}`}>${a.tag ?? a.eid ?? w('no_tag')}</a></td>
-                <td class="card-title">${a.name ?? ''}</td><td>${a.species}</td><td class="wide">${a.breed ?? ''}</td>
+                <td class="card-title">${a.name ?? ''}</td><td>${speciesWord(reader.language, a.species)}</td><td class="wide">${a.breed ?? ''}</td>
                 <td class="card-span">${[names.get(a.group_id), names.get(a.paddock_id)].filter(Boolean).join(' · ')}</td>
                 <td><span class=${`status ${a.status}`}>${statusWord(a.status)}</span>
                   <${WithdrawalChips} withdrawal=${a.withdrawal} timezone=${farm.timezone} /></td>

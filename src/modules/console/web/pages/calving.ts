@@ -2,9 +2,10 @@
  * The calving calendar (issue 47): the farm's bred and pregnant females by due date, the overdue first, then
  * week by week (GET /v1/farms/{farm}/due-dates, from the service and the species' gestation).
  */
+import { speciesWord } from '../../../../domain/animal-terms.ts';
 import { api, type Reply } from '../api.ts';
 import { nameOf } from '../herd-book-light.ts';
-import { dayOf, words } from '../i18n.ts';
+import { dayOf, reader, words } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { EN, ES } from '../messages/calving.ts';
 import { useReader } from '../reader-hook.ts';
@@ -39,7 +40,7 @@ export function Page({ farm }: PageProps) {
   }
   const row = (d: Due) =>
     html`<li key=${d.animal_id}><a href=${`/animals/${d.animal_id}`}>${nameOf({ id: d.animal_id, tag: d.tag, name: d.name })}</a>
-      ${' '}${w(d.state === 'pregnant' ? 'pregnant' : 'bred', { species: d.species, day: day(d.due_date) })}</li>`;
+      ${' '}${w(d.state === 'pregnant' ? 'pregnant' : 'bred', { species: speciesWord(reader.language, d.species), day: day(d.due_date) })}</li>`;
   return html`<section class="calving">
     <h1>${w('title')}</h1>
     <p class="muted">${w('intro', { weeks: WEEKS })}</p>

@@ -2,9 +2,10 @@
  * Groups: head count, hatch date and age, paddock; add and edit; give a group a treatment (/treat?group_id=…);
  * a group's weights (issue 47: head weighed, mean, min, max, mean gain, the animals gaining least).
  */
+import { groupKindWord, speciesWord } from '../../../../domain/animal-terms.ts';
 import { api, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
-import { fixed, shown, unitLabel, words } from '../i18n.ts';
+import { dateOf, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/groups.ts';
 import { useReader } from '../reader-hook.ts';
@@ -132,11 +133,11 @@ export function Page({ farm }: PageProps) {
         <th scope="col">${w('age')}</th><th scope="col">${w('paddock')}</th>${write && html`<th scope="col"><span class="visually-hidden">${w('edit')}</span></th>`}</tr></thead>
       <tbody>${groups.map(
         (g) => html`<tr key=${g.id} id=${g.id}>
-          <td class="card-title"><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${g.kind}</span>
+          <td class="card-title"><a href=${`/animals?group_id=${g.id}`}>${g.name}</a><br /><span class="small muted">${groupKindWord(reader.language, g.kind)}</span>
             ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`} aria-label=${w('treat_named', { name: g.name })}>${w('treat')}</a>`}
             <br /><button type="button" class="button link small" onClick=${() => setWeighed(g)} aria-label=${w('weights_of', { name: g.name })}>${w('weights')}</button></td>
-          <td>${g.species}</td><td class="num" data-label=${w('head')}>${g.head_count ?? '—'}</td>
-          <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${g.hatch_date.slice(0, 10)}</span>`}</td>
+          <td>${speciesWord(reader.language, g.species)}</td><td class="num" data-label=${w('head')}>${g.head_count ?? '—'}</td>
+          <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${dateOf(g.hatch_date)}</span>`}</td>
           <td data-label=${w('paddock')}>${names.get(g.paddock_id) ?? '—'}</td>
           ${write && html`<td><button type="button" class="button link" onClick=${() => setEditing(g)}>${w('edit')}</button></td>`}
         </tr>`,

@@ -8,7 +8,7 @@ import type { HouseState } from '../../../../domain/house-state.ts';
 import { classifyReading, DEFAULT_RULES, rulesForMetric } from '../../../../domain/rules.ts';
 import { api, type Schema } from '../api.ts';
 import { CommandForm } from '../command-form-on-open.ts';
-import { words } from '../i18n.ts';
+import { inReaderUnits, words } from '../i18n.ts';
 import { html, useEffect, useMemo, useRef } from '../lib.ts';
 import { EN, ES } from '../messages/houses.ts';
 import { lazy, useSeen } from '../on-demand.ts';
@@ -130,7 +130,7 @@ function HouseCard({
       <span class=${`last-report${stale ? ' stale' : ''}`}>
         ${w(stale ? 'not_reporting' : 'last_report', { ago: ago(house.last_seen_at) })}</span>
     </div>
-    ${summary && summary.attention.length > 0 && html`<p class="attention">${w('attention', { list: summary.attention.join('; ') })}</p>`}
+    ${summary && summary.attention.length > 0 && html`<p class="attention">${w('attention', { list: inReaderUnits(summary.attention.join('; ')) })}</p>`}
     <dl class="metrics">
       ${METRICS.map(({ metric, label }) => {
         const r = house.latest_readings[metric];
