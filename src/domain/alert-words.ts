@@ -161,6 +161,10 @@ const en = {
   'alarm.predator.detected.description': 'A vision pod or guardian saw a predator near the animals.',
   'alarm.safety_edge.stop.description': 'The safety edge of a house touched something and stopped the drive.',
   'alarm.door.jammed.description': 'A pop door did not finish opening or closing.',
+  // What a reason says was reported: English writes the event's type, as its stored reasons always have.
+  'alarm.predator.detected.reported': 'predator.detected',
+  'alarm.safety_edge.stop.reported': 'safety_edge.stop',
+  'alarm.door.jammed.reported': 'door.jammed',
 } as const satisfies Record<string, Message>;
 
 export type AlertWordKey = keyof typeof en;
@@ -277,6 +281,9 @@ const es: Record<AlertWordKey, Message> = {
   'alarm.safety_edge.stop.description':
     'El borde de seguridad de un gallinero tocó algo y detuvo la tracción.',
   'alarm.door.jammed.description': 'Una trampilla no terminó de abrirse o cerrarse.',
+  'alarm.predator.detected.reported': 'un depredador',
+  'alarm.safety_edge.stop.reported': 'un paro por el borde de seguridad',
+  'alarm.door.jammed.reported': 'una trampilla atascada',
 };
 
 /** Every language's alert words: English is the source; each language has every key, same placeholders. */

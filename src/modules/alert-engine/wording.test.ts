@@ -196,6 +196,13 @@ describe('alert words', () => {
       species: 'fox',
     });
     assert.equal(renderAlertWord('es', fox.title), 'Depredador detectado: House 2');
-    assert.equal(renderAlertWord('es', fox.reason), 'House 2 informó predator.detected: species fox.');
+    // The alarm said in words, not its event type; what the device sent as it sent it.
+    assert.equal(renderAlertWord('es', fox.reason), 'House 2 informó un depredador: species fox.');
+    assert.equal(renderAlertWord('en', fox.reason), 'House 2 reported predator.detected: species fox.');
+    const jam = eventAlertWords(ALARM_EVENT_BY_TYPE.get('door.jammed') as never, house, {});
+    assert.equal(
+      renderAlertWord('es', jam.reason),
+      'House 2 informó una trampilla atascada. Una trampilla no terminó de abrirse o cerrarse.',
+    );
   });
 });

@@ -220,13 +220,16 @@ export function eventAlertWords(
   );
   const reason = eventAlertReason(alarm, subject, data);
   const head = `${subject.name} reported ${alarm.type}`;
+  // The event's type in a reason: its code in English, words in another language ("una trampilla atascada").
+  const reportedTerm = `alarm.${alarm.type}.reported`;
+  const reported: Record<string, string> = en[reportedTerm] === alarm.type ? { type: reportedTerm } : {};
   if (reason === `${head}. ${alarm.description}`) {
     return {
       title,
       reason: word(
         'event.reason',
         { subject: subject.name, type: alarm.type, description: alarm.description },
-        en[descriptionTerm] === alarm.description ? { description: descriptionTerm } : {},
+        { ...reported, ...(en[descriptionTerm] === alarm.description ? { description: descriptionTerm } : {}) },
         subject,
       ),
     };
@@ -235,6 +238,6 @@ export function eventAlertWords(
   const details = reason.slice(head.length + 2, -1);
   return {
     title,
-    reason: word('event.reason.details', { subject: subject.name, type: alarm.type, details }, {}, subject),
+    reason: word('event.reason.details', { subject: subject.name, type: alarm.type, details }, reported, subject),
   };
 }
