@@ -761,7 +761,7 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       name: 'medicines',
       path: '/medicines',
       heading: 'Botiquín',
-      spanish: ['Retiro según la etiqueta', 'Lote ', 'Vence'],
+      spanish: ['Retiro según la etiqueta', 'Lote ', 'Vence', 'Autorizado para vacuno'],
       english: ['Withdrawal on the label', 'Batch ', 'Expires', 'Licensed for', 'left of'],
     },
     {

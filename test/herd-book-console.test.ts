@@ -146,7 +146,7 @@ test('the medicine cabinet on a phone: batches marked expired, expiring soon and
   ]);
   assert.match(
     (await card.textContent()) ?? '',
-    /Meat23 days.*Milk3 days.*Eggsnone on the label.*Licensed for cattle, sheep/s,
+    /Meat23 days.*Milk3 days.*Eggsnone on the label.*Licensed for cattle and sheep/s,
   );
   await styled(page);
   await assertNoHorizontalScroll(page);

@@ -9,7 +9,7 @@
  * at first paint, and a box of the drawn chart's height (the plot and its legend's fixed rows) holds its place.
  */
 import type { Point, Series, Threshold } from './chart-plot.ts';
-import { qty, reader, t } from './i18n.ts';
+import { listOf, qty, reader, t } from './i18n.ts';
 import { html, useEffect, useRef } from './lib.ts';
 import { lazy, useSeen } from './on-demand.ts';
 import { farmTime, problemOf } from './ui.ts';
@@ -20,15 +20,6 @@ const usePlotting = lazy(() => import('./chart-plot.ts'));
 const LEGEND_ROW = 30;
 
 export type { Point, Series, Threshold } from './chart-plot.ts';
-
-/** "a, b and c" in the reader's language. */
-function list(items: string[]): string {
-  try {
-    return new Intl.ListFormat(reader.locale, { type: 'conjunction' }).format(items);
-  } catch {
-    return items.join(', ');
-  }
-}
 
 /** Each series' latest, lowest and highest value, in the reader's units: the chart's text alternative. */
 function summary(series: readonly Series[], timezone: string | undefined): string[] {
@@ -107,7 +98,7 @@ export function TimeChart({
     ${said.length > 0 && html`<p id=${summaryId.current} class="chart-summary visually-hidden">${said.join(' ')}</p>`}
     ${
       thresholds.length > 0 &&
-      html`<p class="small muted">${t('chart.lines', { lines: list(thresholds.map((line) => t('chart.line', { label: line.label, value: qty(line.value, unit) }))) })}</p>`
+      html`<p class="small muted">${t('chart.lines', { lines: listOf(thresholds.map((line) => t('chart.line', { label: line.label, value: qty(line.value, unit) }))) })}</p>`
     }
   </figure>`;
 }

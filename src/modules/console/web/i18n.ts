@@ -170,6 +170,15 @@ export const MOMENT = {
   ...CLOCK,
 } as const satisfies Intl.DateTimeFormatOptions;
 
+/** "a, b and c" ("a, b y c") in the reader's language. */
+export function listOf(items: readonly string[]): string {
+  try {
+    return new Intl.ListFormat(reader.locale, { type: 'conjunction' }).format(items);
+  } catch {
+    return items.join(', ');
+  }
+}
+
 /** A calendar date ("2024-03-24", or the date of a timestamp) as "Mar 24, 2024" ("24 mar 2024"). */
 export function dateOf(date: string): string {
   const at = new Date(`${date.slice(0, 10)}T12:00:00Z`);

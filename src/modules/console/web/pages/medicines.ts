@@ -1,8 +1,9 @@
 /** The medicine cabinet (issue 46): medicines, their labels and batches; add a medicine or a batch. */
+import { speciesWord } from '../../../../domain/animal-terms.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { date, Field, number, Submit, text, useForm } from '../form.ts';
 import { batchesInOrder, batchState, DAY_MS, loadMedicines } from '../herd-book.ts';
-import { dayOf, num, words } from '../i18n.ts';
+import { dayOf, listOf, num, reader, words } from '../i18n.ts';
 import { html } from '../lib.ts';
 import { EN, ES } from '../messages/medicines.ts';
 import { useReader } from '../reader-hook.ts';
@@ -140,7 +141,7 @@ function MedicineCard({
       ([name, days]) =>
         html`<p class="small">${w('for_species', { species: name, meat: period(days.meat_days), milk: period(days.milk_days), eggs: period(days.eggs_days) })}</p>`,
     )}
-    <p class="small">${licensed.length > 0 ? w('licensed_for', { species: licensed.join(', ') }) : w('licensed_all')}</p>
+    <p class="small">${licensed.length > 0 ? w('licensed_for', { species: listOf(licensed.map((s) => speciesWord(reader.language, s))) }) : w('licensed_all')}</p>
     ${
       m.batches.length === 0
         ? html`<p class="muted small">${w('no_batches')}</p>`
