@@ -52,6 +52,18 @@ async function rulesOf(): Promise<Record<string, Record<string, unknown>> | null
 }
 
 /** The page's visible text (closed "technical details" are not visible). */
+/** The sample farm's first house. */
+async function sampleHouse(): Promise<{ id: string; name: string }> {
+  const houses = await world.t.request<{ data: { id: string; name: string }[] }>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
+    { key: world.account.test_key },
+  );
+  const house = houses.body.data[0];
+  assert.ok(house, 'the sample farm has a house');
+  return house;
+}
+
 function visibleText(page: import('playwright-core').Page): Promise<string> {
   return page.evaluate<string>('document.getElementById("main").innerText');
 }
@@ -295,13 +307,7 @@ test('US units: the chart’s times are written as the page’s others, on the c
 });
 
 test('Spanish: a house’s command history says each command as a sentence with its state as a chip; the code and its parameters only in the technical details; the chart’s bucket and metrics in words', async () => {
-  type Devices = { data: { id: string; name: string }[] };
-  const farm = world.account.sample_farm_id;
-  const houses = await world.t.request<Devices>('GET', `/v1/farms/${farm}/devices?type=house&limit=1`, {
-    key: world.account.test_key,
-  });
-  const house = houses.body.data[0];
-  assert.ok(house, 'the sample farm has a house');
+  const house = await sampleHouse();
   const commands: { command: string; params: Record<string, unknown> }[] = [
     { command: 'climate.set_target', params: { temp_c: 24 } },
     { command: 'fans.set', params: { tunnel: 'on', ridge: 'auto' } },
@@ -364,14 +370,7 @@ test('Spanish: a house’s command history says each command as a sentence with 
 });
 
 test('Spanish: a house card’s recent commands are sentences with their state as a chip, loaded when scrolled to; no command code shown', async () => {
-  type Devices = { data: { id: string }[] };
-  const houses = await world.t.request<Devices>(
-    'GET',
-    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
-    { key: world.account.test_key },
-  );
-  const house = houses.body.data[0];
-  assert.ok(house, 'the sample farm has a house');
+  const house = await sampleHouse();
   const commands: { command: string; params: Record<string, unknown> }[] = [
     { command: 'climate.set_target', params: { temp_c: 24 } },
     { command: 'doors.close', params: { doors: [1, 2] } },
@@ -420,15 +419,8 @@ test('Spanish: a house card’s recent commands are sentences with their state a
 });
 
 test('US units: a target temperature typed in °F on the house command form is stored in °C', async () => {
-  type Devices = { data: { id: string }[] };
   type Commands = { data: { command: string; params: Record<string, unknown> }[] };
-  const houses = await world.t.request<Devices>(
-    'GET',
-    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
-    { key: world.account.test_key },
-  );
-  const house = houses.body.data[0];
-  assert.ok(house, 'the sample farm has a house');
+  const house = await sampleHouse();
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
   try {
@@ -471,14 +463,7 @@ test('US units: a target temperature typed in °F on the house command form is s
 });
 
 test('Spanish: the house command form offers every command, label, hint and caution in Spanish; the catalog’s English descriptions never show; the confirmation asks in Spanish', async () => {
-  type Devices = { data: { id: string }[] };
-  const houses = await world.t.request<Devices>(
-    'GET',
-    `/v1/farms/${world.account.sample_farm_id}/devices?type=house&limit=1`,
-    { key: world.account.test_key },
-  );
-  const house = houses.body.data[0];
-  assert.ok(house, 'the sample farm has a house');
+  const house = await sampleHouse();
   // The registry's words, written for API readers in English: none of them reaches a Spanish reader.
   const english = HOUSE_COMMANDS.flatMap((c) => [
     c.description,

@@ -2,9 +2,9 @@
  * The console's files as the browser receives them, built once per process on first use (no build step):
  * the browser modules under web/ and every src/ module they import (the domain rules are shared this way),
  * all TypeScript with their types stripped by Node's own `stripTypeScriptTypes` (erasable syntax only, so
- * the JavaScript is exactly the source less its types; type-only imports, such as web/api-types.ts, vanish
- * and are never served), and the few library modules from node_modules named in VENDOR, mapped for the
- * browser by an import map.
+ * the JavaScript is exactly the source less its types and its opening doc comment, line for line; type-only
+ * imports, such as web/api-types.ts, vanish and are never served), and the few library modules from
+ * node_modules named in VENDOR, mapped for the browser by an import map.
  *
  * Every file is served under /console/assets/<hash>/, where the hash covers all the files, so each answer
  * can be cached for a year (`immutable`): a changed file is a new hash and a new URL. Each file is
@@ -227,7 +227,18 @@ function workerPart(file: string, code: string): string {
 
 async function loadSource(file: string): Promise<string> {
   const text = await readFile(path.join(ROOT, file), 'utf8');
-  return file.endsWith('.ts') ? stripTypeScriptTypes(text, { mode: 'strip' }) : text;
+  return file.endsWith('.ts') ? withoutHeader(stripTypeScriptTypes(text, { mode: 'strip' })) : text;
+}
+
+/**
+ * A module's opening doc comment (what the file is, for the people reading the source) left out of what the
+ * browser downloads: it is most of a small module's weight. Its lines stay as empty lines, so a line number
+ * in a browser's error is still the source's. Only a comment that opens the file; the code is untouched.
+ */
+export function withoutHeader(code: string): string {
+  const header = /^\s*\/\*\*[\s\S]*?\*\//.exec(code);
+  if (!header) return code;
+  return '\n'.repeat(header[0].split('\n').length - 1) + code.slice(header[0].length);
 }
 
 /**
