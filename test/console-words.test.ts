@@ -681,8 +681,8 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       path: '/',
       heading: /./,
       ready: 'details.brief-text',
-      spanish: ['El resumen como texto', /actualizado/],
-      english: ['The brief as text', 'Nothing needs you', ' · updated ', ' · since '],
+      spanish: ['El resumen como texto', /actualizado/, / · \d{1,2} [a-z]+\.? \d{4} · /],
+      english: ['The brief as text', 'Nothing needs you', ' · updated ', ' · since ', / · \d{4}-\d{2}-\d{2} · /],
     },
     {
       name: 'alerts',

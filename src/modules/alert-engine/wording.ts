@@ -229,7 +229,10 @@ export function eventAlertWords(
       reason: word(
         'event.reason',
         { subject: subject.name, type: alarm.type, description: alarm.description },
-        { ...reported, ...(en[descriptionTerm] === alarm.description ? { description: descriptionTerm } : {}) },
+        {
+          ...reported,
+          ...(en[descriptionTerm] === alarm.description ? { description: descriptionTerm } : {}),
+        },
         subject,
       ),
     };
@@ -238,6 +241,11 @@ export function eventAlertWords(
   const details = reason.slice(head.length + 2, -1);
   return {
     title,
-    reason: word('event.reason.details', { subject: subject.name, type: alarm.type, details }, reported, subject),
+    reason: word(
+      'event.reason.details',
+      { subject: subject.name, type: alarm.type, details },
+      reported,
+      subject,
+    ),
   };
 }

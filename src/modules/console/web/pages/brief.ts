@@ -5,7 +5,7 @@
 
 import { WEBHOOK_EVENTS } from '../../../../domain/webhook-events.ts';
 import { api, type Schema } from '../api.ts';
-import { inReaderUnits, words } from '../i18n.ts';
+import { dateOf, inReaderUnits, words } from '../i18n.ts';
 import { html, useMemo } from '../lib.ts';
 import { briefItemLink } from '../links.ts';
 import { EN, ES } from '../messages/brief.ts';
@@ -81,7 +81,7 @@ export function Page({ farm }: PageProps) {
   const b = brief.data;
   return html`<section class="brief">
     <h1 class="headline">${inReaderUnits(b.headline)}</h1>
-    <p class="muted small">${w('updated', { farm: b.farm_name, day: b.local_date, ago: ago(b.generated_at) })}</p>
+    <p class="muted small">${w('updated', { farm: b.farm_name, day: dateOf(b.local_date), ago: ago(b.generated_at) })}</p>
     ${
       b.items.length === 0
         ? html`<p class="calm">${w('calm')}</p>`
