@@ -682,7 +682,13 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       heading: /./,
       ready: 'details.brief-text',
       spanish: ['El resumen como texto', /actualizado/, / · \d{1,2} [a-z]+\.? \d{4} · /],
-      english: ['The brief as text', 'Nothing needs you', ' · updated ', ' · since ', / · \d{4}-\d{2}-\d{2} · /],
+      english: [
+        'The brief as text',
+        'Nothing needs you',
+        ' · updated ',
+        ' · since ',
+        / · \d{4}-\d{2}-\d{2} · /,
+      ],
     },
     {
       name: 'alerts',
