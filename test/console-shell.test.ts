@@ -554,8 +554,9 @@ test('wording: an alert links to its subject by what it is; the brief says what 
   await page.goto(`${world.base}/`);
   await page.locator('summary', { hasText: 'The brief as text' }).click();
   const text = (await page.locator('details.brief-text p').textContent()) ?? '';
-  // "Pop door jammed: House 2 and 4 more" read as four more houses.
-  assert.match(text, /Watch: [^.]*; and \d+ more watch alerts\./);
+  // "Pop door jammed: House 2 and 4 more" read as four more houses. (Which watch alerts come first depends on
+  // the time of day the sample farm was made: titles with a colon of their own are set apart by semicolons.)
+  assert.match(text, /Watch: [^.]*;? and \d+ more watch alerts\./);
   assert.doesNotMatch(text, /\d more\./);
   assert.deepEqual(problems, []);
 });
