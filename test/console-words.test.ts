@@ -64,6 +64,20 @@ async function sampleHouse(): Promise<{ id: string; name: string }> {
   return house;
 }
 
+/** Sends these commands to a device of the sample farm, each accepted. */
+async function queueCommands(
+  deviceId: string,
+  commands: readonly { command: string; params: Record<string, unknown> }[],
+): Promise<void> {
+  for (const body of commands) {
+    const queued = await world.t.request<unknown>('POST', `/v1/devices/${deviceId}/commands`, {
+      key: world.account.test_key,
+      body,
+    });
+    assert.equal(queued.status, 201, JSON.stringify(queued.body));
+  }
+}
+
 function visibleText(page: import('playwright-core').Page): Promise<string> {
   return page.evaluate<string>('document.getElementById("main").innerText');
 }
@@ -313,14 +327,7 @@ test('Spanish: a house’s command history says each command as a sentence with 
     { command: 'fans.set', params: { tunnel: 'on', ridge: 'auto' } },
     { command: 'doors.close', params: { doors: [1, 2] } },
   ];
-  const commandsUrl = `/v1/devices/${house.id}/commands`;
-  for (const body of commands) {
-    const queued = await world.t.request<unknown>('POST', commandsUrl, {
-      key: world.account.test_key,
-      body,
-    });
-    assert.equal(queued.status, 201, JSON.stringify(queued.body));
-  }
+  await queueCommands(house.id, commands);
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
   const requested: string[] = [];
@@ -375,14 +382,7 @@ test('Spanish: a house card’s recent commands are sentences with their state a
     { command: 'climate.set_target', params: { temp_c: 24 } },
     { command: 'doors.close', params: { doors: [1, 2] } },
   ];
-  const commandsUrl = `/v1/devices/${house.id}/commands`;
-  for (const body of commands) {
-    const queued = await world.t.request<unknown>('POST', commandsUrl, {
-      key: world.account.test_key,
-      body,
-    });
-    assert.equal(queued.status, 201, JSON.stringify(queued.body));
-  }
+  await queueCommands(house.id, commands);
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
   try {

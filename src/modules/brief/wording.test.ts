@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { BriefCounts, BriefItem } from './schemas.ts';
+import { type BriefCounts, BriefCountsSchema, type BriefItem } from './schemas.ts';
 import { briefText } from './wording.ts';
 
-const ZERO: BriefCounts = {
-  alerts_urgent: 0,
-  alerts_watch: 0,
-  alerts_info: 0,
-  tasks_overdue: 0,
-  tasks_due_today: 0,
-  houses_attention: 0,
-  doors_open_after_dusk: 0,
-  devices_quiet: 0,
-  devices_low_battery: 0,
-  paddocks_past_rest: 0,
-  milk_withheld: 0,
-  milk_clear_today: 0,
-  batches_expiring: 0,
-  medicines_low_stock: 0,
-  animals_gain_low: 0,
-  groups_not_weighed: 0,
-};
+/** Every count of the brief at zero (the schema's own list of counts). */
+const ZERO = Object.fromEntries(Object.keys(BriefCountsSchema.properties).map((k) => [k, 0])) as BriefCounts;
 
 const watch = (title: string) => ({ kind: 'alert', severity: 'watch', title }) as unknown as BriefItem;
 const text = (titles: string[], total: number) =>
