@@ -405,6 +405,11 @@ test('Spanish: a house card’s recent commands are sentences with their state a
       /\b(doors\.close|climate\.set_target|lights\.set|fans\.set|move\.start)\b|temp_c|meters_per_day|\{"|\[1,|cmd_/,
       visible,
     );
+    // House 1's "needs attention" line writes its numbers the Spanish way ("tolva de pienso 12,9%").
+    const house1 = page.locator('article.house', { has: page.getByRole('heading', { name: 'House 1' }) });
+    const attention = (await house1.locator('p.attention').first().textContent()) ?? '';
+    assert.match(attention, /^Requiere atención: .*\d,\d/, attention);
+    assert.doesNotMatch(attention, /\d\.\d/, attention);
     await assertNoHorizontalScroll(page);
     await screenshot(page, 'words-house-commands-phone-es');
     // The technical details, closed until opened, keep the code and the parameters as sent.
