@@ -3,7 +3,7 @@
  * its sample farm. Pages are opened at a phone or desktop size; requests to any other host fail the test.
  */
 import assert from 'node:assert/strict';
-import type { CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Locator, Page } from 'playwright-core';
 import type { Config } from '../src/config.ts';
 import type { RoleName } from '../src/domain/permissions.ts';
 import type { NewAccount } from '../src/modules/accounts/service.ts';
@@ -88,6 +88,24 @@ export async function assertNoHorizontalScroll(page: Page): Promise<void> {
     '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
   );
   assert.ok(scroll <= client, `page is ${scroll}px wide in a ${client}px viewport`);
+}
+
+/**
+ * Scrolls `anchor` to the middle of the window, as a person scrolling to it would, until `shown` is visible:
+ * a panel that loads once seen can be pushed out of view again by a chart above it taking its height, and
+ * the bottom edge of the window (where a plain scroll-into-view leaves a heading) is behind the tab bar.
+ */
+export async function scrollUntilShown(anchor: Locator, shown: Locator, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    await anchor.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+    try {
+      await shown.waitFor({ timeout: Math.min(1_000, Math.max(1, end - Date.now())) });
+      return;
+    } catch (error) {
+      if (Date.now() >= end) throw error;
+    }
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type ConsoleWorld,
   openPage,
   PHONE,
+  scrollUntilShown,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -295,10 +296,12 @@ test('US units: the chart’s times are written as the page’s others, on the c
   assert.equal((await person.request('PATCH', '/v1/me', { body: { units: 'us' } })).status, 200);
   await page.goto(`${world.base}/devices/${station.id}`);
   // The history (and its words) loads once scrolled to.
-  await page.getByRole('heading', { name: 'Command history' }).scrollIntoViewIfNeeded();
   const history = page.getByRole('list', { name: 'Command history' });
   const row = history.locator('li.command').first();
-  await row.getByText('Pump set rate (flow lpm: 3.5, mode: eco)').waitFor();
+  await scrollUntilShown(
+    page.getByRole('heading', { name: 'Command history' }),
+    row.getByText('Pump set rate (flow lpm: 3.5, mode: eco)'),
+  );
   assert.doesNotMatch(await visibleText(page), /pump\.set_rate|\{"|cmd_/);
   // The command's time and the chart's legend time: one style, "Nov 29, 14:05".
   const CONSOLE_TIME = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}, \d\d:\d\d$/;
@@ -337,10 +340,12 @@ test('Spanish: a house’s command history says each command as a sentence with 
   await page.getByText('Promedios de 5 minutos.').waitFor();
   const historyAsked = () => requested.filter((path) => /command-(terms|history)\.ts$/.test(path));
   assert.deepEqual(historyAsked(), [], 'the command words load with the first screen');
-  await page.getByRole('heading', { name: 'Historial de órdenes' }).scrollIntoViewIfNeeded();
   const history = page.getByRole('list', { name: 'Historial de órdenes' });
   const newest = history.locator('li.command').first();
-  await newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }).waitFor();
+  await scrollUntilShown(
+    page.getByRole('heading', { name: 'Historial de órdenes' }),
+    newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }),
+  );
   await newest.locator('.status', { hasText: /^(cumplida|en cola|entregada)$/ }).waitFor();
   await history
     .getByText('Poner los ventiladores de túnel en marcha y los de cumbrera en automático', { exact: true })
@@ -366,9 +371,11 @@ test('Spanish: a house’s command history says each command as a sentence with 
   await person.request('PATCH', '/v1/me', { body: { language: 'en' } });
   // In English, the same history.
   await page.reload();
-  await page.getByRole('heading', { name: 'Command history' }).scrollIntoViewIfNeeded();
   const english = page.getByRole('list', { name: 'Command history' });
-  await english.getByText('Close pop doors 1 and 2').first().waitFor();
+  await scrollUntilShown(
+    page.getByRole('heading', { name: 'Command history' }),
+    english.getByText('Close pop doors 1 and 2').first(),
+  );
   await english.getByText('Set the fans: tunnel on, ridge automatic').first().waitFor();
   await page.locator('fieldset.checks').scrollIntoViewIfNeeded();
   await screenshot(page, 'words-device-commands-phone-en');
@@ -393,10 +400,12 @@ test('Spanish: a house card’s recent commands are sentences with their state a
     await card.getByText('Trampillas').first().waitFor();
     const wordsAsked = () => requested.filter((path) => /command-(terms|row)\.ts$/.test(path));
     assert.deepEqual(wordsAsked(), [], 'the command words load with the first screen');
-    await card.getByRole('heading', { name: 'Órdenes recientes' }).scrollIntoViewIfNeeded();
     const recent = card.getByRole('list', { name: 'Órdenes recientes' });
     const newest = recent.locator('li.command').first();
-    await newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }).waitFor();
+    await scrollUntilShown(
+      card.getByRole('heading', { name: 'Órdenes recientes' }),
+      newest.getByText('Cerrar las trampillas 1 y 2', { exact: true }),
+    );
     await newest.locator('.status', { hasText: /^(cumplida|en cola|entregada)$/ }).waitFor();
     await recent.getByText('Fijar la temperatura objetivo en 24 °C', { exact: true }).first().waitFor();
     const visible = await visibleText(page);
@@ -453,12 +462,13 @@ test('US units: a target temperature typed in °F on the house command form is s
     assert.equal(sent.body.data[0]?.command, 'climate.set_target');
     assert.deepEqual(sent.body.data[0]?.params, { temp_c: 25 }, '77 °F is 25 °C');
     // The card's recent commands say it back in °F.
-    await card.getByRole('heading', { name: 'Recent commands' }).scrollIntoViewIfNeeded();
-    await card
-      .getByRole('list', { name: 'Recent commands' })
-      .getByText(/^Set the target temperature to 77\s?°F$/)
-      .first()
-      .waitFor();
+    await scrollUntilShown(
+      card.getByRole('heading', { name: 'Recent commands' }),
+      card
+        .getByRole('list', { name: 'Recent commands' })
+        .getByText(/^Set the target temperature to 77\s?°F$/)
+        .first(),
+    );
     await screenshot(page, 'words-house-commands-us-phone');
     assert.deepEqual(problems, []);
   } finally {
