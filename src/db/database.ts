@@ -6,12 +6,12 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import type { Config } from '../config.ts';
 import { metrics } from '../lib/metrics.ts';
 import type { Engine } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
 import { nameStatementsOn } from './named-statements.ts';
+import { loadPg } from './pg-driver.ts';
 import type { DB } from './schema.ts';
 import { openSqlite, openSqliteReader } from './sqlite-adapter.ts';
 import { startBackgroundCheckpoints } from './sqlite-checkpoint.ts';
@@ -27,10 +27,6 @@ export interface Database {
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
-
-// int8 (bigint) columns hold epoch milliseconds and counts, all well inside 2^53: parse to numbers.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
 /**
  * The data folder, created readable by this user only (0700): it holds the database and the first
@@ -86,6 +82,7 @@ export async function openDatabase(
 ): Promise<Database> {
   let database: Database;
   if (config.databaseUrl) {
+    const pg = await loadPg();
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.pgPoolSize });
     // An idle connection closed by the server (restart, failover, admin kill) must not crash the
     // process: the pool drops it and opens a new one on the next query.

@@ -15,8 +15,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { isPostgres } from './engine.ts';
+import { loadPg } from './pg-driver.ts';
 import type { Db } from './schema.ts';
 
 /** Every channel, written once: a misspelt channel fails to compile. */
@@ -183,7 +184,8 @@ function openPgBus(url: string, options: BusOptions): Bus {
   let retryMs = 100;
 
   const connect = async (): Promise<pg.Client> => {
-    const next = new pg.Client({ connectionString: url });
+    const { Client } = await loadPg();
+    const next = new Client({ connectionString: url });
     next.on('notification', (message) => {
       for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });

@@ -6,11 +6,12 @@
  * inside the connection's own DNS lookup, so neither DNS rebinding nor a redirect can reach a private
  * address. On top: a connect timeout, a response-headers timeout and a deadline for the whole exchange, a
  * cap on the answer's size, redirects not followed unless the caller allows some (each hop guarded again),
- * one User-Agent, and keep-alive pooling. Every failure is an `OutboundError` whose `kind` callers branch
+ * one User-Agent, and keep-alive pooling. undici is loaded on the first request: most processes never send
+ * one, and it is the largest library the server would otherwise hold from its start. Every failure is an `OutboundError` whose `kind` callers branch
  * on and whose message reads as the outcome ("refused: …", "timed out: …", "connection refused
  * (ECONNREFUSED)").
  */
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import {
   type AddressPolicy,
   bareHost,
@@ -89,8 +90,12 @@ const ON_USED_CONNECTION = Symbol('onUsedConnection');
  * A connector that refuses what the guard refuses: IP literals here (they never reach a lookup), names in
  * the connection's lookup, so the address checked is the address connected to.
  */
-function connectorFor(policy: AddressPolicy | null, connectTimeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({
+function connectorFor(
+  undici: Undici,
+  policy: AddressPolicy | null,
+  connectTimeoutMs: number,
+): buildConnector.connector {
+  const connect = undici.buildConnector({
     timeout: connectTimeoutMs,
     allowH2: false,
     ...(policy ? { lookup: guardedLookupWith(policy) } : {}),
@@ -122,7 +127,12 @@ function connectorFor(policy: AddressPolicy | null, connectTimeoutMs: number): b
 // opened with private addresses allowed are never reused by a guarded request.
 const agents = new Map<AddressPolicy | null, Map<number, Agent>>();
 
-function agentFor(policy: AddressPolicy | null, connectTimeoutMs: number): Agent {
+type Undici = typeof import('undici');
+let undiciLoaded: Promise<Undici> | null = null;
+
+async function agentFor(policy: AddressPolicy | null, connectTimeoutMs: number): Promise<Agent> {
+  undiciLoaded ??= import('undici');
+  const undici = await undiciLoaded;
   let byTimeout = agents.get(policy);
   if (!byTimeout) {
     byTimeout = new Map();
@@ -130,7 +140,7 @@ function agentFor(policy: AddressPolicy | null, connectTimeoutMs: number): Agent
   }
   let agent = byTimeout.get(connectTimeoutMs);
   if (!agent) {
-    agent = new Agent({ connect: connectorFor(policy, connectTimeoutMs) });
+    agent = new undici.Agent({ connect: connectorFor(undici, policy, connectTimeoutMs) });
     byTimeout.set(connectTimeoutMs, agent);
   }
   return agent;
@@ -358,7 +368,6 @@ async function send(request: OutboundRequest, policy: AddressPolicy | null): Pro
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('deadline')), timeoutMs);
   const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
-  const agent = agentFor(policy, limits.connectTimeoutMs);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     if (name.toLowerCase() !== 'user-agent') headers[name] = value;
@@ -367,6 +376,7 @@ async function send(request: OutboundRequest, policy: AddressPolicy | null): Pro
   // Whether the last hop's status and headers arrived, so a timeout can say which part was missing.
   let answered = false;
   try {
+    const agent = await agentFor(policy, limits.connectTimeoutMs);
     let hop: Hop = {
       url: parseTarget(request.url, 'url'),
       method: (request.method ?? (request.body === undefined ? 'GET' : 'POST')).toUpperCase(),

@@ -9,7 +9,7 @@ import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { Config } from '../../config.ts';
 import { type DeviceKeyHooks, NO_DEVICE_KEY_HOOKS } from '../devices/service.ts';
 import { createMqttBroker, type MqttBroker, type MqttDeps } from './broker.ts';
-import { type BrokerState, ExternalBroker } from './external.ts';
+import type { BrokerState } from './external.ts';
 
 export type ListenerState = 'up' | 'down' | 'off';
 
@@ -51,6 +51,8 @@ async function installExternal(
   deps: InstallDeps,
   broker: NonNullable<Config['mqttBroker']>,
 ): Promise<MqttService> {
+  // Loaded here: the embedded broker (the default) never needs the MQTT client library.
+  const { ExternalBroker } = await import('./external.ts');
   const external = new ExternalBroker({
     database: deps.database,
     config: { ...deps.config, mqttBroker: broker },

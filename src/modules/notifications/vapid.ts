@@ -18,7 +18,7 @@ export async function vapidKeys(
   if (!keys) {
     let row = await storedKeys(db);
     if (!row) {
-      const made = newVapidKeys();
+      const made = await newVapidKeys();
       await insertKeysOnce(db, { public_key: made.publicKey, private_key: made.privateKey }, Date.now());
       row = await storedKeys(db);
     }

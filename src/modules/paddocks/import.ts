@@ -5,8 +5,7 @@
  * preview, with warnings about what looks wrong (import-warnings.ts); otherwise every outline is created in
  * one transaction, or none.
  */
-import { gpx, kml } from '@tmcw/togeojson';
-import { DOMParser, type Document as XmlDocument } from '@xmldom/xmldom';
+import type { Document as XmlDocument } from '@xmldom/xmldom';
 import type { Feature, Geometry, Position } from 'geojson';
 import { oneLineName } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
@@ -54,7 +53,9 @@ function sniff(content: string): ImportFormat {
   );
 }
 
-function parseXml(content: string, format: ImportFormat): XmlDocument {
+/** KML and GPX read with togeojson over xmldom's parser, both loaded with the first such file. */
+async function parseXml(content: string, format: ImportFormat): Promise<XmlDocument> {
+  const { DOMParser } = await import('@xmldom/xmldom');
   const problems: string[] = [];
   let doc: XmlDocument | null = null;
   try {
@@ -76,9 +77,12 @@ function parseXml(content: string, format: ImportFormat): XmlDocument {
 }
 
 /** The file's features, as GeoJSON. */
-function featuresOf(content: string, format: ImportFormat): Feature<Geometry | null>[] {
-  if (format === 'kml') return kml(parseXml(content, 'kml')).features;
-  if (format === 'gpx') return gpx(parseXml(content, 'gpx')).features;
+async function featuresOf(content: string, format: ImportFormat): Promise<Feature<Geometry | null>[]> {
+  if (format === 'kml' || format === 'gpx') {
+    const doc = await parseXml(content, format);
+    const { gpx, kml } = await import('@tmcw/togeojson');
+    return (format === 'kml' ? kml(doc) : gpx(doc)).features;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);
@@ -172,9 +176,12 @@ function nameOf(feature: Feature<Geometry | null>, index: number): string {
  * `create`, `skip` (not an area: left out, the import goes on) or `refuse` (an area whose outline fails the
  * check: the import is refused until it is fixed).
  */
-export function previewImport(input: PaddockImportInput, context: ImportContext | null): PaddockPreview[] {
+export async function previewImport(
+  input: PaddockImportInput,
+  context: ImportContext | null,
+): Promise<PaddockPreview[]> {
   const format = input.format ?? sniff(input.content);
-  const features = featuresOf(input.content, format);
+  const features = await featuresOf(input.content, format);
   const preview = features.map((feature, index): PaddockPreview => {
     const name = nameOf(
       isPlainObject(feature) ? feature : { type: 'Feature', properties: {}, geometry: null },
@@ -253,7 +260,7 @@ export async function importPaddocks(
   const farm = await requireFarm(db, scope, farmId);
   // The warnings are for the person looking at the dry run; an import that goes ahead needs none.
   const context = input.dry_run ? await importContext(db, farm) : null;
-  const preview = previewImport(input, context);
+  const preview = await previewImport(input, context);
   if (input.dry_run) return { dry_run: true, data: preview };
   const refused = preview.find((p) => p.action === 'refuse');
   if (refused) {

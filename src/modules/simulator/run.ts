@@ -5,7 +5,7 @@
  * report where they are, starting at the farm's place (or inside its first drawn paddock): a house told to
  * move steps there at its rate, so the map moves it and its crossings into paddocks are recorded.
  */
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { DEVICE_TYPES } from '../../domain/devices.ts';
 import { offsetM } from '../../lib/geo.ts';
 import { mulberry32 } from '../../lib/random.ts';
@@ -209,6 +209,8 @@ async function connectMqtt(
   },
 ): Promise<void> {
   const { status, answer, fail } = on;
+  // The MQTT client is loaded only when a simulation speaks MQTT (the server's own start never needs it).
+  const { default: mqtt } = await import('mqtt');
   const client = await mqtt.connectAsync(mqttUrl, {
     username: device.id,
     password: device.key,

@@ -1,9 +1,9 @@
 /**
  * Email through the operator's SMTP server (FARMSTEAD_SMTP_URL) with nodemailer: plain text, a link to
  * the alert. No SMTP configured: email is not offered at all. The adapter (emailChannel) reads the person's
- * address; the sending itself touches no database.
+ * address; the sending itself touches no database. nodemailer is loaded with the first email sent.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { personById } from '../audience.ts';
 import { ackPageUrl, emailText, say } from '../content.ts';
 import { type ChannelAdapter, isUrgentAlert } from './types.ts';
@@ -17,10 +17,13 @@ export interface EmailResult {
 
 const transports = new Map<string, Transporter>();
 
-function transportFor(smtpUrl: string, timeoutMs: number): Transporter {
+async function transportFor(smtpUrl: string, timeoutMs: number): Promise<Transporter> {
   const key = `${timeoutMs} ${smtpUrl}`;
   let transport = transports.get(key);
   if (!transport) {
+    const { default: nodemailer } = await import('nodemailer');
+    transport = transports.get(key);
+    if (transport) return transport;
     // nodemailer reads the server, port, TLS and credentials from the URL; the deadlines are ours.
     transport = nodemailer.createTransport({
       url: smtpUrl,
@@ -47,7 +50,8 @@ export async function sendEmail(
   message: { from: string; to: string; subject: string; text: string; urgent: boolean; timeoutMs: number },
 ): Promise<EmailResult> {
   try {
-    const info = await transportFor(smtpUrl, message.timeoutMs).sendMail({
+    const transport = await transportFor(smtpUrl, message.timeoutMs);
+    const info = await transport.sendMail({
       from: message.from,
       to: message.to,
       subject: message.subject,

@@ -3,9 +3,10 @@
  * and signs (`generateRequestDetails`), and the request it describes goes out through the outbound client
  * (lib/outbound.ts). The push service's address is a person's browser's choice, so the SSRF guard checks it
  * when the subscription is saved (checkPushEndpoint) and again inside each connection, unless
- * FARMSTEAD_WEBHOOK_ALLOW_PRIVATE allows private addresses. Touches no database.
+ * FARMSTEAD_WEBHOOK_ALLOW_PRIVATE allows private addresses. Touches no database. `web-push` (and the ASN.1
+ * and big-number libraries under it) is loaded when first needed: most servers never send a push.
  */
-import webPush from 'web-push';
+import type webPush from 'web-push';
 import { checkOutboundUrl } from '../../../calls/outbound-url.ts';
 import { invalid } from '../../../domain/errors.ts';
 import { OutboundError, sendOutbound } from '../../../lib/outbound.ts';
@@ -34,8 +35,15 @@ export interface PushResult {
 // A push service answers with an empty body or a short error; the answer keeps its first 200 characters.
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export function newVapidKeys(): { publicKey: string; privateKey: string } {
-  return webPush.generateVAPIDKeys();
+let webPushLoaded: Promise<typeof webPush> | null = null;
+
+function loadWebPush(): Promise<typeof webPush> {
+  webPushLoaded ??= import('web-push').then((m) => m.default);
+  return webPushLoaded;
+}
+
+export async function newVapidKeys(): Promise<{ publicKey: string; privateKey: string }> {
+  return (await loadWebPush()).generateVAPIDKeys();
 }
 
 /** Validates a subscription's endpoint for saving: https, and a public address unless private ones are allowed. */
@@ -66,7 +74,7 @@ export async function sendPush(
 ): Promise<PushResult> {
   let request: webPush.RequestDetails;
   try {
-    request = webPush.generateRequestDetails(
+    request = (await loadWebPush()).generateRequestDetails(
       { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
       payload,
       {
