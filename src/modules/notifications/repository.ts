@@ -255,15 +255,28 @@ export async function claimDueNotifications(
 }
 
 /** The channels each person was told on about an alert (notices that were sent). */
-export function toldAbout(db: Db, alertId: string) {
-  return db
+/** Who was sent each of these alerts' opening notice, and on which channel, by alert (one query). */
+export async function toldAbout(
+  db: Db,
+  alertIds: readonly string[],
+): Promise<Map<string, { person_id: string; channel: NotificationChannel }[]>> {
+  const told = new Map<string, { person_id: string; channel: NotificationChannel }[]>();
+  if (alertIds.length === 0) return told;
+  const rows = await db
     .selectFrom('notifications')
-    .select(['person_id', 'channel'])
+    .select(['alert_id', 'person_id', 'channel'])
     .distinct()
-    .where('alert_id', '=', alertId)
+    .where('alert_id', 'in', alertIds)
     .where('kind', '=', 'alert')
     .where('status', '=', 'sent')
     .execute();
+  for (const row of rows) {
+    if (!row.alert_id) continue;
+    const list = told.get(row.alert_id) ?? [];
+    list.push({ person_id: row.person_id, channel: row.channel });
+    told.set(row.alert_id, list);
+  }
+  return told;
 }
 
 // Escalations ------------------------------------------------------------------------------------------
@@ -277,7 +290,12 @@ export async function startEscalation(db: Db, row: { alert_id: string; farm_id: 
 }
 
 export async function endEscalation(db: Db, alertId: string): Promise<void> {
-  await db.deleteFrom('alert_escalations').where('alert_id', '=', alertId).execute();
+  await endEscalations(db, [alertId]);
+}
+
+export async function endEscalations(db: Db, alertIds: readonly string[]): Promise<void> {
+  if (alertIds.length === 0) return;
+  await db.deleteFrom('alert_escalations').where('alert_id', 'in', alertIds).execute();
 }
 
 /** Escalations due at `now`, soonest first; on PostgreSQL those no other worker holds. */
