@@ -7,9 +7,9 @@
  * address. On top: a connect timeout, a response-headers timeout and a deadline for the whole exchange, a
  * cap on the answer's size, redirects not followed unless the caller allows some (each hop guarded again),
  * one User-Agent, and keep-alive pooling. undici is loaded on the first request: most processes never send
- * one, and it is the largest library the server would otherwise hold from its start. Every failure is an `OutboundError` whose `kind` callers branch
- * on and whose message reads as the outcome ("refused: …", "timed out: …", "connection refused
- * (ECONNREFUSED)").
+ * one, and it is the largest library the server would otherwise hold from its start. Every failure is an
+ * `OutboundError` whose `kind` callers branch on and whose message reads as the outcome ("refused: …",
+ * "timed out: …", "connection refused (ECONNREFUSED)").
  */
 import type { Agent, buildConnector, Dispatcher } from 'undici';
 import {
