@@ -13,8 +13,9 @@ import { parseJson } from '../../lib/json.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 import { alertById, farmById, type PersonRow, peopleOfAccount } from './audience.ts';
 import { alertNotice, alertUrl } from './content.ts';
+import { advanceEscalation, dueEscalations, endEscalation } from './escalation-repository.ts';
 import { notificationRow, reachOf } from './plan.ts';
-import { advanceEscalation, dueEscalations, endEscalation, insertNotifications } from './repository.ts';
+import { insertNotifications } from './repository.ts';
 
 function peopleOfStep(step: EscalationStep, people: readonly PersonRow[]): PersonRow[] {
   if (step.notify === 'everyone') return [...people];

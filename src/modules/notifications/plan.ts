@@ -33,13 +33,8 @@ import { alertById, farmById, type PersonRow, peopleOfAccount } from './audience
 import { channel } from './channels/registry.ts';
 import type { ServerSetup } from './channels/types.ts';
 import { type AlertFacts, alertNotice, alertUrl, DEFAULT_READER, resolvedNotice } from './content.ts';
-import {
-  endEscalations,
-  insertNotifications,
-  startEscalation,
-  storedSettingsOf,
-  toldAbout,
-} from './repository.ts';
+import { endEscalations, startEscalation } from './escalation-repository.ts';
+import { insertNotifications, storedSettingsOf, toldAbout } from './repository.ts';
 import { effectiveSettings, type PersonFarmSettings, releaseTime } from './settings.ts';
 
 /** An alert event older than this when read wakes nobody (a worker that was down for long, a bulk import). */

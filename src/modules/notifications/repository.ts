@@ -1,15 +1,14 @@
 /**
  * The notifications' queries, on the tables this module owns only: the VAPID key pair, push subscriptions,
- * settings, channel targets, the notifications queue (a kind of the one delivery queue), escalations and
- * acknowledge tokens. What it reads of other modules' tables goes through their owners: people
+ * settings, channel targets, the notifications queue (a kind of the one delivery queue) and acknowledge
+ * tokens; the escalations' in escalation-repository.ts. What it reads of other modules' tables goes through their owners: people
  * (people/repository.ts), farms (farms/repository.ts), alerts (alerts/repository.ts) and the outbox's
  * notification cursor (db/statements/outbox.ts); see audience.ts.
  */
 import type { Insertable, Selectable } from 'kysely';
 import { claimDue, type Leased, pruneSettled, type QueueTable } from '../../db/delivery-queue.ts';
-import { isPostgres } from '../../db/engine.ts';
 import { fetchPage, type PageRequest } from '../../db/pagination.ts';
-import type { Db, Trx } from '../../db/schema.ts';
+import type { Db } from '../../db/schema.ts';
 import type {
   NotificationChannel,
   NotificationsTable,
@@ -277,50 +276,6 @@ export async function toldAbout(
     told.set(row.alert_id, list);
   }
   return told;
-}
-
-// Escalations ------------------------------------------------------------------------------------------
-
-export async function startEscalation(db: Db, row: { alert_id: string; farm_id: string; next_at: number }) {
-  await db
-    .insertInto('alert_escalations')
-    .values({ ...row, step: 0 })
-    .onConflict((oc) => oc.column('alert_id').doNothing())
-    .execute();
-}
-
-export async function endEscalation(db: Db, alertId: string): Promise<void> {
-  await endEscalations(db, [alertId]);
-}
-
-export async function endEscalations(db: Db, alertIds: readonly string[]): Promise<void> {
-  if (alertIds.length === 0) return;
-  await db.deleteFrom('alert_escalations').where('alert_id', 'in', alertIds).execute();
-}
-
-/** Escalations due at `now`, soonest first; on PostgreSQL those no other worker holds. */
-export function dueEscalations(trx: Trx, now: number, limit: number) {
-  let q = trx
-    .selectFrom('alert_escalations')
-    .select(['alert_id', 'farm_id', 'step', 'next_at'])
-    .where('next_at', '<=', now)
-    .orderBy('next_at')
-    .limit(limit);
-  if (isPostgres(trx)) q = q.forUpdate().skipLocked();
-  return q.execute();
-}
-
-export async function advanceEscalation(
-  db: Db,
-  alertId: string,
-  step: number,
-  nextAt: number,
-): Promise<void> {
-  await db
-    .updateTable('alert_escalations')
-    .set({ step, next_at: nextAt })
-    .where('alert_id', '=', alertId)
-    .execute();
 }
 
 // Acknowledge tokens -----------------------------------------------------------------------------------
