@@ -368,7 +368,7 @@ async function browse(language: Language, size: typeof PHONE) {
         })()`);
       }
       const path = new URL(`${world.base}${shown.path}`).pathname;
-      await page.waitForFunction(`location.pathname === ${JSON.stringify(path)}`);
+      await page.waitForURL((url) => url.pathname === path);
       await page.locator('main h1').first().waitFor();
       await waitFor(
         `${shown.path} shown`,
