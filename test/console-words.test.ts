@@ -692,6 +692,13 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
   );
   const pip = found.body.data.find((a) => a.name === 'Pip');
   assert.ok(pip, 'the sample farm has Pip, inside his meat withdrawal');
+  // A medicine whose label sets another period for sheep: the cabinet names the species in Spanish.
+  await make.created(world.t, world.account.test_key, `/v1/farms/${farm}/medicines`, {
+    name: 'Pen & Strep',
+    unit: 'ml',
+    withdrawal: { meat_days: 23, milk_days: 3 },
+    species_withdrawal: { sheep: { meat_days: 18 } },
+  });
   await person.request('PATCH', '/v1/me', { body: { language: 'es' } });
   const pages: SpanishPage[] = [
     {
@@ -770,8 +777,22 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       name: 'medicines',
       path: '/medicines',
       heading: 'Botiquín',
-      spanish: ['Retiro según la etiqueta', 'Lote ', 'Vence', 'Autorizado para vacuno'],
-      english: ['Withdrawal on the label', 'Batch ', 'Expires', 'Licensed for', 'left of'],
+      spanish: [
+        'Retiro según la etiqueta',
+        'Lote ',
+        'Vence',
+        'Autorizado para vacuno',
+        'Para ovino: carne 18',
+      ],
+      english: [
+        'Withdrawal on the label',
+        'Batch ',
+        'Expires',
+        'Licensed for',
+        'left of',
+        'For sheep',
+        'Para sheep',
+      ],
     },
     {
       name: 'treat',

@@ -139,7 +139,7 @@ function MedicineCard({
     <dl class="facts label-periods">${Object.entries(FOODS).map(([food, name]) => html`<div><dt>${w(name)}</dt><dd>${period(m.withdrawal[`${food as keyof typeof FOODS}_days`])}</dd></div>`)}</dl>
     ${Object.entries(m.species_withdrawal ?? {}).map(
       ([name, days]) =>
-        html`<p class="small">${w('for_species', { species: name, meat: period(days.meat_days), milk: period(days.milk_days), eggs: period(days.eggs_days) })}</p>`,
+        html`<p class="small">${w('for_species', { species: speciesWord(reader.language, name), meat: period(days.meat_days), milk: period(days.milk_days), eggs: period(days.eggs_days) })}</p>`,
     )}
     <p class="small">${licensed.length > 0 ? w('licensed_for', { species: listOf(licensed.map((s) => speciesWord(reader.language, s))) }) : w('licensed_all')}</p>
     ${
