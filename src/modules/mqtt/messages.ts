@@ -13,10 +13,15 @@ import { answerCommand } from '../commands/service.ts';
 import { IngestBody, type IngestInput, type IngestResult } from '../ingest/schemas.ts';
 import { type IngestOptions, ingestReport } from '../ingest/service.ts';
 
-// Bodies are checked strictly, as HTTP bodies are: no coercion, unknown members rejected.
-const ajv = makeAjv({ coerceTypes: false });
-const validateReport = ajv.compile(IngestBody);
-const validateAnswer = ajv.compile(AnswerCommandBody);
+// Bodies are checked strictly, as HTTP bodies are: no coercion, unknown members rejected. Compiled on the
+// first message (a process serving no device never compiles them; they were a twentieth of its start).
+let validators: { report: ValidateFunction; answer: ValidateFunction } | null = null;
+function validatorsOnce(): { report: ValidateFunction; answer: ValidateFunction } {
+  if (validators) return validators;
+  const ajv = makeAjv({ coerceTypes: false });
+  validators = { report: ajv.compile(IngestBody), answer: ajv.compile(AnswerCommandBody) };
+  return validators;
+}
 
 /** Parses and checks a JSON payload; an empty payload is no body (a heartbeat, for a report). */
 function parsePayload<T>(payload: Buffer, validate: ValidateFunction, required: boolean): T | undefined {
@@ -62,7 +67,7 @@ export function handleReport(
     ingestReport(
       db,
       { deviceId, transport: 'mqtt' },
-      parsePayload<IngestInput>(payload, validateReport, false),
+      parsePayload<IngestInput>(payload, validatorsOnce().report, false),
       now,
       options,
     ),
@@ -78,7 +83,11 @@ export function handleCommandResult(
   now: number,
 ): Promise<Outcome<Command>> {
   return attempt(async () => {
-    const input = parsePayload<AnswerCommandInput>(payload, validateAnswer, true) as AnswerCommandInput;
+    const input = parsePayload<AnswerCommandInput>(
+      payload,
+      validatorsOnce().answer,
+      true,
+    ) as AnswerCommandInput;
     return answerCommand(db, { deviceId }, commandId, input, now);
   });
 }
