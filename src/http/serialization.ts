@@ -43,27 +43,62 @@ export function nullableAsTypeList(schema: unknown): unknown {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-/** Serializers by shared schemas and options, then by route schema (both as JSON text). */
-const compiled = new Map<string, Map<string, () => Serializer>>();
+/** Per shared schemas and options (as JSON text): their compiler, made once, and the serializers by route schema. */
+const compiled = new Map<
+  string,
+  { compile: () => ReturnType<typeof compileUncached>; serializers: Map<string, () => Serializer> }
+>();
+
+/** A number per object seen: shared schemas are module constants, the same objects in every app. */
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+/** The JSON key of shared schemas, by the identities of the schema objects (see contextOf). */
+const contextByIdentity = new Map<string, string>();
+
+/**
+ * The cache key of shared schemas and options: their JSON text. Fastify asks for a factory once per plugin
+ * context, each time with a new object holding the same schema objects, and writing the JSON of every shared
+ * schema each time was a fifth of building an app: the same schema objects give the same key without it.
+ */
+function contextOf(externalSchemas: Record<string, unknown> | undefined, options: unknown): string {
+  const optionsJson = JSON.stringify(options ?? null);
+  const ids = Object.entries(externalSchemas ?? {}).map(([name, schema]) => {
+    if (typeof schema !== 'object' || schema === null) return `${name}=${JSON.stringify(schema)}`;
+    let id = identities.get(schema);
+    if (id === undefined) {
+      id = nextIdentity++;
+      identities.set(schema, id);
+    }
+    return `${name}=${id}`;
+  });
+  const identityKey = `${ids.join(',')}|${optionsJson}`;
+  let context = contextByIdentity.get(identityKey);
+  if (context === undefined) {
+    context = JSON.stringify([externalSchemas ?? null, options ?? null]);
+    contextByIdentity.set(identityKey, context);
+  }
+  return context;
+}
 
 export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-  const compile = compileUncached(
-    nullableAsTypeList(externalSchemas ?? {}) as typeof externalSchemas,
-    options,
-  );
-  const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
-  let serializers = compiled.get(context);
-  if (!serializers) {
-    serializers = new Map();
-    compiled.set(context, serializers);
+  const context = contextOf(externalSchemas as Record<string, unknown> | undefined, options);
+  let entry = compiled.get(context);
+  if (!entry) {
+    entry = {
+      compile: lazily(() =>
+        compileUncached(nullableAsTypeList(externalSchemas ?? {}) as typeof externalSchemas, options),
+      ),
+      serializers: new Map(),
+    };
+    compiled.set(context, entry);
   }
-  const cache = serializers;
+  const { compile, serializers: cache } = entry;
   return (route) => {
     const key = JSON.stringify(route.schema ?? null);
     let serializer = cache.get(key);
     if (!serializer) {
       serializer = lazily(() =>
-        compile({ ...route, schema: nullableAsTypeList(route.schema) as typeof route.schema }),
+        compile()({ ...route, schema: nullableAsTypeList(route.schema) as typeof route.schema }),
       );
       cache.set(key, serializer);
     }
