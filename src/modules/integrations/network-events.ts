@@ -8,6 +8,7 @@ import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { lazily } from '../../lib/compile-lazily.ts';
 import { parseIso } from '../../lib/time.ts';
 
 interface DeviceIds {
@@ -60,13 +61,13 @@ const ajv = makeAjv({ coerceTypes: false });
 
 /**
  * A checker for one event body: the schema's Ajv validator with the Error object on failure. The validator
- * is compiled on the first body it checks: most servers never hear from a network server, and compiling
+ * is compiled on the first body it checks (`lib/compile-lazily.ts`): most servers never hear from a network server, and compiling
  * every event's validator at start was about a tenth of loading the service.
  */
 export function checker<T>(schema: TSchema, what: string): (body: unknown) => T {
-  let validate: ValidateFunction | null = null;
+  const validateOnce = lazily((): ValidateFunction => ajv.compile(schema));
   return (body) => {
-    validate ??= ajv.compile(schema);
+    const validate = validateOnce();
     if (validate(body)) return body as T;
     const issue = validate.errors?.[0];
     if (!issue) throw new AppError('invalid_request', `The ${what} body is not valid.`);

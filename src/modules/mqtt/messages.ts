@@ -8,20 +8,17 @@ import { parseJsonBody } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, type ErrorBody, errorBody } from '../../domain/errors.ts';
 import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { lazily } from '../../lib/compile-lazily.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';
 import { answerCommand } from '../commands/service.ts';
 import { IngestBody, type IngestInput, type IngestResult } from '../ingest/schemas.ts';
 import { type IngestOptions, ingestReport } from '../ingest/service.ts';
 
 // Bodies are checked strictly, as HTTP bodies are: no coercion, unknown members rejected. Compiled on the
-// first message (a process serving no device never compiles them; they were a twentieth of its start).
-let validators: { report: ValidateFunction; answer: ValidateFunction } | null = null;
-function validatorsOnce(): { report: ValidateFunction; answer: ValidateFunction } {
-  if (validators) return validators;
-  const ajv = makeAjv({ coerceTypes: false });
-  validators = { report: ajv.compile(IngestBody), answer: ajv.compile(AnswerCommandBody) };
-  return validators;
-}
+// first message (`lib/compile-lazily.ts`): a process serving no device never compiles them.
+const ajv = lazily(() => makeAjv({ coerceTypes: false }));
+const validateReport = lazily(() => ajv().compile(IngestBody));
+const validateAnswer = lazily(() => ajv().compile(AnswerCommandBody));
 
 /** Parses and checks a JSON payload; an empty payload is no body (a heartbeat, for a report). */
 function parsePayload<T>(payload: Buffer, validate: ValidateFunction, required: boolean): T | undefined {
@@ -67,7 +64,7 @@ export function handleReport(
     ingestReport(
       db,
       { deviceId, transport: 'mqtt' },
-      parsePayload<IngestInput>(payload, validatorsOnce().report, false),
+      parsePayload<IngestInput>(payload, validateReport(), false),
       now,
       options,
     ),
@@ -83,11 +80,7 @@ export function handleCommandResult(
   now: number,
 ): Promise<Outcome<Command>> {
   return attempt(async () => {
-    const input = parsePayload<AnswerCommandInput>(
-      payload,
-      validatorsOnce().answer,
-      true,
-    ) as AnswerCommandInput;
+    const input = parsePayload<AnswerCommandInput>(payload, validateAnswer(), true) as AnswerCommandInput;
     return answerCommand(db, { deviceId }, commandId, input, now);
   });
 }
