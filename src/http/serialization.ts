@@ -43,7 +43,11 @@ export function nullableAsTypeList(schema: unknown): unknown {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-/** Per shared schemas and options (as JSON text): their compiler, made once, and the serializers by route schema. */
+
+/**
+ * Per shared schemas and options (as JSON text): their compiler, made once, and the serializers by route
+ * schema (as JSON text).
+ */
 const compiled = new Map<
   string,
   { compile: () => ReturnType<typeof compileUncached>; serializers: Map<string, () => Serializer> }

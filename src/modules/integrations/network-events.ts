@@ -61,8 +61,8 @@ const ajv = makeAjv({ coerceTypes: false });
 
 /**
  * A checker for one event body: the schema's Ajv validator with the Error object on failure. The validator
- * is compiled on the first body it checks (`lib/compile-lazily.ts`): most servers never hear from a network server, and compiling
- * every event's validator at start was about a tenth of loading the service.
+ * is compiled on the first body it checks (`lib/compile-lazily.ts`): most servers never hear from a network
+ * server, and compiling every event's validator at start was about a tenth of loading the service.
  */
 export function checker<T>(schema: TSchema, what: string): (body: unknown) => T {
   const validateOnce = lazily((): ValidateFunction => ajv.compile(schema));
