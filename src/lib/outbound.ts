@@ -2,7 +2,7 @@
  * The one way out of the building: every HTTP request the service sends to an address someone chose
  * (webhooks, LoRaWAN network servers, push services, client metadata documents, notification services)
  * goes through `sendOutbound`. It is undici's `Agent` (the engine of Node's own fetch) with a connector that
- * checks the address the connection really goes to (url-guard.ts): an IP literal before connecting, a name
+ * checks the address the connection really goes to (outbound-connections.ts, with url-guard.ts): an IP literal before connecting, a name
  * inside the connection's own DNS lookup, so neither DNS rebinding nor a redirect can reach a private
  * address. On top: a connect timeout, a response-headers timeout and a deadline for the whole exchange, a
  * cap on the answer's size, redirects not followed unless the caller allows some (each hop guarded again),
@@ -11,15 +11,9 @@
  * `OutboundError` whose `kind` callers branch on and whose message reads as the outcome ("refused: …",
  * "timed out: …", "connection refused (ECONNREFUSED)").
  */
-import type { Agent, buildConnector, Dispatcher } from 'undici';
-import {
-  type AddressPolicy,
-  bareHost,
-  guardedLookupWith,
-  literalRefusal,
-  RefusedAddressError,
-  refusalReason,
-} from './url-guard.ts';
+import type { Agent, Dispatcher } from 'undici';
+import { agentFor, onUsedConnection } from './outbound-connections.ts';
+import { type AddressPolicy, RefusedAddressError, refusalReason } from './url-guard.ts';
 
 /** Sent on every request; callers cannot set their own (one name for the service in receivers' logs). */
 export const OUTBOUND_USER_AGENT = 'Farmstead/1.0';
@@ -81,69 +75,6 @@ export interface OutboundResponse {
   body: Buffer;
   /** The URL that answered (another than the one asked for after a redirect). */
   url: string;
-}
-
-// Marks a socket error raised on a connection that had already carried an exchange (see sendOnce).
-const ON_USED_CONNECTION = Symbol('onUsedConnection');
-
-/**
- * A connector that refuses what the guard refuses: IP literals here (they never reach a lookup), names in
- * the connection's lookup, so the address checked is the address connected to.
- */
-function connectorFor(
-  undici: Undici,
-  policy: AddressPolicy | null,
-  connectTimeoutMs: number,
-): buildConnector.connector {
-  const connect = undici.buildConnector({
-    timeout: connectTimeoutMs,
-    allowH2: false,
-    ...(policy ? { lookup: guardedLookupWith(policy) } : {}),
-  });
-  return (options, callback) => {
-    if (policy) {
-      const refused = literalRefusal(bareHost(options.hostname), policy);
-      if (refused) {
-        callback(refused, null);
-        return;
-      }
-    }
-    connect(options, (err, socket) => {
-      if (err || !socket) {
-        callback(err ?? new Error('no socket'), null);
-        return;
-      }
-      // A reset on a kept-alive connection: undici gives the bare socket error, so say here whether the
-      // connection had carried an earlier answer (TLS counts only application bytes, so 0 on a new one).
-      socket.prependListener('error', (socketError: Error & { [ON_USED_CONNECTION]?: boolean }) => {
-        if (socket.bytesRead > 0) socketError[ON_USED_CONNECTION] = true;
-      });
-      callback(null, socket);
-    });
-  };
-}
-
-// One pool per policy and connect timeout (undici sets the connect timeout per connector); connections
-// opened with private addresses allowed are never reused by a guarded request.
-const agents = new Map<AddressPolicy | null, Map<number, Agent>>();
-
-type Undici = typeof import('undici');
-let undiciLoaded: Promise<Undici> | null = null;
-
-async function agentFor(policy: AddressPolicy | null, connectTimeoutMs: number): Promise<Agent> {
-  undiciLoaded ??= import('undici');
-  const undici = await undiciLoaded;
-  let byTimeout = agents.get(policy);
-  if (!byTimeout) {
-    byTimeout = new Map();
-    agents.set(policy, byTimeout);
-  }
-  let agent = byTimeout.get(connectTimeoutMs);
-  if (!agent) {
-    agent = new undici.Agent({ connect: connectorFor(undici, policy, connectTimeoutMs) });
-    byTimeout.set(connectTimeoutMs, agent);
-  }
-  return agent;
 }
 
 function parseTarget(raw: string | URL, what: string): URL {
@@ -240,13 +171,6 @@ function classify(
   const known = code ? BY_CODE[code] : undefined;
   const message = known ? `${known} (${code})` : code ? `${e.message} (${code})` : e?.message || String(err);
   return new OutboundError('network', message, { ...(code ? { code } : {}), cause: err });
-}
-
-/** Whether a failure before any answer happened on a kept-alive connection the server had closed. */
-function onUsedConnection(err: unknown): boolean {
-  const e = err as ErrorLike & { socket?: { bytesRead?: number }; [ON_USED_CONNECTION]?: boolean };
-  if (e?.[ON_USED_CONNECTION]) return true;
-  return e?.code === 'UND_ERR_SOCKET' && (e.socket?.bytesRead ?? 0) > 0;
 }
 
 function flatHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {

@@ -1,9 +1,9 @@
 /**
  * The notifications' queries, on the tables this module owns only: the VAPID key pair, push subscriptions,
  * settings, channel targets, the notifications queue (a kind of the one delivery queue) and acknowledge
- * tokens; the escalations' in escalation-repository.ts. What it reads of other modules' tables goes through their owners: people
- * (people/repository.ts), farms (farms/repository.ts), alerts (alerts/repository.ts) and the outbox's
- * notification cursor (db/statements/outbox.ts); see audience.ts.
+ * tokens; the escalations' are in escalation-repository.ts. What it reads of other modules' tables goes
+ * through their owners: people (people/repository.ts), farms (farms/repository.ts), alerts
+ * (alerts/repository.ts) and the outbox's notification cursor (db/statements/outbox.ts); see audience.ts.
  */
 import type { Insertable, Selectable } from 'kysely';
 import { claimDue, type Leased, pruneSettled, type QueueTable } from '../../db/delivery-queue.ts';
