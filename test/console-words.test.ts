@@ -543,6 +543,22 @@ test('Spanish: an animal’s tracker charts name each metric in words, their tim
   assert.ok(bolus?.animal_id, 'the sample farm’s Bolus 1 is in an animal');
   const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
   assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  // The axes are drawn on a canvas, out of the DOM's reach: note every text the page draws.
+  await page.addInitScript(() => {
+    type FillText = (this: unknown, text: string, ...rest: number[]) => void;
+    const page = globalThis as unknown as {
+      drawnTexts: string[];
+      CanvasRenderingContext2D: { prototype: { fillText: FillText } };
+    };
+    const drawn: string[] = [];
+    page.drawnTexts = drawn;
+    const context = page.CanvasRenderingContext2D.prototype;
+    const fillText = context.fillText;
+    context.fillText = function (text, ...rest) {
+      drawn.push(String(text));
+      fillText.call(this, text, ...rest);
+    };
+  });
   try {
     await page.goto(`${world.base}/animals/${bolus.animal_id}`);
     const chart = page.locator('figure.chart', { hasText: 'Bolus 1: Temperatura corporal, últimos 7 días' });
@@ -557,6 +573,18 @@ test('Spanish: an animal’s tracker charts name each metric in words, their tim
       said,
     );
     assert.doesNotMatch(said, /\d\.\d/, said);
+    // The value axis's ticks (a body temperature's, 38 to 40) in Spanish form, as the legend is.
+    const drawn = await page.evaluate(() => (globalThis as unknown as { drawnTexts: string[] }).drawnTexts);
+    const ticks = drawn.filter((text) => /^-?\d[\d.,]*$/.test(text));
+    assert.ok(
+      ticks.some((text) => /^3\d,\d+$/.test(text)),
+      `a temperature tick with a decimal comma: ${ticks}`,
+    );
+    assert.deepEqual(
+      ticks.filter((text) => /\d\.\d/.test(text)),
+      [],
+      'no tick is written with a decimal point',
+    );
     const visible = await visibleText(page);
     assert.doesNotMatch(visible, /\b(body\.temp_c|rumination\.min|activity\.index)\b/, visible);
     await screenshot(page, 'words-animal-tracker-chart-es-phone');

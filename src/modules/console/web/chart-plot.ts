@@ -200,7 +200,12 @@ export function drawChart(
       ],
       axes: [
         { values: timeTicks(timezone), space: 60 },
-        unit ? { size: 56, label: unitLabel(unit), labelSize: 20 } : { size: 56 },
+        // The value ticks in the reader's locale ("38,9" in Spanish); uPlot's own formatter writes a point.
+        {
+          size: 56,
+          values: (_u: uPlot, splits: number[]) => splits.map((v) => num(v, 2)),
+          ...(unit && { label: unitLabel(unit), labelSize: 20 }),
+        },
       ],
       plugins: [thresholdPlugin(lines)],
     },
