@@ -10,8 +10,7 @@ import type { Config } from '../config.ts';
 import { metrics } from '../lib/metrics.ts';
 import type { Engine } from './engine.ts';
 import { migrateToLatest } from './migrate.ts';
-import { nameStatementsOn } from './named-statements.ts';
-import { loadPg } from './pg-driver.ts';
+import { openPool } from './pg-driver.ts';
 import type { DB } from './schema.ts';
 import { openSqlite, openSqliteReader } from './sqlite-adapter.ts';
 import { startBackgroundCheckpoints } from './sqlite-checkpoint.ts';
@@ -82,19 +81,11 @@ export async function openDatabase(
 ): Promise<Database> {
   let database: Database;
   if (config.databaseUrl) {
-    const pg = await loadPg();
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.pgPoolSize });
-    // An idle connection closed by the server (restart, failover, admin kill) must not crash the
-    // process: the pool drops it and opens a new one on the next query.
-    pool.on('error', (err) => {
-      (options.onPoolError ?? defaultPoolError)(err);
-    });
-    // A connection that breaks during a query (server restart, pg_terminate_backend) fails that query, and
-    // pg also emits 'error' on the client: without a listener that would crash the process.
-    pool.on('connect', (client) => {
-      client.on('error', (err) => (options.onPoolError ?? defaultPoolError)(err));
-      nameStatementsOn(client);
-    });
+    const pool = await openPool(
+      config.databaseUrl,
+      config.pgPoolSize,
+      options.onPoolError ?? defaultPoolError,
+    );
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryTimer('postgres') });
     database = {
       db,

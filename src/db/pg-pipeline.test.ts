@@ -1,0 +1,109 @@
+/**
+ * A transaction's BEGIN travels with its first statement on PostgreSQL (src/db/pg-pipeline.ts), on the
+ * service's own pool (`openPool`): the statement is written before BEGIN's answer comes back and still runs
+ * inside the transaction; a BEGIN that fails is reported by the statement behind it, and the connection
+ * serves the next transaction.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type pg from 'pg';
+import { createPgDatabase, ENGINES } from '../../test/engines.ts';
+import { openPool } from './pg-driver.ts';
+
+interface Wire {
+  stream: { write: (chunk: unknown, ...rest: unknown[]) => boolean };
+  on(event: 'commandComplete', fn: (message: { text: string }) => void): void;
+  off(event: 'commandComplete', fn: (message: { text: string }) => void): void;
+}
+
+describe('BEGIN pipelined with the first statement', {
+  skip: ENGINES.includes('postgres') ? false : 'PostgreSQL not under test',
+}, () => {
+  let database: { url: string; drop(): Promise<void> };
+  let pool: pg.Pool;
+  let db: Kysely<{ crops: { id: string } }>;
+  const lost: Error[] = [];
+
+  before(async () => {
+    database = await createPgDatabase();
+    // One connection: every transaction below runs on the connection the test looks at.
+    pool = await openPool(database.url, 1, (err) => lost.push(err));
+    db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    await sql`create table crops (id text primary key)`.execute(db);
+  });
+
+  after(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  /** The pool's one connection, given back at once. */
+  async function theConnection(): Promise<pg.PoolClient> {
+    const client = await pool.connect();
+    client.release();
+    return client;
+  }
+
+  const stored = async () =>
+    (await db.selectFrom('crops').select('id').orderBy('id').execute()).map((r) => r.id);
+
+  test('the first statement is written before BEGIN is answered, and runs inside the transaction', async () => {
+    const wire = (await theConnection()) as unknown as { connection: Wire };
+    const seen: string[] = [];
+    const { stream } = wire.connection;
+    const write = stream.write;
+    stream.write = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
+      const text = Buffer.isBuffer(chunk) ? chunk.toString('latin1') : String(chunk);
+      if (/\bbegin\b/.test(text)) seen.push('BEGIN written');
+      if (/\bcrops\b/.test(text)) seen.push('INSERT written');
+      return write.call(this, chunk, ...rest);
+    };
+    const answered = (message: { text: string }) => seen.push(`${message.text.split(' ')[0]} answered`);
+    wire.connection.on('commandComplete', answered);
+    try {
+      const outcome = await db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`insert into crops values ('barley')`.execute(trx);
+          throw new Error('changed my mind');
+        })
+        .catch((err: unknown) => err);
+      assert.match(String(outcome), /changed my mind/);
+    } finally {
+      stream.write = write;
+      wire.connection.off('commandComplete', answered);
+    }
+    assert.deepEqual(seen, [
+      'BEGIN written',
+      'INSERT written',
+      'BEGIN answered',
+      'INSERT answered',
+      'ROLLBACK answered',
+    ]);
+    // Rolled back with the transaction: the insert ran inside it, not before it.
+    assert.deepEqual(await stored(), []);
+  });
+
+  test('a BEGIN that fails is reported by the statement behind it; the connection then serves again', async () => {
+    // A connection left inside an aborted transaction refuses BEGIN (25P02), as it refuses everything but
+    // its end.
+    const client = await pool.connect();
+    await client.query('begin');
+    await client.query('select 1 / 0').catch(() => {});
+    client.release();
+    const failed = await db
+      .transaction()
+      .execute((trx) => sql`insert into crops values ('oats')`.execute(trx))
+      .then(
+        () => null,
+        (err: unknown) => err as { code?: string },
+      );
+    assert.equal(failed?.code, '25P02', 'the transaction fails with BEGIN’s error');
+    // The failed transaction's ROLLBACK ended the aborted one: the same connection stores the next.
+    await db.transaction().execute((trx) => sql`insert into crops values ('rye')`.execute(trx));
+    assert.deepEqual(await stored(), ['rye']);
+    assert.equal(pool.totalCount, 1);
+    assert.deepEqual(lost, []);
+  });
+});
