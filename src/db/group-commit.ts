@@ -15,10 +15,10 @@
  *   nothing) and the others go on, so a failure costs its group one more run at most. One commit then
  *   writes the pages several reports share (the readings table's last page, index pages, the WAL frame
  *   headers) once instead of once per report.
- * - PostgreSQL, where each transaction costs a BEGIN and a COMMIT (two round trips, and the COMMIT waits for
- *   the WAL flush) besides its own statements: PG_LANES lanes, chosen by the unit's key (ingest: the
- *   device), so a device's reports stay in order and two groups of one process never wait on each other's
- *   device rows. A group holds one unit per key (a device's next report waits for the next group), and its
+ * - PostgreSQL, where each transaction costs a COMMIT (a round trip that waits for the WAL flush; its BEGIN
+ *   travels with its first statement: pg-pipeline.ts) besides its own statements: PG_LANES lanes, chosen by
+ *   the unit's key (ingest: the device), so a device's reports stay in order and two groups of one process
+ *   never wait on each other's device rows. A group holds one unit per key (a device's next report waits for the next group), and its
  *   units run side by side, their hot statements made once for the whole group (statement-batch.ts). No
  *   savepoints (each would cost two more round trips): when every unit of the group succeeds, one COMMIT
  *   stores them all; when one fails, the whole transaction is rolled back, it runs again alone (its caller
