@@ -18,12 +18,12 @@
  * - PostgreSQL, where each transaction costs a COMMIT (a round trip that waits for the WAL flush; its BEGIN
  *   travels with its first statement: pg-pipeline.ts) besides its own statements: PG_LANES lanes, chosen by
  *   the unit's key (ingest: the device), so a device's reports stay in order and two groups of one process
- *   never wait on each other's device rows. A group holds one unit per key (a device's next report waits for the next group), and its
- *   units run side by side, their hot statements made once for the whole group (statement-batch.ts). No
- *   savepoints (each would cost two more round trips): when every unit of the group succeeds, one COMMIT
- *   stores them all; when one fails, the whole transaction is rolled back, it runs again alone (its caller
- *   gets the answer it would have got alone), and so does every unit that failed with it in one batched
- *   statement, while the others run again together.
+ *   never wait on each other's device rows. A group holds one unit per key (a device's next report waits
+ *   for the next group), and its units run side by side, their hot statements made once for the whole group
+ *   (statement-batch.ts). No savepoints (each would cost two more round trips): when every unit of the group
+ *   succeeds, one COMMIT stores them all; when one fails, the whole transaction is rolled back, it runs again
+ *   alone (its caller gets the answer it would have got alone), and so does every unit that failed with it in
+ *   one batched statement, while the others run again together.
  *
  * A unit may therefore run more than once and must keep its effects inside the transaction (as
  * `inTransaction` already requires for its retries).

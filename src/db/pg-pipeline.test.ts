@@ -106,4 +106,12 @@ describe('BEGIN pipelined with the first statement', {
     assert.equal(pool.totalCount, 1);
     assert.deepEqual(lost, []);
   });
+
+  test('a query with a callback (pg-pool’s own pool.query) passes through, BEGIN included', async () => {
+    const begun = await pool.query('begin');
+    assert.equal(begun.command, 'BEGIN');
+    const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from crops');
+    assert.deepEqual(rows, [{ n: 1 }]);
+    await pool.query('rollback');
+  });
 });

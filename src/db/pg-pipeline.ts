@@ -15,14 +15,21 @@ import type pg from 'pg';
 /** What Kysely's PostgreSQL driver sends to begin a transaction (without an isolation level). */
 const BEGIN = 'begin';
 
-/** Wraps a new connection's `query` so that BEGIN is answered at once and checked with the next query. */
+/**
+ * Wraps a new connection's `query` so that BEGIN is answered at once and checked with the next query. Only
+ * the promise form is taken over (Kysely's: the text and an empty parameter list); a call with a callback
+ * (pg-pool's own `pool.query`) passes through untouched.
+ */
 export function pipelineBeginOn(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let begun: Promise<unknown> | null = null;
   (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    if (text === BEGIN && (values === undefined || (Array.isArray(values) && values.length === 0))) {
-      const sent = query(BEGIN);
+    const isBegin =
+      text === BEGIN &&
+      (args.length === 1 || (args.length === 2 && Array.isArray(values) && values.length === 0));
+    if (isBegin) {
+      const sent = query(BEGIN) as Promise<unknown>;
       // Its failure is reported by the next query; until then nothing may call it unhandled.
       sent.catch(() => {});
       begun = sent;
@@ -31,7 +38,7 @@ export function pipelineBeginOn(client: pg.PoolClient): void {
     const before = begun;
     begun = null;
     const result = query(...args);
-    if (!before) return result;
+    if (!before || !(result instanceof Promise)) return result;
     // Written already: the answers come in order, BEGIN's first.
     result.catch(() => {});
     return before.then(() => result);
