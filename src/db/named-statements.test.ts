@@ -18,12 +18,13 @@ describe('named prepared statements', {
 }, () => {
   let database: { url: string; drop(): Promise<void> };
   let db: Kysely<DB>;
+  let pool: pg.Pool;
   let other: pg.Client;
 
   before(async () => {
     database = await createPgDatabase();
     // One connection, so every run below meets the same connection's statements.
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    pool = new pg.Pool({ connectionString: database.url, max: 1 });
     pool.on('connect', (client) => nameStatementsOn(client));
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     other = new pg.Client({ connectionString: database.url });
@@ -64,6 +65,48 @@ describe('named prepared statements', {
     await assert.rejects(everyCrop(db, { id: 'c1' }), /cached plan must not change result type/);
     assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley', planted: null }]);
     assert.deepEqual(await everyCrop(db, { id: 'c1' }), [{ id: 'c1', name: 'barley', planted: null }]);
+  });
+
+  test('the connection and the server disagreeing on what is prepared: one run fails, then it heals', async () => {
+    const barley = { id: 'c1', name: 'barley', planted: null };
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [barley]);
+    // The server forgets the statements while the connection still counts on them.
+    await sql`deallocate all`.execute(db);
+    await assert.rejects(everyCrop(db, { id: 'c1' }), { code: '26000' });
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [barley]);
+    // The connection forgets them while the server keeps them.
+    const client = (await pool.connect()) as unknown as {
+      connection: { parsedStatements: Record<string, unknown> };
+      release(): void;
+    };
+    client.connection.parsedStatements = {};
+    client.release();
+    await assert.rejects(everyCrop(db, { id: 'c1' }), { code: '42P05' });
+    assert.deepEqual(await everyCrop(db, { id: 'c1' }), [barley]);
+  });
+
+  test('a stale plan met by two statements of one transaction: the connection still heals after it', async () => {
+    assert.equal((await everyCrop(db, { id: 'c1' })).length, 1);
+    await other.query('alter table crops add column sown text');
+    // As a group of reports does: the first statement meets the stale plan and aborts the transaction; the
+    // next one's DEALLOCATE ALL is then refused inside it.
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await assert.rejects(everyCrop(trx as unknown as Kysely<DB>, { id: 'c1' }), { code: '0A000' });
+        await everyCrop(trx as unknown as Kysely<DB>, { id: 'c1' });
+      }),
+      { code: '25P02' },
+    );
+    const outcomes: string[] = [];
+    for (let run = 0; run < 3; run++) {
+      outcomes.push(
+        await everyCrop(db, { id: 'c1' }).then(
+          (rows) => `${rows.length} row, ${Object.keys(rows[0] ?? {}).join(' ')}`,
+          (err: { code?: string }) => `failed ${err.code}`,
+        ),
+      );
+    }
+    assert.deepEqual(outcomes.slice(1), ['1 row, id name planted sown', '1 row, id name planted sown']);
   });
 
   test('raw SQL run through runNamed is named; the same text run by hand is not', async () => {

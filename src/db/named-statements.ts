@@ -12,7 +12,10 @@
  *
  * A named statement that reads `*` fails with "cached plan must not change result type" once another
  * process's migration adds a column to its table. That connection then forgets its statements (DEALLOCATE
- * ALL before its next named one) and prepares them afresh: the failing run is the only casualty.
+ * ALL before its next named one) and prepares them afresh: the failing run is the only casualty. When that
+ * DEALLOCATE ALL itself fails (sent inside the transaction the stale plan aborted, where a group's other
+ * reports still run), the connection and the server disagree on what is prepared; the next named statement
+ * then fails once more and the connection starts afresh the same way.
  */
 import { createHash } from 'node:crypto';
 import type { CompiledQuery, QueryResult } from 'kysely';
@@ -55,9 +58,15 @@ export async function runNamed<R>(db: Db, query: { compile(db: Db): CompiledQuer
   return (await executeNamed(db, namedStatement(db, query.compile(db)))).rows;
 }
 
-/** The error a named statement meets once its table changed under it (0A000 is wider: the text decides). */
-function isStalePlan(err: unknown): boolean {
+/**
+ * The errors after which a connection prepares its statements afresh: a plan gone stale under a changed table
+ * (0A000 is wider: the text decides), and the connection and the server disagreeing on which statements it
+ * has, which a DEALLOCATE ALL refused inside an aborted transaction leaves behind: a statement the
+ * connection counts on is gone (26000), or one it means to prepare is there already (42P05).
+ */
+function needsFreshStatements(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code === '26000' || e?.code === '42P05') return true;
   return (
     e?.code === '0A000' && typeof e.message === 'string' && /cached plan must not change/.test(e.message)
   );
@@ -78,7 +87,7 @@ export function nameStatementsOn(client: pg.PoolClient): void {
     try {
       return await query({ name: names.get(text), text, values });
     } catch (err) {
-      if (isStalePlan(err)) stale = true;
+      if (needsFreshStatements(err)) stale = true;
       throw err;
     }
   };
