@@ -546,13 +546,13 @@ test('Spanish: an animal’s tracker charts name each metric in words, their tim
   // The axes are drawn on a canvas, out of the DOM's reach: note every text the page draws.
   await page.addInitScript(() => {
     type FillText = (this: unknown, text: string, ...rest: number[]) => void;
-    const page = globalThis as unknown as {
+    const win = globalThis as unknown as {
       drawnTexts: string[];
       CanvasRenderingContext2D: { prototype: { fillText: FillText } };
     };
     const drawn: string[] = [];
-    page.drawnTexts = drawn;
-    const context = page.CanvasRenderingContext2D.prototype;
+    win.drawnTexts = drawn;
+    const context = win.CanvasRenderingContext2D.prototype;
     const fillText = context.fillText;
     context.fillText = function (text, ...rest) {
       drawn.push(String(text));

@@ -1,7 +1,8 @@
 /**
  * One way out of the building: no file in src/ but the outbound client (src/lib/outbound.ts, its connections
  * in src/lib/outbound-connections.ts) opens an outbound connection of its own, so every request to an
- * address someone chose passes the SSRF guard, the timeouts and the size cap. Every non-test .ts file is parsed and these are looked for:
+ * address someone chose passes the SSRF guard, the timeouts and the size cap. Every non-test .ts file is
+ * parsed and these are looked for:
  *  - node:http / node:https / node:http2: anything but `createServer` and types (request, get, Agent,
  *    connect, or the whole module, which could reach them);
  *  - node:net / node:tls: anything but servers, address helpers and types (connect, createConnection,

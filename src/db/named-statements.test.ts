@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createPgDatabase, ENGINES } from '../../test/engines.ts';
-import { nameStatementsOn, runNamed } from './named-statements.ts';
+import { runNamed } from './named-statements.ts';
+import { openPool } from './pg-driver.ts';
 import { prepared } from './prepared.ts';
 import type { DB } from './schema.ts';
 
@@ -24,8 +25,10 @@ describe('named prepared statements', {
   before(async () => {
     database = await createPgDatabase();
     // One connection, so every run below meets the same connection's statements.
-    pool = new pg.Pool({ connectionString: database.url, max: 1 });
-    pool.on('connect', (client) => nameStatementsOn(client));
+    // The service's own pool (pipeline mode, BEGIN with the first statement), with one connection.
+    pool = await openPool(database.url, 1, (err) => {
+      throw err;
+    });
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     other = new pg.Client({ connectionString: database.url });
     await other.connect();

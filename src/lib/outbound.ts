@@ -2,9 +2,9 @@
  * The one way out of the building: every HTTP request the service sends to an address someone chose
  * (webhooks, LoRaWAN network servers, push services, client metadata documents, notification services)
  * goes through `sendOutbound`. It is undici's `Agent` (the engine of Node's own fetch) with a connector that
- * checks the address the connection really goes to (outbound-connections.ts, with url-guard.ts): an IP literal before connecting, a name
- * inside the connection's own DNS lookup, so neither DNS rebinding nor a redirect can reach a private
- * address. On top: a connect timeout, a response-headers timeout and a deadline for the whole exchange, a
+ * checks the address the connection really goes to (outbound-connections.ts, with url-guard.ts): an IP
+ * literal before connecting, a name inside the connection's own DNS lookup, so neither DNS rebinding nor a
+ * redirect can reach a private address. On top: a connect timeout, a response-headers timeout and a deadline for the whole exchange, a
  * cap on the answer's size, redirects not followed unless the caller allows some (each hop guarded again),
  * one User-Agent, and keep-alive pooling. undici is loaded on the first request: most processes never send
  * one, and it is the largest library the server would otherwise hold from its start. Every failure is an
