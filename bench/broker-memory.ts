@@ -1,8 +1,9 @@
 /**
  * Where the embedded broker's memory goes (issue 48): the fleet of bench/fleet.ts against the one embedded
- * process, and at each step (before any device, connected, after one QoS 1 report each) the server's
- * resident memory split by what holds it (/proc/<pid>/smaps: the node binary's pages, V8's heap, malloc,
- * other mappings), and V8's own figures after a full GC, read through the inspector. With
+ * process, and at each step (before any device, connected, after one QoS 1 report each, and with
+ * BENCH_FLEET_STEADY_S after the steady minutes: what a process that has served its devices for a while
+ * holds) the server's resident memory split by what holds it (/proc/<pid>/smaps: the node binary's pages,
+ * V8's heap, malloc, other mappings), and V8's own figures after a full GC, read through the inspector. With
  * BENCH_MEMORY_SNAPSHOTS=<dir> it also writes a heap snapshot at each step (compare them by constructor in
  * Chrome's DevTools, or with `node bench/lib/heap-diff.ts a b`).
  *

@@ -317,7 +317,7 @@ export async function benchFleet(
   log: (text: string) => void,
   count = FLEET_DEVICES,
   /** Called at each memory step with the servers (e.g. to take a heap snapshot there). */
-  probe?: (step: 'before' | 'connected' | 'reported', servers: RunningServer[]) => Promise<void>,
+  probe?: (step: 'before' | 'connected' | 'reported' | 'steady', servers: RunningServer[]) => Promise<void>,
 ): Promise<FleetResult> {
   if (setup === 'mosquitto' && !mosquittoAvailable()) throw new Error('Mosquitto is not installed');
   const database = await createBenchDatabase(setup === 'embedded' ? 'sqlite' : 'postgres');
@@ -381,6 +381,8 @@ export async function benchFleet(
     await fleet.rate(0);
     const steadyStats = await fleet.collect();
     const steady = phase(steadyStats, watching());
+    // After the steady minutes: what the process holds once every device has reported for a while.
+    if (STEADY_S > 0) await probe?.('steady', servers);
 
     const burstRate = (BURST_PER_10K * count) / 10_000;
     log(`fleet/${setup}: burst of ${burstRate} reports/s for ${BURST_S} s`);
