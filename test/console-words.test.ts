@@ -732,6 +732,15 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
     withdrawal: { meat_days: 23, milk_days: 3 },
     species_withdrawal: { sheep: { meat_days: 18 } },
   });
+  // A mob bought in, by head count: the register names its species ("sheep") in Spanish.
+  await make.created(world.t, world.account.test_key, `/v1/farms/${farm}/movements`, {
+    direction: 'on',
+    head_count: 40,
+    species: 'sheep',
+    reason: 'purchase',
+    other_holding: '3ABCD123',
+    at: new Date().toISOString(),
+  });
   await person.request('PATCH', '/v1/me', { body: { language: 'es' } });
   const pages: SpanishPage[] = [
     {
@@ -838,8 +847,16 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       name: 'movements',
       path: '/movements',
       heading: 'Registro de movimientos',
-      spanish: ['Registrar un movimiento', 'Salida del predio', 'Movimientos'],
-      english: ['Holding register', 'Record a movement', 'Off the holding', 'Movements', 'head of'],
+      ready: '.card .line strong',
+      spanish: ['Registrar un movimiento', 'Salida del predio', 'Movimientos', '40 cabezas de ovino'],
+      english: [
+        'Holding register',
+        'Record a movement',
+        'Off the holding',
+        'Movements',
+        'head of',
+        'de sheep',
+      ],
     },
     {
       name: 'chute',
@@ -872,6 +889,10 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
     await page.getByLabel(/^Peso de .*Pip \(kg\)$/).waitFor();
     await page.locator('.chute-card').getByText('En período de retiro').waitFor();
     assert.doesNotMatch(await visibleText(page), /Last weight|Never weighed|Under withdrawal|Save and next/);
+    // Who he is, as the animal page says it: his species and sex as typed ("cattle", "castrated") in Spanish.
+    const who = (await page.locator('.chute-who').textContent()) ?? '';
+    assert.match(who, /^vacuno · castrado · /);
+    assert.doesNotMatch(who, /\bcattle\b|\bcastrated\b/);
     await screenshot(page, 'page-chute-card-phone-es');
     // The animal page further down: the weights table, the log and the history.
     await page.goto(`${world.base}/animals/${pip.id}`);

@@ -3,7 +3,7 @@
  * the farmer typed them (free text: "cattle", "female", "heifer", "flock"); the common English words are
  * said in Spanish for a Spanish reader ("vacuno", "hembra", "novilla", "parvada"), anything else as typed.
  * English readers see what was typed.
- * Pure: the console's animal, animals, groups and calving pages use it.
+ * Pure: the console's animal, animals, groups, calving, chute and movements pages use it.
  */
 import type { LanguageName } from './display-units.ts';
 

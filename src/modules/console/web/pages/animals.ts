@@ -47,7 +47,7 @@ function AddAnimal({ farm, places, onAdded }: { farm: Farm; places: Places; onAd
     });
     el.reset();
     onAdded();
-    return html`<a href=${`/animals/${animal.id}`}>${w('added', { name: animal.tag ?? animal.name ?? animal.species })}</a>`;
+    return html`<a href=${`/animals/${animal.id}`}>${w('added', { name: animal.tag ?? animal.name ?? speciesWord(reader.language, animal.species) })}</a>`;
   });
   if (!open) {
     return html`<button type="button" class="button primary" onClick=${() => setOpen(true)}>${w('add')}</button>`;

@@ -7,11 +7,12 @@
  * Save records it (offline: the field app's queue, sent once with its Idempotency-Key) and goes back to the
  * scan field for the next animal.
  */
+import { sexWord, speciesWord } from '../../../../domain/animal-terms.ts';
 import { displayEid, readEid } from '../../../../domain/eid.ts';
 import { api, type Problem, type Schema } from '../api.ts';
 import { PregnancyCheckDue } from '../chute-due.ts';
 import { nameOf, Withdrawal } from '../herd-book-light.ts';
-import { entered, qty, shown, unitLabel, words } from '../i18n.ts';
+import { entered, qty, reader, shown, unitLabel, words } from '../i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/chute.ts';
 import { useReader } from '../reader-hook.ts';
@@ -123,7 +124,14 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
   const dose = nextDose(facts.data?.treatments ?? []);
   return html`<article class="chute-card" aria-labelledby="chute-animal">
     <h2 id="chute-animal">${nameOf(animal)}</h2>
-    <p class="chute-who">${[animal.species, animal.sex, groupName, animal.eid && w('eid', { eid: displayEid(animal.eid) })].filter(Boolean).join(' · ')}</p>
+    <p class="chute-who">${[
+      speciesWord(reader.language, animal.species),
+      animal.sex && sexWord(reader.language, animal.sex),
+      groupName,
+      animal.eid && w('eid', { eid: displayEid(animal.eid) }),
+    ]
+      .filter(Boolean)
+      .join(' · ')}</p>
     ${
       !facts.data && !facts.error
         ? html`<p class="chute-fact">${w('looking_up')}</p>`

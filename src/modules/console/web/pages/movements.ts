@@ -1,10 +1,11 @@
 /** The holding register (issue 46): the movement form (409 withdrawal_active asks for a reason), the exports. */
+import { speciesWord } from '../../../../domain/animal-terms.ts';
 import type { MovementReason } from '../../../../domain/movements.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
 import { LINK, OverrideField, withLink } from '../herd-book.ts';
 import { nameOf } from '../herd-book-light.ts';
-import { words } from '../i18n.ts';
+import { reader, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/movements.ts';
 import { useReader } from '../reader-hook.ts';
@@ -37,7 +38,7 @@ const REASONS = {
 
 function MovementRow({ m, timezone }: { m: Movement; timezone: string }) {
   const what = m.species
-    ? w('head_of', { count: m.head_count, species: m.species })
+    ? w('head_of', { count: m.head_count, species: speciesWord(reader.language, m.species) })
     : w('head', { count: m.head_count });
   const reason = REASONS[m.reason as MovementReason];
   const how = [reason ? w(reason) : m.reason, m.transporter, m.vehicle].filter(Boolean);
