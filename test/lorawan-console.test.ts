@@ -36,7 +36,7 @@ after(async () => {
 });
 
 test('add a ChirpStack integration, adopt the tank sensor it heard with a preset, try and save a mapping', async () => {
-  const { page, problems } = await signedInPage(world, account, DESKTOP);
+  const { page, problems, person } = await signedInPage(world, account, DESKTOP);
   await page.goto(`${world.base}/settings`);
   await page.getByRole('link', { name: 'Integrations' }).click();
   await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
@@ -99,6 +99,30 @@ test('add a ChirpStack integration, adopt the tank sensor it heard with a preset
   await page.setViewportSize(PHONE);
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'lorawan-integrations-phone');
+
+  // The same page for a person who reads Spanish: the cards' lines, the preview and its numbers in Spanish.
+  await person.request('PATCH', '/v1/me', { body: { language: 'es' } });
+  await page.goto(`${world.base}/settings/integrations`);
+  await page.getByRole('heading', { name: 'Integraciones', level: 1 }).waitFor();
+  const linked = page.locator('li.card', { has: page.getByRole('link', { name: 'tank-north' }) });
+  await linked.getByRole('cell', { name: 'water.depth_mm' }).waitFor();
+  // What a person reads (innerText: a closed disclosure's content is not in it).
+  const text = await page.evaluate<string>('document.getElementById("main").innerText');
+  for (const phrase of [
+    'secreto lwi_',
+    'sin dirección de API: solo mensajes de subida',
+    'última subida hace',
+    'se aplica: su propia correspondencia',
+    'El último mensaje de subida tal como lo guarda esta correspondencia',
+  ]) {
+    assert.ok(text.includes(phrase), `“${phrase}” is shown`);
+  }
+  assert.doesNotMatch(
+    text,
+    /last uplink|applies:|no API address|commands via|as this mapping stores/,
+  );
+  await assertNoHorizontalScroll(page);
+  await screenshot(page, 'lorawan-integrations-phone-es');
   assert.deepEqual(problems, []);
   await page.context().close();
 });

@@ -6,7 +6,7 @@
  */
 import { api, type Problem, type Reply } from '../api.ts';
 import { CopyButton, Field, fieldError, ShownOnce, Submit, text, useForm } from '../form.ts';
-import { words } from '../i18n.ts';
+import { num, words } from '../i18n.ts';
 import { html, inputValue, useEffect, useState } from '../lib.ts';
 import { EN, ES } from '../messages/integrations.ts';
 import { useReader } from '../reader-hook.ts';
@@ -33,9 +33,24 @@ const TYPES: Record<IntegrationType, string> = {
   ttn: 'The Things Network / The Things Stack (v3)',
 };
 
+/** What mapping applies to a device now (DeviceLink's `effective.source`). */
+const APPLIES = {
+  device: 'applies_device',
+  default: 'applies_default',
+  none: 'applies_none',
+} as const satisfies Record<Link['effective']['source'], keyof typeof EN>;
+
+/** A linked device's last uplink: when, and how well it was heard. */
+function heardLast(last: Link['last_uplink']): string {
+  if (!last) return w('no_uplink');
+  const db = (value: number | null | undefined) =>
+    value === null || value === undefined ? '–' : num(value, 1);
+  return w('last_uplink', { ago: ago(last.at), rssi: db(last.rssi), snr: db(last.snr) });
+}
+
 /** The message of a mapping that does not parse as JSON. */
 function notJson(error: unknown): string {
-  return `The mapping is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+  return w('not_json', { why: error instanceof Error ? error.message : String(error) });
 }
 
 type StepsProps = {
@@ -172,14 +187,14 @@ function Adopt({
 function Preview({ preview }: { preview: MappingPreview | null | undefined }) {
   if (!preview) return null;
   const extra = [
-    preview.battery !== undefined && `battery ${preview.battery} %`,
-    preview.lat !== undefined && `position ${preview.lat}, ${preview.lon}`,
-    ...preview.events.map((e) => `event ${e.type}`),
+    preview.battery !== undefined && w('battery', { pct: num(preview.battery, 1) }),
+    preview.lat !== undefined && w('position', { lat: num(preview.lat, 6), lon: num(preview.lon ?? 0, 6) }),
+    ...preview.events.map((e) => w('event', { type: e.type })),
   ].filter(Boolean);
   return html`<div class="table-wrap"><table class="records">
-    <caption class="small muted">The last uplink as this mapping stores it${extra.length ? `; also ${extra.join(', ')}` : ''}</caption>
+    <caption class="small muted">${extra.length ? w('stored_as_also', { extra: extra.join(', ') }) : w('stored_as')}</caption>
     <thead><tr><th scope="col">${w('metric')}</th><th scope="col">${w('value')}</th></tr></thead>
-    <tbody>${preview.readings.map((r) => html`<tr key=${r.metric}><td>${r.metric}</td><td>${r.value}</td></tr>`)}</tbody>
+    <tbody>${preview.readings.map((r) => html`<tr key=${r.metric}><td>${r.metric}</td><td>${num(r.value, 3)}</td></tr>`)}</tbody>
   </table></div>`;
 }
 
@@ -242,7 +257,7 @@ function DeviceMapping({
   const id = `map-${link.device_id}`;
   return html`<li class="card">
     <div class="card-head"><h4 class="card-title"><a href=${`/devices/${link.device_id}`}>${link.device_name}</a></h4>
-      <span class="small muted">DevEUI <code>${link.dev_eui}</code> · ${link.last_uplink ? `last uplink ${ago(link.last_uplink.at)}, RSSI ${link.last_uplink.rssi ?? '–'} dBm, SNR ${link.last_uplink.snr ?? '–'} dB` : 'no uplink yet'} · applies: ${link.effective.source}</span></div>
+      <span class="small muted">DevEUI <code>${link.dev_eui}</code> · ${heardLast(link.last_uplink)} · ${w(APPLIES[link.effective.source])}</span></div>
     <form onSubmit=${form.onSubmit} aria-label=${w('mapping_of', { name: link.device_name })}>
       <div class="field"><label for=${`${id}-preset`}>${w('preset')}</label>
         <select id=${`${id}-preset`} value=${preset} onChange=${(e: Event) => setPreset(inputValue(e))}>
@@ -292,7 +307,7 @@ function IntegrationCard({
   };
   return html`<li class="card" id=${integration.id}>
     <div class="card-head"><h3 class="card-title">${integration.name}</h3>
-      <span class="small muted">${TYPES[integration.type]} · secret ${integration.secret_prefix}… · ${integration.api_url ? `commands via ${integration.api_url}` : 'no API address: uplinks only'}</span></div>
+      <span class="small muted">${TYPES[integration.type]} · ${w('secret_prefix', { prefix: integration.secret_prefix })} · ${integration.api_url ? w('commands_via', { url: integration.api_url }) : w('uplinks_only')}</span></div>
     <p class="small">${w('uplink_url')} <code>${integration.uplink_url}</code> <${CopyButton} value=${integration.uplink_url} label=${w('copy_url')} /></p>
     <details><summary class="small">${w('set_up')}</summary><${SetupSteps} integration=${integration} secret=${secret} /></details>
     <div class="actions">
