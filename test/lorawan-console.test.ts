@@ -106,6 +106,9 @@ test('add a ChirpStack integration, adopt the tank sensor it heard with a preset
   await page.getByRole('heading', { name: 'Integraciones', level: 1 }).waitFor();
   const linked = page.locator('li.card', { has: page.getByRole('link', { name: 'tank-north' }) });
   await linked.getByRole('cell', { name: 'water.depth_mm' }).waitFor();
+  // The set-up steps: the reader's sentences around ChirpStack's own labels, which stay as its console has them.
+  await page.getByText('Pasos de configuración').click();
+  await page.getByText('Event endpoint URL(s)').waitFor();
   // What a person reads (innerText: a closed disclosure's content is not in it).
   const text = await page.evaluate<string>('document.getElementById("main").innerText');
   for (const phrase of [
@@ -114,12 +117,15 @@ test('add a ChirpStack integration, adopt the tank sensor it heard with a preset
     'última subida hace',
     'se aplica: su propia correspondencia',
     'El último mensaje de subida tal como lo guarda esta correspondencia',
+    'En ChirpStack abra Tenant → Applications → su aplicación → Integrations → HTTP y pulse +.',
+    'Headers: nombre Authorization, valor Bearer <el secreto>',
+    'Para las órdenes: una clave de API (Tenant → API keys)',
   ]) {
     assert.ok(text.includes(phrase), `“${phrase}” is shown`);
   }
   assert.doesNotMatch(
     text,
-    /last uplink|applies:|no API address|commands via|as this mapping stores/,
+    /last uplink|applies:|no API address|commands via|as this mapping stores|In ChirpStack|For commands|the secret/,
   );
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'lorawan-integrations-phone-es');

@@ -67,6 +67,26 @@ export const EN = {
   position: 'position {lat}, {lon}',
   event: 'event {type}',
   not_json: 'The mapping is not JSON: {why}',
+  the_secret: '<the secret>',
+  cs_open: 'In ChirpStack open {path} and click {plus}.',
+  cs_path: 'Tenant → Applications → your application → Integrations → HTTP',
+  cs_encoding: '{label}: JSON.',
+  cs_url: '{label}: {url}',
+  cs_headers: '{label}: name {name}, value {value}',
+  cs_submit:
+    'Submit. Put the vendor’s decoder in the device profile’s {codec} so uplinks carry decoded fields.',
+  cs_commands:
+    'For commands: an API key ({keys}) and the REST API address go in API address and API key below.',
+  ttn_open: 'In the TTN console open {path}.',
+  ttn_path: 'Applications → your application → Integrations → Webhooks → Add webhook → Custom webhook',
+  ttn_id: '{label}: {id}; {format}: JSON.',
+  ttn_id_here: 'the Webhook ID set here',
+  ttn_url: '{label}: {url}',
+  ttn_headers: '{label}: {name} = {value}',
+  ttn_events:
+    '{label}: Uplink message, Join accept, and Downlink ack, nack, sent, failed and queued, each with an empty path.',
+  ttn_commands:
+    'For commands: an application API key with {right}, your cluster address (e.g. {example}) and the application id below.',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -136,4 +156,24 @@ export const ES: Record<keyof typeof EN, Message> = {
   position: 'posición {lat}, {lon}',
   event: 'evento {type}',
   not_json: 'La correspondencia no es JSON: {why}',
+  the_secret: '<el secreto>',
+  cs_open: 'En ChirpStack abra {path} y pulse {plus}.',
+  cs_path: 'Tenant → Applications → su aplicación → Integrations → HTTP',
+  cs_encoding: '{label}: JSON.',
+  cs_url: '{label}: {url}',
+  cs_headers: '{label}: nombre {name}, valor {value}',
+  cs_submit:
+    'Pulse Submit. Ponga el decodificador del fabricante en el {codec} del perfil del dispositivo, para que los mensajes de subida lleguen con sus campos decodificados.',
+  cs_commands:
+    'Para las órdenes: una clave de API ({keys}) y la dirección de la API REST van abajo, en Dirección de la API y Clave de API.',
+  ttn_open: 'En la consola de TTN abra {path}.',
+  ttn_path: 'Applications → su aplicación → Integrations → Webhooks → Add webhook → Custom webhook',
+  ttn_id: '{label}: {id}; {format}: JSON.',
+  ttn_id_here: 'el Webhook ID que ponga aquí',
+  ttn_url: '{label}: {url}',
+  ttn_headers: '{label}: {name} = {value}',
+  ttn_events:
+    '{label}: Uplink message, Join accept y Downlink ack, nack, sent, failed y queued, cada uno con la ruta vacía.',
+  ttn_commands:
+    'Para las órdenes: una clave de API de la aplicación con el permiso {right}, la dirección de su clúster (p. ej., {example}) y el id de la aplicación, abajo.',
 };

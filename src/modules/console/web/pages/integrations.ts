@@ -60,23 +60,49 @@ type StepsProps = {
   webhookId: string | null;
 };
 
+/**
+ * A translated sentence with markup inside it: the sentence is written with `{name}` placeholders and each
+ * node goes where the language placed it (the network servers' own labels stay as their consoles spell
+ * them, in English, inside the reader's sentence).
+ */
+function placed(key: StepKey, nodes: Record<string, unknown>) {
+  const names = Object.keys(nodes);
+  const marks = Object.fromEntries(names.map((name, i) => [name, String.fromCharCode(0xe000 + i)]));
+  const parts: unknown[] = [];
+  let text = '';
+  for (const ch of w(key, marks)) {
+    const i = ch.charCodeAt(0) - 0xe000;
+    if (i >= 0 && i < names.length) {
+      parts.push(text, nodes[names[i] as string]);
+      text = '';
+    } else text += ch;
+  }
+  parts.push(text);
+  return parts;
+}
+
+type StepKey = keyof typeof EN & (`cs_${string}` | `ttn_${string}`);
+
+const strong = (label: string) => html`<strong>${label}</strong>`;
+const code = (value: string) => html`<code>${value}</code>`;
+
 /** Each network server's set-up steps, with the URL and secret where they are pasted. */
 const STEPS: Record<IntegrationType, (p: StepsProps) => unknown> = {
   chirpstack: ({ url, bearer, secret }) => html`<ol class="steps small">
-      <li>In ChirpStack open <strong>Tenant → Applications → your application → Integrations → HTTP</strong> and click <strong>+</strong>.</li>
-      <li><strong>Payload encoding</strong>: JSON.</li>
-      <li><strong>Event endpoint URL(s)</strong>: <code>${url}</code> <${CopyButton} value=${url} label=${w('copy_url')} /></li>
-      <li><strong>Headers</strong>: name <code>Authorization</code>, value <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label=${w('copy_header')} />`}</li>
-      <li>Submit. Put the vendor's decoder in the device profile's <strong>Codec</strong> so uplinks carry decoded fields.</li>
-      <li>For commands: an API key (<strong>Tenant → API keys</strong>) and the REST API address go in API address and API key below.</li>
+      <li>${placed('cs_open', { path: strong(w('cs_path')), plus: strong('+') })}</li>
+      <li>${placed('cs_encoding', { label: strong('Payload encoding') })}</li>
+      <li>${placed('cs_url', { label: strong('Event endpoint URL(s)'), url: code(url) })} <${CopyButton} value=${url} label=${w('copy_url')} /></li>
+      <li>${placed('cs_headers', { label: strong('Headers'), name: code('Authorization'), value: code(bearer) })} ${secret && html`<${CopyButton} value=${bearer} label=${w('copy_header')} />`}</li>
+      <li>${placed('cs_submit', { codec: strong('Codec') })}</li>
+      <li>${placed('cs_commands', { keys: strong('Tenant → API keys') })}</li>
     </ol>`,
   ttn: ({ url, bearer, secret, webhookId }) => html`<ol class="steps small">
-    <li>In the TTN console open <strong>Applications → your application → Integrations → Webhooks → Add webhook → Custom webhook</strong>.</li>
-    <li><strong>Webhook ID</strong>: ${webhookId ? html`<code>${webhookId}</code>` : 'the Webhook ID set here'}; <strong>Webhook format</strong>: JSON.</li>
-    <li><strong>Base URL</strong>: <code>${url}</code> <${CopyButton} value=${url} label=${w('copy_url')} /></li>
-    <li><strong>Additional headers</strong>: <code>Authorization</code> = <code>${bearer}</code> ${secret && html`<${CopyButton} value=${bearer} label=${w('copy_header')} />`}</li>
-    <li><strong>Enabled event types</strong>: Uplink message, Join accept, and Downlink ack, nack, sent, failed and queued, each with an empty path.</li>
-    <li>For commands: an application API key with <em>Write downlink application traffic</em>, your cluster address (e.g. <code>https://eu1.cloud.thethings.network</code>) and the application id below.</li>
+    <li>${placed('ttn_open', { path: strong(w('ttn_path')) })}</li>
+    <li>${placed('ttn_id', { label: strong('Webhook ID'), id: webhookId ? code(webhookId) : w('ttn_id_here'), format: strong('Webhook format') })}</li>
+    <li>${placed('ttn_url', { label: strong('Base URL'), url: code(url) })} <${CopyButton} value=${url} label=${w('copy_url')} /></li>
+    <li>${placed('ttn_headers', { label: strong('Additional headers'), name: code('Authorization'), value: code(bearer) })} ${secret && html`<${CopyButton} value=${bearer} label=${w('copy_header')} />`}</li>
+    <li>${placed('ttn_events', { label: strong('Enabled event types') })}</li>
+    <li>${placed('ttn_commands', { right: html`<em>Write downlink application traffic</em>`, example: code('https://eu1.cloud.thethings.network') })}</li>
   </ol>`,
 };
 
@@ -90,7 +116,7 @@ function SetupSteps({
 }) {
   return STEPS[integration.type]({
     url: integration.uplink_url,
-    bearer: `Bearer ${secret ?? '<the secret>'}`,
+    bearer: `Bearer ${secret ?? w('the_secret')}`,
     secret,
     webhookId: integration.webhook_id,
   });
