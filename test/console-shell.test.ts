@@ -418,6 +418,19 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
       return out;
     })()`);
     if (small.length > 0) wrong.push(`${at}: small touch targets: ${small.slice(0, 6).join('; ')}`);
+    // A badge (a status, a state) stays inside its row: a longer language's words wrap, never spill over.
+    const spilled = await page.evaluate<string[]>(`(() => {
+      const out = [];
+      for (const el of document.querySelectorAll('.badge')) {
+        const r = el.getBoundingClientRect();
+        const box = el.parentElement?.getBoundingClientRect();
+        if (r.width === 0 || !box) continue;
+        if (r.right > box.right + 0.5 || r.left < box.left - 0.5) out.push(el.textContent.trim().slice(0, 40));
+      }
+      return out;
+    })()`);
+    if (spilled.length > 0)
+      wrong.push(`${at}: badges wider than their row: ${spilled.slice(0, 6).join('; ')}`);
   }
   return wrong;
 }

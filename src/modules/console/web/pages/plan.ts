@@ -93,7 +93,8 @@ function PaddockLine({
   const ready = readyAt(paddock);
   const last = paddock.last_grazed_at ? Date.parse(paddock.last_grazed_at) : null;
   const target = paddock.rest_days_target;
-  const day = (ms: number) => dayOf(new Date(ms).toISOString(), timezone);
+  // A day is never split across two lines ("7 / ene" in a badge that wraps).
+  const day = (ms: number) => dayOf(new Date(ms).toISOString(), timezone).replaceAll(' ', '\u00a0');
   const count = paddock.rest_days;
   const state = grazed
     ? w('being_grazed')
