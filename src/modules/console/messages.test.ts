@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { assertTranslates } from '../../../test/catalogs.ts';
 import { ERROR_STATUS } from '../../domain/errors.ts';
-import { type Message, placeholdersOf } from '../../lib/message-format.ts';
-import { apiErrorText, setReader } from './web/i18n.ts';
+import { formatMessage, type Message, placeholdersOf } from '../../lib/message-format.ts';
+import { apiErrorText, setReader, withNodes } from './web/i18n.ts';
 import { EN } from './web/messages/en.ts';
 import { ES, ES_API_ERRORS } from './web/messages/es.ts';
 
@@ -107,4 +107,18 @@ test('an API error in Spanish by its code, naming the field by its label; Englis
   } finally {
     await setReader({ language: 'en', units: 'metric' });
   }
+});
+
+test('markup inside a sentence goes where each language placed it; the rest of the text is kept', () => {
+  const link = { node: 'link' };
+  const bold = { node: 'bold' };
+  const en = (m: Record<string, string>) => formatMessage('en', 'Open {path} and click {plus}.', m);
+  const es = (m: Record<string, string>) => formatMessage('es', 'Pulse {plus} tras abrir {path}.', m);
+  assert.deepEqual(withNodes({ path: link, plus: bold }, en), ['Open ', link, ' and click ', bold, '.']);
+  assert.deepEqual(withNodes({ path: link, plus: bold }, es), ['Pulse ', bold, ' tras abrir ', link, '.']);
+  // A sentence without the placeholder is kept whole; a node it does not place is left out.
+  assert.deepEqual(
+    withNodes({ link }, () => 'No link here.'),
+    ['No link here.'],
+  );
 });

@@ -43,16 +43,6 @@ const FOODS: Record<Food, { line: Key; chip: Key }> = {
   eggs: { line: 'eggs_line', chip: 'eggs_chip' },
 };
 
-/**
- * A whole translated sentence with a link inside it: the sentence is written with a `{link}` placeholder
- * (`words(…)('key', { link: LINK })`), and the link is put where the language placed it.
- */
-export const LINK = '\u0000';
-export function withLink(sentence: string, link: unknown) {
-  const [before = '', after = ''] = sentence.split(LINK);
-  return html`${before}${link}${after}`;
-}
-
 function held(w: Withdrawal | undefined) {
   return (['meat', 'milk', 'eggs'] as const).flatMap((food) => {
     const until = w?.[`${food}_until`];

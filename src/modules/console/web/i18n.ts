@@ -156,6 +156,31 @@ export function fixed(value: number, digits = 2): string {
   }
 }
 
+/**
+ * A translated sentence with markup inside it (a link, a console's label in bold): `sentence` is given a mark
+ * for each placeholder (`w('key', { ...params, ...marks })`), and each node goes where the language placed
+ * it. Returns the parts, for a template: `${withNodes({ link: html`<a …>…</a>` }, (m) => w('tagged', m))}`.
+ */
+export function withNodes(
+  nodes: Readonly<Record<string, unknown>>,
+  sentence: (marks: Record<string, string>) => string,
+): unknown[] {
+  const names = Object.keys(nodes);
+  // Private-use characters: never in a catalog's text.
+  const marks = Object.fromEntries(names.map((name, i) => [name, String.fromCharCode(0xe000 + i)]));
+  const parts: unknown[] = [];
+  let text = '';
+  for (const ch of sentence(marks)) {
+    const i = ch.charCodeAt(0) - 0xe000;
+    if (i >= 0 && i < names.length) {
+      parts.push(text, nodes[names[i] as string]);
+      text = '';
+    } else text += ch;
+  }
+  parts.push(text);
+  return parts;
+}
+
 /** The console's clock, 24-hour in every locale ("14:05"): `farmTime`, the offline bar, the charts. */
 export const CLOCK = {
   hour: '2-digit',

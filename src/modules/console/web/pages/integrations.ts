@@ -6,7 +6,7 @@
  */
 import { api, type Problem, type Reply } from '../api.ts';
 import { CopyButton, Field, fieldError, ShownOnce, Submit, text, useForm } from '../form.ts';
-import { num, words } from '../i18n.ts';
+import { num, withNodes, words } from '../i18n.ts';
 import { html, inputValue, useEffect, useState } from '../lib.ts';
 import { EN, ES } from '../messages/integrations.ts';
 import { useReader } from '../reader-hook.ts';
@@ -60,25 +60,9 @@ type StepsProps = {
   webhookId: string | null;
 };
 
-/**
- * A translated sentence with markup inside it: the sentence is written with `{name}` placeholders and each
- * node goes where the language placed it (the network servers' own labels stay as their consoles spell
- * them, in English, inside the reader's sentence).
- */
+/** A set-up step: the reader's sentence, the network server's own labels (English, as its console spells them) inside. */
 function placed(key: StepKey, nodes: Record<string, unknown>) {
-  const names = Object.keys(nodes);
-  const marks = Object.fromEntries(names.map((name, i) => [name, String.fromCharCode(0xe000 + i)]));
-  const parts: unknown[] = [];
-  let text = '';
-  for (const ch of w(key, marks)) {
-    const i = ch.charCodeAt(0) - 0xe000;
-    if (i >= 0 && i < names.length) {
-      parts.push(text, nodes[names[i] as string]);
-      text = '';
-    } else text += ch;
-  }
-  parts.push(text);
-  return parts;
+  return withNodes(nodes, (marks) => w(key, marks));
 }
 
 type StepKey = keyof typeof EN & (`cs_${string}` | `ttn_${string}`);

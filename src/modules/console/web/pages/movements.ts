@@ -3,9 +3,9 @@ import { speciesWord } from '../../../../domain/animal-terms.ts';
 import type { MovementReason } from '../../../../domain/movements.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
-import { LINK, OverrideField, withLink } from '../herd-book.ts';
+import { OverrideField } from '../herd-book.ts';
 import { nameOf } from '../herd-book-light.ts';
-import { reader, words } from '../i18n.ts';
+import { reader, withNodes, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/movements.ts';
 import { useReader } from '../reader-hook.ts';
@@ -94,7 +94,7 @@ function MovementForm({
             <${Field} name="head_count" label=${w('head_count')} type="number" min="1" step="1" inputmode="numeric" required ...${p} />
             <${Field} name="species" label=${w('species')} ...${p} />
           </div>
-          <p class="small muted">${withLink(w('tagged', { link: LINK }), html`<a href="/animals">${w('animals_list')}</a>`)}</p>`
+          <p class="small muted">${withNodes({ link: html`<a href="/animals">${w('animals_list')}</a>` }, (m) => w('tagged', m))}</p>`
     }
     <div class="form-grid">
       <${Field} name="at" label=${w('at')} type="datetime-local" ...${p} />

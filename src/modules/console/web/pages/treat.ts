@@ -5,17 +5,9 @@
 import type { TreatmentRoute } from '../../../../domain/treatments.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
-import {
-  batchesInOrder,
-  batchState,
-  LINK,
-  loadMedicines,
-  OverrideField,
-  refusalText,
-  withLink,
-} from '../herd-book.ts';
+import { batchesInOrder, batchState, loadMedicines, OverrideField, refusalText } from '../herd-book.ts';
 import { nameOf } from '../herd-book-light.ts';
-import { dayOf, num, words } from '../i18n.ts';
+import { dayOf, num, withNodes, words } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';
 import { EN, ES } from '../messages/treat.ts';
 import { useReader } from '../reader-hook.ts';
@@ -157,7 +149,7 @@ export function Page({ farm }: PageProps) {
   if (!data.data) return html`<${Loading} error=${data.error} retry=${data.reload} />`;
   if (!can('animals', 'write') || !medicine) {
     return html`<section><h1>${w('title')}</h1>
-      <p>${medicine ? w('needs_role') : withLink(w('no_medicines', { link: LINK }), html`<a href="/medicines">${w('add_medicine')}</a>`)}</p></section>`;
+      <p>${medicine ? w('needs_role') : withNodes({ link: html`<a href="/medicines">${w('add_medicine')}</a>` }, (m) => w('no_medicines', m))}</p></section>`;
   }
   if (result) {
     return html`<section class="treat"><h1>${w('title')}</h1>
@@ -183,7 +175,7 @@ export function Page({ farm }: PageProps) {
           ? html`<p class="chosen-animals"><strong>${w('to_animals', { count: animals.length })}</strong> ${animals.map(nameOf).join(', ')}</p>`
           : html`<${Field} name="group_id" label=${w('group')} type="select" required value=${params.get('group_id')}
               options=${[['', w('choose_group')], ...groups.map((g) => [g.id, g.name] as const)]} ...${p} />
-              <p class="small muted">${withLink(w('single', { link: LINK }), html`<a href="/animals">${w('animals_list')}</a>`)}</p>`
+              <p class="small muted">${withNodes({ link: html`<a href="/animals">${w('animals_list')}</a>` }, (m) => w('single', m))}</p>`
       }
       <div class="form-grid">
         <div class="field"><label for="treat-medicine">${w('medicine')}</label>
