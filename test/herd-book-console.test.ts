@@ -316,6 +316,13 @@ test('a move off chosen on the animals list: 409 inside the withdrawal shown, th
   // The refusal names the animal and its medicine, above the reason it asks for.
   const refusal = page.locator('#move-override_reason-error');
   await refusal.getByText(/1 of 2 animals are not clear to leave: H-1 .* Pen & Strep/).waitFor();
+  // In a person's words: no ids beside the names, the end of the withdrawal in the farm's time.
+  const said = (await refusal.textContent()) ?? '';
+  assert.match(
+    said,
+    /H-1 is inside its meat withdrawal until [A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}: Pen & Strep, batch /,
+  );
+  assert.doesNotMatch(said, /\b[a-z]{2,5}_[0-9a-z]{20,}\b|\d{4}-\d{2}-\d{2}T/);
   assert.equal(
     (await make.fetched<List<Movement>>(world.t, f.key, `/v1/farms/${f.farm.id}/movements`)).data.length,
     0,

@@ -28,8 +28,8 @@ export function Withdrawal({ animal, timezone }: { animal: Withdrawn; timezone: 
   return held && Banner ? html`<${Banner} withdrawal=${animal.withdrawal} timezone=${timezone} />` : null;
 }
 
-/** The override reason a refused sale asks for (shown once the API names it). */
-export function SaleOverride({ error }: { error: Problem | null }) {
+/** The override reason a refused sale asks for (shown once the API names it); instants in the farm's `timezone`. */
+export function SaleOverride({ error, timezone }: { error: Problem | null; timezone: string }) {
   const Override = useHerdBook().module?.OverrideField;
-  return Override ? html`<${Override} error=${error} idPrefix="log" />` : null;
+  return Override ? html`<${Override} error=${error} idPrefix="log" timezone=${timezone} />` : null;
 }

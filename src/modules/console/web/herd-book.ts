@@ -83,9 +83,20 @@ export function WithdrawalChips({ withdrawal, timezone }: { withdrawal: Withdraw
   );
 }
 
-/** The API's refusal in a farmer's words: it names the member to send; the form has a field for it. */
-export function refusalText(message: string): string {
-  return message.replace(/\b[Ss]end override_reason\b/, w('give_reason'));
+/** An id the API puts beside a name for its readers ("H-1 (ani_01…)"), not for a person. */
+const ID_ASIDE = / \([a-z]{2,5}_[0-9a-z]{20,}\)/g;
+/** An instant as the API writes it ("2026-12-23T10:46:13.072Z"). */
+const INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g;
+
+/**
+ * The API's refusal in a farmer's words: it names the member to send, where the form has a field for it; the
+ * ids beside the names are left out and each instant is written in the farm's time, as the rest of the page.
+ */
+export function refusalText(message: string, timezone?: string): string {
+  return message
+    .replace(/\b[Ss]end override_reason\b/, w('give_reason'))
+    .replace(ID_ASIDE, '')
+    .replace(INSTANT, (iso) => farmTime(iso, timezone));
 }
 
 /** The override reason, once a refusal asks for it (its message above the field) or an expired batch needs it. */
@@ -94,17 +105,20 @@ export function OverrideField({
   needed = false,
   idPrefix,
   label,
+  timezone,
 }: {
   error: Problem | null;
   needed?: boolean;
   idPrefix: string;
   label?: string;
+  /** The farm's: the instants of a refusal are written in it. */
+  timezone?: string;
 }) {
   const own = errorFor(error, 'override_reason');
   if (!needed && !own && !/override_reason/.test(error?.message ?? '')) return null;
   const id = `${idPrefix}-override_reason`;
   return html`<div class="field override-field">
-    <${ErrorText} error=${own} id=${`${id}-error`} label=${label ?? w('override')} text=${own && refusalText(own.message)} />
+    <${ErrorText} error=${own} id=${`${id}-error`} label=${label ?? w('override')} text=${own && refusalText(own.message, timezone)} />
     <label for=${id}>${label ?? w('override')}</label>
     <textarea id=${id} name="override_reason" rows="3" aria-describedby=${own ? `${id}-error` : undefined}
       aria-invalid=${own ? 'true' : undefined}></textarea>

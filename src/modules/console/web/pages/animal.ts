@@ -167,7 +167,17 @@ function describeEvent(event: FarmEvent, names: Places['names']): string {
 }
 
 /** The fields of the chosen kind of log entry. */
-function LogFields({ kind, places, error }: { kind: string; places: Places; error: Problem | null }) {
+function LogFields({
+  kind,
+  places,
+  error,
+  timezone,
+}: {
+  kind: string;
+  places: Places;
+  error: Problem | null;
+  timezone: string;
+}) {
   const p = { error, idPrefix: 'log' };
   switch (kind) {
     case 'weight':
@@ -181,13 +191,23 @@ function LogFields({ kind, places, error }: { kind: string; places: Places; erro
     case 'sale':
       return html`<${Field} name="data.buyer" label=${w('buyer')} ...${p} />
         <${Field} name="data.price" label=${w('price')} type="number" step="any" min="0" ...${p} />
-        <${SaleOverride} error=${error} />`;
+        <${SaleOverride} error=${error} timezone=${timezone} />`;
     default:
       return null;
   }
 }
 
-function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places; onLogged(): void }) {
+function LogEntry({
+  animal,
+  places,
+  timezone,
+  onLogged,
+}: {
+  animal: Animal;
+  places: Places;
+  timezone: string;
+  onLogged(): void;
+}) {
   const [kind, setKind] = useState('weight');
   // Moves and sales change the animal itself, which needs animals:write (crew logs the others).
   const kinds = LOG_KINDS.filter(([k]) => !['move', 'sale'].includes(k) || can('animals', 'write'));
@@ -243,7 +263,7 @@ function LogEntry({ animal, places, onLogged }: { animal: Animal; places: Places
       )}
     </div>
     <div class="form-grid">
-    <${LogFields} kind=${kind} places=${places} error=${form.error} />
+    <${LogFields} kind=${kind} places=${places} error=${form.error} timezone=${timezone} />
     ${
       kind !== 'move' &&
       html`<${Field} name="notes" label=${w('notes')} idPrefix="log" error=${form.error} />
@@ -400,7 +420,7 @@ export function Page({ farm, params }: PageProps) {
     ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: w('weight'), unit: 'kg', points: weights }]} timezone=${farm.timezone} label=${w('weight_label', { unit: unitLabel('kg') })} />` : html`<p class="muted">${w('no_weights')}</p>`}
     <${Lineage} animal=${animal} timezone=${farm.timezone} />
-    ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} onLogged=${reload} />`}
+    ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} timezone=${farm.timezone} onLogged=${reload} />`}
     <h2>${w('history')}</h2>
     ${
       events.length === 0

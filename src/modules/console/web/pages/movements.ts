@@ -103,7 +103,7 @@ function MovementForm({
       <${Field} name="transporter" label=${w('transporter')} ...${p} />
       <${Field} name="vehicle" label=${w('vehicle')} ...${p} />
     </div>
-    <${OverrideField} error=${form.error} idPrefix="move" />
+    <${OverrideField} error=${form.error} idPrefix="move" timezone=${farm.timezone} />
     <${Submit} form=${form} label=${w('submit')} names=${['at', 'animal_ids', 'head_count', 'species', 'other_holding', 'reason', 'transporter', 'vehicle', 'override_reason']} />
   </form>`;
 }

@@ -208,10 +208,10 @@ export function Page({ farm }: PageProps) {
         <${Field} name="vet" label=${w('vet')} ...${p} />
         <${Field} name="at" label=${w('at')} type="datetime-local" ...${p} />
       </div>
-      <${ErrorText} error=${batchError} id="treat-batch-error" label=${w('batch')} text=${batchError && refusalText(batchError.message)} />
+      <${ErrorText} error=${batchError} id="treat-batch-error" label=${w('batch')} text=${batchError && refusalText(batchError.message, farm.timezone)} />
       ${!batchError && batch && batchState(batch).expired && html`<p class="warning">${w('expired_warning')}</p>`}
       <${OverrideField} error=${form.error} needed=${batch ? batchState(batch).expired : false} idPrefix="treat"
-        label=${w('override')} />
+        label=${w('override')} timezone=${farm.timezone} />
       <${Submit} form=${form} label=${w('submit')} names=${NAMES} />
     </form>
   </section>`;
