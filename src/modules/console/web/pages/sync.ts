@@ -91,8 +91,10 @@ function ChangeCard({
       : w(`note.${note.code}`)
     : change.message;
   // A refusal in the reader's words by its code (English readers get the server's own sentence, as said),
-  // the server's sentence kept as a technical detail.
-  const own = !note && change.refusal ? apiErrorText(change.refusal.code) : null;
+  // the server's sentence kept as a technical detail. A change whose record is gone says that, in every
+  // language: the server's "No task with id …" is a technical detail then too.
+  const gone = change.state === 'attention' && change.gone;
+  const own = gone ? w('gone') : !note && change.refusal ? apiErrorText(change.refusal.code) : null;
   return html`<li class=${`card change ${kind}`} id=${`change-${change.key}`}>
     <div class="card-head"><h2 class="card-title">${changeLabel(change)}</h2>
       <span class=${`status ${kind}`}>${w(`state.${change.state}`)}</span></div>
@@ -106,7 +108,6 @@ function ChangeCard({
     }</p>
     ${said && html`<p class=${`change-message ${change.state === 'attention' ? 'error' : 'small'}`}>${own ?? said}</p>`}
     ${own && html`<details class="said"><summary>${t('api.details')}</summary>${said}</details>`}
-    ${change.state === 'attention' && change.gone && html`<p class="small">${w('gone')}</p>`}
     ${
       change.state === 'attention' &&
       html`<div class="actions">
