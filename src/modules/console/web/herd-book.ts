@@ -4,7 +4,7 @@
  */
 import { api, type Problem, type Schema } from './api.ts';
 import { errorFor } from './form.ts';
-import { dayOf, words } from './i18n.ts';
+import { dayOf, reader, words } from './i18n.ts';
 import { html } from './lib.ts';
 import { EN, ES } from './messages/herd-book.ts';
 import { loadAll } from './records.ts';
@@ -94,7 +94,11 @@ const INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g;
  */
 export function refusalText(message: string, timezone?: string): string {
   return message
-    .replace(/\b[Ss]end override_reason\b/, w('give_reason'))
+    .replace(/\b([Ss])end override_reason\b/, (_, s: string) => {
+      // Mid-sentence ("…; send override_reason to use it anyway") it stays lower-case.
+      const give = w('give_reason');
+      return s === 's' ? give.charAt(0).toLocaleLowerCase(reader.locale) + give.slice(1) : give;
+    })
     .replace(ID_ASIDE, '')
     .replace(INSTANT, (iso) => farmTime(iso, timezone));
 }
