@@ -880,7 +880,7 @@ test('an event on an animal deleted on the server while offline needs attention;
   assert.match((await card.textContent()) ?? '', /is not an animal on this farm/, 'the server’s own message');
   await card.getByRole('button', { name: 'Fix' }).click();
   const fix = page.getByRole('form', { name: /^Fix: / });
-  await fix.getByLabel('subject_id').fill(clover);
+  await fix.getByLabel('About (the animal’s or group’s id)').fill(clover);
   await fix.getByRole('button', { name: 'Send again' }).click();
   await waitFor('the fixed change to sync', async () =>
     (await queued(page, personId)).every((c) => c.state === 'synced'),

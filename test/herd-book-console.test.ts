@@ -480,7 +480,7 @@ test('offline: an expired batch given without a reason waits in "needs attention
   assert.match((await card.textContent()) ?? '', /Batch PS-0311 .* expired on .*override_reason/);
   await card.getByRole('button', { name: 'Fix' }).click();
   const fix = page.getByRole('form', { name: /^Fix: Treatment: Pen & Strep to Heifers/ });
-  await fix.getByLabel('override_reason').fill('Vet said use it up');
+  await fix.getByLabel('Reason to go ahead anyway (kept with the record)').fill('Vet said use it up');
   await fix.getByRole('button', { name: 'Send again' }).click();
   await waitFor('the fixed treatment to sync', async () =>
     page.evaluate<boolean>(`(async () => {

@@ -49,6 +49,13 @@ function fixed(body: unknown, form: FormData): unknown {
   return next;
 }
 
+/** A field of the Fix form in the reader's words ("Weight (kg)" for `data.kg`); one it does not know, by its name. */
+function fieldLabel(name: string): string {
+  const bare = name.replace('data.', '');
+  const key = `field.${bare}`;
+  return key in EN ? w(key as keyof typeof EN) : bare;
+}
+
 function Fix({ change, onClose }: { change: Change; onClose(): void }) {
   const fields = fixable(change.body, change.message);
   const [busy, setBusy] = useState(false);
@@ -61,7 +68,7 @@ function Fix({ change, onClose }: { change: Change; onClose(): void }) {
   };
   return html`<form class="panel" onSubmit=${submit} aria-label=${w('fix_named', { change: changeLabel(change) })}>
     <div class="form-grid">
-      ${fields.map(([name, value]) => html`<${Field} name=${name} label=${name.replace('data.', '')} value=${value} idPrefix=${change.key} error=${null} />`)}
+      ${fields.map(([name, value]) => html`<${Field} name=${name} label=${fieldLabel(name)} value=${value} idPrefix=${change.key} error=${null} />`)}
     </div>
     <div class="actions">
       <button type="submit" class="button primary" disabled=${busy}>${busy ? w('sending') : w('send_again')}</button>
