@@ -431,6 +431,24 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
     })()`);
     if (spilled.length > 0)
       wrong.push(`${at}: badges wider than their row: ${spilled.slice(0, 6).join('; ')}`);
+    // A button a thumb must reach is not half-hidden in a box that scrolls sideways (a table's last column).
+    const clipped = await page.evaluate<string[]>(`(() => {
+      const out = [];
+      for (const el of document.querySelectorAll('button, a.button')) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0) continue;
+        for (let box = el.parentElement; box; box = box.parentElement) {
+          const x = getComputedStyle(box).overflowX;
+          if (x !== 'auto' && x !== 'scroll' && x !== 'hidden') continue;
+          const b = box.getBoundingClientRect();
+          if (r.right > b.right + 0.5 || r.left < b.left - 0.5) out.push(el.textContent.trim().slice(0, 30));
+          break;
+        }
+      }
+      return out;
+    })()`);
+    if (clipped.length > 0)
+      wrong.push(`${at}: buttons cut off by a box that scrolls: ${clipped.slice(0, 6).join('; ')}`);
   }
   return wrong;
 }

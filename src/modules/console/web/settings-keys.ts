@@ -29,14 +29,14 @@ export function Keys() {
     ${
       !keys.data
         ? html`<${Loading} error=${keys.error} retry=${keys.reload} />`
-        : html`<div class="table-wrap"><table class="records">
+        : html`<div class="table-wrap"><table class="records as-cards">
           <caption class="visually-hidden">${w('keys')}</caption>
           <thead><tr><th scope="col">${w('name')}</th><th scope="col">${w('key')}</th><th scope="col">${w('last_used')}</th><th scope="col"><span class="visually-hidden">${w('revoke')}</span></th></tr></thead>
           <tbody>${keys.data.data.map(
             (
               k,
-            ) => html`<tr key=${k.id}><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${ago(k.last_used_at)}</td>
-              <td><${ActionButton} label=${w('revoke')} kind="danger" action=${async () => {
+            ) => html`<tr key=${k.id}><td class="card-title">${k.name}</td><td data-label=${w('key')}><code>${k.prefix}…</code></td><td data-label=${w('last_used')}>${ago(k.last_used_at)}</td>
+              <td class="card-span"><${ActionButton} label=${w('revoke')} kind="danger" action=${async () => {
                 if (!confirm(w('revoke_confirm', { name: k.name }))) return w('kept');
                 await api('DELETE', '/v1/keys/{id}', { path: { id: k.id } });
                 keys.reload();
