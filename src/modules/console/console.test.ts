@@ -48,9 +48,10 @@ import { pickEncoding } from './routes.ts';
  * (src/domain/threshold-order.ts) and an untagged animal got words of its own: 390.5 KB gzip, 2026-11-29; 392 KB
  * until the house command form said its hints and cautions in both languages instead of the catalog's English:
  * 393.0 KB gzip, 2026-11-29; 395 KB until each module was served without its opening doc comment (its lines
- * kept empty, assets.ts `withoutHeader`): 372.5 KB gzip, 2026-11-29.
+ * kept empty, assets.ts `withoutHeader`): 372.5 KB gzip, 2026-11-29; 375 KB until the Integrations page's
+ * lines and set-up steps and the Fix form's field labels were said in both languages: 375.4 KB gzip, 2026-11-30.
  */
-const PAGE_BUDGET_BYTES = 375 * 1024;
+const PAGE_BUDGET_BYTES = 378 * 1024;
 
 /**
  * What drawing on the Map page adds, loaded only when a person starts drawing or editing a paddock
