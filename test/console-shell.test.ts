@@ -449,6 +449,11 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
     })()`);
     if (clipped.length > 0)
       wrong.push(`${at}: buttons cut off by a box that scrolls: ${clipped.slice(0, 6).join('; ')}`);
+    // A house's name on the map is written where it can be read: not past the screen's edge.
+    const cut = await page.evaluate<string[]>(`[...document.querySelectorAll('.map-name')]
+      .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > innerWidth || r.left < 0); })
+      .map((el) => el.textContent.trim())`);
+    if (cut.length > 0) wrong.push(`${at}: map names past the screen's edge: ${cut.join('; ')}`);
   }
   return wrong;
 }

@@ -222,7 +222,7 @@ function Drawing(props: Props & { view: View; width: number; height: number }) {
     </svg>
     ${markers.map(
       ({ p, x, y }) =>
-        html`<${Marker} key=${`${p.kind}${p.id}`} p=${p} x=${x} y=${y} onPick=${pick({ kind: p.kind, id: p.id })} />`,
+        html`<${Marker} key=${`${p.kind}${p.id}`} p=${p} x=${x} y=${y} width=${width} onPick=${pick({ kind: p.kind, id: p.id })} />`,
     )}`;
 }
 
@@ -231,11 +231,14 @@ function Marker({
   p,
   x,
   y,
+  width,
   onPick,
 }: {
   p: DeviceProperties | AlertProperties;
   x: number;
   y: number;
+  /** The drawing's: a house's name that would run past its right edge is written left of the pin. */
+  width: number;
   onPick(e: Event): void;
 }) {
   if (p.kind === 'alert') {
@@ -249,7 +252,7 @@ function Marker({
   return html`<button type="button" class="map-marker" style=${`left:${x}px;top:${y}px`}
     title=${p.name} aria-label=${house ? undefined : p.name} onClick=${onPick}>${
       house
-        ? html`<span class="map-house"><span class="map-pin" aria-hidden="true">${t('map.house_pin')}</span><span class="map-name">${p.name}</span></span>`
+        ? html`<span class=${`map-house${x + 44 + p.name.length * 8 > width ? ' name-left' : ''}`}><span class="map-pin" aria-hidden="true">${t('map.house_pin')}</span><span class="map-name">${p.name}</span></span>`
         : html`<span class="map-tracker" aria-hidden="true"></span>`
     }</button>`;
 }
