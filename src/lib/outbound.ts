@@ -4,10 +4,11 @@
  * goes through `sendOutbound`. It is undici's `Agent` (the engine of Node's own fetch) with a connector that
  * checks the address the connection really goes to (outbound-connections.ts, with url-guard.ts): an IP
  * literal before connecting, a name inside the connection's own DNS lookup, so neither DNS rebinding nor a
- * redirect can reach a private address. On top: a connect timeout, a response-headers timeout and a deadline for the whole exchange, a
- * cap on the answer's size, redirects not followed unless the caller allows some (each hop guarded again),
- * one User-Agent, and keep-alive pooling. undici is loaded on the first request: most processes never send
- * one, and it is the largest library the server would otherwise hold from its start. Every failure is an
+ * redirect can reach a private address. On top: a connect timeout, a response-headers timeout and a deadline
+ * for the whole exchange, a cap on the answer's size, redirects not followed unless the caller allows some
+ * (each hop guarded again), one User-Agent, and keep-alive pooling. undici is loaded on the first request:
+ * most processes never send one, and it is the largest library the server would otherwise hold from its
+ * start. Every failure is an
  * `OutboundError` whose `kind` callers branch on and whose message reads as the outcome ("refused: …",
  * "timed out: …", "connection refused (ECONNREFUSED)").
  */
