@@ -38,6 +38,7 @@ import * as m0044 from './0044_weigh_sessions.ts';
 import * as m0045 from './0045_breeding.ts';
 import * as m0046 from './0046_mqtt_report_keys.ts';
 import * as m0047 from './0047_alert_words.ts';
+import * as m0048 from './0048_devices_hot_updates.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '0045_breeding': m0045,
   '0046_mqtt_report_keys': m0046,
   '0047_alert_words': m0047,
+  '0048_devices_hot_updates': m0048,
 };

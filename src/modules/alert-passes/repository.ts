@@ -19,7 +19,8 @@ export interface QuietCandidateRow {
 /**
  * The quiet pass's one query: devices silent past the least any farm can set (`floorMs`) and past 3 ×
  * their usual interval (`unknownMs` when it is not known yet), that have no quiet alert yet or have a watch one that may now be urgent.
- * The index on last_seen_at keeps it to the silent devices; the farm's own setting is applied after.
+ * It reads the devices table whole (no index on last_seen_at, so that a report's device update changes no
+ * index: migration 0048; 100,000 devices in 30–50 ms); the farm's own setting is applied after.
  */
 export async function findQuietCandidates(
   db: Db,
