@@ -34,8 +34,9 @@ async function indexedColumns(db: Parameters<typeof ingestReport>[0], engine: st
 forEachEngine("a report's device update", (t) => {
   test('no index of the devices table holds a column a report sets', async () => {
     const everything = { last_seen_at: 1, report_token: 'x', battery: 1, lat: 1, lon: 1, firmware: '1' };
-    const set = Object.keys(touchColumns(everything));
-    // The helper's list is the one the statements use: every optional column is among the keys above.
+    // What the report statement sets (the helper's list, the one the statements use), and what a report
+    // sets on the side: its state, the end of a quiet alert, a clock found skewed or right again.
+    const set = [...Object.keys(touchColumns(everything)), 'state', 'quiet_level', 'clock_skewed'];
     for (const column of TOUCH_OPTIONAL_COLUMNS) assert.ok(set.includes(column), column);
     const indexed = await indexedColumns(t().database.db, t().engine);
     assert.ok(indexed.has('farm_id'), `the catalog read found the indexes: ${[...indexed].join(', ')}`);
