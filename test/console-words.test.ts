@@ -1068,6 +1068,34 @@ test('Spanish on every page at 360 px: headings and words in Spanish, none of th
     await assertNoHorizontalScroll(page);
     await screenshot(page, `page-${spec.name}-phone-es`);
   }
+  // The data page's exports: each row's label and its two links on one line at 360 px; each link named,
+  // for a screen reader, by its records and its format.
+  await page.goto(`${world.base}/data`);
+  for (const records of ['Animales', 'Eventos', 'Tareas']) {
+    await page.getByRole('link', { name: `${records} CSV`, exact: true }).waitFor();
+    await page.getByRole('link', { name: `${records} NDJSON`, exact: true }).waitFor();
+  }
+  // Read in one go: a banner coming or going between two reads would move the rows.
+  const rows = await page.locator('.export-list li').evaluateAll((items) =>
+    items.map((li) => {
+      const [label, csv, ndjson] = [...li.children].map((c) => c.getBoundingClientRect());
+      return {
+        label: label?.top,
+        csv: csv?.top,
+        csvBottom: csv?.bottom,
+        ndjson: ndjson?.top,
+        text: li.textContent,
+      };
+    }),
+  );
+  assert.equal(rows.length, 3);
+  for (const row of rows) {
+    const { label = 0, csv = 0, csvBottom = 0, ndjson = 0 } = row;
+    assert.ok(
+      Math.abs(csv - ndjson) < 2 && label >= csv && label < csvBottom,
+      `one line: ${JSON.stringify(row)}`,
+    );
+  }
   // The map's drawing panel, loaded when drawing starts, speaks Spanish too.
   await page.goto(`${world.base}/map`);
   await page.getByRole('button', { name: 'Dibujar un potrero' }).click();
