@@ -894,6 +894,10 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
     assert.match(who, /^vacuno · castrado · /);
     assert.doesNotMatch(who, /\bcattle\b|\bcastrated\b/);
     await screenshot(page, 'page-chute-card-phone-es');
+    // A group's card says what its age is ("4 semanas" alone read as nothing in particular).
+    await page.goto(`${world.base}/groups`);
+    const ageCell = page.locator('tr', { hasText: 'Broilers' }).locator('td[data-label="Edad"]');
+    assert.match((await ageCell.textContent()) ?? '', /\d+ (semanas|días)/);
     // The animal page further down: the weights table, the log and the history.
     await page.goto(`${world.base}/animals/${pip.id}`);
     await page.getByRole('heading', { name: 'Registrar algo' }).scrollIntoViewIfNeeded();

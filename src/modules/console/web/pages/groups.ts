@@ -137,7 +137,7 @@ export function Page({ farm }: PageProps) {
             ${can('animals', 'write') && html`<br /><a class="small" href=${`/treat?group_id=${g.id}`} aria-label=${w('treat_named', { name: g.name })}>${w('treat')}</a>`}
             <br /><button type="button" class="button link small" onClick=${() => setWeighed(g)} aria-label=${w('weights_of', { name: g.name })}>${w('weights')}</button></td>
           <td>${speciesWord(reader.language, g.species)}</td><td class="num" data-label=${w('head')}>${g.head_count ?? '—'}</td>
-          <td>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${dateOf(g.hatch_date)}</span>`}</td>
+          <td data-label=${w('age')}>${age(g.hatch_date)}${g.hatch_date && html`<br /><span class="small muted">${dateOf(g.hatch_date)}</span>`}</td>
           <td data-label=${w('paddock')}>${names.get(g.paddock_id) ?? '—'}</td>
           ${write && html`<td><button type="button" class="button link" onClick=${() => setEditing(g)}>${w('edit')}</button></td>`}
         </tr>`,
