@@ -119,7 +119,7 @@ before(async () => {
     { name: 'people', path: '/people' },
     { name: 'account', path: '/account' },
     { name: 'sync', path: '/sync' },
-    // Without a client's request (which /oauth/authorize checks first) the page says what is missing.
+    // Without a client's request (which /oauth/authorize checks first) the page says what it is for.
     { name: 'connect', path: '/connect', bare: true },
     { name: 'sign-in', path: '/sign-in', public: true },
     { name: 'setup', path: '/setup/not-a-real-token', public: true },

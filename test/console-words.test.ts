@@ -971,6 +971,14 @@ const SPANISH_PAGES: { path: string; name: string; heading: string; says: RegExp
     not: [/Export readings/, /Import animals/, /Device readings/],
   },
   {
+    // Opened without an agent's request: what the page is for, not the server's refusal of an empty one.
+    path: '/connect',
+    name: 'connect-alone',
+    heading: 'Conectar un agente',
+    says: [/abre esta página cuando pide usar Farmstead/],
+    not: [/no aceptó/, /Connect an agent/, /opens this page/],
+  },
+  {
     path: '/sync',
     name: 'sync',
     heading: 'Por sincronizar',

@@ -29,6 +29,8 @@ export const EN = {
   later: 'You can disconnect it at any time on',
   account_page: 'your account page',
   title: 'Connect an agent',
+  no_request:
+    'An AI agent such as Claude or ChatGPT opens this page when it asks to use Farmstead. Add this server to the agent by its URL ({url}); it sends you here to allow it.',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -60,4 +62,6 @@ export const ES: Record<keyof typeof EN, Message> = {
   later: 'Puede desconectarla en cualquier momento en',
   account_page: 'la página de su cuenta',
   title: 'Conectar un agente',
+  no_request:
+    'Un agente de IA como Claude o ChatGPT abre esta página cuando pide usar Farmstead. Agregue este servidor al agente con su URL ({url}); el agente lo trae aquí para que lo permita.',
 };

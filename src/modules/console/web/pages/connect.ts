@@ -142,10 +142,17 @@ function Consent({ request, described }: { request: Request; described: Describe
 export function Page() {
   useReader();
   const request = requestOfUrl();
+  // Opened without an agent's request (typed, bookmarked, followed from elsewhere): nothing to answer, so
+  // say what the page is for rather than show the server's refusal of an empty request.
+  const asked = request.client_id !== undefined;
   const described = useLoad(
-    () => api('GET', '/v1/oauth/authorization', { query: request }),
+    () => (asked ? api('GET', '/v1/oauth/authorization', { query: request }) : Promise.resolve(null)),
     [location.search],
   );
+  if (!asked) {
+    return html`<div class="panel auth"><h1>${w('title')}</h1>
+      <p>${w('no_request', { url: `${location.origin}/mcp` })}</p></div>`;
+  }
   if (!described.data) {
     return html`<div class="panel auth"><h1>${w('title')}</h1><${Loading} error=${described.error} /></div>`;
   }
