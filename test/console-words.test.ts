@@ -898,6 +898,12 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
     await page.goto(`${world.base}/groups`);
     const ageCell = page.locator('tr', { hasText: 'Broilers' }).locator('td[data-label="Edad"]');
     assert.match((await ageCell.textContent()) ?? '', /\d+ (semanas|días)/);
+    // A movement's species is suggested as the animals' are: the stored word, labelled in Spanish.
+    await page.goto(`${world.base}/movements`);
+    const suggested = page.locator('#move-species option[value="sheep"]');
+    assert.equal(await suggested.getAttribute('label'), 'ovino');
+    assert.equal(await page.locator('#move-species option').count(), 9);
+    assert.equal(await page.getByLabel('Especie').getAttribute('list'), 'move-species');
     // The animal page further down: the weights table, the log and the history.
     await page.goto(`${world.base}/animals/${pip.id}`);
     await page.getByRole('heading', { name: 'Registrar algo' }).scrollIntoViewIfNeeded();

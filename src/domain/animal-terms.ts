@@ -70,6 +70,22 @@ function said(table: Readonly<Record<string, string>>, language: LanguageName, v
   return (Object.hasOwn(table, key) ? table[key] : undefined) ?? value;
 }
 
+/**
+ * The species a form suggests where one is typed (an animal, a group, a movement, the animals filter): the
+ * stored words, each shown in the reader's words by `speciesWord`. Anything else may still be typed.
+ */
+export const COMMON_SPECIES = [
+  'cattle',
+  'sheep',
+  'goat',
+  'pig',
+  'horse',
+  'chicken',
+  'duck',
+  'turkey',
+  'dog',
+] as const;
+
 /** A species in the reader's words ("cattle" → "vacuno"), or as typed. */
 export function speciesWord(language: LanguageName, species: string): string {
   return said(SPECIES_ES, language, species);

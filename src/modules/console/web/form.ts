@@ -2,8 +2,9 @@
  * Record forms: a field per record member, the API's error shown beside the field it names (`param`), or
  * under the form when it names none. `useForm(submit)` reads the form, calls the API, and keeps the state.
  */
+import { COMMON_SPECIES, speciesWord } from '../../../domain/animal-terms.ts';
 import type { Problem } from './api.ts';
-import { t } from './i18n.ts';
+import { reader, t } from './i18n.ts';
 import { html, type Markup, useState } from './lib.ts';
 import { ErrorText, problemOf } from './ui.ts';
 
@@ -102,6 +103,16 @@ export function Field({
       aria-describedby=${errorId} aria-invalid=${own ? 'true' : undefined} ...${rest} />`;
   }
   return html`<div class="field"><label for=${id}>${label}</label>${control}<${ErrorText} error=${own} id=${errorId} label=${label} /></div>`;
+}
+
+/**
+ * The species a species field suggests (`list=${id}` on the field): the stored word as the value, the
+ * reader's word as its label ("sheep", shown as "ovino"). One list for every form that asks for a species.
+ */
+export function SpeciesList({ id }: { id: string }) {
+  return html`<datalist id=${id}>${COMMON_SPECIES.map(
+    (s) => html`<option value=${s} label=${speciesWord(reader.language, s)} />`,
+  )}</datalist>`;
 }
 
 /** The submit button and the form-level result or error. */

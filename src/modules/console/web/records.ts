@@ -3,7 +3,7 @@
  * API's `before` cursor, and the animal form (every spec field, custom `fields` as key/value rows).
  */
 import { api, type Body, type Page, type Problem, type Schema } from './api.ts';
-import { Field, text } from './form.ts';
+import { Field, SpeciesList, text } from './form.ts';
 import { words } from './i18n.ts';
 import { html, inputValue, useState } from './lib.ts';
 import { EN, ES } from './messages/records.ts';
@@ -220,7 +220,7 @@ export function AnimalFields({
   </div>
   <${Field} name="notes" label=${w('notes')} type="textarea" value=${a.notes} ...${p} />
   <${FieldRows} fields=${a.fields} error=${error} />
-  <datalist id="species-list">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog', 'horse'].map((s) => html`<option value=${s} />`)}</datalist>`;
+  <${SpeciesList} id="species-list" />`;
 }
 
 /**

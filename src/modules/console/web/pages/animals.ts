@@ -5,7 +5,7 @@
  */
 import { speciesWord } from '../../../../domain/animal-terms.ts';
 import { api } from '../api.ts';
-import { Submit, useForm } from '../form.ts';
+import { SpeciesList, Submit, useForm } from '../form.ts';
 import { WithdrawalChips } from '../herd-book.ts';
 import { reader, words } from '../i18n.ts';
 import { checkedOf, html, inputValue, useEffect, useState } from '../lib.ts';
@@ -139,7 +139,7 @@ export function Page({ farm }: PageProps) {
         ].map(
           ([v, t]) => html`<option value=${v} selected=${filters.withdrawal === v}>${t}</option>`,
         )}</select></div>
-      <datalist id="species-filter">${['cattle', 'sheep', 'goat', 'pig', 'chicken', 'dog'].map((s) => html`<option value=${s} label=${speciesWord(reader.language, s)} />`)}</datalist>
+      <${SpeciesList} id="species-filter" />
     </form>
     ${can('animals', 'write') && html`<${AddAnimal} farm=${farm} places=${places.data} onAdded=${animals.reload} />`}
     ${

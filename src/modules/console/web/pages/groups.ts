@@ -4,7 +4,7 @@
  */
 import { groupKindWord, speciesWord } from '../../../../domain/animal-terms.ts';
 import { api, type Schema } from '../api.ts';
-import { date, Field, number, Submit, text, useForm } from '../form.ts';
+import { date, Field, number, SpeciesList, Submit, text, useForm } from '../form.ts';
 import { dateOf, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/groups.ts';
@@ -100,7 +100,8 @@ function GroupForm({
     <h2>${group ? w('edit_name', { name: group.name }) : w('add')}</h2>
     <div class="form-grid">
       <${Field} name="name" label=${w('name')} value=${g.name} required ...${p} />
-      <${Field} name="species" label=${w('species')} value=${g.species} required ...${p} />
+      <${Field} name="species" label=${w('species')} value=${g.species} required list="group-species" ...${p} />
+      <${SpeciesList} id="group-species" />
       <${Field} name="kind" label=${w('kind')} value=${g.kind} ...${p} />
       <${Field} name="head_count" label=${w('head_count')} type="number" min="0" step="1" value=${g.head_count} ...${p} />
       <${Field} name="hatch_date" label=${w('hatch_date')} type="date" value=${g.hatch_date?.slice(0, 10)} ...${p} />

@@ -2,7 +2,7 @@
 import { speciesWord } from '../../../../domain/animal-terms.ts';
 import type { MovementReason } from '../../../../domain/movements.ts';
 import { api, type Body, type Schema } from '../api.ts';
-import { dateTime, Field, number, Submit, text, useForm } from '../form.ts';
+import { dateTime, Field, number, SpeciesList, Submit, text, useForm } from '../form.ts';
 import { OverrideField } from '../herd-book.ts';
 import { nameOf } from '../herd-book-light.ts';
 import { reader, withNodes, words } from '../i18n.ts';
@@ -92,8 +92,9 @@ function MovementForm({
         ? html`<p class="chosen-animals"><strong>${w('chosen', { count: chosen.length })}</strong> ${chosen.map(nameOf).join(', ')}</p>`
         : html`<div class="pair">
             <${Field} name="head_count" label=${w('head_count')} type="number" min="1" step="1" inputmode="numeric" required ...${p} />
-            <${Field} name="species" label=${w('species')} ...${p} />
+            <${Field} name="species" label=${w('species')} list="move-species" ...${p} />
           </div>
+          <${SpeciesList} id="move-species" />
           <p class="small muted">${withNodes({ link: html`<a href="/animals">${w('animals_list')}</a>` }, (m) => w('tagged', m))}</p>`
     }
     <div class="form-grid">
