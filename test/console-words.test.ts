@@ -761,8 +761,9 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       name: 'alerts',
       path: '/alerts',
       heading: 'Alertas',
-      spanish: ['Abiertas', 'Confirmadas', 'Resueltas'],
-      english: ['Acknowledged', 'Resolved', /Raised \d/, 'Open the ', 'Showing the 100'],
+      spanish: ['Abiertas', 'Confirmadas', 'Resueltas', 'regla Amoníaco alto'],
+      // A built-in rule by its title, not its code ("regla Amoníaco alto", not "regla house.ammonia").
+      english: ['Acknowledged', 'Resolved', /Raised \d/, 'Open the ', 'Showing the 100', /regla house\./],
     },
     {
       name: 'animals',

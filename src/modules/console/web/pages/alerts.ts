@@ -3,10 +3,11 @@
  * with the result shown beside the button; each alert's reason (the reading that raised it, with the rule's
  * line) and subject. New alerts appear as they happen, announced to screen readers.
  */
+import { alertTerm } from '../../../../domain/alert-terms.ts';
 import { alertReason, alertTitle } from '../alert-text.ts';
 import { api, type Schema } from '../api.ts';
-import { words } from '../i18n.ts';
-import { html, useState } from '../lib.ts';
+import { reader, words } from '../i18n.ts';
+import { html, type Markup, useState } from '../lib.ts';
 import { subjectLink } from '../links.ts';
 import { EN, ES } from '../messages/alerts.ts';
 import { useReader } from '../reader-hook.ts';
@@ -57,6 +58,11 @@ function subjectWords(alert: Alert, house: boolean): string {
   }
 }
 
+/** A built-in rule by its title in the reader's words ("Amoníaco alto"); a farm's own rule by its name. */
+function ruleName(rule: string): Markup {
+  return alertTerm(reader.language, `rule.${rule}.title`) ?? html`<code>${rule}</code>`;
+}
+
 function AlertCard({
   alert,
   farm,
@@ -84,7 +90,7 @@ function AlertCard({
     </div>
     <p class="reason">${alertReason(alert)}</p>
     <p class="muted small">
-      ${w('raised', { when: farmTime(alert.created_at, farm.timezone), ago: ago(alert.created_at) })} · ${w('rule')} <code>${alert.rule}</code>
+      ${w('raised', { when: farmTime(alert.created_at, farm.timezone), ago: ago(alert.created_at) })} · ${w('rule')} ${ruleName(alert.rule)}
       ${href && html` · <a href=${href}>${subjectWords(alert, house)}</a>`}
       ${alert.acknowledged_at && html` · ${w('acknowledged_ago', { ago: ago(alert.acknowledged_at) })}`}
       ${alert.resolved_at && html` · ${w('resolved_ago', { ago: ago(alert.resolved_at) })}`}
