@@ -391,6 +391,21 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
   if (!shown.public && !shown.bare) {
     const header = await page.locator('header.top').boundingBox();
     if (!header || header.height > 64) wrong.push(`${at}: the header is ${header?.height} px tall`);
+    // The pages' list reads as separate entries: one whose name wraps ("Registro de movimientos") keeps
+    // room from the next (the words of one entry, the entry below it).
+    const crowded = await page.evaluate<string[]>(`(() => {
+      const out = [];
+      const links = [...document.querySelectorAll('nav.pages a')].filter((a) => a.getBoundingClientRect().height > 0);
+      const textBox = (a) => { const r = document.createRange(); r.selectNodeContents(a); return r.getBoundingClientRect(); };
+      for (let i = 1; i < links.length; i++) {
+        const above = textBox(links[i - 1]), below = textBox(links[i]);
+        if (Math.abs(above.left - below.left) > 2 || below.top < above.top) continue;
+        if (below.top - above.bottom < 8) out.push(links[i - 1].textContent.trim() + ' / ' + links[i].textContent.trim());
+      }
+      return out;
+    })()`);
+    if (crowded.length > 0)
+      wrong.push(`${at}: page names run into each other: ${crowded.slice(0, 4).join('; ')}`);
   }
 
   // What a person reads: ids and JSON belong in links and technical details only (a closed disclosure's
