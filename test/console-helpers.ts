@@ -91,6 +91,26 @@ export async function assertNoHorizontalScroll(page: Page): Promise<void> {
 }
 
 /**
+ * The facts (`dl.facts`) whose value went under its name but not right under it: drifted down the row
+ * when the fact beside it made the row taller. Empty when every value sits beside or under its name.
+ */
+export function valuesAdrift(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const out = [];
+    // The words' own boxes (a stretched flex line makes the name's element as tall as the gap); two lines'
+    // words lie about 6 px apart, a drifted value 18 or more.
+    const words = (el) => { if (!el) return null; const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect(); };
+    for (const fact of document.querySelectorAll('.facts > div')) {
+      const dt = words(fact.querySelector('dt'));
+      const dd = words(fact.querySelector('dd'));
+      if (!dt || !dd || dt.height === 0 || dd.top < dt.bottom - 1) continue;
+      if (dd.top - dt.bottom > 10) out.push(fact.textContent.trim().slice(0, 40));
+    }
+    return out;
+  })()`);
+}
+
+/**
  * Scrolls `anchor` to the middle of the window, as a person scrolling to it would, until `shown` is visible:
  * a panel that loads once seen can be pushed out of view again by a chart above it taking its height, and
  * the bottom edge of the window (where a plain scroll-into-view leaves a heading) is behind the tab bar.

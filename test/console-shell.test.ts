@@ -21,7 +21,14 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { CONSOLE_PAGES } from '../src/modules/console/pages.ts';
 import { screenshot } from './browser.ts';
-import { type ConsoleWorld, DESKTOP, PHONE, signedInPage, startConsole } from './console-helpers.ts';
+import {
+  type ConsoleWorld,
+  DESKTOP,
+  PHONE,
+  signedInPage,
+  startConsole,
+  valuesAdrift,
+} from './console-helpers.ts';
 import { waitFor } from './harness.ts';
 import { type SignedIn, signedInPerson } from './people.ts';
 
@@ -464,6 +471,11 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
     })()`);
     if (clipped.length > 0)
       wrong.push(`${at}: buttons cut off by a box that scrolls: ${clipped.slice(0, 6).join('; ')}`);
+    // A fact's value that goes under its name goes right under it, not down the row (the fact beside it
+    // may make the row taller).
+    const adrift = await valuesAdrift(page);
+    if (adrift.length > 0)
+      wrong.push(`${at}: values adrift from their names: ${adrift.slice(0, 4).join('; ')}`);
     // A house's name on the map is written where it can be read: not past the screen's edge.
     const cut = await page.evaluate<string[]>(`[...document.querySelectorAll('.map-name')]
       .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > innerWidth || r.left < 0); })

@@ -16,6 +16,7 @@ import {
   scrollUntilShown,
   signedInPage,
   startConsole,
+  valuesAdrift,
 } from './console-helpers.ts';
 import { waitFor } from './engines.ts';
 import * as make from './factories.ts';
@@ -761,6 +762,7 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
       name: 'alerts',
       path: '/alerts',
       heading: 'Alertas',
+      ready: 'li.card.alert',
       spanish: ['Abiertas', 'Confirmadas', 'Resueltas', 'regla Amoníaco alto'],
       // A built-in rule by its title, not its code ("regla Amoníaco alto", not "regla house.ammonia").
       english: ['Acknowledged', 'Resolved', /Raised \d/, 'Open the ', 'Showing the 100', /regla house\./],
@@ -882,6 +884,7 @@ test('Spanish: the herd pages (brief, alerts, animals, an animal, groups, medici
         else assert.doesNotMatch(text, phrase, p.name);
       }
       await assertNoHorizontalScroll(page);
+      assert.deepEqual(await valuesAdrift(page), [], `${p.name}: values right under their names`);
       await screenshot(page, `page-${p.name}-phone-es`);
     }
     // The chute's card in Spanish: Pip found by his tag, his withdrawal on the card.
@@ -1085,6 +1088,7 @@ test('Spanish on every page at 360 px: headings and words in Spanish, none of th
     const text = await visibleText(page);
     for (const english of spec.not) assert.doesNotMatch(text, english, `${spec.name}: ${english}`);
     await assertNoHorizontalScroll(page);
+    assert.deepEqual(await valuesAdrift(page), [], `${spec.name}: values right under their names`);
     await screenshot(page, `page-${spec.name}-phone-es`);
   }
   // The data page's exports: each row's label and its two links on one line at 360 px; each link named,
