@@ -71,3 +71,8 @@ export function alertTerm(language: LanguageName, key: string): string | null {
   const terms: Readonly<Record<string, string>> = ALERT_TERMS[language] ?? ALERT_TERMS.en;
   return terms[key] ?? null;
 }
+
+/** A built-in rule's title in a language ("Amoníaco alto" for `house.ammonia`); null for a farm's own rule. */
+export function ruleTitle(language: LanguageName, rule: string): string | null {
+  return alertTerm(language, `rule.${rule}.title`);
+}

@@ -8,7 +8,7 @@
  * registry the catalog publishes (src/domain/rules.ts), not from GET /v1/catalog: the page needs nothing else
  * of the catalog, and the call weighed 5.6 KB of the page's first load.
  */
-import { alertTerm } from '../../../domain/alert-terms.ts';
+import { alertTerm, ruleTitle } from '../../../domain/alert-terms.ts';
 import { unitOf } from '../../../domain/metrics.ts';
 import { DEFAULT_RULES, type RuleThresholds } from '../../../domain/rules.ts';
 import { thresholdOrderProblem } from '../../../domain/threshold-order.ts';
@@ -33,7 +33,7 @@ const THRESHOLD_RULES = DEFAULT_RULES.map((r) => ({
 type ThresholdRule = (typeof THRESHOLD_RULES)[number];
 
 /** A built-in rule's title in the reader's language ("Amoníaco alto"); its name when it has none. */
-const ruleTitle = (r: ThresholdRule) => alertTerm(reader.language, `rule.${r.name}.title`) ?? r.name;
+const titleOf = (r: ThresholdRule) => ruleTitle(reader.language, r.name) ?? r.name;
 
 /** What it measures, with the unit the reader reads its lines in: "Temperature (°F)". */
 function ruleMeasure(r: ThresholdRule): string {
@@ -144,14 +144,14 @@ export function Thresholds({ farm }: { farm: Farm }) {
       <thead><tr><th scope="col">${w('rule')}</th>${MEMBERS.map((m) => html`<th scope="col">${w(`member.${m}`)}</th>`)}</tr></thead>
       <tbody>${thresholdRules.map(
         (r) => html`<tr key=${r.name}>
-          <th scope="row">${ruleTitle(r)}<br /><span class="small muted">${ruleMeasure(r)}</span></th>
+          <th scope="row">${titleOf(r)}<br /><span class="small muted">${ruleMeasure(r)}</span></th>
           ${MEMBERS.map((m) => {
             const id = `rule-${r.name}-${m}`;
             const error = errorAt(r.name, m);
             const value = values[r.name]?.[m] ?? '';
             const fallback = typedLine(r[m], r.unit);
             const overridden = value.trim() !== '' && value.trim() !== fallback;
-            const label = w('cell_label', { rule: ruleTitle(r), member: w(`member.${m}`) });
+            const label = w('cell_label', { rule: titleOf(r), member: w(`member.${m}`) });
             return html`<td class="threshold-cell">
               <label class="visually-hidden" for=${id}>${label}</label>
               <span class="cell-name" aria-hidden="true">${w(`member.${m}`)}</span>

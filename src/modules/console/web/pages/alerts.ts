@@ -3,7 +3,7 @@
  * with the result shown beside the button; each alert's reason (the reading that raised it, with the rule's
  * line) and subject. New alerts appear as they happen, announced to screen readers.
  */
-import { alertTerm } from '../../../../domain/alert-terms.ts';
+import { ruleTitle } from '../../../../domain/alert-terms.ts';
 import { alertReason, alertTitle } from '../alert-text.ts';
 import { api, type Schema } from '../api.ts';
 import { reader, words } from '../i18n.ts';
@@ -60,7 +60,7 @@ function subjectWords(alert: Alert, house: boolean): string {
 
 /** A built-in rule by its title in the reader's words ("Amoníaco alto"); a farm's own rule by its name. */
 function ruleName(rule: string): Markup {
-  return alertTerm(reader.language, `rule.${rule}.title`) ?? html`<code>${rule}</code>`;
+  return ruleTitle(reader.language, rule) ?? html`<code>${rule}</code>`;
 }
 
 function AlertCard({

@@ -3,7 +3,7 @@
  * range, so a 30-day chart of a minute-by-minute house is a few hundred points), its alert rule's threshold
  * lines, its key (rotate: the new key is shown once) and its full command history.
  */
-import { alertTerm } from '../../../../domain/alert-terms.ts';
+import { ruleTitle } from '../../../../domain/alert-terms.ts';
 import { metricTerm } from '../../../../domain/metric-terms.ts';
 import { api, type Schema } from '../api.ts';
 import { type Threshold, TimeChart } from '../chart.ts';
@@ -92,7 +92,7 @@ function thresholdsFor(rules: readonly Rule[], device: Device, metric: string): 
     if (r.device_type && r.device_type !== device.type) continue;
     if (r.device_id && r.device_id !== device.id) continue;
     // A built-in rule by its title; a farm's own by the name it was given.
-    const rule = alertTerm(reader.language, `rule.${r.name}.title`) ?? r.name;
+    const rule = ruleTitle(reader.language, r.name) ?? r.name;
     if (r.watch !== null && r.watch !== undefined)
       lines.push({ value: r.watch, kind: 'watch', label: w('line_watch', { rule }) });
     if (r.urgent !== null && r.urgent !== undefined)
