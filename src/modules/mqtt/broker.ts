@@ -18,8 +18,10 @@ import { keyHashesOf } from '../devices/repository.ts';
 import { authenticateDevice } from '../devices/service.ts';
 import type { UsageCounter } from '../usage/counter.ts';
 import { Gate } from './gate.ts';
+import { forgetConnectPacket, lightenParser } from './lean-connection.ts';
 import { handleCommandResult, handleReport, type Outcome, outcomeJson } from './messages.ts';
 import { RecentAnswers } from './recent-answers.ts';
+import { createSubscriptions } from './subscriptions.ts';
 import { coversCommands, maySubscribe, parseDevicePublish, topics } from './topics.ts';
 
 /** How often connected devices' keys are checked again and commands due again are pushed. */
@@ -137,6 +139,7 @@ class DeviceBroker {
   private watchConnections(): void {
     const { aedes, sessions, byDevice, deps } = this;
     aedes.on('clientReady', (client) => {
+      forgetConnectPacket(client);
       const session = sessions.get(client);
       if (!session) return;
       const set = byDevice.get(session.deviceId) ?? new Set<Client>();
@@ -397,13 +400,14 @@ export async function createMqttBroker(deps: MqttDeps): Promise<MqttBroker> {
     // reporting at once (their answers and deliveries) overflowed the stack and killed the process
     // (bench/fleet.ts, BENCHMARKS.md). Each message in flight is one a device sent and waits on.
     concurrency: 0,
+    mq: createSubscriptions(0),
   });
   const broker = new DeviceBroker(aedes, deps);
   return {
     handle: (stream, request) => {
       // A broken connection must never become an unhandled 'error' event.
       stream.on('error', (err) => deps.log.debug({ err }, 'MQTT stream error'));
-      aedes.handle(stream, request);
+      lightenParser(aedes.handle(stream, request));
     },
     connectedDevices: () => broker.connectedDevices(),
     close: () => broker.close(),

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { Aedes, type Client } from 'aedes';
+import { BufferList } from 'bl';
+import mqttPacket from 'mqtt-packet';
+import { forgetConnectPacket, lightenParser } from './lean-connection.ts';
+
+type Internals = { _parser: { _list: unknown; settings: Record<string, unknown> } };
+
+test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving a byte at a time, and forgets the CONNECT once logged in", async () => {
+  const broker = await Aedes.createBroker();
+  let client: Client | undefined;
+  broker.on('clientReady', forgetConnectPacket);
+  const server = createServer((socket) => {
+    client = broker.handle(socket);
+    lightenParser(client);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const socket: Socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  const parser = mqttPacket.parser({ protocolVersion: 5 });
+  const packets: mqttPacket.Packet[] = [];
+  parser.on('packet', (packet) => packets.push(packet));
+  socket.on('data', (data) => parser.parse(data));
+  /** Each packet written one byte per write, as a slow link may hand them over. */
+  const send = async (packet: object) => {
+    for (const byte of mqttPacket.generate(packet as mqttPacket.Packet, { protocolVersion: 5 })) {
+      socket.write(Buffer.of(byte));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  const waitFor = async (cmd: string) => {
+    for (let i = 0; i < 200 && !packets.some((p) => p.cmd === cmd); i++)
+      await new Promise((r) => setTimeout(r, 5));
+    return packets.find((p) => p.cmd === cmd);
+  };
+  try {
+    await send({
+      cmd: 'connect',
+      protocolId: 'MQTT',
+      protocolVersion: 5,
+      clean: true,
+      clientId: 'slow-house',
+      keepalive: 30,
+      username: 'dev_slow',
+      password: Buffer.from('rd_secret'),
+      properties: { sessionExpiryInterval: 0, receiveMaximum: 20 },
+    });
+    assert.ok(await waitFor('connack'), 'CONNACK');
+    const internals = client as unknown as Internals;
+    assert.ok(internals._parser._list instanceof BufferList, 'the list is a BufferList');
+    assert.equal(typeof (internals._parser._list as { pipe?: unknown }).pipe, 'undefined', 'not a stream');
+    assert.deepEqual(
+      internals._parser.settings,
+      { protocolVersion: 5 },
+      'no username, password or will kept',
+    );
+
+    await send({
+      cmd: 'subscribe',
+      messageId: 1,
+      subscriptions: [{ topic: 'farmstead/devices/dev_slow/commands', qos: 1 }],
+    });
+    assert.ok(await waitFor('suback'), 'SUBACK');
+    await send({
+      cmd: 'publish',
+      topic: 'farmstead/devices/dev_slow/commands',
+      payload: Buffer.from('{"a":1}'),
+      qos: 1,
+      messageId: 2,
+      retain: false,
+      dup: false,
+      properties: { userProperties: { source: 'test' }, contentType: 'application/json' },
+    });
+    assert.ok(await waitFor('puback'), 'PUBACK');
+    const delivered = (await waitFor('publish')) as mqttPacket.IPublishPacket | undefined;
+    assert.equal(String(delivered?.payload), '{"a":1}');
+    assert.deepEqual(
+      { ...delivered?.properties?.userProperties },
+      { source: 'test' },
+      'MQTT 5 properties parsed',
+    );
+    assert.equal(delivered?.properties?.contentType, 'application/json');
+  } finally {
+    socket.destroy();
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    server.close();
+  }
+});
