@@ -18,7 +18,7 @@ import { keyHashesOf } from '../devices/repository.ts';
 import { authenticateDevice } from '../devices/service.ts';
 import type { UsageCounter } from '../usage/counter.ts';
 import { Gate } from './gate.ts';
-import { forgetConnectPacket, lightenParser } from './lean-connection.ts';
+import { forgetConnectPacket, lightenConnection } from './lean-connection.ts';
 import { handleCommandResult, handleReport, type Outcome, outcomeJson } from './messages.ts';
 import { RecentAnswers } from './recent-answers.ts';
 import { createSubscriptions } from './subscriptions.ts';
@@ -407,7 +407,7 @@ export async function createMqttBroker(deps: MqttDeps): Promise<MqttBroker> {
     handle: (stream, request) => {
       // A broken connection must never become an unhandled 'error' event.
       stream.on('error', (err) => deps.log.debug({ err }, 'MQTT stream error'));
-      lightenParser(aedes.handle(stream, request));
+      lightenConnection(aedes.handle(stream, request));
     },
     connectedDevices: () => broker.connectedDevices(),
     close: () => broker.close(),

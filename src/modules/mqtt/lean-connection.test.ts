@@ -5,17 +5,18 @@ import { test } from 'node:test';
 import { Aedes, type Client } from 'aedes';
 import { BufferList } from 'bl';
 import mqttPacket from 'mqtt-packet';
-import { forgetConnectPacket, lightenParser } from './lean-connection.ts';
+import { forgetConnectPacket, lightenConnection } from './lean-connection.ts';
 
-type Internals = { _parser: { _list: unknown; settings: Record<string, unknown> } };
+type Internals = { _parser: { _list: unknown; settings: Record<string, unknown> }; _topicAliases: unknown };
 
-test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving a byte at a time, and forgets the CONNECT once logged in", async () => {
-  const broker = await Aedes.createBroker();
+test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving a byte at a time, forgets the CONNECT once logged in, and topic aliases still work", async () => {
+  // Farmstead's broker takes no topic aliases (aedes's default maximum, 0); one that did must still read them.
+  const broker = await Aedes.createBroker({ topicAliasMaximum: 10 });
   let client: Client | undefined;
   broker.on('clientReady', forgetConnectPacket);
   const server = createServer((socket) => {
     client = broker.handle(socket);
-    lightenParser(client);
+    lightenConnection(client);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -52,6 +53,7 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
     const internals = client as unknown as Internals;
     assert.ok(internals._parser._list instanceof BufferList, 'the list is a BufferList');
     assert.equal(typeof (internals._parser._list as { pipe?: unknown }).pipe, 'undefined', 'not a stream');
+    assert.ok(!(internals._topicAliases instanceof Map), 'no alias map until an alias is set');
     assert.deepEqual(
       internals._parser.settings,
       { protocolVersion: 5 },
@@ -83,6 +85,27 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
       'MQTT 5 properties parsed',
     );
     assert.equal(delivered?.properties?.contentType, 'application/json');
+
+    // An alias set with a topic, then used alone: the message arrives on the topic it stands for.
+    const alias = { cmd: 'publish', qos: 0, retain: false, dup: false } as const;
+    await send({
+      ...alias,
+      topic: 'farmstead/devices/dev_slow/commands',
+      payload: 'one',
+      properties: { topicAlias: 3 },
+    });
+    await send({ ...alias, topic: '', payload: 'two', properties: { topicAlias: 3 } });
+    for (
+      let i = 0;
+      i < 200 && !packets.some((p) => p.cmd === 'publish' && String(p.payload) === 'two');
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const viaAlias = packets.find((p) => p.cmd === 'publish' && String(p.payload) === 'two') as
+      | mqttPacket.IPublishPacket
+      | undefined;
+    assert.equal(viaAlias?.topic, 'farmstead/devices/dev_slow/commands', 'the alias stood for its topic');
   } finally {
     socket.destroy();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
