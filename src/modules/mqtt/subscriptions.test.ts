@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSubscriptions, ExactFirstMatcher } from './subscriptions.ts';
 
-type Message = { topic: string; n?: number };
+type Message = { topic: string };
 
 function emit(mq: ReturnType<typeof createSubscriptions>, message: Message): Promise<void> {
   return new Promise((resolve, reject) => mq.emit(message, (err) => (err ? reject(err) : resolve())));
