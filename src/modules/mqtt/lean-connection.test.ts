@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { Aedes, type Client } from 'aedes';
 import { BufferList } from 'bl';
 import mqttPacket from 'mqtt-packet';
+import { waitFor } from '../../../test/harness.ts';
 import { forgetConnectPacket, lightenConnection } from './lean-connection.ts';
 
 type Internals = { _parser: { _list: unknown; settings: Record<string, unknown> }; _topicAliases: unknown };
@@ -32,11 +33,7 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  const waitFor = async (cmd: string) => {
-    for (let i = 0; i < 200 && !packets.some((p) => p.cmd === cmd); i++)
-      await new Promise((r) => setTimeout(r, 5));
-    return packets.find((p) => p.cmd === cmd);
-  };
+  const received = (cmd: string) => waitFor(cmd.toUpperCase(), () => packets.find((p) => p.cmd === cmd));
   try {
     await send({
       cmd: 'connect',
@@ -49,7 +46,7 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
       password: Buffer.from('rd_secret'),
       properties: { sessionExpiryInterval: 0, receiveMaximum: 20 },
     });
-    assert.ok(await waitFor('connack'), 'CONNACK');
+    assert.ok(await received('connack'), 'CONNACK');
     const internals = client as unknown as Internals;
     assert.ok(internals._parser._list instanceof BufferList, 'the list is a BufferList');
     assert.equal(typeof (internals._parser._list as { pipe?: unknown }).pipe, 'undefined', 'not a stream');
@@ -65,7 +62,7 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
       messageId: 1,
       subscriptions: [{ topic: 'farmstead/devices/dev_slow/commands', qos: 1 }],
     });
-    assert.ok(await waitFor('suback'), 'SUBACK');
+    assert.ok(await received('suback'), 'SUBACK');
     await send({
       cmd: 'publish',
       topic: 'farmstead/devices/dev_slow/commands',
@@ -76,8 +73,8 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
       dup: false,
       properties: { userProperties: { source: 'test' }, contentType: 'application/json' },
     });
-    assert.ok(await waitFor('puback'), 'PUBACK');
-    const delivered = (await waitFor('publish')) as mqttPacket.IPublishPacket | undefined;
+    assert.ok(await received('puback'), 'PUBACK');
+    const delivered = (await received('publish')) as mqttPacket.IPublishPacket | undefined;
     assert.equal(String(delivered?.payload), '{"a":1}');
     assert.deepEqual(
       { ...delivered?.properties?.userProperties },
@@ -95,17 +92,10 @@ test("aedes's parser with the lighter buffer list reads MQTT 5 packets arriving 
       properties: { topicAlias: 3 },
     });
     await send({ ...alias, topic: '', payload: 'two', properties: { topicAlias: 3 } });
-    for (
-      let i = 0;
-      i < 200 && !packets.some((p) => p.cmd === 'publish' && String(p.payload) === 'two');
-      i++
-    ) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const viaAlias = packets.find((p) => p.cmd === 'publish' && String(p.payload) === 'two') as
-      | mqttPacket.IPublishPacket
-      | undefined;
-    assert.equal(viaAlias?.topic, 'farmstead/devices/dev_slow/commands', 'the alias stood for its topic');
+    const viaAlias = (await waitFor('the message sent by its alias', () =>
+      packets.find((p) => p.cmd === 'publish' && String(p.payload) === 'two'),
+    )) as mqttPacket.IPublishPacket;
+    assert.equal(viaAlias.topic, 'farmstead/devices/dev_slow/commands', 'the alias stood for its topic');
   } finally {
     socket.destroy();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
