@@ -12,11 +12,16 @@
  * The steady minute and the burst of the fleet bench are off unless BENCH_FLEET_STEADY_S / BENCH_FLEET_BURST_S
  * say otherwise; BENCH_MEMORY_SETTLE_S=<s> measures again that long after the reports (what was still in
  * flight then is gone). From the reports on, the highest RSS seen each second is printed with its split.
+ * BENCH_MEMORY_GC=0 leaves out the full collections it forces before each step's V8 figures: what a process
+ * left to itself holds (the steady minute then runs on whatever heap limit the herd of first reports set).
+ * BENCH_MEMORY_ALLOCATIONS=<file.heapprofile> samples every allocation from the reports to the end of the
+ * steady minutes (so it needs BENCH_FLEET_STEADY_S) and prints what allocated most (bench/lib/allocations.ts).
  * The open-file limit (`ulimit -n`) must exceed the device count.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../test/throwaway.ts';
+import { summariseAllocations } from './lib/allocations.ts';
 import { residentByKind } from './lib/memory.ts';
 import type { RunningServer } from './lib/server.ts';
 
@@ -30,12 +35,8 @@ const inspectorPort = await freePort();
 process.env.BENCH_SERVER_ARGS =
   `${process.env.BENCH_SERVER_ARGS ?? ''} --expose-gc --inspect=127.0.0.1:${inspectorPort}`.trim();
 
-/** One call to the server's inspector (the first target), its messages until the answer. */
-async function inspect(
-  method: string,
-  params: object,
-  onEvent?: (m: { method: string; params: unknown }) => void,
-) {
+/** A session with the server's inspector (the first target): calls answered in turn, events to `onEvent`. */
+async function openSession(onEvent?: (m: { method: string; params: unknown }) => void) {
   const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
     webSocketDebuggerUrl: string;
   }[];
@@ -44,22 +45,51 @@ async function inspect(
     ws.addEventListener('open', resolve);
     ws.addEventListener('error', reject);
   });
-  try {
-    return await new Promise<unknown>((resolve) => {
-      ws.addEventListener('message', (event) => {
-        const message = JSON.parse(String(event.data));
-        if (message.id === 1) resolve(message.result);
-        else onEvent?.(message);
+  const waiting = new Map<number, (result: unknown) => void>();
+  let next = 1;
+  ws.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data));
+    const answer = waiting.get(message.id);
+    if (answer) answer(message.result);
+    else onEvent?.(message);
+  });
+  return {
+    call(method: string, params: object): Promise<unknown> {
+      const id = next++;
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        ws.send(JSON.stringify({ id, method, params }));
       });
-      ws.send(JSON.stringify({ id: 1, method, params }));
-    });
+    },
+    close: () => ws.close(),
+  };
+}
+
+/** One call to the server's inspector, its messages until the answer. */
+async function inspect(
+  method: string,
+  params: object,
+  onEvent?: (m: { method: string; params: unknown }) => void,
+) {
+  const session = await openSession(onEvent);
+  try {
+    return await session.call(method, params);
   } finally {
-    ws.close();
+    session.close();
   }
 }
 
+/**
+ * BENCH_MEMORY_ALLOCATIONS=<file.heapprofile>: every allocation from the reports to the end, sampled (the
+ * objects collected since kept), then summarised by `bench/lib/allocations.ts`.
+ */
+const allocations = process.env.BENCH_MEMORY_ALLOCATIONS;
+let sampling: Awaited<ReturnType<typeof openSession>> | undefined;
+
+/** Full collections before the figures, unless BENCH_MEMORY_GC=0. */
+const forceGc = process.env.BENCH_MEMORY_GC !== '0';
 const V8_FIGURES = `(() => {
-  gc(); gc();
+  ${forceGc ? 'gc(); gc();' : ''}
   const v8 = process.getBuiltinModule('node:v8');
   const mb = (x) => Math.round(x / 104857.6) / 10;
   const m = process.memoryUsage();
@@ -92,6 +122,20 @@ async function probe(step: string, servers: RunningServer[]): Promise<void> {
   const server = servers[0];
   if (step === 'reported' && server) {
     sampler = setInterval(() => void sample(server).catch(() => {}), 1000);
+    if (allocations) {
+      sampling = await openSession();
+      await sampling.call('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
+  }
+  if (step === 'steady' && sampling && allocations) {
+    const { profile } = (await sampling.call('HeapProfiler.stopSampling', {})) as { profile: unknown };
+    sampling.close();
+    writeFileSync(allocations, JSON.stringify(profile));
+    console.log(`allocations since the reports: ${allocations}\n${summariseAllocations(allocations, 20)}`);
   }
   // Whatever is still in flight right after the answers has had time to finish: the rest is held.
   if (step === 'reported' && process.env.BENCH_MEMORY_SETTLE_S) {
@@ -112,9 +156,9 @@ async function measure(step: string, servers: RunningServer[]): Promise<void> {
     .sort((a, b) => b[1] - a[1])
     .map(([k, mb]) => `${k} ${mb.toFixed(1)}`);
   console.log(
-    `${step}: RSS ${rssBefore.toFixed(1)} MB (after a GC ${server.currentRssMb().toFixed(1)}): ${kinds.join(', ')}`,
+    `${step}: RSS ${rssBefore.toFixed(1)} MB${forceGc ? ` (after a GC ${server.currentRssMb().toFixed(1)})` : ''}: ${kinds.join(', ')}`,
   );
-  console.log(`  V8 after a GC: ${answer.result.value}`);
+  console.log(`  V8${forceGc ? ' after a GC' : ''}: ${answer.result.value}`);
   if (snapshots) {
     const chunks: string[] = [];
     await inspect('HeapProfiler.takeHeapSnapshot', { reportProgress: false }, (m) => {
