@@ -191,7 +191,8 @@ console.log(
 );
 if (result.steady.published > 0) {
   console.log(
-    `steady minute: peak RSS ${result.steady.processes.map((p) => p.rssMb.toFixed(0)).join(', ')} MB, ` +
+    `steady minute: peak RSS ${result.steady.processes.map((p) => p.rssMb.toFixed(0)).join(', ')} MB, CPU ` +
+      `${result.steady.processes.map((p) => p.cpuPct.toFixed(0)).join(', ')} % of a core, ` +
       `p50 / p99 ${result.steady.p50Ms.toFixed(0)} / ${result.steady.p99Ms.toFixed(0)} ms`,
   );
 }
