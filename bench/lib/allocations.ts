@@ -6,23 +6,12 @@
  *   node bench/lib/allocations.ts <file.heapprofile> [top]
  */
 import { readFileSync } from 'node:fs';
+import { packageOf, sourceOf } from './profile.ts';
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   selfSize: number;
   children: HeapNode[];
-}
-
-function where(url: string): string {
-  return url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/') || '(native)';
-}
-
-function packageOf(file: string): string {
-  if (!file.startsWith('node_modules/')) return file;
-  return file
-    .split('/')
-    .slice(0, file.startsWith('node_modules/@') ? 3 : 2)
-    .join('/');
 }
 
 export function summariseAllocations(file: string, top = 25): string {
@@ -33,7 +22,7 @@ export function summariseAllocations(file: string, top = 25): string {
   let total = 0;
   const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
   const walk = (node: HeapNode, stack: string[]) => {
-    const at = where(node.callFrame.url);
+    const at = sourceOf(node.callFrame.url);
     const name = `${node.callFrame.functionName || '(anonymous)'} ${at}:${node.callFrame.lineNumber + 1}`;
     const own = node.callFrame.url.includes('/src/') ? [...stack, name] : stack;
     if (node.selfSize > 0) {

@@ -16,6 +16,20 @@ interface Profile {
   timeDeltas: number[];
 }
 
+/** A frame's script (a file: URL, or a path for CommonJS), shortened to `src/…`, `bench/…` or `node_modules/…`; `(native)` when it has none. */
+export function sourceOf(url: string): string {
+  return url.replace(/^(?:file:\/\/)?\/.*?\/(node_modules|src|bench)\//, '$1/') || '(native)';
+}
+
+/** A dependency's files as one entry (`node_modules/<package>`); our own files as they are. */
+export function packageOf(source: string): string {
+  if (!source.startsWith('node_modules/')) return source;
+  return source
+    .split('/')
+    .slice(0, source.startsWith('node_modules/@') ? 3 : 2)
+    .join('/');
+}
+
 export function summarise(file: string, top = 25): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -32,16 +46,10 @@ export function summarise(file: string, top = 25): string {
   for (const [id, t] of self) {
     const node = byId.get(id);
     if (!node) continue;
-    const where =
-      node.callFrame.url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/') || '(native)';
+    const where = sourceOf(node.callFrame.url);
     const name = `${node.callFrame.functionName || '(anonymous)'} ${where}:${node.callFrame.lineNumber + 1}`;
     fnSelf.set(name, (fnSelf.get(name) ?? 0) + t);
-    const fileKey = where.startsWith('node_modules/')
-      ? where
-          .split('/')
-          .slice(0, where.startsWith('node_modules/@') ? 3 : 2)
-          .join('/')
-      : where;
+    const fileKey = packageOf(where);
     fileSelf.set(fileKey, (fileSelf.get(fileKey) ?? 0) + t);
     // Inclusive time of our own source files: every distinct src/ frame on the stack gets the sample.
     const seen = new Set<string>();
