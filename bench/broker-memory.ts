@@ -11,7 +11,8 @@
  *
  * The steady minute and the burst of the fleet bench are off unless BENCH_FLEET_STEADY_S / BENCH_FLEET_BURST_S
  * say otherwise; BENCH_MEMORY_SETTLE_S=<s> measures again that long after the reports (what was still in
- * flight then is gone). From the reports on, the highest RSS seen each second is printed with its split.
+ * flight then is gone). From the reports to the end of the load (not the devices' disconnection after it), the
+ * highest RSS seen each second is printed with its split.
  * BENCH_MEMORY_GC=0 leaves out the full collections it forces before each step's V8 figures: what a process
  * left to itself holds (the steady minute then runs on whatever heap limit the herd of first reports set).
  * BENCH_MEMORY_ALLOCATIONS=<file.heapprofile> samples every allocation from the reports to the end of the
@@ -118,6 +119,8 @@ async function sample(server: RunningServer): Promise<void> {
 }
 
 async function probe(step: string, servers: RunningServer[]): Promise<void> {
+  // The peak is the load's: the devices' disconnection at the end is left out.
+  if (step === 'done') return clearInterval(sampler);
   await measure(step, servers);
   const server = servers[0];
   if (step === 'reported' && server) {

@@ -316,8 +316,11 @@ export async function benchFleet(
   setup: FleetSetup,
   log: (text: string) => void,
   count = FLEET_DEVICES,
-  /** Called at each memory step with the servers (e.g. to take a heap snapshot there). */
-  probe?: (step: 'before' | 'connected' | 'reported' | 'steady', servers: RunningServer[]) => Promise<void>,
+  /** Called at each memory step with the servers (e.g. to take a heap snapshot there), and with `done` when the load is over. */
+  probe?: (
+    step: 'before' | 'connected' | 'reported' | 'steady' | 'done',
+    servers: RunningServer[],
+  ) => Promise<void>,
 ): Promise<FleetResult> {
   if (setup === 'mosquitto' && !mosquittoAvailable()) throw new Error('Mosquitto is not installed');
   const database = await createBenchDatabase(setup === 'embedded' ? 'sqlite' : 'postgres');
@@ -401,6 +404,8 @@ export async function benchFleet(
     const sortedDelays = Float64Array.from(delays).sort();
     const readingsPublished =
       first.publishedReadings + steadyStats.publishedReadings + burstStats.publishedReadings;
+    // The load is over: what follows (the devices going away) is not the server serving them.
+    await probe?.('done', servers);
     await fleet.stop();
     fleet = null;
     const generatorCpuPct = generator().generatorCpuPct;
