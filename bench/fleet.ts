@@ -316,7 +316,10 @@ export async function benchFleet(
   setup: FleetSetup,
   log: (text: string) => void,
   count = FLEET_DEVICES,
-  /** Called at each memory step with the servers (e.g. to take a heap snapshot there), and with `done` when the load is over. */
+  /**
+   * Called at each memory step with the servers (e.g. to take a heap snapshot there), and with `done` when
+   * the load is over, before the devices go.
+   */
   probe?: (
     step: 'before' | 'connected' | 'reported' | 'steady' | 'done',
     servers: RunningServer[],
