@@ -24,7 +24,7 @@ export function summariseAllocations(file: string, top = 25): string {
   const walk = (node: HeapNode, stack: string[]) => {
     const at = sourceOf(node.callFrame.url);
     const name = `${node.callFrame.functionName || '(anonymous)'} ${at}:${node.callFrame.lineNumber + 1}`;
-    const own = node.callFrame.url.includes('/src/') ? [...stack, name] : stack;
+    const own = at.startsWith('src/') ? [...stack, name] : stack;
     if (node.selfSize > 0) {
       total += node.selfSize;
       add(fnSelf, name, node.selfSize);

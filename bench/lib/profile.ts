@@ -16,7 +16,10 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** A frame's script (a file: URL, or a path for CommonJS), shortened to `src/…`, `bench/…` or `node_modules/…`; `(native)` when it has none. */
+/**
+ * A frame's script (a file: URL, or a path for CommonJS), shortened to `src/…`, `bench/…` or
+ * `node_modules/…`; `(native)` when it has none.
+ */
 export function sourceOf(url: string): string {
   return url.replace(/^(?:file:\/\/)?\/.*?\/(node_modules|src|bench)\//, '$1/') || '(native)';
 }
@@ -55,7 +58,7 @@ export function summarise(file: string, top = 25): string {
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const frame = byId.get(cur);
-      if (!frame?.callFrame.url.includes('/src/')) continue;
+      if (!frame || !sourceOf(frame.callFrame.url).startsWith('src/')) continue;
       const key = `${frame.callFrame.functionName || '(anonymous)'} ${frame.callFrame.url.replace(/^.*\/src\//, 'src/')}`;
       if (seen.has(key)) continue;
       seen.add(key);
