@@ -85,7 +85,8 @@ async function inspect(
  * objects collected since kept), then summarised by `bench/lib/allocations.ts`.
  */
 const allocations = process.env.BENCH_MEMORY_ALLOCATIONS;
-let sampling: Awaited<ReturnType<typeof openSession>> | undefined;
+/** The session sampling them, and the file the profile goes to. */
+let sampling: { session: Awaited<ReturnType<typeof openSession>>; file: string } | undefined;
 
 /** Full collections before the figures, unless BENCH_MEMORY_GC=0. */
 const forceGc = process.env.BENCH_MEMORY_GC !== '0';
@@ -126,19 +127,20 @@ async function probe(step: string, servers: RunningServer[]): Promise<void> {
   if (step === 'reported' && server) {
     sampler = setInterval(() => void sample(server).catch(() => {}), 1000);
     if (allocations) {
-      sampling = await openSession();
-      await sampling.call('HeapProfiler.startSampling', {
+      sampling = { session: await openSession(), file: allocations };
+      await sampling.session.call('HeapProfiler.startSampling', {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true,
       });
     }
   }
-  if (step === 'steady' && sampling && allocations) {
-    const { profile } = (await sampling.call('HeapProfiler.stopSampling', {})) as { profile: unknown };
-    sampling.close();
-    writeFileSync(allocations, JSON.stringify(profile));
-    console.log(`allocations since the reports: ${allocations}\n${summariseAllocations(allocations, 20)}`);
+  if (step === 'steady' && sampling) {
+    const { session, file } = sampling;
+    const { profile } = (await session.call('HeapProfiler.stopSampling', {})) as { profile: unknown };
+    session.close();
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`allocations since the reports: ${file}\n${summariseAllocations(file, 20)}`);
   }
   // Whatever is still in flight right after the answers has had time to finish: the rest is held.
   if (step === 'reported' && process.env.BENCH_MEMORY_SETTLE_S) {
