@@ -20,13 +20,24 @@ export async function startMqttTestApp(
   engine: Engine,
   overrides: Partial<Config> = {},
 ): Promise<MqttTestApp> {
-  const { config, cleanup } = await testConfig(
+  const {
+    config,
+    cleanup,
+    account,
+    spares = [],
+  } = await testConfig(
     engine,
     { logLevel: 'silent', webhookWorkerInProcess: false, usageFlushMs: 60_000, ...overrides },
-    { migrated: true },
+    { migrated: true, seeded: true },
   );
   let offset = 0;
-  const opened = await openApp(engine, config, 'MQTT account', () => Date.now() + offset);
+  const opened = await openApp(
+    engine,
+    config,
+    'MQTT account',
+    () => Date.now() + offset,
+    account && [account, ...spares],
+  );
   const { app } = opened;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const mqttPort = await app.mqtt.listenTcp(0, '127.0.0.1');
