@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { ENGINES } from '../../../test/harness.ts';
 import { startMqttTestApp } from '../../../test/mqtt.ts';
@@ -77,73 +77,87 @@ for (const transport of ['mqtt', 'http'] as const) {
   });
 }
 
-for (const engine of ENGINES) {
-  test(`[${engine}] two fast runs (--speed 3600) one after the other both raise alerts, and neither reports a time in the future`, async () => {
-    const t = await startMqttTestApp(engine);
-    try {
-      const acct = await t.account();
-      const farm = (await make.farm(t, acct.live_key, { name: 'Twice Simulated' })).id;
-      // An evening two days ago: the houses are shut for the night and their ammonia builds up.
-      const day = 86_400_000;
-      const evening = Math.floor(Date.now() / day) * day - 2 * day + 20 * 3_600_000;
-      const run = async () => {
-        const began = Date.now();
-        const status = await runSimulation({
-          url: t.httpUrl,
-          apiKey: acct.live_key,
-          farmId: farm,
-          devices: 9,
-          transport: 'http',
-          everyMs: 200,
-          speed: 3_600,
-          startAt: evening,
-          hours: 3,
-        });
-        assert.equal(status.errors, 0, status.lastError ?? '');
-        const ended = Date.now();
-        // 3 s of real time at 3600×, with room for a busy machine; a run that never caught up would take hours.
-        assert.ok(ended - began < 60_000, `3 simulated hours at 3600× took ${ended - began} ms`);
-        const alerts = await t.request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all&limit=500`, {
-          key: acct.live_key,
-        });
-        const raised = alerts.body.data.filter((a) => Date.parse(a.created_at) >= began);
-        const devices = await t.request<List<Device>>('GET', `/v1/farms/${farm}/devices?limit=100`, {
-          key: acct.live_key,
-        });
-        for (const device of devices.body.data) {
-          const newest = await t.request<List<Reading>>('GET', `/v1/devices/${device.id}/readings?limit=1`, {
+// The two engines at once: each run waits out about 3 s of real time, so together they take the time of one.
+describe('two fast runs on each engine', { concurrency: true }, () => {
+  for (const engine of ENGINES) {
+    test(`[${engine}] two fast runs (--speed 3600) one after the other both raise alerts, and neither reports a time in the future`, async () => {
+      const t = await startMqttTestApp(engine);
+      try {
+        const acct = await t.account();
+        const farm = (await make.farm(t, acct.live_key, { name: 'Twice Simulated' })).id;
+        // An evening two days ago: the houses are shut for the night and their ammonia builds up.
+        const day = 86_400_000;
+        const evening = Math.floor(Date.now() / day) * day - 2 * day + 20 * 3_600_000;
+        const run = async () => {
+          const began = Date.now();
+          const status = await runSimulation({
+            url: t.httpUrl,
+            apiKey: acct.live_key,
+            farmId: farm,
+            devices: 9,
+            transport: 'http',
+            everyMs: 200,
+            speed: 3_600,
+            startAt: evening,
+            hours: 3,
+          });
+          assert.equal(status.errors, 0, status.lastError ?? '');
+          const ended = Date.now();
+          // 3 s of real time at 3600×, with room for a busy machine; a run that never caught up would take hours.
+          assert.ok(ended - began < 60_000, `3 simulated hours at 3600× took ${ended - began} ms`);
+          const alerts = await t.request<List<Alert>>(
+            'GET',
+            `/v1/farms/${farm}/alerts?status=all&limit=500`,
+            {
+              key: acct.live_key,
+            },
+          );
+          const raised = alerts.body.data.filter((a) => Date.parse(a.created_at) >= began);
+          const devices = await t.request<List<Device>>('GET', `/v1/farms/${farm}/devices?limit=100`, {
             key: acct.live_key,
           });
-          const at = newest.body.data[0]?.at;
-          assert.ok(at === undefined || Date.parse(at) <= ended, `${device.name} reported ${at} at ${ended}`);
-        }
-        return { raised, status };
-      };
-      const first = await run();
-      assert.ok(first.raised.length > 0, 'the first run raises alerts');
-      const second = await run();
-      assert.ok(
-        second.raised.length > 0,
-        `the second run raises alerts too (first: ${first.raised.map((a) => a.rule).join(', ')})`,
-      );
-      assert.ok(
-        second.raised.some((a) => a.rule === 'house.ammonia'),
-        'the second run carries on after the first: its readings are judged',
-      );
-      assert.equal(
-        (
-          await t.request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all&limit=500`, {
-            key: acct.live_key,
-          })
-        ).body.data.filter((a) => a.rule === 'device.clock').length,
-        0,
-        'no clock alert: nothing was dated ahead',
-      );
-    } finally {
-      await t.close();
-    }
-  });
-}
+          for (const device of devices.body.data) {
+            const newest = await t.request<List<Reading>>(
+              'GET',
+              `/v1/devices/${device.id}/readings?limit=1`,
+              {
+                key: acct.live_key,
+              },
+            );
+            const at = newest.body.data[0]?.at;
+            assert.ok(
+              at === undefined || Date.parse(at) <= ended,
+              `${device.name} reported ${at} at ${ended}`,
+            );
+          }
+          return { raised, status };
+        };
+        const first = await run();
+        assert.ok(first.raised.length > 0, 'the first run raises alerts');
+        const second = await run();
+        assert.ok(
+          second.raised.length > 0,
+          `the second run raises alerts too (first: ${first.raised.map((a) => a.rule).join(', ')})`,
+        );
+        assert.ok(
+          second.raised.some((a) => a.rule === 'house.ammonia'),
+          'the second run carries on after the first: its readings are judged',
+        );
+        assert.equal(
+          (
+            await t.request<List<Alert>>('GET', `/v1/farms/${farm}/alerts?status=all&limit=500`, {
+              key: acct.live_key,
+            })
+          ).body.data.filter((a) => a.rule === 'device.clock').length,
+          0,
+          'no clock alert: nothing was dated ahead',
+        );
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
 
 test('simulated houses and trackers report where they are; a house sent to a paddock drives there, and its crossing is recorded', async () => {
   const t = await startMqttTestApp(ENGINES[0] ?? 'sqlite');
