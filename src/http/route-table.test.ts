@@ -60,6 +60,8 @@ test('the real app starts: every route it registers, CORS included, is declared'
   }
 });
 
+// npm test: a process of its own. The test below counts the schemas a fresh process hands out: in a process
+// other test files have used, some are compiled already.
 test('every validator and serializer the real app and its MCP tools hand out compiles (they compile on first use)', async () => {
   const t = await startTestApp('sqlite');
   try {
