@@ -26,16 +26,17 @@ const TOP_LEVEL_HOOK = /^(before|after|beforeEach|afterEach)\(/m;
 
 const patterns = process.argv.length > 2 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
 const files = [...new Set(patterns.flatMap((pattern) => globSync(pattern)))].sort();
+if (files.length === 0) {
+  process.stderr.write(`npm test: no test file matches ${patterns.join(' ')}\n`);
+  process.exit(2);
+}
 
 function ownProcess(file: string): boolean {
   const text = readFileSync(file, 'utf8');
   return text.includes(OWN_PROCESS_MARK) || TOP_LEVEL_HOOK.test(text);
 }
 
-interface Totals {
-  [key: string]: number;
-}
-const totals: Totals = {};
+const totals: Record<string, number> = {};
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/;
 
 /**
