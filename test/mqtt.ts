@@ -7,7 +7,7 @@ import { after, before, describe } from 'node:test';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Config } from '../src/config.ts';
 import type { Engine } from '../src/db/database.ts';
-import { ENGINES, openApp, type TestApp, testConfig, waitFor } from './harness.ts';
+import { ENGINES, startTestApp, type TestApp, waitFor } from './harness.ts';
 
 export interface MqttTestApp extends TestApp {
   httpUrl: string;
@@ -20,24 +20,8 @@ export async function startMqttTestApp(
   engine: Engine,
   overrides: Partial<Config> = {},
 ): Promise<MqttTestApp> {
-  const {
-    config,
-    cleanup,
-    account,
-    spares = [],
-  } = await testConfig(
-    engine,
-    { logLevel: 'silent', webhookWorkerInProcess: false, usageFlushMs: 60_000, ...overrides },
-    { migrated: true, seeded: true },
-  );
   let offset = 0;
-  const opened = await openApp(
-    engine,
-    config,
-    'MQTT account',
-    () => Date.now() + offset,
-    account && [account, ...spares],
-  );
+  const opened = await startTestApp(engine, overrides, () => Date.now() + offset);
   const { app } = opened;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const mqttPort = await app.mqtt.listenTcp(0, '127.0.0.1');
@@ -49,10 +33,6 @@ export async function startMqttTestApp(
     mqttPort,
     advance: (ms) => {
       offset += ms;
-    },
-    async close() {
-      await opened.close();
-      await cleanup();
     },
   };
 }
