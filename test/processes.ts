@@ -80,11 +80,29 @@ export interface Server {
   stop(): Promise<number | null>;
 }
 
+/**
+ * A server on a free port. The port is free when chosen, and another process (a listener, or a connection
+ * given it as its local port) can take it before the server listens: the server then exits saying so, and
+ * is started again on another port.
+ */
 export async function startServer(
   env: Record<string, string>,
   options: { nodeArgs?: string[] } = {},
 ): Promise<Server> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOn(await freePort(), env, options);
+    } catch (err) {
+      if (attempt === 3 || !/PORT \d+ is already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startServerOn(
+  port: number,
+  env: Record<string, string>,
+  options: { nodeArgs?: string[] },
+): Promise<Server> {
   // A server given no data folder gets a throwaway one (removed when it stops), never ./data of the checkout.
   const ownData = env.FARMSTEAD_DATA ? null : mkdtempSync(path.join(tmpdir(), 'farmstead-server-'));
   const removeOwnData = () => {
