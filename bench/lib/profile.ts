@@ -58,8 +58,9 @@ export function summarise(file: string, top = 25): string {
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const frame = byId.get(cur);
-      if (!frame || !sourceOf(frame.callFrame.url).startsWith('src/')) continue;
-      const key = `${frame.callFrame.functionName || '(anonymous)'} ${frame.callFrame.url.replace(/^.*\/src\//, 'src/')}`;
+      const source = frame ? sourceOf(frame.callFrame.url) : '';
+      if (!frame || !source.startsWith('src/')) continue;
+      const key = `${frame.callFrame.functionName || '(anonymous)'} ${source}`;
       if (seen.has(key)) continue;
       seen.add(key);
       inclusive.set(key, (inclusive.get(key) ?? 0) + t);
