@@ -90,7 +90,9 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
     });
   }
 
-  const { page, problems, person } = await signedInPage(world, account, PHONE, 'owner');
+  const { page, problems, person } = await signedInPage(world, account, PHONE, 'owner', {
+    serviceWorker: true,
+  });
   const personId = person.session.person.id;
   const context = page.context();
   await page.goto(`${world.base}/`);

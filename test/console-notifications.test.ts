@@ -68,7 +68,9 @@ test('the service worker installs; a pushed alert is shown with its actions, urg
   const account = await world.t.account('Pushy');
   const farm = await make.farm(world.t, account.live_key, { name: 'Hillside', timezone: 'UTC' });
   const house = await make.device(world.t, account.live_key, farm.id, { type: 'house', name: 'House 2' });
-  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
+  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew', {
+    serviceWorker: true,
+  });
   await page.goto(`${world.base}/account`);
   await page.getByRole('heading', { name: 'What you are told, per farm' }).waitFor();
   const scope = await page.evaluate<string>('navigator.serviceWorker.ready.then((r) => r.scope)');

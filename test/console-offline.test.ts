@@ -114,7 +114,7 @@ async function queued(page: Page, person: string): Promise<QueuedChange[]> {
 
 /** A signed-in phone on the farm, online, once its service worker and first refresh are done. */
 async function phone(field: Field & { account: Awaited<ReturnType<ConsoleWorld['t']['account']>> }) {
-  const opened = await signedInPage(world, field.account, PHONE, 'owner');
+  const opened = await signedInPage(world, field.account, PHONE, 'owner', { serviceWorker: true });
   const { page } = opened;
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();

@@ -21,6 +21,7 @@ import {
   assertNoHorizontalScroll,
   type ConsoleWorld,
   goTo,
+  type PageOptions,
   PHONE,
   phoneHoldsFarm,
   signedInPage,
@@ -76,8 +77,8 @@ async function herdFarm(name: string) {
   return { account, key, farm, group, herd, loner, med, good, soon, old };
 }
 
-async function phone(account: Account) {
-  const opened = await signedInPage(world, account, PHONE, 'owner');
+async function phone(account: Account, options: PageOptions = {}) {
+  const opened = await signedInPage(world, account, PHONE, 'owner', options);
   return { ...opened, personId: opened.person.session.person.id };
 }
 
@@ -368,7 +369,7 @@ test('a move off chosen on the animals list: 409 inside the withdrawal shown, th
 
 /** A phone signed in on the farm, its service worker in control and the farm kept on it (to go offline). */
 async function fieldPhone(f: Awaited<ReturnType<typeof herdFarm>>) {
-  const { page, personId, problems } = await phone(f.account);
+  const { page, personId, problems } = await phone(f.account, { serviceWorker: true });
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   await page.evaluate('navigator.serviceWorker.ready');
