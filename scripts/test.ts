@@ -21,6 +21,13 @@ import { globSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const SHARDS = 2;
+/**
+ * A test that has not ended after this long fails, named, and the run goes on: Node's runner has no limit of
+ * its own, and a test waiting for something that never comes (a browser waiting for a service worker that
+ * was blocked) held a whole shard open with no word of which test it was. The slowest tests take about a
+ * minute on a loaded 2-core machine.
+ */
+const TEST_TIMEOUT_MS = 10 * 60_000;
 const OWN_PROCESS_MARK = '// npm test: a process of its own';
 const TOP_LEVEL_HOOK = /^(before|after|beforeEach|afterEach)\(/m;
 
@@ -48,7 +55,9 @@ function nodeTest(heading: string, args: string[]): Promise<number> {
   const out: string[] = [];
   const err: string[] = [];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--test', `--test-timeout=${TEST_TIMEOUT_MS}`, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     for (const [stream, lines] of [
       [child.stdout, out],
       [child.stderr, err],
