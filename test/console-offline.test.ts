@@ -253,17 +253,13 @@ test('offline: done, weight, new animal and acknowledge are queued, survive relo
 });
 
 /**
- * A signed-in phone with no service worker (so routes see every request), on the farm once its first
- * refresh is done.
+ * A signed-in phone with no service worker (signedInPage's default: so routes see every request), on the
+ * farm once its first refresh is done.
  */
 async function plainPhone(field: Field & { account: Parameters<typeof signedInPage>[1] }) {
-  const opened = await signedInPage(world, field.account, PHONE, 'owner');
-  const cookies = await opened.page.context().cookies();
-  await opened.page.context().close();
-  const context = await world.browser.browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
-  await context.addCookies(cookies);
-  const personId = opened.person.session.person.id;
-  const page = await context.newPage();
+  const { page, person } = await signedInPage(world, field.account, PHONE, 'owner');
+  const context = page.context();
+  const personId = person.session.person.id;
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   await phoneHoldsFarm(page, personId, field.farm.id);

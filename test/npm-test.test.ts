@@ -1,0 +1,87 @@
+/**
+ * `npm test`'s runner (scripts/test.ts), on test files of its own written to a temp folder: which files share
+ * a shard's process and which get one each, the totals line, and its exit codes (0, 1 for a failing test, 2
+ * for patterns that name no file).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+
+const RUNNER = path.resolve(import.meta.dirname, '../scripts/test.ts');
+const run = promisify(execFile);
+
+/**
+ * Runs the runner on `patterns`, as a shell would (without NODE_TEST_CONTEXT, which tells a `node --test`
+ * started under this one to answer in the runner's own protocol, not in words); a non-zero exit is returned,
+ * not thrown.
+ */
+async function runner(patterns: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  try {
+    const { stdout, stderr } = await run(process.execPath, [RUNNER, ...patterns], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('npm test (scripts/test.ts)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-npm-test-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  // Each file prints its process id, so the test can tell which files shared a process.
+  const pidTest = (name: string) => `test('${name}', (t) => { t.diagnostic('pid ' + process.pid); });\n`;
+  const files: Record<string, string> = {
+    'a.test.ts': `import { test } from 'node:test';\n${pidTest('a')}`,
+    'b.test.ts': `import { test } from 'node:test';\n${pidTest('b')}`,
+    'c.test.ts': `import { test } from 'node:test';\n${pidTest('c')}`,
+    'd.test.ts': `import { test } from 'node:test';\n${pidTest('d')}`,
+    'hooked.test.ts': `import { after, test } from 'node:test';\nafter(() => {});\n${pidTest('hooked')}`,
+    'marked.test.ts': `import { test } from 'node:test';\n// npm test: a process of its own\n${pidTest('marked')}`,
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+  writeFileSync(
+    path.join(dir, 'failing.test.ts'),
+    `import assert from 'node:assert/strict';\nimport { test } from 'node:test';\ntest('fails', () => assert.equal(1, 2));\n`,
+  );
+
+  test('files share their shard’s process, but for those with top-level hooks or the mark; the totals add up', async () => {
+    const { code, stdout } = await runner(Object.keys(files).map((name) => path.join(dir, name)));
+    assert.equal(code, 0, stdout);
+    const pids = new Map<string, string>();
+    // The spec reporter writes a test's diagnostic under it: "✔ a (…ms)" then "ℹ pid 123".
+    for (const [, name, pid] of stdout.matchAll(/✔ (\w+) \([\d.]+ms\)\n\s*ℹ pid (\d+)/g))
+      pids.set(name as string, pid as string);
+    assert.equal(pids.size, 6, stdout);
+    // Sorted, the files alternate between the shards: a, c, hooked in one; b, d, marked in the other.
+    assert.equal(pids.get('a'), pids.get('c'), 'a and c share shard 1’s process');
+    assert.equal(pids.get('b'), pids.get('d'), 'b and d share shard 2’s process');
+    assert.notEqual(pids.get('a'), pids.get('b'), 'the shards are two processes');
+    assert.notEqual(
+      pids.get('hooked'),
+      pids.get('a'),
+      'a file with a top-level hook has a process of its own',
+    );
+    assert.notEqual(pids.get('marked'), pids.get('b'), 'a marked file has a process of its own');
+    assert.match(stdout, /── shard 1 of 2: 2 files in one process/);
+    assert.match(stdout, /── shard 1 of 2: 1 file, a process each/);
+    assert.match(stdout, /npm test: 6 files in 2 shards, \d+ s; tests 6, suites 0, pass 6, fail 0/);
+  });
+
+  test('a failing test makes the run exit 1, with the test named', async () => {
+    const { code, stdout } = await runner([path.join(dir, 'a.test.ts'), path.join(dir, 'failing.test.ts')]);
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, /✖ fails/);
+    assert.match(stdout, /npm test: 2 files in 2 shards, \d+ s; tests 2, suites 0, pass 1, fail 1/);
+  });
+
+  test('patterns that name no file exit 2 and say so', async () => {
+    const { code, stderr } = await runner([path.join(dir, 'none-*.test.ts')]);
+    assert.equal(code, 2);
+    assert.match(stderr, /npm test: no test file matches .*none-\*\.test\.ts/);
+  });
+});
