@@ -33,12 +33,17 @@ test('FARMSTEAD_RATE_LIMIT=off turns limits off; defaults are on with documented
 });
 
 /**
- * Real time, shifted so that the suite starts at the beginning of a rate-limit window (windows are fixed,
- * aligned to the clock): a test's few requests then never straddle two windows, however the suite is timed.
+ * Real time, shifted so that the app's first reading of the clock falls at the beginning of a rate-limit
+ * window (windows are fixed, aligned to the clock): a test's few requests then never straddle two windows,
+ * however the suite is timed. The shift is taken then, not when the file is loaded: `npm test` loads a
+ * shard's files together, and runs this one minutes later.
  */
 function windowAlignedClock(windowMs: number): () => number {
-  const shift = Date.now() % windowMs;
-  return () => Date.now() - shift;
+  let shift: number | undefined;
+  return () => {
+    shift ??= Date.now() % windowMs;
+    return Date.now() - shift;
+  };
 }
 
 /** The rate-limit bucket of an account's live key. */
