@@ -8,7 +8,8 @@
  *
  * Every file is served under /console/assets/<hash>/, where the hash covers all the files, so each answer
  * can be cached for a year (`immutable`): a changed file is a new hash and a new URL. Each file is
- * compressed once here (brotli and gzip); the HTML page itself revalidates with its ETag.
+ * compressed (brotli, gzip) the first time a browser asks for it that way, on zlib's thread pool, and kept;
+ * the HTML page itself revalidates with its ETag.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -16,7 +17,8 @@ import { readFile } from 'node:fs/promises';
 import { stripTypeScriptTypes } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, gzip, constants as zlibConstants } from 'node:zlib';
 import { ICON_SIZES, iconPng, manifest, THEME_COLOR } from './icons.ts';
 
 /** The repository root: asset paths are repository paths, so relative imports resolve alike on both sides. */
@@ -152,11 +154,18 @@ const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
 };
 
+export type Encoding = 'br' | 'gzip';
+
 export interface Asset {
   type: string;
   identity: Buffer;
-  br: Buffer;
-  gzip: Buffer;
+  /**
+   * The file compressed with brotli (quality 11) or gzip (level 9): made the first time it is asked for, off
+   * the event loop, then kept for the process. Compressing all 174 files up front took 1.8 s of CPU (2 cores,
+   * issue 43), the event loop blocked, at the first console request after every start; a page's first load
+   * asks for about 40 of them.
+   */
+  encoded(encoding: Encoding): Promise<Buffer>;
   etag: string;
 }
 
@@ -190,17 +199,37 @@ export interface ConsoleBundle {
   installFiles: ReadonlyMap<string, Asset>;
 }
 
-function compressed(type: string, identity: Buffer): Asset {
-  return {
-    type,
-    identity,
-    br: brotliCompressSync(identity, {
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+const COMPRESS: Record<Encoding, (identity: Buffer) => Promise<Buffer>> = {
+  br: (identity) =>
+    brotliAsync(identity, {
       params: {
         [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
         [zlibConstants.BROTLI_PARAM_SIZE_HINT]: identity.length,
       },
     }),
-    gzip: gzipSync(identity, { level: 9 }),
+  gzip: (identity) => gzipAsync(identity, { level: 9 }),
+};
+
+function compressed(type: string, identity: Buffer): Asset {
+  const made: Partial<Record<Encoding, Promise<Buffer>>> = {};
+  return {
+    type,
+    identity,
+    encoded(encoding) {
+      let bytes = made[encoding];
+      if (!bytes) {
+        bytes = COMPRESS[encoding](identity);
+        made[encoding] = bytes;
+        // A failure is not kept: the next request tries again.
+        bytes.catch(() => {
+          if (made[encoding] === bytes) delete made[encoding];
+        });
+      }
+      return bytes;
+    },
     etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
   };
 }

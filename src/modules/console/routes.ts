@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { ASSET_PREFIX, type Asset, consoleBundle, type MapTiles } from './assets.ts';
+import { ASSET_PREFIX, type Asset, consoleBundle, type Encoding, type MapTiles } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
 
 /** The encoding to answer with: brotli, then gzip, when the client accepts it (a q=0 entry refuses it). */
-export function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
+export function pickEncoding(header: string | undefined): Encoding | null {
   const accepted = new Set<string>();
   for (const part of (header ?? '').split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -24,7 +24,7 @@ export function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
 /** A hashed file is never asked for again (a year, `immutable`; a new version is a new URL). */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
+async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
   reply.header('cache-control', cacheControl).header('vary', 'accept-encoding');
   reply.header('x-content-type-options', 'nosniff');
   // An ETag only where the browser revalidates: on the ~40 files of a first load it was about 1.3 KB of headers.
@@ -35,11 +35,11 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, c
   const encoding = pickEncoding(request.headers['accept-encoding']);
   reply.type(asset.type);
   if (encoding) reply.header('content-encoding', encoding);
-  return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.identity);
+  return reply.send(encoding ? await asset.encoded(encoding) : asset.identity);
 }
 
 export async function consoleRoutes(app: FastifyInstance, { tiles }: { tiles: MapTiles }): Promise<void> {
-  // Compressed once in assets.ts; the compression plugin must leave these answers alone.
+  // Compressed in assets.ts (each file once); the compression plugin must leave these answers alone.
   const route = { config: { auth: 'none' as const }, schema: { hide: true }, compress: false as const };
 
   for (const consolePage of CONSOLE_PAGES) {
