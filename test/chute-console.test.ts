@@ -19,6 +19,7 @@ import {
   type ConsoleWorld,
   PHONE,
   phoneHoldsFarm,
+  serviceWorkerReady,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -97,7 +98,7 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   const context = page.context();
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
-  await page.evaluate('navigator.serviceWorker.ready');
+  await serviceWorkerReady(page);
   await waitFor('the page to be controlled', () =>
     page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
   );

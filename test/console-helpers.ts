@@ -162,6 +162,24 @@ export async function signedInPage(
 }
 
 /**
+ * The scope of the console's service worker once it is active, or a failure within `timeoutMs`: a page whose
+ * worker is blocked (openPage's default) or never installs would otherwise wait on `navigator.serviceWorker
+ * .ready` until the runner's ten-minute limit, naming no cause.
+ */
+export async function serviceWorkerReady(page: Page, timeoutMs = 30_000): Promise<string> {
+  const scope = await page.evaluate<string | null>(`Promise.race([
+    navigator.serviceWorker.ready.then((registration) => registration.scope),
+    new Promise((resolve) => setTimeout(() => resolve(null), ${timeoutMs})),
+  ])`);
+  if (scope === null) {
+    throw new Error(
+      `the console's service worker was not active within ${timeoutMs / 1000} s: did the test open its page with serviceWorker: true?`,
+    );
+  }
+  return scope;
+}
+
+/**
  * A DevTools protocol session on `page` and the console's service worker registration, to hand the worker
  * what the browser would (a push message, a Background Sync event).
  */

@@ -15,6 +15,7 @@ import {
   type ConsoleWorld,
   openPage,
   PHONE,
+  serviceWorkerReady,
   signedInPage,
   startConsole,
   workerControl,
@@ -73,7 +74,7 @@ test('the service worker installs; a pushed alert is shown with its actions, urg
   });
   await page.goto(`${world.base}/account`);
   await page.getByRole('heading', { name: 'What you are told, per farm' }).waitFor();
-  const scope = await page.evaluate<string>('navigator.serviceWorker.ready.then((r) => r.scope)');
+  const scope = await serviceWorkerReady(page);
   assert.equal(scope, `${world.base}/`);
   const worker = await waitFor('the service worker', () => page.context().serviceWorkers()[0]);
   assert.equal(new URL(worker.url()).pathname, '/sw.js');

@@ -20,6 +20,7 @@ import {
   goTo,
   PHONE,
   phoneHoldsFarm,
+  serviceWorkerReady,
   signedInPage,
   startConsole,
   stored,
@@ -92,7 +93,7 @@ async function putStored(
 
 /** Waits until the service worker controls the page and has this version's files cached. */
 async function workerReady(page: Page): Promise<void> {
-  await page.evaluate('navigator.serviceWorker.ready');
+  await serviceWorkerReady(page);
   await waitFor('the page to be controlled', () =>
     page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
   );

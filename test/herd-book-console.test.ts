@@ -24,6 +24,7 @@ import {
   type PageOptions,
   PHONE,
   phoneHoldsFarm,
+  serviceWorkerReady,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -372,7 +373,7 @@ async function fieldPhone(f: Awaited<ReturnType<typeof herdFarm>>) {
   const { page, personId, problems } = await phone(f.account, { serviceWorker: true });
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
-  await page.evaluate('navigator.serviceWorker.ready');
+  await serviceWorkerReady(page);
   await waitFor('the page to be controlled', () =>
     page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
   );
