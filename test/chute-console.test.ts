@@ -19,7 +19,7 @@ import {
   type ConsoleWorld,
   PHONE,
   phoneHoldsFarm,
-  serviceWorkerReady,
+  serviceWorkerControls,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -98,10 +98,7 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   const context = page.context();
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
-  await serviceWorkerReady(page);
-  await waitFor('the page to be controlled', () =>
-    page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
-  );
+  await serviceWorkerControls(page);
   await phoneHoldsFarm(page, personId, farm.id);
   // On a phone the chute is under More.
   await page.getByRole('button', { name: 'More' }).click();

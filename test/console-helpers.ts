@@ -179,6 +179,14 @@ export async function serviceWorkerReady(page: Page, timeoutMs = 30_000): Promis
   return scope;
 }
 
+/** Waits until the console's service worker is active (its install cached this version's files) and controls the page. */
+export async function serviceWorkerControls(page: Page): Promise<void> {
+  await serviceWorkerReady(page);
+  await waitFor('the page to be controlled', () =>
+    page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
+  );
+}
+
 /**
  * A DevTools protocol session on `page` and the console's service worker registration, to hand the worker
  * what the browser would (a push message, a Background Sync event).

@@ -20,7 +20,7 @@ import {
   goTo,
   PHONE,
   phoneHoldsFarm,
-  serviceWorkerReady,
+  serviceWorkerControls,
   signedInPage,
   startConsole,
   stored,
@@ -91,14 +91,6 @@ async function putStored(
   }))(${args})`);
 }
 
-/** Waits until the service worker controls the page and has this version's files cached. */
-async function workerReady(page: Page): Promise<void> {
-  await serviceWorkerReady(page);
-  await waitFor('the page to be controlled', () =>
-    page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
-  );
-}
-
 interface QueuedChange {
   key: string;
   state: string;
@@ -119,7 +111,7 @@ async function phone(field: Field & { account: Awaited<ReturnType<ConsoleWorld['
   const { page } = opened;
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
-  await workerReady(page);
+  await serviceWorkerControls(page);
   await phoneHoldsFarm(page, opened.person.session.person.id, field.farm.id);
   return { ...opened, context: page.context(), personId: opened.person.session.person.id };
 }

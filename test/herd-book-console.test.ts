@@ -24,7 +24,7 @@ import {
   type PageOptions,
   PHONE,
   phoneHoldsFarm,
-  serviceWorkerReady,
+  serviceWorkerControls,
   signedInPage,
   startConsole,
 } from './console-helpers.ts';
@@ -373,10 +373,7 @@ async function fieldPhone(f: Awaited<ReturnType<typeof herdFarm>>) {
   const { page, personId, problems } = await phone(f.account, { serviceWorker: true });
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
-  await serviceWorkerReady(page);
-  await waitFor('the page to be controlled', () =>
-    page.evaluate<boolean>('Boolean(navigator.serviceWorker.controller)'),
-  );
+  await serviceWorkerControls(page);
   await phoneHoldsFarm(page, personId, f.farm.id);
 
   return { page, personId, problems, context: page.context() };

@@ -11,9 +11,10 @@ import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { openTestAppOn, startTestApp, type TestApp } from '../../../test/harness.ts';
 import type { ErrorReply } from '../../../test/replies.ts';
-import { ASSET_PREFIX, consoleBundle, importsOf, withoutHeader } from './assets.ts';
+import { ASSET_PREFIX, consoleBundle } from './assets.ts';
 import { CONSOLE_PAGES } from './pages.ts';
 import { pickEncoding } from './routes.ts';
+import { importsOf, withoutHeader } from './sources.ts';
 
 /**
  * Every console file together (an upper bound: a page loads only its own page module; the per-page budget
@@ -48,7 +49,7 @@ import { pickEncoding } from './routes.ts';
  * (src/domain/threshold-order.ts) and an untagged animal got words of its own: 390.5 KB gzip, 2026-11-29; 392 KB
  * until the house command form said its hints and cautions in both languages instead of the catalog's English:
  * 393.0 KB gzip, 2026-11-29; 395 KB until each module was served without its opening doc comment (its lines
- * kept empty, assets.ts `withoutHeader`): 372.5 KB gzip, 2026-11-29; 375 KB until the Integrations page's
+ * kept empty, sources.ts `withoutHeader`): 372.5 KB gzip, 2026-11-29; 375 KB until the Integrations page's
  * lines and set-up steps and the Fix form's field labels were said in both languages: 375.4 KB gzip, 2026-11-30.
  */
 const PAGE_BUDGET_BYTES = 378 * 1024;

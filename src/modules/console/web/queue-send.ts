@@ -3,7 +3,7 @@
  * worker (sw.ts: Background Sync while no console is open) share, so there is one way it is done.
  *
  * It imports nothing at run time: the server puts this file's code into the worker's classic script as well
- * (console/assets.ts). Each side gives it its storage (the person's IndexedDB database: through idb in the
+ * (console/sources.ts). Each side gives it its storage (the person's IndexedDB database: through idb in the
  * page, plain IndexedDB in the worker) and its way to send a request.
  */
 import type { Method } from './api.ts';
