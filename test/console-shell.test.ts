@@ -428,6 +428,7 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
 
   // What a person reads: ids and JSON belong in links and technical details only (a closed disclosure's
   // content is not in innerText).
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point; textContent would read closed disclosures and hidden elements too
   const text = await page.locator('body').innerText();
   const id = RAW_ID.exec(text);
   if (id) wrong.push(`${at}: shows the raw id ${id[0]}`);
