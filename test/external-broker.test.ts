@@ -7,11 +7,13 @@
  * `kill -9` of one process in a burst losing and doubling nothing. One process on SQLite shows the same
  * path on the other engine. Each part has a Mosquitto of its own: the broker keeps a stopped process's
  * session in the shared subscription (that is what makes a restart lose nothing), so another set of
- * processes on the same broker would share messages with the first set's sessions.
+ * processes on the same broker would share messages with the first set's sessions. The last part checks
+ * the helper that starts Mosquitto: a port taken between its choice and the start is not a failed test.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +22,14 @@ import pg from 'pg';
 import { createPgDatabase, ENGINES, waitFor } from './harness.ts';
 import { type Mosquitto, mosquittoAvailable, startMosquitto } from './mosquitto.ts';
 import { connectDevice, connectError, type TestDevice } from './mqtt.ts';
-import { baseEnv, createAccountDirect, type Server, startServer, startServers } from './processes.ts';
+import {
+  baseEnv,
+  createAccountDirect,
+  freePort,
+  type Server,
+  startServer,
+  startServers,
+} from './processes.ts';
 
 type Json = any;
 const DEVICES = 12;
@@ -356,5 +365,30 @@ describe('devices on an external Mosquitto, one process on SQLite', {
     );
     const outcome = await client.next(`farmstead/devices/${id}/commands/${queued.body.id}/result/outcome`);
     assert.equal(outcome.json.status, 'failed');
+  });
+});
+
+describe('the tests’ Mosquitto', { skip: skipWithoutMosquitto }, () => {
+  test('started on a port another process took after it was chosen, it starts again on another', async () => {
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const takenPort = (taken.address() as AddressInfo).port;
+    const chosen: number[] = [];
+    let broker: Mosquitto | undefined;
+    try {
+      broker = await startMosquitto({
+        port: async () => {
+          const port = chosen.length === 0 ? takenPort : await freePort();
+          chosen.push(port);
+          return port;
+        },
+      });
+      assert.equal(chosen.length, 2);
+      assert.equal(broker.port, chosen[1]);
+      assert.notEqual(broker.port, takenPort);
+    } finally {
+      await broker?.stop();
+      taken.close();
+    }
   });
 });

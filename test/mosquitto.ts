@@ -106,12 +106,30 @@ export interface Mosquitto {
   stop(): Promise<void>;
 }
 
-/** `devices`: logins written into the dynamic security file before the start (see dynsecFile). */
+/**
+ * `devices`: logins written into the dynamic security file before the start (see dynsecFile). The port is
+ * free when chosen, and another process (a listener, or a connection given it as its local port) can take it
+ * before Mosquitto listens: Mosquitto then exits saying so, and is started again on another port. `port`
+ * chooses the port (a test of this gives a taken one first).
+ */
 export async function startMosquitto(
-  options: { devices?: ReadonlyArray<{ id: string; key: string }> } = {},
+  options: { devices?: ReadonlyArray<{ id: string; key: string }>; port?: () => Promise<number> } = {},
+): Promise<Mosquitto> {
+  const choose = options.port ?? freePort;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startMosquittoOn(await choose(), options);
+    } catch (err) {
+      if (attempt === 3 || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startMosquittoOn(
+  port: number,
+  options: { devices?: ReadonlyArray<{ id: string; key: string }> },
 ): Promise<Mosquitto> {
   const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-mosquitto-'));
-  const port = await freePort();
   const password = randomBytes(12).toString('hex');
   const dynsec = path.join(dir, 'dynamic-security.json');
   writeFileSync(dynsec, JSON.stringify(dynsecFile('farmstead', password, options.devices), null, 2));
@@ -144,18 +162,28 @@ export async function startMosquitto(
   });
   const url = `mqtt://127.0.0.1:${port}`;
   const brokerUrl = `mqtt://farmstead:${password}@127.0.0.1:${port}`;
-  await waitFor(
-    'Mosquitto to accept Farmstead',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`mosquitto exited: ${output.text}`);
-      const client = await mqtt
-        .connectAsync(url, { username: 'farmstead', password, reconnectPeriod: 0, connectTimeout: 1_000 })
-        .catch(() => null);
-      await client?.endAsync(true);
-      return client !== null;
-    },
-    10_000,
-  );
+  try {
+    await waitFor(
+      'Mosquitto to accept Farmstead',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`mosquitto exited: ${output.text}`);
+        const client = await mqtt
+          .connectAsync(url, { username: 'farmstead', password, reconnectPeriod: 0, connectTimeout: 1_000 })
+          .catch(() => null);
+        await client?.endAsync(true);
+        return client !== null;
+      },
+      10_000,
+    );
+  } catch (err) {
+    // A broker that never took Farmstead's login is not left running, nor its folder behind.
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     port,
     url,
