@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
+import { runNamed } from '../src/db/named-statements.ts';
 import type { RouteEntry } from '../src/http/route-table.ts';
 import * as make from './factories.ts';
 import { forEachEngine, type Reply, type TestApp } from './harness.ts';
@@ -114,8 +115,9 @@ async function snapshotReader(t: TestApp) {
         const row = sql`${jsonArray}(${sql.join(columns.map((c) => sql.ref(c)))})`;
         return sql`select ${sql.lit(table.name)} as t, cast(${row} as text) as r from ${sql.table(table.name)} where ${where}`;
       });
-      const rows = await sql<Row>`${sql.join(parts, sql` union all `)} order by 1, 2`.execute(db);
-      return rows.rows;
+      // Named on PostgreSQL: the same text for every snapshot, parsed and planned once per connection (a
+      // union of every table took about 4.5 ms a snapshot to plan, over a thousand snapshots a run).
+      return runNamed(db, sql<Row>`${sql.join(parts, sql` union all `)} order by 1, 2`);
     },
   };
 }
