@@ -4,7 +4,8 @@
  * call showNotification with the alert, its actions and requireInteraction (recorded by wrapping
  * registration.showNotification in the worker: headless Chromium displays nothing); its Acknowledge action
  * acknowledges the alert. The pushed payload is a real one: the server's, sent by web push to a local push
- * service and decrypted there. Plus the manifest and icons, and the notification settings on a phone.
+ * service and decrypted there. Plus the manifest and icons, the notification settings on a phone, and the
+ * helper that waits for the worker failing, with its reason, on a page that blocks it.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -147,6 +148,18 @@ test('the service worker installs; a pushed alert is shown with its actions, urg
   await page.evaluate(`document.querySelector('form.farm-notify').scrollIntoView()`);
   await screenshot(page, 'notification-settings-phone-farm');
   assert.deepEqual(problems, []);
+});
+
+test('a test waiting for the service worker of a page that blocks it fails at its limit, saying why', async () => {
+  // openPage blocks the worker unless asked (serviceWorker: true); navigator.serviceWorker.ready never settles.
+  const { page } = await openPage(world, PHONE);
+  await page.goto(`${world.base}/sign-in`);
+  await page.locator('main h1').first().waitFor();
+  await assert.rejects(
+    serviceWorkerReady(page, 500),
+    /not active within 0\.5 s: did the test open its page with serviceWorker: true\?/,
+  );
+  await page.context().close();
 });
 
 test('an emailed acknowledge link opens a page that changes nothing until its one button is pressed', async () => {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import { deviceRole, deviceRoleCommand } from '../src/modules/mqtt/dynsec.ts';
 import { waitFor } from './engines.ts';
-import { freePort } from './throwaway.ts';
+import { onFreePort } from './throwaway.ts';
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 export const DYNSEC_PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
@@ -107,22 +107,14 @@ export interface Mosquitto {
 }
 
 /**
- * `devices`: logins written into the dynamic security file before the start (see dynsecFile). The port is
- * free when chosen, and another process (a listener, or a connection given it as its local port) can take it
- * before Mosquitto listens: Mosquitto then exits saying so, and is started again on another port. `port`
- * chooses the port (a test of this gives a taken one first).
+ * `devices`: logins written into the dynamic security file before the start (see dynsecFile). On a free
+ * port; one taken before Mosquitto listened makes it exit saying so, and it is started again on another
+ * (onFreePort). `port` chooses the port (a test of this gives a taken one first).
  */
-export async function startMosquitto(
+export function startMosquitto(
   options: { devices?: ReadonlyArray<{ id: string; key: string }>; port?: () => Promise<number> } = {},
 ): Promise<Mosquitto> {
-  const choose = options.port ?? freePort;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startMosquittoOn(await choose(), options);
-    } catch (err) {
-      if (attempt === 3 || !/Address already in use/.test((err as Error).message)) throw err;
-    }
-  }
+  return onFreePort((port) => startMosquittoOn(port, options), /Address already in use/, options.port);
 }
 
 async function startMosquittoOn(

@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { createAccount, type NewAccount } from '../src/modules/accounts/service.ts';
 import { waitFor } from './engines.ts';
-import { freePort } from './throwaway.ts';
+import { freePort, onFreePort } from './throwaway.ts';
 
 export const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 
@@ -81,21 +81,14 @@ export interface Server {
 }
 
 /**
- * A server on a free port. The port is free when chosen, and another process (a listener, or a connection
- * given it as its local port) can take it before the server listens: the server then exits saying so, and
- * is started again on another port.
+ * A server on a free port; one taken before the server listened makes it exit saying so, and it is started
+ * again on another (onFreePort).
  */
-export async function startServer(
+export function startServer(
   env: Record<string, string>,
   options: { nodeArgs?: string[] } = {},
 ): Promise<Server> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startServerOn(await freePort(), env, options);
-    } catch (err) {
-      if (attempt === 3 || !/PORT \d+ is already in use/.test((err as Error).message)) throw err;
-    }
-  }
+  return onFreePort((port) => startServerOn(port, env, options), /PORT \d+ is already in use/);
 }
 
 async function startServerOn(

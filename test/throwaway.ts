@@ -28,6 +28,25 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * `start(port)` on a port from `choose` (freePort): free when chosen, but another process (a listener, or a
+ * connection given it as its local port) can take it before the child listens. When `start` fails with a
+ * message `taken` matches, it is tried again on another port, three times in all.
+ */
+export async function onFreePort<T>(
+  start: (port: number) => Promise<T>,
+  taken: RegExp,
+  choose: () => Promise<number> = freePort,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await choose());
+    } catch (err) {
+      if (attempt === 3 || !taken.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 /** Runs `work` with a connection to the server `adminUrl` names. */
 async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });

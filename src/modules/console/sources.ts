@@ -102,6 +102,11 @@ export function vendorPath(name: string): string {
   return `vendor/${name.replace('/', '-')}.mjs`;
 }
 
+/** The repository path a relative specifier in `file` names (`./ui.ts` in web/app.ts → src/modules/console/web/ui.ts). */
+function importTarget(file: string, specifier: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+}
+
 /** Module specifiers a browser module imports: static (`import … from`, `export … from`, `import '…'`) and `import('…')`. */
 export function importsOf(code: string): string[] {
   const found: string[] = [];
@@ -177,7 +182,7 @@ export async function collectSources(): Promise<Map<string, Source>> {
       if (!specifier.startsWith('.')) {
         throw new Error(`${file} imports "${specifier}", which the console does not serve (see VENDOR)`);
       }
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      const target = importTarget(file, specifier);
       if (!target.startsWith('src/')) throw new Error(`${file} imports ${specifier}, outside src/`);
       queue.push(target);
     }
@@ -202,11 +207,7 @@ export function staticClosure(sources: ReadonlyMap<string, { text: string }>, st
     found.add(file);
     if (!file.endsWith('.ts')) continue;
     for (const specifier of importsOf(source.text.replace(/\bimport\(/g, ''))) {
-      queue.push(
-        specifier.startsWith('.')
-          ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier))
-          : vendorPath(specifier),
-      );
+      queue.push(specifier.startsWith('.') ? importTarget(file, specifier) : vendorPath(specifier));
     }
   }
   return [...found];
