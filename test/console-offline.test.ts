@@ -279,6 +279,43 @@ async function apiModule(page: Page): Promise<string> {
   return src.replace('/src/modules/console/web/app.ts', '/src/modules/console/web/api.ts');
 }
 
+test('a page’s read shares the same read still in flight, unless a write was sent since; an answer already in is not reused', async () => {
+  const field = await fieldFarm('Shared Read Farm');
+  const { context, page } = await plainPhone(field);
+  const url = `/v1/farms/${field.farm.id}/groups?limit=7`;
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'GET' && request.url().endsWith(url)) asked.push(request.url());
+  });
+  const args = JSON.stringify({ farm: field.farm.id, url, module: await apiModule(page) });
+  const seen = await page.evaluate<{ same: boolean; groups: number[] }>(`(async ({ farm, url, module }) => {
+    const { api, sendRaw } = await import(module);
+    const read = () => api('GET', '/v1/farms/{farm}/groups', { path: { farm }, query: { limit: 7 } });
+    // The field app's refresh asks first; the page asks while that read is in flight.
+    const [refresh, own] = await Promise.all([
+      sendRaw('GET', url, undefined, { 'x-farmstead-for': 'field-app' }),
+      read(),
+    ]);
+    // Asked again once the answer is in: the page's read goes to the server.
+    const again = await read();
+    // A read in flight, then a write, then the same read: the last one asks for itself.
+    await Promise.all([
+      read(),
+      api('POST', '/v1/farms/{farm}/groups', { path: { farm }, body: { name: 'Heifers', kind: 'herd', species: 'cattle' } }),
+      read(),
+    ]);
+    return {
+      same: JSON.stringify(refresh.data) === JSON.stringify(own),
+      groups: [own.data.length, again.data.length],
+    };
+  })(${args})`);
+  assert.equal(seen.same, true, 'the page had the answer of the read it shared');
+  assert.deepEqual(seen.groups, [0, 0]);
+  // One request for the first two reads, one for the read after the answer, two around the write.
+  assert.equal(asked.length, 4, asked.join('\n'));
+  await context.close();
+});
+
 test('a sync cut off halfway (an answer lost) and resumed after a reload makes exactly one record each', async () => {
   const field = await fieldFarm('Resume Farm');
   const { context, page, personId } = await plainPhone(field);

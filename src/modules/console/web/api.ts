@@ -260,27 +260,56 @@ export async function sendRaw(
 }
 
 /**
- * GETs of the last few seconds (and those still in flight), by URL. Only the field app's refresh asks for
- * them (`recentRead`): it reads the farm's lists for the phone right after a page loads, and takes the answer
- * the page has just had instead of asking again. A page's own reads always go to the server (a reload after
- * a change must see it).
+ * GETs of the last few seconds (and those still in flight), by URL, each with the number of writes this tab
+ * had sent when it was asked. An answer is used again only while no write has been sent since it was asked
+ * (a read after a change must see it):
+ * - the field app's refresh (`recentRead`) reads the farm's lists for the phone right after a page loads,
+ *   and takes the answer the page has just had instead of asking again;
+ * - a page's read shares one for the same URL that is still in flight (the refresh's, when it asked first,
+ *   or another part of the page's), so no call is made twice on one load whichever starts first. A page's
+ *   read never takes an answer that has already arrived: it goes to the server.
  */
 const RECENT_READ_MS = 10_000;
-const recentReads = new Map<string, { at: number; answer: Promise<unknown> }>();
+interface Read {
+  at: number;
+  writes: number;
+  settled: boolean;
+  answer: Promise<unknown>;
+}
+const recentReads = new Map<string, Read>();
+/** Writes (any method but GET) this tab has sent. */
+let writesSent = 0;
 
-/** The answer to a GET of `url` made in the last few seconds or in flight, if any. */
+function unchangedSince(read: Read | undefined): read is Read {
+  return read !== undefined && read.writes === writesSent && Date.now() - read.at < RECENT_READ_MS;
+}
+
+/** The answer to a GET of `url` made in the last few seconds or in flight, if no write was sent since. */
 export function recentRead(url: string): Promise<unknown> | undefined {
   const read = recentReads.get(url);
-  return read && Date.now() - read.at < RECENT_READ_MS ? read.answer : undefined;
+  return unchangedSince(read) ? read.answer : undefined;
+}
+
+/** The answer to a GET of `url` still in flight, if no write was sent since it was asked. */
+function readInFlight(url: string): Promise<unknown> | undefined {
+  const read = recentReads.get(url);
+  return unchangedSince(read) && !read.settled ? read.answer : undefined;
 }
 
 function remember(url: string, answer: Promise<unknown>): void {
   const now = Date.now();
   for (const [key, read] of recentReads) if (now - read.at >= RECENT_READ_MS) recentReads.delete(key);
-  recentReads.set(url, { at: now, answer });
-  answer.catch(() => {
-    if (recentReads.get(url)?.answer === answer) recentReads.delete(url);
-  });
+  const read: Read = { at: now, writes: writesSent, settled: false, answer };
+  recentReads.set(url, read);
+  answer.then(
+    () => {
+      read.settled = true;
+    },
+    () => {
+      read.settled = true;
+      if (recentReads.get(url) === read) recentReads.delete(url);
+    },
+  );
 }
 
 function send(
@@ -291,8 +320,15 @@ function send(
   extra: Record<string, string> = {},
   look?: (response: Response) => void,
 ): Promise<unknown> {
+  // A plain read shares one in flight; a read with headers of its own, or that looks at the answer's, asks.
+  const plain = contentType === undefined && look === undefined && Object.keys(extra).length === 0;
+  if (READS.has(method) && plain) {
+    const shared = readInFlight(url);
+    if (shared) return shared;
+  }
+  if (!READS.has(method)) writesSent++;
   const answer = sendNow(method, url, body, contentType, extra, look);
-  if (method === 'GET') remember(url, answer);
+  if (READS.has(method)) remember(url, answer);
   return answer;
 }
 
