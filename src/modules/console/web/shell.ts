@@ -237,15 +237,23 @@ export function SignedIn({ match, module }: { match: PageMatch; module: PageModu
       });
   }, [store.session, ready]);
 
+  // The first page's module has arrived and the page has rendered: its first reads are on their way (a
+  // component's effects run before its parent's), so the refresh below takes their answers instead of asking
+  // again (docs/console.md, "No API call twice on one load").
+  const [pageShown, setPageShown] = useState(false);
+  useEffect(() => {
+    if (module) setPageShown(true);
+  }, [module]);
+
   // What the phone keeps follows the chosen farm (and the session's farms, to start offline).
   useEffect(() => {
     const session = store.session;
-    if (!ready || !session) return;
+    if (!ready || !session || !pageShown) return;
     const boot = { session, farms: store.farms, farmId: store.farmId };
     void keepBoot(boot)
       .then(() => chooseLocalFarm(store.farmId))
       .then(() => (offlineStatus.online ? syncNow() : undefined));
-  }, [ready, store.farmId, store.farms]);
+  }, [ready, pageShown, store.farmId, store.farms]);
 
   if (!ready) {
     return html`<main class="narrow" id="main"><${Loading} error=${boot.error} retry=${() => location.reload()} /></main>`;
