@@ -198,6 +198,12 @@ test('the Account page saves an ntfy topic with a token (shown as its last four 
   const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
   await page.goto(`${world.base}/account`);
   await page.getByRole('heading', { name: 'ntfy', exact: true }).waitFor();
+  // The topic is one for every farm: it stands above the per-farm choices, not under their heading.
+  const headings = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('#notifications h2, #notifications h3')].map((h) => h.textContent.trim())`,
+  );
+  const topicAt = headings.indexOf('ntfy');
+  assert.ok(topicAt >= 0 && topicAt < headings.indexOf('What you are told, per farm'), headings.join(' / '));
   const url = `${ntfy.url}/console-topic-${process.pid}`;
   await page.getByLabel('Topic URL').fill(url);
   await page.getByLabel('Access token (for a protected topic)').fill('tk_consoleToken000000000000abcd');
@@ -235,5 +241,11 @@ test('the Account page saves an ntfy topic with a token (shown as its last four 
   assert.equal(got?.headers.authorization, 'Bearer tk_consoleToken000000000000abcd');
   await page.locator('form.ntfy-topic').scrollIntoViewIfNeeded();
   await screenshot(page, 'notification-settings-ntfy-phone');
+  // In Spanish: the same section, its words and the saved topic.
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  await page.reload();
+  await page.getByRole('heading', { name: 'Qué se le avisa, por granja' }).waitFor();
+  await page.locator('form.ntfy-topic').scrollIntoViewIfNeeded();
+  await screenshot(page, 'notification-settings-ntfy-phone-es');
   assert.deepEqual(problems, []);
 });

@@ -220,17 +220,18 @@ export function Notifications() {
     <h2>${w('title')}</h2>
     <${Browsers} />
     <p><${ActionButton} label=${w('send_test')} action=${test} /></p>
+    ${
+      // The ntfy topic is one for every farm: above the per-farm choices, not among them.
+      settings.data?.farms[0] &&
+      html`<${NtfyTopic} saved=${settings.data.ntfy} farmId=${settings.data.farms[0].farm_id} reload=${settings.reload} />`
+    }
     <h2>${w('per_farm')}</h2>
     ${
       settings.data
-        ? html`${
-            settings.data.farms[0] &&
-            html`<${NtfyTopic} saved=${settings.data.ntfy} farmId=${settings.data.farms[0].farm_id} reload=${settings.reload} />`
-          }
-          ${settings.data.farms.map(
+        ? settings.data.farms.map(
             (farm) =>
               html`<${FarmForm} key=${farm.farm_id} farm=${farm} email=${settings.data?.email} ntfy=${settings.data?.ntfy !== null} />`,
-          )}`
+          )
         : html`<${Loading} error=${settings.error} retry=${settings.reload} />`
     }
     <h2>${w('log')}</h2>
