@@ -316,6 +316,31 @@ test('a page’s read shares the same read still in flight, unless a write was s
   await context.close();
 });
 
+test('the first refresh waits for the page: a page whose module is slow to arrive still reads the groups once', async () => {
+  const field = await fieldFarm('Slow Page Farm');
+  const { context, page, personId } = await plainPhone(field);
+  const groups = `/v1/farms/${field.farm.id}/groups?limit=100`;
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'GET' && request.url().endsWith(groups)) asked.push(request.url());
+  });
+  // The chute page's module arrives two seconds late. A refresh that did not wait for it had asked for the
+  // groups, and had its answer, by then; the page then asked again.
+  await page.route(/\/web\/pages\/chute\.ts$/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await route.continue();
+  });
+  const asOf = await stored<string>(page, personId, 'meta', `asof:${field.farm.id}`);
+  await page.goto(`${world.base}/chute`);
+  await page.locator('main h1').waitFor();
+  await waitFor(
+    'the refresh after the page',
+    async () => (await stored<string>(page, personId, 'meta', `asof:${field.farm.id}`)) !== asOf,
+  );
+  assert.equal(asked.length, 1, asked.join('\n'));
+  await context.close();
+});
+
 test('a sync cut off halfway (an answer lost) and resumed after a reload makes exactly one record each', async () => {
   const field = await fieldFarm('Resume Farm');
   const { context, page, personId } = await plainPhone(field);
