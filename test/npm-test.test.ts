@@ -19,8 +19,12 @@ const run = promisify(execFile);
  * started under this one to answer in the runner's own protocol, not in words); a non-zero exit is returned,
  * not thrown.
  */
-async function runner(patterns: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+async function runner(
+  patterns: string[],
+  extra: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { NODE_TEST_CONTEXT: _, NODE_OPTIONS: __, ...rest } = process.env;
+  const env = { ...rest, ...extra };
   try {
     const { stdout, stderr } = await run(process.execPath, [RUNNER, ...patterns], { env });
     return { code: 0, stdout, stderr };
@@ -77,6 +81,29 @@ describe('npm test (scripts/test.ts)', () => {
     assert.equal(code, 1, stdout);
     assert.match(stdout, /✖ fails/);
     assert.match(stdout, /npm test: 2 files in 2 shards, \d+ s; tests 2, suites 0, pass 1, fail 1/);
+  });
+
+  test('the test processes get 4 MB semi-spaces where a fresh page is dear, V8’s own sizing where it is cheap', async () => {
+    const semiSpaces = path.join(dir, 'semi.test.ts');
+    writeFileSync(
+      semiSpaces,
+      `import { test } from 'node:test';\ntest('semi', (t) => { t.diagnostic('options [' + (process.env.NODE_OPTIONS ?? '') + ']'); });\n`,
+    );
+    try {
+      const dear = await runner([semiSpaces], { NPM_TEST_FRESH_PAGE_US: '15' });
+      assert.equal(dear.code, 0, dear.stdout);
+      assert.match(dear.stdout, /options \[--max-semi-space-size=4\]/);
+      assert.match(dear.stdout, /\(a fresh page 15\.0 µs: 4 MB semi-spaces\)/);
+      const cheap = await runner([semiSpaces], {
+        NPM_TEST_FRESH_PAGE_US: '2',
+        NODE_OPTIONS: '--no-warnings',
+      });
+      assert.equal(cheap.code, 0, cheap.stdout);
+      assert.match(cheap.stdout, /options \[--no-warnings\]/, 'the caller’s NODE_OPTIONS are kept');
+      assert.match(cheap.stdout, /\(a fresh page 2\.0 µs: V8's own semi-spaces\)/);
+    } finally {
+      rmSync(semiSpaces, { force: true });
+    }
   });
 
   test('patterns that name no file exit 2 and say so', async () => {
