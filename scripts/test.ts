@@ -39,8 +39,8 @@ const OWN_PROCESS_MARK = '// npm test: a process of its own';
  *   and 178–194 s of the processes' CPU against 155–165 s (three and three runs, alternating).
  * So 4 MB semi-spaces where a page costs more than FRESH_PAGE_LIMIT_US, V8's own sizing elsewhere. Measured
  * once per run, by touching 64 MB (about 30 ms where pages are cheap, 250 ms where they are not). The servers
- * the tests start keep `npm start`'s own flags, which come later on their command line and win; NODE_OPTIONS
- * given to `npm test` come after these and win too.
+ * and commands the tests start get an environment of their own (test/processes.ts), without these; NODE_OPTIONS
+ * given to `npm test` come after these and win.
  */
 const FRESH_PAGE_LIMIT_US = 6;
 
