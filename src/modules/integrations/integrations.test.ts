@@ -489,6 +489,31 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.equal(after.data.filter((a) => a.rule === 'predator.detected').length, 1);
   });
 
+  test('the first uplinks of a device not yet linked, the same one sent at once, link it once: one stored, the rest duplicates, never a 500', async () => {
+    // Before, two of these could both try to link the device, and the second failed on the DevEUI's unique
+    // index (500): on PostgreSQL, about one run of this test in two.
+    const { key, farm } = await farmWithKey();
+    const integ = await integration(t(), key, farm.id);
+    for (let round = 0; round < 40; round++) {
+      const eui = `090909090909${round.toString(16).padStart(4, '0')}`;
+      const device = await make.device(t(), key, farm.id, {
+        type: 'water',
+        name: `First ${round}`,
+        serial: `eui:${eui}`,
+      });
+      const body = chirpstackUp({ devEui: eui, deduplicationId: `first-${round}`, object: { x: 1 } });
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () => uplink(t(), integ, body, { event: 'up' })),
+      );
+      assert.deepEqual(
+        replies.map((r) => `${r.status} ${r.body.outcome}`).sort(),
+        [...Array.from({ length: 9 }, () => '200 duplicate'), '200 stored'],
+        `round ${round}: ${JSON.stringify(replies.map((r) => r.body))}`,
+      );
+      assert.equal(replies.find((r) => r.body.outcome === 'stored')?.body.device_id, device.id);
+    }
+  });
+
   test('duplicates store nothing twice: the same deduplicationId or TTS correlation id, sent again or at once', async () => {
     const { key, farm } = await farmWithKey();
     const integ = await integration(t(), key, farm.id);

@@ -29,8 +29,8 @@ import {
   linkByEui,
   linkOfDevice,
   linksByRemoteId,
+  linkUnlessLinked,
   recordLastUplink,
-  saveLink,
   upsertUnmatched,
 } from './repository.ts';
 import type { IntegrationDefault, UplinkOutcome } from './schemas.ts';
@@ -72,7 +72,7 @@ async function carriedDevice(
     // Carried by another integration of the farm (a second network server hears it): reports still count.
     return { deviceId: device.id, name: device.name, own: ownOf(elsewhere) };
   }
-  await saveLink(trx, {
+  const linked = await linkUnlessLinked(trx, {
     device_id: device.id,
     integration_id: integration.id,
     dev_eui: event.devEui,
@@ -84,6 +84,12 @@ async function carriedDevice(
     last_uplink_at: null,
     created_at: now,
   });
+  if (!linked) {
+    // Another uplink of this DevEUI (a duplicate sent at once) linked it a moment ago: its link stands, and
+    // the claim that follows tells whether this one is the same uplink.
+    const made = await linkByEui(trx, integration.id, event.devEui);
+    if (made) return { deviceId: made.device_id, name: made.device_name, own: ownOf(made) };
+  }
   return { deviceId: device.id, name: device.name, own: { preset: null, mapping: null, encoder: null } };
 }
 

@@ -123,6 +123,22 @@ export async function saveLink(db: Db, row: Insertable<IntegrationDevicesTable>)
     .execute();
 }
 
+/**
+ * Links a device to an integration unless the device or the DevEUI is linked already, as when another uplink
+ * of the same DevEUI linked it a moment before (on PostgreSQL this waits for that uplink's transaction). An
+ * upsert on the device would refuse that case: the DevEUI's own unique index is not its conflict target.
+ * True when this call made the link.
+ */
+export async function linkUnlessLinked(db: Db, row: Insertable<IntegrationDevicesTable>): Promise<boolean> {
+  const made = await db
+    .insertInto('integration_devices')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returning('device_id')
+    .execute();
+  return made.length > 0;
+}
+
 export async function deleteLink(db: Db, deviceId: string): Promise<void> {
   await db.deleteFrom('integration_devices').where('device_id', '=', deviceId).execute();
 }
