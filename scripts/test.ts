@@ -29,6 +29,7 @@ const SHARDS = 2;
  */
 const TEST_TIMEOUT_MS = 10 * 60_000;
 const OWN_PROCESS_MARK = '// npm test: a process of its own';
+const TOP_LEVEL_HOOK = /^(before|after|beforeEach|afterEach)\(/m;
 
 /**
  * The test processes' young generation, chosen by what a fresh page of memory costs on this machine. Two
@@ -61,7 +62,6 @@ const childEnv = {
     .filter(Boolean)
     .join(' '),
 };
-const TOP_LEVEL_HOOK = /^(before|after|beforeEach|afterEach)\(/m;
 
 const patterns = process.argv.length > 2 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
 const files = [...new Set(patterns.flatMap((pattern) => globSync(pattern)))].sort();

@@ -204,6 +204,11 @@ test('the Account page saves an ntfy topic with a token (shown as its last four 
   );
   const topicAt = headings.indexOf('ntfy');
   assert.ok(topicAt >= 0 && topicAt < headings.indexOf('What you are told, per farm'), headings.join(' / '));
+  // A farm's name (h3) under that heading is not written larger than the heading (h2).
+  const sizes = await page.evaluate<number[]>(
+    `['#notifications h2', '#notifications h3'].map((s) => parseFloat(getComputedStyle(document.querySelector(s)).fontSize))`,
+  );
+  assert.ok((sizes[1] ?? 0) <= (sizes[0] ?? 0), `h2 ${sizes[0]} px, h3 ${sizes[1]} px`);
   const url = `${ntfy.url}/console-topic-${process.pid}`;
   await page.getByLabel('Topic URL').fill(url);
   await page.getByLabel('Access token (for a protected topic)').fill('tk_consoleToken000000000000abcd');
