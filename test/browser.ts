@@ -25,11 +25,12 @@ export interface TestBrowser {
 /**
  * The package's own flags, less three kinds:
  *  - --single-process (meant for serverless hosts) ends the browser when its first context closes;
- *  - --no-zygote (also for serverless hosts): without it each new renderer (one per browser context, and the
- *    tests open about two hundred) is forked from Chromium's zygote, already started, instead of executing
- *    the binary afresh. A context with one page then cost 250 ms of the machine's CPU against 415 ms, and the
- *    console's thirteen browser files 566 s against 587 s (all processes' busy time from /proc/stat: the
- *    forked renderers are not the test process's children, so its own CPU figures would flatter it);
+ *  - --no-zygote (also for serverless hosts): without it each new renderer (one per browser context;
+ *    `console-shell.test.ts` alone starts 37) is forked from Chromium's zygote, already started, instead of
+ *    executing the binary afresh. A context with one page then cost 250 ms of the machine's CPU against
+ *    415 ms, and the console's thirteen browser files 566 s against 587 s (all processes' busy time from
+ *    /proc/stat: the forked renderers are not the test process's children, so its own CPU figures would
+ *    flatter it);
  *  - the GPU emulation (ANGLE over SwiftShader, a GPU in software, in-process): the pages draw nothing that
  *    needs WebGL (uPlot and the map draw on a 2D canvas and in SVG), and plain software rasterising costs
  *    about a third less CPU over the console's tests, for the same pictures.
