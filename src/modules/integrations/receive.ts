@@ -49,13 +49,15 @@ interface Carried {
 /**
  * The device that carries this DevEUI: the integration's link (while the device's serial still holds the
  * DevEUI), else a device of the farm whose serial is the DevEUI (`eui:<hex>` or bare hex, any case), which
- * is linked now. Null when the farm has none.
+ * is linked now. Null when the farm has none. `again`: this is the second look, after another uplink linked
+ * the device first.
  */
 async function carriedDevice(
   trx: Trx,
   integration: IntegrationRow,
   event: DeviceEvent,
   now: number,
+  again = false,
 ): Promise<Carried | null> {
   const link = await linkByEui(trx, integration.id, event.devEui);
   if (link) {
@@ -84,11 +86,11 @@ async function carriedDevice(
     last_uplink_at: null,
     created_at: now,
   });
-  if (!linked) {
-    // Another uplink of this DevEUI (a duplicate sent at once) linked it a moment ago: its link stands, and
-    // the claim that follows tells whether this one is the same uplink.
-    const made = await linkByEui(trx, integration.id, event.devEui);
-    if (made) return { deviceId: made.device_id, name: made.device_name, own: ownOf(made) };
+  if (!linked && !again) {
+    // Another uplink sent at the same moment (a duplicate of this one, or another network server's copy)
+    // linked the device first: its link stands, so look again as for a device already linked. The claim
+    // that follows tells whether this one is the same uplink.
+    return carriedDevice(trx, integration, event, now, true);
   }
   return { deviceId: device.id, name: device.name, own: { preset: null, mapping: null, encoder: null } };
 }
