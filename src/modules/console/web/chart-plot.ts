@@ -10,12 +10,10 @@
 import './language.ts';
 import uPlot from 'uplot';
 import { CLOCK, MOMENT, num, reader, shown, t, unitLabel } from './i18n.ts';
+import { linkStyleSheet } from './lib.ts';
 
 // uPlot's own style sheet, served beside the library (vendor/uplot.css at the same asset version).
-const sheet = document.createElement('link');
-sheet.rel = 'stylesheet';
-sheet.href = new URL('../../../../vendor/uplot.css', import.meta.url).href;
-document.head.append(sheet);
+linkStyleSheet(new URL('../../../../vendor/uplot.css', import.meta.url));
 
 const COLOURS = ['#2f6b3a', '#285a8a', '#8a5300', '#6b2f6b', '#b3261e'];
 const LINE_COLOURS = { watch: '#8a5300', urgent: '#b3261e' };

@@ -10,14 +10,12 @@ import area from '@turf/area';
 import L, { type Layer, type LeafletEvent, type LeafletMap } from 'leaflet';
 import { type Position, splitOutline } from '../../../domain/paddock-split.ts';
 import { reader, words } from './i18n.ts';
+import { linkStyleSheet } from './lib.ts';
 import { EN, ES } from './messages/map-draw.ts';
 
 const w = words(EN, ES);
 
-const sheet = document.createElement('link');
-sheet.rel = 'stylesheet';
-sheet.href = new URL('../../../../vendor/leaflet-geoman.css', import.meta.url).href;
-document.head.append(sheet);
+linkStyleSheet(new URL('../../../../vendor/leaflet-geoman.css', import.meta.url));
 
 export { splitOutline };
 

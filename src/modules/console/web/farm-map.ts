@@ -6,6 +6,7 @@
  */
 import L, { type Bounds, type Layer, type LayerGroup, type LeafletMap } from 'leaflet';
 import { t } from './i18n.ts';
+import { linkStyleSheet } from './lib.ts';
 import {
   type AlertProperties,
   type DeviceProperties,
@@ -23,12 +24,7 @@ import {
 
 // Leaflet's style sheet, served beside the library (vendor/leaflet.css at the same asset version), after the
 // page's own (web/map.css, linked by web/map-view.ts), in the order they had before.
-{
-  const sheet = document.createElement('link');
-  sheet.rel = 'stylesheet';
-  sheet.href = new URL('../../../../vendor/leaflet.css', import.meta.url).href;
-  document.head.append(sheet);
-}
+linkStyleSheet(new URL('../../../../vendor/leaflet.css', import.meta.url));
 
 /** A split's kept part, then its new part (the split sheet names them by these colours). */
 const PREVIEW_COLOURS = ['#1a5fb4', '#b85c00'];

@@ -5,16 +5,13 @@
 import { api, type Problem, type Schema } from './api.ts';
 import { errorFor } from './form.ts';
 import { dayOf, reader, words } from './i18n.ts';
-import { html } from './lib.ts';
+import { html, linkStyleSheet } from './lib.ts';
 import { EN, ES } from './messages/herd-book.ts';
 import { loadAll } from './records.ts';
 import { ago, ErrorText, farmTime } from './ui.ts';
 
 // Its own style sheet: only these pages load it (the Map page's budget has no room for it in styles.css).
-const sheet = document.createElement('link');
-sheet.rel = 'stylesheet';
-sheet.href = new URL('./herd-book.css', import.meta.url).href;
-document.head.append(sheet);
+linkStyleSheet(new URL('./herd-book.css', import.meta.url));
 
 const w = words(EN, ES);
 

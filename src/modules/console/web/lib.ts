@@ -19,6 +19,18 @@ export const html = htm.bind(h);
 /** What a component renders: htm markup, text, or nothing. */
 export type Markup = ReturnType<typeof html> | string | null | false | undefined;
 
+/**
+ * Links a style sheet into the document, once, when the calling module first loads: a page's own (chute.css,
+ * herd-book.css, map.css, plan.css: not in styles.css, which every page loads) or a library's served beside
+ * it (vendor/…). `url` is resolved against the caller's `import.meta.url`, so it carries the asset version.
+ */
+export function linkStyleSheet(url: URL): void {
+  const sheet = document.createElement('link');
+  sheet.rel = 'stylesheet';
+  sheet.href = url.href;
+  document.head.append(sheet);
+}
+
 /** The value of the input, select or textarea an event came from. */
 export function inputValue(event: Event): string {
   return (event.currentTarget as HTMLInputElement).value;

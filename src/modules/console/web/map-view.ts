@@ -9,16 +9,11 @@ import { farmCentre, isFarFromFarm, type LonLat } from '../../../domain/paddock-
 import type { Schema } from './api.ts';
 import { occupiedNow, pastTarget } from './grazing.ts';
 import { t } from './i18n.ts';
-import { html, type Markup } from './lib.ts';
+import { html, linkStyleSheet, type Markup } from './lib.ts';
 
 // The Map page's own style sheet (web/map.css, not in styles.css: no other page loads it). Leaflet's own is
 // linked by web/farm-map.ts after it, in the order they had when both came with the page.
-{
-  const sheet = document.createElement('link');
-  sheet.rel = 'stylesheet';
-  sheet.href = new URL('./map.css', import.meta.url).href;
-  document.head.append(sheet);
-}
+linkStyleSheet(new URL('./map.css', import.meta.url));
 
 type Geometry = { type: string; coordinates: unknown };
 /** A paddock as the map gives it: the Paddock record (with what grazing derives: occupied_by, rest_days). */

@@ -13,7 +13,7 @@ import { api, type Problem, type Schema } from '../api.ts';
 import { PregnancyCheckDue } from '../chute-due.ts';
 import { nameOf, Withdrawal } from '../herd-book-light.ts';
 import { entered, qty, reader, shown, unitLabel, words } from '../i18n.ts';
-import { html, inputValue, useEffect, useRef, useState } from '../lib.ts';
+import { html, inputValue, linkStyleSheet, useEffect, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/chute.ts';
 import { useReader } from '../reader-hook.ts';
 import { loadAll, loadGroups } from '../records.ts';
@@ -23,10 +23,7 @@ import { ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts'
 import type { PageProps } from './page.ts';
 
 // Its own style sheet, linked when the page first loads (as web/herd-book.ts links its own).
-const sheet = document.createElement('link');
-sheet.rel = 'stylesheet';
-sheet.href = new URL('../chute.css', import.meta.url).href;
-document.head.append(sheet);
+linkStyleSheet(new URL('../chute.css', import.meta.url));
 
 type Animal = Schema<'Animal'>;
 type Weights = Schema<'AnimalWeights'>;
