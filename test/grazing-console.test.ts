@@ -19,6 +19,7 @@ import {
   startConsole,
 } from './console-helpers.ts';
 import * as make from './factories.ts';
+import { waitFor } from './harness.ts';
 
 const DAY = 86_400_000;
 
@@ -104,6 +105,15 @@ test('the grazing plan shows each paddock rested against its target and warns ab
   await page.getByText('1 planned move before the rest target').waitFor();
   assert.equal(await row('North').locator('.plan-move.early').count(), 1, 'the marker is drawn as early');
   assert.equal(await page.locator('li.plan-row').count(), 3, 'every paddock has its line');
+  // The timeline is drawn by the style sheet: each track a bar with its segments laid on it, not a row of
+  // empty boxes.
+  await waitFor('the style sheet to draw the plan’s timelines', () =>
+    page.evaluate<boolean>(
+      `[...document.querySelectorAll('.plan-track')].every((track) =>
+        getComputedStyle(track).position === 'relative' && track.getBoundingClientRect().height >= 16 &&
+        [...track.querySelectorAll('.plan-seg')].every((seg) => getComputedStyle(seg).position === 'absolute'))`,
+    ),
+  );
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-plan-phone');
   await page.setViewportSize(DESKTOP);

@@ -21,7 +21,7 @@ export type Markup = ReturnType<typeof html> | string | null | false | undefined
 
 /**
  * Links a style sheet into the document, once, when the calling module first loads: a page's own (chute.css,
- * herd-book.css, map.css, plan.css: not in styles.css, which every page loads) or a library's served beside
+ * herd-book.css, map.css: not in styles.css, which every page loads) or a library's served beside
  * it (vendor/…). `url` is resolved against the caller's `import.meta.url`, so it carries the asset version.
  */
 export function linkStyleSheet(url: URL): void {
