@@ -11,13 +11,18 @@
  * - it has top-level `before`/`after` hooks: in a shared process Node runs every file's top-level hooks at the
  *   start and the end of the whole run, not around the file's own tests;
  * - it says so with the line `// npm test: a process of its own` (and why, beside it).
- * Those run in the same shard, one at a time, after its shared process.
+ * Those wait in one queue that both shards take from, one file at a time each, once their shared process has
+ * ended; the longest first, by what each took in the last run on this machine (DURATIONS), so that no shard is
+ * left with a long file while the other has nothing to do. Measured (2026-12-01, 2 cores): with a fixed half
+ * of them each, one shard ran on alone for the last 28 s, the machine half idle.
  *
  * `node scripts/test.ts [pattern …]` runs the files the patterns match (default: every *.test.ts under src/
  * and test/); a single file is quicker with `node --test path/to/file.test.ts`.
  */
 import { spawn } from 'node:child_process';
-import { globSync, readFileSync } from 'node:fs';
+import { existsSync, globSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 const SHARDS = 2;
@@ -75,6 +80,21 @@ function ownProcess(file: string): boolean {
   return text.includes(OWN_PROCESS_MARK) || TOP_LEVEL_HOOK.test(text);
 }
 
+/**
+ * What each file with a process of its own took in the last run here, in seconds, by its absolute path: only
+ * the queue's order reads it. A file not in it (a new one, or the first run on a machine) goes first.
+ */
+const DURATIONS = path.join(tmpdir(), 'farmstead-test-durations.json');
+
+function readDurations(): Record<string, number> {
+  try {
+    const read: unknown = JSON.parse(readFileSync(DURATIONS, 'utf8'));
+    return read && typeof read === 'object' ? (read as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
 const totals: Record<string, number> = {};
 const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/;
 
@@ -82,7 +102,7 @@ const SUMMARY = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/;
  * Runs `node --test` with `args`, resolving with its exit code. Its output is held and written whole when it
  * ends, under a heading: the two shards' lines interleaved would put tests inside another file's suites.
  */
-function nodeTest(heading: string, args: string[]): Promise<number> {
+function nodeTest(heading: string, args: string[]): Promise<{ code: number; seconds: number }> {
   const started = Date.now();
   const out: string[] = [];
   const err: string[] = [];
@@ -102,36 +122,37 @@ function nodeTest(heading: string, args: string[]): Promise<number> {
       });
     }
     child.on('close', (code, signal) => {
-      const seconds = ((Date.now() - started) / 1000).toFixed(0);
-      process.stdout.write(`\n── ${heading} (${seconds} s)\n${out.join('\n')}\n`);
+      const seconds = (Date.now() - started) / 1000;
+      process.stdout.write(`\n── ${heading} (${seconds.toFixed(0)} s)\n${out.join('\n')}\n`);
       if (err.length > 0) process.stderr.write(`${err.join('\n')}\n`);
-      resolve(code ?? (signal ? 1 : 0));
+      resolve({ code: code ?? (signal ? 1 : 0), seconds });
     });
   });
 }
 
 const fileCount = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
 
+const durations = readDurations();
+const apart = files.filter(ownProcess);
+const known = (file: string) => durations[path.resolve(file)] ?? Number.POSITIVE_INFINITY;
+const queue = [...apart].sort((a, b) => known(b) - known(a));
+
 async function shard(index: number): Promise<number> {
-  const mine = files.filter((_, i) => i % SHARDS === index);
-  const apart = mine.filter(ownProcess);
-  const shared = mine.filter((file) => !apart.includes(file));
+  const shared = files.filter((file, i) => i % SHARDS === index && !apart.includes(file));
   const name = `shard ${index + 1} of ${SHARDS}`;
   const codes: number[] = [];
-  if (shared.length > 0)
-    codes.push(
-      await nodeTest(`${name}: ${fileCount(shared.length)} in one process`, [
-        '--test-isolation=none',
-        ...shared,
-      ]),
-    );
-  if (apart.length > 0)
-    codes.push(
-      await nodeTest(`${name}: ${fileCount(apart.length)}, a process each`, [
-        '--test-concurrency=1',
-        ...apart,
-      ]),
-    );
+  if (shared.length > 0) {
+    const ran = await nodeTest(`${name}: ${fileCount(shared.length)} in one process`, [
+      '--test-isolation=none',
+      ...shared,
+    ]);
+    codes.push(ran.code);
+  }
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const ran = await nodeTest(`${name}: ${file}, a process of its own`, [file]);
+    durations[path.resolve(file)] = Math.round(ran.seconds * 10) / 10;
+    codes.push(ran.code);
+  }
   return codes.some((code) => code !== 0) ? 1 : 0;
 }
 
@@ -144,4 +165,11 @@ const youngGeneration = `a fresh page ${pageMicros.toFixed(1)} µs: ${smallYoung
 process.stdout.write(
   `\nnpm test: ${files.length} files in ${SHARDS} shards, ${((Date.now() - started) / 1000).toFixed(0)} s; ${line} (${youngGeneration})\n`,
 );
+try {
+  // Files that are gone (another run's temp files among them) are left out.
+  const kept = Object.entries(durations).filter(([file]) => existsSync(file));
+  writeFileSync(DURATIONS, `${JSON.stringify(Object.fromEntries(kept))}\n`);
+} catch {
+  // Only the next run's order is lost.
+}
 process.exitCode = codes.some((code) => code !== 0) ? 1 : 0;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -13,6 +13,9 @@ import { promisify } from 'node:util';
 
 const RUNNER = path.resolve(import.meta.dirname, '../scripts/test.ts');
 const run = promisify(execFile);
+const tmp = mkdtempSync(path.join(tmpdir(), 'farmstead-npm-test-tmp-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+const DURATIONS = path.join(tmp, 'farmstead-test-durations.json');
 
 /**
  * Runs the runner on `patterns`, as a shell would (without NODE_TEST_CONTEXT, which tells a `node --test`
@@ -24,7 +27,8 @@ async function runner(
   extra: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { NODE_TEST_CONTEXT: _, NODE_OPTIONS: __, ...rest } = process.env;
-  const env = { ...rest, ...extra };
+  // Its own temp folder: the runner keeps what each file with a process of its own took there.
+  const env = { ...rest, TMPDIR: tmp, ...extra };
   try {
     const { stdout, stderr } = await run(process.execPath, [RUNNER, ...patterns], { env });
     return { code: 0, stdout, stderr };
@@ -72,7 +76,8 @@ describe('npm test (scripts/test.ts)', () => {
     );
     assert.notEqual(pids.get('marked'), pids.get('b'), 'a marked file has a process of its own');
     assert.match(stdout, /── shard 1 of 2: 2 files in one process/);
-    assert.match(stdout, /── shard 1 of 2: 1 file, a process each/);
+    assert.match(stdout, /── shard [12] of 2: \S*hooked\.test\.ts, a process of its own/);
+    assert.match(stdout, /── shard [12] of 2: \S*marked\.test\.ts, a process of its own/);
     assert.match(stdout, /npm test: 6 files in 2 shards, \d+ s; tests 6, suites 0, pass 6, fail 0/);
   });
 
@@ -103,6 +108,34 @@ describe('npm test (scripts/test.ts)', () => {
       assert.match(cheap.stdout, /\(a fresh page 2\.0 µs: V8's own semi-spaces\)/);
     } finally {
       rmSync(semiSpaces, { force: true });
+    }
+  });
+
+  test('files with a process of its own are taken from one queue, the longest in the last run first; a new one before all', async () => {
+    const hooked = path.join(dir, 'hooked.test.ts');
+    const marked = path.join(dir, 'marked.test.ts');
+    const fresh = path.join(dir, 'fresh.test.ts');
+    // With no shared files, shard 1 takes the queue's first file and shard 2 its second.
+    const first = async (files: string[]) => {
+      const { code, stdout } = await runner(files);
+      assert.equal(code, 0, stdout);
+      return /── shard 1 of 2: (\S+), a process of its own/.exec(stdout)?.[1];
+    };
+    writeFileSync(DURATIONS, JSON.stringify({ [hooked]: 1, [marked]: 100 }));
+    assert.equal(await first([hooked, marked]), marked);
+    writeFileSync(DURATIONS, JSON.stringify({ [hooked]: 100, [marked]: 1 }));
+    assert.equal(await first([hooked, marked]), hooked);
+    const kept = JSON.parse(readFileSync(DURATIONS, 'utf8')) as Record<string, number>;
+    assert.deepEqual(Object.keys(kept).sort(), [hooked, marked], 'each file’s time is kept for the next run');
+    assert.ok(
+      (kept[hooked] ?? 100) < 100 && kept[marked] !== 1,
+      'the times are this run’s, not the planted ones',
+    );
+    writeFileSync(fresh, `import { after, test } from 'node:test';\nafter(() => {});\n${pidTest('fresh')}`);
+    try {
+      assert.equal(await first([hooked, marked, fresh]), fresh);
+    } finally {
+      rmSync(fresh, { force: true });
     }
   });
 
