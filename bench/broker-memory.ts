@@ -23,6 +23,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../test/throwaway.ts';
 import { summariseAllocations } from './lib/allocations.ts';
+import { openSession, sampleAllocations } from './lib/inspector.ts';
 import { residentByKind } from './lib/memory.ts';
 import type { RunningServer } from './lib/server.ts';
 
@@ -36,43 +37,13 @@ const inspectorPort = await freePort();
 process.env.BENCH_SERVER_ARGS =
   `${process.env.BENCH_SERVER_ARGS ?? ''} --expose-gc --inspect=127.0.0.1:${inspectorPort}`.trim();
 
-/** A session with the server's inspector (the first target): calls answered in turn, events to `onEvent`. */
-async function openSession(onEvent?: (m: { method: string; params: unknown }) => void) {
-  const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const ws = new WebSocket(list[0]?.webSocketDebuggerUrl ?? '');
-  await new Promise((resolve, reject) => {
-    ws.addEventListener('open', resolve);
-    ws.addEventListener('error', reject);
-  });
-  const waiting = new Map<number, (result: unknown) => void>();
-  let next = 1;
-  ws.addEventListener('message', (event) => {
-    const message = JSON.parse(String(event.data));
-    const answer = waiting.get(message.id);
-    if (answer) answer(message.result);
-    else onEvent?.(message);
-  });
-  return {
-    call(method: string, params: object): Promise<unknown> {
-      const id = next++;
-      return new Promise((resolve) => {
-        waiting.set(id, resolve);
-        ws.send(JSON.stringify({ id, method, params }));
-      });
-    },
-    close: () => ws.close(),
-  };
-}
-
 /** One call to the server's inspector, its messages until the answer. */
 async function inspect(
   method: string,
   params: object,
   onEvent?: (m: { method: string; params: unknown }) => void,
 ) {
-  const session = await openSession(onEvent);
+  const session = await openSession(inspectorPort, onEvent);
   try {
     return await session.call(method, params);
   } finally {
@@ -85,8 +56,8 @@ async function inspect(
  * objects collected since kept), then summarised by `bench/lib/allocations.ts`.
  */
 const allocations = process.env.BENCH_MEMORY_ALLOCATIONS;
-/** The session sampling them, and the file the profile goes to. */
-let sampling: { session: Awaited<ReturnType<typeof openSession>>; file: string } | undefined;
+/** The sampling, while it runs. */
+let sampling: { stop(): Promise<void> } | undefined;
 
 /** Full collections before the figures, unless BENCH_MEMORY_GC=0. */
 const forceGc = process.env.BENCH_MEMORY_GC !== '0';
@@ -126,21 +97,11 @@ async function probe(step: string, servers: RunningServer[]): Promise<void> {
   const server = servers[0];
   if (step === 'reported' && server) {
     sampler = setInterval(() => void sample(server).catch(() => {}), 1000);
-    if (allocations) {
-      sampling = { session: await openSession(), file: allocations };
-      await sampling.session.call('HeapProfiler.startSampling', {
-        samplingInterval: 4096,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      });
-    }
+    if (allocations) sampling = await sampleAllocations(inspectorPort, allocations);
   }
-  if (step === 'steady' && sampling) {
-    const { session, file } = sampling;
-    const { profile } = (await session.call('HeapProfiler.stopSampling', {})) as { profile: unknown };
-    session.close();
-    writeFileSync(file, JSON.stringify(profile));
-    console.log(`allocations since the reports: ${file}\n${summariseAllocations(file, 20)}`);
+  if (step === 'steady' && sampling && allocations) {
+    await sampling.stop();
+    console.log(`allocations since the reports: ${allocations}\n${summariseAllocations(allocations, 20)}`);
   }
   // Whatever is still in flight right after the answers has had time to finish: the rest is held.
   if (step === 'reported' && process.env.BENCH_MEMORY_SETTLE_S) {

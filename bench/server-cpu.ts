@@ -9,10 +9,16 @@
  * ingest houses and the typical farm), warms it up with a quarter of the requests, then sends the requests from 50
  * connections (100 for `animal`) and prints the server's user+system CPU per request (all its threads, and
  * the main thread alone), the throughput and the server's peak RSS. BENCH_SMAPS=1 also prints its biggest
- * memory mappings at the end (where the RSS is).
+ * memory mappings at the end (where the RSS is). BENCH_ALLOCATIONS=<file.heapprofile> also samples every
+ * allocation of the measured load (through the server's inspector) and prints the bytes a request allocated
+ * and what allocated them (bench/lib/allocations.ts): what fills the young generation is what the collector's
+ * share of the CPU pays for. The sampling costs CPU itself, so take the CPU figures from a run without it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { freePort } from '../test/throwaway.ts';
+import { summariseAllocations } from './lib/allocations.ts';
 import { createBenchDatabase } from './lib/db.ts';
+import { sampleAllocations } from './lib/inspector.ts';
 import { type RequestSpec, runLoad } from './lib/load.ts';
 import { startServer } from './lib/server.ts';
 import { INGEST_DEVICES, ingestLoad, setUp } from './lib/setup.ts';
@@ -90,7 +96,9 @@ try {
         })
       : ingestLoad(setup, origin, load === 'ingest1' ? 1 : 100);
   const connections = load === 'animal' ? 100 : INGEST_DEVICES;
-  const server = await startServer(database.env);
+  const allocations = process.env.BENCH_ALLOCATIONS;
+  const inspectorPort = allocations ? await freePort() : 0;
+  const server = await startServer(database.env, allocations ? [`--inspect=127.0.0.1:${inspectorPort}`] : []);
   try {
     await runLoad({ port: server.port, connections, totalRequests: Math.ceil(requests / 4), next });
     const before = cpuMs(server.pid);
@@ -99,7 +107,9 @@ try {
     const threadsBefore = threadsMs(server.pid);
     const postgresBefore = postgresMs();
     const clientBefore = process.cpuUsage();
+    const sampling = allocations ? await sampleAllocations(inspectorPort, allocations) : undefined;
     const result = await runLoad({ port: server.port, connections, totalRequests: requests, next });
+    await sampling?.stop();
     if (process.env.BENCH_SMAPS === '1') printBiggestMappings(server.pid);
     const perRequest = (ms: number) => ((ms * 1000) / result.requests).toFixed(0);
     process.stdout.write(
@@ -119,6 +129,7 @@ try {
         `${engine === 'postgres' ? `PostgreSQL (all its processes) ${perRequest(postgresMs() - postgresBefore)}; ` : ''}` +
         `load generator ${perRequest((client.user + client.system) / 1000)}\n`,
     );
+    if (allocations) process.stdout.write(`${summariseAllocations(allocations, 30, result.requests)}\n`);
   } finally {
     await server.stop();
   }

@@ -14,7 +14,8 @@ interface HeapNode {
   children: HeapNode[];
 }
 
-export function summariseAllocations(file: string, top = 25): string {
+/** `requests`: how many requests the profile covers, for the bytes one allocated. */
+export function summariseAllocations(file: string, top = 25, requests?: number): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
   const fnSelf = new Map<string, number>();
   const fileSelf = new Map<string, number>();
@@ -42,7 +43,8 @@ export function summariseAllocations(file: string, top = 25): string {
       .map(([k, n]) => `${pct(n)}  ${k}`)
       .join('\n');
   return [
-    `${(total / 1048576).toFixed(1)} MB sampled`,
+    `${(total / 1048576).toFixed(1)} MB sampled` +
+      (requests ? `, ${Math.round(total / requests / 1024)} KB a request (${requests} requests)` : ''),
     '\nallocated by file or package (self):',
     list(fileSelf),
     '\nallocated by function (self):',
