@@ -29,7 +29,7 @@ registerHooks({
 });
 `;
 
-test('a SQLite server answers without having loaded the libraries it loads on first use', async () => {
+test('a SQLite server answers without having loaded the libraries it loads on first use; serving the console writes no warning to its log', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-start-imports-'));
   const hook = path.join(dir, 'hook.mjs');
   const log = path.join(dir, 'loaded.txt');
@@ -47,8 +47,16 @@ test('a SQLite server answers without having loaded the libraries it loads on fi
       ON_FIRST_USE.filter((name) => loaded.has(name)),
       [],
     );
+    // The console's first module is TypeScript, its types stripped when first asked for.
+    const page = await (await fetch(`${server.url}/`)).text();
+    const app = /src="([^"]+\/web\/app\.ts)"/.exec(page)?.[1];
+    assert.ok(app, page);
+    const module = await fetch(new URL(app, server.url));
+    assert.equal(module.status, 200);
+    assert.doesNotMatch(await module.text(), /: (string|number)\b/);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  assert.doesNotMatch(server.output.text, /Warning/);
 });

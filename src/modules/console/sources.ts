@@ -129,7 +129,28 @@ function workerPart(file: string, code: string): string {
 
 async function loadSource(file: string): Promise<string> {
   const text = await readFile(path.join(ROOT, file), 'utf8');
-  return file.endsWith('.ts') ? withoutHeader(stripTypeScriptTypes(text, { mode: 'strip' })) : text;
+  return file.endsWith('.ts') ? withoutHeader(stripTypes(text)) : text;
+}
+
+/**
+ * `stripTypeScriptTypes`, without the ExperimentalWarning Node writes to the log on its first call: the API is
+ * marked experimental, but it is the type stripping Node itself runs the server's code with, on the Node
+ * version package.json pins, and the console's tests load every module through it. The warning told an
+ * operator nothing they could act on, in the log of every server whose console was opened. Only that warning
+ * is held back: any other goes out as before.
+ */
+function stripTypes(text: string): string {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const message = typeof warning === 'string' ? warning : warning.message;
+    if (!message.startsWith('stripTypeScriptTypes is an experimental feature'))
+      (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return stripTypeScriptTypes(text, { mode: 'strip' });
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }
 
 /**
