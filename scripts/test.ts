@@ -13,14 +13,14 @@
  * - it says so with the line `// npm test: a process of its own` (and why, beside it).
  * Those wait in one queue that both shards take from, one file at a time each, once their shared process has
  * ended; the longest first, by what each took in the last run on this machine (DURATIONS), so that no shard is
- * left with a long file while the other has nothing to do. Measured (2026-12-01, 2 cores): with a fixed half
+ * left with a long file while the other has nothing to do (files with no time yet first, the largest first). Measured (2026-12-01, 2 cores): with a fixed half
  * of them each, one shard ran on alone for the last 28 s, the machine half idle.
  *
  * `node scripts/test.ts [pattern …]` runs the files the patterns match (default: every *.test.ts under src/
  * and test/); a single file is quicker with `node --test path/to/file.test.ts`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, globSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, globSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -81,8 +81,10 @@ function ownProcess(file: string): boolean {
 }
 
 /**
- * What each file with a process of its own took in the last run here, in seconds, by its absolute path: only
- * the queue's order reads it. A file not in it (a new one, or the first run on a machine) goes first.
+ * What each file with a process of its own took in the last run here, in seconds, by its path from the
+ * checkout (so a fresh clone on the same machine, as CI's, finds it): only the queue's order reads it. Files not
+ * in it (a new one, or every file on a machine's first run) go first, the largest first: the browser files are
+ * the largest and the longest.
  */
 const DURATIONS = path.join(tmpdir(), 'farmstead-test-durations.json');
 
@@ -134,8 +136,13 @@ const fileCount = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
 
 const durations = readDurations();
 const apart = files.filter(ownProcess);
-const known = (file: string) => durations[path.resolve(file)] ?? Number.POSITIVE_INFINITY;
-const queue = [...apart].sort((a, b) => known(b) - known(a));
+const keyOf = (file: string) => path.relative(process.cwd(), path.resolve(file));
+const took = (file: string) => durations[keyOf(file)];
+const bytes = (file: string) => statSync(file).size;
+const queue = [
+  ...apart.filter((file) => took(file) === undefined).sort((a, b) => bytes(b) - bytes(a)),
+  ...apart.filter((file) => took(file) !== undefined).sort((a, b) => (took(b) ?? 0) - (took(a) ?? 0)),
+];
 
 async function shard(index: number): Promise<number> {
   const shared = files.filter((file, i) => i % SHARDS === index && !apart.includes(file));
@@ -150,7 +157,7 @@ async function shard(index: number): Promise<number> {
   }
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
     const ran = await nodeTest(`${name}: ${file}, a process of its own`, [file]);
-    durations[path.resolve(file)] = Math.round(ran.seconds * 10) / 10;
+    durations[keyOf(file)] = Math.round(ran.seconds * 10) / 10;
     codes.push(ran.code);
   }
   return codes.some((code) => code !== 0) ? 1 : 0;
@@ -167,7 +174,7 @@ process.stdout.write(
 );
 try {
   // Files that are gone (another run's temp files among them) are left out.
-  const kept = Object.entries(durations).filter(([file]) => existsSync(file));
+  const kept = Object.entries(durations).filter(([file]) => !path.isAbsolute(file) && existsSync(file));
   writeFileSync(DURATIONS, `${JSON.stringify(Object.fromEntries(kept))}\n`);
 } catch {
   // Only the next run's order is lost.

@@ -115,25 +115,38 @@ describe('npm test (scripts/test.ts)', () => {
     const hooked = path.join(dir, 'hooked.test.ts');
     const marked = path.join(dir, 'marked.test.ts');
     const fresh = path.join(dir, 'fresh.test.ts');
+    // The runner keeps each file's time by its path from where it runs (the checkout), as this test runs it.
+    const key = (file: string) => path.relative(process.cwd(), file);
     // With no shared files, shard 1 takes the queue's first file and shard 2 its second.
     const first = async (files: string[]) => {
       const { code, stdout } = await runner(files);
       assert.equal(code, 0, stdout);
       return /── shard 1 of 2: (\S+), a process of its own/.exec(stdout)?.[1];
     };
-    writeFileSync(DURATIONS, JSON.stringify({ [hooked]: 1, [marked]: 100 }));
+    writeFileSync(DURATIONS, JSON.stringify({ [key(hooked)]: 1, [key(marked)]: 100 }));
     assert.equal(await first([hooked, marked]), marked);
-    writeFileSync(DURATIONS, JSON.stringify({ [hooked]: 100, [marked]: 1 }));
+    writeFileSync(DURATIONS, JSON.stringify({ [key(hooked)]: 100, [key(marked)]: 1 }));
     assert.equal(await first([hooked, marked]), hooked);
     const kept = JSON.parse(readFileSync(DURATIONS, 'utf8')) as Record<string, number>;
-    assert.deepEqual(Object.keys(kept).sort(), [hooked, marked], 'each file’s time is kept for the next run');
+    assert.deepEqual(
+      Object.keys(kept).sort(),
+      [key(hooked), key(marked)].sort(),
+      'each file’s time is kept for the next run',
+    );
     assert.ok(
-      (kept[hooked] ?? 100) < 100 && kept[marked] !== 1,
+      (kept[key(hooked)] ?? 100) < 100 && kept[key(marked)] !== 1,
       'the times are this run’s, not the planted ones',
     );
-    writeFileSync(fresh, `import { after, test } from 'node:test';\nafter(() => {});\n${pidTest('fresh')}`);
+    // A file with no time goes before those with one, and among such files the largest first.
+    const padding = `// ${'larger than the others '.repeat(10)}\n`;
+    writeFileSync(
+      fresh,
+      `import { after, test } from 'node:test';\n${padding}after(() => {});\n${pidTest('fresh')}`,
+    );
     try {
       assert.equal(await first([hooked, marked, fresh]), fresh);
+      writeFileSync(DURATIONS, '{}');
+      assert.equal(await first([hooked, marked, fresh]), fresh, 'fresh.test.ts is the largest of the three');
     } finally {
       rmSync(fresh, { force: true });
     }
