@@ -12,9 +12,10 @@
  *   start and the end of the whole run, not around the file's own tests;
  * - it says so with the line `// npm test: a process of its own` (and why, beside it).
  * Those wait in one queue that both shards take from, one file at a time each, once their shared process has
- * ended; the longest first, by what each took in the last run on this machine (DURATIONS), so that no shard is
- * left with a long file while the other has nothing to do (files with no time yet first, the largest first). Measured (2026-12-01, 2 cores): with a fixed half
- * of them each, one shard ran on alone for the last 28 s, the machine half idle.
+ * ended; the longest first, by what each took in the last run on this machine (DURATIONS; files with no time
+ * yet first, the largest first), so that no shard is left with a long file while the other has nothing to do.
+ * Measured (2026-12-01, 2 cores): with a fixed half of them each, one shard ran on alone for the last 28 s,
+ * the machine half idle.
  *
  * `node scripts/test.ts [pattern …]` runs the files the patterns match (default: every *.test.ts under src/
  * and test/); a single file is quicker with `node --test path/to/file.test.ts`.
