@@ -49,10 +49,53 @@ function arrayOf(type: PgArrayType, values: unknown[]): string {
   return pgNumbers(values as (number | null)[]);
 }
 
+/** A column's array literals (pgColumnArrays): by column name, and `place` when the rows are tagged. */
+export type PgColumnArrays = Readonly<Record<string, string>>;
+
 /**
- * `unnest($1::text[], $2::float8[], …) as alias(column, …)`: the rows as one array parameter per column of
- * `types` (in its order), a fixed handful of parameters whatever the number of rows. `place`, when given, is
- * a leading int4 column of that name (a batch's rows tagged with the call they belong to).
+ * The rows as one array literal per column of `types` (and a leading `place` column when given): what
+ * `unnestArrays` puts in place. Apart from it so that a statement built once (db/prepared.ts) gets the
+ * literals as its arguments, whatever the number of rows.
+ */
+export function pgColumnArrays<R>(
+  types: PgColumnTypes<R>,
+  rows: readonly R[],
+  place?: readonly number[],
+): PgColumnArrays {
+  const arrays: Record<string, string> = {};
+  if (place) arrays.place = pgNumbers(place);
+  for (const c of Object.keys(types) as Array<keyof R & string>) {
+    const values = new Array<unknown>(rows.length);
+    for (let i = 0; i < rows.length; i++) values[i] = (rows[i] as R)[c];
+    arrays[c] = arrayOf(types[c], values);
+  }
+  return arrays;
+}
+
+/**
+ * `unnest($1::text[], $2::float8[], …) as alias(column, …)`: one array parameter per column of `types` (in
+ * its order), from `arrays` (pgColumnArrays), led by an int4 `place` column when `arrays` has one (a batch's
+ * rows tagged with the call they belong to). Reads only which columns `arrays` has, never their values, so
+ * it may build a statement from placeholders (db/prepared.ts).
+ */
+export function unnestArrays<R>(
+  alias: string,
+  types: PgColumnTypes<R>,
+  arrays: Readonly<Record<string, unknown>>,
+): RawBuilder<unknown> {
+  const columns = Object.keys(types) as Array<keyof R & string>;
+  const parameters = columns.map((c) => sql`${arrays[c]}::${sql.raw(types[c])}[]`);
+  const names = columns.map((c) => sql.id(c));
+  if ('place' in arrays) {
+    parameters.unshift(sql`${arrays.place}::int4[]`);
+    names.unshift(sql.id('place'));
+  }
+  return sql`unnest(${sql.join(parameters)}) as ${sql.id(alias)}(${sql.join(names)})`;
+}
+
+/**
+ * `unnest(…) as alias(column, …)` of `rows` (unnestArrays of pgColumnArrays): a fixed handful of parameters
+ * whatever the number of rows. `place`, when given, is a leading int4 column of that name.
  */
 export function pgUnnest<R>(
   alias: string,
@@ -60,16 +103,5 @@ export function pgUnnest<R>(
   rows: readonly R[],
   place?: readonly number[],
 ): RawBuilder<unknown> {
-  const columns = Object.keys(types) as Array<keyof R & string>;
-  const arrays = columns.map((c) => {
-    const values = new Array<unknown>(rows.length);
-    for (let i = 0; i < rows.length; i++) values[i] = (rows[i] as R)[c];
-    return sql`${arrayOf(types[c], values)}::${sql.raw(types[c])}[]`;
-  });
-  const names = columns.map((c) => sql.id(c));
-  if (place) {
-    arrays.unshift(sql`${pgNumbers(place)}::int4[]`);
-    names.unshift(sql.id('place'));
-  }
-  return sql`unnest(${sql.join(arrays)}) as ${sql.id(alias)}(${sql.join(names)})`;
+  return unnestArrays(alias, types, pgColumnArrays(types, rows, place));
 }

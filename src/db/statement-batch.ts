@@ -14,8 +14,9 @@
  * unit's). A failed batch statement fails every unit in it, and the group is then stored again without
  * batching the failure in (group-commit.ts).
  *
- * A kind's statement is either built once (`prepared`: the alerts opened, the events emitted) or raw SQL with
- * one text whatever the number of calls (the report statement, the state statement, the alert transitions),
+ * A kind's statement is either built once (`prepared`: the report statement and the state statement, whose
+ * arguments are array literals, one per column whatever the number of calls; the alerts opened; the events
+ * emitted) or raw SQL with one text whatever the number of calls (the alert transitions, which run seldom),
  * which runs as a named statement by construction (`runNamed`, named-statements.ts). Either takes its
  * columns from the table's statement module (db/statements), and a kind whose answer comes back as JSON reads
  * it with a typed reader (db/decode.ts), never a positional row cast to a type.

@@ -6,7 +6,7 @@
  * the alert queries (modules/alerts/repository.ts) take them from here.
  */
 import { type OnConflictBuilder, type QueryCreator, type RawBuilder, sql } from 'kysely';
-import { type PgColumnTypes, pgUnnest } from '../pg-arrays.ts';
+import { type PgColumnArrays, type PgColumnTypes, pgColumnArrays, unnestArrays } from '../pg-arrays.ts';
 import type { DB } from '../schema.ts';
 import type { AlertsTable, AlertWatermarksTable } from '../tables/alerts.ts';
 import { everyColumn } from './columns.ts';
@@ -34,7 +34,7 @@ export const ALERT_COLUMNS = everyColumn<AlertsTable>()([
 /** A watermark a report moves: every column but `prev_at`, which the upsert sets from the row it replaces. */
 export type WatermarkMove = Omit<AlertWatermarksTable, 'prev_at' | 'at'> & { at: number };
 
-/** The moved columns, in statement order, with their PostgreSQL array types (pgUnnest). */
+/** The moved columns, in statement order, with their PostgreSQL array types (pg-arrays.ts). */
 export const WATERMARK_MOVES = {
   device_id: 'text',
   metric: 'text',
@@ -64,24 +64,31 @@ export function moveWatermarkForward(futureBound: number) {
 }
 
 /**
- * The watermark upsert for one report's moves (values, in the order given) or a group's (`unnest` arrays,
- * in device and metric order), returning each row's device, metric and the watermark it replaced. Rows are
- * inserted, and so locked, in that order, so concurrent reports of one device never deadlock.
+ * The watermark upsert for one report's moves (values, in the order given) or a group's (`unnest` arrays of
+ * watermarkColumns, in device and metric order), returning each row's device, metric and the watermark it
+ * replaced. Rows are inserted, and so locked, in that order, so concurrent reports of one device never
+ * deadlock. The group's form reads no value of its arrays, so a statement built once may take it
+ * (db/prepared.ts).
  */
 export function upsertWatermarks(
   db: QueryCreator<DB>,
-  moves: readonly WatermarkMove[],
-  batch: boolean,
+  moves: readonly WatermarkMove[] | { columns: Readonly<Record<string, unknown>> },
   futureBound: number,
 ) {
   const insert = db.insertInto('alert_watermarks');
-  const rows = batch
-    ? insert.columns(WATERMARK_COLUMNS).expression(
-        sql`select ${sql.join(MOVED.map((c) => sql.ref(`w.${c}`)))}, null
-            from ${pgUnnest('w', WATERMARK_MOVES, moves)} order by w.device_id, w.metric`,
-      )
-    : insert.values(moves.map((m) => ({ ...m, prev_at: null })));
+  const rows =
+    'columns' in moves
+      ? insert.columns(WATERMARK_COLUMNS).expression(
+          sql`select ${sql.join(MOVED.map((c) => sql.ref(`w.${c}`)))}, null
+            from ${unnestArrays('w', WATERMARK_MOVES, moves.columns)} order by w.device_id, w.metric`,
+        )
+      : insert.values(moves.map((m) => ({ ...m, prev_at: null })));
   return rows.onConflict(moveWatermarkForward(futureBound)).returning(['device_id', 'metric', 'prev_at']);
+}
+
+/** A group's watermark moves as one array literal per moved column (upsertWatermarks). */
+export function watermarkColumns(moves: readonly WatermarkMove[]): PgColumnArrays {
+  return pgColumnArrays(WATERMARK_MOVES, moves);
 }
 
 /** A span of a metric's stored readings that may start later, once the metric's watermark is known. */

@@ -5,7 +5,7 @@
  * A new column is one edit: DeviceLatestTable (db/tables/devices.ts) and LATEST_VALUES below.
  */
 import { type OnConflictBuilder, type RawBuilder, sql } from 'kysely';
-import { type PgColumnTypes, pgUnnest } from '../pg-arrays.ts';
+import { type PgColumnArrays, type PgColumnTypes, pgColumnArrays, unnestArrays } from '../pg-arrays.ts';
 import { prepared } from '../prepared.ts';
 import type { DB, Db } from '../schema.ts';
 import type { DeviceLatestTable } from '../tables/devices.ts';
@@ -60,13 +60,17 @@ export function upsertLatestFrom(
     .onConflict(moveLatestForward);
 }
 
-/** PostgreSQL: latest values as `unnest` arrays, one per value column, as `alias(column, …)` (place: pgUnnest). */
-export function latestArrays(
-  alias: string,
-  latest: readonly LatestValues[],
-  place?: readonly number[],
-): RawBuilder<unknown> {
-  return pgUnnest(alias, LATEST_VALUES, latest, place);
+/** PostgreSQL: latest values as one array literal per value column (place: see pgColumnArrays). */
+export function latestColumns(latest: readonly LatestValues[], place?: readonly number[]): PgColumnArrays {
+  return pgColumnArrays(LATEST_VALUES, latest, place);
+}
+
+/**
+ * PostgreSQL: latest values' columns (latestColumns) as `unnest` rows `alias(column, …)`; reads no value, so
+ * a statement built once may take it (db/prepared.ts).
+ */
+export function latestArrays(alias: string, columns: Readonly<Record<string, unknown>>): RawBuilder<unknown> {
+  return unnestArrays(alias, LATEST_VALUES, columns);
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../engine.ts';
-import { type PgColumnTypes, pgUnnest } from '../pg-arrays.ts';
+import { type PgColumnArrays, type PgColumnTypes, pgColumnArrays, unnestArrays } from '../pg-arrays.ts';
 import { prepared } from '../prepared.ts';
 import type { Db } from '../schema.ts';
 import type { ReadingsTable } from '../tables/devices.ts';
@@ -54,13 +54,23 @@ export function insertReadingsFrom(
   return sql`insert into readings (${columns}) select ${values} from ${source}`;
 }
 
-/** PostgreSQL: the readings as `unnest` arrays, one per value column, as `alias(column, …)` (place: see pgUnnest). */
-export function readingArrays(
-  alias: string,
+/** PostgreSQL: the readings as one array literal per value column (place: see pgColumnArrays). */
+export function readingColumns(
   readings: readonly ReadingValues[],
   place?: readonly number[],
+): PgColumnArrays {
+  return pgColumnArrays(READING_VALUES, readings, place);
+}
+
+/**
+ * PostgreSQL: readings' columns (readingColumns) as `unnest` rows `alias(column, …)`; reads no value, so a
+ * statement built once may take it (db/prepared.ts).
+ */
+export function readingArrays(
+  alias: string,
+  columns: Readonly<Record<string, unknown>>,
 ): RawBuilder<unknown> {
-  return pgUnnest(alias, READING_VALUES, readings, place);
+  return unnestArrays(alias, READING_VALUES, columns);
 }
 
 /** A value column of the `unnest` rows named `alias` (readingArrays). */
@@ -83,7 +93,7 @@ export async function insertReadings(
 ): Promise<void> {
   if (readings.length === 0) return;
   if (isPostgres(db)) {
-    await insertReadingArrays(db, { ...device, arrays: readingArrays('r', readings) });
+    await insertReadingArrays(db, { ...device, arrays: readingArrays('r', readingColumns(readings)) });
     return;
   }
   if (readings.length === 1) {

@@ -8,8 +8,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { jsonArrayFrom as pgJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonList, nullable, num, record, text } from '../../db/decode.ts';
 import { isPostgres } from '../../db/engine.ts';
-import { runNamed } from '../../db/named-statements.ts';
-import { pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
+import { type PgColumnArrays, pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
@@ -19,6 +18,7 @@ import {
   spanStart,
   spanStartSql,
   upsertWatermarks,
+  watermarkColumns,
 } from '../../db/statements/alerts.ts';
 import { ACTIVE_STATUSES } from '../alerts/repository.ts';
 import {
@@ -48,7 +48,7 @@ export interface MoveAndReadQuery extends ReportStateQuery, WatermarkMoves {
  */
 const moveWatermarksAndSelectState = prepared((db, q: MoveAndReadQuery) =>
   db
-    .with('moved', (qc) => upsertWatermarks(qc, watermarkMoves(q), false, q.futureBound))
+    .with('moved', (qc) => upsertWatermarks(qc, watermarkMoves(q), q.futureBound))
     .selectNoFrom((eb) => [
       pgJsonArrayFrom(eb.selectFrom('moved').select(['moved.metric', 'moved.prev_at'])).as('watermarks'),
       // Each span from where spanStart says, with the watermark as it was before this report.
@@ -106,46 +106,76 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
   async run(trx: Db, queries: readonly MoveAndReadQuery[]) {
     const subjects = queries.flatMap((q, place) => q.subjects.map((s) => ({ place, q, s })));
     const spans = queries.flatMap((q, place) => q.spans.map((span, index) => ({ place, q, span, index })));
-    const columns = ALERT_COLUMNS.map((c) => sql.ref(`a.${c}`));
-    const moved = upsertWatermarks(
-      trx,
-      queries.flatMap(watermarkMoves),
-      true,
+    const [row] = (await moveAndReadGroup(trx, {
+      moves: watermarkColumns(queries.flatMap(watermarkMoves)),
       // One bound for the group: its reports were received within the same moment.
-      Math.max(...queries.map((q) => q.futureBound)),
-    );
+      futureBound: Math.max(...queries.map((q) => q.futureBound)),
+      subjects: {
+        place: pgNumbers(subjects.map((x) => x.place)),
+        farm_id: pgTexts(subjects.map((x) => x.q.farmId)),
+        subject_type: pgTexts(subjects.map((x) => x.s.type)),
+        subject_id: pgTexts(subjects.map((x) => x.s.id)),
+      },
+      breachDevices: pgTexts(queries.filter((q) => q.breaches).map((q) => q.deviceId)),
+      spans: {
+        place: pgNumbers(spans.map((x) => x.place)),
+        index: pgNumbers(spans.map((x) => x.index)),
+        device_id: pgTexts(spans.map((x) => x.q.deviceId)),
+        metric: pgTexts(spans.map((x) => x.span.metric)),
+        from_at: pgNumbers(spans.map((x) => x.span.from)),
+        keep_ms: pgNumbers(spans.map((x) => x.span.keepMs)),
+      },
+    })) as Array<Record<string, unknown>>;
+    return answersOf(queries, row);
+  },
+};
+
+/**
+ * The group's statement, one text whatever the group's size, built once (db/prepared.ts): its arguments are
+ * the groups' array literals, which the builder puts in place without reading them.
+ */
+const moveAndReadGroup = prepared(
+  (
+    db,
+    q: {
+      moves: PgColumnArrays;
+      futureBound: number;
+      subjects: Record<'place' | 'farm_id' | 'subject_type' | 'subject_id', string>;
+      breachDevices: string;
+      spans: Record<'place' | 'index' | 'device_id' | 'metric' | 'from_at' | 'keep_ms', string>;
+    },
+  ) => {
+    const columns = ALERT_COLUMNS.map((c) => sql.ref(`a.${c}`));
+    const moved = upsertWatermarks(db, { columns: q.moves }, q.futureBound);
     const from = spanStartSql(
       sql`sp.from_at`,
       sql`(select m.prev_at from moved m where m.device_id = sp.device_id and m.metric = sp.metric)`,
       sql`sp.keep_ms`,
     );
-    const [row] = await runNamed(
-      trx,
-      sql<{ watermarks: unknown; alerts: unknown; breaches: unknown; spans: unknown }>`
+    const statement = sql<{ watermarks: unknown; alerts: unknown; breaches: unknown; spans: unknown }>`
       with moved as (${moved})
       select
         (select coalesce(json_agg(json_build_object('device_id', m.device_id, 'metric', m.metric,
           'prev_at', m.prev_at)), '[]'::json) from moved m) as watermarks,
         (select coalesce(json_agg(x), '[]'::json) from (
           select s.place, ${sql.join(columns)}
-          from unnest(${pgNumbers(subjects.map((x) => x.place))}::int4[], ${pgTexts(subjects.map((x) => x.q.farmId))}::text[],
-            ${pgTexts(subjects.map((x) => x.s.type))}::text[], ${pgTexts(subjects.map((x) => x.s.id))}::text[])
+          from unnest(${q.subjects.place}::int4[], ${q.subjects.farm_id}::text[],
+            ${q.subjects.subject_type}::text[], ${q.subjects.subject_id}::text[])
             as s(place, farm_id, subject_type, subject_id)
           join alerts a on a.farm_id = s.farm_id and a.subject_type = s.subject_type and a.subject_id = s.subject_id
           where a.status in (${sql.join(ACTIVE_STATUSES)})) x) as alerts,
         (select coalesce(json_agg(json_build_object('device_id', b.device_id, 'rule', b.rule, 'since', b.since)), '[]'::json)
-          from alert_breaches b where b.device_id = any(${pgTexts(queries.filter((q) => q.breaches).map((q) => q.deviceId))}::text[]))
+          from alert_breaches b where b.device_id = any(${q.breachDevices}::text[]))
           as breaches,
         (select coalesce(json_agg(json_build_object('place', sp.place, 'index', sp.index,
-            'readings', ${spanReadings(trx, sql`sp.device_id`, sql`sp.metric`, from)})), '[]'::json)
-          from unnest(${pgNumbers(spans.map((x) => x.place))}::int4[], ${pgNumbers(spans.map((x) => x.index))}::int4[],
-            ${pgTexts(spans.map((x) => x.q.deviceId))}::text[], ${pgTexts(spans.map((x) => x.span.metric))}::text[],
-            ${pgNumbers(spans.map((x) => x.span.from))}::int8[], ${pgNumbers(spans.map((x) => x.span.keepMs))}::int8[])
-            as sp(place, index, device_id, metric, from_at, keep_ms)) as spans`,
-    );
-    return answersOf(queries, row);
+            'readings', ${spanReadings(db, sql`sp.device_id`, sql`sp.metric`, from)})), '[]'::json)
+          from unnest(${q.spans.place}::int4[], ${q.spans.index}::int4[],
+            ${q.spans.device_id}::text[], ${q.spans.metric}::text[],
+            ${q.spans.from_at}::int8[], ${q.spans.keep_ms}::int8[])
+            as sp(place, index, device_id, metric, from_at, keep_ms)) as spans`;
+    return { compile: () => statement.compile(db) };
   },
-};
+);
 
 /**
  * Reads the batch statement's row back into one answer per report, each as the statement for one gives it

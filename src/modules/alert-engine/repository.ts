@@ -41,7 +41,7 @@ export function watermarksBefore(
 }
 
 const upsertWatermarkRows = prepared((db, q: WatermarkMoves) =>
-  upsertWatermarks(db, watermarkMoves(q), false, q.futureBound),
+  upsertWatermarks(db, watermarkMoves(q), q.futureBound),
 );
 
 /** A report's watermark moves as the table's rows (db/statements/alerts.ts). */

@@ -6,12 +6,11 @@
  */
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import { jsonList, nullable, num, record, text } from '../../db/decode.ts';
-import { runNamed } from '../../db/named-statements.ts';
-import { pgBools, pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
+import { type PgColumnArrays, pgBools, pgNumbers, pgTexts } from '../../db/pg-arrays.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/schema.ts';
 import { type BatchKind, batchedCall } from '../../db/statement-batch.ts';
-import { latestArrays, upsertLatestFrom } from '../../db/statements/device-latest.ts';
+import { latestArrays, latestColumns, upsertLatestFrom } from '../../db/statements/device-latest.ts';
 import { insertPositionsFrom } from '../../db/statements/device-positions.ts';
 import {
   type DeviceTouch,
@@ -22,7 +21,12 @@ import {
   TOUCH_OPTIONAL_COLUMNS,
   touchColumns,
 } from '../../db/statements/devices.ts';
-import { insertReadingsFrom, readingArrays, readingRef } from '../../db/statements/readings.ts';
+import {
+  insertReadingsFrom,
+  readingArrays,
+  readingColumns,
+  readingRef,
+} from '../../db/statements/readings.ts';
 import type { DevicesTable } from '../../db/tables/devices.ts';
 import type { FarmsTable } from '../../db/tables/foundation.ts';
 import type { AnimalLabelRow } from '../alert-engine/repository.ts';
@@ -139,36 +143,58 @@ function touchedOf(row: Record<string, unknown>): TouchedDevicePg {
   };
 }
 
-async function touchOneDeviceAndStorePg(
+function touchOneDeviceAndStorePg(
   trx: Db,
   { deviceId, touch, readings, latest }: TouchCall,
 ): Promise<TouchedDevicePg | undefined> {
-  const sets = sql.join(
-    Object.entries(touchColumns(touch)).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
-    sql`, `,
-  );
-  // One text per set of touched columns: a named statement, parsed and planned once per connection.
-  const [row] = await runNamed(
-    trx,
-    reportStatement(trx, {
-      devices: sql`d as (update devices set ${sets} where id = ${deviceId} returning *)`,
-      readings: readingArrays('r', readings),
-      latest: latestArrays('l', latest),
+  return reportOne(trx, {
+    deviceId,
+    touch,
+    readings: readingColumns(readings),
+    latest: latestColumns(latest),
+    positioned: touch.lat !== undefined && touch.lon !== undefined,
+  }).then(([row]) => (row ? touchedOf(row) : undefined));
+}
+
+/**
+ * A lone report's statement, built once per set of touched columns and whether a position is stored
+ * (db/prepared.ts): its readings and latest values come as array literals, which the builder puts in place
+ * without reading them. A named statement, parsed and planned once per connection.
+ */
+const reportOne = prepared(
+  (
+    db,
+    q: {
+      deviceId: string;
+      touch: DeviceTouch;
+      readings: PgColumnArrays;
+      latest: PgColumnArrays;
+      positioned: boolean;
+    },
+  ) => {
+    const sets = sql.join(
+      Object.entries(touchColumns(q.touch)).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+      sql`, `,
+    );
+    const statement = reportStatement(db, {
+      devices: sql`d as (update devices set ${sets} where id = ${q.deviceId} returning *)`,
+      readings: readingArrays('r', q.readings),
+      latest: latestArrays('l', q.latest),
       join: (_, rows) => sql`d, ${rows}`,
-      handOut: handOutStatement(trx, { deviceId, now: touch.last_seen_at, everyOpen: false }),
+      handOut: handOutStatement(db, { deviceId: q.deviceId, now: q.touch.last_seen_at, everyOpen: false }),
       commandsOf: sql``,
-      ...(touch.lat !== undefined && touch.lon !== undefined
+      ...(q.positioned
         ? {
             positions: insertPositionsFrom(
-              trx,
-              sql`select d.id, d.farm_id, ${touch.lat}::float8, ${touch.lon}::float8, ${touch.last_seen_at}::int8 from d`,
+              db,
+              sql`select d.id, d.farm_id, ${q.touch.lat}::float8, ${q.touch.lon}::float8, ${q.touch.last_seen_at}::int8 from d`,
             ),
           }
         : {}),
-    }),
-  );
-  return row ? touchedOf(row) : undefined;
-}
+    });
+    return { compile: () => statement.compile(db) };
+  },
+);
 
 /**
  * The report statement for a group's reports at once (statement-batch.ts), one text whatever their number:
@@ -178,15 +204,17 @@ async function touchOneDeviceAndStorePg(
  */
 const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
   async run(trx: Db, calls: readonly TouchCall[]) {
-    const given = TOUCH_OPTIONAL_COLUMNS.map((column) => {
-      const type = TOUCH_OPTIONAL[column];
+    const given: Record<string, { has: string; value: string }> = {};
+    for (const column of TOUCH_OPTIONAL_COLUMNS) {
       const values = calls.map((c) => c.touch[column] ?? null);
-      return {
-        column,
-        has: sql`${pgBools(calls.map((c) => c.touch[column] !== undefined))}::bool[]`,
-        value: sql`${type === 'text' ? pgTexts(values as (string | null)[]) : pgNumbers(values as (number | null)[])}::${sql.raw(type)}[]`,
+      given[column] = {
+        has: pgBools(calls.map((c) => c.touch[column] !== undefined)),
+        value:
+          TOUCH_OPTIONAL[column] === 'text'
+            ? pgTexts(values as (string | null)[])
+            : pgNumbers(values as (number | null)[]),
       };
-    });
+    }
     const places = (pick: (c: TouchCall) => readonly PreparedReading[]) => {
       const place: number[] = [];
       const rows: PreparedReading[] = [];
@@ -200,14 +228,50 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
     };
     const r = places((c) => c.readings);
     const l = places((c) => c.latest);
+    const rows = await reportGroup(trx, {
+      deviceIds: pgTexts(calls.map((c) => c.deviceId)),
+      nows: pgNumbers(calls.map((c) => c.touch.last_seen_at)),
+      tokens: pgTexts(calls.map((c) => c.touch.report_token)),
+      given,
+      readings: readingColumns(r.rows, r.place),
+      latest: latestColumns(l.rows, l.place),
+      // A second text, used only when some report of the group carries a position.
+      positioned: calls.some((c) => c.touch.lat !== undefined && c.touch.lon !== undefined),
+    });
+    const answers: Array<TouchedDevicePg | undefined> = calls.map(() => undefined);
+    for (const row of rows) answers[num(row.place, 'place') - 1] = touchedOf(row);
+    return answers;
+  },
+};
+
+/**
+ * The group's statement, built once with and once without positions (db/prepared.ts): every argument is an
+ * array literal, which the builder puts in place without reading it.
+ */
+const reportGroup = prepared(
+  (
+    db,
+    q: {
+      deviceIds: string;
+      nows: string;
+      tokens: string;
+      /** Per column a report may leave out: whether each report gives it, and its values. */
+      given: Readonly<Record<string, { has: string; value: string }>>;
+      readings: PgColumnArrays;
+      latest: PgColumnArrays;
+      positioned: boolean;
+    },
+  ) => {
     const now = sql<number>`v.now_ms`;
     const keep = (column: string) =>
       sql`${sql.ref(column)} = case when ${sql.ref(`v.has_${column}`)} then ${sql.ref(`v.${column}_v`)} else devices.${sql.ref(column)} end`;
+    const given = TOUCH_OPTIONAL_COLUMNS.flatMap((column) => {
+      const { has, value } = q.given[column] as { has: string; value: string };
+      return [sql`${has}::bool[]`, sql`${value}::${sql.raw(TOUCH_OPTIONAL[column])}[]`];
+    });
     const devices = sql`v as (
         select * from unnest(
-          ${pgTexts(calls.map((c) => c.deviceId))}::text[], ${pgNumbers(calls.map((c) => c.touch.last_seen_at))}::int8[],
-          ${pgTexts(calls.map((c) => c.touch.report_token))}::text[],
-          ${sql.join(given.flatMap((g) => [g.has, g.value]))}
+          ${q.deviceIds}::text[], ${q.nows}::int8[], ${q.tokens}::text[], ${sql.join(given)}
         ) with ordinality as v(device_id, now_ms, token, ${sql.join(
           TOUCH_OPTIONAL_COLUMNS.flatMap((c) => [sql.id(`has_${c}`), sql.id(`${c}_v`)]),
         )}, place)
@@ -219,31 +283,25 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
         from v where devices.id = v.device_id and devices.id in (select id from locked)
         returning devices.*, v.place::int4 as place, v.now_ms as batch_now
       )`;
-    const rows = await runNamed(
-      trx,
-      reportStatement(trx, {
-        devices,
-        readings: readingArrays('r', r.rows, r.place),
-        latest: latestArrays('l', l.rows, l.place),
-        join: (alias, unnested) => sql`${unnested} join d on d.place = ${sql.ref(`${alias}.place`)}`,
-        handOut: handOutToEachStatement(trx),
-        commandsOf: sql` where h.device_id = d.id`,
-        // A second text, used only when some report of the group carries a position.
-        ...(calls.some((c) => c.touch.lat !== undefined && c.touch.lon !== undefined)
-          ? {
-              positions: insertPositionsFrom(
-                trx,
-                sql`select d.id, d.farm_id, v.lat_v, v.lon_v, v.now_ms from d join v on v.place = d.place where v.has_lat and v.has_lon`,
-              ),
-            }
-          : {}),
-      }),
-    );
-    const answers: Array<TouchedDevicePg | undefined> = calls.map(() => undefined);
-    for (const row of rows) answers[num(row.place, 'place') - 1] = touchedOf(row);
-    return answers;
+    const statement = reportStatement(db, {
+      devices,
+      readings: readingArrays('r', q.readings),
+      latest: latestArrays('l', q.latest),
+      join: (alias, unnested) => sql`${unnested} join d on d.place = ${sql.ref(`${alias}.place`)}`,
+      handOut: handOutToEachStatement(db),
+      commandsOf: sql` where h.device_id = d.id`,
+      ...(q.positioned
+        ? {
+            positions: insertPositionsFrom(
+              db,
+              sql`select d.id, d.farm_id, v.lat_v, v.lon_v, v.now_ms from d join v on v.place = d.place where v.has_lat and v.has_lon`,
+            ),
+          }
+        : {}),
+    });
+    return { compile: () => statement.compile(db) };
   },
-};
+);
 
 /** Whether a report carries a position (then its device update reads the position columns back). */
 export function carriesPosition(touch: DeviceTouch): boolean {
