@@ -20,7 +20,7 @@ import {
   upsertWatermarks,
   watermarkColumns,
 } from '../../db/statements/alerts.ts';
-import { ACTIVE_STATUSES } from '../alerts/repository.ts';
+import { ACTIVE_STATUS_LITERALS } from '../alerts/repository.ts';
 import {
   advanceWatermarks,
   findReportState,
@@ -163,7 +163,7 @@ const moveAndReadGroup = prepared(
             ${q.subjects.subject_type}::text[], ${q.subjects.subject_id}::text[])
             as s(place, farm_id, subject_type, subject_id)
           join alerts a on a.farm_id = s.farm_id and a.subject_type = s.subject_type and a.subject_id = s.subject_id
-          where a.status in (${sql.join(ACTIVE_STATUSES)})) x) as alerts,
+          where a.status in (${sql.join(ACTIVE_STATUS_LITERALS)})) x) as alerts,
         (select coalesce(json_agg(json_build_object('device_id', b.device_id, 'rule', b.rule, 'since', b.since)), '[]'::json)
           from alert_breaches b where b.device_id = any(${q.breachDevices}::text[]))
           as breaches,

@@ -13,7 +13,7 @@ import { isPostgres } from '../../db/engine.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { DB, Db } from '../../db/schema.ts';
 import { ALERT_COLUMNS, upsertWatermarks } from '../../db/statements/alerts.ts';
-import { ACTIVE_STATUSES, type AlertRow } from '../alerts/repository.ts';
+import { ACTIVE_STATUS_LITERALS, type AlertRow } from '../alerts/repository.ts';
 
 /**
  * Moves the device's watermark of each metric to the report's latest reading time (never back) and
@@ -211,7 +211,7 @@ export function reportStateColumns(
         .selectFrom('alerts')
         .select(ALERT_COLUMNS)
         .where('farm_id', '=', q.farmId)
-        .where('status', 'in', ACTIVE_STATUSES)
+        .where('status', 'in', ACTIVE_STATUS_LITERALS)
         .where((w) =>
           w.or(q.subjects.map((s) => w.and([w('subject_type', '=', s.type), w('subject_id', '=', s.id)]))),
         ),
