@@ -218,6 +218,47 @@ forEachEngine('group commit', (t) => {
     );
   });
 
+  test("PostgreSQL: a group's transaction, together or alone, runs on generic plans; other transactions keep PostgreSQL's choice", async (c) => {
+    if (t().engine !== 'postgres') return c.skip('a PostgreSQL setting');
+    const db = t().database.db;
+    const mode = async (trx: typeof db) =>
+      (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(trx)).rows[0]?.plan_cache_mode;
+    const [one, two] = keysOfOneLane('plans', 2) as [string, string];
+    assert.equal(await inGroupTransaction(db, one, mode), 'force_generic_plan', 'a unit alone');
+    const together = await Promise.all([
+      inGroupTransaction(
+        db,
+        one,
+        async (trx) =>
+          [
+            await mode(trx),
+            await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx),
+          ] as const,
+      ),
+      inGroupTransaction(
+        db,
+        two,
+        async (trx) =>
+          [
+            await mode(trx),
+            await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx),
+          ] as const,
+      ),
+    ]);
+    assert.deepEqual(
+      together.map(([m]) => m),
+      ['force_generic_plan', 'force_generic_plan'],
+    );
+    assert.equal(
+      together[0][1].rows[0]?.txid,
+      together[1][1].rows[0]?.txid,
+      'the two units shared one transaction',
+    );
+    // SET LOCAL: the setting ends with the group's transaction, on the connection it ran on and every other.
+    assert.equal(await db.transaction().execute(mode), 'auto');
+    assert.equal(await mode(db), 'auto');
+  });
+
   test("PostgreSQL: a group batches its units' calls into one statement a kind; a failed batch runs its units alone", async (c) => {
     if (t().engine !== 'postgres') return c.skip('SQLite runs units one after another: no batches');
     const db = t().database.db;

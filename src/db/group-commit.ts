@@ -28,8 +28,9 @@
  * A unit may therefore run more than once and must keep its effects inside the transaction (as
  * `inTransaction` already requires for its retries).
  */
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { isPostgres } from './engine.ts';
+import { GENERIC_PLANS } from './pg-pipeline.ts';
 import type { DB, Db, Trx } from './schema.ts';
 import { executeCompiled } from './sqlite-direct.ts';
 import { StatementBatch, withStatementBatch } from './statement-batch.ts';
@@ -176,6 +177,7 @@ async function commitOptimistically(db: Kysely<DB>, group: Unit[]): Promise<void
   try {
     await inTransaction(db, async (trx) => {
       earliest.failure = null;
+      await genericPlans(trx);
       const batch = new StatementBatch(trx, group.length);
       await withStatementBatch(trx, batch, () =>
         Promise.all(
@@ -214,10 +216,27 @@ async function commitOptimistically(db: Kysely<DB>, group: Unit[]): Promise<void
 
 async function commitAlone(db: Kysely<DB>, unit: Unit): Promise<void> {
   try {
-    unit.resolve(await inTransaction(db, unit.fn));
+    unit.resolve(
+      await inTransaction(db, async (trx) => {
+        await genericPlans(trx);
+        return unit.fn(trx);
+      }),
+    );
   } catch (error) {
     unit.reject(error);
   }
+}
+
+/**
+ * PostgreSQL: the group's statements run on their generic plans, planned once per connection. A named
+ * statement (db/named-statements.ts) is otherwise planned afresh on every run for as long as PostgreSQL
+ * judges a plan made for the run's values cheaper than the generic one, and for the report statements it
+ * always does: a custom plan sees that an array holds one row where the generic plan assumes ten. Planning
+ * those statements took about a quarter of PostgreSQL's time for 1-reading reports (BENCHMARKS.md). The
+ * setting holds for this transaction only; every other transaction keeps PostgreSQL's own choice.
+ */
+async function genericPlans(trx: Trx): Promise<void> {
+  await sql.raw(GENERIC_PLANS).execute(trx);
 }
 
 /** A lane for `key`: the same key always the same lane. */

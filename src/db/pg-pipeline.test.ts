@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
 import { createPgDatabase, ENGINES } from '../../test/engines.ts';
 import { openPool } from './pg-driver.ts';
+import { GENERIC_PLANS } from './pg-pipeline.ts';
 
 interface Wire {
   stream: { write: (chunk: unknown, ...rest: unknown[]) => boolean };
@@ -83,6 +84,36 @@ describe('BEGIN pipelined with the first statement', {
     ]);
     // Rolled back with the transaction: the insert ran inside it, not before it.
     assert.deepEqual(await stored(), []);
+  });
+
+  test("a group's generic plans setting travels behind BEGIN, answered at once as BEGIN is", async () => {
+    const wire = (await theConnection()) as unknown as { connection: Wire };
+    const seen: string[] = [];
+    const { stream } = wire.connection;
+    const write = stream.write;
+    stream.write = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
+      const text = Buffer.isBuffer(chunk) ? chunk.toString('latin1') : String(chunk);
+      if (/\bbegin\b/.test(text)) seen.push('BEGIN written');
+      if (/plan_cache_mode = force/.test(text)) seen.push('SET written');
+      if (/\bshow\b/.test(text)) seen.push('SHOW written');
+      return write.call(this, chunk, ...rest);
+    };
+    const answered = (message: { text: string }) => seen.push(`${message.text.split(' ')[0]} answered`);
+    wire.connection.on('commandComplete', answered);
+    let mode: unknown;
+    try {
+      mode = await db.transaction().execute(async (trx) => {
+        await sql.raw(GENERIC_PLANS).execute(trx);
+        return (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(trx)).rows[0]
+          ?.plan_cache_mode;
+      });
+    } finally {
+      stream.write = write;
+      wire.connection.off('commandComplete', answered);
+    }
+    assert.equal(mode, 'force_generic_plan');
+    assert.deepEqual(seen.slice(0, 3), ['BEGIN written', 'SET written', 'SHOW written']);
+    assert.deepEqual(seen.slice(3, 6), ['BEGIN answered', 'SET answered', 'SHOW answered']);
   });
 
   test('a BEGIN that fails is reported by the statement behind it; the connection then serves again', async () => {

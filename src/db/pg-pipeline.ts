@@ -16,24 +16,33 @@ import type pg from 'pg';
 const BEGIN = 'begin';
 
 /**
- * Wraps a new connection's `query` so that BEGIN is answered at once and checked with the next query. Only
- * the promise form is taken over (Kysely's: the text and an empty parameter list); a call with a callback
- * (pg-pool's own `pool.query`) passes through untouched.
+ * A group of device reports' transaction runs its named statements on their generic plans (group-commit.ts
+ * says why). Sent right behind BEGIN, and answered at once as BEGIN is.
+ */
+export const GENERIC_PLANS = 'set local plan_cache_mode = force_generic_plan';
+
+/**
+ * Wraps a new connection's `query` so that BEGIN (and GENERIC_PLANS behind it) is answered at once and checked
+ * with the next query. Only the promise form is taken over (Kysely's: the text and an empty parameter list); a
+ * call with a callback (pg-pool's own `pool.query`) passes through untouched.
  */
 export function pipelineBeginOn(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let begun: Promise<unknown> | null = null;
   (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    const isBegin =
-      text === BEGIN &&
+    const answeredAtOnce =
+      (text === BEGIN || text === GENERIC_PLANS) &&
       (args.length === 1 || (args.length === 2 && Array.isArray(values) && values.length === 0));
-    if (isBegin) {
-      const sent = query(BEGIN) as Promise<unknown>;
+    if (answeredAtOnce) {
+      const sent = query(text) as Promise<unknown>;
       // Its failure is reported by the next query; until then nothing may call it unhandled.
       sent.catch(() => {});
-      begun = sent;
-      return Promise.resolve({ command: 'BEGIN', rowCount: null, rows: [], fields: [] });
+      const before = begun;
+      begun = before ? before.then(() => sent) : sent;
+      begun.catch(() => {});
+      const command = text === BEGIN ? 'BEGIN' : 'SET';
+      return Promise.resolve({ command, rowCount: null, rows: [], fields: [] });
     }
     const before = begun;
     begun = null;
