@@ -236,7 +236,7 @@ async function commitAlone(db: Kysely<DB>, unit: Unit): Promise<void> {
  * setting holds for this transaction only; every other transaction keeps PostgreSQL's own choice.
  */
 async function genericPlans(trx: Trx): Promise<void> {
-  await sql.raw(GENERIC_PLANS).execute(trx);
+  if (isPostgres(trx)) await sql.raw(GENERIC_PLANS).execute(trx);
 }
 
 /** A lane for `key`: the same key always the same lane. */
