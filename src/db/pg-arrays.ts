@@ -92,16 +92,3 @@ export function unnestArrays<R>(
   }
   return sql`unnest(${sql.join(parameters)}) as ${sql.id(alias)}(${sql.join(names)})`;
 }
-
-/**
- * `unnest(…) as alias(column, …)` of `rows` (unnestArrays of pgColumnArrays): a fixed handful of parameters
- * whatever the number of rows. `place`, when given, is a leading int4 column of that name.
- */
-export function pgUnnest<R>(
-  alias: string,
-  types: PgColumnTypes<R>,
-  rows: readonly R[],
-  place?: readonly number[],
-): RawBuilder<unknown> {
-  return unnestArrays(alias, types, pgColumnArrays(types, rows, place));
-}

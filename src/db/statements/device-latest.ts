@@ -13,7 +13,7 @@ import type { DeviceLatestTable } from '../tables/devices.ts';
 /** A latest value: every column but the device, which the report gives. */
 export type LatestValues = Omit<DeviceLatestTable, 'device_id'>;
 
-/** The latest value's own columns, in statement order, with their PostgreSQL array types (pgUnnest). */
+/** The latest value's own columns, in statement order, with their PostgreSQL array types (pg-arrays.ts). */
 export const LATEST_VALUES = {
   metric: 'text',
   value: 'float8',

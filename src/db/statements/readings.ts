@@ -20,7 +20,7 @@ import type { ReadingsTable } from '../tables/devices.ts';
 /** What a report's reading brings to its row: every column but the device and farm, which the report gives. */
 export type ReadingValues = Omit<ReadingsTable, 'device_id' | 'farm_id'>;
 
-/** The readings' own columns, in statement order, with their PostgreSQL array types (pgUnnest). */
+/** The readings' own columns, in statement order, with their PostgreSQL array types (pg-arrays.ts). */
 export const READING_VALUES = {
   metric: 'text',
   value: 'float8',
