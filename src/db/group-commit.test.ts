@@ -225,35 +225,18 @@ forEachEngine('group commit', (t) => {
       (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(trx)).rows[0]?.plan_cache_mode;
     const [one, two] = keysOfOneLane('plans', 2) as [string, string];
     assert.equal(await inGroupTransaction(db, one, mode), 'force_generic_plan', 'a unit alone');
-    const together = await Promise.all([
-      inGroupTransaction(
-        db,
-        one,
-        async (trx) =>
-          [
-            await mode(trx),
-            await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx),
-          ] as const,
-      ),
-      inGroupTransaction(
-        db,
-        two,
-        async (trx) =>
-          [
-            await mode(trx),
-            await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx),
-          ] as const,
-      ),
-    ]);
+    const modeAndTransaction = async (trx: typeof db) => ({
+      mode: await mode(trx),
+      txid: (await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx)).rows[0]?.txid,
+    });
+    const together = await Promise.all(
+      [one, two].map((key) => inGroupTransaction(db, key, modeAndTransaction)),
+    );
     assert.deepEqual(
-      together.map(([m]) => m),
+      together.map((u) => u.mode),
       ['force_generic_plan', 'force_generic_plan'],
     );
-    assert.equal(
-      together[0][1].rows[0]?.txid,
-      together[1][1].rows[0]?.txid,
-      'the two units shared one transaction',
-    );
+    assert.equal(together[0]?.txid, together[1]?.txid, 'the two units shared one transaction');
     // SET LOCAL: the setting ends with the group's transaction, on the connection it ran on and every other.
     assert.equal(await db.transaction().execute(mode), 'auto');
     assert.equal(await mode(db), 'auto');

@@ -49,19 +49,36 @@ describe('BEGIN pipelined with the first statement', {
   const stored = async () =>
     (await db.selectFrom('crops').select('id').orderBy('id').execute()).map((r) => r.id);
 
-  test('the first statement is written before BEGIN is answered, and runs inside the transaction', async () => {
+  /**
+   * Records, on the pool's one connection, each message written that matches a label's pattern
+   * (`<label> written`) and each command answered (`<COMMAND> answered`), in order, until `stop()`.
+   */
+  async function watchWire(labels: ReadonlyArray<readonly [RegExp, string]>) {
     const wire = (await theConnection()) as unknown as { connection: Wire };
     const seen: string[] = [];
     const { stream } = wire.connection;
     const write = stream.write;
     stream.write = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
       const text = Buffer.isBuffer(chunk) ? chunk.toString('latin1') : String(chunk);
-      if (/\bbegin\b/.test(text)) seen.push('BEGIN written');
-      if (/\bcrops\b/.test(text)) seen.push('INSERT written');
+      for (const [pattern, label] of labels) if (pattern.test(text)) seen.push(`${label} written`);
       return write.call(this, chunk, ...rest);
     };
     const answered = (message: { text: string }) => seen.push(`${message.text.split(' ')[0]} answered`);
     wire.connection.on('commandComplete', answered);
+    return {
+      seen,
+      stop: () => {
+        stream.write = write;
+        wire.connection.off('commandComplete', answered);
+      },
+    };
+  }
+
+  test('the first statement is written before BEGIN is answered, and runs inside the transaction', async () => {
+    const { seen, stop } = await watchWire([
+      [/\bbegin\b/, 'BEGIN'],
+      [/\bcrops\b/, 'INSERT'],
+    ]);
     try {
       const outcome = await db
         .transaction()
@@ -72,8 +89,7 @@ describe('BEGIN pipelined with the first statement', {
         .catch((err: unknown) => err);
       assert.match(String(outcome), /changed my mind/);
     } finally {
-      stream.write = write;
-      wire.connection.off('commandComplete', answered);
+      stop();
     }
     assert.deepEqual(seen, [
       'BEGIN written',
@@ -87,19 +103,11 @@ describe('BEGIN pipelined with the first statement', {
   });
 
   test("a group's generic plans setting travels behind BEGIN, answered at once as BEGIN is", async () => {
-    const wire = (await theConnection()) as unknown as { connection: Wire };
-    const seen: string[] = [];
-    const { stream } = wire.connection;
-    const write = stream.write;
-    stream.write = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
-      const text = Buffer.isBuffer(chunk) ? chunk.toString('latin1') : String(chunk);
-      if (/\bbegin\b/.test(text)) seen.push('BEGIN written');
-      if (/plan_cache_mode = force/.test(text)) seen.push('SET written');
-      if (/\bshow\b/.test(text)) seen.push('SHOW written');
-      return write.call(this, chunk, ...rest);
-    };
-    const answered = (message: { text: string }) => seen.push(`${message.text.split(' ')[0]} answered`);
-    wire.connection.on('commandComplete', answered);
+    const { seen, stop } = await watchWire([
+      [/\bbegin\b/, 'BEGIN'],
+      [/plan_cache_mode = force/, 'SET'],
+      [/\bshow\b/, 'SHOW'],
+    ]);
     let mode: unknown;
     try {
       mode = await db.transaction().execute(async (trx) => {
@@ -108,8 +116,7 @@ describe('BEGIN pipelined with the first statement', {
           ?.plan_cache_mode;
       });
     } finally {
-      stream.write = write;
-      wire.connection.off('commandComplete', answered);
+      stop();
     }
     assert.equal(mode, 'force_generic_plan');
     assert.deepEqual(seen.slice(0, 3), ['BEGIN written', 'SET written', 'SHOW written']);
