@@ -132,7 +132,7 @@ const MOVE_AND_READ_BATCH: BatchKind<MoveAndReadQuery, Record<string, unknown> |
 
 /**
  * The group's statement, one text whatever the group's size, built once (db/prepared.ts): its arguments are
- * the groups' array literals, which the builder puts in place without reading them.
+ * the group's array literals, which the builder puts in place without reading them.
  */
 const moveAndReadGroup = prepared(
   (
