@@ -43,7 +43,8 @@ export type PgArrayType = 'text' | 'float8' | 'int8' | 'int4' | 'bool';
 /** Every column of a row type with its array type: a column left out, or one the row lacks, fails to compile. */
 export type PgColumnTypes<R> = { readonly [K in keyof R]-?: PgArrayType };
 
-function arrayOf(type: PgArrayType, values: unknown[]): string {
+/** An array literal of the given element type (pgNumbers, pgTexts or pgBools by type). */
+export function pgArray(type: PgArrayType, values: readonly unknown[]): string {
   if (type === 'text') return pgTexts(values as (string | null)[]);
   if (type === 'bool') return pgBools(values as boolean[]);
   return pgNumbers(values as (number | null)[]);
@@ -67,7 +68,7 @@ export function pgColumnArrays<R>(
   for (const c of Object.keys(types) as Array<keyof R & string>) {
     const values = new Array<unknown>(rows.length);
     for (let i = 0; i < rows.length; i++) values[i] = (rows[i] as R)[c];
-    arrays[c] = arrayOf(types[c], values);
+    arrays[c] = pgArray(types[c], values);
   }
   return arrays;
 }

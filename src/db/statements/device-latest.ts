@@ -1,7 +1,7 @@
 /**
  * The device_latest table's one statement module: its column list, the rule that moves a latest value
  * forward, and its upserts (a report's newest reading per metric on either engine, and the piece
- * PostgreSQL ingest's report statement puts in its data-modifying CTE: modules/ingest/repository.ts).
+ * PostgreSQL ingest's report statement puts in its data-modifying CTE: modules/ingest/report-statement.ts).
  * A new column is one edit: DeviceLatestTable (db/tables/devices.ts) and LATEST_VALUES below.
  */
 import { type OnConflictBuilder, type RawBuilder, sql } from 'kysely';

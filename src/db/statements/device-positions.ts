@@ -1,7 +1,7 @@
 /**
  * The device_positions table's one statement module: its column list and every INSERT INTO device_positions
  * (a report's position on SQLite, and the piece PostgreSQL ingest's report statement puts in its
- * data-modifying CTE, for one report or a group: modules/ingest/repository.ts). A report without both lat
+ * data-modifying CTE, for one report or a group: modules/ingest/report-statement.ts). A report without both lat
  * and lon writes none. The track reads and the retention deletes are modules/positions' own.
  */
 import type { OnConflictBuilder, RawBuilder } from 'kysely';

@@ -1,7 +1,7 @@
 /**
  * The devices table as ingest touches it: which columns a report sets, how (the smoothed gap between
  * reports, the replaced report token), and which it reads back. The SQLite update (one report) and
- * PostgreSQL's report statements (one report, or a group: modules/ingest/repository.ts) both take their
+ * PostgreSQL's report statements (one report, or a group: modules/ingest/report-statement.ts) both take their
  * columns from here, so a new column a report sets is one edit: DeviceTouch and, when a report may leave it
  * out, TOUCH_OPTIONAL. The rest of the devices table is written by its CRUD module (modules/devices), the
  * commands hand-out and the quiet pass (see ARCHITECTURE.md, "Who writes which table").

@@ -1,7 +1,7 @@
 /**
  * The readings table's one statement module: its column list and every INSERT INTO readings the code runs
  * (a report's readings on either engine, and the piece PostgreSQL ingest's report statement puts in its
- * data-modifying CTE, for one report or a group: modules/ingest/repository.ts). Nothing else writes readings
+ * data-modifying CTE, for one report or a group: modules/ingest/report-statement.ts). Nothing else writes readings
  * rows (the retention job only moves partitions' rows as they are: modules/readings/retention.ts).
  *
  * A new column of `readings` is one edit here: add it to ReadingsTable (db/tables/devices.ts) and to

@@ -77,7 +77,7 @@ export async function moveWatermarksAndReadState(
     return { watermarks, spans, state: await findReportState(db, { ...q, spans }) };
   }
   // A lone report runs the statement written for one: the group's statement made for one report costs
-  // it a fifth more (ingest/repository.ts, reportStatement, has the numbers).
+  // it a fifth more (ingest/report-statement.ts, reportStatement, has the numbers).
   const row = await batchedCall(db, MOVE_AND_READ_BATCH, q, async (one, query) => {
     const [first] = (await moveWatermarksAndSelectState(one, query)) as Array<Record<string, unknown>>;
     return first;

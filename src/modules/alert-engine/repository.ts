@@ -270,7 +270,7 @@ export async function saveBreaches(
 /**
  * What alert wording needs of an animal: its name, tag, EID and group (its id for group-scoped rules, its
  * name for an animal known by neither name, tag nor EID). Ingest's PostgreSQL report statement reads the
- * same columns (ingest/repository.ts `reportStatement`).
+ * same columns (ingest/report-statement.ts `reportStatement`).
  */
 export interface AnimalLabelRow {
   name: string | null;

@@ -73,7 +73,7 @@ const updateHandedOut = prepared(handOutStatement);
 
 /**
  * The hand-out as a statement (PostgreSQL ingest hands out inside its report statement instead, with
- * handOutToEachStatement: ingest/repository.ts).
+ * handOutToEachStatement: ingest/report-statement.ts).
  */
 export function handOutStatement(db: Db, q: { deviceId: string; now: number; everyOpen: boolean }) {
   return handOut(db, q.deviceId, sql<number>`${q.now}`, q.everyOpen).returningAll();

@@ -13,7 +13,8 @@ import type { AnimalLabelRow } from '../alert-engine/repository.ts';
 import type { EngineFarm } from '../alert-engine/rule-cache.ts';
 import { type CommandRow, handOutCommands } from '../commands/repository.ts';
 import { newestPerMetric, type PreparedReading, storeReadings } from '../readings/service.ts';
-import { type DeviceTouch, type ReportingDevice, touchDevice, touchDeviceAndStorePg } from './repository.ts';
+import { touchDeviceAndStorePg } from './report-statement.ts';
+import { type DeviceTouch, type ReportingDevice, touchDevice } from './repository.ts';
 
 /** The reporting device as its update found it, and the report's remaining writes. */
 export interface ReportWrites {

@@ -104,7 +104,7 @@ export function newestPerMetric(readings: readonly PreparedReading[]): PreparedR
 /**
  * Stores a report's readings (one INSERT, whatever their number) and moves the device's latest value
  * per metric forward (one upsert). Call inside the report's transaction. (PostgreSQL ingest folds both
- * into its device update instead: ingest/repository.ts.)
+ * into its device update instead: ingest/report-statement.ts.)
  */
 export async function storeReadings(
   db: Db,
