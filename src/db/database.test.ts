@@ -3,7 +3,9 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { ENGINES, testConfig } from '../../test/engines.ts';
 import { openDatabase } from './database.ts';
+import { inGroupTransaction } from './group-commit.ts';
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
 
@@ -34,3 +36,37 @@ test('SQLite: the data folder is created 0700 and the database files are 0600, a
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+for (const engine of ENGINES) {
+  test(`[${engine}] closing the database first stores the units waiting for their group commit`, async () => {
+    const made = await testConfig(engine, {}, { migrated: true });
+    try {
+      const database = await openDatabase(made.config);
+      // Units given just before the close, as a report whose client went away is while the server stops.
+      const units = Array.from({ length: 5 }, (_, i) =>
+        inGroupTransaction(database.db, `key ${i}`, (trx) =>
+          trx
+            .insertInto('server_facts')
+            .values({ name: `close ${i}`, value: 'x', updated_at: 0 })
+            .execute(),
+        ),
+      );
+      await database.close();
+      const results = await Promise.allSettled(units);
+      assert.deepEqual(
+        results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status)),
+        Array(5).fill('fulfilled'),
+      );
+      const reopened = await openDatabase(made.config);
+      const stored = await reopened.db
+        .selectFrom('server_facts')
+        .select('name')
+        .where('name', 'like', 'close %')
+        .execute();
+      await reopened.close();
+      assert.equal(stored.length, 5);
+    } finally {
+      await made.cleanup();
+    }
+  });
+}

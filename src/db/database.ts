@@ -9,6 +9,7 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import type { Config } from '../config.ts';
 import { metrics } from '../lib/metrics.ts';
 import type { Engine } from './engine.ts';
+import { groupCommitsSettled } from './group-commit.ts';
 import { migrateToLatest } from './migrate.ts';
 import { openPool } from './pg-driver.ts';
 import type { DB } from './schema.ts';
@@ -90,7 +91,10 @@ export async function openDatabase(
     database = {
       db,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => db.destroy(),
+      close: async () => {
+        await groupCommitsSettled(db);
+        await db.destroy();
+      },
     };
   } else {
     ensureDataDir(config.dataDir);
@@ -109,6 +113,7 @@ export async function openDatabase(
       db,
       poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
       close: async () => {
+        await groupCommitsSettled(db);
         await checkpoints?.stop();
         await db.destroy();
       },

@@ -58,7 +58,8 @@ class Lane {
   readonly #commitGroup: CommitGroup;
   readonly #oneUnitPerKey: boolean;
   #queue: Unit[] = [];
-  #running = false;
+  /** The drain storing the queue's groups, while one runs. */
+  #draining: Promise<void> | null = null;
   constructor(db: Kysely<DB>, commitGroup: CommitGroup, oneUnitPerKey: boolean) {
     this.#db = db;
     this.#commitGroup = commitGroup;
@@ -68,20 +69,24 @@ class Lane {
   run<T>(key: string, fn: (trx: Trx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ key, fn, resolve: resolve as (value: unknown) => void, reject, outcome: null });
-      if (this.#running) return;
-      this.#running = true;
+      if (this.#draining) return;
       // node:sqlite runs a whole transaction without giving the event loop a turn, so no request can
       // arrive while one runs: groups would never form. Starting after the loop's I/O phase instead lets
       // every report whose request was read in this turn join the group.
-      setImmediate(() => void this.#drain());
+      this.#draining = new Promise<void>((started) => setImmediate(started)).then(() => this.#drain());
     });
+  }
+
+  /** Resolves once every unit given so far (and any given meanwhile) has been stored or refused. */
+  async settled(): Promise<void> {
+    while (this.#draining) await this.#draining;
   }
 
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) await this.#commitGroup(this.#db, this.#nextGroup());
     } finally {
-      this.#running = false;
+      this.#draining = null;
     }
   }
 
@@ -265,4 +270,14 @@ export function inGroupTransaction<T>(db: Db, key: string, fn: (trx: Trx) => Pro
     lanesOf.set(root, lanes);
   }
   return (lanes[laneOf(key, lanes.length)] as Lane).run(key, fn);
+}
+
+/**
+ * Resolves once every unit given to `db`'s lanes has been stored or refused: the database's close waits for
+ * it. A request whose client went away is no longer in flight for the HTTP server, which may then finish
+ * closing while the request's report still waits in a lane; destroying the driver under it made that
+ * report fail with "driver has already been destroyed" (seen at the end of a bench load).
+ */
+export async function groupCommitsSettled(db: Kysely<DB>): Promise<void> {
+  await Promise.all((lanesOf.get(db) ?? []).map((lane) => lane.settled()));
 }
