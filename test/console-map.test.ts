@@ -417,9 +417,11 @@ test('a paddock drawn through leaflet-geoman on a phone is created with its outl
   await page.mouse.move(right, bottom);
   await page.mouse.click(right, bottom);
   await page.mouse.click(left, bottom);
-  // The length and area measured while drawing.
-  await sheet.getByText(/Area \d+\.\d\d ac \(\d+\.\d\d ha\)/).waitFor();
-  assert.match((await sheet.locator('.measure').textContent()) ?? '', /Length \d+(\.\d\d)? k?m/);
+  // The length and area measured while drawing, in the reader's units (metric here: metres and hectares).
+  await sheet.getByText(/Area \d+(\.\d\d?)? ha/).waitFor();
+  const measured = (await sheet.locator('.measure').textContent()) ?? '';
+  assert.match(measured, /Length \d+(\.\d\d?)? k?m/);
+  assert.doesNotMatch(measured, / ac| ft| mi/, 'no US units for a metric reader');
   await screenshot(page, 'console-map-draw-phone');
   await sheet.getByRole('button', { name: 'Finish' }).click();
 
@@ -462,7 +464,7 @@ test('a paddock outline edited through geoman (a corner dragged) is saved with i
     .getByRole('button', { name: 'Edit outline' })
     .click();
   const sheet = page.getByRole('region', { name: 'Edit North', exact: true });
-  await sheet.getByText(/Area \d+\.\d\d ac/).waitFor();
+  await sheet.getByText(/Area \d+(\.\d\d?)? ha/).waitFor();
   // geoman's corner handles (not the midpoints); the north-east one is dragged east.
   const handles = page.locator('.marker-icon:not(.marker-icon-middle)');
   await handles.nth(3).waitFor();

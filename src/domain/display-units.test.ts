@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   displayUnit,
+  formatArea,
+  formatLength,
   formatQuantity,
   fromDisplay,
   languageForLocale,
@@ -93,4 +95,18 @@ test('the browser’s locale proposes units and language; a tag Intl refuses bre
   assert.equal(localeFor('es', 'es-MX'), 'es-MX');
   assert.equal(localeFor('es', 'en-US'), 'es');
   assert.equal(localeFor('en', 'bad tag!'), 'en');
+});
+
+test('a length and an area measured on the map read in the person’s units: metres and hectares, or feet and acres', () => {
+  const METRIC = { units: 'metric', locale: 'en' } as const;
+  assert.equal(formatLength(320.4, METRIC), '320 m');
+  assert.equal(formatLength(1250, METRIC), '1.25 km');
+  assert.equal(formatLength(320, US), '1,050 ft');
+  // Past a kilometre but short of a mile: still feet.
+  assert.equal(formatLength(1500, US), '4,921 ft');
+  assert.equal(formatLength(2011.68, US), '1.25 mi');
+  assert.equal(formatLength(1250, METRIC_ES), '1,25 km');
+  assert.equal(formatArea(12_300, METRIC), '1.23 ha');
+  assert.equal(formatArea(12_300, US), '3.04 ac');
+  assert.equal(formatArea(12_300, METRIC_ES), '1,23 ha');
 });

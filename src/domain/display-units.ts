@@ -175,6 +175,21 @@ export function formatQuantity(
 }
 
 /**
+ * A length measured on the map (a line drawn, a paddock's perimeter) as the person reads it: metres below a
+ * kilometre and kilometres above ("320 m", "1.25 km"), or feet below a mile and miles above ("1,050 ft",
+ * "1.25 mi").
+ */
+export function formatLength(meters: number, view: { units: UnitSystem; locale: string }): string {
+  const long = view.units === 'us' ? KM_PER_MI * 1000 : 1000;
+  return meters < long ? formatQuantity(meters, 'm', view, 0) : formatQuantity(meters / 1000, 'km', view, 2);
+}
+
+/** An area measured on the map as the person reads it: hectares or acres, two decimals at most. */
+export function formatArea(squareMeters: number, view: { units: UnitSystem; locale: string }): string {
+  return formatQuantity(squareMeters / 10_000, 'ha', view, 2);
+}
+
+/**
  * The catalog units a text may name after a number, longest first (so "km/h" wins over "km"); a percentage
  * and ppm are not converted, only written in the reader's locale ("12,9%").
  */

@@ -8,6 +8,7 @@
 import '@geoman-io/leaflet-geoman-free';
 import area from '@turf/area';
 import L, { type Layer, type LeafletEvent, type LeafletMap } from 'leaflet';
+import { formatArea, formatLength } from '../../../domain/display-units.ts';
 import { type Position, splitOutline } from '../../../domain/paddock-split.ts';
 import { reader, words } from './i18n.ts';
 import { linkStyleSheet } from './lib.ts';
@@ -33,28 +34,14 @@ export function acresOf(geometry: Outline): number {
   return area(geometry as Parameters<typeof area>[0]) / SQUARE_METERS_PER_ACRE;
 }
 
-/** A measure's number in the reader's locale ("3.04", "3,04"), with `digits` decimals. */
-function fixed(value: number, digits: number): string {
-  try {
-    return new Intl.NumberFormat(reader.locale, {
-      minimumFractionDigits: digits,
-      maximumFractionDigits: digits,
-      useGrouping: false,
-    }).format(value);
-  } catch {
-    return value.toFixed(digits);
-  }
-}
-
-/** "1.20 km", "320 m". */
+/** "320 m", "1.25 km"; "1,050 ft", "1.25 mi" in US units. */
 export function lengthText(meters: number): string {
-  return meters >= 1000 ? `${fixed(meters / 1000, 2)} km` : `${fixed(meters, 0)} m`;
+  return formatLength(meters, reader);
 }
 
-/** "3.04 ac (1.23 ha)". */
+/** "1.23 ha"; "3.04 ac" in US units (the paddock pages show a paddock's area the same way). */
 export function areaText(squareMeters: number): string {
-  const acres = squareMeters / SQUARE_METERS_PER_ACRE;
-  return `${fixed(acres, 2)} ac (${fixed(squareMeters / 10_000, 2)} ha)`;
+  return formatArea(squareMeters, reader);
 }
 
 type LatLng = { lat: number; lng: number };
