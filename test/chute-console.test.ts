@@ -110,7 +110,10 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   await scanWithReader(page, 'LA 982 000001088421');
   await page.getByRole('heading', { name: 'S-101' }).waitFor();
   await page.getByText('Last weight 370 kg').waitFor();
-  assert.match((await page.locator('.chute-card').textContent()) ?? '', /Gaining 1 kg a day/);
+  const card = (await page.locator('.chute-card').textContent()) ?? '';
+  assert.match(card, /Gaining 1 kg a day/);
+  // Two weights: their average daily gain is the same 1 kg, said once.
+  assert.doesNotMatch(card, /Average daily gain/);
   await waitFor('the weight field to have the focus', async () => (await focused(page)) === 'chute-kg');
   await page.keyboard.type('412.5');
   await waitFor('the chute style sheet', () =>
@@ -172,6 +175,13 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
   await scanWithReader(page, '982000001088424');
   await page.getByRole('heading', { name: 'C-201' }).waitFor();
   await page.locator('.chute-card').getByText('Pregnancy check due').waitFor();
+  await page.getByRole('button', { name: 'Skip' }).click();
+  // The first steer again: three weights now, and his average daily gain (72.5 kg in 60 days) is not his
+  // last gain (42.5 kg in 30 days), so the card gives both.
+  await scanWithReader(page, '982000001088421');
+  await page.getByRole('heading', { name: 'S-101' }).waitFor();
+  await page.locator('.chute-card').getByText('Average daily gain 1.21 kg.').waitFor();
+  assert.match((await page.locator('.chute-card').textContent()) ?? '', /Gaining 1\.42 kg a day/);
   await page.getByRole('button', { name: 'Skip' }).click();
 
   // Each weight stored once, with the chute as its source.
