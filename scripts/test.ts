@@ -11,7 +11,7 @@
  * - it has top-level `before`/`after` hooks: in a shared process Node runs every file's top-level hooks at the
  *   start and the end of the whole run, not around the file's own tests;
  * - it says so with the line `// npm test: a process of its own` (and why, beside it).
- * Those wait in one queue that both shards take from, one file at a time each, once their shared process has
+ * Those wait in one queue that every shard takes from, one file at a time each, once its shared process has
  * ended; the longest first, by what each took in the last run on this machine (DURATIONS; files with no time
  * yet first, the largest first), so that no shard is left with a long file while the other has nothing to do.
  * Measured (2026-12-01, 2 cores): with a fixed half of them each, one shard ran on alone for the last 28 s,
@@ -26,7 +26,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-const SHARDS = 2;
+/**
+ * Shards side by side: two, the machine's cores. More were tried twice: three or four files at once measured
+ * within the spread (2026-11-30), and on a machine whose speed drifted by a fifth between runs, two shards took
+ * 494, 511 and 404 s and three 403 and 482 s, three using more CPU (2026-12-01). NPM_TEST_SHARDS=<n> runs
+ * another count, to measure again on another machine.
+ */
+const SHARDS = Number(process.env.NPM_TEST_SHARDS) || 2;
 /**
  * A test that has not ended after this long fails, named, and the run goes on: Node's runner has no limit of
  * its own, and a test waiting for something that never comes (a browser waiting for a service worker that
@@ -171,7 +177,7 @@ const line = Object.entries(totals)
   .join(', ');
 const youngGeneration = `a fresh page ${pageMicros.toFixed(1)} µs: ${smallYoungGeneration ? '4 MB semi-spaces' : "V8's own semi-spaces"}`;
 process.stdout.write(
-  `\nnpm test: ${files.length} files in ${SHARDS} shards, ${((Date.now() - started) / 1000).toFixed(0)} s; ${line} (${youngGeneration})\n`,
+  `\nnpm test: ${fileCount(files.length)} in ${SHARDS} shards, ${((Date.now() - started) / 1000).toFixed(0)} s; ${line} (${youngGeneration})\n`,
 );
 try {
   // Files that are gone (another run's temp files among them) are left out.

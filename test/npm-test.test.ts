@@ -27,8 +27,9 @@ async function runner(
   extra: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { NODE_TEST_CONTEXT: _, NODE_OPTIONS: __, ...rest } = process.env;
-  // Its own temp folder: the runner keeps what each file with a process of its own took there.
-  const env = { ...rest, TMPDIR: tmp, ...extra };
+  // Its own temp folder: the runner keeps what each file with a process of its own took there. Two shards
+  // (whatever the caller's NPM_TEST_SHARDS) unless a test says otherwise: the tests check how files are shared out.
+  const env = { ...rest, TMPDIR: tmp, NPM_TEST_SHARDS: '2', ...extra };
   try {
     const { stdout, stderr } = await run(process.execPath, [RUNNER, ...patterns], { env });
     return { code: 0, stdout, stderr };
@@ -79,6 +80,18 @@ describe('npm test (scripts/test.ts)', () => {
     assert.match(stdout, /── shard [12] of 2: \S*hooked\.test\.ts, a process of its own/);
     assert.match(stdout, /── shard [12] of 2: \S*marked\.test\.ts, a process of its own/);
     assert.match(stdout, /npm test: 6 files in 2 shards, \d+ s; tests 6, suites 0, pass 6, fail 0/);
+  });
+
+  test('two shards unless NPM_TEST_SHARDS says another count', async () => {
+    const byDefault = await runner([path.join(dir, 'a.test.ts')], { NPM_TEST_SHARDS: '' });
+    assert.equal(byDefault.code, 0, byDefault.stdout);
+    assert.match(byDefault.stdout, /npm test: 1 file in 2 shards, \d+ s; tests 1,/);
+    const three = await runner([path.join(dir, 'a.test.ts'), path.join(dir, 'b.test.ts')], {
+      NPM_TEST_SHARDS: '3',
+    });
+    assert.equal(three.code, 0, three.stdout);
+    assert.match(three.stdout, /── shard 2 of 3: 1 file in one process/);
+    assert.match(three.stdout, /npm test: 2 files in 3 shards, \d+ s; tests 2,/);
   });
 
   test('a failing test makes the run exit 1, with the test named', async () => {
