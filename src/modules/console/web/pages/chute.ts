@@ -101,10 +101,10 @@ function gainText(gain: number | null | undefined): string {
  * The average daily gain over every weight, when it says more than the last gain: with two weights, or a
  * steady gain, the two are the same number, and the card said it twice.
  */
-function adgText(adg: number | null, lastGain: number | null | undefined): string | null {
+function adgLine(adg: number | null, lastGain: number | null | undefined) {
   if (adg === null) return null;
   const same = lastGain !== null && lastGain !== undefined && qty(adg, 'kg', 2) === qty(lastGain, 'kg', 2);
-  return same ? null : w('adg', { weight: qty(adg, 'kg', 2) });
+  return same ? null : html`<br />${w('adg', { weight: qty(adg, 'kg', 2) })}`;
 }
 
 /** What the card shows beyond the animal itself: its weights and treatments (none offline). */
@@ -147,7 +147,7 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
           : last
             ? html`<p class="chute-fact"><strong>${w('last_weight', { weight: kgText(last.kg), ago: ago(last.at) })}</strong>
                 ${' '}${gainText(last.gain_kg_per_day)}
-                ${adgText(weights.adg_kg_per_day, last.gain_kg_per_day) && html`<br />${adgText(weights.adg_kg_per_day, last.gain_kg_per_day)}`}</p>`
+                ${adgLine(weights.adg_kg_per_day, last.gain_kg_per_day)}</p>`
             : html`<p class="chute-fact">${w('never_weighed')}</p>`
     }
     <${Withdrawal} animal=${animal} timezone=${timezone} />
