@@ -23,7 +23,12 @@ export const ACTIVE_STATUSES: readonly AlertStatus[] = ACTIVE_ALERT_STATUSES;
  * included, for each group of reports (the benchmark's PostgreSQL time per 100-reading report grew with the
  * table). With the statuses as literals the index's condition is seen to hold.
  */
-export const ACTIVE_STATUS_LITERALS = ACTIVE_STATUSES.map((status) => sql.lit(status));
+export const ACTIVE_STATUS_LITERALS = statusLiterals(ACTIVE_STATUSES);
+
+/** Statuses as literals in a statement's text (ACTIVE_STATUS_LITERALS says why). */
+function statusLiterals(statuses: readonly AlertStatus[]) {
+  return statuses.map((status) => sql.lit(status));
+}
 
 /** Lists sort on this rank: most urgent first. */
 export const SEVERITY_RANK: Readonly<Record<AlertSeverity, number>> = { urgent: 0, watch: 1, info: 2 };
@@ -223,7 +228,7 @@ async function transitionMany(db: Db, group: readonly Transition[]): Promise<Arr
     sql<AlertRow>`
     update alerts set ${sql.join(columns.map((c) => sql`${sql.ref(c)} = v.${sql.ref(c)}`))}
     from json_populate_recordset(null::alerts, ${JSON.stringify(values)}::json) as v
-    where alerts.id = v.id and alerts.status in (${sql.join(first.from.map((status) => sql.lit(status)))})${
+    where alerts.id = v.id and alerts.status in (${sql.join(statusLiterals(first.from))})${
       first.onlySeverity === undefined ? sql`` : sql` and alerts.severity = ${first.onlySeverity}`
     }
     returning alerts.*`,

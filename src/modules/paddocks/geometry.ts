@@ -13,13 +13,11 @@ import { area } from '@turf/area';
 import { intersect } from '@turf/intersect';
 import { kinks } from '@turf/kinks';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
+import { SQUARE_METRES_PER_ACRE } from '../../domain/display-units.ts';
 import { invalid } from '../../domain/errors.ts';
 import { freeFormProblem } from '../../lib/free-form.ts';
 
 export type PaddockGeometry = Polygon | MultiPolygon;
-
-/** The international acre. */
-export const SQUARE_METRES_PER_ACRE = 4046.8564224;
 
 /** What is wrong with a geometry, and where (the Error object's `param`). */
 export interface GeometryProblem {

@@ -6,6 +6,7 @@
 import { area } from '@turf/area';
 import { intersect } from '@turf/intersect';
 import type { Feature, MultiPolygon, Polygon } from 'geojson';
+import { SQUARE_METRES_PER_ACRE } from '../../domain/display-units.ts';
 import {
   farmCentre,
   IMPORT_WARNING_LIMITS,
@@ -13,7 +14,7 @@ import {
   type LonLat,
 } from '../../domain/paddock-import.ts';
 import { distanceM } from '../../lib/geo.ts';
-import { type PaddockGeometry, pointInside, SQUARE_METRES_PER_ACRE } from './geometry.ts';
+import { type PaddockGeometry, pointInside } from './geometry.ts';
 
 export interface Outline {
   name: string;

@@ -5,6 +5,7 @@
  */
 
 import type { DeviceType } from '../../domain/devices.ts';
+import { SQUARE_METRES_PER_ACRE } from '../../domain/display-units.ts';
 import { METRES_PER_DEGREE_LAT, metresPerDegreeLon } from '../../lib/geo.ts';
 
 export const SAMPLE_FARM = {
@@ -85,7 +86,7 @@ export const PADDOCKS: ReadonlyArray<{
  * none of the sample's paddocks), to six decimals.
  */
 function box(lat: number, lon: number, acres: number): Record<string, unknown> {
-  const halfM = Math.sqrt(acres * 4046.8564224) / 2;
+  const halfM = Math.sqrt(acres * SQUARE_METRES_PER_ACRE) / 2;
   const dLat = Number((halfM / METRES_PER_DEGREE_LAT).toFixed(6));
   const dLon = Number((halfM / metresPerDegreeLon(lat)).toFixed(6));
   const at = (x: number, y: number) => [Number((lon + x).toFixed(6)), Number((lat + y).toFixed(6))];

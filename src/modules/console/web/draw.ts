@@ -8,7 +8,7 @@
 import '@geoman-io/leaflet-geoman-free';
 import area from '@turf/area';
 import L, { type Layer, type LeafletEvent, type LeafletMap } from 'leaflet';
-import { formatArea, formatLength } from '../../../domain/display-units.ts';
+import { formatArea, formatLength, SQUARE_METRES_PER_ACRE } from '../../../domain/display-units.ts';
 import { type Position, splitOutline } from '../../../domain/paddock-split.ts';
 import { reader, words } from './i18n.ts';
 import { linkStyleSheet } from './lib.ts';
@@ -28,10 +28,8 @@ export interface Measure {
 
 export type Outline = { type: 'Polygon' | 'MultiPolygon'; coordinates: unknown };
 
-const SQUARE_METERS_PER_ACRE = 4046.8564224;
-
 export function acresOf(geometry: Outline): number {
-  return area(geometry as Parameters<typeof area>[0]) / SQUARE_METERS_PER_ACRE;
+  return area(geometry as Parameters<typeof area>[0]) / SQUARE_METRES_PER_ACRE;
 }
 
 /** "320 m", "1.25 km"; "1,050 ft", "1.25 mi" in US units. */

@@ -3,22 +3,23 @@
  * whether it has rested its target (the API's rest_days), who is in it, as links, and its grazing history
  * (the Map page's paddock panel shows the history too).
  */
+import { formatArea, SQUARE_METRES_PER_ACRE } from '../../../domain/display-units.ts';
 import { api, type Schema } from './api.ts';
-import { type MessageKey, t } from './i18n.ts';
+import { type MessageKey, reader, t } from './i18n.ts';
 import { html, useState } from './lib.ts';
 import { EN } from './messages/en.ts';
-import { amount, farmTime, Loading, useLoad } from './ui.ts';
+import { farmTime, Loading, useLoad } from './ui.ts';
 
 type Paddock = Schema<'Paddock'>;
 /** What the history needs of a paddock (the paddocks page's record, the map's feature properties). */
 type PaddockName = Pick<Paddock, 'id' | 'name'>;
 
-/** Hectares in an acre (src/domain/display-units.ts converts hectares, the catalog's area unit). */
-const HA_PER_ACRE = 0.40468564224;
-
-/** A paddock's area (stored in acres) in the reader's units: hectares, or acres in US units; '—' when unknown. */
+/**
+ * A paddock's area (stored in acres) in the reader's units: hectares, or acres in US units, as the map's
+ * drawing sheet measures one (formatArea); '—' when unknown.
+ */
 export function areaText(acres: number | null | undefined): string {
-  return acres === null || acres === undefined ? '—' : amount(acres * HA_PER_ACRE, 'ha');
+  return acres === null || acres === undefined ? '—' : formatArea(acres * SQUARE_METRES_PER_ACRE, reader);
 }
 
 /** Whether anything (a group, an animal, a house) is in the paddock now. */
