@@ -10,7 +10,7 @@ export function registerAccounts(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { allPages, withDatabase } = await import('./database.ts');
-      const { listAccounts } = await import('../modules/accounts/service.ts');
+      const { listAccounts } = await import('../modules/accounts/lookup.ts');
       const rows = await withDatabase((database) => allPages((page) => listAccounts(database.db, page)));
       if (options.json) printJson(rows);
       else

@@ -11,7 +11,6 @@ import { backup, DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { loadPg } from '../db/pg-driver.ts';
 import { CliFailure, printJson, printRecord, progress } from './output.ts';
 
 /** Pages per backup step (4 KiB each): big enough to finish between writes, small enough to show progress. */
@@ -30,6 +29,8 @@ async function copySqlite(from: DatabaseSync, to: string, label: string): Promis
 
 /** PostgreSQL's answer: exit 1 with the commands to run, after checking the server and local tool versions. */
 async function postgresAdvice(databaseUrl: string, what: 'backup' | 'restore', file: string): Promise<never> {
+  // Imported here: the driver's module brings Kysely (its statement names), which `--help` does not need.
+  const { loadPg } = await import('../db/pg-driver.ts');
   const pg = await loadPg();
   const client = new pg.Client({ connectionString: databaseUrl });
   let server = 'unknown (could not connect)';

@@ -13,7 +13,7 @@ export function registerFarms(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { account: string; mode?: 'live' | 'test'; json?: boolean }) => {
       const { allPages, withDatabase } = await import('./database.ts');
-      const { requireAccount } = await import('../modules/accounts/service.ts');
+      const { requireAccount } = await import('../modules/accounts/lookup.ts');
       const { listFarms } = await import('../modules/farms/service.ts');
       const modes = options.mode ? [options.mode] : (['live', 'test'] as const);
       const rows = await withDatabase(async (database) => {

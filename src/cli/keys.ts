@@ -10,7 +10,7 @@ import { printJson, printRecord, printTable } from './output.ts';
 const load = async () => ({
   ...(await import('./database.ts')),
   ...(await import('../modules/keys/service.ts')),
-  requireAccount: (await import('../modules/accounts/service.ts')).requireAccount,
+  requireAccount: (await import('../modules/accounts/lookup.ts')).requireAccount,
 });
 
 /** The operator acts as the account's owner: every family, every farm, both modes. */

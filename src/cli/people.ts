@@ -14,7 +14,7 @@ const load = async () => ({
   ...(await import('../modules/people/links.ts')),
   ...(await import('../modules/people/admin.ts')),
   EMAIL_PATTERN: (await import('../modules/people/schemas.ts')).EMAIL_PATTERN,
-  requireAccount: (await import('../modules/accounts/service.ts')).requireAccount,
+  requireAccount: (await import('../modules/accounts/lookup.ts')).requireAccount,
   loadConfig: (await import('../config.ts')).loadConfig,
   serverFact: (await import('../db/server-facts.ts')).serverFact,
 });

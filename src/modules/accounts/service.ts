@@ -1,6 +1,5 @@
 import type { ApiCaller } from '../../calls/callers.ts';
 import type { Database } from '../../db/database.ts';
-import { fetchPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../domain/errors.ts';
@@ -10,15 +9,7 @@ import { permissionsView } from '../keys/repository.ts';
 import { createKey } from '../keys/service.ts';
 import { findPerson, toPerson } from '../people/repository.ts';
 import { createSampleFarm } from '../sample/service.ts';
-import {
-  type AccountSummary,
-  allAccounts,
-  anyAccount,
-  findAccount,
-  insertAccount,
-  lockFirstAccount,
-  toAccountSummary,
-} from './repository.ts';
+import { anyAccount, findAccount, insertAccount, lockFirstAccount } from './repository.ts';
 
 export interface NewAccount {
   account_id: string;
@@ -91,16 +82,4 @@ export async function getMe(
     },
     mode: caller.mode,
   };
-}
-
-/** Every account, newest first (operators only: the CLI; no API route lists other accounts). */
-export async function listAccounts(db: Db, page: PageRequest): Promise<Page<AccountSummary>> {
-  return fetchPage(allAccounts(db), page, toAccountSummary);
-}
-
-/** The account, or `not_found` (the CLI checks an `--account` before acting for it). */
-export async function requireAccount(db: Db, accountId: string): Promise<AccountSummary> {
-  const row = await findAccount(db, accountId);
-  if (!row) throw notFound('account', accountId);
-  return toAccountSummary(row);
 }
