@@ -13,7 +13,7 @@ const load = async () => ({
   ...(await import('./database.ts')),
   ...(await import('../modules/people/links.ts')),
   ...(await import('../modules/people/admin.ts')),
-  EMAIL_PATTERN: (await import('../modules/people/schemas.ts')).EMAIL_PATTERN,
+  isEmailAddress: (await import('../modules/people/email.ts')).isEmailAddress,
   requireAccount: (await import('../modules/accounts/lookup.ts')).requireAccount,
   loadConfig: (await import('../config.ts')).loadConfig,
   serverFact: (await import('../db/server-facts.ts')).serverFact,
@@ -34,9 +34,9 @@ export function registerPeople(program: Command): void {
     .addOption(new Option('--role <role>', 'owner or crew').choices(['owner', 'crew']).makeOptionMandatory())
     .option('--json', 'print JSON')
     .action(async (options: { account: string; email: string; role: 'owner' | 'crew'; json?: boolean }) => {
-      const { EMAIL_PATTERN, invitePerson, loadConfig, requireAccount, serverFact, withDatabase } =
+      const { isEmailAddress, invitePerson, loadConfig, requireAccount, serverFact, withDatabase } =
         await load();
-      if (!new RegExp(EMAIL_PATTERN).test(options.email) || options.email.length > 254) {
+      if (!isEmailAddress(options.email)) {
         throw new UsageError(`--email must be an email address, got "${options.email}"`);
       }
       const config = loadConfig();

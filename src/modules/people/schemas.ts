@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { LANGUAGES, type LanguageName, UNIT_SYSTEMS, type UnitSystem } from '../../domain/display-units.ts';
 import { ROLE_NAMES, type RoleName } from '../../domain/permissions.ts';
 import { DateTime, Nullable } from '../../http/schemas.ts';
+import { EMAIL_MAX_LENGTH, EMAIL_MIN_LENGTH, EMAIL_PATTERN } from './email.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 
 const Mode = Type.Union([Type.Literal('live'), Type.Literal('test')]);
@@ -30,12 +31,10 @@ export const PreferencesBody = Type.Object(
 );
 export type PreferencesInput = Static<typeof PreferencesBody>;
 
-/** Loose on purpose: something@something, no spaces (the person proves it by signing in). */
-export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
 const Email = (description?: string) =>
   Type.String({
-    minLength: 3,
-    maxLength: 254,
+    minLength: EMAIL_MIN_LENGTH,
+    maxLength: EMAIL_MAX_LENGTH,
     pattern: EMAIL_PATTERN,
     ...(description ? { description } : {}),
   });
