@@ -246,13 +246,16 @@ test('services, repositories, workers and the CLI import nothing of http/ (the f
   );
 });
 
-/** Every src file `file` reaches through its imports (itself included). */
-function reach(from: string): Set<string> {
+/**
+ * Every src file `from` reaches (itself included), following `importsOf`: by default every import the graph
+ * holds (static, type-only and dynamic).
+ */
+function reach(from: string, importsOf = (file: string) => graph.get(file) ?? []): Set<string> {
   const seen = new Set<string>();
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const target of graph.get(file) ?? []) visit(target);
+    for (const target of importsOf(file)) visit(target);
   };
   visit(from);
   return seen;
@@ -270,31 +273,20 @@ test("the CLI's account lookups reach no sample-farm seeding", () => {
   }
 });
 
-/**
- * The src files `from` loads before running anything: static value imports only (no `import type`, no
- * `import()`), followed through the files they reach.
- */
-function loadedAtStart(from: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string): void => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const source = ts.createSourceFile(
-      file,
-      readFileSync(path.join(ROOT, file), 'utf8'),
-      ts.ScriptTarget.Latest,
-    );
-    for (const statement of source.statements) {
-      const isImport = ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly;
-      const isExport = ts.isExportDeclaration(statement) && !statement.isTypeOnly;
-      if (!isImport && !isExport) continue;
-      const spec = statement.moduleSpecifier;
-      if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) continue;
-      visit(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec.text)));
-    }
-  };
-  visit(from);
-  return seen;
+/** The src files `file` loads before it runs: static value imports only (no `import type`, no `import()`). */
+function valueImports(file: string): string[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(path.join(ROOT, file), 'utf8'),
+    ts.ScriptTarget.Latest,
+  );
+  return source.statements.flatMap((statement) => {
+    const isImport = ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly;
+    const isExport = ts.isExportDeclaration(statement) && !statement.isTypeOnly;
+    const spec = isImport || isExport ? statement.moduleSpecifier : undefined;
+    if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) return [];
+    return [path.posix.normalize(path.posix.join(path.posix.dirname(file), spec.text))];
+  });
 }
 
 /**
@@ -304,7 +296,7 @@ function loadedAtStart(from: string): Set<string> {
  */
 test('the CLI loads none of the service before a command runs', () => {
   const service = /^src\/(app\.ts|modules\/|db\/|http\/|calls\/|workers\/)/;
-  const loaded = [...loadedAtStart('src/main.ts')];
+  const loaded = [...reach('src/main.ts', valueImports)];
   assert.ok(loaded.includes('src/cli/program.ts') && loaded.includes('src/cli/backup.ts'), 'the CLI is read');
   assert.deepEqual(
     loaded.filter((file) => service.test(file)),

@@ -42,7 +42,7 @@ const M_PER_FT = 0.3048;
 const KM_PER_MI = 1.609344;
 /** The international acre, in square metres (a paddock's `acres` and the map's areas convert with it). */
 export const SQUARE_METRES_PER_ACRE = 4046.8564224;
-const HA_PER_ACRE = 0.40468564224;
+const HA_PER_ACRE = SQUARE_METRES_PER_ACRE / 10_000;
 
 function pair(
   metric: { unit: string; es?: string; intl: string | null; digits?: number },
