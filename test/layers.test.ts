@@ -31,15 +31,17 @@ function sourceFiles(): string[] {
     .sort();
 }
 
+/** The src file `spec`, written in `file`, names; null for a package or a node: builtin (not ours). */
+function resolveImport(file: string, spec: string): string | null {
+  return spec.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)) : null;
+}
+
 /** file → the src files it imports (relative specifiers only: packages and node: builtins are not ours). */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles()) {
     const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-    const targets = info.importedFiles
-      .map((ref) => ref.fileName)
-      .filter((spec) => spec.startsWith('.'))
-      .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+    const targets = info.importedFiles.flatMap((ref) => resolveImport(file, ref.fileName) ?? []);
     graph.set(file, [...new Set(targets)].sort());
   }
   return graph;
@@ -284,8 +286,7 @@ function valueImports(file: string): string[] {
     const isImport = ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly;
     const isExport = ts.isExportDeclaration(statement) && !statement.isTypeOnly;
     const spec = isImport || isExport ? statement.moduleSpecifier : undefined;
-    if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) return [];
-    return [path.posix.normalize(path.posix.join(path.posix.dirname(file), spec.text))];
+    return spec && ts.isStringLiteral(spec) ? (resolveImport(file, spec.text) ?? []) : [];
   });
 }
 
