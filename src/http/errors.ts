@@ -5,11 +5,11 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, codeForStatus, errorBody } from '../domain/errors.ts';
-import { describeAjvError } from '../lib/ajv.ts';
+import { describeAjvError, firstIssue } from '../lib/ajv.ts';
 import type { RouteTable } from './route-table.ts';
 
 function validationToAppError(err: FastifyError): AppError {
-  const issue = err.validation?.[0] as ErrorObject | undefined;
+  const issue = firstIssue(err.validation as ErrorObject[] | undefined);
   if (!issue) return new AppError('invalid_request', err.message);
   const context = err.validationContext ?? 'body';
   const { param, message } = describeAjvError(

@@ -52,11 +52,22 @@ function numberRange(param: string, schema: JsonObject): string | null {
   if (typeof minimum === 'number' && typeof maximum === 'number') {
     return `${param} must be ${noun} from ${minimum} to ${maximum}.`;
   }
-  if (typeof minimum === 'number') return `${param} must be ${noun} of at least ${minimum}.`;
-  if (typeof maximum === 'number') return `${param} must be ${noun} of at most ${maximum}.`;
-  if (typeof exclusiveMinimum === 'number')
-    return `${param} must be ${noun} greater than ${exclusiveMinimum}.`;
-  if (typeof exclusiveMaximum === 'number') return `${param} must be ${noun} below ${exclusiveMaximum}.`;
+  // Both bounds, of whichever kind, in one sentence: "greater than 0 and at most 1000000", never half of it.
+  const lower =
+    typeof minimum === 'number'
+      ? `of at least ${minimum}`
+      : typeof exclusiveMinimum === 'number'
+        ? `greater than ${exclusiveMinimum}`
+        : null;
+  const upper =
+    typeof maximum === 'number'
+      ? `at most ${maximum}`
+      : typeof exclusiveMaximum === 'number'
+        ? `below ${exclusiveMaximum}`
+        : null;
+  if (lower && upper) return `${param} must be ${noun} ${lower} and ${upper}.`;
+  if (lower) return `${param} must be ${noun} ${lower}.`;
+  if (upper) return `${param} must be ${noun} ${upper === `at most ${maximum}` ? `of ${upper}` : upper}.`;
   return null;
 }
 
@@ -67,6 +78,27 @@ function paramOf(error: ErrorObject): string {
   let out = '';
   for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
   return out;
+}
+
+/**
+ * The error to report of those Ajv gives, in order: the first, except that a value matching none of a
+ * union of constants (TypeBox's `Union` of `Literal`s) is reported as the union's whole list ("must be one
+ * of: ai, natural, bull_in"), not as its first member alone ("must be \"ai\"").
+ */
+export function firstIssue(errors: readonly ErrorObject[] | null | undefined): ErrorObject | undefined {
+  const first = errors?.[0];
+  if (!first || first.keyword !== 'const') return first;
+  const union = errors?.find(
+    (e) => e.keyword === 'anyOf' && e.instancePath === first.instancePath && Array.isArray(e.schema),
+  );
+  const branches = (union?.schema ?? []) as JsonObject[];
+  if (!union || branches.length === 0 || !branches.every((b) => b !== null && 'const' in b)) return first;
+  return {
+    ...first,
+    keyword: 'enum',
+    params: { allowedValues: branches.map((b) => b.const) },
+    parentSchema: union.parentSchema,
+  };
 }
 
 /**

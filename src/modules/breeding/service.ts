@@ -20,7 +20,7 @@ import {
   speciesTimes,
 } from '../../domain/breeding.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { parseJson } from '../../lib/json.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -52,7 +52,7 @@ const validators = lazily(() => {
 /** A breeding record's data checked against its type's schema: a 400 naming `data.<member>`. */
 function checkData(type: BreedingEventType, data: Record<string, unknown>): void {
   const validate = validators()[type];
-  const [issue] = validate(data) ? [] : (validate.errors ?? []);
+  const issue = validate(data) ? undefined : firstIssue(validate.errors);
   if (issue) {
     const { param, message } = describeAjvError(issue, 'member', 'data');
     throw invalid(`data.${param}`, `data.${message}`);

@@ -25,7 +25,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { normalizeEid } from '../../domain/eid.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import {
@@ -159,7 +159,7 @@ function rowValues(header: string[], cells: string[], fail: Fail): Values {
 }
 
 function schemaFailure(validate: ValidateFunction, fail: Fail): boolean {
-  const [issue] = validate.errors ?? [];
+  const issue = firstIssue(validate.errors);
   if (!issue) return false;
   const { param, message } = describeAjvError(issue, 'column', 'row');
   fail(param.split('.')[0] ?? param, message);

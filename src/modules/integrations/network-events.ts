@@ -7,7 +7,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { AppError, invalid } from '../../domain/errors.ts';
-import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { parseIso } from '../../lib/time.ts';
 
@@ -69,7 +69,7 @@ export function checker<T>(schema: TSchema, what: string): (body: unknown) => T 
   return (body) => {
     const validate = validateOnce();
     if (validate(body)) return body as T;
-    const issue = validate.errors?.[0];
+    const issue = firstIssue(validate.errors);
     if (!issue) throw new AppError('invalid_request', `The ${what} body is not valid.`);
     const { param, message } = describeAjvError(issue, 'member', 'body');
     throw new AppError('invalid_request', `Not a valid ${what}: ${message}`, { param });

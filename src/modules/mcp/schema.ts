@@ -7,7 +7,7 @@
 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Static, TSchema } from 'typebox';
-import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { SHARED_SCHEMAS } from '../../openapi.ts';
 
@@ -244,7 +244,7 @@ export function toolSchema<S extends TSchema>(
         const copy = value === undefined ? {} : structuredClone(value);
         const validate = compiled();
         if (validate(copy)) return { value: copy as Static<S> };
-        const first = validate.errors?.[0];
+        const first = firstIssue(validate.errors);
         return {
           issues: [{ message: first ? describeAjvError(first).message : 'The arguments are not valid.' }],
         };

@@ -7,7 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import { parseJsonBody } from '../../calls/input-rules.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, type ErrorBody, errorBody } from '../../domain/errors.ts';
-import { describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { AnswerCommandBody, type AnswerCommandInput, type Command } from '../commands/schemas.ts';
 import { answerCommand } from '../commands/service.ts';
@@ -30,7 +30,7 @@ function parsePayload<T>(payload: Buffer, validate: ValidateFunction, required: 
     return undefined;
   }
   if (!validate(data)) {
-    const issue = validate.errors?.[0];
+    const issue = firstIssue(validate.errors);
     if (!issue) throw new AppError('invalid_request', 'The message body is not valid.');
     const { param, message } = describeAjvError(issue, 'field');
     throw new AppError('invalid_request', message, { param: param === 'arguments' ? 'body' : param });

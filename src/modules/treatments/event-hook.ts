@@ -12,7 +12,7 @@
 import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { isLeavingEventType, TREATMENT_EVENT } from '../../domain/treatments.ts';
-import { compileChecked, describeAjvError, makeAjv } from '../../lib/ajv.ts';
+import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { checkLeaving, emitWithdrawalOverridden, type LeavingAction } from '../animals/withdrawal.ts';
 import type { ClientEvent, ClientEventHook } from '../events/service.ts';
@@ -39,7 +39,7 @@ const validateData = lazily(() => compileChecked(makeAjv({ coerceTypes: false })
 /** A logged treatment's data read as a medicine given, checked as the treatments route checks its body. */
 function givenFromData(data: Record<string, unknown>, unit: string, event: ClientEvent): GivenMedicine {
   const validate = validateData();
-  const [issue] = validate(data) ? [] : (validate.errors ?? []);
+  const issue = validate(data) ? undefined : firstIssue(validate.errors);
   if (issue) {
     const { param, message } = describeAjvError(issue, 'member', 'data');
     throw invalid(`data.${param}`, `data.${message}`);
