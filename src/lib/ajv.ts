@@ -87,7 +87,7 @@ function paramOf(error: ErrorObject): string {
  */
 export function firstIssue(errors: readonly ErrorObject[] | null | undefined): ErrorObject | undefined {
   const first = errors?.[0];
-  if (!first || first.keyword !== 'const') return first;
+  if (first?.keyword !== 'const') return first;
   const union = errors?.find(
     (e) => e.keyword === 'anyOf' && e.instancePath === first.instancePath && Array.isArray(e.schema),
   );
