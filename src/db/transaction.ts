@@ -71,6 +71,7 @@ export type LockableTable = keyof Pick<
   | 'farm_events'
   | 'webhooks'
   | 'medicines'
+  | 'medicine_batches'
 >;
 
 /**

@@ -6,34 +6,23 @@
 
 import { isPlainObject } from '../lib/json.ts';
 import { DAY_MS } from '../lib/time.ts';
+import { type KnownSpecies, knownSpeciesOf } from './species.ts';
 
-/** The species the registry knows, each under the names farmers and other programs write. */
+/** The species the registry knows (their names: domain/species.ts), with gestation and cycle. */
 export const BREEDING_SPECIES = Object.freeze({
-  cattle: {
-    gestation_days: 283,
-    cycle_days: 21,
-    names: ['cattle', 'cow', 'cows', 'bovine', 'beef', 'dairy'],
-  },
-  sheep: { gestation_days: 147, cycle_days: 17, names: ['sheep', 'ovine', 'ewe', 'ewes'] },
-  goats: { gestation_days: 150, cycle_days: 21, names: ['goat', 'goats', 'caprine'] },
-  pigs: { gestation_days: 114, cycle_days: 21, names: ['pig', 'pigs', 'swine', 'porcine', 'hog', 'hogs'] },
-  horses: { gestation_days: 340, cycle_days: 21, names: ['horse', 'horses', 'equine', 'pony', 'ponies'] },
-} as const satisfies Record<
-  string,
-  { gestation_days: number; cycle_days: number; names: readonly string[] }
->);
+  cattle: { gestation_days: 283, cycle_days: 21 },
+  sheep: { gestation_days: 147, cycle_days: 17 },
+  goats: { gestation_days: 150, cycle_days: 21 },
+  pigs: { gestation_days: 114, cycle_days: 21 },
+  horses: { gestation_days: 340, cycle_days: 21 },
+} as const satisfies Partial<Record<KnownSpecies, { gestation_days: number; cycle_days: number }>>);
 
 export type BreedingSpecies = keyof typeof BREEDING_SPECIES;
 
-const SPECIES_BY_NAME: ReadonlyMap<string, BreedingSpecies> = new Map(
-  (Object.keys(BREEDING_SPECIES) as BreedingSpecies[]).flatMap((key) =>
-    BREEDING_SPECIES[key].names.map((name) => [name, key] as const),
-  ),
-);
-
-/** The registry's species for an animal's free-form species, or null (a hen, a dog). */
+/** The registry's species for an animal's free-form species ("ewes" → sheep), or null (a hen, a dog). */
 export function breedingSpeciesOf(species: string): BreedingSpecies | null {
-  return SPECIES_BY_NAME.get(species.trim().toLowerCase()) ?? null;
+  const known = knownSpeciesOf(species);
+  return known !== null && Object.hasOwn(BREEDING_SPECIES, known) ? (known as BreedingSpecies) : null;
 }
 
 const FEMALE_SEXES = new Set([

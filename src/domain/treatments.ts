@@ -29,12 +29,17 @@ export const WITHDRAWAL_OVERRIDE_EVENT = 'withdrawal_override';
 /** Animal statuses that mean it has left: a change to one of them is checked like a sale. */
 export const LEAVING_STATUSES = ['sold', 'slaughtered'] as const;
 
+/** Types and statuses are free text: "Sale", "SOLD" and "sold " record the same leaving as "sale" and "sold". */
+function said(word: string): string {
+  return word.trim().toLowerCase();
+}
+
 export function isLeavingEventType(type: string): boolean {
-  return (LEAVING_EVENT_TYPES as readonly string[]).includes(type);
+  return (LEAVING_EVENT_TYPES as readonly string[]).includes(said(type));
 }
 
 export function isLeavingStatus(status: string): boolean {
-  return (LEAVING_STATUSES as readonly string[]).includes(status);
+  return (LEAVING_STATUSES as readonly string[]).includes(said(status));
 }
 
 /** The farm event a treatment appears as in the log (the spec's free-form `treatment` event, still accepted). */

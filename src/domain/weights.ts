@@ -3,6 +3,7 @@
  * can have, how far a projection may reach, and the farm's settings for the brief. Facts, no framework.
  */
 import { isPlainObject } from '../lib/json.ts';
+import { knownSpeciesOf } from './species.ts';
 
 /** The event type every weight is logged as (the spec's `weight` event, `data.kg`). */
 export const WEIGHT_EVENT = 'weight';
@@ -58,26 +59,10 @@ export const SPECIES_WEIGHT_KG: Readonly<Record<string, { min: number; max: numb
 /** Any species not in the table. */
 export const OTHER_SPECIES_WEIGHT_KG = { min: 0.01, max: 2000 } as const;
 
-const SPECIES_ALIASES: Readonly<Record<string, string>> = Object.freeze({
-  cow: 'cattle',
-  cows: 'cattle',
-  beef: 'cattle',
-  dairy: 'cattle',
-  sheep: 'sheep',
-  ewe: 'sheep',
-  lamb: 'sheep',
-  goat: 'goats',
-  pig: 'pigs',
-  swine: 'pigs',
-  horse: 'horses',
-  alpaca: 'alpacas',
-  llama: 'llamas',
-});
-
-/** The bounds for a species as animals name it (`Cattle`, `cow`, `sheep`…). */
+/** The bounds for a species as animals name it (`Cattle`, `cow`, `ovine`…: domain/species.ts). */
 export function speciesWeightBounds(species: string): { min: number; max: number } {
-  const key = species.trim().toLowerCase();
-  return SPECIES_WEIGHT_KG[SPECIES_ALIASES[key] ?? key] ?? OTHER_SPECIES_WEIGHT_KG;
+  const key = knownSpeciesOf(species) ?? species.trim().toLowerCase();
+  return SPECIES_WEIGHT_KG[key] ?? OTHER_SPECIES_WEIGHT_KG;
 }
 
 /** Why a weight is impossible for the species, or null when it is possible. */

@@ -67,15 +67,34 @@ test('off-label with a label period: the label’s longest for that food across 
   const got = days(label, 'goat');
   assert.deepEqual(got.meat, { days: 21, rule: 'cascade', until: AT + 21 * DAY }, '14 (the pig’s) × 1.5');
   assert.deepEqual(got.milk, { days: 5, rule: 'cascade' }, '3 × 1.5 = 4.5, rounded up');
-  assert.deepEqual(got.eggs, { days: 14, rule: 'cascade_minimum' }, 'UK eggs minimum: no label period');
+  assert.equal(got.eggs, null, 'a goat gives no eggs');
+  const yak = days(label, 'yak');
+  assert.deepEqual(
+    yak.eggs,
+    { days: 14, rule: 'cascade_minimum' },
+    'UK eggs minimum for a species not known',
+  );
+});
+
+test('only the foods a species gives have a withdrawal: no eggs from a ewe, no milk from a hen or a pig', () => {
+  const label = { withdrawal: {}, licensed_species: ['cattle'] };
+  const foods = (species: string) =>
+    Object.entries(days(label, species))
+      .filter(([, f]) => f !== null)
+      .map(([food]) => food);
+  assert.deepEqual(foods('Ewes'), ['meat', 'milk']);
+  assert.deepEqual(foods('hen'), ['meat', 'eggs']);
+  assert.deepEqual(foods('swine'), ['meat']);
+  assert.deepEqual(foods('dog'), [], 'a working dog is not a food-producing animal');
+  assert.deepEqual(foods('water buffalo'), ['meat', 'milk', 'eggs'], 'a species not known: every food');
 });
 
 test('off-label without a label period: the fixed minimums, 28/7/14 in the UK and 28/7/10 in the EU', () => {
   const label = { withdrawal: {}, licensed_species: ['dog'] };
-  const uk = days(label, 'cattle');
+  const uk = days(label, 'yak');
   assert.deepEqual([uk.meat?.days, uk.milk?.days, uk.eggs?.days], [28, 7, 14]);
   assert.ok([uk.meat, uk.milk, uk.eggs].every((f) => f?.rule === 'cascade_minimum'));
-  const eu = days(label, 'cattle', { rules: WITHDRAWAL_PRESETS.eu });
+  const eu = days(label, 'yak', { rules: WITHDRAWAL_PRESETS.eu });
   assert.deepEqual([eu.meat?.days, eu.milk?.days, eu.eggs?.days], [28, 7, 10]);
 });
 
@@ -91,6 +110,16 @@ test('organic doubles every period (farm or animal), after the cascade', () => {
   assert.equal(
     days({ withdrawal: { milk_days: 5 }, licensed_species: ['pig'] }, 'cattle', { organic: true }).milk?.days,
     15,
+  );
+});
+
+test('organic is at least 48 hours, even after a zero-day label (EU 2018/848 annex II 1.5.2.5)', () => {
+  const zero = days({ withdrawal: { meat_days: 0, milk_days: 0 } }, 'cattle', { organic: true });
+  assert.deepEqual([zero.meat?.days, zero.milk?.days], [2, 2]);
+  assert.equal(
+    days({ withdrawal: { meat_days: 0 } }, 'cattle').meat?.days,
+    0,
+    'not organic: zero stays zero',
   );
 });
 

@@ -4,9 +4,9 @@
  * so a farm's jurisdiction is data; `computeWithdrawal` is the one pure function every treatment goes through.
  */
 import { isPlainObject } from '../lib/json.ts';
+import { FOODS, type Food, givesFood } from './species.ts';
 
-export const FOODS = ['meat', 'milk', 'eggs'] as const;
-export type Food = (typeof FOODS)[number];
+export { FOODS, type Food };
 
 /** A label's periods in days; a missing member: the label gives none for that food; 0: zero withdrawal. */
 export type LabelPeriods = Partial<Record<`${Food}_days`, number>>;
@@ -62,8 +62,12 @@ export const WITHDRAWAL_PRESETS: Readonly<Record<Jurisdiction, JurisdictionRules
   custom: EU,
 });
 
-/** Organic standards (EU 2018/848 annex II part II 1.5.2.5, Soil Association, USDA NOP practice): twice the period. */
+/**
+ * Organic standards (EU 2018/848 annex II part II 1.5.2.5, Soil Association, USDA NOP practice): twice the
+ * period, and at least 48 hours, so a zero-day label still keeps an organic animal's food out for two days.
+ */
 export const ORGANIC_FACTOR = 2;
+export const ORGANIC_MINIMUM_DAYS = 2;
 
 /** A farm's withdrawal rules as stored in `settings.withdrawal` (every member optional there). */
 export interface WithdrawalSettings {
@@ -220,13 +224,16 @@ function wholeDays(days: number): number {
  * licensed for the species and its label gives none). Licensed: the label's period. Off-label (the species
  * is missing from `licensed_species`): the cascade: the label's longest period for that food across species
  * × factor (a zero period: the jurisdiction's zero-label days), or the fixed minimum where the label has
- * none. Organic doubles it. Whole days, counted from the last dose.
+ * none. Organic doubles it, to at least two days. Whole days, counted from the last dose. A food the species
+ * does not give (domain/species.ts) has none.
  */
 export function computeWithdrawal(input: WithdrawalInput): Record<Food, FoodWithdrawal | null> {
   const { label, species, rules } = input;
   const licensed = isLicensedFor(label, species);
   const result = { meat: null, milk: null, eggs: null } as Record<Food, FoodWithdrawal | null>;
   for (const food of FOODS) {
+    // A food the species does not give has no withdrawal: no eggs from a ewe, no milk from a hen.
+    if (!givesFood(species, food)) continue;
     let raw: number;
     let rule: WithdrawalRule;
     if (licensed) {
@@ -247,7 +254,9 @@ export function computeWithdrawal(input: WithdrawalInput): Record<Food, FoodWith
         rule = 'cascade';
       }
     }
-    const days = wholeDays(raw * (input.organic ? ORGANIC_FACTOR : 1));
+    const days = input.organic
+      ? Math.max(ORGANIC_MINIMUM_DAYS, wholeDays(raw * ORGANIC_FACTOR))
+      : wholeDays(raw);
     result[food] = { food, until: input.lastDoseAt + days * DAY_MS, days, rule, organic: input.organic };
   }
   return result;

@@ -19,9 +19,17 @@ export function labelOf(row: MedicineRow): MedicineLabel {
   };
 }
 
+/**
+ * Stock to a millionth of its unit: three 0.1 ml doses from 0.3 ml leave 0, not −5.55e-17 (binary floating
+ * point cannot hold 0.1 exactly).
+ */
+export function roundStock(amount: number): number {
+  return Math.round(amount * 1e6) / 1e6;
+}
+
 export function toBatch(row: BatchRow, now: number = Date.now()): MedicineBatch {
   const quantity = Number(row.quantity);
-  const used = Number(row.used);
+  const used = roundStock(Number(row.used));
   return {
     id: row.id,
     medicine_id: row.medicine_id,
@@ -30,7 +38,7 @@ export function toBatch(row: BatchRow, now: number = Date.now()): MedicineBatch 
     expired: Number(row.expiry) <= now,
     quantity,
     used,
-    remaining: quantity - used,
+    remaining: roundStock(quantity - used),
     supplier: row.supplier,
     purchased_at: toIso(row.purchased_at),
     proof_of_purchase: row.proof_of_purchase,
@@ -96,12 +104,15 @@ export async function findBatch(db: Db, medicineId: string, batchId: string): Pr
     .executeTakeFirst();
 }
 
-/** Takes `amount` out of a batch's stock. */
-export async function useFromBatch(db: Db, batchId: string, amount: number): Promise<void> {
+/**
+ * Takes `amount` out of a batch's stock, as read by the caller under the batch's lock (`lockRows` on
+ * PostgreSQL; SQLite's transactions hold the write lock), rounded to a millionth of the unit.
+ */
+export async function useFromBatch(db: Db, batch: BatchRow, amount: number): Promise<void> {
   await db
     .updateTable('medicine_batches')
-    .set((eb) => ({ used: eb('used', '+', amount) }))
-    .where('id', '=', batchId)
+    .set({ used: roundStock(Number(batch.used) + amount) })
+    .where('id', '=', batch.id)
     .execute();
 }
 

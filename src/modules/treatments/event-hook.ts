@@ -61,7 +61,7 @@ export const herdBookEventHook: ClientEventHook = async (trx, farm, event, log, 
     const held = checkLeaving(animals, event.at, event.override_reason);
     const logged = await log(event.data);
     if (held.length > 0 && event.override_reason !== null) {
-      const action = event.type as LeavingAction;
+      const action = event.type.trim().toLowerCase() as LeavingAction;
       const override = { action, override_reason: event.override_reason, event_id: logged.id, animals: held };
       await emitWithdrawalOverridden(trx, farm.id, override, now);
     }

@@ -22,6 +22,7 @@ import {
   findBatch,
   labelOf,
   type MedicineRow,
+  roundStock,
   useFromBatch,
 } from '../medicines/repository.ts';
 import { parseDateInput } from '../records/inputs.ts';
@@ -150,6 +151,9 @@ async function checkBatch(
   params: ParamNames,
 ): Promise<BatchRow | null> {
   if (given.batch_id === undefined) return null;
+  // Its stock is read and written back: a treatment from the same batch at the same time waits (PostgreSQL),
+  // so two phones syncing at once cannot both take the last of it.
+  if (db.isTransaction) await lockRows(db as Trx, 'medicine_batches', given.batch_id);
   const batch = await findBatch(db, medicine.id, given.batch_id);
   if (!batch) {
     throw invalid(
@@ -171,7 +175,7 @@ async function checkBatch(
     );
   }
   const needed = given.dose * (given.course?.doses ?? 1) * animals;
-  const remaining = Number(batch.quantity) - Number(batch.used);
+  const remaining = roundStock(Number(batch.quantity) - Number(batch.used));
   if (needed > remaining + 1e-9 && !overridden) {
     throw invalid(
       params.batch_id,
@@ -285,7 +289,7 @@ export async function giveMedicine(
     treatments.push(toTreatment(row));
   }
   await insertTreatments(trx, rows);
-  if (batch) await useFromBatch(trx, batch.id, given.dose * course.doses * animals.length);
+  if (batch) await useFromBatch(trx, batch, given.dose * course.doses * animals.length);
   for (const treatment of treatments) await emitEvent(trx, farm.id, 'treatment.created', treatment, now);
   return treatments;
 }

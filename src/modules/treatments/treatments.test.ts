@@ -205,37 +205,44 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.ok(clear.id);
   });
 
-  test('off-label: the cascade, ×1.5 of the label’s longest and the 28/7/14 minimums; organic doubles', async () => {
+  test('off-label: the cascade, ×1.5 of the label’s longest and the 28/7/14 minimums, for the foods each species gives; organic doubles', async () => {
     const { key, farm } = await herdFarm(t());
     const goat = await make.animal(t(), key, farm, { species: 'goat' });
     const organicGoat = await make.animal(t(), key, farm, { species: 'goat', fields: { organic: true } });
+    const hen = await make.animal(t(), key, farm, { species: 'chicken', sex: 'female' });
     const med = await medicine(t(), key, farm, {
       withdrawal: { meat_days: 10 },
       species_withdrawal: { sheep: { meat_days: 14 } },
       licensed_species: ['cattle', 'sheep'],
     });
     const at = Date.parse('2026-11-20T08:00:00Z');
-    const [plain, organic] = await treat(t(), key, farm, {
+    const [plain, organic, layer] = await treat(t(), key, farm, {
       medicine_id: med.id,
-      animal_ids: [goat.id, organicGoat.id],
+      animal_ids: [goat.id, organicGoat.id, hen.id],
       at: iso(at),
     });
-    assert.ok(plain && organic);
+    assert.ok(plain && organic && layer);
     assert.deepEqual(
       plain.because.map((s) => [s.food, s.rule, s.days]),
       [
         ['meat', 'cascade', 21],
         ['milk', 'cascade_minimum', 7],
+      ],
+      'meat: 14 (sheep, the longest) × 1.5; milk: the UK minimum; a goat gives no eggs',
+    );
+    assert.deepEqual(
+      layer.because.map((s) => [s.food, s.rule, s.days]),
+      [
+        ['meat', 'cascade', 21],
         ['eggs', 'cascade_minimum', 14],
       ],
-      'meat: 14 (sheep, the longest) × 1.5; milk and eggs: the UK minimums',
+      'a hen gives no milk: eggs take the UK minimum',
     );
     assert.deepEqual(
       organic.because.map((s) => [s.food, s.days, s.organic]),
       [
         ['meat', 42, true],
         ['milk', 14, true],
-        ['eggs', 28, true],
       ],
     );
     // The farm's jurisdiction and organic setting: EU eggs minimum 10, doubled.
@@ -244,7 +251,7 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
       body: { settings: { withdrawal: { jurisdiction: 'eu', organic: true } } },
     });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    const [eu] = await treat(t(), key, farm, { medicine_id: med.id, animal_ids: [goat.id], at: iso(at) });
+    const [eu] = await treat(t(), key, farm, { medicine_id: med.id, animal_ids: [hen.id], at: iso(at) });
     assert.equal(eu?.because.find((s) => s.food === 'eggs')?.days, 20);
     const bad = await t().request('PATCH', `/v1/farms/${farm}`, {
       key,
@@ -291,6 +298,52 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.equal(expectError(nowhere, 400, 'invalid_request').param, 'animal_ids[0]');
   });
 
+  test('treatments from one batch at the same moment never take more than it holds; stock to a millionth', async () => {
+    const { key, farm } = await herdFarm(t());
+    const cows = await Promise.all(Array.from({ length: 6 }, () => make.animal(t(), key, farm)));
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 5 } });
+    const batch = await batchOf(t(), key, med.id, { batch: 'LAST-25', quantity: 25 });
+    const answers = await Promise.all(
+      cows.map((cow) =>
+        t().request('POST', `/v1/farms/${farm}/treatments`, {
+          key,
+          body: {
+            medicine_id: med.id,
+            batch_id: batch.id,
+            animal_ids: [cow.id],
+            dose: 10,
+            dose_unit: 'ml',
+            route: 'oral',
+          },
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(
+      statuses,
+      [201, 201, 400, 400, 400, 400],
+      'two of 10 ml fit in 25 ml, whoever comes first',
+    );
+    const after = await make.fetched<Medicine>(t(), key, `/v1/medicines/${med.id}`);
+    assert.deepEqual(
+      after.batches.map((b) => [b.used, b.remaining]),
+      [[20, 5]],
+    );
+    const small = await batchOf(t(), key, med.id, { batch: 'TENTHS', quantity: 0.3 });
+    for (let i = 0; i < 3; i++) {
+      await treat(t(), key, farm, {
+        medicine_id: med.id,
+        batch_id: small.id,
+        animal_ids: [cows[i]?.id],
+        dose: 0.1,
+      });
+    }
+    const tenths = (await make.fetched<Medicine>(t(), key, `/v1/medicines/${med.id}`)).batches.find(
+      (b) => b.batch === 'TENTHS',
+    );
+    assert.deepEqual([tenths?.used, tenths?.remaining], [0.3, 0]);
+  });
+
   test('a sale, a slaughter and a status change inside the meat withdrawal: 409 withdrawal_active; an override is kept and sent', async () => {
     const { key, farm } = await herdFarm(t());
     const cow = await make.animal(t(), key, farm, { name: 'Bess' });
@@ -318,11 +371,18 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
         error.message,
       );
     }
-    const patchRefused = await t().request('PATCH', `/v1/animals/${cow.id}`, {
-      key,
-      body: { status: 'slaughtered' },
-    });
-    expectError(patchRefused, 409, 'withdrawal_active');
+    // Types and statuses are free text: any case or stray spaces still record a leaving.
+    for (const type of ['Sale', 'SLAUGHTER', 'sale ']) {
+      const refused = await t().request('POST', `/v1/farms/${farm}/events`, {
+        key,
+        body: { type, subject_id: cow.id },
+      });
+      expectError(refused, 409, 'withdrawal_active');
+    }
+    for (const status of ['slaughtered', 'Sold', ' SLAUGHTERED']) {
+      const patchRefused = await t().request('PATCH', `/v1/animals/${cow.id}`, { key, body: { status } });
+      expectError(patchRefused, 409, 'withdrawal_active');
+    }
     assert.equal(
       (await make.fetched<Animal>(t(), key, `/v1/animals/${cow.id}`)).status,
       'active',
