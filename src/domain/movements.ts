@@ -38,5 +38,22 @@ export function statusAfterMoveOff(reason: MovementReason): string {
 /** The status a move on leaves an animal in. */
 export const STATUS_AFTER_MOVE_ON = 'active';
 
+/** Statuses of an animal no longer on the holding: it cannot be moved off again. */
+const OFF_HOLDING = new Set(['sold', 'slaughtered', 'dead', 'culled', 'moved_off']);
+/** Statuses no animal comes back from: it cannot be moved on. */
+const GONE_FOR_GOOD = new Set(['slaughtered', 'dead']);
+
+/**
+ * Why this animal (its status now) cannot make this move, or null: a move off of one already off the
+ * holding (sold twice), a move on of one dead or slaughtered. Only asked of a move that is the animal's
+ * latest: an older one entered late goes in the register and leaves the status alone.
+ */
+export function refusedMove(direction: MovementDirection, status: string): string | null {
+  const said = status.trim().toLowerCase();
+  if (direction === 'off' && OFF_HOLDING.has(said)) return `it is not on the holding (status ${status})`;
+  if (direction === 'on' && GONE_FOR_GOOD.has(said)) return `it is ${said}`;
+  return null;
+}
+
 /** The farm event types the holding register lists beside the movements (births and deaths). */
 export const REGISTER_EVENT_TYPES = ['birth', 'death'] as const;

@@ -111,6 +111,11 @@ export const DateInput = (description?: string) =>
     description: description ? `${description} ${ISO_INPUT_NOTE}` : ISO_INPUT_NOTE,
   });
 
+/** A name or word a person types: not empty, not only spaces (`"  "` is a 400 "must not be blank"). */
+export const NON_BLANK = '\\S';
+export const TypedText = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: NON_BLANK, ...(description ? { description } : {}) });
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) }, { additionalProperties: false });

@@ -155,6 +155,10 @@ export function describeAjvError(
       };
     case 'maxLength':
       return { param, message: `${param} must be at most ${error.params.limit} characters.` };
+    case 'pattern':
+      return error.params.pattern === '\\S'
+        ? { param, message: `${param} must not be blank.` }
+        : { param, message: `${param} must match the pattern ${String(error.params.pattern)}.` };
     case FREE_FORM_KEYWORD:
       return { param, message: `${param} ${String(error.params.problem)}.` };
     default:

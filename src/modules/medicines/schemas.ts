@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { MAX_WITHDRAWAL_DAYS } from '../../domain/withdrawal.ts';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery, TypedText } from '../../http/schemas.ts';
 
 const days = (food: string) =>
   Type.Optional(
@@ -94,7 +94,7 @@ export const MedicineSchema = Type.Object(
   },
 );
 
-const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+const text = (maxLength: number) => TypedText(maxLength);
 
 const LowStockAt = Nullable(
   Type.Number({

@@ -5,7 +5,7 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { invalid } from '../../domain/errors.ts';
+import { conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
@@ -46,8 +46,18 @@ function speciesList(param: string, list: readonly string[] | null | undefined):
   return JSON.stringify(list.map((s) => s.trim()));
 }
 
+/** A label's periods per species, each species named once in any case ("sheep" and "Sheep" are one). */
 function speciesPeriods(periods: Record<string, unknown> | null | undefined): string | null {
-  return periods === undefined || periods === null ? null : JSON.stringify(periods);
+  if (periods === undefined || periods === null) return null;
+  const seen = new Set<string>();
+  for (const species of Object.keys(periods)) {
+    const key = species.trim().toLowerCase();
+    const param = `species_withdrawal.${species}`;
+    if (key === '') throw invalid(param, 'species_withdrawal must name each species.');
+    if (seen.has(key)) throw invalid(param, `species_withdrawal names "${species}" twice.`);
+    seen.add(key);
+  }
+  return JSON.stringify(periods);
 }
 
 export async function createMedicine(
@@ -90,6 +100,16 @@ export async function updateMedicine(
     const row = await loadScoped(trx, scope, 'medicine', id);
     const next: MedicineRow = { ...row };
     if (patch.name !== undefined) next.name = patch.name;
+    if (patch.unit !== undefined && patch.unit.trim().toLowerCase() !== row.unit.trim().toLowerCase()) {
+      // Stock is kept in the unit: 126 ml bought must not become 126 tablets.
+      const batches = (await batchesOf(trx, [row.id])).get(row.id) ?? [];
+      if (batches.length > 0) {
+        throw conflict(
+          `${row.name} has ${batches.length === 1 ? 'a batch' : `${batches.length} batches`} in ${row.unit}: its unit cannot change (add the other form as a medicine of its own).`,
+          'unit',
+        );
+      }
+    }
     if (patch.unit !== undefined) next.unit = patch.unit;
     if (patch.active_ingredient !== undefined) next.active_ingredient = patch.active_ingredient;
     if (patch.form !== undefined) next.form = patch.form;

@@ -243,6 +243,51 @@ forEachEngine('herd book: movements, the holding number and the two exports', (t
     expectError(badReason, 400, 'invalid_request');
   });
 
+  test('only an animal’s latest movement sets its status; it cannot be sold twice or come back from the dead; none is dated ahead', async () => {
+    const { key, farm } = await herdFarm(t());
+    const ewe = await make.animal(t(), key, farm, { name: 'Late entry', species: 'sheep' });
+    const bought = await move(t(), key, farm, {
+      direction: 'on',
+      animal_ids: [ewe.id],
+      reason: 'purchase',
+      at: iso(Date.now() - DAY),
+    });
+    assert.equal(bought.status, 201, JSON.stringify(bought.body));
+    // An older sale entered late: in the register, but the purchase since is what stands.
+    const older = await move(t(), key, farm, {
+      direction: 'off',
+      animal_ids: [ewe.id],
+      reason: 'sale',
+      at: iso(Date.now() - 60 * DAY),
+    });
+    assert.equal(older.status, 201, JSON.stringify(older.body));
+    assert.equal((await make.fetched<Animal>(t(), key, `/v1/animals/${ewe.id}`)).status, 'active');
+
+    const sold = await move(t(), key, farm, { direction: 'off', animal_ids: [ewe.id], reason: 'sale' });
+    assert.equal(sold.status, 201, JSON.stringify(sold.body));
+    const twice = await move(t(), key, farm, { direction: 'off', animal_ids: [ewe.id], reason: 'sale' });
+    const error = expectError(twice, 409, 'conflict');
+    assert.equal(error.param, 'animal_ids[0]');
+    assert.match(error.message, /Late entry cannot be moved off: it is not on the holding \(status sold\)/);
+
+    const dead = await make.animal(t(), key, farm, { name: 'Gone', status: 'dead' });
+    const revived = await move(t(), key, farm, {
+      direction: 'on',
+      animal_ids: [dead.id],
+      reason: 'purchase',
+    });
+    expectError(revived, 409, 'conflict');
+    assert.equal((await make.fetched<Animal>(t(), key, `/v1/animals/${dead.id}`)).status, 'dead');
+
+    const ahead = await move(t(), key, farm, {
+      direction: 'off',
+      animal_ids: [dead.id],
+      reason: 'slaughter',
+      at: iso(Date.now() + 40 * DAY),
+    });
+    assert.equal(expectError(ahead, 400, 'invalid_request').param, 'at');
+  });
+
   test('the medicine record export holds every column the regulations ask for, in CSV and NDJSON', async () => {
     const { key, farm } = await herdFarm(t());
     const { cow, med, batch, treatment } = await treatedCow(t(), key, farm, '982000001088421', {

@@ -31,6 +31,29 @@ export async function insertMovement(db: Db, row: MovementRow): Promise<void> {
   await db.insertInto('movements').values(row).execute();
 }
 
+/** Which of these animals have a movement recorded later than `at` (a movement entered late is not their latest). */
+export async function movedLater(
+  db: Db,
+  farmId: string,
+  at: number,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('movements')
+    .select('animal_ids')
+    .where('farm_id', '=', farmId)
+    .where('at', '>', at)
+    .where('animal_ids', 'is not', null)
+    .execute();
+  const wanted = new Set(ids);
+  const later = new Set<string>();
+  for (const row of rows) {
+    for (const id of parseJson<string[]>(row.animal_ids, [])) if (wanted.has(id)) later.add(id);
+  }
+  return later;
+}
+
 /** The farm's movements between `since` (inclusive) and `until` (exclusive), as a query on their time. */
 export function movementsBetween(db: Db, farmId: string, filters: MovementFilters) {
   let query = db.selectFrom('movements').selectAll().where('farm_id', '=', farmId);

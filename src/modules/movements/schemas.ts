@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { MOVEMENT_DIRECTIONS, MOVEMENT_REASONS } from '../../domain/movements.ts';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, Nullable, PageQuery, TypedText } from '../../http/schemas.ts';
 
 /** The most animals one movement names (one transaction, one row each in the register's export). */
 export const MAX_MOVED_ANIMALS = 1000;
@@ -8,8 +8,7 @@ export const MAX_MOVED_ANIMALS = 1000;
 /** The largest head count one movement records (a typo guard). */
 export const MAX_HEAD_COUNT = 1_000_000;
 
-const text = (maxLength: number, description?: string) =>
-  Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
+const text = TypedText;
 
 export const MovementSchema = Type.Object(
   {

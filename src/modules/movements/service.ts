@@ -1,30 +1,33 @@
 /**
  * Movements on and off the holding (issue 46, docs/records.md): the holding register. A move off marks the
  * animals gone (domain/movements.ts `statusAfterMoveOff`) and goes through the withdrawal check every leaving
- * does (animals/withdrawal.ts `checkLeaving`); a move on marks them active. Each movement appears in the farm
+ * does (animals/withdrawal.ts `checkLeaving`); a move on marks them active. Only an animal's latest movement
+ * sets its status, and it must be possible (`refusedMove`: not sold twice, not back from the dead). Each movement appears in the farm
  * event log as a `movement` event and is sent as `movement.created`: all in one transaction.
  */
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { invalid } from '../../domain/errors.ts';
+import { conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import {
   MOVEMENT_EVENT,
   type MovementReason,
+  refusedMove,
   STATUS_AFTER_MOVE_ON,
   statusAfterMoveOff,
 } from '../../domain/movements.ts';
 import { checkLeaving, emitWithdrawalOverridden } from '../animals/withdrawal.ts';
 import { recordFarmEvent } from '../events/record.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseDateInput, requireDone } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { lockedAnimals } from '../treatments/service.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   insertMovement,
   type MovementRow,
+  movedLater,
   movementPage,
   setAnimalsStatus,
   toMovement,
@@ -73,12 +76,31 @@ export async function createMovement(
     );
   }
   const at = parseDateInput('at', input.at);
+  requireDone('at', at, now, 'a movement');
   return inTransaction(db, async (trx) => {
     const farm = await requireFarm(trx, scope, farmId);
     const animals = hasList
       ? await lockedAnimals(trx, farm, { animal_ids: input.animal_ids }, 'animal_ids')
       : [];
     const leaving = input.direction === 'off';
+    // The status follows each animal's latest movement: one entered late goes in the register only.
+    const later = await movedLater(
+      trx,
+      farm.id,
+      at,
+      animals.map((a) => a.id),
+    );
+    const latest = animals.filter((a) => !later.has(a.id));
+    for (const animal of latest) {
+      const why = refusedMove(input.direction, animal.status);
+      if (why) {
+        const index = animals.indexOf(animal);
+        throw conflict(
+          `${animal.tag ?? animal.name ?? animal.id} cannot be moved ${input.direction}: ${why}.`,
+          `animal_ids[${index}]`,
+        );
+      }
+    }
     // Off the holding inside a meat withdrawal: refused (409) unless override_reason says why.
     const held = leaving ? checkLeaving(animals, at, input.override_reason) : [];
     const id = newId('movement', now);
@@ -125,9 +147,15 @@ export async function createMovement(
     );
     row.event_id = event.id;
     await insertMovement(trx, row);
-    if (ids.length > 0) {
+    if (latest.length > 0) {
       const status = leaving ? statusAfterMoveOff(input.reason as MovementReason) : STATUS_AFTER_MOVE_ON;
-      await setAnimalsStatus(trx, farm.id, ids, status, now);
+      await setAnimalsStatus(
+        trx,
+        farm.id,
+        latest.map((a) => a.id),
+        status,
+        now,
+      );
     }
     if (held.length > 0 && row.override_reason !== null) {
       const override = {

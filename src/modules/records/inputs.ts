@@ -1,6 +1,6 @@
 import { invalid } from '../../domain/errors.ts';
 import { localDateStart } from '../../lib/local-time.ts';
-import { parseIso } from '../../lib/time.ts';
+import { parseIso, toIso } from '../../lib/time.ts';
 
 const DATE_PART = /^(\d{4})-(\d{2})-(\d{2})/;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -52,4 +52,20 @@ export function parseFarmDayInput(
  */
 export function backdatedTime(given: number | null, floor: number, now: number): number {
   return given === null ? now : Math.max(floor, Math.min(given, now));
+}
+
+/** How far ahead of now a record may be dated: a clock a few minutes fast, not a plan (plans are tasks). */
+export const CLOCK_AHEAD_MS = 5 * 60_000;
+
+/**
+ * A record of something done (a move, a treatment, a sale) is dated when it happened, never later than now
+ * and the clock tolerance: a typed 2027 for 2026 would otherwise hold an animal, or free it, for a year.
+ */
+export function requireDone(param: string, at: number, now: number, what: string): void {
+  if (at > now + CLOCK_AHEAD_MS) {
+    throw invalid(
+      param,
+      `${param} ${toIso(at)} is in the future: ${what} is recorded once it has happened (plan it as a task).`,
+    );
+  }
 }

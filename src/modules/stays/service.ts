@@ -15,6 +15,7 @@ import { lockRows } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { parseJson } from '../../lib/json.ts';
+import { CLOCK_AHEAD_MS } from '../records/inputs.ts';
 import { referenceError } from '../records/references.ts';
 import {
   findMovable,
@@ -35,8 +36,6 @@ export type { MovableKind } from './repository.ts';
 
 export const MOVE_EVENT = 'move';
 const DAY_MS = 86_400_000;
-/** How far ahead of now a move may be dated: a clock a little fast, not a plan (plans are tasks). */
-const MOVE_AHEAD_MS = 5 * 60_000;
 const LOCKED_TABLE = { animal: 'animals', group: 'animal_groups' } as const;
 
 export function isMovableKind(kind: string | null | undefined): kind is MovableKind {
@@ -110,7 +109,7 @@ export async function checkMove(
   if (destination !== null && !(await paddocksOnFarm(db, farmId, [destination])).has(destination)) {
     throw referenceError('paddock', destination, param);
   }
-  if (input.at > now + MOVE_AHEAD_MS) {
+  if (input.at > now + CLOCK_AHEAD_MS) {
     throw invalid('at', 'A move cannot be dated in the future; plan it as a task with paddock_id instead.');
   }
   return true;

@@ -5,8 +5,10 @@
  *  - a `sale` or `slaughter` of an animal, or of a group (each of its active animals), inside its meat
  *    withdrawal is refused with 409 `withdrawal_active` unless `override_reason` is given; then the reason is
  *    kept in the event's data and `withdrawal.overridden` is sent;
- *  - a `treatment` whose data names a `medicine_id` and a numeric `dose` also becomes a structured treatment
- *    (one per animal of its subject), linked to the event, which keeps the data as given plus `treatment_ids`.
+ *  - a `treatment` whose data names a `medicine_id` also becomes a structured treatment (one per animal of its
+ *    subject), its data checked as the treatments route checks its body, linked to the event, which keeps
+ *    the data as given plus `treatment_ids`;
+ *  - both are records of something done: dated later than now (beyond a clock's few minutes), a 400.
  * Every other event is logged exactly as before.
  */
 import { invalid } from '../../domain/errors.ts';
@@ -16,10 +18,12 @@ import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib
 import { lazily } from '../../lib/compile-lazily.ts';
 import { checkLeaving, emitWithdrawalOverridden, type LeavingAction } from '../animals/withdrawal.ts';
 import type { ClientEvent, ClientEventHook } from '../events/service.ts';
+import { requireDone } from '../records/inputs.ts';
 import { TreatmentEventData, type TreatmentEventDataInput } from './schemas.ts';
 import { type GivenMedicine, giveMedicine, lockedAnimals, requireMedicine } from './service.ts';
 
 const DATA_PARAMS = {
+  at: 'at',
   medicine_id: 'data.medicine_id',
   batch_id: 'data.batch_id',
   dose_unit: 'data.dose_unit',
@@ -57,6 +61,7 @@ function givenFromData(data: Record<string, unknown>, unit: string, event: Clien
 export const herdBookEventHook: ClientEventHook = async (trx, farm, event, log, now) => {
   const target = targetOf(event);
   if (isLeavingEventType(event.type) && target) {
+    requireDone('at', event.at, now, `a ${event.type.trim().toLowerCase()}`);
     const animals = await lockedAnimals(trx, farm, target, 'subject_id');
     const held = checkLeaving(animals, event.at, event.override_reason);
     const logged = await log(event.data);
@@ -68,12 +73,14 @@ export const herdBookEventHook: ClientEventHook = async (trx, farm, event, log, 
     return logged;
   }
   const data = event.data;
-  if (
-    event.type !== TREATMENT_EVENT ||
-    typeof data.medicine_id !== 'string' ||
-    typeof data.dose !== 'number'
-  ) {
+  // A treatment naming a medicine is a medicine record: checked whole (a dose of "5" or none is a 400 naming
+  // data.dose), never logged as free text that looks recorded but sets no withdrawal.
+  if (event.type.trim().toLowerCase() !== TREATMENT_EVENT || !Object.hasOwn(data, 'medicine_id')) {
     return log(data);
+  }
+  requireDone('at', event.at, now, 'a treatment');
+  if (typeof data.medicine_id !== 'string') {
+    throw invalid('data.medicine_id', 'data.medicine_id must be the id of one of the farm’s medicines.');
   }
   if (!target) {
     throw invalid(

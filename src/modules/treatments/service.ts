@@ -12,7 +12,7 @@ import { newId } from '../../domain/ids.ts';
 import { TREATMENT_EVENT, type TreatmentRoute } from '../../domain/treatments.ts';
 import { computeWithdrawal, FOODS, lastDoseAt, withdrawalRulesOf } from '../../domain/withdrawal.ts';
 import { parseJson } from '../../lib/json.ts';
-import { toIso } from '../../lib/time.ts';
+import { DAY_MS, toIso } from '../../lib/time.ts';
 import { type AnimalRow, animalIdsInGroup, animalRowsOn } from '../animals/repository.ts';
 import { addAnimalWithdrawal, type WithdrawalSource } from '../animals/withdrawal.ts';
 import { recordFarmEvent } from '../events/record.ts';
@@ -25,7 +25,7 @@ import {
   roundStock,
   useFromBatch,
 } from '../medicines/repository.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseDateInput, requireDone } from '../records/inputs.ts';
 import { referenceError, requireReference } from '../records/references.ts';
 import { findScoped, loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -55,6 +55,7 @@ export interface GivenMedicine {
 
 /** How the parameters are named in errors: the REST body's members, or `data.` of a logged event. */
 export interface ParamNames {
+  at: string;
   medicine_id: string;
   batch_id: string;
   dose_unit: string;
@@ -62,6 +63,7 @@ export interface ParamNames {
 }
 
 const BODY_PARAMS: ParamNames = {
+  at: 'at',
   medicine_id: 'medicine_id',
   batch_id: 'batch_id',
   dose_unit: 'dose_unit',
@@ -204,6 +206,13 @@ export async function giveMedicine(
   if (animals.length === 0) {
     throw invalid(params.animals, 'No animals to treat: name animal_ids, or a group with active animals.');
   }
+  const unborn = animals.find((a) => a.birth_date !== null && given.at < Number(a.birth_date) - DAY_MS);
+  if (unborn) {
+    throw invalid(
+      params.at,
+      `${params.at} ${toIso(given.at)} is before ${unborn.tag ?? unborn.name ?? unborn.id} was born (${toIso(unborn.birth_date)?.slice(0, 10)}).`,
+    );
+  }
   const batch = await checkBatch(trx, medicine, given, animals.length, params);
   const { rules, organic: organicFarm } = withdrawalRulesOf(parseJson(farm.settings, {}));
   const label = labelOf(medicine);
@@ -312,6 +321,7 @@ export async function createTreatments(
   }
   const { animal_ids, group_id, at, ...rest } = input;
   const given: GivenMedicine = { ...rest, at: at === undefined ? now : parseDateInput('at', at) };
+  requireDone('at', given.at, now, 'a treatment');
   return inTransaction(db, async (trx) => {
     const farm = await requireFarm(trx, scope, farmId);
     const medicine = await requireMedicine(trx, scope, farm, input.medicine_id, 'medicine_id');

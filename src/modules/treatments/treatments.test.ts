@@ -99,6 +99,40 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     expectError(bad, 400, 'invalid_request');
   });
 
+  test('a medicine’s name is not blank, a species is given one period, and the unit of stock bought cannot change', async () => {
+    const { key, farm } = await herdFarm(t());
+    const blank = await t().request('POST', `/v1/farms/${farm}/medicines`, {
+      key,
+      body: { name: '   ', unit: 'ml', withdrawal: {} },
+    });
+    const error = expectError(blank, 400, 'invalid_request');
+    assert.deepEqual([error.param, error.message], ['name', 'name must not be blank.']);
+    const twice = await t().request('POST', `/v1/farms/${farm}/medicines`, {
+      key,
+      body: {
+        name: 'Dup',
+        unit: 'ml',
+        withdrawal: { meat_days: 5 },
+        species_withdrawal: { sheep: { meat_days: 10 }, Sheep: { meat_days: 1 } },
+      },
+    });
+    assert.equal(expectError(twice, 400, 'invalid_request').param, 'species_withdrawal.Sheep');
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 5 } });
+    const renamed = await t().request('PATCH', `/v1/medicines/${med.id}`, { key, body: { unit: 'ML' } });
+    assert.equal(renamed.status, 200, 'the same unit in another case is no change');
+    await batchOf(t(), key, med.id);
+    const relabelled = await t().request('PATCH', `/v1/medicines/${med.id}`, {
+      key,
+      body: { unit: 'tablet' },
+    });
+    assert.equal(expectError(relabelled, 409, 'conflict').param, 'unit');
+    const movedBlank = await t().request('POST', `/v1/farms/${farm}/movements`, {
+      key,
+      body: { direction: 'on', at: iso(Date.now()), head_count: 2, other_holding: '  ', reason: 'purchase' },
+    });
+    assert.equal(expectError(movedBlank, 400, 'invalid_request').param, 'other_holding');
+  });
+
   test('a course given to a group: a treatment per animal, withdrawal from the last dose, stock down, the log and webhooks', async () => {
     const { key, farm } = await herdFarm(t());
     const group = await make.group(t(), key, farm, { name: 'Heifers' });
@@ -344,6 +378,44 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.deepEqual([tenths?.used, tenths?.remaining], [0.3, 0]);
   });
 
+  test('a treatment, a sale and a logged treatment are dated when done: the future and before birth are 400 naming at; a logged dose must be a number', async () => {
+    const { key, farm } = await herdFarm(t());
+    const calf = await make.animal(t(), key, farm, { birth_date: '2026-06-01' });
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 5 } });
+    const body = { medicine_id: med.id, animal_ids: [calf.id], dose: 1, dose_unit: 'ml', route: 'oral' };
+    const ahead = iso(Date.now() + 2 * DAY);
+    for (const at of [ahead, '2026-01-01T00:00:00Z']) {
+      const refused = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+        key,
+        body: { ...body, at },
+      });
+      assert.equal(expectError(refused, 400, 'invalid_request').param, 'at', at);
+    }
+    const sale = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: { type: 'sale', subject_id: calf.id, at: ahead },
+    });
+    assert.equal(expectError(sale, 400, 'invalid_request').param, 'at');
+    for (const data of [
+      { medicine_id: med.id, dose: '5' },
+      { medicine_id: med.id },
+      { medicine_id: 7, dose: 1 },
+    ]) {
+      const logged = await t().request('POST', `/v1/farms/${farm}/events`, {
+        key,
+        body: { type: 'treatment', subject_id: calf.id, data },
+      });
+      const error = expectError(logged, 400, 'invalid_request');
+      assert.ok(['data.dose', 'data.medicine_id'].includes(error.param ?? ''), JSON.stringify(error));
+    }
+    assert.equal((await make.farmEvents(t(), farm, 'treatment')).length, 0, 'nothing logged');
+    const clock = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+      key,
+      body: { ...body, at: iso(Date.now() + 60_000) },
+    });
+    assert.equal(clock.status, 201, 'a clock a minute fast is fine');
+  });
+
   test('a sale, a slaughter and a status change inside the meat withdrawal: 409 withdrawal_active; an override is kept and sent', async () => {
     const { key, farm } = await herdFarm(t());
     const cow = await make.animal(t(), key, farm, { name: 'Bess' });
@@ -469,12 +541,12 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.ok(!error.message.includes(z.id), 'the clear animal is not named');
     assert.match(error.message, /2 of 3 animals/);
     await make.created(t(), key, `/v1/farms/${farm}/events`, { type: 'sale', subject_id: z.id });
-    // A sale dated after the withdrawal ends is clear.
-    await make.created(t(), key, `/v1/farms/${farm}/events`, {
-      type: 'sale',
-      subject_id: group.id,
-      at: iso(Date.now() + 15 * DAY),
+    // A sale dated after the withdrawal ends is not a way round it: a sale is recorded once it has happened.
+    const ahead = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: { type: 'sale', subject_id: group.id, at: iso(Date.now() + 15 * DAY) },
     });
+    assert.equal(expectError(ahead, 400, 'invalid_request').param, 'at');
   });
 
   test('the spec’s treatment event is logged as before; one naming a medicine and a dose also becomes a treatment', async () => {
