@@ -24,6 +24,14 @@ test('the separator is the one the header uses most outside quotes', () => {
   assert.equal(detectSeparator('species\tname\n'), '\t');
   assert.equal(detectSeparator('"a;b;c",name\n'), ',');
   assert.equal(detectSeparator('species\n'), ',');
+  // A scale head's line above the header (Gallagher's session name) does not decide it.
+  assert.equal(
+    detectSeparator(
+      '2026-06-01 08-15 STEERS\r\nVisual Tag;Electronic ID;Weight (kg);Date\r\nQ-1;982000777000001;341,5;01/06/2026\r\n',
+    ),
+    ';',
+  );
+  assert.equal(detectSeparator('Session, north yard\nVID\tEID\tWeight\tDate\n'), '\t');
 });
 
 async function recordsOf(text: string, chunkBytes?: number): Promise<CsvRecord[]> {

@@ -32,27 +32,39 @@ export function csvLines(rows: readonly (readonly string[])[]): string {
 const QUOTE = 0x22;
 const SEPARATORS = [',', ';', '\t'] as const;
 
+/** Lines above a header that a scale head writes (a session's name, the date): the most skipped (session-file.ts). */
+const HEAD_LINES = 21;
+
 /**
- * The separator of a file, from its header line: whichever of `,` `;` and tab occurs most there outside
- * quotes (`;` is what spreadsheets write where the decimal mark is a comma). Default `,`.
+ * The separator of a file: whichever of `,` `;` and tab occurs most on one line, outside quotes, among its
+ * first lines (`;` is what spreadsheets write where the decimal mark is a comma). Not the first line alone:
+ * a scale head's export may start with a line of its own ("2026-06-01 08-15 STEERS") above the header.
+ * Default `,`.
  */
 export function detectSeparator(text: string): string {
-  const counts = new Map<string, number>();
+  const most = new Map<string, number>();
+  let line = new Map<string, number>();
+  let lines = 0;
   let quoted = false;
-  for (let i = 0; i < text.length; i++) {
+  const endLine = () => {
+    for (const [sep, n] of line) most.set(sep, Math.max(most.get(sep) ?? 0, n));
+    line = new Map();
+    lines++;
+  };
+  for (let i = 0; i < text.length && lines < HEAD_LINES; i++) {
     const c = text[i] as string;
     if (c.charCodeAt(0) === QUOTE) quoted = !quoted;
-    else if (!quoted && (c === '\n' || c === '\r')) break;
-    else if (!quoted && (SEPARATORS as readonly string[]).includes(c))
-      counts.set(c, (counts.get(c) ?? 0) + 1);
+    else if (!quoted && c === '\n') endLine();
+    else if (!quoted && (SEPARATORS as readonly string[]).includes(c)) line.set(c, (line.get(c) ?? 0) + 1);
   }
+  endLine();
   let best = ',';
-  let most = 0;
+  let count = 0;
   for (const sep of SEPARATORS) {
-    const n = counts.get(sep) ?? 0;
-    if (n > most) {
+    const n = most.get(sep) ?? 0;
+    if (n > count) {
       best = sep;
-      most = n;
+      count = n;
     }
   }
   return best;

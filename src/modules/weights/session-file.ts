@@ -102,14 +102,26 @@ export function parseSessionDate(
   }
   if (year < 100) year += 2000;
   if (month < 1 || month > 12 || day < 1 || day > 31) return null;
-  const clock = parseClock(timeText?.trim() || rest.trim());
+  const clockText = timeText?.trim() || rest.trim();
+  const clock = parseClock(clockText);
   if (clock === null) return null;
-  const at = zonedTimeToUtc({ year, month, day, hour: clock.hour, minute: clock.minute }, timezone);
+  // A time that says its offset (`08:20:00Z`, `08:20+02:00`) is that instant; any other is the farm's clock.
+  const offset = /(Z|([+-])(\d{2}):?(\d{2}))$/.exec(clockText);
+  const at =
+    offset === null
+      ? zonedTimeToUtc({ year, month, day, hour: clock.hour, minute: clock.minute }, timezone)
+      : Date.UTC(year, month - 1, day, clock.hour, clock.minute) -
+        (offset[1] === 'Z'
+          ? 0
+          : (offset[2] === '-' ? -1 : 1) * (Number(offset[3]) * 60 + Number(offset[4])) * 60_000);
   // A day past the month's end (31/04) rolls over in Date.UTC: refused rather than moved.
   const check = new Date(Date.UTC(year, month - 1, day));
   if (check.getUTCDate() !== day) return null;
   return at + clock.second * 1000;
 }
+
+/** A weight's own members: a trait of the same name would overwrite them (the weight dropped from its history). */
+const RESERVED_TRAITS = ['kg', 'source', 'session_id', 'eid', 'tag'];
 
 /** `08:15`, `8:15:30`, `8:15 PM`, or nothing (midnight). */
 function parseClock(text: string): { hour: number; minute: number; second: number } | null {
@@ -184,10 +196,15 @@ export async function readSessionFile(content: string, options: ReadOptions): Pr
           kg,
           date: columnIndex(header, mapping.date, 'mapping.date'),
           time: columnIndex(header, mapping.time, 'mapping.time'),
-          traits: Object.entries(mapping.traits ?? {}).map(([trait, column]) => [
-            trait,
-            columnIndex(header as string[], column, `mapping.traits.${trait}`) as number,
-          ]),
+          traits: Object.entries(mapping.traits ?? {}).map(([trait, column]) => {
+            if (RESERVED_TRAITS.includes(trait.trim().toLowerCase())) {
+              throw invalid(
+                `mapping.traits.${trait}`,
+                `mapping.traits.${trait}: "${trait}" is a member every weight has (${RESERVED_TRAITS.join(', ')}); name the trait otherwise (e.g. bcs).`,
+              );
+            }
+            return [trait, columnIndex(header as string[], column, `mapping.traits.${trait}`) as number];
+          }),
         };
         unit = options.unit ?? unitOfHeader(mapping.kg as string) ?? 'kg';
         continue;

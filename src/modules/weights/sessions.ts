@@ -333,12 +333,12 @@ export async function importWeighSession(
         subject_type: 'animal',
         subject_id: animal.id,
         data: JSON.stringify({
+          ...r.traits,
           kg: r.kg,
           source: 'session',
           session_id: id,
           ...(r.eid === null ? {} : { eid: r.eid }),
           ...(r.tag === null ? {} : { tag: r.tag }),
-          ...r.traits,
         }),
         at: r.at,
         created_at: now,
