@@ -87,6 +87,7 @@ import { rezoneDueDates } from './modules/tasks/repository.ts';
 import { taskRoutes } from './modules/tasks/routes.ts';
 import { herdBookEventHook } from './modules/treatments/event-hook.ts';
 import { treatmentRoutes } from './modules/treatments/routes.ts';
+import { treatmentEventChanged } from './modules/treatments/service.ts';
 import type { UsageCounter } from './modules/usage/counter.ts';
 import { usageRoutes } from './modules/usage/routes.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
@@ -260,11 +261,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(grazingRoutes, 'paddocks'), { db });
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   // A sale inside a withdrawal, or a treatment naming a medicine, is the herd book's (modules/treatments).
-  // A breeding record edited or deleted folds its females' state again (modules/breeding).
+  // A breeding record edited or deleted folds its females' state again (modules/breeding); a treatment's
+  // log entry is corrected through its treatment, not edited (modules/treatments).
   await app.register(withAccess(eventRoutes, 'events'), {
     db,
     hook: withBreeding(herdBookEventHook),
-    onChange: breedingEventChanged,
+    onChange: async (trx, scope, before, after, now) => {
+      await treatmentEventChanged(trx, scope, before, after, now);
+      await breedingEventChanged(trx, scope, before, after, now);
+    },
   });
   await app.register(withAccess(alertRoutes, 'alerts'), { db });
   // A farm's alert rules are part of its alerting (the alerts family) but their own resource: crew handle

@@ -19,6 +19,7 @@ export const WEBHOOK_EVENTS = [
   'device.created',
   'animal.created',
   'treatment.created',
+  'treatment.deleted',
   'withdrawal.overridden',
   'movement.created',
   'weigh_session.imported',
@@ -59,6 +60,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Readonly<Record<WebhookEventName, strin
   'treatment.created':
     'A medicine was given to an animal: POST /v1/farms/{farm}/treatments (one per animal), or a `treatment` ' +
     'farm event whose data names a medicine_id and a dose. data is the Treatment, with its withdrawal_until.',
+  'treatment.deleted':
+    'A treatment recorded by mistake was taken back: DELETE /v1/treatments/{id} (its stock returned, the ' +
+    "animal's withdrawal made again from its other treatments, its log entry removed). data is the Treatment as it was.",
   'withdrawal.overridden':
     'An animal inside its meat withdrawal left with an override_reason: a sale or slaughter event, a ' +
     'status change to sold or slaughtered, or a move off the holding. data is {action, override_reason, event_id, animals: [{animal_id, ' +
@@ -87,6 +91,7 @@ export const WEBHOOK_EVENT_RESOURCES: Readonly<Record<WebhookEventName, Resource
   'device.created': 'devices',
   'animal.created': 'animals',
   'treatment.created': 'animals',
+  'treatment.deleted': 'animals',
   'withdrawal.overridden': 'animals',
   'movement.created': 'animals',
   'weigh_session.imported': 'animals',

@@ -86,7 +86,28 @@ export async function addAnimalWithdrawal(
   added: ReadonlyArray<WithdrawalSource>,
   now: number,
 ): Promise<StoredWithdrawal> {
-  const next = mergeWithdrawal(storedWithdrawalOf(row), added);
+  return writeAnimalWithdrawal(db, row.id, mergeWithdrawal(storedWithdrawalOf(row), added), now);
+}
+
+/**
+ * The animal's withdrawal made again from the sources of every treatment it still has (a treatment deleted
+ * as a mistake takes its withdrawal with it; the others' stand).
+ */
+export async function rebuildAnimalWithdrawal(
+  db: Db,
+  animalId: string,
+  sources: ReadonlyArray<WithdrawalSource>,
+  now: number,
+): Promise<StoredWithdrawal> {
+  return writeAnimalWithdrawal(db, animalId, mergeWithdrawal(CLEAR, sources), now);
+}
+
+async function writeAnimalWithdrawal(
+  db: Db,
+  animalId: string,
+  next: StoredWithdrawal,
+  now: number,
+): Promise<StoredWithdrawal> {
   const ends = FOODS.map((food) => next[food]?.until).filter((u): u is number => u !== undefined);
   await db
     .updateTable('animals')
@@ -96,7 +117,7 @@ export async function addAnimalWithdrawal(
       withdrawal_until: ends.length === 0 ? null : Math.max(...ends),
       changed_at: now,
     })
-    .where('id', '=', row.id)
+    .where('id', '=', animalId)
     .execute();
   return next;
 }
@@ -172,7 +193,7 @@ export function animalsInMeatWithdrawal(
   return held;
 }
 
-function describeHeld(animal: HeldAnimal): string {
+export function describeHeld(animal: HeldAnimal): string {
   const who = animal.name ?? animal.tag ?? animal.animal_id;
   const batch = animal.batch === null ? 'no batch recorded' : `batch ${animal.batch}`;
   return `${who} (${animal.animal_id}) is inside its meat withdrawal until ${animal.meat_until}: ${animal.medicine} (${animal.medicine_id}), ${batch}`;

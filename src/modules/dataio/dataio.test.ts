@@ -284,6 +284,44 @@ forEachEngine('data in and out', (t) => {
     assert.deepEqual(tags, ['V1', 'V3']);
   });
 
+  test('a status of sold inside a meat withdrawal is a row error: the dry run shows it, skip_invalid leaves it out', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const farm = await make.farm(t(), key);
+    const held = await make.animal(t(), key, farm.id, { tag: 'W1', name: 'Held' });
+    const clear = await make.animal(t(), key, farm.id, { tag: 'W2', name: 'Clear' });
+    const med = await make.created<{ id: string }>(t(), key, `/v1/farms/${farm.id}/medicines`, {
+      name: 'Pen & Strep',
+      unit: 'ml',
+      withdrawal: { meat_days: 28 },
+    });
+    await make.created(t(), key, `/v1/farms/${farm.id}/treatments`, {
+      medicine_id: med.id,
+      animal_ids: [held.id],
+      dose: 5,
+      dose_unit: 'ml',
+      route: 'oral',
+    });
+    const text = 'tag,status\nW1,sold\nW2,sold\n';
+    const dry = await csvImport(t(), key, farm.id, text, '?dry_run=true');
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.deepEqual(
+      dry.body.results.map((r) => r.action),
+      ['error', 'update'],
+    );
+    assert.equal(dry.body.errors[0]?.column, 'status');
+    assert.match(dry.body.errors[0]?.message ?? '', /meat withdrawal.*An import cannot record a leaving/);
+    const refused = await csvImport(t(), key, farm.id, text, '');
+    expectError(refused, 400, 'invalid_request');
+    const skipped = await csvImport(t(), key, farm.id, text, '?skip_invalid=true');
+    assert.equal(skipped.status, 200, JSON.stringify(skipped.body));
+    const after = await animalsOf(t(), key, farm.id);
+    assert.deepEqual(
+      [after.find((a) => a.id === held.id)?.status, after.find((a) => a.id === clear.id)?.status],
+      ['active', 'sold'],
+    );
+  });
+
   test('two rows for one animal, an eid held elsewhere, and an ambiguous tag are row errors', async () => {
     const acct = await t().sharedAccount();
     const farm = await make.farm(t(), acct.live_key);

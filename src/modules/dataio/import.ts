@@ -25,6 +25,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { normalizeEid } from '../../domain/eid.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
+import { isLeavingStatus } from '../../domain/treatments.ts';
 import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
@@ -36,6 +37,7 @@ import {
   UpdateAnimalBody,
 } from '../animals/schemas.ts';
 import { eidConflict, newAnimalRow, updateAnimal } from '../animals/service.ts';
+import { animalsInMeatWithdrawal, describeHeld } from '../animals/withdrawal.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { referenceError } from '../records/references.ts';
@@ -421,6 +423,17 @@ function planRow(
       const changes = changesOf(match.row, patch);
       if ('group_id' in changes || 'paddock_id' in changes) checkReferences(changes, known, fail);
       if ('eid' in changes) checkEid(changes.eid, match.id, known, line, fail);
+      // A sale or slaughter by status inside a meat withdrawal: an import cannot carry the override a person
+      // gives, so the row is an error here (the dry run shows it, skip_invalid leaves it out).
+      if (typeof changes.status === 'string' && isLeavingStatus(changes.status)) {
+        const [held] = animalsInMeatWithdrawal([match.row], now);
+        if (held) {
+          fail(
+            'status',
+            `${describeHeld(held)}. An import cannot record a leaving inside a withdrawal: set the status on the animal's page (or PATCH it with override_reason) if it must be recorded anyway.`,
+          );
+        }
+      }
       if (failed) return { kind: 'error', line };
       if (Object.keys(changes).length === 0) return { kind: 'unchanged', line, id: match.id };
       return { kind: 'update', line, id: match.id, patch: changes };

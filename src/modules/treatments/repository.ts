@@ -76,3 +76,24 @@ export async function treatmentPage(
   if (filters.medicine_id !== undefined) query = query.where('medicine_id', '=', filters.medicine_id);
   return fetchPage(query, page, toTreatment);
 }
+
+/** The treatments of an animal (their withdrawal sources rebuild the animal's after one is deleted). */
+export async function treatmentsOfAnimal(db: Db, animalId: string): Promise<TreatmentRow[]> {
+  return db.selectFrom('treatments').selectAll().where('animal_id', '=', animalId).execute();
+}
+
+/** The treatments whose log entry is this event (one per animal of a logged `treatment` on a group). */
+export async function treatmentIdsOfEvent(db: Db, eventId: string): Promise<string[]> {
+  const rows = await db.selectFrom('treatments').select('id').where('event_id', '=', eventId).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function deleteTreatmentRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('treatments').where('id', '=', id).execute();
+}
+
+/** The withdrawal sources a treatment set, as stored with it. */
+export function sourcesOf(row: Pick<TreatmentRow, 'withdrawal'>): WithdrawalSource[] {
+  return parseJson<StoredTreatmentWithdrawal>(row.withdrawal, { medicine: '', batch: null, sources: [] })
+    .sources;
+}

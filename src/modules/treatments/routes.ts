@@ -3,9 +3,23 @@ import { Type } from 'typebox';
 import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { BODY_ERRORS, described, errorResponses, FarmParams, IdParams, ListOf } from '../../http/schemas.ts';
+import {
+  BODY_ERRORS,
+  DeletedSchema,
+  described,
+  errorResponses,
+  FarmParams,
+  IdParams,
+  ListOf,
+} from '../../http/schemas.ts';
 import { AnimalTreatmentsQuery, CreateTreatmentBody, TreatmentListQuery } from './schemas.ts';
-import { createTreatments, getTreatment, listAnimalTreatments, listTreatments } from './service.ts';
+import {
+  createTreatments,
+  deleteTreatment,
+  getTreatment,
+  listAnimalTreatments,
+  listTreatments,
+} from './service.ts';
 
 export const treatmentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Herd book'];
@@ -105,5 +119,23 @@ export const treatmentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
       },
     },
     async (request) => getTreatment(db, apiCaller(request), request.params.id),
+  );
+
+  app.delete(
+    '/v1/treatments/:id',
+    {
+      schema: {
+        operationId: 'deleteTreatment',
+        tags,
+        summary:
+          'Take back a treatment recorded by mistake: its stock returned, the animal’s withdrawal made again from its other treatments, its log entry removed (emits treatment.deleted)',
+        params: IdParams,
+        response: {
+          200: described(DeletedSchema, 'The treatment is gone.'),
+          ...errorResponses('unauthorized', 'not_found'),
+        },
+      },
+    },
+    async (request) => deleteTreatment(db, apiCaller(request), request.params.id),
   );
 };

@@ -7,15 +7,20 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db, Trx } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { invalid } from '../../domain/errors.ts';
+import { conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { TREATMENT_EVENT, type TreatmentRoute } from '../../domain/treatments.ts';
 import { computeWithdrawal, FOODS, lastDoseAt, withdrawalRulesOf } from '../../domain/withdrawal.ts';
 import { parseJson } from '../../lib/json.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { type AnimalRow, animalIdsInGroup, animalRowsOn } from '../animals/repository.ts';
-import { addAnimalWithdrawal, type WithdrawalSource } from '../animals/withdrawal.ts';
+import {
+  addAnimalWithdrawal,
+  rebuildAnimalWithdrawal,
+  type WithdrawalSource,
+} from '../animals/withdrawal.ts';
 import { recordFarmEvent } from '../events/record.ts';
+import type { EventChangeHook } from '../events/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import {
   type BatchRow,
@@ -27,9 +32,18 @@ import {
 } from '../medicines/repository.ts';
 import { parseDateInput, requireDone } from '../records/inputs.ts';
 import { referenceError, requireReference } from '../records/references.ts';
-import { findScoped, loadScoped } from '../records/scoped.ts';
+import { deleteRecord, findScoped, loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { insertTreatments, type TreatmentRow, toTreatment, treatmentPage } from './repository.ts';
+import {
+  deleteTreatmentRow,
+  insertTreatments,
+  sourcesOf,
+  type TreatmentRow,
+  toTreatment,
+  treatmentIdsOfEvent,
+  treatmentPage,
+  treatmentsOfAnimal,
+} from './repository.ts';
 import {
   type CreateTreatmentInput,
   MAX_TREATED_ANIMALS,
@@ -329,3 +343,50 @@ export async function createTreatments(
     return { data: await giveMedicine(trx, farm, medicine, animals, given, {}, now) };
   });
 }
+
+/**
+ * DELETE /v1/treatments/{id}: a treatment recorded by mistake (the wrong animal, the wrong dose) taken back
+ * whole, in one transaction: its stock returned to its batch, the animal's withdrawal made again from the
+ * treatments it still has, its log entry removed once no other treatment shares it, `treatment.deleted`
+ * sent. Giving the right one is a new treatment.
+ */
+export async function deleteTreatment(
+  db: Db,
+  scope: Scope,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ id: string; deleted: true }> {
+  return inTransaction(db, async (trx) => {
+    const found = await loadScoped(trx, scope, 'treatment', id);
+    await lockRows(trx, 'animals', found.animal_id);
+    if (found.batch_id !== null) await lockRows(trx, 'medicine_batches', found.batch_id);
+    // Read again under the locks: a concurrent delete of the same treatment finds it gone.
+    const row = await loadScoped(trx, scope, 'treatment', id);
+    const treatment = toTreatment(row);
+    await deleteTreatmentRow(trx, row.id);
+    if (row.batch_id !== null) {
+      const batch = await findBatch(trx, row.medicine_id, row.batch_id);
+      if (batch) await useFromBatch(trx, batch, -(Number(row.dose) * row.course_doses));
+    }
+    const others = await treatmentsOfAnimal(trx, row.animal_id);
+    await rebuildAnimalWithdrawal(trx, row.animal_id, others.flatMap(sourcesOf), now);
+    if (row.event_id !== null && (await treatmentIdsOfEvent(trx, row.event_id)).length === 0) {
+      await deleteRecord(trx, 'event', row.event_id);
+    }
+    await emitEvent(trx, row.farm_id, 'treatment.deleted', treatment, now);
+    return { id: row.id, deleted: true as const };
+  });
+}
+
+/**
+ * A structured treatment's log entry cannot be edited or deleted as a free-form event: the record and the
+ * log would disagree (the withdrawal and stock stay as given). 409 naming the treatments to correct instead.
+ */
+export const treatmentEventChanged: EventChangeHook = async (trx, _scope, before) => {
+  if (before.type !== TREATMENT_EVENT) return;
+  const ids = await treatmentIdsOfEvent(trx, before.id);
+  if (ids.length === 0) return;
+  throw conflict(
+    `This event is the log entry of treatment ${ids.join(', ')}: to correct it, DELETE /v1/treatments/{id} and give the right one.`,
+  );
+};

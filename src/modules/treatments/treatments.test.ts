@@ -416,6 +416,53 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.equal(clock.status, 201, 'a clock a minute fast is fine');
   });
 
+  test('a treatment recorded by mistake is taken back whole: stock, withdrawal and log entry; its log entry cannot be edited instead', async () => {
+    const { key, farm } = await herdFarm(t());
+    const cow = await make.animal(t(), key, farm, { name: 'Wrong cow' });
+    const long = await medicine(t(), key, farm, { name: 'Long', withdrawal: { meat_days: 28 } });
+    const short = await medicine(t(), key, farm, { name: 'Short', withdrawal: { meat_days: 3 } });
+    const batch = await batchOf(t(), key, long.id, { quantity: 100 });
+    const at = Date.now() - 3_600_000;
+    const [mistake] = await treat(t(), key, farm, {
+      medicine_id: long.id,
+      batch_id: batch.id,
+      animal_ids: [cow.id],
+      dose: 10,
+      at: iso(at),
+    });
+    await treat(t(), key, farm, { medicine_id: short.id, animal_ids: [cow.id], dose: 1, at: iso(at) });
+    assert.ok(mistake);
+    const logged = await make.farmEvents(t(), farm, 'treatment');
+    const entry = logged.find((e) => e.data.treatment_id === mistake.id);
+    assert.ok(entry, 'the treatment is in the log');
+    for (const [method, body] of [
+      ['PATCH', { data: { dose: 1 } }],
+      ['DELETE', undefined],
+    ] as const) {
+      const refused = await t().request(method, `/v1/events/${entry.id}`, { key, body });
+      const error = expectError(refused, 409, 'conflict');
+      assert.match(error.message, new RegExp(`treatment ${mistake.id}`));
+    }
+    const gone = await t().request('DELETE', `/v1/treatments/${mistake.id}`, { key });
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    assert.equal((await t().request('GET', `/v1/treatments/${mistake.id}`, { key })).status, 404);
+    const stock = (await make.fetched<Medicine>(t(), key, `/v1/medicines/${long.id}`)).batches[0];
+    assert.deepEqual([stock?.used, stock?.remaining], [0, 100], 'its stock is back');
+    const animal = await make.fetched<Animal>(t(), key, `/v1/animals/${cow.id}`);
+    assert.equal(
+      animal.withdrawal.meat_until,
+      iso(at + 3 * DAY),
+      'the other treatment’s 3 days stand, not the 28 taken back',
+    );
+    assert.equal((await t().request('GET', `/v1/events/${entry.id}`, { key })).status, 404, 'its log entry');
+    const sent = await make.outboxEvents(t(), farm, 'treatment.deleted');
+    assert.deepEqual(
+      sent.map((o) => o.data.id),
+      [mistake.id],
+    );
+    assert.equal((await t().request('DELETE', `/v1/treatments/${mistake.id}`, { key })).status, 404);
+  });
+
   test('a sale, a slaughter and a status change inside the meat withdrawal: 409 withdrawal_active; an override is kept and sent', async () => {
     const { key, farm } = await herdFarm(t());
     const cow = await make.animal(t(), key, farm, { name: 'Bess' });

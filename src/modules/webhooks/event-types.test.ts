@@ -14,7 +14,7 @@ forEachEngine(
     const closers: Array<() => Promise<void>> = [];
     after(() => Promise.all(closers.map((close) => close())));
 
-    test('each of the thirteen event types is delivered once with a valid signature', async () => {
+    test('each of the fourteen event types is delivered once with a valid signature', async () => {
       const rcv = await startReceiver();
       closers.push(rcv.close);
       const acct = await t().account();
@@ -97,6 +97,26 @@ forEachEngine(
           ],
         };
         expected.push({ type: 'withdrawal.overridden', data: overridden });
+        // A treatment given by mistake, then taken back.
+        const mistaken = await t().request<{ data: Treatment[] }>('POST', `/v1/farms/${farmId}/treatments`, {
+          key,
+          body: {
+            medicine_id: medicine.body.id,
+            animal_ids: [animal.body.id],
+            dose: 1,
+            dose_unit: 'ml',
+            route: 'oral',
+          },
+        });
+        assert.equal(mistaken.status, 201, JSON.stringify(mistaken.body));
+        const [mistake] = mistaken.body.data;
+        assert.ok(mistake?.event_id);
+        const mistakeEvent = await t().request('GET', `/v1/events/${mistake.event_id}`, { key });
+        expected.push({ type: 'event.created', data: mistakeEvent.body });
+        expected.push({ type: 'treatment.created', data: mistake });
+        const takenBack = await t().request('DELETE', `/v1/treatments/${mistake.id}`, { key });
+        assert.equal(takenBack.status, 200, JSON.stringify(takenBack.body));
+        expected.push({ type: 'treatment.deleted', data: mistake });
         const moved = await t().request<{ event_id: string }>('POST', `/v1/farms/${farmId}/movements`, {
           key,
           body: {
@@ -197,7 +217,7 @@ forEachEngine(
       // Anything still undispatched or due (a duplicate would be) is sent now.
       assert.equal(await deliverDueNow(t().database, t().config), 0, 'nothing left to send');
 
-      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all thirteen types');
+      assert.deepEqual(new Set(expected.map((e) => e.type)), new Set(WEBHOOK_EVENTS), 'all fourteen types');
       assert.equal(rcv.requests.length, expected.length, 'each event delivered once');
       const payloads = rcv.requests.map((r) => JSON.parse(r.body));
       assert.equal(new Set(payloads.map((p) => p.id)).size, expected.length, 'no event id twice');

@@ -883,7 +883,7 @@ export interface paths {
          *     data: {"id":"msg_…","type":"alert.created","farm_id":"farm_…","created_at":"…","data":{…}}
          *     ```
          *
-         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `withdrawal.overridden`, `movement.created`, `weigh_session.imported`, `animal.born`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
+         *     `data` is exactly the JSON a webhook receives for that event. Types: `alert.created`, `alert.resolved`, `command.queued`, `command.done`, `command.failed`, `event.created`, `device.created`, `animal.created`, `treatment.created`, `treatment.deleted`, `withdrawal.overridden`, `movement.created`, `weigh_session.imported`, `animal.born`. The caller sees the types its key may read (alerts, commands, events, devices, animals).
          *
          *     Resume: send `Last-Event-ID` (EventSource does on reconnect) or `?last_event_id=`; the stream then sends every event after that one, none lost and none repeated, in the order they were committed. A stream opened without one starts from now, and first sets the client’s last event id to the farm’s newest event (an `id:` line with no data).
          *     When the id is not an event this farm’s stream still holds (older than the outbox retention, FARMSTEAD_WEBHOOK_RETENTION_DAYS, or not of this farm), the stream opens with a `stream.reset` event (`{"object":"stream_reset","last_event_id","message"}`): reload from the API, the stream goes on from now.
@@ -1721,7 +1721,8 @@ export interface paths {
         get: operations["getTreatment"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Take back a treatment recorded by mistake: its stock returned, the animal’s withdrawal made again from its other treatments, its log entry removed (emits treatment.deleted) */
+        delete: operations["deleteTreatment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3478,7 +3479,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             disabled_reason: string | null;
-            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. */
+            /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, treatment.deleted, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, treatment.deleted, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. */
             events: string[];
             farm_id: string;
             id: string;
@@ -10890,7 +10891,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, treatment.deleted, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, treatment.deleted, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. Default ["*"]. */
                     events?: string[];
                     /** @description Absolute http(s) URL on a public address (see FARMSTEAD_WEBHOOK_ALLOW_PRIVATE). */
                     url: string;
@@ -16250,6 +16251,67 @@ export interface operations {
             };
         };
     };
+    deleteTreatment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The treatment is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        id: string;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing, malformed, unknown or revoked key, or the wrong kind of key (API key versus device key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: This key lacks a permission this operation needs (a restricted key), the signed-in person’s role does not allow it, or a session-cookie write came without X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: No such record, or not visible to this key (another account or the other mode). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: Too many requests; wait and retry. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getUsage: {
         parameters: {
             query?: never;
@@ -16445,7 +16507,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. */
+                    /** @description Event names to send: any of alert.created, alert.resolved, command.queued, command.done, command.failed, event.created, device.created, animal.created, treatment.created, treatment.deleted, withdrawal.overridden, movement.created, weigh_session.imported, animal.born; or ["*"] alone for every event the key may read. Only events whose data the key may read (alerts:read for alert.created, alert.resolved; devices:read for command.queued, command.done, command.failed, device.created; records:read for event.created, animal.created, treatment.created, treatment.deleted, withdrawal.overridden, movement.created, weigh_session.imported, animal.born); a restricted key's "*" is stored as the list of those events. */
                     events?: string[];
                     /**
                      * @description enabled turns a disabled webhook back on (for example after a 410).
