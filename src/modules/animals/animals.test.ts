@@ -296,6 +296,12 @@ forEachEngine('animals', (t) => {
     assert.deepEqual(await ids('HEREF'), [bess], 'breed, upper case');
     assert.deepEqual(await ids('red-4'), [tagged], 'tag');
     assert.deepEqual(await ids('0007'), [chipped], 'eid substring');
+    const tagged15 = await add({ species: 'cattle', eid: '982000009991234' });
+    assert.deepEqual(
+      await ids('982 000009991234'),
+      [tagged15],
+      'an EID as printed on the tag, with its space',
+    );
     assert.deepEqual(await ids('angus'), [angus]);
     assert.deepEqual(await ids('%'), [angus], '% is literal');
     assert.deepEqual(await ids('s_f'), [angus], '_ is literal');

@@ -127,7 +127,14 @@ export async function animalPage(
     query = query.where('withdrawal_until', '>', filters.now ?? Date.now());
   if (filters.q !== undefined) {
     const pattern = likeContains(filters.q.toLowerCase());
-    query = query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
+    // An EID as printed on the tag or shown by the console ("982 000001088420") is stored as 15 digits.
+    const eid = normalizeEid(filters.q);
+    query =
+      eid !== filters.q && /^\d{15}$/.test(eid)
+        ? query.where(
+            sql<boolean>`(${sql.ref('search_text')} like ${pattern} escape '\\' or ${sql.ref('eid')} = ${eid})`,
+          )
+        : query.where(sql<boolean>`${sql.ref('search_text')} like ${pattern} escape '\\'`);
   }
   return fetchPage(query, page, toAnimal);
 }
