@@ -210,7 +210,7 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   assert.match(summary, new RegExp(`^Weight: latest ${lb} lb \\(`), summary);
   await page.locator('figure.chart').first().scrollIntoViewIfNeeded();
   await page.locator('figure.chart .u-legend', { hasText: 'Weight (lb)' }).waitFor();
-  await page.getByRole('spinbutton', { name: 'Weight (lb)' }).fill('500');
+  await page.getByRole('textbox', { name: 'Weight (lb)' }).fill('500');
   await page.getByRole('button', { name: 'Log weight' }).click();
   await page.getByRole('status').getByText('Weight logged').waitFor();
   const stored = await world.t.request<Events>(
@@ -223,6 +223,20 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   await page.goto(`${world.base}/`);
   await page.locator('h1.headline').waitFor();
   assert.doesNotMatch(await visibleText(page), /\d\s?°C|\d kg\b/);
+
+  // A Spanish reader writes a decimal comma: 563,5 kg is 563.5 kg, never 5,635.
+  const spanish = await person.request('PATCH', '/v1/me', { body: { units: 'metric', language: 'es' } });
+  assert.equal(spanish.status, 200);
+  await page.goto(`${world.base}/animals/${animalId}`);
+  await page.getByRole('textbox', { name: 'Peso (kg)' }).fill('563,5');
+  await page.getByRole('button', { name: 'Registrar peso' }).click();
+  await page.getByRole('status').getByText('Peso registrado').waitFor();
+  const comma = await world.t.request<Events>(
+    'GET',
+    `/v1/farms/${world.account.sample_farm_id}/events?type=weight&subject_id=${animalId}&limit=1`,
+    { key: world.account.test_key },
+  );
+  assert.equal(comma.body.data[0]?.data.kg, 563.5);
   assert.deepEqual(problems, []);
   await page.context().close();
 });
@@ -448,8 +462,8 @@ test('US units: a target temperature typed in °F on the house command form is s
     // The registry's 0–45 °C, in the reader's units; the field named in °F, never °C.
     const field = card.getByLabel('Target temperature (°F)');
     await field.waitFor();
-    assert.equal(await field.getAttribute('min'), '32');
-    assert.equal(await field.getAttribute('max'), '113');
+    // A text field with the decimal keypad (a number field drops a Spanish decimal comma); the range is said.
+    assert.equal(await field.getAttribute('inputmode'), 'decimal');
     await card.getByText(/^32\s?°F – 113\s?°F$/).waitFor();
     await field.fill('77');
     await field.evaluate((input) => input.scrollIntoView({ block: 'center' }));

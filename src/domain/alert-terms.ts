@@ -25,6 +25,8 @@ const en = {
   'rule.water.leak.title': 'Water dropping fast',
   'rule.water.leak.measure': 'Water level',
   'rule.device.clock.title': 'Clock ahead',
+  'rule.device.quiet.title': 'Device quiet',
+  'rule.group.intake_drop.title': 'Intake dropped',
   'alarm.predator.detected.title': 'Predator detected',
   'alarm.safety_edge.stop.title': 'Safety edge stopped the house',
   'alarm.door.jammed.title': 'Pop door jammed',
@@ -54,6 +56,8 @@ const es: Record<AlertTermKey, string> = {
   'rule.water.leak.title': 'El agua baja rápido',
   'rule.water.leak.measure': 'Nivel de agua',
   'rule.device.clock.title': 'Reloj adelantado',
+  'rule.device.quiet.title': 'Dispositivo sin reportar',
+  'rule.group.intake_drop.title': 'Consumo en descenso',
   'alarm.predator.detected.title': 'Depredador detectado',
   'alarm.safety_edge.stop.title': 'El borde de seguridad detuvo el gallinero',
   'alarm.door.jammed.title': 'Trampilla atascada',
@@ -72,7 +76,10 @@ export function alertTerm(language: LanguageName, key: string): string | null {
   return terms[key] ?? null;
 }
 
-/** A built-in rule's title in a language ("Amoníaco alto" for `house.ammonia`); null for a farm's own rule. */
+/**
+ * A built-in rule's title in a language ("Amoníaco alto" for `house.ammonia`; a device alarm's, as
+ * `door.jammed`, "Trampilla atascada"); null for a farm's own rule.
+ */
 export function ruleTitle(language: LanguageName, rule: string): string | null {
-  return alertTerm(language, `rule.${rule}.title`);
+  return alertTerm(language, `rule.${rule}.title`) ?? alertTerm(language, `alarm.${rule}.title`);
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertTranslates } from '../../test/catalogs.ts';
+import { ruleTitle } from './alert-terms.ts';
 import { ALERT_WORDS, parseAlertWords, renderAlertReason, renderAlertWord } from './alert-words.ts';
+import { BUILT_IN_RULE_NAMES } from './built-in-rules.ts';
 import { LANGUAGES } from './display-units.ts';
 
 test('every language has every alert word, with the same placeholders', () => {
@@ -87,4 +89,14 @@ test('an animal subject as a part: its name and tag in the language; an older al
   const stored = parseAlertWords(JSON.stringify({ title: title(bella), reason: title(bella) }));
   assert.ok(stored);
   assert.equal(renderAlertReason('es', stored), 'Temperatura elevada: Bella (crotal 126)');
+});
+
+test('every built-in rule and device alarm an alert names has a title in both languages; a farm’s own rule none', () => {
+  assert.equal(ruleTitle('en', 'device.quiet'), 'Device quiet');
+  assert.equal(ruleTitle('es', 'group.intake_drop'), 'Consumo en descenso');
+  assert.equal(ruleTitle('es', 'door.jammed'), 'Trampilla atascada', 'a device alarm, by its alarm’s title');
+  assert.equal(ruleTitle('en', 'my_barn_rule'), null);
+  for (const rule of BUILT_IN_RULE_NAMES) {
+    assert.ok(ruleTitle('en', rule) && ruleTitle('es', rule), rule);
+  }
 });

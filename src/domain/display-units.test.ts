@@ -10,6 +10,7 @@ import {
   languageForLocale,
   localeFor,
   localizeQuantities,
+  parseTypedNumber,
   toDisplay,
   unitsForLocale,
 } from './display-units.ts';
@@ -109,4 +110,19 @@ test('a length and an area measured on the map read in the person’s units: met
   assert.equal(formatArea(12_300, METRIC), '1.23 ha');
   assert.equal(formatArea(12_300, US), '3.04 ac');
   assert.equal(formatArea(12_300, METRIC_ES), '1,23 ha');
+});
+
+test('a typed number is read in the reader’s locale: a decimal comma in Spanish, never a silent tenfold', () => {
+  assert.equal(parseTypedNumber('20,5', 'es'), 20.5);
+  assert.equal(parseTypedNumber('563,5', 'es-ES'), 563.5);
+  assert.equal(parseTypedNumber('1.250,5', 'es'), 1250.5);
+  assert.equal(parseTypedNumber('20.5', 'es'), 20.5, 'a keypad’s point is a decimal point');
+  assert.equal(parseTypedNumber('1.250', 'es'), 1250, 'a thousands point, as Spanish writes it');
+  assert.equal(parseTypedNumber(' 20.5 ', 'en-GB'), 20.5);
+  assert.equal(parseTypedNumber('1,250.5', 'en-US'), 1250.5);
+  assert.equal(parseTypedNumber('1,250', 'en-US'), 1250);
+  assert.ok(Number.isNaN(parseTypedNumber('20,5', 'en-US')), 'not 205: not guessed at');
+  assert.ok(Number.isNaN(parseTypedNumber('12 kg', 'en')));
+  assert.ok(Number.isNaN(parseTypedNumber('', 'en')));
+  assert.equal(parseTypedNumber('-3,25', 'es'), -3.25);
 });

@@ -143,6 +143,17 @@ export function formatNumber(value: number, locale: string, digits = 1): string 
   return formatter(locale, { maximumFractionDigits: digits }).format(value);
 }
 
+/** A number as typed in this locale ("20,5" in Spanish is 20.5), or NaN: never a guessed tenfold. */
+export function parseTypedNumber(typed: string, locale: string): number {
+  let text = typed.replace(/[\s\u00a0\u202f]/g, '');
+  const comma = new Intl.NumberFormat(locale).format(1.5).includes(',');
+  const [group, mark] = comma ? ['.', ','] : [',', '.'];
+  if (new RegExp(`^-?\\d{1,3}(\\${group}\\d{3})+(\\${mark}\\d+)?$`).test(text))
+    text = text.replaceAll(group, '');
+  if (comma) text = text.replace(/^(-?\d*),(\d+)$/, '$1.$2');
+  return /^-?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+}
+
 /**
  * A catalog value as the person reads it: converted, rounded and written with its unit in their locale
  * ("412 kg", "908 lb", "37,4 °F"). Units Intl cannot name follow the number: symbols (ppm), words ("12 aves").

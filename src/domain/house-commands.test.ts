@@ -337,7 +337,7 @@ describe('catalog', () => {
       catalog.commands.tag?.map((c) => c.name),
       ['locate', 'set_report_interval'],
     );
-    assert.equal(catalog.webhook_events.length, 13);
+    assert.equal(catalog.webhook_events.length, 14);
     assert.deepEqual(
       catalog.device_alarm_events.map((e) => [e.type, e.severity]),
       [

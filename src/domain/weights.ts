@@ -10,9 +10,10 @@ export const WEIGHT_EVENT = 'weight';
 
 /**
  * Where a weight came from: `event` a client's `weight` event, `scale` a scale head's `weight.kg` reading
- * matched by EID (ingest), `session` a weigh-session import, `chute` the chute page or `record_weight`.
+ * matched by EID (ingest), `session` a weigh-session import, `chute` the chute page or `record_weight`,
+ * `birth` a birth weight logged with the offspring (modules/breeding).
  */
-export const WEIGHT_SOURCES = ['event', 'scale', 'session', 'chute'] as const;
+export const WEIGHT_SOURCES = ['event', 'scale', 'session', 'chute', 'birth'] as const;
 export type WeightSource = (typeof WEIGHT_SOURCES)[number];
 
 /** A weight event's source: as its data names it, else a scale's when a device wrote it, else `event`. */

@@ -34,7 +34,7 @@ forEachEngine('catalog and OpenAPI', (t) => {
     assert.ok(res.body.rules.some((r) => r.name === 'house.ammonia' && r.watch === 20 && r.urgent === 25));
     assert.equal(res.body.commands.house!.length, 17);
     assert.ok(res.body.commands.house!.some((c) => c.name === 'doors.open'));
-    assert.equal(res.body.webhook_events.length, 13);
+    assert.equal(res.body.webhook_events.length, 14);
     assert.ok(res.body.webhook_events.some((e) => e.name === 'withdrawal.overridden'));
     assert.ok(res.body.webhook_events.some((e) => e.name === 'movement.created'));
   });

@@ -3640,7 +3640,7 @@ export interface components {
              * @description Where the weight came from: event (a `weight` event logged by a client), scale (a scale head’s weight.kg reading matched by EID), session (a weigh-session import), chute (the chute page or the record_weight tool).
              * @enum {string}
              */
-            source: "event" | "scale" | "session" | "chute";
+            source: "event" | "scale" | "session" | "chute" | "birth";
         };
         /** WithdrawalSource */
         WithdrawalSource: {

@@ -7,6 +7,7 @@
  * Before sending, the shared confirmation rule (src/domain/confirmation.ts, the one MCP enforces) decides
  * whether the person must confirm first.
  */
+
 import type { CatalogCommand } from '../../../domain/catalog.ts';
 import type { ParamSpec } from '../../../domain/command-params.ts';
 import {
@@ -17,6 +18,7 @@ import {
   valueTitle,
 } from '../../../domain/command-terms.ts';
 import type { ConfirmationNeed } from '../../../domain/confirmation.ts';
+import { parseTypedNumber } from '../../../domain/display-units.ts';
 import { api, type Problem, type Schema } from './api.ts';
 import { entered, type MessageKey, qty, reader, shown, t, unitLabel } from './i18n.ts';
 import { html, inputValue, useEffect, useRef, useState } from './lib.ts';
@@ -122,17 +124,16 @@ function NumberField({ command, spec, id, value, onChange }: Omit<FieldProps, 'f
   const converted = unit !== undefined && unitLabel(unit) !== unit;
   const low = spec.min ?? spec.exclusiveMin;
   const high = spec.max ?? spec.exclusiveMax;
-  const bound = (n: number | undefined, round: (x: number) => number) =>
-    n === undefined || !unit ? n : round(shown(n, unit) * 100) / 100;
   // The range in the reader's units and locale, then the command's words for what the field does not say.
   const range = low !== undefined && high !== undefined ? `${qty(low, unit)} – ${qty(high, unit)}` : null;
   const words = hintOf(command, spec);
   const hint = [range, words].filter(Boolean).join('. ');
   const change = (text: string) => {
     setTyped(text);
-    const n = Number(text);
+    const n = parseTypedNumber(text, reader.locale);
     if (text === '') onChange(undefined);
-    else if (!unit || !Number.isFinite(n)) onChange(n);
+    else if (!Number.isFinite(n)) onChange(text as unknown as number);
+    else if (!unit) onChange(n);
     else if (typeof spec.default === 'number' && text === typedNumber(spec.default, unit))
       onChange(spec.default);
     else {
@@ -141,8 +142,7 @@ function NumberField({ command, spec, id, value, onChange }: Omit<FieldProps, 'f
     }
   };
   return html`<div class="field"><label for=${id}>${label(command, spec.name)}${unit && ` (${unitLabel(unit)})`}</label>
-    <input id=${id} type="number" inputmode="decimal" step=${spec.type === 'integer' && !converted ? 1 : 'any'}
-      min=${bound(low, Math.floor)} max=${bound(high, Math.ceil)}
+    <input id=${id} type="text" autocomplete="off" inputmode=${spec.type === 'integer' && !converted ? 'numeric' : 'decimal'}
       placeholder=${typeof spec.default === 'number' ? typedNumber(spec.default, unit) : (spec.default ?? '')}
       value=${typed} required=${spec.required} onInput=${(e: Event) => change(inputValue(e))} />
     <${Hint} text=${hint} /></div>`;

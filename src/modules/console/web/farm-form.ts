@@ -4,6 +4,7 @@
  * server's choice. Shown on the "No farm yet" panel and on the Settings page.
  */
 import { api } from './api.ts';
+import { areaFromField, areaLabel } from './area-field.ts';
 import { Field, number, Submit, text, useForm } from './form.ts';
 import { t } from './i18n.ts';
 import { html } from './lib.ts';
@@ -38,7 +39,7 @@ export function NewFarm({ title = t('farm_form.title') }: { title?: string }) {
         ...(timezone ? { timezone } : {}),
         lat: number(data, 'lat') ?? null,
         lon: number(data, 'lon') ?? null,
-        acres: number(data, 'acres') ?? null,
+        acres: areaFromField(data, 'acres') ?? null,
       },
     });
     el.reset();
@@ -53,7 +54,7 @@ export function NewFarm({ title = t('farm_form.title') }: { title?: string }) {
       <${Field} name="timezone" label=${t('farm_form.timezone')} value=${zone} list="new-farm-zones" ...${p} />
       <${Field} name="lat" label=${t('farm_form.lat')} type="number" step="any" min="-90" max="90" ...${p} />
       <${Field} name="lon" label=${t('farm_form.lon')} type="number" step="any" min="-180" max="180" ...${p} />
-      <${Field} name="acres" label=${t('farm_form.acres')} type="number" step="any" min="0" ...${p} />
+      <${Field} name="acres" label=${areaLabel()} type="number" step="any" min="0" ...${p} />
     </div>
     <p class="small muted">${zone ? t('farm_form.zone_hint', { zone }) : t('farm_form.blank_hint')}</p>
     <${TimeZones} id="new-farm-zones" />

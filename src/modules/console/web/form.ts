@@ -3,6 +3,7 @@
  * under the form when it names none. `useForm(submit)` reads the form, calls the API, and keeps the state.
  */
 import { COMMON_SPECIES, speciesWord } from '../../../domain/animal-terms.ts';
+import { parseTypedNumber } from '../../../domain/display-units.ts';
 import type { Problem } from './api.ts';
 import { reader, t } from './i18n.ts';
 import { html, type Markup, useState } from './lib.ts';
@@ -99,7 +100,10 @@ export function Field({
     control = html`<textarea id=${id} name=${name} rows="3" defaultValue=${value ?? ''} aria-describedby=${errorId}
       aria-invalid=${own ? 'true' : undefined}></textarea>`;
   } else {
-    control = html`<input id=${id} name=${name} type=${type} defaultValue=${value ?? ''} required=${required}
+    // A number is text with the decimal keypad, read by `number()`: a number field dropped "20,5"'s comma.
+    const numeric = type === 'number';
+    control = html`<input id=${id} name=${name} type=${numeric ? 'text' : type} inputmode=${numeric ? 'decimal' : undefined}
+      defaultValue=${value ?? ''} required=${required}
       aria-describedby=${errorId} aria-invalid=${own ? 'true' : undefined} ...${rest} />`;
   }
   return html`<div class="field"><label for=${id}>${label}</label>${control}<${ErrorText} error=${own} id=${errorId} label=${label} /></div>`;
@@ -141,13 +145,13 @@ export function text(data: FormData, name: string): string | null | undefined {
 }
 
 /**
- * A number or null when blank; a value that is not a number is sent as given, so the API names it (the
+ * A number as typed ("20,5" in Spanish), or null when blank; a value that is not a number is sent as given, so the API names it (the
  * type says number: the API's answer to the rest is the error shown).
  */
 export function number(data: FormData, name: string): number | null | undefined {
   const value = text(data, name);
   if (value === null || value === undefined) return value;
-  const n = Number(value);
+  const n = parseTypedNumber(value, reader.locale);
   return Number.isFinite(n) ? n : (value as unknown as number);
 }
 

@@ -216,13 +216,15 @@ export function dateOf(date: string): string {
   }
 }
 
-/** A day as "Nov 29" ("29 nov") in the reader's locale, in `timezone`. */
+/** A day as "Nov 29" ("29 nov"; "Sep 27, 2027" when not this year) in the reader's locale, in `timezone`. */
 export function dayOf(iso: string, timezone: string): string {
   const options: Intl.DateTimeFormatOptions = {
     timeZone: timezone || undefined,
     month: 'short',
     day: 'numeric',
   };
+  // The year where it is not this one: "Sep 27, 2027", never a bare "Sep 27".
+  if (new Date(iso).getUTCFullYear() !== new Date().getUTCFullYear()) options.year = 'numeric';
   try {
     return new Intl.DateTimeFormat(reader.locale, options).format(new Date(iso));
   } catch {

@@ -227,12 +227,14 @@ export function Notifications() {
     }
     <h2>${w('per_farm')}</h2>
     ${
-      settings.data
-        ? settings.data.farms.map(
-            (farm) =>
-              html`<${FarmForm} key=${farm.farm_id} farm=${farm} email=${settings.data?.email} ntfy=${settings.data?.ntfy !== null} />`,
-          )
-        : html`<${Loading} error=${settings.error} retry=${settings.reload} />`
+      settings.data?.farms.length === 0
+        ? html`<p class="muted">${w('no_farms')}</p>`
+        : settings.data
+          ? settings.data.farms.map(
+              (farm) =>
+                html`<${FarmForm} key=${farm.farm_id} farm=${farm} email=${settings.data?.email} ntfy=${settings.data?.ntfy !== null} />`,
+            )
+          : html`<${Loading} error=${settings.error} retry=${settings.reload} />`
     }
     <h2>${w('log')}</h2>
     <${Log} />

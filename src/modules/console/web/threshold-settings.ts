@@ -8,7 +8,9 @@
  * registry the catalog publishes (src/domain/rules.ts), not from GET /v1/catalog: the page needs nothing else
  * of the catalog, and the call weighed 5.6 KB of the page's first load.
  */
+
 import { alertTerm, ruleTitle } from '../../../domain/alert-terms.ts';
+import { parseTypedNumber } from '../../../domain/display-units.ts';
 import { unitOf } from '../../../domain/metrics.ts';
 import { DEFAULT_RULES, type RuleThresholds } from '../../../domain/rules.ts';
 import { thresholdOrderProblem } from '../../../domain/threshold-order.ts';
@@ -120,9 +122,9 @@ export function Thresholds({ farm }: { farm: Farm }) {
         let n: number | null = fallback;
         if (typed === '' || typed === typedLine(fallback, rule.unit)) n = fallback;
         else if (own !== undefined && typed === typedLine(own, rule.unit)) n = own;
-        else if (rule.unit && Number.isFinite(Number(typed)))
-          n = Math.round(entered(Number(typed), rule.unit) * 1000) / 1000;
-        else n = Number(typed);
+        else if (rule.unit && Number.isFinite(parseTypedNumber(typed, reader.locale)))
+          n = Math.round(entered(parseTypedNumber(typed, reader.locale), rule.unit) * 1000) / 1000;
+        else n = parseTypedNumber(typed, reader.locale);
         if (n !== fallback) changed[m] = n === null || Number.isFinite(n) ? n : typed;
       }
       const problem = orderProblem(rule, changed);
@@ -155,7 +157,7 @@ export function Thresholds({ farm }: { farm: Farm }) {
             return html`<td class="threshold-cell">
               <label class="visually-hidden" for=${id}>${label}</label>
               <span class="cell-name" aria-hidden="true">${w(`member.${m}`)}</span>
-              <input id=${id} type="number" step="any" inputmode="decimal" value=${value}
+              <input id=${id} type="text" autocomplete="off" inputmode="decimal" value=${value}
                 class=${overridden ? 'override' : ''} aria-invalid=${error ? 'true' : undefined}
                 aria-describedby=${error ? `${id}-error` : undefined}
                 onInput=${(e: Event) => setValues({ ...values, [r.name]: { ...(values[r.name] as Record<Member, string>), [m]: inputValue(e) } })} />

@@ -159,6 +159,7 @@ export const EN = {
   'ui.try_again': 'Try again',
   'ui.loading': 'Loading…',
   'form.copy': 'Copy',
+  'form.area': 'Area ({unit})',
   'form.copied': 'Copied',
   'form.copy_failed': 'Select the text and copy it',
   'form.shown_once': 'shown only now. Copy it somewhere safe.',
@@ -228,7 +229,6 @@ export const EN = {
   'farm_form.timezone': 'Time zone',
   'farm_form.lat': 'Latitude',
   'farm_form.lon': 'Longitude',
-  'farm_form.acres': 'Acres',
   'farm_form.zone_hint':
     "The time zone is this browser's ({zone}); change it if the farm is elsewhere. Left blank, the farm takes the zone of its position (UTC without one).",
   'farm_form.blank_hint': 'Left blank, the farm takes the zone of its position (UTC without one).',

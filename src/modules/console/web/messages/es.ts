@@ -156,6 +156,7 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'ui.try_again': 'Reintentar',
   'ui.loading': 'Cargando…',
   'form.copy': 'Copiar',
+  'form.area': 'Superficie ({unit})',
   'form.copied': 'Copiado',
   'form.copy_failed': 'Seleccione el texto y cópielo',
   'form.shown_once': 'se muestra solo ahora. Cópielo en un lugar seguro.',
@@ -227,7 +228,6 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'farm_form.timezone': 'Zona horaria',
   'farm_form.lat': 'Latitud',
   'farm_form.lon': 'Longitud',
-  'farm_form.acres': 'Acres',
   'farm_form.zone_hint':
     'La zona horaria es la de este navegador ({zone}); cámbiela si la granja está en otro lugar. Si la deja vacía, la granja toma la zona de su ubicación (UTC si no tiene).',
   'farm_form.blank_hint': 'Si la deja vacía, la granja toma la zona de su ubicación (UTC si no tiene).',

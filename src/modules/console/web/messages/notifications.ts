@@ -44,6 +44,8 @@ export const EN = {
   title: 'Notifications',
   send_test: 'Send me a test notification',
   per_farm: 'What you are told, per farm',
+  no_farms:
+    'No farm of yours sends notifications yet: the sample farm never does. Add a farm (Settings) to choose what you are told, by push, email or ntfy.',
   log: 'Delivery log',
 } as const satisfies Record<string, Message>;
 
@@ -91,5 +93,7 @@ export const ES: Record<keyof typeof EN, Message> = {
   title: 'Notificaciones',
   send_test: 'Enviarme una notificación de prueba',
   per_farm: 'Qué se le avisa, por granja',
+  no_farms:
+    'Ninguna granja suya envía avisos todavía: la granja de ejemplo nunca lo hace. Añada una granja (Ajustes) para elegir qué se le avisa, por push, correo o ntfy.',
   log: 'Registro de entregas',
 };

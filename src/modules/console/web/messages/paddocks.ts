@@ -13,6 +13,8 @@ export const EN = {
   rest_target_days: 'Rest target (days)',
   last_grazed: 'Last grazed',
   outline: 'Outline (GeoJSON Polygon)',
+  outline_technical: 'Outline as GeoJSON (for mapping programs)',
+  outline_on_map: 'Draw or move the outline on the Map page; paste one here only from a mapping program.',
   save: 'Save',
   submit: 'Add paddock',
   close: 'Close',
@@ -41,6 +43,9 @@ export const ES: Record<keyof typeof EN, Message> = {
   rest_target_days: 'Descanso objetivo (días)',
   last_grazed: 'Último pastoreo',
   outline: 'Contorno (polígono GeoJSON)',
+  outline_technical: 'Contorno como GeoJSON (para programas de mapas)',
+  outline_on_map:
+    'Dibuje o mueva el contorno en la página Mapa; pegue uno aquí solo desde un programa de mapas.',
   save: 'Guardar',
   submit: 'Agregar potrero',
   close: 'Cerrar',

@@ -3,7 +3,7 @@ import type { Message } from '../../../../lib/message-format.ts';
 
 export const EN = {
   none: '— none —',
-  pages: 'Pages',
+  pages: 'More of this list',
   newer: 'Newer',
   page: 'Page {number}',
   older: 'Older',
@@ -36,7 +36,7 @@ export const EN = {
 
 export const ES: Record<keyof typeof EN, Message> = {
   none: '— ninguno —',
-  pages: 'Páginas',
+  pages: 'Más de esta lista',
   newer: 'Más recientes',
   page: 'Página {number}',
   older: 'Más antiguos',

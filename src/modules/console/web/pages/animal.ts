@@ -44,6 +44,7 @@ const SOURCES: Record<WeightEntry['source'], Key> = {
   scale: 'source_scale',
   session: 'source_session',
   chute: 'source_chute',
+  birth: 'source_birth',
 };
 
 /** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
@@ -71,9 +72,11 @@ function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
   const day = (d: string) => dayOf(`${d}T12:00:00Z`, timezone);
   const p = pedigree.data;
   const ancestors = p?.ancestors ?? [];
+  // Relatives by their tag and name, never by id: ancestors and descendants both come with them.
+  const relatives = [...ancestors, ...(p?.descendants ?? [])];
   const who = (id: string | null, fallback: string) => {
     if (!id) return fallback;
-    const r = ancestors.find((a) => a.id === id);
+    const r = relatives.find((a) => a.id === id);
     const name = r ? [r.tag, r.name].filter(Boolean).join(' ') || r.id : id;
     return id.startsWith('outside:')
       ? name.replace(/^outside:/, '')

@@ -54,6 +54,12 @@ function alertStep(item: Item, houseIds: Set<string>): Key {
   }
 }
 
+/** When an item began ("since 1 Dec, 06:00"), or for one still ahead (a due date, a withdrawal's end) the time alone. */
+function itemTime(at: string, timezone: string): string {
+  const when = farmTime(at, timezone);
+  return Date.parse(at) > Date.now() ? when : w('since', { when });
+}
+
 function Item({ item, houseIds, timezone }: { item: Item; houseIds: Set<string>; timezone: string }) {
   const href = briefItemLink(item, houseIds);
   const key = item.kind === 'alert' ? alertStep(item, houseIds) : NEXT_STEP[item.kind];
@@ -67,7 +73,7 @@ function Item({ item, houseIds, timezone }: { item: Item; houseIds: Set<string>;
       <p class="item-title">${title}</p>
       <p class="item-detail">${inReaderUnits(item.detail)}</p>
       <p class="item-next">${step}
-        ${item.at && html`<span class="muted"> · ${w('since', { when: farmTime(item.at, timezone) })}</span>`}</p>
+        ${item.at && html`<span class="muted">${step ? ' · ' : ''}${itemTime(item.at, timezone)}</span>`}</p>
     </div>
   </li>`;
 }

@@ -7,7 +7,9 @@
  * Save records it (offline: the field app's queue, sent once with its Idempotency-Key) and goes back to the
  * scan field for the next animal.
  */
+
 import { sexWord, speciesWord } from '../../../../domain/animal-terms.ts';
+import { parseTypedNumber } from '../../../../domain/display-units.ts';
 import { displayEid, readEid } from '../../../../domain/eid.ts';
 import { api, type Problem, type Schema } from '../api.ts';
 import { PregnancyCheckDue } from '../chute-due.ts';
@@ -208,7 +210,7 @@ export function Page({ farm }: PageProps) {
   const save = async () => {
     if (!current || saving) return;
     // Typed in the reader's unit (lb for US units); the API takes kg.
-    const typed = Number(kg.replace(',', '.'));
+    const typed = parseTypedNumber(kg, reader.locale);
     const value = Math.round(entered(typed, 'kg') * 100) / 100;
     if (!kg.trim() || !Number.isFinite(typed) || typed <= 0) {
       setError({ status: 400, message: w('type_weight'), param: 'kg' });

@@ -5,7 +5,8 @@
  * so it draws offline).
  */
 import { api, type Schema } from '../api.ts';
-import { dateTime, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
+import { areaFieldValue, areaFromField, areaLabel } from '../area-field.ts';
+import { dateTime, errorFor, Field, fieldError, localInput, number, Submit, text, useForm } from '../form.ts';
 import { areaText, drawnAcresApart, HistoryToggle, Occupants, occupiedNow, pastTarget } from '../grazing.ts';
 import { words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
@@ -64,7 +65,7 @@ function PaddockForm({
     }
     const body = {
       name: text(data, 'name') ?? '',
-      acres: number(data, 'acres'),
+      acres: areaFromField(data, 'acres'),
       rest_days_target: number(data, 'rest_days_target'),
       last_grazed_at: dateTime(data, 'last_grazed_at'),
       geometry,
@@ -81,11 +82,15 @@ function PaddockForm({
     <h2>${paddock ? w('edit_named', { name: paddock.name }) : w('add')}</h2>
     <div class="form-grid">
       <${Field} name="name" label=${w('name')} value=${d.name} required ...${p} />
-      <${Field} name="acres" label=${w('acres')} type="number" step="any" min="0" value=${d.acres} ...${p} />
+      <${Field} name="acres" label=${areaLabel()} type="number" step="any" min="0" value=${areaFieldValue(d.acres)} ...${p} />
       <${Field} name="rest_days_target" label=${w('rest_target_days')} type="number" step="any" min="0" value=${d.rest_days_target} ...${p} />
       <${Field} name="last_grazed_at" label=${w('last_grazed')} type="datetime-local" value=${localInput(d.last_grazed_at)} ...${p} />
     </div>
-    <${Field} name="geometry" label=${w('outline')} type="textarea" value=${d.geometry ? JSON.stringify(d.geometry) : ''} ...${p} />
+    <details class="technical" open=${Boolean(errorFor(p.error, 'geometry'))}>
+      <summary>${w('outline_technical')}</summary>
+      <p class="small muted">${w('outline_on_map')}</p>
+      <${Field} name="geometry" label=${w('outline')} type="textarea" value=${d.geometry ? JSON.stringify(d.geometry) : ''} ...${p} />
+    </details>
     <${Submit} form=${form} label=${paddock ? w('save') : w('submit')} names=${NAMES} />
     ${onClose && html`<button type="button" class="button link" onClick=${onClose}>${w('close')}</button>`}
   </form>`;

@@ -8,6 +8,7 @@
  * own page.
  */
 import { api, type Problem } from '../api.ts';
+import { areaFieldValue, areaFromField, areaLabel } from '../area-field.ts';
 import { Field, number, Submit, text, useForm } from '../form.ts';
 import { words } from '../i18n.ts';
 import { type ComponentChildren, html, useEffect, useState } from '../lib.ts';
@@ -28,7 +29,7 @@ function FarmFacts({ farm }: { farm: Farm }) {
         timezone: text(data, 'timezone') ?? '',
         lat: number(data, 'lat'),
         lon: number(data, 'lon'),
-        acres: number(data, 'acres'),
+        acres: areaFromField(data, 'acres'),
       },
     });
     update({ farms: state.farms.map((f) => (f.id === saved.id ? saved : f)) });
@@ -42,7 +43,7 @@ function FarmFacts({ farm }: { farm: Farm }) {
       <${Field} name="timezone" label=${w('timezone')} value=${farm.timezone} list="timezones" required ...${p} />
       <${Field} name="lat" label=${w('lat')} type="number" step="any" min="-90" max="90" value=${farm.lat} ...${p} />
       <${Field} name="lon" label=${w('lon')} type="number" step="any" min="-180" max="180" value=${farm.lon} ...${p} />
-      <${Field} name="acres" label=${w('acres')} type="number" step="any" min="0" value=${farm.acres} ...${p} />
+      <${Field} name="acres" label=${areaLabel()} type="number" step="any" min="0" value=${areaFieldValue(farm.acres)} ...${p} />
     </div>
     <${TimeZones} id="timezones" />
     <${Submit} form=${form} label=${w('save_farm')} names=${['name', 'timezone', 'lat', 'lon', 'acres']} />
