@@ -346,6 +346,26 @@ export interface LineageRow {
   sire_id: string | null;
 }
 
+/** The account's animals (this mode) that name this one as their dam or sire, a few at most (for a check). */
+export async function offspringOf(
+  db: Db,
+  accountId: string,
+  mode: 'live' | 'test',
+  id: string,
+  limit = 20,
+): Promise<
+  Array<{ id: string; tag: string | null; species: string; dam_id: string | null; sire_id: string | null }>
+> {
+  return db
+    .selectFrom('animals')
+    .select(['id', 'tag', 'species', 'dam_id', 'sire_id'])
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where((eb) => eb.or([eb('dam_id', '=', id), eb('sire_id', '=', id)]))
+    .limit(limit)
+    .execute();
+}
+
 /** The account's animals (in this mode) among these ids, with their parents: any farm of the account. */
 export async function lineageRows(
   db: Db,

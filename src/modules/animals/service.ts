@@ -29,6 +29,7 @@ import {
   deleteRemovalsBefore,
   findEidHolder,
   lineageRows,
+  offspringOf,
   recordRemovals,
   searchTextOf,
   toAnimal,
@@ -272,6 +273,30 @@ export async function checkLineage(
   }
 }
 
+/**
+ * A parent's sex and species as about to be stored, against the offspring that name it: a dam stays
+ * female, a sire able to sire, and both their offspring's species (the pedigree would otherwise show a male
+ * dam or a sheep sire of a calf). A 400 naming the member.
+ */
+async function checkAsParent(
+  db: Db,
+  row: Pick<AnimalRow, 'id' | 'account_id' | 'mode' | 'species' | 'sex'>,
+): Promise<void> {
+  const offspring = await offspringOf(db, row.account_id, row.mode, row.id);
+  const said = (o: { id: string; tag: string | null }) => o.tag ?? o.id;
+  for (const o of offspring) {
+    if (o.dam_id === row.id && !isFemale(row.sex)) {
+      throw invalid('sex', `This animal is the dam of ${said(o)}: it stays recorded as a female.`);
+    }
+    if (o.sire_id === row.id && !maySire(row.sex)) {
+      throw invalid('sex', `This animal is the sire of ${said(o)}: it cannot be recorded as ${row.sex}.`);
+    }
+    if (!sameSpecies(o.species, row.species)) {
+      throw invalid('species', `This animal is a parent of ${said(o)}, which is ${o.species}.`);
+    }
+  }
+}
+
 /** Adds an animal; writes `animal.created` in the same transaction. */
 export async function createAnimal(
   db: Db,
@@ -363,6 +388,7 @@ export async function updateAnimal(
       dam: next.dam_id !== row.dam_id || next.species !== row.species,
       sire: next.sire_id !== row.sire_id || next.species !== row.species,
     });
+    if (next.sex !== row.sex || next.species !== row.species) await checkAsParent(trx, next);
 
     await saveRecord(trx, 'animal', next);
     if (groupChanged || paddockChanged) {

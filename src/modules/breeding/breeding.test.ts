@@ -29,6 +29,38 @@ interface Pedigree {
 }
 
 forEachEngine('breeding records and lineage', (t) => {
+  test('a parent keeps a sex and species its offspring allow; a pregnancy check says something possible', async () => {
+    const { animal, log, key } = await herdFarm(t());
+    const dam = await animal({ sex: 'female', tag: 'DAM-1' });
+    const sire = await animal({ sex: 'bull', tag: 'SIRE-1' });
+    await animal({ sex: 'female', tag: 'CALF-1', dam_id: dam.id, sire_id: sire.id });
+    for (const [id, body, param] of [
+      [dam.id, { sex: 'male' }, 'sex'],
+      [sire.id, { sex: 'female' }, 'sex'],
+      [sire.id, { species: 'sheep' }, 'species'],
+    ] as const) {
+      const refused = await t().request('PATCH', `/v1/animals/${id}`, { key, body });
+      assert.equal(expectError(refused, 400, 'invalid_request').param, param, JSON.stringify(body));
+    }
+    const doe = await animal({ species: 'goat', sex: 'female' });
+    await log({
+      type: 'service',
+      subject_id: doe.id,
+      at: iso(Date.now() - 50 * DAY),
+      data: { method: 'natural' },
+    });
+    for (const [data, param] of [
+      [{ result: 'pregnant', days_pregnant: 390 }, 'data.days_pregnant'],
+      [{ result: 'pregnant', foetal_count: 0 }, 'data.foetal_count'],
+    ] as const) {
+      const refused = await t().request('POST', `/v1/farms/${doe.farm_id}/events`, {
+        key,
+        body: { type: 'pregnancy_check', subject_id: doe.id, data },
+      });
+      assert.equal(expectError(refused, 400, 'invalid_request').param, param);
+    }
+  });
+
   test('breeding state and due dates per species, the next heat, and a farm setting for gestation', async () => {
     const { animal, log, get, key } = await herdFarm(t());
     const now = Date.now();
@@ -216,6 +248,15 @@ forEachEngine('breeding records and lineage', (t) => {
     assert.deepEqual(
       weights.map((w) => [w.subject_id, w.data]),
       [[calf.id, { kg: 38.5, source: 'birth' }]],
+    );
+    const calfWeights = await make.fetched<{ data: Array<{ kg: number; source: string }> }>(
+      t(),
+      key,
+      `/v1/animals/${calf.id}/weights`,
+    );
+    assert.deepEqual(
+      calfWeights.data.map((w) => [w.kg, w.source]),
+      [[38.5, 'birth']],
     );
     const born = await make.outboxEvents(t(), farm, 'animal.born');
     assert.deepEqual(
@@ -406,6 +447,16 @@ forEachEngine('breeding records and lineage', (t) => {
     assert.equal(calendar.data[0]?.overdue, false);
     const none = await make.fetched<{ data: unknown[] }>(t(), key, `/v1/farms/${farm}/due-dates?days=5`);
     assert.deepEqual(none.data, []);
+    // A calendar asked from a later day still says overdue as of today: not yet.
+    const later = await make.fetched<{ data: Array<{ overdue: boolean }> }>(
+      t(),
+      key,
+      `/v1/farms/${farm}/due-dates?from=${day(Date.now() + 60 * DAY)}&days=5`,
+    );
+    assert.ok(
+      later.data.every((d) => d.overdue === false),
+      JSON.stringify(later.data),
+    );
   });
 
   test('the brief names births overdue and due within 7 days, pregnancy checks due and heats expected today', async () => {

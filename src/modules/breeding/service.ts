@@ -107,6 +107,33 @@ async function femalesOf(
   return [row];
 }
 
+/**
+ * A pregnancy check that says pregnant says something possible: at least one foetus when it counts them,
+ * and `days_pregnant` within her species' gestation (390 days for a goat would make her due a year ago).
+ */
+function checkPregnancy(farm: FarmRow, females: readonly AnimalRow[], data: Record<string, unknown>): void {
+  if (data.result !== 'pregnant') return;
+  if (data.foetal_count === 0) {
+    throw invalid(
+      'data.foetal_count',
+      'A pregnant result counts at least one foetus (or leave foetal_count out).',
+    );
+  }
+  if (typeof data.days_pregnant !== 'number') return;
+  const settings = breedingSettingsOf(parseJson<Record<string, unknown>>(farm.settings, {}));
+  for (const female of females) {
+    const species = breedingSpeciesOf(female.species);
+    if (species === null) continue;
+    const gestation = speciesTimes(species, settings).gestation_days;
+    if (data.days_pregnant > gestation) {
+      throw invalid(
+        'data.days_pregnant',
+        `data.days_pregnant ${data.days_pregnant} is longer than a ${female.species}'s gestation (${gestation} days).`,
+      );
+    }
+  }
+}
+
 /** A service's or birth's sire, checked as an animal's sire_id is, against each female. */
 async function checkSire(
   trx: Db,
@@ -261,6 +288,7 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
       await refreshBreeding(trx, farm, females, now);
       return logged;
     }
+    if (type === 'pregnancy_check') checkPregnancy(farm, females, data);
     if (type === 'service') {
       const service = data as ServiceData;
       await checkSire(trx, females, service);
@@ -377,7 +405,8 @@ export async function dueDates(
       state: at.state,
       due_date: dayOf(Number(row.due_at)) as string,
       service_date: dayOf(stored.service_at),
-      overdue: Number(row.due_at) < from,
+      // Overdue is as of today, whatever window was asked for (a calendar for next summer still says so).
+      overdue: Number(row.due_at) < Math.floor(now / DAY_MS) * DAY_MS,
     });
   }
   return { data };

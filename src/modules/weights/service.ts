@@ -146,7 +146,11 @@ export async function getGroupWeights(
     mean_kg: spread.mean_kg,
     min_kg: spread.min_kg,
     max_kg: spread.max_kg,
-    spread_kg: spread.min_kg === null || spread.max_kg === null ? null : spread.max_kg - spread.min_kg,
+    // To the gram: 330.3 − 310.1 is 20.2, not 20.19999999999999.
+    spread_kg:
+      spread.min_kg === null || spread.max_kg === null
+        ? null
+        : Math.round((spread.max_kg - spread.min_kg) * 1000) / 1000,
     sd_kg: spread.sd_kg,
     mean_adg_kg_per_day: meanGain === null ? null : roundGain(meanGain),
     last_weighed_at: toIso(lastAt),

@@ -158,6 +158,25 @@ forEachEngine('weigh sessions', (t) => {
     assert.equal(got.body.head_count, 4);
   });
 
+  test('a file with nothing to store is a 400 with the counts, not an empty session; sent again once its animal exists, it is stored', async () => {
+    const { key, farm } = await steerFarm(t(), false);
+    const content = 'VID,Weight,Date\nNEW-1,301,2026-05-01\n';
+    const refused = await importFile(t(), key, farm, { content });
+    const error = expectError(refused, 400, 'invalid_request');
+    assert.equal(error.param, 'content');
+    assert.match(error.message, /1 not matched to an animal/);
+    const list = await make.fetched<{ data: unknown[] }>(t(), key, `/v1/farms/${farm}/weigh-sessions`);
+    assert.deepEqual(list.data, [], 'no empty session');
+    const calf = await make.animal(t(), key, farm, { tag: 'NEW-1' });
+    const stored = await importFile(t(), key, farm, { content });
+    assert.equal(stored.status, 201, JSON.stringify(stored.body));
+    assert.equal(stored.body.head_count, 1);
+    assert.deepEqual(
+      (await weightsOf(t(), key, calf.id)).map((w) => w.kg),
+      [301],
+    );
+  });
+
   test('a Gallagher (TSi) session after it: the line above the header skipped, ADG since the previous session, unmatched animals created on request', async () => {
     const { key, farm, steers } = await steerFarm(t());
     const may = await importFile(t(), key, farm, { content: DATAMARS });

@@ -295,6 +295,15 @@ export async function importWeighSession(
       const plan = await planSession(trx, farm, input, now);
       const created = await createUnmatched(trx, farm, input, plan, now);
       const accepted = plan.accepted;
+      // Nothing to store is not a session: no empty one dated now, no webhook, and the file is not taken as
+      // imported, so it can be sent again once its animals exist.
+      if (accepted.length === 0) {
+        const { rows, unmatched, duplicates, refused } = plan.preview;
+        throw invalid(
+          'content',
+          `Nothing in this file was stored: ${rows} rows, ${unmatched.length} not matched to an animal, ${duplicates.length} already stored, ${refused.length} refused. Add the animals (or send create_unmatched) and import it again.`,
+        );
+      }
       const at = accepted.length > 0 ? Math.min(...accepted.map((a) => a.row.at)) : now;
       // Each animal's latest weight before this session: the session's ADG.
       const before = await latestWeightsBefore(
