@@ -55,6 +55,16 @@ export function localParts(at: number, timeZone: string): LocalParts {
   return { ...remember(toLocal, key, out) };
 }
 
+/** The local calendar date of an instant in a time zone, `YYYY-MM-DD`. */
+export function localDateText(at: number, timeZone: string): string {
+  return dateText(localParts(at, timeZone));
+}
+
+/** A calendar date's `YYYY-MM-DD`. */
+export function dateText(p: { year: number; month: number; day: number }): string {
+  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
 /** How far the zone's wall clock is ahead of UTC at an instant, in ms (Chicago in summer: −5 h). */
 export function zoneOffsetMs(at: number, timeZone: string): number {
   // tzOffset answers in minutes, with a fraction for the few historical offsets that had seconds.

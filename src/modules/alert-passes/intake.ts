@@ -14,7 +14,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { AlertWords } from '../../domain/alert-words.ts';
 import { farmIntakeRule, INTAKE_DROP_RULE } from '../../domain/built-in-rules.ts';
 import { newId } from '../../domain/ids.ts';
-import { localDayBounds, localParts } from '../../lib/local-time.ts';
+import { localDateText, localDayBounds } from '../../lib/local-time.ts';
 import { metrics as counters } from '../../lib/metrics.ts';
 import {
   type AlertKey,
@@ -106,8 +106,7 @@ function dayStarts(now: number, timeZone: string): number[] {
 }
 
 function dayLabel(at: number, timeZone: string): string {
-  const p = localParts(at, timeZone);
-  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+  return localDateText(at, timeZone);
 }
 
 const round = (n: number) => String(Number(n.toFixed(2)));

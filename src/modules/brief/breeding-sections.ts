@@ -13,7 +13,7 @@ import {
   type StoredBreeding,
 } from '../../domain/breeding.ts';
 import { parseJson } from '../../lib/json.ts';
-import { localParts } from '../../lib/local-time.ts';
+import { localDateText } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { breedingAnimals } from '../breeding/repository.ts';
 import { sayEs } from './messages.ts';
@@ -41,15 +41,10 @@ function who(row: BreedingFactRow): string {
   return row.name ?? row.tag ?? row.id;
 }
 
-function localDate(now: number, timezone: string): string {
-  const p = localParts(now, timezone);
-  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
-}
-
 /** Overdue births (watch), births due within 7 days, pregnancy checks due and heats expected today (info). */
 export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefContext): Unranked[] {
   const { now, today } = ctx;
-  const todayDate = localDate(now, ctx.timezone);
+  const todayDate = localDateText(now, ctx.timezone);
   const overdue: Unranked[] = [];
   const due: Unranked[] = [];
   const checks: Unranked[] = [];

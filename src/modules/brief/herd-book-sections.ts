@@ -6,6 +6,7 @@
  */
 import type { Db } from '../../db/schema.ts';
 import type { LanguageName } from '../../domain/display-units.ts';
+import { localDateText } from '../../lib/local-time.ts';
 import { formatMessage } from '../../lib/message-format.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { animalsWithholdingMilk, type MilkWithheld } from '../animals/withdrawal.ts';
@@ -129,6 +130,7 @@ export function cabinetSection(
   cabinet: HerdBookFacts['cabinet'],
   now: number,
   language: LanguageName = 'en',
+  timezone = 'UTC',
 ): Unranked[] {
   const en = language === 'en';
   const expiring: Array<Unranked & { expiry: number }> = [];
@@ -146,7 +148,8 @@ export function cabinetSection(
       bought += Number(b.quantity);
       if (expiry > horizon || remaining <= 0) continue;
       const days = Math.ceil((expiry - now) / DAY_MS);
-      const date = toIso(expiry)?.slice(0, 10);
+      // The label's day, on the farm's calendar (a date-only expiry is that day's last moment there).
+      const date = localDateText(expiry, timezone);
       const remains = stock(remaining, medicine.unit);
       const of = stock(Number(b.quantity), medicine.unit);
       expiring.push({
@@ -217,7 +220,7 @@ export function herdBookSections(
   ctx: BriefContext,
 ): { milk: Unranked[]; cabinet: Unranked[]; counts: HerdBookCounts } {
   const milk = milkSection(facts.milk, ctx);
-  const cabinet = cabinetSection(facts.cabinet, ctx.now, ctx.language);
+  const cabinet = cabinetSection(facts.cabinet, ctx.now, ctx.language, ctx.timezone);
   const count = (items: Unranked[], kind: BriefItem['kind']) => items.filter((i) => i.kind === kind).length;
   return {
     milk,

@@ -13,7 +13,7 @@ import type { LanguageName } from '../../domain/display-units.ts';
 import { defaultHouseState, readHouseState } from '../../domain/house-state.ts';
 import { type AlertRule, farmRules, type RuleName } from '../../domain/rules.ts';
 import { isPlainObject, parseJson } from '../../lib/json.ts';
-import { localDayBounds, localParts } from '../../lib/local-time.ts';
+import { localDateText, localDayBounds } from '../../lib/local-time.ts';
 import { toIso } from '../../lib/time.ts';
 import { type Alert, toAlert } from '../alerts/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
@@ -345,8 +345,7 @@ async function assembleBrief(
     animals_gain_low: weights.gainItems.length,
     groups_not_weighed: weights.groupItems.length,
   };
-  const p = localParts(now, tz);
-  const localDate = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+  const localDate = localDateText(now, tz);
   return {
     farm_id: farm.id,
     farm_name: farm.name,

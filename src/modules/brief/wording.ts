@@ -1,6 +1,6 @@
 /** The brief in words: a one-sentence headline and a short paragraph a farmer reads on a phone. */
 import type { LanguageName } from '../../domain/display-units.ts';
-import { localClock, localDayBounds, localParts } from '../../lib/local-time.ts';
+import { localClock, localDateText, localDayBounds } from '../../lib/local-time.ts';
 import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
 import { BRIEF_ES, type BriefKey } from './messages.ts';
 import type { BriefCounts, BriefHouse, BriefItem } from './schemas.ts';
@@ -32,8 +32,7 @@ export function localWhen(at: number, now: number, timeZone: string, language: L
   const tomorrow = localDayBounds(today.end, timeZone);
   if (at >= tomorrow.start && at < tomorrow.end)
     return en ? `tomorrow ${clock}` : say('when.tomorrow', { time: clock });
-  const p = localParts(at, timeZone);
-  const date = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+  const date = localDateText(at, timeZone);
   return en ? `${date} ${clock}` : say('when.date', { date, time: clock });
 }
 

@@ -136,7 +136,9 @@ export const UpdateMedicineBody = Type.Object(
 export const CreateBatchBody = Type.Object(
   {
     batch: text(100),
-    expiry: DateInput('The batch expires at this time (a date alone: its midnight UTC).'),
+    expiry: DateInput(
+      "The label's expiry: a date alone is usable through that day in the farm's zone (it expires at the day's end there); a date-time is that instant.",
+    ),
     quantity: Type.Number({
       exclusiveMinimum: 0,
       maximum: 1e9,

@@ -7,8 +7,10 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { localDateStart } from '../../lib/local-time.ts';
+import { DAY_MS } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseDateInput, parseFarmDayInput } from '../records/inputs.ts';
 import { insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import { batchesOf, insertBatch, type MedicineRow, medicinePage, toMedicine } from './repository.ts';
 import type { CreateBatchInput, CreateMedicineInput, Medicine, UpdateMedicineInput } from './schemas.ts';
@@ -126,6 +128,18 @@ export async function updateMedicine(
   });
 }
 
+/**
+ * A label's expiry: a date alone ("EXP 2026-12-02") is usable through that whole day on the farm, so it is
+ * stored as the day's last millisecond there (shown in the farm's zone, it is still that day); a date-time
+ * is that instant.
+ */
+function expiryOf(text: string, timeZone: string): number {
+  const { at, date } = parseFarmDayInput('expiry', text, timeZone);
+  if (date === null) return at as number;
+  const next = new Date(Date.parse(`${date}T12:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+  return localDateStart(next, timeZone) - 1;
+}
+
 /** Adds a batch (bought stock) to a medicine; answers the medicine with its batches. */
 export async function addBatch(
   db: Db,
@@ -135,12 +149,13 @@ export async function addBatch(
   now: number = Date.now(),
 ): Promise<Medicine> {
   const medicine = await loadScoped(db, scope, 'medicine', medicineId);
+  const farm = await requireFarm(db, scope, medicine.farm_id);
   await insertBatch(db, {
     id: newId('batch', now),
     farm_id: medicine.farm_id,
     medicine_id: medicine.id,
     batch: input.batch,
-    expiry: parseDateInput('expiry', input.expiry),
+    expiry: expiryOf(input.expiry, farm.timezone),
     quantity: input.quantity,
     used: 0,
     supplier: input.supplier ?? null,

@@ -8,7 +8,7 @@
 import type { Db } from '../../db/schema.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 import { parseJson } from '../../lib/json.ts';
-import { localParts } from '../../lib/local-time.ts';
+import { dateText, localParts } from '../../lib/local-time.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { buildBrief } from '../brief/service.ts';
 import { inUnitsOf, say } from './content.ts';
@@ -45,7 +45,7 @@ function dueToday(brief: string, now: number, timeZone: string): string | null {
   const [h, m] = brief.split(':').map(Number) as [number, number];
   const minutesLate = p.hour * 60 + p.minute - (h * 60 + m);
   if (minutesLate < 0 || minutesLate * 60_000 > LATE_LIMIT_MS) return null;
-  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+  return dateText(p);
 }
 
 /** Queues the briefs due at `now` that were not queued yet. Returns how many emails were queued. */

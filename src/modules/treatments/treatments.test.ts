@@ -294,6 +294,34 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     assert.equal(expectError(bad, 400, 'invalid_request').param, 'settings.withdrawal.jurisdiction');
   });
 
+  test('a batch whose label says a day is usable through that whole day in the farm’s zone, and not the day after', async () => {
+    const { key, farm } = await herdFarm(t(), {});
+    await t().request('PATCH', `/v1/farms/${farm}`, { key, body: { timezone: 'Pacific/Kiritimati' } });
+    const cow = await make.animal(t(), key, farm);
+    const med = await medicine(t(), key, farm, { withdrawal: { meat_days: 5 } });
+    // Kiritimati is UTC+14: its today began up to 14 hours before UTC's.
+    const localDay = (ms: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(new Date(ms));
+    const today = localDay(Date.now());
+    const yesterday = localDay(Date.now() - DAY);
+    const good = await batchOf(t(), key, med.id, { batch: 'TODAY', expiry: today, quantity: 10 });
+    assert.equal(good.expired, false, 'usable through the day its label gives');
+    assert.equal(localDay(Date.parse(good.expiry)), today, 'its expiry is still that day on the farm');
+    const body = { medicine_id: med.id, animal_ids: [cow.id], dose: 1, dose_unit: 'ml', route: 'oral' };
+    const given = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+      key,
+      body: { ...body, batch_id: good.id },
+    });
+    assert.equal(given.status, 201, JSON.stringify(given.body));
+    const old = await batchOf(t(), key, med.id, { batch: 'YESTERDAY', expiry: yesterday, quantity: 10 });
+    assert.equal(old.expired, true);
+    const refused = await t().request('POST', `/v1/farms/${farm}/treatments`, {
+      key,
+      body: { ...body, batch_id: old.id },
+    });
+    assert.equal(expectError(refused, 400, 'invalid_request').param, 'batch_id');
+  });
+
   test('an expired batch is refused naming batch_id, and used with override_reason (kept); stock is checked', async () => {
     const { key, farm } = await herdFarm(t());
     const cow = await make.animal(t(), key, farm);
