@@ -15,9 +15,9 @@ import { REGISTER_EVENT_TYPES } from '../../domain/movements.ts';
 import { FOODS } from '../../domain/withdrawal.ts';
 import { parseJson } from '../../lib/json.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
-import type { WithdrawalSource } from '../animals/withdrawal.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { type MovementRow, movementsBetween } from '../movements/repository.ts';
+import type { StoredTreatmentWithdrawal } from '../treatments/repository.ts';
 import { buildExport, type ExportStream, pagesOf } from './export.ts';
 import {
   animalsByIds,
@@ -130,10 +130,7 @@ async function medicineRecordPage(
     rows.map((r) => r.animal_id),
   );
   const data = rows.map((t): Row => {
-    const stored = parseJson<{ medicine?: string; batch?: string | null; sources?: WithdrawalSource[] }>(
-      t.withdrawal,
-      {},
-    );
+    const stored = parseJson<Partial<StoredTreatmentWithdrawal>>(t.withdrawal, {});
     const medicine = medicines.get(t.medicine_id);
     const batch = t.batch_id === null ? undefined : batches.get(t.batch_id);
     const animal = animals.get(t.animal_id);
@@ -164,10 +161,11 @@ async function medicineRecordPage(
       purchased_at: batch?.purchased_at == null ? null : toIso(batch.purchased_at),
       proof_of_purchase: batch?.proof_of_purchase ?? null,
       animal_id: t.animal_id,
-      animal_tag: animal?.tag ?? null,
-      animal_eid: animal?.eid ?? null,
-      animal_name: animal?.name ?? null,
-      species: animal?.species ?? null,
+      // As the animal is now; once deleted, as it was when treated (the record is kept for five years).
+      animal_tag: (animal ?? stored.animal)?.tag ?? null,
+      animal_eid: (animal ?? stored.animal)?.eid ?? null,
+      animal_name: (animal ?? stored.animal)?.name ?? null,
+      species: (animal ?? stored.animal)?.species ?? null,
       route: t.route,
       site: t.site,
       reason: t.reason,

@@ -371,6 +371,15 @@ forEachEngine('herd book: movements, the holding number and the two exports', (t
       `/v1/farms/${farm}/medicine-record/export?format=ndjson&since=${iso(Date.now() + DAY)}`,
     );
     assert.equal(later, '', 'since after the treatment: nothing');
+    // The animal deleted: the record still names it, as it was when treated.
+    assert.equal((await t().request('DELETE', `/v1/animals/${cow.id}`, { key })).status, 200);
+    const [kept] = ndjson(
+      await exportText(t(), key, `/v1/farms/${farm}/medicine-record/export?format=ndjson`),
+    );
+    assert.deepEqual(
+      [kept?.animal_id, kept?.animal_tag, kept?.animal_eid, kept?.animal_name, kept?.species],
+      [cow.id, 'UK 123456', '982000001088421', 'Bess', cow.species],
+    );
   });
 
   test('the holding register lists movements, births and deaths newest first, within since and until', async () => {

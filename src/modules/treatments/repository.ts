@@ -15,6 +15,8 @@ export interface StoredTreatmentWithdrawal {
   medicine: string;
   batch: string | null;
   sources: WithdrawalSource[];
+  /** Who was treated, as the animal was then: the medicine record names it after the animal is deleted. */
+  animal?: { tag: string | null; eid: string | null; name: string | null; species: string };
 }
 
 export function toTreatment(row: TreatmentRow): Treatment {

@@ -38,6 +38,7 @@ import {
   deleteTreatmentRow,
   insertTreatments,
   sourcesOf,
+  type StoredTreatmentWithdrawal,
   type TreatmentRow,
   toTreatment,
   treatmentIdsOfEvent,
@@ -275,7 +276,12 @@ export async function giveMedicine(
       given_by: given.given_by ?? null,
       vet: given.vet ?? null,
       override_reason: given.override_reason?.trim() ? given.override_reason : null,
-      withdrawal: JSON.stringify({ medicine: medicine.name, batch: batch?.batch ?? null, sources }),
+      withdrawal: JSON.stringify({
+        medicine: medicine.name,
+        batch: batch?.batch ?? null,
+        sources,
+        animal: { tag: animal.tag, eid: animal.eid, name: animal.name, species: animal.species },
+      } satisfies StoredTreatmentWithdrawal),
       event_id: options.eventId ?? null,
       created_at: now,
     };
