@@ -6,6 +6,7 @@
  */
 import { alertWordsOf, renderAlertReason, renderAlertWord } from '../../../domain/alert-words.ts';
 import { inReaderUnits, reader } from './i18n.ts';
+import { withReaderDates } from './sentence-dates.ts';
 
 /** What the pages hold of an alert (the API's Alert, or the acknowledge link's summary). */
 export interface AlertTexts {
@@ -14,14 +15,14 @@ export interface AlertTexts {
   words?: unknown;
 }
 
-function text(alert: AlertTexts, part: 'title' | 'reason'): string {
+function text(alert: AlertTexts, part: 'title' | 'reason', timezone?: string): string {
   const words = reader.language === 'en' ? null : alertWordsOf(alert.words);
   const rendered =
     words &&
     (part === 'reason'
       ? renderAlertReason(reader.language, words)
       : renderAlertWord(reader.language, words.title));
-  return inReaderUnits(rendered ?? alert[part]);
+  return withReaderDates(inReaderUnits(rendered ?? alert[part]), timezone);
 }
 
 /** "Temperatura alta en Gallinero 2" for a Spanish reader; the English title otherwise. */
@@ -29,7 +30,7 @@ export function alertTitle(alert: AlertTexts): string {
   return text(alert, 'title');
 }
 
-/** The reason in the reader's language and units. */
-export function alertReason(alert: AlertTexts): string {
-  return text(alert, 'reason');
+/** The reason in the reader's language and units, its dates in their form (an instant in `timezone`). */
+export function alertReason(alert: AlertTexts, timezone?: string): string {
+  return text(alert, 'reason', timezone);
 }

@@ -88,7 +88,7 @@ function AlertCard({
       <h2 class="card-title">${alertTitle(alert)}</h2>
       <span class=${`status ${alert.status}`}>${w(STATUSES[alert.status])}</span>
     </div>
-    <p class="reason">${alertReason(alert)}</p>
+    <p class="reason">${alertReason(alert, farm.timezone)}</p>
     <p class="muted small">
       ${w('raised', { when: farmTime(alert.created_at, farm.timezone), ago: ago(alert.created_at) })} · ${w('rule')} ${ruleName(alert.rule)}
       ${href && html` · <a href=${href}>${subjectWords(alert, house)}</a>`}

@@ -10,6 +10,7 @@ import { html, useMemo } from '../lib.ts';
 import { briefItemLink } from '../links.ts';
 import { EN, ES } from '../messages/brief.ts';
 import { useReader } from '../reader-hook.ts';
+import { withReaderDates } from '../sentence-dates.ts';
 import { can } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
 import { ActionButton, ago, farmTime, Loading, useLoad } from '../ui.ts';
@@ -65,13 +66,13 @@ function Item({ item, houseIds, timezone }: { item: Item; houseIds: Set<string>;
   const key = item.kind === 'alert' ? alertStep(item, houseIds) : NEXT_STEP[item.kind];
   const step = key ? w(key) : '';
   // The server writes the brief in the catalog's units: each quantity in the reader's (web/i18n.ts).
-  const said = inReaderUnits(item.title);
+  const said = withReaderDates(inReaderUnits(item.title), timezone);
   const title = href ? html`<a href=${href}>${said}</a>` : said;
   return html`<li class=${`item ${item.severity}`}>
     <span class=${`badge ${item.severity}`}>${w(SEVERITIES[item.severity])}</span>
     <div class="item-body">
       <p class="item-title">${title}</p>
-      <p class="item-detail">${inReaderUnits(item.detail)}</p>
+      <p class="item-detail">${withReaderDates(inReaderUnits(item.detail), timezone)}</p>
       <p class="item-next">${step}
         ${item.at && html`<span class="muted">${step ? ' · ' : ''}${itemTime(item.at, timezone)}</span>`}</p>
     </div>
