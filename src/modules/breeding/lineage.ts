@@ -143,9 +143,9 @@ function percent(f: number): string {
 }
 
 /** The coefficient the offspring of a female and a proposed sire would have, and a warning at 6.25 % or more. */
-export async function matingCheck(db: Db, scope: Scope, damId: string, sireId: string) {
+export async function matingCheck(db: Db, scope: Scope, damId: string, sireId: string, damParam = 'id') {
   const dam = await loadScoped(db, scope, 'animal', damId);
-  if (!isFemale(dam.sex)) throw invalid('id', `${dam.id} is not recorded as a female.`);
+  if (!isFemale(dam.sex)) throw invalid(damParam, `${dam.id} is not recorded as a female.`);
   await checkLineage(
     db,
     { ...dam, id: '\u0000offspring', dam_id: null, sire_id: sireId, sire_name: null },

@@ -216,6 +216,16 @@ export function dateOf(date: string): string {
   }
 }
 
+/** An instant as the console writes one ("Dec 1, 16:15"), in `timezone` (the browser's when none). */
+export function momentOf(iso: string, timezone: string | null | undefined): string {
+  const options: Intl.DateTimeFormatOptions = { timeZone: timezone || undefined, ...MOMENT };
+  try {
+    return new Intl.DateTimeFormat(reader.locale, options).format(new Date(iso));
+  } catch {
+    return new Intl.DateTimeFormat('en', options).format(new Date(iso));
+  }
+}
+
 /** A day as "Nov 29" ("29 nov"; "Sep 27, 2027" when not this year) in the reader's locale, in `timezone`. */
 export function dayOf(iso: string, timezone: string): string {
   const options: Intl.DateTimeFormatOptions = {

@@ -3,7 +3,7 @@
  * working and what happened, a polite announcement line for screen readers, and time and number formats.
  */
 import type { Problem } from './api.ts';
-import { apiErrorText, MOMENT, qty, reader, t } from './i18n.ts';
+import { apiErrorText, momentOf, qty, reader, t } from './i18n.ts';
 import { html, useCallback, useEffect, useState } from './lib.ts';
 
 /** An error next to its control (announced); not in English, an API error's words by code (apiErrorText). */
@@ -152,15 +152,7 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 
 /** A time in the farm's time zone in the reader's locale, e.g. "Nov 22, 14:45", "22 nov, 14:45". */
 export function farmTime(iso: string | null | undefined, timezone: string | null | undefined): string {
-  if (!iso) return '—';
-  const options: Intl.DateTimeFormatOptions = { timeZone: timezone || undefined, ...MOMENT };
-  let format: Intl.DateTimeFormat;
-  try {
-    format = new Intl.DateTimeFormat(reader.locale, options);
-  } catch {
-    format = new Intl.DateTimeFormat('en', options);
-  }
-  return format.format(new Date(iso));
+  return iso ? momentOf(iso, timezone) : '—';
 }
 
 /**

@@ -39,7 +39,7 @@ export const matingCheckTool = defineTool({
   ),
   output: MatingCheckSchema,
   annotations: READ_ONLY,
-  run: (ctx, args) => matingCheck(ctx.db, ctx.scope, args.female_id, args.sire_id),
+  run: (ctx, args) => matingCheck(ctx.db, ctx.scope, args.female_id, args.sire_id, 'female_id'),
 });
 
 export const pedigreeTool = defineTool({
