@@ -143,9 +143,9 @@ export function formatNumber(value: number, locale: string, digits = 1): string 
   return formatter(locale, { maximumFractionDigits: digits }).format(value);
 }
 
-/** A number as typed in this locale ("20,5" in Spanish is 20.5), or NaN: never a guessed tenfold. */
+/** A number as typed in this locale ("20,5" in Spanish is 20.5), or NaN. */
 export function parseTypedNumber(typed: string, locale: string): number {
-  let text = typed.replace(/[\s\u00a0\u202f]/g, '');
+  let text = typed.replace(/\s/g, '');
   const comma = new Intl.NumberFormat(locale).format(1.5).includes(',');
   const [group, mark] = comma ? ['.', ','] : [',', '.'];
   if (new RegExp(`^-?\\d{1,3}(\\${group}\\d{3})+(\\${mark}\\d+)?$`).test(text))

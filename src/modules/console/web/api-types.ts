@@ -13943,7 +13943,7 @@ export interface operations {
                     batch: string;
                     /**
                      * Format: date-time
-                     * @description The batch expires at this time (a date alone: its midnight UTC). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description The label's expiry: a date alone is usable through that day in the farm's zone (it expires at the day's end there); a date-time is that instant. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     expiry: string;
                     proof_of_purchase?: string | null;

@@ -100,7 +100,7 @@ export function Field({
     control = html`<textarea id=${id} name=${name} rows="3" defaultValue=${value ?? ''} aria-describedby=${errorId}
       aria-invalid=${own ? 'true' : undefined}></textarea>`;
   } else {
-    // A number is text with the decimal keypad, read by `number()`: a number field dropped "20,5"'s comma.
+    // Text: a number field dropped a decimal comma (docs/console.md).
     const numeric = type === 'number';
     control = html`<input id=${id} name=${name} type=${numeric ? 'text' : type} inputmode=${numeric ? 'decimal' : undefined}
       defaultValue=${value ?? ''} required=${required}

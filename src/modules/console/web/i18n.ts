@@ -216,7 +216,7 @@ export function dateOf(date: string): string {
   }
 }
 
-/** An instant as the console writes one ("Dec 1, 16:15"), in `timezone` (the browser's when none). */
+/** An instant as "Dec 1, 16:15", in `timezone` (the browser's when none). */
 export function momentOf(iso: string, timezone: string | null | undefined): string {
   const options: Intl.DateTimeFormatOptions = { timeZone: timezone || undefined, ...MOMENT };
   try {
@@ -226,14 +226,13 @@ export function momentOf(iso: string, timezone: string | null | undefined): stri
   }
 }
 
-/** A day as "Nov 29" ("29 nov"; "Sep 27, 2027" when not this year) in the reader's locale, in `timezone`. */
+/** A day as "Nov 29" ("29 nov"; with its year when not this one), in `timezone`. */
 export function dayOf(iso: string, timezone: string): string {
   const options: Intl.DateTimeFormatOptions = {
     timeZone: timezone || undefined,
     month: 'short',
     day: 'numeric',
   };
-  // The year where it is not this one: "Sep 27, 2027", never a bare "Sep 27".
   if (new Date(iso).getUTCFullYear() !== new Date().getUTCFullYear()) options.year = 'numeric';
   try {
     return new Intl.DateTimeFormat(reader.locale, options).format(new Date(iso));
