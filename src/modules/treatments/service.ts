@@ -37,8 +37,8 @@ import { emitEvent } from '../webhooks/emit.ts';
 import {
   deleteTreatmentRow,
   insertTreatments,
-  sourcesOf,
   type StoredTreatmentWithdrawal,
+  sourcesOf,
   type TreatmentRow,
   toTreatment,
   treatmentIdsOfEvent,
