@@ -389,7 +389,8 @@ export async function deleteTreatment(
  * log would disagree (the withdrawal and stock stay as given). 409 naming the treatments to correct instead.
  */
 export const treatmentEventChanged: EventChangeHook = async (trx, _scope, before) => {
-  if (before.type !== TREATMENT_EVENT) return;
+  // Logged in any case ("Treatment"), it was made a treatment all the same (event-hook.ts).
+  if (before.type.trim().toLowerCase() !== TREATMENT_EVENT) return;
   const ids = await treatmentIdsOfEvent(trx, before.id);
   if (ids.length === 0) return;
   throw conflict(

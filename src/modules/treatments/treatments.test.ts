@@ -489,6 +489,14 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
       [mistake.id],
     );
     assert.equal((await t().request('DELETE', `/v1/treatments/${mistake.id}`, { key })).status, 404);
+    // A treatment logged as "Treatment" is made one all the same, and its log entry is guarded the same way.
+    const logged2 = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'Treatment',
+      subject_id: cow.id,
+      data: { medicine_id: short.id, dose: 1 },
+    });
+    const edit = await t().request('PATCH', `/v1/events/${logged2.id}`, { key, body: { data: { dose: 2 } } });
+    expectError(edit, 409, 'conflict');
   });
 
   test('a sale, a slaughter and a status change inside the meat withdrawal: 409 withdrawal_active; an override is kept and sent', async () => {
