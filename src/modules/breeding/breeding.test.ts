@@ -29,6 +29,29 @@ interface Pedigree {
 }
 
 forEachEngine('breeding records and lineage', (t) => {
+  test('a weaning logged on a group ends the fresh days of each of its females; deleting it restores them', async () => {
+    const { animal, log, get, farm, key } = await herdFarm(t());
+    const group = await make.group(t(), key, farm, { name: 'Cows and calves', species: 'cattle' });
+    const cows = [
+      await animal({ sex: 'female', group_id: group.id }),
+      await animal({ sex: 'female', group_id: group.id }),
+    ];
+    for (const cow of cows) {
+      await log({
+        type: 'birth',
+        subject_id: cow.id,
+        at: iso(Date.now() - 20 * DAY),
+        data: { offspring: [{ sex: 'male', alive: true }] },
+      });
+      assert.equal((await get(cow.id)).breeding?.state, 'fresh');
+    }
+    const weaned = await log({ type: 'weaning', subject_type: 'group', subject_id: group.id });
+    for (const cow of cows) assert.equal((await get(cow.id)).breeding?.state, 'open');
+    assert.equal((await t().request('DELETE', `/v1/events/${weaned.id}`, { key })).status, 200);
+    for (const cow of cows)
+      assert.equal((await get(cow.id)).breeding?.state, 'fresh', 'the weaning taken back');
+  });
+
   test('a parent keeps a sex and species its offspring allow; a pregnancy check says something possible', async () => {
     const { animal, log, key } = await herdFarm(t());
     const dam = await animal({ sex: 'female', tag: 'DAM-1' });

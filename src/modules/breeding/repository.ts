@@ -44,12 +44,13 @@ export async function breedingEventsOf(
       .execute();
     rows.push(...found.map(read));
   }
+  // A group's service (a bull put in) and weaning are each female's record: their `animal_ids` say whose.
   const groupServices = await db
     .selectFrom('farm_events')
     .select(['subject_id', 'subject_type', 'type', 'at', 'data'])
     .where('farm_id', '=', farmId)
     .where('subject_type', '=', 'group')
-    .where('type', '=', 'service')
+    .where('type', 'in', ['service', 'weaning'])
     .execute();
   const wanted = new Set(animalIds);
   for (const row of groupServices.map(read)) {

@@ -273,6 +273,15 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     const { override_reason: _kept, ...data } = event.data;
     checkData(type, data);
     if (type === 'weaning') {
+      // Weaned as a group: each of its active females ends her fresh days (her calf weaned with her).
+      if (event.subject_type === 'group' && event.subject_id !== null) {
+        await requireReference(trx, farm.id, 'group', event.subject_id, 'subject_id');
+        const ids = await animalIdsInGroup(trx, farm.id, event.subject_id, 'active');
+        const rows = (await animalRowsOn(trx, farm.id, ids)).filter((r) => isFemale(r.sex));
+        const logged = await log({ ...event.data, animal_ids: rows.map((r) => r.id) });
+        await refreshBreeding(trx, farm, rows, now);
+        return logged;
+      }
       const logged = await log(event.data);
       if (event.subject_type === 'animal' && event.subject_id !== null) {
         const rows = (await animalRowsOn(trx, farm.id, [event.subject_id])).filter((r) => isFemale(r.sex));
