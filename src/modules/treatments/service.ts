@@ -32,7 +32,7 @@ import {
 } from '../medicines/repository.ts';
 import { parseDateInput, requireDone } from '../records/inputs.ts';
 import { referenceError, requireReference } from '../records/references.ts';
-import { deleteRecord, findScoped, loadScoped } from '../records/scoped.ts';
+import { deleteRecord, findScoped, loadScoped, saveRecord } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   deleteTreatmentRow,
@@ -376,8 +376,18 @@ export async function deleteTreatment(
     }
     const others = await treatmentsOfAnimal(trx, row.animal_id);
     await rebuildAnimalWithdrawal(trx, row.animal_id, others.flatMap(sourcesOf), now);
-    if (row.event_id !== null && (await treatmentIdsOfEvent(trx, row.event_id)).length === 0) {
-      await deleteRecord(trx, 'event', row.event_id);
+    if (row.event_id !== null) {
+      const sharing = await treatmentIdsOfEvent(trx, row.event_id);
+      const entry = await findScoped(trx, scope, 'event', row.event_id);
+      if (sharing.length === 0) await deleteRecord(trx, 'event', row.event_id);
+      else if (entry) {
+        // A treatment logged on a group: its one log entry stays for the others, without this one's id.
+        const data = parseJson<Record<string, unknown>>(entry.data, {});
+        const kept = (Array.isArray(data.treatment_ids) ? data.treatment_ids : sharing).filter(
+          (t) => t !== row.id,
+        );
+        await saveRecord(trx, 'event', { ...entry, data: JSON.stringify({ ...data, treatment_ids: kept }) });
+      }
     }
     await emitEvent(trx, row.farm_id, 'treatment.deleted', treatment, now);
     return { id: row.id, deleted: true as const };

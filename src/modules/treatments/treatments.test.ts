@@ -497,6 +497,23 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
     });
     const edit = await t().request('PATCH', `/v1/events/${logged2.id}`, { key, body: { data: { dose: 2 } } });
     expectError(edit, 409, 'conflict');
+    // Logged on a group, one log entry for two treatments: taking one back keeps the entry for the other.
+    const group = await make.group(t(), key, farm, { name: 'Pair' });
+    const pair = [
+      await make.animal(t(), key, farm, { group_id: group.id }),
+      await make.animal(t(), key, farm, { group_id: group.id }),
+    ];
+    const shared = await make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'treatment',
+      subject_type: 'group',
+      subject_id: group.id,
+      data: { medicine_id: short.id, dose: 1 },
+    });
+    const ids = shared.data.treatment_ids as string[];
+    assert.equal(ids.length, pair.length);
+    assert.equal((await t().request('DELETE', `/v1/treatments/${ids[0]}`, { key })).status, 200);
+    const sharedEntry = await make.fetched<FarmEvent>(t(), key, `/v1/events/${shared.id}`);
+    assert.deepEqual(sharedEntry.data.treatment_ids, [ids[1]]);
   });
 
   test('a sale, a slaughter and a status change inside the meat withdrawal: 409 withdrawal_active; an override is kept and sent', async () => {
