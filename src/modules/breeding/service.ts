@@ -24,9 +24,10 @@ import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib
 import { lazily } from '../../lib/compile-lazily.ts';
 import { parseJson } from '../../lib/json.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { checkLineage } from '../animals/lineage-rules.ts';
 import { type AnimalRow, animalIdsInGroup, animalRowsOn, storedBreedingOf } from '../animals/repository.ts';
 import type { Animal } from '../animals/schemas.ts';
-import { checkLineage, createAnimal } from '../animals/service.ts';
+import { createAnimal } from '../animals/service.ts';
 import type { ClientEvent, ClientEventHook, EventChangeHook, FarmEvent } from '../events/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';

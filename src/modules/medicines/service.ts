@@ -7,8 +7,7 @@ import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
 import { conflict, invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { localDateStart } from '../../lib/local-time.ts';
-import { DAY_MS } from '../../lib/time.ts';
+import { localDayBounds } from '../../lib/local-time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput, parseFarmDayInput } from '../records/inputs.ts';
 import { insertRecord, loadScoped, saveRecord } from '../records/scoped.ts';
@@ -135,9 +134,7 @@ export async function updateMedicine(
  */
 function expiryOf(text: string, timeZone: string): number {
   const { at, date } = parseFarmDayInput('expiry', text, timeZone);
-  if (date === null) return at as number;
-  const next = new Date(Date.parse(`${date}T12:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
-  return localDateStart(next, timeZone) - 1;
+  return date === null ? (at as number) : localDayBounds(at as number, timeZone).end - 1;
 }
 
 /** Adds a batch (bought stock) to a medicine; answers the medicine with its batches. */

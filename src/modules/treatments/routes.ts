@@ -12,14 +12,9 @@ import {
   IdParams,
   ListOf,
 } from '../../http/schemas.ts';
+import { deleteTreatment } from './corrections.ts';
 import { AnimalTreatmentsQuery, CreateTreatmentBody, TreatmentListQuery } from './schemas.ts';
-import {
-  createTreatments,
-  deleteTreatment,
-  getTreatment,
-  listAnimalTreatments,
-  listTreatments,
-} from './service.ts';
+import { createTreatments, getTreatment, listAnimalTreatments, listTreatments } from './service.ts';
 
 export const treatmentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Herd book'];
