@@ -5,7 +5,7 @@
  */
 
 import { isPlainObject } from '../lib/json.ts';
-import { DAY_MS } from '../lib/time.ts';
+import { addLocalDays, localDateText, localDaysBetween } from '../lib/local-time.ts';
 import { type KnownSpecies, knownSpeciesOf } from './species.ts';
 
 /** The species the registry knows (their names: domain/species.ts), with gestation and cycle. */
@@ -163,6 +163,11 @@ export interface StoredBreeding {
   due_at: number | null;
   next_heat_at: number | null;
   fresh_until: number | null;
+  /**
+   * The farm's time zone when the state was folded: its days (due, next heat, check) are that zone's
+   * calendar days. Absent on states stored before it was kept: read as UTC (`zoneOf`).
+   */
+  zone?: string;
 }
 
 export const OPEN: StoredBreeding = Object.freeze({
@@ -174,10 +179,15 @@ export const OPEN: StoredBreeding = Object.freeze({
   fresh_until: null,
 });
 
+/** The zone a stored state's days are counted in. */
+export function zoneOf(s: Pick<StoredBreeding, 'zone'>): string {
+  return s.zone ?? 'UTC';
+}
+
 /** The first day on the cycle from `anchor` after `after` (a service that did not hold, found out later). */
-function nextOnCycle(anchor: number, after: number, cycleMs: number): number {
-  const cycles = Math.max(1, Math.floor((after - anchor) / cycleMs) + 1);
-  return anchor + cycles * cycleMs;
+function nextOnCycle(anchor: number, after: number, cycleDays: number, zone: string): number {
+  const cycles = Math.max(1, Math.floor(localDaysBetween(anchor, after, zone) / cycleDays) + 1);
+  return addLocalDays(anchor, cycles * cycleDays, zone);
 }
 
 /**
@@ -185,16 +195,22 @@ function nextOnCycle(anchor: number, after: number, cycleMs: number): number {
  * heat → open, the next heat one cycle later; service → bred, due one gestation later, the return heat
  * watched one cycle later; pregnancy check pregnant → pregnant (the due date from days_pregnant when given),
  * empty → open (the next heat on the failed service's cycle), recheck → unchanged; birth with offspring →
- * fresh for FRESH_DAYS; abortion → open; weaning ends fresh.
+ * fresh for FRESH_DAYS; abortion → open; weaning ends fresh. Days are the farm's calendar days (`zone`): due
+ * 283 days after a service is the same clock time on the 283rd day there, whatever DST changes lie between.
  */
-export function foldBreeding(records: readonly BreedingRecord[], times: SpeciesTimes): StoredBreeding {
-  const gestation = times.gestation_days * DAY_MS;
-  const cycle = times.cycle_days * DAY_MS;
+export function foldBreeding(
+  records: readonly BreedingRecord[],
+  times: SpeciesTimes,
+  zone: string,
+): StoredBreeding {
+  const later = (at: number, days: number) => addLocalDays(at, days, zone);
+  const gestation = times.gestation_days;
+  const cycle = times.cycle_days;
   let s: StoredBreeding = { ...OPEN };
   for (const r of [...records].sort((a, b) => a.at - b.at)) {
     switch (r.type) {
       case 'heat':
-        s = { ...OPEN, since: r.at, next_heat_at: r.at + cycle };
+        s = { ...OPEN, since: r.at, next_heat_at: later(r.at, cycle) };
         break;
       case 'service':
         s = {
@@ -202,18 +218,18 @@ export function foldBreeding(records: readonly BreedingRecord[], times: SpeciesT
           state: 'bred',
           since: r.at,
           service_at: r.at,
-          due_at: r.at + gestation,
-          next_heat_at: r.at + cycle,
+          due_at: later(r.at, gestation),
+          next_heat_at: later(r.at, cycle),
         };
         break;
       case 'pregnancy_check':
         if (r.result === 'pregnant') {
-          const conceived = r.days_pregnant === undefined ? s.service_at : r.at - r.days_pregnant * DAY_MS;
+          const conceived = r.days_pregnant === undefined ? s.service_at : later(r.at, -r.days_pregnant);
           s = {
             ...s,
             state: 'pregnant',
             since: r.at,
-            due_at: conceived === null ? null : conceived + gestation,
+            due_at: conceived === null ? null : later(conceived, gestation),
             next_heat_at: null,
           };
         } else if (r.result === 'empty') {
@@ -221,12 +237,12 @@ export function foldBreeding(records: readonly BreedingRecord[], times: SpeciesT
           s = {
             ...OPEN,
             since: r.at,
-            next_heat_at: failed === null ? null : nextOnCycle(failed, r.at, cycle),
+            next_heat_at: failed === null ? null : nextOnCycle(failed, r.at, cycle, zone),
           };
         }
         break;
       case 'birth':
-        if (r.calving) s = { ...OPEN, state: 'fresh', since: r.at, fresh_until: r.at + FRESH_DAYS * DAY_MS };
+        if (r.calving) s = { ...OPEN, state: 'fresh', since: r.at, fresh_until: later(r.at, FRESH_DAYS) };
         break;
       case 'abortion':
         s = { ...OPEN, since: r.at };
@@ -236,31 +252,31 @@ export function foldBreeding(records: readonly BreedingRecord[], times: SpeciesT
         break;
     }
   }
-  return s;
+  return { ...s, zone };
 }
 
 /** The state at `now`: fresh turns open once its days are past. */
 export function breedingAt(stored: StoredBreeding, now: number): StoredBreeding {
   if (stored.state === 'fresh' && stored.fresh_until !== null && now >= stored.fresh_until) {
-    return { ...OPEN, since: stored.fresh_until };
+    return { ...OPEN, since: stored.fresh_until, zone: zoneOf(stored) };
   }
   return stored;
 }
 
 /**
  * When a female's pregnancy check is due, or null: she is bred (no check has confirmed or emptied her since
- * her service) and her service was PREGNANCY_CHECK_WINDOW days ago (35 to 60, whole days). The answer is the
- * day the window opened (service + 35 days). The one rule the brief's "pregnancy checks due" and the
+ * her service) and her service was PREGNANCY_CHECK_WINDOW days ago (35 to 60 of the farm's calendar days). The
+ * answer is the day the window opened (service + 35 days). The one rule the brief's "pregnancy checks due" and the
  * Animal's `breeding.pregnancy_check_due` (the chute card) both read.
  */
 export function pregnancyCheckDue(s: StoredBreeding, now: number): number | null {
   if (s.state !== 'bred' || s.service_at === null) return null;
-  const days = Math.floor((now - s.service_at) / DAY_MS);
+  const days = localDaysBetween(s.service_at, now, zoneOf(s));
   if (days < PREGNANCY_CHECK_WINDOW.from_days || days > PREGNANCY_CHECK_WINDOW.to_days) return null;
-  return s.service_at + PREGNANCY_CHECK_WINDOW.from_days * DAY_MS;
+  return addLocalDays(s.service_at, PREGNANCY_CHECK_WINDOW.from_days, zoneOf(s));
 }
 
-/** The day (UTC) of an instant, `YYYY-MM-DD`. */
-export function dayOf(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString().slice(0, 10);
+/** The farm's day of one of a stored state's instants, `YYYY-MM-DD` (null stays null). */
+export function dayOf(ms: number | null, s: Pick<StoredBreeding, 'zone'>): string | null {
+  return ms === null ? null : localDateText(ms, zoneOf(s));
 }

@@ -104,6 +104,9 @@ export const DateTime = (description?: string) =>
 export const ISO_INPUT_NOTE =
   'ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.';
 
+/** When a record happened, given as a date alone (records/inputs.ts `parseRecordAt`). */
+export const FARM_DAY_NOTE = 'A date alone (2026-05-01) is the start of that day in the farm’s time zone.';
+
 /** A date or date-time a client sends: `format: date-time`, with what the server really accepts described. */
 export const DateInput = (description?: string) =>
   Type.String({

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { localClock, localDayBounds, localParts, zonedTimeToUtc } from './local-time.ts';
+import {
+  addLocalDays,
+  localClock,
+  localDayBounds,
+  localDaysBetween,
+  localParts,
+  zonedTimeToUtc,
+} from './local-time.ts';
 import { HOUR_MS } from './time.ts';
 
 const chicago = 'America/Chicago';
@@ -84,4 +91,24 @@ test('localParts and localClock read the farm clock', () => {
   });
   assert.equal(localClock(at, chicago), '23:05');
   assert.equal(localClock(Date.UTC(2026, 6, 1, 5, 0), chicago), '00:00');
+});
+
+test('addLocalDays keeps the farm clock across DST; localDaysBetween counts the farm calendar', () => {
+  // Midnight on 1 October 2026 in Chicago (CDT), 60 days on: midnight on 30 November (CST), 60 days and an hour.
+  const october = zonedTimeToUtc({ year: 2026, month: 10, day: 1, hour: 0, minute: 0 }, chicago);
+  const later = addLocalDays(october, 60, chicago);
+  assert.equal(later, zonedTimeToUtc({ year: 2026, month: 11, day: 30, hour: 0, minute: 0 }, chicago));
+  assert.equal(later - october, 60 * 86_400_000 + 3_600_000);
+  assert.equal(addLocalDays(later, -60, chicago), october, 'and back');
+  // Seconds and milliseconds ride along.
+  assert.equal(
+    addLocalDays(Date.UTC(2026, 0, 1, 12, 0, 7, 250), 1, 'UTC'),
+    Date.UTC(2026, 0, 2, 12, 0, 7, 250),
+  );
+  // 23:30 in Auckland on 1 December is 10:30 UTC the same day; 00:30 on the 2nd is 11:30 UTC on the 1st.
+  const lateEvening = Date.UTC(2026, 11, 1, 10, 30);
+  const pastMidnight = Date.UTC(2026, 11, 1, 11, 30);
+  assert.equal(localDaysBetween(lateEvening, pastMidnight, 'Pacific/Auckland'), 1);
+  assert.equal(localDaysBetween(lateEvening, pastMidnight, 'UTC'), 0);
+  assert.equal(localDaysBetween(later, october, chicago), -60);
 });

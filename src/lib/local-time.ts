@@ -109,6 +109,34 @@ export function localDayBounds(at: number, timeZone: string): { start: number; e
   return { start, end };
 }
 
+/**
+ * The same wall-clock time `days` calendar days later (earlier when negative) in a zone: a service at 07:30
+ * is due at 07:30 on the day its gestation ends, whatever DST changes lie between (a day of 23 or 25 hours
+ * counts as one). A wall-clock time the later day skips resolves as zonedTimeToUtc's does.
+ */
+export function addLocalDays(at: number, days: number, timeZone: string): number {
+  const p = localParts(at, timeZone);
+  const day = new Date(Date.UTC(p.year, p.month - 1, p.day + days));
+  const wall = zonedTimeToUtc(
+    {
+      year: day.getUTCFullYear(),
+      month: day.getUTCMonth() + 1,
+      day: day.getUTCDate(),
+      hour: p.hour,
+      minute: p.minute,
+    },
+    timeZone,
+  );
+  return wall + p.second * 1000 + (((at % 1000) + 1000) % 1000);
+}
+
+/** How many calendar days in a zone lie from the local day of `from` to that of `to` (same day: 0). */
+export function localDaysBetween(from: number, to: number, timeZone: string): number {
+  const a = localParts(from, timeZone);
+  const b = localParts(to, timeZone);
+  return Math.round((Date.UTC(b.year, b.month - 1, b.day) - Date.UTC(a.year, a.month - 1, a.day)) / DAY_MS);
+}
+
 /** The instant a local calendar day (`YYYY-MM-DD`) starts in a zone: its midnight there. */
 export function localDateStart(date: string, timeZone: string): number {
   const [year, month, day] = date.split('-').map(Number);

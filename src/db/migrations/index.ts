@@ -39,6 +39,7 @@ import * as m0045 from './0045_breeding.ts';
 import * as m0046 from './0046_mqtt_report_keys.ts';
 import * as m0047 from './0047_alert_words.ts';
 import * as m0048 from './0048_devices_hot_updates.ts';
+import * as m0049 from './0049_breeding_zone.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '0046_mqtt_report_keys': m0046,
   '0047_alert_words': m0047,
   '0048_devices_hot_updates': m0048,
+  '0049_breeding_zone': m0049,
 };

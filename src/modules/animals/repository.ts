@@ -64,9 +64,9 @@ export function animalBreeding(
   const at = breedingAt(stored ?? OPEN, now);
   return {
     state: at.state,
-    due_date: dayOf(at.due_at),
-    next_heat_expected: dayOf(at.next_heat_at),
-    pregnancy_check_due: dayOf(pregnancyCheckDue(at, now)),
+    due_date: dayOf(at.due_at, at),
+    next_heat_expected: dayOf(at.next_heat_at, at),
+    pregnancy_check_due: dayOf(pregnancyCheckDue(at, now), at),
   };
 }
 

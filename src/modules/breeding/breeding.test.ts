@@ -5,6 +5,8 @@ import { expectError, forEachEngine, type TestApp } from '../../../test/harness.
 import { connect, ERAS, ok } from '../../../test/mcp.ts';
 import { signedInPerson } from '../../../test/people.ts';
 import type { Animal, FarmEvent } from '../../../test/replies.ts';
+import * as breedingZone from '../../db/migrations/0049_breeding_zone.ts';
+import { localDateStart, localDateText } from '../../lib/local-time.ts';
 
 const DAY = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -480,6 +482,94 @@ forEachEngine('breeding records and lineage', (t) => {
     assert.ok(
       later.data.every((d) => d.overdue === false),
       JSON.stringify(later.data),
+    );
+  });
+
+  test('a farm far from UTC: records dated by its days, due dates, next heats and the brief in its calendar', async () => {
+    const zone = 'Pacific/Auckland';
+    const { get, key } = await herdFarm(t());
+    const farm = (await make.farm(t(), key, { timezone: zone })).id;
+    const log = (body: Record<string, unknown>) =>
+      make.created<FarmEvent>(t(), key, `/v1/farms/${farm}/events`, body);
+    const cow = (name: string) => make.animal(t(), key, farm, { sex: 'female', name });
+    const now = Date.now();
+    const today = localDateText(now, zone);
+    const plus = (date: string, days: number) =>
+      new Date(Date.parse(date) + days * DAY).toISOString().slice(0, 10);
+    // 08:00 on the farm, 21 days ago: the evening before in UTC.
+    const morning = (date: string) => localDateStart(date, zone) + 8 * 3_600_000;
+    const [served, cycling] = [await cow('Served'), await cow('Cycling')];
+    const heatDay = plus(today, -21);
+    await log({ type: 'heat', subject_id: cycling.id, data: {}, at: iso(morning(heatDay)) });
+    assert.equal((await get(cycling.id)).breeding?.next_heat_expected, today, 'one cycle on, the farm’s day');
+    // A date alone is that day on the farm: its start there, never in its future (13:00 in UTC terms).
+    const serviceDay = plus(today, -40);
+    const service = await log({
+      type: 'service',
+      subject_id: served.id,
+      data: { method: 'ai' },
+      at: serviceDay,
+    });
+    assert.equal(service.at, iso(localDateStart(serviceDay, zone)));
+    const breeding = (await get(served.id)).breeding;
+    assert.equal(breeding?.due_date, plus(serviceDay, 283));
+    assert.equal(breeding?.pregnancy_check_due, plus(serviceDay, 35));
+    const dated = await t().request<FarmEvent>('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: { type: 'heat', subject_id: cycling.id, data: {}, at: today },
+    });
+    assert.equal(dated.status, 201, JSON.stringify(dated.body));
+    await t().request('DELETE', `/v1/events/${dated.body.id}`, { key });
+    const calendar = await make.fetched<{
+      data: Array<{ animal_id: string; due_date: string; service_date: string }>;
+    }>(t(), key, `/v1/farms/${farm}/due-dates?from=${plus(serviceDay, 283)}&days=1`);
+    assert.deepEqual(
+      calendar.data.map((d) => [d.animal_id, d.due_date, d.service_date]),
+      [[served.id, plus(serviceDay, 283), serviceDay]],
+    );
+    const brief = await make.fetched<{
+      items: Array<{ kind: string; subject_id: string | null; detail: string }>;
+    }>(t(), key, `/v1/farms/${farm}/brief`);
+    const heat = brief.items.find((i) => i.kind === 'heat_expected');
+    assert.equal(heat?.subject_id, cycling.id);
+    const check = brief.items.find((i) => i.kind === 'pregnancy_check_due');
+    assert.equal(check?.detail, `Served ${serviceDay}, 40 days ago.`);
+  });
+
+  test('a state stored before its zone was kept takes its farm’s zone (migration 0049)', async () => {
+    const zone = 'Pacific/Auckland';
+    const { key } = await herdFarm(t());
+    const farm = (await make.farm(t(), key, { timezone: zone })).id;
+    const cow = await make.animal(t(), key, farm, { sex: 'female' });
+    // 08:00 on the farm 21 days ago was the evening before in UTC: the old UTC days said yesterday.
+    const heat = localDateStart(localDateText(Date.now() - 21 * DAY, zone), zone) + 8 * 3_600_000;
+    await make.created(t(), key, `/v1/farms/${farm}/events`, {
+      type: 'heat',
+      subject_id: cow.id,
+      at: iso(heat),
+    });
+    const db = t().database.db;
+    const read = async () =>
+      JSON.parse(
+        (await db.selectFrom('animals').select('breeding').where('id', '=', cow.id).executeTakeFirstOrThrow())
+          .breeding ?? 'null',
+      ) as Record<string, unknown>;
+    const { zone: _zone, ...older } = await read();
+    await db
+      .updateTable('animals')
+      .set({ breeding: JSON.stringify(older) })
+      .where('id', '=', cow.id)
+      .execute();
+    const today = localDateText(Date.now(), zone);
+    assert.notEqual(
+      (await make.fetched<Animal>(t(), key, `/v1/animals/${cow.id}`)).breeding?.next_heat_expected,
+      today,
+    );
+    await breedingZone.up(db as never);
+    assert.equal((await read()).zone, zone);
+    assert.equal(
+      (await make.fetched<Animal>(t(), key, `/v1/animals/${cow.id}`)).breeding?.next_heat_expected,
+      today,
     );
   });
 

@@ -5,9 +5,10 @@
  * service.ts's.
  */
 import type { Db } from '../../db/schema.ts';
-import { dayOf, isFemale } from '../../domain/breeding.ts';
+import { isFemale } from '../../domain/breeding.ts';
 import { invalid } from '../../domain/errors.ts';
 import { inbreedingCoefficients, offspringInbreeding, type PedigreeNode } from '../../lib/inbreeding.ts';
+import { toIso } from '../../lib/time.ts';
 import { checkLineage } from '../animals/lineage-rules.ts';
 import { toAnimal } from '../animals/repository.ts';
 import type { Scope } from '../farms/access.ts';
@@ -59,7 +60,8 @@ function relative(row: PedigreeRow, generation: number, inbreeding: number): Rel
     name: row.name,
     tag: row.tag,
     sex: row.sex,
-    birth_date: dayOf(row.birth_date === null ? null : Number(row.birth_date)),
+    // The date part of the Animal's birth_date (a date given alone is midnight UTC, docs/records.md).
+    birth_date: row.birth_date === null ? null : toIso(Number(row.birth_date)).slice(0, 10),
     dam_id: row.dam_id,
     sire_id: sireOf(row),
     generation,

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PREGNANCY_RESULTS, SERVICE_METHODS } from '../../domain/breeding.ts';
-import { DateInput, Nullable } from '../../http/schemas.ts';
+import { DateInput, FARM_DAY_NOTE, Nullable } from '../../http/schemas.ts';
 
 const notes = Type.Optional(Type.String({ maxLength: 2000 }));
 const id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
@@ -142,7 +142,7 @@ export const MatingCheckSchema = Type.Object(
 
 export const DueDatesQuery = Type.Object(
   {
-    from: Type.Optional(DateInput('From this day (default today).')),
+    from: Type.Optional(DateInput(`From this day (default today, on the farm). ${FARM_DAY_NOTE}`)),
     days: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 400, description: 'How many days ahead (default 60).' }),
     ),

@@ -23,7 +23,7 @@ import { AppError, invalid } from '../../domain/errors.ts';
 import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { parseJson } from '../../lib/json.ts';
-import { DAY_MS } from '../../lib/time.ts';
+import { addLocalDays, localDateText, localDayBounds } from '../../lib/local-time.ts';
 import { checkLineage } from '../animals/lineage-rules.ts';
 import { type AnimalRow, animalIdsInGroup, animalRowsOn, storedBreedingOf } from '../animals/repository.ts';
 import type { Animal } from '../animals/schemas.ts';
@@ -31,7 +31,7 @@ import { createAnimal } from '../animals/service.ts';
 import type { ClientEvent, ClientEventHook, EventChangeHook, FarmEvent } from '../events/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseRecordAt } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { breedingEventsOf, dueAnimals, lastServiceBefore, saveBreeding } from './repository.ts';
@@ -194,7 +194,7 @@ export async function refreshBreeding(
     await saveBreeding(
       trx,
       female.id,
-      foldBreeding(recordsOf(events, female.id), speciesTimes(species, settings)),
+      foldBreeding(recordsOf(events, female.id), speciesTimes(species, settings), farm.timezone),
       now,
     );
   }
@@ -302,7 +302,10 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     if (type === 'service') {
       const service = data as ServiceData;
       await checkSire(trx, females, service);
-      if (service.until !== undefined && parseDateInput('data.until', service.until) < event.at) {
+      if (
+        service.until !== undefined &&
+        parseRecordAt('data.until', service.until, farm.timezone) < event.at
+      ) {
         throw invalid('data.until', 'data.until (when the bull came out) is before at (when he went in).');
       }
     }
@@ -397,9 +400,10 @@ export async function dueDates(
   now: number = Date.now(),
 ): Promise<{ data: DueDate[] }> {
   const farm = await requireFarm(db, scope, farmId);
-  const from =
-    input.from === undefined ? Math.floor(now / DAY_MS) * DAY_MS : parseDateInput('from', input.from);
-  const until = from + (input.days ?? 60) * DAY_MS;
+  // Whole days on the farm: from the start of `from` (today) there, through `days` of its calendar days.
+  const from = parseRecordAt('from', input.from, farm.timezone) ?? localDayBounds(now, farm.timezone).start;
+  const until = addLocalDays(from, input.days ?? 60, farm.timezone);
+  const today = localDateText(now, farm.timezone);
   const rows = await dueAnimals(db, farm.id, input.overdue === false ? from : null, until);
   const data: DueDate[] = [];
   for (const row of rows) {
@@ -413,10 +417,10 @@ export async function dueDates(
       tag: row.tag,
       species: row.species,
       state: at.state,
-      due_date: dayOf(Number(row.due_at)) as string,
-      service_date: dayOf(stored.service_at),
+      due_date: dayOf(Number(row.due_at), stored) as string,
+      service_date: dayOf(stored.service_at, stored),
       // Overdue is as of today, whatever window was asked for (a calendar for next summer still says so).
-      overdue: Number(row.due_at) < Math.floor(now / DAY_MS) * DAY_MS,
+      overdue: (dayOf(Number(row.due_at), stored) as string) < today,
     });
   }
   return { data };

@@ -11,9 +11,10 @@ import {
   dayOf,
   pregnancyCheckDue,
   type StoredBreeding,
+  zoneOf,
 } from '../../domain/breeding.ts';
 import { parseJson } from '../../lib/json.ts';
-import { localDateText } from '../../lib/local-time.ts';
+import { localDateText, localDaysBetween } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { breedingAnimals } from '../breeding/repository.ts';
 import { sayEs } from './messages.ts';
@@ -41,9 +42,14 @@ function who(row: BreedingFactRow): string {
   return row.name ?? row.tag ?? row.id;
 }
 
+/** Calendar days from one `YYYY-MM-DD` to another. */
+function daysFrom(day: string, to: string): number {
+  return Math.round((Date.parse(to) - Date.parse(day)) / DAY_MS);
+}
+
 /** Overdue births (watch), births due within 7 days, pregnancy checks due and heats expected today (info). */
 export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefContext): Unranked[] {
-  const { now, today } = ctx;
+  const { now } = ctx;
   const todayDate = localDateText(now, ctx.timezone);
   const overdue: Unranked[] = [];
   const due: Unranked[] = [];
@@ -57,56 +63,59 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
     const s = breedingAt(stored, now);
     const verb = BIRTH_VERB[breedingSpeciesOf(row.species) ?? ''] ?? 'give birth';
     const carrying = s.state === 'bred' || s.state === 'pregnant';
-    if (carrying && s.due_at !== null && s.due_at < today.start) {
-      const days = Math.floor((today.start - s.due_at) / DAY_MS) + 1;
+    // Her days are the farm's calendar days, as the Animal's due_date (domain/breeding.ts).
+    const dueDay = carrying ? dayOf(s.due_at, s) : null;
+    const served = dayOf(s.service_at, s);
+    if (dueDay !== null && dueDay < todayDate) {
+      const days = daysFrom(dueDay, todayDate);
       overdue.push({
         kind: 'birth_overdue',
         severity: 'watch',
         title: en ? `${who(row)} is overdue to ${verb}` : sayEs('birth.overdue.title', { animal: who(row) }),
         detail: en
-          ? `Due ${dayOf(s.due_at)}, ${days} ${days === 1 ? 'day' : 'days'} ago.`
-          : sayEs('birth.overdue.detail', { date: dayOf(s.due_at), count: days }),
+          ? `Due ${dueDay}, ${days} ${days === 1 ? 'day' : 'days'} ago.`
+          : sayEs('birth.overdue.detail', { date: dueDay, count: days }),
         ...base(row),
         at: toIso(s.due_at),
       });
-    } else if (carrying && s.due_at !== null && s.due_at < today.start + BIRTHS_DUE_WITHIN_DAYS * DAY_MS) {
+    } else if (dueDay !== null && daysFrom(todayDate, dueDay) < BIRTHS_DUE_WITHIN_DAYS) {
       due.push({
         kind: 'birth_due',
         severity: 'info',
         title: en ? `${who(row)} is due to ${verb}` : sayEs('birth.due.title', { animal: who(row) }),
         detail: en
-          ? `Due ${dayOf(s.due_at)}${s.state === 'pregnant' ? ' (confirmed pregnant)' : ''}.`
+          ? `Due ${dueDay}${s.state === 'pregnant' ? ' (confirmed pregnant)' : ''}.`
           : sayEs(s.state === 'pregnant' ? 'birth.due.detail_pregnant' : 'birth.due.detail', {
-              date: dayOf(s.due_at),
+              date: dueDay,
             }),
         ...base(row),
         at: toIso(s.due_at),
       });
     }
     if (s.service_at !== null && pregnancyCheckDue(s, now) !== null) {
-      const days = Math.floor((now - s.service_at) / DAY_MS);
+      const days = localDaysBetween(s.service_at, now, zoneOf(s));
       checks.push({
         kind: 'pregnancy_check_due',
         severity: 'info',
         title: en ? `Pregnancy check due for ${who(row)}` : sayEs('check.title', { animal: who(row) }),
         detail: en
-          ? `Served ${dayOf(s.service_at)}, ${days} days ago.`
-          : sayEs('check.detail', { date: dayOf(s.service_at), count: days }),
+          ? `Served ${served}, ${days} days ago.`
+          : sayEs('check.detail', { date: served, count: days }),
         ...base(row),
         at: toIso(s.service_at),
       });
     }
-    if ((s.state === 'open' || s.state === 'bred') && dayOf(s.next_heat_at) === todayDate) {
+    if ((s.state === 'open' || s.state === 'bred') && dayOf(s.next_heat_at, s) === todayDate) {
       heats.push({
         kind: 'heat_expected',
         severity: 'info',
         title: en ? `${who(row)} may come on heat today` : sayEs('heat.title', { animal: who(row) }),
         detail: en
           ? s.state === 'bred'
-            ? `Served ${dayOf(s.service_at)}: watch for a return if it did not hold.`
+            ? `Served ${served}: watch for a return if it did not hold.`
             : `One cycle after her last heat or failed service.`
           : s.state === 'bred'
-            ? sayEs('heat.detail_bred', { date: dayOf(s.service_at) })
+            ? sayEs('heat.detail_bred', { date: served })
             : sayEs('heat.detail_open'),
         ...base(row),
         at: toIso(s.next_heat_at),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, FARM_DAY_NOTE, Nullable, PageQuery } from '../../http/schemas.ts';
 
 export const EventSchema = Type.Object(
   {
@@ -29,7 +29,7 @@ const fields = {
   ),
   subject_id: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
   data: Type.Record(Type.String(), Type.Unknown()),
-  at: DateInput('When it happened; default now.'),
+  at: DateInput(`When it happened; default now. ${FARM_DAY_NOTE}`),
 };
 
 export const CreateEventBody = Type.Object(

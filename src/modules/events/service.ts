@@ -5,7 +5,7 @@ import { invalid, notFound } from '../../domain/errors.ts';
 import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseRecordAt } from '../records/inputs.ts';
 import { patchSubject, resolveSubject } from '../records/references.ts';
 import { deleteRecord, loadScoped, saveRecord } from '../records/scoped.ts';
 import {
@@ -146,7 +146,7 @@ export async function createEvent(
     const fields = {
       ...subject,
       data: overrideReason === null ? (input.data ?? {}) : { ...input.data, override_reason: overrideReason },
-      at: input.at === undefined ? now : parseDateInput('at', input.at),
+      at: input.at === undefined ? now : parseRecordAt('at', input.at, farm.timezone),
     };
     const log = async (data: Record<string, unknown>): Promise<FarmEvent> => {
       const event = { ...fields, data };
@@ -175,7 +175,9 @@ export async function updateEvent(
     const next: FarmEventRow = { ...row };
     if (patch.type !== undefined) next.type = patch.type;
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
-    if (patch.at !== undefined) next.at = parseDateInput('at', patch.at);
+    if (patch.at !== undefined) {
+      next.at = parseRecordAt('at', patch.at, (await requireFarm(trx, scope, row.farm_id)).timezone);
+    }
     Object.assign(next, await patchSubject(trx, row.farm_id, row, patch));
     // Only what a move is made of is checked again: an old move to a paddock since deleted can still be edited.
     const reshaped = [patch.type, patch.data, patch.at, patch.subject_id, patch.subject_type].some(

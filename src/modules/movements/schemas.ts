@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { MOVEMENT_DIRECTIONS, MOVEMENT_REASONS } from '../../domain/movements.ts';
-import { DateInput, DateTime, Nullable, PageQuery, TypedText } from '../../http/schemas.ts';
+import { DateInput, DateTime, FARM_DAY_NOTE, Nullable, PageQuery, TypedText } from '../../http/schemas.ts';
 
 /** The most animals one movement names (one transaction, one row each in the register's export). */
 export const MAX_MOVED_ANIMALS = 1000;
@@ -39,7 +39,7 @@ export const MovementSchema = Type.Object(
 export const CreateMovementBody = Type.Object(
   {
     direction: Type.Enum(MOVEMENT_DIRECTIONS, { type: 'string', description: 'on or off the holding.' }),
-    at: DateInput('When the animals moved.'),
+    at: DateInput(`When the animals moved. ${FARM_DAY_NOTE}`),
     animal_ids: Type.Optional(
       Type.Array(text(100), {
         minItems: 1,

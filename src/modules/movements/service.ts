@@ -20,7 +20,7 @@ import {
 import { checkLeaving, emitWithdrawalOverridden } from '../animals/withdrawal.ts';
 import { recordFarmEvent } from '../events/record.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput, requireDone } from '../records/inputs.ts';
+import { parseDateInput, parseRecordAt, requireDone } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { lockedAnimals } from '../treatments/service.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -75,10 +75,10 @@ export async function createMovement(
       'Name what moved: animal_ids, or head_count for a mob without EIDs, one of them.',
     );
   }
-  const at = parseDateInput('at', input.at);
-  requireDone('at', at, now, 'a movement');
   return inTransaction(db, async (trx) => {
     const farm = await requireFarm(trx, scope, farmId);
+    const at = parseRecordAt('at', input.at, farm.timezone);
+    requireDone('at', at, now, 'a movement');
     const animals = hasList
       ? await lockedAnimals(trx, farm, { animal_ids: input.animal_ids }, 'animal_ids')
       : [];

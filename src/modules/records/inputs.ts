@@ -45,6 +45,26 @@ export function parseFarmDayInput(
 }
 
 /**
+ * When a record happened (an event's, a treatment's, a movement's or a weight's `at`; a bull's `until`): a
+ * date without a time is the start of that day on the farm, as a task's due day is (on a Pacific/Auckland
+ * farm, 2026-12-02 is 2026-12-01T11:00Z: midnight UTC was 13:00 there, in the future all morning); a
+ * date-time is the instant it names. Null and absent stay null.
+ */
+export function parseRecordAt(param: string, text: string, timeZone: string): number;
+export function parseRecordAt(
+  param: string,
+  text: string | null | undefined,
+  timeZone: string,
+): number | null;
+export function parseRecordAt(
+  param: string,
+  text: string | null | undefined,
+  timeZone: string,
+): number | null {
+  return parseFarmDayInput(param, text, timeZone).at;
+}
+
+/**
  * The time a client gives for something done to a record (a task done, an alert acknowledged), which may
  * be earlier than the request (done without signal, sent when it returns): now when none is given, never
  * after now (nothing is done in the future), never before `floor`, the record's creation (nothing is done

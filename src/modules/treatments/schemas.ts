@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { TREATMENT_ROUTES } from '../../domain/treatments.ts';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, FARM_DAY_NOTE, Nullable, PageQuery } from '../../http/schemas.ts';
 import type { WithdrawalSourceSchema } from '../animals/schemas.ts';
 
 /** The most animals one request treats (a group's, or a list): one treatment each, in one transaction. */
@@ -97,7 +97,7 @@ export const CreateTreatmentBody = Type.Object(
     ),
     route: RouteSchema,
     site: Type.Optional(text(100, 'Where on the animal, e.g. left neck.')),
-    at: Type.Optional(DateInput('The first dose; default now.')),
+    at: Type.Optional(DateInput(`The first dose; default now. ${FARM_DAY_NOTE}`)),
     course: Type.Optional(CourseSchema),
     reason: Type.Optional(text(1000, 'Reason or diagnosis.')),
     given_by: Type.Optional(text(200)),

@@ -25,7 +25,7 @@ import {
   roundStock,
   useFromBatch,
 } from '../medicines/repository.ts';
-import { parseDateInput, requireDone } from '../records/inputs.ts';
+import { parseRecordAt, requireDone } from '../records/inputs.ts';
 import { referenceError, requireReference } from '../records/references.ts';
 import { findScoped, loadScoped } from '../records/scoped.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -331,10 +331,13 @@ export async function createTreatments(
     );
   }
   const { animal_ids, group_id, at, ...rest } = input;
-  const given: GivenMedicine = { ...rest, at: at === undefined ? now : parseDateInput('at', at) };
-  requireDone('at', given.at, now, 'a treatment');
   return inTransaction(db, async (trx) => {
     const farm = await requireFarm(trx, scope, farmId);
+    const given: GivenMedicine = {
+      ...rest,
+      at: at === undefined ? now : parseRecordAt('at', at, farm.timezone),
+    };
+    requireDone('at', given.at, now, 'a treatment');
     const medicine = await requireMedicine(trx, scope, farm, input.medicine_id, 'medicine_id');
     const animals = await lockedAnimals(trx, farm, { animal_ids, group_id }, 'animal_ids');
     return { data: await giveMedicine(trx, farm, medicine, animals, given, {}, now) };

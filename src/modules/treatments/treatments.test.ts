@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, type TestApp } from '../../../test/harness.ts';
 import type { Animal, FarmEvent, List } from '../../../test/replies.ts';
+import { localDateStart, localDateText } from '../../lib/local-time.ts';
 import type { Medicine } from '../medicines/schemas.ts';
 import type { Treatment } from './schemas.ts';
 
@@ -442,6 +443,19 @@ forEachEngine('herd book: medicines, treatments and withdrawal', (t) => {
       body: { ...body, at: iso(Date.now() + 60_000) },
     });
     assert.equal(clock.status, 201, 'a clock a minute fast is fine');
+    // A date alone is that day on the farm: on Kiritimati (UTC+14) today's midnight UTC is this afternoon.
+    const zone = 'Pacific/Kiritimati';
+    const east = (await make.farm(t(), key, { timezone: zone })).id;
+    const ewe = await make.animal(t(), key, east, { species: 'sheep' });
+    const today = localDateText(Date.now(), zone);
+    const drench = await medicine(t(), key, east, { withdrawal: { meat_days: 5 } });
+    const [dated] = await treat(t(), key, east, {
+      ...body,
+      medicine_id: drench.id,
+      animal_ids: [ewe.id],
+      at: today,
+    });
+    assert.equal(dated?.at, iso(localDateStart(today, zone)));
   });
 
   test('a treatment recorded by mistake is taken back whole: stock, withdrawal and log entry; its log entry cannot be edited instead', async () => {

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { WEIGHT_SOURCES } from '../../domain/weights.ts';
-import { DateInput, DateTime, Nullable, PageQuery } from '../../http/schemas.ts';
+import { DateInput, DateTime, FARM_DAY_NOTE, Nullable, PageQuery } from '../../http/schemas.ts';
 import { SESSION_FORMATS } from './formats.ts';
 
 const source = Type.Enum(WEIGHT_SOURCES, {
@@ -104,7 +104,7 @@ export const GroupWeightsSchema = Type.Object(
 export const RecordWeightBody = Type.Object(
   {
     kg: Type.Number({ exclusiveMinimum: 0, maximum: 5000 }),
-    at: Type.Optional(DateInput('When it was weighed. Default: now.')),
+    at: Type.Optional(DateInput(`When it was weighed. Default: now. ${FARM_DAY_NOTE}`)),
     source: Type.Optional(
       Type.Enum(['chute', 'event'], {
         type: 'string',
@@ -171,7 +171,7 @@ export const ImportSessionBody = Type.Object(
         description: 'How a date like 03/04/2026 reads: dmy (default: NZ, AU, UK, IE) or mdy (US).',
       }),
     ),
-    at: Type.Optional(DateInput('When rows without a date were weighed. Default: now.')),
+    at: Type.Optional(DateInput(`When rows without a date were weighed. Default: now. ${FARM_DAY_NOTE}`)),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     create_unmatched: Type.Optional(
       Type.Boolean({

@@ -10,8 +10,8 @@ import { invalid } from '../../domain/errors.ts';
 import { impossibleWeight, WEIGHT_EVENT } from '../../domain/weights.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { recordFarmEvent } from '../events/record.ts';
-import type { Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseDateInput, parseRecordAt, requireDone } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { adgOver, meanOf, projection, roundGain, spreadOf, withGains } from './gain.ts';
 import { type StoredWeight, weightsOf } from './repository.ts';
@@ -169,9 +169,11 @@ export async function recordWeight(
   input: RecordWeightInput,
   now: number = Date.now(),
 ): Promise<AnimalWeights> {
-  const at = input.at === undefined ? now : parseDateInput('at', input.at);
   return inTransaction(db, async (trx) => {
     const animal = await loadScoped(trx, scope, 'animal', animalId);
+    const farm = await requireFarm(trx, scope, animal.farm_id);
+    const at = input.at === undefined ? now : parseRecordAt('at', input.at, farm.timezone);
+    requireDone('at', at, now, 'a weight');
     const impossible = impossibleWeight(input.kg, animal.species);
     if (impossible) throw invalid('kg', impossible);
     await recordFarmEvent(

@@ -18,7 +18,7 @@ import { impossibleWeight, WEIGHT_EVENT } from '../../domain/weights.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import { newAnimalRow } from '../animals/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput } from '../records/inputs.ts';
+import { parseRecordAt } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvents } from '../webhooks/emit.ts';
@@ -89,7 +89,7 @@ function indexAnimals(animals: readonly MatchAnimal[]) {
 
 /** Reads, matches and checks the file: what a dry run answers and an import stores. */
 async function planSession(db: Db, farm: FarmRow, input: ImportSessionInput, now: number): Promise<Plan> {
-  const defaultAt = input.at === undefined ? now : parseDateInput('at', input.at);
+  const defaultAt = input.at === undefined ? now : parseRecordAt('at', input.at, farm.timezone);
   const read = await readSessionFile(input.content, {
     format: input.format,
     mapping: input.mapping,

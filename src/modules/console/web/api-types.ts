@@ -4800,7 +4800,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When it was weighed. Default: now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When it was weighed. Default: now. A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     kg: number;
@@ -6708,7 +6708,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When it happened; default now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When it happened; default now. A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     data?: {
@@ -8126,7 +8126,7 @@ export interface operations {
             query?: {
                 /** @description How many days ahead (default 60). */
                 days?: number;
-                /** @description From this day (default today). ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
+                /** @description From this day (default today, on the farm). A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds. */
                 from?: string;
                 /** @description Also those due before `from` and not yet given birth (default true). */
                 overdue?: boolean;
@@ -8305,7 +8305,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When it happened; default now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When it happened; default now. A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     data?: {
@@ -9518,7 +9518,7 @@ export interface operations {
                     animal_ids?: string[];
                     /**
                      * Format: date-time
-                     * @description When the animals moved. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When the animals moved. A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at: string;
                     /**
@@ -10678,7 +10678,7 @@ export interface operations {
                     animal_ids?: string[];
                     /**
                      * Format: date-time
-                     * @description The first dose; default now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description The first dose; default now. A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     /** @description The batch used: its stock goes down; an expired one needs override_reason. */
@@ -11078,7 +11078,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description When rows without a date were weighed. Default: now. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     * @description When rows without a date were weighed. Default: now. A date alone (2026-05-01) is the start of that day in the farm’s time zone. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
                      */
                     at?: string;
                     /** @description The session file’s text (CSV). */
