@@ -4,6 +4,7 @@ import * as make from '../../../test/factories.ts';
 import { forEachEngine } from '../../../test/harness.ts';
 import { callTool, connect, ERAS, ok } from '../../../test/mcp.ts';
 import type { Animal, Group, List } from '../../../test/replies.ts';
+import { localDateStart } from '../../lib/local-time.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import type { Medicine } from '../medicines/schemas.ts';
 import type { Treatment } from '../treatments/schemas.ts';
@@ -14,7 +15,7 @@ forEachEngine('mcp herdbook tools', (t) => {
   test('list_medicines, give_treatment to a group once per idempotency_key, clear_to_sell for an animal and the group', async () => {
     const acct = await t().sharedAccount();
     const key = acct.live_key;
-    const farm = await make.farm(t(), key, { name: 'Herd Book Farm' });
+    const farm = await make.farm(t(), key, { name: 'Herd Book Farm', timezone: 'America/Chicago' });
     const group = await make.posted<Group>(t(), key, `/v1/farms/${farm.id}/groups`, {
       name: 'Steers',
       species: 'cattle',
@@ -114,6 +115,11 @@ forEachEngine('mcp herdbook tools', (t) => {
       assert.equal(later.all_clear_from, null);
       // Clear: nothing of its withdrawal is left at `at`.
       assert.deepEqual(later.animals[0].withdrawal.because, []);
+      // A day alone is that day on the farm, as a sale dated by it is checked: its start in Chicago.
+      const day = toIso(Date.parse(rustyMeat) + 2 * DAY_MS).slice(0, 10);
+      const onDay = await ok(mcp.client, 'clear_to_sell', { group_id: group.id, at: day });
+      assert.equal(onDay.at, toIso(localDateStart(day, 'America/Chicago')));
+      assert.equal(onDay.all_clear, true);
 
       // Neither or both of animal_id and group_id: a refusal naming the argument.
       const neither = await callTool(mcp.client, 'clear_to_sell', {});

@@ -8,7 +8,8 @@ import { invalid } from '../../domain/errors.ts';
 import { toIso } from '../../lib/time.ts';
 import { type AnimalRow, animalIdsInGroup, animalRowsOn } from '../animals/repository.ts';
 import { type AnimalWithdrawal, animalWithdrawal } from '../animals/withdrawal.ts';
-import type { Scope } from '../farms/access.ts';
+import { requireFarm, type Scope } from '../farms/access.ts';
+import { parseRecordAt } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 
 export interface AnimalClearance {
@@ -41,14 +42,16 @@ export interface ClearToSell {
 export const CLEAR_ANIMALS_LISTED = 50;
 
 /**
- * Whether an animal, or each active animal of a group, is clear of its meat withdrawal at `at`, and when it
+ * Whether an animal, or each active animal of a group, is clear of its meat withdrawal at `at` (now when
+ * absent; a date alone is that day's start on the farm, as a sale dated by its day is checked), and when it
  * will be. Every animal not clear is listed (latest end first), the clear ones up to CLEAR_ANIMALS_LISTED.
  */
 export async function clearToSell(
   db: Db,
   scope: Scope,
   target: { animal_id?: string | undefined; group_id?: string | undefined },
-  at: number,
+  atText: string | undefined,
+  now: number = Date.now(),
 ): Promise<ClearToSell> {
   if ((target.animal_id === undefined) === (target.group_id === undefined)) {
     throw invalid(
@@ -67,6 +70,8 @@ export async function clearToSell(
     farmId = group.farm_id;
     rows = await animalRowsOn(db, farmId, await animalIdsInGroup(db, farmId, group.id, 'active'));
   }
+  const at =
+    atText === undefined ? now : parseRecordAt('at', atText, (await requireFarm(db, scope, farmId)).timezone);
   const animals = rows.map((row): AnimalClearance => {
     const withdrawal = animalWithdrawal(row, at);
     return {

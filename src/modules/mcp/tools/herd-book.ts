@@ -4,12 +4,11 @@
  */
 import { Type } from 'typebox';
 import { parsePage } from '../../../db/pagination.ts';
-import { DateInput, Nullable } from '../../../http/schemas.ts';
+import { DateInput, FARM_DAY_NOTE, Nullable } from '../../../http/schemas.ts';
 import { AnimalWithdrawalSchema } from '../../animals/schemas.ts';
 import type { AnimalWithdrawal } from '../../animals/withdrawal.ts';
 import { MedicineSchema } from '../../medicines/schemas.ts';
 import { listMedicines } from '../../medicines/service.ts';
-import { parseDateInput } from '../../records/inputs.ts';
 import { CLEAR_ANIMALS_LISTED, clearToSell } from '../../treatments/clear-to-sell.ts';
 import { CreateTreatmentBody, TreatmentSchema } from '../../treatments/schemas.ts';
 import { createTreatments } from '../../treatments/service.ts';
@@ -34,7 +33,7 @@ export const clearToSellTool = defineTool({
     {
       animal_id: Type.Optional(Type.String({ minLength: 1, description: 'The animal, or group_id.' })),
       group_id: Type.Optional(Type.String({ minLength: 1, description: 'The group, or animal_id.' })),
-      at: Type.Optional(DateInput('Default now.')),
+      at: Type.Optional(DateInput(`Default now. ${FARM_DAY_NOTE}`)),
     },
     { additionalProperties: false },
   ),
@@ -72,8 +71,7 @@ export const clearToSellTool = defineTool({
     return lines.join('\n');
   },
   async run(ctx, args) {
-    const at = args.at === undefined ? Date.now() : parseDateInput('at', args.at);
-    return clearToSell(ctx.db, ctx.scope, { animal_id: args.animal_id, group_id: args.group_id }, at);
+    return clearToSell(ctx.db, ctx.scope, { animal_id: args.animal_id, group_id: args.group_id }, args.at);
   },
 });
 
