@@ -368,6 +368,145 @@ describe('devices on an external Mosquitto, one process on SQLite', {
   });
 });
 
+describe('devices on an external Mosquitto that goes away and comes back, one process on SQLite', {
+  skip: skipWithoutMosquitto || (ENGINES.includes('sqlite') ? false : 'SQLite not under test'),
+}, () => {
+  let broker: Mosquitto;
+  let server: Server;
+  let dataDir = '';
+  const clients: TestDevice[] = [];
+  let env: Record<string, string> = {};
+  let liveKey = '';
+  let a = { id: '', key: '' };
+
+  before(async () => {
+    // As the reference config: persistent sessions saved across a restart.
+    broker = await startMosquitto({ persistence: true });
+    dataDir = mkdtempSync(path.join(tmpdir(), 'farmstead-broker-restart-'));
+  });
+
+  after(async () => {
+    await Promise.all(clients.map((c) => c.end()));
+    await server?.stop();
+    await broker?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a restart: reports flow again; while it is down a key is 503 and nothing changes; no device gets another’s commands', async () => {
+    env = {
+      ...baseEnv(),
+      LOG_LEVEL: 'warn',
+      FARMSTEAD_DATA: dataDir,
+      FARMSTEAD_MQTT_BROKER: broker.brokerUrl,
+      FARMSTEAD_MQTT_BROKER_AUTH: 'dynsec',
+      FARMSTEAD_MQTT_CLIENT_ID: 'farmstead-restart',
+    };
+    liveKey = (await createAccountDirect(env, 'Restart farm')).live_key;
+    server = await startServer(env);
+    await brokerUp([server]);
+    const farm = (await call(server, 'POST', '/v1/farms', liveKey, { name: 'Restart Farm' })).body;
+    const make = async (name: string) => {
+      const made = await call(server, 'POST', `/v1/farms/${farm.id}/devices`, liveKey, {
+        type: 'house',
+        name,
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      return { id: made.body.id as string, key: made.body.device_key as string };
+    };
+    a = await make('House A');
+    const stored = async () =>
+      (await call(server, 'GET', `/v1/devices/${a.id}/readings?metric=climate.nh3_ppm&limit=100`, liveKey))
+        .body.data.length as number;
+    const report = async (value: number) => {
+      const client = await device(broker, a.id, a.key, `r${value}`);
+      clients.push(client);
+      await publishReports([client.client], [a.id], value, 1);
+      await client.end();
+    };
+    await report(1);
+    await waitFor('the first report stored', async () => (await stored()) === 1, 10_000);
+
+    // The broker restarts from its saved state: Farmstead's sessions come back, and subscribe again.
+    await broker.restart();
+    await brokerUp([server]);
+    await report(2);
+    await waitFor('the report after the restart stored', async () => (await stored()) === 2, 10_000);
+
+    // Down: a key the broker cannot be given is refused at once, and nothing changes.
+    await broker.kill();
+    await waitFor(
+      'the health check to see the broker gone',
+      async () => ((await (await fetch(`${server.url}/healthz`)).json()) as Json).mqtt?.broker === 'down',
+      10_000,
+    );
+    const before = (await call(server, 'GET', `/v1/farms/${farm.id}/devices?limit=100`, liveKey)).body.data
+      .length;
+    const refused = await call(server, 'POST', `/v1/farms/${farm.id}/devices`, liveKey, {
+      type: 'house',
+      name: 'Later',
+    });
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'unavailable');
+    const rotate = await call(server, 'POST', `/v1/devices/${a.id}/key`, liveKey);
+    assert.equal(rotate.status, 503, JSON.stringify(rotate.body));
+    assert.equal(
+      (await call(server, 'GET', `/v1/farms/${farm.id}/devices?limit=100`, liveKey)).body.data.length,
+      before,
+      'no device made',
+    );
+    assert.equal(server.child.exitCode, null, 'the process lives on');
+    await broker.restart();
+    await brokerUp([server]);
+    // The key was not changed on either side: the old one still logs in.
+    await report(3);
+    await waitFor('the old key still reports', async () => (await stored()) === 3, 10_000);
+
+    // Another device that connects with A's client id takes over A's session, but gets none of its commands.
+    const b = await make('House B');
+    const session = {
+      protocolVersion: 5,
+      clientId: a.id,
+      clean: false,
+      properties: { sessionExpiryInterval: 3600 },
+    } as const;
+    const own = await connectDevice(broker.url, a.id, a.key, session);
+    clients.push(own);
+    await own.client.subscribeAsync(`farmstead/devices/${a.id}/commands`, { qos: 1 });
+    const thief = await connectDevice(broker.url, b.id, b.key, session);
+    clients.push(thief);
+    const queued = await call(server, 'POST', `/v1/devices/${a.id}/commands`, liveKey, {
+      command: 'move.stop',
+    });
+    assert.equal(queued.status, 201, JSON.stringify(queued.body));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.deepEqual(
+      thief.received.map((m) => m.topic),
+      [],
+      'B received nothing of A',
+    );
+  });
+
+  test('fewer consumers after a restart: the sessions left behind hand over what they held, and end', async () => {
+    assert.ok(a.id, 'the test before made the device');
+    // Four consumer sessions (the default) stay on the broker while the process is stopped…
+    await server.stop();
+    const client = await device(broker, a.id, a.key, 'held');
+    clients.push(client);
+    await publishReports([client.client], [a.id], 100, 20);
+    // …and one consumer after: -0 to -3 are no longer this process's, and hold the 20 reports.
+    server = await startServer({ ...env, FARMSTEAD_MQTT_BROKER_CONSUMERS: '1' });
+    await brokerUp([server]);
+    const held = async () =>
+      (
+        (await call(server, 'GET', `/v1/devices/${a.id}/readings?metric=climate.nh3_ppm&limit=100`, liveKey))
+          .body.data as Array<{ value: number }>
+      ).filter((r) => r.value >= 100).length;
+    await waitFor('the reports the old sessions held, stored', async () => (await held()) === 20, 15_000);
+    await publishReports([client.client], [a.id], 200, 5);
+    await waitFor('new reports stored, none held back any more', async () => (await held()) === 25, 10_000);
+  });
+});
+
 describe('the tests’ Mosquitto', { skip: skipWithoutMosquitto }, () => {
   test('started on a port another process took after it was chosen, it starts again on another', async () => {
     const taken = net.createServer().listen(0, '127.0.0.1');

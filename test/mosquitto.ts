@@ -1,6 +1,6 @@
 /**
  * A real Mosquitto for tests: its own configuration and dynamic security file in a temp folder, on a free
- * port of 127.0.0.1 (never the system service's). The file holds what deploy/mosquitto-dynsec-init.sh makes:
+ * port of 127.0.0.1 (never the system service's). The file holds what deploy/mosquitto/dynsec-init.sh makes:
  * Farmstead's login with the plugin's admin role and the `farmstead-service` role (the devices' topics
  * through the shared subscription); devices are added by Farmstead itself.
  */
@@ -33,7 +33,7 @@ function hashed(password: string): { password: string; salt: string; iterations:
 const allow = (acltype: string, topic: string) => ({ acltype, topic, priority: 0, allow: true });
 
 /**
- * The dynamic security file: Farmstead's login with the roles deploy/mosquitto-dynsec-init.sh gives it, and
+ * The dynamic security file: Farmstead's login with the roles deploy/mosquitto/dynsec-init.sh gives it, and
  * `devices` with the client and role Farmstead's dynamic security gives each (bench/fleet.ts: thousands of
  * devices written at once, where one control message each would rewrite the file thousands of times).
  */
@@ -103,6 +103,10 @@ export interface Mosquitto {
   brokerUrl: string;
   output: { text: string };
   child: ChildProcess;
+  /** Ends the broker as a service stop would (SIGTERM: with persistence, it saves its state first). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port with the same files (after kill). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -112,14 +116,19 @@ export interface Mosquitto {
  * (onFreePort). `port` chooses the port (a test of this gives a taken one first).
  */
 export function startMosquitto(
-  options: { devices?: ReadonlyArray<{ id: string; key: string }>; port?: () => Promise<number> } = {},
+  options: {
+    devices?: ReadonlyArray<{ id: string; key: string }>;
+    port?: () => Promise<number>;
+    /** As the reference config (deploy/mosquitto/mosquitto.conf): sessions saved across a restart. */
+    persistence?: boolean;
+  } = {},
 ): Promise<Mosquitto> {
   return onFreePort((port) => startMosquittoOn(port, options), /Address already in use/, options.port);
 }
 
 async function startMosquittoOn(
   port: number,
-  options: { devices?: ReadonlyArray<{ id: string; key: string }> },
+  options: { devices?: ReadonlyArray<{ id: string; key: string }>; persistence?: boolean },
 ): Promise<Mosquitto> {
   const dir = mkdtempSync(path.join(tmpdir(), 'farmstead-mosquitto-'));
   const password = randomBytes(12).toString('hex');
@@ -136,7 +145,7 @@ async function startMosquittoOn(
       'allow_anonymous false',
       `plugin ${DYNSEC_PLUGIN}`,
       `plugin_opt_config_file ${dynsec}`,
-      'persistence false',
+      ...(options.persistence ? ['persistence true', `persistence_location ${dir}/`] : ['persistence false']),
       // Farmstead's sessions keep what arrives while a process restarts: no cap on queued messages.
       'max_queued_messages 0',
       'log_dest stderr',
@@ -144,44 +153,67 @@ async function startMosquittoOn(
       '',
     ].join('\n'),
   );
-  const child = spawn(MOSQUITTO, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { text: '' };
-  child.stdout?.on('data', (d) => {
-    output.text += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    output.text += String(d);
-  });
   const url = `mqtt://127.0.0.1:${port}`;
   const brokerUrl = `mqtt://farmstead:${password}@127.0.0.1:${port}`;
-  try {
-    await waitFor(
-      'Mosquitto to accept Farmstead',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`mosquitto exited: ${output.text}`);
-        const client = await mqtt
-          .connectAsync(url, { username: 'farmstead', password, reconnectPeriod: 0, connectTimeout: 1_000 })
-          .catch(() => null);
-        await client?.endAsync(true);
-        return client !== null;
-      },
-      10_000,
-    );
-  } catch (err) {
-    // A broker that never took Farmstead's login is not left running, nor its folder behind.
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
+  const launch = async (): Promise<ChildProcess> => {
+    const child = spawn(MOSQUITTO, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (d) => {
+      output.text += String(d);
+    });
+    child.stderr?.on('data', (d) => {
+      output.text += String(d);
+    });
+    try {
+      await waitFor(
+        'Mosquitto to accept Farmstead',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`mosquitto exited: ${output.text}`);
+          const client = await mqtt
+            .connectAsync(url, { username: 'farmstead', password, reconnectPeriod: 0, connectTimeout: 1_000 })
+            .catch(() => null);
+          await client?.endAsync(true);
+          return client !== null;
+        },
+        10_000,
+      );
+    } catch (err) {
+      // A broker that never took Farmstead's login is not left running.
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+      throw err;
     }
+    return child;
+  };
+  let child: ChildProcess;
+  try {
+    child = await launch();
+  } catch (err) {
+    // Nor its folder left behind.
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+  const kill = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  };
   return {
     port,
     url,
     brokerUrl,
     output,
-    child,
+    get child() {
+      return child;
+    },
+    kill,
+    async restart() {
+      await kill();
+      child = await launch();
+    },
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM');

@@ -17,6 +17,9 @@ test('redactUrl hides key-shaped values and credential-named parameters, and kee
   assert.equal(redactUrl('/v1/farms?api_key=abc123&limit=5'), '/v1/farms?api_key=[redacted]&limit=5');
   assert.equal(redactUrl(`/v1/farms?x=rk_live_${'a'.repeat(32)}`), '/v1/farms?x=rk_live_[redacted]');
   assert.equal(redactUrl(`/v1/keys/rd_${'b'.repeat(32)}`), '/v1/keys/rd_[redacted]');
+  // The broker hooks' secret, on a path no route matched (a wrong method or a typo in the path).
+  assert.equal(redactUrl('/broker-hooks/s3cret-value/emqx/authm'), '/broker-hooks/[redacted]/emqx/authm');
+  assert.equal(redactUrl('/broker-hooks/s3cret-value?x=1'), '/broker-hooks/[redacted]?x=1');
   assert.equal(redactUrl('/v1/farms?token=t&key=k'), '/v1/farms?token=[redacted]&key=[redacted]');
   assert.equal(redactUrl('/v1/farms/farm_1/animals?q=rk'), '/v1/farms/farm_1/animals?q=rk');
 });

@@ -46,6 +46,15 @@ export interface MqttBrokerAdminConfig {
 /** An MQTT client id is at most 23 characters by the 3.1.1 minimum; brokers accept more, but keep it sane. */
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** A URL's login decoded, or null when it is not valid percent-encoding (`p%zzw`). */
+function decodedLogin(url: URL): { username: string; password: string } | null {
+  try {
+    return { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * FARMSTEAD_MQTT_BROKER: mqtt://user:password@host:port or mqtts://… (the login percent-encoded). The
  * password is kept out of every message and out of the config's enumerable members.
@@ -58,10 +67,13 @@ export function mqttBroker(env: Env, port: number): MqttBrokerConfig | null {
     !url ||
     !/^mqtts?:$/.test(url.protocol) ||
     !url.hostname ||
-    (url.pathname !== '' && url.pathname !== '/')
+    (url.pathname !== '' && url.pathname !== '/') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    decodedLogin(url) === null
   ) {
     throw new ConfigError(
-      `FARMSTEAD_MQTT_BROKER must be an mqtt:// or mqtts:// URL like mqtt://farmstead:password@broker.example:1883 (the value given is not shown: it may hold a password)`,
+      `FARMSTEAD_MQTT_BROKER must be an mqtt:// or mqtts:// URL like mqtt://farmstead:password@broker.example:1883, with no query, and the login percent-encoded (a % written as %25; the value given is not shown: it may hold a password)`,
     );
   }
   const clientId =
@@ -75,13 +87,13 @@ export function mqttBroker(env: Env, port: number): MqttBrokerConfig | null {
   const defaultPort = url.protocol === 'mqtts:' ? 8883 : 1883;
   const config: MqttBrokerConfig = {
     url: `${url.protocol}//${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || defaultPort}`,
-    username: url.username ? decodeURIComponent(url.username) : null,
+    username: decodedLogin(url)?.username || null,
     password: null,
     clientId,
     consumers: int(env, 'FARMSTEAD_MQTT_BROKER_CONSUMERS', 4, 1, 64),
   };
   Object.defineProperty(config, 'password', {
-    value: url.password ? decodeURIComponent(url.password) : null,
+    value: decodedLogin(url)?.password || null,
     enumerable: false,
   });
   return Object.freeze(config);
@@ -150,8 +162,9 @@ export function mqttBrokerAdmin(env: Env, auth: 'none' | 'dynsec' | 'http'): Mqt
   if (!url || !/^https?:$/.test(url.protocol) || !url.hostname || url.search !== '' || url.hash !== '') {
     throw new ConfigError(shape);
   }
-  const username = url.username ? decodeURIComponent(url.username) : '';
-  const password = url.password ? decodeURIComponent(url.password) : '';
+  const login = decodedLogin(url);
+  if (!login) throw new ConfigError(shape);
+  const { username, password } = login;
   if (kind === 'vernemq') {
     if (username === '' || password !== '') {
       throw new ConfigError(

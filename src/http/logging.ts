@@ -70,10 +70,18 @@ function redactQuery(query: string, secrets: readonly string[]): string {
     .join('&');
 }
 
+/**
+ * Paths whose next segment is a secret whatever route matched, or none did (a broker pointed at the broker
+ * hooks with a wrong method or a typo in the path: modules/broker-hooks/routes.ts HOOKS_ROOT).
+ */
+const SECRET_SEGMENT = /^(\/broker-hooks\/)[^/]+/;
+
 /** The URL as it may be logged, whatever its route. */
 export function redactUrl(url: string): string {
   const cut = url.indexOf('?');
-  const path = (cut < 0 ? url : url.slice(0, cut)).replace(KEY_SHAPED, `$1${REDACTED}`);
+  const path = (cut < 0 ? url : url.slice(0, cut))
+    .replace(SECRET_SEGMENT, `$1${REDACTED}`)
+    .replace(KEY_SHAPED, `$1${REDACTED}`);
   if (cut < 0) return path;
   const query = url
     .slice(cut + 1)

@@ -30,7 +30,7 @@ export const ErrorSchema = Type.Object(
 );
 
 /** What each error code means to a client; an operation may say more precisely when it happens. */
-const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
+export const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   invalid_request:
     'The request is malformed: bad JSON, a wrong type, an unknown field, a value out of range, or the id of a record that is not on this farm; `param` names it.',
   unauthorized:

@@ -78,6 +78,12 @@ for (const engine of ENGINES) {
       assert.deepEqual(await authn(mine.id, `rd_${'x'.repeat(40)}`), { result: 'deny', is_superuser: false });
       assert.deepEqual(await authn(theirs.id, mine.device_key), { result: 'deny', is_superuser: false });
       assert.deepEqual(await authn('', ''), { result: 'deny', is_superuser: false });
+      // Its own id as client id, or any other name, but never another device's id (that session is the other's).
+      const withClient = (clientid: string) =>
+        postJson(r, '/emqx/authn', { username: mine.id, password: mine.device_key, clientid }).then(json);
+      assert.deepEqual(await withClient(mine.id), { result: 'allow', is_superuser: false });
+      assert.deepEqual(await withClient('barn-sensor-7'), { result: 'allow', is_superuser: false });
+      assert.deepEqual(await withClient(theirs.id), { result: 'deny', is_superuser: false });
     });
 
     test('EMQX authorization: its own report and answers, not another device’s topic, its own subtree only', async () => {
@@ -120,6 +126,14 @@ for (const engine of ENGINES) {
         await hook('auth_on_register', { ...register(mine.id, 'x'), username: null }),
         notAllowed,
       );
+      // A CONNECT with a username and no password is refused, not a malformed call (VerneMQ would go on
+      // down its plugin chain).
+      assert.deepEqual(
+        await hook('auth_on_register', { ...register(mine.id, 'x'), password: null }),
+        notAllowed,
+      );
+      const { password: _none, ...withoutPassword } = register(mine.id, 'x');
+      assert.deepEqual(await hook('auth_on_register', withoutPassword), notAllowed);
       // auth_on_register_m5's example payload.
       const register5 = {
         peer_addr: '127.0.0.1',
@@ -217,6 +231,9 @@ for (const engine of ENGINES) {
         assert.equal(await resource('exchange', 'amq.topic', 'write'), 'allow');
         assert.equal(await resource('exchange', 'amq.topic', 'configure'), 'deny');
         assert.equal(await resource('queue', 'mqtt-subscription-clientidqos1', 'configure'), 'allow');
+        assert.equal(await resource('queue', `mqtt-subscription-${mine.id}qos1`, 'read'), 'allow');
+        // Another device's session queue: its subscriptions, its commands.
+        assert.equal(await resource('queue', `mqtt-subscription-${theirs.id}qos1`, 'read'), 'deny');
         assert.equal(await resource('queue', 'orders', 'read'), 'deny');
         assert.equal(await resource('exchange', 'amq.direct', 'write'), 'deny');
         const topic = (permission: string, routingKey: string) =>

@@ -7,6 +7,7 @@
  * (`mqtt-subscription-<client id>qos0|qos1`) and the `amq.topic` exchange; a device gets those and nothing
  * else. Farmstead's own login gets everything.
  */
+import { mayUseClientId } from '../mqtt/access.ts';
 import { type KickAdapter, statusOutcome } from './kick.ts';
 import type { RabbitFields } from './schemas.ts';
 import { type HookDeps, hookLogin, hookMayPublish, hookMaySubscribe, isServiceLogin } from './service.ts';
@@ -15,7 +16,7 @@ export type RabbitAnswer = 'allow' | 'deny';
 
 /** The MQTT plugin's exchange for MQTT topics (mqtt.exchange, its default). */
 const MQTT_EXCHANGE = 'amq.topic';
-const SUBSCRIPTION_QUEUE = /^mqtt-subscription-.+qos[01]$/;
+const SUBSCRIPTION_QUEUE = /^mqtt-subscription-(.+)qos[01]$/;
 
 /** An AMQP routing key as the MQTT topic or filter it came from. */
 export function topicOfRoutingKey(routingKey: string): string {
@@ -44,7 +45,10 @@ export function rabbitResource(deps: HookDeps, fields: RabbitFields): RabbitAnsw
   ) {
     return 'allow';
   }
-  return resource === 'queue' && name !== undefined && SUBSCRIPTION_QUEUE.test(name) ? 'allow' : 'deny';
+  // A session's queue is named by its client id: never another device's (access.ts mayUseClientId).
+  const clientId =
+    resource === 'queue' && name !== undefined ? SUBSCRIPTION_QUEUE.exec(name)?.[1] : undefined;
+  return clientId !== undefined && mayUseClientId(fields.username, clientId) ? 'allow' : 'deny';
 }
 
 export function rabbitTopic(deps: HookDeps, fields: RabbitFields): RabbitAnswer {

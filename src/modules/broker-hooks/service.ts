@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../db/schema.ts';
 import { sameSecret } from '../../lib/secrets.ts';
-import { mayConnect, mayPublish, maySubscribeTo } from '../mqtt/access.ts';
+import { mayConnect, mayPublish, maySubscribeTo, mayUseClientId } from '../mqtt/access.ts';
 import type { LetIn } from './kick.ts';
 
 /** Farmstead's own login on the broker, when it has one. */
@@ -45,6 +45,7 @@ export async function hookLogin(
   }
   const device = await mayConnect(deps.db, username, password);
   if (!device) return null;
+  if (session.clientId && !mayUseClientId(device.deviceId, session.clientId)) return null;
   deps.letIn?.({
     deviceId: device.deviceId,
     farmId: device.farmId,

@@ -57,7 +57,9 @@ export async function verneAnswer(
   const username = text(body, 'username');
   if (hook.startsWith('auth_on_register')) {
     const session = { clientId: body.client_id, mountpoint: body.mountpoint };
-    return (await hookLogin(deps, username, text(body, 'password'), session)) ? OK : NOT_ALLOWED;
+    // A CONNECT with a username and no password is a login refused, not a malformed hook call.
+    if (typeof body.password !== 'string') return NOT_ALLOWED;
+    return (await hookLogin(deps, username, body.password, session)) ? OK : NOT_ALLOWED;
   }
   if (hook.startsWith('auth_on_publish')) {
     return hookMayPublish(deps, username, text(body, 'topic')) ? OK : NOT_ALLOWED;

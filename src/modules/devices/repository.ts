@@ -124,13 +124,18 @@ export async function accountsOf(db: Db, deviceIds: readonly string[]): Promise<
 }
 
 /** Every device id, in pages after `after` (an external broker's login repair pass). */
-export async function deviceIdsAfter(db: Db, after: string, limit: number): Promise<string[]> {
+export async function deviceIdsAfter(
+  db: Db,
+  after: string,
+  limit: number,
+): Promise<Array<{ id: string; sample: boolean }>> {
   const rows = await db
     .selectFrom('devices')
-    .select('id')
-    .where('id', '>', after)
-    .orderBy('id')
+    .innerJoin('farms', 'farms.id', 'devices.farm_id')
+    .select(['devices.id', 'farms.sample'])
+    .where('devices.id', '>', after)
+    .orderBy('devices.id')
     .limit(limit)
     .execute();
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, sample: Number(r.sample) === 1 }));
 }

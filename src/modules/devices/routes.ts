@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
-import { described, errorResponses, IdParams } from '../../http/schemas.ts';
+import { described, ERROR_MEANINGS, errorResponses, IdParams } from '../../http/schemas.ts';
 import { recordRoutes } from '../records/routes.ts';
 import { CreateDeviceBody, DeviceListQuery, UpdateDeviceBody } from './schemas.ts';
 import {
@@ -15,6 +15,10 @@ import {
   rotateDeviceKey,
   updateDevice,
 } from './service.ts';
+
+/** With FARMSTEAD_MQTT_BROKER_AUTH=dynsec a key is issued only once the broker has it. */
+const BROKER_UNAVAILABLE =
+  'The external MQTT broker (FARMSTEAD_MQTT_BROKER_AUTH=dynsec) could not be given the key: nothing was changed; try again once it is back.';
 
 export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: DeviceKeyHooks }> = async (
   app,
@@ -37,6 +41,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: DeviceKeyH
       delete: 'Delete a device with its readings and commands; its key stops working',
     },
     described: { create: 'The new device, with its device key in `device_key` (shown only here).' },
+    errors: { create: { not_found: ERROR_MEANINGS.not_found, unavailable: BROKER_UNAVAILABLE } },
     schemas: { query: DeviceListQuery, create: CreateDeviceBody, update: UpdateDeviceBody },
     service: {
       list: (db, scope, farmId, { limit, before, ...filters }) =>
@@ -58,7 +63,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: DeviceKeyH
         params: IdParams,
         response: {
           200: described(Type.Ref('DeviceKey'), 'The new device key (shown only here).'),
-          ...errorResponses('unauthorized', 'not_found'),
+          ...errorResponses('unauthorized', 'not_found', { unavailable: BROKER_UNAVAILABLE }),
         },
       },
     },

@@ -30,12 +30,15 @@ import { mergeState } from './state.ts';
 
 /**
  * What else must learn of a device's key, handed in by buildApp (the external broker's logins: modules/mqtt
- * dynsec.ts). Called after the change commits, in the process that made it; a hook logs its own failures.
+ * dynsec.ts), in the process that made the change.
  */
 export interface DeviceKeyHooks {
-  /** A key was issued: the device was created, or its key rotated (the old key stops working). */
+  /**
+   * A key is being issued: the device created, or its key rotated (the old key stops working). Called last
+   * inside the change's transaction: when it throws (the broker unreachable: 503), nothing was changed.
+   */
   keyIssued(deviceId: string, key: string): Promise<void>;
-  /** The device was deleted. */
+  /** The device was deleted (after the commit; a hook logs its own failures). */
   removed(deviceId: string): Promise<void>;
 }
 
@@ -137,9 +140,9 @@ export async function createDevice(
     }
     const device = toDevice(row);
     await emitEvent(trx, farm.id, 'device.created', device, now);
+    await options.hooks?.keyIssued(device.id, key.key);
     return { ...device, device_key: key.key };
   });
-  await options.hooks?.keyIssued(created.id, created.device_key);
   return created;
 }
 
@@ -214,12 +217,15 @@ export async function rotateDeviceKey(
   deviceId: string,
   hooks: DeviceKeyHooks = NO_DEVICE_KEY_HOOKS,
 ): Promise<{ id: string; device_key: string; key_prefix: string }> {
-  const device = await loadScoped(db, scope, 'device', deviceId);
   const key = newDeviceKey();
-  await updateDeviceRow(db, device.id, { key_hash: key.hash, key_prefix: key.prefix });
-  await notify(db, BUS_CHANNELS.deviceKeys, device.id);
+  const device = await inTransaction(db, async (trx) => {
+    const device = await loadScoped(trx, scope, 'device', deviceId);
+    await updateDeviceRow(trx, device.id, { key_hash: key.hash, key_prefix: key.prefix });
+    await notify(trx, BUS_CHANNELS.deviceKeys, device.id);
+    await hooks.keyIssued(device.id, key.key);
+    return device;
+  });
   forgetDevice(device.id);
-  await hooks.keyIssued(device.id, key.key);
   return { id: device.id, device_key: key.key, key_prefix: key.prefix };
 }
 

@@ -32,6 +32,17 @@ export async function mayConnect(db: Db, username: string, password: string): Pr
   return { deviceId: device.deviceId, farmId: device.farmId, accountId: device.accountId };
 }
 
+const DEVICE_ID = /^dev_[0-9A-Za-z]+$/;
+
+/**
+ * A client id a device may connect with on an external broker, where client ids are the broker's (one
+ * session per id, whoever logs in): anything but another device's id, so no device takes over the session
+ * (and the subscriptions, and the commands) of a device that uses its id as its client id.
+ */
+export function mayUseClientId(deviceId: string, clientId: string): boolean {
+  return clientId === deviceId || !DEVICE_ID.test(clientId);
+}
+
 /** PUBLISH: a device's own report or the answer to one of its commands. */
 export function mayPublish(deviceId: string, topic: string): boolean {
   return parseDevicePublish(deviceId, topic) !== null;
@@ -42,6 +53,7 @@ export function maySubscribeTo(deviceId: string, filter: string): boolean {
   return maySubscribe(deviceId, filter);
 }
 
+/** One line of a device's topic list; the list is in order, the first rule matching a topic decides. */
 export interface TopicRule {
   /** The broker's names for the four kinds of check. */
   kind: 'publish' | 'subscribe' | 'receive';
@@ -52,16 +64,21 @@ export interface TopicRule {
 
 /**
  * The same rule as a broker's topic list for one device: publish its report and its command answers,
- * subscribe inside its subtree, and not receive what it sends itself (the embedded broker does not forward
- * device → service topics back to devices either).
+ * subscribe inside its subtree, not receive what it sends itself (the embedded broker does not forward
+ * device → service topics back to devices either), and receive nothing of another device: a device that
+ * connects with another's client id takes over that session's subscriptions on an external broker (client
+ * ids are the broker's, not per device), and must get none of its commands.
  */
 export function deviceTopicRules(deviceId: string): TopicRule[] {
   const answers = topics.commandResult(deviceId, '+');
+  const subtree = topics.subtree(deviceId);
   return [
     { kind: 'publish', topic: topics.report(deviceId), allow: true },
     { kind: 'publish', topic: answers, allow: true },
-    { kind: 'subscribe', topic: `${topics.report(deviceId).replace(/\/report$/, '')}/#`, allow: true },
+    { kind: 'subscribe', topic: subtree, allow: true },
     { kind: 'receive', topic: topics.report(deviceId), allow: false },
     { kind: 'receive', topic: answers, allow: false },
+    { kind: 'receive', topic: subtree, allow: true },
+    { kind: 'receive', topic: topics.everyDevice, allow: false },
   ];
 }

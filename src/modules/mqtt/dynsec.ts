@@ -4,13 +4,16 @@
  * id, password = device key) with a role of its own allowing only its own topics, written literally
  * (access.ts's rule; Mosquitto 2.0 does not expand %c in a role). A key issued sets the password (the
  * plugin disconnects the client's sessions when it changes), a device deleted removes its client and role,
- * and a repair pass (at start, every REPAIR_MS and when a farm's devices all go) removes what no longer
- * exists and restores missing roles. Keys are stored hashed: a device whose client is missing can only
- * get one with a new key (docs/deployment.md).
+ * and a repair pass (each time the service session connects, every REPAIR_MS and when a farm's devices all
+ * go) removes what no longer exists and restores missing roles. Keys are stored hashed: a device whose
+ * client is missing can only get one with a new key (docs/deployment.md), so a key is issued only once the
+ * broker has it (a 503 `unavailable`, nothing changed, while it cannot be told).
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MqttClient } from 'mqtt';
 import type { Db } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
 import { deviceIdsAfter } from '../devices/repository.ts';
 import type { DeviceKeyHooks } from '../devices/service.ts';
 import { deviceTopicRules, type TopicRule } from './access.ts';
@@ -43,16 +46,17 @@ export function deviceRole(deviceId: string): string {
   return `${DEVICE_ROLE_PREFIX}${deviceId}`;
 }
 
-/** The role a device gets: access.ts's rules as the plugin's ACLs. */
+/** The role a device gets: access.ts's rules as the plugin's ACLs, the first rule the highest priority. */
 export function deviceRoleCommand(deviceId: string): Command {
+  const rules = deviceTopicRules(deviceId);
   return {
     command: 'createRole',
     rolename: deviceRole(deviceId),
     textname: `Farmstead device ${deviceId}`,
-    acls: deviceTopicRules(deviceId).map((rule) => ({
+    acls: rules.map((rule, i) => ({
       acltype: ACL_TYPES[rule.kind],
       topic: rule.topic,
-      priority: 0,
+      priority: rules.length - i,
       allow: rule.allow,
     })),
   };
@@ -62,6 +66,11 @@ export class Dynsec {
   private readonly client: MqttClient;
   private readonly log: FastifyBaseLogger;
   private readonly waiting = new Map<string, (answer: Answer) => void>();
+  /**
+   * Every process's service session gets every answer on the response topic: each process's correlation
+   * data starts with a prefix of its own, so one never takes another's answer for its command.
+   */
+  private readonly prefix = randomBytes(6).toString('hex');
   private next = 0;
   private subscribed: Promise<void> | null = null;
 
@@ -100,12 +109,18 @@ export class Dynsec {
     return this.subscribed;
   }
 
-  /** Sends commands (in batches) and resolves to the plugin's answers, in order. */
+  /**
+   * Sends commands (in batches) and resolves to the plugin's answers, in order. Refuses at once while the
+   * broker is unreachable (mqtt.js would hold the message and send it whenever it came back).
+   */
   async run(commands: Command[]): Promise<Answer[]> {
+    if (!this.client.connected) throw new Error('dynamic security: the MQTT broker is unreachable');
     await this.subscribe();
     const answers: Answer[] = [];
     for (let i = 0; i < commands.length; i += BATCH) {
-      const batch = commands.slice(i, i + BATCH).map((c) => ({ ...c, correlationData: `fs${this.next++}` }));
+      const batch = commands
+        .slice(i, i + BATCH)
+        .map((c) => ({ ...c, correlationData: `${this.prefix}-${this.next++}` }));
       const pending = batch.map(
         (c) =>
           new Promise<Answer>((resolve, reject) => {
@@ -119,8 +134,15 @@ export class Dynsec {
             });
           }),
       );
-      await this.client.publishAsync(DYNSEC_TOPIC, JSON.stringify({ commands: batch }), { qos: 1 });
-      answers.push(...(await Promise.all(pending)));
+      // Awaited with the publish: a publish that never settles (the connection lost under it) ends with the
+      // answers' deadline, and a deadline that passes first is never an unhandled rejection.
+      const all = Promise.all(pending);
+      all.catch(() => {});
+      await Promise.race([
+        this.client.publishAsync(DYNSEC_TOPIC, JSON.stringify({ commands: batch }), { qos: 1 }),
+        all,
+      ]);
+      answers.push(...(await all));
     }
     return answers;
   }
@@ -171,13 +193,14 @@ export class Dynsec {
     const existing = new Set<string>();
     let withoutLogin = 0;
     for (let after = ''; ; ) {
-      const ids = await deviceIdsAfter(db, after, 5_000);
-      if (ids.length === 0) break;
-      for (const id of ids) {
+      const devices = await deviceIdsAfter(db, after, 5_000);
+      if (devices.length === 0) break;
+      for (const { id, sample } of devices) {
         existing.add(id);
-        if (!clients.has(id)) withoutLogin++;
+        // The sample farm's devices are simulated: they never log in.
+        if (!clients.has(id) && !sample) withoutLogin++;
       }
-      after = ids[ids.length - 1] as string;
+      after = devices[devices.length - 1]?.id as string;
     }
     const commands: Command[] = [];
     let removed = 0;
@@ -205,16 +228,21 @@ export class Dynsec {
     return { removed, restored, withoutLogin };
   }
 
-  /** The devices service's hooks: failures are logged (the broker is then out of step until the next key). */
+  /**
+   * The devices service's hooks. A key the broker could not be given is refused (503 `unavailable`): the
+   * device service undoes the change, so the old key stays the device's key on both sides. A removal the
+   * broker missed is logged; the repair pass removes it when the broker is back.
+   */
   hooks(): DeviceKeyHooks {
     return {
       keyIssued: (deviceId, key) =>
-        this.keyIssued(deviceId, key).catch((err: unknown) =>
-          this.log.error(
-            { err, device: deviceId },
-            'MQTT broker: could not set the device login; the device cannot connect until its key is rotated',
-          ),
-        ),
+        this.keyIssued(deviceId, key).catch((err: unknown) => {
+          this.log.error({ err, device: deviceId }, 'MQTT broker: could not set the device login');
+          throw new AppError(
+            'unavailable',
+            'The MQTT broker could not be given the device’s key (it is unreachable or did not answer): nothing was changed. Try again once it is back.',
+          );
+        }),
       removed: (deviceId) =>
         this.removed(deviceId).catch((err: unknown) =>
           this.log.error(

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import mqtt, { type IClientOptions, type IPublishPacket, type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type IConnackPacket, type IPublishPacket, type MqttClient } from 'mqtt';
 import type { Config, MqttBrokerConfig } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { BUS_CHANNELS, type Bus, openBus } from '../../db/notify.ts';
@@ -44,6 +44,15 @@ const SEEN_MS = 600_000;
 const RETRY_MS = [100, 500, 2_000, 5_000];
 /** How often the dynamic security repair pass runs. */
 const REPAIR_MS = 600_000;
+/** FARMSTEAD_MQTT_BROKER_CONSUMERS's largest value (config/mqtt-broker.ts): the sessions a count left. */
+const MAX_CONSUMERS = 64;
+/** A retired session is ended once it has handed nothing over for this long. */
+const RETIRE_QUIET_MS = 500;
+
+/** The client ids of a process's consumer sessions: the client id alone for one, else `-0` to `-(n-1)`. */
+export function consumerIds(clientId: string, count: number): string[] {
+  return count === 1 ? [clientId] : Array.from({ length: count }, (_, i) => `${clientId}-${i}`);
+}
 
 const DEVICE_TOPIC = /^farmstead\/devices\/([^/]+)\/(?:(report)|commands\/([^/]+)\/result)$/;
 
@@ -75,6 +84,9 @@ export class ExternalBroker {
   private ticking = false;
   private closed: Promise<void> | null = null;
   private subscribedOnce: Promise<void>[] = [];
+  private readonly base: IClientOptions;
+  /** The consumer sessions whose SUBSCRIBE the broker granted since they last connected. */
+  private readonly subscribed = new Set<MqttClient>();
 
   constructor(deps: ExternalBrokerDeps) {
     this.deps = deps;
@@ -88,11 +100,15 @@ export class ExternalBroker {
       connectTimeout: 10_000,
       keepalive: 30,
     };
-    for (let i = 0; i < broker.consumers; i++) {
+    this.base = base;
+    for (const [i, clientId] of consumerIds(broker.clientId, broker.consumers).entries()) {
       const client = mqtt.connect(broker.url, {
         ...base,
-        clientId: broker.consumers === 1 ? broker.clientId : `${broker.clientId}-${i}`,
+        clientId,
         clean: false,
+        // Ours subscribes on every connection (subscribeOnConnect); mqtt.js's own would skip a kept session,
+        // and it would make ours a no-op (it sends no SUBSCRIBE for a filter it holds as subscribed).
+        resubscribe: false,
         properties: { sessionExpiryInterval: SESSION_EXPIRY_S, receiveMaximum: RECEIVE_MAXIMUM },
         // The PUBACK waits for the handler: the report is stored before the broker forgets it.
         customHandleAcks: (_topic, _payload, packet, done) =>
@@ -115,29 +131,45 @@ export class ExternalBroker {
     return this.deps.database.db;
   }
 
+  /**
+   * Logs a session's troubles once per outage, not once per reconnect attempt (every second, five
+   * sessions or more): the first error or going offline, then that it is back.
+   */
   private watch(client: MqttClient, name: string): void {
+    const where = { broker: this.deps.config.mqttBroker.url, session: name };
+    let down = false;
+    const lost = (fields: Record<string, unknown>) => {
+      if (down) return;
+      down = true;
+      this.deps.log.warn({ ...where, ...fields }, 'MQTT broker unreachable; retrying every second');
+    };
     client.on('error', (err) =>
-      this.deps.log.warn(
-        { err, broker: this.deps.config.mqttBroker.url, session: name },
-        'MQTT broker error',
-      ),
+      lost({ err: { message: err.message, code: (err as { code?: unknown }).code } }),
     );
-    client.on('offline', () =>
-      this.deps.log.warn(
-        { broker: this.deps.config.mqttBroker.url, session: name },
-        'MQTT broker unreachable; retrying',
-      ),
-    );
+    client.on('offline', () => lost({}));
+    client.on('close', () => this.subscribed.delete(client));
+    client.on('connect', () => {
+      if (down) this.deps.log.info(where, 'MQTT broker reachable again');
+      down = false;
+    });
   }
 
-  /** Subscribes on every connection whose session the broker did not keep; resolves after the first. */
+  /**
+   * Subscribes on every connection, a kept session too: Mosquitto 2.0 restores a persistent session from its
+   * file after a restart without its `$share` subscriptions, and SUBSCRIBE again costs nothing. Resolves
+   * after the first grant.
+   */
   private subscribeOnConnect(client: MqttClient): Promise<void> {
     return new Promise((resolve) => {
-      client.on('connect', (connack) => {
-        if (connack.sessionPresent) return resolve();
-        client.subscribe(SHARED_FILTERS, { qos: 1 }, (err) => {
-          if (err) this.deps.log.error({ err }, 'MQTT broker: subscribing to the devices failed');
-          else resolve();
+      client.on('connect', () => {
+        client.subscribe(SHARED_FILTERS, { qos: 1 }, (err, granted) => {
+          const refused = granted?.find((g) => g.qos > 2);
+          if (err || refused) {
+            this.deps.log.error({ err, refused }, 'MQTT broker: subscribing to the devices failed');
+            return;
+          }
+          this.subscribed.add(client);
+          resolve();
         });
       });
     });
@@ -165,13 +197,85 @@ export class ExternalBroker {
         'MQTT broker not reachable at start; devices are served once it is',
       );
     }
+    void up.then(() => this.retireOrphans());
     if (this.dynsec) {
       const dynsec = this.dynsec;
       await bus.listen(BUS_CHANNELS.farmDevices, () => void this.repair(dynsec));
+      // At start and whenever the broker is back: a device deleted while it was unreachable goes now.
       void up.then(() => this.repair(dynsec));
+      this.service.on('connect', () => void this.repair(dynsec));
       const repairs = setInterval(() => void this.repair(dynsec), REPAIR_MS);
       repairs.unref();
       this.timers.push(repairs);
+    }
+  }
+
+  /**
+   * Sessions this process's client id left behind under another FARMSTEAD_MQTT_BROKER_CONSUMERS (6 then 2
+   * leaves `-2` to `-5`; 4 then 1 leaves `-0` to `-3`): still members of the shared subscription, the broker
+   * goes on handing each its share of the reports, which no one would read. Each is resumed, leaves the
+   * group (UNSUBSCRIBE), has what it holds stored like any message, and ends (session expiry 0). One killed
+   * meanwhile is found again at the next start.
+   */
+  private async retireOrphans(): Promise<void> {
+    const { url, clientId, consumers } = this.deps.config.mqttBroker;
+    const inUse = new Set(consumerIds(clientId, consumers));
+    const candidates = [clientId, ...consumerIds(clientId, MAX_CONSUMERS)].filter((id) => !inUse.has(id));
+    let retired = 0;
+    for (const id of candidates) {
+      if (this.abort.signal.aborted) return;
+      let last = this.now();
+      let inFlight = 0;
+      const client = mqtt.connect(url, {
+        ...this.base,
+        clientId: id,
+        clean: false,
+        resubscribe: false,
+        reconnectPeriod: 0,
+        properties: { sessionExpiryInterval: 0, receiveMaximum: RECEIVE_MAXIMUM },
+        customHandleAcks: (_topic, _payload, packet, done) => {
+          inFlight++;
+          void this.consume(packet).then(
+            () => {
+              inFlight--;
+              last = this.now();
+              done(0);
+            },
+            () => {
+              inFlight--;
+            },
+          );
+        },
+      });
+      const connack = await new Promise<IConnackPacket | Error>((resolve) => {
+        client.once('connect', resolve);
+        client.once('error', resolve);
+        client.once('close', () => resolve(new Error('connection closed')));
+      });
+      try {
+        if (connack instanceof Error) {
+          this.deps.log.warn(
+            { err: connack, session: id },
+            'MQTT broker: could not look for a session left behind',
+          );
+          return;
+        }
+        if (!connack.sessionPresent) continue;
+        retired++;
+        await client.unsubscribeAsync(SHARED_FILTERS).catch(() => {});
+        // What it held arrives right after the CONNACK; it ends once quiet, nothing left in hand.
+        while (!this.abort.signal.aborted && (inFlight > 0 || this.now() - last < RETIRE_QUIET_MS)) {
+          await pause(100, this.abort.signal).catch(() => {});
+        }
+      } finally {
+        await client.endAsync(this.abort.signal.aborted).catch(() => {});
+      }
+    }
+    if (retired > 0) {
+      this.deps.log.info(
+        { sessions: retired },
+        'MQTT broker: consumer sessions left by another FARMSTEAD_MQTT_BROKER_CONSUMERS emptied and ended',
+      );
     }
   }
 
@@ -195,8 +299,11 @@ export class ExternalBroker {
     }
   }
 
+  /** Up while every session is connected and every consumer holds its subscription (else reports go nowhere). */
   state(): BrokerState {
-    return this.service.connected && this.consumers.every((c) => c.connected) ? 'up' : 'down';
+    return this.service.connected && this.consumers.every((c) => c.connected && this.subscribed.has(c))
+      ? 'up'
+      : 'down';
   }
 
   /** The devices service's hooks: the broker's logins follow the keys (dynsec), or nothing to do. */

@@ -32,8 +32,9 @@ function parsePayload<T>(payload: Buffer, validate: ValidateFunction, required: 
   if (!validate(data)) {
     const issue = firstIssue(validate.errors);
     if (!issue) throw new AppError('invalid_request', 'The message body is not valid.');
-    const { param, message } = describeAjvError(issue, 'field');
-    throw new AppError('invalid_request', message, { param: param === 'arguments' ? 'body' : param });
+    // The whole body is `body`, as the HTTP answer names it.
+    const { param, message } = describeAjvError(issue, 'field', 'body');
+    throw new AppError('invalid_request', message, { param });
   }
   return data as T;
 }

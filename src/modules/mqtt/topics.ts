@@ -17,6 +17,9 @@ export const topics = {
   /** service → device: the outcome of an answer, the Command or the Error object. */
   commandOutcome: (deviceId: string, commandId: string) =>
     `${ROOT}/${deviceId}/commands/${commandId}/result/outcome`,
+  /** Filters: one device's whole subtree, and every device's. */
+  subtree: (deviceId: string) => `${ROOT}/${deviceId}/#`,
+  everyDevice: `${ROOT}/#`,
 } as const;
 
 /** What a device may publish: a report, or the answer to one of its commands. */
