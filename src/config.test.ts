@@ -119,7 +119,14 @@ test('an external MQTT broker: an mqtt(s) URL whose password is never shown, a s
       ?.clientId,
     'node-1',
   );
-  for (const bad of ['http://u:secret@b', 'mqtt://u:secret@b/path', 'not a url secret']) {
+  // A % not written as %25 in the login, and a query (ignored before): a clear message, never a URIError.
+  for (const bad of [
+    'http://u:secret@b',
+    'mqtt://u:secret@b/path',
+    'not a url secret',
+    'mqtt://u:secret%zz@b:1883',
+    'mqtt://u:secret@b:1883?x=1',
+  ]) {
     assert.throws(
       () => loadConfig({ FARMSTEAD_MQTT_BROKER: bad }),
       (err: Error) => err instanceof ConfigError && !err.message.includes('secret'),
