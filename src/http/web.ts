@@ -1,6 +1,7 @@
 /**
  * What browsers and metered links need from the transport: CORS for the allow-listed origins
- * (FARMSTEAD_CORS_ORIGINS, none by default), compressed responses (br or gzip, when asked and worth it),
+ * (FARMSTEAD_CORS_ORIGINS, none by default) and for every origin on the one route whose credential is in its
+ * body (`openToAnyOrigin`), compressed responses (br or gzip, when asked and worth it),
  * and gzip request bodies (devices on metered links), whose decompressed size still counts against the
  * body limit (Fastify counts the bytes after the decompressing stream), so a gzip bomb is 413.
  */
@@ -8,7 +9,7 @@
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 
 /** Headers a browser app may read from our answers. */
@@ -36,6 +37,46 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @fastify/cors's per-route switch: false, the allow-listed CORS leaves the route alone. */
+    cors?: false;
+  }
+}
+
+/** The header every answer of a route open to any origin carries (never with Allow-Credentials). */
+async function anyOriginAnswer(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  reply.header('access-control-allow-origin', '*');
+  return payload;
+}
+
+/**
+ * CORS open to every origin, for a route whose only credential travels in its body, never a cookie or a key
+ * (a notification's acknowledge token): any page may call it, the ntfy web app's Acknowledge button among
+ * them, and nothing a browser holds is sent or honoured (no Allow-Credentials). Declares the preflight
+ * (OPTIONS at the URL, `auth: 'none'`, in the route table like any route) and returns the options to spread
+ * into the route itself: every answer, errors included, allows any origin. The same with or without
+ * FARMSTEAD_CORS_ORIGINS: the allow-listed CORS above leaves both alone (`cors: false`); no other route is
+ * opened.
+ */
+export function openToAnyOrigin(app: FastifyInstance, url: string, method: 'POST') {
+  app.options(
+    url,
+    { config: { auth: 'none', cors: false }, schema: { hide: true } },
+    async (_request, reply) =>
+      reply
+        .code(204)
+        .headers({
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': method,
+          'access-control-allow-headers': 'content-type',
+          'access-control-max-age': '600',
+        })
+        .send(),
+  );
+  return { config: { auth: 'none' as const, cors: false as const }, onSend: anyOriginAnswer };
 }
 
 /**

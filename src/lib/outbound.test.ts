@@ -8,7 +8,13 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { OUTBOUND_USER_AGENT, OutboundError, sendOutbound, sendOutboundUnderPolicy } from './outbound.ts';
+import {
+  OUTBOUND_USER_AGENT,
+  OutboundError,
+  retryAfterMs,
+  sendOutbound,
+  sendOutboundUnderPolicy,
+} from './outbound.ts';
 import { refusalReason } from './url-guard.ts';
 
 interface Seen {
@@ -293,4 +299,19 @@ describe('the outbound client', () => {
     assert.equal(refused.kind, 'network');
     assert.equal(refused.message, 'connection refused (ECONNREFUSED)');
   });
+});
+
+test('retryAfterMs reads Retry-After as delta-seconds or an HTTP-date (RFC 9110), else undefined', () => {
+  const now = Date.parse('1994-11-06T08:49:00Z');
+  assert.equal(retryAfterMs('120', now), 120_000);
+  assert.equal(retryAfterMs(' 0 ', now), 0);
+  // The three HTTP-date forms, all GMT (the asctime form names no zone).
+  assert.equal(retryAfterMs('Sun, 06 Nov 1994 08:49:37 GMT', now), 37_000);
+  assert.equal(retryAfterMs('Sunday, 06-Nov-94 08:49:37 GMT', now), 37_000);
+  assert.equal(retryAfterMs('Sun Nov  6 08:49:37 1994', now), 37_000);
+  // A date already past: no wait.
+  assert.equal(retryAfterMs('Sat, 05 Nov 1994 08:49:37 GMT', now), 0);
+  for (const bad of [undefined, '', '-5', '1.5', 'soon', '2024-01-01', 'Sun, 99 Nov 1994 99:99:99 GMT']) {
+    assert.equal(retryAfterMs(bad, now), undefined, String(bad));
+  }
 });

@@ -271,6 +271,20 @@ export function sendOutbound(request: OutboundRequest): Promise<OutboundResponse
 }
 
 /**
+ * How long an answer's `Retry-After` header asks the sender to wait (RFC 9110 §10.2.3), in ms from `now`:
+ * delta-seconds, or an HTTP-date (IMF-fixdate, or the obsolete RFC 850 and asctime forms, which are GMT);
+ * a date already past is 0. Undefined when the header is absent or neither form. Callers cap it.
+ */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim() ?? '';
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with the day's name; Date.parse alone takes far more than HTTP allows.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /.test(text)) return undefined;
+  const at = Date.parse(/ GMT$/.test(text) ? text : `${text} GMT`);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
  * sendOutbound under another address policy, for the client's own tests only (test/outbound.test.ts checks
  * no other file calls it): a test has no public address to start a redirect from, so it lets one loopback
  * address through and refuses the rest, and proves that the next hop is checked again.

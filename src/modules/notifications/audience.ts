@@ -1,7 +1,8 @@
 /**
  * What notifications read of other modules' tables, each through its owner's repository: people
- * (people/repository.ts), farms (farms/repository.ts), alerts (alerts/repository.ts). Only the members a
- * notice needs are passed on (never a password hash).
+ * (people/repository.ts), farms (farms/repository.ts), alerts (alerts/repository.ts), a farm's custom rules
+ * (rules/repository.ts: the names a person may mute). Only the members a notice needs are passed on (never
+ * a password hash).
  */
 import type { Db } from '../../db/schema.ts';
 import type { LanguageName, UnitSystem } from '../../domain/display-units.ts';
@@ -9,6 +10,7 @@ import type { RoleName } from '../../domain/permissions.ts';
 import { findAlertById } from '../alerts/repository.ts';
 import { findFarmById, realFarmsOf } from '../farms/repository.ts';
 import { findPersonById, listPeopleOf, type PersonRow as PeopleRow } from '../people/repository.ts';
+import { findFarmRules } from '../rules/repository.ts';
 
 export interface PersonRow {
   id: string;
@@ -48,3 +50,8 @@ export const notifiableFarms = realFarmsOf;
 export const farmById = findFarmById;
 
 export const alertById = findAlertById;
+
+/** The names of a farm's custom rules (their alerts carry them as `rule`). */
+export async function customRuleNames(db: Db, farmId: string): Promise<string[]> {
+  return (await findFarmRules(db, farmId)).map((r) => r.name);
+}

@@ -8,7 +8,11 @@
  * to the statement that records the channel's answer, so one kill can repeat as many notices as there were
  * sends in flight (up to the loop's concurrency, 8).
  * - An alert notice whose alert is no longer open (acknowledged or resolved before it went out: an
- *   escalation step, or one held by quiet hours) is `skipped` (not an attempt).
+ *   escalation step, or one held by quiet hours) is `skipped` (not an attempt); so is one after which a
+ *   later notice about the same alert already reached the person on that channel (a watch notice held by
+ *   quiet hours while the urgent one, or an escalation step, went out at once): it would arrive out of date.
+ * - A retry honours the channel's `Retry-After` (ntfy's 429 and 503): not sooner than it asks, at most
+ *   RETRY_AFTER_CAP_MS (6 h); the delivery log's answer says so.
  * - Each channel is an adapter (channels/registry.ts): it renders the notice (title, reason, farm, time, the
  *   alert's URL and a fresh acknowledge token) and sends it, and says whether its answer was accepted, worth
  *   a retry, or final: push to each of the person's browsers (channels/push.ts), email to their address
@@ -22,9 +26,11 @@ import {
   deliverDueOnce,
   nextStep,
   release,
+  type Step,
   settle,
 } from '../../db/delivery-queue.ts';
 import type { Db } from '../../db/schema.ts';
+import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { issueAckToken } from './ack-token.ts';
 import { alertById, farmById, personById } from './audience.ts';
 import { channel } from './channels/registry.ts';
@@ -33,6 +39,7 @@ import { DEFAULT_READER } from './content.ts';
 import {
   type ClaimedNotification,
   claimDueNotifications,
+  laterNoticeSent,
   NOTIFICATION_QUEUE,
   type NotificationRow,
 } from './repository.ts';
@@ -45,6 +52,11 @@ export const NOTIFICATION_RETRY_MS: readonly number[] = [
   30 * 60_000,
   2 * 3_600_000,
 ];
+/**
+ * The longest wait a channel's `Retry-After` may put before the next attempt: a server asking for a day
+ * (or a date far ahead) would otherwise hold the notice past any use; past this the schedule goes on.
+ */
+export const RETRY_AFTER_CAP_MS = 6 * HOUR_MS;
 /**
  * A lease covers the channel's deadline (FARMSTEAD_WEBHOOK_TIMEOUT_MS: a push service or an SMTP server has
  * as long as a webhook receiver) for each of a person's browsers, and a margin for recording the outcome.
@@ -91,6 +103,41 @@ function answerOf(outcome: Outcome): Answer {
   return outcome.final ? 'failed' : 'retry';
 }
 
+/** A wait in the delivery log's words: seconds, minutes or hours. */
+function waitText(ms: number): string {
+  if (ms < 2 * MINUTE_MS) return `${Math.ceil(ms / 1000)} s`;
+  if (ms < 2 * HOUR_MS) return `${Math.ceil(ms / MINUTE_MS)} min`;
+  return `${Math.round((ms / HOUR_MS) * 10) / 10} h`;
+}
+
+/**
+ * The retry's step after the channel's `Retry-After`: never sooner than it asked, up to RETRY_AFTER_CAP_MS
+ * (the schedule's own delay when that is later), and the log's answer says so.
+ */
+function honourRetryAfter(step: Step, outcome: Outcome, now: number): { step: Step; answer: string } {
+  const asked = outcome.retryAfterMs;
+  if (step.state !== 'retrying' || asked === undefined) return { step, answer: outcome.answer };
+  const wait = Math.min(asked, RETRY_AFTER_CAP_MS);
+  const capped = asked > wait ? `; capped at ${waitText(RETRY_AFTER_CAP_MS)}` : '';
+  return {
+    step: { state: 'retrying', next_attempt_at: Math.max(step.next_attempt_at, now + wait) },
+    answer: `${outcome.answer} (Retry-After: ${waitText(asked)}${capped}; not tried again sooner)`,
+  };
+}
+
+/**
+ * Why an alert notice is not sent now, or null: its alert is no longer open, or a later notice about it
+ * (the urgent one when a watch notice was held by quiet hours, an escalation step) already reached the
+ * person on this channel, so this one would arrive out of date.
+ */
+async function outOfDate(db: Db, row: NotificationRow): Promise<string | null> {
+  if (row.kind !== 'alert' || !row.alert_id) return null;
+  const alert = await alertById(db, row.alert_id);
+  if (alert?.status !== 'open') return `not sent: the alert was ${alert?.status ?? 'deleted'} first`;
+  if (await laterNoticeSent(db, row)) return 'not sent: a later notice about this alert reached them first';
+  return null;
+}
+
 /** Sends one claimed notification and settles it. Returns its new status (null: the lease was lost). */
 export async function deliverNotification(
   db: Db,
@@ -98,22 +145,17 @@ export async function deliverNotification(
   config: DeliveryConfig,
   now: number = Date.now(),
 ): Promise<NotificationRow['status'] | null> {
-  let outcome: Outcome | undefined;
-  if (row.kind === 'alert' && row.alert_id) {
-    const alert = await alertById(db, row.alert_id);
-    if (alert?.status !== 'open') {
-      outcome = {
-        accepted: false,
-        final: true,
-        skipped: true,
-        answer: `not sent: the alert was ${alert?.status ?? 'deleted'} first`,
-      };
-    }
-  }
-  outcome ??= await sendOnChannel(db, row, config, now);
-  const step = nextStep(answerOf(outcome), row.attempt, { scheduleMs: NOTIFICATION_RETRY_MS }, now);
+  const stale = await outOfDate(db, row);
+  const outcome: Outcome = stale
+    ? { accepted: false, final: true, skipped: true, answer: stale }
+    : await sendOnChannel(db, row, config, now);
+  const { step, answer } = honourRetryAfter(
+    nextStep(answerOf(outcome), row.attempt, { scheduleMs: NOTIFICATION_RETRY_MS }, now),
+    outcome,
+    now,
+  );
   const settled = await settle(db, NOTIFICATION_QUEUE, row, step, {
-    answer: outcome.answer.slice(0, 2000),
+    answer: answer.slice(0, 2000),
     sent_at: step.state === 'succeeded' ? Date.now() : null,
   });
   return settled ? statusOf(step.state) : null;

@@ -122,6 +122,34 @@ forEachEngine(
       assert.match(textOf(String(en?.raw)), /Urgent: High temperature in House 2/);
     });
 
+    test('the test notification is in the person’s language; so is why email is not offered', async () => {
+      const account = await t().account();
+      const spanish = await signedInPerson(t(), account, 'owner');
+      const english = await signedInPerson(t(), account, 'crew');
+      assert.equal((await spanish.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+      const browsers = [await subscribe(spanish), await subscribe(english)];
+      for (const person of [spanish, english]) {
+        const res = await person.request('POST', '/v1/me/notifications/test', { body: { channel: 'push' } });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+      }
+      await turn(t(), Date.now());
+      const [es, en] = browsers.map(
+        (b) => push.received.filter((r) => r.subscription === b.id).at(-1)?.payload,
+      );
+      assert.equal(es?.title, 'Notificación de prueba de Farmstead');
+      assert.equal(es?.body, 'Las notificaciones le llegan aquí. Las alertas se verán así.');
+      assert.equal(en?.title, 'Farmstead test notification');
+      // This app has no SMTP: the reason is in the reader's words.
+      type S = { email: { unavailable_reason: string | null } };
+      const esSettings = (await spanish.request<S>('GET', '/v1/me/notification-settings')).body;
+      assert.match(
+        String(esSettings.email.unavailable_reason),
+        /^El correo no está configurado en este servidor/,
+      );
+      const enSettings = (await english.request<S>('GET', '/v1/me/notification-settings')).body;
+      assert.match(String(enSettings.email.unavailable_reason), /^Email is not set up on this server/);
+    });
+
     test('an animal in a Spanish notification: its name and "crotal" for its tag, in the push and the email', async () => {
       const account = await t().account();
       const farm = await make.farm(t(), account.live_key, { name: 'Hillside', timezone: 'UTC' });

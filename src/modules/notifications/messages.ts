@@ -22,6 +22,10 @@ const en = {
   brief_subject: '{farm}: {headline}',
   action_acknowledge: 'Acknowledge',
   action_open: 'Open',
+  test_title: 'Farmstead test notification',
+  test_body: 'Notifications reach you here. Alerts will look like this.',
+  email_unavailable:
+    'Email is not set up on this server: the operator sets FARMSTEAD_SMTP_URL and FARMSTEAD_EMAIL_FROM.',
 } as const satisfies Record<string, Message>;
 
 export type NoticeKey = keyof typeof en;
@@ -42,6 +46,10 @@ const es: Record<NoticeKey, Message> = {
   brief_subject: '{farm}: {headline}',
   action_acknowledge: 'Confirmar',
   action_open: 'Abrir',
+  test_title: 'Notificación de prueba de Farmstead',
+  test_body: 'Las notificaciones le llegan aquí. Las alertas se verán así.',
+  email_unavailable:
+    'El correo no está configurado en este servidor: el operador define FARMSTEAD_SMTP_URL y FARMSTEAD_EMAIL_FROM.',
 };
 
 export const NOTICE_MESSAGES: Readonly<Record<LanguageName, Readonly<Record<NoticeKey, Message>>>> = {

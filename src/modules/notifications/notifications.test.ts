@@ -27,6 +27,7 @@ after(async () => {
 
 type Row = {
   id: string;
+  next_attempt_at: string | null;
   status: string;
   channel: string;
   kind: string;
@@ -480,6 +481,136 @@ forEachEngine(
       // At the end of quiet hours the held watch notice goes out (its alert is still open).
       await turn(t(), end + 1000);
       assert.equal(received(s.ownerBrowser.id).at(-1)?.payload.title, 'Watch: High ammonia in House 2');
+    });
+
+    test('changing or turning off quiet hours moves the notices they hold to the new end, or to now', async () => {
+      const s = await farmWithPeople(t());
+      const now = Date.now();
+      const hour = new Date(now).getUTCHours();
+      const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
+      const endAt = (h: number) =>
+        Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate(), h);
+      const quiet = (quiet_hours: unknown) =>
+        s.owner.request('PATCH', '/v1/me/notification-settings', {
+          body: { farm_id: s.farm.id, quiet_hours },
+        });
+      assert.equal((await quiet({ start: clock(hour - 1), end: clock(hour + 3) })).status, 200);
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 21 }] });
+      await turn(t(), now);
+      const held = async () =>
+        (await s.owner.request<Log>('GET', '/v1/me/notifications')).body.data.find((n) => n.kind === 'alert');
+      assert.equal(Date.parse(String((await held())?.next_attempt_at)), endAt(hour + 3));
+      // An earlier end: the held notice follows it.
+      assert.equal((await quiet({ start: clock(hour - 1), end: clock(hour + 1) })).status, 200);
+      assert.equal(Date.parse(String((await held())?.next_attempt_at)), endAt(hour + 1));
+      // Off: due at once, and the next turn sends it.
+      const before = Date.now();
+      assert.equal((await quiet(null)).status, 200);
+      const due = Date.parse(String((await held())?.next_attempt_at));
+      assert.ok(due >= before && due <= Date.now(), `${due} is now`);
+      await turn(t(), Date.now() + 1000);
+      assert.deepEqual(
+        received(s.ownerBrowser.id).map((r) => r.payload.title),
+        ['Watch: High ammonia in House 2'],
+      );
+      assert.equal((await held())?.status, 'sent');
+    });
+
+    test('muted_rules must name rules of the farm: built-in, device alarms or its own; a typo is a 400 naming it', async () => {
+      const s = await farmWithPeople(t());
+      const rule = await t().request('POST', `/v1/farms/${s.farm.id}/rules`, {
+        key: s.account.live_key,
+        body: { name: 'silage-heat', metric: 'climate.temp_c', direction: 'above', watch: 30, clear: 28 },
+      });
+      assert.equal(rule.status, 201, JSON.stringify(rule.body));
+      const mute = (muted_rules: string[]) =>
+        s.owner.request<{ muted_rules: string[] }>('PATCH', '/v1/me/notification-settings', {
+          body: { farm_id: s.farm.id, muted_rules },
+        });
+      // What the console's field sends: names split on commas.
+      const ok = await mute(['house.ammonia', 'predator.detected', 'water.leak', 'silage-heat']);
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      assert.deepEqual(ok.body.muted_rules, [
+        'house.ammonia',
+        'predator.detected',
+        'water.leak',
+        'silage-heat',
+      ]);
+      const typo = expectError(
+        await mute(['water.leak', 'house.amonia', 'Device Battery']),
+        400,
+        'invalid_request',
+      );
+      assert.equal(typo.param, 'muted_rules[1]');
+      assert.match(typo.message, /"house\.amonia" is not one of this farm's rules/);
+      assert.match(typo.message, /house\.ammonia/, 'names valid ones, its family first');
+      // Refused: nothing changed.
+      const got = await s.owner.request<{ farms: { farm_id: string; muted_rules: string[] }[] }>(
+        'GET',
+        '/v1/me/notification-settings',
+      );
+      assert.equal(got.body.farms.find((f) => f.farm_id === s.farm.id)?.muted_rules.length, 4);
+      // Another farm's own rule is not this farm's.
+      const other = await make.farm(t(), s.account.live_key, { name: 'Other farm' });
+      const foreign = await s.owner.request('PATCH', '/v1/me/notification-settings', {
+        body: { farm_id: other.id, muted_rules: ['silage-heat'] },
+      });
+      assert.equal(expectError(foreign, 400, 'invalid_request').param, 'muted_rules[0]');
+    });
+
+    test('the acknowledge endpoint answers any origin’s preflight and POST (the token is its only credential), with or without FARMSTEAD_CORS_ORIGINS, and opens nothing else', async () => {
+      const s = await farmWithPeople(t());
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+      await turn(t(), Date.now());
+      const tokens = received(s.crewBrowser.id)
+        .concat(received(s.ownerBrowser.id))
+        .map((r) => String(r.payload.ack_token));
+      const origin = 'https://ntfy.example.com';
+      const allowListed = await openTestAppOn(t(), { corsOrigins: ['https://farm.example'] });
+      try {
+        for (const [app, token] of [
+          [t(), tokens[0]],
+          [allowListed, tokens[1]],
+        ] as const) {
+          const preflight = await app.request('OPTIONS', '/v1/notifications/acknowledge', {
+            headers: {
+              origin,
+              'access-control-request-method': 'POST',
+              'access-control-request-headers': 'content-type',
+            },
+          });
+          assert.equal(preflight.status, 204);
+          assert.equal(preflight.headers['access-control-allow-origin'], '*');
+          assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
+          assert.match(String(preflight.headers['access-control-allow-headers']), /content-type/);
+          assert.equal(preflight.headers['access-control-allow-credentials'], undefined);
+          const ack = await app.request<{ status: string }>('POST', '/v1/notifications/acknowledge', {
+            headers: { origin },
+            body: { token },
+          });
+          assert.equal(ack.headers['access-control-allow-origin'], '*');
+          assert.ok(ack.status === 200 || ack.status === 409 || ack.status === 403, JSON.stringify(ack.body));
+          // An error answer is readable by the page too.
+          const refused = await app.request('POST', '/v1/notifications/acknowledge', {
+            headers: { origin },
+            body: { token: 'not-a-token' },
+          });
+          assert.equal(refused.status, 403);
+          assert.equal(refused.headers['access-control-allow-origin'], '*');
+          // Nothing else is opened to that origin.
+          const other = await app.request('OPTIONS', '/v1/me/notification-settings', {
+            headers: { origin, 'access-control-request-method': 'PATCH' },
+          });
+          assert.equal(other.headers['access-control-allow-origin'], undefined);
+        }
+        // The allow-listed origin still gets CORS elsewhere.
+        const listed = await allowListed.request('OPTIONS', '/v1/me/notification-settings', {
+          headers: { origin: 'https://farm.example', 'access-control-request-method': 'PATCH' },
+        });
+        assert.equal(listed.headers['access-control-allow-origin'], 'https://farm.example');
+      } finally {
+        await allowListed.close();
+      }
     });
 
     test('the morning brief by email at the chosen time, only when it needs attention; its headline is the subject', async () => {

@@ -5,13 +5,16 @@
  * request to the app listening on a port, and acknowledges the alert for that person.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { type NtfyServer, startNtfyServer } from '../../../test/ntfy-server.ts';
 import { asSession, type SignedIn, signedInPerson } from '../../../test/people.ts';
 import type { Config } from '../../config.ts';
-import { MINUTE_MS } from '../../lib/time.ts';
+import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { notificationTurn } from '../../workers/notification-delivery.ts';
 
 let ntfy: NtfyServer;
@@ -38,6 +41,32 @@ interface LogRow {
   status: string;
   answer: string | null;
   step: number;
+  title: string;
+  next_attempt_at: string | null;
+}
+
+/** A rate-limited ntfy server: every publish answers 429 with this Retry-After (ntfy.sh's own answer). */
+async function rateLimited(retryAfter: string): Promise<{ url: string; hits: () => number; close(): void }> {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hits++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter });
+      res.end('{"code":42901,"http":429,"error":"limit reached: too many requests"}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits: () => hits,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 forEachEngine(
@@ -304,6 +333,173 @@ forEachEngine(
       // Step 2 (the owners) never comes.
       await turn(start + 12 * MINUTE_MS);
       assert.equal(on(s.ownerTopic).length, ownerFirst);
+    });
+
+    test('a topic is saved without a farm (it holds for every farm), even when the sample farm is the only one; saving it alone writes no farm settings', async () => {
+      const account = await t().account();
+      const owner = await signedInPerson(t(), account, 'owner');
+      const url = `${ntfy.url}/${newTopic()}`;
+      // Only the sample farm: no farm_id at all.
+      const saved = await owner.request<Patched>('PATCH', '/v1/me/notification-settings', {
+        body: { ntfy: { url, token: TOKEN } },
+      });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      assert.deepEqual(saved.body, { ntfy: { url, token: `…${TOKEN.slice(-4)}` } });
+      // The sample farm is named as such, not "No farm with id".
+      const sample = await owner.request('PATCH', '/v1/me/notification-settings', {
+        body: { farm_id: account.sample_farm_id, ntfy: { url } },
+      });
+      const refused = expectError(sample, 400, 'invalid_request');
+      assert.equal(refused.param, 'farm_id');
+      assert.match(refused.message, /sample farm sends no notifications/);
+      assert.doesNotMatch(refused.message, /No farm with id/);
+      // A farm's settings without farm_id: 400 naming farm_id and the members.
+      const perFarm = await owner.request('PATCH', '/v1/me/notification-settings', {
+        body: { ntfy: { url }, channels: { ntfy: ['urgent'] } },
+      });
+      const missing = expectError(perFarm, 400, 'invalid_request');
+      assert.equal(missing.param, 'farm_id');
+      assert.match(missing.message, /farm_id is required with channels/);
+      expectError(
+        await owner.request('PATCH', '/v1/me/notification-settings', { body: {} }),
+        400,
+        'invalid_request',
+      );
+      // The topic alone with a farm (what the console sends): the farm's settings stay the role's defaults.
+      const farm = await make.farm(t(), account.live_key, { name: 'Uncustomized' });
+      const withFarm = await owner.request<Patched & { customized: boolean }>(
+        'PATCH',
+        '/v1/me/notification-settings',
+        { body: { farm_id: farm.id, ntfy: { url } } },
+      );
+      assert.equal(withFarm.status, 200, JSON.stringify(withFarm.body));
+      assert.equal(withFarm.body.customized, false);
+      const got = await owner.request<{ farms: { farm_id: string; customized: boolean }[] }>(
+        'GET',
+        '/v1/me/notification-settings',
+      );
+      assert.equal(got.body.farms.find((f) => f.farm_id === farm.id)?.customized, false);
+    });
+
+    test('a short token is never shown, not even in part: the last four only from 12 characters', async () => {
+      const account = await t().sharedAccount();
+      const farm = await make.farm(t(), account.live_key, { name: 'Short tokens' });
+      const owner = await signedInPerson(t(), account, 'owner');
+      const url = `${ntfy.url}/${newTopic()}`;
+      for (const [token, shown] of [
+        ['ab', '…'],
+        ['tk_abcdefgh', '…'],
+        ['tk_abcdefghi', '…fghi'],
+      ] as const) {
+        const res = await saveTopic(owner, farm.id, { url, token });
+        assert.equal(res.body.ntfy?.token, shown, token);
+      }
+    });
+
+    test('a held watch notice is not sent once the same alert’s urgent notice reached the person on that channel', async () => {
+      const s = await farmWithTopics(t());
+      const now = Date.now();
+      const hour = new Date(now).getUTCHours();
+      const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
+      const q = await s.owner.request('PATCH', '/v1/me/notification-settings', {
+        body: { farm_id: s.farm.id, quiet_hours: { start: clock(hour - 1), end: clock(hour + 2) } },
+      });
+      assert.equal(q.status, 200);
+      // The same house: watch (held), then urgent (the same alert, sent at once).
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 21 }] });
+      await turn(now);
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+      await turn(now + 1000);
+      assert.deepEqual(
+        on(s.ownerTopic).map((m) => m.title),
+        ['Urgent: High ammonia in Barn 1'],
+      );
+      await turn(now + 3 * HOUR_MS);
+      assert.deepEqual(
+        on(s.ownerTopic).map((m) => m.title),
+        ['Urgent: High ammonia in Barn 1'],
+        'the older, milder notice never comes last',
+      );
+      const log = (await s.owner.request<{ data: LogRow[] }>('GET', '/v1/me/notifications')).body.data;
+      const watch = log.find((n) => n.channel === 'ntfy' && n.title.startsWith('Watch'));
+      assert.equal(watch?.status, 'skipped');
+      assert.equal(watch?.answer, 'not sent: a later notice about this alert reached them first');
+    });
+
+    test('with urgent held by quiet hours, an escalation step that went out first makes the held first notice skipped', async () => {
+      const s = await farmWithTopics(t());
+      const chain = await t().request('PATCH', `/v1/farms/${s.farm.id}`, {
+        key: s.account.live_key,
+        body: {
+          settings: { escalation: { after_minutes: 5, steps: [{ notify: 'owners', channels: ['ntfy'] }] } },
+        },
+      });
+      assert.equal(chain.status, 200, JSON.stringify(chain.body));
+      const now = Date.now();
+      const hour = new Date(now).getUTCHours();
+      const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
+      const q = await s.owner.request('PATCH', '/v1/me/notification-settings', {
+        body: {
+          farm_id: s.farm.id,
+          quiet_hours: { start: clock(hour - 1), end: clock(hour + 2), urgent_breaks_through: false },
+        },
+      });
+      assert.equal(q.status, 200);
+      await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 27 }] });
+      await turn(now);
+      assert.equal(on(s.ownerTopic).length, 0, 'the urgent notice is held');
+      await turn(now + 6 * MINUTE_MS);
+      assert.deepEqual(
+        on(s.ownerTopic).map((m) => m.title),
+        ['Urgent: High ammonia in Barn 1 (not acknowledged yet)'],
+      );
+      await turn(now + 3 * HOUR_MS);
+      assert.equal(on(s.ownerTopic).length, 1, 'the held first notice does not follow its reminder');
+      const log = (await s.owner.request<{ data: LogRow[] }>('GET', '/v1/me/notifications')).body.data;
+      const first = log.find((n) => n.channel === 'ntfy' && n.step === 0);
+      assert.equal(first?.status, 'skipped');
+      assert.match(String(first?.answer), /a later notice about this alert reached them first/);
+    });
+
+    test('a 429 with Retry-After: the next attempt no sooner than it asks (capped at 6 hours), and the log says so', async () => {
+      const account = await t().sharedAccount();
+      const farm = await make.farm(t(), account.live_key, { name: 'Rate limited' });
+      const person = await signedInPerson(t(), account, 'crew');
+      for (const [retryAfter, wait, said] of [
+        [
+          '3600',
+          HOUR_MS,
+          /^HTTP 429: limit reached: too many requests \(Retry-After: 60 min; not tried again sooner\)$/,
+        ],
+        ['86400', 6 * HOUR_MS, /\(Retry-After: 24 h; capped at 6 h; not tried again sooner\)$/],
+        [new Date(Date.now() + 2 * HOUR_MS).toUTCString(), 2 * HOUR_MS, /Retry-After: 120 min/],
+      ] as const) {
+        const server = await rateLimited(retryAfter);
+        try {
+          const saved = await saveTopic(person, farm.id, { url: `${server.url}/${newTopic()}` });
+          assert.equal(saved.status, 200, JSON.stringify(saved.body));
+          const test = await person.request<{ data: { id: string }[] }>('POST', '/v1/me/notifications/test', {
+            body: { channel: 'ntfy' },
+          });
+          assert.equal(test.status, 202);
+          const now = Date.now();
+          await turn(now);
+          assert.equal(server.hits(), 1);
+          const log = (
+            await person.request<{ data: (LogRow & { id: string })[] }>('GET', '/v1/me/notifications')
+          ).body.data;
+          const row = log.find((n) => n.id === test.body.data[0]?.id);
+          assert.equal(row?.status, 'pending');
+          assert.match(String(row?.answer), said);
+          const next = Date.parse(String(row?.next_attempt_at));
+          // Not the schedule's 10 s: what the server asked (a date to the second), up to the cap.
+          assert.ok(Math.abs(next - (now + wait)) <= 2000, `${row?.next_attempt_at} vs ${wait}`);
+          await turn(now + 5 * MINUTE_MS);
+          assert.equal(server.hits(), 1, 'not tried again before then');
+        } finally {
+          server.close();
+        }
+      }
     });
 
     test('settings.escalation takes ntfy as a channel and names the channels when one is unknown', async () => {

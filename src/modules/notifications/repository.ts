@@ -253,7 +253,59 @@ export async function claimDueNotifications(
   });
 }
 
-/** The channels each person was told on about an alert (notices that were sent). */
+/**
+ * Whether a notice about the same alert made after this one (a later id: ids are time-sortable) reached the
+ * same person on the same channel: then this one is out of date. Read through `notifications_alert`.
+ */
+export async function laterNoticeSent(
+  db: Db,
+  row: Pick<NotificationRow, 'id' | 'alert_id' | 'person_id' | 'channel'>,
+): Promise<boolean> {
+  if (!row.alert_id) return false;
+  const later = await db
+    .selectFrom('notifications')
+    .select('id')
+    .where('alert_id', '=', row.alert_id)
+    .where('person_id', '=', row.person_id)
+    .where('channel', '=', row.channel)
+    .where('kind', '=', 'alert')
+    .where('status', '=', 'sent')
+    .where('id', '>', row.id)
+    .limit(1)
+    .executeTakeFirst();
+  return later !== undefined;
+}
+
+/**
+ * A person's notices on a farm held back and never tried (pending, no attempt yet): the first notices of
+ * alerts and the resolved notices, the ones quiet hours hold. Escalation steps (step > 0) are left alone:
+ * they ignore quiet hours; briefs keep the time chosen for them.
+ */
+export function heldNotices(db: Db, personId: string, farmId: string) {
+  return db
+    .selectFrom('notifications')
+    .select(['id', 'kind', 'severity', 'next_attempt_at'])
+    .where('person_id', '=', personId)
+    .where('farm_id', '=', farmId)
+    .where('status', '=', 'pending')
+    .where('attempt_count', '=', 0)
+    .where('step', '=', 0)
+    .where('kind', 'in', ['alert', 'resolved'])
+    .execute();
+}
+
+/** Moves held notices (still pending and untried) to a new due time. */
+export async function rescheduleNotices(db: Db, ids: readonly string[], at: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('notifications')
+    .set({ next_attempt_at: at })
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .where('attempt_count', '=', 0)
+    .execute();
+}
+
 /** Who was sent each of these alerts' opening notice, and on which channel, by alert (one query). */
 export async function toldAbout(
   db: Db,

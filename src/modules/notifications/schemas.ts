@@ -119,15 +119,28 @@ export const NotificationSettingsSchema = Type.Object({
   farms: Type.Array(FarmNotificationSettingsSchema),
 });
 
-/** A PATCH's answer: the farm's settings and what the person set up for every farm (ntfy's topic). */
-export const PatchedNotificationSettingsSchema = Type.Object({
-  ...FarmNotificationSettingsSchema.properties,
-  ...TargetViews,
+/** A PATCH's answer with farm_id: the farm's settings and what the person set up for every farm (ntfy's topic). */
+export const PatchedNotificationSettingsSchema = Type.Object(
+  { ...FarmNotificationSettingsSchema.properties, ...TargetViews },
+  {
+    description: 'With farm_id: that farm’s settings as they now are, and your ntfy topic (for every farm).',
+  },
+);
+
+/** A PATCH's answer without farm_id (the topic alone): what the person set up for every farm. */
+export const PatchedTargetsSchema = Type.Object(TargetViews, {
+  description: 'Without farm_id (ntfy alone): your ntfy topic, for every farm.',
 });
 
 export const NotificationSettingsPatch = Type.Object(
   {
-    farm_id: Type.String({ minLength: 1, description: 'The farm these settings are for.' }),
+    farm_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'The farm these settings are for (one of your real farms: the sample farm sends no notifications). Required with any of its settings (channels, quiet_hours, muted_rules, brief_email_at, resolved_notices); left out, the body gives ntfy alone.',
+      }),
+    ),
     ...TargetInputs,
     channels: Type.Optional(
       Type.Partial(perChannel(Severities), {
@@ -138,7 +151,12 @@ export const NotificationSettingsPatch = Type.Object(
     ),
     quiet_hours: Type.Optional(Nullable(QuietHoursSchema)),
     muted_rules: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, uniqueItems: true }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 100,
+        uniqueItems: true,
+        description:
+          'Rules whose alerts you are not told of on this farm: each a rule of the farm, built in (GET /v1/catalog, including device alarms such as predator.detected) or its own (GET /v1/farms/{farm}/rules); another name is a 400 naming muted_rules[i].',
+      }),
     ),
     brief_email_at: Type.Optional(Nullable(Clock('The morning brief by email at'))),
     resolved_notices: Type.Optional(Type.Boolean()),

@@ -8,21 +8,26 @@ import type { ApiCaller } from '../../calls/callers.ts';
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { BUILT_IN_RULE_NAMES } from '../../domain/built-in-rules.ts';
+import { ALARM_EVENT_TYPES } from '../../domain/devices.ts';
 import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notification-channels.ts';
 import type { RoleName } from '../../domain/permissions.ts';
 import { parseJson } from '../../lib/json.ts';
-import { notifiableFarms, personById } from './audience.ts';
+import { customRuleNames, farmById, notifiableFarms, personById } from './audience.ts';
 import { emailUnavailableReason } from './channels/email.ts';
 import { CHANNELS, channel, TARGET_CHANNELS, type TargetChannel } from './channels/registry.ts';
 import { serverSetup } from './channels/types.ts';
 import { checkPushEndpoint } from './channels/web-push.ts';
+import { DEFAULT_READER, say } from './content.ts';
 import { notificationRow } from './plan.ts';
 import {
   deleteSubscription,
+  heldNotices,
   insertNotifications,
   notificationPage,
+  rescheduleNotices,
   saveSettings,
   saveTarget,
   storedSettingsOf,
@@ -33,7 +38,7 @@ import {
   upsertSubscription,
 } from './repository.ts';
 import type { NotificationSettingsPatchInput, PushSubscriptionInput } from './schemas.ts';
-import { effectiveSettings, type PersonFarmSettings } from './settings.ts';
+import { effectiveSettings, type PersonFarmSettings, releaseTime } from './settings.ts';
 
 export interface Person {
   personId: string;
@@ -116,6 +121,7 @@ async function targetViews(db: Db, personId: string) {
 export async function getNotificationSettings(db: Db, person: Person, config: { smtpUrl: string | null }) {
   const farms = await notifiableFarms(db, person.accountId);
   const stored = await storedSettingsOf(db, [person.personId]);
+  const reader = (await personById(db, person.personId)) ?? DEFAULT_READER;
   const byFarm = new Map(
     stored.map((s) => [s.farm_id, parseJson<Partial<PersonFarmSettings>>(s.settings, {})]),
   );
@@ -123,7 +129,7 @@ export async function getNotificationSettings(db: Db, person: Person, config: { 
     email: {
       available: config.smtpUrl !== null,
       address: person.email,
-      unavailable_reason: emailUnavailableReason(config.smtpUrl),
+      unavailable_reason: emailUnavailableReason(config.smtpUrl, reader),
     },
     ...(await targetViews(db, person.personId)),
     farms: farms.map((farm) =>
@@ -153,9 +159,63 @@ async function saveTargets(
   }
 }
 
+/** The PATCH's members that are one farm's settings (the rest, ntfy's topic, hold for every farm). */
+const FARM_MEMBERS = [
+  'channels',
+  'quiet_hours',
+  'muted_rules',
+  'brief_email_at',
+  'resolved_notices',
+] as const;
+
+/** The farm a PATCH names: one of the person's account's real farms (the sample farm sends nothing). */
+async function farmToChange(db: Db, person: Person, farmId: string): Promise<FarmLite> {
+  const farm = (await notifiableFarms(db, person.accountId)).find((f) => f.id === farmId);
+  if (farm) return farm;
+  const other = await farmById(db, farmId);
+  if (other?.account_id === person.accountId && other.sample === 1) {
+    throw invalid(
+      'farm_id',
+      'The sample farm sends no notifications (its alerts are simulated), so it has no notification settings. Leave farm_id out to save only your ntfy topic, which holds for every farm.',
+    );
+  }
+  throw notFound('farm', farmId);
+}
+
+/** How many valid names a refused `muted_rules` entry's message lists. */
+const SUGGESTED_RULES = 6;
+
+/**
+ * Refuses a muted rule that is none of the farm's: the built-in rules (src/domain/built-in-rules.ts), the
+ * device alarms (their event type is the alert's rule) and the farm's own rules. A typo would mute nothing.
+ */
+async function checkMutedRules(db: Db, farmId: string, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  const known = [
+    ...BUILT_IN_RULE_NAMES,
+    ...ALARM_EVENT_TYPES.map((e) => e.type),
+    ...(await customRuleNames(db, farmId)),
+  ];
+  const index = names.findIndex((name) => !known.includes(name));
+  const name = names[index];
+  if (name === undefined) return;
+  // Names of the same family first (`house.amonia` → house.ammonia, house.temperature…).
+  const family = name.split('.')[0]?.toLowerCase() ?? '';
+  const suggested = [
+    ...known.filter((k) => k.startsWith(`${family}.`)),
+    ...known.filter((k) => !k.startsWith(`${family}.`)),
+  ].slice(0, SUGGESTED_RULES);
+  throw invalid(
+    `muted_rules[${index}]`,
+    `muted_rules[${index}] "${name.slice(0, 100)}" is not one of this farm's rules; a rule's name, e.g. ${suggested.join(', ')} (GET /v1/catalog lists the built-in rules, GET /v1/farms/{farm}/rules the farm's own).`,
+  );
+}
+
 /**
  * Changes one farm's settings (members left out keep what they were) and the person's own set-up of the
- * channels that need one, which holds for every farm.
+ * channels that need one, which holds for every farm. The topic alone needs no farm_id, and saving it
+ * writes no farm's settings (they keep following the role's defaults). Changing quiet hours moves the
+ * notices they hold on that farm to the new end (or to now, when they no longer hold them).
  */
 export async function updateNotificationSettings(
   db: Db,
@@ -164,10 +224,29 @@ export async function updateNotificationSettings(
   options: { allowPrivate: boolean; now?: number },
 ) {
   const now = options.now ?? Date.now();
-  const farm = (await notifiableFarms(db, person.accountId)).find((f) => f.id === input.farm_id);
-  if (!farm) throw notFound('farm', input.farm_id);
+  const changed = FARM_MEMBERS.filter((name) => input[name] !== undefined);
+  if (input.farm_id === undefined) {
+    if (changed.length > 0 || !TARGET_CHANNELS.some((name) => input[name] !== undefined)) {
+      throw invalid(
+        'farm_id',
+        changed.length > 0
+          ? `farm_id is required with ${changed.join(', ')}: they are one farm's settings (only ntfy holds for every farm).`
+          : 'farm_id is required: name the farm whose settings you change, or give ntfy alone (your topic, for every farm).',
+      );
+    }
+    await saveTargets(db, person, input, { allowPrivate: options.allowPrivate, now });
+    return targetViews(db, person.personId);
+  }
+  const farm = await farmToChange(db, person, input.farm_id);
   const [stored] = await storedSettingsOf(db, [person.personId], farm.id);
   const current = effectiveSettings(person.role, stored ? parseJson(stored.settings, {}) : null);
+  if (changed.length === 0) {
+    await saveTargets(db, person, input, { allowPrivate: options.allowPrivate, now });
+    return {
+      ...toFarmSettings(farm, current, stored !== undefined),
+      ...(await targetViews(db, person.personId)),
+    };
+  }
   const channels = { ...current.channels };
   for (const name of NOTIFICATION_CHANNELS) channels[name] = input.channels?.[name] ?? channels[name];
   const next: PersonFarmSettings = {
@@ -185,12 +264,35 @@ export async function updateNotificationSettings(
   if (next.quiet_hours && next.quiet_hours.start === next.quiet_hours.end) {
     throw invalid('quiet_hours.end', 'quiet_hours.end must differ from quiet_hours.start.');
   }
+  if (input.muted_rules) await checkMutedRules(db, farm.id, input.muted_rules);
   // Every check first: a refused topic URL leaves the farm's settings as they were.
   await inTransaction(db, async (trx) => {
     await saveTargets(trx, person, input, { allowPrivate: options.allowPrivate, now });
     await saveSettings(trx, person.personId, farm.id, JSON.stringify(next), now);
+    if (input.quiet_hours !== undefined) await releaseHeld(trx, person, farm, next, now);
   });
   return { ...toFarmSettings(farm, next, true), ...(await targetViews(db, person.personId)) };
+}
+
+/**
+ * Reschedules the person's notices held on this farm by the quiet hours they just changed: each is due when
+ * the new settings release it at `now` (at once when they no longer hold it), as if planned now.
+ */
+async function releaseHeld(
+  db: Db,
+  person: Person,
+  farm: FarmLite,
+  settings: PersonFarmSettings,
+  now: number,
+) {
+  const byTime = new Map<number, string[]>();
+  for (const row of await heldNotices(db, person.personId, farm.id)) {
+    // A resolved notice waits like a non-urgent one (plan.ts).
+    const at = releaseTime(settings, row.kind === 'alert' ? row.severity : null, now, farm.timezone);
+    if (at === row.next_attempt_at) continue;
+    byTime.set(at, [...(byTime.get(at) ?? []), row.id]);
+  }
+  for (const [at, ids] of byTime) await rescheduleNotices(db, ids, at);
 }
 
 export async function listNotifications(
@@ -203,8 +305,8 @@ export async function listNotifications(
 }
 
 /**
- * Queues a test notification on each channel the person can receive (or the one asked for); the worker
- * sends it like any other, and the delivery log shows what the channel answered.
+ * Queues a test notification on each channel the person can receive (or the one asked for), in their
+ * language; the worker sends it like any other, and the delivery log shows what the channel answered.
  */
 export async function sendTestNotification(
   db: Db,
@@ -230,7 +332,8 @@ export async function sendTestNotification(
       : 'You have nowhere to receive notifications: allow them in a browser or add an ntfy topic on your Account page (and email needs FARMSTEAD_SMTP_URL).';
     throw new AppError('conflict', message, { param: 'channel' });
   }
-  if (!(await personById(db, person.personId))) throw notFound('person', person.personId);
+  const reader = await personById(db, person.personId);
+  if (!reader) throw notFound('person', person.personId);
   const rows = channels.map((name) => {
     const id = newId('notification', now);
     return {
@@ -243,8 +346,8 @@ export async function sendTestNotification(
         step: 0,
         dedupe: `test:${id}`,
         severity: null,
-        title: 'Farmstead test notification',
-        body: 'Notifications reach you here. Alerts will look like this.',
+        title: say(reader, 'test_title'),
+        body: say(reader, 'test_body'),
         url: `${config.publicUrl}/account`,
         due: now,
         now,

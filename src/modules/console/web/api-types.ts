@@ -1276,7 +1276,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change your notification settings for one farm, and your ntfy topic (for every farm) */
+        /** Change your notification settings for one farm, and/or your ntfy topic (for every farm: no farm_id needed) */
         patch: operations["updateNotificationSettings"];
         trace?: never;
     };
@@ -5555,6 +5555,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description unavailable: The external MQTT broker (FARMSTEAD_MQTT_BROKER_AUTH=dynsec) could not be given the key: nothing was changed; try again once it is back. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDeviceLorawan: {
@@ -8112,6 +8121,15 @@ export interface operations {
             };
             /** @description rate_limited: Too many requests; wait and retry. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: The external MQTT broker (FARMSTEAD_MQTT_BROKER_AUTH=dynsec) could not be given the key: nothing was changed; try again once it is back. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13167,8 +13185,9 @@ export interface operations {
                         /** @description The alert severities this channel carries. */
                         push?: ("urgent" | "watch" | "info")[];
                     };
-                    /** @description The farm these settings are for. */
-                    farm_id: string;
+                    /** @description The farm these settings are for (one of your real farms: the sample farm sends no notifications). Required with any of its settings (channels, quiet_hours, muted_rules, brief_email_at, resolved_notices); left out, the body gives ntfy alone. */
+                    farm_id?: string;
+                    /** @description Rules whose alerts you are not told of on this farm: each a rule of the farm, built in (GET /v1/catalog, including device alarms such as predator.detected) or its own (GET /v1/farms/{farm}/rules); another name is a 400 naming muted_rules[i]. */
                     muted_rules?: string[];
                     ntfy?: {
                         token?: string | null;
@@ -13188,7 +13207,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The farm's settings as they now are, and your ntfy topic (for every farm). */
+            /** @description With farm_id, the farm's settings as they now are and your ntfy topic (for every farm); without, your ntfy topic alone. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13223,10 +13242,16 @@ export interface operations {
                         } | null;
                         /** @description A short notice when an alert you were told about resolves. */
                         resolved_notices: boolean;
+                    } | {
+                        ntfy: {
+                            token: string | null;
+                            /** @description Your ntfy topic’s URL. */
+                            url: string;
+                        } | null;
                     };
                 };
             };
-            /** @description invalid_request: The body is malformed, or the ntfy topic URL is not an allowed address; `param` names the member. */
+            /** @description invalid_request: The body is malformed, farm_id is missing beside a farm setting or names the sample farm, a muted rule is none of the farm’s, or the ntfy topic URL is not an allowed address; `param` names the member. */
             400: {
                 headers: {
                     [name: string]: unknown;

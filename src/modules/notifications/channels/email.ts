@@ -5,7 +5,7 @@
  */
 import type { Transporter } from 'nodemailer';
 import { personById } from '../audience.ts';
-import { ackPageUrl, emailText, say } from '../content.ts';
+import { ackPageUrl, DEFAULT_READER, emailText, type Reader, say } from '../content.ts';
 import { type ChannelAdapter, isUrgentAlert } from './types.ts';
 
 export interface EmailResult {
@@ -36,12 +36,14 @@ async function transportFor(smtpUrl: string, timeoutMs: number): Promise<Transpo
   return transport;
 }
 
-const EMAIL_UNAVAILABLE =
-  'Email is not set up on this server: the operator sets FARMSTEAD_SMTP_URL and FARMSTEAD_EMAIL_FROM.';
+const EMAIL_UNAVAILABLE = say(DEFAULT_READER, 'email_unavailable');
 
-/** Why email is not offered, or null when it is. */
-export function emailUnavailableReason(smtpUrl: string | null): string | null {
-  return smtpUrl ? null : EMAIL_UNAVAILABLE;
+/** Why email is not offered, or null when it is, in the reader's language (the Account page shows it). */
+export function emailUnavailableReason(
+  smtpUrl: string | null,
+  reader: Reader = DEFAULT_READER,
+): string | null {
+  return smtpUrl ? null : say(reader, 'email_unavailable');
 }
 
 /** Sends one message. Never throws. */

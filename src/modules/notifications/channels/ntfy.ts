@@ -6,10 +6,11 @@
  * `X-Click` (the alert's page) and `X-Actions` (JSON: an open alert's notice carries an `http` action,
  * Acknowledge, that POSTs its single-use token to our acknowledge endpoint, and a `view` action, Open).
  * The token is sent as `Authorization: Bearer`, stored to be sent, never logged, and shown as its last four
- * characters only. The URL is checked when saved (checkOutboundUrl) and sent through the one outbound
+ * characters only (`…` alone for one shorter than 12: a short token would show whole). The URL is checked when saved (checkOutboundUrl) and sent through the one outbound
  * client (sendOutbound), whose guard checks the address each connection really goes to.
  * What its answers mean: 2xx accepted; 401/403 (a wrong token), 404, 413 and other 4xx but 408/429 are
- * final (retrying will not help); 408, 429, 5xx and no answer are retried; a refused address is final.
+ * final (retrying will not help); 408, 429, 5xx and no answer are retried, no sooner than a `Retry-After`
+ * header asks (ntfy.sh sends one with its 429; delivery.ts caps the wait); a refused address is final.
  */
 import { type Static, Type } from 'typebox';
 import { checkOutboundUrl } from '../../../calls/outbound-url.ts';
@@ -18,7 +19,7 @@ import type { AlertSeverity } from '../../../db/tables/alerts.ts';
 import { invalid } from '../../../domain/errors.ts';
 import type { RoleName } from '../../../domain/permissions.ts';
 import { parseJson } from '../../../lib/json.ts';
-import { OutboundError, type OutboundResponse, sendOutbound } from '../../../lib/outbound.ts';
+import { OutboundError, type OutboundResponse, retryAfterMs, sendOutbound } from '../../../lib/outbound.ts';
 import { say } from '../content.ts';
 import { type NotificationRow, peopleWithTarget, targetOf } from '../repository.ts';
 import {
@@ -68,7 +69,8 @@ const NtfyView = Type.Object(
     url: Type.String({ description: 'Your ntfy topic’s URL.' }),
     token: Type.Union([
       Type.String({
-        description: 'The saved access token as its last four characters (`…a1B2`); null: none.',
+        description:
+          'The saved access token as its last four characters (`…a1B2`), or `…` alone for a token shorter than 12 characters; null: none.',
       }),
       Type.Null(),
     ]),
@@ -131,6 +133,17 @@ export function renderNtfy({ row, ackToken, publicUrl, reader }: Notice): NtfyMe
   return { title: row.title, message: row.body, priority, tags: tag ? [tag] : [], click: row.url, actions };
 }
 
+/** A token shown long enough to hide 8 characters or more (ntfy's are 32). */
+const MASK_MIN_LENGTH = 12;
+
+/**
+ * A saved token as shown: its last four characters after `…`, only when it is at least 12 long (a shorter
+ * one would be shown whole or nearly), else `…` alone.
+ */
+export function maskToken(token: string): string {
+  return token.length >= MASK_MIN_LENGTH ? `…${token.slice(-4)}` : '…';
+}
+
 /** A header value ntfy reads back as UTF-8: RFC 2047 when it is not plain ASCII (ntfy decodes it). */
 function headerText(value: string): string {
   return /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=`;
@@ -166,8 +179,8 @@ export async function checkNtfyUrl(raw: string, options: { allowPrivate: boolean
   return checkOutboundUrl(url.toString(), { ...options, param: 'ntfy.url' });
 }
 
-/** What ntfy's answer means for this notice. */
-function outcomeOf(response: OutboundResponse): Outcome {
+/** What ntfy's answer means for this notice (a retried one carries the wait its Retry-After asks for). */
+function outcomeOf(response: OutboundResponse, now: number): Outcome {
   const answer = { status: response.status, body: response.body.toString('utf8') };
   if (answer.status >= 200 && answer.status < 300) {
     const id = parseJson<{ id?: unknown }>(answer.body, {}).id;
@@ -186,7 +199,13 @@ function outcomeOf(response: OutboundResponse): Outcome {
       : answer.status >= 300 && answer.status < 400
         ? ' (redirects are not followed: save the topic’s final URL)'
         : '';
-  return { accepted: false, final: !retry, answer: `HTTP ${answer.status}${detail}${hint}` };
+  const wait = retry ? retryAfterMs(response.headers['retry-after'], now) : undefined;
+  return {
+    accepted: false,
+    final: !retry,
+    answer: `HTTP ${answer.status}${detail}${hint}`,
+    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+  };
 }
 
 export const ntfyChannel = {
@@ -206,15 +225,18 @@ export const ntfyChannel = {
         previous?.token && new URL(previous.url).origin === new URL(url).origin ? previous.token : null;
       return { url, token: input.token === undefined ? kept : input.token };
     },
-    show: (stored: NtfyTarget) => ({
-      url: stored.url,
-      token: stored.token ? `…${stored.token.slice(-4)}` : null,
-    }),
+    show: (stored: NtfyTarget) => ({ url: stored.url, token: stored.token ? maskToken(stored.token) : null }),
   },
 
   render: renderNtfy,
 
-  async send(db: Db, row: NotificationRow, message: NtfyMessage, config: DeliveryConfig): Promise<Outcome> {
+  async send(
+    db: Db,
+    row: NotificationRow,
+    message: NtfyMessage,
+    config: DeliveryConfig,
+    now: number,
+  ): Promise<Outcome> {
     const stored = await targetOf(db, row.person_id, 'ntfy');
     const target = stored ? parseJson<NtfyTarget | null>(stored, null) : null;
     if (!target) {
@@ -239,7 +261,7 @@ export const ntfyChannel = {
         timeoutMs: config.webhookTimeoutMs,
         maxResponseBytes: MAX_ANSWER_BYTES,
       });
-      return outcomeOf(response);
+      return outcomeOf(response, now);
     } catch (err) {
       if (!(err instanceof OutboundError)) return { accepted: false, final: false, answer: String(err) };
       // A refused address stays refused; an answer too large to read may have been a publish: not again.

@@ -46,6 +46,8 @@ export interface Outcome {
   skipped?: boolean;
   /** What the channel answered, for the delivery log (never a secret). */
   answer: string;
+  /** A retry's earliest wait the channel asked for (a `Retry-After` header), in ms; delivery.ts caps it. */
+  retryAfterMs?: number;
 }
 
 /** A notice as every channel renders it: the row, the farm's name and the acknowledge token. */

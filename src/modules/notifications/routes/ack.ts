@@ -1,11 +1,13 @@
 /**
  * Acknowledging an alert with a notification's token (no auth: the token is the credential): what an
  * emailed link would acknowledge (a GET changes nothing), and the POST the email's page, the service
- * worker's button and ntfy's Acknowledge action send.
+ * worker's button and ntfy's Acknowledge action send (open to any origin, with its preflight: http/web.ts
+ * `openToAnyOrigin`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { BODY_ERRORS, described, errorResponses } from '../../../http/schemas.ts';
+import { openToAnyOrigin } from '../../../http/web.ts';
 import { acknowledgeWithToken, describeAckToken } from '../ack-token.ts';
 import { AckTokenBody, AckTokenInfoSchema, AckTokenParams } from '../schemas.ts';
 import { type NotificationRouteOptions, tags } from './shared.ts';
@@ -32,10 +34,13 @@ export const ackTokenRoutes: FastifyPluginAsyncTypebox<NotificationRouteOptions>
     async (request) => describeAckToken(db, request.params.token, clock()),
   );
 
+  // Open to any origin (the token is the only credential): ntfy's web app and desktop PWA press Acknowledge
+  // with the browser's fetch, a JSON POST that needs a preflight.
+  const anyOrigin = openToAnyOrigin(app, '/v1/notifications/acknowledge', 'POST');
   app.post(
     '/v1/notifications/acknowledge',
     {
-      config: { auth: 'none' },
+      ...anyOrigin,
       schema: {
         operationId: 'acknowledgeWithToken',
         tags,

@@ -1,11 +1,13 @@
 /** A person's notification settings: per farm, and the set-up of channels that need one (ntfy's topic). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { apiCaller } from '../../../http/auth.ts';
 import { BODY_ERRORS, described, errorResponses } from '../../../http/schemas.ts';
 import {
   NotificationSettingsPatch,
   NotificationSettingsSchema,
   PatchedNotificationSettingsSchema,
+  PatchedTargetsSchema,
 } from '../schemas.ts';
 import { getNotificationSettings, personOf, updateNotificationSettings } from '../service.ts';
 import { type NotificationRouteOptions, PEOPLE_ONLY, tags } from './shared.ts';
@@ -36,17 +38,18 @@ export const notificationSettingsRoutes: FastifyPluginAsyncTypebox<NotificationR
       schema: {
         operationId: 'updateNotificationSettings',
         tags,
-        summary: 'Change your notification settings for one farm, and your ntfy topic (for every farm)',
+        summary:
+          'Change your notification settings for one farm, and/or your ntfy topic (for every farm: no farm_id needed)',
         body: NotificationSettingsPatch,
         response: {
           200: described(
-            PatchedNotificationSettingsSchema,
-            "The farm's settings as they now are, and your ntfy topic (for every farm).",
+            Type.Union([PatchedNotificationSettingsSchema, PatchedTargetsSchema]),
+            "With farm_id, the farm's settings as they now are and your ntfy topic (for every farm); without, your ntfy topic alone.",
           ),
           ...errorResponses(
             {
               invalid_request:
-                'The body is malformed, or the ntfy topic URL is not an allowed address; `param` names the member.',
+                'The body is malformed, farm_id is missing beside a farm setting or names the sample farm, a muted rule is none of the farm’s, or the ntfy topic URL is not an allowed address; `param` names the member.',
             },
             'unauthorized',
             PEOPLE_ONLY,
