@@ -254,3 +254,163 @@ test('the Account page saves an ntfy topic with a token (shown as its last four 
   await screenshot(page, 'notification-settings-ntfy-phone-es');
   assert.deepEqual(problems, []);
 });
+
+/** Each alert of a farm, newest first: its id and status. */
+async function alertsOf(key: string, farmId: string) {
+  const list = await world.t.request<{ data: { id: string; status: string }[] }>(
+    'GET',
+    `/v1/farms/${farmId}/alerts?status=all`,
+    { key },
+  );
+  return list.body.data;
+}
+
+test('a notice’s link opens its alert: on its farm, even resolved, first, marked and focused; from test mode too', async () => {
+  const account = await world.t.account('Linked');
+  const ridge = await make.farm(world.t, account.live_key, { name: 'Ridge', timezone: 'UTC' });
+  const valley = await make.farm(world.t, account.live_key, { name: 'Valley', timezone: 'UTC' });
+  const ridgeHouse = await make.device(world.t, account.live_key, ridge.id, {
+    type: 'house',
+    name: 'House R',
+  });
+  const valleyHouse = await make.device(world.t, account.live_key, valley.id, {
+    type: 'house',
+    name: 'House V',
+  });
+  await make.report(world.t, ridgeHouse.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+  await make.report(world.t, valleyHouse.device_key, {
+    readings: [{ metric: 'climate.nh3_ppm', value: 27 }],
+  });
+  const [ridgeAlert] = await alertsOf(account.live_key, ridge.id);
+  const [valleyAlert] = await alertsOf(account.live_key, valley.id);
+  assert.ok(ridgeAlert && valleyAlert);
+  // Resolved since the notice went out: the list's default tab (Open) does not hold it.
+  const resolved = await world.t.request('POST', `/v1/alerts/${ridgeAlert.id}/resolve`, {
+    key: account.live_key,
+  });
+  assert.equal(resolved.status, 200);
+
+  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
+  // The person was last looking at Valley.
+  await page.goto(`${world.base}/alerts`);
+  await page.locator('.farm-switcher select').selectOption({ label: 'Valley' });
+  await page.locator(`[id="${valleyAlert.id}"]`).waitFor();
+
+  // The link every notice carries (ntfy's click and Open, a push's Open, the email's link).
+  await page.goto(`${world.base}/alerts?alert=${ridgeAlert.id}`);
+  const card = page.locator(`[id="${ridgeAlert.id}"]`);
+  await card.waitFor();
+  assert.equal(await page.locator('.farm-switcher select').inputValue(), ridge.id);
+  await page.getByText('The alert you were notified about:').waitFor();
+  assert.match((await card.getAttribute('class')) ?? '', /\bfresh\b/);
+  assert.equal(await card.locator('.status').textContent(), 'resolved');
+  await waitFor('the alert to have the focus', () =>
+    page.evaluate<boolean>(`document.activeElement?.id === ${JSON.stringify(ridgeAlert.id)}`),
+  );
+  // Shown once, first: above the tabs, and not again in the list.
+  assert.equal(await page.locator(`[id="${ridgeAlert.id}"]`).count(), 1);
+  await page.getByText('No open alerts.').waitFor();
+  await screenshot(page, 'alert-from-notice-phone');
+
+  // In Spanish, from test mode (the sample farm): the session goes back to live and the alert's farm.
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  assert.equal((await person.request('PATCH', '/v1/session', { body: { mode: 'test' } })).status, 200);
+  await page.goto(`${world.base}/alerts?alert=${valleyAlert.id}`);
+  const valleyCard = page.locator(`[id="${valleyAlert.id}"]`);
+  await valleyCard.waitFor();
+  assert.equal(await page.locator('.farm-switcher select').inputValue(), valley.id);
+  await page.getByText('La alerta de la que se le avisó:').waitFor();
+  assert.equal(await valleyCard.locator('.status').textContent(), 'abierta');
+  // Acknowledged from the card, it stays in view as acknowledged.
+  await valleyCard.getByRole('button', { name: 'Confirmar' }).click();
+  await waitFor('the card to say acknowledged', async () =>
+    (await valleyCard.locator('.status').textContent()) === 'confirmada' ? true : null,
+  );
+  await screenshot(page, 'alert-from-notice-phone-es');
+  assert.deepEqual(problems, []);
+});
+
+test('a refused ntfy topic stays as typed, its reason beside the field in the reader’s language', async () => {
+  const account = await world.t.account('Typo');
+  await make.farm(world.t, account.live_key, { name: 'Brook', timezone: 'UTC' });
+  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
+  await page.goto(`${world.base}/account`);
+  const form = page.locator('form.ntfy-topic');
+  const url = form.getByLabel('Topic URL');
+  await url.fill('ntfy.sh/my topic');
+  await form.getByRole('button', { name: 'Save topic' }).click();
+  const reason = form.getByText(/^The topic’s URL starts with https:\/\//);
+  await reason.waitFor();
+  assert.equal(await url.inputValue(), 'ntfy.sh/my topic');
+  assert.equal(await url.getAttribute('aria-invalid'), 'true');
+  // The field names its reason (aria-describedby), and the server's sentence is only a detail.
+  assert.equal(await url.getAttribute('aria-describedby'), await reason.getAttribute('id'));
+  await form.getByText('Technical details').waitFor();
+  await form.scrollIntoViewIfNeeded();
+  await screenshot(page, 'notification-settings-ntfy-refused-phone');
+
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  await page.reload();
+  const urlEs = form.getByLabel('URL del tema');
+  await urlEs.fill('https://ntfy.sh/mi tema');
+  await form.getByRole('button', { name: 'Guardar el tema' }).click();
+  await form.getByText(/^La URL del tema debe empezar por https:\/\//).waitFor();
+  assert.equal(await urlEs.inputValue(), 'https://ntfy.sh/mi tema');
+  await form.scrollIntoViewIfNeeded();
+  await screenshot(page, 'notification-settings-ntfy-refused-phone-es');
+  const settings = await person.request<{ ntfy: unknown }>('GET', '/v1/me/notification-settings');
+  assert.equal(settings.body.ntfy, null);
+  assert.deepEqual(problems, []);
+});
+
+test('the delivery log shows each notice at the time it is listed by, and one held by quiet hours says until when', async () => {
+  const account = await world.t.account('Quiet');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Hollow', timezone: 'UTC' });
+  const house = await make.device(world.t, account.live_key, farm.id, { type: 'house', name: 'House Q' });
+  const { page, person, problems } = await signedInPage(world, account, PHONE, 'crew');
+  // Quiet hours from an hour ago to an hour from now (UTC: the farm's time); watch notices wait for their end.
+  const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+  const end = Date.now() + 3600_000;
+  const saved = await person.request('PATCH', '/v1/me/notification-settings', {
+    body: {
+      farm_id: farm.id,
+      ntfy: { url: `${ntfy.url}/quiet-${process.pid}` },
+      channels: { ntfy: ['urgent', 'watch'] },
+      quiet_hours: { start: hhmm(Date.now() - 3600_000), end: hhmm(end), urgent_breaks_through: true },
+    },
+  });
+  assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  await make.report(world.t, house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 21 }] });
+  await notificationTurn({ database: world.t.database, config: world.t.config }, Date.now(), {
+    briefs: false,
+  });
+  const log = await person.request<{ data: { status: string; next_attempt_at: string | null }[] }>(
+    'GET',
+    '/v1/me/notifications',
+  );
+  const held = log.body.data[0];
+  assert.equal(held?.status, 'pending');
+  assert.ok(held.next_attempt_at && Date.parse(held.next_attempt_at) > Date.now());
+
+  await page.goto(`${world.base}/account`);
+  const entry = page.locator('.delivery-log li').first();
+  await entry.waitFor();
+  // The end of quiet hours, in this browser's time as the page's other times.
+  const until = await page.evaluate<string>(
+    `((d) => [d.getHours(), d.getMinutes()].map((n) => String(n).padStart(2, '0')).join(':'))(new Date(${JSON.stringify(held.next_attempt_at)}))`,
+  );
+  const text = (await entry.textContent()) ?? '';
+  assert.match(text, new RegExp(`held until [^·]*${until}`), text);
+  await entry.scrollIntoViewIfNeeded();
+  await screenshot(page, 'notification-log-held-phone');
+  assert.equal((await person.request('PATCH', '/v1/me', { body: { language: 'es' } })).status, 200);
+  await page.reload();
+  await page
+    .locator('.delivery-log li')
+    .first()
+    .getByText(/retenido hasta el /)
+    .waitFor();
+  await page.locator('.delivery-log li').first().scrollIntoViewIfNeeded();
+  await screenshot(page, 'notification-log-held-phone-es');
+  assert.deepEqual(problems, []);
+});

@@ -3,11 +3,14 @@
  */
 import { api, type Reply } from './api.ts';
 import type { FarmMap } from './farm-map.ts';
-import { type MessageKey, t } from './i18n.ts';
+import { words } from './i18n.ts';
 import { html, useState } from './lib.ts';
 import { Sheet } from './map-view.ts';
+import { EN, ES } from './messages/map-import.ts';
 import type { Farm } from './store.ts';
 import { ActionButton, amount, ErrorText, problemOf } from './ui.ts';
+
+const w = words(EN, ES);
 
 type ImportPreview = Extract<Reply<'POST', '/v1/farms/{farm}/paddocks/import'>, { dry_run: true }>['data'];
 
@@ -67,26 +70,26 @@ export function ImportSheet({
     onDone();
     return null;
   };
-  return html`<${Sheet} title=${t('map_import.title')} onClose=${onClose}>
-    <p>${t('map_import.help')}</p>
-    <div class="field"><label for="import-paddocks">${t('map_import.file')}</label>
+  return html`<${Sheet} title=${w('title')} onClose=${onClose}>
+    <p>${w('help')}</p>
+    <div class="field"><label for="import-paddocks">${w('file')}</label>
       <input id="import-paddocks" type="file" accept=".geojson,.json,.kml,.gpx" onChange=${pick} /></div>
     <${ErrorText} error=${error ? problemOf(error) : null} />
-    ${created !== null && html`<p class="done" role="status">${t('map_import.created', { count: created })}</p>`}
+    ${created !== null && html`<p class="done" role="status">${w('created', { count: created })}</p>`}
     ${
       preview &&
-      html`<table class="records import-preview" aria-label=${t('map_import.in_file')}>
-      <thead><tr><th scope="col">${t('map_import.name')}</th><th scope="col">${t('map_import.acres')}</th><th scope="col">${t('map_import.result')}</th></tr></thead>
+      html`<table class="records import-preview" aria-label=${w('in_file')}>
+      <thead><tr><th scope="col">${w('name')}</th><th scope="col">${w('acres')}</th><th scope="col">${w('result')}</th></tr></thead>
       <tbody>${preview.map(
         (r) => html`<tr key=${r.index} class=${r.action === 'refuse' ? 'late' : ''}>
           <td>${r.name}</td><td>${amount(r.acres)}</td>
-          <td>${t(`map_import_action.${r.action}` as MessageKey)}${r.problem ? `: ${r.problem}` : ''}
-            ${r.warnings.length > 0 && html`<ul class="import-warnings">${r.warnings.map((w) => html`<li>${t('map_import.check', { warning: w })}</li>`)}</ul>`}</td></tr>`,
+          <td>${w(`action.${r.action}`)}${r.problem ? `: ${r.problem}` : ''}
+            ${r.warnings.length > 0 && html`<ul class="import-warnings">${r.warnings.map((warning) => html`<li>${w('check', { warning })}</li>`)}</ul>`}</td></tr>`,
       )}</tbody></table>
-      ${warned > 0 && html`<p class="warning" role="status">${t('map_import.warned', { count: warned })}</p>`}
-      ${refused > 0 && html`<p class="error" role="alert">${t('map_import.refused', { count: refused })}</p>`}
+      ${warned > 0 && html`<p class="warning" role="status">${w('warned', { count: warned })}</p>`}
+      ${refused > 0 && html`<p class="error" role="alert">${w('refused', { count: refused })}</p>`}
       <div class="actions">
-        <${ActionButton} label=${t('map_import.create', { count: toCreate })} kind="primary"
+        <${ActionButton} label=${w('create', { count: toCreate })} kind="primary"
           disabled=${toCreate === 0 || refused > 0} action=${create} />
       </div>`
     }

@@ -5,9 +5,10 @@
  * the morning brief by email, a test notification, and the delivery log.
  */
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../../domain/notification-channels.ts';
-import { api, type Body, type Reply } from './api.ts';
-import { words } from './i18n.ts';
-import { html, useState } from './lib.ts';
+import { api, type Body, type Problem, type Reply } from './api.ts';
+import { Field, fieldError, formError } from './form.ts';
+import { t, words } from './i18n.ts';
+import { html, useRef, useState } from './lib.ts';
 import { EN, ES } from './messages/notifications.ts';
 import { ActionButton, ErrorText, farmTime, Loading, useAction, useLoad } from './ui.ts';
 
@@ -81,50 +82,54 @@ function Browsers() {
   </div>`;
 }
 
-/** Your ntfy topic, for every farm: saved with the PATCH of your first farm's settings (any farm would do). */
-function NtfyTopic({
-  saved,
-  farmId,
-  reload,
-}: {
-  saved: Settings['ntfy'];
-  farmId: string;
-  reload: () => void;
-}) {
+/** A refused topic member said in the page's words (the server's, naming the member, is a detail). */
+const TOPIC_FIELDS = { 'ntfy.url': 'url_refused', 'ntfy.token': 'token_refused' } as const;
+
+function topicError(error: Problem | null): Problem | null {
+  const key = error?.code === 'invalid_request' && TOPIC_FIELDS[error.param as keyof typeof TOPIC_FIELDS];
+  return key ? fieldError(w(key), error.param) : error;
+}
+
+/** Your ntfy topic, for every farm: saved alone (no farm_id), so no farm's settings are written. */
+function NtfyTopic({ saved, reload }: { saved: Settings['ntfy']; reload: () => void }) {
   const save = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form);
-    const token = String(data.get('ntfy_token') ?? '').trim();
+    const token = String(data.get('ntfy.token') ?? '').trim();
     await api('PATCH', '/v1/me/notification-settings', {
-      body: {
-        farm_id: farmId,
-        ntfy: { url: String(data.get('ntfy_url') ?? '').trim(), ...(token ? { token } : {}) },
-      },
+      body: { ntfy: { url: String(data.get('ntfy.url') ?? '').trim(), ...(token ? { token } : {}) } },
     });
     // The token is not kept in the page: it is shown back as its last four characters only.
-    (form.elements.namedItem('ntfy_token') as HTMLInputElement).value = '';
+    (form.elements.namedItem('ntfy.token') as HTMLInputElement).value = '';
     reload();
     return w('saved');
   });
+  const form = useRef<HTMLFormElement>(null);
   const remove = async () => {
-    await api('PATCH', '/v1/me/notification-settings', { body: { farm_id: farmId, ntfy: null } });
+    await api('PATCH', '/v1/me/notification-settings', { body: { ntfy: null } });
+    form.current?.reset(); // the fields are uncontrolled: what was typed gives way
     reload();
     return w('removed');
   };
-  return html`<form class="ntfy-topic" onSubmit=${(e: Event) => {
+  const error = topicError(save.error);
+  const said = (param: string) =>
+    error?.param === param &&
+    html`<details class="said"><summary>${t('api.details')}</summary>${save.error?.message}</details>`;
+  return html`<form class="ntfy-topic" ref=${form} onSubmit=${(e: Event) => {
     e.preventDefault();
     void save.run(e.currentTarget as HTMLFormElement);
   }}>
     <h3>ntfy</h3>
     <p class="muted">${w('ntfy_help')}</p>
-    <label for="ntfy-url">${w('topic_url')}</label>
-    <input id="ntfy-url" name="ntfy_url" type="text" inputmode="url" autocomplete="off" required placeholder="https://ntfy.example.com/farm-alerts" value=${saved?.url ?? ''} />
-    <label for="ntfy-token">${w('token')}</label>
-    <input id="ntfy-token" name="ntfy_token" type="password" autocomplete="off"
+    <${Field} idPrefix="topic" name="ntfy.url" label=${w('topic_url')} value=${saved?.url} error=${error} required
+      inputmode="url" autocomplete="off" placeholder="https://ntfy.example.com/farm-alerts" />
+    ${said('ntfy.url')}
+    <${Field} idPrefix="topic" name="ntfy.token" type="password" label=${w('token')} error=${error} autocomplete="off"
       placeholder=${saved?.token ? w('token_saved', { token: saved.token }) : w('token_optional')} />
+    ${said('ntfy.token')}
     <button type="submit" class="button primary" disabled=${save.busy}>${save.busy ? w('saving') : w('save_topic')}</button>
     ${saved && html`<${ActionButton} label=${w('remove_topic')} action=${remove} />`}
     ${save.done && html`<span class="done" role="status">${save.done}</span>`}
-    <${ErrorText} error=${save.error} />
+    <${ErrorText} error=${formError(error, ['ntfy'])} />
   </form>`;
 }
 
@@ -162,7 +167,8 @@ function FarmForm({
       brief_email_at: String(data.get('brief') ?? '') || null,
       resolved_notices: data.get('resolved') === 'on',
     };
-    setSaved(await api('PATCH', '/v1/me/notification-settings', { body }));
+    const reply = await api('PATCH', '/v1/me/notification-settings', { body });
+    if ('farm_id' in reply) setSaved(reply); // with farm_id, the farm's settings (else the topic alone)
     return w('saved');
   });
   const id = (name: string) => `${farm.farm_id}-${name}`;
@@ -199,13 +205,27 @@ function FarmForm({
   </form>`;
 }
 
+type Notice = Reply<'GET', '/v1/me/notifications'>['data'][number];
+
+/** Sent (when, if not when made), or held until when (quiet hours, or a retry's wait). */
+function noticeState(n: Notice, now = Date.now()): string {
+  const sent = n.sent_at && farmTime(n.sent_at, null);
+  if (sent && sent !== farmTime(n.created_at, null)) return w('sent_at', { when: sent });
+  const next = n.status === 'pending' && n.next_attempt_at;
+  if (next && Date.parse(next) > now) {
+    return w('held_until', { when: farmTime(next, null) });
+  }
+  return n.status;
+}
+
+/** Newest first, as the API lists them: each at the time it is listed by, when it was made. */
 function Log() {
   const log = useLoad(() => api('GET', '/v1/me/notifications', { query: { limit: 20 } }), []);
   if (!log.data) return html`<${Loading} error=${log.error} retry=${log.reload} />`;
   if (log.data.data.length === 0) return html`<p class="muted">${w('nothing_sent')}</p>`;
   return html`<ul class="delivery-log">${log.data.data.map(
     (n) => html`<li key=${n.id}><strong>${n.title}</strong>
-      <span class="muted"> · ${n.channel} · ${n.status} · ${farmTime(n.sent_at ?? n.created_at, null)}</span>
+      <span class="muted"> · ${farmTime(n.created_at, null)} · ${n.channel} · ${noticeState(n)}</span>
       ${n.answer && html`<br /><small class="muted">${n.answer}</small>`}</li>`,
   )}</ul>`;
 }
@@ -221,9 +241,8 @@ export function Notifications() {
     <${Browsers} />
     <p><${ActionButton} label=${w('send_test')} action=${test} /></p>
     ${
-      // The ntfy topic is one for every farm: above the per-farm choices, not among them.
-      settings.data?.farms[0] &&
-      html`<${NtfyTopic} saved=${settings.data.ntfy} farmId=${settings.data.farms[0].farm_id} reload=${settings.reload} />`
+      // The ntfy topic is one for every farm: above the per-farm choices, not among them (and set up before any).
+      settings.data && html`<${NtfyTopic} saved=${settings.data.ntfy} reload=${settings.reload} />`
     }
     <h2>${w('per_farm')}</h2>
     ${

@@ -41,6 +41,7 @@ export const EN = {
   list_resolved: 'Resolved alerts',
   list_all: 'All alerts',
   more: 'Showing the 100 most urgent.',
+  linked: 'The alert you were notified about:',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -83,4 +84,5 @@ export const ES: Record<keyof typeof EN, Message> = {
   list_resolved: 'Alertas resueltas',
   list_all: 'Todas las alertas',
   more: 'Se muestran las 100 más urgentes.',
+  linked: 'La alerta de la que se le avisó:',
 };

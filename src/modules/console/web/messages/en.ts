@@ -243,30 +243,6 @@ export const EN = {
   'map.alert': 'Alert: {title}',
   'map.close': 'Close',
   'map.map_of': 'Map of {name}',
-  'map_import.title': 'Import paddocks',
-  'map_import.help':
-    'A file from Google Earth (KML), a GPS (GPX: a closed track becomes a paddock) or a GIS (GeoJSON).',
-  'map_import.file': 'File',
-  'map_import.created': { one: 'Created {count} paddock.', other: 'Created {count} paddocks.' },
-  'map_import.in_file': 'Paddocks in the file',
-  'map_import.name': 'Name',
-  'map_import.acres': 'Acres',
-  'map_import.result': 'Result',
-  'map_import_action.create': 'created',
-  'map_import_action.skip': 'skipped',
-  'map_import_action.refuse': 'refused',
-  'map_import.check': 'Check: {warning}',
-  'map_import.warned': {
-    one: '{count} outline looks wrong (see “Check:” above): it can still be created; look at the map first.',
-    other:
-      '{count} outlines look wrong (see “Check:” above): they can still be created; look at the map first.',
-  },
-  'map_import.refused': {
-    one: '{count} outline is refused: fix the file and choose it again. Nothing is created until every outline passes.',
-    other:
-      '{count} outlines are refused: fix the file and choose it again. Nothing is created until every outline passes.',
-  },
-  'map_import.create': { one: 'Create {count} paddock', other: 'Create {count} paddocks' },
   // es-c: the changes waiting to sync (offline-changes.ts, said by change-label.ts); {weight} in the reader's units.
   'change.an_animal': 'an animal',
   'change.task_done': 'Task done: {task}',

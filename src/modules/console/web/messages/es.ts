@@ -242,30 +242,6 @@ export const ES: Readonly<Record<MessageKey, Message>> = {
   'map.alert': 'Alerta: {title}',
   'map.close': 'Cerrar',
   'map.map_of': 'Mapa de {name}',
-  'map_import.title': 'Importar potreros',
-  'map_import.help':
-    'Un archivo de Google Earth (KML), de un GPS (GPX: un recorrido cerrado se convierte en potrero) o de un SIG (GeoJSON).',
-  'map_import.file': 'Archivo',
-  'map_import.created': { one: 'Se creó {count} potrero.', other: 'Se crearon {count} potreros.' },
-  'map_import.in_file': 'Potreros del archivo',
-  'map_import.name': 'Nombre',
-  'map_import.acres': 'Acres',
-  'map_import.result': 'Resultado',
-  'map_import_action.create': 'creado',
-  'map_import_action.skip': 'omitido',
-  'map_import_action.refuse': 'rechazado',
-  'map_import.check': 'Revisar: {warning}',
-  'map_import.warned': {
-    one: '{count} contorno parece incorrecto (vea «Revisar:» arriba): igual se puede crear; mire primero el mapa.',
-    other:
-      '{count} contornos parecen incorrectos (vea «Revisar:» arriba): igual se pueden crear; mire primero el mapa.',
-  },
-  'map_import.refused': {
-    one: 'Se rechaza {count} contorno: corrija el archivo y vuelva a elegirlo. No se crea nada hasta que todos los contornos sean válidos.',
-    other:
-      'Se rechazan {count} contornos: corrija el archivo y vuelva a elegirlo. No se crea nada hasta que todos los contornos sean válidos.',
-  },
-  'map_import.create': { one: 'Crear {count} potrero', other: 'Crear {count} potreros' },
   // es-c: los cambios por sincronizar (offline-changes.ts, dichos por change-label.ts).
   'change.an_animal': 'un animal',
   'change.task_done': 'Tarea hecha: {task}',

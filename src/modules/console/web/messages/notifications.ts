@@ -22,6 +22,9 @@ export const EN = {
   saving: 'Saving…',
   save_topic: 'Save topic',
   remove_topic: 'Remove topic',
+  url_refused:
+    'The topic’s URL starts with https:// and ends with the topic’s name: letters, digits, - or _, no spaces (e.g. https://ntfy.sh/farm-alerts-7f3k).',
+  token_refused: 'The access token is one word with no spaces, as ntfy gave it (tk_…).',
   'severity.urgent': 'urgent',
   'severity.watch': 'watch',
   'severity.info': 'info',
@@ -47,6 +50,8 @@ export const EN = {
   no_farms:
     'No farm of yours sends notifications yet: the sample farm never does. Add a farm (Settings) to choose what you are told, by push, email or ntfy.',
   log: 'Delivery log',
+  sent_at: 'sent {when}',
+  held_until: 'held until {when}',
 } as const satisfies Record<string, Message>;
 
 export const ES: Record<keyof typeof EN, Message> = {
@@ -71,6 +76,9 @@ export const ES: Record<keyof typeof EN, Message> = {
   saving: 'Guardando…',
   save_topic: 'Guardar el tema',
   remove_topic: 'Quitar el tema',
+  url_refused:
+    'La URL del tema debe empezar por https:// y terminar con el nombre del tema: letras, dígitos, - o _, sin espacios (p. ej. https://ntfy.sh/alertas-granja-7f3k), en un servidor al que Farmstead pueda llegar.',
+  token_refused: 'El token de acceso es una sola palabra sin espacios, tal como lo dio ntfy (tk_…).',
   'severity.urgent': 'urgente',
   'severity.watch': 'vigilar',
   'severity.info': 'info',
@@ -96,4 +104,6 @@ export const ES: Record<keyof typeof EN, Message> = {
   no_farms:
     'Ninguna granja suya envía avisos todavía: la granja de ejemplo nunca lo hace. Añada una granja (Ajustes) para elegir qué se le avisa, por push, correo o ntfy.',
   log: 'Registro de entregas',
+  sent_at: 'enviado el {when}',
+  held_until: 'retenido hasta el {when}',
 };

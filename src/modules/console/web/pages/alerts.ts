@@ -1,20 +1,30 @@
 /**
  * Alerts: open / acknowledged / resolved / all, most urgent first (the API's order); acknowledge and resolve
  * with the result shown beside the button; each alert's reason (the reading that raised it, with the rule's
- * line) and subject. New alerts appear as they happen, announced to screen readers.
+ * line) and subject. New alerts appear as they happen, announced to screen readers. A notice's link
+ * (`/alerts?alert=<id>`) shows its alert first, whatever its status, on its farm.
  */
 import { ruleTitle } from '../../../../domain/alert-terms.ts';
 import { alertReason, alertTitle } from '../alert-text.ts';
-import { api, type Schema } from '../api.ts';
+import { ApiError, api, type Schema } from '../api.ts';
 import { reader, words } from '../i18n.ts';
-import { html, type Markup, useState } from '../lib.ts';
+import { html, type Markup, useEffect, useState } from '../lib.ts';
 import { subjectLink } from '../links.ts';
 import { EN, ES } from '../messages/alerts.ts';
 import { useReader } from '../reader-hook.ts';
 import { navigate, useLocation } from '../router.ts';
-import { can } from '../store.ts';
+import { can, chooseFarm, state, switchMode } from '../store.ts';
 import { useFarmStream } from '../stream.ts';
-import { ActionButton, Announce, ago, farmTime, Loading, useLoad, useScrollToHash } from '../ui.ts';
+import {
+  ActionButton,
+  Announce,
+  ago,
+  ErrorText,
+  farmTime,
+  Loading,
+  useLoad,
+  useScrollToHash,
+} from '../ui.ts';
 import type { PageProps } from './page.ts';
 
 type Status = 'open' | 'acknowledged' | 'resolved' | 'all';
@@ -106,16 +116,36 @@ function AlertCard({
   </li>`;
 }
 
+/** A notice's alert, on its farm; notices are about live farms only, so test mode (a 404) switches to live. */
+async function linkedAlert(id: string): Promise<Alert> {
+  const read = () => api('GET', '/v1/alerts/{id}', { path: { id } });
+  const alert = await read().catch(async (error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 404 && state.session?.mode === 'test')) throw error;
+    await switchMode('live');
+    return read();
+  });
+  if (state.farms.some((f) => f.id === alert.farm_id)) chooseFarm(alert.farm_id);
+  return alert;
+}
+
 export function Page({ farm }: PageProps) {
   useReader();
   const loc = useLocation();
-  const asked = new URLSearchParams(loc.search).get('status');
+  const query = new URLSearchParams(loc.search);
+  const asked = query.get('status');
+  const wanted = query.get('alert');
   const tab = TABS.find((t) => t.status === asked) ?? (TABS[0] as (typeof TABS)[number]);
   const status = tab.status;
   const list = useLoad(
     () => api('GET', '/v1/farms/{farm}/alerts', { path: { farm: farm.id }, query: { status, limit: 100 } }),
     [farm.id, status],
   );
+  const linked = useLoad(() => (wanted ? linkedAlert(wanted) : Promise.resolve(null)), [wanted]);
+  const shown = linked.data?.farm_id === farm.id ? linked.data : null;
+  const reload = () => {
+    list.reload();
+    linked.reload();
+  };
   const [fresh, setFresh] = useState(new Set<string>());
   const [announcement, setAnnouncement] = useState('');
   useFarmStream(farm.id, ['alert.created', 'alert.resolved'], (event) => {
@@ -124,13 +154,26 @@ export function Page({ farm }: PageProps) {
       setFresh((s) => new Set(s).add(alert.id));
       setAnnouncement(w(SEVERITIES[alert.severity].fresh, { title: alertTitle(alert) }));
     }
-    list.reload();
+    reload();
   });
 
   useScrollToHash(list.data !== null);
-  const alerts = list.data?.data ?? [];
+  useEffect(() => {
+    const card = shown && document.getElementById(shown.id);
+    card?.scrollIntoView({ block: 'start' });
+    card?.focus({ preventScroll: true });
+  }, [shown?.id]);
+  const alerts = (list.data?.data ?? []).filter((a) => a.id !== shown?.id);
   return html`<section>
     <h1>${w('title')}</h1>
+    <${ErrorText} error=${linked.error} />
+    ${
+      shown &&
+      html`<p class="muted" id="linked-alert">${w('linked')}</p>
+      <ul class="cards" aria-labelledby="linked-alert">
+        <${AlertCard} alert=${shown} farm=${farm} fresh=${true} onChanged=${reload} />
+      </ul>`
+    }
     <div class="tabs" role="group" aria-label=${w('show')}>
       ${TABS.map(
         (t) => html`<button type="button" class="tab" aria-pressed=${t.status === status}
@@ -141,10 +184,11 @@ export function Page({ farm }: PageProps) {
     ${
       !list.data
         ? html`<${Loading} error=${list.error} retry=${list.reload} />`
-        : alerts.length === 0
+        : list.data.data.length === 0
           ? html`<p class="calm">${w(tab.none)}</p>`
-          : html`<ul class="cards" aria-label=${w(tab.list)}>
-            ${alerts.map((a) => html`<${AlertCard} key=${a.id} alert=${a} farm=${farm} fresh=${fresh.has(a.id)} onChanged=${list.reload} />`)}
+          : alerts.length > 0 &&
+            html`<ul class="cards" aria-label=${w(tab.list)}>
+            ${alerts.map((a) => html`<${AlertCard} key=${a.id} alert=${a} farm=${farm} fresh=${fresh.has(a.id)} onChanged=${reload} />`)}
           </ul>`
     }
     ${list.data?.has_more && html`<p class="muted">${w('more')}</p>`}
