@@ -12,11 +12,11 @@ import { useReader } from './reader-hook.ts';
 
 const w = words(EN, ES);
 
-export function PregnancyCheckDue({ animal, timezone }: { animal: Schema<'Animal'>; timezone: string }) {
+export function PregnancyCheckDue({ animal }: { animal: Schema<'Animal'> }) {
   useReader();
   const due = animal.breeding?.pregnancy_check_due;
   if (!due) return null;
-  // A UTC day: read at noon so no farm time zone moves it to the day before.
-  const day = dayOf(`${due}T12:00:00Z`, timezone);
+  // A calendar day of the farm's already: shown as that date, moved by no zone.
+  const day = dayOf(`${due}T12:00:00Z`, 'UTC');
   return html`<p class="chute-due" role="note"><strong>${w('pregnancy_check_due', { day })}</strong></p>`;
 }

@@ -60,7 +60,7 @@ const STATES: Record<NonNullable<Animal['breeding']>['state'], Key> = {
 };
 
 /** A female's breeding state (issue 47), and the animal's pedigree: parents, grandparents, inbreeding. */
-function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
+function Lineage({ animal }: { animal: Animal }) {
   const pedigree = useLoad(
     () =>
       api('GET', '/v1/animals/{id}/pedigree', { path: { id: animal.id }, query: { generations: 2 } }).catch(
@@ -69,7 +69,7 @@ function Lineage({ animal, timezone }: { animal: Animal; timezone: string }) {
     [animal.id],
   );
   const b = animal.breeding;
-  const day = (d: string) => dayOf(`${d}T12:00:00Z`, timezone);
+  const day = (d: string) => dayOf(`${d}T12:00:00Z`, 'UTC');
   const p = pedigree.data;
   const ancestors = p?.ancestors ?? [];
   // Relatives by their tag and name, never by id: ancestors and descendants both come with them.
@@ -306,7 +306,7 @@ export function Page({ farm, params }: PageProps) {
     <h2 id="weight-title">${w('weight_title')}</h2>
     ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: w('weight'), unit: 'kg', points: weights }]} timezone=${farm.timezone} label=${w('weight_label', { unit: unitLabel('kg') })} />` : html`<p class="muted">${w('no_weights')}</p>`}
-    <${Lineage} animal=${animal} timezone=${farm.timezone} />
+    <${Lineage} animal=${animal} />
     ${can('events', 'write') && html`<${LogEntry} animal=${animal} places=${places.data} timezone=${farm.timezone} onLogged=${reload} />`}
     <h2>${w('history')}</h2>
     ${

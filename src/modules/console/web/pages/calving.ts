@@ -31,7 +31,8 @@ export function Page({ farm }: PageProps) {
     [farm.id],
   );
   if (!due.data) return html`<${Loading} error=${due.error} retry=${due.reload} />`;
-  const day = (d: string) => dayOf(`${d}T12:00:00Z`, farm.timezone);
+  // A calendar day of the farm's, already: shown as that date, moved by no zone.
+  const day = (d: string) => dayOf(`${d}T12:00:00Z`, 'UTC');
   const overdue = due.data.data.filter((d) => d.overdue);
   const weeks = new Map<string, Due[]>();
   for (const d of due.data.data.filter((d) => !d.overdue)) {

@@ -153,7 +153,7 @@ function Card({ animal, groupName, timezone }: { animal: Animal; groupName: stri
             : html`<p class="chute-fact">${w('never_weighed')}</p>`
     }
     <${Withdrawal} animal=${animal} timezone=${timezone} />
-    <${PregnancyCheckDue} animal=${animal} timezone=${timezone} />
+    <${PregnancyCheckDue} animal=${animal} />
     ${dose && html`<p class="chute-due" role="note"><strong>${w('dose_due', { dose: dose.dose, doses: dose.t.course.doses, medicine: dose.t.medicine, when: farmTime(new Date(dose.at).toISOString(), timezone) })}</strong></p>`}
   </article>`;
 }
