@@ -120,6 +120,19 @@ forEachEngine(
       assert.deepEqual(server.requests[1]?.body, {
         queueItem: { confirmed: true, fPort: 2, data: hex64('030011') },
       });
+      // A negative ack of another downlink (queued in ChirpStack's console) settles none of ours.
+      const other = await uplink(
+        t(),
+        integ,
+        chirpstackAck({
+          devEui: '0b0b0b0b0b0b0b0b',
+          queueItemId: 'some-other-queue-item',
+          acknowledged: false,
+        }),
+        { event: 'ack' },
+      );
+      assert.equal(other.status, 200, JSON.stringify(other.body));
+      assert.equal((await commandOf(key, device.id, close.id)).status, 'delivered');
       await uplink(
         t(),
         integ,
@@ -278,13 +291,13 @@ forEachEngine(
       assert.equal((await uplink(t(), integ, ack)).body.outcome, 'downlink');
       assert.equal((await commandOf(key, device.id, second.id)).status, 'done');
 
-      // A failure naming none of our commands finds the device by the device_id its uplinks taught us
-      // (dev1, in the integration's application app1), and so its oldest downlink the server took.
+      // A failure naming another downlink (the Application Server's id for it, none of ours: one queued in
+      // the console, say) settles none of ours, though it names this device.
       const third = await queue(key, device.id, { command: 'valve.set', params: { position: 'open' } });
       await run(Date.now());
-      const anonymous = await uplink(t(), integ, ttsDownFailed({ correlationIds: [] }));
-      assert.deepEqual(anonymous.body, { ok: true, outcome: 'downlink', device_id: device.id });
-      assert.equal((await commandOf(key, device.id, third.id)).status, 'failed');
+      const another = await uplink(t(), integ, ttsDownFailed({ correlationIds: [] }));
+      assert.deepEqual(another.body, { ok: true, outcome: 'ignored' });
+      assert.equal((await commandOf(key, device.id, third.id)).status, 'delivered');
       // Another application's dev1 is not this device.
       const fourth = await queue(key, device.id, { command: 'valve.set', params: { position: 'closed' } });
       await run(Date.now());

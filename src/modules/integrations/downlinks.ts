@@ -354,6 +354,7 @@ export async function applyDownlinkEvent(
     deviceId,
     queueItemId: event.queueItemId,
     commandIds: event.commandIds,
+    namesOther: event.namesOther ?? false,
   });
   if (!row) return null;
   if (row.status !== 'settled') await settleFromEvent(trx, row, event, now);

@@ -57,6 +57,13 @@ forEachEngine('LoRaWAN integrations', (t) => {
     const error = expectError(refused, 400, 'invalid_request');
     assert.equal(error.param, 'api_url');
     assert.match(error.message, /FARMSTEAD_WEBHOOK_ALLOW_PRIVATE/);
+    // A login in the URL would be shown back with the integration: the key goes in api_key.
+    const login = await t().request('POST', `/v1/farms/${farm.id}/integrations`, {
+      key,
+      body: { type: 'chirpstack', name: 'Login', api_url: 'https://user:secretpw@1.1.1.1' },
+    });
+    assert.equal(expectError(login, 400, 'invalid_request').param, 'api_url');
+    assert.doesNotMatch(JSON.stringify(login.body), /secretpw/);
     const noIds = await t().request('POST', `/v1/farms/${farm.id}/integrations`, {
       key,
       body: { type: 'ttn', name: 'TTN', api_url: 'https://1.1.1.1' },

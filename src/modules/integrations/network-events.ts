@@ -52,6 +52,8 @@ export type NetworkEvent =
       queueItemId: string | null;
       /** Our commands the message names (the correlation ids our downlinks carry through the server). */
       commandIds: string[];
+      /** The message names its downlink by the server's own id and none of ours: another downlink's event. */
+      namesOther?: boolean;
       /** The server's words about a failure. */
       detail: Record<string, unknown> | null;
     }

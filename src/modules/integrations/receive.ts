@@ -157,7 +157,8 @@ async function storeCarried(
       ...link,
       profile: event.profile,
     }),
-    last_uplink_at: event.at,
+    // A clock ahead (its readings refused) orders it as received now: it never hides the uplinks after it.
+    last_uplink_at: Math.min(event.at, now),
     ...(event.remoteId ? { remote_id: event.remoteId } : {}),
   });
   // Commands the report handed out go to the network server as downlinks (downlinks.ts sends them).

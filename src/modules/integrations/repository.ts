@@ -301,13 +301,15 @@ export async function updateDownlink(
 
 /**
  * The downlink a network server's event is about: by our command id (The Things Stack's correlation ids,
- * unique, so no device is needed), else, when the device is known, by ChirpStack's queue item id or as its
- * oldest downlink the server accepted and has not settled.
+ * unique, so no device is needed), else, when the device is known, by ChirpStack's queue item id, else as
+ * its oldest downlink the server accepted and has not settled — only among those the server gave no id of
+ * their own, and only when the event names no id we do not know. An event naming another downlink (one
+ * queued in the network server's console, or a copy of ours sent again after a timeout) settles nothing.
  */
 export async function downlinkForEvent(
   db: Db,
   integrationId: string,
-  keys: { deviceId: string | null; queueItemId: string | null; commandIds: string[] },
+  keys: { deviceId: string | null; queueItemId: string | null; commandIds: string[]; namesOther?: boolean },
 ): Promise<DownlinkRow | undefined> {
   const base = db.selectFrom('integration_downlinks').selectAll().where('integration_id', '=', integrationId);
   if (keys.commandIds.length > 0) {
@@ -321,7 +323,11 @@ export async function downlinkForEvent(
     const row = await ofDevice.where('remote_id', '=', keys.queueItemId).executeTakeFirst();
     if (row) return row;
   }
-  return ofDevice.where('status', '=', 'sent').orderBy('sent_at').orderBy('command_id').executeTakeFirst();
+  let oldest = ofDevice.where('status', '=', 'sent');
+  // A queue item id we hold on none of ours is another downlink's, unless ours has no id to compare.
+  if (keys.queueItemId) oldest = oldest.where('remote_id', 'is', null);
+  else if (keys.commandIds.length > 0 || keys.namesOther) return undefined;
+  return oldest.orderBy('sent_at').orderBy('command_id').executeTakeFirst();
 }
 
 // ---- the commands downlinks carry

@@ -106,7 +106,15 @@ function checkDefaults(defaults: readonly IntegrationDefault[]): void {
   for (const [i, d] of defaults.entries()) checkSettings(d, `defaults[${i}].`);
 }
 
+/** The network server's API: guarded, and with no login in it (it would be shown back: the key is api_key). */
 function checkApiUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  const url = URL.parse(raw);
+  if (url && (url.username || url.password)) {
+    throw invalid(
+      'api_url',
+      'api_url must not carry a login (user:password@): give the network server’s API key in api_key, which is never shown back.',
+    );
+  }
   return checkOutboundUrl(raw, { allowPrivate, param: 'api_url' });
 }
 

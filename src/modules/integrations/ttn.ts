@@ -108,6 +108,8 @@ function uplinkKey(message: TtsMessage, devEui: string): string {
 
 /** The prefix of the correlation id our downlinks carry: `farmstead:command:<command id>`. */
 const COMMAND_CORRELATION = 'farmstead:command:';
+/** The correlation id The Things Stack's Application Server gives each downlink it queues. */
+const SERVER_DOWNLINK_CORRELATION = 'as:downlink:';
 
 function deviceIds(message: TtsMessage) {
   const devEui = message.end_device_ids.dev_eui;
@@ -169,6 +171,10 @@ function parseTts(body: unknown, now: number): NetworkEvent {
       commandIds: correlationIds
         .filter((id) => id.startsWith(COMMAND_CORRELATION))
         .map((id) => id.slice(COMMAND_CORRELATION.length)),
+      // The Application Server names every downlink it took (`as:downlink:…`): one without ours is another's.
+      namesOther:
+        !correlationIds.some((id) => id.startsWith(COMMAND_CORRELATION)) &&
+        correlationIds.some((id) => id.startsWith(SERVER_DOWNLINK_CORRELATION)),
       detail: result === 'failed' ? (d.error ?? { error: 'down/failed' }) : null,
     };
   }
