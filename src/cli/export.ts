@@ -100,6 +100,7 @@ async function runExport(options: ExportOptions): Promise<void> {
       });
     } else if (options.kind === 'medicine-record' || options.kind === 'holding-register') {
       const { countHerdBookExport } = await import('../modules/dataio/herd-book-repository.ts');
+      const { requireFarm } = await import('../modules/farms/access.ts');
       const { exportHoldingRegister, exportMedicineRecord, herdBookRange } = await import(
         '../modules/dataio/herd-book-export.ts'
       );
@@ -110,7 +111,12 @@ async function runExport(options: ExportOptions): Promise<void> {
       };
       const run = options.kind === 'medicine-record' ? exportMedicineRecord : exportHoldingRegister;
       stream = await run(db, scope, options.farm, query);
-      total = await countHerdBookExport(db, options.kind, options.farm, herdBookRange(query));
+      total = await countHerdBookExport(
+        db,
+        options.kind,
+        options.farm,
+        herdBookRange(query, (await requireFarm(db, scope, options.farm)).timezone),
+      );
     } else {
       stream = await exportFarmRecords(db, scope, options.farm, options.kind, options.format);
       total = await countExport(db, { kind: options.kind, farmId: options.farm });

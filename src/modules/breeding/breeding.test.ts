@@ -534,6 +534,35 @@ forEachEngine('breeding records and lineage', (t) => {
     assert.equal(heat?.subject_id, cycling.id);
     const check = brief.items.find((i) => i.kind === 'pregnancy_check_due');
     assert.equal(check?.detail, `Served ${serviceDay}, 40 days ago.`);
+    // A calendar from the day after her due date, without those due before it, lists her not.
+    const after = await make.fetched<{ data: unknown[] }>(
+      t(),
+      key,
+      `/v1/farms/${farm}/due-dates?from=${plus(serviceDay, 284)}&days=5&overdue=false`,
+    );
+    assert.deepEqual(after.data, []);
+    // A record is of something done: a service next month is refused, naming at.
+    const ahead = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: { type: 'service', subject_id: served.id, data: { method: 'ai' }, at: plus(today, 30) },
+    });
+    assert.equal(expectError(ahead, 400, 'invalid_request').param, 'at');
+    // A bull out on the day he went in, given as a date alone, is out at that day's end.
+    const bull = await make.animal(t(), key, farm, { sex: 'bull', name: 'Bull' });
+    const group = await make.group(t(), key, farm, { name: 'Heifers', species: 'cattle' });
+    await make.animal(t(), key, farm, { sex: 'heifer', group_id: group.id });
+    const inAt = iso(morning(plus(today, -3)) + 7 * 3_600_000);
+    const bullIn = await t().request('POST', `/v1/farms/${farm}/events`, {
+      key,
+      body: {
+        type: 'service',
+        subject_type: 'group',
+        subject_id: group.id,
+        at: inAt,
+        data: { method: 'bull_in', sire_id: bull.id, until: plus(today, -3) },
+      },
+    });
+    assert.equal(bullIn.status, 201, JSON.stringify(bullIn.body));
   });
 
   test('a state stored before its zone was kept takes its farm’s zone (migration 0049)', async () => {

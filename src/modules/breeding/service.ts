@@ -31,7 +31,7 @@ import { createAnimal } from '../animals/service.ts';
 import type { ClientEvent, ClientEventHook, EventChangeHook, FarmEvent } from '../events/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
-import { parseRecordAt } from '../records/inputs.ts';
+import { parseFarmDayInput, parseRecordAt, requireDone } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { breedingEventsOf, dueAnimals, lastServiceBefore, saveBreeding } from './repository.ts';
@@ -273,6 +273,8 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     }
     const { override_reason: _kept, ...data } = event.data;
     checkData(type, data);
+    // Something that happened: a service, a check or a birth next year is a plan (a task), not a record.
+    requireDone('at', event.at, now, `a ${type.replace('_', ' ')}`);
     if (type === 'weaning') {
       // Weaned as a group: each of its active females ends her fresh days (her calf weaned with her).
       if (event.subject_type === 'group' && event.subject_id !== null) {
@@ -302,10 +304,11 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     if (type === 'service') {
       const service = data as ServiceData;
       await checkSire(trx, females, service);
-      if (
-        service.until !== undefined &&
-        parseRecordAt('data.until', service.until, farm.timezone) < event.at
-      ) {
+      // A date alone is the bull's last day in: until its end on the farm.
+      const out = parseFarmDayInput('data.until', service.until, farm.timezone);
+      const until =
+        out.at === null ? null : out.date === null ? out.at : localDayBounds(out.at, farm.timezone).end - 1;
+      if (until !== null && until < event.at) {
         throw invalid('data.until', 'data.until (when the bull came out) is before at (when he went in).');
       }
     }
@@ -411,16 +414,17 @@ export async function dueDates(
     if (!stored || row.due_at === null) continue;
     const at = breedingAt(stored, now);
     if (at.state !== 'bred' && at.state !== 'pregnant') continue;
+    const dueDay = dayOf(Number(row.due_at), stored) as string;
     data.push({
       animal_id: row.id,
       name: row.name,
       tag: row.tag,
       species: row.species,
       state: at.state,
-      due_date: dayOf(Number(row.due_at), stored) as string,
+      due_date: dueDay,
       service_date: dayOf(stored.service_at, stored),
       // Overdue is as of today, whatever window was asked for (a calendar for next summer still says so).
-      overdue: (dayOf(Number(row.due_at), stored) as string) < today,
+      overdue: dueDay < today,
     });
   }
   return { data };

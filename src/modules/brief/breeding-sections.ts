@@ -78,7 +78,7 @@ export function breedingSection(rows: readonly BreedingFactRow[], ctx: BriefCont
         ...base(row),
         at: toIso(s.due_at),
       });
-    } else if (dueDay !== null && daysFrom(todayDate, dueDay) < BIRTHS_DUE_WITHIN_DAYS) {
+    } else if (dueDay !== null && daysFrom(todayDate, dueDay) <= BIRTHS_DUE_WITHIN_DAYS) {
       due.push({
         kind: 'birth_due',
         severity: 'info',

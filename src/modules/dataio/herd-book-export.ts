@@ -14,9 +14,10 @@ import { invalid } from '../../domain/errors.ts';
 import { REGISTER_EVENT_TYPES } from '../../domain/movements.ts';
 import { FOODS } from '../../domain/withdrawal.ts';
 import { parseJson } from '../../lib/json.ts';
-import { parseIso, toIso } from '../../lib/time.ts';
+import { toIso } from '../../lib/time.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { type MovementRow, movementsBetween } from '../movements/repository.ts';
+import { parseRecordAt } from '../records/inputs.ts';
 import type { StoredTreatmentWithdrawal } from '../treatments/repository.ts';
 import { buildExport, type ExportStream, pagesOf } from './export.ts';
 import {
@@ -88,15 +89,16 @@ export const HOLDING_REGISTER_COLUMNS = [
   'data',
 ] as const;
 
-/** `since` (inclusive) and `until` (exclusive), checked: each a date, until after since. */
-export function herdBookRange(query: {
-  since?: string | undefined;
-  until?: string | undefined;
-}): HerdBookRange {
-  const since = query.since === undefined ? undefined : parseIso(query.since);
-  const until = query.until === undefined ? undefined : parseIso(query.until);
-  if (since === null) throw invalid('since', 'since must be an ISO 8601 date or date-time.');
-  if (until === null) throw invalid('until', 'until must be an ISO 8601 date or date-time.');
+/**
+ * `since` (inclusive) and `until` (exclusive), checked: each a date, until after since; a date alone is the
+ * start of that day on the farm, as the records' own dates are (records/inputs.ts `parseRecordAt`).
+ */
+export function herdBookRange(
+  query: { since?: string | undefined; until?: string | undefined },
+  timeZone: string,
+): HerdBookRange {
+  const since = query.since === undefined ? undefined : parseRecordAt('since', query.since, timeZone);
+  const until = query.until === undefined ? undefined : parseRecordAt('until', query.until, timeZone);
   if (since !== undefined && until !== undefined && until <= since) {
     throw invalid('until', 'until must be later than since.');
   }
@@ -188,7 +190,7 @@ export async function exportMedicineRecord(
   now: number = Date.now(),
 ): Promise<ExportStream> {
   const farm = await requireFarm(db, scope, farmId);
-  const range = herdBookRange(query);
+  const range = herdBookRange(query, farm.timezone);
   const pages = pagesOf((page) => medicineRecordPage(db, farm.id, range, page));
   return buildExport('medicine-record', MEDICINE_RECORD_COLUMNS, farm.id, query.format ?? 'csv', pages, now);
 }
@@ -323,7 +325,7 @@ export async function exportHoldingRegister(
   now: number = Date.now(),
 ): Promise<ExportStream> {
   const farm = await requireFarm(db, scope, farmId);
-  const range = herdBookRange(query);
+  const range = herdBookRange(query, farm.timezone);
   const holding =
     farm.holding === null ? null : parseJson<{ number?: string; type?: string } | null>(farm.holding, null);
   const movements = entriesOf((page) =>

@@ -461,4 +461,28 @@ forEachEngine('herd book: movements, the holding number and the two exports', (t
     );
     expectError(backwards, 400, 'invalid_request');
   });
+
+  test('on a farm far from UTC, a day given alone is the farm’s: a movement dated by it is listed since it', async () => {
+    const { key } = await herdFarm(t());
+    const farm = (await make.farm(t(), key, { timezone: 'Pacific/Auckland' })).id;
+    const day = '2026-03-02';
+    const moved = (
+      await move(t(), key, farm, {
+        direction: 'on',
+        head_count: 3,
+        species: 'sheep',
+        reason: 'purchase',
+        other_holding: '3ABCD123',
+        at: day,
+      })
+    ).body;
+    // The start of 2 March in Auckland (NZDT, UTC+13): 11:00 UTC the day before.
+    assert.equal(moved.at, '2026-03-01T11:00:00.000Z');
+    for (const path of [`movements?since=${day}`, `holding-register/export?format=ndjson&since=${day}`]) {
+      const text = await exportText(t(), key, `/v1/farms/${farm}/${path}`);
+      assert.match(text, new RegExp(moved.id), path);
+    }
+    const before = await make.fetched<List<Movement>>(t(), key, `/v1/farms/${farm}/movements?until=${day}`);
+    assert.deepEqual(before.data, [], 'until is exclusive: nothing before 2 March on the farm');
+  });
 });

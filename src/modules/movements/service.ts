@@ -20,7 +20,7 @@ import {
 import { checkLeaving, emitWithdrawalOverridden } from '../animals/withdrawal.ts';
 import { recordFarmEvent } from '../events/record.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput, parseRecordAt, requireDone } from '../records/inputs.ts';
+import { parseRecordAt, requireDone } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { lockedAnimals } from '../treatments/service.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -42,17 +42,20 @@ export async function listMovements(
   page: PageRequest,
 ): Promise<Page<Movement>> {
   const farm = await requireFarm(db, scope, farmId);
-  return movementPage(db, farm.id, rangeOf(query), page);
+  return movementPage(db, farm.id, rangeOf(query, farm.timezone), page);
 }
 
-/** `since`/`until` as epoch ms (each a clear 400 when it is not a date). */
-export function rangeOf(query: { since?: string | undefined; until?: string | undefined }): {
+/** `since`/`until` as epoch ms (each a clear 400 when it is not a date; a date alone the farm's day). */
+export function rangeOf(
+  query: { since?: string | undefined; until?: string | undefined },
+  timeZone: string,
+): {
   since?: number;
   until?: number;
 } {
   return {
-    ...(query.since === undefined ? {} : { since: parseDateInput('since', query.since) }),
-    ...(query.until === undefined ? {} : { until: parseDateInput('until', query.until) }),
+    ...(query.since === undefined ? {} : { since: parseRecordAt('since', query.since, timeZone) }),
+    ...(query.until === undefined ? {} : { until: parseRecordAt('until', query.until, timeZone) }),
   };
 }
 

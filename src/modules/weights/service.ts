@@ -11,7 +11,7 @@ import { impossibleWeight, WEIGHT_EVENT } from '../../domain/weights.ts';
 import { DAY_MS, toIso } from '../../lib/time.ts';
 import { recordFarmEvent } from '../events/record.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
-import { parseDateInput, parseRecordAt, requireDone } from '../records/inputs.ts';
+import { parseRecordAt, requireDone } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { adgOver, meanOf, projection, roundGain, spreadOf, withGains } from './gain.ts';
 import { type StoredWeight, weightsOf } from './repository.ts';
@@ -24,13 +24,17 @@ import type {
 } from './schemas.ts';
 
 /** The period `since`/`until` or `days` name, as epoch ms (a 400 naming the member when it is not a date). */
-function periodOf(query: WeightsQueryInput, now: number): { since: number | null; until: number | null } {
+function periodOf(
+  query: WeightsQueryInput,
+  now: number,
+  timeZone: string,
+): { since: number | null; until: number | null } {
   if (query.days !== undefined && query.since !== undefined) {
     throw invalid('days', 'Give days or since, not both.');
   }
   const since =
-    query.days !== undefined ? now - query.days * DAY_MS : parseDateInput('since', query.since ?? null);
-  const until = parseDateInput('until', query.until ?? null);
+    query.days !== undefined ? now - query.days * DAY_MS : parseRecordAt('since', query.since, timeZone);
+  const until = parseRecordAt('until', query.until, timeZone);
   if (since !== null && until !== null && until <= since)
     throw invalid('until', 'until must be after since.');
   return { since, until };
@@ -76,8 +80,8 @@ export async function getAnimalWeights(
   query: WeightsQueryInput,
   now: number = Date.now(),
 ): Promise<AnimalWeights> {
-  const period = periodOf(query, now);
   const animal = await loadScoped(db, scope, 'animal', animalId);
+  const period = periodOf(query, now, (await requireFarm(db, scope, animal.farm_id)).timezone);
   const history = await weightsOf(db, animal.farm_id, [animal.id]);
   return weightsAnswer(animal.id, history, period, now);
 }
@@ -92,8 +96,8 @@ export async function getGroupWeights(
   groupId: string,
   query: { since?: string | undefined },
 ): Promise<GroupWeights> {
-  const since = parseDateInput('since', query.since ?? null);
   const group = await loadScoped(db, scope, 'group', groupId);
+  const since = parseRecordAt('since', query.since, (await requireFarm(db, scope, group.farm_id)).timezone);
   const animals = await db
     .selectFrom('animals')
     .select(['id', 'name', 'tag'])

@@ -175,6 +175,14 @@ forEachEngine('weigh sessions', (t) => {
       (await weightsOf(t(), key, calf.id)).map((w) => w.kg),
       [301],
     );
+    // A row dated next year (a misread date, a scale head's clock) is refused as the row it is.
+    const ahead = `VID,Weight,Date\nNEW-1,305,${new Date(Date.now() + 400 * 86_400_000).toISOString().slice(0, 10)}\n`;
+    const future = await importFile(t(), key, farm, { content: ahead });
+    assert.match(expectError(future, 400, 'invalid_request').message, /1 refused|refused/);
+    assert.deepEqual(
+      (await weightsOf(t(), key, calf.id)).map((w) => w.kg),
+      [301],
+    );
   });
 
   test('a Gallagher (TSi) session after it: the line above the header skipped, ADG since the previous session, unmatched animals created on request', async () => {

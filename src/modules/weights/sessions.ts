@@ -15,10 +15,11 @@ import { inTransaction } from '../../db/transaction.ts';
 import { invalid } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { impossibleWeight, WEIGHT_EVENT } from '../../domain/weights.ts';
+import { toIso } from '../../lib/time.ts';
 import { type AnimalRow, eidHolders, insertAnimals, toAnimal } from '../animals/repository.ts';
 import { newAnimalRow } from '../animals/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
-import { parseRecordAt } from '../records/inputs.ts';
+import { CLOCK_AHEAD_MS, parseRecordAt, requireDone } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { loadScoped } from '../records/scoped.ts';
 import { emitEvents } from '../webhooks/emit.ts';
@@ -90,6 +91,7 @@ function indexAnimals(animals: readonly MatchAnimal[]) {
 /** Reads, matches and checks the file: what a dry run answers and an import stores. */
 async function planSession(db: Db, farm: FarmRow, input: ImportSessionInput, now: number): Promise<Plan> {
   const defaultAt = input.at === undefined ? now : parseRecordAt('at', input.at, farm.timezone);
+  requireDone('at', defaultAt, now, 'a weigh session');
   const read = await readSessionFile(input.content, {
     format: input.format,
     mapping: input.mapping,
@@ -128,6 +130,11 @@ async function planSession(db: Db, farm: FarmRow, input: ImportSessionInput, now
   for (const row of read.rows) {
     if (row.problem !== null || row.kg === null || row.at === null) {
       refused.push(ref(row, row.problem ?? 'Unreadable row.'));
+      continue;
+    }
+    // A weight from next year is a misread date (dmy against mdy, a scale head's clock), not a weight.
+    if (row.at > now + CLOCK_AHEAD_MS) {
+      refused.push(ref(row, `Its date ${toIso(row.at)} is in the future.`));
       continue;
     }
     const usable = row as SessionRow & { kg: number; at: number };

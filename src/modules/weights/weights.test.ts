@@ -293,7 +293,7 @@ forEachEngine('weights and average daily gain', (t) => {
       assert.equal(recorded.data[0].source, 'chute');
       assert.equal(recorded.data[0].gain_kg_per_day, 0.8);
       const gain = await callTool(mcp.client, 'animal_weights', { animal_id: calf.id });
-      assert.match(gain.text, /^Latest 216 kg on .*; gain 0\.8 kg\/day\./);
+      assert.match(gain.text, /^Latest 216 kg at \d{4}-\d\d-\d\dT[\d:.]+Z; gain 0\.8 kg\/day\./);
       const group = await ok(mcp.client, 'group_weights', { group_id: mob.id });
       assert.equal(group.head_weighed, 1);
       assert.equal(group.mean_adg_kg_per_day, 0.8);

@@ -19,7 +19,8 @@ const summary = (w: { data: unknown[]; adg_kg_per_day: number | null; projected_
   const [latest] = w.data as Array<{ kg: number; at: string; gain_kg_per_day: number | null }>;
   if (!latest) return 'No weights yet.';
   return [
-    `Latest ${latest.kg} kg on ${latest.at.slice(0, 10)}; gain ${latest.gain_kg_per_day ?? '–'} kg/day.`,
+    // The instant, not its UTC date: on a farm far from UTC that date is not the farm's day.
+    `Latest ${latest.kg} kg at ${latest.at}; gain ${latest.gain_kg_per_day ?? '–'} kg/day.`,
     `ADG over the period ${w.adg_kg_per_day ?? '–'} kg/day; projected today ${w.projected_kg ?? '–'} kg.`,
   ].join(' ');
 };
