@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { localDateStart, localDateText } from '../src/lib/local-time.ts';
 import type { AnimalWeights, WeightEntry } from '../src/modules/weights/schemas.ts';
 import type { Animal, Farm } from '../test/replies.ts';
 import { screenshot } from './browser.ts';
@@ -221,7 +222,9 @@ test('the chute: three steers scanned and weighed at 360 px, one offline; each w
 test('breeding and lineage: a bred cow on the calving calendar, her state and pedigree on her page', async () => {
   const account = await world.t.account('Calving Farm');
   const key = account.live_key;
-  const farm: Farm = await make.farm(world.t, key, { name: 'Calving Farm', timezone: 'UTC' });
+  // Far east of UTC: the farm's days are not UTC's (a day late once, read at noon UTC in the farm's zone).
+  const zone = 'Pacific/Auckland';
+  const farm: Farm = await make.farm(world.t, key, { name: 'Calving Farm', timezone: zone });
   const granddam = await make.animal(world.t, key, farm.id, { tag: 'G-1', species: 'cattle', sex: 'female' });
   const dam = await make.animal(world.t, key, farm.id, {
     tag: 'D-1',
@@ -238,14 +241,20 @@ test('breeding and lineage: a bred cow on the calving calendar, her state and pe
     sire_name: 'Bluegrass Major',
     sire_registration: 'UK123',
   });
-  // Served by AI 250 days ago: due in 33 days (cattle 283).
+  // Served by AI at 08:00 on the farm 250 days ago (the evening before in UTC): due in 33 days (cattle 283).
+  const served = localDateStart(localDateText(Date.now() - 250 * DAY, zone), zone) + 8 * 3_600_000;
   await make.posted(world.t, key, `/v1/farms/${farm.id}/events`, {
     type: 'service',
     subject_type: 'animal',
     subject_id: cow.id,
-    at: new Date(Date.now() - 250 * DAY).toISOString(),
+    at: new Date(served).toISOString(),
     data: { method: 'ai', sire_name: 'Redhill Samson', straw: 'RS-0042' },
   });
+  const dueDate = (await make.fetched<Animal>(world.t, key, `/v1/animals/${cow.id}`)).breeding?.due_date;
+  assert.ok(dueDate);
+  const dueDay = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(
+    new Date(`${dueDate}T12:00:00Z`),
+  );
   const { page, problems } = await signedInPage(world, account, PHONE, 'owner');
   await page.goto(`${world.base}/calving`);
   await page.getByRole('heading', { name: 'Calving calendar' }).waitFor();
@@ -255,11 +264,15 @@ test('breeding and lineage: a bred cow on the calving calendar, her state and pe
     (await entry.textContent()) ?? '',
     /bred \(not yet checked\): due \w+ \d+(, \d{4})? if it held/,
   );
+  assert.match((await entry.textContent()) ?? '', new RegExp(`due ${dueDay}\\b`), `the API's ${dueDate}`);
   await assertNoHorizontalScroll(page);
   await screenshot(page, 'console-calving-phone');
   await entry.getByRole('link').click();
   await page.getByRole('heading', { name: 'Breeding and lineage' }).waitFor();
-  assert.match((await page.locator('.breeding-state').textContent()) ?? '', /Bred: due \w+ \d+(, \d{4})?\./);
+  assert.match(
+    (await page.locator('.breeding-state').textContent()) ?? '',
+    new RegExp(`Bred: due ${dueDay}\\b`),
+  );
   await page.getByRole('link', { name: 'D-1' }).waitFor();
   await page.getByRole('link', { name: 'G-1' }).waitFor();
   const facts = (await page.locator('dl.facts').last().textContent()) ?? '';
