@@ -710,6 +710,13 @@ forEachEngine('breeding records and lineage', (t) => {
     assert.equal(moved?.due_date, day(now - 40 * DAY + 283 * DAY));
     assert.equal(moved?.next_heat_expected, day(now - 40 * DAY + 21 * DAY));
     assert.equal(moved?.pregnancy_check_due, day(now - 40 * DAY + 35 * DAY));
+    // Moved into next month, it would no longer be a record of something done: 400, and nothing moves.
+    const ahead = await t().request('PATCH', `/v1/events/${second.id}`, {
+      key,
+      body: { at: iso(now + 30 * DAY) },
+    });
+    assert.equal(expectError(ahead, 400, 'invalid_request').param, 'at');
+    assert.equal((await get(cow.id)).breeding?.due_date, day(now - 40 * DAY + 283 * DAY));
 
     // A check `empty` deleted: bred again on the service before it.
     const empty = await log({

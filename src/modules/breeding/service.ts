@@ -351,6 +351,10 @@ export const breedingEventChanged: EventChangeHook = async (trx, scope, before, 
   const is = after !== null && isTypedBreeding(after);
   if (!was && !is) return;
   const farm = await requireFarm(trx, scope, before.farm_id);
+  // Moved into the future, it is no longer a record of something done (as when logged).
+  if (is && after !== null && after.at !== before.at) {
+    requireDone('at', Date.parse(after.at), now, `a ${after.type.replace('_', ' ')}`);
+  }
   if (is && after !== null && after.type !== 'weaning' && reshaped(before, after)) {
     const data = Object.fromEntries(Object.entries(after.data).filter(([k]) => !STORED_MEMBERS.includes(k)));
     checkData(after.type, data);
