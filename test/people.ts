@@ -82,3 +82,20 @@ export async function signedInPerson(
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return asSession(t, cookieOf(res), res.body);
 }
+
+/**
+ * Sets `person`'s quiet hours on a UTC farm to the hour before now through two hours after, so a notice
+ * planned now is held (unless urgent breaks through, the default).
+ */
+export async function quietAroundNow(
+  person: SignedIn,
+  farmId: string,
+  options: { urgent_breaks_through?: boolean } = {},
+): Promise<void> {
+  const hour = new Date().getUTCHours();
+  const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
+  const res = await person.request('PATCH', '/v1/me/notification-settings', {
+    body: { farm_id: farmId, quiet_hours: { start: clock(hour - 1), end: clock(hour + 2), ...options } },
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}

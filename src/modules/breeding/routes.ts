@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../db/schema.ts';
 import { apiCaller } from '../../http/auth.ts';
 import { described, errorResponses, FarmParams, IdParams } from '../../http/schemas.ts';
+import { dueDates } from './calendar.ts';
 import { getPedigree, matingCheck } from './lineage.ts';
 import {
   DueDatesQuery,
@@ -11,7 +12,6 @@ import {
   PedigreeQuery,
   PedigreeSchema,
 } from './schemas.ts';
-import { dueDates } from './service.ts';
 
 export const breedingRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const tags = ['Herd book'];

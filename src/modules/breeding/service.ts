@@ -10,10 +10,8 @@ import {
   BREEDING_EVENT_TYPES,
   type BreedingEventType,
   type BreedingRecord,
-  breedingAt,
   breedingSettingsOf,
   breedingSpeciesOf,
-  dayOf,
   foldBreeding,
   isBreedingEventType,
   isFemale,
@@ -23,25 +21,19 @@ import { AppError, invalid } from '../../domain/errors.ts';
 import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { parseJson } from '../../lib/json.ts';
-import { addLocalDays, localDateText, localDayBounds } from '../../lib/local-time.ts';
+import { localDayBounds } from '../../lib/local-time.ts';
 import { checkLineage } from '../animals/lineage-rules.ts';
-import { type AnimalRow, animalIdsInGroup, animalRowsOn, storedBreedingOf } from '../animals/repository.ts';
+import { type AnimalRow, animalIdsInGroup, animalRowsOn } from '../animals/repository.ts';
 import type { Animal } from '../animals/schemas.ts';
 import { createAnimal } from '../animals/service.ts';
 import type { ClientEvent, ClientEventHook, EventChangeHook, FarmEvent } from '../events/service.ts';
 import { recordFarmEvent } from '../events/service.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
-import { parseFarmDayInput, parseRecordAt, requireDone } from '../records/inputs.ts';
+import { parseFarmDayInput, requireDone } from '../records/inputs.ts';
 import { requireReference } from '../records/references.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { breedingEventsOf, dueAnimals, lastServiceBefore, saveBreeding } from './repository.ts';
-import {
-  type BirthData,
-  BREEDING_EVENT_DATA,
-  type DueDate,
-  type DueDatesInput,
-  type ServiceData,
-} from './schemas.ts';
+import { breedingEventsOf, lastServiceBefore, saveBreeding } from './repository.ts';
+import { type BirthData, BREEDING_EVENT_DATA, type ServiceData } from './schemas.ts';
 
 const validators = lazily(() => {
   const ajv = makeAjv({ coerceTypes: false });
@@ -396,40 +388,4 @@ function reshaped(before: FarmEvent, after: FarmEvent): boolean {
     after.subject_type !== before.subject_type ||
     JSON.stringify(after.data) !== JSON.stringify(before.data)
   );
-}
-
-/** A farm's females due to give birth from `from` over `days`, and (unless asked not to) those overdue: the calving calendar. */
-export async function dueDates(
-  db: Db,
-  scope: Scope,
-  farmId: string,
-  input: DueDatesInput,
-  now: number = Date.now(),
-): Promise<{ data: DueDate[] }> {
-  const farm = await requireFarm(db, scope, farmId);
-  // Whole days on the farm: from the start of `from` (today) there, through `days` of its calendar days.
-  const from = parseRecordAt('from', input.from, farm.timezone) ?? localDayBounds(now, farm.timezone).start;
-  const until = addLocalDays(from, input.days ?? 60, farm.timezone);
-  const today = localDateText(now, farm.timezone);
-  const rows = await dueAnimals(db, farm.id, input.overdue === false ? from : null, until);
-  const data: DueDate[] = [];
-  for (const row of rows) {
-    const stored = storedBreedingOf(row);
-    if (!stored || row.due_at === null) continue;
-    const at = breedingAt(stored, now);
-    if (at.state !== 'bred' && at.state !== 'pregnant') continue;
-    const dueDay = dayOf(Number(row.due_at), stored) as string;
-    data.push({
-      animal_id: row.id,
-      name: row.name,
-      tag: row.tag,
-      species: row.species,
-      state: at.state,
-      due_date: dueDay,
-      service_date: dayOf(stored.service_at, stored),
-      // Overdue is as of today, whatever window was asked for (a calendar for next summer still says so).
-      overdue: dueDay < today,
-    });
-  }
-  return { data };
 }

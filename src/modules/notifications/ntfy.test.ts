@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, openTestAppOn, type TestApp } from '../../../test/harness.ts';
 import { type NtfyServer, startNtfyServer } from '../../../test/ntfy-server.ts';
-import { asSession, type SignedIn, signedInPerson } from '../../../test/people.ts';
+import { asSession, quietAroundNow, type SignedIn, signedInPerson } from '../../../test/people.ts';
 import type { Config } from '../../config.ts';
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 import { notificationTurn } from '../../workers/notification-delivery.ts';
@@ -258,12 +258,7 @@ forEachEngine(
     test('quiet hours hold a watch notice on ntfy until they end; an urgent one breaks through', async () => {
       const s = await farmWithTopics(t());
       const now = Date.now();
-      const hour = new Date(now).getUTCHours();
-      const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
-      const q = await s.owner.request('PATCH', '/v1/me/notification-settings', {
-        body: { farm_id: s.farm.id, quiet_hours: { start: clock(hour - 1), end: clock(hour + 2) } },
-      });
-      assert.equal(q.status, 200);
+      await quietAroundNow(s.owner, s.farm.id);
       await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 21 }] });
       await turn(now);
       assert.equal(on(s.ownerTopic).length, 0, 'the watch notice is held');
@@ -282,7 +277,7 @@ forEachEngine(
         new Date(now).getUTCFullYear(),
         new Date(now).getUTCMonth(),
         new Date(now).getUTCDate(),
-        hour + 2,
+        new Date(now).getUTCHours() + 2,
       );
       await turn(end + 1000);
       const released = on(s.ownerTopic).at(-1);
@@ -399,12 +394,7 @@ forEachEngine(
     test('a held watch notice is not sent once the same alert’s urgent notice reached the person on that channel', async () => {
       const s = await farmWithTopics(t());
       const now = Date.now();
-      const hour = new Date(now).getUTCHours();
-      const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
-      const q = await s.owner.request('PATCH', '/v1/me/notification-settings', {
-        body: { farm_id: s.farm.id, quiet_hours: { start: clock(hour - 1), end: clock(hour + 2) } },
-      });
-      assert.equal(q.status, 200);
+      await quietAroundNow(s.owner, s.farm.id);
       // The same house: watch (held), then urgent (the same alert, sent at once).
       await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 21 }] });
       await turn(now);
@@ -436,15 +426,7 @@ forEachEngine(
       });
       assert.equal(chain.status, 200, JSON.stringify(chain.body));
       const now = Date.now();
-      const hour = new Date(now).getUTCHours();
-      const clock = (h: number) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
-      const q = await s.owner.request('PATCH', '/v1/me/notification-settings', {
-        body: {
-          farm_id: s.farm.id,
-          quiet_hours: { start: clock(hour - 1), end: clock(hour + 2), urgent_breaks_through: false },
-        },
-      });
-      assert.equal(q.status, 200);
+      await quietAroundNow(s.owner, s.farm.id, { urgent_breaks_through: false });
       await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 27 }] });
       await turn(now);
       assert.equal(on(s.ownerTopic).length, 0, 'the urgent notice is held');

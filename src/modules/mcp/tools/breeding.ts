@@ -5,9 +5,9 @@
  * pregnancy_check, birth with offspring, abortion, weaning).
  */
 import { Type } from 'typebox';
+import { dueDates } from '../../breeding/calendar.ts';
 import { getPedigree, matingCheck } from '../../breeding/lineage.ts';
 import { DueDatesQuery, DueDatesSchema, MatingCheckSchema, PedigreeSchema } from '../../breeding/schemas.ts';
-import { dueDates } from '../../breeding/service.ts';
 import { defineTool, FarmIdArg, READ_ONLY, resolveFarm } from '../tool.ts';
 
 export const dueDatesTool = defineTool({
