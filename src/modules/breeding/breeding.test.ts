@@ -258,7 +258,7 @@ forEachEngine('breeding records and lineage', (t) => {
     const [calf, stillborn] = [await get(ids[0] as string), await get(ids[1] as string)];
     assert.equal(calf.dam_id, cow.id);
     assert.equal(calf.sire_id, bull.id, 'the sire from her service');
-    assert.equal(calf.birth_date, iso(at));
+    assert.equal(calf.birth_date, `${iso(at).slice(0, 10)}T00:00:00.000Z`, 'the day of the birth');
     assert.equal(calf.species, 'cattle');
     assert.equal(calf.paddock_id, paddock.id, 'with her dam');
     assert.deepEqual(calf.breeding, {
@@ -563,6 +563,16 @@ forEachEngine('breeding records and lineage', (t) => {
       },
     });
     assert.equal(bullIn.status, 201, JSON.stringify(bullIn.body));
+    // A calf born at 02:00 on the farm (the afternoon before in UTC) is born on the farm's day.
+    const birthDay = plus(today, -2);
+    const birth = await log({
+      type: 'birth',
+      subject_id: (await cow('Calved')).id,
+      at: iso(localDateStart(birthDay, zone) + 2 * 3_600_000),
+      data: { offspring: [{ sex: 'female', tag: 'NZ1', alive: true }] },
+    });
+    const [calfId] = birth.data.offspring_ids as string[];
+    assert.equal((await get(calfId as string)).birth_date, `${birthDay}T00:00:00.000Z`);
   });
 
   test('a state stored before its zone was kept takes its farm’s zone (migration 0049)', async () => {

@@ -21,7 +21,7 @@ import { AppError, invalid } from '../../domain/errors.ts';
 import { compileChecked, describeAjvError, firstIssue, makeAjv } from '../../lib/ajv.ts';
 import { lazily } from '../../lib/compile-lazily.ts';
 import { parseJson } from '../../lib/json.ts';
-import { localDayBounds } from '../../lib/local-time.ts';
+import { localDateText, localDayBounds } from '../../lib/local-time.ts';
 import { checkLineage } from '../animals/lineage-rules.ts';
 import { type AnimalRow, animalIdsInGroup, animalRowsOn } from '../animals/repository.ts';
 import type { Animal } from '../animals/schemas.ts';
@@ -216,7 +216,9 @@ async function recordBirth(
     const input = {
       species: dam.species,
       sex: young.sex,
-      birth_date: new Date(event.at).toISOString(),
+      // The day of the birth on the farm, as a birth date given alone is stored (midnight UTC of that day):
+      // a calf born in the small hours in Auckland is born on the farm's day, not on UTC's day before.
+      birth_date: localDateText(event.at, farm.timezone),
       dam_id: dam.id,
       paddock_id: dam.paddock_id,
       status: young.alive ? 'active' : 'dead',
