@@ -40,6 +40,7 @@ import * as m0046 from './0046_mqtt_report_keys.ts';
 import * as m0047 from './0047_alert_words.ts';
 import * as m0048 from './0048_devices_hot_updates.ts';
 import * as m0049 from './0049_breeding_zone.ts';
+import * as m0050 from './0050_device_status_at.ts';
 
 /** Every migration, in order. Names sort in the order they run; both engines run the same list. */
 export const migrations: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   '0047_alert_words': m0047,
   '0048_devices_hot_updates': m0048,
   '0049_breeding_zone': m0049,
+  '0050_device_status_at': m0050,
 };

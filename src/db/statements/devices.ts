@@ -28,13 +28,26 @@ export const TOUCH_OPTIONAL_COLUMNS = Object.keys(TOUCH_OPTIONAL) as TouchOption
 
 /**
  * What a report sets on its device row (last_seen_at always, and from it the smoothed gap between reports;
- * the rest when the report carries them).
+ * the rest when the report carries them, unless the row holds newer ones: `status_at`).
  */
 export type DeviceTouch = {
   last_seen_at: number;
   /** The report's own random token (alerts/recent-readings.ts); the row keeps the one it replaces. */
   report_token: string;
+  /**
+   * When the report's battery, lat, lon and firmware were read (its `at`, never after receipt): given
+   * whenever it carries any of them. A row whose `status_at` is later keeps its own.
+   */
+  status_at?: number;
 } & { [K in TouchOptional]?: NonNullable<DevicesTable[K]> };
+
+/**
+ * Whether a report's status (read at `at`) is at least as new as the row's: a late report's battery,
+ * position and firmware do not replace newer ones. `row` qualifies the column where the statement needs it.
+ */
+export function statusIsNewer(at: unknown, row = sql``): RawBuilder<boolean> {
+  return sql<boolean>`(${row}status_at is null or ${row}status_at <= ${at})`;
+}
 
 /**
  * The device's usual gap between reports, for device.quiet: each new gap weighs a fifth, so the value
@@ -47,14 +60,27 @@ export function reportGap(now: number | RawBuilder<number>): RawBuilder<number |
   >`case when last_seen_at is null or last_seen_at >= ${now} then report_gap_ms when report_gap_ms is null then ${now} - last_seen_at else report_gap_ms * 0.8 + (${now} - last_seen_at) * 0.2 end`;
 }
 
-/** The SET of one report's device update: what it carries, the gap, and the token it replaces. */
+/**
+ * The SET of one report's device update: what it carries (unless the row's status is newer), the gap, and
+ * the token it replaces.
+ */
 export function touchColumns(touch: DeviceTouch) {
-  // Every right-hand side reads the row as it was, so report_token_prev gets the replaced token.
-  return {
-    ...touch,
+  const { status_at, ...given } = touch;
+  // Every right-hand side reads the row as it was, so report_token_prev gets the replaced token and each
+  // status column is judged by the status_at before this report's.
+  const set: Record<string, unknown> = {
+    ...given,
     report_gap_ms: reportGap(touch.last_seen_at),
     report_token_prev: sql<string | null>`report_token`,
   };
+  if (status_at === undefined) return set;
+  const newer = statusIsNewer(status_at);
+  for (const column of TOUCH_OPTIONAL_COLUMNS) {
+    if (touch[column] !== undefined)
+      set[column] = sql`case when ${newer} then ${touch[column]} else ${sql.ref(column)} end`;
+  }
+  set.status_at = sql`case when ${newer} then ${status_at} else status_at end`;
+  return set;
 }
 
 /**

@@ -13,6 +13,11 @@ export interface DevicesTable {
   lat: number | null;
   lon: number | null;
   battery: number | null;
+  /**
+   * When battery, lat, lon and firmware were read: the newest report's time that carried any (migration
+   * 0050). An older report leaves them as they are. Null until a report sets it.
+   */
+  status_at: Generated<number | null>;
   /** JSON text of the device's state object, merged from its reports. */
   state: string;
   /** SHA-256 of the device key; the key itself is never stored. */
@@ -85,8 +90,8 @@ export interface CommandsTable {
 }
 
 /**
- * Every position a device reported (migration 0030), at the time its report arrived. Its statements and
- * column list: db/statements/device-positions.ts.
+ * Every position a device reported (migration 0030), at the time its report was made (its `at`, else
+ * arrival). Its statements and column list: db/statements/device-positions.ts.
  */
 export interface DevicePositionsTable {
   device_id: string;

@@ -119,6 +119,7 @@ export async function createDevice(
       lat: input.lat ?? null,
       lon: input.lon ?? null,
       battery: null,
+      status_at: null,
       state: JSON.stringify(initialState(input.type)),
       clock_skewed: 0,
       key_hash: key.hash,

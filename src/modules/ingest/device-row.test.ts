@@ -33,11 +33,19 @@ async function indexedColumns(db: Parameters<typeof ingestReport>[0], engine: st
 
 forEachEngine("a report's device update", (t) => {
   test('no index of the devices table holds a column a report sets', async () => {
-    const everything = { last_seen_at: 1, report_token: 'x', battery: 1, lat: 1, lon: 1, firmware: '1' };
+    const everything = {
+      last_seen_at: 1,
+      report_token: 'x',
+      status_at: 1,
+      battery: 1,
+      lat: 1,
+      lon: 1,
+      firmware: '1',
+    };
     // What the report statement sets (the helper's list, the one the statements use), and what a report
     // sets on the side: its state, the end of a quiet alert, a clock found skewed or right again.
     const set = [...Object.keys(touchColumns(everything)), 'state', 'quiet_level', 'clock_skewed'];
-    for (const column of TOUCH_OPTIONAL_COLUMNS) assert.ok(set.includes(column), column);
+    for (const column of [...TOUCH_OPTIONAL_COLUMNS, 'status_at']) assert.ok(set.includes(column), column);
     const indexed = await indexedColumns(t().database.db, t().engine);
     assert.ok(indexed.has('farm_id'), `the catalog read found the indexes: ${[...indexed].join(', ')}`);
     assert.deepEqual(

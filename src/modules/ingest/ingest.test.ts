@@ -248,6 +248,69 @@ forEachEngine('ingest', (t) => {
     assert.equal(empty.status, 200, 'an empty report is a heartbeat');
   });
 
+  test("a report's at dates its status, readings and events; one made before the device's status leaves it", async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm, { type: 'tag', name: 'Tracker' });
+    const key = device.device_key;
+    const get = () => make.fetched<Device>(t(), acct.live_key, `/v1/devices/${device.id}`);
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    const newer = ago(10);
+    await make.report(t(), key, { at: newer, battery: 80, lat: 51.5, lon: -0.1, firmware: '2.0' });
+    // Sent later, made earlier: its reading and event take its time, its position the track's; the rest stays.
+    const older = ago(30);
+    const late = await make.report(t(), key, {
+      at: older,
+      battery: 95,
+      lat: 51.4,
+      lon: -0.2,
+      firmware: '1.0',
+      readings: [{ metric: 'climate.temp_c', value: 12 }],
+      events: [{ type: 'collar.moved' }],
+    });
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+    const kept = await get();
+    assert.deepEqual([kept.battery, kept.lat, kept.lon, kept.firmware], [80, 51.5, -0.1, '2.0']);
+    const readings = await make.fetched<{ data: Array<{ at: string }> }>(
+      t(),
+      acct.live_key,
+      `/v1/devices/${device.id}/readings?metric=climate.temp_c`,
+    );
+    assert.deepEqual(
+      readings.data.map((r) => r.at),
+      [older],
+    );
+    const [event] = await make.farmEvents(t(), farm, 'collar.moved');
+    assert.equal(Number(event?.at), Date.parse(older));
+    const track = await make.fetched<{ data: Array<{ lat: number; at: string }> }>(
+      t(),
+      acct.live_key,
+      `/v1/devices/${device.id}/track`,
+    );
+    assert.deepEqual(
+      track.data.map((p) => [p.lat, p.at]),
+      [
+        [51.5, newer],
+        [51.4, older],
+      ],
+    );
+    // A report made after it (or without at: made when it arrives) sets them; a bad at names at.
+    await make.report(t(), key, { battery: 70 });
+    assert.equal((await get()).battery, 70);
+    const bad = await make.report(t(), key, { at: 'yesterday', battery: 1 });
+    assert.equal(expectError(bad, 400, 'invalid_request').param, 'at');
+    // A clock far ahead: its reading is refused, its battery dated on arrival (newer than the last), kept.
+    const ahead = await make.report(t(), key, {
+      at: new Date(Date.now() + 3_600_000).toISOString(),
+      battery: 60,
+      readings: [{ metric: 'climate.temp_c', value: 13 }],
+    });
+    assert.equal(ahead.status, 200, JSON.stringify(ahead.body));
+    assert.equal(ahead.body.accepted, 0);
+    assert.equal(ahead.body.refused?.length, 1);
+    assert.equal((await get()).battery, 60);
+  });
+
   test('device events are stored as farm events with the device as subject and emit event.created', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;

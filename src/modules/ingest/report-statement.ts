@@ -17,6 +17,7 @@ import { insertPositionsFrom } from '../../db/statements/device-positions.ts';
 import {
   type DeviceTouch,
   reportGap,
+  statusIsNewer,
   TOUCH_OPTIONAL,
   TOUCH_OPTIONAL_COLUMNS,
   touchColumns,
@@ -181,7 +182,7 @@ const reportOne = prepared(
         ? {
             positions: insertPositionsFrom(
               db,
-              sql`select d.id, d.farm_id, ${q.touch.lat}::float8, ${q.touch.lon}::float8, ${q.touch.last_seen_at}::int8 from d`,
+              sql`select d.id, d.farm_id, ${q.touch.lat}::float8, ${q.touch.lon}::float8, ${q.touch.status_at}::int8 from d`,
             ),
           }
         : {}),
@@ -224,6 +225,7 @@ const TOUCH_BATCH: BatchKind<TouchCall, TouchedDevicePg | undefined> = {
     const rows = await reportGroup(trx, {
       deviceIds: pgTexts(calls.map((c) => c.deviceId)),
       nows: pgNumbers(calls.map((c) => c.touch.last_seen_at)),
+      statusAts: pgNumbers(calls.map((c) => c.touch.status_at ?? c.touch.last_seen_at)),
       tokens: pgTexts(calls.map((c) => c.touch.report_token)),
       given,
       readings: readingColumns(r.rows, r.place),
@@ -247,6 +249,8 @@ const reportGroup = prepared(
     q: {
       deviceIds: string;
       nows: string;
+      /** When each report's status was read (receipt for a report that carries none: it sets nothing). */
+      statusAts: string;
       tokens: string;
       /** Per column a report may leave out: whether each report gives it, and its values. */
       given: Readonly<Record<string, { has: string; value: string }>>;
@@ -256,23 +260,30 @@ const reportGroup = prepared(
     },
   ) => {
     const now = sql<number>`v.now_ms`;
+    const newer = statusIsNewer(sql`v.status_at`, sql`devices.`);
+    // A column the report carries, unless the row's status is newer; else kept as it was.
     const keep = (column: string) =>
-      sql`${sql.ref(column)} = case when ${sql.ref(`v.has_${column}`)} then ${sql.ref(`v.${column}_v`)} else devices.${sql.ref(column)} end`;
+      sql`${sql.ref(column)} = case when ${sql.ref(`v.has_${column}`)} and ${newer} then ${sql.ref(`v.${column}_v`)} else devices.${sql.ref(column)} end`;
+    const carries = sql.join(
+      TOUCH_OPTIONAL_COLUMNS.map((c) => sql.ref(`v.has_${c}`)),
+      sql` or `,
+    );
     const given = TOUCH_OPTIONAL_COLUMNS.flatMap((column) => {
       const { has, value } = q.given[column] as { has: string; value: string };
       return [sql`${has}::bool[]`, sql`${value}::${sql.raw(TOUCH_OPTIONAL[column])}[]`];
     });
     const devices = sql`v as (
         select * from unnest(
-          ${q.deviceIds}::text[], ${q.nows}::int8[], ${q.tokens}::text[], ${sql.join(given)}
-        ) with ordinality as v(device_id, now_ms, token, ${sql.join(
+          ${q.deviceIds}::text[], ${q.nows}::int8[], ${q.statusAts}::int8[], ${q.tokens}::text[], ${sql.join(given)}
+        ) with ordinality as v(device_id, now_ms, status_at, token, ${sql.join(
           TOUCH_OPTIONAL_COLUMNS.flatMap((c) => [sql.id(`has_${c}`), sql.id(`${c}_v`)]),
         )}, place)
       ), locked as (
         select devices.id from devices join v on v.device_id = devices.id order by devices.id for no key update of devices
       ), d as (
         update devices set last_seen_at = ${now}, report_token = v.token, report_gap_ms = ${reportGap(now)},
-          report_token_prev = devices.report_token, ${sql.join(TOUCH_OPTIONAL_COLUMNS.map(keep))}
+          report_token_prev = devices.report_token, ${sql.join(TOUCH_OPTIONAL_COLUMNS.map(keep))},
+          status_at = case when (${carries}) and ${newer} then v.status_at else devices.status_at end
         from v where devices.id = v.device_id and devices.id in (select id from locked)
         returning devices.*, v.place::int4 as place, v.now_ms as batch_now
       )`;
@@ -287,7 +298,7 @@ const reportGroup = prepared(
         ? {
             positions: insertPositionsFrom(
               db,
-              sql`select d.id, d.farm_id, v.lat_v, v.lon_v, v.now_ms from d join v on v.place = d.place where v.has_lat and v.has_lon`,
+              sql`select d.id, d.farm_id, v.lat_v, v.lon_v, v.status_at from d join v on v.place = d.place where v.has_lat and v.has_lon`,
             ),
           }
         : {}),

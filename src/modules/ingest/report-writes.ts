@@ -61,7 +61,8 @@ export async function touchReportingDevice(
       farm_id,
       lat: touch.lat,
       lon: touch.lon,
-      at: touch.last_seen_at,
+      // At the time the report was made: a late report's position takes its place in the track.
+      at: touch.status_at ?? touch.last_seen_at,
     });
   }
   return {

@@ -71,6 +71,8 @@ forEachEngine('reports stored together', (t) => {
       {
         readings: [{ metric: 'climate.temp_c', value: 20 + r * 5, at: at(r * 10) }],
         ...(r % 2 === 0 ? { battery: 90 - r, lat: 51.5 + r / 100, lon: -0.1, firmware: `1.${r}` } : {}),
+        // Round 3's report was made before round 2's: its status must not replace the newer one.
+        ...(r === 3 ? { at: at(15), battery: 5, lat: 51.4, lon: -0.2, firmware: '0.9' } : {}),
         state: { round: r, ...(r === 2 ? { door: null } : { door: 'open' }) },
       },
       { readings: [{ metric: 'water.level_pct', value: 80 - r, at: at(r * 10) }] },
@@ -143,6 +145,7 @@ forEachEngine('reports stored together', (t) => {
           'firmware',
           'state',
           'last_seen_at',
+          'status_at',
           'report_gap_ms',
           'quiet_level',
         ])
@@ -201,7 +204,15 @@ forEachEngine('reports stored together', (t) => {
     };
     const [mine, theirs] = [await stored(together), await stored(alone)];
     assert.deepEqual(mine, theirs);
-    assert.equal(mine.positions.length, 2, "the house's two positions (rounds 0 and 2), stored together too");
+    assert.deepEqual(
+      mine.positions.map((p) => [p.lat, p.at]),
+      [
+        [51.4, T0 + 15 * MINUTE],
+        [51.5, T0 + 9 * MINUTE],
+        [51.52, T0 + 29 * MINUTE],
+      ],
+      "the house's positions (rounds 0 and 2, and the late one at its own time), stored together too",
+    );
     // The comparison compared something: the reports opened alerts, held a breach and stored late readings.
     assert.ok(
       mine.alerts.some((a) => a.rule === 'silo.drain'),
@@ -216,7 +227,12 @@ forEachEngine('reports stored together', (t) => {
       JSON.stringify(mine.alerts),
     );
     assert.ok(mine.readings.some((r) => r.device === 'Late' && r.value === 10));
-    assert.equal(mine.devices.find((d) => d.name === 'House')?.firmware, '1.2');
+    const house = mine.devices.find((d) => d.name === 'House');
+    assert.deepEqual(
+      [house?.firmware, house?.battery, house?.lat, house?.status_at],
+      ['1.2', 88, 51.52, T0 + 29 * MINUTE],
+      "round 2's status stands against the later report made before it",
+    );
     assert.ok(
       mine.events.includes('alert.created') && mine.events.includes('event.created'),
       mine.events.join(),

@@ -50,6 +50,11 @@ const IngestEvent = Type.Object(
 
 export const IngestBody = Type.Object(
   {
+    at: Type.Optional(
+      DateInput(
+        "When the report was made (default: receipt): the time of its battery, lat, lon and firmware, and of its readings and events that give none. A report older than the device's last status leaves its battery, position and firmware as they are; its position still goes into the track, at this time.",
+      ),
+    ),
     readings: Type.Optional(
       Type.Array(IngestReading, { description: 'At most 1,000 per report (more is 413, nothing stored).' }),
     ),

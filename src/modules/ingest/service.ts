@@ -126,6 +126,14 @@ async function recordAnimalReadings(
   return [...unmatched];
 }
 
+/** The report's own time (`at`), else receipt: the default of its readings and events and its status's time. */
+function reportTime(at: string | undefined, now: number): number {
+  if (at === undefined) return now;
+  const parsed = parseIso(at);
+  if (parsed === null) throw invalid('at', 'at must be an ISO 8601 date-time.');
+  return parsed;
+}
+
 function checkFinite(body: IngestInput): void {
   for (const param of ['battery', 'lat', 'lon'] as const) {
     const value = body[param];
@@ -151,21 +159,26 @@ export async function ingestReport(
   const input = body ?? {};
   checkFinite(input);
   const skewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+  const madeAt = reportTime(input.at, now);
   const sane = refuseFutureTimes(
-    prepareReadings(input.readings ?? [], now),
-    prepareEvents(input.events ?? [], now),
+    prepareReadings(input.readings ?? [], madeAt),
+    prepareEvents(input.events ?? [], madeAt),
     now,
     skewMs,
   );
   const { readings, events, refused, refusedEvents, kept } = sane;
   const readingInputs = kept ? (input.readings ?? []).filter((_, i) => kept[i]) : (input.readings ?? []);
 
-  const touch: Omit<DeviceTouch, 'report_token'> = {
-    last_seen_at: now,
+  const status = {
     ...(input.battery !== undefined ? { battery: input.battery } : {}),
     ...(input.lat !== undefined ? { lat: input.lat } : {}),
     ...(input.lon !== undefined ? { lon: input.lon } : {}),
     ...(input.firmware !== undefined ? { firmware: input.firmware } : {}),
+  };
+  const touch: Omit<DeviceTouch, 'report_token'> = {
+    last_seen_at: now,
+    // A clock ahead dates the status at receipt: it must not stand against the reports after it.
+    ...(Object.keys(status).length > 0 ? { status_at: Math.min(madeAt, now), ...status } : {}),
   };
 
   let farmId = '';

@@ -584,6 +584,31 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.equal(reply.body.outcome, 'stored');
     assert.equal((await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`)).battery, 64.5);
     assert.equal((await uplink(t(), integ, {}, { event: 'log' })).body.outcome, 'ignored');
+    // An uplink made before that status (handed over late) stores its readings at its time but leaves the
+    // newer battery; one made after it sets the battery.
+    const put = await t().request('PUT', `/v1/devices/${device.id}/lorawan`, {
+      key,
+      body: { integration_id: integ.id, preset: 'milesight-em500-udl' },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const up = (id: string, time: string, battery: number) =>
+      uplink(
+        t(),
+        integ,
+        chirpstackUp({
+          devEui: '0808080808080808',
+          deduplicationId: id,
+          time,
+          object: { battery, distance: 500 },
+        }),
+        { event: 'up' },
+      );
+    assert.equal((await up('late', '2022-07-18T09:30:00Z', 12)).body.outcome, 'stored');
+    assert.equal((await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`)).battery, 64.5);
+    const late = (await readingsOf(t(), device.id)).find((r) => r.metric === 'water.tank_pct');
+    assert.equal(Number(late?.at), Date.parse('2022-07-18T09:30:00Z'), 'its reading at its own time');
+    assert.equal((await up('next', '2022-07-18T09:40:00Z', 63)).body.outcome, 'stored');
+    assert.equal((await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`)).battery, 63);
   });
 
   test("uplinks of different devices carrying the same deduplicationId are each stored: the key is the integration's, the device's and the id", async () => {

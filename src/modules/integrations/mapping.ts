@@ -155,11 +155,14 @@ export function applyMapping(decoded: unknown, mapping: Mapping, link: LinkQuali
   return out;
 }
 
-/** The ingest body an uplink becomes: every reading and event at the network server's time. */
+/**
+ * The ingest body an uplink becomes, made at the network server's time: every reading and event, and the
+ * battery and position, of that time (an uplink handed over late replaces no newer battery or position).
+ */
 export function toIngestBody(mapped: MappedUplink, at: string): IngestInput {
-  const body: IngestInput = {};
-  if (mapped.readings.length > 0) body.readings = mapped.readings.map((r) => ({ ...r, at }));
-  if (mapped.events.length > 0) body.events = mapped.events.map((e) => ({ ...e, at }));
+  const body: IngestInput = { at };
+  if (mapped.readings.length > 0) body.readings = mapped.readings;
+  if (mapped.events.length > 0) body.events = mapped.events;
   if (mapped.battery !== undefined) body.battery = mapped.battery;
   if (mapped.lat !== undefined && mapped.lon !== undefined) {
     body.lat = mapped.lat;

@@ -4,7 +4,8 @@
  * one transaction: its key claimed (the integration, the device and the server's id for the uplink: a
  * retried or duplicated uplink finds it taken and stores nothing), its device found by DevEUI, its decoded
  * fields mapped, and one report stored through the same ingest service as HTTP and MQTT reports, with the
- * network server's time as the readings' time. A position the server resolved is a report of lat/lon, a
+ * network server's time as the report's time (its readings', battery's and position's: an uplink handed over
+ * late replaces no newer battery or position). A position the server resolved is a report of lat/lon, a
  * battery status a report of the battery. An unknown DevEUI is kept in the integration's unmatched list.
  */
 
@@ -270,7 +271,7 @@ async function storeState(
   const result = await ingestReport(
     trx,
     { deviceId: carried.deviceId, transport: 'lorawan' },
-    state,
+    { at: new Date(event.at).toISOString(), ...state },
     now,
     options,
   );

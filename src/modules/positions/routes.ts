@@ -14,7 +14,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
         tags: ['Devices'],
         summary: "A device's reported positions, newest first: a range thinned to limit points, or pages",
         description:
-          'Every lat/lon the device reported (HTTP, MQTT, LoRaWAN), at the time its report arrived. With since, the whole range [since, until] in one answer, thinned to limit points (the first, the last, and evenly spaced between) when it holds more; without it (or with thin=false), pages of limit positions like readings: next_before continues.',
+          'Every lat/lon the device reported (HTTP, MQTT, LoRaWAN), at the time its report was made (its `at`, never after it arrived; else when it arrived). With since, the whole range [since, until] in one answer, thinned to limit points (the first, the last, and evenly spaced between) when it holds more; without it (or with thin=false), pages of limit positions like readings: next_before continues.',
         params: IdParams,
         querystring: TrackQuery,
         response: {

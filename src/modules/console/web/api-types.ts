@@ -383,7 +383,7 @@ export interface paths {
         };
         /**
          * A device's reported positions, newest first: a range thinned to limit points, or pages
-         * @description Every lat/lon the device reported (HTTP, MQTT, LoRaWAN), at the time its report arrived. With since, the whole range [since, until] in one answer, thinned to limit points (the first, the last, and evenly spaced between) when it holds more; without it (or with thin=false), pages of limit positions like readings: next_before continues.
+         * @description Every lat/lon the device reported (HTTP, MQTT, LoRaWAN), at the time its report was made (its `at`, never after it arrived; else when it arrived). With since, the whole range [since, until] in one answer, thinned to limit points (the first, the last, and evenly spaced between) when it holds more; without it (or with thin=false), pages of limit positions like readings: next_before continues.
          */
         get: operations["getDeviceTrack"];
         put?: never;
@@ -3688,6 +3688,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the report was made (default: receipt): the time of its battery, lat, lon and firmware, and of its readings and events that give none. A report older than the device's last status leaves its battery, position and firmware as they are; its position still goes into the track, at this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    at?: string;
                     /** @description Battery charge, percent. */
                     battery?: number;
                     events?: {
@@ -11593,6 +11598,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the report was made (default: receipt): the time of its battery, lat, lon and firmware, and of its readings and events that give none. A report older than the device's last status leaves its battery, position and firmware as they are; its position still goes into the track, at this time. ISO 8601: a date (2026-05-01, midnight UTC unless the field says otherwise) or a date-time (2026-05-01T06:00:00Z, 2026-05-01T08:00:00+02:00; without an offset it is UTC; a space may replace the T, seconds and fraction are optional). Stored and shown in UTC with milliseconds.
+                     */
+                    at?: string;
                     /** @description Battery charge, percent. */
                     battery?: number;
                     events?: {
