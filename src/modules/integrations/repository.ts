@@ -166,16 +166,24 @@ export async function upsertUnmatched(db: Db, row: UnmatchedRow): Promise<void> 
     .insertInto('integration_unmatched')
     .values(row)
     .onConflict((oc) =>
-      oc.columns(['integration_id', 'dev_eui']).doUpdateSet((eb) => ({
-        device_name: row.device_name,
-        remote_id: row.remote_id,
-        profile: row.profile,
-        // A join carries no payload: the last decoded fields stay.
-        decoded: row.decoded ?? eb.ref('integration_unmatched.decoded'),
-        f_port: row.f_port ?? eb.ref('integration_unmatched.f_port'),
-        uplinks: sql<number>`integration_unmatched.uplinks + ${row.uplinks}`,
-        last_seen_at: sql<number>`case when integration_unmatched.last_seen_at > ${row.last_seen_at} then integration_unmatched.last_seen_at else ${row.last_seen_at} end`,
-      })),
+      oc.columns(['integration_id', 'dev_eui']).doUpdateSet((eb) => {
+        // An uplink handed over late (older than the newest seen) counts, but shows nothing of its own.
+        const newest = sql<boolean>`integration_unmatched.last_seen_at <= ${row.last_seen_at}`;
+        const newer = <T>(value: T, column: 'device_name' | 'remote_id' | 'profile' | 'decoded' | 'f_port') =>
+          sql<T>`case when ${newest} then ${value} else ${eb.ref(`integration_unmatched.${column}`)} end`;
+        return {
+          device_name: newer(row.device_name, 'device_name'),
+          remote_id: newer(row.remote_id, 'remote_id'),
+          profile: newer(row.profile, 'profile'),
+          // A join carries no payload: the last decoded fields stay.
+          decoded:
+            row.decoded === null ? eb.ref('integration_unmatched.decoded') : newer(row.decoded, 'decoded'),
+          f_port: row.f_port === null ? eb.ref('integration_unmatched.f_port') : newer(row.f_port, 'f_port'),
+          uplinks: sql<number>`integration_unmatched.uplinks + ${row.uplinks}`,
+          first_seen_at: sql<number>`case when integration_unmatched.first_seen_at > ${row.first_seen_at} then ${row.first_seen_at} else integration_unmatched.first_seen_at end`,
+          last_seen_at: sql<number>`case when ${newest} then ${row.last_seen_at} else integration_unmatched.last_seen_at end`,
+        };
+      }),
     )
     .execute();
 }
