@@ -573,6 +573,28 @@ forEachEngine('breeding records and lineage', (t) => {
     });
     const [calfId] = birth.data.offspring_ids as string[];
     assert.equal((await get(calfId as string)).birth_date, `${birthDay}T00:00:00.000Z`);
+    // Treated an hour after she was born (still the day before in UTC), she is treated; two days before, not.
+    const med = await make.created<{ id: string }>(t(), key, `/v1/farms/${farm}/medicines`, {
+      name: 'Vitamin E',
+      unit: 'ml',
+      withdrawal: { meat_days: 0 },
+    });
+    const treat = (at: number) =>
+      t().request('POST', `/v1/farms/${farm}/treatments`, {
+        key,
+        body: {
+          medicine_id: med.id,
+          animal_ids: [calfId],
+          dose: 1,
+          dose_unit: 'ml',
+          route: 'oral',
+          at: iso(at),
+        },
+      });
+    const soon = await treat(localDateStart(birthDay, zone) + 3 * 3_600_000);
+    assert.equal(soon.status, 201, JSON.stringify(soon.body));
+    const before = await treat(localDateStart(birthDay, zone) - 2 * DAY);
+    assert.equal(expectError(before, 400, 'invalid_request').param, 'at');
   });
 
   test('a state stored before its zone was kept takes its farm’s zone (migration 0049)', async () => {
