@@ -32,8 +32,8 @@ export interface PushService {
   received: ReceivedPush[];
   /** A new fake browser subscription at this service. */
   subscription(): BrowserKeys;
-  /** What a subscription's endpoint answers from now on (default 201). */
-  answer(id: string, status: number): void;
+  /** What a subscription's endpoint answers from now on (default 201), with these headers. */
+  answer(id: string, status: number, headers?: Record<string, string>): void;
   /** Every push is answered this long after it arrived (a slow push service). */
   delayMs: number;
   close(): Promise<void>;
@@ -77,7 +77,10 @@ function selfSigned() {
 
 export async function startPushService(): Promise<PushService> {
   const { key, cert, caFile } = selfSigned();
-  const browsers = new Map<string, { ecdh: crypto.ECDH; auth: Buffer; status: number }>();
+  const browsers = new Map<
+    string,
+    { ecdh: crypto.ECDH; auth: Buffer; status: number; headers?: Record<string, string> }
+  >();
   const received: ReceivedPush[] = [];
   const server = https.createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -101,9 +104,9 @@ export async function startPushService(): Promise<PushService> {
           payload: JSON.parse(plain.toString('utf8')),
         });
       }
-      const status = browser.status;
-      if (service.delayMs > 0) setTimeout(() => res.writeHead(status).end(), service.delayMs);
-      else res.writeHead(status).end();
+      const { status, headers = {} } = browser;
+      if (service.delayMs > 0) setTimeout(() => res.writeHead(status, headers).end(), service.delayMs);
+      else res.writeHead(status, headers).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -127,9 +130,12 @@ export async function startPushService(): Promise<PushService> {
         },
       };
     },
-    answer(id, status) {
+    answer(id, status, headers) {
       const browser = browsers.get(id);
-      if (browser) browser.status = status;
+      if (!browser) return;
+      browser.status = status;
+      if (headers) browser.headers = headers;
+      else delete browser.headers;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -675,6 +675,26 @@ forEachEngine(
       assert.match(String(row?.answer), /410/);
     });
 
+    test('a 429 from the push service with Retry-After: tried again no sooner than it asks, and the log says so', async () => {
+      const s = await farmWithPeople(t());
+      push.answer(s.crewBrowser.id, 429, { 'retry-after': '120' });
+      try {
+        await make.report(t(), s.house.device_key, { readings: [{ metric: 'climate.nh3_ppm', value: 26 }] });
+        const now = Date.now();
+        await turn(t(), now);
+        const [row] = (await s.crew.request<Log>('GET', '/v1/me/notifications')).body.data;
+        assert.equal(row?.status, 'pending');
+        assert.match(String(row?.answer), /HTTP 429 \(Retry-After: 2 min; not tried again sooner\)$/);
+        const next = Date.parse(String(row?.next_attempt_at));
+        assert.ok(
+          Math.abs(next - (now + 120_000)) <= 2000,
+          `${row?.next_attempt_at}: not the schedule's 10 s`,
+        );
+      } finally {
+        push.answer(s.crewBrowser.id, 201);
+      }
+    });
+
     test('a test notification goes to every channel the person can receive', async () => {
       const s = await farmWithPeople(t());
       const res = await s.owner.request<{ data: Row[] }>('POST', '/v1/me/notifications/test', { body: {} });

@@ -1,7 +1,8 @@
 /**
  * Push to a person's browsers (the console's service worker shows it, web/sw.ts): one encrypted push per
  * subscribed browser through web-push.ts. Accepted when any browser's push service took it; a 404/410 means
- * that browser unsubscribed, and it is removed (final when none is left); anything else is retried.
+ * that browser unsubscribed, and it is removed (final when none is left); anything else is retried, no sooner
+ * than a push service's `Retry-After` asks (the longest, when several do; delivery.ts caps it).
  */
 import { toIso } from '../../../lib/time.ts';
 import { say } from '../content.ts';
@@ -63,6 +64,8 @@ export const pushChannel: ChannelAdapter<PushPayload> = {
     const answers: string[] = [];
     let accepted = false;
     let remaining = 0;
+    // The longest wait a push service asked for: a retry goes to every browser again.
+    let wait: number | undefined;
     for (const sub of subscriptions) {
       const result = await sendPush(sub, JSON.stringify(payload), {
         vapid,
@@ -70,8 +73,10 @@ export const pushChannel: ChannelAdapter<PushPayload> = {
         ttlSeconds: PUSH_TTL_SECONDS,
         allowPrivate: config.webhookAllowPrivate,
         timeoutMs: config.webhookTimeoutMs,
+        now,
       });
       answers.push(`${sub.id}: ${result.answer}`);
+      if (result.retryAfterMs !== undefined) wait = Math.max(wait ?? 0, result.retryAfterMs);
       if (result.gone) await deleteSubscriptionById(db, sub.id);
       else remaining++;
       if (result.accepted) {
@@ -79,6 +84,11 @@ export const pushChannel: ChannelAdapter<PushPayload> = {
         await touchSubscription(db, sub.id, now);
       }
     }
-    return { accepted, final: remaining === 0, answer: answers.join('; ') };
+    return {
+      accepted,
+      final: remaining === 0,
+      answer: answers.join('; '),
+      ...(wait === undefined || accepted ? {} : { retryAfterMs: wait }),
+    };
   },
 };

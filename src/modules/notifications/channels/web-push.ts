@@ -9,7 +9,7 @@
 import type webPush from 'web-push';
 import { checkOutboundUrl } from '../../../calls/outbound-url.ts';
 import { invalid } from '../../../domain/errors.ts';
-import { OutboundError, sendOutbound } from '../../../lib/outbound.ts';
+import { OutboundError, retryAfterMs, sendOutbound } from '../../../lib/outbound.ts';
 
 export interface VapidKeys {
   publicKey: string;
@@ -30,6 +30,8 @@ export interface PushResult {
   /** The subscription is gone (404/410): remove it. */
   gone: boolean;
   answer: string;
+  /** The wait a push service asked for with a 429 or 5xx (`Retry-After`, RFC 8030 §8.4), in ms. */
+  retryAfterMs?: number;
 }
 
 // A push service answers with an empty body or a short error; the answer keeps its first 200 characters.
@@ -70,6 +72,7 @@ export async function sendPush(
     ttlSeconds: number;
     allowPrivate: boolean;
     timeoutMs: number;
+    now: number;
   },
 ): Promise<PushResult> {
   let request: webPush.RequestDetails;
@@ -107,11 +110,16 @@ export async function sendPush(
     }
     const gone = answer.status === 404 || answer.status === 410;
     const body = answer.body.toString('utf8').slice(0, 200).trim();
+    const wait =
+      answer.status === 429 || answer.status >= 500
+        ? retryAfterMs(answer.headers['retry-after'], options.now)
+        : undefined;
     return {
       status: answer.status,
       accepted: false,
       gone,
       answer: `HTTP ${answer.status}${body ? `: ${body}` : ''}${gone ? ' (the browser unsubscribed; removed)' : ''}`,
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
     };
   } catch (err) {
     return {
