@@ -89,6 +89,22 @@ export function grantsWithin(inner: FamilyGrants, outer: FamilyGrants): boolean 
   });
 }
 
+/** Every permission there is: each resource with each access. */
+const EVERY_PERMISSION: readonly Permission[] = FAMILY_NAMES.flatMap((family) =>
+  PERMISSION_FAMILIES[family].flatMap((resource) =>
+    (['read', 'write', 'delete'] as const).map((access) => ({ family, resource, access })),
+  ),
+);
+
+/**
+ * Whether everything policy `inner` allows, `outer` allows too: a caller may hand out a role (invite a person
+ * to it, move a person into or out of it) only when the role is no broader than itself, as a key may only
+ * make lesser keys (grantsWithin).
+ */
+export function policyWithin(inner: Policy, outer: Policy): boolean {
+  return EVERY_PERMISSION.every((need) => !allows(inner, need) || allows(outer, need));
+}
+
 /**
  * The console's people roles, as presets of this model: the one place the roles are written (enforced by
  * the auth hook for every request from a session; docs/people.md shows them). Owner: everything. Crew:

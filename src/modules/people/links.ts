@@ -90,6 +90,8 @@ export async function invitePerson(
   input: { email: string; role: RoleName },
   publicUrl: string,
   now: number,
+  /** Called with the role of the account's person the email already names (their password is reset). */
+  mayReset: (role: RoleName) => void = () => {},
 ): Promise<Invite> {
   const email = normalizeEmail(input.email);
   return inTransaction(db, async (trx) => {
@@ -98,7 +100,10 @@ export async function invitePerson(
     if (existing && existing.account_id !== accountId) {
       throw conflict('This email already belongs to a person of another account.', 'email');
     }
-    if (existing) await guardLastOwner(trx, existing, input.role);
+    if (existing) {
+      mayReset(existing.role);
+      await guardLastOwner(trx, existing, input.role);
+    }
     const link = await createSetupLink(trx, { accountId, email, role: input.role }, now);
     return {
       object: 'invite' as const,

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as make from '../../../test/factories.ts';
 import { expectError, forEachEngine, openApp } from '../../../test/harness.ts';
 import {
   asSession,
@@ -343,6 +344,67 @@ forEachEngine(
         400,
         'invalid_request',
       );
+    });
+
+    test('a restricted key manages only people whose role it covers: no owner made, promoted, reset or removed', async () => {
+      const acct = await t().account();
+      const crew = await signedInPerson(t(), acct, 'crew');
+      const owner = await signedInPerson(t(), acct, 'owner');
+      const farm = await make.farm(t(), acct.live_key);
+      const restricted = async (body: Record<string, unknown>) => {
+        const made = await t().request<{ key: string }>('POST', '/v1/keys', {
+          key: acct.live_key,
+          body: { name: 'limited', ...body },
+        });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        return made.body.key;
+      };
+      // keys:write alone, on one farm: it may list people, but hands out no role.
+      const keysOnly = await restricted({ permissions: { keys: 'write' }, farms: [farm.id] });
+      assert.equal((await t().request('GET', '/v1/people', { key: keysOnly })).status, 200);
+      const as = (key: string, method: string, path: string, body?: unknown) =>
+        t().request(method, path, { key, ...(body ? { body } : {}) });
+      for (const [method, path, body] of [
+        ['POST', '/v1/people/invites', { email: newEmail(), role: 'owner' }],
+        ['POST', '/v1/people/invites', { email: newEmail(), role: 'crew' }],
+        ['POST', '/v1/people/invites', { email: owner.session.person.email, role: 'owner' }],
+        ['PATCH', `/v1/people/${crew.session.person.id}`, { role: 'owner' }],
+        ['DELETE', `/v1/people/${owner.session.person.id}`, undefined],
+      ] as const) {
+        expectError(await as(keysOnly, method, path, body), 403, 'forbidden');
+      }
+      // Every family at write but one farm: a role reaches every farm, so still none.
+      const oneFarm = await restricted({ farms: [farm.id] });
+      expectError(
+        await as(oneFarm, 'POST', '/v1/people/invites', { email: newEmail(), role: 'crew' }),
+        403,
+        'forbidden',
+      );
+      // Write on every family but webhooks, every farm: crew yes, owner (or resetting one) no.
+      const noWebhooks = await restricted({
+        permissions: { records: 'write', devices: 'write', alerts: 'write', keys: 'write' },
+      });
+      const invited = await as(noWebhooks, 'POST', '/v1/people/invites', { email: newEmail(), role: 'crew' });
+      assert.equal(invited.status, 201, JSON.stringify(invited.body));
+      expectError(
+        await as(noWebhooks, 'POST', '/v1/people/invites', {
+          email: owner.session.person.email,
+          role: 'crew',
+        }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await as(noWebhooks, 'PATCH', `/v1/people/${crew.session.person.id}`, { role: 'owner' }),
+        403,
+        'forbidden',
+      );
+      assert.equal((await crew.request('GET', '/v1/session')).status, 200, 'nothing changed for the crew');
+      // The account's unrestricted live key still does it all.
+      const promoted = await as(acct.live_key, 'PATCH', `/v1/people/${crew.session.person.id}`, {
+        role: 'owner',
+      });
+      assert.equal(promoted.status, 200, JSON.stringify(promoted.body));
     });
 
     test('the last owner can be neither demoted nor removed; a removed person’s sessions end', async () => {
