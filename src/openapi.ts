@@ -199,7 +199,7 @@ function documentOptionalBodies<D extends OpenApiDocument>(document: D): D {
 const IDEMPOTENCY_ERRORS: Record<string, string> = {
   '400': `invalid_request: Idempotency-Key is not 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`,
   '409':
-    'conflict: Idempotency-Key was already used with a different request, or its first request is still running.',
+    'conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay).',
 };
 
 /**

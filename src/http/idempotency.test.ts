@@ -65,6 +65,52 @@ forEachEngine('idempotency', (t) => {
     assert.equal(again.body.id, reordered.body.id);
   });
 
+  test('an answer holding a secret shown once is never stored: its retry is 409, and no secret is in the table', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const device = await make.device(t(), acct.live_key, farm);
+    const calls: Array<[string, Record<string, unknown>, string]> = [
+      ['/v1/keys', { name: 'once' }, 'key'],
+      [`/v1/farms/${farm}/devices`, { type: 'water', name: 'Trough' }, 'device_key'],
+      [`/v1/devices/${device.id}/key`, {}, 'device_key'],
+      [`/v1/farms/${farm}/webhooks`, { url: 'https://93.184.216.34/hook', events: ['*'] }, 'secret'],
+      [`/v1/farms/${farm}/integrations`, { type: 'chirpstack', name: 'CS' }, 'secret'],
+      ['/v1/people/invites', { email: `once-${farm}@farm.test`, role: 'crew' }, 'url'],
+    ];
+    for (const [path, body, member] of calls) {
+      const key = `once-${path}`;
+      const send = () =>
+        t().request<Record<string, string>>('POST', path, {
+          key: acct.live_key,
+          body,
+          headers: withKey(key),
+        });
+      const first = await send();
+      assert.ok(first.status === 201 || first.status === 200, `${path}: ${JSON.stringify(first.body)}`);
+      const secret = first.body[member];
+      assert.ok(typeof secret === 'string' && secret.length > 10, `${path} answered its ${member}`);
+      const retry = expectError(await send(), 409, 'conflict');
+      assert.equal(retry.param, 'Idempotency-Key');
+      assert.match(retry.message, /shown only once/);
+      const stored = await t()
+        .database.db.selectFrom('idempotency_keys')
+        .select('response_body')
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow();
+      assert.ok(!String(stored.response_body).includes(secret), `${path}: no ${member} kept`);
+    }
+    // An error of such a route is stored as any other.
+    const refused = () =>
+      t().request('POST', '/v1/keys', {
+        key: acct.live_key,
+        body: { name: 'x', farms: ['farm_nope'] },
+        headers: withKey('once-err'),
+      });
+    expectError(await refused(), 400, 'invalid_request');
+    const replayed = await refused();
+    assert.equal(replayed.headers['idempotent-replayed'], 'true');
+  });
+
   test('the same key with a different body or path is 409 conflict naming the key', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;

@@ -7,6 +7,9 @@
  * What is stored: every response the handler produced below 500, errors included (a 404 or 409 caused by
  * the request stays that answer for 24 hours). A 5xx releases the key, so a retry runs again. Requests
  * refused before the handler starts (authentication, body validation) store nothing, as with Stripe.
+ * A route whose answer carries a secret shown once (`shownOnce`: a new API key, device key, signing or
+ * uplink secret, setup link) never has that answer stored: secrets are kept hashed or not at all, so a
+ * retry gets 409 naming the header, and whoever lost the first answer rotates what it made.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -17,6 +20,7 @@ import {
   releaseIdempotencyKey,
 } from '../calls/idempotency-store.ts';
 import type { Db } from '../db/schema.ts';
+import { conflict, errorBody } from '../domain/errors.ts';
 
 const HEADER = 'Idempotency-Key';
 
@@ -24,12 +28,28 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: this POST route ignores Idempotency-Key (MCP takes idempotency_key per tool call instead). */
     idempotency?: boolean;
+    /** The route's success answer carries a secret shown once: a retry is 409, the answer is not kept. */
+    shownOnce?: boolean;
   }
   interface FastifyRequest {
     /** The idempotency key this request holds, to be completed with its response. */
     idempotency: { scope: string; key: string; owner: string } | null;
   }
 }
+
+/** What a retry of a request whose answer held a secret shown once gets instead of that answer. */
+const SHOWN_ONCE_RETRY = {
+  status: 409,
+  contentType: 'application/json; charset=utf-8',
+  body: JSON.stringify(
+    errorBody(
+      conflict(
+        `This ${HEADER} was used by a request that was done: its answer held a secret shown only once, which is not kept. Find what it made (list it) and, if the first answer was lost, rotate its key or secret.`,
+        HEADER,
+      ),
+    ),
+  ),
+};
 
 export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): void {
   const { db } = deps;
@@ -85,7 +105,9 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db }): voi
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
     try {
       if (reply.statusCode >= 500 || body === null) await releaseIdempotencyKey(db, held, held.owner);
-      else {
+      else if (request.routeOptions.config.shownOnce && reply.statusCode < 300) {
+        await completeIdempotencyKey(db, held, held.owner, SHOWN_ONCE_RETRY);
+      } else {
         const type = reply.getHeader('content-type');
         await completeIdempotencyKey(db, held, held.owner, {
           status: reply.statusCode,

@@ -41,6 +41,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: DeviceKeyH
       delete: 'Delete a device with its readings and commands; its key stops working',
     },
     described: { create: 'The new device, with its device key in `device_key` (shown only here).' },
+    shownOnce: true,
     errors: { create: { not_found: ERROR_MEANINGS.not_found, unavailable: BROKER_UNAVAILABLE } },
     schemas: { query: DeviceListQuery, create: CreateDeviceBody, update: UpdateDeviceBody },
     service: {
@@ -56,6 +57,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ db: Db; hooks: DeviceKeyH
   app.post(
     '/v1/devices/:id/key',
     {
+      config: { shownOnce: true },
       schema: {
         operationId: 'rotateDeviceKey',
         tags,

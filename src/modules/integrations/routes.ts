@@ -80,6 +80,7 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Read
   app.post(
     '/v1/farms/:farm/integrations',
     {
+      config: { shownOnce: true },
       schema: {
         operationId: 'createIntegration',
         tags,
@@ -136,6 +137,7 @@ export const integrationRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Read
   app.post(
     '/v1/integrations/:id/secret',
     {
+      config: { shownOnce: true },
       schema: {
         operationId: 'rotateIntegrationSecret',
         tags,

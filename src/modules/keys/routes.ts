@@ -36,6 +36,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
   app.post(
     '/v1/keys',
     {
+      config: { shownOnce: true },
       schema: {
         operationId: 'createKey',
         tags,

@@ -296,6 +296,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<Options & { publicUrl: stri
   app.post(
     '/v1/people/invites',
     {
+      config: { shownOnce: true },
       schema: {
         operationId: 'invitePerson',
         tags,

@@ -73,6 +73,8 @@ export interface RecordKind<Query extends TSchema, Create extends TSchema, Updat
    * clock without a commit (a paddock's rest_days) bounds how old a kept answer may be.
    */
   readCache?: true | { maxAgeMs: number };
+  /** Create answers a secret shown once (a device key): its answer is never kept for a retry (http/idempotency.ts). */
+  shownOnce?: true;
 }
 
 // Over 80 lines by design: one declaration per route (its schema, then a one-line handler), each read alone.
@@ -106,6 +108,7 @@ export function recordRoutes<Query extends TSchema, Create extends TSchema, Upda
   app.post(
     `/v1/farms/:farm/${kind.path}`,
     {
+      ...(kind.shownOnce ? { config: { shownOnce: true } } : {}),
       schema: {
         operationId: `create${kind.one}`,
         tags,

@@ -81,6 +81,7 @@ function webhookRecordRoutes(app: App, { db, config }: Options): void {
   app.post(
     '/v1/farms/:farm/webhooks',
     {
+      config: { shownOnce: true },
       schema: {
         operationId: 'createWebhook',
         tags,

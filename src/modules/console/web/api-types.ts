@@ -3807,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The alert is resolved; a resolved alert cannot be acknowledged. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The alert is resolved; a resolved alert cannot be acknowledged. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +4197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4866,7 +4866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5041,7 +5041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The command is not delivered yet (pick it up first) or is already answered. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The command is not delivered yet (pick it up first) or is already answered. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5443,7 +5443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5542,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6295,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6987,7 +6987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7557,7 +7557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Another animal already has this eid. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Another animal already has this eid. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7839,7 +7839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8097,7 +8097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8390,7 +8390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description withdrawal_active: A sale or slaughter of an animal (or of a group: every animal not clear is named) inside its meat withdrawal; send override_reason to record it anyway. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description withdrawal_active: A sale or slaughter of an animal (or of a group: every animal not clear is named) inside its meat withdrawal; send override_reason to record it anyway. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8655,7 +8655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9053,7 +9053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9403,7 +9403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9616,7 +9616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description withdrawal_active: An animal moving off is inside its meat withdrawal: each one is named, with its medicine, batch and end. Send override_reason to record it anyway. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description withdrawal_active: An animal moving off is inside its meat withdrawal: each one is named, with its medicine, batch and end. Send override_reason to record it anyway. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9804,7 +9804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9953,7 +9953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10034,7 +10034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10209,7 +10209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The request contradicts the current state. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The request contradicts the current state. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10492,7 +10492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10784,7 +10784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10969,7 +10969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11203,7 +11203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11717,7 +11717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12362,7 +12362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12552,7 +12552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12649,7 +12649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12817,7 +12817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13504,7 +13504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: You have nowhere to receive it (no browser allowed, no ntfy topic, email not set up). Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: You have nowhere to receive it (no browser allowed, no ntfy topic, email not set up). Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13689,7 +13689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14037,7 +14037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14180,7 +14180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The alert is resolved. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The alert is resolved. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14512,7 +14512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15119,7 +15119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The email belongs to another account’s person, or the invite would demote the last owner. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The email belongs to another account’s person, or the invite would demote the last owner. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15495,7 +15495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15715,7 +15715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15871,7 +15871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The email belongs to another account’s person, or the change would leave no owner. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The email belongs to another account’s person, or the change would leave no owner. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16190,7 +16190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16829,7 +16829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The webhook is disabled, or an attempt of this delivery is in progress. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The webhook is disabled, or an attempt of this delivery is in progress. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16910,7 +16910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description conflict: The webhook is disabled. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running. */
+            /** @description conflict: The webhook is disabled. Or conflict: Idempotency-Key was already used with a different request, or its first request is still running, or its request was done and answered a secret shown once (a new key or secret: never kept for a replay). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -52,7 +52,10 @@ export function deviceRoutes(app: App, db: Db): void {
     '/v1/integrations/:id/unmatched/:eui/adopt',
     {
       // A new device as well as its integration settings.
-      config: { access: { needs: [permission('integrations', 'write'), permission('devices', 'write')] } },
+      config: {
+        access: { needs: [permission('integrations', 'write'), permission('devices', 'write')] },
+        shownOnce: true,
+      },
       schema: {
         operationId: 'adoptLorawanDevice',
         tags,
