@@ -60,7 +60,9 @@ export async function inviteFromApi(
   requirePeopleAdmin(caller);
   requireCovers(caller, input.role);
   // An invite to one of the account's people resets their password: their present role must be covered too.
-  return invitePerson(db, caller.accountId, input, publicUrl, now, (existing) => requireCovers(caller, existing));
+  return invitePerson(db, caller.accountId, input, publicUrl, now, (existing) =>
+    requireCovers(caller, existing),
+  );
 }
 
 export async function changeRole(db: Db, caller: ApiCaller, id: string, role: RoleName): Promise<Person> {
