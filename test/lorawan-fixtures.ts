@@ -530,10 +530,13 @@ export function chirpstackTxAck(o: { devEui?: string; queueItemId: string }): Js
   return { ...chirpstack(CHIRPSTACK_TXACK, o), queueItemId: o.queueItemId };
 }
 
-/** ChirpStack's `status` example; a test may change the DevEUI and the battery level. */
-export function chirpstackStatus(o: { devEui?: string; batteryLevel?: number } = {}): Json {
+/** ChirpStack's `status` example; a test may change the DevEUI, the battery level and the power source. */
+export function chirpstackStatus(
+  o: { devEui?: string; batteryLevel?: number; externalPowerSource?: boolean } = {},
+): Json {
   const status = chirpstack(CHIRPSTACK_STATUS, o);
   if (o.batteryLevel !== undefined) status.batteryLevel = o.batteryLevel;
+  if (o.externalPowerSource !== undefined) status.externalPowerSource = o.externalPowerSource;
   return status;
 }
 

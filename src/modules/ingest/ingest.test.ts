@@ -172,6 +172,8 @@ forEachEngine('ingest', (t) => {
       [{ battery: 101 }, 'battery'],
       [{ lat: 91 }, 'lat'],
       [{ lon: -181 }, 'lon'],
+      [{ lat: 45 }, 'lon'],
+      [{ lon: 7, battery: 50 }, 'lat'],
       [{ firmware: 2 }, 'firmware'],
     ];
     for (const [body, param] of cases) {

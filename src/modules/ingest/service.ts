@@ -134,11 +134,19 @@ function reportTime(at: string | undefined, now: number): number {
   return parsed;
 }
 
-function checkFinite(body: IngestInput): void {
+function checkMembers(body: IngestInput): void {
   for (const param of ['battery', 'lat', 'lon'] as const) {
     const value = body[param];
     if (value !== undefined && !Number.isFinite(value))
       throw invalid(param, `${param} must be a finite number.`);
+  }
+  // A position is a pair: half of one beside the other half of the last would be a place never reported.
+  if ((body.lat === undefined) !== (body.lon === undefined)) {
+    const missing = body.lat === undefined ? 'lat' : 'lon';
+    throw invalid(
+      missing,
+      `${missing} is required with ${missing === 'lat' ? 'lon' : 'lat'}: a position is both.`,
+    );
   }
 }
 
@@ -157,7 +165,7 @@ export async function ingestReport(
   options: IngestOptions = {},
 ): Promise<IngestResult> {
   const input = body ?? {};
-  checkFinite(input);
+  checkMembers(input);
   const skewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
   const madeAt = reportTime(input.at, now);
   const sane = refuseFutureTimes(

@@ -82,7 +82,12 @@ const checkAck = checker<BaseBody & { queueItemId?: string; acknowledged?: boole
 );
 const checkTxAck = checker<BaseBody & { queueItemId?: string }>(TxAck, 'ChirpStack txack event');
 const checkStatus = checker<
-  BaseBody & { deduplicationId: string; batteryLevel?: number; batteryLevelUnavailable?: boolean }
+  BaseBody & {
+    deduplicationId: string;
+    batteryLevel?: number;
+    batteryLevelUnavailable?: boolean;
+    externalPowerSource?: boolean;
+  }
 >(Status, 'ChirpStack status event');
 const checkLocation = checker<
   BaseBody & { deduplicationId: string; location: { latitude: number; longitude: number } }
@@ -153,8 +158,11 @@ function parseChirpstack(event: string | undefined, body: unknown, now: number):
     }
     case 'status': {
       const status = checkStatus(body);
+      // A device on mains power has no battery to tell (LoRaWAN's DevStatusAns says 0 for it).
       const battery =
-        status.batteryLevelUnavailable === true || status.batteryLevel === undefined
+        status.batteryLevelUnavailable === true ||
+        status.externalPowerSource === true ||
+        status.batteryLevel === undefined
           ? null
           : Math.min(100, Math.max(0, status.batteryLevel));
       return {

@@ -263,6 +263,25 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.deepEqual(preview.preview.readings[0], { metric: 'water.depth_mm', value: 250 });
   });
 
+  test('an unmatched DevEUI heard once with a clock ahead is ordered as heard then: the next uplink shows its own name', async () => {
+    const { key, farm } = await farmWithKey();
+    const integ = await integration(t(), key, farm.id);
+    const eui = '24E124713C19AAAA';
+    const send = (id: string, name: string, time: string) =>
+      uplink(t(), integ, chirpstackUp({ devEui: eui, deviceName: name, deduplicationId: id, time }), {
+        event: 'up',
+      });
+    const before = Date.now();
+    assert.equal((await send('w1', 'Wrong clock', '2030-01-01T00:00:00Z')).body.outcome, 'unmatched');
+    assert.equal((await send('w2', 'Real name', new Date().toISOString())).body.outcome, 'unmatched');
+    const [row] = (
+      await make.fetched<{ data: Unmatched[] }>(t(), key, `/v1/integrations/${integ.id}/unmatched`)
+    ).data;
+    assert.equal(row?.device_name, 'Real name');
+    assert.ok(Date.parse(String(row?.last_seen_at)) <= Date.now(), String(row?.last_seen_at));
+    assert.ok(Date.parse(String(row?.first_seen_at)) >= before - 1000, String(row?.first_seen_at));
+  });
+
   test('an unknown DevEUI is kept as unmatched and adopted as a new device with a preset in one call', async () => {
     const { key, farm } = await farmWithKey();
     const integ = await integration(t(), key, farm.id);
@@ -594,6 +613,15 @@ forEachEngine('LoRaWAN integrations', (t) => {
     assert.equal(reply.body.outcome, 'stored');
     assert.equal((await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`)).battery, 64.5);
     assert.equal((await uplink(t(), integ, {}, { event: 'log' })).body.outcome, 'ignored');
+    // On mains power (the level is 0 then): no battery to tell, nothing changed.
+    const mains = chirpstackStatus({
+      devEui: '0808080808080808',
+      batteryLevel: 0,
+      externalPowerSource: true,
+    });
+    mains.deduplicationId = 'b1c2d3e4-0000-4000-8000-000000000001';
+    assert.equal((await uplink(t(), integ, mains, { event: 'status' })).body.outcome, 'ignored');
+    assert.equal((await make.fetched<Device>(t(), key, `/v1/devices/${device.id}`)).battery, 64.5);
     // An uplink made before that status (handed over late) stores its readings at its time but leaves the
     // newer battery; one made after it sets the battery.
     const put = await t().request('PUT', `/v1/devices/${device.id}/lorawan`, {

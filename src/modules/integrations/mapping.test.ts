@@ -119,6 +119,32 @@ test('a tracker without a fix (0, 0) sets no position; events fire on set values
   ]);
 });
 
+test('a field no reading may hold (beyond ±1e15, below absolute zero, 400 digits) is left out, the rest kept', () => {
+  const out = applyMapping(
+    {
+      temperature: 1e300,
+      humidity: `1${'0'.repeat(400)}`,
+      cold: -500,
+      weight: 350,
+      huge: 1e20,
+      battery: 1e300,
+    },
+    {
+      temperature: { metric: 'climate.temp_c' },
+      humidity: { metric: 'climate.humidity_pct' },
+      cold: { metric: 'climate.temp_c' },
+      weight: { metric: 'weight.kg' },
+      battery: { set: 'battery', scale: 1e10 },
+    },
+    { rssi: -90, snr: null },
+  );
+  assert.deepEqual(out.readings, [
+    { metric: 'weight.kg', value: 350 },
+    { metric: 'lorawan.rssi', value: -90 },
+  ]);
+  assert.equal(out.battery, undefined, 'a battery that overflowed is no battery');
+});
+
 test('downlinks: hex with numbers and value tables, objects with parameters, and clear refusals', () => {
   const valve = PRESET_BY_NAME.get('dragino-lt22222-l')?.encoder ?? {};
   assert.deepEqual(encodeCommand(valve, 'valve.set', { position: 'closed' }), {

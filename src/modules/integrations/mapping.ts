@@ -5,6 +5,7 @@
  * fields no entry names are kept as `lorawan.<path>` readings, so nothing is lost and a mapping can be added
  * later; `ignore` drops a field on purpose. Pure functions: no database.
  */
+import { impossibleValue, unitOf } from '../../domain/metrics.ts';
 import type { IngestInput } from '../ingest/schemas.ts';
 
 export type DeviceField = 'battery' | 'lat' | 'lon';
@@ -77,9 +78,14 @@ export function valueAt(decoded: unknown, path: string): unknown {
 
 /** A number from a decoded value: numbers as they are, numeric strings ("24.59", as some decoders send). */
 function numberOf(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
-  return null;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
+  // A string of 400 digits is a number too, but not a finite one.
+  return Number.isFinite(n) ? n : null;
 }
 
 function isSet(value: unknown): boolean {
@@ -94,7 +100,7 @@ export function numericLeaves(decoded: unknown, limit: number): [string, number]
   while (stack.length > 0 && out.length < limit) {
     const [path, value] = stack.shift() as [string, unknown];
     if (typeof value === 'number') {
-      if (Number.isFinite(value) && path) out.push([path, value]);
+      if (impossibleValue('', value, null) === null && path) out.push([path, value]);
     } else if (value !== null && typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) stack.push([path ? `${path}.${key}` : key, child]);
     }
@@ -115,7 +121,8 @@ export interface MappedUplink {
   events: { type: string; data: Record<string, unknown> }[];
 }
 
-const round = (n: number) => Math.round(n * 1e9) / 1e9;
+/** Nine decimals at most (a scale's binary noise); a large value has none to drop (n * 1e9 would overflow). */
+const round = (n: number) => (Math.abs(n) < 1e6 ? Math.round(n * 1e9) / 1e9 : n);
 
 /** Applies a mapping to a decoded payload; link quality becomes `lorawan.rssi` / `lorawan.snr`. */
 export function applyMapping(decoded: unknown, mapping: Mapping, link: LinkQuality): MappedUplink {
@@ -131,8 +138,15 @@ export function applyMapping(decoded: unknown, mapping: Mapping, link: LinkQuali
     const n = numberOf(raw);
     if (n === null) continue;
     const value = round(n * (entry.scale ?? 1) + (entry.offset ?? 0));
-    if (entry.metric !== undefined) out.readings.push({ metric: entry.metric, value });
-    else if (entry.set === 'battery') out.battery = Math.min(100, Math.max(0, value));
+    if (entry.metric !== undefined) {
+      // A value no reading may have (beyond ±1e15, below absolute zero) is left out, not the whole uplink.
+      if (impossibleValue(entry.metric, value, unitOf(entry.metric)) === null)
+        out.readings.push({ metric: entry.metric, value });
+      continue;
+    }
+    // A scale that overflowed sets no battery or position.
+    if (!Number.isFinite(value)) continue;
+    if (entry.set === 'battery') out.battery = Math.min(100, Math.max(0, value));
     else if (entry.set === 'lat' && value >= -90 && value <= 90) out.lat = value;
     else if (entry.set === 'lon' && value >= -180 && value <= 180) out.lon = value;
   }

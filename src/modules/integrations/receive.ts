@@ -96,8 +96,15 @@ async function carriedDevice(
   return { deviceId: device.id, name: device.name, own: { preset: null, mapping: null, encoder: null } };
 }
 
-async function keepUnmatched(trx: Trx, integration: IntegrationRow, event: DeviceEvent): Promise<void> {
+async function keepUnmatched(
+  trx: Trx,
+  integration: IntegrationRow,
+  event: DeviceEvent,
+  now: number,
+): Promise<void> {
   const uplink = event.kind === 'uplink' ? event : null;
+  // A clock ahead orders it as heard now, as a carried device's last uplink: it never hides the ones after it.
+  const heard = Math.min(event.at, now);
   await upsertUnmatched(trx, {
     integration_id: integration.id,
     dev_eui: event.devEui,
@@ -107,8 +114,8 @@ async function keepUnmatched(trx: Trx, integration: IntegrationRow, event: Devic
     decoded: uplink?.decoded ? JSON.stringify(uplink.decoded) : null,
     f_port: uplink?.fPort ?? null,
     uplinks: uplink ? 1 : 0,
-    first_seen_at: event.at,
-    last_seen_at: event.at,
+    first_seen_at: heard,
+    last_seen_at: heard,
   });
 }
 
@@ -178,7 +185,7 @@ async function storeUplink(
   const carried = await carriedDevice(trx, integration, event, now);
   if (!carried) {
     if (!(await claimed(trx, integration, event, now))) return { ok: true, outcome: 'duplicate' };
-    await keepUnmatched(trx, integration, event);
+    await keepUnmatched(trx, integration, event, now);
     return { ok: true, outcome: 'unmatched' };
   }
   return storeCarried(trx, integration, event, carried, now, options);
@@ -236,7 +243,7 @@ async function handle(
     case 'join': {
       const carried = await carriedDevice(trx, integration, event, now);
       if (carried) return { ok: true, outcome: 'ignored', device_id: carried.deviceId };
-      await keepUnmatched(trx, integration, event);
+      await keepUnmatched(trx, integration, event, now);
       return { ok: true, outcome: 'unmatched' };
     }
     case 'status':

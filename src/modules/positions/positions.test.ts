@@ -83,9 +83,10 @@ forEachEngine('device positions', (t) => {
     assert.equal((await make.report(t(), tracker.device_key, { lat: 38.951, lon: -92.335 })).status, 200);
     assert.equal((await make.report(t(), tracker.device_key, { lat: 38.951, lon: -92.335 })).status, 200);
     assert.equal((await make.report(t(), tracker.device_key, { battery: 80 })).status, 200);
-    assert.equal((await make.report(t(), tracker.device_key, { lat: 38.952 })).status, 200);
+    // Half a position is refused: beside the other half of the last it would be a place never reported.
+    expectError(await make.report(t(), tracker.device_key, { lat: 38.952 }), 400, 'invalid_request');
     const rows = await positionsOf(t(), tracker.id);
-    assert.equal(rows.length, 2, 'a repeated position is kept; none without both lat and lon');
+    assert.equal(rows.length, 2, 'a repeated position is kept; none without one');
     assert.deepEqual(
       rows.map((r) => [r.lat, r.lon, r.farm_id]),
       [
@@ -98,7 +99,7 @@ forEachEngine('device positions', (t) => {
       acct.live_key,
       `/v1/devices/${tracker.id}`,
     );
-    assert.equal(device.lat, 38.952, 'the device row still takes a lone lat');
+    assert.equal(device.lat, 38.951, 'the device keeps its whole position');
     const track = await t().request<Track>('GET', `/v1/devices/${tracker.id}/track`, { key: acct.live_key });
     assert.equal(track.status, 200);
     assert.deepEqual(

@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.ts';
 import { upsertLatest } from '../../db/statements/device-latest.ts';
 import { insertReadings, type ReadingValues } from '../../db/statements/readings.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
+import { impossibleValue } from '../../domain/metrics.ts';
 import { parseIso, toIso } from '../../lib/time.ts';
 import type { Scope } from '../farms/access.ts';
 import { loadScoped } from '../records/scoped.ts';
@@ -77,8 +78,10 @@ export function prepareReadings(inputs: readonly ReadingInput[], receivedAt: num
         `readings[${i}].unit: ${r.metric} is measured in ${stored.unit}; "${r.unit}" is not a unit it accepts (accepted: ${stored.accepted.join(', ')}).`,
       );
     }
-    if (!Number.isFinite(stored.value)) {
-      throw invalid(`readings[${i}].value`, `readings[${i}].value is out of range in ${stored.unit}.`);
+    const impossible = impossibleValue(r.metric, stored.value, stored.unit);
+    if (impossible !== null) {
+      const sent = stored.raw ? ` (sent as ${r.value} ${r.unit})` : '';
+      throw invalid(`readings[${i}].value`, `readings[${i}].value ${impossible}${sent}.`);
     }
     return {
       metric: r.metric,

@@ -103,6 +103,41 @@ forEachEngine('units at ingest', (t) => {
     assert.equal(readings.body.data.length, 0, 'no partial write');
   });
 
+  test('a value that cannot be a measurement refuses the whole report, naming it: below absolute zero, a negative weight, beyond ±1e15', async () => {
+    const acct = await t().sharedAccount();
+    const farm = (await make.farm(t(), acct.live_key)).id;
+    const house = await make.device(t(), acct.live_key, farm);
+    for (const [reading, said] of [
+      [{ metric: 'climate.temp_c', value: -1, unit: 'K' }, /out of range in °C \(sent as -1 K\)/],
+      [{ metric: 'climate.temp_c', value: -500, unit: 'degF' }, /out of range in °C \(sent as -500 degF\)/],
+      [{ metric: 'body.temp_c', value: -300 }, /-300 °C is below -273\.15 °C/],
+      [{ metric: 'weight.kg', value: -5 }, /-5 kg is below 0 kg, the lowest a weight\.kg can be/],
+      [{ metric: 'water.tank_pct', value: 1.7e308 }, /beyond ±1e\+15/],
+      [{ metric: 'my.counter', value: -1e16 }, /beyond ±1e\+15/],
+    ] as const) {
+      const res = await make.report(t(), house.device_key, {
+        readings: [{ metric: 'feed.bin_pct', value: 50 }, reading],
+      });
+      const error = expectError(res, 400, 'invalid_request');
+      assert.equal(error.param, 'readings[1].value', JSON.stringify(reading));
+      assert.match(error.message, said);
+    }
+    // At the edges: absolute zero itself, a weight of 0, ±1e15 and a small negative tank level are stored.
+    const edges = await make.report(t(), house.device_key, {
+      readings: [
+        { metric: 'climate.temp_c', value: 0, unit: 'K' },
+        { metric: 'weight.kg', value: 0 },
+        { metric: 'my.counter', value: 1e15 },
+        { metric: 'water.tank_pct', value: -0.5 },
+      ],
+    });
+    assert.equal(edges.status, 200, JSON.stringify(edges.body));
+    const readings = await t().request<List<Reading>>('GET', `/v1/devices/${house.id}/readings`, {
+      key: acct.live_key,
+    });
+    assert.equal(readings.body.data.length, 4, 'nothing of the refused reports');
+  });
+
   test('the catalog lists the units each metric accepts', async () => {
     const res = await t().request<{
       metrics: Array<{ name: string; unit: string; accepted_units: string[] }>;

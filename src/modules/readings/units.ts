@@ -54,6 +54,12 @@ export function inCatalogUnit(metric: string, value: number, sent: string | unde
       : undefined;
   if (!meaning) return { ok: false, accepted: acceptedUnits(known.unit), unit: known.unit };
   if (meaning.convert === null) return { ok: true, value, unit: known.unit, raw: null };
-  const converted = tidy(meaning.convert(value));
+  let converted: number;
+  try {
+    converted = tidy(meaning.convert(value));
+  } catch {
+    // js-quantities refuses a temperature below absolute zero: no value in the catalog's unit either.
+    converted = Number.NaN;
+  }
   return { ok: true, value: converted, unit: known.unit, raw: { value, unit: sent } };
 }
