@@ -126,6 +126,31 @@ export function valuesAdrift(page: Page): Promise<string[]> {
 }
 
 /**
+ * The elements matching `selector` whose words run out of their own box (a house's tile, "26.2 ppm" in a
+ * tile a third of a phone wide), with their text; a screen reader's words (`.visually-hidden`) left out.
+ */
+export function textOutOfBox(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const out = [];
+    for (const box of document.querySelectorAll(${JSON.stringify(selector)})) {
+      const edge = box.getBoundingClientRect();
+      const walk = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+        if (node.parentElement.closest('.visually-hidden')) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const r = range.getBoundingClientRect();
+        if (r.width > 0 && (r.right > edge.right + 0.5 || r.left < edge.left - 0.5)) {
+          out.push([...box.children].map((c) => c.textContent.trim()).join(' ') || box.textContent.trim());
+          break;
+        }
+      }
+    }
+    return out;
+  })()`);
+}
+
+/**
  * Scrolls `anchor` to the middle of the window, as a person scrolling to it would, until `shown` is visible:
  * a panel that loads once seen can be pushed out of view again by a chart above it taking its height, and
  * the bottom edge of the window (where a plain scroll-into-view leaves a heading) is behind the tab bar.

@@ -394,6 +394,45 @@ test('tapping a paddock shows its rest and who is in it; a group in it is moved 
   await page.context().close();
 });
 
+/** The links and buttons under `scope` smaller than a thumb (44 × 44 px), with their size. */
+function smallTargets(scope: Locator): Promise<string[]> {
+  return scope.evaluate((root) =>
+    [...root.querySelectorAll('a, button')].flatMap((el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || (r.width >= 43.5 && r.height >= 43.5)) return [];
+      return [
+        `${(el.textContent || el.getAttribute('title') || '').trim()} ${Math.round(r.width)}×${Math.round(r.height)}`,
+      ];
+    }),
+  );
+}
+
+test('the Map page’s links and buttons are a thumb’s size at 360 px: a paddock’s occupants, Leaflet’s zoom', async () => {
+  // A crew person: the group in the paddock is a link to its animals (an owner gets a Move button).
+  const { page, problems } = await signedInPage(world, account, PHONE, 'crew');
+  await page.goto(`${world.base}/map`);
+  await page.locator('.map-svg path.map-paddock').first().waitFor();
+  const groups = await world.t.request<{ data: { name: string; paddock_id: string }[] }>(
+    'GET',
+    `/v1/farms/${farm.id}/groups`,
+    { key },
+  );
+  const cows = groups.body.data.find((g) => g.name === 'Cows');
+  assert.ok(cows);
+  const at = await insideOf(page, cows.paddock_id);
+  await page.mouse.click(at.x, at.y);
+  const sheet = page.locator('.map-sheet');
+  await sheet.getByRole('link', { name: 'Cows' }).waitFor();
+  assert.deepEqual(await smallTargets(sheet), []);
+  await sheet.getByRole('button', { name: 'Close' }).click();
+  // Leaflet (loaded by a zoom) keeps the SVG's 44 px zoom buttons.
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await page.locator('.map-canvas.leaflet-container').waitFor();
+  assert.deepEqual(await smallTargets(page.locator('.leaflet-control-zoom')), []);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('a paddock drawn through leaflet-geoman on a phone is created with its outline and acres', async () => {
   const { page, problems } = await openMap(PHONE);
   const before = await paddocks();
@@ -616,6 +655,13 @@ test('the paddocks page flags acres far from the drawn outline', async () => {
   await page.context().close();
 });
 
+type Box = { x: number; y: number; width: number; height: number };
+
+/** Whether two boxes on screen share any area. */
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
 test('with map tiles set but unreachable, the farm is drawn on a plain background and the page says so', async () => {
   // A tile server that refuses every connection (nothing listens on port 9 of this machine).
   const unreachable = await startConsole({ mapTiles: 'http://127.0.0.1:9/{z}/{x}/{y}.png' });
@@ -623,14 +669,39 @@ test('with map tiles set but unreachable, the farm is drawn on a plain backgroun
     const owner = await unreachable.t.account('Offline farm');
     const offlineFarm = await makeFarm(unreachable.t, owner.live_key, { name: 'Offline farm' });
     await makePaddock(unreachable.t, owner.live_key, offlineFarm.id, { name: 'Home', geometry: WEST });
-    const { page, problems } = await signedInPage(unreachable, owner, PHONE);
+    const { page, problems, person } = await signedInPage(unreachable, owner, PHONE);
     const html = await (await page.request.get(`${unreachable.base}/map`)).text();
     assert.match(html, /<meta name="farmstead-map-tiles" content="http:\/\/127\.0\.0\.1:9\/\{z\}/);
-    await page.goto(`${unreachable.base}/map`);
-    await page.locator('path.map-paddock').waitFor();
-    await page.getByText('Map tiles could not be loaded').waitFor();
-    assert.equal(await page.locator('.leaflet-tile').count(), 0);
-    await screenshot(page, 'console-map-no-tiles-phone');
+    // At 360 px, in English and in Spanish (a longer note), the note covers nothing of the farm: the paddock
+    // and its name stay whole, in the map's box, clear of the note and of the tools' row.
+    for (const [language, note] of [
+      ['en', 'Map tiles could not be loaded'],
+      ['es', 'No se pudieron cargar los mosaicos del mapa'],
+    ] as const) {
+      assert.equal((await person.request('PATCH', '/v1/me', { body: { language } })).status, 200);
+      await page.goto(`${unreachable.base}/map`);
+      await page.locator('path.map-paddock').waitFor();
+      await page.getByText(note).waitFor();
+      assert.equal(await page.locator('.leaflet-tile').count(), 0);
+      const paddock = await settledBox(page.locator('path.map-paddock'));
+      const label = await page.locator('text.map-label', { hasText: 'Home' }).boundingBox();
+      const noteBox = await page.getByText(note).boundingBox();
+      const map = await page.locator('.map-area').boundingBox();
+      const tools = await page.locator('.map-tools').boundingBox();
+      assert.ok(label && noteBox && map && tools);
+      for (const [name, shape] of [
+        ['the paddock', paddock],
+        ['its name', label],
+      ] as const) {
+        assert.ok(!overlaps(shape, noteBox), `${language}: the note covers ${name}`);
+        assert.ok(!overlaps(shape, tools), `${language}: the tools cover ${name}`);
+        assert.ok(
+          shape.y >= map.y && shape.y + shape.height <= map.y + map.height,
+          `${language}: ${name} is cut by the map's edge`,
+        );
+      }
+      await screenshot(page, `console-map-no-tiles-phone${language === 'en' ? '' : `-${language}`}`);
+    }
     // Only the tile requests went elsewhere.
     assert.deepEqual(
       problems.filter((p) => !p.startsWith('foreign request http://127.0.0.1:9/')),

@@ -27,6 +27,7 @@ import {
   PHONE,
   signedInPage,
   startConsole,
+  textOutOfBox,
   valuesAdrift,
 } from './console-helpers.ts';
 import { waitFor } from './harness.ts';
@@ -38,7 +39,7 @@ import { type SignedIn, signedInPerson } from './people.ts';
  * settings' rules 75.8 and houses 74.5 once neither read the whole catalog for the rules it publishes; sign-in
  * 45.9); the animal page loads the metrics' names only with a tracker's readings. It was 90 KB while the houses, devices, event log
  * and settings pages were at 81–88 KB, until they stopped loading what they did not show (docs/console.md,
- * "Page weight"). Every page, drawings included: a chart's library (uPlot, about 36 KB brotli) loads when the
+ * "Page weight"). Every page, drawings included: a chart's library (uPlot, about 20 KB brotli) loads when the
  * chart comes into view (web/chart.ts; the device page 112.6 → 75.6 KB); a paddock's small map is an SVG of
  * its outline (web/paddock-outline.ts: paddocks 106.0 → 69.1 KB); the animal page loads the herd book's
  * banner only for an animal inside a withdrawal (119.3 → 79.2 KB); Settings' usage draws SVG bars
@@ -465,6 +466,10 @@ async function check(page: Page, shown: Shown, size: typeof PHONE, at: string): 
     })()`);
     if (spilled.length > 0)
       wrong.push(`${at}: badges wider than their row: ${spilled.slice(0, 6).join('; ')}`);
+    // A house's reading stays inside its tile ("26,2 ppm"): it fits or wraps, never runs out.
+    const outOfTile = await textOutOfBox(page, '.metric');
+    if (outOfTile.length > 0)
+      wrong.push(`${at}: readings out of their tiles: ${outOfTile.slice(0, 6).join('; ')}`);
     // A button a thumb must reach is not half-hidden in a box that scrolls sideways (a table's last column).
     const clipped = await page.evaluate<string[]>(`(() => {
       const out = [];

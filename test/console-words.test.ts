@@ -16,6 +16,7 @@ import {
   scrollUntilShown,
   signedInPage,
   startConsole,
+  textOutOfBox,
   valuesAdrift,
 } from './console-helpers.ts';
 import { waitFor } from './engines.ts';
@@ -239,6 +240,45 @@ test('US units: a house reads °F and an animal lb; a weight typed in lb is stor
   assert.equal(comma.body.data[0]?.data.kg, 563.5);
   assert.deepEqual(problems, []);
   await page.context().close();
+});
+
+test('a house’s readings stay inside their tiles at 360 px, in English and Spanish, metric and US units', async () => {
+  // An account of its own: a live farm with one house (the sample farm's values vary with its noise).
+  const account = await world.t.account('Tile farm');
+  const farm = await make.farm(world.t, account.live_key, { name: 'Tile farm' });
+  const house = await make.device(world.t, account.live_key, farm.id, { type: 'house', name: 'House 9' });
+  // The longest values a house shows: ammonia past the urgent line with a decimal (its level said too), a hot
+  // house (101.5 °F), a full bin, a solar panel's kilowatt.
+  const readings = {
+    'climate.nh3_ppm': 26.2,
+    'climate.temp_c': 38.6,
+    'feed.bin_pct': 100,
+    'water.tank_pct': 99.9,
+    'power.battery_pct': 100,
+    'power.solar_w': 1250.5,
+  };
+  const sent = await make.report(world.t, house.device_key, {
+    readings: Object.entries(readings).map(([metric, value]) => ({ metric, value })),
+  });
+  assert.equal(sent.body.accepted, 6, JSON.stringify(sent.body));
+  const { page, problems, person } = await signedInPage(world, account, PHONE, 'owner');
+  try {
+    for (const [language, units] of [
+      ['en', 'metric'],
+      ['en', 'us'],
+      ['es', 'metric'],
+      ['es', 'us'],
+    ] as const) {
+      assert.equal((await person.request('PATCH', '/v1/me', { body: { language, units } })).status, 200);
+      await page.goto(`${world.base}/houses`);
+      await page.locator('.metric', { hasText: 'ppm' }).waitFor();
+      assert.deepEqual(await textOutOfBox(page, '.metric'), [], `${language}, ${units} units`);
+      await screenshot(page, `words-house-tiles-phone-${language}-${units}`);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.context().close();
+  }
 });
 
 test('US units: a device’s readings chart is in °F: its legend, its dashed lines and its text alternative', async () => {
@@ -636,6 +676,99 @@ test('Spanish with US units: the alerts page writes each alert from its words, i
   await page.context().close();
 });
 
+test('an animal’s page and the alerts in both languages and unit systems: a weight’s source and a device’s type in words, gains to two decimals and never "-0.00", a hen’s water never "0"', async () => {
+  const { page, problems, person } = await signedInPage(world, world.account, PHONE, 'owner');
+  const farm = world.account.sample_farm_id;
+  const key = world.account.test_key;
+  // The sample's latest weight came from its EID reader's scale head; an animal wears a band.
+  const weighed = await weighedAnimal();
+  const bands = await make.fetched<{ data: { animal_id: string | null }[] }>(
+    world.t,
+    key,
+    `/v1/farms/${farm}/devices?type=band&limit=1`,
+  );
+  const wearer = bands.data[0]?.animal_id;
+  assert.ok(wearer, 'an animal of the sample farm wears a band');
+  // A steer that lost 60 g in 30 days (2 g a day: no gain to two decimals, in kg or lb), long ago, so the
+  // sample's weighed animal stays the newest weighed.
+  const steer = await make.animal(world.t, key, farm, { tag: 'S-900', species: 'cattle', sex: 'steer' });
+  for (const [days, kg] of [
+    [400, 400],
+    [370, 399.94],
+  ] as const) {
+    const at = new Date(Date.now() - days * 86_400_000).toISOString();
+    await make.posted(world.t, key, `/v1/animals/${steer.id}/weights`, { kg, at, source: 'event' });
+  }
+  try {
+    for (const [language, units] of [
+      ['en', 'us'],
+      ['es', 'us'],
+      ['es', 'metric'],
+    ] as const) {
+      assert.equal((await person.request('PATCH', '/v1/me', { body: { language, units } })).status, 200);
+      const es = language === 'es';
+      const unit = units === 'us' ? 'lb' : 'kg';
+      const name = `${language}-${units}`;
+      // The history says where a weight came from in the weights table's words, not the data's "(scale)".
+      await page.goto(`${world.base}/animals/${weighed}`);
+      const history = page.locator('ul.history');
+      await history
+        .locator('li', { hasText: es ? ' · báscula' : ' · scale head' })
+        .first()
+        .waitFor();
+      assert.doesNotMatch((await history.textContent()) ?? '', /\(scale\)/);
+      // Its gains to two decimals in the reader's unit, the ADG as the table.
+      const figures = (await page.locator('.weight-figures').textContent()) ?? '';
+      const per = es ? `(${unit} por día)` : `(${unit} a day)`;
+      const decimal = es ? ',' : '\\.';
+      assert.match(figures, new RegExp(`\\d${decimal}\\d{2} ${per}`), figures);
+      await history.scrollIntoViewIfNeeded();
+      await screenshot(page, `words-animal-history-${name}-phone`);
+      // Lost 2 g a day: "0.00", never "-0.00", in the ADG and the table alike.
+      await page.goto(`${world.base}/animals/${steer.id}`);
+      await page.locator('table.weights tbody tr').first().waitFor();
+      const gains = `${await page.locator('.weight-figures').textContent()} ${await page.locator('table.weights tbody').textContent()}`;
+      const adg = es ? 'Ganancia diaria promedio' : 'Average daily gain';
+      assert.match(gains, new RegExp(`${adg} 0${decimal}00 ${per}`), gains);
+      assert.doesNotMatch(gains, /-0[.,]00/, gains);
+      await page.locator('.weight-figures').scrollIntoViewIfNeeded();
+      await screenshot(page, `words-animal-gains-${name}-phone`);
+      // A group's weights as the animal's page writes them: whole lb (not "1,098.3 lb"), gains to two decimals.
+      await page.goto(`${world.base}/groups`);
+      await page.getByRole('button', { name: `${es ? 'Pesos de' : 'Weights of'} Cow-calf herd` }).click();
+      const group = page.locator('.group-weights dl');
+      await group.waitFor();
+      const figuresOfGroup = (await group.textContent()) ?? '';
+      assert.match(figuresOfGroup, new RegExp(`\\d${decimal}\\d{2} ${per}`), figuresOfGroup);
+      if (units === 'us') assert.doesNotMatch(figuresOfGroup, /\d[.,]\d lb/, figuresOfGroup);
+      // A device on an animal is named with its type in the devices page's words ("banda", not "band").
+      await page.goto(`${world.base}/animals/${wearer}`);
+      const device = page.locator('.panel h3').first();
+      await device.waitFor();
+      assert.match((await device.textContent()) ?? '', es ? / banda$/ : / band$/);
+      await device.scrollIntoViewIfNeeded();
+      await screenshot(page, `words-animal-device-${name}-phone`);
+      // The layers' water per head a day is a fraction of a litre: two figures, neither "0", not one the same
+      // as the other ("0.1 gal, 36% below its median of 0.1 gal").
+      await page.goto(`${world.base}/alerts`);
+      const intake = page.locator('li.card.alert', { hasText: es ? 'agua por cabeza' : 'Water per head' });
+      await intake.first().waitFor();
+      const reason = (await intake.first().textContent()) ?? '';
+      const amounts = [...reason.matchAll(/(\d+(?:[.,]\d+)?) (?:L|l|gal)\b/g)].map((m) => m[1]);
+      assert.equal(amounts.length, 2, reason);
+      assert.notEqual(amounts[0], amounts[1], reason);
+      for (const amount of amounts) assert.doesNotMatch(amount ?? '', /^0$/, reason);
+      await intake.first().scrollIntoViewIfNeeded();
+      await screenshot(page, `words-alerts-intake-${name}-phone`);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await person.request('PATCH', '/v1/me', { body: { language: 'en', units: 'metric' } });
+    await world.t.request('DELETE', `/v1/animals/${steer.id}`, { key });
+    await page.context().close();
+  }
+});
+
 test('Spanish: the sign-in page from the browser’s language, then the event log and the account page', async () => {
   const signIn = await openPage(world, PHONE, { locale: 'es-ES' });
   await signIn.page.goto(`${world.base}/sign-in`);
@@ -660,6 +793,9 @@ test('Spanish: the sign-in page from the browser’s language, then the event lo
     assert.doesNotMatch(text, /\b(ani|dev|grp|pad|tsk)_[0-9a-z]{6,}/, 'no raw id is shown');
     assert.doesNotMatch(text, /\{"/, 'no JSON is shown');
     assert.match(text, language === 'es' ? /Pienso entregado a / : /Feed delivered to /);
+    // A house's jammed door by its alarm's title in the reader's words, not its name made into English.
+    assert.match(text, language === 'es' ? /Trampilla atascada: House 2/ : /Pop door jammed: House 2/);
+    assert.doesNotMatch(text, /Door jammed/);
     await assertNoHorizontalScroll(page);
     await screenshot(page, `words-events-${language}-phone`);
     await page.evaluate('document.querySelector(".event-log").scrollIntoView()');

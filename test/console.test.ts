@@ -625,9 +625,10 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
       ],
     },
   });
+  // Due two days ago: overdue (a task due earlier today is still due today: the next test).
   await makeTask(world.t, key, liveFarm.id, {
     title: 'Check the north water trough',
-    due_at: new Date(Date.now() - 3_600_000).toISOString(),
+    due_at: new Date(Date.now() - 2 * 86_400_000).toISOString(),
   });
   await world.t.request('POST', `/v1/farms/${liveFarm.id}/events`, {
     key,
@@ -681,6 +682,71 @@ test('groups, paddocks (outline drawn offline), tasks and the event log open on 
 });
 
 // ---- Issue 34: any language setting, and a new farm in the browser's time zone ----
+
+test('the Tasks page lists overdue first, then due today (its time passed or not), then by due date, undated last; the brief says the same of each', async () => {
+  const key = live.live_key;
+  // A farm whose clock shows about noon now (a fixed-offset zone), so "earlier today" and "later today" are
+  // both today and "yesterday" is not.
+  const hour = new Date().getUTCHours();
+  const offset = 12 - hour;
+  const timezone = offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+  const farm = await makeFarm(world.t, key, { name: 'Noon farm', timezone });
+  const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+  // Made in another order than the one shown: the API lists them newest first.
+  const made: [string, string | undefined][] = [
+    ['Clean the shed', undefined],
+    ['Order feed', inHours(24)],
+    ['Check the water', inHours(-2)],
+    ['Vet visit', inHours(72)],
+    ['Fix the fence', inHours(-48)],
+    ['Move the ewes', inHours(2)],
+    ['Mend the gate', inHours(-72)],
+  ];
+  for (const [title, due] of made)
+    await makeTask(world.t, key, farm.id, { title, ...(due ? { due_at: due } : {}) });
+  const { page, problems } = await signedInPage(world, live, PHONE);
+  try {
+    await page.goto(`${world.base}/tasks`);
+    await page.locator('.farm-switcher select').selectOption({ label: 'Noon farm' });
+    await page.locator('li.task', { hasText: 'Clean the shed' }).waitFor();
+    const titles = () => page.locator('li.task .card-title').allTextContents();
+    assert.deepEqual(await titles(), [
+      'Mend the gate',
+      'Fix the fence',
+      'Check the water',
+      'Move the ewes',
+      'Order feed',
+      'Vet visit',
+      'Clean the shed',
+    ]);
+    // Due two hours ago: today's, as the brief says, not overdue.
+    const water = page.locator('li.task', { hasText: 'Check the water' });
+    await water.getByText(/· Today/).waitFor();
+    assert.equal(await water.getByText('Overdue').count(), 0);
+    await page
+      .locator('li.task')
+      .first()
+      .evaluate((card) => card.scrollIntoView());
+    await screenshot(page, 'console-tasks-order-phone');
+    await page.getByRole('button', { name: 'Overdue' }).click();
+    assert.deepEqual(await titles(), ['Mend the gate', 'Fix the fence']);
+    await page.getByRole('button', { name: 'Due today' }).click();
+    assert.deepEqual(await titles(), ['Check the water', 'Move the ewes']);
+    const brief = await world.t.request<{ items: { kind: string; title: string }[] }>(
+      'GET',
+      `/v1/farms/${farm.id}/brief`,
+      { key },
+    );
+    const kind = (k: string) => brief.body.items.filter((i) => i.kind === k).map((i) => i.title);
+    assert.deepEqual(kind('task_overdue'), ['Mend the gate', 'Fix the fence']);
+    assert.deepEqual(kind('task_due_today'), ['Check the water', 'Move the ewes']);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.context().close();
+    // The next tests see the account's first farm.
+    await world.t.request('DELETE', `/v1/farms/${farm.id}`, { key });
+  }
+});
 
 test('chart pages draw in a browser whose language is not a valid tag (en-US@posix, de_DE.UTF-8), with no page error', async () => {
   for (const locale of ['en-US@posix', 'de_DE.UTF-8']) {

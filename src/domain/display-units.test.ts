@@ -98,6 +98,34 @@ test('the browser’s locale proposes units and language; a tag Intl refuses bre
   assert.equal(localeFor('en', 'bad tag!'), 'en');
 });
 
+test('a small amount never reads as none: below 1, two significant digits; a daily gain to two decimals', () => {
+  const METRIC = { units: 'metric', locale: 'en' } as const;
+  // The intake alert's water per head (a hen drinks a fraction of a litre a day), as the server writes it.
+  const intake = 'Water per head on 2033-03-14: 0.03 L, 40% below its 7-day median of 0.05 L';
+  assert.equal(
+    localizeQuantities(intake, METRIC),
+    'Water per head on 2033-03-14: 0.03 L, 40% below its 7-day median of 0.05 L',
+  );
+  assert.equal(
+    localizeQuantities(intake, US),
+    'Water per head on 2033-03-14: 0.0079 gal, 40% below its 7-day median of 0.013 gal',
+  );
+  assert.equal(formatQuantity(0.15, 'L', METRIC_ES), '0,15 l');
+  assert.equal(formatQuantity(0.19, 'L', US), '0.05 gal');
+  assert.equal(formatQuantity(0.3, 'L', US), '0.079 gal', 'not the same 0.1 gal as 0.19 L');
+  // Whole pounds above one; less than a pound is not "0 lb"; none is none; at or above 1 as before.
+  assert.equal(formatQuantity(0.2, 'kg', US), '0.44 lb');
+  assert.equal(formatQuantity(0, 'L', US), '0 gal');
+  assert.equal(formatQuantity(412.34, 'kg', METRIC), '412.3 kg');
+  assert.equal(formatQuantity(2.4, 'kg', US), '5 lb');
+  assert.equal(formatQuantity(0.004, 'ppm', METRIC), '0.004 ppm');
+  assert.equal(formatQuantity(-0.02, '°C', METRIC), '-0.02°C');
+  // A gain in the brief's words: two decimals (0.05 kg/day is not "0.1"), in kg or lb a day.
+  assert.equal(localizeQuantities('0.05 kg/day; 1.214 kg/day', METRIC), '0.05 kg/d; 1.21 kg/d');
+  assert.equal(localizeQuantities('0.121 kg/day', US), '0.27 lb/d');
+  assert.equal(localizeQuantities('-0.004 kg/day', METRIC_ES), '-0,004 kg/d', 'a loss is not "-0"');
+});
+
 test('a length and an area measured on the map read in the person’s units: metres and hectares, or feet and acres', () => {
   const METRIC = { units: 'metric', locale: 'en' } as const;
   assert.equal(formatLength(320.4, METRIC), '320 m');

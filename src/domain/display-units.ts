@@ -91,8 +91,8 @@ export const DISPLAY_UNITS: Readonly<Record<string, Record<UnitSystem, Shown>>> 
     { unit: 'ft/day', es: 'ft/día', intl: 'foot-per-day', factor: M_PER_FT, digits: 0 },
   ),
   'kg/day': pair(
-    { unit: 'kg/day', es: 'kg/día', intl: 'kilogram-per-day' },
-    { unit: 'lb/day', es: 'lb/día', intl: 'pound-per-day', factor: KG_PER_LB },
+    { unit: 'kg/day', es: 'kg/día', intl: 'kilogram-per-day', digits: 2 },
+    { unit: 'lb/day', es: 'lb/día', intl: 'pound-per-day', factor: KG_PER_LB, digits: 2 },
   ),
 });
 
@@ -165,16 +165,19 @@ export function formatQuantity(
   digits?: number,
 ): string {
   const shown = unit ? DISPLAY_UNITS[unit]?.[view.units] : undefined;
+  const converted = shown ? shown.from(value) : value;
+  const size = Math.abs(converted);
+  // Below 1, two significant digits (a hen's 0.15 L a day is not "0 L"); Intl takes 20 at most.
+  const small = size < 1 ? 1 - Math.floor(Math.log10(size)) : 0;
+  const maximumFractionDigits = Math.min(20, Math.max(digits ?? shown?.digits ?? 1, small));
   if (!shown) {
-    const number = formatNumber(value, view.locale, digits ?? 1);
+    const number = formatNumber(value, view.locale, maximumFractionDigits);
     if (!unit) return number;
     const words = UNIT_WORDS[unit]?.[languageForLocale(view.locale)];
     if (words) return `${number} ${words[value === 1 ? 0 : 1]}`;
     // "45%" and "12°" as people write them (a percentage's own spacing is the locale's business elsewhere).
     return unit === '%' || unit === '°' ? `${number}${unit}` : `${number} ${unit}`;
   }
-  const converted = shown.from(value);
-  const maximumFractionDigits = digits ?? shown.digits;
   if (shown.intl) {
     const made = formatter(view.locale, {
       style: 'unit',

@@ -66,7 +66,8 @@ export async function activeAlertKeys(db: Db, farmId: string): Promise<Set<strin
 
 /**
  * Open tasks due before the end of today (farm time), earliest due first, so the overdue ones come
- * before those due today; at most `limit` rows, with exact counts of both.
+ * before those due today; at most `limit` rows, with exact counts of both (domain/tasks.ts `taskDue`'s
+ * rule in SQL: overdue before today's start, due today from it).
  */
 export async function dueTasks(
   db: Db,

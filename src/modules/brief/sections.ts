@@ -10,7 +10,8 @@ import type { LanguageName } from '../../domain/display-units.ts';
 import type { HouseState } from '../../domain/house-state.ts';
 import type { MetricName } from '../../domain/metrics.ts';
 import { type AlertRule, RULE_BY_NAME, type RuleName } from '../../domain/rules.ts';
-import { localClock } from '../../lib/local-time.ts';
+import { taskDue } from '../../domain/tasks.ts';
+import { localClock, localDateText } from '../../lib/local-time.ts';
 import { formatMessage, type MessageParams } from '../../lib/message-format.ts';
 import { DAY_MS, formatDuration, toIso } from '../../lib/time.ts';
 import type { Alert } from '../alerts/service.ts';
@@ -110,11 +111,11 @@ function dueWording(
 }
 
 /**
- * Tasks: overdue (due before today, farm time), then due today; earliest due first. A task due on a day
- * (due_date) has due_at at that day's local start, so it is due today all day and overdue only after.
+ * Tasks: overdue (due before today, farm time), then due today; earliest due first. Which is which is
+ * domain/tasks.ts `taskDue`, the Tasks page's rule too: a task is due today all that day, even past its time.
  */
 export function taskSection(tasks: readonly TaskRow[], ctx: BriefContext): Unranked[] {
-  const { now, timezone: tz, today } = ctx;
+  const { now, timezone: tz } = ctx;
   const language = ctx.language ?? 'en';
   const detail = (t: TaskRow, kind: 'task_overdue' | 'task_due_today') => {
     const due = dueWording(t, kind, now, tz, language);
@@ -130,9 +131,10 @@ export function taskSection(tasks: readonly TaskRow[], ctx: BriefContext): Unran
       ref_id: t.id,
       at: toIso(t.due_at),
     });
+  const due = (t: TaskRow) => taskDue(t, now, (at) => localDateText(at, tz));
   return [
-    ...tasks.filter((t) => (t.due_at ?? 0) < today.start).map((t) => taskItem(t, 'task_overdue')),
-    ...tasks.filter((t) => (t.due_at ?? 0) >= today.start).map((t) => taskItem(t, 'task_due_today')),
+    ...tasks.filter((t) => due(t) === 'overdue').map((t) => taskItem(t, 'task_overdue')),
+    ...tasks.filter((t) => due(t) === 'today').map((t) => taskItem(t, 'task_due_today')),
   ];
 }
 

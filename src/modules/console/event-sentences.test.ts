@@ -1,10 +1,12 @@
 /**
  * The event log's sentences (web/event-sentences.ts): each known event type, in English and Spanish, in
- * metric and US units, subjects by name (never an id, never JSON), and the fallback for a custom type.
+ * metric and US units, subjects by name (never an id, never JSON), a device's alarms by their alerts' titles,
+ * and the fallback for a custom type (its name as logged).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eventSentence, KNOWN_EVENT_TYPES, type Names } from './web/event-sentences.ts';
+import { eventSentence, type Names } from './web/event-sentences.ts';
+import { eventTypeName, KNOWN_EVENT_TYPES } from './web/event-types.ts';
 import { setReader } from './web/i18n.ts';
 
 const names: Names = {
@@ -119,7 +121,7 @@ test('one of a plural, a custom type, a removed subject and an event with no sub
       { type: 'hay.delivery', subject_type: 'paddock', subject_id: 'pad_e', data: { bales: 40 } },
       names,
     ),
-    'Hay delivery: East',
+    'hay.delivery: East',
   );
   const gone = eventSentence(
     { type: 'weight', subject_type: 'animal', subject_id: 'ani_gone', data: { kg: 3 } },
@@ -138,4 +140,33 @@ test('one of a plural, a custom type, a removed subject and an event with no sub
     assert.doesNotMatch(eventSentence(EVENTS[type], names), /ani_|dev_|grp_|pad_|[{}]/);
   }
   await setReader({ language: 'en', units: 'metric' });
+});
+
+test('a device’s events: an alarm by its alert’s title in the reader’s language, any other by its name as sent', async () => {
+  const house = { subject_type: 'device', subject_id: 'dev_house' };
+  const alarms = ['door.jammed', 'predator.detected', 'safety_edge.stop'];
+  const said = {
+    en: ['Pop door jammed: House 2', 'Predator detected: House 2', 'Safety edge stopped the house: House 2'],
+    es: [
+      'Trampilla atascada: House 2',
+      'Depredador detectado: House 2',
+      'El borde de seguridad detuvo el gallinero: House 2',
+    ],
+  };
+  try {
+    for (const language of ['en', 'es'] as const) {
+      await setReader({ language, units: 'metric' });
+      const sentences = alarms.map((type) => eventSentence({ type, ...house, data: { door: 9 } }, names));
+      assert.deepEqual(sentences, said[language]);
+      // One the console has no words for: its name as the device sent it, not English made of it.
+      const deterred = { type: 'predator.deterred', ...house, data: { species: 'fox' } };
+      assert.equal(eventSentence(deterred, names), 'predator.deterred: House 2');
+      assert.equal(
+        eventTypeName('predator.deterred'),
+        language === 'es' ? 'Otro: «predator.deterred»' : 'Other: “predator.deterred”',
+      );
+    }
+  } finally {
+    await setReader({ language: 'en', units: 'metric' });
+  }
 });

@@ -39,8 +39,9 @@ export const VENDOR: Record<string, string> = {
   preact: 'preact',
   'preact/hooks': 'preact/hooks',
   htm: 'htm',
-  // The ESM build (the package's `main` is CommonJS); imported only by web/chart.ts, so only chart pages load it.
-  uplot: 'uplot/dist/uPlot.esm.js',
+  // The package's minified build, a script defining `uPlot` (see SCRIPT_VENDOR): its ES module build is not
+  // minified (41.6 KB gzip against 22.0); imported only by web/chart-plot.ts, so only charts load it.
+  uplot: 'uplot/dist/uPlot.iife.min.js',
   // Leaflet 1.9 ships no minified ESM build: its minified UMD file is served as a module (see UMD_VENDOR);
   // imported only by web/map.ts (the paddocks page).
   leaflet: 'leaflet/dist/leaflet.js',
@@ -63,6 +64,9 @@ export const VENDOR: Record<string, string> = {
  */
 const UMD_VENDOR = new Set(['leaflet']);
 
+/** Vendor files that are a script declaring one variable: a module's `var` is its own, exported as the default. */
+const SCRIPT_VENDOR: Record<string, string> = { uplot: 'uPlot' };
+
 /**
  * Leaflet plugins written as a script that patches the global `L`: served as a module that imports Leaflet
  * first and names it `L` for the script (so the plugin runs after Leaflet, whichever loads first).
@@ -72,6 +76,7 @@ const LEAFLET_PLUGINS = new Set(['@geoman-io/leaflet-geoman-free']);
 function asModule(name: string, code: string): string {
   const body = code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
   if (LEAFLET_PLUGINS.has(name)) return `import L from 'leaflet';\n${body}\nexport default L;\n`;
+  if (SCRIPT_VENDOR[name]) return `${body}\nexport default ${SCRIPT_VENDOR[name]};\n`;
   if (!UMD_VENDOR.has(name)) return code;
   return `const module = { exports: {} };\nconst exports = module.exports;\n${body}\nexport default module.exports;\n`;
 }

@@ -3,7 +3,7 @@
  * catalog key and its values (`Change.said`), so the list says it in the language of today, not of the day
  * it was made. A weight is kept in kg and an event's type as its code, both said in the reader's way here.
  */
-import { eventTypeName } from './event-sentences.ts';
+import { eventTypeName } from './event-types.ts';
 import { type MessageKey, qty, t } from './i18n.ts';
 import { EN } from './messages/en.ts';
 import type { Change } from './queue-send.ts';

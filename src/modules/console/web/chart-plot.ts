@@ -1,6 +1,6 @@
 /**
  * A chart's drawing (uPlot: small, fast, made for time series), loaded by web/chart.ts once the chart comes
- * into view, so a page whose first screen shows no chart does not load uPlot (about 36 KB) with it. Threshold
+ * into view, so a page whose first screen shows no chart does not load uPlot (about 20 KB) with it. Threshold
  * lines (an alert rule's watch and urgent values) are drawn across the plot as dashed horizontal lines; points
  * and thresholds in the reader's units, the y axis and the legend labelled in them, the legend's values in the
  * reader's locale; the times on the x axis and in the legend in the reader's locale too ("28 nov", "15:00",

@@ -4,7 +4,7 @@
  * shows them in the reader's (issue 45). A visually hidden summary (latest, lowest and highest value of each
  * series) is the chart's text alternative.
  *
- * The drawing (web/chart-plot.ts, with uPlot, about 36 KB) loads when the chart comes into view, as a lazy
+ * The drawing (web/chart-plot.ts, with uPlot, about 20 KB) loads when the chart comes into view, as a lazy
  * image does (issue 45's page weight): the figure, its caption, its summary and its lines' legend are there
  * at first paint, and a box of the drawn chart's height (the plot and its legend's fixed rows) holds its place.
  */

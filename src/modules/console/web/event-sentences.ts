@@ -1,11 +1,13 @@
 /**
  * The event log's sentences (issue 45): each known event type read as a whole sentence in the person's
  * language and units ("Weighed Bella (A12): 908 lb, by Crush scale"), subjects named by what people call
- * them (an animal by name and tag, a device, group or paddock by its name), and a plain fallback for a
- * custom type (its name made readable and its subject). Never an id, never JSON: the raw data stays in the
- * page's "technical details" disclosure.
+ * them (an animal by name and tag, a device, group or paddock by its name), a device's alarm by its alert's
+ * title ("Trampilla atascada: House 2"), and a plain fallback for a custom type (its name as logged and its
+ * subject). Never an id, never JSON: the raw data stays in the page's "technical details" disclosure.
  */
-import { qty, t } from './i18n.ts';
+import { alertTerm } from '../../../domain/alert-terms.ts';
+import { eventTypeName, isKnownEventType } from './event-types.ts';
+import { qty, reader, t } from './i18n.ts';
 
 /** Names of the farm's records, by id. */
 export interface Names {
@@ -20,34 +22,6 @@ export interface LoggedEvent {
   subject_type?: string | null;
   subject_id?: string | null;
   data: Record<string, unknown>;
-}
-
-/** The event types the product knows, in the order a picker lists them. */
-export const KNOWN_EVENT_TYPES = [
-  'weight',
-  'treatment',
-  'move',
-  'birth',
-  'sale',
-  'slaughter',
-  'death',
-  'note',
-  'feed.delivery',
-  'feed.refilled',
-  'egg.collection',
-  'movement',
-  'reading',
-  'alert.escalated',
-] as const;
-export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
-
-export function isKnownEventType(type: string): type is KnownEventType {
-  return (KNOWN_EVENT_TYPES as readonly string[]).includes(type);
-}
-
-/** A type as a picker names it: the known ones translated, a custom one quoted. */
-export function eventTypeName(type: string): string {
-  return isKnownEventType(type) ? t(`event_type.${type}`) : t('event_type.custom', { type });
 }
 
 /** An animal as people call it: "Bella (A12)", or its tag or name alone. */
@@ -101,12 +75,6 @@ function place(value: unknown, names: Names): string | null {
   const paddock = typeof at.paddock_id === 'string' ? (names.paddocks.get(at.paddock_id) ?? null) : null;
   if (group && paddock) return t('sentence.places', { group, paddock });
   return group ?? paddock;
-}
-
-/** "feed.delivery" → "Feed delivery": a custom type made readable. */
-function readableType(type: string): string {
-  const words = type.replace(/[._-]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The event as one sentence. */
@@ -194,8 +162,10 @@ export function eventSentence(event: LoggedEvent, names: Names): string {
     case 'alert.escalated':
       return t('sentence.alert_escalated', { subject });
   }
-  return t('sentence.custom', {
-    type: isKnownEventType(event.type) ? eventTypeName(event.type) : readableType(event.type),
-    subject,
-  });
+  // A device's alarm by its alert's title; a type without words as logged: made into words, it would pass
+  // for a translation ("Door jammed").
+  const type = isKnownEventType(event.type)
+    ? eventTypeName(event.type)
+    : (alertTerm(reader.language, `alarm.${event.type}.title`) ?? event.type);
+  return t('sentence.custom', { type, subject });
 }

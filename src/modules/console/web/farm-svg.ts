@@ -7,7 +7,7 @@
  * Leaflet does (a pan, a zoom, a pinch, the arrow keys) asks the page for it with `onWant`.
  */
 import { t, words } from './i18n.ts';
-import { html, useEffect, useMemo, useRef, useState } from './lib.ts';
+import { html, useEffect, useLayoutEffect, useMemo, useRef, useState } from './lib.ts';
 import {
   type AlertProperties,
   type DeviceProperties,
@@ -83,8 +83,11 @@ export function FarmSvg(props: Props) {
     return () => observer.disconnect();
   }, []);
   const { features, location, view, onView, selected } = props;
-  useEffect(() => {
-    if (!view && size) onView(farmView(features, location, size[0], size[1]));
+  // To the box as it is now (`size` lags a frame), before paint: pages/map.ts fits again under its tiles note.
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!view && size && element)
+      onView(farmView(features, location, element.clientWidth, element.clientHeight));
   }, [size, view]);
   // The highlighted paddock's middle stays on screen when a panel takes part of it (as on Leaflet).
   useEffect(() => {

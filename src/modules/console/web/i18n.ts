@@ -103,11 +103,7 @@ export function words<K extends string>(
 }
 
 /** A catalog quantity in the reader's units and locale ("412 kg", "908 lb"); '—' for none. */
-export function qty(
-  value: number | null | undefined,
-  unit: string | null | undefined,
-  digits?: number,
-): string {
+export function qty(value: number | null | undefined, unit?: string | null, digits?: number): string {
   if (value === null || value === undefined) return '—';
   return formatQuantity(value, unit || null, reader, digits);
 }

@@ -7,7 +7,7 @@ import { type ComponentChildren, h, render, type VNode } from 'preact';
 
 import { useEffect, useState } from 'preact/hooks';
 
-export { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+export { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 export type { ComponentChildren, VNode };
 export { render };
 

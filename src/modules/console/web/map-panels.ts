@@ -9,7 +9,7 @@ import { typeName } from './device-type.ts';
 import type { FarmMap } from './farm-map.ts';
 import { Field, text, useForm } from './form.ts';
 import { areaText, drawnAcresApart, HistoryToggle, occupiedNow } from './grazing.ts';
-import { words } from './i18n.ts';
+import { t, words } from './i18n.ts';
 import { html, useEffect, useMemo, useState } from './lib.ts';
 import {
   type AlertProperties,
@@ -108,7 +108,7 @@ export function PaddockSheet({
           : html`<li key=${g.id}><a href=${`/animals?group_id=${g.id}`}>${g.name}</a></li>`,
       )}
       ${p.occupied_by.animals.map((a) => html`<li key=${a.id}><a href=${`/animals/${a.id}`}>${a.name ?? a.tag ?? a.id}</a></li>`)}
-      ${p.occupied_by.houses.map((h) => html`<li key=${h.id}><a href=${`/devices/${h.id}`}>${h.name}</a> (house)</li>`)}
+      ${p.occupied_by.houses.map((h) => html`<li key=${h.id}><a href=${`/devices/${h.id}`}>${h.name}</a> (${t('subject_kind.house')})</li>`)}
     </ul>
     <${HistoryToggle} paddock=${p} timezone=${timezone} />
     ${

@@ -37,7 +37,7 @@ export function lazy<M>(load: () => Promise<M>) {
 
 /**
  * Whether the element in `ref` has come into view (once it has, it stays so), as a lazy image loads: a
- * chart's library (uPlot, about 36 KB) is fetched when the chart is scrolled to, not with a page whose first
+ * chart's library (uPlot, about 20 KB) is fetched when the chart is scrolled to, not with a page whose first
  * screen does not show it. A browser without IntersectionObserver says yes at once.
  */
 export function useSeen(ref: { readonly current: Element | null }): boolean {

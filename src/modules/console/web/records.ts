@@ -4,7 +4,7 @@
  */
 import { api, type Body, type Page, type Problem, type Schema } from './api.ts';
 import { Field, SpeciesList, text } from './form.ts';
-import { words } from './i18n.ts';
+import { fixed, shown, unitLabel, words } from './i18n.ts';
 import { html, inputValue, useState } from './lib.ts';
 import { EN, ES } from './messages/records.ts';
 import { ErrorText, useLoad } from './ui.ts';
@@ -13,6 +13,11 @@ export type Animal = Schema<'Animal'>;
 type AnimalBody = Body<'POST', '/v1/farms/{farm}/animals'>;
 
 const w = words(EN, ES);
+
+/** A day's gain as every page writes it: "0.85 kg", "1.87 lb", never "-0.00". */
+export function gainWeight(kg: number): string {
+  return `${fixed(+shown(kg, 'kg').toFixed(2) || 0)} ${unitLabel('kg')}`;
+}
 
 /** Every page of a list, up to `max` records (groups and paddocks are few); `page(before)` asks for one. */
 export async function loadAll<T>(

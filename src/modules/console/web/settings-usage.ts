@@ -1,7 +1,7 @@
 /**
  * The Settings page's Usage section: the account's calls over the last 90 days, and a bar for each day with its
  * API, device-report and MCP calls stacked, in its place on the 90 days (today at the right). The bars are an SVG drawn here, with no chart library: a day's
- * count is a height, and the section is on the page's first screen, where uPlot (36 KB) would double the page's
+ * count is a height, and the section is on the page's first screen, where uPlot (20 KB) would weigh on the page's
  * first load (issue 45's page weight). Its own module, loaded when the section is opened. For a screen reader
  * the figure is an image named by its caption, with the busiest day and each kind's total said.
  */

@@ -3,7 +3,7 @@
  * working and what happened, a polite announcement line for screen readers, and time and number formats.
  */
 import type { Problem } from './api.ts';
-import { apiErrorText, momentOf, qty, reader, t } from './i18n.ts';
+import { apiErrorText, momentOf, reader, t } from './i18n.ts';
 import { html, useCallback, useEffect, useState } from './lib.ts';
 
 /** An error next to its control (announced); not in English, an API error's words by code (apiErrorText). */
@@ -155,13 +155,8 @@ export function farmTime(iso: string | null | undefined, timezone: string | null
   return iso ? momentOf(iso, timezone) : '—';
 }
 
-/**
- * A number for people, with its unit: a catalog quantity in the reader's units and locale (web/i18n.ts:
- * "412 kg" or "908 lb"), at most one decimal unless the unit says otherwise; a dash when unknown.
- */
-export function amount(value: number | null | undefined, unit = ''): string {
-  return qty(value, unit);
-}
+// A number for people with its unit, in the reader's units and locale ("412 kg", "908 lb"; a dash when unknown).
+export { qty as amount } from './i18n.ts';
 
 /**
  * Once the page's records are shown, brings the one named by the URL's `#id` into view and focus (links

@@ -11,10 +11,11 @@ import { displayEid } from '../../../../domain/eid.ts';
 import { LogEntry } from '../animal-log.ts';
 import { api, type Schema } from '../api.ts';
 import { type Series, TimeChart } from '../chart.ts';
-import { eventTypeName } from '../event-sentences.ts';
+import { typeName } from '../device-type.ts';
+import { eventTypeName } from '../event-types.ts';
 import { Submit, useForm } from '../form.ts';
 import { Withdrawal } from '../herd-book-light.ts';
-import { dateOf, dayOf, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
+import { dateOf, dayOf, fixed, reader, t, unitLabel, words } from '../i18n.ts';
 import { html, useMemo, useState } from '../lib.ts';
 import { EN, ES } from '../messages/animal.ts';
 import { useReader } from '../reader-hook.ts';
@@ -23,6 +24,7 @@ import {
   type Animal,
   AnimalFields,
   animalBody,
+  gainWeight,
   loadAll,
   type Places,
   statusWord,
@@ -49,7 +51,7 @@ const SOURCES: Record<WeightEntry['source'], Key> = {
 
 /** A gain in the person's units a day ("0.85 kg a day"), or a dash. */
 function perDay(kg: number | null): string {
-  return kg === null ? '—' : w('per_day', { weight: `${fixed(shown(kg, 'kg'))} ${unitLabel('kg')}` });
+  return kg === null ? '—' : w('per_day', { weight: gainWeight(kg) });
 }
 
 const STATES: Record<NonNullable<Animal['breeding']>['state'], Key> = {
@@ -124,25 +126,24 @@ function WeightFigures({ weights, timezone }: { weights: Schema<'AnimalWeights'>
 /** An event's data as the kinds logged here write it. */
 type EventData = Record<string, unknown> & {
   kg?: number;
-  method?: string;
   to?: { group_id?: string | null; paddock_id?: string | null };
   reason?: string;
   notes?: string;
   text?: string;
 };
 
-/** What an event says, in a line. */
-function describeEvent(event: FarmEvent, names: Places['names']): string {
+/** What an event says, in a line (a weight's source as the weights table says it). */
+function describeEvent(event: FarmEvent, names: Places['names'], source?: WeightEntry['source']): string {
   const d: EventData = event.data ?? {};
   switch (event.type) {
     case 'weight':
-      return `${amount(d.kg, 'kg')}${d.method ? ` (${d.method})` : ''}`;
+      return `${amount(d.kg, 'kg')}${source && source !== 'event' ? ` · ${w(SOURCES[source])}` : ''}`;
     case 'move': {
       const to = d.to ?? {};
       const where = [names.get(to.group_id ?? null), names.get(to.paddock_id ?? null)]
         .filter(Boolean)
         .join(' · ');
-      const place = where || w('nowhere');
+      const place = where || t('sentence.nowhere');
       return d.reason
         ? w('moved_to_because', { where: place, reason: d.reason })
         : w('moved_to', { where: place });
@@ -266,6 +267,7 @@ export function Page({ farm, params }: PageProps) {
   );
   const fromApi = history.data?.data as WeightEntry[] | undefined;
   const weights = fromApi ? [...fromApi].reverse().map((w) => ({ at: w.at, value: w.kg })) : logged;
+  const sources = new Map(fromApi?.map((w) => [w.event_id, w.source]));
   if (!data.data || !places.data) {
     return html`<${Loading} error=${data.error ?? places.error} retry=${() => {
       data.reload();
@@ -303,7 +305,7 @@ export function Page({ farm, params }: PageProps) {
     ${animal.notes && html`<p>${animal.notes}</p>`}
     ${can('animals', 'write') && html`<p><a class="button primary" href=${`/treat?animal_ids=${animal.id}`}>${w('treat')}</a></p>`}
     ${can('animals', 'write') && html`<${EditAnimal} animal=${animal} places=${places.data} onSaved=${reload} />`}
-    <h2 id="weight-title">${w('weight_title')}</h2>
+    <h2 id="weight-title">${w('weight')}</h2>
     ${history.data && html`<${WeightFigures} weights=${history.data} timezone=${farm.timezone} />`}
     ${weights.length > 0 ? html`<${TimeChart} series=${[{ label: w('weight'), unit: 'kg', points: weights }]} timezone=${farm.timezone} label=${w('weight_label', { unit: unitLabel('kg') })} />` : html`<p class="muted">${w('no_weights')}</p>`}
     <${Lineage} animal=${animal} />
@@ -314,7 +316,7 @@ export function Page({ farm, params }: PageProps) {
         ? html`<p class="muted">${w('nothing_logged')}</p>`
         : html`<ul class="history">${events.map(
             (e) => html`<li key=${e.id} id=${e.id}><span class="when">${farmTime(e.at, farm.timezone)}</span>
-              <strong class="what">${eventTypeName(e.type)}</strong> <span>${describeEvent(e, names)}</span></li>`,
+              <strong class="what">${eventTypeName(e.type)}</strong> <span>${describeEvent(e, names, sources.get(e.id))}</span></li>`,
           )}</ul>`
     }
     <h2>${w('devices')}</h2>
@@ -324,7 +326,7 @@ export function Page({ farm, params }: PageProps) {
         : devices.map(
             (
               d,
-            ) => html`<div class="panel" key=${d.id}><h3><a href=${`/devices/${d.id}`}>${d.name}</a> <span class="muted small">${d.type}</span></h3>
+            ) => html`<div class="panel" key=${d.id}><h3><a href=${`/devices/${d.id}`}>${d.name}</a> <span class="muted small">${typeName(d.type)}</span></h3>
               <${DeviceReadings} device=${d} timezone=${farm.timezone} /></div>`,
           )
     }

@@ -18,7 +18,7 @@ import { entered, qty, reader, shown, unitLabel, words } from '../i18n.ts';
 import { html, inputValue, linkStyleSheet, useEffect, useRef, useState } from '../lib.ts';
 import { EN, ES } from '../messages/chute.ts';
 import { useReader } from '../reader-hook.ts';
-import { loadAll, loadGroups } from '../records.ts';
+import { gainWeight, loadAll, loadGroups } from '../records.ts';
 import { connectScale, hasSerial, type Reading } from '../scale.ts';
 import { can } from '../store.ts';
 import { ago, ErrorText, farmTime, Loading, problemOf, useLoad } from '../ui.ts';
@@ -96,7 +96,7 @@ function nextDose(treatments: readonly Treatment[], now = Date.now()) {
 
 function gainText(gain: number | null | undefined): string {
   if (gain === null || gain === undefined) return w('no_gain');
-  return w(gain >= 0 ? 'gaining' : 'losing', { weight: qty(Math.abs(gain), 'kg', 2) });
+  return w(gain >= 0 ? 'gaining' : 'losing', { weight: gainWeight(Math.abs(gain)) });
 }
 
 /**
@@ -105,8 +105,8 @@ function gainText(gain: number | null | undefined): string {
  */
 function adgLine(adg: number | null, lastGain: number | null | undefined) {
   if (adg === null) return null;
-  const same = lastGain !== null && lastGain !== undefined && qty(adg, 'kg', 2) === qty(lastGain, 'kg', 2);
-  return same ? null : html`<br />${w('adg', { weight: qty(adg, 'kg', 2) })}`;
+  const same = lastGain !== null && lastGain !== undefined && gainWeight(adg) === gainWeight(lastGain);
+  return same ? null : html`<br />${w('adg', { weight: gainWeight(adg) })}`;
 }
 
 /** What the card shows beyond the animal itself: its weights and treatments (none offline). */

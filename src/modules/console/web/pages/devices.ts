@@ -19,8 +19,6 @@ import type { PageProps } from './page.ts';
 
 const w = words(EN, ES);
 
-/** A device type in the reader's words. */
-
 /** A metric each type of device typically reports, for the example report. */
 const EXAMPLE_METRIC: Partial<Record<string, [string, number]>> = {
   house: ['climate.temp_c', 21.5],

@@ -5,7 +5,8 @@
  * "technical details" disclosure.
  */
 import { api, type Body } from '../api.ts';
-import { eventSentence, eventTypeName, KNOWN_EVENT_TYPES, type Names } from '../event-sentences.ts';
+import { eventSentence, type Names } from '../event-sentences.ts';
+import { eventTypeName, KNOWN_EVENT_TYPES } from '../event-types.ts';
 import { dateTime, Field, Submit, text, useForm } from '../form.ts';
 import { t } from '../i18n.ts';
 import { html, inputValue, useState } from '../lib.ts';

@@ -5,11 +5,11 @@
 import { groupKindWord, speciesWord } from '../../../../domain/animal-terms.ts';
 import { api, type Schema } from '../api.ts';
 import { date, Field, number, SpeciesList, Submit, text, useForm } from '../form.ts';
-import { dateOf, fixed, reader, shown, unitLabel, words } from '../i18n.ts';
+import { dateOf, reader, words } from '../i18n.ts';
 import { html, useState } from '../lib.ts';
 import { EN, ES } from '../messages/groups.ts';
 import { useReader } from '../reader-hook.ts';
-import { choices, loadGroups, loadPaddocks } from '../records.ts';
+import { choices, gainWeight, loadGroups, loadPaddocks } from '../records.ts';
 import { can, type Farm } from '../store.ts';
 import { amount, farmTime, Loading, useLoad } from '../ui.ts';
 import type { PageProps } from './page.ts';
@@ -26,9 +26,8 @@ function GroupWeights({ group, timezone }: { group: Group; timezone: string }) {
   );
   const f = figures.data;
   if (!f) return html`<${Loading} error=${figures.error} retry=${figures.reload} />`;
-  const kg = (v: number | null) => amount(v === null ? null : shown(v, 'kg'), unitLabel('kg'));
-  const gain = (v: number | null) =>
-    v === null ? '—' : w('per_day', { weight: `${fixed(shown(v, 'kg'))} ${unitLabel('kg')}` });
+  const kg = (v: number | null) => amount(v, 'kg');
+  const gain = (v: number | null) => (v === null ? '—' : w('per_day', { weight: gainWeight(v) }));
   return html`<section class="panel group-weights" aria-labelledby="group-weights-title">
     <h2 id="group-weights-title">${w('weights_of', { name: group.name })}</h2>
     ${

@@ -65,11 +65,16 @@ export function Page({ farm }: PageProps) {
   const [wanted, setWanted] = useState<Wanted | 'panel' | null>(null);
   const leaflet = useLeaflet(wanted !== null);
   const [map, setMap] = useState<FarmMap | null>(null);
-  // The SVG's view (fitted once), where Leaflet takes over.
+  // The SVG's view (fitted once, and again when the note on the tiles takes room), where Leaflet takes over.
   const [fitted, setView] = useState<{ farmId: string; view: View } | null>(null);
   const view = fitted?.farmId === farm.id ? fitted.view : null;
   const onView = (next: View) => setView({ farmId: farm.id, view: next });
   const farmMap = useRef<FarmMap | null>(null);
+  const onTiles = (next: TileState) => {
+    // The note stays while Leaflet tries the tiles again; it takes room from the SVG, fitted again to the rest.
+    setTiles((was) => (was === 'unreachable' && next === 'loading' ? was : next));
+    if (next === 'unreachable' && !farmMap.current) setView(null);
+  };
   // Devices that reported while the SVG is shown: their place until the features are read again.
   const [moved, setMoved] = useState<Record<string, [number, number]>>({});
   useEffect(() => setMoved({}), [features.data]);
@@ -114,7 +119,7 @@ export function Page({ farm }: PageProps) {
   const module = leaflet.module;
   useEffect(() => {
     if (!module || !element.current) return;
-    const made = new module.FarmMap(element.current, setMode, tileSet, setTiles, view);
+    const made = new module.FarmMap(element.current, setMode, tileSet, onTiles, view);
     if (features.data) made.show(features.data, location);
     if (wanted === 'zoom-in') made.map.zoomIn();
     else if (wanted === 'zoom-out') made.map.zoomOut();
@@ -251,28 +256,30 @@ export function Page({ farm }: PageProps) {
   const shown = sheet();
   return html`<section class="map-page" aria-label=${w('farm_map')}>
     <h1 class="visually-hidden">${w('title')}</h1>
-    <div class="map-area">
-      <div class="map-canvas" ref=${element}></div>
-      ${
-        !map &&
-        features.data &&
-        html`<${FarmSvg} features=${features.data} location=${location} view=${view} onView=${onView}
-          selected=${selectedPaddock} moved=${moved}
-          tiles=${tileSet} tileState=${tiles} onTiles=${setTiles} onPick=${setMode}
-          onWant=${(why: Wanted) => setWanted((was) => was ?? why)} />`
-      }
-      ${
-        !shown &&
-        write &&
-        html`<div class="map-tools">
-        <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>${w('draw')}</button>
-        <button type="button" class="button secondary" onClick=${() => setMode({ kind: 'import' })}>${w('import')}</button>
-        <a class="button secondary" download href=${`/v1/farms/${encodeURIComponent(farm.id)}/map?download=true`}>${w('export')}</a>
-      </div>`
-      }
-      ${tiles === 'unreachable' && html`<p class="map-note" role="status">${w('no_tiles')}</p>`}
-      ${!features.data && html`<div class="map-note"><${Loading} error=${features.error} retry=${features.reload} /></div>`}
-      ${features.data && !features.data.some((f) => f.geometry) && !drawing && html`<p class="map-note">${w('empty')}</p>`}
+    <div class="map-main">
+      <div class="map-area">
+        <div class="map-canvas" ref=${element}></div>
+        ${
+          !map &&
+          features.data &&
+          html`<${FarmSvg} features=${features.data} location=${location} view=${view} onView=${onView}
+            selected=${selectedPaddock} moved=${moved}
+            tiles=${tileSet} tileState=${tiles} onTiles=${onTiles} onPick=${setMode}
+            onWant=${(why: Wanted) => setWanted((was) => was ?? why)} />`
+        }
+        ${
+          !shown &&
+          write &&
+          html`<div class="map-tools">
+          <button type="button" class="button primary" onClick=${() => setMode({ kind: 'draw' })}>${w('draw')}</button>
+          <button type="button" class="button secondary" onClick=${() => setMode({ kind: 'import' })}>${w('import')}</button>
+          <a class="button secondary" download href=${`/v1/farms/${encodeURIComponent(farm.id)}/map?download=true`}>${w('export')}</a>
+        </div>`
+        }
+        ${!features.data && html`<div class="map-note"><${Loading} error=${features.error} retry=${features.reload} /></div>`}
+        ${features.data && !features.data.some((f) => f.geometry) && !drawing && html`<p class="map-note">${w('empty')}</p>`}
+      </div>
+      ${tiles === 'unreachable' && html`<p class="map-tiles-note" role="status">${w('no_tiles')}</p>`}
     </div>
     ${shown && html`<div class="map-sheet">${shown}</div>`}
   </section>`;

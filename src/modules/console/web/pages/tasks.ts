@@ -3,6 +3,7 @@
  * from an alert links back to it. "Mine" means assigned to the signed-in person's email. A task may plan a
  * move (a group and the paddock it goes to): marking it done moves the group (docs/grazing.md).
  */
+import { taskDue } from '../../../../domain/tasks.ts';
 import { api, type Body, type Schema } from '../api.ts';
 import { dateTime, Field, localInput, Submit, text, useForm } from '../form.ts';
 import { words } from '../i18n.ts';
@@ -34,17 +35,21 @@ export function plannedMove(task: Task, names: Places['names']): string | null {
   return w('move', { who, paddock: names.get(task.paddock_id) ?? w('a_paddock') });
 }
 
-/** YYYY-MM-DD of a time in a time zone. */
-function dayIn(ms: number, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone || undefined }).format(new Date(ms));
+/** 'overdue', 'today' or null: the brief's rule. */
+export function dueState(task: Task, timezone: string, now = Date.now()): 'overdue' | 'today' | null {
+  const day = new Intl.DateTimeFormat('en-CA', { timeZone: timezone || undefined });
+  const at = task.due_at ? Date.parse(task.due_at) : null;
+  return taskDue({ due_at: at, status: task.status }, now, (ms) => day.format(ms));
 }
 
-/** 'overdue', 'today' or null for an open task. */
-export function dueState(task: Task, timezone: string, now = Date.now()): 'overdue' | 'today' | null {
-  if (!task.due_at || task.status === 'done') return null;
-  const due = Date.parse(task.due_at);
-  if (due < now) return 'overdue';
-  return dayIn(due, timezone) === dayIn(now, timezone) ? 'today' : null;
+/** Overdue, due today, the rest by due time, undated last (the API's are newest first). */
+function dueOrder(tasks: readonly Task[], timezone: string): Task[] {
+  const keyed = tasks.map((task) => {
+    const due = dueState(task, timezone);
+    const rank = due === 'overdue' ? 0 : due === 'today' ? 1 : task.due_at ? 2 : 3;
+    return { task, rank, at: task.due_at ? Date.parse(task.due_at) : 0 };
+  });
+  return keyed.sort((a, b) => a.rank - b.rank || a.at - b.at).map((k) => k.task);
 }
 
 function TaskForm({
@@ -134,11 +139,10 @@ export function Page({ farm }: PageProps) {
   useFarmStream(farm.id, ['alert.created'], () => tasks.reload());
   const places = usePlaces(farm.id);
   if (!tasks.data) return html`<${Loading} error=${tasks.error} retry=${tasks.reload} />`;
-  const shown = tasks.data.data.filter((t) => {
-    if (filter.when === 'all') return true;
-    const due = dueState(t, farm.timezone);
-    return filter.when === 'due' ? due !== null : due === filter.when;
-  });
+  const shown = dueOrder(
+    tasks.data.data.filter((t) => filter.when === 'all' || dueState(t, farm.timezone) === filter.when),
+    farm.timezone,
+  );
   const tab = (name: keyof typeof filter, value: string, label: string) =>
     html`<button type="button" class="tab" aria-pressed=${filter[name] === value}
       onClick=${() => setFilter({ ...filter, [name]: value })}>${label}</button>`;

@@ -1,0 +1,34 @@
+/**
+ * The event types the console knows and their names in the reader's language: the event log's picker, an
+ * animal's history and a queued change name a type with these. Apart from the event log's sentences
+ * (web/event-sentences.ts), which a page that only names a type does not load.
+ */
+import { t } from './i18n.ts';
+
+/** The event types the product knows, in the order a picker lists them. */
+export const KNOWN_EVENT_TYPES = [
+  'weight',
+  'treatment',
+  'move',
+  'birth',
+  'sale',
+  'slaughter',
+  'death',
+  'note',
+  'feed.delivery',
+  'feed.refilled',
+  'egg.collection',
+  'movement',
+  'reading',
+  'alert.escalated',
+] as const;
+export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
+
+export function isKnownEventType(type: string): type is KnownEventType {
+  return (KNOWN_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** A type as a picker names it: the known ones translated, a custom one quoted. */
+export function eventTypeName(type: string): string {
+  return isKnownEventType(type) ? t(`event_type.${type}`) : t('event_type.custom', { type });
+}
