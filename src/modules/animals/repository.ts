@@ -354,11 +354,18 @@ export async function offspringOf(
   id: string,
   limit = 20,
 ): Promise<
-  Array<{ id: string; tag: string | null; species: string; dam_id: string | null; sire_id: string | null }>
+  Array<{
+    id: string;
+    farm_id: string;
+    tag: string | null;
+    species: string;
+    dam_id: string | null;
+    sire_id: string | null;
+  }>
 > {
   return db
     .selectFrom('animals')
-    .select(['id', 'tag', 'species', 'dam_id', 'sire_id'])
+    .select(['id', 'farm_id', 'tag', 'species', 'dam_id', 'sire_id'])
     .where('account_id', '=', accountId)
     .where('mode', '=', mode)
     .where((eb) => eb.or([eb('dam_id', '=', id), eb('sire_id', '=', id)]))

@@ -207,7 +207,7 @@ export async function createAnimal(
     const row = newAnimalRow(farm, input, now);
     if (row.group_id) await requireReference(trx, farm.id, 'group', row.group_id, 'group_id');
     if (row.paddock_id) await requireReference(trx, farm.id, 'paddock', row.paddock_id, 'paddock_id');
-    await checkLineage(trx, row, { dam: true, sire: true });
+    await checkLineage(trx, scope, row, { dam: true, sire: true });
     await checkEidFree(trx, row);
     await insertRecord(trx, 'animal', row);
     await recordPlacement(trx, 'animal', { ...row, name: row.name ?? row.tag ?? row.id });
@@ -281,11 +281,17 @@ export async function updateAnimal(
       await requireReference(trx, row.farm_id, 'paddock', next.paddock_id, 'paddock_id');
     }
     if (next.eid !== row.eid) await checkEidFree(trx, next);
-    await checkLineage(trx, next, {
-      dam: next.dam_id !== row.dam_id || next.species !== row.species,
-      sire: next.sire_id !== row.sire_id || next.species !== row.species,
-    });
-    if (next.sex !== row.sex || next.species !== row.species) await checkAsParent(trx, next);
+    await checkLineage(
+      trx,
+      scope,
+      next,
+      {
+        dam: next.dam_id !== row.dam_id || next.species !== row.species,
+        sire: next.sire_id !== row.sire_id || next.species !== row.species,
+      },
+      row,
+    );
+    if (next.sex !== row.sex || next.species !== row.species) await checkAsParent(trx, scope, next);
 
     await saveRecord(trx, 'animal', next);
     if (groupChanged || paddockChanged) {

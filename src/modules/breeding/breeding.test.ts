@@ -447,6 +447,163 @@ forEachEngine('breeding records and lineage', (t) => {
     );
   });
 
+  test('a key limited to some farms: relatives on its other farms are unknown to the pedigree, the mating check and as parents', async () => {
+    const { animal, key, farm, log } = await herdFarm(t());
+    const away = (await make.farm(t(), key, { name: 'Out farm' })).id;
+    const there = (body: Record<string, unknown>) =>
+      make.animal(t(), key, away, { species: 'cattle', ...body });
+    // Lineage across the account's farms, recorded by the unrestricted key (docs/records.md "Lineage").
+    const granddam = await there({ sex: 'female', name: 'Hidden Granny', tag: 'OUT-1' });
+    const bull = await there({ sex: 'male', name: 'Hidden Bull', tag: 'OUT-BULL' });
+    const heifer = await there({ sex: 'female', tag: 'OUT-2' });
+    const ewe = await there({ species: 'sheep', sex: 'female', tag: 'OUT-EWE' });
+    const cow = await animal({ sex: 'female', tag: 'HOME-COW', dam_id: granddam.id });
+    const calf = await animal({ sex: 'female', tag: 'HOME-CALF', dam_id: cow.id, sire_id: bull.id });
+    const awayCalf = await there({ sex: 'male', tag: 'OUT-CALF', dam_id: cow.id, sire_id: bull.id });
+    const steerSon = await animal({ sex: 'male', tag: 'HOME-BULL', sire_id: bull.id });
+    const lonely = await animal({ sex: 'female', tag: 'HOME-LONE' });
+    await there({ sex: 'female', tag: 'OUT-LONE-CALF', dam_id: lonely.id });
+    const hidden = [granddam, bull, heifer, ewe, awayCalf].map((a) => a.id);
+
+    const limited = (
+      await make.posted<{ key: string }>(t(), key, '/v1/keys', {
+        name: 'home farm only',
+        farms: [farm],
+        permissions: { records: 'write' },
+      })
+    ).key;
+    interface Shown {
+      id: string;
+      dam_id: string | null;
+      sire_id: string | null;
+      generation: number;
+    }
+    type Answer = { animal: Animal; ancestors: Shown[]; descendants: Shown[]; inbreeding: number };
+    const pedigree = (who: string, id: string) =>
+      make.fetched<Answer>(t(), who, `/v1/animals/${id}/pedigree?generations=3`);
+
+    // The unrestricted key sees the whole account's pedigree, as before.
+    const whole = await pedigree(key, calf.id);
+    assert.deepEqual(whole.ancestors.map((a) => a.id).sort(), [cow.id, bull.id, granddam.id].sort());
+    assert.equal(whole.animal.sire_id, bull.id);
+    assert.deepEqual(
+      (await pedigree(key, cow.id)).descendants.map((d) => d.id).sort(),
+      [calf.id, awayCalf.id].sort(),
+    );
+    const halfSibs = `/v1/animals/${calf.id}/mating-check?sire_id=${steerSon.id}`;
+    assert.equal(
+      (await make.fetched<{ offspring_inbreeding: number }>(t(), key, halfSibs)).offspring_inbreeding,
+      0.125,
+      'half siblings by the bull on the other farm',
+    );
+
+    // The limited key: the other farm's animals are not there, not even as ids; its links are null.
+    const seen = await pedigree(limited, calf.id);
+    assert.deepEqual(
+      seen.ancestors.map((a) => [a.id, a.dam_id, a.sire_id]),
+      [[cow.id, null, null]],
+    );
+    assert.equal(seen.animal.dam_id, cow.id);
+    assert.equal(seen.animal.sire_id, null);
+    const fromCow = await pedigree(limited, cow.id);
+    assert.deepEqual(
+      fromCow.descendants.map((d) => [d.id, d.dam_id, d.sire_id]),
+      [[calf.id, cow.id, null]],
+    );
+    assert.equal(fromCow.animal.dam_id, null);
+    for (const answer of [seen, fromCow]) {
+      const text = JSON.stringify(answer);
+      for (const id of hidden) assert.ok(!text.includes(id), `no ${id} in ${text}`);
+      assert.doesNotMatch(text, /Hidden|OUT-/);
+    }
+    assert.equal(
+      (await make.fetched<{ offspring_inbreeding: number }>(t(), limited, halfSibs)).offspring_inbreeding,
+      0,
+      'the shared sire is unknown to this key',
+    );
+
+    // A parent or sire on the other farm answers exactly as an id that does not exist.
+    const refusal = async (
+      path: string,
+      method: 'GET' | 'POST' | 'PATCH',
+      body?: Record<string, unknown>,
+    ) => {
+      const error = expectError(
+        await t().request(method, path, { key: limited, body }),
+        400,
+        'invalid_request',
+      );
+      return { param: error.param, message: error.message };
+    };
+    const asUnknown = (
+      got: { param?: string; message: string },
+      unknown: { param?: string; message: string },
+      id: string,
+    ) => assert.deepEqual(got, { ...unknown, message: unknown.message.replace('ani_nope', id) });
+    const mating = (sire: string) => refusal(`/v1/animals/${cow.id}/mating-check?sire_id=${sire}`, 'GET');
+    const unknownSire = await mating('ani_nope');
+    // A male, a female and another species: an unrestricted key is told each apart.
+    for (const id of [bull.id, heifer.id, ewe.id]) asUnknown(await mating(id), unknownSire, id);
+    assert.notEqual(
+      (await t().request('GET', `/v1/animals/${cow.id}/mating-check?sire_id=${heifer.id}`, { key })).status,
+      200,
+    );
+
+    const create = (body: Record<string, unknown>) =>
+      refusal(`/v1/farms/${farm}/animals`, 'POST', { species: 'cattle', sex: 'female', ...body });
+    const unknownDam = await create({ dam_id: 'ani_nope' });
+    for (const id of [granddam.id, heifer.id, ewe.id, bull.id])
+      asUnknown(await create({ dam_id: id }), unknownDam, id);
+    const unknownSireId = await create({ sire_id: 'ani_nope' });
+    asUnknown(await create({ sire_id: bull.id }), unknownSireId, bull.id);
+    const patch = (body: Record<string, unknown>) => refusal(`/v1/animals/${lonely.id}`, 'PATCH', body);
+    asUnknown(await patch({ sire_id: bull.id }), await patch({ sire_id: 'ani_nope' }), bull.id);
+    const service = (sire: string) =>
+      refusal(`/v1/farms/${farm}/events`, 'POST', {
+        type: 'service',
+        subject_id: lonely.id,
+        at: iso(Date.now() - DAY),
+        data: { method: 'natural', sire_id: sire },
+      });
+    asUnknown(await service(bull.id), await service('ani_nope'), bull.id);
+    assert.equal((await make.farmEvents(t(), farm, 'service')).length, 0);
+
+    // A link stored by a key that sees both farms stays: editing the calf keeps its sire.
+    const renamed = await t().request<Animal>('PATCH', `/v1/animals/${calf.id}`, {
+      key: limited,
+      body: { name: 'Daisy', species: 'cow' },
+    });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal((await make.fetched<Animal>(t(), key, `/v1/animals/${calf.id}`)).sire_id, bull.id);
+    // A parent's sex is still held by its offspring on the other farm, which the refusal does not name.
+    const male = await patch({ sex: 'male' });
+    assert.equal(male.param, 'sex');
+    assert.doesNotMatch(male.message, /OUT-|ani_/);
+    // The unrestricted key still links across farms; the limited key may then correct that record, keeping
+    // its sire, but not name another animal it does not see.
+    const served = await log({
+      type: 'service',
+      subject_id: lonely.id,
+      at: iso(Date.now() - DAY),
+      data: { method: 'natural', sire_id: bull.id },
+    });
+    const edit = (data: Record<string, unknown>) =>
+      t().request('PATCH', `/v1/events/${served.id}`, { key: limited, body: { data } });
+    const noted = await edit({ method: 'natural', sire_id: bull.id, notes: 'seen with the bull' });
+    assert.equal(noted.status, 200, JSON.stringify(noted.body));
+    const other = await there({ sex: 'male', tag: 'OUT-BULL-2' });
+    const swapped = expectError(await edit({ method: 'natural', sire_id: other.id }), 400, 'invalid_request');
+    const unknown = expectError(
+      await edit({ method: 'natural', sire_id: 'ani_nope' }),
+      400,
+      'invalid_request',
+    );
+    assert.deepEqual(
+      { param: swapped.param, message: swapped.message },
+      { param: unknown.param, message: unknown.message.replace('ani_nope', other.id) },
+    );
+  });
+
   test('a bull put in with a group serves its females; the calving calendar lists them by due date', async () => {
     const { animal, log, get, farm, key } = await herdFarm(t());
     const group = await make.group(t(), key, farm, { name: 'Spring heifers', species: 'cattle' });

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.ts';
 import { BREEDING_EVENT_TYPES, type StoredBreeding } from '../../domain/breeding.ts';
 import { parseJson } from '../../lib/json.ts';
+import { farmInScope, type Scope } from '../farms/access.ts';
 
 /** Ids per IN list: well under either engine's parameter limit. */
 const CHUNK = 500;
@@ -113,21 +114,20 @@ const PEDIGREE_COLUMNS = [
   'sire_registration',
 ] as const;
 
-/** The account's animals (this mode) among these ids. */
-export async function pedigreeRows(
-  db: Db,
-  accountId: string,
-  mode: 'live' | 'test',
-  ids: readonly string[],
-): Promise<PedigreeRow[]> {
+/**
+ * The animals among these ids the scope sees: its account's, this mode, on its key's farms (an animal on a farm
+ * outside a restricted key's list is not read at all, as if unknown).
+ */
+export async function pedigreeRows(db: Db, scope: Scope, ids: readonly string[]): Promise<PedigreeRow[]> {
   const rows: PedigreeRow[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     rows.push(
       ...(await db
         .selectFrom('animals')
         .select(PEDIGREE_COLUMNS)
-        .where('account_id', '=', accountId)
-        .where('mode', '=', mode)
+        .where('account_id', '=', scope.accountId)
+        .where('mode', '=', scope.mode)
+        .where(farmInScope(scope, 'farm_id'))
         .where('id', 'in', ids.slice(i, i + CHUNK))
         .execute()),
     );
@@ -135,13 +135,8 @@ export async function pedigreeRows(
   return rows;
 }
 
-/** The account's animals (this mode) whose dam or sire is among these ids. */
-export async function childrenOf(
-  db: Db,
-  accountId: string,
-  mode: 'live' | 'test',
-  ids: readonly string[],
-): Promise<PedigreeRow[]> {
+/** The animals the scope sees (as pedigreeRows) whose dam or sire is among these ids. */
+export async function childrenOf(db: Db, scope: Scope, ids: readonly string[]): Promise<PedigreeRow[]> {
   const rows: PedigreeRow[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
@@ -149,8 +144,9 @@ export async function childrenOf(
       ...(await db
         .selectFrom('animals')
         .select(PEDIGREE_COLUMNS)
-        .where('account_id', '=', accountId)
-        .where('mode', '=', mode)
+        .where('account_id', '=', scope.accountId)
+        .where('mode', '=', scope.mode)
+        .where(farmInScope(scope, 'farm_id'))
         .where((eb) => eb.or([eb('dam_id', 'in', chunk), eb('sire_id', 'in', chunk)]))
         .execute()),
     );

@@ -127,11 +127,17 @@ function checkPregnancy(farm: FarmRow, females: readonly AnimalRow[], data: Reco
   }
 }
 
-/** A service's or birth's sire, checked as an animal's sire_id is, against each female. */
+/**
+ * A service's or birth's sire, checked as an animal's sire_id is, against each female, with the caller's scope
+ * (a sire on a farm outside a restricted key's list is an unknown id). `kept`: the sire the record named before
+ * an edit, which keeps its place wherever it is (checkLineage's `stored`).
+ */
 async function checkSire(
   trx: Db,
+  scope: Scope,
   females: readonly AnimalRow[],
   data: { sire_id?: string; sire_name?: string },
+  kept: string | null = null,
 ) {
   if (data.sire_id !== undefined && data.sire_name !== undefined) {
     throw invalid(
@@ -144,8 +150,10 @@ async function checkSire(
     await underParam('data', () =>
       checkLineage(
         trx,
+        scope,
         { ...female, sire_id: data.sire_id ?? null, sire_name: null },
         { dam: false, sire: true },
+        { dam_id: null, sire_id: kept },
       ),
     );
   }
@@ -260,10 +268,10 @@ async function recordBirth(
  * offspring. A `birth` without `offspring` (the spec's free-form event) and every other type go to `next`.
  */
 export function withBreeding(next: ClientEventHook): ClientEventHook {
-  return async (trx, farm, event, log, now) => {
+  return async (trx, farm, event, log, now, scope) => {
     const type = event.type;
     if (!isBreedingEventType(type) || (type === 'birth' && !Object.hasOwn(event.data, 'offspring'))) {
-      return next(trx, farm, event, log, now);
+      return next(trx, farm, event, log, now, scope);
     }
     const { override_reason: _kept, ...data } = event.data;
     checkData(type, data);
@@ -289,7 +297,7 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     const females = await femalesOf(trx, farm, event, type === 'service');
     if (type === 'birth') {
       const [dam] = females as [AnimalRow];
-      await checkSire(trx, females, data as BirthData);
+      await checkSire(trx, scope, females, data as BirthData);
       const logged = await recordBirth(trx, farm, dam, event, data as BirthData, log, now);
       await refreshBreeding(trx, farm, females, now);
       return logged;
@@ -297,7 +305,7 @@ export function withBreeding(next: ClientEventHook): ClientEventHook {
     if (type === 'pregnancy_check') checkPregnancy(farm, females, data);
     if (type === 'service') {
       const service = data as ServiceData;
-      await checkSire(trx, females, service);
+      await checkSire(trx, scope, females, service);
       // A date alone is the bull's last day in: until its end on the farm.
       const out = parseFarmDayInput('data.until', service.until, farm.timezone);
       const until =
@@ -366,7 +374,12 @@ export const breedingEventChanged: EventChangeHook = async (trx, scope, before, 
       const event = { ...after, at: Date.parse(after.at), override_reason: null };
       females = await femalesOf(trx, farm, event, false);
     }
-    if (after.type === 'service' || after.type === 'birth') await checkSire(trx, females, data);
+    if (after.type === 'service' || after.type === 'birth') {
+      // Only a sire checked when it was logged keeps its place (a note's data was never checked).
+      const checked = was && (before.type === 'service' || before.type === 'birth');
+      const kept = checked && typeof before.data.sire_id === 'string' ? before.data.sire_id : null;
+      await checkSire(trx, scope, females, data, kept);
+    }
   } else if (is && after !== null && reshaped(before, after)) {
     checkData(
       after.type,

@@ -225,6 +225,74 @@ forEachEngine('farm events', (t) => {
     expectError(await t().request('GET', url, { key }), 404, 'not_found');
   });
 
+  test('events only the server writes are read-only to clients: PATCH and DELETE are 409, no rename into or out of their types', async () => {
+    const acct = await t().sharedAccount();
+    const owner = acct.live_key;
+    const farm = (await make.farm(t(), owner)).id;
+    const animal = await make.animal(t(), owner, farm, { species: 'cattle' });
+    // As crew are: events:write, and alerts:read so the escalation is visible (without it, it is 404).
+    const crew = (
+      await make.posted<{ key: string }>(t(), owner, '/v1/keys', {
+        name: 'crew-like',
+        permissions: { records: 'write', alerts: 'read' },
+      })
+    ).key;
+    const escalation = await recordFarmEvent(t().database.db, farm, {
+      type: 'alert.escalated',
+      subject_type: 'animal',
+      subject_id: animal.id,
+      data: { alert_id: 'alt_x', rule: 'body_temp', from: 'watch', to: 'urgent', reason: '41.2 °C' },
+    });
+    const override = await recordFarmEvent(t().database.db, farm, {
+      type: 'withdrawal_override',
+      subject_type: 'animal',
+      subject_id: animal.id,
+      data: {
+        action: 'status',
+        from: 'active',
+        status: 'sold',
+        override_reason: 'vet says clear',
+        animals: [],
+      },
+    });
+    for (const event of [escalation, override]) {
+      const url = `/v1/events/${event.id}`;
+      for (const key of [owner, crew]) {
+        for (const body of [{ data: {} }, { type: 'note' }, { at: '2026-01-01T00:00:00Z' }, {}]) {
+          const refused = expectError(await t().request('PATCH', url, { key, body }), 409, 'conflict');
+          assert.match(refused.message, new RegExp(`${event.type}.*cannot be edited or deleted`));
+        }
+        expectError(await t().request('DELETE', url, { key }), 409, 'conflict');
+      }
+      assert.deepEqual((await t().request('GET', url, { key: owner })).body, event, 'kept as written');
+    }
+
+    // Nor can a client log one of those types, or rename its own event into one, in any case.
+    const note = await make.created<FarmEvent>(t(), crew, `/v1/farms/${farm}/events`, { type: 'note' });
+    for (const type of [
+      'alert.escalated',
+      'withdrawal_override',
+      ' Withdrawal_Override',
+      'ALERT.ESCALATED',
+    ]) {
+      const logged = await t().request('POST', `/v1/farms/${farm}/events`, { key: crew, body: { type } });
+      assert.equal(expectError(logged, 400, 'invalid_request').param, 'type', type);
+      const renamed = await t().request('PATCH', `/v1/events/${note.id}`, { key: crew, body: { type } });
+      assert.equal(expectError(renamed, 400, 'invalid_request').param, 'type', type);
+    }
+    assert.equal((await make.farmEvents(t(), farm, 'withdrawal_override')).length, 1);
+
+    // What the server logs under types clients log too stays editable: a weight from the chute route.
+    await make.posted(t(), crew, `/v1/animals/${animal.id}/weights`, { kg: 420 });
+    const [weight] = await make.farmEvents(t(), farm, 'weight');
+    const fixed = await t().request<FarmEvent>('PATCH', `/v1/events/${weight?.id}`, {
+      key: crew,
+      body: { data: { kg: 421, source: 'chute' } },
+    });
+    assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+    assert.equal((await t().request('DELETE', `/v1/events/${weight?.id}`, { key: crew })).status, 200);
+  });
+
   test('list filters: type, subject_id, subject_type', async () => {
     const acct = await t().sharedAccount();
     const farm = (await make.farm(t(), acct.live_key)).id;

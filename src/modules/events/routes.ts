@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parsePage } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
+import { ERROR_MEANINGS } from '../../http/schemas.ts';
 import { recordRoutes } from '../records/routes.ts';
 import { CreateEventBody, EventListQuery, UpdateEventBody } from './schemas.ts';
 import {
@@ -45,6 +46,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{
         not_found: 'No such farm visible to the key.',
         withdrawal_active:
           'A sale or slaughter of an animal (or of a group: every animal not clear is named) inside its meat withdrawal; send override_reason to record it anyway.',
+      },
+      update: {
+        not_found: ERROR_MEANINGS.not_found,
+        conflict:
+          'The event is one only the server writes (alert.escalated, withdrawal_override) or a treatment’s log entry: the log keeps it as written (DELETE is refused likewise).',
       },
     },
     schemas: { query: EventListQuery, create: CreateEventBody, update: UpdateEventBody },

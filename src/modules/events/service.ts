@@ -1,8 +1,9 @@
 import type { Page, PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/schema.ts';
 import { inTransaction, lockRows } from '../../db/transaction.ts';
-import { invalid, notFound } from '../../domain/errors.ts';
-import { isAlertFarmEvent, mayReadFarmEvent } from '../../domain/webhook-events.ts';
+import { conflict, invalid, notFound } from '../../domain/errors.ts';
+import { serverFarmEventWriter } from '../../domain/farm-events.ts';
+import { mayReadFarmEvent } from '../../domain/webhook-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import { type FarmRow, requireFarm, type Scope } from '../farms/access.ts';
 import { parseRecordAt } from '../records/inputs.ts';
@@ -50,12 +51,27 @@ export async function getEvent(db: Db, scope: Scope, id: string): Promise<FarmEv
   return toFarmEvent(await loadReadable(db, scope, id));
 }
 
-/** The alert engine's event types are its own: a client cannot log one (it would pass for an alert). */
+/**
+ * The types only the server writes are its own (src/domain/farm-events.ts): a client cannot log one, nor rename
+ * an event into one (it would pass for the alert engine's escalation, or a withdrawal override).
+ */
 function checkClientType(type: string | undefined): void {
-  if (type !== undefined && isAlertFarmEvent(type)) {
-    throw invalid(
-      'type',
-      `type "${type}" is written only by the alert engine; log your event under another type.`,
+  const writer = type === undefined ? null : serverFarmEventWriter(type);
+  if (writer !== null) {
+    throw invalid('type', `type "${type}" is written only by ${writer}; log your event under another type.`);
+  }
+}
+
+/**
+ * An event of a type only the server writes stays as written: a client can neither edit it (nor rename it out
+ * of its type, which would also take an escalation out of the alerts:read filter) nor delete it. 409, since it
+ * is the event that refuses, whoever asks (as a treatment's log entry does, modules/treatments).
+ */
+function checkClientMayChange(row: FarmEventRow): void {
+  const writer = serverFarmEventWriter(row.type);
+  if (writer !== null) {
+    throw conflict(
+      `Event ${row.id} (${row.type}) was written by ${writer}: the log keeps it as written, so it cannot be edited or deleted.`,
     );
   }
 }
@@ -102,7 +118,8 @@ export interface ClientEvent {
  * What a client's event sets in motion above events, handed in by whoever registers the route or tool (the
  * herd book's, modules/treatments: a sale inside a withdrawal is refused, a treatment naming a medicine becomes
  * a structured treatment). Runs in the event's transaction; `log` stores the event as this module would, with
- * the data given; the hook answers the event stored.
+ * the data given; the hook answers the event stored. `scope` is the caller's: what the event names on other
+ * farms (a service's sire) must be on a farm it sees.
  */
 export type ClientEventHook = (
   trx: Db,
@@ -110,6 +127,7 @@ export type ClientEventHook = (
   event: ClientEvent,
   log: (data: Record<string, unknown>) => Promise<FarmEvent>,
   now: number,
+  scope: Scope,
 ) => Promise<FarmEvent>;
 
 /**
@@ -155,7 +173,7 @@ export async function createEvent(
       return recordFarmEvent(trx, farm.id, { type: input.type, ...event }, now);
     };
     if (!hook) return log(fields.data);
-    return hook(trx, farm, { type: input.type, ...fields, override_reason: overrideReason }, log, now);
+    return hook(trx, farm, { type: input.type, ...fields, override_reason: overrideReason }, log, now, scope);
   };
   return inTransaction(db, run);
 }
@@ -172,6 +190,7 @@ export async function updateEvent(
     // Locked before it is read: the row is written back from what was read.
     await lockRows(trx, 'farm_events', id);
     const row = await loadReadable(trx, scope, id);
+    checkClientMayChange(row);
     const next: FarmEventRow = { ...row };
     if (patch.type !== undefined) next.type = patch.type;
     if (patch.data !== undefined) next.data = JSON.stringify(patch.data ?? {});
@@ -206,6 +225,7 @@ export async function deleteEvent(
 ): Promise<{ id: string; deleted: true }> {
   return inTransaction(db, async (trx) => {
     const row = await loadReadable(trx, scope, id);
+    checkClientMayChange(row);
     await deleteRecord(trx, 'event', row.id);
     if (row.type === MOVE_EVENT) await rebuildStaysOf(trx, row.farm_id, row);
     if (onChange) await onChange(trx, scope, toFarmEvent(row), null, Date.now());

@@ -35,6 +35,11 @@ export function farmInScope(scope: Scope, column = 'farms.id'): Expression<SqlBo
   return sql<SqlBool>`${sql.ref(column)} in (${sql.join(farms)})`;
 }
 
+/** The same rule in code, for a row already read with its farm id: whether the scope may see that farm's records. */
+export function scopeSeesFarm(scope: Scope, farmId: string): boolean {
+  return !scope.farms || scope.farms.includes(farmId);
+}
+
 export type FarmRow = Selectable<FarmsTable>;
 
 /** The farm if the scope may see it, else 404 `not_found`. */

@@ -6780,6 +6780,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description conflict: The event is one only the server writes (alert.escalated, withdrawal_override) or a treatment’s log entry: the log keeps it as written (DELETE is refused likewise). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description payload_too_large: The body is larger than the service accepts. */
             413: {
                 headers: {
