@@ -79,6 +79,8 @@ describe('cli export and import', { concurrency: true }, () => {
               species: 'sheep',
               other_holding: '12/345/6789',
               reason: 'purchase',
+              // Typed by someone: a formula a spreadsheet would run if the CSV export wrote it as it is.
+              transporter: '=HYPERLINK("http://evil.example","x")',
             });
           }
         } finally {
@@ -136,6 +138,15 @@ describe('cli export and import', { concurrency: true }, () => {
         assert.deepEqual(
           lines.filter((l) => l.species === 'sheep').map((l) => [l.kind, l.at, l.head_count]),
           [['movement', '2026-04-01T10:00:00.000Z', 20]],
+        );
+        const csv = await cli(['export', '--farm', farmId, '--kind', 'holding-register'], env);
+        assert.equal(csv.code, 0, csv.stderr);
+        assert.deepEqual(
+          (parse(csv.stdout, { columns: true }) as Record<string, string>[])
+            .filter((r) => r.species === 'sheep')
+            .map((r) => r.transporter),
+          [`'=HYPERLINK("http://evil.example","x")`, `'=HYPERLINK("http://evil.example","x")`],
+          'a formula is written behind an apostrophe',
         );
         const record = await cli(['export', '--farm', farmId, '--kind', 'medicine-record'], env);
         assert.equal(record.code, 0, record.stderr);

@@ -20,6 +20,10 @@ describe('checkOutboundUrl (the save-time check of a URL to send to)', () => {
       'https://169.254.169.254/latest/meta-data',
       'http://192.168.1.10:8123/farm',
       'http://10.0.0.5/',
+      // IPv6 forms that carry a private IPv4 address: local-use NAT64 (RFC 8215), IPv4-translated (SIIT).
+      'http://[64:ff9b:1::7f00:1]:42150/',
+      'http://[::ffff:0:127.0.0.1]:42150/',
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:42150/',
     ]) {
       await assert.rejects(checkOutboundUrl(url, { allowPrivate: false }), (err: unknown) => {
         assert.ok(err instanceof AppError, url);
@@ -82,6 +86,8 @@ describe('checkOutboundUrl (the save-time check of a URL to send to)', () => {
       'fd00:ec2::254',
       '::ffff:127.0.0.1',
       '2002:c0a8:0101::1',
+      '64:ff9b:1::7f00:1',
+      '::ffff:0:127.0.0.1',
     ]) {
       const kind = refusalReason(address);
       assert.ok(kind, address);

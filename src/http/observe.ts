@@ -10,7 +10,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { metrics } from '../lib/metrics.ts';
-import { loggableUrl } from './logging.ts';
+import { requestUrlForLog } from './logging.ts';
 
 /**
  * Whether a request's line was written: a request decoration (false in each request from the start, so every
@@ -37,7 +37,7 @@ function observe(request: FastifyRequest, reply: FastifyReply, extra: Record<str
     {
       method: request.method,
       route,
-      url: loggableUrl(request.url, request.routeOptions),
+      url: requestUrlForLog(request),
       status: reply.statusCode,
       duration_ms: Math.round(reply.elapsedTime * 10) / 10,
       ...extra,

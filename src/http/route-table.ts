@@ -2,12 +2,13 @@
  * The route table: every route the app serves (method and URL pattern) with the key it takes (`auth`) and
  * the access it declares (`access`, set by `withAccess` in permissions.ts), gathered as routes are added.
  * It answers which methods a path takes (a known path called with another method is 405 with `Allow`,
- * not 404), it is the list the fuzz and role tests walk, and at start-up it refuses a route that takes a key
- * but declares no access: a module registered without withAccess would otherwise be callable by restricted
- * keys unchecked.
+ * not 404), where the routes declare secrets (`secretPaths`, for the request log), it is the list the fuzz
+ * and role tests walk, and at start-up it refuses a route that takes a key but declares no access: a module
+ * registered without withAccess would otherwise be callable by restricted keys unchecked.
  */
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { AuthKind } from './auth.ts';
+import { SecretPaths } from './logging.ts';
 import type { RouteAccess } from './permissions.ts';
 
 export interface RouteEntry {
@@ -41,8 +42,11 @@ export class RouteTable {
   /** The routes as registered: their config (auth, access) is read when asked, after every hook has run. */
   private readonly registered: { method: string; route: RouteOptions }[] = [];
   private readonly patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  /** Where the routes declare secrets, for the request log: built when first asked, again after an add. */
+  private secrets: SecretPaths | null = null;
 
   add(route: RouteOptions): void {
+    this.secrets = null;
     for (const method of [route.method].flat()) {
       this.registered.push({ method, route });
       let entry = this.patterns.get(route.url);
@@ -64,6 +68,15 @@ export class RouteTable {
       secrets: route.config?.secrets ?? [],
       schema: route.schema,
     }));
+  }
+
+  /**
+   * Every route's secret path and query parameters (`config.secrets`), as the request log hides them on any
+   * path, one no route matched included (http/logging.ts).
+   */
+  secretPaths(): SecretPaths {
+    this.secrets ??= new SecretPaths(this.routes);
+    return this.secrets;
   }
 
   /** Routes that take a key but declare no access (none, once the app has started). */

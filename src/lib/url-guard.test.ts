@@ -35,6 +35,11 @@ const REFUSED_KINDS: Array<[string, string]> = [
   ['::ffff:a9fe:a9fe', 'a link-local address (where cloud metadata services live), written as IPv6'],
   ['64:ff9b::a00:1', 'a private address, written as IPv6'],
   ['2002:c0a8:0101::1', 'a private address, written as IPv6'],
+  ['64:ff9b:1::7f00:1', 'a loopback address, written as IPv6'],
+  ['::ffff:0:127.0.0.1', 'a loopback address, written as IPv6'],
+  ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'a loopback address, written as IPv6'],
+  ['2001:2::1', 'a benchmarking address'],
+  ['3fff::1', 'a documentation address'],
 ];
 
 /** How every refusal message ends. */
@@ -71,10 +76,50 @@ describe('address guard', () => {
       '::ffff:10.0.0.1',
       '64:ff9b::a00:1',
       '2002:c0a8:0101::1',
+      '::7f00:1',
+      '::a9fe:a9fe',
     ];
     for (const address of refused) assert.ok(refusalReason(address), `${address} must be refused`);
     assert.match(refusalReason('::ffff:127.0.0.1') ?? '', /loopback.*IPv6/);
     assert.match(refusalReason('169.254.169.254') ?? '', /metadata/);
+  });
+
+  test('judges the IPv4 address every IPv6 form that carries one holds', () => {
+    // Local-use NAT64 (RFC 8215, 64:ff9b:1::/48), in each of RFC 6052's layouts a prefix inside it may use:
+    // /96 (the IPv4 address last), /64, /56 and /48 (split around the reserved octet, bits 64-71).
+    for (const [address, kind] of [
+      ['64:ff9b:1::7f00:1', 'a loopback address'],
+      ['64:ff9b:1::a9fe:a9fe', 'a link-local address (where cloud metadata services live)'],
+      ['64:ff9b:1:abcd::c0a8:101', 'a private address'],
+      ['64:ff9b:1:0:7f:0:100:0', 'a loopback address'], // /64: 127.0.0.1 at bits 72-103
+      ['64:ff9b:1:7f:0:1::', 'a loopback address'], // /56: 127 at bits 56-63, 0.0.1 at bits 72-95
+      ['64:ff9b:1:a9fe:a9:fe00::', 'a link-local address (where cloud metadata services live)'], // /48
+      // IPv4-translated (SIIT, RFC 2765: ::ffff:0:0:0/96), beside IPv4-mapped (::ffff:0:0/96).
+      ['::ffff:0:127.0.0.1', 'a loopback address'],
+      ['::ffff:0:a00:5', 'a private address'],
+      ['0:0:0:0:ffff:0:a9fe:a9fe', 'a link-local address (where cloud metadata services live)'],
+      // IPv4-compatible (::/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16).
+      ['::7f00:1', 'a loopback address'],
+      ['64:ff9b::7f00:1', 'a loopback address'],
+      ['2002:7f00:1::', 'a loopback address'],
+      // Teredo (2001::/32): the server's IPv4 address (bits 32-63) and the client's, stored inverted (96-127).
+      ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'a loopback address'],
+      ['2001:0:4136:e378:8000:63bf:f5ff:fffa', 'a private address'],
+      ['2001:0:a00:1:8000:63bf:f7f7:f7f7', 'a private address'],
+    ]) {
+      assert.equal(refusalReason(address as string), `${kind}, written as IPv6`, address);
+    }
+    // The same forms holding a public IPv4 address are public.
+    for (const address of [
+      '64:ff9b:1::808:808',
+      '64:ff9b:1:abcd::808:808',
+      '::ffff:0:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+    ]) {
+      assert.equal(refusalReason(address), null, address);
+    }
   });
 
   test('allows public addresses, including ones next to private ranges', () => {

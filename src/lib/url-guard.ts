@@ -3,7 +3,8 @@
  * metadata documents, notification services): unless the operator allows it (FARMSTEAD_WEBHOOK_ALLOW_PRIVATE=1,
  * for a receiver on the farm LAN) the service refuses every address that is not on the public internet:
  * loopback, private, link-local, carrier-grade NAT, unique-local, cloud metadata, multicast and reserved
- * ranges, also when written as an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address. Names are
+ * ranges, also when written as an IPv6 address that carries an IPv4 one (IPv4-mapped, IPv4-translated,
+ * IPv4-compatible, NAT64 well-known and local-use, 6to4, Teredo: `V6_EMBEDDING_V4`). Names are
  * resolved and every address they resolve to must pass. The check runs when a URL is saved
  * (calls/outbound-url.ts) and again inside each connection the outbound client opens (outbound.ts, through
  * `guardedLookup` and `literalRefusal`), because DNS answers can change between the two.
@@ -39,7 +40,9 @@ const V6_RANGES: ReadonlyArray<[string, number, string]> = [
   ['::', 128, 'an unspecified address'],
   ['::1', 128, 'a loopback address'],
   ['100::', 64, 'a discard-only address'],
+  ['2001:2::', 48, 'a benchmarking address'],
   ['2001:db8::', 32, 'a documentation address'],
+  ['3fff::', 20, 'a documentation address'],
   [
     'fc00::',
     7,
@@ -50,12 +53,44 @@ const V6_RANGES: ReadonlyArray<[string, number, string]> = [
   ['ff00::', 8, 'a multicast address'],
 ];
 
-/** IPv6 prefixes that carry an IPv4 address, with the bit offset of that address. */
-const V6_EMBEDDING_V4: ReadonlyArray<[string, number, number]> = [
-  ['::ffff:0:0', 96, 96], // IPv4-mapped
-  ['::', 96, 96], // IPv4-compatible (deprecated)
-  ['64:ff9b::', 96, 96], // NAT64
-  ['2002::', 16, 16], // 6to4
+/** `length` bits of a 128-bit address from bit `start` (bit 0 the most significant). */
+function bitsOf(value: bigint, start: number, length: number): bigint {
+  return (value >> BigInt(128 - start - length)) & ((1n << BigInt(length)) - 1n);
+}
+
+/** The last 32 bits: where most forms put the IPv4 address. */
+const last32 = (value: bigint): bigint[] => [bitsOf(value, 96, 32)];
+
+/**
+ * Local-use NAT64 (RFC 8215, 64:ff9b:1::/48): the operator picks a prefix inside it, of any length RFC 6052
+ * allows from /48 on, and the IPv4 address sits where that length puts it: after a /96 prefix, or split
+ * around bits 64-71 (zero) behind a /48, /56 or /64 one, the bits after it zero. Every layout the address
+ * fits is judged (a translator could use any), the /96 one always.
+ */
+function localNat64(value: bigint): bigint[] {
+  const candidates: bigint[] = [];
+  const fits = (suffixFrom: number) =>
+    bitsOf(value, 64, 8) === 0n && bitsOf(value, suffixFrom, 128 - suffixFrom) === 0n;
+  if (fits(88)) candidates.push((bitsOf(value, 48, 16) << 16n) | bitsOf(value, 72, 16)); // /48
+  if (fits(96)) candidates.push((bitsOf(value, 56, 8) << 24n) | bitsOf(value, 72, 24)); // /56
+  if (fits(104)) candidates.push(bitsOf(value, 72, 32)); // /64
+  candidates.push(bitsOf(value, 96, 32)); // /96
+  return candidates;
+}
+
+/**
+ * IPv6 ranges that carry an IPv4 address, with where it is: every IPv4 address an address of the range
+ * carries must pass as IPv4, so none is a way to write a private IPv4 address as IPv6.
+ */
+const V6_EMBEDDING_V4: ReadonlyArray<[string, number, (value: bigint) => bigint[]]> = [
+  ['::ffff:0:0', 96, last32], // IPv4-mapped
+  ['::ffff:0:0:0', 96, last32], // IPv4-translated (SIIT, RFC 2765)
+  ['::', 96, last32], // IPv4-compatible (deprecated)
+  ['64:ff9b::', 96, last32], // NAT64, the well-known prefix (RFC 6052)
+  ['64:ff9b:1::', 48, localNat64], // NAT64, local use (RFC 8215)
+  ['2002::', 16, (value) => [bitsOf(value, 16, 32)]], // 6to4
+  // Teredo (RFC 4380): the server's address, and the client's (its NAT's), stored with every bit inverted.
+  ['2001::', 32, (value) => [bitsOf(value, 32, 32), bitsOf(value, 96, 32) ^ 0xffffffffn]],
 ];
 
 function parseV4(text: string): bigint | null {
@@ -101,6 +136,11 @@ function toRanges(
 
 const V4 = toRanges(V4_RANGES, parseV4);
 const V6 = toRanges(V6_RANGES, parseV6);
+const EMBEDDING = V6_EMBEDDING_V4.map(([prefix, bits, embedded]) => ({
+  base: parseV6(prefix) ?? 0n,
+  bits,
+  embedded,
+}));
 
 function inRange(value: bigint, width: number, range: { base: bigint; bits: number }): boolean {
   const shift = BigInt(width - range.bits);
@@ -127,11 +167,12 @@ export function refusalReason(address: string): string | null {
   if (value === null) return 'not an IP address';
   const own = V6.find((r) => inRange(value, 128, r));
   if (own) return own.reason;
-  for (const [prefix, bits, offset] of V6_EMBEDDING_V4) {
-    if (!inRange(value, 128, { base: parseV6(prefix) ?? 0n, bits })) continue;
-    const embedded = (value >> BigInt(128 - offset - 32)) & 0xffffffffn;
-    const reason = v4Reason(embedded);
-    if (reason) return `${reason}, written as IPv6`;
+  for (const { base, bits, embedded } of EMBEDDING) {
+    if (!inRange(value, 128, { base, bits })) continue;
+    for (const v4 of embedded(value)) {
+      const reason = v4Reason(v4);
+      if (reason) return `${reason}, written as IPv6`;
+    }
   }
   return null;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
-import { type CsvRecord, csvLines, csvRecords, detectSeparator } from './csv.ts';
+import { type CsvRecord, csvCell, csvLines, csvRecords, detectSeparator, importedCell } from './csv.ts';
 
 test('csv-parse reads back exactly what csvLines writes, whatever the text', () => {
   const cell = fc.oneof(fc.string(), fc.constantFrom('', ',', '"', '""', '\n', '\r\n', ' a ', 'x,"y"\nz'));
@@ -16,6 +16,37 @@ test('csv-parse reads back exactly what csvLines writes, whatever the text', () 
       },
     ),
   );
+});
+
+test('a text cell starting with a formula character gets an apostrophe; numbers and JSON do not', () => {
+  for (const text of ['=1+1', '+44 1234', '-5', '@SUM(A1)', '\tx', '\r=1', "'=x", "''+x"]) {
+    assert.equal(csvCell(text), `'${text}`, JSON.stringify(text));
+  }
+  for (const text of ['', 'cattle', "'x", "''", 'a=1', ' =1', '5', '2024-03-17']) {
+    assert.equal(csvCell(text), text, JSON.stringify(text));
+  }
+  assert.equal(csvCell(-5), '-5');
+  assert.equal(csvCell(-0.25), '-0.25');
+  assert.equal(csvCell(-1e21), '-1e+21');
+  assert.equal(csvCell(false), 'false');
+  assert.equal(csvCell(null), '');
+  assert.equal(csvCell({ note: '=1+1' }), '{"note":"=1+1"}');
+  assert.equal(csvCell(['-a']), '["-a"]');
+});
+
+test('importedCell reads back exactly the text csvCell wrote, whatever the text', () => {
+  const start = fc.constantFrom('', "'", "''", '=', '+', '-', '@', '\t', '\r', '\n', ' ', 'a', '5');
+  fc.assert(
+    fc.property(fc.array(start, { maxLength: 4 }), fc.string(), (starts, rest) => {
+      const text = starts.join('') + rest;
+      assert.equal(importedCell(csvCell(text)), text);
+    }),
+  );
+  assert.equal(importedCell("'=A1"), '=A1');
+  assert.equal(importedCell("'''@x"), "''@x");
+  assert.equal(importedCell("'plain"), "'plain", 'an apostrophe before anything else stays');
+  assert.equal(importedCell("'"), "'");
+  assert.equal(importedCell('-5'), '-5', 'a file not from an export: its cells as they are');
 });
 
 test('the separator is the one the header uses most outside quotes', () => {

@@ -3,16 +3,47 @@
  * record at a time, with the quirks of spreadsheet exports (a BOM, `;` or tab separators, quoted fields, blank lines); the rows of an export
  * are written by `csvLines`, RFC 4180's quoting and nothing else (a general stringifier cost more CPU than
  * the database reads of a 5-million-reading export; csv.test.ts checks csv-parse reads back what it writes).
+ *
+ * Formula injection (OWASP, "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`,
+ * a tab or a carriage return as a formula (`=HYPERLINK("http://evil","x")` typed as an animal's notes, a task's
+ * title or sent by a device runs when a farmer or an inspector opens the export). So an export writes such a
+ * text cell behind an apostrophe, which spreadsheets take as "this is text", and the import takes it off
+ * again (`importedCell`), so an export imports as it was. Numbers (JSON numbers: -5) are written as they are.
  */
 import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { invalid } from '../../domain/errors.ts';
 
-/** One value as a CSV cell: null is empty, objects are JSON text, times are already ISO strings. */
+/**
+ * Text a spreadsheet would run as a formula, written as it is: it starts with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return, after any apostrophes (so text that already starts with an apostrophe before one of them
+ * gets one more, and the import, taking one off, gives it back as it was).
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/** Text as an export writes it: behind an apostrophe when a spreadsheet would run it as a formula. */
+function guardedText(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/**
+ * One value as a CSV cell: null is empty, objects are JSON text (they start with `{` or `[`), times are already
+ * ISO strings, numbers and booleans as JSON writes them (-5 stays -5), other text guarded (`guardedText`).
+ */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return guardedText(value);
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/**
+ * A cell of an imported file as the value it stands for: the apostrophe an export put before a formula
+ * character taken off (one apostrophe, when what follows it starts as a formula would); any other cell as it
+ * is. The inverse of `csvCell` on text, so an export imports unchanged.
+ */
+export function importedCell(cell: string): string {
+  return cell.charAt(0) === "'" && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell;
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;

@@ -121,6 +121,120 @@ forEachEngine('data in and out', (t) => {
     assert.ok(copies.every((c) => c.farm_id === to.id));
   });
 
+  test('a text cell a spreadsheet would run as a formula is exported behind an apostrophe; numbers are not; the import reads it back', async () => {
+    const acct = await t().sharedAccount();
+    const key = acct.live_key;
+    const from = await make.farm(t(), key, { name: 'Formulas from' });
+    const to = await make.farm(t(), key, { name: 'Formulas to' });
+    // Each character a spreadsheet starts a formula with (OWASP: = + - @ tab CR), and text that already
+    // starts with an apostrophe: all must come back as they were.
+    const notes: Record<string, string> = {
+      F1: '=HYPERLINK("http://evil.example","x")',
+      F2: '+44 1234',
+      F3: '-5',
+      F4: "@SUM(1+1)*cmd|' /C calc'!A0",
+      F5: '\t=1+1',
+      F6: '\r=1+1',
+      F7: "'=already guarded",
+      F8: "''-twice",
+      F9: "'just a quote",
+      F10: 'plain = text',
+    };
+    for (const [tag, note] of Object.entries(notes)) {
+      await make.animal(t(), key, from.id, { species: 'cattle', tag, notes: note, name: `-${tag}` });
+    }
+    const text = await exportText(t(), key, `/v1/farms/${from.id}/animals/export?format=csv`);
+    const rows = csvRows(text);
+    const cell = (tag: string, column: string) => rows.find((r) => r.tag === tag)?.[column];
+    for (const tag of ['F1', 'F2', 'F3', 'F4', 'F5', 'F6']) {
+      assert.equal(cell(tag, 'notes'), `'${notes[tag]}`, tag);
+      assert.equal(cell(tag, 'name'), `'-${tag}`, tag);
+    }
+    assert.equal(cell('F3', 'notes'), "'-5", 'text that looks like a number is still text');
+    assert.equal(cell('F7', 'notes'), `'${notes.F7}`, 'apostrophes before a formula character: one more');
+    assert.equal(cell('F8', 'notes'), `'${notes.F8}`);
+    assert.equal(cell('F9', 'notes'), notes.F9, 'an apostrophe before anything else is left alone');
+    assert.equal(cell('F10', 'notes'), notes.F10);
+    assert.ok(
+      text.split('\n').every((line) => !/(^|,)"?[=+\-@\t\r]/.test(line)),
+      'no cell of the file starts with a formula character',
+    );
+
+    // Export → import: every value as it was.
+    const original = await animalsOf(t(), key, from.id);
+    const imported = await csvImport(t(), key, to.id, text);
+    assert.equal(imported.status, 200, JSON.stringify(imported.body));
+    assert.equal(imported.body.created, Object.keys(notes).length);
+    const copies = await animalsOf(t(), key, to.id);
+    const same = (a: Animal) => JSON.stringify(comparable(a));
+    assert.deepEqual(copies.map(same).sort(), original.map(same).sort());
+    assert.deepEqual(
+      Object.fromEntries(copies.map((a) => [a.tag, a.notes])),
+      notes,
+      'the notes came back unchanged',
+    );
+    // The farm's own export imported again changes nothing.
+    const again = await csvImport(t(), key, to.id, text);
+    assert.equal(again.body.unchanged, Object.keys(notes).length, JSON.stringify(again.body));
+
+    // Events and tasks: text columns guarded, JSON cells as they are.
+    await make.created(t(), key, `/v1/farms/${from.id}/events`, {
+      type: '=HYPERLINK("http://evil.example","x")',
+      data: { note: '=1+1', kg: -5 },
+    });
+    const event = csvRows(await exportText(t(), key, `/v1/farms/${from.id}/events/export`)).find((r) =>
+      r.data?.includes('=1+1'),
+    );
+    assert.equal(event?.type, `'=HYPERLINK("http://evil.example","x")`);
+    assert.deepEqual(JSON.parse(event?.data ?? ''), { note: '=1+1', kg: -5 });
+    await make.created(t(), key, `/v1/farms/${from.id}/tasks`, {
+      title: '@cmd',
+      notes: '-rm',
+      assignee: '+Ann',
+    });
+    const task = csvRows(await exportText(t(), key, `/v1/farms/${from.id}/tasks/export`)).find(
+      (r) => r.id !== '',
+    );
+    assert.deepEqual([task?.title, task?.notes, task?.assignee], ["'@cmd", "'-rm", "'+Ann"]);
+
+    // Readings: a negative number is a number, written as JSON writes it.
+    const device = await make.device(t(), key, from.id, { type: 'weather', name: 'Probe' });
+    const now = Date.now();
+    await insertReadings(t().database.db, { deviceId: device.id, farmId: from.id }, [
+      { metric: 'temp_c', value: -5, unit: null, at: now, raw_value: null, raw_unit: null },
+      { metric: 'temp_c', value: -0.25, unit: null, at: now - 1, raw_value: null, raw_unit: null },
+    ]);
+    const readings = csvRows(await exportText(t(), key, `/v1/devices/${device.id}/readings/export`));
+    assert.deepEqual(
+      readings.map((r) => r.value),
+      ['-5', '-0.25'],
+    );
+  });
+
+  test('an import takes off the apostrophe that guards a formula character, and only that one', async () => {
+    const acct = await t().sharedAccount();
+    const farm = await make.farm(t(), acct.live_key);
+    const text = [
+      'species,tag,notes',
+      "cattle,'=A1,'+1",
+      "cattle,'-B2,'''@x",
+      "cattle,'C3,'plain",
+      "cattle,''D4,''",
+      "cattle,E5,'\t=1",
+      '',
+    ].join('\n');
+    const res = await csvImport(t(), acct.live_key, farm.id, text);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const animals = await animalsOf(t(), acct.live_key, farm.id);
+    assert.deepEqual(Object.fromEntries(animals.map((a) => [a.tag, a.notes])), {
+      '=A1': '+1',
+      '-B2': "''@x",
+      "'C3": "'plain",
+      "''D4": "''",
+      E5: '\t=1',
+    });
+  });
+
   test('a spreadsheet export: BOM, ; separators, quoted fields, CRLF and blank lines', async () => {
     const acct = await t().sharedAccount();
     const farm = await make.farm(t(), acct.live_key);

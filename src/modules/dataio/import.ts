@@ -42,7 +42,7 @@ import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseDateInput } from '../records/inputs.ts';
 import { referenceError } from '../records/references.ts';
 import { emitEvents } from '../webhooks/emit.ts';
-import { type CsvRecord, csvRecords } from './csv.ts';
+import { type CsvRecord, csvRecords, importedCell } from './csv.ts';
 import { farmAnimalsNamed, farmRecordIds, refreshAnimalStatistics } from './repository.ts';
 import {
   IMPORT_BODY_LIMIT_BYTES,
@@ -129,11 +129,14 @@ function fieldsOf(cell: string, fail: Fail): Record<string, unknown> | undefined
   return parsed as Record<string, unknown>;
 }
 
-/** A row's cells as request members: an empty cell is null, `fields` is JSON text of an object. */
+/**
+ * A row's cells as request members: an empty cell is null, `fields` is JSON text of an object, and a cell an
+ * export guarded against formula injection (`'=…`) is read without that apostrophe (csv.ts `importedCell`).
+ */
 function rowValues(header: string[], cells: string[], fail: Fail): Values {
   const values: Values = {};
   header.forEach((name, i) => {
-    const cell = cells[i] ?? '';
+    const cell = importedCell(cells[i] ?? '');
     // Every cell obeys the text rules, even a read-only column's: nothing from outside skips them.
     const problem = textProblem(cell);
     if (problem) {

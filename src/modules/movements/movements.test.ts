@@ -462,6 +462,53 @@ forEachEngine('herd book: movements, the holding number and the two exports', (t
     expectError(backwards, 400, 'invalid_request');
   });
 
+  test('the herd book exports put an apostrophe before a text cell a spreadsheet would run as a formula, never before a number', async () => {
+    const { key, farm } = await herdFarm(t(), { holding: { number: '@12/345/6789', type: 'cph' } });
+    const { treatment } = await treatedCow(t(), key, farm, '982000001088499', {
+      reason: '=HYPERLINK("http://evil.example","x")',
+      given_by: '+44 1234',
+      vet: '-5',
+      site: '@neck',
+      override_reason: '\tTab',
+    });
+    const [record] = parse(await exportText(t(), key, `/v1/farms/${farm}/medicine-record/export`), {
+      columns: true,
+    }) as Array<Record<string, string>>;
+    assert.equal(record?.treatment_id, treatment.id);
+    assert.deepEqual(
+      [record?.reason, record?.given_by, record?.vet, record?.site, record?.override_reason],
+      [`'=HYPERLINK("http://evil.example","x")`, "'+44 1234", "'-5", "'@neck", "'\tTab"],
+    );
+    assert.deepEqual(
+      [record?.quantity, record?.dose, record?.doses, record?.milk_withdrawal_days],
+      ['30', '10', '3', '0'],
+      'numbers as they are',
+    );
+    // NDJSON is not for a spreadsheet: the values as they are.
+    const [row] = ndjson(
+      await exportText(t(), key, `/v1/farms/${farm}/medicine-record/export?format=ndjson`),
+    );
+    assert.equal(row?.reason, '=HYPERLINK("http://evil.example","x")');
+
+    await move(t(), key, farm, {
+      direction: 'on',
+      head_count: 2,
+      species: '-sheep',
+      reason: 'purchase',
+      other_holding: '=1+1',
+      transporter: '+Carrier',
+      vehicle: '\rAB12 CDE',
+    });
+    const [entry] = parse(await exportText(t(), key, `/v1/farms/${farm}/holding-register/export`), {
+      columns: true,
+    }) as Array<Record<string, string>>;
+    assert.deepEqual(
+      [entry?.other_holding, entry?.transporter, entry?.vehicle, entry?.species, entry?.holding_number],
+      ["'=1+1", "'+Carrier", "'\rAB12 CDE", "'-sheep", "'@12/345/6789"],
+    );
+    assert.equal(entry?.head_count, '2');
+  });
+
   test('on a farm far from UTC, a day given alone is the farm’s: a movement dated by it is listed since it', async () => {
     const { key } = await herdFarm(t());
     const farm = (await make.farm(t(), key, { timezone: 'Pacific/Auckland' })).id;
