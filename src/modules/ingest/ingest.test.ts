@@ -168,6 +168,8 @@ forEachEngine('ingest', (t) => {
       [{ events: [{ type: 'x', data: 5 }] }, 'events[0].data'],
       [{ events: [{ type: 'x', at: 'soon' }] }, 'events[0].at'],
       [{ events: [{ type: 'x', extra: 1 }] }, 'events[0].extra'],
+      [{ events: [{ type: 'door.cycle' }, { type: '  ' }] }, 'events[1].type'],
+      [{ events: [{ type: 'Alert.Escalated', data: { reason: 'forged' } }] }, 'events[0].type'],
       [{ battery: 'full' }, 'battery'],
       [{ battery: 101 }, 'battery'],
       [{ lat: 91 }, 'lat'],

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
+import { serverFarmEventWriter } from '../../domain/farm-events.ts';
 import { parseJson } from '../../lib/json.ts';
 import { countReport, type ReportTransport } from '../../lib/metrics.ts';
 import { parseIso } from '../../lib/time.ts';
@@ -71,6 +72,12 @@ function prepareEvents(
   receivedAt: number,
 ): { type: string; data: Record<string, unknown>; at: number }[] {
   return events.map((e, i) => {
+    if (e.type.trim() === '') throw invalid(`events[${i}].type`, `events[${i}].type must not be blank.`);
+    const writer = serverFarmEventWriter(e.type);
+    if (writer !== null) {
+      // It would pass for the server's own record (an alert's escalation) in the log and the webhooks.
+      throw invalid(`events[${i}].type`, `events[${i}].type "${e.type}" is written only by ${writer}.`);
+    }
     let at = receivedAt;
     if (e.at !== undefined) {
       const parsed = parseIso(e.at);
