@@ -32,6 +32,25 @@ test('GET /docs serves the page and its Swagger UI files from this server', asyn
   assert.ok(bundle.body.length > 100_000);
 });
 
+test('GET /docs/guide/{page} serves the user guide as Markdown, the page the OAuth metadata names; nothing else', async () => {
+  const meta = await t.request<{ resource_documentation: string }>(
+    'GET',
+    '/.well-known/oauth-protected-resource/mcp',
+  );
+  assert.equal(meta.status, 200);
+  const named = new URL(meta.body.resource_documentation).pathname;
+  assert.equal(named, '/docs/guide/mcp');
+  const guide = await t.app.inject({ url: named });
+  assert.equal(guide.statusCode, 200);
+  assert.match(String(guide.headers['content-type']), /^text\/markdown/);
+  assert.match(guide.body, /^# /m);
+  for (const url of ['/docs/guide/nope', '/docs/guide/..%2Fapi', '/docs/guide/mcp.md']) {
+    const missing = await t.app.inject({ url });
+    assert.equal(missing.statusCode, 404, url);
+    assert.equal(JSON.parse(missing.body).error.code, 'not_found', url);
+  }
+});
+
 test('a person opening /docs sees the API operations listed, with nothing loaded from elsewhere', async () => {
   const page = await browser.newPage();
   const foreign: string[] = [];

@@ -128,11 +128,11 @@ test('the code issues no token with a prefix the log does not know', () => {
 });
 
 /**
- * Path parameters that are record ids (public in any log), and the console's settings `section` (a word).
- * Any other parameter is a new kind of thing in a
+ * Path parameters that are record ids (public in any log), the console's settings `section` and the user
+ * guide's `page` (words). Any other parameter is a new kind of thing in a
  * path: its route must say whether it is a secret (`config.secrets`) or this list must name it.
  */
-const NOT_SECRET = new Set(['farm', 'id', 'delivery_id', 'eui', 'hash', 'section', '*']);
+const NOT_SECRET = new Set(['farm', 'id', 'delivery_id', 'eui', 'hash', 'section', 'page', '*']);
 
 /** The app on a fresh database of `engine`, logging JSON lines at info into `lines`, closed after `fn`. */
 async function withLoggedApp(
