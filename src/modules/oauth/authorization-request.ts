@@ -3,7 +3,7 @@
  * shows it: who the client is, where it goes back to, PKCE S256, and the one resource tokens are for.
  */
 import type { Db } from '../../db/schema.ts';
-import { type ClientSettings, findClient, type OAuthClient } from './clients.ts';
+import { type ClientSettings, findClient, isRegisteredRedirect, type OAuthClient } from './clients.ts';
 import { OAuthError, UntrustedRequestError } from './errors.ts';
 import { redirectWith, type ServerUrls } from './urls.ts';
 
@@ -75,7 +75,7 @@ export async function checkAuthorizationRequest(
   }
   let redirectUri = params.redirect_uri;
   if (redirectUri === undefined && client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
-  if (typeof redirectUri !== 'string' || !client.redirectUris.includes(redirectUri)) {
+  if (typeof redirectUri !== 'string' || !isRegisteredRedirect(client, redirectUri)) {
     throw new UntrustedRequestError(
       'invalid_request',
       `redirect_uri ${JSON.stringify(redirectUri ?? null)} is not one of the redirect URIs registered for ${client.name}.`,

@@ -48,6 +48,30 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
+ * Whether an authorization request's redirect_uri is one the client registered: the same text, or for http on
+ * a loopback host (a native app's, RFC 8252 §7.3) the same but for the port, which the server must let vary:
+ * the app listens on whichever port it gets when it asks, and a client metadata document cannot know it.
+ */
+export function isRegisteredRedirect(client: Pick<OAuthClient, 'redirectUris'>, asked: string): boolean {
+  if (client.redirectUris.includes(asked)) return true;
+  const portless = loopbackWithoutPort(asked);
+  return portless !== null && client.redirectUris.some((uri) => loopbackWithoutPort(uri) === portless);
+}
+
+/** An http loopback URI without its port (null for any other URI). */
+function loopbackWithoutPort(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname)) return null;
+  url.port = '';
+  return url.toString();
+}
+
+/**
  * A native app's own scheme (RFC 8252 §7.1): a domain name its maker controls, reversed (`com.example.app`),
  * so it names one app; a bare word (`blob`, `javascript`, `myapp`) does not.
  */

@@ -191,6 +191,28 @@ forEachEngine('oauth', (t) => {
     assert.equal(ok.status, 302);
     assert.match(String(ok.headers.location), /^\/connect\?response_type=code&client_id=/);
 
+    // A loopback redirect URI on another port is the registered one (RFC 8252 §7.3: the app's port varies);
+    // on another path, host or scheme it is not.
+    const port = new URL(REDIRECT).port;
+    const moved = REDIRECT.replace(`:${port}/`, ':53999/');
+    assert.notEqual(moved, REDIRECT);
+    const anyPort = await t().request(
+      'GET',
+      `/oauth/authorize?${authorizeQuery(clientId, challenge, { redirect_uri: moved })}`,
+    );
+    assert.equal(anyPort.status, 302, JSON.stringify(anyPort.body));
+    for (const uri of [
+      moved.replace('127.0.0.1', 'localhost'),
+      moved.replace('http:', 'https:'),
+      `${moved}/more`,
+    ]) {
+      const refusedUri = await t().request(
+        'GET',
+        `/oauth/authorize?${authorizeQuery(clientId, challenge, { redirect_uri: uri })}`,
+      );
+      assert.equal(refusedUri.status, 400, uri);
+    }
+
     // An unregistered redirect URI is never redirected to.
     const other = authorizeQuery(clientId, challenge, { redirect_uri: 'http://127.0.0.1:9999/elsewhere' });
     const html = { accept: 'text/html,application/xhtml+xml' };
