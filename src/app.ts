@@ -69,6 +69,7 @@ import { mcpRoutes } from './modules/mcp/routes.ts';
 import { medicineRoutes } from './modules/medicines/routes.ts';
 import { metricsRoutes } from './modules/metrics/routes.ts';
 import { movementRoutes } from './modules/movements/routes.ts';
+import { movementEventChanged } from './modules/movements/service.ts';
 import { installMqtt } from './modules/mqtt/transport.ts';
 import { notificationRoutes } from './modules/notifications/routes.ts';
 import { authenticateAccessToken } from './modules/oauth/access-tokens.ts';
@@ -262,12 +263,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(withAccess(taskRoutes, 'tasks'), { db });
   // A sale inside a withdrawal, or a treatment naming a medicine, is the herd book's (modules/treatments).
   // A breeding record edited or deleted folds its females' state again (modules/breeding); a treatment's
-  // log entry is corrected through its treatment, not edited (modules/treatments).
+  // log entry is corrected through its treatment, not edited (modules/treatments); a movement's stays as the
+  // holding register records it (modules/movements).
   await app.register(withAccess(eventRoutes, 'events'), {
     db,
     hook: withBreeding(herdBookEventHook),
     onChange: async (trx, scope, before, after, now) => {
       await treatmentEventChanged(trx, scope, before, after, now);
+      await movementEventChanged(trx, scope, before, after, now);
       await breedingEventChanged(trx, scope, before, after, now);
     },
   });

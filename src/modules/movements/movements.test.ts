@@ -222,6 +222,17 @@ forEachEngine('herd book: movements, the holding number and the two exports', (t
       [mob.body.animal_ids, mob.body.head_count, mob.body.species, mob.body.direction],
       [null, 40, 'sheep', 'on'],
     );
+    // Its log entry says what the holding register says: neither edited nor deleted as a free-form event.
+    const entry = `/v1/events/${mob.body.event_id}`;
+    for (const [method, body] of [
+      ['PATCH', { data: { head_count: 4 } }],
+      ['PATCH', { type: 'note' }],
+      ['DELETE', undefined],
+    ] as const) {
+      const refused = await t().request(method, entry, { key, ...(body ? { body } : {}) });
+      assert.match(expectError(refused, 409, 'conflict').message, /holding register/);
+    }
+    assert.equal((await make.fetched<FarmEvent>(t(), key, entry)).data.head_count, 40);
 
     const both = await move(t(), key, farm, {
       direction: 'on',

@@ -31,6 +31,17 @@ export async function insertMovement(db: Db, row: MovementRow): Promise<void> {
   await db.insertInto('movements').values(row).execute();
 }
 
+/** The movement whose log entry this farm event is, if any. */
+export async function movementOfEvent(db: Db, farmId: string, eventId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('movements')
+    .select('id')
+    .where('farm_id', '=', farmId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
 /** Which of these animals have a movement recorded later than `at` (a movement entered late is not their latest). */
 export async function movedLater(
   db: Db,

@@ -19,6 +19,7 @@ import {
 } from '../../domain/movements.ts';
 import { checkLeaving, emitWithdrawalOverridden } from '../animals/withdrawal.ts';
 import { recordFarmEvent } from '../events/record.ts';
+import type { EventChangeHook } from '../events/service.ts';
 import { requireFarm, type Scope } from '../farms/access.ts';
 import { parseRecordAt, requireDone } from '../records/inputs.ts';
 import { loadScoped } from '../records/scoped.ts';
@@ -28,6 +29,7 @@ import {
   insertMovement,
   type MovementRow,
   movedLater,
+  movementOfEvent,
   movementPage,
   setAnimalsStatus,
   toMovement,
@@ -174,3 +176,17 @@ export async function createMovement(
     return movement;
   });
 }
+
+/**
+ * A movement's log entry cannot be edited or deleted as a free-form event: the holding register keeps each
+ * movement as recorded (an inspector reads it; a mistake is put right by another movement), and the log must
+ * say what the register says. 409 naming the movement.
+ */
+export const movementEventChanged: EventChangeHook = async (trx, _scope, before) => {
+  if (before.type.trim().toLowerCase() !== MOVEMENT_EVENT) return;
+  const id = await movementOfEvent(trx, before.farm_id, before.id);
+  if (id === null) return;
+  throw conflict(
+    `This event is the log entry of movement ${id} in the holding register, which keeps movements as recorded: record a correcting movement instead (POST /v1/farms/{farm}/movements).`,
+  );
+};
