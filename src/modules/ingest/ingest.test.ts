@@ -478,11 +478,21 @@ forEachEngine('ingest', (t) => {
         { metric: 'weight.kg', value: 430, eid: '982000000000000', at: '2026-05-01T08:01:00Z' },
         // A stick reader's line for the same cow: the same ISO 11784 number.
         { metric: 'weight.kg', value: 513, eid: 'LA 982 000123456789', at: '2026-05-01T08:02:00Z' },
+        // A scale not zeroed: no cow weighs that much. A reading of the scale, not her weight.
+        { metric: 'weight.kg', value: 5130, eid: '982000123456789', at: '2026-05-01T08:03:00Z' },
       ],
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.body.accepted, 3, 'every reading is stored on the scale');
+    assert.equal(res.body.accepted, 4, 'every reading is stored on the scale');
     assert.deepEqual(res.body.unmatched_eids, ['982000000000000']);
+    assert.deepEqual(
+      res.body.impossible_weights?.map((w) => [w.index, w.eid]),
+      [[3, '982000123456789']],
+    );
+    assert.match(
+      String(res.body.impossible_weights?.[0]?.message),
+      /5130 kg is not a possible weight for cattle/,
+    );
     const history = await t().request<List<FarmEvent>>(
       'GET',
       `/v1/farms/${farm}/events?subject_id=${cow.body.id}&type=weight`,
@@ -497,6 +507,6 @@ forEachEngine('ingest', (t) => {
         [512.5, '2026-05-01T08:00:00.000Z'],
       ],
     );
-    assert.equal(await readingCount(t(), scale.id), 3);
+    assert.equal(await readingCount(t(), scale.id), 4);
   });
 });

@@ -121,6 +121,19 @@ export const IngestResponse = Type.Object({
   commands: Type.Array(Type.Ref('Command'), {
     description: 'Commands waiting for the device; they are now delivered.',
   }),
+  impossible_weights: Type.Optional(
+    Type.Array(
+      Type.Object({
+        index: Type.Integer({ minimum: 0, description: 'Its place in `readings` as sent (0 first).' }),
+        eid: Type.String(),
+        message: Type.String({ description: "Why: the weight and the species' possible weights." }),
+      }),
+      {
+        description:
+          "weight.kg readings naming an animal by EID that cannot be its weight for its species (present only when there are some): stored as readings, but not as the animal's weight.",
+      },
+    ),
+  ),
   unmatched_eids: Type.Optional(
     Type.Array(Type.String(), {
       description:
@@ -130,11 +143,17 @@ export const IngestResponse = Type.Object({
 });
 
 export type IngestInput = Static<typeof IngestBody>;
+export interface ImpossibleWeight {
+  index: number;
+  eid: string;
+  message: string;
+}
 export interface IngestResult {
   ok: true;
   accepted: number;
   commands: Command[];
   unmatched_eids?: string[];
+  impossible_weights?: ImpossibleWeight[];
   refused?: RefusedReading[];
   refused_events?: RefusedEvent[];
 }

@@ -8,6 +8,7 @@ import { inGroupTransaction } from '../../db/group-commit.ts';
 import type { Db } from '../../db/schema.ts';
 import { AppError, invalid } from '../../domain/errors.ts';
 import { serverFarmEventWriter } from '../../domain/farm-events.ts';
+import { impossibleWeight } from '../../domain/weights.ts';
 import { parseJson } from '../../lib/json.ts';
 import { countReport, type ReportTransport } from '../../lib/metrics.ts';
 import { parseIso } from '../../lib/time.ts';
@@ -29,7 +30,7 @@ import {
   pruneReportKeys,
   saveDeviceState,
 } from './repository.ts';
-import type { IngestInput, IngestResult } from './schemas.ts';
+import type { ImpossibleWeight, IngestInput, IngestResult } from './schemas.ts';
 
 export type { IngestInput, IngestResult } from './schemas.ts';
 
@@ -91,29 +92,39 @@ function prepareEvents(
 /**
  * Readings that name an animal by EID (a scale head weighing animals in turn) also go into that animal's
  * history: `weight.kg` as a `weight` event, other metrics as a `reading` event. Returns the EIDs that
- * match no animal on the farm.
+ * match no animal on the farm, and the weights that cannot be their animal's (a sheep of 5,000 kg: a scale
+ * not zeroed, a tag read at the wrong moment), stored as readings but kept out of its weights and gains, as
+ * POST …/weights refuses them.
  */
 async function recordAnimalReadings(
   trx: Db,
   device: { id: string; farm_id: string },
   inputs: NonNullable<IngestInput['readings']>,
   prepared: ReadonlyArray<{ metric: string; value: number; unit: string | null; at: number }>,
-): Promise<string[]> {
-  if (!inputs.some((input) => input.eid !== undefined)) return [];
+  kept: readonly number[],
+): Promise<{ unmatched: string[]; impossible: ImpossibleWeight[] }> {
+  if (!inputs.some((input) => input.eid !== undefined)) return { unmatched: [], impossible: [] };
   const unmatched = new Set<string>();
-  const animals = new Map<string, string | null>();
+  const impossible: ImpossibleWeight[] = [];
+  const animals = new Map<string, { id: string; species: string } | null>();
   for (const [i, input] of inputs.entries()) {
     const reading = prepared[i];
     if (input.eid === undefined || !reading) continue;
     if (!animals.has(input.eid)) {
-      animals.set(input.eid, (await findAnimalByEid(trx, device.farm_id, input.eid))?.id ?? null);
+      animals.set(input.eid, await findAnimalByEid(trx, device.farm_id, input.eid));
     }
-    const animalId = animals.get(input.eid);
-    if (!animalId) {
+    const animal = animals.get(input.eid);
+    if (!animal) {
       unmatched.add(input.eid);
       continue;
     }
+    const animalId = animal.id;
     const weight = reading.metric === 'weight.kg';
+    const why = weight ? impossibleWeight(reading.value, animal.species) : null;
+    if (why !== null) {
+      impossible.push({ index: kept[i] ?? i, eid: input.eid, message: why });
+      continue;
+    }
     await recordFarmEvent(trx, device.farm_id, {
       type: weight ? 'weight' : 'reading',
       subject_type: 'animal',
@@ -130,7 +141,7 @@ async function recordAnimalReadings(
       at: reading.at,
     });
   }
-  return [...unmatched];
+  return { unmatched: [...unmatched], impossible };
 }
 
 /** The report's own time (`at`), else receipt: the default of its readings and events and its status's time. */
@@ -183,6 +194,8 @@ export async function ingestReport(
   );
   const { readings, events, refused, refusedEvents, kept } = sane;
   const readingInputs = kept ? (input.readings ?? []).filter((_, i) => kept[i]) : (input.readings ?? []);
+  // Each kept reading's place in `readings` as sent (the answer names readings by it).
+  const keptIndexes = (input.readings ?? []).map((_, i) => i).filter((i) => !kept || kept[i]);
 
   const status = {
     ...(input.battery !== undefined ? { battery: input.battery } : {}),
@@ -254,7 +267,8 @@ export async function ingestReport(
       stored.push({ event_id: event.id, type: e.type, data: e.data, at: e.at });
     }
 
-    const unmatchedEids = await recordAnimalReadings(trx, device, readingInputs, readings);
+    const animalReadings = await recordAnimalReadings(trx, device, readingInputs, readings, keptIndexes);
+    const unmatchedEids = animalReadings.unmatched;
 
     // The alert engine's seam: it sees exactly what this report stored, inside the same transaction.
     await evaluateReport(trx, {
@@ -289,6 +303,7 @@ export async function ingestReport(
       accepted: readings.length,
       commands,
       ...(unmatchedEids.length > 0 ? { unmatched_eids: unmatchedEids } : {}),
+      ...(animalReadings.impossible.length > 0 ? { impossible_weights: animalReadings.impossible } : {}),
       ...(refused.length > 0 ? { refused } : {}),
       ...(refusedEvents.length > 0 ? { refused_events: refusedEvents } : {}),
     } satisfies IngestResult;

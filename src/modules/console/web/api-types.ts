@@ -3747,6 +3747,14 @@ export interface operations {
                         accepted: number;
                         /** @description Commands waiting for the device; they are now delivered. */
                         commands: components["schemas"]["Command"][];
+                        /** @description weight.kg readings naming an animal by EID that cannot be its weight for its species (present only when there are some): stored as readings, but not as the animal's weight. */
+                        impossible_weights?: {
+                            eid: string;
+                            /** @description Its place in `readings` as sent (0 first). */
+                            index: number;
+                            /** @description Why: the weight and the species' possible weights. */
+                            message: string;
+                        }[];
                         ok: boolean;
                         /** @description Readings not stored, and why (present only when there are some): dated too far ahead of the server's clock. The report's other readings are stored, and the device gets a device.clock alert. */
                         refused?: {
@@ -11666,6 +11674,14 @@ export interface operations {
                         accepted: number;
                         /** @description Commands waiting for the device; they are now delivered. */
                         commands: components["schemas"]["Command"][];
+                        /** @description weight.kg readings naming an animal by EID that cannot be its weight for its species (present only when there are some): stored as readings, but not as the animal's weight. */
+                        impossible_weights?: {
+                            eid: string;
+                            /** @description Its place in `readings` as sent (0 first). */
+                            index: number;
+                            /** @description Why: the weight and the species' possible weights. */
+                            message: string;
+                        }[];
                         ok: boolean;
                         /** @description Readings not stored, and why (present only when there are some): dated too far ahead of the server's clock. The report's other readings are stored, and the device gets a device.clock alert. */
                         refused?: {
