@@ -3,7 +3,10 @@
  * animal's history and a queued change name a type with these. Apart from the event log's sentences
  * (web/event-sentences.ts), which a page that only names a type does not load.
  */
-import { t } from './i18n.ts';
+import { words } from './i18n.ts';
+import { EN, ES } from './messages/event-types.ts';
+
+const w = words(EN, ES);
 
 /** The event types the product knows, in the order a picker lists them. */
 export const KNOWN_EVENT_TYPES = [
@@ -11,6 +14,12 @@ export const KNOWN_EVENT_TYPES = [
   'treatment',
   'move',
   'birth',
+  // The breeding records (src/domain/breeding.ts), logged from the animal page and the chute.
+  'heat',
+  'service',
+  'pregnancy_check',
+  'abortion',
+  'weaning',
   'sale',
   'slaughter',
   'death',
@@ -30,5 +39,5 @@ export function isKnownEventType(type: string): type is KnownEventType {
 
 /** A type as a picker names it: the known ones translated, a custom one quoted. */
 export function eventTypeName(type: string): string {
-  return isKnownEventType(type) ? t(`event_type.${type}`) : t('event_type.custom', { type });
+  return isKnownEventType(type) ? w(type) : w('custom', { type });
 }

@@ -78,23 +78,6 @@ export const EN = {
   'events.logged': 'Event logged',
   'events.details': 'Technical details',
 
-  // Event types, as a picker names them.
-  'event_type.weight': 'Weight',
-  'event_type.treatment': 'Treatment',
-  'event_type.move': 'Move',
-  'event_type.birth': 'Birth',
-  'event_type.sale': 'Sale',
-  'event_type.slaughter': 'Slaughter',
-  'event_type.death': 'Death',
-  'event_type.note': 'Note',
-  'event_type.feed.delivery': 'Feed delivery',
-  'event_type.feed.refilled': 'Feeder refilled',
-  'event_type.egg.collection': 'Egg collection',
-  'event_type.movement': 'Movement on or off the holding',
-  'event_type.reading': 'Reading',
-  'event_type.alert.escalated': 'Alert escalated',
-  'event_type.custom': 'Other: “{type}”',
-
   // The event log's sentences, one per known type (web/event-sentences.ts); {subject} is a name.
   'sentence.weight': 'Weighed {subject}: {weight}',
   'sentence.weight_by': 'Weighed {subject}: {weight}, by {device}',

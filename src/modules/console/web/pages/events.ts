@@ -56,7 +56,7 @@ function AddEvent({ farm, names, onAdded }: { farm: Farm; names: Names; onAdded(
   const p = { error: form.error, idPrefix: 'ev' };
   const typeOptions: [string, string][] = [
     ...LOGGED_TYPES.map((k): [string, string] => [k, eventTypeName(k)]),
-    [OTHER, t('event_type.custom', { type: '…' })],
+    [OTHER, eventTypeName('…')],
   ];
   return html`<form class="panel" onSubmit=${form.onSubmit} aria-label=${t('events.log_title')}>
     <h2>${t('events.log_title')}</h2>
