@@ -308,7 +308,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('streams', streams);
   // preClose, before the server waits for its connections: open streams end at once (clients reconnect).
   app.addHook('preClose', () => streams.close());
-  await app.register(withAccess(streamRoutes, 'farms'), { db, hub: streams });
+  await app.register(withAccess(streamRoutes, 'farms'), {
+    db,
+    hub: streams,
+    maxStreamsPerKey: config.maxStreamsPerKey,
+  });
   // OAuth for MCP connectors: the authorization server and protected resource metadata, the consent's API.
   const oauth = { db, clock, allowPrivate: config.webhookAllowPrivate };
   await app.register(oauthRoutes, oauth);

@@ -7,6 +7,8 @@ test('timeouts and connection caps have sane defaults and are checked', () => {
   assert.equal(config.requestTimeoutMs, 30_000);
   assert.equal(config.headersTimeoutMs, 10_000);
   assert.equal(config.maxConnectionsPerAddress, 512);
+  assert.equal(config.maxStreamsPerKey, 100);
+  assert.equal(loadConfig({ FARMSTEAD_MAX_STREAMS_PER_KEY: '0' }).maxStreamsPerKey, 0);
   assert.equal(config.maxConnections, 10_000);
   assert.equal(loadConfig({ FARMSTEAD_MAX_CONNECTIONS_PER_ADDRESS: '0' }).maxConnectionsPerAddress, 0);
   assert.throws(

@@ -134,6 +134,8 @@ export interface Config {
   trustProxy: boolean | string;
   /** A live stream idle this long gets a keep-alive comment line, in milliseconds. */
   streamKeepAliveMs: number;
+  /** Live streams one key (or signed-in person) may hold open on this process; 0 means no cap. */
+  maxStreamsPerKey: number;
   /** How often live streams look for events whose notification was lost, in milliseconds. */
   streamPollMs: number;
   /**
@@ -438,6 +440,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicUrlGiven: (env.FARMSTEAD_PUBLIC_URL ?? '').trim() !== '',
     trustProxy: trustProxy(env),
     streamKeepAliveMs: int(env, 'FARMSTEAD_STREAM_KEEPALIVE_MS', 15_000, 10, 3_600_000),
+    maxStreamsPerKey: int(env, 'FARMSTEAD_MAX_STREAMS_PER_KEY', 100, 0, 1_000_000),
     streamPollMs: int(env, 'FARMSTEAD_STREAM_POLL_MS', 5_000, 10, 3_600_000),
     passwordCost: int(env, 'FARMSTEAD_PASSWORD_COST', DEFAULT_PASSWORD_COST, 10, 18),
     maxClockSkewS: int(env, 'FARMSTEAD_MAX_CLOCK_SKEW_S', DEFAULT_MAX_CLOCK_SKEW_S, 1, 31_536_000),

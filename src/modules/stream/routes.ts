@@ -16,10 +16,15 @@ import type { StreamHub } from './hub.ts';
 import { STREAM_DESCRIPTION, StreamQuery } from './schemas.ts';
 import { includedFrames, mayReceive, resumeAfter, stillAllowed } from './service.ts';
 
-export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }> = async (
-  app,
-  { db, hub },
-) => {
+export const streamRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  hub: StreamHub;
+  /** FARMSTEAD_MAX_STREAMS_PER_KEY: open streams per credential on this process; 0: no cap. */
+  maxStreamsPerKey: number;
+}> = async (app, { db, hub, maxStreamsPerKey }) => {
+  // Open streams per credential (a key, an agent's grant, a person): the per-address cap alone lets one key
+  // spread over many addresses hold every connection of the process.
+  const openPerKey = new Map<string, number>();
   app.get(
     '/v1/farms/:farm/stream',
     {
@@ -52,7 +57,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }>
               },
             },
           },
-          ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'unavailable'),
+          ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'rate_limited', 'unavailable'),
         },
       },
     },
@@ -61,6 +66,22 @@ export const streamRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: StreamHub }>
       const farm = await requireFarm(db, caller, request.params.farm);
       const lastEventId = resumeAfter(request.headers['last-event-id'], request.query.last_event_id);
       const include = includedFrames(request.query.include);
+      const holder = caller.keyId;
+      const open = openPerKey.get(holder) ?? 0;
+      if (maxStreamsPerKey > 0 && open >= maxStreamsPerKey) {
+        // A slot frees when one of its streams closes, which no clock says: a minute is a sensible wait.
+        reply.header('retry-after', '60');
+        throw new AppError(
+          'rate_limited',
+          `This key already has ${open} live streams open here (at most ${maxStreamsPerKey}, FARMSTEAD_MAX_STREAMS_PER_KEY): close one first.`,
+        );
+      }
+      openPerKey.set(holder, open + 1);
+      reply.raw.once('close', () => {
+        const left = (openPerKey.get(holder) ?? 1) - 1;
+        if (left > 0) openPerKey.set(holder, left);
+        else openPerKey.delete(holder);
+      });
       // A key's grants, or a signed-in person's role: the same policy every route is checked against.
       const { policy } = caller;
       const body = new PassThrough();

@@ -468,6 +468,50 @@ forEachEngine(
   { streamKeepAliveMs: KEEP_ALIVE_MS },
 );
 
+forEachEngine(
+  'live streams per key',
+  (t) => {
+    let base = '';
+    before(async () => {
+      await t().app.listen({ host: '127.0.0.1', port: 0 });
+      const address = t().app.server.address();
+      base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    });
+    const open = (farmId: string, key: string) => openSse(`${base}/v1/farms/${farmId}/stream`, key);
+    const openReady = async (farmId: string, key: string) => {
+      const stream = await open(farmId, key);
+      assert.equal(stream.status, 200, stream.body);
+      return stream;
+    };
+    async function setup() {
+      const acct = await t().sharedAccount();
+      const farm = await make.farm(t(), acct.live_key, { name: 'Streams per key' });
+      return { key: acct.live_key, farmId: farm.id };
+    }
+
+    test('a key holds at most FARMSTEAD_MAX_STREAMS_PER_KEY streams on a process: one more is 429; a closed one frees its slot', async () => {
+      const { key, farmId } = await setup();
+      const own = await make.posted<NewKey>(t(), key, '/v1/keys', { name: 'streams' });
+      const streams = [await openReady(farmId, own.key), await openReady(farmId, own.key)];
+      const third = await open(farmId, own.key);
+      assert.equal(third.status, 429, third.body);
+      assert.match(third.body, /rate_limited/);
+      assert.equal(third.headers['retry-after'], '60');
+      // Another key is counted apart.
+      const other = await openReady(farmId, key);
+      streams[0]?.close();
+      await waitFor('the slot freed', async () => {
+        const again = await open(farmId, own.key);
+        if (again.status !== 200) return false;
+        streams.push(again);
+        return true;
+      });
+      for (const stream of [...streams, other]) stream.close();
+    });
+  },
+  { streamKeepAliveMs: KEEP_ALIVE_MS, maxStreamsPerKey: 2 },
+);
+
 /** Waits for the event whose data is the record `id`. */
 function stream_next(stream: SseStream, id: string) {
   return waitFor(`the event of ${id}`, () => stream.events.find((e) => e.json?.data?.id === id));
