@@ -145,6 +145,18 @@ test('a field no reading may hold (beyond ±1e15, below absolute zero, 400 digit
   assert.equal(out.battery, undefined, 'a battery that overflowed is no battery');
 });
 
+test('an unmapped field under a key with a blank or padded part makes no metric', () => {
+  const out = applyMapping(
+    { ' ': 1, '': 2, '.': 3, ' x': 4, 'a.': 5, 'temp.c': 6, ok: { depth: 7 } },
+    {},
+    { rssi: null, snr: null },
+  );
+  assert.deepEqual(out.readings, [
+    { metric: 'lorawan.temp.c', value: 6 },
+    { metric: 'lorawan.ok.depth', value: 7 },
+  ]);
+});
+
 test('downlinks: hex with numbers and value tables, objects with parameters, and clear refusals', () => {
   const valve = PRESET_BY_NAME.get('dragino-lt22222-l')?.encoder ?? {};
   assert.deepEqual(encodeCommand(valve, 'valve.set', { position: 'closed' }), {

@@ -102,7 +102,12 @@ export function numericLeaves(decoded: unknown, limit: number): [string, number]
     if (typeof value === 'number') {
       if (impossibleValue('', value, null) === null && path) out.push([path, value]);
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) stack.push([path ? `${path}.${key}` : key, child]);
+      for (const [key, child] of Object.entries(value)) {
+        // A key with a blank or padded part ("", " ", ".", "a.") would make a metric no one could name
+        // ("lorawan. ", "lorawan..").
+        if (key.split('.').some((part) => part === '' || part !== part.trim())) continue;
+        stack.push([path ? `${path}.${key}` : key, child]);
+      }
     }
   }
   return out;
