@@ -291,3 +291,19 @@ export async function startReceiver(
       }),
   };
 }
+
+const listening = new WeakMap<TestApp, Promise<string>>();
+
+/** The app's base URL, listening on an ephemeral port from the first call on (closed with the app). */
+export function baseUrl(t: TestApp): Promise<string> {
+  let url = listening.get(t);
+  if (!url) {
+    url = t.app.listen({ host: '127.0.0.1', port: 0 }).then(() => {
+      const address = t.app.server.address();
+      if (!address || typeof address !== 'object') throw new Error('the app is not listening on a port');
+      return `http://127.0.0.1:${address.port}`;
+    });
+    listening.set(t, url);
+  }
+  return url;
+}

@@ -4,7 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { TestApp } from './harness.ts';
+import { baseUrl, type TestApp } from './harness.ts';
+
+// Where it was first written; the harness holds it now, for any test that needs the app's URL.
+export { baseUrl };
 
 export interface Era {
   /** How the test names it. */
@@ -18,22 +21,6 @@ export const ERAS: readonly Era[] = [
   { name: '2025 era (initialize)', mode: 'legacy', era: 'legacy' },
   { name: '2026-07-28 era', mode: { pin: '2026-07-28' }, era: 'modern' },
 ];
-
-const listening = new WeakMap<TestApp, Promise<string>>();
-
-/** The app's base URL, listening on an ephemeral port from the first call on (closed with the app). */
-export function baseUrl(t: TestApp): Promise<string> {
-  let url = listening.get(t);
-  if (!url) {
-    url = t.app.listen({ host: '127.0.0.1', port: 0 }).then(() => {
-      const address = t.app.server.address();
-      assert.ok(address && typeof address === 'object');
-      return `http://127.0.0.1:${address.port}`;
-    });
-    listening.set(t, url);
-  }
-  return url;
-}
 
 export interface Connected {
   client: Client;

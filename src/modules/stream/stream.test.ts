@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { before, test } from 'node:test';
 import * as make from '../../../test/factories.ts';
-import { expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
+import { baseUrl, expectError, forEachEngine, type TestApp, waitFor } from '../../../test/harness.ts';
 import { signedInPerson } from '../../../test/people.ts';
 import type { NewKey } from '../../../test/replies.ts';
 import { openSse, type SseStream } from '../../../test/sse.ts';
@@ -471,13 +471,8 @@ forEachEngine(
 forEachEngine(
   'live streams per key',
   (t) => {
-    let base = '';
-    before(async () => {
-      await t().app.listen({ host: '127.0.0.1', port: 0 });
-      const address = t().app.server.address();
-      base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    });
-    const open = (farmId: string, key: string) => openSse(`${base}/v1/farms/${farmId}/stream`, key);
+    const open = async (farmId: string, key: string) =>
+      openSse(`${await baseUrl(t())}/v1/farms/${farmId}/stream`, key);
     const openReady = async (farmId: string, key: string) => {
       const stream = await open(farmId, key);
       assert.equal(stream.status, 200, stream.body);
